@@ -1,0 +1,58 @@
+import { createLogger, loadConfig, type Role, startService } from '@sched/server';
+import type { Command } from 'commander';
+import { UsageError } from '../runtime.js';
+
+const ROLES: Role[] = ['all', 'api', 'worker'];
+
+export function configureServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the service: the HTTP API, the workers, or both')
+    .option('--role <role>', 'all | api | worker', 'all')
+    .option('--port <port>', 'listen port (overrides PORT)')
+    .option('--host <host>', 'listen address (overrides HOST)')
+    .action(async (opts: { role: string; port?: string; host?: string }) => {
+      if (!ROLES.includes(opts.role as Role))
+        throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      const env = { ...process.env };
+      if (opts.port) env.PORT = opts.port;
+      if (opts.host) env.HOST = opts.host;
+      const config = loadConfig(env);
+      const logger = createLogger(config.logLevel);
+      const service = await startService(config, opts.role as Role, logger);
+      if (service.url) {
+        process.stdout.write(
+          `sched ${opts.role} listening on ${service.url} (public URL ${config.publicUrl})\n`,
+        );
+      } else {
+        process.stdout.write(`sched ${opts.role} started\n`);
+      }
+      let signals = 0;
+      const shutdown = (signal: string) => {
+        signals += 1;
+        if (signals > 1) process.exit(130);
+        logger.info({ signal }, 'draining');
+        service.stop().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+    });
+}
+
+export function configureMigrateCommand(program: Command): void {
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .action(async () => {
+      const { withDatabase } = await import('./admin.js');
+      // Opening the database applies pending migrations under a lock.
+      await withDatabase(async () => undefined);
+      process.stdout.write('migrations are current\n');
+    });
+}

@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import { configureAccountsCommands } from './commands/accounts.js';
+import { configureContactsCommands } from './commands/contacts.js';
+import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
+import { EXIT, reportError } from './runtime.js';
+
+export function buildProgram(): Command {
+  const program = new Command('sched')
+    .description('sched: scheduled webhooks and human approvals')
+    .option('--api-url <url>', 'service root URL (SCHED_API_URL)')
+    .option('--api-key <key>', 'API key (SCHED_API_KEY)')
+    .showHelpAfterError()
+    .exitOverride();
+  configureServeCommand(program);
+  configureMigrateCommand(program);
+  configureAccountsCommands(program);
+  configureContactsCommands(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help')
+      return EXIT.ok;
+    if (typeof code === 'string' && code.startsWith('commander.')) return EXIT.usage;
+    return reportError(err);
+  }
+}

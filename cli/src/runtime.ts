@@ -1,0 +1,112 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createClient, SchedApiError, type SchedClient, SchedConnectionError } from '@sched/sdk';
+import type { Command } from 'commander';
+
+/** Exit codes: 0 success, 1 the server or database refused, 2 bad usage. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+export class UsageError extends Error {}
+
+export interface GlobalOptions {
+  apiUrl?: string;
+  apiKey?: string;
+  json?: boolean;
+}
+
+/** Flags override the environment, which overrides the credentials `sched serve` wrote on first start. */
+export function connection(
+  opts: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): { baseUrl: string; apiKey: string } {
+  const saved = readCredentials(env);
+  const baseUrl = opts.apiUrl ?? env.SCHED_API_URL ?? saved.SCHED_API_URL ?? 'http://localhost:8080';
+  const apiKey = opts.apiKey ?? env.SCHED_API_KEY ?? saved.SCHED_API_KEY;
+  if (!apiKey) throw new UsageError('no API key: pass --api-key or set SCHED_API_KEY');
+  return { baseUrl, apiKey };
+}
+
+function readCredentials(env: NodeJS.ProcessEnv): Record<string, string> {
+  const file = join(resolve(env.SCHED_DATA_DIR ?? '.sched'), 'credentials');
+  if (!existsSync(file)) return {};
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
+    if (m) out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+export function client(cmd: Command): SchedClient {
+  return createClient(connection(cmd.optsWithGlobals<GlobalOptions>()));
+}
+
+export function wantsJson(cmd: Command): boolean {
+  return Boolean(cmd.optsWithGlobals<GlobalOptions>().json);
+}
+
+/** Prints JSON for scripts (`--json`), or a table for people. */
+export function print(
+  cmd: Command,
+  value: unknown,
+  table?: { rows: Record<string, unknown>[]; columns: string[] },
+): void {
+  if (wantsJson(cmd) || !table) {
+    process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(`${formatTable(table.rows, table.columns)}\n`);
+}
+
+export function formatTable(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(columns.map((c) => c.toUpperCase())),
+    ...rows.map((r) => line(columns.map((c) => cell(r[c])))),
+  ].join('\n');
+}
+
+/** Wraps an action: maps failures to a message on stderr and an exit code. */
+export function run<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      process.exitCode = reportError(err);
+    }
+  };
+}
+
+export function reportError(err: unknown): number {
+  if (err instanceof SchedApiError) {
+    process.stderr.write(`error: ${err.message} (HTTP ${err.status})\n`);
+    for (const [field, messages] of Object.entries(err.errors)) {
+      for (const m of messages) process.stderr.write(`  ${field}: ${m}\n`);
+    }
+    return EXIT.failed;
+  }
+  if (err instanceof UsageError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof SchedConnectionError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    return EXIT.failed;
+  }
+  process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
+  return EXIT.failed;
+}
+
+export function parseNumber(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number`);
+  return n;
+}

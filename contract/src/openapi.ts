@@ -1,0 +1,233 @@
+import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
+import {
+  type HeaderObject,
+  OpenApiBuilder,
+  type OpenAPIObject,
+  type OperationObject,
+  type ParameterObject,
+  type ReferenceObject,
+  type ResponseObject,
+  type SchemaObject,
+} from 'openapi3-ts/oas31';
+import { z } from 'zod';
+
+/** Route metadata understood by the document builder. */
+export interface RouteMeta {
+  /** `none`: the route needs no Bearer token (health, template trigger, response pages). */
+  auth?: 'none';
+  /** false: the route carries no rate-limit headers (health probes). */
+  rateLimited?: boolean;
+  deprecated?: boolean;
+  /** Extra text appended to the operation description. */
+  notes?: string;
+}
+
+type Io = 'input' | 'output';
+
+const COMPONENT_PREFIX = '#/components/schemas/';
+
+/**
+ * Turns the ts-rest contract into an OpenAPI 3.1 document. Schemas that carry a zod `id` become named components;
+ * when a schema reads differently as input (defaults make fields optional) it gets a second component `<id>Input`.
+ */
+export function buildOpenApiDocument(
+  router: AppRouter,
+  info: { title: string; version: string; description: string },
+): OpenAPIObject {
+  const builder = OpenApiBuilder.create({
+    openapi: '3.1.0',
+    info,
+    servers: [
+      { url: 'http://localhost:8080', description: 'A local `sched serve`; use your SCHED_PUBLIC_URL.' },
+    ],
+    paths: {},
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key: `Authorization: Bearer sk_...`.',
+        },
+      },
+    },
+  });
+  const components: Record<string, SchemaObject> = {};
+
+  const toSchema = (schema: unknown, io: Io): SchemaObject | ReferenceObject => {
+    const json = z.toJSONSchema(schema as z.ZodType, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+    }) as Record<string, unknown>;
+    const defs = (json.$defs ?? {}) as Record<string, Record<string, unknown>>;
+    delete json.$defs;
+    delete json.$schema;
+    const names = new Map<string, string>();
+    for (const [id, def] of Object.entries(defs)) {
+      names.set(id, componentName(id, def, io));
+    }
+    const rewrite = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rewrite);
+      if (value && typeof value === 'object') {
+        const out: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(value)) {
+          if (k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')) {
+            const id = v.slice('#/$defs/'.length);
+            out[k] = COMPONENT_PREFIX + (names.get(id) ?? id);
+          } else {
+            out[k] = rewrite(v);
+          }
+        }
+        return out;
+      }
+      return value;
+    };
+    for (const [id, def] of Object.entries(defs)) {
+      components[names.get(id)!] = rewrite(def) as SchemaObject;
+    }
+    return rewrite(json) as SchemaObject;
+  };
+
+  // Output form keeps the plain id; an input form that differs gets the `Input` suffix.
+  const outputForms = new Map<string, string>();
+  const componentName = (id: string, def: Record<string, unknown>, io: Io): string => {
+    const text = JSON.stringify(def);
+    if (io === 'output') {
+      outputForms.set(id, text);
+      return id;
+    }
+    const out = outputForms.get(id);
+    if (out === undefined || out === text) {
+      if (out === undefined) outputForms.set(id, text);
+      return id;
+    }
+    return `${id}Input`;
+  };
+
+  const headerComponents: Record<string, HeaderObject> = {
+    'X-RateLimit-Limit': {
+      schema: { type: 'integer' },
+      description: 'Requests allowed in the current window.',
+    },
+    'X-RateLimit-Remaining': {
+      schema: { type: 'integer' },
+      description: 'Requests left in the current window.',
+    },
+    'X-RateLimit-Reset': {
+      schema: { type: 'integer' },
+      description: 'Unix time (seconds) when the window resets.',
+    },
+    'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before trying again.' },
+  };
+  const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
+
+  // Responses are converted first so that output forms claim the plain component names.
+  const routes: { path: string[]; route: AppRoute }[] = [];
+  walk(router, [], routes);
+  const responsesByRoute = new Map<AppRoute, Record<string, ResponseObject>>();
+  for (const { route } of routes) {
+    const rateLimited = ((route.metadata ?? {}) as RouteMeta).rateLimited !== false;
+    const responses: Record<string, ResponseObject> = {};
+    for (const [status, schema] of Object.entries(route.responses)) {
+      const description = STATUS_TEXT[status] ?? `Status ${status}`;
+      const headers: Record<string, ReferenceObject> = {};
+      if (rateLimited) {
+        for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'])
+          headers[name] = headerRef(name);
+        if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
+      }
+      const withHeaders = Object.keys(headers).length ? { headers } : {};
+      responses[status] = isSchema(schema)
+        ? {
+            description,
+            ...withHeaders,
+            content: { 'application/json': { schema: toSchema(schema, 'output') } },
+          }
+        : { description, ...withHeaders };
+    }
+    responsesByRoute.set(route, responses);
+  }
+
+  for (const { path, route } of routes) {
+    const meta = (route.metadata ?? {}) as RouteMeta;
+    const parameters: ParameterObject[] = [];
+    for (const [where, schema] of [
+      ['path', route.pathParams],
+      ['query', route.query],
+    ] as const) {
+      if (!isSchema(schema)) continue;
+      const json = toSchema(schema, 'input') as SchemaObject;
+      const required = new Set((json.required as string[] | undefined) ?? []);
+      for (const [name, prop] of Object.entries(json.properties ?? {})) {
+        const p = prop as SchemaObject;
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || required.has(name),
+          ...(p.description ? { description: p.description } : {}),
+          ...(p.deprecated ? { deprecated: true } : {}),
+          schema: p,
+        });
+      }
+    }
+    const operation: OperationObject = {
+      operationId: operationId(path),
+      tags: [path[0]!],
+      summary: route.summary ?? operationId(path),
+      ...(route.description || meta.notes
+        ? { description: [route.description, meta.notes].filter(Boolean).join('\n\n') }
+        : {}),
+      ...(route.deprecated || meta.deprecated ? { deprecated: true } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      responses: responsesByRoute.get(route)!,
+      security: meta.auth === 'none' ? [] : [{ bearerAuth: [] }],
+    };
+    if ('body' in route && isSchema(route.body)) {
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+      };
+    }
+    const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    builder.addPath(openApiPath, { [route.method.toLowerCase()]: operation });
+  }
+
+  const doc = builder.getSpec();
+  doc.components = { ...doc.components, headers: headerComponents, schemas: sortKeys(components) };
+  return doc;
+}
+
+function walk(router: AppRouter, prefix: string[], out: { path: string[]; route: AppRoute }[]): void {
+  for (const [key, value] of Object.entries(router)) {
+    if (isAppRoute(value)) out.push({ path: [...prefix, key], route: value });
+    else walk(value as AppRouter, [...prefix, key], out);
+  }
+}
+
+function operationId(path: string[]): string {
+  return path.map((part, i) => (i === 0 ? part : part[0]!.toUpperCase() + part.slice(1))).join('');
+}
+
+function isSchema(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '~standard' in value;
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '204': 'No Content',
+  '400': 'Malformed request',
+  '401': 'Missing or invalid API key',
+  '403': 'The API key lacks the scope this endpoint needs',
+  '404': 'Not found (also for resources of another account)',
+  '409': 'Conflict with the resource state',
+  '410': 'Gone',
+  '413': 'Request body too large',
+  '422': 'Validation failed',
+  '429': 'Rate limit exceeded',
+  '503': 'Not ready',
+};

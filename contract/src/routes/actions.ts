@@ -1,0 +1,103 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import {
+  Action,
+  ActionCreateBody,
+  ActionListQuery,
+  ActionSummary,
+  CancelByKeyResult,
+  CancelledAction,
+  Quota,
+  RetriedAction,
+  SkippedMeta,
+} from '../schemas/action.js';
+import { authErrors, ErrorBody, paginated, single, Uuid } from '../schemas/common.js';
+
+const c = initContract();
+const idParams = z.object({ id: Uuid });
+
+export const actionsContract = c.router({
+  create: {
+    method: 'POST',
+    path: '/v1/actions',
+    body: ActionCreateBody,
+    responses: {
+      201: single(Action),
+      200: z.object({
+        data: z.looseObject({ id: Uuid, name: z.string(), status: z.string() }),
+        meta: SkippedMeta,
+      }),
+      413: ErrorBody,
+      ...authErrors,
+    },
+    summary: 'Schedule an action',
+    description:
+      'Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is ' +
+      '`skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotent_replay`). ' +
+      '429 also when the monthly action quota of the plan is spent (`Retry-After` until the 1st).',
+  },
+  list: {
+    method: 'GET',
+    path: '/v1/actions',
+    query: ActionListQuery,
+    responses: { 200: paginated(ActionSummary), ...authErrors },
+    summary: 'List actions',
+  },
+  get: {
+    method: 'GET',
+    path: '/v1/actions/:id',
+    pathParams: idParams,
+    responses: { 200: single(Action), 404: ErrorBody, ...authErrors },
+    summary: 'Get an action with its delivery attempts',
+  },
+  cancel: {
+    method: 'DELETE',
+    path: '/v1/actions/:id',
+    pathParams: idParams,
+    body: c.noBody(),
+    responses: { 200: single(CancelledAction), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Cancel an action',
+    description:
+      'Cancellable: `scheduled`, `resolved`, `awaiting_response`. Any other status answers 409 with the current status in the message.',
+  },
+  cancelByIdempotencyKey: {
+    method: 'DELETE',
+    path: '/v1/actions',
+    body: z.object({ idempotency_key: z.string().min(1).max(255) }),
+    responses: { 200: single(CancelledAction), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Cancel the live action holding an idempotency key',
+  },
+  cancelByCoordinationKey: {
+    method: 'DELETE',
+    path: '/v1/actions/by-coordination-key',
+    body: z.object({ coordination_key: z.string().min(1).max(255) }),
+    responses: { 200: CancelByKeyResult, 404: ErrorBody, ...authErrors },
+    summary: 'Cancel every live action sharing a dedup key',
+  },
+  retry: {
+    method: 'POST',
+    path: '/v1/actions/:id/retry',
+    pathParams: idParams,
+    body: c.noBody(),
+    responses: { 200: single(RetriedAction), 404: ErrorBody, ...authErrors },
+    summary: 'Retry a failed action',
+    description:
+      'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now.',
+  },
+  coordinationKeys: {
+    method: 'GET',
+    path: '/v1/coordination-keys',
+    responses: { 200: z.object({ keys: z.array(z.string()) }), ...authErrors },
+    summary: 'Every dedup key used in the account',
+  },
+});
+
+export const quotaContract = c.router({
+  get: {
+    method: 'GET',
+    path: '/v1/quota',
+    responses: { 200: single(Quota), ...authErrors },
+    summary: 'Usage of this month against the plan',
+    description: 'Usage resets on the 1st of each month at 00:00 UTC. Cancelled actions still count.',
+  },
+});

@@ -1,0 +1,330 @@
+import { z } from 'zod';
+import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+
+/** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
+export const ActionStatus = z
+  .enum([
+    'scheduled',
+    'resolved',
+    'executing',
+    'awaiting_response',
+    'executed',
+    'failed',
+    'expired',
+    'cancelled',
+  ])
+  .meta({ id: 'ActionStatus' });
+export const ActionMode = z.enum(['webhook', 'approval']).meta({ id: 'ActionMode' });
+/** Input accepts the legacy names of spec 9 (`immediate` = webhook, `gated` = approval); answers use current names. */
+const ModeInput = z.enum(['webhook', 'approval', 'immediate', 'gated']);
+export const RetryStrategy = z.enum(['exponential', 'linear']).meta({ id: 'RetryStrategy' });
+export const HttpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).meta({ id: 'HttpMethod' });
+
+export const SCHEDULE_PRESETS = [
+  'tomorrow',
+  'next_week',
+  'next_monday',
+  'next_tuesday',
+  'next_wednesday',
+  'next_thursday',
+  'next_friday',
+  'next_saturday',
+  'next_sunday',
+  '1h',
+  '2h',
+  '4h',
+  '1d',
+  '3d',
+  '1w',
+] as const;
+
+/** `<integer><s|m|h|d|w>`: one grammar for waits, timeouts, snoozes and delays. */
+export const Duration = z
+  .string()
+  .regex(
+    /^\d{1,15}[smhdw]$/,
+    'must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d, 1w)',
+  )
+  .meta({ id: 'Duration', examples: ['30s', '10m', '4h', '7d'] });
+
+export const Schedule = z
+  .object({
+    preset: z.enum(SCHEDULE_PRESETS).optional(),
+    wait: Duration.optional(),
+    timezone: z
+      .string()
+      .max(64)
+      .optional()
+      .meta({ description: 'IANA timezone for presets; overrides the top-level timezone.' }),
+  })
+  .meta({
+    id: 'Schedule',
+    description:
+      'Exactly one of `preset`, `wait` or the top-level `scheduled_for` must be given. Calendar presets keep the current wall-clock time in the timezone.',
+  });
+
+const LegacyIntent = z
+  .object({
+    delay: Duration.optional(),
+    preset: z.enum(SCHEDULE_PRESETS).optional(),
+    timezone: z.string().max(64).optional(),
+  })
+  .meta({ deprecated: true, description: 'Deprecated: use `schedule` (`intent.delay` is `schedule.wait`).' });
+
+export const HttpRequestConfig = z
+  .object({
+    url: z.string().min(1).max(2048),
+    method: HttpMethod.default('POST'),
+    headers: z.record(z.string().min(1).max(256), z.string().max(8192)).default({}),
+    body: z.unknown().optional().meta({ description: 'JSON body, sent as application/json.' }),
+  })
+  .meta({ id: 'HttpRequest' });
+
+export const Coordination = z
+  .object({
+    on_create: z
+      .enum(['skip_if_exists', 'replace_existing', 'cancel_and_replace'])
+      .optional()
+      .meta({ description: '`cancel_and_replace` is an alias of `replace_existing`.' }),
+    on_execute: z
+      .object({
+        condition: z.enum([
+          'skip_if_previous_pending',
+          'execute_if_previous_failed',
+          'execute_if_previous_succeeded',
+          'wait_for_previous',
+        ]),
+        on_condition_not_met: z.enum(['cancel', 'reschedule', 'fail']).optional(),
+        reschedule_delay: z.number().int().min(60).max(86400).default(300),
+        max_reschedules: z.number().int().min(1).max(100).default(10),
+      })
+      .optional(),
+  })
+  .meta({ id: 'Coordination' });
+
+export const Recurrence = z
+  .object({
+    frequency: z.number().int().min(1),
+    unit: z.enum(['m', 'h', 'd', 'w', 'M']),
+    end_type: z.enum(['never', 'count', 'date']),
+    max_occurrences: z.number().int().min(2).optional(),
+    end_date: z.string().optional(),
+  })
+  .meta({ id: 'Recurrence', description: 'Minimum interval 5 minutes. `M` is months.' });
+
+const DedupKeys = z
+  .array(z.string())
+  .meta({ description: 'Up to 10 keys of letters, digits, `_`, `:`, `.`, `-`.' });
+
+/** Printable ASCII: both signature schemes key HMAC with the secret's bytes, and receivers' libraries agree on ASCII. */
+const WebhookSecret = z
+  .string()
+  .min(16)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+export const ActionCreateBody = z
+  .object({
+    mode: ModeInput.optional(),
+    type: ModeInput.optional().meta({ deprecated: true, description: 'Deprecated alias of `mode`.' }),
+    name: z.string().trim().min(1).max(255).optional(),
+    description: z.string().max(1000).optional(),
+    timezone: z.string().max(64).optional(),
+    idempotency_key: z.string().min(1).max(255).optional(),
+    callback_url: z.string().min(1).max(2048).optional(),
+    schedule: Schedule.optional(),
+    intent: LegacyIntent.optional(),
+    scheduled_for: z
+      .string()
+      .optional()
+      .meta({ description: 'Exact ISO 8601 time; without an offset it is read in `timezone`.' }),
+    execute_at: z
+      .string()
+      .optional()
+      .meta({ deprecated: true, description: 'Deprecated alias of `scheduled_for`.' }),
+    execute_at_utc: z
+      .string()
+      .optional()
+      .meta({ deprecated: true, description: 'Deprecated alias of `scheduled_for`.' }),
+    request: HttpRequestConfig.optional(),
+    max_attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({
+        description: '1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20.',
+      }),
+    retry_strategy: RetryStrategy.optional(),
+    webhook_secret: WebhookSecret.optional(),
+    dedup_keys: DedupKeys.optional(),
+    coordination_keys: DedupKeys.optional().meta({
+      deprecated: true,
+      description: 'Deprecated alias of `dedup_keys`.',
+    }),
+    coordination: Coordination.optional(),
+    recurrence: Recurrence.optional(),
+    repeat: Recurrence.optional().meta({ description: 'Alias of `recurrence`.' }),
+  })
+  .meta({ id: 'ActionCreate' });
+export type ActionCreateBody = z.input<typeof ActionCreateBody>;
+export type ActionCreateParsed = z.output<typeof ActionCreateBody>;
+
+export const DeliveryAttempt = z
+  .object({
+    id: Uuid,
+    attempt_number: z.number().int(),
+    due_at: Timestamp.meta({ description: 'When the attempt was due.' }),
+    started_at: Timestamp,
+    lateness_ms: z
+      .number()
+      .int()
+      .meta({ description: 'started_at minus due_at: how punctual the attempt was.' }),
+    duration_ms: z.number().int(),
+    status_code: z.number().int().nullable(),
+    outcome: z.enum(['success', 'retryable', 'permanent']),
+    error: z.string().nullable(),
+    response_excerpt: z
+      .string()
+      .nullable()
+      .meta({ description: 'At most the first 2 KiB of the response body.' }),
+    response_truncated: z.boolean(),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+
+export const ActionRequestView = z
+  .object({
+    url: z.string(),
+    method: HttpMethod,
+    headers: z.record(z.string(), z.string()),
+    body: z.unknown().optional(),
+  })
+  .meta({ id: 'ActionRequest' });
+
+export const Action = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    description: z.string().nullable(),
+    mode: ActionMode,
+    status: ActionStatus,
+    timezone: z.string(),
+    scheduled_for: Timestamp,
+    next_attempt_at: NullableTimestamp.meta({
+      description: 'When the next delivery attempt is due (retries included).',
+    }),
+    executed_at: NullableTimestamp,
+    idempotency_key: z.string().nullable(),
+    dedup_keys: z.array(z.string()),
+    attempt_count: z.number().int(),
+    max_attempts: z.number().int(),
+    retry_strategy: RetryStrategy,
+    manual_retry_count: z.number().int(),
+    is_recurring: z.boolean(),
+    recurrence: Recurrence.nullable(),
+    recurrence_count: z.number().int(),
+    last_executed_at: NullableTimestamp,
+    request: ActionRequestView.nullable(),
+    callback_url: z.string().nullable(),
+    signed: z
+      .boolean()
+      .meta({
+        description: 'Whether outgoing requests are signed (a webhook_secret is set; it is never shown).',
+      }),
+    coordination: Coordination.nullable(),
+    gate: z.record(z.string(), z.unknown()).nullable(),
+    delivery_attempts: z.array(DeliveryAttempt),
+    reminder_events: z.array(z.record(z.string(), z.unknown())),
+    recipients: z.array(z.record(z.string(), z.unknown())),
+    last_error: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Action' });
+export type Action = z.infer<typeof Action>;
+
+export const ActionSummary = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    mode: ActionMode,
+    status: ActionStatus,
+    scheduled_for: Timestamp,
+    idempotency_key: z.string().nullable(),
+    dedup_keys: z.array(z.string()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'ActionSummary' });
+export type ActionSummary = z.infer<typeof ActionSummary>;
+
+export const ActionListQuery = z.object({
+  status: z
+    .enum([
+      'scheduled',
+      'pending_resolution',
+      'resolved',
+      'executing',
+      'awaiting_response',
+      'executed',
+      'failed',
+      'cancelled',
+      'expired',
+    ])
+    .optional()
+    .meta({ description: '`pending_resolution` is the former name of `scheduled`.' }),
+  mode: z
+    .enum(['webhook', 'approval', 'immediate', 'gated'])
+    .optional()
+    .meta({ description: '`immediate` and `gated` are the legacy names of `webhook` and `approval`.' }),
+  search: z
+    .string()
+    .max(255)
+    .optional()
+    .meta({ description: 'Case-insensitive match in name and description.' }),
+  coordination_key: z.string().max(255).optional(),
+  dedup_key: z.string().max(255).optional().meta({ description: 'Same as `coordination_key`.' }),
+  recurring: z.enum(['recurring', 'one-time']).optional(),
+  ...paginationQuery(25),
+});
+
+export const SkippedMeta = z
+  .object({ skipped: z.literal(true), reason: z.string(), existing_status: ActionStatus.optional() })
+  .meta({ id: 'SkippedMeta' });
+
+export const CancelledAction = z
+  .object({ id: Uuid, name: z.string(), status: z.literal('cancelled') })
+  .meta({ id: 'CancelledAction' });
+
+export const RetriedAction = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    status: z.literal('resolved'),
+    attempt_count: z.literal(0),
+    manual_retry_count: z.number().int(),
+  })
+  .meta({ id: 'RetriedAction' });
+
+export const CancelByKeyResult = z
+  .object({
+    message: z.string(),
+    cancelled: z.number().int(),
+    skipped: z.number().int(),
+    coordination_key: z.string(),
+  })
+  .meta({ id: 'CancelByKeyResult' });
+
+export const Quota = z
+  .object({
+    period: z.object({ year: z.number().int(), month: z.number().int(), month_name: z.string() }),
+    actions: z.object({ used: z.number().int(), limit: z.number().int().nullable() }),
+    sms: z.object({ used: z.number().int(), limit: z.number().int() }),
+    emails: z.object({ used: z.number().int(), limit: z.number().int() }),
+    ai_suggestions: z.object({ used: z.number().int(), limit: z.number().int(), percentage: z.number() }),
+    plan: z.enum(['free', 'pro', 'business']),
+    resets_at: Timestamp,
+  })
+  .meta({ id: 'Quota', description: '`limit: null` means unlimited.' });
+export type Quota = z.infer<typeof Quota>;

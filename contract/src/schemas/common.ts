@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** Body of every error answer except 422: a human-readable message. */
+export const ErrorBody = z
+  .object({ message: z.string() })
+  .meta({ id: 'Error', description: 'Error answer for every status except 422.' });
+
+/** 422 body: field paths use dots, as in `request.url` or `dedup_keys.0`. */
+export const ValidationErrorBody = z
+  .object({
+    message: z.string(),
+    errors: z.record(z.string(), z.array(z.string())),
+  })
+  .meta({
+    id: 'ValidationError',
+    description: 'Validation failure. `errors` maps dotted field paths (e.g. `request.url`) to messages.',
+  });
+
+export const PaginationMeta = z
+  .object({
+    current_page: z.number().int(),
+    last_page: z.number().int(),
+    total: z.number().int(),
+    per_page: z.number().int(),
+  })
+  .meta({ id: 'PaginationMeta' });
+
+export const Uuid = z.uuid();
+export const Timestamp = z.string().meta({ format: 'date-time' });
+export const NullableTimestamp = Timestamp.nullable();
+
+/** Single resources are wrapped as `{ data }`. */
+export function single<T extends z.ZodType>(item: T) {
+  return z.object({ data: item });
+}
+
+/** Lists are `{ data: [...], meta }`. */
+export function paginated<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), meta: PaginationMeta });
+}
+
+/** Query parameters arrive as strings; coerce and bound them. */
+export function paginationQuery(defaultPerPage: number) {
+  return {
+    page: z.coerce.number().int().min(1).default(1),
+    per_page: z.coerce.number().int().min(1).max(100).default(defaultPerPage),
+  };
+}
+
+/** E.164: a plus sign, a non-zero digit, up to 15 digits in all. */
+export const E164 = z
+  .string()
+  .regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 phone number such as +15551234567');
+
+/** Errors every authenticated endpoint can answer. */
+export const authErrors = {
+  401: ErrorBody,
+  403: ErrorBody,
+  422: ValidationErrorBody,
+  429: ErrorBody,
+} as const;

@@ -1,0 +1,262 @@
+import { execFileSync } from 'node:child_process';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { signRequest, verifySignature } from './signatures.js';
+
+const secret = 'my-webhook-secret-0123';
+const whsec = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const body = JSON.stringify({ event: 'action.executed', payload: { note: 'caf\u00e9 \u2713' } });
+const timestamp = 1_777_975_200; // 2026-05-05T10:00:00Z
+const now = new Date(timestamp * 1000);
+const messageId = 'msg_2f1c7e0a';
+
+function openssl(args: string[], input: string): Buffer {
+  return execFileSync('openssl', ['dgst', '-sha256', ...args], { input });
+}
+
+describe('signRequest', () => {
+  const headers = signRequest({ secret, messageId, timestamp, body });
+
+  it('returns the four headers', () => {
+    expect(Object.keys(headers).sort()).toEqual([
+      'X-Service-Signature',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    expect(headers['webhook-id']).toBe(messageId);
+    expect(headers['webhook-timestamp']).toBe(String(timestamp));
+    expect(headers['X-Service-Signature']).toMatch(/^t=1777975200,v1=[0-9a-f]{64}$/);
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+  });
+
+  it('matches an independent openssl HMAC for X-Service-Signature', () => {
+    const out = openssl(['-hmac', secret], `${timestamp}.${body}`).toString().trim();
+    const hex = out.split('= ').pop();
+    expect(headers['X-Service-Signature']).toBe(`t=${timestamp},v1=${hex}`);
+  });
+
+  it('matches an independent openssl HMAC for webhook-signature (raw and whsec secrets)', () => {
+    const raw = openssl(['-hmac', secret, '-binary'], `${messageId}.${timestamp}.${body}`).toString('base64');
+    expect(headers['webhook-signature']).toBe(`v1,${raw}`);
+
+    const keyHex = Buffer.from(whsec.slice('whsec_'.length), 'base64').toString('hex');
+    const mac = openssl(
+      ['-mac', 'HMAC', '-macopt', `hexkey:${keyHex}`, '-binary'],
+      `${messageId}.${timestamp}.${body}`,
+    );
+    expect(signRequest({ secret: whsec, messageId, timestamp, body })['webhook-signature']).toBe(
+      `v1,${mac.toString('base64')}`,
+    );
+  });
+
+  it('signs bytes and strings alike', () => {
+    expect(signRequest({ secret, messageId, timestamp, body: Buffer.from(body) })).toEqual(headers);
+  });
+
+  it('refuses an empty secret', () => {
+    expect(() => signRequest({ secret: '', messageId, timestamp, body })).toThrow();
+  });
+});
+
+describe('interoperability with the standardwebhooks package', () => {
+  const realNow = Math.floor(Date.now() / 1000);
+
+  it('standardwebhooks verifies our headers (raw secret)', () => {
+    const headers = signRequest({ secret, messageId, timestamp: realNow, body });
+    expect(new Webhook(secret, { format: 'raw' }).verify(body, headers)).toEqual(JSON.parse(body));
+  });
+
+  it('standardwebhooks verifies our headers (whsec secret)', () => {
+    const headers = signRequest({ secret: whsec, messageId, timestamp: realNow, body });
+    expect(new Webhook(whsec).verify(body, headers)).toEqual(JSON.parse(body));
+  });
+
+  it('standardwebhooks rejects a tampered body', () => {
+    const headers = signRequest({ secret, messageId, timestamp: realNow, body });
+    expect(() => new Webhook(secret, { format: 'raw' }).verify(`${body} `, headers)).toThrow();
+  });
+
+  it('we verify what standardwebhooks signs', () => {
+    for (const [key, hook] of [
+      [whsec, new Webhook(whsec)],
+      [secret, new Webhook(secret, { format: 'raw' })],
+    ] as const) {
+      const signature = hook.sign(messageId, now, body);
+      const headers = {
+        'webhook-id': messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      };
+      expect(verifySignature({ secret: key, headers, body, now })).toEqual({
+        ok: true,
+        scheme: 'standard-webhooks',
+      });
+    }
+  });
+});
+
+describe('verifySignature', () => {
+  const headers = signRequest({ secret, messageId, timestamp, body });
+  const standardOnly = {
+    'webhook-id': headers['webhook-id'],
+    'webhook-timestamp': headers['webhook-timestamp'],
+    'webhook-signature': headers['webhook-signature'],
+  };
+  const serviceOnly = { 'x-service-signature': headers['X-Service-Signature'] };
+
+  it('accepts all headers, preferring X-Service-Signature', () => {
+    expect(verifySignature({ secret, headers, body, now })).toEqual({
+      ok: true,
+      scheme: 'x-service-signature',
+    });
+  });
+
+  it('accepts either scheme alone, with header names in any case', () => {
+    expect(verifySignature({ secret, headers: serviceOnly, body, now })).toEqual({
+      ok: true,
+      scheme: 'x-service-signature',
+    });
+    expect(verifySignature({ secret, headers: standardOnly, body, now })).toEqual({
+      ok: true,
+      scheme: 'standard-webhooks',
+    });
+    const upper = {
+      'WEBHOOK-ID': messageId,
+      'Webhook-Timestamp': String(timestamp),
+      'Webhook-Signature': headers['webhook-signature'],
+    };
+    expect(verifySignature({ secret, headers: upper, body, now }).ok).toBe(true);
+  });
+
+  it('accepts a body given as bytes', () => {
+    expect(verifySignature({ secret, headers, body: new TextEncoder().encode(body), now }).ok).toBe(true);
+  });
+
+  it('rejects a tampered body, a wrong secret, another message id', () => {
+    expect(verifySignature({ secret, headers, body: body.replace('executed', 'failed'), now })).toEqual({
+      ok: false,
+      reason: 'signature mismatch',
+    });
+    expect(verifySignature({ secret: 'other', headers, body, now })).toEqual({
+      ok: false,
+      reason: 'signature mismatch',
+    });
+    expect(
+      verifySignature({ secret, headers: { ...standardOnly, 'webhook-id': 'msg_other' }, body, now }),
+    ).toEqual({
+      ok: false,
+      reason: 'signature mismatch',
+    });
+  });
+
+  it('does not let a good Standard Webhooks signature rescue a bad X-Service-Signature', () => {
+    const bad = { ...headers, 'X-Service-Signature': `t=${timestamp},v1=${'0'.repeat(64)}` };
+    expect(verifySignature({ secret, headers: bad, body, now })).toEqual({
+      ok: false,
+      reason: 'signature mismatch',
+    });
+  });
+
+  it('rejects replays outside the tolerance, both ways, for both schemes', () => {
+    for (const h of [serviceOnly, standardOnly]) {
+      expect(verifySignature({ secret, headers: h, body, now: new Date((timestamp + 300) * 1000) }).ok).toBe(
+        true,
+      );
+      expect(verifySignature({ secret, headers: h, body, now: new Date((timestamp + 301) * 1000) })).toEqual({
+        ok: false,
+        reason: 'timestamp outside the tolerance',
+      });
+      expect(verifySignature({ secret, headers: h, body, now: new Date((timestamp - 301) * 1000) }).ok).toBe(
+        false,
+      );
+      expect(
+        verifySignature({
+          secret,
+          headers: h,
+          body,
+          now: new Date((timestamp + 3600) * 1000),
+          toleranceSeconds: 3600,
+        }).ok,
+      ).toBe(true);
+    }
+  });
+
+  it('rejects a timestamp swapped to a fresh one (the timestamp is signed)', () => {
+    const later = timestamp + 1000;
+    const service = headers['X-Service-Signature']!.replace(`t=${timestamp}`, `t=${later}`);
+    const at = new Date(later * 1000);
+    expect(verifySignature({ secret, headers: { 'x-service-signature': service }, body, now: at }).ok).toBe(
+      false,
+    );
+    expect(
+      verifySignature({
+        secret,
+        headers: { ...standardOnly, 'webhook-timestamp': String(later) },
+        body,
+        now: at,
+      }).ok,
+    ).toBe(false);
+  });
+
+  it('accepts any of several signatures (secret rotation) and ignores other versions', () => {
+    const old = signRequest({ secret: 'old-secret', messageId, timestamp, body });
+    const both = `v2,abc ${old['webhook-signature']} ${headers['webhook-signature']}`;
+    expect(
+      verifySignature({ secret, headers: { ...standardOnly, 'webhook-signature': both }, body, now }).ok,
+    ).toBe(true);
+    expect(
+      verifySignature({
+        secret,
+        headers: {
+          ...standardOnly,
+          'webhook-signature': [old['webhook-signature']!, headers['webhook-signature']!],
+        },
+        body,
+        now,
+      }).ok,
+    ).toBe(true);
+    const hex = headers['X-Service-Signature']!.split('v1=')[1];
+    const rotated = `t=${timestamp},v1=${'a'.repeat(64)},v1=${hex}`;
+    expect(verifySignature({ secret, headers: { 'X-Service-Signature': rotated }, body, now }).ok).toBe(true);
+    expect(
+      verifySignature({
+        secret,
+        headers: { 'X-Service-Signature': rotated.toUpperCase().replace('T=', 't=').replace(/V1=/g, 'v1=') },
+        body,
+        now,
+      }).ok,
+    ).toBe(true);
+  });
+
+  it('reports missing and malformed headers', () => {
+    expect(verifySignature({ secret, headers: {}, body, now })).toEqual({
+      ok: false,
+      reason: 'no signature headers',
+    });
+    expect(verifySignature({ secret, headers: { 'x-service-signature': 'v1=abc' }, body, now })).toEqual({
+      ok: false,
+      reason: 'malformed X-Service-Signature header',
+    });
+    expect(
+      verifySignature({ secret, headers: { 'x-service-signature': `t=${timestamp}` }, body, now }).ok,
+    ).toBe(false);
+    expect(
+      verifySignature({ secret, headers: { ...standardOnly, 'webhook-id': undefined }, body, now }),
+    ).toEqual({
+      ok: false,
+      reason: 'malformed Standard Webhooks headers',
+    });
+    expect(
+      verifySignature({ secret, headers: { ...standardOnly, 'webhook-timestamp': 'yesterday' }, body, now })
+        .ok,
+    ).toBe(false);
+    expect(
+      verifySignature({ secret, headers: { ...standardOnly, 'webhook-signature': 'v1,' }, body, now }).ok,
+    ).toBe(false);
+    expect(verifySignature({ secret: '', headers, body, now })).toEqual({
+      ok: false,
+      reason: 'empty secret',
+    });
+  });
+});

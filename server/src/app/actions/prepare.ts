@@ -1,0 +1,164 @@
+import type { ActionCreateParsed } from '@sched/contract';
+import { validateDedupKeys } from '../../domain/coordination/dedup.js';
+import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';
+import { isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
+import { validateRecurrence } from '../../domain/schedule/recurrence.js';
+import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import type { StoredCoordination, StoredRecurrence, StoredRequest } from '../../persistence/action-store.js';
+
+/** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
+export interface PreparedAction {
+  mode: 'webhook' | 'approval';
+  name: string;
+  description: string | null;
+  timezone: string;
+  at: Date;
+  idempotencyKey: string | null;
+  callbackUrl: string | null;
+  request: StoredRequest | null;
+  maxAttempts: number;
+  retryStrategy: 'exponential' | 'linear';
+  webhookSecret: string | null;
+  dedupKeys: string[];
+  coordination: StoredCoordination | null;
+  recurrence: StoredRecurrence | null;
+}
+
+export type Prepared = { ok: true; action: PreparedAction } | { ok: false; errors: Record<string, string[]> };
+
+const MODE_ALIASES: Record<string, 'webhook' | 'approval'> = {
+  webhook: 'webhook',
+  immediate: 'webhook',
+  approval: 'approval',
+  gated: 'approval',
+};
+
+/**
+ * Folds the deprecated names of spec section 9 into current ones (a current name wins when both are given),
+ * validates what the schema alone cannot (timezone, schedule, destinations, plan caps, recurrence, dedup keys)
+ * and resolves the schedule to an instant. Pure: `now` and the plan are inputs.
+ */
+export function prepareAction(
+  body: ActionCreateParsed,
+  ctx: { plan: Plan; now: Date; allowPrivateDestinations: boolean },
+): Prepared {
+  const errors: Record<string, string[]> = {};
+  const fail = (field: string, message: string) => {
+    errors[field] = [...(errors[field] ?? []), message];
+  };
+
+  const mode = MODE_ALIASES[body.mode ?? body.type ?? 'webhook']!;
+  const schedule =
+    body.schedule ??
+    (body.intent
+      ? { wait: body.intent.delay, preset: body.intent.preset, timezone: body.intent.timezone }
+      : undefined);
+  const scheduledFor = body.scheduled_for ?? body.execute_at ?? body.execute_at_utc;
+  const dedupKeys = [...new Set(body.dedup_keys ?? body.coordination_keys ?? [])];
+  const recurrence = body.recurrence ?? body.repeat ?? null;
+
+  const timezone = schedule?.timezone ?? body.timezone ?? 'UTC';
+  const timezoneField = schedule?.timezone ? 'schedule.timezone' : 'timezone';
+  if (!isValidTimezone(timezone)) fail(timezoneField, `unknown IANA timezone '${timezone}'`);
+  if (body.timezone && schedule?.timezone && !isValidTimezone(body.timezone))
+    fail('timezone', `unknown IANA timezone '${body.timezone}'`);
+
+  const limits = planLimits(ctx.plan);
+  let at = ctx.now;
+  if (errors[timezoneField] === undefined) {
+    const resolved = resolveSchedule(
+      { preset: schedule?.preset, wait: schedule?.wait, scheduledFor, timezone },
+      ctx.now,
+      { horizonDays: limits.horizonDays },
+    );
+    if (resolved.ok) at = resolved.at;
+    else fail(resolved.field === 'timezone' ? timezoneField : resolved.field, resolved.message);
+  }
+
+  let request: StoredRequest | null = null;
+  if (body.request) {
+    const check = checkDestinationUrl(body.request.url, { allowPrivate: ctx.allowPrivateDestinations });
+    if (!check.ok) fail('request.url', check.message);
+    for (const [name, value] of Object.entries(body.request.headers)) {
+      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+        fail(`request.headers.${name}`, 'is not a valid header name');
+      else if (/[\r\n\0]/.test(value)) fail(`request.headers.${name}`, 'must not contain line breaks');
+    }
+    request = {
+      url: body.request.url,
+      method: body.request.method,
+      headers: body.request.headers,
+      ...(body.request.body !== undefined ? { body: body.request.body } : {}),
+    };
+  } else if (mode === 'webhook') {
+    fail('request', 'is required in webhook mode');
+  }
+  if (mode === 'approval') fail('mode', 'approval actions are not available on this server yet');
+
+  if (body.callback_url) {
+    const check = checkDestinationUrl(body.callback_url, { allowPrivate: ctx.allowPrivateDestinations });
+    if (!check.ok) fail('callback_url', check.message);
+  }
+
+  const attempts = effectiveMaxAttempts(body.max_attempts, ctx.plan);
+  if (!attempts.ok) fail(attempts.field, attempts.message);
+
+  for (const [field, messages] of Object.entries(validateDedupKeys(dedupKeys))) {
+    for (const m of messages) fail(field, m);
+  }
+  if (body.coordination && dedupKeys.length === 0) fail('dedup_keys', 'is required when coordination is set');
+
+  if (recurrence) {
+    const field = body.recurrence ? 'recurrence' : 'repeat';
+    for (const [path, messages] of Object.entries(validateRecurrence(recurrence, ctx.now, timezone))) {
+      for (const m of messages) fail(path.replace(/^recurrence/, field), m);
+    }
+  }
+
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    action: {
+      mode,
+      name: body.name ?? defaultName(mode, request),
+      description: body.description ?? null,
+      timezone,
+      at,
+      idempotencyKey: body.idempotency_key ?? null,
+      callbackUrl: body.callback_url ?? null,
+      request,
+      maxAttempts: attempts.ok ? attempts.maxAttempts : 1,
+      retryStrategy: body.retry_strategy ?? 'exponential',
+      webhookSecret: body.webhook_secret ?? null,
+      dedupKeys,
+      coordination: body.coordination
+        ? {
+            ...(body.coordination.on_create ? { on_create: body.coordination.on_create } : {}),
+            ...(body.coordination.on_execute ? { on_execute: body.coordination.on_execute } : {}),
+          }
+        : null,
+      recurrence: recurrence
+        ? {
+            frequency: recurrence.frequency,
+            unit: recurrence.unit,
+            end_type: recurrence.end_type,
+            ...(recurrence.max_occurrences !== undefined
+              ? { max_occurrences: recurrence.max_occurrences }
+              : {}),
+            ...(recurrence.end_date !== undefined ? { end_date: recurrence.end_date } : {}),
+          }
+        : null,
+    },
+  };
+}
+
+/** "POST hooks.example.com/orders" when no name is given. */
+function defaultName(mode: 'webhook' | 'approval', request: StoredRequest | null): string {
+  if (!request) return mode === 'approval' ? 'Approval request' : 'Webhook';
+  try {
+    const u = new URL(request.url);
+    return `${request.method} ${u.host}${u.pathname === '/' ? '' : u.pathname}`.slice(0, 255);
+  } catch {
+    return `${request.method} webhook`;
+  }
+}

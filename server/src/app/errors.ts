@@ -1,0 +1,53 @@
+/** Typed errors of the use cases; one HTTP error handler maps them to statuses. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(what = 'resource') {
+    super(404, `${what} not found`);
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(
+    readonly errors: Record<string, string[]>,
+    message = 'The given data was invalid.',
+  ) {
+    super(422, message);
+  }
+
+  static field(path: string, message: string): ValidationError {
+    return new ValidationError({ [path]: [message] });
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'missing or invalid API key') {
+    super(401, message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super(403, message);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'rate limit exceeded');
+  }
+}

@@ -1,0 +1,77 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveNumber = z.coerce.number().positive();
+
+/** Every environment variable the service reads, parsed once at start. */
+const EnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  DATABASE_URL: z.url().optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  SCHED_PUBLIC_URL: z.url().optional(),
+  SCHED_DATA_DIR: z.string().min(1).default('.sched'),
+  SCHED_ALLOW_PRIVATE_DESTINATIONS: bool.default(false),
+  SCHED_TIME_SCALE: positiveNumber.default(1),
+  SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
+  SCHED_METRICS_TOKEN: z.string().min(1).optional(),
+  SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  SCHED_POLL_INTERVAL_MS: z.coerce.number().int().min(500).default(1000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface Config {
+  env: string;
+  databaseUrl: string | undefined;
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  allowPrivateDestinations: boolean;
+  timeScale: number;
+  rateLimitFactor: number;
+  metricsToken: string | undefined;
+  shutdownTimeoutMs: number;
+  pollIntervalMs: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment; the error names each offending variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === 'production' && e.SCHED_TIME_SCALE !== 1) {
+    throw new ConfigError('invalid configuration:\n  SCHED_TIME_SCALE: must be 1 when NODE_ENV=production');
+  }
+  const publicUrl = (e.SCHED_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    env: e.NODE_ENV,
+    databaseUrl: e.DATABASE_URL,
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    dataDir: resolve(e.SCHED_DATA_DIR),
+    allowPrivateDestinations: e.SCHED_ALLOW_PRIVATE_DESTINATIONS,
+    timeScale: e.SCHED_TIME_SCALE,
+    rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
+    metricsToken: e.SCHED_METRICS_TOKEN,
+    shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
+    pollIntervalMs: e.SCHED_POLL_INTERVAL_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ACTION_EVENTS,
+  ACTION_STATES,
+  ACTION_TRANSITIONS,
+  type ActionEvent,
+  type ActionState,
+  assertTransition,
+  CANCELLABLE_STATES,
+  canTransition,
+  InvalidTransitionError,
+  isCancellable,
+  isTerminal,
+  NON_TERMINAL_STATES,
+  nextState,
+  parseActionStatus,
+  TERMINAL_STATES,
+  toLegacyStatus,
+} from './states.js';
+
+// Written out independently of the table so a wrong row in the table fails here.
+const SPEC_ROWS: [ActionState, ActionEvent, ActionState][] = [
+  ['scheduled', 'resolve', 'resolved'],
+  ['scheduled', 'cancel', 'cancelled'],
+  ['resolved', 'start', 'executing'],
+  ['resolved', 'cancel', 'cancelled'],
+  ['executing', 'deliver_succeeded', 'executed'],
+  ['executing', 'deliver_failed_permanently', 'failed'],
+  ['executing', 'deliver_failed_retryable', 'resolved'],
+  ['executing', 'reminder_delivered', 'awaiting_response'],
+  ['awaiting_response', 'confirm', 'executed'],
+  ['awaiting_response', 'decline', 'failed'],
+  ['awaiting_response', 'snooze', 'scheduled'],
+  ['awaiting_response', 'timeout_expire', 'expired'],
+  ['awaiting_response', 'cancel', 'cancelled'],
+  ['failed', 'manual_retry', 'resolved'],
+];
+const EXTENSION_ROWS: [ActionState, ActionEvent, ActionState][] = [
+  ['awaiting_response', 'timeout_cancel', 'cancelled'],
+  ['awaiting_response', 'timeout_approve', 'executed'],
+  ['executing', 'recur', 'resolved'],
+  ['executing', 'lease_expired', 'resolved'],
+  ['resolved', 'condition_cancel', 'cancelled'],
+  ['resolved', 'condition_fail', 'failed'],
+  ['resolved', 'condition_reschedule', 'resolved'],
+];
+const ALL_ROWS = [...SPEC_ROWS, ...EXTENSION_ROWS];
+
+describe('action state table', () => {
+  it.each(ALL_ROWS)('%s --%s--> %s', (from, event, to) => {
+    expect(nextState(from, event)).toBe(to);
+    expect(canTransition(from, event)).toBe(true);
+    expect(assertTransition(from, event)).toBe(to);
+  });
+
+  it('holds exactly these rows', () => {
+    const rows = ACTION_TRANSITIONS.map((t) => [t.from, t.event, t.to]);
+    expect(rows).toHaveLength(ALL_ROWS.length);
+    expect(rows).toEqual(expect.arrayContaining(ALL_ROWS));
+  });
+
+  it('forbids every other (state, event) pair', () => {
+    const allowed = new Set(ALL_ROWS.map(([from, event]) => `${from}:${event}`));
+    for (const from of ACTION_STATES) {
+      for (const event of ACTION_EVENTS) {
+        if (allowed.has(`${from}:${event}`)) continue;
+        expect(nextState(from, event), `${from}:${event}`).toBeNull();
+        expect(canTransition(from, event)).toBe(false);
+      }
+    }
+  });
+
+  it.each<[ActionState, ActionEvent]>([
+    ['executing', 'cancel'],
+    ['executed', 'cancel'],
+    ['expired', 'cancel'],
+    ['cancelled', 'resolve'],
+    ['executed', 'manual_retry'],
+    ['scheduled', 'start'],
+    ['resolved', 'deliver_succeeded'],
+    ['awaiting_response', 'start'],
+  ])('refuses %s --%s with a typed error', (from, event) => {
+    let thrown: unknown;
+    try {
+      assertTransition(from, event);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(InvalidTransitionError);
+    expect(thrown).toMatchObject({ from, event, name: 'InvalidTransitionError' });
+  });
+
+  it('gives terminal states no way out except the manual retry of failed', () => {
+    for (const state of TERMINAL_STATES) {
+      const exits = ACTION_TRANSITIONS.filter((t) => t.from === state).map((t) => t.event);
+      expect(exits).toEqual(state === 'failed' ? ['manual_retry'] : []);
+    }
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(ACTION_STATES)).toBe(true);
+    expect(Object.isFrozen(ACTION_TRANSITIONS)).toBe(true);
+    expect(Object.isFrozen(ACTION_TRANSITIONS[0])).toBe(true);
+  });
+});
+
+describe('state sets', () => {
+  it('partitions the states into terminal and non-terminal', () => {
+    expect([...TERMINAL_STATES, ...NON_TERMINAL_STATES].sort()).toEqual([...ACTION_STATES].sort());
+    expect(isTerminal('failed')).toBe(true);
+    expect(isTerminal('executing')).toBe(false);
+  });
+
+  it('offers cancellation exactly where a cancel transition exists', () => {
+    expect([...CANCELLABLE_STATES]).toEqual(['scheduled', 'resolved', 'awaiting_response']);
+    for (const state of ACTION_STATES) expect(isCancellable(state)).toBe(canTransition(state, 'cancel'));
+  });
+});
+
+describe('legacy status names', () => {
+  it('maps pending_resolution to scheduled and back', () => {
+    expect(parseActionStatus('pending_resolution')).toBe('scheduled');
+    expect(parseActionStatus('scheduled')).toBe('scheduled');
+    expect(parseActionStatus('executed')).toBe('executed');
+    expect(toLegacyStatus('scheduled')).toBe('pending_resolution');
+    expect(toLegacyStatus('resolved')).toBe('resolved');
+  });
+
+  it('rejects unknown names', () => {
+    expect(parseActionStatus('done')).toBeNull();
+    expect(parseActionStatus('toString')).toBeNull();
+    expect(parseActionStatus('SCHEDULED')).toBeNull();
+  });
+});

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+
+/** Scopes an API key can hold: GET needs `read`, every other method needs `write`. */
+export const SCOPES = ['read', 'write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Every key starts with this, so leaked keys are recognisable by secret scanners. */
+export const KEY_PREFIX = 'sk_sched_';
+
+/** Builds a key from 32 random bytes (256 bits); only its SHA-256 is ever stored. */
+export function buildApiKey(random: Buffer): { secret: string; prefix: string; hash: string } {
+  const secret = KEY_PREFIX + random.toString('base64url');
+  return { secret, prefix: secret.slice(0, KEY_PREFIX.length + 6), hash: hashApiKey(secret) };
+}
+
+/** A fast hash is right here: the secret has 256 bits of entropy, so there is nothing to brute-force. */
+export function hashApiKey(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export function requiredScope(method: string): Scope {
+  const m = method.toUpperCase();
+  return m === 'GET' || m === 'HEAD' || m === 'OPTIONS' ? 'read' : 'write';
+}
+
+export function parseScopes(text: string): Scope[] | null {
+  const parts = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (parts.length === 0 || parts.some((p) => !(SCOPES as readonly string[]).includes(p))) return null;
+  return parts as Scope[];
+}
+
+/** Extracts the token of `Authorization: Bearer <token>`; null when absent or malformed. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}

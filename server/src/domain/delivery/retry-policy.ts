@@ -1,0 +1,59 @@
+import type { DeliveryOutcome } from './outcome.js';
+
+/**
+ * Waits between delivery attempts (spec section 7). `attemptsMade` is the number of attempts already made;
+ * the result is the wait before the next one. Real milliseconds: SCHED_TIME_SCALE is applied by the caller.
+ *
+ * - exponential: before attempts 1..5 wait 0, 1 min, 5 min, 15 min, 1 h; from attempt 6 on, 4 h each.
+ * - linear: 300 s x attemptsMade (so 5 min, 10 min, 15 min...).
+ * - A `Retry-After` asking for longer than the strategy wins, capped at 24 h so a hostile or broken header
+ *   cannot park an action for ever; a shorter one is ignored (the strategy protects the receiver).
+ */
+
+export const RETRY_STRATEGIES = Object.freeze(['exponential', 'linear'] as const);
+export type RetryStrategy = (typeof RETRY_STRATEGIES)[number];
+
+/** Index i = wait before attempt i + 1. */
+export const EXPONENTIAL_WAITS_MS = Object.freeze([0, 60_000, 300_000, 900_000, 3_600_000] as const);
+export const EXPONENTIAL_LATE_WAIT_MS = 4 * 3_600_000;
+export const LINEAR_STEP_MS = 300_000;
+export const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
+
+/** Callbacks (spec 6): 3 attempts in all, immediately, then after 1 and 5 minutes (the exponential start). */
+export const CALLBACK_MAX_ATTEMPTS = 3;
+
+export function retryDelayMs(
+  strategy: RetryStrategy,
+  attemptsMade: number,
+  retryAfterMs?: number | null,
+): number {
+  const made = Math.max(0, Math.floor(attemptsMade));
+  const computed =
+    strategy === 'linear' ? LINEAR_STEP_MS * made : (EXPONENTIAL_WAITS_MS[made] ?? EXPONENTIAL_LATE_WAIT_MS);
+  if (retryAfterMs == null || !(retryAfterMs > computed)) return computed;
+  return Math.max(computed, Math.min(retryAfterMs, RETRY_AFTER_CAP_MS));
+}
+
+// The three HTTP-date forms all start with a day name ("Sun, 06 Nov 1994 ...", "Sunday, 06-Nov-94 ...",
+// "Sun Nov  6 ..."); requiring it keeps Date.parse from reading "12" or "-5" as dates.
+const HTTP_DATE_RE = /^[A-Za-z]{3,9},? /;
+
+/**
+ * Milliseconds a `Retry-After` header asks to wait: delta-seconds (a decimal is tolerated) or an HTTP date
+ * (a past date gives 0). `null` when absent or unreadable.
+ */
+export function parseRetryAfter(headerValue: string | string[] | null | undefined, now: Date): number | null {
+  const raw = Array.isArray(headerValue) ? headerValue[0] : headerValue;
+  if (raw == null) return null;
+  const value = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1_000);
+  if (!HTTP_DATE_RE.test(value)) return null;
+  const when = Date.parse(value);
+  if (Number.isNaN(when)) return null;
+  return Math.max(0, when - now.getTime());
+}
+
+/** `max_attempts` counts the first attempt, so a retry is due only while attemptsMade < maxAttempts. */
+export function shouldRetry(outcome: DeliveryOutcome, attemptsMade: number, maxAttempts: number): boolean {
+  return outcome === 'retryable' && attemptsMade < maxAttempts;
+}

@@ -1,0 +1,136 @@
+/**
+ * Plans and their limits (spec 8), one frozen table. `null` means unlimited.
+ *
+ * Our choices where the spec leaves the assignment open:
+ * - SMS: Free 50, Pro 200, Business 1,000 (the spec names only the values 50 and 200).
+ * - Chat messages (Slack, Teams): 20,000 on Business, 0 elsewhere, since chat integrations are Business-only.
+ * - Max recipients per action: 3 / 10 / 50. AI suggestions a month: 10 / 100 / 1,000.
+ * - max_attempts: the contract accepts 1..20 (the widest plan cap); a value above the plan's cap
+ *   (3 / 10 / 20) is refused with 422 on `max_attempts`. The default 5 is lowered to the cap on Free.
+ */
+
+export const PLANS = Object.freeze(['free', 'pro', 'business'] as const);
+export type Plan = (typeof PLANS)[number];
+
+export interface PlanLimits {
+  actionsPerMonth: number | null;
+  emailsPerMonth: number;
+  smsPerMonth: number;
+  chatMessagesPerMonth: number;
+  maxAttempts: number;
+  horizonDays: number;
+  retentionDays: number;
+  templates: number;
+  chains: boolean;
+  slackTeams: boolean;
+  maxRecipients: number;
+  aiSuggestionsPerMonth: number;
+}
+
+export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.freeze({
+  free: Object.freeze({
+    actionsPerMonth: 100,
+    emailsPerMonth: 100,
+    smsPerMonth: 50,
+    chatMessagesPerMonth: 0,
+    maxAttempts: 3,
+    horizonDays: 30,
+    retentionDays: 30,
+    templates: 3,
+    chains: false,
+    slackTeams: false,
+    maxRecipients: 3,
+    aiSuggestionsPerMonth: 10,
+  }),
+  pro: Object.freeze({
+    actionsPerMonth: null,
+    emailsPerMonth: 5_000,
+    smsPerMonth: 200,
+    chatMessagesPerMonth: 0,
+    maxAttempts: 10,
+    horizonDays: 365,
+    retentionDays: 365,
+    templates: 25,
+    chains: false,
+    slackTeams: false,
+    maxRecipients: 10,
+    aiSuggestionsPerMonth: 100,
+  }),
+  business: Object.freeze({
+    actionsPerMonth: null,
+    emailsPerMonth: 50_000,
+    smsPerMonth: 1_000,
+    chatMessagesPerMonth: 20_000,
+    maxAttempts: 20,
+    horizonDays: 365,
+    retentionDays: 365,
+    templates: 100,
+    chains: true,
+    slackTeams: true,
+    maxRecipients: 50,
+    aiSuggestionsPerMonth: 1_000,
+  }),
+});
+
+export function isPlan(value: unknown): value is Plan {
+  return (PLANS as readonly unknown[]).includes(value);
+}
+
+export function planLimits(plan: Plan): Readonly<PlanLimits> {
+  return PLAN_LIMITS[plan];
+}
+
+const MONTH_NAMES = Object.freeze([
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const);
+
+export interface MonthPeriod {
+  year: number;
+  /** 1-12 */
+  month: number;
+  month_name: string;
+  /** The 1st at 00:00 UTC. */
+  start: Date;
+  /** Exclusive: the 1st of the next month at 00:00 UTC. */
+  end: Date;
+}
+
+/** The quota period containing `now`: the calendar month in UTC. */
+export function monthPeriod(now: Date): MonthPeriod {
+  const year = now.getUTCFullYear();
+  const monthIndex = now.getUTCMonth();
+  return {
+    year,
+    month: monthIndex + 1,
+    month_name: MONTH_NAMES[monthIndex]!,
+    start: new Date(Date.UTC(year, monthIndex, 1)),
+    end: new Date(Date.UTC(year, monthIndex + 1, 1)),
+  };
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+export type MaxAttemptsResult =
+  | { ok: true; maxAttempts: number }
+  | { ok: false; field: 'max_attempts'; message: string };
+
+/** The max_attempts an action gets: the requested value within the plan's cap, or the default 5 capped. */
+export function effectiveMaxAttempts(requested: number | null | undefined, plan: Plan): MaxAttemptsResult {
+  const cap = PLAN_LIMITS[plan].maxAttempts;
+  if (requested == null) return { ok: true, maxAttempts: Math.min(DEFAULT_MAX_ATTEMPTS, cap) };
+  if (requested > cap) {
+    return { ok: false, field: 'max_attempts', message: `Must be at most ${cap} on the ${plan} plan` };
+  }
+  return { ok: true, maxAttempts: requested };
+}

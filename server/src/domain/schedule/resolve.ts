@@ -1,0 +1,181 @@
+import { DateTime, IANAZone } from 'luxon';
+import { parseDuration, UNIT_MS } from './duration.js';
+
+/**
+ * Schedule resolution: turns `schedule.preset`, `schedule.wait` or `scheduled_for` into one instant.
+ *
+ * Decided rules:
+ * - Exactly one of preset, wait and scheduledFor must be given; none or several is an error on `schedule`
+ *   (no silent precedence: a request naming two times is a bug in the caller).
+ * - Calendar presets (`tomorrow`, `next_week`, `next_<weekday>`) keep the current wall-clock time of day in
+ *   the timezone. `next_<weekday>` is the next such day strictly after today (on a Monday, `next_monday` is in
+ *   7 days); `next_week` is `next_monday`.
+ * - `1h` `2h` `4h` `1d` `3d` `1w` and `wait` are exact elapsed durations from now, not wall-clock shifts.
+ * - A wall time that does not exist (DST spring-forward gap) moves forward by the length of the gap
+ *   (02:30 on a 02:00→03:00 night becomes 03:30); an ambiguous wall time (fall-back) takes the earlier instant.
+ * - `scheduledFor` is ISO 8601; without an offset it is read as wall time in the timezone (same gap and
+ *   ambiguity rules). Up to `pastToleranceMs` (default 60 s) in the past it resolves to `now`; further in the
+ *   past is an error on `scheduled_for`.
+ * - Later than now + horizonDays is an error on the field that gave the time.
+ */
+
+export const CALENDAR_PRESETS = Object.freeze([
+  'tomorrow',
+  'next_week',
+  'next_monday',
+  'next_tuesday',
+  'next_wednesday',
+  'next_thursday',
+  'next_friday',
+  'next_saturday',
+  'next_sunday',
+] as const);
+export const OFFSET_PRESETS = Object.freeze(['1h', '2h', '4h', '1d', '3d', '1w'] as const);
+export const SCHEDULE_PRESETS = Object.freeze([...CALENDAR_PRESETS, ...OFFSET_PRESETS] as const);
+export type SchedulePreset = (typeof SCHEDULE_PRESETS)[number];
+
+export const DEFAULT_PAST_TOLERANCE_MS = 60_000;
+
+export interface ScheduleInput {
+  preset?: string | null | undefined;
+  wait?: string | null | undefined;
+  scheduledFor?: string | null | undefined;
+  timezone: string;
+}
+
+export interface ScheduleLimits {
+  horizonDays: number;
+  pastToleranceMs?: number;
+}
+
+export type ScheduleResolution = { ok: true; at: Date } | { ok: false; field: string; message: string };
+
+/** A local date and time with no zone attached. Month is 1-12. */
+export interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+}
+
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
+export function isValidTimezone(tz: string): boolean {
+  return typeof tz === 'string' && tz.length > 0 && IANAZone.isValidZone(tz);
+}
+
+/**
+ * The instant at which the clocks of `timezone` show `wall`. Gap: moved forward by the gap length.
+ * Ambiguity: the earlier instant. No offset table of ours: luxon reads the platform's tz database.
+ */
+export function wallTimeToInstant(wall: WallTime, timezone: string): Date {
+  const zone = IANAZone.create(timezone);
+  const asUtc = Date.UTC(
+    wall.year,
+    wall.month - 1,
+    wall.day,
+    wall.hour,
+    wall.minute,
+    wall.second,
+    wall.millisecond,
+  );
+  // Offsets change at most once within two days, so the offsets a day either side are the only candidates.
+  const before = zone.offset(asUtc - UNIT_MS.d);
+  const after = zone.offset(asUtc + UNIT_MS.d);
+  const matches = [before, after]
+    .map((offset) => asUtc - offset * UNIT_MS.m)
+    .filter((instant) => zone.offset(instant) * UNIT_MS.m === asUtc - instant);
+  if (matches.length > 0) return new Date(Math.min(...matches));
+  // In a gap: reading the wall time with the pre-transition offset lands exactly the gap length later.
+  return new Date(asUtc - before * UNIT_MS.m);
+}
+
+/** The wall-clock reading of `instant` in `timezone`. */
+export function instantToWallTime(instant: Date, timezone: string): WallTime {
+  const local = DateTime.fromJSDate(instant, { zone: timezone });
+  const { year, month, day, hour, minute, second, millisecond } = local;
+  return { year, month, day, hour, minute, second, millisecond };
+}
+
+/** Calendar arithmetic on a wall time (months clamp to the month's last day, as luxon does). */
+export function addToWallTime(
+  wall: WallTime,
+  amount: { days?: number; weeks?: number; months?: number },
+): WallTime {
+  const shifted = DateTime.fromObject(wall, { zone: 'utc' }).plus(amount);
+  const { year, month, day, hour, minute, second, millisecond } = shifted;
+  return { year, month, day, hour, minute, second, millisecond };
+}
+
+const OFFSET_RE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
+
+/** Parses an ISO 8601 timestamp; one without an offset is read in `timezone`. `null` when not ISO 8601. */
+export function parseTimestamp(text: string, timezone: string): Date | null {
+  if (typeof text !== 'string') return null;
+  const timePart = text.split(/[Tt]/)[1];
+  if (timePart !== undefined && OFFSET_RE.test(timePart)) {
+    const parsed = DateTime.fromISO(text, { setZone: true });
+    return parsed.isValid ? parsed.toJSDate() : null;
+  }
+  const local = DateTime.fromISO(text, { zone: 'utc' });
+  if (!local.isValid) return null;
+  const { year, month, day, hour, minute, second, millisecond } = local;
+  return wallTimeToInstant({ year, month, day, hour, minute, second, millisecond }, timezone);
+}
+
+function resolvePreset(preset: string, now: Date, timezone: string): Date | null {
+  if ((OFFSET_PRESETS as readonly string[]).includes(preset)) {
+    return new Date(now.getTime() + parseDuration(preset)!);
+  }
+  if (!(CALENDAR_PRESETS as readonly string[]).includes(preset)) return null;
+  const today = instantToWallTime(now, timezone);
+  if (preset === 'tomorrow') return wallTimeToInstant(addToWallTime(today, { days: 1 }), timezone);
+  const weekday = preset === 'next_week' ? 'monday' : preset.slice('next_'.length);
+  const target = WEEKDAYS.indexOf(weekday as (typeof WEEKDAYS)[number]) + 1; // luxon: Monday = 1
+  const currentWeekday = DateTime.fromJSDate(now, { zone: timezone }).weekday;
+  const daysAhead = (target - currentWeekday + 7) % 7 || 7;
+  return wallTimeToInstant(addToWallTime(today, { days: daysAhead }), timezone);
+}
+
+const given = (value: string | null | undefined): value is string => value !== undefined && value !== null;
+const fail = (field: string, message: string): ScheduleResolution => ({ ok: false, field, message });
+
+export function resolveSchedule(input: ScheduleInput, now: Date, limits: ScheduleLimits): ScheduleResolution {
+  const forms = [input.preset, input.wait, input.scheduledFor].filter(given).length;
+  if (forms === 0) {
+    return fail('schedule', 'A schedule is required: give schedule.preset, schedule.wait or scheduled_for');
+  }
+  if (forms > 1) return fail('schedule', 'Give only one of schedule.preset, schedule.wait and scheduled_for');
+  if (!isValidTimezone(input.timezone)) {
+    return fail('timezone', `Unknown timezone "${input.timezone}" (expected an IANA name)`);
+  }
+
+  let field: string;
+  let at: Date;
+  if (given(input.preset)) {
+    field = 'schedule.preset';
+    const resolved = resolvePreset(input.preset, now, input.timezone);
+    if (!resolved) return fail(field, `Unknown preset; use one of ${SCHEDULE_PRESETS.join(', ')}`);
+    at = resolved;
+  } else if (given(input.wait)) {
+    field = 'schedule.wait';
+    const ms = parseDuration(input.wait);
+    if (ms === null) return fail(field, 'Must be a positive integer followed by s, m, h, d or w (e.g. 10m)');
+    at = new Date(now.getTime() + ms);
+  } else {
+    field = 'scheduled_for';
+    const parsed = parseTimestamp(input.scheduledFor!, input.timezone);
+    if (!parsed) return fail(field, 'Must be an ISO 8601 timestamp');
+    const tolerance = limits.pastToleranceMs ?? DEFAULT_PAST_TOLERANCE_MS;
+    if (parsed.getTime() < now.getTime() - tolerance) return fail(field, 'Must not be in the past');
+    at = parsed.getTime() < now.getTime() ? new Date(now.getTime()) : parsed;
+  }
+
+  if (at.getTime() - now.getTime() > limits.horizonDays * UNIT_MS.d) {
+    return fail(field, `Must be within ${limits.horizonDays} days (the plan's schedule horizon)`);
+  }
+  return { ok: true, at };
+}

@@ -1,0 +1,96 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestValidationError } from '@ts-rest/fastify';
+import { AppError, ValidationError } from '../app/errors.js';
+
+interface Issue {
+  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+  message: string;
+}
+
+/** `['request', 'url']` → `request.url`; array indexes stay numeric (`dedup_keys.0`). */
+export function dottedPath(path: Issue['path']): string {
+  return (path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.');
+}
+
+export function issuesToErrors(issues: readonly Issue[], root: string): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = dottedPath(issue.path) || root;
+    errors[key] = [...(errors[key] ?? []), issue.message];
+  }
+  return errors;
+}
+
+function issuesOf(e: unknown): Issue[] {
+  return ((e as { issues?: Issue[] } | null)?.issues ?? []) as Issue[];
+}
+
+/** ts-rest hands request-validation failures here: the spec's 422 with dotted paths, or 404 for a malformed id. */
+export function requestValidationErrorHandler(
+  err: RequestValidationError,
+  _req: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  if (err.pathParams) {
+    void reply.status(404).send({ message: 'resource not found' });
+    return;
+  }
+  const errors = {
+    ...issuesToErrors(issuesOf(err.query), 'query'),
+    ...issuesToErrors(issuesOf(err.headers), 'headers'),
+    ...issuesToErrors(issuesOf(err.body), 'body'),
+  };
+  const first = Object.entries(errors)[0];
+  const more = Object.keys(errors).length - 1;
+  const message = first
+    ? `${first[0]}: ${first[1][0]}${more > 0 ? ` (and ${more} more error${more > 1 ? 's' : ''})` : ''}`
+    : 'The given data was invalid.';
+  void reply.status(422).send({ message, errors });
+}
+
+/** One place maps every error to a status: messages below 500, a generic text above. */
+export function errorHandler(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  // Rate limits and the monthly quota: 429 with Retry-After.
+  if (
+    error instanceof AppError &&
+    'retryAfterSeconds' in error &&
+    typeof error.retryAfterSeconds === 'number'
+  ) {
+    void reply
+      .header('Retry-After', String(error.retryAfterSeconds))
+      .status(error.status)
+      .send({ message: error.message });
+    return;
+  }
+  if (error instanceof ValidationError) {
+    void reply.status(422).send({ message: error.message, errors: error.errors });
+    return;
+  }
+  if (error instanceof AppError) {
+    void reply.status(error.status).send({ message: error.message });
+    return;
+  }
+  const fe = error as FastifyError;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      void reply.status(400).send({ message: 'malformed JSON body' });
+      return;
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      void reply.status(413).send({ message: 'request body too large' });
+      return;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      void reply.status(415).send({ message: 'unsupported content type: send application/json' });
+      return;
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    void reply.status(fe.statusCode).send({ message: fe.message });
+    return;
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  void reply.status(500).send({ message: 'internal server error' });
+}

@@ -1,0 +1,63 @@
+import { contract } from '@sched/contract';
+import { initServer } from '@ts-rest/fastify';
+import type { ActionService } from '../../app/actions/service.js';
+import type { QuotaService } from '../../app/quota.js';
+import { principalOf } from '../auth.js';
+
+const s = initServer();
+
+export function actionsHandlers(actions: ActionService) {
+  return s.router(contract.actions, {
+    create: async ({ request, body }) => {
+      const result = await actions.create(principalOf(request), body);
+      return result.kind === 'created'
+        ? { status: 201, body: { data: result.action } }
+        : {
+            status: 200,
+            body: {
+              data: result.action,
+              meta: { skipped: true, reason: result.reason, existing_status: result.action.status },
+            },
+          };
+    },
+    list: async ({ request, query }) => ({
+      status: 200,
+      body: await actions.list(principalOf(request).accountId, query),
+    }),
+    get: async ({ request, params }) => ({
+      status: 200,
+      body: { data: await actions.get(principalOf(request).accountId, params.id) },
+    }),
+    cancel: async ({ request, params }) => ({
+      status: 200,
+      body: { data: await actions.cancel(principalOf(request).accountId, params.id) },
+    }),
+    cancelByIdempotencyKey: async ({ request, body }) => ({
+      status: 200,
+      body: {
+        data: await actions.cancelByIdempotencyKey(principalOf(request).accountId, body.idempotency_key),
+      },
+    }),
+    cancelByCoordinationKey: async ({ request, body }) => ({
+      status: 200,
+      body: await actions.cancelByCoordinationKey(principalOf(request).accountId, body.coordination_key),
+    }),
+    retry: async ({ request, params }) => ({
+      status: 200,
+      body: { data: await actions.retry(principalOf(request).accountId, params.id) },
+    }),
+    coordinationKeys: async ({ request }) => ({
+      status: 200,
+      body: { keys: await actions.coordinationKeys(principalOf(request).accountId) },
+    }),
+  });
+}
+
+export function quotaHandlers(quota: QuotaService) {
+  return s.router(contract.quota, {
+    get: async ({ request }) => {
+      const p = principalOf(request);
+      return { status: 200, body: { data: await quota.get(p.accountId, p.plan) } };
+    },
+  });
+}

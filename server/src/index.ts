@@ -1,0 +1,11 @@
+export { AccountService } from './app/accounts.js';
+export type { AccountView, ApiKeyView, Principal } from './app/accounts.js';
+export { ConfigError, loadConfig } from './config.js';
+export type { Config, Role } from './config.js';
+export { parseScopes, SCOPES } from './domain/auth/api-key.js';
+export type { Scope } from './domain/auth/api-key.js';
+export { createLogger } from './logger.js';
+export { openDatabase, startService } from './main.js';
+export type { Database, RunningService } from './main.js';
+export { PLANS } from './persistence/entities/account.js';
+export type { Plan } from './persistence/entities/account.js';

@@ -1,0 +1,389 @@
+import { randomUUID } from 'node:crypto';
+import { signRequest } from '@sched/contract';
+import type { Logger } from 'pino';
+import type { ActionScheduler, CallbackOutbox, Clock } from '../app/ports.js';
+import { type ActionEvent, type ActionState, assertTransition } from '../domain/action/states.js';
+import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../domain/coordination/dedup.js';
+import { classifyAttempt, type DeliveryOutcome } from '../domain/delivery/outcome.js';
+import { parseRetryAfter, retryDelayMs, shouldRetry } from '../domain/delivery/retry-policy.js';
+import { isRecurrenceFinished, nextOccurrence } from '../domain/schedule/recurrence.js';
+import type { Metrics } from '../metrics.js';
+import type { OutboundClient, OutboundResult } from '../outbound/http-client.js';
+import { type ActionRow, actionSql } from '../persistence/action-store.js';
+import { asDate, type Db, type Sql } from '../persistence/db.js';
+
+/** Spec 7: outgoing requests time out after 30 s. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Stored response excerpt of each attempt. */
+export const EXCERPT_BYTES = 2048;
+/** A claimed attempt is owned this long; past it, a sweeper hands the action to another worker. */
+export const LEASE_MS = REQUEST_TIMEOUT_MS + 15_000;
+/** A timer may fire a hair before the database clock agrees the attempt is due. */
+const CLAIM_TOLERANCE_MS = 25;
+
+export interface EngineDeps {
+  db: Db;
+  scheduler: ActionScheduler;
+  callbacks: CallbackOutbox;
+  outbound: OutboundClient;
+  metrics: Metrics;
+  logger: Logger;
+  clock: Clock;
+  /** SCHED_TIME_SCALE: divides every wait the service chooses. */
+  timeScale: number;
+}
+
+interface Claimed {
+  row: ActionRow;
+  dueAt: Date;
+}
+
+/**
+ * Runs delivery attempts of webhook actions. Each attempt is claimed in one transaction (the state moves to
+ * `executing` under a lease), sent outside any transaction, and recorded in a second transaction that applies
+ * the outcome through the state table and queues what follows (retry, next occurrence, callbacks). A worker that
+ * dies mid-attempt leaves a lease that expires; the sweeper then retries the action elsewhere.
+ */
+export class DeliveryEngine {
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** Fires the action's due attempt, if it is still due and nobody else holds it. Idempotent. */
+  async fire(actionId: string): Promise<void> {
+    const claimed = await this.claim(actionId);
+    if (!claimed) return;
+    const { row, dueAt } = claimed;
+    const started = this.deps.clock();
+    this.deps.metrics.fireLateness.observe(
+      { mode: row.mode },
+      Math.max(0, started.getTime() - dueAt.getTime()) / 1000,
+    );
+    const result = await this.deps.outbound.send(buildRequest(row, started));
+    await this.record(row, dueAt, started, result);
+  }
+
+  private claim(actionId: string): Promise<Claimed | null> {
+    return this.deps.db.transaction(async (tx) => {
+      // SKIP LOCKED: when another worker is claiming this action right now, it is theirs.
+      const [row] = await tx.query<ActionRow>('select * from actions where id = $1 for update skip locked', [
+        actionId,
+      ]);
+      if (!row || row.mode !== 'webhook' || (row.status !== 'scheduled' && row.status !== 'resolved'))
+        return null;
+      const now = this.deps.clock();
+      if (!row.next_attempt_at || asDate(row.next_attempt_at).getTime() > now.getTime() + CLAIM_TOLERANCE_MS)
+        return null;
+      const status: ActionState =
+        row.status === 'scheduled' ? assertTransition(row.status, 'resolve') : row.status;
+
+      if (row.coordination?.on_execute && row.attempt_count === 0) {
+        const proceed = await this.coordinate(tx, row, status, now);
+        if (!proceed) return null;
+      }
+      if (row.attempt_count >= row.max_attempts) {
+        // Only reachable after a lost attempt used the last one up: nothing is left to try.
+        await this.finishFailed(
+          tx,
+          row,
+          status,
+          'deliver_failed_permanently',
+          row.last_error ?? 'attempts exhausted',
+          null,
+        );
+        return null;
+      }
+      const to = assertTransition(status, 'start');
+      const [claimed] = await tx.query<ActionRow>(
+        `update actions set status = $2, attempt_count = attempt_count + 1, lease_until = $3, updated_at = now()
+         where id = $1 returning *`,
+        [row.id, to, new Date(now.getTime() + LEASE_MS / this.deps.timeScale)],
+      );
+      return { row: claimed!, dueAt: asDate(row.next_attempt_at) };
+    });
+  }
+
+  /** Rules 3-5 of spec 4.1 when the time arrives. Returns true when the attempt may go ahead. */
+  private async coordinate(tx: Sql, row: ActionRow, status: ActionState, now: Date): Promise<boolean> {
+    const rule = row.coordination!.on_execute!;
+    const others = await actionSql.sharingKeys(tx, row.account_id, row.dedup_keys, { excludeId: row.id });
+    const verdict = decideOnExecute(
+      rule.condition,
+      others.map((o) => ({ id: o.id, status: o.status, createdAt: asDate(o.created_at) })),
+      { id: row.id, createdAt: asDate(row.created_at) },
+    );
+    if (verdict === 'execute') return true;
+    const decision = onConditionNotMet(
+      rule.on_condition_not_met ?? defaultNotMetPolicy(rule.condition),
+      row.reschedule_count,
+      rule.max_reschedules,
+    );
+    const reason = `coordination condition ${rule.condition} not met`;
+    if (decision.kind === 'reschedule') {
+      const to = assertTransition(status, 'condition_reschedule');
+      const next = new Date(now.getTime() + (rule.reschedule_delay * 1000) / this.deps.timeScale);
+      await tx.query(
+        `update actions set status = $2, next_attempt_at = $3, reschedule_count = reschedule_count + 1, last_error = $4, updated_at = now()
+         where id = $1`,
+        [row.id, to, next, `${reason}; rescheduled`],
+      );
+      await this.deps.scheduler.schedule(tx, row.id, next);
+    } else if (decision.kind === 'cancel') {
+      const to = assertTransition(status, 'condition_cancel');
+      await tx.query(
+        `update actions set status = $2, next_attempt_at = null, last_error = $3, updated_at = now() where id = $1`,
+        [
+          row.id,
+          to,
+          decision.reason === 'max_reschedules_reached'
+            ? `${reason} after ${row.reschedule_count} reschedules`
+            : reason,
+        ],
+      );
+    } else {
+      await this.finishFailed(tx, row, status, 'condition_fail', reason, null);
+    }
+    return false;
+  }
+
+  private async record(row: ActionRow, dueAt: Date, started: Date, result: OutboundResult): Promise<void> {
+    const { db, metrics } = this.deps;
+    const outcome: DeliveryOutcome = classifyAttempt(
+      result.kind === 'response' ? { kind: 'response', status: result.status } : result,
+    );
+    const statusCode = result.kind === 'response' ? result.status : null;
+    const error =
+      result.kind === 'response' ? (outcome === 'success' ? null : `HTTP ${result.status}`) : result.message;
+    metrics.deliveries.inc({ outcome });
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code,
+           outcome, error, response_excerpt, response_truncated)
+         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+        [
+          randomUUID(),
+          row.id,
+          row.attempt_count,
+          dueAt,
+          started,
+          Math.max(0, started.getTime() - dueAt.getTime()),
+          Math.round(result.durationMs),
+          statusCode,
+          outcome,
+          error,
+          result.kind === 'response' ? result.bodyExcerpt : null,
+          result.kind === 'response' ? result.bodyTruncated : false,
+        ],
+      );
+      const [current] = await tx.query<ActionRow>('select * from actions where id = $1 for update', [row.id]);
+      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
+      if (!current || current.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
+      const now = this.deps.clock();
+
+      if (outcome === 'success') {
+        await this.succeed(tx, current, now, {
+          response_code: statusCode,
+          duration_ms: Math.round(result.durationMs),
+          attempt_number: row.attempt_count,
+        });
+        return;
+      }
+      if (shouldRetry(outcome, current.attempt_count, current.max_attempts)) {
+        const retryAfter =
+          result.kind === 'response' ? parseRetryAfter(result.headers['retry-after'], now) : null;
+        const wait =
+          retryDelayMs(current.retry_strategy, current.attempt_count, retryAfter) / this.deps.timeScale;
+        const next = new Date(now.getTime() + wait);
+        const to = assertTransition(current.status, 'deliver_failed_retryable');
+        await tx.query(
+          `update actions set status = $2, next_attempt_at = $3, lease_until = null, last_error = $4, updated_at = now() where id = $1`,
+          [current.id, to, next, error],
+        );
+        await this.deps.scheduler.schedule(tx, current.id, next);
+        metrics.retries.inc();
+        return;
+      }
+      await this.finishFailed(
+        tx,
+        current,
+        current.status,
+        'deliver_failed_permanently',
+        error ?? 'delivery failed',
+        statusCode,
+      );
+    });
+  }
+
+  /** Success: done, or, for a recurring action, on to its next occurrence (spec: re-scheduled after each success). */
+  private async succeed(
+    tx: Sql,
+    row: ActionRow,
+    now: Date,
+    payload: { response_code: number | null; duration_ms: number; attempt_number: number },
+  ) {
+    const completed = row.recurrence_count + 1;
+    let next: Date | null = null;
+    if (row.recurrence) {
+      const r = row.recurrence;
+      const anchor = asDate(row.recurrence_anchor ?? row.scheduled_for);
+      const interval = { frequency: r.frequency, unit: r.unit };
+      const nominal = nextOccurrence({
+        anchor,
+        interval,
+        timezone: row.timezone,
+        occurrenceIndex: completed,
+      });
+      const finished = isRecurrenceFinished(
+        {
+          endType: r.end_type,
+          maxOccurrences: r.max_occurrences ?? null,
+          endDate: r.end_date ? new Date(r.end_date) : null,
+        },
+        completed,
+        nominal,
+      );
+      if (!finished) {
+        // Under SCHED_TIME_SCALE the gap between occurrences shrinks; at scale 1 this is the nominal time exactly.
+        const previous = nextOccurrence({
+          anchor,
+          interval,
+          timezone: row.timezone,
+          occurrenceIndex: completed - 1,
+        });
+        next =
+          this.deps.timeScale === 1
+            ? nominal
+            : new Date(
+                asDate(row.scheduled_for).getTime() +
+                  (nominal.getTime() - previous.getTime()) / this.deps.timeScale,
+              );
+      }
+    }
+    if (next) {
+      const to = assertTransition(row.status, 'recur');
+      // A missed occurrence (the service was down) fires once, now, rather than in a burst.
+      const dueAt = next.getTime() < now.getTime() ? now : next;
+      await tx.query(
+        `update actions set status = $2, scheduled_for = $3, next_attempt_at = $4, attempt_count = 0, recurrence_count = $5,
+           last_executed_at = $6, executed_at = $6, lease_until = null, last_error = null, reschedule_count = 0, updated_at = now()
+         where id = $1`,
+        [row.id, to, next, dueAt, completed, now],
+      );
+      await this.deps.scheduler.schedule(tx, row.id, dueAt);
+    } else {
+      const to = assertTransition(row.status, 'deliver_succeeded');
+      await tx.query(
+        `update actions set status = $2, next_attempt_at = null, lease_until = null, last_error = null, executed_at = $3,
+           recurrence_count = case when recurrence is null then recurrence_count else $4 end,
+           last_executed_at = case when recurrence is null then last_executed_at else $3 end, updated_at = now()
+         where id = $1`,
+        [row.id, to, now, completed],
+      );
+    }
+    await this.deps.callbacks.enqueue(tx, row, 'action.executed', { status: 'executed', ...payload });
+  }
+
+  private async finishFailed(
+    tx: Sql,
+    row: ActionRow,
+    from: ActionState,
+    event: ActionEvent,
+    error: string,
+    statusCode: number | null,
+  ) {
+    const to = assertTransition(from, event);
+    await tx.query(
+      `update actions set status = $2, next_attempt_at = null, lease_until = null, last_error = $3, updated_at = now() where id = $1`,
+      [row.id, to, error],
+    );
+    await this.deps.callbacks.enqueue(tx, row, 'action.failed', {
+      status: 'failed',
+      response_code: statusCode,
+      total_attempts: row.attempt_count,
+      error_message: error,
+    });
+  }
+
+  /**
+   * Hands back actions whose worker stopped mid-attempt (lease expired): the lost attempt is logged and the action
+   * is retried at once, or fails when that was its last attempt. Safe to run from every worker at once.
+   */
+  async sweepExpiredLeases(): Promise<number> {
+    const expired = await this.deps.db.query<{ id: string }>(
+      `select id from actions where status = 'executing' and lease_until < now() order by lease_until limit 100`,
+    );
+    let swept = 0;
+    for (const { id } of expired) {
+      swept += await this.deps.db.transaction(async (tx) => {
+        const [row] = await tx.query<ActionRow>(
+          `select * from actions where id = $1 and status = 'executing' and lease_until < now() for update skip locked`,
+          [id],
+        );
+        if (!row) return 0;
+        const now = this.deps.clock();
+        const started = new Date(asDate(row.lease_until!).getTime() - LEASE_MS / this.deps.timeScale);
+        const error = 'the worker stopped during this attempt (its lease expired); retrying';
+        await tx.query(
+          `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome, error, response_excerpt, response_truncated)
+           values ($1, $2, $3, $4, $4, 0, $5, null, 'retryable', $6, null, false)`,
+          [
+            randomUUID(),
+            row.id,
+            row.attempt_count,
+            started,
+            Math.max(0, now.getTime() - started.getTime()),
+            error,
+          ],
+        );
+        if (row.attempt_count >= row.max_attempts) {
+          await this.finishFailed(
+            tx,
+            row,
+            row.status,
+            'deliver_failed_permanently',
+            'the last attempt was lost when its worker stopped',
+            null,
+          );
+          return 1;
+        }
+        const to = assertTransition(row.status, 'lease_expired');
+        await tx.query(
+          `update actions set status = $2, next_attempt_at = $3, lease_until = null, last_error = $4, updated_at = now() where id = $1`,
+          [row.id, to, now, error],
+        );
+        await this.deps.scheduler.schedule(tx, row.id, now);
+        return 1;
+      });
+    }
+    return swept;
+  }
+}
+
+/** The outgoing request of an attempt: the user's request, JSON body, delivery headers and signatures. */
+export function buildRequest(row: ActionRow, now: Date) {
+  const req = row.request!;
+  const hasBody = req.body !== undefined && req.method !== 'GET';
+  const body = hasBody ? JSON.stringify(req.body) : '';
+  // One message id per occurrence: retries of it share the id, so receivers can deduplicate.
+  const messageId = `${row.id}.${row.recurrence_count}`;
+  const headers: Record<string, string> = {
+    ...(hasBody ? { 'content-type': 'application/json' } : {}),
+    ...req.headers,
+    'x-sched-action-id': row.id,
+    'x-sched-attempt': String(row.attempt_count),
+    ...(row.webhook_secret
+      ? signRequest({
+          secret: row.webhook_secret,
+          messageId,
+          timestamp: Math.floor(now.getTime() / 1000),
+          body,
+        })
+      : {}),
+  };
+  return {
+    url: req.url,
+    method: req.method,
+    headers,
+    ...(hasBody ? { body } : {}),
+    timeoutMs: REQUEST_TIMEOUT_MS,
+    maxResponseBytes: EXCERPT_BYTES,
+  };
+}

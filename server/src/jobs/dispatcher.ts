@@ -1,0 +1,148 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { assertTransition } from '../domain/action/states.js';
+import type { Db } from '../persistence/db.js';
+import type { CallbackDeliverer } from './callbacks.js';
+import type { DeliveryEngine } from './delivery-engine.js';
+import { type JobQueue, QUEUES } from './queue.js';
+import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL } from './scheduler.js';
+
+export interface DispatcherOptions {
+  db: Db;
+  databaseUrl: string;
+  queue: JobQueue;
+  engine: DeliveryEngine;
+  callbacks: CallbackDeliverer;
+  logger: Logger;
+  timeScale: number;
+  /** How often due actions are scanned for timers (and `scheduled` ones promoted to `resolved`). */
+  scanIntervalMs?: number;
+}
+
+// The scan promotes actions entering the look-ahead window: `scheduled` → `resolved` ("schedule resolved").
+const PROMOTED_FROM = 'scheduled';
+const PROMOTED_TO = assertTransition(PROMOTED_FROM, 'resolve');
+
+/**
+ * Fires actions on time. pg-boss jobs at each due time are the durable trigger (a restart loses nothing); on top,
+ * every worker arms in-process timers for attempts due within the look-ahead window, learned from a periodic scan
+ * and from NOTIFY at creation, so an attempt starts within milliseconds of its time rather than a poll later.
+ * Whichever fires first claims the attempt; the others find nothing to do.
+ */
+export class Dispatcher {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inflight = new Set<Promise<unknown>>();
+  private listener: pg.Client | undefined;
+  private scanTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private scans = 0;
+
+  constructor(private readonly o: DispatcherOptions) {}
+
+  async start(): Promise<void> {
+    await this.listen();
+    const { boss } = this.o.queue;
+    await boss.work<{ actionId: string }>(
+      QUEUES.actionDue,
+      { batchSize: 50, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+      async (jobs) => {
+        await Promise.all(jobs.map((j) => this.track(this.o.engine.fire(j.data.actionId))));
+      },
+    );
+    await boss.work<{ callbackId: string }>(
+      QUEUES.callback,
+      { batchSize: 20, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+      async (jobs) => {
+        await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
+      },
+    );
+    void this.scanLoop();
+  }
+
+  /** Stops arming timers and taking jobs, then waits for attempts in flight (their rows stay durable regardless). */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopped = true;
+    if (this.scanTimer) clearTimeout(this.scanTimer);
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    await this.listener?.end().catch(() => undefined);
+    await Promise.all([
+      this.o.queue.boss.offWork(QUEUES.actionDue),
+      this.o.queue.boss.offWork(QUEUES.callback),
+    ]).catch(() => undefined);
+    await Promise.race([
+      Promise.allSettled([...this.inflight]),
+      new Promise((r) => setTimeout(r, timeoutMs).unref()),
+    ]);
+  }
+
+  private track<T>(p: Promise<T>): Promise<T | undefined> {
+    const guarded = p.catch((err: unknown) => {
+      this.o.logger.error({ err }, 'delivery work failed; the job will be retried');
+      throw err;
+    });
+    this.inflight.add(guarded);
+    void guarded.finally(() => this.inflight.delete(guarded)).catch(() => undefined);
+    return guarded;
+  }
+
+  private arm(actionId: string, dueMs: number): void {
+    if (this.stopped || this.timers.has(actionId)) return;
+    const delay = Math.max(0, dueMs - Date.now());
+    if (delay > ANNOUNCE_WINDOW_MS) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(actionId);
+      void this.track(this.o.engine.fire(actionId)).catch(() => undefined);
+    }, delay);
+    this.timers.set(actionId, timer);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({
+      connectionString: this.o.databaseUrl,
+      application_name: 'sched-worker-listen',
+    });
+    client.on('error', (err) => {
+      this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
+      this.listener = undefined;
+      setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+    });
+    client.on('notification', (msg) => {
+      const [id, due] = (msg.payload ?? '').split(',');
+      if (id && due) this.arm(id, Number(due));
+    });
+    await client.connect();
+    await client.query(`listen ${DUE_CHANNEL}`);
+    this.listener = client;
+  }
+
+  private async scanLoop(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.scan();
+    } catch (err) {
+      this.o.logger.warn({ err }, 'due scan failed');
+    }
+    if (!this.stopped) this.scanTimer = setTimeout(() => void this.scanLoop(), this.o.scanIntervalMs ?? 1000);
+  }
+
+  private async scan(): Promise<void> {
+    const window = `${ANNOUNCE_WINDOW_MS} milliseconds`;
+    await this.o.db.query(
+      `update actions set status = $1, updated_at = now()
+        where status = $2 and mode = 'webhook' and next_attempt_at <= now() + $3::interval`,
+      [PROMOTED_TO, PROMOTED_FROM, window],
+    );
+    const due = await this.o.db.query<{ id: string; due: string }>(
+      `select id, (extract(epoch from next_attempt_at) * 1000)::bigint as due from actions
+        where status = 'resolved' and next_attempt_at <= now() + $1::interval
+        order by next_attempt_at limit 10000`,
+      [window],
+    );
+    for (const row of due) this.arm(row.id, Number(row.due));
+    // Leases are checked every few scans; an expired one means a worker died mid-attempt.
+    this.scans += 1;
+    if (this.scans % 5 === 0) await this.o.engine.sweepExpiredLeases();
+  }
+}

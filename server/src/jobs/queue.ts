@@ -1,0 +1,84 @@
+import { PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Sql } from '../persistence/db.js';
+
+/** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
+export const QUEUES = Object.freeze({
+  /** One job per due attempt of an action; the durable trigger behind the in-process timers. */
+  actionDue: 'sched.action-due',
+  /** One job per callback delivery attempt. */
+  callback: 'sched.callback',
+});
+
+/** Created jobs must outlive the longest schedule horizon (365 days), or pg-boss would prune them unrun. */
+const RETENTION_SECONDS = 400 * 24 * 3600;
+
+export interface JobQueue {
+  boss: PgBoss;
+  /** Enqueues inside the caller's transaction, so the row and its job commit together. */
+  send(
+    queue: string,
+    data: object,
+    options: { startAfter?: Date; singletonKey?: string; tx?: Sql },
+  ): Promise<string | null>;
+  stop(opts: { graceful: boolean; timeoutMs: number }): Promise<void>;
+}
+
+export async function startJobQueue(opts: {
+  databaseUrl: string;
+  role: 'api' | 'worker' | 'all';
+  logger: Logger;
+  pollIntervalMs: number;
+}): Promise<JobQueue> {
+  const works = opts.role !== 'api';
+  const boss = new PgBoss({
+    connectionString: opts.databaseUrl,
+    schema: 'pgboss',
+    max: works ? 10 : 4,
+    application_name: `sched-${opts.role}-queue`,
+    // Only workers run maintenance and cron; API processes just enqueue.
+    supervise: works,
+    schedule: works,
+    migrate: true,
+    useListenNotify: works,
+  });
+  boss.on('error', (err) => opts.logger.error({ err }, 'job queue error'));
+  await boss.start();
+  for (const name of Object.values(QUEUES)) {
+    await boss
+      .createQueue(name, {
+        notify: true,
+        partition: true,
+        retentionSeconds: RETENTION_SECONDS,
+        deleteAfterSeconds: 3600,
+        retryLimit: 5,
+        retryDelay: 1,
+        expireInSeconds: 300,
+      })
+      .catch((err: unknown) => {
+        // Several processes may create the same queue at once; an existing queue is fine.
+        if (!String(err).includes('already exists')) throw err;
+      });
+  }
+  return {
+    boss,
+    async send(queue, data, o) {
+      return boss.send(queue, data, {
+        ...(o.startAfter ? { startAfter: o.startAfter } : {}),
+        ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
+        ...(o.tx
+          ? {
+              db: {
+                executeSql: async (text: string, values?: unknown[]) => ({
+                  rows: await o.tx!.query(text, values),
+                }),
+              },
+            }
+          : {}),
+      });
+    },
+    async stop({ graceful, timeoutMs }) {
+      await boss.stop({ graceful, timeout: timeoutMs });
+    },
+  };
+}

@@ -1,0 +1,247 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { AccountService } from './app/accounts.js';
+import { ActionService } from './app/actions/service.js';
+import { ContactService } from './app/contacts.js';
+import { QuotaService } from './app/quota.js';
+import { RateLimiter } from './app/rate-limiter.js';
+import type { Config, Role } from './config.js';
+import { buildHttpApp } from './http/app.js';
+import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
+import { DeliveryEngine } from './jobs/delivery-engine.js';
+import { Dispatcher } from './jobs/dispatcher.js';
+import { type JobQueue, startJobQueue } from './jobs/queue.js';
+import { createActionScheduler } from './jobs/scheduler.js';
+import { createLogger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
+import { createDb, type Db } from './persistence/db.js';
+import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
+import {
+  createOrm,
+  migrateUp,
+  nativePool,
+  type Orm,
+  pendingMigrations,
+  withApplicationName,
+} from './persistence/orm.js';
+
+export interface RunningService {
+  /** The listening address, when the role serves HTTP. */
+  url: string | undefined;
+  config: Config;
+  role: Role;
+  db: Db;
+  orm: Orm;
+  logger: Logger;
+  /** Drains: stop accepting, finish in-flight requests and jobs up to the deadline, close connections. */
+  stop(): Promise<void>;
+}
+
+export interface Database {
+  url: string;
+  orm: Orm;
+  db: Db;
+  close(): Promise<void>;
+}
+
+/** Connects to DATABASE_URL, or to the embedded PostgreSQL in SCHED_DATA_DIR, and applies pending migrations. */
+export async function openDatabase(
+  config: Config,
+  opts: { appName: string; poolSize?: number; log?: (m: string) => void },
+): Promise<Database> {
+  const embedded = config.databaseUrl
+    ? null
+    : await ensureEmbeddedPostgres({ dataDir: config.dataDir, ...(opts.log ? { log: opts.log } : {}) });
+  const url = withApplicationName(config.databaseUrl ?? embedded!.url, opts.appName);
+  try {
+    const orm = await createOrm({
+      databaseUrl: url,
+      ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    });
+    const db = createDb(await nativePool(orm));
+    await migrateWithLock(db, orm);
+    return {
+      url,
+      orm,
+      db,
+      async close() {
+        await orm.close(true);
+        await embedded?.release();
+      },
+    };
+  } catch (err) {
+    await embedded?.release();
+    throw err;
+  }
+}
+
+/** Several processes may start at once: one applies migrations while the others wait. */
+async function migrateWithLock(db: Db, orm: Orm): Promise<void> {
+  const client = await db.pool.connect();
+  try {
+    await client.query('select pg_advisory_lock(7420000)');
+    await migrateUp(orm);
+  } finally {
+    await client.query('select pg_advisory_unlock(7420000)').catch(() => undefined);
+    client.release();
+  }
+}
+
+export async function startService(
+  config: Config,
+  role: Role,
+  logger: Logger = createLogger(config.logLevel),
+): Promise<RunningService> {
+  const database = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
+  const { db, orm } = database;
+  const accounts = new AccountService(db);
+  const rateLimiter = new RateLimiter(db);
+
+  const created = await accounts.ensureDefaultAccount();
+  if (created) announceDefaultAccount(config, created.apiKey, logger);
+
+  const clock = () => new Date();
+  const metrics = createMetrics();
+  let queue: JobQueue | undefined;
+  let http: FastifyInstance | undefined;
+  let maintenance: NodeJS.Timeout | undefined;
+  let dispatcher: Dispatcher | undefined;
+  let outbound: OutboundClient | undefined;
+  try {
+    queue = await startJobQueue({
+      databaseUrl: database.url,
+      role,
+      logger,
+      pollIntervalMs: config.pollIntervalMs,
+    });
+    const scheduler = createActionScheduler(queue, clock);
+    const callbackOutbox = createCallbackOutbox(queue, clock);
+    if (role !== 'worker') {
+      http = await buildHttpApp({
+        logger,
+        accounts,
+        contacts: new ContactService(orm),
+        actions: new ActionService(db, scheduler, clock, {
+          allowPrivateDestinations: config.allowPrivateDestinations,
+        }),
+        quota: new QuotaService(db, clock),
+        metrics: {
+          token: config.metricsToken,
+          render: async () => {
+            const [backlog] = await db.query<{ depth: number; oldest: number }>(
+              `select count(*)::int as depth, coalesce(extract(epoch from now() - min(next_attempt_at)), 0)::float8 as oldest
+                 from actions where status in ('scheduled', 'resolved') and next_attempt_at <= now()`,
+            );
+            metrics.queueDepth.set(backlog?.depth ?? 0);
+            metrics.oldestDue.set(Math.max(0, backlog?.oldest ?? 0));
+            return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+          },
+        },
+        rateLimiter,
+        rateLimitFactor: config.rateLimitFactor,
+        validateResponses: config.env !== 'production',
+        readiness: async () => {
+          const checks: Record<string, string> = {};
+          try {
+            await db.query('select 1');
+            checks.database = 'ok';
+            const pending = await pendingMigrations(orm);
+            checks.migrations = pending.length === 0 ? 'ok' : `pending: ${pending.join(', ')}`;
+          } catch (err) {
+            checks.database = `unreachable: ${(err as Error).message}`;
+          }
+          return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
+        },
+      });
+      await http.listen({ host: config.host, port: config.port });
+    }
+    if (role !== 'api') {
+      outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
+      const engine = new DeliveryEngine({
+        db,
+        scheduler,
+        callbacks: callbackOutbox,
+        outbound,
+        metrics,
+        logger,
+        clock,
+        timeScale: config.timeScale,
+      });
+      const callbacks = new CallbackDeliverer({
+        db,
+        queue,
+        outbound,
+        timeScale: config.timeScale,
+        metrics,
+        logger,
+        clock,
+      });
+      dispatcher = new Dispatcher({
+        db,
+        databaseUrl: database.url,
+        queue,
+        engine,
+        callbacks,
+        logger,
+        timeScale: config.timeScale,
+      });
+      await dispatcher.start();
+      // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
+      maintenance = setInterval(() => {
+        void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));
+      }, 60_000);
+      maintenance.unref();
+    }
+  } catch (err) {
+    await dispatcher?.stop(0).catch(() => undefined);
+    await http?.close().catch(() => undefined);
+    await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw err;
+  }
+
+  const address = http?.server.address();
+  const url =
+    address && typeof address === 'object' ? `http://${hostForUrl(config.host)}:${address.port}` : undefined;
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    config,
+    role,
+    db,
+    orm,
+    logger,
+    stop() {
+      stopping ??= (async () => {
+        if (maintenance) clearInterval(maintenance);
+        await http?.close();
+        await dispatcher?.stop(config.shutdownTimeoutMs);
+        await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
+        await outbound?.close();
+        await database.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Prints the first key once and keeps it in SCHED_DATA_DIR/credentials (mode 0600). */
+function announceDefaultAccount(config: Config, apiKey: string, logger: Logger): void {
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = join(config.dataDir, 'credentials');
+  writeFileSync(file, `SCHED_API_URL=${config.publicUrl}\nSCHED_API_KEY=${apiKey}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  logger.info({ credentials: file }, 'created the default account (plan business)');
+  process.stdout.write(
+    `\nsched: created the default account. Its API key (shown once, also saved to ${file}):\n\n  ${apiKey}\n\n`,
+  );
+}

@@ -1,0 +1,54 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Process-local Prometheus metrics; gauges about the backlog are read from the database at scrape time. */
+export interface Metrics {
+  registry: Registry;
+  fireLateness: Histogram<'mode'>;
+  deliveries: Counter<'outcome'>;
+  retries: Counter;
+  callbacks: Counter<'outcome'>;
+  queueDepth: Gauge;
+  oldestDue: Gauge;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: 'sched' });
+  return {
+    registry,
+    fireLateness: new Histogram({
+      name: 'sched_fire_lateness_seconds',
+      help: 'Start of a delivery attempt minus the time it was due.',
+      labelNames: ['mode'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    deliveries: new Counter({
+      name: 'sched_deliveries_total',
+      help: 'Delivery attempts by outcome (success, retryable, permanent).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    retries: new Counter({
+      name: 'sched_retries_total',
+      help: 'Retries scheduled after a retryable failure.',
+      registers: [registry],
+    }),
+    callbacks: new Counter({
+      name: 'sched_callbacks_total',
+      help: 'Callback delivery attempts by outcome (delivered, retry, rejected, abandoned).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: 'sched_queue_depth',
+      help: 'Actions due now or earlier and not yet started.',
+      registers: [registry],
+    }),
+    oldestDue: new Gauge({
+      name: 'sched_oldest_due_seconds',
+      help: 'Age of the oldest due action not yet started (0 when none).',
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,379 @@
+import dns from 'node:dns';
+import diagnosticsChannel from 'node:diagnostics_channel';
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { Agent, buildConnector } from 'undici';
+import type { Dispatcher } from 'undici';
+import { checkDestinationUrl, isBlockedAddress } from './destination-policy.js';
+
+/**
+ * The outbound HTTP client every webhook delivery and callback goes through. It never follows redirects,
+ * reads at most `maxResponseBytes` of a body, bounds the whole exchange by `timeoutMs`, and refuses
+ * destinations the destination policy blocks, judged on the address actually connected to.
+ */
+
+export interface OutboundRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export type OutboundResult =
+  | {
+      kind: 'response';
+      status: number;
+      headers: Record<string, string>;
+      bodyExcerpt: string;
+      bodyTruncated: boolean;
+      durationMs: number;
+      remoteAddress?: string;
+    }
+  | { kind: 'timeout'; durationMs: number; message: string }
+  | { kind: 'connection'; durationMs: number; message: string }
+  | { kind: 'blocked'; durationMs: number; message: string };
+
+export interface OutboundClient {
+  send(req: OutboundRequest): Promise<OutboundResult>;
+  close(): Promise<void>;
+}
+
+export interface OutboundClientOptions {
+  allowPrivate: boolean;
+  userAgent?: string;
+  /** Resolver used for destination names; tests inject one. Defaults to `dns.lookup`. */
+  lookup?: LookupFunction;
+  /** Maximum pooled connections per origin. */
+  connections?: number;
+}
+
+export const DEFAULT_USER_AGENT = 'sched/0.1 (+webhook)';
+
+/**
+ * Headers the client manages itself (framing, connection, host). A caller's value for them is dropped, so
+ * a stored action cannot smuggle a second request or break keep-alive; request validation may reuse this.
+ */
+export const MANAGED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+]);
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECTIONS = 128;
+
+/** Raised inside the connection path when a resolved or connected address is not allowed. */
+export class DestinationBlockedError extends Error {
+  readonly code = 'ERR_DESTINATION_BLOCKED';
+  override readonly name = 'DestinationBlockedError';
+}
+
+export function createOutboundClient(opts: OutboundClientOptions): OutboundClient {
+  const allowPrivate = opts.allowPrivate;
+  const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+  const agent = new Agent({
+    connect: guardedConnector(allowPrivate, opts.lookup ?? (dns.lookup as LookupFunction)),
+    connections: opts.connections ?? DEFAULT_CONNECTIONS,
+    allowH2: false,
+    pipelining: 1,
+  });
+  watchSentHeaders();
+
+  return {
+    send: (req) => send(agent, allowPrivate, userAgent, req),
+    close: () => agent.close(),
+  };
+}
+
+function send(
+  agent: Agent,
+  allowPrivate: boolean,
+  userAgent: string,
+  req: OutboundRequest,
+): Promise<OutboundResult> {
+  const startedAt = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - startedAt);
+
+  const check = checkDestinationUrl(req.url, { allowPrivate });
+  if (!check.ok) {
+    return Promise.resolve({
+      kind: 'blocked',
+      durationMs: elapsed(),
+      message: `destination URL ${check.message}`,
+    });
+  }
+  const method = req.method.toUpperCase();
+  if (method === 'CONNECT') {
+    return Promise.resolve({
+      kind: 'blocked',
+      durationMs: elapsed(),
+      message: 'method CONNECT is not allowed',
+    });
+  }
+  const url = check.url;
+
+  return new Promise<OutboundResult>((resolve) => {
+    const exchange = new Exchange(req.maxResponseBytes, elapsed, (result) => {
+      clearTimeout(timer);
+      resolve(result);
+    });
+    const timer = setTimeout(() => exchange.timeOut(req.timeoutMs), req.timeoutMs);
+    agent.dispatch(
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers: outgoingHeaders(req.headers, userAgent),
+        body: req.body ?? null,
+        // The whole exchange is bounded by our own timer; these only backstop it.
+        headersTimeout: req.timeoutMs + 1_000,
+        bodyTimeout: req.timeoutMs + 1_000,
+      },
+      exchange,
+    );
+  });
+}
+
+function outgoingHeaders(headers: Record<string, string>, userAgent: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let hasUserAgent = false;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (MANAGED_REQUEST_HEADERS.has(lower)) continue;
+    if (lower === 'user-agent') hasUserAgent = true;
+    out[name] = value;
+  }
+  if (!hasUserAgent) out['user-agent'] = userAgent;
+  return out;
+}
+
+/**
+ * One request's undici handler: collects status, headers and a bounded body, and settles exactly once,
+ * whichever of response end, truncation, error or timeout comes first.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private settled = false;
+  private controller: Dispatcher.DispatchController | null = null;
+  private abandonReason: Error | null = null;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private readonly chunks: Buffer[] = [];
+  private receivedBytes = 0;
+  remoteAddress: string | undefined;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly elapsed: () => number,
+    private readonly settle: (result: OutboundResult) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.abandonReason !== null) {
+      controller.abort(this.abandonReason);
+      return;
+    }
+    this.controller = controller;
+    expectSentHeaders(this);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.status = statusCode;
+    this.headers = flattenHeaders(headers);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    const room = this.maxBytes - this.receivedBytes;
+    if (chunk.length > room) {
+      if (room > 0) this.chunks.push(chunk.subarray(0, room));
+      this.receivedBytes += room;
+      this.finish(true);
+      // Stop reading; undici closes the connection since the body was not consumed.
+      controller.abort(new Error('response body exceeded the read limit'));
+      return;
+    }
+    this.chunks.push(chunk);
+    this.receivedBytes += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.finish(false);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.settle(classifyError(error, this.elapsed()));
+  }
+
+  timeOut(timeoutMs: number): void {
+    if (this.settled) return;
+    this.settled = true;
+    const reason = new Error(`timed out after ${timeoutMs} ms`);
+    // A request still waiting for a connection has no controller yet: it is aborted when it starts.
+    if (this.controller !== null) this.controller.abort(reason);
+    else this.abandonReason = reason;
+    this.settle({ kind: 'timeout', durationMs: this.elapsed(), message: reason.message });
+  }
+
+  private finish(truncated: boolean): void {
+    if (this.settled) return;
+    this.settled = true;
+    const result: OutboundResult = {
+      kind: 'response',
+      status: this.status,
+      headers: this.headers,
+      bodyExcerpt: new TextDecoder('utf-8').decode(Buffer.concat(this.chunks)),
+      bodyTruncated: truncated,
+      durationMs: this.elapsed(),
+    };
+    if (this.remoteAddress !== undefined) result.remoteAddress = this.remoteAddress;
+    this.settle(result);
+  }
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+function classifyError(error: Error, durationMs: number): OutboundResult {
+  const code = errorCode(error);
+  if (error instanceof DestinationBlockedError || code === 'ERR_DESTINATION_BLOCKED') {
+    return { kind: 'blocked', durationMs, message: error.message };
+  }
+  if (code === 'UND_ERR_INVALID_ARG') {
+    // A request undici refuses to serialise (bad header value, method) would fail the same way every time.
+    return { kind: 'blocked', durationMs, message: `invalid request: ${error.message}` };
+  }
+  const message = describeError(error);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) {
+    return { kind: 'timeout', durationMs, message };
+  }
+  return { kind: 'connection', durationMs, message };
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') return code;
+  // Happy-eyeballs connects fail with an AggregateError of one error per address tried.
+  if (error instanceof AggregateError) return errorCode(error.errors[0] ?? {});
+  return undefined;
+}
+
+function describeError(error: Error): string {
+  const inner = error instanceof AggregateError ? error.errors[0] : undefined;
+  const base = error.message !== '' ? error.message : inner instanceof Error ? inner.message : String(error);
+  const code = errorCode(error);
+  return code !== undefined && !base.includes(code) ? `${code}: ${base}` : base;
+}
+
+/**
+ * Resolves with the given lookup and, unless private destinations are allowed, refuses the connection
+ * when any resolved address is blocked, before a socket is opened. Refusing on any (rather than
+ * filtering) treats a name mixing public and private answers as hostile.
+ */
+export function guardedLookup(base: LookupFunction, allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    base(hostname, { ...options, all: true }, (err, result, family) => {
+      const fail = (error: NodeJS.ErrnoException): void => callback(error, options.all ? [] : '', undefined);
+      if (err) return fail(err);
+      const addresses: LookupAddress[] = Array.isArray(result)
+        ? result
+        : [{ address: result, family: family ?? isIP(result) }];
+      const first = addresses[0];
+      if (first === undefined) {
+        return fail(Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' }));
+      }
+      if (!allowPrivate) {
+        const blocked = addresses.find((a) => isBlockedAddress(a.address));
+        if (blocked !== undefined) {
+          return fail(
+            new DestinationBlockedError(`${hostname} resolves to a blocked address (${blocked.address})`),
+          );
+        }
+      }
+      if (options.all) callback(null, addresses);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * A connector that resolves through `guardedLookup` and checks the socket's peer address once connected.
+ * IP-literal hosts skip name resolution, so the peer check (and the URL check before it) covers them.
+ */
+export function guardedConnector(allowPrivate: boolean, lookup: LookupFunction): buildConnector.connector {
+  const connect = buildConnector({
+    allowH2: false,
+    timeout: CONNECT_TIMEOUT_MS,
+    lookup: guardedLookup(lookup, allowPrivate),
+  });
+  return (options, callback) => {
+    connect(options, (...args) => {
+      const [err, socket] = args;
+      if (err !== null) return callback(err, null);
+      const peer = (socket as Socket).remoteAddress;
+      if (!allowPrivate && (peer === undefined || isBlockedAddress(peer))) {
+        socket?.destroy();
+        return callback(
+          new DestinationBlockedError(`connected address ${peer ?? 'unknown'} is blocked`),
+          null,
+        );
+      }
+      callback(null, socket as Socket);
+    });
+  };
+}
+
+/*
+ * Peer address of each request, for the attempt log. undici does not hand the socket to a handler, but it
+ * calls `onRequestStart` and then publishes `undici:client:sendHeaders` (with the socket) in one
+ * synchronous step, so the handler that just started is the one the next publication belongs to.
+ */
+let awaitingSocket: Exchange | null = null;
+let watching = false;
+
+function watchSentHeaders(): void {
+  if (watching) return;
+  watching = true;
+  diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
+    const exchange = awaitingSocket;
+    if (exchange === null) return;
+    awaitingSocket = null;
+    exchange.remoteAddress = (message as { socket?: Socket }).socket?.remoteAddress;
+  });
+}
+
+function expectSentHeaders(exchange: Exchange): void {
+  awaitingSocket = exchange;
+  queueMicrotask(() => {
+    if (awaitingSocket === exchange) awaitingSocket = null;
+  });
+}

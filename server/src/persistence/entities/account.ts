@@ -1,0 +1,42 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+
+import { PLANS, type Plan } from '../../domain/quota/plans.js';
+
+export { PLANS, type Plan };
+
+/** A tenant. Every other row belongs to exactly one account. */
+export const AccountSchema = defineEntity({
+  name: 'Account',
+  tableName: 'accounts',
+  properties: {
+    id: p.uuid().primary(),
+    name: p.string().length(255),
+    plan: p.enum([...PLANS]),
+    /** Multiplies the default rate limits of spec section 8 for this account. */
+    rateLimitFactor: p.double().default(1),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export type Account = InferEntity<typeof AccountSchema>;
+
+/** API key: only the SHA-256 of the secret is stored; `prefix` lets people tell keys apart. */
+export const ApiKeySchema = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_keys',
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
+    name: p.string().length(255).nullable(),
+    prefix: p.string().length(32),
+    keyHash: p.string().length(64).unique(),
+    scopes: p.array(),
+    lastUsedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type ApiKey = InferEntity<typeof ApiKeySchema>;

@@ -1,0 +1,124 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { AccountSchema } from './account.js';
+
+/**
+ * A scheduled action (spec 2.1). Hot paths read and write it with SQL through `ActionStore`; the entity
+ * declares the table so migrations can be diffed against it.
+ */
+export const ActionSchema = defineEntity({
+  name: 'Action',
+  tableName: 'actions',
+  indexes: [
+    { properties: ['account', 'createdAt'] },
+    // The dispatcher's scan: resolved actions by due time.
+    {
+      name: 'actions_due_index',
+      expression:
+        'create index "actions_due_index" on "actions" ("next_attempt_at") where "status" in (\'scheduled\', \'resolved\')',
+    },
+    {
+      name: 'actions_lease_index',
+      expression:
+        'create index "actions_lease_index" on "actions" ("lease_until") where "status" = \'executing\'',
+    },
+    {
+      name: 'actions_dedup_keys_index',
+      expression: 'create index "actions_dedup_keys_index" on "actions" using gin ("dedup_keys")',
+    },
+  ],
+  uniques: [
+    // Two racing creates with one idempotency key cannot both insert a live action.
+    {
+      name: 'actions_live_idempotency_key_unique',
+      expression:
+        'create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "status" in (\'scheduled\', \'resolved\', \'executing\', \'awaiting_response\')',
+    },
+  ],
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
+    name: p.string().length(255),
+    description: p.text().nullable(),
+    mode: p.string().length(16),
+    status: p.string().length(32),
+    timezone: p.string().length(64),
+    scheduledFor: p.datetime(),
+    nextAttemptAt: p.datetime().nullable(),
+    executedAt: p.datetime().nullable(),
+    idempotencyKey: p.string().length(255).nullable(),
+    dedupKeys: p.array().default([]),
+    attemptCount: p.integer().default(0),
+    maxAttempts: p.integer(),
+    retryStrategy: p.string().length(16),
+    manualRetryCount: p.integer().default(0),
+    request: p.json<Record<string, unknown>>().nullable(),
+    webhookSecret: p.string().length(255).nullable(),
+    callbackUrl: p.string().length(2048).nullable(),
+    coordination: p.json<Record<string, unknown>>().nullable(),
+    rescheduleCount: p.integer().default(0),
+    recurrence: p.json<Record<string, unknown>>().nullable(),
+    recurrenceAnchor: p.datetime().nullable(),
+    recurrenceCount: p.integer().default(0),
+    lastExecutedAt: p.datetime().nullable(),
+    leaseUntil: p.datetime().nullable(),
+    lastError: p.text().nullable(),
+    gate: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type ActionEntity = InferEntity<typeof ActionSchema>;
+
+/** One HTTP delivery attempt of an action (the `delivery_attempts` log). */
+export const DeliveryAttemptSchema = defineEntity({
+  name: 'DeliveryAttempt',
+  tableName: 'delivery_attempts',
+  indexes: [{ properties: ['action', 'attemptNumber'] }],
+  properties: {
+    id: p.uuid().primary(),
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    attemptNumber: p.integer(),
+    dueAt: p.datetime(),
+    startedAt: p.datetime(),
+    latenessMs: p.integer(),
+    durationMs: p.integer(),
+    statusCode: p.integer().nullable(),
+    outcome: p.string().length(16),
+    error: p.text().nullable(),
+    responseExcerpt: p.text().nullable(),
+    responseTruncated: p.boolean().default(false),
+  },
+});
+
+/** A lifecycle event to POST to an action's callback_url: an outbox row, delivered by a job. */
+export const CallbackDeliverySchema = defineEntity({
+  name: 'CallbackDelivery',
+  tableName: 'callback_deliveries',
+  indexes: [{ properties: ['action', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    event: p.string().length(64),
+    url: p.string().length(2048),
+    envelope: p.json<Record<string, unknown>>(),
+    status: p.string().length(16),
+    attemptCount: p.integer().default(0),
+    lastStatusCode: p.integer().nullable(),
+    lastError: p.text().nullable(),
+    createdAt: p.datetime(),
+    deliveredAt: p.datetime().nullable(),
+  },
+});
+
+/** Monthly usage counters (quota): incremented in the same transaction as what they count. */
+export const UsageCounterSchema = defineEntity({
+  name: 'UsageCounter',
+  tableName: 'usage_counters',
+  properties: {
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade').primary(),
+    period: p.string().length(7).primary(),
+    metric: p.string().length(32).primary(),
+    used: p.integer().default(0),
+  },
+});

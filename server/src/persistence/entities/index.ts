@@ -1,0 +1,21 @@
+import { AccountSchema, ApiKeySchema } from './account.js';
+import { ActionSchema, CallbackDeliverySchema, DeliveryAttemptSchema, UsageCounterSchema } from './action.js';
+import { ContactSchema } from './contact.js';
+import { RateLimitWindowSchema } from './rate-limit.js';
+
+export * from './account.js';
+export * from './action.js';
+export * from './contact.js';
+export * from './rate-limit.js';
+
+/** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
+export const entities = [
+  AccountSchema,
+  ApiKeySchema,
+  ContactSchema,
+  RateLimitWindowSchema,
+  ActionSchema,
+  DeliveryAttemptSchema,
+  CallbackDeliverySchema,
+  UsageCounterSchema,
+];

@@ -1,0 +1,9 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261121131109Initial } from './Migration20261121131109Initial.js';
+import { Migration20261121132145Actions } from './Migration20261121132145Actions.js';
+
+/** Committed migrations, in order. New ones are appended; applied ones never change. */
+export const migrationsList: MigrationObject[] = [
+  { name: 'Migration20261121131109Initial', class: Migration20261121131109Initial },
+  { name: 'Migration20261121132145Actions', class: Migration20261121132145Actions },
+];

@@ -1,0 +1,147 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+export const cliBin = join(repoRoot, 'cli', 'dist', 'bin.js');
+
+export interface TestServer {
+  url: string;
+  /** The default account's key, written by the server on first start. */
+  apiKey: string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  process: ChildProcess;
+  output(): string;
+  /** SIGTERM and wait for a clean exit. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: the crash case. */
+  kill(): Promise<void>;
+}
+
+/** Starts `sched serve` as a real subprocess on a random port against the given database. */
+export async function startServer(opts: {
+  databaseUrl: string;
+  role?: 'all' | 'api' | 'worker';
+  env?: Record<string, string>;
+  dataDir?: string;
+}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'sched-test-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: opts.databaseUrl,
+    SCHED_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true',
+    ...opts.env,
+  };
+  const child = spawn(process.execPath, [cliBin, 'serve', '--role', opts.role ?? 'all'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not start in 30 s:\n${out}`)), 30_000);
+    const check = () => {
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      } else if (/ started\n/.test(out)) {
+        clearTimeout(timer);
+        res('');
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rej(new Error(`server exited with ${code} before listening:\n${out}`));
+    });
+  });
+  let apiKey = '';
+  try {
+    apiKey = /SCHED_API_KEY=(\S+)/.exec(readFileSync(join(dataDir, 'credentials'), 'utf8'))?.[1] ?? '';
+  } catch {
+    // Not the first start on this database: the caller brings its own key.
+  }
+  return {
+    url,
+    apiKey,
+    dataDir,
+    env,
+    process: child,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `sched` binary. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((res) => {
+    const child = spawn(process.execPath, [cliBin, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('exit', (code) => res({ code, stdout, stderr }));
+  });
+}
+
+/** Plain fetch with the Bearer header and JSON handling: the raw-HTTP way in. */
+export async function api(
+  server: { url: string },
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON: keep the text.
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}

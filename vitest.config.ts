@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests sit beside each package's sources; end-to-end tests live in test/.
+// One embedded PostgreSQL serves the whole run; each test file gets its own database.
+export default defineConfig({
+  test: {
+    include: ['{contract,server,sdk,cli}/src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
