@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const NODE_VERSION = '24.21.0';
-const PNPM_VERSION = '12.21.0';
+const PNPM_VERSION = '10.34.9';
 const MIN_NODE = [22, 12];
 const tools = join(root, '.tools');
 const toolsBin = join(tools, 'node_modules', '.bin');
@@ -107,7 +107,7 @@ const manifests = [
 const depsHash = hashOf(manifests);
 if (!existsSync(join(root, 'node_modules')) || !stampMatches('deps', depsHash)) {
   log('installing dependencies (pnpm install --frozen-lockfile)');
-  run(pnpm, ['install', '--frozen-lockfile', '--reporter=append-only'], { env, capture: quiet });
+  run(pnpm, ['install', '--frozen-lockfile', '--reporter=append-only', '--config.confirmModulesPurge=false'], { env, capture: quiet });
   writeStamp('deps', depsHash);
 }
 

@@ -117,8 +117,8 @@ export class CallbackDeliverer {
       result.kind === 'response' ? (status === 'delivered' ? null : `HTTP ${result.status}`) : result.message;
     await db.transaction(async (tx) => {
       await tx.query(
-        `update callback_deliveries set status = $2, attempt_count = $3, last_status_code = $4, last_error = $5,
-           delivered_at = case when $2 = 'delivered' then now() else null end
+        `update callback_deliveries set status = $2::text, attempt_count = $3, last_status_code = $4, last_error = $5,
+           delivered_at = case when $2::text = 'delivered' then now() else null end
          where id = $1 and status = 'pending'`,
         [row.id, status, attempts, result.kind === 'response' ? result.status : null, error],
       );

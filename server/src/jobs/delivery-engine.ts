@@ -18,6 +18,8 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const EXCERPT_BYTES = 2048;
 /** A claimed attempt is owned this long; past it, a sweeper hands the action to another worker. */
 export const LEASE_MS = REQUEST_TIMEOUT_MS + 15_000;
+/** Even under SCHED_TIME_SCALE a lease outlives any loopback request, so a live attempt is never taken over. */
+const MIN_LEASE_MS = 5_000;
 /** A timer may fire a hair before the database clock agrees the attempt is due. */
 const CLAIM_TOLERANCE_MS = 25;
 
@@ -46,6 +48,10 @@ interface Claimed {
  */
 export class DeliveryEngine {
   constructor(private readonly deps: EngineDeps) {}
+
+  private leaseMs(): number {
+    return Math.max(MIN_LEASE_MS, LEASE_MS / this.deps.timeScale);
+  }
 
   /** Fires the action's due attempt, if it is still due and nobody else holds it. Idempotent. */
   async fire(actionId: string): Promise<void> {
@@ -95,7 +101,7 @@ export class DeliveryEngine {
       const [claimed] = await tx.query<ActionRow>(
         `update actions set status = $2, attempt_count = attempt_count + 1, lease_until = $3, updated_at = now()
          where id = $1 returning *`,
-        [row.id, to, new Date(now.getTime() + LEASE_MS / this.deps.timeScale)],
+        [row.id, to, new Date(now.getTime() + this.leaseMs())],
       );
       return { row: claimed!, dueAt: asDate(row.next_attempt_at) };
     });
@@ -319,7 +325,7 @@ export class DeliveryEngine {
         );
         if (!row) return 0;
         const now = this.deps.clock();
-        const started = new Date(asDate(row.lease_until!).getTime() - LEASE_MS / this.deps.timeScale);
+        const started = new Date(asDate(row.lease_until!).getTime() - this.leaseMs());
         const error = 'the worker stopped during this attempt (its lease expired); retrying';
         await tx.query(
           `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome, error, response_excerpt, response_truncated)

@@ -44,14 +44,24 @@ export class Dispatcher {
     const { boss } = this.o.queue;
     await boss.work<{ actionId: string }>(
       QUEUES.actionDue,
-      { batchSize: 50, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+      {
+        batchSize: 50,
+        pollingIntervalSeconds: 0.5,
+        notifyPollingIntervalSeconds: 0.5,
+        burstWhenBatchFull: true,
+      },
       async (jobs) => {
         await Promise.all(jobs.map((j) => this.track(this.o.engine.fire(j.data.actionId))));
       },
     );
     await boss.work<{ callbackId: string }>(
       QUEUES.callback,
-      { batchSize: 20, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+      {
+        batchSize: 20,
+        pollingIntervalSeconds: 0.5,
+        notifyPollingIntervalSeconds: 0.5,
+        burstWhenBatchFull: true,
+      },
       async (jobs) => {
         await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
       },
