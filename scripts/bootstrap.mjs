@@ -107,7 +107,11 @@ const manifests = [
 const depsHash = hashOf(manifests);
 if (!existsSync(join(root, 'node_modules')) || !stampMatches('deps', depsHash)) {
   log('installing dependencies (pnpm install --frozen-lockfile)');
-  run(pnpm, ['install', '--frozen-lockfile', '--reporter=append-only', '--config.confirmModulesPurge=false'], { env, capture: quiet });
+  run(
+    pnpm,
+    ['install', '--frozen-lockfile', '--reporter=append-only', '--config.confirmModulesPurge=false'],
+    { env, capture: quiet },
+  );
   writeStamp('deps', depsHash);
 }
 

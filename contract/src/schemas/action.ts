@@ -147,15 +147,9 @@ export const ActionCreateBody = z
       .optional()
       .meta({ deprecated: true, description: 'Deprecated alias of `scheduled_for`.' }),
     request: HttpRequestConfig.optional(),
-    max_attempts: z
-      .number()
-      .int()
-      .min(1)
-      .max(20)
-      .optional()
-      .meta({
-        description: '1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20.',
-      }),
+    max_attempts: z.number().int().min(1).max(20).optional().meta({
+      description: '1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20.',
+    }),
     retry_strategy: RetryStrategy.optional(),
     webhook_secret: WebhookSecret.optional(),
     dedup_keys: DedupKeys.optional(),
@@ -227,11 +221,9 @@ export const Action = z
     last_executed_at: NullableTimestamp,
     request: ActionRequestView.nullable(),
     callback_url: z.string().nullable(),
-    signed: z
-      .boolean()
-      .meta({
-        description: 'Whether outgoing requests are signed (a webhook_secret is set; it is never shown).',
-      }),
+    signed: z.boolean().meta({
+      description: 'Whether outgoing requests are signed (a webhook_secret is set; it is never shown).',
+    }),
     coordination: Coordination.nullable(),
     gate: z.record(z.string(), z.unknown()).nullable(),
     delivery_attempts: z.array(DeliveryAttempt),
