@@ -249,6 +249,17 @@ describe('webhook actions: the API', () => {
     expect(listed.body.data.map((a: { id: string }) => a.id)).toContain(res.body.data.id);
   });
 
+  it('errors name the deprecated field the caller sent; execute_at_utc without an offset is UTC', async () => {
+    const res = await create({ execute_at: '2001-01-01T00:00:00Z', request: hook() });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors)).toEqual(['execute_at']);
+    const delay = await create({ intent: { delay: 'soon' }, request: hook() });
+    expect(Object.keys(delay.body.errors)).toEqual(['intent.delay']);
+    const wall = future(2 * 86400_000).slice(0, 19);
+    const utc = await create({ execute_at_utc: wall, timezone: 'Asia/Tokyo', request: hook() });
+    expect(utc.body.data.scheduled_for).toBe(`${wall}.000Z`);
+  });
+
   it('lists with filters and pagination; list items carry only the listed fields', async () => {
     await create({
       name: 'Invoice reminder alpha',

@@ -73,6 +73,20 @@ describe('webhook delivery', () => {
     expect(done.delivery_attempts[0].lateness_ms).toBeLessThan(500);
   });
 
+  it("merges headers case-insensitively: the user's content-type wins, ours are never sent twice", async () => {
+    await create({
+      schedule: { wait: '1s' },
+      request: {
+        url: `${rx.url}/headers`,
+        headers: { 'Content-Type': 'application/vnd.api+json', 'X-Sched-Attempt': '99' },
+        body: { a: 1 },
+      },
+    });
+    const [hit] = await rx.waitFor('/headers');
+    expect(hit!.headers['content-type']).toBe('application/vnd.api+json');
+    expect(hit!.headers['x-sched-attempt']).toBe('1');
+  });
+
   it('2xx: executed, with an action.executed callback carrying the payload of spec 6', async () => {
     const res = await create({
       schedule: { wait: '1s' },
@@ -303,6 +317,23 @@ describe('webhook delivery', () => {
     });
     const done = await until(res.body.data.id, 'executed');
     expect(done.manual_retry_count).toBe(1);
+    // A failed action whose idempotency key has since gone to a newer live action cannot be retried.
+    rx.on('/keyed', { status: 400 });
+    const keyed = await create({
+      idempotency_key: 'retry-key',
+      schedule: { wait: '1s' },
+      request: { url: `${rx.url}/keyed` },
+    });
+    await until(keyed.body.data.id, 'failed');
+    const newer = await create({
+      idempotency_key: 'retry-key',
+      schedule: { wait: '1h' },
+      request: { url: `${rx.url}/keyed` },
+    });
+    expect(newer.status).toBe(201);
+    const conflict = await api(server, key, 'POST', `/v1/actions/${keyed.body.data.id}/retry`);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.message).toContain(newer.body.data.id);
     expect(done.delivery_attempts.map((a: { status_code: number }) => a.status_code)).toEqual([400, 200]);
   });
 

@@ -20,7 +20,6 @@ const EnvSchema = z.object({
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-  SCHED_POLL_INTERVAL_MS: z.coerce.number().int().min(500).default(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -38,7 +37,6 @@ export interface Config {
   rateLimitFactor: number;
   metricsToken: string | undefined;
   shutdownTimeoutMs: number;
-  pollIntervalMs: number;
   logLevel: string;
 }
 
@@ -58,6 +56,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === 'production' && e.SCHED_TIME_SCALE !== 1) {
     throw new ConfigError('invalid configuration:\n  SCHED_TIME_SCALE: must be 1 when NODE_ENV=production');
   }
+  if (e.NODE_ENV === 'production' && e.SCHED_ALLOW_PRIVATE_DESTINATIONS) {
+    throw new ConfigError(
+      'invalid configuration:\n  SCHED_ALLOW_PRIVATE_DESTINATIONS: must be false when NODE_ENV=production (it disables the SSRF guard)',
+    );
+  }
   const publicUrl = (e.SCHED_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
@@ -71,7 +74,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
-    pollIntervalMs: e.SCHED_POLL_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

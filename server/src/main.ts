@@ -116,7 +116,6 @@ export async function startService(
       databaseUrl: database.url,
       role,
       logger,
-      pollIntervalMs: config.pollIntervalMs,
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);

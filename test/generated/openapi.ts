@@ -93,7 +93,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule an action
-         * @description Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is `skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotent_replay`). 429 also when the monthly action quota of the plan is spent (`Retry-After` until the 1st).
+         * @description Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is `skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). 429 also when the monthly action quota of the plan is spent (`Retry-After` until the 1st).
          */
         post: operations["actionsCreate"];
         /** Cancel the live action holding an idempotency key */

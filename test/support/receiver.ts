@@ -9,6 +9,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   json: any;
+  /** When the answer was fully sent (set once it is). */
+  repliedAt?: number;
 }
 
 export interface Reply {
@@ -57,12 +59,16 @@ export async function startReceiver(): Promise<Receiver> {
       };
       const hits = requests.filter((r) => r.path === path).length;
       requests.push(received);
+      // Waiters hear of a request when it arrives, not when it is answered (some answers are held back).
+      for (const w of waiters) w();
       const configured = replies.get(path) ?? { status: 200, body: 'ok' };
       const reply = typeof configured === 'function' ? configured(received, hits) : configured;
+      res.on('finish', () => {
+        received.repliedAt = Date.now();
+      });
       const send = () => {
         res.writeHead(reply.status ?? 200, reply.headers ?? {});
         res.end(reply.body ?? '');
-        for (const w of waiters) w();
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { signRequest } from '@sched/contract';
 import type { Logger } from 'pino';
 import type { CallbackEvent, CallbackOutbox, Clock } from '../app/ports.js';
+import { classifyAttempt } from '../domain/delivery/outcome.js';
 import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../domain/delivery/retry-policy.js';
 import type { Metrics } from '../metrics.js';
 import type { OutboundClient } from '../outbound/http-client.js';
@@ -101,18 +102,19 @@ export class CallbackDeliverer {
       maxResponseBytes: 1024,
     });
     const attempts = row.attempt_count + 1;
-    let status: 'delivered' | 'rejected' | 'pending' | 'abandoned';
-    if (result.kind === 'response' && result.status >= 200 && result.status < 300) status = 'delivered';
-    else if (
-      result.kind === 'blocked' ||
-      (result.kind === 'response' &&
-        result.status >= 400 &&
-        result.status < 500 &&
-        result.status !== 408 &&
-        result.status !== 429)
-    )
-      status = 'rejected';
-    else status = attempts < CALLBACK_MAX_ATTEMPTS ? 'pending' : 'abandoned';
+    // The delivery outcome rules of spec 7 apply to callbacks too: 2xx acknowledges, a permanent answer (4xx other
+    // than 429, 3xx, a blocked destination) marks the callback rejected, anything else is retried.
+    const outcome = classifyAttempt(
+      result.kind === 'response' ? { kind: 'response', status: result.status } : result,
+    );
+    const status: 'delivered' | 'rejected' | 'pending' | 'abandoned' =
+      outcome === 'success'
+        ? 'delivered'
+        : outcome === 'permanent'
+          ? 'rejected'
+          : attempts < CALLBACK_MAX_ATTEMPTS
+            ? 'pending'
+            : 'abandoned';
     const error =
       result.kind === 'response' ? (status === 'delivered' ? null : `HTTP ${result.status}`) : result.message;
     await db.transaction(async (tx) => {

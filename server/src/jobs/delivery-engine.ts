@@ -7,6 +7,7 @@ import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../doma
 import { classifyAttempt, type DeliveryOutcome } from '../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../domain/delivery/retry-policy.js';
 import { isRecurrenceFinished, nextOccurrence } from '../domain/schedule/recurrence.js';
+import { parseTimestamp } from '../domain/schedule/resolve.js';
 import type { Metrics } from '../metrics.js';
 import type { OutboundClient, OutboundResult } from '../outbound/http-client.js';
 import { type ActionRow, actionSql } from '../persistence/action-store.js';
@@ -16,10 +17,11 @@ import { asDate, type Db, type Sql } from '../persistence/db.js';
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Stored response excerpt of each attempt. */
 export const EXCERPT_BYTES = 2048;
-/** A claimed attempt is owned this long; past it, a sweeper hands the action to another worker. */
-export const LEASE_MS = REQUEST_TIMEOUT_MS + 15_000;
-/** Even under SCHED_TIME_SCALE a lease outlives any loopback request, so a live attempt is never taken over. */
-const MIN_LEASE_MS = 5_000;
+/** A claimed attempt is owned for its request timeout plus this margin; past it, a sweeper hands it to another worker. */
+export const LEASE_MARGIN_MS = 15_000;
+/** Floors under SCHED_TIME_SCALE, so scaled tests still give a loopback request time to answer. */
+const MIN_TIMEOUT_MS = 2_000;
+const MIN_LEASE_MARGIN_MS = 3_000;
 /** A timer may fire a hair before the database clock agrees the attempt is due. */
 const CLAIM_TOLERANCE_MS = 25;
 
@@ -49,8 +51,14 @@ interface Claimed {
 export class DeliveryEngine {
   constructor(private readonly deps: EngineDeps) {}
 
+  /** 30 s, divided by SCHED_TIME_SCALE in tests (never below 2 s). */
+  private requestTimeoutMs(): number {
+    return Math.max(MIN_TIMEOUT_MS, REQUEST_TIMEOUT_MS / this.deps.timeScale);
+  }
+
+  /** Always longer than the request timeout: a live attempt is never taken over. */
   private leaseMs(): number {
-    return Math.max(MIN_LEASE_MS, LEASE_MS / this.deps.timeScale);
+    return this.requestTimeoutMs() + Math.max(MIN_LEASE_MARGIN_MS, LEASE_MARGIN_MS / this.deps.timeScale);
   }
 
   /** Fires the action's due attempt, if it is still due and nobody else holds it. Idempotent. */
@@ -63,7 +71,7 @@ export class DeliveryEngine {
       { mode: row.mode },
       Math.max(0, started.getTime() - dueAt.getTime()) / 1000,
     );
-    const result = await this.deps.outbound.send(buildRequest(row, started));
+    const result = await this.deps.outbound.send(buildRequest(row, started, this.requestTimeoutMs()));
     await this.record(row, dueAt, started, result);
   }
 
@@ -226,54 +234,17 @@ export class DeliveryEngine {
     payload: { response_code: number | null; duration_ms: number; attempt_number: number },
   ) {
     const completed = row.recurrence_count + 1;
-    let next: Date | null = null;
-    if (row.recurrence) {
-      const r = row.recurrence;
-      const anchor = asDate(row.recurrence_anchor ?? row.scheduled_for);
-      const interval = { frequency: r.frequency, unit: r.unit };
-      const nominal = nextOccurrence({
-        anchor,
-        interval,
-        timezone: row.timezone,
-        occurrenceIndex: completed,
-      });
-      const finished = isRecurrenceFinished(
-        {
-          endType: r.end_type,
-          maxOccurrences: r.max_occurrences ?? null,
-          endDate: r.end_date ? new Date(r.end_date) : null,
-        },
-        completed,
-        nominal,
-      );
-      if (!finished) {
-        // Under SCHED_TIME_SCALE the gap between occurrences shrinks; at scale 1 this is the nominal time exactly.
-        const previous = nextOccurrence({
-          anchor,
-          interval,
-          timezone: row.timezone,
-          occurrenceIndex: completed - 1,
-        });
-        next =
-          this.deps.timeScale === 1
-            ? nominal
-            : new Date(
-                asDate(row.scheduled_for).getTime() +
-                  (nominal.getTime() - previous.getTime()) / this.deps.timeScale,
-              );
-      }
-    }
+    const next = row.recurrence ? this.nextOccurrenceAfter(row, completed, now) : null;
     if (next) {
       const to = assertTransition(row.status, 'recur');
-      // A missed occurrence (the service was down) fires once, now, rather than in a burst.
-      const dueAt = next.getTime() < now.getTime() ? now : next;
       await tx.query(
         `update actions set status = $2, scheduled_for = $3, next_attempt_at = $4, attempt_count = 0, recurrence_count = $5,
-           last_executed_at = $6, executed_at = $6, lease_until = null, last_error = null, reschedule_count = 0, updated_at = now()
+           recurrence_index = $6, last_executed_at = $7, executed_at = $7, lease_until = null, last_error = null,
+           reschedule_count = 0, updated_at = now()
          where id = $1`,
-        [row.id, to, next, dueAt, completed, now],
+        [row.id, to, next.scheduledFor, next.dueAt, completed, next.index, now],
       );
-      await this.deps.scheduler.schedule(tx, row.id, dueAt);
+      await this.deps.scheduler.schedule(tx, row.id, next.dueAt);
     } else {
       const to = assertTransition(row.status, 'deliver_succeeded');
       await tx.query(
@@ -285,6 +256,41 @@ export class DeliveryEngine {
       );
     }
     await this.deps.callbacks.enqueue(tx, row, 'action.executed', { status: 'executed', ...payload });
+  }
+
+  /**
+   * The occurrence after the one just executed, or null when the recurrence has ended. Occurrences missed while the
+   * service was down are skipped: the latest one due fires once, now, and the schedule carries on from it.
+   */
+  private nextOccurrenceAfter(
+    row: ActionRow,
+    completed: number,
+    now: Date,
+  ): { index: number; scheduledFor: Date; dueAt: Date } | null {
+    const r = row.recurrence!;
+    const anchor = asDate(row.recurrence_anchor ?? row.scheduled_for);
+    const interval = { frequency: r.frequency, unit: r.unit };
+    const at = (index: number) =>
+      nextOccurrence({ anchor, interval, timezone: row.timezone, occurrenceIndex: index });
+    const end = {
+      endType: r.end_type,
+      maxOccurrences: r.max_occurrences ?? null,
+      endDate: r.end_date ? parseTimestamp(r.end_date, row.timezone) : null,
+    };
+    if (this.deps.timeScale !== 1) {
+      // Under SCHED_TIME_SCALE the gap shrinks; occurrences follow one another from the one just run.
+      const index = row.recurrence_index + 1;
+      const nominal = at(index);
+      if (isRecurrenceFinished(end, completed, nominal)) return null;
+      const gap = (nominal.getTime() - at(index - 1).getTime()) / this.deps.timeScale;
+      const scheduledFor = new Date(asDate(row.scheduled_for).getTime() + gap);
+      return { index, scheduledFor, dueAt: scheduledFor < now ? now : scheduledFor };
+    }
+    let index = row.recurrence_index + 1;
+    while (at(index + 1).getTime() <= now.getTime()) index += 1;
+    const scheduledFor = at(index);
+    if (isRecurrenceFinished(end, completed, scheduledFor)) return null;
+    return { index, scheduledFor, dueAt: scheduledFor < now ? now : scheduledFor };
   }
 
   private async finishFailed(
@@ -364,32 +370,33 @@ export class DeliveryEngine {
 }
 
 /** The outgoing request of an attempt: the user's request, JSON body, delivery headers and signatures. */
-export function buildRequest(row: ActionRow, now: Date) {
+export function buildRequest(row: ActionRow, now: Date, timeoutMs = REQUEST_TIMEOUT_MS) {
   const req = row.request!;
   const hasBody = req.body !== undefined && req.method !== 'GET';
   const body = hasBody ? JSON.stringify(req.body) : '';
   // One message id per occurrence: retries of it share the id, so receivers can deduplicate.
   const messageId = `${row.id}.${row.recurrence_count}`;
-  const headers: Record<string, string> = {
-    ...(hasBody ? { 'content-type': 'application/json' } : {}),
-    ...req.headers,
-    'x-sched-action-id': row.id,
-    'x-sched-attempt': String(row.attempt_count),
-    ...(row.webhook_secret
-      ? signRequest({
-          secret: row.webhook_secret,
-          messageId,
-          timestamp: Math.floor(now.getTime() / 1000),
-          body,
-        })
-      : {}),
-  };
+  // Names are case-insensitive: the user's headers are folded to lower case, so ours replace theirs instead of
+  // being sent twice, and a user's own content-type wins over the default.
+  const headers: Record<string, string> = hasBody ? { 'content-type': 'application/json' } : {};
+  for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
+  headers['x-sched-action-id'] = row.id;
+  headers['x-sched-attempt'] = String(row.attempt_count);
+  if (row.webhook_secret) {
+    const signed = signRequest({
+      secret: row.webhook_secret,
+      messageId,
+      timestamp: Math.floor(now.getTime() / 1000),
+      body,
+    });
+    for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
+  }
   return {
     url: req.url,
     method: req.method,
     headers,
     ...(hasBody ? { body } : {}),
-    timeoutMs: REQUEST_TIMEOUT_MS,
+    timeoutMs,
     maxResponseBytes: EXCERPT_BYTES,
   };
 }

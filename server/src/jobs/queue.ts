@@ -28,7 +28,6 @@ export async function startJobQueue(opts: {
   databaseUrl: string;
   role: 'api' | 'worker' | 'all';
   logger: Logger;
-  pollIntervalMs: number;
 }): Promise<JobQueue> {
   const works = opts.role !== 'api';
   const boss = new PgBoss({

@@ -28,6 +28,7 @@ export interface ActionRow extends QueryResultRow {
   recurrence: StoredRecurrence | null;
   recurrence_anchor: Date | string | null;
   recurrence_count: number;
+  recurrence_index: number;
   last_executed_at: Date | string | null;
   lease_until: Date | string | null;
   last_error: string | null;
@@ -86,6 +87,7 @@ export type NewAction = Omit<
   | 'manual_retry_count'
   | 'reschedule_count'
   | 'recurrence_count'
+  | 'recurrence_index'
   | 'last_executed_at'
   | 'lease_until'
   | 'last_error'

@@ -53,12 +53,31 @@ export function prepareAction(
     (body.intent
       ? { wait: body.intent.delay, preset: body.intent.preset, timezone: body.intent.timezone }
       : undefined);
-  const scheduledFor = body.scheduled_for ?? body.execute_at ?? body.execute_at_utc;
+  // `execute_at_utc` without an offset means UTC, as its name says; the others are read in the timezone.
+  const scheduledFor =
+    body.scheduled_for ??
+    body.execute_at ??
+    (body.execute_at_utc && !/(Z|[+-]\d{2}:?\d{2})$/i.test(body.execute_at_utc)
+      ? `${body.execute_at_utc}Z`
+      : body.execute_at_utc);
+  // Errors name the field the caller sent, deprecated or not.
+  const fieldNames: Record<string, string> = {
+    scheduled_for:
+      body.scheduled_for !== undefined
+        ? 'scheduled_for'
+        : body.execute_at !== undefined
+          ? 'execute_at'
+          : 'execute_at_utc',
+    'schedule.wait': body.schedule ? 'schedule.wait' : 'intent.delay',
+    'schedule.preset': body.schedule ? 'schedule.preset' : 'intent.preset',
+    'schedule.timezone': body.schedule ? 'schedule.timezone' : 'intent.timezone',
+  };
+  const named = (field: string) => fieldNames[field] ?? field;
   const dedupKeys = [...new Set(body.dedup_keys ?? body.coordination_keys ?? [])];
   const recurrence = body.recurrence ?? body.repeat ?? null;
 
   const timezone = schedule?.timezone ?? body.timezone ?? 'UTC';
-  const timezoneField = schedule?.timezone ? 'schedule.timezone' : 'timezone';
+  const timezoneField = schedule?.timezone ? named('schedule.timezone') : 'timezone';
   if (!isValidTimezone(timezone)) fail(timezoneField, `unknown IANA timezone '${timezone}'`);
   if (body.timezone && schedule?.timezone && !isValidTimezone(body.timezone))
     fail('timezone', `unknown IANA timezone '${body.timezone}'`);
@@ -72,7 +91,7 @@ export function prepareAction(
       { horizonDays: limits.horizonDays },
     );
     if (resolved.ok) at = resolved.at;
-    else fail(resolved.field === 'timezone' ? timezoneField : resolved.field, resolved.message);
+    else fail(resolved.field === 'timezone' ? timezoneField : named(resolved.field), resolved.message);
   }
 
   let request: StoredRequest | null = null;

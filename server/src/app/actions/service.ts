@@ -238,10 +238,19 @@ export class ActionService {
           `only failed actions can be retried; this one is ${row.status}`,
         );
       if (!row.request) throw ValidationError.field('request', 'this action has no HTTP request to retry');
+      if (row.idempotency_key) {
+        await actionSql.lock(tx, accountId, 'idempotency', row.idempotency_key);
+        const holder = await actionSql.findLiveByIdempotencyKey(tx, accountId, row.idempotency_key);
+        if (holder) {
+          throw new ConflictError(
+            `idempotency key '${row.idempotency_key}' now belongs to live action ${holder.id}`,
+          );
+        }
+      }
       const to = assertTransition(row.status, 'manual_retry');
       const now = this.clock();
       const [updated] = await tx.query<ActionRow>(
-        `update actions set status = $2, attempt_count = 0, manual_retry_count = manual_retry_count + 1,
+        `update actions set status = $2, attempt_count = 0, manual_retry_count = manual_retry_count + 1, reschedule_count = 0,
            next_attempt_at = $3, last_error = null, lease_until = null, updated_at = now()
          where id = $1 returning *`,
         [row.id, to, now],

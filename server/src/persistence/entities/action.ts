@@ -59,6 +59,8 @@ export const ActionSchema = defineEntity({
     recurrence: p.json<Record<string, unknown>>().nullable(),
     recurrenceAnchor: p.datetime().nullable(),
     recurrenceCount: p.integer().default(0),
+    /** Index of the current occurrence from the anchor; runs ahead of recurrence_count when occurrences were missed. */
+    recurrenceIndex: p.integer().default(0),
     lastExecutedAt: p.datetime().nullable(),
     leaseUntil: p.datetime().nullable(),
     lastError: p.text().nullable(),
