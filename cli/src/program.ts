@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
+import { configureActionsCommands } from './commands/actions.js';
 import { configureContactsCommands } from './commands/contacts.js';
+import { configureQuotaCommand } from './commands/quota.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { EXIT, reportError } from './runtime.js';
 
@@ -15,6 +17,8 @@ export function buildProgram(): Command {
   configureMigrateCommand(program);
   configureAccountsCommands(program);
   configureContactsCommands(program);
+  configureActionsCommands(program);
+  configureQuotaCommand(program);
   return program;
 }
 

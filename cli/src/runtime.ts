@@ -110,3 +110,22 @@ export function parseNumber(name: string, text: string): number {
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${name} must be a positive number`);
   return n;
 }
+
+/** Accumulates a repeatable option (`--header a --header b`) into an array. */
+export function collectOption(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Prints JSON for scripts (`--json`), or the given text for people. */
+export function printText(cmd: Command, value: unknown, text: string): void {
+  if (wantsJson(cmd)) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  else process.stdout.write(`${text}\n`);
+}
+
+/** A `label  value` block for one resource; null and undefined show as `-`, objects as JSON. */
+export function formatFields(fields: [string, unknown][]): string {
+  const width = Math.max(0, ...fields.map(([label]) => label.length));
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return fields.map(([label, value]) => `${label.padEnd(width)}  ${cell(value)}`.trimEnd()).join('\n');
+}

@@ -2,7 +2,11 @@ import { type ContactCreate, type ContactUpdate, contract } from '@sched/contrac
 import { initClient } from '@ts-rest/core';
 // Named so the emitted declarations can refer to fetch's option types portably.
 export type { RequestCache } from 'undici-types';
-import { SchedApiError, SchedConnectionError } from './errors.js';
+import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
+import { SchedConnectionError } from './errors.js';
+import { unwrap } from './unwrap.js';
+
+export { unwrap } from './unwrap.js';
 
 export interface ClientOptions {
   /** The service root, e.g. `http://localhost:8080` (a trailing `/v1` is accepted too). */
@@ -10,32 +14,6 @@ export interface ClientOptions {
   apiKey: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
-}
-
-interface RawResult {
-  status: number;
-  body: unknown;
-  headers: Headers;
-}
-
-/** Returns the body of an expected status, or throws a typed error carrying the server's message. */
-export function unwrap<T>(result: RawResult, ok: number): T {
-  if (result.status === ok) return result.body as T;
-  const body = (result.body ?? {}) as { message?: unknown; errors?: unknown };
-  const message =
-    typeof body.message === 'string' ? body.message : `request failed with status ${result.status}`;
-  const errors = (body.errors && typeof body.errors === 'object' ? body.errors : {}) as Record<
-    string,
-    string[]
-  >;
-  const retryAfter = result.headers.get('retry-after');
-  throw new SchedApiError(
-    result.status,
-    message,
-    errors,
-    retryAfter ? Number(retryAfter) : null,
-    result.body,
-  );
 }
 
 export function createRawClient(options: ClientOptions) {
@@ -81,6 +59,10 @@ export function createClient(options: ClientOptions) {
         unwrap<unknown>(await raw.contacts.delete({ params: { id } }), 204);
       },
     },
+    actions: actionsApi(raw),
+    quota: quotaApi(raw),
+    /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
+    coordinationKeys: () => coordinationKeys(raw),
   };
 }
 

@@ -28,3 +28,11 @@ export class SchedApiError extends Error {
 export class SchedConnectionError extends Error {
   override name = 'SchedConnectionError';
 }
+
+/** A webhook request whose signature did not verify (`assertWebhook`). `reason` says why, e.g. `signature mismatch`. */
+export class SchedSignatureError extends Error {
+  override name = 'SchedSignatureError';
+  constructor(readonly reason: string) {
+    super(`webhook signature rejected: ${reason}`);
+  }
+}

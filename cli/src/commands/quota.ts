@@ -1,0 +1,28 @@
+import type { Quota } from '@sched/sdk';
+import type { Command } from 'commander';
+import { client, formatTable, printText } from '../runtime.js';
+
+export function configureQuotaCommand(program: Command): void {
+  program
+    .command('quota')
+    .description("this month's usage against the plan")
+    .option('--json', 'print JSON')
+    .action(async (_o: unknown, cmd: Command) => {
+      const quota = await client(cmd).quota.get();
+      printText(cmd, { data: quota }, describeQuota(quota));
+    });
+}
+
+/** A heading with the plan and period, then used / limit per counted resource (`unlimited` for a null limit). */
+export function describeQuota(quota: Quota): string {
+  const rows = [
+    { resource: 'actions', used: quota.actions.used, limit: quota.actions.limit ?? 'unlimited' },
+    { resource: 'emails', used: quota.emails.used, limit: quota.emails.limit },
+    { resource: 'sms', used: quota.sms.used, limit: quota.sms.limit },
+    { resource: 'ai_suggestions', used: quota.ai_suggestions.used, limit: quota.ai_suggestions.limit },
+  ];
+  return [
+    `plan ${quota.plan}, ${quota.period.month_name} ${quota.period.year}; resets ${quota.resets_at}`,
+    formatTable(rows, ['resource', 'used', 'limit']),
+  ].join('\n');
+}

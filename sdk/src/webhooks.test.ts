@@ -1,0 +1,83 @@
+import { signRequest } from '@sched/contract';
+import { describe, expect, it } from 'vitest';
+import { SchedSignatureError } from './errors.js';
+import { assertWebhook, verifyWebhook } from './webhooks.js';
+
+const secret = 'a-webhook-secret-of-some-length';
+const now = new Date('2030-01-01T00:00:00Z');
+const body = '{"a":1}';
+const signed = signRequest({ secret, messageId: 'msg_1', timestamp: now.getTime() / 1000, body });
+
+/** Only the Standard Webhooks headers, so that scheme decides. */
+const standardOnly = Object.fromEntries(
+  Object.entries(signed).filter(([name]) => name.toLowerCase() !== 'x-service-signature'),
+);
+
+describe('verifyWebhook', () => {
+  it('accepts a plain object with any header case (X-Service-Signature decides)', () => {
+    expect(verifyWebhook({ secret, headers: signed, body, now })).toEqual({
+      ok: true,
+      scheme: 'x-service-signature',
+    });
+  });
+
+  it('accepts a fetch Headers instance and Node-style lower-case headers', () => {
+    expect(verifyWebhook({ secret, headers: new Headers(signed), body, now }).ok).toBe(true);
+    const lower = Object.fromEntries(Object.entries(standardOnly).map(([k, v]) => [k.toLowerCase(), v]));
+    expect(verifyWebhook({ secret, headers: lower, body: Buffer.from(body), now })).toEqual({
+      ok: true,
+      scheme: 'standard-webhooks',
+    });
+  });
+
+  it('accepts repeated webhook-signature headers joined by a comma', () => {
+    const headers = new Headers(standardOnly);
+    headers.append('webhook-signature', 'v1,bm90LXRoZS1zaWduYXR1cmU=');
+    expect(headers.get('webhook-signature')).toContain(', ');
+    expect(verifyWebhook({ secret, headers, body, now }).ok).toBe(true);
+  });
+
+  it('refuses a changed body, a wrong secret, a stale timestamp and missing headers, with a reason', () => {
+    expect(verifyWebhook({ secret, headers: signed, body: '{"a":2}', now })).toEqual({
+      ok: false,
+      reason: 'signature mismatch',
+    });
+    expect(verifyWebhook({ secret: `${secret}x`, headers: signed, body, now }).ok).toBe(false);
+    const later = new Date(now.getTime() + 301_000);
+    expect(verifyWebhook({ secret, headers: signed, body, now: later })).toEqual({
+      ok: false,
+      reason: 'timestamp outside the tolerance',
+    });
+    expect(verifyWebhook({ secret, headers: signed, body, now: later, toleranceSeconds: 600 }).ok).toBe(true);
+    expect(verifyWebhook({ secret, headers: {}, body, now })).toEqual({
+      ok: false,
+      reason: 'no signature headers',
+    });
+  });
+
+  it('throws a TypeError for a parsed body, which can never match', () => {
+    expect(() =>
+      verifyWebhook({ secret, headers: signed, body: { a: 1 } as unknown as string, now }),
+    ).toThrow(TypeError);
+  });
+});
+
+describe('assertWebhook', () => {
+  it('returns the scheme, or throws SchedSignatureError carrying the reason', () => {
+    expect(assertWebhook({ secret, headers: standardOnly, body, now })).toEqual({
+      scheme: 'standard-webhooks',
+    });
+    const err = (() => {
+      try {
+        assertWebhook({ secret, headers: signed, body: 'tampered', now });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(SchedSignatureError);
+    expect(err).toMatchObject({
+      reason: 'signature mismatch',
+      message: 'webhook signature rejected: signature mismatch',
+    });
+  });
+});

@@ -1,0 +1,81 @@
+import {
+  DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  type SignatureVerification,
+  verifySignature,
+  WEBHOOK_SIGNATURE_HEADER,
+} from '@sched/contract';
+import { SchedSignatureError } from './errors.js';
+
+/** A fetch `Headers` instance (Fetch API, undici, Hono, Next.js) or a plain object such as Node's `req.headers`. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+
+export interface WebhookVerificationInput {
+  /** The `webhook_secret` given when the action was created. */
+  secret: string;
+  headers: WebhookHeaders;
+  /** The raw body exactly as received (string or bytes); re-serialised JSON would not match the signature. */
+  body: string | Uint8Array;
+  /** How far the signed timestamp may be from this machine's clock, either way. Default 300 s. */
+  toleranceSeconds?: number;
+  /** The clock, for tests. */
+  now?: Date;
+}
+
+export type WebhookVerification = SignatureVerification;
+
+/**
+ * Checks a request sched sent to a receiver (webhook delivery or callback). Answers
+ * `{ ok: true, scheme }` or `{ ok: false, reason }` and never throws for a bad signature (only for a body that is
+ * not raw, which is a programming error). `X-Service-Signature` decides when present, else the Standard Webhooks
+ * headers; both sign the timestamp, so stale requests (beyond `toleranceSeconds`) are refused as replays.
+ */
+export function verifyWebhook(input: WebhookVerificationInput): WebhookVerification {
+  const { body } = input;
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    throw new TypeError(
+      'verifyWebhook needs the raw request body (string, Buffer or Uint8Array), not parsed JSON',
+    );
+  }
+  return verifySignature({
+    secret: input.secret,
+    headers: headerBag(input.headers),
+    body,
+    toleranceSeconds: input.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+    ...(input.now ? { now: input.now } : {}),
+  });
+}
+
+/** Like `verifyWebhook`, but throws `SchedSignatureError` (with `reason`) unless the request is authentic. */
+export function assertWebhook(input: WebhookVerificationInput): {
+  scheme: 'x-service-signature' | 'standard-webhooks';
+} {
+  const result = verifyWebhook(input);
+  if (!result.ok) throw new SchedSignatureError(result.reason);
+  return { scheme: result.scheme };
+}
+
+function headerBag(headers: WebhookHeaders): Record<string, string | string[] | undefined> {
+  const bag: Record<string, string | string[] | undefined> = {};
+  if (isFetchHeaders(headers)) {
+    headers.forEach((value, name) => {
+      bag[name] = value;
+    });
+  } else {
+    for (const [name, value] of Object.entries(headers)) bag[name.toLowerCase()] = value;
+  }
+  // Repeated `webhook-signature` headers arrive joined by ", " (Headers and Node both do this); the Standard
+  // Webhooks list separator is a space, and base64 never contains ", ", so rejoining is lossless.
+  const signature = bag[WEBHOOK_SIGNATURE_HEADER];
+  if (signature !== undefined) {
+    bag[WEBHOOK_SIGNATURE_HEADER] = (Array.isArray(signature) ? signature.join(' ') : signature).replace(
+      /,\s+/g,
+      ' ',
+    );
+  }
+  return bag;
+}
+
+/** Duck-typed, so Headers from another fetch implementation (node-fetch, a polyfill) work too. */
+function isFetchHeaders(headers: WebhookHeaders): headers is Headers {
+  return typeof headers.forEach === 'function' && typeof headers.get === 'function';
+}
