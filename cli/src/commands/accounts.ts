@@ -1,9 +1,10 @@
-import { AccountService, parseScopes, type Plan, PLANS } from '@sched/server';
+import type { Plan } from '@sched/server';
 import type { Command } from 'commander';
 import { parseNumber, print, UsageError } from '../runtime.js';
-import { withDatabase } from './admin.js';
+import { serverModule, withAccounts } from './admin.js';
 
-function plan(text: string): Plan {
+async function plan(text: string): Promise<Plan> {
+  const { PLANS } = await serverModule();
   if (!(PLANS as readonly string[]).includes(text))
     throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
   return text as Plan;
@@ -18,12 +19,12 @@ export function configureAccountsCommands(program: Command): void {
     .option('--rate-limit-factor <f>', 'multiplies the default rate limits for this account')
     .option('--json', 'print JSON')
     .action(async (opts: { name: string; plan: string; rateLimitFactor?: string }, cmd: Command) => {
-      const p = plan(opts.plan);
+      const p = await plan(opts.plan);
       const factor = opts.rateLimitFactor
         ? parseNumber('--rate-limit-factor', opts.rateLimitFactor)
         : undefined;
-      const created = await withDatabase((d) =>
-        new AccountService(d.db).createAccount({
+      const created = await withAccounts((accounts) =>
+        accounts.createAccount({
           name: opts.name,
           plan: p,
           ...(factor ? { rateLimitFactor: factor } : {}),
@@ -46,12 +47,12 @@ export function configureAccountsCommands(program: Command): void {
       async (id: string, opts: { name?: string; plan?: string; rateLimitFactor?: string }, cmd: Command) => {
         const input = {
           ...(opts.name ? { name: opts.name } : {}),
-          ...(opts.plan ? { plan: plan(opts.plan) } : {}),
+          ...(opts.plan ? { plan: await plan(opts.plan) } : {}),
           ...(opts.rateLimitFactor
             ? { rateLimitFactor: parseNumber('--rate-limit-factor', opts.rateLimitFactor) }
             : {}),
         };
-        const account = await withDatabase((d) => new AccountService(d.db).updateAccount(id, input));
+        const account = await withAccounts((accounts) => accounts.updateAccount(id, input));
         print(
           cmd,
           { account },
@@ -66,7 +67,7 @@ export function configureAccountsCommands(program: Command): void {
     .command('list')
     .option('--json', 'print JSON')
     .action(async (_opts: unknown, cmd: Command) => {
-      const list = await withDatabase((d) => new AccountService(d.db).listAccounts());
+      const list = await withAccounts((accounts) => accounts.listAccounts());
       print(
         cmd,
         { data: list },
@@ -85,11 +86,10 @@ export function configureAccountsCommands(program: Command): void {
     .option('--name <name>', 'a label for the key')
     .option('--json', 'print JSON')
     .action(async (opts: { account: string; scopes: string; name?: string }, cmd: Command) => {
+      const { parseScopes } = await serverModule();
       const scopes = parseScopes(opts.scopes);
       if (!scopes) throw new UsageError('--scopes must list read and/or write, comma-separated');
-      const created = await withDatabase((d) =>
-        new AccountService(d.db).createKey(opts.account, scopes, opts.name),
-      );
+      const created = await withAccounts((accounts) => accounts.createKey(opts.account, scopes, opts.name));
       const out = { key: created.key, api_key: created.apiKey };
       if (cmd.optsWithGlobals().json) print(cmd, out);
       else process.stdout.write(`key ${created.key.id} (${scopes.join(',')})\napi key: ${created.apiKey}\n`);
@@ -99,7 +99,7 @@ export function configureAccountsCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--json', 'print JSON')
     .action(async (opts: { account: string }, cmd: Command) => {
-      const list = await withDatabase((d) => new AccountService(d.db).listKeys(opts.account));
+      const list = await withAccounts((accounts) => accounts.listKeys(opts.account));
       print(
         cmd,
         { data: list },
@@ -113,7 +113,7 @@ export function configureAccountsCommands(program: Command): void {
     .command('revoke <keyId>')
     .option('--json', 'print JSON')
     .action(async (keyId: string, _opts: unknown, cmd: Command) => {
-      const key = await withDatabase((d) => new AccountService(d.db).revokeKey(keyId));
+      const key = await withAccounts((accounts) => accounts.revokeKey(keyId));
       if (cmd.optsWithGlobals().json) print(cmd, { key });
       else process.stdout.write(`revoked ${key.id}\n`);
     });

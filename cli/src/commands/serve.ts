@@ -1,6 +1,8 @@
-import { createLogger, loadConfig, type Role, startService } from '@sched/server';
+import type { Role } from '@sched/server';
+import { serverModule } from './admin.js';
 import type { Command } from 'commander';
 import { UsageError } from '../runtime.js';
+import { withDatabase } from './admin.js';
 
 const ROLES: Role[] = ['all', 'api', 'worker'];
 
@@ -14,6 +16,7 @@ export function configureServeCommand(program: Command): void {
     .action(async (opts: { role: string; port?: string; host?: string }) => {
       if (!ROLES.includes(opts.role as Role))
         throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      const { createLogger, loadConfig, startService } = await serverModule();
       const env = { ...process.env };
       if (opts.port) env.PORT = opts.port;
       if (opts.host) env.HOST = opts.host;
@@ -50,7 +53,6 @@ export function configureMigrateCommand(program: Command): void {
     .command('migrate')
     .description('apply pending database migrations and exit')
     .action(async () => {
-      const { withDatabase } = await import('./admin.js');
       // Opening the database applies pending migrations under a lock.
       await withDatabase(async () => undefined);
       process.stdout.write('migrations are current\n');
