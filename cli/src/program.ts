@@ -1,9 +1,13 @@
 import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
 import { configureActionsCommands } from './commands/actions.js';
+import { configureApprovalsCommands } from './commands/approvals.js';
+import { configureChannelsCommands } from './commands/channels.js';
 import { configureContactsCommands } from './commands/contacts.js';
+import { configureOutboxCommands } from './commands/outbox.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
+import { configureTeamMembersCommands } from './commands/team-members.js';
 import { EXIT, reportError } from './runtime.js';
 
 export function buildProgram(): Command {
@@ -18,6 +22,10 @@ export function buildProgram(): Command {
   configureAccountsCommands(program);
   configureContactsCommands(program);
   configureActionsCommands(program);
+  configureApprovalsCommands(program);
+  configureChannelsCommands(program);
+  configureTeamMembersCommands(program);
+  configureOutboxCommands(program);
   configureQuotaCommand(program);
   return program;
 }

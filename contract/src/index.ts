@@ -1,9 +1,11 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
+import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
 import { contactsContract } from './routes/contacts.js';
 import { systemContract } from './routes/system.js';
 
 export * from './schemas/action.js';
+export * from './schemas/approval.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
 export { Health } from './routes/system.js';
@@ -11,12 +13,23 @@ export * from './signatures.js';
 
 const c = initContract();
 
-/** The whole HTTP interface: server, SDK, CLI and the OpenAPI document all derive from it. */
-export const contract = c.router({
+/** Every JSON endpoint: implemented through ts-rest by the server, and the SDK's client. */
+export const apiContract = c.router({
   system: systemContract,
   contacts: contactsContract,
   actions: actionsContract,
   quota: quotaContract,
+  channels: channelsContract,
+  teamMembers: teamMembersContract,
+});
+
+/**
+ * The whole HTTP interface, for the OpenAPI document: the JSON API plus the response links, which the server
+ * serves as pages (HTML or JSON by `Accept`) outside ts-rest.
+ */
+export const contract = c.router({
+  ...apiContract,
+  responses: responsesContract,
 });
 
 export type Contract = typeof contract;

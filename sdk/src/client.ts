@@ -1,8 +1,9 @@
-import { type ContactCreate, type ContactUpdate, contract } from '@sched/contract';
+import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
 import { initClient } from '@ts-rest/core';
 // Named so the emitted declarations can refer to fetch's option types portably.
 export type { RequestCache } from 'undici-types';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
+import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { SchedConnectionError } from './errors.js';
 import { unwrap } from './unwrap.js';
 
@@ -45,6 +46,7 @@ export function createRawClient(options: ClientOptions) {
 /** The sched API client: one method per endpoint, returning the resource, throwing `SchedApiError` otherwise. */
 export function createClient(options: ClientOptions) {
   const raw = createRawClient(options);
+  const actions = actionsApi(raw);
   return {
     raw,
     contacts: {
@@ -59,10 +61,18 @@ export function createClient(options: ClientOptions) {
         unwrap<unknown>(await raw.contacts.delete({ params: { id } }), 204);
       },
     },
-    actions: actionsApi(raw),
+    actions,
+    /** Approval actions from camelCase options (`buildApprovalBody`); read them back with `actions.get`. */
+    approvals: approvalsApi(actions),
+    /** Slack and Teams destinations for `channel:<id>` recipients (Business plan). */
+    channels: channelsApi(raw),
+    /** People whose ids can be gate recipients. */
+    teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
     coordinationKeys: () => coordinationKeys(raw),
+    /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */
+    respond: (link: string, input: RespondInput) => respond(link, input),
   };
 }
 

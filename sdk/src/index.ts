@@ -1,4 +1,6 @@
 export type { CreateActionResult, ExistingAction } from './actions.js';
+export type { ApprovalAttachment, ApprovalInput, RespondInput } from './approvals.js';
+export { buildApprovalBody, respond } from './approvals.js';
 export type { ClientOptions, SchedClient } from './client.js';
 export { createClient, createRawClient, unwrap } from './client.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
@@ -9,17 +11,35 @@ export type {
   ActionListQuery,
   ActionStatus,
   ActionSummary,
+  Attachment,
+  AttachmentInput,
   CancelByKeyResult,
   CancelledAction,
   Contact,
   ContactCreate,
   ContactUpdate,
+  Decision,
   DeliveryAttempt,
+  Gate,
+  GateChannel,
+  GateInput,
+  HttpRequestInput,
+  NotificationChannel,
+  NotificationChannelCreate,
+  NotificationChannelUpdate,
   Page,
   PaginationMeta,
+  PushSubscription,
   Quota,
+  Recipient,
   Recurrence,
+  ReminderEvent,
+  ResponseResult,
   RetriedAction,
+  Schedule,
+  TeamMember,
+  TeamMemberCreate,
+  TeamMemberUpdate,
 } from './types.js';
 export type { WebhookHeaders, WebhookVerification, WebhookVerificationInput } from './webhooks.js';
 export { assertWebhook, verifyWebhook } from './webhooks.js';

@@ -1,12 +1,25 @@
 import type {
+  ActionCreateBody as ActionCreateBodyType,
   ActionListQuery as ActionListQuerySchema,
   ActionStatus as ActionStatusSchema,
+  AttachmentInput as AttachmentInputSchema,
+  AttachmentView as AttachmentViewSchema,
   CancelByKeyResult as CancelByKeyResultSchema,
   CancelledAction as CancelledActionSchema,
   DeliveryAttempt as DeliveryAttemptSchema,
+  GateChannel as GateChannelSchema,
+  GateView as GateViewType,
+  HttpRequestConfig as HttpRequestConfigSchema,
+  NotificationChannelCreate as NotificationChannelCreateSchema,
+  NotificationChannelUpdate as NotificationChannelUpdateSchema,
   PaginationMeta as PaginationMetaSchema,
+  PushSubscription as PushSubscriptionSchema,
   Recurrence as RecurrenceSchema,
+  ResponseInput as ResponseInputSchema,
   RetriedAction as RetriedActionSchema,
+  Schedule as ScheduleSchema,
+  TeamMemberCreate as TeamMemberCreateSchema,
+  TeamMemberUpdate as TeamMemberUpdateSchema,
 } from '@sched/contract';
 import type { z } from 'zod';
 
@@ -23,7 +36,12 @@ export type {
   Contact,
   ContactCreate,
   ContactUpdate,
+  NotificationChannel,
   Quota,
+  Recipient,
+  ReminderEvent,
+  ResponseResult,
+  TeamMember,
 } from '@sched/contract';
 
 /** One of the action states of spec 3.1. */
@@ -52,3 +70,35 @@ export interface Page<T> {
   data: T[];
   meta: PaginationMeta;
 }
+
+/*
+ * Approvals. `Recipient` (spec 2.3: `email` holds the address, phone or channel name) and `ReminderEvent` (spec 2.2:
+ * the timeline) are the entries of an action's `recipients` and `reminder_events`.
+ */
+
+/** The `gate` of an approval action as written in a create body (defaults left out). */
+export type GateInput = NonNullable<ActionCreateBodyType['gate']>;
+/** The `gate` of an approval action as the API shows it, with `snooze_count`, `expires_at` and the rest. */
+export type Gate = GateViewType;
+/** A channel a gate sends through: `email`, `sms`, `teams`, `slack`, `push`. */
+export type GateChannel = z.infer<typeof GateChannelSchema>;
+/** A file sent with the approval message: base64 `content` or a `url`, never both. */
+export type AttachmentInput = z.input<typeof AttachmentInputSchema>;
+/** An attachment as the API shows it (`size` in bytes, null for links). */
+export type Attachment = z.infer<typeof AttachmentViewSchema>;
+/** `schedule` of a create body: one of `preset` or `wait`, with an optional `timezone`. */
+export type Schedule = z.input<typeof ScheduleSchema>;
+/** An HTTP request: a webhook action's delivery, or an approval's post-approval request. */
+export type HttpRequestInput = z.input<typeof HttpRequestConfigSchema>;
+/** Body of `POST /v1/channels`: a Slack or Teams incoming webhook (Business plan). */
+export type NotificationChannelCreate = z.input<typeof NotificationChannelCreateSchema>;
+/** Body of `PUT /v1/channels/{id}`: only the fields given change. */
+export type NotificationChannelUpdate = z.input<typeof NotificationChannelUpdateSchema>;
+/** A browser's Web Push subscription, as `PushSubscription.toJSON()` gives it. */
+export type PushSubscription = z.infer<typeof PushSubscriptionSchema>;
+/** Body of `POST /v1/team-members`: a name and at least one of email, phone or push subscription. */
+export type TeamMemberCreate = z.input<typeof TeamMemberCreateSchema>;
+/** Body of `PUT /v1/team-members/{id}`: only the fields given change; `push_subscriptions` replaces the list. */
+export type TeamMemberUpdate = z.input<typeof TeamMemberUpdateSchema>;
+/** What a response link accepts: `confirm`, `decline` or `snooze`. */
+export type Decision = z.infer<typeof ResponseInputSchema>['decision'];

@@ -31,6 +31,8 @@ export interface Config {
   port: number;
   host: string;
   publicUrl: string;
+  /** false when SCHED_PUBLIC_URL was not set: the URL is then derived from the listening port. */
+  publicUrlExplicit: boolean;
   dataDir: string;
   allowPrivateDestinations: boolean;
   timeScale: number;
@@ -68,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     publicUrl,
+    publicUrlExplicit: e.SCHED_PUBLIC_URL !== undefined,
     dataDir: resolve(e.SCHED_DATA_DIR),
     allowPrivateDestinations: e.SCHED_ALLOW_PRIVATE_DESTINATIONS,
     timeScale: e.SCHED_TIME_SCALE,

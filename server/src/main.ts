@@ -4,11 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AccountService } from './app/accounts.js';
 import { ActionService } from './app/actions/service.js';
+import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
+import { ResponseService } from './app/approvals/respond.js';
 import { ContactService } from './app/contacts.js';
 import { QuotaService } from './app/quota.js';
 import { RateLimiter } from './app/rate-limiter.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
+import { createChannels } from './channels/registry.js';
+import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
 import { DeliveryEngine } from './jobs/delivery-engine.js';
 import { Dispatcher } from './jobs/dispatcher.js';
@@ -128,6 +132,17 @@ export async function startService(
           allowPrivateDestinations: config.allowPrivateDestinations,
         }),
         quota: new QuotaService(db, clock),
+        channels: new NotificationChannelService(db, {
+          allowPrivateDestinations: config.allowPrivateDestinations,
+        }),
+        teamMembers: new TeamMemberService(db),
+        responses: new ResponseService({
+          db,
+          scheduler,
+          callbacks: callbackOutbox,
+          clock,
+          timeScale: config.timeScale,
+        }),
         metrics: {
           token: config.metricsToken,
           render: async () => {
@@ -157,10 +172,36 @@ export async function startService(
         },
       });
       await http.listen({ host: config.host, port: config.port });
+      const bound = http.server.address();
+      // With PORT=0 and no SCHED_PUBLIC_URL, links must carry the port actually bound.
+      if (!config.publicUrlExplicit && bound && typeof bound === 'object')
+        config.publicUrl = `http://localhost:${bound.port}`;
     }
     if (role !== 'api') {
       outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
+      const guarded = outbound;
+      const channels = createChannels(process.env, {
+        outbox: createSqlOutbox(db, logger),
+        logger,
+        // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
+        http: async (req) => {
+          const r = await guarded.send({ ...req, maxResponseBytes: 65_536 });
+          return r.kind === 'response' ? { status: r.status, body: r.bodyExcerpt } : { error: r.message };
+        },
+      });
+      const approvals = new ApprovalEngine({
+        db,
+        queue,
+        scheduler,
+        callbacks: callbackOutbox,
+        channels,
+        logger,
+        clock,
+        timeScale: config.timeScale,
+        publicUrl: () => config.publicUrl,
+      });
       const engine = new DeliveryEngine({
+        approvals,
         db,
         scheduler,
         callbacks: callbackOutbox,
@@ -185,6 +226,7 @@ export async function startService(
         queue,
         engine,
         callbacks,
+        approvals,
         logger,
         timeScale: config.timeScale,
       });

@@ -8,6 +8,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body as received, for binary payloads. */
+  raw: Buffer;
   json: any;
   /** When the answer was fully sent (set once it is). */
   repliedAt?: number;
@@ -41,7 +43,8 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const body = raw.toString('utf8');
       let json: unknown = null;
       try {
         json = body ? JSON.parse(body) : null;
@@ -55,6 +58,7 @@ export async function startReceiver(): Promise<Receiver> {
         path,
         headers: req.headers,
         body,
+        raw,
         json,
       };
       const hits = requests.filter((r) => r.path === path).length;

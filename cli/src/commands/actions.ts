@@ -17,6 +17,8 @@ import {
 
 const LIST_COLUMNS = ['id', 'name', 'status', 'scheduled_for'];
 const ATTEMPT_COLUMNS = ['attempt', 'started_at', 'lateness_ms', 'status_code', 'outcome', 'error'];
+const RECIPIENT_COLUMNS = ['email', 'display_name', 'role', 'channels', 'status', 'responded_at', 'comment'];
+const EVENT_COLUMNS = ['time', 'event', 'actor', 'notes'];
 
 const CREATE_EXAMPLES = `
 Examples:
@@ -114,7 +116,7 @@ function configureActionsListCommand(actions: Command): void {
 function configureActionsGetCommand(actions: Command): void {
   actions
     .command('get <id>')
-    .description('show an action and its delivery attempts')
+    .description("show an action: its delivery attempts, or an approval's recipients and timeline")
     .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const action = await client(cmd).actions.get(id);
@@ -186,8 +188,12 @@ export function createdSummary(action: Action, now: Date): string {
   ].join('\n');
 }
 
-/** `actions get` for people: the action's fields, then one row per delivery attempt. */
+/**
+ * `actions get` for people: the action's fields, then one row per delivery attempt; for an approval, the gate,
+ * the recipients with their answers and the event timeline instead.
+ */
 export function describeAction(action: Action, now: Date): string {
+  if (action.mode === 'approval') return describeApproval(action, now);
   const fields = formatFields([
     ['id', action.id],
     ['name', action.name],
@@ -221,6 +227,89 @@ export function describeAction(action: Action, now: Date): string {
   }));
   const attempts = rows.length ? indent(formatTable(rows, ATTEMPT_COLUMNS)) : '  none yet';
   return `${fields}\n\ndelivery attempts:\n${attempts}`;
+}
+
+/** An approval: common fields, the gate, one row per recipient, then the timeline of `reminder_events`. */
+function describeApproval(action: Action, now: Date): string {
+  const gate = action.gate;
+  const fields: [string, unknown][] = [
+    ['id', action.id],
+    ['name', action.name],
+    ['description', action.description],
+    ['mode', action.mode],
+    ['status', action.status],
+    ['timezone', action.timezone],
+    ['scheduled_for', `${action.scheduled_for} (${relativeTime(action.scheduled_for, now)})`],
+    ['executed_at', action.executed_at],
+  ];
+  if (gate) {
+    fields.push(
+      ['message', excerpt(gate.message, 120)],
+      ['channels', gate.channels.join(', ')],
+      ['confirmation', gate.confirmation_mode],
+      ['buttons', gate.buttons.join(' / ')],
+      ['snoozes', `${gate.snooze_count} of ${gate.max_snoozes}`],
+      ['timeout', `${gate.timeout} (then ${gate.on_timeout})`],
+      ['sent_at', gate.sent_at],
+      ['expires_at', gate.expires_at ? `${gate.expires_at} (${relativeTime(gate.expires_at, now)})` : null],
+      [
+        'escalation',
+        gate.escalation
+          ? `${gate.escalation.contacts.join(', ')} after ${gate.escalation.after_hours}h` +
+            (gate.escalated_at ? ` (escalated ${gate.escalated_at})` : '')
+          : null,
+      ],
+      [
+        'attachments',
+        gate.attachments.length
+          ? gate.attachments
+              .map((a) => `${a.name} (${a.content_type}${a.size === null ? '' : `, ${a.size} B`})`)
+              .join(', ')
+          : null,
+      ],
+    );
+  }
+  fields.push(
+    ['request', action.request ? `${action.request.method} ${action.request.url} (after approval)` : null],
+    ['post_approval_action', gate?.post_approval_action_id ?? null],
+    ['callback_url', action.callback_url],
+    ['signed', action.signed ? 'yes' : 'no'],
+    ['idempotency_key', action.idempotency_key],
+    ['dedup_keys', action.dedup_keys.length ? action.dedup_keys.join(', ') : null],
+    ['last_error', action.last_error],
+    ['created_at', action.created_at],
+    ['updated_at', action.updated_at],
+  );
+  const recipients = action.recipients.map((r) => ({
+    email: r.email,
+    display_name: r.display_name,
+    role: r.role,
+    channels: r.channels.join(','),
+    status: r.status,
+    responded_at: r.responded_at,
+    comment: r.response_comment === null ? null : excerpt(r.response_comment, 60),
+  }));
+  const events = action.reminder_events.map((e) => ({
+    time: e.created_at,
+    event: e.event_type,
+    actor: e.actor_email ?? 'system',
+    notes: e.notes === null ? null : excerpt(e.notes, 60),
+  }));
+  return [
+    formatFields(fields),
+    '',
+    'recipients:',
+    recipients.length ? indent(formatTable(recipients, RECIPIENT_COLUMNS)) : '  none',
+    '',
+    'timeline:',
+    events.length ? indent(formatTable(events, EVENT_COLUMNS)) : '  nothing yet',
+  ].join('\n');
+}
+
+/** One line of at most `max` characters: a table cell must not break the table. */
+function excerpt(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 function describeRecurrence(action: Action): string {

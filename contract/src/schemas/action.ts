@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GateInput, GateView, Recipient, ReminderEvent } from './approval.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
@@ -146,7 +147,11 @@ export const ActionCreateBody = z
       .string()
       .optional()
       .meta({ deprecated: true, description: 'Deprecated alias of `scheduled_for`.' }),
-    request: HttpRequestConfig.optional(),
+    request: HttpRequestConfig.optional().meta({
+      description:
+        'Webhook mode: the request to deliver. Approval mode: optional request run after approval.',
+    }),
+    gate: GateInput.optional().meta({ description: 'Approval mode: who is asked, how, and until when.' }),
     max_attempts: z.number().int().min(1).max(20).optional().meta({
       description: '1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20.',
     }),
@@ -225,10 +230,10 @@ export const Action = z
       description: 'Whether outgoing requests are signed (a webhook_secret is set; it is never shown).',
     }),
     coordination: Coordination.nullable(),
-    gate: z.record(z.string(), z.unknown()).nullable(),
+    gate: GateView.nullable(),
     delivery_attempts: z.array(DeliveryAttempt),
-    reminder_events: z.array(z.record(z.string(), z.unknown())),
-    recipients: z.array(z.record(z.string(), z.unknown())),
+    reminder_events: z.array(ReminderEvent),
+    recipients: z.array(Recipient),
     last_error: z.string().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -51,3 +51,20 @@ export class RateLimitedError extends AppError {
     super(429, 'rate limit exceeded');
   }
 }
+
+/** A response link that no longer works: the gate timed out, the action finished, or this person already answered. */
+export class GoneError extends AppError {
+  constructor(
+    readonly reason: 'expired' | 'closed' | 'answered',
+    readonly title: string,
+  ) {
+    super(
+      410,
+      reason === 'answered'
+        ? 'you have already answered this request'
+        : reason === 'expired'
+          ? 'this request has expired'
+          : 'this request is closed',
+    );
+  }
+}

@@ -1,10 +1,12 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { contract } from '@sched/contract';
+import { apiContract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
+import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
@@ -12,6 +14,8 @@ import type { RateLimitName } from '../domain/rate-limit/policy.js';
 import { authenticate } from './auth.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
+import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
+import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
 
 export interface HttpDeps {
@@ -20,6 +24,9 @@ export interface HttpDeps {
   contacts: ContactService;
   actions: ActionService;
   quota: QuotaService;
+  channels: NotificationChannelService;
+  teamMembers: TeamMemberService;
+  responses: ResponseService;
   /** Prometheus text for GET /metrics; guarded by a token when one is configured. */
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
@@ -76,7 +83,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     return reply.header('content-type', out.contentType).send(out.body);
   });
 
-  const router = s.router(contract, {
+  registerResponseRoutes(app, {
+    responses: deps.responses,
+    rateLimiter: deps.rateLimiter,
+    rateLimitFactor: deps.rateLimitFactor,
+  });
+
+  const router = s.router(apiContract, {
     system: {
       healthz: async () => ({ status: 200, body: { status: 'ok' } }),
       readyz: async () => {
@@ -89,11 +102,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     contacts: contactsHandlers(deps.contacts),
     actions: actionsHandlers(deps.actions),
     quota: quotaHandlers(deps.quota),
+    channels: channelsHandlers(deps.channels),
+    teamMembers: teamMembersHandlers(deps.teamMembers),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
   await app.register(async (scope) => {
-    s.registerRouter(contract, router, scope, {
+    s.registerRouter(apiContract, router, scope, {
       logInitialization: false,
       responseValidation: deps.validateResponses,
       requestValidationErrorHandler,

@@ -9,6 +9,7 @@ import { parseRetryAfter, retryDelayMs, shouldRetry } from '../domain/delivery/r
 import { isRecurrenceFinished, nextOccurrence } from '../domain/schedule/recurrence.js';
 import { parseTimestamp } from '../domain/schedule/resolve.js';
 import type { Metrics } from '../metrics.js';
+import type { ApprovalEngine } from './approval-engine.js';
 import type { OutboundClient, OutboundResult } from '../outbound/http-client.js';
 import { type ActionRow, actionSql } from '../persistence/action-store.js';
 import { asDate, type Db, type Sql } from '../persistence/db.js';
@@ -35,6 +36,8 @@ export interface EngineDeps {
   clock: Clock;
   /** SCHED_TIME_SCALE: divides every wait the service chooses. */
   timeScale: number;
+  /** Sends approval gates' messages; absent only in tests of webhook delivery. */
+  approvals?: ApprovalEngine;
 }
 
 interface Claimed {
@@ -71,6 +74,11 @@ export class DeliveryEngine {
       { mode: row.mode },
       Math.max(0, started.getTime() - dueAt.getTime()) / 1000,
     );
+    if (row.mode === 'approval') {
+      if (!this.deps.approvals) throw new Error('approval actions need an approval engine');
+      await this.deps.approvals.sendRound(row);
+      return;
+    }
     const result = await this.deps.outbound.send(buildRequest(row, started, this.requestTimeoutMs()));
     await this.record(row, dueAt, started, result);
   }
@@ -81,19 +89,20 @@ export class DeliveryEngine {
       const [row] = await tx.query<ActionRow>('select * from actions where id = $1 for update skip locked', [
         actionId,
       ]);
-      if (!row || row.mode !== 'webhook' || (row.status !== 'scheduled' && row.status !== 'resolved'))
-        return null;
+      if (!row || (row.status !== 'scheduled' && row.status !== 'resolved')) return null;
       const now = this.deps.clock();
       if (!row.next_attempt_at || asDate(row.next_attempt_at).getTime() > now.getTime() + CLAIM_TOLERANCE_MS)
         return null;
       const status: ActionState =
         row.status === 'scheduled' ? assertTransition(row.status, 'resolve') : row.status;
 
-      if (row.coordination?.on_execute && row.attempt_count === 0) {
+      const webhook = row.mode === 'webhook';
+      const firstOfOccurrence = webhook ? row.attempt_count === 0 : !row.gate?.sent_at;
+      if (row.coordination?.on_execute && firstOfOccurrence) {
         const proceed = await this.coordinate(tx, row, status, now);
         if (!proceed) return null;
       }
-      if (row.attempt_count >= row.max_attempts) {
+      if (webhook && row.attempt_count >= row.max_attempts) {
         // Only reachable after a lost attempt used the last one up: nothing is left to try.
         await this.finishFailed(
           tx,
@@ -107,9 +116,10 @@ export class DeliveryEngine {
       }
       const to = assertTransition(status, 'start');
       const [claimed] = await tx.query<ActionRow>(
-        `update actions set status = $2, attempt_count = attempt_count + 1, lease_until = $3, updated_at = now()
+        `update actions set status = $2, attempt_count = attempt_count + $4, lease_until = $3, updated_at = now()
          where id = $1 returning *`,
-        [row.id, to, new Date(now.getTime() + this.leaseMs())],
+        // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
+        [row.id, to, new Date(now.getTime() + this.leaseMs()), webhook ? 1 : 0],
       );
       return { row: claimed!, dueAt: asDate(row.next_attempt_at) };
     });
@@ -333,19 +343,21 @@ export class DeliveryEngine {
         const now = this.deps.clock();
         const started = new Date(asDate(row.lease_until!).getTime() - this.leaseMs());
         const error = 'the worker stopped during this attempt (its lease expired); retrying';
-        await tx.query(
-          `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome, error, response_excerpt, response_truncated)
+        if (row.mode === 'webhook') {
+          await tx.query(
+            `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome, error, response_excerpt, response_truncated)
            values ($1, $2, $3, $4, $4, 0, $5, null, 'retryable', $6, null, false)`,
-          [
-            randomUUID(),
-            row.id,
-            row.attempt_count,
-            started,
-            Math.max(0, now.getTime() - started.getTime()),
-            error,
-          ],
-        );
-        if (row.attempt_count >= row.max_attempts) {
+            [
+              randomUUID(),
+              row.id,
+              row.attempt_count,
+              started,
+              Math.max(0, now.getTime() - started.getTime()),
+              error,
+            ],
+          );
+        }
+        if (row.mode === 'webhook' && row.attempt_count >= row.max_attempts) {
           await this.finishFailed(
             tx,
             row,

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { assertTransition } from '../domain/action/states.js';
 import type { Db } from '../persistence/db.js';
+import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import type { CallbackDeliverer } from './callbacks.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import { type JobQueue, QUEUES } from './queue.js';
@@ -13,6 +14,7 @@ export interface DispatcherOptions {
   queue: JobQueue;
   engine: DeliveryEngine;
   callbacks: CallbackDeliverer;
+  approvals?: ApprovalEngine;
   logger: Logger;
   timeScale: number;
   /** How often due actions are scanned for timers (and `scheduled` ones promoted to `resolved`). */
@@ -66,6 +68,16 @@ export class Dispatcher {
         await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
       },
     );
+    if (this.o.approvals) {
+      const approvals = this.o.approvals;
+      await boss.work<GateTimer>(
+        QUEUES.gateTimer,
+        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
+        async (jobs) => {
+          await Promise.all(jobs.map((j) => this.track(approvals.onTimer(j.data))));
+        },
+      );
+    }
     void this.scanLoop();
   }
 
@@ -79,6 +91,7 @@ export class Dispatcher {
     await Promise.all([
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
+      this.o.queue.boss.offWork(QUEUES.gateTimer),
     ]).catch(() => undefined);
     await Promise.race([
       Promise.allSettled([...this.inflight]),
@@ -141,7 +154,7 @@ export class Dispatcher {
     const window = `${ANNOUNCE_WINDOW_MS} milliseconds`;
     await this.o.db.query(
       `update actions set status = $1, updated_at = now()
-        where status = $2 and mode = 'webhook' and next_attempt_at <= now() + $3::interval`,
+        where status = $2 and next_attempt_at <= now() + $3::interval`,
       [PROMOTED_TO, PROMOTED_FROM, window],
     );
     const due = await this.o.db.query<{ id: string; due: string }>(

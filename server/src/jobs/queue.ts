@@ -8,6 +8,8 @@ export const QUEUES = Object.freeze({
   actionDue: 'sched.action-due',
   /** One job per callback delivery attempt. */
   callback: 'sched.callback',
+  /** Approval gate timers: timeout and escalation. */
+  gateTimer: 'sched.gate-timer',
 });
 
 /** Created jobs must outlive the longest schedule horizon (365 days), or pg-boss would prune them unrun. */

@@ -18,7 +18,7 @@ export interface OutboundRequest {
   url: string;
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
   timeoutMs: number;
   maxResponseBytes: number;
 }

@@ -32,7 +32,7 @@ export interface ActionRow extends QueryResultRow {
   last_executed_at: Date | string | null;
   lease_until: Date | string | null;
   last_error: string | null;
-  gate: Record<string, unknown> | null;
+  gate: StoredGate | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -56,6 +56,31 @@ export interface StoredCoordination {
     reschedule_delay: number;
     max_reschedules: number;
   };
+}
+
+/** The gate of an approval action, with its running state (snoozes, send and expiry times). */
+export interface StoredGate {
+  message: string;
+  channels: string[];
+  buttons: [string, string];
+  confirmation_mode: 'first_response' | 'all_required';
+  max_snoozes: number;
+  snooze_count: number;
+  timeout: string;
+  timeout_ms: number;
+  on_timeout: 'cancel' | 'expire' | 'approve';
+  escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
+  sent_at: string | null;
+  expires_at: string | null;
+  escalated_at: string | null;
+  post_approval_action_id: string | null;
+}
+
+export interface StoredRecipientTarget {
+  reference: string;
+  address: string;
+  displayName: string;
+  targets: Record<string, unknown>[];
 }
 
 export interface StoredRecurrence {

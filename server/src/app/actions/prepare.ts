@@ -1,4 +1,6 @@
-import type { ActionCreateParsed } from '@sched/contract';
+import type { ActionCreateParsed, GateInput } from '@sched/contract';
+import type { ChannelName } from '../../channels/types.js';
+import { parseDuration } from '../../domain/schedule/duration.js';
 import { validateDedupKeys } from '../../domain/coordination/dedup.js';
 import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
@@ -7,6 +9,25 @@ import { checkDestinationUrl } from '../../outbound/destination-policy.js';
 import type { StoredCoordination, StoredRecurrence, StoredRequest } from '../../persistence/action-store.js';
 
 /** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
+/** An approval gate, validated; recipients are resolved later against the account's directory. */
+export interface PreparedGate {
+  message: string;
+  recipients: string[];
+  channels: ChannelName[] | undefined;
+  buttons: [string, string];
+  confirmation_mode: 'first_response' | 'all_required';
+  max_snoozes: number;
+  timeout: string;
+  timeoutMs: number;
+  on_timeout: 'cancel' | 'expire' | 'approve';
+  escalation: { contacts: string[]; after_hours: number } | null;
+  attachments: { name: string; content_type: string; content: Buffer | null; url: string | null }[];
+}
+
+/** Limits of attachments: count is checked by the schema; the decoded total is checked here. */
+export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_BUTTONS: [string, string] = ['Approve', 'Decline'];
+
 export interface PreparedAction {
   mode: 'webhook' | 'approval';
   name: string;
@@ -22,6 +43,7 @@ export interface PreparedAction {
   dedupKeys: string[];
   coordination: StoredCoordination | null;
   recurrence: StoredRecurrence | null;
+  gate: PreparedGate | null;
 }
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; errors: Record<string, string[]> };
@@ -112,7 +134,11 @@ export function prepareAction(
   } else if (mode === 'webhook') {
     fail('request', 'is required in webhook mode');
   }
-  if (mode === 'approval') fail('mode', 'approval actions are not available on this server yet');
+  let gate: PreparedGate | null = null;
+  if (mode === 'approval') {
+    if (!body.gate) fail('gate', 'is required in approval mode');
+    else gate = prepareGate(body.gate, ctx.plan, fail);
+  }
 
   if (body.callback_url) {
     const check = checkDestinationUrl(body.callback_url, { allowPrivate: ctx.allowPrivateDestinations });
@@ -149,6 +175,7 @@ export function prepareAction(
       maxAttempts: attempts.ok ? attempts.maxAttempts : 1,
       retryStrategy: body.retry_strategy ?? 'exponential',
       webhookSecret: body.webhook_secret ?? null,
+      gate,
       dedupKeys,
       coordination: body.coordination
         ? {
@@ -172,8 +199,59 @@ export function prepareAction(
 }
 
 /** "POST hooks.example.com/orders" when no name is given. */
+function prepareGate(
+  g: GateInput,
+  plan: Plan,
+  fail: (field: string, message: string) => void,
+): PreparedGate | null {
+  const timeoutMs = parseDuration(g.timeout);
+  if (timeoutMs === null) fail('gate.timeout', 'is not a valid duration');
+  if (g.recipients.length > planLimits(plan).maxRecipients) {
+    fail('gate.recipients', `the ${plan} plan allows at most ${planLimits(plan).maxRecipients} recipients`);
+  }
+  const flat = g.escalation_contacts ?? g.escalation_after_hours;
+  if (g.escalation && flat !== undefined)
+    fail('gate.escalation', 'give escalation or escalation_contacts/escalation_after_hours, not both');
+  let escalation: PreparedGate['escalation'] = g.escalation ?? null;
+  if (!escalation && flat !== undefined) {
+    if (!g.escalation_contacts) fail('gate.escalation_contacts', 'is required with escalation_after_hours');
+    if (g.escalation_after_hours === undefined)
+      fail('gate.escalation_after_hours', 'is required with escalation_contacts');
+    if (g.escalation_contacts && g.escalation_after_hours !== undefined) {
+      escalation = { contacts: g.escalation_contacts, after_hours: g.escalation_after_hours };
+    }
+  }
+  let total = 0;
+  const attachments = (g.attachments ?? []).map((a, i) => {
+    let content: Buffer | null = null;
+    if (a.content !== undefined) {
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(a.content.replace(/\s/g, '')))
+        fail(`gate.attachments.${i}.content`, 'must be base64');
+      content = Buffer.from(a.content, 'base64');
+      total += content.length;
+    }
+    return { name: a.name, content_type: a.content_type, content, url: a.url ?? null };
+  });
+  if (total > MAX_ATTACHMENT_BYTES)
+    fail('gate.attachments', `attachments may hold at most ${MAX_ATTACHMENT_BYTES} bytes in all`);
+  return {
+    message: g.message,
+    recipients: g.recipients,
+    channels: g.channels ? [...new Set(g.channels)] : undefined,
+    buttons: (g.buttons as [string, string] | undefined) ?? DEFAULT_BUTTONS,
+    confirmation_mode: g.confirmation_mode,
+    max_snoozes: g.max_snoozes,
+    timeout: g.timeout,
+    timeoutMs: timeoutMs ?? 0,
+    on_timeout: g.on_timeout,
+    escalation,
+    attachments,
+  };
+}
+
 function defaultName(mode: 'webhook' | 'approval', request: StoredRequest | null): string {
-  if (!request) return mode === 'approval' ? 'Approval request' : 'Webhook';
+  if (mode === 'approval') return 'Approval request';
+  if (!request) return 'Webhook';
   try {
     const u = new URL(request.url);
     return `${request.method} ${u.host}${u.pathname === '/' ? '' : u.pathname}`.slice(0, 255);

@@ -7,15 +7,17 @@ import {
   parseActionStatus,
 } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
-import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
-import { type ActionRow, actionSql } from '../../persistence/action-store.js';
+import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
+import { type ActionRow, actionSql, type StoredGate } from '../../persistence/action-store.js';
+import { approvalSql } from '../../persistence/approval-store.js';
+import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import { asDate, type Db, type Sql } from '../../persistence/db.js';
 import { periodKey, usageSql } from '../../persistence/usage-store.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, Clock } from '../ports.js';
 import { QuotaExceededError } from '../quota.js';
-import { prepareAction } from './prepare.js';
+import { type PreparedGate, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
 
 export type CreateResult =
@@ -60,6 +62,7 @@ export class ActionService {
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
     const accountId = principal.accountId;
+    const gate = p.gate ? await this.resolveGate(p.gate, accountId, principal.plan) : null;
 
     return this.db.transaction(async (tx) => {
       // Locks first, in a fixed order, so racing creates sharing a key queue up instead of both inserting.
@@ -117,10 +120,14 @@ export class ActionService {
         coordination: p.coordination,
         recurrence: p.recurrence,
         recurrence_anchor: p.recurrence ? p.at : null,
-        gate: null,
+        gate: gate?.stored ?? null,
       });
+      if (gate && p.gate) {
+        await approvalSql.insertRecipients(tx, row.id, 'recipient', gate.recipients);
+        await approvalSql.insertAttachments(tx, row.id, p.gate.attachments);
+      }
       await this.scheduler.schedule(tx, row.id, p.at);
-      return { kind: 'created', action: actionView(row, []) };
+      return { kind: 'created', action: await this.view(tx, row) };
     });
   }
 
@@ -274,6 +281,54 @@ export class ActionService {
     return rows.map((r) => r.key);
   }
 
+  /** Resolves gate recipients and escalation contacts against the account's directory; 422 on any unknown one. */
+  private async resolveGate(g: PreparedGate, accountId: string, plan: Plan) {
+    const directory = sqlDirectory(this.db, accountId);
+    const slackTeamsAllowed = planLimits(plan).slackTeams;
+    const resolved = await resolveRecipients(g.recipients, {
+      channels: g.channels,
+      directory,
+      field: 'gate.recipients',
+      slackTeamsAllowed,
+    });
+    const errors: Record<string, string[]> = resolved.ok ? {} : { ...resolved.errors };
+    if (g.channels && !slackTeamsAllowed && g.channels.some((c) => c === 'slack' || c === 'teams')) {
+      errors['gate.channels'] = ['Slack and Teams are Business-plan features'];
+    }
+    let escalation: StoredGate['escalation'] = null;
+    if (g.escalation) {
+      const esc = await resolveEscalationContacts(g.escalation.contacts, {
+        directory,
+        field: 'gate.escalation.contacts',
+      });
+      if (!esc.ok) Object.assign(errors, esc.errors);
+      else
+        escalation = {
+          contacts: g.escalation.contacts,
+          after_hours: g.escalation.after_hours,
+          recipients: esc.recipients,
+        };
+    }
+    if (!resolved.ok || Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const stored: StoredGate = {
+      message: g.message,
+      channels: resolved.channels,
+      buttons: g.buttons,
+      confirmation_mode: g.confirmation_mode,
+      max_snoozes: g.max_snoozes,
+      snooze_count: 0,
+      timeout: g.timeout,
+      timeout_ms: g.timeoutMs,
+      on_timeout: g.on_timeout,
+      escalation,
+      sent_at: null,
+      expires_at: null,
+      escalated_at: null,
+      post_approval_action_id: null,
+    };
+    return { stored, recipients: resolved.recipients };
+  }
+
   /** Applies the `cancel` transition of the state table; a non-cancellable state is a 409 naming it. */
   private async cancelRow(
     tx: Sql,
@@ -291,7 +346,14 @@ export class ActionService {
   }
 
   private async view(db: Sql, row: ActionRow): Promise<Action> {
-    return actionView(row, await actionSql.attempts(db, row.id));
+    const attempts = await actionSql.attempts(db, row.id);
+    if (row.mode !== 'approval') return actionView(row, attempts);
+    const [recipients, events, attachments] = await Promise.all([
+      approvalSql.recipients(db, row.id),
+      approvalSql.events(db, row.id),
+      approvalSql.attachmentsMeta(db, row.id),
+    ]);
+    return actionView(row, attempts, { recipients, events, attachments });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Action, ActionSummary } from '@sched/contract';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/action-store.js';
+import type { AttachmentMetaRow, RecipientRow, ReminderEventRow } from '../../persistence/approval-store.js';
 import { asDate, isoOrNull } from '../../persistence/db.js';
 
 const iso = (v: Date | string) => asDate(v).toISOString();
@@ -19,7 +20,20 @@ export function actionSummary(r: ActionRow): ActionSummary {
 }
 
 /** The full action of spec 2.1. The webhook secret is never shown; `signed` says whether one is set. */
-export function actionView(r: ActionRow, attempts: DeliveryAttemptRow[]): Action {
+/** What an approval action's view adds: its recipients, timeline and attachments. */
+export interface GateDetails {
+  recipients: RecipientRow[];
+  events: ReminderEventRow[];
+  attachments: AttachmentMetaRow[];
+}
+
+const NO_GATE: GateDetails = { recipients: [], events: [], attachments: [] };
+
+export function actionView(
+  r: ActionRow,
+  attempts: DeliveryAttemptRow[],
+  details: GateDetails = NO_GATE,
+): Action {
   return {
     id: r.id,
     name: r.name,
@@ -45,7 +59,32 @@ export function actionView(r: ActionRow, attempts: DeliveryAttemptRow[]): Action
     callback_url: r.callback_url,
     signed: r.webhook_secret !== null,
     coordination: r.coordination,
-    gate: r.gate,
+    gate: r.gate
+      ? {
+          message: r.gate.message,
+          channels: r.gate.channels as Action['recipients'][number]['channels'],
+          buttons: r.gate.buttons,
+          confirmation_mode: r.gate.confirmation_mode,
+          max_snoozes: r.gate.max_snoozes,
+          snooze_count: r.gate.snooze_count,
+          timeout: r.gate.timeout,
+          on_timeout: r.gate.on_timeout,
+          escalation: r.gate.escalation
+            ? { contacts: r.gate.escalation.contacts, after_hours: r.gate.escalation.after_hours }
+            : null,
+          attachments: details.attachments.map((a) => ({
+            id: a.id,
+            name: a.name,
+            content_type: a.content_type,
+            size: a.size,
+            url: a.url,
+          })),
+          sent_at: r.gate.sent_at,
+          expires_at: r.gate.expires_at,
+          escalated_at: r.gate.escalated_at,
+          post_approval_action_id: r.gate.post_approval_action_id,
+        }
+      : null,
     delivery_attempts: attempts.map((a) => ({
       id: a.id,
       attempt_number: a.attempt_number,
@@ -59,8 +98,23 @@ export function actionView(r: ActionRow, attempts: DeliveryAttemptRow[]): Action
       response_excerpt: a.response_excerpt,
       response_truncated: a.response_truncated,
     })),
-    reminder_events: [],
-    recipients: [],
+    reminder_events: details.events.map((e) => ({
+      id: e.id,
+      event_type: e.event_type,
+      actor_email: e.actor_email,
+      notes: e.notes,
+      created_at: iso(e.created_at),
+    })),
+    recipients: details.recipients.map((x) => ({
+      id: x.id,
+      email: x.address,
+      status: x.status,
+      responded_at: isoOrNull(x.responded_at),
+      response_comment: x.response_comment,
+      display_name: x.display_name,
+      role: x.role,
+      channels: [...new Set(x.targets.map((t) => t.channel))],
+    })),
     last_error: r.last_error,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),

@@ -43,6 +43,12 @@ const EXTENSION_ROWS: [ActionState, ActionEvent, ActionState][] = [
   ['resolved', 'condition_cancel', 'cancelled'],
   ['resolved', 'condition_fail', 'failed'],
   ['resolved', 'condition_reschedule', 'resolved'],
+  ['scheduled', 'confirm', 'executed'],
+  ['scheduled', 'decline', 'failed'],
+  ['scheduled', 'snooze', 'scheduled'],
+  ['resolved', 'confirm', 'executed'],
+  ['resolved', 'decline', 'failed'],
+  ['resolved', 'snooze', 'scheduled'],
 ];
 const ALL_ROWS = [...SPEC_ROWS, ...EXTENSION_ROWS];
 

@@ -108,6 +108,13 @@ export const ACTION_TRANSITIONS: readonly ActionTransition[] = Object.freeze(
       ['awaiting_response', 'timeout_approve', 'executed'],
       ['awaiting_response', 'cancel', 'cancelled'],
       ['failed', 'manual_retry', 'resolved'],
+      // Extensions: a snoozed approval (scheduled, or resolved shortly before its reminder) still takes answers.
+      ['scheduled', 'confirm', 'executed'],
+      ['scheduled', 'decline', 'failed'],
+      ['scheduled', 'snooze', 'scheduled'],
+      ['resolved', 'confirm', 'executed'],
+      ['resolved', 'decline', 'failed'],
+      ['resolved', 'snooze', 'scheduled'],
     ] as const
   ).map(([from, event, to]) => Object.freeze({ from, event, to })),
 );

@@ -1,4 +1,4 @@
-import { contract } from '@sched/contract';
+import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';

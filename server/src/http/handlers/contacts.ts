@@ -1,4 +1,4 @@
-import { contract } from '@sched/contract';
+import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { ContactService } from '../../app/contacts.js';
 import { principalOf } from '../auth.js';

@@ -1,10 +1,21 @@
 import { AccountSchema, ApiKeySchema } from './account.js';
 import { ActionSchema, CallbackDeliverySchema, DeliveryAttemptSchema, UsageCounterSchema } from './action.js';
+import {
+  AttachmentSchema,
+  NotificationChannelSchema,
+  NotificationSchema,
+  OutboxMessageSchema,
+  RecipientSchema,
+  ReminderEventSchema,
+  ResponseTokenSchema,
+  TeamMemberSchema,
+} from './approval.js';
 import { ContactSchema } from './contact.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 
 export * from './account.js';
 export * from './action.js';
+export * from './approval.js';
 export * from './contact.js';
 export * from './rate-limit.js';
 
@@ -18,4 +29,12 @@ export const entities = [
   DeliveryAttemptSchema,
   CallbackDeliverySchema,
   UsageCounterSchema,
+  RecipientSchema,
+  ResponseTokenSchema,
+  ReminderEventSchema,
+  AttachmentSchema,
+  NotificationSchema,
+  OutboxMessageSchema,
+  NotificationChannelSchema,
+  TeamMemberSchema,
 ];

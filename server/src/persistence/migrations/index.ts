@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121131109Initial } from './Migration20261121131109Initial.js';
 import { Migration20261121132145Actions } from './Migration20261121132145Actions.js';
 import { Migration20261121133841RecurrenceIndex } from './Migration20261121133841RecurrenceIndex.js';
+import { Migration20261121134443Approvals } from './Migration20261121134443Approvals.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121131109Initial', class: Migration20261121131109Initial },
   { name: 'Migration20261121132145Actions', class: Migration20261121132145Actions },
   { name: 'Migration20261121133841RecurrenceIndex', class: Migration20261121133841RecurrenceIndex },
+  { name: 'Migration20261121134443Approvals', class: Migration20261121134443Approvals },
 ];

@@ -1,0 +1,324 @@
+import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { SCHEDULE_PRESETS } from '@sched/contract';
+import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
+import { type Command, Option } from 'commander';
+import { client, collectOption, formatFields, printText, UsageError } from '../runtime.js';
+import { relativeTime } from './actions.js';
+
+/*
+ * `sched approvals create`: flags -> `ApprovalInput` (the SDK turns it into the API body). The translation is pure
+ * except for the injected `readFile`, so every rule is unit-tested without a server or files.
+ */
+
+export const GATE_CHANNELS = ['email', 'sms', 'slack', 'teams', 'push'] as const;
+export const ON_TIMEOUT = ['cancel', 'expire', 'approve'] as const;
+export const CONFIRMATION_MODES = ['first_response', 'all_required'] as const;
+
+/** Flags of `sched approvals create`, as commander hands them over (camelCase, repeatables as arrays). */
+export interface CreateApprovalOptions {
+  to: string[];
+  message: string;
+  in?: string;
+  at?: string;
+  preset?: string;
+  timezone?: string;
+  timeout?: string;
+  onTimeout?: string;
+  mode?: string;
+  maxSnoozes?: string;
+  buttons?: string;
+  channel?: string[];
+  escalateTo?: string[];
+  escalateAfter?: string;
+  attach?: string[];
+  thenUrl?: string;
+  thenMethod?: string;
+  thenBody?: string;
+  secret?: string;
+  callbackUrl?: string;
+  name?: string;
+  description?: string;
+  idempotencyKey?: string;
+}
+
+const DURATION = /^\d{1,15}[smhdw]$/;
+
+/** Content types by file extension for `--attach`; anything else is sent as `application/octet-stream`. */
+const CONTENT_TYPES: Record<string, string> = {
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain',
+  '.md': 'text/markdown',
+  '.csv': 'text/csv',
+  '.html': 'text/html',
+  '.htm': 'text/html',
+  '.json': 'application/json',
+  '.xml': 'application/xml',
+  '.zip': 'application/zip',
+  '.gz': 'application/gzip',
+  '.doc': 'application/msword',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xls': 'application/vnd.ms-excel',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  '.ppt': 'application/vnd.ms-powerpoint',
+  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+};
+
+export function contentTypeOf(path: string): string {
+  return CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/** Builds the approval; throws `UsageError` (exit 2) for flags that cannot make a valid request. */
+export function buildApprovalInput(
+  opts: CreateApprovalOptions,
+  readFile: (path: string) => Uint8Array = noFiles,
+): ApprovalInput {
+  if (opts.to.length === 0) throw new UsageError('give at least one --to');
+  if (opts.message.trim() === '') throw new UsageError('--message must not be empty');
+  const input: ApprovalInput = { to: opts.to, message: opts.message, ...when(opts) };
+  if (opts.timezone !== undefined) input.timezone = opts.timezone;
+  if (opts.timeout !== undefined) input.timeout = duration('--timeout', opts.timeout);
+  if (opts.onTimeout !== undefined) input.onTimeout = oneOf('--on-timeout', opts.onTimeout, ON_TIMEOUT);
+  if (opts.mode !== undefined) input.confirmationMode = oneOf('--mode', opts.mode, CONFIRMATION_MODES);
+  if (opts.maxSnoozes !== undefined) {
+    if (!/^\d+$/.test(opts.maxSnoozes) || Number(opts.maxSnoozes) > 10)
+      throw new UsageError(`--max-snoozes must be a whole number from 0 to 10, got '${opts.maxSnoozes}'`);
+    input.maxSnoozes = Number(opts.maxSnoozes);
+  }
+  if (opts.buttons !== undefined) input.buttons = buttons(opts.buttons);
+  if (opts.channel?.length) {
+    input.channels = [
+      ...new Set(opts.channel.map((c) => oneOf('--channel', c, GATE_CHANNELS))),
+    ] as GateChannel[];
+  }
+  const escalation = buildEscalation(opts);
+  if (escalation) input.escalation = escalation;
+  if (opts.attach?.length) input.attachments = opts.attach.map((path) => attachment(path, readFile));
+  const request = thenRequest(opts);
+  if (request) input.request = request;
+  if (opts.secret !== undefined) {
+    if (!request) throw new UsageError('--secret signs the post-approval request: give --then-url too');
+    input.webhookSecret = opts.secret;
+  }
+  if (opts.callbackUrl !== undefined) input.callbackUrl = opts.callbackUrl;
+  if (opts.name !== undefined) input.name = opts.name;
+  if (opts.description !== undefined) input.description = opts.description;
+  if (opts.idempotencyKey !== undefined) input.idempotencyKey = opts.idempotencyKey;
+  return input;
+}
+
+/** `--in 10m` is `schedule.wait`, `--preset` is `schedule.preset`, `--at` is `scheduled_for`: exactly one. */
+function when(opts: CreateApprovalOptions): Pick<ApprovalInput, 'schedule' | 'scheduledFor'> {
+  const given = (['in', 'at', 'preset'] as const).filter((k) => opts[k] !== undefined);
+  if (given.length !== 1) {
+    throw new UsageError(
+      given.length === 0
+        ? 'say when to ask: --in <duration> (e.g. 1h), --at <ISO time> or --preset <preset>'
+        : `give only one of ${given.map((k) => `--${k}`).join(', ')}`,
+    );
+  }
+  if (opts.in !== undefined) return { schedule: { wait: duration('--in', opts.in) } };
+  if (opts.preset !== undefined)
+    return { schedule: { preset: oneOf('--preset', opts.preset, SCHEDULE_PRESETS) } };
+  const at = opts.at!;
+  if (!/^\d{4}-\d{2}-\d{2}/.test(at) || Number.isNaN(Date.parse(at)))
+    throw new UsageError(`--at must be an ISO 8601 time such as 2030-01-31T09:00:00Z, got '${at}'`);
+  return { scheduledFor: at };
+}
+
+/** `--buttons "Ship it,Hold"`: the confirm label, then the decline label. */
+function buttons(text: string): [string, string] {
+  const labels = text.split(',').map((l) => l.trim());
+  if (labels.length !== 2 || labels.some((l) => l === ''))
+    throw new UsageError(
+      `--buttons takes two labels separated by a comma, e.g. "Approve,Reject"; got '${text}'`,
+    );
+  return [labels[0]!, labels[1]!];
+}
+
+function buildEscalation(opts: CreateApprovalOptions): ApprovalInput['escalation'] {
+  const to = opts.escalateTo ?? [];
+  if (to.length === 0 && opts.escalateAfter === undefined) return undefined;
+  if (to.length === 0) throw new UsageError('--escalate-after needs at least one --escalate-to');
+  if (opts.escalateAfter === undefined)
+    throw new UsageError('--escalate-to needs --escalate-after <hours> (at least 0.5)');
+  const hours = Number(opts.escalateAfter);
+  if (opts.escalateAfter.trim() === '' || !Number.isFinite(hours) || hours < 0.5)
+    throw new UsageError(`--escalate-after is a number of hours, at least 0.5; got '${opts.escalateAfter}'`);
+  return { contacts: to, afterHours: hours };
+}
+
+function attachment(path: string, readFile: (path: string) => Uint8Array) {
+  let content: Uint8Array;
+  try {
+    content = readFile(path);
+  } catch (err) {
+    throw new UsageError(`--attach: cannot read ${path}: ${(err as Error).message}`);
+  }
+  return { name: basename(path), contentType: contentTypeOf(path), content };
+}
+
+/** `--then-url` (with `--then-method`, `--then-body`): the request run once the approval is confirmed. */
+function thenRequest(opts: CreateApprovalOptions): ApprovalInput['request'] {
+  if (opts.thenUrl === undefined) {
+    if (opts.thenBody !== undefined || opts.thenMethod !== undefined)
+      throw new UsageError('--then-body and --then-method need --then-url');
+    return undefined;
+  }
+  const request: NonNullable<ApprovalInput['request']> = { url: opts.thenUrl };
+  if (opts.thenMethod !== undefined)
+    request.method = oneOf('--then-method', opts.thenMethod.toUpperCase(), [
+      'GET',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+    ] as const);
+  if (opts.thenBody !== undefined) {
+    try {
+      request.body = JSON.parse(opts.thenBody);
+    } catch (err) {
+      throw new UsageError(
+        `--then-body is not valid JSON (${(err as Error).message}); quote it, e.g. --then-body '{"a":1}'`,
+      );
+    }
+  }
+  return request;
+}
+
+function duration(flag: string, text: string): string {
+  if (!DURATION.test(text))
+    throw new UsageError(
+      `${flag} must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d), got '${text}'`,
+    );
+  return text;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got '${value}'`);
+  return value as T;
+}
+
+function noFiles(path: string): Uint8Array {
+  throw new Error(`reading ${path} is not available here`);
+}
+
+const CREATE_EXAMPLES = `
+Examples:
+  $ sched approvals create --to ada@example.com --to +15551234567 --message "Ship v2?" --in 1h --timeout 1d
+  $ sched approvals create --to ada@example.com --to bob@example.com --mode all_required \\
+      --message "Release?" --preset tomorrow --buttons "Release,Hold" --attach notes.pdf
+  $ sched approvals create --to ada@example.com --message "Deploy?" --in 10m \\
+      --escalate-to boss@example.com --escalate-after 2 \\
+      --then-url https://ci.example.com/deploy --then-body '{"ref":"v2"}' --secret "$DEPLOY_SECRET"`;
+
+export function configureApprovalsCommands(program: Command): void {
+  const approvals = program
+    .command('approvals')
+    .description('ask people to approve, then (optionally) run a request; read them with `actions get`');
+  approvals
+    .command('create')
+    .description('schedule an approval request')
+    .requiredOption(
+      '--to <recipient>',
+      'email, E.164 phone, contact:<id>:email|phone, channel:<id> or team member id (repeatable)',
+      collectOption,
+    )
+    .requiredOption('--message <text>', 'the question, at most 5000 characters')
+    .option('--in <duration>', 'ask after a wait: 30s, 10m, 2h, 7d, 1w')
+    .option('--at <time>', 'ask at an ISO 8601 time (without an offset: in --timezone)')
+    .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
+    .option('--timezone <iana>', 'timezone for presets and --at without an offset')
+    .option('--timeout <duration>', 'how long the links answer (default 7d)')
+    .addOption(new Option('--on-timeout <what>', 'what a timeout does (default cancel)').choices(ON_TIMEOUT))
+    .addOption(
+      new Option('--mode <mode>', 'first_response (default) or all_required').choices(CONFIRMATION_MODES),
+    )
+    .option('--max-snoozes <n>', '0-10 (default 5); 0 hides snooze')
+    .option('--buttons <labels>', 'confirm and decline labels, e.g. "Approve,Reject"')
+    // Checked in buildApprovalInput: commander's choices() and a collecting parser cannot be combined.
+    .option(
+      '--channel <channel>',
+      `send through ${GATE_CHANNELS.join(', ')} (repeatable); default: email and/or sms by recipient`,
+      collectOption,
+    )
+    .option(
+      '--escalate-to <contact>',
+      'also ask this email or phone when nobody answers (repeatable)',
+      collectOption,
+    )
+    .option('--escalate-after <hours>', 'hours without an answer before escalating (at least 0.5)')
+    .option('--attach <file>', 'attach a file to the message (repeatable)', collectOption)
+    .option('--then-url <url>', 'request to run once approved')
+    .option('--then-method <method>', 'its method (default POST)')
+    .option('--then-body <json>', 'its JSON body')
+    .option('--secret <secret>', 'webhook secret that signs that request (16+ printable characters)')
+    .option('--callback-url <url>', 'receives reminder.responded, action.executed, action.expired...')
+    .option('--name <name>', 'a name (generated when omitted)')
+    .option('--description <text>')
+    .option('--idempotency-key <key>', 'answer with the live action holding this key instead of creating')
+    .option('--json', 'print JSON')
+    .addHelpText('after', CREATE_EXAMPLES)
+    .action(async (opts: CreateApprovalOptions, cmd: Command) => {
+      const input = buildApprovalInput(opts, (path) => readFileSync(path));
+      const result = await client(cmd).approvals.create(input);
+      if (result.skipped) {
+        const { action, reason } = result;
+        printText(
+          cmd,
+          { data: action, meta: { skipped: true, reason, existing_status: result.existingStatus } },
+          `not created (${reason}): live action ${action.id} (${action.name}) is ${action.status}`,
+        );
+        return;
+      }
+      printText(cmd, { data: result.action }, approvalSummary(result.action, new Date()));
+    });
+}
+
+/** What a person sees after `approvals create`: the id to keep, when it is asked, and whom. */
+export function approvalSummary(action: Action, now: Date): string {
+  const gate = action.gate;
+  const recipients = action.recipients.filter((r) => r.role === 'recipient');
+  const fields: [string, unknown][] = [
+    ['name', action.name],
+    ['status', action.status],
+    ['scheduled_for', `${action.scheduled_for} (${relativeTime(action.scheduled_for, now)})`],
+  ];
+  if (gate) {
+    fields.push(
+      ['confirmation', gate.confirmation_mode],
+      ['timeout', `${gate.timeout} (then ${gate.on_timeout})`],
+      ['buttons', gate.buttons.join(' / ')],
+    );
+    if (gate.escalation)
+      fields.push([
+        'escalation',
+        `${gate.escalation.contacts.join(', ')} after ${gate.escalation.after_hours}h`,
+      ]);
+    if (gate.attachments.length) fields.push(['attachments', gate.attachments.map((a) => a.name).join(', ')]);
+  }
+  if (action.request) fields.push(['then', `${action.request.method} ${action.request.url}`]);
+  const lines = recipients.map(
+    (r) => `  ${r.email}${r.channels.length ? ` (${r.channels.join(', ')})` : ''}`,
+  );
+  return [
+    `scheduled approval ${action.id}`,
+    indent(formatFields(fields)),
+    `  recipients:`,
+    ...lines.map((l) => `  ${l}`),
+  ].join('\n');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}

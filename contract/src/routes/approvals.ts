@@ -1,0 +1,138 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import {
+  NotificationChannel,
+  NotificationChannelCreate,
+  NotificationChannelUpdate,
+  ResponseInput,
+  ResponseResult,
+  TeamMember,
+  TeamMemberCreate,
+  TeamMemberUpdate,
+} from '../schemas/approval.js';
+import { authErrors, ErrorBody, single, Uuid, ValidationErrorBody } from '../schemas/common.js';
+
+const c = initContract();
+const idParams = z.object({ id: Uuid });
+
+/** Slack and Teams destinations, referenced by gate recipients as `channel:<id>` (an extension of the spec). */
+export const channelsContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/channels',
+    responses: { 200: z.object({ data: z.array(NotificationChannel) }), ...authErrors },
+    summary: 'List notification channels',
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/channels',
+    body: NotificationChannelCreate,
+    responses: { 201: single(NotificationChannel), ...authErrors },
+    summary: 'Add a Slack or Teams channel (incoming webhook URL)',
+    description: 'Slack and Teams are Business-plan features: other plans get 403.',
+  },
+  get: {
+    method: 'GET',
+    path: '/v1/channels/:id',
+    pathParams: idParams,
+    responses: { 200: single(NotificationChannel), 404: ErrorBody, ...authErrors },
+    summary: 'Get a notification channel',
+  },
+  update: {
+    method: 'PUT',
+    path: '/v1/channels/:id',
+    pathParams: idParams,
+    body: NotificationChannelUpdate,
+    responses: { 200: single(NotificationChannel), 404: ErrorBody, ...authErrors },
+    summary: 'Update a notification channel',
+  },
+  delete: {
+    method: 'DELETE',
+    path: '/v1/channels/:id',
+    pathParams: idParams,
+    body: c.noBody(),
+    responses: { 204: c.noBody(), 404: ErrorBody, ...authErrors },
+    summary: 'Delete a notification channel',
+  },
+});
+
+/** People of the account whose ids can be gate recipients (email, SMS, Web Push); an extension of the spec. */
+export const teamMembersContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/team-members',
+    responses: { 200: z.object({ data: z.array(TeamMember) }), ...authErrors },
+    summary: 'List team members',
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/team-members',
+    body: TeamMemberCreate,
+    responses: { 201: single(TeamMember), ...authErrors },
+    summary: 'Add a team member',
+  },
+  get: {
+    method: 'GET',
+    path: '/v1/team-members/:id',
+    pathParams: idParams,
+    responses: { 200: single(TeamMember), 404: ErrorBody, ...authErrors },
+    summary: 'Get a team member',
+  },
+  update: {
+    method: 'PUT',
+    path: '/v1/team-members/:id',
+    pathParams: idParams,
+    body: TeamMemberUpdate,
+    responses: { 200: single(TeamMember), 404: ErrorBody, ...authErrors },
+    summary: 'Update a team member',
+    description: 'Only supplied fields change; `push_subscriptions` replaces the list.',
+  },
+  delete: {
+    method: 'DELETE',
+    path: '/v1/team-members/:id',
+    pathParams: idParams,
+    body: c.noBody(),
+    responses: { 204: c.noBody(), 404: ErrorBody, ...authErrors },
+    summary: 'Remove a team member',
+  },
+});
+
+const tokenParams = z.object({ token: z.string().min(1).max(200) });
+
+/**
+ * The login-free response link of one recipient, `{public_url}/r/<token>`. `GET` renders the page (HTML) and never
+ * changes anything; `POST` records the answer, as a form or as JSON, and answers HTML or JSON by `Accept`.
+ */
+export const responsesContract = c.router({
+  page: {
+    method: 'GET',
+    path: '/r/:token',
+    pathParams: tokenParams,
+    responses: {
+      200: c.otherResponse({ contentType: 'text/html', body: z.string() }),
+      404: c.otherResponse({ contentType: 'text/html', body: z.string() }),
+      410: c.otherResponse({ contentType: 'text/html', body: z.string() }),
+      429: c.otherResponse({ contentType: 'text/html', body: z.string() }),
+    },
+    metadata: { auth: 'none' },
+    summary: 'The response page of a recipient',
+  },
+  respond: {
+    method: 'POST',
+    path: '/r/:token',
+    pathParams: tokenParams,
+    body: ResponseInput,
+    responses: {
+      200: ResponseResult,
+      404: ErrorBody,
+      410: ErrorBody,
+      422: ValidationErrorBody,
+      429: ErrorBody,
+    },
+    metadata: { auth: 'none' },
+    summary: 'Answer an approval: confirm, decline or snooze',
+    description:
+      'Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, ' +
+      'the action is finished, or this recipient has already answered. 10 requests a minute per link.',
+  },
+});

@@ -1,0 +1,217 @@
+import type { ActionCreateBody, NotificationChannel, ResponseResult, TeamMember } from '@sched/contract';
+import type { CreateActionResult, actionsApi } from './actions.js';
+import type { createRawClient } from './client.js';
+import { SchedConnectionError } from './errors.js';
+import type {
+  Decision,
+  GateChannel,
+  GateInput,
+  HttpRequestInput,
+  NotificationChannelCreate,
+  NotificationChannelUpdate,
+  Schedule,
+  TeamMemberCreate,
+  TeamMemberUpdate,
+} from './types.js';
+import { unwrap } from './unwrap.js';
+
+type RawClient = ReturnType<typeof createRawClient>;
+
+/** A file for `ApprovalInput.attachments`: bytes are base64-encoded for you; or a `url`, shown but never fetched. */
+export interface ApprovalAttachment {
+  name: string;
+  /** Default `application/octet-stream`. */
+  contentType?: string;
+  /** Raw bytes, or a string that is already base64. */
+  content?: Uint8Array | string;
+  url?: string;
+}
+
+/**
+ * What `approvals.create` takes: the fields of an approval action in camelCase, turned into the `POST /v1/actions`
+ * body by `buildApprovalBody`. Give when: `schedule` (`{ wait: '1h' }`, `{ preset: 'tomorrow' }`) or `scheduledFor`.
+ * Every value is checked by the server, which answers 422 naming the field.
+ */
+export interface ApprovalInput {
+  /** Who is asked: emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>`, team member ids. */
+  to: string | string[];
+  /** The question, at most 5000 characters. */
+  message: string;
+  schedule?: Schedule;
+  /** An exact time; a string without an offset is read in `timezone`. */
+  scheduledFor?: string | Date;
+  /** Default: what the recipients need (`email` for addresses, `sms` for phones). */
+  channels?: GateChannel[];
+  /** How long the links answer, e.g. `4h`, `7d` (default `7d`). */
+  timeout?: string;
+  /** What a timeout does: `cancel` (default), `expire` or `approve`. */
+  onTimeout?: GateInput['on_timeout'];
+  /** `first_response` (default) completes on the first answer; `all_required` waits for everyone. */
+  confirmationMode?: GateInput['confirmation_mode'];
+  /** 0-10, default 5; 0 hides snooze. */
+  maxSnoozes?: number;
+  /** Confirm and decline labels. */
+  buttons?: [string, string];
+  /** Who is asked too when nobody has answered after `afterHours` (at least 0.5); a bare contact is an email. */
+  escalation?: { contacts: string | string[]; afterHours: number };
+  attachments?: ApprovalAttachment[];
+  /** The HTTP request run once the approval is confirmed, through the webhook delivery engine. */
+  request?: HttpRequestInput;
+  /** Signs the post-approval request (16+ printable ASCII characters). */
+  webhookSecret?: string;
+  name?: string;
+  description?: string;
+  timezone?: string;
+  idempotencyKey?: string;
+  /** Receives `reminder.responded`, `action.executed`, `action.failed`, `action.expired`... */
+  callbackUrl?: string;
+  dedupKeys?: string[];
+  coordination?: ActionCreateBody['coordination'];
+}
+
+/** Turns an `ApprovalInput` into the `POST /v1/actions` body (`mode: 'approval'`); checks nothing itself. */
+export function buildApprovalBody(input: ApprovalInput): ActionCreateBody {
+  const gate: GateInput = {
+    message: input.message,
+    recipients: typeof input.to === 'string' ? [input.to] : [...input.to],
+  };
+  if (input.channels !== undefined) gate.channels = input.channels;
+  if (input.timeout !== undefined) gate.timeout = input.timeout;
+  if (input.onTimeout !== undefined) gate.on_timeout = input.onTimeout;
+  if (input.confirmationMode !== undefined) gate.confirmation_mode = input.confirmationMode;
+  if (input.maxSnoozes !== undefined) gate.max_snoozes = input.maxSnoozes;
+  if (input.buttons !== undefined) gate.buttons = [...input.buttons];
+  if (input.escalation !== undefined) {
+    const { contacts, afterHours } = input.escalation;
+    gate.escalation = {
+      contacts: typeof contacts === 'string' ? [contacts] : [...contacts],
+      after_hours: afterHours,
+    };
+  }
+  if (input.attachments !== undefined) {
+    gate.attachments = input.attachments.map((a) => ({
+      name: a.name,
+      ...(a.contentType !== undefined ? { content_type: a.contentType } : {}),
+      ...(a.content !== undefined
+        ? { content: typeof a.content === 'string' ? a.content : toBase64(a.content) }
+        : {}),
+      ...(a.url !== undefined ? { url: a.url } : {}),
+    }));
+  }
+  const body: ActionCreateBody = { mode: 'approval', gate };
+  if (input.schedule !== undefined) body.schedule = input.schedule;
+  if (input.scheduledFor !== undefined)
+    body.scheduled_for =
+      input.scheduledFor instanceof Date ? input.scheduledFor.toISOString() : input.scheduledFor;
+  if (input.request !== undefined) body.request = input.request;
+  if (input.webhookSecret !== undefined) body.webhook_secret = input.webhookSecret;
+  if (input.name !== undefined) body.name = input.name;
+  if (input.description !== undefined) body.description = input.description;
+  if (input.timezone !== undefined) body.timezone = input.timezone;
+  if (input.idempotencyKey !== undefined) body.idempotency_key = input.idempotencyKey;
+  if (input.callbackUrl !== undefined) body.callback_url = input.callbackUrl;
+  if (input.dedupKeys !== undefined) body.dedup_keys = input.dedupKeys;
+  if (input.coordination !== undefined) body.coordination = input.coordination;
+  return body;
+}
+
+/** Base64 without Node's Buffer, so the SDK runs in browsers and edge runtimes too. */
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  // Chunks keep String.fromCharCode's argument list well under engine limits.
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+export function approvalsApi(actions: ReturnType<typeof actionsApi>) {
+  return {
+    /**
+     * Schedules an approval action. Answers like `actions.create`: `skipped: true` when an idempotency key or
+     * dedup rule pointed at a live action instead. The full action, with `recipients` and `reminder_events`,
+     * comes from `actions.get(id)`.
+     */
+    create: (input: ApprovalInput): Promise<CreateActionResult> => actions.create(buildApprovalBody(input)),
+  };
+}
+
+/** Slack and Teams destinations for `channel:<id>` recipients (`/v1/channels`; Business plan, else 403). */
+export function channelsApi(raw: RawClient) {
+  return {
+    list: async (): Promise<NotificationChannel[]> =>
+      unwrap<{ data: NotificationChannel[] }>(await raw.channels.list(), 200).data,
+    create: async (body: NotificationChannelCreate): Promise<NotificationChannel> =>
+      unwrap<{ data: NotificationChannel }>(await raw.channels.create({ body }), 201).data,
+    get: async (id: string): Promise<NotificationChannel> =>
+      unwrap<{ data: NotificationChannel }>(await raw.channels.get({ params: { id } }), 200).data,
+    update: async (id: string, body: NotificationChannelUpdate): Promise<NotificationChannel> =>
+      unwrap<{ data: NotificationChannel }>(await raw.channels.update({ params: { id }, body }), 200).data,
+    delete: async (id: string): Promise<void> => {
+      unwrap<unknown>(await raw.channels.delete({ params: { id } }), 204);
+    },
+  };
+}
+
+/** People of the account whose ids can be gate recipients (`/v1/team-members`). */
+export function teamMembersApi(raw: RawClient) {
+  return {
+    list: async (): Promise<TeamMember[]> =>
+      unwrap<{ data: TeamMember[] }>(await raw.teamMembers.list(), 200).data,
+    create: async (body: TeamMemberCreate): Promise<TeamMember> =>
+      unwrap<{ data: TeamMember }>(await raw.teamMembers.create({ body }), 201).data,
+    get: async (id: string): Promise<TeamMember> =>
+      unwrap<{ data: TeamMember }>(await raw.teamMembers.get({ params: { id } }), 200).data,
+    update: async (id: string, body: TeamMemberUpdate): Promise<TeamMember> =>
+      unwrap<{ data: TeamMember }>(await raw.teamMembers.update({ params: { id }, body }), 200).data,
+    delete: async (id: string): Promise<void> => {
+      unwrap<unknown>(await raw.teamMembers.delete({ params: { id } }), 204);
+    },
+  };
+}
+
+/** An answer to a response link. */
+export interface RespondInput {
+  decision: Decision;
+  /** At most 500 characters, shown in the action's `recipients` and timeline. */
+  comment?: string;
+  /** With `decision: 'snooze'`: how long, e.g. `1h` (the server's default is 1h). */
+  snoozeFor?: string;
+}
+
+/**
+ * Answers an approval through a recipient's link `{public_url}/r/<token>`, as the response page would: no API key,
+ * the link is the credential. Answers the recorded `ResponseResult`; throws `SchedApiError` with 410 once the link
+ * is spent (answered, timed out, action finished), 404 for an unknown link, 422 for a bad value, 429 past 10
+ * requests a minute.
+ */
+export async function respond(link: string, input: RespondInput): Promise<ResponseResult> {
+  const body: Record<string, string> = { decision: input.decision };
+  if (input.comment !== undefined) body.comment = input.comment;
+  if (input.snoozeFor !== undefined) body.snooze_for = input.snoozeFor;
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    text = await res.text();
+  } catch (err) {
+    // The origin only: the token is the recipient's credential and does not belong in logs.
+    throw new SchedConnectionError(`cannot reach ${originOf(link)}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('application/json') && text) parsed = JSON.parse(text);
+  return unwrap<ResponseResult>({ status: res.status, body: parsed, headers: res.headers }, 200);
+}
+
+function originOf(link: string): string {
+  try {
+    return new URL(link).origin;
+  } catch {
+    return 'the response link (not a URL)';
+  }
+}

@@ -1,0 +1,192 @@
+import type { ChannelName, ChannelTarget, PushSubscription } from '../../channels/types.js';
+import type { Sql } from '../../persistence/db.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+const E164 = /^\+[1-9]\d{1,14}$/;
+
+/** A gate recipient resolved to where its messages go. */
+export interface ResolvedRecipient {
+  reference: string;
+  /** Shown as the recipient's `email`: the address or phone number, or the channel's name. */
+  address: string;
+  displayName: string;
+  targets: ChannelTarget[];
+}
+
+export type Resolution =
+  | { ok: true; recipients: ResolvedRecipient[]; channels: ChannelName[] }
+  | { ok: false; errors: Record<string, string[]> };
+
+/** Looks up the account's contacts, notification channels and team members (always scoped to the account). */
+export interface RecipientDirectory {
+  contact(id: string): Promise<{ name: string; email: string | null; phone: string | null } | null>;
+  channel(id: string): Promise<{ name: string; type: 'slack' | 'teams'; webhook_url: string } | null>;
+  teamMember(id: string): Promise<{
+    name: string;
+    email: string | null;
+    phone: string | null;
+    push_subscriptions: PushSubscription[];
+  } | null>;
+}
+
+export function sqlDirectory(db: Sql, accountId: string): RecipientDirectory {
+  return {
+    async contact(id) {
+      const [row] = await db.query(
+        'select name, email, phone from contacts where id = $1 and account_id = $2',
+        [id, accountId],
+      );
+      return (row as { name: string; email: string | null; phone: string | null } | undefined) ?? null;
+    },
+    async channel(id) {
+      const [row] = await db.query(
+        'select name, type, webhook_url from notification_channels where id = $1 and account_id = $2',
+        [id, accountId],
+      );
+      return (row as { name: string; type: 'slack' | 'teams'; webhook_url: string } | undefined) ?? null;
+    },
+    async teamMember(id) {
+      const [row] = await db.query(
+        'select name, email, phone, push_subscriptions from team_members where id = $1 and account_id = $2',
+        [id, accountId],
+      );
+      return (
+        (row as
+          | {
+              name: string;
+              email: string | null;
+              phone: string | null;
+              push_subscriptions: PushSubscription[];
+            }
+          | undefined) ?? null
+      );
+    },
+  };
+}
+
+/** Name shown for a bare address: the part before @, or the number itself. */
+function detectedName(address: string): string {
+  return address.includes('@') ? address.split('@')[0]! : address;
+}
+
+/**
+ * Resolves `gate.recipients` (spec 4.1): emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` and team
+ * member ids. With explicit `channels`, a recipient is reached only through those (a channel reference always through
+ * its own Slack or Teams); without, through what it needs (email for addresses, sms for phones, all a team member has).
+ */
+export async function resolveRecipients(
+  references: readonly string[],
+  opts: {
+    channels: ChannelName[] | undefined;
+    directory: RecipientDirectory;
+    field: string;
+    slackTeamsAllowed: boolean;
+  },
+): Promise<Resolution> {
+  const errors: Record<string, string[]> = {};
+  const recipients: ResolvedRecipient[] = [];
+  const allowed = (c: ChannelName) => opts.channels === undefined || opts.channels.includes(c);
+  for (const [i, raw] of references.entries()) {
+    const ref = raw.trim();
+    const field = `${opts.field}.${i}`;
+    const fail = (message: string) => {
+      errors[field] = [message];
+    };
+    const resolved = await resolveOne(ref, opts.directory);
+    if ('error' in resolved) {
+      fail(resolved.error);
+      continue;
+    }
+    const targets = resolved.targets.filter(
+      (t) => t.channel === 'slack' || t.channel === 'teams' || allowed(t.channel),
+    );
+    if (targets.some((t) => t.channel === 'slack' || t.channel === 'teams') && !opts.slackTeamsAllowed) {
+      fail('Slack and Teams are Business-plan features');
+      continue;
+    }
+    if (targets.length === 0) {
+      fail(`no channel in gate.channels (${opts.channels?.join(', ')}) reaches this recipient`);
+      continue;
+    }
+    recipients.push({
+      reference: ref,
+      address: resolved.address,
+      displayName: resolved.displayName,
+      targets,
+    });
+  }
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const used = new Set(recipients.flatMap((r) => r.targets.map((t) => t.channel)));
+  return { ok: true, recipients, channels: opts.channels ?? [...used] };
+}
+
+async function resolveOne(
+  ref: string,
+  dir: RecipientDirectory,
+): Promise<Omit<ResolvedRecipient, 'reference'> | { error: string }> {
+  const contact = /^contact:([^:]+):(email|phone)$/i.exec(ref);
+  if (contact) {
+    const [, id, field] = contact;
+    const c = UUID.test(id!) ? await dir.contact(id!) : null;
+    if (!c) return { error: `unknown contact ${id}` };
+    if (field!.toLowerCase() === 'email') {
+      if (!c.email) return { error: `contact ${id} has no email` };
+      return {
+        address: c.email,
+        displayName: c.name,
+        targets: [{ channel: 'email', email: c.email, name: c.name }],
+      };
+    }
+    if (!c.phone) return { error: `contact ${id} has no phone` };
+    return { address: c.phone, displayName: c.name, targets: [{ channel: 'sms', phone: c.phone }] };
+  }
+  const channel = /^channel:(.+)$/i.exec(ref);
+  if (channel) {
+    const id = channel[1]!;
+    const ch = UUID.test(id) ? await dir.channel(id) : null;
+    if (!ch) return { error: `unknown channel ${id}` };
+    return {
+      address: ch.name,
+      displayName: ch.name,
+      targets: [{ channel: ch.type, webhookUrl: ch.webhook_url }],
+    };
+  }
+  if (UUID.test(ref)) {
+    const m = await dir.teamMember(ref);
+    if (!m) return { error: `unknown team member ${ref}` };
+    const targets: ChannelTarget[] = [];
+    if (m.email) targets.push({ channel: 'email', email: m.email, name: m.name });
+    if (m.phone) targets.push({ channel: 'sms', phone: m.phone });
+    for (const subscription of m.push_subscriptions) targets.push({ channel: 'push', subscription });
+    return { address: m.email ?? m.phone ?? m.name, displayName: m.name, targets };
+  }
+  if (E164.test(ref)) return { address: ref, displayName: ref, targets: [{ channel: 'sms', phone: ref }] };
+  if (EMAIL.test(ref))
+    return { address: ref, displayName: detectedName(ref), targets: [{ channel: 'email', email: ref }] };
+  return {
+    error: 'must be an email, an E.164 phone, contact:<id>:email|phone, channel:<id> or a team member id',
+  };
+}
+
+/**
+ * Escalation contacts (spec 4.1): emails or phones, optionally prefixed `email:` / `sms:`; a contact without a
+ * prefix is an email unless it is an E.164 phone. Contact references work too.
+ */
+export async function resolveEscalationContacts(
+  contacts: readonly string[],
+  opts: { directory: RecipientDirectory; field: string },
+): Promise<Resolution> {
+  const normalized = contacts.map((c) =>
+    c
+      .trim()
+      .replace(/^(email|mailto):/i, '')
+      .replace(/^(sms|phone|tel):/i, ''),
+  );
+  return resolveRecipients(normalized, {
+    channels: undefined,
+    directory: opts.directory,
+    field: opts.field,
+    slackTeamsAllowed: true,
+  });
+}

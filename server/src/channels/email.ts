@@ -1,0 +1,182 @@
+import escapeHtml from 'escape-html';
+import { createTransport } from 'nodemailer';
+import { displayTitle, formatExpiry, headline, introLine, normaliseBody, snoozeLine } from './render.js';
+import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+
+/** Email over SMTP with nodemailer. */
+
+export interface EmailConfig {
+  /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465` (TLS from the start). */
+  smtpUrl: string;
+  /** The From header, e.g. `sched <no-reply@example.com>`. */
+  from: string;
+}
+
+export const DEFAULT_EMAIL_FROM = 'sched <no-reply@localhost>';
+
+/** SMTP connect, greeting and idle bounds, in line with the 30 s outgoing request timeout of spec section 8. */
+const SMTP_TIMEOUT_MS = 30_000;
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export function createEmailChannel(config: EmailConfig): ChannelAdapter {
+  const transport = createTransport(
+    {
+      url: config.smtpUrl,
+      connectionTimeout: SMTP_TIMEOUT_MS,
+      greetingTimeout: SMTP_TIMEOUT_MS,
+      socketTimeout: SMTP_TIMEOUT_MS,
+    },
+    { from: config.from },
+  );
+
+  return {
+    name: 'email',
+    configured: true,
+    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+      if (target.channel !== 'email') {
+        return {
+          ok: false,
+          via: 'provider',
+          error: `email channel cannot send to a ${target.channel} target`,
+        };
+      }
+      const rendered = renderEmail(message, target);
+      try {
+        const info = await transport.sendMail({
+          to: target.name ? { name: target.name, address: target.email } : target.email,
+          subject: rendered.subject,
+          text: rendered.text,
+          html: rendered.html,
+          attachments: message.attachments.map((a) => ({
+            filename: a.filename,
+            contentType: a.contentType,
+            content: a.content,
+          })),
+          headers: {
+            // RFC 3834: out-of-office responders must not answer an automated message.
+            'Auto-Submitted': 'auto-generated',
+            'X-Sched-Action-Id': message.actionId,
+          },
+        });
+        if (info.rejected.length > 0) {
+          return { ok: false, via: 'provider', error: `SMTP server rejected ${info.rejected.join(', ')}` };
+        }
+        return { ok: true, via: 'provider', providerMessageId: info.messageId };
+      } catch (err) {
+        return { ok: false, via: 'provider', error: describeSmtpError(err) };
+      }
+    },
+  };
+}
+
+function describeSmtpError(err: unknown): string {
+  if (!(err instanceof Error)) return `SMTP: ${String(err)}`;
+  const e = err as Error & { responseCode?: number; code?: string };
+  const code = e.responseCode ?? e.code;
+  return `SMTP${code === undefined ? '' : ` ${code}`}: ${e.message}`;
+}
+
+/** Subject, plain-text and HTML parts of one approval email. Pure: used by the adapter and by tests. */
+export function renderEmail(message: ApprovalMessage, target?: { name?: string }): RenderedEmail {
+  return {
+    subject: headline(message),
+    text: renderText(message, target),
+    html: renderHtml(message, target),
+  };
+}
+
+function greeting(message: ApprovalMessage, target?: { name?: string }): string {
+  const name = (target?.name ?? message.recipientName).trim();
+  return name === '' ? 'Hello,' : `Hello ${name},`;
+}
+
+function renderText(message: ApprovalMessage, target?: { name?: string }): string {
+  const lines = [
+    greeting(message, target),
+    '',
+    introLine(message),
+    '',
+    normaliseBody(message.body),
+    '',
+    `${message.buttons.confirm}: ${message.responseUrl}`,
+    `${message.buttons.decline}: ${message.responseUrl}`,
+  ];
+  const snooze = snoozeLine(message);
+  if (snooze) lines.push(snooze);
+  lines.push('');
+  const attachments = attachedLine(message);
+  if (attachments) lines.push(attachments);
+  lines.push(`This request expires on ${formatExpiry(message.expiresAt)}.`);
+  lines.push('', 'The link is personal: anyone who has it can answer for you.');
+  return `${lines.join('\n')}\n`;
+}
+
+function attachedLine(message: ApprovalMessage): string | undefined {
+  if (message.attachments.length === 0) return undefined;
+  return `Attached: ${message.attachments.map((a) => a.filename).join(', ')}`;
+}
+
+/** Escaped text with its line breaks kept as `<br>` (clients such as Outlook ignore `white-space`). */
+function htmlText(text: string): string {
+  return escapeHtml(text).replace(/\n/g, '<br>\n');
+}
+
+const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+
+function button(label: string, url: string, background: string): string {
+  // A table cell carries the colour so the button keeps its shape where clients drop padding on links.
+  return (
+    `<td style="border-radius:6px;background:${background};padding:0">` +
+    `<a href="${escapeHtml(url)}" style="display:inline-block;padding:14px 28px;${FONT};font-size:17px;` +
+    `font-weight:600;line-height:20px;color:#ffffff;text-decoration:none;border-radius:6px">` +
+    `${escapeHtml(label)}</a></td>`
+  );
+}
+
+function renderHtml(message: ApprovalMessage, target?: { name?: string }): string {
+  const snooze = snoozeLine(message);
+  const attachments = attachedLine(message);
+  const paragraph = `margin:0 0 16px;${FONT};font-size:15px;line-height:22px;color:#1f2328`;
+  const small = `margin:0 0 8px;${FONT};font-size:13px;line-height:19px;color:#59636e`;
+  const parts = [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width,initial-scale=1">',
+    `<title>${escapeHtml(headline(message))}</title></head>`,
+    '<body style="margin:0;padding:0;background:#f6f8fa">',
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f6f8fa">',
+    '<tr><td align="center" style="padding:24px 12px">',
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" ' +
+      'style="max-width:600px;background:#ffffff;border:1px solid #d1d9e0;border-radius:8px">',
+    '<tr><td style="padding:28px 28px 8px">',
+    `<h1 style="margin:0 0 16px;${FONT};font-size:22px;line-height:28px;color:#1f2328">` +
+      `${escapeHtml(displayTitle(message))}</h1>`,
+    `<p style="${paragraph}">${escapeHtml(greeting(message, target))}</p>`,
+    `<p style="${paragraph}">${escapeHtml(introLine(message))}</p>`,
+    `<div style="margin:0 0 24px;padding:16px;background:#f6f8fa;border-left:4px solid #0969da;${FONT};` +
+      `font-size:15px;line-height:22px;color:#1f2328">${htmlText(normaliseBody(message.body))}</div>`,
+    '<table role="presentation" cellpadding="0" cellspacing="0" style="margin:0 0 20px"><tr>',
+    button(message.buttons.confirm, message.responseUrl, '#1a7f37'),
+    '<td style="width:16px;padding:0">&nbsp;</td>',
+    button(message.buttons.decline, message.responseUrl, '#cf222e'),
+    '</tr></table>',
+  ];
+  if (snooze) parts.push(`<p style="${paragraph}">${escapeHtml(snooze)}</p>`);
+  if (attachments) parts.push(`<p style="${small}">${escapeHtml(attachments)}</p>`);
+  parts.push(
+    `<p style="${small}">This request expires on <strong>${escapeHtml(formatExpiry(message.expiresAt))}</strong>.</p>`,
+    `<p style="${small}">If the buttons do not work, open this link: ` +
+      `<a href="${escapeHtml(message.responseUrl)}" style="color:#0969da;word-break:break-all">` +
+      `${escapeHtml(message.responseUrl)}</a></p>`,
+    `<p style="${small}">The link is personal: anyone who has it can answer for you.</p>`,
+    '</td></tr></table>',
+    '</td></tr></table>',
+    '</body></html>',
+  );
+  return `${parts.join('\n')}\n`;
+}

@@ -1,0 +1,133 @@
+import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
+import {
+  attachmentsLine,
+  formatExpiry,
+  headline,
+  introLine,
+  normaliseBody,
+  snoozeLine,
+  truncate,
+} from './render.js';
+import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+
+/** Slack through an incoming webhook: a Block Kit message whose buttons open the response page. */
+
+/** Block Kit limits: header text 150, section text 3000, button text 75, actions per message 50 blocks. */
+const HEADER_MAX = 150;
+const SECTION_MAX = 3000;
+const BUTTON_TEXT_MAX = 75;
+
+export const SLACK_CONFIRM_ACTION_ID = 'sched_confirm';
+export const SLACK_DECLINE_ACTION_ID = 'sched_decline';
+
+export function createSlackChannel(deps: { http: ChannelHttp }): ChannelAdapter {
+  return {
+    name: 'slack',
+    configured: true,
+    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+      if (target.channel !== 'slack') {
+        return {
+          ok: false,
+          via: 'provider',
+          error: `slack channel cannot send to a ${target.channel} target`,
+        };
+      }
+      const res = await deps.http({
+        url: target.webhookUrl,
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify(renderSlackPayload(message)),
+        timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
+      });
+      if ('error' in res) return { ok: false, via: 'provider', error: `Slack: ${res.error}` };
+      // Slack answers 200 `ok`; errors are short words such as `invalid_payload`, `no_service`, `channel_is_archived`.
+      if (res.status >= 200 && res.status < 300) return { ok: true, via: 'provider' };
+      return {
+        ok: false,
+        via: 'provider',
+        error: `Slack HTTP ${res.status}: ${excerpt(res.body) || 'empty answer'}`,
+      };
+    },
+  };
+}
+
+/** Slack's mrkdwn treats `&`, `<` and `>` as control characters; everything else is shown as typed. */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Escaped `text` split into pieces of at most `max` characters, never inside an entity. */
+function escapedChunks(text: string, max: number): string[] {
+  const chunks: string[] = [];
+  let current = '';
+  for (const ch of text) {
+    const piece = escapeSlack(ch);
+    if (current.length + piece.length > max) {
+      chunks.push(current);
+      current = '';
+    }
+    current += piece;
+  }
+  if (current !== '') chunks.push(current);
+  return chunks;
+}
+
+function slackDate(date: Date): string {
+  // Shown in each reader's own time zone; the text after `|` is the fallback.
+  const unix = Math.floor(date.getTime() / 1000);
+  return `<!date^${unix}^{date_short_pretty} at {time}|${formatExpiry(date)}>`;
+}
+
+/** The webhook JSON: fallback `text` for notifications plus the Block Kit layout. */
+export function renderSlackPayload(message: ApprovalMessage): {
+  text: string;
+  blocks: Record<string, unknown>[];
+} {
+  const body = normaliseBody(message.body);
+  const sections = escapedChunks(body === '' ? introLine(message) : body, SECTION_MAX).map((text) => ({
+    type: 'section',
+    text: { type: 'mrkdwn', text },
+  }));
+  const context = [`Expires ${slackDate(message.expiresAt)}`];
+  const snooze = snoozeLine(message);
+  if (snooze) context.push(escapeSlack(snooze));
+  const attachments = attachmentsLine(message);
+  if (attachments) context.push(escapeSlack(attachments));
+
+  const blocks: Record<string, unknown>[] = [
+    {
+      type: 'header',
+      text: { type: 'plain_text', text: truncate(headline(message), HEADER_MAX), emoji: true },
+    },
+    ...sections,
+    { type: 'context', elements: context.map((text) => ({ type: 'mrkdwn', text })) },
+    {
+      type: 'actions',
+      block_id: 'sched_approval',
+      elements: [
+        button(message.buttons.confirm, message.responseUrl, 'primary', SLACK_CONFIRM_ACTION_ID, 'confirm'),
+        button(message.buttons.decline, message.responseUrl, 'danger', SLACK_DECLINE_ACTION_ID, 'decline'),
+      ],
+    },
+  ];
+  const preview = body === '' ? '' : `: ${escapeSlack(truncate(body.replace(/\s+/g, ' '), 200))}`;
+  const text = `${escapeSlack(headline(message))}${preview} <${message.responseUrl}|Answer>`;
+  return { text, blocks };
+}
+
+function button(
+  label: string,
+  url: string,
+  style: 'primary' | 'danger',
+  actionId: string,
+  value: string,
+): Record<string, unknown> {
+  return {
+    type: 'button',
+    text: { type: 'plain_text', text: truncate(label, BUTTON_TEXT_MAX), emoji: true },
+    url,
+    style,
+    action_id: actionId,
+    value,
+  };
+}

@@ -1,0 +1,125 @@
+import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
+import { formatExpiry, headline, introLine, normaliseBody } from './render.js';
+import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+
+/**
+ * Microsoft Teams through an incoming webhook (a Workflows "post to a channel when a webhook request is
+ * received" flow, or a legacy connector): one Adaptive Card whose two buttons open the response page.
+ *
+ * The message goes into TextBlocks, one per line, because a TextBlock's Markdown joins single line breaks.
+ * Markdown characters are not escaped: Teams clients disagree on backslash escapes (some show them), and the
+ * text comes from the action's author, not from a third party.
+ */
+
+export const ADAPTIVE_CARD_SCHEMA = 'http://adaptivecards.io/schemas/adaptive-card.json';
+export const ADAPTIVE_CARD_VERSION = '1.4';
+
+/** Past this many lines the rest of the message shares one block, keeping the card under Teams' 28 KB. */
+const MAX_LINE_BLOCKS = 100;
+
+export function createTeamsChannel(deps: { http: ChannelHttp }): ChannelAdapter {
+  return {
+    name: 'teams',
+    configured: true,
+    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+      if (target.channel !== 'teams') {
+        return {
+          ok: false,
+          via: 'provider',
+          error: `teams channel cannot send to a ${target.channel} target`,
+        };
+      }
+      const res = await deps.http({
+        url: target.webhookUrl,
+        method: 'POST',
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify(renderTeamsPayload(message)),
+        timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
+      });
+      if ('error' in res) return { ok: false, via: 'provider', error: `Teams: ${res.error}` };
+      // Workflows answer 202, legacy connectors 200 `1`; connectors report a failed relay with a 200 too.
+      const failedWith200 = /^webhook message delivery failed/i.test(res.body.trim());
+      if (res.status >= 200 && res.status < 300 && !failedWith200) return { ok: true, via: 'provider' };
+      return {
+        ok: false,
+        via: 'provider',
+        error: `Teams HTTP ${res.status}: ${excerpt(res.body) || 'empty answer'}`,
+      };
+    },
+  };
+}
+
+type CardElement = Record<string, unknown>;
+
+function messageBlocks(body: string): CardElement[] {
+  const lines = body.split('\n');
+  const blocks: CardElement[] = [];
+  let gap = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line.trim() === '') {
+      gap = true;
+      continue;
+    }
+    if (blocks.length === MAX_LINE_BLOCKS - 1) {
+      // Paragraph breaks survive in Markdown; only single line breaks are lost in this last block.
+      const rest = lines
+        .slice(i)
+        .join('\n')
+        .replace(/\n{2,}/g, '\n\n');
+      blocks.push({ type: 'TextBlock', text: rest, wrap: true, spacing: gap ? 'Medium' : 'None' });
+      break;
+    }
+    blocks.push({
+      type: 'TextBlock',
+      text: line,
+      wrap: true,
+      spacing: blocks.length === 0 || gap ? 'Medium' : 'None',
+    });
+    gap = false;
+  }
+  return blocks;
+}
+
+/** The webhook JSON: a `message` carrying one Adaptive Card 1.4. */
+export function renderTeamsPayload(message: ApprovalMessage): Record<string, unknown> {
+  const body = normaliseBody(message.body);
+  const facts = [{ title: 'Expires', value: formatExpiry(message.expiresAt) }];
+  if (message.snoozeAllowed) facts.push({ title: 'Snooze', value: 'Available on the response page' });
+  if (message.attachments.length > 0) {
+    facts.push({ title: 'Attachments', value: message.attachments.map((a) => a.filename).join(', ') });
+  }
+  const card = {
+    $schema: ADAPTIVE_CARD_SCHEMA,
+    type: 'AdaptiveCard',
+    version: ADAPTIVE_CARD_VERSION,
+    msteams: { width: 'Full' },
+    body: [
+      {
+        type: 'TextBlock',
+        text: headline(message),
+        weight: 'Bolder',
+        size: 'Large',
+        wrap: true,
+        style: 'heading',
+      },
+      ...messageBlocks(body === '' ? introLine(message) : body),
+      { type: 'FactSet', facts, spacing: 'Medium' },
+    ],
+    actions: [
+      { type: 'Action.OpenUrl', title: message.buttons.confirm, url: message.responseUrl, style: 'positive' },
+      {
+        type: 'Action.OpenUrl',
+        title: message.buttons.decline,
+        url: message.responseUrl,
+        style: 'destructive',
+      },
+    ],
+  };
+  return {
+    type: 'message',
+    attachments: [
+      { contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card },
+    ],
+  };
+}

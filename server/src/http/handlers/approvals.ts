@@ -1,0 +1,56 @@
+import { apiContract as contract } from '@sched/contract';
+import { initServer } from '@ts-rest/fastify';
+import type { NotificationChannelService, TeamMemberService } from '../../app/approvals/directory.js';
+import { principalOf } from '../auth.js';
+
+const s = initServer();
+
+export function channelsHandlers(channels: NotificationChannelService) {
+  return s.router(contract.channels, {
+    list: async ({ request }) => ({
+      status: 200,
+      body: { data: await channels.list(principalOf(request).accountId) },
+    }),
+    create: async ({ request, body }) => {
+      const p = principalOf(request);
+      return { status: 201, body: { data: await channels.create(p.accountId, p.plan, body) } };
+    },
+    get: async ({ request, params }) => ({
+      status: 200,
+      body: { data: await channels.get(principalOf(request).accountId, params.id) },
+    }),
+    update: async ({ request, params, body }) => ({
+      status: 200,
+      body: { data: await channels.update(principalOf(request).accountId, params.id, body) },
+    }),
+    delete: async ({ request, params }) => {
+      await channels.delete(principalOf(request).accountId, params.id);
+      return { status: 204, body: undefined };
+    },
+  });
+}
+
+export function teamMembersHandlers(members: TeamMemberService) {
+  return s.router(contract.teamMembers, {
+    list: async ({ request }) => ({
+      status: 200,
+      body: { data: await members.list(principalOf(request).accountId) },
+    }),
+    create: async ({ request, body }) => ({
+      status: 201,
+      body: { data: await members.create(principalOf(request).accountId, body) },
+    }),
+    get: async ({ request, params }) => ({
+      status: 200,
+      body: { data: await members.get(principalOf(request).accountId, params.id) },
+    }),
+    update: async ({ request, params, body }) => ({
+      status: 200,
+      body: { data: await members.update(principalOf(request).accountId, params.id, body) },
+    }),
+    delete: async ({ request, params }) => {
+      await members.delete(principalOf(request).accountId, params.id);
+      return { status: 204, body: undefined };
+    },
+  });
+}

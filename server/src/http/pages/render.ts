@@ -1,0 +1,471 @@
+/**
+ * The login-free approval response pages (spec 5.3): pure functions from a view model to an HTML5 string.
+ * No Fastify, no database: the `/r/<token>` routes load the model, call these and send the string with
+ * `PAGE_HEADERS`. The pages work without JavaScript (plain form posts), load nothing from anywhere (one
+ * inline stylesheet allowed by its hash) and escape every dynamic value.
+ */
+import { createHash } from 'node:crypto';
+import escapeHtml from 'escape-html';
+import { parseDuration } from '../../domain/schedule/duration.js';
+import { PAGE_STYLE } from './styles.js';
+
+export type ResponseDecision = 'confirm' | 'decline' | 'snooze';
+
+export const RESPONSE_DECISIONS: readonly ResponseDecision[] = Object.freeze([
+  'confirm',
+  'decline',
+  'snooze',
+]);
+
+/** recipient response_comment limit (spec 8), counted as the browser's `maxlength` counts (UTF-16 units). */
+export const COMMENT_MAX_LENGTH = 500;
+
+export interface ResponsePageAttachment {
+  name: string;
+  /** A same-site path (`/r/<token>/attachments/0`) or an http(s) URL; anything else is shown without a link. */
+  url: string;
+  /** Bytes. */
+  size: number;
+  contentType: string;
+}
+
+export interface ResponsePageModel {
+  /** The action's name. */
+  title: string;
+  /** The gate message, plain text, at most 5000 chars; newlines are kept. */
+  message: string;
+  recipientName: string;
+  /** The POST URL (the same `/r/<token>`). */
+  formAction: string;
+  buttons: { confirm: string; decline: string };
+  /** The snooze choices (`{ value: '1h', label: '1 hour' }`); hidden unless allowed with snoozes remaining. */
+  snooze: { allowed: boolean; remaining: number; choices: { value: string; label: string }[] };
+  attachments: ResponsePageAttachment[];
+  expiresAt: Date;
+  /** Answers so far in all_required mode. */
+  progress?: { responded: number; total: number };
+  /** From `?decision=` in the link: that button gets the focus and a hint; nothing is ever submitted by itself. */
+  suggestedDecision?: 'confirm' | 'decline';
+  /** The clock, for the relative expiry hint ("in 6 days"); defaults to the current time. */
+  now?: Date;
+}
+
+export interface ResultPageModel {
+  title: string;
+  outcome: 'confirmed' | 'declined' | 'snoozed';
+  /** A sentence to add, e.g. "1 of 3 recipients has confirmed; the action runs when everyone has." */
+  detail?: string;
+  snoozedUntil?: Date;
+  now?: Date;
+}
+
+export interface GonePageModel {
+  reason: 'expired' | 'closed' | 'answered' | 'unknown';
+  title?: string;
+}
+
+export interface ErrorPageModel {
+  status: number;
+  message: string;
+  /** Where "Go back" leads, usually the response page's own URL. */
+  backUrl?: string;
+}
+
+/** `sha256-<base64>` of the exact stylesheet text, computed once at load so the CSP can never drift from it. */
+export const PAGE_STYLE_HASH = `sha256-${createHash('sha256').update(PAGE_STYLE, 'utf8').digest('base64')}`;
+
+/**
+ * The Content-Security-Policy of every page: nothing may load or run; only the inline stylesheet (by hash)
+ * applies; forms post back to this origin; the page cannot be framed (clickjacking a confirm button).
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src '${PAGE_STYLE_HASH}'`,
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Every header a page response should carry. `no-referrer` keeps the secret token in the URL from leaking
+ * to attachment hosts; `no-store` keeps shared caches and the back button from replaying a page with a
+ * token in it; `noindex` keeps links that end up public out of search engines.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': PAGE_CSP,
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'x-robots-tag': 'noindex, nofollow',
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Formatting helpers
+
+/** Escapes text for element content and double-quoted attribute values. */
+function h(value: string | number): string {
+  return escapeHtml(String(value));
+}
+
+/** `2026-11-28 14:00 UTC`: unambiguous for recipients in any time zone. */
+export function formatUtc(date: Date): string {
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+
+/** "in 6 days", "in 3 hours", "in 12 minutes", "2 hours ago": the unit that reads naturally. */
+export function formatRelative(target: Date, now: Date): string {
+  const diff = target.getTime() - now.getTime();
+  const abs = Math.abs(diff);
+  if (abs < 60_000) return diff >= 0 ? 'in less than a minute' : 'less than a minute ago';
+  const sign = diff < 0 ? -1 : 1;
+  if (abs < 3_600_000) return RELATIVE.format(sign * Math.round(abs / 60_000), 'minute');
+  if (abs < 48 * 3_600_000) return RELATIVE.format(sign * Math.round(abs / 3_600_000), 'hour');
+  return RELATIVE.format(sign * Math.round(abs / 86_400_000), 'day');
+}
+
+/** `512 bytes`, `24 KB`, `1.4 MB` (binary multiples, one decimal below 10). */
+export function formatSize(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return 'size unknown';
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = value < 10 ? value.toFixed(1).replace(/\.0$/, '') : String(Math.round(value));
+  return `${shown} ${units[unit]}`;
+}
+
+/** An href only for same-site paths and http(s) URLs: a `javascript:` or `data:` link must never render. */
+export function safeHref(url: string): string | null {
+  if (url.startsWith('/') && !url.startsWith('//') && !url.startsWith('/\\')) return url;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function time(date: Date): string {
+  return `<time datetime="${h(date.toISOString())}">${h(formatUtc(date))}</time>`;
+}
+
+// Inline SVG icons: drawn with presentation attributes, which the CSP allows (style attributes it would not).
+const ICONS = {
+  check: '<path d="M5 12.5l4.5 4.5L19 7.5"/>',
+  cross: '<path d="M6.5 6.5l11 11M17.5 6.5l-11 11"/>',
+  clock: '<circle cx="12" cy="12" r="8.5"/><path d="M12 7.5V12l3 2"/>',
+  link: '<path d="M9.5 14.5l5-5M10.5 6.5l1.5-1.5a4 4 0 015.7 5.7L16.2 12M13.5 17.5L12 19a4 4 0 01-5.7-5.7L7.8 12"/>',
+  alert: '<path d="M12 7.5v5.5M12 16.5v.5"/><circle cx="12" cy="12" r="8.5"/>',
+} as const;
+
+function badge(icon: keyof typeof ICONS, tone: 'ok' | 'bad' | 'wait'): string {
+  return (
+    `<div class="badge ${tone}"><svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2.25" ` +
+    `stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">${ICONS[icon]}</svg></div>`
+  );
+}
+
+function layout(opts: { pageTitle: string; body: string }): string {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="referrer" content="no-referrer">',
+    '<meta name="robots" content="noindex, nofollow">',
+    '<meta name="color-scheme" content="light dark">',
+    `<title>${h(opts.pageTitle)}</title>`,
+    `<style>${PAGE_STYLE}</style>`,
+    '</head>',
+    '<body>',
+    '<header class="brand"><p>sched</p></header>',
+    '<main>',
+    opts.body,
+    '</main>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Pages
+
+/** The page behind a response link: the message, attachments, a comment box and the decision buttons. */
+export function renderResponsePage(m: ResponsePageModel): string {
+  const now = m.now ?? new Date();
+  const parts: string[] = [];
+
+  parts.push('<div class="card">');
+  parts.push('<p class="eyebrow">Approval request</p>');
+  parts.push(`<h1>${h(m.title)}</h1>`);
+  parts.push(`<p class="meta">For <strong>${h(m.recipientName)}</strong></p>`);
+  const expired = m.expiresAt.getTime() <= now.getTime();
+  parts.push(
+    `<p class="meta">${expired ? 'Expired' : 'Answer by'} ${time(m.expiresAt)} ` +
+      `<span>(${h(formatRelative(m.expiresAt, now))})</span></p>`,
+  );
+  if (m.progress) {
+    const { responded, total } = m.progress;
+    parts.push(
+      `<p class="meta">${h(responded)} of ${h(total)} ${total === 1 ? 'recipient has' : 'recipients have'} ` +
+        'answered; every recipient must confirm.</p>',
+    );
+  }
+
+  parts.push(`<div class="message">${h(m.message)}</div>`);
+
+  if (m.attachments.length > 0) {
+    parts.push(`<h2 id="attachments-heading">Attachments (${m.attachments.length})</h2>`);
+    parts.push('<ul class="attachments" aria-labelledby="attachments-heading">');
+    for (const a of m.attachments) {
+      const href = safeHref(a.url);
+      const name = href
+        ? `<a class="file" href="${h(href)}" rel="noopener noreferrer">${h(a.name)}</a>`
+        : `<span class="file">${h(a.name)}</span>`;
+      parts.push(
+        `<li>${name}<span class="size">${h(a.contentType)} · ${h(formatSize(a.size))}` +
+          `${href ? '' : ' · link unavailable'}</span></li>`,
+      );
+    }
+    parts.push('</ul>');
+  }
+
+  if (m.suggestedDecision) {
+    const label = m.buttons[m.suggestedDecision];
+    parts.push(
+      `<p class="callout">Almost done: press <strong>${h(label)}</strong> below to send your answer. ` +
+        'Nothing has been recorded yet.</p>',
+    );
+  }
+
+  parts.push(`<form method="post" action="${h(m.formAction)}">`);
+  parts.push('<label for="comment">Comment <span class="hint">(optional)</span></label>');
+  parts.push(
+    `<textarea id="comment" name="comment" maxlength="${COMMENT_MAX_LENGTH}" rows="4" ` +
+      'aria-describedby="comment-hint"></textarea>',
+  );
+  parts.push(
+    `<p class="hint" id="comment-hint">Up to ${COMMENT_MAX_LENGTH} characters. The requester sees it with your answer.</p>`,
+  );
+  parts.push('<div class="decisions">');
+  for (const decision of ['confirm', 'decline'] as const) {
+    const focus = m.suggestedDecision === decision ? ' autofocus' : '';
+    parts.push(
+      `<button type="submit" name="decision" value="${decision}" class="${decision}"${focus}>` +
+        `${h(m.buttons[decision])}</button>`,
+    );
+  }
+  parts.push('</div>');
+
+  const remaining = Math.max(0, Math.floor(m.snooze.remaining));
+  if (m.snooze.allowed && remaining > 0 && m.snooze.choices.length > 0) {
+    parts.push('<div class="snooze">');
+    parts.push('<fieldset>');
+    parts.push('<legend>Not ready to decide?</legend>');
+    parts.push('<label for="snooze_for">Remind me again in</label>');
+    parts.push('<div class="snooze-row">');
+    parts.push('<select id="snooze_for" name="snooze_for" aria-describedby="snooze-hint">');
+    for (const choice of m.snooze.choices) {
+      parts.push(`<option value="${h(choice.value)}">${h(choice.label)}</option>`);
+    }
+    parts.push('</select>');
+    parts.push('<button type="submit" name="decision" value="snooze" class="secondary">Snooze</button>');
+    parts.push('</div>');
+    parts.push(
+      `<p class="hint" id="snooze-hint">${h(remaining)} ${remaining === 1 ? 'snooze' : 'snoozes'} left.</p>`,
+    );
+    parts.push('</fieldset>');
+    parts.push('</div>');
+  }
+  parts.push('</form>');
+  parts.push('</div>');
+
+  parts.push(
+    `<footer><p>This private link was sent to ${h(m.recipientName)}; please do not forward it. ` +
+      'Nothing is recorded until you press a button.</p></footer>',
+  );
+
+  return layout({ pageTitle: `${m.title} · Approval request`, body: parts.join('\n') });
+}
+
+const OUTCOMES = {
+  confirmed: { heading: 'Confirmed', icon: 'check', tone: 'ok' },
+  declined: { heading: 'Declined', icon: 'cross', tone: 'bad' },
+  snoozed: { heading: 'Snoozed', icon: 'clock', tone: 'wait' },
+} as const;
+
+/** The answer to a successful POST: what was recorded, and when a snoozed request comes back. */
+export function renderResultPage(r: ResultPageModel): string {
+  const now = r.now ?? new Date();
+  const o = OUTCOMES[r.outcome];
+  const parts: string[] = [];
+  parts.push('<div class="card outcome">');
+  parts.push('<div role="status">');
+  parts.push(badge(o.icon, o.tone));
+  parts.push(`<h1>${o.heading}</h1>`);
+  parts.push(
+    `<p class="meta">Your answer to <span class="quoted">“${h(r.title)}”</span> was recorded. Thank you.</p>`,
+  );
+  if (r.outcome === 'snoozed' && r.snoozedUntil) {
+    parts.push(
+      `<p class="meta">You will be asked again at ${time(r.snoozedUntil)} ` +
+        `(${h(formatRelative(r.snoozedUntil, now))}).</p>`,
+    );
+  }
+  if (r.detail) parts.push(`<p class="meta">${h(r.detail)}</p>`);
+  parts.push('</div>');
+  parts.push('<p class="hint">You can close this page.</p>');
+  parts.push('</div>');
+  return layout({ pageTitle: `${o.heading} · ${r.title}`, body: parts.join('\n') });
+}
+
+const GONE = {
+  expired: {
+    heading: 'This link has expired',
+    text: 'The request timed out, so it no longer accepts answers.',
+  },
+  closed: {
+    heading: 'This request is closed',
+    text: 'It was cancelled or decided already, so it no longer accepts answers.',
+  },
+  answered: {
+    heading: 'You have already answered',
+    text: 'Your answer was recorded earlier; it cannot be changed from this link.',
+  },
+  unknown: {
+    heading: 'Link not found',
+    text: 'This link is not valid. Check that you opened the whole address from the message.',
+  },
+} as const;
+
+/** For links that no longer work: sent with 410 (404 for `unknown`). */
+export function renderGonePage(g: GonePageModel): string {
+  const copy = GONE[g.reason];
+  const about = g.title ? `<p class="meta">Request: <span class="quoted">“${h(g.title)}”</span></p>` : '';
+  const body = [
+    '<div class="card outcome">',
+    badge(g.reason === 'answered' ? 'check' : 'link', g.reason === 'answered' ? 'ok' : 'wait'),
+    `<h1>${copy.heading}</h1>`,
+    about,
+    `<p class="meta">${copy.text}</p>`,
+    '<p class="hint">If you think this is a mistake, contact the person who sent you the request.</p>',
+    '</div>',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return layout({ pageTitle: copy.heading, body });
+}
+
+function errorHeading(status: number): string {
+  if (status === 429) return 'Too many attempts';
+  if (status === 422 || status === 400) return 'Your answer could not be recorded';
+  if (status >= 500) return 'Something went wrong';
+  return 'Your answer could not be recorded';
+}
+
+/** For 422 (an invalid form) and 429 (the per-token rate limit) and any other error a page must show. */
+export function renderErrorPage(e: ErrorPageModel): string {
+  const heading = errorHeading(e.status);
+  const back = e.backUrl ? safeHref(e.backUrl) : null;
+  const next =
+    e.status === 429 ? 'Please wait a minute, then try again.' : 'Go back, check your answer and try again.';
+  const body = [
+    '<div class="card outcome">',
+    '<div role="alert">',
+    badge('alert', 'bad'),
+    `<h1>${h(heading)}</h1>`,
+    `<p class="meta">${h(e.message)}</p>`,
+    '</div>',
+    `<p class="hint">${next}${back ? ` <a href="${h(back)}">Back to the request</a>` : ''}</p>`,
+    `<p class="hint">Error ${h(e.status)}</p>`,
+    '</div>',
+  ].join('\n');
+  return layout({ pageTitle: heading, body });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The answer posted to a response link
+
+export type ParsedResponseForm =
+  | { ok: true; decision: ResponseDecision; comment: string | null; snoozeFor: string | null }
+  | { ok: false; errors: Record<string, string[]> };
+
+const DURATION_MESSAGE = 'must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d, 1w)';
+
+/**
+ * Reads either a urlencoded form (an object of strings, as a form parser gives it) or the JSON
+ * `{decision, comment?, snooze_for?}`. A blank comment is `null`; browsers send textarea line breaks as
+ * CRLF while `maxlength` counted each as one character, so CRLF becomes LF before the length check.
+ * `snoozeFor` is `null` unless the decision is `snooze` (the page's select is always submitted with the
+ * form); a snooze without `snooze_for` is left for the caller's default.
+ */
+export function parseResponseForm(body: unknown): ParsedResponseForm {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, errors: { body: ['must be a form or a JSON object'] } };
+  }
+  const fields = body as Record<string, unknown>;
+  const errors: Record<string, string[]> = {};
+  const fail = (field: string, message: string) => {
+    errors[field] = [...(errors[field] ?? []), message];
+  };
+  const single = (field: string): unknown => {
+    const value = fields[field];
+    if (Array.isArray(value)) {
+      fail(field, 'must be given once');
+      return undefined;
+    }
+    return value;
+  };
+
+  const rawDecision = single('decision');
+  let decision: ResponseDecision | null = null;
+  if (rawDecision === undefined || rawDecision === null || rawDecision === '') {
+    if (!errors['decision']) fail('decision', 'is required');
+  } else if (
+    typeof rawDecision === 'string' &&
+    (RESPONSE_DECISIONS as readonly string[]).includes(rawDecision)
+  ) {
+    decision = rawDecision as ResponseDecision;
+  } else {
+    fail('decision', `must be one of ${RESPONSE_DECISIONS.join(', ')}`);
+  }
+
+  const rawComment = single('comment');
+  let comment: string | null = null;
+  if (rawComment !== undefined && rawComment !== null) {
+    if (typeof rawComment !== 'string') {
+      fail('comment', 'must be a string');
+    } else {
+      const normalized = rawComment.replace(/\r\n?/g, '\n').trim();
+      if (normalized.length > COMMENT_MAX_LENGTH) {
+        fail('comment', `must be at most ${COMMENT_MAX_LENGTH} characters`);
+      } else if (normalized !== '') {
+        comment = normalized;
+      }
+    }
+  }
+
+  const rawSnooze = single('snooze_for');
+  let snoozeFor: string | null = null;
+  if (rawSnooze !== undefined && rawSnooze !== null && rawSnooze !== '') {
+    if (typeof rawSnooze !== 'string' || parseDuration(rawSnooze) === null) {
+      fail('snooze_for', DURATION_MESSAGE);
+    } else if (decision === 'snooze') {
+      snoozeFor = rawSnooze;
+    }
+  }
+
+  if (decision === null || Object.keys(errors).length > 0) return { ok: false, errors };
+  return { ok: true, decision, comment, snoozeFor };
+}

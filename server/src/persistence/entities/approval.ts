@@ -1,0 +1,138 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { AccountSchema } from './account.js';
+import { ActionSchema } from './action.js';
+
+/** One person or place asked by an approval gate (spec 2.3); escalation contacts become recipients too. */
+export const RecipientSchema = defineEntity({
+  name: 'Recipient',
+  tableName: 'recipients',
+  indexes: [{ properties: ['action', 'position'] }],
+  properties: {
+    id: p.uuid().primary(),
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    position: p.integer(),
+    role: p.string().length(16),
+    /** What the caller wrote: an email, a phone, `contact:…`, `channel:…` or a team member id. */
+    reference: p.string().length(320),
+    /** The email address or phone number shown as `email` (or a channel's name). */
+    address: p.string().length(320),
+    displayName: p.string().length(255),
+    /** Resolved channel targets at creation, so later edits of contacts do not redirect a pending request. */
+    targets: p.json<Record<string, unknown>[]>(),
+    status: p.string().length(16),
+    respondedAt: p.datetime().nullable(),
+    responseComment: p.string().length(500).nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+/** A login-free response link: only the SHA-256 of its token is stored. Each send mints one; all stay valid. */
+export const ResponseTokenSchema = defineEntity({
+  name: 'ResponseToken',
+  tableName: 'response_tokens',
+  properties: {
+    tokenHash: p.string().length(64).primary(),
+    recipient: () => p.manyToOne(RecipientSchema).deleteRule('cascade'),
+    createdAt: p.datetime(),
+  },
+});
+
+/** The approval timeline (spec 2.2). */
+export const ReminderEventSchema = defineEntity({
+  name: 'ReminderEvent',
+  tableName: 'reminder_events',
+  indexes: [{ properties: ['action', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    eventType: p.string().length(16),
+    actorEmail: p.string().length(320).nullable(),
+    notes: p.text().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+/** Files offered with an approval message. */
+export const AttachmentSchema = defineEntity({
+  name: 'Attachment',
+  tableName: 'attachments',
+  indexes: [{ properties: ['action'] }],
+  properties: {
+    id: p.uuid().primary(),
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    position: p.integer(),
+    name: p.string().length(255),
+    contentType: p.string().length(255),
+    size: p.integer().nullable(),
+    content: p.blob().nullable(),
+    url: p.string().length(2048).nullable(),
+  },
+});
+
+/** Every message sent (or kept in the outbox) to a recipient, one row per channel. */
+export const NotificationSchema = defineEntity({
+  name: 'Notification',
+  tableName: 'notifications',
+  indexes: [{ properties: ['action', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    recipient: () => p.manyToOne(RecipientSchema).deleteRule('cascade'),
+    channel: p.string().length(16),
+    kind: p.string().length(16),
+    ok: p.boolean(),
+    via: p.string().length(16),
+    providerMessageId: p.string().length(255).nullable(),
+    error: p.text().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+/** Messages of channels that are not configured, kept for operators (`sched outbox list`). */
+export const OutboxMessageSchema = defineEntity({
+  name: 'OutboxMessage',
+  tableName: 'outbox_messages',
+  indexes: [{ properties: ['createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade').nullable(),
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade').nullable(),
+    channel: p.string().length(16),
+    destination: p.string().length(2048),
+    rendered: p.text(),
+    createdAt: p.datetime(),
+  },
+});
+
+/** A Slack or Teams incoming webhook, referenced as `channel:<id>`. */
+export const NotificationChannelSchema = defineEntity({
+  name: 'NotificationChannel',
+  tableName: 'notification_channels',
+  indexes: [{ properties: ['account', 'name'] }],
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
+    name: p.string().length(255),
+    type: p.string().length(16),
+    webhookUrl: p.string().length(2048),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+/** A person of the account whose id can be a recipient (email, SMS, Web Push). */
+export const TeamMemberSchema = defineEntity({
+  name: 'TeamMember',
+  tableName: 'team_members',
+  indexes: [{ properties: ['account', 'name'] }],
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
+    name: p.string().length(255),
+    email: p.string().length(255).nullable(),
+    phone: p.string().length(16).nullable(),
+    pushSubscriptions: p.json<Record<string, unknown>[]>(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
