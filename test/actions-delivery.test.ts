@@ -337,6 +337,16 @@ describe('webhook delivery', () => {
     expect(done.delivery_attempts.map((a: { status_code: number }) => a.status_code)).toEqual([400, 200]);
   });
 
+  it('refuses a request body over 1 MiB with 413 and a message', async () => {
+    const big = JSON.stringify({
+      schedule: { wait: '1h' },
+      request: { url: `${rx.url}/big`, body: { blob: 'x'.repeat(1024 * 1024) } },
+    });
+    const res = await api(server, key, 'POST', '/v1/actions', big);
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ message: expect.any(String) });
+  });
+
   it('exposes Prometheus metrics: lateness histogram and deliveries by outcome', async () => {
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(200);

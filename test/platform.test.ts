@@ -216,6 +216,23 @@ describe('durability and shutdown', () => {
     }
   });
 
+  it('guards /metrics with SCHED_METRICS_TOKEN when it is set', async () => {
+    const db = await createTestDatabase('metrics');
+    const server = await startServer({ databaseUrl: db.url, env: { SCHED_METRICS_TOKEN: 'scrape-me' } });
+    try {
+      expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+      expect(
+        (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status,
+      ).toBe(401);
+      const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('sched_fire_lateness_seconds');
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+
   it('refuses a bad configuration with a message naming the variable', async () => {
     const res = await runCli(['serve'], {
       SCHED_TIME_SCALE: 'fast',

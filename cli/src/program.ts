@@ -12,6 +12,7 @@ import { EXIT, reportError } from './runtime.js';
 
 export function buildProgram(): Command {
   const program = new Command('sched')
+    .version('0.1.0')
     .description('sched: scheduled webhooks and human approvals')
     .option('--api-url <url>', 'service root URL (SCHED_API_URL)')
     .option('--api-key <key>', 'API key (SCHED_API_KEY)')
