@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Action, ActionSummary, SchedClient } from '@sched/sdk';
+import type { Action, ActionSummary, CreateActionResult, SchedClient } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { client, collectOption, formatFields, formatTable, print, printText, wantsJson } from '../runtime.js';
 import {
@@ -67,18 +67,26 @@ function configureActionsCreateCommand(actions: Command): void {
     .addHelpText('after', CREATE_EXAMPLES)
     .action(async (opts: CreateActionOptions, cmd: Command) => {
       const body = buildCreateBody(opts, (path) => readFileSync(path === '-' ? 0 : path, 'utf8'));
-      const result = await client(cmd).actions.create(body);
-      if (result.skipped) {
-        const { action, reason } = result;
-        printText(
-          cmd,
-          { data: action, meta: { skipped: true, reason, existing_status: result.existingStatus } },
-          `not created (${reason}): live action ${action.id} (${action.name}) is ${action.status}`,
-        );
-        return;
-      }
-      printText(cmd, { data: result.action }, createdSummary(result.action, new Date()));
+      printCreated(cmd, await client(cmd).actions.create(body), createdSummary);
     });
+}
+
+/** Prints a create's result: the summary of a new action, or which live action made it skip. */
+export function printCreated(
+  cmd: Command,
+  result: CreateActionResult,
+  summary: (action: Action, now: Date) => string,
+): void {
+  if (result.skipped) {
+    const { action, reason } = result;
+    printText(
+      cmd,
+      { data: action, meta: { skipped: true, reason, existing_status: result.existingStatus } },
+      `not created (${reason}): live action ${action.id} (${action.name}) is ${action.status}`,
+    );
+    return;
+  }
+  printText(cmd, { data: result.action }, summary(result.action, new Date()));
 }
 
 function configureActionsListCommand(actions: Command): void {

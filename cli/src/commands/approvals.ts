@@ -4,7 +4,8 @@ import { SCHEDULE_PRESETS } from '@sched/contract';
 import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { client, collectOption, formatFields, printText, UsageError } from '../runtime.js';
-import { relativeTime } from './actions.js';
+import { printCreated, relativeTime } from './actions.js';
+import { oneOf } from './actions-request.js';
 
 /*
  * `sched approvals create`: flags -> `ApprovalInput` (the SDK turns it into the API body). The translation is pure
@@ -200,12 +201,6 @@ function duration(flag: string, text: string): string {
   return text;
 }
 
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got '${value}'`);
-  return value as T;
-}
-
 function noFiles(path: string): Uint8Array {
   throw new Error(`reading ${path} is not available here`);
 }
@@ -268,17 +263,7 @@ export function configureApprovalsCommands(program: Command): void {
     .addHelpText('after', CREATE_EXAMPLES)
     .action(async (opts: CreateApprovalOptions, cmd: Command) => {
       const input = buildApprovalInput(opts, (path) => readFileSync(path));
-      const result = await client(cmd).approvals.create(input);
-      if (result.skipped) {
-        const { action, reason } = result;
-        printText(
-          cmd,
-          { data: action, meta: { skipped: true, reason, existing_status: result.existingStatus } },
-          `not created (${reason}): live action ${action.id} (${action.name}) is ${action.status}`,
-        );
-        return;
-      }
-      printText(cmd, { data: result.action }, approvalSummary(result.action, new Date()));
+      printCreated(cmd, await client(cmd).approvals.create(input), approvalSummary);
     });
 }
 
