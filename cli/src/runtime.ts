@@ -74,17 +74,6 @@ export function formatTable(rows: Record<string, unknown>[], columns: string[]):
   ].join('\n');
 }
 
-/** Wraps an action: maps failures to a message on stderr and an exit code. */
-export function run<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    try {
-      await fn(...args);
-    } catch (err) {
-      process.exitCode = reportError(err);
-    }
-  };
-}
-
 export function reportError(err: unknown): number {
   if (err instanceof SchedApiError) {
     process.stderr.write(`error: ${err.message} (HTTP ${err.status})\n`);

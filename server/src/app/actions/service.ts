@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
-import {
-  type ActionState,
-  assertTransition,
-  CANCELLABLE_STATES,
-  parseActionStatus,
-} from '../../domain/action/states.js';
+import { assertTransition, CANCELLABLE_STATES, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { type ActionRow, actionSql, type StoredGate } from '../../persistence/action-store.js';
@@ -41,7 +36,6 @@ const MODE_FILTER: Record<string, string> = {
   approval: 'approval',
   gated: 'approval',
 };
-const LIVE_STATES: ActionState[] = ['scheduled', 'resolved', 'executing', 'awaiting_response'];
 
 /** Use cases of webhook actions: create, read, cancel, retry. Every query is scoped to the caller's account. */
 export class ActionService {
@@ -356,5 +350,3 @@ export class ActionService {
     return actionView(row, attempts, { recipients, events, attachments });
   }
 }
-
-export { LIVE_STATES };
