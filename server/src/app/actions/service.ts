@@ -121,7 +121,11 @@ export class ActionService {
         await approvalSql.insertAttachments(tx, row.id, p.gate.attachments);
       }
       await this.scheduler.schedule(tx, row.id, p.at);
-      return { kind: 'created', action: await this.view(tx, row) };
+      // A new webhook action has no attempts yet: no need to read its (empty) log back.
+      return {
+        kind: 'created',
+        action: row.mode === 'webhook' ? actionView(row, []) : await this.view(tx, row),
+      };
     });
   }
 
