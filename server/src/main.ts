@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { AccountService } from './app/accounts.js';
 import { ActionService } from './app/actions/service.js';
@@ -103,7 +104,15 @@ export async function startService(
   const database = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
   const { db, orm } = database;
   const accounts = new AccountService(db);
-  const rateLimiter = new RateLimiter(db);
+  // Rate-limit counters are hot rows every request updates; their own small pool commits them without waiting for
+  // the disk flush (synchronous_commit=off): a crash may forget a second of counts, never data that matters.
+  const rateLimitPool = new pg.Pool({
+    connectionString: database.url,
+    max: 8,
+    options: '-c synchronous_commit=off',
+  });
+  rateLimitPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));
+  const rateLimiter = new RateLimiter(createDb(rateLimitPool));
 
   const created = await accounts.ensureDefaultAccount();
   if (created) announceDefaultAccount(config, created.apiKey, logger);
@@ -241,6 +250,7 @@ export async function startService(
     await dispatcher?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
+    await rateLimitPool.end().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
   }
@@ -263,6 +273,7 @@ export async function startService(
         await dispatcher?.stop(config.shutdownTimeoutMs);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
+        await rateLimitPool.end().catch(() => undefined);
         await database.close();
       })();
       return stopping;

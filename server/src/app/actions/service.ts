@@ -58,7 +58,8 @@ export class ActionService {
     const accountId = principal.accountId;
     const gate = p.gate ? await this.resolveGate(p.gate, accountId, principal.plan) : null;
 
-    return this.db.transaction(async (tx) => {
+    let countAfterCommit: { period: string } | null = null;
+    const result = await this.db.transaction(async (tx): Promise<CreateResult> => {
       // Locks first, in a fixed order, so racing creates sharing a key queue up instead of both inserting.
       if (p.idempotencyKey) await actionSql.lock(tx, accountId, 'idempotency', p.idempotencyKey);
       for (const key of [...p.dedupKeys].sort()) await actionSql.lock(tx, accountId, 'dedup', key);
@@ -83,15 +84,6 @@ export class ActionService {
           for (const id of decision.cancelIds)
             await this.cancelRow(tx, (await actionSql.find(tx, accountId, id, { forUpdate: true }))!);
         }
-      }
-
-      const period = monthPeriod(now);
-      const allowance = planLimits(principal.plan).actionsPerMonth;
-      if (!(await usageSql.consume(tx, accountId, periodKey(period), 'actions', allowance))) {
-        throw new QuotaExceededError(
-          `the ${principal.plan} plan allows ${allowance} actions a month; the quota resets ${period.end.toISOString()}`,
-          Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
-        );
       }
 
       const row = await actionSql.insert(tx, {
@@ -121,12 +113,35 @@ export class ActionService {
         await approvalSql.insertAttachments(tx, row.id, p.gate.attachments);
       }
       await this.scheduler.schedule(tx, row.id, p.at);
+      // Counted last, so the account's counter row is locked only for the commit. An unlimited plan is counted
+      // after the commit instead: nothing to refuse, and no row every create of the account would queue on.
+      const period = monthPeriod(now);
+      const allowance = planLimits(principal.plan).actionsPerMonth;
+      if (allowance === null) {
+        countAfterCommit = { period: periodKey(period) };
+      } else if (!(await usageSql.consume(tx, accountId, periodKey(period), 'actions', allowance))) {
+        throw new QuotaExceededError(
+          `the ${principal.plan} plan allows ${allowance} actions a month; the quota resets ${period.end.toISOString()}`,
+          Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
+        );
+      }
+
       // A new webhook action has no attempts yet: no need to read its (empty) log back.
       return {
         kind: 'created',
         action: row.mode === 'webhook' ? actionView(row, []) : await this.view(tx, row),
       };
     });
+    if (result.kind === 'created' && countAfterCommit) {
+      await usageSql.consume(
+        this.db,
+        accountId,
+        (countAfterCommit as { period: string }).period,
+        'actions',
+        null,
+      );
+    }
+    return result;
   }
 
   async get(accountId: string, id: string): Promise<Action> {

@@ -63,8 +63,18 @@ export interface WallTime {
 
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 
+// Checking a zone builds an Intl.DateTimeFormat (costly on every create); the tz database does not change while
+// the process runs, so each name is checked once. Bounded so arbitrary input cannot grow it without limit.
+const zoneValidity = new Map<string, boolean>();
+
 export function isValidTimezone(tz: string): boolean {
-  return typeof tz === 'string' && tz.length > 0 && IANAZone.isValidZone(tz);
+  if (typeof tz !== 'string' || tz.length === 0 || tz.length > 64) return false;
+  let valid = zoneValidity.get(tz);
+  if (valid === undefined) {
+    valid = IANAZone.isValidZone(tz);
+    if (zoneValidity.size < 1000) zoneValidity.set(tz, valid);
+  }
+  return valid;
 }
 
 /**

@@ -1,0 +1,522 @@
+// Shared pieces of the benchmarks: a server stack per benchmark, an HTTP load loop, a loopback receiver, statistics.
+// Plain Node ESM; the only libraries are those the server already depends on (pg, undici), loaded from there.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const TMP = path.join(ROOT, 'bench', '.tmp');
+/** The built sched under test: this checkout, or another build (e.g. a snapshot of a commit) in BENCH_SCHED_ROOT. */
+export const SCHED_ROOT = path.resolve(process.env.BENCH_SCHED_ROOT ?? ROOT);
+const CLI = path.join(SCHED_ROOT, 'cli', 'dist', 'bin.js');
+const serverRequire = createRequire(path.join(SCHED_ROOT, 'server', 'package.json'));
+export const pg = serverRequire('pg');
+export const { Pool: HttpPool } = serverRequire('undici');
+
+/** Wall-clock milliseconds with sub-millisecond resolution (same clock as Date.now()). */
+export const nowMs = () => performance.timeOrigin + performance.now();
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const log = (msg) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 23)}] ${msg}\n`);
+
+/**
+ * One sched server ('all' role: API and worker in one process, as `sched serve` runs by default) on a fresh embedded
+ * PostgreSQL under bench/.tmp, or on BENCH_DATABASE_URL. Each stack gets its own account (plan business, rate limits
+ * multiplied away) so figures never count a neighbour's rows; with BENCH_DATABASE_URL that account is deleted at the end.
+ */
+export async function startStack(name) {
+  const dataDir = path.join(TMP, `${name}-${Date.now()}`);
+  await fs.mkdir(dataDir, { recursive: true });
+  const cleanups = [];
+  const stack = { dataDir, cleanups };
+  stack.stop = async () => {
+    for (const fn of cleanups.reverse()) await fn().catch((err) => log(`cleanup: ${err.message}`));
+    cleanups.length = 0;
+  };
+  try {
+    let databaseUrl = process.env.BENCH_DATABASE_URL;
+    if (!databaseUrl) {
+      const { ensureEmbeddedPostgres } = await import(
+        pathToFileURL(path.join(SCHED_ROOT, 'server', 'dist', 'persistence', 'embedded-postgres.js')).href
+      );
+      let relocated;
+      const handle = await ensureEmbeddedPostgres({
+        dataDir,
+        log: (m) => {
+          const found = /using (\/\S+)$/.exec(m);
+          if (found) relocated = found[1];
+        },
+      });
+      databaseUrl = handle.url;
+      stack.clusterDir = relocated ? path.join(relocated, 'pg') : path.join(dataDir, 'pg');
+      cleanups.push(async () => {
+        try {
+          await handle.release();
+        } catch (err) {
+          // Stop our own cluster anyway (SIGINT = fast shutdown), or it would outlive the benchmark.
+          log(`releasing the embedded PostgreSQL failed (${err.message}); stopping it directly`);
+          await stopPostmaster(stack.clusterDir);
+        }
+        if (process.env.BENCH_KEEP) return;
+        // The server's log outlives the cluster, for a look after a surprising figure.
+        await fs.mkdir(path.join(TMP, 'logs'), { recursive: true });
+        for (const name of await fs.readdir(dataDir)) {
+          if (!name.endsWith('.log')) continue;
+          await fs.copyFile(
+            path.join(dataDir, name),
+            path.join(TMP, 'logs', `${path.basename(dataDir)}-${name}`),
+          );
+        }
+        await fs.rm(dataDir, { recursive: true, force: true });
+        if (relocated) await fs.rm(relocated, { recursive: true, force: true });
+      });
+    }
+    stack.databaseUrl = databaseUrl;
+
+    const port = await freePort();
+    // production turns off response validation, as deployed; a build that refuses loopback destinations in
+    // production (SSRF guard) is run as development instead, and the figures say so.
+    const nodeEnv = await serverNodeEnv();
+    stack.nodeEnv = nodeEnv;
+    const serverEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SCHED_DATA_DIR: dataDir,
+      SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true',
+      SCHED_RATE_LIMIT_FACTOR: '100000',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: nodeEnv,
+    };
+    // BENCH_ROLES=split runs the API and the worker as two processes (`serve --role api` / `--role worker`).
+    const split = process.env.BENCH_ROLES === 'split';
+    stack.roles = split ? 'api + worker (two processes)' : 'all (one process)';
+    const api = await spawnServer(split ? 'api' : 'all', serverEnv, dataDir, cleanups);
+    stack.pids = [api.pid];
+    stack.url = api.url;
+    if (split) stack.pids.push((await spawnServer('worker', serverEnv, dataDir, cleanups)).pid);
+
+    const created = JSON.parse(
+      await runCli(
+        [
+          'accounts',
+          'create',
+          '--name',
+          `bench ${name}`,
+          '--plan',
+          'business',
+          '--rate-limit-factor',
+          '100000',
+          '--json',
+        ],
+        serverEnv,
+      ),
+    );
+    stack.accountId = created.account.id;
+    stack.apiKey = created.api_key;
+
+    stack.db = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'bench' });
+    stack.db.on('error', () => undefined);
+    cleanups.push(async () => {
+      if (process.env.BENCH_DATABASE_URL) {
+        // A shared database keeps nothing of ours: the account's actions and attempts go with it (cascade).
+        await stack.db.query('delete from accounts where id = $1', [stack.accountId]);
+      }
+      await stack.db.end();
+    });
+
+    stack.api = new HttpPool(stack.url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
+    cleanups.push(() => stack.api.close());
+    return stack;
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+}
+
+/**
+ * CPU seconds used so far by the server process, by each process of the embedded PostgreSQL (postmaster and its
+ * children) and by this benchmark process. Linux /proc only; null where unknown.
+ */
+export async function cpuSnapshot(stack) {
+  const tick = 100; // USER_HZ: 100 on every Linux this runs on
+  const readStat = async (pid) => {
+    try {
+      const text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / tick };
+    } catch {
+      return null;
+    }
+  };
+  let server = 0;
+  for (const pid of stack.pids) {
+    const cpu = (await readStat(pid))?.cpu;
+    if (cpu === undefined) server = null;
+    else if (server !== null) server += cpu;
+  }
+  let postgres = null;
+  if (stack.clusterDir) {
+    try {
+      const text = await fs.readFile(path.join(stack.clusterDir, 'postmaster.pid'), 'utf8');
+      const postmaster = Number(text.split('\n')[0]);
+      postgres = new Map([[postmaster, (await readStat(postmaster))?.cpu ?? 0]]);
+      for (const name of await fs.readdir('/proc')) {
+        if (!/^\d+$/.test(name)) continue;
+        const st = await readStat(name);
+        if (st && st.ppid === postmaster) postgres.set(Number(name), st.cpu);
+      }
+    } catch {}
+  }
+  const u = process.cpuUsage();
+  return { at: nowMs(), server, postgres, bench: (u.user + u.system) / 1e6, load: os.loadavg()[0] };
+}
+
+/**
+ * Percent of one core each part used between two snapshots. PostgreSQL counts the processes seen at the end (a
+ * backend that started meanwhile counts whole; one that exited meanwhile is missed).
+ */
+export function cpuShare(a, b) {
+  const s = (b.at - a.at) / 1000;
+  const pct = (x, y) => (x === null || y === null ? null : (100 * (y - x)) / s);
+  let pg = null;
+  if (a.postgres && b.postgres) {
+    pg = 0;
+    for (const [pid, cpu] of b.postgres) pg += cpu - (a.postgres.get(pid) ?? 0);
+    pg = (100 * pg) / s;
+  }
+  return { server: pct(a.server, b.server), postgres: pg, bench: pct(a.bench, b.bench), load1: b.load };
+}
+
+/**
+ * NODE_ENV of the servers: BENCH_NODE_ENV, else production (response validation off, as deployed) unless the build
+ * refuses loopback destinations in production (its SSRF guard), in which case development.
+ */
+export async function serverNodeEnv() {
+  if (process.env.BENCH_NODE_ENV) return process.env.BENCH_NODE_ENV;
+  const { loadConfig } = await import(
+    pathToFileURL(path.join(SCHED_ROOT, 'server', 'dist', 'config.js')).href
+  );
+  try {
+    loadConfig({ NODE_ENV: 'production', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
+    return 'production';
+  } catch {
+    return 'development';
+  }
+}
+
+/** Starts `sched serve --role <role>` and resolves once it is up (its URL, when it serves HTTP). */
+async function spawnServer(role, env, dataDir, cleanups) {
+  const logFile = await fs.open(path.join(dataDir, `server-${role}.log`), 'a');
+  const child = spawn(process.execPath, [CLI, 'serve', '--role', role], {
+    env,
+    stdio: ['ignore', 'pipe', logFile.fd],
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    await logFile.close();
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(
+      () => reject(new Error(`sched ${role} did not start in 90 s; see ${dataDir}/server-${role}.log`)),
+      90_000,
+    );
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /listening on (http:\/\/\S+)|started/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `sched ${role} exited (${code ?? signal}) before it was up; see ${dataDir}/server-${role}.log`,
+        ),
+      );
+    });
+  });
+  child.stdout.resume();
+  return { pid: child.pid, url };
+}
+
+function runCli(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let errOut = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (errOut += c));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`sched ${args.join(' ')} failed (${code}): ${errOut}`)),
+    );
+  });
+}
+
+async function stopPostmaster(clusterDir) {
+  const text = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '');
+  const pid = Number(text.split('\n')[0]);
+  if (!pid) return;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await sleep(100);
+  }
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** POST /v1/actions; resolves to { status, body }. */
+export async function createAction(stack, payload) {
+  const res = await stack.api.request({
+    path: '/v1/actions',
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+  const text = await res.body.text();
+  return { status: res.statusCode, body: text };
+}
+
+/**
+ * Runs `concurrency` loops, each sending one request after another, until `durationMs` passes or `count` requests
+ * were started. Latency is measured per request from send to full response body.
+ */
+export async function loadLoop({ concurrency, durationMs = Infinity, count = Infinity, send }) {
+  const latencies = [];
+  const statuses = new Map();
+  const errors = new Map();
+  let started = 0;
+  const t0 = nowMs();
+  const deadline = t0 + durationMs;
+  const worker = async () => {
+    while (started < count && nowMs() < deadline) {
+      const i = started++;
+      const t = nowMs();
+      try {
+        const { status } = await send(i);
+        latencies.push(nowMs() - t);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      } catch (err) {
+        const key = err.code ?? err.message;
+        errors.set(key, (errors.get(key) ?? 0) + 1);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsedMs = nowMs() - t0;
+  return { latencies, statuses, errors, elapsedMs, completed: latencies.length };
+}
+
+/**
+ * A loopback webhook receiver. Every request's arrival time (first byte of the request head parsed) is recorded
+ * with its action id and the due time the benchmark put in the body.
+ */
+export async function startReceiver() {
+  const arrivals = [];
+  const seen = new Map();
+  let waiters = [];
+  const server = http.createServer((req, res) => {
+    const at = nowMs();
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const id = req.headers['x-sched-action-id'];
+      let due = Number.NaN;
+      try {
+        due = JSON.parse(body).due;
+      } catch {}
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      arrivals.push({ id, due, at });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      if (waiters.length) {
+        const still = [];
+        for (const w of waiters) w.pred() ? w.resolve() : still.push(w);
+        waiters = still;
+      }
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 65_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    arrivals,
+    /** Distinct actions delivered so far. */
+    distinct: () => seen.size,
+    /** Deliveries of an action beyond its first. */
+    duplicates: () => [...seen.values()].reduce((n, c) => n + c - 1, 0),
+    reset() {
+      arrivals.length = 0;
+      seen.clear();
+    },
+    /** Resolves true when `n` distinct actions arrived, false at the timeout. */
+    waitFor(n, timeoutMs) {
+      if (seen.size >= n) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((w) => w !== entry);
+          resolve(false);
+        }, timeoutMs);
+        const entry = {
+          pred: () => seen.size >= n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(true);
+          },
+        };
+        waiters.push(entry);
+      });
+    },
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** n, min, p50, p90, p99 (nearest rank), max and mean of a list of numbers. */
+export function summarize(values) {
+  const s = Float64Array.from(values).sort();
+  const pick = (p) =>
+    s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] : Number.NaN;
+  const mean = s.length ? s.reduce((a, b) => a + b, 0) / s.length : Number.NaN;
+  return {
+    n: s.length,
+    min: s[0] ?? Number.NaN,
+    p50: pick(50),
+    p90: pick(90),
+    p99: pick(99),
+    max: s[s.length - 1] ?? Number.NaN,
+    mean,
+  };
+}
+
+export function fmt(v, digits = 1) {
+  if (v === undefined || v === null || Number.isNaN(v)) return '-';
+  if (typeof v !== 'number') return String(v);
+  return v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+/** Prints rows (arrays) under a header as an aligned text table. */
+export function table(title, header, rows) {
+  const cells = [header, ...rows].map((r) =>
+    r.map((c) => (typeof c === 'number' ? fmt(c) : String(c ?? '-'))),
+  );
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const out = [
+    `\n${title}`,
+    line(cells[0]),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...cells.slice(1).map(line),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+/** Webhook action payload due at `dueMs` (exact, via scheduled_for), carrying its due time for the receiver. */
+export function webhookAt(receiverUrl, dueMs, extra = {}) {
+  return JSON.stringify({
+    request: { url: receiverUrl, body: { due: dueMs, ...extra } },
+    scheduled_for: new Date(dueMs).toISOString(),
+  });
+}
+
+/** The machine, for the record. */
+export function machine() {
+  const cpus = os.cpus();
+  return `${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`;
+}
+
+/** "server 97% · postgres 61% · bench 12% of a core (load 3.1)" */
+export function cpuText(cpu) {
+  if (!cpu) return '-';
+  const p = (v) => (v === null ? '?' : `${Math.round(v)}%`);
+  return `CPU (% of one core): server ${p(cpu.server)}, postgres ${p(cpu.postgres)}, bench ${p(cpu.bench)}; load average ${cpu.load1.toFixed(1)}`;
+}
+
+/**
+ * With BENCH_WAITS=1: samples pg_stat_activity every 20 ms while a phase runs and returns the most frequent
+ * (wait event | statement) pairs of the server's busy connections: where the database time goes.
+ */
+export function waitSampler(stack) {
+  if (!process.env.BENCH_WAITS) return { stop: async () => null };
+  const counts = new Map();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await stack.db.query(
+        `select coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, '-') as w,
+                regexp_replace(left(query, 70), '\\s+', ' ', 'g') as q
+           from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and state not in ('idle')
+            and application_name <> 'bench'`,
+      );
+      samples += 1;
+      for (const r of rows) {
+        const k = `${r.w} | ${r.q}`;
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
+      await sleep(20);
+    }
+  })();
+  return {
+    async stop(top = 12) {
+      running = false;
+      await loop;
+      return {
+        samples,
+        top: [...counts]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, top)
+          .map(([k, n]) => ({ busyAvg: n / samples, what: k })),
+      };
+    },
+  };
+}
+
+export function printWaits(title, waits) {
+  if (!waits) return;
+  table(
+    `${title}: busy server connections by wait event (BENCH_WAITS, ${waits.samples} samples)`,
+    ['avg conns', 'wait event | statement'],
+    waits.top.map((w) => [w.busyAvg.toFixed(2), w.what]),
+  );
+}

@@ -1,0 +1,217 @@
+// The measurements themselves, shared by the benchmarks: create load, fire lateness, delivery throughput.
+import {
+  cpuShare,
+  cpuSnapshot,
+  createAction,
+  loadLoop,
+  log,
+  nowMs,
+  sleep,
+  summarize,
+  waitSampler,
+  webhookAt,
+} from './lib.mjs';
+
+/** Never reached during a run: the create benchmark's actions stay pending (an hour or more out). */
+const UNREACHED_URL = 'http://127.0.0.1:9/never';
+
+/**
+ * POST /v1/actions from `concurrency` keep-alive connections for `durationMs` after a short warm-up. Every action is
+ * a webhook due in an hour or more (beyond the one-minute announce window: the common case of a create).
+ */
+export async function createLoad(stack, { concurrency = 50, durationMs = 10_000, warmupMs = 2_000 } = {}) {
+  const base = Date.now() + 3_600_000;
+  const send = (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 7));
+  log(`create: warm-up ${warmupMs} ms at ${concurrency} connections`);
+  await loadLoop({ concurrency, durationMs: warmupMs, send });
+  log(`create: measuring ${durationMs} ms at ${concurrency} connections`);
+  const cpu0 = await cpuSnapshot(stack);
+  const sampler = waitSampler(stack);
+  const r = await loadLoop({ concurrency, durationMs, send: (i) => send(i + 1_000_000) });
+  const waits = await sampler.stop();
+  const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
+  const ok = r.statuses.get(201) ?? 0;
+  return {
+    concurrency,
+    seconds: r.elapsedMs / 1000,
+    requests: r.completed,
+    created: ok,
+    perSecond: ok / (r.elapsedMs / 1000),
+    latency: summarize(r.latencies),
+    otherStatuses: Object.fromEntries([...r.statuses].filter(([s]) => s !== 201)),
+    errors: Object.fromEntries(r.errors),
+    cpu,
+    waits,
+  };
+}
+
+/**
+ * Creates `count` webhook actions to `receiver`, due evenly over `spreadMs`, each at an exact millisecond
+ * (scheduled_for), in due order. The first is due once all creates should be done: `leadMs`, or more when the
+ * create rate measured by `pilotCreateRate` says creating takes longer, so the firing window sees only firing.
+ * An action whose create answered less than 250 ms before its due time is left out of the figures (counted in
+ * `createdLate`): the server then fires it at once and the bench, not the server, made it late.
+ * Lateness = arrival at the receiver minus the scheduled time. The server's own view (delivery_attempts.
+ * lateness_ms: attempt start minus due) is read from the database for comparison.
+ */
+export async function fireLateness(
+  stack,
+  receiver,
+  { count, spreadMs, leadMs, createRate, concurrency = 25, label, createLoadConnections = 0 },
+) {
+  receiver.reset();
+  const lead = Math.max(leadMs, createRate ? (count / createRate) * 1000 * 1.25 + 2_000 : 0);
+  const first = Math.ceil(Date.now() + lead);
+  const step = spreadMs / count;
+  const dues = Array.from({ length: count }, (_, i) => Math.round(first + i * step));
+  const ids = new Set();
+  const createdLate = new Set();
+  log(`${label}: creating ${count} actions due from +${Math.round(lead)} ms over ${spreadMs} ms`);
+  const created = await loadLoop({
+    concurrency,
+    count,
+    send: async (i) => {
+      const r = await createAction(stack, webhookAt(receiver.url, dues[i]));
+      if (r.status === 201) {
+        const { id } = JSON.parse(r.body).data;
+        ids.add(id);
+        if (Date.now() > dues[i] - 250) createdLate.add(id);
+      }
+      return r;
+    },
+  });
+  if (ids.size !== count) {
+    throw new Error(
+      `${label}: only ${ids.size}/${count} creates succeeded (${JSON.stringify(Object.fromEntries(created.statuses))}, ${JSON.stringify(Object.fromEntries(created.errors))})`,
+    );
+  }
+  const headroomMs = first - nowMs();
+  if (createdLate.size)
+    log(`${label}: warning, ${createdLate.size} creates answered within 250 ms of their due time`);
+  const last = dues[dues.length - 1];
+  log(
+    `${label}: ${count} created in ${Math.round(created.elapsedMs)} ms (${Math.round(count / (created.elapsedMs / 1000))}/s); waiting for deliveries`,
+  );
+  await sleep(Math.max(0, first - Date.now()));
+  const cpu0 = await cpuSnapshot(stack);
+  const sampler = waitSampler(stack);
+  // Optionally, API traffic while the actions fall due: far-future creates from `createLoadConnections` loops.
+  const base = Date.now() + 3_600_000;
+  const background = createLoadConnections
+    ? loadLoop({
+        concurrency: createLoadConnections,
+        durationMs: Math.max(0, last - Date.now()),
+        send: (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 11)),
+      })
+    : null;
+  const all = await receiver.waitFor(count, Math.max(0, last - Date.now()) + 30_000);
+  const bg = background ? await background : null;
+  const waits = await sampler.stop();
+  const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
+  if (!all) log(`${label}: timed out with ${receiver.distinct()}/${count} delivered`);
+  await sleep(300); // stragglers: a duplicate delivery would show up here
+
+  const firstArrival = new Map();
+  for (const a of receiver.arrivals) if (ids.has(a.id) && !firstArrival.has(a.id)) firstArrival.set(a.id, a);
+  const counted = [...firstArrival.values()].filter((a) => !createdLate.has(a.id));
+  const lateness = counted.map((a) => a.at - a.due);
+  const server = await stack.db.query(
+    `select a.action_id, a.lateness_ms from delivery_attempts a join actions x on x.id = a.action_id
+      where x.account_id = $1 and a.action_id = any($2::uuid[]) and a.attempt_number = 1`,
+    [stack.accountId, [...ids]],
+  );
+  return {
+    label,
+    count,
+    spreadSeconds: spreadMs / 1000,
+    duePerSecond: count / (spreadMs / 1000),
+    createPerSecond: count / (created.elapsedMs / 1000),
+    delivered: firstArrival.size,
+    missing: count - firstArrival.size,
+    duplicates: receiver.duplicates(),
+    createdLate: createdLate.size,
+    early: lateness.filter((l) => l < -1).length,
+    lateness: summarize(lateness),
+    serverLateness: summarize(
+      server.rows.filter((r) => !createdLate.has(r.action_id)).map((r) => r.lateness_ms),
+    ),
+    createHeadroomMs: headroomMs,
+    backgroundCreatesPerSecond: bg ? (bg.statuses.get(201) ?? 0) / (bg.elapsedMs / 1000) : null,
+    cpu,
+    waits,
+  };
+}
+
+/** Creates per second at `concurrency` over `durationMs` (far-future actions), to size the lead of a firing run. */
+export async function pilotCreateRate(stack, { concurrency = 25, durationMs = 3_000 } = {}) {
+  const base = Date.now() + 7_200_000;
+  const r = await loadLoop({
+    concurrency,
+    durationMs,
+    send: (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 3)),
+  });
+  return (r.statuses.get(201) ?? 0) / (r.elapsedMs / 1000);
+}
+
+/**
+ * `count` actions all due at one moment (created ahead through the API, lead sized from `createRate`); deliveries
+ * per second as the receiver sees them, from the due moment to the last arrival, from first to last arrival, and
+ * in the busiest 250 ms.
+ */
+export async function deliveryBurst(stack, receiver, { count, leadMs, createRate, concurrency = 50 }) {
+  receiver.reset();
+  const lead = Math.max(leadMs, createRate ? (count / createRate) * 1000 * 1.25 + 2_000 : 0);
+  const due = Math.ceil(Date.now() + lead);
+  const ids = new Set();
+  log(`delivery: creating ${count} actions all due at +${Math.round(lead)} ms`);
+  const payload = webhookAt(receiver.url, due);
+  const created = await loadLoop({
+    concurrency,
+    count,
+    send: async () => {
+      const r = await createAction(stack, payload);
+      if (r.status === 201) ids.add(JSON.parse(r.body).data.id);
+      return r;
+    },
+  });
+  const headroomMs = due - nowMs();
+  if (ids.size !== count) throw new Error(`delivery: only ${ids.size}/${count} creates succeeded`);
+  if (headroomMs < 250)
+    log(`delivery: warning, creates ended only ${Math.round(headroomMs)} ms before the due time`);
+  log(`delivery: ${count} created in ${Math.round(created.elapsedMs)} ms; waiting for deliveries`);
+  await sleep(Math.max(0, due - Date.now()));
+  const cpu0 = await cpuSnapshot(stack);
+  const sampler = waitSampler(stack);
+  const all = await receiver.waitFor(count, Math.max(0, due - Date.now()) + 120_000);
+  const waits = await sampler.stop();
+  const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
+  if (!all) log(`delivery: timed out with ${receiver.distinct()}/${count} delivered`);
+  await sleep(300);
+
+  const firsts = new Map();
+  for (const a of receiver.arrivals) if (ids.has(a.id) && !firsts.has(a.id)) firsts.set(a.id, a.at);
+  const times = [...firsts.values()].sort((a, b) => a - b);
+  const t0 = times[0] ?? Number.NaN;
+  const tn = times[times.length - 1] ?? Number.NaN;
+  // Arrivals per 250 ms after the due moment, to show ramp-up and steady rate.
+  const buckets = [];
+  for (const t of times) {
+    const b = Math.floor((t - due) / 250);
+    if (b >= 0) buckets[b] = (buckets[b] ?? 0) + 1;
+  }
+  return {
+    count,
+    delivered: firsts.size,
+    duplicates: receiver.duplicates(),
+    firstArrivalAfterDueMs: t0 - due,
+    lastArrivalAfterDueMs: tn - due,
+    perSecondFromDue: firsts.size / ((tn - due) / 1000),
+    perSecondFirstToLast: (firsts.size - 1) / ((tn - t0) / 1000),
+    peakPerSecond: Math.max(0, ...Array.from(buckets, (b) => b ?? 0)) * 4,
+    lateness: summarize(times.map((t) => t - due)),
+    createPerSecond: count / (created.elapsedMs / 1000),
+    createHeadroomMs: headroomMs,
+    cpu,
+    waits,
+  };
+}
