@@ -494,3 +494,38 @@ describe('approval actions', () => {
     ]);
   });
 });
+
+describe('response links are rate limited per link (spec 8: 10 a minute)', () => {
+  it('answers 429 with Retry-After on the 11th request to one link within a minute', async () => {
+    const db = await createTestDatabase('linklimit');
+    const smtp = await startSmtpServer();
+    const server = await startServer({ databaseUrl: db.url, env: { SCHED_SMTP_URL: smtp.url } });
+    try {
+      const res = await api(server, server.apiKey, 'POST', '/v1/actions', {
+        mode: 'approval',
+        schedule: { wait: '1s' },
+        gate: { message: 'Limit me', recipients: ['limit@example.com'] },
+      });
+      expect(res.status).toBe(201);
+      const [mail] = await smtp.waitFor('limit@example.com');
+      const link = linkIn(mail!.text);
+      // Start in a fresh minute window so all eleven requests land in the same one.
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 11; i++) {
+        last = await fetch(link);
+        statuses.push(last.status);
+      }
+      expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
+      expect(statuses[10]).toBe(429);
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(last!.headers.get('x-ratelimit-limit')).toBe('10');
+    } finally {
+      await server.stop();
+      await smtp.close();
+      await db.drop();
+    }
+  });
+});
