@@ -25,6 +25,11 @@ const MIN_TIMEOUT_MS = 2_000;
 const MIN_LEASE_MARGIN_MS = 3_000;
 /** A timer may fire a hair before the database clock agrees the attempt is due. */
 const CLAIM_TOLERANCE_MS = 25;
+/** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
+const CLAIMABLE: ActionState[] = ['scheduled', 'resolved'];
+const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
+if (assertTransition('resolved', 'start') !== CLAIMED)
+  throw new Error('state table: resolved must start into executing');
 
 export interface EngineDeps {
   db: Db;
@@ -83,7 +88,41 @@ export class DeliveryEngine {
     await this.record(row, dueAt, started, result);
   }
 
-  private claim(actionId: string): Promise<Claimed | null> {
+  /**
+   * Claims the due attempt. The common case is one statement: the action is due, needs no coordination check and
+   * has attempts left. Anything else (a coordination rule to evaluate, attempts used up by a lost attempt) takes the
+   * transactional path; an action that is not due, or already taken, costs one cheap read.
+   */
+  private async claim(actionId: string): Promise<Claimed | null> {
+    const now = this.deps.clock();
+    const [fast] = await this.deps.db.query<ActionRow>(
+      `update actions set status = $2, lease_until = $3, updated_at = now(),
+         attempt_count = attempt_count + case when mode = 'webhook' then 1 else 0 end
+       where id = $1 and status = any($4::text[]) and next_attempt_at <= $5
+         and (mode <> 'webhook' or attempt_count < max_attempts)
+         and (coordination -> 'on_execute' is null
+              or (mode = 'webhook' and attempt_count > 0)
+              or (mode = 'approval' and gate ->> 'sent_at' is not null))
+       returning *`,
+      [
+        actionId,
+        CLAIMED,
+        new Date(now.getTime() + this.leaseMs()),
+        CLAIMABLE,
+        new Date(now.getTime() + CLAIM_TOLERANCE_MS),
+      ],
+    );
+    if (fast) return { row: fast, dueAt: asDate(fast.next_attempt_at!) };
+    const [peek] = await this.deps.db.query<Pick<ActionRow, 'status' | 'next_attempt_at'>>(
+      'select status, next_attempt_at from actions where id = $1',
+      [actionId],
+    );
+    if (!peek || !(CLAIMABLE as string[]).includes(peek.status) || !peek.next_attempt_at) return null;
+    if (asDate(peek.next_attempt_at).getTime() > now.getTime() + CLAIM_TOLERANCE_MS) return null;
+    return this.claimCarefully(actionId);
+  }
+
+  private claimCarefully(actionId: string): Promise<Claimed | null> {
     return this.deps.db.transaction(async (tx) => {
       // SKIP LOCKED: when another worker is claiming this action right now, it is theirs.
       const [row] = await tx.query<ActionRow>('select * from actions where id = $1 for update skip locked', [
