@@ -12,6 +12,7 @@ import {
 } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
+import { eventually, statusOf } from './support/wait.js';
 import { runCli, startServer, type TestServer } from './support/server.js';
 
 interface Captured {
@@ -49,27 +50,6 @@ async function startReceiver() {
     close: () => new Promise<void>((res) => server.close(() => res())),
   };
 }
-
-/** Polls until `probe` answers something truthy; the tests wait for states, not for fixed times. */
-async function waitFor<T>(
-  probe: () => Promise<T> | T,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const statusOf = (sched: SchedClient, id: string, status: Action['status']) =>
-  waitFor(async () => {
-    const action = await sched.actions.get(id);
-    return action.status === status ? action : null;
-  }, `action ${id} to be ${status}`);
 
 /** Each run of the binary loads the server package (~1 s of CPU); a loaded machine needs headroom. */
 const CLI_TIMEOUT = { timeout: 60_000 };
@@ -219,7 +199,7 @@ describe('actions through the SDK and the sched binary', () => {
       request: { url: `${receiver.base}/signed`, body: { signed: true } },
     });
     expect(created.action.signed).toBe(true);
-    const request = await waitFor(() => receiver.to('/signed')[0], 'the signed delivery');
+    const request = await eventually(async () => receiver.to('/signed')[0]);
     expect(verifyWebhook({ secret, headers: request.headers, body: request.body })).toEqual({
       ok: true,
       scheme: 'x-service-signature',
@@ -277,7 +257,7 @@ describe('actions through the SDK and the sched binary', () => {
       const action = JSON.parse(created.stdout).data as Action;
       expect(action).toMatchObject({ status: 'scheduled', request: { url, method: 'POST', body: { a: 1 } } });
 
-      const request = await waitFor(() => receiver.to('/cli')[0], 'the CLI-scheduled delivery');
+      const request = await eventually(async () => receiver.to('/cli')[0]);
       expect(JSON.parse(request.body)).toEqual({ a: 1 });
       await statusOf(sched, action.id, 'executed');
 

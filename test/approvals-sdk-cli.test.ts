@@ -4,29 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
+import { statusOf } from './support/wait.js';
 import { linkIn, startSmtpServer } from './support/peers.js';
 import { runCli, startServer, type TestServer } from './support/server.js';
-
-/** Polls until `probe` answers something truthy; the tests wait for states, not for fixed times. */
-async function waitFor<T>(
-  probe: () => Promise<T> | T,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const statusOf = (sched: SchedClient, id: string, status: Action['status']) =>
-  waitFor(async () => {
-    const action = await sched.actions.get(id);
-    return action.status === status ? action : null;
-  }, `action ${id} to be ${status}`);
 
 const parse = (stdout: string) => JSON.parse(stdout) as { data: any };
 

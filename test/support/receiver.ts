@@ -118,22 +118,4 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** Polls `fn` until it returns a truthy value (tests wait for states, never for fixed sleeps). */
-export async function eventually<T>(
-  fn: () => Promise<T | undefined | null | false>,
-  timeoutMs = 15_000,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn();
-      if (value) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
-}
+export { eventually } from './wait.js';
