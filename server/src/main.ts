@@ -187,8 +187,8 @@ export async function startService(
         config.publicUrl = `http://localhost:${bound.port}`;
     }
     if (role !== 'api') {
-      outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
-      const guarded = outbound;
+      const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
+      outbound = guarded;
       const channels = createChannels(process.env, {
         outbox: createSqlOutbox(db, logger),
         logger,
@@ -214,7 +214,7 @@ export async function startService(
         db,
         scheduler,
         callbacks: callbackOutbox,
-        outbound,
+        outbound: guarded,
         metrics,
         logger,
         clock,
@@ -223,7 +223,7 @@ export async function startService(
       const callbacks = new CallbackDeliverer({
         db,
         queue,
-        outbound,
+        outbound: guarded,
         timeScale: config.timeScale,
         metrics,
         logger,

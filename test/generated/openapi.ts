@@ -592,7 +592,7 @@ export interface components {
             /** @default 5 */
             max_snoozes: number;
             /** @default 7d */
-            timeout: string;
+            timeout: components["schemas"]["Duration"];
             /**
              * @default cancel
              * @enum {string}
@@ -751,7 +751,7 @@ export interface components {
             decision: "confirm" | "decline" | "snooze";
             comment?: string;
             /** @description How long to snooze; default 1h. */
-            snooze_for?: string;
+            snooze_for?: components["schemas"]["Duration"];
         };
         ResponseResult: {
             /** Format: uuid */

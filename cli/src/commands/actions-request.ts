@@ -1,4 +1,4 @@
-import { ActionStatus, HttpMethod, SCHEDULE_PRESETS } from '@sched/contract';
+import { ActionStatus, Duration, HttpMethod, SCHEDULE_PRESETS } from '@sched/contract';
 import type { ActionCreateBody, ActionListQuery } from '@sched/sdk';
 import { UsageError } from '../runtime.js';
 
@@ -38,7 +38,6 @@ export const ON_CREATE_RULES = ['skip_if_exists', 'replace_existing'] as const;
 export const STATUS_FILTERS = [...ActionStatus.options, 'pending_resolution'] as const;
 export const MODE_FILTERS = ['webhook', 'approval', 'immediate', 'gated'] as const;
 
-const WAIT = /^\d{1,15}[smhdw]$/;
 const EVERY = /^(\d{1,9})([mhdwM])$/;
 
 /** Builds the `POST /v1/actions` body; throws `UsageError` (exit 2) for flags that cannot make a valid request. */
@@ -84,13 +83,7 @@ function schedule(opts: CreateActionOptions): Pick<ActionCreateBody, 'schedule' 
         : `give only one of ${given.map((k) => `--${k}`).join(', ')}`,
     );
   }
-  if (opts.in !== undefined) {
-    if (!WAIT.test(opts.in))
-      throw new UsageError(
-        `--in must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d), got '${opts.in}'`,
-      );
-    return { schedule: { wait: opts.in } };
-  }
+  if (opts.in !== undefined) return { schedule: { wait: duration('--in', opts.in) } };
   if (opts.preset !== undefined)
     return { schedule: { preset: oneOf('--preset', opts.preset, SCHEDULE_PRESETS) } };
   return { scheduled_for: isoTime('--at', opts.at!) };
@@ -218,6 +211,15 @@ export function cancelTarget(
 }
 
 /** Flag value checks shared by the create verbs: each throws a UsageError naming the flag. */
+export function duration(flag: string, text: string): string {
+  if (!Duration.safeParse(text).success) {
+    throw new UsageError(
+      `${flag} must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d), got '${text}'`,
+    );
+  }
+  return text;
+}
+
 export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value))
     throw new UsageError(`${flag} must be one of ${allowed.join(', ')}; got '${value}'`);

@@ -203,13 +203,7 @@ export function createdSummary(action: Action, now: Date): string {
 export function describeAction(action: Action, now: Date): string {
   if (action.mode === 'approval') return describeApproval(action, now);
   const fields = formatFields([
-    ['id', action.id],
-    ['name', action.name],
-    ['description', action.description],
-    ['mode', action.mode],
-    ['status', action.status],
-    ['timezone', action.timezone],
-    ['scheduled_for', `${action.scheduled_for} (${relativeTime(action.scheduled_for, now)})`],
+    ...headerFields(action, now),
     ['next_attempt_at', action.next_attempt_at],
     ['executed_at', action.executed_at],
     ['request', action.request ? `${action.request.method} ${action.request.url}` : null],
@@ -237,10 +231,9 @@ export function describeAction(action: Action, now: Date): string {
   return `${fields}\n\ndelivery attempts:\n${attempts}`;
 }
 
-/** An approval: common fields, the gate, one row per recipient, then the timeline of `reminder_events`. */
-function describeApproval(action: Action, now: Date): string {
-  const gate = action.gate;
-  const fields: [string, unknown][] = [
+/** The fields every action starts with, webhook or approval. */
+function headerFields(action: Action, now: Date): [string, unknown][] {
+  return [
     ['id', action.id],
     ['name', action.name],
     ['description', action.description],
@@ -248,8 +241,13 @@ function describeApproval(action: Action, now: Date): string {
     ['status', action.status],
     ['timezone', action.timezone],
     ['scheduled_for', `${action.scheduled_for} (${relativeTime(action.scheduled_for, now)})`],
-    ['executed_at', action.executed_at],
   ];
+}
+
+/** An approval: common fields, the gate, one row per recipient, then the timeline of `reminder_events`. */
+function describeApproval(action: Action, now: Date): string {
+  const gate = action.gate;
+  const fields: [string, unknown][] = [...headerFields(action, now), ['executed_at', action.executed_at]];
   if (gate) {
     fields.push(
       ['message', excerpt(gate.message, 120)],

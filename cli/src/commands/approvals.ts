@@ -5,7 +5,7 @@ import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { client, collectOption, formatFields, printText, UsageError } from '../runtime.js';
 import { printCreated, relativeTime } from './actions.js';
-import { oneOf } from './actions-request.js';
+import { duration, oneOf } from './actions-request.js';
 
 /*
  * `sched approvals create`: flags -> `ApprovalInput` (the SDK turns it into the API body). The translation is pure
@@ -42,8 +42,6 @@ export interface CreateApprovalOptions {
   description?: string;
   idempotencyKey?: string;
 }
-
-const DURATION = /^\d{1,15}[smhdw]$/;
 
 /** Content types by file extension for `--attach`; anything else is sent as `application/octet-stream`. */
 const CONTENT_TYPES: Record<string, string> = {
@@ -191,14 +189,6 @@ function thenRequest(opts: CreateApprovalOptions): ApprovalInput['request'] {
     }
   }
   return request;
-}
-
-function duration(flag: string, text: string): string {
-  if (!DURATION.test(text))
-    throw new UsageError(
-      `${flag} must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d), got '${text}'`,
-    );
-  return text;
 }
 
 function noFiles(path: string): Uint8Array {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GateInput, GateView, Recipient, ReminderEvent } from './approval.js';
-import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
 export const ActionStatus = z
@@ -38,15 +38,6 @@ export const SCHEDULE_PRESETS = [
   '3d',
   '1w',
 ] as const;
-
-/** `<integer><s|m|h|d|w>`: one grammar for waits, timeouts, snoozes and delays. */
-export const Duration = z
-  .string()
-  .regex(
-    /^\d{1,15}[smhdw]$/,
-    'must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d, 1w)',
-  )
-  .meta({ id: 'Duration', examples: ['30s', '10m', '4h', '7d'] });
 
 export const Schedule = z
   .object({

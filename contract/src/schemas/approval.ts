@@ -1,16 +1,8 @@
 import { z } from 'zod';
-import { E164, NullableTimestamp, Timestamp, Uuid } from './common.js';
+import { Duration, E164, Email, NullableTimestamp, Timestamp, Uuid } from './common.js';
 
 /** Channels a gate can use (spec 4.1). Slack and Teams are Business-plan features. */
 export const GateChannel = z.enum(['email', 'sms', 'teams', 'slack', 'push']).meta({ id: 'GateChannel' });
-
-/** `<integer><s|m|h|d|w>`: one grammar for waits, timeouts, snoozes and delays. */
-const Duration = z
-  .string()
-  .regex(
-    /^\d{1,15}[smhdw]$/,
-    'must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d, 1w)',
-  );
 
 /** A file offered with the approval message: inline base64 content (sent by email, downloadable from the page) or a link. */
 export const AttachmentInput = z
@@ -185,7 +177,7 @@ export const TeamMember = z
 export const TeamMemberCreate = z
   .object({
     name: z.string().trim().min(1).max(255),
-    email: z.email().max(255).nullish(),
+    email: Email.max(255).nullish(),
     phone: E164.nullish(),
     push_subscriptions: z.array(PushSubscription).max(10).default([]),
   })
@@ -197,7 +189,7 @@ export const TeamMemberCreate = z
 export const TeamMemberUpdate = z
   .object({
     name: z.string().trim().min(1).max(255).optional(),
-    email: z.email().max(255).nullish(),
+    email: Email.max(255).nullish(),
     phone: E164.nullish(),
     push_subscriptions: z.array(PushSubscription).max(10).optional(),
   })

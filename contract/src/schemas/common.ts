@@ -26,6 +26,15 @@ export const PaginationMeta = z
   .meta({ id: 'PaginationMeta' });
 
 export const Uuid = z.uuid();
+
+/** `<integer><s|m|h|d|w>`: one grammar for waits, timeouts, snoozes and delays. */
+export const Duration = z
+  .string()
+  .regex(
+    /^\d{1,15}[smhdw]$/,
+    'must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d, 1w)',
+  )
+  .meta({ id: 'Duration', examples: ['30s', '10m', '4h', '7d'] });
 export const Timestamp = z.string().meta({ format: 'date-time' });
 export const NullableTimestamp = Timestamp.nullable();
 
@@ -46,6 +55,9 @@ export function paginationQuery(defaultPerPage: number) {
     per_page: z.coerce.number().int().min(1).max(100).default(defaultPerPage),
   };
 }
+
+/** An email address, as every email field of the API accepts it. */
+export const Email = z.email();
 
 /** E.164: a plus sign, a non-zero digit, up to 15 digits in all. */
 export const E164 = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { E164, Timestamp, Uuid } from './common.js';
+import { E164, Email, Timestamp, Uuid } from './common.js';
 
 export const Contact = z
   .object({
@@ -18,7 +18,7 @@ export const Contact = z
 
 const contactFields = {
   name: z.string().trim().min(1).max(255),
-  email: z.email().max(255).nullish(),
+  email: Email.max(255).nullish(),
   phone: E164.nullish(),
 };
 

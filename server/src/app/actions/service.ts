@@ -58,7 +58,8 @@ export class ActionService {
     const accountId = principal.accountId;
     const gate = p.gate ? await this.resolveGate(p.gate, accountId, principal.plan) : null;
 
-    let countAfterCommit: { period: string } | null = null;
+    // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
+    const countAfterCommit: { period: string | null } = { period: null };
     const result = await this.db.transaction(async (tx): Promise<CreateResult> => {
       // Locks first, in a fixed order, so racing creates sharing a key queue up instead of both inserting.
       if (p.idempotencyKey) await actionSql.lock(tx, accountId, 'idempotency', p.idempotencyKey);
@@ -118,7 +119,7 @@ export class ActionService {
       const period = monthPeriod(now);
       const allowance = planLimits(principal.plan).actionsPerMonth;
       if (allowance === null) {
-        countAfterCommit = { period: periodKey(period) };
+        countAfterCommit.period = periodKey(period);
       } else if (!(await usageSql.consume(tx, accountId, periodKey(period), 'actions', allowance))) {
         throw new QuotaExceededError(
           `the ${principal.plan} plan allows ${allowance} actions a month; the quota resets ${period.end.toISOString()}`,
@@ -132,14 +133,8 @@ export class ActionService {
         action: row.mode === 'webhook' ? actionView(row, []) : await this.view(tx, row),
       };
     });
-    if (result.kind === 'created' && countAfterCommit) {
-      await usageSql.consume(
-        this.db,
-        accountId,
-        (countAfterCommit as { period: string }).period,
-        'actions',
-        null,
-      );
+    if (result.kind === 'created' && countAfterCommit.period) {
+      await usageSql.consume(this.db, accountId, countAfterCommit.period, 'actions', null);
     }
     return result;
   }

@@ -1,9 +1,11 @@
+import { E164, Email } from '@sched/contract';
 import type { ChannelName, ChannelTarget, PushSubscription } from '../../channels/types.js';
 import type { Sql } from '../../persistence/db.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
-const E164 = /^\+[1-9]\d{1,14}$/;
+// Addresses and phones are checked as the rest of the API checks them (contacts, team members).
+const isEmail = (text: string) => Email.safeParse(text).success;
+const isPhone = (text: string) => E164.safeParse(text).success;
 
 /** A gate recipient resolved to where its messages go. */
 export interface ResolvedRecipient {
@@ -161,8 +163,8 @@ async function resolveOne(
     for (const subscription of m.push_subscriptions) targets.push({ channel: 'push', subscription });
     return { address: m.email ?? m.phone ?? m.name, displayName: m.name, targets };
   }
-  if (E164.test(ref)) return { address: ref, displayName: ref, targets: [{ channel: 'sms', phone: ref }] };
-  if (EMAIL.test(ref))
+  if (isPhone(ref)) return { address: ref, displayName: ref, targets: [{ channel: 'sms', phone: ref }] };
+  if (isEmail(ref))
     return { address: ref, displayName: detectedName(ref), targets: [{ channel: 'email', email: ref }] };
   return {
     error: 'must be an email, an E.164 phone, contact:<id>:email|phone, channel:<id> or a team member id',
