@@ -5,49 +5,34 @@ import { latenessRuns, printLateness } from './lateness.mjs';
 import { createLoad } from './phases.mjs';
 
 const PENDING = Number(process.env.BENCH_PENDING ?? 1_000_000);
-/** pg-boss queue of the durable per-action trigger (server/src/jobs/queue.ts QUEUES.actionDue). */
-const ACTION_DUE_QUEUE = 'sched.action-due';
 
 /**
  * Inserts `count` pending webhook actions straight into `actions` (generate_series), due between 2 and ~300 days
- * from now, one every 25 s. With `jobs`, each also gets its pg-boss job, as a create through the API would write:
- * a million pending actions in production come with a million pending jobs. Two halves run on two connections.
+ * from now, one every 25 s: what a million creates through the API leave behind. The pg-boss job
+ * of an attempt is written only when it comes within a minute of its time, so none of these has one yet. Two halves
+ * run on two connections.
  */
-export async function seedPending(stack, count, { jobs }) {
+export async function seedPending(stack, count) {
   const t0 = nowMs();
   const half = Math.ceil(count / 2);
   const chunk = (from, to) =>
     stack.db.query(
-      `with seeded as (
-         insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at,
-           max_attempts, retry_strategy, request, created_at, updated_at)
-         select gen_random_uuid(), $1, 'seeded ' || g, 'webhook', 'scheduled', 'UTC', t, t, 5, 'exponential',
-                jsonb_build_object('url', 'http://127.0.0.1:9/seeded', 'method', 'POST', 'headers', '{}'::jsonb,
-                                   'body', jsonb_build_object('n', g)),
-                now() - interval '1 day' + g * interval '1 millisecond', now()
-           from generate_series($2::int, $3::int) g,
-                lateral (select now() + interval '2 days' + g * interval '25 seconds' as t) s
-         returning id, next_attempt_at, created_at
-       )
-       ${
-         jobs
-           ? // Same values as pg-boss's send() for this queue (retry 5 after 1 s, expire 300 s, kept 400 days).
-             `insert into pgboss.job (name, data, start_after, retry_limit, retry_delay, expire_seconds,
-                deletion_seconds, keep_until, policy, created_on)
-              select $4, jsonb_build_object('actionId', id), next_attempt_at, 5, 1, 300, 3600,
-                     next_attempt_at + interval '400 days', 'standard', created_at
-                from seeded`
-           : 'select count(*) from seeded'
-       }`,
-      jobs ? [stack.accountId, from, to, ACTION_DUE_QUEUE] : [stack.accountId, from, to],
+      `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at,
+         max_attempts, retry_strategy, request, created_at, updated_at)
+       select gen_random_uuid(), $1, 'seeded ' || g, 'webhook', 'scheduled', 'UTC', t, t, 5, 'exponential',
+              jsonb_build_object('url', 'http://127.0.0.1:9/seeded', 'method', 'POST', 'headers', '{}'::jsonb,
+                                 'body', jsonb_build_object('n', g)),
+              now() - interval '1 day' + g * interval '1 millisecond', now()
+         from generate_series($2::int, $3::int) g,
+              lateral (select now() + interval '2 days' + g * interval '25 seconds' as t) s`,
+      [stack.accountId, from, to],
     );
   await Promise.all([chunk(1, half), chunk(half + 1, count)]);
   const insertMs = nowMs() - t0;
   const t1 = nowMs();
   await stack.db.query('vacuum analyze actions');
-  if (jobs) await stack.db.query('analyze pgboss.job');
   const vacuumMs = nowMs() - t1;
-  return { count, jobs, insertMs, vacuumMs };
+  return { count, insertMs, vacuumMs };
 }
 
 /** Empty-table and 1M-pending figures side by side, with the change in percent. */
@@ -81,17 +66,16 @@ async function measure(stack, receiver, label) {
  * two on one server, minutes apart, keeps a noisy machine from deciding the comparison.
  */
 export async function run() {
-  const jobs = process.env.BENCH_MILLION_JOBS !== '0';
   const stack = await startStack('million');
   const receiver = await startReceiver();
   try {
     const base = await measure(stack, receiver, 'empty table');
-    log(`million: seeding ${PENDING} pending actions${jobs ? ' and their pg-boss jobs' : ''}`);
-    const seed = await seedPending(stack, PENDING, { jobs });
+    log(`million: seeding ${PENDING} pending actions`);
+    const seed = await seedPending(stack, PENDING);
     log(
       `million: seeded in ${Math.round(seed.insertMs / 1000)} s + ${Math.round(seed.vacuumMs / 1000)} s (vacuum analyze)`,
     );
-    const label = `${fmt(PENDING)} pending actions${jobs ? ' + their pg-boss jobs' : ''}`;
+    const label = `${fmt(PENDING)} pending actions`;
     const loaded = await measure(stack, receiver, label);
     printComparison(`million: empty table vs ${label} (goal: within 10%)`, base, loaded);
     return {

@@ -104,15 +104,17 @@ export async function startService(
   const database = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
   const { db, orm } = database;
   const accounts = new AccountService(db);
-  // Rate-limit counters are hot rows every request updates; their own small pool commits them without waiting for
-  // the disk flush (synchronous_commit=off): a crash may forget a second of counts, never data that matters.
-  const rateLimitPool = new pg.Pool({
+  // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
+  // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
+  // microseconds. A crash may forget a second of counts, never data that matters.
+  const counterPool = new pg.Pool({
     connectionString: database.url,
     max: 8,
     options: '-c synchronous_commit=off',
   });
-  rateLimitPool.on('error', (err) => logger.warn({ err }, 'rate-limit pool connection error'));
-  const rateLimiter = new RateLimiter(createDb(rateLimitPool));
+  counterPool.on('error', (err) => logger.warn({ err }, 'counter pool connection error'));
+  const counters = createDb(counterPool);
+  const rateLimiter = new RateLimiter(counters);
 
   const created = await accounts.ensureDefaultAccount();
   if (created) announceDefaultAccount(config, created.apiKey, logger);
@@ -124,6 +126,7 @@ export async function startService(
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
   let outbound: OutboundClient | undefined;
+  let workerPool: pg.Pool | undefined;
   try {
     queue = await startJobQueue({
       databaseUrl: database.url,
@@ -139,6 +142,7 @@ export async function startService(
         contacts: new ContactService(orm),
         actions: new ActionService(db, scheduler, clock, {
           allowPrivateDestinations: config.allowPrivateDestinations,
+          counters,
         }),
         quota: new QuotaService(db, clock),
         channels: new NotificationChannelService(db, {
@@ -187,6 +191,10 @@ export async function startService(
         config.publicUrl = `http://localhost:${bound.port}`;
     }
     if (role !== 'api') {
+      // Firing has its own connections: a claim never queues behind API transactions in the same process.
+      workerPool = new pg.Pool({ connectionString: database.url, max: 10 });
+      workerPool.on('error', (err) => logger.warn({ err }, 'worker pool connection error'));
+      const workerDb = createDb(workerPool);
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(process.env, {
@@ -211,7 +219,7 @@ export async function startService(
       });
       const engine = new DeliveryEngine({
         approvals,
-        db,
+        db: workerDb,
         scheduler,
         callbacks: callbackOutbox,
         outbound: guarded,
@@ -221,7 +229,7 @@ export async function startService(
         timeScale: config.timeScale,
       });
       const callbacks = new CallbackDeliverer({
-        db,
+        db: workerDb,
         queue,
         outbound: guarded,
         timeScale: config.timeScale,
@@ -230,9 +238,10 @@ export async function startService(
         clock,
       });
       dispatcher = new Dispatcher({
-        db,
+        db: workerDb,
         databaseUrl: database.url,
         queue,
+        scheduler,
         engine,
         callbacks,
         approvals,
@@ -250,7 +259,8 @@ export async function startService(
     await dispatcher?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
-    await rateLimitPool.end().catch(() => undefined);
+    await workerPool?.end().catch(() => undefined);
+    await counterPool.end().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
   }
@@ -273,7 +283,8 @@ export async function startService(
         await dispatcher?.stop(config.shutdownTimeoutMs);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
-        await rateLimitPool.end().catch(() => undefined);
+        await workerPool?.end().catch(() => undefined);
+        await counterPool.end().catch(() => undefined);
         await database.close();
       })();
       return stopping;

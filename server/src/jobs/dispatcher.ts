@@ -1,17 +1,17 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { assertTransition } from '../domain/action/states.js';
 import type { Db } from '../persistence/db.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import type { CallbackDeliverer } from './callbacks.js';
 import type { DeliveryEngine } from './delivery-engine.js';
 import { type JobQueue, QUEUES } from './queue.js';
-import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL } from './scheduler.js';
+import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
 export interface DispatcherOptions {
   db: Db;
   databaseUrl: string;
   queue: JobQueue;
+  scheduler: WindowScheduler;
   engine: DeliveryEngine;
   callbacks: CallbackDeliverer;
   approvals?: ApprovalEngine;
@@ -21,12 +21,9 @@ export interface DispatcherOptions {
   scanIntervalMs?: number;
 }
 
-// The scan promotes actions entering the look-ahead window: `scheduled` → `resolved` ("schedule resolved").
-const PROMOTED_FROM = 'scheduled';
-const PROMOTED_TO = assertTransition(PROMOTED_FROM, 'resolve');
-
 /**
- * Fires actions on time. pg-boss jobs at each due time are the durable trigger (a restart loses nothing); on top,
+ * Fires actions on time. pg-boss jobs at each due time are the durable trigger (a restart loses nothing), written
+ * by the scheduler once an attempt is within the look-ahead window (the scan writes them as attempts enter it); on top,
  * every worker arms in-process timers for attempts due within the look-ahead window, learned from a periodic scan
  * and from NOTIFY at creation, so an attempt starts within milliseconds of its time rather than a poll later.
  * Whichever fires first claims the attempt; the others find nothing to do.
@@ -152,11 +149,7 @@ export class Dispatcher {
 
   private async scan(): Promise<void> {
     const window = `${ANNOUNCE_WINDOW_MS} milliseconds`;
-    await this.o.db.query(
-      `update actions set status = $1, updated_at = now()
-        where status = $2 and next_attempt_at <= now() + $3::interval`,
-      [PROMOTED_TO, PROMOTED_FROM, window],
-    );
+    await this.o.scheduler.enqueueEntering(this.o.db);
     const due = await this.o.db.query<{ id: string; due: string }>(
       `select id, (extract(epoch from next_attempt_at) * 1000)::bigint as due from actions
         where status = 'resolved' and next_attempt_at <= now() + $1::interval

@@ -23,6 +23,8 @@ export interface JobQueue {
     data: object,
     options: { startAfter?: Date; singletonKey?: string; tx?: Sql },
   ): Promise<string | null>;
+  /** Enqueues several jobs in one statement, inside the caller's transaction. */
+  sendMany(queue: string, jobs: { data: object; startAfter: Date }[], tx: Sql): Promise<void>;
   stop(opts: { graceful: boolean; timeoutMs: number }): Promise<void>;
 }
 
@@ -61,22 +63,21 @@ export async function startJobQueue(opts: {
         if (!String(err).includes('already exists')) throw err;
       });
   }
+  // pg-boss runs its statements on the caller's transaction through this adapter.
+  const inTransaction = (tx: Sql) => ({
+    executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }),
+  });
   return {
     boss,
     async send(queue, data, o) {
       return boss.send(queue, data, {
         ...(o.startAfter ? { startAfter: o.startAfter } : {}),
         ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
-        ...(o.tx
-          ? {
-              db: {
-                executeSql: async (text: string, values?: unknown[]) => ({
-                  rows: await o.tx!.query(text, values),
-                }),
-              },
-            }
-          : {}),
+        ...(o.tx ? { db: inTransaction(o.tx) } : {}),
       });
+    },
+    async sendMany(queue, jobs, tx) {
+      await boss.insert(queue, jobs, { db: inTransaction(tx) });
     },
     async stop({ graceful, timeoutMs }) {
       await boss.stop({ graceful, timeout: timeoutMs });

@@ -63,6 +63,8 @@ export const ActionSchema = defineEntity({
     recurrenceIndex: p.integer().default(0),
     lastExecutedAt: p.datetime().nullable(),
     leaseUntil: p.datetime().nullable(),
+    /** The due time the pending pg-boss job was written for; the scan writes one when `next_attempt_at` nears and differs. */
+    jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
     gate: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime(),
