@@ -5,15 +5,15 @@ import { fireLateness, pilotCreateRate } from './phases.mjs';
 export const GOALS = { idleP99Ms: 100, loadedP99Ms: 250 };
 
 /**
- * The standard runs: 200 actions over 20 s (10/s, "idle"), then 4,000 over 20 s (200/s); unless `withCreates` is
+ * The standard runs: 200 actions over 20 s (10/s, "idle"; `idleCount` makes it longer at the same rate), then 4,000 over 20 s (200/s); unless `withCreates` is
  * false, a third: the idle run while 50 connections create far-future actions as fast as the API takes them.
  */
-export async function latenessRuns(stack, receiver, { withCreates: mixed = true } = {}) {
+export async function latenessRuns(stack, receiver, { withCreates: mixed = true, idleCount = 200 } = {}) {
   // Creating must end before the first action is due; how long it takes depends on the create rate here.
   const createRate = await pilotCreateRate(stack, { concurrency: 50 });
   const idle = await fireLateness(stack, receiver, {
-    count: 200,
-    spreadMs: 20_000,
+    count: idleCount,
+    spreadMs: idleCount * 100, // 10 due a second
     leadMs: 3_000,
     createRate,
     label: 'idle',

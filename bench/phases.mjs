@@ -142,14 +142,30 @@ export async function fireLateness(
   };
 }
 
-/** Creates per second at `concurrency` over `durationMs` (far-future actions), to size the lead of a firing run. */
+/** Creates per second at `concurrency` over `durationMs` of actions due within a minute, to size the lead of a firing run. */
 export async function pilotCreateRate(stack, { concurrency = 25, durationMs = 3_000 } = {}) {
-  const base = Date.now() + 7_200_000;
+  // Like the measured creates, these are due within the one-minute window, so each writes its pg-boss job and a
+  // NOTIFY (dearer than a far-future create); a dedup key lets one call cancel them all before any falls due.
+  const key = `bench-pilot-${Date.now()}`;
+  const base = Date.now() + 50_000;
   const r = await loadLoop({
     concurrency,
     durationMs,
-    send: (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 3)),
+    send: (i) =>
+      createAction(stack, {
+        request: { url: UNREACHED_URL },
+        scheduled_for: new Date(base + i).toISOString(),
+        dedup_keys: [key],
+      }),
   });
+  const cancel = await stack.api.request({
+    path: '/v1/actions/by-coordination-key',
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ coordination_key: key }),
+  });
+  await cancel.body.text();
+  if (cancel.statusCode !== 200) throw new Error(`pilot: cancelling by dedup key answered ${cancel.statusCode}`);
   return (r.statuses.get(201) ?? 0) / (r.elapsedMs / 1000);
 }
 

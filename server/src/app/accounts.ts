@@ -32,6 +32,21 @@ export interface ApiKeyView {
   created_at: string;
 }
 
+/** The holder of a live API key, found by the key's hash (`$1`): one row, or none for an unknown or revoked key. */
+export const KEY_HOLDER_SQL = `select k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
+       (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as stale
+  from api_keys k join accounts a on a.id = k.account_id
+ where k.key_hash = $1 and k.revoked_at is null`;
+
+export interface KeyHolderRow {
+  key_id: string;
+  scopes: Scope[];
+  account_id: string;
+  plan: Plan;
+  rate_limit_factor: number;
+  stale: boolean;
+}
+
 interface AccountRow {
   id: string;
   name: string;
@@ -154,25 +169,18 @@ export class AccountService {
   /**
    * Resolves a presented key. The lookup is by hash, so timing reveals nothing about the secret;
    * revoked keys are refused at once (no cache), which keeps revocation immediate across processes.
+   * The HTTP hook resolves keys through `RateLimiter.hitAsKeyHolder`, which runs the same lookup and the request's
+   * count in one statement.
    */
   async authenticate(secret: string): Promise<Principal | null> {
-    const [row] = await this.db.query<{
-      key_id: string;
-      scopes: Scope[];
-      account_id: string;
-      plan: Plan;
-      rate_limit_factor: number;
-      stale: boolean;
-    }>(
-      `select k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
-              (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as stale
-         from api_keys k join accounts a on a.id = k.account_id
-        where k.key_hash = $1 and k.revoked_at is null`,
-      [hashApiKey(secret)],
-    );
-    if (!row) return null;
+    const [row] = await this.db.query<KeyHolderRow>(KEY_HOLDER_SQL, [hashApiKey(secret)]);
+    return row ? this.principalOf(row) : null;
+  }
+
+  /** The caller a key-holder row describes; records the key's use at most once a minute. */
+  principalOf(row: KeyHolderRow): Principal {
     if (row.stale) {
-      // Recorded at most once a minute so a busy key does not write on every request.
+      // At most once a minute, so a busy key does not write on every request.
       void this.db
         .query('update api_keys set last_used_at = now() where id = $1', [row.key_id])
         .catch(() => undefined);

@@ -2,8 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountService, Principal } from '../app/accounts.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
-import { bearerToken, requiredScope } from '../domain/auth/api-key.js';
+import { bearerToken, hashApiKey, requiredScope } from '../domain/auth/api-key.js';
 import {
+  evaluate,
   type RateLimitName,
   type RateLimitRule,
   type RateLimitState,
@@ -50,8 +51,11 @@ export interface AuthDeps {
 export function authenticate(deps: AuthDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const token = bearerToken(request.headers.authorization);
-    const principal = token ? await deps.accounts.authenticate(token) : null;
-    if (!principal) {
+    const names: RateLimitName[] = ['authenticated', ...(deps.routeLimits?.(request) ?? [])];
+    const now = new Date();
+    // One statement finds the key's holder and counts the request against the holder's limits.
+    const counted = token ? await deps.rateLimiter.hitAsKeyHolder(hashApiKey(token), names, now) : null;
+    if (!counted) {
       await enforceRateLimits(deps.rateLimiter, reply, [
         rule('unauthenticated', request.ip, deps.globalRateLimitFactor),
       ]);
@@ -59,10 +63,13 @@ export function authenticate(deps: AuthDeps) {
         token ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>',
       );
     }
+    const principal = deps.accounts.principalOf(counted.holder);
     const factor = deps.globalRateLimitFactor * principal.rateLimitFactor;
-    const rules = [rule('authenticated', principal.accountId, factor)];
-    for (const name of deps.routeLimits?.(request) ?? []) rules.push(rule(name, principal.accountId, factor));
-    await enforceRateLimits(deps.rateLimiter, reply, rules);
+    const state = tightest(
+      names.map((name) => evaluate(rule(name, principal.accountId, factor), counted.hits(name), now)),
+    );
+    setRateLimitHeaders(reply, state);
+    if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);
     const scope = requiredScope(request.method);
     if (!principal.scopes.includes(scope))
       throw new ForbiddenError(`this API key lacks the '${scope}' scope`);
