@@ -165,7 +165,8 @@ export async function pilotCreateRate(stack, { concurrency = 25, durationMs = 3_
     body: JSON.stringify({ coordination_key: key }),
   });
   await cancel.body.text();
-  if (cancel.statusCode !== 200) throw new Error(`pilot: cancelling by dedup key answered ${cancel.statusCode}`);
+  if (cancel.statusCode !== 200)
+    throw new Error(`pilot: cancelling by dedup key answered ${cancel.statusCode}`);
   return (r.statuses.get(201) ?? 0) / (r.elapsedMs / 1000);
 }
 

@@ -1,4 +1,4 @@
-import { type Action, createClient, respond, SchedApiError, type SchedClient } from '@sched/sdk';
+import { createClient, respond, SchedApiError, type SchedClient } from '@sched/sdk';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

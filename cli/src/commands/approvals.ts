@@ -3,7 +3,7 @@ import { basename, extname } from 'node:path';
 import { SCHEDULE_PRESETS } from '@sched/contract';
 import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
 import { type Command, Option } from 'commander';
-import { client, collectOption, formatFields, printText, UsageError } from '../runtime.js';
+import { client, collectOption, formatFields, UsageError } from '../runtime.js';
 import { printCreated, relativeTime } from './actions.js';
 import { duration, oneOf } from './actions-request.js';
 

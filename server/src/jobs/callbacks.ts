@@ -77,7 +77,7 @@ export class CallbackDeliverer {
          from callback_deliveries c join actions a on a.id = c.action_id where c.id = $1`,
       [callbackId],
     );
-    if (!row || row.status !== 'pending') return;
+    if (row?.status !== 'pending') return;
     const body = JSON.stringify(row.envelope);
     const now = this.deps.clock();
     const headers: Record<string, string> = {

@@ -238,7 +238,7 @@ export class DeliveryEngine {
       );
       const [current] = await tx.query<ActionRow>('select * from actions where id = $1 for update', [row.id]);
       // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
-      if (!current || current.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
+      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
       const now = this.deps.clock();
 
       if (outcome === 'success') {
