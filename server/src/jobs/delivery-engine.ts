@@ -216,25 +216,45 @@ export class DeliveryEngine {
     const error =
       result.kind === 'response' ? (outcome === 'success' ? null : `HTTP ${result.status}`) : result.message;
     metrics.deliveries.inc({ outcome });
+    const attempt = [
+      randomUUID(),
+      row.id,
+      row.attempt_count,
+      dueAt,
+      started,
+      Math.max(0, started.getTime() - dueAt.getTime()),
+      Math.round(result.durationMs),
+      statusCode,
+      outcome,
+      error,
+      result.kind === 'response' ? result.bodyExcerpt : null,
+      result.kind === 'response' ? result.bodyTruncated : false,
+    ];
+    const columns = `id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome,
+      error, response_excerpt, response_truncated`;
+    if (outcome === 'success' && !row.recurrence && !row.callback_url) {
+      // The common success (one-time, no callback) in one statement: the action is done and the attempt logged
+      // together, or neither when the lease was lost, which the transaction below then sorts out.
+      const [done] = await db.query(
+        `with done as (
+           update actions set status = $13, next_attempt_at = null, lease_until = null, last_error = null,
+             executed_at = $14, updated_at = now()
+            where id = $2 and status = 'executing' and attempt_count = $3 and recurrence is null and callback_url is null
+           returning id
+         )
+         insert into delivery_attempts (${columns})
+         select $1::uuid, $2::uuid, $3::int, $4::timestamptz, $5::timestamptz, $6::int, $7::int, $8::int, $9::text,
+                $10::text, $11::text, $12::boolean
+           from done
+         returning id`,
+        [...attempt, assertTransition('executing', 'deliver_succeeded'), this.deps.clock()],
+      );
+      if (done) return;
+    }
     await db.transaction(async (tx) => {
       await tx.query(
-        `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code,
-           outcome, error, response_excerpt, response_truncated)
-         values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
-        [
-          randomUUID(),
-          row.id,
-          row.attempt_count,
-          dueAt,
-          started,
-          Math.max(0, started.getTime() - dueAt.getTime()),
-          Math.round(result.durationMs),
-          statusCode,
-          outcome,
-          error,
-          result.kind === 'response' ? result.bodyExcerpt : null,
-          result.kind === 'response' ? result.bodyTruncated : false,
-        ],
+        `insert into delivery_attempts (${columns}) values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+        attempt,
       );
       const [current] = await tx.query<ActionRow>('select * from actions where id = $1 for update', [row.id]);
       // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
