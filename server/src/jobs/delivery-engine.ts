@@ -95,15 +95,22 @@ export class DeliveryEngine {
    */
   private async claim(actionId: string): Promise<Claimed | null> {
     const now = this.deps.clock();
-    const [fast] = await this.deps.db.query<ActionRow>(
-      `update actions set status = $2, lease_until = $3, updated_at = now(),
-         attempt_count = attempt_count + case when mode = 'webhook' then 1 else 0 end
-       where id = $1 and status = any($4::text[]) and next_attempt_at <= $5
-         and (mode <> 'webhook' or attempt_count < max_attempts)
-         and (coordination -> 'on_execute' is null
-              or (mode = 'webhook' and attempt_count > 0)
-              or (mode = 'approval' and gate ->> 'sent_at' is not null))
-       returning *`,
+    // One round trip either way: the claimed row, or (when nothing was claimed) the row as it stands, to tell a
+    // duplicate trigger (already taken, or not due) from a case for the transactional path.
+    const [found] = await this.deps.db.query<ActionRow & { claimed: boolean }>(
+      `with claimed as (
+         update actions set status = $2, lease_until = $3, updated_at = now(),
+           attempt_count = attempt_count + case when mode = 'webhook' then 1 else 0 end
+         where id = $1 and status = any($4::text[]) and next_attempt_at <= $5
+           and (mode <> 'webhook' or attempt_count < max_attempts)
+           and (coordination -> 'on_execute' is null
+                or (mode = 'webhook' and attempt_count > 0)
+                or (mode = 'approval' and gate ->> 'sent_at' is not null))
+         returning *
+       )
+       select claimed.*, true as claimed from claimed
+       union all
+       select actions.*, false from actions where id = $1 and not exists (select 1 from claimed)`,
       [
         actionId,
         CLAIMED,
@@ -112,13 +119,11 @@ export class DeliveryEngine {
         new Date(now.getTime() + CLAIM_TOLERANCE_MS),
       ],
     );
-    if (fast) return { row: fast, dueAt: asDate(fast.next_attempt_at!) };
-    const [peek] = await this.deps.db.query<Pick<ActionRow, 'status' | 'next_attempt_at'>>(
-      'select status, next_attempt_at from actions where id = $1',
-      [actionId],
-    );
-    if (!peek || !(CLAIMABLE as string[]).includes(peek.status) || !peek.next_attempt_at) return null;
-    if (asDate(peek.next_attempt_at).getTime() > now.getTime() + CLAIM_TOLERANCE_MS) return null;
+    if (!found) return null;
+    const { claimed, ...row } = found;
+    if (claimed) return { row: row as ActionRow, dueAt: asDate(row.next_attempt_at!) };
+    if (!(CLAIMABLE as string[]).includes(row.status) || !row.next_attempt_at) return null;
+    if (asDate(row.next_attempt_at).getTime() > now.getTime() + CLAIM_TOLERANCE_MS) return null;
     return this.claimCarefully(actionId);
   }
 
