@@ -148,13 +148,12 @@ export class Dispatcher {
   }
 
   private async scan(): Promise<void> {
-    const window = `${ANNOUNCE_WINDOW_MS} milliseconds`;
     await this.o.scheduler.enqueueEntering(this.o.db);
+    // Constants stay literals: a prepared statement's generic plan must still see the range of actions_due_index.
     const due = await this.o.db.query<{ id: string; due: string }>(
       `select id, (extract(epoch from next_attempt_at) * 1000)::bigint as due from actions
-        where status = 'resolved' and next_attempt_at <= now() + $1::interval
+        where status = 'resolved' and next_attempt_at <= now() + interval '${ANNOUNCE_WINDOW_MS} milliseconds'
         order by next_attempt_at limit 10000`,
-      [window],
     );
     for (const row of due) this.arm(row.id, Number(row.due));
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.

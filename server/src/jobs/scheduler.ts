@@ -64,20 +64,22 @@ export function createActionScheduler(
       for (;;) {
         const batch = await db.transaction(async (tx) => {
           // Locked rows are someone else's transition in progress (a claim, a cancel): the next scan sees them.
+          // The constants are literals, not parameters: a generic plan of this prepared statement must still be able
+          // to use the partial index actions_due_index (with a parameter in `status in (...)` it scans the table).
           const rows = await tx.query<{ id: string; due: Date | string; needs_job: boolean }>(
             `with entering as (
                select id, next_attempt_at, job_due_at is distinct from next_attempt_at as needs_job
                  from actions
-                where status in ('scheduled', $3) and next_attempt_at <= now() + $1::interval
+                where status in ('scheduled', '${PROMOTED_TO}')
+                  and next_attempt_at <= now() + interval '${ANNOUNCE_WINDOW_MS} milliseconds'
                   and (status = 'scheduled' or job_due_at is distinct from next_attempt_at)
                 order by next_attempt_at
-                limit $2
+                limit ${ENQUEUE_BATCH}
                   for update skip locked
              )
-             update actions a set status = $3, job_due_at = e.next_attempt_at, updated_at = now()
+             update actions a set status = '${PROMOTED_TO}', job_due_at = e.next_attempt_at, updated_at = now()
                from entering e where a.id = e.id
              returning a.id, e.next_attempt_at as due, e.needs_job`,
-            [`${ANNOUNCE_WINDOW_MS} milliseconds`, ENQUEUE_BATCH, PROMOTED_TO],
           );
           const jobs = rows.filter((r) => r.needs_job);
           if (jobs.length > 0)
