@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { buildApiKey, hashApiKey, type Scope } from '../domain/auth/api-key.js';
+import { buildApiKey, type Scope } from '../domain/auth/api-key.js';
 import { asDate, type Db, isoOrNull } from '../persistence/db.js';
 import type { Plan } from '../persistence/entities/account.js';
 import { NotFoundError } from './errors.js';
@@ -32,7 +32,11 @@ export interface ApiKeyView {
   created_at: string;
 }
 
-/** The holder of a live API key, found by the key's hash (`$1`): one row, or none for an unknown or revoked key. */
+/**
+ * The holder of a live API key, found by the key's hash (`$1`): one row, or none for an unknown or revoked key.
+ * The lookup is by hash, so timing reveals nothing about the secret; there is no cache, so a revocation holds at
+ * once in every process. `RateLimiter.hitAsKeyHolder` runs it together with the request's count.
+ */
 export const KEY_HOLDER_SQL = `select k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
        (k.last_used_at is null or k.last_used_at < now() - interval '1 minute') as stale
   from api_keys k join accounts a on a.id = k.account_id
@@ -164,17 +168,6 @@ export class AccountService {
     );
     if (!row) throw new NotFoundError('API key');
     return keyView(row);
-  }
-
-  /**
-   * Resolves a presented key. The lookup is by hash, so timing reveals nothing about the secret;
-   * revoked keys are refused at once (no cache), which keeps revocation immediate across processes.
-   * The HTTP hook resolves keys through `RateLimiter.hitAsKeyHolder`, which runs the same lookup and the request's
-   * count in one statement.
-   */
-  async authenticate(secret: string): Promise<Principal | null> {
-    const [row] = await this.db.query<KeyHolderRow>(KEY_HOLDER_SQL, [hashApiKey(secret)]);
-    return row ? this.principalOf(row) : null;
   }
 
   /** The caller a key-holder row describes; records the key's use at most once a minute. */

@@ -50,6 +50,38 @@ interface Claimed {
   dueAt: Date;
 }
 
+const ATTEMPT_COLUMNS = `id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code,
+  outcome, error, response_excerpt, response_truncated`;
+
+/** The parameters of one `delivery_attempts` row, in the order of ATTEMPT_COLUMNS. */
+function attemptParams(a: {
+  actionId: string;
+  attemptNumber: number;
+  dueAt: Date;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  outcome: DeliveryOutcome;
+  error: string | null;
+  excerpt: string | null;
+  truncated: boolean;
+}): unknown[] {
+  return [
+    randomUUID(),
+    a.actionId,
+    a.attemptNumber,
+    a.dueAt,
+    a.startedAt,
+    Math.max(0, a.startedAt.getTime() - a.dueAt.getTime()),
+    Math.max(0, Math.round(a.durationMs)),
+    a.statusCode,
+    a.outcome,
+    a.error,
+    a.excerpt,
+    a.truncated,
+  ];
+}
+
 /**
  * Runs delivery attempts of webhook actions. Each attempt is claimed in one transaction (the state moves to
  * `executing` under a lease), sent outside any transaction, and recorded in a second transaction that applies
@@ -221,22 +253,18 @@ export class DeliveryEngine {
     const error =
       result.kind === 'response' ? (outcome === 'success' ? null : `HTTP ${result.status}`) : result.message;
     metrics.deliveries.inc({ outcome });
-    const attempt = [
-      randomUUID(),
-      row.id,
-      row.attempt_count,
+    const attempt = attemptParams({
+      actionId: row.id,
+      attemptNumber: row.attempt_count,
       dueAt,
-      started,
-      Math.max(0, started.getTime() - dueAt.getTime()),
-      Math.round(result.durationMs),
+      startedAt: started,
+      durationMs: result.durationMs,
       statusCode,
       outcome,
       error,
-      result.kind === 'response' ? result.bodyExcerpt : null,
-      result.kind === 'response' ? result.bodyTruncated : false,
-    ];
-    const columns = `id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome,
-      error, response_excerpt, response_truncated`;
+      excerpt: result.kind === 'response' ? result.bodyExcerpt : null,
+      truncated: result.kind === 'response' ? result.bodyTruncated : false,
+    });
     if (outcome === 'success' && !row.recurrence && !row.callback_url) {
       // The common success (one-time, no callback) in one statement: the action is done and the attempt logged
       // together, or neither when the lease was lost, which the transaction below then sorts out.
@@ -247,7 +275,7 @@ export class DeliveryEngine {
             where id = $2 and status = 'executing' and attempt_count = $3 and recurrence is null and callback_url is null
            returning id
          )
-         insert into delivery_attempts (${columns})
+         insert into delivery_attempts (${ATTEMPT_COLUMNS})
          select $1::uuid, $2::uuid, $3::int, $4::timestamptz, $5::timestamptz, $6::int, $7::int, $8::int, $9::text,
                 $10::text, $11::text, $12::boolean
            from done
@@ -258,7 +286,7 @@ export class DeliveryEngine {
     }
     await db.transaction(async (tx) => {
       await tx.query(
-        `insert into delivery_attempts (${columns}) values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+        `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
         attempt,
       );
       const [current] = await tx.query<ActionRow>('select * from actions where id = $1 for update', [row.id]);
@@ -408,17 +436,21 @@ export class DeliveryEngine {
         const started = new Date(asDate(row.lease_until!).getTime() - this.leaseMs());
         const error = 'the worker stopped during this attempt (its lease expired); retrying';
         if (row.mode === 'webhook') {
+          // Logged as a retryable attempt that started when the lease was taken and lasted until now.
           await tx.query(
-            `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome, error, response_excerpt, response_truncated)
-           values ($1, $2, $3, $4, $4, 0, $5, null, 'retryable', $6, null, false)`,
-            [
-              randomUUID(),
-              row.id,
-              row.attempt_count,
-              started,
-              Math.max(0, now.getTime() - started.getTime()),
+            `insert into delivery_attempts (${ATTEMPT_COLUMNS}) values ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+            attemptParams({
+              actionId: row.id,
+              attemptNumber: row.attempt_count,
+              dueAt: started,
+              startedAt: started,
+              durationMs: now.getTime() - started.getTime(),
+              statusCode: null,
+              outcome: 'retryable',
               error,
-            ],
+              excerpt: null,
+              truncated: false,
+            }),
           );
         }
         if (row.mode === 'webhook' && row.attempt_count >= row.max_attempts) {
