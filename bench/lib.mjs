@@ -45,16 +45,13 @@ export async function startStack(name) {
       const { ensureEmbeddedPostgres } = await import(
         pathToFileURL(path.join(SCHED_ROOT, 'server', 'dist', 'persistence', 'embedded-postgres.js')).href
       );
-      let relocated;
-      const handle = await ensureEmbeddedPostgres({
-        dataDir,
-        log: (m) => {
-          const found = /using (\/\S+)$/.exec(m);
-          if (found) relocated = found[1];
-        },
-      });
+      const handle = await ensureEmbeddedPostgres({ dataDir });
       databaseUrl = handle.url;
-      stack.clusterDir = relocated ? path.join(relocated, 'pg') : path.join(dataDir, 'pg');
+      // As root with dataDir out of the postgres user's reach, the cluster lives in a folder of its own.
+      // (A BENCH_SCHED_ROOT build older than the handle's clusterDir keeps it in dataDir.)
+      stack.clusterDir = handle.clusterDir ?? path.join(dataDir, 'pg');
+      const inDataDir = stack.clusterDir === path.join(dataDir, 'pg');
+      const relocated = inDataDir ? undefined : path.dirname(stack.clusterDir);
       cleanups.push(async () => {
         try {
           await handle.release();
