@@ -134,8 +134,8 @@ describe('ensureEmbeddedPostgres in one process', () => {
 
     const started = performance.now();
     const c = await ensure(dataDir);
-    // The target is < 100 ms; the margin absorbs a loaded machine.
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Typically < 100 ms; the margin absorbs a loaded machine, and still fails on a wait for a stale lock.
+    expect(performance.now() - started).toBeLessThan(3_000);
     const other = await ensure(dataDir, 'other_db');
     expect(portOf(other.url)).toBe(portOf(a.url));
     expect(await query(other.url, 'SELECT current_database() AS db')).toEqual([{ db: 'other_db' }]);
@@ -174,10 +174,11 @@ describe('sharing between processes', () => {
     const dataDir = path.join(tempRoot, 'serve');
     const clusterDir = path.join(dataDir, 'pg');
     clusterDirs.add(clusterDir);
+    // No DATABASE_URL: the embedded PostgreSQL in dataDir.
     const server = await startServer({ databaseUrl: '', dataDir });
+    const cli = (...args: string[]) => exec(process.execPath, [cliBin, ...args], { env: server.env });
     try {
       const port = await postmasterPort(clusterDir);
-      const cli = (...args: string[]) => exec(process.execPath, [cliBin, ...args], { env: server.env });
       const created = JSON.parse(
         (await cli('accounts', 'create', '--name', 'Shared', '--plan', 'pro', '--json')).stdout,
       );
@@ -185,16 +186,14 @@ describe('sharing between processes', () => {
       // The CLI attached to the server's instance and left it running.
       expect(await isRunning(clusterDir)).toBe(true);
       expect(await postmasterPort(clusterDir)).toBe(port);
-      const health = await fetch(`${server.url}/readyz`);
-      expect(health.status).toBe(200);
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     } finally {
       expect(await server.stop()).toBe(0);
     }
     expect(await isRunning(clusterDir)).toBe(false);
 
     // Alone, the CLI starts the instance, finds the data and stops it again.
-    const env = { ...server.env };
-    const { stdout } = await exec(process.execPath, [cliBin, 'accounts', 'list', '--json'], { env });
+    const { stdout } = await cli('accounts', 'list', '--json');
     expect(JSON.parse(stdout).data.map((a: { name: string }) => a.name)).toContain('Shared');
     expect(await isRunning(clusterDir)).toBe(false);
   }, 60_000);
