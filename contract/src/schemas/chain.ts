@@ -46,12 +46,21 @@ export const STEP_TYPES = Object.freeze([
   'wait',
 ] as const satisfies readonly StepType[]);
 
-/** The values `{{steps.N.status}}` can read, per step type (spec 3.4). */
+/**
+ * The values `{{steps.N.status}}` can read, per step type (spec 3.4). Extension: `failed` for an approval or a wait
+ * step that could not run at all (an expression without a value, a recipient or URL refused); a gate that got no
+ * answer in time reads `declined` (or `confirmed` with `on_timeout: approve`).
+ */
 export const STEP_OUTCOMES = Object.freeze({
   webhook: Object.freeze(['executed', 'failed', 'skipped'] as const),
-  approval: Object.freeze(['confirmed', 'declined', 'skipped'] as const),
-  wait: Object.freeze(['executed', 'skipped'] as const),
+  approval: Object.freeze(['confirmed', 'declined', 'skipped', 'failed'] as const),
+  wait: Object.freeze(['executed', 'skipped', 'failed'] as const),
 });
+/** Outcomes that count as a failed step for error_handling. */
+export const FAILURE_OUTCOMES = Object.freeze([
+  'failed',
+  'declined',
+] as const satisfies readonly StepOutcome[]);
 export type StepOutcomeOf<T extends StepType> = (typeof STEP_OUTCOMES)[T][number];
 export type StepOutcome = StepOutcomeOf<StepType>;
 export const ALL_STEP_OUTCOMES = Object.freeze([
@@ -61,13 +70,13 @@ export const ALL_STEP_OUTCOMES = Object.freeze([
 export const ERROR_HANDLING = Object.freeze(['fail_chain', 'skip_step'] as const);
 export type ErrorHandling = (typeof ERROR_HANDLING)[number];
 
-export const CHAIN_EVENTS = Object.freeze([
+export const CHAIN_CALLBACK_EVENTS = Object.freeze([
   'chain.completed',
   'chain.failed',
   'chain.cancelled',
   'chain.step.completed',
 ] as const);
-export type ChainCallbackEvent = (typeof CHAIN_EVENTS)[number];
+export type ChainCallbackEvent = (typeof CHAIN_CALLBACK_EVENTS)[number];
 
 /** Chains and chain templates hold 2 to 20 steps (spec 8). */
 export const MIN_CHAIN_STEPS = 2;
