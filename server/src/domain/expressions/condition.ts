@@ -130,6 +130,12 @@ export function parseCondition(text: string): Condition {
   return condition;
 }
 
+/** The text of a condition with both sides quoted: parseCondition reads it back as the same condition. */
+export function formatCondition(condition: Condition): string {
+  const quote = (side: string) => `"${side.replace(/[\\"]/g, '\\$&')}"`;
+  return `${quote(condition.left)} ${condition.operator} ${quote(condition.right)}`;
+}
+
 /** The expressions a condition reads, for checks at create time. */
 export function conditionExpressions(condition: Condition): FoundExpression[] {
   return [condition.left, condition.right].flatMap((side) =>

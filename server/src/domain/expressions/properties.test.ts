@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compare, evaluateCondition, parseCondition } from './condition.js';
+import { compare, evaluateCondition, formatCondition, parseCondition } from './condition.js';
 import { ConditionSyntaxError, ExpressionError } from './errors.js';
 import {
   escapeLiteral,
@@ -237,6 +237,40 @@ describe('condition properties', () => {
       fc.property(fc.string({ unit: 'grapheme', maxLength: 30 }), (text) => {
         const quoted = `"${text.replace(/[\\"]/g, '\\$&')}"`;
         expect(parseCondition(`x == ${quoted}`).right).toBe(text);
+      }),
+      RUNS,
+    );
+  });
+
+  it('formatCondition gives back the same condition', () => {
+    fc.assert(
+      fc.property(anyString, (text) => {
+        let parsed: ReturnType<typeof parseCondition>;
+        try {
+          parsed = parseCondition(text);
+        } catch {
+          return;
+        }
+        expect(parseCondition(formatCondition(parsed))).toEqual(parsed);
+      }),
+      RUNS,
+    );
+    const built = fc.record({
+      left: anyString,
+      operator: fc.constantFrom('==', 'contains', '<='),
+      right: anyString,
+    });
+    fc.assert(
+      fc.property(built, (condition) => {
+        let again: ReturnType<typeof parseCondition>;
+        try {
+          again = parseCondition(formatCondition(condition));
+        } catch (error) {
+          // Only a side with a malformed expression may be refused.
+          expect(error).toBeInstanceOf(ConditionSyntaxError);
+          return;
+        }
+        expect(again).toEqual(condition);
       }),
       RUNS,
     );
