@@ -88,6 +88,21 @@ describe('chainStepErrors', () => {
     });
   });
 
+  it('refuses URLs that could never use an allowed scheme, and delays out of range', () => {
+    const chain = parse([
+      { ...order, url: 'http://shop.example/{{input.sku}}' },
+      { ...order, url: '{{input.sku}}' },
+      { name: 'd', type: 'delay', delay: '0s' },
+      { name: 'w', type: 'wait', wait: '99999w' },
+    ]);
+    expect(chainStepErrors(chain.steps, { urlSchemes: ['https:'] })).toEqual({
+      'steps.0.url': ['must use https'],
+      'steps.2.delay': ['must be more than 0 and at most 10 years'],
+      'steps.3.wait': ['must be more than 0 and at most 10 years'],
+    });
+    expect(chainStepErrors(chain.steps, { urlSchemes: ['https:', 'http:'] })['steps.0.url']).toBeUndefined();
+  });
+
   it('leaves literal fields alone', () => {
     const chain = parse([
       { ...order, name: 'step {{x}}' },

@@ -12,6 +12,8 @@ import {
   listExpressions,
   lookupPath,
 } from '../expressions/interpolate.js';
+import { urlTemplateProblem } from '../expressions/url.js';
+import { parseDuration } from '../schedule/duration.js';
 import { stepTypeAlias } from './states.js';
 
 export type ValidationErrors = Record<string, string[]>;
@@ -51,6 +53,8 @@ export interface ExpressionRules {
   input?: unknown;
   /** A chain template's declared placeholders: `{{name}}` and `{{input.name}}` must name one of them. */
   placeholders?: ReadonlySet<string>;
+  /** The URL schemes the destination policy allows (`['https:']`); given, a URL that could never use one is refused. */
+  urlSchemes?: readonly string[];
 }
 
 /** Why an expression cannot be used in step `index`, or null when it can. */
@@ -104,6 +108,21 @@ export function chainStepErrors(
       } catch (error) {
         if (!(error instanceof ExpressionError)) throw error;
         add([root, index, 'condition'], error.message);
+      }
+    }
+    const alias = stepTypeAlias(step.type);
+    if (alias === 'webhook' && rules.urlSchemes !== undefined) {
+      const problem = urlTemplateProblem((step as HttpCallStepParsed).url, rules.urlSchemes);
+      if (problem !== null) add([root, index, 'url'], problem);
+    }
+    if (alias === 'wait') {
+      const { delay, wait } = step as DelayStepParsed;
+      const text = delay ?? wait;
+      if (text !== undefined && parseDuration(text) === null) {
+        add(
+          [root, index, delay === undefined ? 'wait' : 'delay'],
+          'must be more than 0 and at most 10 years',
+        );
       }
     }
     for (const [field, value] of interpolatedFields(step)) {

@@ -127,6 +127,16 @@ describe('templatePlaceholderErrors', () => {
     });
   });
 
+  it('refuses a request URL that could never be https', () => {
+    const http = { ...webhook, request_config: { ...webhook.request_config!, url: 'http://x/{{order_id}}' } };
+    expect(templatePlaceholderErrors({ type: 'action', config: http }, definitions, ['https:'])).toEqual({
+      'request_config.url': ['must use https'],
+    });
+    expect(templatePlaceholderErrors({ type: 'action', config: webhook }, definitions, ['https:'])).toEqual(
+      {},
+    );
+  });
+
   it('checks a chain template name and steps', () => {
     const chain = TemplateCreateBody.parse({
       name: 'Onboard {{customer}} {{x}}',

@@ -28,6 +28,7 @@ import {
 import { stepTypeAlias } from '../chain/states.js';
 import { formatCondition, parseCondition } from '../expressions/condition.js';
 import { ExpressionError } from '../expressions/errors.js';
+import { urlTemplateProblem } from '../expressions/url.js';
 import {
   type Expression,
   interpolate,
@@ -113,10 +114,14 @@ function placeholderProblem(expression: Expression, declared: ReadonlySet<string
   return declared.has(expression.name) ? null : `{{${expression.source}}} is not a declared placeholder`;
 }
 
-/** The 422 errors of a template's use of placeholders at save time: malformed, undeclared or out of place. */
+/**
+ * The 422 errors of a template at save time: placeholders malformed, undeclared or out of place, and (given the
+ * allowed `urlSchemes`) a request URL that no value could make acceptable.
+ */
 export function templatePlaceholderErrors(
   template: { type: 'action'; config: ActionTemplateConfig } | { type: 'chain'; config: ChainTemplateConfig },
   definitions: readonly PlaceholderDefinition[],
+  urlSchemes?: readonly string[],
 ): ValidationErrors {
   const declared = new Set(definitions.map((p) => p.name));
   const errors: ValidationErrors = {};
@@ -137,11 +142,13 @@ export function templatePlaceholderErrors(
       add([...path, ...error.path], error.message);
     }
   }
+  if (template.type === 'action' && template.config.request_config && urlSchemes !== undefined) {
+    const problem = urlTemplateProblem(template.config.request_config.url, urlSchemes);
+    if (problem !== null) add(['request_config', 'url'], problem);
+  }
   if (template.type === 'chain') {
-    Object.assign(
-      errors,
-      chainStepErrors(template.config.chain_steps, { placeholders: declared }, 'chain_steps'),
-    );
+    const rules = { placeholders: declared, ...(urlSchemes && { urlSchemes }) };
+    Object.assign(errors, chainStepErrors(template.config.chain_steps, rules, 'chain_steps'));
   }
   return errors;
 }
