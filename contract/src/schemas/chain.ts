@@ -83,14 +83,14 @@ export const MIN_CHAIN_STEPS = 2;
 export const MAX_CHAIN_STEPS = 20;
 
 export const ChainStatus = z.enum(CHAIN_STATES).meta({ id: 'ChainStatus' });
-export const StepStatusSchema = z.enum(STEP_STATUSES).meta({ id: 'ChainStepStatus' });
-export const StepTypeSchema = z.enum(STEP_TYPES).meta({ id: 'ChainStepType' });
-export const StepOutcomeSchema = z.enum(ALL_STEP_OUTCOMES as [StepOutcome, ...StepOutcome[]]).meta({
+export const ChainStepStatus = z.enum(STEP_STATUSES).meta({ id: 'ChainStepStatus' });
+export const ChainStepType = z.enum(STEP_TYPES).meta({ id: 'ChainStepType' });
+export const ChainStepOutcome = z.enum(ALL_STEP_OUTCOMES as [StepOutcome, ...StepOutcome[]]).meta({
   id: 'ChainStepOutcome',
   description:
     'webhook: executed, failed, skipped; approval: confirmed, declined, skipped; wait: executed, skipped.',
 });
-export const ErrorHandlingSchema = z.enum(ERROR_HANDLING).meta({ id: 'ChainErrorHandling' });
+export const ChainErrorHandling = z.enum(ERROR_HANDLING).meta({ id: 'ChainErrorHandling' });
 
 const stepCommon = {
   name: z.string().trim().min(1).max(255),
@@ -152,7 +152,7 @@ export const ChainCreateBody = z
     input: z.record(z.string(), z.unknown()).default({}).meta({
       description: 'Variables every step reads as `{{input.<field>}}`.',
     }),
-    error_handling: ErrorHandlingSchema.default('fail_chain'),
+    error_handling: ChainErrorHandling.default('fail_chain'),
     callback_url: z.string().min(1).max(2048).optional().meta({
       description: 'Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed.',
     }),
@@ -165,9 +165,9 @@ export const ChainStepView = z
   .object({
     index: z.number().int(),
     name: z.string(),
-    type: StepTypeSchema,
-    status: StepStatusSchema,
-    outcome: StepOutcomeSchema.nullable().meta({
+    type: ChainStepType,
+    status: ChainStepStatus,
+    outcome: ChainStepOutcome.nullable().meta({
       description: 'What `{{steps.N.status}}` reads; null until settled.',
     }),
     condition: z.string().nullable(),
@@ -183,7 +183,7 @@ export type ChainStepView = z.infer<typeof ChainStepView>;
 
 export const StepContext = z
   .object({
-    status: StepOutcomeSchema,
+    status: ChainStepOutcome,
     response: z.unknown().meta({
       description:
         'The parsed JSON response body; a string when the body is not JSON; null when empty or none.',
@@ -207,7 +207,7 @@ export const Chain = z
     steps: z.array(ChainStepView),
     context: ChainContext,
     input: z.record(z.string(), z.unknown()),
-    error_handling: ErrorHandlingSchema,
+    error_handling: ChainErrorHandling,
     callback_url: z.string().nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -243,9 +243,9 @@ export const ChainStepResult = z
   .object({
     index: z.number().int(),
     name: z.string(),
-    type: StepTypeSchema,
-    status: StepStatusSchema,
-    outcome: StepOutcomeSchema.nullable(),
+    type: ChainStepType,
+    status: ChainStepStatus,
+    outcome: ChainStepOutcome.nullable(),
     error: z.string().nullable(),
   })
   .meta({ id: 'ChainStepResult' });

@@ -10,7 +10,7 @@ import {
   WebhookSecret,
 } from './action.js';
 import { GateInput } from './approval.js';
-import { ChainStatus, ChainSteps, ChainStepInput, ErrorHandlingSchema } from './chain.js';
+import { ChainStatus, ChainSteps, ChainStepInput, ChainErrorHandling } from './chain.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** Templates (spec 2.6, 4.3): a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
@@ -82,7 +82,7 @@ const templateFields = {
   webhook_secret: WebhookSecret.optional(),
   callback_url: z.string().min(1).max(2048).optional(),
   chain_steps: ChainSteps.optional().meta({ description: 'Required for type `chain`: 2 to 20 steps.' }),
-  chain_error_handling: ErrorHandlingSchema.optional(),
+  chain_error_handling: ChainErrorHandling.optional(),
   placeholders: Placeholders.optional(),
   dedup_keys: DedupKeys.max(10)
     .optional()
@@ -158,7 +158,7 @@ export const Template = z
     signed: z.boolean().meta({ description: 'Whether a webhook_secret is set (it is never shown).' }),
     callback_url: z.string().nullable(),
     chain_steps: z.array(ChainStepInput).nullable(),
-    chain_error_handling: ErrorHandlingSchema.nullable(),
+    chain_error_handling: ChainErrorHandling.nullable(),
     placeholders: z.array(PlaceholderDefinition),
     dedup_keys: z.array(z.string()),
     trigger_token: z.string().meta({
