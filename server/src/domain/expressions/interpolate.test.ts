@@ -65,6 +65,11 @@ describe('parseExpression', () => {
   ])('refuses %j', (source) => {
     expect(() => parseExpression(source)).toThrow(ExpressionSyntaxError);
   });
+
+  it('shortens a long malformed expression in its message', () => {
+    const error = thrown(() => parseExpression(`a b ${'x'.repeat(5_000)}`)) as Error;
+    expect(error.message.length).toBeLessThan(200);
+  });
 });
 
 describe('interpolate in a chain', () => {

@@ -62,7 +62,7 @@ export function parseExpression(inner: string): Expression {
     throw new ExpressionSyntaxError(
       source === ''
         ? 'empty expression {{}}'
-        : `{{${inner}}} is not an expression: use keys of letters, digits, _ or - separated by dots, e.g. {{input.order_id}}`,
+        : `{{${inner.length > 80 ? `${inner.slice(0, 77)}...` : inner}}} is not an expression: use keys of letters, digits, _ or - separated by dots, e.g. {{input.order_id}}`,
     );
   }
   const segments = source.split(/\.|\[(\d+)\]/).filter((s): s is string => s !== undefined && s !== '');
