@@ -276,6 +276,23 @@ describe('condition properties', () => {
     );
   });
 
+  it('reads an unquoted left side up to the space, whatever braces and escapes it holds', () => {
+    const bare = anyString.filter((t) => t !== '' && !/\s/.test(t) && !/^["']/.test(t));
+    fc.assert(
+      fc.property(bare, (left) => {
+        let valid = true;
+        try {
+          parseTemplate(left);
+        } catch {
+          valid = false;
+        }
+        if (valid) expect(parseCondition(`${left} == x`).left).toBe(left);
+        else expect(() => parseCondition(`${left} == x`)).toThrow(ConditionSyntaxError);
+      }),
+      RUNS,
+    );
+  });
+
   it('compares numbers as numbers', () => {
     fc.assert(
       fc.property(fc.integer(), fc.integer(), (x, y) => {
