@@ -6,8 +6,10 @@ import { systemContract } from './routes/system.js';
 
 export * from './schemas/action.js';
 export * from './schemas/approval.js';
+export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export * from './schemas/template.js';
 export { Health } from './routes/system.js';
 export * from './signatures.js';
 

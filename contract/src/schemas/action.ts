@@ -104,12 +104,12 @@ export const Recurrence = z
   })
   .meta({ id: 'Recurrence', description: 'Minimum interval 5 minutes. `M` is months.' });
 
-const DedupKeys = z
+export const DedupKeys = z
   .array(z.string())
   .meta({ description: 'Up to 10 keys of letters, digits, `_`, `:`, `.`, `-`.' });
 
 /** Printable ASCII: both signature schemes key HMAC with the secret's bytes, and receivers' libraries agree on ASCII. */
-const WebhookSecret = z
+export const WebhookSecret = z
   .string()
   .min(16)
   .max(255)

@@ -1,0 +1,254 @@
+import { z } from 'zod';
+import {
+  ActionMode,
+  ActionRequestView,
+  ActionStatus,
+  DedupKeys,
+  HttpRequestConfig,
+  RetryStrategy,
+  Schedule,
+  WebhookSecret,
+} from './action.js';
+import { GateInput } from './approval.js';
+import { ChainStatus, ChainSteps, ChainStepInput, ChainErrorHandling } from './chain.js';
+import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+
+/** Templates (spec 2.6, 4.3): a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
+export const TEMPLATE_TYPES = Object.freeze(['action', 'chain'] as const);
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+
+/** Templates per account by plan (spec 8). */
+export const TEMPLATE_LIMITS = Object.freeze({ free: 3, pro: 25, business: 100 } as const);
+
+export const PLACEHOLDER_NAME = /^[A-Za-z0-9_]{1,64}$/;
+/**
+ * Names a placeholder cannot take: `input` and `steps` are the roots of chain expressions, and `schedule` is the
+ * trigger body's own field.
+ */
+export const RESERVED_PLACEHOLDER_NAMES = Object.freeze(['input', 'steps', 'schedule'] as const);
+export const MAX_PLACEHOLDERS = 50;
+
+export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).meta({ id: 'TemplateType' });
+
+export const PlaceholderDefinition = z
+  .object({
+    name: z
+      .string()
+      .regex(PLACEHOLDER_NAME, 'must be 1 to 64 letters, digits or underscores')
+      .refine((n) => !(RESERVED_PLACEHOLDER_NAMES as readonly string[]).includes(n), {
+        message: `is reserved (${RESERVED_PLACEHOLDER_NAMES.join(', ')})`,
+      }),
+    required: z.boolean().default(false),
+    description: z.string().max(1000).optional(),
+    default: z
+      .unknown()
+      .optional()
+      .meta({ description: 'Any JSON value; used when the trigger omits the value.' }),
+  })
+  .superRefine((p, ctx) => {
+    if (p.required && p.default !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'a required placeholder takes no default' });
+    }
+  })
+  .meta({ id: 'PlaceholderDefinition' });
+export type PlaceholderDefinition = z.output<typeof PlaceholderDefinition>;
+
+export const Placeholders = z
+  .array(PlaceholderDefinition)
+  .max(MAX_PLACEHOLDERS)
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((p, i) => {
+      if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'is declared twice' });
+      seen.add(p.name);
+    });
+  });
+
+const templateFields = {
+  name: z.string().trim().min(1).max(255).meta({ description: 'Takes `{{placeholders}}`.' }),
+  description: z.string().max(1000).optional(),
+  type: TemplateTypeSchema.optional().meta({ description: 'Default `action`.' }),
+  mode: ActionMode.optional().meta({ description: 'Required for type `action`.' }),
+  timezone: z.string().max(64).optional(),
+  request_config: HttpRequestConfig.optional().meta({
+    description:
+      'Webhook mode (required), or the request run after approval. URL, headers and body take placeholders.',
+  }),
+  gate_config: GateInput.optional().meta({
+    description: 'Approval mode (required). Message and recipients take placeholders.',
+  }),
+  max_attempts: z.number().int().min(1).max(20).optional(),
+  retry_strategy: RetryStrategy.optional(),
+  webhook_secret: WebhookSecret.optional(),
+  callback_url: z.string().min(1).max(2048).optional(),
+  chain_steps: ChainSteps.optional().meta({ description: 'Required for type `chain`: 2 to 20 steps.' }),
+  chain_error_handling: ChainErrorHandling.optional(),
+  placeholders: Placeholders.optional(),
+  dedup_keys: DedupKeys.max(10)
+    .optional()
+    .meta({ description: 'Up to 10; take placeholders, checked once resolved.' }),
+};
+
+type TemplateShape = {
+  type?: TemplateType | undefined;
+  mode?: 'webhook' | 'approval' | undefined;
+  request_config?: unknown;
+  gate_config?: unknown;
+  chain_steps?: unknown;
+};
+
+/**
+ * The fields a template of each type and mode must hold. The create body checks it; an update checks it on the
+ * template as it would be after the change.
+ */
+export function templateShapeIssues(t: TemplateShape): { path: string[]; message: string }[] {
+  if ((t.type ?? 'action') === 'chain') {
+    return t.chain_steps === undefined
+      ? [{ path: ['chain_steps'], message: 'is required for a chain template' }]
+      : [];
+  }
+  if (t.mode === undefined) return [{ path: ['mode'], message: 'is required for an action template' }];
+  if (t.mode === 'webhook' && t.request_config === undefined) {
+    return [{ path: ['request_config'], message: 'is required in webhook mode' }];
+  }
+  if (t.mode === 'approval' && t.gate_config === undefined) {
+    return [{ path: ['gate_config'], message: 'is required in approval mode' }];
+  }
+  return [];
+}
+
+export const TemplateCreateBody = z
+  .object(templateFields)
+  .superRefine((t, ctx) => {
+    for (const issue of templateShapeIssues(t)) ctx.addIssue({ code: 'custom', ...issue });
+  })
+  .meta({ id: 'TemplateCreate' });
+export type TemplateCreateBody = z.input<typeof TemplateCreateBody>;
+export type TemplateCreateParsed = z.output<typeof TemplateCreateBody>;
+
+/** Only the fields given change; the trigger URL stays. */
+export const TemplateUpdateBody = z
+  .object({ ...templateFields, name: templateFields.name.optional() })
+  .meta({ id: 'TemplateUpdate' });
+export type TemplateUpdateBody = z.input<typeof TemplateUpdateBody>;
+
+export const TemplateStatistics = {
+  trigger_count: z.number().int(),
+  failed_trigger_count: z
+    .number()
+    .int()
+    .meta({ description: 'Triggers refused with 422 (e.g. a missing value).' }),
+  last_triggered_at: NullableTimestamp,
+  last_failed_at: NullableTimestamp,
+  last_error: z.string().nullable().meta({ description: 'Why the last refused trigger was refused.' }),
+};
+
+export const Template = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    description: z.string().nullable(),
+    type: TemplateTypeSchema,
+    mode: ActionMode.nullable().meta({ description: 'null for chain templates.' }),
+    timezone: z.string(),
+    request_config: ActionRequestView.nullable(),
+    gate_config: GateInput.nullable(),
+    max_attempts: z.number().int().nullable(),
+    retry_strategy: RetryStrategy.nullable(),
+    signed: z.boolean().meta({ description: 'Whether a webhook_secret is set (it is never shown).' }),
+    callback_url: z.string().nullable(),
+    chain_steps: z.array(ChainStepInput).nullable(),
+    chain_error_handling: ChainErrorHandling.nullable(),
+    placeholders: z.array(PlaceholderDefinition),
+    dedup_keys: z.array(z.string()),
+    trigger_token: z.string().meta({
+      description:
+        'In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`.',
+    }),
+    trigger_url: z
+      .string()
+      .meta({ description: '`{trigger_base}/t/<trigger_token>`, masked like the token.' }),
+    is_active: z.boolean(),
+    ...TemplateStatistics,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'Template' });
+export type Template = z.infer<typeof Template>;
+
+export const TemplateSummary = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    type: TemplateTypeSchema,
+    mode: ActionMode.nullable(),
+    is_active: z.boolean(),
+    trigger_count: z.number().int(),
+    last_triggered_at: NullableTimestamp,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'TemplateSummary' });
+export type TemplateSummary = z.infer<typeof TemplateSummary>;
+
+export const TemplateListQuery = z.object({
+  type: TemplateTypeSchema.optional(),
+  ...paginationQuery(25),
+});
+
+export const TemplateLimits = z
+  .object({
+    current: z.number().int(),
+    max: z.number().int(),
+    remaining: z.number().int(),
+    plan: z.enum(['free', 'pro', 'business']),
+  })
+  .meta({ id: 'TemplateLimits' });
+
+export const RegeneratedToken = z
+  .object({ message: z.string(), data: z.object({ trigger_token: z.string(), trigger_url: z.string() }) })
+  .meta({ id: 'RegeneratedToken' });
+
+export const ToggledTemplate = z
+  .object({ message: z.string(), data: z.object({ id: Uuid, is_active: z.boolean() }) })
+  .meta({ id: 'ToggledTemplate' });
+
+/** A flat object of placeholder values (JSON or an HTML form), plus an optional schedule (default: in about 1 s). */
+export const TriggerBody = z
+  .object({ schedule: Schedule.optional() })
+  .catchall(z.unknown())
+  .meta({ id: 'TriggerBody' });
+export type TriggerBody = z.input<typeof TriggerBody>;
+
+export const TriggeredAction = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    mode: ActionMode,
+    status: ActionStatus,
+    template_id: Uuid,
+    created_at: Timestamp,
+  })
+  .meta({ id: 'TriggeredAction' });
+
+export const TriggeredChain = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    status: ChainStatus,
+    current_step: z.number().int(),
+    template_id: Uuid,
+    created_at: Timestamp,
+  })
+  .meta({ id: 'TriggeredChain' });
+
+export const TriggerAnswer = z
+  .object({
+    message: z.string(),
+    data: z.union([TriggeredAction, TriggeredChain]),
+    meta: z.object({
+      ignored_keys: z.array(z.string()).meta({ description: 'Keys of the body that name no placeholder.' }),
+    }),
+  })
+  .meta({ id: 'TriggerAnswer' });
+export type TriggerAnswer = z.infer<typeof TriggerAnswer>;

@@ -1,0 +1,124 @@
+import { type ChainContext, ChainStepInput } from '@sched/contract';
+import { describe, expect, it } from 'vitest';
+import { ExpressionError, MissingValueError } from '../expressions/errors.js';
+import type { DelayStepParsed, GatedStepParsed, HttpCallStepParsed } from './definition.js';
+import {
+  chainScope,
+  conditionHolds,
+  delayMs,
+  expressionFailure,
+  resolveGate,
+  resolveHttpCall,
+  stepResponse,
+} from './resolve.js';
+
+const context: ChainContext = {
+  steps: {
+    0: { status: 'executed', response: { order_id: 'A-17', total: 42, lines: [{ sku: 'X1' }] } },
+    1: { status: 'confirmed', response: null },
+  },
+};
+const scope = chainScope({ customer: 'Ann', priority: 2 }, context);
+
+function caught(run: () => unknown): ExpressionError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ExpressionError) return error;
+    throw error;
+  }
+  throw new Error('expected an ExpressionError');
+}
+
+describe('resolveHttpCall', () => {
+  const step = ChainStepInput.parse({
+    name: 'fulfil',
+    type: 'webhook',
+    url: 'https://warehouse.example/orders/{{steps.0.response.order_id}}?p={{input.priority}}',
+    headers: { 'X-Total': '{{steps.0.response.total}}' },
+    body: {
+      order: '{{steps.0.response.order_id}}',
+      total: '{{steps.0.response.total}}',
+      who: 'for {{input.customer}}',
+    },
+  }) as HttpCallStepParsed;
+
+  it('interpolates URL, header values (as strings) and body (typed)', () => {
+    expect(resolveHttpCall(step, scope)).toEqual({
+      url: 'https://warehouse.example/orders/A-17?p=2',
+      method: 'POST',
+      headers: { 'X-Total': '42' },
+      body: { order: 'A-17', total: 42, who: 'for Ann' },
+    });
+  });
+
+  it('says which field had the missing value', () => {
+    const error = caught(() =>
+      resolveHttpCall({ ...step, headers: { 'X-Line': '{{steps.0.response.lines.1.sku}}' } }, scope),
+    );
+    expect(error).toBeInstanceOf(MissingValueError);
+    expect(expressionFailure(error)).toBe(
+      'headers.X-Line: {{steps.0.response.lines.1.sku}} has no value: no "1" in steps.0.response.lines',
+    );
+    expect(expressionFailure(caught(() => resolveHttpCall({ ...step, body: ['{{input.x}}'] }, scope)))).toBe(
+      'body.0: {{input.x}} has no value: no "x" in input',
+    );
+  });
+});
+
+describe('resolveGate', () => {
+  it('interpolates message and recipients and keeps the rest', () => {
+    const step = ChainStepInput.parse({
+      name: 'approve',
+      type: 'approval',
+      gate: {
+        message: 'Ship {{steps.0.response.order_id}} for {{input.customer}}?',
+        recipients: ['{{input.customer}}@example.com'],
+      },
+    }) as GatedStepParsed;
+    expect(resolveGate(step, scope)).toMatchObject({
+      message: 'Ship A-17 for Ann?',
+      recipients: ['Ann@example.com'],
+      timeout: '7d',
+    });
+    const bad = { ...step, gate: { ...step.gate, recipients: ['a@example.com', '{{input.boss}}'] } };
+    expect(expressionFailure(caught(() => resolveGate(bad, scope)))).toMatch(/^gate\.recipients\.1: /);
+  });
+});
+
+describe('conditionHolds', () => {
+  it('runs a step without a condition, and reads one that has it', () => {
+    expect(conditionHolds(undefined, scope)).toBe(true);
+    expect(conditionHolds('{{steps.1.status}} == confirmed', scope)).toBe(true);
+    expect(conditionHolds('{{steps.0.response.total}} > 100', scope)).toBe(false);
+    expect(caught(() => conditionHolds('{{steps.2.status}} == executed', scope)).dottedPath).toBe(
+      'condition',
+    );
+  });
+});
+
+describe('stepResponse', () => {
+  it.each([
+    ['{"order_id":"A-17"}', { order_id: 'A-17' }],
+    ['[1,2]', [1, 2]],
+    ['42', 42],
+    ['"text"', 'text'],
+    ['<html>oops</html>', '<html>oops</html>'],
+    ['{"truncated":', '{"truncated":'],
+    ['', null],
+    ['  \n', null],
+    [null, null],
+    [undefined, null],
+  ])('%j -> %j', (body, expected) => {
+    expect(stepResponse(body)).toEqual(expected);
+  });
+});
+
+describe('delayMs', () => {
+  it('reads delay or its alias wait', () => {
+    const delay = ChainStepInput.parse({ name: 'd', type: 'delay', delay: '3s' }) as DelayStepParsed;
+    const wait = ChainStepInput.parse({ name: 'w', type: 'wait', wait: '2h' }) as DelayStepParsed;
+    expect(delayMs(delay)).toBe(3_000);
+    expect(delayMs(wait)).toBe(7_200_000);
+  });
+});

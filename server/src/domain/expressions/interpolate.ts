@@ -1,0 +1,371 @@
+/**
+ * `{{...}}` interpolation over JSON values, for chain steps (`{{input.x}}`, `{{steps.N.response.a.b}}`,
+ * `{{steps.N.status}}`) and templates (`{{name}}`). Pure: the values come in through a Scope.
+ *
+ * Decided rules (docs/chains.md and docs/templates.md tell users the same):
+ * - Every string inside the value is interpolated (object values and array items, at any depth); object keys are not.
+ * - A string that is exactly one expression, with nothing around it, becomes the value with its JSON type. Inside a
+ *   longer string a value is written as text: strings as they are, null as nothing, numbers and booleans in JSON,
+ *   objects and arrays as JSON.
+ * - One pass: a value that contains `{{...}}` is data and is never expanded again.
+ * - Paths: dots between keys, and array indexes either as a dot segment or in brackets (`items.0.id`,
+ *   `items[0].id`). Keys are letters, digits, `_` and `-`. Whitespace just inside the braces is allowed.
+ * - A path that leads nowhere is a MissingValueError naming the expression; it never becomes '' or null.
+ * - A literal `{{` is written `\{{`; a backslash just before an expression is written `\\{{`. Backslashes anywhere
+ *   else are ordinary characters. In `{{{x}}}` the outer braces are literal, so `{ {{x}} }` needs no escape.
+ * - An unclosed `{{`, or braces holding something that is not an expression, is an ExpressionSyntaxError.
+ */
+import {
+  ExpressionError,
+  ExpressionSyntaxError,
+  MissingValueError,
+  UnknownExpressionError,
+} from './errors.js';
+
+export type Expression =
+  | { kind: 'input'; source: string; path: readonly string[] }
+  | { kind: 'step_status'; source: string; step: number }
+  | { kind: 'step_response'; source: string; step: number; path: readonly string[] }
+  | { kind: 'placeholder'; source: string; name: string };
+
+export type TemplatePart =
+  | { kind: 'text'; text: string }
+  /** `start`/`end` delimit `{{...}}` in the original string. */
+  | { kind: 'expression'; expression: Expression; start: number; end: number };
+
+/** What `{{steps.N...}}` reads: the step's outcome and its response (parsed JSON, a string, or null). */
+export interface StepResult {
+  status: string;
+  response: unknown;
+}
+
+/** The values one interpolation may read. A root that is absent is not available there (UnknownExpressionError). */
+export interface Scope {
+  /** The chain's input. */
+  input?: unknown;
+  /** Settled steps, by index; a step that has not settled is absent. */
+  steps?: Readonly<Record<string, StepResult>> | readonly (StepResult | undefined)[];
+  /** Template placeholders by name: every declared one, its value, default or null. */
+  placeholders?: Readonly<Record<string, unknown>>;
+}
+
+/** Deeper values are refused rather than risking the stack: no real request body nests this far. */
+export const MAX_DEPTH = 64;
+
+const PATH_SYNTAX = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_-]+|\[\d+\])*$/;
+const INDEX = /^(?:0|[1-9]\d*)$/;
+
+/** Parses the text between `{{` and `}}`. */
+export function parseExpression(inner: string): Expression {
+  const source = inner.trim();
+  if (!PATH_SYNTAX.test(source)) {
+    throw new ExpressionSyntaxError(
+      source === ''
+        ? 'empty expression {{}}'
+        : `{{${inner.length > 80 ? `${inner.slice(0, 77)}...` : inner}}} is not an expression: use keys of letters, digits, _ or - separated by dots, e.g. {{input.order_id}}`,
+    );
+  }
+  const segments = source.split(/\.|\[(\d+)\]/).filter((s): s is string => s !== undefined && s !== '');
+  const [root, ...rest] = segments as [string, ...string[]];
+  if (root === 'input') return { kind: 'input', source, path: rest };
+  if (root === 'steps') {
+    const [index, field, ...path] = rest;
+    if (index === undefined || !INDEX.test(index) || index.length > 6) {
+      throw new ExpressionSyntaxError(`{{${source}}}: expected a step index, as in {{steps.0.status}}`);
+    }
+    const step = Number(index);
+    if (field === 'status' && path.length === 0) return { kind: 'step_status', source, step };
+    if (field === 'response') return { kind: 'step_response', source, step, path };
+    throw new ExpressionSyntaxError(
+      `{{${source}}}: a step is read as {{steps.${step}.status}} or {{steps.${step}.response...}}`,
+    );
+  }
+  if (rest.length === 0) return { kind: 'placeholder', source, name: root };
+  throw new ExpressionSyntaxError(
+    `{{${source}}}: expressions start with input, steps or a placeholder name without dots`,
+  );
+}
+
+/** Splits a string into literal text and expressions, applying the escapes. */
+export function parseTemplate(text: string): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let literal = '';
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === '\\') {
+      let run = 1;
+      while (text[i + run] === '\\') run++;
+      if (text.startsWith('{{', i + run)) {
+        literal += '\\'.repeat(Math.floor(run / 2));
+        if (run % 2 === 1) {
+          literal += '{{';
+          i += run + 2;
+        } else {
+          i += run;
+        }
+      } else {
+        literal += '\\'.repeat(run);
+        i += run;
+      }
+      continue;
+    }
+    if (ch === '{' && text.startsWith('{{{', i)) {
+      literal += '{';
+      i++;
+      continue;
+    }
+    if (ch === '{' && text.startsWith('{{', i)) {
+      const close = text.indexOf('}}', i + 2);
+      if (close < 0)
+        throw new ExpressionSyntaxError(`unclosed {{ at character ${i + 1} (a literal {{ is written \\{{)`);
+      if (literal !== '') parts.push({ kind: 'text', text: literal });
+      literal = '';
+      parts.push({
+        kind: 'expression',
+        expression: parseExpression(text.slice(i + 2, close)),
+        start: i,
+        end: close + 2,
+      });
+      i = close + 2;
+      continue;
+    }
+    literal += ch;
+    i++;
+  }
+  if (literal !== '' || parts.length === 0) parts.push({ kind: 'text', text: literal });
+  return parts;
+}
+
+/** The literal form of a string: interpolating the result gives `text` back unchanged. */
+export function escapeLiteral(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '\\') {
+      let run = 1;
+      while (text[i + run] === '\\') run++;
+      // Backslashes before `{{` are doubled so that they stay backslashes once the `{{` is escaped.
+      out += '\\'.repeat(text.startsWith('{{', i + run) ? run * 2 : run);
+      i += run;
+    } else if (text.startsWith('{{', i)) {
+      out += '\\{{';
+      i += 2;
+    } else {
+      out += text[i];
+      i++;
+    }
+  }
+  return out;
+}
+
+/** How a value reads inside a longer string. */
+export function stringifyValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    throw new ExpressionError('a value could not be written as JSON');
+  }
+}
+
+/** Follows `path` inside a JSON value; `undefined` when a key or index is missing. */
+export function lookupPath(
+  root: unknown,
+  path: readonly string[],
+): { found: true; value: unknown } | { found: false; at: number } {
+  let current = root;
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i]!;
+    if (Array.isArray(current)) {
+      if (!INDEX.test(key) || Number(key) >= current.length) return { found: false, at: i };
+      current = current[Number(key)];
+    } else if (current !== null && typeof current === 'object' && Object.hasOwn(current, key)) {
+      current = (current as Record<string, unknown>)[key];
+    } else {
+      return { found: false, at: i };
+    }
+    if (current === undefined) return { found: false, at: i };
+  }
+  return { found: true, value: current };
+}
+
+function missing(
+  expression: Expression,
+  path: readonly string[],
+  lookup: { at: number },
+  what: string,
+): never {
+  const where = path.slice(0, lookup.at).join('.');
+  throw new MissingValueError(
+    expression.source,
+    `no "${path[lookup.at]}" in ${where === '' ? what : `${what}.${where}`}`,
+  );
+}
+
+function stepOf(scope: Scope, expression: Expression & { step: number }): StepResult {
+  if (scope.steps === undefined) {
+    throw new UnknownExpressionError(expression.source, 'only works in chain steps');
+  }
+  const key = String(expression.step);
+  const result = Object.hasOwn(scope.steps, key)
+    ? (scope.steps as Readonly<Record<string, StepResult | undefined>>)[key]
+    : undefined;
+  if (result === undefined)
+    throw new MissingValueError(expression.source, `step ${expression.step} has not run`);
+  return result;
+}
+
+/** The value an expression reads in a scope. */
+export function resolveExpression(expression: Expression, scope: Scope): unknown {
+  switch (expression.kind) {
+    case 'input': {
+      if (scope.input === undefined) {
+        throw new UnknownExpressionError(expression.source, 'only works in chain steps');
+      }
+      const found = lookupPath(scope.input, expression.path);
+      if (!found.found) missing(expression, expression.path, found, 'input');
+      return found.value;
+    }
+    case 'step_status':
+      return stepOf(scope, expression).status;
+    case 'step_response': {
+      const found = lookupPath(stepOf(scope, expression).response, expression.path);
+      if (!found.found) missing(expression, expression.path, found, `steps.${expression.step}.response`);
+      return found.value;
+    }
+    case 'placeholder': {
+      const values = scope.placeholders;
+      if (values === undefined) {
+        throw new UnknownExpressionError(
+          expression.source,
+          'is not an expression of chains: use {{input.<field>}}, {{steps.N.response...}} or {{steps.N.status}}',
+        );
+      }
+      if (!Object.hasOwn(values, expression.name)) {
+        throw new UnknownExpressionError(expression.source, 'is not a declared placeholder');
+      }
+      return values[expression.name] ?? null;
+    }
+  }
+}
+
+function renderParts(parts: readonly TemplatePart[], scope: Scope): string {
+  let out = '';
+  for (const part of parts) {
+    out += part.kind === 'text' ? part.text : stringifyValue(resolveExpression(part.expression, scope));
+  }
+  return out;
+}
+
+/** Interpolates one string to a string, whatever the types of the values (URLs, header values, messages). */
+export function interpolateString(text: string, scope: Scope): string {
+  return renderParts(parseTemplate(text), scope);
+}
+
+function interpolateText(text: string, scope: Scope): unknown {
+  const parts = parseTemplate(text);
+  const only = parts[0];
+  if (parts.length === 1 && only?.kind === 'expression') return resolveExpression(only.expression, scope);
+  return renderParts(parts, scope);
+}
+
+/** Applies `visit` to every string of a JSON value, rebuilding arrays and objects; errors learn where they arose. */
+function mapStrings(value: unknown, visit: (text: string) => unknown, depth = 0): unknown {
+  if (typeof value === 'string') return visit(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) throw new ExpressionError(`the value nests deeper than ${MAX_DEPTH} levels`);
+  const withPath = <T>(key: string | number, run: () => T): T => {
+    try {
+      return run();
+    } catch (error) {
+      if (error instanceof ExpressionError) error.path.unshift(key);
+      throw error;
+    }
+  };
+  if (Array.isArray(value)) {
+    return value.map((item, index) => withPath(index, () => mapStrings(item, visit, depth + 1)));
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    // defineProperty: a key named __proto__ stays an ordinary key.
+    Object.defineProperty(out, key, {
+      value: withPath(key, () => mapStrings(item, visit, depth + 1)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * Interpolates every string of a JSON value (request bodies). A string that is exactly one expression takes the
+ * value's JSON type. Throws only ExpressionError subclasses.
+ */
+export function interpolate(value: unknown, scope: Scope): unknown {
+  return mapStrings(value, (text) => interpolateText(text, scope));
+}
+
+export interface FoundExpression {
+  /** Keys from the root of the value to the string holding the expression. */
+  path: (string | number)[];
+  expression: Expression;
+}
+
+/** Every expression a value uses, in document order; a malformed one throws ExpressionSyntaxError with its path. */
+export function listExpressions(value: unknown): FoundExpression[] {
+  const found: FoundExpression[] = [];
+  const walk = (node: unknown, path: (string | number)[]): void => {
+    if (typeof node === 'string') {
+      try {
+        for (const part of parseTemplate(node)) {
+          if (part.kind === 'expression') found.push({ path, expression: part.expression });
+        }
+      } catch (error) {
+        if (error instanceof ExpressionError) error.path.unshift(...path);
+        throw error;
+      }
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    if (path.length >= MAX_DEPTH) {
+      const error = new ExpressionError(`the value nests deeper than ${MAX_DEPTH} levels`);
+      error.path.push(...path);
+      throw error;
+    }
+    const entries: [string | number, unknown][] = Array.isArray(node)
+      ? [...node.entries()]
+      : Object.entries(node);
+    for (const [key, item] of entries) walk(item, [...path, key]);
+  };
+  walk(value, []);
+  return found;
+}
+
+/**
+ * Rewrites the expressions of every string of a value, leaving the literal text exactly as written; `rename`
+ * gives the new inner text, or null to keep the expression. Used to turn a chain template's `{{name}}` into
+ * `{{input.name}}`.
+ */
+export function renameExpressions(
+  value: unknown,
+  rename: (expression: Expression) => string | null,
+): unknown {
+  return mapStrings(value, (text) => {
+    let out = '';
+    let from = 0;
+    for (const part of parseTemplate(text)) {
+      if (part.kind !== 'expression') continue;
+      const renamed = rename(part.expression);
+      if (renamed === null) continue;
+      parseExpression(renamed);
+      out += `${text.slice(from, part.start)}{{${renamed}}}`;
+      from = part.end;
+    }
+    return out + text.slice(from);
+  });
+}

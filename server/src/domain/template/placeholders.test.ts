@@ -1,0 +1,216 @@
+import { TemplateCreateBody } from '@sched/contract';
+import { describe, expect, it } from 'vitest';
+import { chainScope, resolveHttpCall } from '../chain/resolve.js';
+import type { HttpCallStepParsed } from '../chain/definition.js';
+import { evaluateCondition } from '../expressions/condition.js';
+import {
+  MissingPlaceholderError,
+  placeholderValues,
+  resolveActionTemplate,
+  resolveChainTemplate,
+  templatePlaceholderErrors,
+} from './placeholders.js';
+
+const webhook = TemplateCreateBody.parse({
+  name: 'Order {{order_id}}',
+  mode: 'webhook',
+  request_config: {
+    url: 'https://shop.example/orders/{{order_id}}?src={{source}}',
+    headers: { 'X-Order': '{{order_id}}', 'X-Qty': '{{qty}}' },
+    body: { order: '{{order_id}}', qty: '{{qty}}', note: 'from {{source}}', literal: '\\{{order_id}}', n: 1 },
+  },
+  placeholders: [
+    { name: 'order_id', required: true },
+    { name: 'qty', default: 1 },
+    { name: 'source', default: 'web' },
+    { name: 'note' },
+  ],
+  dedup_keys: ['order:{{order_id}}'],
+});
+const definitions = webhook.placeholders ?? [];
+
+describe('placeholderValues', () => {
+  it('takes supplied values, then defaults, then null, and lists unknown keys', () => {
+    expect(
+      placeholderValues(definitions, { order_id: 'A-17', qty: 3, extra: 'x', schedule: { wait: '1m' } }),
+    ).toEqual({
+      values: { order_id: 'A-17', qty: 3, source: 'web', note: null },
+      ignored: ['extra'],
+    });
+  });
+
+  it('treats absent, null and empty values as not supplied', () => {
+    expect(placeholderValues(definitions, { order_id: 'A', qty: '', source: null }).values).toEqual({
+      order_id: 'A',
+      qty: 1,
+      source: 'web',
+      note: null,
+    });
+  });
+
+  it('names every missing required placeholder', () => {
+    const defs = [...definitions, { name: 'email', required: true }];
+    expect(() => placeholderValues(defs, { order_id: '' })).toThrow(MissingPlaceholderError);
+    expect(() => placeholderValues(defs, { order_id: '' })).toThrow(
+      'missing value for required placeholders order_id, email',
+    );
+    try {
+      placeholderValues(defs, {});
+    } catch (error) {
+      expect((error as MissingPlaceholderError).names).toEqual(['order_id', 'email']);
+    }
+  });
+
+  it('reads values of any JSON type, and ignores inherited keys', () => {
+    const values = Object.create({ order_id: 'inherited' }) as Record<string, unknown>;
+    expect(() => placeholderValues(definitions, values)).toThrow(MissingPlaceholderError);
+    expect(placeholderValues(definitions, { order_id: { id: 1 } }).values['order_id']).toEqual({ id: 1 });
+  });
+});
+
+describe('resolveActionTemplate', () => {
+  it('resolves name, URL, headers, body and dedup keys', () => {
+    const { values } = placeholderValues(definitions, { order_id: 'A-17', qty: 3 });
+    const resolved = resolveActionTemplate(webhook, values);
+    expect(resolved.name).toBe('Order A-17');
+    expect(resolved.request_config).toEqual({
+      url: 'https://shop.example/orders/A-17?src=web',
+      method: 'POST',
+      headers: { 'X-Order': 'A-17', 'X-Qty': '3' },
+      body: { order: 'A-17', qty: 3, note: 'from web', literal: '{{order_id}}', n: 1 },
+    });
+    expect(resolved.dedup_keys).toEqual(['order:A-17']);
+    expect(resolved.placeholders).toBe(webhook.placeholders);
+  });
+
+  it('never expands a value that holds {{...}}', () => {
+    const { values } = placeholderValues(definitions, { order_id: '{{source}}' });
+    expect(resolveActionTemplate(webhook, values).name).toBe('Order {{source}}');
+  });
+
+  it('resolves the gate message and recipients of an approval template', () => {
+    const approval = TemplateCreateBody.parse({
+      name: 'Approve {{what}}',
+      mode: 'approval',
+      gate_config: { message: 'Please approve {{what}}', recipients: ['{{approver}}', 'ops@example.com'] },
+      placeholders: [
+        { name: 'what', required: true },
+        { name: 'approver', default: 'boss@example.com' },
+      ],
+    });
+    const { values } = placeholderValues(approval.placeholders ?? [], { what: 'the budget' });
+    expect(resolveActionTemplate(approval, values).gate_config).toMatchObject({
+      message: 'Please approve the budget',
+      recipients: ['boss@example.com', 'ops@example.com'],
+      timeout: '7d',
+    });
+  });
+});
+
+describe('templatePlaceholderErrors', () => {
+  it('accepts a template that declares what it uses', () => {
+    expect(templatePlaceholderErrors({ type: 'action', config: webhook }, definitions)).toEqual({});
+  });
+
+  it('names undeclared, malformed and chain-only expressions by path', () => {
+    const bad = TemplateCreateBody.parse({
+      ...webhook,
+      name: 'Order {{orderid}}',
+      request_config: { url: 'https://x/{{order_id', body: { a: ['{{steps.0.status}}'] } },
+      dedup_keys: ['k:{{input.x}}'],
+    });
+    expect(templatePlaceholderErrors({ type: 'action', config: bad }, definitions)).toEqual({
+      name: ['{{orderid}} is not a declared placeholder'],
+      'request_config.url': [expect.stringContaining('unclosed {{')],
+      'request_config.body.a.0': [expect.stringContaining('only works in chain steps')],
+      'dedup_keys.0': [expect.stringContaining('only works in chain steps')],
+    });
+  });
+
+  it('refuses a request URL that could never be https', () => {
+    const http = { ...webhook, request_config: { ...webhook.request_config!, url: 'http://x/{{order_id}}' } };
+    expect(templatePlaceholderErrors({ type: 'action', config: http }, definitions, ['https:'])).toEqual({
+      'request_config.url': ['must use https'],
+    });
+    expect(templatePlaceholderErrors({ type: 'action', config: webhook }, definitions, ['https:'])).toEqual(
+      {},
+    );
+  });
+
+  it('checks a chain template name and steps', () => {
+    const chain = TemplateCreateBody.parse({
+      name: 'Onboard {{customer}} {{x}}',
+      type: 'chain',
+      chain_steps: [
+        { name: 'a', type: 'webhook', url: 'https://crm.example/{{customer}}' },
+        { name: 'b', type: 'webhook', url: 'https://x/{{y}}', condition: '{{steps.0.status}} == executed' },
+      ],
+      placeholders: [{ name: 'customer', required: true }],
+    });
+    const config = { name: chain.name, chain_steps: chain.chain_steps ?? [] };
+    expect(templatePlaceholderErrors({ type: 'chain', config }, chain.placeholders ?? [])).toEqual({
+      name: ['{{x}} is not a declared placeholder'],
+      'chain_steps.1.url': ['{{y}} is not a declared placeholder'],
+    });
+  });
+});
+
+describe('resolveChainTemplate', () => {
+  const chain = TemplateCreateBody.parse({
+    name: 'Onboard {{customer}}',
+    type: 'chain',
+    chain_steps: [
+      {
+        name: 'create',
+        type: 'webhook',
+        url: 'https://crm.example/{{customer}}',
+        headers: { 'X-Tier': '{{tier}}' },
+        body: { tier: '{{tier}}', c: '{{input.customer}}' },
+      },
+      {
+        name: 'approve',
+        type: 'approval',
+        gate: { message: 'Welcome {{customer}}? id {{steps.0.response.id}}', recipients: ['{{approver}}'] },
+        condition: '{{tier}} == "gold"',
+      },
+      { name: 'pause', type: 'wait', wait: '1h' },
+    ],
+    placeholders: [
+      { name: 'customer', required: true },
+      { name: 'tier', default: 'gold' },
+      { name: 'approver', default: 'boss@example.com' },
+    ],
+  });
+  const { values } = placeholderValues(chain.placeholders ?? [], { customer: 'Ann == gold' });
+  const resolved = resolveChainTemplate({ name: chain.name, chain_steps: chain.chain_steps ?? [] }, values);
+
+  it('resolves the name and hands the values over as chain input', () => {
+    expect(resolved.name).toBe('Onboard Ann == gold');
+    expect(resolved.input).toEqual({ customer: 'Ann == gold', tier: 'gold', approver: 'boss@example.com' });
+  });
+
+  it('turns placeholders in the steps into input references', () => {
+    expect(resolved.steps[0]).toMatchObject({
+      url: 'https://crm.example/{{input.customer}}',
+      headers: { 'X-Tier': '{{input.tier}}' },
+      body: { tier: '{{input.tier}}', c: '{{input.customer}}' },
+    });
+    expect(resolved.steps[1]).toMatchObject({
+      condition: '"{{input.tier}}" == "gold"',
+      gate: {
+        message: 'Welcome {{input.customer}}? id {{steps.0.response.id}}',
+        recipients: ['{{input.approver}}'],
+      },
+    });
+    expect(resolved.steps[2]).toEqual(chain.chain_steps?.[2]);
+  });
+
+  it('gives a chain that reads the values when its steps start', () => {
+    const scope = chainScope(resolved.input, { steps: { 0: { status: 'executed', response: { id: 7 } } } });
+    expect(resolveHttpCall(resolved.steps[0] as HttpCallStepParsed, scope)).toMatchObject({
+      url: 'https://crm.example/Ann == gold',
+      body: { tier: 'gold', c: 'Ann == gold' },
+    });
+    expect(evaluateCondition(resolved.steps[1]?.condition ?? '', scope)).toBe(true);
+  });
+});

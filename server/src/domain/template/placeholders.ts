@@ -1,0 +1,232 @@
+/**
+ * Template placeholders (spec 2.6, 4.3): which values a trigger supplies, checks at save time, and resolution of a
+ * template's stored configuration into what the trigger creates.
+ *
+ * Decided rules (docs/templates.md):
+ * - A value is not supplied when its key is absent, null or the empty string (an HTML form posts blank fields as
+ *   ''): then the default applies, or null when there is none; a required placeholder without a value is a
+ *   MissingPlaceholderError naming every such placeholder.
+ * - Keys of the trigger body that name no placeholder (other than `schedule`) are ignored and listed.
+ * - Action templates: placeholders resolve in the name, request URL, header values, body, gate message, gate
+ *   recipients and dedup keys, in one pass (a value holding `{{...}}` stays as it is). Strings fields stay strings;
+ *   a body value that is exactly one placeholder keeps its JSON type.
+ * - Chain templates: the name resolves at trigger time; in the steps, `{{name}}` becomes `{{input.name}}` and the
+ *   values become the chain's input, so the chain reads them when each step starts, like any chain.
+ */
+import {
+  type ChainStepParsed,
+  type GateInput,
+  type PlaceholderDefinition,
+  RESERVED_PLACEHOLDER_NAMES,
+} from '@sched/contract';
+import {
+  chainStepErrors,
+  type GatedStepParsed,
+  type HttpCallStepParsed,
+  type ValidationErrors,
+} from '../chain/definition.js';
+import { stepTypeAlias } from '../chain/states.js';
+import { formatCondition, parseCondition } from '../expressions/condition.js';
+import { ExpressionError } from '../expressions/errors.js';
+import { urlTemplateProblem } from '../expressions/url.js';
+import {
+  type Expression,
+  interpolate,
+  interpolateString,
+  listExpressions,
+  renameExpressions,
+  type Scope,
+} from '../expressions/interpolate.js';
+
+export class MissingPlaceholderError extends Error {
+  constructor(readonly names: readonly string[]) {
+    super(`missing value for required placeholder${names.length > 1 ? 's' : ''} ${names.join(', ')}`);
+    this.name = 'MissingPlaceholderError';
+  }
+}
+
+export interface PlaceholderValues {
+  /** Every declared placeholder: the supplied value, else its default, else null. */
+  values: Record<string, unknown>;
+  /** Keys of the trigger body that name no placeholder, sorted (`schedule` is not one of them). */
+  ignored: string[];
+}
+
+const notSupplied = (value: unknown) => value === undefined || value === null || value === '';
+
+/** The value of each declared placeholder for one trigger. */
+export function placeholderValues(
+  definitions: readonly PlaceholderDefinition[],
+  supplied: Readonly<Record<string, unknown>>,
+): PlaceholderValues {
+  const values: Record<string, unknown> = {};
+  const missing: string[] = [];
+  for (const p of definitions) {
+    const given = Object.hasOwn(supplied, p.name) ? supplied[p.name] : undefined;
+    if (!notSupplied(given)) values[p.name] = given;
+    else if (p.required) missing.push(p.name);
+    else values[p.name] = p.default ?? null;
+  }
+  if (missing.length > 0) throw new MissingPlaceholderError(missing);
+  const declared = new Set(definitions.map((p) => p.name));
+  const ignored = Object.keys(supplied)
+    .filter((key) => !declared.has(key) && !(RESERVED_PLACEHOLDER_NAMES as readonly string[]).includes(key))
+    .sort();
+  return { values, ignored };
+}
+
+/** The parts of an action template that take placeholders. */
+export interface ActionTemplateConfig {
+  name: string;
+  request_config?:
+    | { url: string; method: string; headers: Record<string, string>; body?: unknown }
+    | undefined;
+  gate_config?: GateInput | undefined;
+  dedup_keys?: string[] | undefined;
+}
+
+/** The fields of an action template that take placeholders, as [path, value] pairs. */
+function actionTemplateFields(t: ActionTemplateConfig): [path: (string | number)[], value: unknown][] {
+  const fields: [(string | number)[], unknown][] = [[['name'], t.name]];
+  if (t.request_config) {
+    fields.push([['request_config', 'url'], t.request_config.url]);
+    fields.push([['request_config', 'headers'], t.request_config.headers]);
+    fields.push([['request_config', 'body'], t.request_config.body]);
+  }
+  if (t.gate_config) {
+    fields.push([['gate_config', 'message'], t.gate_config.message]);
+    fields.push([['gate_config', 'recipients'], t.gate_config.recipients]);
+  }
+  if (t.dedup_keys) fields.push([['dedup_keys'], t.dedup_keys]);
+  return fields;
+}
+
+/** The parts of a chain template that take placeholders. */
+export interface ChainTemplateConfig {
+  name: string;
+  chain_steps: readonly ChainStepParsed[];
+}
+
+function placeholderProblem(expression: Expression, declared: ReadonlySet<string>): string | null {
+  if (expression.kind !== 'placeholder') {
+    return `{{${expression.source}}} only works in chain steps; an action template reads placeholders such as {{name}}`;
+  }
+  return declared.has(expression.name) ? null : `{{${expression.source}}} is not a declared placeholder`;
+}
+
+/**
+ * The 422 errors of a template at save time: placeholders malformed, undeclared or out of place, and (given the
+ * allowed `urlSchemes`) a request URL that no value could make acceptable.
+ */
+export function templatePlaceholderErrors(
+  template: { type: 'action'; config: ActionTemplateConfig } | { type: 'chain'; config: ChainTemplateConfig },
+  definitions: readonly PlaceholderDefinition[],
+  urlSchemes?: readonly string[],
+): ValidationErrors {
+  const declared = new Set(definitions.map((p) => p.name));
+  const errors: ValidationErrors = {};
+  const add = (path: (string | number)[], message: string) => {
+    const key = path.join('.');
+    errors[key] = [...(errors[key] ?? []), message];
+  };
+  const fields: [(string | number)[], unknown][] =
+    template.type === 'action' ? actionTemplateFields(template.config) : [[['name'], template.config.name]];
+  for (const [path, value] of fields) {
+    try {
+      for (const found of listExpressions(value)) {
+        const problem = placeholderProblem(found.expression, declared);
+        if (problem !== null) add([...path, ...found.path], problem);
+      }
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      add([...path, ...error.path], error.message);
+    }
+  }
+  if (template.type === 'action' && template.config.request_config && urlSchemes !== undefined) {
+    const problem = urlTemplateProblem(template.config.request_config.url, urlSchemes);
+    if (problem !== null) add(['request_config', 'url'], problem);
+  }
+  if (template.type === 'chain') {
+    const rules = { placeholders: declared, ...(urlSchemes && { urlSchemes }) };
+    Object.assign(errors, chainStepErrors(template.config.chain_steps, rules, 'chain_steps'));
+  }
+  return errors;
+}
+
+/**
+ * An action template's configuration with the placeholder values in. Only ExpressionErrors can be thrown, and
+ * none once templatePlaceholderErrors found nothing at save time.
+ */
+export function resolveActionTemplate<T extends ActionTemplateConfig>(
+  template: T,
+  values: Record<string, unknown>,
+): T {
+  const scope: Scope = { placeholders: values };
+  const text = (s: string) => interpolateString(s, scope);
+  const { request_config: request, gate_config: gate, dedup_keys: keys } = template;
+  return {
+    ...template,
+    name: text(template.name),
+    ...(request && {
+      request_config: {
+        ...request,
+        url: text(request.url),
+        headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, text(v)])),
+        ...(request.body !== undefined && { body: interpolate(request.body, scope) }),
+      },
+    }),
+    ...(gate && {
+      gate_config: { ...gate, message: text(gate.message), recipients: gate.recipients.map(text) },
+    }),
+    ...(keys && { dedup_keys: keys.map(text) }),
+  };
+}
+
+/** `{{name}}` -> `{{input.name}}`; chain expressions stay as they are. */
+const toInputReference = (expression: Expression) =>
+  expression.kind === 'placeholder' ? `input.${expression.name}` : null;
+
+function renameStep(step: ChainStepParsed): ChainStepParsed {
+  const rename = <V>(value: V) => renameExpressions(value, toInputReference) as V;
+  const renamed = { ...step };
+  if (step.condition !== undefined) {
+    const condition = parseCondition(step.condition);
+    renamed.condition = formatCondition({
+      ...condition,
+      left: rename(condition.left),
+      right: rename(condition.right),
+    });
+  }
+  switch (stepTypeAlias(step.type)) {
+    case 'webhook': {
+      const http = renamed as HttpCallStepParsed;
+      return { ...http, url: rename(http.url), headers: rename(http.headers), body: rename(http.body) };
+    }
+    case 'approval': {
+      const gated = renamed as GatedStepParsed;
+      const gate = {
+        ...gated.gate,
+        message: rename(gated.gate.message),
+        recipients: rename(gated.gate.recipients),
+      };
+      return { ...gated, gate };
+    }
+    case 'wait':
+      return renamed;
+  }
+}
+
+/**
+ * What a chain template's trigger creates: the resolved name, the steps reading the values as chain input, and
+ * that input. Only ExpressionErrors can be thrown, and none once templatePlaceholderErrors found nothing.
+ */
+export function resolveChainTemplate(
+  template: ChainTemplateConfig,
+  values: Record<string, unknown>,
+): { name: string; steps: ChainStepParsed[]; input: Record<string, unknown> } {
+  return {
+    name: interpolateString(template.name, { placeholders: values }),
+    steps: template.chain_steps.map(renameStep),
+    input: values,
+  };
+}
