@@ -1,0 +1,81 @@
+// The layering rules of docs/architecture.md, checked in `npm test` (dependency-cruiser).
+// What may import what: domain imports nothing of ours but the contract's vocabulary; app never imports
+// Fastify, http/ or jobs/; only persistence/ imports pg, kysely or MikroORM; http/ calls app/, never
+// persistence/; channel adapters know only their interface, their vendor client and config; the SDK imports
+// only the contract; the CLI's API verbs use only the SDK.
+/** A regex matching the resolved path of these npm packages (pnpm keeps them under node_modules/.pnpm). */
+const pkg = (names) => `node_modules/(${names})/`;
+const notTest = '\\.test\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment:
+        'domain/ holds pure rules: no framework, no database, nothing of ours outside itself but the contract.',
+      severity: 'error',
+      from: { path: '^server/src/domain/' },
+      to: {
+        pathNot: ['^server/src/domain/', '^contract/', pkg('luxon|zod'), '^(node:)?crypto$'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'app-has-no-transport',
+      comment: 'Use cases never see HTTP or the job triggers.',
+      severity: 'error',
+      from: { path: '^server/src/app/' },
+      to: { path: ['^server/src/(http|jobs)/', pkg('fastify|@fastify/[^/]+|pg-boss|@ts-rest/fastify')] },
+    },
+    {
+      name: 'only-persistence-talks-sql',
+      comment: 'SQL and its drivers live in persistence/ only.',
+      severity: 'error',
+      from: { path: '^(server|cli|contract|sdk)/src/', pathNot: ['^server/src/persistence/', notTest] },
+      to: { path: pkg('pg|pg-pool|kysely|@mikro-orm/[^/]+'), dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'http-calls-app-not-persistence',
+      severity: 'error',
+      from: { path: '^server/src/http/' },
+      to: { path: '^server/src/persistence/' },
+    },
+    {
+      name: 'channels-know-only-their-interface',
+      severity: 'error',
+      from: { path: '^server/src/channels/' },
+      to: { path: '^server/src/', pathNot: ['^server/src/channels/', '^server/src/config\\.ts$'] },
+    },
+    {
+      name: 'sdk-imports-only-the-contract',
+      severity: 'error',
+      from: { path: '^sdk/src/' },
+      to: { path: '^(server|cli)/' },
+    },
+    {
+      name: 'cli-api-verbs-use-the-sdk',
+      comment:
+        'Only the admin verbs (accounts, keys, migrate, serve, outbox, purge) may load the server package.',
+      severity: 'error',
+      from: {
+        path: '^cli/src/',
+        pathNot: ['^cli/src/commands/(admin|accounts|serve|outbox|purge)', notTest],
+      },
+      to: { path: '^server/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: { path: '^(server|contract|sdk|cli)/src/' },
+      to: { circular: true, dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['dist/', '\\.d\\.ts$'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'] },
+  },
+};
