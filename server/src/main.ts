@@ -171,6 +171,12 @@ export async function startService(
         rateLimiter,
         rateLimitFactor: config.rateLimitFactor,
         validateResponses: config.env !== 'production',
+        trustProxy: config.trustProxy,
+        timeouts: {
+          requestMs: config.httpRequestTimeoutMs,
+          connectionMs: config.httpConnectionTimeoutMs,
+          keepAliveMs: config.httpKeepAliveTimeoutMs,
+        },
         readiness: async () => {
           const checks: Record<string, string> = {};
           try {
@@ -179,7 +185,9 @@ export async function startService(
             const pending = await pendingMigrations(orm);
             checks.migrations = pending.length === 0 ? 'ok' : `pending: ${pending.join(', ')}`;
           } catch (err) {
-            checks.database = `unreachable: ${(err as Error).message}`;
+            // The reason goes to the log only: /readyz is public and the text names hosts, ports and users.
+            logger.warn({ err }, 'readiness check failed');
+            checks.database = 'unreachable';
           }
           return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
         },

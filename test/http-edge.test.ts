@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase } from './support/database.js';
+import { rawRequest, slowBodyRequest } from './support/raw-http.js';
+import { api, startServer, type TestServer } from './support/server.js';
+import { eventually } from './support/wait.js';
+
+// The HTTP edge over raw HTTP: authentication whatever the URL's spelling, rate-limit headers on every answer,
+// body-less calls with a JSON content type, proxies and request ids, inbound timeouts, readiness text.
+describe('the HTTP edge', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let server: TestServer;
+  let key: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('http_edge');
+    server = await startServer({ databaseUrl: db.url });
+    key = server.apiKey;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  const spellings = ['/%761/contacts', '/v%31/contacts', 'http://x/v1/contacts', 'http://x/%761/contacts'];
+
+  it.each(spellings)('authenticates %s like /v1/contacts', async (target) => {
+    const anonymous = await rawRequest(server.url, target);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['x-ratelimit-limit']).toBe('20');
+    const next = await rawRequest(server.url, target);
+    expect(Number(next.headers['x-ratelimit-remaining'])).toBeLessThan(
+      Number(anonymous.headers['x-ratelimit-remaining']),
+    );
+    const allowed = await rawRequest(server.url, target, { headers: { authorization: `Bearer ${key}` } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers['x-ratelimit-limit']).toBe('100');
+  });
+
+  it('refuses an unauthenticated body before reading it, whatever the spelling', async () => {
+    const res = await rawRequest(server.url, '/v%31/actions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"not": "even valid for the contract"',
+    });
+    // Not 400 (malformed JSON): the hook refused the call before the body was parsed.
+    expect(res.status).toBe(401);
+  });
+
+  it('accepts an empty body sent with Content-Type: application/json on every body-less route', async () => {
+    const json = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      'content-length': '0',
+    };
+    const contact = await api(server, key, 'POST', '/v1/contacts', { name: 'Ada', email: 'ada@example.com' });
+    const cases: [string, string, number][] = [
+      ['DELETE', `/v1/actions/${randomUUID()}`, 404],
+      ['POST', `/v1/actions/${randomUUID()}/retry`, 404],
+      ['GET', '/v1/contacts', 200],
+      ['GET', '/v1/quota', 200],
+      ['DELETE', `/v1/contacts/${contact.body.data.id}`, 204],
+    ];
+    for (const [method, path, status] of cases) {
+      const res = await rawRequest(server.url, path, { method, headers: json, body: '' });
+      expect({ method, path, status: res.status }).toEqual({ method, path, status });
+    }
+    // A route that needs a body says what is missing instead of "malformed JSON".
+    const create = await rawRequest(server.url, '/v1/actions', { method: 'POST', headers: json, body: '' });
+    expect(create.status).toBe(422);
+    const broken = await fetch(`${server.url}/v1/actions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{',
+    });
+    expect(broken.status).toBe(400);
+  });
+
+  it('puts the rate-limit headers on every answer: probes, metrics, and 404s anywhere', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/nowhere', '/v1/nowhere', '/r']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect({ path, limit: res.headers.get('x-ratelimit-limit') }).toEqual({
+        path,
+        limit: expect.stringMatching(/^\d+$/),
+      });
+      expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+      expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+    }
+    const authed = await api(server, key, 'GET', '/v1/nowhere');
+    expect(authed.status).toBe(404);
+    expect(authed.headers.get('x-ratelimit-limit')).toBe('100');
+  });
+
+  it('does not take request ids from clients when no proxy is trusted, and ignores X-Forwarded-For', async () => {
+    const res = await fetch(`${server.url}/healthz`, {
+      headers: { 'x-request-id': 'chosen-by-client', 'x-forwarded-for': '203.0.113.7' },
+    });
+    expect(res.headers.get('x-request-id')).not.toBe('chosen-by-client');
+    const a = await fetch(`${server.url}/v1/contacts`, { headers: { 'x-forwarded-for': '203.0.113.8' } });
+    const b = await fetch(`${server.url}/v1/contacts`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    // One bucket: the socket's address, whatever the header claims.
+    expect(Number(b.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+      Number(a.headers.get('x-ratelimit-remaining')),
+    );
+  });
+
+  it('never shows the database error text on /readyz', async () => {
+    const name = new URL(db.url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+    await admin.connect();
+    try {
+      await admin.query(`alter database ${pg.escapeIdentifier(name)} with allow_connections false`);
+      await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [name],
+      );
+      const body = await eventually(async () => {
+        const res = await fetch(`${server.url}/readyz`);
+        return res.status === 503 ? await res.json() : null;
+      });
+      expect(body).toEqual({ status: 'unavailable', checks: { database: 'unreachable' } });
+    } finally {
+      await admin.query(`alter database ${pg.escapeIdentifier(name)} with allow_connections true`);
+      await admin.end();
+    }
+    await eventually(async () => (await fetch(`${server.url}/readyz`)).status === 200);
+  });
+});
+
+describe('the HTTP edge behind a trusted proxy, with short timeouts', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('http_edge_proxy');
+    server = await startServer({
+      databaseUrl: db.url,
+      env: { SCHED_TRUST_PROXY: '127.0.0.1', SCHED_HTTP_REQUEST_TIMEOUT_MS: '1000' },
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  it('counts each client of the proxy on its own and keeps the proxy-given request id', async () => {
+    const a = await fetch(`${server.url}/v1/contacts`, { headers: { 'x-forwarded-for': '203.0.113.8' } });
+    const b = await fetch(`${server.url}/v1/contacts`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(a.headers.get('x-ratelimit-remaining')).toBe('19');
+    expect(b.headers.get('x-ratelimit-remaining')).toBe('19');
+    const res = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'from-the-proxy' } });
+    expect(res.headers.get('x-request-id')).toBe('from-the-proxy');
+  });
+
+  it('cuts off a client that sends its body too slowly', async () => {
+    const { text, ms } = await slowBodyRequest(server.url, '/v1/contacts', {
+      authorization: `Bearer ${server.apiKey}`,
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 408/);
+    expect(ms).toBeLessThan(10_000);
+  });
+});
