@@ -105,6 +105,59 @@ describe('the HTTP edge', () => {
     );
   });
 
+  it('response links: per-IP limit before the token is looked at, 404 for a non-UUID attachment, https-only redirects', async () => {
+    const created = await api(server, key, 'POST', '/v1/actions', {
+      mode: 'approval',
+      schedule: { wait: '1s' },
+      gate: {
+        message: 'Files?',
+        recipients: ['files@example.com'],
+        attachments: [
+          { name: 'plain.pdf', url: 'http://files.example.com/plain.pdf' },
+          { name: 'tls.pdf', url: 'https://files.example.com/tls.pdf' },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    // No SMTP here: the message waits in the outbox, with the link an operator would pass on.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const rendered = await eventually(async () => {
+      const rows = await client.query<{ rendered: string }>(
+        'select rendered from outbox_messages where action_id = $1',
+        [id],
+      );
+      return rows.rows[0]?.rendered;
+    }).finally(() => client.end());
+    const link = /Response link: (\S+)/.exec(rendered)![1]!;
+    const attachments = (await api(server, key, 'GET', `/v1/actions/${id}`)).body.data.gate.attachments as {
+      id: string;
+      name: string;
+    }[];
+    const idOf = (name: string) => attachments.find((a) => a.name === name)!.id;
+
+    const notUuid = await fetch(`${link}/attachments/not-a-uuid`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(notUuid.status).toBe(404);
+    const plain = await fetch(`${link}/attachments/${idOf('plain.pdf')}`, { redirect: 'manual' });
+    expect(plain.status).toBe(404);
+    const tls = await fetch(`${link}/attachments/${idOf('tls.pdf')}`, { redirect: 'manual' });
+    expect(tls.status).toBe(302);
+    expect(tls.headers.get('location')).toBe('https://files.example.com/tls.pdf');
+
+    let last: Response | undefined;
+    for (let i = 0; i < 61; i += 1) {
+      last = await fetch(`${server.url}/r/random-token-${i}`, { headers: { accept: 'application/json' } });
+      if (last.status === 429) break;
+      expect(last.status).toBe(404);
+    }
+    expect(last!.status).toBe(429);
+    expect(last!.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
   it('never shows the database error text on /readyz', async () => {
     const name = new URL(db.url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });

@@ -139,7 +139,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
   );
 
-  registerResponseRoutes(app, {
+  await registerResponseRoutes(app, {
     responses: deps.responses,
     rateLimiter: deps.rateLimiter,
     rateLimitFactor: deps.rateLimitFactor,

@@ -8,7 +8,6 @@ import {
   PAGE_CSP,
   PAGE_HEADERS,
   PAGE_STYLE_HASH,
-  parseResponseForm,
   renderErrorPage,
   renderGonePage,
   renderResponsePage,
@@ -278,83 +277,5 @@ describe('formatting helpers', () => {
     expect(safeHref('//evil.example.com/x')).toBeNull();
     expect(safeHref('javascript:alert(1)')).toBeNull();
     expect(safeHref('data:text/html,hi')).toBeNull();
-  });
-});
-
-describe('parseResponseForm', () => {
-  it('accepts a urlencoded form as parsed into an object', () => {
-    const form = Object.fromEntries(new URLSearchParams('decision=confirm&comment=Looks+good&snooze_for=1h'));
-    expect(parseResponseForm(form)).toEqual({
-      ok: true,
-      decision: 'confirm',
-      comment: 'Looks good',
-      snoozeFor: null,
-    });
-  });
-
-  it('accepts JSON with only a decision, and a snooze with its duration', () => {
-    expect(parseResponseForm({ decision: 'decline' })).toEqual({
-      ok: true,
-      decision: 'decline',
-      comment: null,
-      snoozeFor: null,
-    });
-    expect(parseResponseForm({ decision: 'snooze', snooze_for: '4h' })).toEqual({
-      ok: true,
-      decision: 'snooze',
-      comment: null,
-      snoozeFor: '4h',
-    });
-    // The caller applies its default snooze period.
-    expect(parseResponseForm({ decision: 'snooze' })).toMatchObject({ ok: true, snoozeFor: null });
-  });
-
-  it('treats a blank comment as none and counts CRLF line breaks as one character', () => {
-    expect(parseResponseForm({ decision: 'confirm', comment: '   ' })).toMatchObject({
-      ok: true,
-      comment: null,
-    });
-    const lines = `${'a'.repeat(249)}\r\n${'b'.repeat(250)}`; // 500 chars as the browser's maxlength counts
-    expect(parseResponseForm({ decision: 'confirm', comment: lines })).toMatchObject({
-      ok: true,
-      comment: `${'a'.repeat(249)}\n${'b'.repeat(250)}`,
-    });
-  });
-
-  it.each([
-    [{ decision: 'confirm', comment: 'x'.repeat(500) }, true],
-    [{ decision: 'confirm', comment: 'x'.repeat(501) }, { comment: ['must be at most 500 characters'] }],
-    [{}, { decision: ['is required'] }],
-    [{ decision: '' }, { decision: ['is required'] }],
-    [{ decision: 'approve' }, { decision: ['must be one of confirm, decline, snooze'] }],
-    [{ decision: 1 }, { decision: ['must be one of confirm, decline, snooze'] }],
-    [{ decision: ['confirm', 'decline'] }, { decision: ['must be given once'] }],
-    [{ decision: 'confirm', comment: 5 }, { comment: ['must be a string'] }],
-    [{ decision: 'snooze', snooze_for: '1x' }, { snooze_for: [expect.stringContaining('whole number')] }],
-    [{ decision: 'snooze', snooze_for: '1.5h' }, { snooze_for: [expect.stringContaining('whole number')] }],
-    [{ decision: 'snooze', snooze_for: '0m' }, { snooze_for: [expect.stringContaining('whole number')] }],
-    [{ decision: 'snooze', snooze_for: '1234567890123456s' }, { snooze_for: [expect.any(String)] }],
-    [{ decision: 'snooze', snooze_for: 60 }, { snooze_for: [expect.any(String)] }],
-  ])('validates %j', (body, expected) => {
-    const result = parseResponseForm(body);
-    if (expected === true) expect(result.ok).toBe(true);
-    else expect(result).toEqual({ ok: false, errors: expected });
-  });
-
-  it('reports every invalid field at once and rejects non-objects', () => {
-    expect(parseResponseForm({ decision: 'nope', comment: 'x'.repeat(501), snooze_for: 'soon' })).toEqual({
-      ok: false,
-      errors: {
-        decision: [expect.any(String)],
-        comment: [expect.any(String)],
-        snooze_for: [expect.any(String)],
-      },
-    });
-    for (const body of [null, undefined, 'decision=confirm', ['confirm'], 42]) {
-      expect(parseResponseForm(body)).toEqual({
-        ok: false,
-        errors: { body: ['must be a form or a JSON object'] },
-      });
-    }
   });
 });

@@ -6,16 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
-import { parseDuration } from '../../domain/schedule/duration.js';
 import { PAGE_STYLE } from './styles.js';
-
-export type ResponseDecision = 'confirm' | 'decline' | 'snooze';
-
-export const RESPONSE_DECISIONS: readonly ResponseDecision[] = Object.freeze([
-  'confirm',
-  'decline',
-  'snooze',
-]);
 
 /** recipient response_comment limit (spec 8), counted as the browser's `maxlength` counts (UTF-16 units). */
 export const COMMENT_MAX_LENGTH = 500;
@@ -392,80 +383,4 @@ export function renderErrorPage(e: ErrorPageModel): string {
     '</div>',
   ].join('\n');
   return layout({ pageTitle: heading, body });
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The answer posted to a response link
-
-export type ParsedResponseForm =
-  | { ok: true; decision: ResponseDecision; comment: string | null; snoozeFor: string | null }
-  | { ok: false; errors: Record<string, string[]> };
-
-const DURATION_MESSAGE = 'must be a whole number followed by s, m, h, d or w (e.g. 30s, 10m, 2h, 7d, 1w)';
-
-/**
- * Reads either a urlencoded form (an object of strings, as a form parser gives it) or the JSON
- * `{decision, comment?, snooze_for?}`. A blank comment is `null`; browsers send textarea line breaks as
- * CRLF while `maxlength` counted each as one character, so CRLF becomes LF before the length check.
- * `snoozeFor` is `null` unless the decision is `snooze` (the page's select is always submitted with the
- * form); a snooze without `snooze_for` is left for the caller's default.
- */
-export function parseResponseForm(body: unknown): ParsedResponseForm {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, errors: { body: ['must be a form or a JSON object'] } };
-  }
-  const fields = body as Record<string, unknown>;
-  const errors: Record<string, string[]> = {};
-  const fail = (field: string, message: string) => {
-    errors[field] = [...(errors[field] ?? []), message];
-  };
-  const single = (field: string): unknown => {
-    const value = fields[field];
-    if (Array.isArray(value)) {
-      fail(field, 'must be given once');
-      return undefined;
-    }
-    return value;
-  };
-
-  const rawDecision = single('decision');
-  let decision: ResponseDecision | null = null;
-  if (rawDecision === undefined || rawDecision === null || rawDecision === '') {
-    if (!errors['decision']) fail('decision', 'is required');
-  } else if (
-    typeof rawDecision === 'string' &&
-    (RESPONSE_DECISIONS as readonly string[]).includes(rawDecision)
-  ) {
-    decision = rawDecision as ResponseDecision;
-  } else {
-    fail('decision', `must be one of ${RESPONSE_DECISIONS.join(', ')}`);
-  }
-
-  const rawComment = single('comment');
-  let comment: string | null = null;
-  if (rawComment !== undefined && rawComment !== null) {
-    if (typeof rawComment !== 'string') {
-      fail('comment', 'must be a string');
-    } else {
-      const normalized = rawComment.replace(/\r\n?/g, '\n').trim();
-      if (normalized.length > COMMENT_MAX_LENGTH) {
-        fail('comment', `must be at most ${COMMENT_MAX_LENGTH} characters`);
-      } else if (normalized !== '') {
-        comment = normalized;
-      }
-    }
-  }
-
-  const rawSnooze = single('snooze_for');
-  let snoozeFor: string | null = null;
-  if (rawSnooze !== undefined && rawSnooze !== null && rawSnooze !== '') {
-    if (typeof rawSnooze !== 'string' || parseDuration(rawSnooze) === null) {
-      fail('snooze_for', DURATION_MESSAGE);
-    } else if (decision === 'snooze') {
-      snoozeFor = rawSnooze;
-    }
-  }
-
-  if (decision === null || Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, decision, comment, snoozeFor };
 }
