@@ -77,6 +77,28 @@ describe('the HTTP edge', () => {
     expect(broken.status).toBe(400);
   });
 
+  it('answers 422 (not 500) for a request body nested too deep, too many headers or a huge frequency', async () => {
+    // Written as text: a recursive JSON.stringify of the test's own would overflow first.
+    const deep = `${'['.repeat(50_000)}1${']'.repeat(50_000)}`;
+    const res = await api(
+      server,
+      key,
+      'POST',
+      '/v1/actions',
+      `{"request":{"url":"https://example.com/hook","body":${deep}},"schedule":{"wait":"1h"}}`,
+    );
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors)).toEqual(['request.body']);
+    const headers = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`x-h${i}`, 'v']));
+    const many = await api(server, key, 'POST', '/v1/actions', {
+      request: { url: 'https://example.com/hook', headers },
+      schedule: { wait: '1h' },
+      recurrence: { frequency: 1e12, unit: 'm', end_type: 'never' },
+    });
+    expect(many.status).toBe(422);
+    expect(Object.keys(many.body.errors).sort()).toEqual(['recurrence.frequency', 'request.headers']);
+  });
+
   it('puts the rate-limit headers on every answer: probes, metrics, and 404s anywhere', async () => {
     for (const path of ['/healthz', '/readyz', '/metrics', '/nowhere', '/v1/nowhere', '/r']) {
       const res = await fetch(`${server.url}${path}`);
