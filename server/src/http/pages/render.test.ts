@@ -19,7 +19,8 @@ import { PAGE_STYLE } from './styles.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
 const EVIL = `<script>alert(1)</script>"'&`;
-const EVIL_ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;';
+// As the renderer escapes: `<`, `&` and `"` everywhere (a `>` or `'` can open nothing once `<` and `"` are gone).
+const EVIL_ESCAPED = `&lt;script>alert(1)&lt;/script>&quot;'&amp;`;
 
 function model(overrides: Partial<ResponsePageModel> = {}): ResponsePageModel {
   return {
@@ -54,8 +55,8 @@ describe('renderResponsePage', () => {
   it('is an HTML5 document with language, charset, viewport, one h1 and a main landmark', () => {
     const html = renderResponsePage(model());
     expect(html.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
-    expect(html).toContain('<meta charset="utf-8">');
-    expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+    expect(html).toContain('<meta charset="utf-8"/>');
+    expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1"/>');
     expect(html.match(/<h1[\s>]/g)).toHaveLength(1);
     expect(html.match(/<main>/g)).toHaveLength(1);
     expect(html).toContain('<h1>Deploy v2.4 to production</h1>');
@@ -90,14 +91,14 @@ describe('renderResponsePage', () => {
     // title (twice: <title> and <h1>), message, recipient (twice), both buttons, the callout, the option,
     // the attachment's name and content type.
     expect(body.split(EVIL_ESCAPED).length - 1).toBeGreaterThanOrEqual(10);
-    expect(body).toContain('action="/r/x&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
-    expect(body).toContain('value="1h&quot;&gt;&lt;script&gt;"');
-    expect(body).toContain('href="/a?x=&quot;&gt;&lt;script&gt;"');
+    expect(body).toContain('action="/r/x&quot;>&lt;script>alert(1)&lt;/script>"');
+    expect(body).toContain('value="1h&quot;>&lt;script>"');
+    expect(body).toContain('href="/a?x=&quot;>&lt;script>"');
   });
 
   it('keeps the message newlines as text (pre-wrap), not markup', () => {
     const html = renderResponsePage(model({ message: 'line 1\nline 2 & <b>3</b>' }));
-    expect(html).toContain('<div class="message">line 1\nline 2 &amp; &lt;b&gt;3&lt;/b&gt;</div>');
+    expect(html).toContain('<div class="message">line 1\nline 2 &amp; &lt;b>3&lt;/b></div>');
     expect(PAGE_STYLE).toMatch(/\.message \{[^}]*white-space: pre-wrap/);
   });
 

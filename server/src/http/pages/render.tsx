@@ -1,11 +1,13 @@
 /**
  * The login-free approval response pages (spec 5.3): pure functions from a view model to an HTML5 string.
  * No Fastify, no database: the `/r/<token>` routes load the model, call these and send the string with
- * `PAGE_HEADERS`. The pages work without JavaScript (plain form posts), load nothing from anywhere (one
- * inline stylesheet allowed by its hash) and escape every dynamic value.
+ * `PAGE_HEADERS`. The pages work without JavaScript (plain form posts) and load nothing from anywhere (one
+ * inline stylesheet allowed by its hash). Written as Preact components rendered to a string: every text and
+ * attribute is escaped by the renderer, and the only raw HTML is our own stylesheet.
  */
 import { createHash } from 'node:crypto';
-import escapeHtml from 'escape-html';
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import { PAGE_STYLE } from './styles.js';
 
 /** recipient response_comment limit (spec 8), counted as the browser's `maxlength` counts (UTF-16 units). */
@@ -95,11 +97,6 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 // ---------------------------------------------------------------------------------------------------------
 // Formatting helpers
 
-/** Escapes text for element content and double-quoted attribute values. */
-function h(value: string | number): string {
-  return escapeHtml(String(value));
-}
-
 /** `2026-11-28 14:00 UTC`: unambiguous for recipients in any time zone. */
 export function formatUtc(date: Date): string {
   const iso = date.toISOString();
@@ -145,149 +142,199 @@ export function safeHref(url: string): string | null {
   }
 }
 
-function time(date: Date): string {
-  return `<time datetime="${h(date.toISOString())}">${h(formatUtc(date))}</time>`;
+function Time({ date }: { date: Date }) {
+  return <time datetime={date.toISOString()}>{formatUtc(date)}</time>;
 }
 
 // Inline SVG icons: drawn with presentation attributes, which the CSP allows (style attributes it would not).
 const ICONS = {
-  check: '<path d="M5 12.5l4.5 4.5L19 7.5"/>',
-  cross: '<path d="M6.5 6.5l11 11M17.5 6.5l-11 11"/>',
-  clock: '<circle cx="12" cy="12" r="8.5"/><path d="M12 7.5V12l3 2"/>',
-  link: '<path d="M9.5 14.5l5-5M10.5 6.5l1.5-1.5a4 4 0 015.7 5.7L16.2 12M13.5 17.5L12 19a4 4 0 01-5.7-5.7L7.8 12"/>',
-  alert: '<path d="M12 7.5v5.5M12 16.5v.5"/><circle cx="12" cy="12" r="8.5"/>',
+  check: <path d="M5 12.5l4.5 4.5L19 7.5" />,
+  cross: <path d="M6.5 6.5l11 11M17.5 6.5l-11 11" />,
+  clock: (
+    <>
+      <circle cx="12" cy="12" r="8.5" />
+      <path d="M12 7.5V12l3 2" />
+    </>
+  ),
+  link: (
+    <path d="M9.5 14.5l5-5M10.5 6.5l1.5-1.5a4 4 0 015.7 5.7L16.2 12M13.5 17.5L12 19a4 4 0 01-5.7-5.7L7.8 12" />
+  ),
+  alert: (
+    <>
+      <path d="M12 7.5v5.5M12 16.5v.5" />
+      <circle cx="12" cy="12" r="8.5" />
+    </>
+  ),
 } as const;
 
-function badge(icon: keyof typeof ICONS, tone: 'ok' | 'bad' | 'wait'): string {
+function Badge({ icon, tone }: { icon: keyof typeof ICONS; tone: 'ok' | 'bad' | 'wait' }) {
   return (
-    `<div class="badge ${tone}"><svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2.25" ` +
-    `stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">${ICONS[icon]}</svg></div>`
+    <div class={`badge ${tone}`}>
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="2.25"
+        stroke-linecap="round"
+        stroke-linejoin="round"
+        aria-hidden="true"
+        focusable="false"
+      >
+        {ICONS[icon]}
+      </svg>
+    </div>
   );
 }
 
-function layout(opts: { pageTitle: string; body: string }): string {
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<meta name="referrer" content="no-referrer">',
-    '<meta name="robots" content="noindex, nofollow">',
-    '<meta name="color-scheme" content="light dark">',
-    `<title>${h(opts.pageTitle)}</title>`,
-    `<style>${PAGE_STYLE}</style>`,
-    '</head>',
-    '<body>',
-    '<header class="brand"><p>sched</p></header>',
-    '<main>',
-    opts.body,
-    '</main>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+/** The whole document. The stylesheet is the one raw insertion: our own file, allowed by its hash. */
+function page(pageTitle: string, children: ComponentChildren): string {
+  const html = renderToString(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="robots" content="noindex, nofollow" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{pageTitle}</title>
+        <style dangerouslySetInnerHTML={{ __html: PAGE_STYLE }} />
+      </head>
+      <body>
+        <header class="brand">
+          <p>sched</p>
+        </header>
+        <main>{children}</main>
+      </body>
+    </html>,
+  );
+  return `<!doctype html>\n${html}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Pages
 
+function Attachments({ items }: { items: ResponsePageAttachment[] }) {
+  if (items.length === 0) return null;
+  return (
+    <>
+      <h2 id="attachments-heading">Attachments ({items.length})</h2>
+      <ul class="attachments" aria-labelledby="attachments-heading">
+        {items.map((a) => {
+          const href = safeHref(a.url);
+          return (
+            <li>
+              {href ? (
+                <a class="file" href={href} rel="noopener noreferrer">
+                  {a.name}
+                </a>
+              ) : (
+                <span class="file">{a.name}</span>
+              )}
+              <span class="size">
+                {`${a.contentType} · ${formatSize(a.size)}${href ? '' : ' · link unavailable'}`}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+function Snooze({ snooze }: { snooze: ResponsePageModel['snooze'] }) {
+  const remaining = Math.max(0, Math.floor(snooze.remaining));
+  if (!snooze.allowed || remaining === 0 || snooze.choices.length === 0) return null;
+  return (
+    <div class="snooze">
+      <fieldset>
+        <legend>Not ready to decide?</legend>
+        <label for="snooze_for">Remind me again in</label>
+        <div class="snooze-row">
+          <select id="snooze_for" name="snooze_for" aria-describedby="snooze-hint">
+            {snooze.choices.map((choice) => (
+              <option value={choice.value}>{choice.label}</option>
+            ))}
+          </select>
+          <button type="submit" name="decision" value="snooze" class="secondary">
+            Snooze
+          </button>
+        </div>
+        <p class="hint" id="snooze-hint">
+          {`${remaining} ${remaining === 1 ? 'snooze' : 'snoozes'} left.`}
+        </p>
+      </fieldset>
+    </div>
+  );
+}
+
 /** The page behind a response link: the message, attachments, a comment box and the decision buttons. */
 export function renderResponsePage(m: ResponsePageModel): string {
   const now = m.now ?? new Date();
-  const parts: string[] = [];
-
-  parts.push('<div class="card">');
-  parts.push('<p class="eyebrow">Approval request</p>');
-  parts.push(`<h1>${h(m.title)}</h1>`);
-  parts.push(`<p class="meta">For <strong>${h(m.recipientName)}</strong></p>`);
   const expired = m.expiresAt.getTime() <= now.getTime();
-  parts.push(
-    `<p class="meta">${expired ? 'Expired' : 'Answer by'} ${time(m.expiresAt)} ` +
-      `<span>(${h(formatRelative(m.expiresAt, now))})</span></p>`,
+  return page(
+    `${m.title} · Approval request`,
+    <>
+      <div class="card">
+        <p class="eyebrow">Approval request</p>
+        <h1>{m.title}</h1>
+        <p class="meta">
+          For <strong>{m.recipientName}</strong>
+        </p>
+        <p class="meta">
+          {expired ? 'Expired' : 'Answer by'} <Time date={m.expiresAt} />{' '}
+          <span>({formatRelative(m.expiresAt, now)})</span>
+        </p>
+        {m.progress ? (
+          <p class="meta">
+            {`${m.progress.responded} of ${m.progress.total} ${m.progress.total === 1 ? 'recipient has' : 'recipients have'} answered; every recipient must confirm.`}
+          </p>
+        ) : null}
+        <div class="message">{m.message}</div>
+        <Attachments items={m.attachments} />
+        {m.suggestedDecision ? (
+          <p class="callout">
+            Almost done: press <strong>{m.buttons[m.suggestedDecision]}</strong> below to send your answer.
+            Nothing has been recorded yet.
+          </p>
+        ) : null}
+        <form method="post" action={m.formAction}>
+          <label for="comment">
+            Comment <span class="hint">(optional)</span>
+          </label>
+          <textarea
+            id="comment"
+            name="comment"
+            maxlength={COMMENT_MAX_LENGTH}
+            rows={4}
+            aria-describedby="comment-hint"
+          />
+          <p class="hint" id="comment-hint">
+            {`Up to ${COMMENT_MAX_LENGTH} characters. The requester sees it with your answer.`}
+          </p>
+          <div class="decisions">
+            {(['confirm', 'decline'] as const).map((decision) => (
+              <button
+                type="submit"
+                name="decision"
+                value={decision}
+                class={decision}
+                autofocus={m.suggestedDecision === decision}
+              >
+                {m.buttons[decision]}
+              </button>
+            ))}
+          </div>
+          <Snooze snooze={m.snooze} />
+        </form>
+      </div>
+      <footer>
+        <p>
+          {`This private link was sent to ${m.recipientName}; please do not forward it. `}
+          Nothing is recorded until you press a button.
+        </p>
+      </footer>
+    </>,
   );
-  if (m.progress) {
-    const { responded, total } = m.progress;
-    parts.push(
-      `<p class="meta">${h(responded)} of ${h(total)} ${total === 1 ? 'recipient has' : 'recipients have'} ` +
-        'answered; every recipient must confirm.</p>',
-    );
-  }
-
-  parts.push(`<div class="message">${h(m.message)}</div>`);
-
-  if (m.attachments.length > 0) {
-    parts.push(`<h2 id="attachments-heading">Attachments (${m.attachments.length})</h2>`);
-    parts.push('<ul class="attachments" aria-labelledby="attachments-heading">');
-    for (const a of m.attachments) {
-      const href = safeHref(a.url);
-      const name = href
-        ? `<a class="file" href="${h(href)}" rel="noopener noreferrer">${h(a.name)}</a>`
-        : `<span class="file">${h(a.name)}</span>`;
-      parts.push(
-        `<li>${name}<span class="size">${h(a.contentType)} · ${h(formatSize(a.size))}` +
-          `${href ? '' : ' · link unavailable'}</span></li>`,
-      );
-    }
-    parts.push('</ul>');
-  }
-
-  if (m.suggestedDecision) {
-    const label = m.buttons[m.suggestedDecision];
-    parts.push(
-      `<p class="callout">Almost done: press <strong>${h(label)}</strong> below to send your answer. ` +
-        'Nothing has been recorded yet.</p>',
-    );
-  }
-
-  parts.push(`<form method="post" action="${h(m.formAction)}">`);
-  parts.push('<label for="comment">Comment <span class="hint">(optional)</span></label>');
-  parts.push(
-    `<textarea id="comment" name="comment" maxlength="${COMMENT_MAX_LENGTH}" rows="4" ` +
-      'aria-describedby="comment-hint"></textarea>',
-  );
-  parts.push(
-    `<p class="hint" id="comment-hint">Up to ${COMMENT_MAX_LENGTH} characters. The requester sees it with your answer.</p>`,
-  );
-  parts.push('<div class="decisions">');
-  for (const decision of ['confirm', 'decline'] as const) {
-    const focus = m.suggestedDecision === decision ? ' autofocus' : '';
-    parts.push(
-      `<button type="submit" name="decision" value="${decision}" class="${decision}"${focus}>` +
-        `${h(m.buttons[decision])}</button>`,
-    );
-  }
-  parts.push('</div>');
-
-  const remaining = Math.max(0, Math.floor(m.snooze.remaining));
-  if (m.snooze.allowed && remaining > 0 && m.snooze.choices.length > 0) {
-    parts.push('<div class="snooze">');
-    parts.push('<fieldset>');
-    parts.push('<legend>Not ready to decide?</legend>');
-    parts.push('<label for="snooze_for">Remind me again in</label>');
-    parts.push('<div class="snooze-row">');
-    parts.push('<select id="snooze_for" name="snooze_for" aria-describedby="snooze-hint">');
-    for (const choice of m.snooze.choices) {
-      parts.push(`<option value="${h(choice.value)}">${h(choice.label)}</option>`);
-    }
-    parts.push('</select>');
-    parts.push('<button type="submit" name="decision" value="snooze" class="secondary">Snooze</button>');
-    parts.push('</div>');
-    parts.push(
-      `<p class="hint" id="snooze-hint">${h(remaining)} ${remaining === 1 ? 'snooze' : 'snoozes'} left.</p>`,
-    );
-    parts.push('</fieldset>');
-    parts.push('</div>');
-  }
-  parts.push('</form>');
-  parts.push('</div>');
-
-  parts.push(
-    `<footer><p>This private link was sent to ${h(m.recipientName)}; please do not forward it. ` +
-      'Nothing is recorded until you press a button.</p></footer>',
-  );
-
-  return layout({ pageTitle: `${m.title} · Approval request`, body: parts.join('\n') });
 }
 
 const OUTCOMES = {
@@ -300,25 +347,25 @@ const OUTCOMES = {
 export function renderResultPage(r: ResultPageModel): string {
   const now = r.now ?? new Date();
   const o = OUTCOMES[r.outcome];
-  const parts: string[] = [];
-  parts.push('<div class="card outcome">');
-  parts.push('<div role="status">');
-  parts.push(badge(o.icon, o.tone));
-  parts.push(`<h1>${o.heading}</h1>`);
-  parts.push(
-    `<p class="meta">Your answer to <span class="quoted">“${h(r.title)}”</span> was recorded. Thank you.</p>`,
+  return page(
+    `${o.heading} · ${r.title}`,
+    <div class="card outcome">
+      <div role="status">
+        <Badge icon={o.icon} tone={o.tone} />
+        <h1>{o.heading}</h1>
+        <p class="meta">
+          Your answer to <span class="quoted">“{r.title}”</span> was recorded. Thank you.
+        </p>
+        {r.outcome === 'snoozed' && r.snoozedUntil ? (
+          <p class="meta">
+            You will be asked again at <Time date={r.snoozedUntil} /> ({formatRelative(r.snoozedUntil, now)}).
+          </p>
+        ) : null}
+        {r.detail ? <p class="meta">{r.detail}</p> : null}
+      </div>
+      <p class="hint">You can close this page.</p>
+    </div>,
   );
-  if (r.outcome === 'snoozed' && r.snoozedUntil) {
-    parts.push(
-      `<p class="meta">You will be asked again at ${time(r.snoozedUntil)} ` +
-        `(${h(formatRelative(r.snoozedUntil, now))}).</p>`,
-    );
-  }
-  if (r.detail) parts.push(`<p class="meta">${h(r.detail)}</p>`);
-  parts.push('</div>');
-  parts.push('<p class="hint">You can close this page.</p>');
-  parts.push('</div>');
-  return layout({ pageTitle: `${o.heading} · ${r.title}`, body: parts.join('\n') });
 }
 
 const GONE = {
@@ -343,24 +390,25 @@ const GONE = {
 /** For links that no longer work: sent with 410 (404 for `unknown`). */
 export function renderGonePage(g: GonePageModel): string {
   const copy = GONE[g.reason];
-  const about = g.title ? `<p class="meta">Request: <span class="quoted">“${h(g.title)}”</span></p>` : '';
-  const body = [
-    '<div class="card outcome">',
-    badge(g.reason === 'answered' ? 'check' : 'link', g.reason === 'answered' ? 'ok' : 'wait'),
-    `<h1>${copy.heading}</h1>`,
-    about,
-    `<p class="meta">${copy.text}</p>`,
-    '<p class="hint">If you think this is a mistake, contact the person who sent you the request.</p>',
-    '</div>',
-  ]
-    .filter(Boolean)
-    .join('\n');
-  return layout({ pageTitle: copy.heading, body });
+  const answered = g.reason === 'answered';
+  return page(
+    copy.heading,
+    <div class="card outcome">
+      <Badge icon={answered ? 'check' : 'link'} tone={answered ? 'ok' : 'wait'} />
+      <h1>{copy.heading}</h1>
+      {g.title ? (
+        <p class="meta">
+          Request: <span class="quoted">“{g.title}”</span>
+        </p>
+      ) : null}
+      <p class="meta">{copy.text}</p>
+      <p class="hint">If you think this is a mistake, contact the person who sent you the request.</p>
+    </div>,
+  );
 }
 
 function errorHeading(status: number): string {
   if (status === 429) return 'Too many attempts';
-  if (status === 422 || status === 400) return 'Your answer could not be recorded';
   if (status >= 500) return 'Something went wrong';
   return 'Your answer could not be recorded';
 }
@@ -371,16 +419,24 @@ export function renderErrorPage(e: ErrorPageModel): string {
   const back = e.backUrl ? safeHref(e.backUrl) : null;
   const next =
     e.status === 429 ? 'Please wait a minute, then try again.' : 'Go back, check your answer and try again.';
-  const body = [
-    '<div class="card outcome">',
-    '<div role="alert">',
-    badge('alert', 'bad'),
-    `<h1>${h(heading)}</h1>`,
-    `<p class="meta">${h(e.message)}</p>`,
-    '</div>',
-    `<p class="hint">${next}${back ? ` <a href="${h(back)}">Back to the request</a>` : ''}</p>`,
-    `<p class="hint">Error ${h(e.status)}</p>`,
-    '</div>',
-  ].join('\n');
-  return layout({ pageTitle: heading, body });
+  return page(
+    heading,
+    <div class="card outcome">
+      <div role="alert">
+        <Badge icon="alert" tone="bad" />
+        <h1>{heading}</h1>
+        <p class="meta">{e.message}</p>
+      </div>
+      <p class="hint">
+        {next}
+        {back ? (
+          <>
+            {' '}
+            <a href={back}>Back to the request</a>
+          </>
+        ) : null}
+      </p>
+      <p class="hint">Error {e.status}</p>
+    </div>,
+  );
 }
