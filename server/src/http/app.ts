@@ -48,8 +48,9 @@ export interface HttpDeps {
   validateResponses: boolean;
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
-  trustProxy?: TrustProxy;
-  timeouts?: { requestMs: number; connectionMs: number; keepAliveMs: number };
+  trustProxy: TrustProxy;
+  /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
+  timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
 
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
@@ -63,8 +64,7 @@ function contractRouteOf(request: FastifyRequest): AppRoute | undefined {
 }
 
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
-  const trustProxy = deps.trustProxy ?? false;
-  const timeouts = deps.timeouts ?? { requestMs: 30_000, connectionMs: 120_000, keepAliveMs: 72_000 };
+  const { trustProxy, timeouts } = deps;
   const options: FastifyHttpOptions<Server, FastifyBaseLogger> = {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
