@@ -226,6 +226,9 @@ describe('the HTTP edge behind a trusted proxy, with short timeouts', () => {
     expect(b.headers.get('x-ratelimit-remaining')).toBe('19');
     const res = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'from-the-proxy' } });
     expect(res.headers.get('x-request-id')).toBe('from-the-proxy');
+    // Even a trusted proxy's id must look like an id: it is written on every log line.
+    const odd = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'x'.repeat(200) } });
+    expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('cuts off a client that sends its body too slowly', async () => {

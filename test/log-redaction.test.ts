@@ -48,6 +48,13 @@ describe('logs keep no response link', () => {
     const token = new URL(link).pathname.split('/')[2]!;
     expect(token.length).toBeGreaterThan(20);
 
+    // Answers wait for the round to be sent (409 while it is).
+    const awaiting = () =>
+      eventually(async () => {
+        const a = await api(server, server.apiKey, 'GET', `/v1/actions/${id}`);
+        return a.body.data.status === 'awaiting_response';
+      });
+    await awaiting();
     const origin = new URL(link).origin;
     expect((await fetch(link)).status).toBe(200);
     expect((await rawRequest(origin, `/%72/${token}?decision=confirm`)).status).toBe(200);
@@ -61,6 +68,7 @@ describe('logs keep no response link', () => {
     // The reminder (an hour of snooze is a second here) carries a new link; both must stay out of the logs.
     const mails = await smtp.waitFor('ops@example.com', 2);
     const second = linkIn(mails[1]!.text);
+    await awaiting();
     const confirmed = await fetch(second, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },

@@ -24,6 +24,7 @@ import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
 import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
+import { trustedPeer } from './trusted-proxy.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
@@ -65,14 +66,22 @@ function contractRouteOf(request: FastifyRequest): AppRoute | undefined {
 
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const { trustProxy, timeouts } = deps;
+  const fromProxy = trustedPeer(trustProxy);
   const options: FastifyHttpOptions<Server, FastifyBaseLogger> = {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
     // Fastify accepts a hop count at run time; its types only omit it.
     trustProxy: trustProxy as FastifyHttpOptions<Server>['trustProxy'],
     // A client could otherwise pick the id every log line of its request carries; only a trusted proxy may.
-    requestIdHeader: trustProxy === false ? false : 'x-request-id',
-    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' &&
+        /^[\w.:-]{1,128}$/.test(given) &&
+        fromProxy(req.socket.remoteAddress)
+        ? given
+        : randomUUID();
+    },
     return503OnClosing: true,
     // Slow-body clients (slowloris) are cut off; Node checks these deadlines every connectionsCheckingInterval.
     requestTimeout: timeouts.requestMs,

@@ -42,18 +42,17 @@ export async function registerResponseRoutes(
   parent: FastifyInstance,
   deps: { responses: ResponseService; rateLimiter: RateLimiter; rateLimitFactor: number },
 ) {
+  // A scope of their own: the page's urlencoded form is accepted on these routes only.
   await parent.register(async (app) => {
-    await routes(app, deps);
+    await app.register(formbody);
+    routes(app, deps);
   });
 }
 
-async function routes(
+function routes(
   app: FastifyInstance,
   deps: { responses: ResponseService; rateLimiter: RateLimiter; rateLimitFactor: number },
 ) {
-  // The page's form posts urlencoded; only these routes accept it.
-  await app.register(formbody);
-
   const fail = (request: FastifyRequest, reply: FastifyReply, err: unknown) => {
     if (!(err instanceof AppError)) throw err;
     if (err instanceof RateLimitedError) void reply.header('retry-after', String(err.retryAfterSeconds));
