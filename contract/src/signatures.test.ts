@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ActionCreateBody } from './schemas/action.js';
 import { signRequest, verifySignature, whsecSecretProblem } from './signatures.js';
 
@@ -368,5 +368,21 @@ describe('whsec_ secrets (L6)', () => {
     const legacy = 'whsec_!!!!!!!!!!!!!!!!';
     const signed = signRequest({ secret: legacy, messageId, timestamp: Math.floor(Date.now() / 1000), body });
     expect(new Webhook(legacy, { format: 'raw' }).verify(body, signed)).toEqual(JSON.parse(body));
+  });
+});
+
+describe('without node:crypto (a browser bundle)', () => {
+  it('the pure-JS HMAC signs and verifies the same bytes', async () => {
+    const expected = signRequest({ secret: whsec, messageId, timestamp, body });
+    const getBuiltinModule = process.getBuiltinModule;
+    vi.resetModules();
+    Object.assign(process, { getBuiltinModule: undefined });
+    try {
+      const pure = await import('./signatures.js');
+      expect(pure.signRequest({ secret: whsec, messageId, timestamp, body })).toEqual(expected);
+      expect(pure.verifySignature({ secret: whsec, headers: expected, body, now }).ok).toBe(true);
+    } finally {
+      Object.assign(process, { getBuiltinModule });
+    }
   });
 });
