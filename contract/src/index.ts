@@ -8,6 +8,7 @@ export * from './schemas/action.js';
 export * from './schemas/approval.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
 export * from './signatures.js';
 

@@ -1421,7 +1421,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            status: string;
+                            status: components["schemas"]["ActionStatus"];
                         } & {
                             [key: string]: unknown;
                         };
