@@ -1,7 +1,5 @@
 import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
 import { type ApiFetcher, initClient } from '@ts-rest/core';
-// Named so the emitted declarations can refer to fetch's option types portably.
-export type { RequestCache } from 'undici-types';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { SchedConnectionError } from './errors.js';
