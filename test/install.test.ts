@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -174,7 +174,18 @@ console.log(JSON.stringify({
     });
   });
 
-  it('the installed types check a TypeScript app (strict, NodeNext)', async () => {
+  /** The TypeScript examples of sdk/README.md, one module each, so the package's own README cannot go stale. */
+  const readmeExamples = () =>
+    [...readFileSync(join(repoRoot, 'sdk', 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(
+      (m, i) => {
+        const file = `readme-${i}.ts`;
+        const prelude = 'declare const process: { env: Record<string, string | undefined> };\n';
+        writeFileSync(join(project, file), `${prelude}${m[1]}\nexport {};\n`);
+        return file;
+      },
+    );
+
+  it('the installed types check a TypeScript app and the README examples (strict, NodeNext)', async () => {
     writeFileSync(
       join(project, 'typed.ts'),
       `import { type Action, createClient, verifyWebhook } from '@sched/sdk';
@@ -201,7 +212,7 @@ export const wrong = async (id: string) => (await sched.actions.get(id)).no_such
           skipLibCheck: true,
           types: [],
         },
-        files: ['typed.ts'],
+        files: ['typed.ts', ...readmeExamples()],
       }),
     );
     const tsc = join(repoRoot, 'test', 'node_modules', 'typescript', 'bin', 'tsc');
