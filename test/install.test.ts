@@ -40,84 +40,93 @@ async function systemNode(): Promise<{ node: string; version: string } | { missi
 const found = await systemNode();
 if ('missing' in found) console.warn(`install.test.ts skipped: ${found.missing}`);
 
-describe.skipIf('missing' in found)('installing the packages like a user (system Node)', () => {
-  const { node, version } = found as { node: string; version: string };
-  // Only the system Node's folder and the basic system folders: npm, node and sched resolve there.
-  const userPath = [dirname(node), '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter);
-  const work = mkdtempSync(join(tmpdir(), 'sched-install-'));
-  const project = join(work, 'app');
-  const globalPrefix = join(work, 'global');
-  // The user's own environment (HOME keeps their npm settings: registry, proxy, CA), without what `npm test` and
-  // vitest added (npm_* variables point npm at the pinned toolchain).
-  const userEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(npm_|vitest|node_options$|node_env$)/i.test(name)) userEnv[name] = value;
-  }
-  Object.assign(userEnv, { PATH: userPath, XDG_CONFIG_HOME: join(work, 'config') });
-  const npm = (args: string[], cwd: string) =>
-    run(join(dirname(node), 'npm'), args, { cwd, env: userEnv, timeout: 240_000 });
-
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let server: TestServer;
-  let sdkTarball: string;
-  let cliTarball: string;
-
-  beforeAll(async () => {
-    const packs = join(work, 'packs');
-    mkdirSync(packs);
-    const pnpm = existsSync(join(pinnedBin, 'pnpm')) ? join(pinnedBin, 'pnpm') : 'pnpm';
-    const env = { ...process.env, PATH: `${pinnedBin}${delimiter}${process.env.PATH}` };
-    const [dbReady] = await Promise.all([
-      createTestDatabase('install'),
-      run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'sdk'), env }),
-      run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'cli'), env }),
-    ]);
-    db = dbReady;
-    const tarballs = readdirSync(packs);
-    sdkTarball = join(packs, tarballs.find((f) => f.startsWith('sched-sdk-'))!);
-    cliTarball = join(packs, tarballs.find((f) => f.startsWith('sched-cli-'))!);
-    server = await startServer({ databaseUrl: db.url });
-
-    mkdirSync(project);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'app', private: true, type: 'module' }),
-    );
-    await Promise.all([
-      npm(['install', sdkTarball], project),
-      npm(['install', '-g', '--prefix', globalPrefix, cliTarball], work),
-    ]);
-  }, 300_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
-  });
-
-  it('each package is one tarball with a bundle, registry metadata and no workspace dependency', async () => {
-    for (const tarball of [sdkTarball, cliTarball]) {
-      const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
-      const pkg = JSON.parse(stdout) as Record<string, any>;
-      expect(pkg.private).toBeUndefined();
-      expect(pkg).toMatchObject({ version: '0.1.0', license: expect.any(String), engines: { node: '>=18' } });
-      expect(pkg.repository.url).toMatch(/^git\+https:/);
-      for (const deps of [pkg.dependencies, pkg.peerDependencies ?? {}]) {
-        expect(Object.keys(deps).filter((d) => d.startsWith('@sched/') && d !== '@sched/server')).toEqual([]);
-      }
+describe.skipIf('missing' in found)(
+  'installing the packages like a user (system Node)',
+  { timeout: 120_000 },
+  () => {
+    const { node, version } = found as { node: string; version: string };
+    // Only the system Node's folder and the basic system folders: npm, node and sched resolve there.
+    const userPath = [dirname(node), '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter);
+    const work = mkdtempSync(join(tmpdir(), 'sched-install-'));
+    const project = join(work, 'app');
+    const globalPrefix = join(work, 'global');
+    // The user's own environment (HOME keeps their npm settings: registry, proxy, CA), without what `npm test` and
+    // vitest added (npm_* variables point npm at the pinned toolchain).
+    const userEnv: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (value !== undefined && !/^(npm_|vitest|node_options$|node_env$)/i.test(name)) userEnv[name] = value;
     }
-    const sdk = JSON.parse((await run('tar', ['-xzOf', sdkTarball, 'package/package.json'])).stdout);
-    expect(sdk).toMatchObject({
-      name: '@sched/sdk',
-      sideEffects: false,
-      exports: { '.': { types: './bundle/index.d.ts', default: './bundle/index.js' } },
-    });
-    // The main entry imports no node: module, so browsers, Deno and Bun load it.
-    const bundle = (await run('tar', ['-xzOf', sdkTarball, 'package/bundle/index.js'])).stdout;
-    expect(bundle).not.toMatch(/from\s+["']node:|import\(["']node:/);
-  });
+    Object.assign(userEnv, { PATH: userPath, XDG_CONFIG_HOME: join(work, 'config') });
+    const npm = (args: string[], cwd: string) =>
+      run(join(dirname(node), 'npm'), args, { cwd, env: userEnv, timeout: 240_000 });
 
-  it('an app on the system Node creates, lists, gets and cancels actions, and verifies a signed delivery', async () => {
-    const script = `
+    let db: Awaited<ReturnType<typeof createTestDatabase>>;
+    let server: TestServer;
+    let sdkTarball: string;
+    let cliTarball: string;
+
+    beforeAll(async () => {
+      const packs = join(work, 'packs');
+      mkdirSync(packs);
+      const pnpm = existsSync(join(pinnedBin, 'pnpm')) ? join(pinnedBin, 'pnpm') : 'pnpm';
+      const env = { ...process.env, PATH: `${pinnedBin}${delimiter}${process.env.PATH}` };
+      const [dbReady] = await Promise.all([
+        createTestDatabase('install'),
+        run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'sdk'), env }),
+        run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'cli'), env }),
+      ]);
+      db = dbReady;
+      const tarballs = readdirSync(packs);
+      sdkTarball = join(packs, tarballs.find((f) => f.startsWith('sched-sdk-'))!);
+      cliTarball = join(packs, tarballs.find((f) => f.startsWith('sched-cli-'))!);
+      server = await startServer({ databaseUrl: db.url });
+
+      mkdirSync(project);
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({ name: 'app', private: true, type: 'module' }),
+      );
+      await Promise.all([
+        npm(['install', sdkTarball], project),
+        npm(['install', '-g', '--prefix', globalPrefix, cliTarball], work),
+      ]);
+    }, 300_000);
+
+    afterAll(async () => {
+      await server?.stop();
+      await db?.drop();
+    });
+
+    it('each package is one tarball with a bundle, registry metadata and no workspace dependency', async () => {
+      for (const tarball of [sdkTarball, cliTarball]) {
+        const { stdout } = await run('tar', ['-xzOf', tarball, 'package/package.json']);
+        const pkg = JSON.parse(stdout) as Record<string, any>;
+        expect(pkg.private).toBeUndefined();
+        expect(pkg).toMatchObject({
+          version: '0.1.0',
+          license: expect.any(String),
+          engines: { node: '>=18' },
+        });
+        expect(pkg.repository.url).toMatch(/^git\+https:/);
+        for (const deps of [pkg.dependencies, pkg.peerDependencies ?? {}]) {
+          expect(Object.keys(deps).filter((d) => d.startsWith('@sched/') && d !== '@sched/server')).toEqual(
+            [],
+          );
+        }
+      }
+      const sdk = JSON.parse((await run('tar', ['-xzOf', sdkTarball, 'package/package.json'])).stdout);
+      expect(sdk).toMatchObject({
+        name: '@sched/sdk',
+        sideEffects: false,
+        exports: { '.': { types: './bundle/index.d.ts', default: './bundle/index.js' } },
+      });
+      // The main entry imports no node: module, so browsers, Deno and Bun load it.
+      const bundle = (await run('tar', ['-xzOf', sdkTarball, 'package/bundle/index.js'])).stdout;
+      expect(bundle).not.toMatch(/from\s+["']node:|import\(["']node:/);
+    });
+
+    it('an app on the system Node creates, lists, gets and cancels actions, and verifies a signed delivery', async () => {
+      const script = `
 import { createServer } from 'node:http';
 import { createClient, verifyWebhook } from '@sched/sdk';
 
@@ -157,38 +166,38 @@ console.log(JSON.stringify({
   expectedId: signed.action.id + '.0',
 }));
 `;
-    writeFileSync(join(project, 'app.mjs'), script);
-    const { stdout } = await run(node, ['app.mjs'], {
-      cwd: project,
-      env: { ...userEnv, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey },
-      timeout: 60_000,
+      writeFileSync(join(project, 'app.mjs'), script);
+      const { stdout } = await run(node, ['app.mjs'], {
+        cwd: project,
+        env: { ...userEnv, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey },
+        timeout: 60_000,
+      });
+      const out = JSON.parse(stdout);
+      expect(out).toMatchObject({
+        node: version,
+        created: true,
+        listed: true,
+        got: true,
+        cancelled: 'cancelled',
+        verified: { ok: true, scheme: 'x-service-signature-v2', id: out.expectedId },
+      });
     });
-    const out = JSON.parse(stdout);
-    expect(out).toMatchObject({
-      node: version,
-      created: true,
-      listed: true,
-      got: true,
-      cancelled: 'cancelled',
-      verified: { ok: true, scheme: 'x-service-signature-v2', id: out.expectedId },
-    });
-  });
 
-  /** The TypeScript examples of sdk/README.md, one module each, so the package's own README cannot go stale. */
-  const readmeExamples = () =>
-    [...readFileSync(join(repoRoot, 'sdk', 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(
-      (m, i) => {
-        const file = `readme-${i}.ts`;
-        const prelude = 'declare const process: { env: Record<string, string | undefined> };\n';
-        writeFileSync(join(project, file), `${prelude}${m[1]}\nexport {};\n`);
-        return file;
-      },
-    );
+    /** The TypeScript examples of sdk/README.md, one module each, so the package's own README cannot go stale. */
+    const readmeExamples = () =>
+      [...readFileSync(join(repoRoot, 'sdk', 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map(
+        (m, i) => {
+          const file = `readme-${i}.ts`;
+          const prelude = 'declare const process: { env: Record<string, string | undefined> };\n';
+          writeFileSync(join(project, file), `${prelude}${m[1]}\nexport {};\n`);
+          return file;
+        },
+      );
 
-  it('the installed types check a TypeScript app and the README examples (strict, NodeNext)', async () => {
-    writeFileSync(
-      join(project, 'typed.ts'),
-      `import { type Action, createClient, verifyWebhook } from '@sched/sdk';
+    it('the installed types check a TypeScript app and the README examples (strict, NodeNext)', async () => {
+      writeFileSync(
+        join(project, 'typed.ts'),
+        `import { type Action, createClient, verifyWebhook } from '@sched/sdk';
 const sched = createClient({ baseUrl: 'http://localhost:8080', apiKey: 'sk' });
 export async function status(id: string): Promise<Action['status']> {
   const action = await sched.actions.get(id);
@@ -198,82 +207,83 @@ export const ok: boolean = verifyWebhook({ secret: ['a', 'b'], headers: {}, body
 // @ts-expect-error: the contract types the answer; a field the API does not have is an error.
 export const wrong = async (id: string) => (await sched.actions.get(id)).no_such_field;
 `,
-    );
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          lib: ['es2022', 'dom'],
-          noEmit: true,
-          skipLibCheck: true,
-          types: [],
-        },
-        files: ['typed.ts', ...readmeExamples()],
-      }),
-    );
-    const tsc = join(repoRoot, 'test', 'node_modules', 'typescript', 'bin', 'tsc');
-    const result = await run(node, [tsc, '-p', project], { cwd: project, env: userEnv }).then(
-      (r) => ({ code: 0, ...r }),
-      (e: { code: number; stdout: string }) => e,
-    );
-    expect(result.stdout).toBe('');
-    expect(result.code).toBe(0);
-  });
-
-  it('the installed sched binary: --version, config set (0600), actions create against the live server', async () => {
-    const sched = (args: string[], env: Record<string, string> = {}) =>
-      run(join(globalPrefix, 'bin', 'sched'), args, { cwd: work, env: { ...userEnv, ...env } }).then(
-        (r) => ({ code: 0, ...r }),
-        (e: { code: number; stdout: string; stderr: string }) => e,
       );
-    expect((await sched(['--version'])).stdout.trim()).toBe('0.1.0');
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            lib: ['es2022', 'dom'],
+            noEmit: true,
+            skipLibCheck: true,
+            types: [],
+          },
+          files: ['typed.ts', ...readmeExamples()],
+        }),
+      );
+      const tsc = join(repoRoot, 'test', 'node_modules', 'typescript', 'bin', 'tsc');
+      const result = await run(node, [tsc, '-p', project], { cwd: project, env: userEnv }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string }) => e,
+      );
+      expect(result.stdout).toBe('');
+      expect(result.code).toBe(0);
+    });
 
-    await sched(['config', 'set', 'api-url', server.url]);
-    await sched(['config', 'set', 'api-key', server.apiKey]);
-    const { stdout: mode } = await run('stat', ['-c', '%a', join(work, 'config', 'sched', 'config.json')]);
-    expect(mode.trim()).toBe('600');
+    it('the installed sched binary: --version, config set (0600), actions create against the live server', async () => {
+      const sched = (args: string[], env: Record<string, string> = {}) =>
+        run(join(globalPrefix, 'bin', 'sched'), args, { cwd: work, env: { ...userEnv, ...env } }).then(
+          (r) => ({ code: 0, ...r }),
+          (e: { code: number; stdout: string; stderr: string }) => e,
+        );
+      expect((await sched(['--version'])).stdout.trim()).toBe('0.1.0');
 
-    const rx = await startReceiver();
-    try {
-      const created = await sched([
-        'actions',
-        'create',
-        '--url',
-        `${rx.url}/from-cli`,
-        '--in',
-        '1s',
-        '--json',
-      ]);
-      expect(created.stderr).toBe('');
-      const id = JSON.parse(created.stdout).data.id as string;
-      const watched = await sched(['actions', 'watch', id, '--json', '--interval', '0.2']);
-      const events = watched.stdout
-        .trim()
-        .split('\n')
-        .map((line: string) => JSON.parse(line));
-      expect(events.at(-1)).toMatchObject({ event: 'end', action_id: id, status: 'executed' });
-      expect(events.find((e: { event: string }) => e.event === 'attempt')).toMatchObject({
-        status_code: 200,
-        outcome: 'success',
-        lateness_ms: expect.any(Number),
-      });
-      await eventually(async () => rx.to('/from-cli').length === 1);
-    } finally {
-      await rx.close();
-    }
+      await sched(['config', 'set', 'api-url', server.url]);
+      await sched(['config', 'set', 'api-key', server.apiKey]);
+      const { stdout: mode } = await run('stat', ['-c', '%a', join(work, 'config', 'sched', 'config.json')]);
+      expect(mode.trim()).toBe('600');
 
-    // The environment still wins over the saved config.
-    const wrongKey = await sched(['actions', 'list'], { SCHED_API_KEY: 'sk_sched_wrong' });
-    expect(wrongKey.code).toBe(1);
-    expect(wrongKey.stderr).toMatch(/HTTP 401/);
+      const rx = await startReceiver();
+      try {
+        const created = await sched([
+          'actions',
+          'create',
+          '--url',
+          `${rx.url}/from-cli`,
+          '--in',
+          '1s',
+          '--json',
+        ]);
+        expect(created.stderr).toBe('');
+        const id = JSON.parse(created.stdout).data.id as string;
+        const watched = await sched(['actions', 'watch', id, '--json', '--interval', '0.2']);
+        const events = watched.stdout
+          .trim()
+          .split('\n')
+          .map((line: string) => JSON.parse(line));
+        expect(events.at(-1)).toMatchObject({ event: 'end', action_id: id, status: 'executed' });
+        expect(events.find((e: { event: string }) => e.event === 'attempt')).toMatchObject({
+          status_code: 200,
+          outcome: 'success',
+          lateness_ms: expect.any(Number),
+        });
+        await eventually(async () => rx.to('/from-cli').length === 1);
+      } finally {
+        await rx.close();
+      }
 
-    // Admin verbs name what is missing instead of failing on an import.
-    const admin = await sched(['accounts', 'list']);
-    expect(admin.code).toBe(2);
-    expect(admin.stderr).toMatch(/admin verb: it needs the sched server package/);
-  });
-});
+      // The environment still wins over the saved config.
+      const wrongKey = await sched(['actions', 'list'], { SCHED_API_KEY: 'sk_sched_wrong' });
+      expect(wrongKey.code).toBe(1);
+      expect(wrongKey.stderr).toMatch(/HTTP 401/);
+
+      // Admin verbs name what is missing instead of failing on an import.
+      const admin = await sched(['accounts', 'list']);
+      expect(admin.code).toBe(2);
+      expect(admin.stderr).toMatch(/admin verb: it needs the sched server package/);
+    });
+  },
+);
