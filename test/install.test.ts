@@ -37,6 +37,49 @@ async function systemNode(): Promise<{ node: string; version: string } | { missi
   };
 }
 
+/** A user's app: creates, lists, gets and cancels actions, and verifies the signed delivery it receives. */
+const APP_SCRIPT = `
+import { createServer } from 'node:http';
+import { createClient, verifyWebhook } from '@sched/sdk';
+
+const secret = 'whsec_' + btoa(String.fromCharCode(...new Uint8Array(32).fill(7)));
+let delivered;
+const received = new Promise((resolve) => (delivered = resolve));
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    res.writeHead(204).end();
+    delivered(verifyWebhook({ secret, headers: req.headers, body }));
+  });
+});
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hookUrl = 'http://127.0.0.1:' + receiver.address().port + '/hook';
+
+const sched = createClient({ baseUrl: process.env.SCHED_API_URL, apiKey: process.env.SCHED_API_KEY });
+const signed = await sched.actions.create({
+  schedule: { wait: '1s' },
+  webhook_secret: secret,
+  request: { url: hookUrl, body: { from: 'installed sdk' } },
+});
+const later = await sched.actions.create({ schedule: { wait: '1h' }, request: { url: hookUrl } });
+const listed = await sched.actions.list({ per_page: 100 });
+const got = await sched.actions.get(later.action.id);
+const cancelled = await sched.actions.cancel(later.action.id);
+const check = await received;
+receiver.close();
+console.log(JSON.stringify({
+  runtime: globalThis.Deno ? 'deno' : globalThis.Bun ? 'bun' : 'node ' + process.version,
+  created: signed.skipped === false && signed.action.signed,
+  listed: listed.data.some((a) => a.id === later.action.id),
+  got: got.id === later.action.id,
+  cancelled: cancelled.status,
+  verified: check,
+  expectedId: signed.action.id + '.0',
+}));
+`;
+
 const found = await systemNode();
 if ('missing' in found) console.warn(`install.test.ts skipped: ${found.missing}`);
 
@@ -125,56 +168,20 @@ describe.skipIf('missing' in found)(
       expect(bundle).not.toMatch(/from\s+["']node:|import\(["']node:/);
     });
 
-    it('an app on the system Node creates, lists, gets and cancels actions, and verifies a signed delivery', async () => {
-      const script = `
-import { createServer } from 'node:http';
-import { createClient, verifyWebhook } from '@sched/sdk';
-
-const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-let delivered;
-const received = new Promise((resolve) => (delivered = resolve));
-const receiver = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    res.writeHead(204).end();
-    delivered(verifyWebhook({ secret, headers: req.headers, body: Buffer.concat(chunks) }));
-  });
-});
-await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const hookUrl = 'http://127.0.0.1:' + receiver.address().port + '/hook';
-
-const sched = createClient({ baseUrl: process.env.SCHED_API_URL, apiKey: process.env.SCHED_API_KEY });
-const signed = await sched.actions.create({
-  schedule: { wait: '1s' },
-  webhook_secret: secret,
-  request: { url: hookUrl, body: { from: 'installed sdk' } },
-});
-const later = await sched.actions.create({ schedule: { wait: '1h' }, request: { url: hookUrl } });
-const listed = await sched.actions.list({ per_page: 100 });
-const got = await sched.actions.get(later.action.id);
-const cancelled = await sched.actions.cancel(later.action.id);
-const check = await received;
-receiver.close();
-console.log(JSON.stringify({
-  node: process.version,
-  created: signed.skipped === false && signed.action.signed,
-  listed: listed.data.some((a) => a.id === later.action.id),
-  got: got.id === later.action.id,
-  cancelled: cancelled.status,
-  verified: check,
-  expectedId: signed.action.id + '.0',
-}));
-`;
-      writeFileSync(join(project, 'app.mjs'), script);
-      const { stdout } = await run(node, ['app.mjs'], {
+    const runApp = async (bin: string, args: string[]) => {
+      writeFileSync(join(project, 'app.mjs'), APP_SCRIPT);
+      const { stdout } = await run(bin, args, {
         cwd: project,
         env: { ...userEnv, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey },
         timeout: 60_000,
       });
-      const out = JSON.parse(stdout);
+      return JSON.parse(stdout.trim().split('\n').at(-1)!);
+    };
+
+    it('an app on the system Node creates, lists, gets and cancels actions, and verifies a signed delivery', async () => {
+      const out = await runApp(node, ['app.mjs']);
       expect(out).toMatchObject({
-        node: version,
+        runtime: `node ${version}`,
         created: true,
         listed: true,
         got: true,
@@ -182,6 +189,26 @@ console.log(JSON.stringify({
         verified: { ok: true, scheme: 'x-service-signature-v2', id: out.expectedId },
       });
     });
+
+    // Deno and Bun are not installed by this repository: the same app runs under each one found on PATH
+    // (`npm install deno bun` gives both, binaries inside the registry packages).
+    for (const runtime of ['deno', 'bun'] as const) {
+      const bin = (process.env.PATH ?? '')
+        .split(delimiter)
+        .map((d) => join(d, runtime))
+        .find((p) => existsSync(p));
+      it.skipIf(!bin)(`the same app runs under ${runtime} (when on PATH)`, async () => {
+        const out = await runApp(bin!, runtime === 'deno' ? ['run', '-A', 'app.mjs'] : ['app.mjs']);
+        expect(out).toMatchObject({
+          runtime,
+          created: true,
+          listed: true,
+          got: true,
+          cancelled: 'cancelled',
+          verified: { ok: true, scheme: 'x-service-signature-v2', id: out.expectedId },
+        });
+      });
+    }
 
     /** The TypeScript examples of sdk/README.md, one module each, so the package's own README cannot go stale. */
     const readmeExamples = () =>
