@@ -3,7 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { signRequest } from '@sched/contract';
+import { build } from 'tsdown';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from './support/browser.js';
 import { createTestDatabase } from './support/database.js';
 import { startReceiver } from './support/receiver.js';
 import { repoRoot, startServer, type TestServer } from './support/server.js';
@@ -209,6 +212,69 @@ describe.skipIf('missing' in found)(
         });
       });
     }
+
+    it('a browser bundle of the installed SDK verifies a signed request in Chromium (pure-JS HMAC)', async () => {
+      const browser = await launchBrowser();
+      if (!browser) return; // no chromium on this developer machine; CI has one and fails without it
+      try {
+        writeFileSync(
+          join(project, 'browser-entry.js'),
+          "import { createClient, verifyWebhook } from '@sched/sdk';\nwindow.schedSdk = { createClient, verifyWebhook };\n",
+        );
+        await build({
+          cwd: project,
+          entry: ['browser-entry.js'],
+          outDir: join(project, 'browser-dist'),
+          platform: 'browser',
+          format: 'esm',
+          dts: false,
+          config: false,
+          tsconfig: false,
+          noExternal: [/./],
+          logLevel: 'silent',
+        });
+        const bundled = readdirSync(join(project, 'browser-dist')).find((f) => f.endsWith('.js'))!;
+        const page = await browser.newPage();
+        await page.setContent('<!doctype html><title>sdk</title>');
+        await page.addScriptTag({
+          content: readFileSync(join(project, 'browser-dist', bundled), 'utf8'),
+          type: 'module',
+        });
+        await page.waitForFunction(() => 'schedSdk' in globalThis);
+        const secret = 'a-browser-secret-0123456789';
+        const body = '{"from":"browser"}';
+        const headers = signRequest({
+          secret,
+          messageId: 'msg_browser',
+          timestamp: Math.floor(Date.now() / 1000),
+          body,
+        });
+        const result = await page.evaluate(
+          ([s, h, b]) => {
+            const sdk = (globalThis as unknown as { schedSdk: any }).schedSdk;
+            sdk.createClient({ baseUrl: 'http://localhost:8080', apiKey: 'k' });
+            return {
+              noNode: typeof (globalThis as { process?: unknown }).process === 'undefined',
+              good: sdk.verifyWebhook({ secret: s, headers: h, body: b }),
+              tampered: sdk.verifyWebhook({ secret: s, headers: h, body: `${b} ` }).ok,
+            };
+          },
+          [secret, headers, body] as const,
+        );
+        expect(result).toEqual({
+          noNode: true,
+          good: {
+            ok: true,
+            scheme: 'x-service-signature-v2',
+            id: 'msg_browser',
+            timestamp: expect.any(Number),
+          },
+          tampered: false,
+        });
+      } finally {
+        await browser.close();
+      }
+    });
 
     /** The TypeScript examples of sdk/README.md, one module each, so the package's own README cannot go stale. */
     const readmeExamples = () =>
