@@ -193,6 +193,22 @@ describe.skipIf('missing' in found)(
       });
     });
 
+    // Other Node versions, e.g. 18 and 22 from the `node` npm package: SCHED_TEST_NODES=/path/node18:/path/node22.
+    for (const other of (process.env.SCHED_TEST_NODES ?? '').split(delimiter).filter(Boolean)) {
+      it(`the same app and the installed sched run on ${other}`, async () => {
+        const { stdout: v } = await run(other, ['--version']);
+        const out = await runApp(other, ['app.mjs']);
+        expect(out).toMatchObject({ runtime: `node ${v.trim()}`, created: true, verified: { ok: true } });
+        const sched = join(globalPrefix, 'lib', 'node_modules', '@sched', 'cli', 'bundle', 'bin.js');
+        const completion = await run(other, [sched, 'completion', 'fish'], { env: userEnv });
+        expect(completion.stdout).toContain("-a 'watch'");
+        const list = await run(other, [sched, 'actions', 'list', '--json'], {
+          env: { ...userEnv, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey },
+        });
+        expect(JSON.parse(list.stdout).meta.current_page).toBe(1);
+      });
+    }
+
     // Deno and Bun are not installed by this repository: the same app runs under each one found on PATH
     // (`npm install deno bun` gives both, binaries inside the registry packages).
     for (const runtime of ['deno', 'bun'] as const) {
