@@ -19,7 +19,7 @@ export function unwrap<R extends RawResult, S extends R['status']>(result: R, ok
   throw apiError(result);
 }
 
-export function apiError(result: RawResult): SchedApiError {
+function apiError(result: RawResult): SchedApiError {
   const body = (result.body ?? {}) as { message?: unknown; errors?: unknown };
   const message =
     typeof body.message === 'string' ? body.message : `request failed with status ${result.status}`;

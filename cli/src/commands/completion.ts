@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../runtime.js';
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
 /** One node of the command tree: its path from the root (`actions create`), sub-commands and long options. */
@@ -13,7 +13,7 @@ interface Node {
 }
 
 /** The tree of the built program, so completions follow every verb added later without a second list. */
-export function commandTree(cmd: Command, path: string[] = []): Node {
+function commandTree(cmd: Command, path: string[] = []): Node {
   return {
     path,
     description: cmd.description(),

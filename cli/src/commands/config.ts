@@ -17,7 +17,7 @@ function settingName(name: string): SettingName {
 }
 
 /** Shows enough of a key to tell two apart, never the whole secret. */
-export function maskKey(key: string): string {
+function maskKey(key: string): string {
   return key.length <= 12 ? '****' : `${key.slice(0, 10)}…${key.slice(-4)}`;
 }
 
