@@ -119,6 +119,10 @@ const WebhookSecret = z
   .superRefine((secret, ctx) => {
     const problem = whsecSecretProblem(secret);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({
+    description:
+      'Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes.',
   });
 
 export const ActionCreateBody = z
