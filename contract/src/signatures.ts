@@ -16,8 +16,8 @@ import { sha256 } from '@noble/hashes/sha2';
  *
  * HMAC: node:crypto when the runtime has it (Node, Deno and Bun expose `process.getBuiltinModule`), reached without a
  * static `node:` import so that browser bundles of the SDK load this module; elsewhere the audited pure-JS
- * @noble/hashes. Web Crypto would make signing and verifying asynchronous; noble alone costs ~200 us per 1 KB
- * request signed against ~10 us, measured on the server's delivery path.
+ * @noble/hashes. Web Crypto would make signing and verifying asynchronous. Measured (signRequest, 1 KB body, busy
+ * 2-core machine): ~220 us with noble, ~80 us with node:crypto; at 100 KB, 7 ms against 0.5 ms.
  */
 
 export const SERVICE_SIGNATURE_HEADER = 'X-Service-Signature';
