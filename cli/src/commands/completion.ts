@@ -40,25 +40,31 @@ function bash(root: Node): string {
   const cases = nodes
     .map((n) => {
       const words = [...n.subcommands.map((s) => s.path.at(-1)!), ...n.options.map((o) => o.flag)];
-      return `    ${quote(n.path.join(' '))}) subs=${quote(n.subcommands.map((s) => s.path.at(-1)).join(' '))}; words=${quote(words.join(' '))} ;;`;
+      const subs = n.subcommands.map((s) => quote(s.path.at(-1)!)).join(' ');
+      return `    ${quote(n.path.join(' '))}) subs=(${subs}); words=(${words.map(quote).join(' ')}) ;;`;
     })
     .join('\n');
   return `# sched completion for bash: eval "$(sched completion bash)", or save it under
 # ~/.local/share/bash-completion/completions/sched
 _sched_completion() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" subs words i w
+  # zsh (through bashcompinit) indexes arrays from 1 unless told otherwise.
+  [[ -n "\${ZSH_VERSION-}" ]] && setopt localoptions ksharrays
+  local cur="\${COMP_WORDS[COMP_CWORD]}" at="" i w
+  local -a subs words
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
-    _sched_node "$path"
-    if [[ " $subs " == *" $w "* ]]; then path="\${path:+$path }$w"; fi
+    _sched_node "$at"
+    if [[ " \${subs[*]} " == *" $w "* ]]; then at="\${at:+$at }$w"; fi
   done
-  _sched_node "$path"
-  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  _sched_node "$at"
+  # Filtered here rather than by compgen, whose zsh emulation differs.
+  COMPREPLY=()
+  for w in "\${words[@]}"; do [[ "$w" == "$cur"* ]] && COMPREPLY+=("$w"); done
 }
 _sched_node() {
   case "$1" in
 ${cases}
-    *) subs=''; words='' ;;
+    *) subs=(); words=() ;;
   esac
 }
 complete -o default -F _sched_completion sched
