@@ -116,12 +116,12 @@ describe.skipIf('missing' in found)(
       mkdirSync(packs);
       const pnpm = existsSync(join(pinnedBin, 'pnpm')) ? join(pinnedBin, 'pnpm') : 'pnpm';
       const env = { ...process.env, PATH: `${pinnedBin}${delimiter}${process.env.PATH}` };
-      const [dbReady] = await Promise.all([
-        createTestDatabase('install'),
-        run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'sdk'), env }),
-        run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'cli'), env }),
-      ]);
-      db = dbReady;
+      // One after the other: each prepack runs `tsc -b`, and two builds of the same references would race.
+      const packBoth = async () => {
+        for (const dir of ['sdk', 'cli'])
+          await run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, dir), env });
+      };
+      [db] = await Promise.all([createTestDatabase('install'), packBoth()]);
       const tarballs = readdirSync(packs);
       sdkTarball = join(packs, tarballs.find((f) => f.startsWith('sched-sdk-'))!);
       cliTarball = join(packs, tarballs.find((f) => f.startsWith('sched-cli-'))!);
