@@ -223,8 +223,11 @@ describe('webhook delivery', () => {
     const hits = await rx.waitFor('/signed', 2);
     for (const hit of hits) {
       const header = String(hit.headers['x-service-signature']);
-      const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header)!;
+      const [, t, v1, v2] = /^t=(\d+),v1=([0-9a-f]{64}),v2=([0-9a-f]{64})$/.exec(header)!;
       expect(createHmac('sha256', secret).update(`${t}.${hit.body}`).digest('hex')).toBe(v1);
+      // v2 covers the webhook-id too (docs/signatures.md).
+      const v2Message = `${hit.headers['webhook-id']}.${t}.${hit.body}`;
+      expect(createHmac('sha256', secret).update(v2Message).digest('hex')).toBe(v2);
       expect(Math.abs(Number(t) - hit.at / 1000)).toBeLessThan(5);
       const std = createHmac('sha256', Buffer.from(secret))
         .update(`${hit.headers['webhook-id']}.${hit.headers['webhook-timestamp']}.${hit.body}`)

@@ -200,15 +200,17 @@ describe('actions through the SDK and the sched binary', () => {
     });
     expect(created.action.signed).toBe(true);
     const request = await eventually(async () => receiver.to('/signed')[0]);
-    expect(verifyWebhook({ secret, headers: request.headers, body: request.body })).toEqual({
+    expect(verifyWebhook({ secret, headers: request.headers, body: request.body })).toMatchObject({
       ok: true,
-      scheme: 'x-service-signature',
+      scheme: 'x-service-signature-v2',
+      id: `${created.action.id}.0`,
     });
     const headers = new Headers();
     for (const [k, v] of Object.entries(request.headers)) if (typeof v === 'string') headers.set(k, v);
     headers.delete('x-service-signature');
-    expect(assertWebhook({ secret, headers, body: Buffer.from(request.body) })).toEqual({
+    expect(assertWebhook({ secret, headers, body: Buffer.from(request.body) })).toMatchObject({
       scheme: 'standard-webhooks',
+      id: `${created.action.id}.0`,
     });
     expect(verifyWebhook({ secret, headers: request.headers, body: '{"signed":false}' })).toEqual({
       ok: false,

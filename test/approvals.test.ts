@@ -151,7 +151,9 @@ describe('approval actions', () => {
     });
     const [hook] = await rx.waitFor('/deploy');
     expect(hook!.json).toEqual({ version: 2 });
-    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]+)$/.exec(String(hook!.headers['x-service-signature']))!;
+    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]+),v2=[0-9a-f]+$/.exec(
+      String(hook!.headers['x-service-signature']),
+    )!;
     expect(createHmac('sha256', secret).update(`${t}.${hook!.body}`).digest('hex')).toBe(v1);
     expect(done.gate.post_approval_action_id).toBeTypeOf('string');
     await until(done.gate.post_approval_action_id, 'executed');

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
 import { configureChannelsCommands } from './commands/channels.js';
+import { configureCompletionCommand } from './commands/completion.js';
+import { configureConfigCommands } from './commands/config.js';
 import { configureContactsCommands } from './commands/contacts.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configureQuotaCommand } from './commands/quota.js';
@@ -10,9 +13,17 @@ import { configureMigrateCommand, configureServeCommand } from './commands/serve
 import { configureTeamMembersCommands } from './commands/team-members.js';
 import { EXIT, reportError } from './runtime.js';
 
+/** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
+export function cliVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('sched')
-    .version('0.1.0')
+    .version(cliVersion())
     .description('sched: scheduled webhooks and human approvals')
     .option('--api-url <url>', 'service root URL (SCHED_API_URL)')
     .option('--api-key <key>', 'API key (SCHED_API_KEY)')
@@ -28,6 +39,8 @@ export function buildProgram(): Command {
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configureConfigCommands(program);
+  configureCompletionCommand(program);
   return program;
 }
 

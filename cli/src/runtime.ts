@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { createClient, SchedApiError, type SchedClient, SchedConnectionError } from '@sched/sdk';
 import type { Command } from 'commander';
+import { readLocalCredentials, readUserConfig, resolveConnection } from './settings.js';
 
 /** Exit codes: 0 success, 1 the server or database refused, 2 bad usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -14,27 +13,24 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-/** Flags override the environment, which overrides the credentials `sched serve` wrote on first start. */
+/** Flags, then the environment, then `sched config set`, then a local server's credentials (see settings.ts). */
 export function connection(
   opts: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): { baseUrl: string; apiKey: string } {
-  const saved = readCredentials(env);
-  const baseUrl = opts.apiUrl ?? env.SCHED_API_URL ?? saved.SCHED_API_URL ?? 'http://localhost:8080';
-  const apiKey = opts.apiKey ?? env.SCHED_API_KEY ?? saved.SCHED_API_KEY;
-  if (!apiKey) throw new UsageError('no API key: pass --api-key or set SCHED_API_KEY');
-  return { baseUrl, apiKey };
-}
-
-function readCredentials(env: NodeJS.ProcessEnv): Record<string, string> {
-  const file = join(resolve(env.SCHED_DATA_DIR ?? '.sched'), 'credentials');
-  if (!existsSync(file)) return {};
-  const out: Record<string, string> = {};
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
-    if (m) out[m[1]!] = m[2]!;
+  const resolved = resolveConnection({
+    flags: { apiUrl: opts.apiUrl, apiKey: opts.apiKey },
+    env,
+    config: readUserConfig(env),
+    local: () => readLocalCredentials(env),
+  });
+  if (!resolved.apiKey) {
+    const hint = resolved.hint ? ` (${resolved.hint})` : '';
+    throw new UsageError(
+      `no API key: pass --api-key, set SCHED_API_KEY, or run \`sched config set api-key <key>\`${hint}`,
+    );
   }
-  return out;
+  return { baseUrl: resolved.baseUrl, apiKey: resolved.apiKey };
 }
 
 export function client(cmd: Command): SchedClient {

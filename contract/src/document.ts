@@ -6,6 +6,7 @@ export function renderOpenApi(): string {
   const doc = buildOpenApiDocument(contract, {
     title: 'sched API',
     version: '1.0.0',
+    license: { name: 'MIT', identifier: 'MIT' },
     description:
       'Scheduled webhooks and human approvals. Single resources are `{ data }`; lists are `{ data, meta }`; ' +
       'validation failures are 422 `{ message, errors }` with dotted field paths. Every response carries ' +

@@ -10,6 +10,7 @@ export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
 export * from './schemas/template.js';
+export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
 export * from './signatures.js';
 

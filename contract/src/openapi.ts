@@ -30,15 +30,17 @@ const COMPONENT_PREFIX = '#/components/schemas/';
  * Turns the ts-rest contract into an OpenAPI 3.1 document. Schemas that carry a zod `id` become named components;
  * when a schema reads differently as input (defaults make fields optional) it gets a second component `<id>Input`.
  */
-export function buildOpenApiDocument(
-  router: AppRouter,
-  info: { title: string; version: string; description: string },
-): OpenAPIObject {
+export function buildOpenApiDocument(router: AppRouter, info: OpenAPIObject['info']): OpenAPIObject {
   const builder = OpenApiBuilder.create({
     openapi: '3.1.0',
     info,
+    // Relative: the document describes whichever sched serves it, self-hosted at its own URL.
     servers: [
-      { url: 'http://localhost:8080', description: 'A local `sched serve`; use your SCHED_PUBLIC_URL.' },
+      {
+        url: '/',
+        description:
+          'Your sched server (its SCHED_PUBLIC_URL); a local `sched serve` listens on http://localhost:8080.',
+      },
     ],
     paths: {},
     components: {

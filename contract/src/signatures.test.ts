@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
-import { signRequest, verifySignature } from './signatures.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ActionCreateBody } from './schemas/action.js';
+import { signRequest, verifySignature, whsecSecretProblem } from './signatures.js';
 
 const secret = 'my-webhook-secret-0123';
 const whsec = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -26,14 +27,15 @@ describe('signRequest', () => {
     ]);
     expect(headers['webhook-id']).toBe(messageId);
     expect(headers['webhook-timestamp']).toBe(String(timestamp));
-    expect(headers['X-Service-Signature']).toMatch(/^t=1777975200,v1=[0-9a-f]{64}$/);
+    expect(headers['X-Service-Signature']).toMatch(/^t=1777975200,v1=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
     expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
   });
 
-  it('matches an independent openssl HMAC for X-Service-Signature', () => {
-    const out = openssl(['-hmac', secret], `${timestamp}.${body}`).toString().trim();
-    const hex = out.split('= ').pop();
-    expect(headers['X-Service-Signature']).toBe(`t=${timestamp},v1=${hex}`);
+  it('matches an independent openssl HMAC for X-Service-Signature v1 and v2', () => {
+    const hex = (message: string) => openssl(['-hmac', secret], message).toString().trim().split('= ').pop();
+    const v1 = hex(`${timestamp}.${body}`);
+    const v2 = hex(`${messageId}.${timestamp}.${body}`);
+    expect(headers['X-Service-Signature']).toBe(`t=${timestamp},v1=${v1},v2=${v2}`);
   });
 
   it('matches an independent openssl HMAC for webhook-signature (raw and whsec secrets)', () => {
@@ -91,6 +93,8 @@ describe('interoperability with the standardwebhooks package', () => {
       expect(verifySignature({ secret: key, headers, body, now })).toEqual({
         ok: true,
         scheme: 'standard-webhooks',
+        id: messageId,
+        timestamp,
       });
     }
   });
@@ -103,23 +107,32 @@ describe('verifySignature', () => {
     'webhook-timestamp': headers['webhook-timestamp'],
     'webhook-signature': headers['webhook-signature'],
   };
-  const serviceOnly = { 'x-service-signature': headers['X-Service-Signature'] };
+  const serviceOnly = {
+    'x-service-signature': headers['X-Service-Signature'],
+    'webhook-id': headers['webhook-id'],
+  };
+  const v1Header = headers['X-Service-Signature']!.replace(/,v2=.*$/, '');
+  const v1Only = { 'x-service-signature': v1Header };
 
-  it('accepts all headers, preferring X-Service-Signature', () => {
+  it('accepts all headers, preferring X-Service-Signature v2, and returns the authenticated id', () => {
     expect(verifySignature({ secret, headers, body, now })).toEqual({
       ok: true,
-      scheme: 'x-service-signature',
+      scheme: 'x-service-signature-v2',
+      id: messageId,
+      timestamp,
     });
   });
 
   it('accepts either scheme alone, with header names in any case', () => {
-    expect(verifySignature({ secret, headers: serviceOnly, body, now })).toEqual({
+    expect(verifySignature({ secret, headers: serviceOnly, body, now })).toMatchObject({
       ok: true,
-      scheme: 'x-service-signature',
+      scheme: 'x-service-signature-v2',
     });
     expect(verifySignature({ secret, headers: standardOnly, body, now })).toEqual({
       ok: true,
       scheme: 'standard-webhooks',
+      id: messageId,
+      timestamp,
     });
     const upper = {
       'WEBHOOK-ID': messageId,
@@ -150,11 +163,68 @@ describe('verifySignature', () => {
     });
   });
 
-  it('does not let a good Standard Webhooks signature rescue a bad X-Service-Signature', () => {
-    const bad = { ...headers, 'X-Service-Signature': `t=${timestamp},v1=${'0'.repeat(64)}` };
-    expect(verifySignature({ secret, headers: bad, body, now })).toEqual({
+  it('does not let a good Standard Webhooks or v1 signature rescue a bad v2', () => {
+    const bad = { ...headers, 'X-Service-Signature': `${v1Header},v2=${'0'.repeat(64)}` };
+    expect(verifySignature({ secret, headers: bad, body, now, allowV1: true })).toEqual({
       ok: false,
       reason: 'signature mismatch',
+    });
+  });
+
+  it('binds v2 to the webhook-id: a captured request replayed under a fresh id is refused', () => {
+    const replay = { ...serviceOnly, 'webhook-id': `${messageId}-replay` };
+    expect(verifySignature({ secret, headers: replay, body, now })).toEqual({
+      ok: false,
+      reason: 'signature mismatch',
+    });
+    expect(
+      verifySignature({
+        secret,
+        headers: { 'x-service-signature': headers['X-Service-Signature'] },
+        body,
+        now,
+      }),
+    ).toEqual({ ok: false, reason: 'X-Service-Signature v2 needs the webhook-id header' });
+    // An empty GET body signed under one id does not authenticate another id either.
+    const get = signRequest({ secret, messageId: 'a.0', timestamp, body: '' });
+    expect(verifySignature({ secret, headers: { ...get, 'webhook-id': 'b.0' }, body: '', now }).ok).toBe(
+      false,
+    );
+    // Shifting bytes between the id and the timestamp never yields a fresh signed timestamp.
+    expect(verifySignature({ secret, headers: { ...get, 'webhook-id': 'a' }, body: '', now }).ok).toBe(false);
+  });
+
+  it('refuses a v1-only request (v2 stripped) unless allowV1 is set for the transition', () => {
+    expect(verifySignature({ secret, headers: v1Only, body, now })).toEqual({
+      ok: false,
+      reason: 'X-Service-Signature has only v1, which does not cover webhook-id (allowV1 accepts it)',
+    });
+    expect(verifySignature({ secret, headers: v1Only, body, now, allowV1: true })).toEqual({
+      ok: true,
+      scheme: 'x-service-signature-v1',
+      id: null,
+      timestamp,
+    });
+    expect(verifySignature({ secret, headers: v1Only, body: `${body} `, now, allowV1: true }).ok).toBe(false);
+    // With the Standard Webhooks headers beside it, those decide (they cover the id).
+    expect(verifySignature({ secret, headers: { ...standardOnly, ...v1Only }, body, now }).ok).toBe(true);
+  });
+
+  it('accepts any of several secrets (rotation) for every scheme', () => {
+    const secrets = ['the-new-secret-4567', secret];
+    for (const h of [headers, standardOnly]) {
+      expect(verifySignature({ secret: secrets, headers: h, body, now }).ok).toBe(true);
+      expect(
+        verifySignature({ secret: ['the-new-secret-4567', 'x'.repeat(20)], headers: h, body, now }),
+      ).toEqual({
+        ok: false,
+        reason: 'signature mismatch',
+      });
+    }
+    expect(verifySignature({ secret: secrets, headers: v1Only, body, now, allowV1: true }).ok).toBe(true);
+    expect(verifySignature({ secret: [], headers, body, now })).toEqual({
+      ok: false,
+      reason: 'empty secret',
     });
   });
 
@@ -186,9 +256,19 @@ describe('verifySignature', () => {
     const later = timestamp + 1000;
     const service = headers['X-Service-Signature']!.replace(`t=${timestamp}`, `t=${later}`);
     const at = new Date(later * 1000);
-    expect(verifySignature({ secret, headers: { 'x-service-signature': service }, body, now: at }).ok).toBe(
-      false,
-    );
+    expect(
+      verifySignature({ secret, headers: { ...serviceOnly, 'x-service-signature': service }, body, now: at })
+        .ok,
+    ).toBe(false);
+    expect(
+      verifySignature({
+        secret,
+        headers: { 'x-service-signature': service.replace(/,v2=.*$/, '') },
+        body,
+        now: at,
+        allowV1: true,
+      }).ok,
+    ).toBe(false);
     expect(
       verifySignature({
         secret,
@@ -216,13 +296,18 @@ describe('verifySignature', () => {
         now,
       }).ok,
     ).toBe(true);
-    const hex = headers['X-Service-Signature']!.split('v1=')[1];
-    const rotated = `t=${timestamp},v1=${'a'.repeat(64)},v1=${hex}`;
-    expect(verifySignature({ secret, headers: { 'X-Service-Signature': rotated }, body, now }).ok).toBe(true);
+    const hex = headers['X-Service-Signature']!.split('v2=')[1];
+    const rotated = `t=${timestamp},v2=${'a'.repeat(64)},v2=${hex}`;
+    expect(
+      verifySignature({ secret, headers: { ...serviceOnly, 'X-Service-Signature': rotated }, body, now }).ok,
+    ).toBe(true);
     expect(
       verifySignature({
         secret,
-        headers: { 'X-Service-Signature': rotated.toUpperCase().replace('T=', 't=').replace(/V1=/g, 'v1=') },
+        headers: {
+          ...serviceOnly,
+          'X-Service-Signature': rotated.toUpperCase().replace('T=', 't=').replace(/V2=/g, 'v2='),
+        },
         body,
         now,
       }).ok,
@@ -258,5 +343,46 @@ describe('verifySignature', () => {
       ok: false,
       reason: 'empty secret',
     });
+  });
+});
+
+describe('whsec_ secrets (L6)', () => {
+  it('must be base64 of at least 24 bytes', () => {
+    expect(whsecSecretProblem(whsec)).toBeNull();
+    expect(whsecSecretProblem(secret)).toBeNull();
+    expect(whsecSecretProblem('whsec_!!!!!!!!!!!!!!!!')).toMatch(/base64/);
+    expect(whsecSecretProblem(`whsec_${Buffer.alloc(23, 7).toString('base64')}`)).toMatch(
+      /at least 24 bytes \(got 23\)/,
+    );
+  });
+
+  it('is refused by the contract with a field error', () => {
+    const base = { request: { url: 'https://example.com/hook' }, schedule: { wait: '1h' } };
+    const bad = ActionCreateBody.safeParse({ ...base, webhook_secret: 'whsec_!!!!!!!!!!!!!!!!' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(['webhook_secret']);
+    expect(ActionCreateBody.safeParse({ ...base, webhook_secret: whsec }).success).toBe(true);
+  });
+
+  it('a stored malformed whsec_ value is keyed as a plain secret, never as an empty key', () => {
+    const legacy = 'whsec_!!!!!!!!!!!!!!!!';
+    const signed = signRequest({ secret: legacy, messageId, timestamp: Math.floor(Date.now() / 1000), body });
+    expect(new Webhook(legacy, { format: 'raw' }).verify(body, signed)).toEqual(JSON.parse(body));
+  });
+});
+
+describe('without node:crypto (a browser bundle)', () => {
+  it('the pure-JS HMAC signs and verifies the same bytes', async () => {
+    const expected = signRequest({ secret: whsec, messageId, timestamp, body });
+    const getBuiltinModule = process.getBuiltinModule;
+    vi.resetModules();
+    Object.assign(process, { getBuiltinModule: undefined });
+    try {
+      const pure = await import('./signatures.js');
+      expect(pure.signRequest({ secret: whsec, messageId, timestamp, body })).toEqual(expected);
+      expect(pure.verifySignature({ secret: whsec, headers: expected, body, now }).ok).toBe(true);
+    } finally {
+      Object.assign(process, { getBuiltinModule });
+    }
   });
 });

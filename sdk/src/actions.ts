@@ -1,7 +1,8 @@
-import type { Action, ActionCreateBody, ActionSummary, Quota } from '@sched/contract';
+import type { Action, ActionCreateBody, ActionSummary, apiContract, Quota } from '@sched/contract';
+import type { ClientInferResponses } from '@ts-rest/core';
 import type { createRawClient } from './client.js';
 import { collect, paginate, paginatePages } from './pagination.js';
-import { unwrap } from './unwrap.js';
+import { type BodyOf, unwrap } from './unwrap.js';
 import type {
   ActionListQuery,
   ActionStatus,
@@ -14,10 +15,10 @@ import type {
 type RawClient = ReturnType<typeof createRawClient>;
 
 /**
- * The action a skipped create points at. The API promises `id`, `name` and `status`; this server sends the whole
- * action, but call `actions.get(id)` when you need a field beyond the three.
+ * The action a skipped create points at, as the contract declares it: `id`, `name` and `status` (this server sends
+ * the whole action; call `actions.get(id)` for typed access beyond the three).
  */
-export type ExistingAction = Pick<Action, 'id' | 'name' | 'status'> & Partial<Action>;
+export type ExistingAction = BodyOf<ClientInferResponses<typeof apiContract.actions.create>, 200>['data'];
 
 /**
  * What `actions.create` answers.
@@ -32,21 +33,16 @@ export type CreateActionResult =
   | { skipped: false; action: Action }
   | { skipped: true; action: ExistingAction; reason: string; existingStatus: ActionStatus | undefined };
 
-type SkippedBody = {
-  data: ExistingAction;
-  meta: { skipped: true; reason: string; existing_status?: ActionStatus };
-};
-
 export function actionsApi(raw: RawClient) {
   const list = async (query: ActionListQuery = {}): Promise<Page<ActionSummary>> =>
-    unwrap<Page<ActionSummary>>(await raw.actions.list({ query }), 200);
+    unwrap(await raw.actions.list({ query }), 200);
 
   return {
     /** Schedules an action (`POST /v1/actions`). See `CreateActionResult` for the 201 and 200 (skipped) answers. */
     async create(body: ActionCreateBody): Promise<CreateActionResult> {
       const result = await raw.actions.create({ body });
       if (result.status === 200) {
-        const skipped = result.body as unknown as SkippedBody;
+        const skipped = result.body;
         return {
           skipped: true,
           action: skipped.data,
@@ -54,7 +50,7 @@ export function actionsApi(raw: RawClient) {
           existingStatus: skipped.meta.existing_status ?? skipped.data.status,
         };
       }
-      return { skipped: false, action: unwrap<{ data: Action }>(result, 201).data };
+      return { skipped: false, action: unwrap(result, 201).data };
     },
     /** One page of summaries with `meta` (`GET /v1/actions`), newest first. */
     list,
@@ -67,37 +63,31 @@ export function actionsApi(raw: RawClient) {
     /** Every matching summary in one array (all pages fetched). */
     listAll: (query: ActionListQuery = {}): Promise<ActionSummary[]> => collect(paginate(list, query)),
     /** The full action with its `delivery_attempts`. 404 for an unknown id or another account's action. */
-    get: async (id: string): Promise<Action> =>
-      unwrap<{ data: Action }>(await raw.actions.get({ params: { id } }), 200).data,
+    get: async (id: string): Promise<Action> => unwrap(await raw.actions.get({ params: { id } }), 200).data,
     /** Cancels a `scheduled`, `resolved` or `awaiting_response` action; any other status is a 409. */
     cancel: async (id: string): Promise<CancelledAction> =>
-      unwrap<{ data: CancelledAction }>(await raw.actions.cancel({ params: { id } }), 200).data,
+      unwrap(await raw.actions.cancel({ params: { id } }), 200).data,
     /** Cancels the live action holding the idempotency key (`DELETE /v1/actions`). */
     cancelByIdempotencyKey: async (idempotencyKey: string): Promise<CancelledAction> =>
-      unwrap<{ data: CancelledAction }>(
-        await raw.actions.cancelByIdempotencyKey({ body: { idempotency_key: idempotencyKey } }),
-        200,
-      ).data,
+      unwrap(await raw.actions.cancelByIdempotencyKey({ body: { idempotency_key: idempotencyKey } }), 200)
+        .data,
     /** Cancels every live action sharing a dedup key; 404 when none could be cancelled. */
     cancelByCoordinationKey: async (coordinationKey: string): Promise<CancelByKeyResult> =>
-      unwrap<CancelByKeyResult>(
-        await raw.actions.cancelByCoordinationKey({ body: { coordination_key: coordinationKey } }),
-        200,
-      ),
+      unwrap(await raw.actions.cancelByCoordinationKey({ body: { coordination_key: coordinationKey } }), 200),
     /** Starts a new delivery cycle of a `failed` action now; 422 for any other status. */
     retry: async (id: string): Promise<RetriedAction> =>
-      unwrap<{ data: RetriedAction }>(await raw.actions.retry({ params: { id } }), 200).data,
+      unwrap(await raw.actions.retry({ params: { id } }), 200).data,
   };
 }
 
 export function quotaApi(raw: RawClient) {
   return {
     /** This month's usage against the plan (`GET /v1/quota`); `limit: null` means unlimited. */
-    get: async (): Promise<Quota> => unwrap<{ data: Quota }>(await raw.quota.get(), 200).data,
+    get: async (): Promise<Quota> => unwrap(await raw.quota.get(), 200).data,
   };
 }
 
 /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
 export async function coordinationKeys(raw: RawClient): Promise<string[]> {
-  return unwrap<{ keys: string[] }>(await raw.actions.coordinationKeys(), 200).keys;
+  return unwrap(await raw.actions.coordinationKeys(), 200).keys;
 }

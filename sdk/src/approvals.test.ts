@@ -204,6 +204,15 @@ describe('respond', () => {
     ]);
   });
 
+  it('goes through the contract route, keeping a public URL with a path prefix; refuses a non-link', async () => {
+    const requests = stubFetch({ status: 200, body: result });
+    await respond('https://example.org/sched/r/tok_1', { decision: 'confirm' });
+    expect(requests[0]!.url).toBe('https://example.org/sched/r/tok_1');
+    await expect(respond('https://example.org/actions/1', { decision: 'confirm' })).rejects.toThrow(
+      TypeError,
+    );
+  });
+
   it('the client method sends no authorization either', async () => {
     const requests = stubFetch({ status: 200, body: result });
     await sched().respond(link, { decision: 'confirm' });

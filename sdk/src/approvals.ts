@@ -1,7 +1,15 @@
-import type { ActionCreateBody, NotificationChannel, ResponseResult, TeamMember } from '@sched/contract';
+import {
+  type ActionCreateBody,
+  type NotificationChannel,
+  type ResponseResult,
+  type ResponseInput,
+  responsesContract,
+  type TeamMember,
+} from '@sched/contract';
+import { initClient, initContract } from '@ts-rest/core';
+import type { z } from 'zod';
 import type { CreateActionResult, actionsApi } from './actions.js';
-import type { createRawClient } from './client.js';
-import { SchedConnectionError } from './errors.js';
+import { type createRawClient, fetchApi } from './client.js';
 import type {
   Decision,
   GateChannel,
@@ -138,16 +146,15 @@ export function approvalsApi(actions: ReturnType<typeof actionsApi>) {
 /** Slack and Teams destinations for `channel:<id>` recipients (`/v1/channels`; Business plan, else 403). */
 export function channelsApi(raw: RawClient) {
   return {
-    list: async (): Promise<NotificationChannel[]> =>
-      unwrap<{ data: NotificationChannel[] }>(await raw.channels.list(), 200).data,
+    list: async (): Promise<NotificationChannel[]> => unwrap(await raw.channels.list(), 200).data,
     create: async (body: NotificationChannelCreate): Promise<NotificationChannel> =>
-      unwrap<{ data: NotificationChannel }>(await raw.channels.create({ body }), 201).data,
+      unwrap(await raw.channels.create({ body }), 201).data,
     get: async (id: string): Promise<NotificationChannel> =>
-      unwrap<{ data: NotificationChannel }>(await raw.channels.get({ params: { id } }), 200).data,
+      unwrap(await raw.channels.get({ params: { id } }), 200).data,
     update: async (id: string, body: NotificationChannelUpdate): Promise<NotificationChannel> =>
-      unwrap<{ data: NotificationChannel }>(await raw.channels.update({ params: { id }, body }), 200).data,
+      unwrap(await raw.channels.update({ params: { id }, body }), 200).data,
     delete: async (id: string): Promise<void> => {
-      unwrap<unknown>(await raw.channels.delete({ params: { id } }), 204);
+      unwrap(await raw.channels.delete({ params: { id } }), 204);
     },
   };
 }
@@ -155,16 +162,15 @@ export function channelsApi(raw: RawClient) {
 /** People of the account whose ids can be gate recipients (`/v1/team-members`). */
 export function teamMembersApi(raw: RawClient) {
   return {
-    list: async (): Promise<TeamMember[]> =>
-      unwrap<{ data: TeamMember[] }>(await raw.teamMembers.list(), 200).data,
+    list: async (): Promise<TeamMember[]> => unwrap(await raw.teamMembers.list(), 200).data,
     create: async (body: TeamMemberCreate): Promise<TeamMember> =>
-      unwrap<{ data: TeamMember }>(await raw.teamMembers.create({ body }), 201).data,
+      unwrap(await raw.teamMembers.create({ body }), 201).data,
     get: async (id: string): Promise<TeamMember> =>
-      unwrap<{ data: TeamMember }>(await raw.teamMembers.get({ params: { id } }), 200).data,
+      unwrap(await raw.teamMembers.get({ params: { id } }), 200).data,
     update: async (id: string, body: TeamMemberUpdate): Promise<TeamMember> =>
-      unwrap<{ data: TeamMember }>(await raw.teamMembers.update({ params: { id }, body }), 200).data,
+      unwrap(await raw.teamMembers.update({ params: { id }, body }), 200).data,
     delete: async (id: string): Promise<void> => {
-      unwrap<unknown>(await raw.teamMembers.delete({ params: { id } }), 204);
+      unwrap(await raw.teamMembers.delete({ params: { id } }), 204);
     },
   };
 }
@@ -185,28 +191,27 @@ export interface RespondInput {
  * requests a minute.
  */
 export async function respond(link: string, input: RespondInput): Promise<ResponseResult> {
-  const body: Record<string, string> = { decision: input.decision };
+  const at = link.lastIndexOf('/r/');
+  const token = at < 0 ? '' : link.slice(at + 3);
+  // The origin (and any path prefix of the public URL) only: the token is the recipient's credential.
+  const baseUrl = at < 0 ? link : link.slice(0, at);
+  if (!token || token.includes('/'))
+    throw new TypeError('respond needs a response link ending in /r/<token>');
+  const body: ResponseBody = { decision: input.decision };
   if (input.comment !== undefined) body.comment = input.comment;
   if (input.snoozeFor !== undefined) body.snooze_for = input.snoozeFor;
-  let res: Response;
-  let text: string;
-  try {
-    res = await fetch(link, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
-    });
-    text = await res.text();
-  } catch (err) {
-    // The origin only: the token is the recipient's credential and does not belong in logs.
-    throw new SchedConnectionError(`cannot reach ${originOf(link)}: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  let parsed: unknown = text;
-  if ((res.headers.get('content-type') ?? '').includes('application/json') && text) parsed = JSON.parse(text);
-  return unwrap<ResponseResult>({ status: res.status, body: parsed, headers: res.headers }, 200);
+  const client = initClient(respondRouter, {
+    baseUrl,
+    baseHeaders: { accept: 'application/json' },
+    throwOnUnknownStatus: false,
+    validateResponse: false,
+    api: fetchApi(originOf(link)),
+  });
+  return unwrap(await client.respond({ params: { token: decodeURIComponent(token) }, body }), 200);
 }
+
+type ResponseBody = z.input<typeof ResponseInput>;
+const respondRouter = initContract().router({ respond: responsesContract.respond });
 
 function originOf(link: string): string {
   try {

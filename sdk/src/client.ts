@@ -1,7 +1,5 @@
 import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
-import { initClient } from '@ts-rest/core';
-// Named so the emitted declarations can refer to fetch's option types portably.
-export type { RequestCache } from 'undici-types';
+import { type ApiFetcher, initClient } from '@ts-rest/core';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { SchedConnectionError } from './errors.js';
@@ -17,6 +15,29 @@ export interface ClientOptions {
   headers?: Record<string, string>;
 }
 
+/**
+ * ts-rest's transport on the global fetch: JSON bodies parsed when the answer says JSON, network failures as
+ * `SchedConnectionError` naming `target` (never the full URL: a response link's token is a credential).
+ */
+export function fetchApi(target: string): ApiFetcher {
+  return async (args) => {
+    try {
+      const res = await fetch(args.path, {
+        method: args.method,
+        headers: args.headers,
+        ...(args.body !== undefined && args.body !== null ? { body: args.body as string } : {}),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('application/json') && text)
+        body = JSON.parse(text);
+      return { status: res.status, body, headers: res.headers };
+    } catch (err) {
+      throw new SchedConnectionError(`cannot reach ${target}: ${(err as Error).message}`, { cause: err });
+    }
+  };
+}
+
 export function createRawClient(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   return initClient(contract, {
@@ -24,22 +45,7 @@ export function createRawClient(options: ClientOptions) {
     baseHeaders: { authorization: `Bearer ${options.apiKey}`, ...options.headers },
     throwOnUnknownStatus: false,
     validateResponse: false,
-    api: async (args) => {
-      try {
-        const res = await fetch(args.path, {
-          method: args.method,
-          headers: args.headers,
-          ...(args.body !== undefined && args.body !== null ? { body: args.body as string } : {}),
-        });
-        const text = await res.text();
-        let body: unknown = text;
-        if ((res.headers.get('content-type') ?? '').includes('application/json') && text)
-          body = JSON.parse(text);
-        return { status: res.status, body, headers: res.headers };
-      } catch (err) {
-        throw new SchedConnectionError(`cannot reach ${baseUrl}: ${(err as Error).message}`, { cause: err });
-      }
-    },
+    api: fetchApi(baseUrl),
   });
 }
 
@@ -50,15 +56,13 @@ export function createClient(options: ClientOptions) {
   return {
     raw,
     contacts: {
-      list: async () => unwrap<{ data: ContactDto[] }>(await raw.contacts.list(), 200).data,
-      create: async (body: ContactCreate) =>
-        unwrap<{ data: ContactDto }>(await raw.contacts.create({ body }), 201).data,
-      get: async (id: string) =>
-        unwrap<{ data: ContactDto }>(await raw.contacts.get({ params: { id } }), 200).data,
+      list: async () => unwrap(await raw.contacts.list(), 200).data,
+      create: async (body: ContactCreate) => unwrap(await raw.contacts.create({ body }), 201).data,
+      get: async (id: string) => unwrap(await raw.contacts.get({ params: { id } }), 200).data,
       update: async (id: string, body: ContactUpdate) =>
-        unwrap<{ data: ContactDto }>(await raw.contacts.update({ params: { id }, body }), 200).data,
-      delete: async (id: string) => {
-        unwrap<unknown>(await raw.contacts.delete({ params: { id } }), 204);
+        unwrap(await raw.contacts.update({ params: { id }, body }), 200).data,
+      delete: async (id: string): Promise<void> => {
+        unwrap(await raw.contacts.delete({ params: { id } }), 204);
       },
     },
     actions,
@@ -77,4 +81,3 @@ export function createClient(options: ClientOptions) {
 }
 
 export type SchedClient = ReturnType<typeof createClient>;
-type ContactDto = import('@sched/contract').Contact;

@@ -41,5 +41,6 @@ export type {
   TeamMemberCreate,
   TeamMemberUpdate,
 } from './types.js';
+export type { SignatureScheme } from '@sched/contract';
 export type { WebhookHeaders, WebhookVerification, WebhookVerificationInput } from './webhooks.js';
 export { assertWebhook, verifyWebhook } from './webhooks.js';

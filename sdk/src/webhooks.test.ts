@@ -14,19 +14,39 @@ const standardOnly = Object.fromEntries(
 );
 
 describe('verifyWebhook', () => {
-  it('accepts a plain object with any header case (X-Service-Signature decides)', () => {
+  it('accepts a plain object with any header case (X-Service-Signature v2 decides) and returns the id', () => {
     expect(verifyWebhook({ secret, headers: signed, body, now })).toEqual({
       ok: true,
-      scheme: 'x-service-signature',
+      scheme: 'x-service-signature-v2',
+      id: 'msg_1',
+      timestamp: now.getTime() / 1000,
+    });
+  });
+
+  it('accepts the old and the new secret while rotating', () => {
+    expect(verifyWebhook({ secret: ['the-next-secret-0001', secret], headers: signed, body, now }).ok).toBe(
+      true,
+    );
+    expect(verifyWebhook({ secret: ['the-next-secret-0001'], headers: signed, body, now }).ok).toBe(false);
+  });
+
+  it('accepts a v1-only request only with allowV1, without an id', () => {
+    const v1Only = { 'X-Service-Signature': signed['X-Service-Signature']!.replace(/,v2=.*$/, '') };
+    expect(verifyWebhook({ secret, headers: v1Only, body, now }).ok).toBe(false);
+    expect(verifyWebhook({ secret, headers: v1Only, body, now, allowV1: true })).toMatchObject({
+      ok: true,
+      scheme: 'x-service-signature-v1',
+      id: null,
     });
   });
 
   it('accepts a fetch Headers instance and Node-style lower-case headers', () => {
     expect(verifyWebhook({ secret, headers: new Headers(signed), body, now }).ok).toBe(true);
     const lower = Object.fromEntries(Object.entries(standardOnly).map(([k, v]) => [k.toLowerCase(), v]));
-    expect(verifyWebhook({ secret, headers: lower, body: Buffer.from(body), now })).toEqual({
+    expect(verifyWebhook({ secret, headers: lower, body: Buffer.from(body), now })).toMatchObject({
       ok: true,
       scheme: 'standard-webhooks',
+      id: 'msg_1',
     });
   });
 
@@ -66,6 +86,8 @@ describe('assertWebhook', () => {
   it('returns the scheme, or throws SchedSignatureError carrying the reason', () => {
     expect(assertWebhook({ secret, headers: standardOnly, body, now })).toEqual({
       scheme: 'standard-webhooks',
+      id: 'msg_1',
+      timestamp: now.getTime() / 1000,
     });
     const err = (() => {
       try {

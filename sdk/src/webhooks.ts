@@ -1,5 +1,6 @@
 import {
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  type SignatureScheme,
   type SignatureVerification,
   verifySignature,
   WEBHOOK_SIGNATURE_HEADER,
@@ -10,8 +11,11 @@ import { SchedSignatureError } from './errors.js';
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 export interface WebhookVerificationInput {
-  /** The `webhook_secret` given when the action was created. */
-  secret: string;
+  /**
+   * The `webhook_secret` given when the action was created, or several while rotating (actions created with the
+   * old secret and the new one both verify).
+   */
+  secret: string | readonly string[];
   headers: WebhookHeaders;
   /** The raw body exactly as received (string or bytes); re-serialised JSON would not match the signature. */
   body: string | Uint8Array;
@@ -19,15 +23,22 @@ export interface WebhookVerificationInput {
   toleranceSeconds?: number;
   /** The clock, for tests. */
   now?: Date;
+  /**
+   * Also accept a request signed only with `X-Service-Signature` v1 (a sched server older than v2). v1 does not
+   * cover `webhook-id`, so `id` is then null; leave this off once your server sends v2.
+   */
+  allowV1?: boolean;
 }
 
 export type WebhookVerification = SignatureVerification;
 
 /**
  * Checks a request sched sent to a receiver (webhook delivery or callback). Answers
- * `{ ok: true, scheme }` or `{ ok: false, reason }` and never throws for a bad signature (only for a body that is
- * not raw, which is a programming error). `X-Service-Signature` decides when present, else the Standard Webhooks
- * headers; both sign the timestamp, so stale requests (beyond `toleranceSeconds`) are refused as replays.
+ * `{ ok: true, scheme, id, timestamp }` or `{ ok: false, reason }` and never throws for a bad signature (only for a
+ * body that is not raw, which is a programming error). `X-Service-Signature` v2 decides when present, else the
+ * Standard Webhooks headers (v1 only with `allowV1`). Every scheme signs the timestamp, so stale requests (beyond
+ * `toleranceSeconds`) are refused; v2 and Standard Webhooks sign `webhook-id` too, returned as `id`: deduplicate
+ * by it, and a captured request replayed within the tolerance is refused as a duplicate.
  */
 export function verifyWebhook(input: WebhookVerificationInput): WebhookVerification {
   const { body } = input;
@@ -42,16 +53,19 @@ export function verifyWebhook(input: WebhookVerificationInput): WebhookVerificat
     body,
     toleranceSeconds: input.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
     ...(input.now ? { now: input.now } : {}),
+    ...(input.allowV1 ? { allowV1: true } : {}),
   });
 }
 
 /** Like `verifyWebhook`, but throws `SchedSignatureError` (with `reason`) unless the request is authentic. */
 export function assertWebhook(input: WebhookVerificationInput): {
-  scheme: 'x-service-signature' | 'standard-webhooks';
+  scheme: SignatureScheme;
+  id: string | null;
+  timestamp: number;
 } {
   const result = verifyWebhook(input);
   if (!result.ok) throw new SchedSignatureError(result.reason);
-  return { scheme: result.scheme };
+  return { scheme: result.scheme, id: result.id, timestamp: result.timestamp };
 }
 
 function headerBag(headers: WebhookHeaders): Record<string, string | string[] | undefined> {

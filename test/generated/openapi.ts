@@ -385,6 +385,7 @@ export interface components {
             /** @description 1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20. */
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
+            /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
             /** @description Up to 10 keys of letters, digits, `_`, `:`, `.`, `-`. */
             dedup_keys?: string[];
@@ -1421,7 +1422,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             name: string;
-                            status: string;
+                            status: components["schemas"]["ActionStatus"];
                         } & {
                             [key: string]: unknown;
                         };

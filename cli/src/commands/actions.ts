@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Action, ActionSummary, CreateActionResult, SchedClient } from '@sched/sdk';
 import { type Command, Option } from 'commander';
+import { configureActionsWatchCommand } from './actions-watch.js';
 import { client, collectOption, formatFields, formatTable, print, printText, wantsJson } from '../runtime.js';
 import {
   buildCreateBody,
@@ -34,6 +35,7 @@ export function configureActionsCommands(program: Command): void {
   configureActionsGetCommand(actions);
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
+  configureActionsWatchCommand(actions);
 }
 
 function configureActionsCreateCommand(actions: Command): void {

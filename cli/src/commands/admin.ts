@@ -1,7 +1,25 @@
 import type { AccountService, Database } from '@sched/server';
 
-/** The server package is loaded only by the verbs that need it: importing it takes about a second. */
-export const serverModule = () => import('@sched/server');
+import { UsageError } from '../runtime.js';
+
+/**
+ * The server package is loaded only by the admin verbs (accounts, keys, migrate, serve, outbox): importing it takes
+ * about a second, and an installed CLI works without it for every API verb.
+ */
+export async function serverModule(): Promise<typeof import('@sched/server')> {
+  try {
+    return await import('@sched/server');
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((err as Error).message).includes('@sched/server'))
+      throw err;
+    throw new UsageError(
+      'this is an admin verb: it needs the sched server package, which this installation of the CLI does not ' +
+        'include. Run it from a checkout of the repository (npm run --silent sched -- <verb>) or where the ' +
+        'server is installed; the API verbs (actions, approvals, contacts, channels, team-members, quota) work here.',
+    );
+  }
+}
 
 /**
  * Admin verbs talk to the database directly, so they work whether or not a server runs.

@@ -7,6 +7,7 @@ import {
   ActionSummary,
   CancelByKeyResult,
   CancelledAction,
+  ActionStatus,
   Quota,
   RetriedAction,
   SkippedMeta,
@@ -24,7 +25,7 @@ export const actionsContract = c.router({
     responses: {
       201: single(Action),
       200: z.object({
-        data: z.looseObject({ id: Uuid, name: z.string(), status: z.string() }),
+        data: z.looseObject({ id: Uuid, name: z.string(), status: ActionStatus }),
         meta: SkippedMeta,
       }),
       413: ErrorBody,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GateInput, GateView, Recipient, ReminderEvent } from './approval.js';
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+import { whsecSecretProblem } from '../signatures.js';
 
 /** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
 export const ActionStatus = z
@@ -145,7 +146,16 @@ export const WebhookSecret = z
   .string()
   .min(16)
   .max(255)
-  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+  // L6: a short or non-base64 whsec_ value would key the Standard Webhooks HMAC with a guessable key.
+  .superRefine((secret, ctx) => {
+    const problem = whsecSecretProblem(secret);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({
+    description:
+      'Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes.',
+  });
 
 export const ActionCreateBody = z
   .object({
