@@ -1,14 +1,38 @@
-// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|million ...]` (all when none is named).
-// Prints each benchmark's tables, then the figures against the goals of issue 3, and writes them as JSON to
-// bench/.tmp/results-<time>.json. See docs/performance.md for the method.
-import { execFileSync } from 'node:child_process';
+// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million ...] [--seconds N] [--rounds N]
+// [--deliveries N] [--pending N] [--log-level L]` (all benchmarks when none is named). Every benchmark measures the
+// baselines of issue 12 and sched (and, with BENCH_SCHED_ROOT, a second sched build) on one PostgreSQL, alternating
+// the order across rounds; then one table sets sched beside the baselines with the ratios and the goals of issue 12,
+// and all figures are written as JSON to bench/.tmp/results-<time>.json. See docs/performance.md for the method.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fmt, log, machine, ROOT, SCHED_ROOT, serverNodeEnv, table, TMP } from './lib.mjs';
+import { parseArgs } from 'node:util';
+import { BUILDS, fmt, log, machine, serverNodeEnv, settings, startPostgres, table, TMP } from './lib.mjs';
+import { median } from './systems.mjs';
+import { LEAK_TOLERANCE } from './memory.mjs';
 
-const BENCHMARKS = ['create', 'lateness', 'delivery', 'million'];
+const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million'];
 
-const names = process.argv.slice(2);
+const { values: flags, positionals: names } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string' },
+    rounds: { type: 'string' },
+    deliveries: { type: 'string' },
+    pending: { type: 'string' },
+    'log-level': { type: 'string' },
+  },
+});
+const positive = (flag) => {
+  const n = Number(flags[flag]);
+  if (!Number.isInteger(n) || n < 1) {
+    process.stderr.write(`--${flag} takes a whole number of at least 1\n`);
+    process.exit(2);
+  }
+  return n;
+};
+for (const flag of ['seconds', 'rounds', 'deliveries', 'pending'])
+  if (flags[flag]) settings[flag] = positive(flag);
+if (flags['log-level']) settings.logLevel = flags['log-level'];
 for (const n of names) {
   if (!BENCHMARKS.includes(n)) {
     process.stderr.write(`unknown benchmark '${n}'; choose from: ${BENCHMARKS.join(', ')}\n`);
@@ -16,21 +40,12 @@ for (const n of names) {
   }
 }
 const selected = names.length ? BENCHMARKS.filter((n) => names.includes(n)) : BENCHMARKS;
-try {
-  await fs.access(path.join(SCHED_ROOT, 'cli', 'dist', 'bin.js'));
-} catch {
-  process.stderr.write(`no build in ${SCHED_ROOT}: run \`node_modules/.bin/tsc -b\` there first\n`);
-  process.exit(2);
-}
-
-function buildLabel() {
-  if (process.env.BENCH_LABEL) return process.env.BENCH_LABEL;
+for (const build of BUILDS) {
   try {
-    const git = (...args) => execFileSync('git', ['-C', SCHED_ROOT, ...args], { encoding: 'utf8' }).trim();
-    const dirty = git('status', '--porcelain', '--untracked-files=no') ? ' + uncommitted changes' : '';
-    return `${git('rev-parse', '--short', 'HEAD')}${dirty}`;
+    await fs.access(path.join(build.root, 'cli', 'dist', 'bin.js'));
   } catch {
-    return SCHED_ROOT;
+    process.stderr.write(`no build in ${build.root}: run \`pnpm build\` there first\n`);
+    process.exit(2);
   }
 }
 
@@ -38,94 +53,184 @@ const started = new Date();
 const header = {
   date: started.toISOString(),
   machine: machine(),
-  build: buildLabel(),
+  builds: BUILDS.map((b) => ({ label: b.label, root: b.root, nodeEnv: undefined })),
   database: process.env.BENCH_DATABASE_URL
-    ? 'BENCH_DATABASE_URL'
-    : 'embedded PostgreSQL 17 (fresh per benchmark)',
-  nodeEnv: await serverNodeEnv(),
+    ? 'BENCH_DATABASE_URL (a fresh database per system)'
+    : 'one embedded PostgreSQL 17 for the run (a fresh database per system)',
   roles: process.env.BENCH_ROLES === 'split' ? 'api + worker' : 'all',
+  settings: { ...settings },
 };
+for (const b of header.builds) b.nodeEnv = await serverNodeEnv(b.root);
 process.stdout.write(
-  `sched benchmarks ${header.date}\n  machine: ${header.machine}\n  build: ${header.build}` +
-    `${SCHED_ROOT !== ROOT ? ` (${SCHED_ROOT})` : ''}\n  database: ${header.database}\n` +
-    `  server: ${process.env.BENCH_ROLES === 'split' ? 'two processes, role api + role worker' : 'one process, role all'}, NODE_ENV=${header.nodeEnv}${header.nodeEnv === 'production' ? '' : ' (response validation on)'}\n`,
+  `sched benchmarks ${header.date}\n  machine: ${header.machine}\n  database: ${header.database}\n` +
+    header.builds
+      .map(
+        (b) =>
+          `  ${b.label} (${b.root}): ${process.env.BENCH_ROLES === 'split' ? 'serve --role api + --role worker' : 'serve --role all'}, NODE_ENV=${b.nodeEnv}${b.nodeEnv === 'production' ? '' : ' (response validation on)'}\n`,
+      )
+      .join('') +
+    `  ${settings.seconds} s of load per system, ${settings.rounds} round(s), order alternating; ` +
+    `sched LOG_LEVEL=${settings.logLevel ?? 'default'}\n`,
 );
 
 const results = {};
 let failed = false;
-for (const name of selected) {
-  const t0 = Date.now();
-  log(`=== ${name}`);
-  try {
-    const mod = await import(`./${name}.mjs`);
-    Object.assign(results, await mod.run());
-  } catch (err) {
-    failed = true;
-    process.stdout.write(`\n${name}: FAILED: ${err.stack ?? err}\n`);
+const postgres = await startPostgres();
+try {
+  for (const name of selected) {
+    const t0 = Date.now();
+    log(`=== ${name}`);
+    try {
+      const mod = await import(`./${name}.mjs`);
+      Object.assign(results, await mod.run({ postgres }));
+    } catch (err) {
+      failed = true;
+      process.stdout.write(`\n${name}: FAILED: ${err.stack ?? err}\n`);
+    }
+    log(`=== ${name} took ${Math.round((Date.now() - t0) / 1000)} s`);
   }
-  log(`=== ${name} took ${Math.round((Date.now() - t0) / 1000)} s`);
+} finally {
+  await postgres.stop();
 }
 
-// Figures against the goals of issue 3 ("Precision and speed").
+// ---------------------------------------------------------------- one table: baselines, sched, ratios, goals
+const [A, B] = BUILDS;
 const rows = [];
-const goal = (what, value, target, ok, unit = '') =>
+const x = (v) => (v === undefined ? '-' : `${fmt(v, 2)}x`);
+/**
+ * One figure: the baseline's median, sched's median, their relation, the goal and whether it is met, and with a
+ * second build its median and sched/ref.
+ */
+function row(figure, { base, a, b, relation = '', goal = '(reported)', ok, digits = 1 }) {
   rows.push([
-    what,
-    value === undefined ? '-' : `${fmt(value)}${unit}`,
-    target,
-    value === undefined ? '-' : ok ? 'met' : 'MISSED',
+    figure,
+    base === undefined ? '-' : fmt(base, digits),
+    a === undefined ? '-' : fmt(a, digits),
+    relation,
+    goal,
+    ok === undefined || a === undefined ? '' : ok ? 'met' : 'MISSED',
+    ...(B
+      ? [b === undefined ? '-' : fmt(b, digits), a === undefined || b === undefined ? '-' : x(a / b)]
+      : []),
   ]);
-const r = results;
-if (r.create) {
-  goal('creates/s, 50 connections', r.create.perSecond, '>= 2,000', r.create.perSecond >= 2000);
-  goal('create p99 latency', r.create.latency.p99, '(reported)', true, ' ms');
 }
-if (r.latenessIdle)
-  goal(
-    'lateness p99, idle',
-    r.latenessIdle.lateness.p99,
-    '<= 100 ms',
-    r.latenessIdle.lateness.p99 <= 100,
-    ' ms',
+const med = (bench, key, pick) => median(results[bench]?.runs[key], pick);
+const both = (bench, pick) => ({ a: med(bench, A.key, pick), b: B && med(bench, B.key, pick) });
+const sum = (bench, key, pick) => results[bench]?.runs[key]?.reduce((n, r) => n + pick(r), 0);
+
+if (results.create) {
+  const perSecond = (r) => r.perSecond;
+  const c = both('create', perSecond);
+  for (const [key, goal] of [
+    ['pgboss', 1.2],
+    ['insert', 0.6],
+  ]) {
+    const base = med('create', key, perSecond);
+    row(`creates/s, 50 conns, vs ${key === 'pgboss' ? 'pg-boss' : 'insert'} baseline`, {
+      ...c,
+      base,
+      relation: x(c.a / base),
+      goal: `>= ${goal}x`,
+      ok: c.a / base >= goal,
+    });
+  }
+  row(
+    'create p99 ms',
+    both('create', (r) => r.latency.p99),
   );
-if (r.latenessLoaded)
-  goal(
-    'lateness p99, 200 due/s',
-    r.latenessLoaded.lateness.p99,
-    '<= 250 ms',
-    r.latenessLoaded.lateness.p99 <= 250,
-    ' ms',
-  );
-if (r.delivery)
-  goal(
-    'deliveries/s (from due moment)',
-    r.delivery.perSecondFromDue,
-    '>= 1,000',
-    r.delivery.perSecondFromDue >= 1000,
-  );
-// The 1M comparison is against the empty-table figures of the same server (million measures both).
-const within10 = (million, empty, higherIsBetter) =>
-  higherIsBetter ? million >= empty * 0.9 : million <= empty * 1.1;
-const vs = (m, e) => ` (empty ${fmt(e)}, ${m >= e ? '+' : ''}${fmt(((m - e) / e) * 100)}%)`;
-if (r.millionBase) {
-  const b = r.millionBase;
-  const pairs = [
-    ['1M pending: creates/s', r.millionCreate.perSecond, b.create.perSecond, true, ''],
-    ['1M pending: create p99', r.millionCreate.latency.p99, b.create.latency.p99, false, ' ms'],
-    ['1M pending: lateness p99, idle', r.millionLatenessIdle.lateness.p99, b.idle.lateness.p99, false, ' ms'],
-    [
-      '1M pending: lateness p99, 200 due/s',
-      r.millionLatenessLoaded.lateness.p99,
-      b.loaded.lateness.p99,
-      false,
-      ' ms',
-    ],
-  ];
-  for (const [what, m, e, higher, unit] of pairs) {
-    rows.push([what, `${fmt(m)}${unit}${vs(m, e)}`, 'within 10%', within10(m, e, higher) ? 'met' : 'MISSED']);
+  row('RSS of sched serve after the create run, MiB', { ...both('create', (r) => r.rssMiB), digits: 0 });
+}
+if (results.delivery) {
+  const d = both('delivery', (r) => r.perSecondFromDue);
+  const base = med('delivery', 'pgboss-worker', (r) => r.perSecondFromDue);
+  row(`deliveries/s, ${fmt(settings.deliveries)} due at once, vs pg-boss worker`, {
+    ...d,
+    base,
+    relation: x(d.a / base),
+    goal: '>= 1.5x',
+    ok: d.a / base >= 1.5,
+  });
+  row('deliveries/s, absolute', { ...d, goal: '>= 3,000/s', ok: d.a >= 3000, digits: 0 });
+}
+if (results.lateness) {
+  const p99 = (label) => (r) => r.runs[label].lateness.p99;
+  const idle = both('lateness', p99('idle'));
+  const floor = med('lateness', 'timer', p99('idle'));
+  const over = idle.a - floor;
+  row('lateness p99 idle ms, vs timer floor', {
+    ...idle,
+    base: floor,
+    relation: `${over >= 0 ? '+' : ''}${fmt(over)} ms`,
+    goal: '<= floor + 10 ms',
+    ok: over <= 10,
+  });
+  row('lateness p99 at 200 due/s ms', {
+    ...both('lateness', p99('200/s')),
+    base: med('lateness', 'timer', p99('200/s')),
+  });
+  const fast = both('lateness', p99('1,000/s'));
+  row('lateness p99 at 1,000 due/s ms', {
+    ...fast,
+    base: med('lateness', 'timer', p99('1,000/s')),
+    goal: '<= 100 ms',
+    ok: fast.a <= 100,
+  });
+}
+if (results.lateness || results.delivery) {
+  // Every delivery of every run counts here, in every round: one early, lost or doubled is one too many.
+  const count = (key, field) =>
+    (sum('lateness', key, (r) => Object.values(r.runs).reduce((n, run) => n + run[field], 0)) ?? 0) +
+    (sum('delivery', key, (r) => r[field]) ?? 0);
+  for (const [field, what] of [
+    ['early', 'early deliveries (> 1 ms before due)'],
+    ['missing', 'lost deliveries'],
+    ['duplicates', 'doubled deliveries'],
+  ]) {
+    const a = count(A.key, field);
+    row(`${what}, all runs`, {
+      a,
+      b: B && count(B.key, field),
+      base: count('timer', field) + count('pgboss-worker', field),
+      goal: '0',
+      ok: a === 0,
+      digits: 0,
+    });
   }
 }
-if (rows.length) table('summary against the goals (issue 3)', ['figure', 'measured', 'goal', ''], rows);
+if (results.million) {
+  row(`RSS of sched serve after ${fmt(settings.pending)} pending actions, MiB`, {
+    ...both('million', (r) => r.pending.rssMiB),
+    digits: 0,
+  });
+  row(
+    `creates/s with ${fmt(settings.pending)} pending`,
+    both('million', (r) => r.pending.create.perSecond),
+  );
+}
+if (results.memory) {
+  const m = both('memory', (r) => r.growth * 100);
+  row('leak check: RSS growth between two identical runs, %', {
+    ...m,
+    goal: `<= ${LEAK_TOLERANCE * 100}%`,
+    ok: m.a <= LEAK_TOLERANCE * 100,
+  });
+}
+if (rows.length) {
+  table(
+    `summary: medians over ${settings.rounds} round(s); baselines and ${A.label} side by side, goals of issue 12` +
+      (B ? `; paired with ${B.label} (issue 14: no worse than the noise between rounds)` : ''),
+    [
+      'figure',
+      'baseline',
+      A.label,
+      'vs baseline',
+      'goal',
+      '',
+      ...(B ? [B.label, `${A.label.replace('sched ', '')} / ${B.label.replace('sched ', '')}`] : []),
+    ],
+    rows,
+  );
+}
 
 await fs.mkdir(TMP, { recursive: true });
 const file = path.join(TMP, `results-${started.toISOString().replace(/[:.]/g, '-')}.json`);
