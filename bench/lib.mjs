@@ -226,9 +226,11 @@ export async function startStack(name, build, postgres) {
 }
 
 async function attachClients(stack, cleanups) {
-  stack.db = new pg.Pool({ connectionString: stack.databaseUrl, max: 4, application_name: 'bench' });
-  stack.db.on('error', () => undefined);
-  cleanups.push(() => stack.db.end());
+  if (stack.databaseUrl) {
+    stack.db = new pg.Pool({ connectionString: stack.databaseUrl, max: 4, application_name: 'bench' });
+    stack.db.on('error', () => undefined);
+    cleanups.push(() => stack.db.end());
+  }
   if (stack.url) {
     stack.api = new HttpPool(stack.url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
     cleanups.push(() => stack.api.close());
@@ -236,20 +238,28 @@ async function attachClients(stack, cleanups) {
 }
 
 /**
- * A baseline (bench/baselines/<role>.mjs) as a child process on a fresh database of the run's PostgreSQL. It
- * answers with one JSON line once ready; `withHttp` gives it a port and the stack an HTTP pool to it.
+ * A baseline (bench/baselines/<role>.mjs) as a child process, on a fresh database of the run's PostgreSQL unless
+ * `withDatabase` is false. It answers with one JSON line once ready; `withHttp` gives it a port and the stack an
+ * HTTP pool to it.
  */
-export async function startBaseline(role, label, postgres, { withHttp = false, args = {} } = {}) {
+export async function startBaseline(
+  role,
+  label,
+  postgres,
+  { withHttp = false, withDatabase = true, args = {} } = {},
+) {
   const cleanups = [];
   const stack = { name: role, label, cleanups, clusterDir: postgres.clusterDir, apiKey: null };
   stack.stop = stopper(cleanups);
   try {
-    const database = await postgres.createDatabase(role);
-    cleanups.push(() => database.drop());
-    stack.databaseUrl = database.url;
+    if (withDatabase) {
+      const database = await postgres.createDatabase(role);
+      cleanups.push(() => database.drop());
+      stack.databaseUrl = database.url;
+    }
     const port = withHttp ? await freePort() : undefined;
-    const argv = Object.entries({ ...args, db: database.url, ...(port ? { port } : {}) }).flatMap(
-      ([k, v]) => [`--${k}`, String(v)],
+    const argv = Object.entries({ ...args, db: stack.databaseUrl, ...(port ? { port } : {}) }).flatMap(
+      ([k, v]) => (v === undefined ? [] : [`--${k}`, String(v)]),
     );
     const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'baselines', `${role}.mjs`), ...argv], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -645,7 +655,7 @@ export function cpuText(cpu) {
  * (wait event | statement) pairs of the server's busy connections: where the database time goes.
  */
 export function waitSampler(stack) {
-  if (!process.env.BENCH_WAITS) return { stop: async () => null };
+  if (!process.env.BENCH_WAITS || !stack.db) return { stop: async () => null };
   const counts = new Map();
   let samples = 0;
   let running = true;

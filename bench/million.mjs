@@ -38,9 +38,9 @@ export async function seedPending(stack, count) {
 }
 
 /** The standard create and lateness measurements on one server, then its RSS. */
-async function measure(system, stack, receiver, label) {
+async function measure(system, round, stack, receiver, label) {
   const create = await measureCreate(stack, { rss: true });
-  printCreate(`million: POST /v1/actions, ${label}`, [system], { [system.key]: [{ round: '-', ...create }] });
+  printCreate(`million: POST /v1/actions, ${label}`, [system], { [system.key]: [{ round, ...create }] });
   // 600 idle samples in a full run rather than 200: a p99 of 200 is their second-worst value, which alone moves
   // by tens of percent between runs on this machine and would decide a "within 10 %" comparison by noise.
   const runs = await latenessRuns(stack, receiver, {
@@ -48,7 +48,7 @@ async function measure(system, stack, receiver, label) {
     withCreates: false,
     idleCount: settings.seconds * 60,
   });
-  printLateness(`million: lateness, ${label}`, [system], { [system.key]: [{ round: '-', runs }] });
+  printLateness(`million: lateness, ${label}`, [system], { [system.key]: [{ round, runs }] });
   return { create, idle: runs.idle, loaded: runs['200/s'], rssMiB: await rssMiB(stack.pids[0]) };
 }
 
@@ -76,17 +76,17 @@ export async function run({ postgres }) {
   const systems = schedSystems('million', postgres);
   const receiver = await startReceiver();
   try {
-    const runs = await inRounds(systems, async (system) => {
+    const runs = await inRounds(systems, async (system, round) => {
       const stack = await system.start();
       try {
-        const base = await measure(system, stack, receiver, `${system.label}, empty table`);
+        const base = await measure(system, round + 1, stack, receiver, `${system.label}, empty table`);
         log(`million: seeding ${settings.pending} pending actions`);
         const seed = await seedPending(stack, settings.pending);
         log(
           `million: seeded in ${Math.round(seed.insertMs / 1000)} s + ${Math.round(seed.vacuumMs / 1000)} s (vacuum analyze)`,
         );
         const label = `${system.label}, ${fmt(settings.pending)} pending actions`;
-        const pending = await measure(system, stack, receiver, label);
+        const pending = await measure(system, round + 1, stack, receiver, label);
         printComparison(
           `million: ${system.label}, empty table vs ${label} (goal: within 10%)`,
           base,

@@ -110,6 +110,7 @@ export async function floorLateness(postgres, receiver, { count, spreadMs, leadM
   receiver.reset();
   const first = Math.ceil(Date.now() + leadMs);
   const floor = await startBaseline('timer', 'timer floor', postgres, {
+    withDatabase: false,
     args: { receiver: receiver.url, count, first, step: spreadMs / count },
   });
   try {
