@@ -27,10 +27,11 @@ export const schedSystems = (name, postgres) =>
 /** { key: label } of a list of systems, for the JSON and the summary. */
 export const labels = (systems) => Object.fromEntries(systems.map((s) => [s.key, s.label]));
 
-/** The median of `pick(result)` over a system's rounds (the lower middle for an even count). */
+/** The median of `pick(result)` over a system's rounds (the mean of the two middle values for an even count). */
 export function median(runs, pick) {
   const xs = (runs ?? []).map(pick).filter((x) => typeof x === 'number' && !Number.isNaN(x));
   if (!xs.length) return undefined;
   xs.sort((a, b) => a - b);
-  return xs[Math.floor((xs.length - 1) / 2)];
+  const mid = xs.length / 2;
+  return Number.isInteger(mid) ? (xs[mid - 1] + xs[mid]) / 2 : xs[Math.floor(mid)];
 }
