@@ -17,18 +17,25 @@ import {
 const UNREACHED_URL = 'http://127.0.0.1:9/never';
 
 /**
- * POST /v1/actions from `concurrency` keep-alive connections for `durationMs` after a short warm-up. Every action is
+ * POST /v1/actions from `concurrency` keep-alive connections for `durationMs` (or until `count` creates were sent)
+ * after a short warm-up. Every action is
  * a webhook due in an hour or more (beyond the one-minute announce window: the common case of a create).
  */
-export async function createLoad(stack, { concurrency = 50, durationMs = 10_000, warmupMs = 2_000 } = {}) {
+export async function createLoad(
+  stack,
+  { concurrency = 50, durationMs = 10_000, count = Infinity, warmupMs = 2_000 } = {},
+) {
   const base = Date.now() + 3_600_000;
   const send = (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 7));
-  log(`create: warm-up ${warmupMs} ms at ${concurrency} connections`);
-  await loadLoop({ concurrency, durationMs: warmupMs, send });
-  log(`create: measuring ${durationMs} ms at ${concurrency} connections`);
+  if (warmupMs) {
+    log(`create: warm-up ${warmupMs} ms at ${concurrency} connections`);
+    await loadLoop({ concurrency, durationMs: warmupMs, send });
+  }
+  const what = count === Infinity ? `${durationMs} ms` : `${count} creates`;
+  log(`create: measuring ${what} at ${concurrency} connections`);
   const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
-  const r = await loadLoop({ concurrency, durationMs, send: (i) => send(i + 1_000_000) });
+  const r = await loadLoop({ concurrency, durationMs, count, send: (i) => send(i + 1_000_000) });
   const waits = await sampler.stop();
   const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   const ok = r.statuses.get(201) ?? 0;
