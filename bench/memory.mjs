@@ -1,6 +1,6 @@
 // Benchmark "memory": a leak check. One `sched serve` process does the same work five times (the same number of
 // creates, then a burst of deliveries); the RSS after each run is read once the process has settled. V8 grows its
-// heap in steps during the first runs (measured: one jump of ~50 MiB at run 2 or 3, then flat), so the figure is
+// heap in steps during the first runs (smoke runs: one jump of ~50 MiB at run 2 or 3, then a few MiB a run), so the figure is
 // the growth between the last two identical runs, and a leak is growth that goes on step after step.
 import { schedBurst } from './delivery.mjs';
 import { fmt, inRounds, rssMiB, settings, sleep, startReceiver, table } from './lib.mjs';
