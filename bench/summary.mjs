@@ -1,5 +1,6 @@
 // The one table of a run: for each goal of issue 12 the baseline's median, sched's, their ratio, the goal and
-// whether it is met; with a second build (BENCH_SCHED_ROOT) its median and the ratio of the two.
+// whether it is met; with a second build (BENCH_SCHED_ROOT) its median and the ratio of the two. A ratio is the
+// median of the per-round ratios: the two systems of a round ran next to each other in time.
 // Also re-prints the table of a past run: `node bench/summary.mjs bench/.tmp/results-<time>.json`.
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,10 @@ export function printSummary({ results, builds, settings }) {
    * second build its median and sched/ref. With more than one round, each sched median shows the range of the
    * rounds in brackets: the noise a paired comparison has to beat.
    */
-  function row(figure, { base, a, b, aRange, bRange, relation = '', goal = '(reported)', ok, digits = 1 }) {
+  function row(
+    figure,
+    { base, a, b, ab, aRange, bRange, relation = '', goal = '(reported)', ok, digits = 1 },
+  ) {
     const cell = (v, range) =>
       v === undefined
         ? '-'
@@ -29,7 +33,7 @@ export function printSummary({ results, builds, settings }) {
       relation,
       goal,
       ok === undefined || a === undefined ? '' : ok ? 'met' : 'MISSED',
-      ...(B ? [cell(b, bRange), a === undefined || b === undefined ? '-' : x(a / b)] : []),
+      ...(B ? [cell(b, bRange), x(ab ?? (a === undefined || b === undefined ? undefined : a / b))] : []),
     ]);
   }
   const med = (bench, key, pick) => median(results[bench]?.runs[key], pick);
@@ -37,11 +41,20 @@ export function printSummary({ results, builds, settings }) {
     const xs = (results[bench]?.runs[key] ?? []).map(pick).filter((v) => typeof v === 'number');
     return xs.length > 1 ? [Math.min(...xs), Math.max(...xs)] : undefined;
   };
+  /** The median over rounds of pick(system `num`) / pick(system `den`) in the same round. */
+  const ratio = (bench, num, den, pick) => {
+    const dens = results[bench]?.runs[den] ?? [];
+    const rs = (results[bench]?.runs[num] ?? []).map((r, i) =>
+      dens[i] ? pick(r) / pick(dens[i]) : Number.NaN,
+    );
+    return median(rs, (v) => v);
+  };
   const both = (bench, pick) => ({
     a: med(bench, A.key, pick),
     aRange: range(bench, A.key, pick),
     b: B && med(bench, B.key, pick),
     bRange: B && range(bench, B.key, pick),
+    ab: B && ratio(bench, A.key, B.key, pick),
   });
   const sum = (bench, key, pick) => results[bench]?.runs[key]?.reduce((n, r) => n + pick(r), 0);
 
@@ -52,13 +65,13 @@ export function printSummary({ results, builds, settings }) {
       ['pgboss', 1.2],
       ['insert', 0.6],
     ]) {
-      const base = med('create', key, perSecond);
+      const vs = ratio('create', A.key, key, perSecond);
       row(`creates/s, 50 conns, vs ${key === 'pgboss' ? 'pg-boss' : 'insert'} baseline`, {
         ...c,
-        base,
-        relation: x(c.a / base),
+        base: med('create', key, perSecond),
+        relation: x(vs),
         goal: `>= ${goal}x`,
-        ok: c.a / base >= goal,
+        ok: vs >= goal,
       });
     }
     row(
@@ -69,13 +82,13 @@ export function printSummary({ results, builds, settings }) {
   }
   if (results.delivery) {
     const d = both('delivery', (r) => r.perSecondFromDue);
-    const base = med('delivery', 'pgboss-worker', (r) => r.perSecondFromDue);
+    const vs = ratio('delivery', A.key, 'pgboss-worker', (r) => r.perSecondFromDue);
     row(`deliveries/s, ${fmt(settings.deliveries)} due at once, vs pg-boss worker`, {
       ...d,
-      base,
-      relation: x(d.a / base),
+      base: med('delivery', 'pgboss-worker', (r) => r.perSecondFromDue),
+      relation: x(vs),
       goal: '>= 1.5x',
-      ok: d.a / base >= 1.5,
+      ok: vs >= 1.5,
     });
     row('deliveries/s, absolute', { ...d, goal: '>= 3,000/s', ok: d.a >= 3000, digits: 0 });
   }
@@ -83,7 +96,12 @@ export function printSummary({ results, builds, settings }) {
     const p99 = (label) => (r) => r.runs[label].lateness.p99;
     const idle = both('lateness', p99('idle'));
     const floor = med('lateness', 'timer', p99('idle'));
-    const over = idle.a - floor;
+    // The difference to the floor in the same round, median over rounds, as the ratios are.
+    const floors = results.lateness.runs.timer;
+    const over = median(
+      results.lateness.runs[A.key].map((r, i) => p99('idle')(r) - p99('idle')(floors[i])),
+      (v) => v,
+    );
     row('lateness p99 idle ms, vs timer floor', {
       ...idle,
       base: floor,
