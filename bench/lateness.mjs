@@ -1,104 +1,142 @@
-// Benchmark 2: fire lateness measured by a loopback receiver, at idle and while 200 actions a second fall due.
-import { cpuText, printWaits, startReceiver, startStack, table } from './lib.mjs';
-import { fireLateness, pilotCreateRate } from './phases.mjs';
+// Benchmark "lateness": fire lateness at a loopback receiver, idle and at 200 and 1,000 due a second, against the
+// timer floor (a bare setTimeout to each due moment and the same POST).
+import { cpuText, inRounds, printWaits, settings, startReceiver, table } from './lib.mjs';
+import { fireLateness, floorLateness, pilotCreateRate } from './phases.mjs';
+import { drivenBaseline, labels, schedSystems } from './systems.mjs';
 
-export const GOALS = { idleP99Ms: 100, loadedP99Ms: 250 };
+/** The standard runs, each spread over twice --seconds (20 s in a full run). */
+export const RATES = [
+  { label: 'idle', perSecond: 10, leadMs: 3_000 },
+  { label: '200/s', perSecond: 200, leadMs: 5_000 },
+  { label: '1,000/s', perSecond: 1_000, leadMs: 5_000 },
+];
 
 /**
- * The standard runs: 200 actions over 20 s (10/s, "idle"; `idleCount` makes it longer at the same rate), then 4,000 over 20 s (200/s); unless `withCreates` is
- * false, a third: the idle run while 50 connections create far-future actions as fast as the API takes them.
+ * The runs of `rates` on one sched server; `idleCount` sets the count of the idle run instead (at its rate). Unless
+ * `withCreates` is false, one more run not among the goals: the idle run while 50 connections create far-future
+ * actions as fast as the API takes them, the usual production mix.
  */
-export async function latenessRuns(stack, receiver, { withCreates: mixed = true, idleCount = 200 } = {}) {
+export async function latenessRuns(stack, receiver, { rates = RATES, withCreates = true, idleCount } = {}) {
   // Creating must end before the first action is due; how long it takes depends on the create rate here.
   const createRate = await pilotCreateRate(stack, { concurrency: 50 });
-  const idle = await fireLateness(stack, receiver, {
-    count: idleCount,
-    spreadMs: idleCount * 100, // 10 due a second
-    leadMs: 3_000,
-    createRate,
-    label: 'idle',
-  });
-  const loaded = await fireLateness(stack, receiver, {
-    count: 4_000,
-    spreadMs: 20_000,
-    leadMs: 5_000,
-    createRate,
-    concurrency: 50,
-    label: '200/s',
-  });
-  if (!mixed) return { idle, loaded };
-  // Not a goal of issue 3, but the production mix: the idle run again while the API takes creates at full speed.
-  const withCreates = await fireLateness(stack, receiver, {
-    count: 200,
-    spreadMs: 20_000,
-    leadMs: 3_000,
-    createRate,
-    createLoadConnections: 50,
-    label: 'idle + creates',
-  });
-  return { idle, loaded, withCreates };
+  const runs = {};
+  for (const rate of rates) {
+    const count = rate.label === 'idle' && idleCount ? idleCount : rate.perSecond * settings.seconds * 2;
+    runs[rate.label] = await fireLateness(stack, receiver, {
+      count,
+      spreadMs: (count / rate.perSecond) * 1000,
+      leadMs: rate.leadMs,
+      createRate,
+      concurrency: rate.perSecond > 10 ? 50 : 25,
+      label: rate.label,
+    });
+  }
+  if (withCreates) {
+    const count = 10 * settings.seconds * 2;
+    runs['idle + creates'] = await fireLateness(stack, receiver, {
+      count,
+      spreadMs: count * 100,
+      leadMs: 3_000,
+      createRate,
+      createLoadConnections: 50,
+      label: 'idle + creates',
+    });
+  }
+  return runs;
 }
 
-export function printLateness(title, runs) {
+/** One row per system, round and run: lateness at the receiver (and the server's own figure for sched). */
+export function printLateness(title, systems, runsBySystem) {
   const rows = [];
-  for (const r of runs) {
-    rows.push([
-      `${r.label} receiver`,
-      r.count,
-      r.duePerSecond,
-      `${r.lateness.n}/${r.delivered}`,
-      r.duplicates,
-      r.lateness.p50,
-      r.lateness.p90,
-      r.lateness.p99,
-      r.lateness.max,
-      r.lateness.min,
-    ]);
-    rows.push([
-      `${r.label} server`,
-      '',
-      '',
-      r.serverLateness.n,
-      '',
-      r.serverLateness.p50,
-      r.serverLateness.p90,
-      r.serverLateness.p99,
-      r.serverLateness.max,
-      r.serverLateness.min,
-    ]);
+  for (const s of systems) {
+    for (const round of runsBySystem[s.key] ?? []) {
+      for (const r of Object.values(round.runs)) {
+        rows.push([
+          `${s.label} #${round.round}`,
+          r.label,
+          r.count,
+          `${r.lateness.n}/${r.delivered}`,
+          r.missing,
+          r.duplicates,
+          r.early,
+          r.lateness.p50,
+          r.lateness.p99,
+          r.lateness.max,
+          r.lateness.min,
+          r.serverLateness.n ? r.serverLateness.p99 : '-',
+        ]);
+      }
+    }
   }
   table(
     title,
-    ['run', 'actions', 'due/s', 'counted', 'dup', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'min ms'],
+    [
+      'system',
+      'run',
+      'actions',
+      'counted',
+      'lost',
+      'dup',
+      'early',
+      'p50 ms',
+      'p99 ms',
+      'max ms',
+      'min ms',
+      'server p99 ms',
+    ],
     rows,
   );
   process.stdout.write(
-    '  counted = deliveries in the figures / delivered (an action whose create answered within 250 ms of its due\n' +
-      '  time is left out); receiver = arrival at the loopback receiver minus scheduled_for;\n' +
-      '  server = delivery_attempts.lateness_ms (attempt start minus due time, as the server logs it)\n',
+    '  lateness = arrival at the loopback receiver minus the due time; counted = in the figures / delivered (an\n' +
+      '  action whose create answered within 250 ms of its due time is left out); early = arrived > 1 ms before due;\n' +
+      '  server p99 = delivery_attempts.lateness_ms (attempt start minus due time, as the server logs it)\n',
   );
-  for (const r of runs) {
-    const bg =
-      r.backgroundCreatesPerSecond === null
-        ? ''
-        : `; background creates ${Math.round(r.backgroundCreatesPerSecond)}/s`;
-    process.stdout.write(`  ${r.label}: ${cpuText(r.cpu)}${bg}\n`);
+  for (const s of systems) {
+    for (const round of runsBySystem[s.key] ?? []) {
+      for (const r of Object.values(round.runs)) {
+        const bg =
+          r.backgroundCreatesPerSecond == null
+            ? ''
+            : `; background creates ${Math.round(r.backgroundCreatesPerSecond)}/s`;
+        process.stdout.write(`  ${s.label} #${round.round} ${r.label}: ${cpuText(r.cpu)}${bg}\n`);
+        printWaits(`${s.label} #${round.round} ${r.label}`, r.waits);
+      }
+    }
   }
-  for (const r of runs) printWaits(`${title.split(':')[0]} ${r.label}`, r.waits);
 }
 
-export async function run() {
-  const stack = await startStack('lateness');
+export async function run({ postgres }) {
+  const systems = [drivenBaseline('timer'), ...schedSystems('lateness', postgres)];
   const receiver = await startReceiver();
   try {
-    const { idle, loaded, withCreates } = await latenessRuns(stack, receiver);
+    const runs = await inRounds(systems, async (system) => {
+      if (system.baseline) {
+        const out = {};
+        for (const rate of RATES) {
+          const count = rate.perSecond * settings.seconds * 2;
+          out[rate.label] = await floorLateness(postgres, receiver, {
+            count,
+            spreadMs: (count / rate.perSecond) * 1000,
+            leadMs: 2_000,
+            label: rate.label,
+          });
+        }
+        return { runs: out };
+      }
+      const stack = await system.start();
+      try {
+        return { runs: await latenessRuns(stack, receiver) };
+      } finally {
+        await stack.stop();
+      }
+    });
     printLateness(
-      `lateness: empty table (goals p99 <= ${GOALS.idleP99Ms} ms idle, <= ${GOALS.loadedP99Ms} ms at 200/s)`,
-      [idle, loaded, withCreates],
+      `lateness: ${RATES.map((r) => r.label).join(', ')}, each over ${settings.seconds * 2} s`,
+      systems,
+      runs,
     );
-    return { latenessIdle: idle, latenessLoaded: loaded, latenessWithCreates: withCreates };
+    return { lateness: { systems: labels(systems), runs } };
   } finally {
     await receiver.close();
-    await stack.stop();
   }
 }

@@ -1,6 +1,6 @@
 // Shared pieces of the benchmarks: a server stack per benchmark, an HTTP load loop, a loopback receiver, statistics.
 // Plain Node ESM; the only libraries are those the server already depends on (pg, undici), loaded from there.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -12,10 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const TMP = path.join(ROOT, 'bench', '.tmp');
-/** The built sched under test: this checkout, or another build (e.g. a snapshot of a commit) in BENCH_SCHED_ROOT. */
-export const SCHED_ROOT = path.resolve(process.env.BENCH_SCHED_ROOT ?? ROOT);
-const CLI = path.join(SCHED_ROOT, 'cli', 'dist', 'bin.js');
-const serverRequire = createRequire(path.join(SCHED_ROOT, 'server', 'package.json'));
+// The driver's own libraries come from this checkout's server package, whichever build it measures.
+const serverRequire = createRequire(path.join(ROOT, 'server', 'package.json'));
 export const pg = serverRequire('pg');
 export const { Pool: HttpPool } = serverRequire('undici');
 
@@ -25,83 +23,184 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const log = (msg) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 23)}] ${msg}\n`);
 
+/** The run's settings (run.mjs sets them from its flags); the defaults are those of a full run. */
+export const settings = {
+  seconds: 10, // create load per system; the spread of each lateness run is twice this
+  rounds: 2,
+  deliveries: 5_000,
+  pending: Number(process.env.BENCH_PENDING ?? 1_000_000),
+  logLevel: process.env.BENCH_LOG_LEVEL, // unset: sched's default level, as users run it
+};
+
+function gitLabel(root) {
+  try {
+    const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+    const dirty = git('status', '--porcelain', '--untracked-files=no') ? '+dirty' : '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty}`;
+  } catch {
+    return path.basename(root);
+  }
+}
+
 /**
- * One sched server ('all' role: API and worker in one process, as `sched serve` runs by default) on a fresh embedded
- * PostgreSQL under bench/.tmp, or on BENCH_DATABASE_URL. Each stack gets its own account (plan business, rate limits
- * multiplied away) so figures never count a neighbour's rows; with BENCH_DATABASE_URL that account is deleted at the end.
+ * The sched builds under test: this checkout ("sched"), and with BENCH_SCHED_ROOT another build ("ref", e.g. a
+ * worktree of an older commit after `pnpm build`), measured in the same run so the two can be compared as a pair.
  */
-export async function startStack(name) {
-  const dataDir = path.join(TMP, `${name}-${Date.now()}`);
-  await fs.mkdir(dataDir, { recursive: true });
-  const cleanups = [];
-  const stack = { dataDir, cleanups };
-  stack.stop = async () => {
+export const BUILDS = [
+  { key: 'sched', root: ROOT, label: `sched ${process.env.BENCH_LABEL ?? gitLabel(ROOT)}` },
+  ...(process.env.BENCH_SCHED_ROOT && path.resolve(process.env.BENCH_SCHED_ROOT) !== ROOT
+    ? [
+        {
+          key: 'ref',
+          root: path.resolve(process.env.BENCH_SCHED_ROOT),
+          label: `sched ${process.env.BENCH_REF_LABEL ?? gitLabel(path.resolve(process.env.BENCH_SCHED_ROOT))}`,
+        },
+      ]
+    : []),
+];
+// A paired run of a build against itself still measures two systems: the spread between them is the noise.
+if (process.env.BENCH_SCHED_ROOT && BUILDS.length === 1) {
+  BUILDS.push({ key: 'ref', root: ROOT, label: `${BUILDS[0].label} (again)` });
+}
+
+/**
+ * Runs `measure(system, round)` for every system in every round, alternating the order (forward, then backward)
+ * so that neither side always runs first on a machine whose load drifts. Returns { [system.key]: [result per round] }.
+ */
+export async function inRounds(systems, measure) {
+  const out = Object.fromEntries(systems.map((s) => [s.key, []]));
+  for (let round = 0; round < settings.rounds; round++) {
+    const order = round % 2 ? [...systems].reverse() : systems;
+    for (const system of order) {
+      log(`round ${round + 1}/${settings.rounds}: ${system.label}`);
+      out[system.key].push({ round: round + 1, ...(await measure(system, round)) });
+    }
+  }
+  return out;
+}
+
+/**
+ * The one PostgreSQL of a run: an embedded PostgreSQL 17 (this checkout's launcher) in bench/.tmp, or the server of
+ * BENCH_DATABASE_URL (a role that may create databases). Every system gets a fresh database on it.
+ */
+export async function startPostgres() {
+  const dataDir = path.join(TMP, `pg-${Date.now()}`);
+  const server = { dataDir, cleanups: [], databases: 0 };
+  if (process.env.BENCH_DATABASE_URL) {
+    server.url = process.env.BENCH_DATABASE_URL;
+  } else {
+    await fs.mkdir(dataDir, { recursive: true });
+    const { ensureEmbeddedPostgres } = await import(
+      pathToFileURL(path.join(ROOT, 'server', 'dist', 'persistence', 'embedded-postgres.js')).href
+    );
+    const handle = await ensureEmbeddedPostgres({ dataDir });
+    server.url = handle.url;
+    server.clusterDir = handle.clusterDir;
+    server.cleanups.push(async () => {
+      try {
+        await handle.release();
+      } catch (err) {
+        // Stop our own cluster anyway (SIGINT = fast shutdown), or it would outlive the benchmark.
+        log(`releasing the embedded PostgreSQL failed (${err.message}); stopping it directly`);
+        await stopPostmaster(server.clusterDir);
+      }
+      if (process.env.BENCH_KEEP) return;
+      await fs.rm(dataDir, { recursive: true, force: true });
+      if (!server.clusterDir.startsWith(dataDir)) {
+        await fs.rm(path.dirname(server.clusterDir), { recursive: true, force: true });
+      }
+    });
+  }
+  server.admin = new pg.Pool({ connectionString: urlFor(server.url, 'postgres'), max: 2 });
+  server.admin.on('error', () => undefined);
+  server.cleanups.push(() => server.admin.end());
+  /** A fresh database; its URL, and a function that drops it. */
+  server.createDatabase = async (name) => {
+    const db = `bench_${name.replace(/\W/g, '_')}_${++server.databases}`;
+    await server.admin.query(`drop database if exists ${db} with (force)`);
+    await server.admin.query(`create database ${db}`);
+    return {
+      url: urlFor(server.url, db),
+      drop: () => server.admin.query(`drop database if exists ${db} with (force)`),
+    };
+  };
+  server.stop = async () => {
+    for (const fn of server.cleanups.reverse()) await fn().catch((err) => log(`cleanup: ${err.message}`));
+    server.cleanups.length = 0;
+  };
+  return server;
+}
+
+function urlFor(serverUrl, database) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Runs the cleanups of a stack in reverse order; every stack has one. */
+function stopper(cleanups) {
+  return async () => {
     for (const fn of cleanups.reverse()) await fn().catch((err) => log(`cleanup: ${err.message}`));
     cleanups.length = 0;
   };
+}
+
+/**
+ * One sched server of `build` ('all' role: API and worker in one process, as `sched serve` runs by default) on a
+ * fresh database of the run's PostgreSQL, with its own account (plan business, rate limits multiplied away but
+ * still counted).
+ */
+export async function startStack(name, build, postgres) {
+  const dataDir = path.join(TMP, `${name}-${build.key}-${Date.now()}`);
+  await fs.mkdir(dataDir, { recursive: true });
+  const cleanups = [];
+  const stack = { name, label: build.label, dataDir, cleanups, clusterDir: postgres.clusterDir };
+  stack.stop = stopper(cleanups);
   try {
-    let databaseUrl = process.env.BENCH_DATABASE_URL;
-    if (!databaseUrl) {
-      const { ensureEmbeddedPostgres } = await import(
-        pathToFileURL(path.join(SCHED_ROOT, 'server', 'dist', 'persistence', 'embedded-postgres.js')).href
-      );
-      const handle = await ensureEmbeddedPostgres({ dataDir });
-      databaseUrl = handle.url;
-      // As root with dataDir out of the postgres user's reach, the cluster lives in a folder of its own.
-      // (A BENCH_SCHED_ROOT build older than the handle's clusterDir keeps it in dataDir.)
-      stack.clusterDir = handle.clusterDir ?? path.join(dataDir, 'pg');
-      const inDataDir = stack.clusterDir === path.join(dataDir, 'pg');
-      const relocated = inDataDir ? undefined : path.dirname(stack.clusterDir);
-      cleanups.push(async () => {
-        try {
-          await handle.release();
-        } catch (err) {
-          // Stop our own cluster anyway (SIGINT = fast shutdown), or it would outlive the benchmark.
-          log(`releasing the embedded PostgreSQL failed (${err.message}); stopping it directly`);
-          await stopPostmaster(stack.clusterDir);
-        }
-        if (process.env.BENCH_KEEP) return;
-        // The server's log outlives the cluster, for a look after a surprising figure.
-        await fs.mkdir(path.join(TMP, 'logs'), { recursive: true });
-        for (const name of await fs.readdir(dataDir)) {
-          if (!name.endsWith('.log')) continue;
-          await fs.copyFile(
-            path.join(dataDir, name),
-            path.join(TMP, 'logs', `${path.basename(dataDir)}-${name}`),
-          );
-        }
-        await fs.rm(dataDir, { recursive: true, force: true });
-        if (relocated) await fs.rm(relocated, { recursive: true, force: true });
-      });
-    }
-    stack.databaseUrl = databaseUrl;
+    const database = await postgres.createDatabase(`${name}_${build.key}`);
+    cleanups.push(async () => {
+      await database.drop();
+      if (process.env.BENCH_KEEP) return;
+      // The server's log outlives the run, for a look after a surprising figure.
+      await fs.mkdir(path.join(TMP, 'logs'), { recursive: true });
+      for (const file of await fs.readdir(dataDir)) {
+        const to = path.join(TMP, 'logs', `${path.basename(dataDir)}-${file}`);
+        if (file.endsWith('.log')) await fs.copyFile(path.join(dataDir, file), to);
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
+    });
+    stack.databaseUrl = database.url;
 
     const port = await freePort();
     // production turns off response validation, as deployed; a build that refuses loopback destinations in
     // production (SSRF guard) is run as development instead, and the figures say so.
-    const nodeEnv = await serverNodeEnv();
+    const nodeEnv = await serverNodeEnv(build.root);
     stack.nodeEnv = nodeEnv;
     const serverEnv = {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: database.url,
       PORT: String(port),
       HOST: '127.0.0.1',
       SCHED_DATA_DIR: dataDir,
       SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true',
       SCHED_RATE_LIMIT_FACTOR: '100000',
-      LOG_LEVEL: 'warn',
       NODE_ENV: nodeEnv,
     };
+    // The server's default log level unless BENCH_LOG_LEVEL / --log-level says otherwise: users run it that way.
+    if (settings.logLevel) serverEnv.LOG_LEVEL = settings.logLevel;
+    else delete serverEnv.LOG_LEVEL;
+    const cli = path.join(build.root, 'cli', 'dist', 'bin.js');
     // BENCH_ROLES=split runs the API and the worker as two processes (`serve --role api` / `--role worker`).
     const split = process.env.BENCH_ROLES === 'split';
     stack.roles = split ? 'api + worker (two processes)' : 'all (one process)';
-    const api = await spawnServer(split ? 'api' : 'all', serverEnv, dataDir, cleanups);
+    const api = await spawnServer(cli, split ? 'api' : 'all', serverEnv, dataDir, cleanups);
     stack.pids = [api.pid];
     stack.url = api.url;
-    if (split) stack.pids.push((await spawnServer('worker', serverEnv, dataDir, cleanups)).pid);
+    if (split) stack.pids.push((await spawnServer(cli, 'worker', serverEnv, dataDir, cleanups)).pid);
 
     const created = JSON.parse(
       await runCli(
+        cli,
         [
           'accounts',
           'create',
@@ -118,23 +217,105 @@ export async function startStack(name) {
     );
     stack.accountId = created.account.id;
     stack.apiKey = created.api_key;
-
-    stack.db = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'bench' });
-    stack.db.on('error', () => undefined);
-    cleanups.push(async () => {
-      if (process.env.BENCH_DATABASE_URL) {
-        // A shared database keeps nothing of ours: the account's actions and attempts go with it (cascade).
-        await stack.db.query('delete from accounts where id = $1', [stack.accountId]);
-      }
-      await stack.db.end();
-    });
-
-    stack.api = new HttpPool(stack.url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
-    cleanups.push(() => stack.api.close());
+    await attachClients(stack, cleanups);
     return stack;
   } catch (err) {
     await stack.stop();
     throw err;
+  }
+}
+
+async function attachClients(stack, cleanups) {
+  if (stack.databaseUrl) {
+    stack.db = new pg.Pool({ connectionString: stack.databaseUrl, max: 4, application_name: 'bench' });
+    stack.db.on('error', () => undefined);
+    cleanups.push(() => stack.db.end());
+  }
+  if (stack.url) {
+    stack.api = new HttpPool(stack.url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
+    cleanups.push(() => stack.api.close());
+  }
+}
+
+/**
+ * A baseline (bench/baselines/<role>.mjs) as a child process, on a fresh database of the run's PostgreSQL unless
+ * `withDatabase` is false. It answers with one JSON line once ready; `withHttp` gives it a port and the stack an
+ * HTTP pool to it.
+ */
+export async function startBaseline(
+  role,
+  label,
+  postgres,
+  { withHttp = false, withDatabase = true, args = {} } = {},
+) {
+  const cleanups = [];
+  const stack = { name: role, label, cleanups, clusterDir: postgres.clusterDir, apiKey: null };
+  stack.stop = stopper(cleanups);
+  try {
+    if (withDatabase) {
+      const database = await postgres.createDatabase(role);
+      cleanups.push(() => database.drop());
+      stack.databaseUrl = database.url;
+    }
+    const port = withHttp ? await freePort() : undefined;
+    const argv = Object.entries({ ...args, db: stack.databaseUrl, ...(port ? { port } : {}) }).flatMap(
+      ([k, v]) => (v === undefined ? [] : [`--${k}`, String(v)]),
+    );
+    const child = spawn(process.execPath, [path.join(ROOT, 'bench', 'baselines', `${role}.mjs`), ...argv], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    cleanups.push(() => stopChild(child));
+    stack.pids = [child.pid];
+    stack.message = await firstLine(child, `baseline ${role}`);
+    child.stdout.resume();
+    if (port) stack.url = `http://127.0.0.1:${port}`;
+    await attachClients(stack, cleanups);
+    return stack;
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+}
+
+/** The first JSON line a child writes to stdout (its "ready"), or an error when it exits or takes 90 s. */
+function firstLine(child, what) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${what} was not ready in 90 s`)), 90_000);
+    const onExit = (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited (${code ?? signal}) before it was ready`));
+    };
+    child.once('exit', onExit);
+    const onData = (chunk) => {
+      out += chunk;
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.stdout.off('data', onData);
+      resolve(JSON.parse(out.slice(0, nl)));
+    };
+    child.stdout.on('data', onData);
+  });
+}
+
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+/** Resident set size of a process in MiB (Linux /proc), or null. */
+export async function rssMiB(pid) {
+  try {
+    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  } catch {
+    return null;
   }
 }
 
@@ -196,11 +377,9 @@ export function cpuShare(a, b) {
  * NODE_ENV of the servers: BENCH_NODE_ENV, else production (response validation off, as deployed) unless the build
  * refuses loopback destinations in production (its SSRF guard), in which case development.
  */
-export async function serverNodeEnv() {
+export async function serverNodeEnv(root) {
   if (process.env.BENCH_NODE_ENV) return process.env.BENCH_NODE_ENV;
-  const { loadConfig } = await import(
-    pathToFileURL(path.join(SCHED_ROOT, 'server', 'dist', 'config.js')).href
-  );
+  const { loadConfig } = await import(pathToFileURL(path.join(root, 'server', 'dist', 'config.js')).href);
   try {
     loadConfig({ NODE_ENV: 'production', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
     return 'production';
@@ -210,9 +389,9 @@ export async function serverNodeEnv() {
 }
 
 /** Starts `sched serve --role <role>` and resolves once it is up (its URL, when it serves HTTP). */
-async function spawnServer(role, env, dataDir, cleanups) {
+async function spawnServer(cli, role, env, dataDir, cleanups) {
   const logFile = await fs.open(path.join(dataDir, `server-${role}.log`), 'a');
-  const child = spawn(process.execPath, [CLI, 'serve', '--role', role], {
+  const child = spawn(process.execPath, [cli, 'serve', '--role', role], {
     env,
     stdio: ['ignore', 'pipe', logFile.fd],
   });
@@ -253,9 +432,9 @@ async function spawnServer(role, env, dataDir, cleanups) {
   return { pid: child.pid, url };
 }
 
-function runCli(args, env) {
+function runCli(cli, args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let errOut = '';
     child.stdout.on('data', (c) => (out += c));
@@ -301,7 +480,10 @@ export async function createAction(stack, payload) {
   const res = await stack.api.request({
     path: '/v1/actions',
     method: 'POST',
-    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    headers: {
+      'content-type': 'application/json',
+      ...(stack.apiKey ? { authorization: `Bearer ${stack.apiKey}` } : {}),
+    },
     body: typeof payload === 'string' ? payload : JSON.stringify(payload),
   });
   const text = await res.body.text();
@@ -473,7 +655,7 @@ export function cpuText(cpu) {
  * (wait event | statement) pairs of the server's busy connections: where the database time goes.
  */
 export function waitSampler(stack) {
-  if (!process.env.BENCH_WAITS) return { stop: async () => null };
+  if (!process.env.BENCH_WAITS || !stack.db) return { stop: async () => null };
   const counts = new Map();
   let samples = 0;
   let running = true;

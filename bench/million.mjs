@@ -1,10 +1,9 @@
-// Benchmark 4: create and lateness figures with 1,000,000 pending future actions in the table.
-import { fmt, log, nowMs, startReceiver, startStack, table } from './lib.mjs';
-import { printCreate } from './create.mjs';
-import { latenessRuns, printLateness } from './lateness.mjs';
-import { createLoad } from './phases.mjs';
-
-const PENDING = Number(process.env.BENCH_PENDING ?? 1_000_000);
+// Benchmark "million": create and lateness figures with 1,000,000 pending future actions in the table, and the RSS
+// of `sched serve` with them.
+import { measureCreate, printCreate } from './create.mjs';
+import { latenessRuns, printLateness, RATES } from './lateness.mjs';
+import { fmt, inRounds, log, nowMs, rssMiB, settings, startReceiver, table } from './lib.mjs';
+import { labels, schedSystems } from './systems.mjs';
 
 /**
  * Inserts `count` pending webhook actions straight into `actions` (generate_series), due between 2 and ~300 days
@@ -38,60 +37,68 @@ export async function seedPending(stack, count) {
   return { count, insertMs, vacuumMs };
 }
 
-/** Empty-table and 1M-pending figures side by side, with the change in percent. */
-function printComparison(title, base, loaded) {
-  const pct = (m, e) => `${m >= e ? '+' : ''}${fmt(((m - e) / e) * 100)}%`;
-  const rows = [
-    ['creates/s', base.create.perSecond, loaded.create.perSecond],
-    ['create p50 ms', base.create.latency.p50, loaded.create.latency.p50],
-    ['create p99 ms', base.create.latency.p99, loaded.create.latency.p99],
-    ['lateness idle p50 ms', base.idle.lateness.p50, loaded.idle.lateness.p50],
-    ['lateness idle p99 ms', base.idle.lateness.p99, loaded.idle.lateness.p99],
-    ['lateness idle max ms', base.idle.lateness.max, loaded.idle.lateness.max],
-    ['lateness 200/s p50 ms', base.loaded.lateness.p50, loaded.loaded.lateness.p50],
-    ['lateness 200/s p99 ms', base.loaded.lateness.p99, loaded.loaded.lateness.p99],
-    ['lateness 200/s max ms', base.loaded.lateness.max, loaded.loaded.lateness.max],
-  ].map(([what, e, m]) => [what, e, m, pct(m, e)]);
-  table(title, ['figure', 'empty', `${fmt(PENDING)} pending`, 'change'], rows);
+/** The standard create and lateness measurements on one server, then its RSS. */
+async function measure(system, round, stack, receiver, label) {
+  const create = await measureCreate(stack, { rss: true });
+  printCreate(`million: POST /v1/actions, ${label}`, [system], { [system.key]: [{ round, ...create }] });
+  // 600 idle samples in a full run rather than 200: a p99 of 200 is their second-worst value, which alone moves
+  // by tens of percent between runs on this machine and would decide a "within 10 %" comparison by noise.
+  const runs = await latenessRuns(stack, receiver, {
+    rates: RATES.slice(0, 2),
+    withCreates: false,
+    idleCount: settings.seconds * 60,
+  });
+  printLateness(`million: lateness, ${label}`, [system], { [system.key]: [{ round, runs }] });
+  return { create, idle: runs.idle, loaded: runs['200/s'], rssMiB: await rssMiB(stack.pids[0]) };
 }
 
-/** The standard create and lateness measurements on one server. */
-async function measure(stack, receiver, label) {
-  const create = await createLoad(stack, { concurrency: 50, durationMs: 10_000 });
-  printCreate(`million: POST /v1/actions, ${label}`, create);
-  // 600 idle samples rather than 200: a p99 of 200 is their second-worst value, which alone moves by tens of
-  // percent between runs on this machine and would decide a "within 10 %" comparison by noise.
-  const { idle, loaded } = await latenessRuns(stack, receiver, { withCreates: false, idleCount: 600 });
-  printLateness(`million: lateness, ${label}`, [idle, loaded]);
-  return { create, idle, loaded };
+/** Empty-table and pending figures of one server side by side, with the change in percent. */
+function printComparison(title, base, pending) {
+  const pct = (m, e) => `${m >= e ? '+' : ''}${fmt(((m - e) / e) * 100)}%`;
+  const rows = [
+    ['creates/s', base.create.perSecond, pending.create.perSecond],
+    ['create p50 ms', base.create.latency.p50, pending.create.latency.p50],
+    ['create p99 ms', base.create.latency.p99, pending.create.latency.p99],
+    ['lateness idle p50 ms', base.idle.lateness.p50, pending.idle.lateness.p50],
+    ['lateness idle p99 ms', base.idle.lateness.p99, pending.idle.lateness.p99],
+    ['lateness 200/s p50 ms', base.loaded.lateness.p50, pending.loaded.lateness.p50],
+    ['lateness 200/s p99 ms', base.loaded.lateness.p99, pending.loaded.lateness.p99],
+    ['RSS of sched serve, MiB', base.rssMiB, pending.rssMiB],
+  ].map(([what, e, m]) => [what, e, m, pct(m, e)]);
+  table(title, ['figure', 'empty', `${fmt(settings.pending)} pending`, 'change'], rows);
 }
 
 /**
- * One server measured twice: first with an empty table, then after seeding PENDING pending actions. Pairing the
- * two on one server, minutes apart, keeps a noisy machine from deciding the comparison.
+ * Each build measured twice on one server: first with an empty table, then after seeding the pending actions.
+ * Pairing the two on one server, minutes apart, keeps a noisy machine from deciding the comparison.
  */
-export async function run() {
-  const stack = await startStack('million');
+export async function run({ postgres }) {
+  const systems = schedSystems('million', postgres);
   const receiver = await startReceiver();
   try {
-    const base = await measure(stack, receiver, 'empty table');
-    log(`million: seeding ${PENDING} pending actions`);
-    const seed = await seedPending(stack, PENDING);
-    log(
-      `million: seeded in ${Math.round(seed.insertMs / 1000)} s + ${Math.round(seed.vacuumMs / 1000)} s (vacuum analyze)`,
-    );
-    const label = `${fmt(PENDING)} pending actions`;
-    const loaded = await measure(stack, receiver, label);
-    printComparison(`million: empty table vs ${label} (goal: within 10%)`, base, loaded);
-    return {
-      seed,
-      millionBase: base,
-      millionCreate: loaded.create,
-      millionLatenessIdle: loaded.idle,
-      millionLatenessLoaded: loaded.loaded,
-    };
+    const runs = await inRounds(systems, async (system, round) => {
+      const stack = await system.start();
+      try {
+        const base = await measure(system, round + 1, stack, receiver, `${system.label}, empty table`);
+        log(`million: seeding ${settings.pending} pending actions`);
+        const seed = await seedPending(stack, settings.pending);
+        log(
+          `million: seeded in ${Math.round(seed.insertMs / 1000)} s + ${Math.round(seed.vacuumMs / 1000)} s (vacuum analyze)`,
+        );
+        const label = `${system.label}, ${fmt(settings.pending)} pending actions`;
+        const pending = await measure(system, round + 1, stack, receiver, label);
+        printComparison(
+          `million: ${system.label}, empty table vs ${label} (goal: within 10%)`,
+          base,
+          pending,
+        );
+        return { seed, base, pending };
+      } finally {
+        await stack.stop();
+      }
+    });
+    return { million: { systems: labels(systems), runs } };
   } finally {
     await receiver.close();
-    await stack.stop();
   }
 }

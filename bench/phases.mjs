@@ -7,6 +7,7 @@ import {
   log,
   nowMs,
   sleep,
+  startBaseline,
   summarize,
   waitSampler,
   webhookAt,
@@ -16,18 +17,25 @@ import {
 const UNREACHED_URL = 'http://127.0.0.1:9/never';
 
 /**
- * POST /v1/actions from `concurrency` keep-alive connections for `durationMs` after a short warm-up. Every action is
+ * POST /v1/actions from `concurrency` keep-alive connections for `durationMs` (or until `count` creates were sent)
+ * after a short warm-up. Every action is
  * a webhook due in an hour or more (beyond the one-minute announce window: the common case of a create).
  */
-export async function createLoad(stack, { concurrency = 50, durationMs = 10_000, warmupMs = 2_000 } = {}) {
+export async function createLoad(
+  stack,
+  { concurrency = 50, durationMs = 10_000, count = Infinity, warmupMs = 2_000 } = {},
+) {
   const base = Date.now() + 3_600_000;
   const send = (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 7));
-  log(`create: warm-up ${warmupMs} ms at ${concurrency} connections`);
-  await loadLoop({ concurrency, durationMs: warmupMs, send });
-  log(`create: measuring ${durationMs} ms at ${concurrency} connections`);
+  if (warmupMs) {
+    log(`create: warm-up ${warmupMs} ms at ${concurrency} connections`);
+    await loadLoop({ concurrency, durationMs: warmupMs, send });
+  }
+  const what = count === Infinity ? `${durationMs} ms` : `${count} creates`;
+  log(`create: measuring ${what} at ${concurrency} connections`);
   const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
-  const r = await loadLoop({ concurrency, durationMs, send: (i) => send(i + 1_000_000) });
+  const r = await loadLoop({ concurrency, durationMs, count, send: (i) => send(i + 1_000_000) });
   const waits = await sampler.stop();
   const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   const ok = r.statuses.get(201) ?? 0;
@@ -43,6 +51,12 @@ export async function createLoad(stack, { concurrency = 50, durationMs = 10_000,
     cpu,
     waits,
   };
+}
+
+/** The due times of a lateness run: `count` evenly over `spreadMs` from `first` (baselines/timer.mjs computes the same). */
+function dueTimes(first, spreadMs, count) {
+  const step = spreadMs / count;
+  return Array.from({ length: count }, (_, i) => Math.round(first + i * step));
 }
 
 /**
@@ -62,8 +76,7 @@ export async function fireLateness(
   receiver.reset();
   const lead = Math.max(leadMs, createRate ? (count / createRate) * 1000 * 1.25 + 2_000 : 0);
   const first = Math.ceil(Date.now() + lead);
-  const step = spreadMs / count;
-  const dues = Array.from({ length: count }, (_, i) => Math.round(first + i * step));
+  const dues = dueTimes(first, spreadMs, count);
   const ids = new Set();
   const createdLate = new Set();
   log(`${label}: creating ${count} actions due from +${Math.round(lead)} ms over ${spreadMs} ms`);
@@ -85,13 +98,45 @@ export async function fireLateness(
       `${label}: only ${ids.size}/${count} creates succeeded (${JSON.stringify(Object.fromEntries(created.statuses))}, ${JSON.stringify(Object.fromEntries(created.errors))})`,
     );
   }
-  const headroomMs = first - nowMs();
   if (createdLate.size)
     log(`${label}: warning, ${createdLate.size} creates answered within 250 ms of their due time`);
-  const last = dues[dues.length - 1];
   log(
     `${label}: ${count} created in ${Math.round(created.elapsedMs)} ms (${Math.round(count / (created.elapsedMs / 1000))}/s); waiting for deliveries`,
   );
+  return {
+    ...(await observeFiring(stack, receiver, { label, ids, dues, createdLate, createLoadConnections })),
+    createPerSecond: count / (created.elapsedMs / 1000),
+  };
+}
+
+/**
+ * The timer floor's version of a lateness run (baselines/timer.mjs: a setTimeout to each due moment and the same
+ * POST), with the same due times and the same receiver.
+ */
+export async function floorLateness(postgres, receiver, { count, spreadMs, leadMs, label }) {
+  receiver.reset();
+  const first = Math.ceil(Date.now() + leadMs);
+  const floor = await startBaseline('timer', 'timer floor', postgres, {
+    withDatabase: false,
+    args: { receiver: receiver.url, count, first, step: spreadMs / count },
+  });
+  try {
+    const ids = new Set(floor.message.ids);
+    const dues = dueTimes(first, spreadMs, count);
+    return await observeFiring(floor, receiver, { label, ids, dues, createdLate: new Set() });
+  } finally {
+    await floor.stop();
+  }
+}
+
+/** Waits for the actions `ids` (due at `dues`, sorted) to arrive at the receiver and measures their lateness. */
+async function observeFiring(stack, receiver, { label, ids, dues, createdLate, createLoadConnections = 0 }) {
+  const count = dues.length;
+  const first = dues[0];
+  const last = dues[count - 1];
+  const headroomMs = first - nowMs();
+  if (headroomMs < 250)
+    log(`${label}: warning, ready only ${Math.round(headroomMs)} ms before the first due time`);
   await sleep(Math.max(0, first - Date.now()));
   const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
@@ -115,17 +160,19 @@ export async function fireLateness(
   for (const a of receiver.arrivals) if (ids.has(a.id) && !firstArrival.has(a.id)) firstArrival.set(a.id, a);
   const counted = [...firstArrival.values()].filter((a) => !createdLate.has(a.id));
   const lateness = counted.map((a) => a.at - a.due);
-  const server = await stack.db.query(
-    `select a.action_id, a.lateness_ms from delivery_attempts a join actions x on x.id = a.action_id
-      where x.account_id = $1 and a.action_id = any($2::uuid[]) and a.attempt_number = 1`,
-    [stack.accountId, [...ids]],
-  );
+  // The server's own figure, where there is a sched server to ask.
+  const server = stack.accountId
+    ? await stack.db.query(
+        `select a.action_id, a.lateness_ms from delivery_attempts a join actions x on x.id = a.action_id
+          where x.account_id = $1 and a.action_id = any($2::uuid[]) and a.attempt_number = 1`,
+        [stack.accountId, [...ids]],
+      )
+    : { rows: [] };
   return {
     label,
     count,
-    spreadSeconds: spreadMs / 1000,
-    duePerSecond: count / (spreadMs / 1000),
-    createPerSecond: count / (created.elapsedMs / 1000),
+    spreadSeconds: (last - first) / 1000,
+    duePerSecond: count / ((last - first) / 1000 || 1),
     delivered: firstArrival.size,
     missing: count - firstArrival.size,
     duplicates: receiver.duplicates(),
@@ -191,11 +238,33 @@ export async function deliveryBurst(stack, receiver, { count, leadMs, createRate
       return r;
     },
   });
-  const headroomMs = due - nowMs();
   if (ids.size !== count) throw new Error(`delivery: only ${ids.size}/${count} creates succeeded`);
-  if (headroomMs < 250)
-    log(`delivery: warning, creates ended only ${Math.round(headroomMs)} ms before the due time`);
   log(`delivery: ${count} created in ${Math.round(created.elapsedMs)} ms; waiting for deliveries`);
+  return {
+    ...(await observeBurst(stack, receiver, { ids, due })),
+    createPerSecond: count / (created.elapsedMs / 1000),
+  };
+}
+
+/** The pg-boss worker baseline's version of a burst: `count` jobs inserted due at one moment, the same receiver. */
+export async function workerBurst(postgres, receiver, { count }) {
+  receiver.reset();
+  const worker = await startBaseline('pgboss-worker', 'pg-boss worker', postgres, {
+    // Inserting runs at several thousand jobs a second; two seconds cover the worker's start.
+    args: { receiver: receiver.url, count, 'lead-ms': 2_000 + count / 2 },
+  });
+  try {
+    const { due, ids } = worker.message;
+    return await observeBurst(worker, receiver, { ids: new Set(ids), due });
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function observeBurst(stack, receiver, { ids, due }) {
+  const count = ids.size;
+  const headroomMs = due - nowMs();
+  if (headroomMs < 250) log(`delivery: warning, ready only ${Math.round(headroomMs)} ms before the due time`);
   await sleep(Math.max(0, due - Date.now()));
   const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
@@ -216,17 +285,19 @@ export async function deliveryBurst(stack, receiver, { count, leadMs, createRate
     const b = Math.floor((t - due) / 250);
     if (b >= 0) buckets[b] = (buckets[b] ?? 0) + 1;
   }
+  const lateness = times.map((t) => t - due);
   return {
     count,
     delivered: firsts.size,
+    missing: count - firsts.size,
     duplicates: receiver.duplicates(),
+    early: lateness.filter((l) => l < -1).length,
     firstArrivalAfterDueMs: t0 - due,
     lastArrivalAfterDueMs: tn - due,
     perSecondFromDue: firsts.size / ((tn - due) / 1000),
     perSecondFirstToLast: (firsts.size - 1) / ((tn - t0) / 1000),
     peakPerSecond: Math.max(0, ...Array.from(buckets, (b) => b ?? 0)) * 4,
-    lateness: summarize(times.map((t) => t - due)),
-    createPerSecond: count / (created.elapsedMs / 1000),
+    lateness: summarize(lateness),
     createHeadroomMs: headroomMs,
     cpu,
     waits,

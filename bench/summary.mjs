@@ -1,0 +1,188 @@
+// The one table of a run: for each goal of issue 12 the baseline's median, sched's, their ratio, the goal and
+// whether it is met; with a second build (BENCH_SCHED_ROOT) its median and the ratio of the two. A ratio is the
+// median of the per-round ratios: the two systems of a round ran next to each other in time.
+// Also re-prints the table of a past run: `node bench/summary.mjs bench/.tmp/results-<time>.json`.
+import fs from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { fmt, table } from './lib.mjs';
+import { LEAK_TOLERANCE } from './memory.mjs';
+import { median } from './systems.mjs';
+
+/** `results` as run.mjs collects them, `builds` [{ key, label }] (this build first), `settings` of the run. */
+export function printSummary({ results, builds, settings }) {
+  const [A, B] = builds;
+  const rows = [];
+  const x = (v) => (v === undefined || !Number.isFinite(v) ? '-' : `${fmt(v, 2)}x`);
+  /**
+   * One figure: the baseline's median, sched's median, their relation, the goal and whether it is met, and with a
+   * second build its median and sched/ref. With more than one round, each sched median shows the range of the
+   * rounds in brackets: the noise a paired comparison has to beat.
+   */
+  function row(
+    figure,
+    { base, a, b, ab, aRange, bRange, relation = '', goal = '(reported)', ok, digits = 1 },
+  ) {
+    const cell = (v, range) =>
+      v === undefined
+        ? '-'
+        : `${fmt(v, digits)}${range && range[0] !== range[1] ? ` [${fmt(range[0], digits)}-${fmt(range[1], digits)}]` : ''}`;
+    rows.push([
+      figure,
+      base === undefined ? '-' : fmt(base, digits),
+      cell(a, aRange),
+      relation,
+      goal,
+      ok === undefined || a === undefined ? '' : ok ? 'met' : 'MISSED',
+      ...(B ? [cell(b, bRange), x(ab ?? (a === undefined || b === undefined ? undefined : a / b))] : []),
+    ]);
+  }
+  const med = (bench, key, pick) => median(results[bench]?.runs[key], pick);
+  const range = (bench, key, pick) => {
+    const xs = (results[bench]?.runs[key] ?? []).map(pick).filter((v) => typeof v === 'number');
+    return xs.length > 1 ? [Math.min(...xs), Math.max(...xs)] : undefined;
+  };
+  /** The median over rounds of pick(system `num`) / pick(system `den`) in the same round. */
+  const ratio = (bench, num, den, pick) => {
+    const dens = results[bench]?.runs[den] ?? [];
+    const rs = (results[bench]?.runs[num] ?? []).map((r, i) =>
+      dens[i] ? pick(r) / pick(dens[i]) : Number.NaN,
+    );
+    return median(rs, (v) => v);
+  };
+  const both = (bench, pick) => ({
+    a: med(bench, A.key, pick),
+    aRange: range(bench, A.key, pick),
+    b: B && med(bench, B.key, pick),
+    bRange: B && range(bench, B.key, pick),
+    ab: B && ratio(bench, A.key, B.key, pick),
+  });
+  const sum = (bench, key, pick) => results[bench]?.runs[key]?.reduce((n, r) => n + pick(r), 0);
+
+  if (results.create) {
+    const perSecond = (r) => r.perSecond;
+    const c = both('create', perSecond);
+    for (const [key, goal] of [
+      ['pgboss', 1.2],
+      ['insert', 0.6],
+    ]) {
+      const vs = ratio('create', A.key, key, perSecond);
+      row(`creates/s, 50 conns, vs ${key === 'pgboss' ? 'pg-boss' : 'insert'} baseline`, {
+        ...c,
+        base: med('create', key, perSecond),
+        relation: x(vs),
+        goal: `>= ${goal}x`,
+        ok: vs >= goal,
+      });
+    }
+    row(
+      'create p99 ms',
+      both('create', (r) => r.latency.p99),
+    );
+    row('RSS of sched serve after the create run, MiB', { ...both('create', (r) => r.rssMiB), digits: 0 });
+  }
+  if (results.delivery) {
+    const d = both('delivery', (r) => r.perSecondFromDue);
+    const vs = ratio('delivery', A.key, 'pgboss-worker', (r) => r.perSecondFromDue);
+    row(`deliveries/s, ${fmt(settings.deliveries)} due at once, vs pg-boss worker`, {
+      ...d,
+      base: med('delivery', 'pgboss-worker', (r) => r.perSecondFromDue),
+      relation: x(vs),
+      goal: '>= 1.5x',
+      ok: vs >= 1.5,
+    });
+    row('deliveries/s, absolute', { ...d, goal: '>= 3,000/s', ok: d.a >= 3000, digits: 0 });
+  }
+  if (results.lateness) {
+    const p99 = (label) => (r) => r.runs[label].lateness.p99;
+    const idle = both('lateness', p99('idle'));
+    const floor = med('lateness', 'timer', p99('idle'));
+    // The difference to the floor in the same round, median over rounds, as the ratios are.
+    const floors = results.lateness.runs.timer;
+    const over = median(
+      results.lateness.runs[A.key].map((r, i) => p99('idle')(r) - p99('idle')(floors[i])),
+      (v) => v,
+    );
+    row('lateness p99 idle ms, vs timer floor', {
+      ...idle,
+      base: floor,
+      relation: `${over >= 0 ? '+' : ''}${fmt(over)} ms`,
+      goal: '<= floor + 10 ms',
+      ok: over <= 10,
+    });
+    row('lateness p99 at 200 due/s ms', {
+      ...both('lateness', p99('200/s')),
+      base: med('lateness', 'timer', p99('200/s')),
+    });
+    const fast = both('lateness', p99('1,000/s'));
+    row('lateness p99 at 1,000 due/s ms', {
+      ...fast,
+      base: med('lateness', 'timer', p99('1,000/s')),
+      goal: '<= 100 ms',
+      ok: fast.a <= 100,
+    });
+  }
+  if (results.lateness || results.delivery) {
+    // Every delivery of every run counts here, in every round: one early, lost or doubled is one too many.
+    const count = (key, field) =>
+      (sum('lateness', key, (r) => Object.values(r.runs).reduce((n, run) => n + run[field], 0)) ?? 0) +
+      (sum('delivery', key, (r) => r[field]) ?? 0);
+    for (const [field, what] of [
+      ['early', 'early deliveries (> 1 ms before due)'],
+      ['missing', 'lost deliveries'],
+      ['duplicates', 'doubled deliveries'],
+    ]) {
+      const a = count(A.key, field);
+      row(`${what}, all runs`, {
+        a,
+        b: B && count(B.key, field),
+        base: count('timer', field) + count('pgboss-worker', field),
+        goal: '0',
+        ok: a === 0,
+        digits: 0,
+      });
+    }
+  }
+  if (results.million) {
+    row(`RSS of sched serve after ${fmt(settings.pending)} pending actions, MiB`, {
+      ...both('million', (r) => r.pending.rssMiB),
+      digits: 0,
+    });
+    row(
+      `creates/s with ${fmt(settings.pending)} pending`,
+      both('million', (r) => r.pending.create.perSecond),
+    );
+  }
+  if (results.memory) {
+    const m = both('memory', (r) => r.growth * 100);
+    // A leak in any round fails the check; the figure is the median growth between the last two runs.
+    const leaks = results.memory.runs[A.key].filter((r) => r.leak).length;
+    row('leak check: RSS growth between two identical runs, %', {
+      ...m,
+      relation: leaks ? `${leaks} round(s) grow` : '',
+      goal: `<= ${LEAK_TOLERANCE * 100}%, not steadily`,
+      ok: leaks === 0,
+    });
+  }
+  if (rows.length) {
+    table(
+      `summary: medians over ${settings.rounds} round(s); baselines and ${A.label} side by side, goals of issue 12` +
+        (B ? `; paired with ${B.label} (issue 14: no worse than the noise between rounds)` : ''),
+      [
+        'figure',
+        'baseline',
+        A.label,
+        'vs baseline',
+        'goal',
+        '',
+        ...(B ? [B.label, `${A.label.replace('sched ', '')} / ${B.label.replace('sched ', '')}`] : []),
+      ],
+      rows,
+    );
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const run = JSON.parse(await fs.readFile(process.argv[2], 'utf8'));
+  const builds = run.builds.map((b, i) => ({ key: b.key ?? (i ? 'ref' : 'sched'), label: b.label }));
+  printSummary({ results: run.results, builds, settings: run.settings });
+}
