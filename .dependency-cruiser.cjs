@@ -68,7 +68,7 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       from: { path: '^(server|contract|sdk|cli)/src/' },
-      to: { circular: true, dependencyTypesNot: ['type-only'] },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
   ],
   options: {

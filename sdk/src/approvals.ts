@@ -9,7 +9,8 @@ import {
 import { initClient, initContract } from '@ts-rest/core';
 import type { z } from 'zod';
 import type { CreateActionResult, actionsApi } from './actions.js';
-import { type createRawClient, fetchApi } from './client.js';
+import type { createRawClient } from './client.js';
+import { fetchApi } from './transport.js';
 import type {
   Decision,
   GateChannel,

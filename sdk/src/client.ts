@@ -1,8 +1,8 @@
 import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
-import { type ApiFetcher, initClient } from '@ts-rest/core';
+import { initClient } from '@ts-rest/core';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
-import { SchedConnectionError } from './errors.js';
+import { fetchApi } from './transport.js';
 import { unwrap } from './unwrap.js';
 
 export { unwrap } from './unwrap.js';
@@ -13,29 +13,6 @@ export interface ClientOptions {
   apiKey: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
-}
-
-/**
- * ts-rest's transport on the global fetch: JSON bodies parsed when the answer says JSON, network failures as
- * `SchedConnectionError` naming `target` (never the full URL: a response link's token is a credential).
- */
-export function fetchApi(target: string): ApiFetcher {
-  return async (args) => {
-    try {
-      const res = await fetch(args.path, {
-        method: args.method,
-        headers: args.headers,
-        ...(args.body !== undefined && args.body !== null ? { body: args.body as string } : {}),
-      });
-      const text = await res.text();
-      let body: unknown = text;
-      if ((res.headers.get('content-type') ?? '').includes('application/json') && text)
-        body = JSON.parse(text);
-      return { status: res.status, body, headers: res.headers };
-    } catch (err) {
-      throw new SchedConnectionError(`cannot reach ${target}: ${(err as Error).message}`, { cause: err });
-    }
-  };
 }
 
 export function createRawClient(options: ClientOptions) {
