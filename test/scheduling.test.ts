@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../server/src/persistence/database.js';
 import { createDb, type Db } from '../server/src/persistence/db.js';
-import { createOrm, migrateUp, nativePool, type Orm } from '../server/src/persistence/orm.js';
+import { createOrm, migrateUp, type Orm } from '../server/src/persistence/orm.js';
 import { QUEUES, startJobQueue, type JobQueue } from '../server/src/jobs/queue.js';
 import { ANNOUNCE_WINDOW_MS, createActionScheduler } from '../server/src/jobs/scheduler.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -21,7 +22,7 @@ describe('scheduling jobs in the look-ahead window', () => {
     database = await createTestDatabase('scheduling');
     orm = await createOrm({ databaseUrl: database.url });
     await migrateUp(orm);
-    db = createDb(await nativePool(orm));
+    db = createDb(new Database(orm));
     const logger = { error: () => undefined } as unknown as Parameters<typeof startJobQueue>[0]['logger'];
     queue = await startJobQueue({ databaseUrl: database.url, role: 'api', logger });
     accountId = randomUUID();
@@ -123,7 +124,8 @@ describe('scheduling jobs in the look-ahead window', () => {
       id,
       new Date(Date.now() + ANNOUNCE_WINDOW_MS / 2),
     ]);
-    const client = await db.pool.connect();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
     try {
       await client.query('begin');
       await client.query('select 1 from actions where id = $1 for update', [id]);
@@ -131,7 +133,7 @@ describe('scheduling jobs in the look-ahead window', () => {
       expect(entered.map((e) => e.id)).not.toContain(id);
       await client.query('rollback');
     } finally {
-      client.release();
+      await client.end();
     }
     const entered = await scheduler().enqueueEntering(db);
     expect(entered.map((e) => e.id)).toContain(id);
@@ -150,13 +152,15 @@ describe('scheduling jobs in the look-ahead window', () => {
 
   it('a prepared statement still answers after another process changed the table it returns', async () => {
     // One connection, so the statement prepared by the first read is the one the later reads meet.
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-    const one = createDb(pool);
+    const single = new Database(await createOrm({ databaseUrl: database.url, poolSize: 1 }));
+    const one = createDb(single);
     try {
       await one.query('create table prepared_probe (id int primary key)');
       await one.query('insert into prepared_probe values (1)');
-      const read = () => one.query('select * from prepared_probe');
-      const readInTransaction = () => one.transaction((tx) => tx.query('select * from prepared_probe'));
+      // Statements with parameters are the ones sent as named prepared statements.
+      const read = () => one.query('select * from prepared_probe where id = $1', [1]);
+      const readInTransaction = () =>
+        one.transaction((tx) => tx.query('select * from prepared_probe where id = $1', [1]));
       expect(await read()).toEqual([{ id: 1 }]);
       expect(await readInTransaction()).toEqual([{ id: 1 }]);
       // A migration from another process: the prepared `select *` now returns a different row type.
@@ -171,7 +175,7 @@ describe('scheduling jobs in the look-ahead window', () => {
         expect(await read()).toEqual([{ id: 1, label: null }]);
       }
     } finally {
-      await pool.end();
+      await single.close();
     }
   });
 });

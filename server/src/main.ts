@@ -1,7 +1,6 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { AccountService } from './app/accounts.js';
 import { ActionService } from './app/actions/service.js';
@@ -22,16 +21,10 @@ import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
+import { Database } from './persistence/database.js';
 import { createDb, type Db } from './persistence/db.js';
 import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
-import {
-  createOrm,
-  migrateUp,
-  nativePool,
-  type Orm,
-  pendingMigrations,
-  withApplicationName,
-} from './persistence/orm.js';
+import { createOrm, migrateUp, type Orm, pendingMigrations, withApplicationName } from './persistence/orm.js';
 
 export interface RunningService {
   /** The listening address, when the role serves HTTP. */
@@ -45,9 +38,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export interface Database {
+export interface OpenDatabase {
   url: string;
   orm: Orm;
+  database: Database;
   db: Db;
   close(): Promise<void>;
 }
@@ -56,7 +50,7 @@ export interface Database {
 export async function openDatabase(
   config: Config,
   opts: { appName: string; poolSize?: number; log?: (m: string) => void },
-): Promise<Database> {
+): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? null
     : await ensureEmbeddedPostgres({ dataDir: config.dataDir, ...(opts.log ? { log: opts.log } : {}) });
@@ -67,12 +61,13 @@ export async function openDatabase(
       ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
       ...(opts.log ? { log: opts.log } : {}),
     });
-    const db = createDb(await nativePool(orm));
-    await migrateWithLock(db, orm);
+    const database = new Database(orm);
+    await migrateWithLock(database);
     return {
       url,
       orm,
-      db,
+      database,
+      db: createDb(database),
       async close() {
         await orm.close(true);
         await embedded?.release();
@@ -85,15 +80,8 @@ export async function openDatabase(
 }
 
 /** Several processes may start at once: one applies migrations while the others wait. */
-async function migrateWithLock(db: Db, orm: Orm): Promise<void> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('select pg_advisory_lock(7420000)');
-    await migrateUp(orm);
-  } finally {
-    await client.query('select pg_advisory_unlock(7420000)').catch(() => undefined);
-    client.release();
-  }
+async function migrateWithLock(database: Database): Promise<void> {
+  await database.withSessionLock(7420000, () => migrateUp(database.orm));
 }
 
 export async function startService(
@@ -107,13 +95,10 @@ export async function startService(
   // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
-  const counterPool = new pg.Pool({
-    connectionString: database.url,
-    max: 8,
-    options: '-c synchronous_commit=off',
-  });
-  counterPool.on('error', (err) => logger.warn({ err }, 'counter pool connection error'));
-  const counters = createDb(counterPool);
+  const counterDatabase = new Database(
+    await createOrm({ databaseUrl: database.url, poolSize: 8, sessionOptions: '-c synchronous_commit=off' }),
+  );
+  const counters = createDb(counterDatabase);
   const rateLimiter = new RateLimiter(counters);
 
   const created = await accounts.ensureDefaultAccount();
@@ -126,7 +111,7 @@ export async function startService(
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
   let outbound: OutboundClient | undefined;
-  let workerPool: pg.Pool | undefined;
+  let workerDatabase: Database | undefined;
   try {
     queue = await startJobQueue({
       databaseUrl: database.url,
@@ -192,9 +177,8 @@ export async function startService(
     }
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
-      workerPool = new pg.Pool({ connectionString: database.url, max: 10 });
-      workerPool.on('error', (err) => logger.warn({ err }, 'worker pool connection error'));
-      const workerDb = createDb(workerPool);
+      workerDatabase = new Database(await createOrm({ databaseUrl: database.url, poolSize: 10 }));
+      const workerDb = createDb(workerDatabase);
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(process.env, {
@@ -259,8 +243,8 @@ export async function startService(
     await dispatcher?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
-    await workerPool?.end().catch(() => undefined);
-    await counterPool.end().catch(() => undefined);
+    await workerDatabase?.close().catch(() => undefined);
+    await counterDatabase.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
   }
@@ -283,8 +267,8 @@ export async function startService(
         await dispatcher?.stop(config.shutdownTimeoutMs);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
-        await workerPool?.end().catch(() => undefined);
-        await counterPool.end().catch(() => undefined);
+        await workerDatabase?.close().catch(() => undefined);
+        await counterDatabase.close().catch(() => undefined);
         await database.close();
       })();
       return stopping;

@@ -7,7 +7,7 @@ import { type ActionRow, actionSql, type StoredGate } from '../../persistence/ac
 import { approvalSql } from '../../persistence/approval-store.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import { asDate, type Db, type Sql } from '../../persistence/db.js';
-import { periodKey, usageSql } from '../../persistence/usage-store.js';
+import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, Clock } from '../ports.js';
@@ -136,7 +136,14 @@ export class ActionService {
       const period = monthPeriod(now);
       if (allowance === null) {
         countAfterCommit.period = periodKey(period);
-      } else if (!(await usageSql.consume(tx, accountId, periodKey(period), 'actions', allowance))) {
+      } else if (
+        !(await consumeUsage(tx.typed, {
+          accountId,
+          period: periodKey(period),
+          metric: 'actions',
+          limit: allowance,
+        }))
+      ) {
         throw new QuotaExceededError(
           `the ${principal.plan} plan allows ${allowance} actions a month; the quota resets ${period.end.toISOString()}`,
           Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
@@ -150,13 +157,12 @@ export class ActionService {
       };
     });
     if (result.kind === 'created' && countAfterCommit.period) {
-      await usageSql.consume(
-        this.options.counters ?? this.db,
+      await consumeUsage((this.options.counters ?? this.db).typed, {
         accountId,
-        countAfterCommit.period,
-        'actions',
-        null,
-      );
+        period: countAfterCommit.period,
+        metric: 'actions',
+        limit: null,
+      });
     }
     return result;
   }
