@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES, type JobQueue, startJobQueue } from '../server/src/jobs/queue.js';
 import { consumeUsage, usageOf } from '../server/src/persistence/usage-counters.js';
@@ -58,6 +59,22 @@ describe('persistence foundation', () => {
     ).rejects.toThrow('rolled back');
     expect(await usageOf(t.database.sql, accountId, '2026-02')).toEqual({});
     expect(await jobsFor('2026-02')).toBe(0);
+  });
+
+  it('statements with parameters are prepared once per connection, under a name', async () => {
+    const names = await t.database.transaction(async () => {
+      await usageOf(t.database.sql, 'c0a80101-0000-4000-8000-000000000000', '2026-03');
+      return t.database.sql
+        .selectFrom(sql<{ name: string; statement: string }>`pg_prepared_statements`.as('p'))
+        .select(['p.name', 'p.statement'])
+        .execute();
+    });
+    expect(names).toContainEqual(
+      expect.objectContaining({
+        name: expect.stringMatching(/^sched_\d+_\d+$/),
+        statement: expect.stringContaining('usage_counters'),
+      }),
+    );
   });
 
   it('timestamps arrive as Dates, as the entity types say', async () => {
