@@ -15,6 +15,7 @@ describe('scheduling jobs in the look-ahead window', () => {
   let database: TestDatabase;
   let orm: Orm;
   let db: Db;
+  let store: Database;
   let queue: JobQueue;
   let accountId: string;
 
@@ -22,7 +23,8 @@ describe('scheduling jobs in the look-ahead window', () => {
     database = await createTestDatabase('scheduling');
     orm = await createOrm({ databaseUrl: database.url });
     await migrateUp(orm);
-    db = createDb(new Database(orm));
+    store = new Database(orm);
+    db = createDb(store);
     const logger = { error: () => undefined } as unknown as Parameters<typeof startJobQueue>[0]['logger'];
     queue = await startJobQueue({ databaseUrl: database.url, role: 'api', logger });
     accountId = randomUUID();
@@ -86,25 +88,25 @@ describe('scheduling jobs in the look-ahead window', () => {
 
   it('the scan writes the job as the attempt comes near, once, and resolves the action', async () => {
     const far = await newAction(new Date(Date.now() + 3_600_000));
-    const entered = await scheduler().enqueueEntering(db);
+    const entered = await scheduler().enqueueEntering(store);
     expect(entered.map((e) => e.id)).not.toContain(far);
 
     // Time passes: the attempt is now 30 s away.
     const due = new Date(Date.now() + 30_000);
     await db.query('update actions set next_attempt_at = $2 where id = $1', [far, due]);
-    const first = await scheduler().enqueueEntering(db);
+    const first = await scheduler().enqueueEntering(store);
     expect(first).toContainEqual({ id: far, dueMs: due.getTime() });
     expect((await jobsOf(far)).map((d) => d.getTime())).toEqual([due.getTime()]);
     expect((await rowOf(far)).status).toBe('resolved');
 
-    await scheduler().enqueueEntering(db);
+    await scheduler().enqueueEntering(store);
     expect(await jobsOf(far)).toHaveLength(1);
   });
 
   it('a retry moved to a new time gets a job for that time when it comes near', async () => {
     const first = new Date(Date.now() + 5_000);
     const id = await newAction(first);
-    await scheduler().enqueueEntering(db);
+    await scheduler().enqueueEntering(store);
     expect(await jobsOf(id)).toHaveLength(1);
 
     // The attempt failed and the retry policy chose a time 45 s on; its job waits for the scan.
@@ -113,7 +115,7 @@ describe('scheduling jobs in the look-ahead window', () => {
       id,
       retryAt,
     ]);
-    const entered = await scheduler().enqueueEntering(db);
+    const entered = await scheduler().enqueueEntering(store);
     expect(entered).toContainEqual({ id, dueMs: retryAt.getTime() });
     expect((await jobsOf(id)).map((d) => d.getTime())).toEqual([first.getTime(), retryAt.getTime()]);
   });
@@ -129,13 +131,13 @@ describe('scheduling jobs in the look-ahead window', () => {
     try {
       await client.query('begin');
       await client.query('select 1 from actions where id = $1 for update', [id]);
-      const entered = await scheduler().enqueueEntering(db);
+      const entered = await scheduler().enqueueEntering(store);
       expect(entered.map((e) => e.id)).not.toContain(id);
       await client.query('rollback');
     } finally {
       await client.end();
     }
-    const entered = await scheduler().enqueueEntering(db);
+    const entered = await scheduler().enqueueEntering(store);
     expect(entered.map((e) => e.id)).toContain(id);
     expect(await jobsOf(id)).toHaveLength(1);
   });
@@ -146,7 +148,7 @@ describe('scheduling jobs in the look-ahead window', () => {
       `update actions set status = 'cancelled', next_attempt_at = now() + interval '10 seconds' where id = $1`,
       [id],
     );
-    await scheduler().enqueueEntering(db);
+    await scheduler().enqueueEntering(store);
     expect(await jobsOf(id)).toEqual([]);
   });
 

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AccountService } from './app/accounts.js';
+import { Deliveries } from './app/deliveries/deliver.js';
+import { createWaits } from './app/waits.js';
 import { ActionService } from './app/actions/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
@@ -14,7 +16,6 @@ import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
-import { DeliveryEngine } from './jobs/delivery-engine.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createActionScheduler } from './jobs/scheduler.js';
@@ -23,6 +24,7 @@ import { createMetrics } from './metrics.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
 import { Database } from './persistence/database.js';
 import { createDb, type Db } from './persistence/db.js';
+import { dueBacklog } from './persistence/schedule.js';
 import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
 import { createOrm, migrateUp, type Orm, pendingMigrations, withApplicationName } from './persistence/orm.js';
 
@@ -105,6 +107,7 @@ export async function startService(
   if (created) announceDefaultAccount(config, created.apiKey, logger);
 
   const clock = () => new Date();
+  const waits = createWaits(config.timeScale);
   const metrics = createMetrics();
   let queue: JobQueue | undefined;
   let http: FastifyInstance | undefined;
@@ -144,12 +147,9 @@ export async function startService(
         metrics: {
           token: config.metricsToken,
           render: async () => {
-            const [backlog] = await db.query<{ depth: number; oldest: number }>(
-              `select count(*)::int as depth, coalesce(extract(epoch from now() - min(next_attempt_at)), 0)::float8 as oldest
-                 from actions where status in ('scheduled', 'resolved') and next_attempt_at <= now()`,
-            );
-            metrics.queueDepth.set(backlog?.depth ?? 0);
-            metrics.oldestDue.set(Math.max(0, backlog?.oldest ?? 0));
+            const backlog = await dueBacklog(database.database.sql, clock());
+            metrics.queueDepth.set(backlog.depth);
+            metrics.oldestDue.set(backlog.oldestSeconds);
             return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
           },
         },
@@ -178,7 +178,6 @@ export async function startService(
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
       workerDatabase = new Database(await createOrm({ databaseUrl: database.url, poolSize: 10 }));
-      const workerDb = createDb(workerDatabase);
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(process.env, {
@@ -201,36 +200,39 @@ export async function startService(
         timeScale: config.timeScale,
         publicUrl: () => config.publicUrl,
       });
-      const engine = new DeliveryEngine({
-        approvals,
-        db: workerDb,
+      const deliveries = new Deliveries({
+        store: workerDatabase,
         scheduler,
         callbacks: callbackOutbox,
         outbound: guarded,
-        metrics,
-        logger,
         clock,
-        timeScale: config.timeScale,
+        waits,
+        events: {
+          fired: (mode, seconds) => metrics.fireLateness.observe({ mode }, seconds),
+          attempted: (outcome) => metrics.deliveries.inc({ outcome }),
+          retried: () => metrics.retries.inc(),
+        },
+        approvals,
       });
       const callbacks = new CallbackDeliverer({
-        db: workerDb,
+        store: workerDatabase,
         queue,
         outbound: guarded,
-        timeScale: config.timeScale,
+        waits,
         metrics,
         logger,
         clock,
       });
       dispatcher = new Dispatcher({
-        db: workerDb,
+        store: workerDatabase,
         databaseUrl: database.url,
         queue,
         scheduler,
-        engine,
+        deliveries,
         callbacks,
         approvals,
         logger,
-        timeScale: config.timeScale,
+        clock,
       });
       await dispatcher.start();
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.

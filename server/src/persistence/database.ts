@@ -29,9 +29,12 @@ export class Database {
     return this.orm.em.getKysely<Tables>();
   }
 
-  /** Runs `fn` in one transaction (joined when one is already open): everything it writes commits or rolls back together. */
-  transaction<T>(fn: () => Promise<T>): Promise<T> {
-    return this.orm.em.transactional(() => fn());
+  /**
+   * Runs `fn` in one transaction (joined when one is already open): everything it writes, through `db`, `this.sql`,
+   * the entity manager or `this.jobs`, commits or rolls back together.
+   */
+  transaction<T>(fn: (db: Sql) => Promise<T>): Promise<T> {
+    return this.orm.em.transactional(() => fn(this.sql));
   }
 
   /** pg-boss's `executeSql` on the current transaction, so `boss.send(..., { db })` commits with the caller's rows. */

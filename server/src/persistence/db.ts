@@ -18,6 +18,11 @@ export interface Db extends Sql {
  * The untyped port of the code not yet moved to typed SQL (`Database.sql`): it runs on the same connection and
  * transaction as `Database`, so both kinds of statement commit together. Goes when nothing uses it.
  */
+/** The typed SQL behind either port, for functions called from both kinds of code while the move lasts. */
+export function typedOf(db: Typed | Sql): Typed {
+  return 'typed' in db ? db.typed : db;
+}
+
 export function createDb(database: Database): Db {
   const query = async <R extends QueryResultRow>(text: string, params?: unknown[]): Promise<R[]> =>
     (await database.sql.executeQuery<R>(CompiledQuery.raw(text, params ?? []))).rows;
