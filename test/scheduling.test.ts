@@ -40,7 +40,7 @@ describe('scheduling jobs in the look-ahead window', () => {
     await database?.drop();
   });
 
-  const scheduler = () => createActionScheduler(queue);
+  const scheduler = () => createActionScheduler(queue, () => new Date());
 
   async function newAction(dueAt: Date, status = 'scheduled'): Promise<string> {
     const id = randomUUID();

@@ -91,22 +91,22 @@ export async function startService(
   role: Role,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
-  const database = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
-  const { db, orm } = database;
-  const accounts = new AccountService(db);
+  const opened = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
+  const { db, orm, database } = opened;
+  // The one clock of the process: every decision that depends on "now" reads it.
+  const clock = () => new Date();
+  const accounts = new AccountService(database, clock);
   // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
   const counterDatabase = new Database(
-    await createOrm({ databaseUrl: database.url, poolSize: 8, sessionOptions: '-c synchronous_commit=off' }),
+    await createOrm({ databaseUrl: opened.url, poolSize: 8, sessionOptions: '-c synchronous_commit=off' }),
   );
-  const counters = createDb(counterDatabase);
-  const rateLimiter = new RateLimiter(counters);
+  const rateLimiter = new RateLimiter(counterDatabase, clock);
 
   const created = await accounts.ensureDefaultAccount();
   if (created) announceDefaultAccount(config, created.apiKey, logger);
 
-  const clock = () => new Date();
   const waits = createWaits(config.timeScale);
   const metrics = createMetrics();
   let queue: JobQueue | undefined;
@@ -117,7 +117,7 @@ export async function startService(
   let workerDatabase: Database | undefined;
   try {
     queue = await startJobQueue({
-      databaseUrl: database.url,
+      databaseUrl: opened.url,
       role,
       logger,
     });
@@ -128,9 +128,10 @@ export async function startService(
         logger,
         accounts,
         contacts: new ContactService(orm),
-        actions: new ActionService(db, scheduler, clock, {
+        actions: new ActionService(database, scheduler, clock, {
           allowPrivateDestinations: config.allowPrivateDestinations,
-          counters,
+          counters: counterDatabase,
+          legacy: db,
         }),
         quota: new QuotaService(db, clock),
         channels: new NotificationChannelService(db, {
@@ -147,7 +148,7 @@ export async function startService(
         metrics: {
           token: config.metricsToken,
           render: async () => {
-            const backlog = await dueBacklog(database.database.sql, clock());
+            const backlog = await dueBacklog(database.sql, clock());
             metrics.queueDepth.set(backlog.depth);
             metrics.oldestDue.set(backlog.oldestSeconds);
             return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
@@ -177,7 +178,7 @@ export async function startService(
     }
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
-      workerDatabase = new Database(await createOrm({ databaseUrl: database.url, poolSize: 10 }));
+      workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10 }));
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(process.env, {
@@ -225,7 +226,7 @@ export async function startService(
       });
       dispatcher = new Dispatcher({
         store: workerDatabase,
-        databaseUrl: database.url,
+        databaseUrl: opened.url,
         queue,
         scheduler,
         deliveries,
@@ -247,7 +248,7 @@ export async function startService(
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
     await workerDatabase?.close().catch(() => undefined);
     await counterDatabase.close().catch(() => undefined);
-    await database.close().catch(() => undefined);
+    await opened.close().catch(() => undefined);
     throw err;
   }
 
@@ -271,7 +272,7 @@ export async function startService(
         await outbound?.close();
         await workerDatabase?.close().catch(() => undefined);
         await counterDatabase.close().catch(() => undefined);
-        await database.close();
+        await opened.close();
       })();
       return stopping;
     },

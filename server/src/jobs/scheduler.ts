@@ -1,4 +1,4 @@
-import type { ActionScheduler, Store, TxSql } from '../app/ports.js';
+import type { ActionScheduler, Clock, Store, TxSql } from '../app/ports.js';
 import { assertTransition } from '../domain/action/states.js';
 import { typedOf } from '../persistence/db.js';
 import { markJobWritten, takeEnteringWindow } from '../persistence/schedule.js';
@@ -41,10 +41,7 @@ export interface WindowScheduler extends ActionScheduler {
  * commit, so a worker arms a timer at once), otherwise by the scan when it comes within it. The `actions` table
  * stays the only source of truth: a restart loses nothing, because the next scan finds whatever has no job yet.
  */
-export function createActionScheduler(
-  queue: JobQueue,
-  clock: () => Date = () => new Date(),
-): WindowScheduler {
+export function createActionScheduler(queue: JobQueue, clock: Clock): WindowScheduler {
   const writesAt = (dueAt: Date) => dueAt.getTime() - clock().getTime() <= ANNOUNCE_WINDOW_MS;
   return {
     writesAt,
