@@ -10,6 +10,7 @@ export * from './schemas/common.js';
 export * from './schemas/contact.js';
 export { Health } from './routes/system.js';
 export * from './signatures.js';
+export * from './vocabulary.js';
 
 const c = initContract();
 
