@@ -1,10 +1,10 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import type { Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
 import { resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
-import type { CallbackDeliverer } from './callbacks.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
@@ -14,7 +14,7 @@ export interface DispatcherOptions {
   queue: JobQueue;
   scheduler: WindowScheduler;
   deliveries: Deliveries;
-  callbacks: CallbackDeliverer;
+  callbacks: CallbackDeliveries;
   approvals?: ApprovalEngine;
   logger: Logger;
   clock: Clock;
