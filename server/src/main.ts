@@ -34,6 +34,7 @@ export interface RunningService {
   url: string | undefined;
   config: Config;
   role: Role;
+  database: Database;
   db: Db;
   orm: Orm;
   logger: Logger;
@@ -265,6 +266,7 @@ export async function startService(
     url,
     config,
     role,
+    database,
     db,
     orm,
     logger,
