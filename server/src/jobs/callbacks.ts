@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { signRequest } from '@sched/contract';
-import type { Logger } from 'pino';
-import type { CallbackEvent, CallbackOutbox, Clock } from '../app/ports.js';
-import { classifyAttempt } from '../domain/delivery/outcome.js';
-import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../domain/delivery/retry-policy.js';
-import type { Metrics } from '../metrics.js';
-import type { OutboundClient } from '../outbound/http-client.js';
-import type { ActionRow } from '../persistence/action-store.js';
-import type { Db, Sql } from '../persistence/db.js';
+import type { CallbackEvent, CallbackOutbox, Clock, TxSql } from '../app/ports.js';
+import type { ActionRow } from '../persistence/actions.js';
+import { insertCallback } from '../persistence/callback-deliveries.js';
+import { typedOf } from '../persistence/db.js';
 import { type JobQueue, QUEUES } from './queue.js';
-
-export const CALLBACK_TIMEOUT_MS = 30_000;
 
 /** Writes the event to the outbox table and queues its first delivery, in the caller's transaction. */
 export function createCallbackOutbox(queue: JobQueue, clock: Clock): CallbackOutbox {
   return {
     async enqueue(
-      tx: Sql,
+      tx: TxSql,
       action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
       event: CallbackEvent,
       payload: Record<string, unknown>,
@@ -32,114 +25,20 @@ export function createCallbackOutbox(queue: JobQueue, clock: Clock): CallbackOut
         timestamp: clock().toISOString(),
         payload,
       };
-      await tx.query(
-        `insert into callback_deliveries (id, account_id, action_id, event, url, envelope, status, attempt_count, created_at)
-         values ($1, $2, $3, $4, $5, $6, 'pending', 0, now())`,
-        [id, action.account_id, action.id, event, action.callback_url, JSON.stringify(envelope)],
-      );
-      await queue.send(QUEUES.callback, { callbackId: id }, { tx });
+      const db = typedOf(tx);
+      await insertCallback(db, {
+        id,
+        accountId: action.account_id,
+        actionId: action.id,
+        event,
+        url: action.callback_url,
+        envelope,
+        now: clock(),
+      });
+      await queue.send(QUEUES.callback, { callbackId: id }, { db });
+    },
+    async redeliver(db, callbackId, at) {
+      await queue.send(QUEUES.callback, { callbackId }, { startAfter: at, db });
     },
   };
-}
-
-interface CallbackRow {
-  id: string;
-  url: string;
-  event: string;
-  envelope: Record<string, unknown>;
-  status: string;
-  attempt_count: number;
-  webhook_secret: string | null;
-}
-
-/**
- * Delivers one callback attempt (spec 6): 2xx acknowledges; 4xx other than 408 and 429 marks it rejected (no
- * retry); anything else is retried, 3 attempts in all (now, +1 min, +5 min), then abandoned. The action's status
- * never changes here.
- */
-export class CallbackDeliverer {
-  constructor(
-    private readonly deps: {
-      db: Db;
-      queue: JobQueue;
-      outbound: OutboundClient;
-      timeScale: number;
-      metrics: Metrics;
-      logger: Logger;
-      clock: Clock;
-    },
-  ) {}
-
-  async deliver(callbackId: string): Promise<void> {
-    const { db, outbound, metrics } = this.deps;
-    const [row] = await db.query<CallbackRow>(
-      `select c.id, c.url, c.event, c.envelope, c.status, c.attempt_count, a.webhook_secret
-         from callback_deliveries c join actions a on a.id = c.action_id where c.id = $1`,
-      [callbackId],
-    );
-    if (row?.status !== 'pending') return;
-    const body = JSON.stringify(row.envelope);
-    const now = this.deps.clock();
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'x-sched-event': row.event,
-      'x-sched-delivery-id': row.id,
-      ...(row.webhook_secret
-        ? signRequest({
-            secret: row.webhook_secret,
-            messageId: row.id,
-            timestamp: Math.floor(now.getTime() / 1000),
-            body,
-          })
-        : {}),
-    };
-    const result = await outbound.send({
-      url: row.url,
-      method: 'POST',
-      headers,
-      body,
-      timeoutMs: CALLBACK_TIMEOUT_MS,
-      maxResponseBytes: 1024,
-    });
-    const attempts = row.attempt_count + 1;
-    // The delivery outcome rules of spec 7 apply to callbacks too: 2xx acknowledges, a permanent answer (4xx other
-    // than 429, 3xx, a blocked destination) marks the callback rejected, anything else is retried.
-    const outcome = classifyAttempt(
-      result.kind === 'response' ? { kind: 'response', status: result.status } : result,
-    );
-    const status: 'delivered' | 'rejected' | 'pending' | 'abandoned' =
-      outcome === 'success'
-        ? 'delivered'
-        : outcome === 'permanent'
-          ? 'rejected'
-          : attempts < CALLBACK_MAX_ATTEMPTS
-            ? 'pending'
-            : 'abandoned';
-    const error =
-      result.kind === 'response' ? (status === 'delivered' ? null : `HTTP ${result.status}`) : result.message;
-    await db.transaction(async (tx) => {
-      await tx.query(
-        `update callback_deliveries set status = $2::text, attempt_count = $3, last_status_code = $4, last_error = $5,
-           delivered_at = case when $2::text = 'delivered' then now() else null end
-         where id = $1 and status = 'pending'`,
-        [row.id, status, attempts, result.kind === 'response' ? result.status : null, error],
-      );
-      if (status === 'pending') {
-        const wait =
-          (EXPONENTIAL_WAITS_MS[attempts] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!) /
-          this.deps.timeScale;
-        await this.deps.queue.send(
-          QUEUES.callback,
-          { callbackId: row.id },
-          { startAfter: new Date(now.getTime() + wait), tx },
-        );
-      }
-    });
-    metrics.callbacks.inc({ outcome: status === 'pending' ? 'retry' : status });
-    if (status !== 'delivered')
-      this.deps.logger.info(
-        { callbackId: row.id, event: row.event, status, error },
-        'callback not delivered',
-      );
-  }
 }
