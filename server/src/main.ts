@@ -124,16 +124,16 @@ export async function startService(
       http = await buildHttpApp({
         logger,
         accounts,
-        contacts: new ContactService(orm),
+        contacts: new ContactService(database.database),
         actions: new ActionService(db, scheduler, clock, {
           allowPrivateDestinations: config.allowPrivateDestinations,
           counters,
         }),
         quota: new QuotaService(db, clock),
-        channels: new NotificationChannelService(db, {
+        channels: new NotificationChannelService(database.database, {
           allowPrivateDestinations: config.allowPrivateDestinations,
         }),
-        teamMembers: new TeamMemberService(db),
+        teamMembers: new TeamMemberService(database.database),
         responses: new ResponseService({
           db,
           scheduler,

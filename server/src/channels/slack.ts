@@ -1,13 +1,5 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
-import {
-  attachmentsLine,
-  formatExpiry,
-  headline,
-  introLine,
-  normaliseBody,
-  snoozeLine,
-  truncate,
-} from './render.js';
+import { attachmentsLine, formatExpiry, headline, introLine, snoozeLine, truncate } from './render.js';
 import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
 
 /** Slack through an incoming webhook: a Block Kit message whose buttons open the response page. */
@@ -83,7 +75,7 @@ export function renderSlackPayload(message: ApprovalMessage): {
   text: string;
   blocks: Record<string, unknown>[];
 } {
-  const body = normaliseBody(message.body);
+  const body = message.body;
   const sections = escapedChunks(body === '' ? introLine(message) : body, SECTION_MAX).map((text) => ({
     type: 'section',
     text: { type: 'mrkdwn', text },

@@ -4,7 +4,10 @@ import { assertTransition, CANCELLABLE_STATES, parseActionStatus } from '../../d
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { type ActionRow, actionSql, type StoredGate } from '../../persistence/action-store.js';
-import { approvalSql } from '../../persistence/approval-store.js';
+import { attachmentsOf, insertAttachments } from '../../persistence/approvals/attachments.js';
+import { insertRecipients, recipientsOf } from '../../persistence/approvals/recipients.js';
+import { reminderEventsOf } from '../../persistence/approvals/reminder-events.js';
+import { reopenGate } from '../approvals/outcomes.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import { asDate, type Db, type Sql } from '../../persistence/db.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
@@ -127,8 +130,8 @@ export class ActionService {
         gate: gate?.stored ?? null,
       });
       if (gate && p.gate) {
-        await approvalSql.insertRecipients(tx, row.id, 'recipient', gate.recipients);
-        await approvalSql.insertAttachments(tx, row.id, p.gate.attachments);
+        await insertRecipients(tx.typed, row.id, 'recipient', gate.recipients, now);
+        await insertAttachments(tx.typed, row.id, p.gate.attachments);
       }
       await this.scheduler.schedule(tx, row.id, p.at);
       // Counted last, so the account's counter row is locked only for the commit. An unlimited plan is counted
@@ -298,6 +301,8 @@ export class ActionService {
          where id = $1 returning *`,
         [row.id, to, now],
       );
+      // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
+      if (row.mode === 'approval') await reopenGate(tx, row, now);
       await this.scheduler.schedule(tx, row.id, now);
       return {
         id: row.id,
@@ -385,9 +390,9 @@ export class ActionService {
     const attempts = await actionSql.attempts(db, row.id);
     if (row.mode !== 'approval') return actionView(row, attempts);
     const [recipients, events, attachments] = await Promise.all([
-      approvalSql.recipients(db, row.id),
-      approvalSql.events(db, row.id),
-      approvalSql.attachmentsMeta(db, row.id),
+      recipientsOf(db.typed, row.id),
+      reminderEventsOf(db.typed, row.id),
+      attachmentsOf(db.typed, row.id),
     ]);
     return actionView(row, attempts, { recipients, events, attachments });
   }
