@@ -7,6 +7,7 @@ import type {
   ChannelName,
   ChannelTarget,
 } from '../server/src/channels/types.js';
+import { createChannels } from '../server/src/channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from '../server/src/jobs/approval-engine.js';
 import type { JobQueue } from '../server/src/jobs/queue.js';
 import { type ActionRow, actionSql, type StoredGate } from '../server/src/persistence/action-store.js';
@@ -194,18 +195,18 @@ describe('approval engine', () => {
     expect(await usageOf(db.typed, other, period)).toEqual({ push_messages: 1 });
   });
 
-  it('the outbox keeps the destination and the link; its log line describes the target only', async () => {
+  it('an unconfigured channel keeps destination and link in the outbox; the log line describes the target only', async () => {
     logLines.length = 0;
     const accountId = await t.newAccount('business');
     const row = await claimedApproval(accountId, 'Kept', []);
-    const outbox = createSqlOutbox(db, logger, () => now);
+    // No VAPID variables: push messages go to the outbox, through the registry as the server wires it.
+    const unconfigured = createChannels({}, { outbox: createSqlOutbox(db, () => now), logger });
     const link = 'http://sched.test/r/live-token-0123456789';
-    await outbox.store({
-      channel: 'push',
-      target: { channel: 'push', subscription },
-      message: { ...sampleMessage(row.id), responseUrl: link },
-      rendered: `Response link: ${link}\n`,
-    });
+    const receipt = await unconfigured.push.send(
+      { channel: 'push', subscription },
+      { ...sampleMessage(row.id), responseUrl: link },
+    );
+    expect(receipt).toEqual({ ok: true, via: 'outbox' });
     const [kept] = await listOutboxMessages(db.typed, { limit: 5, action: row.id });
     expect(kept).toMatchObject({
       account_id: accountId,
@@ -215,10 +216,48 @@ describe('approval engine', () => {
     expect(kept!.created_at).toEqual(now);
     expect((await findOutboxMessage(db.typed, kept!.id))?.rendered).toContain(link);
     expect(await listOutboxMessages(db.typed, { limit: 5, account: randomUUID() })).toEqual([]);
-    const log = logLines.join('');
+    const log = logLines.join('\n');
     expect(log).toContain('push subscription at https://push.example.com');
     expect(log).not.toContain('secret-capability-path');
     expect(log).not.toContain('live-token');
+  });
+
+  it("an escalation timer of an earlier round does not escalate the current one; the current round's does", async () => {
+    sent.length = 0;
+    const accountId = await t.newAccount('business');
+    const inserted = await claimedApproval(accountId, 'Anyone?', [
+      { address: 'late@example.com', targets: [{ channel: 'email', email: 'late@example.com' }] },
+    ]);
+    const escalation = {
+      contacts: ['boss@example.com'],
+      after_hours: 1,
+      recipients: [
+        {
+          reference: 'boss@example.com',
+          address: 'boss@example.com',
+          displayName: 'boss',
+          targets: [{ channel: 'email', email: 'boss@example.com' }],
+        },
+      ],
+    };
+    await db.query(`update actions set gate = gate || $2::jsonb where id = $1`, [
+      inserted.id,
+      JSON.stringify({ escalation }),
+    ]);
+    const row = { ...inserted, gate: { ...inserted.gate!, escalation } };
+    await engine().sendRound(row);
+    const stale = '2000-01-01T00:00:00.000Z';
+    await engine().onTimer({ actionId: row.id, kind: 'escalation', round: stale });
+    expect((await recipientsOf(db.typed, row.id)).map((r) => r.role)).toEqual(['recipient']);
+    await engine().onTimer({ actionId: row.id, kind: 'escalation', round: now.toISOString() });
+    expect((await recipientsOf(db.typed, row.id)).map((r) => r.address)).toEqual([
+      'late@example.com',
+      'boss@example.com',
+    ]);
+    expect(sent.map((x) => [x.message.kind, x.message.recipientName])).toEqual([
+      ['request', 'late@example.com'],
+      ['escalation', 'boss'],
+    ]);
   });
 
   it('reopening a declined gate revokes its links and asks every recipient again', async () => {

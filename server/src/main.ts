@@ -182,7 +182,7 @@ export async function startService(
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(process.env, {
-        outbox: createSqlOutbox(db, logger),
+        outbox: createSqlOutbox(db, clock),
         logger,
         // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
         http: async (req) => {

@@ -2,7 +2,6 @@ import { ON_TIMEOUT, RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
 import type { Logger } from 'pino';
 import { grantGate } from '../app/approvals/outcomes.js';
 import type { ActionScheduler, CallbackOutbox, Clock } from '../app/ports.js';
-import { describeTarget } from '../channels/outbox.js';
 import { normaliseBody } from '../channels/render.js';
 import type {
   ApprovalMessage,
@@ -337,10 +336,10 @@ function channelsOf(r: Recipient): string[] {
 
 /**
  * Keeps messages of unconfigured channels in `outbox_messages` for operators (`sched outbox list`). The table holds
- * the full destination and the live response link (an operator passes them on); the log line only describes the
- * target, since logs travel further than the database (security review M2).
+ * the full destination and the live response link (an operator passes them on). It logs nothing itself: the channel
+ * registry's line describes the target without them, since logs travel further than the database (review M2).
  */
-export function createSqlOutbox(db: Sql, logger: Logger, clock: Clock = () => new Date()): Outbox {
+export function createSqlOutbox(db: Sql, clock: Clock = () => new Date()): Outbox {
   return {
     async store({ channel, target, message, rendered }) {
       await keepInOutbox(db.typed, {
@@ -350,10 +349,6 @@ export function createSqlOutbox(db: Sql, logger: Logger, clock: Clock = () => ne
         rendered,
         now: clock(),
       });
-      logger.info(
-        { channel, to: describeTarget(target), actionId: message.actionId },
-        'message kept in the outbox (channel not configured)',
-      );
     },
   };
 }
