@@ -228,7 +228,7 @@ describe('approval engine', () => {
     const inserted = await claimedApproval(accountId, 'Anyone?', [
       { address: 'late@example.com', targets: [{ channel: 'email', email: 'late@example.com' }] },
     ]);
-    const escalation = {
+    const escalation: StoredGate['escalation'] = {
       contacts: ['boss@example.com'],
       after_hours: 1,
       recipients: [

@@ -24,7 +24,6 @@ import {
 import { keepInOutbox } from '../persistence/approvals/outbox-messages.js';
 import {
   insertRecipients,
-  type NewRecipient,
   type Recipient,
   recipientsOf,
   wakeSnoozed,
@@ -208,8 +207,7 @@ export class ApprovalEngine {
         tx.typed,
         row.id,
         'escalation',
-        // Resolved when the action was created, by the same code that resolves gate.recipients.
-        gate.escalation.recipients as unknown as NewRecipient[],
+        gate.escalation.recipients,
         now,
         recipients.length,
       );

@@ -1,6 +1,10 @@
 import type { QueryResultRow } from 'pg';
 import type { ActionState } from '../domain/action/states.js';
+import type { StoredGate } from './approvals/gates.js';
 import type { Sql } from './db.js';
+
+/** The gate's shape is declared with the approval side's persistence. */
+export type { StoredGate, StoredRecipientTarget } from './approvals/gates.js';
 
 /** An `actions` row as SQL returns it (timestamps may arrive as text through the ORM's pool). */
 export interface ActionRow extends QueryResultRow {
@@ -56,31 +60,6 @@ export interface StoredCoordination {
     reschedule_delay: number;
     max_reschedules: number;
   };
-}
-
-/** The gate of an approval action, with its running state (snoozes, send and expiry times). */
-export interface StoredGate {
-  message: string;
-  channels: string[];
-  buttons: [string, string];
-  confirmation_mode: 'first_response' | 'all_required';
-  max_snoozes: number;
-  snooze_count: number;
-  timeout: string;
-  timeout_ms: number;
-  on_timeout: 'cancel' | 'expire' | 'approve';
-  escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
-  sent_at: string | null;
-  expires_at: string | null;
-  escalated_at: string | null;
-  post_approval_action_id: string | null;
-}
-
-export interface StoredRecipientTarget {
-  reference: string;
-  address: string;
-  displayName: string;
-  targets: Record<string, unknown>[];
 }
 
 export interface StoredRecurrence {

@@ -1,7 +1,31 @@
+import type { ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
 import { sql } from 'kysely';
 import type { ActionState } from '../../domain/action/states.js';
-import type { ActionRow, StoredGate } from '../action-store.js';
+import type { ActionRow } from '../action-store.js';
 import type { Sql } from '../database.js';
+import type { NewRecipient } from './recipients.js';
+
+/** An escalation contact (or recipient) as resolved when the action was created. */
+export type StoredRecipientTarget = NewRecipient;
+
+/** The gate of an approval action (the `actions.gate` column), with its running state (snoozes, send and expiry times). */
+export interface StoredGate {
+  message: string;
+  channels: GateChannelName[];
+  buttons: [string, string];
+  confirmation_mode: ConfirmationMode;
+  max_snoozes: number;
+  snooze_count: number;
+  timeout: string;
+  timeout_ms: number;
+  on_timeout: OnTimeout;
+  escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
+  /** When the current round's first request went out (ISO 8601); null until then, and again after a retry. */
+  sent_at: string | null;
+  expires_at: string | null;
+  escalated_at: string | null;
+  post_approval_action_id: string | null;
+}
 
 /**
  * An approval action's row by id alone (a gate timer or a response link knows no account), locked until the
