@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { linkIn, startSmtpServer } from './support/peers.js';
 import { eventually, type Receiver, startReceiver } from './support/receiver.js';
-import { api, startServer, type TestServer } from './support/server.js';
+import { api, runCli, startServer, type TestServer } from './support/server.js';
 
 // Approvals end to end with real protocol peers on loopback. SCHED_TIME_SCALE=3600 makes an hour of gate timeout,
 // snooze or escalation last one second.
@@ -206,6 +206,52 @@ describe('approval actions', () => {
     expect((await answer(linkIn(ym!.text), { decision: 'confirm' })).status).toBe(410);
   });
 
+  it('retrying a declined approval asks again: new links, a fresh timeout, the request only after a confirm', async () => {
+    const res = await create({
+      mode: 'approval',
+      schedule: { wait: '1s' },
+      gate: { message: 'Again?', recipients: ['again@example.com'], timeout: '24h' },
+      request: { url: `${rx.url}/after-retry` },
+    });
+    const id = res.body.data.id;
+    const [first] = await smtp.waitFor('again@example.com');
+    const link1 = linkIn(first!.text);
+    const round1 = await until(id, 'awaiting_response');
+    expect(((await (await answer(link1, { decision: 'decline' })).json()) as any).action_status).toBe(
+      'failed',
+    );
+
+    const retried = await api(server, key, 'POST', `/v1/actions/${id}/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.body.data).toMatchObject({ status: 'resolved', manual_retry_count: 1 });
+    const mails = await smtp.waitFor('again@example.com', 2);
+    expect(mails[1]!.subject).not.toMatch(/reminder/i);
+    const link2 = linkIn(mails[1]!.text);
+    expect(link2).not.toBe(link1);
+    const round2 = await until(id, 'awaiting_response');
+    expect(round2.recipients).toEqual([expect.objectContaining({ status: 'pending', responded_at: null })]);
+    // The timeout counts from the new round: 24 h, scaled to 24 s.
+    expect(Date.parse(round2.gate.sent_at)).toBeGreaterThan(Date.parse(round1.gate.sent_at));
+    expect(Date.parse(round2.gate.expires_at) - Date.parse(round2.gate.sent_at)).toBe(24_000);
+
+    // The old link is dead; nothing ran yet.
+    expect((await fetch(link1)).status).toBe(404);
+    expect((await answer(link1, { decision: 'confirm' })).status).toBe(404);
+    expect(rx.to('/after-retry')).toHaveLength(0);
+
+    expect(((await (await answer(link2, { decision: 'confirm' })).json()) as any).action_status).toBe(
+      'executed',
+    );
+    await rx.waitFor('/after-retry');
+    const done = await get(id);
+    expect(done.reminder_events.map((e: { event_type: string }) => e.event_type)).toEqual([
+      'sent',
+      'declined',
+      'sent',
+      'confirmed',
+    ]);
+  });
+
   it('snooze up to max_snoozes: the message is sent again after the snooze period', async () => {
     const res = await create({
       mode: 'approval',
@@ -390,6 +436,28 @@ describe('approval actions', () => {
     expect(a.gate.channels.sort()).toEqual(['slack', 'teams']);
     expect(a.recipients.map((r: { email: string }) => r.email)).toEqual(['ops', 'eng']);
 
+    // A read-only key sees where a webhook points, not the webhook (security review M6).
+    const accounts = await runCli(['accounts', 'list', '--json'], server.env);
+    const accountId = JSON.parse(accounts.stdout).data[0].id as string;
+    const created = await runCli(
+      ['keys', 'create', '--account', accountId, '--scopes', 'read', '--json'],
+      server.env,
+    );
+    const readKey = JSON.parse(created.stdout).api_key as string;
+    const origin = new URL(rx.url).origin;
+    const listed = await api(server, readKey, 'GET', '/v1/channels');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((c: { webhook_url: string }) => c.webhook_url)).toEqual([
+      `${origin}/***`,
+      `${origin}/***`,
+    ]);
+    expect(
+      (await api(server, readKey, 'GET', `/v1/channels/${slack.body.data.id}`)).body.data.webhook_url,
+    ).toBe(`${origin}/***`);
+    expect((await api(server, key, 'GET', `/v1/channels/${slack.body.data.id}`)).body.data.webhook_url).toBe(
+      `${rx.url}/slack`,
+    );
+
     rx.on('/push', { status: 201 });
     const member = await api(server, key, 'POST', '/v1/team-members', {
       name: 'Pat',
@@ -404,6 +472,16 @@ describe('approval actions', () => {
       ],
     });
     expect(member.status).toBe(201);
+    const masked = (await api(server, readKey, 'GET', `/v1/team-members/${member.body.data.id}`)).body.data;
+    expect(masked.push_subscriptions).toEqual([
+      { endpoint: `${origin}/***`, keys: { p256dh: '***', auth: '***' } },
+    ]);
+    expect(
+      (await api(server, readKey, 'GET', '/v1/team-members')).body.data[0].push_subscriptions[0].keys.auth,
+    ).toBe('***');
+    expect((await api(server, key, 'GET', '/v1/team-members')).body.data[0].push_subscriptions).toEqual(
+      member.body.data.push_subscriptions,
+    );
     const pushed = await create({
       mode: 'approval',
       schedule: { wait: '1s' },

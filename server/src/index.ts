@@ -7,5 +7,7 @@ export type { Scope } from './domain/auth/api-key.js';
 export { createLogger } from './logger.js';
 export { openDatabase, startService } from './main.js';
 export type { OpenDatabase as Database, RunningService } from './main.js';
+export { findOutboxMessage, listOutboxMessages } from './persistence/approvals/outbox-messages.js';
+export type { OutboxFilter, OutboxMessage } from './persistence/approvals/outbox-messages.js';
 export { PLANS } from './persistence/entities/account.js';
 export type { Plan } from './persistence/entities/account.js';

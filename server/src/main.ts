@@ -129,17 +129,17 @@ export async function startService(
       http = await buildHttpApp({
         logger,
         accounts,
-        contacts: new ContactService(orm),
+        contacts: new ContactService(database),
         actions: new ActionService(database, scheduler, clock, {
           allowPrivateDestinations: config.allowPrivateDestinations,
           counters: counterDatabase,
           legacy: db,
         }),
         quota: new QuotaService(db, clock),
-        channels: new NotificationChannelService(db, {
+        channels: new NotificationChannelService(database, {
           allowPrivateDestinations: config.allowPrivateDestinations,
         }),
-        teamMembers: new TeamMemberService(db),
+        teamMembers: new TeamMemberService(database),
         responses: new ResponseService({
           db,
           scheduler,
@@ -192,7 +192,7 @@ export async function startService(
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(process.env, {
-        outbox: createSqlOutbox(db, logger),
+        outbox: createSqlOutbox(db, clock),
         logger,
         // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
         http: async (req) => {

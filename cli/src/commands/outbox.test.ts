@@ -1,22 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../runtime.js';
-import { outboxQuery, parseOutboxFilter, toOutboxEntry } from './outbox.js';
+import { parseOutboxFilter, toOutboxEntry } from './outbox.js';
 
 const account = '6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11';
 const action = '7f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e12';
-
-describe('outboxQuery', () => {
-  it('lists newest first with bound filters', () => {
-    expect(outboxQuery({ limit: 50 })).toEqual({
-      text: 'select id, account_id, action_id, channel, destination, rendered, created_at from outbox_messages order by created_at desc, id limit $1',
-      params: [50],
-    });
-    expect(outboxQuery({ limit: 5, account, action })).toEqual({
-      text: 'select id, account_id, action_id, channel, destination, rendered, created_at from outbox_messages where account_id = $1 and action_id = $2 order by created_at desc, id limit $3',
-      params: [account, action, 5],
-    });
-  });
-});
 
 describe('parseOutboxFilter', () => {
   it('takes a limit of 1-1000 and ids', () => {
@@ -32,7 +19,7 @@ describe('parseOutboxFilter', () => {
 });
 
 describe('toOutboxEntry', () => {
-  it('finds the response link and normalises the time', () => {
+  it('finds the response link and writes the time as ISO 8601', () => {
     const rendered =
       'Approval requested: Deploy\n\nChannel: sms\nTo: +15551234567\nKind: request\n' +
       'Response link: http://127.0.0.1:4000/r/abc_DEF-1\nButtons: Approve / Reject\n\nShip?\n';
@@ -44,7 +31,7 @@ describe('toOutboxEntry', () => {
         channel: 'sms',
         destination: '+15551234567',
         rendered,
-        created_at: '2030-01-01 12:00:00+00',
+        created_at: new Date('2030-01-01T12:00:00Z'),
       }),
     ).toEqual({
       id: account,

@@ -1,6 +1,7 @@
+import type { OutboxFilter, OutboxMessage } from '@sched/server';
 import type { Command } from 'commander';
 import { formatFields, print, printText, UsageError } from '../runtime.js';
-import { withDatabase } from './admin.js';
+import { serverModule, withDatabase } from './admin.js';
 
 /*
  * `sched outbox`: messages of channels that are not configured (no SMTP, Twilio, VAPID...), which the service keeps
@@ -20,48 +21,10 @@ export interface OutboxEntry {
   created_at: string;
 }
 
-interface OutboxRow {
-  id: string;
-  account_id: string | null;
-  action_id: string | null;
-  channel: string;
-  destination: string;
-  rendered: string;
-  created_at: Date | string;
-}
-
-export interface OutboxFilter {
-  limit: number;
-  account?: string;
-  action?: string;
-}
-
 const COLUMNS = ['created_at', 'channel', 'destination', 'action_id', 'response_link'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Newest first; the filters are bound parameters. */
-export function outboxQuery(filter: OutboxFilter): { text: string; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.account !== undefined) {
-    params.push(filter.account);
-    where.push(`account_id = $${params.length}`);
-  }
-  if (filter.action !== undefined) {
-    params.push(filter.action);
-    where.push(`action_id = $${params.length}`);
-  }
-  params.push(filter.limit);
-  return {
-    text:
-      'select id, account_id, action_id, channel, destination, rendered, created_at from outbox_messages' +
-      (where.length ? ` where ${where.join(' and ')}` : '') +
-      ` order by created_at desc, id limit $${params.length}`,
-    params,
-  };
-}
-
-export function toOutboxEntry(row: OutboxRow): OutboxEntry {
+export function toOutboxEntry(row: OutboxMessage): OutboxEntry {
   return {
     id: row.id,
     account_id: row.account_id,
@@ -70,8 +33,7 @@ export function toOutboxEntry(row: OutboxRow): OutboxEntry {
     destination: row.destination,
     response_link: /^Response link: (\S+)$/m.exec(row.rendered)?.[1] ?? null,
     rendered: row.rendered,
-    // The pool the server package opens may hand timestamps back as text.
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: row.created_at.toISOString(),
   };
 }
 
@@ -93,8 +55,8 @@ export function parseOutboxFilter(opts: { limit: string; account?: string; actio
 }
 
 async function readOutbox(filter: OutboxFilter): Promise<OutboxEntry[]> {
-  const { text, params } = outboxQuery(filter);
-  const rows = await withDatabase((d) => d.db.query<OutboxRow>(text, params));
+  const { listOutboxMessages } = await serverModule();
+  const rows = await withDatabase((d) => listOutboxMessages(d.database.sql, filter));
   return rows.map(toOutboxEntry);
 }
 
@@ -119,14 +81,10 @@ export function configureOutboxCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       if (!UUID.test(id)) throw new UsageError(`the id must be a UUID, got '${id}'`);
-      const rows = await withDatabase((d) =>
-        d.db.query<OutboxRow>(
-          'select id, account_id, action_id, channel, destination, rendered, created_at from outbox_messages where id = $1',
-          [id],
-        ),
-      );
-      const entry = rows[0] ? toOutboxEntry(rows[0]) : undefined;
-      if (!entry) throw new Error(`no outbox message ${id}`);
+      const { findOutboxMessage } = await serverModule();
+      const row = await withDatabase((d) => findOutboxMessage(d.database.sql, id));
+      if (!row) throw new Error(`no outbox message ${id}`);
+      const entry = toOutboxEntry(row);
       const { rendered, ...fields } = entry;
       printText(cmd, { data: entry }, `${formatFields(Object.entries(fields))}\n\n${rendered.trimEnd()}`);
     });

@@ -1,8 +1,72 @@
 import { z } from 'zod';
 import { Duration, E164, Email, NullableTimestamp, Timestamp, Uuid } from './common.js';
 
+/*
+ * The approval vocabulary, each declared once as a frozen map: the schemas below, the server's rules and its SQL
+ * (interpolated from these maps, as pg-boss's plans.ts does with its job states) all read them from here.
+ */
+
 /** Channels a gate can use (spec 4.1). Slack and Teams are Business-plan features. */
-export const GateChannel = z.enum(['email', 'sms', 'teams', 'slack', 'push']).meta({ id: 'GateChannel' });
+export const GATE_CHANNEL = Object.freeze({
+  email: 'email',
+  sms: 'sms',
+  teams: 'teams',
+  slack: 'slack',
+  push: 'push',
+} as const);
+export type GateChannelName = (typeof GATE_CHANNEL)[keyof typeof GATE_CHANNEL];
+/** The channels a notification channel (`channel:<id>`) can be: chat webhooks, Business plan only. */
+export const CHAT_CHANNELS = Object.freeze([GATE_CHANNEL.slack, GATE_CHANNEL.teams] as const);
+export type ChatChannelName = (typeof CHAT_CHANNELS)[number];
+
+/** A recipient's state (spec 2.3). A snoozed recipient is asked again when the snooze ends. */
+export const RECIPIENT_STATUS = Object.freeze({
+  pending: 'pending',
+  confirmed: 'confirmed',
+  declined: 'declined',
+  snoozed: 'snoozed',
+} as const);
+export type RecipientStatus = (typeof RECIPIENT_STATUS)[keyof typeof RECIPIENT_STATUS];
+
+/** Who a recipient is: one of `gate.recipients`, or an escalation contact added when nobody answered. */
+export const RECIPIENT_ROLE = Object.freeze({ recipient: 'recipient', escalation: 'escalation' } as const);
+export type RecipientRole = (typeof RECIPIENT_ROLE)[keyof typeof RECIPIENT_ROLE];
+
+/** What a gate does when nobody answered within `gate.timeout`. */
+export const ON_TIMEOUT = Object.freeze({ cancel: 'cancel', expire: 'expire', approve: 'approve' } as const);
+export type OnTimeout = (typeof ON_TIMEOUT)[keyof typeof ON_TIMEOUT];
+
+/** `first_response`: one confirmation approves. `all_required`: every recipient of `gate.recipients` must confirm. */
+export const CONFIRMATION_MODE = Object.freeze({
+  first_response: 'first_response',
+  all_required: 'all_required',
+} as const);
+export type ConfirmationMode = (typeof CONFIRMATION_MODE)[keyof typeof CONFIRMATION_MODE];
+
+/** A recipient's answer through a response link. */
+export const RESPONSE_DECISION = Object.freeze({
+  confirm: 'confirm',
+  decline: 'decline',
+  snooze: 'snooze',
+} as const);
+export type ResponseDecision = (typeof RESPONSE_DECISION)[keyof typeof RESPONSE_DECISION];
+
+/** The recipient's status an answer leaves. */
+export const STATUS_AFTER_DECISION: Readonly<Record<ResponseDecision, Exclude<RecipientStatus, 'pending'>>> =
+  Object.freeze({ confirm: 'confirmed', decline: 'declined', snooze: 'snoozed' });
+
+/** The approval timeline's event types (spec 2.2). */
+export const REMINDER_EVENT = Object.freeze({
+  sent: 'sent',
+  confirmed: 'confirmed',
+  declined: 'declined',
+  snoozed: 'snoozed',
+  escalated: 'escalated',
+  expired: 'expired',
+} as const);
+export type ReminderEventType = (typeof REMINDER_EVENT)[keyof typeof REMINDER_EVENT];
+
+export const GateChannel = z.enum(GATE_CHANNEL).meta({ id: 'GateChannel' });
 
 /** A file offered with the approval message: inline base64 content (sent by email, downloadable from the page) or a link. */
 export const AttachmentInput = z
@@ -52,10 +116,10 @@ export const GateInput = z
       .length(2)
       .optional()
       .meta({ description: 'Confirm and decline labels.' }),
-    confirmation_mode: z.enum(['first_response', 'all_required']).default('first_response'),
+    confirmation_mode: z.enum(CONFIRMATION_MODE).default('first_response'),
     max_snoozes: z.number().int().min(0).max(10).default(5),
     timeout: Duration.default('7d'),
-    on_timeout: z.enum(['cancel', 'expire', 'approve']).default('cancel'),
+    on_timeout: z.enum(ON_TIMEOUT).default('cancel'),
     escalation: Escalation.optional(),
     escalation_contacts: z
       .array(z.string().min(1).max(320))
@@ -76,7 +140,7 @@ export type GateInput = z.output<typeof GateInput>;
 export const ReminderEvent = z
   .object({
     id: Uuid,
-    event_type: z.enum(['sent', 'confirmed', 'declined', 'snoozed', 'escalated', 'expired']),
+    event_type: z.enum(REMINDER_EVENT),
     actor_email: z.string().nullable(),
     notes: z.string().nullable(),
     created_at: Timestamp,
@@ -89,11 +153,11 @@ export const Recipient = z
     email: z
       .string()
       .meta({ description: "The recipient's email address or phone number (or channel name)." }),
-    status: z.enum(['pending', 'confirmed', 'declined', 'snoozed']),
+    status: z.enum(RECIPIENT_STATUS),
     responded_at: NullableTimestamp,
     response_comment: z.string().nullable(),
     display_name: z.string(),
-    role: z.enum(['recipient', 'escalation']),
+    role: z.enum(RECIPIENT_ROLE),
     channels: z.array(GateChannel),
   })
   .meta({ id: 'Recipient' });
@@ -113,11 +177,11 @@ export const GateView = z
     message: z.string(),
     channels: z.array(GateChannel),
     buttons: z.array(z.string()),
-    confirmation_mode: z.enum(['first_response', 'all_required']),
+    confirmation_mode: z.enum(CONFIRMATION_MODE),
     max_snoozes: z.number().int(),
     snooze_count: z.number().int(),
     timeout: z.string(),
-    on_timeout: z.enum(['cancel', 'expire', 'approve']),
+    on_timeout: z.enum(ON_TIMEOUT),
     escalation: z.object({ contacts: z.array(z.string()), after_hours: z.number() }).nullable(),
     attachments: z.array(AttachmentView),
     sent_at: NullableTimestamp,
@@ -135,7 +199,7 @@ export const NotificationChannel = z
   .object({
     id: Uuid,
     name: z.string(),
-    type: z.enum(['slack', 'teams']),
+    type: z.enum(CHAT_CHANNELS),
     webhook_url: z.string(),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -144,7 +208,7 @@ export const NotificationChannel = z
 export const NotificationChannelCreate = z
   .object({
     name: z.string().trim().min(1).max(255),
-    type: z.enum(['slack', 'teams']),
+    type: z.enum(CHAT_CHANNELS),
     webhook_url: z.url().max(2048),
   })
   .meta({ id: 'NotificationChannelCreate' });
@@ -198,7 +262,7 @@ export const TeamMemberUpdate = z
 /** The JSON form of an answer posted to a response link. */
 export const ResponseInput = z
   .object({
-    decision: z.enum(['confirm', 'decline', 'snooze']),
+    decision: z.enum(RESPONSE_DECISION),
     comment: z.string().max(500).optional(),
     snooze_for: Duration.optional().meta({ description: 'How long to snooze; default 1h.' }),
   })
@@ -207,8 +271,8 @@ export const ResponseResult = z
   .object({
     action_id: Uuid,
     recipient_id: Uuid,
-    decision: z.enum(['confirm', 'decline', 'snooze']),
-    recipient_status: z.enum(['pending', 'confirmed', 'declined', 'snoozed']),
+    decision: z.enum(RESPONSE_DECISION),
+    recipient_status: z.enum(RECIPIENT_STATUS),
     action_status: z.string(),
     snoozed_until: NullableTimestamp,
   })

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Contact as ContactDto, ContactCreate, ContactUpdate } from '@sched/contract';
-import type { Orm } from '../persistence/orm.js';
-import { type Contact, ContactSchema } from '../persistence/entities/contact.js';
+import type { Database } from '../persistence/database.js';
+import { contactRecords } from '../persistence/directory.js';
+import type { Contact } from '../persistence/entities/contact.js';
 import { NotFoundError, ValidationError } from './errors.js';
 
 export function contactDto(c: Contact): ContactDto {
@@ -17,63 +17,46 @@ export function contactDto(c: Contact): ContactDto {
 
 /** Contacts (spec 4.5): every query is scoped to the caller's account; another account's id is a 404. */
 export class ContactService {
-  constructor(private readonly orm: Orm) {}
+  constructor(private readonly database: Database) {}
+
+  private get records() {
+    return contactRecords(this.database);
+  }
 
   async list(accountId: string): Promise<ContactDto[]> {
-    const em = this.orm.em.fork();
-    const rows = await em.find(
-      ContactSchema,
-      { account: accountId },
-      { orderBy: { name: 'asc', createdAt: 'asc' } },
-    );
-    return rows.map(contactDto);
+    return (await this.records.list(accountId)).map(contactDto);
   }
 
   async get(accountId: string, id: string): Promise<ContactDto> {
-    return contactDto(await this.load(this.orm.em.fork(), accountId, id));
-  }
-
-  /** Used by recipients (`contact:<id>:email`) as well as the API. */
-  async find(accountId: string, id: string): Promise<Contact | null> {
-    return this.orm.em.fork().findOne(ContactSchema, { id, account: accountId });
-  }
-
-  async create(accountId: string, input: ContactCreate): Promise<ContactDto> {
-    const em = this.orm.em.fork();
-    const contact = em.create(ContactSchema, {
-      id: randomUUID(),
-      account: accountId,
-      name: input.name,
-      email: input.email ?? null,
-      phone: input.phone ?? null,
-    });
-    await em.flush();
+    const contact = await this.records.find(accountId, id);
+    if (!contact) throw new NotFoundError('contact');
     return contactDto(contact);
   }
 
+  async create(accountId: string, input: ContactCreate): Promise<ContactDto> {
+    return contactDto(
+      await this.records.create(accountId, {
+        name: input.name,
+        email: input.email ?? null,
+        phone: input.phone ?? null,
+      }),
+    );
+  }
+
   async update(accountId: string, id: string, input: ContactUpdate): Promise<ContactDto> {
-    const em = this.orm.em.fork();
-    const contact = await this.load(em, accountId, id);
-    if (input.name !== undefined) contact.name = input.name;
-    if (input.email !== undefined) contact.email = input.email;
-    if (input.phone !== undefined) contact.phone = input.phone;
-    if (!contact.email && !contact.phone) {
-      throw ValidationError.field('email', 'at least one of email or phone is required');
-    }
-    await em.flush();
+    const contact = await this.records.update(accountId, id, (c) => {
+      if (input.name !== undefined) c.name = input.name;
+      if (input.email !== undefined) c.email = input.email;
+      if (input.phone !== undefined) c.phone = input.phone;
+      if (!c.email && !c.phone) {
+        throw ValidationError.field('email', 'at least one of email or phone is required');
+      }
+    });
+    if (!contact) throw new NotFoundError('contact');
     return contactDto(contact);
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    const em = this.orm.em.fork();
-    const contact = await this.load(em, accountId, id);
-    em.remove(contact);
-    await em.flush();
-  }
-
-  private async load(em: ReturnType<Orm['em']['fork']>, accountId: string, id: string): Promise<Contact> {
-    const contact = await em.findOne(ContactSchema, { id, account: accountId });
-    if (!contact) throw new NotFoundError('contact');
-    return contact;
+    if (!(await this.records.delete(accountId, id))) throw new NotFoundError('contact');
   }
 }

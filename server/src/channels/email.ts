@@ -1,6 +1,6 @@
 import escapeHtml from 'escape-html';
 import { createTransport } from 'nodemailer';
-import { displayTitle, formatExpiry, headline, introLine, normaliseBody, snoozeLine } from './render.js';
+import { displayTitle, formatExpiry, headline, introLine, snoozeLine } from './render.js';
 import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
 
 /** Email over SMTP with nodemailer. */
@@ -101,7 +101,7 @@ function renderText(message: ApprovalMessage, target?: { name?: string }): strin
     '',
     introLine(message),
     '',
-    normaliseBody(message.body),
+    message.body,
     '',
     `${message.buttons.confirm}: ${message.responseUrl}`,
     `${message.buttons.decline}: ${message.responseUrl}`,
@@ -159,7 +159,7 @@ function renderHtml(message: ApprovalMessage, target?: { name?: string }): strin
     `<p style="${paragraph}">${escapeHtml(greeting(message, target))}</p>`,
     `<p style="${paragraph}">${escapeHtml(introLine(message))}</p>`,
     `<div style="margin:0 0 24px;padding:16px;background:#f6f8fa;border-left:4px solid #0969da;${FONT};` +
-      `font-size:15px;line-height:22px;color:#1f2328">${htmlText(normaliseBody(message.body))}</div>`,
+      `font-size:15px;line-height:22px;color:#1f2328">${htmlText(message.body)}</div>`,
     '<table role="presentation" cellpadding="0" cellspacing="0" style="margin:0 0 20px"><tr>',
     button(message.buttons.confirm, message.responseUrl, '#1a7f37'),
     '<td style="width:16px;padding:0">&nbsp;</td>',

@@ -1,6 +1,6 @@
 import webPush from 'web-push';
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
-import { headline, normaliseBody, truncateUtf8 } from './render.js';
+import { headline, truncateUtf8 } from './render.js';
 import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
 
 /**
@@ -126,7 +126,7 @@ export function renderPushPayload(message: ApprovalMessage): PushPayload {
     expiresAt: message.expiresAt.toISOString(),
     kind: message.kind,
   };
-  const body = normaliseBody(message.body);
+  const body = message.body;
   let budget = PUSH_PAYLOAD_MAX_BYTES - Buffer.byteLength(JSON.stringify(payload), 'utf8');
   // JSON escapes (\n, \", control characters) grow the text: shrink until the whole document fits.
   for (;;) {

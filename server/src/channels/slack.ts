@@ -1,13 +1,5 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
-import {
-  attachmentsLine,
-  formatExpiry,
-  headline,
-  introLine,
-  normaliseBody,
-  snoozeLine,
-  truncate,
-} from './render.js';
+import { attachmentsLine, formatExpiry, headline, introLine, snoozeLine, truncate } from './render.js';
 import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
 
 /** Slack through an incoming webhook: a Block Kit message whose buttons open the response page. */
@@ -56,19 +48,24 @@ export function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Escaped `text` split into pieces of at most `max` characters, never inside an entity. */
+/** Escaped `text` split into pieces of at most `max` characters, never inside an entity or a surrogate pair. */
 function escapedChunks(text: string, max: number): string[] {
+  const escaped = escapeSlack(text);
   const chunks: string[] = [];
-  let current = '';
-  for (const ch of text) {
-    const piece = escapeSlack(ch);
-    if (current.length + piece.length > max) {
-      chunks.push(current);
-      current = '';
+  let start = 0;
+  while (start < escaped.length) {
+    let end = Math.min(start + max, escaped.length);
+    if (end < escaped.length) {
+      // An entity is at most 5 characters: look for an unfinished one in the last four before the cut.
+      const tail = escaped.slice(Math.max(start, end - 4), end);
+      const amp = tail.lastIndexOf('&');
+      if (amp >= 0 && !tail.includes(';', amp)) end -= tail.length - amp;
+      const code = escaped.charCodeAt(end - 1);
+      if (code >= 0xd800 && code <= 0xdbff) end -= 1;
     }
-    current += piece;
+    chunks.push(escaped.slice(start, end));
+    start = end;
   }
-  if (current !== '') chunks.push(current);
   return chunks;
 }
 
@@ -83,7 +80,7 @@ export function renderSlackPayload(message: ApprovalMessage): {
   text: string;
   blocks: Record<string, unknown>[];
 } {
-  const body = normaliseBody(message.body);
+  const body = message.body;
   const sections = escapedChunks(body === '' ? introLine(message) : body, SECTION_MAX).map((text) => ({
     type: 'section',
     text: { type: 'mrkdwn', text },

@@ -1,5 +1,5 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
-import { formatExpiry, headline, normaliseBody, truncate } from './render.js';
+import { formatExpiry, headline, truncate } from './render.js';
 import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
 
 /** SMS through the Twilio REST API (or any endpoint speaking the same Messages resource). */
@@ -114,7 +114,7 @@ function maxUnits(encoding: 'gsm7' | 'ucs2', segments: number): number {
 export function renderSmsBody(message: ApprovalMessage, maxSegments = SMS_MAX_SEGMENTS): string {
   const head = truncate(headline(message), 80);
   const tail = `${message.buttons.confirm} or ${message.buttons.decline}: ${message.responseUrl}\nExpires ${formatExpiry(message.expiresAt)}`;
-  const body = normaliseBody(message.body).replace(/\n+/g, '\n');
+  const body = message.body.replace(/\n+/g, '\n');
   const compose = (text: string): string => (text === '' ? `${head}\n${tail}` : `${head}\n${text}\n${tail}`);
 
   const full = compose(body);

@@ -1,9 +1,11 @@
+import { GATE_CHANNEL, type GateChannelName } from '@sched/contract';
+
 /**
  * Notification channels for approval gates. Every adapter implements `ChannelAdapter`; the approval engine only
  * sees this interface. An adapter that is not configured hands its messages to the outbox instead of dropping them.
  */
-export const CHANNELS = Object.freeze(['email', 'sms', 'slack', 'teams', 'push'] as const);
-export type ChannelName = (typeof CHANNELS)[number];
+export const CHANNELS: readonly ChannelName[] = Object.freeze(Object.values(GATE_CHANNEL));
+export type ChannelName = GateChannelName;
 
 /** Where one message goes, by channel. */
 export type ChannelTarget =
@@ -29,7 +31,10 @@ export interface ApprovalMessage {
   actionId: string;
   /** Title of the request (the action's name). */
   title: string;
-  /** The gate message, plain text, up to 5000 characters. */
+  /**
+   * The gate message, plain text, up to 5000 characters, already normalised (`normaliseBody`): the engine renders
+   * it once per round, not once per target, so adapters use it as it is.
+   */
   body: string;
   recipientName: string;
   /** The recipient's own login-free link; every button opens it. */

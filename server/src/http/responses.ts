@@ -5,7 +5,7 @@ import { AppError, GoneError, NotFoundError, RateLimitedError, ValidationError }
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import { rule } from '../domain/rate-limit/policy.js';
-import { hashResponseToken } from '../persistence/approval-store.js';
+import { hashResponseToken } from '../domain/approval/response-token.js';
 import { enforceRateLimits } from './auth.js';
 import { parseAnswer } from './answer.js';
 import {

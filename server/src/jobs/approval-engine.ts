@@ -1,18 +1,35 @@
-import { randomUUID } from 'node:crypto';
+import { ON_TIMEOUT, RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
 import type { Logger } from 'pino';
-import { grantGate, setGate } from '../app/approvals/outcomes.js';
+import { grantGate } from '../app/approvals/outcomes.js';
 import type { ActionScheduler, CallbackOutbox, Clock } from '../app/ports.js';
+import { normaliseBody } from '../channels/render.js';
 import type {
   ApprovalMessage,
   ChannelAdapter,
   ChannelName,
   ChannelTarget,
+  MessageAttachment,
   Outbox,
 } from '../channels/types.js';
 import { type ActionState, assertTransition } from '../domain/action/states.js';
-import { monthPeriod, planLimits } from '../domain/quota/plans.js';
+import { monthPeriod, type PlanLimits, planLimits } from '../domain/quota/plans.js';
 import type { ActionRow, StoredGate } from '../persistence/action-store.js';
-import { approvalSql, type RecipientRow } from '../persistence/approval-store.js';
+import { attachmentFilesOf } from '../persistence/approvals/attachments.js';
+import { findGateAction, updateGate } from '../persistence/approvals/gates.js';
+import {
+  accountPlan,
+  logNotifications,
+  type NewNotification,
+} from '../persistence/approvals/notifications.js';
+import { keepInOutbox } from '../persistence/approvals/outbox-messages.js';
+import {
+  insertRecipients,
+  type Recipient,
+  recipientsOf,
+  wakeSnoozed,
+} from '../persistence/approvals/recipients.js';
+import { addReminderEvents } from '../persistence/approvals/reminder-events.js';
+import { mintResponseTokens } from '../persistence/approvals/response-tokens.js';
 import type { Db, Sql } from '../persistence/db.js';
 import { consumeUsage, periodKey, type UsageMetric } from '../persistence/usage-counters.js';
 import { type JobQueue, QUEUES } from './queue.js';
@@ -30,15 +47,24 @@ export interface ApprovalEngineDeps {
   publicUrl: () => string;
 }
 
-export type GateTimer = { actionId: string; kind: 'timeout' | 'escalation' };
+/**
+ * A gate timer (pg-boss job). `round` is the `gate.sent_at` of the round that set it: a retried gate starts a new
+ * round, and the escalation timer of an earlier one must not escalate the new one early.
+ */
+export type GateTimer = { actionId: string; kind: 'timeout' | 'escalation'; round?: string };
 
-/** Which monthly allowance a send through a channel uses (spec 8: emails and SMS count; chat messages on Business). */
-const USAGE: Partial<Record<ChannelName, UsageMetric>> = {
-  email: 'emails',
-  sms: 'sms',
-  slack: 'chat_messages',
-  teams: 'chat_messages',
-};
+/** Which monthly allowance a send through a channel uses (spec 8: emails and SMS count; chat on Business; push). */
+const USAGE: Readonly<Record<ChannelName, { metric: UsageMetric; limit: (l: PlanLimits) => number }>> =
+  Object.freeze({
+    email: { metric: 'emails', limit: (l) => l.emailsPerMonth },
+    sms: { metric: 'sms', limit: (l) => l.smsPerMonth },
+    slack: { metric: 'chat_messages', limit: (l) => l.chatMessagesPerMonth },
+    teams: { metric: 'chat_messages', limit: (l) => l.chatMessagesPerMonth },
+    push: { metric: 'push_messages', limit: (l) => l.pushMessagesPerMonth },
+  });
+
+/** States in which a gate still waits for answers (a snoozed one is `scheduled` or `resolved` until its reminder). */
+const WAITING: readonly ActionState[] = ['awaiting_response', 'scheduled', 'resolved'];
 
 /**
  * Runs approval gates: sends a round of messages (the request, a reminder after a snooze, or the escalation), and
@@ -57,34 +83,37 @@ export class ApprovalEngine {
     const expiresAt = first
       ? new Date(now.getTime() + gate.timeout_ms / this.deps.timeScale)
       : new Date(gate.expires_at!);
-    const all = await approvalSql.recipients(db, row.id);
-    const due = all.filter((r) => first || r.status === 'pending' || r.status === 'snoozed');
-    await this.deliver(row, gate, due, first ? 'request' : 'reminder', expiresAt);
+    const kind = first ? 'request' : 'reminder';
+    const all = await recipientsOf(db.typed, row.id);
+    const due = all.filter(
+      (r) => first || r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed,
+    );
+    await this.deliver(row, gate, due, kind, expiresAt);
 
     await db.transaction(async (tx) => {
-      for (const r of due) {
-        await approvalSql.addEvent(
-          tx,
-          row.id,
-          'sent',
-          null,
-          `${first ? 'request' : 'reminder'} to ${r.address} via ${channelsOf(r).join(', ')}`,
-        );
-      }
-      await tx.query(`update recipients set status = 'pending' where action_id = $1 and status = 'snoozed'`, [
+      await addReminderEvents(
+        tx.typed,
         row.id,
-      ]);
+        due.map((r) => ({
+          type: REMINDER_EVENT.sent,
+          actor: null,
+          notes: `${kind} to ${r.address} via ${channelsOf(r).join(', ')}`,
+        })),
+      );
+      await wakeSnoozed(tx.typed, row.id);
       const to = assertTransition(row.status, 'reminder_delivered');
-      await setGate(
-        tx,
-        row,
-        first ? { sent_at: now.toISOString(), expires_at: expiresAt.toISOString() } : {},
+      const round = now.toISOString();
+      await updateGate(
+        tx.typed,
+        row.id,
+        first ? { sent_at: round, expires_at: expiresAt.toISOString() } : {},
         { status: to, next_attempt_at: null },
+        now,
       );
       if (first) {
         await this.deps.queue.send(
           QUEUES.gateTimer,
-          { actionId: row.id, kind: 'timeout' } satisfies GateTimer,
+          { actionId: row.id, kind: 'timeout', round } satisfies GateTimer,
           { startAfter: expiresAt, tx },
         );
         if (gate.escalation) {
@@ -94,7 +123,7 @@ export class ApprovalEngine {
           if (at < expiresAt) {
             await this.deps.queue.send(
               QUEUES.gateTimer,
-              { actionId: row.id, kind: 'escalation' } satisfies GateTimer,
+              { actionId: row.id, kind: 'escalation', round } satisfies GateTimer,
               { startAfter: at, tx },
             );
           }
@@ -106,51 +135,53 @@ export class ApprovalEngine {
   /** A gate timer fired (pg-boss job). Idempotent: a timer that no longer applies does nothing. */
   async onTimer(timer: GateTimer): Promise<void> {
     if (timer.kind === 'timeout') await this.timeout(timer.actionId);
-    else await this.escalate(timer.actionId);
+    else await this.escalate(timer);
   }
 
   private async timeout(actionId: string): Promise<void> {
     const now = this.deps.clock();
     await this.deps.db.transaction(async (tx) => {
-      const [row] = await tx.query<ActionRow>('select * from actions where id = $1 for update', [actionId]);
+      const row = await findGateAction(tx.typed, actionId, { forUpdate: true });
       if (!row?.gate?.expires_at) return;
       const expiresAt = new Date(row.gate.expires_at);
-      // A round in flight (or a timer that fired early): look again shortly.
+      // A round in flight (or a timer that fired early, or one of an earlier round): look again at the expiry.
       if (row.status === 'executing' || expiresAt.getTime() > now.getTime() + 50) {
         const at = new Date(Math.max(expiresAt.getTime(), now.getTime() + 1000));
-        await this.deps.queue.send(QUEUES.gateTimer, { actionId, kind: 'timeout' } satisfies GateTimer, {
-          startAfter: at,
-          tx,
-        });
+        await this.deps.queue.send(
+          QUEUES.gateTimer,
+          { actionId, kind: 'timeout', round: row.gate.sent_at ?? undefined } satisfies GateTimer,
+          { startAfter: at, tx },
+        );
         return;
       }
-      if (!['awaiting_response', 'scheduled', 'resolved'].includes(row.status)) return;
+      if (!WAITING.includes(row.status)) return;
       // A snoozed gate (scheduled) times out like a waiting one: its state is moved back first.
       const from: ActionState = row.status === 'awaiting_response' ? row.status : 'awaiting_response';
       const rule = row.gate.on_timeout;
       let status: ActionState;
-      if (rule === 'approve') {
+      if (rule === ON_TIMEOUT.approve) {
         status = (await grantGate(tx, { ...row, status: from }, 'timeout_approve', this.deps)).status;
       } else {
-        status = assertTransition(from, rule === 'expire' ? 'timeout_expire' : 'timeout_cancel');
-        await setGate(
-          tx,
-          row,
+        status = assertTransition(from, rule === ON_TIMEOUT.expire ? 'timeout_expire' : 'timeout_cancel');
+        await updateGate(
+          tx.typed,
+          actionId,
           {},
           { status, next_attempt_at: null, last_error: `no answer within ${row.gate.timeout}` },
+          now,
         );
       }
-      const recipients = await approvalSql.recipients(tx, actionId);
+      const recipients = await recipientsOf(tx.typed, actionId);
       const pending = recipients
-        .filter((r) => r.status === 'pending' || r.status === 'snoozed')
+        .filter((r) => r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed)
         .map((r) => r.address);
-      await approvalSql.addEvent(
-        tx,
-        actionId,
-        'expired',
-        null,
-        `no answer within ${row.gate.timeout}; on_timeout=${rule}`,
-      );
+      await addReminderEvents(tx.typed, actionId, [
+        {
+          type: REMINDER_EVENT.expired,
+          actor: null,
+          notes: `no answer within ${row.gate.timeout}; on_timeout=${rule}`,
+        },
+      ]);
       await this.deps.callbacks.enqueue(tx, row, 'action.expired', {
         status,
         on_timeout: rule,
@@ -161,111 +192,120 @@ export class ApprovalEngine {
     });
   }
 
-  private async escalate(actionId: string): Promise<void> {
+  private async escalate(timer: GateTimer): Promise<void> {
     const now = this.deps.clock();
     const plan = await this.deps.db.transaction(async (tx) => {
-      const [row] = await tx.query<ActionRow>('select * from actions where id = $1 for update', [actionId]);
+      const row = await findGateAction(tx.typed, timer.actionId, { forUpdate: true });
       const gate = row?.gate;
       if (!row || !gate?.escalation || gate.escalated_at) return null;
-      if (!['awaiting_response', 'scheduled', 'resolved'].includes(row.status)) return null;
-      const recipients = await approvalSql.recipients(tx, actionId);
+      if (timer.round !== undefined && timer.round !== gate.sent_at) return null;
+      if (!WAITING.includes(row.status)) return null;
+      const recipients = await recipientsOf(tx.typed, row.id);
       // "Without a response": any answer, a snooze included, means someone is on it.
-      if (recipients.some((r) => r.status !== 'pending')) return null;
-      const added = await approvalSql.insertRecipients(
-        tx,
-        actionId,
+      if (recipients.some((r) => r.status !== RECIPIENT_STATUS.pending)) return null;
+      const added = await insertRecipients(
+        tx.typed,
+        row.id,
         'escalation',
         gate.escalation.recipients,
+        now,
         recipients.length,
       );
-      await setGate(tx, row, { escalated_at: now.toISOString() });
-      await approvalSql.addEvent(
-        tx,
-        actionId,
-        'escalated',
-        null,
-        `no answer after ${gate.escalation.after_hours} h; escalated to ${added.map((r) => r.address).join(', ')}`,
-      );
+      await updateGate(tx.typed, row.id, { escalated_at: now.toISOString() }, {}, now);
+      await addReminderEvents(tx.typed, row.id, [
+        {
+          type: REMINDER_EVENT.escalated,
+          actor: null,
+          notes: `no answer after ${gate.escalation.after_hours} h; escalated to ${added.map((r) => r.address).join(', ')}`,
+        },
+      ]);
       return { row, gate, added };
     });
     if (!plan) return;
     await this.deliver(plan.row, plan.gate, plan.added, 'escalation', new Date(plan.gate.expires_at ?? now));
   }
 
-  /** Mints one link per recipient (committed before anything is sent, so a quick click works) and sends. */
+  /**
+   * Mints one link per recipient (committed before anything is sent, so a quick click works) and sends. The
+   * round's message is rendered once: only the recipient's name and link differ between targets.
+   */
   private async deliver(
     row: ActionRow,
     gate: StoredGate,
-    recipients: RecipientRow[],
+    recipients: Recipient[],
     kind: ApprovalMessage['kind'],
     expiresAt: Date,
   ) {
     const { db } = this.deps;
-    const tokens = await db.transaction(async (tx) => {
-      const map = new Map<string, string>();
-      for (const r of recipients) map.set(r.id, await approvalSql.mintToken(tx, r.id));
-      return map;
-    });
-    const files = (await approvalSql.attachmentsWithContent(db, row.id))
-      .filter((a) => a.content)
-      .map((a) => ({ filename: a.name, contentType: a.content_type, content: a.content! }));
-    const [account] = await db.query<{ plan: 'free' | 'pro' | 'business' }>(
-      'select plan from accounts where id = $1',
-      [row.account_id],
+    const now = this.deps.clock();
+    const tokens = await mintResponseTokens(
+      db.typed,
+      recipients.map((r) => r.id),
+      now,
     );
-    const limits = planLimits(account?.plan ?? 'free');
-    const period = periodKey(monthPeriod(this.deps.clock()));
-    await Promise.all(
+    const byEmail = recipients.some((r) => r.targets.some((t) => t.channel === 'email'));
+    const files: MessageAttachment[] = byEmail
+      ? (await attachmentFilesOf(db.typed, row.id)).map((a) => ({
+          filename: a.name,
+          contentType: a.content_type,
+          content: a.content,
+        }))
+      : [];
+    const limits = planLimits((await accountPlan(db.typed, row.account_id)) ?? 'free');
+    const period = periodKey(monthPeriod(now));
+    const round = {
+      actionId: row.id,
+      title: row.name,
+      body: normaliseBody(gate.message),
+      buttons: { confirm: gate.buttons[0], decline: gate.buttons[1] },
+      snoozeAllowed: gate.snooze_count < gate.max_snoozes,
+      expiresAt,
+      kind,
+    };
+    const sent = await Promise.all(
       recipients.flatMap((r) =>
-        r.targets.map(async (target) => {
-          const message: ApprovalMessage = {
-            actionId: row.id,
-            title: row.name,
-            body: gate.message,
-            recipientName: r.display_name,
-            responseUrl: `${this.deps.publicUrl()}/r/${tokens.get(r.id)}`,
-            buttons: { confirm: gate.buttons[0], decline: gate.buttons[1] },
-            snoozeAllowed: gate.snooze_count < gate.max_snoozes,
-            expiresAt,
-            kind,
-            attachments: target.channel === 'email' ? files : [],
-          };
-          await this.sendOne(row, r, target, message, { limits, period });
-        }),
+        r.targets.map((target) =>
+          this.sendOne(
+            row,
+            r,
+            target,
+            {
+              ...round,
+              recipientName: r.display_name,
+              responseUrl: `${this.deps.publicUrl()}/r/${tokens.get(r.id)}`,
+              attachments: target.channel === 'email' ? files : [],
+            },
+            { limits, period },
+          ),
+        ),
       ),
     );
+    await logNotifications(db.typed, sent, this.deps.clock());
   }
 
+  /** Sends one message unless the plan's monthly allowance for its channel is spent; answers what to log. */
   private async sendOne(
     row: ActionRow,
-    r: RecipientRow,
+    r: Recipient,
     target: ChannelTarget,
     message: ApprovalMessage,
-    quota: { limits: ReturnType<typeof planLimits>; period: string },
-  ) {
-    const { db } = this.deps;
-    const metric = USAGE[target.channel];
-    if (metric) {
-      const limit =
-        metric === 'emails'
-          ? quota.limits.emailsPerMonth
-          : metric === 'sms'
-            ? quota.limits.smsPerMonth
-            : quota.limits.chatMessagesPerMonth;
-      if (
-        !(await consumeUsage(db.typed, { accountId: row.account_id, period: quota.period, metric, limit }))
-      ) {
-        await approvalSql.logNotification(db, {
-          actionId: row.id,
-          recipientId: r.id,
-          channel: target.channel,
-          kind: message.kind,
-          ok: false,
-          via: 'provider',
-          error: `the monthly ${metric} allowance of the plan is spent`,
-        });
-        return;
-      }
+    quota: { limits: PlanLimits; period: string },
+  ): Promise<NewNotification> {
+    const logged = { actionId: row.id, recipientId: r.id, channel: target.channel, kind: message.kind };
+    const usage = USAGE[target.channel];
+    const allowed = await consumeUsage(this.deps.db.typed, {
+      accountId: row.account_id,
+      period: quota.period,
+      metric: usage.metric,
+      limit: usage.limit(quota.limits),
+    });
+    if (!allowed) {
+      return {
+        ...logged,
+        ok: false,
+        via: 'provider',
+        error: `the monthly ${usage.metric} allowance of the plan is spent`,
+      };
     }
     let receipt: Awaited<ReturnType<ChannelAdapter['send']>>;
     try {
@@ -278,44 +318,49 @@ export class ApprovalEngine {
         { actionId: row.id, channel: target.channel, error: receipt.error },
         'approval message not sent',
       );
-    await approvalSql.logNotification(db, {
-      actionId: row.id,
-      recipientId: r.id,
-      channel: target.channel,
-      kind: message.kind,
+    return {
+      ...logged,
       ok: receipt.ok,
       via: receipt.via,
       providerMessageId: receipt.providerMessageId,
       error: receipt.error,
-    });
+    };
   }
 }
 
-function channelsOf(r: RecipientRow): string[] {
+function channelsOf(r: Recipient): string[] {
   return [...new Set(r.targets.map((t) => t.channel))];
 }
 
-/** Keeps messages of unconfigured channels in `outbox_messages` for operators (`sched outbox list`). */
-export function createSqlOutbox(db: Sql, logger: Logger): Outbox {
+/**
+ * Keeps messages of unconfigured channels in `outbox_messages` for operators (`sched outbox list`). The table holds
+ * the full destination and the live response link (an operator passes them on). It logs nothing itself: the channel
+ * registry's line describes the target without them, since logs travel further than the database (review M2).
+ */
+export function createSqlOutbox(db: Sql, clock: Clock = () => new Date()): Outbox {
   return {
     async store({ channel, target, message, rendered }) {
-      const destination =
-        target.channel === 'email'
-          ? target.email
-          : target.channel === 'sms'
-            ? target.phone
-            : target.channel === 'push'
-              ? target.subscription.endpoint
-              : target.webhookUrl;
-      await db.query(
-        `insert into outbox_messages (id, account_id, action_id, channel, destination, rendered, created_at)
-         select $1, a.account_id, a.id, $3, $4, $5, now() from actions a where a.id = $2`,
-        [randomUUID(), message.actionId, channel, destination, rendered],
-      );
-      logger.info(
-        { channel, destination, actionId: message.actionId },
-        'message kept in the outbox (channel not configured)',
-      );
+      await keepInOutbox(db.typed, {
+        actionId: message.actionId,
+        channel,
+        destination: destinationOf(target),
+        rendered,
+        now: clock(),
+      });
     },
   };
+}
+
+function destinationOf(target: ChannelTarget): string {
+  switch (target.channel) {
+    case 'email':
+      return target.email;
+    case 'sms':
+      return target.phone;
+    case 'push':
+      return target.subscription.endpoint;
+    case 'slack':
+    case 'teams':
+      return target.webhookUrl;
+  }
 }

@@ -16,10 +16,13 @@ import {
   lockName,
   updateAction,
 } from '../../persistence/actions.js';
-import { approvalSql } from '../../persistence/approval-store.js';
+import { attachmentsOf, insertAttachments } from '../../persistence/approvals/attachments.js';
+import { insertRecipients, recipientsOf } from '../../persistence/approvals/recipients.js';
+import { reminderEventsOf } from '../../persistence/approvals/reminder-events.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
+import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import type { Principal } from '../accounts.js';
@@ -139,8 +142,8 @@ export class ActionService {
         updated_at: now,
       });
       if (gate && p.gate) {
-        await approvalSql.insertRecipients(this.options.legacy, row.id, 'recipient', gate.recipients);
-        await approvalSql.insertAttachments(this.options.legacy, row.id, p.gate.attachments);
+        await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
+        await insertAttachments(db, row.id, p.gate.attachments);
       }
       await this.scheduler.schedule(db, row.id, p.at);
       // Counted last, so the account's counter row is locked only for the commit. An unlimited plan is counted
@@ -311,6 +314,8 @@ export class ActionService {
         lease_until: null,
         updated_at: now,
       });
+      // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
+      if (row.mode === 'approval') await reopenGate(db, row, now);
       await this.scheduler.schedule(db, row.id, now);
       return {
         id: row.id,
@@ -395,11 +400,10 @@ export class ActionService {
   private async view(db: Sql, row: ActionRow): Promise<Action> {
     const attempts = await attemptsOf(db, row.id);
     if (row.mode !== 'approval') return actionView(row, attempts);
-    const legacy = this.options.legacy;
     const [recipients, events, attachments] = await Promise.all([
-      approvalSql.recipients(legacy, row.id),
-      approvalSql.events(legacy, row.id),
-      approvalSql.attachmentsMeta(legacy, row.id),
+      recipientsOf(db, row.id),
+      reminderEventsOf(db, row.id),
+      attachmentsOf(db, row.id),
     ]);
     return actionView(row, attempts, { recipients, events, attachments });
   }

@@ -1,6 +1,8 @@
 import type { Action, ActionSummary } from '@sched/contract';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
-import type { AttachmentMetaRow, RecipientRow, ReminderEventRow } from '../../persistence/approval-store.js';
+import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
+import type { Recipient } from '../../persistence/approvals/recipients.js';
+import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
 
 // The approval side's row types still say `Date | string` (the pool now hands every timestamp back as a Date).
 const iso = (v: Date | string) => new Date(v).toISOString();
@@ -23,9 +25,9 @@ export function actionSummary(r: ActionRow): ActionSummary {
 /** The full action of spec 2.1. The webhook secret is never shown; `signed` says whether one is set. */
 /** What an approval action's view adds: its recipients, timeline and attachments. */
 export interface GateDetails {
-  recipients: RecipientRow[];
-  events: ReminderEventRow[];
-  attachments: AttachmentMetaRow[];
+  recipients: Recipient[];
+  events: ReminderEvent[];
+  attachments: AttachmentMeta[];
 }
 
 const NO_GATE: GateDetails = { recipients: [], events: [], attachments: [] };

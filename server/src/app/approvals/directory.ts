@@ -1,86 +1,96 @@
-import { randomUUID } from 'node:crypto';
 import type { NotificationChannel, TeamMember } from '@sched/contract';
+import type { Scope } from '../../domain/auth/api-key.js';
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
 import { checkDestinationUrl } from '../../outbound/destination-policy.js';
-import { asDate, type Db } from '../../persistence/db.js';
+import type { Database } from '../../persistence/database.js';
+import { channelRecords, teamMemberRecords } from '../../persistence/directory.js';
+import type { NotificationChannelEntity, TeamMemberEntity } from '../../persistence/entities/approval.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 
-interface ChannelRow {
-  id: string;
-  name: string;
-  type: 'slack' | 'teams';
-  webhook_url: string;
-  created_at: Date | string;
-  updated_at: Date | string;
+/**
+ * Slack and Teams webhook URLs and push subscription keys are credentials of third parties (whoever has one can
+ * post to the channel, or encrypt to the browser): a key without the `write` scope sees where they point, not
+ * the credential (docs/approvals.md).
+ */
+export function seesCredentials(scopes: readonly Scope[]): boolean {
+  return scopes.includes('write');
 }
 
-interface MemberRow {
-  id: string;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  push_subscriptions: TeamMember['push_subscriptions'];
-  created_at: Date | string;
-  updated_at: Date | string;
+const MASK = '***';
+
+/** `https://hooks.slack.com/***`: the origin is what a reader needs to know. */
+export function maskUrl(url: string): string {
+  try {
+    return `${new URL(url).origin}/${MASK}`;
+  } catch {
+    return MASK;
+  }
 }
 
-const channelView = (r: ChannelRow): NotificationChannel => ({
-  id: r.id,
-  name: r.name,
-  type: r.type,
-  webhook_url: r.webhook_url,
-  created_at: asDate(r.created_at).toISOString(),
-  updated_at: asDate(r.updated_at).toISOString(),
-});
+export function channelView(c: NotificationChannelEntity, credentials = true): NotificationChannel {
+  return {
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    webhook_url: credentials ? c.webhookUrl : maskUrl(c.webhookUrl),
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
 
-const memberView = (r: MemberRow): TeamMember => ({
-  id: r.id,
-  name: r.name,
-  email: r.email,
-  phone: r.phone,
-  push_subscriptions: r.push_subscriptions,
-  created_at: asDate(r.created_at).toISOString(),
-  updated_at: asDate(r.updated_at).toISOString(),
-});
+export function memberView(m: TeamMemberEntity, credentials = true): TeamMember {
+  return {
+    id: m.id,
+    name: m.name,
+    email: m.email ?? null,
+    phone: m.phone ?? null,
+    push_subscriptions: credentials
+      ? m.pushSubscriptions
+      : m.pushSubscriptions.map((s) => ({
+          endpoint: maskUrl(s.endpoint),
+          keys: { p256dh: MASK, auth: MASK },
+        })),
+    created_at: m.createdAt.toISOString(),
+    updated_at: m.updatedAt.toISOString(),
+  };
+}
 
 /** Slack and Teams destinations (`channel:<id>` recipients). Business plan only, like the channels themselves. */
 export class NotificationChannelService {
   constructor(
-    private readonly db: Db,
+    private readonly database: Database,
     private readonly options: { allowPrivateDestinations: boolean },
   ) {}
 
-  async list(accountId: string) {
-    return (
-      await this.db.query<ChannelRow>(
-        'select * from notification_channels where account_id = $1 order by name, created_at',
-        [accountId],
-      )
-    ).map(channelView);
+  private get records() {
+    return channelRecords(this.database);
   }
 
-  async get(accountId: string, id: string) {
-    const [row] = await this.db.query<ChannelRow>(
-      'select * from notification_channels where id = $1 and account_id = $2',
-      [id, accountId],
-    );
+  async list(accountId: string, scopes: readonly Scope[]) {
+    const credentials = seesCredentials(scopes);
+    return (await this.records.list(accountId)).map((c) => channelView(c, credentials));
+  }
+
+  async get(accountId: string, id: string, scopes: readonly Scope[]) {
+    const row = await this.records.find(accountId, id);
     if (!row) throw new NotFoundError('channel');
-    return channelView(row);
+    return channelView(row, seesCredentials(scopes));
   }
 
   async create(
     accountId: string,
     plan: Plan,
-    input: { name: string; type: 'slack' | 'teams'; webhook_url: string },
+    input: { name: string; type: NotificationChannel['type']; webhook_url: string },
   ) {
     if (!planLimits(plan).slackTeams) throw new ForbiddenError('Slack and Teams are Business-plan features');
     this.checkUrl(input.webhook_url);
-    const [row] = await this.db.query<ChannelRow>(
-      `insert into notification_channels (id, account_id, name, type, webhook_url, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, now(), now()) returning *`,
-      [randomUUID(), accountId, input.name, input.type, input.webhook_url],
+    return channelView(
+      await this.records.create(accountId, {
+        name: input.name,
+        type: input.type,
+        webhookUrl: input.webhook_url,
+      }),
     );
-    return channelView(row!);
   }
 
   async update(
@@ -89,21 +99,16 @@ export class NotificationChannelService {
     input: { name?: string | undefined; webhook_url?: string | undefined },
   ) {
     if (input.webhook_url) this.checkUrl(input.webhook_url);
-    const [row] = await this.db.query<ChannelRow>(
-      `update notification_channels set name = coalesce($3, name), webhook_url = coalesce($4, webhook_url), updated_at = now()
-       where id = $1 and account_id = $2 returning *`,
-      [id, accountId, input.name ?? null, input.webhook_url ?? null],
-    );
+    const row = await this.records.update(accountId, id, (c) => {
+      if (input.name !== undefined) c.name = input.name;
+      if (input.webhook_url !== undefined) c.webhookUrl = input.webhook_url;
+    });
     if (!row) throw new NotFoundError('channel');
     return channelView(row);
   }
 
   async delete(accountId: string, id: string) {
-    const rows = await this.db.query(
-      'delete from notification_channels where id = $1 and account_id = $2 returning id',
-      [id, accountId],
-    );
-    if (rows.length === 0) throw new NotFoundError('channel');
+    if (!(await this.records.delete(accountId, id))) throw new NotFoundError('channel');
   }
 
   private checkUrl(url: string) {
@@ -114,24 +119,21 @@ export class NotificationChannelService {
 
 /** Team members whose ids can be recipients. */
 export class TeamMemberService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly database: Database) {}
 
-  async list(accountId: string) {
-    return (
-      await this.db.query<MemberRow>(
-        'select * from team_members where account_id = $1 order by name, created_at',
-        [accountId],
-      )
-    ).map(memberView);
+  private get records() {
+    return teamMemberRecords(this.database);
   }
 
-  async get(accountId: string, id: string) {
-    const [row] = await this.db.query<MemberRow>(
-      'select * from team_members where id = $1 and account_id = $2',
-      [id, accountId],
-    );
+  async list(accountId: string, scopes: readonly Scope[]) {
+    const credentials = seesCredentials(scopes);
+    return (await this.records.list(accountId)).map((m) => memberView(m, credentials));
+  }
+
+  async get(accountId: string, id: string, scopes: readonly Scope[]) {
+    const row = await this.records.find(accountId, id);
     if (!row) throw new NotFoundError('team member');
-    return memberView(row);
+    return memberView(row, seesCredentials(scopes));
   }
 
   async create(
@@ -143,19 +145,14 @@ export class TeamMemberService {
       push_subscriptions: TeamMember['push_subscriptions'];
     },
   ) {
-    const [row] = await this.db.query<MemberRow>(
-      `insert into team_members (id, account_id, name, email, phone, push_subscriptions, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, now(), now()) returning *`,
-      [
-        randomUUID(),
-        accountId,
-        input.name,
-        input.email ?? null,
-        input.phone ?? null,
-        JSON.stringify(input.push_subscriptions),
-      ],
+    return memberView(
+      await this.records.create(accountId, {
+        name: input.name,
+        email: input.email ?? null,
+        phone: input.phone ?? null,
+        pushSubscriptions: input.push_subscriptions,
+      }),
     );
-    return memberView(row!);
   }
 
   async update(
@@ -168,29 +165,20 @@ export class TeamMemberService {
       push_subscriptions?: TeamMember['push_subscriptions'] | undefined;
     },
   ) {
-    const current = await this.get(accountId, id);
-    const next = {
-      name: input.name ?? current.name,
-      email: input.email === undefined ? current.email : input.email,
-      phone: input.phone === undefined ? current.phone : input.phone,
-      push_subscriptions: input.push_subscriptions ?? current.push_subscriptions,
-    };
-    if (!next.email && !next.phone && next.push_subscriptions.length === 0) {
-      throw ValidationError.field('email', 'give at least one of email, phone or a push subscription');
-    }
-    const [row] = await this.db.query<MemberRow>(
-      `update team_members set name = $3, email = $4, phone = $5, push_subscriptions = $6, updated_at = now()
-       where id = $1 and account_id = $2 returning *`,
-      [id, accountId, next.name, next.email, next.phone, JSON.stringify(next.push_subscriptions)],
-    );
-    return memberView(row!);
+    const row = await this.records.update(accountId, id, (m) => {
+      if (input.name !== undefined) m.name = input.name;
+      if (input.email !== undefined) m.email = input.email;
+      if (input.phone !== undefined) m.phone = input.phone;
+      if (input.push_subscriptions !== undefined) m.pushSubscriptions = input.push_subscriptions;
+      if (!m.email && !m.phone && m.pushSubscriptions.length === 0) {
+        throw ValidationError.field('email', 'give at least one of email, phone or a push subscription');
+      }
+    });
+    if (!row) throw new NotFoundError('team member');
+    return memberView(row);
   }
 
   async delete(accountId: string, id: string) {
-    const rows = await this.db.query(
-      'delete from team_members where id = $1 and account_id = $2 returning id',
-      [id, accountId],
-    );
-    if (rows.length === 0) throw new NotFoundError('team member');
+    if (!(await this.records.delete(accountId, id))) throw new NotFoundError('team member');
   }
 }

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
-import { type ActionRow, actionSql, type StoredGate } from '../../persistence/action-store.js';
-import type { Sql } from '../../persistence/db.js';
+import { type ActionRow, actionSql } from '../../persistence/action-store.js';
+import { updateGate } from '../../persistence/approvals/gates.js';
+import { resetRecipients } from '../../persistence/approvals/recipients.js';
+import { revokeResponseTokens } from '../../persistence/approvals/response-tokens.js';
+import type { Sql as Typed } from '../../persistence/database.js';
+import { type Sql, typedOf } from '../../persistence/db.js';
 import type { ActionScheduler, Clock } from '../ports.js';
 
 /**
@@ -44,40 +48,31 @@ export async function grantGate(
     });
     await deps.scheduler.schedule(tx, childId, now);
   }
-  await setGate(tx, row, { post_approval_action_id: childId }, { status: to, executed_at: now });
+  await updateGate(
+    tx.typed,
+    row.id,
+    { post_approval_action_id: childId },
+    { status: to, executed_at: now },
+    now,
+  );
   return { status: to, postApprovalActionId: childId };
 }
 
-/** Updates the gate's running state (and optionally the status) in one statement. */
-export async function setGate(
-  tx: Sql,
-  row: ActionRow,
-  patch: Partial<StoredGate>,
-  fields: {
-    status?: ActionState;
-    executed_at?: Date;
-    next_attempt_at?: Date | null;
-    last_error?: string | null;
-  } = {},
-): Promise<void> {
-  await tx.query(
-    `update actions set gate = gate || $2::jsonb,
-       status = coalesce($3, status),
-       executed_at = coalesce($4, executed_at),
-       next_attempt_at = case when $5::boolean then $6::timestamptz else next_attempt_at end,
-       last_error = case when $7::boolean then $8 else last_error end,
-       lease_until = case when $3 is null then lease_until else null end,
-       updated_at = now()
-     where id = $1`,
-    [
-      row.id,
-      JSON.stringify(patch),
-      fields.status ?? null,
-      fields.executed_at ?? null,
-      'next_attempt_at' in fields,
-      fields.next_attempt_at ?? null,
-      'last_error' in fields,
-      fields.last_error ?? null,
-    ],
+/**
+ * A failed (declined) approval retried with `POST /actions/{id}/retry` asks again from the start: the old links
+ * die, every recipient is pending again, escalation contacts added last time go, and the gate forgets its round,
+ * so the next send is a first request with a fresh `gate.timeout` counted from it (and a fresh escalation timer).
+ * The caller has moved the action to `resolved`, due now; the post-approval request still waits for a confirm.
+ */
+export async function reopenGate(tx: Sql | Typed, row: ActionRow, now: Date): Promise<void> {
+  const db = typedOf(tx);
+  await revokeResponseTokens(db, row.id);
+  await resetRecipients(db, row.id);
+  await updateGate(
+    db,
+    row.id,
+    { snooze_count: 0, sent_at: null, expires_at: null, escalated_at: null, post_approval_action_id: null },
+    {},
+    now,
   );
 }

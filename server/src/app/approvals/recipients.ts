@@ -1,6 +1,7 @@
-import { E164, Email } from '@sched/contract';
+import { type ChatChannelName, E164, Email } from '@sched/contract';
 import type { ChannelName, ChannelTarget, PushSubscription } from '../../channels/types.js';
 import type { Sql } from '../../persistence/db.js';
+import { channelWebhook, contactAddresses, teamMemberAddresses } from '../../persistence/directory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Addresses and phones are checked as the rest of the API checks them (contacts, team members).
@@ -23,7 +24,7 @@ export type Resolution =
 /** Looks up the account's contacts, notification channels and team members (always scoped to the account). */
 export interface RecipientDirectory {
   contact(id: string): Promise<{ name: string; email: string | null; phone: string | null } | null>;
-  channel(id: string): Promise<{ name: string; type: 'slack' | 'teams'; webhook_url: string } | null>;
+  channel(id: string): Promise<{ name: string; type: ChatChannelName; webhook_url: string } | null>;
   teamMember(id: string): Promise<{
     name: string;
     email: string | null;
@@ -32,39 +33,19 @@ export interface RecipientDirectory {
   } | null>;
 }
 
+/** The directory of one account, read from the database (`db` may be a transaction's). */
 export function sqlDirectory(db: Sql, accountId: string): RecipientDirectory {
   return {
-    async contact(id) {
-      const [row] = await db.query(
-        'select name, email, phone from contacts where id = $1 and account_id = $2',
-        [id, accountId],
-      );
-      return (row as { name: string; email: string | null; phone: string | null } | undefined) ?? null;
-    },
-    async channel(id) {
-      const [row] = await db.query(
-        'select name, type, webhook_url from notification_channels where id = $1 and account_id = $2',
-        [id, accountId],
-      );
-      return (row as { name: string; type: 'slack' | 'teams'; webhook_url: string } | undefined) ?? null;
-    },
-    async teamMember(id) {
-      const [row] = await db.query(
-        'select name, email, phone, push_subscriptions from team_members where id = $1 and account_id = $2',
-        [id, accountId],
-      );
-      return (
-        (row as
-          | {
-              name: string;
-              email: string | null;
-              phone: string | null;
-              push_subscriptions: PushSubscription[];
-            }
-          | undefined) ?? null
-      );
-    },
+    contact: async (id) => (await contactAddresses(db.typed, accountId, id)) ?? null,
+    channel: async (id) => (await channelWebhook(db.typed, accountId, id)) ?? null,
+    teamMember: async (id) => (await teamMemberAddresses(db.typed, accountId, id)) ?? null,
   };
+}
+
+/** One target per distinct destination: a team member may list one push subscription twice. */
+function distinct(targets: ChannelTarget[]): ChannelTarget[] {
+  const keys = targets.map((t) => JSON.stringify(t));
+  return targets.filter((_, i) => keys.indexOf(keys[i]!) === i);
 }
 
 /** Name shown for a bare address: the part before @, or the number itself. */
@@ -88,6 +69,7 @@ export async function resolveRecipients(
 ): Promise<Resolution> {
   const errors: Record<string, string[]> = {};
   const recipients: ResolvedRecipient[] = [];
+  const seen = new Set<string>();
   const allowed = (c: ChannelName) => opts.channels === undefined || opts.channels.includes(c);
   for (const [i, raw] of references.entries()) {
     const ref = raw.trim();
@@ -100,8 +82,8 @@ export async function resolveRecipients(
       fail(resolved.error);
       continue;
     }
-    const targets = resolved.targets.filter(
-      (t) => t.channel === 'slack' || t.channel === 'teams' || allowed(t.channel),
+    const targets = distinct(
+      resolved.targets.filter((t) => t.channel === 'slack' || t.channel === 'teams' || allowed(t.channel)),
     );
     if (targets.some((t) => t.channel === 'slack' || t.channel === 'teams') && !opts.slackTeamsAllowed) {
       fail('Slack and Teams are Business-plan features');
@@ -111,6 +93,10 @@ export async function resolveRecipients(
       fail(`no channel in gate.channels (${opts.channels?.join(', ')}) reaches this recipient`);
       continue;
     }
+    // The same person named twice (or by two references that reach the same places) is asked once.
+    const key = JSON.stringify(targets);
+    if (seen.has(key)) continue;
+    seen.add(key);
     recipients.push({
       reference: ref,
       address: resolved.address,

@@ -1,19 +1,39 @@
+import {
+  CONFIRMATION_MODE,
+  RECIPIENT_ROLE,
+  RECIPIENT_STATUS,
+  type RecipientStatus,
+  REMINDER_EVENT,
+  type ResponseDecision,
+  STATUS_AFTER_DECISION,
+} from '@sched/contract';
 import { type ActionState, assertTransition, isTerminal } from '../../domain/action/states.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
 import type { ActionRow } from '../../persistence/action-store.js';
-import { approvalSql, type AttachmentMetaRow, type RecipientRow } from '../../persistence/approval-store.js';
+import {
+  type AttachmentMeta,
+  attachmentsOf,
+  findAttachment,
+} from '../../persistence/approvals/attachments.js';
+import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
+import {
+  findRecipient,
+  type Recipient,
+  recipientsOf,
+  recordAnswer,
+} from '../../persistence/approvals/recipients.js';
+import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Db, Sql } from '../../persistence/db.js';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackOutbox, Clock } from '../ports.js';
-import { grantGate, setGate } from './outcomes.js';
-
-export type Decision = 'confirm' | 'decline' | 'snooze';
+import { grantGate } from './outcomes.js';
 
 /** Everything the response page shows. */
 export interface GateForRecipient {
   action: ActionRow;
-  recipient: RecipientRow;
-  attachments: AttachmentMetaRow[];
+  recipient: Recipient;
+  attachments: AttachmentMeta[];
   progress: { responded: number; total: number } | null;
   snoozesLeft: number;
 }
@@ -21,19 +41,14 @@ export interface GateForRecipient {
 export interface ResponseOutcome {
   action_id: string;
   recipient_id: string;
-  decision: Decision;
-  recipient_status: RecipientRow['status'];
+  decision: ResponseDecision;
+  recipient_status: RecipientStatus;
   action_status: string;
   snoozed_until: string | null;
   title: string;
 }
 
 export const DEFAULT_SNOOZE = '1h';
-const RESPONSE: Record<Decision, 'confirmed' | 'declined' | 'snoozed'> = {
-  confirm: 'confirmed',
-  decline: 'declined',
-  snooze: 'snoozed',
-};
 
 /**
  * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open
@@ -55,18 +70,21 @@ export class ResponseService {
     const { action, recipient } = await this.load(this.deps.db, token, false);
     this.assertOpen(action, recipient);
     const [attachments, recipients] = await Promise.all([
-      approvalSql.attachmentsMeta(this.deps.db, action.id),
-      approvalSql.recipients(this.deps.db, action.id),
+      attachmentsOf(this.deps.db.typed, action.id),
+      recipientsOf(this.deps.db.typed, action.id),
     ]);
     const gate = action.gate!;
-    const required = recipients.filter((r) => r.role === 'recipient');
+    const required = recipients.filter((r) => r.role === RECIPIENT_ROLE.recipient);
     return {
       action,
       recipient,
       attachments,
       progress:
-        gate.confirmation_mode === 'all_required' && required.length > 1
-          ? { responded: required.filter((r) => r.status === 'confirmed').length, total: required.length }
+        gate.confirmation_mode === CONFIRMATION_MODE.all_required && required.length > 1
+          ? {
+              responded: required.filter((r) => r.status === RECIPIENT_STATUS.confirmed).length,
+              total: required.length,
+            }
           : null,
       snoozesLeft: Math.max(0, gate.max_snoozes - gate.snooze_count),
     };
@@ -75,14 +93,14 @@ export class ResponseService {
   async attachment(token: string, id: string) {
     const { action, recipient } = await this.load(this.deps.db, token, false);
     this.assertOpen(action, recipient);
-    const file = await approvalSql.attachment(this.deps.db, action.id, id);
+    const file = await findAttachment(this.deps.db.typed, action.id, id);
     if (!file) throw new NotFoundError('attachment');
     return file;
   }
 
   async respond(
     token: string,
-    input: { decision: Decision; comment?: string | null; snoozeFor?: string | null },
+    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
   ): Promise<ResponseOutcome> {
     return this.deps.db.transaction(async (tx) => {
       const { action, recipient } = await this.load(tx, token, true);
@@ -108,46 +126,44 @@ export class ResponseService {
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + ms / this.deps.timeScale, expiresAt - 1000));
         status = assertTransition(action.status, 'snooze');
-        await this.answerRecipient(tx, recipient, 'snoozed', now, comment);
-        await approvalSql.addEvent(
-          tx,
+        await this.answer(tx, action.id, recipient, input.decision, now, comment, [
+          `until ${snoozedUntil.toISOString()}`,
+          comment,
+        ]);
+        await updateGate(
+          tx.typed,
           action.id,
-          'snoozed',
-          recipient.address,
-          [`until ${snoozedUntil.toISOString()}`, comment].filter(Boolean).join('; '),
-        );
-        await setGate(
-          tx,
-          action,
           { snooze_count: gate.snooze_count + 1 },
           { status, next_attempt_at: snoozedUntil },
+          now,
         );
         await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
       } else if (input.decision === 'decline') {
         status = assertTransition(action.status, 'decline');
-        await this.answerRecipient(tx, recipient, 'declined', now, comment);
-        await approvalSql.addEvent(tx, action.id, 'declined', recipient.address, comment);
-        await setGate(
-          tx,
-          action,
+        await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
+        await updateGate(
+          tx.typed,
+          action.id,
           {},
           { status, next_attempt_at: null, last_error: `declined by ${recipient.address}` },
+          now,
         );
       } else {
-        await this.answerRecipient(tx, recipient, 'confirmed', now, comment);
-        await approvalSql.addEvent(tx, action.id, 'confirmed', recipient.address, comment);
-        const recipients = await approvalSql.recipients(tx, action.id);
+        await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
+        const recipients = await recipientsOf(tx.typed, action.id);
         // first_response: one confirmation is enough. all_required: every original recipient must confirm.
         // An escalation contact's confirmation decides alone: that is what escalating to them is for.
         const done =
-          recipient.role === 'escalation' ||
-          gate.confirmation_mode === 'first_response' ||
-          recipients.filter((r) => r.role === 'recipient').every((r) => r.status === 'confirmed');
+          recipient.role === RECIPIENT_ROLE.escalation ||
+          gate.confirmation_mode === CONFIRMATION_MODE.first_response ||
+          recipients
+            .filter((r) => r.role === RECIPIENT_ROLE.recipient)
+            .every((r) => r.status === RECIPIENT_STATUS.confirmed);
         if (done) status = (await grantGate(tx, action, 'confirm', this.deps)).status;
       }
       await this.deps.callbacks.enqueue(tx, action, 'reminder.responded', {
         status,
-        response: RESPONSE[input.decision],
+        response: STATUS_AFTER_DECISION[input.decision],
         decision: input.decision,
         respondent: recipient.address,
         recipient_id: recipient.id,
@@ -158,7 +174,7 @@ export class ResponseService {
         action_id: action.id,
         recipient_id: recipient.id,
         decision: input.decision,
-        recipient_status: RESPONSE[input.decision],
+        recipient_status: STATUS_AFTER_DECISION[input.decision],
         action_status: status,
         snoozed_until: snoozedUntil ? snoozedUntil.toISOString() : null,
         title: action.name,
@@ -166,43 +182,42 @@ export class ResponseService {
     });
   }
 
-  private async answerRecipient(
+  /** Records the recipient's answer and its timeline event (notes: the non-empty parts, joined). */
+  private async answer(
     tx: Sql,
-    r: RecipientRow,
-    status: RecipientRow['status'],
+    actionId: string,
+    r: Recipient,
+    decision: ResponseDecision,
     now: Date,
     comment: string | null,
+    notes: (string | null)[],
   ) {
-    await tx.query(
-      'update recipients set status = $2, responded_at = $3, response_comment = $4 where id = $1',
-      [r.id, status, now, comment],
-    );
+    const status = STATUS_AFTER_DECISION[decision];
+    await recordAnswer(tx.typed, r.id, { status, at: now, comment });
+    await addReminderEvents(tx.typed, actionId, [
+      { type: REMINDER_EVENT[status], actor: r.address, notes: notes.filter(Boolean).join('; ') || null },
+    ]);
   }
 
   private async load(
     db: Sql,
     token: string,
     forUpdate: boolean,
-  ): Promise<{ action: ActionRow; recipient: RecipientRow }> {
-    const found = await approvalSql.findByToken(db, token);
+  ): Promise<{ action: ActionRow; recipient: Recipient }> {
+    const found = await findResponseToken(db.typed, token);
     if (!found) throw new NotFoundError('response link');
-    const lock = forUpdate ? ' for update' : '';
-    const [action] = await db.query<ActionRow>(`select * from actions where id = $1${lock}`, [
-      found.action_id,
-    ]);
-    const [recipient] = await db.query<RecipientRow>(`select * from recipients where id = $1${lock}`, [
-      found.recipient_id,
-    ]);
+    const action = await findGateAction(db.typed, found.action_id, { forUpdate });
+    const recipient = await findRecipient(db.typed, found.recipient_id, { forUpdate });
     if (!action || !recipient || !action.gate) throw new NotFoundError('response link');
     return { action, recipient };
   }
 
-  private assertOpen(action: ActionRow, recipient: RecipientRow): void {
+  private assertOpen(action: ActionRow, recipient: Recipient): void {
     const expiresAt = action.gate?.expires_at ? new Date(action.gate.expires_at) : null;
     if (action.status === 'expired' || (expiresAt && expiresAt <= this.deps.clock()))
       throw new GoneError('expired', action.name);
     if (isTerminal(action.status)) throw new GoneError('closed', action.name);
-    if (recipient.status === 'confirmed' || recipient.status === 'declined')
+    if (recipient.status === RECIPIENT_STATUS.confirmed || recipient.status === RECIPIENT_STATUS.declined)
       throw new GoneError('answered', action.name);
   }
 }

@@ -6,6 +6,7 @@ describe('plan table', () => {
     expect(planLimits('free')).toMatchObject({
       actionsPerMonth: 100,
       emailsPerMonth: 100,
+      pushMessagesPerMonth: 100,
       maxAttempts: 3,
       horizonDays: 30,
       retentionDays: 30,
@@ -16,6 +17,7 @@ describe('plan table', () => {
     expect(planLimits('pro')).toMatchObject({
       actionsPerMonth: null,
       emailsPerMonth: 5_000,
+      pushMessagesPerMonth: 5_000,
       maxAttempts: 10,
       horizonDays: 365,
       retentionDays: 365,
@@ -27,6 +29,7 @@ describe('plan table', () => {
       actionsPerMonth: null,
       emailsPerMonth: 50_000,
       chatMessagesPerMonth: 20_000,
+      pushMessagesPerMonth: 50_000,
       maxAttempts: 20,
       horizonDays: 365,
       retentionDays: 365,

@@ -5,6 +5,8 @@ import { PLANS, type Plan } from '@sched/contract';
  * Our choices where the spec leaves the assignment open:
  * - SMS: Free 50, Pro 200, Business 1,000 (the spec names only the values 50 and 200).
  * - Chat messages (Slack, Teams): 20,000 on Business, 0 elsewhere, since chat integrations are Business-only.
+ * - Web Push messages: 100 / 5,000 / 50,000, like emails (one push costs us about what one email does); the spec
+ *   names no push quota, but an unmetered channel let one account flood workers (security review H1).
  * - Max recipients per action: 3 / 10 / 50. AI suggestions a month: 10 / 100 / 1,000.
  * - max_attempts: the contract accepts 1..20 (the widest plan cap); a value above the plan's cap
  *   (3 / 10 / 20) is refused with 422 on `max_attempts`. The default 5 is lowered to the cap on Free.
@@ -17,6 +19,7 @@ export interface PlanLimits {
   emailsPerMonth: number;
   smsPerMonth: number;
   chatMessagesPerMonth: number;
+  pushMessagesPerMonth: number;
   maxAttempts: number;
   horizonDays: number;
   retentionDays: number;
@@ -33,6 +36,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     emailsPerMonth: 100,
     smsPerMonth: 50,
     chatMessagesPerMonth: 0,
+    pushMessagesPerMonth: 100,
     maxAttempts: 3,
     horizonDays: 30,
     retentionDays: 30,
@@ -47,6 +51,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     emailsPerMonth: 5_000,
     smsPerMonth: 200,
     chatMessagesPerMonth: 0,
+    pushMessagesPerMonth: 5_000,
     maxAttempts: 10,
     horizonDays: 365,
     retentionDays: 365,
@@ -61,6 +66,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     emailsPerMonth: 50_000,
     smsPerMonth: 1_000,
     chatMessagesPerMonth: 20_000,
+    pushMessagesPerMonth: 50_000,
     maxAttempts: 20,
     horizonDays: 365,
     retentionDays: 365,

@@ -7,18 +7,18 @@ const s = initServer();
 
 export function channelsHandlers(channels: NotificationChannelService) {
   return s.router(contract.channels, {
-    list: async ({ request }) => ({
-      status: 200,
-      body: { data: await channels.list(principalOf(request).accountId) },
-    }),
+    list: async ({ request }) => {
+      const p = principalOf(request);
+      return { status: 200, body: { data: await channels.list(p.accountId, p.scopes) } };
+    },
     create: async ({ request, body }) => {
       const p = principalOf(request);
       return { status: 201, body: { data: await channels.create(p.accountId, p.plan, body) } };
     },
-    get: async ({ request, params }) => ({
-      status: 200,
-      body: { data: await channels.get(principalOf(request).accountId, params.id) },
-    }),
+    get: async ({ request, params }) => {
+      const p = principalOf(request);
+      return { status: 200, body: { data: await channels.get(p.accountId, params.id, p.scopes) } };
+    },
     update: async ({ request, params, body }) => ({
       status: 200,
       body: { data: await channels.update(principalOf(request).accountId, params.id, body) },
@@ -32,18 +32,18 @@ export function channelsHandlers(channels: NotificationChannelService) {
 
 export function teamMembersHandlers(members: TeamMemberService) {
   return s.router(contract.teamMembers, {
-    list: async ({ request }) => ({
-      status: 200,
-      body: { data: await members.list(principalOf(request).accountId) },
-    }),
+    list: async ({ request }) => {
+      const p = principalOf(request);
+      return { status: 200, body: { data: await members.list(p.accountId, p.scopes) } };
+    },
     create: async ({ request, body }) => ({
       status: 201,
       body: { data: await members.create(principalOf(request).accountId, body) },
     }),
-    get: async ({ request, params }) => ({
-      status: 200,
-      body: { data: await members.get(principalOf(request).accountId, params.id) },
-    }),
+    get: async ({ request, params }) => {
+      const p = principalOf(request);
+      return { status: 200, body: { data: await members.get(p.accountId, params.id, p.scopes) } };
+    },
     update: async ({ request, params, body }) => ({
       status: 200,
       body: { data: await members.update(principalOf(request).accountId, params.id, body) },

@@ -1,4 +1,13 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import type {
+  ChatChannelName,
+  GateChannelName,
+  RecipientRole,
+  RecipientStatus,
+  ReminderEventType,
+  TeamMember as TeamMemberDto,
+} from '@sched/contract';
+import type { ChannelTarget } from '../../channels/types.js';
 import { AccountSchema } from './account.js';
 import { ActionSchema } from './action.js';
 
@@ -11,15 +20,15 @@ export const RecipientSchema = defineEntity({
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
     position: p.integer(),
-    role: p.string().length(16),
+    role: p.string().length(16).$type<RecipientRole>(),
     /** What the caller wrote: an email, a phone, `contact:…`, `channel:…` or a team member id. */
     reference: p.string().length(320),
     /** The email address or phone number shown as `email` (or a channel's name). */
     address: p.string().length(320),
     displayName: p.string().length(255),
     /** Resolved channel targets at creation, so later edits of contacts do not redirect a pending request. */
-    targets: p.json<Record<string, unknown>[]>(),
-    status: p.string().length(16),
+    targets: p.json<ChannelTarget[]>(),
+    status: p.string().length(16).$type<RecipientStatus>(),
     respondedAt: p.datetime().nullable(),
     responseComment: p.string().length(500).nullable(),
     createdAt: p.datetime(),
@@ -45,7 +54,7 @@ export const ReminderEventSchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
-    eventType: p.string().length(16),
+    eventType: p.string().length(16).$type<ReminderEventType>(),
     actorEmail: p.string().length(320).nullable(),
     notes: p.text().nullable(),
     createdAt: p.datetime(),
@@ -64,7 +73,8 @@ export const AttachmentSchema = defineEntity({
     name: p.string().length(255),
     contentType: p.string().length(255),
     size: p.integer().nullable(),
-    content: p.blob().nullable(),
+    // pg reads bytea as a Buffer.
+    content: p.blob().$type<Buffer>().nullable(),
     url: p.string().length(2048).nullable(),
   },
 });
@@ -78,7 +88,7 @@ export const NotificationSchema = defineEntity({
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
     recipient: () => p.manyToOne(RecipientSchema).deleteRule('cascade'),
-    channel: p.string().length(16),
+    channel: p.string().length(16).$type<GateChannelName>(),
     kind: p.string().length(16),
     ok: p.boolean(),
     via: p.string().length(16),
@@ -97,7 +107,7 @@ export const OutboxMessageSchema = defineEntity({
     id: p.uuid().primary(),
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade').nullable(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade').nullable(),
-    channel: p.string().length(16),
+    channel: p.string().length(16).$type<GateChannelName>(),
     destination: p.string().length(2048),
     rendered: p.text(),
     createdAt: p.datetime(),
@@ -113,12 +123,16 @@ export const NotificationChannelSchema = defineEntity({
     id: p.uuid().primary(),
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
-    type: p.string().length(16),
+    type: p.string().length(16).$type<ChatChannelName>(),
     webhookUrl: p.string().length(2048),
-    createdAt: p.datetime(),
-    updatedAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
+export type NotificationChannelEntity = InferEntity<typeof NotificationChannelSchema>;
 
 /** A person of the account whose id can be a recipient (email, SMS, Web Push). */
 export const TeamMemberSchema = defineEntity({
@@ -131,8 +145,12 @@ export const TeamMemberSchema = defineEntity({
     name: p.string().length(255),
     email: p.string().length(255).nullable(),
     phone: p.string().length(16).nullable(),
-    pushSubscriptions: p.json<Record<string, unknown>[]>(),
-    createdAt: p.datetime(),
-    updatedAt: p.datetime(),
+    pushSubscriptions: p.json<TeamMemberDto['push_subscriptions']>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
+export type TeamMemberEntity = InferEntity<typeof TeamMemberSchema>;

@@ -26,30 +26,8 @@ export interface StoredCoordination {
   };
 }
 
-/** The gate of an approval action, with its running state (snoozes, send and expiry times). */
-export interface StoredGate {
-  message: string;
-  channels: string[];
-  buttons: [string, string];
-  confirmation_mode: 'first_response' | 'all_required';
-  max_snoozes: number;
-  snooze_count: number;
-  timeout: string;
-  timeout_ms: number;
-  on_timeout: 'cancel' | 'expire' | 'approve';
-  escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
-  sent_at: string | null;
-  expires_at: string | null;
-  escalated_at: string | null;
-  post_approval_action_id: string | null;
-}
-
-export interface StoredRecipientTarget {
-  reference: string;
-  address: string;
-  displayName: string;
-  targets: Record<string, unknown>[];
-}
+/** The gate column's shape is declared with the approval side's persistence. */
+export type { StoredGate, StoredRecipientTarget } from '../approvals/gates.js';
 
 export interface StoredRecurrence {
   frequency: number;

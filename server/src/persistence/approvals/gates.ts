@@ -1,0 +1,73 @@
+import type { ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
+import { sql } from 'kysely';
+import type { ActionState } from '../../domain/action/states.js';
+import type { ActionRow } from '../action-store.js';
+import type { Sql } from '../database.js';
+import type { NewRecipient } from './recipients.js';
+
+/** An escalation contact (or recipient) as resolved when the action was created. */
+export type StoredRecipientTarget = NewRecipient;
+
+/** The gate of an approval action (the `actions.gate` column), with its running state (snoozes, send and expiry times). */
+export interface StoredGate {
+  message: string;
+  channels: GateChannelName[];
+  buttons: [string, string];
+  confirmation_mode: ConfirmationMode;
+  max_snoozes: number;
+  snooze_count: number;
+  timeout: string;
+  timeout_ms: number;
+  on_timeout: OnTimeout;
+  escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
+  /** When the current round's first request went out (ISO 8601); null until then, and again after a retry. */
+  sent_at: string | null;
+  expires_at: string | null;
+  escalated_at: string | null;
+  post_approval_action_id: string | null;
+}
+
+/**
+ * An approval action's row by id alone (a gate timer or a response link knows no account), locked until the
+ * transaction ends when `forUpdate`. The cast: `actions` rows are typed by action-store's `ActionRow` until the
+ * action entity types its JSON columns.
+ */
+export async function findGateAction(
+  db: Sql,
+  actionId: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<ActionRow | undefined> {
+  const q = db.selectFrom('actions').selectAll().where('id', '=', actionId);
+  return (await (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst()) as ActionRow | undefined;
+}
+
+/** What moves with a gate's running state: the action's status and the times and error that go with it. */
+export interface GateActionFields {
+  status?: ActionState;
+  executed_at?: Date;
+  next_attempt_at?: Date | null;
+  last_error?: string | null;
+}
+
+/**
+ * Merges `patch` into the gate's running state and sets the given fields, in one statement. A new status ends any
+ * lease (the round that held it is over).
+ */
+export async function updateGate(
+  db: Sql,
+  actionId: string,
+  patch: Partial<StoredGate>,
+  fields: GateActionFields,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('actions')
+    .set({
+      gate: sql`gate || ${JSON.stringify(patch)}::jsonb`,
+      ...fields,
+      ...(fields.status !== undefined ? { lease_until: null } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', actionId)
+    .execute();
+}

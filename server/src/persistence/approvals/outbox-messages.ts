@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { GateChannelName } from '@sched/contract';
+import type { Selectable } from 'kysely';
+import type { Sql, Tables } from '../database.js';
+
+export type OutboxMessage = Selectable<Tables['outbox_messages']>;
+
+/** Keeps a message of an unconfigured channel for operators; the account is the action's. */
+export async function keepInOutbox(
+  db: Sql,
+  m: { actionId: string; channel: GateChannelName; destination: string; rendered: string; now: Date },
+): Promise<void> {
+  await db
+    .insertInto('outbox_messages')
+    .columns(['id', 'account_id', 'action_id', 'channel', 'destination', 'rendered', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('actions')
+        .select((s) => [
+          s.val(randomUUID()).as('id'),
+          'account_id',
+          'id as action_id',
+          s.val(m.channel).as('channel'),
+          s.val(m.destination).as('destination'),
+          s.val(m.rendered).as('rendered'),
+          s.val(m.now).as('created_at'),
+        ])
+        .where('id', '=', m.actionId),
+    )
+    .execute();
+}
+
+export interface OutboxFilter {
+  limit: number;
+  account?: string;
+  action?: string;
+}
+
+/** Newest first, every account unless filtered. */
+export function listOutboxMessages(db: Sql, filter: OutboxFilter): Promise<OutboxMessage[]> {
+  let q = db.selectFrom('outbox_messages').selectAll();
+  if (filter.account !== undefined) q = q.where('account_id', '=', filter.account);
+  if (filter.action !== undefined) q = q.where('action_id', '=', filter.action);
+  return q.orderBy('created_at', 'desc').orderBy('id').limit(filter.limit).execute();
+}
+
+export function findOutboxMessage(db: Sql, id: string): Promise<OutboxMessage | undefined> {
+  return db.selectFrom('outbox_messages').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { ReminderEventType } from '@sched/contract';
+import { type Selectable, sql } from 'kysely';
+import type { Sql, Tables } from '../database.js';
+
+export type ReminderEvent = Selectable<Tables['reminder_events']>;
+
+export interface NewReminderEvent {
+  type: ReminderEventType;
+  actor: string | null;
+  notes: string | null;
+}
+
+/**
+ * Appends to the approval timeline. `clock_timestamp()`, not the transaction's time, so events written by one
+ * transaction keep their order when listed by time.
+ */
+export async function addReminderEvents(db: Sql, actionId: string, events: readonly NewReminderEvent[]) {
+  if (events.length === 0) return;
+  await db
+    .insertInto('reminder_events')
+    .values(
+      events.map((e) => ({
+        id: randomUUID(),
+        action_id: actionId,
+        event_type: e.type,
+        actor_email: e.actor,
+        notes: e.notes,
+        created_at: sql<Date>`clock_timestamp()`,
+      })),
+    )
+    .execute();
+}
+
+export function reminderEventsOf(db: Sql, actionId: string): Promise<ReminderEvent[]> {
+  return db
+    .selectFrom('reminder_events')
+    .selectAll()
+    .where('action_id', '=', actionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
