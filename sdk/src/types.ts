@@ -31,7 +31,6 @@ import type { z } from 'zod';
 export type {
   Action,
   ActionCreateBody,
-  ActionCreateParsed,
   ActionSummary,
   Contact,
   ContactCreate,

@@ -11,11 +11,10 @@ import {
 } from './actions.js';
 import { type Sql, typedOf } from './db.js';
 
-export type { ActionRow, DeliveryAttemptRow, NewAction } from './actions.js';
+export type { ActionRow, NewAction } from './actions.js';
 export type {
   StoredCoordination,
   StoredGate,
-  StoredRecipientTarget,
   StoredRecurrence,
   StoredRequest,
 } from './entities/stored.js';

@@ -36,12 +36,3 @@ export function createDb(database: Database): Db {
     transaction: <T>(fn: (tx: Sql) => Promise<T>) => database.transaction(() => fn(port)),
   });
 }
-
-/** The ORM's pool hands timestamps back as text; rows read through it normalise here. */
-export function asDate(value: Date | string): Date {
-  return value instanceof Date ? value : new Date(value);
-}
-
-export function isoOrNull(value: Date | string | null | undefined): string | null {
-  return value === null || value === undefined ? null : asDate(value).toISOString();
-}

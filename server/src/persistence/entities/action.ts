@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import type { ACTION_MODES, RETRY_STRATEGIES } from '@sched/contract';
 import { type ActionState, LIVE_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
@@ -77,7 +77,6 @@ export const ActionSchema = defineEntity({
     updatedAt: p.datetime(),
   },
 });
-export type ActionEntity = InferEntity<typeof ActionSchema>;
 
 /** One HTTP delivery attempt of an action (the `delivery_attempts` log). */
 export const DeliveryAttemptSchema = defineEntity({

@@ -27,7 +27,7 @@ export interface StoredCoordination {
 }
 
 /** The gate column's shape is declared with the approval side's persistence. */
-export type { StoredGate, StoredRecipientTarget } from '../approvals/gates.js';
+export type { StoredGate } from '../approvals/gates.js';
 
 export interface StoredRecurrence {
   frequency: number;
