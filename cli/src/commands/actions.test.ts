@@ -1,69 +1,12 @@
-import type { Action, Quota } from '@sched/sdk';
+import type { Quota } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
 import { createdSummary, describeAction, relativeTime } from './actions.js';
+import { deliveredAction } from './fixtures.test-support.js';
 import { describeQuota } from './quota.js';
 
 const now = new Date('2030-01-01T12:00:00.000Z');
 
-const action: Action = {
-  id: '6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11',
-  name: 'ping',
-  description: null,
-  mode: 'webhook',
-  status: 'executed',
-  timezone: 'UTC',
-  scheduled_for: '2030-01-01T11:59:00.000Z',
-  next_attempt_at: null,
-  executed_at: '2030-01-01T11:59:00.412Z',
-  idempotency_key: null,
-  dedup_keys: ['order:1'],
-  attempt_count: 2,
-  max_attempts: 3,
-  retry_strategy: 'exponential',
-  manual_retry_count: 0,
-  is_recurring: false,
-  recurrence: null,
-  recurrence_count: 0,
-  last_executed_at: null,
-  request: { url: 'https://example.com/hook', method: 'POST', headers: {} },
-  callback_url: null,
-  signed: true,
-  coordination: null,
-  gate: null,
-  delivery_attempts: [
-    {
-      id: 'a1',
-      attempt_number: 1,
-      due_at: '2030-01-01T11:59:00.000Z',
-      started_at: '2030-01-01T11:59:00.012Z',
-      lateness_ms: 12,
-      duration_ms: 30,
-      status_code: 503,
-      outcome: 'retryable',
-      error: 'HTTP 503',
-      response_excerpt: null,
-      response_truncated: false,
-    },
-    {
-      id: 'a2',
-      attempt_number: 2,
-      due_at: '2030-01-01T11:59:00.400Z',
-      started_at: '2030-01-01T11:59:00.405Z',
-      lateness_ms: 5,
-      duration_ms: 7,
-      status_code: 200,
-      outcome: 'success',
-      error: null,
-      response_excerpt: 'ok',
-      response_truncated: false,
-    },
-  ],
-  reminder_events: [],
-  recipients: [],
-  last_error: null,
-  created_at: '2030-01-01T11:58:00.000Z',
-  updated_at: '2030-01-01T11:59:00.412Z',
-};
+const action = deliveredAction;
 
 describe('relativeTime', () => {
   it('shows the two largest units, ahead or behind', () => {
