@@ -77,6 +77,15 @@ describe('persistence foundation', () => {
     );
   });
 
+  it('the entities and the committed migrations describe the same schema', async () => {
+    const diff = await t.database.orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false });
+    const statements = diff
+      .split(/;\n/)
+      .map((x) => x.trim())
+      .filter((x) => x && !x.startsWith('set names'));
+    expect(statements).toEqual([]);
+  });
+
   it('timestamps arrive as Dates, as the entity types say', async () => {
     const accountId = await t.newAccount();
     const row = await t.database.sql
