@@ -20,6 +20,8 @@ export interface RouteMeta {
   deprecated?: boolean;
   /** Extra text appended to the operation description. */
   notes?: string;
+  /** The body may also come as `application/x-www-form-urlencoded` (an HTML form posting straight to the route). */
+  formBody?: boolean;
 }
 
 type Io = 'input' | 'output';
@@ -183,9 +185,13 @@ export function buildOpenApiDocument(
       security: meta.auth === 'none' ? [] : [{ bearerAuth: [] }],
     };
     if ('body' in route && isSchema(route.body)) {
+      const schema = toSchema(route.body, 'input');
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+        content: {
+          'application/json': { schema },
+          ...(meta.formBody ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+        },
       };
     }
     const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');

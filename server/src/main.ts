@@ -11,6 +11,8 @@ import { ResponseService } from './app/approvals/respond.js';
 import { ContactService } from './app/contacts.js';
 import { QuotaService } from './app/quota.js';
 import { RateLimiter } from './app/rate-limiter.js';
+import { TemplateService } from './app/templates/service.js';
+import { TemplateTrigger } from './app/templates/trigger.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
@@ -124,15 +126,23 @@ export async function startService(
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
     if (role !== 'worker') {
+      const actions = new ActionService(database, scheduler, clock, {
+        allowPrivateDestinations: config.allowPrivateDestinations,
+        counters: counterDatabase,
+        legacy: db,
+      });
       http = await buildHttpApp({
         logger,
         accounts,
         contacts: new ContactService(orm),
-        actions: new ActionService(database, scheduler, clock, {
+        actions,
+        templates: new TemplateService({
+          store: database,
+          clock,
+          publicUrl: () => config.publicUrl,
           allowPrivateDestinations: config.allowPrivateDestinations,
-          counters: counterDatabase,
-          legacy: db,
         }),
+        trigger: new TemplateTrigger({ store: database, clock, actions }),
         quota: new QuotaService(db, clock),
         channels: new NotificationChannelService(db, {
           allowPrivateDestinations: config.allowPrivateDestinations,

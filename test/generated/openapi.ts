@@ -278,6 +278,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List templates */
+        get: operations["templatesList"];
+        put?: never;
+        /**
+         * Create a template
+         * @description Answers the template with its trigger token and URL in full: the only time they are shown (only a hash is kept). Checked when saved: placeholders used but not declared, URLs no value could make valid, the plan. 422 with `errors.templates` past the plan limit (Free 3, Pro 25, Business 100).
+         */
+        post: operations["templatesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many templates the plan allows */
+        get: operations["templatesLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a template with its trigger statistics
+         * @description The trigger token and URL are masked: their first characters, then `…`.
+         */
+        get: operations["templatesGet"];
+        /**
+         * Update a template
+         * @description Only the supplied fields change; the template as it then stands is checked whole. The trigger URL stays.
+         */
+        put: operations["templatesUpdate"];
+        post?: never;
+        /**
+         * Delete a template
+         * @description Permanent; its trigger URL answers 404 at once.
+         */
+        delete: operations["templatesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/regenerate-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the trigger token
+         * @description The previous URL answers 404 from this moment.
+         */
+        post: operations["templatesRegenerateToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{id}/toggle-active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable or disable a template
+         * @description While inactive, its trigger URL answers 404.
+         */
+        post: operations["templatesToggleActive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -293,6 +399,26 @@ export interface paths {
          * @description Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, the action is finished, or this recipient has already answered. 10 requests a minute per link.
          */
         post: operations["responsesRespond"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trigger a template (public)
+         * @description No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, as JSON or `application/x-www-form-urlencoded` (an HTML form), plus an optional `schedule` (in a form: `schedule.wait`, `schedule.preset`, `schedule.timezone` fields); without one the action runs in about 1 s. Keys that name no placeholder are ignored and listed in `meta.ignored_keys`. 422 for a missing required placeholder or a resolved action that fails validation; 404, the same answer, for unknown, regenerated, deleted or inactive tokens. 60 requests a minute per token and 120 per client IP.
+         */
+        post: operations["triggerTrigger"];
         delete?: never;
         options?: never;
         head?: never;
@@ -381,7 +507,7 @@ export interface components {
             /** @description Webhook mode: the request to deliver. Approval mode: optional request run after approval. */
             request?: components["schemas"]["HttpRequest"];
             /** @description Approval mode: who is asked, how, and until when. */
-            gate?: components["schemas"]["GateInput"];
+            gate?: components["schemas"]["GateInputInput"];
             /** @description 1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20. */
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
@@ -445,6 +571,18 @@ export interface components {
              */
             url?: string;
         };
+        AttachmentInputInput: {
+            name: string;
+            /** @default application/octet-stream */
+            content_type: string;
+            /** @description Base64 content (at most 5 MiB decoded in all). */
+            content?: string;
+            /**
+             * Format: uri
+             * @description A link to the file instead of its content; shown, never fetched.
+             */
+            url?: string;
+        };
         CancelByKeyResult: {
             message: string;
             cancelled: number;
@@ -458,6 +596,91 @@ export interface components {
             /** @constant */
             status: "cancelled";
         };
+        ChainDelayStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "delay" | "wait";
+            /** @description How long to wait; `SCHED_TIME_SCALE` does not shorten it. */
+            delay?: components["schemas"]["Duration"];
+            /** @description Alias of `delay` (chain templates use it). */
+            wait?: components["schemas"]["Duration"];
+        };
+        ChainDelayStepInput: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "delay" | "wait";
+            /** @description How long to wait; `SCHED_TIME_SCALE` does not shorten it. */
+            delay?: components["schemas"]["Duration"];
+            /** @description Alias of `delay` (chain templates use it). */
+            wait?: components["schemas"]["Duration"];
+        };
+        /** @enum {string} */
+        ChainErrorHandling: "fail_chain" | "skip_step";
+        ChainGatedStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "gated" | "approval";
+            /** @description As an approval action's gate; message and recipients take `{{...}}`. */
+            gate: components["schemas"]["GateInput"];
+        };
+        ChainGatedStepInput: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "gated" | "approval";
+            /** @description As an approval action's gate; message and recipients take `{{...}}`. */
+            gate: components["schemas"]["GateInputInput"];
+        };
+        ChainHttpCallStep: {
+            url: string;
+            /** @default POST */
+            method: components["schemas"]["HttpMethod"];
+            /** @default {} */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description JSON body, sent as application/json. */
+            body?: unknown;
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "http_call" | "webhook";
+            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            webhook_secret?: string;
+        };
+        ChainHttpCallStepInput: {
+            url: string;
+            /** @default POST */
+            method: components["schemas"]["HttpMethod"];
+            /** @default {} */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description JSON body, sent as application/json. */
+            body?: unknown;
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "http_call" | "webhook";
+            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            webhook_secret?: string;
+        };
+        /** @enum {string} */
+        ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
+        ChainStepInput: components["schemas"]["ChainHttpCallStepInput"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
         /** @description A reusable recipient: reference it in gate recipients as `contact:<id>:email` or `contact:<id>:phone`. */
         Contact: {
             /** Format: uuid */
@@ -552,6 +775,11 @@ export interface components {
             contacts: string[];
             after_hours: number;
         };
+        /** @description Sent to the contacts when nobody has answered after `after_hours`. */
+        EscalationInput: {
+            contacts: string[];
+            after_hours: number;
+        };
         Gate: {
             message: string;
             channels: components["schemas"]["GateChannel"][];
@@ -605,6 +833,35 @@ export interface components {
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
         };
+        GateInputInput: {
+            message: string;
+            /** @description Emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` (a Slack or Teams channel), or team member ids. */
+            recipients: string[];
+            /** @description Default: what the recipients need (`email` for addresses, `sms` for phones). */
+            channels?: components["schemas"]["GateChannel"][];
+            /** @description Confirm and decline labels. */
+            buttons?: string[];
+            /**
+             * @default first_response
+             * @enum {string}
+             */
+            confirmation_mode: "first_response" | "all_required";
+            /** @default 5 */
+            max_snoozes: number;
+            /** @default 7d */
+            timeout: components["schemas"]["Duration"];
+            /**
+             * @default cancel
+             * @enum {string}
+             */
+            on_timeout: "cancel" | "expire" | "approve";
+            escalation?: components["schemas"]["EscalationInput"];
+            /** @description Flat form of `escalation.contacts`. */
+            escalation_contacts?: string[];
+            /** @description Flat form of `escalation.after_hours`. */
+            escalation_after_hours?: number;
+            attachments?: components["schemas"]["AttachmentInputInput"][];
+        };
         Health: {
             /** @enum {string} */
             status: "ok" | "unavailable";
@@ -654,6 +911,22 @@ export interface components {
             last_page: number;
             total: number;
             per_page: number;
+        };
+        PlaceholderDefinition: {
+            name: string;
+            /** @default false */
+            required: boolean;
+            description?: string;
+            /** @description Any JSON value; used when the trigger omits the value. */
+            default?: unknown;
+        };
+        PlaceholderDefinitionInput: {
+            name: string;
+            /** @default false */
+            required: boolean;
+            description?: string;
+            /** @description Any JSON value; used when the trigger omits the value. */
+            default?: unknown;
         };
         /** @description A browser's Web Push subscription (PushSubscription.toJSON()). */
         PushSubscription: {
@@ -736,6 +1009,13 @@ export interface components {
             max_occurrences?: number;
             end_date?: string;
         };
+        RegeneratedToken: {
+            message: string;
+            data: {
+                trigger_token: string;
+                trigger_url: string;
+            };
+        };
         ReminderEvent: {
             /** Format: uuid */
             id: string;
@@ -815,6 +1095,157 @@ export interface components {
             email?: string | null;
             phone?: string | null;
             push_subscriptions?: components["schemas"]["PushSubscriptionInput"][];
+        };
+        Template: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            type: components["schemas"]["TemplateType"];
+            /** @description null for chain templates. */
+            mode: components["schemas"]["ActionMode"] | null;
+            timezone: string;
+            request_config: components["schemas"]["ActionRequest"] | null;
+            gate_config: components["schemas"]["GateInput"] | null;
+            max_attempts: number | null;
+            retry_strategy: components["schemas"]["RetryStrategy"] | null;
+            /** @description Whether a webhook_secret is set (it is never shown). */
+            signed: boolean;
+            callback_url: string | null;
+            chain_steps: components["schemas"]["ChainStepInput"][] | null;
+            chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
+            placeholders: components["schemas"]["PlaceholderDefinition"][];
+            dedup_keys: string[];
+            /** @description In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`. */
+            trigger_token: string;
+            /** @description `{trigger_base}/t/<trigger_token>`, masked like the token. */
+            trigger_url: string;
+            is_active: boolean;
+            trigger_count: number;
+            /** @description Triggers refused with 422 (e.g. a missing value). */
+            failed_trigger_count: number;
+            last_triggered_at: string | null;
+            last_failed_at: string | null;
+            /** @description Why the last refused trigger was refused. */
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TemplateCreate: {
+            /** @description Takes `{{placeholders}}`. */
+            name: string;
+            description?: string;
+            /** @description Default `action`. */
+            type?: components["schemas"]["TemplateType"];
+            /** @description Required for type `action`. */
+            mode?: components["schemas"]["ActionMode"];
+            timezone?: string;
+            /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
+            request_config?: components["schemas"]["HttpRequest"];
+            /** @description Approval mode (required). Message and recipients take placeholders. */
+            gate_config?: components["schemas"]["GateInputInput"];
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            webhook_secret?: string;
+            callback_url?: string;
+            /** @description Required for type `chain`: 2 to 20 steps. */
+            chain_steps?: components["schemas"]["ChainStepInput"][];
+            chain_error_handling?: components["schemas"]["ChainErrorHandling"];
+            placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
+            /** @description Up to 10; take placeholders, checked once resolved. */
+            dedup_keys?: string[];
+        };
+        TemplateLimits: {
+            current: number;
+            max: number;
+            remaining: number;
+            /** @enum {string} */
+            plan: "free" | "pro" | "business";
+        };
+        TemplateSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            type: components["schemas"]["TemplateType"];
+            mode: components["schemas"]["ActionMode"] | null;
+            is_active: boolean;
+            trigger_count: number;
+            last_triggered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @enum {string} */
+        TemplateType: "action" | "chain";
+        TemplateUpdate: {
+            /** @description Takes `{{placeholders}}`. */
+            name?: string;
+            description?: string;
+            /** @description Default `action`. */
+            type?: components["schemas"]["TemplateType"];
+            /** @description Required for type `action`. */
+            mode?: components["schemas"]["ActionMode"];
+            timezone?: string;
+            /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
+            request_config?: components["schemas"]["HttpRequest"];
+            /** @description Approval mode (required). Message and recipients take placeholders. */
+            gate_config?: components["schemas"]["GateInputInput"];
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            webhook_secret?: string;
+            callback_url?: string;
+            /** @description Required for type `chain`: 2 to 20 steps. */
+            chain_steps?: components["schemas"]["ChainStepInput"][];
+            chain_error_handling?: components["schemas"]["ChainErrorHandling"];
+            placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
+            /** @description Up to 10; take placeholders, checked once resolved. */
+            dedup_keys?: string[];
+        };
+        ToggledTemplate: {
+            message: string;
+            data: {
+                /** Format: uuid */
+                id: string;
+                is_active: boolean;
+            };
+        };
+        TriggerAnswer: {
+            message: string;
+            data: components["schemas"]["TriggeredAction"] | components["schemas"]["TriggeredChain"];
+            meta: {
+                /** @description Keys of the body that name no placeholder. */
+                ignored_keys: string[];
+            };
+        };
+        TriggerBody: {
+            schedule?: components["schemas"]["Schedule"];
+        } & {
+            [key: string]: unknown;
+        };
+        TriggeredAction: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            mode: components["schemas"]["ActionMode"];
+            status: components["schemas"]["ActionStatus"];
+            /** Format: uuid */
+            template_id: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TriggeredChain: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: components["schemas"]["ChainStatus"];
+            current_step: number;
+            /** Format: uuid */
+            template_id: string;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description Validation failure. `errors` maps dotted field paths (e.g. `request.url`) to messages. */
         ValidationError: {
@@ -2956,6 +3387,671 @@ export interface operations {
             };
         };
     };
+    templatesList: {
+        parameters: {
+            query?: {
+                type?: components["schemas"]["TemplateType"];
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TemplateSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templatesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Template"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templatesLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateLimits"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templatesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Template"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templatesUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Template"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templatesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templatesRegenerateToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegeneratedToken"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    templatesToggleActive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToggledTemplate"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     responsesPage: {
         parameters: {
             query?: never;
@@ -3051,6 +4147,73 @@ export interface operations {
             };
             /** @description Gone */
             410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    triggerTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["TriggerBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerAnswer"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

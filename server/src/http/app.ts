@@ -10,6 +10,8 @@ import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
+import type { TemplateService } from '../app/templates/service.js';
+import type { TemplateTrigger } from '../app/templates/trigger.js';
 import type { RateLimitName } from '../domain/rate-limit/policy.js';
 import { authenticate } from './auth.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
@@ -17,6 +19,8 @@ import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
+import { templatesHandlers } from './handlers/templates.js';
+import { registerTriggerRoute } from './trigger.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -27,6 +31,8 @@ export interface HttpDeps {
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
   responses: ResponseService;
+  templates: TemplateService;
+  trigger: TemplateTrigger;
   /** Prometheus text for GET /metrics; guarded by a token when one is configured. */
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
@@ -89,6 +95,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
+  await registerTriggerRoute(app, {
+    trigger: deps.trigger,
+    rateLimiter: deps.rateLimiter,
+    rateLimitFactor: deps.rateLimitFactor,
+  });
+
   const router = s.router(apiContract, {
     system: {
       healthz: async () => ({ status: 200, body: { status: 'ok' } }),
@@ -104,6 +116,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
+    templates: templatesHandlers(deps.templates),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

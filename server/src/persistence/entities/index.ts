@@ -12,12 +12,14 @@ import {
 } from './approval.js';
 import { ContactSchema } from './contact.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
+import { TemplateSchema } from './template.js';
 
 export * from './account.js';
 export * from './action.js';
 export * from './approval.js';
 export * from './contact.js';
 export * from './rate-limit.js';
+export * from './template.js';
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities = [
@@ -37,4 +39,5 @@ export const entities = [
   OutboxMessageSchema,
   NotificationChannelSchema,
   TeamMemberSchema,
+  TemplateSchema,
 ];

@@ -1,0 +1,134 @@
+import { ActionCreateBody, type TriggerAnswer, TriggerBody } from '@sched/contract';
+import {
+  MissingPlaceholderError,
+  placeholderValues,
+  resolveActionTemplate,
+} from '../../domain/template/placeholders.js';
+import { hashTriggerToken } from '../../domain/template/token.js';
+import {
+  findActiveByTokenHash,
+  recordFailedTrigger,
+  recordTrigger,
+  type TemplateRow,
+} from '../../persistence/templates.js';
+import type { Principal } from '../accounts.js';
+import type { ActionService } from '../actions/service.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import type { Clock, Store } from '../ports.js';
+
+/** Without a schedule in the trigger body the action runs in about a second (spec 4.3). */
+const DEFAULT_SCHEDULE = { wait: '1s' } as const;
+
+/** Zod issues as the 422 `errors` map, with paths in dots. */
+function issueErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[], root: string) {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = issue.path.map(String).join('.') || root;
+    errors[key] = [...(errors[key] ?? []), issue.message];
+  }
+  return errors;
+}
+
+/**
+ * `POST /t/<token>` (spec 4.3): finds the active template by its token's hash, resolves its placeholders from the
+ * body's values and creates the action through the same use case as `POST /actions`, so every rule of a create
+ * (validation, destinations, plan caps, quota, dedup) holds. A 422 counts in the template's failed triggers.
+ */
+export class TemplateTrigger {
+  constructor(private readonly deps: { store: Store; clock: Clock; actions: ActionService }) {}
+
+  async trigger(token: string, body: unknown): Promise<TriggerAnswer> {
+    const template = await findActiveByTokenHash(this.deps.store.sql, hashTriggerToken(token));
+    // Unknown, regenerated, deleted and inactive tokens all end here, after the same single lookup.
+    if (!template) throw new NotFoundError('template');
+    try {
+      const answer = await this.create(template, body);
+      await recordTrigger(this.deps.store.sql, template.id, this.deps.clock());
+      return answer;
+    } catch (err) {
+      if (err instanceof ValidationError) {
+        const reason = Object.entries(err.errors)
+          .map(([path, messages]) => `${path}: ${messages.join('; ')}`)
+          .join(' | ');
+        await recordFailedTrigger(
+          this.deps.store.sql,
+          template.id,
+          this.deps.clock(),
+          (reason || err.message).slice(0, 1000),
+        );
+      }
+      throw err;
+    }
+  }
+
+  private async create(
+    template: TemplateRow & { plan: Principal['plan']; rate_limit_factor: number },
+    body: unknown,
+  ): Promise<TriggerAnswer> {
+    const parsed = TriggerBody.safeParse(body ?? {});
+    if (!parsed.success) throw new ValidationError(issueErrors(parsed.error.issues, 'body'));
+    const { schedule, ...supplied } = parsed.data;
+    if (template.type === 'chain') {
+      throw ValidationError.field('type', 'chain templates need chains, which this server does not run yet');
+    }
+
+    let values: Record<string, unknown>;
+    let ignored: string[];
+    try {
+      ({ values, ignored } = placeholderValues(template.placeholders, supplied));
+    } catch (err) {
+      if (!(err instanceof MissingPlaceholderError)) throw err;
+      throw new ValidationError(Object.fromEntries(err.names.map((n) => [n, ['is required']])), err.message);
+    }
+    const resolved = resolveActionTemplate(
+      {
+        name: template.name,
+        request_config: template.request_config ?? undefined,
+        gate_config: template.gate_config ?? undefined,
+        dedup_keys: template.dedup_keys,
+      },
+      values,
+    );
+    const action = ActionCreateBody.safeParse({
+      mode: template.mode ?? 'webhook',
+      name: resolved.name,
+      timezone: template.timezone,
+      schedule: schedule ?? DEFAULT_SCHEDULE,
+      ...(template.description !== null && { description: template.description }),
+      ...(resolved.request_config && { request: resolved.request_config }),
+      ...(resolved.gate_config && { gate: resolved.gate_config }),
+      ...(template.max_attempts !== null && { max_attempts: template.max_attempts }),
+      ...(template.retry_strategy !== null && { retry_strategy: template.retry_strategy }),
+      ...(template.webhook_secret !== null && { webhook_secret: template.webhook_secret }),
+      ...(template.callback_url !== null && { callback_url: template.callback_url }),
+      ...(resolved.dedup_keys && resolved.dedup_keys.length > 0 && { dedup_keys: resolved.dedup_keys }),
+    });
+    if (!action.success) {
+      throw new ValidationError(
+        issueErrors(action.error.issues, 'body'),
+        'the action this trigger resolves to is invalid',
+      );
+    }
+    const principal: Principal = {
+      accountId: template.account_id,
+      plan: template.plan,
+      rateLimitFactor: template.rate_limit_factor,
+      keyId: `template:${template.id}`,
+      scopes: ['write'],
+    };
+    const created = await this.deps.actions.create(principal, action.data);
+    const a = created.action;
+    return {
+      message: 'Action created from template',
+      data: {
+        id: a.id,
+        name: a.name,
+        mode: a.mode,
+        status: a.status,
+        template_id: template.id,
+        created_at: a.created_at,
+      },
+      meta: { ignored_keys: ignored },
+    };
+  }
+}
