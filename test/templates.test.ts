@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createClient, SchedApiError, trigger as sdkTrigger } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { startSmtpServer } from './support/peers.js';
@@ -245,6 +248,58 @@ describe('templates and public triggers', () => {
     // One answer for all four: nothing tells a dead token from one that never was.
     for (const r of [old, inactive, deleted]) expect(r.body).toEqual(unknown.body);
     expect(unknown.status).toBe(404);
+  });
+
+  it('SDK and CLI: templates.* with a key, trigger without one', { timeout: 60_000 }, async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: key });
+    const t = await sched.templates.create(webhookTemplate());
+    const local = (u: string) => `${server.url}${new URL(u).pathname}`;
+    const fired = await sdkTrigger(local(t.trigger_url), { order_id: 'SDK-1' }, { wait: '1h' });
+    expect(fired.data).toMatchObject({ name: 'Order SDK-1', template_id: t.id, status: 'scheduled' });
+    await expect(sdkTrigger(local(t.trigger_url), {})).rejects.toMatchObject({
+      status: 422,
+      errors: { order_id: expect.any(Array) },
+    });
+    expect((await sched.templates.get(t.id)).trigger_count).toBe(1);
+    expect((await sched.templates.limits()).plan).toBe('business');
+    const { trigger_url } = await sched.templates.regenerateToken(t.id);
+    await expect(sdkTrigger(local(t.trigger_url), { order_id: 'x' })).rejects.toBeInstanceOf(SchedApiError);
+
+    const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key };
+    const file = join(server.dataDir, 't.json');
+    writeFileSync(file, JSON.stringify(webhookTemplate()));
+    const created = await runCli(['templates', 'create', '--file', file, '--json'], env);
+    expect(created.stderr).toBe('');
+    const cliTemplate = JSON.parse(created.stdout).data;
+    const pairs = ['order_id=CLI-1', 'qty:=5', 'ref=web'];
+    const cliFired = await runCli(
+      ['trigger', local(cliTemplate.trigger_url), ...pairs, '--wait', '1h', '--json'],
+      {
+        ...env,
+        SCHED_API_KEY: '',
+      },
+    );
+    expect(cliFired.code).toBe(0);
+    expect(JSON.parse(cliFired.stdout)).toMatchObject({
+      data: { name: 'Order CLI-1', template_id: cliTemplate.id },
+      meta: { ignored_keys: ['ref'] },
+    });
+    const listed = await runCli(['templates', 'list'], env);
+    expect(listed.stdout).toContain(cliTemplate.id);
+    const toggled = await runCli(['templates', 'toggle', cliTemplate.id], env);
+    expect(toggled.stdout).toContain('inactive');
+    const dead = await runCli(['trigger', local(cliTemplate.trigger_url), 'order_id=CLI-2'], env);
+    expect(dead.code).toBe(1);
+    expect(dead.stderr).toContain('HTTP 404');
+    const regenerated = await runCli(['templates', 'regenerate-token', t.id], env);
+    expect(regenerated.stdout.trim()).toMatch(/\/t\/[A-Za-z0-9_-]{43}$/);
+    expect(regenerated.stdout).not.toContain(new URL(trigger_url).pathname);
+    const limits = await runCli(['templates', 'limits'], env);
+    expect(limits.stdout).toMatch(/of 100 templates/);
+    const shown = await runCli(['templates', 'get', cliTemplate.id], env);
+    expect(shown.stdout).toContain('triggers');
+    expect(shown.stdout).not.toContain(cliTemplate.trigger_token);
+    expect((await runCli(['templates', 'delete', cliTemplate.id], env)).code).toBe(0);
   });
 
   it('limits a Free account to 3 templates and reports the limits', async () => {

@@ -8,6 +8,7 @@ import { configureOutboxCommands } from './commands/outbox.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { configureTeamMembersCommands } from './commands/team-members.js';
+import { configureTemplatesCommands } from './commands/templates.js';
 import { EXIT, reportError } from './runtime.js';
 
 export function buildProgram(): Command {
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configureTemplatesCommands(program);
   return program;
 }
 

@@ -5,6 +5,7 @@ export type { RequestCache } from 'undici-types';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { SchedConnectionError } from './errors.js';
+import { templatesApi, trigger } from './templates.js';
 import { unwrap } from './unwrap.js';
 
 export { unwrap } from './unwrap.js';
@@ -73,8 +74,14 @@ export function createClient(options: ClientOptions) {
     coordinationKeys: () => coordinationKeys(raw),
     /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */
     respond: (link: string, input: RespondInput) => respond(link, input),
+    /** Saved actions and chains with placeholders, fired through their public trigger URLs. */
+    templates: templatesApi(raw),
+    /** Fires a trigger URL; the same as the standalone `trigger` (the API key is not sent). */
+    trigger: (url: string, values?: Record<string, unknown>, schedule?: Schedule) =>
+      trigger(url, values, schedule),
   };
 }
 
 export type SchedClient = ReturnType<typeof createClient>;
 type ContactDto = import('@sched/contract').Contact;
+type Schedule = import('./types.js').Schedule;

@@ -3,6 +3,8 @@ export type { ApprovalAttachment, ApprovalInput, RespondInput } from './approval
 export { buildApprovalBody, respond } from './approvals.js';
 export type { ClientOptions, SchedClient } from './client.js';
 export { createClient, createRawClient, unwrap } from './client.js';
+export type { TemplateListQuery } from './templates.js';
+export { trigger } from './templates.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
 export type {
@@ -40,6 +42,11 @@ export type {
   TeamMember,
   TeamMemberCreate,
   TeamMemberUpdate,
+  Template,
+  TemplateCreateBody,
+  TemplateSummary,
+  TemplateUpdateBody,
+  TriggerAnswer,
 } from './types.js';
 export type { WebhookHeaders, WebhookVerification, WebhookVerificationInput } from './webhooks.js';
 export { assertWebhook, verifyWebhook } from './webhooks.js';
