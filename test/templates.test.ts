@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createClient, SchedApiError, trigger as sdkTrigger } from '@sched/sdk';
+import { createClient, SchedApiError, type TemplateCreateBody, trigger as sdkTrigger } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { startSmtpServer } from './support/peers.js';
@@ -32,7 +32,7 @@ describe('templates and public triggers', () => {
   let rx: Receiver;
   let key: string;
   const call = (method: string, path: string, body?: unknown) => api(server, key, method, path, body);
-  const webhookTemplate = () => ({
+  const webhookTemplate = (): TemplateCreateBody => ({
     name: 'Order {{order_id}}',
     mode: 'webhook',
     request_config: {
