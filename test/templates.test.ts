@@ -250,6 +250,27 @@ describe('templates and public triggers', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('saves a chain template with checked steps; its trigger is refused until chains run here', async () => {
+    const chain = {
+      name: 'Onboard {{who}}',
+      type: 'chain',
+      chain_steps: [
+        { name: 'greet', type: 'webhook', url: `${rx.url}/greet/{{who}}` },
+        { name: 'pause', type: 'wait', wait: '1h' },
+      ],
+      placeholders: [{ name: 'who', required: true }],
+    };
+    const created = await call('POST', '/v1/templates', chain);
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ type: 'chain', mode: null, chain_error_handling: null });
+    const undeclared = await call('POST', '/v1/templates', { ...chain, placeholders: [] });
+    expect(undeclared.status).toBe(422);
+    expect(Object.keys(undeclared.body.errors)).toContain('chain_steps.0.url');
+    const res = await trigger(created.body.data.trigger_url, { who: 'ada' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toHaveProperty('type');
+  });
+
   it('SDK and CLI: templates.* with a key, trigger without one', { timeout: 60_000 }, async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: key });
     const t = await sched.templates.create(webhookTemplate());
