@@ -290,7 +290,7 @@ export interface paths {
         put?: never;
         /**
          * Create a template
-         * @description Answers the template with its trigger token and URL in full: the only time they are shown (only a hash is kept). Checked when saved: placeholders used but not declared, URLs no value could make valid, the plan. 422 with `errors.templates` past the plan limit (Free 3, Pro 25, Business 100).
+         * @description Answers the template with its trigger token and URL in full: the only time they are shown (only a hash is kept). Checked when saved: placeholders used but not declared, URLs no value could make valid, the plan. 422 with `errors.templates` past the plan limit (Free 3, Pro 25, Business 100); 403 for a chain template on a plan without chains.
          */
         post: operations["templatesCreate"];
         delete?: never;

@@ -28,7 +28,8 @@ export const templatesContract = c.router({
     description:
       'Answers the template with its trigger token and URL in full: the only time they are shown (only a hash is kept). ' +
       'Checked when saved: placeholders used but not declared, URLs no value could make valid, the plan. ' +
-      '422 with `errors.templates` past the plan limit (Free 3, Pro 25, Business 100).',
+      '422 with `errors.templates` past the plan limit (Free 3, Pro 25, Business 100); 403 for a chain template ' +
+      'on a plan without chains.',
   },
   list: {
     method: 'GET',

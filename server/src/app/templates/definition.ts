@@ -1,5 +1,5 @@
 import { type TemplateCreateParsed, templateShapeIssues } from '@sched/contract';
-import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';
+import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { isValidTimezone } from '../../domain/schedule/resolve.js';
 import { templatePlaceholderErrors } from '../../domain/template/placeholders.js';
 import { checkDestinationUrl } from '../../outbound/destination-policy.js';
@@ -73,7 +73,7 @@ export function mergeDefinition(base: TemplateDefinition, fields: TemplateFields
 
 /**
  * The 422 errors of a whole template, checked when it is saved (created, or as it stands after an update): its
- * shape for its type and mode, the plan (chains need Business; max_attempts within the plan's cap), the timezone,
+ * shape for its type and mode, max_attempts within the plan's cap, the timezone,
  * placeholders used but not declared or out of place, and URLs no value could make acceptable (a URL without
  * placeholders gets the full destination check at once).
  */
@@ -95,8 +95,6 @@ export function definitionErrors(
   })) {
     add(issue.path.join('.'), issue.message);
   }
-  if (d.type === 'chain' && !planLimits(ctx.plan).chains)
-    add('type', 'chain templates need the Business plan');
   if (!isValidTimezone(d.timezone)) add('timezone', 'must be an IANA timezone such as Europe/Paris');
   const attempts = effectiveMaxAttempts(d.max_attempts, ctx.plan);
   if (!attempts.ok) add('max_attempts', attempts.message);

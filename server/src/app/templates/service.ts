@@ -13,7 +13,7 @@ import {
   updateTemplate,
 } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 import {
   definitionErrors,
@@ -157,6 +157,12 @@ export class TemplateService {
   }
 
   private check(definition: TemplateDefinition, principal: Principal): void {
+    // As for chains themselves: a plan without them is refused outright.
+    if (definition.type === 'chain' && !planLimits(principal.plan).chains) {
+      throw new ForbiddenError(
+        `chain templates need the business plan; this account is on the ${principal.plan} plan`,
+      );
+    }
     const errors = definitionErrors(definition, {
       plan: principal.plan,
       allowPrivateDestinations: this.deps.allowPrivateDestinations,

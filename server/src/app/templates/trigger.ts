@@ -13,21 +13,11 @@ import {
 } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
 import type { ActionService } from '../actions/service.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { issuesToErrors, NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 
 /** Without a schedule in the trigger body the action runs in about a second (spec 4.3). */
 const DEFAULT_SCHEDULE = { wait: '1s' } as const;
-
-/** Zod issues as the 422 `errors` map, with paths in dots. */
-function issueErrors(issues: readonly { path: readonly PropertyKey[]; message: string }[], root: string) {
-  const errors: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const key = issue.path.map(String).join('.') || root;
-    errors[key] = [...(errors[key] ?? []), issue.message];
-  }
-  return errors;
-}
 
 /**
  * `POST /t/<token>` (spec 4.3): finds the active template by its token's hash, resolves its placeholders from the
@@ -66,7 +56,7 @@ export class TemplateTrigger {
     body: unknown,
   ): Promise<TriggerAnswer> {
     const parsed = TriggerBody.safeParse(body ?? {});
-    if (!parsed.success) throw new ValidationError(issueErrors(parsed.error.issues, 'body'));
+    if (!parsed.success) throw new ValidationError(issuesToErrors(parsed.error.issues, 'body'));
     const { schedule, ...supplied } = parsed.data;
     if (template.type === 'chain') {
       throw ValidationError.field('type', 'chain templates need chains, which this server does not run yet');
@@ -105,7 +95,7 @@ export class TemplateTrigger {
     });
     if (!action.success) {
       throw new ValidationError(
-        issueErrors(action.error.issues, 'body'),
+        issuesToErrors(action.error.issues, 'body'),
         'the action this trigger resolves to is invalid',
       );
     }
