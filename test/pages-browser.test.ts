@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PAGE_CSP,
   PAGE_HEADERS,
-  parseResponseForm,
   type ResponsePageModel,
   renderErrorPage,
   renderResponsePage,
   renderResultPage,
 } from '../server/src/http/pages/render.js';
 import { parseDuration } from '../server/src/domain/schedule/duration.js';
+import { parseAnswer } from '../server/src/http/answer.js';
 import { launchBrowser, watchCsp } from './support/browser.js';
 
 // The rendered pages in a real browser: a tiny loopback server stands in for the `/r/<token>` routes, so
@@ -94,7 +94,7 @@ async function startPageServer(): Promise<PageServer> {
       } else if (url.pathname === '/r/demo' && req.method === 'POST') {
         const body = await readBody(req);
         posts.push(body);
-        const parsed = parseResponseForm(Object.fromEntries(new URLSearchParams(body)));
+        const parsed = parseAnswer(Object.fromEntries(new URLSearchParams(body)));
         if (!parsed.ok) {
           const message = Object.entries(parsed.errors)
             .map(([field, messages]) => `${field}: ${messages.join(', ')}`)

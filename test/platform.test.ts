@@ -20,7 +20,9 @@ describe('platform over raw HTTP', () => {
 
   it('creates a default business account on first start and answers an empty contact list with rate-limit headers', async () => {
     expect(key).toMatch(/^sk_sched_/);
-    expect(server.output()).toContain(key);
+    // Not a terminal, and an external database: only the credentials file's path is printed (L5).
+    expect(server.output()).not.toContain(key);
+    expect(server.output()).toContain(`${server.dataDir}/credentials`);
     const res = await api(server, key, 'GET', '/v1/contacts');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [] });

@@ -359,14 +359,14 @@ describe('templates and public triggers', () => {
   });
 });
 
-// The real limits (no factor): 60 triggers a minute per token.
-describe('trigger rate limits', () => {
+// The real limits (no factor): 60 triggers a minute per token. Logs at trace level, to look for tokens in them.
+describe('trigger rate limits and logs', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
 
   beforeAll(async () => {
     db = await createTestDatabase('templates_limits');
-    server = await startServer({ databaseUrl: db.url });
+    server = await startServer({ databaseUrl: db.url, env: { LOG_LEVEL: 'trace' } });
     origin = server.url;
   });
   afterAll(async () => {
@@ -399,5 +399,35 @@ describe('trigger rate limits', () => {
     expect(last!.status).toBe(429);
     expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  it('never writes a trigger token to the log output, at trace level', async () => {
+    const created = await api(server, server.apiKey, 'POST', '/v1/templates', {
+      name: 'Logged {{who}}',
+      mode: 'webhook',
+      request_config: { url: 'https://example.com/{{who}}' },
+      placeholders: [{ name: 'who', required: true }],
+    });
+    const t = created.body.data;
+    const tokens = [t.trigger_token as string];
+    expect((await trigger(t.trigger_url, { who: 'ada', schedule: { wait: '1h' } })).status).toBe(201);
+    expect(
+      (await trigger(t.trigger_url, new URLSearchParams({ who: 'bob', 'schedule.wait': '1h' }))).status,
+    ).toBe(201);
+    expect((await trigger(t.trigger_url, {})).status).toBe(422);
+    const regenerated = await api(server, server.apiKey, 'POST', `/v1/templates/${t.id}/regenerate-token`);
+    tokens.push(regenerated.body.data.trigger_token);
+    expect((await trigger(t.trigger_url, { who: 'eve' })).status).toBe(404);
+    expect(
+      (await trigger(regenerated.body.data.trigger_url, { who: 'fay', schedule: { wait: '1h' } })).status,
+    ).toBe(201);
+    expect((await api(server, server.apiKey, 'GET', `/v1/templates/${t.id}`)).status).toBe(200);
+
+    const output = server.output();
+    expect(output).toContain('/t/[redacted]');
+    for (const token of tokens) {
+      expect(output.includes(token)).toBe(false);
+      expect(output.includes(token.slice(0, 16))).toBe(false);
+    }
   });
 });

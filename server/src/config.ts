@@ -21,6 +21,11 @@ const EnvSchema = z.object({
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
+  SCHED_TRUST_PROXY: z.string().min(1).optional(),
+  SCHED_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  SCHED_HTTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(120_000),
+  SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(72_000),
 });
 
 export type Role = 'all' | 'api' | 'worker';
@@ -40,6 +45,33 @@ export interface Config {
   metricsToken: string | undefined;
   shutdownTimeoutMs: number;
   logLevel: string;
+  /** Fastify's `trustProxy`: false (default), a hop count, or the proxies' addresses and CIDRs. */
+  trustProxy: TrustProxy;
+  /** Whole-request receive limit (slow bodies); 0 turns it off. */
+  httpRequestTimeoutMs: number;
+  /** Idle socket limit; 0 turns it off. */
+  httpConnectionTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
+}
+
+export type TrustProxy = false | number | string[];
+
+/**
+ * `SCHED_TRUST_PROXY`: unset or `false` trusts no proxy (the socket's peer is the client); a number trusts that
+ * many hops of `X-Forwarded-For`; otherwise a comma-separated list of proxy addresses or CIDRs (`10.0.0.0/8`).
+ * `true` (trust anyone) is refused: any client could then choose its own IP and escape per-IP limits.
+ */
+export function parseTrustProxy(value: string | undefined): TrustProxy | { error: string } {
+  const v = value?.trim() ?? '';
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return { error: 'true would trust any client; give a hop count or the proxy addresses' };
+  if (/^\d+$/.test(v)) return Number(v) === 0 ? false : Number(v);
+  const list = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const bad = list.find((x) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x));
+  return bad ? { error: `not an IP address or CIDR: ${bad}` } : list;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +95,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  SCHED_ALLOW_PRIVATE_DESTINATIONS: must be false when NODE_ENV=production (it disables the SSRF guard)',
     );
   }
+  const trustProxy = parseTrustProxy(e.SCHED_TRUST_PROXY);
+  if (typeof trustProxy === 'object' && !Array.isArray(trustProxy)) {
+    throw new ConfigError(`invalid configuration:\n  SCHED_TRUST_PROXY: ${trustProxy.error}`);
+  }
   const publicUrl = (e.SCHED_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
@@ -78,5 +114,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    trustProxy,
+    httpRequestTimeoutMs: e.SCHED_HTTP_REQUEST_TIMEOUT_MS,
+    httpConnectionTimeoutMs: e.SCHED_HTTP_CONNECTION_TIMEOUT_MS,
+    httpKeepAliveTimeoutMs: e.SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS,
   };
 }

@@ -1,10 +1,57 @@
 import { pino, type Logger } from 'pino';
 
-/** JSON logs; credentials are redacted wherever they might appear. */
+/** Path segments that are bearer credentials: `/r/<response token>` and `/t/<trigger token>`. */
+const TOKEN_PREFIXES = new Set(['r', 't']);
+export const REDACTED = '[redacted]';
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * A request target fit for the logs: the segment after `r` or `t` is replaced, whatever the spelling (the router
+ * percent-decodes, so `/%72/<token>` reaches `/r/:token`; absolute-form `http://host/r/<token>` too). The query
+ * string goes as well: nothing the service reads from it is worth a leaked credential.
+ */
+export function redactUrl(url: string): string {
+  const path = url.split(/[?#]/, 1)[0] ?? '';
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length - 1; i += 1) {
+    if (TOKEN_PREFIXES.has(decoded(segments[i]!).toLowerCase()) && segments[i + 1] !== '') {
+      segments[i + 1] = REDACTED;
+      i += 1;
+    }
+  }
+  return segments.join('/');
+}
+
+/** The fields of a Fastify request the serializer reads (kept structural: the logger knows no Fastify). */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  ip?: string;
+  host?: string;
+  socket?: { remotePort?: number };
+}
+
+/** JSON logs; credentials are redacted wherever they might appear, including response links in request URLs. */
 export function createLogger(level: string, name = 'sched'): Logger {
   return pino({
     name,
     level,
+    serializers: {
+      req: (req: LoggedRequest) => ({
+        method: req.method,
+        url: redactUrl(req.url ?? ''),
+        host: req.host,
+        remoteAddress: req.ip,
+        remotePort: req.socket?.remotePort,
+      }),
+    },
     redact: {
       paths: [
         'req.headers.authorization',

@@ -168,6 +168,12 @@ export async function startService(
         rateLimiter,
         rateLimitFactor: config.rateLimitFactor,
         validateResponses: config.env !== 'production',
+        trustProxy: config.trustProxy,
+        timeouts: {
+          requestMs: config.httpRequestTimeoutMs,
+          connectionMs: config.httpConnectionTimeoutMs,
+          keepAliveMs: config.httpKeepAliveTimeoutMs,
+        },
         readiness: async () => {
           const checks: Record<string, string> = {};
           try {
@@ -176,7 +182,9 @@ export async function startService(
             const pending = await pendingMigrations(orm);
             checks.migrations = pending.length === 0 ? 'ok' : `pending: ${pending.join(', ')}`;
           } catch (err) {
-            checks.database = `unreachable: ${(err as Error).message}`;
+            // The reason goes to the log only: /readyz is public and the text names hosts, ports and users.
+            logger.warn({ err }, 'readiness check failed');
+            checks.database = 'unreachable';
           }
           return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
         },
@@ -299,14 +307,21 @@ function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Prints the first key once and keeps it in SCHED_DATA_DIR/credentials (mode 0600). */
+/**
+ * Keeps the first key in SCHED_DATA_DIR/credentials (mode 0600). It is printed only to a person at a terminal
+ * running the embedded database; a container or a service manager sends stdout to a log pipeline, so there, and
+ * with an external DATABASE_URL, only the file's path is printed (docs/security.md).
+ */
 function announceDefaultAccount(config: Config, apiKey: string, logger: Logger): void {
   mkdirSync(config.dataDir, { recursive: true });
   const file = join(config.dataDir, 'credentials');
   writeFileSync(file, `SCHED_API_URL=${config.publicUrl}\nSCHED_API_KEY=${apiKey}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   logger.info({ credentials: file }, 'created the default account (plan business)');
+  const show = process.stdout.isTTY === true && config.databaseUrl === undefined;
   process.stdout.write(
-    `\nsched: created the default account. Its API key (shown once, also saved to ${file}):\n\n  ${apiKey}\n\n`,
+    show
+      ? `\nsched: created the default account. Its API key (shown once, also saved to ${file}):\n\n  ${apiKey}\n\n`
+      : `\nsched: created the default account. Its API key is in ${file} (readable by this user only).\n\n`,
   );
 }

@@ -152,7 +152,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a failed action
-         * @description Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now.
+         * @description Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now. 409 when the action has an idempotency key that a live action has taken since it failed.
          */
         post: operations["actionsRetry"];
         delete?: never;
@@ -396,7 +396,7 @@ export interface paths {
         put?: never;
         /**
          * Answer an approval: confirm, decline or snooze
-         * @description Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, the action is finished, or this recipient has already answered. 10 requests a minute per link.
+         * @description Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, the action is finished, or this recipient has already answered. 409 while a round of messages is being sent: answer again a moment later. 10 requests a minute per link and 60 a minute per client IP.
          */
         post: operations["responsesRespond"];
         delete?: never;
@@ -2380,6 +2380,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation failed */
             422: {
                 headers: {
@@ -4135,6 +4147,18 @@ export interface operations {
             };
             /** @description Not found (also for resources of another account) */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

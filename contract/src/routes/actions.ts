@@ -79,10 +79,11 @@ export const actionsContract = c.router({
     path: '/v1/actions/:id/retry',
     pathParams: idParams,
     body: c.noBody(),
-    responses: { 200: single(RetriedAction), 404: ErrorBody, ...authErrors },
+    responses: { 200: single(RetriedAction), 404: ErrorBody, 409: ErrorBody, ...authErrors },
     summary: 'Retry a failed action',
     description:
-      'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now.',
+      'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now. ' +
+      '409 when the action has an idempotency key that a live action has taken since it failed.',
   },
   coordinationKeys: {
     method: 'GET',

@@ -125,6 +125,7 @@ export const responsesContract = c.router({
     responses: {
       200: ResponseResult,
       404: ErrorBody,
+      409: ErrorBody,
       410: ErrorBody,
       422: ValidationErrorBody,
       429: ErrorBody,
@@ -133,6 +134,7 @@ export const responsesContract = c.router({
     summary: 'Answer an approval: confirm, decline or snooze',
     description:
       'Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, ' +
-      'the action is finished, or this recipient has already answered. 10 requests a minute per link.',
+      'the action is finished, or this recipient has already answered. 409 while a round of messages is being sent: answer ' +
+      'again a moment later. 10 requests a minute per link and 60 a minute per client IP.',
   },
 });

@@ -53,12 +53,43 @@ const LegacyIntent = z
   })
   .meta({ deprecated: true, description: 'Deprecated: use `schedule` (`intent.delay` is `schedule.wait`).' });
 
+/** Bounds that keep a stored request cheap to validate, store and sign (docs/security.md). */
+export const MAX_REQUEST_HEADERS = 50;
+export const MAX_JSON_DEPTH = 32;
+/** An ISO 8601 instant with an offset or a zone fits in far fewer characters; longer text is not a time. */
+const TimestampInput = z.string().max(64);
+
+/** Depth of nested arrays and objects, counted without recursion (a deep body must not overflow the stack). */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 export const HttpRequestConfig = z
   .object({
     url: z.string().min(1).max(2048),
     method: HttpMethod.default('POST'),
-    headers: z.record(z.string().min(1).max(256), z.string().max(8192)).default({}),
-    body: z.unknown().optional().meta({ description: 'JSON body, sent as application/json.' }),
+    headers: z
+      .record(z.string().min(1).max(256), z.string().max(8192))
+      .refine((h) => Object.keys(h).length <= MAX_REQUEST_HEADERS, {
+        message: `at most ${MAX_REQUEST_HEADERS} headers`,
+      })
+      .default({}),
+    body: z
+      .unknown()
+      .optional()
+      .refine((b) => jsonDepth(b) <= MAX_JSON_DEPTH, {
+        message: `must nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+      })
+      .meta({ description: 'JSON body, sent as application/json.' }),
   })
   .meta({ id: 'HttpRequest' });
 
@@ -81,11 +112,12 @@ export const Coordination = z
 
 export const Recurrence = z
   .object({
-    frequency: z.number().int().min(1),
+    // Far beyond any useful series, and small enough that the next occurrence is always a valid date.
+    frequency: z.number().int().min(1).max(100_000),
     unit: z.enum(RECURRENCE_UNITS),
     end_type: z.enum(RECURRENCE_END_TYPES),
     max_occurrences: z.number().int().min(2).optional(),
-    end_date: z.string().optional(),
+    end_date: TimestampInput.optional(),
   })
   .meta({ id: 'Recurrence', description: 'Minimum interval 5 minutes. `M` is months.' });
 
@@ -111,18 +143,17 @@ export const ActionCreateBody = z
     callback_url: z.string().min(1).max(2048).optional(),
     schedule: Schedule.optional(),
     intent: LegacyIntent.optional(),
-    scheduled_for: z
-      .string()
-      .optional()
-      .meta({ description: 'Exact ISO 8601 time; without an offset it is read in `timezone`.' }),
-    execute_at: z
-      .string()
-      .optional()
-      .meta({ deprecated: true, description: 'Deprecated alias of `scheduled_for`.' }),
-    execute_at_utc: z
-      .string()
-      .optional()
-      .meta({ deprecated: true, description: 'Deprecated alias of `scheduled_for`.' }),
+    scheduled_for: TimestampInput.optional().meta({
+      description: 'Exact ISO 8601 time; without an offset it is read in `timezone`.',
+    }),
+    execute_at: TimestampInput.optional().meta({
+      deprecated: true,
+      description: 'Deprecated alias of `scheduled_for`.',
+    }),
+    execute_at_utc: TimestampInput.optional().meta({
+      deprecated: true,
+      description: 'Deprecated alias of `scheduled_for`.',
+    }),
     request: HttpRequestConfig.optional().meta({
       description:
         'Webhook mode: the request to deliver. Approval mode: optional request run after approval.',

@@ -51,7 +51,7 @@ export function paginated<T extends z.ZodType>(item: T) {
 /** Query parameters arrive as strings; coerce and bound them. */
 export function paginationQuery(defaultPerPage: number) {
   return {
-    page: z.coerce.number().int().min(1).default(1),
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
     per_page: z.coerce.number().int().min(1).max(100).default(defaultPerPage),
   };
 }

@@ -11,6 +11,7 @@ afterEach(async () => {
 interface CardElement {
   type: string;
   text?: string;
+  inlines?: { type: string; text: string; weight?: string }[];
   weight?: string;
   wrap?: boolean;
   facts?: { title: string; value: string }[];
@@ -33,6 +34,9 @@ interface TeamsPayload {
     };
   }[];
 }
+
+/** The text a block shows: a TextBlock's (Markdown) or the runs of a RichTextBlock (plain). */
+const textOf = (e: CardElement) => e.text ?? (e.inlines ?? []).map((i) => i.text).join('');
 
 const ELEMENT_TYPES = new Set(['TextBlock', 'FactSet', 'RichTextBlock', 'Container', 'ColumnSet', 'Image']);
 const ACTION_TYPES = new Set([
@@ -108,19 +112,20 @@ describe('teams channel', () => {
     expect(card.$schema).toBe(ADAPTIVE_CARD_SCHEMA);
 
     expect(card.body[0]).toMatchObject({
-      type: 'TextBlock',
-      text: 'Approval needed: Deploy release 4.2',
-      weight: 'Bolder',
-      wrap: true,
+      type: 'RichTextBlock',
+      inlines: [{ type: 'TextRun', text: 'Approval needed: Deploy release 4.2', weight: 'Bolder' }],
     });
-    const lines = card.body.filter((e, i) => i > 0 && e.type === 'TextBlock');
-    expect(lines.map((e) => e.text)).toEqual(['First line', 'second line', 'New paragraph']);
-    for (const line of lines) expect(line.wrap).toBe(true);
+    const lines = card.body.filter((e, i) => i > 0 && e.type === 'RichTextBlock');
+    expect(lines.map(textOf)).toEqual([
+      'First line',
+      'second line',
+      'New paragraph',
+      'Attachments: plan.pdf',
+    ]);
     const facts = card.body.find((e) => e.type === 'FactSet')?.facts;
     expect(facts).toEqual([
       { title: 'Expires', value: '2030-01-08 12:30 UTC' },
       { title: 'Snooze', value: 'Available on the response page' },
-      { title: 'Attachments', value: 'plan.pdf' },
     ]);
     expect(card.actions).toEqual([
       { type: 'Action.OpenUrl', title: 'Approve', url: message.responseUrl, style: 'positive' },
@@ -151,9 +156,26 @@ describe('teams channel', () => {
     const payload = renderTeamsPayload(sampleApprovalMessage({ body })) as unknown as TeamsPayload;
     const card = payload.attachments[0]?.content ?? expect.unreachable();
     expect(card.body.length).toBeLessThanOrEqual(102);
-    const text = card.body.map((e) => e.text ?? '').join('\n');
+    const text = card.body.map(textOf).join('\n');
     expect(text).toContain('line 0');
     expect(text).toContain('line 399');
     expect(JSON.stringify(payload).length).toBeLessThan(28 * 1024);
+  });
+
+  it("shows the author's text as plain text: no Markdown link or emphasis reaches a Markdown block", () => {
+    const payload = renderTeamsPayload(
+      sampleApprovalMessage({
+        title: '**Urgent** [CEO](https://evil.example)',
+        body: 'Press [Approve](https://evil.example/steal) _now_',
+        attachments: [
+          { filename: '[x](https://evil.example).pdf', contentType: 'a/b', content: Buffer.from('') },
+        ],
+      }),
+    ) as unknown as TeamsPayload;
+    const card = payload.attachments[0]?.content ?? expect.unreachable();
+    const markdown = card.body.filter((e) => e.type === 'TextBlock' || e.type === 'FactSet');
+    expect(JSON.stringify(markdown)).not.toContain('evil.example');
+    expect(card.body.map(textOf).join('\n')).toContain('Press [Approve](https://evil.example/steal) _now_');
+    expect(teamsRejects(payload)).toBeUndefined();
   });
 });

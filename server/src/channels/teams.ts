@@ -6,9 +6,10 @@ import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } 
  * Microsoft Teams through an incoming webhook (a Workflows "post to a channel when a webhook request is
  * received" flow, or a legacy connector): one Adaptive Card whose two buttons open the response page.
  *
- * The message goes into TextBlocks, one per line, because a TextBlock's Markdown joins single line breaks.
- * Markdown characters are not escaped: Teams clients disagree on backslash escapes (some show them), and the
- * text comes from the action's author, not from a third party.
+ * Text written by the action's author (the name, the message, file names) goes into RichTextBlocks of TextRuns,
+ * which Teams shows as plain text: a TextBlock would read it as Markdown, so `[Approve](https://elsewhere)` would
+ * become a disguised link in a shared channel (review L14), and Teams clients disagree on backslash escapes.
+ * One block per line, because a single line break inside a block is not kept.
  */
 
 export const ADAPTIVE_CARD_SCHEMA = 'http://adaptivecards.io/schemas/adaptive-card.json';
@@ -51,6 +52,11 @@ export function createTeamsChannel(deps: { http: ChannelHttp }): ChannelAdapter 
 
 type CardElement = Record<string, unknown>;
 
+/** A block of plain text: TextRuns never interpret Markdown. */
+function plainBlock(text: string, spacing: string, run: Record<string, unknown> = {}): CardElement {
+  return { type: 'RichTextBlock', inlines: [{ type: 'TextRun', text, ...run }], spacing };
+}
+
 function messageBlocks(body: string): CardElement[] {
   const lines = body.split('\n');
   const blocks: CardElement[] = [];
@@ -67,15 +73,10 @@ function messageBlocks(body: string): CardElement[] {
         .slice(i)
         .join('\n')
         .replace(/\n{2,}/g, '\n\n');
-      blocks.push({ type: 'TextBlock', text: rest, wrap: true, spacing: gap ? 'Medium' : 'None' });
+      blocks.push(plainBlock(rest, gap ? 'Medium' : 'None'));
       break;
     }
-    blocks.push({
-      type: 'TextBlock',
-      text: line,
-      wrap: true,
-      spacing: blocks.length === 0 || gap ? 'Medium' : 'None',
-    });
+    blocks.push(plainBlock(line, blocks.length === 0 || gap ? 'Medium' : 'None'));
     gap = false;
   }
   return blocks;
@@ -86,24 +87,17 @@ export function renderTeamsPayload(message: ApprovalMessage): Record<string, unk
   const body = normaliseBody(message.body);
   const facts = [{ title: 'Expires', value: formatExpiry(message.expiresAt) }];
   if (message.snoozeAllowed) facts.push({ title: 'Snooze', value: 'Available on the response page' });
-  if (message.attachments.length > 0) {
-    facts.push({ title: 'Attachments', value: message.attachments.map((a) => a.filename).join(', ') });
-  }
+  // File names are the author's text: a plain block rather than a fact (fact values are Markdown too).
+  const files = message.attachments.map((a) => a.filename).join(', ');
   const card = {
     $schema: ADAPTIVE_CARD_SCHEMA,
     type: 'AdaptiveCard',
     version: ADAPTIVE_CARD_VERSION,
     msteams: { width: 'Full' },
     body: [
-      {
-        type: 'TextBlock',
-        text: headline(message),
-        weight: 'Bolder',
-        size: 'Large',
-        wrap: true,
-        style: 'heading',
-      },
+      plainBlock(headline(message), 'None', { weight: 'Bolder', size: 'Large' }),
       ...messageBlocks(body === '' ? introLine(message) : body),
+      ...(files === '' ? [] : [plainBlock(`Attachments: ${files}`, 'Medium')]),
       { type: 'FactSet', facts, spacing: 'Medium' },
     ],
     actions: [

@@ -1,7 +1,15 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Server } from 'node:http';
 import { apiContract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppRoute } from '@ts-rest/core';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { ActionService } from '../app/actions/service.js';
@@ -12,8 +20,13 @@ import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateService } from '../app/templates/service.js';
 import type { TemplateTrigger } from '../app/templates/trigger.js';
-import type { RateLimitName } from '../domain/rate-limit/policy.js';
-import { authenticate } from './auth.js';
+import { RateLimitedError } from '../app/errors.js';
+import { bearerToken } from '../domain/auth/api-key.js';
+import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
+import type { TrustProxy } from '../config.js';
+import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
+import { createMemoryLimiter } from './memory-limiter.js';
+import { trustedPeer } from './trusted-proxy.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
@@ -41,6 +54,10 @@ export interface HttpDeps {
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   validateResponses: boolean;
   bodyLimitBytes?: number;
+  /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
+  trustProxy: TrustProxy;
+  /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
+  timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
 
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
@@ -48,16 +65,45 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 const s = initServer();
 
+/** The ts-rest route a request matched, if any (the router puts it in the route's config). */
+function contractRouteOf(request: FastifyRequest): AppRoute | undefined {
+  return (request.routeOptions.config as { tsRestRoute?: AppRoute } | undefined)?.tsRestRoute;
+}
+
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const { trustProxy, timeouts } = deps;
+  const fromProxy = trustedPeer(trustProxy);
+  const options: FastifyHttpOptions<Server, FastifyBaseLogger> = {
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT,
-    trustProxy: false,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // Fastify accepts a hop count at run time; its types only omit it.
+    trustProxy: trustProxy as FastifyHttpOptions<Server>['trustProxy'],
+    // A client could otherwise pick the id every log line of its request carries; only a trusted proxy may.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' &&
+        /^[\w.:-]{1,128}$/.test(given) &&
+        fromProxy(req.socket.remoteAddress)
+        ? given
+        : randomUUID();
+    },
     return503OnClosing: true,
-  });
+    // Slow-body clients (slowloris) are cut off; Node checks these deadlines every connectionsCheckingInterval.
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.connectionMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      ...(timeouts.requestMs > 0 ? { headersTimeout: Math.min(timeouts.requestMs, 60_000) } : {}),
+      connectionsCheckingInterval: Math.max(
+        100,
+        Math.min(30_000, Math.floor((timeouts.requestMs || 30_000) / 4)),
+      ),
+    },
+  };
+  const app = Fastify(options);
   app.setErrorHandler(errorHandler);
+  registerJsonParser(app);
   app.setNotFoundHandler((request, reply) => {
     void reply
       .status(404)
@@ -76,20 +122,39 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     globalRateLimitFactor: deps.rateLimitFactor,
     routeLimits,
   });
+  const probes = createMemoryLimiter();
+  const probeLimit = (request: FastifyRequest, reply: FastifyReply) => {
+    const state = probes.hit(rule('operational', request.ip, deps.rateLimitFactor), new Date());
+    setRateLimitHeaders(reply, state);
+    if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);
+  };
+  // Unmatched paths (whatever their spelling) count against the caller like any API call, so every answer
+  // carries the rate-limit headers and a scanner cannot probe paths for free.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.url.startsWith('/v1/') || request.url === '/v1') await auth(request, reply);
+    if (!request.is404) return;
+    if (bearerToken(request.headers.authorization)) await auth(request, reply);
+    else
+      await enforceRateLimits(deps.rateLimiter, reply, [
+        rule('unauthenticated', request.ip, deps.rateLimitFactor),
+      ]);
   });
 
-  app.get('/metrics', async (request, reply) => {
-    const token = deps.metrics.token;
-    if (token && !safeEqual(request.headers.authorization ?? '', `Bearer ${token}`)) {
-      return reply.status(401).send({ message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>' });
-    }
-    const out = await deps.metrics.render();
-    return reply.header('content-type', out.contentType).send(out.body);
-  });
+  app.get(
+    '/metrics',
+    { onRequest: async (request, reply) => probeLimit(request, reply) },
+    async (request, reply) => {
+      const token = deps.metrics.token;
+      if (token && !safeEqual(request.headers.authorization ?? '', `Bearer ${token}`)) {
+        return reply
+          .status(401)
+          .send({ message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>' });
+      }
+      const out = await deps.metrics.render();
+      return reply.header('content-type', out.contentType).send(out.body);
+    },
+  );
 
-  registerResponseRoutes(app, {
+  await registerResponseRoutes(app, {
     responses: deps.responses,
     rateLimiter: deps.rateLimiter,
     rateLimitFactor: deps.rateLimitFactor,
@@ -121,6 +186,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
   await app.register(async (scope) => {
+    // Authentication is decided on the matched route, not on the URL's spelling: the router percent-decodes and
+    // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
+    // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
+    scope.addHook('onRequest', async (request, reply) => {
+      const route = contractRouteOf(request);
+      if ((route?.metadata as { auth?: string } | undefined)?.auth === 'none') probeLimit(request, reply);
+      else await auth(request, reply);
+    });
     s.registerRouter(apiContract, router, scope, {
       logInitialization: false,
       responseValidation: deps.validateResponses,
@@ -128,6 +201,19 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     });
   });
   return app;
+}
+
+/**
+ * JSON bodies: an empty body is no body (many clients send `Content-Type: application/json` on every call, even a
+ * DELETE), so body-less routes accept it and routes that need a body answer 422 for it rather than 400.
+ */
+function registerJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
 }
 
 /** Constant-time comparison of secrets of any length (both sides hashed first). */

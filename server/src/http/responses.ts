@@ -1,3 +1,5 @@
+import formbody from '@fastify/formbody';
+import { Uuid } from '@sched/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, GoneError, NotFoundError, RateLimitedError, ValidationError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
@@ -5,9 +7,9 @@ import type { ResponseService } from '../app/approvals/respond.js';
 import { rule } from '../domain/rate-limit/policy.js';
 import { hashResponseToken } from '../persistence/approval-store.js';
 import { enforceRateLimits } from './auth.js';
+import { parseAnswer } from './answer.js';
 import {
   PAGE_HEADERS,
-  parseResponseForm,
   renderErrorPage,
   renderGonePage,
   renderResponsePage,
@@ -33,22 +35,24 @@ function wantsJson(request: FastifyRequest): boolean {
 
 /**
  * The login-free response links `/r/<token>` (spec 5.3). GET renders the page and never changes state (mail
- * scanners open links); POST records the answer, from the page's form or as JSON. 10 requests a minute per link.
+ * scanners open links); POST records the answer, from the page's form or as JSON, validated by the contract's
+ * `ResponseInput`. Limits (per IP, then 10 a minute per link) are counted before the body is read.
  */
-export function registerResponseRoutes(
+export async function registerResponseRoutes(
+  parent: FastifyInstance,
+  deps: { responses: ResponseService; rateLimiter: RateLimiter; rateLimitFactor: number },
+) {
+  // A scope of their own: the page's urlencoded form is accepted on these routes only.
+  await parent.register(async (app) => {
+    await app.register(formbody);
+    routes(app, deps);
+  });
+}
+
+function routes(
   app: FastifyInstance,
   deps: { responses: ResponseService; rateLimiter: RateLimiter; rateLimitFactor: number },
 ) {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
-
-  const limit = async (request: TokenRequest, reply: FastifyReply) => {
-    await enforceRateLimits(deps.rateLimiter, reply, [
-      rule('reminderResponse', hashResponseToken(request.params.token), deps.rateLimitFactor),
-    ]);
-  };
-
   const fail = (request: FastifyRequest, reply: FastifyReply, err: unknown) => {
     if (!(err instanceof AppError)) throw err;
     if (err instanceof RateLimitedError) void reply.header('retry-after', String(err.retryAfterSeconds));
@@ -68,12 +72,26 @@ export function registerResponseRoutes(
       err instanceof ValidationError
         ? Object.values(err.errors).flat().join('; ') || err.message
         : err.message;
-    return reply.send(renderErrorPage({ status: err.status, message, backUrl: request.url.split('?')[0]! }));
+    const token = (request as TokenRequest).params.token;
+    return reply.send(
+      renderErrorPage({ status: err.status, message, backUrl: `/r/${encodeURIComponent(token)}` }),
+    );
   };
+
+  // Before the body is parsed: a flood of random tokens from one address stops at the per-IP limit.
+  app.addHook('onRequest', async (request: TokenRequest, reply) => {
+    try {
+      await enforceRateLimits(deps.rateLimiter, reply, [
+        rule('reminderResponsePerIp', request.ip, deps.rateLimitFactor),
+        rule('reminderResponse', hashResponseToken(request.params.token), deps.rateLimitFactor),
+      ]);
+    } catch (err) {
+      return fail(request, reply, err);
+    }
+  });
 
   app.get('/r/:token', async (request: TokenRequest, reply) => {
     try {
-      await limit(request, reply);
       const g = await deps.responses.view(request.params.token);
       const gate = g.action.gate!;
       const suggested = (request.query as { decision?: string }).decision;
@@ -104,14 +122,10 @@ export function registerResponseRoutes(
 
   app.post('/r/:token', async (request: TokenRequest, reply) => {
     try {
-      await limit(request, reply);
-      const parsed = parseResponseForm(request.body);
-      if (!parsed.ok) throw new ValidationError(parsed.errors);
-      const outcome = await deps.responses.respond(request.params.token, {
-        decision: parsed.decision,
-        comment: parsed.comment,
-        snoozeFor: parsed.snoozeFor,
-      });
+      const answer = parseAnswer(request.body);
+      if (!answer.ok) throw new ValidationError(answer.errors);
+      const { decision, comment, snoozeFor } = answer;
+      const outcome = await deps.responses.respond(request.params.token, { decision, comment, snoozeFor });
       if (wantsJson(request)) {
         const { title: _title, ...body } = outcome;
         return reply.send(body);
@@ -136,9 +150,15 @@ export function registerResponseRoutes(
 
   app.get('/r/:token/attachments/:id', async (request: TokenRequest, reply) => {
     try {
-      await limit(request, reply);
+      // Attachment ids are UUIDs; anything else is simply not there (and must not reach the database as text).
+      if (!Uuid.safeParse(request.params.id).success) throw new NotFoundError('attachment');
       const file = await deps.responses.attachment(request.params.token, request.params.id ?? '');
-      if (file.url || !file.content) return reply.redirect(file.url ?? '/', 302);
+      // A hosted attachment redirects only to https: never an open redirect to another scheme.
+      if (file.url) {
+        if (!isHttps(file.url)) throw new NotFoundError('attachment');
+        return reply.redirect(file.url, 302);
+      }
+      if (!file.content) throw new NotFoundError('attachment');
       const safeName = file.name.replace(/["\\\r\n]/g, '_');
       return reply
         .headers({
@@ -153,4 +173,12 @@ export function registerResponseRoutes(
       return fail(request, reply, err);
     }
   });
+}
+
+function isHttps(url: string): boolean {
+  try {
+    return new URL(url).protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

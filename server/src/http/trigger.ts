@@ -1,4 +1,5 @@
 import { parse as parseQueryString } from 'node:querystring';
+import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateTrigger } from '../app/templates/trigger.js';
@@ -38,12 +39,8 @@ export async function registerTriggerRoute(
   deps: { trigger: TemplateTrigger; rateLimiter: RateLimiter; rateLimitFactor: number },
 ): Promise<void> {
   await parent.register(async (app) => {
-    // Forms post urlencoded; this scope reads them as trigger bodies (whatever a parent scope does with them).
-    const FORM = 'application/x-www-form-urlencoded';
-    if (app.hasContentTypeParser(FORM)) app.removeContentTypeParser(FORM);
-    app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => {
-      done(null, formToTriggerBody(parseQueryString(body as string)));
-    });
+    // Forms post urlencoded; in this scope their fields become a trigger body.
+    await app.register(formbody, { parser: (body) => formToTriggerBody(parseQueryString(body)) });
     app.addHook('onRequest', async (request: TriggerRequest, reply) => {
       await enforceRateLimits(deps.rateLimiter, reply, [
         rule('triggerPerIp', request.ip, deps.rateLimitFactor),

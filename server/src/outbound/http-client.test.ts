@@ -335,7 +335,7 @@ describe('with private destinations refused', () => {
       const result = await local.send(request(`https://rebind.example:${receiver.port}/ok`));
       expect(result).toMatchObject({
         kind: 'blocked',
-        message: 'rebind.example resolves to a blocked address (127.0.0.1)',
+        message: 'destination resolves to a non-public address',
       });
       expect(asked).toEqual(['rebind.example']);
       expect(receiver.connections).toBe(0);
@@ -365,7 +365,7 @@ describe('with private destinations refused', () => {
       const result = await local.send(request('https://hooks.public-looking.com/in', { timeoutMs: 300 }));
       expect(result).toMatchObject({
         kind: 'blocked',
-        message: 'hooks.public-looking.com resolves to a blocked address (10.0.0.1)',
+        message: 'destination resolves to a non-public address',
       });
     } finally {
       await local.close();
@@ -381,7 +381,7 @@ describe('with private destinations refused', () => {
       const result = await local.send(request(`https://mixed.example:${receiver.port}/ok`));
       expect(result).toMatchObject({
         kind: 'blocked',
-        message: 'mixed.example resolves to a blocked address (127.0.0.1)',
+        message: 'destination resolves to a non-public address',
       });
     } finally {
       await local.close();
@@ -396,6 +396,6 @@ describe('with private destinations refused', () => {
       );
     });
     expect(error).toBeInstanceOf(DestinationBlockedError);
-    expect(error?.message).toBe('connected address 127.0.0.1 is blocked');
+    expect(error?.message).toBe('destination resolves to a non-public address');
   });
 });

@@ -315,7 +315,8 @@ export function guardedLookup(base: LookupFunction, allowPrivate: boolean): Look
         const blocked = addresses.find((a) => isBlockedAddress(a.address));
         if (blocked !== undefined) {
           return fail(
-            new DestinationBlockedError(`${hostname} resolves to a blocked address (${blocked.address})`),
+            // Generic on purpose: naming the address would let a tenant map internal DNS names (review L1).
+            new DestinationBlockedError(NON_PUBLIC_MESSAGE),
           );
         }
       }
@@ -324,6 +325,9 @@ export function guardedLookup(base: LookupFunction, allowPrivate: boolean): Look
     });
   };
 }
+
+/** What a tenant learns of a refused destination: stored in attempts and sent in `action.failed`. */
+export const NON_PUBLIC_MESSAGE = 'destination resolves to a non-public address';
 
 /**
  * A connector that resolves through `guardedLookup` and checks the socket's peer address once connected.
@@ -342,10 +346,7 @@ export function guardedConnector(allowPrivate: boolean, lookup: LookupFunction):
       const peer = (socket as Socket).remoteAddress;
       if (!allowPrivate && (peer === undefined || isBlockedAddress(peer))) {
         socket?.destroy();
-        return callback(
-          new DestinationBlockedError(`connected address ${peer ?? 'unknown'} is blocked`),
-          null,
-        );
+        return callback(new DestinationBlockedError(NON_PUBLIC_MESSAGE), null);
       }
       callback(null, socket as Socket);
     });

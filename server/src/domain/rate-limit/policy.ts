@@ -4,6 +4,10 @@ export const RATE_LIMITS = Object.freeze({
   unauthenticated: { limit: 20, windowSeconds: 60 },
   createAction: { limit: 100, windowSeconds: 3600 },
   reminderResponse: { limit: 10, windowSeconds: 60 },
+  /** Every response link an IP opens, counted before the token is looked at (random tokens cost rows). */
+  reminderResponsePerIp: { limit: 60, windowSeconds: 60 },
+  /** /healthz, /readyz, /metrics per IP, counted in process memory: probes must not write to the database. */
+  operational: { limit: 120, windowSeconds: 60 },
   triggerPerToken: { limit: 60, windowSeconds: 60 },
   triggerPerIp: { limit: 120, windowSeconds: 60 },
 });

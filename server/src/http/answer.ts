@@ -1,0 +1,43 @@
+import { ResponseInput } from '@sched/contract';
+import type { z } from 'zod';
+import { issuesToErrors } from './errors.js';
+
+export type ParsedAnswer =
+  | {
+      ok: true;
+      decision: z.infer<typeof ResponseInput>['decision'];
+      comment: string | null;
+      snoozeFor: string | null;
+    }
+  | { ok: false; errors: Record<string, string[]> };
+
+/**
+ * What a browser form sends, made comparable with a JSON answer: empty fields are absent, and a textarea's CRLF
+ * line breaks count once, as its `maxlength` counted them; a blank comment is none.
+ */
+function normaliseAnswer(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) {
+    const v = name === 'comment' && typeof value === 'string' ? value.replace(/\r\n?/g, '\n').trim() : value;
+    if (v !== '' && v !== null) out[name] = v;
+  }
+  return out;
+}
+
+/**
+ * The answer posted to a response link, as a urlencoded form (parsed into an object) or JSON, checked by the
+ * contract's `ResponseInput`. `snoozeFor` is kept only for a snooze: the page's select is submitted with every
+ * button. A snooze without `snooze_for` is left for the caller's default.
+ */
+export function parseAnswer(body: unknown): ParsedAnswer {
+  const parsed = ResponseInput.safeParse(normaliseAnswer(body));
+  if (!parsed.success) return { ok: false, errors: issuesToErrors(parsed.error.issues, 'body') };
+  const { decision, comment, snooze_for } = parsed.data;
+  return {
+    ok: true,
+    decision,
+    comment: comment ?? null,
+    snoozeFor: decision === 'snooze' ? (snooze_for ?? null) : null,
+  };
+}

@@ -1,0 +1,442 @@
+/**
+ * The login-free approval response pages (spec 5.3): pure functions from a view model to an HTML5 string.
+ * No Fastify, no database: the `/r/<token>` routes load the model, call these and send the string with
+ * `PAGE_HEADERS`. The pages work without JavaScript (plain form posts) and load nothing from anywhere (one
+ * inline stylesheet allowed by its hash). Written as Preact components rendered to a string: every text and
+ * attribute is escaped by the renderer, and the only raw HTML is our own stylesheet.
+ */
+import { createHash } from 'node:crypto';
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import { PAGE_STYLE } from './styles.js';
+
+/** recipient response_comment limit (spec 8), counted as the browser's `maxlength` counts (UTF-16 units). */
+export const COMMENT_MAX_LENGTH = 500;
+
+export interface ResponsePageAttachment {
+  name: string;
+  /** A same-site path (`/r/<token>/attachments/0`) or an http(s) URL; anything else is shown without a link. */
+  url: string;
+  /** Bytes. */
+  size: number;
+  contentType: string;
+}
+
+export interface ResponsePageModel {
+  /** The action's name. */
+  title: string;
+  /** The gate message, plain text, at most 5000 chars; newlines are kept. */
+  message: string;
+  recipientName: string;
+  /** The POST URL (the same `/r/<token>`). */
+  formAction: string;
+  buttons: { confirm: string; decline: string };
+  /** The snooze choices (`{ value: '1h', label: '1 hour' }`); hidden unless allowed with snoozes remaining. */
+  snooze: { allowed: boolean; remaining: number; choices: { value: string; label: string }[] };
+  attachments: ResponsePageAttachment[];
+  expiresAt: Date;
+  /** Answers so far in all_required mode. */
+  progress?: { responded: number; total: number };
+  /** From `?decision=` in the link: that button gets the focus and a hint; nothing is ever submitted by itself. */
+  suggestedDecision?: 'confirm' | 'decline';
+  /** The clock, for the relative expiry hint ("in 6 days"); defaults to the current time. */
+  now?: Date;
+}
+
+export interface ResultPageModel {
+  title: string;
+  outcome: 'confirmed' | 'declined' | 'snoozed';
+  /** A sentence to add, e.g. "1 of 3 recipients has confirmed; the action runs when everyone has." */
+  detail?: string;
+  snoozedUntil?: Date;
+  now?: Date;
+}
+
+export interface GonePageModel {
+  reason: 'expired' | 'closed' | 'answered' | 'unknown';
+  title?: string;
+}
+
+export interface ErrorPageModel {
+  status: number;
+  message: string;
+  /** Where "Go back" leads, usually the response page's own URL. */
+  backUrl?: string;
+}
+
+/** `sha256-<base64>` of the exact stylesheet text, computed once at load so the CSP can never drift from it. */
+export const PAGE_STYLE_HASH = `sha256-${createHash('sha256').update(PAGE_STYLE, 'utf8').digest('base64')}`;
+
+/**
+ * The Content-Security-Policy of every page: nothing may load or run; only the inline stylesheet (by hash)
+ * applies; forms post back to this origin; the page cannot be framed (clickjacking a confirm button).
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src '${PAGE_STYLE_HASH}'`,
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Every header a page response should carry. `no-referrer` keeps the secret token in the URL from leaking
+ * to attachment hosts; `no-store` keeps shared caches and the back button from replaying a page with a
+ * token in it; `noindex` keeps links that end up public out of search engines.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': PAGE_CSP,
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'x-robots-tag': 'noindex, nofollow',
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Formatting helpers
+
+/** `2026-11-28 14:00 UTC`: unambiguous for recipients in any time zone. */
+export function formatUtc(date: Date): string {
+  const iso = date.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+
+/** "in 6 days", "in 3 hours", "in 12 minutes", "2 hours ago": the unit that reads naturally. */
+export function formatRelative(target: Date, now: Date): string {
+  const diff = target.getTime() - now.getTime();
+  const abs = Math.abs(diff);
+  if (abs < 60_000) return diff >= 0 ? 'in less than a minute' : 'less than a minute ago';
+  const sign = diff < 0 ? -1 : 1;
+  if (abs < 3_600_000) return RELATIVE.format(sign * Math.round(abs / 60_000), 'minute');
+  if (abs < 48 * 3_600_000) return RELATIVE.format(sign * Math.round(abs / 3_600_000), 'hour');
+  return RELATIVE.format(sign * Math.round(abs / 86_400_000), 'day');
+}
+
+/** `512 bytes`, `24 KB`, `1.4 MB` (binary multiples, one decimal below 10). */
+export function formatSize(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return 'size unknown';
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = value < 10 ? value.toFixed(1).replace(/\.0$/, '') : String(Math.round(value));
+  return `${shown} ${units[unit]}`;
+}
+
+/** An href only for same-site paths and http(s) URLs: a `javascript:` or `data:` link must never render. */
+export function safeHref(url: string): string | null {
+  if (url.startsWith('/') && !url.startsWith('//') && !url.startsWith('/\\')) return url;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function Time({ date }: { date: Date }) {
+  return <time datetime={date.toISOString()}>{formatUtc(date)}</time>;
+}
+
+// Inline SVG icons: drawn with presentation attributes, which the CSP allows (style attributes it would not).
+const ICONS = {
+  check: <path d="M5 12.5l4.5 4.5L19 7.5" />,
+  cross: <path d="M6.5 6.5l11 11M17.5 6.5l-11 11" />,
+  clock: (
+    <>
+      <circle cx="12" cy="12" r="8.5" />
+      <path d="M12 7.5V12l3 2" />
+    </>
+  ),
+  link: (
+    <path d="M9.5 14.5l5-5M10.5 6.5l1.5-1.5a4 4 0 015.7 5.7L16.2 12M13.5 17.5L12 19a4 4 0 01-5.7-5.7L7.8 12" />
+  ),
+  alert: (
+    <>
+      <path d="M12 7.5v5.5M12 16.5v.5" />
+      <circle cx="12" cy="12" r="8.5" />
+    </>
+  ),
+} as const;
+
+function Badge({ icon, tone }: { icon: keyof typeof ICONS; tone: 'ok' | 'bad' | 'wait' }) {
+  return (
+    <div class={`badge ${tone}`}>
+      <svg
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="2.25"
+        stroke-linecap="round"
+        stroke-linejoin="round"
+        aria-hidden="true"
+        focusable="false"
+      >
+        {ICONS[icon]}
+      </svg>
+    </div>
+  );
+}
+
+/** The whole document. The stylesheet is the one raw insertion: our own file, allowed by its hash. */
+function page(pageTitle: string, children: ComponentChildren): string {
+  const html = renderToString(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="robots" content="noindex, nofollow" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{pageTitle}</title>
+        <style dangerouslySetInnerHTML={{ __html: PAGE_STYLE }} />
+      </head>
+      <body>
+        <header class="brand">
+          <p>sched</p>
+        </header>
+        <main>{children}</main>
+      </body>
+    </html>,
+  );
+  return `<!doctype html>\n${html}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Pages
+
+function Attachments({ items }: { items: ResponsePageAttachment[] }) {
+  if (items.length === 0) return null;
+  return (
+    <>
+      <h2 id="attachments-heading">Attachments ({items.length})</h2>
+      <ul class="attachments" aria-labelledby="attachments-heading">
+        {items.map((a) => {
+          const href = safeHref(a.url);
+          return (
+            <li>
+              {href ? (
+                <a class="file" href={href} rel="noopener noreferrer">
+                  {a.name}
+                </a>
+              ) : (
+                <span class="file">{a.name}</span>
+              )}
+              <span class="size">
+                {`${a.contentType} · ${formatSize(a.size)}${href ? '' : ' · link unavailable'}`}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+function Snooze({ snooze }: { snooze: ResponsePageModel['snooze'] }) {
+  const remaining = Math.max(0, Math.floor(snooze.remaining));
+  if (!snooze.allowed || remaining === 0 || snooze.choices.length === 0) return null;
+  return (
+    <div class="snooze">
+      <fieldset>
+        <legend>Not ready to decide?</legend>
+        <label for="snooze_for">Remind me again in</label>
+        <div class="snooze-row">
+          <select id="snooze_for" name="snooze_for" aria-describedby="snooze-hint">
+            {snooze.choices.map((choice) => (
+              <option value={choice.value}>{choice.label}</option>
+            ))}
+          </select>
+          <button type="submit" name="decision" value="snooze" class="secondary">
+            Snooze
+          </button>
+        </div>
+        <p class="hint" id="snooze-hint">
+          {`${remaining} ${remaining === 1 ? 'snooze' : 'snoozes'} left.`}
+        </p>
+      </fieldset>
+    </div>
+  );
+}
+
+/** The page behind a response link: the message, attachments, a comment box and the decision buttons. */
+export function renderResponsePage(m: ResponsePageModel): string {
+  const now = m.now ?? new Date();
+  const expired = m.expiresAt.getTime() <= now.getTime();
+  return page(
+    `${m.title} · Approval request`,
+    <>
+      <div class="card">
+        <p class="eyebrow">Approval request</p>
+        <h1>{m.title}</h1>
+        <p class="meta">
+          For <strong>{m.recipientName}</strong>
+        </p>
+        <p class="meta">
+          {expired ? 'Expired' : 'Answer by'} <Time date={m.expiresAt} />{' '}
+          <span>({formatRelative(m.expiresAt, now)})</span>
+        </p>
+        {m.progress ? (
+          <p class="meta">
+            {`${m.progress.responded} of ${m.progress.total} ${m.progress.total === 1 ? 'recipient has' : 'recipients have'} answered; every recipient must confirm.`}
+          </p>
+        ) : null}
+        <div class="message">{m.message}</div>
+        <Attachments items={m.attachments} />
+        {m.suggestedDecision ? (
+          <p class="callout">
+            Almost done: press <strong>{m.buttons[m.suggestedDecision]}</strong> below to send your answer.
+            Nothing has been recorded yet.
+          </p>
+        ) : null}
+        <form method="post" action={m.formAction}>
+          <label for="comment">
+            Comment <span class="hint">(optional)</span>
+          </label>
+          <textarea
+            id="comment"
+            name="comment"
+            maxlength={COMMENT_MAX_LENGTH}
+            rows={4}
+            aria-describedby="comment-hint"
+          />
+          <p class="hint" id="comment-hint">
+            {`Up to ${COMMENT_MAX_LENGTH} characters. The requester sees it with your answer.`}
+          </p>
+          <div class="decisions">
+            {(['confirm', 'decline'] as const).map((decision) => (
+              <button
+                type="submit"
+                name="decision"
+                value={decision}
+                class={decision}
+                autofocus={m.suggestedDecision === decision}
+              >
+                {m.buttons[decision]}
+              </button>
+            ))}
+          </div>
+          <Snooze snooze={m.snooze} />
+        </form>
+      </div>
+      <footer>
+        <p>
+          {`This private link was sent to ${m.recipientName}; please do not forward it. `}
+          Nothing is recorded until you press a button.
+        </p>
+      </footer>
+    </>,
+  );
+}
+
+const OUTCOMES = {
+  confirmed: { heading: 'Confirmed', icon: 'check', tone: 'ok' },
+  declined: { heading: 'Declined', icon: 'cross', tone: 'bad' },
+  snoozed: { heading: 'Snoozed', icon: 'clock', tone: 'wait' },
+} as const;
+
+/** The answer to a successful POST: what was recorded, and when a snoozed request comes back. */
+export function renderResultPage(r: ResultPageModel): string {
+  const now = r.now ?? new Date();
+  const o = OUTCOMES[r.outcome];
+  return page(
+    `${o.heading} · ${r.title}`,
+    <div class="card outcome">
+      <div role="status">
+        <Badge icon={o.icon} tone={o.tone} />
+        <h1>{o.heading}</h1>
+        <p class="meta">
+          Your answer to <span class="quoted">“{r.title}”</span> was recorded. Thank you.
+        </p>
+        {r.outcome === 'snoozed' && r.snoozedUntil ? (
+          <p class="meta">
+            You will be asked again at <Time date={r.snoozedUntil} /> ({formatRelative(r.snoozedUntil, now)}).
+          </p>
+        ) : null}
+        {r.detail ? <p class="meta">{r.detail}</p> : null}
+      </div>
+      <p class="hint">You can close this page.</p>
+    </div>,
+  );
+}
+
+const GONE = {
+  expired: {
+    heading: 'This link has expired',
+    text: 'The request timed out, so it no longer accepts answers.',
+  },
+  closed: {
+    heading: 'This request is closed',
+    text: 'It was cancelled or decided already, so it no longer accepts answers.',
+  },
+  answered: {
+    heading: 'You have already answered',
+    text: 'Your answer was recorded earlier; it cannot be changed from this link.',
+  },
+  unknown: {
+    heading: 'Link not found',
+    text: 'This link is not valid. Check that you opened the whole address from the message.',
+  },
+} as const;
+
+/** For links that no longer work: sent with 410 (404 for `unknown`). */
+export function renderGonePage(g: GonePageModel): string {
+  const copy = GONE[g.reason];
+  const answered = g.reason === 'answered';
+  return page(
+    copy.heading,
+    <div class="card outcome">
+      <Badge icon={answered ? 'check' : 'link'} tone={answered ? 'ok' : 'wait'} />
+      <h1>{copy.heading}</h1>
+      {g.title ? (
+        <p class="meta">
+          Request: <span class="quoted">“{g.title}”</span>
+        </p>
+      ) : null}
+      <p class="meta">{copy.text}</p>
+      <p class="hint">If you think this is a mistake, contact the person who sent you the request.</p>
+    </div>,
+  );
+}
+
+function errorHeading(status: number): string {
+  if (status === 429) return 'Too many attempts';
+  if (status >= 500) return 'Something went wrong';
+  return 'Your answer could not be recorded';
+}
+
+/** For 422 (an invalid form) and 429 (the per-token rate limit) and any other error a page must show. */
+export function renderErrorPage(e: ErrorPageModel): string {
+  const heading = errorHeading(e.status);
+  const back = e.backUrl ? safeHref(e.backUrl) : null;
+  const next =
+    e.status === 429 ? 'Please wait a minute, then try again.' : 'Go back, check your answer and try again.';
+  return page(
+    heading,
+    <div class="card outcome">
+      <div role="alert">
+        <Badge icon="alert" tone="bad" />
+        <h1>{heading}</h1>
+        <p class="meta">{e.message}</p>
+      </div>
+      <p class="hint">
+        {next}
+        {back ? (
+          <>
+            {' '}
+            <a href={back}>Back to the request</a>
+          </>
+        ) : null}
+      </p>
+      <p class="hint">Error {e.status}</p>
+    </div>,
+  );
+}
