@@ -1,9 +1,12 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import type { ActionState } from '../../domain/action/states.js';
+import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { AccountSchema } from './account.js';
+import type { StoredCoordination, StoredGate, StoredRecurrence, StoredRequest } from './stored.js';
 
 /**
- * A scheduled action (spec 2.1). Hot paths read and write it with SQL through `ActionStore`; the entity
- * declares the table so migrations can be diffed against it.
+ * A scheduled action (spec 2.1). The one declaration of the table: migrations are diffed against it and the typed
+ * SQL of persistence/actions.ts is inferred from it.
  */
 export const ActionSchema = defineEntity({
   name: 'Action',
@@ -39,8 +42,8 @@ export const ActionSchema = defineEntity({
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
     description: p.text().nullable(),
-    mode: p.string().length(16),
-    status: p.string().length(32),
+    mode: p.string().length(16).$type<'webhook' | 'approval'>(),
+    status: p.string().length(32).$type<ActionState>(),
     timezone: p.string().length(64),
     scheduledFor: p.datetime(),
     nextAttemptAt: p.datetime().nullable(),
@@ -49,14 +52,14 @@ export const ActionSchema = defineEntity({
     dedupKeys: p.array().default([]),
     attemptCount: p.integer().default(0),
     maxAttempts: p.integer(),
-    retryStrategy: p.string().length(16),
+    retryStrategy: p.string().length(16).$type<'exponential' | 'linear'>(),
     manualRetryCount: p.integer().default(0),
-    request: p.json<Record<string, unknown>>().nullable(),
+    request: p.json<StoredRequest>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
-    coordination: p.json<Record<string, unknown>>().nullable(),
+    coordination: p.json<StoredCoordination>().nullable(),
     rescheduleCount: p.integer().default(0),
-    recurrence: p.json<Record<string, unknown>>().nullable(),
+    recurrence: p.json<StoredRecurrence>().nullable(),
     recurrenceAnchor: p.datetime().nullable(),
     recurrenceCount: p.integer().default(0),
     /** Index of the current occurrence from the anchor; runs ahead of recurrence_count when occurrences were missed. */
@@ -66,7 +69,7 @@ export const ActionSchema = defineEntity({
     /** The due time the pending pg-boss job was written for; the scan writes one when `next_attempt_at` nears and differs. */
     jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
-    gate: p.json<Record<string, unknown>>().nullable(),
+    gate: p.json<StoredGate>().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -87,7 +90,7 @@ export const DeliveryAttemptSchema = defineEntity({
     latenessMs: p.integer(),
     durationMs: p.integer(),
     statusCode: p.integer().nullable(),
-    outcome: p.string().length(16),
+    outcome: p.string().length(16).$type<DeliveryOutcome>(),
     error: p.text().nullable(),
     responseExcerpt: p.text().nullable(),
     responseTruncated: p.boolean().default(false),
