@@ -178,6 +178,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List chains */
+        get: operations["chainsList"];
+        put?: never;
+        /**
+         * Start a chain
+         * @description Creates a chain of 2 to 20 steps (`http_call`/`webhook`, `gated`/`approval`, `delay`/`wait`) and starts its first step. Answers 201 with the detail view. Business plan only: other plans get 403. Expressions are checked here and resolved when each step starts. With `callback_url`, the chain POSTs `ChainCallback` events there (signed and retried like action callbacks).
+         */
+        post: operations["chainsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a chain with its steps and context */
+        get: operations["chainsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a chain
+         * @description Only `pending` or `running` chains (409 otherwise). Pending and running steps become `cancelled`; a waiting gate's links stop working at once (410). Steps already run are not rolled back.
+         */
+        delete: operations["chainsCancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/quota": {
         parameters: {
             query?: never;
@@ -457,6 +499,135 @@ export interface components {
             name: string;
             /** @constant */
             status: "cancelled";
+        };
+        CancelledChain: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            status: "cancelled";
+        };
+        Chain: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: components["schemas"]["ChainStatus"];
+            /** @description Zero-based index of the step running or last run. */
+            current_step: number;
+            steps: components["schemas"]["ChainStep"][];
+            context: components["schemas"]["ChainContext"];
+            input: {
+                [key: string]: unknown;
+            };
+            error_handling: components["schemas"]["ChainErrorHandling"];
+            callback_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description When the chain completed, failed or was cancelled. */
+            completed_at: string | null;
+        };
+        ChainContext: {
+            /** @description Keyed by step index, for settled steps. */
+            steps: {
+                [key: string]: components["schemas"]["ChainStepContext"];
+            };
+        };
+        ChainCreate: {
+            name: string;
+            steps: components["schemas"]["ChainStepInput"][];
+            /**
+             * @description Variables every step reads as `{{input.<field>}}`.
+             * @default {}
+             */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @default fail_chain */
+            error_handling: components["schemas"]["ChainErrorHandling"];
+            /** @description Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed. */
+            callback_url?: string;
+        };
+        ChainDelayStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "delay" | "wait";
+            /** @description How long to wait; `SCHED_TIME_SCALE` does not shorten it. */
+            delay?: components["schemas"]["Duration"];
+            /** @description Alias of `delay` (chain templates use it). */
+            wait?: components["schemas"]["Duration"];
+        };
+        /** @enum {string} */
+        ChainErrorHandling: "fail_chain" | "skip_step";
+        ChainGatedStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "gated" | "approval";
+            /** @description As an approval action's gate; message and recipients take `{{...}}`. */
+            gate: components["schemas"]["GateInput"];
+        };
+        ChainHttpCallStep: {
+            url: string;
+            /** @default POST */
+            method: components["schemas"]["HttpMethod"];
+            /** @default {} */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description JSON body, sent as application/json. */
+            body?: unknown;
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "http_call" | "webhook";
+            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            webhook_secret?: string;
+        };
+        /** @enum {string} */
+        ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
+        ChainStep: {
+            index: number;
+            name: string;
+            type: components["schemas"]["ChainStepType"];
+            status: components["schemas"]["ChainStepStatus"];
+            /** @description What `{{steps.N.status}}` reads; null until settled. */
+            outcome: components["schemas"]["ChainStepOutcome"] | null;
+            condition: string | null;
+            /** @description Why the step failed, e.g. an expression without a value. */
+            error: string | null;
+            started_at: string | null;
+            completed_at: string | null;
+        };
+        ChainStepContext: {
+            status: components["schemas"]["ChainStepOutcome"];
+            /** @description The parsed JSON response body; a string when the body is not JSON; null when empty or none. */
+            response: unknown;
+        };
+        ChainStepInput: components["schemas"]["ChainHttpCallStep"] | components["schemas"]["ChainGatedStep"] | components["schemas"]["ChainDelayStep"];
+        /**
+         * @description webhook: executed, failed, skipped; approval: confirmed, declined, skipped; wait: executed, skipped.
+         * @enum {string}
+         */
+        ChainStepOutcome: "executed" | "failed" | "skipped" | "confirmed" | "declined";
+        /** @enum {string} */
+        ChainStepStatus: "pending" | "running" | "completed" | "failed" | "skipped" | "cancelled";
+        /** @enum {string} */
+        ChainStepType: "webhook" | "approval" | "wait";
+        ChainSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: components["schemas"]["ChainStatus"];
+            current_step: number;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description A reusable recipient: reference it in gate recipients as `contact:<id>:email` or `contact:<id>:phone`. */
         Contact: {
@@ -2013,6 +2184,351 @@ export interface operations {
             };
             /** @description The API key lacks the scope this endpoint needs */
             403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chainsList: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["ChainStatus"];
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChainSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chainsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Chain"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chainsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Chain"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chainsCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CancelledChain"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

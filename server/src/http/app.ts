@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
@@ -14,6 +15,7 @@ import type { RateLimitName } from '../domain/rate-limit/policy.js';
 import { authenticate } from './auth.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
+import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
@@ -23,6 +25,7 @@ export interface HttpDeps {
   accounts: AccountService;
   contacts: ContactService;
   actions: ActionService;
+  chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
@@ -101,6 +104,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
     contacts: contactsHandlers(deps.contacts),
     actions: actionsHandlers(deps.actions),
+    chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),

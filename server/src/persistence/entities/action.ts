@@ -70,6 +70,9 @@ export const ActionSchema = defineEntity({
     jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
     gate: p.json<StoredGate>().nullable(),
+    /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
+    chainId: p.uuid().nullable(),
+    chainStepIndex: p.integer().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

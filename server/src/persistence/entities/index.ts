@@ -10,12 +10,14 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 
 export * from './account.js';
 export * from './action.js';
 export * from './approval.js';
+export * from './chain.js';
 export * from './contact.js';
 export * from './rate-limit.js';
 
@@ -37,4 +39,6 @@ export const entities = [
   OutboxMessageSchema,
   NotificationChannelSchema,
   TeamMemberSchema,
+  ChainSchema,
+  ChainStepSchema,
 ];

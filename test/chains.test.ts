@@ -1,0 +1,351 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from './support/database.js';
+import { linkIn, startSmtpServer } from './support/peers.js';
+import { eventually, type Receiver, startReceiver } from './support/receiver.js';
+import { api, runCli, startServer, type TestServer } from './support/server.js';
+
+// Chains end to end: a real server, real loopback receivers and a real SMTP server. SCHED_TIME_SCALE=3600 makes
+// an hour of retry backoff or gate timeout last a second; it must not shorten a delay step.
+describe('chains', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let server: TestServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let rx: Receiver;
+  let key: string;
+  let env: Record<string, string>;
+  const create = (body: Record<string, unknown>) => api(server, key, 'POST', '/v1/chains', body);
+  const get = async (id: string) => (await api(server, key, 'GET', `/v1/chains/${id}`)).body.data;
+  const until = (id: string, status: string, timeoutMs = 15_000) =>
+    eventually(async () => {
+      const c = await get(id);
+      return c.status === status ? c : null;
+    }, timeoutMs);
+  const answer = (link: string, decision: string) =>
+    fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ decision }),
+    });
+  /** A link mailed by an earlier server process points at its port; the token is what matters. */
+  const onCurrentServer = (link: string) => `${server.url}${new URL(link).pathname}`;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('chains');
+    smtp = await startSmtpServer();
+    rx = await startReceiver();
+    env = {
+      SCHED_TIME_SCALE: '3600',
+      SCHED_RATE_LIMIT_FACTOR: '100',
+      SCHED_SMTP_URL: smtp.url,
+      SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
+    };
+    server = await startServer({ databaseUrl: db.url, env });
+    key = server.apiKey;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await smtp?.close();
+    await rx?.close();
+    await db?.drop();
+  });
+
+  it('http -> gate -> http: the gate and the last call read step 0 response; confirmed by the mailed link', async () => {
+    rx.on('/orders', {
+      status: 201,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order_id: 'A-17', lines: [{ sku: 'X1', qty: 2 }] }),
+    });
+    const res = await create({
+      name: 'Order for Ann',
+      input: { customer: 'ann@example.com', sku: 'X1', qty: 2, manager: 'boss@example.com' },
+      steps: [
+        {
+          name: 'create order',
+          type: 'http_call',
+          url: `${rx.url}/orders`,
+          body: { customer: '{{input.customer}}', sku: '{{input.sku}}', qty: '{{input.qty}}' },
+          webhook_secret: 'chain-secret-0123456789',
+        },
+        {
+          name: 'manager approval',
+          type: 'gated',
+          gate: {
+            message: 'Ship order {{steps.0.response.order_id}} ({{input.qty}} x {{input.sku}})?',
+            recipients: ['{{input.manager}}'],
+          },
+        },
+        {
+          name: 'fulfil',
+          type: 'webhook',
+          url: `${rx.url}/fulfil/{{steps.0.response.order_id}}`,
+          headers: { 'X-Approved-By': '{{input.manager}}' },
+          body: { order_id: '{{steps.0.response.order_id}}', lines: '{{steps.0.response.lines}}' },
+          condition: '{{steps.1.status}} == confirmed',
+        },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const created = res.body.data;
+    expect(created).toMatchObject({
+      name: 'Order for Ann',
+      status: 'running',
+      current_step: 0,
+      error_handling: 'fail_chain',
+      input: { customer: 'ann@example.com', qty: 2 },
+    });
+    expect(created.steps.map((s: { type: string }) => s.type)).toEqual(['webhook', 'approval', 'webhook']);
+    expect(created.steps[0]).toMatchObject({ status: 'running', outcome: null, completed_at: null });
+    expect(created.steps[1]).toMatchObject({ status: 'pending', started_at: null });
+
+    const [order] = await rx.waitFor('/orders');
+    // Interpolated at the start of the step; a whole-value expression keeps its JSON type.
+    expect(order!.json).toEqual({ customer: 'ann@example.com', sku: 'X1', qty: 2 });
+    expect(order!.headers['webhook-id']).toBeTypeOf('string');
+
+    const [mail] = await smtp.waitFor('boss@example.com');
+    expect(mail!.text).toContain('Ship order A-17 (2 x X1)?');
+    const running = await get(created.id);
+    expect(running.current_step).toBe(1);
+    expect(running.steps[1].status).toBe('running');
+    expect(running.context.steps['0']).toEqual({
+      status: 'executed',
+      response: { order_id: 'A-17', lines: [{ sku: 'X1', qty: 2 }] },
+    });
+    // The step actions are internal: not listed among the account's actions.
+    const listed = await api(server, key, 'GET', '/v1/actions?per_page=100');
+    expect(listed.body.data.filter((a: { name: string }) => a.name.startsWith('Order for Ann'))).toEqual([]);
+
+    expect((await answer(linkIn(mail!.text), 'confirm')).status).toBe(200);
+    const [fulfil] = await rx.waitFor('/fulfil/A-17');
+    expect(fulfil!.json).toEqual({ order_id: 'A-17', lines: [{ sku: 'X1', qty: 2 }] });
+    expect(fulfil!.headers['x-approved-by']).toBe('boss@example.com');
+
+    const done = await until(created.id, 'completed');
+    expect(done.current_step).toBe(2);
+    expect(done.completed_at).toBeTypeOf('string');
+    expect(done.steps.map((s: { status: string }) => s.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    expect(done.context.steps['1']).toEqual({ status: 'confirmed', response: null });
+    expect(done.context.steps['2'].status).toBe('executed');
+    for (const s of done.steps) {
+      expect(Date.parse(s.completed_at)).toBeGreaterThanOrEqual(Date.parse(s.started_at));
+    }
+
+    const page = await api(server, key, 'GET', '/v1/chains?status=completed&per_page=1');
+    expect(page.status).toBe(200);
+    expect(page.body.data[0]).toEqual({
+      id: created.id,
+      name: 'Order for Ann',
+      status: 'completed',
+      current_step: 2,
+      created_at: created.created_at,
+    });
+    expect(page.body.meta).toMatchObject({ current_page: 1, per_page: 1 });
+    const none = await api(server, key, 'GET', '/v1/chains?status=cancelled');
+    expect(none.body.data.map((c: { id: string }) => c.id)).not.toContain(created.id);
+    expect((await api(server, key, 'DELETE', `/v1/chains/${created.id}`)).status).toBe(409);
+  }, 60_000);
+
+  it('a false condition skips; skip_step continues past an exhausted 500 and a later condition reads its status', async () => {
+    rx.on('/boom', { status: 500, body: 'down' });
+    const res = await create({
+      name: 'skip-step',
+      error_handling: 'skip_step',
+      steps: [
+        { name: 'flaky', type: 'http_call', url: `${rx.url}/boom`, max_attempts: 2 },
+        {
+          name: 'only if it worked',
+          type: 'http_call',
+          url: `${rx.url}/worked`,
+          condition: '{{steps.0.status}} == executed',
+        },
+        {
+          name: 'only if it failed',
+          type: 'http_call',
+          url: `${rx.url}/failed-path`,
+          condition: "{{steps.0.status}} == 'failed'",
+        },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const done = await until(res.body.data.id, 'completed', 30_000);
+    expect(rx.to('/boom')).toHaveLength(2);
+    expect(done.steps[0]).toMatchObject({ status: 'skipped', outcome: 'failed', error: 'HTTP 500' });
+    expect(done.steps[1]).toMatchObject({ status: 'skipped', outcome: 'skipped', error: null });
+    expect(done.steps[2]).toMatchObject({ status: 'completed', outcome: 'executed' });
+    expect(done.context.steps['0']).toEqual({ status: 'failed', response: null });
+    expect(rx.to('/worked')).toHaveLength(0);
+    expect(rx.to('/failed-path')).toHaveLength(1);
+  }, 60_000);
+
+  it('fail_chain stops at the first failed step; later steps become cancelled', async () => {
+    rx.on('/reject', { status: 400, body: 'no' });
+    const res = await create({
+      name: 'fail-chain',
+      steps: [
+        { name: 'rejected', type: 'http_call', url: `${rx.url}/reject` },
+        { name: 'never', type: 'http_call', url: `${rx.url}/after-reject` },
+        { name: 'wait', type: 'delay', delay: '1m' },
+      ],
+    });
+    const failed = await until(res.body.data.id, 'failed');
+    expect(failed.current_step).toBe(0);
+    expect(failed.steps.map((s: { status: string }) => s.status)).toEqual([
+      'failed',
+      'cancelled',
+      'cancelled',
+    ]);
+    expect(failed.steps[0]).toMatchObject({ outcome: 'failed', error: 'HTTP 400' });
+    expect(rx.to('/after-reject')).toHaveLength(0);
+  });
+
+  it('an expression without a value fails the step with an error naming it', async () => {
+    rx.on('/plain', { status: 200, body: 'not json' });
+    const res = await create({
+      name: 'missing-path',
+      steps: [
+        { name: 'plain', type: 'http_call', url: `${rx.url}/plain` },
+        { name: 'reads', type: 'http_call', url: `${rx.url}/reads`, body: { id: '{{steps.0.response.id}}' } },
+      ],
+    });
+    const failed = await until(res.body.data.id, 'failed');
+    expect(failed.context.steps['0'].response).toBe('not json');
+    expect(failed.steps[1].status).toBe('failed');
+    expect(failed.steps[1].error).toContain('body.id');
+    expect(failed.steps[1].error).toContain('{{steps.0.response.id}}');
+  });
+
+  it('cancel while a gate waits: the link answers 410 and later steps never run', async () => {
+    const res = await create({
+      name: 'cancel-gate',
+      steps: [
+        { name: 'ask', type: 'approval', gate: { message: 'Go on?', recipients: ['cancel@example.com'] } },
+        { name: 'after', type: 'http_call', url: `${rx.url}/after-cancel` },
+      ],
+    });
+    const [mail] = await smtp.waitFor('cancel@example.com');
+    const link = linkIn(mail!.text);
+    await eventually(async () => (await fetch(link)).status === 200);
+    const cancelled = await api(server, key, 'DELETE', `/v1/chains/${res.body.data.id}`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toEqual({ data: { id: res.body.data.id, status: 'cancelled' } });
+    expect((await answer(link, 'confirm')).status).toBe(410);
+    const after = await get(res.body.data.id);
+    expect(after.status).toBe('cancelled');
+    expect(after.steps.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'cancelled']);
+    expect((await api(server, key, 'DELETE', `/v1/chains/${res.body.data.id}`)).status).toBe(409);
+    expect((await api(server, key, 'DELETE', '/v1/chains/00000000-0000-4000-8000-000000000000')).status).toBe(
+      404,
+    );
+    // Several engine scans later, the chain has still not moved on.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await get(res.body.data.id)).status).toBe('cancelled');
+    expect(rx.to('/after-cancel')).toHaveLength(0);
+  });
+
+  it('a 3s delay waits about 3 s even under SCHED_TIME_SCALE', async () => {
+    const res = await create({
+      name: 'delay',
+      steps: [
+        { name: 'before', type: 'http_call', url: `${rx.url}/before-delay` },
+        { name: 'pause', type: 'wait', wait: '3s' },
+        { name: 'after', type: 'http_call', url: `${rx.url}/after-delay` },
+      ],
+    });
+    const [before] = await rx.waitFor('/before-delay');
+    const [after] = await rx.waitFor('/after-delay', 1, 15_000);
+    const waited = after!.at - before!.at;
+    expect(waited).toBeGreaterThanOrEqual(3000);
+    expect(waited).toBeLessThan(5000);
+    const done = await until(res.body.data.id, 'completed');
+    expect(done.steps[1]).toMatchObject({ type: 'wait', status: 'completed', outcome: 'executed' });
+  });
+
+  it('survives SIGKILL mid-delay and mid-gate without running a completed step again', async () => {
+    const res = await create({
+      name: 'crash',
+      steps: [
+        { name: 'first', type: 'http_call', url: `${rx.url}/crash-first` },
+        { name: 'pause', type: 'delay', delay: '2s' },
+        { name: 'ask', type: 'gated', gate: { message: 'Still there?', recipients: ['crash@example.com'] } },
+        { name: 'last', type: 'http_call', url: `${rx.url}/crash-last` },
+      ],
+    });
+    const id = res.body.data.id;
+    await rx.waitFor('/crash-first');
+    await eventually(async () => (await get(id)).steps[1].status === 'running');
+    await server.kill();
+    server = await startServer({ databaseUrl: db.url, env, dataDir: server.dataDir });
+
+    const [mail] = await smtp.waitFor('crash@example.com', 1, 20_000);
+    await eventually(async () => (await get(id)).steps[2].status === 'running');
+    await server.kill();
+    server = await startServer({ databaseUrl: db.url, env, dataDir: server.dataDir });
+
+    expect((await answer(onCurrentServer(linkIn(mail!.text)), 'confirm')).status).toBe(200);
+    await rx.waitFor('/crash-last', 1, 20_000);
+    const done = await until(id, 'completed');
+    expect(done.steps.map((s: { status: string }) => s.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+    ]);
+    expect(rx.to('/crash-first')).toHaveLength(1);
+    expect(rx.to('/crash-last')).toHaveLength(1);
+    expect(smtp.mails.filter((m) => m.to.includes('crash@example.com'))).toHaveLength(1);
+  }, 90_000);
+
+  it('422 for a malformed chain, naming the field', async () => {
+    const http = (n: number) => ({ name: `s${n}`, type: 'http_call', url: `${rx.url}/x` });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 'one', steps: [http(0)] }, 'steps'],
+      [{ name: 'many', steps: Array.from({ length: 21 }, (_, i) => http(i)) }, 'steps'],
+      [{ name: 'type', steps: [http(0), { name: 'x', type: 'sleep', delay: '1s' }] }, 'steps.1.type'],
+      [{ name: 'url', steps: [http(0), { name: 'x', type: 'http_call' }] }, 'steps.1.url'],
+      [
+        {
+          name: 'message',
+          steps: [http(0), { name: 'x', type: 'gated', gate: { recipients: ['a@example.com'] } }],
+        },
+        'steps.1.gate.message',
+      ],
+      [{ name: 'delay', steps: [http(0), { name: 'x', type: 'delay' }] }, 'steps.1.delay'],
+      [
+        { name: 'cond', steps: [http(0), { ...http(1), condition: '{{steps.0.status}} ~= executed' }] },
+        'steps.1.condition',
+      ],
+      [{ name: 'a'.repeat(256), steps: [http(0), http(1)] }, 'name'],
+      [
+        { name: 'later', steps: [{ ...http(0), url: `${rx.url}/{{steps.1.status}}` }, http(1)] },
+        'steps.0.url',
+      ],
+    ];
+    for (const [body, field] of cases) {
+      const res = await create(body);
+      expect(res.status, field).toBe(422);
+      expect(Object.keys(res.body.errors), JSON.stringify(res.body.errors)).toContain(field);
+    }
+  });
+
+  it('a Pro account gets 403 naming the plan', async () => {
+    const pro = await runCli(
+      ['accounts', 'create', '--name', 'pro-co', '--plan', 'pro', '--json'],
+      server.env,
+    );
+    expect(pro.code).toBe(0);
+    const proKey = JSON.parse(pro.stdout).api_key as string;
+    const res = await api(server, proKey, 'POST', '/v1/chains', {
+      name: 'nope',
+      steps: [
+        { name: 'a', type: 'delay', delay: '1s' },
+        { name: 'b', type: 'delay', delay: '1s' },
+      ],
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toContain('business');
+  });
+});
