@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, SchedApiError } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { linkIn, startSmtpServer } from './support/peers.js';
@@ -347,5 +351,57 @@ describe('chains', () => {
     });
     expect(res.status).toBe(403);
     expect(res.body.message).toContain('business');
+  });
+
+  it('SDK and CLI: create, list, iterate, get with the steps table, cancel', async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: key });
+    const chain = await sched.chains.create({
+      name: 'sdk chain',
+      steps: [
+        { name: 'ping', type: 'webhook', url: `${rx.url}/sdk-ping` },
+        { name: 'hold', type: 'delay', delay: '1h' },
+      ],
+    });
+    expect(chain.status).toBe('running');
+    await eventually(async () => (await sched.chains.get(chain.id)).steps[1]!.status === 'running');
+    const seen: string[] = [];
+    for await (const c of sched.chains.iterate({ status: 'running', per_page: 1 })) seen.push(c.id);
+    expect(seen).toContain(chain.id);
+    expect((await sched.chains.list({ per_page: 2 })).meta.per_page).toBe(2);
+    expect(await sched.chains.cancel(chain.id)).toEqual({ id: chain.id, status: 'cancelled' });
+    const again = await sched.chains.cancel(chain.id).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(SchedApiError);
+    expect((again as SchedApiError).status).toBe(409);
+
+    const cliEnv = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key };
+    const file = join(mkdtempSync(join(tmpdir(), 'sched-chain-')), 'chain.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'cli chain',
+        steps: [
+          { name: 'call', type: 'http_call', url: `${rx.url}/cli-call` },
+          { name: 'pause', type: 'delay', delay: '1h' },
+        ],
+      }),
+    );
+    const created = await runCli(['chains', 'create', '--file', file, '--json'], cliEnv);
+    expect(created.code, created.stderr).toBe(0);
+    const id = JSON.parse(created.stdout).data.id as string;
+    await eventually(async () => (await sched.chains.get(id)).steps[1]!.status === 'running');
+    const shown = await runCli(['chains', 'get', id], cliEnv);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/STEP\s+NAME\s+TYPE\s+STATUS\s+OUTCOME\s+STARTED_AT\s+COMPLETED_AT\s+TOOK/);
+    expect(shown.stdout).toMatch(/0\s+call\s+webhook\s+completed\s+executed/);
+    expect(shown.stdout).toMatch(/1\s+pause\s+wait\s+running/);
+    const listed = await runCli(['chains', 'list', '--status', 'running'], cliEnv);
+    expect(listed.stdout).toContain(id);
+    const cancelled = await runCli(['chains', 'cancel', id], cliEnv);
+    expect(cancelled.stdout).toContain(`cancelled chain ${id}`);
+    const bad = await runCli(
+      ['chains', 'create', '--file', file.replace('chain.json', 'missing.json')],
+      cliEnv,
+    );
+    expect(bad.code).not.toBe(0);
   });
 });
