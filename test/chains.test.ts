@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, SchedApiError } from '@sched/sdk';
+import { createClient, SchedApiError, verifyWebhook } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { linkIn, startSmtpServer } from './support/peers.js';
@@ -62,6 +62,8 @@ describe('chains', () => {
     const res = await create({
       name: 'Order for Ann',
       input: { customer: 'ann@example.com', sku: 'X1', qty: 2, manager: 'boss@example.com' },
+      callback_url: `${rx.url}/chain-events`,
+      webhook_secret: 'chain-callback-secret-0123',
       steps: [
         {
           name: 'create order',
@@ -138,6 +140,34 @@ describe('chains', () => {
       expect(Date.parse(s.completed_at)).toBeGreaterThanOrEqual(Date.parse(s.started_at));
     }
 
+    // Callbacks: one chain.step.completed per step, then chain.completed; signed with the chain's secret.
+    const events = await rx.waitFor('/chain-events', 4);
+    for (const e of events) {
+      expect(
+        verifyWebhook({ secret: 'chain-callback-secret-0123', headers: e.headers, body: e.body }).ok,
+      ).toBe(true);
+      expect(e.json).toMatchObject({ chain_id: created.id, chain_name: 'Order for Ann' });
+      expect(e.headers['webhook-id']).toBe(e.json.id);
+    }
+    // Each event is its own delivery job: they may arrive in any order.
+    const byStep = (i: number) =>
+      events.find((e) => e.json.event === 'chain.step.completed' && e.json.payload.step.index === i)!.json;
+    expect(events.map((e) => e.json.event).sort()).toEqual([
+      'chain.completed',
+      'chain.step.completed',
+      'chain.step.completed',
+      'chain.step.completed',
+    ]);
+    expect(byStep(0).payload).toMatchObject({
+      chain_status: 'running',
+      step: { index: 0, name: 'create order', type: 'webhook', status: 'completed', outcome: 'executed' },
+      response: { order_id: 'A-17' },
+    });
+    expect(byStep(1).payload.step).toMatchObject({ index: 1, outcome: 'confirmed' });
+    const completed = events.find((e) => e.json.event === 'chain.completed')!.json;
+    expect(completed.payload.status).toBe('completed');
+    expect(completed.payload.steps).toHaveLength(3);
+
     const page = await api(server, key, 'GET', '/v1/chains?status=completed&per_page=1');
     expect(page.status).toBe(200);
     expect(page.body.data[0]).toEqual({
@@ -189,6 +219,7 @@ describe('chains', () => {
     rx.on('/reject', { status: 400, body: 'no' });
     const res = await create({
       name: 'fail-chain',
+      callback_url: `${rx.url}/fail-events`,
       steps: [
         { name: 'rejected', type: 'http_call', url: `${rx.url}/reject` },
         { name: 'never', type: 'http_call', url: `${rx.url}/after-reject` },
@@ -204,6 +235,12 @@ describe('chains', () => {
     ]);
     expect(failed.steps[0]).toMatchObject({ outcome: 'failed', error: 'HTTP 400' });
     expect(rx.to('/after-reject')).toHaveLength(0);
+    const events = await rx.waitFor('/fail-events', 2);
+    expect(events.map((e) => e.json.event).sort()).toEqual(['chain.failed', 'chain.step.completed']);
+    expect(events.find((e) => e.json.event === 'chain.failed')!.json.payload).toMatchObject({
+      status: 'failed',
+      failed_step: { index: 0, status: 'failed', outcome: 'failed', error: 'HTTP 400' },
+    });
   });
 
   it('an expression without a value fails the step with an error naming it', async () => {
@@ -225,6 +262,7 @@ describe('chains', () => {
   it('cancel while a gate waits: the link answers 410 and later steps never run', async () => {
     const res = await create({
       name: 'cancel-gate',
+      callback_url: `${rx.url}/cancel-events`,
       steps: [
         { name: 'ask', type: 'approval', gate: { message: 'Go on?', recipients: ['cancel@example.com'] } },
         { name: 'after', type: 'http_call', url: `${rx.url}/after-cancel` },
@@ -248,6 +286,16 @@ describe('chains', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect((await get(res.body.data.id)).status).toBe('cancelled');
     expect(rx.to('/after-cancel')).toHaveLength(0);
+    const [event] = await rx.waitFor('/cancel-events');
+    expect(event!.json).toMatchObject({
+      event: 'chain.cancelled',
+      payload: {
+        status: 'cancelled',
+        current_step: 0,
+        steps: [{ status: 'cancelled' }, { status: 'cancelled' }],
+      },
+    });
+    expect(rx.to('/cancel-events')).toHaveLength(1);
   });
 
   it('a 3s delay waits about 3 s even under SCHED_TIME_SCALE', async () => {

@@ -18,6 +18,7 @@ import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
+import { createChainCallbackOutbox } from './jobs/chain-callbacks.js';
 import { ChainWorker } from './jobs/chain-worker.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
@@ -127,9 +128,11 @@ export async function startService(
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    const chainCallbacks = createChainCallbackOutbox(queue, clock);
     const chainEngine = (store: Database) =>
       new ChainEngine({
         store,
+        callbacks: chainCallbacks,
         // The untyped port on the same ORM as `store`, so the gate's recipients commit in the engine's transaction.
         legacy: createDb(store),
         scheduler,
@@ -146,7 +149,7 @@ export async function startService(
           counters: counterDatabase,
           legacy: db,
         }),
-        chains: new ChainService(database, chainEngine(database), clock, {
+        chains: new ChainService(database, chainEngine(database), chainCallbacks, clock, {
           allowPrivateDestinations: config.allowPrivateDestinations,
         }),
         quota: new QuotaService(db, clock),

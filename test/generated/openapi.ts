@@ -547,6 +547,8 @@ export interface components {
             error_handling: components["schemas"]["ChainErrorHandling"];
             /** @description Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed. */
             callback_url?: string;
+            /** @description Signs the chain's callbacks (each http_call step has its own `webhook_secret`). */
+            webhook_secret?: string;
         };
         ChainDelayStep: {
             name: string;

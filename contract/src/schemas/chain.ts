@@ -156,6 +156,9 @@ export const ChainCreateBody = z
     callback_url: z.string().min(1).max(2048).optional().meta({
       description: 'Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed.',
     }),
+    webhook_secret: WebhookSecret.optional().meta({
+      description: "Signs the chain's callbacks (each http_call step has its own `webhook_secret`).",
+    }),
   })
   .meta({ id: 'ChainCreate' });
 export type ChainCreateBody = z.input<typeof ChainCreateBody>;
@@ -252,6 +255,7 @@ export const ChainStepResult = z
 
 const chainEnvelope = <E extends ChainCallbackEvent, P extends z.ZodType>(event: E, payload: P) =>
   z.object({
+    id: Uuid.meta({ description: 'This event, the same on every retry of it (also sent as webhook-id).' }),
     event: z.literal(event),
     chain_id: Uuid,
     chain_name: z.string(),

@@ -1,4 +1,4 @@
-import type { ChainState, StepType } from '@sched/contract';
+import type { ChainCallbackEvent, ChainState, StepType } from '@sched/contract';
 import type { DelayStepParsed, GatedStepParsed, HttpCallStepParsed } from '../../domain/chain/definition.js';
 import {
   chainScope,
@@ -33,10 +33,27 @@ import type { Sql } from '../../persistence/database.js';
 import type { Clock, Store } from '../ports.js';
 import { createStepAction, type StepActionDeps } from './step-actions.js';
 import { chainContext } from './view.js';
+import { stepResponse } from '../../domain/chain/resolve.js';
+
+/** Records a chain event for the chain's callback_url (if any) and queues its delivery, in the caller's transaction. */
+export interface ChainCallbacks {
+  enqueue(
+    db: Sql,
+    chain: Pick<ChainRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
+    event: ChainCallbackEvent,
+    payload: Record<string, unknown>,
+  ): Promise<void>;
+}
 
 export interface ChainEnginePorts extends StepActionDeps {
   store: Store;
   clock: Clock;
+  callbacks: ChainCallbacks;
+}
+
+/** A step as callbacks report it (contract: ChainStepResult). */
+export function stepResult(s: ChainStepRow) {
+  return { index: s.index, name: s.name, type: s.type, status: s.status, outcome: s.outcome, error: s.error };
 }
 
 /**
@@ -98,12 +115,22 @@ export class ChainEngine {
           });
         }
       }
-      await updateChain(db, chain.id, {
+      chain = await updateChain(db, chain.id, {
         status,
         current_step: decision.currentStep,
         completed_at: now,
         updated_at: now,
       });
+      const results = steps.map(stepResult);
+      if (move.kind === 'fail') {
+        await this.p.callbacks.enqueue(db, chain, 'chain.failed', {
+          status: 'failed',
+          failed_step: results[move.step],
+          steps: results,
+        });
+      } else {
+        await this.p.callbacks.enqueue(db, chain, 'chain.completed', { status: 'completed', steps: results });
+      }
       return;
     }
   }
@@ -125,13 +152,19 @@ export class ChainEngine {
     now: Date,
   ): Promise<ChainStepRow> {
     const settled = settleStep(step.type, settlement, chain.error_handling);
-    return updateStep(db, chain.id, step.index, {
+    const row = await updateStep(db, chain.id, step.index, {
       status: assertStepTransition(step.status, settled.event),
       outcome: settled.outcome,
       error: settled.error,
       due_at: null,
       completed_at: now,
     });
+    await this.p.callbacks.enqueue(db, chain, 'chain.step.completed', {
+      chain_status: chain.status,
+      step: stepResult(row),
+      response: stepResponse(row.response),
+    });
+    return row;
   }
 
   /**

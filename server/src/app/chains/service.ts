@@ -24,7 +24,7 @@ import {
 import type { Principal } from '../accounts.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
-import type { ChainEngine } from './advance.js';
+import { type ChainCallbacks, type ChainEngine, stepResult } from './advance.js';
 import { chainSummary, chainView } from './view.js';
 
 type CancelledChainView = z.infer<typeof CancelledChain>;
@@ -34,6 +34,7 @@ export class ChainService {
   constructor(
     private readonly store: Store,
     private readonly engine: ChainEngine,
+    private readonly callbacks: ChainCallbacks,
     private readonly clock: Clock,
     private readonly options: { allowPrivateDestinations: boolean },
   ) {}
@@ -69,6 +70,7 @@ export class ChainService {
           input: body.input,
           error_handling: body.error_handling,
           callback_url: body.callback_url ?? null,
+          webhook_secret: body.webhook_secret ?? null,
           created_at: now,
           updated_at: now,
         },
@@ -144,16 +146,21 @@ export class ChainService {
             });
           }
         }
-        await updateStep(db, chain.id, index, {
+        steps[index] = await updateStep(db, chain.id, index, {
           status: assertStepTransition(step.status, 'cancel'),
           due_at: null,
           completed_at: step.status === 'running' ? now : null,
         });
       }
-      await updateChain(db, chain.id, {
+      const cancelled = await updateChain(db, chain.id, {
         status: assertChainTransition(chain.status, 'cancel'),
         completed_at: now,
         updated_at: now,
+      });
+      await this.callbacks.enqueue(db, cancelled, 'chain.cancelled', {
+        status: 'cancelled',
+        current_step: cancelled.current_step,
+        steps: steps.map(stepResult),
       });
       return { id: chain.id, status: 'cancelled' as const };
     });

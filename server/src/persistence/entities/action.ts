@@ -108,7 +108,10 @@ export const CallbackDeliverySchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
-    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    /** The action the event is about; null for a chain's event. */
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade').nullable(),
+    /** The chain the event is about (chain.* events); the chain's rows are deleted with its account. */
+    chainId: p.uuid().nullable(),
     event: p.string().length(64),
     url: p.string().length(2048),
     envelope: p.json<Record<string, unknown>>(),

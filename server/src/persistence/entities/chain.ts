@@ -24,6 +24,8 @@ export const ChainSchema = defineEntity({
     input: p.json<Record<string, unknown>>(),
     errorHandling: p.string().length(16).$type<ErrorHandling>(),
     callbackUrl: p.string().length(2048).nullable(),
+    /** Signs the chain's callbacks, as an action's webhook_secret signs its own. */
+    webhookSecret: p.string().length(255).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     completedAt: p.datetime().nullable(),

@@ -5,6 +5,7 @@ import { Migration20261121133841RecurrenceIndex } from './Migration2026112113384
 import { Migration20261121134443Approvals } from './Migration20261121134443Approvals.js';
 import { Migration20261121153000JobDueAt } from './Migration20261121153000JobDueAt.js';
 import { Migration20261122233135Chains } from './Migration20261122233135Chains.js';
+import { Migration20261122234546ChainCallbacks } from './Migration20261122234546ChainCallbacks.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121134443Approvals', class: Migration20261121134443Approvals },
   { name: 'Migration20261121153000JobDueAt', class: Migration20261121153000JobDueAt },
   { name: 'Migration20261122233135Chains', class: Migration20261122233135Chains },
+  { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546ChainCallbacks },
 ];
