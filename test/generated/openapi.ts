@@ -342,7 +342,76 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "chain.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.completed` to the chain's callback_url */
+        post: operations["chainCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.failed` to the chain's callback_url */
+        post: operations["chainFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.cancelled` to the chain's callback_url */
+        post: operations["chainCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.step.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.step.completed` to the chain's callback_url */
+        post: operations["chainStepCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Action: {
@@ -527,6 +596,83 @@ export interface components {
             /** @description When the chain completed, failed or was cancelled. */
             completed_at: string | null;
         };
+        /** @description `chain.step.completed` fires when a step settles with any outcome (skipped and failed included); then one of the three chain events when the chain ends. */
+        ChainCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.step.completed";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                chain_status: components["schemas"]["ChainStatus"];
+                step: components["schemas"]["ChainStepResult"];
+                /** @description As `context.steps.N.response`. */
+                response: unknown;
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.completed";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "completed";
+                steps: components["schemas"]["ChainStepResult"][];
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.failed";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "failed";
+                failed_step: components["schemas"]["ChainStepResult"];
+                steps: components["schemas"]["ChainStepResult"][];
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.cancelled";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "cancelled";
+                current_step: number;
+                steps: components["schemas"]["ChainStepResult"][];
+            };
+        };
         ChainContext: {
             /** @description Keyed by step index, for settled steps. */
             steps: {
@@ -618,6 +764,14 @@ export interface components {
          * @enum {string}
          */
         ChainStepOutcome: "executed" | "failed" | "skipped" | "confirmed" | "declined";
+        ChainStepResult: {
+            index: number;
+            name: string;
+            type: components["schemas"]["ChainStepType"];
+            status: components["schemas"]["ChainStepStatus"];
+            outcome: components["schemas"]["ChainStepOutcome"] | null;
+            error: string | null;
+        };
         /** @enum {string} */
         ChainStepStatus: "pending" | "running" | "completed" | "failed" | "skipped" | "cancelled";
         /** @enum {string} */
@@ -3603,6 +3757,94 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    chainCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainCancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainStepCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
