@@ -259,6 +259,47 @@ describe('chains', () => {
     expect(failed.steps[1].error).toContain('{{steps.0.response.id}}');
   });
 
+  it('a gate that times out: approve continues (confirmed); expire and cancel are declined, a failure', async () => {
+    const gateStep = (onTimeout: string, to: string) => ({
+      name: 'ask',
+      type: 'gated',
+      gate: { message: 'Anyone?', recipients: [to], timeout: '1h', on_timeout: onTimeout },
+    });
+    const approved = await create({
+      name: 'timeout-approve',
+      steps: [
+        gateStep('approve', 'approve@example.com'),
+        { name: 'go', type: 'http_call', url: `${rx.url}/approved` },
+      ],
+    });
+    const expired = await create({
+      name: 'timeout-expire',
+      steps: [
+        gateStep('expire', 'expire@example.com'),
+        { name: 'go', type: 'http_call', url: `${rx.url}/expired` },
+      ],
+    });
+    const cancelled = await create({
+      name: 'timeout-cancel',
+      error_handling: 'skip_step',
+      steps: [
+        gateStep('cancel', 'tcancel@example.com'),
+        { name: 'go', type: 'http_call', url: `${rx.url}/tcancel` },
+      ],
+    });
+    const done = await until(approved.body.data.id, 'completed');
+    expect(done.steps[0]).toMatchObject({ status: 'completed', outcome: 'confirmed' });
+    const skipped = await until(cancelled.body.data.id, 'completed');
+    expect(skipped.steps[0]).toMatchObject({ status: 'skipped', outcome: 'declined' });
+    expect(skipped.steps[0].error).toContain('on_timeout: cancel');
+    expect(rx.to('/approved')).toHaveLength(1);
+    const failed = await until(expired.body.data.id, 'failed');
+    expect(failed.steps[0]).toMatchObject({ status: 'failed', outcome: 'declined' });
+    expect(failed.steps[0].error).toContain('on_timeout: expire');
+    expect(failed.steps[1].status).toBe('cancelled');
+    expect(rx.to('/expired')).toHaveLength(0);
+  });
+
   it('cancel while a gate waits: the link answers 410 and later steps never run', async () => {
     const res = await create({
       name: 'cancel-gate',
