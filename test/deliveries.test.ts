@@ -52,6 +52,9 @@ describe('deliveries (in-process, fake clock)', () => {
       async enqueue(_tx, action, event, payload) {
         callbacks.push({ id: action.id, event, payload });
       },
+      async redeliver() {
+        throw new Error('no callback is delivered here');
+      },
     };
     const deliveries = new Deliveries({
       store: t.database,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AccountService } from './app/accounts.js';
+import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
 import { ActionService } from './app/actions/service.js';
@@ -17,7 +18,7 @@ import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
-import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
+import { createCallbackOutbox } from './jobs/callbacks.js';
 import { createChainCallbackOutbox } from './jobs/chain-callbacks.js';
 import { ChainWorker } from './jobs/chain-worker.js';
 import { Dispatcher } from './jobs/dispatcher.js';
@@ -234,14 +235,18 @@ export async function startService(
         },
         approvals,
       });
-      const callbacks = new CallbackDeliverer({
+      const callbacks = new CallbackDeliveries({
         store: workerDatabase,
-        queue,
+        outbox: callbackOutbox,
         outbound: guarded,
         waits,
-        metrics,
-        logger,
         clock,
+        events: {
+          attempted: (outcome, failure) => {
+            metrics.callbacks.inc({ outcome });
+            if (failure) logger.info({ ...failure, status: outcome }, 'callback not delivered');
+          },
+        },
       });
       dispatcher = new Dispatcher({
         store: workerDatabase,

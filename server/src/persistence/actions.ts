@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
-import { ACTION_STATES, type ActionState } from '../domain/action/states.js';
+import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { Sql, Tables } from './database.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
@@ -10,12 +10,6 @@ export type DeliveryAttemptRow = Selectable<Tables['delivery_attempts']>;
 export type NewAction = Insertable<Tables['actions']>;
 /** Columns an update may change; `updated_at` comes from the caller's clock. */
 export type ActionChanges = Updateable<Tables['actions']> & { updated_at: Date };
-
-/** States of a live action: one that may still fire (the partial unique index on idempotency keys uses them too). */
-export const LIVE_STATES = ACTION_STATES.filter(
-  (s): s is Extract<ActionState, 'scheduled' | 'resolved' | 'executing' | 'awaiting_response'> =>
-    s === 'scheduled' || s === 'resolved' || s === 'executing' || s === 'awaiting_response',
-);
 
 // Every query of the API names the account, so tenancy cannot be forgotten; the delivery side works by id.
 

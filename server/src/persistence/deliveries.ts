@@ -5,6 +5,11 @@ import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
 import type { Sql } from './database.js';
 
+// Vocabulary inside SQL text is interpolated from typed constants, never spelled out by hand.
+const WEBHOOK = sql.lit('webhook' satisfies ActionRow['mode']);
+const APPROVAL = sql.lit('approval' satisfies ActionRow['mode']);
+const EXECUTING = sql.lit('executing' satisfies ActionState);
+
 /** One attempt as the attempt log records it. */
 export interface AttemptRecord {
   actionId: string;
@@ -60,12 +65,12 @@ export async function claimDue(
   const { rows } = await sql<ActionRow & { claimed: boolean }>`
     with claimed as (
       update actions set status = ${c.to}, lease_until = ${c.leaseUntil}, updated_at = ${c.now},
-        attempt_count = attempt_count + case when mode = 'webhook' then 1 else 0 end
+        attempt_count = attempt_count + case when mode = ${WEBHOOK} then 1 else 0 end
       where id = ${c.actionId} and status = any(${c.from}::text[]) and next_attempt_at <= ${c.dueBy}
-        and (mode <> 'webhook' or attempt_count < max_attempts)
+        and (mode <> ${WEBHOOK} or attempt_count < max_attempts)
         and (coordination -> 'on_execute' is null
-             or (mode = 'webhook' and attempt_count > 0)
-             or (mode = 'approval' and gate ->> 'sent_at' is not null))
+             or (mode = ${WEBHOOK} and attempt_count > 0)
+             or (mode = ${APPROVAL} and gate ->> 'sent_at' is not null))
       returning *
     )
     select claimed.*, true as claimed from claimed
@@ -92,7 +97,7 @@ export async function completeOneShot(
     with done as (
       update actions set status = ${a.to}, next_attempt_at = null, lease_until = null, last_error = null,
         executed_at = ${a.now}, updated_at = ${a.now}
-       where id = ${r.action_id} and status = 'executing' and attempt_count = ${r.attempt_number}
+       where id = ${r.action_id} and status = ${EXECUTING} and attempt_count = ${r.attempt_number}
          and recurrence is null and callback_url is null
       returning id
     )

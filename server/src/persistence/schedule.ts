@@ -2,6 +2,9 @@ import { sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
 import type { Sql } from './database.js';
 
+const SCHEDULED = sql.lit('scheduled' satisfies ActionState);
+const RESOLVED = sql.lit('resolved' satisfies ActionState);
+
 // The `actions` table is the schedule: these statements read and mark it for the triggers of jobs/.
 // Their status constants are literals, not parameters: a generic plan of a prepared statement must still be able to
 // use the partial index actions_due_index (with a parameter in `status in (...)` it scanned the table: measured
@@ -30,9 +33,9 @@ export async function takeEnteringWindow(
     with entering as (
       select id, next_attempt_at, job_due_at is distinct from next_attempt_at as needs_job
         from actions
-       where status in ('scheduled', ${promoted})
+       where status in (${SCHEDULED}, ${promoted})
          and next_attempt_at <= ${w.until}
-         and (status = 'scheduled' or job_due_at is distinct from next_attempt_at)
+         and (status = ${SCHEDULED} or job_due_at is distinct from next_attempt_at)
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
@@ -51,7 +54,7 @@ export async function resolvedDueBefore(
 ): Promise<{ id: string; dueMs: number }[]> {
   const { rows } = await sql<{ id: string; due: Date }>`
     select id, next_attempt_at as due from actions
-     where status = 'resolved' and next_attempt_at <= ${until}
+     where status = ${RESOLVED} and next_attempt_at <= ${until}
      order by next_attempt_at limit ${sql.lit(limit)}`.execute(db);
   return rows.map((r) => ({ id: r.id, dueMs: r.due.getTime() }));
 }
@@ -60,7 +63,7 @@ export async function resolvedDueBefore(
 export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; oldestSeconds: number }> {
   const { rows } = await sql<{ depth: number; oldest: Date | null }>`
     select count(*)::int as depth, min(next_attempt_at) as oldest from actions
-     where status in ('scheduled', 'resolved') and next_attempt_at <= ${now}`.execute(db);
+     where status in (${SCHEDULED}, ${RESOLVED}) and next_attempt_at <= ${now}`.execute(db);
   const oldest = rows[0]?.oldest;
   return {
     depth: rows[0]?.depth ?? 0,

@@ -26,7 +26,7 @@ import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { QuotaExceededError } from '../quota.js';
-import { type PreparedGate, prepareAction } from './prepare.js';
+import { currentMode, type PreparedGate, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
 
 export type CreateResult =
@@ -35,7 +35,7 @@ export type CreateResult =
 
 export interface ListQuery {
   status?: string | undefined;
-  mode?: string | undefined;
+  mode?: Parameters<typeof currentMode>[0] | undefined;
   search?: string | undefined;
   coordination_key?: string | undefined;
   dedup_key?: string | undefined;
@@ -43,13 +43,6 @@ export interface ListQuery {
   page: number;
   per_page: number;
 }
-
-const MODE_FILTER: Record<string, 'webhook' | 'approval'> = {
-  webhook: 'webhook',
-  immediate: 'webhook',
-  approval: 'approval',
-  gated: 'approval',
-};
 
 /** Use cases of webhook actions: create, read, cancel, retry. Every query is scoped to the caller's account. */
 export class ActionService {
@@ -200,24 +193,24 @@ export class ActionService {
     meta: { current_page: number; last_page: number; total: number; per_page: number };
   }> {
     const status = q.status ? parseActionStatus(q.status) : undefined;
-    const mode = q.mode ? MODE_FILTER[q.mode] : undefined;
+    const mode = q.mode ? currentMode(q.mode) : undefined;
     const key = q.coordination_key ?? q.dedup_key;
-    // A status or mode that names nothing matches nothing.
-    const matchesNothing = status === null || (q.mode !== undefined && mode === undefined);
-    const { total, rows } = matchesNothing
-      ? { total: 0, rows: [] }
-      : await listActions(
-          this.store.sql,
-          accountId,
-          {
-            ...(status ? { status } : {}),
-            ...(mode ? { mode } : {}),
-            ...(q.search ? { search: q.search } : {}),
-            ...(key ? { dedupKey: key } : {}),
-            ...(q.recurring ? { recurring: q.recurring === 'recurring' } : {}),
-          },
-          { limit: q.per_page, offset: (q.page - 1) * q.per_page },
-        );
+    // A status that names nothing matches nothing.
+    const { total, rows } =
+      status === null
+        ? { total: 0, rows: [] }
+        : await listActions(
+            this.store.sql,
+            accountId,
+            {
+              ...(status ? { status } : {}),
+              ...(mode ? { mode } : {}),
+              ...(q.search ? { search: q.search } : {}),
+              ...(key ? { dedupKey: key } : {}),
+              ...(q.recurring ? { recurring: q.recurring === 'recurring' } : {}),
+            },
+            { limit: q.per_page, offset: (q.page - 1) * q.per_page },
+          );
     return {
       data: rows.map(actionSummary),
       meta: {

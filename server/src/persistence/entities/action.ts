@@ -1,8 +1,14 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
-import type { ActionState } from '../../domain/action/states.js';
+import type { ACTION_MODES, RETRY_STRATEGIES } from '@sched/contract';
+import { type ActionState, LIVE_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { AccountSchema } from './account.js';
 import type { StoredCoordination, StoredGate, StoredRecurrence, StoredRequest } from './stored.js';
+
+/** States whose attempt waits for its due time (the dispatcher's scan), and the state that holds a lease. */
+const DUE_STATES: readonly ActionState[] = ['scheduled', 'resolved'];
+const LEASED: ActionState = 'executing';
+const sqlList = (states: readonly ActionState[]) => `(${states.map((s) => `'${s}'`).join(', ')})`;
 
 /**
  * A scheduled action (spec 2.1). The one declaration of the table: migrations are diffed against it and the typed
@@ -16,13 +22,11 @@ export const ActionSchema = defineEntity({
     // The dispatcher's scan: resolved actions by due time.
     {
       name: 'actions_due_index',
-      expression:
-        'create index "actions_due_index" on "actions" ("next_attempt_at") where "status" in (\'scheduled\', \'resolved\')',
+      expression: `create index "actions_due_index" on "actions" ("next_attempt_at") where "status" in ${sqlList(DUE_STATES)}`,
     },
     {
       name: 'actions_lease_index',
-      expression:
-        'create index "actions_lease_index" on "actions" ("lease_until") where "status" = \'executing\'',
+      expression: `create index "actions_lease_index" on "actions" ("lease_until") where "status" = '${LEASED}'`,
     },
     {
       name: 'actions_dedup_keys_index',
@@ -33,8 +37,7 @@ export const ActionSchema = defineEntity({
     // Two racing creates with one idempotency key cannot both insert a live action.
     {
       name: 'actions_live_idempotency_key_unique',
-      expression:
-        'create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "status" in (\'scheduled\', \'resolved\', \'executing\', \'awaiting_response\')',
+      expression: `create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "status" in ${sqlList(LIVE_STATES)}`,
     },
   ],
   properties: {
@@ -42,7 +45,7 @@ export const ActionSchema = defineEntity({
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
     description: p.text().nullable(),
-    mode: p.string().length(16).$type<'webhook' | 'approval'>(),
+    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>(),
     status: p.string().length(32).$type<ActionState>(),
     timezone: p.string().length(64),
     scheduledFor: p.datetime(),
@@ -52,7 +55,7 @@ export const ActionSchema = defineEntity({
     dedupKeys: p.array().default([]),
     attemptCount: p.integer().default(0),
     maxAttempts: p.integer(),
-    retryStrategy: p.string().length(16).$type<'exponential' | 'linear'>(),
+    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>(),
     manualRetryCount: p.integer().default(0),
     request: p.json<StoredRequest>().nullable(),
     webhookSecret: p.string().length(255).nullable(),

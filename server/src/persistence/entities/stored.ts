@@ -1,21 +1,26 @@
+import type {
+  HTTP_METHODS,
+  NotMetPolicy,
+  OnCreateRule,
+  OnExecuteCondition,
+  RecurrenceEndType,
+  RecurrenceUnit,
+} from '@sched/contract';
+
 /** The shapes of the JSON columns of `actions`, as the service writes them. */
 
 export interface StoredRequest {
   url: string;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method: (typeof HTTP_METHODS)[number];
   headers: Record<string, string>;
   body?: unknown;
 }
 
 export interface StoredCoordination {
-  on_create?: 'skip_if_exists' | 'replace_existing' | 'cancel_and_replace';
+  on_create?: OnCreateRule;
   on_execute?: {
-    condition:
-      | 'skip_if_previous_pending'
-      | 'execute_if_previous_failed'
-      | 'execute_if_previous_succeeded'
-      | 'wait_for_previous';
-    on_condition_not_met?: 'cancel' | 'reschedule' | 'fail';
+    condition: OnExecuteCondition;
+    on_condition_not_met?: NotMetPolicy;
     reschedule_delay: number;
     max_reschedules: number;
   };
@@ -48,8 +53,8 @@ export interface StoredRecipientTarget {
 
 export interface StoredRecurrence {
   frequency: number;
-  unit: 'm' | 'h' | 'd' | 'w' | 'M';
-  end_type: 'never' | 'count' | 'date';
+  unit: RecurrenceUnit;
+  end_type: RecurrenceEndType;
   max_occurrences?: number;
   end_date?: string;
 }
