@@ -112,6 +112,9 @@ describe('chains', () => {
     expect(mail!.text).toContain('Ship order A-17 (2 x X1)?');
     const running = await get(created.id);
     expect(running.current_step).toBe(1);
+    // The step's internal action is readable by id.
+    const gate = await api(server, key, 'GET', `/v1/actions/${running.steps[1].action_id}`);
+    expect(gate.body.data).toMatchObject({ mode: 'approval', name: 'Order for Ann / manager approval' });
     expect(running.steps[1].status).toBe('running');
     expect(running.context.steps['0']).toEqual({
       status: 'executed',
@@ -374,7 +377,12 @@ describe('chains', () => {
     server = await startServer({ databaseUrl: db.url, env, dataDir: server.dataDir });
 
     const [mail] = await smtp.waitFor('crash@example.com', 1, 20_000);
-    await eventually(async () => (await get(id)).steps[2].status === 'running');
+    const gateAction = (await get(id)).steps[2].action_id as string;
+    // Killed while the gate waits for an answer (not mid-send, which is the approval engine's own crash case).
+    await eventually(
+      async () =>
+        (await api(server, key, 'GET', `/v1/actions/${gateAction}`)).body.data.status === 'awaiting_response',
+    );
     await server.kill();
     server = await startServer({ databaseUrl: db.url, env, dataDir: server.dataDir });
 

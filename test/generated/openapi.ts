@@ -752,6 +752,8 @@ export interface components {
             error: string | null;
             started_at: string | null;
             completed_at: string | null;
+            /** @description The internal action running an HTTP or gate step (readable with GET /actions/{id}); null for a wait or a step not started. */
+            action_id: string | null;
         };
         ChainStepContext: {
             status: components["schemas"]["ChainStepOutcome"];

@@ -180,6 +180,10 @@ export const ChainStepView = z
       .meta({ description: 'Why the step failed, e.g. an expression without a value.' }),
     started_at: NullableTimestamp,
     completed_at: NullableTimestamp,
+    action_id: Uuid.nullable().meta({
+      description:
+        'The internal action running an HTTP or gate step (readable with GET /actions/{id}); null for a wait or a step not started.',
+    }),
   })
   .meta({ id: 'ChainStep' });
 export type ChainStepView = z.infer<typeof ChainStepView>;

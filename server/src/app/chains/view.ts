@@ -23,6 +23,7 @@ export function stepView(s: ChainStepRow): ChainStepView {
     error: s.error,
     started_at: s.started_at?.toISOString() ?? null,
     completed_at: s.completed_at?.toISOString() ?? null,
+    action_id: s.action_id,
   };
 }
 
