@@ -250,25 +250,46 @@ describe('templates and public triggers', () => {
     expect(unknown.status).toBe(404);
   });
 
-  it('saves a chain template with checked steps; its trigger is refused until chains run here', async () => {
+  it('triggers a chain template: a running chain with the placeholder values as input', async () => {
     const chain = {
       name: 'Onboard {{who}}',
       type: 'chain',
       chain_steps: [
-        { name: 'greet', type: 'webhook', url: `${rx.url}/greet/{{who}}` },
+        {
+          name: 'greet',
+          type: 'webhook',
+          url: `${rx.url}/greet/{{who}}`,
+          body: { who: '{{who}}', plan: '{{plan}}' },
+        },
         { name: 'pause', type: 'wait', wait: '1h' },
       ],
-      placeholders: [{ name: 'who', required: true }],
+      placeholders: [
+        { name: 'who', required: true },
+        { name: 'plan', default: 'pro' },
+      ],
     };
     const created = await call('POST', '/v1/templates', chain);
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ type: 'chain', mode: null, chain_error_handling: null });
+    expect(created.body.data).toMatchObject({ type: 'chain', mode: null });
     const undeclared = await call('POST', '/v1/templates', { ...chain, placeholders: [] });
     expect(undeclared.status).toBe(422);
     expect(Object.keys(undeclared.body.errors)).toContain('chain_steps.0.url');
+
     const res = await trigger(created.body.data.trigger_url, { who: 'ada' });
-    expect(res.status).toBe(422);
-    expect(res.body.errors).toHaveProperty('type');
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({
+      name: 'Onboard ada',
+      status: 'running',
+      current_step: 0,
+      template_id: created.body.data.id,
+    });
+    const [greet] = await rx.waitFor('/greet/ada');
+    expect(greet!.json).toEqual({ who: 'ada', plan: 'pro' });
+    const started = (await call('GET', `/v1/chains/${res.body.data.id}`)).body.data;
+    expect(started).toMatchObject({ status: 'running', input: { who: 'ada', plan: 'pro' } });
+    const missing = await trigger(created.body.data.trigger_url, {});
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors).toHaveProperty('who');
   });
 
   it('SDK and CLI: templates.* with a key, trigger without one', { timeout: 60_000 }, async () => {

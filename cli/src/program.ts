@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
+import { configureChainsCommands } from './commands/chains.js';
 import { configureChannelsCommands } from './commands/channels.js';
 import { configureContactsCommands } from './commands/contacts.js';
 import { configureOutboxCommands } from './commands/outbox.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   configureContactsCommands(program);
   configureActionsCommands(program);
   configureApprovalsCommands(program);
+  configureChainsCommands(program);
   configureChannelsCommands(program);
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);

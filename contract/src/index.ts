@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
+import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
@@ -22,6 +23,7 @@ export const apiContract = c.router({
   system: systemContract,
   contacts: contactsContract,
   actions: actionsContract,
+  chains: chainsContract,
   quota: quotaContract,
   channels: channelsContract,
   teamMembers: teamMembersContract,

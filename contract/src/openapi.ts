@@ -35,6 +35,8 @@ const COMPONENT_PREFIX = '#/components/schemas/';
 export function buildOpenApiDocument(
   router: AppRouter,
   info: { title: string; version: string; description: string },
+  /** Requests the service sends (callbacks), listed as OpenAPI 3.1 `webhooks` by event name. */
+  webhooks: Record<string, { summary: string; body: unknown }> = {},
 ): OpenAPIObject {
   const builder = OpenApiBuilder.create({
     openapi: '3.1.0',
@@ -196,6 +198,20 @@ export function buildOpenApiDocument(
     }
     const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     builder.addPath(openApiPath, { [route.method.toLowerCase()]: operation });
+  }
+
+  for (const [event, hook] of Object.entries(webhooks)) {
+    builder.addWebhook(event, {
+      post: {
+        operationId: event.replace(/\.(\w)/g, (_m, c: string) => c.toUpperCase()),
+        summary: hook.summary,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: toSchema(hook.body, 'output') } },
+        },
+        responses: { '200': { description: 'Any 2xx acknowledges; see docs/callbacks.md for retries.' } },
+      },
+    });
   }
 
   const doc = builder.getSpec();

@@ -4,6 +4,7 @@ import { initClient } from '@ts-rest/core';
 export type { RequestCache } from 'undici-types';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
+import { chainsApi } from './chains.js';
 import { SchedConnectionError } from './errors.js';
 import { templatesApi, trigger } from './templates.js';
 import { unwrap } from './unwrap.js';
@@ -63,6 +64,8 @@ export function createClient(options: ClientOptions) {
       },
     },
     actions,
+    /** Chains of HTTP calls, approval gates and delays (Business plan). */
+    chains: chainsApi(raw),
     /** Approval actions from camelCase options (`buildApprovalBody`); read them back with `actions.get`. */
     approvals: approvalsApi(actions),
     /** Slack and Teams destinations for `channel:<id>` recipients (Business plan). */

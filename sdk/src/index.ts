@@ -1,6 +1,15 @@
 export type { CreateActionResult, ExistingAction } from './actions.js';
 export type { ApprovalAttachment, ApprovalInput, RespondInput } from './approvals.js';
 export { buildApprovalBody, respond } from './approvals.js';
+export type {
+  CancelledChainResult,
+  Chain,
+  ChainCreateBody,
+  ChainListQuery,
+  ChainStatus,
+  ChainStep,
+  ChainSummary,
+} from './chains.js';
 export type { ClientOptions, SchedClient } from './client.js';
 export { createClient, createRawClient, unwrap } from './client.js';
 export type { TemplateListQuery } from './templates.js';

@@ -178,6 +178,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List chains */
+        get: operations["chainsList"];
+        put?: never;
+        /**
+         * Start a chain
+         * @description Creates a chain of 2 to 20 steps (`http_call`/`webhook`, `gated`/`approval`, `delay`/`wait`) and starts its first step. Answers 201 with the detail view. Business plan only: other plans get 403. Expressions are checked here and resolved when each step starts. With `callback_url`, the chain POSTs `ChainCallback` events there (signed and retried like action callbacks).
+         */
+        post: operations["chainsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a chain with its steps and context */
+        get: operations["chainsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a chain
+         * @description Only `pending` or `running` chains (409 otherwise). Pending and running steps become `cancelled`; a waiting gate's links stop working at once (410). Steps already run are not rolled back.
+         */
+        delete: operations["chainsCancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/quota": {
         parameters: {
             query?: never;
@@ -416,7 +458,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a template (public)
-         * @description No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, as JSON or `application/x-www-form-urlencoded` (an HTML form), plus an optional `schedule` (in a form: `schedule.wait`, `schedule.preset`, `schedule.timezone` fields); without one the action runs in about 1 s. Keys that name no placeholder are ignored and listed in `meta.ignored_keys`. 422 for a missing required placeholder or a resolved action that fails validation; 404, the same answer, for unknown, regenerated, deleted or inactive tokens. 60 requests a minute per token and 120 per client IP.
+         * @description No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, as JSON or `application/x-www-form-urlencoded` (an HTML form), plus an optional `schedule` (in a form: `schedule.wait`, `schedule.preset`, `schedule.timezone` fields); without one the action runs in about 1 s. Keys that name no placeholder are ignored and listed in `meta.ignored_keys`. 422 for a missing required placeholder or a resolved action that fails validation; 404, the same answer, for unknown, regenerated, deleted or inactive tokens; 403 for a chain template of an account whose plan has no chains. A chain template creates and starts a chain whose `input` holds the values (`schedule` does not apply). 60 requests a minute per token and 120 per client IP.
          */
         post: operations["triggerTrigger"];
         delete?: never;
@@ -426,7 +468,76 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "chain.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.completed` to the chain's callback_url */
+        post: operations["chainCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.failed` to the chain's callback_url */
+        post: operations["chainFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.cancelled` to the chain's callback_url */
+        post: operations["chainCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "chain.step.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Chain callback `chain.step.completed` to the chain's callback_url */
+        post: operations["chainStepCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Action: {
@@ -596,6 +707,133 @@ export interface components {
             /** @constant */
             status: "cancelled";
         };
+        CancelledChain: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            status: "cancelled";
+        };
+        Chain: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: components["schemas"]["ChainStatus"];
+            /** @description Zero-based index of the step running or last run. */
+            current_step: number;
+            steps: components["schemas"]["ChainStep"][];
+            context: components["schemas"]["ChainContext"];
+            input: {
+                [key: string]: unknown;
+            };
+            error_handling: components["schemas"]["ChainErrorHandling"];
+            callback_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description When the chain completed, failed or was cancelled. */
+            completed_at: string | null;
+        };
+        /** @description `chain.step.completed` fires when a step settles with any outcome (skipped and failed included); then one of the three chain events when the chain ends. */
+        ChainCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.step.completed";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                chain_status: components["schemas"]["ChainStatus"];
+                step: components["schemas"]["ChainStepResult"];
+                /** @description As `context.steps.N.response`. */
+                response: unknown;
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.completed";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "completed";
+                steps: components["schemas"]["ChainStepResult"][];
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.failed";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "failed";
+                failed_step: components["schemas"]["ChainStepResult"];
+                steps: components["schemas"]["ChainStepResult"][];
+            };
+        } | {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "chain.cancelled";
+            /** Format: uuid */
+            chain_id: string;
+            chain_name: string;
+            /** Format: date-time */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "cancelled";
+                current_step: number;
+                steps: components["schemas"]["ChainStepResult"][];
+            };
+        };
+        ChainContext: {
+            /** @description Keyed by step index, for settled steps. */
+            steps: {
+                [key: string]: components["schemas"]["ChainStepContext"];
+            };
+        };
+        ChainCreate: {
+            name: string;
+            steps: components["schemas"]["ChainStepInput"][];
+            /**
+             * @description Variables every step reads as `{{input.<field>}}`.
+             * @default {}
+             */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @default fail_chain */
+            error_handling: components["schemas"]["ChainErrorHandling"];
+            /** @description Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed. */
+            callback_url?: string;
+            /** @description Signs the chain's callbacks (each http_call step has its own `webhook_secret`). */
+            webhook_secret?: string;
+        };
         ChainDelayStep: {
             name: string;
             /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
@@ -680,7 +918,53 @@ export interface components {
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
+        ChainStep: {
+            index: number;
+            name: string;
+            type: components["schemas"]["ChainStepType"];
+            status: components["schemas"]["ChainStepStatus"];
+            /** @description What `{{steps.N.status}}` reads; null until settled. */
+            outcome: components["schemas"]["ChainStepOutcome"] | null;
+            condition: string | null;
+            /** @description Why the step failed, e.g. an expression without a value. */
+            error: string | null;
+            started_at: string | null;
+            completed_at: string | null;
+            /** @description The internal action running an HTTP or gate step (readable with GET /actions/{id}); null for a wait or a step not started. */
+            action_id: string | null;
+        };
+        ChainStepContext: {
+            status: components["schemas"]["ChainStepOutcome"];
+            /** @description The parsed JSON response body; a string when the body is not JSON; null when empty or none. */
+            response: unknown;
+        };
         ChainStepInput: components["schemas"]["ChainHttpCallStepInput"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
+        /**
+         * @description webhook: executed, failed, skipped; approval: confirmed, declined, skipped; wait: executed, skipped.
+         * @enum {string}
+         */
+        ChainStepOutcome: "executed" | "failed" | "skipped" | "confirmed" | "declined";
+        ChainStepResult: {
+            index: number;
+            name: string;
+            type: components["schemas"]["ChainStepType"];
+            status: components["schemas"]["ChainStepStatus"];
+            outcome: components["schemas"]["ChainStepOutcome"] | null;
+            error: string | null;
+        };
+        /** @enum {string} */
+        ChainStepStatus: "pending" | "running" | "completed" | "failed" | "skipped" | "cancelled";
+        /** @enum {string} */
+        ChainStepType: "webhook" | "approval" | "wait";
+        ChainSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: components["schemas"]["ChainStatus"];
+            current_step: number;
+            /** Format: date-time */
+            created_at: string;
+        };
         /** @description A reusable recipient: reference it in gate recipients as `contact:<id>:email` or `contact:<id>:phone`. */
         Contact: {
             /** Format: uuid */
@@ -2493,6 +2777,351 @@ export interface operations {
             };
         };
     };
+    chainsList: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["ChainStatus"];
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChainSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chainsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Chain"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chainsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Chain"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    chainsCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CancelledChain"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     quotaGet: {
         parameters: {
             query?: never;
@@ -4236,6 +4865,18 @@ export interface operations {
                     "application/json": components["schemas"]["TriggerAnswer"];
                 };
             };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Not found (also for resources of another account) */
             404: {
                 headers: {
@@ -4272,6 +4913,94 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    chainCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainCancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    chainStepCompleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

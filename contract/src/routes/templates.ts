@@ -101,7 +101,13 @@ export const triggerContract = c.router({
     path: '/t/:token',
     pathParams: z.object({ token: z.string() }),
     body: TriggerBody,
-    responses: { 201: TriggerAnswer, 404: ErrorBody, 422: ValidationErrorBody, 429: ErrorBody },
+    responses: {
+      201: TriggerAnswer,
+      403: ErrorBody,
+      404: ErrorBody,
+      422: ValidationErrorBody,
+      429: ErrorBody,
+    },
     metadata: { auth: 'none', formBody: true },
     summary: 'Trigger a template (public)',
     description:
@@ -110,6 +116,8 @@ export const triggerContract = c.router({
       '`schedule.wait`, `schedule.preset`, `schedule.timezone` fields); without one the action runs in about 1 s. ' +
       'Keys that name no placeholder are ignored and listed in `meta.ignored_keys`. 422 for a missing required ' +
       'placeholder or a resolved action that fails validation; 404, the same answer, for unknown, regenerated, ' +
-      'deleted or inactive tokens. 60 requests a minute per token and 120 per client IP.',
+      'deleted or inactive tokens; 403 for a chain template of an account whose plan has no chains. A chain ' +
+      'template creates and starts a chain whose `input` holds the values (`schedule` does not apply). ' +
+      '60 requests a minute per token and 120 per client IP.',
   },
 });

@@ -13,6 +13,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
@@ -29,6 +30,7 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
+import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
@@ -40,6 +42,7 @@ export interface HttpDeps {
   accounts: AccountService;
   contacts: ContactService;
   actions: ActionService;
+  chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
@@ -178,6 +181,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
     contacts: contactsHandlers(deps.contacts),
     actions: actionsHandlers(deps.actions),
+    chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),

@@ -1,8 +1,9 @@
-import { ActionCreateBody, type TriggerAnswer, TriggerBody } from '@sched/contract';
+import { ActionCreateBody, ChainCreateBody, type TriggerAnswer, TriggerBody } from '@sched/contract';
 import {
   MissingPlaceholderError,
   placeholderValues,
   resolveActionTemplate,
+  resolveChainTemplate,
 } from '../../domain/template/placeholders.js';
 import { hashTriggerToken } from '../../domain/template/token.js';
 import {
@@ -13,6 +14,7 @@ import {
 } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
 import type { ActionService } from '../actions/service.js';
+import type { ChainService } from '../chains/service.js';
 import { issuesToErrors, NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 
@@ -21,11 +23,14 @@ const DEFAULT_SCHEDULE = { wait: '1s' } as const;
 
 /**
  * `POST /t/<token>` (spec 4.3): finds the active template by its token's hash, resolves its placeholders from the
- * body's values and creates the action through the same use case as `POST /actions`, so every rule of a create
- * (validation, destinations, plan caps, quota, dedup) holds. A 422 counts in the template's failed triggers.
+ * body's values and creates the action (or the chain) through the same use case as `POST /actions` (`POST /chains`),
+ * so every rule of a create (validation, destinations, plan, quota, dedup) holds. A 422 counts in the template's
+ * failed triggers.
  */
 export class TemplateTrigger {
-  constructor(private readonly deps: { store: Store; clock: Clock; actions: ActionService }) {}
+  constructor(
+    private readonly deps: { store: Store; clock: Clock; actions: ActionService; chains: ChainService },
+  ) {}
 
   async trigger(token: string, body: unknown): Promise<TriggerAnswer> {
     const template = await findActiveByTokenHash(this.deps.store.sql, hashTriggerToken(token));
@@ -58,9 +63,6 @@ export class TemplateTrigger {
     const parsed = TriggerBody.safeParse(body ?? {});
     if (!parsed.success) throw new ValidationError(issuesToErrors(parsed.error.issues, 'body'));
     const { schedule, ...supplied } = parsed.data;
-    if (template.type === 'chain') {
-      throw ValidationError.field('type', 'chain templates need chains, which this server does not run yet');
-    }
 
     let values: Record<string, unknown>;
     let ignored: string[];
@@ -69,6 +71,47 @@ export class TemplateTrigger {
     } catch (err) {
       if (!(err instanceof MissingPlaceholderError)) throw err;
       throw new ValidationError(Object.fromEntries(err.names.map((n) => [n, ['is required']])), err.message);
+    }
+    const principal: Principal = {
+      accountId: template.account_id,
+      plan: template.plan,
+      rateLimitFactor: template.rate_limit_factor,
+      keyId: `template:${template.id}`,
+      scopes: ['write'],
+    };
+    if (template.type === 'chain') {
+      // A chain starts at once: its steps carry their own delays, so `schedule` has nothing to apply to.
+      const resolved = resolveChainTemplate(
+        { name: template.name, chain_steps: template.chain_steps ?? [] },
+        values,
+      );
+      const chain = ChainCreateBody.safeParse({
+        name: resolved.name,
+        steps: resolved.steps,
+        input: resolved.input,
+        ...(template.chain_error_handling !== null && { error_handling: template.chain_error_handling }),
+        ...(template.callback_url !== null && { callback_url: template.callback_url }),
+        ...(template.webhook_secret !== null && { webhook_secret: template.webhook_secret }),
+      });
+      if (!chain.success) {
+        throw new ValidationError(
+          issuesToErrors(chain.error.issues, 'body'),
+          'the chain this trigger resolves to is invalid',
+        );
+      }
+      const c = await this.deps.chains.create(principal, chain.data);
+      return {
+        message: 'Chain created from template',
+        data: {
+          id: c.id,
+          name: c.name,
+          status: c.status,
+          current_step: c.current_step,
+          template_id: template.id,
+          created_at: c.created_at,
+        },
+        meta: { ignored_keys: ignored },
+      };
     }
     const resolved = resolveActionTemplate(
       {
@@ -99,13 +142,6 @@ export class TemplateTrigger {
         'the action this trigger resolves to is invalid',
       );
     }
-    const principal: Principal = {
-      accountId: template.account_id,
-      plan: template.plan,
-      rateLimitFactor: template.rate_limit_factor,
-      keyId: `template:${template.id}`,
-      scopes: ['write'],
-    };
     const created = await this.deps.actions.create(principal, action.data);
     const a = created.action;
     return {

@@ -73,6 +73,9 @@ export const ActionSchema = defineEntity({
     jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
     gate: p.json<StoredGate>().nullable(),
+    /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
+    chainId: p.uuid().nullable(),
+    chainStepIndex: p.integer().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -108,7 +111,10 @@ export const CallbackDeliverySchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
-    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    /** The action the event is about; null for a chain's event. */
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade').nullable(),
+    /** The chain the event is about (chain.* events); the chain's rows are deleted with its account. */
+    chainId: p.uuid().nullable(),
     event: p.string().length(64),
     url: p.string().length(2048),
     envelope: p.json<Record<string, unknown>>(),

@@ -10,6 +10,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
@@ -17,6 +18,7 @@ import { TemplateSchema } from './template.js';
 export * from './account.js';
 export * from './action.js';
 export * from './approval.js';
+export * from './chain.js';
 export * from './contact.js';
 export * from './rate-limit.js';
 export * from './template.js';
@@ -39,5 +41,7 @@ export const entities = [
   OutboxMessageSchema,
   NotificationChannelSchema,
   TeamMemberSchema,
+  ChainSchema,
+  ChainStepSchema,
   TemplateSchema,
 ];

@@ -4,6 +4,8 @@ import { Migration20261121132145Actions } from './Migration20261121132145Actions
 import { Migration20261121133841RecurrenceIndex } from './Migration20261121133841RecurrenceIndex.js';
 import { Migration20261121134443Approvals } from './Migration20261121134443Approvals.js';
 import { Migration20261121153000JobDueAt } from './Migration20261121153000JobDueAt.js';
+import { Migration20261122233135Chains } from './Migration20261122233135Chains.js';
+import { Migration20261122234546ChainCallbacks } from './Migration20261122234546ChainCallbacks.js';
 import { Migration20261122234945_Templates } from './Migration20261122234945_Templates.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
@@ -13,5 +15,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121133841RecurrenceIndex', class: Migration20261121133841RecurrenceIndex },
   { name: 'Migration20261121134443Approvals', class: Migration20261121134443Approvals },
   { name: 'Migration20261121153000JobDueAt', class: Migration20261121153000JobDueAt },
+  { name: 'Migration20261122233135Chains', class: Migration20261122233135Chains },
+  { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546ChainCallbacks },
   { name: 'Migration20261122234945_Templates', class: Migration20261122234945_Templates },
 ];
