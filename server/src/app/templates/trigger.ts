@@ -6,17 +6,14 @@ import {
   resolveChainTemplate,
 } from '../../domain/template/placeholders.js';
 import { hashTriggerToken } from '../../domain/template/token.js';
-import {
-  findActiveByTokenHash,
-  recordFailedTrigger,
-  recordTrigger,
-  type TemplateRow,
-} from '../../persistence/templates.js';
+import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
 import type { ActionService } from '../actions/service.js';
 import type { ChainService } from '../chains/service.js';
 import { issuesToErrors, NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
+
+type TriggeredTemplate = NonNullable<Awaited<ReturnType<typeof findActiveByTokenHash>>>;
 
 /** Without a schedule in the trigger body the action runs in about a second (spec 4.3). */
 const DEFAULT_SCHEDULE = { wait: '1s' } as const;
@@ -56,22 +53,18 @@ export class TemplateTrigger {
     }
   }
 
-  private async create(
-    template: TemplateRow & { plan: Principal['plan']; rate_limit_factor: number },
-    body: unknown,
-  ): Promise<TriggerAnswer> {
+  private async create(template: TriggeredTemplate, body: unknown): Promise<TriggerAnswer> {
     const parsed = TriggerBody.safeParse(body ?? {});
     if (!parsed.success) throw new ValidationError(issuesToErrors(parsed.error.issues, 'body'));
     const { schedule, ...supplied } = parsed.data;
-
-    let values: Record<string, unknown>;
-    let ignored: string[];
+    let found: ReturnType<typeof placeholderValues>;
     try {
-      ({ values, ignored } = placeholderValues(template.placeholders, supplied));
+      found = placeholderValues(template.placeholders, supplied);
     } catch (err) {
       if (!(err instanceof MissingPlaceholderError)) throw err;
       throw new ValidationError(Object.fromEntries(err.names.map((n) => [n, ['is required']])), err.message);
     }
+    // The template's account creates it, as if through its own API.
     const principal: Principal = {
       accountId: template.account_id,
       plan: template.plan,
@@ -79,40 +72,61 @@ export class TemplateTrigger {
       keyId: `template:${template.id}`,
       scopes: ['write'],
     };
-    if (template.type === 'chain') {
-      // A chain starts at once: its steps carry their own delays, so `schedule` has nothing to apply to.
-      const resolved = resolveChainTemplate(
-        { name: template.name, chain_steps: template.chain_steps ?? [] },
-        values,
+    const meta = { ignored_keys: found.ignored };
+    return template.type === 'chain'
+      ? {
+          message: 'Chain created from template',
+          data: await this.startChain(template, found.values, principal),
+          meta,
+        }
+      : {
+          message: 'Action created from template',
+          data: await this.scheduleAction(template, found.values, schedule, principal),
+          meta,
+        };
+  }
+
+  /** A chain starts at once: its steps carry their own delays, so a trigger's `schedule` has nothing to apply to. */
+  private async startChain(
+    template: TriggeredTemplate,
+    values: Record<string, unknown>,
+    principal: Principal,
+  ) {
+    const resolved = resolveChainTemplate(
+      { name: template.name, chain_steps: template.chain_steps ?? [] },
+      values,
+    );
+    const body = ChainCreateBody.safeParse({
+      name: resolved.name,
+      steps: resolved.steps,
+      input: resolved.input,
+      ...(template.chain_error_handling !== null && { error_handling: template.chain_error_handling }),
+      ...(template.callback_url !== null && { callback_url: template.callback_url }),
+      ...(template.webhook_secret !== null && { webhook_secret: template.webhook_secret }),
+    });
+    if (!body.success) {
+      throw new ValidationError(
+        issuesToErrors(body.error.issues, 'body'),
+        'the chain this trigger resolves to is invalid',
       );
-      const chain = ChainCreateBody.safeParse({
-        name: resolved.name,
-        steps: resolved.steps,
-        input: resolved.input,
-        ...(template.chain_error_handling !== null && { error_handling: template.chain_error_handling }),
-        ...(template.callback_url !== null && { callback_url: template.callback_url }),
-        ...(template.webhook_secret !== null && { webhook_secret: template.webhook_secret }),
-      });
-      if (!chain.success) {
-        throw new ValidationError(
-          issuesToErrors(chain.error.issues, 'body'),
-          'the chain this trigger resolves to is invalid',
-        );
-      }
-      const c = await this.deps.chains.create(principal, chain.data);
-      return {
-        message: 'Chain created from template',
-        data: {
-          id: c.id,
-          name: c.name,
-          status: c.status,
-          current_step: c.current_step,
-          template_id: template.id,
-          created_at: c.created_at,
-        },
-        meta: { ignored_keys: ignored },
-      };
     }
+    const c = await this.deps.chains.create(principal, body.data);
+    return {
+      id: c.id,
+      name: c.name,
+      status: c.status,
+      current_step: c.current_step,
+      template_id: template.id,
+      created_at: c.created_at,
+    };
+  }
+
+  private async scheduleAction(
+    template: TriggeredTemplate,
+    values: Record<string, unknown>,
+    schedule: TriggerBody['schedule'],
+    principal: Principal,
+  ) {
     const resolved = resolveActionTemplate(
       {
         name: template.name,
@@ -122,7 +136,7 @@ export class TemplateTrigger {
       },
       values,
     );
-    const action = ActionCreateBody.safeParse({
+    const body = ActionCreateBody.safeParse({
       mode: template.mode ?? 'webhook',
       name: resolved.name,
       timezone: template.timezone,
@@ -136,25 +150,20 @@ export class TemplateTrigger {
       ...(template.callback_url !== null && { callback_url: template.callback_url }),
       ...(resolved.dedup_keys && resolved.dedup_keys.length > 0 && { dedup_keys: resolved.dedup_keys }),
     });
-    if (!action.success) {
+    if (!body.success) {
       throw new ValidationError(
-        issuesToErrors(action.error.issues, 'body'),
+        issuesToErrors(body.error.issues, 'body'),
         'the action this trigger resolves to is invalid',
       );
     }
-    const created = await this.deps.actions.create(principal, action.data);
-    const a = created.action;
+    const { action: a } = await this.deps.actions.create(principal, body.data);
     return {
-      message: 'Action created from template',
-      data: {
-        id: a.id,
-        name: a.name,
-        mode: a.mode,
-        status: a.status,
-        template_id: template.id,
-        created_at: a.created_at,
-      },
-      meta: { ignored_keys: ignored },
+      id: a.id,
+      name: a.name,
+      mode: a.mode,
+      status: a.status,
+      template_id: template.id,
+      created_at: a.created_at,
     };
   }
 }
