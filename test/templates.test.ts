@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, SchedApiError, type TemplateCreateBody, trigger as sdkTrigger } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { startSmtpServer } from './support/peers.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
-import { api, runCli, startServer, type TestServer } from './support/server.js';
+import { api, repoRoot, runCli, startServer, type TestServer } from './support/server.js';
 import { eventually } from './support/wait.js';
 
 /** A public trigger, as a form, a script or a no-code tool would send it: no Bearer header. */
@@ -449,6 +449,27 @@ describe('trigger rate limits and logs', () => {
     for (const token of tokens) {
       expect(output.includes(token)).toBe(false);
       expect(output.includes(token.slice(0, 16))).toBe(false);
+    }
+  });
+});
+
+describe('templates in the OpenAPI document', () => {
+  const doc = JSON.parse(readFileSync(join(repoRoot, 'docs', 'openapi.json'), 'utf8'));
+
+  it('declares the trigger without a security requirement, for JSON and form bodies', () => {
+    const op = doc.paths['/t/{token}'].post;
+    expect(op.security).toEqual([]);
+    expect(Object.keys(op.requestBody.content).sort()).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+    ]);
+    expect(Object.keys(op.responses).sort()).toEqual(['201', '403', '404', '422', '429']);
+  });
+
+  it('declares every template endpoint behind the Bearer key', () => {
+    for (const path of ['/v1/templates', '/v1/templates/limits', '/v1/templates/{id}']) {
+      for (const op of Object.values(doc.paths[path]) as { security: unknown }[])
+        expect(op.security).toEqual([{ bearerAuth: [] }]);
     }
   });
 });
