@@ -8,8 +8,8 @@ export const CHAIN_SCAN_INTERVAL_MS = 200;
 const BATCH = 100;
 
 /**
- * Drives chains: finds running steps whose action reached a terminal state or whose delay is due (persistence's
- * `chainsToAdvance`) and advances their chains. The database is the only trigger: an action's final state commits
+ * Drives chains: finds running steps that are due (a delay elapsed, or their action reached a final state, which a
+ * trigger on `actions` records on the step; persistence's `chainsToAdvance`) and advances their chains. The database is the only trigger: an action's final state commits
  * with the transaction that settled it, so a crash anywhere loses nothing, and a restart picks up where it stood.
  */
 export class ChainWorker {

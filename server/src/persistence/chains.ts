@@ -1,6 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChainState } from '@sched/contract';
-import { TERMINAL_STATES } from '../domain/action/states.js';
 import type { Plan } from '../domain/quota/plans.js';
 import type { Sql, Tables } from './database.js';
 
@@ -85,25 +84,30 @@ export async function listChains(
 }
 
 /**
- * Chains with a running step that has settled in the database: its action reached a terminal state, or its delay
- * is due. This is the engine's durable trigger: whatever moved the action (a delivery, an answer, a timeout, a
- * restart) committed that state, so nothing is lost between the action's transaction and the chain's.
+ * Chains whose running step is due: its delay has elapsed, or its action reached a final state (a trigger on
+ * `actions` sets the step's `due_at` in that same transaction; migration ChainStepSettled). This is the engine's
+ * durable trigger: nothing is lost between the action's transaction and the chain's, whatever crashes.
  */
 export async function chainsToAdvance(db: Sql, now: Date, limit: number): Promise<string[]> {
   const rows = await db
-    .selectFrom('chain_steps as s')
-    .leftJoin('actions as a', 'a.id', 's.action_id')
-    .select('s.chain_id')
-    .where('s.status', '=', 'running')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('s.action_id', 'is not', null), eb('a.status', 'in', TERMINAL_STATES)]),
-        eb('s.due_at', '<=', now),
-      ]),
-    )
+    .selectFrom('chain_steps')
+    .select('chain_id')
+    .where('status', '=', 'running')
+    .where('due_at', '<=', now)
+    .orderBy('due_at')
     .limit(limit)
     .execute();
   return rows.map((r) => r.chain_id);
+}
+
+/** A running step looked at too early (its action is live again, e.g. retried): it waits for the next final state. */
+export async function clearStepDue(db: Sql, chainId: string, index: number): Promise<void> {
+  await db
+    .updateTable('chain_steps')
+    .set({ due_at: null })
+    .where('chain_id', '=', chainId)
+    .where('index', '=', index)
+    .execute();
 }
 
 /** Keeps the whole response body of a chain step's successful HTTP call, for `{{steps.N.response...}}`. */

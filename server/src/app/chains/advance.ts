@@ -24,6 +24,7 @@ import {
   accountPlan,
   type ChainRow,
   type ChainStepRow,
+  clearStepDue,
   lockChain,
   stepsOf,
   updateChain,
@@ -82,7 +83,10 @@ export class ChainEngine {
     const running = steps.find((s) => s.status === 'running');
     if (running) {
       const settlement = await this.observe(db, running, now);
-      if (settlement === null) return;
+      if (settlement === null) {
+        if (running.type !== 'wait' && running.due_at) await clearStepDue(db, chain.id, running.index);
+        return;
+      }
       steps[running.index] = await this.settle(db, chain, running, settlement, now);
     }
     const accountPlanned = plan ?? (await accountPlan(db, chain.account_id));
