@@ -38,6 +38,7 @@ export interface RunningService {
   url: string | undefined;
   config: Config;
   role: Role;
+  database: Database;
   db: Db;
   orm: Orm;
   logger: Logger;
@@ -292,6 +293,7 @@ export async function startService(
     url,
     config,
     role,
+    database,
     db,
     orm,
     logger,
