@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ActionCreateBody, type GateInput } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
-import { insertAction } from '../../persistence/actions.js';
 import { approvalSql } from '../../persistence/approval-store.js';
+import { insertStepAction } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
@@ -101,7 +101,7 @@ export async function createStepAction(
   ) {
     return { ok: false, error: `the ${owner.plan} plan's ${allowance} actions a month are spent` };
   }
-  const row = await insertAction(db, {
+  const row = await insertStepAction(db, {
     id: randomUUID(),
     account_id: owner.accountId,
     name: p.name,
