@@ -28,6 +28,17 @@ export interface StepActionDeps {
   allowPrivateDestinations: boolean;
 }
 
+/** What a started HTTP or gate step runs: its request or gate, interpolated. */
+export type StepWork =
+  | {
+      kind: 'webhook';
+      request: ResolvedRequest;
+      max_attempts?: number | undefined;
+      retry_strategy?: 'exponential' | 'linear' | undefined;
+      webhook_secret?: string | undefined;
+    }
+  | { kind: 'approval'; gate: GateInput };
+
 /** The step's action was created; or the step cannot run, and why (shown as the step's `error`). */
 export type StepActionResult = { ok: true; actionId: string } | { ok: false; error: string };
 
@@ -47,15 +58,7 @@ const refused = (errors: Record<string, string[]>): StepActionResult => ({
 export async function createStepAction(
   db: Sql,
   owner: StepOwner,
-  work:
-    | {
-        kind: 'webhook';
-        request: ResolvedRequest;
-        max_attempts?: number | undefined;
-        retry_strategy?: 'exponential' | 'linear' | undefined;
-        webhook_secret?: string | undefined;
-      }
-    | { kind: 'approval'; gate: GateInput },
+  work: StepWork,
   now: Date,
   deps: StepActionDeps,
 ): Promise<StepActionResult> {
