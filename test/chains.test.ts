@@ -192,7 +192,13 @@ describe('chains', () => {
       name: 'skip-step',
       error_handling: 'skip_step',
       steps: [
-        { name: 'flaky', type: 'http_call', url: `${rx.url}/boom`, max_attempts: 2 },
+        {
+          name: 'flaky',
+          type: 'http_call',
+          url: `${rx.url}/boom`,
+          max_attempts: 2,
+          webhook_secret: 'flaky-secret-0123456789',
+        },
         {
           name: 'only if it worked',
           type: 'http_call',
@@ -209,7 +215,11 @@ describe('chains', () => {
     });
     expect(res.status).toBe(201);
     const done = await until(res.body.data.id, 'completed', 30_000);
-    expect(rx.to('/boom')).toHaveLength(2);
+    const attempts = rx.to('/boom');
+    expect(attempts).toHaveLength(2);
+    // At-least-once with a stable idempotency header: the retry carries the same webhook-id.
+    expect(attempts[0]!.headers['webhook-id']).toBeTypeOf('string');
+    expect(attempts[1]!.headers['webhook-id']).toBe(attempts[0]!.headers['webhook-id']);
     expect(done.steps[0]).toMatchObject({ status: 'skipped', outcome: 'failed', error: 'HTTP 500' });
     expect(done.steps[1]).toMatchObject({ status: 'skipped', outcome: 'skipped', error: null });
     expect(done.steps[2]).toMatchObject({ status: 'completed', outcome: 'executed' });
