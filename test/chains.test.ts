@@ -313,6 +313,28 @@ describe('chains', () => {
     expect(rx.to('/expired')).toHaveLength(0);
   });
 
+  it('a URL produced by interpolation is checked when the step starts', async () => {
+    const res = await create({
+      name: 'refused-url',
+      input: { target: 'ftp://files.example.com/drop' },
+      error_handling: 'skip_step',
+      steps: [
+        { name: 'send', type: 'http_call', url: '{{input.target}}' },
+        {
+          name: 'next',
+          type: 'http_call',
+          url: `${rx.url}/after-refused`,
+          condition: '{{steps.0.status}} == failed',
+        },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const done = await until(res.body.data.id, 'completed');
+    expect(done.steps[0]).toMatchObject({ status: 'skipped', outcome: 'failed', action_id: null });
+    expect(done.steps[0].error).toMatch(/^request\.url: must use https/);
+    expect(rx.to('/after-refused')).toHaveLength(1);
+  });
+
   it('cancel while a gate waits: the link answers 410 and later steps never run', async () => {
     const res = await create({
       name: 'cancel-gate',
