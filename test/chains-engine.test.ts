@@ -4,9 +4,11 @@ import { type ChainCallbacks, ChainEngine } from '../server/src/app/chains/advan
 import { ChainService } from '../server/src/app/chains/service.js';
 import type { ActionScheduler } from '../server/src/app/ports.js';
 import { lockAction, updateAction } from '../server/src/persistence/actions.js';
-import { chainsToAdvance, stepsOf } from '../server/src/persistence/chains.js';
+import { CHAIN_DUE_CHANNEL, chainsToAdvance, stepsOf } from '../server/src/persistence/chains.js';
+import { listen } from '../server/src/persistence/notifications.js';
 import { createDb } from '../server/src/persistence/db.js';
 import { openTestDatabase } from './support/in-process.js';
+import { eventually } from './support/wait.js';
 
 // The chain engine in-process on a real PostgreSQL with a fake clock and recording ports: advancing is idempotent,
 // a settled step never starts its successor twice, and a delay is a due time on the step (never scaled).
@@ -89,9 +91,18 @@ describe('chain engine (in-process, fake clock)', () => {
       'pending',
     ]);
 
-    // The action's final state marks the step due in its own transaction (the trigger on actions).
+    // The action's final state marks the step due in its own transaction (the trigger on actions), and
+    // notifies listening workers with the chain's id at commit.
+    const heard: string[] = [];
+    const listener = await listen(t.url, CHAIN_DUE_CHANNEL, {
+      payload: (id) => heard.push(id),
+      lost: () => undefined,
+    });
     await settle(first, 'executed');
     expect(await due()).toEqual([chain.id]);
+    await eventually(async () => heard.length > 0);
+    expect(heard).toEqual([chain.id]);
+    await listener.close();
     await Promise.all([engine.advance(chain.id), engine.advance(chain.id), engine.advance(chain.id)]);
     await engine.advance(chain.id);
     let steps = await stepsOf(t.database.sql, chain.id);

@@ -266,8 +266,9 @@ export async function startService(
         engine: chainEngine(workerDatabase),
         clock,
         logger,
+        databaseUrl: opened.url,
       });
-      chainWorker.start();
+      await chainWorker.start();
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));

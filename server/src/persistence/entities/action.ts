@@ -43,7 +43,8 @@ export const ActionSchema = defineEntity({
   triggers: [
     // A chain step's action reaching a final state marks the running step due in the same transaction, so the
     // chain engine's scan (persistence/chains.ts) finds it through one partial index, whatever finished the action.
-    // Due since 1970, not now(): due at once whatever the application's clock says.
+    // Due since 1970, not now(): due at once whatever the application's clock says. The NOTIFY (sent at commit)
+    // lets a listening worker advance the chain at once; the scan is the durable path.
     {
       name: 'chain_step_settled',
       timing: 'after',
@@ -51,7 +52,7 @@ export const ActionSchema = defineEntity({
       forEach: 'row',
       // Written as PostgreSQL prints it back, so the schema diff sees no change.
       when: '(new.chain_id IS NOT NULL)',
-      body: "if new.status in ('executed', 'failed', 'expired', 'cancelled') and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = 'running'; end if; return null",
+      body: "if new.status in ('executed', 'failed', 'expired', 'cancelled') and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = 'running'; perform pg_notify('sched_chain_due', new.chain_id::text); end if; return null",
     },
   ],
   properties: {
