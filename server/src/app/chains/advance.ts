@@ -7,6 +7,7 @@ import {
   expressionFailure,
   resolveGate,
   resolveHttpCall,
+  stepResponse,
 } from '../../domain/chain/resolve.js';
 import {
   assertChainTransition,
@@ -34,7 +35,6 @@ import type { Sql } from '../../persistence/database.js';
 import type { Clock, Store } from '../ports.js';
 import { createStepAction, type StepActionDeps, type StepWork } from './step-actions.js';
 import { chainContext } from './view.js';
-import { stepResponse } from '../../domain/chain/resolve.js';
 
 /** Records a chain event for the chain's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface ChainCallbacks {
