@@ -192,7 +192,13 @@ describe('chains', () => {
       name: 'skip-step',
       error_handling: 'skip_step',
       steps: [
-        { name: 'flaky', type: 'http_call', url: `${rx.url}/boom`, max_attempts: 2 },
+        {
+          name: 'flaky',
+          type: 'http_call',
+          url: `${rx.url}/boom`,
+          max_attempts: 2,
+          webhook_secret: 'flaky-secret-0123456789',
+        },
         {
           name: 'only if it worked',
           type: 'http_call',
@@ -209,7 +215,11 @@ describe('chains', () => {
     });
     expect(res.status).toBe(201);
     const done = await until(res.body.data.id, 'completed', 30_000);
-    expect(rx.to('/boom')).toHaveLength(2);
+    const attempts = rx.to('/boom');
+    expect(attempts).toHaveLength(2);
+    // At-least-once with a stable idempotency header: the retry carries the same webhook-id.
+    expect(attempts[0]!.headers['webhook-id']).toBeTypeOf('string');
+    expect(attempts[1]!.headers['webhook-id']).toBe(attempts[0]!.headers['webhook-id']);
     expect(done.steps[0]).toMatchObject({ status: 'skipped', outcome: 'failed', error: 'HTTP 500' });
     expect(done.steps[1]).toMatchObject({ status: 'skipped', outcome: 'skipped', error: null });
     expect(done.steps[2]).toMatchObject({ status: 'completed', outcome: 'executed' });
@@ -301,6 +311,28 @@ describe('chains', () => {
     expect(failed.steps[0].error).toContain('on_timeout: expire');
     expect(failed.steps[1].status).toBe('cancelled');
     expect(rx.to('/expired')).toHaveLength(0);
+  });
+
+  it('a URL produced by interpolation is checked when the step starts', async () => {
+    const res = await create({
+      name: 'refused-url',
+      input: { target: 'ftp://files.example.com/drop' },
+      error_handling: 'skip_step',
+      steps: [
+        { name: 'send', type: 'http_call', url: '{{input.target}}' },
+        {
+          name: 'next',
+          type: 'http_call',
+          url: `${rx.url}/after-refused`,
+          condition: '{{steps.0.status}} == failed',
+        },
+      ],
+    });
+    expect(res.status).toBe(201);
+    const done = await until(res.body.data.id, 'completed');
+    expect(done.steps[0]).toMatchObject({ status: 'skipped', outcome: 'failed', action_id: null });
+    expect(done.steps[0].error).toMatch(/^request\.url: must use https/);
+    expect(rx.to('/after-refused')).toHaveLength(1);
   });
 
   it('cancel while a gate waits: the link answers 410 and later steps never run', async () => {

@@ -40,6 +40,7 @@ export interface RunningService {
   url: string | undefined;
   config: Config;
   role: Role;
+  database: Database;
   db: Db;
   orm: Orm;
   logger: Logger;
@@ -284,8 +285,9 @@ export async function startService(
         engine: chainEngine(workerDatabase),
         clock,
         logger,
+        databaseUrl: opened.url,
       });
-      chainWorker.start();
+      await chainWorker.start();
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));
@@ -311,6 +313,7 @@ export async function startService(
     url,
     config,
     role,
+    database,
     db,
     orm,
     logger,

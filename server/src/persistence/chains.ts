@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChainState } from '@sched/contract';
-import { TERMINAL_STATES } from '../domain/action/states.js';
 import type { Plan } from '../domain/quota/plans.js';
+import type { ActionRow } from './actions.js';
 import type { Sql, Tables } from './database.js';
 
 /** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
@@ -85,26 +85,34 @@ export async function listChains(
 }
 
 /**
- * Chains with a running step that has settled in the database: its action reached a terminal state, or its delay
- * is due. This is the engine's durable trigger: whatever moved the action (a delivery, an answer, a timeout, a
- * restart) committed that state, so nothing is lost between the action's transaction and the chain's.
+ * Chains whose running step is due: its delay has elapsed, or its action reached a final state (a trigger on
+ * `actions` sets the step's `due_at` in that same transaction; migration ChainStepSettled). This is the engine's
+ * durable trigger: nothing is lost between the action's transaction and the chain's, whatever crashes.
  */
 export async function chainsToAdvance(db: Sql, now: Date, limit: number): Promise<string[]> {
   const rows = await db
-    .selectFrom('chain_steps as s')
-    .leftJoin('actions as a', 'a.id', 's.action_id')
-    .select('s.chain_id')
-    .where('s.status', '=', 'running')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('s.action_id', 'is not', null), eb('a.status', 'in', TERMINAL_STATES)]),
-        eb('s.due_at', '<=', now),
-      ]),
-    )
+    .selectFrom('chain_steps')
+    .select('chain_id')
+    .where('status', '=', 'running')
+    .where('due_at', '<=', now)
+    .orderBy('due_at')
     .limit(limit)
     .execute();
   return rows.map((r) => r.chain_id);
 }
+
+/** A running step looked at too early (its action is live again, e.g. retried): it waits for the next final state. */
+export async function clearStepDue(db: Sql, chainId: string, index: number): Promise<void> {
+  await db
+    .updateTable('chain_steps')
+    .set({ due_at: null })
+    .where('chain_id', '=', chainId)
+    .where('index', '=', index)
+    .execute();
+}
+
+/** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
+export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
 
 /** Keeps the whole response body of a chain step's successful HTTP call, for `{{steps.N.response...}}`. */
 export async function recordStepResponse(db: Sql, actionId: string, body: string): Promise<void> {
@@ -119,4 +127,12 @@ export async function accountPlan(db: Sql, accountId: string): Promise<Plan> {
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
   return row.plan;
+}
+
+/** Inserts the internal action that runs a chain's step (an action row naming its chain and step). */
+export async function insertStepAction(
+  db: Sql,
+  a: Insertable<Tables['actions']> & { chain_id: string; chain_step_index: number },
+): Promise<ActionRow> {
+  return db.insertInto('actions').values(a).returningAll().executeTakeFirstOrThrow();
 }

@@ -7,6 +7,7 @@ import {
   expressionFailure,
   resolveGate,
   resolveHttpCall,
+  stepResponse,
 } from '../../domain/chain/resolve.js';
 import {
   assertChainTransition,
@@ -24,6 +25,7 @@ import {
   accountPlan,
   type ChainRow,
   type ChainStepRow,
+  clearStepDue,
   lockChain,
   stepsOf,
   updateChain,
@@ -31,9 +33,8 @@ import {
 } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Clock, Store } from '../ports.js';
-import { createStepAction, type StepActionDeps } from './step-actions.js';
+import { createStepAction, type StepActionDeps, type StepWork } from './step-actions.js';
 import { chainContext } from './view.js';
-import { stepResponse } from '../../domain/chain/resolve.js';
 
 /** Records a chain event for the chain's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface ChainCallbacks {
@@ -74,7 +75,7 @@ export class ChainEngine {
     });
   }
 
-  /** In the caller's transaction, with the chain's row locked. */
+  /** In the caller's transaction, with the chain's row locked; `plan` when the caller knows it (a create). */
   async advanceLocked(db: Sql, locked: ChainRow, plan?: Plan): Promise<void> {
     let chain = locked;
     const steps = await stepsOf(db, chain.id);
@@ -82,10 +83,13 @@ export class ChainEngine {
     const running = steps.find((s) => s.status === 'running');
     if (running) {
       const settlement = await this.observe(db, running, now);
-      if (settlement === null) return;
+      if (settlement === null) {
+        if (running.type !== 'wait' && running.due_at) await clearStepDue(db, chain.id, running.index);
+        return;
+      }
       steps[running.index] = await this.settle(db, chain, running, settlement, now);
     }
-    const accountPlanned = plan ?? (await accountPlan(db, chain.account_id));
+    const stepPlan = plan ?? (await accountPlan(db, chain.account_id));
     for (;;) {
       const decision = decideNext(
         chain.status,
@@ -103,7 +107,7 @@ export class ChainEngine {
           updated_at: now,
         });
         const step = steps[move.step]!;
-        const started = await this.start(db, chain, step, steps, accountPlanned, now);
+        const started = await this.start(db, chain, step, steps, stepPlan, now);
         steps[move.step] = started;
         if (started.status === 'running') return;
         continue;
@@ -183,7 +187,7 @@ export class ChainEngine {
     const scope = chainScope(chain.input, chainContext(steps));
     const settleNow = (settlement: StepSettlement) => this.settle(db, chain, step, settlement, now);
     const def = step.definition;
-    let work: Parameters<typeof createStepAction>[2] | { kind: 'wait'; ms: number };
+    let work: StepWork | { kind: 'wait'; ms: number };
     try {
       if (!conditionHolds(def.condition, scope)) return settleNow({ kind: 'condition_false' });
       work = workOf(step.type, def, scope);
@@ -222,7 +226,7 @@ function workOf(
   type: StepType,
   def: ChainStepRow['definition'],
   scope: ReturnType<typeof chainScope>,
-): Parameters<typeof createStepAction>[2] | { kind: 'wait'; ms: number } {
+): StepWork | { kind: 'wait'; ms: number } {
   switch (type) {
     case 'webhook': {
       const http = def as HttpCallStepParsed;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ActionCreateBody, type GateInput } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
-import { insertAction } from '../../persistence/actions.js';
 import { approvalSql } from '../../persistence/approval-store.js';
+import { insertStepAction } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
@@ -28,6 +28,17 @@ export interface StepActionDeps {
   allowPrivateDestinations: boolean;
 }
 
+/** What a started HTTP or gate step runs: its request or gate, interpolated. */
+export type StepWork =
+  | {
+      kind: 'webhook';
+      request: ResolvedRequest;
+      max_attempts?: number | undefined;
+      retry_strategy?: 'exponential' | 'linear' | undefined;
+      webhook_secret?: string | undefined;
+    }
+  | { kind: 'approval'; gate: GateInput };
+
 /** The step's action was created; or the step cannot run, and why (shown as the step's `error`). */
 export type StepActionResult = { ok: true; actionId: string } | { ok: false; error: string };
 
@@ -47,15 +58,7 @@ const refused = (errors: Record<string, string[]>): StepActionResult => ({
 export async function createStepAction(
   db: Sql,
   owner: StepOwner,
-  work:
-    | {
-        kind: 'webhook';
-        request: ResolvedRequest;
-        max_attempts?: number | undefined;
-        retry_strategy?: 'exponential' | 'linear' | undefined;
-        webhook_secret?: string | undefined;
-      }
-    | { kind: 'approval'; gate: GateInput },
+  work: StepWork,
   now: Date,
   deps: StepActionDeps,
 ): Promise<StepActionResult> {
@@ -101,7 +104,7 @@ export async function createStepAction(
   ) {
     return { ok: false, error: `the ${owner.plan} plan's ${allowance} actions a month are spent` };
   }
-  const row = await insertAction(db, {
+  const row = await insertStepAction(db, {
     id: randomUUID(),
     account_id: owner.accountId,
     name: p.name,

@@ -7,6 +7,7 @@ import { Migration20261121153000JobDueAt } from './Migration20261121153000JobDue
 import { Migration20261122233135Chains } from './Migration20261122233135Chains.js';
 import { Migration20261122234546ChainCallbacks } from './Migration20261122234546ChainCallbacks.js';
 import { Migration20261122234945_Templates } from './Migration20261122234945_Templates.js';
+import { Migration20261123000813_ChainStepSettled } from './Migration20261123000813_ChainStepSettled.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122233135Chains', class: Migration20261122233135Chains },
   { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546ChainCallbacks },
   { name: 'Migration20261122234945_Templates', class: Migration20261122234945_Templates },
+  { name: 'Migration20261123000813_ChainStepSettled', class: Migration20261123000813_ChainStepSettled },
 ];
