@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
+import { configureChainsCommands } from './commands/chains.js';
 import { configureChannelsCommands } from './commands/channels.js';
 import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommands } from './commands/config.js';
@@ -11,6 +12,7 @@ import { configureOutboxCommands } from './commands/outbox.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { configureTeamMembersCommands } from './commands/team-members.js';
+import { configureTemplatesCommands } from './commands/templates.js';
 import { EXIT, reportError } from './runtime.js';
 
 /** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
@@ -35,12 +37,14 @@ export function buildProgram(): Command {
   configureContactsCommands(program);
   configureActionsCommands(program);
   configureApprovalsCommands(program);
+  configureChainsCommands(program);
   configureChannelsCommands(program);
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);
   configureQuotaCommand(program);
   configureConfigCommands(program);
   configureCompletionCommand(program);
+  configureTemplatesCommands(program);
   return program;
 }
 

@@ -1,8 +1,10 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
+import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { systemContract } from './routes/system.js';
+import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
 export * from './schemas/approval.js';
@@ -22,18 +24,21 @@ export const apiContract = c.router({
   system: systemContract,
   contacts: contactsContract,
   actions: actionsContract,
+  chains: chainsContract,
   quota: quotaContract,
   channels: channelsContract,
   teamMembers: teamMembersContract,
+  templates: templatesContract,
 });
 
 /**
  * The whole HTTP interface, for the OpenAPI document: the JSON API plus the response links, which the server
- * serves as pages (HTML or JSON by `Accept`) outside ts-rest.
+ * serves as pages (HTML or JSON by `Accept`) outside ts-rest, and the public template trigger.
  */
 export const contract = c.router({
   ...apiContract,
   responses: responsesContract,
+  trigger: triggerContract,
 });
 
 export type Contract = typeof contract;

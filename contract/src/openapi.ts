@@ -20,6 +20,8 @@ export interface RouteMeta {
   deprecated?: boolean;
   /** Extra text appended to the operation description. */
   notes?: string;
+  /** The body may also come as `application/x-www-form-urlencoded` (an HTML form posting straight to the route). */
+  formBody?: boolean;
 }
 
 type Io = 'input' | 'output';
@@ -30,7 +32,12 @@ const COMPONENT_PREFIX = '#/components/schemas/';
  * Turns the ts-rest contract into an OpenAPI 3.1 document. Schemas that carry a zod `id` become named components;
  * when a schema reads differently as input (defaults make fields optional) it gets a second component `<id>Input`.
  */
-export function buildOpenApiDocument(router: AppRouter, info: OpenAPIObject['info']): OpenAPIObject {
+export function buildOpenApiDocument(
+  router: AppRouter,
+  info: OpenAPIObject['info'],
+  /** Requests the service sends (callbacks), listed as OpenAPI 3.1 `webhooks` by event name. */
+  webhooks: Record<string, { summary: string; body: unknown }> = {},
+): OpenAPIObject {
   const builder = OpenApiBuilder.create({
     openapi: '3.1.0',
     info,
@@ -185,13 +192,31 @@ export function buildOpenApiDocument(router: AppRouter, info: OpenAPIObject['inf
       security: meta.auth === 'none' ? [] : [{ bearerAuth: [] }],
     };
     if ('body' in route && isSchema(route.body)) {
+      const schema = toSchema(route.body, 'input');
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toSchema(route.body, 'input') } },
+        content: {
+          'application/json': { schema },
+          ...(meta.formBody ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+        },
       };
     }
     const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     builder.addPath(openApiPath, { [route.method.toLowerCase()]: operation });
+  }
+
+  for (const [event, hook] of Object.entries(webhooks)) {
+    builder.addWebhook(event, {
+      post: {
+        operationId: event.replace(/\.(\w)/g, (_m, c: string) => c.toUpperCase()),
+        summary: hook.summary,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: toSchema(hook.body, 'output') } },
+        },
+        responses: { '200': { description: 'Any 2xx acknowledges; see docs/callbacks.md for retries.' } },
+      },
+    });
   }
 
   const doc = builder.getSpec();

@@ -2,6 +2,8 @@ import { apiContract as contract, type ContactCreate, type ContactUpdate } from 
 import { initClient } from '@ts-rest/core';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
+import { chainsApi } from './chains.js';
+import { templatesApi, trigger } from './templates.js';
 import { fetchApi } from './transport.js';
 import { unwrap } from './unwrap.js';
 
@@ -43,6 +45,8 @@ export function createClient(options: ClientOptions) {
       },
     },
     actions,
+    /** Chains of HTTP calls, approval gates and delays (Business plan). */
+    chains: chainsApi(raw),
     /** Approval actions from camelCase options (`buildApprovalBody`); read them back with `actions.get`. */
     approvals: approvalsApi(actions),
     /** Slack and Teams destinations for `channel:<id>` recipients (Business plan). */
@@ -54,7 +58,14 @@ export function createClient(options: ClientOptions) {
     coordinationKeys: () => coordinationKeys(raw),
     /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */
     respond: (link: string, input: RespondInput) => respond(link, input),
+    /** Saved actions and chains with placeholders, fired through their public trigger URLs. */
+    templates: templatesApi(raw),
+    /** Fires a trigger URL; the same as the standalone `trigger` (the API key is not sent). */
+    trigger: (url: string, values?: Record<string, unknown>, schedule?: Schedule) =>
+      trigger(url, values, schedule),
   };
 }
 
 export type SchedClient = ReturnType<typeof createClient>;
+type ContactDto = import('@sched/contract').Contact;
+type Schedule = import('./types.js').Schedule;

@@ -1,8 +1,19 @@
 export type { CreateActionResult, ExistingAction } from './actions.js';
 export type { ApprovalAttachment, ApprovalInput, RespondInput } from './approvals.js';
 export { buildApprovalBody, respond } from './approvals.js';
+export type {
+  CancelledChainResult,
+  Chain,
+  ChainCreateBody,
+  ChainListQuery,
+  ChainStatus,
+  ChainStep,
+  ChainSummary,
+} from './chains.js';
 export type { ClientOptions, SchedClient } from './client.js';
 export { createClient, createRawClient, unwrap } from './client.js';
+export type { TemplateListQuery } from './templates.js';
+export { trigger } from './templates.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
 export type {
@@ -40,6 +51,11 @@ export type {
   TeamMember,
   TeamMemberCreate,
   TeamMemberUpdate,
+  Template,
+  TemplateCreateBody,
+  TemplateSummary,
+  TemplateUpdateBody,
+  TriggerAnswer,
 } from './types.js';
 export type { SignatureScheme } from '@sched/contract';
 export type { WebhookHeaders, WebhookVerification, WebhookVerificationInput } from './webhooks.js';

@@ -101,3 +101,15 @@ export type TeamMemberCreate = z.input<typeof TeamMemberCreateSchema>;
 export type TeamMemberUpdate = z.input<typeof TeamMemberUpdateSchema>;
 /** What a response link accepts: `confirm`, `decline` or `snooze`. */
 export type Decision = z.infer<typeof ResponseInputSchema>['decision'];
+
+/*
+ * Templates (spec 4.3): `Template` is the detail view (token and URL masked except in the create answer),
+ * `TemplateSummary` a list entry, `TriggerAnswer` what a trigger URL answers.
+ */
+export type {
+  Template,
+  TemplateCreateBody,
+  TemplateSummary,
+  TemplateUpdateBody,
+  TriggerAnswer,
+} from '@sched/contract';

@@ -7,16 +7,22 @@ import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
 import { ActionService } from './app/actions/service.js';
+import { ChainEngine } from './app/chains/advance.js';
+import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
 import { ContactService } from './app/contacts.js';
 import { QuotaService } from './app/quota.js';
 import { RateLimiter } from './app/rate-limiter.js';
+import { TemplateService } from './app/templates/service.js';
+import { TemplateTrigger } from './app/templates/trigger.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { createCallbackOutbox } from './jobs/callbacks.js';
+import { createChainCallbackOutbox } from './jobs/chain-callbacks.js';
+import { ChainWorker } from './jobs/chain-worker.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createActionScheduler } from './jobs/scheduler.js';
@@ -115,6 +121,7 @@ export async function startService(
   let http: FastifyInstance | undefined;
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
+  let chainWorker: ChainWorker | undefined;
   let outbound: OutboundClient | undefined;
   let workerDatabase: Database | undefined;
   try {
@@ -125,16 +132,39 @@ export async function startService(
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    const chainCallbacks = createChainCallbackOutbox(queue, clock);
+    const chainEngine = (store: Database) =>
+      new ChainEngine({
+        store,
+        callbacks: chainCallbacks,
+        // The untyped port on the same ORM as `store`, so the gate's recipients commit in the engine's transaction.
+        legacy: createDb(store),
+        scheduler,
+        clock,
+        allowPrivateDestinations: config.allowPrivateDestinations,
+      });
     if (role !== 'worker') {
+      const actions = new ActionService(database, scheduler, clock, {
+        allowPrivateDestinations: config.allowPrivateDestinations,
+        counters: counterDatabase,
+        legacy: db,
+      });
+      const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
+        allowPrivateDestinations: config.allowPrivateDestinations,
+      });
       http = await buildHttpApp({
         logger,
         accounts,
         contacts: new ContactService(database),
-        actions: new ActionService(database, scheduler, clock, {
+        actions,
+        templates: new TemplateService({
+          store: database,
+          clock,
+          publicUrl: () => config.publicUrl,
           allowPrivateDestinations: config.allowPrivateDestinations,
-          counters: counterDatabase,
-          legacy: db,
         }),
+        trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
+        chains,
         quota: new QuotaService(db, clock),
         channels: new NotificationChannelService(database, {
           allowPrivateDestinations: config.allowPrivateDestinations,
@@ -250,6 +280,14 @@ export async function startService(
         clock,
       });
       await dispatcher.start();
+      chainWorker = new ChainWorker({
+        store: workerDatabase,
+        engine: chainEngine(workerDatabase),
+        clock,
+        logger,
+        databaseUrl: opened.url,
+      });
+      await chainWorker.start();
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));
@@ -257,6 +295,7 @@ export async function startService(
       maintenance.unref();
     }
   } catch (err) {
+    await chainWorker?.stop().catch(() => undefined);
     await dispatcher?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
@@ -282,6 +321,7 @@ export async function startService(
       stopping ??= (async () => {
         if (maintenance) clearInterval(maintenance);
         await http?.close();
+        await chainWorker?.stop();
         await dispatcher?.stop(config.shutdownTimeoutMs);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();

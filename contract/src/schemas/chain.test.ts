@@ -124,6 +124,7 @@ describe('views and callbacks', () => {
     error: null,
     started_at: '2026-01-01T00:00:00.000Z',
     completed_at: '2026-01-01T00:00:01.000Z',
+    action_id: '0b6c2a3e-0000-4000-8000-000000000002',
   };
 
   it('reads a detail view with context.steps.N', () => {
@@ -147,6 +148,7 @@ describe('views and callbacks', () => {
 
   it('tells the chain events apart by `event`', () => {
     const envelope = {
+      id: '0b6c2a3e-0000-4000-8000-000000000009',
       chain_id: '6d1c6f0e-8b43-4b8e-9a57-0f3a2b7c9d11',
       chain_name: 'c',
       timestamp: '2026-01-01T00:00:00.000Z',

@@ -156,6 +156,9 @@ export const ChainCreateBody = z
     callback_url: z.string().min(1).max(2048).optional().meta({
       description: 'Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed.',
     }),
+    webhook_secret: WebhookSecret.optional().meta({
+      description: "Signs the chain's callbacks (each http_call step has its own `webhook_secret`).",
+    }),
   })
   .meta({ id: 'ChainCreate' });
 export type ChainCreateBody = z.input<typeof ChainCreateBody>;
@@ -177,6 +180,10 @@ export const ChainStepView = z
       .meta({ description: 'Why the step failed, e.g. an expression without a value.' }),
     started_at: NullableTimestamp,
     completed_at: NullableTimestamp,
+    action_id: Uuid.nullable().meta({
+      description:
+        'The internal action running an HTTP or gate step (readable with GET /actions/{id}); null for a wait or a step not started.',
+    }),
   })
   .meta({ id: 'ChainStep' });
 export type ChainStepView = z.infer<typeof ChainStepView>;
@@ -252,6 +259,7 @@ export const ChainStepResult = z
 
 const chainEnvelope = <E extends ChainCallbackEvent, P extends z.ZodType>(event: E, payload: P) =>
   z.object({
+    id: Uuid.meta({ description: 'This event, the same on every retry of it (also sent as webhook-id).' }),
     event: z.literal(event),
     chain_id: Uuid,
     chain_name: z.string(),

@@ -9,6 +9,27 @@ export class AppError extends Error {
   }
 }
 
+/** A schema issue, as zod (and Standard Schema) report them. */
+interface Issue {
+  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+  message: string;
+}
+
+/** `['request', 'url']` → `request.url`; array indexes stay numeric (`dedup_keys.0`). */
+export function dottedPath(path: Issue['path']): string {
+  return (path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.');
+}
+
+/** Schema issues as the 422 `errors` map; an issue without a path is filed under `root`. */
+export function issuesToErrors(issues: readonly Issue[], root: string): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = dottedPath(issue.path) || root;
+    errors[key] = [...(errors[key] ?? []), issue.message];
+  }
+  return errors;
+}
+
 export class NotFoundError extends AppError {
   constructor(what = 'resource') {
     super(404, `${what} not found`);

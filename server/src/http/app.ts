@@ -13,11 +13,14 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
+import type { TemplateService } from '../app/templates/service.js';
+import type { TemplateTrigger } from '../app/templates/trigger.js';
 import { RateLimitedError } from '../app/errors.js';
 import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
@@ -27,19 +30,25 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
+import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
+import { templatesHandlers } from './handlers/templates.js';
+import { registerTriggerRoute } from './trigger.js';
 
 export interface HttpDeps {
   logger: Logger;
   accounts: AccountService;
   contacts: ContactService;
   actions: ActionService;
+  chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
   responses: ResponseService;
+  templates: TemplateService;
+  trigger: TemplateTrigger;
   /** Prometheus text for GET /metrics; guarded by a token when one is configured. */
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
@@ -154,6 +163,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
+  await registerTriggerRoute(app, {
+    trigger: deps.trigger,
+    rateLimiter: deps.rateLimiter,
+    rateLimitFactor: deps.rateLimitFactor,
+  });
+
   const router = s.router(apiContract, {
     system: {
       healthz: async () => ({ status: 200, body: { status: 'ok' } }),
@@ -166,9 +181,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
     contacts: contactsHandlers(deps.contacts),
     actions: actionsHandlers(deps.actions),
+    chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
+    templates: templatesHandlers(deps.templates),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

@@ -1,25 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestValidationError } from '@ts-rest/fastify';
-import { AppError, ValidationError } from '../app/errors.js';
+import { AppError, issuesToErrors, ValidationError } from '../app/errors.js';
 
-interface Issue {
-  path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
-  message: string;
-}
+export { issuesToErrors } from '../app/errors.js';
 
-/** `['request', 'url']` → `request.url`; array indexes stay numeric (`dedup_keys.0`). */
-export function dottedPath(path: Issue['path']): string {
-  return (path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.');
-}
-
-export function issuesToErrors(issues: readonly Issue[], root: string): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const key = dottedPath(issue.path) || root;
-    errors[key] = [...(errors[key] ?? []), issue.message];
-  }
-  return errors;
-}
+type Issue = Parameters<typeof issuesToErrors>[0][number];
 
 function issuesOf(e: unknown): Issue[] {
   return ((e as { issues?: Issue[] } | null)?.issues ?? []) as Issue[];

@@ -136,7 +136,8 @@ export async function listActions(
   f: ActionFilter,
   page: { limit: number; offset: number },
 ): Promise<{ total: number; rows: ActionRow[] }> {
-  let q = db.selectFrom('actions').where('account_id', '=', accountId);
+  // A chain's step actions are read through the chain (and by id), not listed.
+  let q = db.selectFrom('actions').where('account_id', '=', accountId).where('chain_id', 'is', null);
   if (f.status) q = q.where('status', '=', f.status);
   if (f.mode) q = q.where('mode', '=', f.mode);
   if (f.search) {

@@ -9,7 +9,9 @@ export async function insertCallback(
   c: {
     id: string;
     accountId: string;
-    actionId: string;
+    /** The action, or the chain (chain.* events), the event is about. */
+    actionId?: string;
+    chainId?: string;
     event: string;
     url: string;
     envelope: object;
@@ -21,7 +23,8 @@ export async function insertCallback(
     .values({
       id: c.id,
       account_id: c.accountId,
-      action_id: c.actionId,
+      action_id: c.actionId ?? null,
+      chain_id: c.chainId ?? null,
       event: c.event,
       url: c.url,
       envelope: c.envelope as Record<string, unknown>,
@@ -32,7 +35,7 @@ export async function insertCallback(
     .execute();
 }
 
-/** A callback with what its delivery needs from the action (the signing secret). */
+/** A callback with what its delivery needs from its action or chain (the signing secret). */
 export async function findCallback(
   db: Sql,
   id: string,
@@ -47,8 +50,10 @@ export async function findCallback(
 > {
   const row = await db
     .selectFrom('callback_deliveries as c')
-    .innerJoin('actions as a', 'a.id', 'c.action_id')
-    .select(['c.id', 'c.url', 'c.event', 'c.envelope', 'c.status', 'c.attempt_count', 'a.webhook_secret'])
+    .leftJoin('actions as a', 'a.id', 'c.action_id')
+    .leftJoin('chains as ch', 'ch.id', 'c.chain_id')
+    .select(['c.id', 'c.url', 'c.event', 'c.envelope', 'c.status', 'c.attempt_count'])
+    .select((eb) => eb.fn.coalesce('a.webhook_secret', 'ch.webhook_secret').as('webhook_secret'))
     .where('c.id', '=', id)
     .executeTakeFirst();
   return row ?? null;

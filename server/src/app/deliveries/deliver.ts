@@ -6,6 +6,7 @@ import { isRecurrenceFinished, nextOccurrence } from '../../domain/schedule/recu
 import { parseTimestamp } from '../../domain/schedule/resolve.js';
 import type { OutboundResult } from '../../outbound/http-client.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
+import { recordStepResponse } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
@@ -17,7 +18,7 @@ import {
 } from '../../persistence/deliveries.js';
 import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
-import { buildRequest, type OutboundRequest } from './request.js';
+import { buildRequest, EXCERPT_BYTES, type OutboundRequest } from './request.js';
 
 /** Spec 7: outgoing requests time out after 30 s. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -213,10 +214,14 @@ export class Deliveries {
       statusCode,
       outcome,
       error,
-      excerpt: result.kind === 'response' ? result.bodyExcerpt : null,
-      truncated: result.kind === 'response' ? result.bodyTruncated : false,
+      // A chain step reads a longer body (request.ts); the attempt log keeps its usual excerpt.
+      excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,
+      truncated:
+        result.kind === 'response'
+          ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
+          : false,
     };
-    if (outcome === 'success' && !row.recurrence && !row.callback_url) {
+    if (outcome === 'success' && !row.recurrence && !row.callback_url && !row.chain_id) {
       const to = assertTransition('executing', 'deliver_succeeded');
       if (await completeOneShot(this.p.store.sql, { ...attempt, to, now: this.p.clock() })) return;
     }
@@ -227,6 +232,9 @@ export class Deliveries {
       if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
       const now = this.p.clock();
       if (outcome === 'success') {
+        // Chain hook: the step keeps the whole body, committed with the action's success.
+        if (current.chain_id && result.kind === 'response')
+          await recordStepResponse(db, current.id, result.bodyExcerpt);
         await this.succeed(db, current, now, {
           response_code: statusCode,
           duration_ms: Math.round(result.durationMs),

@@ -3,6 +3,8 @@ import type { ActionRow } from '../../persistence/actions.js';
 
 /** Stored response excerpt of each attempt. */
 export const EXCERPT_BYTES = 2048;
+/** A chain step's whole response body is kept for `{{steps.N.response...}}`, up to this much. */
+export const CHAIN_RESPONSE_BYTES = 256 * 1024;
 
 export type OutboundRequest = ReturnType<typeof buildRequest>;
 
@@ -34,6 +36,6 @@ export function buildRequest(row: ActionRow, now: Date, timeoutMs: number) {
     headers,
     ...(hasBody ? { body } : {}),
     timeoutMs,
-    maxResponseBytes: EXCERPT_BYTES,
+    maxResponseBytes: row.chain_id ? CHAIN_RESPONSE_BYTES : EXCERPT_BYTES,
   };
 }

@@ -40,6 +40,21 @@ export const ActionSchema = defineEntity({
       expression: `create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "status" in ${sqlList(LIVE_STATES)}`,
     },
   ],
+  triggers: [
+    // A chain step's action reaching a final state marks the running step due in the same transaction, so the
+    // chain engine's scan (persistence/chains.ts) finds it through one partial index, whatever finished the action.
+    // Due since 1970, not now(): due at once whatever the application's clock says. The NOTIFY (sent at commit)
+    // lets a listening worker advance the chain at once; the scan is the durable path.
+    {
+      name: 'chain_step_settled',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'row',
+      // Written as PostgreSQL prints it back, so the schema diff sees no change.
+      when: '(new.chain_id IS NOT NULL)',
+      body: "if new.status in ('executed', 'failed', 'expired', 'cancelled') and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = 'running'; perform pg_notify('sched_chain_due', new.chain_id::text); end if; return null",
+    },
+  ],
   properties: {
     id: p.uuid().primary(),
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
@@ -73,6 +88,9 @@ export const ActionSchema = defineEntity({
     jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
     gate: p.json<StoredGate>().nullable(),
+    /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
+    chainId: p.uuid().nullable(),
+    chainStepIndex: p.integer().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -107,7 +125,10 @@ export const CallbackDeliverySchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
-    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
+    /** The action the event is about; null for a chain's event. */
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade').nullable(),
+    /** The chain the event is about (chain.* events); the chain's rows are deleted with its account. */
+    chainId: p.uuid().nullable(),
     event: p.string().length(64),
     url: p.string().length(2048),
     envelope: p.json<Record<string, unknown>>(),

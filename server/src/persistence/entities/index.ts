@@ -10,14 +10,18 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
+import { TemplateSchema } from './template.js';
 
 export * from './account.js';
 export * from './action.js';
 export * from './approval.js';
+export * from './chain.js';
 export * from './contact.js';
 export * from './rate-limit.js';
+export * from './template.js';
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities = [
@@ -37,4 +41,7 @@ export const entities = [
   OutboxMessageSchema,
   NotificationChannelSchema,
   TeamMemberSchema,
+  ChainSchema,
+  ChainStepSchema,
+  TemplateSchema,
 ];

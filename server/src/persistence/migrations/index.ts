@@ -4,6 +4,10 @@ import { Migration20261121132145Actions } from './Migration20261121132145Actions
 import { Migration20261121133841RecurrenceIndex } from './Migration20261121133841RecurrenceIndex.js';
 import { Migration20261121134443Approvals } from './Migration20261121134443Approvals.js';
 import { Migration20261121153000JobDueAt } from './Migration20261121153000JobDueAt.js';
+import { Migration20261122233135Chains } from './Migration20261122233135Chains.js';
+import { Migration20261122234546ChainCallbacks } from './Migration20261122234546ChainCallbacks.js';
+import { Migration20261122234945_Templates } from './Migration20261122234945_Templates.js';
+import { Migration20261123000813_ChainStepSettled } from './Migration20261123000813_ChainStepSettled.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -12,4 +16,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121133841RecurrenceIndex', class: Migration20261121133841RecurrenceIndex },
   { name: 'Migration20261121134443Approvals', class: Migration20261121134443Approvals },
   { name: 'Migration20261121153000JobDueAt', class: Migration20261121153000JobDueAt },
+  { name: 'Migration20261122233135Chains', class: Migration20261122233135Chains },
+  { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546ChainCallbacks },
+  { name: 'Migration20261122234945_Templates', class: Migration20261122234945_Templates },
+  { name: 'Migration20261123000813_ChainStepSettled', class: Migration20261123000813_ChainStepSettled },
 ];

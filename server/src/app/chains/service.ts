@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { CancelledChain, Chain, ChainCreateParsed, ChainSummary } from '@sched/contract';
+import type { z } from 'zod';
+import { assertTransition, isCancellable } from '../../domain/action/states.js';
+import { chainStepErrors } from '../../domain/chain/definition.js';
+import {
+  assertChainTransition,
+  assertStepTransition,
+  isChainCancellable,
+  stepsToCancel,
+  stepTypeAlias,
+} from '../../domain/chain/states.js';
+import { planLimits } from '../../domain/quota/plans.js';
+import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import { lockAction, updateAction } from '../../persistence/actions.js';
+import {
+  findChain,
+  insertChain,
+  listChains,
+  stepsOf,
+  updateChain,
+  updateStep,
+} from '../../persistence/chains.js';
+import type { Principal } from '../accounts.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import type { Clock, Store } from '../ports.js';
+import { type ChainCallbacks, type ChainEngine, stepResult } from './advance.js';
+import { chainSummary, chainView } from './view.js';
+
+type CancelledChainView = z.infer<typeof CancelledChain>;
+
+/** Use cases of chains: create (and start), list, read, cancel. Every query is scoped to the caller's account. */
+export class ChainService {
+  constructor(
+    private readonly store: Store,
+    private readonly engine: ChainEngine,
+    private readonly callbacks: ChainCallbacks,
+    private readonly clock: Clock,
+    private readonly options: { allowPrivateDestinations: boolean },
+  ) {}
+
+  async create(principal: Principal, body: ChainCreateParsed): Promise<Chain> {
+    if (!planLimits(principal.plan).chains) {
+      throw new ForbiddenError(
+        `chains need the business plan; this account is on the ${principal.plan} plan`,
+      );
+    }
+    const errors = chainStepErrors(body.steps, {
+      input: body.input,
+      urlSchemes: this.options.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'],
+    });
+    if (body.callback_url !== undefined) {
+      const check = checkDestinationUrl(body.callback_url, {
+        allowPrivate: this.options.allowPrivateDestinations,
+      });
+      if (!check.ok) errors.callback_url = [check.message];
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const now = this.clock();
+    const id = randomUUID();
+    return this.store.transaction(async (db) => {
+      const chain = await insertChain(
+        db,
+        {
+          id,
+          account_id: principal.accountId,
+          name: body.name,
+          status: 'pending',
+          current_step: 0,
+          input: body.input,
+          error_handling: body.error_handling,
+          callback_url: body.callback_url ?? null,
+          webhook_secret: body.webhook_secret ?? null,
+          created_at: now,
+          updated_at: now,
+        },
+        body.steps.map((step, index) => ({
+          id: randomUUID(),
+          chain_id: id,
+          index,
+          name: step.name,
+          type: stepTypeAlias(step.type),
+          definition: step,
+          status: 'pending',
+        })),
+      );
+      // The first step starts in the create's transaction: the chain is never left pending with nothing to run it.
+      await this.engine.advanceLocked(db, chain, principal.plan);
+      return this.view(db, principal.accountId, id);
+    });
+  }
+
+  async list(
+    accountId: string,
+    q: { status?: Chain['status'] | undefined; page: number; per_page: number },
+  ): Promise<{
+    data: ChainSummary[];
+    meta: { current_page: number; last_page: number; total: number; per_page: number };
+  }> {
+    const { total, rows } = await listChains(
+      this.store.sql,
+      accountId,
+      q.status ? { status: q.status } : {},
+      { limit: q.per_page, offset: (q.page - 1) * q.per_page },
+    );
+    return {
+      data: rows.map(chainSummary),
+      meta: {
+        current_page: q.page,
+        last_page: Math.max(1, Math.ceil(total / q.per_page)),
+        total,
+        per_page: q.per_page,
+      },
+    };
+  }
+
+  async get(accountId: string, id: string): Promise<Chain> {
+    return this.view(this.store.sql, accountId, id);
+  }
+
+  /**
+   * Cancels a pending or running chain: its pending and running steps become `cancelled`, and the running step's
+   * action is cancelled in the same transaction, so a waiting gate's links answer 410 at once. An HTTP request
+   * already on the wire finishes, but nothing follows it.
+   */
+  async cancel(accountId: string, id: string): Promise<CancelledChainView> {
+    return this.store.transaction(async (db) => {
+      const chain = await findChain(db, accountId, id, { forUpdate: true });
+      if (!chain) throw new NotFoundError('chain');
+      if (!isChainCancellable(chain.status)) {
+        throw new ConflictError(`chain ${chain.id} is ${chain.status} and cannot be cancelled`);
+      }
+      const now = this.clock();
+      const steps = await stepsOf(db, chain.id);
+      for (const index of stepsToCancel(steps.map((s) => s.status))) {
+        const step = steps[index]!;
+        if (step.action_id) {
+          const action = await lockAction(db, step.action_id);
+          if (action && isCancellable(action.status)) {
+            await updateAction(db, action.id, {
+              status: assertTransition(action.status, 'cancel'),
+              next_attempt_at: null,
+              lease_until: null,
+              last_error: 'the chain was cancelled',
+              updated_at: now,
+            });
+          }
+        }
+        steps[index] = await updateStep(db, chain.id, index, {
+          status: assertStepTransition(step.status, 'cancel'),
+          due_at: null,
+          completed_at: step.status === 'running' ? now : null,
+        });
+      }
+      const cancelled = await updateChain(db, chain.id, {
+        status: assertChainTransition(chain.status, 'cancel'),
+        completed_at: now,
+        updated_at: now,
+      });
+      await this.callbacks.enqueue(db, cancelled, 'chain.cancelled', {
+        status: 'cancelled',
+        current_step: cancelled.current_step,
+        steps: steps.map(stepResult),
+      });
+      return { id: chain.id, status: 'cancelled' as const };
+    });
+  }
+
+  private async view(db: Store['sql'], accountId: string, id: string): Promise<Chain> {
+    const chain = await findChain(db, accountId, id);
+    if (!chain) throw new NotFoundError('chain');
+    return chainView(chain, await stepsOf(db, chain.id));
+  }
+}

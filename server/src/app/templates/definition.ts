@@ -1,0 +1,138 @@
+import { type TemplateCreateParsed, templateShapeIssues } from '@sched/contract';
+import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
+import { isValidTimezone } from '../../domain/schedule/resolve.js';
+import { templatePlaceholderErrors } from '../../domain/template/placeholders.js';
+import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import type { TemplateRow } from '../../persistence/templates.js';
+
+/** What a template holds besides its identity, token and statistics: the columns a create or an update writes. */
+export type TemplateDefinition = Pick<
+  TemplateRow,
+  | 'name'
+  | 'description'
+  | 'type'
+  | 'mode'
+  | 'timezone'
+  | 'request_config'
+  | 'gate_config'
+  | 'max_attempts'
+  | 'retry_strategy'
+  | 'webhook_secret'
+  | 'callback_url'
+  | 'chain_steps'
+  | 'chain_error_handling'
+  | 'placeholders'
+  | 'dedup_keys'
+>;
+
+/** The fields an update body may carry: any subset of a create body's. */
+export type TemplateFields = Partial<TemplateCreateParsed>;
+
+const DEFINITION_KEYS = [
+  'name',
+  'description',
+  'type',
+  'mode',
+  'timezone',
+  'request_config',
+  'gate_config',
+  'max_attempts',
+  'retry_strategy',
+  'webhook_secret',
+  'callback_url',
+  'chain_steps',
+  'chain_error_handling',
+  'placeholders',
+  'dedup_keys',
+] as const satisfies readonly (keyof TemplateDefinition & keyof TemplateCreateParsed)[];
+
+export const EMPTY_DEFINITION: TemplateDefinition = {
+  name: '',
+  description: null,
+  type: 'action',
+  mode: null,
+  timezone: 'UTC',
+  request_config: null,
+  gate_config: null,
+  max_attempts: null,
+  retry_strategy: null,
+  webhook_secret: null,
+  callback_url: null,
+  chain_steps: null,
+  chain_error_handling: null,
+  placeholders: [],
+  dedup_keys: [],
+};
+
+/** `base` with every field the body supplies replaced (PUT changes only what it names). */
+export function mergeDefinition(base: TemplateDefinition, fields: TemplateFields): TemplateDefinition {
+  const merged: Record<string, unknown> = { ...base };
+  for (const key of DEFINITION_KEYS) if (fields[key] !== undefined) merged[key] = fields[key];
+  return merged as TemplateDefinition;
+}
+
+/**
+ * The 422 errors of a whole template, checked when it is saved (created, or as it stands after an update): its
+ * shape for its type and mode, max_attempts within the plan's cap, the timezone,
+ * placeholders used but not declared or out of place, and URLs no value could make acceptable (a URL without
+ * placeholders gets the full destination check at once).
+ */
+export function definitionErrors(
+  d: TemplateDefinition,
+  ctx: { plan: Plan; allowPrivateDestinations: boolean },
+): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (path: string, message: string) => {
+    errors[path] = [...(errors[path] ?? []), message];
+  };
+  const orUndefined = <T>(v: T | null) => v ?? undefined;
+  for (const issue of templateShapeIssues({
+    type: d.type,
+    mode: orUndefined(d.mode),
+    request_config: orUndefined(d.request_config),
+    gate_config: orUndefined(d.gate_config),
+    chain_steps: orUndefined(d.chain_steps),
+  })) {
+    add(issue.path.join('.'), issue.message);
+  }
+  if (!isValidTimezone(d.timezone)) add('timezone', 'must be an IANA timezone such as Europe/Paris');
+  const attempts = effectiveMaxAttempts(d.max_attempts, ctx.plan);
+  if (!attempts.ok) add('max_attempts', attempts.message);
+
+  const schemes = ctx.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'];
+  const placeholderErrors =
+    d.type === 'chain'
+      ? d.chain_steps
+        ? templatePlaceholderErrors(
+            { type: 'chain', config: { name: d.name, chain_steps: d.chain_steps } },
+            d.placeholders,
+            schemes,
+          )
+        : {}
+      : templatePlaceholderErrors(
+          {
+            type: 'action',
+            config: {
+              name: d.name,
+              request_config: orUndefined(d.request_config),
+              gate_config: orUndefined(d.gate_config),
+              dedup_keys: d.dedup_keys,
+            },
+          },
+          d.placeholders,
+          schemes,
+        );
+  for (const [path, messages] of Object.entries(placeholderErrors)) for (const m of messages) add(path, m);
+
+  const literal = (url: string | null | undefined) => url != null && !url.includes('{{');
+  const allowPrivate = ctx.allowPrivateDestinations;
+  if (d.type === 'action' && literal(d.request_config?.url) && !errors['request_config.url']) {
+    const check = checkDestinationUrl(d.request_config!.url, { allowPrivate });
+    if (!check.ok) add('request_config.url', check.message);
+  }
+  if (d.callback_url !== null) {
+    const check = checkDestinationUrl(d.callback_url, { allowPrivate });
+    if (!check.ok) add('callback_url', check.message);
+  }
+  return errors;
+}

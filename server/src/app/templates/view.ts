@@ -1,0 +1,53 @@
+import type { Template, TemplateSummary } from '@sched/contract';
+import { maskedToken, triggerUrl } from '../../domain/template/token.js';
+import type { TemplateRow } from '../../persistence/templates.js';
+
+/**
+ * The API's view of a template. `token` is the secret itself, known only when it was just made (create,
+ * regenerate); otherwise only its hash is stored and the view shows its first characters and `…`.
+ */
+export function templateView(row: TemplateRow, publicUrl: string, token?: string): Template {
+  const shown = token ?? maskedToken(row.token_prefix);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    mode: row.mode,
+    timezone: row.timezone,
+    request_config: row.request_config,
+    gate_config: row.gate_config,
+    max_attempts: row.max_attempts,
+    retry_strategy: row.retry_strategy,
+    signed: row.webhook_secret !== null,
+    callback_url: row.callback_url,
+    chain_steps: row.chain_steps,
+    chain_error_handling: row.chain_error_handling,
+    placeholders: row.placeholders,
+    dedup_keys: row.dedup_keys,
+    trigger_token: shown,
+    trigger_url: triggerUrl(publicUrl, shown),
+    is_active: row.is_active,
+    trigger_count: row.trigger_count,
+    failed_trigger_count: row.failed_trigger_count,
+    last_triggered_at: row.last_triggered_at?.toISOString() ?? null,
+    last_failed_at: row.last_failed_at?.toISOString() ?? null,
+    last_error: row.last_error,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function templateSummary(row: TemplateRow): TemplateSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    mode: row.mode,
+    is_active: row.is_active,
+    trigger_count: row.trigger_count,
+    last_triggered_at: row.last_triggered_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,91 @@
+import type { Logger } from 'pino';
+import type { ChainEngine } from '../app/chains/advance.js';
+import type { Clock, Store } from '../app/ports.js';
+import { CHAIN_DUE_CHANNEL, chainsToAdvance } from '../persistence/chains.js';
+import { type Listener, listen } from '../persistence/notifications.js';
+
+/** How often due running steps are looked for; a delay is taken up within about this long of its due time. */
+export const CHAIN_SCAN_INTERVAL_MS = 200;
+const BATCH = 100;
+
+/**
+ * Drives chains: finds running steps that are due (a delay elapsed, or their action reached a final state, which a
+ * trigger on `actions` records on the step; persistence's `chainsToAdvance`) and advances their chains. The scan is
+ * the durable trigger: the step's state commits with the transaction that settled its action, so a crash anywhere
+ * loses nothing. The same trigger NOTIFYs the chain's id at commit, so a listening worker advances it at once.
+ */
+export class ChainWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private listener: Listener | undefined;
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly o: {
+      store: Store;
+      engine: ChainEngine;
+      clock: Clock;
+      logger: Logger;
+      databaseUrl: string;
+      intervalMs?: number;
+    },
+  ) {}
+
+  async start(): Promise<void> {
+    await this.listen();
+    this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.listener?.close().catch(() => undefined);
+    await this.running;
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    this.listener = await listen(this.o.databaseUrl, CHAIN_DUE_CHANNEL, {
+      payload: (chainId) => this.advance(chainId),
+      lost: (err) => {
+        this.o.logger.warn({ err }, 'chain listener lost; reconnecting (the scan goes on meanwhile)');
+        this.listener = undefined;
+        setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+      },
+    });
+  }
+
+  private advance(chainId: string): void {
+    if (this.stopped || !chainId) return;
+    const work = this.o.engine.advance(chainId).catch((err: unknown) => {
+      this.o.logger.error({ err, chainId }, 'chain advance failed; retried on the next scan');
+    });
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work));
+  }
+
+  private loop(): void {
+    if (this.stopped) return;
+    this.running = this.scan()
+      .catch((err: unknown) => this.o.logger.warn({ err }, 'chain scan failed'))
+      .finally(() => {
+        if (!this.stopped)
+          this.timer = setTimeout(() => this.loop(), this.o.intervalMs ?? CHAIN_SCAN_INTERVAL_MS);
+      });
+  }
+
+  private async scan(): Promise<void> {
+    for (;;) {
+      const ids = await chainsToAdvance(this.o.store.sql, this.o.clock(), BATCH);
+      for (const id of new Set(ids)) {
+        if (this.stopped) return;
+        await this.o.engine.advance(id).catch((err: unknown) => {
+          this.o.logger.error({ err, chainId: id }, 'chain advance failed; retried on the next scan');
+        });
+      }
+      if (ids.length < BATCH) return;
+    }
+  }
+}

@@ -1,0 +1,138 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ChainState } from '@sched/contract';
+import type { Plan } from '../domain/quota/plans.js';
+import type { ActionRow } from './actions.js';
+import type { Sql, Tables } from './database.js';
+
+/** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
+export type ChainRow = Selectable<Tables['chains']>;
+export type NewChain = Insertable<Tables['chains']>;
+export type ChainChanges = Updateable<Tables['chains']> & { updated_at: Date };
+/** A `chain_steps` row. */
+export type ChainStepRow = Selectable<Tables['chain_steps']>;
+export type NewChainStep = Insertable<Tables['chain_steps']>;
+export type ChainStepChanges = Updateable<Tables['chain_steps']>;
+
+export async function insertChain(db: Sql, chain: NewChain, steps: NewChainStep[]): Promise<ChainRow> {
+  const row = await db.insertInto('chains').values(chain).returningAll().executeTakeFirstOrThrow();
+  await db.insertInto('chain_steps').values(steps).execute();
+  return row;
+}
+
+export async function findChain(
+  db: Sql,
+  accountId: string,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<ChainRow | null> {
+  const q = db.selectFrom('chains').selectAll().where('id', '=', id).where('account_id', '=', accountId);
+  return (await (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst()) ?? null;
+}
+
+/** Locks one chain for the engine (which works by id); another engine holding it answers null with `skipLocked`. */
+export async function lockChain(
+  db: Sql,
+  id: string,
+  opts: { skipLocked?: boolean } = {},
+): Promise<ChainRow | null> {
+  const q = db.selectFrom('chains').selectAll().where('id', '=', id).forUpdate();
+  return (await (opts.skipLocked ? q.skipLocked() : q).executeTakeFirst()) ?? null;
+}
+
+export async function stepsOf(db: Sql, chainId: string): Promise<ChainStepRow[]> {
+  return db.selectFrom('chain_steps').selectAll().where('chain_id', '=', chainId).orderBy('index').execute();
+}
+
+export async function updateChain(db: Sql, id: string, changes: ChainChanges): Promise<ChainRow> {
+  return db.updateTable('chains').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateStep(
+  db: Sql,
+  chainId: string,
+  index: number,
+  changes: ChainStepChanges,
+): Promise<ChainStepRow> {
+  return db
+    .updateTable('chain_steps')
+    .set(changes)
+    .where('chain_id', '=', chainId)
+    .where('index', '=', index)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** One page of an account's chains, newest first, and the total the filter matches. */
+export async function listChains(
+  db: Sql,
+  accountId: string,
+  f: { status?: ChainState },
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: ChainRow[] }> {
+  let q = db.selectFrom('chains').where('account_id', '=', accountId);
+  if (f.status) q = q.where('status', '=', f.status);
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+    q
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+  ]);
+  return { total: Number(count?.total ?? 0), rows };
+}
+
+/**
+ * Chains whose running step is due: its delay has elapsed, or its action reached a final state (a trigger on
+ * `actions` sets the step's `due_at` in that same transaction; migration ChainStepSettled). This is the engine's
+ * durable trigger: nothing is lost between the action's transaction and the chain's, whatever crashes.
+ */
+export async function chainsToAdvance(db: Sql, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('chain_steps')
+    .select('chain_id')
+    .where('status', '=', 'running')
+    .where('due_at', '<=', now)
+    .orderBy('due_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.chain_id);
+}
+
+/** A running step looked at too early (its action is live again, e.g. retried): it waits for the next final state. */
+export async function clearStepDue(db: Sql, chainId: string, index: number): Promise<void> {
+  await db
+    .updateTable('chain_steps')
+    .set({ due_at: null })
+    .where('chain_id', '=', chainId)
+    .where('index', '=', index)
+    .execute();
+}
+
+/** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
+export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
+
+/** Keeps the whole response body of a chain step's successful HTTP call, for `{{steps.N.response...}}`. */
+export async function recordStepResponse(db: Sql, actionId: string, body: string): Promise<void> {
+  await db.updateTable('chain_steps').set({ response: body }).where('action_id', '=', actionId).execute();
+}
+
+/** The plan of a chain's account: each step's action is checked against it when the step starts. */
+export async function accountPlan(db: Sql, accountId: string): Promise<Plan> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('plan')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.plan;
+}
+
+/** Inserts the internal action that runs a chain's step (an action row naming its chain and step). */
+export async function insertStepAction(
+  db: Sql,
+  a: Insertable<Tables['actions']> & { chain_id: string; chain_step_index: number },
+): Promise<ActionRow> {
+  return db.insertInto('actions').values(a).returningAll().executeTakeFirstOrThrow();
+}

@@ -1,0 +1,51 @@
+import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import type {
+  ACTION_MODES,
+  ChainStepParsed,
+  GateInput,
+  PlaceholderDefinition,
+  TemplateType,
+} from '@sched/contract';
+import { AccountSchema } from './account.js';
+import type { StoredRequest } from './stored.js';
+
+/**
+ * A template (spec 2.6): a saved action or chain with `{{placeholders}}`, fired through `POST /t/<token>`. Only the
+ * SHA-256 of the trigger token is kept (`token_hash`, looked up by equality); `token_prefix` lets a person tell
+ * URLs apart in masked views.
+ */
+export const TemplateSchema = defineEntity({
+  name: 'Template',
+  tableName: 'templates',
+  indexes: [{ properties: ['account', 'createdAt'] }],
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
+    name: p.string().length(255),
+    description: p.text().nullable(),
+    type: p.string().length(16).$type<TemplateType>(),
+    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>().nullable(),
+    timezone: p.string().length(64),
+    requestConfig: p.json<StoredRequest>().nullable(),
+    gateConfig: p.json<GateInput>().nullable(),
+    maxAttempts: p.integer().nullable(),
+    retryStrategy: p.string().length(16).$type<'exponential' | 'linear'>().nullable(),
+    webhookSecret: p.string().length(255).nullable(),
+    callbackUrl: p.string().length(2048).nullable(),
+    chainSteps: p.json<ChainStepParsed[]>().nullable(),
+    chainErrorHandling: p.string().length(16).$type<'fail_chain' | 'skip_step'>().nullable(),
+    placeholders: p.json<PlaceholderDefinition[]>(),
+    dedupKeys: p.array().default([]),
+    tokenHash: p.string().length(64).unique(),
+    tokenPrefix: p.string().length(16),
+    isActive: p.boolean().default(true),
+    triggerCount: p.integer().default(0),
+    failedTriggerCount: p.integer().default(0),
+    lastTriggeredAt: p.datetime().nullable(),
+    lastFailedAt: p.datetime().nullable(),
+    lastError: p.text().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+export type TemplateEntity = InferEntity<typeof TemplateSchema>;
