@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../server/src/persistence/database.js';
 import { createDb, type Db } from '../server/src/persistence/db.js';
-import { createOrm, migrateUp, nativePool, type Orm } from '../server/src/persistence/orm.js';
+import { createOrm, migrateUp, type Orm } from '../server/src/persistence/orm.js';
 import { QUEUES, startJobQueue, type JobQueue } from '../server/src/jobs/queue.js';
 import { ANNOUNCE_WINDOW_MS, createActionScheduler } from '../server/src/jobs/scheduler.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -14,6 +15,7 @@ describe('scheduling jobs in the look-ahead window', () => {
   let database: TestDatabase;
   let orm: Orm;
   let db: Db;
+  let store: Database;
   let queue: JobQueue;
   let accountId: string;
 
@@ -21,7 +23,8 @@ describe('scheduling jobs in the look-ahead window', () => {
     database = await createTestDatabase('scheduling');
     orm = await createOrm({ databaseUrl: database.url });
     await migrateUp(orm);
-    db = createDb(await nativePool(orm));
+    store = new Database(orm);
+    db = createDb(store);
     const logger = { error: () => undefined } as unknown as Parameters<typeof startJobQueue>[0]['logger'];
     queue = await startJobQueue({ databaseUrl: database.url, role: 'api', logger });
     accountId = randomUUID();
@@ -37,7 +40,7 @@ describe('scheduling jobs in the look-ahead window', () => {
     await database?.drop();
   });
 
-  const scheduler = () => createActionScheduler(queue);
+  const scheduler = () => createActionScheduler(queue, () => new Date());
 
   async function newAction(dueAt: Date, status = 'scheduled'): Promise<string> {
     const id = randomUUID();
@@ -85,25 +88,25 @@ describe('scheduling jobs in the look-ahead window', () => {
 
   it('the scan writes the job as the attempt comes near, once, and resolves the action', async () => {
     const far = await newAction(new Date(Date.now() + 3_600_000));
-    const entered = await scheduler().enqueueEntering(db);
+    const entered = await scheduler().enqueueEntering(store);
     expect(entered.map((e) => e.id)).not.toContain(far);
 
     // Time passes: the attempt is now 30 s away.
     const due = new Date(Date.now() + 30_000);
     await db.query('update actions set next_attempt_at = $2 where id = $1', [far, due]);
-    const first = await scheduler().enqueueEntering(db);
+    const first = await scheduler().enqueueEntering(store);
     expect(first).toContainEqual({ id: far, dueMs: due.getTime() });
     expect((await jobsOf(far)).map((d) => d.getTime())).toEqual([due.getTime()]);
     expect((await rowOf(far)).status).toBe('resolved');
 
-    await scheduler().enqueueEntering(db);
+    await scheduler().enqueueEntering(store);
     expect(await jobsOf(far)).toHaveLength(1);
   });
 
   it('a retry moved to a new time gets a job for that time when it comes near', async () => {
     const first = new Date(Date.now() + 5_000);
     const id = await newAction(first);
-    await scheduler().enqueueEntering(db);
+    await scheduler().enqueueEntering(store);
     expect(await jobsOf(id)).toHaveLength(1);
 
     // The attempt failed and the retry policy chose a time 45 s on; its job waits for the scan.
@@ -112,7 +115,7 @@ describe('scheduling jobs in the look-ahead window', () => {
       id,
       retryAt,
     ]);
-    const entered = await scheduler().enqueueEntering(db);
+    const entered = await scheduler().enqueueEntering(store);
     expect(entered).toContainEqual({ id, dueMs: retryAt.getTime() });
     expect((await jobsOf(id)).map((d) => d.getTime())).toEqual([first.getTime(), retryAt.getTime()]);
   });
@@ -123,17 +126,18 @@ describe('scheduling jobs in the look-ahead window', () => {
       id,
       new Date(Date.now() + ANNOUNCE_WINDOW_MS / 2),
     ]);
-    const client = await db.pool.connect();
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
     try {
       await client.query('begin');
       await client.query('select 1 from actions where id = $1 for update', [id]);
-      const entered = await scheduler().enqueueEntering(db);
+      const entered = await scheduler().enqueueEntering(store);
       expect(entered.map((e) => e.id)).not.toContain(id);
       await client.query('rollback');
     } finally {
-      client.release();
+      await client.end();
     }
-    const entered = await scheduler().enqueueEntering(db);
+    const entered = await scheduler().enqueueEntering(store);
     expect(entered.map((e) => e.id)).toContain(id);
     expect(await jobsOf(id)).toHaveLength(1);
   });
@@ -144,19 +148,21 @@ describe('scheduling jobs in the look-ahead window', () => {
       `update actions set status = 'cancelled', next_attempt_at = now() + interval '10 seconds' where id = $1`,
       [id],
     );
-    await scheduler().enqueueEntering(db);
+    await scheduler().enqueueEntering(store);
     expect(await jobsOf(id)).toEqual([]);
   });
 
   it('a prepared statement still answers after another process changed the table it returns', async () => {
     // One connection, so the statement prepared by the first read is the one the later reads meet.
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-    const one = createDb(pool);
+    const single = new Database(await createOrm({ databaseUrl: database.url, poolSize: 1 }));
+    const one = createDb(single);
     try {
       await one.query('create table prepared_probe (id int primary key)');
       await one.query('insert into prepared_probe values (1)');
-      const read = () => one.query('select * from prepared_probe');
-      const readInTransaction = () => one.transaction((tx) => tx.query('select * from prepared_probe'));
+      // Statements with parameters are the ones sent as named prepared statements.
+      const read = () => one.query('select * from prepared_probe where id = $1', [1]);
+      const readInTransaction = () =>
+        one.transaction((tx) => tx.query('select * from prepared_probe where id = $1', [1]));
       expect(await read()).toEqual([{ id: 1 }]);
       expect(await readInTransaction()).toEqual([{ id: 1 }]);
       // A migration from another process: the prepared `select *` now returns a different row type.
@@ -171,7 +177,7 @@ describe('scheduling jobs in the look-ahead window', () => {
         expect(await read()).toEqual([{ id: 1, label: null }]);
       }
     } finally {
-      await pool.end();
+      await single.close();
     }
   });
 });

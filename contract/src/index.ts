@@ -12,6 +12,7 @@ export * from './schemas/contact.js';
 export * from './schemas/template.js';
 export { Health } from './routes/system.js';
 export * from './signatures.js';
+export * from './vocabulary.js';
 
 const c = initContract();
 

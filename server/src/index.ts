@@ -6,6 +6,6 @@ export { parseScopes, SCOPES } from './domain/auth/api-key.js';
 export type { Scope } from './domain/auth/api-key.js';
 export { createLogger } from './logger.js';
 export { openDatabase, startService } from './main.js';
-export type { Database, RunningService } from './main.js';
+export type { OpenDatabase as Database, RunningService } from './main.js';
 export { PLANS } from './persistence/entities/account.js';
 export type { Plan } from './persistence/entities/account.js';

@@ -1,9 +1,10 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import type { Logger } from 'pino';
 import { AccountService } from './app/accounts.js';
+import { Deliveries } from './app/deliveries/deliver.js';
+import { createWaits } from './app/waits.js';
 import { ActionService } from './app/actions/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
@@ -15,23 +16,17 @@ import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
-import { DeliveryEngine } from './jobs/delivery-engine.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
+import { Database } from './persistence/database.js';
 import { createDb, type Db } from './persistence/db.js';
+import { dueBacklog } from './persistence/schedule.js';
 import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
-import {
-  createOrm,
-  migrateUp,
-  nativePool,
-  type Orm,
-  pendingMigrations,
-  withApplicationName,
-} from './persistence/orm.js';
+import { createOrm, migrateUp, type Orm, pendingMigrations, withApplicationName } from './persistence/orm.js';
 
 export interface RunningService {
   /** The listening address, when the role serves HTTP. */
@@ -45,9 +40,10 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export interface Database {
+export interface OpenDatabase {
   url: string;
   orm: Orm;
+  database: Database;
   db: Db;
   close(): Promise<void>;
 }
@@ -56,7 +52,7 @@ export interface Database {
 export async function openDatabase(
   config: Config,
   opts: { appName: string; poolSize?: number; log?: (m: string) => void },
-): Promise<Database> {
+): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? null
     : await ensureEmbeddedPostgres({ dataDir: config.dataDir, ...(opts.log ? { log: opts.log } : {}) });
@@ -67,12 +63,13 @@ export async function openDatabase(
       ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
       ...(opts.log ? { log: opts.log } : {}),
     });
-    const db = createDb(await nativePool(orm));
-    await migrateWithLock(db, orm);
+    const database = new Database(orm);
+    await migrateWithLock(database);
     return {
       url,
       orm,
-      db,
+      database,
+      db: createDb(database),
       async close() {
         await orm.close(true);
         await embedded?.release();
@@ -85,15 +82,8 @@ export async function openDatabase(
 }
 
 /** Several processes may start at once: one applies migrations while the others wait. */
-async function migrateWithLock(db: Db, orm: Orm): Promise<void> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('select pg_advisory_lock(7420000)');
-    await migrateUp(orm);
-  } finally {
-    await client.query('select pg_advisory_unlock(7420000)').catch(() => undefined);
-    client.release();
-  }
+async function migrateWithLock(database: Database): Promise<void> {
+  await database.withSessionLock(7420000, () => migrateUp(database.orm));
 }
 
 export async function startService(
@@ -101,35 +91,33 @@ export async function startService(
   role: Role,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
-  const database = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
-  const { db, orm } = database;
-  const accounts = new AccountService(db);
+  const opened = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
+  const { db, orm, database } = opened;
+  // The one clock of the process: every decision that depends on "now" reads it.
+  const clock = () => new Date();
+  const accounts = new AccountService(database, clock);
   // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
-  const counterPool = new pg.Pool({
-    connectionString: database.url,
-    max: 8,
-    options: '-c synchronous_commit=off',
-  });
-  counterPool.on('error', (err) => logger.warn({ err }, 'counter pool connection error'));
-  const counters = createDb(counterPool);
-  const rateLimiter = new RateLimiter(counters);
+  const counterDatabase = new Database(
+    await createOrm({ databaseUrl: opened.url, poolSize: 8, sessionOptions: '-c synchronous_commit=off' }),
+  );
+  const rateLimiter = new RateLimiter(counterDatabase, clock);
 
   const created = await accounts.ensureDefaultAccount();
   if (created) announceDefaultAccount(config, created.apiKey, logger);
 
-  const clock = () => new Date();
+  const waits = createWaits(config.timeScale);
   const metrics = createMetrics();
   let queue: JobQueue | undefined;
   let http: FastifyInstance | undefined;
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
   let outbound: OutboundClient | undefined;
-  let workerPool: pg.Pool | undefined;
+  let workerDatabase: Database | undefined;
   try {
     queue = await startJobQueue({
-      databaseUrl: database.url,
+      databaseUrl: opened.url,
       role,
       logger,
     });
@@ -140,9 +128,10 @@ export async function startService(
         logger,
         accounts,
         contacts: new ContactService(orm),
-        actions: new ActionService(db, scheduler, clock, {
+        actions: new ActionService(database, scheduler, clock, {
           allowPrivateDestinations: config.allowPrivateDestinations,
-          counters,
+          counters: counterDatabase,
+          legacy: db,
         }),
         quota: new QuotaService(db, clock),
         channels: new NotificationChannelService(db, {
@@ -159,12 +148,9 @@ export async function startService(
         metrics: {
           token: config.metricsToken,
           render: async () => {
-            const [backlog] = await db.query<{ depth: number; oldest: number }>(
-              `select count(*)::int as depth, coalesce(extract(epoch from now() - min(next_attempt_at)), 0)::float8 as oldest
-                 from actions where status in ('scheduled', 'resolved') and next_attempt_at <= now()`,
-            );
-            metrics.queueDepth.set(backlog?.depth ?? 0);
-            metrics.oldestDue.set(Math.max(0, backlog?.oldest ?? 0));
+            const backlog = await dueBacklog(database.sql, clock());
+            metrics.queueDepth.set(backlog.depth);
+            metrics.oldestDue.set(backlog.oldestSeconds);
             return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
           },
         },
@@ -192,9 +178,7 @@ export async function startService(
     }
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
-      workerPool = new pg.Pool({ connectionString: database.url, max: 10 });
-      workerPool.on('error', (err) => logger.warn({ err }, 'worker pool connection error'));
-      const workerDb = createDb(workerPool);
+      workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10 }));
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(process.env, {
@@ -217,36 +201,39 @@ export async function startService(
         timeScale: config.timeScale,
         publicUrl: () => config.publicUrl,
       });
-      const engine = new DeliveryEngine({
-        approvals,
-        db: workerDb,
+      const deliveries = new Deliveries({
+        store: workerDatabase,
         scheduler,
         callbacks: callbackOutbox,
         outbound: guarded,
-        metrics,
-        logger,
         clock,
-        timeScale: config.timeScale,
+        waits,
+        events: {
+          fired: (mode, seconds) => metrics.fireLateness.observe({ mode }, seconds),
+          attempted: (outcome) => metrics.deliveries.inc({ outcome }),
+          retried: () => metrics.retries.inc(),
+        },
+        approvals,
       });
       const callbacks = new CallbackDeliverer({
-        db: workerDb,
+        store: workerDatabase,
         queue,
         outbound: guarded,
-        timeScale: config.timeScale,
+        waits,
         metrics,
         logger,
         clock,
       });
       dispatcher = new Dispatcher({
-        db: workerDb,
-        databaseUrl: database.url,
+        store: workerDatabase,
+        databaseUrl: opened.url,
         queue,
         scheduler,
-        engine,
+        deliveries,
         callbacks,
         approvals,
         logger,
-        timeScale: config.timeScale,
+        clock,
       });
       await dispatcher.start();
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
@@ -259,9 +246,9 @@ export async function startService(
     await dispatcher?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
-    await workerPool?.end().catch(() => undefined);
-    await counterPool.end().catch(() => undefined);
-    await database.close().catch(() => undefined);
+    await workerDatabase?.close().catch(() => undefined);
+    await counterDatabase.close().catch(() => undefined);
+    await opened.close().catch(() => undefined);
     throw err;
   }
 
@@ -283,9 +270,9 @@ export async function startService(
         await dispatcher?.stop(config.shutdownTimeoutMs);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
-        await workerPool?.end().catch(() => undefined);
-        await counterPool.end().catch(() => undefined);
-        await database.close();
+        await workerDatabase?.close().catch(() => undefined);
+        await counterDatabase.close().catch(() => undefined);
+        await opened.close();
       })();
       return stopping;
     },

@@ -1310,7 +1310,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `pending_resolution` is the former name of `scheduled`. */
-                status?: "scheduled" | "pending_resolution" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "cancelled" | "expired";
+                status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
                 /** @description `immediate` and `gated` are the legacy names of `webhook` and `approval`. */
                 mode?: "webhook" | "approval" | "immediate" | "gated";
                 /** @description Case-insensitive match in name and description. */

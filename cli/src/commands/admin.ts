@@ -19,5 +19,5 @@ export async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise
 
 export async function withAccounts<T>(fn: (accounts: AccountService) => Promise<T>): Promise<T> {
   const { AccountService } = await serverModule();
-  return withDatabase((d) => fn(new AccountService(d.db)));
+  return withDatabase((d) => fn(new AccountService(d.database)));
 }

@@ -1,43 +1,33 @@
 import { z } from 'zod';
 import { GateInput, GateView, Recipient, ReminderEvent } from './approval.js';
+import {
+  ACTION_MODES,
+  ACTION_STATES,
+  DELIVERY_OUTCOMES,
+  HTTP_METHODS,
+  LEGACY_ACTION_MODES,
+  LEGACY_ACTION_STATES,
+  NOT_MET_POLICIES,
+  ON_CREATE_RULES,
+  ON_EXECUTE_CONDITIONS,
+  PLANS,
+  RECURRENCE_END_TYPES,
+  RECURRENCE_UNITS,
+  RETRY_STRATEGIES,
+  SCHEDULE_PRESETS,
+} from '../vocabulary.js';
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
-export const ActionStatus = z
-  .enum([
-    'scheduled',
-    'resolved',
-    'executing',
-    'awaiting_response',
-    'executed',
-    'failed',
-    'expired',
-    'cancelled',
-  ])
-  .meta({ id: 'ActionStatus' });
-export const ActionMode = z.enum(['webhook', 'approval']).meta({ id: 'ActionMode' });
+export const ActionStatus = z.enum(ACTION_STATES).meta({ id: 'ActionStatus' });
+export const ActionMode = z.enum(ACTION_MODES).meta({ id: 'ActionMode' });
 /** Input accepts the legacy names of spec 9 (`immediate` = webhook, `gated` = approval); answers use current names. */
-const ModeInput = z.enum(['webhook', 'approval', 'immediate', 'gated']);
-export const RetryStrategy = z.enum(['exponential', 'linear']).meta({ id: 'RetryStrategy' });
-export const HttpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).meta({ id: 'HttpMethod' });
-
-export const SCHEDULE_PRESETS = [
-  'tomorrow',
-  'next_week',
-  'next_monday',
-  'next_tuesday',
-  'next_wednesday',
-  'next_thursday',
-  'next_friday',
-  'next_saturday',
-  'next_sunday',
-  '1h',
-  '2h',
-  '4h',
-  '1d',
-  '3d',
-  '1w',
-] as const;
+const ModeInput = z.enum([
+  ...ACTION_MODES,
+  ...(Object.keys(LEGACY_ACTION_MODES) as (keyof typeof LEGACY_ACTION_MODES)[]),
+]);
+export const RetryStrategy = z.enum(RETRY_STRATEGIES).meta({ id: 'RetryStrategy' });
+export const HttpMethod = z.enum(HTTP_METHODS).meta({ id: 'HttpMethod' });
 
 export const Schedule = z
   .object({
@@ -75,18 +65,13 @@ export const HttpRequestConfig = z
 export const Coordination = z
   .object({
     on_create: z
-      .enum(['skip_if_exists', 'replace_existing', 'cancel_and_replace'])
+      .enum(ON_CREATE_RULES)
       .optional()
       .meta({ description: '`cancel_and_replace` is an alias of `replace_existing`.' }),
     on_execute: z
       .object({
-        condition: z.enum([
-          'skip_if_previous_pending',
-          'execute_if_previous_failed',
-          'execute_if_previous_succeeded',
-          'wait_for_previous',
-        ]),
-        on_condition_not_met: z.enum(['cancel', 'reschedule', 'fail']).optional(),
+        condition: z.enum(ON_EXECUTE_CONDITIONS),
+        on_condition_not_met: z.enum(NOT_MET_POLICIES).optional(),
         reschedule_delay: z.number().int().min(60).max(86400).default(300),
         max_reschedules: z.number().int().min(1).max(100).default(10),
       })
@@ -97,8 +82,8 @@ export const Coordination = z
 export const Recurrence = z
   .object({
     frequency: z.number().int().min(1),
-    unit: z.enum(['m', 'h', 'd', 'w', 'M']),
-    end_type: z.enum(['never', 'count', 'date']),
+    unit: z.enum(RECURRENCE_UNITS),
+    end_type: z.enum(RECURRENCE_END_TYPES),
     max_occurrences: z.number().int().min(2).optional(),
     end_date: z.string().optional(),
   })
@@ -173,7 +158,7 @@ export const DeliveryAttempt = z
       .meta({ description: 'started_at minus due_at: how punctual the attempt was.' }),
     duration_ms: z.number().int(),
     status_code: z.number().int().nullable(),
-    outcome: z.enum(['success', 'retryable', 'permanent']),
+    outcome: z.enum(DELIVERY_OUTCOMES),
     error: z.string().nullable(),
     response_excerpt: z
       .string()
@@ -249,23 +234,12 @@ export type ActionSummary = z.infer<typeof ActionSummary>;
 
 export const ActionListQuery = z.object({
   status: z
-    .enum([
-      'scheduled',
-      'pending_resolution',
-      'resolved',
-      'executing',
-      'awaiting_response',
-      'executed',
-      'failed',
-      'cancelled',
-      'expired',
-    ])
+    .enum([...ACTION_STATES, ...(Object.keys(LEGACY_ACTION_STATES) as (keyof typeof LEGACY_ACTION_STATES)[])])
     .optional()
     .meta({ description: '`pending_resolution` is the former name of `scheduled`.' }),
-  mode: z
-    .enum(['webhook', 'approval', 'immediate', 'gated'])
-    .optional()
-    .meta({ description: '`immediate` and `gated` are the legacy names of `webhook` and `approval`.' }),
+  mode: ModeInput.optional().meta({
+    description: '`immediate` and `gated` are the legacy names of `webhook` and `approval`.',
+  }),
   search: z
     .string()
     .max(255)
@@ -311,7 +285,7 @@ export const Quota = z
     sms: z.object({ used: z.number().int(), limit: z.number().int() }),
     emails: z.object({ used: z.number().int(), limit: z.number().int() }),
     ai_suggestions: z.object({ used: z.number().int(), limit: z.number().int(), percentage: z.number() }),
-    plan: z.enum(['free', 'pro', 'business']),
+    plan: z.enum(PLANS),
     resets_at: Timestamp,
   })
   .meta({ id: 'Quota', description: '`limit: null` means unlimited.' });

@@ -1,5 +1,21 @@
-import type { ActionRow } from '../persistence/action-store.js';
-import type { Sql } from '../persistence/db.js';
+import type { ActionRow } from '../persistence/actions.js';
+import type { Sql } from '../persistence/database.js';
+import type { Sql as LegacySql } from '../persistence/db.js';
+
+/**
+ * The database as use cases see it: typed SQL (`sql`, on the current transaction) and a transaction helper; the
+ * persistence functions take the `db` it hands out. Implemented by persistence/database.ts `Database`.
+ */
+export interface Store {
+  readonly sql: Sql;
+  transaction<T>(fn: (db: Sql) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The connection a scheduling port writes on: the caller's transaction. Code not yet moved to typed SQL passes the
+ * untyped port of persistence/db.ts, which runs on the same transaction.
+ */
+export type TxSql = Sql | LegacySql;
 
 /**
  * Makes an action's next attempt durable work: a queued job at its due time (and a nudge to workers' timers),
@@ -7,7 +23,7 @@ import type { Sql } from '../persistence/db.js';
  * window, the job is written when that time comes near.
  */
 export interface ActionScheduler {
-  schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
+  schedule(tx: TxSql, actionId: string, dueAt: Date): Promise<void>;
   /** Whether `schedule` writes anything for this due time now (a later one is picked up as it comes near). */
   writesAt(dueAt: Date): boolean;
 }
@@ -17,11 +33,16 @@ export type CallbackEvent = 'action.executed' | 'action.failed' | 'action.expire
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {
   enqueue(
-    tx: Sql,
+    tx: TxSql,
     action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
     event: CallbackEvent,
     payload: Record<string, unknown>,
   ): Promise<void>;
+}
+
+/** Sends the messages of an approval gate's round when its action fires (jobs/approval-engine.ts). */
+export interface GateRounds {
+  sendRound(row: ActionRow): Promise<void>;
 }
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */

@@ -1,7 +1,7 @@
 import type { Quota } from '@sched/contract';
 import { monthPeriod, type Plan, planLimits } from '../domain/quota/plans.js';
 import type { Db } from '../persistence/db.js';
-import { periodKey, usageSql } from '../persistence/usage-store.js';
+import { periodKey, usageOf } from '../persistence/usage-counters.js';
 import { AppError } from './errors.js';
 import type { Clock } from './ports.js';
 
@@ -24,7 +24,7 @@ export class QuotaService {
   async get(accountId: string, plan: Plan): Promise<Quota> {
     const now = this.clock();
     const period = monthPeriod(now);
-    const used = await usageSql.usage(this.db, accountId, periodKey(period));
+    const used = await usageOf(this.db.typed, accountId, periodKey(period));
     const limits = planLimits(plan);
     const ai = used.ai_suggestions ?? 0;
     return {

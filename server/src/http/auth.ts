@@ -52,7 +52,7 @@ export function authenticate(deps: AuthDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const token = bearerToken(request.headers.authorization);
     const names: RateLimitName[] = ['authenticated', ...(deps.routeLimits?.(request) ?? [])];
-    const now = new Date();
+    const now = deps.rateLimiter.clock();
     // One statement finds the key's holder and counts the request against the holder's limits.
     const counted = token ? await deps.rateLimiter.hitAsKeyHolder(hashApiKey(token), names, now) : null;
     if (!counted) {

@@ -14,7 +14,7 @@ import { monthPeriod, planLimits } from '../domain/quota/plans.js';
 import type { ActionRow, StoredGate } from '../persistence/action-store.js';
 import { approvalSql, type RecipientRow } from '../persistence/approval-store.js';
 import type { Db, Sql } from '../persistence/db.js';
-import { periodKey, type UsageMetric, usageSql } from '../persistence/usage-store.js';
+import { consumeUsage, periodKey, type UsageMetric } from '../persistence/usage-counters.js';
 import { type JobQueue, QUEUES } from './queue.js';
 
 export interface ApprovalEngineDeps {
@@ -252,7 +252,9 @@ export class ApprovalEngine {
           : metric === 'sms'
             ? quota.limits.smsPerMonth
             : quota.limits.chatMessagesPerMonth;
-      if (!(await usageSql.consume(db, row.account_id, quota.period, metric, limit))) {
+      if (
+        !(await consumeUsage(db.typed, { accountId: row.account_id, period: quota.period, metric, limit }))
+      ) {
         await approvalSql.logNotification(db, {
           actionId: row.id,
           recipientId: r.id,

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { signRequest } from '@sched/contract';
 import type { Logger } from 'pino';
-import type { CallbackEvent, CallbackOutbox, Clock } from '../app/ports.js';
+import type { CallbackEvent, CallbackOutbox, Clock, Store, TxSql } from '../app/ports.js';
+import type { Waits } from '../app/waits.js';
 import { classifyAttempt } from '../domain/delivery/outcome.js';
 import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../domain/delivery/retry-policy.js';
 import type { Metrics } from '../metrics.js';
 import type { OutboundClient } from '../outbound/http-client.js';
-import type { ActionRow } from '../persistence/action-store.js';
-import type { Db, Sql } from '../persistence/db.js';
+import type { ActionRow } from '../persistence/actions.js';
+import { findCallback, insertCallback, recordCallbackAttempt } from '../persistence/callback-deliveries.js';
+import { typedOf } from '../persistence/db.js';
 import { type JobQueue, QUEUES } from './queue.js';
 
 export const CALLBACK_TIMEOUT_MS = 30_000;
@@ -16,7 +18,7 @@ export const CALLBACK_TIMEOUT_MS = 30_000;
 export function createCallbackOutbox(queue: JobQueue, clock: Clock): CallbackOutbox {
   return {
     async enqueue(
-      tx: Sql,
+      tx: TxSql,
       action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
       event: CallbackEvent,
       payload: Record<string, unknown>,
@@ -32,24 +34,19 @@ export function createCallbackOutbox(queue: JobQueue, clock: Clock): CallbackOut
         timestamp: clock().toISOString(),
         payload,
       };
-      await tx.query(
-        `insert into callback_deliveries (id, account_id, action_id, event, url, envelope, status, attempt_count, created_at)
-         values ($1, $2, $3, $4, $5, $6, 'pending', 0, now())`,
-        [id, action.account_id, action.id, event, action.callback_url, JSON.stringify(envelope)],
-      );
-      await queue.send(QUEUES.callback, { callbackId: id }, { tx });
+      const db = typedOf(tx);
+      await insertCallback(db, {
+        id,
+        accountId: action.account_id,
+        actionId: action.id,
+        event,
+        url: action.callback_url,
+        envelope,
+        now: clock(),
+      });
+      await queue.send(QUEUES.callback, { callbackId: id }, { db });
     },
   };
-}
-
-interface CallbackRow {
-  id: string;
-  url: string;
-  event: string;
-  envelope: Record<string, unknown>;
-  status: string;
-  attempt_count: number;
-  webhook_secret: string | null;
 }
 
 /**
@@ -60,10 +57,10 @@ interface CallbackRow {
 export class CallbackDeliverer {
   constructor(
     private readonly deps: {
-      db: Db;
+      store: Store;
       queue: JobQueue;
       outbound: OutboundClient;
-      timeScale: number;
+      waits: Waits;
       metrics: Metrics;
       logger: Logger;
       clock: Clock;
@@ -71,12 +68,8 @@ export class CallbackDeliverer {
   ) {}
 
   async deliver(callbackId: string): Promise<void> {
-    const { db, outbound, metrics } = this.deps;
-    const [row] = await db.query<CallbackRow>(
-      `select c.id, c.url, c.event, c.envelope, c.status, c.attempt_count, a.webhook_secret
-         from callback_deliveries c join actions a on a.id = c.action_id where c.id = $1`,
-      [callbackId],
-    );
+    const { store, outbound, metrics } = this.deps;
+    const row = await findCallback(store.sql, callbackId);
     if (row?.status !== 'pending') return;
     const body = JSON.stringify(row.envelope);
     const now = this.deps.clock();
@@ -117,21 +110,24 @@ export class CallbackDeliverer {
             : 'abandoned';
     const error =
       result.kind === 'response' ? (status === 'delivered' ? null : `HTTP ${result.status}`) : result.message;
-    await db.transaction(async (tx) => {
-      await tx.query(
-        `update callback_deliveries set status = $2::text, attempt_count = $3, last_status_code = $4, last_error = $5,
-           delivered_at = case when $2::text = 'delivered' then now() else null end
-         where id = $1 and status = 'pending'`,
-        [row.id, status, attempts, result.kind === 'response' ? result.status : null, error],
-      );
+    await store.transaction(async (db) => {
+      const statusCode = result.kind === 'response' ? result.status : null;
+      await recordCallbackAttempt(db, {
+        id: row.id,
+        status,
+        attempts,
+        statusCode,
+        error,
+        now: this.deps.clock(),
+      });
       if (status === 'pending') {
-        const wait =
-          (EXPONENTIAL_WAITS_MS[attempts] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!) /
-          this.deps.timeScale;
+        const wait = this.deps.waits.wait(
+          EXPONENTIAL_WAITS_MS[attempts] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!,
+        );
         await this.deps.queue.send(
           QUEUES.callback,
           { callbackId: row.id },
-          { startAfter: new Date(now.getTime() + wait), tx },
+          { startAfter: new Date(now.getTime() + wait), db },
         );
       }
     });

@@ -1,22 +1,23 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Db } from '../persistence/db.js';
+import type { Deliveries } from '../app/deliveries/deliver.js';
+import type { Clock, Store } from '../app/ports.js';
+import { resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import type { CallbackDeliverer } from './callbacks.js';
-import type { DeliveryEngine } from './delivery-engine.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
 export interface DispatcherOptions {
-  db: Db;
+  store: Store;
   databaseUrl: string;
   queue: JobQueue;
   scheduler: WindowScheduler;
-  engine: DeliveryEngine;
+  deliveries: Deliveries;
   callbacks: CallbackDeliverer;
   approvals?: ApprovalEngine;
   logger: Logger;
-  timeScale: number;
+  clock: Clock;
   /** How often due actions are scanned for timers (and `scheduled` ones promoted to `resolved`). */
   scanIntervalMs?: number;
 }
@@ -50,7 +51,7 @@ export class Dispatcher {
         burstWhenBatchFull: true,
       },
       async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.o.engine.fire(j.data.actionId))));
+        await Promise.all(jobs.map((j) => this.track(this.o.deliveries.fire(j.data.actionId))));
       },
     );
     await boss.work<{ callbackId: string }>(
@@ -108,11 +109,11 @@ export class Dispatcher {
 
   private arm(actionId: string, dueMs: number): void {
     if (this.stopped || this.timers.has(actionId)) return;
-    const delay = Math.max(0, dueMs - Date.now());
+    const delay = Math.max(0, dueMs - this.o.clock().getTime());
     if (delay > ANNOUNCE_WINDOW_MS) return;
     const timer = setTimeout(() => {
       this.timers.delete(actionId);
-      void this.track(this.o.engine.fire(actionId)).catch(() => undefined);
+      void this.track(this.o.deliveries.fire(actionId)).catch(() => undefined);
     }, delay);
     this.timers.set(actionId, timer);
   }
@@ -148,16 +149,11 @@ export class Dispatcher {
   }
 
   private async scan(): Promise<void> {
-    await this.o.scheduler.enqueueEntering(this.o.db);
-    // Constants stay literals: a prepared statement's generic plan must still see the range of actions_due_index.
-    const due = await this.o.db.query<{ id: string; due: string }>(
-      `select id, (extract(epoch from next_attempt_at) * 1000)::bigint as due from actions
-        where status = 'resolved' and next_attempt_at <= now() + interval '${ANNOUNCE_WINDOW_MS} milliseconds'
-        order by next_attempt_at limit 10000`,
-    );
-    for (const row of due) this.arm(row.id, Number(row.due));
+    await this.o.scheduler.enqueueEntering(this.o.store);
+    const until = new Date(this.o.clock().getTime() + ANNOUNCE_WINDOW_MS);
+    for (const row of await resolvedDueBefore(this.o.store.sql, until)) this.arm(row.id, row.dueMs);
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.
     this.scans += 1;
-    if (this.scans % 5 === 0) await this.o.engine.sweepExpiredLeases();
+    if (this.scans % 5 === 0) await this.o.deliveries.sweepExpiredLeases();
   }
 }

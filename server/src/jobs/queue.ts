@@ -1,6 +1,8 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import type { Sql } from '../persistence/db.js';
+import { CompiledQuery } from 'kysely';
+import type { Sql } from '../persistence/database.js';
+import { type Sql as LegacySql, typedOf } from '../persistence/db.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
 export const QUEUES = Object.freeze({
@@ -21,10 +23,11 @@ export interface JobQueue {
   send(
     queue: string,
     data: object,
-    options: { startAfter?: Date; singletonKey?: string; tx?: Sql },
+    /** `db`: the caller's connection (its transaction); `tx` is the same through the untyped port of db.ts. */
+    options: { startAfter?: Date; singletonKey?: string; db?: Sql; tx?: LegacySql },
   ): Promise<string | null>;
   /** Enqueues several jobs in one statement, inside the caller's transaction. */
-  sendMany(queue: string, jobs: { data: object; startAfter: Date }[], tx: Sql): Promise<void>;
+  sendMany(queue: string, jobs: { data: object; startAfter: Date }[], db: Sql): Promise<void>;
   stop(opts: { graceful: boolean; timeoutMs: number }): Promise<void>;
 }
 
@@ -63,9 +66,11 @@ export async function startJobQueue(opts: {
         if (!String(err).includes('already exists')) throw err;
       });
   }
-  // pg-boss runs its statements on the caller's transaction through this adapter.
-  const inTransaction = (tx: Sql) => ({
-    executeSql: async (text: string, values?: unknown[]) => ({ rows: await tx.query(text, values) }),
+  // pg-boss runs its statements on the caller's connection (its transaction) through this adapter.
+  const inTransaction = (db: Sql) => ({
+    executeSql: async (text: string, values?: unknown[]) => ({
+      rows: (await db.executeQuery(CompiledQuery.raw(text, values ?? []))).rows,
+    }),
   });
   return {
     boss,
@@ -73,11 +78,11 @@ export async function startJobQueue(opts: {
       return boss.send(queue, data, {
         ...(o.startAfter ? { startAfter: o.startAfter } : {}),
         ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
-        ...(o.tx ? { db: inTransaction(o.tx) } : {}),
+        ...(o.db || o.tx ? { db: inTransaction(o.db ?? typedOf(o.tx!)) } : {}),
       });
     },
-    async sendMany(queue, jobs, tx) {
-      await boss.insert(queue, jobs, { db: inTransaction(tx) });
+    async sendMany(queue, jobs, db) {
+      await boss.insert(queue, jobs, { db: inTransaction(db) });
     },
     async stop({ graceful, timeoutMs }) {
       await boss.stop({ graceful, timeout: timeoutMs });

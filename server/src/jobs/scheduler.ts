@@ -1,6 +1,7 @@
-import type { ActionScheduler } from '../app/ports.js';
+import type { ActionScheduler, Clock, Store, TxSql } from '../app/ports.js';
 import { assertTransition } from '../domain/action/states.js';
-import { asDate, type Sql } from '../persistence/db.js';
+import { typedOf } from '../persistence/db.js';
+import { markJobWritten, takeEnteringWindow } from '../persistence/schedule.js';
 import type { JobQueue } from './queue.js';
 import { QUEUES } from './queue.js';
 
@@ -29,11 +30,9 @@ export interface EnteringAttempt {
 export interface WindowScheduler extends ActionScheduler {
   /**
    * Writes the jobs of attempts that have come within the window since the last scan (and promotes `scheduled`
-   * actions to `resolved`), in one transaction; answers every attempt it touched, for timers.
+   * actions to `resolved`), in one transaction per batch; answers every attempt it touched, for timers.
    */
-  enqueueEntering(db: {
-    transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
-  }): Promise<EnteringAttempt[]>;
+  enqueueEntering(store: Store): Promise<EnteringAttempt[]>;
 }
 
 /**
@@ -42,55 +41,38 @@ export interface WindowScheduler extends ActionScheduler {
  * commit, so a worker arms a timer at once), otherwise by the scan when it comes within it. The `actions` table
  * stays the only source of truth: a restart loses nothing, because the next scan finds whatever has no job yet.
  */
-export function createActionScheduler(
-  queue: JobQueue,
-  clock: () => Date = () => new Date(),
-): WindowScheduler {
+export function createActionScheduler(queue: JobQueue, clock: Clock): WindowScheduler {
   const writesAt = (dueAt: Date) => dueAt.getTime() - clock().getTime() <= ANNOUNCE_WINDOW_MS;
   return {
     writesAt,
-    async schedule(tx: Sql, actionId: string, dueAt: Date) {
+    async schedule(tx: TxSql, actionId: string, dueAt: Date) {
       if (!writesAt(dueAt)) return;
-      await queue.send(QUEUES.actionDue, { actionId }, { startAfter: dueAt, tx });
-      await tx.query(
-        `with marked as (update actions set job_due_at = $3 where id = $1)
-         select pg_notify($2, $1 || ',' || $4)`,
-        [actionId, DUE_CHANNEL, dueAt, String(dueAt.getTime())],
-      );
+      const db = typedOf(tx);
+      await queue.send(QUEUES.actionDue, { actionId }, { startAfter: dueAt, db });
+      await markJobWritten(db, { actionId, dueAt, channel: DUE_CHANNEL });
     },
 
-    async enqueueEntering(db) {
+    async enqueueEntering(store) {
       const touched: EnteringAttempt[] = [];
       for (;;) {
-        const batch = await db.transaction(async (tx) => {
-          // Locked rows are someone else's transition in progress (a claim, a cancel): the next scan sees them.
-          // The constants are literals, not parameters: a generic plan of this prepared statement must still be able
-          // to use the partial index actions_due_index (with a parameter in `status in (...)` it scans the table).
-          const rows = await tx.query<{ id: string; due: Date | string; needs_job: boolean }>(
-            `with entering as (
-               select id, next_attempt_at, job_due_at is distinct from next_attempt_at as needs_job
-                 from actions
-                where status in ('scheduled', '${PROMOTED_TO}')
-                  and next_attempt_at <= now() + interval '${ANNOUNCE_WINDOW_MS} milliseconds'
-                  and (status = 'scheduled' or job_due_at is distinct from next_attempt_at)
-                order by next_attempt_at
-                limit ${ENQUEUE_BATCH}
-                  for update skip locked
-             )
-             update actions a set status = '${PROMOTED_TO}', job_due_at = e.next_attempt_at, updated_at = now()
-               from entering e where a.id = e.id
-             returning a.id, e.next_attempt_at as due, e.needs_job`,
-          );
+        const batch = await store.transaction(async (db) => {
+          const now = clock();
+          const rows = await takeEnteringWindow(db, {
+            until: new Date(now.getTime() + ANNOUNCE_WINDOW_MS),
+            now,
+            promoteTo: PROMOTED_TO,
+            limit: ENQUEUE_BATCH,
+          });
           const jobs = rows.filter((r) => r.needs_job);
           if (jobs.length > 0)
             await queue.sendMany(
               QUEUES.actionDue,
-              jobs.map((r) => ({ data: { actionId: r.id }, startAfter: asDate(r.due) })),
-              tx,
+              jobs.map((r) => ({ data: { actionId: r.id }, startAfter: r.due })),
+              db,
             );
           return rows;
         });
-        for (const r of batch) touched.push({ id: r.id, dueMs: asDate(r.due).getTime() });
+        for (const r of batch) touched.push({ id: r.id, dueMs: r.due.getTime() });
         if (batch.length < ENQUEUE_BATCH) return touched;
       }
     },

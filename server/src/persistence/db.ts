@@ -1,80 +1,40 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { CompiledQuery } from 'kysely';
+import type { QueryResultRow } from 'pg';
+import type { Database, Sql as Typed } from './database.js';
 
 /** The one-method port the hot paths talk to: plain SQL with parameters. */
 export interface Sql {
   query<R extends QueryResultRow = QueryResultRow>(text: string, params?: unknown[]): Promise<R[]>;
+  /** The typed SQL of the same connection (and transaction), for statements already moved to persistence/. */
+  readonly typed: Typed;
 }
 
 export interface Db extends Sql {
   /** Runs `fn` in one transaction: everything it writes, including queued jobs, commits or rolls back together. */
-  transaction<T>(fn: (tx: Sql & { client: PoolClient }) => Promise<T>): Promise<T>;
-  pool: Pool;
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
 }
 
 /**
- * Every statement is sent as a named prepared statement, so PostgreSQL parses and plans a hot query once per
- * connection instead of on every call (measured: +28 % creates per second). Names are stable per text within a
- * generation; the generation moves on when a migration run by another process changed a table a prepared
- * statement returns (PostgreSQL then refuses it once with "cached plan must not change result type").
+ * The untyped port of the code not yet moved to typed SQL (`Database.sql`): it runs on the same connection and
+ * transaction as `Database`, so both kinds of statement commit together. Goes when nothing uses it.
  */
-const MAX_PREPARED = 1_000;
-const statementNames = new Map<string, string>();
-let generation = 0;
-
-function statement(text: string, values: unknown[] | undefined) {
-  let name = statementNames.get(text);
-  if (!name && statementNames.size < MAX_PREPARED) {
-    name = `sched_${statementNames.size}`;
-    statementNames.set(text, name);
-  }
-  return name ? { text, values, name: `${name}_${generation}` } : { text, values };
+/** The typed SQL behind either port, for functions called from both kinds of code while the move lasts. */
+export function typedOf(db: Typed | Sql): Typed {
+  return 'typed' in db ? db.typed : db;
 }
 
-const RESULT_TYPE_CHANGED = '0A000';
-
-async function run<R extends QueryResultRow>(
-  on: Pool | PoolClient,
-  text: string,
-  values: unknown[] | undefined,
-  retry: boolean,
-): Promise<R[]> {
-  try {
-    return (await on.query<R>(statement(text, values))).rows;
-  } catch (err) {
-    if ((err as { code?: string }).code !== RESULT_TYPE_CHANGED) throw err;
-    generation += 1;
-    // An autocommit statement is simply sent again under its new name; in a transaction the error has aborted it.
-    if (!retry) throw err;
-    return run(on, text, values, false);
-  }
-}
-
-export function createDb(pool: Pool): Db {
-  return {
-    pool,
-    async query(text, params) {
-      return run(pool, text, params as unknown[], true);
-    },
-    async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn({
-          client,
-          async query(text, params) {
-            return run(client, text, params as unknown[], false);
-          },
-        });
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+export function createDb(database: Database): Db {
+  const query = async <R extends QueryResultRow>(text: string, params?: unknown[]): Promise<R[]> =>
+    (await database.sql.executeQuery<R>(CompiledQuery.raw(text, params ?? []))).rows;
+  const port = {
+    query,
+    get typed() {
+      return database.sql;
     },
   };
+  return Object.assign(Object.create(port) as typeof port, {
+    transaction: <T>(fn: (tx: Sql) => Promise<T>) => database.transaction(() => fn(port)),
+  });
 }
 
 /** The ORM's pool hands timestamps back as text; rows read through it normalise here. */

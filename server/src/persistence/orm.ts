@@ -1,8 +1,6 @@
-import { Migrator } from '@mikro-orm/migrations';
-import { MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
-import { entities } from './entities/index.js';
-import { migrationsList } from './migrations/index.js';
+import { openOrm } from './database.js';
 
 export type Orm = MikroORM;
 
@@ -13,29 +11,8 @@ export function withApplicationName(url: string, name: string): string {
   return u.toString();
 }
 
-export async function createOrm(opts: {
-  databaseUrl: string;
-  poolSize?: number;
-  debug?: boolean;
-  log?: (m: string) => void;
-}): Promise<Orm> {
-  return MikroORM.init({
-    clientUrl: opts.databaseUrl,
-    entities,
-    extensions: [Migrator],
-    pool: { min: 0, max: opts.poolSize ?? 20 },
-    debug: opts.debug ?? false,
-    logger: (message: string) => opts.log?.(message),
-    allowGlobalContext: false,
-    migrations: {
-      tableName: 'sched_migrations',
-      migrationsList,
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-    },
-  });
-}
+/** Opens the ORM on its own pool (see database.ts for how its connections are set up). */
+export const createOrm = openOrm;
 
 /** The `pg` pool behind the ORM: hot paths and job-queue transactions use it directly. */
 export async function nativePool(orm: Orm): Promise<Pool> {

@@ -1,3 +1,4 @@
+import { type ACTION_MODES, LEGACY_ACTION_MODES } from '@sched/contract';
 import type { ActionCreateParsed, GateInput } from '@sched/contract';
 import type { ChannelName } from '../../channels/types.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
@@ -48,12 +49,14 @@ export interface PreparedAction {
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; errors: Record<string, string[]> };
 
-const MODE_ALIASES: Record<string, 'webhook' | 'approval'> = {
-  webhook: 'webhook',
-  immediate: 'webhook',
-  approval: 'approval',
-  gated: 'approval',
-};
+/** A mode given in its current or legacy name (spec 9), in its current name. */
+export function currentMode(
+  mode: (typeof ACTION_MODES)[number] | keyof typeof LEGACY_ACTION_MODES,
+): (typeof ACTION_MODES)[number] {
+  return mode in LEGACY_ACTION_MODES
+    ? LEGACY_ACTION_MODES[mode as keyof typeof LEGACY_ACTION_MODES]
+    : (mode as (typeof ACTION_MODES)[number]);
+}
 
 /**
  * Folds the deprecated names of spec section 9 into current ones (a current name wins when both are given),
@@ -69,7 +72,7 @@ export function prepareAction(
     errors[field] = [...(errors[field] ?? []), message];
   };
 
-  const mode = MODE_ALIASES[body.mode ?? body.type ?? 'webhook']!;
+  const mode = currentMode(body.mode ?? body.type ?? 'webhook');
   const schedule =
     body.schedule ??
     (body.intent

@@ -1,18 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
-import { assertTransition, CANCELLABLE_STATES, parseActionStatus } from '../../domain/action/states.js';
+import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
-import { type ActionRow, actionSql, type StoredGate } from '../../persistence/action-store.js';
+import {
+  type ActionRow,
+  actionsSharingKeys,
+  attemptsOf,
+  coordinationKeys,
+  findAction,
+  findLiveByIdempotencyKey,
+  insertAction,
+  latestByIdempotencyKey,
+  listActions,
+  lockName,
+  updateAction,
+} from '../../persistence/actions.js';
 import { approvalSql } from '../../persistence/approval-store.js';
+import type { Sql } from '../../persistence/database.js';
+import type { Db } from '../../persistence/db.js';
+import type { StoredGate } from '../../persistence/entities/stored.js';
+import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
-import { asDate, type Db, type Sql } from '../../persistence/db.js';
-import { periodKey, usageSql } from '../../persistence/usage-store.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, Clock } from '../ports.js';
+import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { QuotaExceededError } from '../quota.js';
-import { type PreparedGate, prepareAction } from './prepare.js';
+import { currentMode, type PreparedGate, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
 
 export type CreateResult =
@@ -21,7 +35,7 @@ export type CreateResult =
 
 export interface ListQuery {
   status?: string | undefined;
-  mode?: string | undefined;
+  mode?: Parameters<typeof currentMode>[0] | undefined;
   search?: string | undefined;
   coordination_key?: string | undefined;
   dedup_key?: string | undefined;
@@ -30,17 +44,10 @@ export interface ListQuery {
   per_page: number;
 }
 
-const MODE_FILTER: Record<string, string> = {
-  webhook: 'webhook',
-  immediate: 'webhook',
-  approval: 'approval',
-  gated: 'approval',
-};
-
 /** Use cases of webhook actions: create, read, cancel, retry. Every query is scoped to the caller's account. */
 export class ActionService {
   constructor(
-    private readonly db: Db,
+    private readonly store: Store,
     private readonly scheduler: ActionScheduler,
     private readonly clock: Clock,
     private readonly options: {
@@ -49,7 +56,9 @@ export class ActionService {
        * Where the usage of plans without a quota is counted after the commit: a connection that does not wait for
        * the disk flush, since that row is updated by every create of the account and the count only reports.
        */
-      counters?: Sql;
+      counters?: Store;
+      /** The approval side's functions still take the untyped port; it runs on the same transactions as `store`. */
+      legacy: Db;
     },
   ) {}
 
@@ -76,35 +85,36 @@ export class ActionService {
       !gate &&
       allowance === null &&
       !this.scheduler.writesAt(p.at);
-    const unit = <T>(fn: (tx: Sql) => Promise<T>) => (oneStatement ? fn(this.db) : this.db.transaction(fn));
-    const result = await unit(async (tx): Promise<CreateResult> => {
+    const unit = <T>(fn: (db: Sql) => Promise<T>) =>
+      oneStatement ? fn(this.store.sql) : this.store.transaction(fn);
+    const result = await unit(async (db): Promise<CreateResult> => {
       // Locks first, in a fixed order, so racing creates sharing a key queue up instead of both inserting.
-      if (p.idempotencyKey) await actionSql.lock(tx, accountId, 'idempotency', p.idempotencyKey);
-      for (const key of [...p.dedupKeys].sort()) await actionSql.lock(tx, accountId, 'dedup', key);
+      if (p.idempotencyKey) await lockName(db, accountId, 'idempotency', p.idempotencyKey);
+      for (const key of [...p.dedupKeys].sort()) await lockName(db, accountId, 'dedup', key);
 
       if (p.idempotencyKey) {
-        const existing = await actionSql.findLiveByIdempotencyKey(tx, accountId, p.idempotencyKey);
+        const existing = await findLiveByIdempotencyKey(db, accountId, p.idempotencyKey);
         if (existing)
-          return { kind: 'skipped', action: await this.view(tx, existing), reason: 'idempotency_key_exists' };
+          return { kind: 'skipped', action: await this.view(db, existing), reason: 'idempotency_key_exists' };
       }
 
       if (p.dedupKeys.length > 0 && p.coordination?.on_create) {
-        const sharing = await actionSql.sharingKeys(tx, accountId, p.dedupKeys, { liveOnly: true });
+        const sharing = await actionsSharingKeys(db, accountId, p.dedupKeys, { liveOnly: true });
         const decision = decideOnCreate(
           p.coordination.on_create,
-          sharing.map((s) => ({ id: s.id, status: s.status, createdAt: asDate(s.created_at) })),
+          sharing.map((s) => ({ id: s.id, status: s.status, createdAt: s.created_at })),
         );
         if (decision.kind === 'skip') {
-          const existing = (await actionSql.find(tx, accountId, decision.existingId))!;
-          return { kind: 'skipped', action: await this.view(tx, existing), reason: SKIP_REASON };
+          const existing = (await findAction(db, accountId, decision.existingId))!;
+          return { kind: 'skipped', action: await this.view(db, existing), reason: SKIP_REASON };
         }
         if (decision.kind === 'replace') {
           for (const id of decision.cancelIds)
-            await this.cancelRow(tx, (await actionSql.find(tx, accountId, id, { forUpdate: true }))!);
+            await this.cancelRow(db, (await findAction(db, accountId, id, { forUpdate: true }))!, now);
         }
       }
 
-      const row = await actionSql.insert(tx, {
+      const row = await insertAction(db, {
         id: randomUUID(),
         account_id: accountId,
         name: p.name,
@@ -125,18 +135,27 @@ export class ActionService {
         recurrence: p.recurrence,
         recurrence_anchor: p.recurrence ? p.at : null,
         gate: gate?.stored ?? null,
+        created_at: now,
+        updated_at: now,
       });
       if (gate && p.gate) {
-        await approvalSql.insertRecipients(tx, row.id, 'recipient', gate.recipients);
-        await approvalSql.insertAttachments(tx, row.id, p.gate.attachments);
+        await approvalSql.insertRecipients(this.options.legacy, row.id, 'recipient', gate.recipients);
+        await approvalSql.insertAttachments(this.options.legacy, row.id, p.gate.attachments);
       }
-      await this.scheduler.schedule(tx, row.id, p.at);
+      await this.scheduler.schedule(db, row.id, p.at);
       // Counted last, so the account's counter row is locked only for the commit. An unlimited plan is counted
       // after the commit instead: nothing to refuse, and no row every create of the account would queue on.
       const period = monthPeriod(now);
       if (allowance === null) {
         countAfterCommit.period = periodKey(period);
-      } else if (!(await usageSql.consume(tx, accountId, periodKey(period), 'actions', allowance))) {
+      } else if (
+        !(await consumeUsage(db, {
+          accountId,
+          period: periodKey(period),
+          metric: 'actions',
+          limit: allowance,
+        }))
+      ) {
         throw new QuotaExceededError(
           `the ${principal.plan} plan allows ${allowance} actions a month; the quota resets ${period.end.toISOString()}`,
           Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
@@ -146,25 +165,24 @@ export class ActionService {
       // A new webhook action has no attempts yet: no need to read its (empty) log back.
       return {
         kind: 'created',
-        action: row.mode === 'webhook' ? actionView(row, []) : await this.view(tx, row),
+        action: row.mode === 'webhook' ? actionView(row, []) : await this.view(db, row),
       };
     });
     if (result.kind === 'created' && countAfterCommit.period) {
-      await usageSql.consume(
-        this.options.counters ?? this.db,
+      await consumeUsage((this.options.counters ?? this.store).sql, {
         accountId,
-        countAfterCommit.period,
-        'actions',
-        null,
-      );
+        period: countAfterCommit.period,
+        metric: 'actions',
+        limit: null,
+      });
     }
     return result;
   }
 
   async get(accountId: string, id: string): Promise<Action> {
-    const row = await actionSql.find(this.db, accountId, id);
+    const row = await findAction(this.store.sql, accountId, id);
     if (!row) throw new NotFoundError('action');
-    return this.view(this.db, row);
+    return this.view(this.store.sql, row);
   }
 
   async list(
@@ -174,32 +192,25 @@ export class ActionService {
     data: ActionSummary[];
     meta: { current_page: number; last_page: number; total: number; per_page: number };
   }> {
-    const where = ['account_id = $1'];
-    const params: unknown[] = [accountId];
-    const add = (clause: (n: string) => string, value: unknown) => {
-      params.push(value);
-      where.push(clause(`$${params.length}`));
-    };
-    if (q.status) add((n) => `status = ${n}`, parseActionStatus(q.status));
-    if (q.mode) add((n) => `mode = ${n}`, MODE_FILTER[q.mode]);
-    if (q.search)
-      add(
-        (n) => `(name ilike ${n} or description ilike ${n})`,
-        `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-      );
+    const status = q.status ? parseActionStatus(q.status) : undefined;
+    const mode = q.mode ? currentMode(q.mode) : undefined;
     const key = q.coordination_key ?? q.dedup_key;
-    if (key) add((n) => `dedup_keys @> array[${n}]::text[]`, key);
-    if (q.recurring === 'recurring') where.push('recurrence is not null');
-    if (q.recurring === 'one-time') where.push('recurrence is null');
-    const filter = where.join(' and ');
-    const [{ total } = { total: 0 }] = await this.db.query<{ total: number }>(
-      `select count(*)::int as total from actions where ${filter}`,
-      params,
-    );
-    const rows = await this.db.query<ActionRow>(
-      `select * from actions where ${filter} order by created_at desc, id desc limit ${q.per_page} offset ${(q.page - 1) * q.per_page}`,
-      params,
-    );
+    // A status that names nothing matches nothing.
+    const { total, rows } =
+      status === null
+        ? { total: 0, rows: [] }
+        : await listActions(
+            this.store.sql,
+            accountId,
+            {
+              ...(status ? { status } : {}),
+              ...(mode ? { mode } : {}),
+              ...(q.search ? { search: q.search } : {}),
+              ...(key ? { dedupKey: key } : {}),
+              ...(q.recurring ? { recurring: q.recurring === 'recurring' } : {}),
+            },
+            { limit: q.per_page, offset: (q.page - 1) * q.per_page },
+          );
     return {
       data: rows.map(actionSummary),
       meta: {
@@ -212,10 +223,10 @@ export class ActionService {
   }
 
   async cancel(accountId: string, id: string): Promise<{ id: string; name: string; status: 'cancelled' }> {
-    return this.db.transaction(async (tx) => {
-      const row = await actionSql.find(tx, accountId, id, { forUpdate: true });
+    return this.store.transaction(async (db) => {
+      const row = await findAction(db, accountId, id, { forUpdate: true });
       if (!row) throw new NotFoundError('action');
-      return this.cancelRow(tx, row);
+      return this.cancelRow(db, row, this.clock());
     });
   }
 
@@ -223,12 +234,16 @@ export class ActionService {
     accountId: string,
     key: string,
   ): Promise<{ id: string; name: string; status: 'cancelled' }> {
-    return this.db.transaction(async (tx) => {
-      await actionSql.lock(tx, accountId, 'idempotency', key);
-      const live = await actionSql.findLiveByIdempotencyKey(tx, accountId, key);
-      const row = live ?? (await actionSql.latestByIdempotencyKey(tx, accountId, key));
+    return this.store.transaction(async (db) => {
+      await lockName(db, accountId, 'idempotency', key);
+      const live = await findLiveByIdempotencyKey(db, accountId, key);
+      const row = live ?? (await latestByIdempotencyKey(db, accountId, key));
       if (!row) throw new NotFoundError('action with that idempotency key');
-      return this.cancelRow(tx, (await actionSql.find(tx, accountId, row.id, { forUpdate: true }))!);
+      return this.cancelRow(
+        db,
+        (await findAction(db, accountId, row.id, { forUpdate: true }))!,
+        this.clock(),
+      );
     });
   }
 
@@ -236,16 +251,17 @@ export class ActionService {
     accountId: string,
     key: string,
   ): Promise<{ message: string; cancelled: number; skipped: number; coordination_key: string }> {
-    return this.db.transaction(async (tx) => {
-      await actionSql.lock(tx, accountId, 'dedup', key);
-      const sharing = await actionSql.sharingKeys(tx, accountId, [key]);
+    return this.store.transaction(async (db) => {
+      await lockName(db, accountId, 'dedup', key);
+      const sharing = await actionsSharingKeys(db, accountId, [key]);
+      const now = this.clock();
       let cancelled = 0;
       let skipped = 0;
       for (const s of sharing) {
-        if ((CANCELLABLE_STATES as readonly string[]).includes(s.status)) {
-          const row = (await actionSql.find(tx, accountId, s.id, { forUpdate: true }))!;
-          if ((CANCELLABLE_STATES as readonly string[]).includes(row.status)) {
-            await this.cancelRow(tx, row);
+        if (isCancellable(s.status)) {
+          const row = (await findAction(db, accountId, s.id, { forUpdate: true }))!;
+          if (isCancellable(row.status)) {
+            await this.cancelRow(db, row, now);
             cancelled += 1;
             continue;
           }
@@ -266,8 +282,8 @@ export class ActionService {
     accountId: string,
     id: string,
   ): Promise<{ id: string; name: string; status: 'resolved'; attempt_count: 0; manual_retry_count: number }> {
-    return this.db.transaction(async (tx) => {
-      const row = await actionSql.find(tx, accountId, id, { forUpdate: true });
+    return this.store.transaction(async (db) => {
+      const row = await findAction(db, accountId, id, { forUpdate: true });
       if (!row) throw new NotFoundError('action');
       if (row.status !== 'failed')
         throw ValidationError.field(
@@ -276,44 +292,43 @@ export class ActionService {
         );
       if (!row.request) throw ValidationError.field('request', 'this action has no HTTP request to retry');
       if (row.idempotency_key) {
-        await actionSql.lock(tx, accountId, 'idempotency', row.idempotency_key);
-        const holder = await actionSql.findLiveByIdempotencyKey(tx, accountId, row.idempotency_key);
+        await lockName(db, accountId, 'idempotency', row.idempotency_key);
+        const holder = await findLiveByIdempotencyKey(db, accountId, row.idempotency_key);
         if (holder) {
           throw new ConflictError(
             `idempotency key '${row.idempotency_key}' now belongs to live action ${holder.id}`,
           );
         }
       }
-      const to = assertTransition(row.status, 'manual_retry');
       const now = this.clock();
-      const [updated] = await tx.query<ActionRow>(
-        `update actions set status = $2, attempt_count = 0, manual_retry_count = manual_retry_count + 1, reschedule_count = 0,
-           next_attempt_at = $3, last_error = null, lease_until = null, updated_at = now()
-         where id = $1 returning *`,
-        [row.id, to, now],
-      );
-      await this.scheduler.schedule(tx, row.id, now);
+      const updated = await updateAction(db, row.id, {
+        status: assertTransition(row.status, 'manual_retry'),
+        attempt_count: 0,
+        manual_retry_count: row.manual_retry_count + 1,
+        reschedule_count: 0,
+        next_attempt_at: now,
+        last_error: null,
+        lease_until: null,
+        updated_at: now,
+      });
+      await this.scheduler.schedule(db, row.id, now);
       return {
         id: row.id,
         name: row.name,
         status: 'resolved',
         attempt_count: 0,
-        manual_retry_count: updated!.manual_retry_count,
+        manual_retry_count: updated.manual_retry_count,
       };
     });
   }
 
   async coordinationKeys(accountId: string): Promise<string[]> {
-    const rows = await this.db.query<{ key: string }>(
-      'select distinct unnest(dedup_keys) as key from actions where account_id = $1 order by key',
-      [accountId],
-    );
-    return rows.map((r) => r.key);
+    return coordinationKeys(this.store.sql, accountId);
   }
 
   /** Resolves gate recipients and escalation contacts against the account's directory; 422 on any unknown one. */
   private async resolveGate(g: PreparedGate, accountId: string, plan: Plan) {
-    const directory = sqlDirectory(this.db, accountId);
+    const directory = sqlDirectory(this.options.legacy, accountId);
     const slackTeamsAllowed = planLimits(plan).slackTeams;
     const resolved = await resolveRecipients(g.recipients, {
       channels: g.channels,
@@ -361,27 +376,30 @@ export class ActionService {
 
   /** Applies the `cancel` transition of the state table; a non-cancellable state is a 409 naming it. */
   private async cancelRow(
-    tx: Sql,
+    db: Sql,
     row: ActionRow,
+    now: Date,
   ): Promise<{ id: string; name: string; status: 'cancelled' }> {
-    if (!(CANCELLABLE_STATES as readonly string[]).includes(row.status)) {
+    if (!isCancellable(row.status)) {
       throw new ConflictError(`action ${row.id} is ${row.status} and cannot be cancelled`);
     }
-    assertTransition(row.status, 'cancel');
-    await tx.query(
-      `update actions set status = 'cancelled', next_attempt_at = null, lease_until = null, updated_at = now() where id = $1`,
-      [row.id],
-    );
+    await updateAction(db, row.id, {
+      status: assertTransition(row.status, 'cancel'),
+      next_attempt_at: null,
+      lease_until: null,
+      updated_at: now,
+    });
     return { id: row.id, name: row.name, status: 'cancelled' };
   }
 
   private async view(db: Sql, row: ActionRow): Promise<Action> {
-    const attempts = await actionSql.attempts(db, row.id);
+    const attempts = await attemptsOf(db, row.id);
     if (row.mode !== 'approval') return actionView(row, attempts);
+    const legacy = this.options.legacy;
     const [recipients, events, attachments] = await Promise.all([
-      approvalSql.recipients(db, row.id),
-      approvalSql.events(db, row.id),
-      approvalSql.attachmentsMeta(db, row.id),
+      approvalSql.recipients(legacy, row.id),
+      approvalSql.events(legacy, row.id),
+      approvalSql.attachmentsMeta(legacy, row.id),
     ]);
     return actionView(row, attempts, { recipients, events, attachments });
   }

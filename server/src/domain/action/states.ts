@@ -1,6 +1,9 @@
+import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/contract';
+
 /**
- * Action states and transitions (spec 3.1), declared once as data and reused by the contract, the entities,
- * the use cases and the handlers.
+ * Action transitions (spec 3.1), declared once as data: every state change of the service is checked through
+ * `assertTransition`, and the state sets below are derived from the table. The states themselves are the contract's
+ * vocabulary (`ACTION_STATES`, contract/src/vocabulary.ts).
  *
  * Glossary of events (the trigger column of 3.1; the extensions below are marked):
  * - resolve: the schedule resolved to an exact timestamp.
@@ -21,38 +24,6 @@
  *   condition not met when the time arrived (evaluated before `start`), with on_condition_not_met
  *   `cancel`, `fail` or `reschedule` (resolved -> resolved at a later time).
  */
-
-export const ACTION_STATES = Object.freeze([
-  'scheduled',
-  'resolved',
-  'executing',
-  'awaiting_response',
-  'executed',
-  'failed',
-  'expired',
-  'cancelled',
-] as const);
-export type ActionState = (typeof ACTION_STATES)[number];
-
-/** `failed` is terminal even though `manual_retry` can revive it. */
-export const TERMINAL_STATES = Object.freeze([
-  'executed',
-  'failed',
-  'expired',
-  'cancelled',
-] as const satisfies readonly ActionState[]);
-export const NON_TERMINAL_STATES = Object.freeze([
-  'scheduled',
-  'resolved',
-  'executing',
-  'awaiting_response',
-] as const satisfies readonly ActionState[]);
-/** `executing` is not cancellable: the request may already be on the wire. */
-export const CANCELLABLE_STATES = Object.freeze([
-  'scheduled',
-  'resolved',
-  'awaiting_response',
-] as const satisfies readonly ActionState[]);
 
 export const ACTION_EVENTS = Object.freeze([
   'resolve',
@@ -76,6 +47,8 @@ export const ACTION_EVENTS = Object.freeze([
   'condition_reschedule',
 ] as const);
 export type ActionEvent = (typeof ACTION_EVENTS)[number];
+
+export { ACTION_STATES, type ActionState };
 
 export interface ActionTransition {
   from: ActionState;
@@ -123,13 +96,18 @@ const TABLE: ReadonlyMap<string, ActionState> = new Map(
   ACTION_TRANSITIONS.map((t) => [`${t.from}:${t.event}`, t.to]),
 );
 
-export function nextState(from: ActionState, event: ActionEvent): ActionState | null {
+function nextState(from: ActionState, event: ActionEvent): ActionState | null {
   return TABLE.get(`${from}:${event}`) ?? null;
 }
 
-export function canTransition(from: ActionState, event: ActionEvent): boolean {
-  return TABLE.has(`${from}:${event}`);
-}
+/** Where the API may cancel: every state with a `cancel` transition. `executing` has none (the request may be on the wire). */
+export const CANCELLABLE_STATES = Object.freeze(ACTION_STATES.filter((s) => TABLE.has(`${s}:cancel`)));
+/** States with no way out but the manual retry of `failed`. */
+export const TERMINAL_STATES = Object.freeze(
+  ACTION_STATES.filter((s) => ACTION_TRANSITIONS.every((t) => t.from !== s || t.event === 'manual_retry')),
+);
+/** Live states: an action in one may still fire or take answers. */
+export const LIVE_STATES = Object.freeze(ACTION_STATES.filter((s) => !TERMINAL_STATES.includes(s)));
 
 export class InvalidTransitionError extends Error {
   readonly from: ActionState;
@@ -150,30 +128,22 @@ export function assertTransition(from: ActionState, event: ActionEvent): ActionS
   return to;
 }
 
-export function isActionState(value: unknown): value is ActionState {
+function isActionState(value: unknown): value is ActionState {
   return (ACTION_STATES as readonly unknown[]).includes(value);
 }
 
 export function isTerminal(state: ActionState): boolean {
-  return (TERMINAL_STATES as readonly ActionState[]).includes(state);
+  return TERMINAL_STATES.includes(state);
 }
 
 export function isCancellable(state: ActionState): boolean {
-  return (CANCELLABLE_STATES as readonly ActionState[]).includes(state);
+  return CANCELLABLE_STATES.includes(state);
 }
-
-/** Deprecated status names (spec 9) and the current state each stands for. */
-export const LEGACY_STATUS_ALIASES: Readonly<Record<string, ActionState>> = Object.freeze({
-  pending_resolution: 'scheduled',
-});
 
 /** Reads a status given by a client in the current or legacy name; `null` when unknown. */
 export function parseActionStatus(value: string): ActionState | null {
   if (isActionState(value)) return value;
-  return Object.hasOwn(LEGACY_STATUS_ALIASES, value) ? LEGACY_STATUS_ALIASES[value]! : null;
-}
-
-/** The legacy name of a state, for clients that still speak it (`scheduled` -> `pending_resolution`). */
-export function toLegacyStatus(state: ActionState): string {
-  return Object.entries(LEGACY_STATUS_ALIASES).find(([, current]) => current === state)?.[0] ?? state;
+  return Object.hasOwn(LEGACY_ACTION_STATES, value)
+    ? LEGACY_ACTION_STATES[value as keyof typeof LEGACY_ACTION_STATES]
+    : null;
 }

@@ -1,4 +1,5 @@
 import { type ActionState, CANCELLABLE_STATES, isTerminal } from '../action/states.js';
+import type { NotMetPolicy, OnCreateRule, OnExecuteCondition } from '@sched/contract';
 
 /**
  * Dedup keys (spec 2.7) and the coordination rules of spec 4.1.
@@ -44,12 +45,6 @@ export function normalizeDedupKeys(keys: readonly string[]): string[] {
   return [...new Set(keys)];
 }
 
-export const ON_CREATE_RULES = Object.freeze([
-  'skip_if_exists',
-  'replace_existing',
-  'cancel_and_replace',
-] as const);
-export type OnCreateRule = (typeof ON_CREATE_RULES)[number];
 export const SKIP_REASON = 'existing_action_found';
 
 export type CreateDecision =
@@ -85,14 +80,6 @@ export function decideOnCreate(
   }
   return { kind: 'create' };
 }
-
-export const ON_EXECUTE_CONDITIONS = Object.freeze([
-  'skip_if_previous_pending',
-  'execute_if_previous_failed',
-  'execute_if_previous_succeeded',
-  'wait_for_previous',
-] as const);
-export type OnExecuteCondition = (typeof ON_EXECUTE_CONDITIONS)[number];
 
 export interface CoordinatedAction {
   id: string;
@@ -131,11 +118,6 @@ export function decideOnExecute(
     }
   }
 }
-
-export const NOT_MET_POLICIES = Object.freeze(['cancel', 'reschedule', 'fail'] as const);
-export type NotMetPolicy = (typeof NOT_MET_POLICIES)[number];
-
-export const COORDINATION_DEFAULTS = Object.freeze({ rescheduleDelaySeconds: 300, maxReschedules: 10 });
 
 /**
  * The policy when `on_condition_not_met` is omitted: `reschedule` for wait_for_previous (rule 5 says it

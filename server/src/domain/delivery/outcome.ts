@@ -1,3 +1,5 @@
+import type { DeliveryOutcome } from '@sched/contract';
+
 /**
  * Classification of one delivery attempt (spec section 7), used for webhook requests and callbacks alike.
  *
@@ -15,8 +17,7 @@
  * | blocked by the SSRF guard      | permanent: the destination is refused, retrying cannot help |
  */
 
-export const DELIVERY_OUTCOMES = Object.freeze(['success', 'retryable', 'permanent'] as const);
-export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+export type { DeliveryOutcome };
 
 export type AttemptResult =
   | { kind: 'response'; status: number }
@@ -36,7 +37,7 @@ export function classifyAttempt(result: AttemptResult): DeliveryOutcome {
   }
 }
 
-export function classifyStatus(status: number): DeliveryOutcome {
+function classifyStatus(status: number): DeliveryOutcome {
   if (status >= 200 && status <= 299) return 'success';
   if (status === 429) return 'retryable';
   if ((status >= 300 && status <= 399) || (status >= 400 && status <= 499)) return 'permanent';

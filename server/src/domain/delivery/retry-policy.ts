@@ -1,3 +1,4 @@
+import type { RETRY_STRATEGIES } from '@sched/contract';
 import type { DeliveryOutcome } from './outcome.js';
 
 /**
@@ -10,9 +11,6 @@ import type { DeliveryOutcome } from './outcome.js';
  *   cannot park an action for ever; a shorter one is ignored (the strategy protects the receiver).
  */
 
-export const RETRY_STRATEGIES = Object.freeze(['exponential', 'linear'] as const);
-export type RetryStrategy = (typeof RETRY_STRATEGIES)[number];
-
 /** Index i = wait before attempt i + 1. */
 export const EXPONENTIAL_WAITS_MS = Object.freeze([0, 60_000, 300_000, 900_000, 3_600_000] as const);
 export const EXPONENTIAL_LATE_WAIT_MS = 4 * 3_600_000;
@@ -23,7 +21,7 @@ export const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
 export const CALLBACK_MAX_ATTEMPTS = 3;
 
 export function retryDelayMs(
-  strategy: RetryStrategy,
+  strategy: (typeof RETRY_STRATEGIES)[number],
   attemptsMade: number,
   retryAfterMs?: number | null,
 ): number {

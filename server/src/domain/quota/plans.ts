@@ -1,3 +1,4 @@
+import { PLANS, type Plan } from '@sched/contract';
 /**
  * Plans and their limits (spec 8), one frozen table. `null` means unlimited.
  *
@@ -9,8 +10,7 @@
  *   (3 / 10 / 20) is refused with 422 on `max_attempts`. The default 5 is lowered to the cap on Free.
  */
 
-export const PLANS = Object.freeze(['free', 'pro', 'business'] as const);
-export type Plan = (typeof PLANS)[number];
+export { PLANS, type Plan };
 
 export interface PlanLimits {
   actionsPerMonth: number | null;

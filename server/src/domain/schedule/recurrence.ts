@@ -1,5 +1,11 @@
 import { UNIT_MS } from './duration.js';
 import { addToWallTime, instantToWallTime, parseTimestamp, wallTimeToInstant } from './resolve.js';
+import {
+  RECURRENCE_END_TYPES,
+  RECURRENCE_UNITS,
+  type RecurrenceEndType,
+  type RecurrenceUnit,
+} from '@sched/contract';
 
 /**
  * Recurrence (`recurrence` / `repeat`): every `frequency` `unit`s, until an end condition.
@@ -14,11 +20,6 @@ import { addToWallTime, instantToWallTime, parseTimestamp, wallTimeToInstant } f
  *   due exactly at the end date still runs.
  * - Fields irrelevant to the end type (`max_occurrences` with `never`, ...) are ignored.
  */
-
-export const RECURRENCE_UNITS = Object.freeze(['m', 'h', 'd', 'w', 'M'] as const);
-export type RecurrenceUnit = (typeof RECURRENCE_UNITS)[number];
-export const RECURRENCE_END_TYPES = Object.freeze(['never', 'count', 'date'] as const);
-export type RecurrenceEndType = (typeof RECURRENCE_END_TYPES)[number];
 
 export const MIN_RECURRENCE_INTERVAL_MS = 5 * UNIT_MS.m;
 

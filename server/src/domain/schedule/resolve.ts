@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import { parseDuration, UNIT_MS } from './duration.js';
+import { CALENDAR_PRESETS, OFFSET_PRESETS, SCHEDULE_PRESETS } from '@sched/contract';
 
 /**
  * Schedule resolution: turns `schedule.preset`, `schedule.wait` or `scheduled_for` into one instant.
@@ -18,21 +19,6 @@ import { parseDuration, UNIT_MS } from './duration.js';
  *   past is an error on `scheduled_for`.
  * - Later than now + horizonDays is an error on the field that gave the time.
  */
-
-export const CALENDAR_PRESETS = Object.freeze([
-  'tomorrow',
-  'next_week',
-  'next_monday',
-  'next_tuesday',
-  'next_wednesday',
-  'next_thursday',
-  'next_friday',
-  'next_saturday',
-  'next_sunday',
-] as const);
-export const OFFSET_PRESETS = Object.freeze(['1h', '2h', '4h', '1d', '3d', '1w'] as const);
-export const SCHEDULE_PRESETS = Object.freeze([...CALENDAR_PRESETS, ...OFFSET_PRESETS] as const);
-export type SchedulePreset = (typeof SCHEDULE_PRESETS)[number];
 
 export const DEFAULT_PAST_TOLERANCE_MS = 60_000;
 

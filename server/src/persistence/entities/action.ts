@@ -1,9 +1,18 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import type { ACTION_MODES, RETRY_STRATEGIES } from '@sched/contract';
+import { type ActionState, LIVE_STATES } from '../../domain/action/states.js';
+import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { AccountSchema } from './account.js';
+import type { StoredCoordination, StoredGate, StoredRecurrence, StoredRequest } from './stored.js';
+
+/** States whose attempt waits for its due time (the dispatcher's scan), and the state that holds a lease. */
+const DUE_STATES: readonly ActionState[] = ['scheduled', 'resolved'];
+const LEASED: ActionState = 'executing';
+const sqlList = (states: readonly ActionState[]) => `(${states.map((s) => `'${s}'`).join(', ')})`;
 
 /**
- * A scheduled action (spec 2.1). Hot paths read and write it with SQL through `ActionStore`; the entity
- * declares the table so migrations can be diffed against it.
+ * A scheduled action (spec 2.1). The one declaration of the table: migrations are diffed against it and the typed
+ * SQL of persistence/actions.ts is inferred from it.
  */
 export const ActionSchema = defineEntity({
   name: 'Action',
@@ -13,13 +22,11 @@ export const ActionSchema = defineEntity({
     // The dispatcher's scan: resolved actions by due time.
     {
       name: 'actions_due_index',
-      expression:
-        'create index "actions_due_index" on "actions" ("next_attempt_at") where "status" in (\'scheduled\', \'resolved\')',
+      expression: `create index "actions_due_index" on "actions" ("next_attempt_at") where "status" in ${sqlList(DUE_STATES)}`,
     },
     {
       name: 'actions_lease_index',
-      expression:
-        'create index "actions_lease_index" on "actions" ("lease_until") where "status" = \'executing\'',
+      expression: `create index "actions_lease_index" on "actions" ("lease_until") where "status" = '${LEASED}'`,
     },
     {
       name: 'actions_dedup_keys_index',
@@ -30,8 +37,7 @@ export const ActionSchema = defineEntity({
     // Two racing creates with one idempotency key cannot both insert a live action.
     {
       name: 'actions_live_idempotency_key_unique',
-      expression:
-        'create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "status" in (\'scheduled\', \'resolved\', \'executing\', \'awaiting_response\')',
+      expression: `create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "status" in ${sqlList(LIVE_STATES)}`,
     },
   ],
   properties: {
@@ -39,8 +45,8 @@ export const ActionSchema = defineEntity({
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
     description: p.text().nullable(),
-    mode: p.string().length(16),
-    status: p.string().length(32),
+    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>(),
+    status: p.string().length(32).$type<ActionState>(),
     timezone: p.string().length(64),
     scheduledFor: p.datetime(),
     nextAttemptAt: p.datetime().nullable(),
@@ -49,14 +55,14 @@ export const ActionSchema = defineEntity({
     dedupKeys: p.array().default([]),
     attemptCount: p.integer().default(0),
     maxAttempts: p.integer(),
-    retryStrategy: p.string().length(16),
+    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>(),
     manualRetryCount: p.integer().default(0),
-    request: p.json<Record<string, unknown>>().nullable(),
+    request: p.json<StoredRequest>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
-    coordination: p.json<Record<string, unknown>>().nullable(),
+    coordination: p.json<StoredCoordination>().nullable(),
     rescheduleCount: p.integer().default(0),
-    recurrence: p.json<Record<string, unknown>>().nullable(),
+    recurrence: p.json<StoredRecurrence>().nullable(),
     recurrenceAnchor: p.datetime().nullable(),
     recurrenceCount: p.integer().default(0),
     /** Index of the current occurrence from the anchor; runs ahead of recurrence_count when occurrences were missed. */
@@ -66,7 +72,7 @@ export const ActionSchema = defineEntity({
     /** The due time the pending pg-boss job was written for; the scan writes one when `next_attempt_at` nears and differs. */
     jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
-    gate: p.json<Record<string, unknown>>().nullable(),
+    gate: p.json<StoredGate>().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -87,7 +93,7 @@ export const DeliveryAttemptSchema = defineEntity({
     latenessMs: p.integer(),
     durationMs: p.integer(),
     statusCode: p.integer().nullable(),
-    outcome: p.string().length(16),
+    outcome: p.string().length(16).$type<DeliveryOutcome>(),
     error: p.text().nullable(),
     responseExcerpt: p.text().nullable(),
     responseTruncated: p.boolean().default(false),

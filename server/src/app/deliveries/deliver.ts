@@ -1,0 +1,401 @@
+import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
+import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
+import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
+import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
+import { isRecurrenceFinished, nextOccurrence } from '../../domain/schedule/recurrence.js';
+import { parseTimestamp } from '../../domain/schedule/resolve.js';
+import type { OutboundResult } from '../../outbound/http-client.js';
+import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
+import type { Sql } from '../../persistence/database.js';
+import {
+  type AttemptRecord,
+  claimDue,
+  completeOneShot,
+  expiredLeases,
+  insertAttempt,
+  lockExpiredLease,
+} from '../../persistence/deliveries.js';
+import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store } from '../ports.js';
+import type { Waits } from '../waits.js';
+import { buildRequest, type OutboundRequest } from './request.js';
+
+/** Spec 7: outgoing requests time out after 30 s. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** A claimed attempt is owned for its request timeout plus this margin; past it, the lease sweep hands it on. */
+export const LEASE_MARGIN_MS = 15_000;
+/** Floors under SCHED_TIME_SCALE, so scaled tests still give a loopback request time to answer. */
+const MIN_TIMEOUT_MS = 2_000;
+const MIN_LEASE_MARGIN_MS = 3_000;
+/** A timer may fire a hair before the attempt's due time as the database stores it. */
+const CLAIM_TOLERANCE_MS = 25;
+/** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
+const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
+const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
+if (assertTransition('resolved', 'start') !== CLAIMED)
+  throw new Error('state table: resolved must start into executing');
+
+/** The outgoing HTTP client, as the use case needs it. */
+export interface Outbound {
+  send(req: OutboundRequest): Promise<OutboundResult>;
+}
+
+/** What the use case reports as it goes (Prometheus in production; nothing in most tests). */
+export interface DeliveryEvents {
+  fired(mode: string, latenessSeconds: number): void;
+  attempted(outcome: DeliveryOutcome): void;
+  retried(): void;
+}
+
+export interface DeliveryPorts {
+  store: Store;
+  scheduler: ActionScheduler;
+  callbacks: CallbackOutbox;
+  outbound: Outbound;
+  clock: Clock;
+  waits: Waits;
+  events?: DeliveryEvents;
+  /** Sends approval gates' messages; absent only where no approval action is fired. */
+  approvals?: GateRounds;
+}
+
+interface Claimed {
+  row: ActionRow;
+  dueAt: Date;
+}
+
+/**
+ * Delivery of an action's due attempt: claim, send, record, then retry, recur or finish. The attempt is claimed in
+ * one statement or transaction (the state moves to `executing` under a lease), sent outside any transaction, and
+ * recorded in a second one that applies the outcome through the state table and schedules what follows (a retry,
+ * the next occurrence, callbacks). A worker that dies mid-attempt leaves a lease that expires; `sweepExpiredLeases`
+ * then hands the action on. Every entry point is idempotent: jobs/ may call `fire` from several triggers at once.
+ */
+export class Deliveries {
+  constructor(private readonly p: DeliveryPorts) {}
+
+  /** 30 s, scaled in tests (never below 2 s). */
+  requestTimeoutMs(): number {
+    return this.p.waits.wait(REQUEST_TIMEOUT_MS, MIN_TIMEOUT_MS);
+  }
+
+  /** Always longer than the request timeout: a live attempt is never taken over. */
+  leaseMs(): number {
+    return this.requestTimeoutMs() + this.p.waits.wait(LEASE_MARGIN_MS, MIN_LEASE_MARGIN_MS);
+  }
+
+  /** Fires the action's due attempt, if it is still due and nobody else holds it. */
+  async fire(actionId: string): Promise<void> {
+    const claimed = await this.claim(actionId);
+    if (!claimed) return;
+    const { row, dueAt } = claimed;
+    const started = this.p.clock();
+    this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
+    if (row.mode === 'approval') {
+      if (!this.p.approvals) throw new Error('approval actions need an approval engine');
+      await this.p.approvals.sendRound(row);
+      return;
+    }
+    const result = await this.p.outbound.send(buildRequest(row, started, this.requestTimeoutMs()));
+    await this.record(row, dueAt, started, result);
+  }
+
+  /**
+   * The common case is one statement: the action is due, needs no coordination check and has attempts left.
+   * Anything else (a coordination rule to evaluate, attempts used up by a lost attempt) takes the careful path; an
+   * action that is not due, or already taken, costs that one statement.
+   */
+  private async claim(actionId: string): Promise<Claimed | null> {
+    const now = this.p.clock();
+    const dueBy = new Date(now.getTime() + CLAIM_TOLERANCE_MS);
+    const found = await claimDue(this.p.store.sql, {
+      actionId,
+      from: CLAIMABLE,
+      to: CLAIMED,
+      leaseUntil: new Date(now.getTime() + this.leaseMs()),
+      dueBy,
+      now,
+    });
+    if (!found) return null;
+    const { row, claimed } = found;
+    if (claimed) return { row, dueAt: row.next_attempt_at! };
+    if (!CLAIMABLE.includes(row.status) || !row.next_attempt_at || row.next_attempt_at > dueBy) return null;
+    return this.claimCarefully(actionId);
+  }
+
+  private claimCarefully(actionId: string): Promise<Claimed | null> {
+    return this.p.store.transaction(async (db) => {
+      // SKIP LOCKED: when another worker is claiming this action right now, it is theirs.
+      const row = await lockAction(db, actionId, { skipLocked: true });
+      if (!row || !CLAIMABLE.includes(row.status)) return null;
+      const now = this.p.clock();
+      if (!row.next_attempt_at || row.next_attempt_at.getTime() > now.getTime() + CLAIM_TOLERANCE_MS)
+        return null;
+      const status = row.status === 'scheduled' ? assertTransition(row.status, 'resolve') : row.status;
+
+      const webhook = row.mode === 'webhook';
+      const firstOfOccurrence = webhook ? row.attempt_count === 0 : !row.gate?.sent_at;
+      if (row.coordination?.on_execute && firstOfOccurrence) {
+        if (!(await this.coordinate(db, row, status, now))) return null;
+      }
+      if (webhook && row.attempt_count >= row.max_attempts) {
+        // Only reachable after a lost attempt used the last one up: nothing is left to try.
+        const error = row.last_error ?? 'attempts exhausted';
+        await this.finishFailed(db, row, status, 'deliver_failed_permanently', error, null, now);
+        return null;
+      }
+      const claimed = await updateAction(db, row.id, {
+        status: assertTransition(status, 'start'),
+        // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
+        attempt_count: row.attempt_count + (webhook ? 1 : 0),
+        lease_until: new Date(now.getTime() + this.leaseMs()),
+        updated_at: now,
+      });
+      return { row: claimed, dueAt: row.next_attempt_at };
+    });
+  }
+
+  /** Rules 3-5 of spec 4.1 when the time arrives. Answers true when the attempt may go ahead. */
+  private async coordinate(db: Sql, row: ActionRow, status: ActionState, now: Date): Promise<boolean> {
+    const rule = row.coordination!.on_execute!;
+    const others = await actionsSharingKeys(db, row.account_id, row.dedup_keys, { excludeId: row.id });
+    const verdict = decideOnExecute(
+      rule.condition,
+      others.map((o) => ({ id: o.id, status: o.status, createdAt: o.created_at })),
+      { id: row.id, createdAt: row.created_at },
+    );
+    if (verdict === 'execute') return true;
+    const decision = onConditionNotMet(
+      rule.on_condition_not_met ?? defaultNotMetPolicy(rule.condition),
+      row.reschedule_count,
+      rule.max_reschedules,
+    );
+    const reason = `coordination condition ${rule.condition} not met`;
+    if (decision.kind === 'reschedule') {
+      const next = new Date(now.getTime() + this.p.waits.wait(rule.reschedule_delay * 1000));
+      await updateAction(db, row.id, {
+        status: assertTransition(status, 'condition_reschedule'),
+        next_attempt_at: next,
+        reschedule_count: row.reschedule_count + 1,
+        last_error: `${reason}; rescheduled`,
+        updated_at: now,
+      });
+      await this.p.scheduler.schedule(db, row.id, next);
+    } else if (decision.kind === 'cancel') {
+      await updateAction(db, row.id, {
+        status: assertTransition(status, 'condition_cancel'),
+        next_attempt_at: null,
+        last_error:
+          decision.reason === 'max_reschedules_reached'
+            ? `${reason} after ${row.reschedule_count} reschedules`
+            : reason,
+        updated_at: now,
+      });
+    } else {
+      await this.finishFailed(db, row, status, 'condition_fail', reason, null, now);
+    }
+    return false;
+  }
+
+  private async record(row: ActionRow, dueAt: Date, started: Date, result: OutboundResult): Promise<void> {
+    const outcome = classifyAttempt(
+      result.kind === 'response' ? { kind: 'response', status: result.status } : result,
+    );
+    const statusCode = result.kind === 'response' ? result.status : null;
+    const error =
+      result.kind === 'response' ? (outcome === 'success' ? null : `HTTP ${result.status}`) : result.message;
+    this.p.events?.attempted(outcome);
+    const attempt: AttemptRecord = {
+      actionId: row.id,
+      attemptNumber: row.attempt_count,
+      dueAt,
+      startedAt: started,
+      durationMs: result.durationMs,
+      statusCode,
+      outcome,
+      error,
+      excerpt: result.kind === 'response' ? result.bodyExcerpt : null,
+      truncated: result.kind === 'response' ? result.bodyTruncated : false,
+    };
+    if (outcome === 'success' && !row.recurrence && !row.callback_url) {
+      const to = assertTransition('executing', 'deliver_succeeded');
+      if (await completeOneShot(this.p.store.sql, { ...attempt, to, now: this.p.clock() })) return;
+    }
+    await this.p.store.transaction(async (db) => {
+      await insertAttempt(db, attempt);
+      const current = await lockAction(db, row.id);
+      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
+      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
+      const now = this.p.clock();
+      if (outcome === 'success') {
+        await this.succeed(db, current, now, {
+          response_code: statusCode,
+          duration_ms: Math.round(result.durationMs),
+          attempt_number: row.attempt_count,
+        });
+      } else if (shouldRetry(outcome, current.attempt_count, current.max_attempts)) {
+        const retryAfter =
+          result.kind === 'response' ? parseRetryAfter(result.headers['retry-after'], now) : null;
+        const wait = retryDelayMs(current.retry_strategy, current.attempt_count, retryAfter);
+        const next = new Date(now.getTime() + this.p.waits.wait(wait));
+        await updateAction(db, current.id, {
+          status: assertTransition(current.status, 'deliver_failed_retryable'),
+          next_attempt_at: next,
+          lease_until: null,
+          last_error: error,
+          updated_at: now,
+        });
+        await this.p.scheduler.schedule(db, current.id, next);
+        this.p.events?.retried();
+      } else {
+        const reason = error ?? 'delivery failed';
+        await this.finishFailed(
+          db,
+          current,
+          current.status,
+          'deliver_failed_permanently',
+          reason,
+          statusCode,
+          now,
+        );
+      }
+    });
+  }
+
+  /** Success: done, or, for a recurring action, on to its next occurrence (spec: re-scheduled after each success). */
+  private async succeed(
+    db: Sql,
+    row: ActionRow,
+    now: Date,
+    payload: { response_code: number | null; duration_ms: number; attempt_number: number },
+  ) {
+    const completed = row.recurrence_count + 1;
+    const next = row.recurrence ? this.nextOccurrenceAfter(row, completed, now) : null;
+    if (next) {
+      await updateAction(db, row.id, {
+        status: assertTransition(row.status, 'recur'),
+        scheduled_for: next.scheduledFor,
+        next_attempt_at: next.dueAt,
+        attempt_count: 0,
+        recurrence_count: completed,
+        recurrence_index: next.index,
+        last_executed_at: now,
+        executed_at: now,
+        lease_until: null,
+        last_error: null,
+        reschedule_count: 0,
+        updated_at: now,
+      });
+      await this.p.scheduler.schedule(db, row.id, next.dueAt);
+    } else {
+      await updateAction(db, row.id, {
+        status: assertTransition(row.status, 'deliver_succeeded'),
+        next_attempt_at: null,
+        lease_until: null,
+        last_error: null,
+        executed_at: now,
+        ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
+        updated_at: now,
+      });
+    }
+    await this.p.callbacks.enqueue(db, row, 'action.executed', { status: 'executed', ...payload });
+  }
+
+  /**
+   * The occurrence after the one just executed, or null when the recurrence has ended. Occurrences missed while the
+   * service was down are skipped: the latest one due fires once, now, and the schedule carries on from it. The
+   * waits policy places each occurrence in real time (the identity unless SCHED_TIME_SCALE is set).
+   */
+  private nextOccurrenceAfter(
+    row: ActionRow,
+    completed: number,
+    now: Date,
+  ): { index: number; scheduledFor: Date; dueAt: Date } | null {
+    const r = row.recurrence!;
+    const anchor = row.recurrence_anchor ?? row.scheduled_for;
+    const interval = { frequency: r.frequency, unit: r.unit };
+    const nominal = (index: number) =>
+      nextOccurrence({ anchor, interval, timezone: row.timezone, occurrenceIndex: index });
+    const at = (index: number) => this.p.waits.along(anchor, nominal(index));
+    const end = {
+      endType: r.end_type,
+      maxOccurrences: r.max_occurrences ?? null,
+      endDate: r.end_date ? parseTimestamp(r.end_date, row.timezone) : null,
+    };
+    let index = row.recurrence_index + 1;
+    while (at(index + 1).getTime() <= now.getTime()) index += 1;
+    if (isRecurrenceFinished(end, completed, nominal(index))) return null;
+    const scheduledFor = at(index);
+    return { index, scheduledFor, dueAt: scheduledFor < now ? now : scheduledFor };
+  }
+
+  private async finishFailed(
+    db: Sql,
+    row: ActionRow,
+    from: ActionState,
+    event: ActionEvent,
+    error: string,
+    statusCode: number | null,
+    now: Date,
+  ) {
+    await updateAction(db, row.id, {
+      status: assertTransition(from, event),
+      next_attempt_at: null,
+      lease_until: null,
+      last_error: error,
+      updated_at: now,
+    });
+    await this.p.callbacks.enqueue(db, row, 'action.failed', {
+      status: 'failed',
+      response_code: statusCode,
+      total_attempts: row.attempt_count,
+      error_message: error,
+    });
+  }
+
+  /**
+   * Hands back actions whose worker stopped mid-attempt (lease expired): the lost attempt is logged and the action
+   * is retried at once, or fails when that was its last attempt. Safe to run from every worker at once.
+   */
+  async sweepExpiredLeases(): Promise<number> {
+    let swept = 0;
+    for (const id of await expiredLeases(this.p.store.sql, this.p.clock())) {
+      swept += await this.p.store.transaction(async (db) => {
+        const now = this.p.clock();
+        const row = await lockExpiredLease(db, id, now);
+        if (!row) return 0;
+        const started = new Date(row.lease_until!.getTime() - this.leaseMs());
+        const error = 'the worker stopped during this attempt (its lease expired); retrying';
+        if (row.mode === 'webhook') {
+          // Logged as a retryable attempt that started when the lease was taken and lasted until now.
+          await insertAttempt(db, {
+            actionId: row.id,
+            attemptNumber: row.attempt_count,
+            dueAt: started,
+            startedAt: started,
+            durationMs: now.getTime() - started.getTime(),
+            statusCode: null,
+            outcome: 'retryable',
+            error,
+            excerpt: null,
+            truncated: false,
+          });
+        }
+        if (row.mode === 'webhook' && row.attempt_count >= row.max_attempts) {
+          const reason = 'the last attempt was lost when its worker stopped';
+          await this.finishFailed(db, row, row.status, 'deliver_failed_permanently', reason, null, now);
+          return 1;
+        }
+        await updateAction(db, row.id, {
+          status: assertTransition(row.status, 'lease_expired'),
+          next_attempt_at: now,
+          lease_until: null,
+          last_error: error,
+          updated_at: now,
+        });
+        await this.p.scheduler.schedule(db, row.id, now);
+        return 1;
+      });
+    }
+    return swept;
+  }
+}

@@ -1,0 +1,39 @@
+import { signRequest } from '@sched/contract';
+import type { ActionRow } from '../../persistence/actions.js';
+
+/** Stored response excerpt of each attempt. */
+export const EXCERPT_BYTES = 2048;
+
+export type OutboundRequest = ReturnType<typeof buildRequest>;
+
+/** The outgoing request of an attempt: the user's request, JSON body, delivery headers and signatures. */
+export function buildRequest(row: ActionRow, now: Date, timeoutMs: number) {
+  const req = row.request!;
+  const hasBody = req.body !== undefined && req.method !== 'GET';
+  const body = hasBody ? JSON.stringify(req.body) : '';
+  // One message id per occurrence: retries of it share the id, so receivers can deduplicate.
+  const messageId = `${row.id}.${row.recurrence_count}`;
+  // Names are case-insensitive: the user's headers are folded to lower case, so ours replace theirs instead of
+  // being sent twice, and a user's own content-type wins over the default.
+  const headers: Record<string, string> = hasBody ? { 'content-type': 'application/json' } : {};
+  for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
+  headers['x-sched-action-id'] = row.id;
+  headers['x-sched-attempt'] = String(row.attempt_count);
+  if (row.webhook_secret) {
+    const signed = signRequest({
+      secret: row.webhook_secret,
+      messageId,
+      timestamp: Math.floor(now.getTime() / 1000),
+      body,
+    });
+    for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
+  }
+  return {
+    url: req.url,
+    method: req.method,
+    headers,
+    ...(hasBody ? { body } : {}),
+    timeoutMs,
+    maxResponseBytes: EXCERPT_BYTES,
+  };
+}

@@ -1,0 +1,162 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql } from 'kysely';
+import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
+import type { Sql, Tables } from './database.js';
+
+/** An `actions` row, typed from the entity (persistence/entities/action.ts). */
+export type ActionRow = Selectable<Tables['actions']>;
+/** A `delivery_attempts` row. */
+export type DeliveryAttemptRow = Selectable<Tables['delivery_attempts']>;
+export type NewAction = Insertable<Tables['actions']>;
+/** Columns an update may change; `updated_at` comes from the caller's clock. */
+export type ActionChanges = Updateable<Tables['actions']> & { updated_at: Date };
+
+// Every query of the API names the account, so tenancy cannot be forgotten; the delivery side works by id.
+
+export async function insertAction(db: Sql, a: NewAction): Promise<ActionRow> {
+  return db.insertInto('actions').values(a).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findAction(
+  db: Sql,
+  accountId: string,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<ActionRow | null> {
+  const q = db.selectFrom('actions').selectAll().where('id', '=', id).where('account_id', '=', accountId);
+  return (await (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst()) ?? null;
+}
+
+export async function findLiveByIdempotencyKey(
+  db: Sql,
+  accountId: string,
+  key: string,
+): Promise<ActionRow | null> {
+  const row = await db
+    .selectFrom('actions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('idempotency_key', '=', key)
+    .where('status', 'in', LIVE_STATES)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function latestByIdempotencyKey(
+  db: Sql,
+  accountId: string,
+  key: string,
+): Promise<ActionRow | null> {
+  const row = await db
+    .selectFrom('actions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('idempotency_key', '=', key)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Actions sharing at least one dedup key, newest first. */
+export async function actionsSharingKeys(
+  db: Sql,
+  accountId: string,
+  keys: string[],
+  opts: { liveOnly?: boolean; excludeId?: string } = {},
+) {
+  let q = db
+    .selectFrom('actions')
+    .select(['id', 'name', 'status', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where(sql<boolean>`dedup_keys && ${keys}::text[]`);
+  if (opts.liveOnly) q = q.where('status', 'in', LIVE_STATES);
+  if (opts.excludeId) q = q.where('id', '<>', opts.excludeId);
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** Serialises work on one account-scoped name (an idempotency key, a dedup key) until the transaction ends. */
+export async function lockName(db: Sql, accountId: string, kind: string, value: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`${accountId}:${kind}:${value}`}, 0))`.execute(
+    db,
+  );
+}
+
+export interface ActionFilter {
+  status?: ActionState;
+  mode?: 'webhook' | 'approval';
+  /** Matched against name and description, case-insensitively, as a plain substring. */
+  search?: string;
+  dedupKey?: string;
+  recurring?: boolean;
+}
+
+/** One page of an account's actions, newest first, and the total the filter matches. */
+export async function listActions(
+  db: Sql,
+  accountId: string,
+  f: ActionFilter,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: ActionRow[] }> {
+  let q = db.selectFrom('actions').where('account_id', '=', accountId);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.mode) q = q.where('mode', '=', f.mode);
+  if (f.search) {
+    const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('description', 'ilike', pattern)]));
+  }
+  if (f.dedupKey) q = q.where(sql<boolean>`dedup_keys @> array[${f.dedupKey}]::text[]`);
+  if (f.recurring === true) q = q.where('recurrence', 'is not', null);
+  if (f.recurring === false) q = q.where('recurrence', 'is', null);
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+    q
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+  ]);
+  return { total: Number(count?.total ?? 0), rows };
+}
+
+export async function coordinationKeys(db: Sql, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom(
+      sql<{
+        key: string;
+      }>`(select distinct unnest(dedup_keys) as key from actions where account_id = ${accountId})`.as('k'),
+    )
+    .select('k.key')
+    .orderBy('k.key')
+    .execute();
+  return rows.map((r) => r.key);
+}
+
+/** Applies a transition's changes to one action; answers the row as it now stands. */
+export async function updateAction(db: Sql, id: string, changes: ActionChanges): Promise<ActionRow> {
+  return db.updateTable('actions').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Locks one action for a transition; with `skipLocked`, a row another transaction holds answers null. */
+export async function lockAction(
+  db: Sql,
+  id: string,
+  opts: { skipLocked?: boolean } = {},
+): Promise<ActionRow | null> {
+  const q = db.selectFrom('actions').selectAll().where('id', '=', id).forUpdate();
+  return (await (opts.skipLocked ? q.skipLocked() : q).executeTakeFirst()) ?? null;
+}
+
+export async function attemptsOf(db: Sql, actionId: string): Promise<DeliveryAttemptRow[]> {
+  return db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('action_id', '=', actionId)
+    .orderBy('attempt_number')
+    .orderBy('started_at')
+    .execute();
+}

@@ -1,0 +1,49 @@
+import type { Sql } from './database.js';
+
+export type UsageMetric = 'actions' | 'emails' | 'sms' | 'chat_messages' | 'ai_suggestions';
+
+/** Monthly usage counters, keyed by `YYYY-MM` in UTC. */
+export function periodKey(d: { year: number; month: number }): string {
+  return `${d.year}-${String(d.month).padStart(2, '0')}`;
+}
+
+/**
+ * Counts `amount` uses, refusing past `limit` (null = unlimited). Atomic, so two racing requests cannot both take
+ * the last unit. Returns false when the limit is spent.
+ */
+export async function consumeUsage(
+  db: Sql,
+  u: { accountId: string; period: string; metric: UsageMetric; limit: number | null; amount?: number },
+): Promise<boolean> {
+  const amount = u.amount ?? 1;
+  const row = await db
+    .insertInto('usage_counters')
+    .values({ account_id: u.accountId, period: u.period, metric: u.metric, used: amount })
+    .onConflict((oc) => {
+      const add = oc
+        .columns(['account_id', 'period', 'metric'])
+        .doUpdateSet((eb) => ({ used: eb('usage_counters.used', '+', amount) }));
+      return u.limit === null
+        ? add
+        : add.where(({ eb }) => eb('usage_counters.used', '<=', u.limit! - amount));
+    })
+    .returning('used')
+    .executeTakeFirst();
+  // A first insert is not checked by the conflict clause.
+  return row !== undefined && (u.limit === null || row.used <= u.limit);
+}
+
+/** Each metric's count in one period; a metric never used is absent. */
+export async function usageOf(
+  db: Sql,
+  accountId: string,
+  period: string,
+): Promise<Partial<Record<UsageMetric, number>>> {
+  const rows = await db
+    .selectFrom('usage_counters')
+    .select(['metric', 'used'])
+    .where('account_id', '=', accountId)
+    .where('period', '=', period)
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.metric, r.used]));
+}
