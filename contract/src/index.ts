@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
 import { contactsContract } from './routes/contacts.js';
+import { domainsContract } from './routes/domains.js';
 import { systemContract } from './routes/system.js';
 
 export * from './schemas/action.js';
@@ -9,6 +10,7 @@ export * from './schemas/approval.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export * from './schemas/domain.js';
 export * from './schemas/template.js';
 export { Health } from './routes/system.js';
 export * from './signatures.js';
@@ -24,6 +26,7 @@ export const apiContract = c.router({
   quota: quotaContract,
   channels: channelsContract,
   teamMembers: teamMembersContract,
+  domains: domainsContract,
 });
 
 /**

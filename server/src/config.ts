@@ -19,6 +19,9 @@ const EnvSchema = z.object({
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
+  SCHED_DOMAIN_DAY_LIMIT: z.coerce.number().int().min(0).default(10),
+  SCHED_DOMAIN_MONTH_LIMIT: z.coerce.number().int().min(0).default(100),
+  SCHED_DNS_SERVERS: z.string().optional(),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -39,6 +42,10 @@ export interface Config {
   rateLimitFactor: number;
   metricsToken: string | undefined;
   shutdownTimeoutMs: number;
+  /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
+  domainLimits: { perDay: number; perMonth: number };
+  /** Resolvers for domain verification (`host` or `host:port`); empty: the system's. */
+  dnsServers: string[];
   logLevel: string;
 }
 
@@ -77,6 +84,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
+    domainLimits: { perDay: e.SCHED_DOMAIN_DAY_LIMIT, perMonth: e.SCHED_DOMAIN_MONTH_LIMIT },
+    dnsServers: (e.SCHED_DNS_SERVERS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -9,6 +9,8 @@ import { ActionService } from './app/actions/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
 import { ContactService } from './app/contacts.js';
+import { destinationGuard } from './app/domains/guard.js';
+import { DomainService } from './app/domains/service.js';
 import { QuotaService } from './app/quota.js';
 import { RateLimiter } from './app/rate-limiter.js';
 import type { Config, Role } from './config.js';
@@ -17,10 +19,12 @@ import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
 import { Dispatcher } from './jobs/dispatcher.js';
+import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
 import { Database } from './persistence/database.js';
 import { createDb, type Db } from './persistence/db.js';
@@ -114,6 +118,10 @@ export async function startService(
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
   let outbound: OutboundClient | undefined;
+  const probes = createVerificationProbes({
+    dnsServers: config.dnsServers,
+    allowPrivateDestinations: config.allowPrivateDestinations,
+  });
   let workerDatabase: Database | undefined;
   try {
     queue = await startJobQueue({
@@ -123,6 +131,13 @@ export async function startService(
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    const domains = new DomainService({
+      store: database,
+      probes,
+      checks: createDomainCheckQueue(queue),
+      clock,
+      limits: config.domainLimits,
+    });
     if (role !== 'worker') {
       http = await buildHttpApp({
         logger,
@@ -132,7 +147,9 @@ export async function startService(
           allowPrivateDestinations: config.allowPrivateDestinations,
           counters: counterDatabase,
           legacy: db,
+          countDestination: destinationGuard(config.domainLimits),
         }),
+        domains,
         quota: new QuotaService(db, clock),
         channels: new NotificationChannelService(db, {
           allowPrivateDestinations: config.allowPrivateDestinations,
@@ -236,6 +253,7 @@ export async function startService(
         clock,
       });
       await dispatcher.start();
+      await workDomainChecks(queue, domains);
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));
@@ -247,6 +265,7 @@ export async function startService(
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
     await workerDatabase?.close().catch(() => undefined);
+    await probes.close().catch(() => undefined);
     await counterDatabase.close().catch(() => undefined);
     await opened.close().catch(() => undefined);
     throw err;
@@ -270,6 +289,7 @@ export async function startService(
         await dispatcher?.stop(config.shutdownTimeoutMs);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
+        await probes.close().catch(() => undefined);
         await workerDatabase?.close().catch(() => undefined);
         await counterDatabase.close().catch(() => undefined);
         await opened.close();

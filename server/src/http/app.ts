@@ -8,6 +8,7 @@ import type { ActionService } from '../app/actions/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
+import type { DomainService } from '../app/domains/service.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { RateLimitName } from '../domain/rate-limit/policy.js';
@@ -17,6 +18,7 @@ import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
+import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -26,6 +28,7 @@ export interface HttpDeps {
   quota: QuotaService;
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
+  domains: DomainService;
   responses: ResponseService;
   /** Prometheus text for GET /metrics; guarded by a token when one is configured. */
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
@@ -104,6 +107,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
+    domains: domainsHandlers(deps.domains),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

@@ -21,6 +21,7 @@ import type { Sql } from '../../persistence/database.js';
 import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
+import type { CountDestination } from '../domains/guard.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
@@ -59,6 +60,8 @@ export class ActionService {
       counters?: Store;
       /** The approval side's functions still take the untyped port; it runs on the same transactions as `store`. */
       legacy: Db;
+      /** The destination-domain threshold (app/domains/guard.ts), counted in the create's transaction. */
+      countDestination?: CountDestination;
     },
   ) {}
 
@@ -84,6 +87,7 @@ export class ActionService {
       p.dedupKeys.length === 0 &&
       !gate &&
       allowance === null &&
+      !(p.request && this.options.countDestination) &&
       !this.scheduler.writesAt(p.at);
     const unit = <T>(fn: (db: Sql) => Promise<T>) =>
       oneStatement ? fn(this.store.sql) : this.store.transaction(fn);
@@ -138,6 +142,9 @@ export class ActionService {
         created_at: now,
         updated_at: now,
       });
+      if (p.request && this.options.countDestination) {
+        await this.options.countDestination(db, accountId, p.request.url, now);
+      }
       if (gate && p.gate) {
         await approvalSql.insertRecipients(this.options.legacy, row.id, 'recipient', gate.recipients);
         await approvalSql.insertAttachments(this.options.legacy, row.id, p.gate.attachments);

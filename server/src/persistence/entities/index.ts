@@ -11,12 +11,14 @@ import {
   TeamMemberSchema,
 } from './approval.js';
 import { ContactSchema } from './contact.js';
+import { DomainSchema } from './domain.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 
 export * from './account.js';
 export * from './action.js';
 export * from './approval.js';
 export * from './contact.js';
+export * from './domain.js';
 export * from './rate-limit.js';
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
@@ -37,4 +39,5 @@ export const entities = [
   OutboxMessageSchema,
   NotificationChannelSchema,
   TeamMemberSchema,
+  DomainSchema,
 ];

@@ -4,6 +4,7 @@ import { Migration20261121132145Actions } from './Migration20261121132145Actions
 import { Migration20261121133841RecurrenceIndex } from './Migration20261121133841RecurrenceIndex.js';
 import { Migration20261121134443Approvals } from './Migration20261121134443Approvals.js';
 import { Migration20261121153000JobDueAt } from './Migration20261121153000JobDueAt.js';
+import { Migration20261122233413Domains } from './Migration20261122233413Domains.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121133841RecurrenceIndex', class: Migration20261121133841RecurrenceIndex },
   { name: 'Migration20261121134443Approvals', class: Migration20261121134443Approvals },
   { name: 'Migration20261121153000JobDueAt', class: Migration20261121153000JobDueAt },
+  { name: 'Migration20261122233413Domains', class: Migration20261122233413Domains },
 ];
