@@ -93,7 +93,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule an action
-         * @description Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is `skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). 429 also when the monthly action quota of the plan is spent (`Retry-After` until the 1st).
+         * @description Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is `skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). 403 when the monthly action quota of the plan is spent (the message names the limit and the plan; `Retry-After` until the 1st).
          */
         post: operations["actionsCreate"];
         /** Cancel the live action holding an idempotency key */
@@ -815,7 +815,7 @@ export interface components {
                 auth: string;
             };
         };
-        /** @description `limit: null` means unlimited. */
+        /** @description `limit: null` means unlimited. Monthly counts reset on the 1st at 00:00 UTC; `team_members` counts the members the account has; `limits` are the fixed limits of the plan (docs/api.md). */
         Quota: {
             period: {
                 year: number;
@@ -834,6 +834,14 @@ export interface components {
                 used: number;
                 limit: number;
             };
+            chat_messages: {
+                used: number;
+                limit: number;
+            };
+            team_members: {
+                used: number;
+                limit: number;
+            };
             ai_suggestions: {
                 used: number;
                 limit: number;
@@ -841,6 +849,15 @@ export interface components {
             };
             /** @enum {string} */
             plan: "free" | "pro" | "business";
+            limits: {
+                max_attempts: number;
+                schedule_horizon_days: number;
+                retention_days: number;
+                max_recipients: number;
+                templates: number;
+                chains: boolean;
+                slack_teams: boolean;
+            };
             /** Format: date-time */
             resets_at: string;
         };

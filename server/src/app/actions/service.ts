@@ -26,7 +26,7 @@ import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../a
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
-import { QuotaExceededError } from '../quota.js';
+import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
 import { currentMode, type PreparedGate, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
 
@@ -76,6 +76,10 @@ export class ActionService {
     const p = prepared.action;
     const accountId = principal.accountId;
     const gate = p.gate ? await this.resolveGate(p.gate, accountId, principal.plan) : null;
+    if (gate) {
+      const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
+      await assertChannelAllowances(this.store.sql, accountId, principal.plan, channels, now);
+    }
 
     // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
     const countAfterCommit: { period: string | null } = { period: null };

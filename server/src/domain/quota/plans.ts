@@ -6,6 +6,9 @@ import { PLANS, type Plan } from '@sched/contract';
  * - SMS: Free 50, Pro 200, Business 1,000 (the spec names only the values 50 and 200).
  * - Chat messages (Slack, Teams): 20,000 on Business, 0 elsewhere, since chat integrations are Business-only.
  * - Max recipients per action: 3 / 10 / 50. AI suggestions a month: 10 / 100 / 1,000.
+ * - Team members: 3 / 10 / 50 (the same small counts as recipients: a gate reaches at most that many people).
+ * Limits are enforced where the resource is created, with a 422 (a field over its limit) or a 403 (a spent monthly
+ * allowance, a feature of another plan) whose message names the limit and the plan; docs/api.md has the table.
  * - max_attempts: the contract accepts 1..20 (the widest plan cap); a value above the plan's cap
  *   (3 / 10 / 20) is refused with 422 on `max_attempts`. The default 5 is lowered to the cap on Free.
  */
@@ -25,6 +28,7 @@ export interface PlanLimits {
   slackTeams: boolean;
   maxRecipients: number;
   aiSuggestionsPerMonth: number;
+  teamMembers: number;
 }
 
 export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.freeze({
@@ -41,6 +45,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     slackTeams: false,
     maxRecipients: 3,
     aiSuggestionsPerMonth: 10,
+    teamMembers: 3,
   }),
   pro: Object.freeze({
     actionsPerMonth: null,
@@ -55,6 +60,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     slackTeams: false,
     maxRecipients: 10,
     aiSuggestionsPerMonth: 100,
+    teamMembers: 10,
   }),
   business: Object.freeze({
     actionsPerMonth: null,
@@ -69,6 +75,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     slackTeams: true,
     maxRecipients: 50,
     aiSuggestionsPerMonth: 1_000,
+    teamMembers: 50,
   }),
 });
 
@@ -133,4 +140,19 @@ export function effectiveMaxAttempts(requested: number | null | undefined, plan:
     return { ok: false, field: 'max_attempts', message: `Must be at most ${cap} on the ${plan} plan` };
   }
   return { ok: true, maxAttempts: requested };
+}
+
+export type MonthlyMetric = 'emails' | 'sms' | 'chat_messages';
+
+/** The monthly allowance a notification channel spends, or null for a channel the plan does not meter. */
+export function channelAllowance(
+  plan: Plan,
+  channel: string,
+): { metric: MonthlyMetric; limit: number; label: string } | null {
+  const l = PLAN_LIMITS[plan];
+  if (channel === 'email') return { metric: 'emails', limit: l.emailsPerMonth, label: 'email notifications' };
+  if (channel === 'sms') return { metric: 'sms', limit: l.smsPerMonth, label: 'SMS notifications' };
+  if (channel === 'slack' || channel === 'teams')
+    return { metric: 'chat_messages', limit: l.chatMessagesPerMonth, label: 'chat messages' };
+  return null;
 }
