@@ -5,6 +5,7 @@ import { configureApprovalsCommands } from './commands/approvals.js';
 import { configureChannelsCommands } from './commands/channels.js';
 import { configureContactsCommands } from './commands/contacts.js';
 import { configureOutboxCommands } from './commands/outbox.js';
+import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { configureTeamMembersCommands } from './commands/team-members.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configurePurgeCommand(program);
   return program;
 }
 

@@ -13,6 +13,7 @@ import { destinationGuard } from './app/domains/guard.js';
 import { DomainService } from './app/domains/service.js';
 import { QuotaService } from './app/quota.js';
 import { RateLimiter } from './app/rate-limiter.js';
+import { RetentionService } from './app/retention.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
@@ -20,6 +21,7 @@ import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
+import { workRetention } from './jobs/retention.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
@@ -254,6 +256,7 @@ export async function startService(
       });
       await dispatcher.start();
       await workDomainChecks(queue, domains);
+      await workRetention(queue, new RetentionService(database, clock), metrics, logger);
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));

@@ -156,3 +156,8 @@ export function channelAllowance(
     return { metric: 'chat_messages', limit: l.chatMessagesPerMonth, label: 'chat messages' };
   return null;
 }
+
+/** History older than this instant is purged for accounts of `plan` (terminal actions and what hangs off them). */
+export function retentionCutoff(plan: Plan, now: Date): Date {
+  return new Date(now.getTime() - PLAN_LIMITS[plan].retentionDays * 86_400_000);
+}
