@@ -3,11 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient, SchedApiError } from '@sched/sdk';
 import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { startDns, type TestDns } from './support/dns.js';
-import { api, startServer, type TestServer } from './support/server.js';
+import { api, runCli, startServer, type TestServer } from './support/server.js';
 
 /** A host name that resolves only through the test's DNS server, to a loopback address of its own. */
 const FILE_HOST = 'files.verify-test.example';
@@ -158,6 +159,38 @@ describe('destination domains: thresholds and verification', () => {
       method: 'file',
       next_check_at: null,
     });
+  });
+
+  it('is driven by the SDK (sched.domains.*) and the CLI (sched domains ...)', async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: key });
+    const env = { SCHED_API_URL: server.url, SCHED_API_KEY: key };
+    const host = 'sdk.dns-test.example';
+    const v = await sched.domains.verify(host);
+    expect(v.verification_methods.dns.value).toBe(`sched-verification=${v.verification_token}`);
+
+    const shown = await runCli(['domains', 'verify', host], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`TXT record on ${host}`);
+    expect(shown.stdout).toContain(`sched-verification=${v.verification_token}`);
+    expect(shown.stdout).toContain(`https://${host}/.well-known/sched-verify.txt`);
+
+    const failed = await runCli(['domains', 'check', host], env);
+    expect(failed.stdout).toMatch(/not verified yet[\s\S]*dns: +no TXT record/);
+    expect((await sched.domains.get(host)).status).toBe('pending');
+
+    dns.txt.set(host, [v.verification_methods.dns.value]);
+    const checked = JSON.parse((await runCli(['domains', 'check', host, '--json'], env)).stdout);
+    expect(checked.data).toMatchObject({ domain: host, verified: true, method: 'dns' });
+    const listed = await runCli(['domains', 'list'], env);
+    expect(listed.stdout).toMatch(new RegExp(`${host.replaceAll('.', '\\.')} +true +dns`));
+    expect((await runCli(['domains', 'get', host], env)).stdout).toMatch(/status +verified/);
+    expect((await sched.domains.list()).find((d) => d.domain === host)).toMatchObject({ verified: true });
+
+    expect((await runCli(['domains', 'remove', host], env)).stdout).toBe(`removed ${host}\n`);
+    expect(await sched.domains.get(host)).toMatchObject({ status: 'unverified', verification_token: null });
+    const bad = await sched.domains.get('10.0.0.1').catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(SchedApiError);
+    expect((bad as SchedApiError).status).toBe(422);
   });
 
   it('leaves IP-literal destinations outside domain rules', async () => {

@@ -4,6 +4,7 @@ import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
 import { configureChannelsCommands } from './commands/channels.js';
 import { configureContactsCommands } from './commands/contacts.js';
+import { configureDomainsCommands } from './commands/domains.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configureDomainsCommands(program);
   configurePurgeCommand(program);
   return program;
 }

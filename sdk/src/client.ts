@@ -4,6 +4,7 @@ import { initClient } from '@ts-rest/core';
 export type { RequestCache } from 'undici-types';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
+import { domainsApi } from './domains.js';
 import { SchedConnectionError } from './errors.js';
 import { unwrap } from './unwrap.js';
 
@@ -69,6 +70,8 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
+    domains: domainsApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
     coordinationKeys: () => coordinationKeys(raw),
     /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */

@@ -5,6 +5,7 @@ export type { ClientOptions, SchedClient } from './client.js';
 export { createClient, createRawClient, unwrap } from './client.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
+export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';
 export type {
   Action,
   ActionCreateBody,
