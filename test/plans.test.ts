@@ -78,6 +78,23 @@ describe('plan limits on a Free account', () => {
     expect(gate.body.errors['gate.channels'][0]).toMatch(/Business/);
   });
 
+  it('refuses the 4th team member with 403 naming the limit and the plan', async () => {
+    for (const name of ['Ada', 'Grace', 'Linus']) {
+      const res = await api(server, free, 'POST', '/v1/team-members', { name, email: `${name}@example.com` });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const over = await api(server, free, 'POST', '/v1/team-members', {
+      name: 'Ken',
+      email: 'ken@example.com',
+    });
+    expect(over.status).toBe(403);
+    expect(over.body.message).toMatch(/free plan allows 3 team members/);
+    expect((await api(server, free, 'GET', '/v1/quota')).body.data.team_members).toEqual({
+      used: 3,
+      limit: 3,
+    });
+  });
+
   it('refuses an approval by email once the 100 emails of the month are spent: 403 naming the limit', async () => {
     await setUsage('emails', 99);
     expect((await create(approval(['a@example.com']))).status).toBe(201);
@@ -101,7 +118,7 @@ describe('plan limits on a Free account', () => {
       emails: { used: 100, limit: 100 },
       sms: { limit: 50 },
       chat_messages: { used: 0, limit: 0 },
-      team_members: { used: 0, limit: 3 },
+      team_members: { used: 3, limit: 3 },
       limits: {
         max_attempts: 3,
         schedule_horizon_days: 30,

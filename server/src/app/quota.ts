@@ -3,7 +3,7 @@ import { channelAllowance, monthPeriod, type Plan, planLimits } from '../domain/
 import type { Sql } from '../persistence/database.js';
 import type { Db } from '../persistence/db.js';
 import { countTeamMembers, periodKey, usageOf } from '../persistence/usage-counters.js';
-import { AppError } from './errors.js';
+import { AppError, ForbiddenError } from './errors.js';
 import type { Clock } from './ports.js';
 
 /**
@@ -42,6 +42,14 @@ export async function assertChannelAllowances(
         Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
       );
     }
+  }
+}
+
+/** Refuses a team member past the plan's count: 403 naming the limit and the plan. */
+export async function assertTeamMemberRoom(db: Sql, accountId: string, plan: Plan): Promise<void> {
+  const limit = planLimits(plan).teamMembers;
+  if ((await countTeamMembers(db, accountId)) >= limit) {
+    throw new ForbiddenError(`the ${plan} plan allows ${limit} team members; remove one or change plan`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NotificationChannel, TeamMember } from '@sched/contract';
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
+import { assertTeamMemberRoom } from '../quota.js';
 import { checkDestinationUrl } from '../../outbound/destination-policy.js';
 import { asDate, type Db } from '../../persistence/db.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
@@ -142,7 +143,10 @@ export class TeamMemberService {
       phone?: string | null | undefined;
       push_subscriptions: TeamMember['push_subscriptions'];
     },
+    /** The caller's plan: its team-member count is enforced (app/quota.ts). */
+    plan?: Plan,
   ) {
+    if (plan) await assertTeamMemberRoom(this.db.typed, accountId, plan);
     const [row] = await this.db.query<MemberRow>(
       `insert into team_members (id, account_id, name, email, phone, push_subscriptions, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $6, now(), now()) returning *`,
