@@ -9,6 +9,7 @@ import {
   attemptsOf,
   insertAction,
   type NewAction,
+  updateAction,
 } from '../server/src/persistence/actions.js';
 import type { StoredRecurrence } from '../server/src/persistence/entities/stored.js';
 import { openTestDatabase } from './support/in-process.js';
@@ -51,6 +52,9 @@ describe('deliveries (in-process, fake clock)', () => {
     const callbackOutbox: CallbackOutbox = {
       async enqueue(_tx, action, event, payload) {
         callbacks.push({ id: action.id, event, payload });
+      },
+      async redeliver() {
+        throw new Error('no callback is delivered here');
       },
     };
     const deliveries = new Deliveries({
@@ -265,7 +269,8 @@ describe('deliveries (in-process, fake clock)', () => {
     await h.deliveries.fire(id);
     expect(await row(id)).toMatchObject({ status: 'executed', attempt_count: 2 });
 
-    const last = await newAction({ max_attempts: 1, status: 'executing', lease_until: T0, attempt_count: 1 });
+    const last = await newAction({ max_attempts: 1, status: 'executing' });
+    await updateAction(t.database.sql, last, { lease_until: T0, attempt_count: 1, updated_at: T0 });
     expect(await h.deliveries.sweepExpiredLeases()).toBe(1);
     expect(await row(last)).toMatchObject({ status: 'failed' });
   });

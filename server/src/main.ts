@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AccountService } from './app/accounts.js';
+import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
 import { ActionService } from './app/actions/service.js';
@@ -18,7 +19,7 @@ import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
-import { CallbackDeliverer, createCallbackOutbox } from './jobs/callbacks.js';
+import { createCallbackOutbox } from './jobs/callbacks.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { workRetention } from './jobs/retention.js';
@@ -39,6 +40,7 @@ export interface RunningService {
   url: string | undefined;
   config: Config;
   role: Role;
+  database: Database;
   db: Db;
   orm: Orm;
   logger: Logger;
@@ -234,14 +236,18 @@ export async function startService(
         },
         approvals,
       });
-      const callbacks = new CallbackDeliverer({
+      const callbacks = new CallbackDeliveries({
         store: workerDatabase,
-        queue,
+        outbox: callbackOutbox,
         outbound: guarded,
         waits,
-        metrics,
-        logger,
         clock,
+        events: {
+          attempted: (outcome, failure) => {
+            metrics.callbacks.inc({ outcome });
+            if (failure) logger.info({ ...failure, status: outcome }, 'callback not delivered');
+          },
+        },
       });
       dispatcher = new Dispatcher({
         store: workerDatabase,
@@ -282,6 +288,7 @@ export async function startService(
     url,
     config,
     role,
+    database,
     db,
     orm,
     logger,

@@ -38,6 +38,8 @@ export interface CallbackOutbox {
     event: CallbackEvent,
     payload: Record<string, unknown>,
   ): Promise<void>;
+  /** Queues another delivery attempt of a callback at `at`, in the caller's transaction. */
+  redeliver(db: Sql, callbackId: string, at: Date): Promise<void>;
 }
 
 /** Sends the messages of an approval gate's round when its action fires (jobs/approval-engine.ts). */

@@ -1,10 +1,10 @@
-import pg from 'pg';
 import type { Logger } from 'pino';
+import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import type { Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
+import { type Listener, listen } from '../persistence/notifications.js';
 import { resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
-import type { CallbackDeliverer } from './callbacks.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
@@ -14,7 +14,7 @@ export interface DispatcherOptions {
   queue: JobQueue;
   scheduler: WindowScheduler;
   deliveries: Deliveries;
-  callbacks: CallbackDeliverer;
+  callbacks: CallbackDeliveries;
   approvals?: ApprovalEngine;
   logger: Logger;
   clock: Clock;
@@ -25,14 +25,15 @@ export interface DispatcherOptions {
 /**
  * Fires actions on time. pg-boss jobs at each due time are the durable trigger (a restart loses nothing), written
  * by the scheduler once an attempt is within the look-ahead window (the scan writes them as attempts enter it); on top,
- * every worker arms in-process timers for attempts due within the look-ahead window, learned from a periodic scan
- * and from NOTIFY at creation, so an attempt starts within milliseconds of its time rather than a poll later.
- * Whichever fires first claims the attempt; the others find nothing to do.
+ * workers arm in-process timers for attempts due within the look-ahead window, learned from NOTIFY when an attempt
+ * is scheduled inside it, from the scan as attempts enter it, and from one full read when a worker starts listening,
+ * so an attempt starts within milliseconds of its time rather than a poll later. Whichever fires first claims the
+ * attempt; the others find nothing to do. docs/architecture.md describes the whole trigger design.
  */
 export class Dispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inflight = new Set<Promise<unknown>>();
-  private listener: pg.Client | undefined;
+  private listener: Listener | undefined;
   private scanTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private scans = 0;
@@ -85,7 +86,7 @@ export class Dispatcher {
     if (this.scanTimer) clearTimeout(this.scanTimer);
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.close().catch(() => undefined);
     await Promise.all([
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
@@ -120,22 +121,20 @@ export class Dispatcher {
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({
-      connectionString: this.o.databaseUrl,
-      application_name: 'sched-worker-listen',
+    this.listener = await listen(this.o.databaseUrl, DUE_CHANNEL, {
+      payload: (payload) => {
+        const [id, due] = payload.split(',');
+        if (id && due) this.arm(id, Number(due));
+      },
+      lost: (err) => {
+        this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
+        this.listener = undefined;
+        setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+      },
     });
-    client.on('error', (err) => {
-      this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
-      this.listener = undefined;
-      setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
-    });
-    client.on('notification', (msg) => {
-      const [id, due] = (msg.payload ?? '').split(',');
-      if (id && due) this.arm(id, Number(due));
-    });
-    await client.connect();
-    await client.query(`listen ${DUE_CHANNEL}`);
-    this.listener = client;
+    // Announcements made while this worker was not listening are lost: arm every attempt due in the window once.
+    const until = new Date(this.o.clock().getTime() + ANNOUNCE_WINDOW_MS);
+    for (const row of await resolvedDueBefore(this.o.store.sql, until)) this.arm(row.id, row.dueMs);
   }
 
   private async scanLoop(): Promise<void> {
@@ -149,9 +148,8 @@ export class Dispatcher {
   }
 
   private async scan(): Promise<void> {
-    await this.o.scheduler.enqueueEntering(this.o.store);
-    const until = new Date(this.o.clock().getTime() + ANNOUNCE_WINDOW_MS);
-    for (const row of await resolvedDueBefore(this.o.store.sql, until)) this.arm(row.id, row.dueMs);
+    // Attempts entering the window get their timer here; those written inside it were announced by NOTIFY.
+    for (const e of await this.o.scheduler.enqueueEntering(this.o.store)) this.arm(e.id, e.dueMs);
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.
     this.scans += 1;
     if (this.scans % 5 === 0) await this.o.deliveries.sweepExpiredLeases();

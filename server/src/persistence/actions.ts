@@ -1,20 +1,56 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
-import type { Sql, Tables } from './database.js';
+import { fixedStatement, type Sql, type Tables } from './database.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
 export type ActionRow = Selectable<Tables['actions']>;
 /** A `delivery_attempts` row. */
 export type DeliveryAttemptRow = Selectable<Tables['delivery_attempts']>;
-export type NewAction = Insertable<Tables['actions']>;
 /** Columns an update may change; `updated_at` comes from the caller's clock. */
 export type ActionChanges = Updateable<Tables['actions']> & { updated_at: Date };
 
 // Every query of the API names the account, so tenancy cannot be forgotten; the delivery side works by id.
 
+/** The columns a create writes; the others start at their defaults. */
+const CREATE_COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'description',
+  'mode',
+  'status',
+  'timezone',
+  'scheduled_for',
+  'next_attempt_at',
+  'idempotency_key',
+  'dedup_keys',
+  'max_attempts',
+  'retry_strategy',
+  'request',
+  'webhook_secret',
+  'callback_url',
+  'coordination',
+  'recurrence',
+  'recurrence_anchor',
+  'gate',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];
+export type NewAction = Required<Pick<Insertable<Tables['actions']>, (typeof CREATE_COLUMNS)[number]>>;
+
+// Every create runs it: a fixed text (see fixedStatement).
+const insertActionStatement = fixedStatement<ActionRow>(
+  `insert into actions (${CREATE_COLUMNS.join(', ')})
+   values (${CREATE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) returning *`,
+);
+
 export async function insertAction(db: Sql, a: NewAction): Promise<ActionRow> {
-  return db.insertInto('actions').values(a).returningAll().executeTakeFirstOrThrow();
+  const [row] = await insertActionStatement(
+    db,
+    CREATE_COLUMNS.map((c) => a[c]),
+  );
+  return row!;
 }
 
 export async function findAction(

@@ -62,6 +62,16 @@ export class Database {
   }
 }
 
+/**
+ * A statement of fixed text for the hottest paths, run on `db` like any other: Kysely's builder costs about 85 µs of
+ * CPU per statement to build and compile (measured: 4,000 upserts, 192 against 107 µs per statement), which is 5-8 % of
+ * a create's CPU; a fixed text also keeps its prepared statement's name lookup cheap. Typed by its caller.
+ */
+export function fixedStatement<R>(text: string) {
+  return async (db: Sql, params: readonly unknown[]): Promise<R[]> =>
+    (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+}
+
 export async function openOrm(opts: {
   databaseUrl: string;
   poolSize?: number;

@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createOrm, migrateUp } from './orm.js';
 
 /**
- * Developer tool: `node server/dist/persistence/new-migration.js <Name>` with DATABASE_URL set.
- * Applies the committed migrations, diffs them against the entities, and writes the difference as a new
- * migration source file to review, commit and register in migrations/index.ts.
+ * Developer tool: `node server/dist/persistence/new-migration.js <Name>` with DATABASE_URL set (a scratch database).
+ * Applies the committed migrations, then lets MikroORM's migrator diff the entities against that schema and write
+ * the difference as a new migration under src/persistence/migrations, to review, commit and register in
+ * migrations/index.ts.
  */
 const name = process.argv[2];
 const url = process.env.DATABASE_URL;
@@ -16,24 +16,11 @@ if (!name || !url) {
 const orm = await createOrm({ databaseUrl: url });
 try {
   await migrateUp(orm);
-  const sql = await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false });
-  const statements = sql
-    .split(/;\n/)
-    .map((s) => s.trim().replace(/;$/, ''))
-    .filter((s) => s && !s.startsWith('set names'));
-  if (statements.length === 0) {
-    console.log('entities and migrations agree; nothing to write');
-  } else {
-    const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
-    const className = `Migration${stamp}${name}`;
-    const body = statements.map((s) => `    this.addSql(\`${s}\`);`).join('\n');
-    const file = fileURLToPath(new URL(`../../src/persistence/migrations/${className}.ts`, import.meta.url));
-    writeFileSync(
-      file,
-      `import { Migration } from '@mikro-orm/migrations';\n\nexport class ${className} extends Migration {\n  override async up(): Promise<void> {\n${body}\n  }\n}\n`,
-    );
-    console.log(`wrote ${file}`);
-  }
+  const dir = fileURLToPath(new URL('../../src/persistence/migrations', import.meta.url));
+  const created = await orm.migrator.create(dir, false, false, name);
+  console.log(
+    created.fileName ? `wrote ${dir}/${created.fileName}` : 'entities and migrations agree; nothing to write',
+  );
 } finally {
   await orm.close();
 }

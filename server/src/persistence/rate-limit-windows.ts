@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Plan } from '../domain/quota/plans.js';
-import type { Sql } from './database.js';
+import { fixedStatement, type Sql } from './database.js';
 
 /** One counting window of one bucket. */
 export interface WindowHit {
@@ -10,7 +10,7 @@ export interface WindowHit {
 }
 
 /** Ends the insert of one hit per bucket: a window already counting adds one. */
-const ADD_HIT = sql`on conflict (bucket, window_start) do update set hits = rate_limit_windows.hits + 1
+const ADD_HIT_TEXT = `on conflict (bucket, window_start) do update set hits = rate_limit_windows.hits + 1
   returning bucket, hits`;
 
 /** Counts one hit in each window, in one statement; answers each bucket's count so far. */
@@ -19,7 +19,7 @@ export async function countHits(db: Sql, windows: WindowHit[]): Promise<Map<stri
     insert into rate_limit_windows (bucket, window_start, hits, expires_at)
     select b, s, 1, e from unnest(${windows.map((w) => w.bucket)}::text[], ${windows.map((w) => w.start)}::timestamptz[],
       ${windows.map((w) => w.end)}::timestamptz[]) as t(b, s, e)
-    ${ADD_HIT}`.execute(db);
+    ${sql.raw(ADD_HIT_TEXT)}`.execute(db);
   return new Map(rows.map((r) => [r.bucket, r.hits]));
 }
 
@@ -34,6 +34,23 @@ export interface KeyHolder {
   stale: boolean;
 }
 
+// Every authenticated request runs it: a fixed text (see fixedStatement).
+const keyHolderStatement = fixedStatement<KeyHolder & { hits: Record<string, number> | null }>(
+  `with holder as (
+     select k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
+            (k.last_used_at is null or k.last_used_at < $5) as stale
+       from api_keys k join accounts a on a.id = k.account_id
+      where k.key_hash = $1 and k.revoked_at is null
+   ),
+   counted as (
+     insert into rate_limit_windows (bucket, window_start, hits, expires_at)
+     select t.n || ':' || h.account_id, t.s, 1, t.e
+       from holder h, unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as t(n, s, e)
+     ${ADD_HIT_TEXT}
+   )
+   select h.*, (select json_object_agg(bucket, hits) from counted) as hits from holder h`,
+);
+
 /**
  * Finds the holder of a live API key by the key's hash and counts one hit in each named window of that holder's
  * account (bucket `<name>:<account id>`), in one statement: every authenticated request costs one round trip for
@@ -46,23 +63,13 @@ export async function findKeyHolderAndCount(
   windows: { name: string; start: Date; end: Date }[],
   now: Date,
 ): Promise<{ holder: KeyHolder; hits: Record<string, number> } | null> {
-  const staleBefore = new Date(now.getTime() - 60_000);
-  const { rows } = await sql<KeyHolder & { hits: Record<string, number> | null }>`
-    with holder as (
-      select k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
-             (k.last_used_at is null or k.last_used_at < ${staleBefore}) as stale
-        from api_keys k join accounts a on a.id = k.account_id
-       where k.key_hash = ${keyHash} and k.revoked_at is null
-    ),
-    counted as (
-      insert into rate_limit_windows (bucket, window_start, hits, expires_at)
-      select t.n || ':' || h.account_id, t.s, 1, t.e
-        from holder h, unnest(${windows.map((w) => w.name)}::text[], ${windows.map((w) => w.start)}::timestamptz[],
-          ${windows.map((w) => w.end)}::timestamptz[]) as t(n, s, e)
-      ${ADD_HIT}
-    )
-    select h.*, (select json_object_agg(bucket, hits) from counted) as hits from holder h`.execute(db);
-  const row = rows[0];
+  const [row] = await keyHolderStatement(db, [
+    keyHash,
+    windows.map((w) => w.name),
+    windows.map((w) => w.start),
+    windows.map((w) => w.end),
+    new Date(now.getTime() - 60_000),
+  ]);
   if (!row) return null;
   const { hits, ...holder } = row;
   return { holder: { ...holder, rate_limit_factor: Number(holder.rate_limit_factor) }, hits: hits ?? {} };

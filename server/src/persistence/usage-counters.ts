@@ -1,4 +1,4 @@
-import type { Sql } from './database.js';
+import { fixedStatement, type Sql } from './database.js';
 
 export type UsageMetric = 'actions' | 'emails' | 'sms' | 'chat_messages' | 'ai_suggestions';
 
@@ -11,24 +11,19 @@ export function periodKey(d: { year: number; month: number }): string {
  * Counts `amount` uses, refusing past `limit` (null = unlimited). Atomic, so two racing requests cannot both take
  * the last unit. Returns false when the limit is spent.
  */
+// Every create counts one: a fixed text (see fixedStatement).
+const consumeStatement = fixedStatement<{ used: number }>(
+  `insert into usage_counters (account_id, period, metric, used) values ($1, $2, $3, $4)
+   on conflict (account_id, period, metric) do update set used = usage_counters.used + $4
+     where $5::int is null or usage_counters.used + $4 <= $5::int
+   returning used`,
+);
+
 export async function consumeUsage(
   db: Sql,
   u: { accountId: string; period: string; metric: UsageMetric; limit: number | null; amount?: number },
 ): Promise<boolean> {
-  const amount = u.amount ?? 1;
-  const row = await db
-    .insertInto('usage_counters')
-    .values({ account_id: u.accountId, period: u.period, metric: u.metric, used: amount })
-    .onConflict((oc) => {
-      const add = oc
-        .columns(['account_id', 'period', 'metric'])
-        .doUpdateSet((eb) => ({ used: eb('usage_counters.used', '+', amount) }));
-      return u.limit === null
-        ? add
-        : add.where(({ eb }) => eb('usage_counters.used', '<=', u.limit! - amount));
-    })
-    .returning('used')
-    .executeTakeFirst();
+  const [row] = await consumeStatement(db, [u.accountId, u.period, u.metric, u.amount ?? 1, u.limit]);
   // A first insert is not checked by the conflict clause.
   return row !== undefined && (u.limit === null || row.used <= u.limit);
 }

@@ -1,9 +1,10 @@
 import type { Action, ActionSummary } from '@sched/contract';
-import type { ActionRow, DeliveryAttemptRow } from '../../persistence/action-store.js';
+import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMetaRow, RecipientRow, ReminderEventRow } from '../../persistence/approval-store.js';
-import { asDate, isoOrNull } from '../../persistence/db.js';
 
-const iso = (v: Date | string) => asDate(v).toISOString();
+// The approval side's row types still say `Date | string` (the pool now hands every timestamp back as a Date).
+const iso = (v: Date | string) => new Date(v).toISOString();
+const isoOrNull = (v: Date | string | null) => (v === null ? null : iso(v));
 
 export function actionSummary(r: ActionRow): ActionSummary {
   return {
@@ -11,11 +12,11 @@ export function actionSummary(r: ActionRow): ActionSummary {
     name: r.name,
     mode: r.mode,
     status: r.status,
-    scheduled_for: iso(r.scheduled_for),
+    scheduled_for: r.scheduled_for.toISOString(),
     idempotency_key: r.idempotency_key,
     dedup_keys: r.dedup_keys,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
   };
 }
 
@@ -41,10 +42,10 @@ export function actionView(
     mode: r.mode,
     status: r.status,
     timezone: r.timezone,
-    scheduled_for: iso(r.scheduled_for),
+    scheduled_for: r.scheduled_for.toISOString(),
     next_attempt_at:
-      r.status === 'scheduled' || r.status === 'resolved' ? isoOrNull(r.next_attempt_at) : null,
-    executed_at: isoOrNull(r.executed_at),
+      r.status === 'scheduled' || r.status === 'resolved' ? (r.next_attempt_at?.toISOString() ?? null) : null,
+    executed_at: r.executed_at?.toISOString() ?? null,
     idempotency_key: r.idempotency_key,
     dedup_keys: r.dedup_keys,
     attempt_count: r.attempt_count,
@@ -54,7 +55,7 @@ export function actionView(
     is_recurring: r.recurrence !== null,
     recurrence: r.recurrence,
     recurrence_count: r.recurrence_count,
-    last_executed_at: isoOrNull(r.last_executed_at),
+    last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: r.request,
     callback_url: r.callback_url,
     signed: r.webhook_secret !== null,
@@ -88,8 +89,8 @@ export function actionView(
     delivery_attempts: attempts.map((a) => ({
       id: a.id,
       attempt_number: a.attempt_number,
-      due_at: iso(a.due_at),
-      started_at: iso(a.started_at),
+      due_at: a.due_at.toISOString(),
+      started_at: a.started_at.toISOString(),
       lateness_ms: a.lateness_ms,
       duration_ms: a.duration_ms,
       status_code: a.status_code,
@@ -116,7 +117,7 @@ export function actionView(
       channels: [...new Set(x.targets.map((t) => t.channel))],
     })),
     last_error: r.last_error,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
   };
 }

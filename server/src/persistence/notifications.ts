@@ -1,0 +1,23 @@
+import pg from 'pg';
+
+/** A LISTEN connection of its own (a pooled one would drop the subscription when returned). */
+export interface Listener {
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on `channel`, handing each payload to `onPayload`; `onLost` is called once when the connection drops
+ * (the caller reconnects; notifications sent meanwhile are lost).
+ */
+export async function listen(
+  databaseUrl: string,
+  channel: string,
+  on: { payload(payload: string): void; lost(err: Error): void },
+): Promise<Listener> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'sched-worker-listen' });
+  client.on('error', (err) => on.lost(err));
+  client.on('notification', (msg) => on.payload(msg.payload ?? ''));
+  await client.connect();
+  await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+  return { close: () => client.end() };
+}
