@@ -1,5 +1,3 @@
-import ipaddr from 'ipaddr.js';
-
 /**
  * Destination domains (spec 4.6): which hostname an action's URL counts against, when an unverified hostname is
  * refused, what the owner publishes to verify it, and when a pending verification is checked again. Pure: time is
@@ -24,6 +22,8 @@ export interface DomainLimits {
 
 export const DEFAULT_DOMAIN_LIMITS: Readonly<DomainLimits> = Object.freeze({ perDay: 10, perMonth: 100 });
 
+const DOTTED_QUAD = /^\d{1,3}(\.\d{1,3}){3}$/;
+
 /** The destination domain of a URL, or null when the URL is not counted (an IP literal, or not a URL). */
 export function destinationDomain(url: string): string | null {
   let host: string;
@@ -34,7 +34,8 @@ export function destinationDomain(url: string): string | null {
   }
   if (host === '' || host.startsWith('[')) return null;
   const name = host.replace(/\.+$/, '').toLowerCase();
-  if (ipaddr.IPv4.isValidFourPartDecimal(name)) return null;
+  // The URL parser has turned every numeric IPv4 form (decimal, octal, hex, short) into a dotted quad.
+  if (DOTTED_QUAD.test(name)) return null;
   return name === '' ? null : name;
 }
 
