@@ -636,7 +636,7 @@ export interface components {
             dns: string | null;
             file: string | null;
         };
-        /** @description Status and instructions. `usage` counts actions created to this hostname in the current UTC day and month; the limits apply while it is not verified. */
+        /** @description Status and instructions. `usage` counts actions created to this hostname in the current UTC day and month while it was unverified; the limits apply only then. */
         DomainDetail: {
             domain: string;
             verified: boolean;

@@ -67,7 +67,7 @@ export const DomainDetail = DomainSummary.extend({
 }).meta({
   id: 'DomainDetail',
   description:
-    'Status and instructions. `usage` counts actions created to this hostname in the current UTC day and month; the limits apply while it is not verified.',
+    'Status and instructions. `usage` counts actions created to this hostname in the current UTC day and month while it was unverified; the limits apply only then.',
 });
 
 export const DomainCheck = DomainSummary.extend({ errors: DomainCheckErrors }).meta({

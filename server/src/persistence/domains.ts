@@ -52,6 +52,17 @@ export async function countDomainUse(
   );
 }
 
+/** Whether the account has verified `domain` (a plain read: no lock, so verified hosts never queue on the row). */
+export async function isVerified(db: Sql, accountId: string, domain: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('domains')
+    .select('verified')
+    .where('account_id', '=', accountId)
+    .where('domain', '=', domain)
+    .executeTakeFirst();
+  return row?.verified === true;
+}
+
 export async function listDomains(db: Sql, accountId: string): Promise<DomainRow[]> {
   return db.selectFrom('domains').selectAll().where('account_id', '=', accountId).orderBy('domain').execute();
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
 import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
+import { destinationDomain } from '../../domain/domains/rules.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,
@@ -86,12 +87,16 @@ export class ActionService {
     const allowance = planLimits(principal.plan).actionsPerMonth;
     // Without keys to lock, a gate, a quota to take or a job to write, a create is one INSERT: a transaction
     // around it would only add two round trips.
+    const countsDestination =
+      p.request !== null &&
+      this.options.countDestination !== undefined &&
+      destinationDomain(p.request.url) !== null;
     const oneStatement =
       !p.idempotencyKey &&
       p.dedupKeys.length === 0 &&
       !gate &&
       allowance === null &&
-      !(p.request && this.options.countDestination) &&
+      !countsDestination &&
       !this.scheduler.writesAt(p.at);
     const unit = <T>(fn: (db: Sql) => Promise<T>) =>
       oneStatement ? fn(this.store.sql) : this.store.transaction(fn);
@@ -146,8 +151,8 @@ export class ActionService {
         created_at: now,
         updated_at: now,
       });
-      if (p.request && this.options.countDestination) {
-        await this.options.countDestination(db, accountId, p.request.url, now);
+      if (countsDestination) {
+        await this.options.countDestination!(db, accountId, p.request!.url, now);
       }
       if (gate && p.gate) {
         await approvalSql.insertRecipients(this.options.legacy, row.id, 'recipient', gate.recipients);
