@@ -135,6 +135,12 @@ describe('history retention', () => {
     expect(await remaining()).toHaveLength(9);
   });
 
+  it('a run past its time budget stops between batches and says it is incomplete', async () => {
+    const spent = await new RetentionService(t.database, () => NOW).purge({ budgetMs: -1 });
+    expect(spent).toMatchObject({ complete: false, actions: 0 });
+    expect(await remaining()).toHaveLength(9);
+  });
+
   it('the daily job deletes old terminal history in small batches, never live actions, and counts it', async () => {
     queue = await startJobQueue({ databaseUrl: t.url, role: 'worker', logger: createLogger('silent') });
     const metrics = createMetrics();

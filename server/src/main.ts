@@ -135,6 +135,8 @@ export async function startService(
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
+    const countDestination = destinationGuard(config.domainLimits);
     const domains = new DomainService({
       store: database,
       probes,
@@ -151,7 +153,7 @@ export async function startService(
           allowPrivateDestinations: config.allowPrivateDestinations,
           counters: counterDatabase,
           legacy: db,
-          countDestination: destinationGuard(config.domainLimits),
+          countDestination,
         }),
         domains,
         quota: new QuotaService(db, clock),

@@ -20,7 +20,8 @@ export function configurePurgeCommand(program: Command): void {
         printText(cmd, { data: byPlan, meta: { dry_run: true } }, `would delete:\n${table(rows)}`);
       } else {
         const total = await withDatabase((d) => new RetentionService(d.database, () => new Date()).purge());
-        printText(cmd, { data: total }, `deleted:\n${table([{ plan: 'all', ...total }])}`);
+        const { complete: _, ...counts } = total;
+        printText(cmd, { data: counts }, `deleted:\n${table([{ plan: 'all', ...counts }])}`);
       }
     });
 }

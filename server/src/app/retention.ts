@@ -28,20 +28,28 @@ export class RetentionService {
     return out;
   }
 
-  /** Deletes in batches until nothing is left; `onBatch` sees each batch's counts (the metric). */
-  async purge(onBatch?: (counts: PurgeCounts) => void): Promise<PurgeCounts> {
+  /**
+   * Deletes in batches until nothing is left, or until `budgetMs` (of wall time) is spent, when `complete` is false
+   * and the caller runs it again; `onBatch` sees each batch's counts (the metric).
+   */
+  async purge(
+    opts: { onBatch?: (counts: PurgeCounts) => void; budgetMs?: number } = {},
+  ): Promise<PurgeCounts & { complete: boolean }> {
     const now = this.clock();
+    const started = Date.now();
     const total = emptyPurgeCounts();
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       let more = true;
       while (more) {
+        if (opts.budgetMs !== undefined && Date.now() - started > opts.budgetMs)
+          return { ...total, complete: false };
         const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoff, this.batchSize));
-        onBatch?.(batch.counts);
+        opts.onBatch?.(batch.counts);
         for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
         more = batch.more;
       }
     }
-    return total;
+    return { ...total, complete: true };
   }
 }
