@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import type { DomainLimits, VerificationMethod } from '../domain/domains/rules.js';
+import { type DomainLimits, type VerificationMethod, withinLimits } from '../domain/domains/rules.js';
 import type { Sql, Tables } from './database.js';
 
 /** A `domains` row (persistence/entities/domain.ts). */
@@ -48,7 +48,7 @@ export async function countDomainUse(
   // A first insert is not checked by the conflict clause.
   return (
     row !== undefined &&
-    (row.verified || (row.day_count <= u.limits.perDay && row.month_count <= u.limits.perMonth))
+    (row.verified || withinLimits({ day: row.day_count, month: row.month_count }, u.limits))
   );
 }
 

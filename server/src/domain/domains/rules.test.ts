@@ -9,6 +9,7 @@ import {
   usagePeriods,
   verificationFileUrl,
   verificationRecord,
+  withinLimits,
 } from './rules.js';
 
 describe('destination domains', () => {
@@ -40,6 +41,13 @@ describe('destination domains', () => {
     ]) {
       expect(parseDomain(bad), bad).toBeNull();
     }
+  });
+
+  it('lets the 10th of a day and the 100th of a month through, not the 11th or 101st', () => {
+    const limits = { perDay: 10, perMonth: 100 };
+    expect(withinLimits({ day: 10, month: 100 }, limits)).toBe(true);
+    expect(withinLimits({ day: 11, month: 11 }, limits)).toBe(false);
+    expect(withinLimits({ day: 1, month: 101 }, limits)).toBe(false);
   });
 
   it('counts in the UTC day and month', () => {

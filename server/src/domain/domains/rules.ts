@@ -8,10 +8,11 @@
  *   `sched-verification=<token>`.
  */
 
-export const SERVICE_NAME = 'sched';
+import type { DOMAIN_VERIFICATION_METHODS } from '@sched/contract';
 
-export const VERIFICATION_METHODS = Object.freeze(['dns', 'file'] as const);
-export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
+const SERVICE_NAME = 'sched';
+
+export type VerificationMethod = (typeof DOMAIN_VERIFICATION_METHODS)[number];
 
 export interface DomainLimits {
   /** Actions a UTC day to one unverified hostname (SCHED_DOMAIN_DAY_LIMIT). */
@@ -58,6 +59,14 @@ export function usagePeriods(now: Date): { day: Date; month: Date } {
   const y = now.getUTCFullYear();
   const m = now.getUTCMonth();
   return { day: new Date(Date.UTC(y, m, now.getUTCDate())), month: new Date(Date.UTC(y, m, 1)) };
+}
+
+/**
+ * The threshold (spec 4.6): whether a create that brings an unverified hostname's counts to `day` and `month` may
+ * go. persistence/domains.ts applies the same comparison inside its upsert, where racing creates are ordered.
+ */
+export function withinLimits(counts: { day: number; month: number }, limits: DomainLimits): boolean {
+  return counts.day <= limits.perDay && counts.month <= limits.perMonth;
 }
 
 /** The message of the 422 on `request.url` for a hostname past a threshold. */
