@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallbackDeliveries } from '../server/src/app/deliveries/callbacks.js';
 import { Deliveries, type Outbound } from '../server/src/app/deliveries/deliver.js';
 import type { ActionScheduler, CallbackOutbox } from '../server/src/app/ports.js';
 import { createWaits } from '../server/src/app/waits.js';
@@ -11,6 +12,7 @@ import {
   type NewAction,
   updateAction,
 } from '../server/src/persistence/actions.js';
+import { findCallback, insertCallback } from '../server/src/persistence/callback-deliveries.js';
 import type { StoredRecurrence } from '../server/src/persistence/entities/stored.js';
 import { openTestDatabase } from './support/in-process.js';
 
@@ -281,5 +283,113 @@ describe('deliveries (in-process, fake clock)', () => {
     await Promise.all(Array.from({ length: 8 }, () => h.deliveries.fire(id)));
     expect(h.sent).toHaveLength(1);
     expect(await attemptsOf(t.database.sql, id)).toHaveLength(1);
+  });
+});
+
+describe('callback deliveries (in-process, fake clock)', () => {
+  let t: Awaited<ReturnType<typeof openTestDatabase>>;
+  let accountId: string;
+  beforeAll(async () => {
+    t = await openTestDatabase('callbacks');
+    accountId = await t.newAccount();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const now = new Date('2026-03-02T10:00:00.000Z');
+  const answer = (status: number): OutboundResult => ({
+    kind: 'response',
+    status,
+    headers: {},
+    bodyExcerpt: '',
+    bodyTruncated: false,
+    durationMs: 5,
+  });
+
+  async function pendingCallback(): Promise<string> {
+    const actionId = randomUUID();
+    await insertAction(t.database.sql, {
+      id: actionId,
+      account_id: accountId,
+      name: 'cb',
+      description: null,
+      mode: 'webhook',
+      status: 'executed',
+      timezone: 'UTC',
+      scheduled_for: now,
+      next_attempt_at: null,
+      idempotency_key: null,
+      dedup_keys: [],
+      max_attempts: 1,
+      retry_strategy: 'exponential',
+      request: { url: 'http://receiver.test/hook', method: 'POST', headers: {} },
+      webhook_secret: 'whsec_0123456789abcdef',
+      callback_url: 'http://receiver.test/cb',
+      coordination: null,
+      recurrence: null,
+      recurrence_anchor: null,
+      gate: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const id = randomUUID();
+    await insertCallback(t.database.sql, {
+      id,
+      accountId,
+      actionId,
+      event: 'action.executed',
+      url: 'http://receiver.test/cb',
+      envelope: { id, event: 'action.executed' },
+      now,
+    });
+    return id;
+  }
+
+  function harness(answers: OutboundResult[]) {
+    const redelivered: { id: string; at: Date }[] = [];
+    const headers: Record<string, string>[] = [];
+    const deliveries = new CallbackDeliveries({
+      store: t.database,
+      outbox: {
+        enqueue: async () => undefined,
+        async redeliver(_db, id, at) {
+          redelivered.push({ id, at });
+        },
+      },
+      outbound: {
+        async send(req) {
+          headers.push(req.headers);
+          return answers.shift()!;
+        },
+      },
+      waits: createWaits(1),
+      clock: () => now,
+    });
+    return { deliveries, redelivered, headers };
+  }
+
+  const statusOf = async (id: string) => (await findCallback(t.database.sql, id))!;
+
+  it('2xx delivers, signed; a permanent answer rejects; nothing is queued again', async () => {
+    const h = harness([answer(204), answer(410)]);
+    const ok = await pendingCallback();
+    await h.deliveries.deliver(ok);
+    expect(await statusOf(ok)).toMatchObject({ status: 'delivered', attempt_count: 1 });
+    expect(h.headers[0]).toHaveProperty('webhook-signature');
+    const gone = await pendingCallback();
+    await h.deliveries.deliver(gone);
+    expect(await statusOf(gone)).toMatchObject({ status: 'rejected' });
+    await h.deliveries.deliver(ok);
+    expect(h.headers).toHaveLength(2);
+    expect(h.redelivered).toEqual([]);
+  });
+
+  it('retries after 1 and 5 minutes, then abandons after the third attempt', async () => {
+    const h = harness([answer(503), answer(503), answer(503)]);
+    const id = await pendingCallback();
+    for (let i = 0; i < 3; i++) await h.deliveries.deliver(id);
+    expect(h.redelivered.map((r) => r.at.getTime() - now.getTime())).toEqual([60_000, 300_000]);
+    expect(await statusOf(id)).toMatchObject({ status: 'abandoned', attempt_count: 3 });
   });
 });

@@ -1,5 +1,4 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
 import { openOrm } from './database.js';
 
 export type Orm = MikroORM;
@@ -13,11 +12,6 @@ export function withApplicationName(url: string, name: string): string {
 
 /** Opens the ORM on its own pool (see database.ts for how its connections are set up). */
 export const createOrm = openOrm;
-
-/** The `pg` pool behind the ORM: hot paths and job-queue transactions use it directly. */
-export async function nativePool(orm: Orm): Promise<Pool> {
-  return (await orm.em.getConnection().getNativeClient()) as Pool;
-}
 
 export async function migrateUp(orm: Orm): Promise<string[]> {
   const done = await orm.migrator.up();
