@@ -22,7 +22,7 @@ import type { Sql } from '../../persistence/database.js';
 import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
-import type { CountDestination } from '../domains/guard.js';
+import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
@@ -85,19 +85,22 @@ export class ActionService {
     // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
     const countAfterCommit: { period: string | null } = { period: null };
     const allowance = planLimits(principal.plan).actionsPerMonth;
-    // Without keys to lock, a gate, a quota to take or a job to write, a create is one INSERT: a transaction
-    // around it would only add two round trips.
-    const countsDestination =
-      p.request !== null &&
-      this.options.countDestination !== undefined &&
-      destinationDomain(p.request.url) !== null;
-    const oneStatement =
+    // Without keys to lock, a gate, a quota to take, a destination to count or a job to write, a create is one
+    // INSERT: a transaction around it would only add two round trips.
+    const simple =
       !p.idempotencyKey &&
       p.dedupKeys.length === 0 &&
       !gate &&
       allowance === null &&
-      !countsDestination &&
       !this.scheduler.writesAt(p.at);
+    const guard = p.request ? this.options.countDestination : undefined;
+    // A verified host (the common case of a busy sender) is read once, outside any transaction, to keep that path.
+    const countsDestination =
+      guard !== undefined &&
+      (simple
+        ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
+        : destinationDomain(p.request!.url) !== null);
+    const oneStatement = simple && !countsDestination;
     const unit = <T>(fn: (db: Sql) => Promise<T>) =>
       oneStatement ? fn(this.store.sql) : this.store.transaction(fn);
     const result = await unit(async (db): Promise<CreateResult> => {
@@ -152,7 +155,7 @@ export class ActionService {
         updated_at: now,
       });
       if (countsDestination) {
-        await this.options.countDestination!(db, accountId, p.request!.url, now);
+        await guard!(db, accountId, p.request!.url, now);
       }
       if (gate && p.gate) {
         await approvalSql.insertRecipients(this.options.legacy, row.id, 'recipient', gate.recipients);

@@ -22,6 +22,16 @@ export type CountDestination = (
   field?: string,
 ) => Promise<void>;
 
+/**
+ * Whether creates to `url` are outside the threshold: an IP literal, or a host the account has verified. A plain read
+ * for a caller deciding whether it needs a transaction at all; a verification removed in between lets at most the
+ * racing create through uncounted.
+ */
+export async function isUncountedDestination(db: Sql, accountId: string, url: string): Promise<boolean> {
+  const domain = destinationDomain(url);
+  return domain === null || (await isVerified(db, accountId, domain));
+}
+
 /** The one implementation of the destination threshold, bound to the operator's limits. */
 export function destinationGuard(limits: DomainLimits): CountDestination {
   return async (db, accountId, url, now, field = 'request.url') => {
