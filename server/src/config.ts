@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
 
@@ -22,10 +23,29 @@ const EnvSchema = z.object({
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
   SCHED_DOMAIN_DAY_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perDay),
   SCHED_DOMAIN_MONTH_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perMonth),
-  SCHED_DNS_SERVERS: z.string().optional(),
+  SCHED_DNS_SERVERS: z
+    .string()
+    .refine(
+      (v) => v.split(',').every((s) => s.trim() === '' || isDnsServer(s.trim())),
+      'must list IP addresses, each optionally with :port (IPv6 as [addr]:port), separated by commas',
+    )
+    .optional(),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53`: what `dns.Resolver#setServers` takes (addresses, not names). */
+function isDnsServer(entry: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+  if (bracketed) return isIP(bracketed[1]!) === 6 && validPort(bracketed[2]);
+  if (isIP(entry) !== 0) return true;
+  const [host, port, ...rest] = entry.split(':');
+  return rest.length === 0 && isIP(host!) === 4 && validPort(port);
+}
+
+function validPort(port: string | undefined): boolean {
+  return port === undefined || (/^\d{1,5}$/.test(port) && Number(port) > 0 && Number(port) < 65536);
+}
 
 export type Role = 'all' | 'api' | 'worker';
 
