@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
-import type { Sql } from './database.js';
+import { fixedStatement, type Sql } from './database.js';
 
 // Vocabulary inside SQL text is interpolated from typed constants, never spelled out by hand.
-const WEBHOOK = sql.lit('webhook' satisfies ActionRow['mode']);
-const APPROVAL = sql.lit('approval' satisfies ActionRow['mode']);
-const EXECUTING = sql.lit('executing' satisfies ActionState);
+const WEBHOOK: ActionRow['mode'] = 'webhook';
+const APPROVAL: ActionRow['mode'] = 'approval';
+const EXECUTING: ActionState = 'executing';
 
 /** One attempt as the attempt log records it. */
 export interface AttemptRecord {
@@ -46,6 +45,38 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
   await db.insertInto('delivery_attempts').values(attemptRow(a)).execute();
 }
 
+// Every attempt runs these two: fixed texts (see fixedStatement), constants interpolated once.
+const claimStatement = fixedStatement<ActionRow & { claimed: boolean }>(
+  `with claimed as (
+     update actions set status = $2, lease_until = $3, updated_at = $6,
+       attempt_count = attempt_count + case when mode = '${WEBHOOK}' then 1 else 0 end
+     where id = $1 and status = any($4::text[]) and next_attempt_at <= $5
+       and (mode <> '${WEBHOOK}' or attempt_count < max_attempts)
+       and (coordination -> 'on_execute' is null
+            or (mode = '${WEBHOOK}' and attempt_count > 0)
+            or (mode = '${APPROVAL}' and gate ->> 'sent_at' is not null))
+     returning *
+   )
+   select claimed.*, true as claimed from claimed
+   union all
+   select actions.*, false from actions where id = $1 and not exists (select 1 from claimed)`,
+);
+
+const completeStatement = fixedStatement<{ id: string }>(
+  `with done as (
+     update actions set status = $13, next_attempt_at = null, lease_until = null, last_error = null,
+       executed_at = $14, updated_at = $14
+      where id = $2 and status = '${EXECUTING}' and attempt_count = $3 and recurrence is null and callback_url is null
+     returning id
+   )
+   insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
+     status_code, outcome, error, response_excerpt, response_truncated)
+   select $1::uuid, $2::uuid, $3::int, $4::timestamptz, $5::timestamptz, $6::int, $7::int, $8::int, $9::text,
+          $10::text, $11::text, $12::boolean
+     from done
+   returning id`,
+);
+
 /**
  * Claims the due attempt of one action in one statement when it needs nothing else (no coordination rule to check
  * first, attempts left): the row moves to `to` under a lease. When nothing was claimed, the same round trip answers
@@ -62,23 +93,7 @@ export async function claimDue(
     now: Date;
   },
 ): Promise<{ row: ActionRow; claimed: boolean } | null> {
-  const { rows } = await sql<ActionRow & { claimed: boolean }>`
-    with claimed as (
-      update actions set status = ${c.to}, lease_until = ${c.leaseUntil}, updated_at = ${c.now},
-        attempt_count = attempt_count + case when mode = ${WEBHOOK} then 1 else 0 end
-      where id = ${c.actionId} and status = any(${c.from}::text[]) and next_attempt_at <= ${c.dueBy}
-        and (mode <> ${WEBHOOK} or attempt_count < max_attempts)
-        and (coordination -> 'on_execute' is null
-             or (mode = ${WEBHOOK} and attempt_count > 0)
-             or (mode = ${APPROVAL} and gate ->> 'sent_at' is not null))
-      returning *
-    )
-    select claimed.*, true as claimed from claimed
-    union all
-    select actions.*, false from actions where id = ${c.actionId} and not exists (select 1 from claimed)`.execute(
-    db,
-  );
-  const found = rows[0];
+  const [found] = await claimStatement(db, [c.actionId, c.to, c.leaseUntil, c.from, c.dueBy, c.now]);
   if (!found) return null;
   const { claimed, ...row } = found;
   return { row, claimed };
@@ -93,21 +108,22 @@ export async function completeOneShot(
   a: AttemptRecord & { to: ActionState; now: Date },
 ): Promise<boolean> {
   const r = attemptRow(a);
-  const { rows } = await sql<{ id: string }>`
-    with done as (
-      update actions set status = ${a.to}, next_attempt_at = null, lease_until = null, last_error = null,
-        executed_at = ${a.now}, updated_at = ${a.now}
-       where id = ${r.action_id} and status = ${EXECUTING} and attempt_count = ${r.attempt_number}
-         and recurrence is null and callback_url is null
-      returning id
-    )
-    insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
-      status_code, outcome, error, response_excerpt, response_truncated)
-    select ${r.id}::uuid, ${r.action_id}::uuid, ${r.attempt_number}::int, ${r.due_at}::timestamptz,
-           ${r.started_at}::timestamptz, ${r.lateness_ms}::int, ${r.duration_ms}::int, ${r.status_code}::int,
-           ${r.outcome}::text, ${r.error}::text, ${r.response_excerpt}::text, ${r.response_truncated}::boolean
-      from done
-    returning id`.execute(db);
+  const rows = await completeStatement(db, [
+    r.id,
+    r.action_id,
+    r.attempt_number,
+    r.due_at,
+    r.started_at,
+    r.lateness_ms,
+    r.duration_ms,
+    r.status_code,
+    r.outcome,
+    r.error,
+    r.response_excerpt,
+    r.response_truncated,
+    a.to,
+    a.now,
+  ]);
   return rows.length > 0;
 }
 
