@@ -485,7 +485,7 @@ describe('webhook actions: the API', () => {
     expect((await get(mine.body.data.id)).status).toBe('scheduled');
   });
 
-  it('quota: counts creates this month (cancelled included); the Free plan stops at 100 with 429', async () => {
+  it('quota: counts creates this month (cancelled included); the Free plan stops at 100 with 403', async () => {
     const created = JSON.parse(
       (await runCli(['accounts', 'create', '--name', 'free-tier', '--plan', 'free', '--json'], server.env))
         .stdout,
@@ -517,7 +517,7 @@ describe('webhook actions: the API', () => {
     for (let i = 1; i < 100; i++)
       expect((await create({ schedule: { wait: '1h' }, request: hook() }, free)).status).toBe(201);
     const over = await create({ schedule: { wait: '1h' }, request: hook() }, free);
-    expect(over.status).toBe(429);
+    expect(over.status).toBe(403);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(over.body.message).toContain('100');
     expect((await api(server, free, 'GET', '/v1/quota')).body.data.actions).toEqual({

@@ -8,7 +8,9 @@ import { configureChannelsCommands } from './commands/channels.js';
 import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommands } from './commands/config.js';
 import { configureContactsCommands } from './commands/contacts.js';
+import { configureDomainsCommands } from './commands/domains.js';
 import { configureOutboxCommands } from './commands/outbox.js';
+import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { configureTeamMembersCommands } from './commands/team-members.js';
@@ -45,6 +47,8 @@ export function buildProgram(): Command {
   configureConfigCommands(program);
   configureCompletionCommand(program);
   configureTemplatesCommands(program);
+  configureDomainsCommands(program);
+  configurePurgeCommand(program);
   return program;
 }
 

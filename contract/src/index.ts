@@ -3,6 +3,7 @@ import { actionsContract, quotaContract } from './routes/actions.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
+import { domainsContract } from './routes/domains.js';
 import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
@@ -11,6 +12,7 @@ export * from './schemas/approval.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export * from './schemas/domain.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
@@ -29,6 +31,7 @@ export const apiContract = c.router({
   channels: channelsContract,
   teamMembers: teamMembersContract,
   templates: templatesContract,
+  domains: domainsContract,
 });
 
 /**

@@ -215,13 +215,37 @@ export function buildOpenApiDocument(
           content: { 'application/json': { schema: toSchema(hook.body, 'output') } },
         },
         responses: { '200': { description: 'Any 2xx acknowledges; see docs/callbacks.md for retries.' } },
+        // The receiver authenticates the request by its signature (docs/signatures.md), not by a scheme of ours.
+        security: [],
       },
     });
   }
 
   const doc = builder.getSpec();
-  doc.components = { ...doc.components, headers: headerComponents, schemas: sortKeys(components) };
+  doc.components = {
+    ...doc.components,
+    headers: headerComponents,
+    schemas: sortKeys(referencedOnly(components, doc)),
+  };
   return doc;
+}
+
+/**
+ * The named schemas some path, webhook or other used schema refers to: a schema named for reuse but always
+ * inlined by its parent (a member of a preprocessed union, say) would otherwise sit unused in the document.
+ */
+function referencedOnly<S>(schemas: Record<string, S>, doc: OpenAPIObject): Record<string, S> {
+  const refs = (value: unknown) =>
+    [...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1] as string);
+  const used = new Set<string>();
+  const pending = refs({ paths: doc.paths, webhooks: doc.webhooks });
+  while (pending.length > 0) {
+    const name = pending.pop() as string;
+    if (used.has(name)) continue;
+    used.add(name);
+    pending.push(...refs(schemas[name] ?? null));
+  }
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
 }
 
 function walk(router: AppRouter, prefix: string[], out: { path: string[]; route: AppRoute }[]): void {

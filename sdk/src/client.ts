@@ -5,6 +5,7 @@ import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi }
 import { chainsApi } from './chains.js';
 import { templatesApi, trigger } from './templates.js';
 import { fetchApi } from './transport.js';
+import { domainsApi } from './domains.js';
 import { unwrap } from './unwrap.js';
 
 export { unwrap } from './unwrap.js';
@@ -54,6 +55,8 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
+    domains: domainsApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
     coordinationKeys: () => coordinationKeys(raw),
     /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */
@@ -67,5 +70,4 @@ export function createClient(options: ClientOptions) {
 }
 
 export type SchedClient = ReturnType<typeof createClient>;
-type ContactDto = import('@sched/contract').Contact;
 type Schedule = import('./types.js').Schedule;

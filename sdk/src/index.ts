@@ -16,6 +16,7 @@ export type { TemplateListQuery } from './templates.js';
 export { trigger } from './templates.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
+export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';
 export type {
   Action,
   ActionCreateBody,

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -19,6 +21,15 @@ const EnvSchema = z.object({
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
+  SCHED_DOMAIN_DAY_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perDay),
+  SCHED_DOMAIN_MONTH_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perMonth),
+  SCHED_DNS_SERVERS: z
+    .string()
+    .refine(
+      (v) => v.split(',').every((s) => s.trim() === '' || isDnsServer(s.trim())),
+      'must list IP addresses, each optionally with :port (IPv6 as [addr]:port), separated by commas',
+    )
+    .optional(),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
@@ -27,6 +38,19 @@ const EnvSchema = z.object({
   SCHED_HTTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(120_000),
   SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(72_000),
 });
+
+/** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53`: what `dns.Resolver#setServers` takes (addresses, not names). */
+function isDnsServer(entry: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+  if (bracketed) return isIP(bracketed[1]!) === 6 && validPort(bracketed[2]);
+  if (isIP(entry) !== 0) return true;
+  const [host, port, ...rest] = entry.split(':');
+  return rest.length === 0 && isIP(host!) === 4 && validPort(port);
+}
+
+function validPort(port: string | undefined): boolean {
+  return port === undefined || (/^\d{1,5}$/.test(port) && Number(port) > 0 && Number(port) < 65536);
+}
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -44,6 +68,10 @@ export interface Config {
   rateLimitFactor: number;
   metricsToken: string | undefined;
   shutdownTimeoutMs: number;
+  /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
+  domainLimits: { perDay: number; perMonth: number };
+  /** Resolvers for domain verification (`host` or `host:port`); empty: the system's. */
+  dnsServers: string[];
   logLevel: string;
   /** Fastify's `trustProxy`: false (default), a hop count, or the proxies' addresses and CIDRs. */
   trustProxy: TrustProxy;
@@ -113,6 +141,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
+    domainLimits: { perDay: e.SCHED_DOMAIN_DAY_LIMIT, perMonth: e.SCHED_DOMAIN_MONTH_LIMIT },
+    dnsServers: (e.SCHED_DNS_SERVERS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
     logLevel: e.LOG_LEVEL,
     trustProxy,
     httpRequestTimeoutMs: e.SCHED_HTTP_REQUEST_TIMEOUT_MS,

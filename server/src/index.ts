@@ -1,5 +1,7 @@
 export { AccountService } from './app/accounts.js';
 export type { AccountView, ApiKeyView, Principal } from './app/accounts.js';
+export { RetentionService } from './app/retention.js';
+export type { PurgeCounts } from './app/retention.js';
 export { ConfigError, loadConfig } from './config.js';
 export type { Config, Role } from './config.js';
 export { parseScopes, SCOPES } from './domain/auth/api-key.js';

@@ -12,10 +12,13 @@ import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
 import { ContactService } from './app/contacts.js';
+import { destinationGuard } from './app/domains/guard.js';
+import { DomainService } from './app/domains/service.js';
 import { QuotaService } from './app/quota.js';
 import { RateLimiter } from './app/rate-limiter.js';
 import { TemplateService } from './app/templates/service.js';
 import { TemplateTrigger } from './app/templates/trigger.js';
+import { RetentionService } from './app/retention.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
@@ -24,10 +27,13 @@ import { createCallbackOutbox } from './jobs/callbacks.js';
 import { createChainCallbackOutbox } from './jobs/chain-callbacks.js';
 import { ChainWorker } from './jobs/chain-worker.js';
 import { Dispatcher } from './jobs/dispatcher.js';
+import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
+import { workRetention } from './jobs/retention.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
 import { Database } from './persistence/database.js';
 import { createDb, type Db } from './persistence/db.js';
@@ -123,6 +129,10 @@ export async function startService(
   let dispatcher: Dispatcher | undefined;
   let chainWorker: ChainWorker | undefined;
   let outbound: OutboundClient | undefined;
+  const probes = createVerificationProbes({
+    dnsServers: config.dnsServers,
+    allowPrivateDestinations: config.allowPrivateDestinations,
+  });
   let workerDatabase: Database | undefined;
   try {
     queue = await startJobQueue({
@@ -143,11 +153,21 @@ export async function startService(
         clock,
         allowPrivateDestinations: config.allowPrivateDestinations,
       });
+    // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
+    const countDestination = destinationGuard(config.domainLimits);
+    const domains = new DomainService({
+      store: database,
+      probes,
+      checks: createDomainCheckQueue(queue),
+      clock,
+      limits: config.domainLimits,
+    });
     if (role !== 'worker') {
       const actions = new ActionService(database, scheduler, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
         counters: counterDatabase,
         legacy: db,
+        countDestination,
       });
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
@@ -165,6 +185,7 @@ export async function startService(
         }),
         trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
         chains,
+        domains,
         quota: new QuotaService(db, clock),
         channels: new NotificationChannelService(database, {
           allowPrivateDestinations: config.allowPrivateDestinations,
@@ -288,6 +309,8 @@ export async function startService(
         databaseUrl: opened.url,
       });
       await chainWorker.start();
+      await workDomainChecks(queue, domains);
+      await workRetention(queue, new RetentionService(database, clock), metrics, logger);
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));
@@ -300,6 +323,7 @@ export async function startService(
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
     await workerDatabase?.close().catch(() => undefined);
+    await probes.close().catch(() => undefined);
     await counterDatabase.close().catch(() => undefined);
     await opened.close().catch(() => undefined);
     throw err;
@@ -325,6 +349,7 @@ export async function startService(
         await dispatcher?.stop(config.shutdownTimeoutMs);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
+        await probes.close().catch(() => undefined);
         await workerDatabase?.close().catch(() => undefined);
         await counterDatabase.close().catch(() => undefined);
         await opened.close();

@@ -9,6 +9,7 @@ export interface Metrics {
   callbacks: Counter<'outcome'>;
   queueDepth: Gauge;
   oldestDue: Gauge;
+  purgedRows: Counter<'table'>;
 }
 
 export function createMetrics(): Metrics {
@@ -48,6 +49,12 @@ export function createMetrics(): Metrics {
     oldestDue: new Gauge({
       name: 'sched_oldest_due_seconds',
       help: 'Age of the oldest due action not yet started (0 when none).',
+      registers: [registry],
+    }),
+    purgedRows: new Counter({
+      name: 'sched_retention_purged_rows_total',
+      help: 'Rows deleted by history retention, by table (actions, delivery_attempts, reminder_events, outbox_messages).',
+      labelNames: ['table'],
       registers: [registry],
     }),
   };

@@ -93,7 +93,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule an action
-         * @description Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is `skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). 429 also when the monthly action quota of the plan is spent (`Retry-After` until the 1st).
+         * @description Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is `skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). 403 when the monthly action quota of the plan is spent (the message names the limit and the plan; `Retry-After` until the 1st).
          */
         post: operations["actionsCreate"];
         /** Cancel the live action holding an idempotency key */
@@ -420,6 +420,87 @@ export interface paths {
          * @description While inactive, its trigger URL answers 404.
          */
         post: operations["templatesToggleActive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List destination domains
+         * @description Every hostname the account has sent actions to or started verifying, by name.
+         */
+        get: operations["domainsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start verifying a domain
+         * @description Returns the TXT record and the file that prove the domain. Calling it again returns the same token. Pending domains are checked in the background for 24 hours; `POST /v1/domains/{domain}/check` checks now.
+         */
+        post: operations["domainsVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status and verification instructions of a domain */
+        get: operations["domainsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a domain
+         * @description Removes the verification: the thresholds apply again at once (today's and this month's counts stay, so removing cannot reset them). 204.
+         */
+        delete: operations["domainsRemove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/domains/{domain}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a domain now
+         * @description Tries the TXT record and the file now. 200 either way: `verified` tells the result and `errors` why each method failed. 422 when verification was never started.
+         */
+        post: operations["domainsCheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -835,17 +916,6 @@ export interface components {
             /** @description Signs the chain's callbacks (each http_call step has its own `webhook_secret`). */
             webhook_secret?: string;
         };
-        ChainDelayStep: {
-            name: string;
-            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
-            condition?: string;
-            /** @enum {string} */
-            type: "delay" | "wait";
-            /** @description How long to wait; `SCHED_TIME_SCALE` does not shorten it. */
-            delay?: components["schemas"]["Duration"];
-            /** @description Alias of `delay` (chain templates use it). */
-            wait?: components["schemas"]["Duration"];
-        };
         ChainDelayStepInput: {
             name: string;
             /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
@@ -859,15 +929,6 @@ export interface components {
         };
         /** @enum {string} */
         ChainErrorHandling: "fail_chain" | "skip_step";
-        ChainGatedStep: {
-            name: string;
-            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
-            condition?: string;
-            /** @enum {string} */
-            type: "gated" | "approval";
-            /** @description As an approval action's gate; message and recipients take `{{...}}`. */
-            gate: components["schemas"]["GateInput"];
-        };
         ChainGatedStepInput: {
             name: string;
             /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
@@ -876,27 +937,6 @@ export interface components {
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInputInput"];
-        };
-        ChainHttpCallStep: {
-            url: string;
-            /** @default POST */
-            method: components["schemas"]["HttpMethod"];
-            /** @default {} */
-            headers: {
-                [key: string]: string;
-            };
-            /** @description JSON body, sent as application/json. */
-            body?: unknown;
-            name: string;
-            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
-            condition?: string;
-            /** @enum {string} */
-            type: "http_call" | "webhook";
-            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
-            max_attempts?: number;
-            retry_strategy?: components["schemas"]["RetryStrategy"];
-            /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
-            webhook_secret?: string;
         };
         ChainHttpCallStepInput: {
             url: string;
@@ -1045,6 +1085,67 @@ export interface components {
             /** @description At most the first 2 KiB of the response body. */
             response_excerpt: string | null;
             response_truncated: boolean;
+        };
+        /** @description A destination hostname the account has sent to or started verifying (spec 2.9). */
+        Domain: {
+            domain: string;
+            verified: boolean;
+            verified_at: string | null;
+            method: ("dns" | "file") | null;
+        };
+        /** @description Result of checking both methods now. `errors` says why each method failed (null when verified). */
+        DomainCheck: {
+            domain: string;
+            verified: boolean;
+            verified_at: string | null;
+            method: ("dns" | "file") | null;
+            errors: components["schemas"]["DomainCheckErrors"];
+        };
+        DomainCheckErrors: {
+            dns: string | null;
+            file: string | null;
+        };
+        /** @description Status and instructions. `usage` counts actions created to this hostname in the current UTC day and month while it was unverified; the limits apply only then. */
+        DomainDetail: {
+            domain: string;
+            verified: boolean;
+            verified_at: string | null;
+            method: ("dns" | "file") | null;
+            status: components["schemas"]["DomainStatus"];
+            verification_token: string | null;
+            verification_methods: components["schemas"]["DomainVerificationMethods"] | null;
+            usage: {
+                today: number;
+                this_month: number;
+                day_limit: number;
+                month_limit: number;
+            };
+            last_check_at: string | null;
+            next_check_at: string | null;
+            last_errors: components["schemas"]["DomainCheckErrors"] | null;
+        };
+        /**
+         * @description `unverified`: used, no verification started; `pending`: a token is out and checks run; `verified`: done (it does not expire).
+         * @enum {string}
+         */
+        DomainStatus: "unverified" | "pending" | "verified";
+        /** @description What to publish: the TXT record on the exact hostname, or the file; either proves the domain. The token stays the same until the domain is removed. */
+        DomainVerification: {
+            domain: string;
+            verification_token: string;
+            verification_methods: components["schemas"]["DomainVerificationMethods"];
+        };
+        DomainVerificationMethods: {
+            dns: {
+                /** @constant */
+                type: "TXT";
+                name: string;
+                value: string;
+            };
+            file: {
+                url: string;
+                content: string;
+            };
         };
         /**
          * @example 30s
@@ -1233,7 +1334,7 @@ export interface components {
                 auth: string;
             };
         };
-        /** @description `limit: null` means unlimited. */
+        /** @description `limit: null` means unlimited. Monthly counts reset on the 1st at 00:00 UTC; `team_members` counts the members the account has; `limits` are the fixed limits of the plan (docs/api.md). */
         Quota: {
             period: {
                 year: number;
@@ -1252,6 +1353,14 @@ export interface components {
                 used: number;
                 limit: number;
             };
+            chat_messages: {
+                used: number;
+                limit: number;
+            };
+            team_members: {
+                used: number;
+                limit: number;
+            };
             ai_suggestions: {
                 used: number;
                 limit: number;
@@ -1259,6 +1368,15 @@ export interface components {
             };
             /** @enum {string} */
             plan: "free" | "pro" | "business";
+            limits: {
+                max_attempts: number;
+                schedule_horizon_days: number;
+                retention_days: number;
+                max_recipients: number;
+                templates: number;
+                chains: boolean;
+                slack_teams: boolean;
+            };
             /** Format: date-time */
             resets_at: string;
         };
@@ -4633,6 +4751,416 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ToggledTemplate"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    domainsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Domain"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    domainsVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DomainVerification"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    domainsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DomainDetail"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    domainsRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    domainsCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DomainCheck"];
+                    };
                 };
             };
             /** @description Missing or invalid API key */

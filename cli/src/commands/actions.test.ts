@@ -65,13 +65,26 @@ describe('describeQuota', () => {
       actions: { used: 3, limit: null },
       sms: { used: 0, limit: 200 },
       emails: { used: 1, limit: 1000 },
+      chat_messages: { used: 0, limit: 0 },
+      team_members: { used: 2, limit: 10 },
       ai_suggestions: { used: 0, limit: 100, percentage: 0 },
       plan: 'pro',
+      limits: {
+        max_attempts: 10,
+        schedule_horizon_days: 365,
+        retention_days: 365,
+        max_recipients: 10,
+        templates: 25,
+        chains: false,
+        slack_teams: false,
+      },
       resets_at: '2030-02-01T00:00:00.000Z',
     };
     const text = describeQuota(quota);
     expect(text.split('\n')[0]).toBe('plan pro, January 2030; resets 2030-02-01T00:00:00.000Z');
     expect(text).toMatch(/actions +3 +unlimited/);
     expect(text).toMatch(/sms +0 +200/);
+    expect(text).toMatch(/team_members +2 +10/);
+    expect(text).toMatch(/history 365 days/);
   });
 });

@@ -19,10 +19,16 @@ export function describeQuota(quota: Quota): string {
     { resource: 'actions', used: quota.actions.used, limit: quota.actions.limit ?? 'unlimited' },
     { resource: 'emails', used: quota.emails.used, limit: quota.emails.limit },
     { resource: 'sms', used: quota.sms.used, limit: quota.sms.limit },
+    { resource: 'chat_messages', used: quota.chat_messages.used, limit: quota.chat_messages.limit },
+    { resource: 'team_members', used: quota.team_members.used, limit: quota.team_members.limit },
     { resource: 'ai_suggestions', used: quota.ai_suggestions.used, limit: quota.ai_suggestions.limit },
   ];
+  const l = quota.limits;
   return [
     `plan ${quota.plan}, ${quota.period.month_name} ${quota.period.year}; resets ${quota.resets_at}`,
     formatTable(rows, ['resource', 'used', 'limit']),
+    `max_attempts ${l.max_attempts}, schedule horizon ${l.schedule_horizon_days} days, history ${l.retention_days} days, ` +
+      `${l.max_recipients} recipients per action, ${l.templates} templates, chains ${l.chains ? 'yes' : 'no'}, ` +
+      `Slack/Teams ${l.slack_teams ? 'yes' : 'no'}`,
   ].join('\n');
 }

@@ -35,7 +35,7 @@ export const actionsContract = c.router({
     description:
       'Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is ' +
       '`skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). ' +
-      '429 also when the monthly action quota of the plan is spent (`Retry-After` until the 1st).',
+      '403 when the monthly action quota of the plan is spent (the message names the limit and the plan; `Retry-After` until the 1st).',
   },
   list: {
     method: 'GET',

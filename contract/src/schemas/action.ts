@@ -325,9 +325,25 @@ export const Quota = z
     actions: z.object({ used: z.number().int(), limit: z.number().int().nullable() }),
     sms: z.object({ used: z.number().int(), limit: z.number().int() }),
     emails: z.object({ used: z.number().int(), limit: z.number().int() }),
+    chat_messages: z.object({ used: z.number().int(), limit: z.number().int() }),
+    team_members: z.object({ used: z.number().int(), limit: z.number().int() }),
     ai_suggestions: z.object({ used: z.number().int(), limit: z.number().int(), percentage: z.number() }),
     plan: z.enum(PLANS),
+    /** The plan's fixed limits (not counted per month). */
+    limits: z.object({
+      max_attempts: z.number().int(),
+      schedule_horizon_days: z.number().int(),
+      retention_days: z.number().int(),
+      max_recipients: z.number().int(),
+      templates: z.number().int(),
+      chains: z.boolean(),
+      slack_teams: z.boolean(),
+    }),
     resets_at: Timestamp,
   })
-  .meta({ id: 'Quota', description: '`limit: null` means unlimited.' });
+  .meta({
+    id: 'Quota',
+    description:
+      '`limit: null` means unlimited. Monthly counts reset on the 1st at 00:00 UTC; `team_members` counts the members the account has; `limits` are the fixed limits of the plan (docs/api.md).',
+  });
 export type Quota = z.infer<typeof Quota>;

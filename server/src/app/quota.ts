@@ -1,17 +1,55 @@
 import type { Quota } from '@sched/contract';
-import { monthPeriod, type Plan, planLimits } from '../domain/quota/plans.js';
+import { channelAllowance, monthPeriod, type Plan, planLimits } from '../domain/quota/plans.js';
+import type { Sql } from '../persistence/database.js';
 import type { Db } from '../persistence/db.js';
-import { periodKey, usageOf } from '../persistence/usage-counters.js';
-import { AppError } from './errors.js';
+import { countTeamMembers, periodKey, usageOf } from '../persistence/usage-counters.js';
+import { AppError, ForbiddenError } from './errors.js';
 import type { Clock } from './ports.js';
 
-/** The plan's monthly action allowance is spent: 429 with Retry-After until the 1st. */
+/**
+ * A monthly allowance of the plan is spent: 403 naming the limit and the plan (a plan limit, not a rate limit: only
+ * the 1st of the month or another plan lifts it), with Retry-After until the 1st.
+ */
 export class QuotaExceededError extends AppError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(429, message);
+    super(403, message);
+  }
+}
+
+/**
+ * Refuses an approval whose channels' monthly allowance is already spent (the send would be refused anyway), so the
+ * caller learns it at create rather than from a silent gate. Each message is still counted when it is sent.
+ */
+export async function assertChannelAllowances(
+  db: Sql,
+  accountId: string,
+  plan: Plan,
+  channels: Iterable<string>,
+  now: Date,
+): Promise<void> {
+  const period = monthPeriod(now);
+  let used: Awaited<ReturnType<typeof usageOf>> | undefined;
+  for (const channel of new Set(channels)) {
+    const allowance = channelAllowance(plan, channel);
+    if (!allowance) continue;
+    used ??= await usageOf(db, accountId, periodKey(period));
+    if ((used[allowance.metric] ?? 0) >= allowance.limit) {
+      throw new QuotaExceededError(
+        `the ${plan} plan allows ${allowance.limit} ${allowance.label} a month and they are spent; the quota resets ${period.end.toISOString()}`,
+        Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
+      );
+    }
+  }
+}
+
+/** Refuses a team member past the plan's count: 403 naming the limit and the plan. */
+export async function assertTeamMemberRoom(db: Sql, accountId: string, plan: Plan): Promise<void> {
+  const limit = planLimits(plan).teamMembers;
+  if ((await countTeamMembers(db, accountId)) >= limit) {
+    throw new ForbiddenError(`the ${plan} plan allows ${limit} team members; remove one or change plan`);
   }
 }
 
@@ -24,7 +62,10 @@ export class QuotaService {
   async get(accountId: string, plan: Plan): Promise<Quota> {
     const now = this.clock();
     const period = monthPeriod(now);
-    const used = await usageOf(this.db.typed, accountId, periodKey(period));
+    const [used, teamMembers] = await Promise.all([
+      usageOf(this.db.typed, accountId, periodKey(period)),
+      countTeamMembers(this.db.typed, accountId),
+    ]);
     const limits = planLimits(plan);
     const ai = used.ai_suggestions ?? 0;
     return {
@@ -32,6 +73,8 @@ export class QuotaService {
       actions: { used: used.actions ?? 0, limit: limits.actionsPerMonth },
       sms: { used: used.sms ?? 0, limit: limits.smsPerMonth },
       emails: { used: used.emails ?? 0, limit: limits.emailsPerMonth },
+      chat_messages: { used: used.chat_messages ?? 0, limit: limits.chatMessagesPerMonth },
+      team_members: { used: teamMembers, limit: limits.teamMembers },
       ai_suggestions: {
         used: ai,
         limit: limits.aiSuggestionsPerMonth,
@@ -39,6 +82,15 @@ export class QuotaService {
           limits.aiSuggestionsPerMonth > 0 ? Math.round((ai / limits.aiSuggestionsPerMonth) * 1000) / 10 : 0,
       },
       plan,
+      limits: {
+        max_attempts: limits.maxAttempts,
+        schedule_horizon_days: limits.horizonDays,
+        retention_days: limits.retentionDays,
+        max_recipients: limits.maxRecipients,
+        templates: limits.templates,
+        chains: limits.chains,
+        slack_teams: limits.slackTeams,
+      },
       resets_at: period.end.toISOString(),
     };
   }

@@ -17,6 +17,7 @@ import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
+import type { DomainService } from '../app/domains/service.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateService } from '../app/templates/service.js';
@@ -36,6 +37,7 @@ import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -46,6 +48,7 @@ export interface HttpDeps {
   quota: QuotaService;
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
+  domains: DomainService;
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
@@ -186,6 +189,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
+    domains: domainsHandlers(deps.domains),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

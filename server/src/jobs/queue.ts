@@ -12,6 +12,10 @@ export const QUEUES = Object.freeze({
   callback: 'sched.callback',
   /** Approval gate timers: timeout and escalation. */
   gateTimer: 'sched.gate-timer',
+  /** Background re-checks of domains pending verification (app/domains). */
+  domainCheck: 'sched.domain-check',
+  /** The daily history purge (cron). */
+  retention: 'sched.retention',
 });
 
 /** Created jobs must outlive the longest schedule horizon (365 days), or pg-boss would prune them unrun. */

@@ -42,3 +42,13 @@ export async function usageOf(
     .execute();
   return Object.fromEntries(rows.map((r) => [r.metric, r.used]));
 }
+
+/** The account's team members, counted against the plan. */
+export async function countTeamMembers(db: Sql, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('team_members')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

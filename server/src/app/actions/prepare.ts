@@ -113,7 +113,7 @@ export function prepareAction(
     const resolved = resolveSchedule(
       { preset: schedule?.preset, wait: schedule?.wait, scheduledFor, timezone },
       ctx.now,
-      { horizonDays: limits.horizonDays },
+      { horizonDays: limits.horizonDays, plan: ctx.plan },
     );
     if (resolved.ok) at = resolved.at;
     else fail(resolved.field === 'timezone' ? timezoneField : named(resolved.field), resolved.message);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
 import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
+import { destinationDomain } from '../../domain/domains/rules.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,
@@ -24,11 +25,12 @@ import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
+import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
-import { QuotaExceededError } from '../quota.js';
+import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
 import { currentMode, type PreparedGate, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
 
@@ -62,6 +64,8 @@ export class ActionService {
       counters?: Store;
       /** The approval side's functions still take the untyped port; it runs on the same transactions as `store`. */
       legacy: Db;
+      /** The destination-domain threshold (app/domains/guard.ts), counted in the create's transaction. */
+      countDestination?: CountDestination;
     },
   ) {}
 
@@ -76,18 +80,30 @@ export class ActionService {
     const p = prepared.action;
     const accountId = principal.accountId;
     const gate = p.gate ? await this.resolveGate(p.gate, accountId, principal.plan) : null;
+    if (gate) {
+      const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
+      await assertChannelAllowances(this.store.sql, accountId, principal.plan, channels, now);
+    }
 
     // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
     const countAfterCommit: { period: string | null } = { period: null };
     const allowance = planLimits(principal.plan).actionsPerMonth;
-    // Without keys to lock, a gate, a quota to take or a job to write, a create is one INSERT: a transaction
-    // around it would only add two round trips.
-    const oneStatement =
+    // Without keys to lock, a gate, a quota to take, a destination to count or a job to write, a create is one
+    // INSERT: a transaction around it would only add two round trips.
+    const simple =
       !p.idempotencyKey &&
       p.dedupKeys.length === 0 &&
       !gate &&
       allowance === null &&
       !this.scheduler.writesAt(p.at);
+    const guard = p.request ? this.options.countDestination : undefined;
+    // A verified host (the common case of a busy sender) is read once, outside any transaction, to keep that path.
+    const countsDestination =
+      guard !== undefined &&
+      (simple
+        ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
+        : destinationDomain(p.request!.url) !== null);
+    const oneStatement = simple && !countsDestination;
     const unit = <T>(fn: (db: Sql) => Promise<T>) =>
       oneStatement ? fn(this.store.sql) : this.store.transaction(fn);
     const result = await unit(async (db): Promise<CreateResult> => {
@@ -141,6 +157,9 @@ export class ActionService {
         created_at: now,
         updated_at: now,
       });
+      if (countsDestination) {
+        await guard!(db, accountId, p.request!.url, now);
+      }
       if (gate && p.gate) {
         await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
         await insertAttachments(db, row.id, p.gate.attachments);

@@ -1,6 +1,7 @@
 import type { NotificationChannel, TeamMember } from '@sched/contract';
 import type { Scope } from '../../domain/auth/api-key.js';
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
+import { assertTeamMemberRoom } from '../quota.js';
 import { checkDestinationUrl } from '../../outbound/destination-policy.js';
 import type { Database } from '../../persistence/database.js';
 import { channelRecords, teamMemberRecords } from '../../persistence/directory.js';
@@ -144,7 +145,10 @@ export class TeamMemberService {
       phone?: string | null | undefined;
       push_subscriptions: TeamMember['push_subscriptions'];
     },
+    /** The caller's plan: its team-member count is enforced (app/quota.ts). */
+    plan?: Plan,
   ) {
+    if (plan) await assertTeamMemberRoom(this.database.sql, accountId, plan);
     return memberView(
       await this.records.create(accountId, {
         name: input.name,

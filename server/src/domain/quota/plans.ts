@@ -8,6 +8,9 @@ import { PLANS, type Plan } from '@sched/contract';
  * - Web Push messages: 100 / 5,000 / 50,000, like emails (one push costs us about what one email does); the spec
  *   names no push quota, but an unmetered channel let one account flood workers (security review H1).
  * - Max recipients per action: 3 / 10 / 50. AI suggestions a month: 10 / 100 / 1,000.
+ * - Team members: 3 / 10 / 50 (the same small counts as recipients: a gate reaches at most that many people).
+ * Limits are enforced where the resource is created, with a 422 (a field over its limit) or a 403 (a spent monthly
+ * allowance, a feature of another plan) whose message names the limit and the plan; docs/api.md has the table.
  * - max_attempts: the contract accepts 1..20 (the widest plan cap); a value above the plan's cap
  *   (3 / 10 / 20) is refused with 422 on `max_attempts`. The default 5 is lowered to the cap on Free.
  */
@@ -28,6 +31,7 @@ export interface PlanLimits {
   slackTeams: boolean;
   maxRecipients: number;
   aiSuggestionsPerMonth: number;
+  teamMembers: number;
 }
 
 export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.freeze({
@@ -45,6 +49,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     slackTeams: false,
     maxRecipients: 3,
     aiSuggestionsPerMonth: 10,
+    teamMembers: 3,
   }),
   pro: Object.freeze({
     actionsPerMonth: null,
@@ -60,6 +65,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     slackTeams: false,
     maxRecipients: 10,
     aiSuggestionsPerMonth: 100,
+    teamMembers: 10,
   }),
   business: Object.freeze({
     actionsPerMonth: null,
@@ -75,6 +81,7 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = Object.
     slackTeams: true,
     maxRecipients: 50,
     aiSuggestionsPerMonth: 1_000,
+    teamMembers: 50,
   }),
 });
 
@@ -139,4 +146,24 @@ export function effectiveMaxAttempts(requested: number | null | undefined, plan:
     return { ok: false, field: 'max_attempts', message: `Must be at most ${cap} on the ${plan} plan` };
   }
   return { ok: true, maxAttempts: requested };
+}
+
+export type MonthlyMetric = 'emails' | 'sms' | 'chat_messages';
+
+/** The monthly allowance a notification channel spends, or null for a channel the plan does not meter. */
+export function channelAllowance(
+  plan: Plan,
+  channel: string,
+): { metric: MonthlyMetric; limit: number; label: string } | null {
+  const l = PLAN_LIMITS[plan];
+  if (channel === 'email') return { metric: 'emails', limit: l.emailsPerMonth, label: 'email notifications' };
+  if (channel === 'sms') return { metric: 'sms', limit: l.smsPerMonth, label: 'SMS notifications' };
+  if (channel === 'slack' || channel === 'teams')
+    return { metric: 'chat_messages', limit: l.chatMessagesPerMonth, label: 'chat messages' };
+  return null;
+}
+
+/** History older than this instant is purged for accounts of `plan` (terminal actions and what hangs off them). */
+export function retentionCutoff(plan: Plan, now: Date): Date {
+  return new Date(now.getTime() - PLAN_LIMITS[plan].retentionDays * 86_400_000);
 }

@@ -31,6 +31,8 @@ export interface ScheduleInput {
 
 export interface ScheduleLimits {
   horizonDays: number;
+  /** Named in the horizon's message, so the caller sees which plan limits it. */
+  plan?: string;
   pastToleranceMs?: number;
 }
 
@@ -171,7 +173,10 @@ export function resolveSchedule(input: ScheduleInput, now: Date, limits: Schedul
   }
 
   if (at.getTime() - now.getTime() > limits.horizonDays * UNIT_MS.d) {
-    return fail(field, `Must be within ${limits.horizonDays} days (the plan's schedule horizon)`);
+    const whose = limits.plan
+      ? `the schedule horizon of the ${limits.plan} plan`
+      : "the plan's schedule horizon";
+    return fail(field, `Must be within ${limits.horizonDays} days (${whose})`);
   }
   return { ok: true, at };
 }

@@ -38,7 +38,7 @@ export function teamMembersHandlers(members: TeamMemberService) {
     },
     create: async ({ request, body }) => ({
       status: 201,
-      body: { data: await members.create(principalOf(request).accountId, body) },
+      body: { data: await members.create(principalOf(request).accountId, body, principalOf(request).plan) },
     }),
     get: async ({ request, params }) => {
       const p = principalOf(request);

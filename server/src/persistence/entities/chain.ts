@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import type {
   ChainState,
   ChainStepParsed,
@@ -31,7 +31,6 @@ export const ChainSchema = defineEntity({
     completedAt: p.datetime().nullable(),
   },
 });
-export type ChainEntity = InferEntity<typeof ChainSchema>;
 
 /**
  * One step of a chain (spec 2.5). `definition` is the step as created (expressions unresolved); `response` is the
@@ -68,4 +67,3 @@ export const ChainStepSchema = defineEntity({
     action: () => p.manyToOne(ActionSchema).deleteRule('set null').nullable(),
   },
 });
-export type ChainStepEntity = InferEntity<typeof ChainStepSchema>;

@@ -12,6 +12,7 @@ import {
 } from './approval.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
+import { DomainSchema } from './domain.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
 
@@ -20,6 +21,7 @@ export * from './action.js';
 export * from './approval.js';
 export * from './chain.js';
 export * from './contact.js';
+export * from './domain.js';
 export * from './rate-limit.js';
 export * from './template.js';
 
@@ -44,4 +46,5 @@ export const entities = [
   ChainSchema,
   ChainStepSchema,
   TemplateSchema,
+  DomainSchema,
 ];

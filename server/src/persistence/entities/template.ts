@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import type {
   ACTION_MODES,
   ChainStepParsed,
@@ -48,4 +48,3 @@ export const TemplateSchema = defineEntity({
     updatedAt: p.datetime(),
   },
 });
-export type TemplateEntity = InferEntity<typeof TemplateSchema>;

@@ -5,6 +5,7 @@ import { Migration20261121133841RecurrenceIndex } from './Migration2026112113384
 import { Migration20261121134443Approvals } from './Migration20261121134443Approvals.js';
 import { Migration20261121153000JobDueAt } from './Migration20261121153000JobDueAt.js';
 import { Migration20261122233135Chains } from './Migration20261122233135Chains.js';
+import { Migration20261122233413Domains } from './Migration20261122233413Domains.js';
 import { Migration20261122234546ChainCallbacks } from './Migration20261122234546ChainCallbacks.js';
 import { Migration20261122234945_Templates } from './Migration20261122234945_Templates.js';
 import { Migration20261123000813_ChainStepSettled } from './Migration20261123000813_ChainStepSettled.js';
@@ -17,6 +18,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261121134443Approvals', class: Migration20261121134443Approvals },
   { name: 'Migration20261121153000JobDueAt', class: Migration20261121153000JobDueAt },
   { name: 'Migration20261122233135Chains', class: Migration20261122233135Chains },
+  { name: 'Migration20261122233413Domains', class: Migration20261122233413Domains },
   { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546ChainCallbacks },
   { name: 'Migration20261122234945_Templates', class: Migration20261122234945_Templates },
   { name: 'Migration20261123000813_ChainStepSettled', class: Migration20261123000813_ChainStepSettled },

@@ -1,0 +1,47 @@
+import {
+  type DomainLimits,
+  destinationDomain,
+  thresholdMessage,
+  usagePeriods,
+} from '../../domain/domains/rules.js';
+import type { Sql } from '../../persistence/database.js';
+import { countDomainUse, isVerified } from '../../persistence/domains.js';
+import { ValidationError } from '../errors.js';
+
+/**
+ * Counts one new outgoing request of an account to the hostname of `url` (spec 4.6) and refuses it with a 422 on
+ * `field` (default `request.url`) when the hostname is unverified and past the day or month threshold. Call it in
+ * the transaction that creates the resource (action, chain HTTP step, template trigger): a rollback gives the count
+ * back. IP literals, unparsable URLs and verified hosts are not counted.
+ */
+export type CountDestination = (
+  db: Sql,
+  accountId: string,
+  url: string,
+  now: Date,
+  field?: string,
+) => Promise<void>;
+
+/**
+ * Whether creates to `url` are outside the threshold: an IP literal, or a host the account has verified. A plain read
+ * for a caller deciding whether it needs a transaction at all; a verification removed in between lets at most the
+ * racing create through uncounted.
+ */
+export async function isUncountedDestination(db: Sql, accountId: string, url: string): Promise<boolean> {
+  const domain = destinationDomain(url);
+  return domain === null || (await isVerified(db, accountId, domain));
+}
+
+/** The one implementation of the destination threshold, bound to the operator's limits. */
+export function destinationGuard(limits: DomainLimits): CountDestination {
+  return async (db, accountId, url, now, field = 'request.url') => {
+    const domain = destinationDomain(url);
+    if (domain === null) return;
+    // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.
+    if (await isVerified(db, accountId, domain)) return;
+    const { day, month } = usagePeriods(now);
+    if (!(await countDomainUse(db, { accountId, domain, day, month, now, limits }))) {
+      throw ValidationError.field(field, thresholdMessage(domain, limits));
+    }
+  };
+}

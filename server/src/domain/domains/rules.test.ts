@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CHECK_WINDOW_MS,
+  destinationDomain,
+  fileProves,
+  nextCheckAt,
+  parseDomain,
+  txtProves,
+  usagePeriods,
+  verificationFileUrl,
+  verificationRecord,
+  withinLimits,
+} from './rules.js';
+
+describe('destination domains', () => {
+  it('counts the exact hostname, lower-cased and without a trailing dot', () => {
+    expect(destinationDomain('https://API.Example.com./hook?x=1')).toBe('api.example.com');
+    expect(destinationDomain('https://a.api.example.com:8443/')).toBe('a.api.example.com');
+    expect(destinationDomain('https://bücher.example/')).toBe('xn--bcher-kva.example');
+  });
+
+  it('leaves IP literals and non-URLs outside domain rules', () => {
+    expect(destinationDomain('http://127.0.0.1:8080/hook')).toBeNull();
+    expect(destinationDomain('http://2130706433/')).toBeNull();
+    expect(destinationDomain('http://[::1]:80/')).toBeNull();
+    expect(destinationDomain('not a url')).toBeNull();
+  });
+
+  it('parses a domain of a path, refusing what is not a host name', () => {
+    expect(parseDomain('Hooks.Example.COM')).toBe('hooks.example.com');
+    expect(parseDomain('localhost')).toBe('localhost');
+    for (const bad of [
+      '',
+      '10.0.0.1',
+      'a/b',
+      'x:80',
+      '-a.example',
+      'a..b',
+      'user@host',
+      `${'a'.repeat(64)}.com`,
+    ]) {
+      expect(parseDomain(bad), bad).toBeNull();
+    }
+  });
+
+  it('lets the 10th of a day and the 100th of a month through, not the 11th or 101st', () => {
+    const limits = { perDay: 10, perMonth: 100 };
+    expect(withinLimits({ day: 10, month: 100 }, limits)).toBe(true);
+    expect(withinLimits({ day: 11, month: 11 }, limits)).toBe(false);
+    expect(withinLimits({ day: 1, month: 101 }, limits)).toBe(false);
+  });
+
+  it('counts in the UTC day and month', () => {
+    const p = usagePeriods(new Date('2026-03-31T23:59:59.999Z'));
+    expect(p.day.toISOString()).toBe('2026-03-31T00:00:00.000Z');
+    expect(p.month.toISOString()).toBe('2026-03-01T00:00:00.000Z');
+  });
+
+  it('asks for the exact record and file', () => {
+    expect(verificationRecord('abc')).toBe('sched-verification=abc');
+    expect(verificationFileUrl('a.example.com')).toBe('https://a.example.com/.well-known/sched-verify.txt');
+    expect(fileProves('sched-verification=abc\n', 'abc')).toBe(true);
+    expect(fileProves('sched-verification=abcd', 'abc')).toBe(false);
+    expect(txtProves(['sched-verif', 'ication=abc'], 'abc')).toBe(true);
+    expect(txtProves(['v=spf1 -all'], 'abc')).toBe(false);
+  });
+
+  it('checks again with backoff, never past 24 hours after the start', () => {
+    const start = new Date('2026-01-01T00:00:00Z');
+    expect(nextCheckAt(start, 0, start)!.getTime() - start.getTime()).toBe(60_000);
+    const later = new Date(start.getTime() + 3600_000);
+    expect(nextCheckAt(start, 1, later)!.getTime() - later.getTime()).toBe(5 * 60_000);
+    expect(nextCheckAt(start, 50, later)!.getTime() - later.getTime()).toBe(4 * 3600_000);
+    const nearEnd = new Date(start.getTime() + CHECK_WINDOW_MS - 60_000);
+    expect(nextCheckAt(start, 50, nearEnd)!.getTime()).toBe(start.getTime() + CHECK_WINDOW_MS);
+    expect(nextCheckAt(start, 50, new Date(start.getTime() + CHECK_WINDOW_MS))).toBeNull();
+  });
+});
