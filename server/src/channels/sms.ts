@@ -114,7 +114,8 @@ function maxUnits(encoding: 'gsm7' | 'ucs2', segments: number): number {
 export function renderSmsBody(message: ApprovalMessage, maxSegments = SMS_MAX_SEGMENTS): string {
   const head = truncate(headline(message), 80);
   const tail = `${message.buttons.confirm} or ${message.buttons.decline}: ${message.responseUrl}\nExpires ${formatExpiry(message.expiresAt)}`;
-  const body = message.body.replace(/\n+/g, '\n');
+  // No more than the segments can carry is ever sent: measure a bounded prefix, not a megabyte.
+  const body = message.body.slice(0, 4 * maxUnits('gsm7', maxSegments)).replace(/\n+/g, '\n');
   const compose = (text: string): string => (text === '' ? `${head}\n${tail}` : `${head}\n${text}\n${tail}`);
 
   const full = compose(body);

@@ -159,7 +159,7 @@ describe('statuses declared in the contract', () => {
   it('knows the typed errors', () => {
     expect(errors.get('NotFoundError')).toBe(404);
     expect(errors.get('ConflictError')).toBe(409);
-    expect(errors.get('QuotaExceededError')).toBe(429);
+    expect(errors.get('QuotaExceededError')).toBe(403);
   });
 
   for (const [key, handler] of handlerTexts()) {
