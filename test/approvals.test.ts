@@ -458,6 +458,20 @@ describe('approval actions', () => {
       `${rx.url}/slack`,
     );
 
+    // Stored request header values are the destination's credentials: a read-only key sees only their names.
+    const hook = await api(server, key, 'POST', '/v1/actions', {
+      request: {
+        url: `${rx.url}/hook`,
+        headers: { Authorization: 'Bearer downstream-secret', 'X-Trace': 'on' },
+      },
+      schedule: { wait: '1h' },
+    });
+    expect(hook.status).toBe(201);
+    const readView = (await api(server, readKey, 'GET', `/v1/actions/${hook.body.data.id}`)).body.data;
+    expect(readView.request.headers).toEqual({ Authorization: '***', 'X-Trace': '***' });
+    const writeView = (await api(server, key, 'GET', `/v1/actions/${hook.body.data.id}`)).body.data;
+    expect(writeView.request.headers.Authorization).toBe('Bearer downstream-secret');
+
     rx.on('/push', { status: 201 });
     const member = await api(server, key, 'POST', '/v1/team-members', {
       name: 'Pat',

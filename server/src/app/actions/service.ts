@@ -201,10 +201,11 @@ export class ActionService {
     return result;
   }
 
-  async get(accountId: string, id: string): Promise<Action> {
+  /** `credentials`: whether the caller's key may see stored header values (domain/auth/api-key.ts seesCredentials). */
+  async get(accountId: string, id: string, credentials = true): Promise<Action> {
     const row = await findAction(this.store.sql, accountId, id);
     if (!row) throw new NotFoundError('action');
-    return this.view(this.store.sql, row);
+    return this.view(this.store.sql, row, credentials);
   }
 
   async list(
@@ -416,14 +417,14 @@ export class ActionService {
     return { id: row.id, name: row.name, status: 'cancelled' };
   }
 
-  private async view(db: Sql, row: ActionRow): Promise<Action> {
+  private async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
     const attempts = await attemptsOf(db, row.id);
-    if (row.mode !== 'approval') return actionView(row, attempts);
+    if (row.mode !== 'approval') return actionView(row, attempts, undefined, credentials);
     const [recipients, events, attachments] = await Promise.all([
       recipientsOf(db, row.id),
       reminderEventsOf(db, row.id),
       attachmentsOf(db, row.id),
     ]);
-    return actionView(row, attempts, { recipients, events, attachments });
+    return actionView(row, attempts, { recipients, events, attachments }, credentials);
   }
 }

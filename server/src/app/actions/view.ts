@@ -32,10 +32,20 @@ export interface GateDetails {
 
 const NO_GATE: GateDetails = { recipients: [], events: [], attachments: [] };
 
+/** Header values are credentials of the destination (`Authorization`, API keys): a read-only key sees the names. */
+function shownRequest(request: ActionRow['request'], credentials: boolean): ActionRow['request'] {
+  if (request === null || credentials) return request;
+  return {
+    ...request,
+    headers: Object.fromEntries(Object.keys(request.headers).map((name) => [name, '***'])),
+  };
+}
+
 export function actionView(
   r: ActionRow,
   attempts: DeliveryAttemptRow[],
   details: GateDetails = NO_GATE,
+  credentials = true,
 ): Action {
   return {
     id: r.id,
@@ -58,7 +68,7 @@ export function actionView(
     recurrence: r.recurrence,
     recurrence_count: r.recurrence_count,
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
-    request: r.request,
+    request: shownRequest(r.request, credentials),
     callback_url: r.callback_url,
     signed: r.webhook_secret !== null,
     coordination: r.coordination,

@@ -1,5 +1,5 @@
 import type { NotificationChannel, TeamMember } from '@sched/contract';
-import type { Scope } from '../../domain/auth/api-key.js';
+import { type Scope, seesCredentials } from '../../domain/auth/api-key.js';
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
 import { assertTeamMemberRoom } from '../quota.js';
 import { checkDestinationUrl } from '../../outbound/destination-policy.js';
@@ -7,15 +7,6 @@ import type { Database } from '../../persistence/database.js';
 import { channelRecords, teamMemberRecords } from '../../persistence/directory.js';
 import type { NotificationChannelEntity, TeamMemberEntity } from '../../persistence/entities/approval.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
-
-/**
- * Slack and Teams webhook URLs and push subscription keys are credentials of third parties (whoever has one can
- * post to the channel, or encrypt to the browser): a key without the `write` scope sees where they point, not
- * the credential (docs/approvals.md).
- */
-export function seesCredentials(scopes: readonly Scope[]): boolean {
-  return scopes.includes('write');
-}
 
 const MASK = '***';
 

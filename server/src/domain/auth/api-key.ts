@@ -18,6 +18,15 @@ export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
+/**
+ * Stored credentials of third parties (request header values such as `Authorization`, Slack and Teams webhook
+ * URLs, push keys) are shown only to keys with the `write` scope: a read-only key handed to a dashboard sees where
+ * things point, not the credential (docs/security.md).
+ */
+export function seesCredentials(scopes: readonly Scope[]): boolean {
+  return scopes.includes('write');
+}
+
 export function requiredScope(method: string): Scope {
   const m = method.toUpperCase();
   return m === 'GET' || m === 'HEAD' || m === 'OPTIONS' ? 'read' : 'write';

@@ -2,6 +2,7 @@ import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
+import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
@@ -24,10 +25,13 @@ export function actionsHandlers(actions: ActionService) {
       status: 200,
       body: await actions.list(principalOf(request).accountId, query),
     }),
-    get: async ({ request, params }) => ({
-      status: 200,
-      body: { data: await actions.get(principalOf(request).accountId, params.id) },
-    }),
+    get: async ({ request, params }) => {
+      const p = principalOf(request);
+      return {
+        status: 200,
+        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+      };
+    },
     cancel: async ({ request, params }) => ({
       status: 200,
       body: { data: await actions.cancel(principalOf(request).accountId, params.id) },
