@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
+import { Admission, type AdmissionLimits } from '../app/deliveries/admission.js';
 import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import type { Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
-import { resolvedDueBefore } from '../persistence/schedule.js';
+import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
@@ -18,6 +19,8 @@ export interface DispatcherOptions {
   approvals?: ApprovalEngine;
   logger: Logger;
   clock: Clock;
+  /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
+  limits: AdmissionLimits;
   /** How often due actions are scanned for timers (and `scheduled` ones promoted to `resolved`). */
   scanIntervalMs?: number;
 }
@@ -37,8 +40,25 @@ export class Dispatcher {
   private scanTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private scans = 0;
+  private readonly admission: Admission<string>;
+  /** Each action's admission in progress (waiting or firing): several triggers of one attempt share it. */
+  private readonly admitted = new Map<string, Promise<void>>();
+  /** Waiting attempts' starters: true to fire, false when the worker stops first. */
+  private readonly starters = new Map<string, (go: boolean) => void>();
 
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly o: DispatcherOptions) {
+    this.admission = new Admission(o.limits);
+  }
+
+  /** Delivery attempts firing in this process. */
+  get inFlight(): number {
+    return this.admission.inFlight;
+  }
+
+  /** Delivery attempts waiting (unclaimed) because their account's cap or the process's cap is reached. */
+  get waiting(): number {
+    return this.admission.queued;
+  }
 
   async start(): Promise<void> {
     await this.listen();
@@ -52,7 +72,7 @@ export class Dispatcher {
         burstWhenBatchFull: true,
       },
       async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.o.deliveries.fire(j.data.actionId))));
+        await Promise.all(jobs.map((j) => this.track(this.fire(j.data.actionId))));
       },
     );
     await boss.work<{ callbackId: string }>(
@@ -86,6 +106,8 @@ export class Dispatcher {
     if (this.scanTimer) clearTimeout(this.scanTimer);
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+    for (const start of this.starters.values()) start(false);
+    this.starters.clear();
     await this.listener?.close().catch(() => undefined);
     await Promise.all([
       this.o.queue.boss.offWork(QUEUES.actionDue),
@@ -108,13 +130,41 @@ export class Dispatcher {
     return guarded;
   }
 
+  /** Fires an action's due attempt once the admission caps allow it (review M5). */
+  private fire(actionId: string): Promise<void> {
+    const pending = this.admitted.get(actionId);
+    if (pending) return pending;
+    const admitted = this.admit(actionId).finally(() => this.admitted.delete(actionId));
+    this.admitted.set(actionId, admitted);
+    return admitted;
+  }
+
+  private async admit(actionId: string): Promise<void> {
+    const account = await accountOf(this.o.store.sql, actionId);
+    if (!account || this.stopped) return;
+    // Over a cap the attempt waits here unclaimed: its lease has not started, so waiting cannot expire it.
+    if (!this.admission.offer(account, actionId)) {
+      const go = await new Promise<boolean>((resolve) => this.starters.set(actionId, resolve));
+      if (!go) return;
+    }
+    try {
+      await this.o.deliveries.fire(actionId);
+    } finally {
+      for (const next of this.admission.release(account)) {
+        const start = this.starters.get(next.item);
+        this.starters.delete(next.item);
+        start?.(!this.stopped);
+      }
+    }
+  }
+
   private arm(actionId: string, dueMs: number): void {
     if (this.stopped || this.timers.has(actionId)) return;
     const delay = Math.max(0, dueMs - this.o.clock().getTime());
     if (delay > ANNOUNCE_WINDOW_MS) return;
     const timer = setTimeout(() => {
       this.timers.delete(actionId);
-      void this.track(this.o.deliveries.fire(actionId)).catch(() => undefined);
+      void this.track(this.fire(actionId)).catch(() => undefined);
     }, delay);
     this.timers.set(actionId, timer);
   }

@@ -70,3 +70,13 @@ export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; o
     oldestSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
   };
 }
+
+/** The account an action belongs to (null when it is gone), for fair admission before its attempt is claimed. */
+export async function accountOf(db: Sql, actionId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('actions')
+    .select('account_id')
+    .where('id', '=', actionId)
+    .executeTakeFirst();
+  return row?.account_id ?? null;
+}
