@@ -131,16 +131,17 @@ export class Dispatcher {
   }
 
   /** Fires an action's due attempt once the admission caps allow it (review M5). */
-  private fire(actionId: string): Promise<void> {
+  private fire(actionId: string, accountId?: string): Promise<void> {
     const pending = this.admitted.get(actionId);
     if (pending) return pending;
-    const admitted = this.admit(actionId).finally(() => this.admitted.delete(actionId));
+    const admitted = this.admit(actionId, accountId).finally(() => this.admitted.delete(actionId));
     this.admitted.set(actionId, admitted);
     return admitted;
   }
 
-  private async admit(actionId: string): Promise<void> {
-    const account = await accountOf(this.o.store.sql, actionId);
+  private async admit(actionId: string, accountId: string | undefined): Promise<void> {
+    // Timers know the account from the announcement; a pg-boss job carries only the action id.
+    const account = accountId ?? (await accountOf(this.o.store.sql, actionId));
     if (!account || this.stopped) return;
     // Over a cap the attempt waits here unclaimed: its lease has not started, so waiting cannot expire it.
     if (!this.admission.offer(account, actionId)) {
@@ -158,13 +159,13 @@ export class Dispatcher {
     }
   }
 
-  private arm(actionId: string, dueMs: number): void {
+  private arm(actionId: string, accountId: string, dueMs: number): void {
     if (this.stopped || this.timers.has(actionId)) return;
     const delay = Math.max(0, dueMs - this.o.clock().getTime());
     if (delay > ANNOUNCE_WINDOW_MS) return;
     const timer = setTimeout(() => {
       this.timers.delete(actionId);
-      void this.track(this.fire(actionId)).catch(() => undefined);
+      void this.track(this.fire(actionId, accountId)).catch(() => undefined);
     }, delay);
     this.timers.set(actionId, timer);
   }
@@ -173,8 +174,8 @@ export class Dispatcher {
     if (this.stopped) return;
     this.listener = await listen(this.o.databaseUrl, DUE_CHANNEL, {
       payload: (payload) => {
-        const [id, due] = payload.split(',');
-        if (id && due) this.arm(id, Number(due));
+        const [id, due, account] = payload.split(',');
+        if (id && due && account) this.arm(id, account, Number(due));
       },
       lost: (err) => {
         this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
@@ -184,7 +185,8 @@ export class Dispatcher {
     });
     // Announcements made while this worker was not listening are lost: arm every attempt due in the window once.
     const until = new Date(this.o.clock().getTime() + ANNOUNCE_WINDOW_MS);
-    for (const row of await resolvedDueBefore(this.o.store.sql, until)) this.arm(row.id, row.dueMs);
+    for (const row of await resolvedDueBefore(this.o.store.sql, until))
+      this.arm(row.id, row.accountId, row.dueMs);
   }
 
   private async scanLoop(): Promise<void> {
@@ -199,7 +201,8 @@ export class Dispatcher {
 
   private async scan(): Promise<void> {
     // Attempts entering the window get their timer here; those written inside it were announced by NOTIFY.
-    for (const e of await this.o.scheduler.enqueueEntering(this.o.store)) this.arm(e.id, e.dueMs);
+    for (const e of await this.o.scheduler.enqueueEntering(this.o.store))
+      this.arm(e.id, e.accountId, e.dueMs);
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.
     this.scans += 1;
     if (this.scans % 5 === 0) await this.o.deliveries.sweepExpiredLeases();
