@@ -95,7 +95,7 @@ describe('scheduling jobs in the look-ahead window', () => {
     const due = new Date(Date.now() + 30_000);
     await db.query('update actions set next_attempt_at = $2 where id = $1', [far, due]);
     const first = await scheduler().enqueueEntering(store);
-    expect(first).toContainEqual({ id: far, dueMs: due.getTime() });
+    expect(first).toContainEqual(expect.objectContaining({ id: far, dueMs: due.getTime() }));
     expect((await jobsOf(far)).map((d) => d.getTime())).toEqual([due.getTime()]);
     expect((await rowOf(far)).status).toBe('resolved');
 
@@ -116,7 +116,7 @@ describe('scheduling jobs in the look-ahead window', () => {
       retryAt,
     ]);
     const entered = await scheduler().enqueueEntering(store);
-    expect(entered).toContainEqual({ id, dueMs: retryAt.getTime() });
+    expect(entered).toContainEqual(expect.objectContaining({ id, dueMs: retryAt.getTime() }));
     expect((await jobsOf(id)).map((d) => d.getTime())).toEqual([first.getTime(), retryAt.getTime()]);
   });
 

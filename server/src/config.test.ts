@@ -48,3 +48,19 @@ describe('domain settings of the configuration', () => {
     expect(() => loadConfig({ SCHED_DOMAIN_DAY_LIMIT: '-1' })).toThrow(/SCHED_DOMAIN_DAY_LIMIT/);
   });
 });
+
+describe('delivery concurrency caps', () => {
+  it('defaults to 256 in flight per process and 32 per account', () => {
+    expect(loadConfig({}).deliveryConcurrency).toEqual({ total: 256, perAccount: 32 });
+  });
+
+  it('reads both caps and refuses zero, negatives and fractions', () => {
+    const c = loadConfig({ SCHED_DELIVERY_CONCURRENCY: '64', SCHED_DELIVERY_ACCOUNT_CONCURRENCY: '8' });
+    expect(c.deliveryConcurrency).toEqual({ total: 64, perAccount: 8 });
+    expect(() => loadConfig({ SCHED_DELIVERY_CONCURRENCY: '0' })).toThrow(/SCHED_DELIVERY_CONCURRENCY/);
+    expect(() => loadConfig({ SCHED_DELIVERY_ACCOUNT_CONCURRENCY: '-1' })).toThrow(
+      /SCHED_DELIVERY_ACCOUNT_CONCURRENCY/,
+    );
+    expect(() => loadConfig({ SCHED_DELIVERY_ACCOUNT_CONCURRENCY: '2.5' })).toThrow(ConfigError);
+  });
+});

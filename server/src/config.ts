@@ -30,6 +30,9 @@ const EnvSchema = z.object({
       'must list IP addresses, each optionally with :port (IPv6 as [addr]:port), separated by commas',
     )
     .optional(),
+  // Delivery attempts in flight per worker process, in total and per account (review M5, docs/actions.md).
+  SCHED_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(256),
+  SCHED_DELIVERY_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).default(32),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
@@ -68,6 +71,8 @@ export interface Config {
   rateLimitFactor: number;
   metricsToken: string | undefined;
   shutdownTimeoutMs: number;
+  /** Caps on delivery attempts in flight in one worker process: in total and per account. */
+  deliveryConcurrency: { total: number; perAccount: number };
   /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
   domainLimits: { perDay: number; perMonth: number };
   /** Resolvers for domain verification (`host` or `host:port`); empty: the system's. */
@@ -141,6 +146,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
+    deliveryConcurrency: {
+      total: e.SCHED_DELIVERY_CONCURRENCY,
+      perAccount: e.SCHED_DELIVERY_ACCOUNT_CONCURRENCY,
+    },
     domainLimits: { perDay: e.SCHED_DOMAIN_DAY_LIMIT, perMonth: e.SCHED_DOMAIN_MONTH_LIMIT },
     dnsServers: (e.SCHED_DNS_SERVERS ?? '')
       .split(',')

@@ -204,6 +204,8 @@ export async function startService(
             const backlog = await dueBacklog(database.sql, clock());
             metrics.queueDepth.set(backlog.depth);
             metrics.oldestDue.set(backlog.oldestSeconds);
+            metrics.deliveriesInFlight.set(dispatcher?.inFlight ?? 0);
+            metrics.deliveriesWaiting.set(dispatcher?.waiting ?? 0);
             return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
           },
         },
@@ -299,6 +301,7 @@ export async function startService(
         approvals,
         logger,
         clock,
+        limits: config.deliveryConcurrency,
       });
       await dispatcher.start();
       chainWorker = new ChainWorker({

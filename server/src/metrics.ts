@@ -9,6 +9,8 @@ export interface Metrics {
   callbacks: Counter<'outcome'>;
   queueDepth: Gauge;
   oldestDue: Gauge;
+  deliveriesInFlight: Gauge;
+  deliveriesWaiting: Gauge;
   purgedRows: Counter<'table'>;
 }
 
@@ -49,6 +51,16 @@ export function createMetrics(): Metrics {
     oldestDue: new Gauge({
       name: 'sched_oldest_due_seconds',
       help: 'Age of the oldest due action not yet started (0 when none).',
+      registers: [registry],
+    }),
+    deliveriesInFlight: new Gauge({
+      name: 'sched_deliveries_in_flight',
+      help: 'Delivery attempts firing in this worker process (capped by SCHED_DELIVERY_CONCURRENCY).',
+      registers: [registry],
+    }),
+    deliveriesWaiting: new Gauge({
+      name: 'sched_deliveries_waiting',
+      help: 'Due delivery attempts held back, unclaimed, by the per-account or the process cap.',
       registers: [registry],
     }),
     purgedRows: new Counter({

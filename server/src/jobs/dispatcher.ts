@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
+import { Admission, type AdmissionLimits } from '../app/deliveries/admission.js';
 import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import type { Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
-import { resolvedDueBefore } from '../persistence/schedule.js';
+import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
@@ -18,6 +19,8 @@ export interface DispatcherOptions {
   approvals?: ApprovalEngine;
   logger: Logger;
   clock: Clock;
+  /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
+  limits: AdmissionLimits;
   /** How often due actions are scanned for timers (and `scheduled` ones promoted to `resolved`). */
   scanIntervalMs?: number;
 }
@@ -37,8 +40,25 @@ export class Dispatcher {
   private scanTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private scans = 0;
+  private readonly admission: Admission<string>;
+  /** Each action's admission in progress (waiting or firing): several triggers of one attempt share it. */
+  private readonly admitted = new Map<string, Promise<void>>();
+  /** Waiting attempts' starters: true to fire, false when the worker stops first. */
+  private readonly starters = new Map<string, (go: boolean) => void>();
 
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly o: DispatcherOptions) {
+    this.admission = new Admission(o.limits);
+  }
+
+  /** Delivery attempts firing in this process. */
+  get inFlight(): number {
+    return this.admission.inFlight;
+  }
+
+  /** Delivery attempts waiting (unclaimed) because their account's cap or the process's cap is reached. */
+  get waiting(): number {
+    return this.admission.queued;
+  }
 
   async start(): Promise<void> {
     await this.listen();
@@ -52,7 +72,7 @@ export class Dispatcher {
         burstWhenBatchFull: true,
       },
       async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.o.deliveries.fire(j.data.actionId))));
+        await Promise.all(jobs.map((j) => this.track(this.fire(j.data.actionId))));
       },
     );
     await boss.work<{ callbackId: string }>(
@@ -86,6 +106,8 @@ export class Dispatcher {
     if (this.scanTimer) clearTimeout(this.scanTimer);
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
+    for (const start of this.starters.values()) start(false);
+    this.starters.clear();
     await this.listener?.close().catch(() => undefined);
     await Promise.all([
       this.o.queue.boss.offWork(QUEUES.actionDue),
@@ -108,13 +130,42 @@ export class Dispatcher {
     return guarded;
   }
 
-  private arm(actionId: string, dueMs: number): void {
+  /** Fires an action's due attempt once the admission caps allow it (review M5). */
+  private fire(actionId: string, accountId?: string): Promise<void> {
+    const pending = this.admitted.get(actionId);
+    if (pending) return pending;
+    const admitted = this.admit(actionId, accountId).finally(() => this.admitted.delete(actionId));
+    this.admitted.set(actionId, admitted);
+    return admitted;
+  }
+
+  private async admit(actionId: string, accountId: string | undefined): Promise<void> {
+    // Timers know the account from the announcement; a pg-boss job carries only the action id.
+    const account = accountId ?? (await accountOf(this.o.store.sql, actionId));
+    if (!account || this.stopped) return;
+    // Over a cap the attempt waits here unclaimed: its lease has not started, so waiting cannot expire it.
+    if (!this.admission.offer(account, actionId)) {
+      const go = await new Promise<boolean>((resolve) => this.starters.set(actionId, resolve));
+      if (!go) return;
+    }
+    try {
+      await this.o.deliveries.fire(actionId);
+    } finally {
+      for (const next of this.admission.release(account)) {
+        const start = this.starters.get(next.item);
+        this.starters.delete(next.item);
+        start?.(!this.stopped);
+      }
+    }
+  }
+
+  private arm(actionId: string, accountId: string, dueMs: number): void {
     if (this.stopped || this.timers.has(actionId)) return;
     const delay = Math.max(0, dueMs - this.o.clock().getTime());
     if (delay > ANNOUNCE_WINDOW_MS) return;
     const timer = setTimeout(() => {
       this.timers.delete(actionId);
-      void this.track(this.o.deliveries.fire(actionId)).catch(() => undefined);
+      void this.track(this.fire(actionId, accountId)).catch(() => undefined);
     }, delay);
     this.timers.set(actionId, timer);
   }
@@ -123,8 +174,8 @@ export class Dispatcher {
     if (this.stopped) return;
     this.listener = await listen(this.o.databaseUrl, DUE_CHANNEL, {
       payload: (payload) => {
-        const [id, due] = payload.split(',');
-        if (id && due) this.arm(id, Number(due));
+        const [id, due, account] = payload.split(',');
+        if (id && due && account) this.arm(id, account, Number(due));
       },
       lost: (err) => {
         this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
@@ -134,7 +185,8 @@ export class Dispatcher {
     });
     // Announcements made while this worker was not listening are lost: arm every attempt due in the window once.
     const until = new Date(this.o.clock().getTime() + ANNOUNCE_WINDOW_MS);
-    for (const row of await resolvedDueBefore(this.o.store.sql, until)) this.arm(row.id, row.dueMs);
+    for (const row of await resolvedDueBefore(this.o.store.sql, until))
+      this.arm(row.id, row.accountId, row.dueMs);
   }
 
   private async scanLoop(): Promise<void> {
@@ -149,7 +201,8 @@ export class Dispatcher {
 
   private async scan(): Promise<void> {
     // Attempts entering the window get their timer here; those written inside it were announced by NOTIFY.
-    for (const e of await this.o.scheduler.enqueueEntering(this.o.store)) this.arm(e.id, e.dueMs);
+    for (const e of await this.o.scheduler.enqueueEntering(this.o.store))
+      this.arm(e.id, e.accountId, e.dueMs);
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.
     this.scans += 1;
     if (this.scans % 5 === 0) await this.o.deliveries.sweepExpiredLeases();

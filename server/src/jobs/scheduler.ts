@@ -24,6 +24,7 @@ const ENQUEUE_BATCH = 2_000;
 
 export interface EnteringAttempt {
   id: string;
+  accountId: string;
   dueMs: number;
 }
 
@@ -72,7 +73,7 @@ export function createActionScheduler(queue: JobQueue, clock: Clock): WindowSche
             );
           return rows;
         });
-        for (const r of batch) touched.push({ id: r.id, dueMs: r.due.getTime() });
+        for (const r of batch) touched.push({ id: r.id, accountId: r.account_id, dueMs: r.due.getTime() });
         if (batch.length < ENQUEUE_BATCH) return touched;
       }
     },

@@ -15,8 +15,11 @@ export async function markJobWritten(
   db: Sql,
   a: { actionId: string; dueAt: Date; channel: string },
 ): Promise<void> {
-  await sql`with marked as (update actions set job_due_at = ${a.dueAt} where id = ${a.actionId})
-    select pg_notify(${a.channel}, ${`${a.actionId},${a.dueAt.getTime()}`})`.execute(db);
+  // The payload names the account too, so a worker's fair admission needs no read before the attempt fires.
+  await sql`with marked as (update actions set job_due_at = ${a.dueAt} where id = ${a.actionId} returning account_id)
+    select pg_notify(${a.channel}, ${`${a.actionId},${a.dueAt.getTime()},`} || account_id) from marked`.execute(
+    db,
+  );
 }
 
 /**
@@ -27,9 +30,9 @@ export async function markJobWritten(
 export async function takeEnteringWindow(
   db: Sql,
   w: { until: Date; now: Date; promoteTo: ActionState; limit: number },
-): Promise<{ id: string; due: Date; needs_job: boolean }[]> {
+): Promise<{ id: string; account_id: string; due: Date; needs_job: boolean }[]> {
   const promoted = sql.lit(w.promoteTo);
-  const { rows } = await sql<{ id: string; due: Date; needs_job: boolean }>`
+  const { rows } = await sql<{ id: string; account_id: string; due: Date; needs_job: boolean }>`
     with entering as (
       select id, next_attempt_at, job_due_at is distinct from next_attempt_at as needs_job
         from actions
@@ -42,7 +45,7 @@ export async function takeEnteringWindow(
     )
     update actions a set status = ${promoted}, job_due_at = e.next_attempt_at, updated_at = ${w.now}
       from entering e where a.id = e.id
-    returning a.id, e.next_attempt_at as due, e.needs_job`.execute(db);
+    returning a.id, a.account_id, e.next_attempt_at as due, e.needs_job`.execute(db);
   return rows;
 }
 
@@ -51,12 +54,12 @@ export async function resolvedDueBefore(
   db: Sql,
   until: Date,
   limit = 10_000,
-): Promise<{ id: string; dueMs: number }[]> {
-  const { rows } = await sql<{ id: string; due: Date }>`
-    select id, next_attempt_at as due from actions
+): Promise<{ id: string; accountId: string; dueMs: number }[]> {
+  const { rows } = await sql<{ id: string; account_id: string; due: Date }>`
+    select id, account_id, next_attempt_at as due from actions
      where status = ${RESOLVED} and next_attempt_at <= ${until}
      order by next_attempt_at limit ${sql.lit(limit)}`.execute(db);
-  return rows.map((r) => ({ id: r.id, dueMs: r.due.getTime() }));
+  return rows.map((r) => ({ id: r.id, accountId: r.account_id, dueMs: r.due.getTime() }));
 }
 
 /** How many attempts are due and not yet fired at `now`, and how late the oldest is (seconds). */
@@ -69,4 +72,14 @@ export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; o
     depth: rows[0]?.depth ?? 0,
     oldestSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
   };
+}
+
+/** The account an action belongs to (null when it is gone), for fair admission before its attempt is claimed. */
+export async function accountOf(db: Sql, actionId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('actions')
+    .select('account_id')
+    .where('id', '=', actionId)
+    .executeTakeFirst();
+  return row?.account_id ?? null;
 }
