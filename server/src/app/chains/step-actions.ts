@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ActionCreateBody, type GateInput } from '@sched/contract';
+import { ActionCreateBody, type GateInput, type RETRY_STRATEGIES } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { insertAttachments } from '../../persistence/approvals/attachments.js';
@@ -35,7 +35,7 @@ export type StepWork =
       kind: 'webhook';
       request: ResolvedRequest;
       max_attempts?: number | undefined;
-      retry_strategy?: 'exponential' | 'linear' | undefined;
+      retry_strategy?: (typeof RETRY_STRATEGIES)[number] | undefined;
       webhook_secret?: string | undefined;
     }
   | { kind: 'approval'; gate: GateInput };

@@ -4,6 +4,7 @@ import type {
   ChainStepParsed,
   GateInput,
   PlaceholderDefinition,
+  RETRY_STRATEGIES,
   TemplateType,
 } from '@sched/contract';
 import { AccountSchema } from './account.js';
@@ -29,7 +30,7 @@ export const TemplateSchema = defineEntity({
     requestConfig: p.json<StoredRequest>().nullable(),
     gateConfig: p.json<GateInput>().nullable(),
     maxAttempts: p.integer().nullable(),
-    retryStrategy: p.string().length(16).$type<'exponential' | 'linear'>().nullable(),
+    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
     chainSteps: p.json<ChainStepParsed[]>().nullable(),
