@@ -242,7 +242,7 @@ export async function startService(
       workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10 }));
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
-      const channels = createChannels(process.env, {
+      const channels = createChannels(config.channels, {
         outbox: createSqlOutbox(db, clock),
         logger,
         // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
