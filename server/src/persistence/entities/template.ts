@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type {
   ACTION_MODES,
   ChainStepParsed,
+  ErrorHandling,
   GateInput,
   PlaceholderDefinition,
   RETRY_STRATEGIES,
@@ -34,7 +35,7 @@ export const TemplateSchema = defineEntity({
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
     chainSteps: p.json<ChainStepParsed[]>().nullable(),
-    chainErrorHandling: p.string().length(16).$type<'fail_chain' | 'skip_step'>().nullable(),
+    chainErrorHandling: p.string().length(16).$type<ErrorHandling>().nullable(),
     placeholders: p.json<PlaceholderDefinition[]>(),
     dedupKeys: p.array().default([]),
     tokenHash: p.string().length(64).unique(),
