@@ -432,6 +432,48 @@ describe('chains', () => {
     expect(smtp.mails.filter((m) => m.to.includes('crash@example.com'))).toHaveLength(1);
   }, 90_000);
 
+  it('HTTP steps count against the destination threshold with actions: the 11th to one host fails its step', async () => {
+    // An unverified host name of its own (a `*.localhost` name, allowed by this test server); only creates count.
+    const url = `http://threshold-steps.localhost:${new URL(rx.url).port}/threshold`;
+    for (let i = 1; i <= 5; i++) {
+      const action = await api(server, key, 'POST', '/v1/actions', {
+        schedule: { wait: '2d' },
+        request: { url },
+      });
+      expect(action.status, `action ${i}`).toBe(201);
+    }
+    // A chain needs two steps: the second goes to the receiver's IP address, which is never counted.
+    const twoSteps = (name: string) =>
+      create({
+        name,
+        error_handling: 'skip_step',
+        steps: [
+          { name: 'call', type: 'http_call', url, max_attempts: 1 },
+          { name: 'after', type: 'http_call', url: `${rx.url}/threshold-after` },
+        ],
+      });
+    for (let i = 1; i <= 5; i++) {
+      const res = await twoSteps(`counted ${i}`);
+      expect(res.status, `chain ${i}: ${JSON.stringify(res.body)}`).toBe(201);
+      // Started in order: each step's action is created (and counted) before the next chain is made.
+      await eventually(async () => (await get(res.body.data.id)).steps[0].action_id);
+    }
+
+    const eleventh = await twoSteps('over the threshold');
+    expect(eleventh.status).toBe(201);
+    const done = await until(eleventh.body.data.id, 'completed');
+    expect(done.steps[0]).toMatchObject({ status: 'skipped', outcome: 'failed', action_id: null });
+    expect(done.steps[0].error).toMatch(
+      /^request\.url: threshold-steps\.localhost is not verified .*\/verify/,
+    );
+    const refused = await api(server, key, 'POST', '/v1/actions', {
+      schedule: { wait: '2d' },
+      request: { url },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors['request.url'][0]).toContain('threshold-steps.localhost is not verified');
+  });
+
   it('422 for a malformed chain, naming the field', async () => {
     const http = (n: number) => ({ name: `s${n}`, type: 'http_call', url: `${rx.url}/x` });
     const cases: [Record<string, unknown>, string][] = [

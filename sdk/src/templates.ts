@@ -3,6 +3,7 @@ import type {
   TemplateCreateBody,
   TemplateLimits,
   TemplateSummary,
+  TemplateType,
   TemplateUpdateBody,
   TriggerAnswer,
 } from '@sched/contract';
@@ -15,7 +16,7 @@ import { unwrap } from './unwrap.js';
 type RawClient = ReturnType<typeof createRawClient>;
 
 export interface TemplateListQuery {
-  type?: 'action' | 'chain';
+  type?: TemplateType;
   page?: number;
   per_page?: number;
 }

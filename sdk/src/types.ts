@@ -15,7 +15,7 @@ import type {
   PaginationMeta as PaginationMetaSchema,
   PushSubscription as PushSubscriptionSchema,
   Recurrence as RecurrenceSchema,
-  ResponseInput as ResponseInputSchema,
+  ResponseDecision,
   RetriedAction as RetriedActionSchema,
   Schedule as ScheduleSchema,
   TeamMemberCreate as TeamMemberCreateSchema,
@@ -100,7 +100,7 @@ export type TeamMemberCreate = z.input<typeof TeamMemberCreateSchema>;
 /** Body of `PUT /v1/team-members/{id}`: only the fields given change; `push_subscriptions` replaces the list. */
 export type TeamMemberUpdate = z.input<typeof TeamMemberUpdateSchema>;
 /** What a response link accepts: `confirm`, `decline` or `snooze`. */
-export type Decision = z.infer<typeof ResponseInputSchema>['decision'];
+export type Decision = ResponseDecision;
 
 /*
  * Templates (spec 4.3): `Template` is the detail view (token and URL masked except in the create answer),

@@ -1,3 +1,4 @@
+import webPush from 'web-push';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseTrustProxy } from './config.js';
 
@@ -62,5 +63,90 @@ describe('delivery concurrency caps', () => {
       /SCHED_DELIVERY_ACCOUNT_CONCURRENCY/,
     );
     expect(() => loadConfig({ SCHED_DELIVERY_ACCOUNT_CONCURRENCY: '2.5' })).toThrow(ConfigError);
+  });
+});
+
+describe('notification channel settings of the configuration', () => {
+  it('reads nothing from an empty environment', () => {
+    expect(loadConfig({}).channels).toEqual({});
+    expect(loadConfig({ SCHED_SMTP_URL: '', SCHED_TWILIO_FROM: ' ' }).channels).toEqual({});
+  });
+
+  it('reads every channel variable', () => {
+    const vapid = webPush.generateVAPIDKeys();
+    expect(
+      loadConfig({
+        SCHED_SMTP_URL: 'smtps://user:pa%40ss@mail.example.com:465',
+        SCHED_EMAIL_FROM: 'Approvals <approvals@example.com>',
+        SCHED_TWILIO_ACCOUNT_SID: 'AC123',
+        SCHED_TWILIO_AUTH_TOKEN: 'secret',
+        SCHED_TWILIO_FROM: '+15005550006',
+        SCHED_VAPID_PUBLIC_KEY: vapid.publicKey,
+        SCHED_VAPID_PRIVATE_KEY: vapid.privateKey,
+        SCHED_VAPID_SUBJECT: 'mailto:ops@example.com',
+      }).channels,
+    ).toEqual({
+      email: {
+        smtpUrl: 'smtps://user:pa%40ss@mail.example.com:465',
+        from: 'Approvals <approvals@example.com>',
+      },
+      sms: {
+        accountSid: 'AC123',
+        authToken: 'secret',
+        from: '+15005550006',
+        apiUrl: 'https://api.twilio.com',
+      },
+      push: { publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: 'mailto:ops@example.com' },
+    });
+  });
+
+  it('drops the trailing slash of the Twilio API URL', () => {
+    const c = loadConfig({
+      SCHED_TWILIO_ACCOUNT_SID: 'AC1',
+      SCHED_TWILIO_AUTH_TOKEN: 'token',
+      SCHED_TWILIO_FROM: '+15005550006',
+      SCHED_TWILIO_API_URL: ' http://127.0.0.1:4010/ ',
+    });
+    expect(c.channels.sms?.apiUrl).toBe('http://127.0.0.1:4010');
+  });
+
+  it('defaults the sender address', () => {
+    expect(loadConfig({ SCHED_SMTP_URL: 'smtp://127.0.0.1:2525' }).channels.email?.from).toBe(
+      'sched <no-reply@localhost>',
+    );
+  });
+
+  it('names each malformed or missing variable', () => {
+    const vapid = webPush.generateVAPIDKeys();
+    let error: unknown;
+    try {
+      loadConfig({
+        SCHED_SMTP_URL: 'http://mail.example.com',
+        SCHED_EMAIL_FROM: 'nobody',
+        SCHED_TWILIO_ACCOUNT_SID: 'AC123',
+        SCHED_TWILIO_API_URL: 'ftp://twilio',
+        SCHED_VAPID_PUBLIC_KEY: vapid.privateKey,
+        SCHED_VAPID_PRIVATE_KEY: vapid.privateKey,
+        SCHED_VAPID_SUBJECT: 'ops@example.com',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const text = (error as Error).message;
+    for (const name of [
+      'SCHED_SMTP_URL',
+      'SCHED_EMAIL_FROM',
+      'SCHED_TWILIO_AUTH_TOKEN, SCHED_TWILIO_FROM: required',
+      'SCHED_TWILIO_API_URL',
+      'SCHED_VAPID_PUBLIC_KEY',
+      'SCHED_VAPID_SUBJECT',
+    ]) {
+      expect(text).toContain(name);
+    }
+    expect(text).not.toContain('SCHED_VAPID_PRIVATE_KEY');
+    expect(() => loadConfig({ SCHED_VAPID_SUBJECT: 'mailto:a@b.c' })).toThrow(
+      /SCHED_VAPID_PUBLIC_KEY, SCHED_VAPID_PRIVATE_KEY: required/,
+    );
   });
 });

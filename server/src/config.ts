@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DEFAULT_EMAIL_FROM } from './channels/email.js';
+import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
+import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
 
 const bool = z
@@ -40,7 +43,90 @@ const EnvSchema = z.object({
   SCHED_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   SCHED_HTTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(120_000),
   SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).default(72_000),
+  /*
+   * Notification channels (docs/approvals.md). A channel left unset keeps its messages in the outbox.
+   * - SCHED_SMTP_URL: `smtp://user:pass@host:587` connects in clear and upgrades with STARTTLS when offered;
+   *   `smtps://user:pass@host:465` uses TLS from the first byte. User and password are percent-encoded;
+   *   nodemailer options may follow as a query (`?pool=true`).
+   * - SCHED_EMAIL_FROM: the From header, `Name <address>` or a bare address.
+   * - SCHED_TWILIO_* (the three credentials all or none): the account SID (`AC...`, also the Basic auth user), the
+   *   auth token (or an API key secret paired with that SID), and the sender: an E.164 number, an alphanumeric
+   *   sender id or a Messaging Service SID (`MG...`). SCHED_TWILIO_API_URL: any endpoint speaking the same
+   *   `/2010-04-01/Accounts/{SID}/Messages.json` resource.
+   * - SCHED_VAPID_* (all three or none; `npx web-push generate-vapid-keys` makes a key pair): base64url P-256
+   *   public key (65 bytes, uncompressed, browsers subscribe with it), private key (32 bytes), and a contact for
+   *   push services (`mailto:` or `https:`).
+   * Slack and Teams need no variable: each notification channel resource carries its own incoming webhook URL.
+   */
+  SCHED_SMTP_URL: z
+    .string()
+    .trim()
+    .refine(
+      (v) => hasProtocol(v, ['smtp:', 'smtps:'], true),
+      'must be a URL such as smtp://user:pass@host:587 or smtps://user:pass@host:465',
+    )
+    .optional(),
+  SCHED_EMAIL_FROM: z
+    .string()
+    .trim()
+    .regex(/[^\s<>@]+@[^\s<>@]+/, 'must contain an email address')
+    .default(DEFAULT_EMAIL_FROM),
+  SCHED_TWILIO_ACCOUNT_SID: z.string().trim().optional(),
+  SCHED_TWILIO_AUTH_TOKEN: z.string().trim().optional(),
+  SCHED_TWILIO_FROM: z.string().trim().optional(),
+  SCHED_TWILIO_API_URL: z
+    .string()
+    .trim()
+    .transform((v) => v.replace(/\/+$/, ''))
+    .refine((v) => hasProtocol(v, ['https:', 'http:']), 'must be an http(s) URL')
+    .default(DEFAULT_TWILIO_API_URL),
+  SCHED_VAPID_PUBLIC_KEY: z
+    .string()
+    .trim()
+    .refine(
+      (v) => isBase64Url(v) && isP256PublicKey(Buffer.from(v, 'base64url')),
+      'must be a base64url P-256 public key (65 bytes, uncompressed)',
+    )
+    .optional(),
+  SCHED_VAPID_PRIVATE_KEY: z
+    .string()
+    .trim()
+    .refine(
+      (v) => isBase64Url(v) && Buffer.from(v, 'base64url').length === 32,
+      'must be a base64url P-256 private key (32 bytes)',
+    )
+    .optional(),
+  SCHED_VAPID_SUBJECT: z
+    .string()
+    .trim()
+    .refine((v) => hasProtocol(v, ['mailto:', 'https:']), 'must be a mailto: address or an https: URL')
+    .optional(),
 });
+
+/** A channel's credentials come all or none: one line naming the missing ones when only some are set. */
+function missingOfGroup(env: Record<string, unknown>, vars: readonly string[], what: string): string[] {
+  const missing = vars.filter((name) => env[name] === undefined);
+  return missing.length > 0 && missing.length < vars.length
+    ? [`${missing.join(', ')}: required when any ${what} is set`]
+    : [];
+}
+
+function hasProtocol(value: string, protocols: string[], needsHost = false): boolean {
+  try {
+    const url = new URL(value);
+    return protocols.includes(url.protocol) && (!needsHost || url.hostname !== '');
+  } catch {
+    return false;
+  }
+}
+
+function isBase64Url(value: string): boolean {
+  return /^[A-Za-z0-9_-]+={0,2}$/.test(value);
+}
+
+function isP256PublicKey(key: Buffer): boolean {
+  return key.length === 65 && key[0] === 0x04;
+}
 
 /** `1.2.3.4`, `1.2.3.4:53`, `::1`, `[::1]:53`: what `dns.Resolver#setServers` takes (addresses, not names). */
 function isDnsServer(entry: string): boolean {
@@ -85,6 +171,8 @@ export interface Config {
   /** Idle socket limit; 0 turns it off. */
   httpConnectionTimeoutMs: number;
   httpKeepAliveTimeoutMs: number;
+  /** Notification channel settings; a channel left out keeps its messages in the outbox. */
+  channels: ChannelConfig;
 }
 
 export type TrustProxy = false | number | string[];
@@ -113,10 +201,17 @@ export class ConfigError extends Error {
 
 /** Parses the environment; the error names each offending variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  // A blank variable counts as unset.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''),
+  );
   const parsed = EnvSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  const lines = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
+    ...missingOfGroup(cleaned, REQUIRED_VARS.sms, 'SCHED_TWILIO_* credential'),
+    ...missingOfGroup(cleaned, REQUIRED_VARS.push, 'SCHED_VAPID_* variable'),
+  ];
+  if (!parsed.success || lines.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
@@ -160,5 +255,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs: e.SCHED_HTTP_REQUEST_TIMEOUT_MS,
     httpConnectionTimeoutMs: e.SCHED_HTTP_CONNECTION_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    channels: channelConfig(e),
   };
+}
+
+function channelConfig(e: z.output<typeof EnvSchema>): ChannelConfig {
+  const config: ChannelConfig = {};
+  if (e.SCHED_SMTP_URL !== undefined) config.email = { smtpUrl: e.SCHED_SMTP_URL, from: e.SCHED_EMAIL_FROM };
+  // Groups are complete or absent here: loadConfig refused partial ones.
+  if (
+    e.SCHED_TWILIO_ACCOUNT_SID !== undefined &&
+    e.SCHED_TWILIO_AUTH_TOKEN !== undefined &&
+    e.SCHED_TWILIO_FROM !== undefined
+  ) {
+    config.sms = {
+      accountSid: e.SCHED_TWILIO_ACCOUNT_SID,
+      authToken: e.SCHED_TWILIO_AUTH_TOKEN,
+      from: e.SCHED_TWILIO_FROM,
+      apiUrl: e.SCHED_TWILIO_API_URL,
+    };
+  }
+  if (
+    e.SCHED_VAPID_PUBLIC_KEY !== undefined &&
+    e.SCHED_VAPID_PRIVATE_KEY !== undefined &&
+    e.SCHED_VAPID_SUBJECT !== undefined
+  ) {
+    config.push = {
+      publicKey: e.SCHED_VAPID_PUBLIC_KEY,
+      privateKey: e.SCHED_VAPID_PRIVATE_KEY,
+      subject: e.SCHED_VAPID_SUBJECT,
+    };
+  }
+  return config;
 }

@@ -143,6 +143,8 @@ export async function startService(
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
     const chainCallbacks = createChainCallbackOutbox(queue, clock);
+    // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
+    const countDestination = destinationGuard(config.domainLimits);
     const chainEngine = (store: Database) =>
       new ChainEngine({
         store,
@@ -152,9 +154,8 @@ export async function startService(
         scheduler,
         clock,
         allowPrivateDestinations: config.allowPrivateDestinations,
+        countDestination,
       });
-    // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
-    const countDestination = destinationGuard(config.domainLimits);
     const domains = new DomainService({
       store: database,
       probes,
@@ -244,7 +245,7 @@ export async function startService(
       workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10 }));
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
-      const channels = createChannels(process.env, {
+      const channels = createChannels(config.channels, {
         outbox: createSqlOutbox(db, clock),
         logger,
         // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.

@@ -1,4 +1,4 @@
-import { ActionStatus, Duration, HttpMethod, SCHEDULE_PRESETS } from '@sched/contract';
+import { ActionStatus, Duration, HttpMethod, type RecurrenceUnit, SCHEDULE_PRESETS } from '@sched/contract';
 import type { ActionCreateBody, ActionListQuery } from '@sched/sdk';
 import { UsageError } from '../runtime.js';
 
@@ -146,7 +146,7 @@ export function buildRecurrence(
     throw new UsageError(
       `--every must be a whole number followed by m, h, d, w or M (months), e.g. 15m or 1d; got '${opts.every}'`,
     );
-  const unit = m[2] as 'm' | 'h' | 'd' | 'w' | 'M';
+  const unit = m[2] as RecurrenceUnit;
   const frequency = Number(m[1]);
   if (opts.times !== undefined && opts.until !== undefined)
     throw new UsageError('give --times or --until, not both');

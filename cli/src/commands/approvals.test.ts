@@ -112,7 +112,7 @@ describe('buildApprovalInput', () => {
     expect(usage({ buttons: 'Yes,No,Maybe' })).toMatch(/^--buttons takes two labels/);
     expect(usage({ buttons: 'Yes,' })).toMatch(/^--buttons takes two labels/);
     expect(usage({ channel: ['fax'] })).toBe(
-      "--channel must be one of email, sms, slack, teams, push; got 'fax'",
+      "--channel must be one of email, sms, teams, slack, push; got 'fax'",
     );
     expect(usage({ escalateTo: ['boss@example.com'] })).toMatch(/^--escalate-to needs --escalate-after/);
     expect(usage({ escalateAfter: '2' })).toBe('--escalate-after needs at least one --escalate-to');

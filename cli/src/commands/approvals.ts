@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { SCHEDULE_PRESETS } from '@sched/contract';
+import {
+  CONFIRMATION_MODE,
+  GATE_CHANNEL,
+  ON_TIMEOUT as ON_TIMEOUT_MAP,
+  SCHEDULE_PRESETS,
+} from '@sched/contract';
 import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { client, collectOption, formatFields, UsageError } from '../runtime.js';
@@ -12,9 +17,10 @@ import { duration, oneOf } from './actions-request.js';
  * except for the injected `readFile`, so every rule is unit-tested without a server or files.
  */
 
-export const GATE_CHANNELS = ['email', 'sms', 'slack', 'teams', 'push'] as const;
-export const ON_TIMEOUT = ['cancel', 'expire', 'approve'] as const;
-export const CONFIRMATION_MODES = ['first_response', 'all_required'] as const;
+// Choice lists for commander and `oneOf`, read from the contract's frozen maps.
+export const GATE_CHANNELS = Object.values(GATE_CHANNEL);
+export const ON_TIMEOUT = Object.values(ON_TIMEOUT_MAP);
+export const CONFIRMATION_MODES = Object.values(CONFIRMATION_MODE);
 
 /** Flags of `sched approvals create`, as commander hands them over (camelCase, repeatables as arrays). */
 export interface CreateApprovalOptions {

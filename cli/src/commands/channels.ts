@@ -1,9 +1,10 @@
+import { CHAT_CHANNELS, type ChatChannelName } from '@sched/contract';
 import type { NotificationChannel } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { client, print, UsageError } from '../runtime.js';
 
 const COLUMNS = ['id', 'name', 'type', 'webhook', 'created_at'];
-export const CHANNEL_TYPES = ['slack', 'teams'] as const;
+export const CHANNEL_TYPES = CHAT_CHANNELS;
 
 /** Incoming webhook URLs are credentials (anyone holding one can post): tables show the host only, JSON all. */
 export function maskWebhookUrl(url: string): string {
@@ -36,19 +37,14 @@ export function configureChannelsCommands(program: Command): void {
     .addOption(new Option('--type <type>', 'slack or teams').choices(CHANNEL_TYPES).makeOptionMandatory())
     .requiredOption('--webhook-url <url>', 'the incoming webhook URL Slack or Teams gave you')
     .option('--json', 'print JSON')
-    .action(
-      async (
-        opts: { name: string; type: (typeof CHANNEL_TYPES)[number]; webhookUrl: string },
-        cmd: Command,
-      ) => {
-        const data = await client(cmd).channels.create({
-          name: opts.name,
-          type: opts.type,
-          webhook_url: opts.webhookUrl,
-        });
-        print(cmd, { data }, table([data]));
-      },
-    );
+    .action(async (opts: { name: string; type: ChatChannelName; webhookUrl: string }, cmd: Command) => {
+      const data = await client(cmd).channels.create({
+        name: opts.name,
+        type: opts.type,
+        webhook_url: opts.webhookUrl,
+      });
+      print(cmd, { data }, table([data]));
+    });
   channels
     .command('get <id>')
     .option('--json', 'print JSON')

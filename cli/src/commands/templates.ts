@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { TEMPLATE_TYPES } from '@sched/contract';
 import {
   type Schedule,
   type Template,
@@ -9,6 +10,7 @@ import {
 } from '@sched/sdk';
 import type { Command } from 'commander';
 import { client, formatFields, print, printText, UsageError } from '../runtime.js';
+import { oneOf } from './actions-request.js';
 
 const COLUMNS = ['id', 'name', 'type', 'mode', 'is_active', 'trigger_count', 'last_triggered_at'];
 const table = (rows: TemplateSummary[]) => ({
@@ -98,10 +100,8 @@ export function configureTemplatesCommands(program: Command): void {
     .option('--per-page <n>')
     .option('--json', 'print JSON')
     .action(async (opts: { type?: string; page?: string; perPage?: string }, cmd: Command) => {
-      if (opts.type && opts.type !== 'action' && opts.type !== 'chain')
-        throw new UsageError('--type must be action or chain');
       const page = await client(cmd).templates.list({
-        ...(opts.type ? { type: opts.type as 'action' | 'chain' } : {}),
+        ...(opts.type ? { type: oneOf('--type', opts.type, TEMPLATE_TYPES) } : {}),
         ...(opts.page ? { page: Number(opts.page) } : {}),
         ...(opts.perPage ? { per_page: Number(opts.perPage) } : {}),
       });

@@ -1,7 +1,6 @@
-import webPush from 'web-push';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryOutbox, renderForOutbox } from './outbox.js';
-import { ChannelConfigError, type ChannelLogger, channelConfigFromEnv, createChannels } from './registry.js';
+import { type ChannelLogger, createChannels } from './registry.js';
 import { type LoopbackReceiver, sampleApprovalMessage, startLoopbackReceiver } from './testing.js';
 import { CHANNELS } from './types.js';
 
@@ -95,12 +94,7 @@ describe('createChannels', () => {
     const outbox = createMemoryOutbox();
     const sent: string[] = [];
     const channels = createChannels(
-      {
-        SCHED_TWILIO_ACCOUNT_SID: 'AC1',
-        SCHED_TWILIO_AUTH_TOKEN: 'token',
-        SCHED_TWILIO_FROM: '+15005550006',
-        SCHED_TWILIO_API_URL: `${twilio.origin}/`,
-      },
+      { sms: { accountSid: 'AC1', authToken: 'token', from: '+15005550006', apiUrl: twilio.origin } },
       {
         outbox,
         logger: recordingLogger(),
@@ -128,80 +122,5 @@ describe('createChannels', () => {
       `${slack.origin}/services/a`,
     ]);
     expect(outbox.entries).toHaveLength(0);
-  });
-});
-
-describe('channelConfigFromEnv', () => {
-  it('reads nothing from an empty environment', () => {
-    expect(channelConfigFromEnv({})).toEqual({});
-    expect(channelConfigFromEnv({ SCHED_SMTP_URL: '', SCHED_TWILIO_FROM: ' ' })).toEqual({});
-  });
-
-  it('reads every channel variable', () => {
-    const vapid = webPush.generateVAPIDKeys();
-    expect(
-      channelConfigFromEnv({
-        SCHED_SMTP_URL: 'smtps://user:pa%40ss@mail.example.com:465',
-        SCHED_EMAIL_FROM: 'Approvals <approvals@example.com>',
-        SCHED_TWILIO_ACCOUNT_SID: 'AC123',
-        SCHED_TWILIO_AUTH_TOKEN: 'secret',
-        SCHED_TWILIO_FROM: '+15005550006',
-        SCHED_VAPID_PUBLIC_KEY: vapid.publicKey,
-        SCHED_VAPID_PRIVATE_KEY: vapid.privateKey,
-        SCHED_VAPID_SUBJECT: 'mailto:ops@example.com',
-      }),
-    ).toEqual({
-      email: {
-        smtpUrl: 'smtps://user:pa%40ss@mail.example.com:465',
-        from: 'Approvals <approvals@example.com>',
-      },
-      sms: {
-        accountSid: 'AC123',
-        authToken: 'secret',
-        from: '+15005550006',
-        apiUrl: 'https://api.twilio.com',
-      },
-      push: { publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: 'mailto:ops@example.com' },
-    });
-  });
-
-  it('defaults the sender address', () => {
-    expect(channelConfigFromEnv({ SCHED_SMTP_URL: 'smtp://127.0.0.1:2525' }).email?.from).toBe(
-      'sched <no-reply@localhost>',
-    );
-  });
-
-  it('names each malformed or missing variable', () => {
-    const vapid = webPush.generateVAPIDKeys();
-    let error: unknown;
-    try {
-      channelConfigFromEnv({
-        SCHED_SMTP_URL: 'http://mail.example.com',
-        SCHED_EMAIL_FROM: 'nobody',
-        SCHED_TWILIO_ACCOUNT_SID: 'AC123',
-        SCHED_TWILIO_API_URL: 'ftp://twilio',
-        SCHED_VAPID_PUBLIC_KEY: vapid.privateKey,
-        SCHED_VAPID_PRIVATE_KEY: vapid.privateKey,
-        SCHED_VAPID_SUBJECT: 'ops@example.com',
-      });
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ChannelConfigError);
-    const text = (error as Error).message;
-    for (const name of [
-      'SCHED_SMTP_URL',
-      'SCHED_EMAIL_FROM',
-      'SCHED_TWILIO_AUTH_TOKEN, SCHED_TWILIO_FROM',
-      'SCHED_TWILIO_API_URL',
-      'SCHED_VAPID_PUBLIC_KEY',
-      'SCHED_VAPID_SUBJECT',
-    ]) {
-      expect(text).toContain(name);
-    }
-    expect(text).not.toContain('SCHED_VAPID_PRIVATE_KEY');
-    expect(() => channelConfigFromEnv({ SCHED_VAPID_SUBJECT: 'mailto:a@b.c' })).toThrow(
-      /SCHED_VAPID_PUBLIC_KEY, SCHED_VAPID_PRIVATE_KEY: required/,
-    );
   });
 });

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ACTION_MODES } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import { fixedStatement, type Sql, type Tables } from './database.js';
@@ -122,7 +123,7 @@ export async function lockName(db: Sql, accountId: string, kind: string, value: 
 
 export interface ActionFilter {
   status?: ActionState;
-  mode?: 'webhook' | 'approval';
+  mode?: (typeof ACTION_MODES)[number];
   /** Matched against name and description, case-insensitively, as a plain substring. */
   search?: string;
   dedupKey?: string;

@@ -1,3 +1,4 @@
+import type { TemplateType } from '@sched/contract';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Plan } from '../domain/quota/plans.js';
@@ -54,7 +55,7 @@ export async function findActiveByTokenHash(
 export async function listTemplates(
   db: Sql,
   accountId: string,
-  f: { type?: 'action' | 'chain' },
+  f: { type?: TemplateType },
   page: { limit: number; offset: number },
 ): Promise<{ total: number; rows: TemplateRow[] }> {
   let q = db.selectFrom('templates').where('account_id', '=', accountId);

@@ -1,5 +1,11 @@
 import { type ACTION_MODES, LEGACY_ACTION_MODES } from '@sched/contract';
-import type { ActionCreateParsed, GateInput } from '@sched/contract';
+import type {
+  ActionCreateParsed,
+  ConfirmationMode,
+  GateInput,
+  OnTimeout,
+  RETRY_STRATEGIES,
+} from '@sched/contract';
 import type { ChannelName } from '../../channels/types.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
 import { validateDedupKeys } from '../../domain/coordination/dedup.js';
@@ -16,11 +22,11 @@ export interface PreparedGate {
   recipients: string[];
   channels: ChannelName[] | undefined;
   buttons: [string, string];
-  confirmation_mode: 'first_response' | 'all_required';
+  confirmation_mode: ConfirmationMode;
   max_snoozes: number;
   timeout: string;
   timeoutMs: number;
-  on_timeout: 'cancel' | 'expire' | 'approve';
+  on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number } | null;
   attachments: { name: string; content_type: string; content: Buffer | null; url: string | null }[];
 }
@@ -30,7 +36,7 @@ export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_BUTTONS: [string, string] = ['Approve', 'Decline'];
 
 export interface PreparedAction {
-  mode: 'webhook' | 'approval';
+  mode: (typeof ACTION_MODES)[number];
   name: string;
   description: string | null;
   timezone: string;
@@ -39,7 +45,7 @@ export interface PreparedAction {
   callbackUrl: string | null;
   request: StoredRequest | null;
   maxAttempts: number;
-  retryStrategy: 'exponential' | 'linear';
+  retryStrategy: (typeof RETRY_STRATEGIES)[number];
   webhookSecret: string | null;
   dedupKeys: string[];
   coordination: StoredCoordination | null;
@@ -252,7 +258,7 @@ function prepareGate(
   };
 }
 
-function defaultName(mode: 'webhook' | 'approval', request: StoredRequest | null): string {
+function defaultName(mode: (typeof ACTION_MODES)[number], request: StoredRequest | null): string {
   if (mode === 'approval') return 'Approval request';
   if (!request) return 'Webhook';
   try {

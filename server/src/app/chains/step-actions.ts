@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ActionCreateBody, type GateInput } from '@sched/contract';
+import { ActionCreateBody, type GateInput, type RETRY_STRATEGIES } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { insertAttachments } from '../../persistence/approvals/attachments.js';
@@ -11,6 +11,8 @@ import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type PreparedAction, prepareAction } from '../actions/prepare.js';
 import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
+import type { CountDestination } from '../domains/guard.js';
+import { ValidationError } from '../errors.js';
 import type { ActionScheduler } from '../ports.js';
 
 /** What a step's work needs from the chain it belongs to. */
@@ -27,6 +29,8 @@ export interface StepActionDeps {
   legacy: Db;
   scheduler: ActionScheduler;
   allowPrivateDestinations: boolean;
+  /** The destination-domain threshold, as for actions; unset (unit tests) counts nothing. */
+  countDestination?: CountDestination | undefined;
 }
 
 /** What a started HTTP or gate step runs: its request or gate, interpolated. */
@@ -35,7 +39,7 @@ export type StepWork =
       kind: 'webhook';
       request: ResolvedRequest;
       max_attempts?: number | undefined;
-      retry_strategy?: 'exponential' | 'linear' | undefined;
+      retry_strategy?: (typeof RETRY_STRATEGIES)[number] | undefined;
       webhook_secret?: string | undefined;
     }
   | { kind: 'approval'; gate: GateInput };
@@ -53,8 +57,8 @@ const refused = (errors: Record<string, string[]>): StepActionResult => ({
 /**
  * Creates the internal action that runs an HTTP step or a gate step, due now, in the caller's transaction: the same
  * checks as `POST /actions` (schema, destination policy and https rule on the interpolated URL, plan caps,
- * recipients), then the delivery core or the approval engine runs it like any action. It counts as one action
- * against the plan's monthly quota.
+ * recipients, destination-domain threshold), then the delivery core or the approval engine runs it like any
+ * action. It counts as one action against the plan's monthly quota.
  */
 export async function createStepAction(
   db: Sql,
@@ -92,6 +96,15 @@ export async function createStepAction(
   const p = prepared.action;
   const gate = p.gate ? await resolveGate(deps.legacy, owner, p.gate) : null;
   if (gate && !gate.ok) return refused(gate.errors);
+  // Counted before the quota: a refused destination then takes no action from the month's allowance.
+  if (p.request && deps.countDestination) {
+    try {
+      await deps.countDestination(db, owner.accountId, p.request.url, now);
+    } catch (error) {
+      if (error instanceof ValidationError) return refused(error.errors);
+      throw error;
+    }
+  }
 
   const allowance = planLimits(owner.plan).actionsPerMonth;
   const period = monthPeriod(now);

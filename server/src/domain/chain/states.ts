@@ -24,6 +24,7 @@ import {
   type ChainState,
   type ErrorHandling,
   FAILURE_OUTCOMES,
+  type OnTimeout,
   STEP_TYPE_ALIASES,
   type StepOutcome,
   type StepRequestType,
@@ -151,7 +152,7 @@ export type StepSettlement =
   | { kind: 'http_failed'; error: string }
   | { kind: 'gate_confirmed' }
   | { kind: 'gate_declined' }
-  | { kind: 'gate_timed_out'; onTimeout: 'cancel' | 'expire' | 'approve' }
+  | { kind: 'gate_timed_out'; onTimeout: OnTimeout }
   | { kind: 'delay_elapsed' }
   /** The step could not run: an expression without a value, a URL or recipient refused when it was used. */
   | { kind: 'not_run'; error: string };

@@ -6,6 +6,12 @@
  * attribute is escaped by the renderer, and the only raw HTML is our own stylesheet.
  */
 import { createHash } from 'node:crypto';
+import {
+  type RECIPIENT_STATUS,
+  RESPONSE_DECISION,
+  type RecipientStatus,
+  type ResponseDecision,
+} from '@sched/contract';
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { PAGE_STYLE } from './styles.js';
@@ -38,14 +44,14 @@ export interface ResponsePageModel {
   /** Answers so far in all_required mode. */
   progress?: { responded: number; total: number };
   /** From `?decision=` in the link: that button gets the focus and a hint; nothing is ever submitted by itself. */
-  suggestedDecision?: 'confirm' | 'decline';
+  suggestedDecision?: Exclude<ResponseDecision, typeof RESPONSE_DECISION.snooze>;
   /** The clock, for the relative expiry hint ("in 6 days"); defaults to the current time. */
   now?: Date;
 }
 
 export interface ResultPageModel {
   title: string;
-  outcome: 'confirmed' | 'declined' | 'snoozed';
+  outcome: Exclude<RecipientStatus, typeof RECIPIENT_STATUS.pending>;
   /** A sentence to add, e.g. "1 of 3 recipients has confirmed; the action runs when everyone has." */
   detail?: string;
   snoozedUntil?: Date;
@@ -312,7 +318,7 @@ export function renderResponsePage(m: ResponsePageModel): string {
             {`Up to ${COMMENT_MAX_LENGTH} characters. The requester sees it with your answer.`}
           </p>
           <div class="decisions">
-            {(['confirm', 'decline'] as const).map((decision) => (
+            {[RESPONSE_DECISION.confirm, RESPONSE_DECISION.decline].map((decision) => (
               <button
                 type="submit"
                 name="decision"

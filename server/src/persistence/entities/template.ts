@@ -2,8 +2,10 @@ import { defineEntity, p } from '@mikro-orm/core';
 import type {
   ACTION_MODES,
   ChainStepParsed,
+  ErrorHandling,
   GateInput,
   PlaceholderDefinition,
+  RETRY_STRATEGIES,
   TemplateType,
 } from '@sched/contract';
 import { AccountSchema } from './account.js';
@@ -29,11 +31,11 @@ export const TemplateSchema = defineEntity({
     requestConfig: p.json<StoredRequest>().nullable(),
     gateConfig: p.json<GateInput>().nullable(),
     maxAttempts: p.integer().nullable(),
-    retryStrategy: p.string().length(16).$type<'exponential' | 'linear'>().nullable(),
+    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
     chainSteps: p.json<ChainStepParsed[]>().nullable(),
-    chainErrorHandling: p.string().length(16).$type<'fail_chain' | 'skip_step'>().nullable(),
+    chainErrorHandling: p.string().length(16).$type<ErrorHandling>().nullable(),
     placeholders: p.json<PlaceholderDefinition[]>(),
     dedupKeys: p.array().default([]),
     tokenHash: p.string().length(64).unique(),
