@@ -26,7 +26,7 @@ export interface JobQueue {
   send(
     queue: string,
     data: object,
-    /** `db`: the caller's connection (its transaction); `tx` is the same through the untyped port of db.ts. */
+    /** `db`: the caller's connection (its transaction). */
     options: { startAfter?: Date; singletonKey?: string; db?: Sql },
   ): Promise<string | null>;
   /** Enqueues several jobs in one statement, inside the caller's transaction. */
