@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reopenGate } from '../server/src/app/approvals/outcomes.js';
+import { createWaits } from '../server/src/app/waits.js';
 import type {
   ApprovalMessage,
   ChannelAdapter,
@@ -10,7 +11,8 @@ import type {
 import { createChannels } from '../server/src/channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from '../server/src/jobs/approval-engine.js';
 import type { JobQueue } from '../server/src/jobs/queue.js';
-import { type ActionRow, actionSql, type StoredGate } from '../server/src/persistence/action-store.js';
+import { type ActionRow, insertAction } from '../server/src/persistence/actions.js';
+import { findGateAction, updateGate } from '../server/src/persistence/approvals/gates.js';
 import {
   findOutboxMessage,
   listOutboxMessages,
@@ -24,7 +26,8 @@ import {
   findResponseToken,
   mintResponseTokens,
 } from '../server/src/persistence/approvals/response-tokens.js';
-import { createDb, type Db } from '../server/src/persistence/db.js';
+import type { Database } from '../server/src/persistence/database.js';
+import type { StoredGate } from '../server/src/persistence/entities/stored.js';
 import { consumeUsage, periodKey, usageOf } from '../server/src/persistence/usage-counters.js';
 import { monthPeriod } from '../server/src/domain/quota/plans.js';
 import { openTestDatabase } from './support/in-process.js';
@@ -33,7 +36,7 @@ import { openTestDatabase } from './support/in-process.js';
 // channel adapters that record what they are given.
 describe('approval engine', () => {
   let t: Awaited<ReturnType<typeof openTestDatabase>>;
-  let db: Db;
+  let db: Database;
   const now = new Date();
   const period = periodKey(monthPeriod(now));
   const sent: { target: ChannelTarget; message: ApprovalMessage }[] = [];
@@ -69,7 +72,7 @@ describe('approval engine', () => {
       channels,
       logger,
       clock: () => now,
-      timeScale: 1,
+      waits: createWaits(),
       publicUrl: () => 'http://sched.test',
     });
 
@@ -96,7 +99,7 @@ describe('approval engine', () => {
     message: string,
     recipients: { address: string; targets: ChannelTarget[] }[],
   ): Promise<ActionRow> {
-    const row = await actionSql.insert(db, {
+    const row = await insertAction(db.sql, {
       id: randomUUID(),
       account_id: accountId,
       name: 'Ship it',
@@ -117,9 +120,11 @@ describe('approval engine', () => {
       recurrence: null,
       recurrence_anchor: null,
       gate: gate(message),
+      created_at: now,
+      updated_at: now,
     });
     await insertRecipients(
-      db.typed,
+      db.sql,
       row.id,
       'recipient',
       recipients.map((r) => ({ reference: r.address, displayName: r.address, ...r })),
@@ -135,7 +140,7 @@ describe('approval engine', () => {
 
   beforeAll(async () => {
     t = await openTestDatabase('approvals_engine');
-    db = createDb(t.database);
+    db = t.database;
   });
   afterAll(async () => {
     await t?.close();
@@ -153,7 +158,7 @@ describe('approval engine', () => {
     expect(sent.map((s) => s.message.body)).toEqual(['Ship it?\n\nNow.', 'Ship it?\n\nNow.']);
     const links = sent.map((s) => s.message.responseUrl);
     expect(new Set(links).size).toBe(2);
-    const back = await findResponseToken(db.typed, links[0]!.split('/r/')[1]!);
+    const back = await findResponseToken(db.sql, links[0]!.split('/r/')[1]!);
     expect(back?.action_id).toBe(row.id);
   });
 
@@ -170,7 +175,7 @@ describe('approval engine', () => {
       },
     ]);
     expect(
-      await consumeUsage(db.typed, { accountId, period, metric: 'push_messages', limit: null, amount: 100 }),
+      await consumeUsage(db.sql, { accountId, period, metric: 'push_messages', limit: null, amount: 100 }),
     ).toBe(true);
     await engine().sendRound(row);
     expect(sent.map((s) => s.target.channel)).toEqual(['email']);
@@ -192,7 +197,7 @@ describe('approval engine', () => {
       await claimedApproval(other, 'Push?', [{ address: 'q', targets: [{ channel: 'push', subscription }] }]),
     );
     expect(sent.map((s) => s.target.channel)).toEqual(['push']);
-    expect(await usageOf(db.typed, other, period)).toEqual({ push_messages: 1 });
+    expect(await usageOf(db.sql, other, period)).toEqual({ push_messages: 1 });
   });
 
   it('an unconfigured channel keeps destination and link in the outbox; the log line describes the target only', async () => {
@@ -207,15 +212,15 @@ describe('approval engine', () => {
       { ...sampleMessage(row.id), responseUrl: link },
     );
     expect(receipt).toEqual({ ok: true, via: 'outbox' });
-    const [kept] = await listOutboxMessages(db.typed, { limit: 5, action: row.id });
+    const [kept] = await listOutboxMessages(db.sql, { limit: 5, action: row.id });
     expect(kept).toMatchObject({
       account_id: accountId,
       channel: 'push',
       destination: subscription.endpoint,
     });
     expect(kept!.created_at).toEqual(now);
-    expect((await findOutboxMessage(db.typed, kept!.id))?.rendered).toContain(link);
-    expect(await listOutboxMessages(db.typed, { limit: 5, account: randomUUID() })).toEqual([]);
+    expect((await findOutboxMessage(db.sql, kept!.id))?.rendered).toContain(link);
+    expect(await listOutboxMessages(db.sql, { limit: 5, account: randomUUID() })).toEqual([]);
     const log = logLines.join('\n');
     expect(log).toContain('push subscription at https://push.example.com');
     expect(log).not.toContain('secret-capability-path');
@@ -240,17 +245,14 @@ describe('approval engine', () => {
         },
       ],
     };
-    await db.query(`update actions set gate = gate || $2::jsonb where id = $1`, [
-      inserted.id,
-      JSON.stringify({ escalation }),
-    ]);
+    await updateGate(db.sql, inserted.id, { escalation }, {}, now);
     const row = { ...inserted, gate: { ...inserted.gate!, escalation } };
     await engine().sendRound(row);
     const stale = '2000-01-01T00:00:00.000Z';
     await engine().onTimer({ actionId: row.id, kind: 'escalation', round: stale });
-    expect((await recipientsOf(db.typed, row.id)).map((r) => r.role)).toEqual(['recipient']);
+    expect((await recipientsOf(db.sql, row.id)).map((r) => r.role)).toEqual(['recipient']);
     await engine().onTimer({ actionId: row.id, kind: 'escalation', round: now.toISOString() });
-    expect((await recipientsOf(db.typed, row.id)).map((r) => r.address)).toEqual([
+    expect((await recipientsOf(db.sql, row.id)).map((r) => r.address)).toEqual([
       'late@example.com',
       'boss@example.com',
     ]);
@@ -265,11 +267,11 @@ describe('approval engine', () => {
     const row = await claimedApproval(accountId, 'Again?', [
       { address: 'x@example.com', targets: [{ channel: 'email', email: 'x@example.com' }] },
     ]);
-    const [recipient] = await recipientsOf(db.typed, row.id);
-    const old = (await mintResponseTokens(db.typed, [recipient!.id], now)).get(recipient!.id)!;
-    await recordAnswer(db.typed, recipient!.id, { status: 'declined', at: now, comment: 'no' });
+    const [recipient] = await recipientsOf(db.sql, row.id);
+    const old = (await mintResponseTokens(db.sql, [recipient!.id], now)).get(recipient!.id)!;
+    await recordAnswer(db.sql, recipient!.id, { status: 'declined', at: now, comment: 'no' });
     await insertRecipients(
-      db.typed,
+      db.sql,
       row.id,
       'escalation',
       [{ reference: 'e', address: 'e@example.com', displayName: 'e', targets: [] }],
@@ -279,8 +281,8 @@ describe('approval engine', () => {
     await db.transaction((tx) =>
       reopenGate(tx, { ...row, gate: { ...row.gate!, sent_at: now.toISOString() } }, now),
     );
-    expect(await findResponseToken(db.typed, old)).toBeUndefined();
-    const after = await recipientsOf(db.typed, row.id);
+    expect(await findResponseToken(db.sql, old)).toBeUndefined();
+    const after = await recipientsOf(db.sql, row.id);
     expect(after).toEqual([
       expect.objectContaining({
         role: 'recipient',
@@ -289,7 +291,7 @@ describe('approval engine', () => {
         response_comment: null,
       }),
     ]);
-    const [reread] = await db.query<ActionRow>('select gate from actions where id = $1', [row.id]);
+    const reread = await findGateAction(db.sql, row.id);
     expect(reread!.gate).toMatchObject({
       sent_at: null,
       expires_at: null,

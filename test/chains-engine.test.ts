@@ -6,7 +6,6 @@ import type { ActionScheduler } from '../server/src/app/ports.js';
 import { lockAction, updateAction } from '../server/src/persistence/actions.js';
 import { CHAIN_DUE_CHANNEL, chainsToAdvance, stepsOf } from '../server/src/persistence/chains.js';
 import { listen } from '../server/src/persistence/notifications.js';
-import { createDb } from '../server/src/persistence/db.js';
 import { openTestDatabase } from './support/in-process.js';
 import { eventually } from './support/wait.js';
 
@@ -45,7 +44,6 @@ describe('chain engine (in-process, fake clock)', () => {
     const clock = () => now;
     engine = new ChainEngine({
       store: t.database,
-      legacy: createDb(t.database),
       scheduler,
       clock,
       callbacks,

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../server/src/persistence/database.js';
-import { createDb, type Db } from '../server/src/persistence/db.js';
 import { createOrm, migrateUp, type Orm } from '../server/src/persistence/orm.js';
 import { QUEUES, startJobQueue, type JobQueue } from '../server/src/jobs/queue.js';
 import { ANNOUNCE_WINDOW_MS, createActionScheduler } from '../server/src/jobs/scheduler.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { rawQuery } from './support/in-process.js';
 
 // The persistence side of scheduling, on a real PostgreSQL and a real pg-boss: an attempt's job is written once,
 // when its time is within the look-ahead window, whether it starts there or comes near later; and prepared
@@ -14,7 +14,6 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 describe('scheduling jobs in the look-ahead window', () => {
   let database: TestDatabase;
   let orm: Orm;
-  let db: Db;
   let store: Database;
   let queue: JobQueue;
   let accountId: string;
@@ -24,11 +23,11 @@ describe('scheduling jobs in the look-ahead window', () => {
     orm = await createOrm({ databaseUrl: database.url });
     await migrateUp(orm);
     store = new Database(orm);
-    db = createDb(store);
     const logger = { error: () => undefined } as unknown as Parameters<typeof startJobQueue>[0]['logger'];
     queue = await startJobQueue({ databaseUrl: database.url, role: 'api', logger });
     accountId = randomUUID();
-    await db.query(
+    await rawQuery(
+      store.sql,
       `insert into accounts (id, name, plan, rate_limit_factor, created_at, updated_at)
        values ($1, 'scheduling', 'business', 1, now(), now())`,
       [accountId],
@@ -44,8 +43,9 @@ describe('scheduling jobs in the look-ahead window', () => {
 
   async function newAction(dueAt: Date, status = 'scheduled'): Promise<string> {
     const id = randomUUID();
-    await db.transaction(async (tx) => {
-      await tx.query(
+    await store.transaction(async (tx) => {
+      await rawQuery(
+        tx,
         `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at,
            max_attempts, retry_strategy, request, created_at, updated_at)
          values ($1, $2, 'a', 'webhook', $4, 'UTC', $3, $3, 3, 'exponential', '{}'::jsonb, now(), now())`,
@@ -57,7 +57,8 @@ describe('scheduling jobs in the look-ahead window', () => {
   }
 
   async function jobsOf(id: string): Promise<Date[]> {
-    const rows = await db.query<{ start_after: Date }>(
+    const rows = await rawQuery<{ start_after: Date }>(
+      store.sql,
       `select start_after from pgboss.job where name = $1 and data ->> 'actionId' = $2 order by start_after`,
       [QUEUES.actionDue, id],
     );
@@ -65,7 +66,8 @@ describe('scheduling jobs in the look-ahead window', () => {
   }
 
   async function rowOf(id: string) {
-    const [row] = await db.query<{ status: string; job_due_at: Date | null; next_attempt_at: Date }>(
+    const [row] = await rawQuery<{ status: string; job_due_at: Date | null; next_attempt_at: Date }>(
+      store.sql,
       'select status, job_due_at, next_attempt_at from actions where id = $1',
       [id],
     );
@@ -93,7 +95,7 @@ describe('scheduling jobs in the look-ahead window', () => {
 
     // Time passes: the attempt is now 30 s away.
     const due = new Date(Date.now() + 30_000);
-    await db.query('update actions set next_attempt_at = $2 where id = $1', [far, due]);
+    await rawQuery(store.sql, 'update actions set next_attempt_at = $2 where id = $1', [far, due]);
     const first = await scheduler().enqueueEntering(store);
     expect(first).toContainEqual(expect.objectContaining({ id: far, dueMs: due.getTime() }));
     expect((await jobsOf(far)).map((d) => d.getTime())).toEqual([due.getTime()]);
@@ -111,7 +113,7 @@ describe('scheduling jobs in the look-ahead window', () => {
 
     // The attempt failed and the retry policy chose a time 45 s on; its job waits for the scan.
     const retryAt = new Date(Date.now() + 45_000);
-    await db.query(`update actions set status = 'resolved', next_attempt_at = $2 where id = $1`, [
+    await rawQuery(store.sql, `update actions set status = 'resolved', next_attempt_at = $2 where id = $1`, [
       id,
       retryAt,
     ]);
@@ -122,7 +124,7 @@ describe('scheduling jobs in the look-ahead window', () => {
 
   it('a row locked by another transaction is left for the next scan, not waited for', async () => {
     const id = await newAction(new Date(Date.now() + 3_600_000));
-    await db.query('update actions set next_attempt_at = $2 where id = $1', [
+    await rawQuery(store.sql, 'update actions set next_attempt_at = $2 where id = $1', [
       id,
       new Date(Date.now() + ANNOUNCE_WINDOW_MS / 2),
     ]);
@@ -144,7 +146,8 @@ describe('scheduling jobs in the look-ahead window', () => {
 
   it('cancelled and executed actions get no job', async () => {
     const id = await newAction(new Date(Date.now() + 3_600_000));
-    await db.query(
+    await rawQuery(
+      store.sql,
       `update actions set status = 'cancelled', next_attempt_at = now() + interval '10 seconds' where id = $1`,
       [id],
     );
@@ -155,14 +158,13 @@ describe('scheduling jobs in the look-ahead window', () => {
   it('a prepared statement still answers after another process changed the table it returns', async () => {
     // One connection, so the statement prepared by the first read is the one the later reads meet.
     const single = new Database(await createOrm({ databaseUrl: database.url, poolSize: 1 }));
-    const one = createDb(single);
     try {
-      await one.query('create table prepared_probe (id int primary key)');
-      await one.query('insert into prepared_probe values (1)');
+      await rawQuery(single.sql, 'create table prepared_probe (id int primary key)');
+      await rawQuery(single.sql, 'insert into prepared_probe values (1)');
       // Statements with parameters are the ones sent as named prepared statements.
-      const read = () => one.query('select * from prepared_probe where id = $1', [1]);
+      const read = () => rawQuery(single.sql, 'select * from prepared_probe where id = $1', [1]);
       const readInTransaction = () =>
-        one.transaction((tx) => tx.query('select * from prepared_probe where id = $1', [1]));
+        single.transaction((tx) => rawQuery(tx, 'select * from prepared_probe where id = $1', [1]));
       expect(await read()).toEqual([{ id: 1 }]);
       expect(await readInTransaction()).toEqual([{ id: 1 }]);
       // A migration from another process: the prepared `select *` now returns a different row type.

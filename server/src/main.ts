@@ -36,7 +36,6 @@ import { createMetrics } from './metrics.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
 import { Database } from './persistence/database.js';
-import { createDb, type Db } from './persistence/db.js';
 import { dueBacklog } from './persistence/schedule.js';
 import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
 import { createOrm, migrateUp, type Orm, pendingMigrations, withApplicationName } from './persistence/orm.js';
@@ -47,7 +46,6 @@ export interface RunningService {
   config: Config;
   role: Role;
   database: Database;
-  db: Db;
   orm: Orm;
   logger: Logger;
   /** Drains: stop accepting, finish in-flight requests and jobs up to the deadline, close connections. */
@@ -58,7 +56,6 @@ export interface OpenDatabase {
   url: string;
   orm: Orm;
   database: Database;
-  db: Db;
   close(): Promise<void>;
 }
 
@@ -83,7 +80,6 @@ export async function openDatabase(
       url,
       orm,
       database,
-      db: createDb(database),
       async close() {
         await orm.close(true);
         await embedded?.release();
@@ -106,7 +102,7 @@ export async function startService(
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
   const opened = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
-  const { db, orm, database } = opened;
+  const { orm, database } = opened;
   // The one clock of the process: every decision that depends on "now" reads it.
   const clock = () => new Date();
   const accounts = new AccountService(database, clock);
@@ -149,8 +145,6 @@ export async function startService(
       new ChainEngine({
         store,
         callbacks: chainCallbacks,
-        // The untyped port on the same ORM as `store`, so the gate's recipients commit in the engine's transaction.
-        legacy: createDb(store),
         scheduler,
         clock,
         allowPrivateDestinations: config.allowPrivateDestinations,
@@ -167,7 +161,6 @@ export async function startService(
       const actions = new ActionService(database, scheduler, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
         counters: counterDatabase,
-        legacy: db,
         countDestination,
       });
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
@@ -187,17 +180,17 @@ export async function startService(
         trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
         chains,
         domains,
-        quota: new QuotaService(db, clock),
+        quota: new QuotaService(database, clock),
         channels: new NotificationChannelService(database, {
           allowPrivateDestinations: config.allowPrivateDestinations,
         }),
         teamMembers: new TeamMemberService(database),
         responses: new ResponseService({
-          db,
+          db: database,
           scheduler,
           callbacks: callbackOutbox,
           clock,
-          timeScale: config.timeScale,
+          waits,
         }),
         metrics: {
           token: config.metricsToken,
@@ -222,7 +215,7 @@ export async function startService(
         readiness: async () => {
           const checks: Record<string, string> = {};
           try {
-            await db.query('select 1');
+            await database.ping();
             checks.database = 'ok';
             const pending = await pendingMigrations(orm);
             checks.migrations = pending.length === 0 ? 'ok' : `pending: ${pending.join(', ')}`;
@@ -246,7 +239,7 @@ export async function startService(
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(config.channels, {
-        outbox: createSqlOutbox(db, clock),
+        outbox: createSqlOutbox(database, clock),
         logger,
         // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
         http: async (req) => {
@@ -255,14 +248,14 @@ export async function startService(
         },
       });
       const approvals = new ApprovalEngine({
-        db,
+        db: database,
         queue,
         scheduler,
         callbacks: callbackOutbox,
         channels,
         logger,
         clock,
-        timeScale: config.timeScale,
+        waits,
         publicUrl: () => config.publicUrl,
       });
       const deliveries = new Deliveries({
@@ -342,7 +335,6 @@ export async function startService(
     config,
     role,
     database,
-    db,
     orm,
     logger,
     stop() {

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { Database } from '../../server/src/persistence/database.js';
+import { CompiledQuery } from 'kysely';
+import { Database, type Sql } from '../../server/src/persistence/database.js';
 import { createOrm, migrateUp } from '../../server/src/persistence/orm.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+
+/** Plain SQL with parameters on `db` (the transaction's, inside one): for the edge states a test sets up by hand. */
+export async function rawQuery<R = Record<string, unknown>>(
+  db: Sql,
+  text: string,
+  params: unknown[] = [],
+): Promise<R[]> {
+  return (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
+}
 
 /** A migrated database of this test file's own, opened in-process as the server opens it. */
 export async function openTestDatabase(prefix: string): Promise<{

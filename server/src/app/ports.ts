@@ -1,6 +1,5 @@
 import type { ActionRow } from '../persistence/actions.js';
 import type { Sql } from '../persistence/database.js';
-import type { Sql as LegacySql } from '../persistence/db.js';
 
 /**
  * The database as use cases see it: typed SQL (`sql`, on the current transaction) and a transaction helper; the
@@ -12,18 +11,12 @@ export interface Store {
 }
 
 /**
- * The connection a scheduling port writes on: the caller's transaction. Code not yet moved to typed SQL passes the
- * untyped port of persistence/db.ts, which runs on the same transaction.
- */
-export type TxSql = Sql | LegacySql;
-
-/**
  * Makes an action's next attempt durable work: a queued job at its due time (and a nudge to workers' timers),
  * written in the caller's transaction so the row and its job commit together; for a time beyond the look-ahead
  * window, the job is written when that time comes near.
  */
 export interface ActionScheduler {
-  schedule(tx: TxSql, actionId: string, dueAt: Date): Promise<void>;
+  schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
   /** Whether `schedule` writes anything for this due time now (a later one is picked up as it comes near). */
   writesAt(dueAt: Date): boolean;
 }
@@ -33,7 +26,7 @@ export type CallbackEvent = 'action.executed' | 'action.failed' | 'action.expire
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {
   enqueue(
-    tx: TxSql,
+    tx: Sql,
     action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
     event: CallbackEvent,
     payload: Record<string, unknown>,

@@ -1,10 +1,9 @@
 import type { Quota } from '@sched/contract';
 import { channelAllowance, monthPeriod, type Plan, planLimits } from '../domain/quota/plans.js';
 import type { Sql } from '../persistence/database.js';
-import type { Db } from '../persistence/db.js';
 import { countTeamMembers, periodKey, usageOf } from '../persistence/usage-counters.js';
 import { AppError, ForbiddenError } from './errors.js';
-import type { Clock } from './ports.js';
+import type { Clock, Store } from './ports.js';
 
 /**
  * A monthly allowance of the plan is spent: 403 naming the limit and the plan (a plan limit, not a rate limit: only
@@ -55,7 +54,7 @@ export async function assertTeamMemberRoom(db: Sql, accountId: string, plan: Pla
 
 export class QuotaService {
   constructor(
-    private readonly db: Db,
+    private readonly db: Store,
     private readonly clock: Clock,
   ) {}
 
@@ -63,8 +62,8 @@ export class QuotaService {
     const now = this.clock();
     const period = monthPeriod(now);
     const [used, teamMembers] = await Promise.all([
-      usageOf(this.db.typed, accountId, periodKey(period)),
-      countTeamMembers(this.db.typed, accountId),
+      usageOf(this.db.sql, accountId, periodKey(period)),
+      countTeamMembers(this.db.sql, accountId),
     ]);
     const limits = planLimits(plan);
     const ai = used.ai_suggestions ?? 0;

@@ -1,7 +1,8 @@
 import { ON_TIMEOUT, RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
 import type { Logger } from 'pino';
 import { grantGate } from '../app/approvals/outcomes.js';
-import type { ActionScheduler, CallbackOutbox, Clock } from '../app/ports.js';
+import type { ActionScheduler, CallbackOutbox, Clock, Store } from '../app/ports.js';
+import type { Waits } from '../app/waits.js';
 import { normaliseBody } from '../channels/render.js';
 import type {
   ApprovalMessage,
@@ -13,7 +14,7 @@ import type {
 } from '../channels/types.js';
 import { type ActionState, assertTransition } from '../domain/action/states.js';
 import { monthPeriod, type PlanLimits, planLimits } from '../domain/quota/plans.js';
-import type { ActionRow, StoredGate } from '../persistence/action-store.js';
+import type { ActionRow } from '../persistence/actions.js';
 import { attachmentFilesOf } from '../persistence/approvals/attachments.js';
 import { findGateAction, updateGate } from '../persistence/approvals/gates.js';
 import {
@@ -30,19 +31,19 @@ import {
 } from '../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../persistence/approvals/reminder-events.js';
 import { mintResponseTokens } from '../persistence/approvals/response-tokens.js';
-import type { Db, Sql } from '../persistence/db.js';
+import type { StoredGate } from '../persistence/entities/stored.js';
 import { consumeUsage, periodKey, type UsageMetric } from '../persistence/usage-counters.js';
 import { type JobQueue, QUEUES } from './queue.js';
 
 export interface ApprovalEngineDeps {
-  db: Db;
+  db: Store;
   queue: JobQueue;
   scheduler: ActionScheduler;
   callbacks: CallbackOutbox;
   channels: Record<ChannelName, ChannelAdapter>;
   logger: Logger;
   clock: Clock;
-  timeScale: number;
+  waits: Waits;
   /** The public root for response links (read at send time: it is known only once the server listens). */
   publicUrl: () => string;
 }
@@ -81,10 +82,10 @@ export class ApprovalEngine {
     const first = gate.sent_at === null;
     const now = this.deps.clock();
     const expiresAt = first
-      ? new Date(now.getTime() + gate.timeout_ms / this.deps.timeScale)
+      ? new Date(now.getTime() + this.deps.waits.wait(gate.timeout_ms))
       : new Date(gate.expires_at!);
     const kind = first ? 'request' : 'reminder';
-    const all = await recipientsOf(db.typed, row.id);
+    const all = await recipientsOf(db.sql, row.id);
     const due = all.filter(
       (r) => first || r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed,
     );
@@ -92,7 +93,7 @@ export class ApprovalEngine {
 
     await db.transaction(async (tx) => {
       await addReminderEvents(
-        tx.typed,
+        tx,
         row.id,
         due.map((r) => ({
           type: REMINDER_EVENT.sent,
@@ -100,11 +101,11 @@ export class ApprovalEngine {
           notes: `${kind} to ${r.address} via ${channelsOf(r).join(', ')}`,
         })),
       );
-      await wakeSnoozed(tx.typed, row.id);
+      await wakeSnoozed(tx, row.id);
       const to = assertTransition(row.status, 'reminder_delivered');
       const round = now.toISOString();
       await updateGate(
-        tx.typed,
+        tx,
         row.id,
         first ? { sent_at: round, expires_at: expiresAt.toISOString() } : {},
         { status: to, next_attempt_at: null },
@@ -114,17 +115,15 @@ export class ApprovalEngine {
         await this.deps.queue.send(
           QUEUES.gateTimer,
           { actionId: row.id, kind: 'timeout', round } satisfies GateTimer,
-          { startAfter: expiresAt, tx },
+          { startAfter: expiresAt, db: tx },
         );
         if (gate.escalation) {
-          const at = new Date(
-            now.getTime() + (gate.escalation.after_hours * 3_600_000) / this.deps.timeScale,
-          );
+          const at = new Date(now.getTime() + this.deps.waits.wait(gate.escalation.after_hours * 3_600_000));
           if (at < expiresAt) {
             await this.deps.queue.send(
               QUEUES.gateTimer,
               { actionId: row.id, kind: 'escalation', round } satisfies GateTimer,
-              { startAfter: at, tx },
+              { startAfter: at, db: tx },
             );
           }
         }
@@ -141,7 +140,7 @@ export class ApprovalEngine {
   private async timeout(actionId: string): Promise<void> {
     const now = this.deps.clock();
     await this.deps.db.transaction(async (tx) => {
-      const row = await findGateAction(tx.typed, actionId, { forUpdate: true });
+      const row = await findGateAction(tx, actionId, { forUpdate: true });
       if (!row?.gate?.expires_at) return;
       const expiresAt = new Date(row.gate.expires_at);
       // A round in flight (or a timer that fired early, or one of an earlier round): look again at the expiry.
@@ -150,7 +149,7 @@ export class ApprovalEngine {
         await this.deps.queue.send(
           QUEUES.gateTimer,
           { actionId, kind: 'timeout', round: row.gate.sent_at ?? undefined } satisfies GateTimer,
-          { startAfter: at, tx },
+          { startAfter: at, db: tx },
         );
         return;
       }
@@ -164,18 +163,18 @@ export class ApprovalEngine {
       } else {
         status = assertTransition(from, rule === ON_TIMEOUT.expire ? 'timeout_expire' : 'timeout_cancel');
         await updateGate(
-          tx.typed,
+          tx,
           actionId,
           {},
           { status, next_attempt_at: null, last_error: `no answer within ${row.gate.timeout}` },
           now,
         );
       }
-      const recipients = await recipientsOf(tx.typed, actionId);
+      const recipients = await recipientsOf(tx, actionId);
       const pending = recipients
         .filter((r) => r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed)
         .map((r) => r.address);
-      await addReminderEvents(tx.typed, actionId, [
+      await addReminderEvents(tx, actionId, [
         {
           type: REMINDER_EVENT.expired,
           actor: null,
@@ -195,24 +194,24 @@ export class ApprovalEngine {
   private async escalate(timer: GateTimer): Promise<void> {
     const now = this.deps.clock();
     const plan = await this.deps.db.transaction(async (tx) => {
-      const row = await findGateAction(tx.typed, timer.actionId, { forUpdate: true });
+      const row = await findGateAction(tx, timer.actionId, { forUpdate: true });
       const gate = row?.gate;
       if (!row || !gate?.escalation || gate.escalated_at) return null;
       if (timer.round !== undefined && timer.round !== gate.sent_at) return null;
       if (!WAITING.includes(row.status)) return null;
-      const recipients = await recipientsOf(tx.typed, row.id);
+      const recipients = await recipientsOf(tx, row.id);
       // "Without a response": any answer, a snooze included, means someone is on it.
       if (recipients.some((r) => r.status !== RECIPIENT_STATUS.pending)) return null;
       const added = await insertRecipients(
-        tx.typed,
+        tx,
         row.id,
         'escalation',
         gate.escalation.recipients,
         now,
         recipients.length,
       );
-      await updateGate(tx.typed, row.id, { escalated_at: now.toISOString() }, {}, now);
-      await addReminderEvents(tx.typed, row.id, [
+      await updateGate(tx, row.id, { escalated_at: now.toISOString() }, {}, now);
+      await addReminderEvents(tx, row.id, [
         {
           type: REMINDER_EVENT.escalated,
           actor: null,
@@ -239,19 +238,19 @@ export class ApprovalEngine {
     const { db } = this.deps;
     const now = this.deps.clock();
     const tokens = await mintResponseTokens(
-      db.typed,
+      db.sql,
       recipients.map((r) => r.id),
       now,
     );
     const byEmail = recipients.some((r) => r.targets.some((t) => t.channel === 'email'));
     const files: MessageAttachment[] = byEmail
-      ? (await attachmentFilesOf(db.typed, row.id)).map((a) => ({
+      ? (await attachmentFilesOf(db.sql, row.id)).map((a) => ({
           filename: a.name,
           contentType: a.content_type,
           content: a.content,
         }))
       : [];
-    const limits = planLimits((await accountPlan(db.typed, row.account_id)) ?? 'free');
+    const limits = planLimits((await accountPlan(db.sql, row.account_id)) ?? 'free');
     const period = periodKey(monthPeriod(now));
     const round = {
       actionId: row.id,
@@ -280,7 +279,7 @@ export class ApprovalEngine {
         ),
       ),
     );
-    await logNotifications(db.typed, sent, this.deps.clock());
+    await logNotifications(db.sql, sent, this.deps.clock());
   }
 
   /** Sends one message unless the plan's monthly allowance for its channel is spent; answers what to log. */
@@ -293,7 +292,7 @@ export class ApprovalEngine {
   ): Promise<NewNotification> {
     const logged = { actionId: row.id, recipientId: r.id, channel: target.channel, kind: message.kind };
     const usage = USAGE[target.channel];
-    const allowed = await consumeUsage(this.deps.db.typed, {
+    const allowed = await consumeUsage(this.deps.db.sql, {
       accountId: row.account_id,
       period: quota.period,
       metric: usage.metric,
@@ -337,10 +336,10 @@ function channelsOf(r: Recipient): string[] {
  * the full destination and the live response link (an operator passes them on). It logs nothing itself: the channel
  * registry's line describes the target without them, since logs travel further than the database (review M2).
  */
-export function createSqlOutbox(db: Sql, clock: Clock = () => new Date()): Outbox {
+export function createSqlOutbox(db: Store, clock: Clock = () => new Date()): Outbox {
   return {
     async store({ channel, target, message, rendered }) {
-      await keepInOutbox(db.typed, {
+      await keepInOutbox(db.sql, {
         actionId: message.actionId,
         channel,
         destination: destinationOf(target),

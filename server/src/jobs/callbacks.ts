@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { CallbackEvent, CallbackOutbox, Clock, TxSql } from '../app/ports.js';
+import type { CallbackEvent, CallbackOutbox, Clock } from '../app/ports.js';
 import type { ActionRow } from '../persistence/actions.js';
 import { insertCallback } from '../persistence/callback-deliveries.js';
-import { typedOf } from '../persistence/db.js';
+import type { Sql } from '../persistence/database.js';
 import { type JobQueue, QUEUES } from './queue.js';
 
 /** Writes the event to the outbox table and queues its first delivery, in the caller's transaction. */
 export function createCallbackOutbox(queue: JobQueue, clock: Clock): CallbackOutbox {
   return {
     async enqueue(
-      tx: TxSql,
+      db: Sql,
       action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
       event: CallbackEvent,
       payload: Record<string, unknown>,
@@ -25,7 +25,6 @@ export function createCallbackOutbox(queue: JobQueue, clock: Clock): CallbackOut
         timestamp: clock().toISOString(),
         payload,
       };
-      const db = typedOf(tx);
       await insertCallback(db, {
         id,
         accountId: action.account_id,

@@ -2,7 +2,6 @@ import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { CompiledQuery } from 'kysely';
 import type { Sql } from '../persistence/database.js';
-import { type Sql as LegacySql, typedOf } from '../persistence/db.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
 export const QUEUES = Object.freeze({
@@ -27,8 +26,8 @@ export interface JobQueue {
   send(
     queue: string,
     data: object,
-    /** `db`: the caller's connection (its transaction); `tx` is the same through the untyped port of db.ts. */
-    options: { startAfter?: Date; singletonKey?: string; db?: Sql; tx?: LegacySql },
+    /** `db`: the caller's connection (its transaction). */
+    options: { startAfter?: Date; singletonKey?: string; db?: Sql },
   ): Promise<string | null>;
   /** Enqueues several jobs in one statement, inside the caller's transaction. */
   sendMany(queue: string, jobs: { data: object; startAfter: Date }[], db: Sql): Promise<void>;
@@ -82,7 +81,7 @@ export async function startJobQueue(opts: {
       return boss.send(queue, data, {
         ...(o.startAfter ? { startAfter: o.startAfter } : {}),
         ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
-        ...(o.db || o.tx ? { db: inTransaction(o.db ?? typedOf(o.tx!)) } : {}),
+        ...(o.db ? { db: inTransaction(o.db) } : {}),
       });
     },
     async sendMany(queue, jobs, db) {

@@ -1,6 +1,6 @@
-import type { ActionScheduler, Clock, Store, TxSql } from '../app/ports.js';
+import type { ActionScheduler, Clock, Store } from '../app/ports.js';
 import { assertTransition } from '../domain/action/states.js';
-import { typedOf } from '../persistence/db.js';
+import type { Sql } from '../persistence/database.js';
 import { markJobWritten, takeEnteringWindow } from '../persistence/schedule.js';
 import type { JobQueue } from './queue.js';
 import { QUEUES } from './queue.js';
@@ -46,9 +46,8 @@ export function createActionScheduler(queue: JobQueue, clock: Clock): WindowSche
   const writesAt = (dueAt: Date) => dueAt.getTime() - clock().getTime() <= ANNOUNCE_WINDOW_MS;
   return {
     writesAt,
-    async schedule(tx: TxSql, actionId: string, dueAt: Date) {
+    async schedule(db: Sql, actionId: string, dueAt: Date) {
       if (!writesAt(dueAt)) return;
-      const db = typedOf(tx);
       await queue.send(QUEUES.actionDue, { actionId }, { startAfter: dueAt, db });
       await markJobWritten(db, { actionId, dueAt, channel: DUE_CHANNEL });
     },

@@ -45,6 +45,11 @@ export class Database {
     },
   };
 
+  /** A round trip to the server (the readiness check). */
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.sql);
+  }
+
   /** Runs `fn` holding a session-wide advisory lock (on a connection of its own), e.g. one migrating process at a time. */
   withSessionLock<T>(key: number, fn: () => Promise<T>): Promise<T> {
     return this.sql.connection().execute(async (connection) => {

@@ -13,7 +13,11 @@ import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/
 import { isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
 import { validateRecurrence } from '../../domain/schedule/recurrence.js';
 import { checkDestinationUrl } from '../../outbound/destination-policy.js';
-import type { StoredCoordination, StoredRecurrence, StoredRequest } from '../../persistence/action-store.js';
+import type {
+  StoredCoordination,
+  StoredRecurrence,
+  StoredRequest,
+} from '../../persistence/entities/stored.js';
 
 /** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
 /** An approval gate, validated; recipients are resolved later against the account's directory. */

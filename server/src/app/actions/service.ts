@@ -21,7 +21,6 @@ import { attachmentsOf, insertAttachments } from '../../persistence/approvals/at
 import { insertRecipients, recipientsOf } from '../../persistence/approvals/recipients.js';
 import { reminderEventsOf } from '../../persistence/approvals/reminder-events.js';
 import type { Sql } from '../../persistence/database.js';
-import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
@@ -62,8 +61,6 @@ export class ActionService {
        * the disk flush, since that row is updated by every create of the account and the count only reports.
        */
       counters?: Store;
-      /** The approval side's functions still take the untyped port; it runs on the same transactions as `store`. */
-      legacy: Db;
       /** The destination-domain threshold (app/domains/guard.ts), counted in the create's transaction. */
       countDestination?: CountDestination;
     },
@@ -353,7 +350,7 @@ export class ActionService {
 
   /** Resolves gate recipients and escalation contacts against the account's directory; 422 on any unknown one. */
   private async resolveGate(g: PreparedGate, accountId: string, plan: Plan) {
-    const directory = sqlDirectory(this.options.legacy, accountId);
+    const directory = sqlDirectory(this.store.sql, accountId);
     const slackTeamsAllowed = planLimits(plan).slackTeams;
     const resolved = await resolveRecipients(g.recipients, {
       channels: g.channels,

@@ -4,10 +4,6 @@ import type { AttachmentMeta } from '../../persistence/approvals/attachments.js'
 import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
 
-// The approval side's row types still say `Date | string` (the pool now hands every timestamp back as a Date).
-const iso = (v: Date | string) => new Date(v).toISOString();
-const isoOrNull = (v: Date | string | null) => (v === null ? null : iso(v));
-
 export function actionSummary(r: ActionRow): ActionSummary {
   return {
     id: r.id,
@@ -116,13 +112,13 @@ export function actionView(
       event_type: e.event_type,
       actor_email: e.actor_email,
       notes: e.notes,
-      created_at: iso(e.created_at),
+      created_at: e.created_at.toISOString(),
     })),
     recipients: details.recipients.map((x) => ({
       id: x.id,
       email: x.address,
       status: x.status,
-      responded_at: isoOrNull(x.responded_at),
+      responded_at: x.responded_at?.toISOString() ?? null,
       response_comment: x.response_comment,
       display_name: x.display_name,
       role: x.role,

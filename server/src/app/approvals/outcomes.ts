@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
-import { type ActionRow, actionSql } from '../../persistence/action-store.js';
+import { type ActionRow, insertAction } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
 import { resetRecipients } from '../../persistence/approvals/recipients.js';
 import { revokeResponseTokens } from '../../persistence/approvals/response-tokens.js';
-import type { Sql as Typed } from '../../persistence/database.js';
-import { type Sql, typedOf } from '../../persistence/db.js';
+import type { Sql } from '../../persistence/database.js';
 import type { ActionScheduler, Clock } from '../ports.js';
 
 /**
@@ -24,7 +23,7 @@ export async function grantGate(
   let childId: string | null = null;
   if (row.request) {
     childId = randomUUID();
-    await actionSql.insert(tx, {
+    await insertAction(tx, {
       id: childId,
       account_id: row.account_id,
       name: `${row.name} (after approval)`.slice(0, 255),
@@ -45,16 +44,12 @@ export async function grantGate(
       recurrence: null,
       recurrence_anchor: null,
       gate: null,
+      created_at: now,
+      updated_at: now,
     });
     await deps.scheduler.schedule(tx, childId, now);
   }
-  await updateGate(
-    tx.typed,
-    row.id,
-    { post_approval_action_id: childId },
-    { status: to, executed_at: now },
-    now,
-  );
+  await updateGate(tx, row.id, { post_approval_action_id: childId }, { status: to, executed_at: now }, now);
   return { status: to, postApprovalActionId: childId };
 }
 
@@ -64,8 +59,7 @@ export async function grantGate(
  * so the next send is a first request with a fresh `gate.timeout` counted from it (and a fresh escalation timer).
  * The caller has moved the action to `resolved`, due now; the post-approval request still waits for a confirm.
  */
-export async function reopenGate(tx: Sql | Typed, row: ActionRow, now: Date): Promise<void> {
-  const db = typedOf(tx);
+export async function reopenGate(db: Sql, row: ActionRow, now: Date): Promise<void> {
   await revokeResponseTokens(db, row.id);
   await resetRecipients(db, row.id);
   await updateGate(

@@ -1,6 +1,6 @@
 import { type ChatChannelName, E164, Email } from '@sched/contract';
 import type { ChannelName, ChannelTarget, PushSubscription } from '../../channels/types.js';
-import type { Sql } from '../../persistence/db.js';
+import type { Sql } from '../../persistence/database.js';
 import { channelWebhook, contactAddresses, teamMemberAddresses } from '../../persistence/directory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -36,9 +36,9 @@ export interface RecipientDirectory {
 /** The directory of one account, read from the database (`db` may be a transaction's). */
 export function sqlDirectory(db: Sql, accountId: string): RecipientDirectory {
   return {
-    contact: async (id) => (await contactAddresses(db.typed, accountId, id)) ?? null,
-    channel: async (id) => (await channelWebhook(db.typed, accountId, id)) ?? null,
-    teamMember: async (id) => (await teamMemberAddresses(db.typed, accountId, id)) ?? null,
+    contact: async (id) => (await contactAddresses(db, accountId, id)) ?? null,
+    channel: async (id) => (await channelWebhook(db, accountId, id)) ?? null,
+    teamMember: async (id) => (await teamMemberAddresses(db, accountId, id)) ?? null,
   };
 }
 

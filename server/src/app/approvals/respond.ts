@@ -9,7 +9,7 @@ import {
 } from '@sched/contract';
 import { type ActionState, assertTransition, isTerminal } from '../../domain/action/states.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
-import type { ActionRow } from '../../persistence/action-store.js';
+import type { ActionRow } from '../../persistence/actions.js';
 import {
   type AttachmentMeta,
   attachmentsOf,
@@ -24,9 +24,10 @@ import {
 } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
-import type { Db, Sql } from '../../persistence/db.js';
+import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackOutbox, Clock } from '../ports.js';
+import type { ActionScheduler, CallbackOutbox, Clock, Store } from '../ports.js';
+import type { Waits } from '../waits.js';
 import { grantGate } from './outcomes.js';
 
 /** Everything the response page shows. */
@@ -58,20 +59,20 @@ export const DEFAULT_SNOOZE = '1h';
 export class ResponseService {
   constructor(
     private readonly deps: {
-      db: Db;
+      db: Store;
       scheduler: ActionScheduler;
       callbacks: CallbackOutbox;
       clock: Clock;
-      timeScale: number;
+      waits: Waits;
     },
   ) {}
 
   async view(token: string): Promise<GateForRecipient> {
-    const { action, recipient } = await this.load(this.deps.db, token, false);
+    const { action, recipient } = await this.load(this.deps.db.sql, token, false);
     this.assertOpen(action, recipient);
     const [attachments, recipients] = await Promise.all([
-      attachmentsOf(this.deps.db.typed, action.id),
-      recipientsOf(this.deps.db.typed, action.id),
+      attachmentsOf(this.deps.db.sql, action.id),
+      recipientsOf(this.deps.db.sql, action.id),
     ]);
     const gate = action.gate!;
     const required = recipients.filter((r) => r.role === RECIPIENT_ROLE.recipient);
@@ -91,9 +92,9 @@ export class ResponseService {
   }
 
   async attachment(token: string, id: string) {
-    const { action, recipient } = await this.load(this.deps.db, token, false);
+    const { action, recipient } = await this.load(this.deps.db.sql, token, false);
     this.assertOpen(action, recipient);
-    const file = await findAttachment(this.deps.db.typed, action.id, id);
+    const file = await findAttachment(this.deps.db.sql, action.id, id);
     if (!file) throw new NotFoundError('attachment');
     return file;
   }
@@ -124,14 +125,14 @@ export class ResponseService {
           throw new ValidationError({ snooze_for: ['must be a duration such as 15m, 1h or 1d'] });
         const expiresAt = gate.expires_at ? new Date(gate.expires_at).getTime() : Number.POSITIVE_INFINITY;
         // The reminder comes before the gate times out, or it would never be seen.
-        snoozedUntil = new Date(Math.min(now.getTime() + ms / this.deps.timeScale, expiresAt - 1000));
+        snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
         status = assertTransition(action.status, 'snooze');
         await this.answer(tx, action.id, recipient, input.decision, now, comment, [
           `until ${snoozedUntil.toISOString()}`,
           comment,
         ]);
         await updateGate(
-          tx.typed,
+          tx,
           action.id,
           { snooze_count: gate.snooze_count + 1 },
           { status, next_attempt_at: snoozedUntil },
@@ -142,7 +143,7 @@ export class ResponseService {
         status = assertTransition(action.status, 'decline');
         await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
         await updateGate(
-          tx.typed,
+          tx,
           action.id,
           {},
           { status, next_attempt_at: null, last_error: `declined by ${recipient.address}` },
@@ -150,7 +151,7 @@ export class ResponseService {
         );
       } else {
         await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
-        const recipients = await recipientsOf(tx.typed, action.id);
+        const recipients = await recipientsOf(tx, action.id);
         // first_response: one confirmation is enough. all_required: every original recipient must confirm.
         // An escalation contact's confirmation decides alone: that is what escalating to them is for.
         const done =
@@ -193,8 +194,8 @@ export class ResponseService {
     notes: (string | null)[],
   ) {
     const status = STATUS_AFTER_DECISION[decision];
-    await recordAnswer(tx.typed, r.id, { status, at: now, comment });
-    await addReminderEvents(tx.typed, actionId, [
+    await recordAnswer(tx, r.id, { status, at: now, comment });
+    await addReminderEvents(tx, actionId, [
       { type: REMINDER_EVENT[status], actor: r.address, notes: notes.filter(Boolean).join('; ') || null },
     ]);
   }
@@ -204,10 +205,10 @@ export class ResponseService {
     token: string,
     forUpdate: boolean,
   ): Promise<{ action: ActionRow; recipient: Recipient }> {
-    const found = await findResponseToken(db.typed, token);
+    const found = await findResponseToken(db, token);
     if (!found) throw new NotFoundError('response link');
-    const action = await findGateAction(db.typed, found.action_id, { forUpdate });
-    const recipient = await findRecipient(db.typed, found.recipient_id, { forUpdate });
+    const action = await findGateAction(db, found.action_id, { forUpdate });
+    const recipient = await findRecipient(db, found.recipient_id, { forUpdate });
     if (!action || !recipient || !action.gate) throw new NotFoundError('response link');
     return { action, recipient };
   }

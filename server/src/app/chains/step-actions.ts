@@ -6,7 +6,6 @@ import { insertAttachments } from '../../persistence/approvals/attachments.js';
 import { insertRecipients } from '../../persistence/approvals/recipients.js';
 import { insertStepAction } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
-import type { Db } from '../../persistence/db.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type PreparedAction, prepareAction } from '../actions/prepare.js';
@@ -26,7 +25,6 @@ export interface StepOwner {
 }
 
 export interface StepActionDeps {
-  legacy: Db;
   scheduler: ActionScheduler;
   allowPrivateDestinations: boolean;
   /** The destination-domain threshold, as for actions; unset (unit tests) counts nothing. */
@@ -94,7 +92,7 @@ export async function createStepAction(
   });
   if (!prepared.ok) return refused(prepared.errors);
   const p = prepared.action;
-  const gate = p.gate ? await resolveGate(deps.legacy, owner, p.gate) : null;
+  const gate = p.gate ? await resolveGate(db, owner, p.gate) : null;
   if (gate && !gate.ok) return refused(gate.errors);
   // Counted before the quota: a refused destination then takes no action from the month's allowance.
   if (p.request && deps.countDestination) {
@@ -154,7 +152,7 @@ export async function createStepAction(
 
 /** Recipients and escalation contacts against the account's directory, as `POST /actions` resolves them. */
 async function resolveGate(
-  legacy: Db,
+  db: Sql,
   owner: StepOwner,
   g: NonNullable<PreparedAction['gate']>,
 ): Promise<
@@ -165,7 +163,7 @@ async function resolveGate(
     }
   | { ok: false; errors: Record<string, string[]> }
 > {
-  const directory = sqlDirectory(legacy, owner.accountId);
+  const directory = sqlDirectory(db, owner.accountId);
   const slackTeamsAllowed = planLimits(owner.plan).slackTeams;
   const resolved = await resolveRecipients(g.recipients, {
     channels: g.channels,

@@ -1,7 +1,7 @@
 import type { ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
 import { sql } from 'kysely';
 import type { ActionState } from '../../domain/action/states.js';
-import type { ActionRow } from '../action-store.js';
+import type { ActionRow } from '../actions.js';
 import type { Sql } from '../database.js';
 import type { NewRecipient } from './recipients.js';
 
@@ -29,8 +29,7 @@ export interface StoredGate {
 
 /**
  * An approval action's row by id alone (a gate timer or a response link knows no account), locked until the
- * transaction ends when `forUpdate`. The cast: `actions` rows are typed by action-store's `ActionRow` until the
- * action entity types its JSON columns.
+ * transaction ends when `forUpdate`.
  */
 export async function findGateAction(
   db: Sql,
@@ -38,7 +37,7 @@ export async function findGateAction(
   opts: { forUpdate?: boolean } = {},
 ): Promise<ActionRow | undefined> {
   const q = db.selectFrom('actions').selectAll().where('id', '=', actionId);
-  return (await (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst()) as ActionRow | undefined;
+  return (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst();
 }
 
 /** What moves with a gate's running state: the action's status and the times and error that go with it. */
