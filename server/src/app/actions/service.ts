@@ -3,7 +3,7 @@ import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract'
 import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { destinationDomain } from '../../domain/domains/rules.js';
-import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
+import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,
   actionsSharingKeys,
@@ -21,16 +21,15 @@ import { attachmentsOf, insertAttachments } from '../../persistence/approvals/at
 import { insertRecipients, recipientsOf } from '../../persistence/approvals/recipients.js';
 import { reminderEventsOf } from '../../persistence/approvals/reminder-events.js';
 import type { Sql } from '../../persistence/database.js';
-import type { StoredGate } from '../../persistence/entities/stored.js';
+import { resolveGate } from '../approvals/gate.js';
 import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
-import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
-import { currentMode, type PreparedGate, prepareAction } from './prepare.js';
+import { currentMode, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
 
 export type CreateResult =
@@ -76,7 +75,8 @@ export class ActionService {
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
     const accountId = principal.accountId;
-    const gate = p.gate ? await this.resolveGate(p.gate, accountId, principal.plan) : null;
+    const gate = p.gate ? await resolveGate(this.store.sql, accountId, principal.plan, p.gate) : null;
+    if (gate && !gate.ok) throw new ValidationError(gate.errors);
     if (gate) {
       const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
       await assertChannelAllowances(this.store.sql, accountId, principal.plan, channels, now);
@@ -346,54 +346,6 @@ export class ActionService {
 
   async coordinationKeys(accountId: string): Promise<string[]> {
     return coordinationKeys(this.store.sql, accountId);
-  }
-
-  /** Resolves gate recipients and escalation contacts against the account's directory; 422 on any unknown one. */
-  private async resolveGate(g: PreparedGate, accountId: string, plan: Plan) {
-    const directory = sqlDirectory(this.store.sql, accountId);
-    const slackTeamsAllowed = planLimits(plan).slackTeams;
-    const resolved = await resolveRecipients(g.recipients, {
-      channels: g.channels,
-      directory,
-      field: 'gate.recipients',
-      slackTeamsAllowed,
-    });
-    const errors: Record<string, string[]> = resolved.ok ? {} : { ...resolved.errors };
-    if (g.channels && !slackTeamsAllowed && g.channels.some((c) => c === 'slack' || c === 'teams')) {
-      errors['gate.channels'] = ['Slack and Teams are Business-plan features'];
-    }
-    let escalation: StoredGate['escalation'] = null;
-    if (g.escalation) {
-      const esc = await resolveEscalationContacts(g.escalation.contacts, {
-        directory,
-        field: 'gate.escalation.contacts',
-      });
-      if (!esc.ok) Object.assign(errors, esc.errors);
-      else
-        escalation = {
-          contacts: g.escalation.contacts,
-          after_hours: g.escalation.after_hours,
-          recipients: esc.recipients,
-        };
-    }
-    if (!resolved.ok || Object.keys(errors).length > 0) throw new ValidationError(errors);
-    const stored: StoredGate = {
-      message: g.message,
-      channels: resolved.channels,
-      buttons: g.buttons,
-      confirmation_mode: g.confirmation_mode,
-      max_snoozes: g.max_snoozes,
-      snooze_count: 0,
-      timeout: g.timeout,
-      timeout_ms: g.timeoutMs,
-      on_timeout: g.on_timeout,
-      escalation,
-      sent_at: null,
-      expires_at: null,
-      escalated_at: null,
-      post_approval_action_id: null,
-    };
-    return { stored, recipients: resolved.recipients };
   }
 
   /** Applies the `cancel` transition of the state table; a non-cancellable state is a 409 naming it. */

@@ -6,12 +6,11 @@ import { insertAttachments } from '../../persistence/approvals/attachments.js';
 import { insertRecipients } from '../../persistence/approvals/recipients.js';
 import { insertStepAction } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
-import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
-import { type PreparedAction, prepareAction } from '../actions/prepare.js';
-import { resolveEscalationContacts, resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
+import { prepareAction } from '../actions/prepare.js';
+import { resolveGate } from '../approvals/gate.js';
 import type { CountDestination } from '../domains/guard.js';
-import { ValidationError } from '../errors.js';
+import { issuesToErrors, ValidationError } from '../errors.js';
 import type { ActionScheduler } from '../ports.js';
 
 /** What a step's work needs from the chain it belongs to. */
@@ -81,9 +80,7 @@ export async function createStepAction(
       : { ...common, mode: 'approval', gate: work.gate };
   const parsed = ActionCreateBody.safeParse(raw);
   if (!parsed.success) {
-    return refused(
-      Object.fromEntries(parsed.error.issues.map((i) => [i.path.join('.') || 'step', [i.message]])),
-    );
+    return refused(issuesToErrors(parsed.error.issues, 'step'));
   }
   const prepared = prepareAction(parsed.data, {
     plan: owner.plan,
@@ -92,7 +89,7 @@ export async function createStepAction(
   });
   if (!prepared.ok) return refused(prepared.errors);
   const p = prepared.action;
-  const gate = p.gate ? await resolveGate(db, owner, p.gate) : null;
+  const gate = p.gate ? await resolveGate(db, owner.accountId, owner.plan, p.gate) : null;
   if (gate && !gate.ok) return refused(gate.errors);
   // Counted before the quota: a refused destination then takes no action from the month's allowance.
   if (p.request && deps.countDestination) {
@@ -148,61 +145,4 @@ export async function createStepAction(
   }
   await deps.scheduler.schedule(db, row.id, now);
   return { ok: true, actionId: row.id };
-}
-
-/** Recipients and escalation contacts against the account's directory, as `POST /actions` resolves them. */
-async function resolveGate(
-  db: Sql,
-  owner: StepOwner,
-  g: NonNullable<PreparedAction['gate']>,
-): Promise<
-  | {
-      ok: true;
-      stored: StoredGate;
-      recipients: Extract<Awaited<ReturnType<typeof resolveRecipients>>, { ok: true }>['recipients'];
-    }
-  | { ok: false; errors: Record<string, string[]> }
-> {
-  const directory = sqlDirectory(db, owner.accountId);
-  const slackTeamsAllowed = planLimits(owner.plan).slackTeams;
-  const resolved = await resolveRecipients(g.recipients, {
-    channels: g.channels,
-    directory,
-    field: 'gate.recipients',
-    slackTeamsAllowed,
-  });
-  if (!resolved.ok) return { ok: false, errors: resolved.errors };
-  let escalation: StoredGate['escalation'] = null;
-  if (g.escalation) {
-    const esc = await resolveEscalationContacts(g.escalation.contacts, {
-      directory,
-      field: 'gate.escalation.contacts',
-    });
-    if (!esc.ok) return { ok: false, errors: esc.errors };
-    escalation = {
-      contacts: g.escalation.contacts,
-      after_hours: g.escalation.after_hours,
-      recipients: esc.recipients,
-    };
-  }
-  return {
-    ok: true,
-    recipients: resolved.recipients,
-    stored: {
-      message: g.message,
-      channels: resolved.channels,
-      buttons: g.buttons,
-      confirmation_mode: g.confirmation_mode,
-      max_snoozes: g.max_snoozes,
-      snooze_count: 0,
-      timeout: g.timeout,
-      timeout_ms: g.timeoutMs,
-      on_timeout: g.on_timeout,
-      escalation,
-      sent_at: null,
-      expires_at: null,
-      escalated_at: null,
-      post_approval_action_id: null,
-    },
-  };
 }

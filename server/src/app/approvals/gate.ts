@@ -1,0 +1,75 @@
+import type { PreparedGate } from '../actions/prepare.js';
+import type { Plan } from '../../domain/quota/plans.js';
+import { planLimits } from '../../domain/quota/plans.js';
+import type { Sql } from '../../persistence/database.js';
+import type { StoredGate } from '../../persistence/entities/stored.js';
+import {
+  type ResolvedRecipient,
+  resolveEscalationContacts,
+  resolveRecipients,
+  sqlDirectory,
+} from './recipients.js';
+
+export type GateResolution =
+  | { ok: true; stored: StoredGate; recipients: ResolvedRecipient[] }
+  | { ok: false; errors: Record<string, string[]> };
+
+/**
+ * A prepared gate against the account's directory: its recipients and escalation contacts resolved, and the
+ * gate column's starting state. Every unknown reference is reported at once (422 paths under `gate.`). One rule
+ * for `POST /actions` and a chain's gated step.
+ */
+export async function resolveGate(
+  db: Sql,
+  accountId: string,
+  plan: Plan,
+  g: PreparedGate,
+): Promise<GateResolution> {
+  const directory = sqlDirectory(db, accountId);
+  const slackTeamsAllowed = planLimits(plan).slackTeams;
+  const resolved = await resolveRecipients(g.recipients, {
+    channels: g.channels,
+    directory,
+    field: 'gate.recipients',
+    slackTeamsAllowed,
+  });
+  const errors: Record<string, string[]> = resolved.ok ? {} : { ...resolved.errors };
+  if (g.channels && !slackTeamsAllowed && g.channels.some((c) => c === 'slack' || c === 'teams')) {
+    errors['gate.channels'] = ['Slack and Teams are Business-plan features'];
+  }
+  let escalation: StoredGate['escalation'] = null;
+  if (g.escalation) {
+    const esc = await resolveEscalationContacts(g.escalation.contacts, {
+      directory,
+      field: 'gate.escalation.contacts',
+    });
+    if (!esc.ok) Object.assign(errors, esc.errors);
+    else
+      escalation = {
+        contacts: g.escalation.contacts,
+        after_hours: g.escalation.after_hours,
+        recipients: esc.recipients,
+      };
+  }
+  if (!resolved.ok || Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    recipients: resolved.recipients,
+    stored: {
+      message: g.message,
+      channels: resolved.channels,
+      buttons: g.buttons,
+      confirmation_mode: g.confirmation_mode,
+      max_snoozes: g.max_snoozes,
+      snooze_count: 0,
+      timeout: g.timeout,
+      timeout_ms: g.timeoutMs,
+      on_timeout: g.on_timeout,
+      escalation,
+      sent_at: null,
+      expires_at: null,
+      escalated_at: null,
+      post_approval_action_id: null,
+    },
+  };
+}
