@@ -63,7 +63,7 @@ export class Dispatcher {
   async start(): Promise<void> {
     await this.listen();
     const { boss } = this.o.queue;
-    await boss.work<{ actionId: string }>(
+    await boss.work<{ actionId: string; accountId?: string }>(
       QUEUES.actionDue,
       {
         batchSize: 50,
@@ -72,7 +72,7 @@ export class Dispatcher {
         burstWhenBatchFull: true,
       },
       async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.fire(j.data.actionId))));
+        await Promise.all(jobs.map((j) => this.track(this.fire(j.data.actionId, j.data.accountId))));
       },
     );
     await boss.work<{ callbackId: string }>(
@@ -140,7 +140,8 @@ export class Dispatcher {
   }
 
   private async admit(actionId: string, accountId: string | undefined): Promise<void> {
-    // Timers know the account from the announcement; a pg-boss job carries only the action id.
+    // Timers know the account from the announcement, pg-boss jobs from their data; only a job written before
+    // jobs carried it (an upgrade in flight) needs the read.
     const account = accountId ?? (await accountOf(this.o.store.sql, actionId));
     if (!account || this.stopped) return;
     // Over a cap the attempt waits here unclaimed: its lease has not started, so waiting cannot expire it.

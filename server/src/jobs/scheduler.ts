@@ -48,8 +48,9 @@ export function createActionScheduler(queue: JobQueue, clock: Clock): WindowSche
     writesAt,
     async schedule(db: Sql, actionId: string, dueAt: Date) {
       if (!writesAt(dueAt)) return;
-      await queue.send(QUEUES.actionDue, { actionId }, { startAfter: dueAt, db });
-      await markJobWritten(db, { actionId, dueAt, channel: DUE_CHANNEL });
+      const accountId = await markJobWritten(db, { actionId, dueAt, channel: DUE_CHANNEL });
+      if (accountId === null) return;
+      await queue.send(QUEUES.actionDue, { actionId, accountId }, { startAfter: dueAt, db });
     },
 
     async enqueueEntering(store) {
@@ -67,7 +68,7 @@ export function createActionScheduler(queue: JobQueue, clock: Clock): WindowSche
           if (jobs.length > 0)
             await queue.sendMany(
               QUEUES.actionDue,
-              jobs.map((r) => ({ data: { actionId: r.id }, startAfter: r.due })),
+              jobs.map((r) => ({ data: { actionId: r.id, accountId: r.account_id }, startAfter: r.due })),
               db,
             );
           return rows;

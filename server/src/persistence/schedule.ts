@@ -14,12 +14,14 @@ const RESOLVED = sql.lit('resolved' satisfies ActionState);
 export async function markJobWritten(
   db: Sql,
   a: { actionId: string; dueAt: Date; channel: string },
-): Promise<void> {
+): Promise<string | null> {
   // The payload names the account too, so a worker's fair admission needs no read before the attempt fires.
-  await sql`with marked as (update actions set job_due_at = ${a.dueAt} where id = ${a.actionId} returning account_id)
-    select pg_notify(${a.channel}, ${`${a.actionId},${a.dueAt.getTime()},`} || account_id) from marked`.execute(
+  const { rows } = await sql<{ account_id: string }>`
+    with marked as (update actions set job_due_at = ${a.dueAt} where id = ${a.actionId} returning account_id)
+    select account_id, pg_notify(${a.channel}, ${`${a.actionId},${a.dueAt.getTime()},`} || account_id) from marked`.execute(
     db,
   );
+  return rows[0]?.account_id ?? null;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; o
   };
 }
 
-/** The account an action belongs to (null when it is gone), for fair admission before its attempt is claimed. */
+/** The account an action belongs to (null when it is gone): only for a pg-boss job written without it. */
 export async function accountOf(db: Sql, actionId: string): Promise<string | null> {
   const row = await db
     .selectFrom('actions')
