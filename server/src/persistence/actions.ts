@@ -64,37 +64,20 @@ export async function findAction(
   return (await (opts.forUpdate ? q.forUpdate() : q).executeTakeFirst()) ?? null;
 }
 
-export async function findLiveByIdempotencyKey(
+/** The newest action holding an idempotency key; with `liveOnly`, the newest one still live (spec's live set). */
+export async function findByIdempotencyKey(
   db: Sql,
   accountId: string,
   key: string,
+  opts: { liveOnly: boolean },
 ): Promise<ActionRow | null> {
-  const row = await db
+  let q = db
     .selectFrom('actions')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('idempotency_key', '=', key)
-    .where('status', 'in', LIVE_STATES)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ?? null;
-}
-
-export async function latestByIdempotencyKey(
-  db: Sql,
-  accountId: string,
-  key: string,
-): Promise<ActionRow | null> {
-  const row = await db
-    .selectFrom('actions')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('idempotency_key', '=', key)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row ?? null;
+    .where('idempotency_key', '=', key);
+  if (opts.liveOnly) q = q.where('status', 'in', LIVE_STATES);
+  return (await q.orderBy('created_at', 'desc').limit(1).executeTakeFirst()) ?? null;
 }
 
 /** Actions sharing at least one dedup key, newest first. */

@@ -10,9 +10,8 @@ import {
   attemptsOf,
   coordinationKeys,
   findAction,
-  findLiveByIdempotencyKey,
+  findByIdempotencyKey,
   insertAction,
-  latestByIdempotencyKey,
   listActions,
   lockName,
   updateAction,
@@ -27,6 +26,7 @@ import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
 import { currentMode, prepareAction } from './prepare.js';
@@ -109,7 +109,7 @@ export class ActionService {
       for (const key of [...p.dedupKeys].sort()) await lockName(db, accountId, 'dedup', key);
 
       if (p.idempotencyKey) {
-        const existing = await findLiveByIdempotencyKey(db, accountId, p.idempotencyKey);
+        const existing = await findByIdempotencyKey(db, accountId, p.idempotencyKey, { liveOnly: true });
         if (existing)
           return { kind: 'skipped', action: await this.view(db, existing), reason: 'idempotency_key_exists' };
       }
@@ -155,7 +155,8 @@ export class ActionService {
         updated_at: now,
       });
       if (countsDestination) {
-        await guard!(db, accountId, p.request!.url, now);
+        // On the simple path the verification was read just above.
+        await guard!(db, accountId, p.request!.url, now, { unverified: simple });
       }
       if (gate && p.gate) {
         await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
@@ -205,13 +206,7 @@ export class ActionService {
     return this.view(this.store.sql, row, credentials);
   }
 
-  async list(
-    accountId: string,
-    q: ListQuery,
-  ): Promise<{
-    data: ActionSummary[];
-    meta: { current_page: number; last_page: number; total: number; per_page: number };
-  }> {
+  async list(accountId: string, q: ListQuery): Promise<Page<ActionSummary>> {
     const status = q.status ? parseActionStatus(q.status) : undefined;
     const mode = q.mode ? currentMode(q.mode) : undefined;
     const key = q.coordination_key ?? q.dedup_key;
@@ -229,17 +224,9 @@ export class ActionService {
               ...(key ? { dedupKey: key } : {}),
               ...(q.recurring ? { recurring: q.recurring === 'recurring' } : {}),
             },
-            { limit: q.per_page, offset: (q.page - 1) * q.per_page },
+            pageWindow(q),
           );
-    return {
-      data: rows.map(actionSummary),
-      meta: {
-        current_page: q.page,
-        last_page: Math.max(1, Math.ceil(total / q.per_page)),
-        total,
-        per_page: q.per_page,
-      },
-    };
+    return pageOf(rows.map(actionSummary), total, q);
   }
 
   async cancel(accountId: string, id: string): Promise<{ id: string; name: string; status: 'cancelled' }> {
@@ -256,8 +243,8 @@ export class ActionService {
   ): Promise<{ id: string; name: string; status: 'cancelled' }> {
     return this.store.transaction(async (db) => {
       await lockName(db, accountId, 'idempotency', key);
-      const live = await findLiveByIdempotencyKey(db, accountId, key);
-      const row = live ?? (await latestByIdempotencyKey(db, accountId, key));
+      const live = await findByIdempotencyKey(db, accountId, key, { liveOnly: true });
+      const row = live ?? (await findByIdempotencyKey(db, accountId, key, { liveOnly: false }));
       if (!row) throw new NotFoundError('action with that idempotency key');
       return this.cancelRow(
         db,
@@ -313,7 +300,7 @@ export class ActionService {
       if (!row.request) throw ValidationError.field('request', 'this action has no HTTP request to retry');
       if (row.idempotency_key) {
         await lockName(db, accountId, 'idempotency', row.idempotency_key);
-        const holder = await findLiveByIdempotencyKey(db, accountId, row.idempotency_key);
+        const holder = await findByIdempotencyKey(db, accountId, row.idempotency_key, { liveOnly: true });
         if (holder) {
           throw new ConflictError(
             `idempotency key '${row.idempotency_key}' now belongs to live action ${holder.id}`,

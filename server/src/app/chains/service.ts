@@ -23,6 +23,7 @@ import {
 } from '../../persistence/chains.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { Clock, Store } from '../ports.js';
 import { type ChainCallbacks, type ChainEngine, stepResult } from './advance.js';
 import { chainSummary, chainView } from './view.js';
@@ -93,25 +94,14 @@ export class ChainService {
   async list(
     accountId: string,
     q: { status?: Chain['status'] | undefined; page: number; per_page: number },
-  ): Promise<{
-    data: ChainSummary[];
-    meta: { current_page: number; last_page: number; total: number; per_page: number };
-  }> {
+  ): Promise<Page<ChainSummary>> {
     const { total, rows } = await listChains(
       this.store.sql,
       accountId,
       q.status ? { status: q.status } : {},
-      { limit: q.per_page, offset: (q.page - 1) * q.per_page },
+      pageWindow(q),
     );
-    return {
-      data: rows.map(chainSummary),
-      meta: {
-        current_page: q.page,
-        last_page: Math.max(1, Math.ceil(total / q.per_page)),
-        total,
-        per_page: q.per_page,
-      },
-    };
+    return pageOf(rows.map(chainSummary), total, q);
   }
 
   async get(accountId: string, id: string): Promise<Chain> {

@@ -10,7 +10,7 @@ import { ValidationError } from '../errors.js';
 
 /**
  * Counts one new outgoing request of an account to the hostname of `url` (spec 4.6) and refuses it with a 422 on
- * `field` (default `request.url`) when the hostname is unverified and past the day or month threshold. Call it in
+ * `opts.field` (default `request.url`) when the hostname is unverified and past the day or month threshold. Call it in
  * the transaction that creates the resource (action, chain HTTP step, template trigger): a rollback gives the count
  * back. IP literals, unparsable URLs and verified hosts are not counted.
  */
@@ -19,7 +19,9 @@ export type CountDestination = (
   accountId: string,
   url: string,
   now: Date,
-  field?: string,
+  /** `unverified`: the caller has just read that the host is not verified (isUncountedDestination), so the guard
+   *  need not read it again. */
+  opts?: { field?: string; unverified?: boolean },
 ) => Promise<void>;
 
 /**
@@ -34,14 +36,14 @@ export async function isUncountedDestination(db: Sql, accountId: string, url: st
 
 /** The one implementation of the destination threshold, bound to the operator's limits. */
 export function destinationGuard(limits: DomainLimits): CountDestination {
-  return async (db, accountId, url, now, field = 'request.url') => {
+  return async (db, accountId, url, now, opts = {}) => {
     const domain = destinationDomain(url);
     if (domain === null) return;
     // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.
-    if (await isVerified(db, accountId, domain)) return;
+    if (!opts.unverified && (await isVerified(db, accountId, domain))) return;
     const { day, month } = usagePeriods(now);
     if (!(await countDomainUse(db, { accountId, domain, day, month, now, limits }))) {
-      throw ValidationError.field(field, thresholdMessage(domain, limits));
+      throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
     }
   };
 }

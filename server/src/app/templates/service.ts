@@ -14,6 +14,7 @@ import {
 } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { Clock, Store } from '../ports.js';
 import {
   definitionErrors,
@@ -67,25 +68,14 @@ export class TemplateService {
   async list(
     accountId: string,
     q: { type?: TemplateType | undefined; page: number; per_page: number },
-  ): Promise<{
-    data: TemplateSummary[];
-    meta: { current_page: number; last_page: number; total: number; per_page: number };
-  }> {
+  ): Promise<Page<TemplateSummary>> {
     const { total, rows } = await listTemplates(
       this.deps.store.sql,
       accountId,
       q.type ? { type: q.type } : {},
-      { limit: q.per_page, offset: (q.page - 1) * q.per_page },
+      pageWindow(q),
     );
-    return {
-      data: rows.map(templateSummary),
-      meta: {
-        current_page: q.page,
-        last_page: Math.max(1, Math.ceil(total / q.per_page)),
-        total,
-        per_page: q.per_page,
-      },
-    };
+    return pageOf(rows.map(templateSummary), total, q);
   }
 
   async get(accountId: string, id: string): Promise<Template> {

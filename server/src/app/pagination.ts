@@ -1,0 +1,28 @@
+/** A page request as every list endpoint takes it (`page` from 1). */
+export interface PageQuery {
+  page: number;
+  per_page: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  meta: { current_page: number; last_page: number; total: number; per_page: number };
+}
+
+/** The rows a page request covers, for the list statement. */
+export function pageWindow(q: PageQuery): { limit: number; offset: number } {
+  return { limit: q.per_page, offset: (q.page - 1) * q.per_page };
+}
+
+/** The list answer of spec 2: `{ data, meta }`; an empty list still has one (empty) last page. */
+export function pageOf<T>(data: T[], total: number, q: PageQuery): Page<T> {
+  return {
+    data,
+    meta: {
+      current_page: q.page,
+      last_page: Math.max(1, Math.ceil(total / q.per_page)),
+      total,
+      per_page: q.per_page,
+    },
+  };
+}
