@@ -284,6 +284,22 @@ describe('deliveries (in-process, fake clock)', () => {
     expect(h.sent).toHaveLength(1);
     expect(await attemptsOf(t.database.sql, id)).toHaveLength(1);
   });
+
+  it('two workers firing overlapping batches in opposite orders deliver each attempt once, without deadlock', async () => {
+    const ids = await Promise.all(Array.from({ length: 40 }, () => newAction()));
+    const a = harness(ids.map(() => response(200)));
+    const b = harness(ids.map(() => response(200)));
+    // Each worker claims and completes its whole turn in one statement; row locks are taken in id order.
+    await Promise.all([
+      ...ids.map((id) => a.deliveries.fire(id)),
+      ...[...ids].reverse().map((id) => b.deliveries.fire(id)),
+    ]);
+    expect(a.sent.length + b.sent.length).toBe(ids.length);
+    for (const id of ids) {
+      expect(await row(id)).toMatchObject({ status: 'executed', attempt_count: 1 });
+      expect(await attemptsOf(t.database.sql, id)).toHaveLength(1);
+    }
+  });
 });
 
 describe('callback deliveries (in-process, fake clock)', () => {

@@ -45,86 +45,114 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
   await db.insertInto('delivery_attempts').values(attemptRow(a)).execute();
 }
 
-// Every attempt runs these two: fixed texts (see fixedStatement), constants interpolated once.
+// Every attempt runs these two, for every attempt of a turn of the event loop at once (app/tick-batch.ts): fixed
+// texts (see fixedStatement), constants interpolated once. Rows are locked in id order, so two workers claiming
+// overlapping batches wait for each other instead of deadlocking.
 const claimStatement = fixedStatement<ActionRow & { claimed: boolean }>(
-  `with claimed as (
-     update actions set status = $2, lease_until = $3, updated_at = $6,
-       attempt_count = attempt_count + case when mode = '${WEBHOOK}' then 1 else 0 end
-     where id = $1 and status = any($4::text[]) and next_attempt_at <= $5
-       and (mode <> '${WEBHOOK}' or attempt_count < max_attempts)
-       and (coordination -> 'on_execute' is null
-            or (mode = '${WEBHOOK}' and attempt_count > 0)
-            or (mode = '${APPROVAL}' and gate ->> 'sent_at' is not null))
-     returning *
+  `with candidate as (
+     select id from actions
+      where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
+        and (mode <> '${WEBHOOK}' or attempt_count < max_attempts)
+        and (coordination -> 'on_execute' is null
+             or (mode = '${WEBHOOK}' and attempt_count > 0)
+             or (mode = '${APPROVAL}' and gate ->> 'sent_at' is not null))
+      order by id
+        for update
+   ), claimed as (
+     update actions a set status = $2, lease_until = $3, updated_at = $6,
+       attempt_count = a.attempt_count + case when a.mode = '${WEBHOOK}' then 1 else 0 end
+       from candidate c where a.id = c.id
+     returning a.*
    )
    select claimed.*, true as claimed from claimed
    union all
-   select actions.*, false from actions where id = $1 and not exists (select 1 from claimed)`,
+   select actions.*, false from actions
+    where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
+      and id not in (select id from claimed)`,
 );
 
-const completeStatement = fixedStatement<{ id: string }>(
-  `with done as (
+const completeStatement = fixedStatement<{ action_id: string }>(
+  `with attempt as (
+     select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[],
+                          $7::int[], $8::int[], $9::text[], $10::text[], $11::text[], $12::boolean[])
+       as t(id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome,
+            error, response_excerpt, response_truncated)
+   ), finishing as (
+     select a.id from actions a join attempt t on t.action_id = a.id
+      where a.status = '${EXECUTING}' and a.attempt_count = t.attempt_number
+        and a.recurrence is null and a.callback_url is null
+      order by a.id
+        for update of a
+   ), done as (
      update actions set status = $13, next_attempt_at = null, lease_until = null, last_error = null,
        executed_at = $14, updated_at = $14
-      where id = $2 and status = '${EXECUTING}' and attempt_count = $3 and recurrence is null and callback_url is null
+      where id in (select id from finishing)
      returning id
    )
    insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
      status_code, outcome, error, response_excerpt, response_truncated)
-   select $1::uuid, $2::uuid, $3::int, $4::timestamptz, $5::timestamptz, $6::int, $7::int, $8::int, $9::text,
-          $10::text, $11::text, $12::boolean
-     from done
-   returning id`,
+   select t.id, t.action_id, t.attempt_number, t.due_at, t.started_at, t.lateness_ms, t.duration_ms, t.status_code,
+          t.outcome, t.error, t.response_excerpt, t.response_truncated
+     from attempt t join done d on d.id = t.action_id
+   returning action_id`,
 );
 
+/** What a claim found for one action: claimed now, or the row as it stands when it may need the careful path. */
+export interface ClaimFound {
+  row: ActionRow;
+  claimed: boolean;
+}
+
 /**
- * Claims the due attempt of one action in one statement when it needs nothing else (no coordination rule to check
- * first, attempts left): the row moves to `to` under a lease. When nothing was claimed, the same round trip answers
- * the row as it stands (`claimed: false`), so the caller tells a duplicate trigger from a case for the careful path.
+ * Claims the due attempts of several actions in one statement, each that needs nothing else (no coordination rule
+ * to check first, attempts left): those rows move to `to` under a lease (`claimed: true`). An action that is
+ * claimable and due but needs more comes back as it stands (`claimed: false`) for the careful path; one that is not
+ * due, or already taken (a duplicate trigger), is absent from the answer.
  */
 export async function claimDue(
   db: Sql,
   c: {
-    actionId: string;
+    actionIds: readonly string[];
     from: readonly ActionState[];
     to: ActionState;
     leaseUntil: Date;
     dueBy: Date;
     now: Date;
   },
-): Promise<{ row: ActionRow; claimed: boolean } | null> {
-  const [found] = await claimStatement(db, [c.actionId, c.to, c.leaseUntil, c.from, c.dueBy, c.now]);
-  if (!found) return null;
-  const { claimed, ...row } = found;
-  return { row, claimed };
+): Promise<Map<string, ClaimFound>> {
+  const rows = await claimStatement(db, [c.actionIds, c.to, c.leaseUntil, c.from, c.dueBy, c.now]);
+  return new Map(rows.map(({ claimed, ...row }) => [row.id, { row, claimed }]));
 }
 
 /**
- * The common success (one-time, no callback) in one statement: the action moves to `to` and the attempt is logged
- * together, or neither when the lease was lost (answers false; the careful path then sorts it out).
+ * The common success (one-time, no callback) of several attempts in one statement: each action moves to `to` and
+ * its attempt is logged together, or neither when its lease was lost. Answers the actions completed; the caller
+ * takes the others through the careful path.
  */
-export async function completeOneShot(
+export async function completeOneShots(
   db: Sql,
-  a: AttemptRecord & { to: ActionState; now: Date },
-): Promise<boolean> {
-  const r = attemptRow(a);
-  const rows = await completeStatement(db, [
-    r.id,
-    r.action_id,
-    r.attempt_number,
-    r.due_at,
-    r.started_at,
-    r.lateness_ms,
-    r.duration_ms,
-    r.status_code,
-    r.outcome,
-    r.error,
-    r.response_excerpt,
-    r.response_truncated,
-    a.to,
-    a.now,
+  attempts: readonly AttemptRecord[],
+  c: { to: ActionState; now: Date },
+): Promise<Set<string>> {
+  const rows = attempts.map(attemptRow);
+  const column = <K extends keyof ReturnType<typeof attemptRow>>(k: K) => rows.map((r) => r[k]);
+  const done = await completeStatement(db, [
+    column('id'),
+    column('action_id'),
+    column('attempt_number'),
+    column('due_at'),
+    column('started_at'),
+    column('lateness_ms'),
+    column('duration_ms'),
+    column('status_code'),
+    column('outcome'),
+    column('error'),
+    column('response_excerpt'),
+    column('response_truncated'),
+    c.to,
+    c.now,
   ]);
-  return rows.length > 0;
+  return new Set(done.map((r) => r.action_id));
 }
 
 /** Executing actions whose lease ran out before `now`, oldest first. */

@@ -10,13 +10,15 @@ import { recordStepResponse } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
+  type ClaimFound,
   claimDue,
-  completeOneShot,
+  completeOneShots,
   expiredLeases,
   insertAttempt,
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
 import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store } from '../ports.js';
+import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import { buildRequest, EXCERPT_BYTES, type OutboundRequest } from './request.js';
 
@@ -34,6 +36,7 @@ const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
 const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
 if (assertTransition('resolved', 'start') !== CLAIMED)
   throw new Error('state table: resolved must start into executing');
+const SUCCEEDED: ActionState = assertTransition(CLAIMED, 'deliver_succeeded');
 
 /** The outgoing HTTP client, as the use case needs it. */
 export interface Outbound {
@@ -72,6 +75,32 @@ interface Claimed {
  * then hands the action on. Every entry point is idempotent: jobs/ may call `fire` from several triggers at once.
  */
 export class Deliveries {
+  /** The claims of one turn of the event loop, in one statement. */
+  private readonly claims = new TickBatch<string, ClaimFound | undefined>(async (ids) => {
+    const now = this.p.clock();
+    const found = await claimDue(this.p.store.sql, {
+      actionIds: ids,
+      from: CLAIMABLE,
+      to: CLAIMED,
+      leaseUntil: new Date(now.getTime() + this.leaseMs()),
+      dueBy: new Date(now.getTime() + CLAIM_TOLERANCE_MS),
+      now,
+    });
+    // One claim, one owner: should two triggers of one action share a batch, only the first gets the row.
+    const answered = new Set<string>();
+    return ids.map((id) => {
+      if (answered.has(id)) return undefined;
+      answered.add(id);
+      return found.get(id);
+    });
+  });
+
+  /** The one-time successes of one turn of the event loop, in one statement. */
+  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(async (attempts) => {
+    const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
+    return attempts.map((a) => done.has(a.actionId));
+  });
+
   constructor(private readonly p: DeliveryPorts) {}
 
   /** 30 s, scaled in tests (never below 2 s). */
@@ -101,25 +130,15 @@ export class Deliveries {
   }
 
   /**
-   * The common case is one statement: the action is due, needs no coordination check and has attempts left.
-   * Anything else (a coordination rule to evaluate, attempts used up by a lost attempt) takes the careful path; an
-   * action that is not due, or already taken, costs that one statement.
+   * The common case is one statement (shared with the other claims of this turn): the action is due, needs no
+   * coordination check and has attempts left. Anything else (a coordination rule to evaluate, attempts used up by a
+   * lost attempt) takes the careful path; an action that is not due, or already taken, costs its share of that one
+   * statement.
    */
   private async claim(actionId: string): Promise<Claimed | null> {
-    const now = this.p.clock();
-    const dueBy = new Date(now.getTime() + CLAIM_TOLERANCE_MS);
-    const found = await claimDue(this.p.store.sql, {
-      actionId,
-      from: CLAIMABLE,
-      to: CLAIMED,
-      leaseUntil: new Date(now.getTime() + this.leaseMs()),
-      dueBy,
-      now,
-    });
+    const found = await this.claims.add(actionId);
     if (!found) return null;
-    const { row, claimed } = found;
-    if (claimed) return { row, dueAt: row.next_attempt_at! };
-    if (!CLAIMABLE.includes(row.status) || !row.next_attempt_at || row.next_attempt_at > dueBy) return null;
+    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at! };
     return this.claimCarefully(actionId);
   }
 
@@ -222,8 +241,7 @@ export class Deliveries {
           : false,
     };
     if (outcome === 'success' && !row.recurrence && !row.callback_url && !row.chain_id) {
-      const to = assertTransition('executing', 'deliver_succeeded');
-      if (await completeOneShot(this.p.store.sql, { ...attempt, to, now: this.p.clock() })) return;
+      if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
       await insertAttempt(db, attempt);
