@@ -81,7 +81,7 @@ describe('logs keep no response link', () => {
     });
 
     const output = server.output();
-    expect(output).toContain('incoming request');
+    expect(output).toContain('request completed');
     expect(output).toContain('/r/[redacted]');
     for (const t of [token, new URL(second).pathname.split('/')[2]!]) {
       expect(output.includes(t)).toBe(false);

@@ -40,30 +40,35 @@ interface LoggedRequest {
 
 /** JSON logs; credentials are redacted wherever they might appear, including response links in request URLs. */
 export function createLogger(level: string, name = 'sched'): Logger {
-  return pino({
-    name,
-    level,
-    serializers: {
-      req: (req: LoggedRequest) => ({
-        method: req.method,
-        url: redactUrl(req.url ?? ''),
-        host: req.host,
-        remoteAddress: req.ip,
-        remotePort: req.socket?.remotePort,
-      }),
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 8192 });
+  setInterval(() => destination.flush(), 200).unref();
+  return pino(
+    {
+      name,
+      level,
+      serializers: {
+        req: (req: LoggedRequest) => ({
+          method: req.method,
+          url: redactUrl(req.url ?? ''),
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'headers.authorization',
+          'apiKey',
+          'api_key',
+          'webhook_secret',
+          'secret',
+          '*.webhook_secret',
+          '*.apiKey',
+        ],
+        censor: '[redacted]',
+      },
     },
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'headers.authorization',
-        'apiKey',
-        'api_key',
-        'webhook_secret',
-        'secret',
-        '*.webhook_secret',
-        '*.apiKey',
-      ],
-      censor: '[redacted]',
-    },
-  });
+    destination,
+  );
 }
