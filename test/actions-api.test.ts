@@ -485,6 +485,25 @@ describe('webhook actions: the API', () => {
     expect((await get(mine.body.data.id)).status).toBe('scheduled');
   });
 
+  it('concurrent creates (inserted and counted together per turn of the event loop) each make their own action', async () => {
+    const used = async () => (await api(server, key, 'GET', '/v1/quota')).body.data.actions.used as number;
+    const before = await used();
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        create({ name: `burst-${i}`, schedule: { wait: '2h' }, request: hook() }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 201));
+    const ids = new Set(results.map((r) => r.body.data.id as string));
+    expect(ids.size).toBe(40);
+    for (const [i, r] of results.entries()) {
+      expect(r.body.data.name).toBe(`burst-${i}`);
+      const read = await api(server, key, 'GET', `/v1/actions/${r.body.data.id}`);
+      expect(read.body.data).toMatchObject({ name: `burst-${i}`, status: 'scheduled' });
+    }
+    expect(await used()).toBe(before + 40);
+  });
+
   it('quota: counts creates this month (cancelled included); the Free plan stops at 100 with 403', async () => {
     const created = JSON.parse(
       (await runCli(['accounts', 'create', '--name', 'free-tier', '--plan', 'free', '--json'], server.env))

@@ -175,6 +175,31 @@ describe('rate limits shared across API processes', () => {
     }
   });
 
+  it('concurrent requests (counted together per turn of the event loop) still get exactly 100 in a minute, each its own count', async () => {
+    const db = await createTestDatabase('ratelimit-burst');
+    const a = await startServer({ databaseUrl: db.url, role: 'api' });
+    const b = await startServer({ databaseUrl: db.url, role: 'api' });
+    try {
+      const msIntoMinute = Date.now() % 60_000;
+      if (msIntoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - msIntoMinute + 100));
+      const results = await Promise.all(
+        Array.from({ length: 130 }, (_, i) => api(i % 2 ? a : b, a.apiKey, 'GET', '/v1/contacts')),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(100);
+      expect(results.filter((r) => r.status === 429)).toHaveLength(30);
+      // Every request was counted once: the remaining counts of the 100 admitted are 99 down to 0, each once.
+      const remaining = results
+        .filter((r) => r.status === 200)
+        .map((r) => Number(r.headers.get('x-ratelimit-remaining')))
+        .sort((x, y) => y - x);
+      expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => 99 - i));
+    } finally {
+      await a.stop();
+      await b.stop();
+      await db.drop();
+    }
+  });
+
   it('SCHED_RATE_LIMIT_FACTOR and the per-account factor scale the limits', async () => {
     const db = await createTestDatabase('ratefactor');
     const server = await startServer({ databaseUrl: db.url, env: { SCHED_RATE_LIMIT_FACTOR: '0.05' } });

@@ -8,11 +8,13 @@ import {
 } from '../domain/rate-limit/policy.js';
 import {
   countHits,
-  findKeyHolderAndCount,
+  findKeyHoldersAndCount,
   type KeyHolder,
+  type KeyHolderQuery,
   pruneWindows,
 } from '../persistence/rate-limit-windows.js';
 import type { Clock, Store } from './ports.js';
+import { TickBatch } from './tick-batch.js';
 
 /** The window each named limit counts in at `now`. */
 function windowOf(name: RateLimitName, now: Date): { start: Date; end: Date } {
@@ -22,6 +24,12 @@ function windowOf(name: RateLimitName, now: Date): { start: Date; end: Date } {
 
 /** Counts hits in PostgreSQL, so a limit holds across every API process. */
 export class RateLimiter {
+  /** The authenticated requests of one turn of the event loop, found and counted in one statement. */
+  private readonly holders = new TickBatch<
+    KeyHolderQuery,
+    Awaited<ReturnType<typeof findKeyHoldersAndCount>>[number]
+  >((queries) => findKeyHoldersAndCount(this.store.sql, queries, this.clock()));
+
   constructor(
     private readonly store: Store,
     /** The one clock of the process; `now` arguments default to it. */
@@ -38,7 +46,7 @@ export class RateLimiter {
 
   /**
    * Finds the holder of an API key (by its hash) and counts the request against the named limits of that holder's
-   * account, in one statement. Nothing is counted for an unknown or revoked key (answers null). `hits` answers the
+   * account, in one statement shared with the other requests of this turn of the event loop. Nothing is counted for an unknown or revoked key (answers null). `hits` answers the
    * count in the current window of each name.
    */
   async hitAsKeyHolder(
@@ -47,7 +55,7 @@ export class RateLimiter {
     now: Date = this.clock(),
   ): Promise<{ holder: KeyHolder; hits: (name: RateLimitName) => number } | null> {
     const windows = names.map((name) => ({ name, ...windowOf(name, now) }));
-    const found = await findKeyHolderAndCount(this.store.sql, keyHash, windows, now);
+    const found = await this.holders.add({ keyHash, windows });
     if (!found) return null;
     const { holder, hits } = found;
     return { holder, hits: (name) => hits[`${name}:${holder.account_id}`] ?? 1 };

@@ -9,9 +9,9 @@ export interface WindowHit {
   end: Date;
 }
 
-/** Ends the insert of one hit per bucket: a window already counting adds one. */
-const ADD_HIT_TEXT = `on conflict (bucket, window_start) do update set hits = rate_limit_windows.hits + 1
-  returning bucket, hits`;
+/** Ends the insert of hits per bucket: a window already counting adds them. */
+const ADD_HIT_TEXT = `on conflict (bucket, window_start) do update set hits = rate_limit_windows.hits + excluded.hits
+  returning bucket, window_start, hits`;
 
 /** Counts one hit in each window, in one statement; answers each bucket's count so far. */
 export async function countHits(db: Sql, windows: WindowHit[]): Promise<Map<string, number>> {
@@ -34,45 +34,77 @@ export interface KeyHolder {
   stale: boolean;
 }
 
-// Every authenticated request runs it: a fixed text (see fixedStatement).
-const keyHolderStatement = fixedStatement<KeyHolder & { hits: Record<string, number> | null }>(
+// Every authenticated request runs it, with the other requests of its turn of the event loop (app/tick-batch.ts):
+// a fixed text (see fixedStatement). Windows are counted in (bucket, start) order, so two processes counting
+// overlapping buckets wait for each other instead of deadlocking.
+const keyHolderStatement = fixedStatement<KeyHolder & { i: number; hits: [string, string, number][] | null }>(
   `with holder as (
-     select k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
-            (k.last_used_at is null or k.last_used_at < $5) as stale
-       from api_keys k join accounts a on a.id = k.account_id
-      where k.key_hash = $1 and k.revoked_at is null
+     select r.i, k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
+            (k.last_used_at is null or k.last_used_at < $6) as stale
+       from unnest($1::int[], $2::text[]) as r(i, key_hash)
+       join api_keys k on k.key_hash = r.key_hash and k.revoked_at is null
+       join accounts a on a.id = k.account_id
    ),
    counted as (
      insert into rate_limit_windows (bucket, window_start, hits, expires_at)
-     select t.n || ':' || h.account_id, t.s, 1, t.e
-       from holder h, unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) as t(n, s, e)
+     select t.n || ':' || h.account_id, t.s, count(*), max(t.e)
+       from holder h join unnest($3::int[], $4::text[], $5::timestamptz[], $7::timestamptz[]) as t(i, n, s, e)
+         on t.i = h.i
+      group by 1, 2
+      order by 1, 2
      ${ADD_HIT_TEXT}
    )
-   select h.*, (select json_object_agg(bucket, hits) from counted) as hits from holder h`,
+   select h.*, (select json_agg(json_build_array(bucket, window_start, hits)) from counted) as hits from holder h`,
 );
 
+/** A request to authenticate: the key's hash and the windows to count one hit in. */
+export interface KeyHolderQuery {
+  keyHash: string;
+  windows: { name: string; start: Date; end: Date }[];
+}
+
 /**
- * Finds the holder of a live API key by the key's hash and counts one hit in each named window of that holder's
- * account (bucket `<name>:<account id>`), in one statement: every authenticated request costs one round trip for
- * both. The lookup is by hash, so timing reveals nothing about the secret; there is no cache, so a revocation holds
- * at once in every process. Nothing is counted for an unknown or revoked key (answers null).
+ * Finds the holders of live API keys by the keys' hashes and counts one hit per request in each named window of
+ * that holder's account (bucket `<name>:<account id>`), for several requests in one statement. Each request gets its
+ * own count, as if they had been counted one after the other in the order given, so limits stay exact. The lookup
+ * is by hash, so timing reveals nothing about the secret; there is no cache, so a revocation holds at once in every
+ * process. Nothing is counted for an unknown or revoked key (answers null in its place).
  */
-export async function findKeyHolderAndCount(
+export async function findKeyHoldersAndCount(
   db: Sql,
-  keyHash: string,
-  windows: { name: string; start: Date; end: Date }[],
+  queries: readonly KeyHolderQuery[],
   now: Date,
-): Promise<{ holder: KeyHolder; hits: Record<string, number> } | null> {
-  const [row] = await keyHolderStatement(db, [
-    keyHash,
-    windows.map((w) => w.name),
-    windows.map((w) => w.start),
-    windows.map((w) => w.end),
+): Promise<({ holder: KeyHolder; hits: Record<string, number> } | null)[]> {
+  const hits = queries.flatMap((q, i) => q.windows.map((w) => ({ i, ...w })));
+  const rows = await keyHolderStatement(db, [
+    queries.map((_, i) => i),
+    queries.map((q) => q.keyHash),
+    hits.map((h) => h.i),
+    hits.map((h) => h.name),
+    hits.map((h) => h.start),
     new Date(now.getTime() - 60_000),
+    hits.map((h) => h.end),
   ]);
-  if (!row) return null;
-  const { hits, ...holder } = row;
-  return { holder: { ...holder, rate_limit_factor: Number(holder.rate_limit_factor) }, hits: hits ?? {} };
+  const holders = new Map(rows.map(({ i, hits: _, ...holder }) => [i, holder]));
+  // The window's count after the whole batch, handed back down in request order: the last request gets the total.
+  const totals = new Map<string, number>();
+  for (const [bucket, start, total] of rows[0]?.hits ?? [])
+    totals.set(`${bucket}@${Date.parse(start)}`, total);
+  const answers: ({ holder: KeyHolder; hits: Record<string, number> } | null)[] = queries.map(() => null);
+  for (let i = queries.length - 1; i >= 0; i -= 1) {
+    const holder = holders.get(i);
+    if (!holder) continue;
+    const counts: Record<string, number> = {};
+    for (const w of queries[i]!.windows) {
+      const bucket = `${w.name}:${holder.account_id}`;
+      const key = `${bucket}@${w.start.getTime()}`;
+      const total = totals.get(key) ?? 1;
+      counts[bucket] = total;
+      totals.set(key, total - 1);
+    }
+    answers[i] = { holder: { ...holder, rate_limit_factor: Number(holder.rate_limit_factor) }, hits: counts };
+  }
+  return answers;
 }
 
 /** Drops windows that ended before `now`. */

@@ -12,8 +12,10 @@ import {
   findAction,
   findByIdempotencyKey,
   insertAction,
+  insertActions,
   listActions,
   lockName,
+  type NewAction,
   updateAction,
 } from '../../persistence/actions.js';
 import { attachmentsOf, insertAttachments } from '../../persistence/approvals/attachments.js';
@@ -29,6 +31,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
+import { TickBatch } from '../tick-batch.js';
 import { currentMode, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
 
@@ -49,6 +52,27 @@ export interface ListQuery {
 
 /** Use cases of webhook actions: create, read, cancel, retry. Every query is scoped to the caller's account. */
 export class ActionService {
+  /** The one-statement creates of one turn of the event loop, inserted together (group commit). */
+  private readonly simpleInserts = new TickBatch<NewAction, ActionRow>((rows) =>
+    insertActions(this.store.sql, rows),
+  );
+
+  /** Creates counted after their commit (plans without a quota), summed per account and month for one turn. */
+  private readonly lateCounts = new TickBatch<{ accountId: string; period: string }, void>(async (uses) => {
+    const sums = new Map<string, { accountId: string; period: string; amount: number }>();
+    for (const u of uses) {
+      const key = `${u.accountId}/${u.period}`;
+      const sum = sums.get(key) ?? { ...u, amount: 0 };
+      sum.amount += 1;
+      sums.set(key, sum);
+    }
+    const counters = (this.options.counters ?? this.store).sql;
+    await Promise.all(
+      [...sums.values()].map((u) => consumeUsage(counters, { ...u, metric: 'actions', limit: null })),
+    );
+    return uses.map(() => undefined);
+  });
+
   constructor(
     private readonly store: Store,
     private readonly scheduler: ActionScheduler,
@@ -130,7 +154,7 @@ export class ActionService {
         }
       }
 
-      const row = await insertAction(db, {
+      const newRow: NewAction = {
         id: randomUUID(),
         account_id: accountId,
         name: p.name,
@@ -153,7 +177,8 @@ export class ActionService {
         gate: gate?.stored ?? null,
         created_at: now,
         updated_at: now,
-      });
+      };
+      const row = oneStatement ? await this.simpleInserts.add(newRow) : await insertAction(db, newRow);
       if (countsDestination) {
         // On the simple path the verification was read just above.
         await guard!(db, accountId, p.request!.url, now, { unverified: simple });
@@ -188,14 +213,8 @@ export class ActionService {
         action: row.mode === 'webhook' ? actionView(row, []) : await this.view(db, row),
       };
     });
-    if (result.kind === 'created' && countAfterCommit.period) {
-      await consumeUsage((this.options.counters ?? this.store).sql, {
-        accountId,
-        period: countAfterCommit.period,
-        metric: 'actions',
-        limit: null,
-      });
-    }
+    if (result.kind === 'created' && countAfterCommit.period)
+      await this.lateCounts.add({ accountId, period: countAfterCommit.period });
     return result;
   }
 
