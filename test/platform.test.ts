@@ -134,7 +134,15 @@ describe('platform over raw HTTP', () => {
     const created = JSON.parse(
       (await runCli(['keys', 'create', '--account', accountId, '--json'], server.env)).stdout,
     );
-    expect((await api(server, created.api_key, 'GET', '/v1/contacts')).status).toBe(200);
+    // A burst of requests records the key's use (at most once a minute, once per burst).
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => api(server, created.api_key, 'GET', '/v1/contacts')),
+    );
+    expect(burst.every((r) => r.status === 200)).toBe(true);
+    const used = JSON.parse(
+      (await runCli(['keys', 'list', '--account', accountId, '--json'], server.env)).stdout,
+    ).data.find((k: { id: string }) => k.id === created.key.id);
+    expect(Date.parse(used.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
     const revoked = await runCli(['keys', 'revoke', created.key.id], server.env);
     expect(revoked.code).toBe(0);
     expect((await api(server, created.api_key, 'GET', '/v1/contacts')).status).toBe(401);

@@ -51,8 +51,8 @@ describe('domain settings of the configuration', () => {
 });
 
 describe('delivery concurrency caps', () => {
-  it('defaults to 256 in flight per process and 32 per account', () => {
-    expect(loadConfig({}).deliveryConcurrency).toEqual({ total: 256, perAccount: 32 });
+  it('defaults to 256 in flight per process and 128 per account', () => {
+    expect(loadConfig({}).deliveryConcurrency).toEqual({ total: 256, perAccount: 128 });
   });
 
   it('reads both caps and refuses zero, negatives and fractions', () => {

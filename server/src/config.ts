@@ -35,7 +35,7 @@ const EnvSchema = z.object({
     .optional(),
   // Delivery attempts in flight per worker process, in total and per account (review M5, docs/actions.md).
   SCHED_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(256),
-  SCHED_DELIVERY_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).default(32),
+  SCHED_DELIVERY_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).default(128),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
