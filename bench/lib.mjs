@@ -150,6 +150,23 @@ function stopper(cleanups) {
  * fresh database of the run's PostgreSQL, with its own account (plan business, rate limits multiplied away but
  * still counted).
  */
+/**
+ * How sched runs (BENCH_ROLES): one `serve --role all` process (the default), the API and the worker as two
+ * processes (`split`), or two API and two worker processes over the one database (`2x2`, issue 12's scale-out).
+ */
+const ROLE_LAYOUTS = {
+  all: { label: 'all (one process)', roles: ['all'] },
+  split: { label: 'api + worker (two processes)', roles: ['api', 'worker'] },
+  '2x2': { label: 'api x2 + worker x2 (four processes)', roles: ['api', 'api', 'worker', 'worker'] },
+};
+
+export function roleLayout() {
+  const name = process.env.BENCH_ROLES ?? 'all';
+  const layout = ROLE_LAYOUTS[name];
+  if (!layout) throw new Error(`BENCH_ROLES=${name}: use one of ${Object.keys(ROLE_LAYOUTS).join(', ')}`);
+  return layout;
+}
+
 export async function startStack(name, build, postgres) {
   const dataDir = path.join(TMP, `${name}-${build.key}-${Date.now()}`);
   await fs.mkdir(dataDir, { recursive: true });
@@ -190,13 +207,18 @@ export async function startStack(name, build, postgres) {
     if (settings.logLevel) serverEnv.LOG_LEVEL = settings.logLevel;
     else delete serverEnv.LOG_LEVEL;
     const cli = path.join(build.root, 'cli', 'dist', 'bin.js');
-    // BENCH_ROLES=split runs the API and the worker as two processes (`serve --role api` / `--role worker`).
-    const split = process.env.BENCH_ROLES === 'split';
-    stack.roles = split ? 'api + worker (two processes)' : 'all (one process)';
-    const api = await spawnServer(cli, split ? 'api' : 'all', serverEnv, dataDir, cleanups);
-    stack.pids = [api.pid];
-    stack.url = api.url;
-    if (split) stack.pids.push((await spawnServer(cli, 'worker', serverEnv, dataDir, cleanups)).pid);
+    const layout = roleLayout();
+    stack.roles = layout.label;
+    stack.pids = [];
+    stack.urls = [];
+    for (const [i, role] of layout.roles.entries()) {
+      // Each API process listens on a port of its own; the load generator spreads requests over them.
+      const env = role === 'worker' || i === 0 ? serverEnv : { ...serverEnv, PORT: String(await freePort()) };
+      const server = await spawnServer(cli, role, env, dataDir, cleanups, `${role}-${i}`);
+      stack.pids.push(server.pid);
+      if (role !== 'worker') stack.urls.push(server.url);
+    }
+    stack.url = stack.urls[0];
 
     const created = JSON.parse(
       await runCli(
@@ -232,8 +254,16 @@ async function attachClients(stack, cleanups) {
     cleanups.push(() => stack.db.end());
   }
   if (stack.url) {
-    stack.api = new HttpPool(stack.url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
-    cleanups.push(() => stack.api.close());
+    const pools = (stack.urls ?? [stack.url]).map(
+      (url) => new HttpPool(url, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 }),
+    );
+    // Several API processes (BENCH_ROLES=2x2): requests go to each in turn.
+    let turn = 0;
+    stack.api =
+      pools.length === 1
+        ? pools[0]
+        : { request: (opts) => pools[turn++ % pools.length].request(opts), close: async () => undefined };
+    cleanups.push(() => Promise.all(pools.map((p) => p.close())));
   }
 }
 
@@ -389,8 +419,8 @@ export async function serverNodeEnv(root) {
 }
 
 /** Starts `sched serve --role <role>` and resolves once it is up (its URL, when it serves HTTP). */
-async function spawnServer(cli, role, env, dataDir, cleanups) {
-  const logFile = await fs.open(path.join(dataDir, `server-${role}.log`), 'a');
+async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
+  const logFile = await fs.open(path.join(dataDir, `server-${name}.log`), 'a');
   const child = spawn(process.execPath, [cli, 'serve', '--role', role], {
     env,
     stdio: ['ignore', 'pipe', logFile.fd],

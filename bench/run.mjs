@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUILDS, log, machine, serverNodeEnv, settings, startPostgres, TMP } from './lib.mjs';
+import { BUILDS, log, machine, roleLayout, serverNodeEnv, settings, startPostgres, TMP } from './lib.mjs';
 import { printSummary } from './summary.mjs';
 
 const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million'];
@@ -56,7 +56,7 @@ const header = {
   database: process.env.BENCH_DATABASE_URL
     ? 'BENCH_DATABASE_URL (a fresh database per system)'
     : 'one embedded PostgreSQL 17 for the run (a fresh database per system)',
-  roles: process.env.BENCH_ROLES === 'split' ? 'api + worker' : 'all',
+  roles: roleLayout().label,
   settings: { ...settings },
 };
 for (const b of header.builds) b.nodeEnv = await serverNodeEnv(b.root);
@@ -65,7 +65,7 @@ process.stdout.write(
     header.builds
       .map(
         (b) =>
-          `  ${b.label} (${b.root}): ${process.env.BENCH_ROLES === 'split' ? 'serve --role api + --role worker' : 'serve --role all'}, NODE_ENV=${b.nodeEnv}${b.nodeEnv === 'production' ? '' : ' (response validation on)'}\n`,
+          `  ${b.label} (${b.root}): serve --role ${roleLayout().label}, NODE_ENV=${b.nodeEnv}${b.nodeEnv === 'production' ? '' : ' (response validation on)'}\n`,
       )
       .join('') +
     `  ${settings.seconds} s of load per system, ${settings.rounds} round(s), order alternating; ` +

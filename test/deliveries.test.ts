@@ -32,14 +32,20 @@ describe('deliveries (in-process, fake clock)', () => {
 
   const T0 = new Date('2026-03-02T10:00:00.000Z');
 
-  function harness(answers: (OutboundResult | (() => Promise<OutboundResult>))[], timeScale = 1) {
+  function harness(
+    answers: (OutboundResult | (() => Promise<OutboundResult>))[],
+    timeScale = 1,
+    realClock = false,
+  ) {
     let now = T0;
     const sent: string[] = [];
+    const sentAt: number[] = [];
     const scheduled: { id: string; at: Date }[] = [];
     const callbacks: { id: string; event: string; payload: Record<string, unknown> }[] = [];
     const outbound: Outbound = {
       async send(req) {
         sent.push(req.url);
+        sentAt.push(Date.now());
         const next = answers.shift();
         if (!next) throw new Error('no scripted answer left');
         return typeof next === 'function' ? next() : next;
@@ -64,12 +70,13 @@ describe('deliveries (in-process, fake clock)', () => {
       scheduler,
       callbacks: callbackOutbox,
       outbound,
-      clock: () => now,
+      clock: realClock ? () => new Date() : () => now,
       waits: createWaits(timeScale),
     });
     return {
       deliveries,
       sent,
+      sentAt,
       scheduled,
       callbacks,
       advance(ms: number) {
@@ -283,6 +290,16 @@ describe('deliveries (in-process, fake clock)', () => {
     await Promise.all(Array.from({ length: 8 }, () => h.deliveries.fire(id)));
     expect(h.sent).toHaveLength(1);
     expect(await attemptsOf(t.database.sql, id)).toHaveLength(1);
+  });
+
+  it('a claim made a little ahead (a timer fires CLAIM_LEAD_MS early) still sends at the due time, never before', async () => {
+    const h = harness([response(200)], 1, true);
+    const due = new Date(Date.now() + 15);
+    const id = await newAction({ scheduled_for: due, next_attempt_at: due });
+    await h.deliveries.fire(id);
+    expect(h.sent).toHaveLength(1);
+    expect(h.sentAt[0]).toBeGreaterThanOrEqual(due.getTime());
+    expect((await attemptsOf(t.database.sql, id))[0]).toMatchObject({ outcome: 'success' });
   });
 
   it('two workers firing overlapping batches in opposite orders deliver each attempt once, without deadlock', async () => {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Admission, type AdmissionLimits } from '../app/deliveries/admission.js';
 import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
-import type { Deliveries } from '../app/deliveries/deliver.js';
+import { CLAIM_LEAD_MS, type Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
@@ -162,7 +162,8 @@ export class Dispatcher {
 
   private arm(actionId: string, accountId: string, dueMs: number): void {
     if (this.stopped || this.timers.has(actionId)) return;
-    const delay = Math.max(0, dueMs - this.o.clock().getTime());
+    // A little early, so the claim's round trip is made before the due time (Deliveries.fire sends at it).
+    const delay = Math.max(0, dueMs - CLAIM_LEAD_MS - this.o.clock().getTime());
     if (delay > ANNOUNCE_WINDOW_MS) return;
     const timer = setTimeout(() => {
       this.timers.delete(actionId);
