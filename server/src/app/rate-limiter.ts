@@ -10,6 +10,7 @@ import {
   countHits,
   findKeyHoldersAndCount,
   type KeyHolder,
+  type KeyHolderFound,
   type KeyHolderQuery,
   pruneWindows,
 } from '../persistence/rate-limit-windows.js';
@@ -25,10 +26,9 @@ function windowOf(name: RateLimitName, now: Date): { start: Date; end: Date } {
 /** Counts hits in PostgreSQL, so a limit holds across every API process. */
 export class RateLimiter {
   /** The authenticated requests of one turn of the event loop, found and counted in one statement. */
-  private readonly holders = new TickBatch<
-    KeyHolderQuery,
-    Awaited<ReturnType<typeof findKeyHoldersAndCount>>[number]
-  >((queries) => findKeyHoldersAndCount(this.store.sql, queries, this.clock()));
+  private readonly holders = new TickBatch<KeyHolderQuery, KeyHolderFound>((queries) =>
+    findKeyHoldersAndCount(this.store.sql, queries, this.clock()),
+  );
 
   constructor(
     private readonly store: Store,

@@ -2,7 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ACTION_MODES } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
-import { fixedStatement, type Sql, type Tables } from './database.js';
+import { fixedStatement, newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
 export type ActionRow = Selectable<Tables['actions']>;
@@ -40,14 +40,8 @@ const CREATE_COLUMNS = [
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];
 export type NewAction = Required<Pick<Insertable<Tables['actions']>, (typeof CREATE_COLUMNS)[number]>>;
 
-// Every create runs it: a fixed text (see fixedStatement).
-const insertActionStatement = fixedStatement<ActionRow>(
-  `insert into actions (${CREATE_COLUMNS.join(', ')})
-   values (${CREATE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) returning *`,
-);
-
-// Several creates of one turn of the event loop in one statement: the rows travel as one JSON parameter, so the text
-// stays fixed whatever their number.
+// Every create runs it, alone or with the other creates of its turn of the event loop (app/tick-batch.ts): the rows
+// travel as one JSON parameter, so the text stays fixed whatever their number (see fixedStatement).
 const insertActionsStatement = fixedStatement<ActionRow>(
   `insert into actions (${CREATE_COLUMNS.join(', ')})
    select ${CREATE_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
@@ -63,10 +57,7 @@ export async function insertActions(db: Sql, actions: readonly NewAction[]): Pro
 }
 
 export async function insertAction(db: Sql, a: NewAction): Promise<ActionRow> {
-  const [row] = await insertActionStatement(
-    db,
-    CREATE_COLUMNS.map((c) => a[c]),
-  );
+  const [row] = await insertActions(db, [a]);
   return row!;
 }
 
@@ -147,17 +138,7 @@ export async function listActions(
   if (f.dedupKey) q = q.where(sql<boolean>`dedup_keys @> array[${f.dedupKey}]::text[]`);
   if (f.recurring === true) q = q.where('recurrence', 'is not', null);
   if (f.recurring === false) q = q.where('recurrence', 'is', null);
-  const [count, rows] = await Promise.all([
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
-    q
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-  ]);
-  return { total: Number(count?.total ?? 0), rows };
+  return newestFirstPage(q, page);
 }
 
 export async function coordinationKeys(db: Sql, accountId: string): Promise<string[]> {

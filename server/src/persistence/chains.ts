@@ -2,7 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChainState } from '@sched/contract';
 import type { Plan } from '../domain/quota/plans.js';
 import type { ActionRow } from './actions.js';
-import type { Sql, Tables } from './database.js';
+import { newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
 export type ChainRow = Selectable<Tables['chains']>;
@@ -71,17 +71,7 @@ export async function listChains(
 ): Promise<{ total: number; rows: ChainRow[] }> {
   let q = db.selectFrom('chains').where('account_id', '=', accountId);
   if (f.status) q = q.where('status', '=', f.status);
-  const [count, rows] = await Promise.all([
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
-    q
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-  ]);
-  return { total: Number(count?.total ?? 0), rows };
+  return newestFirstPage(q, page);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { type InferKyselyDB, MikroORM } from '@mikro-orm/postgresql';
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { entities } from './entities/index.js';
 import { migrationsList } from './migrations/index.js';
@@ -75,6 +75,27 @@ export class Database {
 export function fixedStatement<R>(text: string) {
   return async (db: Sql, params: readonly unknown[]): Promise<R[]> =>
     (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+}
+
+/** Tables listed page by page, newest first (each has `created_at` and `id`). */
+type Listed = 'actions' | 'chains' | 'templates';
+
+/** One page of a filtered list, newest first (ties by id), and the total the filter matches: every list endpoint. */
+export async function newestFirstPage<T extends Listed>(
+  filtered: SelectQueryBuilder<Tables, T, object>,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: Selectable<Tables[T]>[] }> {
+  const [count, rows] = await Promise.all([
+    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+    filtered
+      .selectAll()
+      .orderBy(sql`created_at`, 'desc')
+      .orderBy(sql`id`, 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+  ]);
+  return { total: Number(count?.total ?? 0), rows: rows as Selectable<Tables[T]>[] };
 }
 
 export async function openOrm(opts: {

@@ -57,6 +57,9 @@ const keyHolderStatement = fixedStatement<KeyHolder & { i: number; hits: [string
    select h.*, (select json_agg(json_build_array(bucket, window_start, hits)) from counted) as hits from holder h`,
 );
 
+/** What authentication found for one request: the key's holder and the request's count in each window. */
+export type KeyHolderFound = { holder: KeyHolder; hits: Record<string, number> } | null;
+
 /** A request to authenticate: the key's hash and the windows to count one hit in. */
 export interface KeyHolderQuery {
   keyHash: string;
@@ -74,7 +77,7 @@ export async function findKeyHoldersAndCount(
   db: Sql,
   queries: readonly KeyHolderQuery[],
   now: Date,
-): Promise<({ holder: KeyHolder; hits: Record<string, number> } | null)[]> {
+): Promise<KeyHolderFound[]> {
   const hits = queries.flatMap((q, i) => q.windows.map((w) => ({ i, ...w })));
   const rows = await keyHolderStatement(db, [
     queries.map((_, i) => i),
@@ -90,7 +93,7 @@ export async function findKeyHoldersAndCount(
   const totals = new Map<string, number>();
   for (const [bucket, start, total] of rows[0]?.hits ?? [])
     totals.set(`${bucket}@${Date.parse(start)}`, total);
-  const answers: ({ holder: KeyHolder; hits: Record<string, number> } | null)[] = queries.map(() => null);
+  const answers: KeyHolderFound[] = queries.map(() => null);
   for (let i = queries.length - 1; i >= 0; i -= 1) {
     const holder = holders.get(i);
     if (!holder) continue;

@@ -2,7 +2,7 @@ import type { TemplateType } from '@sched/contract';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Plan } from '../domain/quota/plans.js';
-import type { Sql, Tables } from './database.js';
+import { newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `templates` row, typed from the entity (persistence/entities/template.ts). */
 export type TemplateRow = Selectable<Tables['templates']>;
@@ -60,17 +60,7 @@ export async function listTemplates(
 ): Promise<{ total: number; rows: TemplateRow[] }> {
   let q = db.selectFrom('templates').where('account_id', '=', accountId);
   if (f.type) q = q.where('type', '=', f.type);
-  const [count, rows] = await Promise.all([
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
-    q
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-  ]);
-  return { total: Number(count?.total ?? 0), rows };
+  return newestFirstPage(q, page);
 }
 
 export async function countTemplates(db: Sql, accountId: string): Promise<number> {
