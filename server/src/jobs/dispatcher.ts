@@ -7,7 +7,8 @@ import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import { type JobQueue, QUEUES } from './queue.js';
-import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
+import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
+import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
 export interface DispatcherOptions {
   store: Store;
