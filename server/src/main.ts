@@ -11,6 +11,8 @@ import { ChainEngine } from './app/chains/advance.js';
 import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
+import { ApprovalRounds } from './app/approvals/rounds.js';
+import { GateTimeouts } from './app/approvals/timers.js';
 import { ContactService } from './app/contacts.js';
 import { destinationGuard } from './app/domains/guard.js';
 import { DomainService } from './app/domains/service.js';
@@ -22,7 +24,8 @@ import { RetentionService } from './app/retention.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
-import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
+import { createGateTimers, GateTimerWorker } from './jobs/gate-timers.js';
+import { createSqlOutbox } from './persistence/approvals/outbox-messages.js';
 import { createCallbackOutbox } from './jobs/callbacks.js';
 import { createChainCallbackOutbox } from './jobs/chain-callbacks.js';
 import { ChainWorker } from './jobs/chain-worker.js';
@@ -124,6 +127,7 @@ export async function startService(
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
   let chainWorker: ChainWorker | undefined;
+  let gateTimerWorker: GateTimerWorker | undefined;
   let outbound: OutboundClient | undefined;
   const probes = createVerificationProbes({
     dnsServers: config.dnsServers,
@@ -247,17 +251,29 @@ export async function startService(
           return r.kind === 'response' ? { status: r.status, body: r.bodyExcerpt } : { error: r.message };
         },
       });
-      const approvals = new ApprovalEngine({
-        db: database,
-        queue,
-        scheduler,
-        callbacks: callbackOutbox,
-        channels,
-        logger,
+      const timers = createGateTimers(queue);
+      const approvals = new ApprovalRounds({
+        store: database,
+        timers,
+        channels: { send: (target, message) => channels[target.channel].send(target, message) },
+        log: logger,
         clock,
         waits,
         publicUrl: () => config.publicUrl,
       });
+      gateTimerWorker = new GateTimerWorker(
+        queue,
+        new GateTimeouts({
+          store: database,
+          timers,
+          scheduler,
+          callbacks: callbackOutbox,
+          clock,
+          rounds: approvals,
+        }),
+        logger,
+      );
+      await gateTimerWorker.start();
       const deliveries = new Deliveries({
         store: workerDatabase,
         scheduler,
@@ -292,7 +308,6 @@ export async function startService(
         scheduler,
         deliveries,
         callbacks,
-        approvals,
         logger,
         clock,
         limits: config.deliveryConcurrency,
@@ -317,6 +332,7 @@ export async function startService(
   } catch (err) {
     await chainWorker?.stop().catch(() => undefined);
     await dispatcher?.stop(0).catch(() => undefined);
+    await gateTimerWorker?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
     await workerDatabase?.close().catch(() => undefined);
@@ -342,7 +358,10 @@ export async function startService(
         if (maintenance) clearInterval(maintenance);
         await http?.close();
         await chainWorker?.stop();
-        await dispatcher?.stop(config.shutdownTimeoutMs);
+        await Promise.all([
+          dispatcher?.stop(config.shutdownTimeoutMs),
+          gateTimerWorker?.stop(config.shutdownTimeoutMs),
+        ]);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
         await probes.close().catch(() => undefined);

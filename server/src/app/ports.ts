@@ -1,3 +1,4 @@
+import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
 import type { ActionRow } from '../persistence/actions.js';
 import type { Sql } from '../persistence/database.js';
 
@@ -33,9 +34,34 @@ export interface CallbackOutbox {
   redeliver(db: Sql, callbackId: string, at: Date): Promise<void>;
 }
 
-/** Sends the messages of an approval gate's round when its action fires (jobs/approval-engine.ts). */
+/** Sends the messages of an approval gate's round when its action fires (app/approvals/rounds.ts). */
 export interface GateRounds {
   sendRound(row: ActionRow): Promise<void>;
+}
+
+/**
+ * A gate timer. `round` is the `gate.sent_at` of the round that set it: a retried gate starts a new round, and the
+ * escalation timer of an earlier one must not escalate the new one early.
+ */
+export type GateTimer = { actionId: string; kind: 'timeout' | 'escalation'; round?: string | undefined };
+
+/**
+ * Makes a gate timer durable work at `at` (a queued job), written in the caller's transaction so the gate's round
+ * and its timers commit together. Implemented by jobs/gate-timers.ts; a fired timer comes back to
+ * app/approvals/timers.ts `GateTimeouts.fire`.
+ */
+export interface GateTimers {
+  set(tx: Sql, timer: GateTimer, at: Date): Promise<void>;
+}
+
+/** Sends one approval message through its channel's adapter (channels/registry.ts), or keeps it in the outbox. */
+export interface ApprovalChannels {
+  send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt>;
+}
+
+/** Where use cases report what an operator should see (pino's logger in production). */
+export interface Log {
+  warn(fields: object, message: string): void;
 }
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */

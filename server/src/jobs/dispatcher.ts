@@ -5,7 +5,6 @@ import { CLAIM_LEAD_MS, type Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
-import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
 import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
@@ -17,7 +16,6 @@ export interface DispatcherOptions {
   scheduler: WindowScheduler;
   deliveries: Deliveries;
   callbacks: CallbackDeliveries;
-  approvals?: ApprovalEngine;
   logger: Logger;
   clock: Clock;
   /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
@@ -88,16 +86,6 @@ export class Dispatcher {
         await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
       },
     );
-    if (this.o.approvals) {
-      const approvals = this.o.approvals;
-      await boss.work<GateTimer>(
-        QUEUES.gateTimer,
-        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
-        async (jobs) => {
-          await Promise.all(jobs.map((j) => this.track(approvals.onTimer(j.data))));
-        },
-      );
-    }
     void this.scanLoop();
   }
 
@@ -113,7 +101,6 @@ export class Dispatcher {
     await Promise.all([
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
-      this.o.queue.boss.offWork(QUEUES.gateTimer),
     ]).catch(() => undefined);
     await Promise.race([
       Promise.allSettled([...this.inflight]),

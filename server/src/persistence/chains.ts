@@ -1,6 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChainState } from '@sched/contract';
-import type { Plan } from '../domain/quota/plans.js';
 import { newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
@@ -106,14 +105,4 @@ export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
 /** Keeps the whole response body of a chain step's successful HTTP call, for `{{steps.N.response...}}`. */
 export async function recordStepResponse(db: Sql, actionId: string, body: string): Promise<void> {
   await db.updateTable('chain_steps').set({ response: body }).where('action_id', '=', actionId).execute();
-}
-
-/** The plan of a chain's account: each step's action is checked against it when the step starts. */
-export async function accountPlan(db: Sql, accountId: string): Promise<Plan> {
-  const row = await db
-    .selectFrom('accounts')
-    .select('plan')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return row.plan;
 }

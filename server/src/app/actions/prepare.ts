@@ -6,7 +6,7 @@ import type {
   OnTimeout,
   RETRY_STRATEGIES,
 } from '@sched/contract';
-import type { ChannelName } from '../../channels/types.js';
+import type { ChannelName } from '../../domain/approval/messages.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
 import { validateDedupKeys } from '../../domain/coordination/dedup.js';
 import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';

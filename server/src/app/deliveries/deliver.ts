@@ -129,7 +129,8 @@ export class Deliveries {
     const started = this.p.clock();
     this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
     if (row.mode === 'approval') {
-      if (!this.p.approvals) throw new Error('approval actions need an approval engine');
+      if (!this.p.approvals)
+        throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
       await this.p.approvals.sendRound(row);
       return;
     }

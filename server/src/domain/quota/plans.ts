@@ -1,4 +1,5 @@
 import { PLANS, type Plan } from '@sched/contract';
+import type { ChannelName } from '../approval/messages.js';
 /**
  * Plans and their limits (spec 8), one frozen table. `null` means unlimited.
  *
@@ -148,19 +149,30 @@ export function effectiveMaxAttempts(requested: number | null | undefined, plan:
   return { ok: true, maxAttempts: requested };
 }
 
-export type MonthlyMetric = 'emails' | 'sms' | 'chat_messages';
+/** The monthly usage counters (`usage_counters.metric`). */
+export type UsageMetric = 'actions' | 'emails' | 'sms' | 'chat_messages' | 'push_messages' | 'ai_suggestions';
 
-/** The monthly allowance a notification channel spends, or null for a channel the plan does not meter. */
+/**
+ * The monthly allowance a message through a notification channel spends (spec 8): emails, SMS, chat messages (Slack
+ * and Teams, Business plan), push. One table for both uses: checked when an approval is created, counted per
+ * message when it is sent.
+ */
 export function channelAllowance(
   plan: Plan,
-  channel: string,
-): { metric: MonthlyMetric; limit: number; label: string } | null {
+  channel: ChannelName,
+): { metric: UsageMetric; limit: number; label: string } {
   const l = PLAN_LIMITS[plan];
-  if (channel === 'email') return { metric: 'emails', limit: l.emailsPerMonth, label: 'email notifications' };
-  if (channel === 'sms') return { metric: 'sms', limit: l.smsPerMonth, label: 'SMS notifications' };
-  if (channel === 'slack' || channel === 'teams')
-    return { metric: 'chat_messages', limit: l.chatMessagesPerMonth, label: 'chat messages' };
-  return null;
+  switch (channel) {
+    case 'email':
+      return { metric: 'emails', limit: l.emailsPerMonth, label: 'email notifications' };
+    case 'sms':
+      return { metric: 'sms', limit: l.smsPerMonth, label: 'SMS notifications' };
+    case 'slack':
+    case 'teams':
+      return { metric: 'chat_messages', limit: l.chatMessagesPerMonth, label: 'chat messages' };
+    case 'push':
+      return { metric: 'push_messages', limit: l.pushMessagesPerMonth, label: 'push notifications' };
+  }
 }
 
 /** History older than this instant is purged for accounts of `plan` (terminal actions and what hangs off them). */
