@@ -12,6 +12,7 @@ import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
 import { ApprovalRounds } from './app/approvals/rounds.js';
+import { chainStepSettled } from './app/chains/settled.js';
 import { GateTimeouts } from './app/approvals/timers.js';
 import { ContactService } from './app/contacts.js';
 import { destinationGuard } from './app/domains/guard.js';
@@ -287,6 +288,7 @@ export async function startService(
           retried: () => metrics.retries.inc(),
         },
         approvals,
+        settled: chainStepSettled,
       });
       const callbacks = new CallbackDeliveries({
         store: workerDatabase,

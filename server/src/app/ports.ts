@@ -64,5 +64,20 @@ export interface Log {
   warn(fields: object, message: string): void;
 }
 
+/**
+ * Hears of an action's successful delivery in the transaction that marks it executed, with the response: how a
+ * chain step keeps its response for `{{steps.N.response...}}` (app/chains/settled.ts) without the delivery core
+ * knowing chains. (That the step's action reached a final state is recorded by the `chain_step_settled` trigger on
+ * `actions`, whichever path settled it.)
+ */
+export interface ActionSettledHook {
+  /**
+   * Whether it listens to this action, and how much of the response body it wants. A listened-to success is
+   * recorded in its own transaction rather than in the group-committed statement of plain successes.
+   */
+  listensTo(row: ActionRow): { responseBytes: number } | null;
+  succeeded(db: Sql, row: ActionRow, response: { status: number; body: string }): Promise<void>;
+}
+
 /** The clock is an input, so use cases and tests agree on what "now" is. */
 export type Clock = () => Date;

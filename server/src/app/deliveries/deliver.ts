@@ -6,7 +6,6 @@ import { isRecurrenceFinished, nextOccurrence } from '../../domain/schedule/recu
 import { parseTimestamp } from '../../domain/schedule/resolve.js';
 import type { OutboundResult } from '../../outbound/http-client.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
-import { recordStepResponse } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
@@ -17,7 +16,14 @@ import {
   insertAttempt,
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
-import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store } from '../ports.js';
+import type {
+  ActionScheduler,
+  ActionSettledHook,
+  CallbackOutbox,
+  Clock,
+  GateRounds,
+  Store,
+} from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import { buildRequest, EXCERPT_BYTES, type OutboundRequest } from './request.js';
@@ -67,6 +73,8 @@ export interface DeliveryPorts {
   events?: DeliveryEvents;
   /** Sends approval gates' messages; absent only where no approval action is fired. */
   approvals?: GateRounds;
+  /** Hears of successes with their response (a chain step's action: app/chains/settled.ts). */
+  settled?: ActionSettledHook;
 }
 
 interface Claimed {
@@ -134,8 +142,11 @@ export class Deliveries {
       await this.p.approvals.sendRound(row);
       return;
     }
-    const result = await this.p.outbound.send(buildRequest(row, started, this.requestTimeoutMs()));
-    await this.record(row, dueAt, started, result);
+    const listened = this.p.settled?.listensTo(row) ?? null;
+    const result = await this.p.outbound.send(
+      buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes),
+    );
+    await this.record(row, dueAt, started, result, listened !== null);
   }
 
   /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */
@@ -236,7 +247,13 @@ export class Deliveries {
     return false;
   }
 
-  private async record(row: ActionRow, dueAt: Date, started: Date, result: OutboundResult): Promise<void> {
+  private async record(
+    row: ActionRow,
+    dueAt: Date,
+    started: Date,
+    result: OutboundResult,
+    listened: boolean,
+  ): Promise<void> {
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
     );
@@ -253,14 +270,14 @@ export class Deliveries {
       statusCode,
       outcome,
       error,
-      // A chain step reads a longer body (request.ts); the attempt log keeps its usual excerpt.
+      // A settlement listener may read a longer body (request.ts); the attempt log keeps its usual excerpt.
       excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,
       truncated:
         result.kind === 'response'
           ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
           : false,
     };
-    if (outcome === 'success' && !row.recurrence && !row.callback_url && !row.chain_id) {
+    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened) {
       if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
@@ -270,9 +287,9 @@ export class Deliveries {
       if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
       const now = this.p.clock();
       if (outcome === 'success') {
-        // Chain hook: the step keeps the whole body, committed with the action's success.
-        if (current.chain_id && result.kind === 'response')
-          await recordStepResponse(db, current.id, result.bodyExcerpt);
+        // The listener (a chain step) keeps the response, committed with the action's success.
+        if (listened && result.kind === 'response')
+          await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
         await this.succeed(db, current, now, {
           response_code: statusCode,
           duration_ms: Math.round(result.durationMs),
