@@ -67,13 +67,19 @@ export async function openDatabase(
     appName: string;
     poolSize?: number;
     log?: (m: string) => void;
+    /** The embedded PostgreSQL's supervisor lines (its postmaster died, restarted); default `log`. */
+    alert?: (m: string) => void;
     /** Connect and statement timeouts of the pool (config.databaseTimeouts); the migration runs without them. */
     timeouts?: Config['databaseTimeouts'];
   },
 ): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? null
-    : await ensureEmbeddedPostgres({ dataDir: config.dataDir, ...(opts.log ? { log: opts.log } : {}) });
+    : await ensureEmbeddedPostgres({
+        dataDir: config.dataDir,
+        ...(opts.log ? { log: opts.log } : {}),
+        ...(opts.alert ? { alert: opts.alert } : {}),
+      });
   const url = withApplicationName(config.databaseUrl ?? embedded!.url, opts.appName);
   try {
     await migrateWithLock(url);
@@ -121,6 +127,7 @@ export async function startService(
   const opened = await openDatabase(config, {
     appName: `sched-${role}`,
     log: (m) => logger.debug(m),
+    alert: (m) => logger.warn(m),
     timeouts,
   });
   const { orm, database } = opened;
