@@ -6,6 +6,7 @@ import { AccountService } from './app/accounts.js';
 import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
+import { PauseService } from './app/actions/pause.js';
 import { ActionService } from './app/actions/service.js';
 import { ChainEngine } from './app/chains/advance.js';
 import { ChainService } from './app/chains/service.js';
@@ -30,6 +31,7 @@ import { Dispatcher } from './jobs/dispatcher.js';
 import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { workRetention } from './jobs/retention.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
+import { createPauseTimers } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -175,6 +177,14 @@ export async function startService(
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    const pauses = new PauseService({
+      store: database,
+      scheduler,
+      callbacks: callbackOutbox,
+      timers: createPauseTimers(queue),
+      clock,
+      waits,
+    });
     const chainCallbacks = createChainCallbackOutbox(queue, clock);
     // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
     const countDestination = destinationGuard(config.domainLimits);
@@ -199,6 +209,7 @@ export async function startService(
         allowPrivateDestinations: config.allowPrivateDestinations,
         counters: counterDatabase,
         countDestination,
+        waits,
       });
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
@@ -208,6 +219,7 @@ export async function startService(
         accounts,
         contacts: new ContactService(database),
         actions,
+        pauses,
         templates: new TemplateService({
           store: database,
           clock,
@@ -335,6 +347,7 @@ export async function startService(
         deliveries,
         callbacks,
         approvals,
+        resumeWhenDue: (job) => pauses.resumeWhenDue(job),
         logger,
         clock,
         limits: config.deliveryConcurrency,

@@ -12,6 +12,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
@@ -44,6 +45,7 @@ export interface HttpDeps {
   accounts: AccountService;
   contacts: ContactService;
   actions: ActionService;
+  pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
@@ -201,7 +203,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions),
+    actions: actionsHandlers(deps.actions, deps.pauses),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
