@@ -16,6 +16,7 @@ export * from './schemas/domain.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
+export { issueMessage } from './messages.js';
 export * from './signatures.js';
 export * from './vocabulary.js';
 

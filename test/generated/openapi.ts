@@ -1156,8 +1156,31 @@ export interface components {
         Duration: string;
         /** @description Error answer for every status except 422. */
         Error: {
+            code: components["schemas"]["ErrorCode"];
             message: string;
         };
+        /**
+         * @description A stable, machine-readable error code (branch on it; `message` may be reworded):
+         *     - `malformed_body` (400): The body is not valid JSON.
+         *     - `bad_request` (400): The request is malformed in another way (headers, framing).
+         *     - `unauthorized` (401): The API key (or metrics token) is missing, unknown, revoked or expired.
+         *     - `forbidden` (403): The API key lacks the scope this endpoint needs (`read`, `write` or `admin`).
+         *     - `plan_required` (403): The account's plan does not include this feature (chains, Slack and Teams).
+         *     - `plan_limit_reached` (403): The plan allows no more of this resource (team members).
+         *     - `quota_exhausted` (403): A monthly allowance of the plan is spent; `Retry-After` gives the seconds until it resets.
+         *     - `not_found` (404): No such resource in this account (another account's id answers this too).
+         *     - `route_not_found` (404): No endpoint at this method and path (check the base URL and `/v1`).
+         *     - `conflict` (409): The resource is in a state that does not allow this (e.g. cancelling a finished action).
+         *     - `gone` (410): A response link that no longer answers: expired, closed or already answered.
+         *     - `payload_too_large` (413): The body is larger than the server accepts.
+         *     - `unsupported_media_type` (415): The body is not `application/json` (or a form where one is accepted).
+         *     - `validation_failed` (422): `errors` maps each invalid field, by dotted path, to its messages.
+         *     - `rate_limited` (429): A rate limit is spent; `Retry-After` gives the seconds to wait.
+         *     - `internal_error` (500): A fault of the server; the `x-request-id` header identifies it in the logs.
+         *     - `service_unavailable` (503): The server cannot serve now (database unreachable, shutting down); retry after a short wait.
+         * @enum {string}
+         */
+        ErrorCode: "malformed_body" | "bad_request" | "unauthorized" | "forbidden" | "plan_required" | "plan_limit_reached" | "quota_exhausted" | "not_found" | "route_not_found" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "service_unavailable";
         /** @description Sent to the contacts when nobody has answered after `after_hours`. */
         Escalation: {
             contacts: string[];
@@ -1654,8 +1677,10 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description Validation failure. `errors` maps dotted field paths (e.g. `request.url`) to messages. */
+        /** @description Validation failure (`code` is `validation_failed`). `errors` maps dotted field paths (e.g. `request.url`) to messages; `message` repeats the first of them. */
         ValidationError: {
+            /** @constant */
+            code: "validation_failed";
             message: string;
             errors: {
                 [key: string]: string[];
