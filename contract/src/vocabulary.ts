@@ -133,3 +133,10 @@ export const ERROR_CODES = Object.freeze({
     meaning: 'The server cannot serve now (database unreachable, shutting down); retry after a short wait.',
   },
 } as const);
+
+/**
+ * What an API key may do: `read` for GET, `write` for every other method, `admin` to manage the account's API keys
+ * (`/v1/api-keys`). Scopes do not imply each other: a key that manages keys and reads actions has `admin` and `read`.
+ */
+export const API_KEY_SCOPES = Object.freeze(['read', 'write', 'admin'] as const);
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
-import { apiContract } from '@sched/contract';
+import { apiContract, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
@@ -34,6 +34,7 @@ import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
+import { apiKeysHandlers } from './handlers/api-keys.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
@@ -209,6 +210,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
+    apiKeys: apiKeysHandlers(deps.accounts),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
@@ -217,9 +219,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
     // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
     scope.addHook('onRequest', async (request, reply) => {
-      const route = contractRouteOf(request);
-      if ((route?.metadata as { auth?: string } | undefined)?.auth === 'none') probeLimit(request, reply);
-      else await auth(request, reply);
+      const meta = contractRouteOf(request)?.metadata as RouteMeta | undefined;
+      if (meta?.auth === 'none') probeLimit(request, reply);
+      else await auth(request, reply, meta?.scope);
     });
     s.registerRouter(apiContract, router, scope, {
       logInitialization: false,
