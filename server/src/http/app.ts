@@ -29,7 +29,7 @@ import type { TrustProxy } from '../config.js';
 import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
-import { errorHandler, requestValidationErrorHandler } from './errors.js';
+import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
@@ -57,6 +57,11 @@ export interface HttpDeps {
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
   rateLimitFactor: number;
+  /**
+   * Whether an error means the database is away or too slow (and records it, once, for the logs and /readyz): such
+   * errors answer 503 with Retry-After instead of 500 with a logged stack.
+   */
+  databaseFault: (err: unknown) => 'unavailable' | 'slow' | undefined;
   /** Readiness: database reachable and migrations current. */
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   validateResponses: boolean;
@@ -113,7 +118,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
   };
   const app = Fastify(options);
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler((error, request, reply) => {
+    const fault = deps.databaseFault(error);
+    if (fault) databaseUnavailable(reply, fault);
+    else errorHandler(error as Error, request, reply);
+  });
   let draining = false;
   app.addHook('preClose', async () => {
     draining = true;

@@ -76,3 +76,23 @@ export function errorHandler(
   request.log.error({ err: error }, 'unhandled error');
   void reply.status(500).send({ code: 'internal_error', message: 'internal server error' });
 }
+
+/** Seconds a client is told to wait before retrying while the database is away. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The database is away (a crash, a restart, a failover) or did not answer in time: 503 with Retry-After, the spec's
+ * error shape and no stack; the outage itself is logged once by the process's availability tracker.
+ */
+export function databaseUnavailable(reply: FastifyReply, fault: 'unavailable' | 'slow'): void {
+  void reply
+    .header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
+    .status(503)
+    .send({
+      message:
+        fault === 'slow'
+          ? 'the database did not answer in time; retry shortly'
+          : 'the database is unavailable; retry shortly',
+      code: 'service_unavailable',
+    });
+}
