@@ -20,7 +20,13 @@ export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
 }
 
-export type CallbackEvent = 'action.executed' | 'action.failed' | 'action.expired' | 'reminder.responded';
+export type CallbackEvent =
+  | 'action.executed'
+  | 'action.failed'
+  | 'action.expired'
+  | 'action.paused'
+  | 'action.resumed'
+  | 'reminder.responded';
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {
@@ -34,16 +40,28 @@ export interface CallbackOutbox {
   redeliver(db: Sql, callbackId: string, at: Date): Promise<void>;
 }
 
+/** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */
+export interface PauseTimers {
+  /** Resumes the action at `at`, unless the pause that set it (`pausedAt`) is over by then. */
+  resumeAt(tx: Sql, actionId: string, at: Date, pausedAt: string): Promise<void>;
+}
+
 /** Sends the messages of an approval gate's round when its action fires (app/approvals/rounds.ts). */
 export interface GateRounds {
   sendRound(row: ActionRow): Promise<void>;
 }
 
 /**
- * A gate timer. `round` is the `gate.sent_at` of the round that set it: a retried gate starts a new round, and the
- * escalation timer of an earlier one must not escalate the new one early.
+ * A gate timer (its pg-boss job's data). `round` is the `gate.sent_at` of the round that set it: a retried gate
+ * starts a new round, and the escalation timer of an earlier one must not escalate the new one early. `resumes` is
+ * the gate's `resumes` when it was set: an escalation timer from before a pause's resume is stale.
  */
-export type GateTimer = { actionId: string; kind: 'timeout' | 'escalation'; round?: string | undefined };
+export interface GateTimer {
+  actionId: string;
+  kind: 'timeout' | 'escalation';
+  round?: string | undefined;
+  resumes?: number | undefined;
+}
 
 /**
  * Makes a gate timer durable work at `at` (a queued job), written in the caller's transaction so the gate's round

@@ -29,6 +29,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
+import type { Waits } from '../waits.js';
 import { type ActionOrigin, newActionRow, resolveActionGate, writeNewAction } from './create.js';
 import { currentMode, prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
@@ -86,6 +87,8 @@ export class ActionService {
       counters?: Store;
       /** The destination-domain threshold (app/domains/guard.ts), counted in the create's transaction. */
       countDestination?: CountDestination;
+      /** Places a series' next occurrences in real time (SCHED_TIME_SCALE); unscaled when absent. */
+      waits?: Waits;
     },
   ) {}
 
@@ -341,13 +344,15 @@ export class ActionService {
   }
 
   private async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
-    const attempts = await attemptsOf(db, row.id);
-    if (row.mode !== 'approval') return actionView(row, attempts, undefined, credentials);
-    const [recipients, events, attachments] = await Promise.all([
+    const waits = this.options.waits;
+    // The timeline (reminder_events) holds an approval's answers, and pauses and resumes of either mode.
+    const [attempts, events] = await Promise.all([attemptsOf(db, row.id), reminderEventsOf(db, row.id)]);
+    if (row.mode !== 'approval')
+      return actionView(row, attempts, { recipients: [], events, attachments: [] }, credentials, waits);
+    const [recipients, attachments] = await Promise.all([
       recipientsOf(db, row.id),
-      reminderEventsOf(db, row.id),
       attachmentsOf(db, row.id),
     ]);
-    return actionView(row, attempts, { recipients, events, attachments }, credentials);
+    return actionView(row, attempts, { recipients, events, attachments }, credentials, waits);
   }
 }

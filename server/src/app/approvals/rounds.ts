@@ -106,6 +106,8 @@ export class ApprovalRounds implements GateRounds {
       const gate = row?.gate;
       if (!row || !gate?.escalation || gate.escalated_at) return null;
       if (timer.round !== undefined && timer.round !== gate.sent_at) return null;
+      // Set before a pause's resume: the clock was moved on, and resume set the timer again (app/actions/pause.ts).
+      if ((timer.resumes ?? 0) !== (gate.resumes ?? 0)) return null;
       if (!WAITING.includes(row.status)) return null;
       const recipients = await recipientsOf(tx, row.id);
       // "Without a response": any answer, a snooze included, means someone is on it.
