@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackDeliveries } from '../server/src/app/deliveries/callbacks.js';
-import { Deliveries, type Outbound } from '../server/src/app/deliveries/deliver.js';
-import type { ActionScheduler, ActionSettledHook, CallbackOutbox } from '../server/src/app/ports.js';
+import { Deliveries } from '../server/src/app/deliveries/deliver.js';
+import type {
+  ActionScheduler,
+  ActionSettledHook,
+  CallbackOutbox,
+  Outbound,
+  OutboundResult,
+} from '../server/src/app/ports.js';
 import { createWaits } from '../server/src/app/waits.js';
-import type { OutboundResult } from '../server/src/outbound/http-client.js';
 import {
   type ActionRow,
   attemptsOf,

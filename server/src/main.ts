@@ -1,3 +1,4 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -42,10 +43,15 @@ import { createMetrics } from './metrics.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
 import { DatabaseAvailability } from './persistence/availability.js';
-import { Database } from './persistence/database.js';
+import {
+  Database,
+  migrateUp,
+  openOrm,
+  pendingMigrations,
+  withApplicationName,
+} from './persistence/database.js';
 import { dueBacklog } from './persistence/schedule.js';
 import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
-import { createOrm, migrateUp, type Orm, pendingMigrations, withApplicationName } from './persistence/orm.js';
 
 export interface RunningService {
   /** The listening address, when the role serves HTTP. */
@@ -53,7 +59,7 @@ export interface RunningService {
   config: Config;
   role: Role;
   database: Database;
-  orm: Orm;
+  orm: MikroORM;
   logger: Logger;
   /** Drains: stop accepting, finish in-flight requests and jobs up to the deadline, close connections. */
   stop(): Promise<void>;
@@ -61,7 +67,7 @@ export interface RunningService {
 
 export interface OpenDatabase {
   url: string;
-  orm: Orm;
+  orm: MikroORM;
   database: Database;
   close(): Promise<void>;
 }
@@ -89,7 +95,7 @@ export async function openDatabase(
   const url = withApplicationName(config.databaseUrl ?? embedded!.url, opts.appName);
   try {
     await migrateWithLock(url);
-    const orm = await createOrm({
+    const orm = await openOrm({
       databaseUrl: url,
       ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
       ...(opts.log ? { log: opts.log } : {}),
@@ -116,7 +122,7 @@ export async function openDatabase(
  * the statement timeout of request connections: a migration, or the wait for another process's, may take long.
  */
 async function migrateWithLock(url: string): Promise<void> {
-  const database = new Database(await createOrm({ databaseUrl: url, poolSize: 2 }));
+  const database = new Database(await openOrm({ databaseUrl: url, poolSize: 2 }));
   try {
     await database.withSessionLock(7420000, () => migrateUp(database.orm));
   } finally {
@@ -146,7 +152,7 @@ export async function startService(
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
   const counterDatabase = new Database(
-    await createOrm({
+    await openOrm({
       databaseUrl: opened.url,
       poolSize: 8,
       sessionOptions: '-c synchronous_commit=off',
@@ -296,7 +302,7 @@ export async function startService(
     }
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
-      workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
+      workerDatabase = new Database(await openOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(config.channels, {

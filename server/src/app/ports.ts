@@ -97,5 +97,34 @@ export interface ActionSettledHook {
   succeeded(db: Sql, row: ActionRow, response: { status: number; body: string }): Promise<void>;
 }
 
+/** An outgoing HTTP request: the use case's side of outbound/http-client.ts (SSRF-guarded, bounded). */
+export interface OutboundRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  timeoutMs: number;
+  /** The body is read up to this many bytes (`bodyTruncated` then says it was cut). */
+  maxResponseBytes: number;
+}
+
+export type OutboundResult =
+  | {
+      kind: 'response';
+      status: number;
+      headers: Record<string, string>;
+      bodyExcerpt: string;
+      bodyTruncated: boolean;
+      durationMs: number;
+    }
+  | { kind: 'timeout'; durationMs: number; message: string }
+  | { kind: 'connection'; durationMs: number; message: string }
+  | { kind: 'blocked'; durationMs: number; message: string };
+
+/** The outgoing HTTP client, as use cases need it (outbound/http-client.ts implements it). */
+export interface Outbound {
+  send(req: OutboundRequest): Promise<OutboundResult>;
+}
+
 /** The clock is an input, so use cases and tests agree on what "now" is. */
 export type Clock = () => Date;

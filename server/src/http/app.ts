@@ -75,7 +75,7 @@ export interface HttpDeps {
 }
 
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 const s = initServer();
 
@@ -257,7 +257,7 @@ function registerJsonParser(app: FastifyInstance): void {
 }
 
 /** Constant-time comparison of secrets of any length (both sides hashed first). */
-export function safeEqual(a: string, b: string): boolean {
+function safeEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();
   const hb = createHash('sha256').update(b).digest();
   return timingSafeEqual(ha, hb);

@@ -135,7 +135,7 @@ export class Dispatcher {
     return guarded;
   }
 
-  /** Fires an action's due attempt once the admission caps allow it (review M5). */
+  /** Fires an action's due attempt once the per-process and per-account caps allow it (app/deliveries/admission.ts). */
   private fire(actionId: string, accountId?: string): Promise<void> {
     const pending = this.admitted.get(actionId);
     if (pending) return pending;

@@ -99,8 +99,8 @@ export async function clearStepDue(db: Sql, chainId: string, index: number): Pro
     .execute();
 }
 
-/** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
-export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
+// The trigger that marks a settled step due is declared with the actions entity, beside its channel.
+export { CHAIN_DUE_CHANNEL } from './entities/action.js';
 
 /** Keeps the whole response body of a chain step's successful HTTP call, for `{{steps.N.response...}}`. */
 export async function recordStepResponse(db: Sql, actionId: string, body: string): Promise<void> {

@@ -49,16 +49,25 @@ export interface PauseDeps {
   waits: Waits;
 }
 
-/** Who asked, for the timeline (a bulk operation names itself: "bulk operation <id>"). */
+/**
+ * Who asked, for the timeline (a bulk operation names itself: "bulk operation <id>").
+ * @public The pause use case's API for bulk operations.
+ */
 export interface PauseSource {
   via?: string | undefined;
 }
 
-/** A pause (or an `until`) may last at most this long: its job must outlive it (jobs/queue.ts retention). */
+/**
+ * A pause (or an `until`) may last at most this long: its job must outlive it (jobs/queue.ts retention).
+ * @public The pause use case's API for bulk operations.
+ */
 export const MAX_PAUSE_MS = 365 * UNIT_MS.d;
 const MAX_NOTE = 1000;
 
-/** When a pause ends by itself (null: indefinite), or the 422 field errors of the input. */
+/**
+ * When a pause ends by itself (null: indefinite), or the 422 field errors of the input.
+ * @public The pause use case's API for bulk operations.
+ */
 export function pauseEnd(
   input: PauseInput,
   now: Date,
@@ -94,7 +103,10 @@ export function pauseEnd(
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, until };
 }
 
-/** Why an action cannot be paused (a 409's message), or null when it can. */
+/**
+ * Why an action cannot be paused (a 409's message), or null when it can.
+ * @public The pause use case's API for bulk operations.
+ */
 export function pauseRefusal(row: Pick<ActionRow, 'id' | 'status' | 'chain_id'>): string | null {
   if (row.chain_id)
     return `action ${row.id} is a step of chain ${row.chain_id} and cannot be paused on its own`;
@@ -105,12 +117,18 @@ export function pauseRefusal(row: Pick<ActionRow, 'id' | 'status' | 'chain_id'>)
   return null;
 }
 
-/** Why an action cannot be resumed (a 409's message), or null when it can. */
+/**
+ * Why an action cannot be resumed (a 409's message), or null when it can.
+ * @public The pause use case's API for bulk operations.
+ */
 export function resumeRefusal(row: Pick<ActionRow, 'id' | 'status'>): string | null {
   return row.status === 'paused' ? null : `action ${row.id} is not paused (it is ${row.status})`;
 }
 
-/** Pauses one action of the account inside `tx`. 404 unknown (or another account's), 422 bad input, 409 not pausable. */
+/**
+ * Pauses one action of the account inside `tx`. 404 unknown (or another account's), 422 bad input, 409 not pausable.
+ * @public The pause use case's API for bulk operations.
+ */
 export async function pauseAction(
   deps: PauseDeps,
   tx: Sql,
@@ -156,7 +174,10 @@ export async function pauseAction(
   return updated;
 }
 
-/** Resumes one paused action of the account inside `tx`. 404 unknown (or another account's), 409 not paused. */
+/**
+ * Resumes one paused action of the account inside `tx`. 404 unknown (or another account's), 409 not paused.
+ * @public The pause use case's API for bulk operations.
+ */
 export async function resumeAction(
   deps: PauseDeps,
   tx: Sql,
@@ -175,6 +196,7 @@ export async function resumeAction(
 /**
  * The `until` of a pause came (its pg-boss job). Idempotent: a pause that already ended, or a later pause of the
  * same action (another `pausedAt`), is left alone.
+ * @public The pause use case's API for bulk operations.
  */
 export async function resumeWhenDue(
   deps: PauseDeps & { store: Store },

@@ -2,7 +2,6 @@ import { type ActionEvent, type ActionState, assertTransition } from '../../doma
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
-import type { OutboundResult } from '../../outbound/http-client.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
 import {
@@ -21,16 +20,18 @@ import type {
   CallbackOutbox,
   Clock,
   GateRounds,
+  Outbound,
+  OutboundResult,
   Store,
 } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
-import { buildRequest, EXCERPT_BYTES, type OutboundRequest } from './request.js';
+import { buildRequest, EXCERPT_BYTES } from './request.js';
 
 /** Spec 7: outgoing requests time out after 30 s. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** A claimed attempt is owned for its request timeout plus this margin; past it, the lease sweep hands it on. */
-export const LEASE_MARGIN_MS = 15_000;
+const LEASE_MARGIN_MS = 15_000;
 /** Floors under SCHED_TIME_SCALE, so scaled tests still give a loopback request time to answer. */
 const MIN_TIMEOUT_MS = 2_000;
 const MIN_LEASE_MARGIN_MS = 3_000;
@@ -50,13 +51,8 @@ if (assertTransition('resolved', 'start') !== CLAIMED)
   throw new Error('state table: resolved must start into executing');
 const SUCCEEDED: ActionState = assertTransition(CLAIMED, 'deliver_succeeded');
 
-/** The outgoing HTTP client, as the use case needs it. */
-export interface Outbound {
-  send(req: OutboundRequest): Promise<OutboundResult>;
-}
-
 /** What the use case reports as it goes (Prometheus in production; nothing in most tests). */
-export interface DeliveryEvents {
+interface DeliveryEvents {
   fired(mode: string, latenessSeconds: number): void;
   attempted(outcome: DeliveryOutcome): void;
   retried(): void;

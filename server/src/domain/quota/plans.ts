@@ -7,7 +7,7 @@ import type { ChannelName } from '../approval/messages.js';
  * - SMS: Free 50, Pro 200, Business 1,000 (the spec names only the values 50 and 200).
  * - Chat messages (Slack, Teams): 20,000 on Business, 0 elsewhere, since chat integrations are Business-only.
  * - Web Push messages: 100 / 5,000 / 50,000, like emails (one push costs us about what one email does); the spec
- *   names no push quota, but an unmetered channel let one account flood workers (security review H1).
+ *   names no push quota, but an unmetered channel would let one account flood the workers with messages.
  * - Max recipients per action: 3 / 10 / 50. AI suggestions a month: 10 / 100 / 1,000.
  * - Team members: 3 / 10 / 50 (the same small counts as recipients: a gate reaches at most that many people).
  * Limits are enforced where the resource is created, with a 422 (a field over its limit) or a 403 (a spent monthly
@@ -133,7 +133,7 @@ export function monthPeriod(now: Date): MonthPeriod {
   };
 }
 
-export const DEFAULT_MAX_ATTEMPTS = 5;
+const DEFAULT_MAX_ATTEMPTS = 5;
 
 export type MaxAttemptsResult =
   | { ok: true; maxAttempts: number }
