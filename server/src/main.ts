@@ -27,16 +27,16 @@ import { RetentionService } from './app/retention.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { createChannels } from './channels/registry.js';
-import { createGateTimers, GateTimerWorker } from './jobs/gate-timers.js';
+import { createGateTimers, workGateTimers } from './jobs/gate-timers.js';
 import { createSqlOutbox } from './persistence/approvals/outbox-messages.js';
-import { createCallbackOutbox } from './jobs/callbacks.js';
-import { createChainCallbackOutbox } from './jobs/chain-callbacks.js';
+import { type Notifications, openNotifications } from './persistence/notifications.js';
+import { createCallbackOutbox, workCallbacks } from './jobs/callbacks.js';
 import { ChainWorker } from './jobs/chain-worker.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { workRetention } from './jobs/retention.js';
-import { type JobQueue, startJobQueue } from './jobs/queue.js';
-import { createPauseTimers } from './jobs/pause-timers.js';
+import { type JobQueue, type JobWorker, startJobQueue } from './jobs/queue.js';
+import { createPauseTimers, workResumes } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -171,7 +171,9 @@ export async function startService(
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
   let chainWorker: ChainWorker | undefined;
-  let gateTimerWorker: GateTimerWorker | undefined;
+  /** The pg-boss workers started, each stopped on the way out. */
+  const workers: JobWorker[] = [];
+  let notifications: Notifications | undefined;
   let outbound: OutboundClient | undefined;
   const probes = createVerificationProbes({
     dnsServers: config.dnsServers,
@@ -187,7 +189,8 @@ export async function startService(
       connectTimeoutMs: timeouts.connectMs,
     });
     const scheduler = createActionScheduler(queue, clock);
-    const callbackOutbox = createCallbackOutbox(queue, clock);
+    const outboxes = createCallbackOutbox(queue, clock);
+    const callbackOutbox = outboxes.actions;
     const gateTimers = createGateTimers(queue);
     const pauses = new PauseService({
       store: database,
@@ -198,7 +201,7 @@ export async function startService(
       clock,
       waits,
     });
-    const chainCallbacks = createChainCallbackOutbox(queue, clock);
+    const chainCallbacks = outboxes.chains;
     // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
     const countDestination = destinationGuard(config.domainLimits);
     const chainEngine = (store: Database) =>
@@ -323,19 +326,24 @@ export async function startService(
         waits,
         publicUrl: () => config.publicUrl,
       });
-      gateTimerWorker = new GateTimerWorker(
-        queue,
-        new GateTimeouts({
-          store: database,
-          timers: gateTimers,
-          scheduler,
-          callbacks: callbackOutbox,
-          clock,
-          rounds: approvals,
-        }),
-        logger,
+      // A failed job is retried by pg-boss; a database fault is logged once by the availability tracker.
+      const failedJob = (what: string) => (err: unknown) => {
+        if (!availability.absorbs(err)) logger.error({ err }, `${what} failed; the job will be retried`);
+      };
+      workers.push(
+        await workGateTimers(
+          queue,
+          new GateTimeouts({
+            store: database,
+            timers: gateTimers,
+            scheduler,
+            callbacks: callbackOutbox,
+            clock,
+            rounds: approvals,
+          }),
+          failedJob('gate timer'),
+        ),
       );
-      await gateTimerWorker.start();
       const deliveries = new Deliveries({
         store: workerDatabase,
         scheduler,
@@ -364,31 +372,42 @@ export async function startService(
           },
         },
       });
+      // One LISTEN connection for the process, fanned out by channel; it reconnects with back-off by itself.
+      notifications = await openNotifications(opened.url, {
+        lost: (err) => {
+          if (!availability.absorbs(err)) logger.warn({ err }, 'LISTEN connection lost; reconnecting');
+        },
+        retryFailed: (err, nextDelayMs) => {
+          if (!availability.absorbs(err)) logger.warn({ err, nextDelayMs }, 'LISTEN reconnection failed');
+        },
+      });
       dispatcher = new Dispatcher({
         store: workerDatabase,
-        databaseUrl: opened.url,
+        notifications,
         queue,
         scheduler,
         deliveries,
-        callbacks,
-        resumeWhenDue: (job) => pauses.resumeWhenDue(job),
         logger,
         clock,
         limits: config.deliveryConcurrency,
         availability,
       });
       await dispatcher.start();
+      workers.push(await workCallbacks(queue, callbacks, failedJob('callback delivery')));
+      workers.push(
+        await workResumes(queue, (job) => pauses.resumeWhenDue(job), failedJob('resume of a pause')),
+      );
       chainWorker = new ChainWorker({
         store: workerDatabase,
         engine: chainEngine(workerDatabase),
         clock,
         logger,
-        databaseUrl: opened.url,
+        notifications,
         availability,
       });
       await chainWorker.start();
-      await workDomainChecks(queue, domains);
-      await workRetention(queue, new RetentionService(database, clock), metrics, logger);
+      workers.push(await workDomainChecks(queue, domains, failedJob('domain check')));
+      workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => {
@@ -400,7 +419,8 @@ export async function startService(
   } catch (err) {
     await chainWorker?.stop().catch(() => undefined);
     await dispatcher?.stop(0).catch(() => undefined);
-    await gateTimerWorker?.stop(0).catch(() => undefined);
+    await Promise.all(workers.map((w) => w.stop(0))).catch(() => undefined);
+    await notifications?.close().catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
     await workerDatabase?.close().catch(() => undefined);
@@ -429,8 +449,9 @@ export async function startService(
         await chainWorker?.stop();
         await Promise.all([
           dispatcher?.stop(config.shutdownTimeoutMs),
-          gateTimerWorker?.stop(config.shutdownTimeoutMs),
+          ...workers.map((w) => w.stop(config.shutdownTimeoutMs)),
         ]);
+        await notifications?.close();
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
         await probes.close().catch(() => undefined);

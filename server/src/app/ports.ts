@@ -1,5 +1,7 @@
 import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
+import type { ChainCallbackEvent } from '@sched/contract';
 import type { ActionRow } from '../persistence/actions.js';
+import type { ChainRow } from '../persistence/chains.js';
 import type { Sql } from '../persistence/database.js';
 
 /**
@@ -20,7 +22,7 @@ export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
 }
 
-export type CallbackEvent =
+type CallbackEvent =
   | 'action.executed'
   | 'action.failed'
   | 'action.expired'
@@ -38,6 +40,16 @@ export interface CallbackOutbox {
   ): Promise<void>;
   /** Queues another delivery attempt of a callback at `at`, in the caller's transaction. */
   redeliver(db: Sql, callbackId: string, at: Date): Promise<void>;
+}
+
+/** Records a chain event for the chain's callback_url (if any) and queues its delivery, in the caller's transaction. */
+export interface ChainCallbacks {
+  enqueue(
+    db: Sql,
+    chain: Pick<ChainRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
+    event: ChainCallbackEvent,
+    payload: Record<string, unknown>,
+  ): Promise<void>;
 }
 
 /** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ChainEngine } from '../app/chains/advance.js';
 import type { Clock, Store } from '../app/ports.js';
 import { CHAIN_DUE_CHANNEL, chainsToAdvance } from '../persistence/chains.js';
-import { type Listener, listen } from '../persistence/notifications.js';
+import type { Notifications } from '../persistence/notifications.js';
 
 /** How often due running steps are looked for; a delay is taken up within about this long of its due time. */
 const CHAIN_SCAN_INTERVAL_MS = 200;
@@ -18,7 +18,6 @@ export class ChainWorker {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
-  private listener: Listener | undefined;
   private readonly inflight = new Set<Promise<void>>();
 
   constructor(
@@ -27,7 +26,8 @@ export class ChainWorker {
       engine: ChainEngine;
       clock: Clock;
       logger: Logger;
-      databaseUrl: string;
+      /** The process's LISTEN connection (persistence/notifications.ts). */
+      notifications: Notifications;
       /** Records database faults (an outage is logged once there); other errors are logged here. */
       availability?: { absorbs(err: unknown): boolean };
       intervalMs?: number;
@@ -42,35 +42,13 @@ export class ChainWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.listener?.close().catch(() => undefined);
     await this.running;
     await Promise.allSettled([...this.inflight]);
   }
 
   private async listen(): Promise<void> {
-    if (this.stopped) return;
-    this.listener = await listen(this.o.databaseUrl, CHAIN_DUE_CHANNEL, {
-      payload: (chainId) => this.advance(chainId),
-      lost: (err) => {
-        if (!this.quiet(err))
-          this.o.logger.warn({ err }, 'chain listener lost; reconnecting (the scan goes on meanwhile)');
-        this.listener = undefined;
-        this.relisten();
-      },
-    });
-  }
-
-  /** Listens again once the database answers (every second until it does). */
-  private relisten(): void {
-    setTimeout(() => {
-      if (this.stopped || this.listener) return;
-      this.listen().catch((err: unknown) => {
-        if (!this.quiet(err)) this.o.logger.warn({ err }, 'chain listener reconnect failed');
-        void this.listener?.close().catch(() => undefined);
-        this.listener = undefined;
-        this.relisten();
-      });
-    }, 1000).unref();
+    // A settlement notified while the connection was down is found by the scan.
+    await this.o.notifications.subscribe(CHAIN_DUE_CHANNEL, { payload: (chainId) => this.advance(chainId) });
   }
 
   /** A database fault is recorded (and logged once) by the availability tracker. */

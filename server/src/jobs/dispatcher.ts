@@ -1,24 +1,20 @@
 import type { Logger } from 'pino';
 import { Admission, type AdmissionLimits } from '../app/deliveries/admission.js';
-import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { CLAIM_LEAD_MS, type Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
-import { type Listener, listen } from '../persistence/notifications.js';
+import type { Notifications } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
-import type { ResumeJob } from './pause-timers.js';
-import { type JobQueue, QUEUES } from './queue.js';
+import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
 import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
 export interface DispatcherOptions {
   store: Store;
-  databaseUrl: string;
+  /** The process's LISTEN connection (persistence/notifications.ts). */
+  notifications: Notifications;
   queue: JobQueue;
   scheduler: WindowScheduler;
   deliveries: Deliveries;
-  callbacks: CallbackDeliveries;
-  /** Resumes an action whose pause's `until` came. */
-  resumeWhenDue?: (job: ResumeJob) => Promise<void>;
   logger: Logger;
   clock: Clock;
   /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
@@ -40,7 +36,7 @@ export interface DispatcherOptions {
 export class Dispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inflight = new Set<Promise<unknown>>();
-  private listener: Listener | undefined;
+  private jobs: JobWorker | undefined;
   private scanTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private scans = 0;
@@ -66,8 +62,7 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     await this.listen();
-    const { boss } = this.o.queue;
-    await boss.work<{ actionId: string; accountId?: string }>(
+    this.jobs = await this.o.queue.work(
       QUEUES.actionDue,
       {
         batchSize: 50,
@@ -75,32 +70,9 @@ export class Dispatcher {
         notifyPollingIntervalSeconds: 0.5,
         burstWhenBatchFull: true,
       },
-      async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.fire(j.data.actionId, j.data.accountId))));
-      },
+      (job) => this.fire(job.actionId, job.accountId),
+      (err) => this.failed(err),
     );
-    await boss.work<{ callbackId: string }>(
-      QUEUES.callback,
-      {
-        batchSize: 20,
-        pollingIntervalSeconds: 0.5,
-        notifyPollingIntervalSeconds: 0.5,
-        burstWhenBatchFull: true,
-      },
-      async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
-      },
-    );
-    if (this.o.resumeWhenDue) {
-      const resume = this.o.resumeWhenDue;
-      await boss.work<ResumeJob>(
-        QUEUES.actionResume,
-        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
-        async (jobs) => {
-          await Promise.all(jobs.map((j) => this.track(resume(j.data))));
-        },
-      );
-    }
     void this.scanLoop();
   }
 
@@ -112,22 +84,24 @@ export class Dispatcher {
     this.timers.clear();
     for (const start of this.starters.values()) start(false);
     this.starters.clear();
-    await this.listener?.close().catch(() => undefined);
     await Promise.all([
-      this.o.queue.boss.offWork(QUEUES.actionDue),
-      this.o.queue.boss.offWork(QUEUES.callback),
-      this.o.queue.boss.offWork(QUEUES.actionResume),
-    ]).catch(() => undefined);
-    await Promise.race([
-      Promise.allSettled([...this.inflight]),
-      new Promise((r) => setTimeout(r, timeoutMs).unref()),
+      this.jobs?.stop(timeoutMs),
+      Promise.race([
+        Promise.allSettled([...this.inflight]),
+        new Promise((r) => setTimeout(r, timeoutMs).unref()),
+      ]),
     ]);
   }
 
+  private failed(err: unknown): void {
+    if (!this.o.availability?.absorbs(err))
+      this.o.logger.error({ err }, 'delivery work failed; the job will be retried');
+  }
+
+  /** A timer's attempt in flight, so `stop` waits for it (the pg-boss worker tracks its jobs' own). */
   private track<T>(p: Promise<T>): Promise<T | undefined> {
     const guarded = p.catch((err: unknown) => {
-      if (!this.o.availability?.absorbs(err))
-        this.o.logger.error({ err }, 'delivery work failed; the job will be retried');
+      this.failed(err);
       throw err;
     });
     this.inflight.add(guarded);
@@ -178,36 +152,30 @@ export class Dispatcher {
   }
 
   private async listen(): Promise<void> {
-    if (this.stopped) return;
-    this.listener = await listen(this.o.databaseUrl, DUE_CHANNEL, {
+    await this.o.notifications.subscribe(DUE_CHANNEL, {
       payload: (payload) => {
         const [id, due, account] = payload.split(',');
         if (id && due && account) this.arm(id, account, Number(due));
       },
-      lost: (err) => {
-        if (!this.o.availability?.absorbs(err))
-          this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
-        this.listener = undefined;
-        this.relisten();
+      reconnected: () => {
+        this.armWindow().catch((err: unknown) => {
+          if (!this.o.availability?.absorbs(err))
+            this.o.logger.warn(
+              { err },
+              'reading the due window after a reconnection failed; the scan goes on',
+            );
+        });
       },
     });
-    // Announcements made while this worker was not listening are lost: arm every attempt due in the window once.
+    await this.armWindow();
+  }
+
+  /** Announcements made while this worker was not listening are lost: arm every attempt due in the window once. */
+  private async armWindow(): Promise<void> {
+    if (this.stopped) return;
     const until = new Date(this.o.clock().getTime() + ANNOUNCE_WINDOW_MS);
     for (const row of await resolvedDueBefore(this.o.store.sql, until))
       this.arm(row.id, row.accountId, row.dueMs);
-  }
-
-  /** Listens again once the database answers (every second until it does): the scan covers the gap meanwhile. */
-  private relisten(): void {
-    setTimeout(() => {
-      if (this.stopped || this.listener) return;
-      this.listen().catch((err: unknown) => {
-        if (!this.o.availability?.absorbs(err)) this.o.logger.warn({ err }, 'due-listener reconnect failed');
-        void this.listener?.close().catch(() => undefined);
-        this.listener = undefined;
-        this.relisten();
-      });
-    }, 1000).unref();
   }
 
   private async scanLoop(): Promise<void> {
