@@ -744,6 +744,8 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Origins (`https://host[:port]`) the request URL may resolve to when its scheme or host holds an expression; required for such URLs. */
+        AllowedOrigins: string[];
         Attachment: {
             /** Format: uuid */
             id: string;
@@ -958,6 +960,7 @@ export interface components {
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -1511,6 +1514,7 @@ export interface components {
             mode: components["schemas"]["ActionMode"] | null;
             timezone: string;
             request_config: components["schemas"]["ActionRequest"] | null;
+            allowed_origins: string[];
             gate_config: components["schemas"]["GateInput"] | null;
             max_attempts: number | null;
             retry_strategy: components["schemas"]["RetryStrategy"] | null;
@@ -1521,6 +1525,12 @@ export interface components {
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_hour: number;
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_day: number;
+            /** @description The horizon in force (the default when not set). */
+            max_schedule_days: number;
             /** @description In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`. */
             trigger_token: string;
             /** @description `{trigger_base}/t/<trigger_token>`, masked like the token. */
@@ -1549,6 +1559,7 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
             gate_config?: components["schemas"]["GateInputInput"];
             max_attempts?: number;
@@ -1562,6 +1573,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         TemplateLimits: {
             current: number;
@@ -1597,6 +1614,7 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
             gate_config?: components["schemas"]["GateInputInput"];
             max_attempts?: number;
@@ -1610,6 +1628,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         ToggledTemplate: {
             message: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpRequestConfig, RetryStrategy, WebhookSecret } from './action.js';
+import { AllowedOrigins, HttpRequestConfig, RetryStrategy, WebhookSecret } from './action.js';
 import { GateInput } from './approval.js';
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
@@ -109,6 +109,7 @@ export const HttpCallStep = HttpRequestConfig.extend({
   }),
   retry_strategy: RetryStrategy.optional(),
   webhook_secret: WebhookSecret.optional(),
+  allowed_origins: AllowedOrigins.optional(),
 }).meta({ id: 'ChainHttpCallStep' });
 
 export const GatedStep = z

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   ActionMode,
   ActionRequestView,
+  AllowedOrigins,
   ActionStatus,
   DedupKeys,
   HttpRequestConfig,
@@ -27,6 +28,13 @@ export const PLACEHOLDER_NAME = /^[A-Za-z0-9_]{1,64}$/;
  */
 export const RESERVED_PLACEHOLDER_NAMES = Object.freeze(['input', 'steps', 'schedule'] as const);
 export const MAX_PLACEHOLDERS = 50;
+
+/**
+ * What a public trigger may spend when the owner sets nothing (N-M2): low on purpose, since whoever holds the URL
+ * spends the owner's allowances. A chain template counts each chain's steps against these caps.
+ */
+export const TRIGGER_DEFAULTS = Object.freeze({ per_hour: 20, per_day: 100, max_schedule_days: 30 } as const);
+export const TRIGGER_LIMIT_MAX = 100_000;
 
 export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).meta({ id: 'TemplateType' });
 
@@ -74,6 +82,7 @@ const templateFields = {
     description:
       'Webhook mode (required), or the request run after approval. URL, headers and body take placeholders.',
   }),
+  allowed_origins: AllowedOrigins.optional(),
   gate_config: GateInput.optional().meta({
     description: 'Approval mode (required). Message and recipients take placeholders.',
   }),
@@ -87,6 +96,29 @@ const templateFields = {
   dedup_keys: DedupKeys.max(10)
     .optional()
     .meta({ description: 'Up to 10; take placeholders, checked once resolved.' }),
+  trigger_limit_per_hour: z
+    .number()
+    .int()
+    .min(1)
+    .max(TRIGGER_LIMIT_MAX)
+    .optional()
+    .meta({ description: `Triggers accepted per hour (default ${TRIGGER_DEFAULTS.per_hour}).` }),
+  trigger_limit_per_day: z
+    .number()
+    .int()
+    .min(1)
+    .max(TRIGGER_LIMIT_MAX)
+    .optional()
+    .meta({ description: `Triggers accepted per UTC day (default ${TRIGGER_DEFAULTS.per_day}).` }),
+  max_schedule_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .optional()
+    .meta({
+      description: `How far ahead a trigger's schedule may reach, in days (default ${TRIGGER_DEFAULTS.max_schedule_days}).`,
+    }),
 };
 
 type TemplateShape = {
@@ -152,6 +184,7 @@ export const Template = z
     mode: ActionMode.nullable().meta({ description: 'null for chain templates.' }),
     timezone: z.string(),
     request_config: ActionRequestView.nullable(),
+    allowed_origins: z.array(z.string()),
     gate_config: GateInput.nullable(),
     max_attempts: z.number().int().nullable(),
     retry_strategy: RetryStrategy.nullable(),
@@ -161,6 +194,18 @@ export const Template = z
     chain_error_handling: ChainErrorHandling.nullable(),
     placeholders: z.array(PlaceholderDefinition),
     dedup_keys: z.array(z.string()),
+    trigger_limit_per_hour: z
+      .number()
+      .int()
+      .meta({ description: 'The cap in force (the default when not set).' }),
+    trigger_limit_per_day: z
+      .number()
+      .int()
+      .meta({ description: 'The cap in force (the default when not set).' }),
+    max_schedule_days: z
+      .number()
+      .int()
+      .meta({ description: 'The horizon in force (the default when not set).' }),
     trigger_token: z.string().meta({
       description:
         'In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`.',

@@ -208,7 +208,7 @@ describe('resolveChainTemplate', () => {
   it('gives a chain that reads the values when its steps start', () => {
     const scope = chainScope(resolved.input, { steps: { 0: { status: 'executed', response: { id: 7 } } } });
     expect(resolveHttpCall(resolved.steps[0] as HttpCallStepParsed, scope)).toMatchObject({
-      url: 'https://crm.example/Ann == gold',
+      url: 'https://crm.example/Ann%20%3D%3D%20gold',
       body: { tier: 'gold', c: 'Ann == gold' },
     });
     expect(evaluateCondition(resolved.steps[1]?.condition ?? '', scope)).toBe(true);

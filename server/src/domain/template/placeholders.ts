@@ -28,10 +28,16 @@ import {
 import { stepTypeAlias } from '../chain/states.js';
 import { formatCondition, parseCondition } from '../expressions/condition.js';
 import { ExpressionError } from '../expressions/errors.js';
-import { urlTemplateProblem } from '../expressions/url.js';
+import {
+  hasOriginExpression,
+  interpolateUrl,
+  ORIGIN_EXPRESSION_NEEDS_ALLOWLIST,
+  urlTemplateProblem,
+} from '../expressions/url.js';
 import {
   type Expression,
   interpolate,
+  interpolateHeaderValue,
   interpolateString,
   listExpressions,
   renameExpressions,
@@ -83,6 +89,8 @@ export interface ActionTemplateConfig {
     | undefined;
   gate_config?: GateInput | undefined;
   dedup_keys?: string[] | undefined;
+  /** The origins `request_config.url` may resolve to when its scheme or host holds a placeholder. */
+  allowed_origins?: readonly string[] | undefined;
 }
 
 /** The fields of an action template that take placeholders, as [path, value] pairs. */
@@ -142,9 +150,13 @@ export function templatePlaceholderErrors(
       add([...path, ...error.path], error.message);
     }
   }
-  if (template.type === 'action' && template.config.request_config && urlSchemes !== undefined) {
-    const problem = urlTemplateProblem(template.config.request_config.url, urlSchemes);
+  if (template.type === 'action' && template.config.request_config) {
+    const { url } = template.config.request_config;
+    const problem = urlSchemes === undefined ? null : urlTemplateProblem(url, urlSchemes);
     if (problem !== null) add(['request_config', 'url'], problem);
+    if (hasOriginExpression(url) && (template.config.allowed_origins ?? []).length === 0) {
+      add(['request_config', 'url'], ORIGIN_EXPRESSION_NEEDS_ALLOWLIST);
+    }
   }
   if (template.type === 'chain') {
     const rules = { placeholders: declared, ...(urlSchemes && { urlSchemes }) };
@@ -153,9 +165,20 @@ export function templatePlaceholderErrors(
   return errors;
 }
 
+/** Runs `resolve` with `path` put in front of the path of any ExpressionError. */
+function at<T>(path: readonly (string | number)[], resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    if (error instanceof ExpressionError) error.path.unshift(...path);
+    throw error;
+  }
+}
+
 /**
- * An action template's configuration with the placeholder values in. Only ExpressionErrors can be thrown, and
- * none once templatePlaceholderErrors found nothing at save time.
+ * An action template's configuration with the placeholder values in. Only ExpressionErrors can be thrown (their
+ * `path` names the field, e.g. `request_config.url`): a value that would change the URL's structure, leave its
+ * allowed origins or add a header line (N-H1).
  */
 export function resolveActionTemplate<T extends ActionTemplateConfig>(
   template: T,
@@ -166,13 +189,22 @@ export function resolveActionTemplate<T extends ActionTemplateConfig>(
   const { request_config: request, gate_config: gate, dedup_keys: keys } = template;
   return {
     ...template,
-    name: text(template.name),
+    name: at(['name'], () => text(template.name)),
     ...(request && {
       request_config: {
         ...request,
-        url: text(request.url),
-        headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, text(v)])),
-        ...(request.body !== undefined && { body: interpolate(request.body, scope) }),
+        url: at(['request_config', 'url'], () =>
+          interpolateUrl(request.url, scope, template.allowed_origins ?? []),
+        ),
+        headers: Object.fromEntries(
+          Object.entries(request.headers).map(([k, v]) => [
+            k,
+            at(['request_config', 'headers', k], () => interpolateHeaderValue(v, scope)),
+          ]),
+        ),
+        ...(request.body !== undefined && {
+          body: at(['request_config', 'body'], () => interpolate(request.body, scope)),
+        }),
       },
     }),
     ...(gate && {
