@@ -45,7 +45,7 @@ describe('templates and public triggers', () => {
     placeholders: [
       { name: 'order_id', required: true, description: 'The order number' },
       { name: 'priority', default: 'normal' },
-      { name: 'qty', default: 1 },
+      { name: 'qty', type: 'integer', default: 1 },
     ],
   });
 

@@ -16,11 +16,11 @@ describe('trigger and chain hardening (review c081757)', () => {
   const call = (method: string, path: string, body?: unknown) => api(server, key, method, path, body);
 
   /** A public trigger: no Bearer header. */
-  async function trigger(triggerUrl: string, body: Record<string, unknown>) {
+  async function trigger(triggerUrl: string, body: Record<string, unknown> | string) {
     const res = await fetch(`${server.url}${new URL(triggerUrl).pathname}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   }
@@ -41,6 +41,63 @@ describe('trigger and chain hardening (review c081757)', () => {
     await server?.stop();
     await rx?.close();
     await db?.drop();
+  });
+
+  describe('typed placeholders and deep values (N-L1, N-L4)', () => {
+    it('a value that does not fit its placeholder is a 422 naming it; anonymous values are strings', async () => {
+      const t = await template({
+        name: 'Typed {{id}}',
+        mode: 'webhook',
+        request_config: { url: `${rx.url}/typed`, body: { id: '{{id}}', qty: '{{qty}}' } },
+        placeholders: [
+          { name: 'id', required: true },
+          { name: 'qty', type: 'integer', default: 1 },
+        ],
+      });
+      const obj = await trigger(t.trigger_url, { id: { $ne: null, role: 'admin' } });
+      expect(obj.status).toBe(422);
+      expect(obj.body.errors).toHaveProperty('id');
+      const qty = await trigger(t.trigger_url, { id: 'A', qty: 'lots' });
+      expect(qty.status).toBe(422);
+      expect(qty.body.errors).toHaveProperty('qty');
+      expect(qty.body.message).toContain('qty');
+      expect((await trigger(t.trigger_url, { id: 7, qty: '3' })).status).toBe(201);
+      const [got] = await rx.waitFor('/typed');
+      expect(got!.json).toEqual({ id: '7', qty: 3 });
+      const proto = await call('POST', '/v1/templates', {
+        name: 'x',
+        mode: 'webhook',
+        request_config: { url: `${rx.url}/x` },
+        placeholders: [{ name: 'constructor' }],
+      });
+      expect(proto.status).toBe(422);
+    });
+
+    it('deep JSON in a trigger body or a chain input is a 422, never a 500', async () => {
+      const t = await template({
+        name: 'Order {{id}}',
+        mode: 'webhook',
+        request_config: { url: `${rx.url}/deep` },
+        placeholders: [{ name: 'id', required: true }],
+      });
+      // Written as text: JSON.stringify itself gives up around 5,000 levels.
+      const deep = `${'['.repeat(5000)}"x"${']'.repeat(5000)}`;
+      const res = await trigger(t.trigger_url, `{"id":${deep}}`);
+      expect(res.status).toBe(422);
+      const extra = await trigger(t.trigger_url, `{"id":"A","other":${deep}}`);
+      expect(extra.status).toBe(422);
+      const steps = JSON.stringify([
+        { name: 'a', type: 'wait', delay: '1s' },
+        { name: 'b', type: 'wait', delay: '1s' },
+      ]);
+      const chain = await call(
+        'POST',
+        '/v1/chains',
+        `{"name":"deep-input","input":{"v":${deep}},"steps":${steps}}`,
+      );
+      expect(chain.status).toBe(422);
+      expect(Object.keys(chain.body.errors).join(' ')).toContain('input');
+    });
   });
 
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {

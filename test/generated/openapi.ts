@@ -1308,6 +1308,17 @@ export interface components {
             /** @default false */
             required: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };
@@ -1316,6 +1327,17 @@ export interface components {
             /** @default false */
             required: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };

@@ -6,6 +6,8 @@ import {
   ActionStatus,
   DedupKeys,
   HttpRequestConfig,
+  jsonDepth,
+  MAX_JSON_DEPTH,
   RetryStrategy,
   Schedule,
   WebhookSecret,
@@ -38,6 +40,25 @@ export const TRIGGER_LIMIT_MAX = 100_000;
 
 export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).meta({ id: 'TemplateType' });
 
+/** Names that would reach the prototype of a plain object; refused so that no value map can be tricked. */
+export const FORBIDDEN_PLACEHOLDER_NAMES = Object.freeze(['__proto__', 'constructor', 'prototype'] as const);
+export const PLACEHOLDER_TYPES = Object.freeze(['string', 'integer', 'number', 'boolean'] as const);
+export type PlaceholderType = (typeof PLACEHOLDER_TYPES)[number];
+
+/** Whether `value` is of placeholder `type` as JSON (a default, a JSON trigger value); forms are coerced elsewhere. */
+export function isOfPlaceholderType(value: unknown, type: PlaceholderType): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+  }
+}
+
 export const PlaceholderDefinition = z
   .object({
     name: z
@@ -45,9 +66,28 @@ export const PlaceholderDefinition = z
       .regex(PLACEHOLDER_NAME, 'must be 1 to 64 letters, digits or underscores')
       .refine((n) => !(RESERVED_PLACEHOLDER_NAMES as readonly string[]).includes(n), {
         message: `is reserved (${RESERVED_PLACEHOLDER_NAMES.join(', ')})`,
+      })
+      .refine((n) => !(FORBIDDEN_PLACEHOLDER_NAMES as readonly string[]).includes(n), {
+        message: `cannot be ${FORBIDDEN_PLACEHOLDER_NAMES.join(', ')}`,
       }),
     required: z.boolean().default(false),
     description: z.string().max(1000).optional(),
+    type: z.enum(PLACEHOLDER_TYPES).optional().meta({
+      description:
+        'A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.',
+    }),
+    pattern: z.string().min(1).max(500).optional().meta({
+      description: 'A regular expression the whole value (as text) must match.',
+    }),
+    max_length: z.number().int().min(1).max(10_000).optional().meta({
+      description: 'The longest value accepted, in characters (default 1,000).',
+    }),
+    enum: z
+      .array(z.union([z.string().max(1000), z.number(), z.boolean()]))
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'The only values accepted.' }),
     default: z
       .unknown()
       .optional()
@@ -56,6 +96,21 @@ export const PlaceholderDefinition = z
   .superRefine((p, ctx) => {
     if (p.required && p.default !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['default'], message: 'a required placeholder takes no default' });
+    }
+    if (
+      p.type !== undefined &&
+      p.default !== undefined &&
+      p.default !== null &&
+      !isOfPlaceholderType(p.default, p.type)
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['default'], message: `must be of type ${p.type}` });
+    }
+    if (p.pattern !== undefined) {
+      try {
+        new RegExp(p.pattern, 'u');
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'is not a valid regular expression' });
+      }
     }
   })
   .meta({ id: 'PlaceholderDefinition' });
@@ -262,6 +317,9 @@ export const ToggledTemplate = z
 export const TriggerBody = z
   .object({ schedule: Schedule.optional() })
   .catchall(z.unknown())
+  .refine((b) => jsonDepth(b) <= MAX_JSON_DEPTH, {
+    message: `must nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+  })
   .meta({ id: 'TriggerBody' });
 export type TriggerBody = z.input<typeof TriggerBody>;
 

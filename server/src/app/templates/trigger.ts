@@ -1,5 +1,6 @@
 import { ActionCreateBody, ChainCreateBody, type TriggerAnswer, TriggerBody } from '@sched/contract';
 import {
+  InvalidPlaceholderError,
   MissingPlaceholderError,
   placeholderValues,
   resolveActionTemplate,
@@ -78,6 +79,7 @@ export class TemplateTrigger {
     try {
       found = placeholderValues(template.placeholders, supplied);
     } catch (err) {
+      if (err instanceof InvalidPlaceholderError) throw new ValidationError(err.errors, err.message);
       if (!(err instanceof MissingPlaceholderError)) throw err;
       throw new ValidationError(Object.fromEntries(err.names.map((n) => [n, ['is required']])), err.message);
     }

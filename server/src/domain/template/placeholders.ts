@@ -51,8 +51,20 @@ export class MissingPlaceholderError extends Error {
   }
 }
 
+/** Trigger values that do not fit their placeholder's type, pattern, length or enum: messages by placeholder name. */
+export class InvalidPlaceholderError extends Error {
+  constructor(readonly errors: Record<string, string[]>) {
+    super(
+      `invalid value for placeholder${Object.keys(errors).length > 1 ? 's' : ''} ${Object.entries(errors)
+        .map(([name, messages]) => `${name} (${messages.join('; ')})`)
+        .join(', ')}`,
+    );
+    this.name = 'InvalidPlaceholderError';
+  }
+}
+
 export interface PlaceholderValues {
-  /** Every declared placeholder: the supplied value, else its default, else null. */
+  /** Every declared placeholder: the supplied value, else its default, else null. Has no prototype. */
   values: Record<string, unknown>;
   /** Keys of the trigger body that name no placeholder, sorted (`schedule` is not one of them). */
   ignored: string[];
@@ -60,20 +72,74 @@ export interface PlaceholderValues {
 
 const notSupplied = (value: unknown) => value === undefined || value === null || value === '';
 
+/** The longest text value accepted when a placeholder sets no max_length. */
+export const DEFAULT_PLACEHOLDER_MAX_LENGTH = 1000;
+
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d{0,20})(?:\.\d{1,20})?(?:[eE][+-]?\d{1,3})?$/;
+const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = { true: true, false: false, on: true, off: false };
+
+/**
+ * A supplied value as its placeholder's type, or the reason it does not fit. Form fields arrive as text, so text is
+ * converted; without a type a number or boolean becomes text and an object or array is refused (N-L4).
+ */
+function typedValue(
+  p: PlaceholderDefinition,
+  given: unknown,
+): { ok: true; value: unknown } | { ok: false; message: string } {
+  const type = p.type ?? 'string';
+  let value: unknown;
+  if (type === 'string') {
+    if (typeof given === 'string') value = given;
+    else if (typeof given === 'number' || typeof given === 'boolean') value = String(given);
+    else return { ok: false, message: 'must be text, not an object or a list' };
+  } else if (type === 'integer') {
+    if (typeof given === 'number' && Number.isSafeInteger(given)) value = given;
+    else if (typeof given === 'string' && INTEGER_TEXT.test(given.trim())) value = Number(given.trim());
+    else return { ok: false, message: 'must be an integer' };
+  } else if (type === 'number') {
+    if (typeof given === 'number' && Number.isFinite(given)) value = given;
+    else if (typeof given === 'string' && NUMBER_TEXT.test(given.trim())) value = Number(given.trim());
+    else return { ok: false, message: 'must be a number' };
+  } else {
+    if (typeof given === 'boolean') value = given;
+    else if (typeof given === 'string' && Object.hasOwn(BOOLEAN_TEXT, given.trim().toLowerCase()))
+      value = BOOLEAN_TEXT[given.trim().toLowerCase()];
+    else return { ok: false, message: 'must be true or false' };
+  }
+  const text = String(value);
+  const max = p.max_length ?? DEFAULT_PLACEHOLDER_MAX_LENGTH;
+  if (text.length > max) return { ok: false, message: `must be at most ${max} characters` };
+  // The pattern runs only on text within max_length, which bounds what a costly pattern can cost.
+  if (p.pattern !== undefined && !new RegExp(p.pattern, 'u').test(text)) {
+    return { ok: false, message: `must match ${p.pattern}` };
+  }
+  if (p.enum !== undefined && !p.enum.some((e) => e === value || String(e) === text)) {
+    return { ok: false, message: `must be one of ${p.enum.map((e) => JSON.stringify(e)).join(', ')}` };
+  }
+  return { ok: true, value };
+}
+
 /** The value of each declared placeholder for one trigger. */
 export function placeholderValues(
   definitions: readonly PlaceholderDefinition[],
   supplied: Readonly<Record<string, unknown>>,
 ): PlaceholderValues {
-  const values: Record<string, unknown> = {};
+  // No prototype: a name can never reach Object.prototype's members (N-L1).
+  const values: Record<string, unknown> = Object.create(null);
   const missing: string[] = [];
+  const invalid: Record<string, string[]> = {};
   for (const p of definitions) {
     const given = Object.hasOwn(supplied, p.name) ? supplied[p.name] : undefined;
-    if (!notSupplied(given)) values[p.name] = given;
-    else if (p.required) missing.push(p.name);
+    if (!notSupplied(given)) {
+      const typed = typedValue(p, given);
+      if (typed.ok) values[p.name] = typed.value;
+      else invalid[p.name] = [typed.message];
+    } else if (p.required) missing.push(p.name);
     else values[p.name] = p.default ?? null;
   }
   if (missing.length > 0) throw new MissingPlaceholderError(missing);
+  if (Object.keys(invalid).length > 0) throw new InvalidPlaceholderError(invalid);
   const declared = new Set(definitions.map((p) => p.name));
   const ignored = Object.keys(supplied)
     .filter((key) => !declared.has(key) && !(RESERVED_PLACEHOLDER_NAMES as readonly string[]).includes(key))
