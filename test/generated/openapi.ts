@@ -161,6 +161,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an action
+         * @description A `scheduled`, `resolved` or `awaiting_response` action (either mode; a recurring series as a whole) becomes `paused`: nothing is sent, and an approval's timeout and escalation clocks stop. Give exactly one of `until`, `duration` (it resumes by itself then) or `indefinite: true`. 409 when it cannot be paused (already paused, being delivered right now, final, or a chain step). Callback `action.paused`.
+         */
+        post: operations["actionsPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused action
+         * @description Back on the schedule (or, for an approval whose request went out, waiting for answers with the clocks moved on by the time paused). `missed` says what happens to what passed while paused (docs/operations.md). 409 when the action is not paused. Callback `action.resumed`.
+         */
+        post: operations["actionsResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/coordination-keys": {
         parameters: {
             query?: never;
@@ -707,6 +747,12 @@ export interface components {
             is_recurring: boolean;
             recurrence: components["schemas"]["Recurrence"] | null;
             recurrence_count: number;
+            /** @description The DST policy of a recurring action (null: one-time). */
+            dst_policy: components["schemas"]["DstPolicy"] | null;
+            /** @description A recurring action: the next (up to) 5 runs, the pending one first, within the end of the series. Empty otherwise. */
+            next_occurrences: string[];
+            /** @description The running pause of a `paused` action; null otherwise. */
+            pause: components["schemas"]["Pause"] | null;
             last_executed_at: string | null;
             request: components["schemas"]["ActionRequest"] | null;
             callback_url: string | null;
@@ -780,6 +826,7 @@ export interface components {
             recurrence?: components["schemas"]["RecurrenceInput"];
             /** @description Alias of `recurrence`. */
             repeat?: components["schemas"]["RecurrenceInput"];
+            dst_policy?: components["schemas"]["DstPolicyInput"];
         };
         /** @enum {string} */
         ActionMode: "webhook" | "approval";
@@ -792,7 +839,7 @@ export interface components {
             body?: unknown;
         };
         /** @enum {string} */
-        ActionStatus: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled";
+        ActionStatus: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled";
         ActionSummary: {
             /** Format: uuid */
             id: string;
@@ -808,6 +855,8 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Origins (`https://host[:port]`) the request URL may resolve to when its scheme or host holds an expression; required for such URLs. */
+        AllowedOrigins: string[];
         /** @description An API key of the account; the secret itself is never shown again. */
         ApiKey: {
             /** Format: uuid */
@@ -1090,6 +1139,7 @@ export interface components {
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -1279,6 +1329,36 @@ export interface components {
                 content: string;
             };
         };
+        /** @description How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold. */
+        DstPolicy: {
+            /**
+             * @description A wall time that does not exist (spring forward): `same_offset` reads it with the offset of before the gap, so it moves on by the gap (02:30 -> 03:30; the default, as before), `shift_forward` runs at the first instant after the gap (03:00), `skip` leaves that occurrence out.
+             * @default same_offset
+             * @enum {string}
+             */
+            gap: "shift_forward" | "skip" | "same_offset";
+            /**
+             * @description A wall time that happens twice (fall back): `first` (the default, as before) or `second` instant, or `both`.
+             * @default first
+             * @enum {string}
+             */
+            fold: "first" | "second" | "both";
+        };
+        /** @description How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold. */
+        DstPolicyInput: {
+            /**
+             * @description A wall time that does not exist (spring forward): `same_offset` reads it with the offset of before the gap, so it moves on by the gap (02:30 -> 03:30; the default, as before), `shift_forward` runs at the first instant after the gap (03:00), `skip` leaves that occurrence out.
+             * @default same_offset
+             * @enum {string}
+             */
+            gap: "shift_forward" | "skip" | "same_offset";
+            /**
+             * @description A wall time that happens twice (fall back): `first` (the default, as before) or `second` instant, or `both`.
+             * @default first
+             * @enum {string}
+             */
+            fold: "first" | "second" | "both";
+        };
         /**
          * @example 30s
          * @example 10m
@@ -1455,11 +1535,40 @@ export interface components {
             total: number;
             per_page: number;
         };
+        Pause: {
+            /** Format: date-time */
+            paused_at: string;
+            /** @description When it resumes by itself; null for an indefinite pause. */
+            until: string | null;
+            note: string | null;
+        };
+        /** @description Exactly one of `until`, `duration` or `indefinite: true` (at most 365 days ahead). */
+        PauseRequest: {
+            /** @description ISO 8601; resumes by itself then (without an offset it is read in the action's timezone). */
+            until?: string;
+            /** @description Resumes by itself after this long (e.g. 2h). */
+            duration?: components["schemas"]["Duration"];
+            /** @description true: stays paused until resumed. */
+            indefinite?: boolean;
+            /** @description Kept in the timeline with the pause. */
+            note?: string;
+        };
         PlaceholderDefinition: {
             name: string;
             /** @default false */
             required: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };
@@ -1468,6 +1577,17 @@ export interface components {
             /** @default false */
             required: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };
@@ -1580,7 +1700,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed";
             actor_email: string | null;
             notes: string | null;
             /** Format: date-time */
@@ -1604,6 +1724,14 @@ export interface components {
             recipient_status: "pending" | "confirmed" | "declined" | "snoozed";
             action_status: string;
             snoozed_until: string | null;
+        };
+        ResumeRequest: {
+            /**
+             * @description What passed while paused: `run_once` (default) runs a one-time action now, and a series' missed occurrence once before it carries on; `skip` drops it: a series moves to its next occurrence, a one-time action ends `expired`, a snoozed approval skips its reminder.
+             * @default run_once
+             * @enum {string}
+             */
+            missed: "run_once" | "skip";
         };
         RetriedAction: {
             /** Format: uuid */
@@ -1666,6 +1794,7 @@ export interface components {
             mode: components["schemas"]["ActionMode"] | null;
             timezone: string;
             request_config: components["schemas"]["ActionRequest"] | null;
+            allowed_origins: string[];
             gate_config: components["schemas"]["GateInput"] | null;
             max_attempts: number | null;
             retry_strategy: components["schemas"]["RetryStrategy"] | null;
@@ -1676,6 +1805,12 @@ export interface components {
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_hour: number;
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_day: number;
+            /** @description The horizon in force (the default when not set). */
+            max_schedule_days: number;
             /** @description In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`. */
             trigger_token: string;
             /** @description `{trigger_base}/t/<trigger_token>`, masked like the token. */
@@ -1704,6 +1839,7 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
             gate_config?: components["schemas"]["GateInputInput"];
             max_attempts?: number;
@@ -1717,6 +1853,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         TemplateLimits: {
             current: number;
@@ -1752,6 +1894,7 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
             gate_config?: components["schemas"]["GateInputInput"];
             max_attempts?: number;
@@ -1765,6 +1908,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         ToggledTemplate: {
             message: string;
@@ -2305,7 +2454,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `pending_resolution` is the former name of `scheduled`. */
-                status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
+                status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
                 /** @description `immediate` and `gated` are the legacy names of `webhook` and `approval`. */
                 mode?: "webhook" | "approval" | "immediate" | "gated";
                 /** @description Case-insensitive match in name and description. */
@@ -2905,6 +3054,214 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RetriedAction"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PauseRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResumeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
                     };
                 };
             };

@@ -78,6 +78,43 @@ export function jsonDepth(value: unknown): number {
   return deepest;
 }
 
+/**
+ * `https://host[:port]` in canonical form (lower case, default port dropped), or null when `text` is not exactly
+ * an http(s) origin: a path, query, fragment or userinfo is refused so that an allowlist says what it means.
+ */
+export function canonicalOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return null;
+  if (url.pathname !== '/' || /^[a-z]+:\/\/[^/?#]*[/?#]./i.test(text) || /[?#]$/.test(text)) return null;
+  return url.origin;
+}
+
+/**
+ * The origins a URL whose scheme or host holds an expression may resolve to (N-H1); checked when the request is
+ * made. Without it such a URL is refused at save time.
+ */
+export const AllowedOrigins = z
+  .array(
+    z
+      .string()
+      .max(2048)
+      .refine((o) => canonicalOrigin(o) !== null, {
+        message: 'must be an origin such as https://api.example.com (scheme, host and optional port only)',
+      }),
+  )
+  .max(20)
+  .meta({
+    id: 'AllowedOrigins',
+    description:
+      'Origins (`https://host[:port]`) the request URL may resolve to when its scheme or host holds an expression; required for such URLs.',
+  });
+
 export const HttpRequestConfig = z
   .object({
     url: z.string().min(1).max(2048),
