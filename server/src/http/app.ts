@@ -4,6 +4,7 @@ import { apiContract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
@@ -26,6 +27,7 @@ import { RateLimitedError } from '../app/errors.js';
 import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
+import { SERVER_VERSION } from '../version.js';
 import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
@@ -97,7 +99,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     // One line per request (below) instead of Fastify's two: at the default level the second line cost about a
     // tenth of a create's CPU (bench/, docs/performance.md).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Slow-body clients (slowloris) are cut off; Node checks these deadlines every connectionsCheckingInterval.
     requestTimeout: timeouts.requestMs,
     connectionTimeout: timeouts.connectionMs,
@@ -183,12 +185,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   const router = s.router(apiContract, {
     system: {
-      healthz: async () => ({ status: 200, body: { status: 'ok' } }),
+      healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
         return r.ok
-          ? { status: 200, body: { status: 'ok', checks: r.checks } }
-          : { status: 503, body: { status: 'unavailable', checks: r.checks } };
+          ? { status: 200, body: { status: 'ok', version: SERVER_VERSION, checks: r.checks } }
+          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
