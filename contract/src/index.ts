@@ -8,6 +8,7 @@ import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
+export * from './schemas/callback.js';
 export * from './schemas/approval.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
