@@ -79,12 +79,17 @@ export function buildOpenApiDocument(
   });
   const components: Record<string, SchemaObject> = {};
 
-  const toSchema = (schema: unknown, io: Io): SchemaObject | ReferenceObject => {
+  const toSchema = (
+    schema: unknown,
+    io: Io,
+    where: 'body' | 'parameter' = 'body',
+  ): SchemaObject | ReferenceObject => {
     const json = z.toJSONSchema(schema as z.ZodType, {
       target: 'draft-2020-12',
       io,
       unrepresentable: 'any',
     }) as Record<string, unknown>;
+    if (io === 'input' && where === 'body') defaultsIntoDescriptions(json);
     const defs = (json.$defs ?? {}) as Record<string, Record<string, unknown>>;
     delete json.$defs;
     delete json.$schema;
@@ -186,7 +191,7 @@ export function buildOpenApiDocument(
       ['query', route.query],
     ] as const) {
       if (!isSchema(schema)) continue;
-      const json = toSchema(schema, 'input') as SchemaObject;
+      const json = toSchema(schema, 'input', 'parameter') as SchemaObject;
       const required = new Set((json.required as string[] | undefined) ?? []);
       for (const [name, prop] of Object.entries(json.properties ?? {})) {
         const p = prop as SchemaObject;
@@ -271,6 +276,33 @@ export function buildOpenApiDocument(
     if (media) media.example = exampleFromSchema(media.schema, schemas, { io: 'output' });
   }
   return doc;
+}
+
+/**
+ * A field with a default is optional to send, but openapi-typescript (7, by default) reads `default` on a named
+ * schema as "always present" and makes the field required in request types too. Request schemas therefore state
+ * their defaults in words ("Default: `POST`.") instead of the keyword; answers always carry the field.
+ */
+function defaultsIntoDescriptions(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) defaultsIntoDescriptions(item);
+    return;
+  }
+  if (!schema || typeof schema !== 'object') return;
+  const s = schema as Record<string, unknown>;
+  // Only schema positions are walked (never a `properties` map itself), so `default` here is the keyword.
+  if ('default' in s) {
+    const note = `Default: \`${JSON.stringify(s.default)}\`.`;
+    s.description = s.description ? `${s.description as string} ${note}` : note;
+    delete s.default;
+  }
+  for (const key of ['properties', '$defs']) {
+    for (const child of Object.values((s[key] as Record<string, unknown> | undefined) ?? {}))
+      defaultsIntoDescriptions(child);
+  }
+  for (const key of ['items', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'prefixItems', 'not']) {
+    defaultsIntoDescriptions(s[key]);
+  }
 }
 
 /** Writes an example for the JSON request body and for each 2xx JSON answer of an operation. */

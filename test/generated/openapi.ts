@@ -1025,8 +1025,8 @@ export interface components {
          */
         AttachmentInput: {
             name: string;
-            /** @default application/octet-stream */
-            content_type: string;
+            /** @description Default: `"application/octet-stream"`. */
+            content_type?: string;
             /** @description Base64 content (at most 5 MiB decoded in all). */
             content?: string;
             /**
@@ -1210,15 +1210,12 @@ export interface components {
         ChainCreate: {
             name: string;
             steps: components["schemas"]["ChainStepInput"][];
-            /**
-             * @description Variables every step reads as `{{input.<field>}}`.
-             * @default {}
-             */
-            input: {
+            /** @description Variables every step reads as `{{input.<field>}}`. Default: `{}`. */
+            input?: {
                 [key: string]: unknown;
             };
-            /** @default fail_chain */
-            error_handling: components["schemas"]["ChainErrorHandling"];
+            /** @description Default: `"fail_chain"`. */
+            error_handling?: components["schemas"]["ChainErrorHandling"];
             /** @description Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed. */
             callback_url?: string;
             /** @description Signs the chain's callbacks (each http_call step has its own `webhook_secret`). */
@@ -1289,10 +1286,10 @@ export interface components {
         };
         ChainHttpCallStepInput: {
             url: string;
-            /** @default POST */
-            method: components["schemas"]["HttpMethod"];
-            /** @default {} */
-            headers: {
+            /** @description Default: `"POST"`. */
+            method?: components["schemas"]["HttpMethod"];
+            /** @description Default: `{}`. */
+            headers?: {
                 [key: string]: string;
             };
             /** @description JSON body, sent as application/json. */
@@ -1414,10 +1411,10 @@ export interface components {
                 condition: "skip_if_previous_pending" | "execute_if_previous_failed" | "execute_if_previous_succeeded" | "wait_for_previous";
                 /** @enum {string} */
                 on_condition_not_met?: "cancel" | "reschedule" | "fail";
-                /** @default 300 */
-                reschedule_delay: number;
-                /** @default 10 */
-                max_reschedules: number;
+                /** @description Default: `300`. */
+                reschedule_delay?: number;
+                /** @description Default: `10`. */
+                max_reschedules?: number;
             };
         };
         DeliveryAttempt: {
@@ -1557,19 +1554,19 @@ export interface components {
             /** @description Confirm and decline labels. */
             buttons?: string[];
             /**
-             * @default first_response
+             * @description Default: `"first_response"`.
              * @enum {string}
              */
-            confirmation_mode: "first_response" | "all_required";
-            /** @default 5 */
-            max_snoozes: number;
-            /** @default 7d */
-            timeout: components["schemas"]["Duration"];
+            confirmation_mode?: "first_response" | "all_required";
+            /** @description Default: `5`. */
+            max_snoozes?: number;
+            /** @description Default: `"7d"`. */
+            timeout?: components["schemas"]["Duration"];
             /**
-             * @default cancel
+             * @description Default: `"cancel"`.
              * @enum {string}
              */
-            on_timeout: "cancel" | "expire" | "approve";
+            on_timeout?: "cancel" | "expire" | "approve";
             escalation?: components["schemas"]["EscalationInput"];
             /** @description Flat form of `escalation.contacts`. */
             escalation_contacts?: string[];
@@ -1619,10 +1616,10 @@ export interface components {
         HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
         HttpRequest: {
             url: string;
-            /** @default POST */
-            method: components["schemas"]["HttpMethod"];
-            /** @default {} */
-            headers: {
+            /** @description Default: `"POST"`. */
+            method?: components["schemas"]["HttpMethod"];
+            /** @description Default: `{}`. */
+            headers?: {
                 [key: string]: string;
             };
             /** @description JSON body, sent as application/json. */
@@ -1682,8 +1679,8 @@ export interface components {
          */
         PlaceholderDefinitionInput: {
             name: string;
-            /** @default false */
-            required: boolean;
+            /** @description Default: `false`. */
+            required?: boolean;
             description?: string;
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
@@ -1903,8 +1900,8 @@ export interface components {
             name: string;
             email?: string | null;
             phone?: string | null;
-            /** @default [] */
-            push_subscriptions: components["schemas"]["PushSubscriptionInput"][];
+            /** @description Default: `[]`. */
+            push_subscriptions?: components["schemas"]["PushSubscriptionInput"][];
         };
         TeamMemberUpdate: {
             name?: string;

@@ -39,6 +39,7 @@ import { registerResponseRoutes } from './responses.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { registerApiReference } from './api-reference.js';
 import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
@@ -64,6 +65,8 @@ export interface HttpDeps {
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
+  publicUrl: () => string | undefined;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
@@ -176,6 +179,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimiter: deps.rateLimiter,
     rateLimitFactor: deps.rateLimitFactor,
   });
+
+  registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit });
 
   await registerTriggerRoute(app, {
     trigger: deps.trigger,
