@@ -256,6 +256,7 @@ export async function startService(
         rateLimitFactor: config.rateLimitFactor,
         validateResponses: config.env !== 'production',
         trustProxy: config.trustProxy,
+        publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
         timeouts: {
           requestMs: config.httpRequestTimeoutMs,
           connectionMs: config.httpConnectionTimeoutMs,

@@ -45,6 +45,8 @@ export const actionsContract = c.router({
     query: ActionListQuery,
     responses: { 200: paginated(ActionSummary), ...authErrors },
     summary: 'List actions',
+    description:
+      'Newest first, paginated (`page`, `per_page` up to 100). Filters combine: `status`, `mode`, `search` (name or URL), `coordination_key`, `recurring`.',
   },
   get: {
     method: 'GET',
@@ -52,6 +54,8 @@ export const actionsContract = c.router({
     pathParams: idParams,
     responses: { 200: single(Action), 404: ErrorBody, ...authErrors },
     summary: 'Get an action with its delivery attempts',
+    description:
+      'The action with its delivery attempts (newest last) and, for an approval, its recipients and timeline.',
   },
   cancel: {
     method: 'DELETE',
@@ -69,6 +73,8 @@ export const actionsContract = c.router({
     body: z.object({ idempotency_key: z.string().min(1).max(255) }),
     responses: { 200: single(CancelledAction), 404: ErrorBody, 409: ErrorBody, ...authErrors },
     summary: 'Cancel the live action holding an idempotency key',
+    description:
+      'The key is the `idempotency_key` given at creation. 404 when no live action holds it; 409 when it is no longer cancellable.',
   },
   cancelByCoordinationKey: {
     method: 'DELETE',
@@ -76,6 +82,8 @@ export const actionsContract = c.router({
     body: z.object({ coordination_key: z.string().min(1).max(255) }),
     responses: { 200: CancelByKeyResult, 404: ErrorBody, ...authErrors },
     summary: 'Cancel every live action sharing a dedup key',
+    description:
+      'Cancels every cancellable action that shares the dedup key and answers how many were cancelled and skipped; 404 when none could be cancelled.',
   },
   retry: {
     method: 'POST',
@@ -116,6 +124,7 @@ export const actionsContract = c.router({
     path: '/v1/coordination-keys',
     responses: { 200: z.object({ keys: z.array(z.string()) }), ...authErrors },
     summary: 'Every dedup key used in the account',
+    description: "The distinct `coordination.dedup_key` values of the account's actions, sorted.",
   },
 });
 

@@ -242,7 +242,22 @@ export const ActionCreateBody = z
     repeat: Recurrence.optional().meta({ description: 'Alias of `recurrence`.' }),
     dst_policy: DstPolicy.optional(),
   })
-  .meta({ id: 'ActionCreate' });
+  .meta({
+    id: 'ActionCreate',
+    examples: [
+      {
+        name: 'Order 42 follow-up',
+        schedule: { wait: '10m' },
+        request: {
+          url: 'https://hooks.example.com/orders/42/follow-up',
+          method: 'POST',
+          body: { order: 42 },
+        },
+        callback_url: 'https://hooks.example.com/sched-events',
+        idempotency_key: 'order-42-follow-up',
+      },
+    ],
+  });
 export type ActionCreateBody = z.input<typeof ActionCreateBody>;
 export type ActionCreateParsed = z.output<typeof ActionCreateBody>;
 

@@ -4,6 +4,7 @@ import { apiContract, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
@@ -27,6 +28,7 @@ import { RateLimitedError, ServiceUnavailableError } from '../app/errors.js';
 import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
+import { SERVER_VERSION } from '../version.js';
 import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
@@ -39,6 +41,7 @@ import { apiKeysHandlers } from './handlers/api-keys.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { registerApiReference } from './api-reference.js';
 import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
@@ -70,6 +73,8 @@ export interface HttpDeps {
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
+  publicUrl: () => string | undefined;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
@@ -106,7 +111,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
     // One line per request (below) instead of Fastify's two: at the default level the second line cost about a
     // tenth of a create's CPU (bench/, docs/performance.md).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Slow-body clients (slowloris) are cut off; Node checks these deadlines every connectionsCheckingInterval.
     requestTimeout: timeouts.requestMs,
     connectionTimeout: timeouts.connectionMs,
@@ -197,6 +202,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
+  registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit });
+
   await registerTriggerRoute(app, {
     trigger: deps.trigger,
     rateLimiter: deps.rateLimiter,
@@ -205,12 +212,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   const router = s.router(apiContract, {
     system: {
-      healthz: async () => ({ status: 200, body: { status: 'ok' } }),
+      healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
         return r.ok
-          ? { status: 200, body: { status: 'ok', checks: r.checks } }
-          : { status: 503, body: { status: 'unavailable', checks: r.checks } };
+          ? { status: 200, body: { status: 'ok', version: SERVER_VERSION, checks: r.checks } }
+          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
