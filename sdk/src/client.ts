@@ -63,6 +63,8 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
+    stats: async () => unwrap(await raw.actions.stats(), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */

@@ -7,6 +7,7 @@ import {
   ActionSummary,
   CancelByKeyResult,
   CancelledAction,
+  ActionStats,
   ActionStatus,
   Quota,
   RetriedAction,
@@ -85,6 +86,15 @@ export const actionsContract = c.router({
     description:
       'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now. ' +
       '409 when the action has an idempotency key that a live action has taken since it failed.',
+  },
+  stats: {
+    method: 'GET',
+    path: '/v1/stats',
+    responses: { 200: single(ActionStats), ...authErrors },
+    summary: 'Counts by state and the last 24 hours of deliveries',
+    description:
+      "What the console's overview shows: actions per state, approvals waiting, and the delivery attempts of the last 24 hours " +
+      '(success rate, lateness p50/p99) in all and per hour.',
   },
   coordinationKeys: {
     method: 'GET',

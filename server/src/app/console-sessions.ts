@@ -45,7 +45,10 @@ export class ConsoleSessionService {
     const now = this.clock();
     const found = await touchConsoleSession(this.store.sql, hashSessionId(id), now, idleCutoff(now));
     if (!found) return null;
-    return { keyHash: found.key_hash, view: { csrf_token: csrfTokenOf(id), scopes: found.scopes as Scope[] } };
+    return {
+      keyHash: found.key_hash,
+      view: { csrf_token: csrfTokenOf(id), scopes: found.scopes as Scope[] },
+    };
   }
 
   async signOut(id: string): Promise<void> {

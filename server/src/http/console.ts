@@ -108,7 +108,10 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
       throw ValidationError.field('api_key', 'an API key is required');
     const { id, view } = await deps.sessions.signIn(apiKey);
     noStore(reply);
-    return reply.status(201).header('set-cookie', sessionCookie(id, secure(request))).send({ data: view });
+    return reply
+      .status(201)
+      .header('set-cookie', sessionCookie(id, secure(request)))
+      .send({ data: view });
   });
 
   app.get('/console/session', async (request, reply) => {
@@ -133,7 +136,10 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
         return reply.status(403).send({ message: `signing out needs the ${CSRF_HEADER} header` });
       await deps.sessions.signOut(id);
     }
-    return reply.status(204).header('set-cookie', sessionCookie(null, secure(request))).send();
+    return reply
+      .status(204)
+      .header('set-cookie', sessionCookie(null, secure(request)))
+      .send();
   });
 
   const serve = (request: FastifyRequest, reply: FastifyReply) => {

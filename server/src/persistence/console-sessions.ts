@@ -53,6 +53,9 @@ export async function deleteConsoleSession(db: Sql, idHash: string): Promise<voi
 
 /** Drops sessions idle since before `idleSince`. */
 export async function pruneConsoleSessions(db: Sql, idleSince: Date): Promise<number> {
-  const result = await db.deleteFrom('console_sessions').where('last_seen_at', '<=', idleSince).executeTakeFirst();
+  const result = await db
+    .deleteFrom('console_sessions')
+    .where('last_seen_at', '<=', idleSince)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
+import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sched/contract';
 import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { destinationDomain } from '../../domain/domains/rules.js';
@@ -33,7 +33,8 @@ import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
 import { TickBatch } from '../tick-batch.js';
 import { currentMode, prepareAction } from './prepare.js';
-import { actionSummary, actionView } from './view.js';
+import { actionSummary, actionView, statsView } from './view.js';
+import { countActionsByStatus, deliveryFigures } from '../../persistence/stats.js';
 
 export type CreateResult =
   | { kind: 'created'; action: Action }
@@ -348,6 +349,17 @@ export class ActionService {
         manual_retry_count: updated.manual_retry_count,
       };
     });
+  }
+
+  /** The console's overview: actions per state and the last 24 hours of deliveries (`GET /v1/stats`). */
+  async stats(accountId: string): Promise<ActionStats> {
+    const until = this.clock();
+    const since = new Date(until.getTime() - 24 * 3_600_000);
+    const [byStatus, figures] = await Promise.all([
+      countActionsByStatus(this.store.sql, accountId),
+      deliveryFigures(this.store.sql, accountId, since, until),
+    ]);
+    return statsView(byStatus, figures, since, until);
   }
 
   async coordinationKeys(accountId: string): Promise<string[]> {

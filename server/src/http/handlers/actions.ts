@@ -50,6 +50,10 @@ export function actionsHandlers(actions: ActionService) {
       status: 200,
       body: { data: await actions.retry(principalOf(request).accountId, params.id) },
     }),
+    stats: async ({ request }) => ({
+      status: 200,
+      body: { data: await actions.stats(principalOf(request).accountId) },
+    }),
     coordinationKeys: async ({ request }) => ({
       status: 200,
       body: { keys: await actions.coordinationKeys(principalOf(request).accountId) },
