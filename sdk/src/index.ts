@@ -21,6 +21,7 @@ export type {
   Action,
   ActionCreateBody,
   ActionListQuery,
+  ActionStats,
   ActionStatus,
   ActionSummary,
   Attachment,

@@ -228,6 +228,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts by state and the last 24 hours of deliveries
+         * @description What the console's overview shows: actions per state, approvals waiting, and the delivery attempts of the last 24 hours (success rate, lateness p50/p99) in all and per hour.
+         */
+        get: operations["actionsStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/coordination-keys": {
         parameters: {
             query?: never;
@@ -1101,6 +1121,36 @@ export interface components {
                 [key: string]: string;
             };
             body?: unknown;
+        };
+        ActionStats: {
+            /** @description How many of the account's actions are in each state (every state present, 0 included). */
+            actions_by_status: {
+                [key: string]: number;
+            };
+            /** @description Approval actions waiting for an answer (`awaiting_response`). */
+            approvals_waiting: number;
+            /** @description Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at). */
+            deliveries: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                attempts: number;
+                succeeded: number;
+                lateness_p50_ms: number | null;
+                lateness_p99_ms: number | null;
+                /** @description succeeded / attempts, 0 to 1; null without attempts. */
+                success_rate: number | null;
+                /** @description The same figures per hour, oldest first, 24 entries. */
+                hours: {
+                    /** Format: date-time */
+                    start: string;
+                    attempts: number;
+                    succeeded: number;
+                    lateness_p50_ms: number | null;
+                    lateness_p99_ms: number | null;
+                }[];
+            };
         };
         /** @enum {string} */
         ActionStatus: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled";
@@ -4534,6 +4584,106 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "actions_by_status": {},
+                     *         "approvals_waiting": 1,
+                     *         "deliveries": {
+                     *           "since": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "attempts": 1,
+                     *           "succeeded": 1,
+                     *           "lateness_p50_ms": 1,
+                     *           "lateness_p99_ms": 1,
+                     *           "success_rate": 1,
+                     *           "hours": [
+                     *             {
+                     *               "start": "2030-01-31T09:00:00.000Z",
+                     *               "attempts": 1,
+                     *               "succeeded": 1,
+                     *               "lateness_p50_ms": 1,
+                     *               "lateness_p99_ms": 1
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ActionStats"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -7,6 +7,7 @@ import {
   ActionSummary,
   CancelByKeyResult,
   CancelledAction,
+  ActionStats,
   ActionStatus,
   PauseBody,
   ResumeBody,
@@ -118,6 +119,15 @@ export const actionsContract = c.router({
     description:
       'Back on the schedule (or, for an approval whose request went out, waiting for answers with the clocks moved on by the time paused). ' +
       '`missed` says what happens to what passed while paused (docs/operations.md). 409 when the action is not paused. Callback `action.resumed`.',
+  },
+  stats: {
+    method: 'GET',
+    path: '/v1/stats',
+    responses: { 200: single(ActionStats), ...authErrors },
+    summary: 'Counts by state and the last 24 hours of deliveries',
+    description:
+      "What the console's overview shows: actions per state, approvals waiting, and the delivery attempts of the last 24 hours " +
+      '(success rate, lateness p50/p99) in all and per hour.',
   },
   coordinationKeys: {
     method: 'GET',

@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { apiContract, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
@@ -19,6 +19,7 @@ import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
+import type { ConsoleSessionService } from '../app/console-sessions.js';
 import type { DomainService } from '../app/domains/service.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
@@ -29,7 +30,7 @@ import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
 import { SERVER_VERSION } from '../version.js';
-import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
+import { authenticate, enforceRateLimits, safeEqual, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
@@ -38,6 +39,7 @@ import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
+import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
@@ -47,6 +49,8 @@ import { domainsHandlers } from './handlers/domains.js';
 export interface HttpDeps {
   logger: Logger;
   accounts: AccountService;
+  /** Console sign-ins: the session cookie `/v1` accepts besides the Bearer key. */
+  consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
   pauses: PauseService;
@@ -162,6 +166,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimiter: deps.rateLimiter,
     globalRateLimitFactor: deps.rateLimitFactor,
     routeLimits,
+    sessions: deps.consoleSessions,
   });
   const probes = createMemoryLimiter();
   const probeLimit = (request: FastifyRequest, reply: FastifyReply) => {
@@ -203,6 +208,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit });
+  registerConsoleRoutes(app, {
+    sessions: deps.consoleSessions,
+    rateLimiter: deps.rateLimiter,
+    rateLimitFactor: deps.rateLimitFactor,
+  });
 
   await registerTriggerRoute(app, {
     trigger: deps.trigger,
@@ -261,11 +271,4 @@ function registerJsonParser(app: FastifyInstance): void {
     if ((body as string).trim() === '') done(null, undefined);
     else parseJson(request, body as string, done);
   });
-}
-
-/** Constant-time comparison of secrets of any length (both sides hashed first). */
-export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
 }
