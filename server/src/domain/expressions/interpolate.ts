@@ -34,7 +34,7 @@ export type TemplatePart =
   | { kind: 'expression'; expression: Expression; start: number; end: number };
 
 /** What `{{steps.N...}}` reads: the step's outcome and its response (parsed JSON, a string, or null). */
-export interface StepResult {
+interface StepResult {
   status: string;
   response: unknown;
 }
@@ -220,7 +220,7 @@ function stepOf(scope: Scope, expression: Expression & { step: number }): StepRe
 }
 
 /** The value an expression reads in a scope. */
-export function resolveExpression(expression: Expression, scope: Scope): unknown {
+function resolveExpression(expression: Expression, scope: Scope): unknown {
   switch (expression.kind) {
     case 'input': {
       if (scope.input === undefined) {

@@ -33,7 +33,7 @@ import {
  * - Fields irrelevant to the end type (`max_occurrences` with `never`, ...) are ignored.
  */
 
-export const MIN_RECURRENCE_INTERVAL_MS = 5 * UNIT_MS.m;
+const MIN_RECURRENCE_INTERVAL_MS = 5 * UNIT_MS.m;
 
 /** The API shape of `recurrence`, before validation. */
 export interface RecurrenceInput {
@@ -93,7 +93,7 @@ function unitMs(unit: RecurrenceUnit): number {
 }
 
 /** What one occurrence of a series is, once the DST policy has read its wall time. */
-export interface OccurrenceReading {
+interface OccurrenceReading {
   /** The occurrence's wall time (that of the anchor, stepped). */
   wall: WallTime;
   /** The instants it runs at, earliest first: none when a gap is skipped, two when a fold runs `both`. */
@@ -110,7 +110,7 @@ export interface SeriesSpec {
 }
 
 /** Occurrence `index` of a series (0 = the anchor itself), read by its DST policy. */
-export function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading {
+function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading {
   const { anchor, interval, timezone } = spec;
   const policy = spec.policy ?? DEFAULT_DST_POLICY;
   const anchorWall = instantToWallTime(anchor, timezone);
