@@ -40,6 +40,8 @@ const EnvSchema = z.object({
   // Bounds on waiting for the database (docs/operations-database.md): a request answers 503 within them.
   SCHED_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
   SCHED_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  // How long a pg-boss job may stay active before pg-boss retries it (a worker died holding it).
+  SCHED_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
   SCHED_TRUST_PROXY: z.string().min(1).optional(),
@@ -165,6 +167,8 @@ export interface Config {
    * request and worker connections (0: none). Migrations and pg-boss maintenance run without the latter.
    */
   databaseTimeouts: { connectMs: number; statementMs: number };
+  /** pg-boss's expiry of an active job (set when a queue is created). */
+  jobExpireSeconds: number;
   /** Caps on delivery attempts in flight in one worker process: in total and per account. */
   deliveryConcurrency: { total: number; perAccount: number };
   /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
@@ -249,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
+    jobExpireSeconds: e.SCHED_JOB_EXPIRE_SECONDS,
     databaseTimeouts: {
       connectMs: e.SCHED_DB_CONNECT_TIMEOUT_MS,
       statementMs: e.SCHED_DB_STATEMENT_TIMEOUT_MS,

@@ -172,6 +172,7 @@ export async function startService(
       logger,
       availability,
       connectTimeoutMs: timeouts.connectMs,
+      expireInSeconds: config.jobExpireSeconds,
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);

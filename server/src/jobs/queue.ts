@@ -41,6 +41,8 @@ export async function startJobQueue(opts: {
   /** Takes the database faults pg-boss reports on every poll while the database is away (logged once there). */
   availability?: { absorbs(err: unknown): boolean };
   connectTimeoutMs?: number;
+  /** pg-boss's expiry of an active job (default 300 s); set when the queues are created. */
+  expireInSeconds?: number;
 }): Promise<JobQueue> {
   const works = opts.role !== 'api';
   const boss = new PgBoss({
@@ -68,7 +70,7 @@ export async function startJobQueue(opts: {
         deleteAfterSeconds: 3600,
         retryLimit: 5,
         retryDelay: 1,
-        expireInSeconds: 300,
+        expireInSeconds: opts.expireInSeconds ?? 300,
       })
       .catch((err: unknown) => {
         // Several processes may create the same queue at once; an existing queue is fine.
