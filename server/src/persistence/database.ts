@@ -68,6 +68,25 @@ export class Database {
 }
 
 /**
+ * One round trip on a connection of its own, not a pooled one: whether the server answers, whatever the pools are
+ * doing (all busy is not an outage). The availability tracker's probe.
+ */
+export async function probeServer(databaseUrl: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
  * A statement of fixed text for the hottest paths, run on `db` like any other: Kysely's builder costs about 85 µs of
  * CPU per statement to build and compile (measured: 4,000 upserts, 192 against 107 µs per statement), which is 5-8 % of
  * a create's CPU; a fixed text also keeps its prepared statement's name lookup cheap. Typed by its caller.
