@@ -5,6 +5,7 @@ import { DEFAULT_EMAIL_FROM } from './channels/email.js';
 import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
 import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
+import { isDatabaseUrl } from './persistence/hosts.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -15,7 +16,11 @@ const positiveNumber = z.coerce.number().positive();
 /** Every environment variable the service reads, parsed once at start. */
 const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
-  DATABASE_URL: z.url().optional(),
+  // One host, or libpq's list of hosts (`postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write`).
+  DATABASE_URL: z
+    .string()
+    .refine(isDatabaseUrl, 'must be a postgres:// URL, with one host or a comma-separated list of host:port')
+    .optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   SCHED_PUBLIC_URL: z.url().optional(),

@@ -2,6 +2,7 @@ import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { CompiledQuery } from 'kysely';
 import type { Sql } from '../persistence/database.js';
+import { connectionConfig } from '../persistence/hosts.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
 export const QUEUES = Object.freeze({
@@ -46,7 +47,8 @@ export async function startJobQueue(opts: {
 }): Promise<JobQueue> {
   const works = opts.role !== 'api';
   const boss = new PgBoss({
-    connectionString: opts.databaseUrl,
+    // One host, or the writable one of libpq's list (persistence/hosts.ts).
+    ...connectionConfig(opts.databaseUrl),
     schema: 'pgboss',
     max: works ? 10 : 4,
     application_name: `sched-${opts.role}-queue`,

@@ -3,6 +3,7 @@ import { type InferKyselyDB, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { entities } from './entities/index.js';
+import { connectionConfig, firstHostUrl } from './hosts.js';
 import { migrationsList } from './migrations/index.js';
 
 /** Every table as Kysely sees it, inferred from the `defineEntity` schemas: one declaration per table. */
@@ -72,8 +73,9 @@ export class Database {
  * doing (all busy is not an outage). The availability tracker's probe.
  */
 export async function probeServer(databaseUrl: string, timeoutMs: number): Promise<void> {
-  const client = new pg.Client({
-    connectionString: databaseUrl,
+  const settings = connectionConfig(databaseUrl);
+  const client = new settings.Client({
+    ...settings,
     connectionTimeoutMillis: timeoutMs,
     statement_timeout: timeoutMs,
   });
@@ -132,14 +134,15 @@ export async function openOrm(opts: {
   log?: (m: string) => void;
 }): Promise<MikroORM> {
   return MikroORM.init({
-    clientUrl: opts.databaseUrl,
+    // A multi-host URL: MikroORM parses the first host; every connection goes through the host selection.
+    clientUrl: firstHostUrl(opts.databaseUrl),
     entities,
     extensions: [Migrator],
     // Connections idle for up to five minutes stay open: opening one costs a SCRAM exchange on both sides and a
     // fresh set of prepared statements, which showed as tail lateness when a burst followed a quiet minute.
     pool: { min: 0, max: opts.poolSize ?? 20, idleTimeoutMillis: 300_000 },
     driverOptions: {
-      Client: NamedStatementClient,
+      Client: connectionConfig(opts.databaseUrl, NamedStatementClient).Client,
       types: { getTypeParser: typeParser },
       // A server that vanished without closing the socket (a host down, a failover) is noticed by TCP keepalive.
       keepAlive: true,

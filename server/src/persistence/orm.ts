@@ -1,13 +1,12 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { openOrm } from './database.js';
+import { withUrlParam } from './hosts.js';
 
 export type Orm = MikroORM;
 
 /** Adds `application_name` so the embedded launcher can tell our connections apart. */
 export function withApplicationName(url: string, name: string): string {
-  const u = new URL(url);
-  if (!u.searchParams.has('application_name')) u.searchParams.set('application_name', name);
-  return u.toString();
+  return withUrlParam(url, 'application_name', name);
 }
 
 /** Opens the ORM on its own pool (see database.ts for how its connections are set up). */
