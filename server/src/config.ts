@@ -14,7 +14,7 @@ const bool = z
 const positiveNumber = z.coerce.number().positive();
 
 /** Every environment variable the service reads, parsed once at start. */
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   // One host, or libpq's list of hosts (`postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write`).
   DATABASE_URL: z

@@ -6,8 +6,10 @@ import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
+import type { ResumeJob } from './pause-timers.js';
 import { type JobQueue, QUEUES } from './queue.js';
-import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
+import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
+import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
 /** An attempt this late with no trigger firing it in this process is taken up by the overdue sweep. */
 const OVERDUE_GRACE_MS = 5_000;
@@ -21,6 +23,8 @@ export interface DispatcherOptions {
   deliveries: Deliveries;
   callbacks: CallbackDeliveries;
   approvals?: ApprovalEngine;
+  /** Resumes an action whose pause's `until` came. */
+  resumeWhenDue?: (job: ResumeJob) => Promise<void>;
   logger: Logger;
   clock: Clock;
   /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
@@ -105,6 +109,16 @@ export class Dispatcher {
         },
       );
     }
+    if (this.o.resumeWhenDue) {
+      const resume = this.o.resumeWhenDue;
+      await boss.work<ResumeJob>(
+        QUEUES.actionResume,
+        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
+        async (jobs) => {
+          await Promise.all(jobs.map((j) => this.track(resume(j.data))));
+        },
+      );
+    }
     void this.scanLoop();
   }
 
@@ -121,6 +135,7 @@ export class Dispatcher {
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
       this.o.queue.boss.offWork(QUEUES.gateTimer),
+      this.o.queue.boss.offWork(QUEUES.actionResume),
     ]).catch(() => undefined);
     await Promise.race([
       Promise.allSettled([...this.inflight]),
