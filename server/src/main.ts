@@ -43,12 +43,13 @@ import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
-import { DatabaseAvailability } from './persistence/availability.js';
+import { DatabaseAvailability, databaseFault } from './persistence/availability.js';
 import {
   Database,
   migrateUp,
   openOrm,
   pendingMigrations,
+  probeServer,
   withApplicationName,
 } from './persistence/database.js';
 import { dueBacklog } from './persistence/schedule.js';
@@ -145,7 +146,10 @@ export async function startService(
   });
   const { orm, database } = opened;
   // One view of the database per process: an outage is logged once, requests answer 503, /readyz says why.
-  const availability = new DatabaseAvailability({ probe: () => database.ping(), log: logger });
+  const availability = new DatabaseAvailability({
+    probe: () => probeServer(opened.url, timeouts.connectMs),
+    log: logger,
+  });
   // The one clock of the process: every decision that depends on "now" reads it.
   const clock = () => new Date();
   const accounts = new AccountService(database, clock);
@@ -186,6 +190,7 @@ export async function startService(
       logger,
       availability,
       connectTimeoutMs: timeouts.connectMs,
+      expireInSeconds: config.jobExpireSeconds,
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
@@ -292,7 +297,8 @@ export async function startService(
             // ports and users.
             if (availability.available && !availability.absorbs(err))
               logger.warn({ err }, 'readiness check failed');
-            checks.database = `unavailable: ${availability.unavailableReason ?? 'unreachable'}`;
+            const busy = databaseFault(err) === 'timeout' ? 'no connection in time' : 'unreachable';
+            checks.database = `unavailable: ${availability.unavailableReason ?? busy}`;
           }
           return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
         },

@@ -220,7 +220,7 @@ function stepOf(scope: Scope, expression: Expression & { step: number }): StepRe
 }
 
 /** The value an expression reads in a scope. */
-function resolveExpression(expression: Expression, scope: Scope): unknown {
+export function resolveExpression(expression: Expression, scope: Scope): unknown {
   switch (expression.kind) {
     case 'input': {
       if (scope.input === undefined) {
