@@ -6,7 +6,13 @@ import { defineConfig } from 'tsdown';
  * contract compiled in (it is not published on its own). Every npm dependency stays a dependency.
  */
 export default defineConfig({
-  entry: ['src/**/*.ts', 'src/**/*.tsx', '!src/**/*.test.ts', '!src/**/*.test.tsx', '!src/channels/testing.ts'],
+  entry: [
+    'src/**/*.ts',
+    'src/**/*.tsx',
+    '!src/**/*.test.ts',
+    '!src/**/*.test.tsx',
+    '!src/channels/testing.ts',
+  ],
   unbundle: true,
   outDir: 'bundle',
   format: 'esm',

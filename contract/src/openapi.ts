@@ -23,6 +23,8 @@ export interface RouteMeta {
   notes?: string;
   /** The body may also come as `application/x-www-form-urlencoded` (an HTML form posting straight to the route). */
   formBody?: boolean;
+  /** The scope the route needs whatever its method (default: `read` for GET, `write` otherwise). */
+  scope?: 'admin';
   /** Overrides the `<tag><Key>` operationId (when the key repeats the tag, say). */
   operationId?: string;
   /**
