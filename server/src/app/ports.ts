@@ -13,12 +13,10 @@ export interface Store {
 /**
  * Makes an action's next attempt durable work: a queued job at its due time (and a nudge to workers' timers),
  * written in the caller's transaction so the row and its job commit together; for a time beyond the look-ahead
- * window, the job is written when that time comes near.
+ * window (domain/schedule/window.ts), the job is written when that time comes near.
  */
 export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
-  /** Whether `schedule` writes anything for this due time now (a later one is picked up as it comes near). */
-  writesAt(dueAt: Date): boolean;
 }
 
 export type CallbackEvent =

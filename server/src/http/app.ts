@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
-import { apiContract } from '@sched/contract';
+import { apiContract, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
@@ -23,18 +23,19 @@ import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateService } from '../app/templates/service.js';
 import type { TemplateTrigger } from '../app/templates/trigger.js';
-import { RateLimitedError } from '../app/errors.js';
+import { RateLimitedError, ServiceUnavailableError } from '../app/errors.js';
 import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
 import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
-import { errorHandler, requestValidationErrorHandler } from './errors.js';
+import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
+import { apiKeysHandlers } from './handlers/api-keys.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
@@ -58,6 +59,11 @@ export interface HttpDeps {
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
   rateLimitFactor: number;
+  /**
+   * Whether an error means the database is away or too slow (and records it, once, for the logs and /readyz): such
+   * errors answer 503 with Retry-After instead of 500 with a logged stack.
+   */
+  databaseFault: (err: unknown) => 'unavailable' | 'slow' | undefined;
   /** Readiness: database reachable and migrations current. */
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   validateResponses: boolean;
@@ -96,7 +102,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         ? given
         : randomUUID();
     },
-    return503OnClosing: true,
+    // Draining is answered by the hook below, in the error body every other answer has ({ code, message }).
+    return503OnClosing: false,
     // One line per request (below) instead of Fastify's two: at the default level the second line cost about a
     // tenth of a create's CPU (bench/, docs/performance.md).
     disableRequestLogging: true,
@@ -113,12 +120,24 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
   };
   const app = Fastify(options);
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler((error, request, reply) => {
+    const fault = deps.databaseFault(error);
+    if (fault) databaseUnavailable(reply, fault);
+    else errorHandler(error as Error, request, reply);
+  });
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (draining) throw new ServiceUnavailableError('the server is shutting down; retry on another instance');
+  });
   registerJsonParser(app);
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .status(404)
-      .send({ message: `route not found: ${request.method} ${request.url.split('?')[0]}` });
+    void reply.status(404).send({
+      code: 'route_not_found',
+      message: `route not found: ${request.method} ${request.url.split('?')[0]}`,
+    });
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -162,9 +181,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     async (request, reply) => {
       const token = deps.metrics.token;
       if (token && !safeEqual(request.headers.authorization ?? '', `Bearer ${token}`)) {
-        return reply
-          .status(401)
-          .send({ message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>' });
+        return reply.status(401).send({
+          code: 'unauthorized',
+          message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>',
+        });
       }
       const out = await deps.metrics.render();
       return reply.header('content-type', out.contentType).send(out.body);
@@ -201,6 +221,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
+    apiKeys: apiKeysHandlers(deps.accounts),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
@@ -209,9 +230,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
     // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
     scope.addHook('onRequest', async (request, reply) => {
-      const route = contractRouteOf(request);
-      if ((route?.metadata as { auth?: string } | undefined)?.auth === 'none') probeLimit(request, reply);
-      else await auth(request, reply);
+      const meta = contractRouteOf(request)?.metadata as RouteMeta | undefined;
+      if (meta?.auth === 'none') probeLimit(request, reply);
+      else await auth(request, reply, meta?.scope);
     });
     s.registerRouter(apiContract, router, scope, {
       logInitialization: false,

@@ -10,6 +10,7 @@ import { Migration20261122234546ChainCallbacks } from './Migration20261122234546
 import { Migration20261122234945_Templates } from './Migration20261122234945_Templates.js';
 import { Migration20261123000813_ChainStepSettled } from './Migration20261123000813_ChainStepSettled.js';
 import { Migration20261125034000_Pause } from './Migration20261125034000_Pause.js';
+import { Migration20261125040000_ApiKeyExpiry } from './Migration20261125040000_ApiKeyExpiry.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122234945_Templates', class: Migration20261122234945_Templates },
   { name: 'Migration20261123000813_ChainStepSettled', class: Migration20261123000813_ChainStepSettled },
   { name: 'Migration20261125034000_Pause', class: Migration20261125034000_Pause },
+  { name: 'Migration20261125040000_ApiKeyExpiry', class: Migration20261125040000_ApiKeyExpiry },
 ];
