@@ -39,6 +39,7 @@ export const ScheduleOccurrence = z
     }),
   })
   .meta({ id: 'ScheduleOccurrence' });
+export type ScheduleOccurrence = z.infer<typeof ScheduleOccurrence>;
 
 export const SchedulePreview = z
   .object({
