@@ -29,6 +29,7 @@ export type {
   Action,
   ActionCreateBody,
   ActionListQuery,
+  ActionStats,
   ActionStatus,
   ActionSummary,
   Attachment,

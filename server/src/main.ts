@@ -22,6 +22,7 @@ import { TemplateTrigger } from './app/templates/trigger.js';
 import { RetentionService } from './app/retention.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
+import { ConsoleSessionService } from './app/console-sessions.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { createCallbackOutbox } from './jobs/callbacks.js';
@@ -217,6 +218,7 @@ export async function startService(
       http = await buildHttpApp({
         logger,
         accounts,
+        consoleSessions: new ConsoleSessionService(database, clock),
         contacts: new ContactService(database),
         actions,
         pauses,
@@ -256,6 +258,7 @@ export async function startService(
         rateLimitFactor: config.rateLimitFactor,
         validateResponses: config.env !== 'production',
         trustProxy: config.trustProxy,
+        publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
         timeouts: {
           requestMs: config.httpRequestTimeoutMs,
           connectionMs: config.httpConnectionTimeoutMs,

@@ -68,6 +68,10 @@ export function actionsHandlers(actions: ActionService, pauses: PauseService) {
         body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
     },
+    stats: async ({ request }) => ({
+      status: 200,
+      body: { data: await actions.stats(principalOf(request).accountId) },
+    }),
     coordinationKeys: async ({ request }) => ({
       status: 200,
       body: { keys: await actions.coordinationKeys(principalOf(request).accountId) },
