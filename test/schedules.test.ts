@@ -36,7 +36,7 @@ describe('schedule preview and DST policy', () => {
     scheduled_for: '2027-03-12T02:30:00',
     timezone: 'America/New_York',
     recurrence: { frequency: 1, unit: 'd', end_type: 'never' },
-  };
+  } as const;
 
   it('the preview of a daily 02:30 New York series over 2027-03-14 reports the gap by the policy', async () => {
     const res = await api(server, key, 'POST', '/v1/schedules/preview', { ...series, count: 4 });
