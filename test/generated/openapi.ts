@@ -700,6 +700,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview when a schedule runs
+         * @description Takes the schedule fields of `POST /v1/actions` (`schedule`, `scheduled_for`, `timezone`, `recurrence`, `dst_policy`) and lists the next `count` runs with their wall time, offset and how DST touched each, and warnings in words. Calendar times: `SCHED_TIME_SCALE` never changes them. Nothing is created; a time beyond the plan's schedule horizon is a warning here (a create would answer 422).
+         */
+        post: operations["schedulesPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -2193,6 +2213,37 @@ export interface components {
             wait?: components["schemas"]["Duration"];
             /** @description IANA timezone for presets; overrides the top-level timezone. */
             timezone?: string;
+        };
+        ScheduleOccurrence: {
+            /**
+             * Format: date-time
+             * @description The instant, UTC.
+             */
+            at: string;
+            /** @description The wall time in the timezone, without offset (`2027-03-14T03:30:00`). For a `gap_skipped` entry, the wall time that does not exist. */
+            local: string;
+            /** @description The UTC offset at `at` (`-04:00`). */
+            offset: string;
+            /** @description How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched. */
+            dst: ("gap_shifted" | "gap_skipped" | "fold_first" | "fold_second") | null;
+        };
+        SchedulePreview: {
+            timezone: string;
+            /** @description The version of the time-zone database in use (e.g. 2025b). */
+            tzdata: string;
+            occurrences: components["schemas"]["ScheduleOccurrence"][];
+            /** @description What the schedule will do that may surprise, in words. */
+            warnings: string[];
+        };
+        SchedulePreviewRequest: {
+            schedule?: components["schemas"]["Schedule"];
+            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            scheduled_for?: string;
+            timezone?: string;
+            recurrence?: components["schemas"]["RecurrenceInput"];
+            dst_policy?: components["schemas"]["DstPolicyInput"];
+            /** @description How many runs to list (1-100). Default: `10`. */
+            count?: number;
         };
         SkippedMeta: {
             /** @constant */
@@ -8324,6 +8375,113 @@ export interface operations {
             };
             /** @description Not found (also for resources of another account) */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    schedulesPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SchedulePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "timezone": "Europe/Berlin",
+                     *         "tzdata": "string",
+                     *         "occurrences": [
+                     *           {
+                     *             "at": "2030-01-31T09:00:00.000Z",
+                     *             "local": "string",
+                     *             "offset": "string",
+                     *             "dst": "gap_shifted"
+                     *           }
+                     *         ],
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SchedulePreview"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -67,7 +67,7 @@ export function actionView(
   credentials = true,
   waits: Pick<Waits, 'along'> = UNSCALED,
 ): Action {
-  const { dst_policy: dstPolicy, ...recurrence } = r.recurrence ?? {};
+  const { dst_policy: dstPolicy, wall_time: _wallTime, ...recurrence } = r.recurrence ?? {};
   return {
     id: r.id,
     name: r.name,
