@@ -252,14 +252,14 @@ export function oneOf<T extends string>(flag: string, value: string, allowed: re
   return value as T;
 }
 
-function positiveInt(flag: string, text: string): number {
+export function positiveInt(flag: string, text: string): number {
   if (!/^\d+$/.test(text) || Number(text) < 1)
     throw new UsageError(`${flag} must be a positive whole number, got '${text}'`);
   return Number(text);
 }
 
 /** An ISO 8601 time; without an offset the server reads it in `--timezone` (default UTC), so keep it as typed. */
-function isoTime(flag: string, text: string): string {
+export function isoTime(flag: string, text: string): string {
   if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(Date.parse(text)))
     throw new UsageError(`${flag} must be an ISO 8601 time such as 2030-01-31T09:00:00Z, got '${text}'`);
   return text;

@@ -177,7 +177,7 @@ export function seriesAnchor(args: {
 }
 
 /** Occurrence `index` of a series (0 = the anchor itself), read by its DST policy. */
-function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading {
+export function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading {
   const { anchor, interval, timezone } = spec;
   const policy = spec.policy ?? DEFAULT_DST_POLICY;
   const anchorWall =
