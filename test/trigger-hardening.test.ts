@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
-import { api, startServer, type TestServer } from './support/server.js';
+import { api, runCli, startServer, type TestServer } from './support/server.js';
 
 /**
  * The public trigger surface and the chain engine against the probes of the security review at c081757
@@ -98,6 +98,71 @@ describe('trigger and chain hardening (review c081757)', () => {
       expect(chain.status).toBe(422);
       expect(Object.keys(chain.body.errors).join(' ')).toContain('input');
     });
+  });
+
+  it('N-M3: a read-only key sees no header value and no webhook_secret in any view that embeds a request or a step', async () => {
+    const accounts = await runCli(['accounts', 'list', '--json'], server.env);
+    const accountId = JSON.parse(accounts.stdout).data[0].id as string;
+    const created = await runCli(
+      ['keys', 'create', '--account', accountId, '--scopes', 'read', '--json'],
+      server.env,
+    );
+    const readKey = JSON.parse(created.stdout).api_key as string;
+    const secrets = [
+      'Bearer downstream-SECRET-123',
+      'Bearer step-SECRET-456',
+      'step-secret-0123456789abcdef',
+    ];
+    const action = await template({
+      name: 'Masked',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/masked`, headers: { Authorization: secrets[0] } },
+    });
+    const chain = await template({
+      name: 'Masked chain',
+      type: 'chain',
+      chain_steps: [
+        {
+          name: 'a',
+          type: 'http_call',
+          url: `${rx.url}/masked-step`,
+          headers: { Authorization: secrets[1] },
+          webhook_secret: secrets[2],
+        },
+        { name: 'b', type: 'wait', delay: '1s' },
+      ],
+    });
+    // Every view that embeds a stored request or a step: template detail (both types), the list, a chain's
+    // detail and list, and the action a trigger made.
+    const fired = await trigger(action.trigger_url, {});
+    expect(fired.status).toBe(201);
+    const views = [
+      `/v1/templates/${action.id}`,
+      `/v1/templates/${chain.id}`,
+      '/v1/templates',
+      `/v1/actions/${fired.body.data.id}`,
+      '/v1/actions',
+      '/v1/chains',
+    ];
+    const firedChain = await trigger(chain.trigger_url, {});
+    expect(firedChain.status).toBe(201);
+    views.push(`/v1/chains/${firedChain.body.data.id}`);
+    for (const path of views) {
+      const res = await api(server, readKey, 'GET', path);
+      expect(res.status, path).toBe(200);
+      const text = JSON.stringify(res.body);
+      for (const secret of secrets) expect(text, `${path} shows ${secret}`).not.toContain(secret);
+    }
+    const masked = (await api(server, readKey, 'GET', `/v1/templates/${chain.id}`)).body.data;
+    expect(masked.chain_steps[0]).toMatchObject({ headers: { Authorization: '***' }, signed: true });
+    expect(masked.chain_steps[0]).not.toHaveProperty('webhook_secret');
+    // A write key sees the header values (it could set them) but never a webhook_secret.
+    const full = (await call('GET', `/v1/templates/${chain.id}`)).body.data;
+    expect(full.chain_steps[0]).toMatchObject({ headers: { Authorization: secrets[1] }, signed: true });
+    expect(JSON.stringify(full)).not.toContain(secrets[2]);
+    expect(
+      (await call('GET', `/v1/templates/${action.id}`)).body.data.request_config.headers.Authorization,
+    ).toBe(secrets[0]);
   });
 
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {

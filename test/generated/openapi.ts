@@ -918,6 +918,17 @@ export interface components {
             /** @description Signs the chain's callbacks (each http_call step has its own `webhook_secret`). */
             webhook_secret?: string;
         };
+        ChainDelayStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "delay" | "wait";
+            /** @description How long to wait; `SCHED_TIME_SCALE` does not shorten it. */
+            delay?: components["schemas"]["Duration"];
+            /** @description Alias of `delay` (chain templates use it). */
+            wait?: components["schemas"]["Duration"];
+        };
         ChainDelayStepInput: {
             name: string;
             /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
@@ -931,6 +942,15 @@ export interface components {
         };
         /** @enum {string} */
         ChainErrorHandling: "fail_chain" | "skip_step";
+        ChainGatedStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "gated" | "approval";
+            /** @description As an approval action's gate; message and recipients take `{{...}}`. */
+            gate: components["schemas"]["GateInput"];
+        };
         ChainGatedStepInput: {
             name: string;
             /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
@@ -940,7 +960,7 @@ export interface components {
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInputInput"];
         };
-        ChainHttpCallStepInput: {
+        ChainHttpCallStep: {
             url: string;
             /** @default POST */
             method: components["schemas"]["HttpMethod"];
@@ -961,6 +981,27 @@ export interface components {
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+        };
+        ChainHttpCallStepView: {
+            url: string;
+            /** @default POST */
+            method: components["schemas"]["HttpMethod"];
+            /** @default {} */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description JSON body, sent as application/json. */
+            body?: unknown;
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "http_call" | "webhook";
+            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
+            signed: boolean;
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -984,7 +1025,8 @@ export interface components {
             /** @description The parsed JSON response body; a string when the body is not JSON; null when empty or none. */
             response: unknown;
         };
-        ChainStepInput: components["schemas"]["ChainHttpCallStepInput"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
+        ChainStepDefinitionView: components["schemas"]["ChainHttpCallStepView"] | components["schemas"]["ChainGatedStep"] | components["schemas"]["ChainDelayStep"];
+        ChainStepInput: components["schemas"]["ChainHttpCallStep"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
         /**
          * @description webhook: executed, failed, skipped; approval: confirmed, declined, skipped; wait: executed, skipped.
          * @enum {string}
@@ -1543,7 +1585,7 @@ export interface components {
             /** @description Whether a webhook_secret is set (it is never shown). */
             signed: boolean;
             callback_url: string | null;
-            chain_steps: components["schemas"]["ChainStepInput"][] | null;
+            chain_steps: components["schemas"]["ChainStepDefinitionView"][] | null;
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];

@@ -1,4 +1,5 @@
 import type { Action, ActionSummary } from '@sched/contract';
+import { shownHeaders } from '../../domain/auth/api-key.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
@@ -31,10 +32,7 @@ const NO_GATE: GateDetails = { recipients: [], events: [], attachments: [] };
 /** Header values are credentials of the destination (`Authorization`, API keys): a read-only key sees the names. */
 function shownRequest(request: ActionRow['request'], credentials: boolean): ActionRow['request'] {
   if (request === null || credentials) return request;
-  return {
-    ...request,
-    headers: Object.fromEntries(Object.keys(request.headers).map((name) => [name, '***'])),
-  };
+  return { ...request, headers: shownHeaders(request.headers, credentials) };
 }
 
 export function actionView(

@@ -27,6 +27,15 @@ export function seesCredentials(scopes: readonly Scope[]): boolean {
   return scopes.includes('write');
 }
 
+/** Stored header values as a caller may see them: the names always, the values only with `credentials`. */
+export function shownHeaders(
+  headers: Readonly<Record<string, string>>,
+  credentials: boolean,
+): Record<string, string> {
+  if (credentials) return { ...headers };
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, '***']));
+}
+
 export function requiredScope(method: string): Scope {
   const m = method.toUpperCase();
   return m === 'GET' || m === 'HEAD' || m === 'OPTIONS' ? 'read' : 'write';
