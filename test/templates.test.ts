@@ -131,7 +131,8 @@ describe('templates and public triggers', () => {
     expect(new Date(b.scheduled_for).getTime() - Date.now()).toBeGreaterThan(23 * 3600_000);
   });
 
-  it('sends an approval template to the resolved recipient', async () => {
+  it("sends an approval template to the resolved recipient (one of the account's contacts)", async () => {
+    await call('POST', '/v1/contacts', { name: 'Grace', email: 'grace@example.com' });
     const t = (
       await call('POST', '/v1/templates', {
         name: 'Refund {{amount}}',

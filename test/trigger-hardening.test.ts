@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
 import { api, runCli, startServer, type TestServer } from './support/server.js';
+import { eventually } from './support/wait.js';
 
 /**
  * The public trigger surface and the chain engine against the probes of the security review at c081757
@@ -163,6 +164,61 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect(
       (await call('GET', `/v1/templates/${action.id}`)).body.data.request_config.headers.Authorization,
     ).toBe(secrets[0]);
+  });
+
+  it('N-M1: an anonymous trigger cannot name a free recipient; a contact by stored address or id can be', async () => {
+    const contact = (
+      await call('POST', '/v1/contacts', { name: 'Mia Manager', email: 'mia@shop.example.com' })
+    ).body.data;
+    const t = await template({
+      name: 'Refund {{order_id}}',
+      mode: 'approval',
+      gate_config: { message: 'Refund {{order_id}}?', recipients: ['{{approver}}'] },
+      placeholders: [
+        { name: 'order_id', required: true },
+        { name: 'approver', default: 'mia@shop.example.com' },
+      ],
+    });
+    for (const approver of ['+15005550006', 'attacker@evil.example.net']) {
+      const res = await trigger(t.trigger_url, { order_id: 'A-1', approver });
+      expect(res.status, approver).toBe(422);
+      expect(res.body.errors).toHaveProperty(['gate_config.recipients.0']);
+    }
+    for (const approver of [undefined, contact.id]) {
+      const res = await trigger(t.trigger_url, { order_id: 'A-2', ...(approver && { approver }) });
+      expect(res.status, String(approver)).toBe(201);
+      const action = (await call('GET', `/v1/actions/${res.body.data.id}`)).body.data;
+      expect(JSON.stringify(action.recipients ?? action.gate)).toContain('mia@shop.example.com');
+    }
+    // Chains: a recipient from {{input.*}} or a step response resolves only to the directory; a bare contact id
+    // in a literal recipient is the contact (CH16).
+    const free = await call('POST', '/v1/chains', {
+      name: 'free-recipient',
+      input: { manager: 'attacker@evil.example.net' },
+      steps: [
+        { name: 'ask', type: 'approval', gate: { message: 'ok?', recipients: ['{{input.manager}}'] } },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(free.status).toBe(201);
+    const failed = await eventually(async () => {
+      const c = (await call('GET', `/v1/chains/${free.body.data.id}`)).body.data;
+      return c.status === 'failed' ? c : null;
+    });
+    expect(failed.steps[0].error).toContain('contacts or team members');
+    const byId = await call('POST', '/v1/chains', {
+      name: 'contact-id',
+      steps: [
+        { name: 'ask', type: 'approval', gate: { message: 'ok?', recipients: [contact.id] } },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(byId.status).toBe(201);
+    const running = await eventually(async () => {
+      const c = (await call('GET', `/v1/chains/${byId.body.data.id}`)).body.data;
+      return c.steps[0].action_id ? c : null;
+    });
+    expect(running.steps[0].status).toBe('running');
   });
 
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {

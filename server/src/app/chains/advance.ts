@@ -33,6 +33,7 @@ import {
 } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Clock, Store } from '../ports.js';
+import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
 import { createStepAction, type StepActionDeps, type StepWork } from './step-actions.js';
 import { chainContext } from './view.js';
 
@@ -239,7 +240,11 @@ function workOf(
       };
     }
     case 'approval':
-      return { kind: 'approval', gate: resolveGate(def as GatedStepParsed, scope) };
+      return {
+        kind: 'approval',
+        gate: resolveGate(def as GatedStepParsed, scope),
+        fromValues: indexesWithExpressions((def as GatedStepParsed).gate.recipients),
+      };
     case 'wait':
       return { kind: 'wait', ms: delayMs(def as DelayStepParsed) };
   }

@@ -8,6 +8,8 @@ import {
 } from '../../domain/template/placeholders.js';
 import { hashTriggerToken } from '../../domain/template/token.js';
 import { ExpressionError } from '../../domain/expressions/errors.js';
+import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
+import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
 import type { ActionService } from '../actions/service.js';
@@ -156,6 +158,22 @@ export class TemplateTrigger {
       },
       values,
     );
+    let gate = resolved.gate_config;
+    if (gate && template.gate_config) {
+      // An anonymous caller never chooses who approves: recipients from values must be in the directory (N-M1).
+      const chosen = await recipientsFromDirectory(
+        gate.recipients,
+        indexesWithExpressions(template.gate_config.recipients),
+        sqlDirectory(this.deps.store.sql, template.account_id),
+        'gate_config.recipients',
+      );
+      if (!chosen.ok)
+        throw new ValidationError(
+          chosen.errors,
+          "a recipient must be one of the account's contacts or team members",
+        );
+      gate = { ...gate, recipients: chosen.recipients };
+    }
     const body = ActionCreateBody.safeParse({
       mode: template.mode ?? 'webhook',
       name: resolved.name,
@@ -163,7 +181,7 @@ export class TemplateTrigger {
       schedule: schedule ?? DEFAULT_SCHEDULE,
       ...(template.description !== null && { description: template.description }),
       ...(resolved.request_config && { request: resolved.request_config }),
-      ...(resolved.gate_config && { gate: resolved.gate_config }),
+      ...(gate && { gate }),
       ...(template.max_attempts !== null && { max_attempts: template.max_attempts }),
       ...(template.retry_strategy !== null && { retry_strategy: template.retry_strategy }),
       ...(template.webhook_secret !== null && { webhook_secret: template.webhook_secret }),
