@@ -219,6 +219,19 @@ describe('trigger and chain hardening (review c081757)', () => {
       return c.steps[0].action_id ? c : null;
     });
     expect(running.steps[0].status).toBe('running');
+    const unknown = await call('POST', '/v1/chains', {
+      name: 'unknown-id',
+      steps: [
+        {
+          name: 'ask',
+          type: 'approval',
+          gate: { message: 'ok?', recipients: ['a@example.com', '6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11'] },
+        },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toHaveProperty(['steps.0.gate.recipients.1']);
   });
 
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
