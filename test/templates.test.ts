@@ -470,7 +470,7 @@ describe('templates in the OpenAPI document', () => {
       'application/json',
       'application/x-www-form-urlencoded',
     ]);
-    expect(Object.keys(op.responses).sort()).toEqual(['201', '403', '404', '422', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '403', '404', '422', '429']);
   });
 
   it('declares every template endpoint behind the Bearer key', () => {

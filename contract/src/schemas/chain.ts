@@ -189,7 +189,33 @@ export const ChainCreateBody = z
       description: "Signs the chain's callbacks (each http_call step has its own `webhook_secret`).",
     }),
   })
-  .meta({ id: 'ChainCreate' });
+  .meta({
+    id: 'ChainCreate',
+    examples: [
+      {
+        name: 'Refund order 42',
+        input: { order: 42 },
+        steps: [
+          {
+            type: 'approval',
+            name: 'approve refund',
+            gate: {
+              message: 'Refund order {{input.order}}?',
+              recipients: ['ada@example.com'],
+              timeout: '24h',
+            },
+          },
+          {
+            type: 'webhook',
+            name: 'refund',
+            url: 'https://hooks.example.com/refunds',
+            method: 'POST',
+            body: { order: '{{input.order}}' },
+          },
+        ],
+      },
+    ],
+  });
 export type ChainCreateBody = z.input<typeof ChainCreateBody>;
 export type ChainCreateParsed = z.output<typeof ChainCreateBody>;
 

@@ -113,7 +113,10 @@ export const PlaceholderDefinition = z
       }
     }
   })
-  .meta({ id: 'PlaceholderDefinition' });
+  .meta({
+    id: 'PlaceholderDefinition',
+    examples: [{ name: 'order_id', required: true, description: 'The order to follow up' }],
+  });
 export type PlaceholderDefinition = z.output<typeof PlaceholderDefinition>;
 
 export const Placeholders = z
@@ -209,7 +212,17 @@ export const TemplateCreateBody = z
   .superRefine((t, ctx) => {
     for (const issue of templateShapeIssues(t)) ctx.addIssue({ code: 'custom', ...issue });
   })
-  .meta({ id: 'TemplateCreate' });
+  .meta({
+    id: 'TemplateCreate',
+    examples: [
+      {
+        name: 'Follow up order {{order_id}}',
+        mode: 'webhook',
+        request_config: { url: 'https://hooks.example.com/orders/{{order_id}}/follow-up', method: 'POST' },
+        placeholders: [{ name: 'order_id', required: true }],
+      },
+    ],
+  });
 export type TemplateCreateBody = z.input<typeof TemplateCreateBody>;
 export type TemplateCreateParsed = z.output<typeof TemplateCreateBody>;
 
