@@ -408,6 +408,8 @@ describe('trigger rate limits and logs', () => {
         name: 'Tick',
         mode: 'webhook',
         request_config: { url: 'https://example.com/tick' },
+        trigger_limit_per_hour: 1000,
+        trigger_limit_per_day: 1000,
       })
     ).body.data;
     // Fixed one-minute windows: start early in one, so all 61 calls fall in it.

@@ -234,6 +234,68 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect(unknown.body.errors).toHaveProperty(['steps.0.gate.recipients.1']);
   });
 
+  it('N-M2: per-template caps (shown in the view and the X-RateLimit headers), a schedule horizon, chains count steps', async () => {
+    const t = await template({
+      name: 'Capped',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/capped` },
+      trigger_limit_per_hour: 3,
+    });
+    const view = (await call('GET', `/v1/templates/${t.id}`)).body.data;
+    expect(view).toMatchObject({
+      trigger_limit_per_hour: 3,
+      trigger_limit_per_day: 100,
+      max_schedule_days: 30,
+    });
+    const far = await trigger(t.trigger_url, { schedule: { wait: '40d' } });
+    expect(far.status).toBe(422);
+    expect(Object.keys(far.body.errors).join(' ')).toContain('schedule');
+    // Every trigger that reaches the template counts, the refused one above included.
+    const answers = [];
+    for (let i = 0; i < 2; i++) answers.push(await trigger(t.trigger_url, { schedule: { wait: '10d' } }));
+    expect(answers.map((a) => a.status)).toEqual([201, 201]);
+    expect(answers[0]!.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(answers[0]!.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect(answers[1]!.headers.get('x-ratelimit-remaining')).toBe('0');
+    const over = await trigger(t.trigger_url, {});
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBeTruthy();
+    // A chain template counts each chain's steps: 2 steps against a cap of 3 leaves room for one chain.
+    const chain = await template({
+      name: 'Capped chain',
+      type: 'chain',
+      trigger_limit_per_day: 3,
+      chain_steps: [
+        { name: 'a', type: 'wait', delay: '1s' },
+        { name: 'b', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect((await trigger(chain.trigger_url, {})).status).toBe(201);
+    expect((await trigger(chain.trigger_url, {})).status).toBe(429);
+  });
+
+  it("N-M2: triggers do not spend the owner's own destination threshold", async () => {
+    const host = 'victim.sched-probe.invalid';
+    const t = await template({
+      name: 'Victim',
+      mode: 'webhook',
+      request_config: { url: `https://${host}/hook` },
+      trigger_limit_per_hour: 50,
+      trigger_limit_per_day: 50,
+    });
+    const statuses = [];
+    for (let i = 0; i < 11; i++)
+      statuses.push((await trigger(t.trigger_url, { schedule: { wait: '10d' } })).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(201));
+    expect(statuses[10]).toBe(422);
+    const own = await call('POST', '/v1/actions', {
+      name: 'own',
+      schedule: { wait: '10d' },
+      request: { url: `https://${host}/owner-own-call` },
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({
