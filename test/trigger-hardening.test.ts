@@ -296,6 +296,42 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect(own.status, JSON.stringify(own.body)).toBe(201);
   });
 
+  it("N-M5: a step answering JSON nested 5,000 deep does not stop the chain, its callbacks or other chains' waits", async () => {
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    rx.on('/deep', { status: 200, headers: { 'content-type': 'application/json' }, body: deep });
+    const bad = await call('POST', '/v1/chains', {
+      name: 'deep-responder',
+      callback_url: `${rx.url}/deep-events`,
+      steps: [
+        { name: 'deep', type: 'http_call', url: `${rx.url}/deep` },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(bad.status).toBe(201);
+    await rx.waitFor('/deep');
+    const other = await call('POST', '/v1/chains', {
+      name: 'other-tenant-waits',
+      steps: [
+        { name: 'w1', type: 'wait', delay: '1s' },
+        { name: 'w2', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(other.status).toBe(201);
+    const done = async (id: string) =>
+      eventually(async () => {
+        const c = (await call('GET', `/v1/chains/${id}`)).body.data;
+        return c.status === 'completed' ? c : null;
+      }, 20_000);
+    await done(other.body.data.id);
+    const deepChain = await done(bad.body.data.id);
+    // Deeper than the bound: kept as text, as a body that is not JSON would be.
+    expect(typeof deepChain.context.steps['0'].response).toBe('string');
+    const events = await rx.waitFor('/deep-events', 2);
+    expect(
+      events.some((e) => e.json?.event === 'chain.step.completed' || e.body.includes('chain.step.completed')),
+    ).toBe(true);
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({

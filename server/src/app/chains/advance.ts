@@ -167,7 +167,7 @@ export class ChainEngine {
     await this.p.callbacks.enqueue(db, chain, 'chain.step.completed', {
       chain_status: chain.status,
       step: stepResult(row),
-      response: stepResponse(row.response),
+      response: writableResponse(stepResponse(row.response), row.response),
     });
     return row;
   }
@@ -247,6 +247,20 @@ function workOf(
       };
     case 'wait':
       return { kind: 'wait', ms: delayMs(def as DelayStepParsed) };
+  }
+}
+
+/**
+ * The response as the callback payload carries it: a value that cannot be written as JSON (stepResponse bounds the
+ * depth, so this is a last guard) goes as the raw text, so a responder can never make the enqueue throw inside the
+ * chain's transaction and keep the step due forever (N-M5).
+ */
+function writableResponse(response: unknown, raw: string | null): unknown {
+  try {
+    JSON.stringify(response);
+    return response;
+  } catch {
+    return raw;
   }
 }
 
