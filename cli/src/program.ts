@@ -12,6 +12,7 @@ import { configureDomainsCommands } from './commands/domains.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
+import { configureScheduleCommands } from './commands/schedule/preview.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { configureTeamMembersCommands } from './commands/team-members.js';
 import { configureTemplatesCommands } from './commands/templates.js';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configureScheduleCommands(program);
   configureConfigCommands(program);
   configureCompletionCommand(program);
   configureTemplatesCommands(program);

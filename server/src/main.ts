@@ -26,6 +26,7 @@ import { TemplateTrigger } from './app/templates/trigger.js';
 import { RetentionService } from './app/retention.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
+import { ConsoleSessionService } from './app/console-sessions.js';
 import { createChannels } from './channels/registry.js';
 import { createGateTimers, workGateTimers } from './jobs/gate-timers.js';
 import { createSqlOutbox } from './persistence/approvals/outbox-messages.js';
@@ -42,12 +43,13 @@ import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
-import { DatabaseAvailability } from './persistence/availability.js';
+import { DatabaseAvailability, databaseFault } from './persistence/availability.js';
 import {
   Database,
   migrateUp,
   openOrm,
   pendingMigrations,
+  probeServer,
   withApplicationName,
 } from './persistence/database.js';
 import { dueBacklog } from './persistence/schedule.js';
@@ -144,7 +146,10 @@ export async function startService(
   });
   const { orm, database } = opened;
   // One view of the database per process: an outage is logged once, requests answer 503, /readyz says why.
-  const availability = new DatabaseAvailability({ probe: () => database.ping(), log: logger });
+  const availability = new DatabaseAvailability({
+    probe: () => probeServer(opened.url, timeouts.connectMs),
+    log: logger,
+  });
   // The one clock of the process: every decision that depends on "now" reads it.
   const clock = () => new Date();
   const accounts = new AccountService(database, clock);
@@ -187,6 +192,7 @@ export async function startService(
       logger,
       availability,
       connectTimeoutMs: timeouts.connectMs,
+      expireInSeconds: config.jobExpireSeconds,
     });
     const scheduler = createActionScheduler(queue, clock);
     const outboxes = createCallbackOutbox(queue, clock);
@@ -233,6 +239,7 @@ export async function startService(
       http = await buildHttpApp({
         logger,
         accounts,
+        consoleSessions: new ConsoleSessionService(database, clock),
         contacts: new ContactService(database),
         actions,
         pauses,
@@ -272,6 +279,7 @@ export async function startService(
         rateLimitFactor: config.rateLimitFactor,
         validateResponses: config.env !== 'production',
         trustProxy: config.trustProxy,
+        publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
         timeouts: {
           requestMs: config.httpRequestTimeoutMs,
           connectionMs: config.httpConnectionTimeoutMs,
@@ -292,7 +300,8 @@ export async function startService(
             // ports and users.
             if (availability.available && !availability.absorbs(err))
               logger.warn({ err }, 'readiness check failed');
-            checks.database = `unavailable: ${availability.unavailableReason ?? 'unreachable'}`;
+            const busy = databaseFault(err) === 'timeout' ? 'no connection in time' : 'unreachable';
+            checks.database = `unavailable: ${availability.unavailableReason ?? busy}`;
           }
           return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
         },

@@ -8,6 +8,10 @@ import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
 import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
+/** An attempt this late with no trigger firing it in this process is taken up by the overdue sweep. */
+const OVERDUE_GRACE_MS = 5_000;
+const OVERDUE_BATCH = 1_000;
+
 export interface DispatcherOptions {
   store: Store;
   /** The process's LISTEN connection (persistence/notifications.ts). */
@@ -45,6 +49,8 @@ export class Dispatcher {
   private readonly admitted = new Map<string, Promise<void>>();
   /** Waiting attempts' starters: true to fire, false when the worker stops first. */
   private readonly starters = new Map<string, (go: boolean) => void>();
+  /** Per action fired by a job: resolved once the attempt is held behind a cap (the job then completes). */
+  private readonly held = new Map<string, { promise: Promise<void>; resolve: () => void }>();
 
   constructor(private readonly o: DispatcherOptions) {
     this.admission = new Admission(o.limits);
@@ -70,8 +76,11 @@ export class Dispatcher {
         notifyPollingIntervalSeconds: 0.5,
         burstWhenBatchFull: true,
       },
-      (job) => this.fire(job.actionId, job.accountId),
-      (err) => this.failed(err),
+      async (job) => {
+        await this.fireForJob(job.actionId, job.accountId);
+      },
+      // Logged once, where the attempt is tracked (track); the job is then retried.
+      () => undefined,
     );
     void this.scanLoop();
   }
@@ -109,6 +118,25 @@ export class Dispatcher {
     return guarded;
   }
 
+  /**
+   * A pg-boss job's part in firing: it ends when the attempt is delivered, or as soon as the attempt is held behind a
+   * cap. A held attempt stays durable and due in its row (the overdue sweep of any worker fires it should this
+   * process die), so its job completes instead of staying active into pg-boss's expiry and retries, which a long
+   * backlog outlasted, stranding the attempt until a worker started (issue 21, item 7).
+   */
+  private fireForJob(actionId: string, accountId?: string): Promise<unknown> {
+    const work = this.track(this.fire(actionId, accountId));
+    let held = this.held.get(actionId);
+    if (!held) {
+      let resolve!: () => void;
+      held = { promise: new Promise<void>((r) => (resolve = r)), resolve };
+      this.held.set(actionId, held);
+      void work.finally(() => this.held.delete(actionId)).catch(() => undefined);
+    }
+    if (this.starters.has(actionId)) held.resolve();
+    return Promise.race([work, held.promise]);
+  }
+
   /** Fires an action's due attempt once the per-process and per-account caps allow it (app/deliveries/admission.ts). */
   private fire(actionId: string, accountId?: string): Promise<void> {
     const pending = this.admitted.get(actionId);
@@ -125,7 +153,10 @@ export class Dispatcher {
     if (!account || this.stopped) return;
     // Over a cap the attempt waits here unclaimed: its lease has not started, so waiting cannot expire it.
     if (!this.admission.offer(account, actionId)) {
-      const go = await new Promise<boolean>((resolve) => this.starters.set(actionId, resolve));
+      const go = await new Promise<boolean>((resolve) => {
+        this.starters.set(actionId, resolve);
+        this.held.get(actionId)?.resolve();
+      });
       if (!go) return;
     }
     try {
@@ -188,12 +219,28 @@ export class Dispatcher {
     if (!this.stopped) this.scanTimer = setTimeout(() => void this.scanLoop(), this.o.scanIntervalMs ?? 1000);
   }
 
+  /**
+   * Attempts overdue by more than OVERDUE_GRACE_MS and not firing here: held by a worker that died, or whose job was
+   * lost to an outage's retries. Fired like any trigger; the claim makes sure one worker delivers each.
+   */
+  private async fireOverdue(): Promise<void> {
+    const until = new Date(this.o.clock().getTime() - OVERDUE_GRACE_MS);
+    for (const row of await resolvedDueBefore(this.o.store.sql, until, OVERDUE_BATCH)) {
+      if (this.stopped) return;
+      if (!this.admitted.has(row.id))
+        void this.track(this.fire(row.id, row.accountId)).catch(() => undefined);
+    }
+  }
+
   private async scan(): Promise<void> {
     // Attempts entering the window get their timer here; those written inside it were announced by NOTIFY.
     for (const e of await this.o.scheduler.enqueueEntering(this.o.store))
       this.arm(e.id, e.accountId, e.dueMs);
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.
     this.scans += 1;
-    if (this.scans % 5 === 0) await this.o.deliveries.sweepExpiredLeases();
+    if (this.scans % 5 === 0) {
+      await this.o.deliveries.sweepExpiredLeases();
+      await this.fireOverdue();
+    }
   }
 }

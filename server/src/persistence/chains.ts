@@ -89,6 +89,21 @@ export async function chainsToAdvance(db: Sql, now: Date, limit: number): Promis
   return rows.map((r) => r.chain_id);
 }
 
+/**
+ * Puts off a chain whose advance failed (N-M5): its running step, if due, is due again only at `until`, so the scan
+ * takes up other chains meanwhile instead of getting the same failing ids back. A settle of its action later marks
+ * it due again at once, as usual.
+ */
+export async function postponeChain(db: Sql, chainId: string, now: Date, until: Date): Promise<void> {
+  await db
+    .updateTable('chain_steps')
+    .set({ due_at: until })
+    .where('chain_id', '=', chainId)
+    .where('status', '=', 'running')
+    .where('due_at', '<=', now)
+    .execute();
+}
+
 /** A running step looked at too early (its action is live again, e.g. retried): it waits for the next final state. */
 export async function clearStepDue(db: Sql, chainId: string, index: number): Promise<void> {
   await db

@@ -3,6 +3,7 @@ import { type InferKyselyDB, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { entities } from './entities/index.js';
+import { connectionConfig, firstHostUrl, withUrlParam } from './hosts.js';
 import { migrationsList } from './migrations/index.js';
 
 /** Every table as Kysely sees it, inferred from the `defineEntity` schemas: one declaration per table. */
@@ -72,6 +73,26 @@ export class Database {
 }
 
 /**
+ * One round trip on a connection of its own, not a pooled one: whether the server answers, whatever the pools are
+ * doing (all busy is not an outage). The availability tracker's probe.
+ */
+export async function probeServer(databaseUrl: string, timeoutMs: number): Promise<void> {
+  const settings = connectionConfig(databaseUrl);
+  const client = new settings.Client({
+    ...settings,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
  * A statement of fixed text for the hottest paths, run on `db` like any other: Kysely's builder costs about 85 µs of
  * CPU per statement to build and compile (measured: 4,000 upserts, 192 against 107 µs per statement), which is 5-8 % of
  * a create's CPU; a fixed text also keeps its prepared statement's name lookup cheap. Typed by its caller.
@@ -117,14 +138,15 @@ export async function openOrm(opts: {
   log?: (m: string) => void;
 }): Promise<MikroORM> {
   return MikroORM.init({
-    clientUrl: opts.databaseUrl,
+    // A multi-host URL: MikroORM parses the first host; every connection goes through the host selection.
+    clientUrl: firstHostUrl(opts.databaseUrl),
     entities,
     extensions: [Migrator],
     // Connections idle for up to five minutes stay open: opening one costs a SCRAM exchange on both sides and a
     // fresh set of prepared statements, which showed as tail lateness when a burst followed a quiet minute.
     pool: { min: 0, max: opts.poolSize ?? 20, idleTimeoutMillis: 300_000 },
     driverOptions: {
-      Client: NamedStatementClient,
+      Client: connectionConfig(opts.databaseUrl, NamedStatementClient).Client,
       types: { getTypeParser: typeParser },
       // A server that vanished without closing the socket (a host down, a failover) is noticed by TCP keepalive.
       keepAlive: true,
@@ -199,9 +221,7 @@ NamedStatementClient.prototype.query = function namedQuery(
 
 /** Adds `application_name` so the embedded launcher can tell our connections apart. */
 export function withApplicationName(url: string, name: string): string {
-  const u = new URL(url);
-  if (!u.searchParams.has('application_name')) u.searchParams.set('application_name', name);
-  return u.toString();
+  return withUrlParam(url, 'application_name', name);
 }
 
 /** Applies the pending migrations (persistence/migrations/); answers their names. */

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { connectionConfig } from './hosts.js';
 
 /** What a subscriber of one channel hears. */
 interface Subscription {
@@ -65,7 +66,9 @@ export async function openNotifications(
   };
 
   async function connect(): Promise<pg.Client> {
-    const c = new pg.Client({ connectionString: databaseUrl, application_name: 'sched-worker-listen' });
+    // Read at each (re)connection: with several hosts, it goes to the one found writable last (hosts.ts).
+    const settings = connectionConfig(databaseUrl);
+    const c = new settings.Client({ ...settings, application_name: 'sched-worker-listen' });
     c.on('error', (err) => dropped(c, err));
     c.on('notification', (msg) => {
       for (const s of subscribers.get(msg.channel) ?? []) s.payload(msg.payload ?? '');

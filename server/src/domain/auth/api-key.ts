@@ -34,6 +34,15 @@ export function seesCredentials(scopes: readonly Scope[]): boolean {
   return scopes.includes('write');
 }
 
+/** Stored header values as a caller may see them: the names always, the values only with `credentials`. */
+export function shownHeaders(
+  headers: Readonly<Record<string, string>>,
+  credentials: boolean,
+): Record<string, string> {
+  if (credentials) return { ...headers };
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, '***']));
+}
+
 /** The scope a request needs: the route's own (`admin` for key management), else by method. */
 export function requiredScope(method: string, routeScope?: Scope): Scope {
   if (routeScope) return routeScope;

@@ -3,11 +3,17 @@
  * and the results of the steps before it. Pure; the engine persists and schedules the result. Any
  * ExpressionError thrown here makes the step settle as `not_run` with `expressionFailure(error)` as its error.
  */
-import type { ChainContext, GateInput } from '@sched/contract';
+import { type ChainContext, type GateInput, jsonDepth, MAX_JSON_DEPTH } from '@sched/contract';
 import { parseDuration } from '../schedule/duration.js';
 import { evaluateCondition } from '../expressions/condition.js';
 import { ExpressionError } from '../expressions/errors.js';
-import { interpolate, interpolateString, type Scope } from '../expressions/interpolate.js';
+import {
+  interpolate,
+  interpolateHeaderValue,
+  interpolateString,
+  type Scope,
+} from '../expressions/interpolate.js';
+import { interpolateUrl } from '../expressions/url.js';
 import type { DelayStepParsed, GatedStepParsed, HttpCallStepParsed } from './definition.js';
 
 /** The scope a step reads: the chain's input and `context.steps` (settled steps only). */
@@ -42,10 +48,15 @@ export interface ResolvedRequest {
 export function resolveHttpCall(step: HttpCallStepParsed, scope: Scope): ResolvedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(step.headers)) {
-    headers[name] = at('headers', () => at(name, () => interpolateString(value, scope)));
+    headers[name] = at('headers', () => at(name, () => interpolateHeaderValue(value, scope)));
   }
   return {
-    url: at('url', () => interpolateString(step.url, scope)),
+    // By component: a value can change neither the origin (unless allowed_origins) nor the path's structure.
+    // A chain's own input is the owner's (a chain template's steps must declare allowed_origins to get here with
+    // a trigger value in the host); a step response in the host always needs allowed_origins.
+    url: at('url', () =>
+      interpolateUrl(step.url, scope, step.allowed_origins ?? [], (e) => e.kind === 'input'),
+    ),
     method: step.method,
     headers,
     body: step.body === undefined ? undefined : at('body', () => interpolate(step.body, scope)),
@@ -74,15 +85,19 @@ export function delayMs(step: DelayStepParsed): number {
 
 /**
  * What `{{steps.N.response}}` holds for a response body: the parsed JSON when the body parses as JSON (whatever
- * its content type claims), else the text itself; null for an empty body or none (a gate, a wait, a skipped step).
+ * its content type claims) and nests at most MAX_JSON_DEPTH levels, else the text itself; null for an empty body or
+ * none (a gate, a wait, a skipped step). The bound keeps a responder's deep JSON from breaking what is later
+ * written from it (callback payloads, views: N-M5).
  */
 export function stepResponse(body: string | null | undefined): unknown {
   if (body === null || body === undefined || body.trim() === '') return null;
+  let parsed: unknown;
   try {
-    return JSON.parse(body) as unknown;
+    parsed = JSON.parse(body) as unknown;
   } catch {
     return body;
   }
+  return jsonDepth(parsed) > MAX_JSON_DEPTH ? body : parsed;
 }
 
 /** The step's `error` text for an expression that failed: where, then what (`body.items.0: {{...}} has no value...`). */

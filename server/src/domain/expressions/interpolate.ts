@@ -137,6 +137,21 @@ export function parseTemplate(text: string): TemplatePart[] {
   return parts;
 }
 
+/** Whether a string holds an expression (a malformed one counts: it is reported elsewhere). */
+export function hasExpression(text: string): boolean {
+  try {
+    return parseTemplate(text).some((part) => part.kind === 'expression');
+  } catch (error) {
+    if (error instanceof ExpressionError) return true;
+    throw error;
+  }
+}
+
+/** The indexes of the entries that hold an expression (recipients a value chooses: N-M1). */
+export function indexesWithExpressions(texts: readonly string[]): number[] {
+  return texts.flatMap((text, i) => (hasExpression(text) ? [i] : []));
+}
+
 /** The literal form of a string: interpolating the result gives `text` back unchanged. */
 export function escapeLiteral(text: string): string {
   let out = '';
@@ -220,7 +235,7 @@ function stepOf(scope: Scope, expression: Expression & { step: number }): StepRe
 }
 
 /** The value an expression reads in a scope. */
-function resolveExpression(expression: Expression, scope: Scope): unknown {
+export function resolveExpression(expression: Expression, scope: Scope): unknown {
   switch (expression.kind) {
     case 'input': {
       if (scope.input === undefined) {
@@ -264,6 +279,28 @@ function renderParts(parts: readonly TemplatePart[], scope: Scope): string {
 /** Interpolates one string to a string, whatever the types of the values (URLs, header values, messages). */
 export function interpolateString(text: string, scope: Scope): string {
   return renderParts(parseTemplate(text), scope);
+}
+
+/**
+ * Interpolates a header value: a value holding CR, LF or NUL is refused, so that no value can end the header or
+ * add another one (the literal text is checked when the request is saved).
+ */
+export function interpolateHeaderValue(text: string, scope: Scope): string {
+  let out = '';
+  for (const part of parseTemplate(text)) {
+    if (part.kind === 'text') {
+      out += part.text;
+      continue;
+    }
+    const value = stringifyValue(resolveExpression(part.expression, scope));
+    if (/[\r\n\0]/.test(value)) {
+      throw new ExpressionError(
+        `{{${part.expression.source}}} holds a line break or NUL, which a header value cannot`,
+      );
+    }
+    out += value;
+  }
+  return out;
 }
 
 function interpolateText(text: string, scope: Scope): unknown {

@@ -112,7 +112,8 @@ export const ActionSchema = defineEntity({
 export const DeliveryAttemptSchema = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
-  indexes: [{ properties: ['action', 'attemptNumber'] }],
+  // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts).
+  indexes: [{ properties: ['action', 'attemptNumber'] }, { properties: ['startedAt'] }],
   properties: {
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
