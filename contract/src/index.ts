@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
+import { apiKeysContract } from './routes/api-keys.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
@@ -8,6 +9,8 @@ import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
+export * from './schemas/api-key.js';
+export * from './schemas/callback.js';
 export * from './schemas/approval.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
@@ -16,6 +19,8 @@ export * from './schemas/domain.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
+export type { RouteMeta } from './openapi.js';
+export { issueMessage } from './messages.js';
 export * from './signatures.js';
 export * from './vocabulary.js';
 
@@ -32,6 +37,7 @@ export const apiContract = c.router({
   teamMembers: teamMembersContract,
   templates: templatesContract,
   domains: domainsContract,
+  apiKeys: apiKeysContract,
 });
 
 /**

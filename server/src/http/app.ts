@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { apiContract } from '@sched/contract';
+import { apiContract, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
@@ -12,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
@@ -23,22 +25,25 @@ import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateService } from '../app/templates/service.js';
 import type { TemplateTrigger } from '../app/templates/trigger.js';
-import { RateLimitedError } from '../app/errors.js';
+import { RateLimitedError, ServiceUnavailableError } from '../app/errors.js';
 import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
+import { SERVER_VERSION } from '../version.js';
 import { authenticate, enforceRateLimits, safeEqual, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
-import { errorHandler, requestValidationErrorHandler } from './errors.js';
+import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
+import { apiKeysHandlers } from './handlers/api-keys.js';
 import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { registerApiReference } from './api-reference.js';
 import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
@@ -48,6 +53,7 @@ export interface HttpDeps {
   consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
@@ -60,12 +66,19 @@ export interface HttpDeps {
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
   rateLimitFactor: number;
+  /**
+   * Whether an error means the database is away or too slow (and records it, once, for the logs and /readyz): such
+   * errors answer 503 with Retry-After instead of 500 with a logged stack.
+   */
+  databaseFault: (err: unknown) => 'unavailable' | 'slow' | undefined;
   /** Readiness: database reachable and migrations current. */
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   validateResponses: boolean;
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
+  publicUrl: () => string | undefined;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
@@ -98,10 +111,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         ? given
         : randomUUID();
     },
-    return503OnClosing: true,
+    // Draining is answered by the hook below, in the error body every other answer has ({ code, message }).
+    return503OnClosing: false,
     // One line per request (below) instead of Fastify's two: at the default level the second line cost about a
     // tenth of a create's CPU (bench/, docs/performance.md).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Slow-body clients (slowloris) are cut off; Node checks these deadlines every connectionsCheckingInterval.
     requestTimeout: timeouts.requestMs,
     connectionTimeout: timeouts.connectionMs,
@@ -115,12 +129,24 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
   };
   const app = Fastify(options);
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler((error, request, reply) => {
+    const fault = deps.databaseFault(error);
+    if (fault) databaseUnavailable(reply, fault);
+    else errorHandler(error as Error, request, reply);
+  });
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (draining) throw new ServiceUnavailableError('the server is shutting down; retry on another instance');
+  });
   registerJsonParser(app);
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .status(404)
-      .send({ message: `route not found: ${request.method} ${request.url.split('?')[0]}` });
+    void reply.status(404).send({
+      code: 'route_not_found',
+      message: `route not found: ${request.method} ${request.url.split('?')[0]}`,
+    });
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -165,9 +191,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     async (request, reply) => {
       const token = deps.metrics.token;
       if (token && !safeEqual(request.headers.authorization ?? '', `Bearer ${token}`)) {
-        return reply
-          .status(401)
-          .send({ message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>' });
+        return reply.status(401).send({
+          code: 'unauthorized',
+          message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>',
+        });
       }
       const out = await deps.metrics.render();
       return reply.header('content-type', out.contentType).send(out.body);
@@ -180,6 +207,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
+  registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit });
   registerConsoleRoutes(app, {
     sessions: deps.consoleSessions,
     rateLimiter: deps.rateLimiter,
@@ -194,22 +222,23 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   const router = s.router(apiContract, {
     system: {
-      healthz: async () => ({ status: 200, body: { status: 'ok' } }),
+      healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
         return r.ok
-          ? { status: 200, body: { status: 'ok', checks: r.checks } }
-          : { status: 503, body: { status: 'unavailable', checks: r.checks } };
+          ? { status: 200, body: { status: 'ok', version: SERVER_VERSION, checks: r.checks } }
+          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions),
+    actions: actionsHandlers(deps.actions, deps.pauses),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
+    apiKeys: apiKeysHandlers(deps.accounts),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
@@ -218,9 +247,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
     // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
     scope.addHook('onRequest', async (request, reply) => {
-      const route = contractRouteOf(request);
-      if ((route?.metadata as { auth?: string } | undefined)?.auth === 'none') probeLimit(request, reply);
-      else await auth(request, reply);
+      const meta = contractRouteOf(request)?.metadata as RouteMeta | undefined;
+      if (meta?.auth === 'none') probeLimit(request, reply);
+      else await auth(request, reply, meta?.scope);
     });
     s.registerRouter(apiContract, router, scope, {
       logInitialization: false,

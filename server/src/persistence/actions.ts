@@ -35,6 +35,8 @@ const CREATE_COLUMNS = [
   'recurrence',
   'recurrence_anchor',
   'gate',
+  'chain_id',
+  'chain_step_index',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];
@@ -47,7 +49,10 @@ const insertActionsStatement = fixedStatement<ActionRow>(
    select ${CREATE_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
 );
 
-/** Inserts several new actions in one statement; answers their rows in the order given. */
+/**
+ * Inserts several new actions in one statement; answers their rows in the order given. The one statement that
+ * inserts actions: the create core (app/actions/create.ts) runs it alone or for the API's creates of one turn.
+ */
 export async function insertActions(db: Sql, actions: readonly NewAction[]): Promise<ActionRow[]> {
   const rows = await insertActionsStatement(db, [
     JSON.stringify(actions.map((a) => Object.fromEntries(CREATE_COLUMNS.map((c) => [c, a[c]])))),
