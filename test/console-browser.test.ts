@@ -197,10 +197,23 @@ describe('the operator console in a browser', () => {
     expect(text).toContain('Duration');
     await check(page, 'action-detail');
 
-    // Cancel, through the confirmation dialog; the API agrees.
+    // Pause and resume, then cancel, each through its confirmation dialog; the API agrees each time.
     await page.goto(`${server.url}/console/actions/${pending.id}`);
     await page.getByRole('heading', { name: /Nightly invoice run/ }).waitFor();
     expect(await page.locator('.json').textContent()).toContain('Bearer receiver-secret');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const pause = page.getByRole('dialog', { name: 'Pause “Nightly invoice run”?' });
+    await pause.getByLabel('Pause').selectOption('1d');
+    await pause.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('h1 .status-paused').waitFor();
+    expect((await sched.actions.get(pending.id)).status).toBe('paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page
+      .getByRole('dialog', { name: 'Resume “Nightly invoice run”?' })
+      .getByRole('button', { name: 'Resume' })
+      .click();
+    await page.locator('h1 .status-scheduled').waitFor();
+    expect((await sched.actions.get(pending.id)).status).toBe('scheduled');
     await page.getByRole('button', { name: 'Cancel action' }).click();
     const dialog = page.getByRole('dialog', { name: 'Cancel “Nightly invoice run”?' });
     await dialog.waitFor();
@@ -233,6 +246,9 @@ describe('the operator console in a browser', () => {
     await page.goto(`${server.url}/console/settings`);
     await page.getByRole('cell', { name: 'Ada Lovelace' }).waitFor();
     await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
+    // The default account's first key holds the admin scope: its console manages API keys.
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('cell', { name: 'default', exact: true }).first().waitFor();
     await check(page, 'settings');
   });
 
@@ -241,6 +257,9 @@ describe('the operator console in a browser', () => {
     const page = await openPage();
     await signIn(page, readKey);
     await page.getByText('read only').waitFor();
+    await page.goto(`${server.url}/console/settings`);
+    await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'API keys' }).count()).toBe(0);
     const live = (
       (await sched.actions.create({
         name: 'Read-only check',
@@ -259,7 +278,7 @@ describe('the operator console in a browser', () => {
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
       const writes = page.getByRole('button', {
-        name: /Cancel|Retry|Regenerate|Activate|Deactivate|Start verification|Check now/,
+        name: /Cancel|Retry|Pause|Resume|Regenerate|Activate|Deactivate|Start verification|Check now|Rotate|Revoke|Create key/,
       });
       expect(await writes.count(), view).toBe(0);
     }

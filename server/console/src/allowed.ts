@@ -10,5 +10,11 @@ export const canCancelAction = (a: Pick<Action, 'status'>) => isCancellable(a.st
 export const canRetryAction = (a: Pick<Action, 'status' | 'request'>) =>
   a.request !== null && ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'manual_retry');
 
+/** `POST /v1/actions/{id}/pause` and `/resume`: the `pause` and `resume` transitions of the same table. */
+export const canPauseAction = (a: Pick<Action, 'status'>) =>
+  ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'pause');
+export const canResumeAction = (a: Pick<Action, 'status'>) =>
+  ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'resume');
+
 export const canCancelChain = (c: Pick<Chain, 'status'>) =>
   (CHAIN_CANCELLABLE_STATES as readonly string[]).includes(c.status);

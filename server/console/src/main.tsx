@@ -112,7 +112,7 @@ function Shell({
             ))}
           </ul>
         </nav>
-        <span class="who">{console.canWrite ? 'read and write' : 'read only'}</span>
+        <span class="who">{console.canWrite ? `scopes: ${session.scopes.join(', ')}` : 'read only'}</span>
         <button type="button" onClick={onSignOut}>
           Sign out
         </button>

@@ -1,7 +1,9 @@
 // The console's own sign-in endpoint (not part of /v1): the API key goes to the server once and is exchanged for
 // an HttpOnly session cookie the page cannot read. What the page keeps is the CSRF token and the scopes, in memory.
 
-export type Scope = 'read' | 'write';
+import type { ApiKeyScope } from '@sched/contract';
+
+export type Scope = ApiKeyScope;
 
 export interface Session {
   csrf_token: string;

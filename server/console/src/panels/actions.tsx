@@ -1,6 +1,7 @@
-import { ACTION_MODES, ACTION_STATES } from '@sched/contract';
-import type { Action, ActionListQuery } from '@sched/sdk';
-import { canCancelAction, canRetryAction } from '../allowed.js';
+import { ACTION_MODES, ACTION_STATES, MISSED_POLICIES, type MissedPolicy } from '@sched/contract';
+import { type Action, type ActionListQuery, unwrap } from '@sched/sdk';
+import { useState } from 'preact/hooks';
+import { canCancelAction, canPauseAction, canResumeAction, canRetryAction } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
 import {
   ConfirmButton,
@@ -200,9 +201,20 @@ function Attempts({ action }: { action: Action }) {
   );
 }
 
+/** How long a pause lasts, as the pause dialog offers it; `indefinite` waits for a resume. */
+const PAUSE_CHOICES = [
+  { value: 'indefinite', label: 'until resumed' },
+  { value: '1h', label: '1 hour' },
+  { value: '4h', label: '4 hours' },
+  { value: '1d', label: '1 day' },
+  { value: '7d', label: '7 days' },
+];
+
 function ActionDetail({ id }: { id: string }) {
   const { client, canWrite } = useConsole();
   const loaded = useLoad((c) => c.actions.get(id), [id]);
+  const [pauseFor, setPauseFor] = useState('indefinite');
+  const [missed, setMissed] = useState<MissedPolicy>('run_once');
   const a = loaded.data;
   if (loaded.error)
     return (
@@ -247,6 +259,56 @@ function ActionDetail({ id }: { id: string }) {
               onDone={loaded.reload}
             >
               It will not run. A cancelled action cannot be resumed.
+            </ConfirmButton>
+          )}
+          {canPauseAction(a) && (
+            <ConfirmButton
+              label="Pause"
+              title={`Pause “${a.name}”?`}
+              onConfirm={async () =>
+                unwrap(
+                  await client.raw.actions.pause({
+                    params: { id: a.id },
+                    body: pauseFor === 'indefinite' ? { indefinite: true } : { duration: pauseFor },
+                  }),
+                  200,
+                )
+              }
+              onDone={loaded.reload}
+            >
+              <p>Nothing is sent while it is paused; an approval's timeout and escalation clocks stop.</p>
+              <label>
+                Pause{' '}
+                <select value={pauseFor} onChange={(e) => setPauseFor(e.currentTarget.value)}>
+                  {PAUSE_CHOICES.map((c) => (
+                    <option key={c.value} value={c.value}>
+                      {c.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </ConfirmButton>
+          )}
+          {canResumeAction(a) && (
+            <ConfirmButton
+              label="Resume"
+              title={`Resume “${a.name}”?`}
+              onConfirm={async () =>
+                unwrap(await client.raw.actions.resume({ params: { id: a.id }, body: { missed } }), 200)
+              }
+              onDone={loaded.reload}
+            >
+              <p>It goes back on its schedule.</p>
+              <label>
+                What passed while paused{' '}
+                <select value={missed} onChange={(e) => setMissed(e.currentTarget.value as MissedPolicy)}>
+                  {MISSED_POLICIES.map((m) => (
+                    <option key={m} value={m}>
+                      {m === 'run_once' ? 'runs once now' : 'is skipped'}
+                    </option>
+                  ))}
+                </select>
+              </label>
             </ConfirmButton>
           )}
           {canRetryAction(a) && (
