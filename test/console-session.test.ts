@@ -84,7 +84,8 @@ describe('console sessions and /v1 through the cookie', () => {
     const s = await signIn(server.apiKey);
     expect(s.setCookie).toBe(`sched_session=${s.cookie}; Path=/; HttpOnly; SameSite=Strict`);
     expect(s.cookie).toMatch(/^[\w-]{43}$/);
-    expect(s.scopes).toEqual(['read', 'write']);
+    // The account's first key holds every scope.
+    expect(s.scopes).toEqual(['read', 'write', 'admin']);
     expect(s.cookie).not.toBe(s.csrf);
     const rows = await sql.query('select id_hash from console_sessions');
     expect(rows.rows.length).toBeGreaterThan(0);
@@ -94,7 +95,7 @@ describe('console sessions and /v1 through the cookie', () => {
     expect((await signIn(server.apiKey, { 'x-forwarded-proto': 'https' })).setCookie).toContain('; Secure');
 
     const me = await call('GET', '/console/session', { cookie: s.cookie });
-    expect(me.body).toEqual({ data: { csrf_token: s.csrf, scopes: ['read', 'write'] } });
+    expect(me.body).toEqual({ data: { csrf_token: s.csrf, scopes: ['read', 'write', 'admin'] } });
     expect(me.headers.get('cache-control')).toBe('no-store');
     expect((await call('GET', '/console/session')).status).toBe(401);
   });
@@ -132,6 +133,21 @@ describe('console sessions and /v1 through the cookie', () => {
       csrf: s.csrf,
     });
     expect(cancelled.body.data.status).toBe('cancelled');
+
+    // No CORS grant lets another origin send the header (or read the token): the preflight gets no allow-origin.
+    const preflight = await fetch(`${server.url}/v1/actions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-sched-csrf, content-type',
+      },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    const readToken = await fetch(`${server.url}/console/session`, {
+      headers: { origin: 'https://evil.example', cookie: `sched_session=${s.cookie}` },
+    });
+    expect(readToken.headers.get('access-control-allow-origin')).toBeNull();
 
     // Tenancy as for the key: another account's action is a 404.
     const intruderKey = JSON.parse(
