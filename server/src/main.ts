@@ -14,6 +14,7 @@ import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
 import { ApprovalRounds } from './app/approvals/rounds.js';
+import { systemClock, systemTimers } from './app/clock.js';
 import { chainStepSettled } from './app/chains/settled.js';
 import { GateTimeouts } from './app/approvals/timers.js';
 import { ContactService } from './app/contacts.js';
@@ -151,7 +152,9 @@ export async function startService(
     log: logger,
   });
   // The one clock of the process: every decision that depends on "now" reads it.
-  const clock = () => new Date();
+  // The one clock of the process (app/clock.ts): use cases read `clock`, triggers arm `timers` on it.
+  const clock = systemClock;
+  const timers = systemTimers;
   const accounts = new AccountService(database, clock);
   // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
@@ -354,6 +357,7 @@ export async function startService(
         ),
       );
       const deliveries = new Deliveries({
+        timers,
         store: workerDatabase,
         scheduler,
         callbacks: callbackOutbox,
@@ -391,6 +395,7 @@ export async function startService(
         },
       });
       dispatcher = new Dispatcher({
+        timers,
         store: workerDatabase,
         notifications,
         queue,
@@ -407,6 +412,7 @@ export async function startService(
         await workResumes(queue, (job) => pauses.resumeWhenDue(job), failedJob('resume of a pause')),
       );
       chainWorker = new ChainWorker({
+        timers,
         store: workerDatabase,
         engine: chainEngine(workerDatabase),
         clock,

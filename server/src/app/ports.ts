@@ -140,3 +140,12 @@ export interface Outbound {
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */
 export type Clock = () => Date;
+
+/**
+ * Timers on the same clock: `after(ms, fn)` runs `fn` once `ms` of the clock's time has passed. With `Clock`, the
+ * clock port: main.ts builds both from the system (app/clock.ts); a test drives both by hand
+ * (test/support/manual-clock.ts), so the triggers' timers run under a test clock too.
+ */
+export interface Timers {
+  after(ms: number, fn: () => void): { cancel(): void };
+}

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChainEngine } from '../app/chains/advance.js';
-import type { Clock, Store } from '../app/ports.js';
+import { systemTimers } from '../app/clock.js';
+import type { Clock, Store, Timers } from '../app/ports.js';
 import { CHAIN_DUE_CHANNEL, chainsToAdvance, postponeChain } from '../persistence/chains.js';
 import type { Notifications } from '../persistence/notifications.js';
 
@@ -17,7 +18,7 @@ export const CHAIN_RETRY_BACKOFF_MS = 30_000;
  * loses nothing. The same trigger NOTIFYs the chain's id at commit, so a listening worker advances it at once.
  */
 export class ChainWorker {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: { cancel(): void } | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
   private readonly inflight = new Set<Promise<void>>();
@@ -27,6 +28,8 @@ export class ChainWorker {
       store: Store;
       engine: ChainEngine;
       clock: Clock;
+      /** Timers on `clock` (the scan's); the system's when absent. */
+      timers?: Timers;
       logger: Logger;
       /** The process's LISTEN connection (persistence/notifications.ts). */
       notifications: Notifications;
@@ -43,7 +46,7 @@ export class ChainWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     await this.running;
     await Promise.allSettled([...this.inflight]);
   }
@@ -91,7 +94,10 @@ export class ChainWorker {
       })
       .finally(() => {
         if (!this.stopped)
-          this.timer = setTimeout(() => this.loop(), this.o.intervalMs ?? CHAIN_SCAN_INTERVAL_MS);
+          this.timer = (this.o.timers ?? systemTimers).after(
+            this.o.intervalMs ?? CHAIN_SCAN_INTERVAL_MS,
+            () => this.loop(),
+          );
       });
   }
 

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { Admission, type AdmissionLimits } from '../app/deliveries/admission.js';
 import { CLAIM_LEAD_MS, type Deliveries } from '../app/deliveries/deliver.js';
-import type { Clock, Store } from '../app/ports.js';
+import { systemTimers } from '../app/clock.js';
+import type { Clock, Store, Timers } from '../app/ports.js';
 import type { Notifications } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
 import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
@@ -21,6 +22,8 @@ export interface DispatcherOptions {
   deliveries: Deliveries;
   logger: Logger;
   clock: Clock;
+  /** Timers on `clock` (app/ports.ts); the system's when absent. */
+  timers?: Timers;
   /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
   limits: AdmissionLimits;
   /** Records database faults (an outage is logged once there); other errors are logged here. */
@@ -38,10 +41,11 @@ export interface DispatcherOptions {
  * attempt; the others find nothing to do. docs/architecture.md describes the whole trigger design.
  */
 export class Dispatcher {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The attempts armed in this process, each with its timer. */
+  private readonly armed = new Map<string, { cancel(): void }>();
   private readonly inflight = new Set<Promise<unknown>>();
   private jobs: JobWorker | undefined;
-  private scanTimer: NodeJS.Timeout | undefined;
+  private scanTimer: { cancel(): void } | undefined;
   private stopped = false;
   private scans = 0;
   private readonly admission: Admission<string>;
@@ -54,6 +58,11 @@ export class Dispatcher {
 
   constructor(private readonly o: DispatcherOptions) {
     this.admission = new Admission(o.limits);
+  }
+
+  /** The timers of the dispatcher's clock: its attempts' timers and its scan. */
+  private get timers(): Timers {
+    return this.o.timers ?? systemTimers;
   }
 
   /** Delivery attempts firing in this process. */
@@ -88,9 +97,9 @@ export class Dispatcher {
   /** Stops arming timers and taking jobs, then waits for attempts in flight (their rows stay durable regardless). */
   async stop(timeoutMs: number): Promise<void> {
     this.stopped = true;
-    if (this.scanTimer) clearTimeout(this.scanTimer);
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
+    this.scanTimer?.cancel();
+    for (const t of this.armed.values()) t.cancel();
+    this.armed.clear();
     for (const start of this.starters.values()) start(false);
     this.starters.clear();
     await Promise.all([
@@ -171,15 +180,15 @@ export class Dispatcher {
   }
 
   private arm(actionId: string, accountId: string, dueMs: number): void {
-    if (this.stopped || this.timers.has(actionId)) return;
+    if (this.stopped || this.armed.has(actionId)) return;
     // A little early, so the claim's round trip is made before the due time (Deliveries.fire sends at it).
     const delay = Math.max(0, dueMs - CLAIM_LEAD_MS - this.o.clock().getTime());
     if (delay > ANNOUNCE_WINDOW_MS) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(actionId);
+    const timer = this.timers.after(delay, () => {
+      this.armed.delete(actionId);
       void this.track(this.fire(actionId, accountId)).catch(() => undefined);
-    }, delay);
-    this.timers.set(actionId, timer);
+    });
+    this.armed.set(actionId, timer);
   }
 
   private async listen(): Promise<void> {
@@ -216,7 +225,8 @@ export class Dispatcher {
     } catch (err) {
       if (!this.o.availability?.absorbs(err)) this.o.logger.warn({ err }, 'due scan failed');
     }
-    if (!this.stopped) this.scanTimer = setTimeout(() => void this.scanLoop(), this.o.scanIntervalMs ?? 1000);
+    if (!this.stopped)
+      this.scanTimer = this.timers.after(this.o.scanIntervalMs ?? 1000, () => void this.scanLoop());
   }
 
   /**
