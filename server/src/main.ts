@@ -59,6 +59,8 @@ import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
 export interface RunningService {
   /** The listening address, when the role serves HTTP. */
   url: string | undefined;
+  /** The public root of links (response pages, trigger URLs): SCHED_PUBLIC_URL, or the address actually bound. */
+  publicUrl: string;
   config: Config;
   role: Role;
   database: Database;
@@ -151,8 +153,8 @@ export async function startService(
     probe: () => probeServer(opened.url, timeouts.connectMs),
     log: logger,
   });
-  // The one clock of the process: every decision that depends on "now" reads it.
-  // The one clock of the process (app/clock.ts): use cases read `clock`, triggers arm `timers` on it.
+  // The one clock of the process (app/clock.ts): every decision that depends on "now" reads `clock`, and the
+  // triggers arm `timers` on it.
   const clock = systemClock;
   const timers = systemTimers;
   const accounts = new AccountService(database, clock);
@@ -173,6 +175,10 @@ export async function startService(
   if (created) announceDefaultAccount(config, created.apiKey, logger);
 
   const waits = createWaits(config.timeScale);
+  // With PORT=0 and no SCHED_PUBLIC_URL, links must carry the port actually bound: known once the API listens, and
+  // read through this function rather than written into the configuration.
+  let boundPublicUrl: string | undefined;
+  const publicUrl = () => boundPublicUrl ?? config.publicUrl;
   const metrics = createMetrics();
   let queue: JobQueue | undefined;
   let http: FastifyInstance | undefined;
@@ -249,7 +255,7 @@ export async function startService(
         templates: new TemplateService({
           store: database,
           clock,
-          publicUrl: () => config.publicUrl,
+          publicUrl,
           allowPrivateDestinations: config.allowPrivateDestinations,
         }),
         trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
@@ -311,9 +317,8 @@ export async function startService(
       });
       await http.listen({ host: config.host, port: config.port });
       const bound = http.server.address();
-      // With PORT=0 and no SCHED_PUBLIC_URL, links must carry the port actually bound.
       if (!config.publicUrlExplicit && bound && typeof bound === 'object')
-        config.publicUrl = `http://localhost:${bound.port}`;
+        boundPublicUrl = `http://localhost:${bound.port}`;
     }
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
@@ -336,7 +341,7 @@ export async function startService(
         log: logger,
         clock,
         waits,
-        publicUrl: () => config.publicUrl,
+        publicUrl,
       });
       // A failed job is retried by pg-boss; a database fault is logged once by the availability tracker.
       const failedJob = (what: string) => (err: unknown) => {
@@ -451,6 +456,7 @@ export async function startService(
   let stopping: Promise<void> | undefined;
   return {
     url,
+    publicUrl: publicUrl(),
     config,
     role,
     database,
