@@ -19,7 +19,7 @@ import { configureTemplatesCommands } from './commands/templates.js';
 import { EXIT, reportError } from './runtime.js';
 
 /** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
-export function cliVersion(): string {
+function cliVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };

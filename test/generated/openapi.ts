@@ -1603,28 +1603,6 @@ export interface components {
         };
         ChainHttpCallStep: {
             url: string;
-            /** @default POST */
-            method: components["schemas"]["HttpMethod"];
-            /** @default {} */
-            headers: {
-                [key: string]: string;
-            };
-            /** @description JSON body, sent as application/json. */
-            body?: unknown;
-            name: string;
-            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
-            condition?: string;
-            /** @enum {string} */
-            type: "http_call" | "webhook";
-            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
-            max_attempts?: number;
-            retry_strategy?: components["schemas"]["RetryStrategy"];
-            /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
-            webhook_secret?: string;
-            allowed_origins?: components["schemas"]["AllowedOrigins"];
-        };
-        ChainHttpCallStepInput: {
-            url: string;
             /** @description Default: `"POST"`. */
             method?: components["schemas"]["HttpMethod"];
             /** @description Default: `{}`. */
@@ -1644,6 +1622,27 @@ export interface components {
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+        };
+        ChainHttpCallStepView: {
+            url: string;
+            /** @default POST */
+            method: components["schemas"]["HttpMethod"];
+            /** @default {} */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description JSON body, sent as application/json. */
+            body?: unknown;
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "http_call" | "webhook";
+            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
+            signed: boolean;
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -1667,8 +1666,8 @@ export interface components {
             /** @description The parsed JSON response body; a string when the body is not JSON; null when empty or none. */
             response: unknown;
         };
-        ChainStepInput: components["schemas"]["ChainHttpCallStepInput"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
-        ChainStepInputResolved: components["schemas"]["ChainHttpCallStep"] | components["schemas"]["ChainGatedStep"] | components["schemas"]["ChainDelayStep"];
+        ChainStepDefinitionView: components["schemas"]["ChainHttpCallStepView"] | components["schemas"]["ChainGatedStep"] | components["schemas"]["ChainDelayStep"];
+        ChainStepInput: components["schemas"]["ChainHttpCallStep"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
         /**
          * @description webhook: executed, failed, skipped; approval: confirmed, declined, skipped; wait: executed, skipped.
          * @enum {string}
@@ -2395,7 +2394,7 @@ export interface components {
             /** @description Whether a webhook_secret is set (it is never shown). */
             signed: boolean;
             callback_url: string | null;
-            chain_steps: components["schemas"]["ChainStepInputResolved"][] | null;
+            chain_steps: components["schemas"]["ChainStepDefinitionView"][] | null;
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
@@ -6773,10 +6772,10 @@ export interface operations {
                      *             "type": "http_call",
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
-                     *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
                      *               "string"
-                     *             ]
+                     *             ],
+                     *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
@@ -7038,10 +7037,10 @@ export interface operations {
                      *             "type": "http_call",
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
-                     *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
                      *               "string"
-                     *             ]
+                     *             ],
+                     *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
@@ -7231,10 +7230,10 @@ export interface operations {
                      *             "type": "http_call",
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
-                     *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
                      *               "string"
-                     *             ]
+                     *             ],
+                     *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",

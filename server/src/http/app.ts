@@ -84,7 +84,7 @@ export interface HttpDeps {
 }
 
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 const s = initServer();
 

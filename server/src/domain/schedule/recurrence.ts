@@ -35,7 +35,7 @@ import {
  * - Fields irrelevant to the end type (`max_occurrences` with `never`, ...) are ignored.
  */
 
-export const MIN_RECURRENCE_INTERVAL_MS = 5 * UNIT_MS.m;
+const MIN_RECURRENCE_INTERVAL_MS = 5 * UNIT_MS.m;
 
 /** The API shape of `recurrence`, before validation. */
 export interface RecurrenceInput {
@@ -95,7 +95,7 @@ function unitMs(unit: RecurrenceUnit): number {
 }
 
 /** What one occurrence of a series is, once the DST policy has read its wall time. */
-export interface OccurrenceReading {
+interface OccurrenceReading {
   /** The occurrence's wall time (that of the anchor, stepped). */
   wall: WallTime;
   /** The instants it runs at, earliest first: none when a gap is skipped, two when a fold runs `both`. */

@@ -27,7 +27,7 @@ import {
  * - Later than now + horizonDays is an error on the field that gave the time.
  */
 
-export const DEFAULT_PAST_TOLERANCE_MS = 60_000;
+const DEFAULT_PAST_TOLERANCE_MS = 60_000;
 
 export interface ScheduleInput {
   preset?: string | null | undefined;
