@@ -252,7 +252,7 @@ describe('pause and resume', () => {
     for (const path of ['pause', 'resume']) {
       const stolen = await api(server, otherKey, 'POST', `/v1/actions/${id}/${path}`, { indefinite: true });
       expect(stolen.status).toBe(404);
-      expect(stolen.body).toEqual({ message: 'action not found' });
+      expect(stolen.body).toMatchObject({ message: 'action not found' });
     }
     expect((await get(id)).status).toBe('paused');
 
