@@ -1239,11 +1239,11 @@ export interface components {
             };
         };
         ActionStats: {
-            /** @description How many of the account's actions are in each state (every state present, 0 included). */
+            /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not. */
             actions_by_status: {
                 [key: string]: number;
             };
-            /** @description Approval actions waiting for an answer (`awaiting_response`). */
+            /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
             approvals_waiting: number;
             /** @description Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at). */
             deliveries: {
