@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
+import { linkIn, startSmtpServer } from './support/peers.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
 import { api, runCli, startServer, type TestServer } from './support/server.js';
 import { eventually } from './support/wait.js';
@@ -13,6 +14,7 @@ describe('pause and resume', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let rx: Receiver;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   let key: string;
 
   const create = (body: Record<string, unknown>) => api(server, key, 'POST', '/v1/actions', body);
@@ -28,15 +30,22 @@ describe('pause and resume', () => {
   beforeAll(async () => {
     db = await createTestDatabase('pause');
     rx = await startReceiver();
+    smtp = await startSmtpServer();
     server = await startServer({
       databaseUrl: db.url,
-      env: { SCHED_TIME_SCALE: '300', SCHED_RATE_LIMIT_FACTOR: '100' },
+      env: {
+        SCHED_TIME_SCALE: '300',
+        SCHED_RATE_LIMIT_FACTOR: '100',
+        SCHED_SMTP_URL: smtp.url,
+        SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
+      },
     });
     key = server.apiKey;
   });
   afterAll(async () => {
     await server?.stop();
     await rx?.close();
+    await smtp?.close();
     await db?.drop();
   });
 
@@ -211,6 +220,32 @@ describe('pause and resume', () => {
     expect(expired.reminder_events.map((e: any) => e.event_type)).toEqual(
       expect.arrayContaining(['sent', 'paused', 'resumed', 'expired']),
     );
+  });
+
+  it('answers to a paused approval are held (409) until it is resumed; then they count', async () => {
+    const res = await create({
+      mode: 'approval',
+      schedule: { wait: '1s' },
+      gate: { message: 'Ship?', recipients: ['held@example.com'], timeout: '1d' },
+    });
+    const id = res.body.data.id as string;
+    const [mail] = await smtp.waitFor('held@example.com');
+    await until(id, 'awaiting_response');
+    expect((await pause(id, { indefinite: true })).status).toBe(200);
+    const answer = () =>
+      fetch(linkIn(mail!.text), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ decision: 'confirm' }),
+      });
+    const held = await answer();
+    expect(held.status).toBe(409);
+    expect(((await held.json()) as { message: string }).message).toContain('on hold');
+    expect((await get(id)).status).toBe('paused');
+    expect((await resume(id)).body.data.status).toBe('awaiting_response');
+    const counted = await answer();
+    expect(counted.status).toBe(200);
+    expect((await get(id)).status).toBe('executed');
   });
 
   it('answers 409 where pause or resume does not apply, 422 with dotted paths, 404 across accounts', async () => {
