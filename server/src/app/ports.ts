@@ -1,5 +1,5 @@
+import type { ActionCallbackEvent, ChainCallbackEvent } from '@sched/contract';
 import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
-import type { ChainCallbackEvent } from '@sched/contract';
 import type { ActionRow } from '../persistence/actions.js';
 import type { ChainRow } from '../persistence/chains.js';
 import type { Sql } from '../persistence/database.js';
@@ -22,13 +22,7 @@ export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
 }
 
-type CallbackEvent =
-  | 'action.executed'
-  | 'action.failed'
-  | 'action.expired'
-  | 'action.paused'
-  | 'action.resumed'
-  | 'reminder.responded';
+type CallbackEvent = ActionCallbackEvent;
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {

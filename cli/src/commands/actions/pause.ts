@@ -11,7 +11,7 @@ interface PauseOptions {
 }
 
 /** `--until` / `--duration` / `--indefinite` (the default when none is given): the body of POST /pause. */
-function buildPauseBody(opts: PauseOptions): PauseBody {
+export function buildPauseBody(opts: PauseOptions): PauseBody {
   const given = (['until', 'duration', 'indefinite'] as const).filter((k) => opts[k] !== undefined);
   if (given.length > 1) throw new UsageError(`give only one of ${given.map((k) => `--${k}`).join(', ')}`);
   const note = opts.note !== undefined ? { note: opts.note } : {};

@@ -15,7 +15,7 @@ type PreviewOptions = Pick<
 > & { count?: string };
 
 /** The body of POST /v1/schedules/preview from the same flags as `sched actions create`. */
-function buildPreviewBody(opts: PreviewOptions): SchedulePreviewBody {
+export function buildPreviewBody(opts: PreviewOptions): SchedulePreviewBody {
   const body: SchedulePreviewBody = { ...buildSchedule(opts) };
   if (opts.timezone !== undefined) body.timezone = opts.timezone;
   const recurrence = buildRecurrence(opts);
@@ -26,7 +26,7 @@ function buildPreviewBody(opts: PreviewOptions): SchedulePreviewBody {
   return body;
 }
 
-function describePreview(p: SchedulePreview): string {
+export function describePreview(p: SchedulePreview): string {
   const rows = p.occurrences.map((o) => ({ at: o.at, local: o.local, offset: o.offset, dst: o.dst ?? '' }));
   return [
     `${p.timezone} (tzdata ${p.tzdata})`,

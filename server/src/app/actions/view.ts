@@ -88,7 +88,11 @@ export function actionView(
     recurrence_count: r.recurrence_count,
     dst_policy: r.recurrence ? (dstPolicy ?? { ...DEFAULT_DST_POLICY }) : null,
     next_occurrences: nextOccurrences(r, waits),
-    pause: r.pause ? { paused_at: r.pause.paused_at, until: r.pause.until, note: r.pause.note } : null,
+    // A paused action cancelled keeps the row's last pause; only a running one is shown.
+    pause:
+      r.pause && r.status === 'paused'
+        ? { paused_at: r.pause.paused_at, until: r.pause.until, note: r.pause.note }
+        : null,
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: shownRequest(r.request, credentials),
     callback_url: r.callback_url,
