@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
+import { bulkOperationsContract, replayContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { domainsContract } from './routes/domains.js';
@@ -9,6 +10,7 @@ import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
 export * from './schemas/approval.js';
+export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
@@ -32,6 +34,8 @@ export const apiContract = c.router({
   teamMembers: teamMembersContract,
   templates: templatesContract,
   domains: domainsContract,
+  replay: replayContract,
+  bulkOperations: bulkOperationsContract,
 });
 
 /**

@@ -6,7 +6,10 @@ import { AccountService } from './app/accounts.js';
 import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
+import { ActionReplays, type CreateIn } from './app/actions/replay.js';
 import { ActionService } from './app/actions/service.js';
+import { BulkRunner } from './app/bulk/runner.js';
+import { BulkOperations } from './app/bulk/service.js';
 import { ChainEngine } from './app/chains/advance.js';
 import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
@@ -29,6 +32,7 @@ import { ChainWorker } from './jobs/chain-worker.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { workRetention } from './jobs/retention.js';
+import { createBulkOperationQueue, workBulkOperations } from './jobs/bulk-operations.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
@@ -130,6 +134,7 @@ export async function startService(
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
   let workerDatabase: Database | undefined;
+  let stopBulkSweep: (() => void) | undefined;
   try {
     queue = await startJobQueue({
       databaseUrl: opened.url,
@@ -157,6 +162,14 @@ export async function startService(
       clock,
       limits: config.domainLimits,
     });
+    // The create path inside a caller's transaction (replays: the new action, its link and a bulk item commit
+    // together). Until the one create core lands, it is ActionService.create over a store that is that transaction.
+    const actionsIn = (db: Parameters<CreateIn>[0]) =>
+      new ActionService({ sql: db, transaction: (fn) => fn(db) }, scheduler, clock, {
+        allowPrivateDestinations: config.allowPrivateDestinations,
+        countDestination,
+      });
+    const createIn: CreateIn = (db) => (principal, body) => actionsIn(db).create(principal, body);
     if (role !== 'worker') {
       const actions = new ActionService(database, scheduler, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
@@ -171,6 +184,8 @@ export async function startService(
         accounts,
         contacts: new ContactService(database),
         actions,
+        replays: new ActionReplays(database, createIn, clock),
+        bulkOperations: new BulkOperations(database, createBulkOperationQueue(queue), clock),
         templates: new TemplateService({
           store: database,
           clock,
@@ -308,6 +323,22 @@ export async function startService(
       await chainWorker.start();
       await workDomainChecks(queue, domains);
       await workRetention(queue, new RetentionService(database, clock), metrics, logger);
+      const bulkActions = actionsIn(database.sql);
+      const replays = new ActionReplays(database, createIn, clock);
+      const bulkQueue = queue;
+      const bulkRunner: BulkRunner = new BulkRunner({
+        store: database,
+        clock,
+        waits,
+        ops: {
+          cancel: async (db, row, now) => void (await bulkActions.cancelRow(db, row, now)),
+          retry: async (db, row, now) => void (await bulkActions.retryRow(db, row, now)),
+          replay: async (db, principal, row, overrides) =>
+            (await replays.replayRow(db, principal, row, overrides)).id,
+        },
+        handOn: (id) => createBulkOperationQueue(bulkQueue).enqueue(database.sql, id),
+      });
+      stopBulkSweep = await workBulkOperations(queue, bulkRunner, logger, waits.wait(5_000, 1_000));
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));
@@ -315,6 +346,7 @@ export async function startService(
       maintenance.unref();
     }
   } catch (err) {
+    stopBulkSweep?.();
     await chainWorker?.stop().catch(() => undefined);
     await dispatcher?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
@@ -340,6 +372,7 @@ export async function startService(
     stop() {
       stopping ??= (async () => {
         if (maintenance) clearInterval(maintenance);
+        stopBulkSweep?.();
         await http?.close();
         await chainWorker?.stop();
         await dispatcher?.stop(config.shutdownTimeoutMs);

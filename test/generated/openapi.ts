@@ -507,6 +507,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a finished action as a new one
+         * @description On an action in a final state (`executed`, `failed`, `expired`, `cancelled`): creates a NEW action from its definition through the same checks as `POST /v1/actions` (validation, quota, destination thresholds, SSRF), due at once unless `schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied.
+         */
+        post: operations["replayReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bulk-operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List bulk operations, newest first */
+        get: operations["bulkOperationsList"];
+        put?: never;
+        /**
+         * Dry-run or start a bulk operation
+         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`).
+         */
+        post: operations["bulkOperationsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bulk-operations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bulk operation and its progress */
+        get: operations["bulkOperationsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a running bulk operation
+         * @description The batch in progress finishes; the remaining actions are left as they are and the operation ends `stopped`. 409 when it has already ended.
+         */
+        delete: operations["bulkOperationsStop"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -654,10 +716,30 @@ export interface components {
             reminder_events: components["schemas"]["ReminderEvent"][];
             recipients: components["schemas"]["Recipient"][];
             last_error: string | null;
+            last_attempt: components["schemas"]["LastAttempt"] | null;
+            /** @description The action this one replays (POST /actions/{id}/replay). */
+            replay_of: string | null;
+            /** @description The actions replaying this one, oldest first. */
+            replays: string[];
+            /** @description The bulk operations that processed this action, in order: the operation's part of its timeline. */
+            bulk_operations: components["schemas"]["ActionBulkEvent"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ActionBulkEvent: {
+            /** Format: uuid */
+            bulk_operation_id: string;
+            /** @enum {string} */
+            operation: "cancel" | "retry" | "replay" | "pause" | "resume";
+            /** @enum {string} */
+            outcome: "affected" | "skipped" | "failed";
+            /** @description Why the action was skipped or failed, or the id of the action a replay made. */
+            detail: string | null;
+            note: string | null;
+            /** Format: date-time */
+            at: string;
         };
         ActionCreate: {
             /** @enum {string} */
@@ -739,6 +821,10 @@ export interface components {
             scheduled_for: string;
             idempotency_key: string | null;
             dedup_keys: string[];
+            /** @description The request URL's host, lower-cased. */
+            destination_host: string | null;
+            last_attempt: components["schemas"]["LastAttempt"] | null;
+            replay_of: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -776,6 +862,104 @@ export interface components {
              */
             url?: string;
         };
+        BulkDryRun: {
+            /** @constant */
+            dry_run: true;
+            operation: components["schemas"]["BulkOperationKind"];
+            matched: number;
+            /** @description Matched actions the operation would change. */
+            eligible: number;
+            /** @description Matched actions it would skip, counted by their status. */
+            ineligible: {
+                [key: string]: number;
+            };
+            /** @description Up to 10 eligible actions, newest first. */
+            sample_ids: string[];
+        };
+        /** @description The filters of `GET /v1/actions`, with the same meaning. */
+        BulkFilter: {
+            /**
+             * @description `pending_resolution` is the former name of `scheduled`.
+             * @enum {string}
+             */
+            status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
+            /**
+             * @description `immediate` and `gated` are the legacy names of `webhook` and `approval`.
+             * @enum {string}
+             */
+            mode?: "webhook" | "approval" | "immediate" | "gated";
+            /** @description Case-insensitive match in name and description. */
+            search?: string;
+            coordination_key?: string;
+            /** @description Same as `coordination_key`. */
+            dedup_key?: string;
+            /** @enum {string} */
+            recurring?: "recurring" | "one-time";
+            /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
+            destination_host?: string;
+            /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
+            last_status_code?: number | string;
+            /** @description The error class of the latest attempt. */
+            error_class?: components["schemas"]["ErrorClass"];
+            /**
+             * Format: date-time
+             * @description Failed at or after this time (implies status failed).
+             */
+            failed_after?: string;
+            /**
+             * Format: date-time
+             * @description Failed before this time (implies status failed).
+             */
+            failed_before?: string;
+            /** Format: date-time */
+            created_after?: string;
+            /** Format: date-time */
+            created_before?: string;
+            /** Format: date-time */
+            scheduled_after?: string;
+            /** Format: date-time */
+            scheduled_before?: string;
+        };
+        BulkOperation: {
+            /** Format: uuid */
+            id: string;
+            operation: components["schemas"]["BulkOperationKind"];
+            status: components["schemas"]["BulkOperationStatus"];
+            note: string | null;
+            filter: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Actions snapshotted when the operation started. */
+            matched: number;
+            processed: number;
+            /** @description Actions the operation changed (a replay: replays made). */
+            affected: number;
+            /** @description Actions no longer eligible when their turn came. */
+            skipped: number;
+            failed: number;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** @description Exactly one of `filter` or `ids` (at most 1000). */
+        BulkOperationCreate: {
+            operation: components["schemas"]["BulkOperationKind"];
+            filter?: components["schemas"]["BulkFilter"];
+            ids?: string[];
+            /**
+             * @description Defaults to true: count what would change and change nothing. `false` starts the operation.
+             * @default true
+             */
+            dry_run: boolean;
+            /** @description Shown on the operation and each action's timeline. */
+            note?: string;
+            /** @description `replay` only: the overrides of each replay. */
+            replay?: components["schemas"]["ReplayOptions"];
+        };
+        /** @enum {string} */
+        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume";
+        /** @enum {string} */
+        BulkOperationStatus: "running" | "completed" | "stopped";
         CancelByKeyResult: {
             message: string;
             cancelled: number;
@@ -1081,6 +1265,8 @@ export interface components {
             status_code: number | null;
             /** @enum {string} */
             outcome: "success" | "retryable" | "permanent";
+            /** @description Why the attempt did not succeed; null for a success. */
+            error_class: components["schemas"]["ErrorClass"] | null;
             error: string | null;
             /** @description At most the first 2 KiB of the response body. */
             response_excerpt: string | null;
@@ -1158,6 +1344,11 @@ export interface components {
         Error: {
             message: string;
         };
+        /**
+         * @description `http` a non-2xx answer, `timeout` no answer in time, `dns` the name did not resolve, `connect` refused or reset, `tls` the TLS handshake failed, `blocked` refused by the destination policy.
+         * @enum {string}
+         */
+        ErrorClass: "timeout" | "dns" | "connect" | "tls" | "http" | "blocked";
         /** @description Sent to the contacts when nobody has answered after `after_hours`. */
         Escalation: {
             contacts: string[];
@@ -1269,6 +1460,16 @@ export interface components {
             };
             /** @description JSON body, sent as application/json. */
             body?: unknown;
+        };
+        LastAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            at: string;
+            status_code: number | null;
+            error_class: components["schemas"]["ErrorClass"] | null;
+            lateness_ms: number;
         };
         NotificationChannel: {
             /** Format: uuid */
@@ -1430,6 +1631,21 @@ export interface components {
             notes: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original. */
+        ReplayOptions: {
+            schedule?: components["schemas"]["Schedule"];
+            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            scheduled_for?: string;
+            timezone?: string;
+            request?: {
+                /** @description Replace the original request's headers. */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description JSON body, sent as application/json. */
+                body?: unknown;
+            };
         };
         ResponseInput: {
             /** @enum {string} */
@@ -2157,6 +2373,20 @@ export interface operations {
                 /** @description Same as `coordination_key`. */
                 dedup_key?: string;
                 recurring?: "recurring" | "one-time";
+                /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
+                destination_host?: string;
+                /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
+                last_status_code?: number | string;
+                /** @description The error class of the latest attempt. */
+                error_class?: components["schemas"]["ErrorClass"];
+                /** @description Failed at or after this time (implies status failed). */
+                failed_after?: string;
+                /** @description Failed before this time (implies status failed). */
+                failed_before?: string;
+                created_after?: string;
+                created_before?: string;
+                scheduled_after?: string;
+                scheduled_before?: string;
                 page?: number;
                 per_page?: number;
             };
@@ -5189,6 +5419,481 @@ export interface operations {
             };
             /** @description Not found (also for resources of another account) */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplayOptions"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkOperationsList: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["BulkOperationStatus"];
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkOperationsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkOperationCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BulkDryRun"];
+                    };
+                };
+            };
+            /** @description Status 202 */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkOperationsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkOperationsStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -42,3 +42,8 @@ export interface GateRounds {
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */
 export type Clock = () => Date;
+
+/** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
+export interface BulkOperationQueue {
+  enqueue(tx: Sql, operationId: string): Promise<void>;
+}

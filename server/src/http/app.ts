@@ -12,7 +12,9 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import type { ActionReplays } from '../app/actions/replay.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
@@ -31,6 +33,7 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
+import { bulkOperationsHandlers, replayHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
@@ -44,6 +47,8 @@ export interface HttpDeps {
   accounts: AccountService;
   contacts: ContactService;
   actions: ActionService;
+  replays: ActionReplays;
+  bulkOperations: BulkOperations;
   chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
@@ -199,6 +204,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
+    replay: replayHandlers(deps.replays),
+    bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

@@ -34,7 +34,8 @@ export type OutboundResult =
       remoteAddress?: string;
     }
   | { kind: 'timeout'; durationMs: number; message: string }
-  | { kind: 'connection'; durationMs: number; message: string }
+  /** `code`: the system or library error code (ENOTFOUND, ECONNREFUSED, ERR_TLS_CERT_ALTNAME_INVALID, ...). */
+  | { kind: 'connection'; durationMs: number; message: string; code?: string }
   | { kind: 'blocked'; durationMs: number; message: string };
 
 export interface OutboundClient {
@@ -276,7 +277,7 @@ function classifyError(error: Error, durationMs: number): OutboundResult {
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return { kind: 'timeout', durationMs, message };
   }
-  return { kind: 'connection', durationMs, message };
+  return { kind: 'connection', durationMs, message, ...(code !== undefined ? { code } : {}) };
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -9,6 +9,7 @@ import { Migration20261122233413Domains } from './Migration20261122233413Domains
 import { Migration20261122234546ChainCallbacks } from './Migration20261122234546ChainCallbacks.js';
 import { Migration20261122234945_Templates } from './Migration20261122234945_Templates.js';
 import { Migration20261123000813_ChainStepSettled } from './Migration20261123000813_ChainStepSettled.js';
+import { Migration20261125033252_InboxBulkOperations } from './Migration20261125033252_InboxBulkOperations.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546ChainCallbacks },
   { name: 'Migration20261122234945_Templates', class: Migration20261122234945_Templates },
   { name: 'Migration20261123000813_ChainStepSettled', class: Migration20261123000813_ChainStepSettled },
+  { name: 'Migration20261125033252_InboxBulkOperations', class: Migration20261125033252_InboxBulkOperations },
 ];
