@@ -479,7 +479,7 @@ describe('webhook actions: the API', () => {
     ] as const) {
       const res = await api(server, other, method, path);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: 'action not found' });
+      expect(res.body).toEqual({ code: 'not_found', message: 'action not found' });
     }
     expect((await api(server, other, 'GET', '/v1/actions')).body.meta.total).toBe(0);
     expect((await get(mine.body.data.id)).status).toBe('scheduled');

@@ -347,7 +347,7 @@ describe('webhook delivery', () => {
     });
     const res = await api(server, key, 'POST', '/v1/actions', big);
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ message: expect.any(String) });
+    expect(res.body).toEqual({ code: 'payload_too_large', message: expect.any(String) });
   });
 
   it('exposes Prometheus metrics: lateness histogram and deliveries by outcome', async () => {

@@ -67,7 +67,7 @@ describe('approval engine', () => {
     new ApprovalEngine({
       db,
       queue: noJobs,
-      scheduler: { schedule: async () => undefined, writesAt: () => true },
+      scheduler: { schedule: async () => undefined },
       callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
       channels,
       logger,
@@ -120,6 +120,8 @@ describe('approval engine', () => {
       recurrence: null,
       recurrence_anchor: null,
       gate: gate(message),
+      chain_id: null,
+      chain_step_index: null,
       created_at: now,
       updated_at: now,
     });

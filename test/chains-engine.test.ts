@@ -30,7 +30,6 @@ describe('chain engine (in-process, fake clock)', () => {
       scopes: [],
     };
     const scheduler: ActionScheduler = {
-      writesAt: () => true,
       async schedule(_tx, id) {
         scheduled.push(id);
       },
@@ -80,6 +79,18 @@ describe('chain engine (in-process, fake clock)', () => {
     });
     const first = chain.steps[0]!.action_id!;
     expect(scheduled).toEqual([first]);
+    // The step's action is an ordinary action (the create core, app/actions/create.ts) naming its chain and step,
+    // counted against the month's quota like any create.
+    const stepAction = (await lockAction(t.database.sql, first))!;
+    expect(stepAction).toMatchObject({
+      chain_id: chain.id,
+      chain_step_index: 0,
+      mode: 'webhook',
+      status: 'scheduled',
+      description: `Step 0 of chain ${chain.id}`,
+      name: 'idempotent / first',
+    });
+    expect(stepAction.scheduled_for).toEqual(now);
     // Nothing has settled: advancing is a no-op, and the step is not due.
     await Promise.all([engine.advance(chain.id), engine.advance(chain.id)]);
     expect(await due()).toEqual([]);

@@ -52,7 +52,6 @@ describe('deliveries (in-process, fake clock)', () => {
       },
     };
     const scheduler: ActionScheduler = {
-      writesAt: () => true,
       async schedule(_tx, id, at) {
         scheduled.push({ id, at });
       },
@@ -120,6 +119,8 @@ describe('deliveries (in-process, fake clock)', () => {
       recurrence: null,
       recurrence_anchor: null,
       gate: null,
+      chain_id: null,
+      chain_step_index: null,
       created_at: T0,
       updated_at: T0,
       ...over,
@@ -363,6 +364,8 @@ describe('callback deliveries (in-process, fake clock)', () => {
       recurrence: null,
       recurrence_anchor: null,
       gate: null,
+      chain_id: null,
+      chain_step_index: null,
       created_at: now,
       updated_at: now,
     });

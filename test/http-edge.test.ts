@@ -77,6 +77,47 @@ describe('the HTTP edge', () => {
     expect(broken.status).toBe(400);
   });
 
+  it('gives every error answer a stable code, and words validation messages in one voice', async () => {
+    const cases: [string, string, unknown, number, string][] = [
+      ['POST', '/v1/actions', '{"oops":', 400, 'malformed_body'],
+      ['GET', `/v1/actions/${randomUUID()}`, undefined, 404, 'not_found'],
+      ['GET', '/v1/nothing-here', undefined, 404, 'route_not_found'],
+      ['POST', '/v1/chains', { name: 'c', steps: [] }, 422, 'validation_failed'],
+    ];
+    for (const [method, path, body, status, code] of cases) {
+      const res = await api(server, key, method, path, body);
+      expect([path, res.status, res.body.code]).toEqual([path, status, code]);
+      expect(typeof res.body.message).toBe('string');
+    }
+    expect((await api(server, 'sk_sched_unknown', 'GET', '/v1/actions')).body.code).toBe('unauthorized');
+    const tooLarge = await api(server, key, 'POST', '/v1/contacts', `{"name":"${'x'.repeat(1_100_000)}"}`);
+    expect([tooLarge.status, tooLarge.body.code]).toEqual([413, 'payload_too_large']);
+    const notJson = await rawRequest(server.url, '/v1/contacts', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' },
+      body: 'hello',
+    });
+    expect([notJson.status, JSON.parse(notJson.body).code]).toEqual([415, 'unsupported_media_type']);
+
+    // The review's body: hand-written rule messages and mapped schema issues read alike, never zod's defaults.
+    const invalid = await api(server, key, 'POST', '/v1/actions', {
+      schedule: { wait: 'soon' },
+      request: { url: 'https://example.com/hook', method: 'FETCH' },
+      max_attempts: 99,
+      description: 7,
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.code).toBe('validation_failed');
+    expect(invalid.body.errors).toMatchObject({
+      'schedule.wait': [expect.stringMatching(/^must be a whole number followed by/)],
+      'request.method': ["must be one of 'GET', 'POST', 'PUT', 'PATCH', 'DELETE'"],
+      max_attempts: ['must be at most 20'],
+      description: ['must be a string'],
+    });
+    expect(invalid.body.message).toMatch(/^[a-z_.]+: must .* \(and 3 more errors\)$/);
+    expect(JSON.stringify(invalid.body)).not.toMatch(/Too big|Invalid option|expected/);
+  });
+
   it('answers 422 (not 500) for a request body nested too deep, too many headers or a huge frequency', async () => {
     // Written as text: a recursive JSON.stringify of the test's own would overflow first.
     const deep = `${'['.repeat(50_000)}1${']'.repeat(50_000)}`;

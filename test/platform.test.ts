@@ -36,7 +36,10 @@ describe('platform over raw HTTP', () => {
   it('refuses a missing or wrong key with 401 and a message', async () => {
     const missing = await fetch(`${server.url}/v1/contacts`);
     expect(missing.status).toBe(401);
-    expect(await missing.json()).toEqual({ message: expect.stringContaining('API key') });
+    expect(await missing.json()).toEqual({
+      code: 'unauthorized',
+      message: expect.stringContaining('API key'),
+    });
     const wrong = await api(server, 'sk_sched_nope', 'GET', '/v1/contacts');
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('x-ratelimit-limit')).toBe('20');
@@ -94,7 +97,7 @@ describe('platform over raw HTTP', () => {
   it('answers malformed JSON with 400, unknown routes and ids with 404, all as {message}', async () => {
     const malformed = await api(server, key, 'POST', '/v1/contacts', '{"name":');
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toEqual({ message: expect.any(String) });
+    expect(malformed.body).toEqual({ code: 'malformed_body', message: expect.any(String) });
     const route = await api(server, key, 'GET', '/v1/nothing-here');
     expect(route.status).toBe(404);
     expect(route.body.message).toBeTypeOf('string');
@@ -115,7 +118,7 @@ describe('platform over raw HTTP', () => {
     for (const [method, body] of [['GET'], ['PUT', { name: 'stolen' }], ['DELETE']] as const) {
       const res = await api(server, otherKey, method, `/v1/contacts/${id}`, body);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: 'contact not found' });
+      expect(res.body).toEqual({ code: 'not_found', message: 'contact not found' });
     }
     expect((await api(server, otherKey, 'GET', '/v1/contacts')).body.data).toEqual([]);
     expect((await api(server, key, 'GET', `/v1/contacts/${id}`)).body.data.name).toBe('Mine');
@@ -174,7 +177,7 @@ describe('rate limits shared across API processes', () => {
       expect(over.status).toBe(429);
       expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
-      expect(over.body).toEqual({ message: expect.any(String) });
+      expect(over.body).toEqual({ code: 'rate_limited', message: expect.any(String) });
       expect((await api(b, a.apiKey, 'GET', '/v1/contacts')).status).toBe(429);
     } finally {
       await a.stop();

@@ -47,6 +47,8 @@ describe('history retention', () => {
       recurrence: null,
       recurrence_anchor: null,
       gate: null,
+      chain_id: null,
+      chain_step_index: null,
       created_at: daysAgo(400),
       updated_at: updatedAt,
     });

@@ -28,6 +28,7 @@ describe('the TypeScript SDK and the sched binary', () => {
     await sched.contacts.delete(c.id);
     await expect(sched.contacts.get(c.id)).rejects.toMatchObject({
       status: 404,
+      code: 'not_found',
       message: 'contact not found',
     });
   });

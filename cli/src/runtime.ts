@@ -72,7 +72,7 @@ export function formatTable(rows: Record<string, unknown>[], columns: string[]):
 
 export function reportError(err: unknown): number {
   if (err instanceof SchedApiError) {
-    process.stderr.write(`error: ${err.message} (HTTP ${err.status})\n`);
+    process.stderr.write(`error [${err.code}]: ${err.message} (HTTP ${err.status})\n`);
     for (const [field, messages] of Object.entries(err.errors)) {
       for (const m of messages) process.stderr.write(`  ${field}: ${m}\n`);
     }

@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
+import { apiKeysContract } from './routes/api-keys.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
 import { bulkOperationsContract, replayContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
@@ -9,6 +10,7 @@ import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
+export * from './schemas/api-key.js';
 export * from './schemas/approval.js';
 export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
@@ -18,6 +20,8 @@ export * from './schemas/domain.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
+export type { RouteMeta } from './openapi.js';
+export { issueMessage } from './messages.js';
 export * from './signatures.js';
 export * from './vocabulary.js';
 
@@ -36,6 +40,7 @@ export const apiContract = c.router({
   domains: domainsContract,
   replay: replayContract,
   bulkOperations: bulkOperationsContract,
+  apiKeys: apiKeysContract,
 });
 
 /**

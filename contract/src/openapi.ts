@@ -22,6 +22,8 @@ export interface RouteMeta {
   notes?: string;
   /** The body may also come as `application/x-www-form-urlencoded` (an HTML form posting straight to the route). */
   formBody?: boolean;
+  /** The scope the route needs whatever its method (default: `read` for GET, `write` otherwise). */
+  scope?: 'admin';
 }
 
 type Io = 'input' | 'output';

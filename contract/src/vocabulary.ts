@@ -15,12 +15,29 @@ export const ACTION_STATES = Object.freeze([
   'resolved',
   'executing',
   'awaiting_response',
+  'paused',
   'executed',
   'failed',
   'expired',
   'cancelled',
 ] as const);
 export type ActionState = (typeof ACTION_STATES)[number];
+/** What `POST /actions/{id}/resume` does with a moment (or occurrences) that passed while the action was paused. */
+export const MISSED_POLICIES = Object.freeze(['run_once', 'skip'] as const);
+export type MissedPolicy = (typeof MISSED_POLICIES)[number];
+/** DST policy of a schedule: what a wall time in a gap (spring forward) or a fold (fall back) becomes. */
+export const DST_GAP_POLICIES = Object.freeze(['shift_forward', 'skip', 'same_offset'] as const);
+export type DstGapPolicy = (typeof DST_GAP_POLICIES)[number];
+export const DST_FOLD_POLICIES = Object.freeze(['first', 'second', 'both'] as const);
+export type DstFoldPolicy = (typeof DST_FOLD_POLICIES)[number];
+/** How DST touched one occurrence of a preview (null when it did not). */
+export const DST_EFFECTS = Object.freeze([
+  'gap_shifted',
+  'gap_skipped',
+  'fold_first',
+  'fold_second',
+] as const);
+export type DstEffect = (typeof DST_EFFECTS)[number];
 /** Former names of states that filters still accept. */
 export const LEGACY_ACTION_STATES = Object.freeze({ pending_resolution: 'scheduled' } as const);
 
@@ -90,3 +107,71 @@ export type BulkOperationState = (typeof BULK_OPERATION_STATES)[number];
 /** What a bulk operation did to one action. */
 export const BULK_ITEM_OUTCOMES = Object.freeze(['affected', 'skipped', 'failed'] as const);
 export type BulkItemOutcome = (typeof BULK_ITEM_OUTCOMES)[number];
+
+/**
+ * The machine-readable `code` of every error answer, with the status it comes with. Codes are stable: clients branch
+ * on them; `message` is for people and may be reworded. A new code may be added in a minor release, so clients
+ * should treat an unknown code by its status.
+ */
+export const ERROR_CODES = Object.freeze({
+  malformed_body: { status: 400, meaning: 'The body is not valid JSON.' },
+  bad_request: { status: 400, meaning: 'The request is malformed in another way (headers, framing).' },
+  unauthorized: {
+    status: 401,
+    meaning: 'The API key (or metrics token) is missing, unknown, revoked or expired.',
+  },
+  forbidden: {
+    status: 403,
+    meaning: 'The API key lacks the scope this endpoint needs (`read`, `write` or `admin`).',
+  },
+  plan_required: {
+    status: 403,
+    meaning: "The account's plan does not include this feature (chains, Slack and Teams).",
+  },
+  plan_limit_reached: { status: 403, meaning: 'The plan allows no more of this resource (team members).' },
+  quota_exhausted: {
+    status: 403,
+    meaning: 'A monthly allowance of the plan is spent; `Retry-After` gives the seconds until it resets.',
+  },
+  not_found: {
+    status: 404,
+    meaning: "No such resource in this account (another account's id answers this too).",
+  },
+  route_not_found: {
+    status: 404,
+    meaning: 'No endpoint at this method and path (check the base URL and `/v1`).',
+  },
+  conflict: {
+    status: 409,
+    meaning: 'The resource is in a state that does not allow this (e.g. cancelling a finished action).',
+  },
+  gone: {
+    status: 410,
+    meaning: 'A response link that no longer answers: expired, closed or already answered.',
+  },
+  payload_too_large: { status: 413, meaning: 'The body is larger than the server accepts.' },
+  unsupported_media_type: {
+    status: 415,
+    meaning: 'The body is not `application/json` (or a form where one is accepted).',
+  },
+  validation_failed: {
+    status: 422,
+    meaning: '`errors` maps each invalid field, by dotted path, to its messages.',
+  },
+  rate_limited: { status: 429, meaning: 'A rate limit is spent; `Retry-After` gives the seconds to wait.' },
+  internal_error: {
+    status: 500,
+    meaning: 'A fault of the server; the `x-request-id` header identifies it in the logs.',
+  },
+  service_unavailable: {
+    status: 503,
+    meaning: 'The server cannot serve now (database unreachable, shutting down); retry after a short wait.',
+  },
+} as const);
+
+/**
+ * What an API key may do: `read` for GET, `write` for every other method, `admin` to manage the account's API keys
+ * (`/v1/api-keys`). Scopes do not imply each other: a key that manages keys and reads actions has `admin` and `read`.
+ */
+export const API_KEY_SCOPES = Object.freeze(['read', 'write', 'admin'] as const);
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

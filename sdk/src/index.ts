@@ -58,6 +58,6 @@ export type {
   TemplateUpdateBody,
   TriggerAnswer,
 } from './types.js';
-export type { SignatureScheme } from '@sched/contract';
+export type { ErrorCode, SignatureScheme } from '@sched/contract';
 export type { WebhookHeaders, WebhookVerification, WebhookVerificationInput } from './webhooks.js';
 export { assertWebhook, verifyWebhook } from './webhooks.js';

@@ -20,7 +20,11 @@ export function unwrap<R extends RawResult, S extends R['status']>(result: R, ok
 }
 
 function apiError(result: RawResult): SchedApiError {
-  const body = (result.body ?? {}) as { message?: unknown; errors?: unknown };
+  const body = (result.body && typeof result.body === 'object' ? result.body : {}) as {
+    message?: unknown;
+    errors?: unknown;
+    code?: unknown;
+  };
   const message =
     typeof body.message === 'string' ? body.message : `request failed with status ${result.status}`;
   const errors = (body.errors && typeof body.errors === 'object' ? body.errors : {}) as Record<
@@ -34,5 +38,6 @@ function apiError(result: RawResult): SchedApiError {
     errors,
     retryAfter ? Number(retryAfter) : null,
     result.body,
+    typeof body.code === 'string' ? body.code : 'unknown_error',
   );
 }

@@ -37,6 +37,9 @@ const EnvSchema = z.object({
   SCHED_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(256),
   SCHED_DELIVERY_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).default(128),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  // Bounds on waiting for the database (docs/operations-database.md): a request answers 503 within them.
+  SCHED_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
+  SCHED_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
   SCHED_TRUST_PROXY: z.string().min(1).optional(),
@@ -157,6 +160,11 @@ export interface Config {
   rateLimitFactor: number;
   metricsToken: string | undefined;
   shutdownTimeoutMs: number;
+  /**
+   * How long a pooled connection is waited for (pool queue and connect together), and the statement_timeout of
+   * request and worker connections (0: none). Migrations and pg-boss maintenance run without the latter.
+   */
+  databaseTimeouts: { connectMs: number; statementMs: number };
   /** Caps on delivery attempts in flight in one worker process: in total and per account. */
   deliveryConcurrency: { total: number; perAccount: number };
   /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
@@ -241,6 +249,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
+    databaseTimeouts: {
+      connectMs: e.SCHED_DB_CONNECT_TIMEOUT_MS,
+      statementMs: e.SCHED_DB_STATEMENT_TIMEOUT_MS,
+    },
     deliveryConcurrency: {
       total: e.SCHED_DELIVERY_CONCURRENCY,
       perAccount: e.SCHED_DELIVERY_ACCOUNT_CONCURRENCY,

@@ -7,6 +7,7 @@ import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
 import { ActionReplays, type CreateIn } from './app/actions/replay.js';
+import { PauseService } from './app/actions/pause.js';
 import { ActionService } from './app/actions/service.js';
 import { BulkRunner } from './app/bulk/runner.js';
 import { BulkOperations } from './app/bulk/service.js';
@@ -34,11 +35,13 @@ import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { workRetention } from './jobs/retention.js';
 import { createBulkOperationQueue, workBulkOperations } from './jobs/bulk-operations.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
+import { createPauseTimers } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
+import { DatabaseAvailability } from './persistence/availability.js';
 import { Database } from './persistence/database.js';
 import { dueBacklog } from './persistence/schedule.js';
 import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
@@ -66,20 +69,33 @@ export interface OpenDatabase {
 /** Connects to DATABASE_URL, or to the embedded PostgreSQL in SCHED_DATA_DIR, and applies pending migrations. */
 export async function openDatabase(
   config: Config,
-  opts: { appName: string; poolSize?: number; log?: (m: string) => void },
+  opts: {
+    appName: string;
+    poolSize?: number;
+    log?: (m: string) => void;
+    /** The embedded PostgreSQL's supervisor lines (its postmaster died, restarted); default `log`. */
+    alert?: (m: string) => void;
+    /** Connect and statement timeouts of the pool (config.databaseTimeouts); the migration runs without them. */
+    timeouts?: Config['databaseTimeouts'];
+  },
 ): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? null
-    : await ensureEmbeddedPostgres({ dataDir: config.dataDir, ...(opts.log ? { log: opts.log } : {}) });
+    : await ensureEmbeddedPostgres({
+        dataDir: config.dataDir,
+        ...(opts.log ? { log: opts.log } : {}),
+        ...(opts.alert ? { alert: opts.alert } : {}),
+      });
   const url = withApplicationName(config.databaseUrl ?? embedded!.url, opts.appName);
   try {
+    await migrateWithLock(url);
     const orm = await createOrm({
       databaseUrl: url,
       ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
       ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     });
     const database = new Database(orm);
-    await migrateWithLock(database);
     return {
       url,
       orm,
@@ -95,9 +111,17 @@ export async function openDatabase(
   }
 }
 
-/** Several processes may start at once: one applies migrations while the others wait. */
-async function migrateWithLock(database: Database): Promise<void> {
-  await database.withSessionLock(7420000, () => migrateUp(database.orm));
+/**
+ * Several processes may start at once: one applies migrations while the others wait. On a pool of its own, without
+ * the statement timeout of request connections: a migration, or the wait for another process's, may take long.
+ */
+async function migrateWithLock(url: string): Promise<void> {
+  const database = new Database(await createOrm({ databaseUrl: url, poolSize: 2 }));
+  try {
+    await database.withSessionLock(7420000, () => migrateUp(database.orm));
+  } finally {
+    await database.close();
+  }
 }
 
 export async function startService(
@@ -105,8 +129,16 @@ export async function startService(
   role: Role,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
-  const opened = await openDatabase(config, { appName: `sched-${role}`, log: (m) => logger.debug(m) });
+  const timeouts = config.databaseTimeouts;
+  const opened = await openDatabase(config, {
+    appName: `sched-${role}`,
+    log: (m) => logger.debug(m),
+    alert: (m) => logger.warn(m),
+    timeouts,
+  });
   const { orm, database } = opened;
+  // One view of the database per process: an outage is logged once, requests answer 503, /readyz says why.
+  const availability = new DatabaseAvailability({ probe: () => database.ping(), log: logger });
   // The one clock of the process: every decision that depends on "now" reads it.
   const clock = () => new Date();
   const accounts = new AccountService(database, clock);
@@ -114,7 +146,12 @@ export async function startService(
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
   const counterDatabase = new Database(
-    await createOrm({ databaseUrl: opened.url, poolSize: 8, sessionOptions: '-c synchronous_commit=off' }),
+    await createOrm({
+      databaseUrl: opened.url,
+      poolSize: 8,
+      sessionOptions: '-c synchronous_commit=off',
+      timeouts,
+    }),
   );
   const rateLimiter = new RateLimiter(counterDatabase, clock);
 
@@ -140,9 +177,19 @@ export async function startService(
       databaseUrl: opened.url,
       role,
       logger,
+      availability,
+      connectTimeoutMs: timeouts.connectMs,
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    const pauses = new PauseService({
+      store: database,
+      scheduler,
+      callbacks: callbackOutbox,
+      timers: createPauseTimers(queue),
+      clock,
+      waits,
+    });
     const chainCallbacks = createChainCallbackOutbox(queue, clock);
     // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
     const countDestination = destinationGuard(config.domainLimits);
@@ -175,6 +222,7 @@ export async function startService(
         allowPrivateDestinations: config.allowPrivateDestinations,
         counters: counterDatabase,
         countDestination,
+        waits,
       });
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
@@ -186,6 +234,7 @@ export async function startService(
         actions,
         replays: new ActionReplays(database, createIn, clock),
         bulkOperations: new BulkOperations(database, createBulkOperationQueue(queue), clock),
+        pauses,
         templates: new TemplateService({
           store: database,
           clock,
@@ -227,17 +276,22 @@ export async function startService(
           connectionMs: config.httpConnectionTimeoutMs,
           keepAliveMs: config.httpKeepAliveTimeoutMs,
         },
+        databaseFault: (err) => availability.answerFor(err),
         readiness: async () => {
           const checks: Record<string, string> = {};
           try {
+            // During an outage the tracker's own probe decides; no request piles onto a dead server meanwhile.
+            if (!availability.available) throw new Error(availability.unavailableReason);
             await database.ping();
             checks.database = 'ok';
             const pending = await pendingMigrations(orm);
             checks.migrations = pending.length === 0 ? 'ok' : `pending: ${pending.join(', ')}`;
           } catch (err) {
-            // The reason goes to the log only: /readyz is public and the text names hosts, ports and users.
-            logger.warn({ err }, 'readiness check failed');
-            checks.database = 'unreachable';
+            // The reason goes to the log only (once per outage): /readyz is public and the text names hosts,
+            // ports and users.
+            if (availability.available && !availability.absorbs(err))
+              logger.warn({ err }, 'readiness check failed');
+            checks.database = `unavailable: ${availability.unavailableReason ?? 'unreachable'}`;
           }
           return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
         },
@@ -250,7 +304,7 @@ export async function startService(
     }
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
-      workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10 }));
+      workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(config.channels, {
@@ -308,9 +362,11 @@ export async function startService(
         deliveries,
         callbacks,
         approvals,
+        resumeWhenDue: (job) => pauses.resumeWhenDue(job),
         logger,
         clock,
         limits: config.deliveryConcurrency,
+        availability,
       });
       await dispatcher.start();
       chainWorker = new ChainWorker({
@@ -319,6 +375,7 @@ export async function startService(
         clock,
         logger,
         databaseUrl: opened.url,
+        availability,
       });
       await chainWorker.start();
       await workDomainChecks(queue, domains);
@@ -341,7 +398,9 @@ export async function startService(
       stopBulkSweep = await workBulkOperations(queue, bulkRunner, logger, waits.wait(5_000, 1_000));
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
-        void rateLimiter.prune().catch((err: unknown) => logger.warn({ err }, 'rate-limit prune failed'));
+        void rateLimiter.prune().catch((err: unknown) => {
+          if (!availability.absorbs(err)) logger.warn({ err }, 'rate-limit prune failed');
+        });
       }, 60_000);
       maintenance.unref();
     }
@@ -373,6 +432,7 @@ export async function startService(
       stopping ??= (async () => {
         if (maintenance) clearInterval(maintenance);
         stopBulkSweep?.();
+        availability.close();
         await http?.close();
         await chainWorker?.stop();
         await dispatcher?.stop(config.shutdownTimeoutMs);

@@ -161,6 +161,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an action
+         * @description A `scheduled`, `resolved` or `awaiting_response` action (either mode; a recurring series as a whole) becomes `paused`: nothing is sent, and an approval's timeout and escalation clocks stop. Give exactly one of `until`, `duration` (it resumes by itself then) or `indefinite: true`. 409 when it cannot be paused (already paused, being delivered right now, final, or a chain step). Callback `action.paused`.
+         */
+        post: operations["actionsPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused action
+         * @description Back on the schedule (or, for an approval whose request went out, waiting for answers with the clocks moved on by the time paused). `missed` says what happens to what passed while paused (docs/operations.md). 409 when the action is not paused. Callback `action.resumed`.
+         */
+        post: operations["actionsResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/coordination-keys": {
         parameters: {
             query?: never;
@@ -569,6 +609,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The account's live keys (neither revoked nor expired), oldest first, without their secrets. Needs an API key with the `admin` scope.
+         */
+        get: operations["apiKeysList"];
+        put?: never;
+        /**
+         * Create an API key
+         * @description Answers the secret in `data.key`, this once: store it now. Needs an API key with the `admin` scope.
+         */
+        post: operations["apiKeysCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description The key stops working at once, in every server process. Needs an API key with the `admin` scope.
+         */
+        delete: operations["apiKeysRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description Creates a new key with the same name and scopes and answers its secret once; the old key keeps working for `grace_period` (default 24 h), then expires. Needs an API key with the `admin` scope.
+         */
+        post: operations["apiKeysRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -705,6 +809,12 @@ export interface components {
             is_recurring: boolean;
             recurrence: components["schemas"]["Recurrence"] | null;
             recurrence_count: number;
+            /** @description The DST policy of a recurring action (null: one-time). */
+            dst_policy: components["schemas"]["DstPolicy"] | null;
+            /** @description A recurring action: the next (up to) 5 runs, the pending one first, within the end of the series. Empty otherwise. */
+            next_occurrences: string[];
+            /** @description The running pause of a `paused` action; null otherwise. */
+            pause: components["schemas"]["Pause"] | null;
             last_executed_at: string | null;
             request: components["schemas"]["ActionRequest"] | null;
             callback_url: string | null;
@@ -798,6 +908,7 @@ export interface components {
             recurrence?: components["schemas"]["RecurrenceInput"];
             /** @description Alias of `recurrence`. */
             repeat?: components["schemas"]["RecurrenceInput"];
+            dst_policy?: components["schemas"]["DstPolicyInput"];
         };
         /** @enum {string} */
         ActionMode: "webhook" | "approval";
@@ -810,7 +921,7 @@ export interface components {
             body?: unknown;
         };
         /** @enum {string} */
-        ActionStatus: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled";
+        ActionStatus: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled";
         ActionSummary: {
             /** Format: uuid */
             id: string;
@@ -829,6 +940,76 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description Origins (`https://host[:port]`) the request URL may resolve to when its scheme or host holds an expression; required for such URLs. */
+        AllowedOrigins: string[];
+        /** @description An API key of the account; the secret itself is never shown again. */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            prefix: string;
+            scopes: components["schemas"]["ApiKeyScope"][];
+            /** Format: date-time */
+            created_at: string;
+            /** @description When the key was last used, to the minute (null: never). */
+            last_used_at: string | null;
+            /** @description When the key stops working (null: never). A rotated key expires at the end of its grace period. */
+            expires_at: string | null;
+        };
+        ApiKeyCreate: {
+            name: string;
+            /**
+             * @description Default `["read", "write"]`. `admin` lets the key manage API keys.
+             * @default [
+             *       "read",
+             *       "write"
+             *     ]
+             */
+            scopes: components["schemas"]["ApiKeyScope"][];
+            /** @description When the key stops working, an ISO 8601 time in the future; omit or null for never. */
+            expires_at?: string | null;
+        };
+        ApiKeyRotate: {
+            /**
+             * @description How long the old secret keeps working (default `24h`, at most `30d`; `0s` revokes it at once). Deploy the new secret within it.
+             * @default 24h
+             */
+            grace_period: components["schemas"]["Duration"];
+            /** @description When the key stops working, an ISO 8601 time in the future; omit or null for never. */
+            expires_at?: string | null;
+        };
+        ApiKeyRotated: {
+            data: components["schemas"]["ApiKeyWithSecret"];
+            meta: {
+                /** Format: uuid */
+                previous_key_id: string;
+                /**
+                 * Format: date-time
+                 * @description When the old secret stops working.
+                 */
+                previous_key_expires_at: string;
+            };
+        };
+        /**
+         * @description `read`: GET endpoints; `write`: every other method; `admin`: manage API keys (`/v1/api-keys`).
+         * @enum {string}
+         */
+        ApiKeyScope: "read" | "write" | "admin";
+        ApiKeyWithSecret: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            prefix: string;
+            scopes: components["schemas"]["ApiKeyScope"][];
+            /** Format: date-time */
+            created_at: string;
+            /** @description When the key was last used, to the minute (null: never). */
+            last_used_at: string | null;
+            /** @description When the key stops working (null: never). A rotated key expires at the end of its grace period. */
+            expires_at: string | null;
+            /** @description The secret (`sk_sched_...`): shown only in this answer; the server keeps only its SHA-256. */
+            key: string;
         };
         Attachment: {
             /** Format: uuid */
@@ -882,7 +1063,7 @@ export interface components {
              * @description `pending_resolution` is the former name of `scheduled`.
              * @enum {string}
              */
-            status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
+            status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
             /**
              * @description `immediate` and `gated` are the legacy names of `webhook` and `approval`.
              * @enum {string}
@@ -1142,6 +1323,7 @@ export interface components {
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -1333,6 +1515,36 @@ export interface components {
                 content: string;
             };
         };
+        /** @description How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold. */
+        DstPolicy: {
+            /**
+             * @description A wall time that does not exist (spring forward): `same_offset` reads it with the offset of before the gap, so it moves on by the gap (02:30 -> 03:30; the default, as before), `shift_forward` runs at the first instant after the gap (03:00), `skip` leaves that occurrence out.
+             * @default same_offset
+             * @enum {string}
+             */
+            gap: "shift_forward" | "skip" | "same_offset";
+            /**
+             * @description A wall time that happens twice (fall back): `first` (the default, as before) or `second` instant, or `both`.
+             * @default first
+             * @enum {string}
+             */
+            fold: "first" | "second" | "both";
+        };
+        /** @description How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold. */
+        DstPolicyInput: {
+            /**
+             * @description A wall time that does not exist (spring forward): `same_offset` reads it with the offset of before the gap, so it moves on by the gap (02:30 -> 03:30; the default, as before), `shift_forward` runs at the first instant after the gap (03:00), `skip` leaves that occurrence out.
+             * @default same_offset
+             * @enum {string}
+             */
+            gap: "shift_forward" | "skip" | "same_offset";
+            /**
+             * @description A wall time that happens twice (fall back): `first` (the default, as before) or `second` instant, or `both`.
+             * @default first
+             * @enum {string}
+             */
+            fold: "first" | "second" | "both";
+        };
         /**
          * @example 30s
          * @example 10m
@@ -1342,6 +1554,7 @@ export interface components {
         Duration: string;
         /** @description Error answer for every status except 422. */
         Error: {
+            code: components["schemas"]["ErrorCode"];
             message: string;
         };
         /**
@@ -1349,6 +1562,28 @@ export interface components {
          * @enum {string}
          */
         ErrorClass: "timeout" | "dns" | "connect" | "tls" | "http" | "blocked";
+        /**
+         * @description A stable, machine-readable error code (branch on it; `message` may be reworded):
+         *     - `malformed_body` (400): The body is not valid JSON.
+         *     - `bad_request` (400): The request is malformed in another way (headers, framing).
+         *     - `unauthorized` (401): The API key (or metrics token) is missing, unknown, revoked or expired.
+         *     - `forbidden` (403): The API key lacks the scope this endpoint needs (`read`, `write` or `admin`).
+         *     - `plan_required` (403): The account's plan does not include this feature (chains, Slack and Teams).
+         *     - `plan_limit_reached` (403): The plan allows no more of this resource (team members).
+         *     - `quota_exhausted` (403): A monthly allowance of the plan is spent; `Retry-After` gives the seconds until it resets.
+         *     - `not_found` (404): No such resource in this account (another account's id answers this too).
+         *     - `route_not_found` (404): No endpoint at this method and path (check the base URL and `/v1`).
+         *     - `conflict` (409): The resource is in a state that does not allow this (e.g. cancelling a finished action).
+         *     - `gone` (410): A response link that no longer answers: expired, closed or already answered.
+         *     - `payload_too_large` (413): The body is larger than the server accepts.
+         *     - `unsupported_media_type` (415): The body is not `application/json` (or a form where one is accepted).
+         *     - `validation_failed` (422): `errors` maps each invalid field, by dotted path, to its messages.
+         *     - `rate_limited` (429): A rate limit is spent; `Retry-After` gives the seconds to wait.
+         *     - `internal_error` (500): A fault of the server; the `x-request-id` header identifies it in the logs.
+         *     - `service_unavailable` (503): The server cannot serve now (database unreachable, shutting down); retry after a short wait.
+         * @enum {string}
+         */
+        ErrorCode: "malformed_body" | "bad_request" | "unauthorized" | "forbidden" | "plan_required" | "plan_limit_reached" | "quota_exhausted" | "not_found" | "route_not_found" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "rate_limited" | "internal_error" | "service_unavailable";
         /** @description Sent to the contacts when nobody has answered after `after_hours`. */
         Escalation: {
             contacts: string[];
@@ -1501,11 +1736,40 @@ export interface components {
             total: number;
             per_page: number;
         };
+        Pause: {
+            /** Format: date-time */
+            paused_at: string;
+            /** @description When it resumes by itself; null for an indefinite pause. */
+            until: string | null;
+            note: string | null;
+        };
+        /** @description Exactly one of `until`, `duration` or `indefinite: true` (at most 365 days ahead). */
+        PauseRequest: {
+            /** @description ISO 8601; resumes by itself then (without an offset it is read in the action's timezone). */
+            until?: string;
+            /** @description Resumes by itself after this long (e.g. 2h). */
+            duration?: components["schemas"]["Duration"];
+            /** @description true: stays paused until resumed. */
+            indefinite?: boolean;
+            /** @description Kept in the timeline with the pause. */
+            note?: string;
+        };
         PlaceholderDefinition: {
             name: string;
             /** @default false */
             required: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };
@@ -1514,6 +1778,17 @@ export interface components {
             /** @default false */
             required: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };
@@ -1626,7 +1901,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed";
             actor_email: string | null;
             notes: string | null;
             /** Format: date-time */
@@ -1665,6 +1940,14 @@ export interface components {
             recipient_status: "pending" | "confirmed" | "declined" | "snoozed";
             action_status: string;
             snoozed_until: string | null;
+        };
+        ResumeRequest: {
+            /**
+             * @description What passed while paused: `run_once` (default) runs a one-time action now, and a series' missed occurrence once before it carries on; `skip` drops it: a series moves to its next occurrence, a one-time action ends `expired`, a snoozed approval skips its reminder.
+             * @default run_once
+             * @enum {string}
+             */
+            missed: "run_once" | "skip";
         };
         RetriedAction: {
             /** Format: uuid */
@@ -1727,6 +2010,7 @@ export interface components {
             mode: components["schemas"]["ActionMode"] | null;
             timezone: string;
             request_config: components["schemas"]["ActionRequest"] | null;
+            allowed_origins: string[];
             gate_config: components["schemas"]["GateInput"] | null;
             max_attempts: number | null;
             retry_strategy: components["schemas"]["RetryStrategy"] | null;
@@ -1737,6 +2021,12 @@ export interface components {
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_hour: number;
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_day: number;
+            /** @description The horizon in force (the default when not set). */
+            max_schedule_days: number;
             /** @description In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`. */
             trigger_token: string;
             /** @description `{trigger_base}/t/<trigger_token>`, masked like the token. */
@@ -1765,6 +2055,7 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
             gate_config?: components["schemas"]["GateInputInput"];
             max_attempts?: number;
@@ -1778,6 +2069,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         TemplateLimits: {
             current: number;
@@ -1813,6 +2110,7 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
             gate_config?: components["schemas"]["GateInputInput"];
             max_attempts?: number;
@@ -1826,6 +2124,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         ToggledTemplate: {
             message: string;
@@ -1870,8 +2174,10 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description Validation failure. `errors` maps dotted field paths (e.g. `request.url`) to messages. */
+        /** @description Validation failure (`code` is `validation_failed`). `errors` maps dotted field paths (e.g. `request.url`) to messages; `message` repeats the first of them. */
         ValidationError: {
+            /** @constant */
+            code: "validation_failed";
             message: string;
             errors: {
                 [key: string]: string[];
@@ -2364,7 +2670,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `pending_resolution` is the former name of `scheduled`. */
-                status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
+                status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
                 /** @description `immediate` and `gated` are the legacy names of `webhook` and `approval`. */
                 mode?: "webhook" | "approval" | "immediate" | "gated";
                 /** @description Case-insensitive match in name and description. */
@@ -2978,6 +3284,214 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RetriedAction"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PauseRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResumeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
                     };
                 };
             };
@@ -5894,6 +6408,332 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyWithSecret"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    apiKeysRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRotate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRotated"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -8,6 +8,8 @@ import {
   CancelByKeyResult,
   CancelledAction,
   ActionStatus,
+  PauseBody,
+  ResumeBody,
   Quota,
   RetriedAction,
   SkippedMeta,
@@ -85,6 +87,29 @@ export const actionsContract = c.router({
     description:
       'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now. ' +
       '409 when the action has an idempotency key that a live action has taken since it failed.',
+  },
+  pause: {
+    method: 'POST',
+    path: '/v1/actions/:id/pause',
+    pathParams: idParams,
+    body: PauseBody,
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Pause an action',
+    description:
+      'A `scheduled`, `resolved` or `awaiting_response` action (either mode; a recurring series as a whole) becomes `paused`: nothing is sent, ' +
+      "and an approval's timeout and escalation clocks stop. Give exactly one of `until`, `duration` (it resumes by itself then) or `indefinite: true`. " +
+      '409 when it cannot be paused (already paused, being delivered right now, final, or a chain step). Callback `action.paused`.',
+  },
+  resume: {
+    method: 'POST',
+    path: '/v1/actions/:id/resume',
+    pathParams: idParams,
+    body: ResumeBody,
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Resume a paused action',
+    description:
+      'Back on the schedule (or, for an approval whose request went out, waiting for answers with the clocks moved on by the time paused). ' +
+      '`missed` says what happens to what passed while paused (docs/operations.md). 409 when the action is not paused. Callback `action.resumed`.',
   },
   coordinationKeys: {
     method: 'GET',

@@ -63,6 +63,8 @@ export const REMINDER_EVENT = Object.freeze({
   snoozed: 'snoozed',
   escalated: 'escalated',
   expired: 'expired',
+  paused: 'paused',
+  resumed: 'resumed',
 } as const);
 export type ReminderEventType = (typeof REMINDER_EVENT)[keyof typeof REMINDER_EVENT];
 

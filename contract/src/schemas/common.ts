@@ -1,19 +1,35 @@
 import { z } from 'zod';
+import { ERROR_CODES } from '../vocabulary.js';
 
-/** Body of every error answer except 422: a human-readable message. */
+type ErrorCodeName = keyof typeof ERROR_CODES;
+
+/** The stable `code` of an error answer; the list and each code's status are in `ERROR_CODES`. */
+export const ErrorCode = z.enum(Object.keys(ERROR_CODES) as [ErrorCodeName, ...ErrorCodeName[]]).meta({
+  id: 'ErrorCode',
+  description: `A stable, machine-readable error code (branch on it; \`message\` may be reworded):\n${Object.entries(
+    ERROR_CODES,
+  )
+    .map(([code, { status, meaning }]) => `- \`${code}\` (${status}): ${meaning}`)
+    .join('\n')}`,
+});
+export type ErrorCode = ErrorCodeName;
+
+/** Body of every error answer except 422: a stable `code` and a human-readable message. */
 export const ErrorBody = z
-  .object({ message: z.string() })
+  .object({ code: ErrorCode, message: z.string() })
   .meta({ id: 'Error', description: 'Error answer for every status except 422.' });
 
 /** 422 body: field paths use dots, as in `request.url` or `dedup_keys.0`. */
 export const ValidationErrorBody = z
   .object({
+    code: z.literal('validation_failed'),
     message: z.string(),
     errors: z.record(z.string(), z.array(z.string())),
   })
   .meta({
     id: 'ValidationError',
-    description: 'Validation failure. `errors` maps dotted field paths (e.g. `request.url`) to messages.',
+    description:
+      'Validation failure (`code` is `validation_failed`). `errors` maps dotted field paths (e.g. `request.url`) to messages; `message` repeats the first of them.',
   });
 
 export const PaginationMeta = z

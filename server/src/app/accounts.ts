@@ -1,5 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { buildApiKey, type Scope } from '../domain/auth/api-key.js';
+import type { ApiKey as ApiKeyResource, ApiKeyWithSecret } from '@sched/contract';
+import {
+  buildApiKey,
+  MAX_ROTATION_GRACE_MS,
+  OWNER_SCOPES,
+  type Scope,
+} from '../domain/auth/api-key.js';
+import { parseDuration } from '../domain/schedule/duration.js';
 import {
   type Account,
   type ApiKey,
@@ -9,15 +16,18 @@ import {
   insertApiKey,
   listAccounts,
   listApiKeys,
+  listLiveApiKeys,
   lockAccountsForSetup,
   revokeApiKey,
+  revokeLiveApiKey,
+  rotateApiKey,
   touchApiKey,
   updateAccount,
 } from '../persistence/accounts.js';
 import type { Database } from '../persistence/database.js';
 import type { Plan } from '../persistence/entities/account.js';
 import type { KeyHolder } from '../persistence/rate-limit-windows.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError, ValidationError } from './errors.js';
 import type { Clock } from './ports.js';
 
 /** Who is calling: resolved from the Bearer key on every request. */
@@ -45,6 +55,7 @@ export interface ApiKeyView {
   scopes: Scope[];
   last_used_at: string | null;
   revoked_at: string | null;
+  expires_at: string | null;
   created_at: string;
 }
 
@@ -63,8 +74,27 @@ const keyView = (k: ApiKey): ApiKeyView => ({
   scopes: k.scopes as Scope[],
   last_used_at: k.lastUsedAt?.toISOString() ?? null,
   revoked_at: k.revokedAt?.toISOString() ?? null,
+  expires_at: k.expiresAt?.toISOString() ?? null,
   created_at: k.createdAt.toISOString(),
 });
+/** A key as the API shows it to its own account (`/v1/api-keys`). */
+const apiKeyResource = (k: ApiKey): ApiKeyResource => ({
+  id: k.id,
+  name: k.name ?? null,
+  prefix: k.prefix,
+  scopes: k.scopes as Scope[],
+  created_at: k.createdAt.toISOString(),
+  last_used_at: k.lastUsedAt?.toISOString() ?? null,
+  expires_at: k.expiresAt?.toISOString() ?? null,
+});
+
+/** A requested expiry: an ISO time in the future, or none. */
+function expiryOf(text: string | null | undefined, now: Date): Date | null {
+  if (text === undefined || text === null) return null;
+  const at = new Date(text);
+  if (!(at.getTime() > now.getTime())) throw ValidationError.field('expires_at', 'must be in the future');
+  return at;
+}
 
 /** Accounts and API keys: used by the admin CLI verbs and by request authentication. */
 export class AccountService {
@@ -85,7 +115,7 @@ export class AccountService {
     const account = await insertAccountWithKey(
       this.database.orm,
       { id: randomUUID(), name: input.name, plan: input.plan, rateLimitFactor: input.rateLimitFactor ?? 1 },
-      { id: randomUUID(), name: 'default', prefix: key.prefix, keyHash: key.hash, scopes: ['read', 'write'] },
+      { id: randomUUID(), name: 'default', prefix: key.prefix, keyHash: key.hash, scopes: [...OWNER_SCOPES] },
     );
     return { account: accountView(account), apiKey: key.secret };
   }
@@ -139,6 +169,66 @@ export class AccountService {
     const key = await revokeApiKey(this.database.orm, keyId, this.clock());
     if (!key) throw new NotFoundError('API key');
     return keyView(key);
+  }
+
+  /** `GET /v1/api-keys`: the account's keys that still work, without secrets. */
+  async listLiveKeys(accountId: string): Promise<ApiKeyResource[]> {
+    return (await listLiveApiKeys(this.database.orm, accountId, this.clock())).map(apiKeyResource);
+  }
+
+  /** `POST /v1/api-keys`: a new key of the caller's account; its secret is answered this once. */
+  async createAccountKey(
+    accountId: string,
+    input: { name: string; scopes: Scope[]; expires_at?: string | null | undefined },
+  ): Promise<ApiKeyWithSecret> {
+    const expiresAt = expiryOf(input.expires_at, this.clock());
+    const key = buildApiKey(randomBytes(32));
+    const row = await insertApiKey(this.database.orm, accountId, {
+      id: randomUUID(),
+      name: input.name,
+      prefix: key.prefix,
+      keyHash: key.hash,
+      scopes: [...new Set(input.scopes)],
+      expiresAt,
+    });
+    return { ...apiKeyResource(row), key: key.secret };
+  }
+
+  /** `DELETE /v1/api-keys/{id}`: the key stops working at once (authentication reads the row every request). */
+  async revokeAccountKey(accountId: string, keyId: string): Promise<void> {
+    if (!(await revokeLiveApiKey(this.database.orm, accountId, keyId, this.clock())))
+      throw new NotFoundError('API key');
+  }
+
+  /**
+   * `POST /v1/api-keys/{id}/rotate`: a new secret with the same name and scopes; the old one works for
+   * `grace_period` more (at most 30 days; an earlier expiry of its own stays).
+   */
+  async rotateAccountKey(
+    accountId: string,
+    keyId: string,
+    input: { grace_period: string; expires_at?: string | null | undefined },
+  ): Promise<{ next: ApiKeyWithSecret; previousId: string; previousExpiresAt: string }> {
+    const now = this.clock();
+    const graceMs = /^0+[smhdw]$/.test(input.grace_period) ? 0 : parseDuration(input.grace_period);
+    if (graceMs === null || graceMs > MAX_ROTATION_GRACE_MS)
+      throw ValidationError.field('grace_period', 'must be a duration of at most 30d, such as 24h or 0s');
+    const expiresAt = expiryOf(input.expires_at, now);
+    const key = buildApiKey(randomBytes(32));
+    const rotated = await rotateApiKey(
+      this.database.orm,
+      accountId,
+      keyId,
+      now,
+      new Date(now.getTime() + graceMs),
+      { id: randomUUID(), prefix: key.prefix, keyHash: key.hash, expiresAt },
+    );
+    if (!rotated) throw new NotFoundError('API key');
+    return {
+      next: { ...apiKeyResource(rotated.next), key: key.secret },
+      previousId: rotated.previous.id,
+      previousExpiresAt: (rotated.previous.expiresAt ?? now).toISOString(),
+    };
   }
 
   /** The caller a key holder describes; records the key's use at most once a minute. */

@@ -14,7 +14,7 @@ export class QuotaExceededError extends AppError {
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(403, message);
+    super(403, message, 'quota_exhausted');
   }
 }
 
@@ -48,7 +48,10 @@ export async function assertChannelAllowances(
 export async function assertTeamMemberRoom(db: Sql, accountId: string, plan: Plan): Promise<void> {
   const limit = planLimits(plan).teamMembers;
   if ((await countTeamMembers(db, accountId)) >= limit) {
-    throw new ForbiddenError(`the ${plan} plan allows ${limit} team members; remove one or change plan`);
+    throw new ForbiddenError(
+      `the ${plan} plan allows ${limit} team members; remove one or change plan`,
+      'plan_limit_reached',
+    );
   }
 }
 

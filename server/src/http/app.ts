@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
-import { apiContract } from '@sched/contract';
+import { apiContract, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
@@ -13,6 +13,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { ActionReplays } from '../app/actions/replay.js';
+import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
@@ -24,19 +25,20 @@ import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateService } from '../app/templates/service.js';
 import type { TemplateTrigger } from '../app/templates/trigger.js';
-import { RateLimitedError } from '../app/errors.js';
+import { RateLimitedError, ServiceUnavailableError } from '../app/errors.js';
 import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
 import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
-import { errorHandler, requestValidationErrorHandler } from './errors.js';
+import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
 import { bulkOperationsHandlers, replayHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
+import { apiKeysHandlers } from './handlers/api-keys.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
@@ -49,6 +51,7 @@ export interface HttpDeps {
   actions: ActionService;
   replays: ActionReplays;
   bulkOperations: BulkOperations;
+  pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
@@ -61,6 +64,11 @@ export interface HttpDeps {
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
   rateLimitFactor: number;
+  /**
+   * Whether an error means the database is away or too slow (and records it, once, for the logs and /readyz): such
+   * errors answer 503 with Retry-After instead of 500 with a logged stack.
+   */
+  databaseFault: (err: unknown) => 'unavailable' | 'slow' | undefined;
   /** Readiness: database reachable and migrations current. */
   readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
   validateResponses: boolean;
@@ -99,7 +107,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         ? given
         : randomUUID();
     },
-    return503OnClosing: true,
+    // Draining is answered by the hook below, in the error body every other answer has ({ code, message }).
+    return503OnClosing: false,
     // One line per request (below) instead of Fastify's two: at the default level the second line cost about a
     // tenth of a create's CPU (bench/, docs/performance.md).
     disableRequestLogging: true,
@@ -116,12 +125,24 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
   };
   const app = Fastify(options);
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler((error, request, reply) => {
+    const fault = deps.databaseFault(error);
+    if (fault) databaseUnavailable(reply, fault);
+    else errorHandler(error as Error, request, reply);
+  });
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (draining) throw new ServiceUnavailableError('the server is shutting down; retry on another instance');
+  });
   registerJsonParser(app);
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .status(404)
-      .send({ message: `route not found: ${request.method} ${request.url.split('?')[0]}` });
+    void reply.status(404).send({
+      code: 'route_not_found',
+      message: `route not found: ${request.method} ${request.url.split('?')[0]}`,
+    });
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -165,9 +186,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     async (request, reply) => {
       const token = deps.metrics.token;
       if (token && !safeEqual(request.headers.authorization ?? '', `Bearer ${token}`)) {
-        return reply
-          .status(401)
-          .send({ message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>' });
+        return reply.status(401).send({
+          code: 'unauthorized',
+          message: 'metrics need Authorization: Bearer <SCHED_METRICS_TOKEN>',
+        });
       }
       const out = await deps.metrics.render();
       return reply.header('content-type', out.contentType).send(out.body);
@@ -197,7 +219,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions),
+    actions: actionsHandlers(deps.actions, deps.pauses),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
@@ -206,6 +228,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     domains: domainsHandlers(deps.domains),
     replay: replayHandlers(deps.replays),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
+    apiKeys: apiKeysHandlers(deps.accounts),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
@@ -214,9 +237,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
     // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
     scope.addHook('onRequest', async (request, reply) => {
-      const route = contractRouteOf(request);
-      if ((route?.metadata as { auth?: string } | undefined)?.auth === 'none') probeLimit(request, reply);
-      else await auth(request, reply);
+      const meta = contractRouteOf(request)?.metadata as RouteMeta | undefined;
+      if (meta?.auth === 'none') probeLimit(request, reply);
+      else await auth(request, reply, meta?.scope);
     });
     s.registerRouter(apiContract, router, scope, {
       logInitialization: false,

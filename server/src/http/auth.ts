@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountService, Principal } from '../app/accounts.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
-import { bearerToken, hashApiKey, requiredScope } from '../domain/auth/api-key.js';
+import { bearerToken, hashApiKey, requiredScope, type Scope } from '../domain/auth/api-key.js';
 import {
   evaluate,
   type RateLimitName,
@@ -49,7 +49,8 @@ export interface AuthDeps {
  * Runs before the body is read, so refused calls cost no parsing.
  */
 export function authenticate(deps: AuthDeps) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  // `routeScope`: the scope the matched route declares (`admin` for /v1/api-keys), else the method decides.
+  return async (request: FastifyRequest, reply: FastifyReply, routeScope?: Scope): Promise<void> => {
     const token = bearerToken(request.headers.authorization);
     const names: RateLimitName[] = ['authenticated', ...(deps.routeLimits?.(request) ?? [])];
     const now = deps.rateLimiter.clock();
@@ -70,7 +71,7 @@ export function authenticate(deps: AuthDeps) {
     );
     setRateLimitHeaders(reply, state);
     if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);
-    const scope = requiredScope(request.method);
+    const scope = requiredScope(request.method, routeScope);
     if (!principal.scopes.includes(scope))
       throw new ForbiddenError(`this API key lacks the '${scope}' scope`);
     request.principal = principal;

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestValidationError } from '@ts-rest/fastify';
-import { AppError, issuesToErrors, ValidationError } from '../app/errors.js';
+import { AppError, codeOfStatus, errorBody, issuesToErrors, validationMessage } from '../app/errors.js';
 
 export { issuesToErrors } from '../app/errors.js';
 
@@ -17,7 +17,7 @@ export function requestValidationErrorHandler(
   reply: FastifyReply,
 ): void {
   if (err.pathParams) {
-    void reply.status(404).send({ message: 'resource not found' });
+    void reply.status(404).send({ code: 'not_found', message: 'resource not found' });
     return;
   }
   const errors = {
@@ -25,15 +25,13 @@ export function requestValidationErrorHandler(
     ...issuesToErrors(issuesOf(err.headers), 'headers'),
     ...issuesToErrors(issuesOf(err.body), 'body'),
   };
-  const first = Object.entries(errors)[0];
-  const more = Object.keys(errors).length - 1;
-  const message = first
-    ? `${first[0]}: ${first[1][0]}${more > 0 ? ` (and ${more} more error${more > 1 ? 's' : ''})` : ''}`
-    : 'The given data was invalid.';
-  void reply.status(422).send({ message, errors });
+  void reply.status(422).send({ code: 'validation_failed', message: validationMessage(errors), errors });
 }
 
-/** One place maps every error to a status: messages below 500, a generic text above. */
+/**
+ * One place maps every error to a status and a stable `code` (contract's ERROR_CODES): messages below 500, a
+ * generic text above.
+ */
 export function errorHandler(
   error: FastifyError | Error,
   request: FastifyRequest,
@@ -48,34 +46,53 @@ export function errorHandler(
     void reply
       .header('Retry-After', String(error.retryAfterSeconds))
       .status(error.status)
-      .send({ message: error.message });
-    return;
-  }
-  if (error instanceof ValidationError) {
-    void reply.status(422).send({ message: error.message, errors: error.errors });
+      .send(errorBody(error));
     return;
   }
   if (error instanceof AppError) {
-    void reply.status(error.status).send({ message: error.message });
+    void reply.status(error.status).send(errorBody(error));
     return;
   }
   const fe = error as FastifyError;
   switch (fe.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      void reply.status(400).send({ message: 'malformed JSON body' });
+      void reply.status(400).send({ code: 'malformed_body', message: 'malformed JSON body' });
       return;
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      void reply.status(413).send({ message: 'request body too large' });
+      void reply.status(413).send({ code: 'payload_too_large', message: 'request body too large' });
       return;
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      void reply.status(415).send({ message: 'unsupported content type: send application/json' });
+      void reply.status(415).send({
+        code: 'unsupported_media_type',
+        message: 'unsupported content type: send application/json',
+      });
       return;
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    void reply.status(fe.statusCode).send({ message: fe.message });
+    void reply.status(fe.statusCode).send({ code: codeOfStatus(fe.statusCode), message: fe.message });
     return;
   }
   request.log.error({ err: error }, 'unhandled error');
-  void reply.status(500).send({ message: 'internal server error' });
+  void reply.status(500).send({ code: 'internal_error', message: 'internal server error' });
+}
+
+/** Seconds a client is told to wait before retrying while the database is away. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The database is away (a crash, a restart, a failover) or did not answer in time: 503 with Retry-After, the spec's
+ * error shape and no stack; the outage itself is logged once by the process's availability tracker.
+ */
+export function databaseUnavailable(reply: FastifyReply, fault: 'unavailable' | 'slow'): void {
+  void reply
+    .header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
+    .status(503)
+    .send({
+      message:
+        fault === 'slow'
+          ? 'the database did not answer in time; retry shortly'
+          : 'the database is unavailable; retry shortly',
+      code: 'service_unavailable',
+    });
 }

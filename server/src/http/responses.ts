@@ -1,7 +1,14 @@
 import formbody from '@fastify/formbody';
 import { Uuid } from '@sched/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, GoneError, NotFoundError, RateLimitedError, ValidationError } from '../app/errors.js';
+import {
+  AppError,
+  errorBody,
+  GoneError,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+} from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import { rule } from '../domain/rate-limit/policy.js';
@@ -57,13 +64,7 @@ function routes(
     if (!(err instanceof AppError)) throw err;
     if (err instanceof RateLimitedError) void reply.header('retry-after', String(err.retryAfterSeconds));
     if (wantsJson(request)) {
-      return reply
-        .status(err.status)
-        .send(
-          err instanceof ValidationError
-            ? { message: err.message, errors: err.errors }
-            : { message: err.message },
-        );
+      return reply.status(err.status).send(errorBody(err));
     }
     void reply.headers(PAGE_HEADERS).status(err.status);
     if (err instanceof GoneError) return reply.send(renderGonePage({ reason: err.reason, title: err.title }));

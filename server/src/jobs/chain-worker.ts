@@ -28,6 +28,8 @@ export class ChainWorker {
       clock: Clock;
       logger: Logger;
       databaseUrl: string;
+      /** Records database faults (an outage is logged once there); other errors are logged here. */
+      availability?: { absorbs(err: unknown): boolean };
       intervalMs?: number;
     },
   ) {}
@@ -50,17 +52,37 @@ export class ChainWorker {
     this.listener = await listen(this.o.databaseUrl, CHAIN_DUE_CHANNEL, {
       payload: (chainId) => this.advance(chainId),
       lost: (err) => {
-        this.o.logger.warn({ err }, 'chain listener lost; reconnecting (the scan goes on meanwhile)');
+        if (!this.quiet(err))
+          this.o.logger.warn({ err }, 'chain listener lost; reconnecting (the scan goes on meanwhile)');
         this.listener = undefined;
-        setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+        this.relisten();
       },
     });
+  }
+
+  /** Listens again once the database answers (every second until it does). */
+  private relisten(): void {
+    setTimeout(() => {
+      if (this.stopped || this.listener) return;
+      this.listen().catch((err: unknown) => {
+        if (!this.quiet(err)) this.o.logger.warn({ err }, 'chain listener reconnect failed');
+        void this.listener?.close().catch(() => undefined);
+        this.listener = undefined;
+        this.relisten();
+      });
+    }, 1000).unref();
+  }
+
+  /** A database fault is recorded (and logged once) by the availability tracker. */
+  private quiet(err: unknown): boolean {
+    return this.o.availability?.absorbs(err) ?? false;
   }
 
   private advance(chainId: string): void {
     if (this.stopped || !chainId) return;
     const work = this.o.engine.advance(chainId).catch((err: unknown) => {
-      this.o.logger.error({ err, chainId }, 'chain advance failed; retried on the next scan');
+      if (!this.quiet(err))
+        this.o.logger.error({ err, chainId }, 'chain advance failed; retried on the next scan');
     });
     this.inflight.add(work);
     void work.finally(() => this.inflight.delete(work));
@@ -69,7 +91,9 @@ export class ChainWorker {
   private loop(): void {
     if (this.stopped) return;
     this.running = this.scan()
-      .catch((err: unknown) => this.o.logger.warn({ err }, 'chain scan failed'))
+      .catch((err: unknown) => {
+        if (!this.quiet(err)) this.o.logger.warn({ err }, 'chain scan failed');
+      })
       .finally(() => {
         if (!this.stopped)
           this.timer = setTimeout(() => this.loop(), this.o.intervalMs ?? CHAIN_SCAN_INTERVAL_MS);
@@ -82,7 +106,8 @@ export class ChainWorker {
       for (const id of new Set(ids)) {
         if (this.stopped) return;
         await this.o.engine.advance(id).catch((err: unknown) => {
-          this.o.logger.error({ err, chainId: id }, 'chain advance failed; retried on the next scan');
+          if (!this.quiet(err))
+            this.o.logger.error({ err, chainId: id }, 'chain advance failed; retried on the next scan');
         });
       }
       if (ids.length < BATCH) return;

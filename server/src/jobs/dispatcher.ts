@@ -6,8 +6,10 @@ import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
+import type { ResumeJob } from './pause-timers.js';
 import { type JobQueue, QUEUES } from './queue.js';
-import { ANNOUNCE_WINDOW_MS, DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
+import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
+import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
 export interface DispatcherOptions {
   store: Store;
@@ -17,10 +19,14 @@ export interface DispatcherOptions {
   deliveries: Deliveries;
   callbacks: CallbackDeliveries;
   approvals?: ApprovalEngine;
+  /** Resumes an action whose pause's `until` came. */
+  resumeWhenDue?: (job: ResumeJob) => Promise<void>;
   logger: Logger;
   clock: Clock;
   /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
   limits: AdmissionLimits;
+  /** Records database faults (an outage is logged once there); other errors are logged here. */
+  availability?: { absorbs(err: unknown): boolean };
   /** How often due actions are scanned for timers (and `scheduled` ones promoted to `resolved`). */
   scanIntervalMs?: number;
 }
@@ -97,6 +103,16 @@ export class Dispatcher {
         },
       );
     }
+    if (this.o.resumeWhenDue) {
+      const resume = this.o.resumeWhenDue;
+      await boss.work<ResumeJob>(
+        QUEUES.actionResume,
+        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
+        async (jobs) => {
+          await Promise.all(jobs.map((j) => this.track(resume(j.data))));
+        },
+      );
+    }
     void this.scanLoop();
   }
 
@@ -113,6 +129,7 @@ export class Dispatcher {
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
       this.o.queue.boss.offWork(QUEUES.gateTimer),
+      this.o.queue.boss.offWork(QUEUES.actionResume),
     ]).catch(() => undefined);
     await Promise.race([
       Promise.allSettled([...this.inflight]),
@@ -122,7 +139,8 @@ export class Dispatcher {
 
   private track<T>(p: Promise<T>): Promise<T | undefined> {
     const guarded = p.catch((err: unknown) => {
-      this.o.logger.error({ err }, 'delivery work failed; the job will be retried');
+      if (!this.o.availability?.absorbs(err))
+        this.o.logger.error({ err }, 'delivery work failed; the job will be retried');
       throw err;
     });
     this.inflight.add(guarded);
@@ -180,9 +198,10 @@ export class Dispatcher {
         if (id && due && account) this.arm(id, account, Number(due));
       },
       lost: (err) => {
-        this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
+        if (!this.o.availability?.absorbs(err))
+          this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
         this.listener = undefined;
-        setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+        this.relisten();
       },
     });
     // Announcements made while this worker was not listening are lost: arm every attempt due in the window once.
@@ -191,12 +210,25 @@ export class Dispatcher {
       this.arm(row.id, row.accountId, row.dueMs);
   }
 
+  /** Listens again once the database answers (every second until it does): the scan covers the gap meanwhile. */
+  private relisten(): void {
+    setTimeout(() => {
+      if (this.stopped || this.listener) return;
+      this.listen().catch((err: unknown) => {
+        if (!this.o.availability?.absorbs(err)) this.o.logger.warn({ err }, 'due-listener reconnect failed');
+        void this.listener?.close().catch(() => undefined);
+        this.listener = undefined;
+        this.relisten();
+      });
+    }, 1000).unref();
+  }
+
   private async scanLoop(): Promise<void> {
     if (this.stopped) return;
     try {
       await this.scan();
     } catch (err) {
-      this.o.logger.warn({ err }, 'due scan failed');
+      if (!this.o.availability?.absorbs(err)) this.o.logger.warn({ err }, 'due scan failed');
     }
     if (!this.stopped) this.scanTimer = setTimeout(() => void this.scanLoop(), this.o.scanIntervalMs ?? 1000);
   }

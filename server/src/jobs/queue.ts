@@ -9,6 +9,8 @@ export const QUEUES = Object.freeze({
   actionDue: 'sched.action-due',
   /** One job per callback delivery attempt. */
   callback: 'sched.callback',
+  /** The end of a pause with `until` (app/actions/pause.ts). */
+  actionResume: 'sched.action-resume',
   /** Approval gate timers: timeout and escalation. */
   gateTimer: 'sched.gate-timer',
   /** Background re-checks of domains pending verification (app/domains). */
@@ -40,6 +42,9 @@ export async function startJobQueue(opts: {
   databaseUrl: string;
   role: 'api' | 'worker' | 'all';
   logger: Logger;
+  /** Takes the database faults pg-boss reports on every poll while the database is away (logged once there). */
+  availability?: { absorbs(err: unknown): boolean };
+  connectTimeoutMs?: number;
 }): Promise<JobQueue> {
   const works = opts.role !== 'api';
   const boss = new PgBoss({
@@ -47,13 +52,16 @@ export async function startJobQueue(opts: {
     schema: 'pgboss',
     max: works ? 10 : 4,
     application_name: `sched-${opts.role}-queue`,
+    ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
     // Only workers run maintenance and cron; API processes just enqueue.
     supervise: works,
     schedule: works,
     migrate: true,
     useListenNotify: works,
   });
-  boss.on('error', (err) => opts.logger.error({ err }, 'job queue error'));
+  boss.on('error', (err) => {
+    if (!opts.availability?.absorbs(err)) opts.logger.error({ err }, 'job queue error');
+  });
   await boss.start();
   for (const name of Object.values(QUEUES)) {
     await boss

@@ -1,5 +1,6 @@
 import type { ActionScheduler, Clock, Store } from '../app/ports.js';
 import { assertTransition } from '../domain/action/states.js';
+import { ANNOUNCE_WINDOW_MS, withinAnnounceWindow } from '../domain/schedule/window.js';
 import type { Sql } from '../persistence/database.js';
 import { markJobWritten, takeEnteringWindow } from '../persistence/schedule.js';
 import type { JobQueue } from './queue.js';
@@ -7,13 +8,6 @@ import { QUEUES } from './queue.js';
 
 /** Channel on which workers hear of attempts due soon, to arm a precise timer. */
 export const DUE_CHANNEL = 'sched_action_due';
-
-/**
- * The look-ahead window. An attempt due within it has its pg-boss job and is announced to workers' timers; a later
- * one waits in `actions` alone until the scan brings it into the window. The job queue so holds about a minute of
- * work whatever the backlog, and a create due in a year writes one row, not a row and a job.
- */
-export const ANNOUNCE_WINDOW_MS = 60_000;
 
 // Entering the window is the "schedule resolved" event of 3.1 for a `scheduled` action; a `resolved` one (a retry,
 // a next occurrence) keeps its state and only gets its job.
@@ -43,11 +37,10 @@ export interface WindowScheduler extends ActionScheduler {
  * stays the only source of truth: a restart loses nothing, because the next scan finds whatever has no job yet.
  */
 export function createActionScheduler(queue: JobQueue, clock: Clock): WindowScheduler {
-  const writesAt = (dueAt: Date) => dueAt.getTime() - clock().getTime() <= ANNOUNCE_WINDOW_MS;
   return {
-    writesAt,
     async schedule(db: Sql, actionId: string, dueAt: Date) {
-      if (!writesAt(dueAt)) return;
+      // Beyond the look-ahead window (domain/schedule/window.ts), the scan writes the job when the time comes near.
+      if (!withinAnnounceWindow(dueAt, clock())) return;
       const accountId = await markJobWritten(db, { actionId, dueAt, channel: DUE_CHANNEL });
       if (accountId === null) return;
       await queue.send(QUEUES.actionDue, { actionId, accountId }, { startAfter: dueAt, db });

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import type { Sql } from './database.js';
 import { type Account, AccountSchema, type ApiKey, ApiKeySchema, type Plan } from './entities/account.js';
@@ -40,11 +40,17 @@ export async function findAccount(orm: MikroORM, id: string): Promise<Account | 
   return orm.em.fork().findOne(AccountSchema, { id });
 }
 
-export async function insertApiKey(
-  orm: MikroORM,
-  accountId: string,
-  k: { id: string; name: string | null; prefix: string; keyHash: string; scopes: string[] },
-): Promise<ApiKey> {
+/** A new key's row: its secret only as a hash. */
+export interface NewApiKey {
+  id: string;
+  name: string | null;
+  prefix: string;
+  keyHash: string;
+  scopes: string[];
+  expiresAt?: Date | null;
+}
+
+export async function insertApiKey(orm: MikroORM, accountId: string, k: NewApiKey): Promise<ApiKey> {
   const em = orm.em.fork();
   const key = em.create(ApiKeySchema, { ...k, account: accountId });
   await em.flush();
@@ -53,6 +59,61 @@ export async function insertApiKey(
 
 export async function listApiKeys(orm: MikroORM, accountId: string): Promise<ApiKey[]> {
   return orm.em.fork().find(ApiKeySchema, { account: accountId }, { orderBy: { createdAt: 'asc' } });
+}
+
+/** A key that still authenticates at `now`: neither revoked nor expired. */
+const liveAt = (now: Date) => ({ revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] });
+
+/** The account's keys that still work at `now`, oldest first. */
+export async function listLiveApiKeys(orm: MikroORM, accountId: string, now: Date): Promise<ApiKey[]> {
+  return orm.em
+    .fork()
+    .find(ApiKeySchema, { account: accountId, ...liveAt(now) }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/** Revokes one live key of the account; null when the account has no such live key. */
+export async function revokeLiveApiKey(
+  orm: MikroORM,
+  accountId: string,
+  id: string,
+  now: Date,
+): Promise<ApiKey | null> {
+  const em = orm.em.fork();
+  const key = await em.findOne(ApiKeySchema, { id, account: accountId, ...liveAt(now) });
+  if (!key) return null;
+  key.revokedAt = now;
+  await em.flush();
+  return key;
+}
+
+/**
+ * Rotation in one transaction: the live key `id` of the account expires at `oldExpiresAt` (or keeps an earlier
+ * expiry), and `next` is inserted with its name and scopes. Null when the account has no such live key.
+ */
+export async function rotateApiKey(
+  orm: MikroORM,
+  accountId: string,
+  id: string,
+  now: Date,
+  oldExpiresAt: Date,
+  next: Omit<NewApiKey, 'name' | 'scopes'>,
+): Promise<{ previous: ApiKey; next: ApiKey } | null> {
+  return orm.em.fork().transactional(async (em) => {
+    const previous = await em.findOne(
+      ApiKeySchema,
+      { id, account: accountId, ...liveAt(now) },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!previous) return null;
+    if (!previous.expiresAt || previous.expiresAt > oldExpiresAt) previous.expiresAt = oldExpiresAt;
+    const created = em.create(ApiKeySchema, {
+      ...next,
+      name: previous.name ?? null,
+      scopes: [...previous.scopes],
+      account: accountId,
+    });
+    return { previous, next: created };
+  });
 }
 
 /** Revokes a key (a second revoke keeps the first time). */

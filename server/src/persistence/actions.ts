@@ -37,6 +37,8 @@ const CREATE_COLUMNS = [
   'recurrence',
   'recurrence_anchor',
   'gate',
+  'chain_id',
+  'chain_step_index',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];
@@ -51,7 +53,10 @@ const insertActionsStatement = fixedStatement<ActionRow>(
    select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
 );
 
-/** Inserts several new actions in one statement; answers their rows in the order given. */
+/**
+ * Inserts several new actions in one statement; answers their rows in the order given. The one statement that
+ * inserts actions: the create core (app/actions/create.ts) runs it alone or for the API's creates of one turn.
+ */
 export async function insertActions(db: Sql, actions: readonly NewAction[]): Promise<ActionRow[]> {
   const rows = await insertActionsStatement(db, [
     JSON.stringify(

@@ -1,7 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChainState } from '@sched/contract';
 import type { Plan } from '../domain/quota/plans.js';
-import type { ActionRow } from './actions.js';
 import { newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
@@ -117,12 +116,4 @@ export async function accountPlan(db: Sql, accountId: string): Promise<Plan> {
     .where('id', '=', accountId)
     .executeTakeFirstOrThrow();
   return row.plan;
-}
-
-/** Inserts the internal action that runs a chain's step (an action row naming its chain and step). */
-export async function insertStepAction(
-  db: Sql,
-  a: Insertable<Tables['actions']> & { chain_id: string; chain_step_index: number },
-): Promise<ActionRow> {
-  return db.insertInto('actions').values(a).returningAll().executeTakeFirstOrThrow();
 }

@@ -103,6 +103,12 @@ export async function openOrm(opts: {
   poolSize?: number;
   /** Settings every connection of this pool starts with, e.g. `-c synchronous_commit=off`. */
   sessionOptions?: string;
+  /**
+   * How long a connection is waited for, pool queue and connect together (then the caller gets a 'timeout' fault,
+   * persistence/availability.ts), and the statement_timeout of every session (0 or unset: none). Both keep a request
+   * from hanging while the database is away or stuck.
+   */
+  timeouts?: { connectMs: number; statementMs: number };
   debug?: boolean;
   log?: (m: string) => void;
 }): Promise<MikroORM> {
@@ -116,6 +122,10 @@ export async function openOrm(opts: {
     driverOptions: {
       Client: NamedStatementClient,
       types: { getTypeParser: typeParser },
+      // A server that vanished without closing the socket (a host down, a failover) is noticed by TCP keepalive.
+      keepAlive: true,
+      ...(opts.timeouts ? { connectionTimeoutMillis: opts.timeouts.connectMs } : {}),
+      ...(opts.timeouts?.statementMs ? { statement_timeout: opts.timeouts.statementMs } : {}),
       ...(opts.sessionOptions ? { options: opts.sessionOptions } : {}),
     },
     debug: opts.debug ?? false,

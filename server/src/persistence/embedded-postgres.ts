@@ -44,6 +44,13 @@ export interface EnsureEmbeddedPostgresOptions {
   /** database to create if missing and to put in the URL; default 'sched' */
   database?: string;
   log?: (msg: string) => void;
+  /**
+   * Restart PostgreSQL when its postmaster dies while this handle is open (default true): crash recovery on the same
+   * port, with back-off. Every process holding a handle watches; the lock decides which one restarts it.
+   */
+  supervise?: boolean;
+  /** Where the supervisor's lines go (a death, a restart, a failed attempt); default `log`. */
+  alert?: (msg: string) => void;
 }
 
 /** The user PostgreSQL runs as when we are root (it refuses to run as root). */
@@ -59,6 +66,9 @@ const SHARED_ROOT = '/var/lib/sched-embedded';
 const LOCK_STALE_MS = 10_000;
 const WAIT_MS = 60_000;
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+/** How often a handle checks that the postmaster lives, and the waits between failed restarts. */
+const SUPERVISE_INTERVAL_MS = 1_000;
+const RESTART_BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 const INITDB_FLAGS = ['--auth=scram-sha-256', '--encoding=UTF8', '--locale=C', '--no-instructions'];
 // Only TCP on loopback: no unix socket, whose default folder may not exist or be writable.
 const SERVER_FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
@@ -96,14 +106,69 @@ export async function ensureEmbeddedPostgres(
     return { ...running, lease };
   });
 
+  const unsupervise =
+    opts.supervise === false ? () => {} : supervise(layout, port, password, opts.alert ?? layout.log);
   let released: Promise<void> | undefined;
   return {
     url: urlOf(port, password, database),
     clusterDir: layout.clusterDir,
     release() {
+      unsupervise();
       released ??= withLock(layout, () => releaseLease(layout, lease));
       return released;
     },
+  };
+}
+
+/**
+ * Watches the postmaster while the handle is open; when it has died (killed, crashed), restarts it on the same port
+ * (so every URL handed out stays right), PostgreSQL replaying its WAL: committed work survives. Failed restarts are
+ * retried with back-off. Under the lock, the first process to notice restarts it and the others find it running.
+ */
+function supervise(layout: Layout, port: number, password: string, alert: (msg: string) => void): () => void {
+  let stopped = false;
+  let failures = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const postmasterDead = async () => {
+    const postmaster = await readPostmasterPid(layout.clusterDir);
+    return postmaster && isAlive(postmaster.pid) ? undefined : { pid: postmaster?.pid };
+  };
+  const check = async () => {
+    const dead = await postmasterDead();
+    if (!dead || stopped) return;
+    await withLock(layout, async () => {
+      if (stopped || !(await postmasterDead())) return; // another process restarted it meanwhile
+      const which = dead.pid ? ` (pid ${dead.pid})` : '';
+      alert(
+        `embedded PostgreSQL: the server${which} is gone; restarting it on 127.0.0.1:${port} (crash recovery)`,
+      );
+      const started = performance.now();
+      await startServer(layout, password, port);
+      alert(`embedded PostgreSQL: restarted in ${Math.round(performance.now() - started)} ms`);
+    });
+  };
+  const tick = () => {
+    timer = setTimeout(() => {
+      void check().then(
+        () => {
+          failures = 0;
+          if (!stopped) tick();
+        },
+        (err: unknown) => {
+          const wait = RESTART_BACKOFF_MS[Math.min(failures, RESTART_BACKOFF_MS.length - 1)]!;
+          failures += 1;
+          alert(
+            `embedded PostgreSQL: restart failed (${(err as Error).message.split('\n')[0]}); trying again in ${wait / 1000} s`,
+          );
+          if (!stopped) timer = setTimeout(tick, wait - SUPERVISE_INTERVAL_MS).unref();
+        },
+      );
+    }, SUPERVISE_INTERVAL_MS).unref();
+  };
+  tick();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
   };
 }
 
@@ -185,13 +250,13 @@ async function initCluster(layout: Layout) {
   }
 }
 
-/** Starts postgres detached, so it outlives us when other handles still use it. */
-async function startServer(layout: Layout, password: string): Promise<number> {
+/** Starts postgres detached, so it outlives us when other handles still use it; on `fixedPort` when given (a restart). */
+async function startServer(layout: Layout, password: string, fixedPort?: number): Promise<number> {
   const { logFile } = layout;
   const logSize = async () => (await fs.stat(logFile).catch(() => undefined))?.size ?? 0;
   if ((await logSize()) > LOG_ROTATE_BYTES) await fs.rename(logFile, `${logFile}.1`);
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = fixedPort ?? (await freePort());
     // We open the log and hand postgres the descriptor: the postgres user may not create files beside it.
     const logHandle = await fs.open(logFile, 'a', 0o600);
     let exited: string | undefined;
@@ -211,7 +276,8 @@ async function startServer(layout: Layout, password: string): Promise<number> {
       else {
         const log = await logTail(logFile);
         // Another program took the port between our probe and the bind.
-        if (exited !== undefined && attempt < 3 && /could not bind/.test(log)) break;
+        if (exited !== undefined && attempt < 3 && fixedPort === undefined && /could not bind/.test(log))
+          break;
         throw new Error(`embedded PostgreSQL: postgres did not start (${exited ?? 'timed out'})${log}`);
       }
     }

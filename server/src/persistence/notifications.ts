@@ -17,7 +17,14 @@ export async function listen(
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'sched-worker-listen' });
   client.on('error', (err) => on.lost(err));
   client.on('notification', (msg) => on.payload(msg.payload ?? ''));
-  await client.connect();
-  await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+  try {
+    await client.connect();
+    await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+  } catch (err) {
+    // Not listening: the caller retries; this half-made connection must not linger.
+    client.removeAllListeners('error').on('error', () => {});
+    await client.end().catch(() => undefined);
+    throw err;
+  }
   return { close: () => client.end() };
 }

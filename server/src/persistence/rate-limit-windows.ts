@@ -43,6 +43,7 @@ const keyHolderStatement = fixedStatement<KeyHolder & { i: number; hits: [string
             (k.last_used_at is null or k.last_used_at < $6) as stale
        from unnest($1::int[], $2::text[]) as r(i, key_hash)
        join api_keys k on k.key_hash = r.key_hash and k.revoked_at is null
+                      and (k.expires_at is null or k.expires_at > $8)
        join accounts a on a.id = k.account_id
    ),
    counted as (
@@ -71,7 +72,7 @@ export interface KeyHolderQuery {
  * that holder's account (bucket `<name>:<account id>`), for several requests in one statement. Each request gets its
  * own count, as if they had been counted one after the other in the order given, so limits stay exact. The lookup
  * is by hash, so timing reveals nothing about the secret; there is no cache, so a revocation holds at once in every
- * process. Nothing is counted for an unknown or revoked key (answers null in its place).
+ * process. Nothing is counted for an unknown, revoked or expired key (answers null in its place).
  */
 export async function findKeyHoldersAndCount(
   db: Sql,
@@ -87,6 +88,7 @@ export async function findKeyHoldersAndCount(
     hits.map((h) => h.start),
     new Date(now.getTime() - 60_000),
     hits.map((h) => h.end),
+    now,
   ]);
   const holders = new Map(rows.map(({ i, hits: _, ...holder }) => [i, holder]));
   // The window's count after the whole batch, handed back down in request order: the last request gets the total.

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
+import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { destinationDomain } from '../../domain/domains/rules.js';
@@ -11,7 +11,6 @@ import {
   coordinationKeys,
   findAction,
   findByIdempotencyKey,
-  insertAction,
   insertActions,
   listActions,
   lockName,
@@ -20,11 +19,10 @@ import {
   updateAction,
 } from '../../persistence/actions.js';
 import { bulkEventsOf } from '../../persistence/bulk-operations.js';
-import { attachmentsOf, insertAttachments } from '../../persistence/approvals/attachments.js';
-import { insertRecipients, recipientsOf } from '../../persistence/approvals/recipients.js';
+import { attachmentsOf } from '../../persistence/approvals/attachments.js';
+import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { reminderEventsOf } from '../../persistence/approvals/reminder-events.js';
 import type { Sql } from '../../persistence/database.js';
-import { resolveGate } from '../approvals/gate.js';
 import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
@@ -32,11 +30,14 @@ import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
-import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
 import { TickBatch } from '../tick-batch.js';
+import type { Waits } from '../waits.js';
+import { type ActionOrigin, newActionRow, resolveActionGate, writeNewAction } from './create.js';
 import { type ActionFilterQuery, toActionFilter } from './filter.js';
 import { prepareAction } from './prepare.js';
 import { actionSummary, actionView } from './view.js';
+
+const REQUEST: ActionOrigin = { kind: 'request' };
 
 export type CreateResult =
   | { kind: 'created'; action: Action }
@@ -83,9 +84,16 @@ export class ActionService {
       counters?: Store;
       /** The destination-domain threshold (app/domains/guard.ts), counted in the create's transaction. */
       countDestination?: CountDestination;
+      /** Places a series' next occurrences in real time (SCHED_TIME_SCALE); unscaled when absent. */
+      waits?: Waits;
     },
   ) {}
 
+  /**
+   * `POST /actions` (and a template trigger): prepare, then the idempotency and dedup decisions, then the create core
+   * (app/actions/create.ts). A create with nothing to lock, count or schedule now is one INSERT shared with the other
+   * creates of its turn (domain/action/create-shape.ts decides).
+   */
   async create(principal: Principal, body: ActionCreateParsed): Promise<CreateResult> {
     const now = this.clock();
     const prepared = prepareAction(body, {
@@ -96,35 +104,35 @@ export class ActionService {
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
     const accountId = principal.accountId;
-    const gate = p.gate ? await resolveGate(this.store.sql, accountId, principal.plan, p.gate) : null;
-    if (gate && !gate.ok) throw new ValidationError(gate.errors);
-    if (gate) {
-      const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
-      await assertChannelAllowances(this.store.sql, accountId, principal.plan, channels, now);
-    }
+    const owner = { accountId, plan: principal.plan };
+    // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
+    const gate = await resolveActionGate(this.store.sql, owner, p, now);
 
-    // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
-    const countAfterCommit: { period: string | null } = { period: null };
-    const allowance = planLimits(principal.plan).actionsPerMonth;
-    // Without keys to lock, a gate, a quota to take, a destination to count or a job to write, a create is one
-    // INSERT: a transaction around it would only add two round trips.
-    const simple =
-      !p.idempotencyKey &&
-      p.dedupKeys.length === 0 &&
-      !gate &&
-      allowance === null &&
-      !this.scheduler.writesAt(p.at);
     const guard = p.request ? this.options.countDestination : undefined;
+    const work = {
+      locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
+      hasGate: gate !== null,
+      quotaLimited: planLimits(principal.plan).actionsPerMonth !== null,
+      dueAt: p.at,
+      now,
+    };
+    const simple = !createNeedsTransaction({ ...work, countsDestination: false });
     // A verified host (the common case of a busy sender) is read once, outside any transaction, to keep that path.
     const countsDestination =
       guard !== undefined &&
       (simple
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
         : destinationDomain(p.request!.url) !== null);
-    const oneStatement = simple && !countsDestination;
-    const unit = <T>(fn: (db: Sql) => Promise<T>) =>
-      oneStatement ? fn(this.store.sql) : this.store.transaction(fn);
-    const result = await unit(async (db): Promise<CreateResult> => {
+    if (!createNeedsTransaction({ ...work, countsDestination })) {
+      const row = await this.simpleInserts.add(newActionRow(p, { accountId, gate, origin: REQUEST, now }));
+      // A plain create's attempt is due beyond the window: nothing to schedule yet (the scan writes its job).
+      await this.lateCounts.add({ accountId, period: periodKey(monthPeriod(now)) });
+      return { kind: 'created', action: actionView(row, []) };
+    }
+
+    // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
+    let countAfterCommit: string | null = null;
+    const result = await this.store.transaction(async (db): Promise<CreateResult> => {
       // Locks first, in a fixed order, so racing creates sharing a key queue up instead of both inserting.
       if (p.idempotencyKey) await lockName(db, accountId, 'idempotency', p.idempotencyKey);
       for (const key of [...p.dedupKeys].sort()) await lockName(db, accountId, 'dedup', key);
@@ -151,67 +159,30 @@ export class ActionService {
         }
       }
 
-      const newRow: NewAction = {
-        id: randomUUID(),
-        account_id: accountId,
-        name: p.name,
-        description: p.description,
-        mode: p.mode,
-        status: 'scheduled',
-        timezone: p.timezone,
-        scheduled_for: p.at,
-        next_attempt_at: p.at,
-        idempotency_key: p.idempotencyKey,
-        dedup_keys: p.dedupKeys,
-        max_attempts: p.maxAttempts,
-        retry_strategy: p.retryStrategy,
-        request: p.request,
-        webhook_secret: p.webhookSecret,
-        callback_url: p.callbackUrl,
-        coordination: p.coordination,
-        recurrence: p.recurrence,
-        recurrence_anchor: p.recurrence ? p.at : null,
-        gate: gate?.stored ?? null,
-        created_at: now,
-        updated_at: now,
-      };
-      const row = oneStatement ? await this.simpleInserts.add(newRow) : await insertAction(db, newRow);
-      if (countsDestination) {
-        // On the simple path the verification was read just above.
-        await guard!(db, accountId, p.request!.url, now, { unverified: simple });
-      }
-      if (gate && p.gate) {
-        await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
-        await insertAttachments(db, row.id, p.gate.attachments);
-      }
-      await this.scheduler.schedule(db, row.id, p.at);
-      // Counted last, so the account's counter row is locked only for the commit. An unlimited plan is counted
-      // after the commit instead: nothing to refuse, and no row every create of the account would queue on.
-      const period = monthPeriod(now);
-      if (allowance === null) {
-        countAfterCommit.period = periodKey(period);
-      } else if (
-        !(await consumeUsage(db, {
-          accountId,
-          period: periodKey(period),
-          metric: 'actions',
-          limit: allowance,
-        }))
-      ) {
-        throw new QuotaExceededError(
-          `the ${principal.plan} plan allows ${allowance} actions a month; the quota resets ${period.end.toISOString()}`,
-          Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
-        );
-      }
-
+      const row = await writeNewAction(
+        db,
+        {
+          owner,
+          action: p,
+          gate,
+          origin: REQUEST,
+          now,
+          // On the simple path the verification was read just above.
+          destinationUnverified: simple,
+          countLater: (period) => {
+            countAfterCommit = period;
+          },
+        },
+        { scheduler: this.scheduler, countDestination: countsDestination ? guard : undefined },
+      );
       // A new webhook action has no attempts yet: no need to read its (empty) log back.
       return {
         kind: 'created',
         action: row.mode === 'webhook' ? actionView(row, []) : await this.view(db, row),
       };
     });
-    if (result.kind === 'created' && countAfterCommit.period)
-      await this.lateCounts.add({ accountId, period: countAfterCommit.period });
+    if (result.kind === 'created' && countAfterCommit !== null)
+      await this.lateCounts.add({ accountId, period: countAfterCommit });
     return result;
   }
 
@@ -368,19 +339,23 @@ export class ActionService {
     return { id: row.id, name: row.name, status: 'cancelled' };
   }
 
-  async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
-    const [attempts, replays, bulkOperations] = await Promise.all([
+  private async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
+    const waits = this.options.waits;
+    // The timeline (reminder_events) holds an approval's answers, pauses and resumes of either mode, and the bulk
+    // operations that changed the action.
+    const [attempts, events, replays, bulkOperations] = await Promise.all([
       attemptsOf(db, row.id),
+      reminderEventsOf(db, row.id),
       replaysOf(db, row.id),
       bulkEventsOf(db, row.id),
     ]);
     const history = { replays, bulkOperations };
-    if (row.mode !== 'approval') return actionView(row, attempts, undefined, credentials, history);
-    const [recipients, events, attachments] = await Promise.all([
+    if (row.mode !== 'approval')
+      return actionView(row, attempts, { recipients: [], events, attachments: [] }, credentials, history, waits);
+    const [recipients, attachments] = await Promise.all([
       recipientsOf(db, row.id),
-      reminderEventsOf(db, row.id),
       attachmentsOf(db, row.id),
     ]);
-    return actionView(row, attempts, { recipients, events, attachments }, credentials, history);
+    return actionView(row, attempts, { recipients, events, attachments }, credentials, history, waits);
   }
 }

@@ -1,8 +1,24 @@
 import type { Action, ActionSummary } from '@sched/contract';
+import { isTerminal } from '../../domain/action/states.js';
+import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
+import type { Waits } from '../waits.js';
+import { seriesOf } from './series.js';
+
+/** How many upcoming runs a recurring action's detail lists. */
+const NEXT_OCCURRENCES = 5;
+const UNSCALED: Pick<Waits, 'along'> = { along: (_anchor, nominal) => nominal };
+
+/** A live series' next runs, the pending one first (the same reading as the delivery engine's). */
+function nextOccurrences(r: ActionRow, waits: Pick<Waits, 'along'>): string[] {
+  if (!r.recurrence || isTerminal(r.status)) return [];
+  return seriesOf(r, waits)
+    .upcoming({ index: r.recurrence_index, at: r.scheduled_for }, r.recurrence_count, NEXT_OCCURRENCES)
+    .map((d) => d.toISOString());
+}
 
 /** The latest attempt as copied onto the action row (persistence/deliveries.ts insertAttempt). */
 function lastAttempt(r: ActionRow): ActionSummary['last_attempt'] {
@@ -65,7 +81,9 @@ export function actionView(
   details: GateDetails = NO_GATE,
   credentials = true,
   history: ActionHistory = NO_HISTORY,
+  waits: Pick<Waits, 'along'> = UNSCALED,
 ): Action {
+  const { dst_policy: dstPolicy, ...recurrence } = r.recurrence ?? {};
   return {
     id: r.id,
     name: r.name,
@@ -84,8 +102,11 @@ export function actionView(
     retry_strategy: r.retry_strategy,
     manual_retry_count: r.manual_retry_count,
     is_recurring: r.recurrence !== null,
-    recurrence: r.recurrence,
+    recurrence: r.recurrence ? (recurrence as Action['recurrence']) : null,
     recurrence_count: r.recurrence_count,
+    dst_policy: r.recurrence ? (dstPolicy ?? { ...DEFAULT_DST_POLICY }) : null,
+    next_occurrences: nextOccurrences(r, waits),
+    pause: r.pause ? { paused_at: r.pause.paused_at, until: r.pause.until, note: r.pause.note } : null,
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: shownRequest(r.request, credentials),
     callback_url: r.callback_url,

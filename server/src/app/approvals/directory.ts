@@ -74,7 +74,8 @@ export class NotificationChannelService {
     plan: Plan,
     input: { name: string; type: NotificationChannel['type']; webhook_url: string },
   ) {
-    if (!planLimits(plan).slackTeams) throw new ForbiddenError('Slack and Teams are Business-plan features');
+    if (!planLimits(plan).slackTeams)
+      throw new ForbiddenError('Slack and Teams are Business-plan features', 'plan_required');
     this.checkUrl(input.webhook_url);
     return channelView(
       await this.records.create(accountId, {

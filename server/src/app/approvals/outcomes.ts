@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
-import { type ActionRow, insertAction } from '../../persistence/actions.js';
+import type { ActionRow } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
 import { resetRecipients } from '../../persistence/approvals/recipients.js';
 import { revokeResponseTokens } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
+import { writeNewAction } from '../actions/create.js';
+import type { PreparedAction } from '../actions/prepare.js';
 import type { ActionScheduler, Clock } from '../ports.js';
 
 /**
@@ -22,35 +23,42 @@ export async function grantGate(
   const now = deps.clock();
   let childId: string | null = null;
   if (row.request) {
-    childId = randomUUID();
-    await insertAction(tx, {
-      id: childId,
-      account_id: row.account_id,
-      name: `${row.name} (after approval)`.slice(0, 255),
-      description: `Request run after approval of action ${row.id}`,
-      mode: 'webhook',
-      status: 'scheduled',
-      timezone: row.timezone,
-      scheduled_for: now,
-      next_attempt_at: now,
-      idempotency_key: null,
-      dedup_keys: [],
-      max_attempts: row.max_attempts,
-      retry_strategy: row.retry_strategy,
-      request: row.request,
-      webhook_secret: row.webhook_secret,
-      callback_url: row.callback_url,
-      coordination: null,
-      recurrence: null,
-      recurrence_anchor: null,
-      gate: null,
-      created_at: now,
-      updated_at: now,
-    });
-    await deps.scheduler.schedule(tx, childId, now);
+    const child = await writeNewAction(
+      tx,
+      {
+        owner: { accountId: row.account_id },
+        action: postApprovalRequest(row, now),
+        gate: null,
+        origin: { kind: 'post_approval', approvalId: row.id },
+        now,
+      },
+      { scheduler: deps.scheduler },
+    );
+    childId = child.id;
   }
   await updateGate(tx, row.id, { post_approval_action_id: childId }, { status: to, executed_at: now }, now);
   return { status: to, postApprovalActionId: childId };
+}
+
+/** The request of an approval, as the webhook action that runs it after the approval, due now. */
+function postApprovalRequest(row: ActionRow, now: Date): PreparedAction {
+  return {
+    mode: 'webhook',
+    name: `${row.name} (after approval)`.slice(0, 255),
+    description: null,
+    timezone: row.timezone,
+    at: now,
+    idempotencyKey: null,
+    callbackUrl: row.callback_url,
+    request: row.request,
+    maxAttempts: row.max_attempts,
+    retryStrategy: row.retry_strategy,
+    webhookSecret: row.webhook_secret,
+    dedupKeys: [],
+    coordination: null,
+    recurrence: null,
+    gate: null,
+  };
 }
 
 /**

@@ -44,6 +44,7 @@ export class ChainService {
     if (!planLimits(principal.plan).chains) {
       throw new ForbiddenError(
         `chains need the business plan; this account is on the ${principal.plan} plan`,
+        'plan_required',
       );
     }
     const errors = chainStepErrors(body.steps, {

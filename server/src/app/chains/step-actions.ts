@@ -1,17 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { ActionCreateBody, type GateInput, type RETRY_STRATEGIES } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
-import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
-import { insertAttachments } from '../../persistence/approvals/attachments.js';
-import { insertRecipients } from '../../persistence/approvals/recipients.js';
-import { insertStepAction } from '../../persistence/chains.js';
+import type { Plan } from '../../domain/quota/plans.js';
 import type { Sql } from '../../persistence/database.js';
-import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
+import { type CreateCoreDeps, createAction } from '../actions/create.js';
 import { prepareAction } from '../actions/prepare.js';
-import { resolveGate } from '../approvals/gate.js';
-import type { CountDestination } from '../domains/guard.js';
 import { issuesToErrors, ValidationError } from '../errors.js';
-import type { ActionScheduler } from '../ports.js';
+import { QuotaExceededError } from '../quota.js';
 
 /** What a step's work needs from the chain it belongs to. */
 export interface StepOwner {
@@ -23,11 +17,8 @@ export interface StepOwner {
   stepName: string;
 }
 
-export interface StepActionDeps {
-  scheduler: ActionScheduler;
+export interface StepActionDeps extends CreateCoreDeps {
   allowPrivateDestinations: boolean;
-  /** The destination-domain threshold, as for actions; unset (unit tests) counts nothing. */
-  countDestination?: CountDestination | undefined;
 }
 
 /** What a started HTTP or gate step runs: its request or gate, interpolated. */
@@ -52,10 +43,11 @@ const refused = (errors: Record<string, string[]>): StepActionResult => ({
 });
 
 /**
- * Creates the internal action that runs an HTTP step or a gate step, due now, in the caller's transaction: the same
- * checks as `POST /actions` (schema, destination policy and https rule on the interpolated URL, plan caps,
- * recipients, destination-domain threshold), then the delivery core or the approval engine runs it like any
- * action. It counts as one action against the plan's monthly quota.
+ * Creates the internal action that runs an HTTP step or a gate step, due now, in the caller's transaction: the step's
+ * work becomes an ordinary create body (schema, destination policy and https rule on the interpolated URL, plan caps)
+ * and goes through the create core (app/actions/create.ts: recipients, channel allowances, destination-domain
+ * threshold, quota), as `POST /actions` does; the action names its chain and step. A refusal is the step's error
+ * and writes nothing.
  */
 export async function createStepAction(
   db: Sql,
@@ -88,61 +80,21 @@ export async function createStepAction(
     allowPrivateDestinations: deps.allowPrivateDestinations,
   });
   if (!prepared.ok) return refused(prepared.errors);
-  const p = prepared.action;
-  const gate = p.gate ? await resolveGate(db, owner.accountId, owner.plan, p.gate) : null;
-  if (gate && !gate.ok) return refused(gate.errors);
-  // Counted before the quota: a refused destination then takes no action from the month's allowance.
-  if (p.request && deps.countDestination) {
-    try {
-      await deps.countDestination(db, owner.accountId, p.request.url, now);
-    } catch (error) {
-      if (error instanceof ValidationError) return refused(error.errors);
-      throw error;
-    }
+  try {
+    const row = await createAction(
+      db,
+      {
+        owner: { accountId: owner.accountId, plan: owner.plan },
+        action: prepared.action,
+        origin: { kind: 'chain_step', chainId: owner.chainId, stepIndex: owner.stepIndex },
+        now,
+      },
+      deps,
+    );
+    return { ok: true, actionId: row.id };
+  } catch (error) {
+    if (error instanceof ValidationError) return refused(error.errors);
+    if (error instanceof QuotaExceededError) return { ok: false, error: error.message };
+    throw error;
   }
-
-  const allowance = planLimits(owner.plan).actionsPerMonth;
-  const period = monthPeriod(now);
-  if (
-    !(await consumeUsage(db, {
-      accountId: owner.accountId,
-      period: periodKey(period),
-      metric: 'actions',
-      limit: allowance,
-    }))
-  ) {
-    return { ok: false, error: `the ${owner.plan} plan's ${allowance} actions a month are spent` };
-  }
-  const row = await insertStepAction(db, {
-    id: randomUUID(),
-    account_id: owner.accountId,
-    name: p.name,
-    description: `Step ${owner.stepIndex} of chain ${owner.chainId}`,
-    mode: p.mode,
-    status: 'scheduled',
-    timezone: p.timezone,
-    scheduled_for: now,
-    next_attempt_at: now,
-    idempotency_key: null,
-    dedup_keys: [],
-    max_attempts: p.maxAttempts,
-    retry_strategy: p.retryStrategy,
-    request: p.request,
-    webhook_secret: p.webhookSecret,
-    callback_url: null,
-    coordination: null,
-    recurrence: null,
-    recurrence_anchor: null,
-    gate: gate?.ok ? gate.stored : null,
-    chain_id: owner.chainId,
-    chain_step_index: owner.stepIndex,
-    created_at: now,
-    updated_at: now,
-  });
-  if (gate?.ok && p.gate) {
-    await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
-    await insertAttachments(db, row.id, p.gate.attachments);
-  }
-  await deps.scheduler.schedule(db, row.id, now);
-  return { ok: true, actionId: row.id };
 }

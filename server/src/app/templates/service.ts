@@ -151,6 +151,7 @@ export class TemplateService {
     if (definition.type === 'chain' && !planLimits(principal.plan).chains) {
       throw new ForbiddenError(
         `chain templates need the business plan; this account is on the ${principal.plan} plan`,
+        'plan_required',
       );
     }
     const errors = definitionErrors(definition, {

@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
+import { API_KEY_SCOPES, type ApiKeyScope } from '@sched/contract';
 
-/** Scopes an API key can hold: GET needs `read`, every other method needs `write`. */
-export const SCOPES = ['read', 'write'] as const;
-export type Scope = (typeof SCOPES)[number];
+/** Scopes an API key can hold: GET needs `read`, every other method `write`; `/v1/api-keys` needs `admin`. */
+export const SCOPES = API_KEY_SCOPES;
+export type Scope = ApiKeyScope;
+
+/** The first key of an account (the one `sched accounts create` and the first start print) can do everything. */
+export const OWNER_SCOPES: readonly Scope[] = Object.freeze(['read', 'write', 'admin']);
+
+/** The longest grace period of a rotation: past it, the old secret should have been replaced. */
+export const MAX_ROTATION_GRACE_MS = 30 * 24 * 3600_000;
 
 /** Every key starts with this, so leaked keys are recognisable by secret scanners. */
 export const KEY_PREFIX = 'sk_sched_';
@@ -27,7 +34,9 @@ export function seesCredentials(scopes: readonly Scope[]): boolean {
   return scopes.includes('write');
 }
 
-export function requiredScope(method: string): Scope {
+/** The scope a request needs: the route's own (`admin` for key management), else by method. */
+export function requiredScope(method: string, routeScope?: Scope): Scope {
+  if (routeScope) return routeScope;
   const m = method.toUpperCase();
   return m === 'GET' || m === 'HEAD' || m === 'OPTIONS' ? 'read' : 'write';
 }

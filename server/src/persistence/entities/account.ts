@@ -36,6 +36,8 @@ export const ApiKeySchema = defineEntity({
     scopes: p.array(),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
+    /** When the key stops working: chosen at create, or the end of a rotation's grace period. */
+    expiresAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

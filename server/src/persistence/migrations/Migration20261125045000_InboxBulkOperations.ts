@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261125033252_InboxBulkOperations extends Migration {
-  override name = 'Migration20261125033252_InboxBulkOperations';
+export class Migration20261125045000_InboxBulkOperations extends Migration {
+  override name = 'Migration20261125045000_InboxBulkOperations';
 
   override up(): void | Promise<void> {
     this.addSql(

@@ -1,0 +1,50 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyRotated, ApiKeyWithSecret } from '../schemas/api-key.js';
+import { authErrors, ErrorBody, single, Uuid } from '../schemas/common.js';
+
+const c = initContract();
+const idParams = z.object({ id: Uuid });
+// Every route here needs the `admin` scope, whatever its method (server/src/http/auth.ts reads `scope`).
+const metadata = { scope: 'admin' } as const;
+const ADMIN = 'Needs an API key with the `admin` scope.';
+
+export const apiKeysContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/api-keys',
+    responses: { 200: z.object({ data: z.array(ApiKey) }), ...authErrors },
+    metadata,
+    summary: 'List API keys',
+    description: `The account's live keys (neither revoked nor expired), oldest first, without their secrets. ${ADMIN}`,
+  },
+  create: {
+    method: 'POST',
+    path: '/v1/api-keys',
+    body: ApiKeyCreate,
+    responses: { 201: single(ApiKeyWithSecret), ...authErrors },
+    metadata,
+    summary: 'Create an API key',
+    description: `Answers the secret in \`data.key\`, this once: store it now. ${ADMIN}`,
+  },
+  revoke: {
+    method: 'DELETE',
+    path: '/v1/api-keys/:id',
+    pathParams: idParams,
+    body: c.noBody(),
+    responses: { 204: c.noBody(), 404: ErrorBody, ...authErrors },
+    metadata,
+    summary: 'Revoke an API key',
+    description: `The key stops working at once, in every server process. ${ADMIN}`,
+  },
+  rotate: {
+    method: 'POST',
+    path: '/v1/api-keys/:id/rotate',
+    pathParams: idParams,
+    body: ApiKeyRotate,
+    responses: { 201: ApiKeyRotated, 404: ErrorBody, ...authErrors },
+    metadata,
+    summary: 'Rotate an API key',
+    description: `Creates a new key with the same name and scopes and answers its secret once; the old key keeps working for \`grace_period\` (default 24 h), then expires. ${ADMIN}`,
+  },
+});

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
+import { type ActionRow, insertAction, type NewAction } from '../../persistence/actions.js';
+import { insertAttachments } from '../../persistence/approvals/attachments.js';
+import { insertRecipients } from '../../persistence/approvals/recipients.js';
+import type { Sql } from '../../persistence/database.js';
+import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
+import { type GateResolution, resolveGate } from '../approvals/gate.js';
+import type { CountDestination } from '../domains/guard.js';
+import { ValidationError } from '../errors.js';
+import type { ActionScheduler } from '../ports.js';
+import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
+import type { PreparedAction } from './prepare.js';
+
+/**
+ * The create core: the one way an action is made. `POST /actions` (app/actions/service.ts, also behind template
+ * triggers), a chain's HTTP or gate step (app/chains/step-actions.ts) and the request run after an approval
+ * (app/approvals/outcomes.ts) all write their action here; so will replay and bulk operations. The order is
+ * gate resolution -> destination count -> quota -> row (`newActionRow`) -> recipients and attachments -> schedule.
+ */
+
+/** Whose action it is: its account, and the plan its checks are made against. */
+export interface ActionOwner {
+  accountId: string;
+  plan: Plan;
+}
+
+/**
+ * Why the action is made. A chain step's action names its chain and step (it is read through the chain, not listed).
+ * A post-approval request is part of the approval it follows: that approval was counted and its request checked
+ * when it was created, so the request counts neither against the quota nor against the destination threshold, and
+ * no plan is needed to write it.
+ */
+export type ActionOrigin =
+  | { kind: 'request' }
+  | { kind: 'chain_step'; chainId: string; stepIndex: number }
+  | { kind: 'post_approval'; approvalId: string };
+
+export interface CreateCoreDeps {
+  scheduler: ActionScheduler;
+  /** The destination-domain threshold (app/domains/guard.ts); unset (unit tests) counts nothing. */
+  countDestination?: CountDestination | undefined;
+}
+
+/** A gate resolved against the account's directory, as the create writes it. */
+export type ResolvedGate = Extract<GateResolution, { ok: true }>;
+
+export interface NewActionInput {
+  /** The post-approval request (no plan checks) needs only the account. */
+  owner: ActionOwner | { accountId: string; plan?: undefined };
+  /** The validated create (app/actions/prepare.ts `prepareAction`). */
+  action: PreparedAction;
+  /** Its gate, resolved by `resolveActionGate` (null without one). */
+  gate: ResolvedGate | null;
+  origin: ActionOrigin;
+  now: Date;
+  /** The caller has just read that the destination host is unverified (the guard need not read it again). */
+  destinationUnverified?: boolean | undefined;
+  /**
+   * When set, a plan without a monthly cap is not counted in the transaction but handed here with its period, to be
+   * counted after the commit (the API does so on a connection that does not wait for the disk flush).
+   */
+  countLater?: ((period: string) => void) | undefined;
+}
+
+/**
+ * The action row a create writes, built in one place. Every column a create sets is here; the others start at
+ * their defaults (persistence/actions.ts `CREATE_COLUMNS`).
+ */
+export function newActionRow(
+  p: PreparedAction,
+  ctx: { accountId: string; gate: ResolvedGate | null; origin: ActionOrigin; now: Date },
+): NewAction {
+  const { origin, now } = ctx;
+  return {
+    id: randomUUID(),
+    account_id: ctx.accountId,
+    name: p.name,
+    description:
+      origin.kind === 'chain_step'
+        ? `Step ${origin.stepIndex} of chain ${origin.chainId}`
+        : origin.kind === 'post_approval'
+          ? `Request run after approval of action ${origin.approvalId}`
+          : p.description,
+    mode: p.mode,
+    status: 'scheduled',
+    timezone: p.timezone,
+    scheduled_for: p.at,
+    next_attempt_at: p.at,
+    idempotency_key: p.idempotencyKey,
+    dedup_keys: p.dedupKeys,
+    max_attempts: p.maxAttempts,
+    retry_strategy: p.retryStrategy,
+    request: p.request,
+    webhook_secret: p.webhookSecret,
+    callback_url: p.callbackUrl,
+    coordination: p.coordination,
+    recurrence: p.recurrence,
+    recurrence_anchor: p.recurrence ? p.at : null,
+    gate: ctx.gate?.stored ?? null,
+    chain_id: origin.kind === 'chain_step' ? origin.chainId : null,
+    chain_step_index: origin.kind === 'chain_step' ? origin.stepIndex : null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * Resolves a prepared gate against the account's directory and refuses one whose channels' monthly allowance is
+ * spent: a ValidationError (422 paths under `gate.`) or a QuotaExceededError. Null without a gate.
+ */
+export async function resolveActionGate(
+  db: Sql,
+  owner: ActionOwner,
+  p: PreparedAction,
+  now: Date,
+): Promise<ResolvedGate | null> {
+  if (!p.gate) return null;
+  const gate = await resolveGate(db, owner.accountId, owner.plan, p.gate);
+  if (!gate.ok) throw new ValidationError(gate.errors);
+  const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
+  await assertChannelAllowances(db, owner.accountId, owner.plan, channels, now);
+  return gate;
+}
+
+/**
+ * Writes a prepared action whose gate is resolved, in the caller's transaction: destination count, quota, row,
+ * recipients and attachments, schedule. Throws ValidationError (destination threshold) or QuotaExceededError before
+ * anything is written, so a caller that goes on in the same transaction (a chain) is left with nothing to undo.
+ */
+export async function writeNewAction(
+  db: Sql,
+  input: NewActionInput,
+  deps: CreateCoreDeps,
+): Promise<ActionRow> {
+  const { owner, action: p, gate, origin, now } = input;
+  if (origin.kind !== 'post_approval') {
+    if (!owner.plan) throw new Error(`a create of origin ${origin.kind} is checked against its plan`);
+    if (p.request && deps.countDestination) {
+      await deps.countDestination(db, owner.accountId, p.request.url, now, {
+        unverified: input.destinationUnverified ?? false,
+      });
+    }
+    await takeActionQuota(db, owner, now, input.countLater);
+  }
+
+  const row = await insertAction(db, newActionRow(p, { accountId: owner.accountId, gate, origin, now }));
+  if (gate && p.gate) {
+    await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
+    await insertAttachments(db, row.id, p.gate.attachments);
+  }
+  await deps.scheduler.schedule(db, row.id, p.at);
+  return row;
+}
+
+/**
+ * The entry point for a caller already in a transaction (a chain step, replay, bulk operations): the whole create
+ * core, from gate resolution to schedule. `POST /actions` runs the same two halves itself, resolving the gate before
+ * its transaction and sharing one-statement creates with its turn (app/actions/service.ts).
+ */
+export async function createAction(
+  db: Sql,
+  input: Omit<NewActionInput, 'gate' | 'owner'> & { owner: ActionOwner },
+  deps: CreateCoreDeps,
+): Promise<ActionRow> {
+  const gate = await resolveActionGate(db, input.owner, input.action, input.now);
+  return writeNewAction(db, { ...input, gate }, deps);
+}
+
+/** Takes one action from the plan's monthly allowance, or throws QuotaExceededError with Retry-After until the 1st. */
+async function takeActionQuota(
+  db: Sql,
+  owner: ActionOwner,
+  now: Date,
+  countLater: ((period: string) => void) | undefined,
+): Promise<void> {
+  const allowance = planLimits(owner.plan).actionsPerMonth;
+  const period = monthPeriod(now);
+  if (allowance === null && countLater) {
+    // Nothing to refuse: counted after the commit, so no counter row every create of the account would queue on.
+    countLater(periodKey(period));
+    return;
+  }
+  if (
+    !(await consumeUsage(db, {
+      accountId: owner.accountId,
+      period: periodKey(period),
+      metric: 'actions',
+      limit: allowance,
+    }))
+  ) {
+    throw new QuotaExceededError(
+      `the ${owner.plan} plan allows ${allowance} actions a month; the quota resets ${period.end.toISOString()}`,
+      Math.max(1, Math.ceil((period.end.getTime() - now.getTime()) / 1000)),
+    );
+  }
+}
