@@ -260,6 +260,12 @@ describe('operations: inbox, replay, bulk operations', () => {
         at: expect.any(String),
       },
     ]);
+    expect(one.reminder_events).toEqual([
+      expect.objectContaining({
+        event_type: 'retried',
+        notes: `retried by bulk operation ${opId}: partner outage of 25 Nov`,
+      }),
+    ]);
     const list = await call('GET', '/v1/bulk-operations');
     expect(list.status).toBe(200);
     expect(list.body.data[0]).toMatchObject({ id: opId, status: 'completed' });
@@ -298,7 +304,52 @@ describe('operations: inbox, replay, bulk operations', () => {
     expect((await action(live.body.data.id)).bulk_operations[0]).toMatchObject({ outcome: 'skipped' });
   }, 60_000);
 
-  it('bulk input: exactly one of filter or ids, at most 1,000 ids; pause and resume are not yet available', async () => {
+  it('bulk pause and resume go through the pause use case; the timeline names the operation', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const res = await call('POST', '/v1/actions', {
+        name: `hold ${i}`,
+        schedule: { wait: '1h' },
+        request: { url: `${rx.url}/hold` },
+      });
+      ids.push(res.body.data.id);
+    }
+    const filter = { search: 'hold', status: 'scheduled' };
+    const dry = await call('POST', '/v1/bulk-operations', {
+      operation: 'pause',
+      filter,
+      pause: { indefinite: true },
+    });
+    expect(dry.body.data).toMatchObject({ matched: 3, eligible: 3 });
+    const paused = await call('POST', '/v1/bulk-operations', {
+      operation: 'pause',
+      filter,
+      pause: { indefinite: true },
+      dry_run: false,
+      note: 'receiver down',
+    });
+    const finished = (id: string) =>
+      eventually(async () => {
+        const op = (await call('GET', `/v1/bulk-operations/${id}`)).body.data;
+        return op.status === 'completed' ? op : null;
+      }, 30_000);
+    expect(await finished(paused.body.data.id)).toMatchObject({ matched: 3, affected: 3 });
+    const one = await action(ids[0]!);
+    expect(one.status).toBe('paused');
+    expect(one.reminder_events.at(-1)).toMatchObject({ event_type: 'paused' });
+    expect(one.reminder_events.at(-1).notes).toContain(`bulk operation ${paused.body.data.id}`);
+
+    const resumed = await call('POST', '/v1/bulk-operations', {
+      operation: 'resume',
+      ids,
+      resume: { missed: 'skip' },
+      dry_run: false,
+    });
+    expect(await finished(resumed.body.data.id)).toMatchObject({ matched: 3, affected: 3 });
+    expect((await action(ids[1]!)).status).toBe('scheduled');
+  }, 60_000);
+
+  it('bulk input: exactly one of filter or ids, at most 1,000 ids, options for their operation only', async () => {
     const both = await call('POST', '/v1/bulk-operations', {
       operation: 'cancel',
       filter: {},
@@ -315,12 +366,25 @@ describe('operations: inbox, replay, bulk operations', () => {
       filter: { colour: 'red' },
     });
     expect(unknownKey.status).toBe(422);
-    const pause = await call('POST', '/v1/bulk-operations', {
+    const noPause = await call('POST', '/v1/bulk-operations', {
       operation: 'pause',
       filter: { status: 'scheduled' },
     });
-    expect(pause.status).toBe(422);
-    expect(pause.body.errors.operation[0]).toContain('not yet available');
+    expect(noPause.status).toBe(422);
+    expect(noPause.body.errors.pause).toBeDefined();
+    const badPause = await call('POST', '/v1/bulk-operations', {
+      operation: 'pause',
+      filter: {},
+      pause: { duration: 'a while' },
+    });
+    expect(badPause.status).toBe(422);
+    const wrongPart = await call('POST', '/v1/bulk-operations', {
+      operation: 'cancel',
+      ids: [accountId],
+      resume: {},
+    });
+    expect(wrongPart.status).toBe(422);
+    expect(wrongPart.body.errors.resume).toBeDefined();
     expect((await call('GET', `/v1/bulk-operations/${crypto.randomUUID()}`)).status).toBe(404);
   });
 });

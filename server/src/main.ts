@@ -6,8 +6,8 @@ import { AccountService } from './app/accounts.js';
 import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
-import { ActionReplays, type CreateIn } from './app/actions/replay.js';
-import { PauseService } from './app/actions/pause.js';
+import { ActionReplays } from './app/actions/replay.js';
+import { PauseService, pauseAction, resumeAction } from './app/actions/pause.js';
 import { ActionService } from './app/actions/service.js';
 import { BulkRunner } from './app/bulk/runner.js';
 import { BulkOperations } from './app/bulk/service.js';
@@ -182,14 +182,14 @@ export async function startService(
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
-    const pauses = new PauseService({
-      store: database,
+    const pauseDeps = {
       scheduler,
       callbacks: callbackOutbox,
       timers: createPauseTimers(queue),
       clock,
       waits,
-    });
+    };
+    const pauses = new PauseService({ store: database, ...pauseDeps });
     const chainCallbacks = createChainCallbackOutbox(queue, clock);
     // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
     const countDestination = destinationGuard(config.domainLimits);
@@ -209,21 +209,21 @@ export async function startService(
       clock,
       limits: config.domainLimits,
     });
-    // The create path inside a caller's transaction (replays: the new action, its link and a bulk item commit
-    // together). Until the one create core lands, it is ActionService.create over a store that is that transaction.
-    const actionsIn = (db: Parameters<CreateIn>[0]) =>
-      new ActionService({ sql: db, transaction: (fn) => fn(db) }, scheduler, clock, {
-        allowPrivateDestinations: config.allowPrivateDestinations,
-        countDestination,
-      });
-    const createIn: CreateIn = (db) => (principal, body) => actionsIn(db).create(principal, body);
+    const actions = new ActionService(database, scheduler, clock, {
+      allowPrivateDestinations: config.allowPrivateDestinations,
+      counters: counterDatabase,
+      countDestination,
+      waits,
+    });
+    const replays = new ActionReplays({
+      store: database,
+      scheduler,
+      clock,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination,
+      view: (db, row) => actions.view(db, row),
+    });
     if (role !== 'worker') {
-      const actions = new ActionService(database, scheduler, clock, {
-        allowPrivateDestinations: config.allowPrivateDestinations,
-        counters: counterDatabase,
-        countDestination,
-        waits,
-      });
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
       });
@@ -232,7 +232,7 @@ export async function startService(
         accounts,
         contacts: new ContactService(database),
         actions,
-        replays: new ActionReplays(database, createIn, clock),
+        replays,
         bulkOperations: new BulkOperations(database, createBulkOperationQueue(queue), clock),
         pauses,
         templates: new TemplateService({
@@ -380,20 +380,22 @@ export async function startService(
       await chainWorker.start();
       await workDomainChecks(queue, domains);
       await workRetention(queue, new RetentionService(database, clock), metrics, logger);
-      const bulkActions = actionsIn(database.sql);
-      const replays = new ActionReplays(database, createIn, clock);
-      const bulkQueue = queue;
-      const bulkRunner: BulkRunner = new BulkRunner({
+      const bulkQueue = createBulkOperationQueue(queue);
+      const bulkRunner = new BulkRunner({
         store: database,
         clock,
         waits,
         ops: {
-          cancel: async (db, row, now) => void (await bulkActions.cancelRow(db, row, now)),
-          retry: async (db, row, now) => void (await bulkActions.retryRow(db, row, now)),
-          replay: async (db, principal, row, overrides) =>
-            (await replays.replayRow(db, principal, row, overrides)).id,
+          cancel: async (db, row, now) => void (await actions.cancelRow(db, row, now)),
+          retry: async (db, row, now) => void (await actions.retryRow(db, row, now)),
+          replay: async (db, owner, row, overrides) =>
+            (await replays.replayRow(db, owner, row, overrides)).id,
+          pause: async (db, row, input, via) =>
+            void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+          resume: async (db, row, input, via) =>
+            void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
         },
-        handOn: (id) => createBulkOperationQueue(bulkQueue).enqueue(database.sql, id),
+        handOn: (id) => bulkQueue.enqueue(database.sql, id),
       });
       stopBulkSweep = await workBulkOperations(queue, bulkRunner, logger, waits.wait(5_000, 1_000));
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.

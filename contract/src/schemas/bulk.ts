@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACTION_STATES, BULK_OPERATION_STATES, BULK_OPERATIONS } from '../vocabulary.js';
-import { ActionFilterFields, ReplayBody } from './action.js';
+import { ActionFilterFields, PauseBody, ReplayBody, ResumeBody } from './action.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** At most this many ids in one bulk operation given by ids; a filter has no such bound. */
@@ -28,12 +28,24 @@ export const BulkOperationCreate = z
       .optional()
       .meta({ description: "Shown on the operation and each action's timeline." }),
     replay: ReplayBody.optional().meta({ description: '`replay` only: the overrides of each replay.' }),
+    pause: PauseBody.omit({ note: true }).optional().meta({
+      description: '`pause` only (required): `until`, `duration` or `indefinite: true`, as for one action.',
+    }),
+    resume: ResumeBody.optional().meta({ description: '`resume` only: what to do with what was missed.' }),
   })
   .superRefine((b, ctx) => {
     if ((b.filter === undefined) === (b.ids === undefined))
       ctx.addIssue({ code: 'custom', path: ['filter'], message: 'give exactly one of filter or ids' });
-    if (b.replay !== undefined && b.operation !== 'replay')
-      ctx.addIssue({ code: 'custom', path: ['replay'], message: 'is only for the replay operation' });
+    for (const part of ['replay', 'pause', 'resume'] as const) {
+      if (b[part] !== undefined && b.operation !== part)
+        ctx.addIssue({ code: 'custom', path: [part], message: `is only for the ${part} operation` });
+    }
+    if (b.operation === 'pause' && b.pause === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pause'],
+        message: 'is required: give until, duration or indefinite: true',
+      });
   })
   .meta({
     id: 'BulkOperationCreate',

@@ -1,4 +1,5 @@
 import type { Action, ActionCreateParsed, ReplayBody } from '@sched/contract';
+import type { Plan } from '../../domain/quota/plans.js';
 import { isTerminal } from '../../domain/action/states.js';
 import { type ActionRow, findAction, markReplay } from '../../persistence/actions.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
@@ -6,15 +7,20 @@ import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { Clock, Store } from '../ports.js';
-import type { CreateResult } from './service.js';
+import type { ActionScheduler, Clock, Store } from '../ports.js';
+import type { CountDestination } from '../domains/guard.js';
+import { createAction } from './create.js';
+import { prepareAction } from './prepare.js';
 
-/**
- * The create path, bound to a transaction: the replay and its link to the original commit together, and a bulk
- * replay marks its item in that same transaction. Until the one create core lands it is ActionService.create over a
- * store that is the caller's transaction (main.ts).
- */
-export type CreateIn = (db: Sql) => (principal: Principal, body: ActionCreateParsed) => Promise<CreateResult>;
+export interface ReplayDeps {
+  store: Store;
+  scheduler: ActionScheduler;
+  clock: Clock;
+  allowPrivateDestinations: boolean;
+  countDestination?: CountDestination | undefined;
+  /** The action as `GET /actions/{id}` shows it, read in the transaction that made it. */
+  view: (db: Sql, row: ActionRow) => Promise<Action>;
+}
 
 /**
  * The original's definition as a create body, with the replay's overrides. Copied: mode, name, description,
@@ -81,24 +87,32 @@ export function replayDefinition(
   };
 }
 
-/** `POST /actions/{id}/replay` and bulk replays: a new action from a final one's definition. */
+/**
+ * `POST /actions/{id}/replay` and bulk replays: a new action from a final one's definition, made through the one
+ * create core (app/actions/create.ts: validation, SSRF, destination threshold, quota) in the caller's transaction,
+ * so the replay, its link to the original and a bulk item's mark commit together.
+ */
 export class ActionReplays {
-  constructor(
-    private readonly store: Store,
-    private readonly createIn: CreateIn,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly p: ReplayDeps) {}
 
   async replay(principal: Principal, id: string, overrides: ReplayBody = {}): Promise<Action> {
-    return this.store.transaction(async (db) => {
+    return this.p.store.transaction(async (db) => {
       const row = await findAction(db, principal.accountId, id);
       if (!row || row.chain_id !== null) throw new NotFoundError('action');
-      return this.replayRow(db, principal, row, overrides);
+      return this.p.view(
+        db,
+        await this.replayRow(db, { accountId: principal.accountId, plan: principal.plan }, row, overrides),
+      );
     });
   }
 
-  /** Replays a row in the caller's transaction; 409 when it is not final (or a live action holds its dedup key). */
-  async replayRow(db: Sql, principal: Principal, row: ActionRow, overrides: ReplayBody): Promise<Action> {
+  /** Replays a row in the caller's transaction; 409 when it is not final. Answers the new action's row. */
+  async replayRow(
+    db: Sql,
+    owner: { accountId: string; plan: Plan },
+    row: ActionRow,
+    overrides: ReplayBody,
+  ): Promise<ActionRow> {
     if (!isTerminal(row.status)) {
       throw new ConflictError(
         `action ${row.id} is ${row.status}; only a final action (executed, failed, expired, cancelled) can be replayed`,
@@ -107,11 +121,18 @@ export class ActionReplays {
     if (!row.request && overrides.request)
       throw ValidationError.field('request', 'the original action has no request to change');
     const recipients = row.mode === 'approval' ? await recipientsOf(db, row.id) : [];
-    const body = replayDefinition(row, recipients, overrides, this.clock());
-    const created = await this.createIn(db)(principal, body);
-    if (created.kind === 'skipped')
-      throw new ConflictError(`not replayed: ${created.reason} (live action ${created.action.id})`);
-    await markReplay(db, created.action.id, row.id);
-    return { ...created.action, replay_of: row.id };
+    const now = this.p.clock();
+    const prepared = prepareAction(replayDefinition(row, recipients, overrides, now), {
+      plan: owner.plan,
+      now,
+      allowPrivateDestinations: this.p.allowPrivateDestinations,
+    });
+    if (!prepared.ok) throw new ValidationError(prepared.errors);
+    const created = await createAction(
+      db,
+      { owner, action: prepared.action, origin: { kind: 'request' }, now },
+      { scheduler: this.p.scheduler, countDestination: this.p.countDestination },
+    );
+    return markReplay(db, created.id, row.id);
   }
 }

@@ -339,7 +339,7 @@ export class ActionService {
     return { id: row.id, name: row.name, status: 'cancelled' };
   }
 
-  private async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
+  async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
     const waits = this.options.waits;
     // The timeline (reminder_events) holds an approval's answers, pauses and resumes of either mode, and the bulk
     // operations that changed the action.
@@ -351,7 +351,14 @@ export class ActionService {
     ]);
     const history = { replays, bulkOperations };
     if (row.mode !== 'approval')
-      return actionView(row, attempts, { recipients: [], events, attachments: [] }, credentials, history, waits);
+      return actionView(
+        row,
+        attempts,
+        { recipients: [], events, attachments: [] },
+        credentials,
+        history,
+        waits,
+      );
     const [recipients, attachments] = await Promise.all([
       recipientsOf(db, row.id),
       attachmentsOf(db, row.id),

@@ -1,4 +1,4 @@
-import type { BulkItemOutcome, ReplayBody } from '@sched/contract';
+import { type BulkItemOutcome, REMINDER_EVENT, type ReplayBody } from '@sched/contract';
 import { isBulkEligible } from '../../domain/action/bulk.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import { lockAction } from '../../persistence/actions.js';
@@ -15,9 +15,11 @@ import {
   takeBulkLease,
 } from '../../persistence/bulk-operations.js';
 import { sql } from 'kysely';
+import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
 import type { Sql } from '../../persistence/database.js';
-import type { Principal } from '../accounts.js';
-import { AppError } from '../errors.js';
+import type { PauseInput, ResumeInput } from '../actions/pause.js';
+import type { Plan } from '../../domain/quota/plans.js';
+import { AppError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
@@ -26,8 +28,23 @@ export interface BulkActionOps {
   cancel(db: Sql, row: ActionRow, now: Date): Promise<void>;
   retry(db: Sql, row: ActionRow, now: Date): Promise<void>;
   /** Answers the new action's id. */
-  replay(db: Sql, principal: Principal, row: ActionRow, overrides: ReplayBody): Promise<string>;
+  replay(
+    db: Sql,
+    owner: { accountId: string; plan: Plan },
+    row: ActionRow,
+    overrides: ReplayBody,
+  ): Promise<string>;
+  /** `via` names the operation on the timeline (the pause use case writes its own event). */
+  pause(db: Sql, row: ActionRow, input: PauseInput, via: string): Promise<void>;
+  resume(db: Sql, row: ActionRow, input: ResumeInput, via: string): Promise<void>;
 }
+
+/** The timeline event a bulk change writes; pause and resume write theirs themselves. */
+const TIMELINE_EVENT = {
+  cancel: REMINDER_EVENT.cancelled,
+  retry: REMINDER_EVENT.retried,
+  replay: REMINDER_EVENT.replayed,
+} as const;
 
 /** Actions per batch: one short transaction each, so a stop or a crash costs at most one batch's work. */
 export const BULK_BATCH_SIZE = 200;
@@ -70,15 +87,7 @@ export class BulkRunner {
     });
     if (!op) return 'held';
     const plan = op.operation === 'replay' ? await planOf(this.p.store.sql, op.account_id) : null;
-    const principal: Principal | null = plan
-      ? {
-          accountId: op.account_id,
-          plan,
-          rateLimitFactor: 1,
-          keyId: `bulk:${op.id}`,
-          scopes: ['read', 'write'],
-        }
-      : null;
+    const principal = plan ? { accountId: op.account_id, plan } : null;
     const started = Date.now();
     for (;;) {
       const more = await this.p.store.transaction((db) => this.batch(db, op.id, principal));
@@ -101,7 +110,11 @@ export class BulkRunner {
   }
 
   /** One page; answers whether more may follow. */
-  private async batch(db: Sql, operationId: string, principal: Principal | null): Promise<boolean> {
+  private async batch(
+    db: Sql,
+    operationId: string,
+    principal: { accountId: string; plan: Plan } | null,
+  ): Promise<boolean> {
     const op = await lockBulkOperation(db, operationId);
     if (op?.status !== 'running') return false;
     const now = this.p.clock();
@@ -128,7 +141,7 @@ export class BulkRunner {
     db: Sql,
     op: BulkOperationRow,
     actionId: string,
-    principal: Principal | null,
+    owner: { accountId: string; plan: Plan } | null,
     now: Date,
   ): Promise<{ outcome: BulkItemOutcome; detail: string | null }> {
     const row = await lockAction(db, actionId);
@@ -136,9 +149,20 @@ export class BulkRunner {
       return { outcome: 'skipped', detail: 'the action no longer exists' };
     if (!isBulkEligible(op.operation, { status: row.status, hasRequest: row.request !== null }))
       return { outcome: 'skipped', detail: `the action is ${row.status}` };
+    const via = `bulk operation ${op.id}`;
+    const options = (op.options ?? {}) as { replay?: ReplayBody; pause?: PauseInput; resume?: ResumeInput };
+    const timeline = async (operation: keyof typeof TIMELINE_EVENT, what: string) =>
+      addReminderEvents(db, row.id, [
+        {
+          type: TIMELINE_EVENT[operation],
+          actor: null,
+          notes: [`${what} by ${via}`, op.note].filter(Boolean).join(': '),
+        },
+      ]);
     if (op.operation === 'cancel') {
       // Eligible means cancellable, and the row is locked: nothing can refuse it, so no savepoint is needed.
       await this.p.ops.cancel(db, row, now);
+      await timeline('cancel', 'cancelled');
       return { outcome: 'affected', detail: null };
     }
     // A refusal of one action (a live action took its idempotency key, the quota is spent) rolls back that action's
@@ -146,19 +170,29 @@ export class BulkRunner {
     await sql`savepoint bulk_item`.execute(db);
     try {
       let detail: string | null = null;
-      if (op.operation === 'retry') await this.p.ops.retry(db, row, now);
-      else if (op.operation === 'replay') {
-        const overrides = ((op.options as { replay?: ReplayBody } | null)?.replay ?? {}) as ReplayBody;
-        detail = await this.p.ops.replay(db, principal!, row, overrides);
-      } else return { outcome: 'skipped', detail: `${op.operation} is not available` };
+      switch (op.operation) {
+        case 'retry':
+          await this.p.ops.retry(db, row, now);
+          await timeline('retry', 'retried');
+          break;
+        case 'replay':
+          detail = await this.p.ops.replay(db, owner!, row, options.replay ?? {});
+          await timeline('replay', `replayed as ${detail}`);
+          break;
+        case 'pause':
+          await this.p.ops.pause(db, row, { ...options.pause, note: op.note }, via);
+          break;
+        case 'resume':
+          await this.p.ops.resume(db, row, options.resume ?? {}, via);
+          break;
+      }
       await sql`release savepoint bulk_item`.execute(db);
       return { outcome: 'affected', detail };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       await sql`rollback to savepoint bulk_item`.execute(db);
-      const message =
-        'errors' in err && err.errors ? `${err.message} ${JSON.stringify(err.errors)}` : err.message;
-      return { outcome: 'failed', detail: message.slice(0, 1000) };
+      const fields = err instanceof ValidationError ? ` ${JSON.stringify(err.errors)}` : '';
+      return { outcome: 'failed', detail: `${err.message}${fields}`.slice(0, 1000) };
     }
   }
 }

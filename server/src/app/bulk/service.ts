@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BulkDryRun, BulkOperation, BulkOperationCreate, BulkOperationState } from '@sched/contract';
-import { AVAILABLE_BULK_OPERATIONS, bulkEligibility, tallyEligibility } from '../../domain/action/bulk.js';
+import { bulkEligibility, tallyEligibility } from '../../domain/action/bulk.js';
 import {
   type BulkOperationRow,
   type BulkTarget,
@@ -13,6 +13,7 @@ import {
 } from '../../persistence/bulk-operations.js';
 import type { Principal } from '../accounts.js';
 import { toActionFilter } from '../actions/filter.js';
+import { pauseEnd } from '../actions/pause.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, type PageQuery, pageOf, pageWindow } from '../pagination.js';
 import type { BulkOperationQueue, Clock, Store } from '../ports.js';
@@ -52,13 +53,8 @@ export class BulkOperations {
   ) {}
 
   async create(principal: Principal, body: BulkOperationCreate): Promise<BulkCreateResult> {
-    if (!AVAILABLE_BULK_OPERATIONS.includes(body.operation)) {
-      throw ValidationError.field(
-        'operation',
-        `${body.operation} is not yet available; use one of ${AVAILABLE_BULK_OPERATIONS.join(', ')}`,
-      );
-    }
     const accountId = principal.accountId;
+    const options = this.options(body);
     const target = this.target(body);
     if (body.dry_run) {
       const counts = tallyEligibility(body.operation, await countByStatus(this.store.sql, accountId, target));
@@ -86,7 +82,7 @@ export class BulkOperations {
           accountId,
           operation: body.operation,
           filter: body.filter ?? null,
-          options: body.replay ? { replay: body.replay } : null,
+          options,
           note: body.note ?? null,
           now: this.clock(),
         },
@@ -124,6 +120,24 @@ export class BulkOperations {
     const row = await findBulkOperation(this.store.sql, accountId, id);
     if (!row) throw new NotFoundError('bulk operation');
     throw new ConflictError(`bulk operation ${id} is ${row.status}, not running`);
+  }
+
+  /**
+   * What each action's change takes, checked now so a bad input is a 422 before anything starts. A pause's
+   * `duration` becomes one `until` for the whole operation: every action resumes at the same moment.
+   */
+  private options(body: BulkOperationCreate): Record<string, unknown> | null {
+    if (body.replay) return { replay: body.replay };
+    if (body.resume) return { resume: body.resume };
+    if (body.pause) {
+      const end = pauseEnd(body.pause, this.clock(), 'UTC');
+      if (!end.ok)
+        throw new ValidationError(
+          Object.fromEntries(Object.entries(end.errors).map(([k, v]) => [`pause.${k}`, v])),
+        );
+      return { pause: body.pause.duration && end.until ? { until: end.until.toISOString() } : body.pause };
+    }
+    return null;
   }
 
   private target(body: BulkOperationCreate): BulkTarget {

@@ -3,7 +3,12 @@ import { bulkEligibility, isBulkEligible, tallyEligibility } from './bulk.js';
 
 describe('bulk eligibility', () => {
   it('follows the state table', () => {
-    expect(bulkEligibility('cancel').states).toEqual(['scheduled', 'resolved', 'awaiting_response']);
+    expect(bulkEligibility('cancel').states).toEqual([
+      'scheduled',
+      'resolved',
+      'awaiting_response',
+      'paused',
+    ]);
     expect(bulkEligibility('retry').states).toEqual(['failed']);
     expect([...bulkEligibility('replay').states].sort()).toEqual([
       'cancelled',

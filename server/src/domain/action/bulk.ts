@@ -1,10 +1,17 @@
 import type { BulkOperationKind } from '@sched/contract';
-import { ACTION_TRANSITIONS, type ActionState, CANCELLABLE_STATES, TERMINAL_STATES } from './states.js';
+import {
+  ACTION_TRANSITIONS,
+  type ActionState,
+  CANCELLABLE_STATES,
+  PAUSABLE_STATES,
+  TERMINAL_STATES,
+} from './states.js';
 
 /**
  * Which actions each bulk operation changes (issue 23), derived from the state table so a bulk operation and the
  * single-action endpoint always agree: `cancel` where `DELETE /actions/{id}` cancels, `retry` where
- * `POST /actions/{id}/retry` retries (a failed action with a request), `replay` on a final action. Everything else
+ * `POST /actions/{id}/retry` retries (a failed action with a request), `replay` on a final action, `pause` and
+ * `resume` where the single-action endpoints do. Everything else
  * matched is skipped and counted by its status.
  */
 export interface BulkEligibility {
@@ -13,23 +20,17 @@ export interface BulkEligibility {
   needsRequest: boolean;
 }
 
-const RETRYABLE_STATES = Object.freeze(
-  ACTION_TRANSITIONS.filter((t) => t.event === 'manual_retry').map((t) => t.from),
-);
-
-/** The operations this build can run; pause and resume join when their use case exists (docs/operations.md). */
-export const AVAILABLE_BULK_OPERATIONS: readonly BulkOperationKind[] = Object.freeze([
-  'cancel',
-  'retry',
-  'replay',
-]);
+const fromStates = (event: string) =>
+  Object.freeze([...new Set(ACTION_TRANSITIONS.filter((t) => t.event === event).map((t) => t.from))]);
+const RETRYABLE_STATES = fromStates('manual_retry');
+const RESUMABLE_STATES = fromStates('resume');
 
 const ELIGIBILITY: Readonly<Record<BulkOperationKind, BulkEligibility>> = Object.freeze({
   cancel: { states: CANCELLABLE_STATES, needsRequest: false },
   retry: { states: RETRYABLE_STATES, needsRequest: true },
   replay: { states: TERMINAL_STATES, needsRequest: false },
-  pause: { states: [], needsRequest: false },
-  resume: { states: [], needsRequest: false },
+  pause: { states: PAUSABLE_STATES, needsRequest: false },
+  resume: { states: RESUMABLE_STATES, needsRequest: false },
 });
 
 export function bulkEligibility(operation: BulkOperationKind): BulkEligibility {
