@@ -1,3 +1,4 @@
+import { createClient } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { eventually, type Receiver, startReceiver } from './support/receiver.js';
@@ -387,4 +388,70 @@ describe('operations: inbox, replay, bulk operations', () => {
     expect(wrongPart.body.errors.resume).toBeDefined();
     expect((await call('GET', `/v1/bulk-operations/${crypto.randomUUID()}`)).status).toBe(404);
   });
+
+  it('SDK and CLI: actions.replay, bulkOperations with a wait for completion, `sched bulk` dry run then --yes', async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
+    rx.on('/sdk', { status: 404 });
+    const created = await sched.actions.create({
+      name: 'sdk failing',
+      schedule: { wait: '1s' },
+      max_attempts: 1,
+      request: { url: `${rx.url}/sdk` },
+    });
+    const id = created.action.id;
+    await settled(id, 'failed');
+    const replay = await sched.actions.replay(id, { schedule: { wait: '1h' } });
+    expect(replay.replay_of).toBe(id);
+
+    const dry = await sched.bulkOperations.create({ operation: 'cancel', ids: [replay.id] });
+    expect(dry).toMatchObject({ dry_run: true, matched: 1, eligible: 1 });
+    const started = await sched.bulkOperations.start({ operation: 'cancel', ids: [replay.id] });
+    const seen: number[] = [];
+    const done = await sched.bulkOperations.waitForCompletion(started.id, {
+      intervalMs: 100,
+      onProgress: (op) => seen.push(op.processed),
+    });
+    expect(done).toMatchObject({ status: 'completed', affected: 1 });
+    expect(seen.at(-1)).toBe(1);
+    expect((await sched.bulkOperations.list()).data[0]!.id).toBe(started.id);
+    expect((await sched.actions.get(replay.id)).status).toBe('cancelled');
+
+    const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
+    await seedActions(db.url, {
+      accountId,
+      count: 12,
+      status: 'scheduled',
+      url: `${rx.url}/cli`,
+      host: 'cli.example',
+    });
+    const preview = await runCli(
+      ['bulk', 'cancel', '--destination-host', 'cli.example', '--status', 'scheduled'],
+      env,
+    );
+    expect(preview.code).toBe(0);
+    expect(preview.stdout).toContain('dry run: cancel would change 12 of 12 matched actions');
+    expect(preview.stdout).toContain('--yes');
+    expect(preview.stdout.match(/^ {2}[0-9a-f-]{36}$/gm)).toHaveLength(10);
+    expect(
+      (await call('GET', '/v1/actions?destination_host=cli.example&status=scheduled')).body.meta.total,
+    ).toBe(12);
+
+    const run = await runCli(
+      ['bulk', 'cancel', '--destination-host', 'cli.example', '--note', 'cli', '--yes'],
+      env,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^\[#{30}\] {2}12\/12 {2}affected 12 {2}skipped 0 {2}failed 0$/m);
+    expect(run.stdout).toMatch(/completed: cancel processed 12 of 12 \(affected 12, skipped 0, failed 0\)/);
+    expect(
+      (await call('GET', '/v1/actions?destination_host=cli.example&status=cancelled')).body.meta.total,
+    ).toBe(12);
+
+    const replayed = await runCli(['actions', 'replay', id, '--in', '1h', '--json'], env);
+    expect(replayed.code).toBe(0);
+    expect(JSON.parse(replayed.stdout).data.replay_of).toBe(id);
+    const usage = await runCli(['bulk', 'retry'], env);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--ids');
+  }, 90_000);
 });

@@ -1,4 +1,11 @@
-import type { Action, ActionCreateBody, ActionSummary, apiContract, Quota } from '@sched/contract';
+import type {
+  Action,
+  ActionCreateBody,
+  ActionSummary,
+  apiContract,
+  Quota,
+  ReplayBody,
+} from '@sched/contract';
 import type { ClientInferResponses } from '@ts-rest/core';
 import type { createRawClient } from './client.js';
 import { collect, paginate, paginatePages } from './pagination.js';
@@ -77,6 +84,13 @@ export function actionsApi(raw: RawClient) {
     /** Starts a new delivery cycle of a `failed` action now; 422 for any other status. */
     retry: async (id: string): Promise<RetriedAction> =>
       unwrap(await raw.actions.retry({ params: { id } }), 200).data,
+    /**
+     * A NEW action from a final action's definition (`POST /v1/actions/{id}/replay`), due now unless `schedule` or
+     * `scheduled_for` says otherwise; `request.headers` / `request.body` replace the original's. Its `replay_of` is
+     * the original. 409 for an action that is not final.
+     */
+    replay: async (id: string, overrides: ReplayBody = {}): Promise<Action> =>
+      unwrap(await raw.replay.replay({ params: { id }, body: overrides }), 201).data,
   };
 }
 

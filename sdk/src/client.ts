@@ -1,6 +1,7 @@
 import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
 import { initClient } from '@ts-rest/core';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
+import { bulkOperationsApi } from './bulk-operations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { chainsApi } from './chains.js';
 import { templatesApi, trigger } from './templates.js';
@@ -55,6 +56,8 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** Cancel, retry, replay, pause or resume many actions at once, with a dry run first. */
+    bulkOperations: bulkOperationsApi(raw),
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */

@@ -1136,6 +1136,17 @@ export interface components {
             note?: string;
             /** @description `replay` only: the overrides of each replay. */
             replay?: components["schemas"]["ReplayOptions"];
+            /** @description `pause` only (required): `until`, `duration` or `indefinite: true`, as for one action. */
+            pause?: {
+                /** @description ISO 8601; resumes by itself then (without an offset it is read in the action's timezone). */
+                until?: string;
+                /** @description Resumes by itself after this long (e.g. 2h). */
+                duration?: components["schemas"]["Duration"];
+                /** @description true: stays paused until resumed. */
+                indefinite?: boolean;
+            };
+            /** @description `resume` only: what to do with what was missed. */
+            resume?: components["schemas"]["ResumeRequest"];
         };
         /** @enum {string} */
         BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume";
@@ -1901,7 +1912,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "cancelled" | "retried" | "replayed";
             actor_email: string | null;
             notes: string | null;
             /** Format: date-time */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Action, ActionSummary, CreateActionResult, SchedClient } from '@sched/sdk';
 import { type Command, Option } from 'commander';
+import { configureActionsReplayCommand } from './actions/replay.js';
 import { configureActionsWatchCommand } from './actions-watch.js';
 import { client, collectOption, formatFields, formatTable, print, printText, wantsJson } from '../runtime.js';
 import {
@@ -35,6 +36,7 @@ export function configureActionsCommands(program: Command): void {
   configureActionsGetCommand(actions);
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
+  configureActionsReplayCommand(actions);
   configureActionsWatchCommand(actions);
 }
 
