@@ -386,7 +386,7 @@ export async function startService(
         clock,
         waits,
         ops: {
-          cancel: async (db, row, now) => void (await actions.cancelRow(db, row, now)),
+          cancel: (db, rows, now) => actions.cancelRows(db, rows, now),
           retry: async (db, row, now) => void (await actions.retryRow(db, row, now)),
           replay: async (db, owner, row, overrides) =>
             (await replays.replayRow(db, owner, row, overrides)).id,

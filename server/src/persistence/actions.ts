@@ -229,6 +229,28 @@ export async function updateAction(db: Sql, id: string, changes: ActionChanges):
   return db.updateTable('actions').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Applies the same changes to several actions in one statement (a bulk operation's batch). */
+export async function updateActions(db: Sql, ids: readonly string[], changes: ActionChanges): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('actions')
+    .set(changes)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** Locks several actions in id order (so two lockers never deadlock); the rows found, in that order. */
+export async function lockActions(db: Sql, ids: readonly string[]): Promise<ActionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('actions')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
 /** Locks one action for a transition; with `skipLocked`, a row another transaction holds answers null. */
 export async function lockAction(
   db: Sql,

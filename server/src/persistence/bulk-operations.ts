@@ -206,23 +206,26 @@ export async function nextBulkItems(
   return rows.map((r) => r.action_id);
 }
 
-/** Marks one item done, in the transaction that changed its action; false when it was already done. */
-export async function markBulkItem(
+/**
+ * Marks a batch's items done with their outcomes, in the transaction that changed their actions; an item already
+ * done is left as it is. Answers the counts of the items this call marked.
+ */
+export async function markBulkItems(
   db: Sql,
   operationId: string,
-  actionId: string,
-  outcome: BulkItemOutcome,
-  detail: string | null,
+  results: readonly { actionId: string; outcome: BulkItemOutcome; detail: string | null }[],
   now: Date,
-): Promise<boolean> {
-  const r = await db
-    .updateTable('bulk_operation_items')
-    .set({ outcome, detail, processed_at: now })
-    .where('operation_id', '=', operationId)
-    .where('action_id', '=', actionId)
-    .where('outcome', 'is', null)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+): Promise<Record<BulkItemOutcome, number>> {
+  const counts: Record<BulkItemOutcome, number> = { affected: 0, skipped: 0, failed: 0 };
+  if (results.length === 0) return counts;
+  const marked = await sql<{ outcome: BulkItemOutcome }>`
+    update bulk_operation_items i set outcome = v.outcome, detail = v.detail, processed_at = ${now}
+      from unnest(${results.map((r) => r.actionId)}::uuid[], ${results.map((r) => r.outcome)}::text[],
+                  ${results.map((r) => r.detail)}::text[]) as v(action_id, outcome, detail)
+     where i.operation_id = ${operationId} and i.action_id = v.action_id and i.outcome is null
+    returning i.outcome`.execute(db);
+  for (const r of marked.rows) counts[r.outcome] += 1;
+  return counts;
 }
 
 /** Adds a batch's counts, moves the cursor and renews the lease, in the batch's transaction. */

@@ -17,6 +17,7 @@ import {
   type NewAction,
   replaysOf,
   updateAction,
+  updateActions,
 } from '../../persistence/actions.js';
 import { bulkEventsOf } from '../../persistence/bulk-operations.js';
 import { attachmentsOf } from '../../persistence/approvals/attachments.js';
@@ -327,16 +328,23 @@ export class ActionService {
     row: ActionRow,
     now: Date,
   ): Promise<{ id: string; name: string; status: 'cancelled' }> {
-    if (!isCancellable(row.status)) {
-      throw new ConflictError(`action ${row.id} is ${row.status} and cannot be cancelled`);
-    }
-    await updateAction(db, row.id, {
-      status: assertTransition(row.status, 'cancel'),
-      next_attempt_at: null,
-      lease_until: null,
-      updated_at: now,
-    });
+    await this.cancelRows(db, [row], now);
     return { id: row.id, name: row.name, status: 'cancelled' };
+  }
+
+  /** `cancelRow` for several rows locked by the caller, in one statement per target state (a bulk cancel's batch). */
+  async cancelRows(db: Sql, rows: readonly ActionRow[], now: Date): Promise<void> {
+    const byTarget = new Map<ActionRow['status'], string[]>();
+    for (const row of rows) {
+      if (!isCancellable(row.status)) {
+        throw new ConflictError(`action ${row.id} is ${row.status} and cannot be cancelled`);
+      }
+      const to = assertTransition(row.status, 'cancel');
+      byTarget.set(to, [...(byTarget.get(to) ?? []), row.id]);
+    }
+    for (const [status, ids] of byTarget) {
+      await updateActions(db, ids, { status, next_attempt_at: null, lease_until: null, updated_at: now });
+    }
   }
 
   async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {

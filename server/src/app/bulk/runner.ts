@@ -1,13 +1,13 @@
 import { type BulkItemOutcome, REMINDER_EVENT, type ReplayBody } from '@sched/contract';
 import { isBulkEligible } from '../../domain/action/bulk.js';
 import type { ActionRow } from '../../persistence/actions.js';
-import { lockAction } from '../../persistence/actions.js';
+import { lockActions } from '../../persistence/actions.js';
 import {
   advanceBulkOperation,
   type BulkOperationRow,
   completeBulkOperation,
   lockBulkOperation,
-  markBulkItem,
+  markBulkItems,
   nextBulkItems,
   orphanedBulkOperations,
   planOf,
@@ -15,7 +15,7 @@ import {
   takeBulkLease,
 } from '../../persistence/bulk-operations.js';
 import { sql } from 'kysely';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addTimelineEvents, type NewReminderEvent } from '../../persistence/approvals/reminder-events.js';
 import type { Sql } from '../../persistence/database.js';
 import type { PauseInput, ResumeInput } from '../actions/pause.js';
 import type { Plan } from '../../domain/quota/plans.js';
@@ -25,7 +25,8 @@ import type { Waits } from '../waits.js';
 
 /** What a bulk operation does to one eligible action, each in the caller's transaction on a row it has locked. */
 export interface BulkActionOps {
-  cancel(db: Sql, row: ActionRow, now: Date): Promise<void>;
+  /** Cancels a page of cancellable actions at once. */
+  cancel(db: Sql, rows: readonly ActionRow[], now: Date): Promise<void>;
   retry(db: Sql, row: ActionRow, now: Date): Promise<void>;
   /** Answers the new action's id. */
   replay(
@@ -45,6 +46,9 @@ const TIMELINE_EVENT = {
   retry: REMINDER_EVENT.retried,
   replay: REMINDER_EVENT.replayed,
 } as const;
+
+type BulkItemResult = { actionId: string; outcome: BulkItemOutcome; detail: string | null };
+type TimelineEvent = NewReminderEvent & { actionId: string };
 
 /** Actions per batch: one short transaction each, so a stop or a crash costs at most one batch's work. */
 export const BULK_BATCH_SIZE = 200;
@@ -113,7 +117,7 @@ export class BulkRunner {
   private async batch(
     db: Sql,
     operationId: string,
-    principal: { accountId: string; plan: Plan } | null,
+    owner: { accountId: string; plan: Plan } | null,
   ): Promise<boolean> {
     const op = await lockBulkOperation(db, operationId);
     if (op?.status !== 'running') return false;
@@ -123,11 +127,32 @@ export class BulkRunner {
       await completeBulkOperation(db, op.id, now);
       return false;
     }
-    const counts: Record<BulkItemOutcome, number> = { affected: 0, skipped: 0, failed: 0 };
-    for (const actionId of ids) {
-      const { outcome, detail } = await this.item(db, op, actionId, principal, now);
-      if (await markBulkItem(db, op.id, actionId, outcome, detail, now)) counts[outcome] += 1;
+    // The page's actions, locked in id order (as every locker of several actions does).
+    const rows = new Map((await lockActions(db, ids)).map((r) => [r.id, r]));
+    const via = `bulk operation ${op.id}`;
+    const results: BulkItemResult[] = [];
+    const timeline: TimelineEvent[] = [];
+    const eligible: ActionRow[] = [];
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (!row || row.account_id !== op.account_id)
+        results.push({ actionId: id, outcome: 'skipped', detail: 'the action no longer exists' });
+      else if (!isBulkEligible(op.operation, { status: row.status, hasRequest: row.request !== null }))
+        results.push({ actionId: id, outcome: 'skipped', detail: `the action is ${row.status}` });
+      else eligible.push(row);
     }
+    if (op.operation === 'cancel') {
+      // Eligible means cancellable and the rows are locked: nothing can refuse one, so the page is one statement.
+      await this.p.ops.cancel(db, eligible, now);
+      for (const row of eligible) {
+        results.push({ actionId: row.id, outcome: 'affected', detail: null });
+        timeline.push(this.event(row.id, 'cancel', `cancelled by ${via}`, op.note));
+      }
+    } else {
+      for (const row of eligible) results.push(await this.item(db, op, row, owner, now, via, timeline));
+    }
+    const counts = await markBulkItems(db, op.id, results, now);
+    await addTimelineEvents(db, timeline);
     await advanceBulkOperation(db, op.id, {
       counts,
       cursor: ids.at(-1)!,
@@ -137,62 +162,65 @@ export class BulkRunner {
     return true;
   }
 
+  private event(
+    actionId: string,
+    operation: keyof typeof TIMELINE_EVENT,
+    what: string,
+    note: string | null,
+  ): TimelineEvent {
+    return {
+      actionId,
+      type: TIMELINE_EVENT[operation],
+      actor: null,
+      notes: [what, note].filter(Boolean).join(': '),
+    };
+  }
+
+  /**
+   * One action of a retry, replay, pause or resume. A refusal of one action (a live action took its idempotency
+   * key, the quota is spent) rolls back that action's change alone: the savepoint keeps the rest of the page.
+   */
   private async item(
     db: Sql,
     op: BulkOperationRow,
-    actionId: string,
+    row: ActionRow,
     owner: { accountId: string; plan: Plan } | null,
     now: Date,
-  ): Promise<{ outcome: BulkItemOutcome; detail: string | null }> {
-    const row = await lockAction(db, actionId);
-    if (!row || row.account_id !== op.account_id)
-      return { outcome: 'skipped', detail: 'the action no longer exists' };
-    if (!isBulkEligible(op.operation, { status: row.status, hasRequest: row.request !== null }))
-      return { outcome: 'skipped', detail: `the action is ${row.status}` };
-    const via = `bulk operation ${op.id}`;
+    via: string,
+    timeline: TimelineEvent[],
+  ): Promise<BulkItemResult> {
     const options = (op.options ?? {}) as { replay?: ReplayBody; pause?: PauseInput; resume?: ResumeInput };
-    const timeline = async (operation: keyof typeof TIMELINE_EVENT, what: string) =>
-      addReminderEvents(db, row.id, [
-        {
-          type: TIMELINE_EVENT[operation],
-          actor: null,
-          notes: [`${what} by ${via}`, op.note].filter(Boolean).join(': '),
-        },
-      ]);
-    if (op.operation === 'cancel') {
-      // Eligible means cancellable, and the row is locked: nothing can refuse it, so no savepoint is needed.
-      await this.p.ops.cancel(db, row, now);
-      await timeline('cancel', 'cancelled');
-      return { outcome: 'affected', detail: null };
-    }
-    // A refusal of one action (a live action took its idempotency key, the quota is spent) rolls back that action's
-    // change alone: the savepoint keeps the rest of the page.
     await sql`savepoint bulk_item`.execute(db);
     try {
       let detail: string | null = null;
+      let event: TimelineEvent | null = null;
       switch (op.operation) {
         case 'retry':
           await this.p.ops.retry(db, row, now);
-          await timeline('retry', 'retried');
+          event = this.event(row.id, 'retry', `retried by ${via}`, op.note);
           break;
         case 'replay':
           detail = await this.p.ops.replay(db, owner!, row, options.replay ?? {});
-          await timeline('replay', `replayed as ${detail}`);
+          event = this.event(row.id, 'replay', `replayed as ${detail} by ${via}`, op.note);
           break;
         case 'pause':
+          // The pause use case writes its own timeline event, naming the operation through `via`.
           await this.p.ops.pause(db, row, { ...options.pause, note: op.note }, via);
           break;
         case 'resume':
           await this.p.ops.resume(db, row, options.resume ?? {}, via);
           break;
+        default:
+          throw new Error(`${op.operation} is done a page at a time`);
       }
       await sql`release savepoint bulk_item`.execute(db);
-      return { outcome: 'affected', detail };
+      if (event) timeline.push(event);
+      return { actionId: row.id, outcome: 'affected', detail };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       await sql`rollback to savepoint bulk_item`.execute(db);
       const fields = err instanceof ValidationError ? ` ${JSON.stringify(err.errors)}` : '';
-      return { outcome: 'failed', detail: `${err.message}${fields}`.slice(0, 1000) };
+      return { actionId: row.id, outcome: 'failed', detail: `${err.message}${fields}`.slice(0, 1000) };
     }
   }
 }
