@@ -51,7 +51,7 @@ type BulkItemResult = { actionId: string; outcome: BulkItemOutcome; detail: stri
 type TimelineEvent = NewReminderEvent & { actionId: string };
 
 /** Actions per batch: one short transaction each, so a stop or a crash costs at most one batch's work. */
-export const BULK_BATCH_SIZE = 200;
+export const BULK_BATCH_SIZE = 500;
 /** A worker holds an operation this long past its last batch; past it another worker takes over. */
 export const BULK_LEASE_MS = 30_000;
 /** One job runs at most this long (well inside the queue's job expiry), then hands on to a fresh job. */
