@@ -111,7 +111,8 @@ function handlerTexts(): Map<string, string> {
 function serviceClasses(): Map<string, string> {
   const out = new Map<string, string>();
   for (const file of filesUnder(join(serverSrc, 'http', 'handlers'))) {
-    for (const m of read(file).matchAll(/\((\w+): (\w+)\)/g)) out.set(m[1]!, m[2]!);
+    // Every parameter of a handler factory: `(actions: ActionService, pauses: PauseService)`.
+    for (const m of read(file).matchAll(/[(,]\s*(\w+): (\w+)(?=[,)])/g)) out.set(m[1]!, m[2]!);
   }
   return out;
 }
