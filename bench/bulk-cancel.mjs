@@ -47,7 +47,11 @@ try {
   await stack.db.query('vacuum analyze actions');
   const filter = { destination_host: 'partner.example', status: 'scheduled' };
   const dry = await call(stack, 'POST', '/v1/bulk-operations', { operation: 'cancel', filter });
-  const start = await call(stack, 'POST', '/v1/bulk-operations', { operation: 'cancel', filter, dry_run: false });
+  const start = await call(stack, 'POST', '/v1/bulk-operations', {
+    operation: 'cancel',
+    filter,
+    dry_run: false,
+  });
   if (start.status !== 202) throw new Error(`start: ${start.status} ${JSON.stringify(start.body)}`);
   const id = start.body.data.id;
   const t0 = nowMs();
@@ -70,7 +74,11 @@ try {
       ['dry run (200)', dry.ms, `matched ${dry.body.data.matched}, eligible ${dry.body.data.eligible}`],
       ['start (202: snapshot + job)', start.ms, `matched ${start.body.data.matched}`],
       ['run in the worker', runMs, `${fmt((op.processed / runMs) * 1000, 0)} actions/s`],
-      ['result', '', `${op.status}: processed ${op.processed}, affected ${op.affected}, skipped ${op.skipped}`],
+      [
+        'result',
+        '',
+        `${op.status}: processed ${op.processed}, affected ${op.affected}, skipped ${op.skipped}`,
+      ],
       ['not matched, still scheduled', '', untouched.rows[0].n],
     ],
   );

@@ -74,7 +74,9 @@ try {
   stack = await startStack('inbox', BUILDS[0], postgres);
   log(`inbox: seeding ${fmt(COUNT, 0)} actions`);
   const seeded = await seed(stack);
-  log(`inbox: seeded in ${fmt(seeded.insertMs / 1000)} s (with vacuum analyze ${fmt(seeded.totalMs / 1000)} s)`);
+  log(
+    `inbox: seeded in ${fmt(seeded.insertMs / 1000)} s (with vacuum analyze ${fmt(seeded.totalMs / 1000)} s)`,
+  );
   const rows = [];
   for (const [label, query] of QUERIES) {
     await get(stack, query); // warm the plan cache and the pages
