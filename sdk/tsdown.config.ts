@@ -9,6 +9,6 @@ export default defineConfig({
   platform: 'neutral',
   target: 'es2022',
   dts: { resolve: ['@sched/contract'] },
-  noExternal: ['@sched/contract'],
+  deps: { alwaysBundle: ['@sched/contract'] },
   clean: true,
 });

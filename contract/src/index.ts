@@ -6,17 +6,20 @@ import { bulkOperationsContract, replayContract } from './routes/bulk-operations
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { domainsContract } from './routes/domains.js';
+import { schedulesContract } from './routes/schedules.js';
 import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
 export * from './schemas/api-key.js';
+export * from './schemas/callback.js';
 export * from './schemas/approval.js';
 export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
 export * from './schemas/domain.js';
+export * from './schemas/schedule.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
@@ -41,6 +44,7 @@ export const apiContract = c.router({
   replay: replayContract,
   bulkOperations: bulkOperationsContract,
   apiKeys: apiKeysContract,
+  schedules: schedulesContract,
 });
 
 /**

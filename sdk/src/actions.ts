@@ -3,8 +3,12 @@ import type {
   ActionCreateBody,
   ActionSummary,
   apiContract,
+  PauseBody,
   Quota,
   ReplayBody,
+  ResumeBody,
+  SchedulePreview,
+  SchedulePreviewBody,
 } from '@sched/contract';
 import type { ClientInferResponses } from '@ts-rest/core';
 import type { createRawClient } from './client.js';
@@ -91,6 +95,28 @@ export function actionsApi(raw: RawClient) {
      */
     replay: async (id: string, overrides: ReplayBody = {}): Promise<Action> =>
       unwrap(await raw.replay.replay({ params: { id }, body: overrides }), 201).data,
+    /**
+     * Pauses a `scheduled`, `resolved` or `awaiting_response` action (a series as a whole): nothing is sent and an
+     * approval's clocks stop. Give one of `until`, `duration` (it resumes by itself then) or `indefinite: true`.
+     * 409 when it cannot be paused; answers the action, `paused`.
+     */
+    pause: async (id: string, body: PauseBody): Promise<Action> =>
+      unwrap(await raw.actions.pause({ params: { id }, body }), 200).data,
+    /**
+     * Resumes a paused action; `missed: 'run_once'` (default) runs what passed while paused once, `'skip'` drops it
+     * (a one-time action whose time passed ends `expired`). 409 when it is not paused.
+     */
+    resume: async (id: string, body: ResumeBody = {}): Promise<Action> =>
+      unwrap(await raw.actions.resume({ params: { id }, body }), 200).data,
+  };
+}
+
+/** When a schedule runs, without creating anything (`POST /v1/schedules/preview`). */
+export function schedulesApi(raw: RawClient) {
+  return {
+    /** The next `count` (default 10) runs of the schedule fields of an action, with DST effects and warnings. */
+    preview: async (body: SchedulePreviewBody): Promise<SchedulePreview> =>
+      unwrap(await raw.schedules.preview({ body }), 200).data,
   };
 }
 

@@ -1,6 +1,6 @@
 import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
 import { initClient } from '@ts-rest/core';
-import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
+import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { bulkOperationsApi } from './bulk-operations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { chainsApi } from './chains.js';
@@ -14,7 +14,12 @@ export { unwrap } from './unwrap.js';
 export interface ClientOptions {
   /** The service root, e.g. `http://localhost:8080` (a trailing `/v1` is accepted too). */
   baseUrl: string;
-  apiKey: string;
+  /**
+   * The API key, sent as `Authorization: Bearer`. Leave it out in a page of the service's own origin (the
+   * console): the browser's session cookie authenticates instead, and writes need the session's CSRF token in
+   * `headers` (`{ 'x-sched-csrf': token }`; docs/console.md).
+   */
+  apiKey?: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
 }
@@ -23,7 +28,10 @@ export function createRawClient(options: ClientOptions) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   return initClient(contract, {
     baseUrl,
-    baseHeaders: { authorization: `Bearer ${options.apiKey}`, ...options.headers },
+    baseHeaders: {
+      ...(options.apiKey !== undefined ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      ...options.headers,
+    },
     throwOnUnknownStatus: false,
     validateResponse: false,
     api: fetchApi(baseUrl),
@@ -58,6 +66,10 @@ export function createClient(options: ClientOptions) {
     quota: quotaApi(raw),
     /** Cancel, retry, replay, pause or resume many actions at once, with a dry run first. */
     bulkOperations: bulkOperationsApi(raw),
+    /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
+    schedules: schedulesApi(raw),
+    /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
+    stats: async () => unwrap(await raw.actions.stats(), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */

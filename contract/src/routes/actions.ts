@@ -7,6 +7,7 @@ import {
   ActionSummary,
   CancelByKeyResult,
   CancelledAction,
+  ActionStats,
   ActionStatus,
   PauseBody,
   ResumeBody,
@@ -45,6 +46,8 @@ export const actionsContract = c.router({
     query: ActionListQuery,
     responses: { 200: paginated(ActionSummary), ...authErrors },
     summary: 'List actions',
+    description:
+      'Newest first, paginated (`page`, `per_page` up to 100). Filters combine: `status`, `mode`, `search` (name or URL), `coordination_key`, `recurring`.',
   },
   get: {
     method: 'GET',
@@ -52,6 +55,8 @@ export const actionsContract = c.router({
     pathParams: idParams,
     responses: { 200: single(Action), 404: ErrorBody, ...authErrors },
     summary: 'Get an action with its delivery attempts',
+    description:
+      'The action with its delivery attempts (newest last) and, for an approval, its recipients and timeline.',
   },
   cancel: {
     method: 'DELETE',
@@ -69,6 +74,8 @@ export const actionsContract = c.router({
     body: z.object({ idempotency_key: z.string().min(1).max(255) }),
     responses: { 200: single(CancelledAction), 404: ErrorBody, 409: ErrorBody, ...authErrors },
     summary: 'Cancel the live action holding an idempotency key',
+    description:
+      'The key is the `idempotency_key` given at creation. 404 when no live action holds it; 409 when it is no longer cancellable.',
   },
   cancelByCoordinationKey: {
     method: 'DELETE',
@@ -76,6 +83,8 @@ export const actionsContract = c.router({
     body: z.object({ coordination_key: z.string().min(1).max(255) }),
     responses: { 200: CancelByKeyResult, 404: ErrorBody, ...authErrors },
     summary: 'Cancel every live action sharing a dedup key',
+    description:
+      'Cancels every cancellable action that shares the dedup key and answers how many were cancelled and skipped; 404 when none could be cancelled.',
   },
   retry: {
     method: 'POST',
@@ -104,18 +113,29 @@ export const actionsContract = c.router({
     method: 'POST',
     path: '/v1/actions/:id/resume',
     pathParams: idParams,
-    body: ResumeBody,
+    // No body at all is `{}`: run_once.
+    body: ResumeBody.optional(),
     responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
     summary: 'Resume a paused action',
     description:
       'Back on the schedule (or, for an approval whose request went out, waiting for answers with the clocks moved on by the time paused). ' +
       '`missed` says what happens to what passed while paused (docs/operations.md). 409 when the action is not paused. Callback `action.resumed`.',
   },
+  stats: {
+    method: 'GET',
+    path: '/v1/stats',
+    responses: { 200: single(ActionStats), ...authErrors },
+    summary: 'Counts by state and the last 24 hours of deliveries',
+    description:
+      "What the console's overview shows: actions per state, approvals waiting, and the delivery attempts of the last 24 hours " +
+      '(success rate, lateness p50/p99) in all and per hour.',
+  },
   coordinationKeys: {
     method: 'GET',
     path: '/v1/coordination-keys',
     responses: { 200: z.object({ keys: z.array(z.string()) }), ...authErrors },
     summary: 'Every dedup key used in the account',
+    description: "The distinct `coordination.dedup_key` values of the account's actions, sorted.",
   },
 });
 

@@ -183,6 +183,8 @@ export const DstPolicy = z
       'How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold.',
   });
 
+export type DstPolicy = z.input<typeof DstPolicy>;
+
 export const DedupKeys = z
   .array(z.string())
   .meta({ description: 'Up to 10 keys of letters, digits, `_`, `:`, `.`, `-`.' });
@@ -245,7 +247,22 @@ export const ActionCreateBody = z
     repeat: Recurrence.optional().meta({ description: 'Alias of `recurrence`.' }),
     dst_policy: DstPolicy.optional(),
   })
-  .meta({ id: 'ActionCreate' });
+  .meta({
+    id: 'ActionCreate',
+    examples: [
+      {
+        name: 'Order 42 follow-up',
+        schedule: { wait: '10m' },
+        request: {
+          url: 'https://hooks.example.com/orders/42/follow-up',
+          method: 'POST',
+          body: { order: 42 },
+        },
+        callback_url: 'https://hooks.example.com/sched-events',
+        idempotency_key: 'order-42-follow-up',
+      },
+    ],
+  });
 export type ActionCreateBody = z.input<typeof ActionCreateBody>;
 export type ActionCreateParsed = z.output<typeof ActionCreateBody>;
 
@@ -568,3 +585,40 @@ export const Quota = z
       '`limit: null` means unlimited. Monthly counts reset on the 1st at 00:00 UTC; `team_members` counts the members the account has; `limits` are the fixed limits of the plan (docs/api.md).',
   });
 export type Quota = z.infer<typeof Quota>;
+
+const LatencyFigures = {
+  attempts: z.number().int(),
+  succeeded: z.number().int(),
+  lateness_p50_ms: z.number().int().nullable(),
+  lateness_p99_ms: z.number().int().nullable(),
+};
+
+export const ActionStats = z
+  .object({
+    actions_by_status: z.record(ActionStatus, z.number().int()).meta({
+      description: "How many of the account's actions are in each state (every state present, 0 included).",
+    }),
+    approvals_waiting: z
+      .number()
+      .int()
+      .meta({ description: 'Approval actions waiting for an answer (`awaiting_response`).' }),
+    deliveries: z
+      .object({
+        since: Timestamp,
+        until: Timestamp,
+        ...LatencyFigures,
+        success_rate: z
+          .number()
+          .nullable()
+          .meta({ description: 'succeeded / attempts, 0 to 1; null without attempts.' }),
+        hours: z
+          .array(z.object({ start: Timestamp, ...LatencyFigures }))
+          .meta({ description: 'The same figures per hour, oldest first, 24 entries.' }),
+      })
+      .meta({
+        description:
+          'Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at).',
+      }),
+  })
+  .meta({ id: 'ActionStats' });
+export type ActionStats = z.infer<typeof ActionStats>;

@@ -151,6 +151,21 @@ export const ChainStepInput = z
 export type ChainStepInput = z.input<typeof ChainStepInput>;
 export type ChainStepParsed = z.output<typeof ChainStepInput>;
 
+/**
+ * A stored step as views show it (template `chain_steps`): its `webhook_secret` is never shown, `signed` says
+ * whether one is set; header values are `***` for keys without the write scope.
+ */
+export const ChainStepDefinitionView = z
+  .discriminatedUnion('type', [
+    HttpCallStep.omit({ webhook_secret: true })
+      .extend({ signed: z.boolean() })
+      .meta({ id: 'ChainHttpCallStepView' }),
+    GatedStep,
+    DelayStep,
+  ])
+  .meta({ id: 'ChainStepDefinitionView' });
+export type ChainStepDefinitionView = z.output<typeof ChainStepDefinitionView>;
+
 export const ChainSteps = z.array(ChainStepInput).min(MIN_CHAIN_STEPS).max(MAX_CHAIN_STEPS);
 
 export const ChainCreateBody = z
@@ -174,7 +189,33 @@ export const ChainCreateBody = z
       description: "Signs the chain's callbacks (each http_call step has its own `webhook_secret`).",
     }),
   })
-  .meta({ id: 'ChainCreate' });
+  .meta({
+    id: 'ChainCreate',
+    examples: [
+      {
+        name: 'Refund order 42',
+        input: { order: 42 },
+        steps: [
+          {
+            type: 'approval',
+            name: 'approve refund',
+            gate: {
+              message: 'Refund order {{input.order}}?',
+              recipients: ['ada@example.com'],
+              timeout: '24h',
+            },
+          },
+          {
+            type: 'webhook',
+            name: 'refund',
+            url: 'https://hooks.example.com/refunds',
+            method: 'POST',
+            body: { order: '{{input.order}}' },
+          },
+        ],
+      },
+    ],
+  });
 export type ChainCreateBody = z.input<typeof ChainCreateBody>;
 export type ChainCreateParsed = z.output<typeof ChainCreateBody>;
 

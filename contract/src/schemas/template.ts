@@ -13,7 +13,7 @@ import {
   WebhookSecret,
 } from './action.js';
 import { GateInput } from './approval.js';
-import { ChainStatus, ChainSteps, ChainStepInput, ChainErrorHandling } from './chain.js';
+import { ChainErrorHandling, ChainStatus, ChainStepDefinitionView, ChainSteps } from './chain.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** Templates (spec 2.6, 4.3): a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
@@ -113,7 +113,10 @@ export const PlaceholderDefinition = z
       }
     }
   })
-  .meta({ id: 'PlaceholderDefinition' });
+  .meta({
+    id: 'PlaceholderDefinition',
+    examples: [{ name: 'order_id', required: true, description: 'The order to follow up' }],
+  });
 export type PlaceholderDefinition = z.output<typeof PlaceholderDefinition>;
 
 export const Placeholders = z
@@ -209,7 +212,17 @@ export const TemplateCreateBody = z
   .superRefine((t, ctx) => {
     for (const issue of templateShapeIssues(t)) ctx.addIssue({ code: 'custom', ...issue });
   })
-  .meta({ id: 'TemplateCreate' });
+  .meta({
+    id: 'TemplateCreate',
+    examples: [
+      {
+        name: 'Follow up order {{order_id}}',
+        mode: 'webhook',
+        request_config: { url: 'https://hooks.example.com/orders/{{order_id}}/follow-up', method: 'POST' },
+        placeholders: [{ name: 'order_id', required: true }],
+      },
+    ],
+  });
 export type TemplateCreateBody = z.input<typeof TemplateCreateBody>;
 export type TemplateCreateParsed = z.output<typeof TemplateCreateBody>;
 
@@ -245,7 +258,7 @@ export const Template = z
     retry_strategy: RetryStrategy.nullable(),
     signed: z.boolean().meta({ description: 'Whether a webhook_secret is set (it is never shown).' }),
     callback_url: z.string().nullable(),
-    chain_steps: z.array(ChainStepInput).nullable(),
+    chain_steps: z.array(ChainStepDefinitionView).nullable(),
     chain_error_handling: ChainErrorHandling.nullable(),
     placeholders: z.array(PlaceholderDefinition),
     dedup_keys: z.array(z.string()),

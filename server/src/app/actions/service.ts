@@ -1,4 +1,5 @@
-import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
+import { randomUUID } from 'node:crypto';
+import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
@@ -36,7 +37,8 @@ import type { Waits } from '../waits.js';
 import { type ActionOrigin, newActionRow, resolveActionGate, writeNewAction } from './create.js';
 import { type ActionFilterQuery, toActionFilter } from './filter.js';
 import { prepareAction } from './prepare.js';
-import { actionSummary, actionView } from './view.js';
+import { actionSummary, actionView, statsView } from './view.js';
+import { countActionsByStatus, deliveryFigures } from '../../persistence/stats.js';
 
 const REQUEST: ActionOrigin = { kind: 'request' };
 
@@ -109,7 +111,14 @@ export class ActionService {
     // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
     const gate = await resolveActionGate(this.store.sql, owner, p, now);
 
-    const guard = p.request ? this.options.countDestination : undefined;
+    const count = this.options.countDestination;
+    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold (N-M2).
+    const guard: CountDestination | undefined =
+      p.request && count
+        ? principal.keyId.startsWith('template:')
+          ? (db, account, url, at, opts) => count(db, account, url, at, { ...opts, source: 'trigger' })
+          : count
+        : undefined;
     const work = {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
       hasGate: gate !== null,
@@ -313,6 +322,17 @@ export class ActionService {
       attempt_count: 0,
       manual_retry_count: updated.manual_retry_count,
     };
+  }
+
+  /** The console's overview: actions per state and the last 24 hours of deliveries (`GET /v1/stats`). */
+  async stats(accountId: string): Promise<ActionStats> {
+    const until = this.clock();
+    const since = new Date(until.getTime() - 24 * 3_600_000);
+    const [byStatus, figures] = await Promise.all([
+      countActionsByStatus(this.store.sql, accountId),
+      deliveryFigures(this.store.sql, accountId, since, until),
+    ]);
+    return statsView(byStatus, figures, since, until);
   }
 
   async coordinationKeys(accountId: string): Promise<string[]> {

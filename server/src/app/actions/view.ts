@@ -1,9 +1,17 @@
-import type { Action, ActionSummary } from '@sched/contract';
+import {
+  ACTION_STATES,
+  type Action,
+  type ActionState,
+  type ActionStats,
+  type ActionSummary,
+} from '@sched/contract';
 import { isTerminal } from '../../domain/action/states.js';
 import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
+import { shownHeaders } from '../../domain/auth/api-key.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
+import type { DeliveryFigures } from '../../persistence/stats.js';
 import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
@@ -69,10 +77,7 @@ const NO_GATE: GateDetails = { recipients: [], events: [], attachments: [] };
 /** Header values are credentials of the destination (`Authorization`, API keys): a read-only key sees the names. */
 function shownRequest(request: ActionRow['request'], credentials: boolean): ActionRow['request'] {
   if (request === null || credentials) return request;
-  return {
-    ...request,
-    headers: Object.fromEntries(Object.keys(request.headers).map((name) => [name, '***'])),
-  };
+  return { ...request, headers: shownHeaders(request.headers, credentials) };
 }
 
 export function actionView(
@@ -83,7 +88,7 @@ export function actionView(
   history: ActionHistory = NO_HISTORY,
   waits: Pick<Waits, 'along'> = UNSCALED,
 ): Action {
-  const { dst_policy: dstPolicy, ...recurrence } = r.recurrence ?? {};
+  const { dst_policy: dstPolicy, wall_time: _wallTime, ...recurrence } = r.recurrence ?? {};
   return {
     id: r.id,
     name: r.name,
@@ -176,5 +181,43 @@ export function actionView(
     bulk_operations: history.bulkOperations,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** `GET /v1/stats`: every state counted (0 included), and 24 hourly buckets ending with the current hour. */
+export function statsView(
+  byStatus: Map<ActionState, number>,
+  figures: DeliveryFigures[],
+  since: Date,
+  until: Date,
+): ActionStats {
+  const figuresOf = (f: DeliveryFigures | undefined) => ({
+    attempts: f?.attempts ?? 0,
+    succeeded: f?.succeeded ?? 0,
+    lateness_p50_ms: f?.p50 ?? null,
+    lateness_p99_ms: f?.p99 ?? null,
+  });
+  const total = figuresOf(figures.find((f) => f.hour === null));
+  const perHour = new Map(figures.filter((f) => f.hour !== null).map((f) => [f.hour!.getTime(), f]));
+  const lastHour = Math.floor(until.getTime() / HOUR_MS) * HOUR_MS;
+  const hours = Array.from({ length: 24 }, (_, i) => {
+    const start = lastHour - (23 - i) * HOUR_MS;
+    return { start: new Date(start).toISOString(), ...figuresOf(perHour.get(start)) };
+  });
+  return {
+    actions_by_status: Object.fromEntries(ACTION_STATES.map((s) => [s, byStatus.get(s) ?? 0])) as Record<
+      ActionState,
+      number
+    >,
+    approvals_waiting: byStatus.get('awaiting_response') ?? 0,
+    deliveries: {
+      since: since.toISOString(),
+      until: until.toISOString(),
+      ...total,
+      success_rate: total.attempts > 0 ? total.succeeded / total.attempts : null,
+      hours,
+    },
   };
 }

@@ -3,6 +3,7 @@ import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
+import { previewSchedule } from '../../app/schedules/preview.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
@@ -67,6 +68,10 @@ export function actionsHandlers(actions: ActionService, pauses: PauseService) {
         body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
     },
+    stats: async ({ request }) => ({
+      status: 200,
+      body: { data: await actions.stats(principalOf(request).accountId) },
+    }),
     coordinationKeys: async ({ request }) => ({
       status: 200,
       body: { keys: await actions.coordinationKeys(principalOf(request).accountId) },
@@ -80,5 +85,14 @@ export function quotaHandlers(quota: QuotaService) {
       const p = principalOf(request);
       return { status: 200, body: { data: await quota.get(p.accountId, p.plan) } };
     },
+  });
+}
+
+export function schedulesHandlers(clock: () => Date) {
+  return s.router(contract.schedules, {
+    preview: async ({ request, body }) => ({
+      status: 200,
+      body: { data: previewSchedule(body, principalOf(request), clock()) },
+    }),
   });
 }

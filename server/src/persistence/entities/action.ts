@@ -6,8 +6,9 @@ import type {
   BulkOperationState,
   ErrorClass,
   RETRY_STRATEGIES,
+  StepStatus,
 } from '@sched/contract';
-import { type ActionState, LIVE_STATES } from '../../domain/action/states.js';
+import { type ActionState, LIVE_STATES, TERMINAL_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { AccountSchema } from './account.js';
 import type {
@@ -23,6 +24,10 @@ const DUE_STATES: readonly ActionState[] = ['scheduled', 'resolved'];
 const LEASED: ActionState = 'executing';
 const FAILED: ActionState = 'failed';
 const sqlList = (states: readonly ActionState[]) => `(${states.map((s) => `'${s}'`).join(', ')})`;
+
+/** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
+export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
+const RUNNING_STEP: StepStatus = 'running';
 
 /**
  * A scheduled action (spec 2.1). The one declaration of the table: migrations are diffed against it and the typed
@@ -87,7 +92,7 @@ export const ActionSchema = defineEntity({
       forEach: 'row',
       // Written as PostgreSQL prints it back, so the schema diff sees no change.
       when: '(new.chain_id IS NOT NULL)',
-      body: "if new.status in ('executed', 'failed', 'expired', 'cancelled') and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = 'running'; perform pg_notify('sched_chain_due', new.chain_id::text); end if; return null",
+      body: `if new.status in ${sqlList(TERMINAL_STATES)} and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = '${RUNNING_STEP}'; perform pg_notify('${CHAIN_DUE_CHANNEL}', new.chain_id::text); end if; return null`,
     },
   ],
   properties: {
@@ -146,7 +151,8 @@ export const ActionSchema = defineEntity({
 export const DeliveryAttemptSchema = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
-  indexes: [{ properties: ['action', 'attemptNumber'] }],
+  // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts).
+  indexes: [{ properties: ['action', 'attemptNumber'] }, { properties: ['startedAt'] }],
   properties: {
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),

@@ -1,4 +1,4 @@
-import { AccountSchema, ApiKeySchema } from './account.js';
+import { AccountSchema, ApiKeySchema, ConsoleSessionSchema } from './account.js';
 import {
   ActionSchema,
   BulkOperationItemSchema,
@@ -54,6 +54,7 @@ export type EntitySchemaOf =
   | typeof ChainStepSchema
   | typeof TemplateSchema
   | typeof DomainSchema
+  | typeof ConsoleSessionSchema
   | typeof BulkOperationSchema
   | typeof BulkOperationItemSchema;
 
@@ -79,6 +80,7 @@ export const entities: EntitySchemaOf[] = [
   ChainStepSchema,
   TemplateSchema,
   DomainSchema,
+  ConsoleSessionSchema,
   BulkOperationSchema,
   BulkOperationItemSchema,
 ];
