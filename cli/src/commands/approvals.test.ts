@@ -241,9 +241,6 @@ const approval: Action = {
   replay_of: null,
   replays: [],
   bulk_operations: [],
-  dst_policy: null,
-  next_occurrences: [],
-  pause: null,
   created_at: '2030-01-01T10:59:00.000Z',
   updated_at: '2030-01-01T11:30:00.000Z',
 };

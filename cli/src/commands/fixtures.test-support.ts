@@ -66,9 +66,6 @@ export const deliveredAction: Action = {
   replay_of: null,
   replays: [],
   bulk_operations: [],
-  dst_policy: null,
-  next_occurrences: [],
-  pause: null,
   created_at: '2030-01-01T11:58:00.000Z',
   updated_at: '2030-01-01T11:59:00.412Z',
 };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
