@@ -2,7 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
-import { bulkOperationsContract, replayContract } from './routes/bulk-operations.js';
+import { bulkOperationsContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { domainsContract } from './routes/domains.js';
@@ -41,7 +41,6 @@ export const apiContract = c.router({
   teamMembers: teamMembersContract,
   templates: templatesContract,
   domains: domainsContract,
-  replay: replayContract,
   bulkOperations: bulkOperationsContract,
   apiKeys: apiKeysContract,
   schedules: schedulesContract,

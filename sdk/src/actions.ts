@@ -94,7 +94,7 @@ export function actionsApi(raw: RawClient) {
      * the original. 409 for an action that is not final.
      */
     replay: async (id: string, overrides: ReplayBody = {}): Promise<Action> =>
-      unwrap(await raw.replay.replay({ params: { id }, body: overrides }), 201).data,
+      unwrap(await raw.actions.replay({ params: { id }, body: overrides }), 201).data,
     /**
      * Pauses a `scheduled`, `resolved` or `awaiting_response` action (a series as a whole): nothing is sent and an
      * approval's clocks stop. Give one of `until`, `duration` (it resumes by itself then) or `indefinite: true`.

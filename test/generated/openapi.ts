@@ -188,6 +188,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a finished action as a new one
+         * @description On an action in a final state (`executed`, `failed`, `expired`, `cancelled`): creates a NEW action from its definition through the same checks as `POST /v1/actions` (validation, quota, destination thresholds, SSRF), due at once unless `schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied (docs/operations.md).
+         */
+        post: operations["actionsReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions/{id}/pause": {
         parameters: {
             query?: never;
@@ -636,26 +656,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/actions/{id}/replay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Replay a finished action as a new one
-         * @description On an action in a final state (`executed`, `failed`, `expired`, `cancelled`): creates a NEW action from its definition through the same checks as `POST /v1/actions` (validation, quota, destination thresholds, SSRF), due at once unless `schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied.
-         */
-        post: operations["replayReplay"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/bulk-operations": {
         parameters: {
             query?: never;
@@ -668,7 +668,7 @@ export interface paths {
         put?: never;
         /**
          * Dry-run or start a bulk operation
-         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`).
+         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`). docs/operations.md.
          */
         post: operations["bulkOperationsCreate"];
         delete?: never;
@@ -4382,6 +4382,286 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["RetriedAction"];
                     };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "request": {
+                 *         "body": {
+                 *           "order": 42,
+                 *           "fixed": true
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayOptions"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -8338,289 +8618,6 @@ export interface operations {
             };
         };
     };
-    replayReplay: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /** @example {} */
-                "application/json": components["schemas"]["ReplayOptions"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *         "name": "Order follow-up",
-                     *         "description": "string",
-                     *         "mode": "webhook",
-                     *         "status": "scheduled",
-                     *         "timezone": "Europe/Berlin",
-                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
-                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
-                     *         "executed_at": "2030-01-31T09:00:00.000Z",
-                     *         "idempotency_key": "string",
-                     *         "dedup_keys": [
-                     *           "string"
-                     *         ],
-                     *         "attempt_count": 1,
-                     *         "max_attempts": 1,
-                     *         "retry_strategy": "exponential",
-                     *         "manual_retry_count": 1,
-                     *         "is_recurring": true,
-                     *         "recurrence": {
-                     *           "frequency": 1,
-                     *           "unit": "m",
-                     *           "end_type": "never",
-                     *           "max_occurrences": 2,
-                     *           "end_date": "string"
-                     *         },
-                     *         "recurrence_count": 1,
-                     *         "dst_policy": {
-                     *           "gap": "shift_forward",
-                     *           "fold": "first"
-                     *         },
-                     *         "next_occurrences": [
-                     *           "2030-01-31T09:00:00.000Z"
-                     *         ],
-                     *         "pause": {
-                     *           "paused_at": "2030-01-31T09:00:00.000Z",
-                     *           "until": "2030-01-31T09:00:00.000Z",
-                     *           "note": "string"
-                     *         },
-                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
-                     *         "request": {
-                     *           "url": "https://hooks.example.com/orders",
-                     *           "method": "GET",
-                     *           "headers": {},
-                     *           "body": {}
-                     *         },
-                     *         "callback_url": "https://hooks.example.com/sched-events",
-                     *         "signed": true,
-                     *         "coordination": {
-                     *           "on_create": "skip_if_exists",
-                     *           "on_execute": {
-                     *             "condition": "skip_if_previous_pending",
-                     *             "on_condition_not_met": "cancel",
-                     *             "reschedule_delay": 60,
-                     *             "max_reschedules": 1
-                     *           }
-                     *         },
-                     *         "gate": {
-                     *           "message": "Ship v2 to production?",
-                     *           "channels": [
-                     *             "email"
-                     *           ],
-                     *           "buttons": [
-                     *             "string"
-                     *           ],
-                     *           "confirmation_mode": "first_response",
-                     *           "max_snoozes": 1,
-                     *           "snooze_count": 1,
-                     *           "timeout": "string",
-                     *           "on_timeout": "cancel",
-                     *           "escalation": {
-                     *             "contacts": [
-                     *               "string"
-                     *             ],
-                     *             "after_hours": 1
-                     *           },
-                     *           "attachments": [
-                     *             {
-                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *               "name": "Order follow-up",
-                     *               "content_type": "string",
-                     *               "size": 1,
-                     *               "url": "https://hooks.example.com/orders"
-                     *             }
-                     *           ],
-                     *           "sent_at": "2030-01-31T09:00:00.000Z",
-                     *           "expires_at": "2030-01-31T09:00:00.000Z",
-                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
-                     *         },
-                     *         "delivery_attempts": [
-                     *           {
-                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "attempt_number": 1,
-                     *             "due_at": "2030-01-31T09:00:00.000Z",
-                     *             "started_at": "2030-01-31T09:00:00.000Z",
-                     *             "lateness_ms": 1,
-                     *             "duration_ms": 1,
-                     *             "status_code": 1,
-                     *             "outcome": "success",
-                     *             "error_class": "timeout",
-                     *             "error": "string",
-                     *             "response_excerpt": "string",
-                     *             "response_truncated": true
-                     *           }
-                     *         ],
-                     *         "reminder_events": [
-                     *           {
-                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "event_type": "sent",
-                     *             "actor_email": "string",
-                     *             "notes": "string",
-                     *             "created_at": "2030-01-31T09:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "recipients": [
-                     *           {
-                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "email": "ada@example.com",
-                     *             "status": "pending",
-                     *             "responded_at": "2030-01-31T09:00:00.000Z",
-                     *             "response_comment": "string",
-                     *             "display_name": "string",
-                     *             "role": "recipient",
-                     *             "channels": [
-                     *               "email"
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "last_error": "string",
-                     *         "last_attempt": {
-                     *           "at": "2030-01-31T09:00:00.000Z",
-                     *           "status_code": 1,
-                     *           "error_class": "timeout",
-                     *           "lateness_ms": 1
-                     *         },
-                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *         "replays": [
-                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
-                     *         ],
-                     *         "bulk_operations": [
-                     *           {
-                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "operation": "cancel",
-                     *             "outcome": "affected",
-                     *             "detail": "string",
-                     *             "note": "string",
-                     *             "at": "2030-01-31T09:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2030-01-31T09:00:00.000Z",
-                     *         "updated_at": "2030-01-31T09:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["Action"];
-                    };
-                };
-            };
-            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this endpoint needs */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (also for resources of another account) */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict with the resource state */
-            409: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Request body too large */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     bulkOperationsList: {
         parameters: {
             query?: {
@@ -8737,7 +8734,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "operation": "cancel"
+                 *       "operation": "retry",
+                 *       "filter": {
+                 *         "status": "failed",
+                 *         "destination_host": "api.example.com"
+                 *       },
+                 *       "dry_run": true,
+                 *       "note": "partner outage of 25 Nov"
                  *     }
                  */
                 "application/json": components["schemas"]["BulkOperationCreate"];

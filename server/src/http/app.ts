@@ -37,7 +37,7 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
-import { bulkOperationsHandlers, replayHandlers } from './handlers/bulk-operations.js';
+import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
@@ -236,7 +236,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions, deps.pauses),
+    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     schedules: schedulesHandlers(() => new Date()),
@@ -244,7 +244,6 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
-    replay: replayHandlers(deps.replays),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     apiKeys: apiKeysHandlers(deps.accounts),
   });

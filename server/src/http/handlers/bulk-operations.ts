@@ -1,19 +1,9 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
-import type { ActionReplays } from '../../app/actions/replay.js';
 import type { BulkOperations } from '../../app/bulk/service.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
-
-export function replayHandlers(replays: ActionReplays) {
-  return s.router(contract.replay, {
-    replay: async ({ request, params, body }) => ({
-      status: 201,
-      body: { data: await replays.replay(principalOf(request), params.id, body ?? {}) },
-    }),
-  });
-}
 
 export function bulkOperationsHandlers(bulk: BulkOperations) {
   return s.router(contract.bulkOperations, {
