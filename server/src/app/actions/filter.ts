@@ -1,6 +1,6 @@
 import type { ActionFilterInput } from '@sched/contract';
 import { parseActionStatus } from '../../domain/action/states.js';
-import { parseStatusCodeFilter } from '../../domain/delivery/error-class.js';
+import { impliedErrorClass, parseStatusCodeFilter } from '../../domain/delivery/error-class.js';
 import type { ActionFilter } from '../../persistence/actions.js';
 import { currentMode } from './prepare.js';
 
@@ -19,6 +19,10 @@ export function toActionFilter(q: ActionFilterQuery): ActionFilter | null {
   const code =
     q.last_status_code === undefined ? undefined : parseStatusCodeFilter(String(q.last_status_code));
   if (code === null) return null;
+  // A status outside 2xx is always class `http`: said outright, the inbox reads the index over failing attempts.
+  const implied = code ? impliedErrorClass(code) : null;
+  if (implied && q.error_class && q.error_class !== implied) return null;
+  const errorClass = q.error_class ?? implied ?? undefined;
   const key = q.coordination_key ?? q.dedup_key;
   const f: ActionFilter = {
     ...(status ? { status } : {}),
@@ -30,7 +34,7 @@ export function toActionFilter(q: ActionFilterQuery): ActionFilter | null {
       ? { destinationHost: q.destination_host.trim().replace(/\.+$/, '').toLowerCase() }
       : {}),
     ...(code ? { lastStatusCode: code } : {}),
-    ...(q.error_class ? { errorClass: q.error_class } : {}),
+    ...(errorClass ? { errorClass } : {}),
   };
   const bounds = {
     failedAfter: time(q.failed_after),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyError, parseStatusCodeFilter } from './error-class.js';
+import { classifyError, impliedErrorClass, parseStatusCodeFilter } from './error-class.js';
 
 describe('classifyError', () => {
   it('a 2xx has no class; any other status is http', () => {
@@ -43,5 +43,18 @@ describe('parseStatusCodeFilter', () => {
   it('anything else is refused', () => {
     for (const bad of ['', '99', '600', '6xx', 'abc', '4x', '50', '5000', '-1'])
       expect(parseStatusCodeFilter(bad)).toBeNull();
+  });
+});
+
+describe('impliedErrorClass', () => {
+  it('a code or class outside 2xx is always http; one taking in a 2xx implies nothing', () => {
+    expect(impliedErrorClass({ exact: 503 })).toBe('http');
+    expect(impliedErrorClass({ from: 400, to: 499 })).toBe('http');
+    expect(impliedErrorClass({ from: 100, to: 199 })).toBe('http');
+    expect(impliedErrorClass({ exact: 200 })).toBeNull();
+    expect(impliedErrorClass({ from: 200, to: 299 })).toBeNull();
+    // Every code of a class agrees with classifyError.
+    for (const status of [101, 301, 404, 429, 500, 599])
+      expect(impliedErrorClass({ exact: status })).toBe(classifyError({ kind: 'response', status }));
   });
 });

@@ -94,3 +94,13 @@ export function parseStatusCodeFilter(value: string): StatusCodeFilter | null {
   const exact = Number(trimmed);
   return exact >= 100 && exact <= 599 ? { exact } : null;
 }
+
+/**
+ * The error class every attempt matching a status-code filter has, when the filter says it: an answer outside 2xx
+ * is always `http` (classifyError), so `last_status_code=5xx` is also `last_error_class=http` and the inbox can use
+ * the index over failing attempts. Null when the filter takes in a 2xx (a success has no class).
+ */
+export function impliedErrorClass(filter: StatusCodeFilter): ErrorClass | null {
+  const [from, to] = 'exact' in filter ? [filter.exact, filter.exact] : [filter.from, filter.to];
+  return to < 200 || from > 299 ? 'http' : null;
+}
