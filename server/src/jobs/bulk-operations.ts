@@ -47,5 +47,8 @@ export async function workBulkOperations(
   void sweep();
   const timer = setInterval(() => void sweep(), sweepEveryMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    runner.stop();
+  };
 }

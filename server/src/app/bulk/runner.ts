@@ -57,7 +57,7 @@ export const BULK_LEASE_MS = 30_000;
 /** One job runs at most this long (well inside the queue's job expiry), then hands on to a fresh job. */
 const RUN_BUDGET_MS = 120_000;
 
-export type RunEnd = 'finished' | 'held' | 'budget';
+export type RunEnd = 'finished' | 'held' | 'budget' | 'stopping';
 
 /**
  * Works through a bulk operation's snapshot in keyset pages (action id order after a cursor), one transaction per
@@ -79,6 +79,13 @@ export class BulkRunner {
     },
   ) {}
 
+  private stopping = false;
+
+  /** The process is shutting down: each run ends after its page in progress and lets go of its lease at once. */
+  stop(): void {
+    this.stopping = true;
+  }
+
   private leaseMs(): number {
     return this.p.waits.wait(BULK_LEASE_MS, 2_000);
   }
@@ -90,12 +97,21 @@ export class BulkRunner {
       until: new Date(now.getTime() + this.leaseMs()),
     });
     if (!op) return 'held';
+    if (this.stopping) {
+      await releaseBulkLease(this.p.store.sql, op.id);
+      return 'stopping';
+    }
     const plan = op.operation === 'replay' ? await planOf(this.p.store.sql, op.account_id) : null;
     const principal = plan ? { accountId: op.account_id, plan } : null;
     const started = Date.now();
     for (;;) {
       const more = await this.p.store.transaction((db) => this.batch(db, op.id, principal));
       if (!more) return 'finished';
+      if (this.stopping) {
+        // Another worker's sweep carries on from the cursor without waiting for the lease to run out.
+        await releaseBulkLease(this.p.store.sql, op.id);
+        return 'stopping';
+      }
       if (Date.now() - started > RUN_BUDGET_MS) {
         await releaseBulkLease(this.p.store.sql, op.id);
         await this.p.handOn?.(op.id);
