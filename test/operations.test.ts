@@ -447,6 +447,27 @@ describe('operations: inbox, replay, bulk operations', () => {
       (await call('GET', '/v1/actions?destination_host=cli.example&status=cancelled')).body.meta.total,
     ).toBe(12);
 
+    const inbox = await runCli(
+      [
+        'actions',
+        'list',
+        '--destination-host',
+        'cli.example',
+        '--status',
+        'cancelled',
+        '--per-page',
+        '1',
+        '--json',
+      ],
+      env,
+    );
+    expect(inbox.code).toBe(0);
+    expect(JSON.parse(inbox.stdout).meta.total).toBe(12);
+    const failedHere = await runCli(
+      ['actions', 'list', '--error-class', 'http', '--last-status-code', '404', '--json'],
+      env,
+    );
+    expect(JSON.parse(failedHere.stdout).data.map((a: { id: string }) => a.id)).toContain(id);
     const replayed = await runCli(['actions', 'replay', id, '--in', '1h', '--json'], env);
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout).data.replay_of).toBe(id);

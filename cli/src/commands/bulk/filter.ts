@@ -25,15 +25,9 @@ export interface BulkFilterOptions {
   note?: string;
 }
 
-/** Adds the filter flags, `--ids`, `--note`, `--yes`, `--no-wait` and `--json` to a bulk verb. */
-export function withBulkFlags(cmd: Command): Command {
+/** The failed-delivery inbox flags (issue 23), shared by `sched actions list` and every bulk verb. */
+export function withInboxFlags(cmd: Command): Command {
   return cmd
-    .addOption(new Option('--status <status>').choices(STATUS_FILTERS))
-    .addOption(new Option('--mode <mode>').choices(MODE_FILTERS))
-    .option('--search <text>', 'in name and description')
-    .option('--dedup-key <key>')
-    .option('--recurring', 'only recurring actions')
-    .option('--one-time', 'only one-time actions')
     .option('--destination-host <host>', 'exact host of the request URL, e.g. api.example.com')
     .option('--last-status-code <code>', 'status of the latest attempt: 503, or a class such as 5xx')
     .addOption(
@@ -44,7 +38,20 @@ export function withBulkFlags(cmd: Command): Command {
     .option('--created-after <time>')
     .option('--created-before <time>')
     .option('--scheduled-after <time>')
-    .option('--scheduled-before <time>')
+    .option('--scheduled-before <time>');
+}
+
+/** Adds the filter flags, `--ids`, `--note`, `--yes`, `--no-wait` and `--json` to a bulk verb. */
+export function withBulkFlags(cmd: Command): Command {
+  return withInboxFlags(
+    cmd
+      .addOption(new Option('--status <status>').choices(STATUS_FILTERS))
+      .addOption(new Option('--mode <mode>').choices(MODE_FILTERS))
+      .option('--search <text>', 'in name and description')
+      .option('--dedup-key <key>')
+      .option('--recurring', 'only recurring actions')
+      .option('--one-time', 'only one-time actions'),
+  )
     .option('--ids <ids>', 'comma-separated action ids (at most 1,000) instead of a filter')
     .option('--note <text>', "kept on the operation and each action's timeline")
     .option('--yes', 'run it (without: a dry run that prints the count and a sample)')
@@ -53,6 +60,27 @@ export function withBulkFlags(cmd: Command): Command {
 }
 
 type Target = Pick<BulkOperationInput, 'filter' | 'ids'>;
+type Filter = NonNullable<BulkOperationInput['filter']>;
+
+/** The inbox flags as `GET /v1/actions` query keys (the same keys as a bulk filter). */
+export function inboxQuery(o: BulkFilterOptions): Filter {
+  const filter: Filter = {};
+  if (o.destinationHost !== undefined) filter.destination_host = o.destinationHost;
+  if (o.lastStatusCode !== undefined)
+    filter.last_status_code = /^\d+$/.test(o.lastStatusCode) ? Number(o.lastStatusCode) : o.lastStatusCode;
+  if (o.errorClass !== undefined) filter.error_class = o.errorClass as Filter['error_class'];
+  const times = {
+    failed_after: o.failedAfter,
+    failed_before: o.failedBefore,
+    created_after: o.createdAfter,
+    created_before: o.createdBefore,
+    scheduled_after: o.scheduledAfter,
+    scheduled_before: o.scheduledBefore,
+  } as const;
+  for (const [key, value] of Object.entries(times))
+    if (value !== undefined) filter[key as keyof typeof times] = value;
+  return filter;
+}
 
 /** `--ids` or the filter flags (exactly one way); throws UsageError for both or for a filter with no flag at all. */
 export function bulkTarget(o: BulkFilterOptions): Target {
@@ -67,16 +95,7 @@ export function bulkTarget(o: BulkFilterOptions): Target {
   if (o.recurring && o.oneTime) throw new UsageError('give --recurring or --one-time, not both');
   if (o.recurring) filter.recurring = 'recurring';
   if (o.oneTime) filter.recurring = 'one-time';
-  set('destination_host', o.destinationHost);
-  if (o.lastStatusCode !== undefined)
-    filter.last_status_code = /^\d+$/.test(o.lastStatusCode) ? Number(o.lastStatusCode) : o.lastStatusCode;
-  set('error_class', o.errorClass as (typeof filter)['error_class']);
-  set('failed_after', o.failedAfter);
-  set('failed_before', o.failedBefore);
-  set('created_after', o.createdAfter);
-  set('created_before', o.createdBefore);
-  set('scheduled_after', o.scheduledAfter);
-  set('scheduled_before', o.scheduledBefore);
+  Object.assign(filter, inboxQuery(o));
   const hasFilter = Object.keys(filter).length > 0;
   if (o.ids !== undefined) {
     if (hasFilter) throw new UsageError('give --ids or filter flags, not both');

@@ -1,7 +1,7 @@
 import type { BulkOperation } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../runtime.js';
-import { bulkTarget } from './filter.js';
+import { bulkTarget, inboxQuery } from './filter.js';
 import { dryRunText, progressLine } from './progress.js';
 
 const op = (processed: number, matched = 300): BulkOperation => ({
@@ -64,6 +64,20 @@ describe('bulk target', () => {
     });
     expect(bulkTarget({ lastStatusCode: '5xx' })).toEqual({ filter: { last_status_code: '5xx' } });
     expect(bulkTarget({ ids: 'a, b' })).toEqual({ ids: ['a', 'b'] });
+  });
+
+  it('the inbox flags are the query keys of GET /v1/actions', () => {
+    expect(
+      inboxQuery({
+        failedAfter: '2030-01-01T00:00:00Z',
+        scheduledBefore: '2030-02-01T00:00:00Z',
+        errorClass: 'dns',
+      }),
+    ).toEqual({
+      failed_after: '2030-01-01T00:00:00Z',
+      scheduled_before: '2030-02-01T00:00:00Z',
+      error_class: 'dns',
+    });
   });
 
   it('refuses both, and neither', () => {

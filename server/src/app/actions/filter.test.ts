@@ -34,7 +34,7 @@ describe('toActionFilter', () => {
   });
 
   it('filters that contradict each other match nothing', () => {
-    expect(toActionFilter({ status: 'nonsense' })).toBeNull();
+    expect(toActionFilter({ status: 'nonsense' as never })).toBeNull();
     expect(toActionFilter({ status: 'executed', failed_after: '2030-01-01T00:00:00Z' })).toBeNull();
     expect(toActionFilter({ last_status_code: '503', error_class: 'timeout' })).toBeNull();
   });
