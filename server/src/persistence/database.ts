@@ -233,3 +233,19 @@ export async function migrateUp(orm: MikroORM): Promise<string[]> {
 export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
   return (await orm.migrator.getPending()).map((m) => m.name);
 }
+
+/**
+ * Runs `fn` inside the caller's transaction under a savepoint: when it throws, what it did is rolled back and the
+ * rest of the transaction stands (a bulk operation's page goes on past one refused action); the error is rethrown.
+ */
+export async function withSavepoint<T>(db: Sql, fn: () => Promise<T>): Promise<T> {
+  await sql`savepoint item`.execute(db);
+  try {
+    const result = await fn();
+    await sql`release savepoint item`.execute(db);
+    return result;
+  } catch (err) {
+    await sql`rollback to savepoint item`.execute(db);
+    throw err;
+  }
+}

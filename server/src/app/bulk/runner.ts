@@ -14,9 +14,8 @@ import {
   releaseBulkLease,
   takeBulkLease,
 } from '../../persistence/bulk-operations.js';
-import { sql } from 'kysely';
 import { addTimelineEvents, type NewReminderEvent } from '../../persistence/approvals/reminder-events.js';
-import type { Sql } from '../../persistence/database.js';
+import { type Sql, withSavepoint } from '../../persistence/database.js';
 import type { PauseInput, ResumeInput } from '../actions/pause.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { AppError, ValidationError } from '../errors.js';
@@ -206,35 +205,34 @@ export class BulkRunner {
     timeline: TimelineEvent[],
   ): Promise<BulkItemResult> {
     const options = (op.options ?? {}) as { replay?: ReplayBody; pause?: PauseInput; resume?: ResumeInput };
-    await sql`savepoint bulk_item`.execute(db);
     try {
-      let detail: string | null = null;
-      let event: TimelineEvent | null = null;
-      switch (op.operation) {
-        case 'retry':
-          await this.p.ops.retry(db, row, now);
-          event = this.event(row.id, 'retry', `retried by ${via}`, op.note);
-          break;
-        case 'replay':
-          detail = await this.p.ops.replay(db, owner!, row, options.replay ?? {});
-          event = this.event(row.id, 'replay', `replayed as ${detail} by ${via}`, op.note);
-          break;
-        case 'pause':
-          // The pause use case writes its own timeline event, naming the operation through `via`.
-          await this.p.ops.pause(db, row, { ...options.pause, note: op.note }, via);
-          break;
-        case 'resume':
-          await this.p.ops.resume(db, row, options.resume ?? {}, via);
-          break;
-        default:
-          throw new Error(`${op.operation} is done a page at a time`);
-      }
-      await sql`release savepoint bulk_item`.execute(db);
+      const { detail, event } = await withSavepoint(db, async () => {
+        switch (op.operation) {
+          case 'retry':
+            await this.p.ops.retry(db, row, now);
+            return { detail: null, event: this.event(row.id, 'retry', `retried by ${via}`, op.note) };
+          case 'replay': {
+            const made = await this.p.ops.replay(db, owner!, row, options.replay ?? {});
+            return {
+              detail: made,
+              event: this.event(row.id, 'replay', `replayed as ${made} by ${via}`, op.note),
+            };
+          }
+          case 'pause':
+            // The pause use case writes its own timeline event, naming the operation through `via`.
+            await this.p.ops.pause(db, row, { ...options.pause, note: op.note }, via);
+            return { detail: null, event: null };
+          case 'resume':
+            await this.p.ops.resume(db, row, options.resume ?? {}, via);
+            return { detail: null, event: null };
+          default:
+            throw new Error(`${op.operation} is done a page at a time`);
+        }
+      });
       if (event) timeline.push(event);
       return { actionId: row.id, outcome: 'affected', detail };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      await sql`rollback to savepoint bulk_item`.execute(db);
       const fields = err instanceof ValidationError ? ` ${JSON.stringify(err.errors)}` : '';
       return { actionId: row.id, outcome: 'failed', detail: `${err.message}${fields}`.slice(0, 1000) };
     }
