@@ -888,6 +888,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "action.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `action.paused` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["actionPaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `action.resumed` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["actionResumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "reminder.responded": {
         parameters: {
             query?: never;
@@ -1216,6 +1256,33 @@ export interface components {
         };
         /** @enum {string} */
         ActionMode: "webhook" | "approval";
+        /** @description The action was paused (docs/operations.md). */
+        ActionPausedCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "action.paused";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "paused";
+                /** Format: date-time */
+                paused_at: string;
+                /** @description When it resumes by itself; null: until resumed. */
+                until: string | null;
+                note: string | null;
+            };
+        };
         ActionRequest: {
             url: string;
             method: components["schemas"]["HttpMethod"];
@@ -1224,12 +1291,41 @@ export interface components {
             };
             body?: unknown;
         };
+        /** @description The action was resumed, by request or by its `until`. */
+        ActionResumedCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "action.resumed";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                /** @description `scheduled`, `awaiting_response`, or `expired` when `skip` left nothing to run. */
+                status: components["schemas"]["ActionStatus"];
+                /** @enum {string} */
+                missed: "run_once" | "skip";
+                /** Format: date-time */
+                paused_at: string;
+                /** @description How long it was paused. */
+                paused_ms: number;
+                next_attempt_at: string | null;
+            };
+        };
         ActionStats: {
-            /** @description How many of the account's actions are in each state (every state present, 0 included). */
+            /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not. */
             actions_by_status: {
                 [key: string]: number;
             };
-            /** @description Approval actions waiting for an answer (`awaiting_response`). */
+            /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
             approvals_waiting: number;
             /** @description Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at). */
             deliveries: {
@@ -9978,6 +10074,81 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ActionExpiredCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    actionPaused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "action.paused",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "paused",
+                 *         "paused_at": "2030-01-31T09:00:00.000Z",
+                 *         "until": "2030-01-31T09:00:00.000Z",
+                 *         "note": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionPausedCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    actionResumed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "action.resumed",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "scheduled",
+                 *         "missed": "run_once",
+                 *         "paused_at": "2030-01-31T09:00:00.000Z",
+                 *         "paused_ms": 1,
+                 *         "next_attempt_at": "2030-01-31T09:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionResumedCallback"];
             };
         };
         responses: {

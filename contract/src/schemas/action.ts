@@ -7,7 +7,6 @@ import {
   BULK_OPERATIONS,
   DELIVERY_OUTCOMES,
   ERROR_CLASSES,
-  DST_EFFECTS,
   DST_FOLD_POLICIES,
   DST_GAP_POLICIES,
   HTTP_METHODS,
@@ -596,12 +595,12 @@ const LatencyFigures = {
 export const ActionStats = z
   .object({
     actions_by_status: z.record(ActionStatus, z.number().int()).meta({
-      description: "How many of the account's actions are in each state (every state present, 0 included).",
+      description:
+        "How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not.",
     }),
-    approvals_waiting: z
-      .number()
-      .int()
-      .meta({ description: 'Approval actions waiting for an answer (`awaiting_response`).' }),
+    approvals_waiting: z.number().int().meta({
+      description: "Approvals waiting for an answer (`awaiting_response`), chains' gate steps included.",
+    }),
     deliveries: z
       .object({
         since: Timestamp,

@@ -1,3 +1,4 @@
+import type { ActionCallbackEvent } from '@sched/contract';
 import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
 import type { ActionRow } from '../persistence/actions.js';
 import type { Sql } from '../persistence/database.js';
@@ -20,13 +21,7 @@ export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
 }
 
-export type CallbackEvent =
-  | 'action.executed'
-  | 'action.failed'
-  | 'action.expired'
-  | 'action.paused'
-  | 'action.resumed'
-  | 'reminder.responded';
+export type CallbackEvent = ActionCallbackEvent;
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {

@@ -40,7 +40,7 @@ const CHAIN_TERMINAL_STATES = Object.freeze([
   'failed',
   'cancelled',
 ] as const satisfies readonly ChainState[]);
-const CHAIN_CANCELLABLE_STATES = Object.freeze([
+export const CHAIN_CANCELLABLE_STATES = Object.freeze([
   'pending',
   'running',
 ] as const satisfies readonly ChainState[]);
