@@ -430,7 +430,7 @@ export async function startService(
         },
         handOn: (id) => bulkQueue.enqueue(database.sql, id),
       });
-      stopBulkSweep = await workBulkOperations(queue, bulkRunner, logger, waits.wait(5_000, 1_000));
+      stopBulkSweep = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => {

@@ -51,8 +51,12 @@ type TimelineEvent = NewReminderEvent & { actionId: string };
 
 /** Actions per batch: one short transaction each, so a stop or a crash costs at most one batch's work. */
 export const BULK_BATCH_SIZE = 500;
-/** A worker holds an operation this long past its last batch; past it another worker takes over. */
-export const BULK_LEASE_MS = 30_000;
+/**
+ * A worker holds an operation this long past its last page; past it another worker takes over. Short, because
+ * correctness does not rest on it (the operation's row lock orders pages, items are marked once): it only bounds
+ * how long a dead worker's operation waits.
+ */
+export const BULK_LEASE_MS = 10_000;
 /** One job runs at most this long (well inside the queue's job expiry), then hands on to a fresh job. */
 const RUN_BUDGET_MS = 120_000;
 
