@@ -124,7 +124,8 @@ export type OutboundResult =
       durationMs: number;
     }
   | { kind: 'timeout'; durationMs: number; message: string }
-  | { kind: 'connection'; durationMs: number; message: string }
+  /** `code`: the system or library error code (ENOTFOUND, ECONNREFUSED, ERR_TLS_CERT_ALTNAME_INVALID, ...). */
+  | { kind: 'connection'; durationMs: number; message: string; code?: string }
   | { kind: 'blocked'; durationMs: number; message: string };
 
 /** The outgoing HTTP client, as use cases need it (outbound/http-client.ts implements it). */
@@ -142,4 +143,9 @@ export type Clock = () => Date;
  */
 export interface Timers {
   after(ms: number, fn: () => void): { cancel(): void };
+}
+
+/** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
+export interface BulkOperationQueue {
+  enqueue(tx: Sql, operationId: string): Promise<void>;
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { ActionService } from '../app/actions/service.js';
 import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import { ResponseService } from '../app/approvals/respond.js';
 import { ChainService } from '../app/chains/service.js';
@@ -8,7 +7,9 @@ import { ContactService } from '../app/contacts.js';
 import { QuotaService } from '../app/quota.js';
 import { TemplateService } from '../app/templates/service.js';
 import { TemplateTrigger } from '../app/templates/trigger.js';
+import { BulkOperations } from '../app/bulk/service.js';
 import { buildHttpApp } from '../http/app.js';
+import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
 import { databaseFault } from '../persistence/availability.js';
 import { pendingMigrations } from '../persistence/database.js';
 import { dueBacklog } from '../persistence/schedule.js';
@@ -26,12 +27,7 @@ export async function startApi(
 ): Promise<{ http: FastifyInstance; port: number | undefined }> {
   const { config, db, clock, waits, metrics, logger } = ctx;
   const { main: database, availability } = db;
-  const actions = new ActionService(database, ctx.scheduler, clock, {
-    allowPrivateDestinations: config.allowPrivateDestinations,
-    counters: db.counters,
-    countDestination: ctx.countDestination,
-    waits,
-  });
+  const { actions } = ctx;
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
@@ -41,6 +37,8 @@ export async function startApi(
     consoleSessions: new ConsoleSessionService(database, clock),
     contacts: new ContactService(database),
     actions,
+    replays: ctx.replays,
+    bulkOperations: new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock),
     pauses: ctx.pauses,
     templates: new TemplateService({
       store: database,

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
-import { PauseService } from '../app/actions/pause.js';
+import { type PauseDeps, PauseService } from '../app/actions/pause.js';
+import { ActionReplays } from '../app/actions/replay.js';
+import { ActionService } from '../app/actions/service.js';
 import { AccountService } from '../app/accounts.js';
 import { ChainEngine } from '../app/chains/advance.js';
 import { systemClock, systemTimers } from '../app/clock.js';
@@ -49,7 +51,11 @@ export interface ServiceContext {
   gateTimers: GateTimers;
   accounts: AccountService;
   rateLimiter: RateLimiter;
+  /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
+  pauseDeps: PauseDeps;
   pauses: PauseService;
+  actions: ActionService;
+  replays: ActionReplays;
   domains: DomainService;
   /** The destination threshold: the one check for actions, chain HTTP steps and template triggers. */
   countDestination: ReturnType<typeof destinationGuard>;
@@ -88,6 +94,20 @@ export async function buildContext(
   const outboxes = createCallbackOutbox(queue, clock);
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);
+  const pauseDeps: PauseDeps = {
+    scheduler,
+    callbacks: outboxes.actions,
+    timers: createPauseTimers(queue),
+    gateTimers,
+    clock,
+    waits,
+  };
+  const actions = new ActionService(db.main, scheduler, clock, {
+    allowPrivateDestinations: config.allowPrivateDestinations,
+    counters: db.counters,
+    countDestination,
+    waits,
+  });
   return {
     ...base,
     clock,
@@ -101,14 +121,16 @@ export async function buildContext(
     gateTimers,
     accounts: new AccountService(db.main, clock),
     rateLimiter: new RateLimiter(db.counters, clock),
-    pauses: new PauseService({
+    pauseDeps,
+    pauses: new PauseService({ store: db.main, ...pauseDeps }),
+    actions,
+    replays: new ActionReplays({
       store: db.main,
       scheduler,
-      callbacks: outboxes.actions,
-      timers: createPauseTimers(queue),
-      gateTimers,
       clock,
-      waits,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination,
+      view: (db, row) => actions.view(db, row),
     }),
     domains: new DomainService({
       store: db.main,

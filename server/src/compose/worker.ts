@@ -1,10 +1,13 @@
+import { pauseAction, resumeAction } from '../app/actions/pause.js';
 import { GateTimeouts } from '../app/approvals/timers.js';
+import { BulkRunner } from '../app/bulk/runner.js';
 import { ApprovalRounds } from '../app/approvals/rounds.js';
 import { chainStepSettled } from '../app/chains/settled.js';
 import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { Deliveries } from '../app/deliveries/deliver.js';
 import { RetentionService } from '../app/retention.js';
 import { createChannels } from '../channels/registry.js';
+import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
 import { workCallbacks } from '../jobs/callbacks.js';
 import { ChainWorker } from '../jobs/chain-worker.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
@@ -146,6 +149,27 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   started = { ...started, chainWorker: true };
   workers.push(await workDomainChecks(queue, ctx.domains, failedJob('domain check')));
   workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
+  const bulkQueue = createBulkOperationQueue(queue);
+  const { actions, replays, pauseDeps } = ctx;
+  const bulkRunner = new BulkRunner({
+    store: database,
+    clock,
+    waits,
+    ops: {
+      cancel: (db, rows, now) => actions.cancelRows(db, rows, now),
+      retry: async (db, row, now) => void (await actions.retryRow(db, row, now)),
+      replay: async (db, owner, row, overrides) => (await replays.replayRow(db, owner, row, overrides)).id,
+      pause: async (db, row, input, via) =>
+        void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+      resume: async (db, row, input, via) =>
+        void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+    },
+    handOn: (id) => bulkQueue.enqueue(database.sql, id),
+  });
+  const bulk = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
+  // A run in progress ends after its page as soon as shutting down begins, so another worker carries on at once.
+  shutdown.add(() => bulk.stopRuns(), { first: true });
+  workers.push(bulk.worker);
 
   // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
   const maintenance = setInterval(() => {

@@ -18,6 +18,8 @@ export const QUEUES = Object.freeze({
   domainCheck: 'sched.domain-check',
   /** The daily history purge (cron). */
   retention: 'sched.retention',
+  /** One job per started bulk operation (and per hand-on when a run spends its time budget). */
+  bulkOperation: 'sched.bulk-operation',
 } as const);
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -35,6 +37,7 @@ export interface JobPayloads {
   'sched.gate-timer': GateTimer;
   'sched.domain-check': { accountId: string; domain: string };
   'sched.retention': Record<string, never>;
+  'sched.bulk-operation': { operationId: string };
 }
 
 /** How a worker takes its queue's jobs (pg-boss's work options we use). */
