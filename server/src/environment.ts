@@ -67,6 +67,17 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'How long SIGTERM waits for in-flight work before exiting.',
   },
   {
+    names: ['SCHED_DB_CONNECT_TIMEOUT_MS'],
+    default: '`3000`',
+    meaning:
+      'How long to wait for a database connection (at least 100); when the database is unreachable a request answers 503 within it.',
+  },
+  {
+    names: ['SCHED_DB_STATEMENT_TIMEOUT_MS'],
+    default: '`5000`',
+    meaning: 'Longest an API statement may run before it is cancelled (503); `0` turns it off.',
+  },
+  {
     names: ['SCHED_DELIVERY_CONCURRENCY'],
     default: '`256`',
     meaning:

@@ -1125,6 +1125,16 @@ export interface components {
         ActionStats: {
             /** @description How many of the account's actions are in each state (every state present, 0 included). */
             actions_by_status: {
+                scheduled: number;
+                resolved: number;
+                executing: number;
+                awaiting_response: number;
+                paused: number;
+                executed: number;
+                failed: number;
+                expired: number;
+                cancelled: number;
+            } & {
                 [key: string]: number;
             };
             /** @description Approval actions waiting for an answer (`awaiting_response`). */
@@ -4642,7 +4652,17 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "actions_by_status": {},
+                     *         "actions_by_status": {
+                     *           "scheduled": 1,
+                     *           "resolved": 1,
+                     *           "executing": 1,
+                     *           "awaiting_response": 1,
+                     *           "paused": 1,
+                     *           "executed": 1,
+                     *           "failed": 1,
+                     *           "expired": 1,
+                     *           "cancelled": 1
+                     *         },
                      *         "approvals_waiting": 1,
                      *         "deliveries": {
                      *           "since": "2030-01-31T09:00:00.000Z",
@@ -6575,7 +6595,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -6628,7 +6648,7 @@ export interface operations {
                      *             "retry_strategy": "exponential",
                      *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ]
                      *           }
                      *         ],
@@ -6840,7 +6860,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -6893,7 +6913,7 @@ export interface operations {
                      *             "retry_strategy": "exponential",
                      *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ]
                      *           }
                      *         ],
@@ -7033,7 +7053,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -7086,7 +7106,7 @@ export interface operations {
                      *             "retry_strategy": "exponential",
                      *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ]
                      *           }
                      *         ],
