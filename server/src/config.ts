@@ -5,6 +5,7 @@ import { DEFAULT_EMAIL_FROM } from './channels/email.js';
 import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
 import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
+import { type PlanTable, readPlansFile } from './plans-file.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -24,6 +25,7 @@ export const EnvSchema = z.object({
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
+  SCHED_PLANS_FILE: z.string().min(1).optional(),
   SCHED_DOMAIN_DAY_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perDay),
   SCHED_DOMAIN_MONTH_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perMonth),
   SCHED_DNS_SERVERS: z
@@ -181,6 +183,8 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Notification channel settings; a channel left out keeps its messages in the outbox. */
   channels: ChannelConfig;
+  /** SCHED_PLANS_FILE's overrides of the plan table; null: the defaults (docs/self-hosting.md). */
+  plans: PlanTable | null;
 }
 
 export type TrustProxy = false | number | string[];
@@ -231,6 +235,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  SCHED_ALLOW_PRIVATE_DESTINATIONS: must be false when NODE_ENV=production (it disables the SSRF guard)',
     );
   }
+  const plans = e.SCHED_PLANS_FILE ? readPlansFile(e.SCHED_PLANS_FILE) : { table: null };
+  if ('errors' in plans) throw new ConfigError(`invalid configuration:\n  ${plans.errors.join('\n  ')}`);
   const trustProxy = parseTrustProxy(e.SCHED_TRUST_PROXY);
   if (typeof trustProxy === 'object' && !Array.isArray(trustProxy)) {
     throw new ConfigError(`invalid configuration:\n  SCHED_TRUST_PROXY: ${trustProxy.error}`);
@@ -268,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpConnectionTimeoutMs: e.SCHED_HTTP_CONNECTION_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS,
     channels: channelConfig(e),
+    plans: plans.table,
   };
 }
 

@@ -62,6 +62,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`.',
   },
   {
+    names: ['SCHED_PLANS_FILE'],
+    default: 'unset',
+    meaning:
+      'A JSON file overriding plan limits for this server, e.g. `{"business": {"schedule_horizon_days": 3650, "max_attempts": 50}}` (fields as in `GET /v1/quota`; docs/self-hosting.md). Checked at start.',
+  },
+  {
     names: ['SCHED_SHUTDOWN_TIMEOUT_MS'],
     default: '`30000`',
     meaning: 'How long SIGTERM waits for in-flight work before exiting.',

@@ -36,6 +36,7 @@ import { createPauseTimers } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { usePlanLimits } from './domain/quota/plans.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
 import { DatabaseAvailability } from './persistence/availability.js';
@@ -126,6 +127,8 @@ export async function startService(
   role: Role,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
+  // A self-hosted deployment's own plan table (SCHED_PLANS_FILE), before anything reads a limit.
+  usePlanLimits(config.plans);
   const timeouts = config.databaseTimeouts;
   const opened = await openDatabase(config, {
     appName: `sched-${role}`,

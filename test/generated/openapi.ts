@@ -1011,7 +1011,7 @@ export interface components {
             request?: components["schemas"]["HttpRequest"];
             /** @description Approval mode: who is asked, how, and until when. */
             gate?: components["schemas"]["GateInput"];
-            /** @description 1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20. */
+            /** @description Default 5, capped by the plan: Free 3, Pro 10, Business 20 (a self-hosted server may raise the caps, docs/self-hosting.md). */
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
