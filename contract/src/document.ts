@@ -22,6 +22,7 @@ const TAGS: TagInfo[] = [
   { name: 'teamMembers', description: 'Team members that approvals can be addressed to.' },
   { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
   { name: 'apiKeys', description: "The account's API keys: create, list, rotate, revoke (scope `admin`)." },
+  { name: 'outbox', description: 'Messages of unconfigured channels, kept by a development server.' },
   { name: 'quota', description: "The account's plan and what it has used this period." },
   { name: 'responses', description: 'The login-free response links of approvals (no API key).' },
   { name: 'trigger', description: "A template's public trigger URL (no API key; the token is the secret)." },

@@ -16,6 +16,7 @@ import { ContactService } from './app/contacts.js';
 import { destinationGuard } from './app/domains/guard.js';
 import { DomainService } from './app/domains/service.js';
 import { QuotaService } from './app/quota.js';
+import { OutboxService } from './app/outbox.js';
 import { RateLimiter } from './app/rate-limiter.js';
 import { TemplateService } from './app/templates/service.js';
 import { TemplateTrigger } from './app/templates/trigger.js';
@@ -239,6 +240,7 @@ export async function startService(
           allowPrivateDestinations: config.allowPrivateDestinations,
         }),
         teamMembers: new TeamMemberService(database),
+        outbox: new OutboxService(database, config.env !== 'production'),
         responses: new ResponseService({
           db: database,
           scheduler,

@@ -39,6 +39,8 @@ import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
+import { outboxHandlers } from './handlers/outbox.js';
+import type { OutboxService } from '../app/outbox.js';
 import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
@@ -77,6 +79,8 @@ export interface HttpDeps {
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** GET /v1/outbox (development servers only). */
+  outbox: OutboxService;
   /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
   publicUrl: () => string | undefined;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
@@ -239,6 +243,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
     apiKeys: apiKeysHandlers(deps.accounts),
+    outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
