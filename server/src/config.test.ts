@@ -216,3 +216,17 @@ describe('SCHED_PLANS_FILE', () => {
     expect(() => loadConfig({ SCHED_PLANS_FILE: '/nonexistent/plans.json' })).toThrow(/SCHED_PLANS_FILE/);
   });
 });
+
+describe('SCHED_CORS_ORIGINS', () => {
+  it('is off by default, takes origins or *, and refuses anything that is not an origin', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ SCHED_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173/' }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig({ SCHED_CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    expect(() => loadConfig({ SCHED_CORS_ORIGINS: 'https://app.example.com/path' })).toThrow(
+      /SCHED_CORS_ORIGINS/,
+    );
+    expect(() => loadConfig({ SCHED_CORS_ORIGINS: 'app.example.com' })).toThrow(/SCHED_CORS_ORIGINS/);
+  });
+});

@@ -62,6 +62,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`.',
   },
   {
+    names: ['SCHED_CORS_ORIGINS'],
+    default: 'unset',
+    meaning:
+      'Browser origins allowed to call `/v1` from their pages (CORS), comma-separated (`https://app.example.com,http://localhost:5173`), or `*`. Unset: no CORS (same-origin only). Keys go in the Authorization header; no cookies cross origins.',
+  },
+  {
     names: ['SCHED_PLANS_FILE'],
     default: 'unset',
     meaning:

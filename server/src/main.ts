@@ -241,6 +241,7 @@ export async function startService(
         }),
         teamMembers: new TeamMemberService(database),
         outbox: new OutboxService(database, config.env !== 'production'),
+        corsOrigins: config.corsOrigins,
         responses: new ResponseService({
           db: database,
           scheduler,

@@ -46,6 +46,7 @@ import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
+import { registerCors } from './cors.js';
 import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
@@ -79,6 +80,8 @@ export interface HttpDeps {
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** Browser origins allowed to call /v1 (SCHED_CORS_ORIGINS); empty: no CORS. */
+  corsOrigins: string[];
   /** GET /v1/outbox (development servers only). */
   outbox: OutboxService;
   /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
@@ -155,6 +158,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  await registerCors(app, deps.corsOrigins);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { req: request, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
