@@ -36,7 +36,7 @@ import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createPauseTimers } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, routeLabel } from './metrics.js';
 import { usePlanLimits } from './domain/quota/plans.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
@@ -249,6 +249,11 @@ export async function startService(
           clock,
           waits,
         }),
+        observeRequest: (method, route, status, seconds) =>
+          metrics.httpRequests.observe(
+            { method, route: routeLabel(route), status_class: `${Math.floor(status / 100)}xx` },
+            seconds,
+          ),
         metrics: {
           token: config.metricsToken,
           render: async () => {

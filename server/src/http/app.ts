@@ -65,6 +65,13 @@ export interface HttpDeps {
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
+  /** Counts one answered request (HTTP metrics by route template and status class). */
+  observeRequest?: (
+    method: string,
+    routeTemplate: string | undefined,
+    status: number,
+    seconds: number,
+  ) => void;
   /** Prometheus text for GET /metrics; guarded by a token when one is configured. */
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
@@ -160,6 +167,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
   await registerCors(app, deps.corsOrigins);
   app.addHook('onResponse', async (request, reply) => {
+    deps.observeRequest?.(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     request.log.info(
       { req: request, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
