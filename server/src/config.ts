@@ -27,6 +27,8 @@ export const EnvSchema = z.object({
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
   SCHED_PLANS_FILE: z.string().min(1).optional(),
   SCHED_CORS_ORIGINS: z.string().min(1).optional(),
+  // Read by server/src/tracing.ts and the OpenTelemetry exporter itself; checked here like every setting.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   SCHED_DOMAIN_DAY_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perDay),
   SCHED_DOMAIN_MONTH_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perMonth),
   SCHED_DNS_SERVERS: z

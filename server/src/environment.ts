@@ -161,6 +161,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
       'Web Push channel (VAPID; all three or none). Slack and Teams need no variable: each channel resource carries its webhook URL.',
   },
   {
+    names: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
+    default: 'unset',
+    meaning:
+      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. The exporter's own `OTEL_*` variables apply (`OTEL_SERVICE_NAME`, `OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
+  },
+  {
     names: ['LOG_LEVEL'],
     default: '`info`',
     meaning:

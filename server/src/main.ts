@@ -37,6 +37,7 @@ import { createPauseTimers } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics, routeLabel } from './metrics.js';
+import { createTracing } from './tracing.js';
 import { usePlanLimits } from './domain/quota/plans.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
@@ -130,6 +131,8 @@ export async function startService(
 ): Promise<RunningService> {
   // A self-hosted deployment's own plan table (SCHED_PLANS_FILE), before anything reads a limit.
   usePlanLimits(config.plans);
+  // OpenTelemetry only when OTEL_EXPORTER_OTLP_ENDPOINT is set: its SDK is not even loaded otherwise.
+  const tracing = await createTracing();
   const timeouts = config.databaseTimeouts;
   const opened = await openDatabase(config, {
     appName: `sched-${role}`,
@@ -248,6 +251,7 @@ export async function startService(
           callbacks: callbackOutbox,
           clock,
           waits,
+          tracing,
         }),
         observeRequest: (method, route, status, seconds) =>
           metrics.httpRequests.observe(
@@ -339,6 +343,7 @@ export async function startService(
           retried: () => metrics.retries.inc(),
         },
         approvals,
+        tracing,
       });
       const callbacks = new CallbackDeliveries({
         store: workerDatabase,
@@ -422,6 +427,7 @@ export async function startService(
         await probes.close().catch(() => undefined);
         await workerDatabase?.close().catch(() => undefined);
         await counterDatabase.close().catch(() => undefined);
+        await tracing?.shutdown().catch(() => undefined);
         await opened.close();
       })();
       return stopping;

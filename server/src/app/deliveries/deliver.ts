@@ -16,7 +16,7 @@ import {
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
 import { seriesOf } from '../actions/series.js';
-import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store } from '../ports.js';
+import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store, Tracing } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import { buildRequest, EXCERPT_BYTES, type OutboundRequest } from './request.js';
@@ -66,6 +66,8 @@ export interface DeliveryPorts {
   events?: DeliveryEvents;
   /** Sends approval gates' messages; absent only where no approval action is fired. */
   approvals?: GateRounds;
+  /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
+  tracing?: Tracing | undefined;
 }
 
 interface Claimed {
@@ -126,13 +128,27 @@ export class Deliveries {
     const { row, dueAt } = claimed;
     await this.untilDue(dueAt);
     const started = this.p.clock();
-    this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
+    const latenessMs = Math.max(0, started.getTime() - dueAt.getTime());
+    this.p.events?.fired(row.mode, latenessMs / 1000);
     if (row.mode === 'approval') {
-      if (!this.p.approvals) throw new Error('approval actions need an approval engine');
-      await this.p.approvals.sendRound(row);
+      const approvals = this.p.approvals;
+      if (!approvals) throw new Error('approval actions need an approval engine');
+      const send = () => approvals.sendRound(row);
+      await (this.p.tracing?.span('sched.approval.send', { 'sched.action_id': row.id }, send) ?? send());
       return;
     }
-    const result = await this.p.outbound.send(buildRequest(row, started, this.requestTimeoutMs()));
+    const request = buildRequest(row, started, this.requestTimeoutMs());
+    const span = this.p.tracing?.deliveryAttempt({
+      actionId: row.id,
+      attempt: row.attempt_count,
+      latenessMs,
+      createdBy: row.traceparent,
+    });
+    if (span) Object.assign(request.headers, span.headers);
+    const result = await this.p.outbound.send(request);
+    span?.end(
+      result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
+    );
     await this.record(row, dueAt, started, result);
   }
 

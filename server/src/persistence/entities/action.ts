@@ -99,6 +99,8 @@ export const ActionSchema = defineEntity({
     /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
     chainId: p.uuid().nullable(),
     chainStepIndex: p.integer().nullable(),
+    /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
+    traceparent: p.string().length(55).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
