@@ -3,6 +3,8 @@ import {
   ActionExecutedCallback,
   ActionExpiredCallback,
   ActionFailedCallback,
+  ActionPausedCallback,
+  ActionResumedCallback,
   CHAIN_CALLBACK_EVENTS,
   ChainCallback,
   contract,
@@ -23,6 +25,10 @@ const TAGS: TagInfo[] = [
   { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
   { name: 'apiKeys', description: "The account's API keys: create, list, rotate, revoke (scope `admin`)." },
   { name: 'outbox', description: 'Messages of unconfigured channels, kept by a development server.' },
+  {
+    name: 'schedules',
+    description: 'When a schedule runs, with DST gaps and folds, before creating anything.',
+  },
   { name: 'quota', description: "The account's plan and what it has used this period." },
   { name: 'responses', description: 'The login-free response links of approvals (no API key).' },
   { name: 'trigger', description: "A template's public trigger URL (no API key; the token is the secret)." },
@@ -33,6 +39,8 @@ const ACTION_CALLBACKS = {
   'action.executed': ActionExecutedCallback,
   'action.failed': ActionFailedCallback,
   'action.expired': ActionExpiredCallback,
+  'action.paused': ActionPausedCallback,
+  'action.resumed': ActionResumedCallback,
   'reminder.responded': ReminderRespondedCallback,
 } satisfies Record<(typeof ACTION_CALLBACK_EVENTS)[number], unknown>;
 

@@ -6,6 +6,7 @@ import { channelsContract, responsesContract, teamMembersContract } from './rout
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { domainsContract } from './routes/domains.js';
+import { schedulesContract } from './routes/schedules.js';
 import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
@@ -17,6 +18,7 @@ export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
 export * from './schemas/domain.js';
+export * from './schemas/schedule.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
@@ -41,6 +43,7 @@ export const apiContract = c.router({
   domains: domainsContract,
   apiKeys: apiKeysContract,
   outbox: outboxContract,
+  schedules: schedulesContract,
 });
 
 /**

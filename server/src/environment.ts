@@ -82,12 +82,19 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['SCHED_DB_CONNECT_TIMEOUT_MS'],
     default: '`3000`',
     meaning:
-      'How long to wait for a database connection (at least 100); when the database is unreachable a request answers 503 within it.',
+      'How long a request or worker waits for a database connection (pool queue and connect together) before answering 503 (docs/operations-database.md).',
   },
   {
     names: ['SCHED_DB_STATEMENT_TIMEOUT_MS'],
     default: '`5000`',
-    meaning: 'Longest an API statement may run before it is cancelled (503); `0` turns it off.',
+    meaning:
+      "`statement_timeout` of the service's connections (`0`: none); a statement past it answers 503. Migrations and pg-boss run without it.",
+  },
+  {
+    names: ['SCHED_JOB_EXPIRE_SECONDS'],
+    default: '`300`',
+    meaning:
+      'How long a pg-boss job may stay active before pg-boss retries it (a worker died holding it); set when a queue is created.',
   },
   {
     names: ['SCHED_DELIVERY_CONCURRENCY'],

@@ -3,6 +3,7 @@ import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
+import { previewSchedule } from '../../app/schedules/preview.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
@@ -94,4 +95,13 @@ export function validTraceparent(header: string | string[] | undefined): string 
   const value = typeof header === 'string' ? header.trim().toLowerCase() : '';
   const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(value);
   return m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!) ? value : null;
+}
+
+export function schedulesHandlers(clock: () => Date) {
+  return s.router(contract.schedules, {
+    preview: async ({ request, body }) => ({
+      status: 200,
+      body: { data: previewSchedule(body, principalOf(request), clock()) },
+    }),
+  });
 }
