@@ -3,13 +3,13 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../cli/src/program.js';
 import { createTestDatabase } from './support/database.js';
 import { cliBin, startServer, type TestServer } from './support/server.js';
 
 const run = promisify(execFile);
+type Command = ReturnType<typeof buildProgram>;
 
 /** Every `$ sched ...` line of every command's --help, continuation lines joined, exactly as printed. */
 function helpExamples(): string[] {

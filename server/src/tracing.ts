@@ -28,7 +28,11 @@ export async function createTracing(
     keys: (c: Record<string, string>) => Object.keys(c),
     get: (c: Record<string, string>, k: string) => c[k],
   };
-  const setter = { set: (c: Record<string, string>, k: string, v: string) => void (c[k] = v) };
+  const setter = {
+    set: (c: Record<string, string>, k: string, v: string) => {
+      c[k] = v;
+    },
+  };
 
   /** The span context a stored traceparent names, to link to. */
   const linkTo = (traceparent: string | null) => {
