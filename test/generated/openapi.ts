@@ -663,7 +663,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List bulk operations, newest first */
+        /**
+         * List bulk operations, newest first
+         * @description The account's bulk operations (a dry run starts none, so it is not listed), paginated, filtered by `status`, each with its operation, filter, note and counts.
+         */
         get: operations["bulkOperationsList"];
         put?: never;
         /**
@@ -684,7 +687,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A bulk operation and its progress */
+        /**
+         * A bulk operation and its progress
+         * @description Its status and counts (matched, processed, affected, skipped, failed) as the worker applies it batch by batch; poll it until `finished_at` is set. 404 for an unknown id or one of another account.
+         */
         get: operations["bulkOperationsGet"];
         put?: never;
         post?: never;
