@@ -11,4 +11,7 @@ export default defineConfig({
   dts: { resolve: ['@sched/contract'] },
   noExternal: ['@sched/contract'],
   clean: true,
+  // Every module here is pure: a type-only use of the contract must not leave `import "@ts-rest/core"` in the
+  // declarations (its types do not check against zod 4 under skipLibCheck: false).
+  treeshake: { moduleSideEffects: false },
 });
