@@ -57,9 +57,9 @@ describe('API keys through the API', () => {
     const owner = createClient({ baseUrl: server.url, apiKey: server.apiKey });
     const k = await owner.keys.create({ name: 'temp', scopes: ['read'] });
     expect((await api(server, k.key, 'GET', '/v1/contacts')).status).toBe(200);
-    expect((await api(server, k.key, 'POST', '/v1/contacts', { name: 'x', email: 'x@example.com' })).body.code).toBe(
-      'forbidden',
-    );
+    expect(
+      (await api(server, k.key, 'POST', '/v1/contacts', { name: 'x', email: 'x@example.com' })).body.code,
+    ).toBe('forbidden');
     await owner.keys.revoke(k.id);
     const after = await api(server, k.key, 'GET', '/v1/contacts');
     expect([after.status, after.body.code]).toEqual([401, 'unauthorized']);
@@ -81,7 +81,10 @@ describe('API keys through the API', () => {
 
   it('an expiring key stops working at its time; rotation keeps the old secret for the grace period', async () => {
     const owner = createClient({ baseUrl: server.url, apiKey: server.apiKey });
-    const soon = await owner.keys.create({ name: 'short', expires_at: new Date(Date.now() + 1500).toISOString() });
+    const soon = await owner.keys.create({
+      name: 'short',
+      expires_at: new Date(Date.now() + 1500).toISOString(),
+    });
     expect((await api(server, soon.key, 'GET', '/v1/contacts')).status).toBe(200);
 
     const old = await owner.keys.create({ name: 'deploy', scopes: ['read', 'write'] });

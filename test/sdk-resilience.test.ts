@@ -19,7 +19,9 @@ afterEach(async () => {
   }
 });
 
-async function loopback(handler: Handler): Promise<{ url: string; requests: { method: string; url: string; body: string }[] }> {
+async function loopback(
+  handler: Handler,
+): Promise<{ url: string; requests: { method: string; url: string; body: string }[] }> {
   const requests: { method: string; url: string; body: string }[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -71,7 +73,8 @@ describe('the SDK transport', () => {
     let calls = 0;
     const { url, requests } = await loopback((_req, res) => {
       calls += 1;
-      if (calls === 1) json(res, 503, { code: 'service_unavailable', message: 'busy' }, { 'retry-after': '0' });
+      if (calls === 1)
+        json(res, 503, { code: 'service_unavailable', message: 'busy' }, { 'retry-after': '0' });
       else json(res, 201, { data: action });
     });
     const sched = createClient({ baseUrl: url, apiKey: 'k', retry: { minDelayMs: 10 } });

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
+import { serverInstalled } from './commands/admin.js';
+import { configureAdminCommand } from './commands/admin-keys/index.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
 import { configureChainsCommands } from './commands/chains.js';
@@ -9,6 +11,7 @@ import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommands } from './commands/config.js';
 import { configureContactsCommands } from './commands/contacts.js';
 import { configureDomainsCommands } from './commands/domains.js';
+import { configureKeysCommand } from './commands/keys/index.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
@@ -31,24 +34,31 @@ export function buildProgram(): Command {
     .description('sched: scheduled webhooks and human approvals')
     .option('--api-url <url>', 'service root URL (SCHED_API_URL)')
     .option('--api-key <key>', 'API key (SCHED_API_KEY)')
+    .option('--json', 'print JSON (for scripts) instead of tables')
     .showHelpAfterError()
     .exitOverride();
-  configureServeCommand(program);
-  configureMigrateCommand(program);
-  configureAccountsCommands(program);
+  // The admin verbs run the server or talk to its database: offered only where the server package is installed.
+  const admin = serverInstalled();
+  if (admin) {
+    configureServeCommand(program);
+    configureMigrateCommand(program);
+    configureAccountsCommands(program);
+    configureAdminCommand(program);
+  }
   configureContactsCommands(program);
   configureActionsCommands(program);
   configureApprovalsCommands(program);
   configureChainsCommands(program);
   configureChannelsCommands(program);
   configureTeamMembersCommands(program);
-  configureOutboxCommands(program);
+  if (admin) configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configureKeysCommand(program);
   configureConfigCommands(program);
   configureCompletionCommand(program);
   configureTemplatesCommands(program);
   configureDomainsCommands(program);
-  configurePurgeCommand(program);
+  if (admin) configurePurgeCommand(program);
   return program;
 }
 

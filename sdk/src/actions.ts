@@ -1,5 +1,5 @@
 import type { Action, ActionCreateBody, ActionSummary, Quota } from '@sched/contract';
-import { callArgs, type RawClient } from './client.js';
+import { callArgs, type RawClient } from './raw.js';
 import { collect, paginate, paginatePages } from './pagination.js';
 import type { CallOptions } from './transport.js';
 import type {
@@ -111,12 +111,20 @@ export function actionsApi(raw: RawClient): ActionsApi {
     wait: (id, options = {}) => {
       const until = options.until ?? FINAL_ACTION_STATES;
       const wanted = new Set<string>(typeof until === 'string' ? [until] : until);
-      return poll(() => get(id, options), (a) => wanted.has(a.status), options, `action ${id}`);
+      return poll(
+        () => get(id, options),
+        (a) => wanted.has(a.status),
+        options,
+        `action ${id}`,
+      );
     },
     cancel: async (id, o) => unwrap(await raw.actions.cancel({ params: { id }, ...callArgs(o) }), 200).data,
     cancelByIdempotencyKey: async (idempotencyKey, o) =>
       unwrap(
-        await raw.actions.cancelByIdempotencyKey({ body: { idempotency_key: idempotencyKey }, ...callArgs(o) }),
+        await raw.actions.cancelByIdempotencyKey({
+          body: { idempotency_key: idempotencyKey },
+          ...callArgs(o),
+        }),
         200,
       ).data,
     cancelByCoordinationKey: async (coordinationKey, o) =>

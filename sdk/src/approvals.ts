@@ -8,7 +8,7 @@ import {
 } from '@sched/contract';
 import type { z } from 'zod';
 import type { ActionsApi, CreateActionResult } from './actions.js';
-import { callArgs, type RawClient } from './client.js';
+import { callArgs, type RawClient } from './raw.js';
 import { standaloneSend } from './templates.js';
 import type { CallOptions, Send } from './transport.js';
 import type {
@@ -227,7 +227,10 @@ export async function respond(
   const body: ResponseBody = { decision: input.decision };
   if (input.comment !== undefined) body.comment = input.comment;
   if (input.snoozeFor !== undefined) body.snooze_for = input.snoozeFor;
-  const path = responsesContract.respond.path.replace(':token', encodeURIComponent(decodeURIComponent(token)));
+  const path = responsesContract.respond.path.replace(
+    ':token',
+    encodeURIComponent(decodeURIComponent(token)),
+  );
   const send = options.send ?? standaloneSend();
   const res = await send(
     {

@@ -1,6 +1,6 @@
 import type { CancelledChain, Chain, ChainCreateBody, ChainStepInput, ChainSummary } from '@sched/contract';
 import type { z } from 'zod';
-import { callArgs, type RawClient } from './client.js';
+import { callArgs, type RawClient } from './raw.js';
 import { collect, paginate, paginatePages } from './pagination.js';
 import type { CallOptions } from './transport.js';
 import type { Page } from './types.js';
@@ -66,7 +66,12 @@ export function chainsApi(raw: RawClient): ChainsApi {
     wait: (id, options = {}) => {
       const until = options.until ?? FINAL_CHAIN_STATES;
       const wanted = new Set<string>(typeof until === 'string' ? [until] : until);
-      return poll(() => get(id, options), (c) => wanted.has(c.status), options, `chain ${id}`);
+      return poll(
+        () => get(id, options),
+        (c) => wanted.has(c.status),
+        options,
+        `chain ${id}`,
+      );
     },
     cancel: async (id, o) => unwrap(await raw.chains.cancel({ params: { id }, ...callArgs(o) }), 200).data,
   };

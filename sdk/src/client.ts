@@ -1,48 +1,18 @@
-import {
-  apiContract as contract,
-  type Contact,
-  type ContactCreate,
-  type ContactUpdate,
-} from '@sched/contract';
-import { initClient } from '@ts-rest/core';
+import type { Contact, ContactCreate, ContactUpdate } from '@sched/contract';
 import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
 import { apiKeysApi } from './api-keys.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { chainsApi } from './chains.js';
 import { domainsApi } from './domains.js';
 import { templatesApi, trigger } from './templates.js';
-import { type CallOptions, createTransport, fetchApi, type Send, type TransportOptions } from './transport.js';
+import { type ConnectionOptions, callArgs, createRawClient, type RawClient } from './raw.js';
+import { type CallOptions, createTransport, type TransportOptions } from './transport.js';
 import type { ResponseResult, Schedule, TriggerAnswer } from './types.js';
 import { unwrap } from './unwrap.js';
 
 export { unwrap } from './unwrap.js';
 
-export interface ClientOptions extends TransportOptions {
-  /** The service root, e.g. `http://localhost:8080` (a trailing `/v1` is accepted too). */
-  baseUrl: string;
-  apiKey: string;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
-}
-
-/** The ts-rest client over the contract: internal, so its types stay out of the SDK's declarations. */
-function createRawClient(options: ClientOptions, send: Send) {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return initClient(contract, {
-    baseUrl,
-    baseHeaders: { authorization: `Bearer ${options.apiKey}`, ...options.headers },
-    throwOnUnknownStatus: false,
-    validateResponse: false,
-    api: fetchApi(send, baseUrl),
-  });
-}
-
-export type RawClient = ReturnType<typeof createRawClient>;
-
-/** The per-call part of a ts-rest call: the caller's `AbortSignal`. */
-export function callArgs(options: CallOptions | undefined): { fetchOptions?: { signal: AbortSignal } } {
-  return options?.signal ? { fetchOptions: { signal: options.signal } } : {};
-}
+export interface ClientOptions extends TransportOptions, ConnectionOptions {}
 
 /** Contacts: reusable recipients (`contact:<id>:email`). The list is not paginated. */
 export interface ContactsApi {

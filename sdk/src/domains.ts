@@ -1,5 +1,5 @@
 import type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';
-import { callArgs, type RawClient } from './client.js';
+import { callArgs, type RawClient } from './raw.js';
 import type { CallOptions } from './transport.js';
 import { unwrap } from './unwrap.js';
 

@@ -1,4 +1,10 @@
-export type { ActionsApi, ActionWaitOptions, CreateActionResult, ExistingAction, QuotaApi } from './actions.js';
+export type {
+  ActionsApi,
+  ActionWaitOptions,
+  CreateActionResult,
+  ExistingAction,
+  QuotaApi,
+} from './actions.js';
 export { FINAL_ACTION_STATES } from './actions.js';
 export type { ApiKeysApi } from './api-keys.js';
 export type {

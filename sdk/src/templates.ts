@@ -8,7 +8,7 @@ import type {
   TriggerAnswer,
 } from '@sched/contract';
 import type { z } from 'zod';
-import { callArgs, type RawClient } from './client.js';
+import { callArgs, type RawClient } from './raw.js';
 import { collect, paginate, paginatePages } from './pagination.js';
 import { type CallOptions, createTransport, type Send } from './transport.js';
 import type { Page, Schedule } from './types.js';
@@ -29,7 +29,10 @@ export interface TemplatesApi {
   create(body: TemplateCreateBody, options?: CallOptions): Promise<Template>;
   list(query?: TemplateListQuery, options?: CallOptions): Promise<Page<TemplateSummary>>;
   /** Every page from `query.page` (default 1). */
-  pages(query?: TemplateListQuery, options?: CallOptions): AsyncGenerator<Page<TemplateSummary>, void, undefined>;
+  pages(
+    query?: TemplateListQuery,
+    options?: CallOptions,
+  ): AsyncGenerator<Page<TemplateSummary>, void, undefined>;
   /** Every template across all pages, fetched lazily: `for await (const t of sched.templates.iterate())`. */
   iterate(query?: TemplateListQuery, options?: CallOptions): AsyncGenerator<TemplateSummary, void, undefined>;
   listAll(query?: TemplateListQuery, options?: CallOptions): Promise<TemplateSummary[]>;

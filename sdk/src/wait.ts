@@ -34,7 +34,10 @@ export async function poll<T>(
     if (done(value)) return value;
     const left = giveUpAt - Date.now();
     if (left <= 0)
-      throw new SchedWaitTimeoutError(`${what} did not reach the awaited state within ${timeoutMs} ms`, value);
+      throw new SchedWaitTimeoutError(
+        `${what} did not reach the awaited state within ${timeoutMs} ms`,
+        value,
+      );
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, Math.min(interval, left));
       options.signal?.addEventListener(

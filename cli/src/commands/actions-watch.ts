@@ -91,7 +91,6 @@ export function configureActionsWatchCommand(actions: Command): void {
     .command('watch <id>')
     .description('follow an action live: status changes and each delivery attempt, until it ends')
     .option('--interval <seconds>', 'how often to ask the server (default 1)')
-    .option('--json', 'print one JSON event per line')
     .action(async (id: string, opts: { interval?: string }, cmd: Command) => {
       const intervalMs = opts.interval ? parseNumber('--interval', opts.interval) * 1000 : 1000;
       const json = wantsJson(cmd);

@@ -65,7 +65,6 @@ function configureActionsCreateCommand(actions: Command): void {
     .option('--every <interval>', 'repeat: 15m, 1h, 1d, 1w, 1M (months)')
     .option('--times <n>', 'with --every: run this many times in all')
     .option('--until <time>', 'with --every: stop after this ISO 8601 time')
-    .option('--json', 'print JSON')
     .addHelpText('after', CREATE_EXAMPLES)
     .action(async (opts: CreateActionOptions, cmd: Command) => {
       const body = buildCreateBody(opts, (path) => readFileSync(path === '-' ? 0 : path, 'utf8'));
@@ -104,7 +103,6 @@ function configureActionsListCommand(actions: Command): void {
     .option('--page <n>', 'page number (default 1)')
     .option('--per-page <n>', 'actions per page, 1-100 (default 25)')
     .option('--all', 'fetch every page')
-    .option('--json', 'print JSON')
     .action(async (opts: ListActionsOptions & { all?: boolean }, cmd: Command) => {
       const query = buildListQuery(opts);
       const sched = client(cmd);
@@ -127,7 +125,6 @@ function configureActionsGetCommand(actions: Command): void {
   actions
     .command('get <id>')
     .description("show an action: its delivery attempts, or an approval's recipients and timeline")
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const action = await client(cmd).actions.get(id);
       printText(cmd, { data: action }, describeAction(action, new Date()));
@@ -140,7 +137,6 @@ function configureActionsCancelCommand(actions: Command): void {
     .description('cancel an action by id, by idempotency key, or every live action sharing a dedup key')
     .option('--idempotency-key <key>', 'cancel the live action holding this idempotency key')
     .option('--dedup-key <key>', 'cancel every live action sharing this dedup key')
-    .option('--json', 'print JSON')
     .action(
       async (id: string | undefined, opts: { idempotencyKey?: string; dedupKey?: string }, cmd: Command) => {
         const target = cancelTarget(id, opts);
@@ -167,7 +163,6 @@ function configureActionsRetryCommand(actions: Command): void {
   actions
     .command('retry <id>')
     .description('start a new delivery cycle of a failed action now')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const retried = await client(cmd).actions.retry(id);
       printText(

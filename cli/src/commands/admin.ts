@@ -3,6 +3,19 @@ import type { AccountService, Database } from '@sched/server';
 import { UsageError } from '../runtime.js';
 
 /**
+ * Whether the server package can be loaded here: the one check that decides if the admin verbs (serve, migrate,
+ * accounts, admin keys, outbox, purge) are offered at all. Resolving does not load it (loading takes a second).
+ */
+export function serverInstalled(): boolean {
+  try {
+    import.meta.resolve('@sched/server');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The server package is loaded only by the admin verbs (accounts, keys, migrate, serve, outbox): importing it takes
  * about a second, and an installed CLI works without it for every API verb.
  */

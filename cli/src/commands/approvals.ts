@@ -255,7 +255,6 @@ export function configureApprovalsCommands(program: Command): void {
     .option('--name <name>', 'a name (generated when omitted)')
     .option('--description <text>')
     .option('--idempotency-key <key>', 'answer with the live action holding this key instead of creating')
-    .option('--json', 'print JSON')
     .addHelpText('after', CREATE_EXAMPLES)
     .action(async (opts: CreateApprovalOptions, cmd: Command) => {
       const input = buildApprovalInput(opts, (path) => readFileSync(path));

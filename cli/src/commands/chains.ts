@@ -49,7 +49,6 @@ function configureChainsCreateCommand(chains: Command): void {
     .command('create')
     .description('start a chain from a JSON definition (the POST /v1/chains body)')
     .requiredOption('--file <file>', 'the chain as JSON (- for stdin)')
-    .option('--json', 'print JSON')
     .addHelpText(
       'after',
       '\nExample:\n  $ sched chains create --file chain.json\n  $ cat chain.json | sched chains create --file -',
@@ -69,7 +68,6 @@ function configureChainsListCommand(chains: Command): void {
     .option('--page <n>', 'page number (default 1)')
     .option('--per-page <n>', 'chains per page, 1-100 (default 20)')
     .option('--all', 'fetch every page')
-    .option('--json', 'print JSON')
     .action(
       async (
         opts: { status?: ChainSummary['status']; page?: string; perPage?: string; all?: boolean },
@@ -101,7 +99,6 @@ function configureChainsGetCommand(chains: Command): void {
   chains
     .command('get <id>')
     .description('show a chain: each step with its status and timing')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const chain = await client(cmd).chains.get(id);
       printText(cmd, { data: chain }, describeChain(chain));
@@ -112,7 +109,6 @@ function configureChainsCancelCommand(chains: Command): void {
   chains
     .command('cancel <id>')
     .description('cancel a pending or running chain (steps already run are not rolled back)')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const result = await client(cmd).chains.cancel(id);
       printText(cmd, { data: result }, `cancelled chain ${result.id}`);

@@ -1,7 +1,7 @@
 import { CHAT_CHANNELS, type ChatChannelName } from '@sched/contract';
 import type { NotificationChannel } from '@sched/sdk';
 import { type Command, Option } from 'commander';
-import { client, print, UsageError } from '../runtime.js';
+import { client, print, UsageError, wantsJson } from '../runtime.js';
 
 const COLUMNS = ['id', 'name', 'type', 'webhook', 'created_at'];
 export const CHANNEL_TYPES = CHAT_CHANNELS;
@@ -24,19 +24,15 @@ export function configureChannelsCommands(program: Command): void {
   const channels = program
     .command('channels')
     .description('Slack and Teams destinations for approvals: recipients `channel:<id>` (Business plan)');
-  channels
-    .command('list')
-    .option('--json', 'print JSON')
-    .action(async (_o: unknown, cmd: Command) => {
-      const data = await client(cmd).channels.list();
-      print(cmd, { data }, table(data));
-    });
+  channels.command('list').action(async (_o: unknown, cmd: Command) => {
+    const data = await client(cmd).channels.list();
+    print(cmd, { data }, table(data));
+  });
   channels
     .command('create')
     .requiredOption('--name <name>')
     .addOption(new Option('--type <type>', 'slack or teams').choices(CHANNEL_TYPES).makeOptionMandatory())
     .requiredOption('--webhook-url <url>', 'the incoming webhook URL Slack or Teams gave you')
-    .option('--json', 'print JSON')
     .action(async (opts: { name: string; type: ChatChannelName; webhookUrl: string }, cmd: Command) => {
       const data = await client(cmd).channels.create({
         name: opts.name,
@@ -45,18 +41,14 @@ export function configureChannelsCommands(program: Command): void {
       });
       print(cmd, { data }, table([data]));
     });
-  channels
-    .command('get <id>')
-    .option('--json', 'print JSON')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
-      const data = await client(cmd).channels.get(id);
-      print(cmd, { data }, table([data]));
-    });
+  channels.command('get <id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    const data = await client(cmd).channels.get(id);
+    print(cmd, { data }, table([data]));
+  });
   channels
     .command('update <id>')
     .option('--name <name>')
     .option('--webhook-url <url>')
-    .option('--json', 'print JSON')
     .action(async (id: string, opts: { name?: string; webhookUrl?: string }, cmd: Command) => {
       if (opts.name === undefined && opts.webhookUrl === undefined)
         throw new UsageError('give --name and/or --webhook-url');
@@ -66,12 +58,9 @@ export function configureChannelsCommands(program: Command): void {
       });
       print(cmd, { data }, table([data]));
     });
-  channels
-    .command('delete <id>')
-    .option('--json', 'print JSON')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
-      await client(cmd).channels.delete(id);
-      if (cmd.optsWithGlobals().json) print(cmd, { deleted: id });
-      else process.stdout.write(`deleted ${id}\n`);
-    });
+  channels.command('delete <id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    await client(cmd).channels.delete(id);
+    if (wantsJson(cmd)) print(cmd, { deleted: id });
+    else process.stdout.write(`deleted ${id}\n`);
+  });
 }

@@ -51,7 +51,6 @@ export function configureConfigCommands(program: Command): void {
   config
     .command('get [name]')
     .description('show the saved settings (the key masked)')
-    .option('--json', 'print JSON')
     .action((name: string | undefined, _o: unknown, cmd: Command) => {
       const saved = readUserConfig();
       const shown: Record<string, string | null> = {};

@@ -1,6 +1,6 @@
 import type { DomainCheck, DomainDetail, DomainVerification } from '@sched/sdk';
 import type { Command } from 'commander';
-import { client, formatFields, print, printText } from '../runtime.js';
+import { client, formatFields, print, printText, wantsJson } from '../runtime.js';
 
 const COLUMNS = ['domain', 'verified', 'method', 'verified_at'];
 
@@ -49,17 +49,13 @@ export function configureDomainsCommands(program: Command): void {
     .description(
       'destination domains: verify a hostname to send it more than 10 actions a day or 100 a month',
     );
-  domains
-    .command('list')
-    .option('--json', 'print JSON')
-    .action(async (_o: unknown, cmd: Command) => {
-      const data = await client(cmd).domains.list();
-      print(cmd, { data }, { rows: data, columns: COLUMNS });
-    });
+  domains.command('list').action(async (_o: unknown, cmd: Command) => {
+    const data = await client(cmd).domains.list();
+    print(cmd, { data }, { rows: data, columns: COLUMNS });
+  });
   domains
     .command('verify <domain>')
     .description('start verification: prints the TXT record and the file that prove the domain')
-    .option('--json', 'print JSON')
     .action(async (domain: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).domains.verify(domain);
       printText(cmd, { data }, describeVerification(data));
@@ -67,7 +63,6 @@ export function configureDomainsCommands(program: Command): void {
   domains
     .command('check <domain>')
     .description('try both methods now')
-    .option('--json', 'print JSON')
     .action(async (domain: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).domains.check(domain);
       printText(cmd, { data }, describeCheck(data));
@@ -75,7 +70,6 @@ export function configureDomainsCommands(program: Command): void {
   domains
     .command('get <domain>')
     .description('status, usage and instructions')
-    .option('--json', 'print JSON')
     .action(async (domain: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).domains.get(domain);
       printText(cmd, { data }, describeDomain(data));
@@ -83,10 +77,9 @@ export function configureDomainsCommands(program: Command): void {
   domains
     .command('remove <domain>')
     .description('remove the verification: the thresholds apply again')
-    .option('--json', 'print JSON')
     .action(async (domain: string, _o: unknown, cmd: Command) => {
       await client(cmd).domains.remove(domain);
-      if (cmd.optsWithGlobals().json) print(cmd, { removed: domain });
+      if (wantsJson(cmd)) print(cmd, { removed: domain });
       else process.stdout.write(`removed ${domain}\n`);
     });
 }

@@ -6,7 +6,6 @@ export function configureQuotaCommand(program: Command): void {
   program
     .command('quota')
     .description("this month's usage against the plan")
-    .option('--json', 'print JSON')
     .action(async (_o: unknown, cmd: Command) => {
       const quota = await client(cmd).quota.get();
       printText(cmd, { data: quota }, describeQuota(quota));

@@ -85,7 +85,6 @@ export function configureTemplatesCommands(program: Command): void {
     .command('create')
     .description('create a template from a JSON body (the trigger URL is shown in full only now)')
     .requiredOption('--file <file>', 'the template as JSON (- for stdin)')
-    .option('--json', 'print JSON')
     .action(async (opts: { file: string }, cmd: Command) => {
       const data = await client(cmd).templates.create(
         // The server checks every field and answers 422 naming it.
@@ -98,7 +97,6 @@ export function configureTemplatesCommands(program: Command): void {
     .option('--type <type>', 'action or chain')
     .option('--page <n>')
     .option('--per-page <n>')
-    .option('--json', 'print JSON')
     .action(async (opts: { type?: string; page?: string; perPage?: string }, cmd: Command) => {
       const page = await client(cmd).templates.list({
         ...(opts.type ? { type: oneOf('--type', opts.type, TEMPLATE_TYPES) } : {}),
@@ -107,18 +105,14 @@ export function configureTemplatesCommands(program: Command): void {
       });
       print(cmd, page, table(page.data));
     });
-  templates
-    .command('get <id>')
-    .option('--json', 'print JSON')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
-      const data = await client(cmd).templates.get(id);
-      printText(cmd, { data }, details(data));
-    });
+  templates.command('get <id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    const data = await client(cmd).templates.get(id);
+    printText(cmd, { data }, details(data));
+  });
   templates
     .command('update <id>')
     .description('change the fields the JSON body gives; the trigger URL stays')
     .requiredOption('--file <file>', 'the fields to change as JSON (- for stdin)')
-    .option('--json', 'print JSON')
     .action(async (id: string, opts: { file: string }, cmd: Command) => {
       const data = await client(cmd).templates.update(
         id,
@@ -126,17 +120,13 @@ export function configureTemplatesCommands(program: Command): void {
       );
       printText(cmd, { data }, details(data));
     });
-  templates
-    .command('delete <id>')
-    .option('--json', 'print JSON')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
-      await client(cmd).templates.delete(id);
-      printText(cmd, { deleted: id }, `deleted ${id}; its trigger URL no longer works`);
-    });
+  templates.command('delete <id>').action(async (id: string, _o: unknown, cmd: Command) => {
+    await client(cmd).templates.delete(id);
+    printText(cmd, { deleted: id }, `deleted ${id}; its trigger URL no longer works`);
+  });
   templates
     .command('regenerate-token <id>')
     .description('a new trigger URL; the old one stops working at once')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).templates.regenerateToken(id);
       printText(cmd, { data }, data.trigger_url);
@@ -144,29 +134,24 @@ export function configureTemplatesCommands(program: Command): void {
   templates
     .command('toggle <id>')
     .description('enable or disable a template (a disabled one answers 404 on its URL)')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).templates.toggleActive(id);
       printText(cmd, { data }, `${id} is now ${data.is_active ? 'active' : 'inactive'}`);
     });
-  templates
-    .command('limits')
-    .option('--json', 'print JSON')
-    .action(async (_o: unknown, cmd: Command) => {
-      const data = await client(cmd).templates.limits();
-      printText(
-        cmd,
-        data,
-        `${data.current} of ${data.max} templates (${data.remaining} left, ${data.plan} plan)`,
-      );
-    });
+  templates.command('limits').action(async (_o: unknown, cmd: Command) => {
+    const data = await client(cmd).templates.limits();
+    printText(
+      cmd,
+      data,
+      `${data.current} of ${data.max} templates (${data.remaining} left, ${data.plan} plan)`,
+    );
+  });
 
   program
     .command('trigger <url> [values...]')
     .description('fire a template trigger URL (no API key): key=value as text, key:=json as JSON')
     .option('--wait <duration>', 'run after this long (e.g. 10m) instead of in about a second')
     .option('--preset <preset>', 'a schedule preset such as tomorrow')
-    .option('--json', 'print JSON')
     .action(async (url: string, pairs: string[], opts: { wait?: string; preset?: string }, cmd: Command) => {
       if (opts.wait && opts.preset) throw new UsageError('give --wait or --preset, not both');
       // The server checks the preset's name.

@@ -4,7 +4,8 @@ import { Duration, NullableTimestamp, Timestamp, Uuid } from './common.js';
 
 export const ApiKeyScopeSchema = z.enum(API_KEY_SCOPES).meta({
   id: 'ApiKeyScope',
-  description: '`read`: GET endpoints; `write`: every other method; `admin`: manage API keys (`/v1/api-keys`).',
+  description:
+    '`read`: GET endpoints; `write`: every other method; `admin`: manage API keys (`/v1/api-keys`).',
 });
 
 /** An API key as listed: never the secret, which is shown once, when the key is created or rotated. */
@@ -20,7 +21,8 @@ export const ApiKey = z
       description: 'When the key was last used, to the minute (null: never).',
     }),
     expires_at: NullableTimestamp.meta({
-      description: 'When the key stops working (null: never). A rotated key expires at the end of its grace period.',
+      description:
+        'When the key stops working (null: never). A rotated key expires at the end of its grace period.',
     }),
   })
   .meta({ id: 'ApiKey', description: 'An API key of the account; the secret itself is never shown again.' });
@@ -32,10 +34,9 @@ export const ApiKeyWithSecret = ApiKey.extend({
   }),
 }).meta({ id: 'ApiKeyWithSecret' });
 
-const ExpiresAt = z.iso
-  .datetime({ offset: true })
-  .nullish()
-  .meta({ description: 'When the key stops working, an ISO 8601 time in the future; omit or null for never.' });
+const ExpiresAt = z.iso.datetime({ offset: true }).nullish().meta({
+  description: 'When the key stops working, an ISO 8601 time in the future; omit or null for never.',
+});
 
 export const ApiKeyCreate = z
   .object({

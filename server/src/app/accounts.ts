@@ -1,11 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiKey as ApiKeyResource, ApiKeyWithSecret } from '@sched/contract';
-import {
-  buildApiKey,
-  MAX_ROTATION_GRACE_MS,
-  OWNER_SCOPES,
-  type Scope,
-} from '../domain/auth/api-key.js';
+import { buildApiKey, MAX_ROTATION_GRACE_MS, OWNER_SCOPES, type Scope } from '../domain/auth/api-key.js';
 import { parseDuration } from '../domain/schedule/duration.js';
 import {
   type Account,
