@@ -9,8 +9,7 @@ export default defineConfig({
   platform: 'node',
   target: 'node18',
   dts: false,
-  noExternal: ['@sched/sdk', '@sched/contract'],
-  external: ['@sched/server'],
+  deps: { alwaysBundle: ['@sched/sdk', '@sched/contract'], neverBundle: ['@sched/server'] },
   fixedExtension: false,
   clean: true,
 });

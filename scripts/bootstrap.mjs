@@ -3,7 +3,7 @@
 // Runs on any Node >= 18 with plain npm. When the machine's Node is older than the project needs, the pinned
 // Node and pnpm are installed from the npm registry into .tools/ (git-ignored); then dependencies are installed
 // from the lockfile and the workspace is built, each step only when its inputs changed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -118,21 +118,42 @@ if (!existsSync(join(root, 'node_modules')) || !stampMatches('deps', depsHash)) 
 // 3. Build (tsc -b is incremental: nothing to do when nothing changed).
 run(pnpm, ['run', '--silent', 'build'], { env, capture: true });
 
-// 4. The command itself.
+// 4. The command itself, as a child that receives the signals this process gets: a process manager (or npm, or a
+// terminal's Ctrl-C) that signals only this pid must stop the server and its embedded database, not orphan them.
 const cli = join(root, 'cli', 'dist', 'bin.js');
-let result;
-switch (command) {
-  case 'start':
-    result = spawnSync(node, [cli, 'serve', ...args], { cwd: root, stdio: 'inherit', env });
-    break;
-  case 'sched':
-    result = spawnSync(node, [cli, ...args], { cwd: process.env.INIT_CWD ?? root, stdio: 'inherit', env });
-    break;
-  case 'test':
-    result = spawnSync(pnpm, ['run', '--silent', 'test:all', ...args], { cwd: root, stdio: 'inherit', env });
-    break;
-  default:
-    process.stderr.write(`unknown command ${command}: use start, test or sched\n`);
-    process.exit(2);
+const commands = {
+  start: () => [node, [cli, 'serve', ...args], root],
+  sched: () => [node, [cli, ...args], process.env.INIT_CWD ?? root],
+  test: () => [pnpm, ['run', '--silent', 'test:all', ...args], root],
+};
+if (!commands[command]) {
+  process.stderr.write(`unknown command ${command}: use start, test or sched\n`);
+  process.exit(2);
 }
-process.exit(result.status ?? (result.signal ? 1 : 0));
+const [bin, binArgs, cwd] = commands[command]();
+// `start` runs the server in its own process group, so a terminal's Ctrl-C reaches it once, through here, and not a
+// second time from npm's forwarding (a second signal tells `serve` to stop without draining). The other commands
+// stay in the terminal's group (they may read it) and get Ctrl-C from it directly.
+const own = command === 'start';
+const child = spawn(bin, binArgs, { cwd, stdio: 'inherit', env, detached: own });
+let lastForward = 0;
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+  process.on(signal, () => {
+    if (signal === 'SIGINT' && !own) return;
+    const now = Date.now();
+    if (now - lastForward < 1000) return; // the same stop, delivered by the terminal and by npm
+    lastForward = now;
+    child.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal);
+  });
+}
+// npm runs this through `sh -c`, and a SIGTERM to npm stops that shell without passing it on: this process is then
+// re-parented, which means the same thing.
+const parent = process.ppid;
+const orphaned = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(orphaned);
+  process.emit('SIGTERM', 'SIGTERM');
+}, 500);
+orphaned.unref();
+const signalNumber = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+child.on('exit', (code, signal) => process.exit(code ?? 128 + (signalNumber[signal] ?? 1)));

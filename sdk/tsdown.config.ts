@@ -9,7 +9,7 @@ export default defineConfig({
   platform: 'neutral',
   target: 'es2022',
   dts: { resolve: ['@sched/contract'] },
-  noExternal: ['@sched/contract'],
+  deps: { alwaysBundle: ['@sched/contract'] },
   clean: true,
   // Every module here is pure: a type-only use of the contract must not leave `import "@ts-rest/core"` in the
   // declarations (its types do not check against zod 4 under skipLibCheck: false).

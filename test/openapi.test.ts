@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -8,6 +8,7 @@ import createFetchClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderOpenApi } from '../contract/src/document.js';
 import type { paths } from './generated/openapi.js';
+import { launchBrowser, watchCsp } from './support/browser.js';
 import { createTestDatabase } from './support/database.js';
 import { repoRoot, startServer, type TestServer } from './support/server.js';
 
@@ -40,6 +41,43 @@ describe('the committed OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(doc.components.schemas).toHaveProperty('Contact');
     expect(doc.components.schemas).toHaveProperty('ValidationError');
+  });
+
+  it('the openapi-fetch example of docs/clients.md type-checks as written (strict, NodeNext)', () => {
+    const guide = readFileSync(join(repoRoot, 'docs', 'clients.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## openapi-typescript + openapi-fetch'));
+    const example = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    // Under test/, so `openapi-fetch` and `@types/node` resolve from test/node_modules as from an app's.
+    mkdirSync(join(repoRoot, 'test', '.tmp'), { recursive: true });
+    const app = mkdtempSync(join(repoRoot, 'test', '.tmp', 'clients-'));
+    mkdirSync(join(app, 'src'));
+    // What `npx openapi-typescript openapi.json -o src/sched-api.ts` writes (the test above keeps it fresh).
+    writeFileSync(
+      join(app, 'src', 'sched-api.ts'),
+      readFileSync(join(repoRoot, 'test', 'generated', 'openapi.ts')),
+    );
+    writeFileSync(join(app, 'src', 'main.ts'), `${example}\nexport {};\n`);
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: ['node'],
+          noEmit: true,
+          skipLibCheck: true,
+        },
+        include: ['src'],
+      }),
+    );
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    const tsc = join(repoRoot, 'test', 'node_modules', '.bin', 'tsc');
+    const run = spawnSync(tsc, ['-p', app], { encoding: 'utf8' });
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 
   it('generated client types are fresh (openapi-typescript)', () => {
@@ -116,5 +154,46 @@ describe('a client generated from the document (openapi-fetch) against the runni
     expect(denied.response.status).toBe(401);
     expectMatchesDocument('/v1/contacts', 'get', 401, denied.error);
     expect(denied.response.headers.get('x-ratelimit-limit')).not.toBeNull();
+  });
+
+  it('serves the document at /openapi.json, naming this server', async () => {
+    const res = await fetch(`${server.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const served = await res.json();
+    expect(served.servers).toEqual([{ url: server.url, description: 'This sched server' }]);
+    expect({ ...served, servers: doc.servers }).toEqual(doc);
+  });
+
+  it('renders the interactive reference at /docs from this origin only, under a CSP with no inline code', async () => {
+    const res = await fetch(`${server.url}/docs`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    const html = await res.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    const browser = await launchBrowser();
+    if (!browser) return; // no chromium on this developer machine; CI has one and fails without it
+    try {
+      const page = await browser.newPage();
+      const violations = await watchCsp(page);
+      const foreign: string[] = [];
+      page.on('request', (r) => {
+        if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) foreign.push(r.url());
+      });
+      await page.goto(`${server.url}/docs`);
+      await page.getByText('Schedule an action').first().waitFor({ timeout: 20_000 });
+      // Every operation and every callback (webhooks) is listed.
+      const operations = [...Object.values(doc.paths), ...Object.values(doc.webhooks)].reduce(
+        (n: number, item) => n + Object.keys(item as object).length,
+        0,
+      );
+      expect(await page.locator('.opblock').count()).toBe(operations);
+      expect(violations).toEqual([]);
+      expect(foreign).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -125,7 +125,10 @@ describe('platform over raw HTTP', () => {
   });
 
   it('reports liveness and readiness', async () => {
-    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({
+      status: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ok', checks: { database: 'ok', migrations: 'ok' } });

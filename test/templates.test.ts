@@ -45,7 +45,7 @@ describe('templates and public triggers', () => {
     placeholders: [
       { name: 'order_id', required: true, description: 'The order number' },
       { name: 'priority', default: 'normal' },
-      { name: 'qty', default: 1 },
+      { name: 'qty', type: 'integer', default: 1 },
     ],
   });
 
@@ -174,12 +174,13 @@ describe('templates and public triggers', () => {
         name: 'Ping',
         mode: 'webhook',
         request_config: { url: '{{target}}' },
+        allowed_origins: ['https://files.example.com'],
         placeholders: [{ name: 'target', required: true }],
       })
     ).body.data;
     const res = await trigger(t.trigger_url, { target: 'ftp://files.example.com/x' });
     expect(res.status).toBe(422);
-    expect(res.body.errors).toHaveProperty(['request.url']);
+    expect(res.body.errors).toHaveProperty(['request_config.url']);
   });
 
   it('refuses at save time: undeclared placeholders, impossible URLs, and a missing request config', async () => {

@@ -1,9 +1,47 @@
-import { CHAIN_CALLBACK_EVENTS, ChainCallback, contract } from './index.js';
-import { buildOpenApiDocument } from './openapi.js';
+import {
+  ACTION_CALLBACK_EVENTS,
+  ActionExecutedCallback,
+  ActionExpiredCallback,
+  ActionFailedCallback,
+  CHAIN_CALLBACK_EVENTS,
+  ChainCallback,
+  contract,
+  ReminderRespondedCallback,
+} from './index.js';
+import { buildOpenApiDocument, type TagInfo } from './openapi.js';
 
-/** The committed docs/openapi.json, as text (stable key order, trailing newline). */
-export function renderOpenApi(): string {
-  const doc = buildOpenApiDocument(
+const TAGS: TagInfo[] = [
+  { name: 'actions', description: 'Scheduled webhooks and approvals: create, list, follow, cancel, retry.' },
+  { name: 'chains', description: 'Sequences of HTTP calls, approvals and waits that pass results along.' },
+  { name: 'templates', description: 'Saved actions or chains, triggered through a public secret URL.' },
+  { name: 'contacts', description: 'People approvals are sent to, by name instead of by address.' },
+  {
+    name: 'channels',
+    description: 'Notification channels (Slack, Teams) that approvals can be sent through.',
+  },
+  { name: 'teamMembers', description: 'Team members that approvals can be addressed to.' },
+  { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
+  { name: 'quota', description: "The account's plan and what it has used this period." },
+  { name: 'responses', description: 'The login-free response links of approvals (no API key).' },
+  { name: 'trigger', description: "A template's public trigger URL (no API key; the token is the secret)." },
+  { name: 'system', description: 'Liveness and readiness probes (no API key).' },
+];
+
+const ACTION_CALLBACKS = {
+  'action.executed': ActionExecutedCallback,
+  'action.failed': ActionFailedCallback,
+  'action.expired': ActionExpiredCallback,
+  'reminder.responded': ReminderRespondedCallback,
+} satisfies Record<(typeof ACTION_CALLBACK_EVENTS)[number], unknown>;
+
+const CALLBACK_NOTE =
+  'Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and ' +
+  '`webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and ' +
+  'network errors, 3 tries in all (docs/callbacks.md).';
+
+/** The committed docs/openapi.json, as an object: also what `GET /openapi.json` serves (with its own `servers`). */
+export function openApiDocument() {
+  return buildOpenApiDocument(
     contract,
     {
       title: 'sched API',
@@ -11,15 +49,33 @@ export function renderOpenApi(): string {
       license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Scheduled webhooks and human approvals. Single resources are `{ data }`; lists are `{ data, meta }`; ' +
-        'validation failures are 422 `{ message, errors }` with dotted field paths. Every response carries ' +
-        '`X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`.',
+        'validation failures are 422 `{ message, errors }` with dotted field paths; a body that is not JSON is ' +
+        '400. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`. ' +
+        "The requests sched sends to an action's or a chain's `callback_url` are listed under `webhooks`.",
     },
-    Object.fromEntries(
-      CHAIN_CALLBACK_EVENTS.map((event) => [
+    Object.fromEntries([
+      ...ACTION_CALLBACK_EVENTS.map((event) => [
         event,
-        { summary: `Chain callback \`${event}\` to the chain's callback_url`, body: ChainCallback },
+        {
+          summary: `Action callback \`${event}\` to the action's callback_url`,
+          description: CALLBACK_NOTE,
+          body: ACTION_CALLBACKS[event],
+        },
       ]),
-    ),
+      ...CHAIN_CALLBACK_EVENTS.map((event) => [
+        event,
+        {
+          summary: `Chain callback \`${event}\` to the chain's callback_url`,
+          description: CALLBACK_NOTE,
+          body: ChainCallback,
+        },
+      ]),
+    ]),
+    TAGS,
   );
-  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** The committed docs/openapi.json, as text (stable key order, trailing newline). */
+export function renderOpenApi(): string {
+  return `${JSON.stringify(openApiDocument(), null, 2)}\n`;
 }

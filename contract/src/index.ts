@@ -10,6 +10,7 @@ import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
 export * from './schemas/api-key.js';
+export * from './schemas/callback.js';
 export * from './schemas/approval.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';

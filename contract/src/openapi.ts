@@ -10,6 +10,7 @@ import {
   type SchemaObject,
 } from 'openapi3-ts/oas31';
 import { z } from 'zod';
+import { exampleFromSchema } from './examples.js';
 
 /** Route metadata understood by the document builder. */
 export interface RouteMeta {
@@ -24,6 +25,19 @@ export interface RouteMeta {
   formBody?: boolean;
   /** The scope the route needs whatever its method (default: `read` for GET, `write` otherwise). */
   scope?: 'admin';
+  /** Overrides the `<tag><Key>` operationId (when the key repeats the tag, say). */
+  operationId?: string;
+  /**
+   * Hand-written examples where the one made from the schema would not be valid (rules across fields, such as
+   * "exactly one of `wait`, `preset` or `scheduled_for`"). Tests parse every example with the route's schemas.
+   */
+  example?: { request?: unknown; response?: unknown };
+}
+
+/** A top-level tag: the first key of a route's path in the contract. */
+export interface TagInfo {
+  name: string;
+  description: string;
 }
 
 type Io = 'input' | 'output';
@@ -38,7 +52,9 @@ export function buildOpenApiDocument(
   router: AppRouter,
   info: OpenAPIObject['info'],
   /** Requests the service sends (callbacks), listed as OpenAPI 3.1 `webhooks` by event name. */
-  webhooks: Record<string, { summary: string; body: unknown }> = {},
+  webhooks: Record<string, { summary: string; description?: string; body: unknown }> = {},
+  /** Declared tags, in display order; every route's first path key must be one of them. */
+  tags: TagInfo[] = [],
 ): OpenAPIObject {
   const builder = OpenApiBuilder.create({
     openapi: '3.1.0',
@@ -52,6 +68,7 @@ export function buildOpenApiDocument(
       },
     ],
     paths: {},
+    ...(tags.length ? { tags } : {}),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -64,12 +81,17 @@ export function buildOpenApiDocument(
   });
   const components: Record<string, SchemaObject> = {};
 
-  const toSchema = (schema: unknown, io: Io): SchemaObject | ReferenceObject => {
+  const toSchema = (
+    schema: unknown,
+    io: Io,
+    where: 'body' | 'parameter' = 'body',
+  ): SchemaObject | ReferenceObject => {
     const json = z.toJSONSchema(schema as z.ZodType, {
       target: 'draft-2020-12',
       io,
       unrepresentable: 'any',
     }) as Record<string, unknown>;
+    if (io === 'input' && where === 'body') defaultsIntoDescriptions(json);
     const defs = (json.$defs ?? {}) as Record<string, Record<string, unknown>>;
     delete json.$defs;
     delete json.$schema;
@@ -99,9 +121,12 @@ export function buildOpenApiDocument(
     return rewrite(json) as SchemaObject;
   };
 
-  // Output form keeps the plain id; an input form that differs gets the `Input` suffix.
+  // Output form keeps the plain id; an input form that differs gets the `Input` suffix. A schema whose id already
+  // says `...Input` keeps it for its input form, and its output form (defaults filled in) is `...InputResolved`,
+  // merged back into the input name at the end when the two read the same.
   const outputForms = new Map<string, string>();
   const componentName = (id: string, def: Record<string, unknown>, io: Io): string => {
+    if (id.endsWith('Input')) return io === 'output' ? `${id}Resolved` : id;
     const text = JSON.stringify(def);
     if (io === 'output') {
       outputForms.set(id, text);
@@ -132,6 +157,7 @@ export function buildOpenApiDocument(
   };
   const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
 
+  const examplesPending: { path: string; method: string; meta: RouteMeta }[] = [];
   // Responses are converted first so that output forms claim the plain component names.
   const routes: { path: string[]; route: AppRoute }[] = [];
   walk(router, [], routes);
@@ -167,7 +193,7 @@ export function buildOpenApiDocument(
       ['query', route.query],
     ] as const) {
       if (!isSchema(schema)) continue;
-      const json = toSchema(schema, 'input') as SchemaObject;
+      const json = toSchema(schema, 'input', 'parameter') as SchemaObject;
       const required = new Set((json.required as string[] | undefined) ?? []);
       for (const [name, prop] of Object.entries(json.properties ?? {})) {
         const p = prop as SchemaObject;
@@ -182,7 +208,7 @@ export function buildOpenApiDocument(
       }
     }
     const operation: OperationObject = {
-      operationId: operationId(path),
+      operationId: meta.operationId ?? operationId(path),
       tags: [path[0]!],
       summary: route.summary ?? operationId(path),
       ...(route.description || meta.notes
@@ -195,6 +221,13 @@ export function buildOpenApiDocument(
     };
     if ('body' in route && isSchema(route.body)) {
       const schema = toSchema(route.body, 'input');
+      operation.responses = sortKeys({
+        '400': {
+          description: 'Malformed request: the body is not valid JSON (or not of the declared content type)',
+          content: { 'application/json': { schema: { $ref: `${COMPONENT_PREFIX}Error` } } },
+        },
+        ...operation.responses,
+      });
       operation.requestBody = {
         required: true,
         content: {
@@ -205,6 +238,7 @@ export function buildOpenApiDocument(
     }
     const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     builder.addPath(openApiPath, { [route.method.toLowerCase()]: operation });
+    examplesPending.push({ path: openApiPath, method: route.method.toLowerCase(), meta });
   }
 
   for (const [event, hook] of Object.entries(webhooks)) {
@@ -212,6 +246,7 @@ export function buildOpenApiDocument(
       post: {
         operationId: event.replace(/\.(\w)/g, (_m, c: string) => c.toUpperCase()),
         summary: hook.summary,
+        ...(hook.description ? { description: hook.description } : {}),
         requestBody: {
           required: true,
           content: { 'application/json': { schema: toSchema(hook.body, 'output') } },
@@ -223,13 +258,99 @@ export function buildOpenApiDocument(
     });
   }
 
-  const doc = builder.getSpec();
+  let doc = builder.getSpec();
   doc.components = {
     ...doc.components,
     headers: headerComponents,
     schemas: sortKeys(referencedOnly(components, doc)),
   };
+  doc = mergeResolvedForms(doc);
+  const schemas = doc.components!.schemas as Record<string, SchemaObject>;
+  for (const { path, method, meta } of examplesPending) {
+    addExamples((doc.paths![path] as Record<string, OperationObject>)[method]!, meta, schemas);
+  }
+  for (const hook of Object.values(doc.webhooks ?? {})) {
+    const media = (
+      hook.post?.requestBody as
+        | { content: Record<string, { schema: SchemaObject; example?: unknown }> }
+        | undefined
+    )?.content['application/json'];
+    if (media) media.example = exampleFromSchema(media.schema, schemas, { io: 'output' });
+  }
   return doc;
+}
+
+/**
+ * A field with a default is optional to send, but openapi-typescript (7, by default) reads `default` on a named
+ * schema as "always present" and makes the field required in request types too. Request schemas therefore state
+ * their defaults in words ("Default: `POST`.") instead of the keyword; answers always carry the field.
+ */
+function defaultsIntoDescriptions(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) defaultsIntoDescriptions(item);
+    return;
+  }
+  if (!schema || typeof schema !== 'object') return;
+  const s = schema as Record<string, unknown>;
+  // Only schema positions are walked (never a `properties` map itself), so `default` here is the keyword.
+  if ('default' in s) {
+    const note = `Default: \`${JSON.stringify(s.default)}\`.`;
+    s.description = s.description ? `${s.description as string} ${note}` : note;
+    delete s.default;
+  }
+  for (const key of ['properties', '$defs']) {
+    for (const child of Object.values((s[key] as Record<string, unknown> | undefined) ?? {}))
+      defaultsIntoDescriptions(child);
+  }
+  for (const key of ['items', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'prefixItems', 'not']) {
+    defaultsIntoDescriptions(s[key]);
+  }
+}
+
+/** Writes an example for the JSON request body and for each 2xx JSON answer of an operation. */
+function addExamples(
+  operation: OperationObject,
+  meta: RouteMeta,
+  schemas: Record<string, SchemaObject>,
+): void {
+  const body = (
+    operation.requestBody as { content?: Record<string, { schema: SchemaObject; example?: unknown }> }
+  )?.content;
+  if (body?.['application/json']) {
+    body['application/json'].example =
+      meta.example?.request ?? exampleFromSchema(body['application/json'].schema, schemas, { io: 'input' });
+  }
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    const media = status.startsWith('2')
+      ? (response as ResponseObject).content?.['application/json']
+      : undefined;
+    if (!media?.schema) continue;
+    media.example =
+      (status !== '200' || !('201' in operation.responses!) ? meta.example?.response : undefined) ??
+      exampleFromSchema(media.schema, schemas, { io: 'output' });
+  }
+}
+
+/** `XInputResolved` (the output form of a schema named `XInput`) becomes `XInput` wherever the two are the same. */
+function mergeResolvedForms(doc: OpenAPIObject): OpenAPIObject {
+  const schemas = doc.components?.schemas ?? {};
+  let text = JSON.stringify(doc);
+  for (const name of Object.keys(schemas)) {
+    if (!name.endsWith('InputResolved')) continue;
+    const base = name.slice(0, -'Resolved'.length);
+    if (schemas[base] !== undefined && JSON.stringify(schemas[base]) !== JSON.stringify(schemas[name]))
+      continue;
+    text = text.replaceAll(`"${COMPONENT_PREFIX}${name}"`, `"${COMPONENT_PREFIX}${base}"`);
+    if (schemas[base] === undefined) {
+      // Only the output form is used: it takes the plain name.
+      text = text.replace(`"${name}":`, `"${base}":`);
+    }
+  }
+  const merged = JSON.parse(text) as OpenAPIObject;
+  merged.components!.schemas = sortKeys(
+    referencedOnly(merged.components!.schemas as Record<string, SchemaObject>, merged),
+  );
+  return merged;
 }
 
 /**

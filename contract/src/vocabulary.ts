@@ -15,12 +15,29 @@ export const ACTION_STATES = Object.freeze([
   'resolved',
   'executing',
   'awaiting_response',
+  'paused',
   'executed',
   'failed',
   'expired',
   'cancelled',
 ] as const);
 export type ActionState = (typeof ACTION_STATES)[number];
+/** What `POST /actions/{id}/resume` does with a moment (or occurrences) that passed while the action was paused. */
+export const MISSED_POLICIES = Object.freeze(['run_once', 'skip'] as const);
+export type MissedPolicy = (typeof MISSED_POLICIES)[number];
+/** DST policy of a schedule: what a wall time in a gap (spring forward) or a fold (fall back) becomes. */
+export const DST_GAP_POLICIES = Object.freeze(['shift_forward', 'skip', 'same_offset'] as const);
+export type DstGapPolicy = (typeof DST_GAP_POLICIES)[number];
+export const DST_FOLD_POLICIES = Object.freeze(['first', 'second', 'both'] as const);
+export type DstFoldPolicy = (typeof DST_FOLD_POLICIES)[number];
+/** How DST touched one occurrence of a preview (null when it did not). */
+export const DST_EFFECTS = Object.freeze([
+  'gap_shifted',
+  'gap_skipped',
+  'fold_first',
+  'fold_second',
+] as const);
+export type DstEffect = (typeof DST_EFFECTS)[number];
 /** Former names of states that filters still accept. */
 export const LEGACY_ACTION_STATES = Object.freeze({ pending_resolution: 'scheduled' } as const);
 

@@ -7,7 +7,7 @@ import { domainsApi } from './domains.js';
 import { templatesApi, trigger } from './templates.js';
 import { type ConnectionOptions, callArgs, createRawClient, type RawClient } from './raw.js';
 import { type CallOptions, createTransport, type TransportOptions } from './transport.js';
-import type { ResponseResult, Schedule, TriggerAnswer } from './types.js';
+import type { ActionStats, ResponseResult, Schedule, TriggerAnswer } from './types.js';
 import { unwrap } from './unwrap.js';
 
 export { unwrap } from './unwrap.js';
@@ -64,6 +64,9 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
+    stats: async (o?: CallOptions): Promise<ActionStats> =>
+      unwrap(await raw.actions.stats(callArgs(o)), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
     /** The account's API keys (`/v1/api-keys`): needs a key with the `admin` scope. */

@@ -43,6 +43,7 @@ export type {
   Action,
   ActionCreateBody,
   ActionListQuery,
+  ActionStats,
   ActionStatus,
   ActionSummary,
   Attachment,

@@ -6,7 +6,12 @@ import { type CallOptions, fetchApi, type Send } from './transport.js';
 export interface ConnectionOptions {
   /** The service root, e.g. `http://localhost:8080` (a trailing `/v1` is accepted too). */
   baseUrl: string;
-  apiKey: string;
+  /**
+   * The API key, sent as `Authorization: Bearer`. Leave it out in a page of the service's own origin (the
+   * console): the browser's session cookie authenticates instead, and writes need the session's CSRF token in
+   * `headers` (`{ 'x-sched-csrf': token }`; docs/console.md).
+   */
+  apiKey?: string;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
 }
@@ -16,7 +21,10 @@ export function createRawClient(options: ConnectionOptions, send: Send) {
   const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   return initClient(contract, {
     baseUrl,
-    baseHeaders: { authorization: `Bearer ${options.apiKey}`, ...options.headers },
+    baseHeaders: {
+      ...(options.apiKey !== undefined ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      ...options.headers,
+    },
     throwOnUnknownStatus: false,
     validateResponse: false,
     api: fetchApi(send, baseUrl),

@@ -31,6 +31,7 @@ import type { z } from 'zod';
 export type {
   Action,
   ActionCreateBody,
+  ActionStats,
   ActionSummary,
   Contact,
   ContactCreate,

@@ -1,6 +1,8 @@
 import webPush from 'web-push';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseTrustProxy } from './config.js';
+import { readFileSync } from 'node:fs';
+import { ConfigError, EnvSchema, loadConfig, parseTrustProxy } from './config.js';
+import { ENVIRONMENT, environmentHelp, withEnvironmentTable } from './environment.js';
 
 describe('SCHED_TRUST_PROXY', () => {
   it('trusts nobody by default, a hop count, or listed addresses and CIDRs', () => {
@@ -148,5 +150,31 @@ describe('notification channel settings of the configuration', () => {
     expect(() => loadConfig({ SCHED_VAPID_SUBJECT: 'mailto:a@b.c' })).toThrow(
       /SCHED_VAPID_PUBLIC_KEY, SCHED_VAPID_PRIVATE_KEY: required/,
     );
+  });
+});
+
+describe('the environment reference (README table and `sched serve --help`)', () => {
+  it('lists every variable the parser reads, with the default it applies', () => {
+    const defaults = EnvSchema.parse({}) as Record<string, unknown>;
+    const documented = new Map(
+      ENVIRONMENT.flatMap((row) => {
+        const defaults = row.default.split(/,\s+(?=`)/);
+        return row.names.map((name, i) => [name, defaults[i] ?? defaults[0]!] as const);
+      }),
+    );
+    const read = Object.keys(EnvSchema.shape);
+    for (const name of read) {
+      expect(documented.has(name), `${name} is documented in server/src/environment.ts`).toBe(true);
+      const written = documented.get(name)!;
+      if (defaults[name] === undefined) expect(written, name).toMatch(/^unset$|\$/);
+      else expect(written, name).toBe(`\`${String(defaults[name])}\``);
+    }
+    for (const name of documented.keys()) expect(read).toContain(name);
+  });
+
+  it('is the table of README.md (run `pnpm docs:env` when this fails) and the text of serve --help', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(withEnvironmentTable(readme)).toBe(readme);
+    for (const row of ENVIRONMENT) for (const name of row.names) expect(environmentHelp()).toContain(name);
   });
 });

@@ -13,7 +13,7 @@ const bool = z
 const positiveNumber = z.coerce.number().positive();
 
 /** Every environment variable the service reads, parsed once at start. */
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   DATABASE_URL: z.url().optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

@@ -13,3 +13,4 @@ export { findOutboxMessage, listOutboxMessages } from './persistence/approvals/o
 export type { OutboxFilter, OutboxMessage } from './persistence/approvals/outbox-messages.js';
 export { PLANS } from './persistence/entities/account.js';
 export type { Plan } from './persistence/entities/account.js';
+export { SERVER_VERSION } from './version.js';

@@ -6,6 +6,7 @@ import { AccountService } from './app/accounts.js';
 import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
+import { PauseService } from './app/actions/pause.js';
 import { ActionService } from './app/actions/service.js';
 import { ChainEngine } from './app/chains/advance.js';
 import { ChainService } from './app/chains/service.js';
@@ -21,6 +22,7 @@ import { TemplateTrigger } from './app/templates/trigger.js';
 import { RetentionService } from './app/retention.js';
 import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
+import { ConsoleSessionService } from './app/console-sessions.js';
 import { createChannels } from './channels/registry.js';
 import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
 import { createCallbackOutbox } from './jobs/callbacks.js';
@@ -30,6 +32,7 @@ import { Dispatcher } from './jobs/dispatcher.js';
 import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { workRetention } from './jobs/retention.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
+import { createPauseTimers } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
 import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
@@ -175,6 +178,14 @@ export async function startService(
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    const pauses = new PauseService({
+      store: database,
+      scheduler,
+      callbacks: callbackOutbox,
+      timers: createPauseTimers(queue),
+      clock,
+      waits,
+    });
     const chainCallbacks = createChainCallbackOutbox(queue, clock);
     // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
     const countDestination = destinationGuard(config.domainLimits);
@@ -199,6 +210,7 @@ export async function startService(
         allowPrivateDestinations: config.allowPrivateDestinations,
         counters: counterDatabase,
         countDestination,
+        waits,
       });
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
@@ -206,8 +218,10 @@ export async function startService(
       http = await buildHttpApp({
         logger,
         accounts,
+        consoleSessions: new ConsoleSessionService(database, clock),
         contacts: new ContactService(database),
         actions,
+        pauses,
         templates: new TemplateService({
           store: database,
           clock,
@@ -244,6 +258,7 @@ export async function startService(
         rateLimitFactor: config.rateLimitFactor,
         validateResponses: config.env !== 'production',
         trustProxy: config.trustProxy,
+        publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
         timeouts: {
           requestMs: config.httpRequestTimeoutMs,
           connectionMs: config.httpConnectionTimeoutMs,
@@ -335,6 +350,7 @@ export async function startService(
         deliveries,
         callbacks,
         approvals,
+        resumeWhenDue: (job) => pauses.resumeWhenDue(job),
         logger,
         clock,
         limits: config.deliveryConcurrency,

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up */
+        /**
+         * Liveness: the process is up
+         * @description Needs no key. Answers 200 while the process runs, with the release it runs. Probes share a generous per-IP rate limit, so a flood of them answers 429.
+         */
         get: operations["systemHealthz"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers and migrations are current */
+        /**
+         * Readiness: the database answers and migrations are current
+         * @description Needs no key. 200 when this process can serve: the database answers and no migration is pending; 503 with the failing check otherwise (the reason is logged, not shown). Rate-limited per IP like /healthz.
+         */
         get: operations["systemReadyz"];
         put?: never;
         post?: never;
@@ -51,7 +57,10 @@ export interface paths {
          */
         get: operations["contactsList"];
         put?: never;
-        /** Create a contact */
+        /**
+         * Create a contact
+         * @description At least one of `email` or `phone`. Approvals can then name the contact instead of an address.
+         */
         post: operations["contactsCreate"];
         delete?: never;
         options?: never;
@@ -66,7 +75,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a contact */
+        /**
+         * Get a contact
+         * @description 404 for an unknown id or one of another account.
+         */
         get: operations["contactsGet"];
         /**
          * Update a contact
@@ -74,7 +86,10 @@ export interface paths {
          */
         put: operations["contactsUpdate"];
         post?: never;
-        /** Delete a contact */
+        /**
+         * Delete a contact
+         * @description Permanent. Approvals already sent to the contact keep their recipients.
+         */
         delete: operations["contactsDelete"];
         options?: never;
         head?: never;
@@ -88,7 +103,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List actions */
+        /**
+         * List actions
+         * @description Newest first, paginated (`page`, `per_page` up to 100). Filters combine: `status`, `mode`, `search` (name or URL), `coordination_key`, `recurring`.
+         */
         get: operations["actionsList"];
         put?: never;
         /**
@@ -96,7 +114,10 @@ export interface paths {
          * @description Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is `skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). 403 when the monthly action quota of the plan is spent (the message names the limit and the plan; `Retry-After` until the 1st).
          */
         post: operations["actionsCreate"];
-        /** Cancel the live action holding an idempotency key */
+        /**
+         * Cancel the live action holding an idempotency key
+         * @description The key is the `idempotency_key` given at creation. 404 when no live action holds it; 409 when it is no longer cancellable.
+         */
         delete: operations["actionsCancelByIdempotencyKey"];
         options?: never;
         head?: never;
@@ -110,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an action with its delivery attempts */
+        /**
+         * Get an action with its delivery attempts
+         * @description The action with its delivery attempts (newest last) and, for an approval, its recipients and timeline.
+         */
         get: operations["actionsGet"];
         put?: never;
         post?: never;
@@ -134,7 +158,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Cancel every live action sharing a dedup key */
+        /**
+         * Cancel every live action sharing a dedup key
+         * @description Cancels every cancellable action that shares the dedup key and answers how many were cancelled and skipped; 404 when none could be cancelled.
+         */
         delete: operations["actionsCancelByCoordinationKey"];
         options?: never;
         head?: never;
@@ -161,6 +188,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an action
+         * @description A `scheduled`, `resolved` or `awaiting_response` action (either mode; a recurring series as a whole) becomes `paused`: nothing is sent, and an approval's timeout and escalation clocks stop. Give exactly one of `until`, `duration` (it resumes by itself then) or `indefinite: true`. 409 when it cannot be paused (already paused, being delivered right now, final, or a chain step). Callback `action.paused`.
+         */
+        post: operations["actionsPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused action
+         * @description Back on the schedule (or, for an approval whose request went out, waiting for answers with the clocks moved on by the time paused). `missed` says what happens to what passed while paused (docs/operations.md). 409 when the action is not paused. Callback `action.resumed`.
+         */
+        post: operations["actionsResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts by state and the last 24 hours of deliveries
+         * @description What the console's overview shows: actions per state, approvals waiting, and the delivery attempts of the last 24 hours (success rate, lateness p50/p99) in all and per hour.
+         */
+        get: operations["actionsStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/coordination-keys": {
         parameters: {
             query?: never;
@@ -168,7 +255,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every dedup key used in the account */
+        /**
+         * Every dedup key used in the account
+         * @description The distinct `coordination.dedup_key` values of the account's actions, sorted.
+         */
         get: operations["actionsCoordinationKeys"];
         put?: never;
         post?: never;
@@ -185,7 +275,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List chains */
+        /**
+         * List chains
+         * @description Newest first, paginated (`page`, `per_page` up to 100); `status` filters.
+         */
         get: operations["chainsList"];
         put?: never;
         /**
@@ -206,7 +299,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a chain with its steps and context */
+        /**
+         * Get a chain with its steps and context
+         * @description Each step with its status, outcome and error, and the context later steps read (`{{steps.N.response...}}`).
+         */
         get: operations["chainsGet"];
         put?: never;
         post?: never;
@@ -247,7 +343,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List notification channels */
+        /**
+         * List notification channels
+         * @description Slack and Teams channels of the account; webhook URLs are shown masked.
+         */
         get: operations["channelsList"];
         put?: never;
         /**
@@ -268,12 +367,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a notification channel */
+        /**
+         * Get a notification channel
+         * @description 404 for an unknown id or one of another account.
+         */
         get: operations["channelsGet"];
-        /** Update a notification channel */
+        /**
+         * Update a notification channel
+         * @description Only the supplied fields change; a new webhook URL is checked like at creation.
+         */
         put: operations["channelsUpdate"];
         post?: never;
-        /** Delete a notification channel */
+        /**
+         * Delete a notification channel
+         * @description Approvals that named it keep their sent messages; new ones can no longer use it.
+         */
         delete: operations["channelsDelete"];
         options?: never;
         head?: never;
@@ -287,10 +395,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List team members */
+        /**
+         * List team members
+         * @description Team members of the account, who approvals can address by id.
+         */
         get: operations["teamMembersList"];
         put?: never;
-        /** Add a team member */
+        /**
+         * Add a team member
+         * @description At least one of `email`, `phone` or a push subscription, so a message can reach them.
+         */
         post: operations["teamMembersCreate"];
         delete?: never;
         options?: never;
@@ -305,7 +419,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a team member */
+        /**
+         * Get a team member
+         * @description 404 for an unknown id or one of another account.
+         */
         get: operations["teamMembersGet"];
         /**
          * Update a team member
@@ -313,7 +430,10 @@ export interface paths {
          */
         put: operations["teamMembersUpdate"];
         post?: never;
-        /** Remove a team member */
+        /**
+         * Remove a team member
+         * @description Permanent. Approvals already sent keep their recipients.
+         */
         delete: operations["teamMembersDelete"];
         options?: never;
         head?: never;
@@ -327,7 +447,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List templates */
+        /**
+         * List templates
+         * @description Newest first, paginated (`page`, `per_page` up to 100); `type` filters action or chain templates. Tokens are masked.
+         */
         get: operations["templatesList"];
         put?: never;
         /**
@@ -348,7 +471,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many templates the plan allows */
+        /**
+         * How many templates the plan allows
+         * @description The account's template count, the plan's maximum and what remains.
+         */
         get: operations["templatesLimits"];
         put?: never;
         post?: never;
@@ -473,7 +599,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status and verification instructions of a domain */
+        /**
+         * Status and verification instructions of a domain
+         * @description Whether the domain is verified, the DNS TXT record or file to publish to verify it, and the latest check.
+         */
         get: operations["domainsGet"];
         put?: never;
         post?: never;
@@ -578,7 +707,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The response page of a recipient */
+        /**
+         * The response page of a recipient
+         * @description An HTML page with the request, its attachments and the confirm / decline / snooze form. Never changes anything (link previews and mail scanners are safe); 404 for an unknown token, 410 once the approval is settled.
+         */
         get: operations["responsesPage"];
         put?: never;
         /**
@@ -605,7 +737,7 @@ export interface paths {
          * Trigger a template (public)
          * @description No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, as JSON or `application/x-www-form-urlencoded` (an HTML form), plus an optional `schedule` (in a form: `schedule.wait`, `schedule.preset`, `schedule.timezone` fields); without one the action runs in about 1 s. Keys that name no placeholder are ignored and listed in `meta.ignored_keys`. 422 for a missing required placeholder or a resolved action that fails validation; 404, the same answer, for unknown, regenerated, deleted or inactive tokens; 403 for a chain template of an account whose plan has no chains. A chain template creates and starts a chain whose `input` holds the values (`schedule` does not apply). 60 requests a minute per token and 120 per client IP.
          */
-        post: operations["triggerTrigger"];
+        post: operations["triggerTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -614,6 +746,86 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "action.executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `action.executed` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["actionExecuted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `action.failed` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["actionFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `action.expired` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["actionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reminder.responded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `reminder.responded` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["reminderResponded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "chain.completed": {
         parameters: {
             query?: never;
@@ -623,7 +835,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Chain callback `chain.completed` to the chain's callback_url */
+        /**
+         * Chain callback `chain.completed` to the chain's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
         post: operations["chainCompleted"];
         delete?: never;
         options?: never;
@@ -640,7 +855,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Chain callback `chain.failed` to the chain's callback_url */
+        /**
+         * Chain callback `chain.failed` to the chain's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
         post: operations["chainFailed"];
         delete?: never;
         options?: never;
@@ -657,7 +875,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Chain callback `chain.cancelled` to the chain's callback_url */
+        /**
+         * Chain callback `chain.cancelled` to the chain's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
         post: operations["chainCancelled"];
         delete?: never;
         options?: never;
@@ -674,7 +895,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Chain callback `chain.step.completed` to the chain's callback_url */
+        /**
+         * Chain callback `chain.step.completed` to the chain's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
         post: operations["chainStepCompleted"];
         delete?: never;
         options?: never;
@@ -707,6 +931,12 @@ export interface components {
             is_recurring: boolean;
             recurrence: components["schemas"]["Recurrence"] | null;
             recurrence_count: number;
+            /** @description The DST policy of a recurring action (null: one-time). */
+            dst_policy: components["schemas"]["DstPolicy"] | null;
+            /** @description A recurring action: the next (up to) 5 runs, the pending one first, within the end of the series. Empty otherwise. */
+            next_occurrences: string[];
+            /** @description The running pause of a `paused` action; null otherwise. */
+            pause: components["schemas"]["Pause"] | null;
             last_executed_at: string | null;
             request: components["schemas"]["ActionRequest"] | null;
             callback_url: string | null;
@@ -723,6 +953,23 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "Order 42 follow-up",
+         *       "schedule": {
+         *         "wait": "10m"
+         *       },
+         *       "request": {
+         *         "url": "https://hooks.example.com/orders/42/follow-up",
+         *         "method": "POST",
+         *         "body": {
+         *           "order": 42
+         *         }
+         *       },
+         *       "callback_url": "https://hooks.example.com/sched-events",
+         *       "idempotency_key": "order-42-follow-up"
+         *     }
+         */
         ActionCreate: {
             /** @enum {string} */
             mode?: "webhook" | "approval" | "immediate" | "gated";
@@ -763,7 +1010,7 @@ export interface components {
             /** @description Webhook mode: the request to deliver. Approval mode: optional request run after approval. */
             request?: components["schemas"]["HttpRequest"];
             /** @description Approval mode: who is asked, how, and until when. */
-            gate?: components["schemas"]["GateInputInput"];
+            gate?: components["schemas"]["GateInput"];
             /** @description 1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20. */
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
@@ -780,6 +1027,90 @@ export interface components {
             recurrence?: components["schemas"]["RecurrenceInput"];
             /** @description Alias of `recurrence`. */
             repeat?: components["schemas"]["RecurrenceInput"];
+            dst_policy?: components["schemas"]["DstPolicyInput"];
+        };
+        /** @description A delivery got a 2xx answer. */
+        ActionExecutedCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "action.executed";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "executed";
+                /** @description The 2xx status. */
+                response_code: number;
+                /** @description Duration of the successful attempt. */
+                duration_ms: number;
+                /** @description Which attempt succeeded, from 1 within the cycle. */
+                attempt_number: number;
+            };
+        };
+        /** @description An approval timed out. */
+        ActionExpiredCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "action.expired";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                status: components["schemas"]["ActionStatus"];
+                /** @enum {string} */
+                on_timeout: "cancel" | "expire" | "approve";
+                /** @description The gate timeout that elapsed, as given (e.g. `24h`). */
+                timeout: string;
+                /** Format: date-time */
+                expired_at: string;
+                /** @description Addresses that had not answered. */
+                pending_recipients: string[];
+            };
+        };
+        /** @description The action became `failed`. */
+        ActionFailedCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "action.failed";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "failed";
+                /** @description The last HTTP status; null without an HTTP response. */
+                response_code: number | null;
+                total_attempts: number;
+                error_message: string | null;
+            };
         };
         /** @enum {string} */
         ActionMode: "webhook" | "approval";
@@ -791,8 +1122,38 @@ export interface components {
             };
             body?: unknown;
         };
+        ActionStats: {
+            /** @description How many of the account's actions are in each state (every state present, 0 included). */
+            actions_by_status: {
+                [key: string]: number;
+            };
+            /** @description Approval actions waiting for an answer (`awaiting_response`). */
+            approvals_waiting: number;
+            /** @description Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at). */
+            deliveries: {
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                until: string;
+                attempts: number;
+                succeeded: number;
+                lateness_p50_ms: number | null;
+                lateness_p99_ms: number | null;
+                /** @description succeeded / attempts, 0 to 1; null without attempts. */
+                success_rate: number | null;
+                /** @description The same figures per hour, oldest first, 24 entries. */
+                hours: {
+                    /** Format: date-time */
+                    start: string;
+                    attempts: number;
+                    succeeded: number;
+                    lateness_p50_ms: number | null;
+                    lateness_p99_ms: number | null;
+                }[];
+            };
+        };
         /** @enum {string} */
-        ActionStatus: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled";
+        ActionStatus: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled";
         ActionSummary: {
             /** Format: uuid */
             id: string;
@@ -808,6 +1169,8 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Origins (`https://host[:port]`) the request URL may resolve to when its scheme or host holds an expression; required for such URLs. */
+        AllowedOrigins: string[];
         /** @description An API key of the account; the secret itself is never shown again. */
         ApiKey: {
             /** Format: uuid */
@@ -824,23 +1187,14 @@ export interface components {
         };
         ApiKeyCreate: {
             name: string;
-            /**
-             * @description Default `["read", "write"]`. `admin` lets the key manage API keys.
-             * @default [
-             *       "read",
-             *       "write"
-             *     ]
-             */
-            scopes: components["schemas"]["ApiKeyScope"][];
+            /** @description Default `["read", "write"]`. `admin` lets the key manage API keys. Default: `["read","write"]`. */
+            scopes?: components["schemas"]["ApiKeyScope"][];
             /** @description When the key stops working, an ISO 8601 time in the future; omit or null for never. */
             expires_at?: string | null;
         };
         ApiKeyRotate: {
-            /**
-             * @description How long the old secret keeps working (default `24h`, at most `30d`; `0s` revokes it at once). Deploy the new secret within it.
-             * @default 24h
-             */
-            grace_period: components["schemas"]["Duration"];
+            /** @description How long the old secret keeps working (default `24h`, at most `30d`; `0s` revokes it at once). Deploy the new secret within it. Default: `"24h"`. */
+            grace_period?: components["schemas"]["Duration"];
             /** @description When the key stops working, an ISO 8601 time in the future; omit or null for never. */
             expires_at?: string | null;
         };
@@ -884,10 +1238,17 @@ export interface components {
             size: number | null;
             url: string | null;
         };
+        /**
+         * @example {
+         *       "name": "invoice.pdf",
+         *       "content_type": "application/pdf",
+         *       "url": "https://files.example.com/invoice-42.pdf"
+         *     }
+         */
         AttachmentInput: {
             name: string;
-            /** @default application/octet-stream */
-            content_type: string;
+            /** @description Default: `"application/octet-stream"`. */
+            content_type?: string;
             /** @description Base64 content (at most 5 MiB decoded in all). */
             content?: string;
             /**
@@ -896,7 +1257,14 @@ export interface components {
              */
             url?: string;
         };
-        AttachmentInputInput: {
+        /**
+         * @example {
+         *       "name": "invoice.pdf",
+         *       "content_type": "application/pdf",
+         *       "url": "https://files.example.com/invoice-42.pdf"
+         *     }
+         */
+        AttachmentInputResolved: {
             name: string;
             /** @default application/octet-stream */
             content_type: string;
@@ -1031,22 +1399,60 @@ export interface components {
                 [key: string]: components["schemas"]["ChainStepContext"];
             };
         };
+        /**
+         * @example {
+         *       "name": "Refund order 42",
+         *       "input": {
+         *         "order": 42
+         *       },
+         *       "steps": [
+         *         {
+         *           "type": "approval",
+         *           "name": "approve refund",
+         *           "gate": {
+         *             "message": "Refund order {{input.order}}?",
+         *             "recipients": [
+         *               "ada@example.com"
+         *             ],
+         *             "timeout": "24h"
+         *           }
+         *         },
+         *         {
+         *           "type": "webhook",
+         *           "name": "refund",
+         *           "url": "https://hooks.example.com/refunds",
+         *           "method": "POST",
+         *           "body": {
+         *             "order": "{{input.order}}"
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
         ChainCreate: {
             name: string;
             steps: components["schemas"]["ChainStepInput"][];
-            /**
-             * @description Variables every step reads as `{{input.<field>}}`.
-             * @default {}
-             */
-            input: {
+            /** @description Variables every step reads as `{{input.<field>}}`. Default: `{}`. */
+            input?: {
                 [key: string]: unknown;
             };
-            /** @default fail_chain */
-            error_handling: components["schemas"]["ChainErrorHandling"];
+            /** @description Default: `"fail_chain"`. */
+            error_handling?: components["schemas"]["ChainErrorHandling"];
             /** @description Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed. */
             callback_url?: string;
             /** @description Signs the chain's callbacks (each http_call step has its own `webhook_secret`). */
             webhook_secret?: string;
+        };
+        ChainDelayStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "delay" | "wait";
+            /** @description How long to wait; `SCHED_TIME_SCALE` does not shorten it. */
+            delay?: components["schemas"]["Duration"];
+            /** @description Alias of `delay` (chain templates use it). */
+            wait?: components["schemas"]["Duration"];
         };
         ChainDelayStepInput: {
             name: string;
@@ -1061,6 +1467,15 @@ export interface components {
         };
         /** @enum {string} */
         ChainErrorHandling: "fail_chain" | "skip_step";
+        ChainGatedStep: {
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "gated" | "approval";
+            /** @description As an approval action's gate; message and recipients take `{{...}}`. */
+            gate: components["schemas"]["GateInputResolved"];
+        };
         ChainGatedStepInput: {
             name: string;
             /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
@@ -1068,9 +1483,9 @@ export interface components {
             /** @enum {string} */
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
-            gate: components["schemas"]["GateInputInput"];
+            gate: components["schemas"]["GateInput"];
         };
-        ChainHttpCallStepInput: {
+        ChainHttpCallStep: {
             url: string;
             /** @default POST */
             method: components["schemas"]["HttpMethod"];
@@ -1090,6 +1505,29 @@ export interface components {
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
+        };
+        ChainHttpCallStepInput: {
+            url: string;
+            /** @description Default: `"POST"`. */
+            method?: components["schemas"]["HttpMethod"];
+            /** @description Default: `{}`. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description JSON body, sent as application/json. */
+            body?: unknown;
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "http_call" | "webhook";
+            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
+            webhook_secret?: string;
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -1114,6 +1552,7 @@ export interface components {
             response: unknown;
         };
         ChainStepInput: components["schemas"]["ChainHttpCallStepInput"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
+        ChainStepInputResolved: components["schemas"]["ChainHttpCallStep"] | components["schemas"]["ChainGatedStep"] | components["schemas"]["ChainDelayStep"];
         /**
          * @description webhook: executed, failed, skipped; approval: confirmed, declined, skipped; wait: executed, skipped.
          * @enum {string}
@@ -1152,6 +1591,12 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "Ada Lovelace",
+         *       "email": "ada@example.com"
+         *     }
+         */
         ContactCreate: {
             name: string;
             email?: string | null;
@@ -1190,10 +1635,10 @@ export interface components {
                 condition: "skip_if_previous_pending" | "execute_if_previous_failed" | "execute_if_previous_succeeded" | "wait_for_previous";
                 /** @enum {string} */
                 on_condition_not_met?: "cancel" | "reschedule" | "fail";
-                /** @default 300 */
-                reschedule_delay: number;
-                /** @default 10 */
-                max_reschedules: number;
+                /** @description Default: `300`. */
+                reschedule_delay?: number;
+                /** @description Default: `10`. */
+                max_reschedules?: number;
             };
         };
         DeliveryAttempt: {
@@ -1279,6 +1724,34 @@ export interface components {
                 content: string;
             };
         };
+        /** @description How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold. */
+        DstPolicy: {
+            /**
+             * @description A wall time that does not exist (spring forward): `same_offset` reads it with the offset of before the gap, so it moves on by the gap (02:30 -> 03:30; the default, as before), `shift_forward` runs at the first instant after the gap (03:00), `skip` leaves that occurrence out.
+             * @default same_offset
+             * @enum {string}
+             */
+            gap: "shift_forward" | "skip" | "same_offset";
+            /**
+             * @description A wall time that happens twice (fall back): `first` (the default, as before) or `second` instant, or `both`.
+             * @default first
+             * @enum {string}
+             */
+            fold: "first" | "second" | "both";
+        };
+        /** @description How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold. */
+        DstPolicyInput: {
+            /**
+             * @description A wall time that does not exist (spring forward): `same_offset` reads it with the offset of before the gap, so it moves on by the gap (02:30 -> 03:30; the default, as before), `shift_forward` runs at the first instant after the gap (03:00), `skip` leaves that occurrence out. Default: `"same_offset"`.
+             * @enum {string}
+             */
+            gap?: "shift_forward" | "skip" | "same_offset";
+            /**
+             * @description A wall time that happens twice (fall back): `first` (the default, as before) or `second` instant, or `both`. Default: `"first"`.
+             * @enum {string}
+             */
+            fold?: "first" | "second" | "both";
+        };
         /**
          * @example 30s
          * @example 10m
@@ -1356,27 +1829,27 @@ export interface components {
             /** @description Confirm and decline labels. */
             buttons?: string[];
             /**
-             * @default first_response
+             * @description Default: `"first_response"`.
              * @enum {string}
              */
-            confirmation_mode: "first_response" | "all_required";
-            /** @default 5 */
-            max_snoozes: number;
-            /** @default 7d */
-            timeout: components["schemas"]["Duration"];
+            confirmation_mode?: "first_response" | "all_required";
+            /** @description Default: `5`. */
+            max_snoozes?: number;
+            /** @description Default: `"7d"`. */
+            timeout?: components["schemas"]["Duration"];
             /**
-             * @default cancel
+             * @description Default: `"cancel"`.
              * @enum {string}
              */
-            on_timeout: "cancel" | "expire" | "approve";
-            escalation?: components["schemas"]["Escalation"];
+            on_timeout?: "cancel" | "expire" | "approve";
+            escalation?: components["schemas"]["EscalationInput"];
             /** @description Flat form of `escalation.contacts`. */
             escalation_contacts?: string[];
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
         };
-        GateInputInput: {
+        GateInputResolved: {
             message: string;
             /** @description Emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` (a Slack or Teams channel), or team member ids. */
             recipients: string[];
@@ -1398,16 +1871,18 @@ export interface components {
              * @enum {string}
              */
             on_timeout: "cancel" | "expire" | "approve";
-            escalation?: components["schemas"]["EscalationInput"];
+            escalation?: components["schemas"]["Escalation"];
             /** @description Flat form of `escalation.contacts`. */
             escalation_contacts?: string[];
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
-            attachments?: components["schemas"]["AttachmentInputInput"][];
+            attachments?: components["schemas"]["AttachmentInputResolved"][];
         };
         Health: {
             /** @enum {string} */
             status: "ok" | "unavailable";
+            /** @description The running server release (as `sched --version` prints it). */
+            version: string;
             checks?: {
                 [key: string]: string;
             };
@@ -1416,10 +1891,10 @@ export interface components {
         HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
         HttpRequest: {
             url: string;
-            /** @default POST */
-            method: components["schemas"]["HttpMethod"];
-            /** @default {} */
-            headers: {
+            /** @description Default: `"POST"`. */
+            method?: components["schemas"]["HttpMethod"];
+            /** @description Default: `{}`. */
+            headers?: {
                 [key: string]: string;
             };
             /** @description JSON body, sent as application/json. */
@@ -1455,19 +1930,73 @@ export interface components {
             total: number;
             per_page: number;
         };
+        Pause: {
+            /** Format: date-time */
+            paused_at: string;
+            /** @description When it resumes by itself; null for an indefinite pause. */
+            until: string | null;
+            note: string | null;
+        };
+        /** @description Exactly one of `until`, `duration` or `indefinite: true` (at most 365 days ahead). */
+        PauseRequest: {
+            /** @description ISO 8601; resumes by itself then (without an offset it is read in the action's timezone). */
+            until?: string;
+            /** @description Resumes by itself after this long (e.g. 2h). */
+            duration?: components["schemas"]["Duration"];
+            /** @description true: stays paused until resumed. */
+            indefinite?: boolean;
+            /** @description Kept in the timeline with the pause. */
+            note?: string;
+        };
+        /**
+         * @example {
+         *       "name": "order_id",
+         *       "required": true,
+         *       "description": "The order to follow up"
+         *     }
+         */
         PlaceholderDefinition: {
             name: string;
             /** @default false */
             required: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };
+        /**
+         * @example {
+         *       "name": "order_id",
+         *       "required": true,
+         *       "description": "The order to follow up"
+         *     }
+         */
         PlaceholderDefinitionInput: {
             name: string;
-            /** @default false */
-            required: boolean;
+            /** @description Default: `false`. */
+            required?: boolean;
             description?: string;
+            /**
+             * @description A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.
+             * @enum {string}
+             */
+            type?: "string" | "integer" | "number" | "boolean";
+            /** @description A regular expression the whole value (as text) must match. */
+            pattern?: string;
+            /** @description The longest value accepted, in characters (default 1,000). */
+            max_length?: number;
+            /** @description The only values accepted. */
+            enum?: (string | number | boolean)[];
             /** @description Any JSON value; used when the trigger omits the value. */
             default?: unknown;
         };
@@ -1580,11 +2109,44 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed";
             actor_email: string | null;
             notes: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description A recipient answered an approval. */
+        ReminderRespondedCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "reminder.responded";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                /** @description The action's status after the answer. */
+                status: components["schemas"]["ActionStatus"];
+                /** @enum {string} */
+                response: "confirmed" | "declined" | "snoozed";
+                /** @enum {string} */
+                decision: "confirm" | "decline" | "snooze";
+                /** @description The recipient's address. */
+                respondent: string;
+                /** Format: uuid */
+                recipient_id: string;
+                comment: string | null;
+                /** Format: date-time */
+                snoozed_until?: string;
+            };
         };
         ResponseInput: {
             /** @enum {string} */
@@ -1604,6 +2166,13 @@ export interface components {
             recipient_status: "pending" | "confirmed" | "declined" | "snoozed";
             action_status: string;
             snoozed_until: string | null;
+        };
+        ResumeRequest: {
+            /**
+             * @description What passed while paused: `run_once` (default) runs a one-time action now, and a series' missed occurrence once before it carries on; `skip` drops it: a series moves to its next occurrence, a one-time action ends `expired`, a snoozed approval skips its reminder. Default: `"run_once"`.
+             * @enum {string}
+             */
+            missed?: "run_once" | "skip";
         };
         RetriedAction: {
             /** Format: uuid */
@@ -1643,12 +2212,18 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "Ada Lovelace",
+         *       "email": "ada@example.com"
+         *     }
+         */
         TeamMemberCreate: {
             name: string;
             email?: string | null;
             phone?: string | null;
-            /** @default [] */
-            push_subscriptions: components["schemas"]["PushSubscriptionInput"][];
+            /** @description Default: `[]`. */
+            push_subscriptions?: components["schemas"]["PushSubscriptionInput"][];
         };
         TeamMemberUpdate: {
             name?: string;
@@ -1666,16 +2241,23 @@ export interface components {
             mode: components["schemas"]["ActionMode"] | null;
             timezone: string;
             request_config: components["schemas"]["ActionRequest"] | null;
-            gate_config: components["schemas"]["GateInput"] | null;
+            allowed_origins: string[];
+            gate_config: components["schemas"]["GateInputResolved"] | null;
             max_attempts: number | null;
             retry_strategy: components["schemas"]["RetryStrategy"] | null;
             /** @description Whether a webhook_secret is set (it is never shown). */
             signed: boolean;
             callback_url: string | null;
-            chain_steps: components["schemas"]["ChainStepInput"][] | null;
+            chain_steps: components["schemas"]["ChainStepInputResolved"][] | null;
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_hour: number;
+            /** @description The cap in force (the default when not set). */
+            trigger_limit_per_day: number;
+            /** @description The horizon in force (the default when not set). */
+            max_schedule_days: number;
             /** @description In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`. */
             trigger_token: string;
             /** @description `{trigger_base}/t/<trigger_token>`, masked like the token. */
@@ -1693,6 +2275,22 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "Follow up order {{order_id}}",
+         *       "mode": "webhook",
+         *       "request_config": {
+         *         "url": "https://hooks.example.com/orders/{{order_id}}/follow-up",
+         *         "method": "POST"
+         *       },
+         *       "placeholders": [
+         *         {
+         *           "name": "order_id",
+         *           "required": true
+         *         }
+         *       ]
+         *     }
+         */
         TemplateCreate: {
             /** @description Takes `{{placeholders}}`. */
             name: string;
@@ -1704,8 +2302,9 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
-            gate_config?: components["schemas"]["GateInputInput"];
+            gate_config?: components["schemas"]["GateInput"];
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
@@ -1717,6 +2316,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         TemplateLimits: {
             current: number;
@@ -1752,8 +2357,9 @@ export interface components {
             timezone?: string;
             /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
             request_config?: components["schemas"]["HttpRequest"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
             /** @description Approval mode (required). Message and recipients take placeholders. */
-            gate_config?: components["schemas"]["GateInputInput"];
+            gate_config?: components["schemas"]["GateInput"];
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
@@ -1765,6 +2371,12 @@ export interface components {
             placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
             /** @description Up to 10; take placeholders, checked once resolved. */
             dedup_keys?: string[];
+            /** @description Triggers accepted per hour (default 20). */
+            trigger_limit_per_hour?: number;
+            /** @description Triggers accepted per UTC day (default 100). */
+            trigger_limit_per_day?: number;
+            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
+            max_schedule_days?: number;
         };
         ToggledTemplate: {
             message: string;
@@ -1848,10 +2460,33 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "version": "string",
+                     *       "checks": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1868,15 +2503,41 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "version": "string",
+                     *       "checks": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not ready */
             503: {
                 headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1903,6 +2564,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+14155550100",
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Contact"][];
                     };
@@ -1968,6 +2643,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContactCreate"];
             };
         };
@@ -1981,9 +2662,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "email": "ada@example.com",
+                     *         "phone": "+14155550100",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Contact"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2057,6 +2759,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "email": "ada@example.com",
+                     *         "phone": "+14155550100",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Contact"];
                     };
@@ -2136,6 +2850,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ContactUpdate"];
             };
         };
@@ -2149,9 +2864,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "email": "ada@example.com",
+                     *         "phone": "+14155550100",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Contact"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2305,7 +3041,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description `pending_resolution` is the former name of `scheduled`. */
-                status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
+                status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
                 /** @description `immediate` and `gated` are the legacy names of `webhook` and `approval`. */
                 mode?: "webhook" | "approval" | "immediate" | "gated";
                 /** @description Case-insensitive match in name and description. */
@@ -2332,6 +3068,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "mode": "webhook",
+                     *           "status": "scheduled",
+                     *           "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *           "idempotency_key": "string",
+                     *           "dedup_keys": [
+                     *             "string"
+                     *           ],
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ActionSummary"][];
                         meta: components["schemas"]["PaginationMeta"];
@@ -2398,6 +3159,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Order 42 follow-up",
+                 *       "schedule": {
+                 *         "wait": "10m"
+                 *       },
+                 *       "request": {
+                 *         "url": "https://hooks.example.com/orders/42/follow-up",
+                 *         "method": "POST",
+                 *         "body": {
+                 *           "order": 42
+                 *         }
+                 *       },
+                 *       "callback_url": "https://hooks.example.com/sched-events",
+                 *       "idempotency_key": "order-42-follow-up"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ActionCreate"];
             };
         };
@@ -2411,6 +3189,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "status": "scheduled"
+                     *       },
+                     *       "meta": {
+                     *         "skipped": true,
+                     *         "reason": "string",
+                     *         "existing_status": "scheduled"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2433,9 +3225,154 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Action"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2510,6 +3447,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "idempotency_key": "string"
+                 *     }
+                 */
                 "application/json": {
                     idempotency_key: string;
                 };
@@ -2525,9 +3467,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "status": "cancelled"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CancelledAction"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2625,6 +3585,142 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Action"];
                     };
@@ -2713,6 +3809,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "status": "cancelled"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CancelledAction"];
                     };
@@ -2802,6 +3907,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "coordination_key": "string"
+                 *     }
+                 */
                 "application/json": {
                     coordination_key: string;
                 };
@@ -2817,7 +3927,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Ship v2 to production?",
+                     *       "cancelled": 1,
+                     *       "skipped": 1,
+                     *       "coordination_key": "string"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CancelByKeyResult"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -2903,6 +4030,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "status": "resolved",
+                     *         "attempt_count": 0,
+                     *         "manual_retry_count": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RetriedAction"];
                     };
@@ -2983,6 +4121,606 @@ export interface operations {
             };
         };
     };
+    actionsPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PauseRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ResumeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "actions_by_status": {},
+                     *         "approvals_waiting": 1,
+                     *         "deliveries": {
+                     *           "since": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "attempts": 1,
+                     *           "succeeded": 1,
+                     *           "lateness_p50_ms": 1,
+                     *           "lateness_p99_ms": 1,
+                     *           "success_rate": 1,
+                     *           "hours": [
+                     *             {
+                     *               "start": "2030-01-31T09:00:00.000Z",
+                     *               "attempts": 1,
+                     *               "succeeded": 1,
+                     *               "lateness_p50_ms": 1,
+                     *               "lateness_p99_ms": 1
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ActionStats"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     actionsCoordinationKeys: {
         parameters: {
             query?: never;
@@ -3001,6 +4739,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         "string"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         keys: string[];
                     };
@@ -3079,6 +4824,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "status": "pending",
+                     *           "current_step": 1,
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ChainSummary"][];
                         meta: components["schemas"]["PaginationMeta"];
@@ -3145,6 +4909,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Refund order 42",
+                 *       "input": {
+                 *         "order": 42
+                 *       },
+                 *       "steps": [
+                 *         {
+                 *           "type": "approval",
+                 *           "name": "approve refund",
+                 *           "gate": {
+                 *             "message": "Refund order {{input.order}}?",
+                 *             "recipients": [
+                 *               "ada@example.com"
+                 *             ],
+                 *             "timeout": "24h"
+                 *           }
+                 *         },
+                 *         {
+                 *           "type": "webhook",
+                 *           "name": "refund",
+                 *           "url": "https://hooks.example.com/refunds",
+                 *           "method": "POST",
+                 *           "body": {
+                 *             "order": "{{input.order}}"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChainCreate"];
             };
         };
@@ -3158,9 +4952,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "status": "pending",
+                     *         "current_step": 1,
+                     *         "steps": [
+                     *           {
+                     *             "index": 1,
+                     *             "name": "Order follow-up",
+                     *             "type": "webhook",
+                     *             "status": "pending",
+                     *             "outcome": "executed",
+                     *             "condition": "string",
+                     *             "error": "string",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "completed_at": "2030-01-31T09:00:00.000Z",
+                     *             "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           }
+                     *         ],
+                     *         "context": {
+                     *           "steps": {}
+                     *         },
+                     *         "input": {},
+                     *         "error_handling": "fail_chain",
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z",
+                     *         "completed_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Chain"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -3234,6 +5070,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "status": "pending",
+                     *         "current_step": 1,
+                     *         "steps": [
+                     *           {
+                     *             "index": 1,
+                     *             "name": "Order follow-up",
+                     *             "type": "webhook",
+                     *             "status": "pending",
+                     *             "outcome": "executed",
+                     *             "condition": "string",
+                     *             "error": "string",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "completed_at": "2030-01-31T09:00:00.000Z",
+                     *             "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           }
+                     *         ],
+                     *         "context": {
+                     *           "steps": {}
+                     *         },
+                     *         "input": {},
+                     *         "error_handling": "fail_chain",
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z",
+                     *         "completed_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Chain"];
                     };
@@ -3322,6 +5191,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "status": "cancelled"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CancelledChain"];
                     };
@@ -3420,6 +5297,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "period": {
+                     *           "year": 1,
+                     *           "month": 1,
+                     *           "month_name": "string"
+                     *         },
+                     *         "actions": {
+                     *           "used": 1,
+                     *           "limit": 1
+                     *         },
+                     *         "sms": {
+                     *           "used": 1,
+                     *           "limit": 1
+                     *         },
+                     *         "emails": {
+                     *           "used": 1,
+                     *           "limit": 1
+                     *         },
+                     *         "chat_messages": {
+                     *           "used": 1,
+                     *           "limit": 1
+                     *         },
+                     *         "team_members": {
+                     *           "used": 1,
+                     *           "limit": 1
+                     *         },
+                     *         "ai_suggestions": {
+                     *           "used": 1,
+                     *           "limit": 1,
+                     *           "percentage": 1
+                     *         },
+                     *         "plan": "free",
+                     *         "limits": {
+                     *           "max_attempts": 1,
+                     *           "schedule_horizon_days": 1,
+                     *           "retention_days": 1,
+                     *           "max_recipients": 1,
+                     *           "templates": 1,
+                     *           "chains": true,
+                     *           "slack_teams": true
+                     *         },
+                     *         "resets_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Quota"];
                     };
@@ -3494,6 +5418,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "type": "slack",
+                     *           "webhook_url": "string",
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["NotificationChannel"][];
                     };
@@ -3559,6 +5497,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Order follow-up",
+                 *       "type": "slack",
+                 *       "webhook_url": "https://hooks.example.com/orders"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NotificationChannelCreate"];
             };
         };
@@ -3572,9 +5517,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "type": "slack",
+                     *         "webhook_url": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["NotificationChannel"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -3648,6 +5614,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "type": "slack",
+                     *         "webhook_url": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["NotificationChannel"];
                     };
@@ -3727,6 +5705,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["NotificationChannelUpdate"];
             };
         };
@@ -3740,9 +5719,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "type": "slack",
+                     *         "webhook_url": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["NotificationChannel"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -3910,6 +5910,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "email": "ada@example.com",
+                     *           "phone": "+14155550100",
+                     *           "push_subscriptions": [
+                     *             {
+                     *               "endpoint": "https://hooks.example.com/orders",
+                     *               "keys": {
+                     *                 "p256dh": "string",
+                     *                 "auth": "string"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TeamMember"][];
                     };
@@ -3975,6 +5998,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TeamMemberCreate"];
             };
         };
@@ -3988,9 +6017,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "email": "ada@example.com",
+                     *         "phone": "+14155550100",
+                     *         "push_subscriptions": [
+                     *           {
+                     *             "endpoint": "https://hooks.example.com/orders",
+                     *             "keys": {
+                     *               "p256dh": "string",
+                     *               "auth": "string"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TeamMember"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4064,6 +6123,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "email": "ada@example.com",
+                     *         "phone": "+14155550100",
+                     *         "push_subscriptions": [
+                     *           {
+                     *             "endpoint": "https://hooks.example.com/orders",
+                     *             "keys": {
+                     *               "p256dh": "string",
+                     *               "auth": "string"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TeamMember"];
                     };
@@ -4143,6 +6223,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["TeamMemberUpdate"];
             };
         };
@@ -4156,9 +6237,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "email": "ada@example.com",
+                     *         "phone": "+14155550100",
+                     *         "push_subscriptions": [
+                     *           {
+                     *             "endpoint": "https://hooks.example.com/orders",
+                     *             "keys": {
+                     *               "p256dh": "string",
+                     *               "auth": "string"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TeamMember"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4330,6 +6441,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "type": "action",
+                     *           "mode": "webhook",
+                     *           "is_active": true,
+                     *           "trigger_count": 1,
+                     *           "last_triggered_at": "2030-01-31T09:00:00.000Z",
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TemplateSummary"][];
                         meta: components["schemas"]["PaginationMeta"];
@@ -4396,6 +6530,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Follow up order {{order_id}}",
+                 *       "mode": "webhook",
+                 *       "request_config": {
+                 *         "url": "https://hooks.example.com/orders/{{order_id}}/follow-up",
+                 *         "method": "POST"
+                 *       },
+                 *       "placeholders": [
+                 *         {
+                 *           "name": "order_id",
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TemplateCreate"];
             };
         };
@@ -4409,9 +6559,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "type": "action",
+                     *         "mode": "webhook",
+                     *         "timezone": "Europe/Berlin",
+                     *         "request_config": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "allowed_origins": [
+                     *           "string"
+                     *         ],
+                     *         "gate_config": {
+                     *           "message": "Ship v2 to production?",
+                     *           "recipients": [
+                     *             "string"
+                     *           ],
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string",
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "timeout": "30s",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "escalation_contacts": [
+                     *             "string"
+                     *           ],
+                     *           "escalation_after_hours": 1,
+                     *           "attachments": [
+                     *             {
+                     *               "name": "invoice.pdf",
+                     *               "content_type": "application/pdf",
+                     *               "url": "https://files.example.com/invoice-42.pdf"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "signed": true,
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "chain_steps": [
+                     *           {
+                     *             "url": "https://hooks.example.com/orders",
+                     *             "method": "GET",
+                     *             "headers": {},
+                     *             "body": {},
+                     *             "name": "Order follow-up",
+                     *             "condition": "string",
+                     *             "type": "http_call",
+                     *             "max_attempts": 1,
+                     *             "retry_strategy": "exponential",
+                     *             "webhook_secret": "stringxxxxxxxxxx",
+                     *             "allowed_origins": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "chain_error_handling": "fail_chain",
+                     *         "placeholders": [
+                     *           {
+                     *             "name": "order_id",
+                     *             "required": true,
+                     *             "description": "The order to follow up"
+                     *           }
+                     *         ],
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "trigger_limit_per_hour": 1,
+                     *         "trigger_limit_per_day": 1,
+                     *         "max_schedule_days": 1,
+                     *         "trigger_token": "string",
+                     *         "trigger_url": "string",
+                     *         "is_active": true,
+                     *         "trigger_count": 1,
+                     *         "failed_trigger_count": 1,
+                     *         "last_triggered_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_failed_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_error": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Template"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4483,6 +6742,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "current": 1,
+                     *       "max": 1,
+                     *       "remaining": 1,
+                     *       "plan": "free"
+                     *     }
+                     */
                     "application/json": components["schemas"]["TemplateLimits"];
                 };
             };
@@ -4557,6 +6824,106 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "type": "action",
+                     *         "mode": "webhook",
+                     *         "timezone": "Europe/Berlin",
+                     *         "request_config": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "allowed_origins": [
+                     *           "string"
+                     *         ],
+                     *         "gate_config": {
+                     *           "message": "Ship v2 to production?",
+                     *           "recipients": [
+                     *             "string"
+                     *           ],
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string",
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "timeout": "30s",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "escalation_contacts": [
+                     *             "string"
+                     *           ],
+                     *           "escalation_after_hours": 1,
+                     *           "attachments": [
+                     *             {
+                     *               "name": "invoice.pdf",
+                     *               "content_type": "application/pdf",
+                     *               "url": "https://files.example.com/invoice-42.pdf"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "signed": true,
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "chain_steps": [
+                     *           {
+                     *             "url": "https://hooks.example.com/orders",
+                     *             "method": "GET",
+                     *             "headers": {},
+                     *             "body": {},
+                     *             "name": "Order follow-up",
+                     *             "condition": "string",
+                     *             "type": "http_call",
+                     *             "max_attempts": 1,
+                     *             "retry_strategy": "exponential",
+                     *             "webhook_secret": "stringxxxxxxxxxx",
+                     *             "allowed_origins": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "chain_error_handling": "fail_chain",
+                     *         "placeholders": [
+                     *           {
+                     *             "name": "order_id",
+                     *             "required": true,
+                     *             "description": "The order to follow up"
+                     *           }
+                     *         ],
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "trigger_limit_per_hour": 1,
+                     *         "trigger_limit_per_day": 1,
+                     *         "max_schedule_days": 1,
+                     *         "trigger_token": "string",
+                     *         "trigger_url": "string",
+                     *         "is_active": true,
+                     *         "trigger_count": 1,
+                     *         "failed_trigger_count": 1,
+                     *         "last_triggered_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_failed_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_error": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Template"];
                     };
@@ -4636,6 +7003,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["TemplateUpdate"];
             };
         };
@@ -4649,9 +7017,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "type": "action",
+                     *         "mode": "webhook",
+                     *         "timezone": "Europe/Berlin",
+                     *         "request_config": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "allowed_origins": [
+                     *           "string"
+                     *         ],
+                     *         "gate_config": {
+                     *           "message": "Ship v2 to production?",
+                     *           "recipients": [
+                     *             "string"
+                     *           ],
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string",
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "max_snoozes": 1,
+                     *           "timeout": "30s",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "escalation_contacts": [
+                     *             "string"
+                     *           ],
+                     *           "escalation_after_hours": 1,
+                     *           "attachments": [
+                     *             {
+                     *               "name": "invoice.pdf",
+                     *               "content_type": "application/pdf",
+                     *               "url": "https://files.example.com/invoice-42.pdf"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "signed": true,
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "chain_steps": [
+                     *           {
+                     *             "url": "https://hooks.example.com/orders",
+                     *             "method": "GET",
+                     *             "headers": {},
+                     *             "body": {},
+                     *             "name": "Order follow-up",
+                     *             "condition": "string",
+                     *             "type": "http_call",
+                     *             "max_attempts": 1,
+                     *             "retry_strategy": "exponential",
+                     *             "webhook_secret": "stringxxxxxxxxxx",
+                     *             "allowed_origins": [
+                     *               "string"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "chain_error_handling": "fail_chain",
+                     *         "placeholders": [
+                     *           {
+                     *             "name": "order_id",
+                     *             "required": true,
+                     *             "description": "The order to follow up"
+                     *           }
+                     *         ],
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "trigger_limit_per_hour": 1,
+                     *         "trigger_limit_per_day": 1,
+                     *         "max_schedule_days": 1,
+                     *         "trigger_token": "string",
+                     *         "trigger_url": "string",
+                     *         "is_active": true,
+                     *         "trigger_count": 1,
+                     *         "failed_trigger_count": 1,
+                     *         "last_triggered_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_failed_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_error": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Template"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -4821,6 +7298,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Ship v2 to production?",
+                     *       "data": {
+                     *         "trigger_token": "string",
+                     *         "trigger_url": "string"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RegeneratedToken"];
                 };
             };
@@ -4907,6 +7393,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Ship v2 to production?",
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "is_active": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ToggledTemplate"];
                 };
             };
@@ -4991,6 +7486,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "domain": "hooks.example.com",
+                     *           "verified": true,
+                     *           "verified_at": "2030-01-31T09:00:00.000Z",
+                     *           "method": "dns"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Domain"][];
                     };
@@ -5067,6 +7574,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "domain": "hooks.example.com",
+                     *         "verification_token": "string",
+                     *         "verification_methods": {
+                     *           "dns": {
+                     *             "type": "TXT",
+                     *             "name": "Order follow-up",
+                     *             "value": "string"
+                     *           },
+                     *           "file": {
+                     *             "url": "https://hooks.example.com/orders",
+                     *             "content": "string"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DomainVerification"];
                     };
@@ -5143,6 +7669,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "domain": "hooks.example.com",
+                     *         "verified": true,
+                     *         "verified_at": "2030-01-31T09:00:00.000Z",
+                     *         "method": "dns",
+                     *         "status": "unverified",
+                     *         "verification_token": "string",
+                     *         "verification_methods": {
+                     *           "dns": {
+                     *             "type": "TXT",
+                     *             "name": "Order follow-up",
+                     *             "value": "string"
+                     *           },
+                     *           "file": {
+                     *             "url": "https://hooks.example.com/orders",
+                     *             "content": "string"
+                     *           }
+                     *         },
+                     *         "usage": {
+                     *           "today": 1,
+                     *           "this_month": 1,
+                     *           "day_limit": 1,
+                     *           "month_limit": 1
+                     *         },
+                     *         "last_check_at": "2030-01-31T09:00:00.000Z",
+                     *         "next_check_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_errors": {
+                     *           "dns": "string",
+                     *           "file": "string"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DomainDetail"];
                     };
@@ -5315,6 +7876,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "domain": "hooks.example.com",
+                     *         "verified": true,
+                     *         "verified_at": "2030-01-31T09:00:00.000Z",
+                     *         "method": "dns",
+                     *         "errors": {
+                     *           "dns": "string",
+                     *           "file": "string"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DomainCheck"];
                     };
@@ -5401,6 +7976,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "prefix": "string",
+                     *           "scopes": [
+                     *             "read"
+                     *           ],
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "last_used_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKey"][];
                     };
@@ -5466,6 +8058,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Order follow-up"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApiKeyCreate"];
             };
         };
@@ -5479,9 +8076,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "prefix": "string",
+                     *         "scopes": [
+                     *           "read"
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_used_at": "2030-01-31T09:00:00.000Z",
+                     *         "expires_at": "2030-01-31T09:00:00.000Z",
+                     *         "key": "string"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKeyWithSecret"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5630,6 +8252,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ApiKeyRotate"];
             };
         };
@@ -5643,7 +8266,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "prefix": "string",
+                     *         "scopes": [
+                     *           "read"
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "last_used_at": "2030-01-31T09:00:00.000Z",
+                     *         "expires_at": "2030-01-31T09:00:00.000Z",
+                     *         "key": "string"
+                     *       },
+                     *       "meta": {
+                     *         "previous_key_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "previous_key_expires_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiKeyRotated"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -5774,6 +8426,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "decision": "confirm"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResponseInput"];
             };
         };
@@ -5787,7 +8444,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *       "recipient_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *       "decision": "confirm",
+                     *       "recipient_status": "pending",
+                     *       "action_status": "string",
+                     *       "snoozed_until": "2030-01-31T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResponseResult"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found (also for resources of another account) */
@@ -5853,7 +8529,7 @@ export interface operations {
             };
         };
     };
-    triggerTrigger: {
+    triggerTemplate: {
         parameters: {
             query?: never;
             header?: never;
@@ -5864,6 +8540,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["TriggerBody"];
                 "application/x-www-form-urlencoded": components["schemas"]["TriggerBody"];
             };
@@ -5878,7 +8555,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Ship v2 to production?",
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "template_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "ignored_keys": [
+                     *           "string"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TriggerAnswer"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks the scope this endpoint needs */
@@ -5932,6 +8636,160 @@ export interface operations {
             };
         };
     };
+    actionExecuted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "action.executed",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "executed",
+                 *         "response_code": 1,
+                 *         "duration_ms": 1,
+                 *         "attempt_number": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionExecutedCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    actionFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "action.failed",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "failed",
+                 *         "response_code": 1,
+                 *         "total_attempts": 1,
+                 *         "error_message": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionFailedCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    actionExpired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "action.expired",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "scheduled",
+                 *         "on_timeout": "cancel",
+                 *         "timeout": "string",
+                 *         "expired_at": "2030-01-31T09:00:00.000Z",
+                 *         "pending_recipients": [
+                 *           "string"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionExpiredCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reminderResponded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "reminder.responded",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "scheduled",
+                 *         "response": "confirmed",
+                 *         "decision": "confirm",
+                 *         "respondent": "string",
+                 *         "recipient_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *         "comment": "string",
+                 *         "snoozed_until": "2030-01-31T09:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReminderRespondedCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     chainCompleted: {
         parameters: {
             query?: never;
@@ -5941,6 +8799,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "chain.step.completed",
+                 *       "chain_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "chain_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "chain_status": "pending",
+                 *         "step": {
+                 *           "index": 1,
+                 *           "name": "Order follow-up",
+                 *           "type": "webhook",
+                 *           "status": "pending",
+                 *           "outcome": "executed",
+                 *           "error": "string"
+                 *         },
+                 *         "response": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChainCallback"];
             };
         };
@@ -5963,6 +8842,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "chain.step.completed",
+                 *       "chain_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "chain_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "chain_status": "pending",
+                 *         "step": {
+                 *           "index": 1,
+                 *           "name": "Order follow-up",
+                 *           "type": "webhook",
+                 *           "status": "pending",
+                 *           "outcome": "executed",
+                 *           "error": "string"
+                 *         },
+                 *         "response": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChainCallback"];
             };
         };
@@ -5985,6 +8885,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "chain.step.completed",
+                 *       "chain_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "chain_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "chain_status": "pending",
+                 *         "step": {
+                 *           "index": 1,
+                 *           "name": "Order follow-up",
+                 *           "type": "webhook",
+                 *           "status": "pending",
+                 *           "outcome": "executed",
+                 *           "error": "string"
+                 *         },
+                 *         "response": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChainCallback"];
             };
         };
@@ -6007,6 +8928,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "chain.step.completed",
+                 *       "chain_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "chain_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "chain_status": "pending",
+                 *         "step": {
+                 *           "index": 1,
+                 *           "name": "Order follow-up",
+                 *           "type": "webhook",
+                 *           "status": "pending",
+                 *           "outcome": "executed",
+                 *           "error": "string"
+                 *         },
+                 *         "response": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChainCallback"];
             };
         };

@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   at: number;
   method: string;
   path: string;
+  /** The request target as received (path and query). */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
   /** The body as received, for binary payloads. */
@@ -56,6 +58,7 @@ export async function startReceiver(): Promise<Receiver> {
         at,
         method: req.method ?? 'GET',
         path,
+        url: req.url ?? '/',
         headers: req.headers,
         body,
         raw,

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Role } from '@sched/server';
 import { serverModule } from './admin.js';
 import type { Command } from 'commander';
@@ -13,6 +14,7 @@ export function configureServeCommand(program: Command): void {
     .option('--role <role>', 'all | api | worker', 'all')
     .option('--port <port>', 'listen port (overrides PORT)')
     .option('--host <host>', 'listen address (overrides HOST)')
+    .addHelpText('after', () => `\n${serverEnvironmentHelp()}`)
     .action(async (opts: { role: string; port?: string; host?: string }) => {
       if (!ROLES.includes(opts.role as Role))
         throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
@@ -57,4 +59,19 @@ export function configureMigrateCommand(program: Command): void {
       await withDatabase(async () => undefined);
       process.stdout.write('migrations are current\n');
     });
+}
+
+/**
+ * The server's table of environment variables (the README's too). Read synchronously, for commander's help: the
+ * module imports nothing, and Node >= 22.12 (which the server needs) loads ES modules through require.
+ */
+function serverEnvironmentHelp(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (
+      require('@sched/server/environment') as typeof import('@sched/server/environment')
+    ).environmentHelp();
+  } catch {
+    return 'Environment: see README.md, Configuration (the server package is not installed here).';
+  }
 }

@@ -7,7 +7,10 @@ import {
   ActionSummary,
   CancelByKeyResult,
   CancelledAction,
+  ActionStats,
   ActionStatus,
+  PauseBody,
+  ResumeBody,
   Quota,
   RetriedAction,
   SkippedMeta,
@@ -43,6 +46,8 @@ export const actionsContract = c.router({
     query: ActionListQuery,
     responses: { 200: paginated(ActionSummary), ...authErrors },
     summary: 'List actions',
+    description:
+      'Newest first, paginated (`page`, `per_page` up to 100). Filters combine: `status`, `mode`, `search` (name or URL), `coordination_key`, `recurring`.',
   },
   get: {
     method: 'GET',
@@ -50,6 +55,8 @@ export const actionsContract = c.router({
     pathParams: idParams,
     responses: { 200: single(Action), 404: ErrorBody, ...authErrors },
     summary: 'Get an action with its delivery attempts',
+    description:
+      'The action with its delivery attempts (newest last) and, for an approval, its recipients and timeline.',
   },
   cancel: {
     method: 'DELETE',
@@ -67,6 +74,8 @@ export const actionsContract = c.router({
     body: z.object({ idempotency_key: z.string().min(1).max(255) }),
     responses: { 200: single(CancelledAction), 404: ErrorBody, 409: ErrorBody, ...authErrors },
     summary: 'Cancel the live action holding an idempotency key',
+    description:
+      'The key is the `idempotency_key` given at creation. 404 when no live action holds it; 409 when it is no longer cancellable.',
   },
   cancelByCoordinationKey: {
     method: 'DELETE',
@@ -74,6 +83,8 @@ export const actionsContract = c.router({
     body: z.object({ coordination_key: z.string().min(1).max(255) }),
     responses: { 200: CancelByKeyResult, 404: ErrorBody, ...authErrors },
     summary: 'Cancel every live action sharing a dedup key',
+    description:
+      'Cancels every cancellable action that shares the dedup key and answers how many were cancelled and skipped; 404 when none could be cancelled.',
   },
   retry: {
     method: 'POST',
@@ -86,11 +97,44 @@ export const actionsContract = c.router({
       'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now. ' +
       '409 when the action has an idempotency key that a live action has taken since it failed.',
   },
+  pause: {
+    method: 'POST',
+    path: '/v1/actions/:id/pause',
+    pathParams: idParams,
+    body: PauseBody,
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Pause an action',
+    description:
+      'A `scheduled`, `resolved` or `awaiting_response` action (either mode; a recurring series as a whole) becomes `paused`: nothing is sent, ' +
+      "and an approval's timeout and escalation clocks stop. Give exactly one of `until`, `duration` (it resumes by itself then) or `indefinite: true`. " +
+      '409 when it cannot be paused (already paused, being delivered right now, final, or a chain step). Callback `action.paused`.',
+  },
+  resume: {
+    method: 'POST',
+    path: '/v1/actions/:id/resume',
+    pathParams: idParams,
+    body: ResumeBody,
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Resume a paused action',
+    description:
+      'Back on the schedule (or, for an approval whose request went out, waiting for answers with the clocks moved on by the time paused). ' +
+      '`missed` says what happens to what passed while paused (docs/operations.md). 409 when the action is not paused. Callback `action.resumed`.',
+  },
+  stats: {
+    method: 'GET',
+    path: '/v1/stats',
+    responses: { 200: single(ActionStats), ...authErrors },
+    summary: 'Counts by state and the last 24 hours of deliveries',
+    description:
+      "What the console's overview shows: actions per state, approvals waiting, and the delivery attempts of the last 24 hours " +
+      '(success rate, lateness p50/p99) in all and per hour.',
+  },
   coordinationKeys: {
     method: 'GET',
     path: '/v1/coordination-keys',
     responses: { 200: z.object({ keys: z.array(z.string()) }), ...authErrors },
     summary: 'Every dedup key used in the account',
+    description: "The distinct `coordination.dedup_key` values of the account's actions, sorted.",
   },
 });
 

@@ -22,6 +22,7 @@ export const channelsContract = c.router({
     path: '/v1/channels',
     responses: { 200: z.object({ data: z.array(NotificationChannel) }), ...authErrors },
     summary: 'List notification channels',
+    description: 'Slack and Teams channels of the account; webhook URLs are shown masked.',
   },
   create: {
     method: 'POST',
@@ -37,6 +38,7 @@ export const channelsContract = c.router({
     pathParams: idParams,
     responses: { 200: single(NotificationChannel), 404: ErrorBody, ...authErrors },
     summary: 'Get a notification channel',
+    description: '404 for an unknown id or one of another account.',
   },
   update: {
     method: 'PUT',
@@ -45,6 +47,7 @@ export const channelsContract = c.router({
     body: NotificationChannelUpdate,
     responses: { 200: single(NotificationChannel), 404: ErrorBody, ...authErrors },
     summary: 'Update a notification channel',
+    description: 'Only the supplied fields change; a new webhook URL is checked like at creation.',
   },
   delete: {
     method: 'DELETE',
@@ -53,6 +56,7 @@ export const channelsContract = c.router({
     body: c.noBody(),
     responses: { 204: c.noBody(), 404: ErrorBody, ...authErrors },
     summary: 'Delete a notification channel',
+    description: 'Approvals that named it keep their sent messages; new ones can no longer use it.',
   },
 });
 
@@ -63,6 +67,7 @@ export const teamMembersContract = c.router({
     path: '/v1/team-members',
     responses: { 200: z.object({ data: z.array(TeamMember) }), ...authErrors },
     summary: 'List team members',
+    description: 'Team members of the account, who approvals can address by id.',
   },
   create: {
     method: 'POST',
@@ -70,6 +75,7 @@ export const teamMembersContract = c.router({
     body: TeamMemberCreate,
     responses: { 201: single(TeamMember), ...authErrors },
     summary: 'Add a team member',
+    description: 'At least one of `email`, `phone` or a push subscription, so a message can reach them.',
   },
   get: {
     method: 'GET',
@@ -77,6 +83,7 @@ export const teamMembersContract = c.router({
     pathParams: idParams,
     responses: { 200: single(TeamMember), 404: ErrorBody, ...authErrors },
     summary: 'Get a team member',
+    description: '404 for an unknown id or one of another account.',
   },
   update: {
     method: 'PUT',
@@ -94,6 +101,7 @@ export const teamMembersContract = c.router({
     body: c.noBody(),
     responses: { 204: c.noBody(), 404: ErrorBody, ...authErrors },
     summary: 'Remove a team member',
+    description: 'Permanent. Approvals already sent keep their recipients.',
   },
 });
 
@@ -116,6 +124,8 @@ export const responsesContract = c.router({
     },
     metadata: { auth: 'none' },
     summary: 'The response page of a recipient',
+    description:
+      'An HTML page with the request, its attachments and the confirm / decline / snooze form. Never changes anything (link previews and mail scanners are safe); 404 for an unknown token, 410 once the approval is settled.',
   },
   respond: {
     method: 'POST',

@@ -24,6 +24,7 @@ export const chainsContract = c.router({
     query: ChainListQuery,
     responses: { 200: paginated(ChainSummary), ...authErrors },
     summary: 'List chains',
+    description: 'Newest first, paginated (`page`, `per_page` up to 100); `status` filters.',
   },
   get: {
     method: 'GET',
@@ -31,6 +32,8 @@ export const chainsContract = c.router({
     pathParams: idParams,
     responses: { 200: single(Chain), 404: ErrorBody, ...authErrors },
     summary: 'Get a chain with its steps and context',
+    description:
+      'Each step with its status, outcome and error, and the context later steps read (`{{steps.N.response...}}`).',
   },
   cancel: {
     method: 'DELETE',

@@ -20,6 +20,8 @@ export const contactsContract = c.router({
     body: ContactCreate,
     responses: { 201: single(Contact), ...authErrors },
     summary: 'Create a contact',
+    description:
+      'At least one of `email` or `phone`. Approvals can then name the contact instead of an address.',
   },
   get: {
     method: 'GET',
@@ -27,6 +29,7 @@ export const contactsContract = c.router({
     pathParams: idParams,
     responses: { 200: single(Contact), 404: ErrorBody, ...authErrors },
     summary: 'Get a contact',
+    description: '404 for an unknown id or one of another account.',
   },
   update: {
     method: 'PUT',
@@ -44,5 +47,6 @@ export const contactsContract = c.router({
     body: c.noBody(),
     responses: { 204: c.noBody(), 404: ErrorBody, ...authErrors },
     summary: 'Delete a contact',
+    description: 'Permanent. Approvals already sent to the contact keep their recipients.',
   },
 });

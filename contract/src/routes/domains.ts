@@ -30,6 +30,8 @@ export const domainsContract = c.router({
     pathParams: domainParams,
     responses: { 200: single(DomainDetail), 404: ErrorBody, ...authErrors },
     summary: 'Status and verification instructions of a domain',
+    description:
+      'Whether the domain is verified, the DNS TXT record or file to publish to verify it, and the latest check.',
   },
   check: {
     method: 'POST',

@@ -1,25 +1,36 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { ErrorBody } from '../schemas/common.js';
 
 const c = initContract();
 
 export const Health = z
-  .object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), z.string()).optional() })
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    version: z.string().meta({ description: 'The running server release (as `sched --version` prints it).' }),
+    checks: z.record(z.string(), z.string()).optional(),
+  })
   .meta({ id: 'Health' });
 
 export const systemContract = c.router({
   healthz: {
     method: 'GET',
     path: '/healthz',
-    responses: { 200: Health },
+    responses: { 200: Health, 429: ErrorBody },
     summary: 'Liveness: the process is up',
-    metadata: { auth: 'none', rateLimited: false },
+    description:
+      'Needs no key. Answers 200 while the process runs, with the release it runs. Probes share a generous ' +
+      'per-IP rate limit, so a flood of them answers 429.',
+    metadata: { auth: 'none' },
   },
   readyz: {
     method: 'GET',
     path: '/readyz',
-    responses: { 200: Health, 503: Health },
+    responses: { 200: Health, 429: ErrorBody, 503: Health },
     summary: 'Readiness: the database answers and migrations are current',
-    metadata: { auth: 'none', rateLimited: false },
+    description:
+      'Needs no key. 200 when this process can serve: the database answers and no migration is pending; 503 ' +
+      'with the failing check otherwise (the reason is logged, not shown). Rate-limited per IP like /healthz.',
+    metadata: { auth: 'none' },
   },
 });

@@ -37,12 +37,15 @@ export const templatesContract = c.router({
     query: TemplateListQuery,
     responses: { 200: paginated(TemplateSummary), ...authErrors },
     summary: 'List templates',
+    description:
+      'Newest first, paginated (`page`, `per_page` up to 100); `type` filters action or chain templates. Tokens are masked.',
   },
   limits: {
     method: 'GET',
     path: '/v1/templates/limits',
     responses: { 200: TemplateLimits, ...authErrors },
     summary: 'How many templates the plan allows',
+    description: "The account's template count, the plan's maximum and what remains.",
   },
   get: {
     method: 'GET',
@@ -108,7 +111,7 @@ export const triggerContract = c.router({
       422: ValidationErrorBody,
       429: ErrorBody,
     },
-    metadata: { auth: 'none', formBody: true },
+    metadata: { auth: 'none', formBody: true, operationId: 'triggerTemplate' },
     summary: 'Trigger a template (public)',
     description:
       'No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, ' +

@@ -4,9 +4,13 @@ import {
   ACTION_MODES,
   ACTION_STATES,
   DELIVERY_OUTCOMES,
+  DST_EFFECTS,
+  DST_FOLD_POLICIES,
+  DST_GAP_POLICIES,
   HTTP_METHODS,
   LEGACY_ACTION_MODES,
   LEGACY_ACTION_STATES,
+  MISSED_POLICIES,
   NOT_MET_POLICIES,
   ON_CREATE_RULES,
   ON_EXECUTE_CONDITIONS,
@@ -74,6 +78,43 @@ export function jsonDepth(value: unknown): number {
   return deepest;
 }
 
+/**
+ * `https://host[:port]` in canonical form (lower case, default port dropped), or null when `text` is not exactly
+ * an http(s) origin: a path, query, fragment or userinfo is refused so that an allowlist says what it means.
+ */
+export function canonicalOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return null;
+  if (url.pathname !== '/' || /^[a-z]+:\/\/[^/?#]*[/?#]./i.test(text) || /[?#]$/.test(text)) return null;
+  return url.origin;
+}
+
+/**
+ * The origins a URL whose scheme or host holds an expression may resolve to (N-H1); checked when the request is
+ * made. Without it such a URL is refused at save time.
+ */
+export const AllowedOrigins = z
+  .array(
+    z
+      .string()
+      .max(2048)
+      .refine((o) => canonicalOrigin(o) !== null, {
+        message: 'must be an origin such as https://api.example.com (scheme, host and optional port only)',
+      }),
+  )
+  .max(20)
+  .meta({
+    id: 'AllowedOrigins',
+    description:
+      'Origins (`https://host[:port]`) the request URL may resolve to when its scheme or host holds an expression; required for such URLs.',
+  });
+
 export const HttpRequestConfig = z
   .object({
     url: z.string().min(1).max(2048),
@@ -121,6 +162,23 @@ export const Recurrence = z
     end_date: TimestampInput.optional(),
   })
   .meta({ id: 'Recurrence', description: 'Minimum interval 5 minutes. `M` is months.' });
+
+export const DstPolicy = z
+  .object({
+    gap: z.enum(DST_GAP_POLICIES).default('same_offset').meta({
+      description:
+        'A wall time that does not exist (spring forward): `same_offset` reads it with the offset of before the gap, so it moves on by the gap (02:30 -> 03:30; the default, as before), `shift_forward` runs at the first instant after the gap (03:00), `skip` leaves that occurrence out.',
+    }),
+    fold: z.enum(DST_FOLD_POLICIES).default('first').meta({
+      description:
+        'A wall time that happens twice (fall back): `first` (the default, as before) or `second` instant, or `both`.',
+    }),
+  })
+  .meta({
+    id: 'DstPolicy',
+    description:
+      'How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold.',
+  });
 
 export const DedupKeys = z
   .array(z.string())
@@ -182,8 +240,24 @@ export const ActionCreateBody = z
     coordination: Coordination.optional(),
     recurrence: Recurrence.optional(),
     repeat: Recurrence.optional().meta({ description: 'Alias of `recurrence`.' }),
+    dst_policy: DstPolicy.optional(),
   })
-  .meta({ id: 'ActionCreate' });
+  .meta({
+    id: 'ActionCreate',
+    examples: [
+      {
+        name: 'Order 42 follow-up',
+        schedule: { wait: '10m' },
+        request: {
+          url: 'https://hooks.example.com/orders/42/follow-up',
+          method: 'POST',
+          body: { order: 42 },
+        },
+        callback_url: 'https://hooks.example.com/sched-events',
+        idempotency_key: 'order-42-follow-up',
+      },
+    ],
+  });
 export type ActionCreateBody = z.input<typeof ActionCreateBody>;
 export type ActionCreateParsed = z.output<typeof ActionCreateBody>;
 
@@ -218,6 +292,16 @@ export const ActionRequestView = z
   })
   .meta({ id: 'ActionRequest' });
 
+export const PauseView = z
+  .object({
+    paused_at: Timestamp,
+    until: NullableTimestamp.meta({
+      description: 'When it resumes by itself; null for an indefinite pause.',
+    }),
+    note: z.string().nullable(),
+  })
+  .meta({ id: 'Pause' });
+
 export const Action = z
   .object({
     id: Uuid,
@@ -240,6 +324,16 @@ export const Action = z
     is_recurring: z.boolean(),
     recurrence: Recurrence.nullable(),
     recurrence_count: z.number().int(),
+    dst_policy: DstPolicy.nullable().meta({
+      description: 'The DST policy of a recurring action (null: one-time).',
+    }),
+    next_occurrences: z.array(Timestamp).meta({
+      description:
+        'A recurring action: the next (up to) 5 runs, the pending one first, within the end of the series. Empty otherwise.',
+    }),
+    pause: PauseView.nullable().meta({
+      description: 'The running pause of a `paused` action; null otherwise.',
+    }),
     last_executed_at: NullableTimestamp,
     request: ActionRequestView.nullable(),
     callback_url: z.string().nullable(),
@@ -310,6 +404,32 @@ export const RetriedAction = z
   })
   .meta({ id: 'RetriedAction' });
 
+export const PauseBody = z
+  .object({
+    until: TimestampInput.optional().meta({
+      description:
+        "ISO 8601; resumes by itself then (without an offset it is read in the action's timezone).",
+    }),
+    duration: Duration.optional().meta({ description: 'Resumes by itself after this long (e.g. 2h).' }),
+    indefinite: z.boolean().optional().meta({ description: 'true: stays paused until resumed.' }),
+    note: z.string().max(1000).optional().meta({ description: 'Kept in the timeline with the pause.' }),
+  })
+  .meta({
+    id: 'PauseRequest',
+    description: 'Exactly one of `until`, `duration` or `indefinite: true` (at most 365 days ahead).',
+  });
+export type PauseBody = z.infer<typeof PauseBody>;
+
+export const ResumeBody = z
+  .object({
+    missed: z.enum(MISSED_POLICIES).default('run_once').meta({
+      description:
+        "What passed while paused: `run_once` (default) runs a one-time action now, and a series' missed occurrence once before it carries on; `skip` drops it: a series moves to its next occurrence, a one-time action ends `expired`, a snoozed approval skips its reminder.",
+    }),
+  })
+  .meta({ id: 'ResumeRequest' });
+export type ResumeBody = z.input<typeof ResumeBody>;
+
 export const CancelByKeyResult = z
   .object({
     message: z.string(),
@@ -347,3 +467,40 @@ export const Quota = z
       '`limit: null` means unlimited. Monthly counts reset on the 1st at 00:00 UTC; `team_members` counts the members the account has; `limits` are the fixed limits of the plan (docs/api.md).',
   });
 export type Quota = z.infer<typeof Quota>;
+
+const LatencyFigures = {
+  attempts: z.number().int(),
+  succeeded: z.number().int(),
+  lateness_p50_ms: z.number().int().nullable(),
+  lateness_p99_ms: z.number().int().nullable(),
+};
+
+export const ActionStats = z
+  .object({
+    actions_by_status: z.record(ActionStatus, z.number().int()).meta({
+      description: "How many of the account's actions are in each state (every state present, 0 included).",
+    }),
+    approvals_waiting: z
+      .number()
+      .int()
+      .meta({ description: 'Approval actions waiting for an answer (`awaiting_response`).' }),
+    deliveries: z
+      .object({
+        since: Timestamp,
+        until: Timestamp,
+        ...LatencyFigures,
+        success_rate: z
+          .number()
+          .nullable()
+          .meta({ description: 'succeeded / attempts, 0 to 1; null without attempts.' }),
+        hours: z
+          .array(z.object({ start: Timestamp, ...LatencyFigures }))
+          .meta({ description: 'The same figures per hour, oldest first, 24 entries.' }),
+      })
+      .meta({
+        description:
+          'Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at).',
+      }),
+  })
+  .meta({ id: 'ActionStats' });
+export type ActionStats = z.infer<typeof ActionStats>;

@@ -63,6 +63,8 @@ export const REMINDER_EVENT = Object.freeze({
   snoozed: 'snoozed',
   escalated: 'escalated',
   expired: 'expired',
+  paused: 'paused',
+  resumed: 'resumed',
 } as const);
 export type ReminderEventType = (typeof REMINDER_EVENT)[keyof typeof REMINDER_EVENT];
 
@@ -87,7 +89,16 @@ export const AttachmentInput = z
   .refine((a) => (a.content === undefined) !== (a.url === undefined), {
     message: 'give exactly one of content or url',
   })
-  .meta({ id: 'AttachmentInput' });
+  .meta({
+    id: 'AttachmentInput',
+    examples: [
+      {
+        name: 'invoice.pdf',
+        content_type: 'application/pdf',
+        url: 'https://files.example.com/invoice-42.pdf',
+      },
+    ],
+  });
 
 export const Escalation = z
   .object({
@@ -249,7 +260,7 @@ export const TeamMemberCreate = z
     message: 'give at least one of email, phone or a push subscription',
     path: ['email'],
   })
-  .meta({ id: 'TeamMemberCreate' });
+  .meta({ id: 'TeamMemberCreate', examples: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] });
 export const TeamMemberUpdate = z
   .object({
     name: z.string().trim().min(1).max(255).optional(),

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { HttpRequestConfig, RetryStrategy, WebhookSecret } from './action.js';
+import {
+  AllowedOrigins,
+  HttpRequestConfig,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  RetryStrategy,
+  WebhookSecret,
+} from './action.js';
 import { GateInput } from './approval.js';
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
@@ -109,6 +116,7 @@ export const HttpCallStep = HttpRequestConfig.extend({
   }),
   retry_strategy: RetryStrategy.optional(),
   webhook_secret: WebhookSecret.optional(),
+  allowed_origins: AllowedOrigins.optional(),
 }).meta({ id: 'ChainHttpCallStep' });
 
 export const GatedStep = z
@@ -149,9 +157,15 @@ export const ChainCreateBody = z
   .object({
     name: z.string().trim().min(1).max(255),
     steps: ChainSteps,
-    input: z.record(z.string(), z.unknown()).default({}).meta({
-      description: 'Variables every step reads as `{{input.<field>}}`.',
-    }),
+    input: z
+      .record(z.string(), z.unknown())
+      .refine((i) => jsonDepth(i) <= MAX_JSON_DEPTH, {
+        message: `must nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+      })
+      .default({})
+      .meta({
+        description: 'Variables every step reads as `{{input.<field>}}`.',
+      }),
     error_handling: ChainErrorHandling.default('fail_chain'),
     callback_url: z.string().min(1).max(2048).optional().meta({
       description: 'Receives chain.completed, chain.failed, chain.cancelled and chain.step.completed.',
@@ -160,7 +174,33 @@ export const ChainCreateBody = z
       description: "Signs the chain's callbacks (each http_call step has its own `webhook_secret`).",
     }),
   })
-  .meta({ id: 'ChainCreate' });
+  .meta({
+    id: 'ChainCreate',
+    examples: [
+      {
+        name: 'Refund order 42',
+        input: { order: 42 },
+        steps: [
+          {
+            type: 'approval',
+            name: 'approve refund',
+            gate: {
+              message: 'Refund order {{input.order}}?',
+              recipients: ['ada@example.com'],
+              timeout: '24h',
+            },
+          },
+          {
+            type: 'webhook',
+            name: 'refund',
+            url: 'https://hooks.example.com/refunds',
+            method: 'POST',
+            body: { order: '{{input.order}}' },
+          },
+        ],
+      },
+    ],
+  });
 export type ChainCreateBody = z.input<typeof ChainCreateBody>;
 export type ChainCreateParsed = z.output<typeof ChainCreateBody>;
 

@@ -28,7 +28,7 @@ export const ContactCreate = z
     message: 'at least one of email or phone is required',
     path: ['email'],
   })
-  .meta({ id: 'ContactCreate' });
+  .meta({ id: 'ContactCreate', examples: [{ name: 'Ada Lovelace', email: 'ada@example.com' }] });
 
 /** All fields optional; only supplied fields change. */
 export const ContactUpdate = z

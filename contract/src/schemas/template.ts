@@ -2,9 +2,12 @@ import { z } from 'zod';
 import {
   ActionMode,
   ActionRequestView,
+  AllowedOrigins,
   ActionStatus,
   DedupKeys,
   HttpRequestConfig,
+  jsonDepth,
+  MAX_JSON_DEPTH,
   RetryStrategy,
   Schedule,
   WebhookSecret,
@@ -28,7 +31,33 @@ export const PLACEHOLDER_NAME = /^[A-Za-z0-9_]{1,64}$/;
 export const RESERVED_PLACEHOLDER_NAMES = Object.freeze(['input', 'steps', 'schedule'] as const);
 export const MAX_PLACEHOLDERS = 50;
 
+/**
+ * What a public trigger may spend when the owner sets nothing (N-M2): low on purpose, since whoever holds the URL
+ * spends the owner's allowances. A chain template counts each chain's steps against these caps.
+ */
+export const TRIGGER_DEFAULTS = Object.freeze({ per_hour: 20, per_day: 100, max_schedule_days: 30 } as const);
+export const TRIGGER_LIMIT_MAX = 100_000;
+
 export const TemplateTypeSchema = z.enum(TEMPLATE_TYPES).meta({ id: 'TemplateType' });
+
+/** Names that would reach the prototype of a plain object; refused so that no value map can be tricked. */
+export const FORBIDDEN_PLACEHOLDER_NAMES = Object.freeze(['__proto__', 'constructor', 'prototype'] as const);
+export const PLACEHOLDER_TYPES = Object.freeze(['string', 'integer', 'number', 'boolean'] as const);
+export type PlaceholderType = (typeof PLACEHOLDER_TYPES)[number];
+
+/** Whether `value` is of placeholder `type` as JSON (a default, a JSON trigger value); forms are coerced elsewhere. */
+export function isOfPlaceholderType(value: unknown, type: PlaceholderType): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+  }
+}
 
 export const PlaceholderDefinition = z
   .object({
@@ -37,9 +66,28 @@ export const PlaceholderDefinition = z
       .regex(PLACEHOLDER_NAME, 'must be 1 to 64 letters, digits or underscores')
       .refine((n) => !(RESERVED_PLACEHOLDER_NAMES as readonly string[]).includes(n), {
         message: `is reserved (${RESERVED_PLACEHOLDER_NAMES.join(', ')})`,
+      })
+      .refine((n) => !(FORBIDDEN_PLACEHOLDER_NAMES as readonly string[]).includes(n), {
+        message: `cannot be ${FORBIDDEN_PLACEHOLDER_NAMES.join(', ')}`,
       }),
     required: z.boolean().default(false),
     description: z.string().max(1000).optional(),
+    type: z.enum(PLACEHOLDER_TYPES).optional().meta({
+      description:
+        'A trigger value is converted to this type (form fields arrive as text) or refused with 422; without a type a value is text.',
+    }),
+    pattern: z.string().min(1).max(500).optional().meta({
+      description: 'A regular expression the whole value (as text) must match.',
+    }),
+    max_length: z.number().int().min(1).max(10_000).optional().meta({
+      description: 'The longest value accepted, in characters (default 1,000).',
+    }),
+    enum: z
+      .array(z.union([z.string().max(1000), z.number(), z.boolean()]))
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'The only values accepted.' }),
     default: z
       .unknown()
       .optional()
@@ -49,8 +97,26 @@ export const PlaceholderDefinition = z
     if (p.required && p.default !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['default'], message: 'a required placeholder takes no default' });
     }
+    if (
+      p.type !== undefined &&
+      p.default !== undefined &&
+      p.default !== null &&
+      !isOfPlaceholderType(p.default, p.type)
+    ) {
+      ctx.addIssue({ code: 'custom', path: ['default'], message: `must be of type ${p.type}` });
+    }
+    if (p.pattern !== undefined) {
+      try {
+        new RegExp(p.pattern, 'u');
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'is not a valid regular expression' });
+      }
+    }
   })
-  .meta({ id: 'PlaceholderDefinition' });
+  .meta({
+    id: 'PlaceholderDefinition',
+    examples: [{ name: 'order_id', required: true, description: 'The order to follow up' }],
+  });
 export type PlaceholderDefinition = z.output<typeof PlaceholderDefinition>;
 
 export const Placeholders = z
@@ -74,6 +140,7 @@ const templateFields = {
     description:
       'Webhook mode (required), or the request run after approval. URL, headers and body take placeholders.',
   }),
+  allowed_origins: AllowedOrigins.optional(),
   gate_config: GateInput.optional().meta({
     description: 'Approval mode (required). Message and recipients take placeholders.',
   }),
@@ -87,6 +154,29 @@ const templateFields = {
   dedup_keys: DedupKeys.max(10)
     .optional()
     .meta({ description: 'Up to 10; take placeholders, checked once resolved.' }),
+  trigger_limit_per_hour: z
+    .number()
+    .int()
+    .min(1)
+    .max(TRIGGER_LIMIT_MAX)
+    .optional()
+    .meta({ description: `Triggers accepted per hour (default ${TRIGGER_DEFAULTS.per_hour}).` }),
+  trigger_limit_per_day: z
+    .number()
+    .int()
+    .min(1)
+    .max(TRIGGER_LIMIT_MAX)
+    .optional()
+    .meta({ description: `Triggers accepted per UTC day (default ${TRIGGER_DEFAULTS.per_day}).` }),
+  max_schedule_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .optional()
+    .meta({
+      description: `How far ahead a trigger's schedule may reach, in days (default ${TRIGGER_DEFAULTS.max_schedule_days}).`,
+    }),
 };
 
 type TemplateShape = {
@@ -122,7 +212,17 @@ export const TemplateCreateBody = z
   .superRefine((t, ctx) => {
     for (const issue of templateShapeIssues(t)) ctx.addIssue({ code: 'custom', ...issue });
   })
-  .meta({ id: 'TemplateCreate' });
+  .meta({
+    id: 'TemplateCreate',
+    examples: [
+      {
+        name: 'Follow up order {{order_id}}',
+        mode: 'webhook',
+        request_config: { url: 'https://hooks.example.com/orders/{{order_id}}/follow-up', method: 'POST' },
+        placeholders: [{ name: 'order_id', required: true }],
+      },
+    ],
+  });
 export type TemplateCreateBody = z.input<typeof TemplateCreateBody>;
 export type TemplateCreateParsed = z.output<typeof TemplateCreateBody>;
 
@@ -152,6 +252,7 @@ export const Template = z
     mode: ActionMode.nullable().meta({ description: 'null for chain templates.' }),
     timezone: z.string(),
     request_config: ActionRequestView.nullable(),
+    allowed_origins: z.array(z.string()),
     gate_config: GateInput.nullable(),
     max_attempts: z.number().int().nullable(),
     retry_strategy: RetryStrategy.nullable(),
@@ -161,6 +262,18 @@ export const Template = z
     chain_error_handling: ChainErrorHandling.nullable(),
     placeholders: z.array(PlaceholderDefinition),
     dedup_keys: z.array(z.string()),
+    trigger_limit_per_hour: z
+      .number()
+      .int()
+      .meta({ description: 'The cap in force (the default when not set).' }),
+    trigger_limit_per_day: z
+      .number()
+      .int()
+      .meta({ description: 'The cap in force (the default when not set).' }),
+    max_schedule_days: z
+      .number()
+      .int()
+      .meta({ description: 'The horizon in force (the default when not set).' }),
     trigger_token: z.string().meta({
       description:
         'In full only in the create and regenerate answers (it is stored as a hash); elsewhere its first characters and `…`.',
@@ -217,6 +330,9 @@ export const ToggledTemplate = z
 export const TriggerBody = z
   .object({ schedule: Schedule.optional() })
   .catchall(z.unknown())
+  .refine((b) => jsonDepth(b) <= MAX_JSON_DEPTH, {
+    message: `must nest at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+  })
   .meta({ id: 'TriggerBody' });
 export type TriggerBody = z.input<typeof TriggerBody>;
 

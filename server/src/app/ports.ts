@@ -19,7 +19,13 @@ export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
 }
 
-export type CallbackEvent = 'action.executed' | 'action.failed' | 'action.expired' | 'reminder.responded';
+export type CallbackEvent =
+  | 'action.executed'
+  | 'action.failed'
+  | 'action.expired'
+  | 'action.paused'
+  | 'action.resumed'
+  | 'reminder.responded';
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {
@@ -31,6 +37,24 @@ export interface CallbackOutbox {
   ): Promise<void>;
   /** Queues another delivery attempt of a callback at `at`, in the caller's transaction. */
   redeliver(db: Sql, callbackId: string, at: Date): Promise<void>;
+}
+
+/** A gate timer as the approval engine reads it (its pg-boss job's data). */
+export interface GateTimerJob {
+  actionId: string;
+  kind: 'timeout' | 'escalation';
+  /** The `gate.sent_at` of the round that set it. */
+  round?: string;
+  /** The gate's `resumes` when it was set: an escalation timer from before a resume is stale. */
+  resumes?: number;
+}
+
+/** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */
+export interface PauseTimers {
+  /** Resumes the action at `at`, unless the pause that set it (`pausedAt`) is over by then. */
+  resumeAt(tx: Sql, actionId: string, at: Date, pausedAt: string): Promise<void>;
+  /** Re-arms an approval gate's timer once its clock runs again. */
+  gateTimer(tx: Sql, timer: GateTimerJob, at: Date): Promise<void>;
 }
 
 /** Sends the messages of an approval gate's round when its action fires (jobs/approval-engine.ts). */

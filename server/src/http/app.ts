@@ -1,9 +1,10 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { apiContract, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyHttpOptions,
   type FastifyInstance,
@@ -12,11 +13,13 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
+import type { ConsoleSessionService } from '../app/console-sessions.js';
 import type { DomainService } from '../app/domains/service.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
@@ -26,7 +29,8 @@ import { RateLimitedError, ServiceUnavailableError } from '../app/errors.js';
 import { bearerToken } from '../domain/auth/api-key.js';
 import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
-import { authenticate, enforceRateLimits, setRateLimitHeaders } from './auth.js';
+import { SERVER_VERSION } from '../version.js';
+import { authenticate, enforceRateLimits, safeEqual, setRateLimitHeaders } from './auth.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
@@ -35,16 +39,21 @@ import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
+import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { registerApiReference } from './api-reference.js';
 import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
   logger: Logger;
   accounts: AccountService;
+  /** Console sign-ins: the session cookie `/v1` accepts besides the Bearer key. */
+  consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
   channels: NotificationChannelService;
@@ -68,6 +77,8 @@ export interface HttpDeps {
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
+  publicUrl: () => string | undefined;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
@@ -104,7 +115,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
     // One line per request (below) instead of Fastify's two: at the default level the second line cost about a
     // tenth of a create's CPU (bench/, docs/performance.md).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Slow-body clients (slowloris) are cut off; Node checks these deadlines every connectionsCheckingInterval.
     requestTimeout: timeouts.requestMs,
     connectionTimeout: timeouts.connectionMs,
@@ -155,6 +166,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimiter: deps.rateLimiter,
     globalRateLimitFactor: deps.rateLimitFactor,
     routeLimits,
+    sessions: deps.consoleSessions,
   });
   const probes = createMemoryLimiter();
   const probeLimit = (request: FastifyRequest, reply: FastifyReply) => {
@@ -195,6 +207,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
+  registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit });
+  registerConsoleRoutes(app, {
+    sessions: deps.consoleSessions,
+    rateLimiter: deps.rateLimiter,
+    rateLimitFactor: deps.rateLimitFactor,
+  });
+
   await registerTriggerRoute(app, {
     trigger: deps.trigger,
     rateLimiter: deps.rateLimiter,
@@ -203,16 +222,16 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   const router = s.router(apiContract, {
     system: {
-      healthz: async () => ({ status: 200, body: { status: 'ok' } }),
+      healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
         return r.ok
-          ? { status: 200, body: { status: 'ok', checks: r.checks } }
-          : { status: 503, body: { status: 'unavailable', checks: r.checks } };
+          ? { status: 200, body: { status: 'ok', version: SERVER_VERSION, checks: r.checks } }
+          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions),
+    actions: actionsHandlers(deps.actions, deps.pauses),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     channels: channelsHandlers(deps.channels),
@@ -252,11 +271,4 @@ function registerJsonParser(app: FastifyInstance): void {
     if ((body as string).trim() === '') done(null, undefined);
     else parseJson(request, body as string, done);
   });
-}
-
-/** Constant-time comparison of secrets of any length (both sides hashed first). */
-export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
-  return timingSafeEqual(ha, hb);
 }

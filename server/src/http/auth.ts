@@ -1,8 +1,11 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountService, Principal } from '../app/accounts.js';
+import type { ConsoleSessionService } from '../app/console-sessions.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import { bearerToken, hashApiKey, requiredScope, type Scope } from '../domain/auth/api-key.js';
+import { CSRF_HEADER, cookieValue, SESSION_COOKIE } from '../domain/auth/console-session.js';
 import {
   evaluate,
   type RateLimitName,
@@ -42,27 +45,59 @@ export interface AuthDeps {
   globalRateLimitFactor: number;
   /** Extra per-route limits for authenticated calls (e.g. creating actions: 100 an hour). */
   routeLimits?: (req: FastifyRequest) => RateLimitName[];
+  /** Console sessions: without a Bearer header, the session cookie stands for the key it was opened with. */
+  sessions?: ConsoleSessionService;
+}
+
+/** Constant-time comparison of secrets of any length (both sides hashed first). */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
 }
 
 /**
- * onRequest hook for `/v1/*`: resolves the Bearer key, counts the request, checks the scope.
+ * The hash of the key a request acts as: its Bearer key, or the key of its console session. A cookie-authenticated
+ * write must carry the session's CSRF token in `X-Sched-CSRF` (a page of another origin can make the browser send
+ * the cookie, but can neither read the token nor set the header).
+ */
+async function callerKeyHash(
+  request: FastifyRequest,
+  deps: AuthDeps,
+): Promise<{ keyHash: string | null; refusal: string }> {
+  const token = bearerToken(request.headers.authorization);
+  if (token) return { keyHash: hashApiKey(token), refusal: 'invalid API key' };
+  const missing = { keyHash: null, refusal: 'missing API key: send Authorization: Bearer <key>' };
+  const sessionId = deps.sessions ? cookieValue(request.headers.cookie, SESSION_COOKIE) : null;
+  if (!sessionId || !deps.sessions) return missing;
+  const session = await deps.sessions.keyHashOf(sessionId);
+  if (!session) return { keyHash: null, refusal: 'console session expired or ended: sign in again' };
+  if (requiredScope(request.method) === 'write') {
+    const given = request.headers[CSRF_HEADER];
+    if (typeof given !== 'string' || !safeEqual(given, session.view.csrf_token))
+      throw new ForbiddenError(`a write with the console session cookie needs its ${CSRF_HEADER} header`);
+  }
+  // A session whose key was revoked since the lookup is refused by the holder lookup below, like the key itself.
+  return { keyHash: session.keyHash, refusal: 'console session expired or ended: sign in again' };
+}
+
+/**
+ * onRequest hook for `/v1/*`: resolves the Bearer key or console session, counts the request, checks the scope.
  * Runs before the body is read, so refused calls cost no parsing.
  */
 export function authenticate(deps: AuthDeps) {
   // `routeScope`: the scope the matched route declares (`admin` for /v1/api-keys), else the method decides.
   return async (request: FastifyRequest, reply: FastifyReply, routeScope?: Scope): Promise<void> => {
-    const token = bearerToken(request.headers.authorization);
+    const { keyHash, refusal } = await callerKeyHash(request, deps);
     const names: RateLimitName[] = ['authenticated', ...(deps.routeLimits?.(request) ?? [])];
     const now = deps.rateLimiter.clock();
     // One statement finds the key's holder and counts the request against the holder's limits.
-    const counted = token ? await deps.rateLimiter.hitAsKeyHolder(hashApiKey(token), names, now) : null;
+    const counted = keyHash ? await deps.rateLimiter.hitAsKeyHolder(keyHash, names, now) : null;
     if (!counted) {
       await enforceRateLimits(deps.rateLimiter, reply, [
         rule('unauthenticated', request.ip, deps.globalRateLimitFactor),
       ]);
-      throw new UnauthorizedError(
-        token ? 'invalid API key' : 'missing API key: send Authorization: Bearer <key>',
-      );
+      throw new UnauthorizedError(refusal);
     }
     const principal = deps.accounts.principalOf(counted.holder);
     const factor = deps.globalRateLimitFactor * principal.rateLimitFactor;

@@ -1,7 +1,7 @@
 import { ON_TIMEOUT, RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
 import type { Logger } from 'pino';
 import { grantGate } from '../app/approvals/outcomes.js';
-import type { ActionScheduler, CallbackOutbox, Clock, Store } from '../app/ports.js';
+import type { ActionScheduler, CallbackOutbox, Clock, GateTimerJob, Store } from '../app/ports.js';
 import type { Waits } from '../app/waits.js';
 import { normaliseBody } from '../channels/render.js';
 import type {
@@ -52,7 +52,7 @@ export interface ApprovalEngineDeps {
  * A gate timer (pg-boss job). `round` is the `gate.sent_at` of the round that set it: a retried gate starts a new
  * round, and the escalation timer of an earlier one must not escalate the new one early.
  */
-export type GateTimer = { actionId: string; kind: 'timeout' | 'escalation'; round?: string };
+export type GateTimer = GateTimerJob;
 
 /** Which monthly allowance a send through a channel uses (spec 8: emails and SMS count; chat on Business; push). */
 const USAGE: Readonly<Record<ChannelName, { metric: UsageMetric; limit: (l: PlanLimits) => number }>> =
@@ -198,6 +198,8 @@ export class ApprovalEngine {
       const gate = row?.gate;
       if (!row || !gate?.escalation || gate.escalated_at) return null;
       if (timer.round !== undefined && timer.round !== gate.sent_at) return null;
+      // Set before a pause's resume: the clock was moved on, and resume set the timer again (app/actions/pause.ts).
+      if ((timer.resumes ?? 0) !== (gate.resumes ?? 0)) return null;
       if (!WAITING.includes(row.status)) return null;
       const recipients = await recipientsOf(tx, row.id);
       // "Without a response": any answer, a snooze included, means someone is on it.

@@ -6,6 +6,7 @@ import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
 import type { ApprovalEngine, GateTimer } from './approval-engine.js';
+import type { ResumeJob } from './pause-timers.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
 import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
@@ -18,6 +19,8 @@ export interface DispatcherOptions {
   deliveries: Deliveries;
   callbacks: CallbackDeliveries;
   approvals?: ApprovalEngine;
+  /** Resumes an action whose pause's `until` came. */
+  resumeWhenDue?: (job: ResumeJob) => Promise<void>;
   logger: Logger;
   clock: Clock;
   /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
@@ -100,6 +103,16 @@ export class Dispatcher {
         },
       );
     }
+    if (this.o.resumeWhenDue) {
+      const resume = this.o.resumeWhenDue;
+      await boss.work<ResumeJob>(
+        QUEUES.actionResume,
+        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
+        async (jobs) => {
+          await Promise.all(jobs.map((j) => this.track(resume(j.data))));
+        },
+      );
+    }
     void this.scanLoop();
   }
 
@@ -116,6 +129,7 @@ export class Dispatcher {
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
       this.o.queue.boss.offWork(QUEUES.gateTimer),
+      this.o.queue.boss.offWork(QUEUES.actionResume),
     ]).catch(() => undefined);
     await Promise.race([
       Promise.allSettled([...this.inflight]),

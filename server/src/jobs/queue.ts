@@ -9,6 +9,8 @@ export const QUEUES = Object.freeze({
   actionDue: 'sched.action-due',
   /** One job per callback delivery attempt. */
   callback: 'sched.callback',
+  /** The end of a pause with `until` (app/actions/pause.ts). */
+  actionResume: 'sched.action-resume',
   /** Approval gate timers: timeout and escalation. */
   gateTimer: 'sched.gate-timer',
   /** Background re-checks of domains pending verification (app/domains). */

@@ -205,6 +205,8 @@ export function prepareAction(
               ? { max_occurrences: recurrence.max_occurrences }
               : {}),
             ...(recurrence.end_date !== undefined ? { end_date: recurrence.end_date } : {}),
+            // Stored only when given: absent means the default policy (domain/schedule/resolve.ts).
+            ...(body.dst_policy ? { dst_policy: body.dst_policy } : {}),
           }
         : null,
     },

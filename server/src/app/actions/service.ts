@@ -1,4 +1,5 @@
-import type { Action, ActionCreateParsed, ActionSummary } from '@sched/contract';
+import { randomUUID } from 'node:crypto';
+import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
@@ -29,9 +30,11 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
+import type { Waits } from '../waits.js';
 import { type ActionOrigin, newActionRow, resolveActionGate, writeNewAction } from './create.js';
 import { currentMode, prepareAction } from './prepare.js';
-import { actionSummary, actionView } from './view.js';
+import { actionSummary, actionView, statsView } from './view.js';
+import { countActionsByStatus, deliveryFigures } from '../../persistence/stats.js';
 
 const REQUEST: ActionOrigin = { kind: 'request' };
 
@@ -86,6 +89,8 @@ export class ActionService {
       counters?: Store;
       /** The destination-domain threshold (app/domains/guard.ts), counted in the create's transaction. */
       countDestination?: CountDestination;
+      /** Places a series' next occurrences in real time (SCHED_TIME_SCALE); unscaled when absent. */
+      waits?: Waits;
     },
   ) {}
 
@@ -318,6 +323,17 @@ export class ActionService {
     });
   }
 
+  /** The console's overview: actions per state and the last 24 hours of deliveries (`GET /v1/stats`). */
+  async stats(accountId: string): Promise<ActionStats> {
+    const until = this.clock();
+    const since = new Date(until.getTime() - 24 * 3_600_000);
+    const [byStatus, figures] = await Promise.all([
+      countActionsByStatus(this.store.sql, accountId),
+      deliveryFigures(this.store.sql, accountId, since, until),
+    ]);
+    return statsView(byStatus, figures, since, until);
+  }
+
   async coordinationKeys(accountId: string): Promise<string[]> {
     return coordinationKeys(this.store.sql, accountId);
   }
@@ -341,13 +357,15 @@ export class ActionService {
   }
 
   private async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
-    const attempts = await attemptsOf(db, row.id);
-    if (row.mode !== 'approval') return actionView(row, attempts, undefined, credentials);
-    const [recipients, events, attachments] = await Promise.all([
+    const waits = this.options.waits;
+    // The timeline (reminder_events) holds an approval's answers, and pauses and resumes of either mode.
+    const [attempts, events] = await Promise.all([attemptsOf(db, row.id), reminderEventsOf(db, row.id)]);
+    if (row.mode !== 'approval')
+      return actionView(row, attempts, { recipients: [], events, attachments: [] }, credentials, waits);
+    const [recipients, attachments] = await Promise.all([
       recipientsOf(db, row.id),
-      reminderEventsOf(db, row.id),
       attachmentsOf(db, row.id),
     ]);
-    return actionView(row, attempts, { recipients, events, attachments }, credentials);
+    return actionView(row, attempts, { recipients, events, attachments }, credentials, waits);
   }
 }

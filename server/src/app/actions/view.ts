@@ -1,8 +1,31 @@
-import type { Action, ActionSummary } from '@sched/contract';
+import {
+  ACTION_STATES,
+  type Action,
+  type ActionState,
+  type ActionStats,
+  type ActionSummary,
+} from '@sched/contract';
+import { isTerminal } from '../../domain/action/states.js';
+import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
+import type { DeliveryFigures } from '../../persistence/stats.js';
 import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
+import type { Waits } from '../waits.js';
+import { seriesOf } from './series.js';
+
+/** How many upcoming runs a recurring action's detail lists. */
+const NEXT_OCCURRENCES = 5;
+const UNSCALED: Pick<Waits, 'along'> = { along: (_anchor, nominal) => nominal };
+
+/** A live series' next runs, the pending one first (the same reading as the delivery engine's). */
+function nextOccurrences(r: ActionRow, waits: Pick<Waits, 'along'>): string[] {
+  if (!r.recurrence || isTerminal(r.status)) return [];
+  return seriesOf(r, waits)
+    .upcoming({ index: r.recurrence_index, at: r.scheduled_for }, r.recurrence_count, NEXT_OCCURRENCES)
+    .map((d) => d.toISOString());
+}
 
 export function actionSummary(r: ActionRow): ActionSummary {
   return {
@@ -42,7 +65,9 @@ export function actionView(
   attempts: DeliveryAttemptRow[],
   details: GateDetails = NO_GATE,
   credentials = true,
+  waits: Pick<Waits, 'along'> = UNSCALED,
 ): Action {
+  const { dst_policy: dstPolicy, ...recurrence } = r.recurrence ?? {};
   return {
     id: r.id,
     name: r.name,
@@ -61,8 +86,11 @@ export function actionView(
     retry_strategy: r.retry_strategy,
     manual_retry_count: r.manual_retry_count,
     is_recurring: r.recurrence !== null,
-    recurrence: r.recurrence,
+    recurrence: r.recurrence ? (recurrence as Action['recurrence']) : null,
     recurrence_count: r.recurrence_count,
+    dst_policy: r.recurrence ? (dstPolicy ?? { ...DEFAULT_DST_POLICY }) : null,
+    next_occurrences: nextOccurrences(r, waits),
+    pause: r.pause ? { paused_at: r.pause.paused_at, until: r.pause.until, note: r.pause.note } : null,
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: shownRequest(r.request, credentials),
     callback_url: r.callback_url,
@@ -127,5 +155,43 @@ export function actionView(
     last_error: r.last_error,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+/** `GET /v1/stats`: every state counted (0 included), and 24 hourly buckets ending with the current hour. */
+export function statsView(
+  byStatus: Map<ActionState, number>,
+  figures: DeliveryFigures[],
+  since: Date,
+  until: Date,
+): ActionStats {
+  const figuresOf = (f: DeliveryFigures | undefined) => ({
+    attempts: f?.attempts ?? 0,
+    succeeded: f?.succeeded ?? 0,
+    lateness_p50_ms: f?.p50 ?? null,
+    lateness_p99_ms: f?.p99 ?? null,
+  });
+  const total = figuresOf(figures.find((f) => f.hour === null));
+  const perHour = new Map(figures.filter((f) => f.hour !== null).map((f) => [f.hour!.getTime(), f]));
+  const lastHour = Math.floor(until.getTime() / HOUR_MS) * HOUR_MS;
+  const hours = Array.from({ length: 24 }, (_, i) => {
+    const start = lastHour - (23 - i) * HOUR_MS;
+    return { start: new Date(start).toISOString(), ...figuresOf(perHour.get(start)) };
+  });
+  return {
+    actions_by_status: Object.fromEntries(ACTION_STATES.map((s) => [s, byStatus.get(s) ?? 0])) as Record<
+      ActionState,
+      number
+    >,
+    approvals_waiting: byStatus.get('awaiting_response') ?? 0,
+    deliveries: {
+      since: since.toISOString(),
+      until: until.toISOString(),
+      ...total,
+      success_rate: total.attempts > 0 ? total.succeeded / total.attempts : null,
+      hours,
+    },
   };
 }

@@ -105,6 +105,9 @@ export class ResponseService {
   ): Promise<ResponseOutcome> {
     return this.deps.db.transaction(async (tx) => {
       const { action, recipient } = await this.load(tx, token, true);
+      // Paused: the clocks are stopped and nothing moves until it is resumed (app/actions/pause.ts).
+      if (action.status === 'paused')
+        throw new ConflictError('this request is on hold; answer again once it is resumed');
       this.assertOpen(action, recipient);
       if (action.status === 'executing')
         throw new ConflictError('the request is being sent right now; answer again in a moment');

@@ -2,8 +2,6 @@ import { type ActionEvent, type ActionState, assertTransition } from '../../doma
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
-import { isRecurrenceFinished, nextOccurrence } from '../../domain/schedule/recurrence.js';
-import { parseTimestamp } from '../../domain/schedule/resolve.js';
 import type { OutboundResult } from '../../outbound/http-client.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
 import { recordStepResponse } from '../../persistence/chains.js';
@@ -17,6 +15,7 @@ import {
   insertAttempt,
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
+import { seriesOf } from '../actions/series.js';
 import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
@@ -345,32 +344,15 @@ export class Deliveries {
     await this.p.callbacks.enqueue(db, row, 'action.executed', { status: 'executed', ...payload });
   }
 
-  /**
-   * The occurrence after the one just executed, or null when the recurrence has ended. Occurrences missed while the
-   * service was down are skipped: the latest one due fires once, now, and the schedule carries on from it. The
-   * waits policy places each occurrence in real time (the identity unless SCHED_TIME_SCALE is set).
-   */
+  /** The occurrence after the one just executed, or null when the recurrence has ended (app/actions/series.ts). */
   private nextOccurrenceAfter(
     row: ActionRow,
     completed: number,
     now: Date,
   ): { index: number; scheduledFor: Date; dueAt: Date } | null {
-    const r = row.recurrence!;
-    const anchor = row.recurrence_anchor ?? row.scheduled_for;
-    const interval = { frequency: r.frequency, unit: r.unit };
-    const nominal = (index: number) =>
-      nextOccurrence({ anchor, interval, timezone: row.timezone, occurrenceIndex: index });
-    const at = (index: number) => this.p.waits.along(anchor, nominal(index));
-    const end = {
-      endType: r.end_type,
-      maxOccurrences: r.max_occurrences ?? null,
-      endDate: r.end_date ? parseTimestamp(r.end_date, row.timezone) : null,
-    };
-    let index = row.recurrence_index + 1;
-    while (at(index + 1).getTime() <= now.getTime()) index += 1;
-    if (isRecurrenceFinished(end, completed, nominal(index))) return null;
-    const scheduledFor = at(index);
-    return { index, scheduledFor, dueAt: scheduledFor < now ? now : scheduledFor };
+    const run = seriesOf(row, this.p.waits).nextAfterCurrent(completed, now);
+    if (!run) return null;
+    return { index: run.index, scheduledFor: run.at, dueAt: run.at < now ? now : run.at };
   }
 
   private async finishFailed(

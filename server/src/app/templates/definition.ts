@@ -14,6 +14,7 @@ export type TemplateDefinition = Pick<
   | 'mode'
   | 'timezone'
   | 'request_config'
+  | 'allowed_origins'
   | 'gate_config'
   | 'max_attempts'
   | 'retry_strategy'
@@ -23,6 +24,9 @@ export type TemplateDefinition = Pick<
   | 'chain_error_handling'
   | 'placeholders'
   | 'dedup_keys'
+  | 'trigger_limit_per_hour'
+  | 'trigger_limit_per_day'
+  | 'max_schedule_days'
 >;
 
 /** The fields an update body may carry: any subset of a create body's. */
@@ -35,6 +39,7 @@ const DEFINITION_KEYS = [
   'mode',
   'timezone',
   'request_config',
+  'allowed_origins',
   'gate_config',
   'max_attempts',
   'retry_strategy',
@@ -44,6 +49,9 @@ const DEFINITION_KEYS = [
   'chain_error_handling',
   'placeholders',
   'dedup_keys',
+  'trigger_limit_per_hour',
+  'trigger_limit_per_day',
+  'max_schedule_days',
 ] as const satisfies readonly (keyof TemplateDefinition & keyof TemplateCreateParsed)[];
 
 export const EMPTY_DEFINITION: TemplateDefinition = {
@@ -53,6 +61,7 @@ export const EMPTY_DEFINITION: TemplateDefinition = {
   mode: null,
   timezone: 'UTC',
   request_config: null,
+  allowed_origins: [],
   gate_config: null,
   max_attempts: null,
   retry_strategy: null,
@@ -62,6 +71,9 @@ export const EMPTY_DEFINITION: TemplateDefinition = {
   chain_error_handling: null,
   placeholders: [],
   dedup_keys: [],
+  trigger_limit_per_hour: null,
+  trigger_limit_per_day: null,
+  max_schedule_days: null,
 };
 
 /** `base` with every field the body supplies replaced (PUT changes only what it names). */
@@ -117,6 +129,7 @@ export function definitionErrors(
               request_config: orUndefined(d.request_config),
               gate_config: orUndefined(d.gate_config),
               dedup_keys: d.dedup_keys,
+              allowed_origins: d.allowed_origins,
             },
           },
           d.placeholders,

@@ -1,11 +1,13 @@
 import { ActionCreateBody, ChainCreateBody, type TriggerAnswer, TriggerBody } from '@sched/contract';
 import {
+  InvalidPlaceholderError,
   MissingPlaceholderError,
   placeholderValues,
   resolveActionTemplate,
   resolveChainTemplate,
 } from '../../domain/template/placeholders.js';
 import { hashTriggerToken } from '../../domain/template/token.js';
+import { ExpressionError } from '../../domain/expressions/errors.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
 import type { ActionService } from '../actions/service.js';
@@ -54,6 +56,22 @@ export class TemplateTrigger {
   }
 
   private async create(template: TriggeredTemplate, body: unknown): Promise<TriggerAnswer> {
+    try {
+      return await this.resolveAndCreate(template, body);
+    } catch (err) {
+      // A value that does not fit where it goes (a URL's structure, a header line, JSON too deep) is the caller's
+      // mistake: 422 naming the field, never a 500 (N-H1, N-L1).
+      if (err instanceof ExpressionError) {
+        throw new ValidationError(
+          { [err.dottedPath || 'body']: [err.message] },
+          `a value does not fit the template: ${err.message}`,
+        );
+      }
+      throw err;
+    }
+  }
+
+  private async resolveAndCreate(template: TriggeredTemplate, body: unknown): Promise<TriggerAnswer> {
     const parsed = TriggerBody.safeParse(body ?? {});
     if (!parsed.success) throw new ValidationError(issuesToErrors(parsed.error.issues, 'body'));
     const { schedule, ...supplied } = parsed.data;
@@ -61,6 +79,7 @@ export class TemplateTrigger {
     try {
       found = placeholderValues(template.placeholders, supplied);
     } catch (err) {
+      if (err instanceof InvalidPlaceholderError) throw new ValidationError(err.errors, err.message);
       if (!(err instanceof MissingPlaceholderError)) throw err;
       throw new ValidationError(Object.fromEntries(err.names.map((n) => [n, ['is required']])), err.message);
     }
@@ -133,6 +152,7 @@ export class TemplateTrigger {
         request_config: template.request_config ?? undefined,
         gate_config: template.gate_config ?? undefined,
         dedup_keys: template.dedup_keys,
+        allowed_origins: template.allowed_origins,
       },
       values,
     );

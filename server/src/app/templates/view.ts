@@ -1,4 +1,4 @@
-import type { Template, TemplateSummary } from '@sched/contract';
+import { TRIGGER_DEFAULTS, type Template, type TemplateSummary } from '@sched/contract';
 import { maskedToken, triggerUrl } from '../../domain/template/token.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
@@ -16,6 +16,7 @@ export function templateView(row: TemplateRow, publicUrl: string, token?: string
     mode: row.mode,
     timezone: row.timezone,
     request_config: row.request_config,
+    allowed_origins: row.allowed_origins,
     gate_config: row.gate_config,
     max_attempts: row.max_attempts,
     retry_strategy: row.retry_strategy,
@@ -25,6 +26,9 @@ export function templateView(row: TemplateRow, publicUrl: string, token?: string
     chain_error_handling: row.chain_error_handling,
     placeholders: row.placeholders,
     dedup_keys: row.dedup_keys,
+    trigger_limit_per_hour: row.trigger_limit_per_hour ?? TRIGGER_DEFAULTS.per_hour,
+    trigger_limit_per_day: row.trigger_limit_per_day ?? TRIGGER_DEFAULTS.per_day,
+    max_schedule_days: row.max_schedule_days ?? TRIGGER_DEFAULTS.max_schedule_days,
     trigger_token: shown,
     trigger_url: triggerUrl(publicUrl, shown),
     is_active: row.is_active,

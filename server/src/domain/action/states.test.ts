@@ -9,8 +9,10 @@ import {
   CANCELLABLE_STATES,
   InvalidTransitionError,
   isCancellable,
+  isPausable,
   isTerminal,
   LIVE_STATES,
+  PAUSABLE_STATES,
   parseActionStatus,
   TERMINAL_STATES,
 } from './states.js';
@@ -55,6 +57,13 @@ const EXTENSION_ROWS: [ActionState, ActionEvent, ActionState][] = [
   ['resolved', 'confirm', 'executed'],
   ['resolved', 'decline', 'failed'],
   ['resolved', 'snooze', 'scheduled'],
+  ['scheduled', 'pause', 'paused'],
+  ['resolved', 'pause', 'paused'],
+  ['awaiting_response', 'pause', 'paused'],
+  ['paused', 'resume', 'scheduled'],
+  ['paused', 'resume_awaiting', 'awaiting_response'],
+  ['paused', 'resume_expire', 'expired'],
+  ['paused', 'cancel', 'cancelled'],
 ];
 const ALL_ROWS = [...SPEC_ROWS, ...EXTENSION_ROWS];
 
@@ -116,14 +125,21 @@ describe('action state table', () => {
 describe('state sets', () => {
   it('partitions the states into terminal and live', () => {
     expect([...TERMINAL_STATES]).toEqual(['executed', 'failed', 'expired', 'cancelled']);
-    expect([...LIVE_STATES]).toEqual(['scheduled', 'resolved', 'executing', 'awaiting_response']);
+    expect([...LIVE_STATES]).toEqual(['scheduled', 'resolved', 'executing', 'awaiting_response', 'paused']);
     expect(isTerminal('failed')).toBe(true);
     expect(isTerminal('executing')).toBe(false);
   });
 
   it('offers cancellation exactly where a cancel transition exists', () => {
-    expect([...CANCELLABLE_STATES]).toEqual(['scheduled', 'resolved', 'awaiting_response']);
+    expect([...CANCELLABLE_STATES]).toEqual(['scheduled', 'resolved', 'awaiting_response', 'paused']);
     for (const state of ACTION_STATES) expect(isCancellable(state)).toBe(allows(state, 'cancel'));
+  });
+
+  it('offers pause where a pause transition exists: never while a request is on the wire, never twice', () => {
+    expect([...PAUSABLE_STATES]).toEqual(['scheduled', 'resolved', 'awaiting_response']);
+    for (const state of ACTION_STATES) expect(isPausable(state)).toBe(allows(state, 'pause'));
+    expect(allows('paused', 'pause')).toBe(false);
+    expect(allows('executing', 'pause')).toBe(false);
   });
 });
 

@@ -23,6 +23,11 @@ import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/co
  * - condition_cancel / condition_fail / condition_reschedule (extension): `coordination.on_execute` found its
  *   condition not met when the time arrived (evaluated before `start`), with on_condition_not_met
  *   `cancel`, `fail` or `reschedule` (resolved -> resolved at a later time).
+ * - pause (extension): `POST /actions/{id}/pause`; nothing is sent and an approval's clocks stop until resumed.
+ * - resume (extension): back on the schedule (`scheduled`; the scan resolves it again and writes its job).
+ * - resume_awaiting (extension): an approval whose request was already sent waits for its answers again.
+ * - resume_expire (extension): `missed: skip` dropped the only moment left (a one-time action whose time passed,
+ *   or a series whose end date passed while paused): nothing will ever run.
  */
 
 export const ACTION_EVENTS = Object.freeze([
@@ -45,6 +50,10 @@ export const ACTION_EVENTS = Object.freeze([
   'condition_cancel',
   'condition_fail',
   'condition_reschedule',
+  'pause',
+  'resume',
+  'resume_awaiting',
+  'resume_expire',
 ] as const);
 export type ActionEvent = (typeof ACTION_EVENTS)[number];
 
@@ -88,6 +97,14 @@ export const ACTION_TRANSITIONS: readonly ActionTransition[] = Object.freeze(
       ['resolved', 'confirm', 'executed'],
       ['resolved', 'decline', 'failed'],
       ['resolved', 'snooze', 'scheduled'],
+      // Pause and resume (docs/operations.md): not while a request is on the wire (`executing`).
+      ['scheduled', 'pause', 'paused'],
+      ['resolved', 'pause', 'paused'],
+      ['awaiting_response', 'pause', 'paused'],
+      ['paused', 'resume', 'scheduled'],
+      ['paused', 'resume_awaiting', 'awaiting_response'],
+      ['paused', 'resume_expire', 'expired'],
+      ['paused', 'cancel', 'cancelled'],
     ] as const
   ).map(([from, event, to]) => Object.freeze({ from, event, to })),
 );
@@ -138,6 +155,13 @@ export function isTerminal(state: ActionState): boolean {
 
 export function isCancellable(state: ActionState): boolean {
   return CANCELLABLE_STATES.includes(state);
+}
+
+/** Where `POST /actions/{id}/pause` applies: every state with a `pause` transition. */
+export const PAUSABLE_STATES = Object.freeze(ACTION_STATES.filter((s) => TABLE.has(`${s}:pause`)));
+
+export function isPausable(state: ActionState): boolean {
+  return PAUSABLE_STATES.includes(state);
 }
 
 /** Reads a status given by a client in the current or legacy name; `null` when unknown. */

@@ -12,7 +12,11 @@ import {
   listExpressions,
   lookupPath,
 } from '../expressions/interpolate.js';
-import { urlTemplateProblem } from '../expressions/url.js';
+import {
+  ORIGIN_EXPRESSION_NEEDS_ALLOWLIST,
+  urlExpressionComponents,
+  urlTemplateProblem,
+} from '../expressions/url.js';
 import { parseDuration } from '../schedule/duration.js';
 import { stepTypeAlias } from './states.js';
 
@@ -84,6 +88,26 @@ function expressionProblem(expression: Expression, index: number, rules: Express
   }
 }
 
+/**
+ * Whether a step URL's scheme or host depends on a value nobody vetted (N-H1): a step response (a third party
+ * answers it) or, in a chain template, a trigger value. The input of a chain created through the API is the
+ * owner's own and known at create, so `{{input.*}}` there needs no allowlist.
+ */
+function originNeedsAllowlist(url: string, rules: ExpressionRules): boolean {
+  let found: ReturnType<typeof urlExpressionComponents>;
+  try {
+    found = urlExpressionComponents(url);
+  } catch (error) {
+    if (error instanceof ExpressionError) return false;
+    throw error;
+  }
+  return found.some(
+    (f) =>
+      f.component === 'origin' &&
+      (rules.placeholders !== undefined || f.expression.expression.kind !== 'input'),
+  );
+}
+
 /** The 422 errors of a chain's steps; empty when they are fine. `root` is `steps`, or `chain_steps` for templates. */
 export function chainStepErrors(
   steps: readonly ChainStepParsed[],
@@ -111,9 +135,13 @@ export function chainStepErrors(
       }
     }
     const alias = stepTypeAlias(step.type);
-    if (alias === 'webhook' && rules.urlSchemes !== undefined) {
-      const problem = urlTemplateProblem((step as HttpCallStepParsed).url, rules.urlSchemes);
+    if (alias === 'webhook') {
+      const http = step as HttpCallStepParsed;
+      const problem = rules.urlSchemes === undefined ? null : urlTemplateProblem(http.url, rules.urlSchemes);
       if (problem !== null) add([root, index, 'url'], problem);
+      if ((http.allowed_origins ?? []).length === 0 && originNeedsAllowlist(http.url, rules)) {
+        add([root, index, 'url'], ORIGIN_EXPRESSION_NEEDS_ALLOWLIST);
+      }
     }
     if (alias === 'wait') {
       const { delay, wait } = step as DelayStepParsed;

@@ -7,7 +7,13 @@ import type { ChainContext, GateInput } from '@sched/contract';
 import { parseDuration } from '../schedule/duration.js';
 import { evaluateCondition } from '../expressions/condition.js';
 import { ExpressionError } from '../expressions/errors.js';
-import { interpolate, interpolateString, type Scope } from '../expressions/interpolate.js';
+import {
+  interpolate,
+  interpolateHeaderValue,
+  interpolateString,
+  type Scope,
+} from '../expressions/interpolate.js';
+import { interpolateUrl } from '../expressions/url.js';
 import type { DelayStepParsed, GatedStepParsed, HttpCallStepParsed } from './definition.js';
 
 /** The scope a step reads: the chain's input and `context.steps` (settled steps only). */
@@ -42,10 +48,15 @@ export interface ResolvedRequest {
 export function resolveHttpCall(step: HttpCallStepParsed, scope: Scope): ResolvedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(step.headers)) {
-    headers[name] = at('headers', () => at(name, () => interpolateString(value, scope)));
+    headers[name] = at('headers', () => at(name, () => interpolateHeaderValue(value, scope)));
   }
   return {
-    url: at('url', () => interpolateString(step.url, scope)),
+    // By component: a value can change neither the origin (unless allowed_origins) nor the path's structure.
+    // A chain's own input is the owner's (a chain template's steps must declare allowed_origins to get here with
+    // a trigger value in the host); a step response in the host always needs allowed_origins.
+    url: at('url', () =>
+      interpolateUrl(step.url, scope, step.allowed_origins ?? [], (e) => e.kind === 'input'),
+    ),
     method: step.method,
     headers,
     body: step.body === undefined ? undefined : at('body', () => interpolate(step.body, scope)),

@@ -266,6 +266,28 @@ export function interpolateString(text: string, scope: Scope): string {
   return renderParts(parseTemplate(text), scope);
 }
 
+/**
+ * Interpolates a header value: a value holding CR, LF or NUL is refused, so that no value can end the header or
+ * add another one (the literal text is checked when the request is saved).
+ */
+export function interpolateHeaderValue(text: string, scope: Scope): string {
+  let out = '';
+  for (const part of parseTemplate(text)) {
+    if (part.kind === 'text') {
+      out += part.text;
+      continue;
+    }
+    const value = stringifyValue(resolveExpression(part.expression, scope));
+    if (/[\r\n\0]/.test(value)) {
+      throw new ExpressionError(
+        `{{${part.expression.source}}} holds a line break or NUL, which a header value cannot`,
+      );
+    }
+    out += value;
+  }
+  return out;
+}
+
 function interpolateText(text: string, scope: Scope): unknown {
   const parts = parseTemplate(text);
   const only = parts[0];

@@ -1,5 +1,15 @@
 import { UNIT_MS } from './duration.js';
-import { addToWallTime, instantToWallTime, parseTimestamp, wallTimeToInstant } from './resolve.js';
+import {
+  addToWallTime,
+  DEFAULT_DST_POLICY,
+  type DstPolicy,
+  instantToWallTime,
+  type PlacedInstant,
+  parseTimestamp,
+  readWallTime,
+  type WallTime,
+  wallTimeCandidates,
+} from './resolve.js';
 import {
   RECURRENCE_END_TYPES,
   RECURRENCE_UNITS,
@@ -14,8 +24,10 @@ import {
  * - Occurrence n (0 = the first scheduled time, the anchor) is computed from the anchor, never from the
  *   previous occurrence, so errors and month clamping never accumulate (Jan 31 -> Feb 28 -> Mar 31).
  * - `m` and `h` are exact elapsed time. `d`, `w` and `M` are wall-clock steps in the action's timezone: a daily
- *   09:00 stays at 09:00 across DST changes; a wall time in a DST gap moves forward by the gap, an ambiguous one
- *   takes the earlier instant (the same rules as schedule presets).
+ *   09:00 stays at 09:00 across DST changes. A wall time in a DST gap or fold is read by the action's `dst_policy`
+ *   (resolve.ts readWallTime); by default it moves forward by the gap, and an ambiguous one takes the earlier
+ *   instant (the same rules as schedule presets). `m` and `h` steps never meet a gap or a fold.
+ * - An occurrence has 0 runs (a gap skipped), 1, or 2 (a fold run `both` times); runs are what fires.
  * - `max_occurrences` counts completed executions including the first; `end_date` is inclusive: an occurrence
  *   due exactly at the end date still runs.
  * - Fields irrelevant to the end type (`max_occurrences` with `never`, ...) are ignored.
@@ -80,21 +92,47 @@ function unitMs(unit: RecurrenceUnit): number {
   return unit === 'M' ? 28 * UNIT_MS.d : UNIT_MS[unit];
 }
 
-/** Instant of occurrence `occurrenceIndex` (0 = the anchor itself). */
-export function nextOccurrence(args: {
+/** What one occurrence of a series is, once the DST policy has read its wall time. */
+export interface OccurrenceReading {
+  /** The occurrence's wall time (that of the anchor, stepped). */
+  wall: WallTime;
+  /** The instants it runs at, earliest first: none when a gap is skipped, two when a fold runs `both`. */
+  runs: PlacedInstant[];
+  /** A skipped gap: the instant it would have had with the offset of before the gap. */
+  skipped: Date | null;
+}
+
+export interface SeriesSpec {
   anchor: Date;
   interval: RecurrenceInterval;
   timezone: string;
-  occurrenceIndex: number;
-}): Date {
-  const { anchor, interval, timezone, occurrenceIndex } = args;
-  // The anchor is returned as is: re-reading its wall time would move a second (fall-back) 01:30 to the first.
-  if (occurrenceIndex === 0) return new Date(anchor.getTime());
-  const steps = interval.frequency * occurrenceIndex;
+  policy?: DstPolicy | undefined;
+}
+
+/** Occurrence `index` of a series (0 = the anchor itself), read by its DST policy. */
+export function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading {
+  const { anchor, interval, timezone } = spec;
+  const policy = spec.policy ?? DEFAULT_DST_POLICY;
+  const anchorWall = instantToWallTime(anchor, timezone);
+  if (index === 0) {
+    // The anchor is run as is: re-reading its wall time would move a second (fall-back) 01:30 to the first.
+    const c = wallTimeCandidates(anchorWall, timezone);
+    if (c.kind !== 'fold')
+      return { wall: anchorWall, runs: [{ at: new Date(anchor.getTime()), dst: null }], skipped: null };
+    const isFirst = anchor.getTime() === c.first.getTime();
+    const runs: PlacedInstant[] = [
+      { at: new Date(anchor.getTime()), dst: isFirst ? 'fold_first' : 'fold_second' },
+    ];
+    if (isFirst && policy.fold === 'both') runs.push({ at: c.second, dst: 'fold_second' });
+    return { wall: anchorWall, runs, skipped: null };
+  }
+  const steps = interval.frequency * index;
   switch (interval.unit) {
     case 'm':
-    case 'h':
-      return new Date(anchor.getTime() + steps * UNIT_MS[interval.unit]);
+    case 'h': {
+      const at = new Date(anchor.getTime() + steps * UNIT_MS[interval.unit]);
+      return { wall: instantToWallTime(at, timezone), runs: [{ at, dst: null }], skipped: null };
+    }
     case 'd':
     case 'w':
     case 'M': {
@@ -104,7 +142,50 @@ export function nextOccurrence(args: {
           : interval.unit === 'w'
             ? { weeks: steps }
             : { months: steps };
-      return wallTimeToInstant(addToWallTime(instantToWallTime(anchor, timezone), amount), timezone);
+      const wall = addToWallTime(anchorWall, amount);
+      return { wall, ...readWallTime(wall, timezone, policy) };
+    }
+  }
+}
+
+/** Instant of occurrence `occurrenceIndex` (0 = the anchor itself) by the default DST policy. */
+export function nextOccurrence(args: {
+  anchor: Date;
+  interval: RecurrenceInterval;
+  timezone: string;
+  occurrenceIndex: number;
+}): Date {
+  return occurrenceAt(args, args.occurrenceIndex).runs[0]!.at;
+}
+
+/** One run of a series: which occurrence, its nominal (calendar) instant and where it is placed in real time. */
+export interface SeriesRun extends PlacedInstant {
+  index: number;
+  /** The calendar instant; `at` is it placed by `place` (the identity unless a test scales time). */
+  nominal: Date;
+  wall: WallTime;
+}
+
+/** A gap skipped by the policy while looking for runs: no skipped occurrence can ever loop forever. */
+const MAX_EMPTY_OCCURRENCES = 1_000;
+
+/**
+ * The first run placed strictly after `after`, looking from occurrence `fromIndex` on; `place` maps a nominal
+ * instant to real time (Waits.along; the identity in production and in previews).
+ */
+export function runAfter(
+  spec: SeriesSpec,
+  fromIndex: number,
+  after: Date,
+  place: (nominal: Date) => Date = (d) => d,
+): SeriesRun | null {
+  let empty = 0;
+  for (let index = fromIndex; ; index += 1) {
+    const o = occurrenceAt(spec, index);
+    if (o.runs.length === 0 && ++empty > MAX_EMPTY_OCCURRENCES) return null;
+    for (const r of o.runs) {
+      const at = place(r.at);
+      if (at.getTime() > after.getTime()) return { index, at, nominal: r.at, dst: r.dst, wall: o.wall };
     }
   }
 }

@@ -1,6 +1,13 @@
 import { DateTime, IANAZone } from 'luxon';
 import { parseDuration, UNIT_MS } from './duration.js';
-import { CALENDAR_PRESETS, OFFSET_PRESETS, SCHEDULE_PRESETS } from '@sched/contract';
+import {
+  CALENDAR_PRESETS,
+  type DstEffect,
+  type DstFoldPolicy,
+  type DstGapPolicy,
+  OFFSET_PRESETS,
+  SCHEDULE_PRESETS,
+} from '@sched/contract';
 
 /**
  * Schedule resolution: turns `schedule.preset`, `schedule.wait` or `scheduled_for` into one instant.
@@ -65,11 +72,36 @@ export function isValidTimezone(tz: string): boolean {
   return valid;
 }
 
+/** How wall times in DST gaps (spring forward) and folds (fall back) are read (`dst_policy`). */
+export interface DstPolicy {
+  gap: DstGapPolicy;
+  fold: DstFoldPolicy;
+}
+
 /**
- * The instant at which the clocks of `timezone` show `wall`. Gap: moved forward by the gap length.
- * Ambiguity: the earlier instant. No offset table of ours: luxon reads the platform's tz database.
+ * The behaviour sched always had, and the default: a wall time in a gap is read with the offset in force before the
+ * gap (it moves forward by the gap's length: 02:30 on a 02:00->03:00 night is 03:30); an ambiguous one takes the
+ * earlier instant.
  */
-export function wallTimeToInstant(wall: WallTime, timezone: string): Date {
+export const DEFAULT_DST_POLICY: Readonly<DstPolicy> = Object.freeze({ gap: 'same_offset', fold: 'first' });
+
+/** One instant a wall time is read as, and how DST touched it. */
+export interface PlacedInstant {
+  at: Date;
+  dst: DstEffect | null;
+}
+
+/**
+ * Every way the clocks of `timezone` can show `wall`: exactly one instant (`exact`), two (`fold`, earlier first), or
+ * none (`gap`, with the gap's first instant after it and the instant the wall time denotes with the offset of
+ * before the gap). No offset table of ours: luxon reads the platform's tz database.
+ */
+export type WallTimeCandidates =
+  | { kind: 'exact'; at: Date }
+  | { kind: 'fold'; first: Date; second: Date }
+  | { kind: 'gap'; transition: Date; sameOffset: Date };
+
+export function wallTimeCandidates(wall: WallTime, timezone: string): WallTimeCandidates {
   const zone = IANAZone.create(timezone);
   const asUtc = Date.UTC(
     wall.year,
@@ -83,12 +115,57 @@ export function wallTimeToInstant(wall: WallTime, timezone: string): Date {
   // Offsets change at most once within two days, so the offsets a day either side are the only candidates.
   const before = zone.offset(asUtc - UNIT_MS.d);
   const after = zone.offset(asUtc + UNIT_MS.d);
-  const matches = [before, after]
+  const matches = [...new Set([before, after])]
     .map((offset) => asUtc - offset * UNIT_MS.m)
-    .filter((instant) => zone.offset(instant) * UNIT_MS.m === asUtc - instant);
-  if (matches.length > 0) return new Date(Math.min(...matches));
-  // In a gap: reading the wall time with the pre-transition offset lands exactly the gap length later.
-  return new Date(asUtc - before * UNIT_MS.m);
+    .filter((instant) => zone.offset(instant) * UNIT_MS.m === asUtc - instant)
+    .sort((a, b) => a - b);
+  if (matches.length === 1) return { kind: 'exact', at: new Date(matches[0]!) };
+  if (matches.length === 2)
+    return { kind: 'fold', first: new Date(matches[0]!), second: new Date(matches[1]!) };
+  // In a gap: read with the offset of before the gap it lands exactly the gap's length later, past the transition.
+  const sameOffset = asUtc - before * UNIT_MS.m;
+  // The transition lies between the reading with the later offset and that one: found by bisection (whole ms).
+  let lo = asUtc - after * UNIT_MS.m;
+  let hi = sameOffset;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (zone.offset(mid) === before) lo = mid;
+    else hi = mid;
+  }
+  return { kind: 'gap', transition: new Date(hi), sameOffset: new Date(sameOffset) };
+}
+
+/**
+ * The instants at which a schedule showing `wall` runs under `policy`: one, none (a gap skipped: `skipped` is where
+ * it would have been with the offset of before the gap) or two (a fold run `both` times).
+ */
+export function readWallTime(
+  wall: WallTime,
+  timezone: string,
+  policy: DstPolicy = DEFAULT_DST_POLICY,
+): { runs: PlacedInstant[]; skipped: Date | null } {
+  const c = wallTimeCandidates(wall, timezone);
+  switch (c.kind) {
+    case 'exact':
+      return { runs: [{ at: c.at, dst: null }], skipped: null };
+    case 'fold': {
+      const first = { at: c.first, dst: 'fold_first' as const };
+      const second = { at: c.second, dst: 'fold_second' as const };
+      const runs = policy.fold === 'first' ? [first] : policy.fold === 'second' ? [second] : [first, second];
+      return { runs, skipped: null };
+    }
+    case 'gap':
+      if (policy.gap === 'skip') return { runs: [], skipped: c.sameOffset };
+      return {
+        runs: [{ at: policy.gap === 'shift_forward' ? c.transition : c.sameOffset, dst: 'gap_shifted' }],
+        skipped: null,
+      };
+  }
+}
+
+/** The instant at which the clocks of `timezone` show `wall`, by the default DST policy (always exactly one). */
+export function wallTimeToInstant(wall: WallTime, timezone: string): Date {
+  return readWallTime(wall, timezone).runs[0]!.at;
 }
 
 /** The wall-clock reading of `instant` in `timezone`. */

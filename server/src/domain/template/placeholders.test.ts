@@ -4,6 +4,7 @@ import { chainScope, resolveHttpCall } from '../chain/resolve.js';
 import type { HttpCallStepParsed } from '../chain/definition.js';
 import { evaluateCondition } from '../expressions/condition.js';
 import {
+  InvalidPlaceholderError,
   MissingPlaceholderError,
   placeholderValues,
   resolveActionTemplate,
@@ -21,7 +22,7 @@ const webhook = TemplateCreateBody.parse({
   },
   placeholders: [
     { name: 'order_id', required: true },
-    { name: 'qty', default: 1 },
+    { name: 'qty', type: 'integer', default: 1 },
     { name: 'source', default: 'web' },
     { name: 'note' },
   ],
@@ -61,10 +62,12 @@ describe('placeholderValues', () => {
     }
   });
 
-  it('reads values of any JSON type, and ignores inherited keys', () => {
+  it('ignores inherited keys, and refuses an object for a placeholder without a type (N-L4)', () => {
     const values = Object.create({ order_id: 'inherited' }) as Record<string, unknown>;
     expect(() => placeholderValues(definitions, values)).toThrow(MissingPlaceholderError);
-    expect(placeholderValues(definitions, { order_id: { id: 1 } }).values['order_id']).toEqual({ id: 1 });
+    expect(() => placeholderValues(definitions, { order_id: { $ne: null, role: 'admin' } })).toThrow(
+      InvalidPlaceholderError,
+    );
   });
 });
 
@@ -208,9 +211,96 @@ describe('resolveChainTemplate', () => {
   it('gives a chain that reads the values when its steps start', () => {
     const scope = chainScope(resolved.input, { steps: { 0: { status: 'executed', response: { id: 7 } } } });
     expect(resolveHttpCall(resolved.steps[0] as HttpCallStepParsed, scope)).toMatchObject({
-      url: 'https://crm.example/Ann == gold',
+      url: 'https://crm.example/Ann%20%3D%3D%20gold',
       body: { tier: 'gold', c: 'Ann == gold' },
     });
     expect(evaluateCondition(resolved.steps[1]?.condition ?? '', scope)).toBe(true);
+  });
+});
+
+describe('typed placeholders (N-L1, N-L4)', () => {
+  const typed = TemplateCreateBody.parse({
+    name: 'x',
+    mode: 'webhook',
+    request_config: { url: 'https://shop.example/{{id}}' },
+    placeholders: [
+      { name: 'id', required: true, pattern: '^[A-Z]-[0-9]+$', max_length: 10 },
+      { name: 'qty', type: 'integer', default: 1 },
+      { name: 'price', type: 'number' },
+      { name: 'gift', type: 'boolean' },
+      { name: 'tier', enum: ['gold', 'silver'] },
+      { name: 'note' },
+    ],
+  }).placeholders!;
+
+  it('coerces form strings to the declared type; anonymous values are strings', () => {
+    const { values } = placeholderValues(typed, {
+      id: 'A-17',
+      qty: '3',
+      price: '9.5',
+      gift: 'true',
+      tier: 'gold',
+      note: 12,
+    });
+    expect(values).toEqual({ id: 'A-17', qty: 3, price: 9.5, gift: true, tier: 'gold', note: '12' });
+    expect(Object.getPrototypeOf(values)).toBeNull();
+    expect(placeholderValues(typed, { id: 'A-1', qty: 4, gift: false }).values).toMatchObject({
+      qty: 4,
+      gift: false,
+    });
+  });
+
+  it('names each placeholder whose value does not fit', () => {
+    const bad = () =>
+      placeholderValues(typed, {
+        id: 'a-1',
+        qty: '3.5',
+        price: 'cheap',
+        gift: 'maybe',
+        tier: 'bronze',
+        note: { $ne: null, role: 'admin' },
+      });
+    expect(bad).toThrow(InvalidPlaceholderError);
+    try {
+      bad();
+    } catch (error) {
+      expect(Object.keys((error as InvalidPlaceholderError).errors).sort()).toEqual(
+        ['gift', 'id', 'note', 'price', 'qty', 'tier'].sort(),
+      );
+    }
+    expect(() => placeholderValues(typed, { id: 'A-12345678901' })).toThrow(/at most 10/);
+  });
+
+  it('refuses __proto__, constructor and prototype as names, and a pattern that is not a regular expression', () => {
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const res = TemplateCreateBody.safeParse({
+        name: 'x',
+        mode: 'webhook',
+        request_config: { url: 'https://a.example' },
+        placeholders: [{ name }],
+      });
+      expect(res.success, name).toBe(false);
+    }
+    const res = TemplateCreateBody.safeParse({
+      name: 'x',
+      mode: 'webhook',
+      request_config: { url: 'https://a.example' },
+      placeholders: [
+        { name: 'a', pattern: '([' },
+        { name: 'b', type: 'integer', default: 'x' },
+      ],
+    });
+    expect(res.success).toBe(false);
+    expect(res.error!.issues.map((i) => i.path.join('.')).sort()).toEqual([
+      'placeholders.0.pattern',
+      'placeholders.1.default',
+    ]);
+  });
+
+  it('a supplied key named __proto__ sets nothing on the value map', () => {
+    const supplied = JSON.parse('{"__proto__": {"polluted": 1}, "id": "A-1"}');
+    const { values, ignored } = placeholderValues(typed, supplied);
+    expect(ignored).toEqual(['__proto__']);
+    expect((values as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -28,10 +28,16 @@ import {
 import { stepTypeAlias } from '../chain/states.js';
 import { formatCondition, parseCondition } from '../expressions/condition.js';
 import { ExpressionError } from '../expressions/errors.js';
-import { urlTemplateProblem } from '../expressions/url.js';
+import {
+  hasOriginExpression,
+  interpolateUrl,
+  ORIGIN_EXPRESSION_NEEDS_ALLOWLIST,
+  urlTemplateProblem,
+} from '../expressions/url.js';
 import {
   type Expression,
   interpolate,
+  interpolateHeaderValue,
   interpolateString,
   listExpressions,
   renameExpressions,
@@ -45,8 +51,20 @@ export class MissingPlaceholderError extends Error {
   }
 }
 
+/** Trigger values that do not fit their placeholder's type, pattern, length or enum: messages by placeholder name. */
+export class InvalidPlaceholderError extends Error {
+  constructor(readonly errors: Record<string, string[]>) {
+    super(
+      `invalid value for placeholder${Object.keys(errors).length > 1 ? 's' : ''} ${Object.entries(errors)
+        .map(([name, messages]) => `${name} (${messages.join('; ')})`)
+        .join(', ')}`,
+    );
+    this.name = 'InvalidPlaceholderError';
+  }
+}
+
 export interface PlaceholderValues {
-  /** Every declared placeholder: the supplied value, else its default, else null. */
+  /** Every declared placeholder: the supplied value, else its default, else null. Has no prototype. */
   values: Record<string, unknown>;
   /** Keys of the trigger body that name no placeholder, sorted (`schedule` is not one of them). */
   ignored: string[];
@@ -54,20 +72,74 @@ export interface PlaceholderValues {
 
 const notSupplied = (value: unknown) => value === undefined || value === null || value === '';
 
+/** The longest text value accepted when a placeholder sets no max_length. */
+export const DEFAULT_PLACEHOLDER_MAX_LENGTH = 1000;
+
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d{0,20})(?:\.\d{1,20})?(?:[eE][+-]?\d{1,3})?$/;
+const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = { true: true, false: false, on: true, off: false };
+
+/**
+ * A supplied value as its placeholder's type, or the reason it does not fit. Form fields arrive as text, so text is
+ * converted; without a type a number or boolean becomes text and an object or array is refused (N-L4).
+ */
+function typedValue(
+  p: PlaceholderDefinition,
+  given: unknown,
+): { ok: true; value: unknown } | { ok: false; message: string } {
+  const type = p.type ?? 'string';
+  let value: unknown;
+  if (type === 'string') {
+    if (typeof given === 'string') value = given;
+    else if (typeof given === 'number' || typeof given === 'boolean') value = String(given);
+    else return { ok: false, message: 'must be text, not an object or a list' };
+  } else if (type === 'integer') {
+    if (typeof given === 'number' && Number.isSafeInteger(given)) value = given;
+    else if (typeof given === 'string' && INTEGER_TEXT.test(given.trim())) value = Number(given.trim());
+    else return { ok: false, message: 'must be an integer' };
+  } else if (type === 'number') {
+    if (typeof given === 'number' && Number.isFinite(given)) value = given;
+    else if (typeof given === 'string' && NUMBER_TEXT.test(given.trim())) value = Number(given.trim());
+    else return { ok: false, message: 'must be a number' };
+  } else {
+    if (typeof given === 'boolean') value = given;
+    else if (typeof given === 'string' && Object.hasOwn(BOOLEAN_TEXT, given.trim().toLowerCase()))
+      value = BOOLEAN_TEXT[given.trim().toLowerCase()];
+    else return { ok: false, message: 'must be true or false' };
+  }
+  const text = String(value);
+  const max = p.max_length ?? DEFAULT_PLACEHOLDER_MAX_LENGTH;
+  if (text.length > max) return { ok: false, message: `must be at most ${max} characters` };
+  // The pattern runs only on text within max_length, which bounds what a costly pattern can cost.
+  if (p.pattern !== undefined && !new RegExp(p.pattern, 'u').test(text)) {
+    return { ok: false, message: `must match ${p.pattern}` };
+  }
+  if (p.enum !== undefined && !p.enum.some((e) => e === value || String(e) === text)) {
+    return { ok: false, message: `must be one of ${p.enum.map((e) => JSON.stringify(e)).join(', ')}` };
+  }
+  return { ok: true, value };
+}
+
 /** The value of each declared placeholder for one trigger. */
 export function placeholderValues(
   definitions: readonly PlaceholderDefinition[],
   supplied: Readonly<Record<string, unknown>>,
 ): PlaceholderValues {
-  const values: Record<string, unknown> = {};
+  // No prototype: a name can never reach Object.prototype's members (N-L1).
+  const values: Record<string, unknown> = Object.create(null);
   const missing: string[] = [];
+  const invalid: Record<string, string[]> = {};
   for (const p of definitions) {
     const given = Object.hasOwn(supplied, p.name) ? supplied[p.name] : undefined;
-    if (!notSupplied(given)) values[p.name] = given;
-    else if (p.required) missing.push(p.name);
+    if (!notSupplied(given)) {
+      const typed = typedValue(p, given);
+      if (typed.ok) values[p.name] = typed.value;
+      else invalid[p.name] = [typed.message];
+    } else if (p.required) missing.push(p.name);
     else values[p.name] = p.default ?? null;
   }
   if (missing.length > 0) throw new MissingPlaceholderError(missing);
+  if (Object.keys(invalid).length > 0) throw new InvalidPlaceholderError(invalid);
   const declared = new Set(definitions.map((p) => p.name));
   const ignored = Object.keys(supplied)
     .filter((key) => !declared.has(key) && !(RESERVED_PLACEHOLDER_NAMES as readonly string[]).includes(key))
@@ -83,6 +155,8 @@ export interface ActionTemplateConfig {
     | undefined;
   gate_config?: GateInput | undefined;
   dedup_keys?: string[] | undefined;
+  /** The origins `request_config.url` may resolve to when its scheme or host holds a placeholder. */
+  allowed_origins?: readonly string[] | undefined;
 }
 
 /** The fields of an action template that take placeholders, as [path, value] pairs. */
@@ -142,9 +216,13 @@ export function templatePlaceholderErrors(
       add([...path, ...error.path], error.message);
     }
   }
-  if (template.type === 'action' && template.config.request_config && urlSchemes !== undefined) {
-    const problem = urlTemplateProblem(template.config.request_config.url, urlSchemes);
+  if (template.type === 'action' && template.config.request_config) {
+    const { url } = template.config.request_config;
+    const problem = urlSchemes === undefined ? null : urlTemplateProblem(url, urlSchemes);
     if (problem !== null) add(['request_config', 'url'], problem);
+    if (hasOriginExpression(url) && (template.config.allowed_origins ?? []).length === 0) {
+      add(['request_config', 'url'], ORIGIN_EXPRESSION_NEEDS_ALLOWLIST);
+    }
   }
   if (template.type === 'chain') {
     const rules = { placeholders: declared, ...(urlSchemes && { urlSchemes }) };
@@ -153,9 +231,20 @@ export function templatePlaceholderErrors(
   return errors;
 }
 
+/** Runs `resolve` with `path` put in front of the path of any ExpressionError. */
+function at<T>(path: readonly (string | number)[], resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    if (error instanceof ExpressionError) error.path.unshift(...path);
+    throw error;
+  }
+}
+
 /**
- * An action template's configuration with the placeholder values in. Only ExpressionErrors can be thrown, and
- * none once templatePlaceholderErrors found nothing at save time.
+ * An action template's configuration with the placeholder values in. Only ExpressionErrors can be thrown (their
+ * `path` names the field, e.g. `request_config.url`): a value that would change the URL's structure, leave its
+ * allowed origins or add a header line (N-H1).
  */
 export function resolveActionTemplate<T extends ActionTemplateConfig>(
   template: T,
@@ -166,13 +255,22 @@ export function resolveActionTemplate<T extends ActionTemplateConfig>(
   const { request_config: request, gate_config: gate, dedup_keys: keys } = template;
   return {
     ...template,
-    name: text(template.name),
+    name: at(['name'], () => text(template.name)),
     ...(request && {
       request_config: {
         ...request,
-        url: text(request.url),
-        headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, text(v)])),
-        ...(request.body !== undefined && { body: interpolate(request.body, scope) }),
+        url: at(['request_config', 'url'], () =>
+          interpolateUrl(request.url, scope, template.allowed_origins ?? []),
+        ),
+        headers: Object.fromEntries(
+          Object.entries(request.headers).map(([k, v]) => [
+            k,
+            at(['request_config', 'headers', k], () => interpolateHeaderValue(v, scope)),
+          ]),
+        ),
+        ...(request.body !== undefined && {
+          body: at(['request_config', 'body'], () => interpolate(request.body, scope)),
+        }),
       },
     }),
     ...(gate && {

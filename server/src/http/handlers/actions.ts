@@ -1,5 +1,6 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
+import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
@@ -7,7 +8,7 @@ import { principalOf } from '../auth.js';
 
 const s = initServer();
 
-export function actionsHandlers(actions: ActionService) {
+export function actionsHandlers(actions: ActionService, pauses: PauseService) {
   return s.router(contract.actions, {
     create: async ({ request, body }) => {
       const result = await actions.create(principalOf(request), body);
@@ -49,6 +50,26 @@ export function actionsHandlers(actions: ActionService) {
     retry: async ({ request, params }) => ({
       status: 200,
       body: { data: await actions.retry(principalOf(request).accountId, params.id) },
+    }),
+    pause: async ({ request, params, body }) => {
+      const p = principalOf(request);
+      await pauses.pause(p.accountId, params.id, body);
+      return {
+        status: 200,
+        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+      };
+    },
+    resume: async ({ request, params, body }) => {
+      const p = principalOf(request);
+      await pauses.resume(p.accountId, params.id, body ?? {});
+      return {
+        status: 200,
+        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+      };
+    },
+    stats: async ({ request }) => ({
+      status: 200,
+      body: { data: await actions.stats(principalOf(request).accountId) },
     }),
     coordinationKeys: async ({ request }) => ({
       status: 200,

@@ -25,6 +25,10 @@ export interface StoredGate {
   expires_at: string | null;
   escalated_at: string | null;
   post_approval_action_id: string | null;
+  /** Time spent paused since the round was sent (ms): the escalation clock runs this much later. */
+  paused_ms?: number;
+  /** Resumes since the round was sent: an escalation timer set before the last resume is stale. */
+  resumes?: number;
 }
 
 /**

@@ -42,3 +42,21 @@ export const ApiKeySchema = defineEntity({
   },
 });
 export type ApiKey = InferEntity<typeof ApiKeySchema>;
+
+/**
+ * A console sign-in (docs/console.md): the browser holds a random session id in an HttpOnly cookie; only its
+ * SHA-256 is stored. It acts as the API key it was opened with (scopes, account, rate limits), and ends after
+ * 12 idle hours, on sign-out, or when that key is revoked or deleted.
+ */
+export const ConsoleSessionSchema = defineEntity({
+  name: 'ConsoleSession',
+  tableName: 'console_sessions',
+  indexes: [{ properties: ['lastSeenAt'] }],
+  properties: {
+    idHash: p.string().length(64).primary(),
+    apiKey: () => p.manyToOne(ApiKeySchema).deleteRule('cascade'),
+    createdAt: p.datetime(),
+    lastSeenAt: p.datetime(),
+  },
+});
+export type ConsoleSession = InferEntity<typeof ConsoleSessionSchema>;

@@ -3,7 +3,13 @@ import type { ACTION_MODES, RETRY_STRATEGIES } from '@sched/contract';
 import { type ActionState, LIVE_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { AccountSchema } from './account.js';
-import type { StoredCoordination, StoredGate, StoredRecurrence, StoredRequest } from './stored.js';
+import type {
+  StoredCoordination,
+  StoredGate,
+  StoredPause,
+  StoredRecurrence,
+  StoredRequest,
+} from './stored.js';
 
 /** States whose attempt waits for its due time (the dispatcher's scan), and the state that holds a lease. */
 const DUE_STATES: readonly ActionState[] = ['scheduled', 'resolved'];
@@ -88,6 +94,8 @@ export const ActionSchema = defineEntity({
     jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
     gate: p.json<StoredGate>().nullable(),
+    /** The running pause (`paused` state): what resume needs; null when not paused. */
+    pause: p.json<StoredPause>().nullable(),
     /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
     chainId: p.uuid().nullable(),
     chainStepIndex: p.integer().nullable(),
@@ -100,7 +108,8 @@ export const ActionSchema = defineEntity({
 export const DeliveryAttemptSchema = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
-  indexes: [{ properties: ['action', 'attemptNumber'] }],
+  // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts).
+  indexes: [{ properties: ['action', 'attemptNumber'] }, { properties: ['startedAt'] }],
   properties: {
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),

@@ -1,4 +1,4 @@
-import { AccountSchema, ApiKeySchema } from './account.js';
+import { AccountSchema, ApiKeySchema, ConsoleSessionSchema } from './account.js';
 import { ActionSchema, CallbackDeliverySchema, DeliveryAttemptSchema, UsageCounterSchema } from './action.js';
 import {
   AttachmentSchema,
@@ -47,4 +47,5 @@ export const entities = [
   ChainStepSchema,
   TemplateSchema,
   DomainSchema,
+  ConsoleSessionSchema,
 ];

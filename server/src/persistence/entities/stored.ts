@@ -1,4 +1,7 @@
 import type {
+  ActionState,
+  DstFoldPolicy,
+  DstGapPolicy,
   HTTP_METHODS,
   NotMetPolicy,
   OnCreateRule,
@@ -35,4 +38,16 @@ export interface StoredRecurrence {
   end_type: RecurrenceEndType;
   max_occurrences?: number;
   end_date?: string;
+  /** How wall times in DST gaps and folds are read; absent: the default policy (domain/schedule/dst.ts). */
+  dst_policy?: { gap: DstGapPolicy; fold: DstFoldPolicy };
+}
+
+/** A running pause (`POST /actions/{id}/pause`). */
+export interface StoredPause {
+  /** The state the action was paused from: resume goes back to the schedule, or to waiting for answers. */
+  from: ActionState;
+  paused_at: string;
+  /** When it resumes by itself (a durable job), or null for an indefinite pause. */
+  until: string | null;
+  note: string | null;
 }

@@ -29,6 +29,8 @@ export const TemplateSchema = defineEntity({
     mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>().nullable(),
     timezone: p.string().length(64),
     requestConfig: p.json<StoredRequest>().nullable(),
+    /** Origins a URL whose scheme or host holds a placeholder may resolve to (N-H1). */
+    allowedOrigins: p.array().default([]),
     gateConfig: p.json<GateInput>().nullable(),
     maxAttempts: p.integer().nullable(),
     retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>().nullable(),
@@ -38,6 +40,11 @@ export const TemplateSchema = defineEntity({
     chainErrorHandling: p.string().length(16).$type<ErrorHandling>().nullable(),
     placeholders: p.json<PlaceholderDefinition[]>(),
     dedupKeys: p.array().default([]),
+    /** Trigger caps the owner sets (N-M2); null: the documented default. */
+    triggerLimitPerHour: p.integer().nullable(),
+    triggerLimitPerDay: p.integer().nullable(),
+    /** How far ahead (days) an anonymous trigger may schedule; null: the documented default. */
+    maxScheduleDays: p.integer().nullable(),
     tokenHash: p.string().length(64).unique(),
     tokenPrefix: p.string().length(16),
     isActive: p.boolean().default(true),

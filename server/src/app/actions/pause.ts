@@ -1,0 +1,333 @@
+import { type MissedPolicy, REMINDER_EVENT } from '@sched/contract';
+import { type ActionEvent, assertTransition, isPausable } from '../../domain/action/states.js';
+import { parseDuration, UNIT_MS } from '../../domain/schedule/duration.js';
+import { parseTimestamp } from '../../domain/schedule/resolve.js';
+import {
+  type ActionChanges,
+  type ActionRow,
+  findAction,
+  lockAction,
+  updateAction,
+} from '../../persistence/actions.js';
+import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import type { Sql } from '../../persistence/database.js';
+import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import type { ActionScheduler, CallbackOutbox, Clock, PauseTimers, Store } from '../ports.js';
+import type { Waits } from '../waits.js';
+import { seriesOf } from './series.js';
+
+/**
+ * Pause and resume (docs/operations.md). A paused action sends nothing: the delivery claim takes only `scheduled` and
+ * `resolved` actions, so a job or timer that fires during the pause finds nothing to do, and the pause clears the
+ * row's `job_due_at` so resume writes a new job. An approval's timeout and escalation clocks stop: resume moves
+ * `gate.expires_at` and the escalation's due time on by the time spent paused and sets their timers again.
+ *
+ * These functions work inside the caller's transaction (the API's, or one batch of a bulk operation), so every
+ * change of one action (row, timeline, callback, jobs) commits together.
+ */
+
+/** `POST /actions/{id}/pause`: exactly one of `until` / `duration`, or `indefinite: true`. */
+export interface PauseInput {
+  until?: string | undefined;
+  duration?: string | undefined;
+  indefinite?: boolean | undefined;
+  note?: string | null | undefined;
+}
+
+export interface ResumeInput {
+  missed?: MissedPolicy | undefined;
+}
+
+export interface PauseDeps {
+  scheduler: ActionScheduler;
+  callbacks: CallbackOutbox;
+  timers: PauseTimers;
+  clock: Clock;
+  waits: Waits;
+}
+
+/** Who asked, for the timeline (a bulk operation names itself: "bulk operation <id>"). */
+export interface PauseSource {
+  via?: string | undefined;
+}
+
+/** A pause (or an `until`) may last at most this long: its job must outlive it (jobs/queue.ts retention). */
+export const MAX_PAUSE_MS = 365 * UNIT_MS.d;
+const MAX_NOTE = 1000;
+
+/** When a pause ends by itself (null: indefinite), or the 422 field errors of the input. */
+export function pauseEnd(
+  input: PauseInput,
+  now: Date,
+  timezone: string,
+): { ok: true; until: Date | null } | { ok: false; errors: Record<string, string[]> } {
+  const errors: Record<string, string[]> = {};
+  const add = (field: string, message: string) => {
+    errors[field] = [...(errors[field] ?? []), message];
+  };
+  const given = [
+    input.until !== undefined && input.until !== null,
+    input.duration !== undefined && input.duration !== null,
+    input.indefinite === true,
+  ].filter(Boolean).length;
+  if (given === 0) add('until', 'Give one of until, duration or indefinite: true');
+  if (given > 1) add('until', 'Give only one of until, duration and indefinite');
+  if (input.indefinite === false && given === 0) add('indefinite', 'Must be true when given');
+  if (input.note != null && input.note.length > MAX_NOTE) add('note', `At most ${MAX_NOTE} characters`);
+  let until: Date | null = null;
+  if (input.until != null) {
+    const parsed = parseTimestamp(input.until, timezone);
+    if (!parsed) add('until', 'Must be an ISO 8601 timestamp');
+    else if (parsed.getTime() <= now.getTime()) add('until', 'Must be in the future');
+    else if (parsed.getTime() - now.getTime() > MAX_PAUSE_MS) add('until', 'Must be within 365 days');
+    else until = parsed;
+  } else if (input.duration != null) {
+    const ms = parseDuration(input.duration);
+    if (ms === null) add('duration', 'Must be a positive integer followed by s, m, h, d or w (e.g. 2h)');
+    else if (ms > MAX_PAUSE_MS) add('duration', 'Must be at most 365 days');
+    // A duration the caller chose: never scaled by SCHED_TIME_SCALE.
+    else until = new Date(now.getTime() + ms);
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, until };
+}
+
+/** Why an action cannot be paused (a 409's message), or null when it can. */
+export function pauseRefusal(row: Pick<ActionRow, 'id' | 'status' | 'chain_id'>): string | null {
+  if (row.chain_id)
+    return `action ${row.id} is a step of chain ${row.chain_id} and cannot be paused on its own`;
+  if (row.status === 'paused') return `action ${row.id} is already paused`;
+  if (row.status === 'executing')
+    return `action ${row.id} is being delivered right now and cannot be paused; try again in a moment`;
+  if (!isPausable(row.status)) return `action ${row.id} is ${row.status} and cannot be paused`;
+  return null;
+}
+
+/** Why an action cannot be resumed (a 409's message), or null when it can. */
+export function resumeRefusal(row: Pick<ActionRow, 'id' | 'status'>): string | null {
+  return row.status === 'paused' ? null : `action ${row.id} is not paused (it is ${row.status})`;
+}
+
+/** Pauses one action of the account inside `tx`. 404 unknown (or another account's), 422 bad input, 409 not pausable. */
+export async function pauseAction(
+  deps: PauseDeps,
+  tx: Sql,
+  accountId: string,
+  id: string,
+  input: PauseInput,
+  source: PauseSource = {},
+): Promise<ActionRow> {
+  const row = await findAction(tx, accountId, id, { forUpdate: true });
+  if (!row) throw new NotFoundError('action');
+  const now = deps.clock();
+  const end = pauseEnd(input, now, row.timezone);
+  if (!end.ok) throw new ValidationError(end.errors);
+  const refusal = pauseRefusal(row);
+  if (refusal) throw new ConflictError(refusal);
+
+  const note = input.note?.trim() ? input.note.trim() : null;
+  const pause: StoredPause = {
+    from: row.status,
+    paused_at: now.toISOString(),
+    until: end.until?.toISOString() ?? null,
+    note,
+  };
+  const updated = await updateAction(tx, row.id, {
+    status: assertTransition(row.status, 'pause'),
+    pause,
+    // The job written for the current due time (if any) will find the action paused; resume writes a new one.
+    job_due_at: null,
+    lease_until: null,
+    updated_at: now,
+  });
+  if (end.until) await deps.timers.resumeAt(tx, row.id, end.until, pause.paused_at);
+  const when = end.until ? `until ${end.until.toISOString()}` : 'indefinitely';
+  await addReminderEvents(tx, row.id, [
+    { type: REMINDER_EVENT.paused, actor: null, notes: timelineNote(`paused ${when}`, note, source) },
+  ]);
+  await deps.callbacks.enqueue(tx, row, 'action.paused', {
+    status: 'paused',
+    paused_at: pause.paused_at,
+    until: pause.until,
+    note,
+  });
+  return updated;
+}
+
+/** Resumes one paused action of the account inside `tx`. 404 unknown (or another account's), 409 not paused. */
+export async function resumeAction(
+  deps: PauseDeps,
+  tx: Sql,
+  accountId: string,
+  id: string,
+  input: ResumeInput,
+  source: PauseSource = {},
+): Promise<ActionRow> {
+  const row = await findAction(tx, accountId, id, { forUpdate: true });
+  if (!row) throw new NotFoundError('action');
+  const refusal = resumeRefusal(row);
+  if (refusal) throw new ConflictError(refusal);
+  return resumeRow(deps, tx, row, input.missed ?? 'run_once', source);
+}
+
+/**
+ * The `until` of a pause came (its pg-boss job). Idempotent: a pause that already ended, or a later pause of the
+ * same action (another `pausedAt`), is left alone.
+ */
+export async function resumeWhenDue(
+  deps: PauseDeps & { store: Store },
+  job: { actionId: string; pausedAt: string },
+): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    const row = await lockAction(tx, job.actionId);
+    if (row?.status !== 'paused' || row.pause?.paused_at !== job.pausedAt) return;
+    await resumeRow(deps, tx, row, 'run_once', { via: 'its until' });
+  });
+}
+
+async function resumeRow(
+  deps: PauseDeps,
+  tx: Sql,
+  row: ActionRow,
+  missed: MissedPolicy,
+  source: PauseSource,
+): Promise<ActionRow> {
+  const now = deps.clock();
+  const pause = row.pause!;
+  const pausedMs = Math.max(0, now.getTime() - new Date(pause.paused_at).getTime());
+  const changes: Omit<ActionChanges, 'status'> = { pause: null, updated_at: now };
+  let event: ActionEvent;
+  let dueAt: Date | null = null;
+  let outcome: string;
+
+  const gate = row.gate;
+  // An approval whose request went out: its clocks run again from where they stopped.
+  const gateRunning = gate?.sent_at != null && gate.expires_at != null;
+  if (gateRunning) changes.gate = shiftedGate(gate, pausedMs);
+
+  if (pause.from === 'awaiting_response') {
+    event = 'resume_awaiting';
+    outcome = 'waiting for answers again';
+  } else {
+    const due = row.next_attempt_at ?? row.scheduled_for;
+    if (due.getTime() > now.getTime()) {
+      event = 'resume';
+      dueAt = due;
+      outcome = `due ${due.toISOString()}`;
+    } else if (missed === 'run_once') {
+      event = 'resume';
+      dueAt = now;
+      outcome = 'its missed moment runs now';
+    } else if (gateRunning) {
+      // A snoozed approval: the skipped moment was its reminder; the request stands and waits for answers.
+      event = 'resume_awaiting';
+      changes.next_attempt_at = null;
+      outcome = 'the missed reminder is skipped; waiting for answers again';
+    } else if (row.recurrence) {
+      const run = seriesOf(row, deps.waits).runAfter(now, row.recurrence_count);
+      if (run) {
+        event = 'resume';
+        dueAt = run.at;
+        Object.assign(changes, {
+          scheduled_for: run.at,
+          recurrence_index: run.index,
+          attempt_count: 0,
+          reschedule_count: 0,
+          last_error: null,
+        });
+        outcome = `missed occurrences skipped; next ${run.at.toISOString()}`;
+      } else {
+        event = 'resume_expire';
+        changes.next_attempt_at = null;
+        changes.last_error = 'the series ended while paused (resumed with missed: skip)';
+        outcome = 'the series ended while paused; nothing is left to run';
+      }
+    } else {
+      // A one-time action whose moment passed, resumed with `skip`: it will never run, so it ends as expired.
+      event = 'resume_expire';
+      changes.next_attempt_at = null;
+      changes.last_error = 'its moment passed while paused (resumed with missed: skip)';
+      outcome = 'its moment passed while paused; expired';
+    }
+  }
+  if (dueAt) changes.next_attempt_at = dueAt;
+
+  const status = assertTransition(row.status, event);
+  const updated = await updateAction(tx, row.id, { ...changes, status });
+  if (dueAt) await deps.scheduler.schedule(tx, row.id, dueAt);
+  if (gateRunning && status !== 'expired') await rearmGateTimers(deps, tx, row.id, changes.gate!, now);
+  await addReminderEvents(tx, row.id, [
+    {
+      type: REMINDER_EVENT.resumed,
+      actor: null,
+      notes: timelineNote(
+        `resumed (missed: ${missed}) after ${Math.round(pausedMs / 1000)} s; ${outcome}`,
+        null,
+        source,
+      ),
+    },
+  ]);
+  await deps.callbacks.enqueue(tx, row, 'action.resumed', {
+    status,
+    missed,
+    paused_at: pause.paused_at,
+    paused_ms: pausedMs,
+    next_attempt_at: dueAt?.toISOString() ?? null,
+  });
+  return updated;
+}
+
+/** The gate with its clocks moved on by the time spent paused. */
+function shiftedGate(gate: StoredGate, pausedMs: number): StoredGate {
+  return {
+    ...gate,
+    expires_at: new Date(new Date(gate.expires_at!).getTime() + pausedMs).toISOString(),
+    paused_ms: (gate.paused_ms ?? 0) + pausedMs,
+    resumes: (gate.resumes ?? 0) + 1,
+  };
+}
+
+/**
+ * The timeout timer at the moved expiry, and the escalation's at its moved due time if it has not happened yet.
+ * Timers set before the pause may still fire: the timeout one finds the expiry later and looks again then, and the
+ * escalation one carries an older `resumes` and is ignored (jobs/approval-engine.ts).
+ */
+async function rearmGateTimers(deps: PauseDeps, tx: Sql, actionId: string, gate: StoredGate, now: Date) {
+  const round = gate.sent_at!;
+  const expiresAt = new Date(gate.expires_at!);
+  await deps.timers.gateTimer(tx, { actionId, kind: 'timeout', round }, expiresAt);
+  if (!gate.escalation || gate.escalated_at) return;
+  const escalateAt = new Date(
+    new Date(round).getTime() +
+      deps.waits.wait(gate.escalation.after_hours * UNIT_MS.h) +
+      (gate.paused_ms ?? 0),
+  );
+  if (escalateAt > now && escalateAt < expiresAt)
+    await deps.timers.gateTimer(
+      tx,
+      { actionId, kind: 'escalation', round, resumes: gate.resumes ?? 0 },
+      escalateAt,
+    );
+}
+
+function timelineNote(what: string, note: string | null, source: PauseSource): string {
+  return [source.via ? `${what} by ${source.via}` : what, note].filter(Boolean).join(': ');
+}
+
+/** The API's use cases: one action, one transaction. */
+export class PauseService {
+  constructor(private readonly deps: PauseDeps & { store: Store }) {}
+
+  pause(accountId: string, id: string, input: PauseInput): Promise<ActionRow> {
+    return this.deps.store.transaction((tx) => pauseAction(this.deps, tx, accountId, id, input));
+  }
+
+  resume(accountId: string, id: string, input: ResumeInput): Promise<ActionRow> {
+    return this.deps.store.transaction((tx) => resumeAction(this.deps, tx, accountId, id, input));
+  }
+
+  /** A pause's `until` came (jobs/dispatcher.ts). */
+  resumeWhenDue(job: { actionId: string; pausedAt: string }): Promise<void> {
+    return resumeWhenDue(this.deps, job);
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Every environment variable the server reads, with its default and meaning: the ONE source of the README's
+ * Configuration table (`pnpm docs:env` writes it; a test fails when it is stale) and of `sched serve --help`.
+ * Defaults are written as people read them (`unset`, `` `8080` ``); config.test.ts checks each one against the
+ * parser's own default, so the two cannot drift. This module imports nothing: the CLI reads it for its help.
+ */
+export interface EnvironmentVariable {
+  /** One row may document a group of variables that go together (all or none). */
+  names: string[];
+  default: string;
+  meaning: string;
+}
+
+export const ENVIRONMENT: readonly EnvironmentVariable[] = [
+  {
+    names: ['DATABASE_URL'],
+    default: 'unset',
+    meaning:
+      'PostgreSQL to use. Unset: an embedded PostgreSQL (real PostgreSQL 17 from an npm package) whose data lives in `SCHED_DATA_DIR` and survives restarts.',
+  },
+  {
+    names: ['PORT'],
+    default: '`8080`',
+    meaning: 'HTTP port (`0` picks a free one).',
+  },
+  {
+    names: ['HOST'],
+    default: '`127.0.0.1`',
+    meaning: 'Listen address (`0.0.0.0` to serve other machines).',
+  },
+  {
+    names: ['SCHED_PUBLIC_URL'],
+    default: '`http://localhost:$PORT`',
+    meaning: 'Public root: `{base_url}` is `$SCHED_PUBLIC_URL/v1`, trigger and response links live under it.',
+  },
+  {
+    names: ['SCHED_DATA_DIR'],
+    default: '`.sched`',
+    meaning:
+      'Embedded database, its password, and the first-start `credentials` file. Processes using one directory share one PostgreSQL; the last to stop stops it. As root, when the `postgres` user cannot reach it (e.g. under `/root`), the cluster lives in `/var/lib/sched-embedded/`.',
+  },
+  {
+    names: ['SCHED_ALLOW_PRIVATE_DESTINATIONS'],
+    default: '`false`',
+    meaning: '`true` allows `http://` and loopback/private destinations: development and tests only.',
+  },
+  {
+    names: ['SCHED_TIME_SCALE'],
+    default: '`1`',
+    meaning:
+      'Dev/test only: a factor > 1 divides every wait the service chooses (retry backoff, callback retries, snooze, escalation, gate timeout, reschedule delays, recurrence intervals). Refused when `NODE_ENV=production`.',
+  },
+  {
+    names: ['SCHED_RATE_LIMIT_FACTOR'],
+    default: '`1`',
+    meaning:
+      'Multiplies every rate limit of the API for all accounts (per-account factors multiply it again).',
+  },
+  {
+    names: ['SCHED_METRICS_TOKEN'],
+    default: 'unset',
+    meaning: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`.',
+  },
+  {
+    names: ['SCHED_SHUTDOWN_TIMEOUT_MS'],
+    default: '`30000`',
+    meaning: 'How long SIGTERM waits for in-flight work before exiting.',
+  },
+  {
+    names: ['SCHED_DELIVERY_CONCURRENCY'],
+    default: '`256`',
+    meaning:
+      'Delivery attempts (and approval rounds) in flight at once in one worker process; more wait, unclaimed (docs/actions.md, fairness).',
+  },
+  {
+    names: ['SCHED_DELIVERY_ACCOUNT_CONCURRENCY'],
+    default: '`128`',
+    meaning: 'The same cap for one account; waiting attempts are served round-robin between accounts.',
+  },
+  {
+    names: ['SCHED_TRUST_PROXY'],
+    default: 'unset',
+    meaning:
+      "Proxies to believe for the client IP (per-IP rate limits) and `X-Request-Id`: a hop count (`1`) or addresses and CIDRs (`10.0.0.0/8,127.0.0.1`). Unset: the socket's peer is the client and request ids are generated. `true` is refused.",
+  },
+  {
+    names: ['SCHED_HTTP_REQUEST_TIMEOUT_MS'],
+    default: '`30000`',
+    meaning: 'Time a client has to send a whole request (slow bodies get 408); `0` turns it off.',
+  },
+  {
+    names: ['SCHED_HTTP_CONNECTION_TIMEOUT_MS'],
+    default: '`120000`',
+    meaning: 'Idle socket limit; `0` turns it off.',
+  },
+  {
+    names: ['SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+    default: '`72000`',
+    meaning: 'How long an idle keep-alive connection stays open.',
+  },
+  {
+    names: ['SCHED_DOMAIN_DAY_LIMIT', 'SCHED_DOMAIN_MONTH_LIMIT'],
+    default: '`10`, `100`',
+    meaning:
+      'Actions an account may create to one unverified destination hostname per UTC day and month (docs/domains.md).',
+  },
+  {
+    names: ['SCHED_DNS_SERVERS'],
+    default: 'unset',
+    meaning: "Resolvers for domain verification, comma-separated `host` or `host:port`; unset: the system's.",
+  },
+  {
+    names: ['SCHED_SMTP_URL'],
+    default: 'unset',
+    meaning:
+      'Email channel: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`. Unset: emails are kept in the outbox (`sched outbox list`).',
+  },
+  {
+    names: ['SCHED_EMAIL_FROM'],
+    default: '`sched <no-reply@localhost>`',
+    meaning: 'From header of approval emails.',
+  },
+  {
+    names: ['SCHED_TWILIO_ACCOUNT_SID', 'SCHED_TWILIO_AUTH_TOKEN', 'SCHED_TWILIO_FROM'],
+    default: 'unset',
+    meaning:
+      'SMS channel through the Twilio Messages API (all three or none). Unset: SMS are kept in the outbox.',
+  },
+  {
+    names: ['SCHED_TWILIO_API_URL'],
+    default: '`https://api.twilio.com`',
+    meaning: 'Base URL of a Twilio-compatible Messages API.',
+  },
+  {
+    names: ['SCHED_VAPID_PUBLIC_KEY', 'SCHED_VAPID_PRIVATE_KEY', 'SCHED_VAPID_SUBJECT'],
+    default: 'unset',
+    meaning:
+      'Web Push channel (VAPID; all three or none). Slack and Teams need no variable: each channel resource carries its webhook URL.',
+  },
+  {
+    names: ['LOG_LEVEL'],
+    default: '`info`',
+    meaning:
+      '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON (pino) with request ids, one line per request; keys and secrets are never logged. Lines are written in batches (at most 200 ms or 8 KiB late; flushed at exit, a `kill -9` may lose that much).',
+  },
+  {
+    names: ['NODE_ENV'],
+    default: '`development`',
+    meaning: '`production` turns off response validation and refuses `SCHED_TIME_SCALE`.',
+  },
+];
+
+const README_START =
+  '<!-- environment:start (generated from server/src/environment.ts by `pnpm docs:env`) -->';
+const README_END = '<!-- environment:end -->';
+
+/** The README's Configuration table, in Markdown. */
+export function environmentTable(): string {
+  const rows = ENVIRONMENT.map(
+    (v) => `| ${v.names.map((n) => `\`${n}\``).join(', ')} | ${v.default} | ${v.meaning} |`,
+  );
+  return [README_START, '| Variable | Default | Meaning |', '| --- | --- | --- |', ...rows, README_END].join(
+    '\n',
+  );
+}
+
+/** The README with its table replaced by the current one. */
+export function withEnvironmentTable(readme: string): string {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < 0) throw new Error(`README.md lacks the ${README_START} ... ${README_END} markers`);
+  return readme.slice(0, start) + environmentTable() + readme.slice(end + README_END.length);
+}
+
+/** `sched serve --help`: the same rows as plain text. */
+export function environmentHelp(): string {
+  const plain = (s: string) => s.replaceAll('`', '');
+  const lines = ['Environment (docs: README.md, Configuration):'];
+  for (const v of ENVIRONMENT) {
+    lines.push(`  ${v.names.join(', ')}  (default: ${plain(v.default)})`);
+    lines.push(`      ${plain(v.meaning)}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,18 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/** Templates gain the origins their URLs may resolve to (N-H1), trigger caps and a schedule horizon (N-M2). */
+export class Migration20261125040000_TemplateGuards extends Migration {
+  override name = 'Migration20261125040000_TemplateGuards';
+
+  override up(): void | Promise<void> {
+    this.addSql(
+      `alter table "templates" add column "allowed_origins" text[] not null default '{}', add column "trigger_limit_per_hour" int null, add column "trigger_limit_per_day" int null, add column "max_schedule_days" int null;`,
+    );
+  }
+
+  override down(): void | Promise<void> {
+    this.addSql(
+      `alter table "templates" drop column "allowed_origins", drop column "trigger_limit_per_hour", drop column "trigger_limit_per_day", drop column "max_schedule_days";`,
+    );
+  }
+}

@@ -1,0 +1,50 @@
+import { sql } from 'kysely';
+import type { ActionState } from '@sched/contract';
+import type { Sql } from './database.js';
+
+/** How many of an account's actions are in each state (states without actions are absent). */
+export async function countActionsByStatus(db: Sql, accountId: string): Promise<Map<ActionState, number>> {
+  const rows = await db
+    .selectFrom('actions')
+    .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('account_id', '=', accountId)
+    .groupBy('status')
+    .execute();
+  return new Map(rows.map((r) => [r.status as ActionState, Number(r.n)]));
+}
+
+/** Delivery figures of one hour (`hour` set) or of the whole span (`hour` null). */
+export interface DeliveryFigures {
+  hour: Date | null;
+  attempts: number;
+  succeeded: number;
+  p50: number | null;
+  p99: number | null;
+}
+
+/**
+ * The account's delivery attempts started in [since, until): per hour and in all (a rollup row whose `hour` is
+ * null), with lateness percentiles. Uses delivery_attempts' started_at index, then each attempt's action.
+ */
+export async function deliveryFigures(
+  db: Sql,
+  accountId: string,
+  since: Date,
+  until: Date,
+): Promise<DeliveryFigures[]> {
+  const { rows } = await sql<{
+    hour: Date | null;
+    attempts: number;
+    succeeded: number;
+    p50: number | null;
+    p99: number | null;
+  }>`
+    select date_trunc('hour', d.started_at) as hour, count(*)::int as attempts,
+           (count(*) filter (where d.outcome = 'success'))::int as succeeded,
+           percentile_disc(0.5) within group (order by d.lateness_ms) as p50,
+           percentile_disc(0.99) within group (order by d.lateness_ms) as p99
+      from delivery_attempts d join actions a on a.id = d.action_id
+     where d.started_at >= ${since} and d.started_at < ${until} and a.account_id = ${accountId}
+     group by rollup (date_trunc('hour', d.started_at))`.execute(db);
+  return rows;
+}
