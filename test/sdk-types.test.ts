@@ -20,8 +20,15 @@ const run = promisify(execFile);
 const CONSUMER = `
 import {
   type Action, type ActionSummary, type ApiKey, type Chain, type DeliveryAttempt, type ErrorCode, type Template,
-  createClient, SchedApiError, SchedConnectionError,
+  type CallbackEvent, createClient, parseCallback, SchedApiError, SchedConnectionError,
 } from '@sched/sdk';
+
+export async function receive(request: Request): Promise<string> {
+  const event: CallbackEvent = await parseCallback(request, ['new-secret', 'old-secret']);
+  if (event.event === 'chain.completed') return String(event.payload.steps.length);
+  if (event.event === 'action.failed') return event.payload.error_message ?? '';
+  return event.id;
+}
 
 const sched = createClient({
   baseUrl: 'http://localhost:8080', apiKey: 'sk_sched_x', timeoutMs: 5_000, retry: { retries: 3 }, fetch,

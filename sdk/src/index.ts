@@ -82,14 +82,22 @@ export type {
   TriggerAnswer,
 } from './types.js';
 export type {
+  ActionCallback,
   ApiKey,
   ApiKeyCreate,
   ApiKeyRotate,
   ApiKeyRotated,
   ApiKeyScope,
   ApiKeyWithSecret,
+  ChainCallback,
   ErrorCode,
   SignatureScheme,
 } from '@sched/contract';
-export type { WebhookHeaders, WebhookVerification, WebhookVerificationInput } from './webhooks.js';
-export { assertWebhook, verifyWebhook } from './webhooks.js';
+export type {
+  CallbackEvent,
+  CallbackRequest,
+  WebhookHeaders,
+  WebhookVerification,
+  WebhookVerificationInput,
+} from './webhooks.js';
+export { assertWebhook, parseCallback, verifyWebhook } from './webhooks.js';
