@@ -164,7 +164,14 @@ describe.skipIf('missing' in found)(
       expect(sdk).toMatchObject({
         name: '@sched/sdk',
         sideEffects: false,
-        exports: { '.': { types: './bundle/index.d.ts', default: './bundle/index.js' } },
+        main: './bundle/index.cjs',
+        types: './bundle/index.d.cts',
+        exports: {
+          '.': {
+            import: { types: './bundle/index.d.ts', default: './bundle/index.js' },
+            require: { types: './bundle/index.d.cts', default: './bundle/index.cjs' },
+          },
+        },
       });
       // The main entry imports no node: module, so browsers, Deno and Bun load it.
       const bundle = (await run('tar', ['-xzOf', sdkTarball, 'package/bundle/index.js'])).stdout;

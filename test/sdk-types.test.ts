@@ -62,6 +62,12 @@ export async function run(signal: AbortSignal): Promise<[Action, Chain, ApiKey[]
 }
 `;
 
+const LEGACY_CONSUMER = `
+import { createClient, type Action } from '@sched/sdk';
+export const get = (id: string): Promise<Action> =>
+  createClient({ baseUrl: 'http://localhost:8080', apiKey: 'k' }).actions.get(id);
+`;
+
 // The published declarations type-check in a strict project with skipLibCheck: false (the pinned ts-rest release
 // candidate's own .d.ts do not against zod 4, so none of its types may appear in the SDK's).
 describe('the SDK declarations', { timeout: 180_000 }, () => {
@@ -85,6 +91,7 @@ describe('the SDK declarations', { timeout: 180_000 }, () => {
     writeFileSync(join(pkgDir, 'package.json'), JSON.stringify({ ...pkg, ...pkg.publishConfig }));
     symlinkSync(realpathSync(join(repoRoot, 'sdk', 'node_modules', 'zod')), join(app, 'node_modules', 'zod'));
     mkdirSync(join(app, 'src'));
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
     writeFileSync(join(app, 'src', 'app.ts'), CONSUMER);
     writeFileSync(
       join(app, 'tsconfig.json'),
@@ -102,11 +109,35 @@ describe('the SDK declarations', { timeout: 180_000 }, () => {
         include: ['src'],
       }),
     );
-    const tsc = await run(join(bin, 'tsc'), ['-p', app]).then(
-      () => ({ code: 0, out: '' }),
-      (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+    const tsc = (project: string) =>
+      run(join(bin, 'tsc'), ['-p', project]).then(
+        () => ({ code: 0, out: '' }),
+        (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
+      );
+    expect(await tsc(app)).toEqual({ code: 0, out: '' });
+
+    // A CommonJS project (no "type": "module"): `require` resolves the CommonJS build and its declarations. (Older
+    // TypeScript's moduleResolution "node" reads the top-level `types`, the same file; TypeScript 7 has dropped it.)
+    mkdirSync(join(app, 'legacy'));
+    writeFileSync(join(app, 'legacy', 'package.json'), JSON.stringify({ type: 'commonjs' }));
+    writeFileSync(join(app, 'legacy', 'legacy.ts'), LEGACY_CONSUMER);
+    writeFileSync(
+      join(app, 'tsconfig.cjs.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          module: 'node16',
+          moduleResolution: 'node16',
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          types: [],
+          noEmit: true,
+        },
+        files: ['legacy/legacy.ts'],
+      }),
     );
-    expect(tsc.out).toBe('');
-    expect(tsc.code).toBe(0);
+    expect(await tsc(join(app, 'tsconfig.cjs.json'))).toEqual({ code: 0, out: '' });
+    expect(readFileSync(join(out, 'index.cjs'), 'utf8')).toMatch(/exports\.createClient|createClient/);
   });
 });
