@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
-import { serverInstalled } from './commands/admin.js';
+import { configureMissingAdminVerbs, serverInstalled } from './commands/admin.js';
 import { configureAdminCommand } from './commands/admin-keys/index.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
@@ -9,7 +9,7 @@ import { configureChainsCommands } from './commands/chains.js';
 import { configureChannelsCommands } from './commands/channels.js';
 import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommands } from './commands/config.js';
-import { configureContactsCommands } from './commands/contacts.js';
+import { configureContactsCommand } from './commands/contacts/index.js';
 import { configureDomainsCommands } from './commands/domains.js';
 import { configureKeysCommand } from './commands/keys/index.js';
 import { configureOutboxCommands } from './commands/outbox.js';
@@ -45,7 +45,7 @@ export function buildProgram(): Command {
     configureAccountsCommands(program);
     configureAdminCommand(program);
   }
-  configureContactsCommands(program);
+  configureContactsCommand(program);
   configureActionsCommands(program);
   configureApprovalsCommands(program);
   configureChainsCommands(program);
@@ -59,6 +59,7 @@ export function buildProgram(): Command {
   configureTemplatesCommands(program);
   configureDomainsCommands(program);
   if (admin) configurePurgeCommand(program);
+  else configureMissingAdminVerbs(program);
   return program;
 }
 

@@ -88,11 +88,15 @@ export function reportError(err: unknown): number {
     return EXIT.usage;
   }
   if (err instanceof ZodError) {
-    // Options parsed by a contract schema (parseOptions): the same messages the API would answer.
-    process.stderr.write('error: invalid options\n');
-    for (const issue of err.issues)
-      process.stderr.write(`  ${issue.path.join('.') || 'options'}: ${issue.message}\n`);
-    return EXIT.usage;
+    // Options checked by the contract's schema (parseOptions) before any request: reported as the server's 422
+    // would be, with the same code, messages and exit code.
+    const fields = err.issues.map((i) => [i.path.join('.') || 'options', i.message] as const);
+    const [first] = fields;
+    process.stderr.write(
+      `error [validation_failed]: ${first ? `${first[0]}: ${first[1]}` : 'invalid options'}\n`,
+    );
+    for (const [field, message] of fields) process.stderr.write(`  ${field}: ${message}\n`);
+    return EXIT.failed;
   }
   if (err instanceof SchedConnectionError) {
     process.stderr.write(`error: ${err.message}\n`);
@@ -127,7 +131,7 @@ export function formatFields(fields: [string, unknown][]): string {
 
 /**
  * Parses a verb's options with a schema of the contract (its body or query schema), so the CLI refuses what the API
- * would, with the API's messages, before any request. A failure exits 2 (usage), naming each option by its field.
+ * would, with the API's messages and code (`validation_failed`, exit 1), before any request.
  */
 export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   return schema.parse(input, { error: issueMessage });

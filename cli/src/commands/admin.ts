@@ -1,5 +1,6 @@
 import type { AccountService, Database } from '@sched/server';
 
+import type { Command } from 'commander';
 import { UsageError } from '../runtime.js';
 
 /**
@@ -26,11 +27,32 @@ export async function serverModule(): Promise<typeof import('@sched/server')> {
     const code = (err as { code?: string }).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' || !String((err as Error).message).includes('@sched/server'))
       throw err;
-    throw new UsageError(
-      'this is an admin verb: it needs the sched server package, which this installation of the CLI does not ' +
-        'include. Run it from a checkout of the repository (npm run --silent sched -- <verb>) or where the ' +
-        'server is installed; the API verbs (actions, approvals, contacts, channels, team-members, quota) work here.',
-    );
+    throw new UsageError(ADMIN_VERB_MISSING);
+  }
+}
+
+const ADMIN_VERB_MISSING =
+  'this is an admin verb: it needs the sched server package, which this installation of the CLI does not ' +
+  'include. Run it from a checkout of the repository (npm run --silent sched -- <verb>) or where the ' +
+  'server is installed; the API verbs (actions, approvals, contacts, channels, team-members, keys, quota) work here.';
+
+/** The admin verbs, for an installation without the server package. */
+const ADMIN_VERBS = ['serve', 'migrate', 'accounts', 'admin', 'outbox', 'purge'] as const;
+
+/**
+ * Without the server package the admin verbs are not offered (`--help` does not list them), but asking for one by
+ * name says what is missing rather than "unknown command".
+ */
+export function configureMissingAdminVerbs(program: Command): void {
+  for (const verb of ADMIN_VERBS) {
+    program
+      .command(verb, { hidden: true })
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .helpOption(false)
+      .action(() => {
+        throw new UsageError(ADMIN_VERB_MISSING);
+      });
   }
 }
 
