@@ -6,18 +6,18 @@ import { configureAdminCommand } from './commands/admin-keys/index.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
 import { configureChainsCommands } from './commands/chains.js';
-import { configureChannelsCommands } from './commands/channels.js';
+import { configureChannelsCommands } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';
-import { configureConfigCommands } from './commands/config.js';
+import { configureConfigCommands } from './commands/config/index.js';
 import { configureContactsCommand } from './commands/contacts/index.js';
-import { configureDomainsCommands } from './commands/domains.js';
+import { configureDomainsCommands } from './commands/domains/index.js';
 import { configureKeysCommand } from './commands/keys/index.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
-import { configureTeamMembersCommands } from './commands/team-members.js';
-import { configureTemplatesCommands } from './commands/templates.js';
+import { configureTeamMembersCommands } from './commands/team-members/index.js';
+import { configureTemplatesCommands } from './commands/templates/index.js';
 import { EXIT, reportError } from './runtime.js';
 
 /** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
