@@ -15,13 +15,14 @@ import { configureKeysCommand } from './commands/keys/index.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
+import { configureScheduleCommands } from './commands/schedule/preview.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { configureTeamMembersCommands } from './commands/team-members/index.js';
 import { configureTemplatesCommands } from './commands/templates/index.js';
 import { EXIT, reportError } from './runtime.js';
 
 /** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
-export function cliVersion(): string {
+function cliVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   if (admin) configureOutboxCommands(program);
   configureQuotaCommand(program);
   configureKeysCommand(program);
+  configureScheduleCommands(program);
   configureConfigCommands(program);
   configureCompletionCommand(program);
   configureTemplatesCommands(program);

@@ -9,14 +9,14 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 export class UsageError extends Error {}
 
-export interface GlobalOptions {
+interface GlobalOptions {
   apiUrl?: string;
   apiKey?: string;
   json?: boolean;
 }
 
 /** Flags, then the environment, then `sched config set`, then a local server's credentials (see settings.ts). */
-export function connection(
+function connection(
   opts: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): { baseUrl: string; apiKey: string } {
@@ -57,7 +57,7 @@ export function print(
 }
 
 /** How one value shows in a table or a field list: `-` for null and undefined, JSON for objects. */
-export function cell(v: unknown): string {
+function cell(v: unknown): string {
   return v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 

@@ -1,4 +1,13 @@
-import type { Action, ActionCreateBody, ActionSummary, Quota } from '@sched/contract';
+import type {
+  Action,
+  ActionCreateBody,
+  ActionSummary,
+  PauseBody,
+  Quota,
+  ResumeBody,
+  SchedulePreview,
+  SchedulePreviewBody,
+} from '@sched/contract';
 import { callArgs, type RawClient } from './raw.js';
 import { collect, paginate, paginatePages } from './pagination.js';
 import type { CallOptions } from './transport.js';
@@ -80,6 +89,17 @@ export interface ActionsApi {
   cancelByCoordinationKey(coordinationKey: string, options?: CallOptions): Promise<CancelByKeyResult>;
   /** Starts a new delivery cycle of a `failed` action now; 422 for any other status. */
   retry(id: string, options?: CallOptions): Promise<RetriedAction>;
+  /**
+   * Pauses a `scheduled`, `resolved` or `awaiting_response` action (a series as a whole): nothing is sent and an
+   * approval's clocks stop. Give one of `until`, `duration` (it resumes by itself then) or `indefinite: true`.
+   * 409 when it cannot be paused; answers the action, `paused`.
+   */
+  pause(id: string, body: PauseBody, options?: CallOptions): Promise<Action>;
+  /**
+   * Resumes a paused action; `missed: 'run_once'` (default) runs what passed while paused once, `'skip'` drops it
+   * (a one-time action whose time passed ends `expired`). 409 when it is not paused.
+   */
+  resume(id: string, body?: ResumeBody, options?: CallOptions): Promise<Action>;
 }
 
 export function actionsApi(raw: RawClient): ActionsApi {
@@ -136,6 +156,22 @@ export function actionsApi(raw: RawClient): ActionsApi {
         200,
       ),
     retry: async (id, o) => unwrap(await raw.actions.retry({ params: { id }, ...callArgs(o) }), 200).data,
+    pause: async (id, body, o) =>
+      unwrap(await raw.actions.pause({ params: { id }, body, ...callArgs(o) }), 200).data,
+    resume: async (id, body = {}, o) =>
+      unwrap(await raw.actions.resume({ params: { id }, body, ...callArgs(o) }), 200).data,
+  };
+}
+
+export interface SchedulesApi {
+  /** The next `count` (default 10) runs of the schedule fields of an action, with DST effects and warnings. */
+  preview(body: SchedulePreviewBody, options?: CallOptions): Promise<SchedulePreview>;
+}
+
+/** When a schedule runs, without creating anything (`POST /v1/schedules/preview`). */
+export function schedulesApi(raw: RawClient): SchedulesApi {
+  return {
+    preview: async (body, o) => unwrap(await raw.schedules.preview({ body, ...callArgs(o) }), 200).data,
   };
 }
 

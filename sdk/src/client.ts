@@ -1,5 +1,5 @@
 import type { Contact, ContactCreate, ContactUpdate } from '@sched/contract';
-import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
+import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { apiKeysApi } from './api-keys.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { chainsApi } from './chains.js';
@@ -64,6 +64,8 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
+    schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
     stats: async (o?: CallOptions): Promise<ActionStats> =>
       unwrap(await raw.actions.stats(callArgs(o)), 200).data,

@@ -5,6 +5,8 @@ import { configureActionsGetCommand } from './actions/get.js';
 import { configureActionsListCommand } from './actions/list.js';
 import { configureActionsRetryCommand } from './actions/retry.js';
 import { configureActionsWatchCommand } from './actions-watch.js';
+import { configureActionsPauseCommand } from './actions/pause.js';
+import { configureActionsResumeCommand } from './actions/resume.js';
 
 export function configureActionsCommands(program: Command): void {
   const actions = program.command('actions').description('scheduled webhook actions');
@@ -14,6 +16,8 @@ export function configureActionsCommands(program: Command): void {
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
   configureActionsWatchCommand(actions);
+  configureActionsPauseCommand(actions);
+  configureActionsResumeCommand(actions);
 }
 
 // The renderers moved to actions/show.ts; other nouns (approvals) and tests import them from here too.

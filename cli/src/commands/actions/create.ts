@@ -44,6 +44,11 @@ export function configureActionsCreateCommand(actions: Command): void {
     .option('--every <interval>', 'repeat: 15m, 1h, 1d, 1w, 1M (months)')
     .option('--times <n>', 'with --every: run this many times in all')
     .option('--until <time>', 'with --every: stop after this ISO 8601 time')
+    .option(
+      '--dst-gap <policy>',
+      'with --every: a wall time in a DST gap: same_offset (default), shift_forward, skip',
+    )
+    .option('--dst-fold <policy>', 'with --every: a wall time in a DST fold: first (default), second, both')
     .addHelpText('after', CREATE_EXAMPLES)
     .action(async (opts: CreateActionOptions, cmd: Command) => {
       const body = buildCreateBody(opts, (path) => readFileSync(path === '-' ? 0 : path, 'utf8'));

@@ -33,6 +33,13 @@ export function createdSummary(action: Action, now: Date): string {
         ['name', action.name],
         ['status', action.status],
         ['scheduled_for', `${action.scheduled_for} (${relativeTime(action.scheduled_for, now)})`],
+        [
+          'paused',
+          action.pause
+            ? `since ${action.pause.paused_at}, ${action.pause.until ? `until ${action.pause.until}` : 'until resumed'}${action.pause.note ? `: ${action.pause.note}` : ''}`
+            : null,
+        ],
+        ['next_occurrences', action.next_occurrences?.length ? action.next_occurrences.join(', ') : null],
         ['request', action.request ? `${action.request.method} ${action.request.url}` : null],
         ...(action.recurrence ? ([['repeats', describeRecurrence(action)]] as [string, unknown][]) : []),
       ]),
@@ -85,6 +92,13 @@ function headerFields(action: Action, now: Date): [string, unknown][] {
     ['status', action.status],
     ['timezone', action.timezone],
     ['scheduled_for', `${action.scheduled_for} (${relativeTime(action.scheduled_for, now)})`],
+    [
+      'paused',
+      action.pause
+        ? `since ${action.pause.paused_at}, ${action.pause.until ? `until ${action.pause.until}` : 'until resumed'}${action.pause.note ? `: ${action.pause.note}` : ''}`
+        : null,
+    ],
+    ['next_occurrences', action.next_occurrences?.length ? action.next_occurrences.join(', ') : null],
   ];
 }
 
