@@ -4,7 +4,7 @@ import { configureAccountsCommands } from './commands/accounts.js';
 import { configureMissingAdminVerbs, serverInstalled } from './commands/admin.js';
 import { configureAdminCommand } from './commands/admin-keys/index.js';
 import { configureActionsCommands } from './commands/actions.js';
-import { configureApprovalsCommands } from './commands/approvals.js';
+import { configureApprovalsCommands } from './commands/approvals/index.js';
 import { configureChainsCommands } from './commands/chains.js';
 import { configureChannelsCommands } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';

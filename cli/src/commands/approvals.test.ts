@@ -7,7 +7,7 @@ import {
   buildApprovalInput,
   type CreateApprovalOptions,
   contentTypeOf,
-} from './approvals.js';
+} from './approvals/index.js';
 import { maskWebhookUrl } from './channels/index.js';
 
 const base: CreateApprovalOptions = { to: ['ada@example.com'], message: 'Ship v2?', in: '1h' };
