@@ -5,6 +5,7 @@ import { configureMissingAdminVerbs, serverInstalled } from './commands/admin.js
 import { configureAdminCommand } from './commands/admin-keys/index.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals/index.js';
+import { configureBulkCommands } from './commands/bulk/index.js';
 import { configureChainsCommands } from './commands/chains.js';
 import { configureChannelsCommands } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
   }
   configureContactsCommand(program);
   configureActionsCommands(program);
+  configureBulkCommands(program);
   configureApprovalsCommands(program);
   configureChainsCommands(program);
   configureChannelsCommands(program);

@@ -4,6 +4,7 @@ import type {
   ActionSummary,
   PauseBody,
   Quota,
+  ReplayBody,
   ResumeBody,
   SchedulePreview,
   SchedulePreviewBody,
@@ -100,6 +101,12 @@ export interface ActionsApi {
    * (a one-time action whose time passed ends `expired`). 409 when it is not paused.
    */
   resume(id: string, body?: ResumeBody, options?: CallOptions): Promise<Action>;
+  /**
+   * A NEW action from a final action's definition (`POST /v1/actions/{id}/replay`), due now unless `schedule` or
+   * `scheduled_for` says otherwise; `request.headers` / `request.body` replace the original's. Its `replay_of` is
+   * the original. 409 for an action that is not final.
+   */
+  replay(id: string, overrides?: ReplayBody, options?: CallOptions): Promise<Action>;
 }
 
 export function actionsApi(raw: RawClient): ActionsApi {
@@ -160,6 +167,8 @@ export function actionsApi(raw: RawClient): ActionsApi {
       unwrap(await raw.actions.pause({ params: { id }, body, ...callArgs(o) }), 200).data,
     resume: async (id, body = {}, o) =>
       unwrap(await raw.actions.resume({ params: { id }, body, ...callArgs(o) }), 200).data,
+    replay: async (id, overrides = {}, o) =>
+      unwrap(await raw.actions.replay({ params: { id }, body: overrides, ...callArgs(o) }), 201).data,
   };
 }
 

@@ -15,6 +15,7 @@ export type {
   RespondInput,
   TeamMembersApi,
 } from './approvals.js';
+export type { BulkDryRun, BulkOperation, BulkOperationInput, BulkWaitOptions } from './bulk-operations.js';
 export { buildApprovalBody, respond } from './approvals.js';
 export type {
   CancelledChainResult,

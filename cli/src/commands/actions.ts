@@ -3,6 +3,7 @@ import { configureActionsCancelCommand } from './actions/cancel.js';
 import { configureActionsCreateCommand } from './actions/create.js';
 import { configureActionsGetCommand } from './actions/get.js';
 import { configureActionsListCommand } from './actions/list.js';
+import { configureActionsReplayCommand } from './actions/replay.js';
 import { configureActionsRetryCommand } from './actions/retry.js';
 import { configureActionsWatchCommand } from './actions-watch.js';
 import { configureActionsPauseCommand } from './actions/pause.js';
@@ -15,6 +16,7 @@ export function configureActionsCommands(program: Command): void {
   configureActionsGetCommand(actions);
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
+  configureActionsReplayCommand(actions);
   configureActionsWatchCommand(actions);
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
