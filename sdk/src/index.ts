@@ -14,6 +14,7 @@ export type { ClientOptions, SchedClient } from './client.js';
 export { createClient, createRawClient, unwrap } from './client.js';
 export type { TemplateListQuery } from './templates.js';
 export { trigger } from './templates.js';
+export { ActionExecuted, ActionExpired, ActionFailed, Events, ReminderResponded } from './events.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
 export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';

@@ -2242,8 +2242,10 @@ export interface components {
             request_config: components["schemas"]["ActionRequest"] | null;
             allowed_origins: string[];
             gate_config: components["schemas"]["GateInputResolved"] | null;
-            max_attempts: number | null;
-            retry_strategy: components["schemas"]["RetryStrategy"] | null;
+            /** @description What a trigger applies: the value set, else 5 capped by the plan. */
+            max_attempts: number;
+            /** @description What a trigger applies: the value set, else exponential. */
+            retry_strategy: components["schemas"]["RetryStrategy"];
             /** @description Whether a webhook_secret is set (it is never shown). */
             signed: boolean;
             callback_url: string | null;

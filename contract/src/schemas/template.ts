@@ -254,8 +254,13 @@ export const Template = z
     request_config: ActionRequestView.nullable(),
     allowed_origins: z.array(z.string()),
     gate_config: GateInput.nullable(),
-    max_attempts: z.number().int().nullable(),
-    retry_strategy: RetryStrategy.nullable(),
+    max_attempts: z
+      .number()
+      .int()
+      .meta({ description: 'What a trigger applies: the value set, else 5 capped by the plan.' }),
+    retry_strategy: RetryStrategy.meta({
+      description: 'What a trigger applies: the value set, else exponential.',
+    }),
     signed: z.boolean().meta({ description: 'Whether a webhook_secret is set (it is never shown).' }),
     callback_url: z.string().nullable(),
     chain_steps: z.array(ChainStepDefinitionView).nullable(),
