@@ -332,6 +332,23 @@ describe('trigger and chain hardening (review c081757)', () => {
     ).toBe(true);
   });
 
+  it("N-L6: JSON answers are no-store and nosniff; an over-long path parameter gets the API's own answer", async () => {
+    const created = await call('POST', '/v1/templates', {
+      name: 'Headers',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/h` },
+    });
+    for (const res of [created, await call('GET', '/v1/templates')]) {
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    const long = await call('GET', `/v1/domains/${'a'.repeat(300)}`);
+    expect([404, 422]).toContain(long.status);
+    expect(long.body.message).toBeTruthy();
+    expect(JSON.stringify(long.body)).not.toContain('FST_ERR');
+    expect(long.headers.get('x-ratelimit-limit')).toBeTruthy();
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({
