@@ -349,6 +349,27 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect(long.headers.get('x-ratelimit-limit')).toBeTruthy();
   });
 
+  it('DM6: DELETE /domains/{domain} removes the domain from the list; its counts still hold the threshold', async () => {
+    const host = 'removed.sched-probe.invalid';
+    const create = () =>
+      call('POST', '/v1/actions', {
+        name: 'd',
+        schedule: { wait: '10d' },
+        request: { url: `https://${host}/x` },
+      });
+    for (let i = 0; i < 10; i++) expect((await create()).status).toBe(201);
+    expect((await call('GET', '/v1/domains')).body.data.map((d: { domain: string }) => d.domain)).toContain(
+      host,
+    );
+    expect((await call('DELETE', `/v1/domains/${host}`)).status).toBe(204);
+    expect(
+      (await call('GET', '/v1/domains')).body.data.map((d: { domain: string }) => d.domain),
+    ).not.toContain(host);
+    expect((await call('GET', `/v1/domains/${host}`)).status).toBe(404);
+    expect((await call('DELETE', `/v1/domains/${host}`)).status).toBe(404);
+    expect((await create()).status).toBe(422);
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({
