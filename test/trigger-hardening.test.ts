@@ -275,7 +275,7 @@ describe('trigger and chain hardening (review c081757)', () => {
   });
 
   it("N-M2: triggers do not spend the owner's own destination threshold", async () => {
-    const host = 'victim.sched-probe.invalid';
+    const host = 'victim.nm2-probe.invalid';
     const t = await template({
       name: 'Victim',
       mode: 'webhook',
@@ -350,7 +350,7 @@ describe('trigger and chain hardening (review c081757)', () => {
   });
 
   it('DM6: DELETE /domains/{domain} removes the domain from the list; its counts still hold the threshold', async () => {
-    const host = 'removed.sched-probe.invalid';
+    const host = 'removed.dm6-probe.invalid';
     const create = () =>
       call('POST', '/v1/actions', {
         name: 'd',
@@ -368,6 +368,21 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect((await call('GET', `/v1/domains/${host}`)).status).toBe(404);
     expect((await call('DELETE', `/v1/domains/${host}`)).status).toBe(404);
     expect((await create()).status).toBe(422);
+  });
+
+  it('N-M4: a public IP literal counts by its address; subdomains count toward their registrable domain', async () => {
+    const create = (url: string) =>
+      call('POST', '/v1/actions', { name: 'n-m4', schedule: { wait: '10d' }, request: { url } });
+    const ip: number[] = [];
+    for (let i = 0; i < 11; i++) ip.push((await create('https://1.1.1.1/hook')).status);
+    expect(ip.slice(0, 10)).toEqual(Array(10).fill(201));
+    expect(ip[10]).toBe(422);
+    const subs: number[] = [];
+    for (let i = 0; i < 11; i++) subs.push((await create(`https://s${i}.victim-nm4.co.uk/hook`)).status);
+    expect(subs.slice(0, 10)).toEqual(Array(10).fill(201));
+    expect(subs[10]).toBe(422);
+    // Loopback and private literals (allowed only in development) stay outside the thresholds.
+    for (let i = 0; i < 11; i++) expect((await create(`${rx.url}/loopback`)).status).toBe(201);
   });
 
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {

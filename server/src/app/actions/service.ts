@@ -3,7 +3,8 @@ import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sc
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
-import { destinationDomain } from '../../domain/domains/rules.js';
+import { countedNames } from '../../domain/domains/rules.js';
+import { isBlockedAddress } from '../../outbound/destination-policy.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,
@@ -134,7 +135,7 @@ export class ActionService {
       guard !== undefined &&
       (simple
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
-        : destinationDomain(p.request!.url) !== null);
+        : countedNames(p.request!.url, isBlockedAddress).length > 0);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
       const row = await this.simpleInserts.add(newActionRow(p, { accountId, gate, origin: REQUEST, now }));
       // A plain create's attempt is due beyond the window: nothing to schedule yet (the scan writes its job).
