@@ -385,6 +385,46 @@ describe('trigger and chain hardening (review c081757)', () => {
     for (let i = 0; i < 11; i++) expect((await create(`${rx.url}/loopback`)).status).toBe(201);
   });
 
+  it("a chain step's action cannot be retried on its own (409 naming the chain); a manual retry counts as a send", async () => {
+    rx.on('/step-fails', { status: 400, body: 'no' });
+    const chain = await call('POST', '/v1/chains', {
+      name: 'retry-step',
+      steps: [
+        { name: 'fails', type: 'http_call', url: `${rx.url}/step-fails`, max_attempts: 1 },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(chain.status).toBe(201);
+    const failed = await eventually(async () => {
+      const c = (await call('GET', `/v1/chains/${chain.body.data.id}`)).body.data;
+      return c.status === 'failed' ? c : null;
+    });
+    const retried = await call('POST', `/v1/actions/${failed.steps[0].action_id}/retry`);
+    expect(retried.status).toBe(409);
+    expect(retried.body.message).toContain(chain.body.data.id);
+
+    const url = 'https://retry.nm4-probe.invalid/x';
+    const first = await call('POST', '/v1/actions', {
+      name: 'r',
+      schedule: { wait: '1s' },
+      max_attempts: 1,
+      request: { url },
+    });
+    expect(first.status).toBe(201);
+    await eventually(
+      async () => (await call('GET', `/v1/actions/${first.body.data.id}`)).body.data.status === 'failed',
+    );
+    for (let i = 0; i < 9; i++) {
+      expect(
+        (await call('POST', '/v1/actions', { name: 'r', schedule: { wait: '10d' }, request: { url } }))
+          .status,
+      ).toBe(201);
+    }
+    const over = await call('POST', `/v1/actions/${first.body.data.id}/retry`);
+    expect(over.status).toBe(422);
+    expect(JSON.stringify(over.body)).toContain('not verified');
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({

@@ -292,6 +292,12 @@ export class ActionService {
     return this.store.transaction(async (db) => {
       const row = await findAction(db, accountId, id, { forUpdate: true });
       if (!row) throw new NotFoundError('action');
+      // Its chain has moved on from the step: a retry here would run the step without the chain ever hearing.
+      if (row.chain_id) {
+        throw new ConflictError(
+          `this action runs a step of chain ${row.chain_id}; it cannot be retried on its own (create the chain again)`,
+        );
+      }
       if (row.status !== 'failed')
         throw ValidationError.field(
           'status',
@@ -308,6 +314,8 @@ export class ActionService {
         }
       }
       const now = this.clock();
+      // A manual retry is one more send to the destination: it counts against the threshold (N-M4).
+      await this.options.countDestination?.(db, accountId, row.request.url, now);
       const updated = await updateAction(db, row.id, {
         status: assertTransition(row.status, 'manual_retry'),
         attempt_count: 0,
