@@ -425,6 +425,29 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect(JSON.stringify(over.body)).toContain('not verified');
   });
 
+  it('PUT /templates/{id} clears an optional field with null, and replaces request_config whole', async () => {
+    const t = await template({
+      name: 'Clearable',
+      description: 'to clear',
+      mode: 'webhook',
+      callback_url: `${rx.url}/cb`,
+      max_attempts: 3,
+      request_config: { url: `${rx.url}/a`, headers: { 'X-A': '1' } },
+    });
+    const res = await call('PUT', `/v1/templates/${t.id}`, {
+      description: null,
+      callback_url: null,
+      max_attempts: null,
+      request_config: { url: `${rx.url}/b` },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ description: null, callback_url: null, max_attempts: 5 });
+    expect(res.body.data.request_config).toMatchObject({ url: `${rx.url}/b`, headers: {} });
+    const refused = await call('PUT', `/v1/templates/${t.id}`, { request_config: null });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toHaveProperty('request_config');
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({
