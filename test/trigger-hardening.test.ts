@@ -448,6 +448,22 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect(refused.body.errors).toHaveProperty('request_config');
   });
 
+  it('the team-member limit holds under racing creates', async () => {
+    const quota = (await call('GET', '/v1/quota')).body.data.team_members as { used: number; limit: number };
+    for (let i = quota.used; i < quota.limit - 1; i++) {
+      expect(
+        (await call('POST', '/v1/team-members', { name: `m${i}`, email: `m${i}@example.com` })).status,
+      ).toBe(201);
+    }
+    const racing = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        call('POST', '/v1/team-members', { name: `r${i}`, email: `r${i}@example.com` }),
+      ),
+    );
+    expect(racing.filter((r) => r.status === 201)).toHaveLength(1);
+    expect((await call('GET', '/v1/quota')).body.data.team_members.used).toBe(quota.limit);
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({
