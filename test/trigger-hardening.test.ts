@@ -464,6 +464,22 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect((await call('GET', '/v1/quota')).body.data.team_members.used).toBe(quota.limit);
   });
 
+  it('N-L3: pending domains are capped per account; a failed file fetch says nothing about why', async () => {
+    const listed = (await call('GET', '/v1/domains')).body.data as { verified: boolean; status?: string }[];
+    const pending = listed.filter((d) => !d.verified && d.status === 'pending').length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 21 - pending; i++) {
+      statuses.push((await call('POST', `/v1/domains/p${i}.nl3-probe.invalid/verify`)).status);
+    }
+    expect(statuses.slice(0, -1).every((s) => s === 200)).toBe(true);
+    expect(statuses.at(-1)).toBe(422);
+    const checked = await call('POST', '/v1/domains/p0.nl3-probe.invalid/check');
+    expect(checked.status).toBe(200);
+    expect(checked.body.data.errors.file).toBe(
+      'https://p0.nl3-probe.invalid/.well-known/sched-verify.txt could not be fetched',
+    );
+  });
+
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({

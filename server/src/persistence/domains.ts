@@ -185,3 +185,17 @@ export async function clearVerification(db: Sql, accountId: string, domain: stri
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Domains of the account waiting for verification (a token, not verified, listed), `domain` itself aside. */
+export async function countPendingDomains(db: Sql, accountId: string, domain: string): Promise<number> {
+  const row = await db
+    .selectFrom('domains')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('domain', '!=', domain)
+    .where('verification_token', 'is not', null)
+    .where('verified', '=', false)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
