@@ -3,6 +3,8 @@ import {
   ActionExecutedCallback,
   ActionExpiredCallback,
   ActionFailedCallback,
+  ActionPausedCallback,
+  ActionResumedCallback,
   CHAIN_CALLBACK_EVENTS,
   ChainCallback,
   contract,
@@ -21,6 +23,10 @@ const TAGS: TagInfo[] = [
   },
   { name: 'teamMembers', description: 'Team members that approvals can be addressed to.' },
   { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
+  {
+    name: 'schedules',
+    description: 'When a schedule runs, with DST gaps and folds, before creating anything.',
+  },
   { name: 'quota', description: "The account's plan and what it has used this period." },
   { name: 'responses', description: 'The login-free response links of approvals (no API key).' },
   { name: 'trigger', description: "A template's public trigger URL (no API key; the token is the secret)." },
@@ -31,6 +37,8 @@ const ACTION_CALLBACKS = {
   'action.executed': ActionExecutedCallback,
   'action.failed': ActionFailedCallback,
   'action.expired': ActionExpiredCallback,
+  'action.paused': ActionPausedCallback,
+  'action.resumed': ActionResumedCallback,
   'reminder.responded': ReminderRespondedCallback,
 } satisfies Record<(typeof ACTION_CALLBACK_EVENTS)[number], unknown>;
 

@@ -700,6 +700,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview when a schedule runs
+         * @description Takes the schedule fields of `POST /v1/actions` (`schedule`, `scheduled_for`, `timezone`, `recurrence`, `dst_policy`) and lists the next `count` runs with their wall time, offset and how DST touched each, and warnings in words. Calendar times: `SCHED_TIME_SCALE` never changes them. Nothing is created; a time beyond the plan's schedule horizon is a warning here (a create would answer 422).
+         */
+        post: operations["schedulesPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -800,6 +820,46 @@ export interface webhooks {
          * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
          */
         post: operations["actionExpired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `action.paused` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["actionPaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "action.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Action callback `action.resumed` to the action's callback_url
+         * @description Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/callbacks.md).
+         */
+        post: operations["actionResumed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1114,6 +1174,33 @@ export interface components {
         };
         /** @enum {string} */
         ActionMode: "webhook" | "approval";
+        /** @description The action was paused (docs/operations.md). */
+        ActionPausedCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "action.paused";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                /** @constant */
+                status: "paused";
+                /** Format: date-time */
+                paused_at: string;
+                /** @description When it resumes by itself; null: until resumed. */
+                until: string | null;
+                note: string | null;
+            };
+        };
         ActionRequest: {
             url: string;
             method: components["schemas"]["HttpMethod"];
@@ -1122,12 +1209,41 @@ export interface components {
             };
             body?: unknown;
         };
+        /** @description The action was resumed, by request or by its `until`. */
+        ActionResumedCallback: {
+            /**
+             * Format: uuid
+             * @description This event, the same on every retry of it (also sent as webhook-id).
+             */
+            id: string;
+            /** @constant */
+            event: "action.resumed";
+            /** Format: uuid */
+            action_id: string;
+            action_name: string;
+            /**
+             * Format: date-time
+             * @description When the event happened, not when this attempt was sent.
+             */
+            timestamp: string;
+            payload: {
+                /** @description `scheduled`, `awaiting_response`, or `expired` when `skip` left nothing to run. */
+                status: components["schemas"]["ActionStatus"];
+                /** @enum {string} */
+                missed: "run_once" | "skip";
+                /** Format: date-time */
+                paused_at: string;
+                /** @description How long it was paused. */
+                paused_ms: number;
+                next_attempt_at: string | null;
+            };
+        };
         ActionStats: {
-            /** @description How many of the account's actions are in each state (every state present, 0 included). */
+            /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not. */
             actions_by_status: {
                 [key: string]: number;
             };
-            /** @description Approval actions waiting for an answer (`awaiting_response`). */
+            /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
             approvals_waiting: number;
             /** @description Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at). */
             deliveries: {
@@ -2192,6 +2308,37 @@ export interface components {
             wait?: components["schemas"]["Duration"];
             /** @description IANA timezone for presets; overrides the top-level timezone. */
             timezone?: string;
+        };
+        ScheduleOccurrence: {
+            /**
+             * Format: date-time
+             * @description The instant, UTC.
+             */
+            at: string;
+            /** @description The wall time in the timezone, without offset (`2027-03-14T03:30:00`). For a `gap_skipped` entry, the wall time that does not exist. */
+            local: string;
+            /** @description The UTC offset at `at` (`-04:00`). */
+            offset: string;
+            /** @description How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched. */
+            dst: ("gap_shifted" | "gap_skipped" | "fold_first" | "fold_second") | null;
+        };
+        SchedulePreview: {
+            timezone: string;
+            /** @description The version of the time-zone database in use (e.g. 2025b). */
+            tzdata: string;
+            occurrences: components["schemas"]["ScheduleOccurrence"][];
+            /** @description What the schedule will do that may surprise, in words. */
+            warnings: string[];
+        };
+        SchedulePreviewRequest: {
+            schedule?: components["schemas"]["Schedule"];
+            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            scheduled_for?: string;
+            timezone?: string;
+            recurrence?: components["schemas"]["RecurrenceInput"];
+            dst_policy?: components["schemas"]["DstPolicyInput"];
+            /** @description How many runs to list (1-100). Default: `10`. */
+            count?: number;
         };
         SkippedMeta: {
             /** @constant */
@@ -8354,6 +8501,113 @@ export interface operations {
             };
         };
     };
+    schedulesPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SchedulePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "timezone": "Europe/Berlin",
+                     *         "tzdata": "string",
+                     *         "occurrences": [
+                     *           {
+                     *             "at": "2030-01-31T09:00:00.000Z",
+                     *             "local": "string",
+                     *             "offset": "string",
+                     *             "dst": "gap_shifted"
+                     *           }
+                     *         ],
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SchedulePreview"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     responsesPage: {
         parameters: {
             query?: never;
@@ -8731,6 +8985,81 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ActionExpiredCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    actionPaused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "action.paused",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "paused",
+                 *         "paused_at": "2030-01-31T09:00:00.000Z",
+                 *         "until": "2030-01-31T09:00:00.000Z",
+                 *         "note": "string"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionPausedCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    actionResumed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "event": "action.resumed",
+                 *       "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "action_name": "string",
+                 *       "timestamp": "2030-01-31T09:00:00.000Z",
+                 *       "payload": {
+                 *         "status": "scheduled",
+                 *         "missed": "run_once",
+                 *         "paused_at": "2030-01-31T09:00:00.000Z",
+                 *         "paused_ms": 1,
+                 *         "next_attempt_at": "2030-01-31T09:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionResumedCallback"];
             };
         };
         responses: {

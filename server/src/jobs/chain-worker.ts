@@ -5,7 +5,7 @@ import { CHAIN_DUE_CHANNEL, chainsToAdvance, postponeChain } from '../persistenc
 import { type Listener, listen } from '../persistence/notifications.js';
 
 /** How often due running steps are looked for; a delay is taken up within about this long of its due time. */
-export const CHAIN_SCAN_INTERVAL_MS = 200;
+const CHAIN_SCAN_INTERVAL_MS = 200;
 const BATCH = 100;
 /** How long a chain whose advance failed waits before the scan tries it again (N-M5). */
 export const CHAIN_RETRY_BACKOFF_MS = 30_000;

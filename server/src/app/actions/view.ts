@@ -65,7 +65,7 @@ export function actionView(
   credentials = true,
   waits: Pick<Waits, 'along'> = UNSCALED,
 ): Action {
-  const { dst_policy: dstPolicy, ...recurrence } = r.recurrence ?? {};
+  const { dst_policy: dstPolicy, wall_time: _wallTime, ...recurrence } = r.recurrence ?? {};
   return {
     id: r.id,
     name: r.name,
@@ -88,7 +88,11 @@ export function actionView(
     recurrence_count: r.recurrence_count,
     dst_policy: r.recurrence ? (dstPolicy ?? { ...DEFAULT_DST_POLICY }) : null,
     next_occurrences: nextOccurrences(r, waits),
-    pause: r.pause ? { paused_at: r.pause.paused_at, until: r.pause.until, note: r.pause.note } : null,
+    // A paused action cancelled keeps the row's last pause; only a running one is shown.
+    pause:
+      r.pause && r.status === 'paused'
+        ? { paused_at: r.pause.paused_at, until: r.pause.until, note: r.pause.note }
+        : null,
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: shownRequest(r.request, credentials),
     callback_url: r.callback_url,
@@ -158,9 +162,12 @@ export function actionView(
 
 const HOUR_MS = 3_600_000;
 
-/** `GET /v1/stats`: every state counted (0 included), and 24 hourly buckets ending with the current hour. */
+/**
+ * `GET /v1/stats`: every state counted (0 included) as the list shows actions; approvals waiting include chains' gate
+ * steps (someone must answer them too); 24 hourly buckets ending with the current hour.
+ */
 export function statsView(
-  byStatus: Map<ActionState, number>,
+  byStatus: Map<ActionState, { listed: number; all: number }>,
   figures: DeliveryFigures[],
   since: Date,
   until: Date,
@@ -179,11 +186,10 @@ export function statsView(
     return { start: new Date(start).toISOString(), ...figuresOf(perHour.get(start)) };
   });
   return {
-    actions_by_status: Object.fromEntries(ACTION_STATES.map((s) => [s, byStatus.get(s) ?? 0])) as Record<
-      ActionState,
-      number
-    >,
-    approvals_waiting: byStatus.get('awaiting_response') ?? 0,
+    actions_by_status: Object.fromEntries(
+      ACTION_STATES.map((s) => [s, byStatus.get(s)?.listed ?? 0]),
+    ) as Record<ActionState, number>,
+    approvals_waiting: byStatus.get('awaiting_response')?.all ?? 0,
     deliveries: {
       since: since.toISOString(),
       until: until.toISOString(),

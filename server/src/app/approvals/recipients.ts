@@ -1,5 +1,6 @@
 import { type ChatChannelName, E164, Email } from '@sched/contract';
-import type { ChannelName, ChannelTarget, PushSubscription } from '../../channels/types.js';
+import type { ChannelName, ChannelTarget, PushSubscription } from '../../domain/approval/messages.js';
+import { isChatChannel } from '../../domain/approval/messages.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   channelWebhook,
@@ -132,10 +133,8 @@ export async function resolveRecipients(
       fail(resolved.error);
       continue;
     }
-    const targets = distinct(
-      resolved.targets.filter((t) => t.channel === 'slack' || t.channel === 'teams' || allowed(t.channel)),
-    );
-    if (targets.some((t) => t.channel === 'slack' || t.channel === 'teams') && !opts.slackTeamsAllowed) {
+    const targets = distinct(resolved.targets.filter((t) => isChatChannel(t.channel) || allowed(t.channel)));
+    if (targets.some((t) => isChatChannel(t.channel)) && !opts.slackTeamsAllowed) {
       fail('Slack and Teams are Business-plan features');
       continue;
     }

@@ -21,8 +21,8 @@ import {
 import { ExpressionError } from '../../domain/expressions/errors.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { type ActionRow, lockAction } from '../../persistence/actions.js';
+import { accountPlan } from '../../persistence/accounts.js';
 import {
-  accountPlan,
   type ChainRow,
   type ChainStepRow,
   clearStepDue,

@@ -14,7 +14,7 @@ import {
   stepTypeAlias,
 } from '../../domain/chain/states.js';
 import { planLimits } from '../../domain/quota/plans.js';
-import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import { lockAction, updateAction } from '../../persistence/actions.js';
 import {
   findChain,

@@ -12,7 +12,7 @@ export const OWNER_SCOPES: readonly Scope[] = Object.freeze(['read', 'write', 'a
 export const MAX_ROTATION_GRACE_MS = 30 * 24 * 3600_000;
 
 /** Every key starts with this, so leaked keys are recognisable by secret scanners. */
-export const KEY_PREFIX = 'sk_sched_';
+const KEY_PREFIX = 'sk_sched_';
 
 /** Builds a key from 32 random bytes (256 bits); only its SHA-256 is ever stored. */
 export function buildApiKey(random: Buffer): { secret: string; prefix: string; hash: string } {

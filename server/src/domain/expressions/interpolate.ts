@@ -34,7 +34,7 @@ export type TemplatePart =
   | { kind: 'expression'; expression: Expression; start: number; end: number };
 
 /** What `{{steps.N...}}` reads: the step's outcome and its response (parsed JSON, a string, or null). */
-export interface StepResult {
+interface StepResult {
   status: string;
   response: unknown;
 }
