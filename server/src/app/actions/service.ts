@@ -4,7 +4,7 @@ import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { countedNames } from '../../domain/domains/rules.js';
-import { isBlockedAddress } from '../../outbound/destination-policy.js';
+import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,

@@ -6,7 +6,7 @@ import {
   withinLimits,
 } from '../../domain/domains/rules.js';
 import { countHits } from '../../persistence/rate-limit-windows.js';
-import { isBlockedAddress } from '../../outbound/destination-policy.js';
+import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import type { Sql } from '../../persistence/database.js';
 import { countDomainUse, isVerified } from '../../persistence/domains.js';
 import { ValidationError } from '../errors.js';
