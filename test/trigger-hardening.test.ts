@@ -9,7 +9,8 @@ import { eventually } from './support/wait.js';
  * (shared/reviews/security-c081757.md): each probe is sent as the attacker would, and the receiver on loopback
  * shows where the request really went.
  */
-describe('trigger and chain hardening (review c081757)', () => {
+// Generous per-test time: several tests make dozens of calls, on a machine shared with other suites.
+describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let rx: Receiver;

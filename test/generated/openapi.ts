@@ -6767,7 +6767,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -7032,7 +7032,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -7225,7 +7225,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
