@@ -14,6 +14,11 @@ import { buildOpenApiDocument, type TagInfo } from './openapi.js';
 
 const TAGS: TagInfo[] = [
   { name: 'actions', description: 'Scheduled webhooks and approvals: create, list, follow, cancel, retry.' },
+  {
+    name: 'bulkOperations',
+    description:
+      'Cancel, retry, replay, pause or resume many actions at once: a dry run first, then progress.',
+  },
   { name: 'chains', description: 'Sequences of HTTP calls, approvals and waits that pass results along.' },
   { name: 'templates', description: 'Saved actions or chains, triggered through a public secret URL.' },
   { name: 'contacts', description: 'People approvals are sent to, by name instead of by address.' },

@@ -113,7 +113,8 @@ export type OutboundResult =
       durationMs: number;
     }
   | { kind: 'timeout'; durationMs: number; message: string }
-  | { kind: 'connection'; durationMs: number; message: string }
+  /** `code`: the system or library error code (ENOTFOUND, ECONNREFUSED, ERR_TLS_CERT_ALTNAME_INVALID, ...). */
+  | { kind: 'connection'; durationMs: number; message: string; code?: string }
   | { kind: 'blocked'; durationMs: number; message: string };
 
 /** The outgoing HTTP client, as use cases need it (outbound/http-client.ts implements it). */
@@ -123,3 +124,8 @@ export interface Outbound {
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */
 export type Clock = () => Date;
+
+/** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
+export interface BulkOperationQueue {
+  enqueue(tx: Sql, operationId: string): Promise<void>;
+}
