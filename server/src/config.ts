@@ -38,7 +38,8 @@ export const EnvSchema = z.object({
       'must list IP addresses, each optionally with :port (IPv6 as [addr]:port), separated by commas',
     )
     .optional(),
-  // Delivery attempts in flight per worker process, in total and per account (review M5, docs/actions.md).
+  // Delivery attempts in flight per worker process, in total and per account, so one account's burst cannot take
+  // every slot (docs/actions.md).
   SCHED_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(256),
   SCHED_DELIVERY_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).default(128),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),

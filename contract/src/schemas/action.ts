@@ -180,6 +180,8 @@ export const DstPolicy = z
       'How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold.',
   });
 
+export type DstPolicy = z.input<typeof DstPolicy>;
+
 export const DedupKeys = z
   .array(z.string())
   .meta({ description: 'Up to 10 keys of letters, digits, `_`, `:`, `.`, `-`.' });
@@ -478,12 +480,12 @@ const LatencyFigures = {
 export const ActionStats = z
   .object({
     actions_by_status: z.record(ActionStatus, z.number().int()).meta({
-      description: "How many of the account's actions are in each state (every state present, 0 included).",
+      description:
+        "How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not.",
     }),
-    approvals_waiting: z
-      .number()
-      .int()
-      .meta({ description: 'Approval actions waiting for an answer (`awaiting_response`).' }),
+    approvals_waiting: z.number().int().meta({
+      description: "Approvals waiting for an answer (`awaiting_response`), chains' gate steps included.",
+    }),
     deliveries: z
       .object({
         since: Timestamp,

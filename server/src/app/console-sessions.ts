@@ -29,10 +29,10 @@ export class ConsoleSessionService {
 
   /** Opens a session for a live key; answers the new session id (for the cookie) and the view. */
   async signIn(apiKey: string): Promise<{ id: string; view: ConsoleSessionView }> {
-    const key = await findLiveKeyByHash(this.store.sql, hashApiKey(apiKey));
+    const now = this.clock();
+    const key = await findLiveKeyByHash(this.store.sql, hashApiKey(apiKey), now);
     if (!key) throw new UnauthorizedError('invalid API key');
     const id = randomBytes(32).toString('base64url');
-    const now = this.clock();
     await this.store.transaction(async (db) => {
       await pruneConsoleSessions(db, idleCutoff(now));
       await insertConsoleSession(db, { idHash: hashSessionId(id), apiKeyId: key.id, now });

@@ -3,7 +3,7 @@ import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleSessionService } from '../app/console-sessions.js';
-import { UnauthorizedError, ValidationError } from '../app/errors.js';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import { CSRF_HEADER, cookieValue, SESSION_COOKIE, sessionCookie } from '../domain/auth/console-session.js';
 import { rule } from '../domain/rate-limit/policy.js';
@@ -133,7 +133,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
       const given = request.headers[CSRF_HEADER];
       // Signing someone out from another origin is a nuisance worth refusing too.
       if (found && (typeof given !== 'string' || !safeEqual(given, found.view.csrf_token)))
-        return reply.status(403).send({ message: `signing out needs the ${CSRF_HEADER} header` });
+        throw new ForbiddenError(`signing out needs the ${CSRF_HEADER} header`);
       await deps.sessions.signOut(id);
     }
     return reply

@@ -5,7 +5,6 @@ import { CLAIM_LEAD_MS, type Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
-import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import type { ResumeJob } from './pause-timers.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
@@ -22,7 +21,6 @@ export interface DispatcherOptions {
   scheduler: WindowScheduler;
   deliveries: Deliveries;
   callbacks: CallbackDeliveries;
-  approvals?: ApprovalEngine;
   /** Resumes an action whose pause's `until` came. */
   resumeWhenDue?: (job: ResumeJob) => Promise<void>;
   logger: Logger;
@@ -99,16 +97,6 @@ export class Dispatcher {
         await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
       },
     );
-    if (this.o.approvals) {
-      const approvals = this.o.approvals;
-      await boss.work<GateTimer>(
-        QUEUES.gateTimer,
-        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
-        async (jobs) => {
-          await Promise.all(jobs.map((j) => this.track(approvals.onTimer(j.data))));
-        },
-      );
-    }
     if (this.o.resumeWhenDue) {
       const resume = this.o.resumeWhenDue;
       await boss.work<ResumeJob>(
@@ -134,7 +122,6 @@ export class Dispatcher {
     await Promise.all([
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
-      this.o.queue.boss.offWork(QUEUES.gateTimer),
       this.o.queue.boss.offWork(QUEUES.actionResume),
     ]).catch(() => undefined);
     await Promise.race([
@@ -173,7 +160,7 @@ export class Dispatcher {
     return Promise.race([work, held.promise]);
   }
 
-  /** Fires an action's due attempt once the admission caps allow it (review M5). */
+  /** Fires an action's due attempt once the per-process and per-account caps allow it (app/deliveries/admission.ts). */
   private fire(actionId: string, accountId?: string): Promise<void> {
     const pending = this.admitted.get(actionId);
     if (pending) return pending;

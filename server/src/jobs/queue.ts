@@ -1,7 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { CompiledQuery } from 'kysely';
-import type { Sql } from '../persistence/database.js';
+import { jobSqlOn, type Sql } from '../persistence/database.js';
 import { connectionConfig } from '../persistence/hosts.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
@@ -81,12 +80,8 @@ export async function startJobQueue(opts: {
         if (!String(err).includes('already exists')) throw err;
       });
   }
-  // pg-boss runs its statements on the caller's connection (its transaction) through this adapter.
-  const inTransaction = (db: Sql) => ({
-    executeSql: async (text: string, values?: unknown[]) => ({
-      rows: (await db.executeQuery(CompiledQuery.raw(text, values ?? []))).rows,
-    }),
-  });
+  // pg-boss runs its statements on the caller's connection (its transaction) through persistence's adapter.
+  const inTransaction = jobSqlOn;
   return {
     boss,
     async send(queue, data, o) {

@@ -1,15 +1,17 @@
 import type { Sql } from './database.js';
 
-/** The live key a session id's hash was opened with, or null (no such key, revoked, or the wrong account). */
+/** The live key of a secret's hash, or null (no such key, revoked or expired). */
 export async function findLiveKeyByHash(
   db: Sql,
   keyHash: string,
-): Promise<{ id: string; account_id: string; scopes: string[] } | null> {
+  now: Date,
+): Promise<{ id: string; scopes: string[] } | null> {
   const row = await db
     .selectFrom('api_keys')
-    .select(['id', 'account_id', 'scopes'])
+    .select(['id', 'scopes'])
     .where('key_hash', '=', keyHash)
     .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .executeTakeFirst();
   return row ?? null;
 }
@@ -26,7 +28,7 @@ export async function insertConsoleSession(
 
 /**
  * Resolves a session that has been used since `idleSince` to its key's hash and records the use (sliding idle
- * expiry), in one statement; null when the session is unknown, idle too long, or its key revoked.
+ * expiry), in one statement; null when the session is unknown, idle too long, or its key revoked or expired.
  */
 export async function touchConsoleSession(
   db: Sql,
@@ -42,6 +44,7 @@ export async function touchConsoleSession(
     .where('console_sessions.id_hash', '=', idHash)
     .where('console_sessions.last_seen_at', '>', idleSince)
     .where('api_keys.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
     .returning(['api_keys.key_hash', 'api_keys.scopes'])
     .executeTakeFirst();
   return row ?? null;

@@ -2,15 +2,18 @@ import { sql } from 'kysely';
 import type { ActionState } from '@sched/contract';
 import type { Sql } from './database.js';
 
-/** How many of an account's actions are in each state (states without actions are absent). */
-export async function countActionsByStatus(db: Sql, accountId: string): Promise<Map<ActionState, number>> {
-  const rows = await db
-    .selectFrom('actions')
-    .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
-    .where('account_id', '=', accountId)
-    .groupBy('status')
-    .execute();
-  return new Map(rows.map((r) => [r.status as ActionState, Number(r.n)]));
+/**
+ * How many of an account's actions are in each state (states without actions are absent): `listed` as
+ * `GET /v1/actions` lists them (a chain's step actions are read through their chain), `all` with the steps.
+ */
+export async function countActionsByStatus(
+  db: Sql,
+  accountId: string,
+): Promise<Map<ActionState, { listed: number; all: number }>> {
+  const { rows } = await sql<{ status: ActionState; listed: number; all: number }>`
+    select status, (count(*) filter (where chain_id is null))::int as listed, count(*)::int as all
+      from actions where account_id = ${accountId} group by status`.execute(db);
+  return new Map(rows.map((r) => [r.status, { listed: r.listed, all: r.all }]));
 }
 
 /** Delivery figures of one hour (`hour` set) or of the whole span (`hour` null). */

@@ -59,4 +59,3 @@ export const ConsoleSessionSchema = defineEntity({
     lastSeenAt: p.datetime(),
   },
 });
-export type ConsoleSession = InferEntity<typeof ConsoleSessionSchema>;

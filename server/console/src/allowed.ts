@@ -1,0 +1,20 @@
+// Which buttons a state allows, read from the server's own state tables (one rule, one piece of code): the console
+// never offers a transition the service would refuse.
+import type { Action, Chain } from '@sched/sdk';
+import { ACTION_TRANSITIONS, isCancellable } from '../../src/domain/action/states.js';
+import { CHAIN_CANCELLABLE_STATES } from '../../src/domain/chain/states.js';
+
+export const canCancelAction = (a: Pick<Action, 'status'>) => isCancellable(a.status);
+
+/** `POST /v1/actions/{id}/retry`: the `manual_retry` transition, for actions with a request to send. */
+export const canRetryAction = (a: Pick<Action, 'status' | 'request'>) =>
+  a.request !== null && ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'manual_retry');
+
+/** `POST /v1/actions/{id}/pause` and `/resume`: the `pause` and `resume` transitions of the same table. */
+export const canPauseAction = (a: Pick<Action, 'status'>) =>
+  ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'pause');
+export const canResumeAction = (a: Pick<Action, 'status'>) =>
+  ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'resume');
+
+export const canCancelChain = (c: Pick<Chain, 'status'>) =>
+  (CHAIN_CANCELLABLE_STATES as readonly string[]).includes(c.status);

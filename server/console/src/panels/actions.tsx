@@ -1,0 +1,426 @@
+import { ACTION_MODES, ACTION_STATES, MISSED_POLICIES, type MissedPolicy } from '@sched/contract';
+import { type Action, type ActionListQuery, unwrap } from '@sched/sdk';
+import { useState } from 'preact/hooks';
+import { canCancelAction, canPauseAction, canResumeAction, canRetryAction } from '../allowed.js';
+import { href, navigate, type Route } from '../router.js';
+import {
+  ConfirmButton,
+  ErrorNote,
+  Json,
+  Loading,
+  Ms,
+  Pager,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+} from '../ui.js';
+
+/** Every `GET /v1/actions` filter the console offers, as URL parameters (a view can be shared by its URL). */
+const FILTERS = ['status', 'mode', 'search', 'dedup_key', 'recurring'] as const;
+type Filters = Partial<Record<(typeof FILTERS)[number] | 'page', string>>;
+
+function filtersOf(query: URLSearchParams): Filters {
+  const f: Filters = {};
+  for (const k of [...FILTERS, 'page'] as const) {
+    const v = query.get(k);
+    if (v) f[k] = v;
+  }
+  return f;
+}
+
+function FilterForm({ filters }: { filters: Filters }) {
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget as HTMLFormElement);
+    const next: Record<string, string> = {};
+    for (const k of FILTERS) next[k] = String(data.get(k) ?? '').trim();
+    navigate('actions', next);
+  };
+  return (
+    <form class="filters" onSubmit={submit} aria-label="Filter actions">
+      <label>
+        Search
+        <input
+          type="search"
+          name="search"
+          defaultValue={filters.search ?? ''}
+          placeholder="name or description"
+        />
+      </label>
+      <label>
+        State
+        <select name="status" defaultValue={filters.status ?? ''}>
+          <option value="">any</option>
+          {ACTION_STATES.map((s) => (
+            <option key={s} value={s}>
+              {s.replaceAll('_', ' ')}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Mode
+        <select name="mode" defaultValue={filters.mode ?? ''}>
+          <option value="">any</option>
+          {ACTION_MODES.map((m) => (
+            <option key={m} value={m}>
+              {m}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Dedup key
+        <input name="dedup_key" defaultValue={filters.dedup_key ?? ''} />
+      </label>
+      <label>
+        Recurrence
+        <select name="recurring" defaultValue={filters.recurring ?? ''}>
+          <option value="">any</option>
+          <option value="recurring">recurring</option>
+          <option value="one-time">one-time</option>
+        </select>
+      </label>
+      <button type="submit" class="primary">
+        Apply filters
+      </button>
+      <a href={href('actions')}>Clear</a>
+    </form>
+  );
+}
+
+function ActionList({ route }: { route: Route }) {
+  const filters = filtersOf(route.query);
+  const key = JSON.stringify(filters);
+  const list = useLoad(
+    (c) =>
+      c.actions.list({
+        ...(filters as Omit<ActionListQuery, 'page'>),
+        page: Number(filters.page ?? 1),
+        per_page: 25,
+      } as ActionListQuery),
+    [key],
+  );
+  return (
+    <>
+      <h1>Actions</h1>
+      {/* Keyed by the URL so the fields show the filters after back and forward. */}
+      <FilterForm key={key} filters={filters} />
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="actions" />}
+      {list.data && (
+        <>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">State</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Scheduled for</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((a) => (
+                <tr key={a.id}>
+                  <td>
+                    <a href={href(`actions/${a.id}`)}>{a.name}</a>
+                  </td>
+                  <td>
+                    <Status status={a.status} />
+                  </td>
+                  <td>{a.mode}</td>
+                  <td>
+                    <When at={a.scheduled_for} />
+                  </td>
+                  <td>
+                    <When at={a.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.data.length === 0 && <p class="muted">No action matches these filters.</p>}
+          <Pager
+            noun="actions"
+            meta={list.data.meta}
+            onPage={(page) => navigate('actions', { ...filters, page: String(page) })}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function Attempts({ action }: { action: Action }) {
+  if (action.delivery_attempts.length === 0) return <p class="muted">No attempt yet.</p>;
+  return (
+    <ol class="timeline" aria-label="Delivery attempts">
+      {action.delivery_attempts.map((t) => (
+        <li key={t.id} class={`outcome-${t.outcome}`}>
+          <h3>
+            Attempt {t.attempt_number}: <Status status={t.outcome} />{' '}
+            {t.status_code !== null && <span class="code">HTTP {t.status_code}</span>}
+          </h3>
+          <dl class="facts">
+            <div>
+              <dt>Started</dt>
+              <dd>
+                <When at={t.started_at} />
+              </dd>
+            </div>
+            <div>
+              <dt>Lateness</dt>
+              <dd>
+                <Ms ms={t.lateness_ms} />
+              </dd>
+            </div>
+            <div>
+              <dt>Duration</dt>
+              <dd>
+                <Ms ms={t.duration_ms} />
+              </dd>
+            </div>
+            {t.error && (
+              <div>
+                <dt>Error</dt>
+                <dd class="error-text">{t.error}</dd>
+              </div>
+            )}
+          </dl>
+          {t.response_excerpt !== null && (
+            <details>
+              <summary>Response{t.response_truncated ? ' (first 2 KiB)' : ''}</summary>
+              <pre>{t.response_excerpt}</pre>
+            </details>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** How long a pause lasts, as the pause dialog offers it; `indefinite` waits for a resume. */
+const PAUSE_CHOICES = [
+  { value: 'indefinite', label: 'until resumed' },
+  { value: '1h', label: '1 hour' },
+  { value: '4h', label: '4 hours' },
+  { value: '1d', label: '1 day' },
+  { value: '7d', label: '7 days' },
+];
+
+function ActionDetail({ id }: { id: string }) {
+  const { client, canWrite } = useConsole();
+  const loaded = useLoad((c) => c.actions.get(id), [id]);
+  const [pauseFor, setPauseFor] = useState('indefinite');
+  const [missed, setMissed] = useState<MissedPolicy>('run_once');
+  const a = loaded.data;
+  if (loaded.error)
+    return (
+      <>
+        <p>
+          <a href={href('actions')}>All actions</a>
+        </p>
+        <ErrorNote error={loaded.error} />
+      </>
+    );
+  if (!a) return <Loading what="the action" />;
+  const definition = {
+    request: a.request,
+    scheduled_for: a.scheduled_for,
+    timezone: a.timezone,
+    max_attempts: a.max_attempts,
+    retry_strategy: a.retry_strategy,
+    signed: a.signed,
+    callback_url: a.callback_url,
+    idempotency_key: a.idempotency_key,
+    dedup_keys: a.dedup_keys,
+    coordination: a.coordination,
+    recurrence: a.recurrence,
+    gate: a.gate,
+  };
+  return (
+    <>
+      <p>
+        <a href={href('actions')}>All actions</a>
+      </p>
+      <h1>
+        {a.name} <Status status={a.status} />
+      </h1>
+      {canWrite && (
+        <div class="buttons">
+          {canCancelAction(a) && (
+            <ConfirmButton
+              label="Cancel action"
+              title={`Cancel “${a.name}”?`}
+              danger
+              onConfirm={() => client.actions.cancel(a.id)}
+              onDone={loaded.reload}
+            >
+              It will not run. A cancelled action cannot be resumed.
+            </ConfirmButton>
+          )}
+          {canPauseAction(a) && (
+            <ConfirmButton
+              label="Pause"
+              title={`Pause “${a.name}”?`}
+              onConfirm={async () =>
+                unwrap(
+                  await client.raw.actions.pause({
+                    params: { id: a.id },
+                    body: pauseFor === 'indefinite' ? { indefinite: true } : { duration: pauseFor },
+                  }),
+                  200,
+                )
+              }
+              onDone={loaded.reload}
+            >
+              <p>Nothing is sent while it is paused; an approval's timeout and escalation clocks stop.</p>
+              <label>
+                Pause{' '}
+                <select value={pauseFor} onChange={(e) => setPauseFor(e.currentTarget.value)}>
+                  {PAUSE_CHOICES.map((c) => (
+                    <option key={c.value} value={c.value}>
+                      {c.label}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </ConfirmButton>
+          )}
+          {canResumeAction(a) && (
+            <ConfirmButton
+              label="Resume"
+              title={`Resume “${a.name}”?`}
+              onConfirm={async () =>
+                unwrap(await client.raw.actions.resume({ params: { id: a.id }, body: { missed } }), 200)
+              }
+              onDone={loaded.reload}
+            >
+              <p>It goes back on its schedule.</p>
+              <label>
+                What passed while paused{' '}
+                <select value={missed} onChange={(e) => setMissed(e.currentTarget.value as MissedPolicy)}>
+                  {MISSED_POLICIES.map((m) => (
+                    <option key={m} value={m}>
+                      {m === 'run_once' ? 'runs once now' : 'is skipped'}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </ConfirmButton>
+          )}
+          {canRetryAction(a) && (
+            <ConfirmButton
+              label="Retry now"
+              title={`Retry “${a.name}”?`}
+              onConfirm={() => client.actions.retry(a.id)}
+              onDone={loaded.reload}
+            >
+              A new delivery cycle of up to {a.max_attempts} attempts starts now.
+            </ConfirmButton>
+          )}
+        </div>
+      )}
+      <dl class="facts">
+        <div>
+          <dt>Mode</dt>
+          <dd>{a.mode}</dd>
+        </div>
+        <div>
+          <dt>Scheduled for</dt>
+          <dd>
+            <When at={a.scheduled_for} />
+          </dd>
+        </div>
+        <div>
+          <dt>Next attempt</dt>
+          <dd>
+            <When at={a.next_attempt_at} />
+          </dd>
+        </div>
+        <div>
+          <dt>Attempts</dt>
+          <dd>
+            {a.attempt_count} of {a.max_attempts}
+          </dd>
+        </div>
+        {a.last_error && (
+          <div>
+            <dt>Last error</dt>
+            <dd class="error-text">{a.last_error}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Id</dt>
+          <dd>
+            <code>{a.id}</code>
+          </dd>
+        </div>
+      </dl>
+      {a.description && <p>{a.description}</p>}
+      <section aria-labelledby="attempts-title">
+        <h2 id="attempts-title">Attempts</h2>
+        <Attempts action={a} />
+      </section>
+      {a.mode === 'approval' && (
+        <section aria-labelledby="recipients-title">
+          <h2 id="recipients-title">Recipients</h2>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Recipient</th>
+                <th scope="col">Role</th>
+                <th scope="col">Channels</th>
+                <th scope="col">State</th>
+                <th scope="col">Answered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {a.recipients.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    {r.display_name} <span class="muted">{r.email}</span>
+                  </td>
+                  <td>{r.role}</td>
+                  <td>{r.channels.join(', ')}</td>
+                  <td>
+                    <Status status={r.status} />
+                  </td>
+                  <td>
+                    <When at={r.responded_at} />
+                    {r.response_comment && <q>{r.response_comment}</q>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2>Reminder events</h2>
+          {a.reminder_events.length === 0 ? (
+            <p class="muted">None yet.</p>
+          ) : (
+            <ol class="timeline" aria-label="Reminder events">
+              {a.reminder_events.map((e) => (
+                <li key={e.id}>
+                  <Status status={e.event_type} /> <When at={e.created_at} />{' '}
+                  {e.actor_email && <span>by {e.actor_email}</span>} {e.notes && <q>{e.notes}</q>}
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+      )}
+      <section aria-labelledby="definition-title">
+        <h2 id="definition-title">Definition</h2>
+        <p class="muted">Credentials in headers are masked as the API masks them for this key.</p>
+        <Json value={definition} label="The action's definition" />
+      </section>
+    </>
+  );
+}
+
+export function ActionsPanel({ route }: { route: Route }) {
+  const id = route.path.split('/')[1];
+  return id ? <ActionDetail id={id} /> : <ActionList route={route} />;
+}

@@ -1,0 +1,144 @@
+import { API_KEY_SCOPES, type ApiKeyScope } from '@sched/contract';
+import { unwrap } from '@sched/sdk';
+import { useState } from 'preact/hooks';
+import { ConfirmButton, CopyButton, ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
+
+/** A secret the API answers once (create, rotate): shown here once, with a way to copy it. */
+function Secret({ secret, onDismiss }: { secret: string; onDismiss: () => void }) {
+  return (
+    <div class="note" role="status">
+      <p>
+        The new key, shown this once: <code class="url">{secret}</code>
+      </p>
+      <CopyButton text={secret} label="Copy key" />{' '}
+      <button type="button" onClick={onDismiss}>
+        I have stored it
+      </button>
+    </div>
+  );
+}
+
+/**
+ * API keys of the account (`/v1/api-keys`), for a session opened with an `admin` key only: the server refuses
+ * every other key, so the section is not shown to them.
+ */
+export function ApiKeys() {
+  return useConsole().session.scopes.includes('admin') ? <ApiKeyList /> : null;
+}
+
+function ApiKeyList() {
+  const { client } = useConsole();
+  const keys = useLoad(async (c) => unwrap(await c.raw.apiKeys.list(), 200).data, []);
+  const [secret, setSecret] = useState<string>();
+  const [error, setError] = useState<Error>();
+  const [scopes, setScopes] = useState<ApiKeyScope[]>(['read']);
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const name = String(new FormData(form).get('name') ?? '').trim();
+    setError(undefined);
+    try {
+      const created = unwrap(await client.raw.apiKeys.create({ body: { name, scopes } }), 201).data;
+      setSecret(created.key);
+      form.reset();
+      keys.reload();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      {secret && <Secret secret={secret} onDismiss={() => setSecret(undefined)} />}
+      <ErrorNote error={keys.error} />
+      {!keys.data && !keys.error && <Loading what="API keys" />}
+      {keys.data && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">
+                <span class="sr-only">Changes</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.map((k) => (
+              <tr key={k.id}>
+                <td>{k.name ?? '—'}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>{k.scopes.join(', ')}</td>
+                <td>
+                  <When at={k.last_used_at} />
+                </td>
+                <td>
+                  <When at={k.expires_at} />
+                </td>
+                <td class="row-buttons">
+                  <ConfirmButton
+                    label={`Rotate ${k.name ?? k.prefix}`}
+                    title={`Rotate “${k.name ?? k.prefix}”?`}
+                    onConfirm={async () =>
+                      setSecret(
+                        unwrap(await client.raw.apiKeys.rotate({ params: { id: k.id }, body: {} }), 201).data
+                          .key,
+                      )
+                    }
+                    onDone={keys.reload}
+                  >
+                    A new secret with the same name and scopes is made; the current one keeps working for 24
+                    hours.
+                  </ConfirmButton>
+                  <ConfirmButton
+                    label={`Revoke ${k.name ?? k.prefix}`}
+                    title={`Revoke “${k.name ?? k.prefix}”?`}
+                    danger
+                    onConfirm={async () =>
+                      unwrap(await client.raw.apiKeys.revoke({ params: { id: k.id } }), 204)
+                    }
+                    onDone={keys.reload}
+                  >
+                    It stops working at once, everywhere (a console signed in with it too).
+                  </ConfirmButton>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="filters" onSubmit={create} aria-label="Create an API key">
+        <label>
+          Name of a new key
+          <input name="name" required maxLength={255} />
+        </label>
+        <fieldset class="scopes">
+          <legend>Scopes</legend>
+          {API_KEY_SCOPES.map((s) => (
+            <label key={s} class="inline">
+              <input
+                type="checkbox"
+                checked={scopes.includes(s)}
+                onChange={(e) =>
+                  setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))
+                }
+              />{' '}
+              {s}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" class="primary">
+          Create key
+        </button>
+      </form>
+      <ErrorNote error={error} />
+    </section>
+  );
+}

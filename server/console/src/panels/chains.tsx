@@ -1,0 +1,197 @@
+import { CHAIN_STATES } from '@sched/contract';
+import type { Chain } from '@sched/sdk';
+import { canCancelChain } from '../allowed.js';
+import { href, navigate, type Route } from '../router.js';
+import { ConfirmButton, ErrorNote, Json, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
+
+function ChainList({ route }: { route: Route }) {
+  const status = route.query.get('status') ?? '';
+  const page = Number(route.query.get('page') ?? 1);
+  const list = useLoad(
+    (c) => c.chains.list({ ...(status ? { status: status as Chain['status'] } : {}), page, per_page: 20 }),
+    [status, page],
+  );
+  return (
+    <>
+      <h1>Chains</h1>
+      <form
+        class="filters"
+        aria-label="Filter chains"
+        onSubmit={(e) => {
+          e.preventDefault();
+          navigate('chains', { status: String(new FormData(e.currentTarget).get('status') ?? '') });
+        }}
+      >
+        <label>
+          State
+          <select name="status" defaultValue={status} key={status}>
+            <option value="">any</option>
+            {CHAIN_STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="primary">
+          Apply filter
+        </button>
+      </form>
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="chains" />}
+      {list.data && (
+        <>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">State</th>
+                <th scope="col">Current step</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((c) => (
+                <tr key={c.id}>
+                  <td>
+                    <a href={href(`chains/${c.id}`)}>{c.name}</a>
+                  </td>
+                  <td>
+                    <Status status={c.status} />
+                  </td>
+                  <td>{c.current_step + 1}</td>
+                  <td>
+                    <When at={c.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.data.length === 0 && <p class="muted">No chain yet.</p>}
+          <Pager
+            noun="chains"
+            meta={list.data.meta}
+            onPage={(p) => navigate('chains', { status, page: String(p) })}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function ChainDetail({ id }: { id: string }) {
+  const { client, canWrite } = useConsole();
+  const loaded = useLoad((c) => c.chains.get(id), [id]);
+  const chain = loaded.data;
+  return (
+    <>
+      <p>
+        <a href={href('chains')}>All chains</a>
+      </p>
+      <ErrorNote error={loaded.error} />
+      {!chain && !loaded.error && <Loading what="the chain" />}
+      {chain && (
+        <>
+          <h1>
+            {chain.name} <Status status={chain.status} />
+          </h1>
+          {canWrite && canCancelChain(chain) && (
+            <div class="buttons">
+              <ConfirmButton
+                label="Cancel chain"
+                title={`Cancel “${chain.name}”?`}
+                danger
+                onConfirm={() => client.chains.cancel(chain.id)}
+                onDone={loaded.reload}
+              >
+                Pending and running steps are cancelled; settled steps keep their state (nothing is rolled
+                back).
+              </ConfirmButton>
+            </div>
+          )}
+          <dl class="facts">
+            <div>
+              <dt>Created</dt>
+              <dd>
+                <When at={chain.created_at} />
+              </dd>
+            </div>
+            <div>
+              <dt>Completed</dt>
+              <dd>
+                <When at={chain.completed_at} />
+              </dd>
+            </div>
+            <div>
+              <dt>On error</dt>
+              <dd>{JSON.stringify(chain.error_handling)}</dd>
+            </div>
+          </dl>
+          <h2>Steps</h2>
+          <ol class="timeline" aria-label="Steps">
+            {chain.steps.map((s) => {
+              const context = chain.context.steps[String(s.index)];
+              return (
+                <li key={s.index} class={`step-${s.status}`}>
+                  <h3>
+                    {s.index + 1}. {s.name} <span class="muted">({s.type})</span> <Status status={s.status} />
+                  </h3>
+                  <dl class="facts">
+                    <div>
+                      <dt>Started</dt>
+                      <dd>
+                        <When at={s.started_at} />
+                      </dd>
+                    </div>
+                    <div>
+                      <dt>Completed</dt>
+                      <dd>
+                        <When at={s.completed_at} />
+                      </dd>
+                    </div>
+                    {s.outcome && (
+                      <div>
+                        <dt>Outcome</dt>
+                        <dd>{s.outcome}</dd>
+                      </div>
+                    )}
+                    {s.condition && (
+                      <div>
+                        <dt>Condition</dt>
+                        <dd>
+                          <code>{s.condition}</code>
+                        </dd>
+                      </div>
+                    )}
+                    {s.error && (
+                      <div>
+                        <dt>Error</dt>
+                        <dd class="error-text">{s.error}</dd>
+                      </div>
+                    )}
+                  </dl>
+                  {s.action_id && (
+                    <a href={href(`actions/${s.action_id}`)}>The step's action and its attempts</a>
+                  )}
+                  {context && (
+                    <details>
+                      <summary>Context of this step</summary>
+                      <Json value={context} label={`Context of step ${s.index + 1}`} />
+                    </details>
+                  )}
+                </li>
+              );
+            })}
+          </ol>
+          <h2>Input</h2>
+          <Json value={chain.input} label="The chain's input" />
+        </>
+      )}
+    </>
+  );
+}
+
+export function ChainsPanel({ route }: { route: Route }) {
+  const id = route.path.split('/')[1];
+  return id ? <ChainDetail id={id} /> : <ChainList route={route} />;
+}

@@ -1,0 +1,27 @@
+import type { FunctionComponent } from 'preact';
+import type { Route } from '../router.js';
+import { ActionsPanel } from './actions.js';
+import { ChainsPanel } from './chains.js';
+import { OverviewPanel } from './overview.js';
+import { SettingsPanel } from './settings.js';
+import { TemplatesPanel } from './templates.js';
+
+export interface Panel {
+  /** First segment of the path under /console; '' is the overview. */
+  path: string;
+  label: string;
+  component: FunctionComponent<{ route: Route }>;
+}
+
+/**
+ * The console's panels, in the order of the navigation. A panel is one entry here and one file in this folder, so
+ * the ones that wait for endpoints (bulk operations and the failed inbox, destinations, alert rules, approvals
+ * waiting, the audit log, schedule preview, API keys) slot in as those endpoints land in the contract.
+ */
+export const PANELS: readonly Panel[] = [
+  { path: '', label: 'Overview', component: OverviewPanel },
+  { path: 'actions', label: 'Actions', component: ActionsPanel },
+  { path: 'chains', label: 'Chains', component: ChainsPanel },
+  { path: 'templates', label: 'Templates', component: TemplatesPanel },
+  { path: 'settings', label: 'Settings', component: SettingsPanel },
+];

@@ -1,0 +1,207 @@
+import type { DomainDetail } from '@sched/sdk';
+import { SchedApiError } from '@sched/sdk';
+import { useState } from 'preact/hooks';
+import { ErrorNote, Loading, Status, useConsole, useLoad, When } from '../ui.js';
+import { ApiKeys } from './api-keys.js';
+import { QuotaSection } from './overview.js';
+
+function Contacts() {
+  const contacts = useLoad((c) => c.contacts.list(), []);
+  return (
+    <section aria-labelledby="contacts-title">
+      <h2 id="contacts-title">Contacts</h2>
+      <ErrorNote error={contacts.error} />
+      {!contacts.data && !contacts.error && <Loading what="contacts" />}
+      {contacts.data &&
+        (contacts.data.length === 0 ? (
+          <p class="muted">No contact yet. Gate recipients can name them as contact:&lt;id&gt;:email.</p>
+        ) : (
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Phone</th>
+                <th scope="col">Id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {contacts.data.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name}</td>
+                  <td>{c.email ?? '—'}</td>
+                  <td>{c.phone ?? '—'}</td>
+                  <td>
+                    <code>{c.id}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </section>
+  );
+}
+
+function Channels() {
+  const channels = useLoad((c) => c.channels.list(), []);
+  // Slack and Teams channels are a Business feature: other plans get a 403, said plainly rather than as an error.
+  const planRefused = channels.error instanceof SchedApiError && channels.error.status === 403;
+  return (
+    <section aria-labelledby="channels-title">
+      <h2 id="channels-title">Slack and Teams channels</h2>
+      {planRefused ? <p class="muted">{channels.error?.message}</p> : <ErrorNote error={channels.error} />}
+      {!channels.data && !channels.error && <Loading what="channels" />}
+      {channels.data &&
+        (channels.data.length === 0 ? (
+          <p class="muted">No channel yet.</p>
+        ) : (
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Webhook URL</th>
+              </tr>
+            </thead>
+            <tbody>
+              {channels.data.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name}</td>
+                  <td>{c.type}</td>
+                  <td>
+                    <code>{c.webhook_url}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </section>
+  );
+}
+
+function VerificationSteps({ detail }: { detail: DomainDetail }) {
+  const m = detail.verification_methods;
+  if (!m) return <p class="muted">Start the verification to get a token.</p>;
+  return (
+    <ol>
+      <li>
+        Either publish a DNS TXT record on <code>{m.dns.name}</code> with the value <code>{m.dns.value}</code>
+        ,
+      </li>
+      <li>
+        or serve <code>{m.file.url}</code> with the content <code>{m.file.content}</code>.
+      </li>
+      <li>Then check: the service also checks by itself until the domain is verified.</li>
+    </ol>
+  );
+}
+
+function DomainRow({ domain }: { domain: string }) {
+  const { client, canWrite } = useConsole();
+  const [open, setOpen] = useState(false);
+  const [error, setError] = useState<Error>();
+  const [busy, setBusy] = useState(false);
+  const detail = useLoad((c) => (open ? c.domains.get(domain) : Promise.resolve(undefined)), [open, domain]);
+  const act = async (what: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await what();
+      detail.reload();
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const d = detail.data;
+  return (
+    <li>
+      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {domain}
+      </button>
+      {open && (
+        <div class="domain">
+          <ErrorNote error={detail.error ?? error} />
+          {!d && !detail.error && <Loading what="the domain" />}
+          {d && (
+            <>
+              <p>
+                <Status status={d.status} /> · {d.usage.today} of {d.usage.day_limit} today,{' '}
+                {d.usage.this_month} of {d.usage.month_limit} this month while unverified · last checked{' '}
+                <When at={d.last_check_at} />
+              </p>
+              {d.status !== 'verified' && <VerificationSteps detail={d} />}
+              {d.last_errors && (d.last_errors.dns || d.last_errors.file) && (
+                <p class="error-text">
+                  Last check: {[d.last_errors.dns, d.last_errors.file].filter(Boolean).join('; ')}
+                </p>
+              )}
+              {canWrite && d.status !== 'verified' && (
+                <div class="buttons">
+                  {d.status === 'unverified' ? (
+                    <button
+                      type="button"
+                      disabled={busy}
+                      onClick={() => act(() => client.domains.verify(domain))}
+                    >
+                      Start verification
+                    </button>
+                  ) : (
+                    <button
+                      type="button"
+                      disabled={busy}
+                      onClick={() => act(() => client.domains.check(domain))}
+                    >
+                      Check now
+                    </button>
+                  )}
+                </div>
+              )}
+            </>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}
+
+function Domains() {
+  const domains = useLoad((c) => c.domains.list(), []);
+  return (
+    <section aria-labelledby="domains-title">
+      <h2 id="domains-title">Destination domains</h2>
+      <p class="muted">
+        Hostnames the account sends to. Unverified ones are held to daily and monthly limits; verify a domain
+        by DNS or by a file to lift them.
+      </p>
+      <ErrorNote error={domains.error} />
+      {!domains.data && !domains.error && <Loading what="domains" />}
+      {domains.data &&
+        (domains.data.length === 0 ? (
+          <p class="muted">No domain yet.</p>
+        ) : (
+          <ul class="domains">
+            {domains.data.map((d) => (
+              <DomainRow key={d.domain} domain={d.domain} />
+            ))}
+          </ul>
+        ))}
+    </section>
+  );
+}
+
+export function SettingsPanel() {
+  return (
+    <>
+      <h1>Settings</h1>
+      <QuotaSection />
+      <Contacts />
+      <Channels />
+      <Domains />
+      <ApiKeys />
+    </>
+  );
+}

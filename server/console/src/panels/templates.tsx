@@ -1,0 +1,178 @@
+import { useState } from 'preact/hooks';
+import { href, navigate, type Route } from '../router.js';
+import {
+  ConfirmButton,
+  CopyButton,
+  ErrorNote,
+  Json,
+  Loading,
+  Pager,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+} from '../ui.js';
+
+function TemplateList({ route }: { route: Route }) {
+  const page = Number(route.query.get('page') ?? 1);
+  const list = useLoad((c) => c.templates.list({ page, per_page: 25 }), [page]);
+  return (
+    <>
+      <h1>Templates</h1>
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="templates" />}
+      {list.data && (
+        <>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Active</th>
+                <th scope="col">Triggers</th>
+                <th scope="col">Last triggered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((t) => (
+                <tr key={t.id}>
+                  <td>
+                    <a href={href(`templates/${t.id}`)}>{t.name}</a>
+                  </td>
+                  <td>{t.mode ? `${t.type} (${t.mode})` : t.type}</td>
+                  <td>{t.is_active ? 'yes' : 'no'}</td>
+                  <td>{t.trigger_count}</td>
+                  <td>
+                    <When at={t.last_triggered_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.data.length === 0 && <p class="muted">No template yet.</p>}
+          <Pager
+            noun="templates"
+            meta={list.data.meta}
+            onPage={(p) => navigate('templates', { page: String(p) })}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function TemplateDetail({ id }: { id: string }) {
+  const { client, canWrite } = useConsole();
+  const loaded = useLoad((c) => c.templates.get(id), [id]);
+  // The full URL exists only in the regenerate answer (it is stored hashed): shown once, here.
+  const [fresh, setFresh] = useState<string>();
+  const t = loaded.data;
+  return (
+    <>
+      <p>
+        <a href={href('templates')}>All templates</a>
+      </p>
+      <ErrorNote error={loaded.error} />
+      {!t && !loaded.error && <Loading what="the template" />}
+      {t && (
+        <>
+          <h1>
+            {t.name} <Status status={t.is_active ? 'active' : 'inactive'} />
+          </h1>
+          <section aria-labelledby="trigger-title">
+            <h2 id="trigger-title">Trigger URL</h2>
+            <p>
+              <code class="url">{fresh ?? t.trigger_url}</code>{' '}
+              <CopyButton text={fresh ?? t.trigger_url} label="Copy URL" />
+            </p>
+            {fresh ? (
+              <p class="note" role="status">
+                This is the new URL in full: copy it now, it is shown only once. The old URL answers 404 from
+                now on.
+              </p>
+            ) : (
+              <p class="muted">Shown masked: the full URL is in the create and regenerate answers only.</p>
+            )}
+            {canWrite && (
+              <div class="buttons">
+                <ConfirmButton
+                  label="Regenerate URL"
+                  title="Regenerate the trigger URL?"
+                  danger
+                  onConfirm={async () => setFresh((await client.templates.regenerateToken(t.id)).trigger_url)}
+                >
+                  Whoever uses the current URL will get 404 from now on.
+                </ConfirmButton>
+                <ConfirmButton
+                  label={t.is_active ? 'Deactivate' : 'Activate'}
+                  title={t.is_active ? 'Deactivate this template?' : 'Activate this template?'}
+                  onConfirm={() => client.templates.toggleActive(t.id)}
+                  onDone={loaded.reload}
+                >
+                  {t.is_active
+                    ? 'Its trigger URL will refuse calls until it is activated again.'
+                    : 'Its trigger URL will accept calls again.'}
+                </ConfirmButton>
+              </div>
+            )}
+          </section>
+          <section aria-labelledby="tstats-title">
+            <h2 id="tstats-title">Trigger statistics</h2>
+            <dl class="facts">
+              <div>
+                <dt>Triggers</dt>
+                <dd>{t.trigger_count}</dd>
+              </div>
+              <div>
+                <dt>Refused triggers</dt>
+                <dd>{t.failed_trigger_count}</dd>
+              </div>
+              <div>
+                <dt>Last triggered</dt>
+                <dd>
+                  <When at={t.last_triggered_at} />
+                </dd>
+              </div>
+              <div>
+                <dt>Last refused</dt>
+                <dd>
+                  <When at={t.last_failed_at} />
+                </dd>
+              </div>
+              {t.last_error && (
+                <div>
+                  <dt>Why</dt>
+                  <dd class="error-text">{t.last_error}</dd>
+                </div>
+              )}
+            </dl>
+          </section>
+          <section aria-labelledby="tdef-title">
+            <h2 id="tdef-title">Definition</h2>
+            <Json
+              label="The template's definition"
+              value={{
+                type: t.type,
+                mode: t.mode,
+                placeholders: t.placeholders,
+                request_config: t.request_config,
+                gate_config: t.gate_config,
+                chain_steps: t.chain_steps,
+                max_attempts: t.max_attempts,
+                retry_strategy: t.retry_strategy,
+                signed: t.signed,
+                callback_url: t.callback_url,
+                dedup_keys: t.dedup_keys,
+              }}
+            />
+          </section>
+        </>
+      )}
+    </>
+  );
+}
+
+export function TemplatesPanel({ route }: { route: Route }) {
+  const id = route.path.split('/')[1];
+  return id ? <TemplateDetail id={id} /> : <TemplateList route={route} />;
+}

@@ -1,0 +1,229 @@
+import type { SchedClient } from '@sched/sdk';
+import { SchedApiError } from '@sched/sdk';
+import type { ComponentChildren } from 'preact';
+import { createContext } from 'preact';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import type { Session } from './session.js';
+
+export interface Console {
+  client: SchedClient;
+  session: Session;
+  /** Whether the key behind the session may write: a read-scope key gets no write buttons at all. */
+  canWrite: boolean;
+  /** The session ended under the page (expired, signed out elsewhere, key revoked): back to sign-in. */
+  expired(): void;
+}
+
+export const ConsoleContext = createContext<Console | null>(null);
+
+export function useConsole(): Console {
+  const c = useContext(ConsoleContext);
+  if (!c) throw new Error('outside the console');
+  return c;
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: Error | undefined;
+  loading: boolean;
+  reload(): void;
+}
+
+/** Runs `load` with the console's client whenever `deps` change; a 401 ends the session in the page. */
+export function useLoad<T>(load: (client: SchedClient) => Promise<T>, deps: unknown[]): Loaded<T> {
+  const { client, expired } = useConsole();
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load(client).then(
+      (data) => live && setState({ data, loading: false }),
+      (error: Error) => {
+        if (!live) return;
+        if (error instanceof SchedApiError && error.status === 401) expired();
+        setState({ error, loading: false });
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+export function ErrorNote({ error }: { error: Error | undefined }) {
+  if (!error) return null;
+  const fields = error instanceof SchedApiError ? Object.entries(error.errors) : [];
+  return (
+    <div class="note error" role="alert">
+      <strong>{error instanceof SchedApiError ? `HTTP ${error.status}: ` : ''}</strong>
+      {error.message}
+      {fields.length > 0 && (
+        <ul>
+          {fields.map(([path, messages]) => (
+            <li key={path}>
+              <code>{path}</code>: {messages.join('; ')}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A state as a coloured label (the colour repeats the word; it never replaces it). */
+export function Status({ status }: { status: string }) {
+  return <span class={`status status-${status}`}>{status.replaceAll('_', ' ')}</span>;
+}
+
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+];
+
+/** An instant: relative text, the exact UTC time on hover and for assistive technology. */
+export function When({ at }: { at: string | null | undefined }) {
+  if (!at) return <span class="muted">—</span>;
+  const t = new Date(at);
+  const diff = t.getTime() - Date.now();
+  const [unit, ms] = UNITS.find(([, ms]) => Math.abs(diff) >= ms) ?? ['second', 1000];
+  return (
+    <time dateTime={at} title={t.toISOString()}>
+      {relative.format(Math.round(diff / ms), unit)}
+    </time>
+  );
+}
+
+export function Ms({ ms }: { ms: number | null | undefined }) {
+  if (ms === null || ms === undefined) return <span class="muted">—</span>;
+  return <span>{ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`}</span>;
+}
+
+/**
+ * A write behind a confirmation: a modal dialog (focus moves into it, Escape closes it) says what will happen; only
+ * its confirm button acts. Rendered only for keys with the write scope.
+ */
+export function ConfirmButton(props: {
+  label: string;
+  title: string;
+  children: ComponentChildren;
+  confirmLabel?: string;
+  danger?: boolean;
+  onConfirm: () => Promise<unknown>;
+  onDone?: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
+  const confirm = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await props.onConfirm();
+      dialog.current?.close();
+      props.onDone?.();
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const titleId = `confirm-${props.label.toLowerCase().replace(/\W+/g, '-')}`;
+  return (
+    <>
+      <button
+        type="button"
+        class={props.danger ? 'danger' : 'primary'}
+        onClick={() => dialog.current?.showModal()}
+      >
+        {props.label}
+      </button>
+      <dialog ref={dialog} aria-labelledby={titleId}>
+        <h2 id={titleId}>{props.title}</h2>
+        <div>{props.children}</div>
+        <ErrorNote error={error} />
+        <div class="buttons">
+          <button type="button" onClick={() => dialog.current?.close()} disabled={busy}>
+            Keep it
+          </button>
+          <button type="button" class={props.danger ? 'danger' : 'primary'} onClick={confirm} disabled={busy}>
+            {props.confirmLabel ?? props.label}
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+export function Pager(props: {
+  meta: { current_page: number; last_page: number; total: number };
+  onPage: (page: number) => void;
+  noun: string;
+}) {
+  const { current_page: page, last_page: last, total } = props.meta;
+  return (
+    <nav class="pager" aria-label={`${props.noun} pages`}>
+      <span>
+        {total} {props.noun}
+        {last > 1 ? ` · page ${page} of ${last}` : ''}
+      </span>
+      {page > 1 && (
+        <button type="button" onClick={() => props.onPage(page - 1)}>
+          Previous page
+        </button>
+      )}
+      {page < last && (
+        <button type="button" onClick={() => props.onPage(page + 1)}>
+          Next page
+        </button>
+      )}
+    </nav>
+  );
+}
+
+/** Copies text to the clipboard, saying so where a screen reader hears it. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={() =>
+        navigator.clipboard.writeText(text).then(
+          () => setDone(true),
+          () => setDone(false),
+        )
+      }
+    >
+      {label}
+      <span aria-live="polite" class="copied">
+        {done ? ' — copied' : ''}
+      </span>
+    </button>
+  );
+}
+
+export function Json({ value, label }: { value: unknown; label: string }) {
+  return (
+    // A scrolling box must be reachable by keyboard (axe: scrollable-region-focusable): a named section holds it.
+    <section aria-label={label}>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: keyboard users scroll it; axe requires the focus stop */}
+      <pre class="json" tabIndex={0}>
+        {JSON.stringify(value, null, 2)}
+      </pre>
+    </section>
+  );
+}
