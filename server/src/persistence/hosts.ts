@@ -166,8 +166,9 @@ function baseConfig(spec: MultiHostUrl): pg.ClientConfig {
     ...(spec.params.get('application_name')
       ? { application_name: spec.params.get('application_name')! }
       : {}),
+    // As node-postgres reads sslmode for one host: `disable` none, `no-verify` unverified, any other verified TLS.
     ...(sslmode && sslmode !== 'disable'
-      ? { ssl: sslmode === 'require' ? { rejectUnauthorized: false } : true }
+      ? { ssl: sslmode === 'no-verify' ? { rejectUnauthorized: false } : true }
       : {}),
   };
 }
