@@ -90,22 +90,12 @@ export async function createFormation(log: (line: string) => void = () => {}): P
       await autoctl(['perform', 'failover', '--pgdata', monitorData, '--wait', '60']);
     },
     async destroy() {
-      // Only what this formation started: its pg_autoctl processes (each stops its PostgreSQL on SIGTERM), their
-      // service subprocesses should one outlive its parent, then an immediate stop of each of its data folders.
-      const alive = children.filter((c) => c.exitCode === null && c.signalCode === null);
-      const services = await descendants(
-        alive.map((c) => c.pid!),
-        'pg_autoctl',
-      );
-      await Promise.all(
-        alive.map(async (child) => {
-          const exited = new Promise((r) => child.once('exit', r));
-          child.kill('SIGTERM');
-          await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        }),
-      );
-      for (const pid of services) {
+      // Only what this formation started. pg_autoctl's top process exits on SIGTERM leaving its service processes
+      // and PostgreSQL behind, and a service restarts a stopped PostgreSQL: so the pg_autoctl processes go first
+      // (SIGKILL, by the pids this formation started and their pg_autoctl descendants), then an immediate stop of
+      // each of its data folders.
+      const alive = children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => c.pid!);
+      for (const pid of [...(await descendants(alive, 'pg_autoctl')), ...alive]) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
@@ -113,11 +103,10 @@ export async function createFormation(log: (line: string) => void = () => {}): P
         }
       }
       for (const data of [path.join(dir, 'node2'), path.join(dir, 'node1'), monitorData]) {
-        await exec(
-          path.join(DEBIAN_PG_BIN, 'pg_ctl'),
-          ['-D', data, '-m', 'immediate', 'stop'],
-          asPostgres,
-        ).catch(() => undefined);
+        await exec(path.join(DEBIAN_PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop'], {
+          ...asPostgres,
+          timeout: 30_000,
+        }).catch(() => undefined);
       }
       await fs.rm(dir, { recursive: true, force: true });
     },
