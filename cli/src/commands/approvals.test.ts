@@ -1,7 +1,7 @@
 import { type Action, buildApprovalBody } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../runtime.js';
-import { describeAction } from './actions.js';
+import { describeAction } from './actions/index.js';
 import {
   approvalSummary,
   buildApprovalInput,

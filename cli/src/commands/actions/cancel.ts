@@ -1,7 +1,7 @@
 import type { SchedClient } from '@sched/sdk';
 import type { Command } from 'commander';
 import { client, printText } from '../../runtime.js';
-import { cancelTarget } from '../actions-request.js';
+import { cancelTarget } from './request.js';
 
 export function configureActionsCancelCommand(actions: Command): void {
   actions

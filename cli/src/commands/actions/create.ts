@@ -7,7 +7,7 @@ import {
   METHODS,
   ON_CREATE_RULES,
   RETRY_STRATEGIES,
-} from '../actions-request.js';
+} from './request.js';
 import { createdSummary, printCreated } from './show.js';
 
 /** Two weeks from today at 09:00 UTC: an example time within every plan's schedule horizon (Free: 30 days). */

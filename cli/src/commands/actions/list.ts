@@ -1,7 +1,7 @@
 import type { ActionSummary } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { client, print, wantsJson } from '../../runtime.js';
-import { buildListQuery, type ListActionsOptions, MODE_FILTERS, STATUS_FILTERS } from '../actions-request.js';
+import { buildListQuery, type ListActionsOptions, MODE_FILTERS, STATUS_FILTERS } from './request.js';
 import { type BulkFilterOptions, inboxQuery, withInboxFlags } from '../bulk/filter.js';
 
 const LIST_COLUMNS = ['id', 'name', 'status', 'scheduled_for'];

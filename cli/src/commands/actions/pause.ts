@@ -1,7 +1,7 @@
 import type { PauseBody } from '@sched/sdk';
 import type { Command } from 'commander';
 import { client, printText, UsageError } from '../../runtime.js';
-import { duration, isoTime } from '../actions-request.js';
+import { duration, isoTime } from './request.js';
 
 interface PauseOptions {
   until?: string;

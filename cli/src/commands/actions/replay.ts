@@ -1,7 +1,7 @@
 import type { ReplayBody } from '@sched/contract';
 import type { Command } from 'commander';
 import { client, collectOption, printText, UsageError } from '../../runtime.js';
-import { parseHeaders } from '../actions-request.js';
+import { parseHeaders } from './request.js';
 
 /** `sched actions replay <id>`: a new action from a final one's definition, optionally with a new time or body. */
 export function configureActionsReplayCommand(actions: Command): void {

@@ -7,8 +7,8 @@ import {
 } from '@sched/contract';
 import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
 import { formatFields, UsageError } from '../../runtime.js';
-import { relativeTime } from '../actions.js';
-import { duration, oneOf } from '../actions-request.js';
+import { relativeTime } from '../actions/index.js';
+import { duration, oneOf } from '../actions/request.js';
 
 /*
  * `sched approvals create`: flags -> `ApprovalInput` (the SDK turns it into the API body). The translation is pure

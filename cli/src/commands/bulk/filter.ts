@@ -2,7 +2,7 @@ import { ERROR_CLASSES } from '@sched/contract';
 import type { BulkOperationInput } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { UsageError } from '../../runtime.js';
-import { MODE_FILTERS, STATUS_FILTERS } from '../actions-request.js';
+import { MODE_FILTERS, STATUS_FILTERS } from '../actions/request.js';
 
 /** The filter flags of `sched bulk <verb>`: the filters of `GET /v1/actions`, one flag each. */
 export interface BulkFilterOptions {

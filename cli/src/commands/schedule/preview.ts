@@ -7,7 +7,7 @@ import {
   buildSchedule,
   type CreateActionOptions,
   positiveInt,
-} from '../actions-request.js';
+} from '../actions/request.js';
 
 type PreviewOptions = Pick<
   CreateActionOptions,

@@ -1,7 +1,7 @@
 import { TEMPLATE_TYPES } from '@sched/contract';
 import type { Command } from 'commander';
 import { client, print } from '../../runtime.js';
-import { oneOf } from '../actions-request.js';
+import { oneOf } from '../actions/request.js';
 import { table } from './show.js';
 
 export function configureTemplatesListCommand(templates: Command): void {

@@ -8,7 +8,7 @@ import {
   SCHEDULE_PRESETS,
 } from '@sched/contract';
 import type { ActionCreateBody, ActionListQuery } from '@sched/sdk';
-import { UsageError } from '../runtime.js';
+import { UsageError } from '../../runtime.js';
 
 /*
  * Pure translation of `sched actions ...` flags into API requests: no I/O except through the injected

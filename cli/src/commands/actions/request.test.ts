@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../runtime.js';
-import {
-  buildCreateBody,
-  buildListQuery,
-  buildRecurrence,
-  cancelTarget,
-  parseHeaders,
-} from './actions-request.js';
+import { UsageError } from '../../runtime.js';
+import { buildCreateBody, buildListQuery, buildRecurrence, cancelTarget, parseHeaders } from './request.js';
 
 const url = 'https://example.com/hook';
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { configureChainsCreateCommand } from './chains/create.js';
-import { configureChainsListCommand } from './chains/list.js';
-import { configureChainsGetCommand } from './chains/get.js';
-import { configureChainsCancelCommand } from './chains/cancel.js';
+import { configureChainsCreateCommand } from './create.js';
+import { configureChainsListCommand } from './list.js';
+import { configureChainsGetCommand } from './get.js';
+import { configureChainsCancelCommand } from './cancel.js';
 
 export function configureChainsCommands(program: Command): void {
   const chains = program.command('chains').description('chains of HTTP calls, approval gates and delays');
@@ -13,4 +13,4 @@ export function configureChainsCommands(program: Command): void {
 }
 
 // Renderers live in chains/show.ts; tests import them from here.
-export { describeChain, readChainFile } from './chains/show.js';
+export { describeChain, readChainFile } from './show.js';

@@ -1,8 +1,8 @@
 import type { Quota } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
-import { createdSummary, describeAction, relativeTime } from './actions.js';
-import { deliveredAction } from './fixtures.test-support.js';
-import { describeQuota } from './quota.js';
+import { createdSummary, describeAction, relativeTime } from './index.js';
+import { deliveredAction } from '../fixtures.test-support.js';
+import { describeQuota } from '../quota.js';
 
 const now = new Date('2030-01-01T12:00:00.000Z');
 

@@ -1,6 +1,6 @@
 import type { Action, ActionStatus, DeliveryAttempt, SchedClient } from '@sched/sdk';
 import type { Command } from 'commander';
-import { client, EXIT, parseNumber, wantsJson } from '../runtime.js';
+import { client, EXIT, parseNumber, wantsJson } from '../../runtime.js';
 
 /** The statuses after which an action never changes again. */
 const ENDED_STATUSES: readonly ActionStatus[] = ['executed', 'failed', 'cancelled', 'expired'];

@@ -1,7 +1,7 @@
 import type { Action } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
-import { formatWatchEvent, watchAction, watchEvents } from './actions-watch.js';
-import { deliveredAction } from './fixtures.test-support.js';
+import { formatWatchEvent, watchAction, watchEvents } from './watch.js';
+import { deliveredAction } from '../fixtures.test-support.js';
 
 const now = new Date('2030-01-01T12:00:00.000Z');
 

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { configureActionsCancelCommand } from './cancel.js';
+import { configureActionsCreateCommand } from './create.js';
+import { configureActionsGetCommand } from './get.js';
+import { configureActionsListCommand } from './list.js';
+import { configureActionsReplayCommand } from './replay.js';
+import { configureActionsRetryCommand } from './retry.js';
+import { configureActionsWatchCommand } from './watch.js';
+import { configureActionsPauseCommand } from './pause.js';
+import { configureActionsResumeCommand } from './resume.js';
+
+export function configureActionsCommands(program: Command): void {
+  const actions = program.command('actions').description('scheduled webhook actions');
+  configureActionsCreateCommand(actions);
+  configureActionsListCommand(actions);
+  configureActionsGetCommand(actions);
+  configureActionsCancelCommand(actions);
+  configureActionsRetryCommand(actions);
+  configureActionsReplayCommand(actions);
+  configureActionsWatchCommand(actions);
+  configureActionsPauseCommand(actions);
+  configureActionsResumeCommand(actions);
+}
+
+// The renderers moved to actions/show.ts; other nouns (approvals) and tests import them from here too.
+export { printCreated, createdSummary, describeAction, relativeTime } from './show.js';
