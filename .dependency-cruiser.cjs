@@ -1,7 +1,8 @@
 // The layering rules of docs/architecture.md, checked in `npm test` (dependency-cruiser).
 // What may import what: domain imports nothing of ours but the contract's vocabulary; app never imports
-// Fastify, http/ or jobs/; only persistence/ imports pg, kysely or MikroORM; http/ calls app/, never
-// persistence/; channel adapters know only their interface, their vendor client and config; the SDK imports
+// Fastify, http/, jobs/, outbound/ or channels/; only persistence/ imports pg, kysely or MikroORM, and only
+// jobs/queue.ts imports pg-boss; http/ calls app/, never
+// persistence/; channel adapters know only their interface, the message shapes, their vendor client and config; the SDK imports
 // only the contract; the CLI's API verbs use only the SDK; the console is a client of the API like the others.
 /** A regex matching the resolved path of these npm packages (pnpm keeps them under node_modules/.pnpm). */
 const pkg = (names) => `node_modules/(${names})/`;
@@ -17,7 +18,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^server/src/domain/' },
       to: {
-        pathNot: ['^server/src/domain/', '^contract/', pkg('luxon|zod'), '^(node:)?crypto$'],
+        // ipaddr.js parses addresses for the destination policy; vitest and fast-check are the tests' tools.
+        pathNot: [
+          '^server/src/domain/',
+          '^contract/',
+          pkg('luxon|zod|ipaddr\\.js|vitest|fast-check'),
+          '^(node:)?crypto$',
+        ],
         dependencyTypesNot: ['type-only'],
       },
     },
@@ -27,6 +34,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^server/src/app/' },
       to: { path: ['^server/src/(http|jobs)/', pkg('fastify|@fastify/[^/]+|pg-boss|@ts-rest/fastify')] },
+    },
+    {
+      name: 'app-has-no-adapters',
+      comment:
+        'Use cases reach the outgoing HTTP client and the notification channels through ports (app/ports.ts), never directly.',
+      severity: 'error',
+      from: { path: '^server/src/app/' },
+      to: { path: '^server/src/(outbound|channels)/' },
+    },
+    {
+      name: 'only-the-queue-talks-pg-boss',
+      comment: 'pg-boss is one adapter: jobs/queue.ts. Everything else sends and works through its JobQueue.',
+      severity: 'error',
+      from: { path: '^(server|cli|contract|sdk)/src/', pathNot: ['^server/src/jobs/queue\\.ts$', notTest] },
+      to: { path: pkg('pg-boss'), dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'only-persistence-talks-sql',
@@ -43,9 +65,18 @@ module.exports = {
     },
     {
       name: 'channels-know-only-their-interface',
+      comment:
+        'An adapter knows its interface, the message shapes it sends (domain/approval/messages.ts) and config.',
       severity: 'error',
       from: { path: '^server/src/channels/' },
-      to: { path: '^server/src/', pathNot: ['^server/src/channels/', '^server/src/config\\.ts$'] },
+      to: {
+        path: '^server/src/',
+        pathNot: [
+          '^server/src/channels/',
+          '^server/src/domain/approval/messages\\.ts$',
+          '^server/src/config\\.ts$',
+        ],
+      },
     },
     {
       name: 'sdk-imports-only-the-contract',
@@ -88,7 +119,9 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['dist/', '\\.d\\.ts$'] },
+    // Only the workspace's own build output: packages resolve under node_modules/…/dist and must stay in the graph
+    // (doNotFollow keeps them as leaves), or the rules on kysely, pg-boss and pg would match nothing.
+    exclude: { path: ['^(contract|server|sdk|cli)/dist/', '^(contract|server|sdk|cli)/.*\\.d\\.ts$'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'default'] },

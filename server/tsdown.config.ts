@@ -19,7 +19,8 @@ export default defineConfig({
   platform: 'node',
   target: 'node22',
   dts: false,
-  deps: { alwaysBundle: [/^@sched\/contract/] },
+  // @ts-rest/fastify declares a peer fastify 4 (it runs on 5): compiled in, npm has no peer to warn about.
+  deps: { alwaysBundle: [/^@sched\/contract/, '@ts-rest/fastify'] },
   fixedExtension: false,
   clean: true,
   logLevel: 'warn',

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reopenGate } from '../server/src/app/approvals/outcomes.js';
 import { createWaits } from '../server/src/app/waits.js';
+import { ApprovalRounds } from '../server/src/app/approvals/rounds.js';
+import { GateTimeouts } from '../server/src/app/approvals/timers.js';
+import type { GateTimer, GateTimers } from '../server/src/app/ports.js';
 import type {
   ApprovalMessage,
   ChannelAdapter,
@@ -9,11 +12,10 @@ import type {
   ChannelTarget,
 } from '../server/src/channels/types.js';
 import { createChannels } from '../server/src/channels/registry.js';
-import { ApprovalEngine, createSqlOutbox } from '../server/src/jobs/approval-engine.js';
-import type { JobQueue } from '../server/src/jobs/queue.js';
 import { type ActionRow, insertAction } from '../server/src/persistence/actions.js';
 import { findGateAction, updateGate } from '../server/src/persistence/approvals/gates.js';
 import {
+  createSqlOutbox,
   findOutboxMessage,
   listOutboxMessages,
 } from '../server/src/persistence/approvals/outbox-messages.js';
@@ -32,7 +34,7 @@ import { consumeUsage, periodKey, usageOf } from '../server/src/persistence/usag
 import { monthPeriod } from '../server/src/domain/quota/plans.js';
 import { openTestDatabase } from './support/in-process.js';
 
-// The approval engine and the approval persistence in-process, on a real PostgreSQL of this file's own, with
+// The approval rounds and gate timers (app/approvals/) and the approval persistence in-process, on a real PostgreSQL of this file's own, with
 // channel adapters that record what they are given.
 describe('approval engine', () => {
   let t: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -50,7 +52,7 @@ describe('approval engine', () => {
         (...args: unknown[]) =>
           logLines.push(JSON.stringify(args)),
     },
-  ) as ConstructorParameters<typeof ApprovalEngine>[0]['logger'];
+  ) as Parameters<typeof createChannels>[1]['logger'];
   const recording = (name: ChannelName): ChannelAdapter => ({
     name,
     configured: true,
@@ -62,18 +64,31 @@ describe('approval engine', () => {
   const channels = Object.fromEntries(
     (['email', 'sms', 'slack', 'teams', 'push'] as const).map((c) => [c, recording(c)]),
   ) as Record<ChannelName, ChannelAdapter>;
-  const noJobs = { send: async () => undefined } as unknown as JobQueue;
-  const engine = () =>
-    new ApprovalEngine({
-      db,
-      queue: noJobs,
-      scheduler: { schedule: async () => undefined },
-      callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
-      channels,
-      logger,
+  // The GateTimers port, recording: the timers a round sets, with their time.
+  const timersSet: { timer: GateTimer; at: Date }[] = [];
+  const timers: GateTimers = {
+    async set(_tx, timer, at) {
+      timersSet.push({ timer, at });
+    },
+  };
+  const rounds = () =>
+    new ApprovalRounds({
+      store: db,
+      timers,
+      channels: { send: (target, message) => channels[target.channel].send(target, message) },
+      log: logger,
       clock: () => now,
       waits: createWaits(),
       publicUrl: () => 'http://sched.test',
+    });
+  const gateTimeouts = () =>
+    new GateTimeouts({
+      store: db,
+      timers,
+      scheduler: { schedule: async () => undefined },
+      callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
+      clock: () => now,
+      rounds: rounds(),
     });
 
   const gate = (message: string): StoredGate => ({
@@ -155,7 +170,7 @@ describe('approval engine', () => {
       { address: 'a@example.com', targets: [{ channel: 'email', email: 'a@example.com' }] },
       { address: 'b@example.com', targets: [{ channel: 'email', email: 'b@example.com' }] },
     ]);
-    await engine().sendRound(row);
+    await rounds().sendRound(row);
     expect(sent).toHaveLength(2);
     expect(sent.map((s) => s.message.body)).toEqual(['Ship it?\n\nNow.', 'Ship it?\n\nNow.']);
     const links = sent.map((s) => s.message.responseUrl);
@@ -179,7 +194,7 @@ describe('approval engine', () => {
     expect(
       await consumeUsage(db.sql, { accountId, period, metric: 'push_messages', limit: null, amount: 100 }),
     ).toBe(true);
-    await engine().sendRound(row);
+    await rounds().sendRound(row);
     expect(sent.map((s) => s.target.channel)).toEqual(['email']);
     const notes = await t.database.sql
       .selectFrom('notifications')
@@ -195,7 +210,7 @@ describe('approval engine', () => {
     // Under the quota, a push is sent and counted.
     sent.length = 0;
     const other = await t.newAccount('free');
-    await engine().sendRound(
+    await rounds().sendRound(
       await claimedApproval(other, 'Push?', [{ address: 'q', targets: [{ channel: 'push', subscription }] }]),
     );
     expect(sent.map((s) => s.target.channel)).toEqual(['push']);
@@ -249,11 +264,23 @@ describe('approval engine', () => {
     };
     await updateGate(db.sql, inserted.id, { escalation }, {}, now);
     const row = { ...inserted, gate: { ...inserted.gate!, escalation } };
-    await engine().sendRound(row);
+    timersSet.length = 0;
+    await rounds().sendRound(row);
+    // The first round sets its timeout at the expiry and its escalation after `after_hours`, both naming the round.
+    expect(timersSet).toEqual([
+      {
+        timer: { actionId: row.id, kind: 'timeout', round: now.toISOString() },
+        at: new Date(now.getTime() + 86_400_000),
+      },
+      {
+        timer: { actionId: row.id, kind: 'escalation', round: now.toISOString() },
+        at: new Date(now.getTime() + 3_600_000),
+      },
+    ]);
     const stale = '2000-01-01T00:00:00.000Z';
-    await engine().onTimer({ actionId: row.id, kind: 'escalation', round: stale });
+    await gateTimeouts().fire({ actionId: row.id, kind: 'escalation', round: stale });
     expect((await recipientsOf(db.sql, row.id)).map((r) => r.role)).toEqual(['recipient']);
-    await engine().onTimer({ actionId: row.id, kind: 'escalation', round: now.toISOString() });
+    await gateTimeouts().fire({ actionId: row.id, kind: 'escalation', round: now.toISOString() });
     expect((await recipientsOf(db.sql, row.id)).map((r) => r.address)).toEqual([
       'late@example.com',
       'boss@example.com',
@@ -262,6 +289,28 @@ describe('approval engine', () => {
       ['request', 'late@example.com'],
       ['escalation', 'boss'],
     ]);
+  });
+
+  it('a timeout that fires early is set again at the expiry; once due, on_timeout applies', async () => {
+    const accountId = await t.newAccount('business');
+    const row = await claimedApproval(accountId, 'Soon?', [
+      { address: 'y@example.com', targets: [{ channel: 'email', email: 'y@example.com' }] },
+    ]);
+    await rounds().sendRound(row);
+    const expiresAt = new Date(now.getTime() + 86_400_000);
+    timersSet.length = 0;
+    await gateTimeouts().fire({ actionId: row.id, kind: 'timeout', round: now.toISOString() });
+    expect(timersSet).toEqual([
+      { timer: { actionId: row.id, kind: 'timeout', round: now.toISOString() }, at: expiresAt },
+    ]);
+    expect((await findGateAction(db.sql, row.id))!.status).toBe('awaiting_response');
+
+    await updateGate(db.sql, row.id, { expires_at: new Date(now.getTime() - 1000).toISOString() }, {}, now);
+    await gateTimeouts().fire({ actionId: row.id, kind: 'timeout', round: now.toISOString() });
+    expect(await findGateAction(db.sql, row.id)).toMatchObject({
+      status: 'cancelled',
+      last_error: 'no answer within 1d',
+    });
   });
 
   it('reopening a declined gate revokes its links and asks every recipient again', async () => {

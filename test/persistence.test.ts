@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUES, type JobQueue, startJobQueue } from '../server/src/jobs/queue.js';
+import { jobSqlOn } from '../server/src/persistence/database.js';
 import { consumeUsage, usageOf } from '../server/src/persistence/usage-counters.js';
 import { openTestDatabase } from './support/in-process.js';
 
@@ -33,7 +34,7 @@ describe('persistence foundation', () => {
   });
 
   async function jobsFor(marker: string): Promise<number> {
-    const rows = await t.database.jobs.executeSql(
+    const rows = await jobSqlOn(t.database.sql).executeSql(
       `select 1 from pgboss.job where name = $1 and data ->> 'marker' = $2`,
       [QUEUES.callback, marker],
     );
@@ -45,7 +46,7 @@ describe('persistence foundation', () => {
     const write = (marker: string) =>
       t.database.transaction(async () => {
         await consumeUsage(t.database.sql, { accountId, period: marker, metric: 'emails', limit: null });
-        await queue.boss.send(QUEUES.callback, { marker }, { db: t.database.jobs });
+        await queue.boss.send(QUEUES.callback, { marker }, { db: jobSqlOn(t.database.sql) });
       });
 
     await write('2026-01');

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../server/src/persistence/database.js';
-import { createOrm, migrateUp, type Orm } from '../server/src/persistence/orm.js';
+import { Database, migrateUp, openOrm } from '../server/src/persistence/database.js';
+
 import { QUEUES, startJobQueue, type JobQueue } from '../server/src/jobs/queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../server/src/domain/schedule/window.js';
 import { createActionScheduler } from '../server/src/jobs/scheduler.js';
@@ -14,14 +14,14 @@ import { rawQuery } from './support/in-process.js';
 // statements survive another process's migration.
 describe('scheduling jobs in the look-ahead window', () => {
   let database: TestDatabase;
-  let orm: Orm;
+  let orm: Awaited<ReturnType<typeof openOrm>>;
   let store: Database;
   let queue: JobQueue;
   let accountId: string;
 
   beforeAll(async () => {
     database = await createTestDatabase('scheduling');
-    orm = await createOrm({ databaseUrl: database.url });
+    orm = await openOrm({ databaseUrl: database.url });
     await migrateUp(orm);
     store = new Database(orm);
     const logger = { error: () => undefined } as unknown as Parameters<typeof startJobQueue>[0]['logger'];
@@ -156,7 +156,7 @@ describe('scheduling jobs in the look-ahead window', () => {
 
   it('a prepared statement still answers after another process changed the table it returns', async () => {
     // One connection, so the statement prepared by the first read is the one the later reads meet.
-    const single = new Database(await createOrm({ databaseUrl: database.url, poolSize: 1 }));
+    const single = new Database(await openOrm({ databaseUrl: database.url, poolSize: 1 }));
     try {
       await rawQuery(single.sql, 'create table prepared_probe (id int primary key)');
       await rawQuery(single.sql, 'insert into prepared_probe values (1)');

@@ -131,7 +131,8 @@ describe('templates and public triggers', () => {
     expect(new Date(b.scheduled_for).getTime() - Date.now()).toBeGreaterThan(23 * 3600_000);
   });
 
-  it('sends an approval template to the resolved recipient', async () => {
+  it("sends an approval template to the resolved recipient (one of the account's contacts)", async () => {
+    await call('POST', '/v1/contacts', { name: 'Grace', email: 'grace@example.com' });
     const t = (
       await call('POST', '/v1/templates', {
         name: 'Refund {{amount}}',
@@ -407,6 +408,8 @@ describe('trigger rate limits and logs', () => {
         name: 'Tick',
         mode: 'webhook',
         request_config: { url: 'https://example.com/tick' },
+        trigger_limit_per_hour: 1000,
+        trigger_limit_per_day: 1000,
       })
     ).body.data;
     // Fixed one-minute windows: start early in one, so all 61 calls fall in it.
@@ -469,7 +472,7 @@ describe('templates in the OpenAPI document', () => {
       'application/json',
       'application/x-www-form-urlencoded',
     ]);
-    expect(Object.keys(op.responses).sort()).toEqual(['201', '403', '404', '422', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual(['201', '400', '403', '404', '422', '429']);
   });
 
   it('declares every template endpoint behind the Bearer key', () => {

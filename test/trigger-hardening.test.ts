@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
-import { api, startServer, type TestServer } from './support/server.js';
+import { api, runCli, startServer, type TestServer } from './support/server.js';
+import { eventually } from './support/wait.js';
 
 /**
  * The public trigger surface and the chain engine against the probes of the security review at c081757
@@ -98,6 +99,237 @@ describe('trigger and chain hardening (review c081757)', () => {
       expect(chain.status).toBe(422);
       expect(Object.keys(chain.body.errors).join(' ')).toContain('input');
     });
+  });
+
+  it('N-M3: a read-only key sees no header value and no webhook_secret in any view that embeds a request or a step', async () => {
+    const accounts = await runCli(['accounts', 'list', '--json'], server.env);
+    const accountId = JSON.parse(accounts.stdout).data[0].id as string;
+    const created = await runCli(
+      ['keys', 'create', '--account', accountId, '--scopes', 'read', '--json'],
+      server.env,
+    );
+    const readKey = JSON.parse(created.stdout).api_key as string;
+    const secrets = [
+      'Bearer downstream-SECRET-123',
+      'Bearer step-SECRET-456',
+      'step-secret-0123456789abcdef',
+    ];
+    const action = await template({
+      name: 'Masked',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/masked`, headers: { Authorization: secrets[0] } },
+    });
+    const chain = await template({
+      name: 'Masked chain',
+      type: 'chain',
+      chain_steps: [
+        {
+          name: 'a',
+          type: 'http_call',
+          url: `${rx.url}/masked-step`,
+          headers: { Authorization: secrets[1] },
+          webhook_secret: secrets[2],
+        },
+        { name: 'b', type: 'wait', delay: '1s' },
+      ],
+    });
+    // Every view that embeds a stored request or a step: template detail (both types), the list, a chain's
+    // detail and list, and the action a trigger made.
+    const fired = await trigger(action.trigger_url, {});
+    expect(fired.status).toBe(201);
+    const views = [
+      `/v1/templates/${action.id}`,
+      `/v1/templates/${chain.id}`,
+      '/v1/templates',
+      `/v1/actions/${fired.body.data.id}`,
+      '/v1/actions',
+      '/v1/chains',
+    ];
+    const firedChain = await trigger(chain.trigger_url, {});
+    expect(firedChain.status).toBe(201);
+    views.push(`/v1/chains/${firedChain.body.data.id}`);
+    for (const path of views) {
+      const res = await api(server, readKey, 'GET', path);
+      expect(res.status, path).toBe(200);
+      const text = JSON.stringify(res.body);
+      for (const secret of secrets) expect(text, `${path} shows ${secret}`).not.toContain(secret);
+    }
+    const masked = (await api(server, readKey, 'GET', `/v1/templates/${chain.id}`)).body.data;
+    expect(masked.chain_steps[0]).toMatchObject({ headers: { Authorization: '***' }, signed: true });
+    expect(masked.chain_steps[0]).not.toHaveProperty('webhook_secret');
+    // A write key sees the header values (it could set them) but never a webhook_secret.
+    const full = (await call('GET', `/v1/templates/${chain.id}`)).body.data;
+    expect(full.chain_steps[0]).toMatchObject({ headers: { Authorization: secrets[1] }, signed: true });
+    expect(JSON.stringify(full)).not.toContain(secrets[2]);
+    expect(
+      (await call('GET', `/v1/templates/${action.id}`)).body.data.request_config.headers.Authorization,
+    ).toBe(secrets[0]);
+  });
+
+  it('N-M1: an anonymous trigger cannot name a free recipient; a contact by stored address or id can be', async () => {
+    const contact = (
+      await call('POST', '/v1/contacts', { name: 'Mia Manager', email: 'mia@shop.example.com' })
+    ).body.data;
+    const t = await template({
+      name: 'Refund {{order_id}}',
+      mode: 'approval',
+      gate_config: { message: 'Refund {{order_id}}?', recipients: ['{{approver}}'] },
+      placeholders: [
+        { name: 'order_id', required: true },
+        { name: 'approver', default: 'mia@shop.example.com' },
+      ],
+    });
+    for (const approver of ['+15005550006', 'attacker@evil.example.net']) {
+      const res = await trigger(t.trigger_url, { order_id: 'A-1', approver });
+      expect(res.status, approver).toBe(422);
+      expect(res.body.errors).toHaveProperty(['gate_config.recipients.0']);
+    }
+    for (const approver of [undefined, contact.id]) {
+      const res = await trigger(t.trigger_url, { order_id: 'A-2', ...(approver && { approver }) });
+      expect(res.status, String(approver)).toBe(201);
+      const action = (await call('GET', `/v1/actions/${res.body.data.id}`)).body.data;
+      expect(JSON.stringify(action.recipients ?? action.gate)).toContain('mia@shop.example.com');
+    }
+    // Chains: a recipient from {{input.*}} or a step response resolves only to the directory; a bare contact id
+    // in a literal recipient is the contact (CH16).
+    const free = await call('POST', '/v1/chains', {
+      name: 'free-recipient',
+      input: { manager: 'attacker@evil.example.net' },
+      steps: [
+        { name: 'ask', type: 'approval', gate: { message: 'ok?', recipients: ['{{input.manager}}'] } },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(free.status).toBe(201);
+    const failed = await eventually(async () => {
+      const c = (await call('GET', `/v1/chains/${free.body.data.id}`)).body.data;
+      return c.status === 'failed' ? c : null;
+    });
+    expect(failed.steps[0].error).toContain('contacts or team members');
+    const byId = await call('POST', '/v1/chains', {
+      name: 'contact-id',
+      steps: [
+        { name: 'ask', type: 'approval', gate: { message: 'ok?', recipients: [contact.id] } },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(byId.status).toBe(201);
+    const running = await eventually(async () => {
+      const c = (await call('GET', `/v1/chains/${byId.body.data.id}`)).body.data;
+      return c.steps[0].action_id ? c : null;
+    });
+    expect(running.steps[0].status).toBe('running');
+    const unknown = await call('POST', '/v1/chains', {
+      name: 'unknown-id',
+      steps: [
+        {
+          name: 'ask',
+          type: 'approval',
+          gate: { message: 'ok?', recipients: ['a@example.com', '6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11'] },
+        },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toHaveProperty(['steps.0.gate.recipients.1']);
+  });
+
+  it('N-M2: per-template caps (shown in the view and the X-RateLimit headers), a schedule horizon, chains count steps', async () => {
+    const t = await template({
+      name: 'Capped',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/capped` },
+      trigger_limit_per_hour: 3,
+    });
+    const view = (await call('GET', `/v1/templates/${t.id}`)).body.data;
+    expect(view).toMatchObject({
+      trigger_limit_per_hour: 3,
+      trigger_limit_per_day: 100,
+      max_schedule_days: 30,
+    });
+    const far = await trigger(t.trigger_url, { schedule: { wait: '40d' } });
+    expect(far.status).toBe(422);
+    expect(Object.keys(far.body.errors).join(' ')).toContain('schedule');
+    // Every trigger that reaches the template counts, the refused one above included.
+    const answers = [];
+    for (let i = 0; i < 2; i++) answers.push(await trigger(t.trigger_url, { schedule: { wait: '10d' } }));
+    expect(answers.map((a) => a.status)).toEqual([201, 201]);
+    expect(answers[0]!.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(answers[0]!.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect(answers[1]!.headers.get('x-ratelimit-remaining')).toBe('0');
+    const over = await trigger(t.trigger_url, {});
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBeTruthy();
+    // A chain template counts each chain's steps: 2 steps against a cap of 3 leaves room for one chain.
+    const chain = await template({
+      name: 'Capped chain',
+      type: 'chain',
+      trigger_limit_per_day: 3,
+      chain_steps: [
+        { name: 'a', type: 'wait', delay: '1s' },
+        { name: 'b', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect((await trigger(chain.trigger_url, {})).status).toBe(201);
+    expect((await trigger(chain.trigger_url, {})).status).toBe(429);
+  });
+
+  it("N-M2: triggers do not spend the owner's own destination threshold", async () => {
+    const host = 'victim.sched-probe.invalid';
+    const t = await template({
+      name: 'Victim',
+      mode: 'webhook',
+      request_config: { url: `https://${host}/hook` },
+      trigger_limit_per_hour: 50,
+      trigger_limit_per_day: 50,
+    });
+    const statuses = [];
+    for (let i = 0; i < 11; i++)
+      statuses.push((await trigger(t.trigger_url, { schedule: { wait: '10d' } })).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(201));
+    expect(statuses[10]).toBe(422);
+    const own = await call('POST', '/v1/actions', {
+      name: 'own',
+      schedule: { wait: '10d' },
+      request: { url: `https://${host}/owner-own-call` },
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+  });
+
+  it("N-M5: a step answering JSON nested 5,000 deep does not stop the chain, its callbacks or other chains' waits", async () => {
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    rx.on('/deep', { status: 200, headers: { 'content-type': 'application/json' }, body: deep });
+    const bad = await call('POST', '/v1/chains', {
+      name: 'deep-responder',
+      callback_url: `${rx.url}/deep-events`,
+      steps: [
+        { name: 'deep', type: 'http_call', url: `${rx.url}/deep` },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(bad.status).toBe(201);
+    await rx.waitFor('/deep');
+    const other = await call('POST', '/v1/chains', {
+      name: 'other-tenant-waits',
+      steps: [
+        { name: 'w1', type: 'wait', delay: '1s' },
+        { name: 'w2', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(other.status).toBe(201);
+    const done = async (id: string) =>
+      eventually(async () => {
+        const c = (await call('GET', `/v1/chains/${id}`)).body.data;
+        return c.status === 'completed' ? c : null;
+      }, 20_000);
+    await done(other.body.data.id);
+    const deepChain = await done(bad.body.data.id);
+    // Deeper than the bound: kept as text, as a body that is not JSON would be.
+    expect(typeof deepChain.context.steps['0'].response).toBe('string');
+    const events = await rx.waitFor('/deep-events', 2);
+    expect(
+      events.some((e) => e.json?.event === 'chain.step.completed' || e.body.includes('chain.step.completed')),
+    ).toBe(true);
   });
 
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {

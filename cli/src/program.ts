@@ -12,13 +12,14 @@ import { configureDomainsCommands } from './commands/domains.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
+import { configureScheduleCommands } from './commands/schedule/preview.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
 import { configureTeamMembersCommands } from './commands/team-members.js';
 import { configureTemplatesCommands } from './commands/templates.js';
 import { EXIT, reportError } from './runtime.js';
 
 /** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
-export function cliVersion(): string {
+function cliVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   configureTeamMembersCommands(program);
   configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configureScheduleCommands(program);
   configureConfigCommands(program);
   configureCompletionCommand(program);
   configureTemplatesCommands(program);

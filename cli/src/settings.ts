@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 /*
  * Where the CLI finds the API URL and key, highest first: flags, SCHED_API_URL / SCHED_API_KEY, the user's config
  * file (`sched config set`, in the XDG config directory), then the `.sched/credentials` a local `sched serve` writes
- * on first start (SCHED_DATA_DIR). Security review L15: a credentials file in the current directory may have been
+ * on first start (SCHED_DATA_DIR). A credentials file in the current directory may have been
  * planted (a cloned repository, a shared folder), so it is read only when it belongs to this user and nobody else
  * can write it, and its SCHED_API_URL is used only together with its own key: a key from a flag, the environment
  * or the config file is never sent to a URL that file names.

@@ -5,6 +5,7 @@ import { channelsContract, responsesContract, teamMembersContract } from './rout
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { domainsContract } from './routes/domains.js';
+import { schedulesContract } from './routes/schedules.js';
 import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
@@ -16,6 +17,7 @@ export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
 export * from './schemas/domain.js';
+export * from './schemas/schedule.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
@@ -38,6 +40,7 @@ export const apiContract = c.router({
   templates: templatesContract,
   domains: domainsContract,
   apiKeys: apiKeysContract,
+  schedules: schedulesContract,
 });
 
 /**

@@ -1,4 +1,14 @@
-import type { Action, ActionCreateBody, ActionSummary, apiContract, Quota } from '@sched/contract';
+import type {
+  Action,
+  ActionCreateBody,
+  ActionSummary,
+  apiContract,
+  PauseBody,
+  Quota,
+  ResumeBody,
+  SchedulePreview,
+  SchedulePreviewBody,
+} from '@sched/contract';
 import type { ClientInferResponses } from '@ts-rest/core';
 import type { createRawClient } from './client.js';
 import { collect, paginate, paginatePages } from './pagination.js';
@@ -77,6 +87,28 @@ export function actionsApi(raw: RawClient) {
     /** Starts a new delivery cycle of a `failed` action now; 422 for any other status. */
     retry: async (id: string): Promise<RetriedAction> =>
       unwrap(await raw.actions.retry({ params: { id } }), 200).data,
+    /**
+     * Pauses a `scheduled`, `resolved` or `awaiting_response` action (a series as a whole): nothing is sent and an
+     * approval's clocks stop. Give one of `until`, `duration` (it resumes by itself then) or `indefinite: true`.
+     * 409 when it cannot be paused; answers the action, `paused`.
+     */
+    pause: async (id: string, body: PauseBody): Promise<Action> =>
+      unwrap(await raw.actions.pause({ params: { id }, body }), 200).data,
+    /**
+     * Resumes a paused action; `missed: 'run_once'` (default) runs what passed while paused once, `'skip'` drops it
+     * (a one-time action whose time passed ends `expired`). 409 when it is not paused.
+     */
+    resume: async (id: string, body: ResumeBody = {}): Promise<Action> =>
+      unwrap(await raw.actions.resume({ params: { id }, body }), 200).data,
+  };
+}
+
+/** When a schedule runs, without creating anything (`POST /v1/schedules/preview`). */
+export function schedulesApi(raw: RawClient) {
+  return {
+    /** The next `count` (default 10) runs of the schedule fields of an action, with DST effects and warnings. */
+    preview: async (body: SchedulePreviewBody): Promise<SchedulePreview> =>
+      unwrap(await raw.schedules.preview({ body }), 200).data,
   };
 }
 

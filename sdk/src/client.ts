@@ -1,6 +1,6 @@
 import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
 import { initClient } from '@ts-rest/core';
-import { actionsApi, coordinationKeys, quotaApi } from './actions.js';
+import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { chainsApi } from './chains.js';
 import { templatesApi, trigger } from './templates.js';
@@ -63,6 +63,8 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
+    schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
     stats: async () => unwrap(await raw.actions.stats(), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */

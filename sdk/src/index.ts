@@ -18,6 +18,14 @@ export { SchedApiError, SchedConnectionError, SchedSignatureError } from './erro
 export { collect, paginate, paginatePages } from './pagination.js';
 export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';
 export type {
+  DstPolicy,
+  PauseBody,
+  ResumeBody,
+  ScheduleOccurrence,
+  SchedulePreview,
+  SchedulePreviewBody,
+} from '@sched/contract';
+export type {
   Action,
   ActionCreateBody,
   ActionListQuery,

@@ -5,6 +5,7 @@ import { DEFAULT_EMAIL_FROM } from './channels/email.js';
 import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
 import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
+import { isDatabaseUrl } from './persistence/hosts.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -15,7 +16,11 @@ const positiveNumber = z.coerce.number().positive();
 /** Every environment variable the service reads, parsed once at start. */
 export const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
-  DATABASE_URL: z.url().optional(),
+  // One host, or libpq's list of hosts (`postgres://u@h1:5432,h2:5432/db?target_session_attrs=read-write`).
+  DATABASE_URL: z
+    .string()
+    .refine(isDatabaseUrl, 'must be a postgres:// URL, with one host or a comma-separated list of host:port')
+    .optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   SCHED_PUBLIC_URL: z.url().optional(),
@@ -33,13 +38,16 @@ export const EnvSchema = z.object({
       'must list IP addresses, each optionally with :port (IPv6 as [addr]:port), separated by commas',
     )
     .optional(),
-  // Delivery attempts in flight per worker process, in total and per account (review M5, docs/actions.md).
+  // Delivery attempts in flight per worker process, in total and per account, so one account's burst cannot take
+  // every slot (docs/actions.md).
   SCHED_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(256),
   SCHED_DELIVERY_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).default(128),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   // Bounds on waiting for the database (docs/operations-database.md): a request answers 503 within them.
   SCHED_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
   SCHED_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  // How long a pg-boss job may stay active before pg-boss retries it (a worker died holding it).
+  SCHED_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
   SCHED_TRUST_PROXY: z.string().min(1).optional(),
@@ -165,6 +173,8 @@ export interface Config {
    * request and worker connections (0: none). Migrations and pg-boss maintenance run without the latter.
    */
   databaseTimeouts: { connectMs: number; statementMs: number };
+  /** pg-boss's expiry of an active job (set when a queue is created). */
+  jobExpireSeconds: number;
   /** Caps on delivery attempts in flight in one worker process: in total and per account. */
   deliveryConcurrency: { total: number; perAccount: number };
   /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
@@ -249,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
+    jobExpireSeconds: e.SCHED_JOB_EXPIRE_SECONDS,
     databaseTimeouts: {
       connectMs: e.SCHED_DB_CONNECT_TIMEOUT_MS,
       statementMs: e.SCHED_DB_STATEMENT_TIMEOUT_MS,

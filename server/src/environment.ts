@@ -67,6 +67,24 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'How long SIGTERM waits for in-flight work before exiting.',
   },
   {
+    names: ['SCHED_DB_CONNECT_TIMEOUT_MS'],
+    default: '`3000`',
+    meaning:
+      'How long a request or worker waits for a database connection (pool queue and connect together) before answering 503 (docs/operations-database.md).',
+  },
+  {
+    names: ['SCHED_DB_STATEMENT_TIMEOUT_MS'],
+    default: '`5000`',
+    meaning:
+      "`statement_timeout` of the service's connections (`0`: none); a statement past it answers 503. Migrations and pg-boss run without it.",
+  },
+  {
+    names: ['SCHED_JOB_EXPIRE_SECONDS'],
+    default: '`300`',
+    meaning:
+      'How long a pg-boss job may stay active before pg-boss retries it (a worker died holding it); set when a queue is created.',
+  },
+  {
     names: ['SCHED_DELIVERY_CONCURRENCY'],
     default: '`256`',
     meaning:

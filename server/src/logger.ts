@@ -2,7 +2,7 @@ import { pino, type Logger } from 'pino';
 
 /** Path segments that are bearer credentials: `/r/<response token>` and `/t/<trigger token>`. */
 const TOKEN_PREFIXES = new Set(['r', 't']);
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 function decoded(segment: string): string {
   try {
@@ -17,7 +17,7 @@ function decoded(segment: string): string {
  * percent-decodes, so `/%72/<token>` reaches `/r/:token`; absolute-form `http://host/r/<token>` too). The query
  * string goes as well: nothing the service reads from it is worth a leaked credential.
  */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   const path = url.split(/[?#]/, 1)[0] ?? '';
   const segments = path.split('/');
   for (let i = 0; i < segments.length - 1; i += 1) {

@@ -1,3 +1,4 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +13,9 @@ import { ChainEngine } from './app/chains/advance.js';
 import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
 import { ResponseService } from './app/approvals/respond.js';
+import { ApprovalRounds } from './app/approvals/rounds.js';
+import { chainStepSettled } from './app/chains/settled.js';
+import { GateTimeouts } from './app/approvals/timers.js';
 import { ContactService } from './app/contacts.js';
 import { destinationGuard } from './app/domains/guard.js';
 import { DomainService } from './app/domains/service.js';
@@ -24,7 +28,8 @@ import type { Config, Role } from './config.js';
 import { buildHttpApp } from './http/app.js';
 import { ConsoleSessionService } from './app/console-sessions.js';
 import { createChannels } from './channels/registry.js';
-import { ApprovalEngine, createSqlOutbox } from './jobs/approval-engine.js';
+import { createGateTimers, GateTimerWorker } from './jobs/gate-timers.js';
+import { createSqlOutbox } from './persistence/approvals/outbox-messages.js';
 import { createCallbackOutbox } from './jobs/callbacks.js';
 import { createChainCallbackOutbox } from './jobs/chain-callbacks.js';
 import { ChainWorker } from './jobs/chain-worker.js';
@@ -38,11 +43,17 @@ import { createLogger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { createVerificationProbes } from './outbound/domain-probes.js';
 import { createOutboundClient, type OutboundClient } from './outbound/http-client.js';
-import { DatabaseAvailability } from './persistence/availability.js';
-import { Database } from './persistence/database.js';
+import { DatabaseAvailability, databaseFault } from './persistence/availability.js';
+import {
+  Database,
+  migrateUp,
+  openOrm,
+  pendingMigrations,
+  probeServer,
+  withApplicationName,
+} from './persistence/database.js';
 import { dueBacklog } from './persistence/schedule.js';
 import { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
-import { createOrm, migrateUp, type Orm, pendingMigrations, withApplicationName } from './persistence/orm.js';
 
 export interface RunningService {
   /** The listening address, when the role serves HTTP. */
@@ -50,7 +61,7 @@ export interface RunningService {
   config: Config;
   role: Role;
   database: Database;
-  orm: Orm;
+  orm: MikroORM;
   logger: Logger;
   /** Drains: stop accepting, finish in-flight requests and jobs up to the deadline, close connections. */
   stop(): Promise<void>;
@@ -58,7 +69,7 @@ export interface RunningService {
 
 export interface OpenDatabase {
   url: string;
-  orm: Orm;
+  orm: MikroORM;
   database: Database;
   close(): Promise<void>;
 }
@@ -86,7 +97,7 @@ export async function openDatabase(
   const url = withApplicationName(config.databaseUrl ?? embedded!.url, opts.appName);
   try {
     await migrateWithLock(url);
-    const orm = await createOrm({
+    const orm = await openOrm({
       databaseUrl: url,
       ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
       ...(opts.log ? { log: opts.log } : {}),
@@ -113,7 +124,7 @@ export async function openDatabase(
  * the statement timeout of request connections: a migration, or the wait for another process's, may take long.
  */
 async function migrateWithLock(url: string): Promise<void> {
-  const database = new Database(await createOrm({ databaseUrl: url, poolSize: 2 }));
+  const database = new Database(await openOrm({ databaseUrl: url, poolSize: 2 }));
   try {
     await database.withSessionLock(7420000, () => migrateUp(database.orm));
   } finally {
@@ -135,7 +146,10 @@ export async function startService(
   });
   const { orm, database } = opened;
   // One view of the database per process: an outage is logged once, requests answer 503, /readyz says why.
-  const availability = new DatabaseAvailability({ probe: () => database.ping(), log: logger });
+  const availability = new DatabaseAvailability({
+    probe: () => probeServer(opened.url, timeouts.connectMs),
+    log: logger,
+  });
   // The one clock of the process: every decision that depends on "now" reads it.
   const clock = () => new Date();
   const accounts = new AccountService(database, clock);
@@ -143,7 +157,7 @@ export async function startService(
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
   const counterDatabase = new Database(
-    await createOrm({
+    await openOrm({
       databaseUrl: opened.url,
       poolSize: 8,
       sessionOptions: '-c synchronous_commit=off',
@@ -162,6 +176,7 @@ export async function startService(
   let maintenance: NodeJS.Timeout | undefined;
   let dispatcher: Dispatcher | undefined;
   let chainWorker: ChainWorker | undefined;
+  let gateTimerWorker: GateTimerWorker | undefined;
   let outbound: OutboundClient | undefined;
   const probes = createVerificationProbes({
     dnsServers: config.dnsServers,
@@ -175,14 +190,17 @@ export async function startService(
       logger,
       availability,
       connectTimeoutMs: timeouts.connectMs,
+      expireInSeconds: config.jobExpireSeconds,
     });
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
+    const gateTimers = createGateTimers(queue);
     const pauses = new PauseService({
       store: database,
       scheduler,
       callbacks: callbackOutbox,
       timers: createPauseTimers(queue),
+      gateTimers,
       clock,
       waits,
     });
@@ -279,7 +297,8 @@ export async function startService(
             // ports and users.
             if (availability.available && !availability.absorbs(err))
               logger.warn({ err }, 'readiness check failed');
-            checks.database = `unavailable: ${availability.unavailableReason ?? 'unreachable'}`;
+            const busy = databaseFault(err) === 'timeout' ? 'no connection in time' : 'unreachable';
+            checks.database = `unavailable: ${availability.unavailableReason ?? busy}`;
           }
           return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
         },
@@ -292,7 +311,7 @@ export async function startService(
     }
     if (role !== 'api') {
       // Firing has its own connections: a claim never queues behind API transactions in the same process.
-      workerDatabase = new Database(await createOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
+      workerDatabase = new Database(await openOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
       const guarded = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
       outbound = guarded;
       const channels = createChannels(config.channels, {
@@ -304,17 +323,28 @@ export async function startService(
           return r.kind === 'response' ? { status: r.status, body: r.bodyExcerpt } : { error: r.message };
         },
       });
-      const approvals = new ApprovalEngine({
-        db: database,
-        queue,
-        scheduler,
-        callbacks: callbackOutbox,
-        channels,
-        logger,
+      const approvals = new ApprovalRounds({
+        store: database,
+        timers: gateTimers,
+        channels: { send: (target, message) => channels[target.channel].send(target, message) },
+        log: logger,
         clock,
         waits,
         publicUrl: () => config.publicUrl,
       });
+      gateTimerWorker = new GateTimerWorker(
+        queue,
+        new GateTimeouts({
+          store: database,
+          timers: gateTimers,
+          scheduler,
+          callbacks: callbackOutbox,
+          clock,
+          rounds: approvals,
+        }),
+        logger,
+      );
+      await gateTimerWorker.start();
       const deliveries = new Deliveries({
         store: workerDatabase,
         scheduler,
@@ -328,6 +358,7 @@ export async function startService(
           retried: () => metrics.retries.inc(),
         },
         approvals,
+        settled: chainStepSettled,
       });
       const callbacks = new CallbackDeliveries({
         store: workerDatabase,
@@ -349,7 +380,6 @@ export async function startService(
         scheduler,
         deliveries,
         callbacks,
-        approvals,
         resumeWhenDue: (job) => pauses.resumeWhenDue(job),
         logger,
         clock,
@@ -379,6 +409,7 @@ export async function startService(
   } catch (err) {
     await chainWorker?.stop().catch(() => undefined);
     await dispatcher?.stop(0).catch(() => undefined);
+    await gateTimerWorker?.stop(0).catch(() => undefined);
     await http?.close().catch(() => undefined);
     await queue?.stop({ graceful: false, timeoutMs: 1000 }).catch(() => undefined);
     await workerDatabase?.close().catch(() => undefined);
@@ -405,7 +436,10 @@ export async function startService(
         availability.close();
         await http?.close();
         await chainWorker?.stop();
-        await dispatcher?.stop(config.shutdownTimeoutMs);
+        await Promise.all([
+          dispatcher?.stop(config.shutdownTimeoutMs),
+          gateTimerWorker?.stop(config.shutdownTimeoutMs),
+        ]);
         await queue?.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await outbound?.close();
         await probes.close().catch(() => undefined);

@@ -700,6 +700,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/schedules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview when a schedule runs
+         * @description Takes the schedule fields of `POST /v1/actions` (`schedule`, `scheduled_for`, `timezone`, `recurrence`, `dst_policy`) and lists the next `count` runs with their wall time, offset and how DST touched each, and warnings in words. Calendar times: `SCHED_TIME_SCALE` never changes them. Nothing is created; a time beyond the plan's schedule horizon is a warning here (a create would answer 422).
+         */
+        post: operations["schedulesPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -1487,28 +1507,6 @@ export interface components {
         };
         ChainHttpCallStep: {
             url: string;
-            /** @default POST */
-            method: components["schemas"]["HttpMethod"];
-            /** @default {} */
-            headers: {
-                [key: string]: string;
-            };
-            /** @description JSON body, sent as application/json. */
-            body?: unknown;
-            name: string;
-            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
-            condition?: string;
-            /** @enum {string} */
-            type: "http_call" | "webhook";
-            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
-            max_attempts?: number;
-            retry_strategy?: components["schemas"]["RetryStrategy"];
-            /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
-            webhook_secret?: string;
-            allowed_origins?: components["schemas"]["AllowedOrigins"];
-        };
-        ChainHttpCallStepInput: {
-            url: string;
             /** @description Default: `"POST"`. */
             method?: components["schemas"]["HttpMethod"];
             /** @description Default: `{}`. */
@@ -1528,6 +1526,27 @@ export interface components {
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+        };
+        ChainHttpCallStepView: {
+            url: string;
+            /** @default POST */
+            method: components["schemas"]["HttpMethod"];
+            /** @default {} */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description JSON body, sent as application/json. */
+            body?: unknown;
+            name: string;
+            /** @description `<left> <operator> <right>`, operators `==`, `!=`, `>`, `<`, `>=`, `<=`, `contains`, `not_contains`, `starts_with`, `ends_with`. False: the step is skipped. */
+            condition?: string;
+            /** @enum {string} */
+            type: "http_call" | "webhook";
+            /** @description Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20). */
+            max_attempts?: number;
+            retry_strategy?: components["schemas"]["RetryStrategy"];
+            allowed_origins?: components["schemas"]["AllowedOrigins"];
+            signed: boolean;
         };
         /** @enum {string} */
         ChainStatus: "pending" | "running" | "completed" | "failed" | "cancelled";
@@ -1551,8 +1570,8 @@ export interface components {
             /** @description The parsed JSON response body; a string when the body is not JSON; null when empty or none. */
             response: unknown;
         };
-        ChainStepInput: components["schemas"]["ChainHttpCallStepInput"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
-        ChainStepInputResolved: components["schemas"]["ChainHttpCallStep"] | components["schemas"]["ChainGatedStep"] | components["schemas"]["ChainDelayStep"];
+        ChainStepDefinitionView: components["schemas"]["ChainHttpCallStepView"] | components["schemas"]["ChainGatedStep"] | components["schemas"]["ChainDelayStep"];
+        ChainStepInput: components["schemas"]["ChainHttpCallStep"] | components["schemas"]["ChainGatedStepInput"] | components["schemas"]["ChainDelayStepInput"];
         /**
          * @description webhook: executed, failed, skipped; approval: confirmed, declined, skipped; wait: executed, skipped.
          * @enum {string}
@@ -2194,6 +2213,37 @@ export interface components {
             /** @description IANA timezone for presets; overrides the top-level timezone. */
             timezone?: string;
         };
+        ScheduleOccurrence: {
+            /**
+             * Format: date-time
+             * @description The instant, UTC.
+             */
+            at: string;
+            /** @description The wall time in the timezone, without offset (`2027-03-14T03:30:00`). For a `gap_skipped` entry, the wall time that does not exist. */
+            local: string;
+            /** @description The UTC offset at `at` (`-04:00`). */
+            offset: string;
+            /** @description How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched. */
+            dst: ("gap_shifted" | "gap_skipped" | "fold_first" | "fold_second") | null;
+        };
+        SchedulePreview: {
+            timezone: string;
+            /** @description The version of the time-zone database in use (e.g. 2025b). */
+            tzdata: string;
+            occurrences: components["schemas"]["ScheduleOccurrence"][];
+            /** @description What the schedule will do that may surprise, in words. */
+            warnings: string[];
+        };
+        SchedulePreviewRequest: {
+            schedule?: components["schemas"]["Schedule"];
+            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            scheduled_for?: string;
+            timezone?: string;
+            recurrence?: components["schemas"]["RecurrenceInput"];
+            dst_policy?: components["schemas"]["DstPolicyInput"];
+            /** @description How many runs to list (1-100). Default: `10`. */
+            count?: number;
+        };
         SkippedMeta: {
             /** @constant */
             skipped: true;
@@ -2248,7 +2298,7 @@ export interface components {
             /** @description Whether a webhook_secret is set (it is never shown). */
             signed: boolean;
             callback_url: string | null;
-            chain_steps: components["schemas"]["ChainStepInputResolved"][] | null;
+            chain_steps: components["schemas"]["ChainStepDefinitionView"][] | null;
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
@@ -6626,10 +6676,10 @@ export interface operations {
                      *             "type": "http_call",
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
-                     *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
                      *               "string"
-                     *             ]
+                     *             ],
+                     *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
@@ -6891,10 +6941,10 @@ export interface operations {
                      *             "type": "http_call",
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
-                     *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
                      *               "string"
-                     *             ]
+                     *             ],
+                     *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
@@ -7084,10 +7134,10 @@ export interface operations {
                      *             "type": "http_call",
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
-                     *             "webhook_secret": "stringxxxxxxxxxx",
                      *             "allowed_origins": [
                      *               "string"
-                     *             ]
+                     *             ],
+                     *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
@@ -8324,6 +8374,113 @@ export interface operations {
             };
             /** @description Not found (also for resources of another account) */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    schedulesPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SchedulePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "timezone": "Europe/Berlin",
+                     *         "tzdata": "string",
+                     *         "occurrences": [
+                     *           {
+                     *             "at": "2030-01-31T09:00:00.000Z",
+                     *             "local": "string",
+                     *             "offset": "string",
+                     *             "dst": "gap_shifted"
+                     *           }
+                     *         ],
+                     *         "warnings": [
+                     *           "string"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SchedulePreview"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's chromium (`.ci/run` installs it); `SCHED_CHROMIUM_PATH` points elsewhere, e.g. on a Mac. */
-export const chromiumPath = process.env.SCHED_CHROMIUM_PATH ?? '/usr/bin/chromium';
+const chromiumPath = process.env.SCHED_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * Launches headless chromium through playwright-core, which downloads no browser of its own. Without the

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
-import { Database, type Sql } from '../../server/src/persistence/database.js';
-import { createOrm, migrateUp } from '../../server/src/persistence/orm.js';
+import { Database, migrateUp, openOrm, type Sql } from '../../server/src/persistence/database.js';
+
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 /** Plain SQL with parameters on `db` (the transaction's, inside one): for the edge states a test sets up by hand. */
@@ -22,7 +22,7 @@ export async function openTestDatabase(prefix: string): Promise<{
   close(): Promise<void>;
 }> {
   const test: TestDatabase = await createTestDatabase(prefix);
-  const database = new Database(await createOrm({ databaseUrl: test.url, poolSize: 8 }));
+  const database = new Database(await openOrm({ databaseUrl: test.url, poolSize: 8 }));
   await migrateUp(database.orm);
   return {
     url: test.url,

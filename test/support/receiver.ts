@@ -17,7 +17,7 @@ export interface ReceivedRequest {
   repliedAt?: number;
 }
 
-export interface Reply {
+interface Reply {
   status?: number;
   headers?: Record<string, string>;
   body?: string;

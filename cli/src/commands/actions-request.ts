@@ -1,4 +1,12 @@
-import { ActionStatus, Duration, HttpMethod, type RecurrenceUnit, SCHEDULE_PRESETS } from '@sched/contract';
+import {
+  ActionStatus,
+  DST_FOLD_POLICIES,
+  DST_GAP_POLICIES,
+  Duration,
+  HttpMethod,
+  type RecurrenceUnit,
+  SCHEDULE_PRESETS,
+} from '@sched/contract';
 import type { ActionCreateBody, ActionListQuery } from '@sched/sdk';
 import { UsageError } from '../runtime.js';
 
@@ -27,6 +35,8 @@ export interface CreateActionOptions {
   retryStrategy?: string;
   secret?: string;
   callbackUrl?: string;
+  dstGap?: string;
+  dstFold?: string;
   every?: string;
   times?: string;
   until?: string;
@@ -52,7 +62,7 @@ export function buildCreateBody(
       ...(opts.header?.length ? { headers: parseHeaders(opts.header) } : {}),
       ...requestBody(opts, readFile),
     },
-    ...schedule(opts),
+    ...buildSchedule(opts),
   };
   if (opts.name !== undefined) body.name = opts.name;
   if (opts.description !== undefined) body.description = opts.description;
@@ -70,11 +80,27 @@ export function buildCreateBody(
   if (opts.callbackUrl !== undefined) body.callback_url = opts.callbackUrl;
   const recurrence = buildRecurrence(opts);
   if (recurrence) body.recurrence = recurrence;
+  const dstPolicy = buildDstPolicy(opts);
+  if (dstPolicy) body.dst_policy = dstPolicy;
   return body;
 }
 
+/** `--dst-gap shift_forward|skip|same_offset` and `--dst-fold first|second|both`: the recurrence's DST policy. */
+export function buildDstPolicy(
+  opts: Pick<CreateActionOptions, 'dstGap' | 'dstFold' | 'every'>,
+): ActionCreateBody['dst_policy'] {
+  if (opts.dstGap === undefined && opts.dstFold === undefined) return undefined;
+  if (opts.every === undefined) throw new UsageError('--dst-gap and --dst-fold need --every');
+  return {
+    gap: oneOf('--dst-gap', opts.dstGap ?? 'same_offset', DST_GAP_POLICIES),
+    fold: oneOf('--dst-fold', opts.dstFold ?? 'first', DST_FOLD_POLICIES),
+  };
+}
+
 /** `--in 10m` is `schedule.wait`, `--preset` is `schedule.preset`, `--at` is `scheduled_for`: exactly one. */
-function schedule(opts: CreateActionOptions): Pick<ActionCreateBody, 'schedule' | 'scheduled_for'> {
+export function buildSchedule(
+  opts: Pick<CreateActionOptions, 'in' | 'at' | 'preset'>,
+): Pick<ActionCreateBody, 'schedule' | 'scheduled_for'> {
   const given = (['in', 'at', 'preset'] as const).filter((k) => opts[k] !== undefined);
   if (given.length !== 1) {
     throw new UsageError(

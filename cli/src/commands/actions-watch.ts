@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { client, EXIT, parseNumber, wantsJson } from '../runtime.js';
 
 /** The statuses after which an action never changes again (spec 3.1). */
-export const ENDED_STATUSES: readonly ActionStatus[] = ['executed', 'failed', 'cancelled', 'expired'];
+const ENDED_STATUSES: readonly ActionStatus[] = ['executed', 'failed', 'cancelled', 'expired'];
 
 /** What `actions watch` reports, one JSON object per line with `--json`. */
 export type WatchEvent =

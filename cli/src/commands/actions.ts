@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Action, ActionSummary, CreateActionResult, SchedClient } from '@sched/sdk';
 import { type Command, Option } from 'commander';
 import { configureActionsWatchCommand } from './actions-watch.js';
+import { configureActionsPauseCommand } from './actions/pause.js';
+import { configureActionsResumeCommand } from './actions/resume.js';
 import { client, collectOption, formatFields, formatTable, print, printText, wantsJson } from '../runtime.js';
 import {
   buildCreateBody,
@@ -36,6 +38,8 @@ export function configureActionsCommands(program: Command): void {
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
   configureActionsWatchCommand(actions);
+  configureActionsPauseCommand(actions);
+  configureActionsResumeCommand(actions);
 }
 
 function configureActionsCreateCommand(actions: Command): void {
@@ -65,6 +69,11 @@ function configureActionsCreateCommand(actions: Command): void {
     .option('--every <interval>', 'repeat: 15m, 1h, 1d, 1w, 1M (months)')
     .option('--times <n>', 'with --every: run this many times in all')
     .option('--until <time>', 'with --every: stop after this ISO 8601 time')
+    .option(
+      '--dst-gap <policy>',
+      'with --every: a wall time in a DST gap: same_offset (default), shift_forward, skip',
+    )
+    .option('--dst-fold <policy>', 'with --every: a wall time in a DST fold: first (default), second, both')
     .option('--json', 'print JSON')
     .addHelpText('after', CREATE_EXAMPLES)
     .action(async (opts: CreateActionOptions, cmd: Command) => {
@@ -243,6 +252,13 @@ function headerFields(action: Action, now: Date): [string, unknown][] {
     ['status', action.status],
     ['timezone', action.timezone],
     ['scheduled_for', `${action.scheduled_for} (${relativeTime(action.scheduled_for, now)})`],
+    [
+      'paused',
+      action.pause
+        ? `since ${action.pause.paused_at}, ${action.pause.until ? `until ${action.pause.until}` : 'until resumed'}${action.pause.note ? `: ${action.pause.note}` : ''}`
+        : null,
+    ],
+    ['next_occurrences', action.next_occurrences?.length ? action.next_occurrences.join(', ') : null],
   ];
 }
 

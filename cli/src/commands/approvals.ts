@@ -18,9 +18,9 @@ import { duration, oneOf } from './actions-request.js';
  */
 
 // Choice lists for commander and `oneOf`, read from the contract's frozen maps.
-export const GATE_CHANNELS = Object.values(GATE_CHANNEL);
-export const ON_TIMEOUT = Object.values(ON_TIMEOUT_MAP);
-export const CONFIRMATION_MODES = Object.values(CONFIRMATION_MODE);
+const GATE_CHANNELS = Object.values(GATE_CHANNEL);
+const ON_TIMEOUT = Object.values(ON_TIMEOUT_MAP);
+const CONFIRMATION_MODES = Object.values(CONFIRMATION_MODE);
 
 /** Flags of `sched approvals create`, as commander hands them over (camelCase, repeatables as arrays). */
 export interface CreateApprovalOptions {

@@ -4,7 +4,7 @@ import { type Command, Option } from 'commander';
 import { client, print, UsageError } from '../runtime.js';
 
 const COLUMNS = ['id', 'name', 'type', 'webhook', 'created_at'];
-export const CHANNEL_TYPES = CHAT_CHANNELS;
+const CHANNEL_TYPES = CHAT_CHANNELS;
 
 /** Incoming webhook URLs are credentials (anyone holding one can post): tables show the host only, JSON all. */
 export function maskWebhookUrl(url: string): string {

@@ -5,7 +5,7 @@ import { client, formatFields, print, printText } from '../runtime.js';
 const COLUMNS = ['domain', 'verified', 'method', 'verified_at'];
 
 /** What to publish, in the words of docs/domains.md. */
-export function describeVerification(v: Pick<DomainVerification, 'domain' | 'verification_methods'>): string {
+function describeVerification(v: Pick<DomainVerification, 'domain' | 'verification_methods'>): string {
   const m = v.verification_methods;
   return [
     `Prove ${v.domain} with either:`,
@@ -17,14 +17,14 @@ export function describeVerification(v: Pick<DomainVerification, 'domain' | 'ver
   ].join('\n');
 }
 
-export function describeCheck(c: DomainCheck): string {
+function describeCheck(c: DomainCheck): string {
   if (c.verified) return `${c.domain} is verified (${c.method}, ${c.verified_at})`;
   return [`${c.domain} is not verified yet`, `  dns:  ${c.errors.dns}`, `  file: ${c.errors.file}`].join(
     '\n',
   );
 }
 
-export function describeDomain(d: DomainDetail): string {
+function describeDomain(d: DomainDetail): string {
   const lines = formatFields([
     ['domain', d.domain],
     ['status', d.status],

@@ -113,7 +113,8 @@ export const actionsContract = c.router({
     method: 'POST',
     path: '/v1/actions/:id/resume',
     pathParams: idParams,
-    body: ResumeBody,
+    // No body at all is `{}`: run_once.
+    body: ResumeBody.optional(),
     responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
     summary: 'Resume a paused action',
     description:

@@ -180,6 +180,8 @@ export const DstPolicy = z
       'How a recurring schedule reads wall times in DST gaps and folds (docs/actions.md). Applies to the occurrences of a `d`, `w` or `M` recurrence; `m` and `h` are elapsed time and meet no gap or fold.',
   });
 
+export type DstPolicy = z.input<typeof DstPolicy>;
+
 export const DedupKeys = z
   .array(z.string())
   .meta({ description: 'Up to 10 keys of letters, digits, `_`, `:`, `.`, `-`.' });

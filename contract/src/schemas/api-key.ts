@@ -34,12 +34,9 @@ export const ApiKeyWithSecret = ApiKey.extend({
   }),
 }).meta({ id: 'ApiKeyWithSecret' });
 
-const ExpiresAt = z.iso
-  .datetime({ offset: true })
-  .nullish()
-  .meta({
-    description: 'When the key stops working, an ISO 8601 time in the future; omit or null for never.',
-  });
+const ExpiresAt = z.iso.datetime({ offset: true }).nullish().meta({
+  description: 'When the key stops working, an ISO 8601 time in the future; omit or null for never.',
+});
 
 export const ApiKeyCreate = z
   .object({

@@ -151,6 +151,21 @@ export const ChainStepInput = z
 export type ChainStepInput = z.input<typeof ChainStepInput>;
 export type ChainStepParsed = z.output<typeof ChainStepInput>;
 
+/**
+ * A stored step as views show it (template `chain_steps`): its `webhook_secret` is never shown, `signed` says
+ * whether one is set; header values are `***` for keys without the write scope.
+ */
+export const ChainStepDefinitionView = z
+  .discriminatedUnion('type', [
+    HttpCallStep.omit({ webhook_secret: true })
+      .extend({ signed: z.boolean() })
+      .meta({ id: 'ChainHttpCallStepView' }),
+    GatedStep,
+    DelayStep,
+  ])
+  .meta({ id: 'ChainStepDefinitionView' });
+export type ChainStepDefinitionView = z.output<typeof ChainStepDefinitionView>;
+
 export const ChainSteps = z.array(ChainStepInput).min(MIN_CHAIN_STEPS).max(MAX_CHAIN_STEPS);
 
 export const ChainCreateBody = z

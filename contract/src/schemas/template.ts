@@ -13,7 +13,7 @@ import {
   WebhookSecret,
 } from './action.js';
 import { GateInput } from './approval.js';
-import { ChainStatus, ChainSteps, ChainStepInput, ChainErrorHandling } from './chain.js';
+import { ChainErrorHandling, ChainStatus, ChainStepDefinitionView, ChainSteps } from './chain.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** Templates (spec 2.6, 4.3): a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
@@ -258,7 +258,7 @@ export const Template = z
     retry_strategy: RetryStrategy.nullable(),
     signed: z.boolean().meta({ description: 'Whether a webhook_secret is set (it is never shown).' }),
     callback_url: z.string().nullable(),
-    chain_steps: z.array(ChainStepInput).nullable(),
+    chain_steps: z.array(ChainStepDefinitionView).nullable(),
     chain_error_handling: ChainErrorHandling.nullable(),
     placeholders: z.array(PlaceholderDefinition),
     dedup_keys: z.array(z.string()),

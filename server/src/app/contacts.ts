@@ -4,7 +4,7 @@ import { contactRecords } from '../persistence/directory.js';
 import type { Contact } from '../persistence/entities/contact.js';
 import { NotFoundError, ValidationError } from './errors.js';
 
-export function contactDto(c: Contact): ContactDto {
+function contactDto(c: Contact): ContactDto {
   return {
     id: c.id,
     name: c.name,

@@ -76,7 +76,7 @@ interface Issue {
 }
 
 /** `['request', 'url']` → `request.url`; array indexes stay numeric (`dedup_keys.0`). */
-export function dottedPath(path: Issue['path']): string {
+function dottedPath(path: Issue['path']): string {
   return (path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p)).join('.');
 }
 

@@ -1,3 +1,4 @@
+import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
 import type { ActionRow } from '../persistence/actions.js';
 import type { Sql } from '../persistence/database.js';
 
@@ -39,27 +40,90 @@ export interface CallbackOutbox {
   redeliver(db: Sql, callbackId: string, at: Date): Promise<void>;
 }
 
-/** A gate timer as the approval engine reads it (its pg-boss job's data). */
-export interface GateTimerJob {
-  actionId: string;
-  kind: 'timeout' | 'escalation';
-  /** The `gate.sent_at` of the round that set it. */
-  round?: string;
-  /** The gate's `resumes` when it was set: an escalation timer from before a resume is stale. */
-  resumes?: number;
-}
-
 /** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */
 export interface PauseTimers {
   /** Resumes the action at `at`, unless the pause that set it (`pausedAt`) is over by then. */
   resumeAt(tx: Sql, actionId: string, at: Date, pausedAt: string): Promise<void>;
-  /** Re-arms an approval gate's timer once its clock runs again. */
-  gateTimer(tx: Sql, timer: GateTimerJob, at: Date): Promise<void>;
 }
 
-/** Sends the messages of an approval gate's round when its action fires (jobs/approval-engine.ts). */
+/** Sends the messages of an approval gate's round when its action fires (app/approvals/rounds.ts). */
 export interface GateRounds {
   sendRound(row: ActionRow): Promise<void>;
+}
+
+/**
+ * A gate timer (its pg-boss job's data). `round` is the `gate.sent_at` of the round that set it: a retried gate
+ * starts a new round, and the escalation timer of an earlier one must not escalate the new one early. `resumes` is
+ * the gate's `resumes` when it was set: an escalation timer from before a pause's resume is stale.
+ */
+export interface GateTimer {
+  actionId: string;
+  kind: 'timeout' | 'escalation';
+  round?: string | undefined;
+  resumes?: number | undefined;
+}
+
+/**
+ * Makes a gate timer durable work at `at` (a queued job), written in the caller's transaction so the gate's round
+ * and its timers commit together. Implemented by jobs/gate-timers.ts; a fired timer comes back to
+ * app/approvals/timers.ts `GateTimeouts.fire`.
+ */
+export interface GateTimers {
+  set(tx: Sql, timer: GateTimer, at: Date): Promise<void>;
+}
+
+/** Sends one approval message through its channel's adapter (channels/registry.ts), or keeps it in the outbox. */
+export interface ApprovalChannels {
+  send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt>;
+}
+
+/** Where use cases report what an operator should see (pino's logger in production). */
+export interface Log {
+  warn(fields: object, message: string): void;
+}
+
+/**
+ * Hears of an action's successful delivery in the transaction that marks it executed, with the response: how a
+ * chain step keeps its response for `{{steps.N.response...}}` (app/chains/settled.ts) without the delivery core
+ * knowing chains. (That the step's action reached a final state is recorded by the `chain_step_settled` trigger on
+ * `actions`, whichever path settled it.)
+ */
+export interface ActionSettledHook {
+  /**
+   * Whether it listens to this action, and how much of the response body it wants. A listened-to success is
+   * recorded in its own transaction rather than in the group-committed statement of plain successes.
+   */
+  listensTo(row: ActionRow): { responseBytes: number } | null;
+  succeeded(db: Sql, row: ActionRow, response: { status: number; body: string }): Promise<void>;
+}
+
+/** An outgoing HTTP request: the use case's side of outbound/http-client.ts (SSRF-guarded, bounded). */
+export interface OutboundRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  timeoutMs: number;
+  /** The body is read up to this many bytes (`bodyTruncated` then says it was cut). */
+  maxResponseBytes: number;
+}
+
+export type OutboundResult =
+  | {
+      kind: 'response';
+      status: number;
+      headers: Record<string, string>;
+      bodyExcerpt: string;
+      bodyTruncated: boolean;
+      durationMs: number;
+    }
+  | { kind: 'timeout'; durationMs: number; message: string }
+  | { kind: 'connection'; durationMs: number; message: string }
+  | { kind: 'blocked'; durationMs: number; message: string };
+
+/** The outgoing HTTP client, as use cases need it (outbound/http-client.ts implements it). */
+export interface Outbound {
+  send(req: OutboundRequest): Promise<OutboundResult>;
 }
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */

@@ -1,4 +1,5 @@
 import type { Quota } from '@sched/contract';
+import type { ChannelName } from '../domain/approval/messages.js';
 import { channelAllowance, monthPeriod, type Plan, planLimits } from '../domain/quota/plans.js';
 import type { Sql } from '../persistence/database.js';
 import { countTeamMembers, periodKey, usageOf } from '../persistence/usage-counters.js';
@@ -26,14 +27,13 @@ export async function assertChannelAllowances(
   db: Sql,
   accountId: string,
   plan: Plan,
-  channels: Iterable<string>,
+  channels: Iterable<ChannelName>,
   now: Date,
 ): Promise<void> {
   const period = monthPeriod(now);
   let used: Awaited<ReturnType<typeof usageOf>> | undefined;
   for (const channel of new Set(channels)) {
     const allowance = channelAllowance(plan, channel);
-    if (!allowance) continue;
     used ??= await usageOf(db, accountId, periodKey(period));
     if ((used[allowance.metric] ?? 0) >= allowance.limit) {
       throw new QuotaExceededError(

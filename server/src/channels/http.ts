@@ -3,7 +3,7 @@
  * its SSRF-guarded client here; the default is global fetch with the spec's 30 s bound (section 8).
  */
 
-export interface ChannelHttpRequest {
+interface ChannelHttpRequest {
   url: string;
   method: 'POST';
   headers: Record<string, string>;
@@ -13,7 +13,7 @@ export interface ChannelHttpRequest {
 }
 
 /** A response of any status, or `error` when no response came (refused, timed out, blocked destination). */
-export type ChannelHttpResult = { status: number; body: string } | { error: string };
+type ChannelHttpResult = { status: number; body: string } | { error: string };
 
 export type ChannelHttp = (req: ChannelHttpRequest) => Promise<ChannelHttpResult>;
 

@@ -54,24 +54,8 @@ export function attachmentsLine(
   return `${n} attachment${n === 1 ? '' : 's'} ${where}: ${names}`;
 }
 
-/**
- * Line endings normalised to `\n`, trailing spaces and tabs cut from each line, runs of blank lines trimmed.
- * Written as one pass over the lines: `/[ \t]+\n/g` (and `/[ \t]+$/gm`) retry from every start position of a
- * long run of spaces, which is quadratic, and a 5000-space message then blocked the worker (review H1).
- */
-export function normaliseBody(body: string): string {
-  const lines = body.replace(/\r\n?/g, '\n').split('\n');
-  const out: string[] = [];
-  let blanks = 0;
-  for (const line of lines) {
-    let end = line.length;
-    while (end > 0 && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end -= 1;
-    const kept = line.slice(0, end);
-    blanks = kept === '' ? blanks + 1 : 0;
-    if (blanks <= 1) out.push(kept);
-  }
-  return out.join('\n').trim();
-}
+// The body is normalised once per round by the sender (domain/approval/messages.ts); adapters re-export it here.
+export { normaliseBody } from '../domain/approval/messages.js';
 
 /** Cuts `text` to at most `max` code points, ending with `ellipsis` when cut. */
 export function truncate(text: string, max: number, ellipsis = '…'): string {

@@ -9,8 +9,8 @@ const HEADER_MAX = 150;
 const SECTION_MAX = 3000;
 const BUTTON_TEXT_MAX = 75;
 
-export const SLACK_CONFIRM_ACTION_ID = 'sched_confirm';
-export const SLACK_DECLINE_ACTION_ID = 'sched_decline';
+const SLACK_CONFIRM_ACTION_ID = 'sched_confirm';
+const SLACK_DECLINE_ACTION_ID = 'sched_decline';
 
 export function createSlackChannel(deps: { http: ChannelHttp }): ChannelAdapter {
   return {

@@ -16,7 +16,7 @@ export interface SmsConfig {
 export const DEFAULT_TWILIO_API_URL = 'https://api.twilio.com';
 
 /** A body longer than three segments is cut: carriers bill per segment and some reassemble badly beyond. */
-export const SMS_MAX_SEGMENTS = 3;
+const SMS_MAX_SEGMENTS = 3;
 
 export function createSmsChannel(config: SmsConfig, deps: { http: ChannelHttp }): ChannelAdapter {
   const url = `${config.apiUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Messages.json`;

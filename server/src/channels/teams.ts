@@ -8,12 +8,12 @@ import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } 
  *
  * Text written by the action's author (the name, the message, file names) goes into RichTextBlocks of TextRuns,
  * which Teams shows as plain text: a TextBlock would read it as Markdown, so `[Approve](https://elsewhere)` would
- * become a disguised link in a shared channel (review L14), and Teams clients disagree on backslash escapes.
+ * become a disguised link in a shared channel, and Teams clients disagree on backslash escapes.
  * One block per line, because a single line break inside a block is not kept.
  */
 
 export const ADAPTIVE_CARD_SCHEMA = 'http://adaptivecards.io/schemas/adaptive-card.json';
-export const ADAPTIVE_CARD_VERSION = '1.4';
+const ADAPTIVE_CARD_VERSION = '1.4';
 
 /** Past this many lines the rest of the message shares one block, keeping the card under Teams' 28 KB. */
 const MAX_LINE_BLOCKS = 100;

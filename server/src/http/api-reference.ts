@@ -44,6 +44,7 @@ const START = `window.ui = SwaggerUIBundle({
   dom_id: '#swagger-ui',
   deepLinking: true,
   tryItOutEnabled: false,
+  validatorUrl: null,
   persistAuthorization: false,
   presets: [SwaggerUIBundle.presets.apis],
   layout: 'BaseLayout',

@@ -34,7 +34,7 @@ import { authenticate, enforceRateLimits, safeEqual, setRateLimitHeaders } from 
 import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
-import { actionsHandlers, quotaHandlers } from './handlers/actions.js';
+import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
@@ -84,7 +84,7 @@ export interface HttpDeps {
 }
 
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 const s = initServer();
 
@@ -234,6 +234,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     actions: actionsHandlers(deps.actions, deps.pauses),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
+    schedules: schedulesHandlers(() => new Date()),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),

@@ -5,7 +5,7 @@ import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateTrigger } from '../app/templates/trigger.js';
 import { rule } from '../domain/rate-limit/policy.js';
 import { hashTriggerToken } from '../domain/template/token.js';
-import { enforceRateLimits } from './auth.js';
+import { enforceRateLimits, setRateLimitHeaders } from './auth.js';
 
 type TriggerRequest = FastifyRequest<{ Params: { token: string } }>;
 
@@ -48,7 +48,12 @@ export async function registerTriggerRoute(
       ]);
     });
     app.post('/t/:token', async (request: TriggerRequest, reply) => {
-      const answer = await deps.trigger.trigger(request.params.token, request.body);
+      // The headers show the tightest limit: the token's and the IP's (counted above) or the template's own caps.
+      const answer = await deps.trigger.trigger(request.params.token, request.body, (state) => {
+        const shown = Number(reply.getHeader('X-RateLimit-Remaining'));
+        if (!Number.isFinite(shown) || state.remaining < shown || !state.allowed)
+          setRateLimitHeaders(reply, state);
+      });
       return reply.status(201).send(answer);
     });
   });

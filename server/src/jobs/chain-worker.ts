@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { ChainEngine } from '../app/chains/advance.js';
 import type { Clock, Store } from '../app/ports.js';
-import { CHAIN_DUE_CHANNEL, chainsToAdvance } from '../persistence/chains.js';
+import { CHAIN_DUE_CHANNEL, chainsToAdvance, postponeChain } from '../persistence/chains.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 
 /** How often due running steps are looked for; a delay is taken up within about this long of its due time. */
-export const CHAIN_SCAN_INTERVAL_MS = 200;
+const CHAIN_SCAN_INTERVAL_MS = 200;
 const BATCH = 100;
+/** How long a chain whose advance failed waits before the scan tries it again (N-M5). */
+export const CHAIN_RETRY_BACKOFF_MS = 30_000;
 
 /**
  * Drives chains: finds running steps that are due (a delay elapsed, or their action reached a final state, which a
@@ -78,12 +80,27 @@ export class ChainWorker {
     return this.o.availability?.absorbs(err) ?? false;
   }
 
+  /**
+   * A failed advance puts the chain off (unless the database itself is down, which the availability tracker
+   * handles), so that one chain failing again and again never holds the scan on itself.
+   */
+  private async failed(chainId: string, err: unknown): Promise<void> {
+    if (this.quiet(err)) return;
+    this.o.logger.error({ err, chainId }, 'chain advance failed; retried after a back-off');
+    const now = this.o.clock();
+    await postponeChain(
+      this.o.store.sql,
+      chainId,
+      now,
+      new Date(now.getTime() + CHAIN_RETRY_BACKOFF_MS),
+    ).catch((e: unknown) => {
+      if (!this.quiet(e)) this.o.logger.warn({ err: e, chainId }, 'could not put off a failing chain');
+    });
+  }
+
   private advance(chainId: string): void {
     if (this.stopped || !chainId) return;
-    const work = this.o.engine.advance(chainId).catch((err: unknown) => {
-      if (!this.quiet(err))
-        this.o.logger.error({ err, chainId }, 'chain advance failed; retried on the next scan');
-    });
+    const work = this.o.engine.advance(chainId).catch((err: unknown) => this.failed(chainId, err));
     this.inflight.add(work);
     void work.finally(() => this.inflight.delete(work));
   }
@@ -103,14 +120,16 @@ export class ChainWorker {
   private async scan(): Promise<void> {
     for (;;) {
       const ids = await chainsToAdvance(this.o.store.sql, this.o.clock(), BATCH);
+      let failures = 0;
       for (const id of new Set(ids)) {
         if (this.stopped) return;
-        await this.o.engine.advance(id).catch((err: unknown) => {
-          if (!this.quiet(err))
-            this.o.logger.error({ err, chainId: id }, 'chain advance failed; retried on the next scan');
+        await this.o.engine.advance(id).catch(async (err: unknown) => {
+          failures++;
+          await this.failed(id, err);
         });
       }
-      if (ids.length < BATCH) return;
+      // A batch that only failed is not fetched again in this pass (the back-off may not have been written).
+      if (ids.length < BATCH || failures === new Set(ids).size) return;
     }
   }
 }

@@ -5,11 +5,14 @@ import { CLAIM_LEAD_MS, type Deliveries } from '../app/deliveries/deliver.js';
 import type { Clock, Store } from '../app/ports.js';
 import { type Listener, listen } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
-import type { ApprovalEngine, GateTimer } from './approval-engine.js';
 import type { ResumeJob } from './pause-timers.js';
 import { type JobQueue, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
 import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
+
+/** An attempt this late with no trigger firing it in this process is taken up by the overdue sweep. */
+const OVERDUE_GRACE_MS = 5_000;
+const OVERDUE_BATCH = 1_000;
 
 export interface DispatcherOptions {
   store: Store;
@@ -18,7 +21,6 @@ export interface DispatcherOptions {
   scheduler: WindowScheduler;
   deliveries: Deliveries;
   callbacks: CallbackDeliveries;
-  approvals?: ApprovalEngine;
   /** Resumes an action whose pause's `until` came. */
   resumeWhenDue?: (job: ResumeJob) => Promise<void>;
   logger: Logger;
@@ -51,6 +53,8 @@ export class Dispatcher {
   private readonly admitted = new Map<string, Promise<void>>();
   /** Waiting attempts' starters: true to fire, false when the worker stops first. */
   private readonly starters = new Map<string, (go: boolean) => void>();
+  /** Per action fired by a job: resolved once the attempt is held behind a cap (the job then completes). */
+  private readonly held = new Map<string, { promise: Promise<void>; resolve: () => void }>();
 
   constructor(private readonly o: DispatcherOptions) {
     this.admission = new Admission(o.limits);
@@ -78,7 +82,7 @@ export class Dispatcher {
         burstWhenBatchFull: true,
       },
       async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.fire(j.data.actionId, j.data.accountId))));
+        await Promise.all(jobs.map((j) => this.fireForJob(j.data.actionId, j.data.accountId)));
       },
     );
     await boss.work<{ callbackId: string }>(
@@ -93,16 +97,6 @@ export class Dispatcher {
         await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
       },
     );
-    if (this.o.approvals) {
-      const approvals = this.o.approvals;
-      await boss.work<GateTimer>(
-        QUEUES.gateTimer,
-        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
-        async (jobs) => {
-          await Promise.all(jobs.map((j) => this.track(approvals.onTimer(j.data))));
-        },
-      );
-    }
     if (this.o.resumeWhenDue) {
       const resume = this.o.resumeWhenDue;
       await boss.work<ResumeJob>(
@@ -128,7 +122,6 @@ export class Dispatcher {
     await Promise.all([
       this.o.queue.boss.offWork(QUEUES.actionDue),
       this.o.queue.boss.offWork(QUEUES.callback),
-      this.o.queue.boss.offWork(QUEUES.gateTimer),
       this.o.queue.boss.offWork(QUEUES.actionResume),
     ]).catch(() => undefined);
     await Promise.race([
@@ -148,7 +141,26 @@ export class Dispatcher {
     return guarded;
   }
 
-  /** Fires an action's due attempt once the admission caps allow it (review M5). */
+  /**
+   * A pg-boss job's part in firing: it ends when the attempt is delivered, or as soon as the attempt is held behind a
+   * cap. A held attempt stays durable and due in its row (the overdue sweep of any worker fires it should this
+   * process die), so its job completes instead of staying active into pg-boss's expiry and retries, which a long
+   * backlog outlasted, stranding the attempt until a worker started (issue 21, item 7).
+   */
+  private fireForJob(actionId: string, accountId?: string): Promise<unknown> {
+    const work = this.track(this.fire(actionId, accountId));
+    let held = this.held.get(actionId);
+    if (!held) {
+      let resolve!: () => void;
+      held = { promise: new Promise<void>((r) => (resolve = r)), resolve };
+      this.held.set(actionId, held);
+      void work.finally(() => this.held.delete(actionId)).catch(() => undefined);
+    }
+    if (this.starters.has(actionId)) held.resolve();
+    return Promise.race([work, held.promise]);
+  }
+
+  /** Fires an action's due attempt once the per-process and per-account caps allow it (app/deliveries/admission.ts). */
   private fire(actionId: string, accountId?: string): Promise<void> {
     const pending = this.admitted.get(actionId);
     if (pending) return pending;
@@ -164,7 +176,10 @@ export class Dispatcher {
     if (!account || this.stopped) return;
     // Over a cap the attempt waits here unclaimed: its lease has not started, so waiting cannot expire it.
     if (!this.admission.offer(account, actionId)) {
-      const go = await new Promise<boolean>((resolve) => this.starters.set(actionId, resolve));
+      const go = await new Promise<boolean>((resolve) => {
+        this.starters.set(actionId, resolve);
+        this.held.get(actionId)?.resolve();
+      });
       if (!go) return;
     }
     try {
@@ -233,12 +248,28 @@ export class Dispatcher {
     if (!this.stopped) this.scanTimer = setTimeout(() => void this.scanLoop(), this.o.scanIntervalMs ?? 1000);
   }
 
+  /**
+   * Attempts overdue by more than OVERDUE_GRACE_MS and not firing here: held by a worker that died, or whose job was
+   * lost to an outage's retries. Fired like any trigger; the claim makes sure one worker delivers each.
+   */
+  private async fireOverdue(): Promise<void> {
+    const until = new Date(this.o.clock().getTime() - OVERDUE_GRACE_MS);
+    for (const row of await resolvedDueBefore(this.o.store.sql, until, OVERDUE_BATCH)) {
+      if (this.stopped) return;
+      if (!this.admitted.has(row.id))
+        void this.track(this.fire(row.id, row.accountId)).catch(() => undefined);
+    }
+  }
+
   private async scan(): Promise<void> {
     // Attempts entering the window get their timer here; those written inside it were announced by NOTIFY.
     for (const e of await this.o.scheduler.enqueueEntering(this.o.store))
       this.arm(e.id, e.accountId, e.dueMs);
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.
     this.scans += 1;
-    if (this.scans % 5 === 0) await this.o.deliveries.sweepExpiredLeases();
+    if (this.scans % 5 === 0) {
+      await this.o.deliveries.sweepExpiredLeases();
+      await this.fireOverdue();
+    }
   }
 }

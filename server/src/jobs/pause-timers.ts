@@ -1,4 +1,4 @@
-import type { GateTimerJob, PauseTimers } from '../app/ports.js';
+import type { PauseTimers } from '../app/ports.js';
 import { type JobQueue, QUEUES } from './queue.js';
 
 /** A pause's end, as its pg-boss job carries it: the pause is named by when it began. */
@@ -15,9 +15,6 @@ export function createPauseTimers(queue: JobQueue): PauseTimers {
         startAfter: at,
         db: tx,
       });
-    },
-    async gateTimer(tx, timer: GateTimerJob, at) {
-      await queue.send(QUEUES.gateTimer, timer, { startAfter: at, db: tx });
     },
   };
 }

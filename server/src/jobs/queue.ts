@@ -1,7 +1,7 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { CompiledQuery } from 'kysely';
-import type { Sql } from '../persistence/database.js';
+import { jobSqlOn, type Sql } from '../persistence/database.js';
+import { connectionConfig } from '../persistence/hosts.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
 export const QUEUES = Object.freeze({
@@ -43,10 +43,13 @@ export async function startJobQueue(opts: {
   /** Takes the database faults pg-boss reports on every poll while the database is away (logged once there). */
   availability?: { absorbs(err: unknown): boolean };
   connectTimeoutMs?: number;
+  /** pg-boss's expiry of an active job (default 300 s); set when the queues are created. */
+  expireInSeconds?: number;
 }): Promise<JobQueue> {
   const works = opts.role !== 'api';
   const boss = new PgBoss({
-    connectionString: opts.databaseUrl,
+    // One host, or the writable one of libpq's list (persistence/hosts.ts).
+    ...connectionConfig(opts.databaseUrl),
     schema: 'pgboss',
     max: works ? 10 : 4,
     application_name: `sched-${opts.role}-queue`,
@@ -70,19 +73,15 @@ export async function startJobQueue(opts: {
         deleteAfterSeconds: 3600,
         retryLimit: 5,
         retryDelay: 1,
-        expireInSeconds: 300,
+        expireInSeconds: opts.expireInSeconds ?? 300,
       })
       .catch((err: unknown) => {
         // Several processes may create the same queue at once; an existing queue is fine.
         if (!String(err).includes('already exists')) throw err;
       });
   }
-  // pg-boss runs its statements on the caller's connection (its transaction) through this adapter.
-  const inTransaction = (db: Sql) => ({
-    executeSql: async (text: string, values?: unknown[]) => ({
-      rows: (await db.executeQuery(CompiledQuery.raw(text, values ?? []))).rows,
-    }),
-  });
+  // pg-boss runs its statements on the caller's connection (its transaction) through persistence's adapter.
+  const inTransaction = jobSqlOn;
   return {
     boss,
     async send(queue, data, o) {

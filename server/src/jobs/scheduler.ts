@@ -16,7 +16,7 @@ const PROMOTED_TO = assertTransition('scheduled', 'resolve');
 /** At most this many attempts are enqueued per statement of the scan; a fuller window is taken in several turns. */
 const ENQUEUE_BATCH = 2_000;
 
-export interface EnteringAttempt {
+interface EnteringAttempt {
   id: string;
   accountId: string;
   dueMs: number;

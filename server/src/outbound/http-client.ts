@@ -1,41 +1,18 @@
 import dns from 'node:dns';
-import diagnosticsChannel from 'node:diagnostics_channel';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector } from 'undici';
 import type { Dispatcher } from 'undici';
-import { checkDestinationUrl, isBlockedAddress } from './destination-policy.js';
+import type { OutboundRequest, OutboundResult } from '../app/ports.js';
+import { checkDestinationUrl, isBlockedAddress } from '../domain/destinations/policy.js';
 
 /**
  * The outbound HTTP client every webhook delivery and callback goes through. It never follows redirects,
  * reads at most `maxResponseBytes` of a body, bounds the whole exchange by `timeoutMs`, and refuses
  * destinations the destination policy blocks, judged on the address actually connected to.
  */
-
-export interface OutboundRequest {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string | Uint8Array;
-  timeoutMs: number;
-  maxResponseBytes: number;
-}
-
-export type OutboundResult =
-  | {
-      kind: 'response';
-      status: number;
-      headers: Record<string, string>;
-      bodyExcerpt: string;
-      bodyTruncated: boolean;
-      durationMs: number;
-      remoteAddress?: string;
-    }
-  | { kind: 'timeout'; durationMs: number; message: string }
-  | { kind: 'connection'; durationMs: number; message: string }
-  | { kind: 'blocked'; durationMs: number; message: string };
 
 export interface OutboundClient {
   send(req: OutboundRequest): Promise<OutboundResult>;
@@ -57,7 +34,7 @@ export const DEFAULT_USER_AGENT = 'sched/0.1 (+webhook)';
  * Headers the client manages itself (framing, connection, host). A caller's value for them is dropped, so
  * a stored action cannot smuggle a second request or break keep-alive; request validation may reuse this.
  */
-export const MANAGED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+const MANAGED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'host',
   'connection',
   'keep-alive',
@@ -88,7 +65,6 @@ export function createOutboundClient(opts: OutboundClientOptions): OutboundClien
     allowH2: false,
     pipelining: 1,
   });
-  watchSentHeaders();
 
   return {
     send: (req) => send(agent, allowPrivate, userAgent, req),
@@ -170,7 +146,6 @@ class Exchange implements Dispatcher.DispatchHandler {
   private headers: Record<string, string> = {};
   private readonly chunks: Buffer[] = [];
   private receivedBytes = 0;
-  remoteAddress: string | undefined;
 
   constructor(
     private readonly maxBytes: number,
@@ -184,7 +159,6 @@ class Exchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.controller = controller;
-    expectSentHeaders(this);
   }
 
   onResponseStart(
@@ -234,16 +208,14 @@ class Exchange implements Dispatcher.DispatchHandler {
   private finish(truncated: boolean): void {
     if (this.settled) return;
     this.settled = true;
-    const result: OutboundResult = {
+    this.settle({
       kind: 'response',
       status: this.status,
       headers: this.headers,
       bodyExcerpt: new TextDecoder('utf-8').decode(Buffer.concat(this.chunks)),
       bodyTruncated: truncated,
       durationMs: this.elapsed(),
-    };
-    if (this.remoteAddress !== undefined) result.remoteAddress = this.remoteAddress;
-    this.settle(result);
+    });
   }
 }
 
@@ -299,7 +271,7 @@ function describeError(error: Error): string {
  * when any resolved address is blocked, before a socket is opened. Refusing on any (rather than
  * filtering) treats a name mixing public and private answers as hostile.
  */
-export function guardedLookup(base: LookupFunction, allowPrivate: boolean): LookupFunction {
+function guardedLookup(base: LookupFunction, allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, { ...options, all: true }, (err, result, family) => {
       const fail = (error: NodeJS.ErrnoException): void => callback(error, options.all ? [] : '', undefined);
@@ -315,7 +287,7 @@ export function guardedLookup(base: LookupFunction, allowPrivate: boolean): Look
         const blocked = addresses.find((a) => isBlockedAddress(a.address));
         if (blocked !== undefined) {
           return fail(
-            // Generic on purpose: naming the address would let a tenant map internal DNS names (review L1).
+            // Generic on purpose: naming the address would let a tenant map internal DNS names.
             new DestinationBlockedError(NON_PUBLIC_MESSAGE),
           );
         }
@@ -327,7 +299,7 @@ export function guardedLookup(base: LookupFunction, allowPrivate: boolean): Look
 }
 
 /** What a tenant learns of a refused destination: stored in attempts and sent in `action.failed`. */
-export const NON_PUBLIC_MESSAGE = 'destination resolves to a non-public address';
+const NON_PUBLIC_MESSAGE = 'destination resolves to a non-public address';
 
 /**
  * A connector that resolves through `guardedLookup` and checks the socket's peer address once connected.
@@ -351,30 +323,4 @@ export function guardedConnector(allowPrivate: boolean, lookup: LookupFunction):
       callback(null, socket as Socket);
     });
   };
-}
-
-/*
- * Peer address of each request, for the attempt log. undici does not hand the socket to a handler, but it
- * calls `onRequestStart` and then publishes `undici:client:sendHeaders` (with the socket) in one
- * synchronous step, so the handler that just started is the one the next publication belongs to.
- */
-let awaitingSocket: Exchange | null = null;
-let watching = false;
-
-function watchSentHeaders(): void {
-  if (watching) return;
-  watching = true;
-  diagnosticsChannel.subscribe('undici:client:sendHeaders', (message) => {
-    const exchange = awaitingSocket;
-    if (exchange === null) return;
-    awaitingSocket = null;
-    exchange.remoteAddress = (message as { socket?: Socket }).socket?.remoteAddress;
-  });
-}
-
-function expectSentHeaders(exchange: Exchange): void {
-  awaitingSocket = exchange;
-  queueMicrotask(() => {
-    if (awaitingSocket === exchange) awaitingSocket = null;
-  });
 }

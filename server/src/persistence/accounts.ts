@@ -142,3 +142,13 @@ export async function countAccounts(db: Sql): Promise<number> {
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** An account's plan, for checks made away from a request (a chain's step, an approval round's allowances). */
+export async function accountPlan(db: Sql, accountId: string): Promise<Plan> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('plan')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.plan;
+}

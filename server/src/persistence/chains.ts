@@ -1,6 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChainState } from '@sched/contract';
-import type { Plan } from '../domain/quota/plans.js';
 import { newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
@@ -90,6 +89,21 @@ export async function chainsToAdvance(db: Sql, now: Date, limit: number): Promis
   return rows.map((r) => r.chain_id);
 }
 
+/**
+ * Puts off a chain whose advance failed (N-M5): its running step, if due, is due again only at `until`, so the scan
+ * takes up other chains meanwhile instead of getting the same failing ids back. A settle of its action later marks
+ * it due again at once, as usual.
+ */
+export async function postponeChain(db: Sql, chainId: string, now: Date, until: Date): Promise<void> {
+  await db
+    .updateTable('chain_steps')
+    .set({ due_at: until })
+    .where('chain_id', '=', chainId)
+    .where('status', '=', 'running')
+    .where('due_at', '<=', now)
+    .execute();
+}
+
 /** A running step looked at too early (its action is live again, e.g. retried): it waits for the next final state. */
 export async function clearStepDue(db: Sql, chainId: string, index: number): Promise<void> {
   await db
@@ -100,20 +114,10 @@ export async function clearStepDue(db: Sql, chainId: string, index: number): Pro
     .execute();
 }
 
-/** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
-export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
+// The trigger that marks a settled step due is declared with the actions entity, beside its channel.
+export { CHAIN_DUE_CHANNEL } from './entities/action.js';
 
 /** Keeps the whole response body of a chain step's successful HTTP call, for `{{steps.N.response...}}`. */
 export async function recordStepResponse(db: Sql, actionId: string, body: string): Promise<void> {
   await db.updateTable('chain_steps').set({ response: body }).where('action_id', '=', actionId).execute();
-}
-
-/** The plan of a chain's account: each step's action is checked against it when the step starts. */
-export async function accountPlan(db: Sql, accountId: string): Promise<Plan> {
-  const row = await db
-    .selectFrom('accounts')
-    .select('plan')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return row.plan;
 }

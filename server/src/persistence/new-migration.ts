@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createOrm, migrateUp } from './orm.js';
+import { migrateUp, openOrm } from './database.js';
 
 /**
  * Developer tool: `node server/dist/persistence/new-migration.js <Name>` with DATABASE_URL set (a scratch database).
@@ -13,7 +13,7 @@ if (!name || !url) {
   console.error('usage: DATABASE_URL=... node new-migration.js <Name>');
   process.exit(2);
 }
-const orm = await createOrm({ databaseUrl: url });
+const orm = await openOrm({ databaseUrl: url });
 try {
   await migrateUp(orm);
   const dir = fileURLToPath(new URL('../../src/persistence/migrations', import.meta.url));

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { connectionConfig } from './hosts.js';
 
 /** A LISTEN connection of its own (a pooled one would drop the subscription when returned). */
 export interface Listener {
@@ -14,7 +15,8 @@ export async function listen(
   channel: string,
   on: { payload(payload: string): void; lost(err: Error): void },
 ): Promise<Listener> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'sched-worker-listen' });
+  const settings = connectionConfig(databaseUrl);
+  const client = new settings.Client({ ...settings, application_name: 'sched-worker-listen' });
   client.on('error', (err) => on.lost(err));
   client.on('notification', (msg) => on.payload(msg.payload ?? ''));
   try {

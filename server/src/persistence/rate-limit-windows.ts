@@ -13,11 +13,11 @@ export interface WindowHit {
 const ADD_HIT_TEXT = `on conflict (bucket, window_start) do update set hits = rate_limit_windows.hits + excluded.hits
   returning bucket, window_start, hits`;
 
-/** Counts one hit in each window, in one statement; answers each bucket's count so far. */
-export async function countHits(db: Sql, windows: WindowHit[]): Promise<Map<string, number>> {
+/** Counts `weight` hits (default one) in each window, in one statement; answers each bucket's count so far. */
+export async function countHits(db: Sql, windows: WindowHit[], weight = 1): Promise<Map<string, number>> {
   const { rows } = await sql<{ bucket: string; hits: number }>`
     insert into rate_limit_windows (bucket, window_start, hits, expires_at)
-    select b, s, 1, e from unnest(${windows.map((w) => w.bucket)}::text[], ${windows.map((w) => w.start)}::timestamptz[],
+    select b, s, ${weight}::int, e from unnest(${windows.map((w) => w.bucket)}::text[], ${windows.map((w) => w.start)}::timestamptz[],
       ${windows.map((w) => w.end)}::timestamptz[]) as t(b, s, e)
     ${sql.raw(ADD_HIT_TEXT)}`.execute(db);
   return new Map(rows.map((r) => [r.bucket, r.hits]));

@@ -1,6 +1,5 @@
+import type { UsageMetric } from '../domain/quota/plans.js';
 import { fixedStatement, type Sql } from './database.js';
-
-export type UsageMetric = 'actions' | 'emails' | 'sms' | 'chat_messages' | 'push_messages' | 'ai_suggestions';
 
 /** Monthly usage counters, keyed by `YYYY-MM` in UTC. */
 export function periodKey(d: { year: number; month: number }): string {

@@ -13,7 +13,7 @@ import { addReminderEvents } from '../../persistence/approvals/reminder-events.j
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackOutbox, Clock, PauseTimers, Store } from '../ports.js';
+import type { ActionScheduler, CallbackOutbox, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
 
@@ -43,20 +43,31 @@ export interface PauseDeps {
   scheduler: ActionScheduler;
   callbacks: CallbackOutbox;
   timers: PauseTimers;
+  /** Gate timers set again when a paused gate's clock runs again (jobs/gate-timers.ts). */
+  gateTimers: GateTimers;
   clock: Clock;
   waits: Waits;
 }
 
-/** Who asked, for the timeline (a bulk operation names itself: "bulk operation <id>"). */
+/**
+ * Who asked, for the timeline (a bulk operation names itself: "bulk operation <id>").
+ * @public The pause use case's API for bulk operations.
+ */
 export interface PauseSource {
   via?: string | undefined;
 }
 
-/** A pause (or an `until`) may last at most this long: its job must outlive it (jobs/queue.ts retention). */
+/**
+ * A pause (or an `until`) may last at most this long: its job must outlive it (jobs/queue.ts retention).
+ * @public The pause use case's API for bulk operations.
+ */
 export const MAX_PAUSE_MS = 365 * UNIT_MS.d;
 const MAX_NOTE = 1000;
 
-/** When a pause ends by itself (null: indefinite), or the 422 field errors of the input. */
+/**
+ * When a pause ends by itself (null: indefinite), or the 422 field errors of the input.
+ * @public The pause use case's API for bulk operations.
+ */
 export function pauseEnd(
   input: PauseInput,
   now: Date,
@@ -92,7 +103,10 @@ export function pauseEnd(
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, until };
 }
 
-/** Why an action cannot be paused (a 409's message), or null when it can. */
+/**
+ * Why an action cannot be paused (a 409's message), or null when it can.
+ * @public The pause use case's API for bulk operations.
+ */
 export function pauseRefusal(row: Pick<ActionRow, 'id' | 'status' | 'chain_id'>): string | null {
   if (row.chain_id)
     return `action ${row.id} is a step of chain ${row.chain_id} and cannot be paused on its own`;
@@ -103,12 +117,18 @@ export function pauseRefusal(row: Pick<ActionRow, 'id' | 'status' | 'chain_id'>)
   return null;
 }
 
-/** Why an action cannot be resumed (a 409's message), or null when it can. */
+/**
+ * Why an action cannot be resumed (a 409's message), or null when it can.
+ * @public The pause use case's API for bulk operations.
+ */
 export function resumeRefusal(row: Pick<ActionRow, 'id' | 'status'>): string | null {
   return row.status === 'paused' ? null : `action ${row.id} is not paused (it is ${row.status})`;
 }
 
-/** Pauses one action of the account inside `tx`. 404 unknown (or another account's), 422 bad input, 409 not pausable. */
+/**
+ * Pauses one action of the account inside `tx`. 404 unknown (or another account's), 422 bad input, 409 not pausable.
+ * @public The pause use case's API for bulk operations.
+ */
 export async function pauseAction(
   deps: PauseDeps,
   tx: Sql,
@@ -154,7 +174,10 @@ export async function pauseAction(
   return updated;
 }
 
-/** Resumes one paused action of the account inside `tx`. 404 unknown (or another account's), 409 not paused. */
+/**
+ * Resumes one paused action of the account inside `tx`. 404 unknown (or another account's), 409 not paused.
+ * @public The pause use case's API for bulk operations.
+ */
 export async function resumeAction(
   deps: PauseDeps,
   tx: Sql,
@@ -173,6 +196,7 @@ export async function resumeAction(
 /**
  * The `until` of a pause came (its pg-boss job). Idempotent: a pause that already ended, or a later pause of the
  * same action (another `pausedAt`), is left alone.
+ * @public The pause use case's API for bulk operations.
  */
 export async function resumeWhenDue(
   deps: PauseDeps & { store: Store },
@@ -290,12 +314,12 @@ function shiftedGate(gate: StoredGate, pausedMs: number): StoredGate {
 /**
  * The timeout timer at the moved expiry, and the escalation's at its moved due time if it has not happened yet.
  * Timers set before the pause may still fire: the timeout one finds the expiry later and looks again then, and the
- * escalation one carries an older `resumes` and is ignored (jobs/approval-engine.ts).
+ * escalation one carries an older `resumes` and is ignored (app/approvals/rounds.ts).
  */
 async function rearmGateTimers(deps: PauseDeps, tx: Sql, actionId: string, gate: StoredGate, now: Date) {
   const round = gate.sent_at!;
   const expiresAt = new Date(gate.expires_at!);
-  await deps.timers.gateTimer(tx, { actionId, kind: 'timeout', round }, expiresAt);
+  await deps.gateTimers.set(tx, { actionId, kind: 'timeout', round }, expiresAt);
   if (!gate.escalation || gate.escalated_at) return;
   const escalateAt = new Date(
     new Date(round).getTime() +
@@ -303,7 +327,7 @@ async function rearmGateTimers(deps: PauseDeps, tx: Sql, actionId: string, gate:
       (gate.paused_ms ?? 0),
   );
   if (escalateAt > now && escalateAt < expiresAt)
-    await deps.timers.gateTimer(
+    await deps.gateTimers.set(
       tx,
       { actionId, kind: 'escalation', round, resumes: gate.resumes ?? 0 },
       escalateAt,

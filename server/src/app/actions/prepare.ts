@@ -6,20 +6,19 @@ import type {
   OnTimeout,
   RETRY_STRATEGIES,
 } from '@sched/contract';
-import type { ChannelName } from '../../channels/types.js';
+import type { ChannelName } from '../../domain/approval/messages.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
 import { validateDedupKeys } from '../../domain/coordination/dedup.js';
 import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';
-import { isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
-import { validateRecurrence } from '../../domain/schedule/recurrence.js';
-import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import { formatWallTime, isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
+import { seriesAnchor, validateRecurrence } from '../../domain/schedule/recurrence.js';
+import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type {
   StoredCoordination,
   StoredRecurrence,
   StoredRequest,
 } from '../../persistence/entities/stored.js';
 
-/** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
 /** An approval gate, validated; recipients are resolved later against the account's directory. */
 export interface PreparedGate {
   message: string;
@@ -36,9 +35,10 @@ export interface PreparedGate {
 }
 
 /** Limits of attachments: count is checked by the schema; the decoded total is checked here. */
-export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
-export const DEFAULT_BUTTONS: [string, string] = ['Approve', 'Decline'];
+const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+const DEFAULT_BUTTONS: [string, string] = ['Approve', 'Decline'];
 
+/** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
 export interface PreparedAction {
   mode: (typeof ACTION_MODES)[number];
   name: string;
@@ -174,6 +174,18 @@ export function prepareAction(
   }
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };
+  // A calendar series given a wall time is anchored on it, read by its DST policy (domain/schedule/recurrence.ts).
+  const anchor = recurrence
+    ? seriesAnchor({
+        scheduledFor,
+        at,
+        interval: { frequency: recurrence.frequency, unit: recurrence.unit },
+        timezone,
+        policy: body.dst_policy,
+        now: ctx.now,
+      })
+    : null;
+  if (anchor) at = anchor.at;
   return {
     ok: true,
     action: {
@@ -207,13 +219,14 @@ export function prepareAction(
             ...(recurrence.end_date !== undefined ? { end_date: recurrence.end_date } : {}),
             // Stored only when given: absent means the default policy (domain/schedule/resolve.ts).
             ...(body.dst_policy ? { dst_policy: body.dst_policy } : {}),
+            ...(anchor?.wall ? { wall_time: formatWallTime(anchor.wall) } : {}),
           }
         : null,
     },
   };
 }
 
-/** "POST hooks.example.com/orders" when no name is given. */
+/** Validates a gate's own fields (timeout, recipients count, escalation forms, attachments) against the plan. */
 function prepareGate(
   g: GateInput,
   plan: Plan,
@@ -264,6 +277,7 @@ function prepareGate(
   };
 }
 
+/** "POST hooks.example.com/orders" when no name is given. */
 function defaultName(mode: (typeof ACTION_MODES)[number], request: StoredRequest | null): string {
   if (mode === 'approval') return 'Approval request';
   if (!request) return 'Webhook';

@@ -5,7 +5,7 @@ import {
   type SeriesRun,
   type SeriesSpec,
 } from '../../domain/schedule/recurrence.js';
-import { parseTimestamp } from '../../domain/schedule/resolve.js';
+import { parseTimestamp, parseWallTime } from '../../domain/schedule/resolve.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import type { Waits } from '../waits.js';
 
@@ -26,6 +26,7 @@ export function seriesOf(row: SeriesRow, waits: Pick<Waits, 'along'>) {
     interval: { frequency: r.frequency, unit: r.unit },
     timezone: row.timezone,
     policy: r.dst_policy,
+    wall: r.wall_time ? (parseWallTime(r.wall_time) ?? undefined) : undefined,
   };
   const end: RecurrenceEnd = {
     endType: r.end_type,

@@ -113,7 +113,14 @@ export class ActionService {
     // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
     const gate = await resolveActionGate(this.store.sql, owner, p, now);
 
-    const guard = p.request ? this.options.countDestination : undefined;
+    const count = this.options.countDestination;
+    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold (N-M2).
+    const guard: CountDestination | undefined =
+      p.request && count
+        ? principal.keyId.startsWith('template:')
+          ? (db, account, url, at, opts) => count(db, account, url, at, { ...opts, source: 'trigger' })
+          : count
+        : undefined;
     const work = {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
       hasGate: gate !== null,

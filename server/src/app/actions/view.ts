@@ -7,6 +7,7 @@ import {
 } from '@sched/contract';
 import { isTerminal } from '../../domain/action/states.js';
 import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
+import { shownHeaders } from '../../domain/auth/api-key.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
@@ -54,10 +55,7 @@ const NO_GATE: GateDetails = { recipients: [], events: [], attachments: [] };
 /** Header values are credentials of the destination (`Authorization`, API keys): a read-only key sees the names. */
 function shownRequest(request: ActionRow['request'], credentials: boolean): ActionRow['request'] {
   if (request === null || credentials) return request;
-  return {
-    ...request,
-    headers: Object.fromEntries(Object.keys(request.headers).map((name) => [name, '***'])),
-  };
+  return { ...request, headers: shownHeaders(request.headers, credentials) };
 }
 
 export function actionView(
@@ -67,7 +65,7 @@ export function actionView(
   credentials = true,
   waits: Pick<Waits, 'along'> = UNSCALED,
 ): Action {
-  const { dst_policy: dstPolicy, ...recurrence } = r.recurrence ?? {};
+  const { dst_policy: dstPolicy, wall_time: _wallTime, ...recurrence } = r.recurrence ?? {};
   return {
     id: r.id,
     name: r.name,

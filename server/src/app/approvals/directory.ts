@@ -2,7 +2,7 @@ import type { NotificationChannel, TeamMember } from '@sched/contract';
 import { type Scope, seesCredentials } from '../../domain/auth/api-key.js';
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
 import { assertTeamMemberRoom } from '../quota.js';
-import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type { Database } from '../../persistence/database.js';
 import { channelRecords, teamMemberRecords } from '../../persistence/directory.js';
 import type { NotificationChannelEntity, TeamMemberEntity } from '../../persistence/entities/approval.js';
@@ -11,7 +11,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 const MASK = '***';
 
 /** `https://hooks.slack.com/***`: the origin is what a reader needs to know. */
-export function maskUrl(url: string): string {
+function maskUrl(url: string): string {
   try {
     return `${new URL(url).origin}/${MASK}`;
   } catch {
@@ -19,7 +19,7 @@ export function maskUrl(url: string): string {
   }
 }
 
-export function channelView(c: NotificationChannelEntity, credentials = true): NotificationChannel {
+function channelView(c: NotificationChannelEntity, credentials = true): NotificationChannel {
   return {
     id: c.id,
     name: c.name,
@@ -30,7 +30,7 @@ export function channelView(c: NotificationChannelEntity, credentials = true): N
   };
 }
 
-export function memberView(m: TeamMemberEntity, credentials = true): TeamMember {
+function memberView(m: TeamMemberEntity, credentials = true): TeamMember {
   return {
     id: m.id,
     name: m.name,

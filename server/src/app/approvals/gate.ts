@@ -1,3 +1,4 @@
+import { isChatChannel } from '../../domain/approval/messages.js';
 import type { PreparedGate } from '../actions/prepare.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { planLimits } from '../../domain/quota/plans.js';
@@ -34,7 +35,7 @@ export async function resolveGate(
     slackTeamsAllowed,
   });
   const errors: Record<string, string[]> = resolved.ok ? {} : { ...resolved.errors };
-  if (g.channels && !slackTeamsAllowed && g.channels.some((c) => c === 'slack' || c === 'teams')) {
+  if (g.channels && !slackTeamsAllowed && g.channels.some(isChatChannel)) {
     errors['gate.channels'] = ['Slack and Teams are Business-plan features'];
   }
   let escalation: StoredGate['escalation'] = null;

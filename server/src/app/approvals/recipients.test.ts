@@ -16,6 +16,7 @@ const directory: RecipientDirectory = {
           push_subscriptions: [subscription, subscription],
         }
       : null,
+  byAddress: async () => null,
 };
 
 const resolve = (references: string[]) =>

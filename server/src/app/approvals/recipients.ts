@@ -1,7 +1,13 @@
 import { type ChatChannelName, E164, Email } from '@sched/contract';
-import type { ChannelName, ChannelTarget, PushSubscription } from '../../channels/types.js';
+import type { ChannelName, ChannelTarget, PushSubscription } from '../../domain/approval/messages.js';
+import { isChatChannel } from '../../domain/approval/messages.js';
 import type { Sql } from '../../persistence/database.js';
-import { channelWebhook, contactAddresses, teamMemberAddresses } from '../../persistence/directory.js';
+import {
+  channelWebhook,
+  contactAddresses,
+  directoryEntryByAddress,
+  teamMemberAddresses,
+} from '../../persistence/directory.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Addresses and phones are checked as the rest of the API checks them (contacts, team members).
@@ -31,6 +37,10 @@ export interface RecipientDirectory {
     phone: string | null;
     push_subscriptions: PushSubscription[];
   } | null>;
+  /** The contact or team member whose stored email or phone is exactly `address`. */
+  byAddress(
+    address: string,
+  ): Promise<{ kind: 'team_member' | 'contact'; id: string; field: 'email' | 'phone' } | null>;
 }
 
 /** The directory of one account, read from the database (`db` may be a transaction's). */
@@ -39,7 +49,48 @@ export function sqlDirectory(db: Sql, accountId: string): RecipientDirectory {
     contact: async (id) => (await contactAddresses(db, accountId, id)) ?? null,
     channel: async (id) => (await channelWebhook(db, accountId, id)) ?? null,
     teamMember: async (id) => (await teamMemberAddresses(db, accountId, id)) ?? null,
+    byAddress: (address) => directoryEntryByAddress(db, accountId, address),
   };
+}
+
+/**
+ * A recipient that a value chose (a trigger's placeholder, a chain's input or a step's response) as a reference
+ * to the account's own directory (N-M1): `contact:<id>:email|phone`, `channel:<id>` and ids stay; an email or a
+ * phone must be stored on a contact or a team member, and becomes a reference to it. A free address never passes.
+ */
+export async function directoryReference(
+  ref: string,
+  directory: RecipientDirectory,
+): Promise<{ ok: true; reference: string } | { ok: false; error: string }> {
+  const text = ref.trim();
+  if (/^(contact|channel):/i.test(text) || UUID.test(text)) return { ok: true, reference: text };
+  if (isEmail(text) || isPhone(text)) {
+    const entry = await directory.byAddress(text);
+    if (entry?.kind === 'team_member') return { ok: true, reference: entry.id };
+    if (entry) return { ok: true, reference: `contact:${entry.id}:${entry.field}` };
+  }
+  return {
+    ok: false,
+    error:
+      "a recipient taken from a value must be one of the account's contacts or team members (by id or by their stored email or phone)",
+  };
+}
+
+/** `recipients` with the entries at `fromValues` turned into directory references; errors keyed `<field>.<i>`. */
+export async function recipientsFromDirectory(
+  recipients: readonly string[],
+  fromValues: readonly number[],
+  directory: RecipientDirectory,
+  field: string,
+): Promise<{ ok: true; recipients: string[] } | { ok: false; errors: Record<string, string[]> }> {
+  const out = [...recipients];
+  const errors: Record<string, string[]> = {};
+  for (const i of fromValues) {
+    const found = await directoryReference(out[i] ?? '', directory);
+    if (found.ok) out[i] = found.reference;
+    else errors[`${field}.${i}`] = [found.error];
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, recipients: out };
 }
 
 /** One target per distinct destination: a team member may list one push subscription twice. */
@@ -82,10 +133,8 @@ export async function resolveRecipients(
       fail(resolved.error);
       continue;
     }
-    const targets = distinct(
-      resolved.targets.filter((t) => t.channel === 'slack' || t.channel === 'teams' || allowed(t.channel)),
-    );
-    if (targets.some((t) => t.channel === 'slack' || t.channel === 'teams') && !opts.slackTeamsAllowed) {
+    const targets = distinct(resolved.targets.filter((t) => isChatChannel(t.channel) || allowed(t.channel)));
+    if (targets.some((t) => isChatChannel(t.channel)) && !opts.slackTeamsAllowed) {
       fail('Slack and Teams are Business-plan features');
       continue;
     }
@@ -142,7 +191,15 @@ async function resolveOne(
   }
   if (UUID.test(ref)) {
     const m = await dir.teamMember(ref);
-    if (!m) return { error: `unknown team member ${ref}` };
+    if (!m) {
+      // A bare contact id reaches the contact by what it has (spec 4.2: "emails, phones or contact ids").
+      const c = await dir.contact(ref);
+      if (!c) return { error: `unknown team member or contact ${ref}` };
+      const targets: ChannelTarget[] = [];
+      if (c.email) targets.push({ channel: 'email', email: c.email, name: c.name });
+      if (c.phone) targets.push({ channel: 'sms', phone: c.phone });
+      return { address: c.email ?? c.phone ?? c.name, displayName: c.name, targets };
+    }
     const targets: ChannelTarget[] = [];
     if (m.email) targets.push({ channel: 'email', email: m.email, name: m.name });
     if (m.phone) targets.push({ channel: 'sms', phone: m.phone });

@@ -49,7 +49,7 @@ export interface ResponseOutcome {
   title: string;
 }
 
-export const DEFAULT_SNOOZE = '1h';
+const DEFAULT_SNOOZE = '1h';
 
 /**
  * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open

@@ -21,8 +21,8 @@ import {
 import { ExpressionError } from '../../domain/expressions/errors.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { type ActionRow, lockAction } from '../../persistence/actions.js';
+import { accountPlan } from '../../persistence/accounts.js';
 import {
-  accountPlan,
   type ChainRow,
   type ChainStepRow,
   clearStepDue,
@@ -33,6 +33,7 @@ import {
 } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Clock, Store } from '../ports.js';
+import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
 import { createStepAction, type StepActionDeps, type StepWork } from './step-actions.js';
 import { chainContext } from './view.js';
 
@@ -166,7 +167,7 @@ export class ChainEngine {
     await this.p.callbacks.enqueue(db, chain, 'chain.step.completed', {
       chain_status: chain.status,
       step: stepResult(row),
-      response: stepResponse(row.response),
+      response: writableResponse(stepResponse(row.response), row.response),
     });
     return row;
   }
@@ -239,9 +240,27 @@ function workOf(
       };
     }
     case 'approval':
-      return { kind: 'approval', gate: resolveGate(def as GatedStepParsed, scope) };
+      return {
+        kind: 'approval',
+        gate: resolveGate(def as GatedStepParsed, scope),
+        fromValues: indexesWithExpressions((def as GatedStepParsed).gate.recipients),
+      };
     case 'wait':
       return { kind: 'wait', ms: delayMs(def as DelayStepParsed) };
+  }
+}
+
+/**
+ * The response as the callback payload carries it: a value that cannot be written as JSON (stepResponse bounds the
+ * depth, so this is a last guard) goes as the raw text, so a responder can never make the enqueue throw inside the
+ * chain's transaction and keep the step due forever (N-M5).
+ */
+function writableResponse(response: unknown, raw: string | null): unknown {
+  try {
+    JSON.stringify(response);
+    return response;
+  } catch {
+    return raw;
   }
 }
 

@@ -1,3 +1,6 @@
+import { hasExpression } from '../../domain/expressions/interpolate.js';
+import type { GatedStepParsed } from '../../domain/chain/definition.js';
+import { resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
 import { randomUUID } from 'node:crypto';
 import type { CancelledChain, Chain, ChainCreateParsed, ChainSummary } from '@sched/contract';
 import type { z } from 'zod';
@@ -11,7 +14,7 @@ import {
   stepTypeAlias,
 } from '../../domain/chain/states.js';
 import { planLimits } from '../../domain/quota/plans.js';
-import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import { lockAction, updateAction } from '../../persistence/actions.js';
 import {
   findChain,
@@ -56,6 +59,28 @@ export class ChainService {
         allowPrivate: this.options.allowPrivateDestinations,
       });
       if (!check.ok) errors.callback_url = [check.message];
+    }
+    // CH16: literal recipients are checked now, not only when their step starts (values are checked then).
+    for (const [index, step] of body.steps.entries()) {
+      if (stepTypeAlias(step.type) !== 'approval') continue;
+      const { gate } = step as GatedStepParsed;
+      const literal = gate.recipients.flatMap((r, i) => (hasExpression(r) ? [] : [[i, r] as const]));
+      if (literal.length === 0) continue;
+      const resolved = await resolveRecipients(
+        literal.map(([, r]) => r),
+        {
+          channels: gate.channels,
+          directory: sqlDirectory(this.store.sql, principal.accountId),
+          field: 'x',
+          slackTeamsAllowed: planLimits(principal.plan).slackTeams,
+        },
+      );
+      if (!resolved.ok) {
+        for (const [key, messages] of Object.entries(resolved.errors)) {
+          const at = literal[Number(key.slice(2))]![0];
+          errors[`steps.${index}.gate.recipients.${at}`] = messages;
+        }
+      }
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const now = this.clock();

@@ -4,6 +4,7 @@ import type { Plan } from '../../domain/quota/plans.js';
 import type { Sql } from '../../persistence/database.js';
 import { type CreateCoreDeps, createAction } from '../actions/create.js';
 import { prepareAction } from '../actions/prepare.js';
+import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
 import { issuesToErrors, ValidationError } from '../errors.js';
 import { QuotaExceededError } from '../quota.js';
 
@@ -30,7 +31,12 @@ export type StepWork =
       retry_strategy?: (typeof RETRY_STRATEGIES)[number] | undefined;
       webhook_secret?: string | undefined;
     }
-  | { kind: 'approval'; gate: GateInput };
+  | {
+      kind: 'approval';
+      gate: GateInput;
+      /** Recipients that an expression chose: they must be the account's contacts or team members (N-M1). */
+      fromValues: readonly number[];
+    };
 
 /** The step's action was created; or the step cannot run, and why (shown as the step's `error`). */
 export type StepActionResult = { ok: true; actionId: string } | { ok: false; error: string };
@@ -59,6 +65,17 @@ export async function createStepAction(
   const name = `${owner.chainName} / ${owner.stepName}`.slice(0, 255);
   // Due now: the step starts when the step before it settled.
   const common = { name, scheduled_for: now.toISOString(), timezone: 'UTC' };
+  let gateInput = work.kind === 'approval' ? work.gate : null;
+  if (work.kind === 'approval' && work.fromValues.length > 0) {
+    const chosen = await recipientsFromDirectory(
+      work.gate.recipients,
+      work.fromValues,
+      sqlDirectory(db, owner.accountId),
+      'gate.recipients',
+    );
+    if (!chosen.ok) return refused(chosen.errors);
+    gateInput = { ...work.gate, recipients: chosen.recipients };
+  }
   const raw =
     work.kind === 'webhook'
       ? {
@@ -69,7 +86,7 @@ export async function createStepAction(
           ...(work.retry_strategy === undefined ? {} : { retry_strategy: work.retry_strategy }),
           ...(work.webhook_secret === undefined ? {} : { webhook_secret: work.webhook_secret }),
         }
-      : { ...common, mode: 'approval', gate: work.gate };
+      : { ...common, mode: 'approval', gate: gateInput };
   const parsed = ActionCreateBody.safeParse(raw);
   if (!parsed.success) {
     return refused(issuesToErrors(parsed.error.issues, 'step'));

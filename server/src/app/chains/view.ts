@@ -12,7 +12,7 @@ export function chainContext(steps: readonly ChainStepRow[]): ChainContext {
   return context;
 }
 
-export function stepView(s: ChainStepRow): ChainStepView {
+function stepView(s: ChainStepRow): ChainStepView {
   return {
     index: s.index,
     name: s.name,

@@ -5,9 +5,9 @@ export interface AdmissionLimits {
 }
 
 /**
- * Which delivery attempts may start now (review M5). An attempt over a cap waits here, unclaimed, so its lease does
- * not run; when a slot frees, the waiting accounts are served round-robin, so one account's flood queues behind
- * its own cap while other accounts' attempts go ahead. No I/O and no clock: the caller starts what it is told to.
+ * Which delivery attempts may start now, so one account's burst cannot take every slot of a worker. An attempt
+ * over a cap waits here, unclaimed, so its lease does not run; when a slot frees, the waiting accounts are served
+ * round-robin, so one account's flood queues behind its own cap while other accounts' attempts go ahead. No I/O and no clock: the caller starts what it is told to.
  */
 export class Admission<T> {
   private running = 0;

@@ -2,15 +2,14 @@ import { signRequest } from '@sched/contract';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../../domain/delivery/retry-policy.js';
 import { findCallback, recordCallbackAttempt } from '../../persistence/callback-deliveries.js';
-import type { CallbackOutbox, Clock, Store } from '../ports.js';
+import type { CallbackOutbox, Clock, Outbound, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
-import type { Outbound } from './deliver.js';
 
-export const CALLBACK_TIMEOUT_MS = 30_000;
+const CALLBACK_TIMEOUT_MS = 30_000;
 
 /**
- * Delivers one callback attempt (spec 6): 2xx acknowledges; 4xx other than 408 and 429 marks it rejected (no
- * retry); anything else is retried, 3 attempts in all (now, +1 min, +5 min), then abandoned. The action's status
+ * Delivers one callback attempt (spec 6): 2xx acknowledges; a permanent answer (4xx other than 429, 3xx, a blocked
+ * destination: domain/delivery/outcome.ts) marks it rejected (no retry); anything else is retried, 3 attempts in all (now, +1 min, +5 min), then abandoned. The action's status
  * never changes here.
  */
 export class CallbackDeliveries {

@@ -2,9 +2,7 @@ import { type ActionEvent, type ActionState, assertTransition } from '../../doma
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
-import type { OutboundResult } from '../../outbound/http-client.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
-import { recordStepResponse } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
@@ -16,15 +14,24 @@ import {
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
 import { seriesOf } from '../actions/series.js';
-import type { ActionScheduler, CallbackOutbox, Clock, GateRounds, Store } from '../ports.js';
+import type {
+  ActionScheduler,
+  ActionSettledHook,
+  CallbackOutbox,
+  Clock,
+  GateRounds,
+  Outbound,
+  OutboundResult,
+  Store,
+} from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
-import { buildRequest, EXCERPT_BYTES, type OutboundRequest } from './request.js';
+import { buildRequest, EXCERPT_BYTES } from './request.js';
 
 /** Spec 7: outgoing requests time out after 30 s. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** A claimed attempt is owned for its request timeout plus this margin; past it, the lease sweep hands it on. */
-export const LEASE_MARGIN_MS = 15_000;
+const LEASE_MARGIN_MS = 15_000;
 /** Floors under SCHED_TIME_SCALE, so scaled tests still give a loopback request time to answer. */
 const MIN_TIMEOUT_MS = 2_000;
 const MIN_LEASE_MARGIN_MS = 3_000;
@@ -44,13 +51,8 @@ if (assertTransition('resolved', 'start') !== CLAIMED)
   throw new Error('state table: resolved must start into executing');
 const SUCCEEDED: ActionState = assertTransition(CLAIMED, 'deliver_succeeded');
 
-/** The outgoing HTTP client, as the use case needs it. */
-export interface Outbound {
-  send(req: OutboundRequest): Promise<OutboundResult>;
-}
-
 /** What the use case reports as it goes (Prometheus in production; nothing in most tests). */
-export interface DeliveryEvents {
+interface DeliveryEvents {
   fired(mode: string, latenessSeconds: number): void;
   attempted(outcome: DeliveryOutcome): void;
   retried(): void;
@@ -66,6 +68,8 @@ export interface DeliveryPorts {
   events?: DeliveryEvents;
   /** Sends approval gates' messages; absent only where no approval action is fired. */
   approvals?: GateRounds;
+  /** Hears of successes with their response (a chain step's action: app/chains/settled.ts). */
+  settled?: ActionSettledHook;
 }
 
 interface Claimed {
@@ -128,12 +132,16 @@ export class Deliveries {
     const started = this.p.clock();
     this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
     if (row.mode === 'approval') {
-      if (!this.p.approvals) throw new Error('approval actions need an approval engine');
+      if (!this.p.approvals)
+        throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
       await this.p.approvals.sendRound(row);
       return;
     }
-    const result = await this.p.outbound.send(buildRequest(row, started, this.requestTimeoutMs()));
-    await this.record(row, dueAt, started, result);
+    const listened = this.p.settled?.listensTo(row) ?? null;
+    const result = await this.p.outbound.send(
+      buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes),
+    );
+    await this.record(row, dueAt, started, result, listened !== null);
   }
 
   /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */
@@ -234,7 +242,13 @@ export class Deliveries {
     return false;
   }
 
-  private async record(row: ActionRow, dueAt: Date, started: Date, result: OutboundResult): Promise<void> {
+  private async record(
+    row: ActionRow,
+    dueAt: Date,
+    started: Date,
+    result: OutboundResult,
+    listened: boolean,
+  ): Promise<void> {
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
     );
@@ -251,14 +265,14 @@ export class Deliveries {
       statusCode,
       outcome,
       error,
-      // A chain step reads a longer body (request.ts); the attempt log keeps its usual excerpt.
+      // A settlement listener may read a longer body (request.ts); the attempt log keeps its usual excerpt.
       excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,
       truncated:
         result.kind === 'response'
           ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
           : false,
     };
-    if (outcome === 'success' && !row.recurrence && !row.callback_url && !row.chain_id) {
+    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened) {
       if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
@@ -268,9 +282,9 @@ export class Deliveries {
       if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
       const now = this.p.clock();
       if (outcome === 'success') {
-        // Chain hook: the step keeps the whole body, committed with the action's success.
-        if (current.chain_id && result.kind === 'response')
-          await recordStepResponse(db, current.id, result.bodyExcerpt);
+        // The listener (a chain step) keeps the response, committed with the action's success.
+        if (listened && result.kind === 'response')
+          await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
         await this.succeed(db, current, now, {
           response_code: statusCode,
           duration_ms: Math.round(result.durationMs),

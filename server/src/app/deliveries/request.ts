@@ -1,15 +1,20 @@
 import { signRequest } from '@sched/contract';
 import type { ActionRow } from '../../persistence/actions.js';
+import type { OutboundRequest } from '../ports.js';
 
 /** Stored response excerpt of each attempt. */
 export const EXCERPT_BYTES = 2048;
-/** A chain step's whole response body is kept for `{{steps.N.response...}}`, up to this much. */
-export const CHAIN_RESPONSE_BYTES = 256 * 1024;
 
-export type OutboundRequest = ReturnType<typeof buildRequest>;
-
-/** The outgoing request of an attempt: the user's request, JSON body, delivery headers and signatures. */
-export function buildRequest(row: ActionRow, now: Date, timeoutMs: number) {
+/**
+ * The outgoing request of an attempt: the user's request, JSON body, delivery headers and signatures. The response
+ * body is read up to `responseBytes`: the excerpt, or more when a settlement listener wants it (a chain step).
+ */
+export function buildRequest(
+  row: ActionRow,
+  now: Date,
+  timeoutMs: number,
+  responseBytes = EXCERPT_BYTES,
+): OutboundRequest {
   const req = row.request!;
   const hasBody = req.body !== undefined && req.method !== 'GET';
   const body = hasBody ? JSON.stringify(req.body) : '';
@@ -36,6 +41,6 @@ export function buildRequest(row: ActionRow, now: Date, timeoutMs: number) {
     headers,
     ...(hasBody ? { body } : {}),
     timeoutMs,
-    maxResponseBytes: row.chain_id ? CHAIN_RESPONSE_BYTES : EXCERPT_BYTES,
+    maxResponseBytes: Math.max(responseBytes, EXCERPT_BYTES),
   };
 }

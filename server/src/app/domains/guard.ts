@@ -3,7 +3,9 @@ import {
   destinationDomain,
   thresholdMessage,
   usagePeriods,
+  withinLimits,
 } from '../../domain/domains/rules.js';
+import { countHits } from '../../persistence/rate-limit-windows.js';
 import type { Sql } from '../../persistence/database.js';
 import { countDomainUse, isVerified } from '../../persistence/domains.js';
 import { ValidationError } from '../errors.js';
@@ -21,7 +23,15 @@ export type CountDestination = (
   now: Date,
   /** `unverified`: the caller has just read that the host is not verified (isUncountedDestination), so the guard
    *  need not read it again. */
-  opts?: { field?: string; unverified?: boolean },
+  opts?: {
+    field?: string;
+    unverified?: boolean;
+    /**
+     * `trigger`: the create comes from a public trigger URL. It counts against the same limits but in its own
+     * counters, so anonymous triggers never spend the owner's own threshold for the day (N-M2).
+     */
+    source?: 'api' | 'trigger';
+  },
 ) => Promise<void>;
 
 /**
@@ -42,6 +52,21 @@ export function destinationGuard(limits: DomainLimits): CountDestination {
     // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.
     if (!opts.unverified && (await isVerified(db, accountId, domain))) return;
     const { day, month } = usagePeriods(now);
+    if (opts.source === 'trigger') {
+      const nextDay = new Date(day.getTime() + 86_400_000);
+      const nextMonth = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
+      const bucket = (period: string) => `trigger-domain-${period}:${accountId}:${domain}`;
+      const hits = await countHits(db, [
+        { bucket: bucket('day'), start: day, end: nextDay },
+        { bucket: bucket('month'), start: month, end: nextMonth },
+      ]);
+      const within = withinLimits(
+        { day: hits.get(bucket('day')) ?? 1, month: hits.get(bucket('month')) ?? 1 },
+        limits,
+      );
+      if (!within) throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
+      return;
+    }
     if (!(await countDomainUse(db, { accountId, domain, day, month, now, limits }))) {
       throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
     }

@@ -2,7 +2,7 @@ import { type TemplateCreateParsed, templateShapeIssues } from '@sched/contract'
 import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { isValidTimezone } from '../../domain/schedule/resolve.js';
 import { templatePlaceholderErrors } from '../../domain/template/placeholders.js';
-import { checkDestinationUrl } from '../../outbound/destination-policy.js';
+import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
 /** What a template holds besides its identity, token and statistics: the columns a create or an update writes. */

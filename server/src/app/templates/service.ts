@@ -62,7 +62,7 @@ export class TemplateService {
         updated_at: now,
       });
     });
-    return templateView(row, this.deps.publicUrl(), token.token);
+    return templateView(row, this.deps.publicUrl(), { token: token.token, credentials: true });
   }
 
   async list(
@@ -78,8 +78,9 @@ export class TemplateService {
     return pageOf(rows.map(templateSummary), total, q);
   }
 
-  async get(accountId: string, id: string): Promise<Template> {
-    return templateView(await this.load(accountId, id), this.deps.publicUrl());
+  /** `credentials`: whether the caller's key may see stored header values (seesCredentials). */
+  async get(accountId: string, id: string, credentials = true): Promise<Template> {
+    return templateView(await this.load(accountId, id), this.deps.publicUrl(), { credentials });
   }
 
   /** Only the supplied fields change; the template as it would stand is checked whole. The token stays. */
@@ -94,7 +95,7 @@ export class TemplateService {
         updated_at: this.deps.clock(),
       }))!;
     });
-    return templateView(row, this.deps.publicUrl());
+    return templateView(row, this.deps.publicUrl(), { credentials: true });
   }
 
   /** The row goes, and with it the only copy of the token's hash: the URL answers 404 from now on. */

@@ -1,4 +1,10 @@
-import { ActionCreateBody, ChainCreateBody, type TriggerAnswer, TriggerBody } from '@sched/contract';
+import {
+  ActionCreateBody,
+  ChainCreateBody,
+  TRIGGER_DEFAULTS,
+  type TriggerAnswer,
+  TriggerBody,
+} from '@sched/contract';
 import {
   InvalidPlaceholderError,
   MissingPlaceholderError,
@@ -8,11 +14,23 @@ import {
 } from '../../domain/template/placeholders.js';
 import { hashTriggerToken } from '../../domain/template/token.js';
 import { ExpressionError } from '../../domain/expressions/errors.js';
+import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
+import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import type { Principal } from '../accounts.js';
 import type { ActionService } from '../actions/service.js';
 import type { ChainService } from '../chains/service.js';
-import { issuesToErrors, NotFoundError, ValidationError } from '../errors.js';
+import {
+  evaluate,
+  RATE_LIMITS,
+  type RateLimitRule,
+  type RateLimitState,
+  tightest,
+  windowStart,
+} from '../../domain/rate-limit/policy.js';
+import { countHits } from '../../persistence/rate-limit-windows.js';
+import { prepareAction } from '../actions/prepare.js';
+import { issuesToErrors, NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 
 type TriggeredTemplate = NonNullable<Awaited<ReturnType<typeof findActiveByTokenHash>>>;
@@ -31,10 +49,21 @@ export class TemplateTrigger {
     private readonly deps: { store: Store; clock: Clock; actions: ActionService; chains: ChainService },
   ) {}
 
-  async trigger(token: string, body: unknown): Promise<TriggerAnswer> {
+  /**
+   * `onLimits` hears the template's trigger caps as counted for this trigger (the tighter of hour and day), for the
+   * X-RateLimit-* headers; past a cap the trigger is refused with 429 (N-M2).
+   */
+  async trigger(
+    token: string,
+    body: unknown,
+    onLimits: (state: RateLimitState) => void = () => {},
+  ): Promise<TriggerAnswer> {
     const template = await findActiveByTokenHash(this.deps.store.sql, hashTriggerToken(token));
     // Unknown, regenerated, deleted and inactive tokens all end here, after the same single lookup.
     if (!template) throw new NotFoundError('template');
+    const limits = await this.countTrigger(template);
+    onLimits(limits);
+    if (!limits.allowed) throw new RateLimitedError(limits.retryAfterSeconds);
     try {
       const answer = await this.create(template, body);
       await recordTrigger(this.deps.store.sql, template.id, this.deps.clock());
@@ -53,6 +82,39 @@ export class TemplateTrigger {
       }
       throw err;
     }
+  }
+
+  /**
+   * Counts this trigger against the template's caps per UTC hour and day, apart from the owner's own API limits. A
+   * chain template counts each chain's steps. Every trigger that reaches an active template counts, accepted or not.
+   */
+  private async countTrigger(template: TriggeredTemplate): Promise<RateLimitState> {
+    const now = this.deps.clock();
+    const rules: RateLimitRule[] = [
+      {
+        name: 'templateTriggersPerHour',
+        subject: template.id,
+        limit: template.trigger_limit_per_hour ?? TRIGGER_DEFAULTS.per_hour,
+        windowSeconds: RATE_LIMITS.templateTriggersPerHour.windowSeconds,
+      },
+      {
+        name: 'templateTriggersPerDay',
+        subject: template.id,
+        limit: template.trigger_limit_per_day ?? TRIGGER_DEFAULTS.per_day,
+        windowSeconds: RATE_LIMITS.templateTriggersPerDay.windowSeconds,
+      },
+    ];
+    const weight = template.type === 'chain' ? Math.max(1, template.chain_steps?.length ?? 1) : 1;
+    const windows = rules.map((r) => {
+      const start = windowStart(now, r.windowSeconds);
+      return {
+        bucket: `${r.name}:${r.subject}`,
+        start,
+        end: new Date(start.getTime() + r.windowSeconds * 1000),
+      };
+    });
+    const hits = await countHits(this.deps.store.sql, windows, weight);
+    return tightest(rules.map((r, i) => evaluate(r, hits.get(windows[i]!.bucket) ?? weight, now)));
   }
 
   private async create(template: TriggeredTemplate, body: unknown): Promise<TriggerAnswer> {
@@ -156,6 +218,22 @@ export class TemplateTrigger {
       },
       values,
     );
+    let gate = resolved.gate_config;
+    if (gate && template.gate_config) {
+      // An anonymous caller never chooses who approves: recipients from values must be in the directory (N-M1).
+      const chosen = await recipientsFromDirectory(
+        gate.recipients,
+        indexesWithExpressions(template.gate_config.recipients),
+        sqlDirectory(this.deps.store.sql, template.account_id),
+        'gate_config.recipients',
+      );
+      if (!chosen.ok)
+        throw new ValidationError(
+          chosen.errors,
+          "a recipient must be one of the account's contacts or team members",
+        );
+      gate = { ...gate, recipients: chosen.recipients };
+    }
     const body = ActionCreateBody.safeParse({
       mode: template.mode ?? 'webhook',
       name: resolved.name,
@@ -163,7 +241,7 @@ export class TemplateTrigger {
       schedule: schedule ?? DEFAULT_SCHEDULE,
       ...(template.description !== null && { description: template.description }),
       ...(resolved.request_config && { request: resolved.request_config }),
-      ...(resolved.gate_config && { gate: resolved.gate_config }),
+      ...(gate && { gate }),
       ...(template.max_attempts !== null && { max_attempts: template.max_attempts }),
       ...(template.retry_strategy !== null && { retry_strategy: template.retry_strategy }),
       ...(template.webhook_secret !== null && { webhook_secret: template.webhook_secret }),
@@ -174,6 +252,21 @@ export class TemplateTrigger {
       throw new ValidationError(
         issuesToErrors(body.error.issues, 'body'),
         'the action this trigger resolves to is invalid',
+      );
+    }
+    // An anonymous caller may not book the owner's allowances far ahead (N-M2).
+    const prepared = prepareAction(body.data, {
+      plan: principal.plan,
+      now: this.deps.clock(),
+      allowPrivateDestinations: true, // only the schedule is read here; create checks the destination
+    });
+    const days = template.max_schedule_days ?? TRIGGER_DEFAULTS.max_schedule_days;
+    if (prepared.ok && prepared.action.at.getTime() > this.deps.clock().getTime() + days * 86_400_000) {
+      throw new ValidationError(
+        {
+          schedule: [`a trigger may schedule at most ${days} days ahead (the template's max_schedule_days)`],
+        },
+        `the schedule is more than ${days} days ahead`,
       );
     }
     const { action: a } = await this.deps.actions.create(principal, body.data);

@@ -1,12 +1,31 @@
-import { TRIGGER_DEFAULTS, type Template, type TemplateSummary } from '@sched/contract';
+import {
+  type ChainStepDefinitionView,
+  type ChainStepParsed,
+  TRIGGER_DEFAULTS,
+  type Template,
+  type TemplateSummary,
+} from '@sched/contract';
+import { shownHeaders } from '../../domain/auth/api-key.js';
 import { maskedToken, triggerUrl } from '../../domain/template/token.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
+/** A stored step as shown: never its webhook_secret (`signed` instead), header values only with `credentials`. */
+export function stepDefinitionView(step: ChainStepParsed, credentials: boolean): ChainStepDefinitionView {
+  if (step.type !== 'http_call' && step.type !== 'webhook') return step as ChainStepDefinitionView;
+  const { webhook_secret: secret, ...rest } = step;
+  return { ...rest, headers: shownHeaders(step.headers, credentials), signed: secret !== undefined };
+}
+
 /**
- * The API's view of a template. `token` is the secret itself, known only when it was just made (create,
+ * The API's view of a template. `credentials`: whether the caller's key may see stored header values (N-M3). `token` is the secret itself, known only when it was just made (create,
  * regenerate); otherwise only its hash is stored and the view shows its first characters and `…`.
  */
-export function templateView(row: TemplateRow, publicUrl: string, token?: string): Template {
+export function templateView(
+  row: TemplateRow,
+  publicUrl: string,
+  opts: { token?: string; credentials: boolean },
+): Template {
+  const { token, credentials } = opts;
   const shown = token ?? maskedToken(row.token_prefix);
   return {
     id: row.id,
@@ -15,14 +34,17 @@ export function templateView(row: TemplateRow, publicUrl: string, token?: string
     type: row.type,
     mode: row.mode,
     timezone: row.timezone,
-    request_config: row.request_config,
+    request_config: row.request_config && {
+      ...row.request_config,
+      headers: shownHeaders(row.request_config.headers, credentials),
+    },
     allowed_origins: row.allowed_origins,
     gate_config: row.gate_config,
     max_attempts: row.max_attempts,
     retry_strategy: row.retry_strategy,
     signed: row.webhook_secret !== null,
     callback_url: row.callback_url,
-    chain_steps: row.chain_steps,
+    chain_steps: row.chain_steps?.map((step) => stepDefinitionView(step, credentials)) ?? null,
     chain_error_handling: row.chain_error_handling,
     placeholders: row.placeholders,
     dedup_keys: row.dedup_keys,

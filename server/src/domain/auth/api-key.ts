@@ -12,7 +12,7 @@ export const OWNER_SCOPES: readonly Scope[] = Object.freeze(['read', 'write', 'a
 export const MAX_ROTATION_GRACE_MS = 30 * 24 * 3600_000;
 
 /** Every key starts with this, so leaked keys are recognisable by secret scanners. */
-export const KEY_PREFIX = 'sk_sched_';
+const KEY_PREFIX = 'sk_sched_';
 
 /** Builds a key from 32 random bytes (256 bits); only its SHA-256 is ever stored. */
 export function buildApiKey(random: Buffer): { secret: string; prefix: string; hash: string } {
@@ -32,6 +32,15 @@ export function hashApiKey(secret: string): string {
  */
 export function seesCredentials(scopes: readonly Scope[]): boolean {
   return scopes.includes('write');
+}
+
+/** Stored header values as a caller may see them: the names always, the values only with `credentials`. */
+export function shownHeaders(
+  headers: Readonly<Record<string, string>>,
+  credentials: boolean,
+): Record<string, string> {
+  if (credentials) return { ...headers };
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, '***']));
 }
 
 /** The scope a request needs: the route's own (`admin` for key management), else by method. */

@@ -30,7 +30,7 @@ export type DelayStepParsed = Extract<ChainStepParsed, { type: 'delay' | 'wait' 
  * The fields of a step that are interpolated when it starts (besides its condition): URL, header values and body
  * of an HTTP call; message and recipients of a gate. Anything else is taken literally.
  */
-export function interpolatedFields(step: ChainStepParsed): [field: string, value: unknown][] {
+function interpolatedFields(step: ChainStepParsed): [field: string, value: unknown][] {
   switch (stepTypeAlias(step.type)) {
     case 'webhook': {
       const http = step as HttpCallStepParsed;

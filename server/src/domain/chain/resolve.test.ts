@@ -122,3 +122,11 @@ describe('delayMs', () => {
     expect(delayMs(wait)).toBe(7_200_000);
   });
 });
+
+describe('stepResponse depth bound (N-M5)', () => {
+  it('keeps a body nested deeper than the bound as text', () => {
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    expect(stepResponse(deep)).toBe(deep);
+    expect(stepResponse('{"a":{"b":[1]}}')).toEqual({ a: { b: [1] } });
+  });
+});

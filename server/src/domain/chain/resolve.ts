@@ -3,7 +3,7 @@
  * and the results of the steps before it. Pure; the engine persists and schedules the result. Any
  * ExpressionError thrown here makes the step settle as `not_run` with `expressionFailure(error)` as its error.
  */
-import type { ChainContext, GateInput } from '@sched/contract';
+import { type ChainContext, type GateInput, jsonDepth, MAX_JSON_DEPTH } from '@sched/contract';
 import { parseDuration } from '../schedule/duration.js';
 import { evaluateCondition } from '../expressions/condition.js';
 import { ExpressionError } from '../expressions/errors.js';
@@ -85,15 +85,19 @@ export function delayMs(step: DelayStepParsed): number {
 
 /**
  * What `{{steps.N.response}}` holds for a response body: the parsed JSON when the body parses as JSON (whatever
- * its content type claims), else the text itself; null for an empty body or none (a gate, a wait, a skipped step).
+ * its content type claims) and nests at most MAX_JSON_DEPTH levels, else the text itself; null for an empty body or
+ * none (a gate, a wait, a skipped step). The bound keeps a responder's deep JSON from breaking what is later
+ * written from it (callback payloads, views: N-M5).
  */
 export function stepResponse(body: string | null | undefined): unknown {
   if (body === null || body === undefined || body.trim() === '') return null;
+  let parsed: unknown;
   try {
-    return JSON.parse(body) as unknown;
+    parsed = JSON.parse(body) as unknown;
   } catch {
     return body;
   }
+  return jsonDepth(parsed) > MAX_JSON_DEPTH ? body : parsed;
 }
 
 /** The step's `error` text for an expression that failed: where, then what (`body.items.0: {{...}} has no value...`). */

@@ -35,7 +35,7 @@ import {
 export const CHAIN_EVENTS = Object.freeze(['start', 'complete', 'fail', 'cancel'] as const);
 export type ChainEvent = (typeof CHAIN_EVENTS)[number];
 
-export const CHAIN_TERMINAL_STATES = Object.freeze([
+const CHAIN_TERMINAL_STATES = Object.freeze([
   'completed',
   'failed',
   'cancelled',
@@ -215,10 +215,7 @@ export function settleStep(
 }
 
 /** What the engine does after a step settles (or when the chain starts). */
-export type NextMove =
-  | { kind: 'run_step'; step: number }
-  | { kind: 'complete' }
-  | { kind: 'fail'; step: number };
+type NextMove = { kind: 'run_step'; step: number } | { kind: 'complete' } | { kind: 'fail'; step: number };
 
 export interface ChainDecision {
   move: NextMove;

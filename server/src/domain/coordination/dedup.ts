@@ -12,8 +12,8 @@ import type { NotMetPolicy, OnCreateRule, OnExecuteCondition } from '@sched/cont
  *   Actions created later never count: an action scheduled in advance must not block today's run.
  */
 
-export const MAX_DEDUP_KEYS = 10;
-export const MAX_DEDUP_KEY_LENGTH = 255;
+const MAX_DEDUP_KEYS = 10;
+const MAX_DEDUP_KEY_LENGTH = 255;
 const KEY_RE = /^[A-Za-z0-9_:.-]+$/;
 
 type FieldErrors = Record<string, string[]>;

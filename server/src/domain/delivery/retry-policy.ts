@@ -13,9 +13,9 @@ import type { DeliveryOutcome } from './outcome.js';
 
 /** Index i = wait before attempt i + 1. */
 export const EXPONENTIAL_WAITS_MS = Object.freeze([0, 60_000, 300_000, 900_000, 3_600_000] as const);
-export const EXPONENTIAL_LATE_WAIT_MS = 4 * 3_600_000;
-export const LINEAR_STEP_MS = 300_000;
-export const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
+const EXPONENTIAL_LATE_WAIT_MS = 4 * 3_600_000;
+const LINEAR_STEP_MS = 300_000;
+const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
 
 /** Callbacks (spec 6): 3 attempts in all, immediately, then after 1 and 5 minutes (the exponential start). */
 export const CALLBACK_MAX_ATTEMPTS = 3;

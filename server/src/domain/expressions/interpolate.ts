@@ -34,7 +34,7 @@ export type TemplatePart =
   | { kind: 'expression'; expression: Expression; start: number; end: number };
 
 /** What `{{steps.N...}}` reads: the step's outcome and its response (parsed JSON, a string, or null). */
-export interface StepResult {
+interface StepResult {
   status: string;
   response: unknown;
 }
@@ -135,6 +135,21 @@ export function parseTemplate(text: string): TemplatePart[] {
   }
   if (literal !== '' || parts.length === 0) parts.push({ kind: 'text', text: literal });
   return parts;
+}
+
+/** Whether a string holds an expression (a malformed one counts: it is reported elsewhere). */
+export function hasExpression(text: string): boolean {
+  try {
+    return parseTemplate(text).some((part) => part.kind === 'expression');
+  } catch (error) {
+    if (error instanceof ExpressionError) return true;
+    throw error;
+  }
+}
+
+/** The indexes of the entries that hold an expression (recipients a value chooses: N-M1). */
+export function indexesWithExpressions(texts: readonly string[]): number[] {
+  return texts.flatMap((text, i) => (hasExpression(text) ? [i] : []));
 }
 
 /** The literal form of a string: interpolating the result gives `text` back unchanged. */

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveMaxAttempts, isPlan, monthPeriod, PLAN_LIMITS, planLimits } from './plans.js';
+import {
+  channelAllowance,
+  effectiveMaxAttempts,
+  isPlan,
+  monthPeriod,
+  PLAN_LIMITS,
+  planLimits,
+} from './plans.js';
 
 describe('plan table', () => {
   it('holds the spec values', () => {
@@ -116,5 +123,19 @@ describe('effectiveMaxAttempts', () => {
       message: 'Must be at most 3 on the free plan',
     });
     expect(effectiveMaxAttempts(11, 'pro')).toMatchObject({ ok: false, field: 'max_attempts' });
+  });
+});
+
+describe('channelAllowance', () => {
+  it('meters every channel, push included, from the plan table', () => {
+    expect(channelAllowance('free', 'push')).toEqual({
+      metric: 'push_messages',
+      limit: 100,
+      label: 'push notifications',
+    });
+    expect(channelAllowance('business', 'slack')).toEqual(channelAllowance('business', 'teams'));
+    expect(channelAllowance('business', 'teams').limit).toBe(20_000);
+    expect(channelAllowance('pro', 'email')).toMatchObject({ metric: 'emails', limit: 5_000 });
+    expect(channelAllowance('pro', 'sms')).toMatchObject({ metric: 'sms', limit: 200 });
   });
 });

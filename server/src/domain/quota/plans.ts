@@ -1,4 +1,5 @@
 import { PLANS, type Plan } from '@sched/contract';
+import type { ChannelName } from '../approval/messages.js';
 /**
  * Plans and their limits (spec 8), one frozen table. `null` means unlimited.
  *
@@ -6,7 +7,7 @@ import { PLANS, type Plan } from '@sched/contract';
  * - SMS: Free 50, Pro 200, Business 1,000 (the spec names only the values 50 and 200).
  * - Chat messages (Slack, Teams): 20,000 on Business, 0 elsewhere, since chat integrations are Business-only.
  * - Web Push messages: 100 / 5,000 / 50,000, like emails (one push costs us about what one email does); the spec
- *   names no push quota, but an unmetered channel let one account flood workers (security review H1).
+ *   names no push quota, but an unmetered channel would let one account flood the workers with messages.
  * - Max recipients per action: 3 / 10 / 50. AI suggestions a month: 10 / 100 / 1,000.
  * - Team members: 3 / 10 / 50 (the same small counts as recipients: a gate reaches at most that many people).
  * Limits are enforced where the resource is created, with a 422 (a field over its limit) or a 403 (a spent monthly
@@ -132,7 +133,7 @@ export function monthPeriod(now: Date): MonthPeriod {
   };
 }
 
-export const DEFAULT_MAX_ATTEMPTS = 5;
+const DEFAULT_MAX_ATTEMPTS = 5;
 
 export type MaxAttemptsResult =
   | { ok: true; maxAttempts: number }
@@ -148,19 +149,30 @@ export function effectiveMaxAttempts(requested: number | null | undefined, plan:
   return { ok: true, maxAttempts: requested };
 }
 
-export type MonthlyMetric = 'emails' | 'sms' | 'chat_messages';
+/** The monthly usage counters (`usage_counters.metric`). */
+export type UsageMetric = 'actions' | 'emails' | 'sms' | 'chat_messages' | 'push_messages' | 'ai_suggestions';
 
-/** The monthly allowance a notification channel spends, or null for a channel the plan does not meter. */
+/**
+ * The monthly allowance a message through a notification channel spends (spec 8): emails, SMS, chat messages (Slack
+ * and Teams, Business plan), push. One table for both uses: checked when an approval is created, counted per
+ * message when it is sent.
+ */
 export function channelAllowance(
   plan: Plan,
-  channel: string,
-): { metric: MonthlyMetric; limit: number; label: string } | null {
+  channel: ChannelName,
+): { metric: UsageMetric; limit: number; label: string } {
   const l = PLAN_LIMITS[plan];
-  if (channel === 'email') return { metric: 'emails', limit: l.emailsPerMonth, label: 'email notifications' };
-  if (channel === 'sms') return { metric: 'sms', limit: l.smsPerMonth, label: 'SMS notifications' };
-  if (channel === 'slack' || channel === 'teams')
-    return { metric: 'chat_messages', limit: l.chatMessagesPerMonth, label: 'chat messages' };
-  return null;
+  switch (channel) {
+    case 'email':
+      return { metric: 'emails', limit: l.emailsPerMonth, label: 'email notifications' };
+    case 'sms':
+      return { metric: 'sms', limit: l.smsPerMonth, label: 'SMS notifications' };
+    case 'slack':
+    case 'teams':
+      return { metric: 'chat_messages', limit: l.chatMessagesPerMonth, label: 'chat messages' };
+    case 'push':
+      return { metric: 'push_messages', limit: l.pushMessagesPerMonth, label: 'push notifications' };
+  }
 }
 
 /** History older than this instant is purged for accounts of `plan` (terminal actions and what hangs off them). */

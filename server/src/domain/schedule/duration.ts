@@ -7,7 +7,7 @@
  * exactly 7 d of elapsed time, not calendar days; the value must be > 0 and at most 10 years.
  */
 
-export const DURATION_UNITS = Object.freeze(['s', 'm', 'h', 'd', 'w'] as const);
+const DURATION_UNITS = Object.freeze(['s', 'm', 'h', 'd', 'w'] as const);
 export type DurationUnit = (typeof DURATION_UNITS)[number];
 
 export const UNIT_MS: Readonly<Record<DurationUnit, number>> = Object.freeze({

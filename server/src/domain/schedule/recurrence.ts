@@ -4,8 +4,10 @@ import {
   DEFAULT_DST_POLICY,
   type DstPolicy,
   instantToWallTime,
+  isWallTimeText,
   type PlacedInstant,
   parseTimestamp,
+  parseWallTime,
   readWallTime,
   type WallTime,
   wallTimeCandidates,
@@ -33,7 +35,7 @@ import {
  * - Fields irrelevant to the end type (`max_occurrences` with `never`, ...) are ignored.
  */
 
-export const MIN_RECURRENCE_INTERVAL_MS = 5 * UNIT_MS.m;
+const MIN_RECURRENCE_INTERVAL_MS = 5 * UNIT_MS.m;
 
 /** The API shape of `recurrence`, before validation. */
 export interface RecurrenceInput {
@@ -93,7 +95,7 @@ function unitMs(unit: RecurrenceUnit): number {
 }
 
 /** What one occurrence of a series is, once the DST policy has read its wall time. */
-export interface OccurrenceReading {
+interface OccurrenceReading {
   /** The occurrence's wall time (that of the anchor, stepped). */
   wall: WallTime;
   /** The instants it runs at, earliest first: none when a gap is skipped, two when a fold runs `both`. */
@@ -107,13 +109,81 @@ export interface SeriesSpec {
   interval: RecurrenceInterval;
   timezone: string;
   policy?: DstPolicy | undefined;
+  /**
+   * The wall time occurrence 0 was asked for (`scheduled_for` without an offset), when the series was created with
+   * one: steps are taken from it, so a daily 02:30 started on a gap night (run at 03:30) is 02:30 again the next
+   * day. Without it, steps are taken from the anchor's own wall time.
+   */
+  wall?: WallTime | undefined;
+}
+
+/** Steps `d`, `w` and `M` are wall-clock steps (the only ones a DST policy applies to). */
+function isCalendarUnit(unit: RecurrenceUnit): unit is 'd' | 'w' | 'M' {
+  return unit === 'd' || unit === 'w' || unit === 'M';
+}
+
+function stepWall(wall: WallTime, interval: RecurrenceInterval, index: number): WallTime {
+  const steps = interval.frequency * index;
+  const amount =
+    interval.unit === 'd' ? { days: steps } : interval.unit === 'w' ? { weeks: steps } : { months: steps };
+  return addToWallTime(wall, amount);
+}
+
+/**
+ * Where a series asked to start at wall time `wall` starts: its first run by the DST policy. When the policy skips
+ * that wall time (a gap with `gap: skip`), the series starts at its next occurrence instead (`skipped` lists the
+ * wall times left out). Null for `m` and `h` series, which count elapsed time from the instant.
+ */
+export function startOfSeries(
+  wall: WallTime,
+  interval: RecurrenceInterval,
+  timezone: string,
+  policy: DstPolicy = DEFAULT_DST_POLICY,
+): { wall: WallTime; at: Date; skipped: WallTime[] } | null {
+  if (!isCalendarUnit(interval.unit)) return null;
+  const skipped: WallTime[] = [];
+  for (let index = 0; index <= MAX_EMPTY_OCCURRENCES; index += 1) {
+    const w = stepWall(wall, interval, index);
+    const reading = readWallTime(w, timezone, policy);
+    if (reading.runs.length > 0) return { wall: w, at: reading.runs[0]!.at, skipped };
+    skipped.push(w);
+  }
+  return null;
+}
+
+/**
+ * The anchor of a new series: a calendar series whose first time was given as a wall time (`scheduled_for` without
+ * an offset) starts where its DST policy reads that wall time, and keeps the wall time for its steps. Otherwise the
+ * resolved instant `at` is the anchor, as it always was. `at` is kept when the reading lies before `now` (a time
+ * just past, which resolution moved to now).
+ */
+export function seriesAnchor(args: {
+  scheduledFor: string | null | undefined;
+  at: Date;
+  interval: RecurrenceInterval;
+  timezone: string;
+  policy?: DstPolicy | undefined;
+  now: Date;
+}): { at: Date; wall: WallTime | null; skipped: WallTime[] } {
+  const text = args.scheduledFor;
+  const wall = text && isWallTimeText(text) ? parseWallTime(text) : null;
+  const start = wall ? startOfSeries(wall, args.interval, args.timezone, args.policy) : null;
+  if (!start) return { at: args.at, wall: null, skipped: [] };
+  return {
+    at: start.at.getTime() >= args.now.getTime() ? start.at : args.at,
+    wall: start.wall,
+    skipped: start.skipped,
+  };
 }
 
 /** Occurrence `index` of a series (0 = the anchor itself), read by its DST policy. */
 export function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading {
   const { anchor, interval, timezone } = spec;
   const policy = spec.policy ?? DEFAULT_DST_POLICY;
-  const anchorWall = instantToWallTime(anchor, timezone);
+  const anchorWall =
+    spec.wall && isCalendarUnit(interval.unit) ? spec.wall : instantToWallTime(anchor, timezone);
+  if (index === 0 && anchorWall === spec.wall)
+    return { wall: anchorWall, ...readWallTime(anchorWall, timezone, policy) };
   if (index === 0) {
     // The anchor is run as is: re-reading its wall time would move a second (fall-back) 01:30 to the first.
     const c = wallTimeCandidates(anchorWall, timezone);
@@ -136,13 +206,7 @@ export function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading
     case 'd':
     case 'w':
     case 'M': {
-      const amount =
-        interval.unit === 'd'
-          ? { days: steps }
-          : interval.unit === 'w'
-            ? { weeks: steps }
-            : { months: steps };
-      const wall = addToWallTime(anchorWall, amount);
+      const wall = stepWall(anchorWall, interval, index);
       return { wall, ...readWallTime(wall, timezone, policy) };
     }
   }

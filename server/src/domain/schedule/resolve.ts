@@ -27,7 +27,7 @@ import {
  * - Later than now + horizonDays is an error on the field that gave the time.
  */
 
-export const DEFAULT_PAST_TOLERANCE_MS = 60_000;
+const DEFAULT_PAST_TOLERANCE_MS = 60_000;
 
 export interface ScheduleInput {
   preset?: string | null | undefined;
@@ -166,6 +166,38 @@ export function readWallTime(
 /** The instant at which the clocks of `timezone` show `wall`, by the default DST policy (always exactly one). */
 export function wallTimeToInstant(wall: WallTime, timezone: string): Date {
   return readWallTime(wall, timezone).runs[0]!.at;
+}
+
+/** A wall time as ISO 8601 text without an offset (`2027-03-14T02:30:00`; milliseconds only when set). */
+export function formatWallTime(wall: WallTime): string {
+  const t = DateTime.fromObject(wall, { zone: 'utc' });
+  return t.toFormat(wall.millisecond ? "yyyy-MM-dd'T'HH:mm:ss.SSS" : "yyyy-MM-dd'T'HH:mm:ss");
+}
+
+/** The wall time of ISO 8601 text read without regard to any offset; null when not ISO 8601. */
+export function parseWallTime(text: string): WallTime | null {
+  const local = DateTime.fromISO(text.replace(/(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/, ''), { zone: 'utc' });
+  if (!local.isValid) return null;
+  const { year, month, day, hour, minute, second, millisecond } = local;
+  return { year, month, day, hour, minute, second, millisecond };
+}
+
+/** Whether ISO 8601 text names a wall time (no offset) rather than an instant. */
+export function isWallTimeText(text: string): boolean {
+  const timePart = text.split(/[Tt]/)[1];
+  return timePart === undefined || !OFFSET_RE.test(timePart);
+}
+
+/** A UTC offset in minutes as `+HH:MM` / `-HH:MM`. */
+export function formatOffset(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/** The UTC offset of `timezone` at `instant`, in minutes. */
+export function offsetAt(instant: Date, timezone: string): number {
+  return IANAZone.create(timezone).offset(instant.getTime());
 }
 
 /** The wall-clock reading of `instant` in `timezone`. */

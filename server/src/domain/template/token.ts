@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /** Characters of a trigger token shown where the token itself is not (masked views, lists). */
-export const TRIGGER_TOKEN_SHOWN = 6;
+const TRIGGER_TOKEN_SHOWN = 6;
 
 /**
  * A trigger token from 32 random bytes (256 bits), base64url so it sits in a URL path as it is. Only its SHA-256 is

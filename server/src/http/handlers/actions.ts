@@ -3,6 +3,7 @@ import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
+import { previewSchedule } from '../../app/schedules/preview.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
@@ -84,5 +85,14 @@ export function quotaHandlers(quota: QuotaService) {
       const p = principalOf(request);
       return { status: 200, body: { data: await quota.get(p.accountId, p.plan) } };
     },
+  });
+}
+
+export function schedulesHandlers(clock: () => Date) {
+  return s.router(contract.schedules, {
+    preview: async ({ request, body }) => ({
+      status: 200,
+      body: { data: previewSchedule(body, principalOf(request), clock()) },
+    }),
   });
 }

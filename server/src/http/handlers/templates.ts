@@ -1,3 +1,4 @@
+import { seesCredentials } from '../../domain/auth/api-key.js';
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { TemplateService } from '../../app/templates/service.js';
@@ -18,7 +19,12 @@ export function templatesHandlers(templates: TemplateService) {
     limits: async ({ request }) => ({ status: 200, body: await templates.limits(principalOf(request)) }),
     get: async ({ request, params }) => ({
       status: 200,
-      body: { data: await templates.get(principalOf(request).accountId, params.id) },
+      body: {
+        data: await (async () => {
+          const p = principalOf(request);
+          return templates.get(p.accountId, params.id, seesCredentials(p.scopes));
+        })(),
+      },
     }),
     update: async ({ request, params, body }) => ({
       status: 200,

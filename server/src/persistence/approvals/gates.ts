@@ -6,7 +6,7 @@ import type { Sql } from '../database.js';
 import type { NewRecipient } from './recipients.js';
 
 /** An escalation contact (or recipient) as resolved when the action was created. */
-export type StoredRecipientTarget = NewRecipient;
+type StoredRecipientTarget = NewRecipient;
 
 /** The gate of an approval action (the `actions.gate` column), with its running state (snoozes, send and expiry times). */
 export interface StoredGate {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { GateChannelName } from '@sched/contract';
-import type { Plan } from '../../domain/quota/plans.js';
 import type { Sql } from '../database.js';
 
 /** One message sent (or refused, or kept in the outbox) to a recipient through one channel. */
@@ -34,10 +33,4 @@ export async function logNotifications(db: Sql, notifications: readonly NewNotif
       })),
     )
     .execute();
-}
-
-/** The plan that meters an account's notifications. */
-export async function accountPlan(db: Sql, accountId: string): Promise<Plan | undefined> {
-  return (await db.selectFrom('accounts').select('plan').where('id', '=', accountId).executeTakeFirst())
-    ?.plan;
 }

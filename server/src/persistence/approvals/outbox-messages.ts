@@ -1,12 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import type { GateChannelName } from '@sched/contract';
 import type { Selectable } from 'kysely';
+import type { Outbox } from '../../channels/types.js';
+import { destinationOf } from '../../domain/approval/messages.js';
 import type { Sql, Tables } from '../database.js';
 
 export type OutboxMessage = Selectable<Tables['outbox_messages']>;
 
+/**
+ * Keeps messages of unconfigured channels in `outbox_messages` for operators (`sched outbox list`). The table holds
+ * the full destination and the live response link (an operator passes them on). It logs nothing itself: the channel
+ * registry's line describes the target without them, since logs travel further than the database and must not carry
+ * a live response link or a recipient's address.
+ */
+export function createSqlOutbox(db: { readonly sql: Sql }, clock: () => Date = () => new Date()): Outbox {
+  return {
+    async store({ channel, target, message, rendered }) {
+      await keepInOutbox(db.sql, {
+        actionId: message.actionId,
+        channel,
+        destination: destinationOf(target),
+        rendered,
+        now: clock(),
+      });
+    },
+  };
+}
+
 /** Keeps a message of an unconfigured channel for operators; the account is the action's. */
-export async function keepInOutbox(
+async function keepInOutbox(
   db: Sql,
   m: { actionId: string; channel: GateChannelName; destination: string; rendered: string; now: Date },
 ): Promise<void> {

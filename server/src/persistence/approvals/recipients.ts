@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RECIPIENT_ROLE, RECIPIENT_STATUS, type RecipientRole, type RecipientStatus } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
-import type { ChannelTarget } from '../../channels/types.js';
+import type { ChannelTarget } from '../../domain/approval/messages.js';
 import type { Sql, Tables } from '../database.js';
 
 /** A `recipients` row, typed from its entity. */

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { ACTION_MODES, RETRY_STRATEGIES } from '@sched/contract';
-import { type ActionState, LIVE_STATES } from '../../domain/action/states.js';
+import type { ACTION_MODES, RETRY_STRATEGIES, StepStatus } from '@sched/contract';
+import { type ActionState, LIVE_STATES, TERMINAL_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { AccountSchema } from './account.js';
 import type {
@@ -15,6 +15,10 @@ import type {
 const DUE_STATES: readonly ActionState[] = ['scheduled', 'resolved'];
 const LEASED: ActionState = 'executing';
 const sqlList = (states: readonly ActionState[]) => `(${states.map((s) => `'${s}'`).join(', ')})`;
+
+/** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
+export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
+const RUNNING_STEP: StepStatus = 'running';
 
 /**
  * A scheduled action (spec 2.1). The one declaration of the table: migrations are diffed against it and the typed
@@ -58,7 +62,7 @@ export const ActionSchema = defineEntity({
       forEach: 'row',
       // Written as PostgreSQL prints it back, so the schema diff sees no change.
       when: '(new.chain_id IS NOT NULL)',
-      body: "if new.status in ('executed', 'failed', 'expired', 'cancelled') and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = 'running'; perform pg_notify('sched_chain_due', new.chain_id::text); end if; return null",
+      body: `if new.status in ${sqlList(TERMINAL_STATES)} and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = '${RUNNING_STEP}'; perform pg_notify('${CHAIN_DUE_CHANNEL}', new.chain_id::text); end if; return null`,
     },
   ],
   properties: {

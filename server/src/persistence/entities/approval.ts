@@ -7,7 +7,7 @@ import type {
   ReminderEventType,
   TeamMember as TeamMemberDto,
 } from '@sched/contract';
-import type { ChannelTarget } from '../../channels/types.js';
+import type { ChannelTarget } from '../../domain/approval/messages.js';
 import { AccountSchema } from './account.js';
 import { ActionSchema } from './action.js';
 

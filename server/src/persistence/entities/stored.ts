@@ -40,6 +40,8 @@ export interface StoredRecurrence {
   end_date?: string;
   /** How wall times in DST gaps and folds are read; absent: the default policy (domain/schedule/dst.ts). */
   dst_policy?: { gap: DstGapPolicy; fold: DstFoldPolicy };
+  /** The wall time occurrence 0 was asked for (ISO 8601 without offset): steps are taken from it (recurrence.ts). */
+  wall_time?: string;
 }
 
 /** A running pause (`POST /actions/{id}/pause`). */

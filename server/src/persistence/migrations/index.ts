@@ -11,7 +11,7 @@ import { Migration20261122234945_Templates } from './Migration20261122234945_Tem
 import { Migration20261123000813_ChainStepSettled } from './Migration20261123000813_ChainStepSettled.js';
 import { Migration20261125034000_Pause } from './Migration20261125034000_Pause.js';
 import { Migration20261125040000_ApiKeyExpiry } from './Migration20261125040000_ApiKeyExpiry.js';
-import { Migration20261125040000_TemplateGuards } from './Migration20261125040000_TemplateGuards.js';
+import { Migration20261125041500_TemplateGuards } from './Migration20261125041500_TemplateGuards.js';
 import { Migration20261125033000_ConsoleSessions } from './Migration20261125033000_ConsoleSessions.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
@@ -28,6 +28,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123000813_ChainStepSettled', class: Migration20261123000813_ChainStepSettled },
   { name: 'Migration20261125034000_Pause', class: Migration20261125034000_Pause },
   { name: 'Migration20261125040000_ApiKeyExpiry', class: Migration20261125040000_ApiKeyExpiry },
-  { name: 'Migration20261125040000_TemplateGuards', class: Migration20261125040000_TemplateGuards },
+  { name: 'Migration20261125041500_TemplateGuards', class: Migration20261125041500_TemplateGuards },
   { name: 'Migration20261125033000_ConsoleSessions', class: Migration20261125033000_ConsoleSessions },
 ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDestinationUrl, isBlockedAddress } from './destination-policy.js';
+import { checkDestinationUrl, isBlockedAddress } from './policy.js';
 
 const strict = { allowPrivate: false };
 const lenient = { allowPrivate: true };

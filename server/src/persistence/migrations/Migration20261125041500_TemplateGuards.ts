@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /** Templates gain the origins their URLs may resolve to (N-H1), trigger caps and a schedule horizon (N-M2). */
-export class Migration20261125040000_TemplateGuards extends Migration {
-  override name = 'Migration20261125040000_TemplateGuards';
+export class Migration20261125041500_TemplateGuards extends Migration {
+  override name = 'Migration20261125041500_TemplateGuards';
 
   override up(): void | Promise<void> {
     this.addSql(

@@ -1,0 +1,242 @@
+import { RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
+import {
+  type ApprovalMessage,
+  type ChannelTarget,
+  type MessageAttachment,
+  normaliseBody,
+} from '../../domain/approval/messages.js';
+import { type ActionState, assertTransition } from '../../domain/action/states.js';
+import { channelAllowance, monthPeriod, type Plan } from '../../domain/quota/plans.js';
+import { accountPlan } from '../../persistence/accounts.js';
+import type { ActionRow } from '../../persistence/actions.js';
+import { attachmentFilesOf } from '../../persistence/approvals/attachments.js';
+import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
+import { logNotifications, type NewNotification } from '../../persistence/approvals/notifications.js';
+import {
+  insertRecipients,
+  type Recipient,
+  recipientsOf,
+  wakeSnoozed,
+} from '../../persistence/approvals/recipients.js';
+import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { mintResponseTokens } from '../../persistence/approvals/response-tokens.js';
+import type { StoredGate } from '../../persistence/entities/stored.js';
+import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
+import type { ApprovalChannels, Clock, GateRounds, GateTimer, GateTimers, Log, Store } from '../ports.js';
+import type { Waits } from '../waits.js';
+
+export interface ApprovalRoundsDeps {
+  store: Store;
+  timers: GateTimers;
+  channels: ApprovalChannels;
+  log: Log;
+  clock: Clock;
+  waits: Waits;
+  /** The public root for response links (read at send time: it is known only once the server listens). */
+  publicUrl: () => string;
+}
+
+/** States in which a gate still waits for answers (a snoozed one is `scheduled` or `resolved` until its reminder). */
+export const WAITING: readonly ActionState[] = ['awaiting_response', 'scheduled', 'resolved'];
+
+/**
+ * Sends approval rounds: the request, a reminder after a snooze, or the escalation to the escalation contacts.
+ * The delivery core calls `sendRound` when it has claimed a gate's action; the escalation timer calls `escalate`
+ * (app/approvals/timers.ts). Answers arrive through `ResponseService` (respond.ts).
+ */
+export class ApprovalRounds implements GateRounds {
+  constructor(private readonly deps: ApprovalRoundsDeps) {}
+
+  /** Sends the round due now for an action the delivery core has just claimed (status `executing`). */
+  async sendRound(row: ActionRow): Promise<void> {
+    const { store } = this.deps;
+    const gate = row.gate!;
+    const first = gate.sent_at === null;
+    const now = this.deps.clock();
+    const expiresAt = first
+      ? new Date(now.getTime() + this.deps.waits.wait(gate.timeout_ms))
+      : new Date(gate.expires_at!);
+    const kind = first ? 'request' : 'reminder';
+    const all = await recipientsOf(store.sql, row.id);
+    const due = all.filter(
+      (r) => first || r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed,
+    );
+    await this.deliver(row, gate, due, kind, expiresAt);
+
+    await store.transaction(async (tx) => {
+      await addReminderEvents(
+        tx,
+        row.id,
+        due.map((r) => ({
+          type: REMINDER_EVENT.sent,
+          actor: null,
+          notes: `${kind} to ${r.address} via ${channelsOf(r).join(', ')}`,
+        })),
+      );
+      await wakeSnoozed(tx, row.id);
+      const to = assertTransition(row.status, 'reminder_delivered');
+      const round = now.toISOString();
+      await updateGate(
+        tx,
+        row.id,
+        first ? { sent_at: round, expires_at: expiresAt.toISOString() } : {},
+        { status: to, next_attempt_at: null },
+        now,
+      );
+      if (first) {
+        await this.deps.timers.set(tx, { actionId: row.id, kind: 'timeout', round }, expiresAt);
+        if (gate.escalation) {
+          const at = new Date(now.getTime() + this.deps.waits.wait(gate.escalation.after_hours * 3_600_000));
+          if (at < expiresAt)
+            await this.deps.timers.set(tx, { actionId: row.id, kind: 'escalation', round }, at);
+        }
+      }
+    });
+  }
+
+  /**
+   * The escalation timer fired: when nobody has answered (a snooze counts as an answer) in the round that set it,
+   * the escalation contacts join as recipients and get the message. Idempotent: a timer that no longer applies
+   * does nothing.
+   */
+  async escalate(timer: GateTimer): Promise<void> {
+    const now = this.deps.clock();
+    const plan = await this.deps.store.transaction(async (tx) => {
+      const row = await findGateAction(tx, timer.actionId, { forUpdate: true });
+      const gate = row?.gate;
+      if (!row || !gate?.escalation || gate.escalated_at) return null;
+      if (timer.round !== undefined && timer.round !== gate.sent_at) return null;
+      // Set before a pause's resume: the clock was moved on, and resume set the timer again (app/actions/pause.ts).
+      if ((timer.resumes ?? 0) !== (gate.resumes ?? 0)) return null;
+      if (!WAITING.includes(row.status)) return null;
+      const recipients = await recipientsOf(tx, row.id);
+      // "Without a response": any answer, a snooze included, means someone is on it.
+      if (recipients.some((r) => r.status !== RECIPIENT_STATUS.pending)) return null;
+      const added = await insertRecipients(
+        tx,
+        row.id,
+        'escalation',
+        gate.escalation.recipients,
+        now,
+        recipients.length,
+      );
+      await updateGate(tx, row.id, { escalated_at: now.toISOString() }, {}, now);
+      await addReminderEvents(tx, row.id, [
+        {
+          type: REMINDER_EVENT.escalated,
+          actor: null,
+          notes: `no answer after ${gate.escalation.after_hours} h; escalated to ${added.map((r) => r.address).join(', ')}`,
+        },
+      ]);
+      return { row, gate, added };
+    });
+    if (!plan) return;
+    await this.deliver(plan.row, plan.gate, plan.added, 'escalation', new Date(plan.gate.expires_at ?? now));
+  }
+
+  /**
+   * Mints one link per recipient (committed before anything is sent, so a quick click works) and sends. The
+   * round's message is rendered once: only the recipient's name and link differ between targets.
+   */
+  private async deliver(
+    row: ActionRow,
+    gate: StoredGate,
+    recipients: Recipient[],
+    kind: ApprovalMessage['kind'],
+    expiresAt: Date,
+  ) {
+    const { store } = this.deps;
+    const now = this.deps.clock();
+    const tokens = await mintResponseTokens(
+      store.sql,
+      recipients.map((r) => r.id),
+      now,
+    );
+    const byEmail = recipients.some((r) => r.targets.some((t) => t.channel === 'email'));
+    const files: MessageAttachment[] = byEmail
+      ? (await attachmentFilesOf(store.sql, row.id)).map((a) => ({
+          filename: a.name,
+          contentType: a.content_type,
+          content: a.content,
+        }))
+      : [];
+    const plan = await accountPlan(store.sql, row.account_id);
+    const period = periodKey(monthPeriod(now));
+    const round = {
+      actionId: row.id,
+      title: row.name,
+      body: normaliseBody(gate.message),
+      buttons: { confirm: gate.buttons[0], decline: gate.buttons[1] },
+      snoozeAllowed: gate.snooze_count < gate.max_snoozes,
+      expiresAt,
+      kind,
+    };
+    const sent = await Promise.all(
+      recipients.flatMap((r) =>
+        r.targets.map((target) =>
+          this.sendOne(
+            row,
+            r,
+            target,
+            {
+              ...round,
+              recipientName: r.display_name,
+              responseUrl: `${this.deps.publicUrl()}/r/${tokens.get(r.id)}`,
+              attachments: target.channel === 'email' ? files : [],
+            },
+            { plan, period },
+          ),
+        ),
+      ),
+    );
+    await logNotifications(store.sql, sent, this.deps.clock());
+  }
+
+  /** Sends one message unless the plan's monthly allowance for its channel is spent; answers what to log. */
+  private async sendOne(
+    row: ActionRow,
+    r: Recipient,
+    target: ChannelTarget,
+    message: ApprovalMessage,
+    quota: { plan: Plan; period: string },
+  ): Promise<NewNotification> {
+    const logged = { actionId: row.id, recipientId: r.id, channel: target.channel, kind: message.kind };
+    const allowance = channelAllowance(quota.plan, target.channel);
+    const allowed = await consumeUsage(this.deps.store.sql, {
+      accountId: row.account_id,
+      period: quota.period,
+      metric: allowance.metric,
+      limit: allowance.limit,
+    });
+    if (!allowed) {
+      return {
+        ...logged,
+        ok: false,
+        via: 'provider',
+        error: `the monthly ${allowance.metric} allowance of the plan is spent`,
+      };
+    }
+    let receipt: Awaited<ReturnType<ApprovalChannels['send']>>;
+    try {
+      receipt = await this.deps.channels.send(target, message);
+    } catch (err) {
+      receipt = { ok: false, via: 'provider', error: (err as Error).message };
+    }
+    if (!receipt.ok)
+      this.deps.log.warn(
+        { actionId: row.id, channel: target.channel, error: receipt.error },
+        'approval message not sent',
+      );
+    return {
+      ...logged,
+      ok: receipt.ok,
+      via: receipt.via,
+      providerMessageId: receipt.providerMessageId,
+      error: receipt.error,
+    };
+  }
+}
+
+function channelsOf(r: Recipient): string[] {
+  return [...new Set(r.targets.map((t) => t.channel))];
+}

@@ -1,0 +1,84 @@
+import { ON_TIMEOUT, RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
+import { type ActionState, assertTransition } from '../../domain/action/states.js';
+import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
+import { recipientsOf } from '../../persistence/approvals/recipients.js';
+import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import type { ActionScheduler, CallbackOutbox, Clock, GateTimer, GateTimers, Store } from '../ports.js';
+import { grantGate } from './outcomes.js';
+import { type ApprovalRounds, WAITING } from './rounds.js';
+
+export interface GateTimeoutsDeps {
+  store: Store;
+  timers: GateTimers;
+  scheduler: ActionScheduler;
+  callbacks: CallbackOutbox;
+  clock: Clock;
+  rounds: Pick<ApprovalRounds, 'escalate'>;
+}
+
+/**
+ * Applies a gate's timers when they fire (jobs/gate-timers.ts): the timeout with its `on_timeout` rule, or the
+ * escalation (rounds.ts). Idempotent: a timer that no longer applies does nothing.
+ */
+export class GateTimeouts {
+  constructor(private readonly deps: GateTimeoutsDeps) {}
+
+  async fire(timer: GateTimer): Promise<void> {
+    if (timer.kind === 'timeout') await this.timeout(timer.actionId);
+    else await this.deps.rounds.escalate(timer);
+  }
+
+  private async timeout(actionId: string): Promise<void> {
+    const now = this.deps.clock();
+    await this.deps.store.transaction(async (tx) => {
+      const row = await findGateAction(tx, actionId, { forUpdate: true });
+      if (!row?.gate?.expires_at) return;
+      const expiresAt = new Date(row.gate.expires_at);
+      // A round in flight (or a timer that fired early, or one of an earlier round): look again at the expiry.
+      if (row.status === 'executing' || expiresAt.getTime() > now.getTime() + 50) {
+        const at = new Date(Math.max(expiresAt.getTime(), now.getTime() + 1000));
+        await this.deps.timers.set(
+          tx,
+          { actionId, kind: 'timeout', round: row.gate.sent_at ?? undefined },
+          at,
+        );
+        return;
+      }
+      if (!WAITING.includes(row.status)) return;
+      // A snoozed gate (scheduled) times out like a waiting one: its state is moved back first.
+      const from: ActionState = row.status === 'awaiting_response' ? row.status : 'awaiting_response';
+      const rule = row.gate.on_timeout;
+      let status: ActionState;
+      if (rule === ON_TIMEOUT.approve) {
+        status = (await grantGate(tx, { ...row, status: from }, 'timeout_approve', this.deps)).status;
+      } else {
+        status = assertTransition(from, rule === ON_TIMEOUT.expire ? 'timeout_expire' : 'timeout_cancel');
+        await updateGate(
+          tx,
+          actionId,
+          {},
+          { status, next_attempt_at: null, last_error: `no answer within ${row.gate.timeout}` },
+          now,
+        );
+      }
+      const recipients = await recipientsOf(tx, actionId);
+      const pending = recipients
+        .filter((r) => r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed)
+        .map((r) => r.address);
+      await addReminderEvents(tx, actionId, [
+        {
+          type: REMINDER_EVENT.expired,
+          actor: null,
+          notes: `no answer within ${row.gate.timeout}; on_timeout=${rule}`,
+        },
+      ]);
+      await this.deps.callbacks.enqueue(tx, row, 'action.expired', {
+        status,
+        on_timeout: rule,
+        timeout: row.gate.timeout,
+        expired_at: now.toISOString(),
+        pending_recipients: pending,
+      });
+    });
+  }
+}

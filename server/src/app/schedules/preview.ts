@@ -1,0 +1,210 @@
+import type { DstEffect, SchedulePreview, SchedulePreviewParsed } from '@sched/contract';
+import { planLimits } from '../../domain/quota/plans.js';
+import { UNIT_MS } from '../../domain/schedule/duration.js';
+import {
+  isRecurrenceFinished,
+  occurrenceAt,
+  type SeriesSpec,
+  seriesAnchor,
+  validateRecurrence,
+} from '../../domain/schedule/recurrence.js';
+import {
+  DEFAULT_DST_POLICY,
+  type DstPolicy,
+  formatOffset,
+  formatWallTime,
+  instantToWallTime,
+  isValidTimezone,
+  isWallTimeText,
+  offsetAt,
+  parseTimestamp,
+  parseWallTime,
+  resolveSchedule,
+  type WallTime,
+  wallTimeCandidates,
+} from '../../domain/schedule/resolve.js';
+import type { Principal } from '../accounts.js';
+import { ValidationError } from '../errors.js';
+
+type Occurrence = SchedulePreview['occurrences'][number];
+
+/** A preview never looks further than this for runs (a `skip` policy cannot loop it). */
+const MAX_OCCURRENCES_READ = 10_000;
+/** Far enough that resolution never refuses a time for the horizon: the preview warns instead. */
+const NO_HORIZON_DAYS = 100 * 366;
+
+/**
+ * `POST /v1/schedules/preview`: the runs a schedule makes, by the same functions the create and the delivery engine
+ * use (domain/schedule/), in calendar time: SCHED_TIME_SCALE is not applied. Pure apart from the clock.
+ */
+export function previewSchedule(
+  body: SchedulePreviewParsed,
+  principal: Pick<Principal, 'plan'>,
+  now: Date,
+): SchedulePreview {
+  const errors: Record<string, string[]> = {};
+  const fail = (field: string, message: string) => {
+    errors[field] = [...(errors[field] ?? []), message];
+  };
+  const timezone = body.schedule?.timezone ?? body.timezone ?? 'UTC';
+  const timezoneField = body.schedule?.timezone ? 'schedule.timezone' : 'timezone';
+  if (!isValidTimezone(timezone)) fail(timezoneField, `unknown IANA timezone '${timezone}'`);
+  let at = now;
+  if (!errors[timezoneField]) {
+    const resolved = resolveSchedule(
+      {
+        preset: body.schedule?.preset,
+        wait: body.schedule?.wait,
+        scheduledFor: body.scheduled_for,
+        timezone,
+      },
+      now,
+      { horizonDays: NO_HORIZON_DAYS },
+    );
+    if (resolved.ok) at = resolved.at;
+    else fail(resolved.field === 'timezone' ? timezoneField : resolved.field, resolved.message);
+  }
+  if (body.recurrence) {
+    for (const [path, messages] of Object.entries(validateRecurrence(body.recurrence, now, timezone)))
+      for (const m of messages) fail(path, m);
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const warnings: string[] = [];
+  const policy: DstPolicy = body.dst_policy ?? DEFAULT_DST_POLICY;
+  let occurrences: Occurrence[];
+  if (!body.recurrence) {
+    occurrences = [oneTime(body.scheduled_for, at, timezone, warnings)];
+    if (body.dst_policy)
+      warnings.push(
+        'dst_policy applies to recurring schedules; a one-time wall time is read by the default policy',
+      );
+  } else {
+    occurrences = seriesRuns(body, at, timezone, policy, now, warnings);
+  }
+
+  const horizonDays = planLimits(principal.plan).horizonDays;
+  if (at.getTime() - now.getTime() > horizonDays * UNIT_MS.d)
+    warnings.push(
+      `${minutes(instantToWallTime(at, timezone))} is beyond the ${horizonDays}-day schedule horizon of the ${principal.plan} plan: creating this action would be refused`,
+    );
+  return { timezone, tzdata: process.versions.tz ?? 'unknown', occurrences, warnings };
+}
+
+function oneTime(
+  scheduledFor: string | undefined,
+  at: Date,
+  timezone: string,
+  warnings: string[],
+): Occurrence {
+  let dst: DstEffect | null = null;
+  const wall = scheduledFor && isWallTimeText(scheduledFor) ? parseWallTime(scheduledFor) : null;
+  if (wall) {
+    const c = wallTimeCandidates(wall, timezone);
+    if (c.kind === 'gap') dst = 'gap_shifted';
+    if (c.kind === 'fold') dst = 'fold_first';
+    if (dst) warnings.push(dstWarning(wall, timezone, dst, [at]));
+  }
+  return entry(at, timezone, dst);
+}
+
+function seriesRuns(
+  body: SchedulePreviewParsed,
+  at: Date,
+  timezone: string,
+  policy: DstPolicy,
+  now: Date,
+  warnings: string[],
+): Occurrence[] {
+  const r = body.recurrence!;
+  const interval = { frequency: r.frequency, unit: r.unit };
+  // The same anchoring as the create (app/actions/prepare.ts).
+  const anchor = seriesAnchor({ scheduledFor: body.scheduled_for, at, interval, timezone, policy, now });
+  const spec: SeriesSpec = { anchor: anchor.at, interval, timezone, policy, wall: anchor.wall ?? undefined };
+  const end = {
+    endType: r.end_type,
+    maxOccurrences: r.max_occurrences ?? null,
+    endDate: r.end_date ? parseTimestamp(r.end_date, timezone) : null,
+  };
+  const out: Occurrence[] = [];
+  for (const wall of anchor.skipped) out.push(skippedEntry(wall, timezone, warnings));
+  let runs = 0;
+  for (let index = 0; index < MAX_OCCURRENCES_READ && runs < body.count; index += 1) {
+    const o = occurrenceAt(spec, index);
+    if (o.runs.length === 0) {
+      if (end.endDate && o.skipped && o.skipped > end.endDate) break;
+      out.push(skippedEntry(o.wall, timezone, warnings));
+      continue;
+    }
+    const listed: Date[] = [];
+    let ended = false;
+    for (const run of o.runs) {
+      if (run.at.getTime() < anchor.at.getTime()) continue;
+      if (runs >= body.count || isRecurrenceFinished(end, runs, run.at)) {
+        ended = true;
+        break;
+      }
+      out.push(entry(run.at, timezone, run.dst));
+      listed.push(run.at);
+      runs += 1;
+    }
+    const dst = o.runs.find((run) => run.dst)?.dst;
+    if (dst && listed.length > 0) warnings.push(dstWarning(o.wall, timezone, dst, listed));
+    if (ended) break;
+  }
+  if ((r.unit === 'm' || r.unit === 'h') && out.length > 1) {
+    const change = out.findIndex((o) => o.offset !== out[0]!.offset);
+    if (change > 0)
+      warnings.push(
+        `the UTC offset changes from ${out[0]!.offset} to ${out[change]!.offset} before ${out[change]!.local}; a recurrence in ${r.unit === 'h' ? 'hours' : 'minutes'} counts elapsed time, so its wall-clock time moves`,
+      );
+  }
+  return out;
+}
+
+function entry(at: Date, timezone: string, dst: DstEffect | null): Occurrence {
+  return {
+    at: at.toISOString(),
+    local: formatWallTime({ ...instantToWallTime(at, timezone), millisecond: 0 }),
+    offset: formatOffset(offsetAt(at, timezone)),
+    dst,
+  };
+}
+
+/** A wall time the policy skips: listed to show the gap, never run. */
+function skippedEntry(wall: WallTime, timezone: string, warnings: string[]): Occurrence {
+  const c = wallTimeCandidates(wall, timezone);
+  const at = c.kind === 'gap' ? c.sameOffset : new Date(NaN);
+  warnings.push(dstWarning(wall, timezone, 'gap_skipped', []));
+  return {
+    at: at.toISOString(),
+    local: formatWallTime({ ...wall, millisecond: 0 }),
+    offset: formatOffset(offsetAt(new Date(at.getTime() - UNIT_MS.d), timezone)),
+    dst: 'gap_skipped',
+  };
+}
+
+/** `2027-03-14T02:30` (seconds only when set). */
+function minutes(wall: WallTime): string {
+  const text = formatWallTime({ ...wall, millisecond: 0 });
+  return wall.second ? text : text.slice(0, 16);
+}
+
+function dstWarning(wall: WallTime, timezone: string, dst: DstEffect, runs: Date[]): string {
+  const clock = (d: Date) => minutes(instantToWallTime(d, timezone)).slice(11);
+  const offsets = runs.map((d) => formatOffset(offsetAt(d, timezone)));
+  switch (dst) {
+    case 'gap_shifted':
+      return `${minutes(wall)} does not exist in ${timezone}; shifted to ${clock(runs[0]!)}`;
+    case 'gap_skipped':
+      return `${minutes(wall)} does not exist in ${timezone}; skipped`;
+    case 'fold_first':
+    case 'fold_second': {
+      const which =
+        runs.length > 1
+          ? `both (${offsets.join(' and ')})`
+          : `the ${dst === 'fold_first' ? 'first' : 'second'} (${offsets[0]})`;
+      return `${minutes(wall)} happens twice in ${timezone}; runs at ${which}`;
+    }
+  }
+}
