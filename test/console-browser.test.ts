@@ -243,6 +243,24 @@ describe('the operator console in a browser', () => {
     await page.getByRole('button', { name: 'Regenerate URL' }).waitFor();
     await check(page, 'template-detail');
 
+    // Schedule preview: a daily series in New York across the spring-forward night; nothing is created.
+    const before = (await sched.actions.list()).meta.total;
+    await page.goto(`${server.url}/console/schedule-preview`);
+    await page.getByLabel('Starts').selectOption('scheduled_for');
+    await page.getByLabel('Time (ISO 8601)').fill('2027-03-13T02:30:00');
+    await page.getByLabel('Timezone').fill('America/New_York');
+    await page.getByLabel('Repeat every').fill('1');
+    await page.getByLabel('Unit').selectOption('d');
+    await page.getByLabel('Runs to list').fill('3');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const runs = page.getByRole('heading', { name: /Runs in America\/New_York/ });
+    await runs.waitFor();
+    expect(await page.locator('table.list tbody tr').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('table.list').textContent()).toContain('2027-03-13 02:30:00');
+    expect(await page.locator('table.list').textContent()).toContain('gap shifted');
+    expect((await sched.actions.list()).meta.total).toBe(before);
+    await check(page, 'schedule-preview');
+
     await page.goto(`${server.url}/console/settings`);
     await page.getByRole('cell', { name: 'Ada Lovelace' }).waitFor();
     await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
@@ -257,6 +275,13 @@ describe('the operator console in a browser', () => {
     const page = await openPage();
     await signIn(page, readKey);
     await page.getByText('read only').waitFor();
+    // Schedule preview is a POST, which the server gives the write scope only: its panel is not offered.
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Panels' })
+        .getByRole('link', { name: 'Schedule preview' })
+        .count(),
+    ).toBe(0);
     await page.goto(`${server.url}/console/settings`);
     await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
     expect(await page.getByRole('heading', { name: 'API keys' }).count()).toBe(0);

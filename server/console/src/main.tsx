@@ -84,7 +84,8 @@ function Shell({
     [session, onExpired],
   );
   const section = route.path.split('/')[0] ?? '';
-  const panel = PANELS.find((p) => p.path === section);
+  const panels = PANELS.filter((p) => console.canWrite || !p.needsWrite);
+  const panel = panels.find((p) => p.path === section);
   const main = useRef<HTMLElement>(null);
   // A new view moves focus to its content, so keyboard and screen-reader users land where the change happened.
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a change of view moves focus
@@ -103,7 +104,7 @@ function Shell({
         </a>
         <nav aria-label="Panels">
           <ul>
-            {PANELS.map((p) => (
+            {panels.map((p) => (
               <li key={p.path}>
                 <a href={href(p.path)} aria-current={p.path === section ? 'page' : undefined}>
                   {p.label}
