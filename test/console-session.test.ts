@@ -91,11 +91,29 @@ describe('console sessions and /v1 through the cookie', () => {
     expect(rows.rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows.rows)).not.toContain(s.cookie);
 
+    // Only JSON is read: a form another site posts (text/plain or urlencoded) signs nobody in.
+    for (const [type, status] of [
+      ['text/plain', 422],
+      ['application/x-www-form-urlencoded', 415],
+    ] as const) {
+      const form = await fetch(`${server.url}/console/session`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: type === 'text/plain' ? JSON.stringify({ api_key: server.apiKey }) : `api_key=${server.apiKey}`,
+      });
+      expect(form.status).toBe(status);
+      expect(form.headers.get('set-cookie')).toBeNull();
+    }
+    // Signing in again from the same browser ends the session its cookie held.
+    const again = await signIn(server.apiKey, { cookie: `sched_session=${s.cookie}` });
+    expect((await call('GET', '/console/session', { cookie: s.cookie })).status).toBe(401);
+    expect((await call('GET', '/console/session', { cookie: again.cookie })).status).toBe(200);
+
     // Behind https (as a trusted proxy says), the cookie is Secure.
     expect((await signIn(server.apiKey, { 'x-forwarded-proto': 'https' })).setCookie).toContain('; Secure');
 
-    const me = await call('GET', '/console/session', { cookie: s.cookie });
-    expect(me.body).toEqual({ data: { csrf_token: s.csrf, scopes: ['read', 'write', 'admin'] } });
+    const me = await call('GET', '/console/session', { cookie: again.cookie });
+    expect(me.body).toEqual({ data: { csrf_token: again.csrf, scopes: ['read', 'write', 'admin'] } });
     expect(me.headers.get('cache-control')).toBe('no-store');
     expect((await call('GET', '/console/session')).status).toBe(401);
   });
