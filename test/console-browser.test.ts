@@ -140,6 +140,13 @@ describe('the operator console in a browser', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('invalid API key');
 
     await signIn(page, server.apiKey);
+    // Keyboard: on a page load the first Tab reaches the skip link, which moves focus to the content.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
     const cookies = await page.context().cookies();
     expect(cookies.map((c) => c.name)).toEqual(['sched_session']);
     expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
@@ -214,8 +221,15 @@ describe('the operator console in a browser', () => {
       .click();
     await page.locator('h1 .status-scheduled').waitFor();
     expect((await sched.actions.get(pending.id)).status).toBe('scheduled');
-    await page.getByRole('button', { name: 'Cancel action' }).click();
+    // By keyboard: Enter opens the confirmation, Escape closes it with nothing done.
+    await page.getByRole('button', { name: 'Cancel action' }).focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Cancel “Nightly invoice run”?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await sched.actions.get(pending.id)).status).toBe('scheduled');
+    await page.getByRole('button', { name: 'Cancel action' }).click();
     await dialog.waitFor();
     await check(page, 'cancel-confirmation');
     await dialog.getByRole('button', { name: 'Cancel action' }).click();
