@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PauseService } from '../server/src/app/actions/pause.js';
 import { reopenGate } from '../server/src/app/approvals/outcomes.js';
 import { createWaits } from '../server/src/app/waits.js';
 import { ApprovalRounds } from '../server/src/app/approvals/rounds.js';
@@ -288,6 +289,68 @@ describe('approval engine', () => {
     expect(sent.map((x) => [x.message.kind, x.message.recipientName])).toEqual([
       ['request', 'late@example.com'],
       ['escalation', 'boss'],
+    ]);
+  });
+
+  it('a pause stops the escalation and timeout clocks: resume sets them again later by the time paused, and the escalation timer of before the pause is ignored', async () => {
+    sent.length = 0;
+    const accountId = await t.newAccount('business');
+    const inserted = await claimedApproval(accountId, 'Paused?', [
+      { address: 'p@example.com', targets: [{ channel: 'email', email: 'p@example.com' }] },
+    ]);
+    const escalation: StoredGate['escalation'] = {
+      contacts: ['lead@example.com'],
+      after_hours: 1,
+      recipients: [
+        {
+          reference: 'lead@example.com',
+          address: 'lead@example.com',
+          displayName: 'lead',
+          targets: [{ channel: 'email', email: 'lead@example.com' }],
+        },
+      ],
+    };
+    await updateGate(db.sql, inserted.id, { escalation }, {}, now);
+    await rounds().sendRound({ ...inserted, gate: { ...inserted.gate!, escalation } });
+    let clock = new Date(now.getTime() + 10 * 60_000);
+    const pauses = new PauseService({
+      store: db,
+      scheduler: { schedule: async () => undefined },
+      callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
+      timers: { resumeAt: async () => undefined },
+      gateTimers: timers,
+      clock: () => clock,
+      waits: createWaits(),
+    });
+    await pauses.pause(accountId, inserted.id, { indefinite: true });
+    clock = new Date(now.getTime() + 40 * 60_000);
+    timersSet.length = 0;
+    const resumed = await pauses.resume(accountId, inserted.id, {});
+    expect(resumed.status).toBe('awaiting_response');
+    const round = now.toISOString();
+    // Paused for 30 minutes: both clocks run 30 minutes later; the escalation's timer names this resume.
+    expect(resumed.gate).toMatchObject({
+      expires_at: new Date(now.getTime() + 86_400_000 + 30 * 60_000).toISOString(),
+      paused_ms: 30 * 60_000,
+      resumes: 1,
+    });
+    expect(timersSet).toEqual([
+      {
+        timer: { actionId: inserted.id, kind: 'timeout', round },
+        at: new Date(now.getTime() + 86_400_000 + 30 * 60_000),
+      },
+      {
+        timer: { actionId: inserted.id, kind: 'escalation', round, resumes: 1 },
+        at: new Date(now.getTime() + 3_600_000 + 30 * 60_000),
+      },
+    ]);
+    // The escalation timer set by the round (before the pause) fires at its old time: ignored.
+    await gateTimeouts().fire({ actionId: inserted.id, kind: 'escalation', round });
+    expect((await recipientsOf(db.sql, inserted.id)).map((r) => r.role)).toEqual(['recipient']);
+    await gateTimeouts().fire({ actionId: inserted.id, kind: 'escalation', round, resumes: 1 });
+    expect((await recipientsOf(db.sql, inserted.id)).map((r) => r.address)).toEqual([
+      'p@example.com',
+      'lead@example.com',
     ]);
   });
 

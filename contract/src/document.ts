@@ -3,6 +3,8 @@ import {
   ActionExecutedCallback,
   ActionExpiredCallback,
   ActionFailedCallback,
+  ActionPausedCallback,
+  ActionResumedCallback,
   CHAIN_CALLBACK_EVENTS,
   ChainCallback,
   contract,
@@ -12,6 +14,11 @@ import { buildOpenApiDocument, type TagInfo } from './openapi.js';
 
 const TAGS: TagInfo[] = [
   { name: 'actions', description: 'Scheduled webhooks and approvals: create, list, follow, cancel, retry.' },
+  {
+    name: 'bulkOperations',
+    description:
+      'Cancel, retry, replay, pause or resume many actions at once: a dry run first, then progress.',
+  },
   { name: 'chains', description: 'Sequences of HTTP calls, approvals and waits that pass results along.' },
   { name: 'templates', description: 'Saved actions or chains, triggered through a public secret URL.' },
   { name: 'contacts', description: 'People approvals are sent to, by name instead of by address.' },
@@ -21,6 +28,10 @@ const TAGS: TagInfo[] = [
   },
   { name: 'teamMembers', description: 'Team members that approvals can be addressed to.' },
   { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
+  {
+    name: 'schedules',
+    description: 'When a schedule runs, with DST gaps and folds, before creating anything.',
+  },
   { name: 'quota', description: "The account's plan and what it has used this period." },
   { name: 'responses', description: 'The login-free response links of approvals (no API key).' },
   { name: 'trigger', description: "A template's public trigger URL (no API key; the token is the secret)." },
@@ -31,6 +42,8 @@ const ACTION_CALLBACKS = {
   'action.executed': ActionExecutedCallback,
   'action.failed': ActionFailedCallback,
   'action.expired': ActionExpiredCallback,
+  'action.paused': ActionPausedCallback,
+  'action.resumed': ActionResumedCallback,
   'reminder.responded': ReminderRespondedCallback,
 } satisfies Record<(typeof ACTION_CALLBACK_EVENTS)[number], unknown>;
 

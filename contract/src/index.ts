@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
+import { bulkOperationsContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { domainsContract } from './routes/domains.js';
@@ -13,6 +14,7 @@ export * from './schemas/action.js';
 export * from './schemas/api-key.js';
 export * from './schemas/callback.js';
 export * from './schemas/approval.js';
+export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
@@ -39,6 +41,7 @@ export const apiContract = c.router({
   teamMembers: teamMembersContract,
   templates: templatesContract,
   domains: domainsContract,
+  bulkOperations: bulkOperationsContract,
   apiKeys: apiKeysContract,
   schedules: schedulesContract,
 });

@@ -7,8 +7,11 @@ import { AccountService } from './app/accounts.js';
 import { CallbackDeliveries } from './app/deliveries/callbacks.js';
 import { Deliveries } from './app/deliveries/deliver.js';
 import { createWaits } from './app/waits.js';
-import { PauseService } from './app/actions/pause.js';
+import { ActionReplays } from './app/actions/replay.js';
+import { PauseService, pauseAction, resumeAction } from './app/actions/pause.js';
 import { ActionService } from './app/actions/service.js';
+import { BulkRunner } from './app/bulk/runner.js';
+import { BulkOperations } from './app/bulk/service.js';
 import { ChainEngine } from './app/chains/advance.js';
 import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
@@ -36,6 +39,7 @@ import { ChainWorker } from './jobs/chain-worker.js';
 import { Dispatcher } from './jobs/dispatcher.js';
 import { createDomainCheckQueue, workDomainChecks } from './jobs/domains.js';
 import { workRetention } from './jobs/retention.js';
+import { createBulkOperationQueue, workBulkOperations } from './jobs/bulk-operations.js';
 import { type JobQueue, startJobQueue } from './jobs/queue.js';
 import { createPauseTimers } from './jobs/pause-timers.js';
 import { createActionScheduler } from './jobs/scheduler.js';
@@ -183,6 +187,7 @@ export async function startService(
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
   let workerDatabase: Database | undefined;
+  let stopBulkSweep: (() => void) | undefined;
   try {
     queue = await startJobQueue({
       databaseUrl: opened.url,
@@ -195,15 +200,15 @@ export async function startService(
     const scheduler = createActionScheduler(queue, clock);
     const callbackOutbox = createCallbackOutbox(queue, clock);
     const gateTimers = createGateTimers(queue);
-    const pauses = new PauseService({
-      store: database,
+    const pauseDeps = {
       scheduler,
       callbacks: callbackOutbox,
       timers: createPauseTimers(queue),
       gateTimers,
       clock,
       waits,
-    });
+    };
+    const pauses = new PauseService({ store: database, ...pauseDeps });
     const chainCallbacks = createChainCallbackOutbox(queue, clock);
     // The destination threshold: the one check for actions, chain HTTP steps and template triggers.
     const countDestination = destinationGuard(config.domainLimits);
@@ -223,13 +228,21 @@ export async function startService(
       clock,
       limits: config.domainLimits,
     });
+    const actions = new ActionService(database, scheduler, clock, {
+      allowPrivateDestinations: config.allowPrivateDestinations,
+      counters: counterDatabase,
+      countDestination,
+      waits,
+    });
+    const replays = new ActionReplays({
+      store: database,
+      scheduler,
+      clock,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination,
+      view: (db, row) => actions.view(db, row),
+    });
     if (role !== 'worker') {
-      const actions = new ActionService(database, scheduler, clock, {
-        allowPrivateDestinations: config.allowPrivateDestinations,
-        counters: counterDatabase,
-        countDestination,
-        waits,
-      });
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
       });
@@ -239,6 +252,8 @@ export async function startService(
         consoleSessions: new ConsoleSessionService(database, clock),
         contacts: new ContactService(database),
         actions,
+        replays,
+        bulkOperations: new BulkOperations(database, createBulkOperationQueue(queue), clock),
         pauses,
         templates: new TemplateService({
           store: database,
@@ -398,6 +413,24 @@ export async function startService(
       await chainWorker.start();
       await workDomainChecks(queue, domains);
       await workRetention(queue, new RetentionService(database, clock), metrics, logger);
+      const bulkQueue = createBulkOperationQueue(queue);
+      const bulkRunner = new BulkRunner({
+        store: database,
+        clock,
+        waits,
+        ops: {
+          cancel: (db, rows, now) => actions.cancelRows(db, rows, now),
+          retry: async (db, row, now) => void (await actions.retryRow(db, row, now)),
+          replay: async (db, owner, row, overrides) =>
+            (await replays.replayRow(db, owner, row, overrides)).id,
+          pause: async (db, row, input, via) =>
+            void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+          resume: async (db, row, input, via) =>
+            void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+        },
+        handOn: (id) => bulkQueue.enqueue(database.sql, id),
+      });
+      stopBulkSweep = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
       // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
       maintenance = setInterval(() => {
         void rateLimiter.prune().catch((err: unknown) => {
@@ -407,6 +440,7 @@ export async function startService(
       maintenance.unref();
     }
   } catch (err) {
+    stopBulkSweep?.();
     await chainWorker?.stop().catch(() => undefined);
     await dispatcher?.stop(0).catch(() => undefined);
     await gateTimerWorker?.stop(0).catch(() => undefined);
@@ -433,6 +467,7 @@ export async function startService(
     stop() {
       stopping ??= (async () => {
         if (maintenance) clearInterval(maintenance);
+        stopBulkSweep?.();
         availability.close();
         await http?.close();
         await chainWorker?.stop();

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Action, ActionSummary, CreateActionResult, SchedClient } from '@sched/sdk';
 import { type Command, Option } from 'commander';
+import { configureActionsReplayCommand } from './actions/replay.js';
+import { type BulkFilterOptions, inboxQuery, withInboxFlags } from './bulk/filter.js';
 import { configureActionsWatchCommand } from './actions-watch.js';
 import { configureActionsPauseCommand } from './actions/pause.js';
 import { configureActionsResumeCommand } from './actions/resume.js';
@@ -37,6 +39,7 @@ export function configureActionsCommands(program: Command): void {
   configureActionsGetCommand(actions);
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
+  configureActionsReplayCommand(actions);
   configureActionsWatchCommand(actions);
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
@@ -101,7 +104,7 @@ export function printCreated(
 }
 
 function configureActionsListCommand(actions: Command): void {
-  actions
+  const list = actions
     .command('list')
     .description('list actions, newest first')
     .addOption(new Option('--status <status>').choices(STATUS_FILTERS))
@@ -109,13 +112,15 @@ function configureActionsListCommand(actions: Command): void {
     .option('--search <text>', 'in name and description')
     .option('--dedup-key <key>')
     .option('--recurring', 'only recurring actions')
-    .option('--one-time', 'only one-time actions')
+    .option('--one-time', 'only one-time actions');
+  // The failed-delivery inbox: --destination-host, --last-status-code, --error-class, --failed-after ...
+  withInboxFlags(list)
     .option('--page <n>', 'page number (default 1)')
     .option('--per-page <n>', 'actions per page, 1-100 (default 25)')
     .option('--all', 'fetch every page')
     .option('--json', 'print JSON')
-    .action(async (opts: ListActionsOptions & { all?: boolean }, cmd: Command) => {
-      const query = buildListQuery(opts);
+    .action(async (opts: ListActionsOptions & BulkFilterOptions & { all?: boolean }, cmd: Command) => {
+      const query = { ...buildListQuery(opts), ...inboxQuery(opts) };
       const sched = client(cmd);
       if (opts.all) {
         const data = await sched.actions.listAll(query);

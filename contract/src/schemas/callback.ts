@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ON_TIMEOUT, RESPONSE_DECISION } from './approval.js';
+import { MISSED_POLICIES } from '../vocabulary.js';
 import { ActionStatus } from './action.js';
 import { Timestamp, Uuid } from './common.js';
 
@@ -8,6 +9,8 @@ export const ACTION_CALLBACK_EVENTS = Object.freeze([
   'action.executed',
   'action.failed',
   'action.expired',
+  'action.paused',
+  'action.resumed',
   'reminder.responded',
 ] as const);
 export type ActionCallbackEvent = (typeof ACTION_CALLBACK_EVENTS)[number];
@@ -60,6 +63,29 @@ export const ActionExpiredCallback = actionEnvelope(
   }),
 ).meta({ id: 'ActionExpiredCallback', description: 'An approval timed out.' });
 
+export const ActionPausedCallback = actionEnvelope(
+  'action.paused',
+  z.object({
+    status: z.literal('paused'),
+    paused_at: Timestamp,
+    until: Timestamp.nullable().meta({ description: 'When it resumes by itself; null: until resumed.' }),
+    note: z.string().nullable(),
+  }),
+).meta({ id: 'ActionPausedCallback', description: 'The action was paused (docs/operations.md).' });
+
+export const ActionResumedCallback = actionEnvelope(
+  'action.resumed',
+  z.object({
+    status: ActionStatus.meta({
+      description: '`scheduled`, `awaiting_response`, or `expired` when `skip` left nothing to run.',
+    }),
+    missed: z.enum(MISSED_POLICIES),
+    paused_at: Timestamp,
+    paused_ms: z.number().int().meta({ description: 'How long it was paused.' }),
+    next_attempt_at: Timestamp.nullable(),
+  }),
+).meta({ id: 'ActionResumedCallback', description: 'The action was resumed, by request or by its `until`.' });
+
 export const ReminderRespondedCallback = actionEnvelope(
   'reminder.responded',
   z.object({
@@ -79,6 +105,8 @@ export const ActionCallback = z
     ActionExecutedCallback,
     ActionFailedCallback,
     ActionExpiredCallback,
+    ActionPausedCallback,
+    ActionResumedCallback,
     ReminderRespondedCallback,
   ])
   .meta({ id: 'ActionCallback' });

@@ -1,3 +1,4 @@
+import type { ActionCallbackEvent } from '@sched/contract';
 import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
 import type { ActionRow } from '../persistence/actions.js';
 import type { Sql } from '../persistence/database.js';
@@ -20,13 +21,7 @@ export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
 }
 
-export type CallbackEvent =
-  | 'action.executed'
-  | 'action.failed'
-  | 'action.expired'
-  | 'action.paused'
-  | 'action.resumed'
-  | 'reminder.responded';
+export type CallbackEvent = ActionCallbackEvent;
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {
@@ -118,7 +113,8 @@ export type OutboundResult =
       durationMs: number;
     }
   | { kind: 'timeout'; durationMs: number; message: string }
-  | { kind: 'connection'; durationMs: number; message: string }
+  /** `code`: the system or library error code (ENOTFOUND, ECONNREFUSED, ERR_TLS_CERT_ALTNAME_INVALID, ...). */
+  | { kind: 'connection'; durationMs: number; message: string; code?: string }
   | { kind: 'blocked'; durationMs: number; message: string };
 
 /** The outgoing HTTP client, as use cases need it (outbound/http-client.ts implements it). */
@@ -128,3 +124,8 @@ export interface Outbound {
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */
 export type Clock = () => Date;
+
+/** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
+export interface BulkOperationQueue {
+  enqueue(tx: Sql, operationId: string): Promise<void>;
+}

@@ -13,8 +13,10 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
@@ -35,6 +37,7 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
+import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
@@ -53,6 +56,8 @@ export interface HttpDeps {
   consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  replays: ActionReplays;
+  bulkOperations: BulkOperations;
   pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
@@ -231,7 +236,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions, deps.pauses),
+    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     schedules: schedulesHandlers(() => new Date()),
@@ -239,6 +244,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
+    bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     apiKeys: apiKeysHandlers(deps.accounts),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

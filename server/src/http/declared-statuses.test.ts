@@ -107,11 +107,11 @@ function handlerTexts(): Map<string, string> {
   return out;
 }
 
-/** Which service class a handler group's parameter is (`actions: ActionService`). */
+/** Which service class a handler group's parameter is (`actions: ActionService`, also one of several). */
 function serviceClasses(): Map<string, string> {
   const out = new Map<string, string>();
   for (const file of filesUnder(join(serverSrc, 'http', 'handlers'))) {
-    for (const m of read(file).matchAll(/\((\w+): (\w+)\)/g)) out.set(m[1]!, m[2]!);
+    for (const m of read(file).matchAll(/[(,] ?(\w+): (\w+)(?=[,)])/g)) out.set(m[1]!, m[2]!);
   }
   return out;
 }

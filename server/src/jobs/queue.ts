@@ -17,6 +17,8 @@ export const QUEUES = Object.freeze({
   domainCheck: 'sched.domain-check',
   /** The daily history purge (cron). */
   retention: 'sched.retention',
+  /** One job per started bulk operation (and per hand-on when a run spends its time budget). */
+  bulkOperation: 'sched.bulk-operation',
 });
 
 /** Created jobs must outlive the longest schedule horizon (365 days), or pg-boss would prune them unrun. */

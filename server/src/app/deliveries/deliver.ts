@@ -1,5 +1,6 @@
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
+import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
@@ -264,6 +265,7 @@ export class Deliveries {
       durationMs: result.durationMs,
       statusCode,
       outcome,
+      errorClass: classifyError(result),
       error,
       // A settlement listener may read a longer body (request.ts); the attempt log keeps its usual excerpt.
       excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,
@@ -416,6 +418,8 @@ export class Deliveries {
             durationMs: now.getTime() - started.getTime(),
             statusCode: null,
             outcome: 'retryable',
+            // No answer came before the lease ran out: for the inbox, a timeout.
+            errorClass: 'timeout',
             error,
             excerpt: null,
             truncated: false,

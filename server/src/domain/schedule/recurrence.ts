@@ -180,36 +180,28 @@ export function seriesAnchor(args: {
 export function occurrenceAt(spec: SeriesSpec, index: number): OccurrenceReading {
   const { anchor, interval, timezone } = spec;
   const policy = spec.policy ?? DEFAULT_DST_POLICY;
+  if (index > 0 && !isCalendarUnit(interval.unit)) {
+    // Elapsed time: no wall time to read, so no gap or fold to meet.
+    const at = new Date(anchor.getTime() + interval.frequency * index * UNIT_MS[interval.unit]);
+    return { wall: instantToWallTime(at, timezone), runs: [{ at, dst: null }], skipped: null };
+  }
   const anchorWall =
     spec.wall && isCalendarUnit(interval.unit) ? spec.wall : instantToWallTime(anchor, timezone);
-  if (index === 0 && anchorWall === spec.wall)
-    return { wall: anchorWall, ...readWallTime(anchorWall, timezone, policy) };
-  if (index === 0) {
-    // The anchor is run as is: re-reading its wall time would move a second (fall-back) 01:30 to the first.
-    const c = wallTimeCandidates(anchorWall, timezone);
-    if (c.kind !== 'fold')
-      return { wall: anchorWall, runs: [{ at: new Date(anchor.getTime()), dst: null }], skipped: null };
-    const isFirst = anchor.getTime() === c.first.getTime();
-    const runs: PlacedInstant[] = [
-      { at: new Date(anchor.getTime()), dst: isFirst ? 'fold_first' : 'fold_second' },
-    ];
-    if (isFirst && policy.fold === 'both') runs.push({ at: c.second, dst: 'fold_second' });
-    return { wall: anchorWall, runs, skipped: null };
+  if (index > 0) {
+    const wall = stepWall(anchorWall, interval, index);
+    return { wall, ...readWallTime(wall, timezone, policy) };
   }
-  const steps = interval.frequency * index;
-  switch (interval.unit) {
-    case 'm':
-    case 'h': {
-      const at = new Date(anchor.getTime() + steps * UNIT_MS[interval.unit]);
-      return { wall: instantToWallTime(at, timezone), runs: [{ at, dst: null }], skipped: null };
-    }
-    case 'd':
-    case 'w':
-    case 'M': {
-      const wall = stepWall(anchorWall, interval, index);
-      return { wall, ...readWallTime(wall, timezone, policy) };
-    }
-  }
+  if (anchorWall === spec.wall) return { wall: anchorWall, ...readWallTime(anchorWall, timezone, policy) };
+  // The anchor is run as is: re-reading its wall time would move a second (fall-back) 01:30 to the first.
+  const c = wallTimeCandidates(anchorWall, timezone);
+  if (c.kind !== 'fold')
+    return { wall: anchorWall, runs: [{ at: new Date(anchor.getTime()), dst: null }], skipped: null };
+  const isFirst = anchor.getTime() === c.first.getTime();
+  const runs: PlacedInstant[] = [
+    { at: new Date(anchor.getTime()), dst: isFirst ? 'fold_first' : 'fold_second' },
+  ];
+  if (isFirst && policy.fold === 'both') runs.push({ at: c.second, dst: 'fold_second' });
+  return { wall: anchorWall, runs, skipped: null };
 }
 
 /** Instant of occurrence `occurrenceIndex` (0 = the anchor itself) by the default DST policy. */

@@ -1,6 +1,7 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
+import type { ActionReplays } from '../../app/actions/replay.js';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
 import { previewSchedule } from '../../app/schedules/preview.js';
@@ -9,7 +10,7 @@ import { principalOf } from '../auth.js';
 
 const s = initServer();
 
-export function actionsHandlers(actions: ActionService, pauses: PauseService) {
+export function actionsHandlers(actions: ActionService, pauses: PauseService, replays: ActionReplays) {
   return s.router(contract.actions, {
     create: async ({ request, body }) => {
       const result = await actions.create(principalOf(request), body);
@@ -51,6 +52,10 @@ export function actionsHandlers(actions: ActionService, pauses: PauseService) {
     retry: async ({ request, params }) => ({
       status: 200,
       body: { data: await actions.retry(principalOf(request).accountId, params.id) },
+    }),
+    replay: async ({ request, params, body }) => ({
+      status: 201,
+      body: { data: await replays.replay(principalOf(request), params.id, body ?? {}) },
     }),
     pause: async ({ request, params, body }) => {
       const p = principalOf(request);
