@@ -311,13 +311,19 @@ describe('the operator console in a browser', () => {
     await page.goto(`${server.url}/console/actions/${live.id}`);
     await page.getByRole('heading', { name: /Read-only check/ }).waitFor();
     const templates = await sched.templates.list();
-    const views = [`actions/${live.id}`, `templates/${templates.data[0]!.id}`, 'chains', 'settings'];
+    const views = [
+      `actions/${live.id}`,
+      `templates/${templates.data[0]!.id}`,
+      'chains',
+      'settings',
+      'failed',
+    ];
     for (const view of views) {
       await page.goto(`${server.url}/console/${view}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
       const writes = page.getByRole('button', {
-        name: /Cancel|Retry|Pause|Resume|Regenerate|Activate|Deactivate|Start verification|Check now|Rotate|Revoke|Create key/,
+        name: /Cancel|Retry|Replay|Pause|Resume|Regenerate|Activate|Deactivate|Start verification|Check now|Rotate|Revoke|Create key/,
       });
       expect(await writes.count(), view).toBe(0);
     }
@@ -348,9 +354,48 @@ describe('the operator console in a browser', () => {
     await page.getByLabel('API key').waitFor();
   });
 
-  // TODO(bulk operations): when POST /v1/actions/bulk (or its equivalent) lands in the contract, the failed inbox
-  // panel runs a bulk retry here: dry-run count shown first, then the run and its progress.
-  it.skip('runs a bulk retry from the failed inbox, showing the dry-run count first (endpoint not in the contract yet)', () => {});
+  it('retries a failed group from the failed inbox through a bulk operation, its dry-run count shown first', async (ctx) => {
+    if (!browser) return ctx.skip();
+    rx.on('/down', { status: 503 });
+    const failing = await Promise.all(
+      ['Sync ledger A', 'Sync ledger B'].map(async (name) => {
+        const made = (await sched.actions.create({
+          name,
+          schedule: { wait: '1s' },
+          max_attempts: 1,
+          request: { url: `${rx.url}/down` },
+        })) as { action: Action };
+        return made.action;
+      }),
+    );
+    for (const a of failing) await statusOf(sched, a.id, 'failed');
+    rx.on('/down', { status: 200 });
+
+    const page = await openPage();
+    await signIn(page, server.apiKey);
+    await page
+      .getByRole('navigation', { name: 'Panels' })
+      .getByRole('link', { name: 'Failed inbox' })
+      .click();
+    const group = page.getByRole('link', { name: /^2 127\.0\.0\.1.* · http$/ });
+    await group.click();
+    await page.waitForURL(/error_class=http/);
+    await page.getByRole('link', { name: 'Sync ledger A' }).waitFor();
+    await page.getByRole('button', { name: 'Retry this group' }).click();
+    // The dry run's count comes first; nothing has run yet.
+    const dry = page.locator('.dry-run');
+    await expect.poll(() => dry.textContent()).toContain('2 matched, 2 would be retried');
+    expect((await sched.bulkOperations.list()).data).toEqual([]);
+    await check(page, 'failed-inbox');
+    await page.getByRole('button', { name: 'Retry 2 actions' }).click();
+    await expect
+      .poll(() => page.locator('.bulk [role="status"][aria-live]').textContent(), { timeout: 30_000 })
+      .toContain('completed: 2 retried');
+    const ops = (await sched.bulkOperations.list()).data;
+    expect(ops).toHaveLength(1);
+    expect(ops[0]).toMatchObject({ operation: 'retry', status: 'completed', matched: 2, affected: 2 });
+    for (const a of failing) await statusOf(sched, a.id, 'executed');
+  });
 
   it('loaded every page without a CSP violation', (ctx) => {
     if (!browser) return ctx.skip();

@@ -1329,7 +1329,7 @@ export interface components {
             approvals_waiting: number;
             /** @description The hosts with failed delivery attempts in the last 24 hours, most failures first (at most 5). */
             failing_destinations: {
-                /** @description Host (and port, if any) of the request URL. */
+                /** @description The request URL's host, lower-cased (as `destination_host`). */
                 host: string;
                 attempts: number;
                 /** @description Attempts that did not succeed (retryable or permanent). */

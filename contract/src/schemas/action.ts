@@ -604,7 +604,9 @@ export const ActionStats = z
     failing_destinations: z
       .array(
         z.object({
-          host: z.string().meta({ description: 'Host (and port, if any) of the request URL.' }),
+          host: z
+            .string()
+            .meta({ description: "The request URL's host, lower-cased (as `destination_host`)." }),
           attempts: z.number().int(),
           failed: z
             .number()

@@ -2,6 +2,7 @@ import type { FunctionComponent } from 'preact';
 import type { Route } from '../router.js';
 import { ActionsPanel } from './actions.js';
 import { ChainsPanel } from './chains.js';
+import { FailedInboxPanel } from './failed-inbox.js';
 import { OverviewPanel } from './overview.js';
 import { SchedulePreviewPanel } from './schedule-preview.js';
 import { SettingsPanel } from './settings.js';
@@ -18,12 +19,12 @@ export interface Panel {
 
 /**
  * The console's panels, in the order of the navigation. A panel is one entry here and one file in this folder, so
- * the ones that wait for endpoints (bulk operations and the failed inbox, destinations, alert rules, approvals
- * waiting, the audit log) slot in as those endpoints land in the contract.
+ * the ones that wait for endpoints (destinations, alert rules, approvals waiting, the audit log) slot in as those endpoints land in the contract.
  */
 export const PANELS: readonly Panel[] = [
   { path: '', label: 'Overview', component: OverviewPanel },
   { path: 'actions', label: 'Actions', component: ActionsPanel },
+  { path: 'failed', label: 'Failed inbox', component: FailedInboxPanel },
   { path: 'chains', label: 'Chains', component: ChainsPanel },
   { path: 'templates', label: 'Templates', component: TemplatesPanel },
   // A POST, so the server asks for the write scope although nothing is created.

@@ -156,7 +156,9 @@ export function OverviewPanel() {
                   {s.failing_destinations.map((d) => (
                     <tr key={d.host}>
                       <th scope="row">
-                        <code>{d.host}</code>
+                        <a href={href('failed', { destination_host: d.host })}>
+                          <code>{d.host}</code>
+                        </a>
                       </th>
                       <td>{d.failed}</td>
                       <td>{d.attempts}</td>

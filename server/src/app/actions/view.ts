@@ -230,13 +230,16 @@ export function statsView(
   };
 }
 
-/** The five hosts with the most failed attempts, from per-URL figures (a URL that does not parse is its own host). */
+/**
+ * The five hosts with the most failed attempts, from per-URL figures, named as `destination_host` names them (the
+ * failed inbox's filter); a URL that does not parse is its own host.
+ */
 function failingHosts(urls: FailingUrl[]): ActionStats['failing_destinations'] {
   const hosts = new Map<string, ActionStats['failing_destinations'][number]>();
   for (const u of urls) {
     let host = u.url;
     try {
-      host = new URL(u.url).host;
+      host = new URL(u.url).hostname.toLowerCase();
     } catch {
       // Stored requests were validated at create; an odd one is shown as it is.
     }
