@@ -24,7 +24,9 @@ import type {
   Outbound,
   OutboundResult,
   Store,
+  Timers,
 } from '../ports.js';
+import { systemTimers } from '../clock.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import { buildRequest, EXCERPT_BYTES } from './request.js';
@@ -65,6 +67,8 @@ export interface DeliveryPorts {
   callbacks: CallbackOutbox;
   outbound: Outbound;
   clock: Clock;
+  /** Timers on `clock` (the wait until a claimed attempt's due time); the system's when absent. */
+  timers?: Timers;
   waits: Waits;
   events?: DeliveryEvents;
   /** Sends approval gates' messages; absent only where no approval action is fired. */
@@ -152,7 +156,9 @@ export class Deliveries {
     for (let turn = 0; turn < 3; turn += 1) {
       const ahead = dueAt.getTime() - this.p.clock().getTime();
       if (ahead <= 0) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.ceil(ahead), CLAIM_TOLERANCE_MS)));
+      await new Promise<void>((resolve) =>
+        (this.p.timers ?? systemTimers).after(Math.min(Math.ceil(ahead), CLAIM_TOLERANCE_MS), resolve),
+      );
     }
   }
 
