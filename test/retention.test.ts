@@ -28,6 +28,7 @@ describe('history retention', () => {
     ids[label] = id;
     await insertAction(t.database.sql, {
       id,
+      traceparent: null,
       account_id: accountId,
       name: label,
       description: null,
