@@ -17,11 +17,11 @@ import { GateInput } from './approval.js';
 import { ChainErrorHandling, ChainStatus, ChainStepDefinitionView, ChainSteps } from './chain.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
-/** Templates (spec 2.6, 4.3): a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
+/** Templates: a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
 export const TEMPLATE_TYPES = Object.freeze(['action', 'chain'] as const);
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
 
-/** Templates per account by plan (spec 8). */
+/** Templates per account by plan. */
 export const TEMPLATE_LIMITS = Object.freeze({ free: 3, pro: 25, business: 100 } as const);
 
 export const PLACEHOLDER_NAME = /^[A-Za-z0-9_]{1,64}$/;
