@@ -37,6 +37,7 @@ export type { CallOptions, RetryOptions, TransportOptions } from './transport.js
 export type { WaitOptions } from './wait.js';
 export { SchedWaitTimeoutError } from './wait.js';
 export { trigger } from './templates.js';
+export { ActionExecuted, ActionExpired, ActionFailed, Events, ReminderResponded } from './events.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
 export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';

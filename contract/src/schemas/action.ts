@@ -114,7 +114,8 @@ export const AllowedOrigins = z
       .max(2048)
       .refine((o) => canonicalOrigin(o) !== null, {
         message: 'must be an origin such as https://api.example.com (scheme, host and optional port only)',
-      }),
+      })
+      .meta({ examples: ['https://hooks.example.com'] }),
   )
   .max(20)
   .meta({
