@@ -12,7 +12,7 @@ const EXAMPLES = `
 Examples:
   $ sched bulk retry --status failed --destination-host api.example.com          # dry run: count and sample
   $ sched bulk retry --status failed --destination-host api.example.com --yes    # run it, with progress
-  $ sched bulk cancel --ids 6f1c...,8a2b... --yes --note "duplicates"
+  $ sched bulk cancel --ids 6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11,8a2b9c1e-0d5d-4a63-9a43-7f3e6f1c2a52 --yes --note "duplicates"
   $ sched bulk pause --destination-host api.example.com --status scheduled --for 2h --yes
 `;
 
