@@ -44,6 +44,13 @@ export type CreateActionResult =
   | { skipped: false; action: Action }
   | { skipped: true; action: ExistingAction; reason: string; existingStatus: ActionStatus | undefined };
 
+/**
+ * What `actions.createMany` answers: `data` in the order given, each a new action or, where the item was skipped by
+ * its idempotency key or dedup rule, the existing action with `meta: { skipped: true, reason, existing_status }`;
+ * `meta` counts both. An invalid item throws `SchedApiError` (422, paths `actions.N.field`) and nothing is created.
+ */
+export type CreateManyResult = BodyOf<ClientInferResponses<typeof apiContract.actions.createMany>, 201>;
+
 export function actionsApi(raw: RawClient) {
   const list = async (query: ActionListQuery = {}): Promise<Page<ActionSummary>> =>
     unwrap(await raw.actions.list({ query }), 200);
@@ -62,6 +69,10 @@ export function actionsApi(raw: RawClient) {
         };
       }
       return { skipped: false, action: unwrap(result, 201).data };
+    },
+    /** Schedules up to 1,000 actions in one transaction (`POST /v1/actions/batch`): all or nothing. */
+    async createMany(bodies: readonly ActionCreateBody[]): Promise<CreateManyResult> {
+      return unwrap(await raw.actions.createMany({ body: { actions: [...bodies] } }), 201);
     },
     /** One page of summaries with `meta` (`GET /v1/actions`), newest first. */
     list,

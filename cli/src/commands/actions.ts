@@ -1,12 +1,22 @@
 import { readFileSync } from 'node:fs';
 import type { Action, ActionSummary, CreateActionResult, SchedClient } from '@sched/sdk';
 import { type Command, Option } from 'commander';
+import { createFromFile } from './actions/create-from-file.js';
 import { configureActionsReplayCommand } from './actions/replay.js';
 import { type BulkFilterOptions, inboxQuery, withInboxFlags } from './bulk/filter.js';
 import { configureActionsWatchCommand } from './actions-watch.js';
 import { configureActionsPauseCommand } from './actions/pause.js';
 import { configureActionsResumeCommand } from './actions/resume.js';
-import { client, collectOption, formatFields, formatTable, print, printText, wantsJson } from '../runtime.js';
+import {
+  client,
+  collectOption,
+  formatFields,
+  formatTable,
+  print,
+  printText,
+  UsageError,
+  wantsJson,
+} from '../runtime.js';
 import {
   buildCreateBody,
   buildListQuery,
@@ -30,7 +40,8 @@ Examples:
   $ sched actions create --url https://example.com/hook --in 10m --body '{"a":1}'
   $ sched actions create --url https://example.com/hook --preset tomorrow --timezone Europe/Berlin
   $ sched actions create --url https://example.com/hook --at 2030-01-31T09:00:00Z --every 1d --times 5
-  $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json`;
+  $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json
+  $ sched actions create --from-file actions.ndjson`;
 
 export function configureActionsCommands(program: Command): void {
   const actions = program.command('actions').description('scheduled webhook actions');
@@ -48,8 +59,9 @@ export function configureActionsCommands(program: Command): void {
 function configureActionsCreateCommand(actions: Command): void {
   actions
     .command('create')
-    .description('schedule an HTTP request')
-    .requiredOption('--url <url>', 'where to send the request')
+    .description('schedule an HTTP request (or, with --from-file, up to 1,000 actions in one batch)')
+    .option('--url <url>', 'where to send the request (required without --from-file)')
+    .option('--from-file <file>', 'NDJSON, one create body per line (- for stdin): all created or none')
     .option('--in <duration>', 'send after a wait: 30s, 10m, 2h, 7d, 1w')
     .option('--at <time>', 'send at an ISO 8601 time (without an offset: in --timezone)')
     .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
@@ -79,7 +91,9 @@ function configureActionsCreateCommand(actions: Command): void {
     .option('--dst-fold <policy>', 'with --every: a wall time in a DST fold: first (default), second, both')
     .option('--json', 'print JSON')
     .addHelpText('after', CREATE_EXAMPLES)
-    .action(async (opts: CreateActionOptions, cmd: Command) => {
+    .action(async (opts: CreateActionOptions & { fromFile?: string }, cmd: Command) => {
+      if (opts.fromFile !== undefined) return createFromFile(cmd, opts.fromFile);
+      if (opts.url === undefined) throw new UsageError("required option '--url <url>' not specified");
       const body = buildCreateBody(opts, (path) => readFileSync(path === '-' ? 0 : path, 'utf8'));
       printCreated(cmd, await client(cmd).actions.create(body), createdSummary);
     });
