@@ -7,7 +7,7 @@ import { client, printText, UsageError } from '../../runtime.js';
 const BATCH_MAX = 1000;
 
 /** Reads NDJSON: one JSON create body per non-blank line (`-` is stdin). A bad line is a usage error naming it. */
-export function readCreateBodies(text: string): ActionCreateBody[] {
+function readCreateBodies(text: string): ActionCreateBody[] {
   const bodies: ActionCreateBody[] = [];
   for (const [i, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue;
