@@ -46,7 +46,9 @@ describe('batch creates', () => {
     expect(res.body.meta).toEqual({ created: 3, skipped: 0 });
     expect(res.body.data.map((a: { name: string }) => a.name)).toEqual(['item 0', 'item 1', 'item 2']);
     expect(res.body.data.every((a: { meta?: unknown }) => a.meta === undefined)).toBe(true);
-    await eventually(async () => [0, 1, 2].every((i) => receiver.requests.some((r) => r.path === `/batch/${i}`)));
+    await eventually(async () =>
+      [0, 1, 2].every((i) => receiver.requests.some((r) => r.path === `/batch/${i}`)),
+    );
     for (const i of [0, 1, 2]) {
       expect(receiver.requests.find((r) => r.path === `/batch/${i}`)!.json).toEqual({ i });
       await eventually(

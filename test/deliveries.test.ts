@@ -116,6 +116,7 @@ describe('deliveries (in-process, fake clock)', () => {
     const id = randomUUID();
     await insertAction(t.database.sql, {
       id,
+      traceparent: null,
       account_id: accountId,
       name: 'ping',
       description: null,
@@ -408,6 +409,7 @@ describe('callback deliveries (in-process, fake clock)', () => {
     const actionId = randomUUID();
     await insertAction(t.database.sql, {
       id: actionId,
+      traceparent: null,
       account_id: accountId,
       name: 'cb',
       description: null,

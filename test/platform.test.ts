@@ -149,7 +149,8 @@ describe('platform over raw HTTP', () => {
       (await runCli(['keys', 'list', '--account', accountId, '--json'], server.env)).stdout,
     ).data.find((k: { id: string }) => k.id === created.key.id);
     expect(Date.parse(used.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
-    const revoked = await runCli(['keys', 'revoke', created.key.id], server.env);
+    // The operator's verb, through the database (`sched keys revoke` goes over the API).
+    const revoked = await runCli(['admin', 'keys', 'revoke', created.key.id], server.env);
     expect(revoked.code).toBe(0);
     expect((await api(server, created.api_key, 'GET', '/v1/contacts')).status).toBe(401);
     const listed = JSON.parse(
@@ -267,9 +268,35 @@ describe('durability and shutdown', () => {
       expect(
         (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status,
       ).toBe(401);
+      const key = { authorization: `Bearer ${server.apiKey}` };
+      const missing = '00000000-0000-4000-8000-000000000000';
+      await fetch(`${server.url}/v1/actions/${missing}`, { headers: key });
+      await fetch(`${server.url}/v1/actions`, { headers: key });
+      await fetch(`${server.url}/no/such/path/${missing}`);
       const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
       expect(ok.status).toBe(200);
-      expect(await ok.text()).toContain('sched_fire_lateness_seconds');
+      const text = await ok.text();
+      expect(text).toContain('sched_fire_lateness_seconds');
+      // HTTP requests by route template (never the raw path) and status class, and the process's own metrics.
+      const count = (labels: string[]) =>
+        text
+          .split('\n')
+          .filter(
+            (l) =>
+              l.startsWith('sched_http_request_duration_seconds_count{') &&
+              labels.every((x) => l.includes(x)),
+          )
+          .map((l) => Number(l.split(' ').at(-1)));
+      expect(count(['method="GET"', 'route="/v1/actions/:id"', 'status_class="4xx"'])).toEqual([1]);
+      expect(count(['method="GET"', 'route="/v1/actions"', 'status_class="2xx"'])).toEqual([1]);
+      expect(text).toMatch(/route="unmatched",status_class="4xx"/);
+      expect(text).not.toContain(missing);
+      for (const family of [
+        'process_cpu_seconds_total',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ])
+        expect(text).toContain(family);
     } finally {
       await server.stop();
       await db.drop();

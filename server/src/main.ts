@@ -10,6 +10,7 @@ import { Shutdown } from './compose/shutdown.js';
 import { startWorker } from './compose/worker.js';
 import type { Config, Role } from './config.js';
 import type { Dispatcher } from './jobs/dispatcher.js';
+import { usePlanLimits } from './domain/quota/plans.js';
 import { createLogger } from './logger.js';
 import type { Database } from './persistence/database.js';
 
@@ -39,6 +40,8 @@ export async function startService(
   role: Role,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
+  // A self-hosted deployment's own plan table (SCHED_PLANS_FILE), before anything reads a limit.
+  usePlanLimits(config.plans);
   const shutdown = new Shutdown();
   // With PORT=0 and no SCHED_PUBLIC_URL, links must carry the port actually bound: known once the API listens, and
   // read through this function rather than written into the configuration.

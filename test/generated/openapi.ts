@@ -683,7 +683,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List bulk operations, newest first */
+        /**
+         * List bulk operations, newest first
+         * @description The account's bulk operations (a dry run starts none, so it is not listed), paginated, filtered by `status`, each with its operation, filter, note and counts.
+         */
         get: operations["bulkOperationsList"];
         put?: never;
         /**
@@ -704,7 +707,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A bulk operation and its progress */
+        /**
+         * A bulk operation and its progress
+         * @description Its status and counts (matched, processed, affected, skipped, failed) as the worker applies it batch by batch; poll it until `finished_at` is set. 404 for an unknown id or one of another account.
+         */
         get: operations["bulkOperationsGet"];
         put?: never;
         post?: never;
@@ -776,6 +782,26 @@ export interface paths {
          * @description Creates a new key with the same name and scopes and answers its secret once; the old key keeps working for `grace_period` (default 24 h), then expires. Needs an API key with the `admin` scope.
          */
         post: operations["apiKeysRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages kept in the outbox (development servers only)
+         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`).
+         */
+        get: operations["outboxList"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1237,7 +1263,7 @@ export interface components {
             request?: components["schemas"]["HttpRequest"];
             /** @description Approval mode: who is asked, how, and until when. */
             gate?: components["schemas"]["GateInput"];
-            /** @description 1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20. */
+            /** @description Default 5, capped by the plan: Free 3, Pro 10, Business 20 (a self-hosted server may raise the caps, docs/self-hosting.md). */
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
@@ -1407,6 +1433,16 @@ export interface components {
         ActionStats: {
             /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not. */
             actions_by_status: {
+                scheduled: number;
+                resolved: number;
+                executing: number;
+                awaiting_response: number;
+                paused: number;
+                executed: number;
+                failed: number;
+                expired: number;
+                cancelled: number;
+            } & {
                 [key: string]: number;
             };
             /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
@@ -2332,6 +2368,21 @@ export interface components {
             /** Format: uri */
             webhook_url?: string;
         };
+        OutboxMessage: {
+            /** Format: uuid */
+            id: string;
+            action_id: string | null;
+            /** @description `email`, `sms`, `push`, or a chat channel without its webhook. */
+            channel: string;
+            /** @description The address the message was for. */
+            destination: string;
+            /** @description The recipient's login-free response link, as the message carries it. */
+            response_link: string | null;
+            /** @description The message as it would have been sent. */
+            rendered: string;
+            /** Format: date-time */
+            created_at: string;
+        };
         PaginationMeta: {
             current_page: number;
             last_page: number;
@@ -2697,8 +2748,10 @@ export interface components {
             request_config: components["schemas"]["ActionRequest"] | null;
             allowed_origins: string[];
             gate_config: components["schemas"]["GateInputResolved"] | null;
-            max_attempts: number | null;
-            retry_strategy: components["schemas"]["RetryStrategy"] | null;
+            /** @description What a trigger applies: the value set, else 5 capped by the plan. */
+            max_attempts: number;
+            /** @description What a trigger applies: the value set, else exponential. */
+            retry_strategy: components["schemas"]["RetryStrategy"];
             /** @description Whether a webhook_secret is set (it is never shown). */
             signed: boolean;
             callback_url: string | null;
@@ -2803,34 +2856,26 @@ export interface components {
         TemplateUpdate: {
             /** @description Takes `{{placeholders}}`. */
             name?: string;
-            description?: string;
+            description?: string | null;
             /** @description Default `action`. */
             type?: components["schemas"]["TemplateType"];
             /** @description Required for type `action`. */
             mode?: components["schemas"]["ActionMode"];
             timezone?: string;
-            /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
-            request_config?: components["schemas"]["HttpRequest"];
-            allowed_origins?: components["schemas"]["AllowedOrigins"];
-            /** @description Approval mode (required). Message and recipients take placeholders. */
-            gate_config?: components["schemas"]["GateInput"];
-            max_attempts?: number;
-            retry_strategy?: components["schemas"]["RetryStrategy"];
-            /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
-            webhook_secret?: string;
-            callback_url?: string;
-            /** @description Required for type `chain`: 2 to 20 steps. */
-            chain_steps?: components["schemas"]["ChainStepInput"][];
-            chain_error_handling?: components["schemas"]["ChainErrorHandling"];
-            placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
-            /** @description Up to 10; take placeholders, checked once resolved. */
-            dedup_keys?: string[];
-            /** @description Triggers accepted per hour (default 20). */
-            trigger_limit_per_hour?: number;
-            /** @description Triggers accepted per UTC day (default 100). */
-            trigger_limit_per_day?: number;
-            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
-            max_schedule_days?: number;
+            request_config?: components["schemas"]["HttpRequest"] | null;
+            allowed_origins?: components["schemas"]["AllowedOrigins"] | null;
+            gate_config?: components["schemas"]["GateInput"] | null;
+            max_attempts?: number | null;
+            retry_strategy?: components["schemas"]["RetryStrategy"] | null;
+            webhook_secret?: string | null;
+            callback_url?: string | null;
+            chain_steps?: components["schemas"]["ChainStepInput"][] | null;
+            chain_error_handling?: components["schemas"]["ChainErrorHandling"] | null;
+            placeholders?: components["schemas"]["PlaceholderDefinitionInput"][] | null;
+            dedup_keys?: string[] | null;
+            trigger_limit_per_hour?: number | null;
+            trigger_limit_per_day?: number | null;
+            max_schedule_days?: number | null;
         };
         ToggledTemplate: {
             message: string;
@@ -5768,7 +5813,17 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "actions_by_status": {},
+                     *         "actions_by_status": {
+                     *           "scheduled": 1,
+                     *           "resolved": 1,
+                     *           "executing": 1,
+                     *           "awaiting_response": 1,
+                     *           "paused": 1,
+                     *           "executed": 1,
+                     *           "failed": 1,
+                     *           "expired": 1,
+                     *           "cancelled": 1
+                     *         },
                      *         "approvals_waiting": 1,
                      *         "deliveries": {
                      *           "since": "2030-01-31T09:00:00.000Z",
@@ -7701,7 +7756,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -7753,7 +7808,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -7966,7 +8021,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -8018,7 +8073,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -8159,7 +8214,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -8211,7 +8266,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -9895,6 +9950,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    outboxList: {
+        parameters: {
+            query?: {
+                /** @description Only the messages of this action. */
+                action_id?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "channel": "string",
+                     *           "destination": "string",
+                     *           "response_link": "string",
+                     *           "rendered": "string",
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OutboxMessage"][];
+                    };
                 };
             };
             /** @description Missing or invalid API key */

@@ -145,6 +145,24 @@ export interface Timers {
   after(ms: number, fn: () => void): { cancel(): void };
 }
 
+/**
+ * Tracing of the work done after the delay (OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set, see
+ * server/src/tracing.ts; absent otherwise, at no cost). A span is started for one unit of work and ended with
+ * what it came to.
+ */
+export interface Tracing {
+  /**
+   * One delivery attempt. `createdBy` is the traceparent the creating request carried (linked, not parented: the
+   * delay may be days). `headers` carry the attempt's own context to the receiver (a W3C `traceparent`).
+   */
+  deliveryAttempt(a: { actionId: string; attempt: number; latenessMs: number; createdBy: string | null }): {
+    headers: Record<string, string>;
+    end(result: { status: number | null; error?: string }): void;
+  };
+  /** Any other unit (an approval round sent, an answer recorded), with its attributes. */
+  span<T>(name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T>;
+}
+
 /** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
 export interface BulkOperationQueue {
   enqueue(tx: Sql, operationId: string): Promise<void>;

@@ -5,10 +5,12 @@ import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
 import { ContactService } from '../app/contacts.js';
 import { QuotaService } from '../app/quota.js';
+import { OutboxService } from '../app/outbox.js';
 import { TemplateService } from '../app/templates/service.js';
 import { TemplateTrigger } from '../app/templates/trigger.js';
 import { BulkOperations } from '../app/bulk/service.js';
 import { buildHttpApp } from '../http/app.js';
+import { routeLabel } from '../metrics.js';
 import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
 import { databaseFault } from '../persistence/availability.js';
 import { pendingMigrations } from '../persistence/database.js';
@@ -54,13 +56,21 @@ export async function startApi(
       allowPrivateDestinations: config.allowPrivateDestinations,
     }),
     teamMembers: new TeamMemberService(database),
+    outbox: new OutboxService(database, config.env !== 'production'),
+    corsOrigins: config.corsOrigins,
     responses: new ResponseService({
       db: database,
       scheduler: ctx.scheduler,
       callbacks: ctx.callbacks,
       clock,
       waits,
+      tracing: ctx.tracing,
     }),
+    observeRequest: (method, route, status, seconds) =>
+      metrics.httpRequests.observe(
+        { method, route: routeLabel(route), status_class: `${Math.floor(status / 100)}xx` },
+        seconds,
+      ),
     metrics: {
       token: config.metricsToken,
       render: async () => {

@@ -14,6 +14,7 @@ import type {
   Clock,
   GateTimers,
   Timers,
+  Tracing,
 } from '../app/ports.js';
 import { RateLimiter } from '../app/rate-limiter.js';
 import { createWaits, type Waits } from '../app/waits.js';
@@ -25,6 +26,7 @@ import { createPauseTimers } from '../jobs/pause-timers.js';
 import { type JobQueue, startJobQueue } from '../jobs/queue.js';
 import { createActionScheduler, type WindowScheduler } from '../jobs/scheduler.js';
 import { createMetrics, type Metrics } from '../metrics.js';
+import { createTracing } from '../tracing.js';
 import { createVerificationProbes } from '../outbound/domain-probes.js';
 import type { Database } from '../persistence/database.js';
 import type { DatabaseHandles } from './database.js';
@@ -42,6 +44,8 @@ export interface ServiceContext {
   timers: Timers;
   waits: Waits;
   metrics: Metrics;
+  /** OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/src/tracing.ts); undefined otherwise. */
+  tracing: Tracing | undefined;
   /** The public root of links: SCHED_PUBLIC_URL, or the address bound once the API listens. */
   publicUrl: () => string;
   queue: JobQueue;
@@ -69,6 +73,9 @@ export async function buildContext(
 ): Promise<ServiceContext> {
   const { config, role, logger, db } = base;
   const clock = systemClock;
+  // OpenTelemetry only when OTEL_EXPORTER_OTLP_ENDPOINT is set: its SDK is not even loaded otherwise.
+  const tracing = await createTracing();
+  if (tracing) shutdown.add(() => tracing.shutdown().catch(() => undefined));
   const waits = createWaits(config.timeScale);
   const probes = createVerificationProbes({
     dnsServers: config.dnsServers,
@@ -114,6 +121,7 @@ export async function buildContext(
     timers: systemTimers,
     waits,
     metrics: createMetrics(),
+    tracing,
     queue,
     scheduler,
     callbacks: outboxes.actions,

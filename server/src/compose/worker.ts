@@ -65,6 +65,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
       retried: () => metrics.retries.inc(),
     },
     approvals,
+    tracing: ctx.tracing,
     settled: chainStepSettled,
   });
   const callbacks = new CallbackDeliveries({

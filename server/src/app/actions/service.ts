@@ -2,7 +2,8 @@ import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sc
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
-import { destinationDomain } from '../../domain/domains/rules.js';
+import { countedNames } from '../../domain/domains/rules.js';
+import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,
@@ -103,7 +104,12 @@ export class ActionService {
    * (app/actions/create.ts). A create with nothing to lock, count or schedule now is one INSERT shared with the other
    * creates of its turn (domain/action/create-shape.ts decides).
    */
-  async create(principal: Principal, body: ActionCreateParsed): Promise<CreateResult> {
+  async create(
+    principal: Principal,
+    body: ActionCreateParsed,
+    context: { traceparent?: string | null } = {},
+  ): Promise<CreateResult> {
+    const traceparent = context.traceparent ?? null;
     const now = this.clock();
     const prepared = prepareAction(body, {
       plan: principal.plan,
@@ -138,9 +144,11 @@ export class ActionService {
       guard !== undefined &&
       (simple
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
-        : destinationDomain(p.request!.url) !== null);
+        : countedNames(p.request!.url, isBlockedAddress).length > 0);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
-      const row = await this.simpleInserts.add(newActionRow(p, { accountId, gate, origin: REQUEST, now }));
+      const row = await this.simpleInserts.add(
+        newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent }),
+      );
       // A plain create's attempt is due beyond the window: nothing to schedule yet (the scan writes its job).
       await this.lateCounts.add({ accountId, period: periodKey(monthPeriod(now)) });
       return { kind: 'created', action: actionView(row, []) };
@@ -164,6 +172,7 @@ export class ActionService {
           gate,
           origin: REQUEST,
           now,
+          traceparent,
           // On the simple path the verification was read just above.
           destinationUnverified: simple,
           countLater: (period) => {
@@ -223,7 +232,12 @@ export class ActionService {
    * the plain items take the quota together and are inserted in one statement. Any refusal (quota, destination
    * threshold) rolls the whole batch back.
    */
-  async createMany(principal: Principal, bodies: readonly ActionCreateParsed[]): Promise<CreateResult[]> {
+  async createMany(
+    principal: Principal,
+    bodies: readonly ActionCreateParsed[],
+    context: { traceparent?: string | null } = {},
+  ): Promise<CreateResult[]> {
+    const traceparent = context.traceparent ?? null;
     const now = this.clock();
     const accountId = principal.accountId;
     const owner = { accountId, plan: principal.plan };
@@ -285,7 +299,7 @@ export class ActionService {
           }
           const row = await writeNewAction(
             db,
-            { owner, action: p, gate, origin: REQUEST, now, countLater },
+            { owner, action: p, gate, origin: REQUEST, now, traceparent, countLater },
             { scheduler: this.scheduler, countDestination: guardOf(i) },
           );
           out[i] = {
@@ -296,19 +310,20 @@ export class ActionService {
         }
         const guard = guardOf(i);
         if (p.request && guard) {
-          const domain = destinationDomain(p.request.url);
-          if (domain !== null) {
-            let unverified = counted.get(domain);
+          const names = countedNames(p.request.url, isBlockedAddress);
+          if (names.length > 0) {
+            const host = names.join(' ');
+            let unverified = counted.get(host);
             if (unverified === undefined) {
               unverified = !(await isUncountedDestination(db, accountId, p.request.url));
-              counted.set(domain, unverified);
+              counted.set(host, unverified);
             }
             if (unverified) await guard(db, accountId, p.request.url, now, { unverified: true });
           }
         }
         plain.push({
           index: i,
-          row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now }),
+          row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now, traceparent }),
           at: p.at,
         });
       }
@@ -430,6 +445,12 @@ export class ActionService {
     row: ActionRow,
     now: Date,
   ): Promise<{ id: string; name: string; status: 'resolved'; attempt_count: 0; manual_retry_count: number }> {
+    // Its chain has moved on from the step: a retry here would run the step without the chain ever hearing.
+    if (row.chain_id) {
+      throw new ConflictError(
+        `this action runs a step of chain ${row.chain_id}; it cannot be retried on its own (create the chain again)`,
+      );
+    }
     if (row.status !== 'failed')
       throw ValidationError.field('status', `only failed actions can be retried; this one is ${row.status}`);
     if (!row.request) throw ValidationError.field('request', 'this action has no HTTP request to retry');
@@ -443,6 +464,8 @@ export class ActionService {
         );
       }
     }
+    // A manual retry is one more send to the destination: it counts against the threshold (N-M4).
+    await this.options.countDestination?.(db, accountId, row.request.url, now);
     const updated = await updateAction(db, row.id, {
       status: assertTransition(row.status, 'manual_retry'),
       attempt_count: 0,

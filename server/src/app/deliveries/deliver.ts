@@ -25,6 +25,7 @@ import type {
   OutboundResult,
   Store,
   Timers,
+  Tracing,
 } from '../ports.js';
 import { systemTimers } from '../clock.js';
 import { TickBatch } from '../tick-batch.js';
@@ -75,6 +76,8 @@ export interface DeliveryPorts {
   approvals?: GateRounds;
   /** Hears of successes with their response (a chain step's action: app/chains/settled.ts). */
   settled?: ActionSettledHook;
+  /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
+  tracing?: Tracing | undefined;
 }
 
 interface Claimed {
@@ -135,16 +138,27 @@ export class Deliveries {
     const { row, dueAt } = claimed;
     await this.untilDue(dueAt);
     const started = this.p.clock();
-    this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
+    const latenessMs = Math.max(0, started.getTime() - dueAt.getTime());
+    this.p.events?.fired(row.mode, latenessMs / 1000);
     if (row.mode === 'approval') {
-      if (!this.p.approvals)
-        throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
-      await this.p.approvals.sendRound(row);
+      const approvals = this.p.approvals;
+      if (!approvals) throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
+      const send = () => approvals.sendRound(row);
+      await (this.p.tracing?.span('sched.approval.send', { 'sched.action_id': row.id }, send) ?? send());
       return;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
-    const result = await this.p.outbound.send(
-      buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes),
+    const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes);
+    const span = this.p.tracing?.deliveryAttempt({
+      actionId: row.id,
+      attempt: row.attempt_count,
+      latenessMs,
+      createdBy: row.traceparent,
+    });
+    if (span) Object.assign(request.headers, span.headers);
+    const result = await this.p.outbound.send(request);
+    span?.end(
+      result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
     await this.record(row, dueAt, started, result, listened !== null);
   }

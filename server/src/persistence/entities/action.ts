@@ -142,6 +142,8 @@ export const ActionSchema = defineEntity({
     lastLatenessMs: p.integer().nullable(),
     /** The action this one replays (POST /actions/{id}/replay). */
     replayOf: p.uuid().nullable(),
+    /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
+    traceparent: p.string().length(55).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
