@@ -1,4 +1,4 @@
-// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million ...] [--seconds N] [--rounds N]
+// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million|batch ...] [--seconds N] [--rounds N]
 // [--deliveries N] [--pending N] [--log-level L]` (all benchmarks when none is named). Every benchmark measures the
 // baselines of issue 12 and sched (and, with BENCH_SCHED_ROOT, a second sched build) on one PostgreSQL, alternating
 // the order across rounds; then one table sets sched beside the baselines with the ratios and the goals of issue 12,
@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { BUILDS, log, machine, roleLayout, serverNodeEnv, settings, startPostgres, TMP } from './lib.mjs';
 import { printSummary } from './summary.mjs';
 
-const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million'];
+const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million', 'batch'];
 
 const { values: flags, positionals: names } = parseArgs({
   allowPositionals: true,

@@ -1,5 +1,6 @@
 import type {
   Action,
+  ActionBatchResult,
   ActionCreateBody,
   ActionSummary,
   PauseBody,
@@ -47,6 +48,13 @@ export type CreateActionResult =
   | { skipped: false; action: Action }
   | { skipped: true; action: ExistingAction; reason: string; existingStatus: ActionStatus | undefined };
 
+/**
+ * What `actions.createMany` answers: `data` in the order given, each a new action or, where the item was skipped by
+ * its idempotency key or dedup rule, the existing action with `meta: { skipped: true, reason, existing_status }`;
+ * `meta` counts both. An invalid item throws `SchedApiError` (422, paths `actions.N.field`) and nothing is created.
+ */
+export type CreateManyResult = ActionBatchResult;
+
 /** Where an action stops moving by itself: `executed`, `failed`, `expired`, `cancelled`. */
 export const FINAL_ACTION_STATES: readonly ActionStatus[] = Object.freeze([
   'executed',
@@ -67,6 +75,11 @@ export interface ActionsApi {
    * with the first action.
    */
   create(body: ActionCreateBody, options?: CallOptions): Promise<CreateActionResult>;
+  /**
+   * Schedules up to 1,000 actions in one transaction (`POST /v1/actions/batch`): all or nothing. See
+   * `CreateManyResult`; an invalid item throws `SchedApiError` 422 with paths `actions.N.field`.
+   */
+  createMany(bodies: readonly ActionCreateBody[], options?: CallOptions): Promise<CreateManyResult>;
   /** One page of summaries with `meta` (`GET /v1/actions`), newest first. */
   list(query?: ActionListQuery, options?: CallOptions): Promise<Page<ActionSummary>>;
   /** Every page from `query.page` (default 1), one request each; see `paginatePages`. */
@@ -130,6 +143,8 @@ export function actionsApi(raw: RawClient): ActionsApi {
       }
       return { skipped: false, action: unwrap(result, 201).data };
     },
+    createMany: async (bodies, o) =>
+      unwrap(await raw.actions.createMany({ body: { actions: [...bodies] }, ...callArgs(o) }), 201),
     list,
     pages: (query = {}, o) => paginatePages(byPage(o), query),
     iterate: (query = {}, o) => paginate(byPage(o), query),

@@ -2,6 +2,7 @@ export type {
   ActionsApi,
   ActionWaitOptions,
   CreateActionResult,
+  CreateManyResult,
   ExistingAction,
   QuotaApi,
 } from './actions.js';

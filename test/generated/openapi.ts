@@ -124,6 +124,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule up to 1,000 actions at once
+         * @description Each item of `actions` is a `POST /v1/actions` body, validated the same way; any invalid item answers 422 with paths `actions.N.field` and nothing is created. Otherwise all items are written in ONE transaction and the answer is 201 with `data` holding the actions in the order given and `meta.created` / `meta.skipped` counting them. An item skipped by its idempotency key or dedup rule is, in its place, the existing action with `meta: { skipped: true, reason, existing_status }` (what the single create answers with 200). The monthly quota, destination thresholds and the create rate limit count each item: a batch that does not fit is refused whole (403 / 422 / 429).
+         */
+        post: operations["actionsCreateMany"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions/{id}": {
         parameters: {
             query?: never;
@@ -1107,6 +1127,70 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ActionBatchItem: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            mode: components["schemas"]["ActionMode"];
+            status: components["schemas"]["ActionStatus"];
+            timezone: string;
+            /** Format: date-time */
+            scheduled_for: string;
+            /** @description When the next delivery attempt is due (retries included). */
+            next_attempt_at: string | null;
+            executed_at: string | null;
+            idempotency_key: string | null;
+            dedup_keys: string[];
+            attempt_count: number;
+            max_attempts: number;
+            retry_strategy: components["schemas"]["RetryStrategy"];
+            manual_retry_count: number;
+            is_recurring: boolean;
+            recurrence: components["schemas"]["Recurrence"] | null;
+            recurrence_count: number;
+            /** @description The DST policy of a recurring action (null: one-time). */
+            dst_policy: components["schemas"]["DstPolicy"] | null;
+            /** @description A recurring action: the next (up to) 5 runs, the pending one first, within the end of the series. Empty otherwise. */
+            next_occurrences: string[];
+            /** @description The running pause of a `paused` action; null otherwise. */
+            pause: components["schemas"]["Pause"] | null;
+            last_executed_at: string | null;
+            request: components["schemas"]["ActionRequest"] | null;
+            callback_url: string | null;
+            /** @description Whether outgoing requests are signed (a webhook_secret is set; it is never shown). */
+            signed: boolean;
+            coordination: components["schemas"]["Coordination"] | null;
+            gate: components["schemas"]["Gate"] | null;
+            delivery_attempts: components["schemas"]["DeliveryAttempt"][];
+            reminder_events: components["schemas"]["ReminderEvent"][];
+            recipients: components["schemas"]["Recipient"][];
+            last_error: string | null;
+            last_attempt: components["schemas"]["LastAttempt"] | null;
+            /** @description The action this one replays (POST /actions/{id}/replay). */
+            replay_of: string | null;
+            /** @description The actions replaying this one, oldest first. */
+            replays: string[];
+            /** @description The bulk operations that processed this action, in order: the operation's part of its timeline. */
+            bulk_operations: components["schemas"]["ActionBulkEvent"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Present only on an item that was skipped: the single create answers it with 200 and this meta. */
+            meta?: components["schemas"]["SkippedMeta"];
+        };
+        ActionBatchRequest: {
+            /** @description 1 to 1000 create bodies, each as `POST /v1/actions` takes it. */
+            actions: components["schemas"]["ActionCreate"][];
+        };
+        ActionBatchResult: {
+            data: components["schemas"]["ActionBatchItem"][];
+            meta: {
+                created: number;
+                skipped: number;
+            };
         };
         ActionBulkEvent: {
             /** Format: uuid */
@@ -3996,6 +4080,292 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsCreateMany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "actions": [
+                 *         {
+                 *           "name": "Order 42 follow-up",
+                 *           "schedule": {
+                 *             "wait": "10m"
+                 *           },
+                 *           "request": {
+                 *             "url": "https://hooks.example.com/orders/42/follow-up",
+                 *             "method": "POST",
+                 *             "body": {
+                 *               "order": 42
+                 *             }
+                 *           },
+                 *           "callback_url": "https://hooks.example.com/sched-events",
+                 *           "idempotency_key": "order-42-follow-up"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ActionBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "description": "string",
+                     *           "mode": "webhook",
+                     *           "status": "scheduled",
+                     *           "timezone": "Europe/Berlin",
+                     *           "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *           "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *           "executed_at": "2030-01-31T09:00:00.000Z",
+                     *           "idempotency_key": "string",
+                     *           "dedup_keys": [
+                     *             "string"
+                     *           ],
+                     *           "attempt_count": 1,
+                     *           "max_attempts": 1,
+                     *           "retry_strategy": "exponential",
+                     *           "manual_retry_count": 1,
+                     *           "is_recurring": true,
+                     *           "recurrence": {
+                     *             "frequency": 1,
+                     *             "unit": "m",
+                     *             "end_type": "never",
+                     *             "max_occurrences": 2,
+                     *             "end_date": "string"
+                     *           },
+                     *           "recurrence_count": 1,
+                     *           "dst_policy": {
+                     *             "gap": "shift_forward",
+                     *             "fold": "first"
+                     *           },
+                     *           "next_occurrences": [
+                     *             "2030-01-31T09:00:00.000Z"
+                     *           ],
+                     *           "pause": {
+                     *             "paused_at": "2030-01-31T09:00:00.000Z",
+                     *             "until": "2030-01-31T09:00:00.000Z",
+                     *             "note": "string"
+                     *           },
+                     *           "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *           "request": {
+                     *             "url": "https://hooks.example.com/orders",
+                     *             "method": "GET",
+                     *             "headers": {},
+                     *             "body": {}
+                     *           },
+                     *           "callback_url": "https://hooks.example.com/sched-events",
+                     *           "signed": true,
+                     *           "coordination": {
+                     *             "on_create": "skip_if_exists",
+                     *             "on_execute": {
+                     *               "condition": "skip_if_previous_pending",
+                     *               "on_condition_not_met": "cancel",
+                     *               "reschedule_delay": 60,
+                     *               "max_reschedules": 1
+                     *             }
+                     *           },
+                     *           "gate": {
+                     *             "message": "Ship v2 to production?",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "buttons": [
+                     *               "string"
+                     *             ],
+                     *             "confirmation_mode": "first_response",
+                     *             "max_snoozes": 1,
+                     *             "snooze_count": 1,
+                     *             "timeout": "string",
+                     *             "on_timeout": "cancel",
+                     *             "escalation": {
+                     *               "contacts": [
+                     *                 "string"
+                     *               ],
+                     *               "after_hours": 1
+                     *             },
+                     *             "attachments": [
+                     *               {
+                     *                 "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *                 "name": "Order follow-up",
+                     *                 "content_type": "string",
+                     *                 "size": 1,
+                     *                 "url": "https://hooks.example.com/orders"
+                     *               }
+                     *             ],
+                     *             "sent_at": "2030-01-31T09:00:00.000Z",
+                     *             "expires_at": "2030-01-31T09:00:00.000Z",
+                     *             "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *             "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           },
+                     *           "delivery_attempts": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "attempt_number": 1,
+                     *               "due_at": "2030-01-31T09:00:00.000Z",
+                     *               "started_at": "2030-01-31T09:00:00.000Z",
+                     *               "lateness_ms": 1,
+                     *               "duration_ms": 1,
+                     *               "status_code": 1,
+                     *               "outcome": "success",
+                     *               "error_class": "timeout",
+                     *               "error": "string",
+                     *               "response_excerpt": "string",
+                     *               "response_truncated": true
+                     *             }
+                     *           ],
+                     *           "reminder_events": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "event_type": "sent",
+                     *               "actor_email": "string",
+                     *               "notes": "string",
+                     *               "created_at": "2030-01-31T09:00:00.000Z"
+                     *             }
+                     *           ],
+                     *           "recipients": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "email": "ada@example.com",
+                     *               "status": "pending",
+                     *               "responded_at": "2030-01-31T09:00:00.000Z",
+                     *               "response_comment": "string",
+                     *               "display_name": "string",
+                     *               "role": "recipient",
+                     *               "channels": [
+                     *                 "email"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "last_error": "string",
+                     *           "last_attempt": {
+                     *             "at": "2030-01-31T09:00:00.000Z",
+                     *             "status_code": 1,
+                     *             "error_class": "timeout",
+                     *             "lateness_ms": 1
+                     *           },
+                     *           "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "replays": [
+                     *             "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           ],
+                     *           "bulk_operations": [
+                     *             {
+                     *               "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "operation": "cancel",
+                     *               "outcome": "affected",
+                     *               "detail": "string",
+                     *               "note": "string",
+                     *               "at": "2030-01-31T09:00:00.000Z"
+                     *             }
+                     *           ],
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z",
+                     *           "meta": {
+                     *             "skipped": true,
+                     *             "reason": "string",
+                     *             "existing_status": "scheduled"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "created": 1,
+                     *         "skipped": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ActionBatchResult"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

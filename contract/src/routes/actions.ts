@@ -2,6 +2,8 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import {
   Action,
+  ActionBatchBody,
+  ActionBatchResult,
   ActionCreateBody,
   ActionListQuery,
   ActionSummary,
@@ -40,6 +42,24 @@ export const actionsContract = c.router({
       'Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is ' +
       '`skip_if_exists` and a live action shares a dedup key, or when the idempotency key belongs to a live action (`reason: idempotency_key_exists`). ' +
       '403 when the monthly action quota of the plan is spent (the message names the limit and the plan; `Retry-After` until the 1st).',
+  },
+  createMany: {
+    method: 'POST',
+    path: '/v1/actions/batch',
+    body: ActionBatchBody,
+    responses: {
+      201: ActionBatchResult,
+      413: ErrorBody,
+      ...authErrors,
+    },
+    summary: 'Schedule up to 1,000 actions at once',
+    description:
+      'Each item of `actions` is a `POST /v1/actions` body, validated the same way; any invalid item answers 422 with paths ' +
+      '`actions.N.field` and nothing is created. Otherwise all items are written in ONE transaction and the answer is 201 with ' +
+      '`data` holding the actions in the order given and `meta.created` / `meta.skipped` counting them. An item skipped by its ' +
+      'idempotency key or dedup rule is, in its place, the existing action with `meta: { skipped: true, reason, existing_status }` ' +
+      '(what the single create answers with 200). The monthly quota, destination thresholds and the create rate limit count each ' +
+      'item: a batch that does not fit is refused whole (403 / 422 / 429).',
   },
   list: {
     method: 'GET',

@@ -515,6 +515,37 @@ export const SkippedMeta = z
   .object({ skipped: z.literal(true), reason: z.string(), existing_status: ActionStatus.optional() })
   .meta({ id: 'SkippedMeta' });
 
+/** The most items one `POST /v1/actions/batch` takes. */
+export const ACTION_BATCH_MAX = 1000;
+
+export const ActionBatchBody = z
+  .object({
+    actions: z
+      .array(ActionCreateBody)
+      .min(1)
+      .max(ACTION_BATCH_MAX)
+      .meta({
+        description: `1 to ${ACTION_BATCH_MAX} create bodies, each as \`POST /v1/actions\` takes it.`,
+      }),
+  })
+  .meta({ id: 'ActionBatchRequest' });
+export type ActionBatchBody = z.input<typeof ActionBatchBody>;
+
+export const ActionBatchResult = z
+  .object({
+    data: z.array(
+      Action.extend({
+        meta: SkippedMeta.optional().meta({
+          description:
+            'Present only on an item that was skipped: the single create answers it with 200 and this meta.',
+        }),
+      }).meta({ id: 'ActionBatchItem' }),
+    ),
+    meta: z.object({ created: z.number().int(), skipped: z.number().int() }),
+  })
+  .meta({ id: 'ActionBatchResult' });
+export type ActionBatchResult = z.infer<typeof ActionBatchResult>;
+
 export const CancelledAction = z
   .object({ id: Uuid, name: z.string(), status: z.literal('cancelled') })
   .meta({ id: 'CancelledAction' });

@@ -36,11 +36,14 @@ export class RateLimiter {
     readonly clock: Clock = () => new Date(),
   ) {}
 
-  /** Counts one hit against every rule in one statement (one round trip however many rules apply). */
-  async hit(rules: RateLimitRule[], now: Date = this.clock()): Promise<RateLimitState[]> {
+  /**
+   * Counts `weight` hits (one request, or the further items of a batch create) against every rule in one statement
+   * (one round trip however many rules apply).
+   */
+  async hit(rules: RateLimitRule[], now: Date = this.clock(), weight = 1): Promise<RateLimitState[]> {
     if (rules.length === 0) return [];
     const windows = rules.map((r) => ({ bucket: `${r.name}:${r.subject}`, ...windowOf(r.name, now) }));
-    const hits = await countHits(this.store.sql, windows);
+    const hits = await countHits(this.store.sql, windows, weight);
     return rules.map((r, i) => evaluate(r, hits.get(windows[i]!.bucket) ?? 1, now));
   }
 

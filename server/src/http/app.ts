@@ -195,7 +195,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   const routeLimits = (req: { method: string; routeOptions: { url?: string } }): RateLimitName[] =>
-    req.method === 'POST' && req.routeOptions.url === '/v1/actions' ? ['createAction'] : [];
+    req.method === 'POST' &&
+    (req.routeOptions.url === '/v1/actions' || req.routeOptions.url === '/v1/actions/batch')
+      ? ['createAction']
+      : [];
 
   const auth = authenticate({
     accounts: deps.accounts,
@@ -267,7 +270,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays),
+    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays, {
+      limiter: deps.rateLimiter,
+      factor: deps.rateLimitFactor,
+    }),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     schedules: schedulesHandlers(() => new Date()),

@@ -32,8 +32,9 @@ export async function enforceRateLimits(
   limiter: RateLimiter,
   reply: FastifyReply,
   rules: RateLimitRule[],
+  weight = 1,
 ): Promise<void> {
-  const states = await limiter.hit(rules);
+  const states = await limiter.hit(rules, limiter.clock(), weight);
   const state = tightest(states);
   setRateLimitHeaders(reply, state);
   if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);

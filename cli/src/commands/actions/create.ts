@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { client, collectOption } from '../../runtime.js';
+import { client, collectOption, UsageError } from '../../runtime.js';
 import {
   buildCreateBody,
   type CreateActionOptions,
@@ -8,6 +8,7 @@ import {
   ON_CREATE_RULES,
   RETRY_STRATEGIES,
 } from './request.js';
+import { createFromFile } from './create-from-file.js';
 import { createdSummary, printCreated } from './show.js';
 
 /** Two weeks from today at 09:00 UTC: an example time within every plan's schedule horizon (Free: 30 days). */
@@ -18,13 +19,15 @@ Examples:
   $ sched actions create --url https://example.com/hook --in 10m --body '{"a":1}'
   $ sched actions create --url https://example.com/hook --preset tomorrow --timezone Europe/Berlin
   $ sched actions create --url https://example.com/hook --at ${EXAMPLE_AT} --every 1d --times 5
-  $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json`;
+  $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json
+  $ sched actions create --from-file actions.ndjson`;
 
 export function configureActionsCreateCommand(actions: Command): void {
   actions
     .command('create')
-    .description('schedule an HTTP request')
-    .requiredOption('--url <url>', 'where to send the request')
+    .description('schedule an HTTP request (or, with --from-file, up to 1,000 actions in one batch)')
+    .option('--url <url>', 'where to send the request (required without --from-file)')
+    .option('--from-file <file>', 'NDJSON, one create body per line (- for stdin): all created or none')
     .option('--in <duration>', 'send after a wait: 30s, 10m, 2h, 7d, 1w')
     .option('--at <time>', 'send at an ISO 8601 time (without an offset: in --timezone)')
     .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
@@ -53,7 +56,9 @@ export function configureActionsCreateCommand(actions: Command): void {
     )
     .option('--dst-fold <policy>', 'with --every: a wall time in a DST fold: first (default), second, both')
     .addHelpText('after', CREATE_EXAMPLES)
-    .action(async (opts: CreateActionOptions, cmd: Command) => {
+    .action(async (opts: CreateActionOptions & { fromFile?: string }, cmd: Command) => {
+      if (opts.fromFile !== undefined) return createFromFile(cmd, opts.fromFile);
+      if (opts.url === undefined) throw new UsageError("required option '--url <url>' not specified");
       const body = buildCreateBody(opts, (path) => readFileSync(path === '-' ? 0 : path, 'utf8'));
       printCreated(cmd, await client(cmd).actions.create(body), createdSummary);
     });

@@ -60,7 +60,7 @@ export interface NewActionInput {
    * When set, a plan without a monthly cap is not counted in the transaction but handed here with its period, to be
    * counted after the commit (the API does so on a connection that does not wait for the disk flush).
    */
-  countLater?: ((period: string) => void) | undefined;
+  countLater?: ((period: string, amount: number) => void) | undefined;
   /** The creating request's W3C `traceparent`, kept for the delivery span to link to. */
   traceparent?: string | null | undefined;
 }
@@ -185,18 +185,22 @@ export async function createAction(
   return writeNewAction(db, { ...input, gate }, deps);
 }
 
-/** Takes one action from the plan's monthly allowance, or throws QuotaExceededError with Retry-After until the 1st. */
-async function takeActionQuota(
+/**
+ * Takes `amount` actions (one create, or a batch's plain items together) from the plan's monthly allowance, or throws
+ * QuotaExceededError with Retry-After until the 1st: a batch that does not fit whole takes nothing.
+ */
+export async function takeActionQuota(
   db: Sql,
   owner: ActionOwner,
   now: Date,
-  countLater: ((period: string) => void) | undefined,
+  countLater: ((period: string, amount: number) => void) | undefined,
+  amount = 1,
 ): Promise<void> {
   const allowance = planLimits(owner.plan).actionsPerMonth;
   const period = monthPeriod(now);
   if (allowance === null && countLater) {
     // Nothing to refuse: counted after the commit, so no counter row every create of the account would queue on.
-    countLater(periodKey(period));
+    countLater(periodKey(period), amount);
     return;
   }
   if (
@@ -205,6 +209,7 @@ async function takeActionQuota(
       period: periodKey(period),
       metric: 'actions',
       limit: allowance,
+      amount,
     }))
   ) {
     throw new QuotaExceededError(

@@ -34,9 +34,16 @@ import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
-import { type ActionOrigin, newActionRow, resolveActionGate, writeNewAction } from './create.js';
+import {
+  type ActionOrigin,
+  newActionRow,
+  type ResolvedGate,
+  resolveActionGate,
+  takeActionQuota,
+  writeNewAction,
+} from './create.js';
 import { type ActionFilterQuery, toActionFilter } from './filter.js';
-import { prepareAction } from './prepare.js';
+import { type PreparedAction, prepareAction } from './prepare.js';
 import { actionSummary, actionView, statsView } from './view.js';
 import { countActionsByStatus, deliveryFigures, failingUrls } from '../../persistence/stats.js';
 
@@ -154,27 +161,8 @@ export class ActionService {
       if (p.idempotencyKey) await lockName(db, accountId, 'idempotency', p.idempotencyKey);
       for (const key of [...p.dedupKeys].sort()) await lockName(db, accountId, 'dedup', key);
 
-      if (p.idempotencyKey) {
-        const existing = await findByIdempotencyKey(db, accountId, p.idempotencyKey, { liveOnly: true });
-        if (existing)
-          return { kind: 'skipped', action: await this.view(db, existing), reason: 'idempotency_key_exists' };
-      }
-
-      if (p.dedupKeys.length > 0 && p.coordination?.on_create) {
-        const sharing = await actionsSharingKeys(db, accountId, p.dedupKeys, { liveOnly: true });
-        const decision = decideOnCreate(
-          p.coordination.on_create,
-          sharing.map((s) => ({ id: s.id, status: s.status, createdAt: s.created_at })),
-        );
-        if (decision.kind === 'skip') {
-          const existing = (await findAction(db, accountId, decision.existingId))!;
-          return { kind: 'skipped', action: await this.view(db, existing), reason: SKIP_REASON };
-        }
-        if (decision.kind === 'replace') {
-          for (const id of decision.cancelIds)
-            await this.cancelRow(db, (await findAction(db, accountId, id, { forUpdate: true }))!, now);
-        }
-      }
+      const skipped = await this.skipOrReplace(db, accountId, p, now);
+      if (skipped) return skipped;
 
       const row = await writeNewAction(
         db,
@@ -202,6 +190,166 @@ export class ActionService {
     if (result.kind === 'created' && countAfterCommit !== null)
       await this.lateCounts.add({ accountId, period: countAfterCommit });
     return result;
+  }
+
+  /**
+   * The idempotency and dedup decisions of a create whose keys the caller has locked: the skip it answers instead of
+   * creating, or null after cancelling what a `replace` rule displaces.
+   */
+  private async skipOrReplace(
+    db: Sql,
+    accountId: string,
+    p: PreparedAction,
+    now: Date,
+  ): Promise<CreateResult | null> {
+    if (p.idempotencyKey) {
+      const existing = await findByIdempotencyKey(db, accountId, p.idempotencyKey, { liveOnly: true });
+      if (existing)
+        return { kind: 'skipped', action: await this.view(db, existing), reason: 'idempotency_key_exists' };
+    }
+    if (p.dedupKeys.length > 0 && p.coordination?.on_create) {
+      const sharing = await actionsSharingKeys(db, accountId, p.dedupKeys, { liveOnly: true });
+      const decision = decideOnCreate(
+        p.coordination.on_create,
+        sharing.map((s) => ({ id: s.id, status: s.status, createdAt: s.created_at })),
+      );
+      if (decision.kind === 'skip') {
+        const existing = (await findAction(db, accountId, decision.existingId))!;
+        return { kind: 'skipped', action: await this.view(db, existing), reason: SKIP_REASON };
+      }
+      if (decision.kind === 'replace') {
+        for (const id of decision.cancelIds)
+          await this.cancelRow(db, (await findAction(db, accountId, id, { forUpdate: true }))!, now);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * `POST /actions/batch`: every item prepared and its gate resolved first (any problem is a 422 under
+   * `actions.N.`), then ONE transaction. Items with keys or a gate go through the single create's decisions and the
+   * create core one by one, in order, so a later item sees an earlier one (a repeated idempotency key is skipped);
+   * the plain items take the quota together and are inserted in one statement. Any refusal (quota, destination
+   * threshold) rolls the whole batch back.
+   */
+  async createMany(
+    principal: Principal,
+    bodies: readonly ActionCreateParsed[],
+    context: { traceparent?: string | null } = {},
+  ): Promise<CreateResult[]> {
+    const traceparent = context.traceparent ?? null;
+    const now = this.clock();
+    const accountId = principal.accountId;
+    const owner = { accountId, plan: principal.plan };
+    const errors: Record<string, string[]> = {};
+    const underItem = (i: number, found: Record<string, string[]>) => {
+      for (const [path, messages] of Object.entries(found)) errors[`actions.${i}.${path}`] = messages;
+    };
+    const prepared: PreparedAction[] = [];
+    bodies.forEach((body, i) => {
+      const r = prepareAction(body, {
+        plan: principal.plan,
+        now,
+        allowPrivateDestinations: this.options.allowPrivateDestinations,
+      });
+      if (r.ok) prepared.push(r.action);
+      else underItem(i, r.errors);
+    });
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const gates: (ResolvedGate | null)[] = [];
+    for (const [i, p] of prepared.entries()) {
+      try {
+        gates.push(await resolveActionGate(this.store.sql, owner, p, now));
+      } catch (e) {
+        if (!(e instanceof ValidationError)) throw e;
+        underItem(i, e.errors);
+        gates.push(null);
+      }
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+    const count = this.options.countDestination;
+    const guardOf = (i: number): CountDestination | undefined =>
+      count &&
+      ((db, account, url, at, opts) =>
+        count(db, account, url, at, { ...opts, field: `actions.${i}.request.url` }));
+    let countAfterCommit: { period: string; amount: number } | null = null;
+    const countLater = (period: string, amount: number) => {
+      countAfterCommit = { period, amount: (countAfterCommit?.amount ?? 0) + amount };
+    };
+    const results = await this.store.transaction(async (db): Promise<CreateResult[]> => {
+      // All keys locked first, idempotency then dedup, each sorted: the single create's order, so no deadlock.
+      const unique = (keys: (string | null)[]) => [...new Set(keys.filter((k) => k !== null))].sort();
+      for (const key of unique(prepared.map((p) => p.idempotencyKey)))
+        await lockName(db, accountId, 'idempotency', key);
+      for (const key of unique(prepared.flatMap((p) => p.dedupKeys)))
+        await lockName(db, accountId, 'dedup', key);
+
+      const out: CreateResult[] = new Array(prepared.length);
+      const plain: { index: number; row: NewAction; at: Date }[] = [];
+      // Whether a host is counted, read once per host of the batch.
+      const counted = new Map<string, boolean>();
+      for (const [i, p] of prepared.entries()) {
+        const gate = gates[i]!;
+        if (p.idempotencyKey !== null || p.dedupKeys.length > 0 || gate !== null) {
+          const skipped = await this.skipOrReplace(db, accountId, p, now);
+          if (skipped) {
+            out[i] = skipped;
+            continue;
+          }
+          const row = await writeNewAction(
+            db,
+            { owner, action: p, gate, origin: REQUEST, now, traceparent, countLater },
+            { scheduler: this.scheduler, countDestination: guardOf(i) },
+          );
+          out[i] = {
+            kind: 'created',
+            action: row.mode === 'webhook' ? actionView(row, []) : await this.view(db, row),
+          };
+          continue;
+        }
+        const guard = guardOf(i);
+        if (p.request && guard) {
+          const names = countedNames(p.request.url, isBlockedAddress);
+          if (names.length > 0) {
+            const host = names.join(' ');
+            let unverified = counted.get(host);
+            if (unverified === undefined) {
+              unverified = !(await isUncountedDestination(db, accountId, p.request.url));
+              counted.set(host, unverified);
+            }
+            if (unverified) await guard(db, accountId, p.request.url, now, { unverified: true });
+          }
+        }
+        plain.push({
+          index: i,
+          row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now, traceparent }),
+          at: p.at,
+        });
+      }
+      if (plain.length > 0) {
+        await takeActionQuota(db, owner, now, countLater, plain.length);
+        const rows = await insertActions(
+          db,
+          plain.map((x) => x.row),
+        );
+        for (const [k, row] of rows.entries()) {
+          await this.scheduler.schedule(db, row.id, plain[k]!.at);
+          out[plain[k]!.index] = { kind: 'created', action: actionView(row, []) };
+        }
+      }
+      return out;
+    });
+    const late = countAfterCommit as { period: string; amount: number } | null;
+    if (late)
+      await consumeUsage((this.options.counters ?? this.store).sql, {
+        accountId,
+        period: late.period,
+        metric: 'actions',
+        limit: null,
+        amount: late.amount,
+      });
+    return results;
   }
 
   /** `credentials`: whether the caller's key may see stored header values (domain/auth/api-key.ts seesCredentials). */

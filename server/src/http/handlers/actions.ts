@@ -6,12 +6,49 @@ import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
 import { previewSchedule } from '../../app/schedules/preview.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
-import { principalOf } from '../auth.js';
+import type { RateLimiter } from '../../app/rate-limiter.js';
+import { rule } from '../../domain/rate-limit/policy.js';
+import { enforceRateLimits, principalOf } from '../auth.js';
 
 const s = initServer();
 
-export function actionsHandlers(actions: ActionService, pauses: PauseService, replays: ActionReplays) {
+export function actionsHandlers(
+  actions: ActionService,
+  pauses: PauseService,
+  replays: ActionReplays,
+  rateLimits: { limiter: RateLimiter; factor: number },
+) {
   return s.router(contract.actions, {
+    createMany: async ({ request, reply, body }) => {
+      const p = principalOf(request);
+      // The request itself was counted once by authentication: each further item counts as one more create.
+      if (body.actions.length > 1)
+        await enforceRateLimits(
+          rateLimits.limiter,
+          // ts-rest types the reply with its own copy of Fastify's generics.
+          reply as unknown as Parameters<typeof enforceRateLimits>[1],
+          [rule('createAction', p.accountId, rateLimits.factor * p.rateLimitFactor)],
+          body.actions.length - 1,
+        );
+      const results = await actions.createMany(p, body.actions, {
+        traceparent: validTraceparent(request.headers.traceparent),
+      });
+      const skipped = results.filter((r) => r.kind === 'skipped').length;
+      return {
+        status: 201,
+        body: {
+          data: results.map((r) =>
+            r.kind === 'created'
+              ? r.action
+              : {
+                  ...r.action,
+                  meta: { skipped: true as const, reason: r.reason, existing_status: r.action.status },
+                },
+          ),
+          meta: { created: results.length - skipped, skipped },
+        },
+      };
+    },
     create: async ({ request, body }) => {
       const result = await actions.create(principalOf(request), body, {
         traceparent: validTraceparent(request.headers.traceparent),
