@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { apiKeysContract } from './routes/api-keys.js';
+import { auditContract, auditExportContract } from './routes/audit.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
@@ -11,6 +12,7 @@ import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
 export * from './schemas/api-key.js';
+export * from './schemas/audit.js';
 export * from './schemas/callback.js';
 export * from './schemas/approval.js';
 export * from './schemas/chain.js';
@@ -41,6 +43,7 @@ export const apiContract = c.router({
   domains: domainsContract,
   apiKeys: apiKeysContract,
   schedules: schedulesContract,
+  audit: auditContract,
 });
 
 /**
@@ -51,6 +54,7 @@ export const contract = c.router({
   ...apiContract,
   responses: responsesContract,
   trigger: triggerContract,
+  auditExport: auditExportContract,
 });
 
 export type Contract = typeof contract;

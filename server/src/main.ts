@@ -20,6 +20,7 @@ import { ContactService } from './app/contacts.js';
 import { destinationGuard } from './app/domains/guard.js';
 import { DomainService } from './app/domains/service.js';
 import { QuotaService } from './app/quota.js';
+import { AuditService } from './app/audit.js';
 import { RateLimiter } from './app/rate-limiter.js';
 import { TemplateService } from './app/templates/service.js';
 import { TemplateTrigger } from './app/templates/trigger.js';
@@ -249,6 +250,7 @@ export async function startService(
         trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
         chains,
         domains,
+        audit: new AuditService(database, clock),
         quota: new QuotaService(database, clock),
         channels: new NotificationChannelService(database, {
           allowPrivateDestinations: config.allowPrivateDestinations,

@@ -720,6 +720,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The account's audit log, oldest first by `seq`, page by page with `after` (keyset: stable while events are appended).
+         */
+        get: operations["auditList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the audit chain
+         * @description Recomputes every hash of the account's chain from its anchor. `ok: false` with `broken_at`, the `seq` of the first event that was changed, removed or reordered.
+         */
+        get: operations["auditVerify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -758,6 +798,26 @@ export interface paths {
          * @description No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, as JSON or `application/x-www-form-urlencoded` (an HTML form), plus an optional `schedule` (in a form: `schedule.wait`, `schedule.preset`, `schedule.timezone` fields); without one the action runs in about 1 s. Keys that name no placeholder are ignored and listed in `meta.ignored_keys`. 422 for a missing required placeholder or a resolved action that fails validation; 404, the same answer, for unknown, regenerated, deleted or inactive tokens; 403 for a chain template of an account whose plan has no chains. A chain template creates and starts a chain whose `input` holds the values (`schedule` does not apply). 60 requests a minute per token and 120 per client IP.
          */
         post: operations["triggerTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export audit events
+         * @description Every event the filters match, oldest first, streamed: one JSON object a line (`ndjson`) or CSV with a header row (`csv`; `actor`, `resource` and `details` as JSON).
+         */
+        get: operations["auditExportExport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1391,6 +1451,55 @@ export interface components {
              * @description A link to the file instead of its content; shown, never fetched.
              */
             url?: string;
+        };
+        /** @description Who made the change: an API key (or a console session acting as it), a recipient answering through a link, the service itself, or a template trigger. */
+        AuditActor: {
+            /** @enum {string} */
+            type: "api_key" | "recipient" | "system" | "template_trigger";
+            id: string;
+            email?: string;
+        };
+        /** @description One entry of the account's audit log (docs/audit.md). `hash` = sha256(`prev_hash` ‖ canonical JSON of the event without `prev_hash` and `hash`), lowercase hex; the first event's `prev_hash` is 64 zeros (or the anchor left by retention). */
+        AuditEvent: {
+            seq: number;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @example action.create
+             * @example approval.confirm
+             * @example api_key.revoke
+             */
+            action: string;
+            actor: components["schemas"]["AuditActor"];
+            resource: {
+                type: string;
+                id: string;
+            };
+            channel?: string;
+            ip?: string;
+            user_agent?: string;
+            request_id?: string;
+            details: {
+                [key: string]: unknown;
+            };
+            prev_hash: string;
+            hash: string;
+        };
+        AuditEventsPage: {
+            data: components["schemas"]["AuditEvent"][];
+            meta: {
+                /** @description Pass as `after` for the next page; null on the last page. */
+                next_after: number | null;
+                limit: number;
+            };
+        };
+        /** @description The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold. */
+        AuditVerification: {
+            ok: boolean;
+            checked: number;
+            broken_at?: number;
         };
         CancelByKeyResult: {
             message: string;
@@ -8614,6 +8723,205 @@ export interface operations {
             };
         };
     };
+    auditList: {
+        parameters: {
+            query?: {
+                resource_id?: string;
+                /** @description An action name; `*` matches any run of characters (`approval.*`). */
+                action?: string;
+                actor_type?: "api_key" | "recipient" | "system" | "template_trigger";
+                /** @description Events at or after this time. */
+                from?: string;
+                /** @description Events before this time. */
+                to?: string;
+                /** @description Keyset: events after this `seq`. */
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "seq": 1,
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "action": "action.create",
+                     *           "actor": {
+                     *             "type": "api_key",
+                     *             "id": "string",
+                     *             "email": "ada@example.com"
+                     *           },
+                     *           "resource": {
+                     *             "type": "string",
+                     *             "id": "string"
+                     *           },
+                     *           "channel": "string",
+                     *           "ip": "string",
+                     *           "user_agent": "string",
+                     *           "request_id": "string",
+                     *           "details": {},
+                     *           "prev_hash": "string",
+                     *           "hash": "string"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_after": 1,
+                     *         "limit": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventsPage"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "checked": 1,
+                     *         "broken_at": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AuditVerification"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     responsesPage: {
         parameters: {
             query?: never;
@@ -8852,6 +9160,86 @@ export interface operations {
             };
             /** @description Not found (also for resources of another account) */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditExportExport: {
+        parameters: {
+            query?: {
+                resource_id?: string;
+                /** @description An action name; `*` matches any run of characters (`approval.*`). */
+                action?: string;
+                actor_type?: "api_key" | "recipient" | "system" | "template_trigger";
+                /** @description Events at or after this time. */
+                from?: string;
+                /** @description Events before this time. */
+                to?: string;
+                format?: "ndjson" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

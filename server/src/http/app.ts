@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ChainService } from '../app/chains/service.js';
@@ -45,6 +46,7 @@ import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
 import { domainsHandlers } from './handlers/domains.js';
+import { auditHandlers, registerAuditExport } from './handlers/audit.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -59,6 +61,7 @@ export interface HttpDeps {
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
   domains: DomainService;
+  audit: AuditService;
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
@@ -142,6 +145,20 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     if (draining) throw new ServiceUnavailableError('the server is shutting down; retry on another instance');
   });
   registerJsonParser(app);
+  // Who acts and from where, for the audit events the handler's use case records (app/audit.ts). A preHandler runs
+  // after authentication and body parsing, so the principal is known and the context reaches the handler.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const ua = request.headers['user-agent'];
+    withAuditContext(
+      {
+        actor: request.principal ? principalActor(request.principal.keyId) : null,
+        ip: request.ip,
+        user_agent: typeof ua === 'string' ? ua : undefined,
+        request_id: request.id,
+      },
+      done,
+    );
+  });
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send({
       code: 'route_not_found',
@@ -240,6 +257,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
     apiKeys: apiKeysHandlers(deps.accounts),
+    audit: auditHandlers(deps.audit),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.
@@ -257,6 +275,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       responseValidation: deps.validateResponses,
       requestValidationErrorHandler,
     });
+    registerAuditExport(scope, deps.audit);
   });
   return app;
 }

@@ -23,6 +23,7 @@ import {
   recordAnswer,
 } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { recordAudit } from '../audit.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.js';
@@ -130,7 +131,7 @@ export class ResponseService {
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
         status = assertTransition(action.status, 'snooze');
-        await this.answer(tx, action.id, recipient, input.decision, now, comment, [
+        await this.answer(tx, action, recipient, input.decision, now, comment, [
           `until ${snoozedUntil.toISOString()}`,
           comment,
         ]);
@@ -144,7 +145,7 @@ export class ResponseService {
         await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
       } else if (input.decision === 'decline') {
         status = assertTransition(action.status, 'decline');
-        await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
         await updateGate(
           tx,
           action.id,
@@ -153,7 +154,7 @@ export class ResponseService {
           now,
         );
       } else {
-        await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
         const recipients = await recipientsOf(tx, action.id);
         // first_response: one confirmation is enough. all_required: every original recipient must confirm.
         // An escalation contact's confirmation decides alone: that is what escalating to them is for.
@@ -189,7 +190,7 @@ export class ResponseService {
   /** Records the recipient's answer and its timeline event (notes: the non-empty parts, joined). */
   private async answer(
     tx: Sql,
-    actionId: string,
+    action: ActionRow,
     r: Recipient,
     decision: ResponseDecision,
     now: Date,
@@ -198,9 +199,16 @@ export class ResponseService {
   ) {
     const status = STATUS_AFTER_DECISION[decision];
     await recordAnswer(tx, r.id, { status, at: now, comment });
-    await addReminderEvents(tx, actionId, [
-      { type: REMINDER_EVENT[status], actor: r.address, notes: notes.filter(Boolean).join('; ') || null },
-    ]);
+    const note = notes.filter(Boolean).join('; ') || null;
+    await addReminderEvents(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
+    // The decision in the audit log, in the same transaction; the link's token is never part of it.
+    await recordAudit(tx, action.account_id, {
+      action: `approval.${decision}`,
+      actor: { type: 'recipient', id: r.id, ...(r.address.includes('@') ? { email: r.address } : {}) },
+      resource: { type: 'action', id: action.id },
+      channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
+      details: { recipient_id: r.id, recipient: r.address, role: r.role, decision, comment, notes: note },
+    });
   }
 
   private async load(

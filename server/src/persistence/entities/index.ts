@@ -10,6 +10,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { AuditEventSchema, AuditHeadSchema } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DomainSchema } from './domain.js';
@@ -19,6 +20,7 @@ import { TemplateSchema } from './template.js';
 export * from './account.js';
 export * from './action.js';
 export * from './approval.js';
+export * from './audit.js';
 export * from './chain.js';
 export * from './contact.js';
 export * from './domain.js';
@@ -48,4 +50,6 @@ export const entities = [
   TemplateSchema,
   DomainSchema,
   ConsoleSessionSchema,
+  AuditEventSchema,
+  AuditHeadSchema,
 ];
