@@ -2,6 +2,7 @@ import { apiContract as contract, type ContactCreate, type ContactUpdate } from 
 import { initClient } from '@ts-rest/core';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
+import { auditApi } from './audit.js';
 import { chainsApi } from './chains.js';
 import { templatesApi, trigger } from './templates.js';
 import { fetchApi } from './transport.js';
@@ -69,6 +70,8 @@ export function createClient(options: ClientOptions) {
     stats: async () => unwrap(await raw.actions.stats(), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
+    /** The audit log: list, verify the hash chain, export (docs/audit.md). */
+    audit: auditApi(raw, options),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
     coordinationKeys: () => coordinationKeys(raw),
     /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */
