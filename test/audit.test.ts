@@ -53,6 +53,11 @@ describe('audit log', () => {
     });
     expect(keyed.status).toBe(201);
     expect((await call('DELETE', `/v1/actions/${keyed.body.data.id}`)).status).toBe(200);
+    expect(
+      (await call('POST', `/v1/actions/${plain.body.data.id}/pause`, { indefinite: true, note: 'freeze' }))
+        .status,
+    ).toBe(200);
+    expect((await call('POST', `/v1/actions/${plain.body.data.id}/resume`, {})).status).toBe(200);
 
     const approval = await call('POST', '/v1/actions', {
       mode: 'approval',
@@ -79,6 +84,8 @@ describe('audit log', () => {
       'action.create',
       'action.create',
       'action.cancel',
+      'action.pause',
+      'action.resume',
       'action.create',
       'approval.confirm',
     ]);
@@ -89,7 +96,8 @@ describe('audit log', () => {
     });
     expect(events[0].request_id).toBeTruthy();
     expect(events[1].prev_hash).toBe(events[0].hash);
-    expect(events[4]).toMatchObject({
+    expect(events[3]).toMatchObject({ details: { note: 'freeze', from_status: 'scheduled' } });
+    expect(events[6]).toMatchObject({
       actor: { type: 'recipient', email: 'ada@example.com' },
       resource: { type: 'action', id: approval.body.data.id },
       channel: 'email',
@@ -128,7 +136,7 @@ describe('audit log', () => {
     expect(rows[0]).toBe(
       'seq,id,at,action,actor,resource,channel,ip,user_agent,request_id,details,prev_hash,hash',
     );
-    expect(rows).toHaveLength(5);
+    expect(rows).toHaveLength(7);
     expect(
       (
         await fetch(`${server.url}/v1/audit-events/export?format=xml`, {
@@ -138,7 +146,7 @@ describe('audit log', () => {
     ).toBe(422);
     expect((await fetch(`${server.url}/v1/audit-events/export`)).status).toBe(401);
 
-    expect((await call('GET', '/v1/audit-events/verify')).body).toEqual({ data: { ok: true, checked: 5 } });
+    expect((await call('GET', '/v1/audit-events/verify')).body).toEqual({ data: { ok: true, checked: 7 } });
 
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
