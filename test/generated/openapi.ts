@@ -2025,7 +2025,10 @@ export interface components {
             channels: components["schemas"]["GateChannel"][];
             buttons: string[];
             /** @enum {string} */
-            confirmation_mode: "first_response" | "all_required";
+            confirmation_mode: "first_response" | "all_required" | "quorum";
+            min_approvals: number | null;
+            required_recipients: string[];
+            exclude_requester: string | null;
             max_snoozes: number;
             snooze_count: number;
             timeout: string;
@@ -2056,7 +2059,13 @@ export interface components {
              * @description Default: `"first_response"`.
              * @enum {string}
              */
-            confirmation_mode?: "first_response" | "all_required";
+            confirmation_mode?: "first_response" | "all_required" | "quorum";
+            /** @description With `confirmation_mode: "quorum"` (required there): how many confirmations approve, 2 to the number of recipients. */
+            min_approvals?: number;
+            /** @description Recipients (addresses or `contact:` ids, among `recipients`) who must confirm whatever the count. A decline by one of them declines the gate at once. */
+            required_recipients?: string[];
+            /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
+            exclude_requester?: string;
             /** @description Default: `5`. */
             max_snoozes?: number;
             /** @description Default: `"7d"`. */
@@ -2085,7 +2094,13 @@ export interface components {
              * @default first_response
              * @enum {string}
              */
-            confirmation_mode: "first_response" | "all_required";
+            confirmation_mode: "first_response" | "all_required" | "quorum";
+            /** @description With `confirmation_mode: "quorum"` (required there): how many confirmations approve, 2 to the number of recipients. */
+            min_approvals?: number;
+            /** @description Recipients (addresses or `contact:` ids, among `recipients`) who must confirm whatever the count. A decline by one of them declines the gate at once. */
+            required_recipients?: string[];
+            /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
+            exclude_requester?: string;
             /** @default 5 */
             max_snoozes: number;
             /** @default 7d */
@@ -2390,6 +2405,8 @@ export interface components {
             recipient_status: "pending" | "confirmed" | "declined" | "snoozed";
             action_status: string;
             snoozed_until: string | null;
+            /** @description A quorum gate still waiting: how many more approvals are needed; null otherwise. */
+            approvals_needed: number | null;
         };
         ResumeRequest: {
             /**
@@ -3548,6 +3565,11 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -3908,6 +3930,11 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -4469,6 +4496,11 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -4719,6 +4751,11 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -6845,6 +6882,11 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 2,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -7110,6 +7152,11 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 2,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -7303,6 +7350,11 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 2,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -9012,7 +9064,8 @@ export interface operations {
                      *       "decision": "confirm",
                      *       "recipient_status": "pending",
                      *       "action_status": "string",
-                     *       "snoozed_until": "2030-01-31T09:00:00.000Z"
+                     *       "snoozed_until": "2030-01-31T09:00:00.000Z",
+                     *       "approvals_needed": 1
                      *     }
                      */
                     "application/json": components["schemas"]["ResponseResult"];

@@ -36,10 +36,14 @@ export type RecipientRole = (typeof RECIPIENT_ROLE)[keyof typeof RECIPIENT_ROLE]
 export const ON_TIMEOUT = Object.freeze({ cancel: 'cancel', expire: 'expire', approve: 'approve' } as const);
 export type OnTimeout = (typeof ON_TIMEOUT)[keyof typeof ON_TIMEOUT];
 
-/** `first_response`: one confirmation approves. `all_required`: every recipient of `gate.recipients` must confirm. */
+/**
+ * `first_response`: one confirmation approves. `all_required`: every recipient of `gate.recipients` must confirm.
+ * `quorum`: `gate.min_approvals` confirmations, every `gate.required_recipients` among them.
+ */
 export const CONFIRMATION_MODE = Object.freeze({
   first_response: 'first_response',
   all_required: 'all_required',
+  quorum: 'quorum',
 } as const);
 export type ConfirmationMode = (typeof CONFIRMATION_MODE)[keyof typeof CONFIRMATION_MODE];
 
@@ -128,6 +132,18 @@ export const GateInput = z
       .optional()
       .meta({ description: 'Confirm and decline labels.' }),
     confirmation_mode: z.enum(CONFIRMATION_MODE).default('first_response'),
+    min_approvals: z.number().int().min(2).optional().meta({
+      description:
+        'With `confirmation_mode: "quorum"` (required there): how many confirmations approve, 2 to the number of recipients.',
+    }),
+    required_recipients: z.array(z.string().min(1).max(320)).max(50).optional().meta({
+      description:
+        'Recipients (addresses or `contact:` ids, among `recipients`) who must confirm whatever the count. A decline by one of them declines the gate at once.',
+    }),
+    exclude_requester: z.string().min(1).max(320).optional().meta({
+      description:
+        "The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so.",
+    }),
     max_snoozes: z.number().int().min(0).max(10).default(5),
     timeout: Duration.default('7d'),
     on_timeout: z.enum(ON_TIMEOUT).default('cancel'),
@@ -189,6 +205,9 @@ export const GateView = z
     channels: z.array(GateChannel),
     buttons: z.array(z.string()),
     confirmation_mode: z.enum(CONFIRMATION_MODE),
+    min_approvals: z.number().int().nullable(),
+    required_recipients: z.array(z.string()),
+    exclude_requester: z.string().nullable(),
     max_snoozes: z.number().int(),
     snooze_count: z.number().int(),
     timeout: z.string(),
@@ -286,6 +305,13 @@ export const ResponseResult = z
     recipient_status: z.enum(RECIPIENT_STATUS),
     action_status: z.string(),
     snoozed_until: NullableTimestamp,
+    approvals_needed: z
+      .number()
+      .int()
+      .nullable()
+      .meta({
+        description: 'A quorum gate still waiting: how many more approvals are needed; null otherwise.',
+      }),
   })
   .meta({ id: 'ResponseResult' });
 

@@ -24,9 +24,12 @@ import {
 } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
 import { recordAudit } from '../audit.js';
+import { type QuorumDecision, quorumDecision } from '../../domain/approval/quorum.js';
+import { recipientMatches } from '../../domain/approval/recipient-match.js';
+import type { StoredGate } from '../../persistence/approvals/gates.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
-import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackOutbox, Clock, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { grantGate } from './outcomes.js';
@@ -37,6 +40,8 @@ export interface GateForRecipient {
   recipient: Recipient;
   attachments: AttachmentMeta[];
   progress: { responded: number; total: number } | null;
+  /** Quorum gates: confirmations received, the minimum, and how many more approvals are still needed. */
+  quorum: { confirmed: number; min: number; needed: number } | null;
   snoozesLeft: number;
 }
 
@@ -47,6 +52,8 @@ export interface ResponseOutcome {
   recipient_status: RecipientStatus;
   action_status: string;
   snoozed_until: string | null;
+  /** Quorum gates still waiting: how many more approvals are needed; null otherwise. */
+  approvals_needed: number | null;
   title: string;
 }
 
@@ -76,8 +83,23 @@ export class ResponseService {
       recipientsOf(this.deps.db.sql, action.id),
     ]);
     const gate = action.gate!;
+    if (isRequester(gate, recipient)) throw new RequesterError(action.name);
     const required = recipients.filter((r) => r.role === RECIPIENT_ROLE.recipient);
+    const decision = quorumOfGate(gate, recipients);
     return {
+      quorum:
+        decision && decision.kind === 'waiting'
+          ? {
+              confirmed: recipients.filter(
+                (r) =>
+                  r.role === RECIPIENT_ROLE.recipient &&
+                  r.status === RECIPIENT_STATUS.confirmed &&
+                  !isRequester(gate, r),
+              ).length,
+              min: gate.min_approvals!,
+              needed: decision.approvalsNeeded,
+            }
+          : null,
       action,
       recipient,
       attachments,
@@ -110,6 +132,7 @@ export class ResponseService {
       if (action.status === 'paused')
         throw new ConflictError('this request is on hold; answer again once it is resumed');
       this.assertOpen(action, recipient);
+      if (isRequester(action.gate!, recipient)) throw new RequesterError(action.name);
       if (action.status === 'executing')
         throw new ConflictError('the request is being sent right now; answer again in a moment');
       const gate = action.gate!;
@@ -117,6 +140,7 @@ export class ResponseService {
       const comment = input.comment?.trim() ? input.comment.trim() : null;
       let snoozedUntil: Date | null = null;
       let status: ActionState = action.status;
+      let approvalsNeeded: number | null = null;
 
       if (input.decision === 'snooze') {
         if (gate.snooze_count >= gate.max_snoozes) {
@@ -143,6 +167,29 @@ export class ResponseService {
           now,
         );
         await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
+      } else if (input.decision === 'decline' && gate.confirmation_mode === CONFIRMATION_MODE.quorum) {
+        // A quorum gate declines only once the quorum can no longer be reached (domain/approval/quorum.ts).
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        const decision = quorumOfGate(gate, await recipientsOf(tx, action.id))!;
+        if (decision.kind === 'declined') {
+          status = assertTransition(action.status, 'decline');
+          await updateGate(
+            tx,
+            action.id,
+            {},
+            {
+              status,
+              next_attempt_at: null,
+              last_error:
+                decision.reason === 'required_declined'
+                  ? `declined by required recipient ${recipient.address}`
+                  : `declined by ${recipient.address}: the quorum of ${gate.min_approvals} can no longer be reached`,
+            },
+            now,
+          );
+        } else if (decision.kind === 'granted') {
+          status = (await grantGate(tx, action, 'confirm', this.deps)).status;
+        } else approvalsNeeded = decision.approvalsNeeded;
       } else if (input.decision === 'decline') {
         status = assertTransition(action.status, 'decline');
         await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
@@ -156,14 +203,17 @@ export class ResponseService {
       } else {
         await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
         const recipients = await recipientsOf(tx, action.id);
+        const quorum = quorumOfGate(gate, recipients);
         // first_response: one confirmation is enough. all_required: every original recipient must confirm.
         // An escalation contact's confirmation decides alone: that is what escalating to them is for.
-        const done =
-          recipient.role === RECIPIENT_ROLE.escalation ||
-          gate.confirmation_mode === CONFIRMATION_MODE.first_response ||
-          recipients
-            .filter((r) => r.role === RECIPIENT_ROLE.recipient)
-            .every((r) => r.status === RECIPIENT_STATUS.confirmed);
+        if (quorum?.kind === 'waiting') approvalsNeeded = quorum.approvalsNeeded;
+        const done = quorum
+          ? quorum.kind === 'granted' || recipient.role === RECIPIENT_ROLE.escalation
+          : recipient.role === RECIPIENT_ROLE.escalation ||
+            gate.confirmation_mode === CONFIRMATION_MODE.first_response ||
+            recipients
+              .filter((r) => r.role === RECIPIENT_ROLE.recipient)
+              .every((r) => r.status === RECIPIENT_STATUS.confirmed);
         if (done) status = (await grantGate(tx, action, 'confirm', this.deps)).status;
       }
       await this.deps.callbacks.enqueue(tx, action, 'reminder.responded', {
@@ -182,6 +232,7 @@ export class ResponseService {
         recipient_status: STATUS_AFTER_DECISION[input.decision],
         action_status: status,
         snoozed_until: snoozedUntil ? snoozedUntil.toISOString() : null,
+        approvals_needed: approvalsNeeded,
         title: action.name,
       };
     });
@@ -232,4 +283,30 @@ export class ResponseService {
     if (recipient.status === RECIPIENT_STATUS.confirmed || recipient.status === RECIPIENT_STATUS.declined)
       throw new GoneError('answered', action.name);
   }
+}
+
+/** Whether a recipient is the gate's `exclude_requester`: their link answers a page saying they may not approve. */
+function isRequester(gate: StoredGate, r: Recipient): boolean {
+  return (
+    !!gate.exclude_requester &&
+    r.role === RECIPIENT_ROLE.recipient &&
+    (recipientMatches(r.address, gate.exclude_requester) ||
+      recipientMatches(r.reference, gate.exclude_requester))
+  );
+}
+
+/** A quorum gate's decision from its recipients as they stand (null for the other modes). */
+function quorumOfGate(gate: StoredGate, recipients: readonly Recipient[]): QuorumDecision | null {
+  if (gate.confirmation_mode !== CONFIRMATION_MODE.quorum || !gate.min_approvals) return null;
+  const required = gate.required_recipients ?? [];
+  return quorumDecision(
+    gate.min_approvals,
+    recipients
+      .filter((r) => r.role === RECIPIENT_ROLE.recipient)
+      .map((r) => ({
+        status: r.status as 'pending' | 'confirmed' | 'declined' | 'snoozed',
+        required: required.some((q) => recipientMatches(r.reference, q) || recipientMatches(r.address, q)),
+        excluded: isRequester(gate, r),
+      })),
+  );
 }

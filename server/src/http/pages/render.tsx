@@ -43,6 +43,8 @@ export interface ResponsePageModel {
   expiresAt: Date;
   /** Answers so far in all_required mode. */
   progress?: { responded: number; total: number };
+  /** A quorum gate: confirmations received, the minimum, and how many more are needed. */
+  quorum?: { confirmed: number; min: number; needed: number };
   /** From `?decision=` in the link: that button gets the focus and a hint; nothing is ever submitted by itself. */
   suggestedDecision?: Exclude<ResponseDecision, typeof RESPONSE_DECISION.snooze>;
   /** The clock, for the relative expiry hint ("in 6 days"); defaults to the current time. */
@@ -59,7 +61,7 @@ export interface ResultPageModel {
 }
 
 export interface GonePageModel {
-  reason: 'expired' | 'closed' | 'answered' | 'unknown';
+  reason: 'expired' | 'closed' | 'answered' | 'unknown' | 'requester';
   title?: string;
 }
 
@@ -295,6 +297,11 @@ export function renderResponsePage(m: ResponsePageModel): string {
             {`${m.progress.responded} of ${m.progress.total} ${m.progress.total === 1 ? 'recipient has' : 'recipients have'} answered; every recipient must confirm.`}
           </p>
         ) : null}
+        {m.quorum ? (
+          <p class="meta quorum">
+            {`${m.quorum.confirmed} of ${m.quorum.min} approvals received. ${approvalsNeededText(m.quorum.needed)}`}
+          </p>
+        ) : null}
         <div class="message">{m.message}</div>
         <Attachments items={m.attachments} />
         {m.suggestedDecision ? (
@@ -343,6 +350,11 @@ export function renderResponsePage(m: ResponsePageModel): string {
   );
 }
 
+/** How many approvals a quorum gate still needs, in words: "1 more approval is needed." */
+export function approvalsNeededText(needed: number): string {
+  return needed === 1 ? '1 more approval is needed.' : `${needed} more approvals are needed.`;
+}
+
 const OUTCOMES = {
   confirmed: { heading: 'Confirmed', icon: 'check', tone: 'ok' },
   declined: { heading: 'Declined', icon: 'cross', tone: 'bad' },
@@ -386,6 +398,10 @@ const GONE = {
   answered: {
     heading: 'You have already answered',
     text: 'Your answer was recorded earlier; it cannot be changed from this link.',
+  },
+  requester: {
+    heading: 'You cannot approve your own request',
+    text: 'You asked for this approval, so your answer does not count towards it. The other recipients decide.',
   },
   unknown: {
     heading: 'Link not found',

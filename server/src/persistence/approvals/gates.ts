@@ -14,6 +14,10 @@ export interface StoredGate {
   channels: GateChannelName[];
   buttons: [string, string];
   confirmation_mode: ConfirmationMode;
+  /** Quorum gates: confirmations needed; absent on other modes (and on gates stored before quorum existed). */
+  min_approvals?: number | null;
+  required_recipients?: string[];
+  exclude_requester?: string | null;
   max_snoozes: number;
   snooze_count: number;
   timeout: string;

@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from './support/database.js';
+import { linkIn, startSmtpServer } from './support/peers.js';
+import { eventually } from './support/receiver.js';
+import { api, startServer, type TestServer } from './support/server.js';
+
+// Quorum gates end to end through the real SMTP sink: N of M, required recipients, the excluded requester.
+describe('quorum approvals', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let server: TestServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let key: string;
+  const create = (gate: Record<string, unknown>) =>
+    api(server, key, 'POST', '/v1/actions', {
+      mode: 'approval',
+      name: 'Quorum',
+      schedule: { wait: '1s' },
+      gate: { message: 'Approve the payout?', ...gate },
+    });
+  const get = async (id: string) => (await api(server, key, 'GET', `/v1/actions/${id}`)).body.data;
+  const until = (id: string, status: string) =>
+    eventually(async () => {
+      const a = await get(id);
+      return a.status === status ? a : null;
+    });
+  const answer = (link: string, decision: string) =>
+    fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ decision }),
+    });
+  const linkOf = async (to: string) => linkIn((await smtp.waitFor(to))[0]!.text);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('quorum');
+    smtp = await startSmtpServer();
+    server = await startServer({
+      databaseUrl: db.url,
+      env: {
+        SCHED_TIME_SCALE: '3600',
+        SCHED_RATE_LIMIT_FACTOR: '100',
+        SCHED_SMTP_URL: smtp.url,
+        SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
+      },
+    });
+    key = server.apiKey;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await smtp?.close();
+    await db?.drop();
+  });
+
+  it('2 of 3: one confirmation waits and the page says one more is needed; the second approves', async () => {
+    const res = await create({
+      recipients: ['q1@example.com', 'q2@example.com', 'q3@example.com'],
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.gate).toMatchObject({
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      required_recipients: [],
+      exclude_requester: null,
+    });
+    const id = res.body.data.id;
+    const [l1, l2] = [await linkOf('q1@example.com'), await linkOf('q2@example.com')];
+    await linkOf('q3@example.com');
+    await until(id, 'awaiting_response');
+
+    const first = await answer(l1, 'confirm');
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ action_status: 'awaiting_response', approvals_needed: 1 });
+    const waiting = await get(id);
+    expect(waiting.status).toBe('awaiting_response');
+    expect(waiting.recipients.map((r: any) => [r.email, r.status])).toEqual([
+      ['q1@example.com', 'confirmed'],
+      ['q2@example.com', 'pending'],
+      ['q3@example.com', 'pending'],
+    ]);
+    const page = await (await fetch(l2)).text();
+    expect(page).toContain('1 of 2 approvals received. 1 more approval is needed.');
+
+    const second = await answer(l2, 'confirm');
+    expect(await second.json()).toMatchObject({ approvals_needed: null });
+    await until(id, 'executed');
+  });
+
+  it('a decline that leaves the quorum reachable waits; a required recipient declining fails it at once', async () => {
+    const res = await create({
+      recipients: ['r1@example.com', 'r2@example.com', 'boss@example.com'],
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      required_recipients: ['boss@example.com'],
+    });
+    expect(res.status).toBe(201);
+    const id = res.body.data.id;
+    const r1 = await linkOf('r1@example.com');
+    const boss = await linkOf('boss@example.com');
+    await until(id, 'awaiting_response');
+    expect((await answer(r1, 'decline')).status).toBe(200);
+    expect((await get(id)).status).toBe('awaiting_response');
+    const declined = await answer(boss, 'decline');
+    expect(await declined.json()).toMatchObject({ action_status: 'failed' });
+    const failed = await get(id);
+    expect(failed.status).toBe('failed');
+    expect(failed.last_error).toContain('required recipient boss@example.com');
+  });
+
+  it('declines once too few recipients are left to reach the quorum', async () => {
+    const res = await create({
+      recipients: ['u1@example.com', 'u2@example.com', 'u3@example.com'],
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+    });
+    const id = res.body.data.id;
+    const [u1, u2] = [await linkOf('u1@example.com'), await linkOf('u2@example.com')];
+    await until(id, 'awaiting_response');
+    await answer(u1, 'decline');
+    expect((await get(id)).status).toBe('awaiting_response');
+    await answer(u2, 'decline');
+    expect((await get(id)).status).toBe('failed');
+  });
+
+  it("the requester's link answers a clear page; a requester needed for the quorum is refused at create", async () => {
+    const refused = await create({
+      recipients: ['me@example.com', 'x@example.com'],
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      exclude_requester: 'me@example.com',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors['gate.exclude_requester']).toBeDefined();
+
+    const res = await create({
+      recipients: ['req@example.com', 'y1@example.com', 'y2@example.com'],
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      exclude_requester: 'req@example.com',
+    });
+    expect(res.status).toBe(201);
+    const mine = await linkOf('req@example.com');
+    await until(res.body.data.id, 'awaiting_response');
+    const page = await fetch(mine);
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain('You cannot approve your own request');
+    expect((await answer(mine, 'confirm')).status).toBe(403);
+    expect((await get(res.body.data.id)).status).toBe('awaiting_response');
+  });
+
+  it('refuses a quorum without min_approvals, one larger than the recipients, and an unknown required recipient', async () => {
+    const missing = await create({
+      recipients: ['a@example.com', 'b@example.com'],
+      confirmation_mode: 'quorum',
+    });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors['gate.min_approvals']).toBeDefined();
+    const tooMany = await create({
+      recipients: ['a@example.com', 'b@example.com'],
+      confirmation_mode: 'quorum',
+      min_approvals: 3,
+    });
+    expect(tooMany.body.errors['gate.min_approvals']).toBeDefined();
+    const unknown = await create({
+      recipients: ['a@example.com', 'b@example.com'],
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      required_recipients: ['c@example.com'],
+    });
+    expect(unknown.body.errors['gate.required_recipients.0']).toBeDefined();
+  });
+});
