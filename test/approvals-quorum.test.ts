@@ -170,4 +170,33 @@ describe('quorum approvals', () => {
     });
     expect(unknown.body.errors['gate.required_recipients.0']).toBeDefined();
   });
+
+  it('comment policy: required_on_decline refuses a bare decline with 422 on comment; required marks the page', async () => {
+    const res = await create({ recipients: ['c1@example.com'], comment: 'required_on_decline' });
+    expect(res.status).toBe(201);
+    expect(res.body.data.gate.comment).toBe('required_on_decline');
+    const link = await linkOf('c1@example.com');
+    await until(res.body.data.id, 'awaiting_response');
+    expect(await (await fetch(link)).text()).toContain('(required to decline)');
+    const bare = await answer(link, 'decline');
+    expect(bare.status).toBe(422);
+    expect((await bare.json()).errors.comment).toEqual(['a comment is required to decline']);
+    expect((await get(res.body.data.id)).status).toBe('awaiting_response');
+    const withComment = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ decision: 'decline', comment: 'not this quarter' }),
+    });
+    expect(withComment.status).toBe(200);
+
+    const strict = await create({ recipients: ['c2@example.com'], comment: 'required' });
+    const strictLink = await linkOf('c2@example.com');
+    await until(strict.body.data.id, 'awaiting_response');
+    const page = await (await fetch(strictLink)).text();
+    expect(page).toMatch(/<textarea[^>]* required/);
+    expect((await answer(strictLink, 'confirm')).status).toBe(422);
+    expect(
+      (await create({ recipients: ['c3@example.com'], comment: 'sometimes' })).body.errors['gate.comment'],
+    ).toBeDefined();
+  });
 });

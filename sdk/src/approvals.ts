@@ -66,6 +66,8 @@ export interface ApprovalInput {
   requiredRecipients?: string[];
   /** The requester's address: their answer never counts. */
   excludeRequester?: string;
+  /** When recipients must comment: `optional` (default), `required_on_decline`, `required`. */
+  commentPolicy?: GateInput['comment'];
   /** 0-10, default 5; 0 hides snooze. */
   maxSnoozes?: number;
   /** Confirm and decline labels. */
@@ -100,6 +102,7 @@ export function buildApprovalBody(input: ApprovalInput): ActionCreateBody {
   if (input.minApprovals !== undefined) gate.min_approvals = input.minApprovals;
   if (input.requiredRecipients !== undefined) gate.required_recipients = [...input.requiredRecipients];
   if (input.excludeRequester !== undefined) gate.exclude_requester = input.excludeRequester;
+  if (input.commentPolicy !== undefined) gate.comment = input.commentPolicy;
   if (input.maxSnoozes !== undefined) gate.max_snoozes = input.maxSnoozes;
   if (input.buttons !== undefined) gate.buttons = [...input.buttons];
   if (input.escalation !== undefined) {

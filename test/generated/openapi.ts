@@ -2029,6 +2029,8 @@ export interface components {
             min_approvals: number | null;
             required_recipients: string[];
             exclude_requester: string | null;
+            /** @enum {string} */
+            comment: "optional" | "required_on_decline" | "required";
             max_snoozes: number;
             snooze_count: number;
             timeout: string;
@@ -2066,6 +2068,11 @@ export interface components {
             required_recipients?: string[];
             /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
             exclude_requester?: string;
+            /**
+             * @description `optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does). Default: `"optional"`.
+             * @enum {string}
+             */
+            comment?: "optional" | "required_on_decline" | "required";
             /** @description Default: `5`. */
             max_snoozes?: number;
             /** @description Default: `"7d"`. */
@@ -2101,6 +2108,12 @@ export interface components {
             required_recipients?: string[];
             /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
             exclude_requester?: string;
+            /**
+             * @description `optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does).
+             * @default optional
+             * @enum {string}
+             */
+            comment: "optional" | "required_on_decline" | "required";
             /** @default 5 */
             max_snoozes: number;
             /** @default 7d */
@@ -3570,6 +3583,7 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -3935,6 +3949,7 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -4501,6 +4516,7 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -4756,6 +4772,7 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -6887,6 +6904,7 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -7157,6 +7175,7 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -7355,6 +7374,7 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",

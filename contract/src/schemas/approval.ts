@@ -47,6 +47,14 @@ export const CONFIRMATION_MODE = Object.freeze({
 } as const);
 export type ConfirmationMode = (typeof CONFIRMATION_MODE)[keyof typeof CONFIRMATION_MODE];
 
+/** When a recipient must write a comment with their answer (`gate.comment`). */
+export const COMMENT_POLICY = Object.freeze({
+  optional: 'optional',
+  required_on_decline: 'required_on_decline',
+  required: 'required',
+} as const);
+export type CommentPolicy = (typeof COMMENT_POLICY)[keyof typeof COMMENT_POLICY];
+
 /** A recipient's answer through a response link. */
 export const RESPONSE_DECISION = Object.freeze({
   confirm: 'confirm',
@@ -144,6 +152,10 @@ export const GateInput = z
       description:
         "The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so.",
     }),
+    comment: z.enum(COMMENT_POLICY).default('optional').meta({
+      description:
+        '`optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does).',
+    }),
     max_snoozes: z.number().int().min(0).max(10).default(5),
     timeout: Duration.default('7d'),
     on_timeout: z.enum(ON_TIMEOUT).default('cancel'),
@@ -208,6 +220,7 @@ export const GateView = z
     min_approvals: z.number().int().nullable(),
     required_recipients: z.array(z.string()),
     exclude_requester: z.string().nullable(),
+    comment: z.enum(COMMENT_POLICY),
     max_snoozes: z.number().int(),
     snooze_count: z.number().int(),
     timeout: z.string(),
@@ -305,13 +318,9 @@ export const ResponseResult = z
     recipient_status: z.enum(RECIPIENT_STATUS),
     action_status: z.string(),
     snoozed_until: NullableTimestamp,
-    approvals_needed: z
-      .number()
-      .int()
-      .nullable()
-      .meta({
-        description: 'A quorum gate still waiting: how many more approvals are needed; null otherwise.',
-      }),
+    approvals_needed: z.number().int().nullable().meta({
+      description: 'A quorum gate still waiting: how many more approvals are needed; null otherwise.',
+    }),
   })
   .meta({ id: 'ResponseResult' });
 

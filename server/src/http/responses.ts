@@ -118,6 +118,7 @@ function routes(
           expiresAt: new Date(gate.expires_at ?? Date.now()),
           ...(g.progress ? { progress: g.progress } : {}),
           ...(g.quorum ? { quorum: g.quorum } : {}),
+          commentPolicy: gate.comment ?? 'optional',
           ...(suggested === 'confirm' || suggested === 'decline' ? { suggestedDecision: suggested } : {}),
         }),
       );

@@ -1,6 +1,6 @@
 import { quorumRefusal } from '../../domain/approval/quorum.js';
 import { recipientMatches } from '../../domain/approval/recipient-match.js';
-import { type ACTION_MODES, LEGACY_ACTION_MODES } from '@sched/contract';
+import { type ACTION_MODES, type CommentPolicy, LEGACY_ACTION_MODES } from '@sched/contract';
 import type {
   ActionCreateParsed,
   ConfirmationMode,
@@ -31,6 +31,7 @@ export interface PreparedGate {
   min_approvals: number | null;
   required_recipients: string[];
   exclude_requester: string | null;
+  comment: CommentPolicy;
   max_snoozes: number;
   timeout: string;
   timeoutMs: number;
@@ -274,6 +275,7 @@ function prepareGate(
     buttons: (g.buttons as [string, string] | undefined) ?? DEFAULT_BUTTONS,
     confirmation_mode: g.confirmation_mode,
     ...quorumOf(g, fail),
+    comment: g.comment,
     max_snoozes: g.max_snoozes,
     timeout: g.timeout,
     timeoutMs: timeoutMs ?? 0,

@@ -107,6 +107,7 @@ export function actionView(
           min_approvals: r.gate.min_approvals ?? null,
           required_recipients: r.gate.required_recipients ?? [],
           exclude_requester: r.gate.exclude_requester ?? null,
+          comment: r.gate.comment ?? 'optional',
           max_snoozes: r.gate.max_snoozes,
           snooze_count: r.gate.snooze_count,
           timeout: r.gate.timeout,

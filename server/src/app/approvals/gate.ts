@@ -64,6 +64,7 @@ export async function resolveGate(
       min_approvals: g.min_approvals,
       required_recipients: g.required_recipients,
       exclude_requester: g.exclude_requester,
+      comment: g.comment,
       max_snoozes: g.max_snoozes,
       snooze_count: 0,
       timeout: g.timeout,

@@ -26,6 +26,7 @@ import { addReminderEvents } from '../../persistence/approvals/reminder-events.j
 import { recordAudit } from '../audit.js';
 import { type QuorumDecision, quorumDecision } from '../../domain/approval/quorum.js';
 import { recipientMatches } from '../../domain/approval/recipient-match.js';
+import { commentRefusal } from '../../domain/approval/comment-policy.js';
 import type { StoredGate } from '../../persistence/approvals/gates.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
@@ -133,6 +134,8 @@ export class ResponseService {
         throw new ConflictError('this request is on hold; answer again once it is resumed');
       this.assertOpen(action, recipient);
       if (isRequester(action.gate!, recipient)) throw new RequesterError(action.name);
+      const missing = commentRefusal(action.gate!.comment ?? 'optional', input.decision, input.comment);
+      if (missing) throw new ValidationError({ comment: [missing] });
       if (action.status === 'executing')
         throw new ConflictError('the request is being sent right now; answer again in a moment');
       const gate = action.gate!;

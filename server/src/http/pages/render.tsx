@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  type CommentPolicy,
   type RECIPIENT_STATUS,
   RESPONSE_DECISION,
   type RecipientStatus,
@@ -45,6 +46,8 @@ export interface ResponsePageModel {
   progress?: { responded: number; total: number };
   /** A quorum gate: confirmations received, the minimum, and how many more are needed. */
   quorum?: { confirmed: number; min: number; needed: number };
+  /** `gate.comment`: when a comment must accompany the answer. */
+  commentPolicy?: CommentPolicy;
   /** From `?decision=` in the link: that button gets the focus and a hint; nothing is ever submitted by itself. */
   suggestedDecision?: Exclude<ResponseDecision, typeof RESPONSE_DECISION.snooze>;
   /** The clock, for the relative expiry hint ("in 6 days"); defaults to the current time. */
@@ -312,11 +315,19 @@ export function renderResponsePage(m: ResponsePageModel): string {
         ) : null}
         <form method="post" action={m.formAction}>
           <label for="comment">
-            Comment <span class="hint">(optional)</span>
+            Comment{' '}
+            <span class="hint">
+              {m.commentPolicy === 'required'
+                ? '(required)'
+                : m.commentPolicy === 'required_on_decline'
+                  ? '(required to decline)'
+                  : '(optional)'}
+            </span>
           </label>
           <textarea
             id="comment"
             name="comment"
+            required={m.commentPolicy === 'required'}
             maxlength={COMMENT_MAX_LENGTH}
             rows={4}
             aria-describedby="comment-hint"

@@ -1,4 +1,4 @@
-import type { ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
+import type { CommentPolicy, ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
 import { sql } from 'kysely';
 import type { ActionState } from '../../domain/action/states.js';
 import type { ActionRow } from '../actions.js';
@@ -18,6 +18,8 @@ export interface StoredGate {
   min_approvals?: number | null;
   required_recipients?: string[];
   exclude_requester?: string | null;
+  /** Absent on gates stored before the policy existed: `optional`. */
+  comment?: CommentPolicy;
   max_snoozes: number;
   snooze_count: number;
   timeout: string;
