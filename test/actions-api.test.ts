@@ -274,10 +274,13 @@ describe('webhook actions: the API', () => {
     expect(Object.keys(search.body.data[0]).sort()).toEqual([
       'created_at',
       'dedup_keys',
+      'destination_host',
       'id',
       'idempotency_key',
+      'last_attempt',
       'mode',
       'name',
+      'replay_of',
       'scheduled_for',
       'status',
       'updated_at',

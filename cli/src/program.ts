@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
 import { configureActionsCommands } from './commands/actions.js';
 import { configureApprovalsCommands } from './commands/approvals.js';
+import { configureBulkCommands } from './commands/bulk/index.js';
 import { configureChainsCommands } from './commands/chains.js';
 import { configureChannelsCommands } from './commands/channels.js';
 import { configureCompletionCommand } from './commands/completion.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   configureAccountsCommands(program);
   configureContactsCommands(program);
   configureActionsCommands(program);
+  configureBulkCommands(program);
   configureApprovalsCommands(program);
   configureChainsCommands(program);
   configureChannelsCommands(program);

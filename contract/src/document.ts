@@ -14,6 +14,11 @@ import { buildOpenApiDocument, type TagInfo } from './openapi.js';
 
 const TAGS: TagInfo[] = [
   { name: 'actions', description: 'Scheduled webhooks and approvals: create, list, follow, cancel, retry.' },
+  {
+    name: 'bulkOperations',
+    description:
+      'Cancel, retry, replay, pause or resume many actions at once: a dry run first, then progress.',
+  },
   { name: 'chains', description: 'Sequences of HTTP calls, approvals and waits that pass results along.' },
   { name: 'templates', description: 'Saved actions or chains, triggered through a public secret URL.' },
   { name: 'contacts', description: 'People approvals are sent to, by name instead of by address.' },
@@ -23,6 +28,8 @@ const TAGS: TagInfo[] = [
   },
   { name: 'teamMembers', description: 'Team members that approvals can be addressed to.' },
   { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
+  { name: 'apiKeys', description: "The account's API keys: create, list, rotate, revoke (scope `admin`)." },
+  { name: 'outbox', description: 'Messages of unconfigured channels, kept by a development server.' },
   {
     name: 'schedules',
     description: 'When a schedule runs, with DST gaps and folds, before creating anything.',

@@ -2,7 +2,9 @@ import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { auditContract, auditExportContract } from './routes/audit.js';
+import { outboxContract } from './routes/outbox.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
+import { bulkOperationsContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { domainsContract } from './routes/domains.js';
@@ -15,6 +17,7 @@ export * from './schemas/api-key.js';
 export * from './schemas/audit.js';
 export * from './schemas/callback.js';
 export * from './schemas/approval.js';
+export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
@@ -23,6 +26,7 @@ export * from './schemas/schedule.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
+export { OutboxMessage } from './routes/outbox.js';
 export type { RouteMeta } from './openapi.js';
 export { issueMessage } from './messages.js';
 export * from './signatures.js';
@@ -41,7 +45,9 @@ export const apiContract = c.router({
   teamMembers: teamMembersContract,
   templates: templatesContract,
   domains: domainsContract,
+  bulkOperations: bulkOperationsContract,
   apiKeys: apiKeysContract,
+  outbox: outboxContract,
   schedules: schedulesContract,
   audit: auditContract,
 });

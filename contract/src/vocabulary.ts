@@ -91,6 +91,24 @@ export const PLANS = Object.freeze(['free', 'pro', 'business'] as const);
 export type Plan = (typeof PLANS)[number];
 
 /**
+ * Why a delivery attempt did not succeed (issue 23): `http` a non-2xx answer, `timeout` no answer in time, `dns` the
+ * name did not resolve, `connect` the connection was refused or reset, `tls` the TLS handshake failed, `blocked` the
+ * destination policy (SSRF guard) refused it. A successful attempt has none.
+ */
+export const ERROR_CLASSES = Object.freeze(['timeout', 'dns', 'connect', 'tls', 'http', 'blocked'] as const);
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+/** What a bulk operation does to each action it matched. */
+export const BULK_OPERATIONS = Object.freeze(['cancel', 'retry', 'replay', 'pause', 'resume'] as const);
+export type BulkOperationKind = (typeof BULK_OPERATIONS)[number];
+/** A bulk operation runs until every matched action is processed (`completed`) or someone stops it (`stopped`). */
+export const BULK_OPERATION_STATES = Object.freeze(['running', 'completed', 'stopped'] as const);
+export type BulkOperationState = (typeof BULK_OPERATION_STATES)[number];
+/** What a bulk operation did to one action. */
+export const BULK_ITEM_OUTCOMES = Object.freeze(['affected', 'skipped', 'failed'] as const);
+export type BulkItemOutcome = (typeof BULK_ITEM_OUTCOMES)[number];
+
+/**
  * The machine-readable `code` of every error answer, with the status it comes with. Codes are stable: clients branch
  * on them; `message` is for people and may be reworded. A new code may be added in a minor release, so clients
  * should treat an unknown code by its status.

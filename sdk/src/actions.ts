@@ -5,6 +5,7 @@ import type {
   apiContract,
   PauseBody,
   Quota,
+  ReplayBody,
   ResumeBody,
   SchedulePreview,
   SchedulePreviewBody,
@@ -87,6 +88,13 @@ export function actionsApi(raw: RawClient) {
     /** Starts a new delivery cycle of a `failed` action now; 422 for any other status. */
     retry: async (id: string): Promise<RetriedAction> =>
       unwrap(await raw.actions.retry({ params: { id } }), 200).data,
+    /**
+     * A NEW action from a final action's definition (`POST /v1/actions/{id}/replay`), due now unless `schedule` or
+     * `scheduled_for` says otherwise; `request.headers` / `request.body` replace the original's. Its `replay_of` is
+     * the original. 409 for an action that is not final.
+     */
+    replay: async (id: string, overrides: ReplayBody = {}): Promise<Action> =>
+      unwrap(await raw.actions.replay({ params: { id }, body: overrides }), 201).data,
     /**
      * Pauses a `scheduled`, `resolved` or `awaiting_response` action (a series as a whole): nothing is sent and an
      * approval's clocks stop. Give one of `until`, `duration` (it resumes by itself then) or `indefinite: true`.

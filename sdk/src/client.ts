@@ -1,6 +1,7 @@
 import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
 import { initClient } from '@ts-rest/core';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
+import { bulkOperationsApi } from './bulk-operations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { auditApi } from './audit.js';
 import { chainsApi } from './chains.js';
@@ -64,6 +65,8 @@ export function createClient(options: ClientOptions) {
     /** People whose ids can be gate recipients. */
     teamMembers: teamMembersApi(raw),
     quota: quotaApi(raw),
+    /** Cancel, retry, replay, pause or resume many actions at once, with a dry run first. */
+    bulkOperations: bulkOperationsApi(raw),
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */

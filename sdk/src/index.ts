@@ -1,4 +1,5 @@
 export type { CreateActionResult, ExistingAction } from './actions.js';
+export type { BulkDryRun, BulkOperation, BulkOperationInput, WaitOptions } from './bulk-operations.js';
 export type { ApprovalAttachment, ApprovalInput, RespondInput } from './approvals.js';
 export { buildApprovalBody, respond } from './approvals.js';
 export type {

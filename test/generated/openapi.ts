@@ -188,6 +188,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a finished action as a new one
+         * @description On an action in a final state (`executed`, `failed`, `expired`, `cancelled`): creates a NEW action from its definition through the same checks as `POST /v1/actions` (validation, quota, destination thresholds, SSRF), due at once unless `schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied (docs/operations.md).
+         */
+        post: operations["actionsReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions/{id}/pause": {
         parameters: {
             query?: never;
@@ -636,6 +656,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bulk-operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bulk operations, newest first
+         * @description The account's bulk operations (a dry run starts none, so it is not listed), paginated, filtered by `status`, each with its operation, filter, note and counts.
+         */
+        get: operations["bulkOperationsList"];
+        put?: never;
+        /**
+         * Dry-run or start a bulk operation
+         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`). docs/operations.md.
+         */
+        post: operations["bulkOperationsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bulk-operations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bulk operation and its progress
+         * @description Its status and counts (matched, processed, affected, skipped, failed) as the worker applies it batch by batch; poll it until `finished_at` is set. 404 for an unknown id or one of another account.
+         */
+        get: operations["bulkOperationsGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a running bulk operation
+         * @description The batch in progress finishes; the remaining actions are left as they are and the operation ends `stopped`. 409 when it has already ended.
+         */
+        delete: operations["bulkOperationsStop"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -694,6 +762,26 @@ export interface paths {
          * @description Creates a new key with the same name and scopes and answers its secret once; the old key keeps working for `grace_period` (default 24 h), then expires. Needs an API key with the `admin` scope.
          */
         post: operations["apiKeysRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages kept in the outbox (development servers only)
+         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`).
+         */
+        get: operations["outboxList"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1068,10 +1156,30 @@ export interface components {
             reminder_events: components["schemas"]["ReminderEvent"][];
             recipients: components["schemas"]["Recipient"][];
             last_error: string | null;
+            last_attempt: components["schemas"]["LastAttempt"] | null;
+            /** @description The action this one replays (POST /actions/{id}/replay). */
+            replay_of: string | null;
+            /** @description The actions replaying this one, oldest first. */
+            replays: string[];
+            /** @description The bulk operations that processed this action, in order: the operation's part of its timeline. */
+            bulk_operations: components["schemas"]["ActionBulkEvent"][];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ActionBulkEvent: {
+            /** Format: uuid */
+            bulk_operation_id: string;
+            /** @enum {string} */
+            operation: "cancel" | "retry" | "replay" | "pause" | "resume";
+            /** @enum {string} */
+            outcome: "affected" | "skipped" | "failed";
+            /** @description Why the action was skipped or failed, or the id of the action a replay made. */
+            detail: string | null;
+            note: string | null;
+            /** Format: date-time */
+            at: string;
         };
         /**
          * @example {
@@ -1131,7 +1239,7 @@ export interface components {
             request?: components["schemas"]["HttpRequest"];
             /** @description Approval mode: who is asked, how, and until when. */
             gate?: components["schemas"]["GateInput"];
-            /** @description 1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20. */
+            /** @description Default 5, capped by the plan: Free 3, Pro 10, Business 20 (a self-hosted server may raise the caps, docs/self-hosting.md). */
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
@@ -1301,6 +1409,16 @@ export interface components {
         ActionStats: {
             /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not. */
             actions_by_status: {
+                scheduled: number;
+                resolved: number;
+                executing: number;
+                awaiting_response: number;
+                paused: number;
+                executed: number;
+                failed: number;
+                expired: number;
+                cancelled: number;
+            } & {
                 [key: string]: number;
             };
             /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
@@ -1340,6 +1458,10 @@ export interface components {
             scheduled_for: string;
             idempotency_key: string | null;
             dedup_keys: string[];
+            /** @description The request URL's host, lower-cased. */
+            destination_host: string | null;
+            last_attempt: components["schemas"]["LastAttempt"] | null;
+            replay_of: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1501,6 +1623,112 @@ export interface components {
             checked: number;
             broken_at?: number;
         };
+        BulkDryRun: {
+            /** @constant */
+            dry_run: true;
+            operation: components["schemas"]["BulkOperationKind"];
+            matched: number;
+            /** @description Matched actions the operation would change. */
+            eligible: number;
+            /** @description Matched actions it would skip, counted by their status. */
+            ineligible: {
+                [key: string]: number;
+            };
+            /** @description Up to 10 eligible actions, newest first. */
+            sample_ids: string[];
+        };
+        /** @description The filters of `GET /v1/actions`, with the same meaning. */
+        BulkFilter: {
+            /**
+             * @description `pending_resolution` is the former name of `scheduled`.
+             * @enum {string}
+             */
+            status?: "scheduled" | "resolved" | "executing" | "awaiting_response" | "paused" | "executed" | "failed" | "expired" | "cancelled" | "pending_resolution";
+            /**
+             * @description `immediate` and `gated` are the legacy names of `webhook` and `approval`.
+             * @enum {string}
+             */
+            mode?: "webhook" | "approval" | "immediate" | "gated";
+            /** @description Case-insensitive match in name and description. */
+            search?: string;
+            coordination_key?: string;
+            /** @description Same as `coordination_key`. */
+            dedup_key?: string;
+            /** @enum {string} */
+            recurring?: "recurring" | "one-time";
+            /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
+            destination_host?: string;
+            /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
+            last_status_code?: number | string;
+            /** @description The error class of the latest attempt. */
+            error_class?: components["schemas"]["ErrorClass"];
+            /**
+             * Format: date-time
+             * @description Failed at or after this time (implies status failed).
+             */
+            failed_after?: string;
+            /**
+             * Format: date-time
+             * @description Failed before this time (implies status failed).
+             */
+            failed_before?: string;
+            /** Format: date-time */
+            created_after?: string;
+            /** Format: date-time */
+            created_before?: string;
+            /** Format: date-time */
+            scheduled_after?: string;
+            /** Format: date-time */
+            scheduled_before?: string;
+        };
+        BulkOperation: {
+            /** Format: uuid */
+            id: string;
+            operation: components["schemas"]["BulkOperationKind"];
+            status: components["schemas"]["BulkOperationStatus"];
+            note: string | null;
+            filter: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Actions snapshotted when the operation started. */
+            matched: number;
+            processed: number;
+            /** @description Actions the operation changed (a replay: replays made). */
+            affected: number;
+            /** @description Actions no longer eligible when their turn came. */
+            skipped: number;
+            failed: number;
+            /** Format: date-time */
+            created_at: string;
+            finished_at: string | null;
+        };
+        /** @description Exactly one of `filter` or `ids` (at most 1000). */
+        BulkOperationCreate: {
+            operation: components["schemas"]["BulkOperationKind"];
+            filter?: components["schemas"]["BulkFilter"];
+            ids?: string[];
+            /** @description Defaults to true: count what would change and change nothing. `false` starts the operation. Default: `true`. */
+            dry_run?: boolean;
+            /** @description Shown on the operation and each action's timeline. */
+            note?: string;
+            /** @description `replay` only: the overrides of each replay. */
+            replay?: components["schemas"]["ReplayOptions"];
+            /** @description `pause` only (required): `until`, `duration` or `indefinite: true`, as for one action. */
+            pause?: {
+                /** @description ISO 8601; resumes by itself then (without an offset it is read in the action's timezone). */
+                until?: string;
+                /** @description Resumes by itself after this long (e.g. 2h). */
+                duration?: components["schemas"]["Duration"];
+                /** @description true: stays paused until resumed. */
+                indefinite?: boolean;
+            };
+            /** @description `resume` only: what to do with what was missed. */
+            resume?: components["schemas"]["ResumeRequest"];
+        };
+        /** @enum {string} */
+        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume";
+        /** @enum {string} */
+        BulkOperationStatus: "running" | "completed" | "stopped";
         CancelByKeyResult: {
             message: string;
             cancelled: number;
@@ -1882,6 +2110,8 @@ export interface components {
             status_code: number | null;
             /** @enum {string} */
             outcome: "success" | "retryable" | "permanent";
+            /** @description Why the attempt did not succeed; null for a success. */
+            error_class: components["schemas"]["ErrorClass"] | null;
             error: string | null;
             /** @description At most the first 2 KiB of the response body. */
             response_excerpt: string | null;
@@ -1988,6 +2218,11 @@ export interface components {
             code: components["schemas"]["ErrorCode"];
             message: string;
         };
+        /**
+         * @description `http` a non-2xx answer, `timeout` no answer in time, `dns` the name did not resolve, `connect` refused or reset, `tls` the TLS handshake failed, `blocked` refused by the destination policy.
+         * @enum {string}
+         */
+        ErrorClass: "timeout" | "dns" | "connect" | "tls" | "http" | "blocked";
         /**
          * @description A stable, machine-readable error code (branch on it; `message` may be reworded):
          *     - `malformed_body` (400): The body is not valid JSON.
@@ -2152,6 +2387,16 @@ export interface components {
             /** @description JSON body, sent as application/json. */
             body?: unknown;
         };
+        LastAttempt: {
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            at: string;
+            status_code: number | null;
+            error_class: components["schemas"]["ErrorClass"] | null;
+            lateness_ms: number;
+        };
         NotificationChannel: {
             /** Format: uuid */
             id: string;
@@ -2175,6 +2420,21 @@ export interface components {
             name?: string;
             /** Format: uri */
             webhook_url?: string;
+        };
+        OutboxMessage: {
+            /** Format: uuid */
+            id: string;
+            action_id: string | null;
+            /** @description `email`, `sms`, `push`, or a chat channel without its webhook. */
+            channel: string;
+            /** @description The address the message was for. */
+            destination: string;
+            /** @description The recipient's login-free response link, as the message carries it. */
+            response_link: string | null;
+            /** @description The message as it would have been sent. */
+            rendered: string;
+            /** Format: date-time */
+            created_at: string;
         };
         PaginationMeta: {
             current_page: number;
@@ -2361,7 +2621,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "cancelled" | "retried" | "replayed";
             actor_email: string | null;
             notes: string | null;
             /** Format: date-time */
@@ -2398,6 +2658,21 @@ export interface components {
                 comment: string | null;
                 /** Format: date-time */
                 snoozed_until?: string;
+            };
+        };
+        /** @description Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original. */
+        ReplayOptions: {
+            schedule?: components["schemas"]["Schedule"];
+            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            scheduled_for?: string;
+            timezone?: string;
+            request?: {
+                /** @description Replace the original request's headers. */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description JSON body, sent as application/json. */
+                body?: unknown;
             };
         };
         ResponseInput: {
@@ -3335,6 +3610,20 @@ export interface operations {
                 /** @description Same as `coordination_key`. */
                 dedup_key?: string;
                 recurring?: "recurring" | "one-time";
+                /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
+                destination_host?: string;
+                /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
+                last_status_code?: number | string;
+                /** @description The error class of the latest attempt. */
+                error_class?: components["schemas"]["ErrorClass"];
+                /** @description Failed at or after this time (implies status failed). */
+                failed_after?: string;
+                /** @description Failed before this time (implies status failed). */
+                failed_before?: string;
+                created_after?: string;
+                created_before?: string;
+                scheduled_after?: string;
+                scheduled_before?: string;
                 page?: number;
                 per_page?: number;
             };
@@ -3366,6 +3655,14 @@ export interface operations {
                      *           "dedup_keys": [
                      *             "string"
                      *           ],
+                     *           "destination_host": "string",
+                     *           "last_attempt": {
+                     *             "at": "2030-01-31T09:00:00.000Z",
+                     *             "status_code": 1,
+                     *             "error_class": "timeout",
+                     *             "lateness_ms": 1
+                     *           },
+                     *           "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
                      *           "created_at": "2030-01-31T09:00:00.000Z",
                      *           "updated_at": "2030-01-31T09:00:00.000Z"
                      *         }
@@ -3618,6 +3915,7 @@ export interface operations {
                      *             "duration_ms": 1,
                      *             "status_code": 1,
                      *             "outcome": "success",
+                     *             "error_class": "timeout",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -3647,6 +3945,26 @@ export interface operations {
                      *           }
                      *         ],
                      *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -3984,6 +4302,7 @@ export interface operations {
                      *             "duration_ms": 1,
                      *             "status_code": 1,
                      *             "outcome": "success",
+                     *             "error_class": "timeout",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -4013,6 +4332,26 @@ export interface operations {
                      *           }
                      *         ],
                      *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -4418,6 +4757,292 @@ export interface operations {
             };
         };
     };
+    actionsReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "request": {
+                 *         "body": {
+                 *           "order": 42,
+                 *           "fixed": true
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplayOptions"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     actionsPause: {
         parameters: {
             query?: never;
@@ -4551,6 +5176,7 @@ export interface operations {
                      *             "duration_ms": 1,
                      *             "status_code": 1,
                      *             "outcome": "success",
+                     *             "error_class": "timeout",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -4580,6 +5206,26 @@ export interface operations {
                      *           }
                      *         ],
                      *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -4807,6 +5453,7 @@ export interface operations {
                      *             "duration_ms": 1,
                      *             "status_code": 1,
                      *             "outcome": "success",
+                     *             "error_class": "timeout",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -4836,6 +5483,26 @@ export interface operations {
                      *           }
                      *         ],
                      *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -4951,7 +5618,17 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "actions_by_status": {},
+                     *         "actions_by_status": {
+                     *           "scheduled": 1,
+                     *           "resolved": 1,
+                     *           "executing": 1,
+                     *           "awaiting_response": 1,
+                     *           "paused": 1,
+                     *           "executed": 1,
+                     *           "failed": 1,
+                     *           "expired": 1,
+                     *           "cancelled": 1
+                     *         },
                      *         "approvals_waiting": 1,
                      *         "deliveries": {
                      *           "since": "2030-01-31T09:00:00.000Z",
@@ -6884,7 +7561,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -6942,7 +7619,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -7155,7 +7832,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -7213,7 +7890,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -7354,7 +8031,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -7412,7 +8089,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -8285,6 +8962,479 @@ export interface operations {
             };
         };
     };
+    bulkOperationsList: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["BulkOperationStatus"];
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "operation": "cancel",
+                     *           "status": "running",
+                     *           "note": "string",
+                     *           "filter": {},
+                     *           "matched": 1,
+                     *           "processed": 1,
+                     *           "affected": 1,
+                     *           "skipped": 1,
+                     *           "failed": 1,
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "finished_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkOperationsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation": "retry",
+                 *       "filter": {
+                 *         "status": "failed",
+                 *         "destination_host": "api.example.com"
+                 *       },
+                 *       "dry_run": true,
+                 *       "note": "partner outage of 25 Nov"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkOperationCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "dry_run": true,
+                     *         "operation": "cancel",
+                     *         "matched": 1,
+                     *         "eligible": 1,
+                     *         "ineligible": {},
+                     *         "sample_ids": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BulkDryRun"];
+                    };
+                };
+            };
+            /** @description Status 202 */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "operation": "cancel",
+                     *         "status": "running",
+                     *         "note": "string",
+                     *         "filter": {},
+                     *         "matched": 1,
+                     *         "processed": 1,
+                     *         "affected": 1,
+                     *         "skipped": 1,
+                     *         "failed": 1,
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "finished_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkOperationsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "operation": "cancel",
+                     *         "status": "running",
+                     *         "note": "string",
+                     *         "filter": {},
+                     *         "matched": 1,
+                     *         "processed": 1,
+                     *         "affected": 1,
+                     *         "skipped": 1,
+                     *         "failed": 1,
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "finished_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bulkOperationsStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "operation": "cancel",
+                     *         "status": "running",
+                     *         "note": "string",
+                     *         "filter": {},
+                     *         "matched": 1,
+                     *         "processed": 1,
+                     *         "affected": 1,
+                     *         "skipped": 1,
+                     *         "failed": 1,
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "finished_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     apiKeysList: {
         parameters: {
             query?: never;
@@ -8623,6 +9773,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    outboxList: {
+        parameters: {
+            query?: {
+                /** @description Only the messages of this action. */
+                action_id?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "channel": "string",
+                     *           "destination": "string",
+                     *           "response_link": "string",
+                     *           "rendered": "string",
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OutboxMessage"][];
+                    };
                 };
             };
             /** @description Missing or invalid API key */

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Action, ActionSummary, CreateActionResult, SchedClient } from '@sched/sdk';
 import { type Command, Option } from 'commander';
+import { configureActionsReplayCommand } from './actions/replay.js';
+import { type BulkFilterOptions, inboxQuery, withInboxFlags } from './bulk/filter.js';
 import { configureActionsWatchCommand } from './actions-watch.js';
 import { configureActionsPauseCommand } from './actions/pause.js';
 import { configureActionsResumeCommand } from './actions/resume.js';
@@ -23,11 +25,14 @@ const ATTEMPT_COLUMNS = ['attempt', 'started_at', 'lateness_ms', 'status_code', 
 const RECIPIENT_COLUMNS = ['email', 'display_name', 'role', 'channels', 'status', 'responded_at', 'comment'];
 const EVENT_COLUMNS = ['time', 'event', 'actor', 'notes'];
 
+/** Two weeks from today at 09:00 UTC: an example time within every plan's schedule horizon (Free: 30 days). */
+const EXAMPLE_AT = `${new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10)}T09:00:00Z`;
+
 const CREATE_EXAMPLES = `
 Examples:
   $ sched actions create --url https://example.com/hook --in 10m --body '{"a":1}'
   $ sched actions create --url https://example.com/hook --preset tomorrow --timezone Europe/Berlin
-  $ sched actions create --url https://example.com/hook --at 2030-01-31T09:00:00Z --every 1d --times 5
+  $ sched actions create --url https://example.com/hook --at ${EXAMPLE_AT} --every 1d --times 5
   $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json`;
 
 export function configureActionsCommands(program: Command): void {
@@ -37,6 +42,7 @@ export function configureActionsCommands(program: Command): void {
   configureActionsGetCommand(actions);
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
+  configureActionsReplayCommand(actions);
   configureActionsWatchCommand(actions);
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
@@ -101,7 +107,7 @@ export function printCreated(
 }
 
 function configureActionsListCommand(actions: Command): void {
-  actions
+  const list = actions
     .command('list')
     .description('list actions, newest first')
     .addOption(new Option('--status <status>').choices(STATUS_FILTERS))
@@ -109,13 +115,15 @@ function configureActionsListCommand(actions: Command): void {
     .option('--search <text>', 'in name and description')
     .option('--dedup-key <key>')
     .option('--recurring', 'only recurring actions')
-    .option('--one-time', 'only one-time actions')
+    .option('--one-time', 'only one-time actions');
+  // The failed-delivery inbox: --destination-host, --last-status-code, --error-class, --failed-after ...
+  withInboxFlags(list)
     .option('--page <n>', 'page number (default 1)')
     .option('--per-page <n>', 'actions per page, 1-100 (default 25)')
     .option('--all', 'fetch every page')
     .option('--json', 'print JSON')
-    .action(async (opts: ListActionsOptions & { all?: boolean }, cmd: Command) => {
-      const query = buildListQuery(opts);
+    .action(async (opts: ListActionsOptions & BulkFilterOptions & { all?: boolean }, cmd: Command) => {
+      const query = { ...buildListQuery(opts), ...inboxQuery(opts) };
       const sched = client(cmd);
       if (opts.all) {
         const data = await sched.actions.listAll(query);

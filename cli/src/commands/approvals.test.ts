@@ -237,6 +237,10 @@ const approval: Action = {
     },
   ],
   last_error: null,
+  last_attempt: null,
+  replay_of: null,
+  replays: [],
+  bulk_operations: [],
   created_at: '2030-01-01T10:59:00.000Z',
   updated_at: '2030-01-01T11:30:00.000Z',
 };

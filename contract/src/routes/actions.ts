@@ -10,6 +10,7 @@ import {
   ActionStats,
   ActionStatus,
   PauseBody,
+  ReplayBody,
   ResumeBody,
   Quota,
   RetriedAction,
@@ -96,6 +97,20 @@ export const actionsContract = c.router({
     description:
       'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now. ' +
       '409 when the action has an idempotency key that a live action has taken since it failed.',
+  },
+  replay: {
+    method: 'POST',
+    path: '/v1/actions/:id/replay',
+    pathParams: idParams,
+    body: ReplayBody.optional(),
+    responses: { 201: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Replay a finished action as a new one',
+    description:
+      'On an action in a final state (`executed`, `failed`, `expired`, `cancelled`): creates a NEW action from its definition ' +
+      'through the same checks as `POST /v1/actions` (validation, quota, destination thresholds, SSRF), due at once unless ' +
+      '`schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed ' +
+      'with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied (docs/operations.md).',
+    metadata: { example: { request: { request: { body: { order: 42, fixed: true } } } } },
   },
   pause: {
     method: 'POST',

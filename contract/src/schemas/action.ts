@@ -3,7 +3,10 @@ import { GateInput, GateView, Recipient, ReminderEvent } from './approval.js';
 import {
   ACTION_MODES,
   ACTION_STATES,
+  BULK_ITEM_OUTCOMES,
+  BULK_OPERATIONS,
   DELIVERY_OUTCOMES,
+  ERROR_CLASSES,
   DST_FOLD_POLICIES,
   DST_GAP_POLICIES,
   HTTP_METHODS,
@@ -23,6 +26,12 @@ import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from '.
 import { whsecSecretProblem } from '../signatures.js';
 
 /** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
+/**
+ * The widest `max_attempts` any server accepts; each plan caps it lower (Business 20 by default, up to this in a
+ * self-hosted server's SCHED_PLANS_FILE).
+ */
+export const MAX_ATTEMPTS_CEILING = 100;
+
 export const ActionStatus = z.enum(ACTION_STATES).meta({ id: 'ActionStatus' });
 export const ActionMode = z.enum(ACTION_MODES).meta({ id: 'ActionMode' });
 /** Input accepts the legacy names of spec 9 (`immediate` = webhook, `gated` = approval); answers use current names. */
@@ -228,8 +237,9 @@ export const ActionCreateBody = z
         'Webhook mode: the request to deliver. Approval mode: optional request run after approval.',
     }),
     gate: GateInput.optional().meta({ description: 'Approval mode: who is asked, how, and until when.' }),
-    max_attempts: z.number().int().min(1).max(20).optional().meta({
-      description: '1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20.',
+    max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS_CEILING).optional().meta({
+      description:
+        'Default 5, capped by the plan: Free 3, Pro 10, Business 20 (a self-hosted server may raise the caps, docs/self-hosting.md).',
     }),
     retry_strategy: RetryStrategy.optional(),
     webhook_secret: WebhookSecret.optional(),
@@ -262,6 +272,22 @@ export const ActionCreateBody = z
 export type ActionCreateBody = z.input<typeof ActionCreateBody>;
 export type ActionCreateParsed = z.output<typeof ActionCreateBody>;
 
+export const AttemptErrorClass = z.enum(ERROR_CLASSES).meta({
+  id: 'ErrorClass',
+  description:
+    '`http` a non-2xx answer, `timeout` no answer in time, `dns` the name did not resolve, `connect` refused or reset, `tls` the TLS handshake failed, `blocked` refused by the destination policy.',
+});
+
+/** The latest delivery attempt of an action, as lists show it (issue 23). */
+export const LastAttempt = z
+  .object({
+    at: Timestamp.meta({ description: 'When the attempt started.' }),
+    status_code: z.number().int().nullable(),
+    error_class: AttemptErrorClass.nullable(),
+    lateness_ms: z.number().int(),
+  })
+  .meta({ id: 'LastAttempt' });
+
 export const DeliveryAttempt = z
   .object({
     id: Uuid,
@@ -275,6 +301,9 @@ export const DeliveryAttempt = z
     duration_ms: z.number().int(),
     status_code: z.number().int().nullable(),
     outcome: z.enum(DELIVERY_OUTCOMES),
+    error_class: AttemptErrorClass.nullable().meta({
+      description: 'Why the attempt did not succeed; null for a success.',
+    }),
     error: z.string().nullable(),
     response_excerpt: z
       .string()
@@ -293,6 +322,19 @@ export const ActionRequestView = z
   })
   .meta({ id: 'ActionRequest' });
 
+/** One bulk operation's visit to an action (the action's timeline). */
+export const ActionBulkEvent = z
+  .object({
+    bulk_operation_id: Uuid,
+    operation: z.enum(BULK_OPERATIONS),
+    outcome: z.enum(BULK_ITEM_OUTCOMES),
+    detail: z.string().nullable().meta({
+      description: 'Why the action was skipped or failed, or the id of the action a replay made.',
+    }),
+    note: z.string().nullable(),
+    at: Timestamp,
+  })
+  .meta({ id: 'ActionBulkEvent' });
 export const PauseView = z
   .object({
     paused_at: Timestamp,
@@ -347,6 +389,15 @@ export const Action = z
     reminder_events: z.array(ReminderEvent),
     recipients: z.array(Recipient),
     last_error: z.string().nullable(),
+    last_attempt: LastAttempt.nullable(),
+    replay_of: Uuid.nullable().meta({
+      description: 'The action this one replays (POST /actions/{id}/replay).',
+    }),
+    replays: z.array(Uuid).meta({ description: 'The actions replaying this one, oldest first.' }),
+    bulk_operations: z.array(ActionBulkEvent).meta({
+      description:
+        "The bulk operations that processed this action, in order: the operation's part of its timeline.",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -362,13 +413,39 @@ export const ActionSummary = z
     scheduled_for: Timestamp,
     idempotency_key: z.string().nullable(),
     dedup_keys: z.array(z.string()),
+    destination_host: z.string().nullable().meta({ description: "The request URL's host, lower-cased." }),
+    last_attempt: LastAttempt.nullable(),
+    replay_of: Uuid.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
   .meta({ id: 'ActionSummary' });
 export type ActionSummary = z.infer<typeof ActionSummary>;
 
-export const ActionListQuery = z.object({
+/** A time bound of a list filter: ISO 8601 with an offset (`2026-11-25T10:00:00Z`). */
+const TimeBound = z
+  .string()
+  .max(64)
+  .refine((v) => /\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), {
+    message: 'must be an ISO 8601 time, e.g. 2026-11-25T10:00:00Z',
+  })
+  .meta({ format: 'date-time' });
+
+/** `last_status_code`: an integer status, or a class `4xx` / `5xx` (any of `1xx`..`5xx`). */
+export const StatusCodeMatch = z
+  .union([
+    z.number().int().min(100).max(599),
+    z
+      .string()
+      .regex(/^([1-5][0-9]{2}|[1-5][xX]{2})$/, 'must be a status code (e.g. 503) or a class (4xx, 5xx)'),
+  ])
+  .meta({ description: 'A status code (`503`) or a class (`4xx`, `5xx`).' });
+
+/**
+ * The filters of `GET /actions`, shared with bulk operations' `filter` (one declaration, so the two match the same
+ * actions). Time bounds: `_after` is inclusive, `_before` exclusive.
+ */
+export const ActionFilterFields = {
   status: z
     .enum([...ACTION_STATES, ...(Object.keys(LEGACY_ACTION_STATES) as (keyof typeof LEGACY_ACTION_STATES)[])])
     .optional()
@@ -384,8 +461,54 @@ export const ActionListQuery = z.object({
   coordination_key: z.string().max(255).optional(),
   dedup_key: z.string().max(255).optional().meta({ description: 'Same as `coordination_key`.' }),
   recurring: z.enum(['recurring', 'one-time']).optional(),
+  destination_host: z
+    .string()
+    .max(255)
+    .optional()
+    .meta({ description: 'Exact host of the request URL (case-insensitive), e.g. `api.example.com`.' }),
+  last_status_code: StatusCodeMatch.optional(),
+  error_class: AttemptErrorClass.optional().meta({ description: 'The error class of the latest attempt.' }),
+  failed_after: TimeBound.optional().meta({
+    description: 'Failed at or after this time (implies status failed).',
+  }),
+  failed_before: TimeBound.optional().meta({
+    description: 'Failed before this time (implies status failed).',
+  }),
+  created_after: TimeBound.optional(),
+  created_before: TimeBound.optional(),
+  scheduled_after: TimeBound.optional(),
+  scheduled_before: TimeBound.optional(),
+};
+
+export const ActionListQuery = z.object({
+  ...ActionFilterFields,
   ...paginationQuery(25),
 });
+export type ActionFilterInput = z.output<z.ZodObject<typeof ActionFilterFields>>;
+
+/** `POST /actions/{id}/replay`: the parts of the original's definition to change; everything else is copied. */
+export const ReplayBody = z
+  .object({
+    schedule: Schedule.optional(),
+    scheduled_for: TimestampInput.optional().meta({
+      description: 'Exact ISO 8601 time; without an offset it is read in `timezone`.',
+    }),
+    timezone: z.string().max(64).optional(),
+    request: z
+      .object({
+        headers: HttpRequestConfig.shape.headers.unwrap().optional().meta({
+          description: "Replace the original request's headers.",
+        }),
+        body: HttpRequestConfig.shape.body,
+      })
+      .optional(),
+  })
+  .meta({
+    id: 'ReplayOptions',
+    description:
+      'Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original.',
+  });
+export type ReplayBody = z.output<typeof ReplayBody>;
 
 export const SkippedMeta = z
   .object({ skipped: z.literal(true), reason: z.string(), existing_status: ActionStatus.optional() })

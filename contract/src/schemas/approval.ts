@@ -77,6 +77,10 @@ export const REMINDER_EVENT = Object.freeze({
   expired: 'expired',
   paused: 'paused',
   resumed: 'resumed',
+  /** Written by a bulk operation (issue 23), naming it: the action was cancelled, retried or replayed. */
+  cancelled: 'cancelled',
+  retried: 'retried',
+  replayed: 'replayed',
 } as const);
 export type ReminderEventType = (typeof REMINDER_EVENT)[keyof typeof REMINDER_EVENT];
 

@@ -14,8 +14,10 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
+import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import type { ResponseService } from '../app/approvals/respond.js';
@@ -36,15 +38,19 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
+import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
+import { outboxHandlers } from './handlers/outbox.js';
+import type { OutboxService } from '../app/outbox.js';
 import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
+import { registerCors } from './cors.js';
 import { domainsHandlers } from './handlers/domains.js';
 import { auditHandlers, registerAuditExport } from './handlers/audit.js';
 
@@ -55,6 +61,8 @@ export interface HttpDeps {
   consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  replays: ActionReplays;
+  bulkOperations: BulkOperations;
   pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
@@ -65,6 +73,13 @@ export interface HttpDeps {
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
+  /** Counts one answered request (HTTP metrics by route template and status class). */
+  observeRequest?: (
+    method: string,
+    routeTemplate: string | undefined,
+    status: number,
+    seconds: number,
+  ) => void;
   /** Prometheus text for GET /metrics; guarded by a token when one is configured. */
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
@@ -80,6 +95,10 @@ export interface HttpDeps {
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** Browser origins allowed to call /v1 (SCHED_CORS_ORIGINS); empty: no CORS. */
+  corsOrigins: string[];
+  /** GET /v1/outbox (development servers only). */
+  outbox: OutboxService;
   /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
   publicUrl: () => string | undefined;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
@@ -168,7 +187,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  await registerCors(app, deps.corsOrigins);
   app.addHook('onResponse', async (request, reply) => {
+    deps.observeRequest?.(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     request.log.info(
       { req: request, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
@@ -248,7 +274,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions, deps.pauses),
+    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     schedules: schedulesHandlers(() => new Date()),
@@ -256,8 +282,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
+    bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
+    outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

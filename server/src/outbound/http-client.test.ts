@@ -10,6 +10,7 @@ import {
   guardedConnector,
 } from './http-client.js';
 import type { OutboundRequest } from '../app/ports.js';
+import { classifyError } from '../domain/delivery/error-class.js';
 import type { OutboundClient } from './http-client.js';
 
 /** A loopback receiver that counts TCP connections, so a test can prove nothing reached it. */
@@ -235,7 +236,13 @@ describe('with private destinations allowed', () => {
     const local = createOutboundClient({ allowPrivate: true, lookup: notFound });
     try {
       const result = await local.send(request(`http://nowhere.example:${receiver.port}/ok`));
-      expect(result).toMatchObject({ kind: 'connection', message: 'getaddrinfo ENOTFOUND nowhere.example' });
+      expect(result).toMatchObject({
+        kind: 'connection',
+        message: 'getaddrinfo ENOTFOUND nowhere.example',
+        code: 'ENOTFOUND',
+      });
+      // The inbox's error class reads the code (domain/delivery/error-class.ts).
+      if (result.kind === 'connection') expect(classifyError(result)).toBe('dns');
     } finally {
       await local.close();
     }

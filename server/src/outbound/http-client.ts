@@ -248,7 +248,7 @@ function classifyError(error: Error, durationMs: number): OutboundResult {
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return { kind: 'timeout', durationMs, message };
   }
-  return { kind: 'connection', durationMs, message };
+  return { kind: 'connection', durationMs, message, ...(code !== undefined ? { code } : {}) };
 }
 
 function errorCode(error: unknown): string | undefined {

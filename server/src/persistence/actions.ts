@@ -1,7 +1,9 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { ACTION_MODES } from '@sched/contract';
+import type { ACTION_MODES, ErrorClass } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
+import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
+import { destinationHost } from '../domain/domains/rules.js';
 import { fixedStatement, newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
@@ -37,6 +39,7 @@ const CREATE_COLUMNS = [
   'gate',
   'chain_id',
   'chain_step_index',
+  'traceparent',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];
@@ -44,9 +47,11 @@ export type NewAction = Required<Pick<Insertable<Tables['actions']>, (typeof CRE
 
 // Every create runs it, alone or with the other creates of its turn of the event loop (app/tick-batch.ts): the rows
 // travel as one JSON parameter, so the text stays fixed whatever their number (see fixedStatement).
+// `destination_host` is derived here from the request, so whatever path creates an action the inbox can filter it.
+const INSERTED_COLUMNS = [...CREATE_COLUMNS, 'destination_host'] as const;
 const insertActionsStatement = fixedStatement<ActionRow>(
-  `insert into actions (${CREATE_COLUMNS.join(', ')})
-   select ${CREATE_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
+  `insert into actions (${INSERTED_COLUMNS.join(', ')})
+   select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
 );
 
 /**
@@ -55,7 +60,12 @@ const insertActionsStatement = fixedStatement<ActionRow>(
  */
 export async function insertActions(db: Sql, actions: readonly NewAction[]): Promise<ActionRow[]> {
   const rows = await insertActionsStatement(db, [
-    JSON.stringify(actions.map((a) => Object.fromEntries(CREATE_COLUMNS.map((c) => [c, a[c]])))),
+    JSON.stringify(
+      actions.map((a) => ({
+        ...Object.fromEntries(CREATE_COLUMNS.map((c) => [c, a[c]])),
+        destination_host: a.request ? destinationHost(a.request.url) : null,
+      })),
+    ),
   ]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return actions.map((a) => byId.get(a.id)!);
@@ -123,15 +133,20 @@ export interface ActionFilter {
   search?: string;
   dedupKey?: string;
   recurring?: boolean;
+  /** The failed-delivery inbox (issue 23). */
+  destinationHost?: string;
+  lastStatusCode?: StatusCodeFilter;
+  errorClass?: ErrorClass;
+  failedAfter?: Date;
+  failedBefore?: Date;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  scheduledAfter?: Date;
+  scheduledBefore?: Date;
 }
 
-/** One page of an account's actions, newest first, and the total the filter matches. */
-export async function listActions(
-  db: Sql,
-  accountId: string,
-  f: ActionFilter,
-  page: { limit: number; offset: number },
-): Promise<{ total: number; rows: ActionRow[] }> {
+/** The actions a filter matches in one account (chain steps excluded): the list and bulk operations share it. */
+export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
   // A chain's step actions are read through the chain (and by id), not listed.
   let q = db.selectFrom('actions').where('account_id', '=', accountId).where('chain_id', 'is', null);
   if (f.status) q = q.where('status', '=', f.status);
@@ -143,7 +158,58 @@ export async function listActions(
   if (f.dedupKey) q = q.where(sql<boolean>`dedup_keys @> array[${f.dedupKey}]::text[]`);
   if (f.recurring === true) q = q.where('recurrence', 'is not', null);
   if (f.recurring === false) q = q.where('recurrence', 'is', null);
-  return newestFirstPage(q, page);
+  if (f.destinationHost) q = q.where('destination_host', '=', f.destinationHost);
+  const code = f.lastStatusCode;
+  if (code) {
+    q =
+      'exact' in code
+        ? q.where('last_status_code', '=', code.exact)
+        : q.where('last_status_code', '>=', code.from).where('last_status_code', '<=', code.to);
+  }
+  if (f.errorClass) q = q.where('last_error_class', '=', f.errorClass);
+  // A failed action is not touched again until a retry takes it out of `failed`: its updated_at is when it failed.
+  if (f.failedAfter || f.failedBefore) {
+    q = q.where('status', '=', 'failed');
+    if (f.failedAfter) q = q.where('updated_at', '>=', f.failedAfter);
+    if (f.failedBefore) q = q.where('updated_at', '<', f.failedBefore);
+  }
+  if (f.createdAfter) q = q.where('created_at', '>=', f.createdAfter);
+  if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore);
+  if (f.scheduledAfter) q = q.where('scheduled_for', '>=', f.scheduledAfter);
+  if (f.scheduledBefore) q = q.where('scheduled_for', '<', f.scheduledBefore);
+  return q;
+}
+
+/** One page of an account's actions, newest first, and the total the filter matches. */
+export async function listActions(
+  db: Sql,
+  accountId: string,
+  f: ActionFilter,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: ActionRow[] }> {
+  return newestFirstPage(matchingActions(db, accountId, f), page);
+}
+
+/** The ids of the actions replaying one action, oldest first. */
+export async function replaysOf(db: Sql, actionId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('actions')
+    .select('id')
+    .where('replay_of', '=', actionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Links a new action to the action it replays (in the transaction that created it). */
+export async function markReplay(db: Sql, id: string, replayOf: string): Promise<ActionRow> {
+  return db
+    .updateTable('actions')
+    .set({ replay_of: replayOf })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function coordinationKeys(db: Sql, accountId: string): Promise<string[]> {
@@ -162,6 +228,28 @@ export async function coordinationKeys(db: Sql, accountId: string): Promise<stri
 /** Applies a transition's changes to one action; answers the row as it now stands. */
 export async function updateAction(db: Sql, id: string, changes: ActionChanges): Promise<ActionRow> {
   return db.updateTable('actions').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Applies the same changes to several actions in one statement (a bulk operation's batch). */
+export async function updateActions(db: Sql, ids: readonly string[], changes: ActionChanges): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('actions')
+    .set(changes)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** Locks several actions in id order (so two lockers never deadlock); the rows found, in that order. */
+export async function lockActions(db: Sql, ids: readonly string[]): Promise<ActionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('actions')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 /** Locks one action for a transition; with `skipLocked`, a row another transaction holds answers null. */

@@ -103,7 +103,7 @@ export function fixedStatement<R>(text: string) {
 }
 
 /** Tables listed page by page, newest first (each has `created_at` and `id`). */
-type Listed = 'actions' | 'chains' | 'templates';
+type Listed = 'actions' | 'chains' | 'templates' | 'bulk_operations';
 
 /** One page of a filtered list, newest first (ties by id), and the total the filter matches: every list endpoint. */
 export async function newestFirstPage<T extends Listed>(
@@ -232,4 +232,20 @@ export async function migrateUp(orm: MikroORM): Promise<string[]> {
 
 export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
   return (await orm.migrator.getPending()).map((m) => m.name);
+}
+
+/**
+ * Runs `fn` inside the caller's transaction under a savepoint: when it throws, what it did is rolled back and the
+ * rest of the transaction stands (a bulk operation's page goes on past one refused action); the error is rethrown.
+ */
+export async function withSavepoint<T>(db: Sql, fn: () => Promise<T>): Promise<T> {
+  await sql`savepoint item`.execute(db);
+  try {
+    const result = await fn();
+    await sql`release savepoint item`.execute(db);
+    return result;
+  } catch (err) {
+    await sql`rollback to savepoint item`.execute(db);
+    throw err;
+  }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ActionState } from '../domain/action/states.js';
+import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
@@ -18,6 +19,8 @@ export interface AttemptRecord {
   durationMs: number;
   statusCode: number | null;
   outcome: DeliveryOutcome;
+  /** Null for a success (domain/delivery/error-class.ts). */
+  errorClass: ErrorClass | null;
   error: string | null;
   excerpt: string | null;
   truncated: boolean;
@@ -35,14 +38,27 @@ function attemptRow(a: AttemptRecord) {
     duration_ms: Math.max(0, Math.round(a.durationMs)),
     status_code: a.statusCode,
     outcome: a.outcome,
+    error_class: a.errorClass,
     error: a.error,
     response_excerpt: a.excerpt,
     response_truncated: a.truncated,
   };
 }
 
+/** Logs an attempt and copies it onto its action as the latest one (the inbox's `last_attempt`), in one statement. */
 export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
-  await db.insertInto('delivery_attempts').values(attemptRow(a)).execute();
+  const row = attemptRow(a);
+  await db
+    .with('logged', (w) => w.insertInto('delivery_attempts').values(row).returning('id'))
+    .updateTable('actions')
+    .set({
+      last_attempt_at: row.started_at,
+      last_status_code: row.status_code,
+      last_error_class: row.error_class,
+      last_lateness_ms: row.lateness_ms,
+    })
+    .where('id', '=', a.actionId)
+    .execute();
 }
 
 // Every attempt runs these two, for every attempt of a turn of the event loop at once (app/tick-batch.ts): fixed
@@ -74,9 +90,9 @@ const claimStatement = fixedStatement<ActionRow & { claimed: boolean }>(
 const completeStatement = fixedStatement<{ action_id: string }>(
   `with attempt as (
      select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[],
-                          $7::int[], $8::int[], $9::text[], $10::text[], $11::text[], $12::boolean[])
+                          $7::int[], $8::int[], $9::text[], $10::text[], $11::text[], $12::boolean[], $15::text[])
        as t(id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome,
-            error, response_excerpt, response_truncated)
+            error, response_excerpt, response_truncated, error_class)
    ), finishing as (
      select a.id from actions a join attempt t on t.action_id = a.id
       where a.status = '${EXECUTING}' and a.attempt_count = t.attempt_number
@@ -84,15 +100,17 @@ const completeStatement = fixedStatement<{ action_id: string }>(
       order by a.id
         for update of a
    ), done as (
-     update actions set status = $13, next_attempt_at = null, lease_until = null, last_error = null,
-       executed_at = $14, updated_at = $14
-      where id in (select id from finishing)
-     returning id
+     update actions a set status = $13, next_attempt_at = null, lease_until = null, last_error = null,
+       executed_at = $14, updated_at = $14, last_attempt_at = t.started_at, last_status_code = t.status_code,
+       last_error_class = t.error_class, last_lateness_ms = t.lateness_ms
+       from attempt t
+      where a.id in (select id from finishing) and t.action_id = a.id
+     returning a.id
    )
    insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
-     status_code, outcome, error, response_excerpt, response_truncated)
+     status_code, outcome, error, response_excerpt, response_truncated, error_class)
    select t.id, t.action_id, t.attempt_number, t.due_at, t.started_at, t.lateness_ms, t.duration_ms, t.status_code,
-          t.outcome, t.error, t.response_excerpt, t.response_truncated
+          t.outcome, t.error, t.response_excerpt, t.response_truncated, t.error_class
      from attempt t join done d on d.id = t.action_id
    returning action_id`,
 );
@@ -151,6 +169,7 @@ export async function completeOneShots(
     column('response_truncated'),
     c.to,
     c.now,
+    column('error_class'),
   ]);
   return new Set(done.map((r) => r.action_id));
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
-import { assertTransition, isCancellable, parseActionStatus } from '../../domain/action/states.js';
+import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { destinationDomain } from '../../domain/domains/rules.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
@@ -16,8 +15,11 @@ import {
   listActions,
   lockName,
   type NewAction,
+  replaysOf,
   updateAction,
+  updateActions,
 } from '../../persistence/actions.js';
+import { bulkEventsOf } from '../../persistence/bulk-operations.js';
 import { attachmentsOf } from '../../persistence/approvals/attachments.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { reminderEventsOf } from '../../persistence/approvals/reminder-events.js';
@@ -33,7 +35,8 @@ import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import { type ActionOrigin, newActionRow, resolveActionGate, writeNewAction } from './create.js';
-import { currentMode, prepareAction } from './prepare.js';
+import { type ActionFilterQuery, toActionFilter } from './filter.js';
+import { prepareAction } from './prepare.js';
 import { actionSummary, actionView, statsView } from './view.js';
 import { countActionsByStatus, deliveryFigures } from '../../persistence/stats.js';
 
@@ -43,13 +46,7 @@ export type CreateResult =
   | { kind: 'created'; action: Action }
   | { kind: 'skipped'; action: Action; reason: string };
 
-export interface ListQuery {
-  status?: string | undefined;
-  mode?: Parameters<typeof currentMode>[0] | undefined;
-  search?: string | undefined;
-  coordination_key?: string | undefined;
-  dedup_key?: string | undefined;
-  recurring?: 'recurring' | 'one-time' | undefined;
+export interface ListQuery extends ActionFilterQuery {
   page: number;
   per_page: number;
 }
@@ -114,7 +111,12 @@ export class ActionService {
    * (app/actions/create.ts). A create with nothing to lock, count or schedule now is one INSERT shared with the other
    * creates of its turn (domain/action/create-shape.ts decides).
    */
-  async create(principal: Principal, body: ActionCreateParsed): Promise<CreateResult> {
+  async create(
+    principal: Principal,
+    body: ActionCreateParsed,
+    context: { traceparent?: string | null } = {},
+  ): Promise<CreateResult> {
+    const traceparent = context.traceparent ?? null;
     const now = this.clock();
     const prepared = prepareAction(body, {
       plan: principal.plan,
@@ -151,7 +153,7 @@ export class ActionService {
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
         : destinationDomain(p.request!.url) !== null);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
-      const row = newActionRow(p, { accountId, gate, origin: REQUEST, now });
+      const row = newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent });
       const inserted = await this.simpleInserts.add({
         row,
         audit: auditEventOf(accountId, createdRecord(row)),
@@ -198,6 +200,7 @@ export class ActionService {
           gate,
           origin: REQUEST,
           now,
+          traceparent,
           // On the simple path the verification was read just above.
           destinationUnverified: simple,
           countLater: (period) => {
@@ -226,25 +229,12 @@ export class ActionService {
   }
 
   async list(accountId: string, q: ListQuery): Promise<Page<ActionSummary>> {
-    const status = q.status ? parseActionStatus(q.status) : undefined;
-    const mode = q.mode ? currentMode(q.mode) : undefined;
-    const key = q.coordination_key ?? q.dedup_key;
+    const filter = toActionFilter(q);
     // A status that names nothing matches nothing.
     const { total, rows } =
-      status === null
+      filter === null
         ? { total: 0, rows: [] }
-        : await listActions(
-            this.store.sql,
-            accountId,
-            {
-              ...(status ? { status } : {}),
-              ...(mode ? { mode } : {}),
-              ...(q.search ? { search: q.search } : {}),
-              ...(key ? { dedupKey: key } : {}),
-              ...(q.recurring ? { recurring: q.recurring === 'recurring' } : {}),
-            },
-            pageWindow(q),
-          );
+        : await listActions(this.store.sql, accountId, filter, pageWindow(q));
     return pageOf(rows.map(actionSummary), total, q);
   }
 
@@ -311,48 +301,57 @@ export class ActionService {
     return this.store.transaction(async (db) => {
       const row = await findAction(db, accountId, id, { forUpdate: true });
       if (!row) throw new NotFoundError('action');
-      if (row.status !== 'failed')
-        throw ValidationError.field(
-          'status',
-          `only failed actions can be retried; this one is ${row.status}`,
-        );
-      if (!row.request) throw ValidationError.field('request', 'this action has no HTTP request to retry');
-      if (row.idempotency_key) {
-        await lockName(db, accountId, 'idempotency', row.idempotency_key);
-        const holder = await findByIdempotencyKey(db, accountId, row.idempotency_key, { liveOnly: true });
-        if (holder) {
-          throw new ConflictError(
-            `idempotency key '${row.idempotency_key}' now belongs to live action ${holder.id}`,
-          );
-        }
-      }
-      const now = this.clock();
-      const updated = await updateAction(db, row.id, {
-        status: assertTransition(row.status, 'manual_retry'),
-        attempt_count: 0,
-        manual_retry_count: row.manual_retry_count + 1,
-        reschedule_count: 0,
-        next_attempt_at: now,
-        last_error: null,
-        lease_until: null,
-        updated_at: now,
-      });
-      // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
-      if (row.mode === 'approval') await reopenGate(db, row, now);
-      await this.scheduler.schedule(db, row.id, now);
-      await recordAudit(db, accountId, {
-        action: 'action.retry',
-        resource: { type: 'action', id: row.id },
-        details: { from_status: row.status, manual_retry_count: updated.manual_retry_count },
-      });
-      return {
-        id: row.id,
-        name: row.name,
-        status: 'resolved',
-        attempt_count: 0,
-        manual_retry_count: updated.manual_retry_count,
-      };
+      return this.retryRow(db, row, this.clock());
     });
+  }
+
+  /**
+   * The `manual_retry` transition on a row locked by the caller, in the caller's transaction (the retry endpoint
+   * and bulk retries): a new execution cycle starts now.
+   */
+  async retryRow(
+    db: Sql,
+    row: ActionRow,
+    now: Date,
+  ): Promise<{ id: string; name: string; status: 'resolved'; attempt_count: 0; manual_retry_count: number }> {
+    if (row.status !== 'failed')
+      throw ValidationError.field('status', `only failed actions can be retried; this one is ${row.status}`);
+    if (!row.request) throw ValidationError.field('request', 'this action has no HTTP request to retry');
+    const accountId = row.account_id;
+    if (row.idempotency_key) {
+      await lockName(db, accountId, 'idempotency', row.idempotency_key);
+      const holder = await findByIdempotencyKey(db, accountId, row.idempotency_key, { liveOnly: true });
+      if (holder) {
+        throw new ConflictError(
+          `idempotency key '${row.idempotency_key}' now belongs to live action ${holder.id}`,
+        );
+      }
+    }
+    const updated = await updateAction(db, row.id, {
+      status: assertTransition(row.status, 'manual_retry'),
+      attempt_count: 0,
+      manual_retry_count: row.manual_retry_count + 1,
+      reschedule_count: 0,
+      next_attempt_at: now,
+      last_error: null,
+      lease_until: null,
+      updated_at: now,
+    });
+    // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
+    if (row.mode === 'approval') await reopenGate(db, row, now);
+    await this.scheduler.schedule(db, row.id, now);
+    await recordAudit(db, row.account_id, {
+      action: 'action.retry',
+      resource: { type: 'action', id: row.id },
+      details: { from_status: row.status, manual_retry_count: updated.manual_retry_count },
+    });
+    return {
+      id: row.id,
+      name: row.name,
+      status: 'resolved',
+      attempt_count: 0,
+      manual_retry_count: updated.manual_retry_count,
+    };
   }
 
   /** The console's overview: actions per state and the last 24 hours of deliveries (`GET /v1/stats`). */
@@ -370,40 +369,70 @@ export class ActionService {
     return coordinationKeys(this.store.sql, accountId);
   }
 
-  /** Applies the `cancel` transition of the state table; a non-cancellable state is a 409 naming it. */
-  private async cancelRow(
+  /**
+   * Applies the `cancel` transition of the state table to a row locked by the caller; a non-cancellable state is a
+   * 409 naming it. Bulk cancels use it too.
+   */
+  async cancelRow(
     db: Sql,
     row: ActionRow,
     now: Date,
   ): Promise<{ id: string; name: string; status: 'cancelled' }> {
-    if (!isCancellable(row.status)) {
-      throw new ConflictError(`action ${row.id} is ${row.status} and cannot be cancelled`);
-    }
-    await updateAction(db, row.id, {
-      status: assertTransition(row.status, 'cancel'),
-      next_attempt_at: null,
-      lease_until: null,
-      updated_at: now,
-    });
-    await recordAudit(db, row.account_id, {
-      action: 'action.cancel',
-      resource: { type: 'action', id: row.id },
-      details: { from_status: row.status },
-    });
+    await this.cancelRows(db, [row], now);
     return { id: row.id, name: row.name, status: 'cancelled' };
   }
 
-  private async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
+  /** `cancelRow` for several rows locked by the caller, in one statement per target state (a bulk cancel's batch). */
+  async cancelRows(db: Sql, rows: readonly ActionRow[], now: Date): Promise<void> {
+    const byTarget = new Map<ActionRow['status'], string[]>();
+    for (const row of rows) {
+      if (!isCancellable(row.status)) {
+        throw new ConflictError(`action ${row.id} is ${row.status} and cannot be cancelled`);
+      }
+      const to = assertTransition(row.status, 'cancel');
+      byTarget.set(to, [...(byTarget.get(to) ?? []), row.id]);
+    }
+    for (const [status, ids] of byTarget) {
+      await updateActions(db, ids, { status, next_attempt_at: null, lease_until: null, updated_at: now });
+    }
+    // One chain per account: a bulk batch may span accounts only in tests, so group anyway.
+    await recordAuditEvents(
+      db,
+      rows.map((row) =>
+        auditEventOf(row.account_id, {
+          action: 'action.cancel',
+          resource: { type: 'action', id: row.id },
+          details: { from_status: row.status },
+        }),
+      ),
+    );
+  }
+
+  async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
     const waits = this.options.waits;
-    // The timeline (reminder_events) holds an approval's answers, and pauses and resumes of either mode.
-    const [attempts, events] = await Promise.all([attemptsOf(db, row.id), reminderEventsOf(db, row.id)]);
+    // The timeline (reminder_events) holds an approval's answers, pauses and resumes of either mode, and the bulk
+    // operations that changed the action.
+    const [attempts, events, replays, bulkOperations] = await Promise.all([
+      attemptsOf(db, row.id),
+      reminderEventsOf(db, row.id),
+      replaysOf(db, row.id),
+      bulkEventsOf(db, row.id),
+    ]);
+    const history = { replays, bulkOperations };
     if (row.mode !== 'approval')
-      return actionView(row, attempts, { recipients: [], events, attachments: [] }, credentials, waits);
+      return actionView(
+        row,
+        attempts,
+        { recipients: [], events, attachments: [] },
+        credentials,
+        history,
+        waits,
+      );
     const [recipients, attachments] = await Promise.all([
       recipientsOf(db, row.id),
       attachmentsOf(db, row.id),
     ]);
-    return actionView(row, attempts, { recipients, events, attachments }, credentials, waits);
+    return actionView(row, attempts, { recipients, events, attachments }, credentials, history, waits);
   }
 }
 

@@ -28,6 +28,17 @@ function nextOccurrences(r: ActionRow, waits: Pick<Waits, 'along'>): string[] {
     .map((d) => d.toISOString());
 }
 
+/** The latest attempt as copied onto the action row (persistence/deliveries.ts insertAttempt). */
+function lastAttempt(r: ActionRow): ActionSummary['last_attempt'] {
+  if (!r.last_attempt_at) return null;
+  return {
+    at: r.last_attempt_at.toISOString(),
+    status_code: r.last_status_code,
+    error_class: r.last_error_class,
+    lateness_ms: r.last_lateness_ms ?? 0,
+  };
+}
+
 export function actionSummary(r: ActionRow): ActionSummary {
   return {
     id: r.id,
@@ -37,10 +48,21 @@ export function actionSummary(r: ActionRow): ActionSummary {
     scheduled_for: r.scheduled_for.toISOString(),
     idempotency_key: r.idempotency_key,
     dedup_keys: r.dedup_keys,
+    destination_host: r.destination_host,
+    last_attempt: lastAttempt(r),
+    replay_of: r.replay_of,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };
 }
+
+/** What the detail adds from other tables: the replays of the action and the bulk operations that processed it. */
+export interface ActionHistory {
+  replays: string[];
+  bulkOperations: Action['bulk_operations'];
+}
+
+const NO_HISTORY: ActionHistory = { replays: [], bulkOperations: [] };
 
 /** The full action of spec 2.1. The webhook secret is never shown; `signed` says whether one is set. */
 /** What an approval action's view adds: its recipients, timeline and attachments. */
@@ -63,6 +85,7 @@ export function actionView(
   attempts: DeliveryAttemptRow[],
   details: GateDetails = NO_GATE,
   credentials = true,
+  history: ActionHistory = NO_HISTORY,
   waits: Pick<Waits, 'along'> = UNSCALED,
 ): Action {
   const { dst_policy: dstPolicy, wall_time: _wallTime, ...recurrence } = r.recurrence ?? {};
@@ -137,6 +160,7 @@ export function actionView(
       duration_ms: a.duration_ms,
       status_code: a.status_code,
       outcome: a.outcome,
+      error_class: a.error_class,
       error: a.error,
       response_excerpt: a.response_excerpt,
       response_truncated: a.response_truncated,
@@ -159,6 +183,10 @@ export function actionView(
       channels: [...new Set(x.targets.map((t) => t.channel))],
     })),
     last_error: r.last_error,
+    last_attempt: lastAttempt(r),
+    replay_of: r.replay_of,
+    replays: history.replays,
+    bulk_operations: history.bulkOperations,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
   };

@@ -1,5 +1,6 @@
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
+import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
@@ -23,7 +24,10 @@ import type {
   Outbound,
   OutboundResult,
   Store,
+  Timers,
+  Tracing,
 } from '../ports.js';
+import { systemTimers } from '../clock.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import { buildRequest, EXCERPT_BYTES } from './request.js';
@@ -64,12 +68,16 @@ export interface DeliveryPorts {
   callbacks: CallbackOutbox;
   outbound: Outbound;
   clock: Clock;
+  /** Timers on `clock` (the wait until a claimed attempt's due time); the system's when absent. */
+  timers?: Timers;
   waits: Waits;
   events?: DeliveryEvents;
   /** Sends approval gates' messages; absent only where no approval action is fired. */
   approvals?: GateRounds;
   /** Hears of successes with their response (a chain step's action: app/chains/settled.ts). */
   settled?: ActionSettledHook;
+  /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
+  tracing?: Tracing | undefined;
 }
 
 interface Claimed {
@@ -130,16 +138,27 @@ export class Deliveries {
     const { row, dueAt } = claimed;
     await this.untilDue(dueAt);
     const started = this.p.clock();
-    this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
+    const latenessMs = Math.max(0, started.getTime() - dueAt.getTime());
+    this.p.events?.fired(row.mode, latenessMs / 1000);
     if (row.mode === 'approval') {
-      if (!this.p.approvals)
-        throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
-      await this.p.approvals.sendRound(row);
+      const approvals = this.p.approvals;
+      if (!approvals) throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
+      const send = () => approvals.sendRound(row);
+      await (this.p.tracing?.span('sched.approval.send', { 'sched.action_id': row.id }, send) ?? send());
       return;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
-    const result = await this.p.outbound.send(
-      buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes),
+    const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes);
+    const span = this.p.tracing?.deliveryAttempt({
+      actionId: row.id,
+      attempt: row.attempt_count,
+      latenessMs,
+      createdBy: row.traceparent,
+    });
+    if (span) Object.assign(request.headers, span.headers);
+    const result = await this.p.outbound.send(request);
+    span?.end(
+      result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
     await this.record(row, dueAt, started, result, listened !== null);
   }
@@ -151,7 +170,9 @@ export class Deliveries {
     for (let turn = 0; turn < 3; turn += 1) {
       const ahead = dueAt.getTime() - this.p.clock().getTime();
       if (ahead <= 0) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.ceil(ahead), CLAIM_TOLERANCE_MS)));
+      await new Promise<void>((resolve) =>
+        (this.p.timers ?? systemTimers).after(Math.min(Math.ceil(ahead), CLAIM_TOLERANCE_MS), resolve),
+      );
     }
   }
 
@@ -264,6 +285,7 @@ export class Deliveries {
       durationMs: result.durationMs,
       statusCode,
       outcome,
+      errorClass: classifyError(result),
       error,
       // A settlement listener may read a longer body (request.ts); the attempt log keeps its usual excerpt.
       excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,
@@ -416,6 +438,8 @@ export class Deliveries {
             durationMs: now.getTime() - started.getTime(),
             statusCode: null,
             outcome: 'retryable',
+            // No answer came before the lease ran out: for the inbox, a timeout.
+            errorClass: 'timeout',
             error,
             excerpt: null,
             truncated: false,

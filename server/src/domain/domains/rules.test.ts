@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CHECK_WINDOW_MS,
   destinationDomain,
+  destinationHost,
   fileProves,
   nextCheckAt,
   parseDomain,
@@ -11,6 +12,15 @@ import {
   verificationRecord,
   withinLimits,
 } from './rules.js';
+
+describe('destination hosts (the inbox filter)', () => {
+  it('the hostname, lower-cased, IP literals included', () => {
+    expect(destinationHost('https://API.Example.com./hook?x=1')).toBe('api.example.com');
+    expect(destinationHost('http://user:pw@127.0.0.1:8080/x')).toBe('127.0.0.1');
+    expect(destinationHost('http://[::1]:9/x')).toBe('[::1]');
+    expect(destinationHost('not a url')).toBeNull();
+  });
+});
 
 describe('destination domains', () => {
   it('counts the exact hostname, lower-cased and without a trailing dot', () => {

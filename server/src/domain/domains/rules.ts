@@ -40,6 +40,19 @@ export function destinationDomain(url: string): string | null {
   return name === '' ? null : name;
 }
 
+/**
+ * The host an action's request goes to, as the failed-delivery inbox filters it: the URL's hostname lower-cased,
+ * without a trailing dot, IP literals included (an IPv6 literal keeps its brackets); null when the URL does not parse.
+ */
+export function destinationHost(url: string): string | null {
+  try {
+    const host = new URL(url).hostname.replace(/\.+$/, '').toLowerCase();
+    return host === '' ? null : host;
+  } catch {
+    return null;
+  }
+}
+
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**

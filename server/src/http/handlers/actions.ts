@@ -1,6 +1,7 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
+import type { ActionReplays } from '../../app/actions/replay.js';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
 import { previewSchedule } from '../../app/schedules/preview.js';
@@ -9,10 +10,12 @@ import { principalOf } from '../auth.js';
 
 const s = initServer();
 
-export function actionsHandlers(actions: ActionService, pauses: PauseService) {
+export function actionsHandlers(actions: ActionService, pauses: PauseService, replays: ActionReplays) {
   return s.router(contract.actions, {
     create: async ({ request, body }) => {
-      const result = await actions.create(principalOf(request), body);
+      const result = await actions.create(principalOf(request), body, {
+        traceparent: validTraceparent(request.headers.traceparent),
+      });
       return result.kind === 'created'
         ? { status: 201, body: { data: result.action } }
         : {
@@ -52,6 +55,10 @@ export function actionsHandlers(actions: ActionService, pauses: PauseService) {
       status: 200,
       body: { data: await actions.retry(principalOf(request).accountId, params.id) },
     }),
+    replay: async ({ request, params, body }) => ({
+      status: 201,
+      body: { data: await replays.replay(principalOf(request), params.id, body ?? {}) },
+    }),
     pause: async ({ request, params, body }) => {
       const p = principalOf(request);
       await pauses.pause(p.accountId, params.id, body);
@@ -86,6 +93,13 @@ export function quotaHandlers(quota: QuotaService) {
       return { status: 200, body: { data: await quota.get(p.accountId, p.plan) } };
     },
   });
+}
+
+/** A W3C trace context (version 00, non-zero ids), or null: anything else a client sends is not kept. */
+export function validTraceparent(header: string | string[] | undefined): string | null {
+  const value = typeof header === 'string' ? header.trim().toLowerCase() : '';
+  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(value);
+  return m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!) ? value : null;
 }
 
 export function schedulesHandlers(clock: () => Date) {

@@ -16,13 +16,24 @@ export interface NewReminderEvent {
  * transaction keep their order when listed by time.
  */
 export async function addReminderEvents(db: Sql, actionId: string, events: readonly NewReminderEvent[]) {
+  await addTimelineEvents(
+    db,
+    events.map((e) => ({ ...e, actionId })),
+  );
+}
+
+/** Appends events to the timelines of several actions in one statement (a bulk operation's batch). */
+export async function addTimelineEvents(
+  db: Sql,
+  events: readonly (NewReminderEvent & { actionId: string })[],
+): Promise<void> {
   if (events.length === 0) return;
   await db
     .insertInto('reminder_events')
     .values(
       events.map((e) => ({
         id: randomUUID(),
-        action_id: actionId,
+        action_id: e.actionId,
         event_type: e.type,
         actor_email: e.actor,
         notes: e.notes,

@@ -1,5 +1,13 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import type { ACTION_MODES, RETRY_STRATEGIES, StepStatus } from '@sched/contract';
+import type {
+  ACTION_MODES,
+  BulkItemOutcome,
+  BulkOperationKind,
+  BulkOperationState,
+  ErrorClass,
+  RETRY_STRATEGIES,
+  StepStatus,
+} from '@sched/contract';
 import { type ActionState, LIVE_STATES, TERMINAL_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { AccountSchema } from './account.js';
@@ -14,6 +22,7 @@ import type {
 /** States whose attempt waits for its due time (the dispatcher's scan), and the state that holds a lease. */
 const DUE_STATES: readonly ActionState[] = ['scheduled', 'resolved'];
 const LEASED: ActionState = 'executing';
+const FAILED: ActionState = 'failed';
 const sqlList = (states: readonly ActionState[]) => `(${states.map((s) => `'${s}'`).join(', ')})`;
 
 /** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
@@ -41,6 +50,27 @@ export const ActionSchema = defineEntity({
     {
       name: 'actions_dedup_keys_index',
       expression: 'create index "actions_dedup_keys_index" on "actions" using gin ("dedup_keys")',
+    },
+    // The failed-delivery inbox (GET /actions filters, docs/operations.md): a status, a destination host, the
+    // moment of failure and the last attempt's class each narrow one account's rows through an index, newest first.
+    { name: 'actions_account_status_index', properties: ['account', 'status', 'createdAt'] },
+    {
+      name: 'actions_account_destination_host_index',
+      properties: ['account', 'destinationHost', 'createdAt'],
+    },
+    {
+      name: 'actions_failed_index',
+      expression: `create index "actions_failed_index" on "actions" ("account_id", "updated_at") where "status" = '${FAILED}'`,
+    },
+    {
+      name: 'actions_last_error_index',
+      expression:
+        'create index "actions_last_error_index" on "actions" ("account_id", "last_error_class", "last_status_code") where "last_error_class" is not null',
+    },
+    {
+      name: 'actions_replay_of_index',
+      expression:
+        'create index "actions_replay_of_index" on "actions" ("replay_of") where "replay_of" is not null',
     },
   ],
   uniques: [
@@ -103,6 +133,17 @@ export const ActionSchema = defineEntity({
     /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
     chainId: p.uuid().nullable(),
     chainStepIndex: p.integer().nullable(),
+    /** The request URL's host, lower-cased (derived on insert, persistence/actions.ts): the inbox filters on it. */
+    destinationHost: p.string().length(255).nullable(),
+    /** The latest delivery attempt, copied from `delivery_attempts` as it is recorded: the inbox reads one row. */
+    lastAttemptAt: p.datetime().nullable(),
+    lastStatusCode: p.integer().nullable(),
+    lastErrorClass: p.string().length(16).$type<ErrorClass>().nullable(),
+    lastLatenessMs: p.integer().nullable(),
+    /** The action this one replays (POST /actions/{id}/replay). */
+    replayOf: p.uuid().nullable(),
+    /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
+    traceparent: p.string().length(55).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -124,6 +165,8 @@ export const DeliveryAttemptSchema = defineEntity({
     durationMs: p.integer(),
     statusCode: p.integer().nullable(),
     outcome: p.string().length(16).$type<DeliveryOutcome>(),
+    /** Why the attempt did not succeed (domain/delivery/error-class.ts); null for a success. */
+    errorClass: p.string().length(16).$type<ErrorClass>().nullable(),
     error: p.text().nullable(),
     responseExcerpt: p.text().nullable(),
     responseTruncated: p.boolean().default(false),
@@ -163,5 +206,63 @@ export const UsageCounterSchema = defineEntity({
     period: p.string().length(7).primary(),
     metric: p.string().length(32).primary(),
     used: p.integer().default(0),
+  },
+});
+
+/**
+ * A bulk operation (issue 23): one operation applied to the actions a filter or a list of ids matched when it
+ * started. The set is snapshotted into `bulk_operation_items`; a worker works through it in keyset pages under a
+ * lease, so a worker that dies is replaced and none of the items is processed twice.
+ */
+export const BulkOperationSchema = defineEntity({
+  name: 'BulkOperation',
+  tableName: 'bulk_operations',
+  indexes: [
+    { properties: ['account', 'createdAt'] },
+    {
+      name: 'bulk_operations_running_index',
+      expression:
+        'create index "bulk_operations_running_index" on "bulk_operations" ("lease_until") where "status" = \'running\'',
+    },
+  ],
+  properties: {
+    id: p.uuid().primary(),
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
+    operation: p.string().length(16).$type<BulkOperationKind>(),
+    status: p.string().length(16).$type<BulkOperationState>(),
+    /** The filter as given (null when ids were given). */
+    filter: p.json<Record<string, unknown>>().nullable(),
+    /** The replay overrides, for `replay`. */
+    options: p.json<Record<string, unknown>>().nullable(),
+    note: p.string().length(1000).nullable(),
+    matched: p.integer().default(0),
+    processed: p.integer().default(0),
+    affected: p.integer().default(0),
+    skipped: p.integer().default(0),
+    failed: p.integer().default(0),
+    /** Items are taken in action id order; this is the last id a committed batch reached. */
+    cursor: p.uuid().nullable(),
+    /** Held by the worker running the operation; an expired lease lets another worker take it over. */
+    leaseUntil: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    finishedAt: p.datetime().nullable(),
+  },
+});
+
+/** One action of a bulk operation's snapshot; `outcome` is set in the transaction that changed the action. */
+export const BulkOperationItemSchema = defineEntity({
+  name: 'BulkOperationItem',
+  tableName: 'bulk_operation_items',
+  // The action's timeline lists the operations that touched it.
+  indexes: [{ name: 'bulk_operation_items_action_id_index', properties: ['actionId'] }],
+  properties: {
+    operation: () => p.manyToOne(BulkOperationSchema).deleteRule('cascade').primary(),
+    /** No foreign key: an action purged by retention meanwhile is reported skipped, not lost from the count. */
+    actionId: p.uuid().primary(),
+    outcome: p.string().length(16).$type<BulkItemOutcome>().nullable(),
+    /** Why an action was skipped or failed, or the id of the action a replay made. */
+    detail: p.text().nullable(),
+    processedAt: p.datetime().nullable(),
   },
 });

@@ -1,5 +1,12 @@
 import { AccountSchema, ApiKeySchema, ConsoleSessionSchema } from './account.js';
-import { ActionSchema, CallbackDeliverySchema, DeliveryAttemptSchema, UsageCounterSchema } from './action.js';
+import {
+  ActionSchema,
+  BulkOperationItemSchema,
+  BulkOperationSchema,
+  CallbackDeliverySchema,
+  DeliveryAttemptSchema,
+  UsageCounterSchema,
+} from './action.js';
 import {
   AttachmentSchema,
   NotificationChannelSchema,
@@ -27,8 +34,36 @@ export * from './domain.js';
 export * from './rate-limit.js';
 export * from './template.js';
 
+/** Every entity's schema type, named so the declaration of `entities` stays small. */
+export type EntitySchemaOf =
+  | typeof AccountSchema
+  | typeof ApiKeySchema
+  | typeof ContactSchema
+  | typeof RateLimitWindowSchema
+  | typeof ActionSchema
+  | typeof DeliveryAttemptSchema
+  | typeof CallbackDeliverySchema
+  | typeof UsageCounterSchema
+  | typeof RecipientSchema
+  | typeof ResponseTokenSchema
+  | typeof ReminderEventSchema
+  | typeof AttachmentSchema
+  | typeof NotificationSchema
+  | typeof OutboxMessageSchema
+  | typeof NotificationChannelSchema
+  | typeof TeamMemberSchema
+  | typeof ChainSchema
+  | typeof ChainStepSchema
+  | typeof TemplateSchema
+  | typeof DomainSchema
+  | typeof ConsoleSessionSchema
+  | typeof AuditEventSchema
+  | typeof AuditHeadSchema
+  | typeof BulkOperationSchema
+  | typeof BulkOperationItemSchema;
+
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
-export const entities = [
+export const entities: EntitySchemaOf[] = [
   AccountSchema,
   ApiKeySchema,
   ContactSchema,
@@ -52,4 +87,6 @@ export const entities = [
   ConsoleSessionSchema,
   AuditEventSchema,
   AuditHeadSchema,
+  BulkOperationSchema,
+  BulkOperationItemSchema,
 ];

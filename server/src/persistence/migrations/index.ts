@@ -13,7 +13,9 @@ import { Migration20261125034000_Pause } from './Migration20261125034000_Pause.j
 import { Migration20261125040000_ApiKeyExpiry } from './Migration20261125040000_ApiKeyExpiry.js';
 import { Migration20261125041500_TemplateGuards } from './Migration20261125041500_TemplateGuards.js';
 import { Migration20261125033000_ConsoleSessions } from './Migration20261125033000_ConsoleSessions.js';
-import { Migration20261125050000_AuditEvents } from './Migration20261125050000_AuditEvents.js';
+import { Migration20261125045000_InboxBulkOperations } from './Migration20261125045000_InboxBulkOperations.js';
+import { Migration20261125050000_Traceparent } from './Migration20261125050000_Traceparent.js';
+import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -31,5 +33,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125040000_ApiKeyExpiry', class: Migration20261125040000_ApiKeyExpiry },
   { name: 'Migration20261125041500_TemplateGuards', class: Migration20261125041500_TemplateGuards },
   { name: 'Migration20261125033000_ConsoleSessions', class: Migration20261125033000_ConsoleSessions },
-  { name: 'Migration20261125050000_AuditEvents', class: Migration20261125050000_AuditEvents },
+  { name: 'Migration20261125045000_InboxBulkOperations', class: Migration20261125045000_InboxBulkOperations },
+  { name: 'Migration20261125050000_Traceparent', class: Migration20261125050000_Traceparent },
+  { name: 'Migration20261125051000_AuditEvents', class: Migration20261125051000_AuditEvents },
 ];

@@ -6,8 +6,8 @@ import { Migration } from '@mikro-orm/migrations';
  * transaction set `sched.audit_retention` to `prefix` (persistence/audit-events.ts `dropAuditPrefix`, the one path
  * that drops, and only a whole prefix).
  */
-export class Migration20261125050000_AuditEvents extends Migration {
-  override name = 'Migration20261125050000_AuditEvents';
+export class Migration20261125051000_AuditEvents extends Migration {
+  override name = 'Migration20261125051000_AuditEvents';
 
   override up(): void | Promise<void> {
     this.addSql(

@@ -1,0 +1,88 @@
+// Benchmark "bulk-cancel" (issue 23): one bulk operation cancelling COUNT matched actions. Seeds COUNT scheduled
+// actions to one host (and as many to another, which the filter must not touch) with generate_series in a throwaway
+// database, then times the dry run, the start (the snapshot of the matched ids, in the API request), and the run in
+// the worker until the operation is completed, sampling its progress.
+//
+//   node bench/bulk-cancel.mjs [--count 100000]
+import { parseArgs } from 'node:util';
+import { BUILDS, fmt, log, nowMs, sleep, startPostgres, startStack, table } from './lib.mjs';
+
+const { values } = parseArgs({ options: { count: { type: 'string' } } });
+const COUNT = Number(values.count ?? 100_000);
+
+async function seed(stack, host) {
+  await stack.db.query(
+    `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at, max_attempts,
+       retry_strategy, request, destination_host, created_at, updated_at)
+     select gen_random_uuid(), $1, 'seeded ' || g, 'webhook', 'scheduled', 'UTC', now() + interval '30 days',
+            now() + interval '30 days', 5, 'exponential',
+            jsonb_build_object('url', 'https://' || $2 || '/hook', 'method', 'POST', 'headers', '{}'::jsonb),
+            $2, now() - g * interval '1 ms', now()
+       from generate_series(1, $3::int) g`,
+    [stack.accountId, host, COUNT],
+  );
+}
+
+async function call(stack, method, path, body) {
+  const t0 = nowMs();
+  const res = await stack.api.request({
+    path,
+    method,
+    headers: {
+      authorization: `Bearer ${stack.apiKey}`,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const parsed = JSON.parse(await res.body.text());
+  return { ms: nowMs() - t0, status: res.statusCode, body: parsed };
+}
+
+const postgres = await startPostgres();
+let stack;
+try {
+  stack = await startStack('bulk', BUILDS[0], postgres);
+  log(`bulk-cancel: seeding ${fmt(COUNT, 0)} + ${fmt(COUNT, 0)} actions`);
+  await Promise.all([seed(stack, 'partner.example'), seed(stack, 'other.example')]);
+  await stack.db.query('vacuum analyze actions');
+  const filter = { destination_host: 'partner.example', status: 'scheduled' };
+  const dry = await call(stack, 'POST', '/v1/bulk-operations', { operation: 'cancel', filter });
+  const start = await call(stack, 'POST', '/v1/bulk-operations', {
+    operation: 'cancel',
+    filter,
+    dry_run: false,
+  });
+  if (start.status !== 202) throw new Error(`start: ${start.status} ${JSON.stringify(start.body)}`);
+  const id = start.body.data.id;
+  const t0 = nowMs();
+  const samples = [];
+  let op;
+  for (;;) {
+    op = (await call(stack, 'GET', `/v1/bulk-operations/${id}`)).body.data;
+    samples.push([nowMs() - t0, op.processed]);
+    if (op.status !== 'running') break;
+    await sleep(500);
+  }
+  const runMs = nowMs() - t0;
+  const untouched = await stack.db.query(
+    "select count(*)::int as n from actions where destination_host = 'other.example' and status = 'scheduled'",
+  );
+  table(
+    `bulk cancel of ${fmt(COUNT, 0)} matched actions (another ${fmt(COUNT, 0)} not matched)`,
+    ['step', 'ms', 'figure'],
+    [
+      ['dry run (200)', dry.ms, `matched ${dry.body.data.matched}, eligible ${dry.body.data.eligible}`],
+      ['start (202: snapshot + job)', start.ms, `matched ${start.body.data.matched}`],
+      ['run in the worker', runMs, `${fmt((op.processed / runMs) * 1000, 0)} actions/s`],
+      [
+        'result',
+        '',
+        `${op.status}: processed ${op.processed}, affected ${op.affected}, skipped ${op.skipped}`,
+      ],
+      ['not matched, still scheduled', '', untouched.rows[0].n],
+    ],
+  );
+} finally {
+  await stack?.stop();
+  await postgres.stop();
+}

@@ -1,0 +1,113 @@
+// Benchmark "inbox" (issue 23): the failed-delivery inbox of one account holding COUNT actions. Seeds them with
+// generate_series straight into a throwaway database of a throwaway PostgreSQL (90 % executed, 6 % scheduled, 4 %
+// failed over 50 destination hosts with the last-attempt columns a recorded attempt leaves), then times the list
+// queries of GET /v1/actions through the real server, and prints the plans PostgreSQL chose for them.
+//
+//   node bench/inbox.mjs [--count 1000000] [--repeat 20]
+//
+// The goal: each inbox query of an account with a million actions answers in well under 100 ms (docs/performance.md).
+import { parseArgs } from 'node:util';
+import { BUILDS, fmt, log, nowMs, startPostgres, startStack, summarize, table } from './lib.mjs';
+
+const { values } = parseArgs({ options: { count: { type: 'string' }, repeat: { type: 'string' } } });
+const COUNT = Number(values.count ?? 1_000_000);
+const REPEAT = Number(values.repeat ?? 20);
+
+/** The account's actions, in two halves on two connections. */
+async function seed(stack) {
+  const t0 = nowMs();
+  const half = Math.ceil(COUNT / 2);
+  const chunk = (from, to) =>
+    stack.db.query(
+      `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at,
+         max_attempts, attempt_count, retry_strategy, request, destination_host, last_attempt_at,
+         last_status_code, last_error_class, last_lateness_ms, created_at, updated_at)
+       select gen_random_uuid(), $1, 'seeded ' || g, 'webhook', st, 'UTC', at,
+              case when st = 'scheduled' then at end, 5, case when st = 'scheduled' then 0 else 1 end, 'exponential',
+              jsonb_build_object('url', 'https://' || host || '/hook', 'method', 'POST', 'headers', '{}'::jsonb),
+              host, case when st <> 'scheduled' then at end,
+              case when st = 'executed' then 200 when st = 'failed' then (array[500, 503, 404, null])[1 + g % 4] end,
+              case when st = 'failed' then (array['http', 'http', 'http', 'timeout'])[1 + g % 4] end,
+              case when st <> 'scheduled' then 3 end, created, created + interval '1 minute'
+         from generate_series($2::int, $3::int) g,
+              lateral (select case when g % 100 < 90 then 'executed' when g % 100 < 96 then 'scheduled'
+                                   else 'failed' end as st,
+                              'host-' || ((g / 100) % 50) || '.example' as host,
+                              now() - interval '30 days' + (g::float / $4) * interval '30 days' as created) s,
+              lateral (select case when st = 'scheduled' then now() + interval '1 day' else created end as at) t`,
+      [stack.accountId, from, to, COUNT],
+    );
+  await Promise.all([chunk(1, half), chunk(half + 1, COUNT)]);
+  const insertMs = nowMs() - t0;
+  await stack.db.query('vacuum analyze actions');
+  return { insertMs, totalMs: nowMs() - t0 };
+}
+
+async function get(stack, query) {
+  const t0 = nowMs();
+  const res = await stack.api.request({
+    path: `/v1/actions?${query}`,
+    method: 'GET',
+    headers: { authorization: `Bearer ${stack.apiKey}` },
+  });
+  const body = JSON.parse(await res.body.text());
+  if (res.statusCode !== 200) throw new Error(`GET ${query}: ${res.statusCode} ${JSON.stringify(body)}`);
+  return { ms: nowMs() - t0, total: body.meta.total };
+}
+
+const day = new Date(Date.now() - 86_400_000).toISOString();
+const QUERIES = [
+  ['status=failed', 'status=failed'],
+  ['status=failed, one host', 'status=failed&destination_host=host-7.example'],
+  ['one host (all statuses)', 'destination_host=host-7.example'],
+  ['error_class=timeout', 'error_class=timeout'],
+  ['last_status_code=5xx, one host', 'last_status_code=5xx&destination_host=host-7.example'],
+  ['failed in the last day', `failed_after=${encodeURIComponent(day)}`],
+  ['failed, created in the last day', `status=failed&created_after=${encodeURIComponent(day)}`],
+  ['failed, 5xx, page 20', 'status=failed&last_status_code=5xx&page=20'],
+  ['no filter (count of everything)', ''],
+];
+
+const postgres = await startPostgres();
+let stack;
+try {
+  stack = await startStack('inbox', BUILDS[0], postgres);
+  log(`inbox: seeding ${fmt(COUNT, 0)} actions`);
+  const seeded = await seed(stack);
+  log(
+    `inbox: seeded in ${fmt(seeded.insertMs / 1000)} s (with vacuum analyze ${fmt(seeded.totalMs / 1000)} s)`,
+  );
+  const rows = [];
+  for (const [label, query] of QUERIES) {
+    await get(stack, query); // warm the plan cache and the pages
+    const times = [];
+    let total = 0;
+    for (let i = 0; i < REPEAT; i += 1) {
+      const r = await get(stack, query);
+      times.push(r.ms);
+      total = r.total;
+    }
+    const s = summarize(times);
+    rows.push([label, total, s.p50, s.p90, s.max]);
+  }
+  table(
+    `GET /v1/actions of one account with ${fmt(COUNT, 0)} actions (HTTP round trip, ms; ${REPEAT} runs each)`,
+    ['query', 'matched', 'p50', 'p90', 'max'],
+    rows,
+  );
+  for (const [label, where] of [
+    ['status=failed, one host', "status = 'failed' and destination_host = 'host-7.example'"],
+    ['error_class=timeout', "last_error_class = 'timeout'"],
+    ['failed in the last day', `status = 'failed' and updated_at >= '${day}'`],
+  ]) {
+    const plan = await stack.db.query(
+      `explain (analyze, buffers off, costs off) select * from actions where account_id = $1 and chain_id is null
+         and ${where} order by created_at desc, id desc limit 25`,
+      [stack.accountId],
+    );
+    process.stdout.write(`\nplan: ${label}\n${plan.rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}\n`);
+  }
+} finally {
+  await stack?.stop();
+  await postgres.stop();
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { ACTION_STATES, BULK_OPERATION_STATES, BULK_OPERATIONS } from '../vocabulary.js';
+import { ActionFilterFields, PauseBody, ReplayBody, ResumeBody } from './action.js';
+import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+
+/** At most this many ids in one bulk operation given by ids; a filter has no such bound. */
+export const MAX_BULK_IDS = 1000;
+
+export const BulkOperationName = z.enum(BULK_OPERATIONS).meta({ id: 'BulkOperationKind' });
+export const BulkOperationStatus = z.enum(BULK_OPERATION_STATES).meta({ id: 'BulkOperationStatus' });
+
+export const BulkFilter = z
+  .strictObject(ActionFilterFields)
+  .meta({ id: 'BulkFilter', description: 'The filters of `GET /v1/actions`, with the same meaning.' });
+
+export const BulkOperationCreate = z
+  .object({
+    operation: BulkOperationName,
+    filter: BulkFilter.optional(),
+    ids: z.array(Uuid).min(1).max(MAX_BULK_IDS).optional(),
+    dry_run: z.boolean().default(true).meta({
+      description:
+        'Defaults to true: count what would change and change nothing. `false` starts the operation.',
+    }),
+    note: z
+      .string()
+      .max(1000)
+      .optional()
+      .meta({ description: "Shown on the operation and each action's timeline." }),
+    replay: ReplayBody.optional().meta({ description: '`replay` only: the overrides of each replay.' }),
+    pause: PauseBody.omit({ note: true }).optional().meta({
+      description: '`pause` only (required): `until`, `duration` or `indefinite: true`, as for one action.',
+    }),
+    resume: ResumeBody.optional().meta({ description: '`resume` only: what to do with what was missed.' }),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.filter === undefined) === (b.ids === undefined))
+      ctx.addIssue({ code: 'custom', path: ['filter'], message: 'give exactly one of filter or ids' });
+    for (const part of ['replay', 'pause', 'resume'] as const) {
+      if (b[part] !== undefined && b.operation !== part)
+        ctx.addIssue({ code: 'custom', path: [part], message: `is only for the ${part} operation` });
+    }
+    if (b.operation === 'pause' && b.pause === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pause'],
+        message: 'is required: give until, duration or indefinite: true',
+      });
+  })
+  .meta({
+    id: 'BulkOperationCreate',
+    description: `Exactly one of \`filter\` or \`ids\` (at most ${MAX_BULK_IDS}).`,
+  });
+export type BulkOperationCreate = z.output<typeof BulkOperationCreate>;
+
+export const BulkDryRun = z
+  .object({
+    dry_run: z.literal(true),
+    operation: BulkOperationName,
+    matched: z.number().int(),
+    eligible: z.number().int().meta({ description: 'Matched actions the operation would change.' }),
+    ineligible: z
+      .partialRecord(z.enum(ACTION_STATES), z.number().int())
+      .meta({ description: 'Matched actions it would skip, counted by their status.' }),
+    sample_ids: z.array(Uuid).meta({ description: 'Up to 10 eligible actions, newest first.' }),
+  })
+  .meta({ id: 'BulkDryRun' });
+export type BulkDryRun = z.infer<typeof BulkDryRun>;
+
+export const BulkOperation = z
+  .object({
+    id: Uuid,
+    operation: BulkOperationName,
+    status: BulkOperationStatus,
+    note: z.string().nullable(),
+    filter: z.record(z.string(), z.unknown()).nullable(),
+    matched: z.number().int().meta({ description: 'Actions snapshotted when the operation started.' }),
+    processed: z.number().int(),
+    affected: z
+      .number()
+      .int()
+      .meta({ description: 'Actions the operation changed (a replay: replays made).' }),
+    skipped: z.number().int().meta({ description: 'Actions no longer eligible when their turn came.' }),
+    failed: z.number().int(),
+    created_at: Timestamp,
+    finished_at: NullableTimestamp,
+  })
+  .meta({ id: 'BulkOperation' });
+export type BulkOperation = z.infer<typeof BulkOperation>;
+
+export const BulkOperationListQuery = z.object({
+  status: BulkOperationStatus.optional(),
+  ...paginationQuery(25),
+});

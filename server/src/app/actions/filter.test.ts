@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { toActionFilter } from './filter.js';
+
+describe('toActionFilter', () => {
+  it('folds legacy names and normalises the host', () => {
+    expect(
+      toActionFilter({
+        status: 'pending_resolution',
+        mode: 'immediate',
+        destination_host: 'API.Example.com.',
+      }),
+    ).toEqual({
+      status: 'scheduled',
+      mode: 'webhook',
+      destinationHost: 'api.example.com',
+    });
+  });
+
+  it('a status code outside 2xx is class http; a 2xx implies no class', () => {
+    expect(toActionFilter({ last_status_code: '5xx' })).toEqual({
+      lastStatusCode: { from: 500, to: 599 },
+      errorClass: 'http',
+    });
+    expect(toActionFilter({ last_status_code: 200 })).toEqual({ lastStatusCode: { exact: 200 } });
+  });
+
+  it('time bounds become dates', () => {
+    expect(
+      toActionFilter({ failed_after: '2030-01-01T00:00:00Z', created_before: '2030-02-01T00:00:00Z' }),
+    ).toEqual({
+      failedAfter: new Date('2030-01-01T00:00:00Z'),
+      createdBefore: new Date('2030-02-01T00:00:00Z'),
+    });
+  });
+
+  it('filters that contradict each other match nothing', () => {
+    expect(toActionFilter({ status: 'nonsense' as never })).toBeNull();
+    expect(toActionFilter({ status: 'executed', failed_after: '2030-01-01T00:00:00Z' })).toBeNull();
+    expect(toActionFilter({ last_status_code: '503', error_class: 'timeout' })).toBeNull();
+  });
+});

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { BulkDryRun, BulkOperation, BulkOperationCreate, BulkOperationState } from '@sched/contract';
+import { bulkEligibility, tallyEligibility } from '../../domain/action/bulk.js';
+import {
+  type BulkOperationRow,
+  type BulkTarget,
+  countByStatus,
+  findBulkOperation,
+  listBulkOperations,
+  sampleIds,
+  startBulkOperation,
+  stopBulkOperation,
+} from '../../persistence/bulk-operations.js';
+import type { Principal } from '../accounts.js';
+import { toActionFilter } from '../actions/filter.js';
+import { pauseEnd } from '../actions/pause.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { type Page, type PageQuery, pageOf, pageWindow } from '../pagination.js';
+import type { BulkOperationQueue, Clock, Store } from '../ports.js';
+
+const SAMPLE_SIZE = 10;
+
+export function bulkOperationView(r: BulkOperationRow): BulkOperation {
+  return {
+    id: r.id,
+    operation: r.operation,
+    status: r.status,
+    note: r.note,
+    filter: r.filter,
+    matched: r.matched,
+    processed: r.processed,
+    affected: r.affected,
+    skipped: r.skipped,
+    failed: r.failed,
+    created_at: r.created_at.toISOString(),
+    finished_at: r.finished_at?.toISOString() ?? null,
+  };
+}
+
+export type BulkCreateResult =
+  | { kind: 'dry_run'; data: BulkDryRun }
+  | { kind: 'started'; data: BulkOperation };
+
+/**
+ * Bulk operations as the API sees them (issue 23): a dry run counts, a real run snapshots the matched ids and hands
+ * the work to a worker (app/bulk/runner.ts). Every query is scoped to the caller's account.
+ */
+export class BulkOperations {
+  constructor(
+    private readonly store: Store,
+    private readonly queue: BulkOperationQueue,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, body: BulkOperationCreate): Promise<BulkCreateResult> {
+    const accountId = principal.accountId;
+    const options = this.options(body);
+    const target = this.target(body);
+    if (body.dry_run) {
+      const counts = tallyEligibility(body.operation, await countByStatus(this.store.sql, accountId, target));
+      return {
+        kind: 'dry_run',
+        data: {
+          dry_run: true,
+          operation: body.operation,
+          ...counts,
+          sample_ids: await sampleIds(
+            this.store.sql,
+            accountId,
+            target,
+            bulkEligibility(body.operation),
+            SAMPLE_SIZE,
+          ),
+        },
+      };
+    }
+    const row = await this.store.transaction(async (db) => {
+      const started = await startBulkOperation(
+        db,
+        {
+          id: randomUUID(),
+          accountId,
+          operation: body.operation,
+          filter: body.filter ?? null,
+          options,
+          note: body.note ?? null,
+          now: this.clock(),
+        },
+        target,
+      );
+      await this.queue.enqueue(db, started.id);
+      return started;
+    });
+    return { kind: 'started', data: bulkOperationView(row) };
+  }
+
+  async get(accountId: string, id: string): Promise<BulkOperation> {
+    const row = await findBulkOperation(this.store.sql, accountId, id);
+    if (!row) throw new NotFoundError('bulk operation');
+    return bulkOperationView(row);
+  }
+
+  async list(
+    accountId: string,
+    q: PageQuery & { status?: BulkOperationState | undefined },
+  ): Promise<Page<BulkOperation>> {
+    const { total, rows } = await listBulkOperations(
+      this.store.sql,
+      accountId,
+      q.status ? { status: q.status } : {},
+      pageWindow(q),
+    );
+    return pageOf(rows.map(bulkOperationView), total, q);
+  }
+
+  /** Stops a running operation: the batch in progress commits first (it holds the row), nothing after it runs. */
+  async stop(accountId: string, id: string): Promise<BulkOperation> {
+    const stopped = await stopBulkOperation(this.store.sql, accountId, id, this.clock());
+    if (stopped) return bulkOperationView(stopped);
+    const row = await findBulkOperation(this.store.sql, accountId, id);
+    if (!row) throw new NotFoundError('bulk operation');
+    throw new ConflictError(`bulk operation ${id} is ${row.status}, not running`);
+  }
+
+  /**
+   * What each action's change takes, checked now so a bad input is a 422 before anything starts. A pause's
+   * `duration` becomes one `until` for the whole operation: every action resumes at the same moment.
+   */
+  private options(body: BulkOperationCreate): Record<string, unknown> | null {
+    if (body.replay) return { replay: body.replay };
+    if (body.resume) return { resume: body.resume };
+    if (body.pause) {
+      const end = pauseEnd(body.pause, this.clock(), 'UTC');
+      if (!end.ok)
+        throw new ValidationError(
+          Object.fromEntries(Object.entries(end.errors).map(([k, v]) => [`pause.${k}`, v])),
+        );
+      return { pause: body.pause.duration && end.until ? { until: end.until.toISOString() } : body.pause };
+    }
+    return null;
+  }
+
+  private target(body: BulkOperationCreate): BulkTarget {
+    if (body.ids) return { ids: [...new Set(body.ids)] };
+    const filter = toActionFilter(body.filter ?? {});
+    // A filter that can match nothing (a status naming no state) matches nothing, as in GET /actions.
+    return filter === null ? { ids: [] } : { filter };
+  }
+}

@@ -1,0 +1,69 @@
+import pg from 'pg';
+
+/**
+ * Test-only seeding: `count` webhook actions of one account inserted with generate_series in one statement, for the
+ * scenarios that need thousands of rows (bulk operations). The rows are what the service would write for actions
+ * in that state; `lastAttempt` fills the columns a recorded attempt leaves on a failed action.
+ */
+export async function seedActions(
+  databaseUrl: string,
+  s: {
+    accountId: string;
+    count: number;
+    status: 'scheduled' | 'failed' | 'executed';
+    url: string;
+    host: string;
+    /** Default: a year away for scheduled actions, an hour ago otherwise. */
+    scheduledFor?: Date;
+    name?: string;
+    lastAttempt?: { statusCode: number | null; errorClass: string };
+  },
+): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'test-seed' });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const now = Date.now();
+    const at =
+      s.scheduledFor ?? new Date(s.status === 'scheduled' ? now + 365 * 86_400_000 : now - 3_600_000);
+    await client.query(
+      `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at, max_attempts,
+         attempt_count, retry_strategy, request, destination_host, last_attempt_at, last_status_code, last_error_class,
+         last_lateness_ms, last_error, created_at, updated_at)
+       select gen_random_uuid(), $1, $2 || ' ' || i, 'webhook', $3::text, 'UTC', $4::timestamptz,
+              case when $3::text = 'scheduled' then $4::timestamptz end, 1, case when $3::text = 'scheduled' then 0 else 1 end,
+              'exponential', jsonb_build_object('url', $5::text, 'method', 'POST', 'headers', '{}'::jsonb,
+              'body', jsonb_build_object('n', i)), $6,
+              case when $7::text is not null then $4::timestamptz end, $8::int, $7::text,
+              case when $7::text is not null then 3 end, case when $3::text = 'failed' then 'HTTP ' || coalesce($8::text, '-') end,
+              now() - interval '1 hour' + i * interval '1 ms', now() - interval '1 hour' + i * interval '1 ms'
+         from generate_series(1, $9::int) i`,
+      [
+        s.accountId,
+        s.name ?? 'seeded',
+        s.status,
+        at,
+        s.url,
+        s.host,
+        s.lastAttempt?.errorClass ?? null,
+        s.lastAttempt?.statusCode ?? null,
+        s.count,
+      ],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** One value of plain SQL, for assertions on the database itself. */
+export async function sqlValue<T>(databaseUrl: string, text: string, params: unknown[] = []): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'test-sql' });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const { rows } = await client.query(text, params);
+    return Object.values(rows[0] ?? {})[0] as T;
+  } finally {
+    await client.end();
+  }
+}
