@@ -199,4 +199,52 @@ describe('quorum approvals', () => {
       (await create({ recipients: ['c3@example.com'], comment: 'sometimes' })).body.errors['gate.comment'],
     ).toBeDefined();
   });
+
+  it('reminders: every 2 h (2 s scaled), max 2: two more mails to the silent recipient, none to the one who answered; remind sends one now, 409 when nobody is pending', async () => {
+    const res = await create({
+      recipients: ['quick@example.com', 'silent@example.com'],
+      confirmation_mode: 'all_required',
+      reminders: { every: '2h', max: 2 },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.gate.reminders).toEqual({ every: '2h', max: 2, channels: null });
+    const id = res.body.data.id;
+    const quick = await linkOf('quick@example.com');
+    await linkOf('silent@example.com');
+    await until(id, 'awaiting_response');
+    expect((await answer(quick, 'confirm')).status).toBe(200);
+
+    const mails = await smtp.waitFor('silent@example.com', 3, 30_000);
+    expect(mails).toHaveLength(3);
+    // A reminder's link works like the first one.
+    const reminded = linkIn(mails[2]!.text);
+    expect((await fetch(reminded)).status).toBe(200);
+    const after = await eventually(async () => {
+      const a = await get(id);
+      return a.gate.reminders_sent === 2 ? a : null;
+    });
+    expect(
+      after.reminder_events.filter((e: any) => /^reminder \d to silent@example.com$/.test(e.notes ?? '')),
+    ).toHaveLength(2);
+    // Past two more intervals: no third reminder, and none ever to the one who answered.
+    await new Promise((r) => setTimeout(r, 4500));
+    expect(smtp.mails.filter((m) => m.to.includes('silent@example.com'))).toHaveLength(3);
+    expect(smtp.mails.filter((m) => m.to.includes('quick@example.com'))).toHaveLength(1);
+
+    const now = await api(server, key, 'POST', `/v1/actions/${id}/remind`);
+    expect(now.status).toBe(200);
+    await smtp.waitFor('silent@example.com', 4);
+    expect(smtp.mails.filter((m) => m.to.includes('quick@example.com'))).toHaveLength(1);
+    expect((await answer(reminded, 'confirm')).status).toBe(200);
+    await until(id, 'executed');
+    const none = await api(server, key, 'POST', `/v1/actions/${id}/remind`);
+    expect(none.status).toBe(409);
+    const audit = await api(
+      server,
+      key,
+      'GET',
+      `/v1/audit-events?resource_id=${id}&action=approval.reminder`,
+    );
+    expect(audit.body.data.map((e: any) => e.details.manual)).toEqual([false, false, true]);
+  }, 60_000);
 });

@@ -3,7 +3,12 @@ import { actionsContract, quotaContract } from './routes/actions.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { auditContract, auditExportContract } from './routes/audit.js';
 import { outboxContract } from './routes/outbox.js';
-import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
+import {
+  channelsContract,
+  remindersContract,
+  responsesContract,
+  teamMembersContract,
+} from './routes/approvals.js';
 import { bulkOperationsContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
@@ -50,6 +55,7 @@ export const apiContract = c.router({
   outbox: outboxContract,
   schedules: schedulesContract,
   audit: auditContract,
+  reminders: remindersContract,
 });
 
 /**

@@ -66,6 +66,8 @@ export interface ApprovalInput {
   requiredRecipients?: string[];
   /** The requester's address: their answer never counts. */
   excludeRequester?: string;
+  /** Re-sends to who has not answered every `every`, at most `max` times. */
+  reminders?: GateInput['reminders'];
   /** When recipients must comment: `optional` (default), `required_on_decline`, `required`. */
   commentPolicy?: GateInput['comment'];
   /** 0-10, default 5; 0 hides snooze. */
@@ -103,6 +105,7 @@ export function buildApprovalBody(input: ApprovalInput): ActionCreateBody {
   if (input.requiredRecipients !== undefined) gate.required_recipients = [...input.requiredRecipients];
   if (input.excludeRequester !== undefined) gate.exclude_requester = input.excludeRequester;
   if (input.commentPolicy !== undefined) gate.comment = input.commentPolicy;
+  if (input.reminders !== undefined) gate.reminders = input.reminders;
   if (input.maxSnoozes !== undefined) gate.max_snoozes = input.maxSnoozes;
   if (input.buttons !== undefined) gate.buttons = [...input.buttons];
   if (input.escalation !== undefined) {

@@ -73,6 +73,8 @@ export function createClient(options: ClientOptions) {
     stats: async () => unwrap(await raw.actions.stats(), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
+    /** `POST /v1/actions/{id}/remind`: re-sends a waiting approval to who has not answered; answers the action. */
+    remind: async (id: string) => unwrap(await raw.reminders.remind({ params: { id } }), 200).data,
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */
     audit: auditApi(raw, options),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */

@@ -848,6 +848,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a reminder now
+         * @description Re-sends the approval message at once to every recipient who has not answered (new links; earlier ones keep working), recorded in the timeline (`sent`) and the audit log (`approval.reminder`). Does not count against `gate.reminders.max`. 409 when the action is not `awaiting_response` or nobody is pending.
+         */
+        post: operations["remindersRemind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -2266,6 +2286,12 @@ export interface components {
             exclude_requester: string | null;
             /** @enum {string} */
             comment: "optional" | "required_on_decline" | "required";
+            reminders: {
+                every: string;
+                max: number;
+                channels: components["schemas"]["GateChannel"][] | null;
+            } | null;
+            reminders_sent: number;
             max_snoozes: number;
             snooze_count: number;
             timeout: string;
@@ -2303,6 +2329,12 @@ export interface components {
             required_recipients?: string[];
             /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
             exclude_requester?: string;
+            /** @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used. */
+            reminders?: {
+                every: components["schemas"]["Duration"];
+                max: number;
+                channels?: components["schemas"]["GateChannel"][];
+            };
             /**
              * @description `optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does). Default: `"optional"`.
              * @enum {string}
@@ -2343,6 +2375,12 @@ export interface components {
             required_recipients?: string[];
             /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
             exclude_requester?: string;
+            /** @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used. */
+            reminders?: {
+                every: components["schemas"]["Duration"];
+                max: number;
+                channels?: components["schemas"]["GateChannel"][];
+            };
             /**
              * @description `optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does).
              * @default optional
@@ -3881,6 +3919,14 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -4268,6 +4314,14 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -4865,6 +4919,14 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -5142,6 +5204,14 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -5419,6 +5489,14 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -7581,6 +7659,13 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "reminders": {
+                     *             "every": "30s",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
                      *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
@@ -7852,6 +7937,13 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "reminders": {
+                     *             "every": "30s",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
                      *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
@@ -8051,6 +8143,13 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "exclude_requester": "string",
+                     *           "reminders": {
+                     *             "every": "30s",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
                      *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
@@ -10212,6 +10311,277 @@ export interface operations {
             };
             /** @description The API key lacks the scope this endpoint needs */
             403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    remindersRemind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -10,6 +10,7 @@ import {
   TeamMemberCreate,
   TeamMemberUpdate,
 } from '../schemas/approval.js';
+import { Action } from '../schemas/action.js';
 import { authErrors, ErrorBody, single, Uuid, ValidationErrorBody } from '../schemas/common.js';
 
 const c = initContract();
@@ -146,5 +147,19 @@ export const responsesContract = c.router({
       'Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, ' +
       'the action is finished, or this recipient has already answered. 409 while a round of messages is being sent: answer ' +
       'again a moment later. 10 requests a minute per link and 60 a minute per client IP.',
+  },
+});
+
+/** Asking a waiting approval's recipients again. */
+export const remindersContract = c.router({
+  remind: {
+    method: 'POST',
+    path: '/v1/actions/:id/remind',
+    pathParams: z.object({ id: Uuid }),
+    body: c.noBody(),
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Send a reminder now',
+    description:
+      'Re-sends the approval message at once to every recipient who has not answered (new links; earlier ones keep working), recorded in the timeline (`sent`) and the audit log (`approval.reminder`). Does not count against `gate.reminders.max`. 409 when the action is not `awaiting_response` or nobody is pending.',
   },
 });

@@ -156,6 +156,17 @@ export const GateInput = z
       description:
         "The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so.",
     }),
+    reminders: z
+      .object({
+        every: Duration,
+        max: z.number().int().min(1).max(10),
+        channels: z.array(GateChannel).min(1).optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          'Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used.',
+      }),
     comment: z.enum(COMMENT_POLICY).default('optional').meta({
       description:
         '`optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does).',
@@ -225,6 +236,10 @@ export const GateView = z
     required_recipients: z.array(z.string()),
     exclude_requester: z.string().nullable(),
     comment: z.enum(COMMENT_POLICY),
+    reminders: z
+      .object({ every: z.string(), max: z.number().int(), channels: z.array(GateChannel).nullable() })
+      .nullable(),
+    reminders_sent: z.number().int(),
     max_snoozes: z.number().int(),
     snooze_count: z.number().int(),
     timeout: z.string(),

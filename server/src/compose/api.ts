@@ -6,6 +6,7 @@ import { ConsoleSessionService } from '../app/console-sessions.js';
 import { ContactService } from '../app/contacts.js';
 import { QuotaService } from '../app/quota.js';
 import { AuditService } from '../app/audit.js';
+import { ReminderRequests } from '../app/approvals/remind.js';
 import { OutboxService } from '../app/outbox.js';
 import { TemplateService } from '../app/templates/service.js';
 import { TemplateTrigger } from '../app/templates/trigger.js';
@@ -53,6 +54,7 @@ export async function startApi(
     chains,
     domains: ctx.domains,
     audit: new AuditService(database, clock),
+    reminders: new ReminderRequests({ store: database, timers: ctx.gateTimers, clock }),
     quota: new QuotaService(database, clock),
     channels: new NotificationChannelService(database, {
       allowPrivateDestinations: config.allowPrivateDestinations,

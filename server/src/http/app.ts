@@ -40,7 +40,8 @@ import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
 import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
-import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
+import { channelsHandlers, remindersHandlers, teamMembersHandlers } from './handlers/approvals.js';
+import type { ReminderRequests } from '../app/approvals/remind.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
 import { outboxHandlers } from './handlers/outbox.js';
@@ -70,6 +71,7 @@ export interface HttpDeps {
   teamMembers: TeamMemberService;
   domains: DomainService;
   audit: AuditService;
+  reminders: ReminderRequests;
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
@@ -285,6 +287,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
+    reminders: remindersHandlers(deps.reminders, deps.actions),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

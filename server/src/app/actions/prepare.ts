@@ -32,6 +32,7 @@ export interface PreparedGate {
   required_recipients: string[];
   exclude_requester: string | null;
   comment: CommentPolicy;
+  reminders: { every: string; every_ms: number; max: number; channels: ChannelName[] | null } | null;
   max_snoozes: number;
   timeout: string;
   timeoutMs: number;
@@ -276,6 +277,7 @@ function prepareGate(
     confirmation_mode: g.confirmation_mode,
     ...quorumOf(g, fail),
     comment: g.comment,
+    reminders: remindersOf(g, fail),
     max_snoozes: g.max_snoozes,
     timeout: g.timeout,
     timeoutMs: timeoutMs ?? 0,
@@ -328,4 +330,23 @@ function quorumOf(
     if (refusal) fail('gate.exclude_requester', refusal);
   }
   return { min_approvals: quorum ? min : null, required_recipients: required, exclude_requester: requester };
+}
+
+/** `gate.reminders` with its interval read (unscaled ms). */
+function remindersOf(
+  g: GateInput,
+  fail: (field: string, message: string) => void,
+): PreparedGate['reminders'] {
+  if (!g.reminders) return null;
+  const everyMs = parseDuration(g.reminders.every);
+  if (everyMs === null || everyMs <= 0) {
+    fail('gate.reminders.every', 'is not a valid duration');
+    return null;
+  }
+  return {
+    every: g.reminders.every,
+    every_ms: everyMs,
+    max: g.reminders.max,
+    channels: g.reminders.channels ? [...new Set(g.reminders.channels)] : null,
+  };
 }

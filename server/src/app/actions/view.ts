@@ -131,6 +131,14 @@ export function actionView(
           required_recipients: r.gate.required_recipients ?? [],
           exclude_requester: r.gate.exclude_requester ?? null,
           comment: r.gate.comment ?? 'optional',
+          reminders: r.gate.reminders
+            ? {
+                every: r.gate.reminders.every,
+                max: r.gate.reminders.max,
+                channels: r.gate.reminders.channels,
+              }
+            : null,
+          reminders_sent: r.gate.reminders_sent ?? 0,
           max_snoozes: r.gate.max_snoozes,
           snooze_count: r.gate.snooze_count,
           timeout: r.gate.timeout,

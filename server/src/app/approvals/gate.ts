@@ -65,6 +65,8 @@ export async function resolveGate(
       required_recipients: g.required_recipients,
       exclude_requester: g.exclude_requester,
       comment: g.comment,
+      reminders: g.reminders,
+      reminders_sent: 0,
       max_snoozes: g.max_snoozes,
       snooze_count: 0,
       timeout: g.timeout,

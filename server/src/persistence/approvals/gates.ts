@@ -18,6 +18,10 @@ export interface StoredGate {
   min_approvals?: number | null;
   required_recipients?: string[];
   exclude_requester?: string | null;
+  /** Scheduled reminders to recipients who have not answered; `every_ms` unscaled. */
+  reminders?: { every: string; every_ms: number; max: number; channels: GateChannelName[] | null } | null;
+  /** Reminders sent in this round (scheduled and `POST /remind`). */
+  reminders_sent?: number;
   /** Absent on gates stored before the policy existed: `optional`. */
   comment?: CommentPolicy;
   max_snoozes: number;
