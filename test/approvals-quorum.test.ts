@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { linkIn, startSmtpServer } from './support/peers.js';
 import { eventually } from './support/receiver.js';
-import { api, startServer, type TestServer } from './support/server.js';
+import { api, runCli, startServer, type TestServer } from './support/server.js';
 
 // Quorum gates end to end through the real SMTP sink: N of M, required recipients, the excluded requester.
 describe('quorum approvals', () => {
@@ -247,4 +247,57 @@ describe('quorum approvals', () => {
     );
     expect(audit.body.data.map((e: any) => e.details.manual)).toEqual([false, false, true]);
   }, 60_000);
+
+  it('GET /v1/approvals lists what waits on whom, nearest timeout first, with recipient, overdue and channel filters', async () => {
+    const later = await create({ recipients: ['p1@example.com', 'p9@example.com'], timeout: '7d' });
+    const sooner = await create({ recipients: ['p1@example.com'], timeout: '3d' });
+    const reminded = await create({
+      recipients: ['p2@example.com'],
+      timeout: '7d',
+      reminders: { every: '1h', max: 1 },
+    });
+    for (const r of [later, sooner, reminded]) await until(r.body.data.id, 'awaiting_response');
+    const list = await api(server, key, 'GET', '/v1/approvals?recipient=P1@example.com');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((a: any) => a.id)).toEqual([sooner.body.data.id, later.body.data.id]);
+    expect(list.body.meta.total).toBe(2);
+    expect(list.body.data[1]).toMatchObject({
+      status: 'awaiting_response',
+      overdue: false,
+      recipients: [
+        expect.objectContaining({ email: 'p1@example.com', status: 'pending', channels: ['email'] }),
+        expect.objectContaining({ email: 'p9@example.com', status: 'pending' }),
+      ],
+    });
+    expect(
+      (await api(server, key, 'GET', '/v1/approvals?recipient=p1@example.com&channel=sms')).body.data,
+    ).toEqual([]);
+    const overdue = await eventually(async () => {
+      const r = await api(server, key, 'GET', '/v1/approvals?overdue=true&recipient=p2@example.com');
+      return r.body.data.length === 1 ? r.body.data : null;
+    });
+    expect(overdue[0]).toMatchObject({ id: reminded.body.data.id, overdue: true, reminders_sent: 1 });
+    expect((await api(server, key, 'DELETE', `/v1/actions/${later.body.data.id}`)).status).toBe(200);
+    const cancelled = await api(
+      server,
+      key,
+      'GET',
+      '/v1/approvals?status=cancelled&recipient=p1@example.com',
+    );
+    expect(cancelled.body.data.map((a: any) => a.id)).toEqual([later.body.data.id]);
+    const open = await api(server, key, 'GET', '/v1/approvals?recipient=p1@example.com');
+    expect(open.body.data.map((a: any) => a.id)).toEqual([sooner.body.data.id]);
+    // The CLI: `sched approvals pending`, as a table and as JSON.
+    const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key };
+    const table = await runCli(['approvals', 'pending', '--recipient', 'p1@example.com'], env);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain(sooner.body.data.id);
+    expect(table.stdout).toContain('p1@example.com');
+    const json = await runCli(
+      ['approvals', 'pending', '--overdue', '--recipient', 'p2@example.com', '--json'],
+      env,
+    );
+    expect(JSON.parse(json.stdout).data.map((a: any) => a.id)).toEqual([reminded.body.data.id]);
+    expect((await api(server, key, 'GET', '/v1/approvals?status=nope')).status).toBe(422);
+  });
 });

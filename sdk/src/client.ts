@@ -73,6 +73,10 @@ export function createClient(options: ClientOptions) {
     stats: async () => unwrap(await raw.actions.stats(), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
+    /** `GET /v1/approvals`: approvals and who they wait on, nearest timeout first (a page). */
+    pendingApprovals: async (
+      query: NonNullable<NonNullable<Parameters<typeof raw.reminders.pending>[0]>['query']> = {},
+    ) => unwrap(await raw.reminders.pending({ query }), 200),
     /** `POST /v1/actions/{id}/remind`: re-sends a waiting approval to who has not answered; answers the action. */
     remind: async (id: string) => unwrap(await raw.reminders.remind({ params: { id } }), 200).data,
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */

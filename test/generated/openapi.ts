@@ -848,6 +848,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approvals and who they wait on
+         * @description Approval actions with each recipient's state, nearest timeout first (not yet sent last). Filters: `status` (default `awaiting_response`), `recipient`, `overdue=true`, `channel`.
+         */
+        get: operations["remindersPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions/{id}/remind": {
         parameters: {
             query?: never;
@@ -1547,6 +1567,23 @@ export interface components {
             expires_at: string | null;
             /** @description The secret (`sk_sched_...`): shown only in this answer; the server keeps only its SHA-256. */
             key: string;
+        };
+        ApprovalSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: string;
+            /** @enum {string} */
+            confirmation_mode: "first_response" | "all_required" | "quorum";
+            min_approvals: number | null;
+            sent_at: string | null;
+            expires_at: string | null;
+            reminders_sent: number;
+            /** @description A reminder has gone out, or it times out within the hour. */
+            overdue: boolean;
+            recipients: components["schemas"]["Recipient"][];
+            /** Format: date-time */
+            created_at: string;
         };
         Attachment: {
             /** Format: uuid */
@@ -10294,6 +10331,129 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["AuditVerification"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    remindersPending: {
+        parameters: {
+            query?: {
+                /** @description Default `awaiting_response`. */
+                status?: string;
+                /** @description An address or `contact:<id>`. */
+                recipient?: string;
+                /** @description `true`: only those past a reminder or within an hour of their timeout. */
+                overdue?: "true" | "false";
+                channel?: components["schemas"]["GateChannel"];
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "status": "string",
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "reminders_sent": 1,
+                     *           "overdue": true,
+                     *           "recipients": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "email": "ada@example.com",
+                     *               "status": "pending",
+                     *               "responded_at": "2030-01-31T09:00:00.000Z",
+                     *               "response_comment": "string",
+                     *               "display_name": "string",
+                     *               "role": "recipient",
+                     *               "channels": [
+                     *                 "email"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApprovalSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
                     };
                 };
             };

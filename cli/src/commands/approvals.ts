@@ -1,3 +1,4 @@
+import { configureApprovalsPendingCommand } from './approvals/pending.js';
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import {
@@ -214,6 +215,7 @@ export function configureApprovalsCommands(program: Command): void {
   const approvals = program
     .command('approvals')
     .description('ask people to approve, then (optionally) run a request; read them with `actions get`');
+  configureApprovalsPendingCommand(approvals);
   approvals
     .command('create')
     .description('schedule an approval request')

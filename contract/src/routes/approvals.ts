@@ -4,6 +4,8 @@ import {
   NotificationChannel,
   NotificationChannelCreate,
   NotificationChannelUpdate,
+  ApprovalSummary,
+  GateChannel,
   ResponseInput,
   ResponseResult,
   TeamMember,
@@ -11,7 +13,15 @@ import {
   TeamMemberUpdate,
 } from '../schemas/approval.js';
 import { Action } from '../schemas/action.js';
-import { authErrors, ErrorBody, single, Uuid, ValidationErrorBody } from '../schemas/common.js';
+import {
+  authErrors,
+  ErrorBody,
+  paginated,
+  paginationQuery,
+  single,
+  Uuid,
+  ValidationErrorBody,
+} from '../schemas/common.js';
 
 const c = initContract();
 const idParams = z.object({ id: Uuid });
@@ -152,6 +162,25 @@ export const responsesContract = c.router({
 
 /** Asking a waiting approval's recipients again. */
 export const remindersContract = c.router({
+  pending: {
+    method: 'GET',
+    path: '/v1/approvals',
+    query: z.object({
+      status: z.string().max(32).optional().meta({ description: 'Default `awaiting_response`.' }),
+      recipient: z.string().max(320).optional().meta({ description: 'An address or `contact:<id>`.' }),
+      overdue: z
+        .enum(['true', 'false'])
+        .optional()
+        .transform((v) => (v === undefined ? undefined : v === 'true'))
+        .meta({ description: '`true`: only those past a reminder or within an hour of their timeout.' }),
+      channel: GateChannel.optional(),
+      ...paginationQuery(25),
+    }),
+    responses: { 200: paginated(ApprovalSummary), ...authErrors },
+    summary: 'List approvals and who they wait on',
+    description:
+      "Approval actions with each recipient's state, nearest timeout first (not yet sent last). Filters: `status` (default `awaiting_response`), `recipient`, `overdue=true`, `channel`.",
+  },
   remind: {
     method: 'POST',
     path: '/v1/actions/:id/remind',

@@ -348,3 +348,21 @@ export type TeamMember = z.infer<typeof TeamMember>;
 export type ReminderEvent = z.infer<typeof ReminderEvent>;
 export type Recipient = z.infer<typeof Recipient>;
 export type ResponseResult = z.infer<typeof ResponseResult>;
+
+/** One row of `GET /v1/approvals`: an approval action and where each recipient stands. */
+export const ApprovalSummary = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    status: z.string(),
+    confirmation_mode: z.enum(CONFIRMATION_MODE),
+    min_approvals: z.number().int().nullable(),
+    sent_at: NullableTimestamp,
+    expires_at: NullableTimestamp,
+    reminders_sent: z.number().int(),
+    overdue: z.boolean().meta({ description: 'A reminder has gone out, or it times out within the hour.' }),
+    recipients: z.array(Recipient),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'ApprovalSummary' });
+export type ApprovalSummary = z.infer<typeof ApprovalSummary>;

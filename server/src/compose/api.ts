@@ -7,6 +7,7 @@ import { ContactService } from '../app/contacts.js';
 import { QuotaService } from '../app/quota.js';
 import { AuditService } from '../app/audit.js';
 import { ReminderRequests } from '../app/approvals/remind.js';
+import { PendingApprovals } from '../app/approvals/pending.js';
 import { OutboxService } from '../app/outbox.js';
 import { TemplateService } from '../app/templates/service.js';
 import { TemplateTrigger } from '../app/templates/trigger.js';
@@ -55,6 +56,7 @@ export async function startApi(
     domains: ctx.domains,
     audit: new AuditService(database, clock),
     reminders: new ReminderRequests({ store: database, timers: ctx.gateTimers, clock }),
+    pendingApprovals: new PendingApprovals({ store: database, clock, waits }),
     quota: new QuotaService(database, clock),
     channels: new NotificationChannelService(database, {
       allowPrivateDestinations: config.allowPrivateDestinations,

@@ -42,6 +42,7 @@ import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, remindersHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import type { ReminderRequests } from '../app/approvals/remind.js';
+import type { PendingApprovals } from '../app/approvals/pending.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
 import { outboxHandlers } from './handlers/outbox.js';
@@ -72,6 +73,7 @@ export interface HttpDeps {
   domains: DomainService;
   audit: AuditService;
   reminders: ReminderRequests;
+  pendingApprovals: PendingApprovals;
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
@@ -287,7 +289,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
-    reminders: remindersHandlers(deps.reminders, deps.actions),
+    reminders: remindersHandlers(deps.reminders, deps.actions, deps.pendingApprovals),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

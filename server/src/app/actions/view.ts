@@ -4,6 +4,7 @@ import {
   type ActionState,
   type ActionStats,
   type ActionSummary,
+  type Recipient as RecipientView,
 } from '@sched/contract';
 import { isTerminal } from '../../domain/action/states.js';
 import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
@@ -180,16 +181,7 @@ export function actionView(
       notes: e.notes,
       created_at: e.created_at.toISOString(),
     })),
-    recipients: details.recipients.map((x) => ({
-      id: x.id,
-      email: x.address,
-      status: x.status,
-      responded_at: x.responded_at?.toISOString() ?? null,
-      response_comment: x.response_comment,
-      display_name: x.display_name,
-      role: x.role,
-      channels: [...new Set(x.targets.map((t) => t.channel))],
-    })),
+    recipients: details.recipients.map(recipientView),
     last_error: r.last_error,
     last_attempt: lastAttempt(r),
     replay_of: r.replay_of,
@@ -237,5 +229,19 @@ export function statsView(
       success_rate: total.attempts > 0 ? total.succeeded / total.attempts : null,
       hours,
     },
+  };
+}
+
+/** A recipient as the API shows it (an action's `recipients`, the pending list). */
+export function recipientView(x: Recipient): RecipientView {
+  return {
+    id: x.id,
+    email: x.address,
+    status: x.status,
+    responded_at: x.responded_at?.toISOString() ?? null,
+    response_comment: x.response_comment,
+    display_name: x.display_name,
+    role: x.role,
+    channels: [...new Set(x.targets.map((t) => t.channel))],
   };
 }

@@ -2,6 +2,7 @@ import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { ActionService } from '../../app/actions/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../../app/approvals/directory.js';
+import type { PendingApprovals } from '../../app/approvals/pending.js';
 import type { ReminderRequests } from '../../app/approvals/remind.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
@@ -58,8 +59,16 @@ export function teamMembersHandlers(members: TeamMemberService) {
   });
 }
 
-export function remindersHandlers(reminders: ReminderRequests, actions: ActionService) {
+export function remindersHandlers(
+  reminders: ReminderRequests,
+  actions: ActionService,
+  pending: PendingApprovals,
+) {
   return s.router(contract.reminders, {
+    pending: async ({ request, query }) => ({
+      status: 200,
+      body: await pending.list(principalOf(request).accountId, query),
+    }),
     remind: async ({ request, params }) => {
       const p = principalOf(request);
       await reminders.remind(p.accountId, params.id);
