@@ -178,7 +178,14 @@ describe.skipIf('missing' in found)(
       expect(sdk).toMatchObject({
         name: '@sched/sdk',
         sideEffects: false,
-        exports: { '.': { types: './bundle/index.d.ts', default: './bundle/index.js' } },
+        main: './bundle/index.cjs',
+        types: './bundle/index.d.cts',
+        exports: {
+          '.': {
+            import: { types: './bundle/index.d.ts', default: './bundle/index.js' },
+            require: { types: './bundle/index.d.cts', default: './bundle/index.cjs' },
+          },
+        },
       });
       // The main entry imports no node: module, so browsers, Deno and Bun load it.
       const bundle = (await run('tar', ['-xzOf', sdkTarball, 'package/bundle/index.js'])).stdout;
@@ -403,7 +410,12 @@ export const wrong = async (id: string) => (await sched.actions.get(id)).no_such
       expect(wrongKey.code).toBe(1);
       expect(wrongKey.stderr).toMatch(/HTTP 401/);
 
-      // Admin verbs name what is missing instead of failing on an import.
+      // Without the server package the help lists only the verbs that run here; an admin verb asked for by name
+      // says what is missing instead of failing on an import.
+      const help = await sched(['--help']);
+      expect(help.stdout).toMatch(/^ {2}keys\b/m);
+      for (const verb of ['serve', 'migrate', 'accounts', 'admin', 'outbox', 'purge'])
+        expect(help.stdout).not.toMatch(new RegExp(`^ {2}${verb}\\b`, 'm'));
       const admin = await sched(['accounts', 'list']);
       expect(admin.code).toBe(2);
       expect(admin.stderr).toMatch(/admin verb: it needs the sched server package/);
@@ -461,7 +473,7 @@ describe.skipIf(!machineNpm)(
       expect(installOutput).not.toMatch(/ERESOLVE|peer dep|deprecated/i);
     });
 
-    it('sched serve runs with the embedded PostgreSQL: /healthz, /openapi.json, /docs, /v1, the admin verbs; no warning; SIGTERM stops it', async () => {
+    it('sched serve runs with the embedded PostgreSQL: /healthz, /openapi.json, /docs, /console, /v1, the admin verbs; no warning; SIGTERM stops it', async () => {
       const help = await sched(['serve', '--help']);
       for (const name of ['DATABASE_URL', 'SCHED_DATA_DIR', 'SCHED_PUBLIC_URL', 'LOG_LEVEL'])
         expect(help.stdout).toContain(name);
@@ -495,10 +507,15 @@ describe.skipIf(!machineNpm)(
         const key = /SCHED_API_KEY=(\S+)/.exec(readFileSync(join(dataDir, 'credentials'), 'utf8'))![1]!;
         const list = await fetch(`${url}/v1/actions`, { headers: { authorization: `Bearer ${key}` } });
         expect(list.status).toBe(200);
-        const consoleBuilt = (await run('tar', ['-tzf', tarballs.server])).stdout.includes(
-          'package/dist/console/',
-        );
-        if (consoleBuilt) expect((await fetch(`${url}/console`)).status).toBe(200);
+        // The console ships built (pnpm build writes server/dist/console) and is served by the installed server.
+        const files = (await run('tar', ['-tzf', tarballs.server])).stdout;
+        expect(files).toContain('package/dist/console/index.html');
+        const page = await fetch(`${url}/console`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+        const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+        expect(script).toBeDefined();
+        expect((await fetch(`${url}${script}`)).status).toBe(200);
 
         // The admin verbs run where the server package is installed: they join the running embedded database.
         expect((await sched(['migrate'])).stdout).toContain('migrations are current');

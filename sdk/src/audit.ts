@@ -1,8 +1,6 @@
 import type { AuditEvent } from '@sched/contract';
-import type { ClientOptions, createRawClient } from './client.js';
+import type { ConnectionOptions, RawClient } from './raw.js';
 import { unwrap } from './unwrap.js';
-
-type RawClient = ReturnType<typeof createRawClient>;
 
 export interface AuditQuery {
   resource_id?: string;
@@ -16,7 +14,7 @@ export interface AuditQuery {
 }
 
 /** The audit log (`/v1/audit-events`, docs/audit.md): who changed what, hash-chained per account. */
-export function auditApi(raw: RawClient, options: ClientOptions) {
+export function auditApi(raw: RawClient, options: ConnectionOptions) {
   return {
     /** One page, oldest first; pass `meta.next_after` as `after` for the next. */
     list: async (query: AuditQuery & { after?: number; limit?: number } = {}) =>
