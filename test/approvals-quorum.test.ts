@@ -180,7 +180,7 @@ describe('quorum approvals', () => {
     expect(await (await fetch(link)).text()).toContain('(required to decline)');
     const bare = await answer(link, 'decline');
     expect(bare.status).toBe(422);
-    expect((await bare.json()).errors.comment).toEqual(['a comment is required to decline']);
+    expect(((await bare.json()) as any).errors.comment).toEqual(['a comment is required to decline']);
     expect((await get(res.body.data.id)).status).toBe('awaiting_response');
     const withComment = await fetch(link, {
       method: 'POST',
