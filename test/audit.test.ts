@@ -169,4 +169,25 @@ describe('audit log', () => {
       data: { ok: false, checked: 3, broken_at: 3 },
     });
   });
+
+  it('records template create, update and delete (the trigger token only by its prefix), each in its transaction', async () => {
+    const created = await call('POST', '/v1/templates', {
+      name: 'Audited',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/t`, method: 'POST' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    expect((await call('PUT', `/v1/templates/${id}`, { name: 'Audited 2' })).status).toBe(200);
+    expect((await call('DELETE', `/v1/templates/${id}`)).status).toBe(204);
+    const events = (await call('GET', `/v1/audit-events?resource_id=${id}`)).body.data;
+    expect(events.map((e: any) => e.action)).toEqual([
+      'template.create',
+      'template.update',
+      'template.delete',
+    ]);
+    expect(events[1].details).toEqual({ fields: ['name'] });
+    expect(JSON.stringify(events)).not.toContain(created.body.data.trigger_token);
+    expect((await call('GET', '/v1/audit-events?action=template.*')).body.data).toHaveLength(3);
+  });
 });
