@@ -1,8 +1,14 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { apiKeysContract } from './routes/api-keys.js';
+import { auditContract, auditExportContract } from './routes/audit.js';
 import { outboxContract } from './routes/outbox.js';
-import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
+import {
+  channelsContract,
+  remindersContract,
+  responsesContract,
+  teamMembersContract,
+} from './routes/approvals.js';
 import { bulkOperationsContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
@@ -13,6 +19,7 @@ import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
 export * from './schemas/api-key.js';
+export * from './schemas/audit.js';
 export * from './schemas/callback.js';
 export * from './schemas/approval.js';
 export * from './schemas/bulk.js';
@@ -47,6 +54,8 @@ export const apiContract = c.router({
   apiKeys: apiKeysContract,
   outbox: outboxContract,
   schedules: schedulesContract,
+  audit: auditContract,
+  reminders: remindersContract,
 });
 
 /**
@@ -57,6 +66,7 @@ export const contract = c.router({
   ...apiContract,
   responses: responsesContract,
   trigger: triggerContract,
+  auditExport: auditExportContract,
 });
 
 export type Contract = typeof contract;

@@ -53,8 +53,21 @@ export interface ApprovalInput {
   timeout?: string;
   /** What a timeout does: `cancel` (default), `expire` or `approve`. */
   onTimeout?: GateInput['on_timeout'];
-  /** `first_response` (default) completes on the first answer; `all_required` waits for everyone. */
+  /**
+   * `first_response` (default) completes on the first answer; `all_required` waits for everyone; `quorum` needs
+   * `minApprovals` confirmations, every `requiredRecipients` among them.
+   */
   confirmationMode?: GateInput['confirmation_mode'];
+  /** Quorum: how many confirmations approve (2 to the number of recipients). */
+  minApprovals?: number;
+  /** Quorum: recipients who must confirm whatever the count (addresses or `contact:` ids). */
+  requiredRecipients?: string[];
+  /** The requester's address: their answer never counts. */
+  excludeRequester?: string;
+  /** Re-sends to who has not answered every `every`, at most `max` times. */
+  reminders?: GateInput['reminders'];
+  /** When recipients must comment: `optional` (default), `required_on_decline`, `required`. */
+  commentPolicy?: GateInput['comment'];
   /** 0-10, default 5; 0 hides snooze. */
   maxSnoozes?: number;
   /** Confirm and decline labels. */
@@ -86,6 +99,11 @@ export function buildApprovalBody(input: ApprovalInput): ActionCreateBody {
   if (input.timeout !== undefined) gate.timeout = input.timeout;
   if (input.onTimeout !== undefined) gate.on_timeout = input.onTimeout;
   if (input.confirmationMode !== undefined) gate.confirmation_mode = input.confirmationMode;
+  if (input.minApprovals !== undefined) gate.min_approvals = input.minApprovals;
+  if (input.requiredRecipients !== undefined) gate.required_recipients = [...input.requiredRecipients];
+  if (input.excludeRequester !== undefined) gate.exclude_requester = input.excludeRequester;
+  if (input.commentPolicy !== undefined) gate.comment = input.commentPolicy;
+  if (input.reminders !== undefined) gate.reminders = input.reminders;
   if (input.maxSnoozes !== undefined) gate.max_snoozes = input.maxSnoozes;
   if (input.buttons !== undefined) gate.buttons = [...input.buttons];
   if (input.escalation !== undefined) {

@@ -1,8 +1,16 @@
-import type { Contact, ContactCreate, ContactUpdate } from '@sched/contract';
+import type {
+  Action,
+  ApprovalSummary,
+  Contact,
+  ContactCreate,
+  ContactUpdate,
+  GateChannelName,
+} from '@sched/contract';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { apiKeysApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
+import { auditApi } from './audit.js';
 import { chainsApi } from './chains.js';
 import { domainsApi } from './domains.js';
 import { templatesApi, trigger } from './templates.js';
@@ -14,6 +22,21 @@ import { unwrap } from './unwrap.js';
 export { unwrap } from './unwrap.js';
 
 export interface ClientOptions extends TransportOptions, ConnectionOptions {}
+
+/** `GET /v1/approvals` filters (`overdue` as the query string carries it). */
+export interface PendingApprovalsQuery {
+  status?: string;
+  recipient?: string;
+  overdue?: 'true' | 'false';
+  channel?: GateChannelName;
+  page?: number;
+  per_page?: number;
+}
+
+export interface PendingApprovalsPage {
+  data: ApprovalSummary[];
+  meta: { current_page: number; last_page: number; total: number; per_page: number };
+}
 
 /** Contacts: reusable recipients (`contact:<id>:email`). The list is not paginated. */
 export interface ContactsApi {
@@ -74,6 +97,14 @@ export function createClient(options: ClientOptions) {
       unwrap(await raw.actions.stats(callArgs(o)), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
+    /** `GET /v1/approvals`: approvals and who they wait on, nearest timeout first (a page). */
+    pendingApprovals: async (query: PendingApprovalsQuery = {}): Promise<PendingApprovalsPage> =>
+      unwrap(await raw.reminders.pending({ query }), 200) as PendingApprovalsPage,
+    /** `POST /v1/actions/{id}/remind`: re-sends a waiting approval to who has not answered; answers the action. */
+    remind: async (id: string): Promise<Action> =>
+      unwrap(await raw.reminders.remind({ params: { id } }), 200).data as Action,
+    /** The audit log: list, verify the hash chain, export (docs/audit.md). */
+    audit: auditApi(raw, options),
     /** The account's API keys (`/v1/api-keys`): needs a key with the `admin` scope. */
     keys: apiKeysApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */

@@ -828,6 +828,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The account's audit log, oldest first by `seq`, page by page with `after` (keyset: stable while events are appended).
+         */
+        get: operations["auditList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the audit chain
+         * @description Recomputes every hash of the account's chain from its anchor. `ok: false` with `broken_at`, the `seq` of the first event that was changed, removed or reordered.
+         */
+        get: operations["auditVerify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approvals and who they wait on
+         * @description Approval actions with each recipient's state, nearest timeout first (not yet sent last). Filters: `status` (default `awaiting_response`), `recipient`, `overdue=true`, `channel`.
+         */
+        get: operations["remindersPending"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a reminder now
+         * @description Re-sends the approval message at once to every recipient who has not answered (new links; earlier ones keep working), recorded in the timeline (`sent`) and the audit log (`approval.reminder`). Does not count against `gate.reminders.max`. 409 when the action is not `awaiting_response` or nobody is pending.
+         */
+        post: operations["remindersRemind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -866,6 +946,26 @@ export interface paths {
          * @description No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, as JSON or `application/x-www-form-urlencoded` (an HTML form), plus an optional `schedule` (in a form: `schedule.wait`, `schedule.preset`, `schedule.timezone` fields); without one the action runs in about 1 s. Keys that name no placeholder are ignored and listed in `meta.ignored_keys`. 422 for a missing required placeholder or a resolved action that fails validation; 404, the same answer, for unknown, regenerated, deleted or inactive tokens; 403 for a chain template of an account whose plan has no chains. A chain template creates and starts a chain whose `input` holds the values (`schedule` does not apply). 60 requests a minute per token and 120 per client IP.
          */
         post: operations["triggerTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export audit events
+         * @description Every event the filters match, oldest first, streamed: one JSON object a line (`ndjson`) or CSV with a header row (`csv`; `actor`, `resource` and `details` as JSON).
+         */
+        get: operations["auditExportExport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1562,6 +1662,23 @@ export interface components {
             /** @description The secret (`sk_sched_...`): shown only in this answer; the server keeps only its SHA-256. */
             key: string;
         };
+        ApprovalSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            status: string;
+            /** @enum {string} */
+            confirmation_mode: "first_response" | "all_required" | "quorum";
+            min_approvals: number | null;
+            sent_at: string | null;
+            expires_at: string | null;
+            reminders_sent: number;
+            /** @description A reminder has gone out, or it times out within the hour. */
+            overdue: boolean;
+            recipients: components["schemas"]["Recipient"][];
+            /** Format: date-time */
+            created_at: string;
+        };
         Attachment: {
             /** Format: uuid */
             id: string;
@@ -1607,6 +1724,55 @@ export interface components {
              * @description A link to the file instead of its content; shown, never fetched.
              */
             url?: string;
+        };
+        /** @description Who made the change: an API key (or a console session acting as it), a recipient answering through a link, the service itself, or a template trigger. */
+        AuditActor: {
+            /** @enum {string} */
+            type: "api_key" | "recipient" | "system" | "template_trigger";
+            id: string;
+            email?: string;
+        };
+        /** @description One entry of the account's audit log (docs/audit.md). `hash` = sha256(`prev_hash` ‖ canonical JSON of the event without `prev_hash` and `hash`), lowercase hex; the first event's `prev_hash` is 64 zeros (or the anchor left by retention). */
+        AuditEvent: {
+            seq: number;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @example action.create
+             * @example approval.confirm
+             * @example api_key.revoke
+             */
+            action: string;
+            actor: components["schemas"]["AuditActor"];
+            resource: {
+                type: string;
+                id: string;
+            };
+            channel?: string;
+            ip?: string;
+            user_agent?: string;
+            request_id?: string;
+            details: {
+                [key: string]: unknown;
+            };
+            prev_hash: string;
+            hash: string;
+        };
+        AuditEventsPage: {
+            data: components["schemas"]["AuditEvent"][];
+            meta: {
+                /** @description Pass as `after` for the next page; null on the last page. */
+                next_after: number | null;
+                limit: number;
+            };
+        };
+        /** @description The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold. */
+        AuditVerification: {
+            ok: boolean;
+            checked: number;
+            broken_at?: number;
         };
         BulkDryRun: {
             /** @constant */
@@ -2245,7 +2411,18 @@ export interface components {
             channels: components["schemas"]["GateChannel"][];
             buttons: string[];
             /** @enum {string} */
-            confirmation_mode: "first_response" | "all_required";
+            confirmation_mode: "first_response" | "all_required" | "quorum";
+            min_approvals: number | null;
+            required_recipients: string[];
+            exclude_requester: string | null;
+            /** @enum {string} */
+            comment: "optional" | "required_on_decline" | "required";
+            reminders: {
+                every: string;
+                max: number;
+                channels: components["schemas"]["GateChannel"][] | null;
+            } | null;
+            reminders_sent: number;
             max_snoozes: number;
             snooze_count: number;
             timeout: string;
@@ -2276,7 +2453,24 @@ export interface components {
              * @description Default: `"first_response"`.
              * @enum {string}
              */
-            confirmation_mode?: "first_response" | "all_required";
+            confirmation_mode?: "first_response" | "all_required" | "quorum";
+            /** @description With `confirmation_mode: "quorum"` (required there): how many confirmations approve, 2 to the number of recipients. */
+            min_approvals?: number;
+            /** @description Recipients (addresses or `contact:` ids, among `recipients`) who must confirm whatever the count. A decline by one of them declines the gate at once. */
+            required_recipients?: string[];
+            /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
+            exclude_requester?: string;
+            /** @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used. */
+            reminders?: {
+                every: components["schemas"]["Duration"];
+                max: number;
+                channels?: components["schemas"]["GateChannel"][];
+            };
+            /**
+             * @description `optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does). Default: `"optional"`.
+             * @enum {string}
+             */
+            comment?: "optional" | "required_on_decline" | "required";
             /** @description Default: `5`. */
             max_snoozes?: number;
             /** @description Default: `"7d"`. */
@@ -2305,7 +2499,25 @@ export interface components {
              * @default first_response
              * @enum {string}
              */
-            confirmation_mode: "first_response" | "all_required";
+            confirmation_mode: "first_response" | "all_required" | "quorum";
+            /** @description With `confirmation_mode: "quorum"` (required there): how many confirmations approve, 2 to the number of recipients. */
+            min_approvals?: number;
+            /** @description Recipients (addresses or `contact:` ids, among `recipients`) who must confirm whatever the count. A decline by one of them declines the gate at once. */
+            required_recipients?: string[];
+            /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
+            exclude_requester?: string;
+            /** @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used. */
+            reminders?: {
+                every: components["schemas"]["Duration"];
+                max: number;
+                channels?: components["schemas"]["GateChannel"][];
+            };
+            /**
+             * @description `optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does).
+             * @default optional
+             * @enum {string}
+             */
+            comment: "optional" | "required_on_decline" | "required";
             /** @default 5 */
             max_snoozes: number;
             /** @default 7d */
@@ -2650,6 +2862,8 @@ export interface components {
             recipient_status: "pending" | "confirmed" | "declined" | "snoozed";
             action_status: string;
             snoozed_until: string | null;
+            /** @description A quorum gate still waiting: how many more approvals are needed; null otherwise. */
+            approvals_needed: number | null;
         };
         ResumeRequest: {
             /**
@@ -3824,6 +4038,20 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -4491,6 +4719,20 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -5082,6 +5324,20 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -5353,6 +5609,20 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -5624,6 +5894,20 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
                      *           "max_snoozes": 1,
                      *           "snooze_count": 1,
                      *           "timeout": "string",
@@ -7789,6 +8073,19 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 2,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "reminders": {
+                     *             "every": "30s",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -8054,6 +8351,19 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 2,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "reminders": {
+                     *             "every": "30s",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -8247,6 +8557,19 @@ export interface operations {
                      *             "string"
                      *           ],
                      *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 2,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "reminders": {
+                     *             "every": "30s",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "comment": "optional",
                      *           "max_snoozes": 1,
                      *           "timeout": "30s",
                      *           "on_timeout": "cancel",
@@ -10245,6 +10568,599 @@ export interface operations {
             };
         };
     };
+    auditList: {
+        parameters: {
+            query?: {
+                resource_id?: string;
+                /** @description An action name; `*` matches any run of characters (`approval.*`). */
+                action?: string;
+                actor_type?: "api_key" | "recipient" | "system" | "template_trigger";
+                /** @description Events at or after this time. */
+                from?: string;
+                /** @description Events before this time. */
+                to?: string;
+                /** @description Keyset: events after this `seq`. */
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "seq": 1,
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "action": "action.create",
+                     *           "actor": {
+                     *             "type": "api_key",
+                     *             "id": "string",
+                     *             "email": "ada@example.com"
+                     *           },
+                     *           "resource": {
+                     *             "type": "string",
+                     *             "id": "string"
+                     *           },
+                     *           "channel": "string",
+                     *           "ip": "string",
+                     *           "user_agent": "string",
+                     *           "request_id": "string",
+                     *           "details": {},
+                     *           "prev_hash": "string",
+                     *           "hash": "string"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_after": 1,
+                     *         "limit": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventsPage"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "checked": 1,
+                     *         "broken_at": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AuditVerification"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    remindersPending: {
+        parameters: {
+            query?: {
+                /** @description Default `awaiting_response`. */
+                status?: string;
+                /** @description An address or `contact:<id>`. */
+                recipient?: string;
+                /** @description `true`: only those past a reminder or within an hour of their timeout. */
+                overdue?: "true" | "false";
+                channel?: components["schemas"]["GateChannel"];
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "status": "string",
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "reminders_sent": 1,
+                     *           "overdue": true,
+                     *           "recipients": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "email": "ada@example.com",
+                     *               "status": "pending",
+                     *               "responded_at": "2030-01-31T09:00:00.000Z",
+                     *               "response_comment": "string",
+                     *               "display_name": "string",
+                     *               "role": "recipient",
+                     *               "channels": [
+                     *                 "email"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApprovalSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    remindersRemind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "string",
+                     *             "max": 1,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     responsesPage: {
         parameters: {
             query?: never;
@@ -10335,7 +11251,8 @@ export interface operations {
                      *       "decision": "confirm",
                      *       "recipient_status": "pending",
                      *       "action_status": "string",
-                     *       "snoozed_until": "2030-01-31T09:00:00.000Z"
+                     *       "snoozed_until": "2030-01-31T09:00:00.000Z",
+                     *       "approvals_needed": 1
                      *     }
                      */
                     "application/json": components["schemas"]["ResponseResult"];
@@ -10483,6 +11400,86 @@ export interface operations {
             };
             /** @description Not found (also for resources of another account) */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditExportExport: {
+        parameters: {
+            query?: {
+                resource_id?: string;
+                /** @description An action name; `*` matches any run of characters (`approval.*`). */
+                action?: string;
+                actor_type?: "api_key" | "recipient" | "system" | "template_trigger";
+                /** @description Events at or after this time. */
+                from?: string;
+                /** @description Events before this time. */
+                to?: string;
+                format?: "ndjson" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

@@ -4,13 +4,24 @@ import {
   NotificationChannel,
   NotificationChannelCreate,
   NotificationChannelUpdate,
+  ApprovalSummary,
+  GateChannel,
   ResponseInput,
   ResponseResult,
   TeamMember,
   TeamMemberCreate,
   TeamMemberUpdate,
 } from '../schemas/approval.js';
-import { authErrors, ErrorBody, single, Uuid, ValidationErrorBody } from '../schemas/common.js';
+import { Action } from '../schemas/action.js';
+import {
+  authErrors,
+  ErrorBody,
+  paginated,
+  paginationQuery,
+  single,
+  Uuid,
+  ValidationErrorBody,
+} from '../schemas/common.js';
 
 const c = initContract();
 const idParams = z.object({ id: Uuid });
@@ -146,5 +157,38 @@ export const responsesContract = c.router({
       'Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, ' +
       'the action is finished, or this recipient has already answered. 409 while a round of messages is being sent: answer ' +
       'again a moment later. 10 requests a minute per link and 60 a minute per client IP.',
+  },
+});
+
+/** Asking a waiting approval's recipients again. */
+export const remindersContract = c.router({
+  pending: {
+    method: 'GET',
+    path: '/v1/approvals',
+    query: z.object({
+      status: z.string().max(32).optional().meta({ description: 'Default `awaiting_response`.' }),
+      recipient: z.string().max(320).optional().meta({ description: 'An address or `contact:<id>`.' }),
+      overdue: z
+        .enum(['true', 'false'])
+        .optional()
+        .transform((v) => (v === undefined ? undefined : v === 'true'))
+        .meta({ description: '`true`: only those past a reminder or within an hour of their timeout.' }),
+      channel: GateChannel.optional(),
+      ...paginationQuery(25),
+    }),
+    responses: { 200: paginated(ApprovalSummary), ...authErrors },
+    summary: 'List approvals and who they wait on',
+    description:
+      "Approval actions with each recipient's state, nearest timeout first (not yet sent last). Filters: `status` (default `awaiting_response`), `recipient`, `overdue=true`, `channel`.",
+  },
+  remind: {
+    method: 'POST',
+    path: '/v1/actions/:id/remind',
+    pathParams: z.object({ id: Uuid }),
+    body: c.noBody(),
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Send a reminder now',
+    description:
+      'Re-sends the approval message at once to every recipient who has not answered (new links; earlier ones keep working), recorded in the timeline (`sent`) and the audit log (`approval.reminder`). Does not count against `gate.reminders.max`. 409 when the action is not `awaiting_response` or nobody is pending.',
   },
 });

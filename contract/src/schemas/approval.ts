@@ -36,12 +36,24 @@ export type RecipientRole = (typeof RECIPIENT_ROLE)[keyof typeof RECIPIENT_ROLE]
 export const ON_TIMEOUT = Object.freeze({ cancel: 'cancel', expire: 'expire', approve: 'approve' } as const);
 export type OnTimeout = (typeof ON_TIMEOUT)[keyof typeof ON_TIMEOUT];
 
-/** `first_response`: one confirmation approves. `all_required`: every recipient of `gate.recipients` must confirm. */
+/**
+ * `first_response`: one confirmation approves. `all_required`: every recipient of `gate.recipients` must confirm.
+ * `quorum`: `gate.min_approvals` confirmations, every `gate.required_recipients` among them.
+ */
 export const CONFIRMATION_MODE = Object.freeze({
   first_response: 'first_response',
   all_required: 'all_required',
+  quorum: 'quorum',
 } as const);
 export type ConfirmationMode = (typeof CONFIRMATION_MODE)[keyof typeof CONFIRMATION_MODE];
+
+/** When a recipient must write a comment with their answer (`gate.comment`). */
+export const COMMENT_POLICY = Object.freeze({
+  optional: 'optional',
+  required_on_decline: 'required_on_decline',
+  required: 'required',
+} as const);
+export type CommentPolicy = (typeof COMMENT_POLICY)[keyof typeof COMMENT_POLICY];
 
 /** A recipient's answer through a response link. */
 export const RESPONSE_DECISION = Object.freeze({
@@ -132,6 +144,33 @@ export const GateInput = z
       .optional()
       .meta({ description: 'Confirm and decline labels.' }),
     confirmation_mode: z.enum(CONFIRMATION_MODE).default('first_response'),
+    min_approvals: z.number().int().min(2).optional().meta({
+      description:
+        'With `confirmation_mode: "quorum"` (required there): how many confirmations approve, 2 to the number of recipients.',
+    }),
+    required_recipients: z.array(z.string().min(1).max(320)).max(50).optional().meta({
+      description:
+        'Recipients (addresses or `contact:` ids, among `recipients`) who must confirm whatever the count. A decline by one of them declines the gate at once.',
+    }),
+    exclude_requester: z.string().min(1).max(320).optional().meta({
+      description:
+        "The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so.",
+    }),
+    reminders: z
+      .object({
+        every: Duration,
+        max: z.number().int().min(1).max(10),
+        channels: z.array(GateChannel).min(1).optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          'Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used.',
+      }),
+    comment: z.enum(COMMENT_POLICY).default('optional').meta({
+      description:
+        '`optional`; `required_on_decline`: a decline needs a comment; `required`: confirm and decline need one (422 naming `comment` otherwise; a snooze never does).',
+    }),
     max_snoozes: z.number().int().min(0).max(10).default(5),
     timeout: Duration.default('7d'),
     on_timeout: z.enum(ON_TIMEOUT).default('cancel'),
@@ -193,6 +232,14 @@ export const GateView = z
     channels: z.array(GateChannel),
     buttons: z.array(z.string()),
     confirmation_mode: z.enum(CONFIRMATION_MODE),
+    min_approvals: z.number().int().nullable(),
+    required_recipients: z.array(z.string()),
+    exclude_requester: z.string().nullable(),
+    comment: z.enum(COMMENT_POLICY),
+    reminders: z
+      .object({ every: z.string(), max: z.number().int(), channels: z.array(GateChannel).nullable() })
+      .nullable(),
+    reminders_sent: z.number().int(),
     max_snoozes: z.number().int(),
     snooze_count: z.number().int(),
     timeout: z.string(),
@@ -290,6 +337,9 @@ export const ResponseResult = z
     recipient_status: z.enum(RECIPIENT_STATUS),
     action_status: z.string(),
     snoozed_until: NullableTimestamp,
+    approvals_needed: z.number().int().nullable().meta({
+      description: 'A quorum gate still waiting: how many more approvals are needed; null otherwise.',
+    }),
   })
   .meta({ id: 'ResponseResult' });
 
@@ -298,3 +348,21 @@ export type TeamMember = z.infer<typeof TeamMember>;
 export type ReminderEvent = z.infer<typeof ReminderEvent>;
 export type Recipient = z.infer<typeof Recipient>;
 export type ResponseResult = z.infer<typeof ResponseResult>;
+
+/** One row of `GET /v1/approvals`: an approval action and where each recipient stands. */
+export const ApprovalSummary = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    status: z.string(),
+    confirmation_mode: z.enum(CONFIRMATION_MODE),
+    min_approvals: z.number().int().nullable(),
+    sent_at: NullableTimestamp,
+    expires_at: NullableTimestamp,
+    reminders_sent: z.number().int(),
+    overdue: z.boolean().meta({ description: 'A reminder has gone out, or it times out within the hour.' }),
+    recipients: z.array(Recipient),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'ApprovalSummary' });
+export type ApprovalSummary = z.infer<typeof ApprovalSummary>;

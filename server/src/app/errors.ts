@@ -122,6 +122,13 @@ export class ForbiddenError extends AppError {
   }
 }
 
+/** A gate's `exclude_requester` used their own link: they may not approve their own request. */
+export class RequesterError extends ForbiddenError {
+  constructor(readonly title: string) {
+    super('you requested this approval, so your answer cannot count towards it');
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(message: string) {
     super(409, message);

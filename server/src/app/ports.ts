@@ -64,7 +64,9 @@ export interface GateRounds {
  */
 export interface GateTimer {
   actionId: string;
-  kind: 'timeout' | 'escalation';
+  kind: 'timeout' | 'escalation' | 'reminder';
+  /** A reminder asked for by `POST /actions/{id}/remind`: sent once, outside `gate.reminders`. */
+  manual?: boolean | undefined;
   round?: string | undefined;
   resumes?: number | undefined;
 }

@@ -5,6 +5,9 @@ import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
 import { ContactService } from '../app/contacts.js';
 import { QuotaService } from '../app/quota.js';
+import { AuditService } from '../app/audit.js';
+import { ReminderRequests } from '../app/approvals/remind.js';
+import { PendingApprovals } from '../app/approvals/pending.js';
 import { OutboxService } from '../app/outbox.js';
 import { TemplateService } from '../app/templates/service.js';
 import { TemplateTrigger } from '../app/templates/trigger.js';
@@ -51,6 +54,9 @@ export async function startApi(
     trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
     chains,
     domains: ctx.domains,
+    audit: new AuditService(database, clock),
+    reminders: new ReminderRequests({ store: database, timers: ctx.gateTimers, clock }),
+    pendingApprovals: new PendingApprovals({ store: database, clock, waits }),
     quota: new QuotaService(database, clock),
     channels: new NotificationChannelService(database, {
       allowPrivateDestinations: config.allowPrivateDestinations,

@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
@@ -39,7 +40,9 @@ import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
 import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
-import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
+import { channelsHandlers, remindersHandlers, teamMembersHandlers } from './handlers/approvals.js';
+import type { ReminderRequests } from '../app/approvals/remind.js';
+import type { PendingApprovals } from '../app/approvals/pending.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
 import { outboxHandlers } from './handlers/outbox.js';
@@ -51,6 +54,7 @@ import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
 import { registerCors } from './cors.js';
 import { domainsHandlers } from './handlers/domains.js';
+import { auditHandlers, registerAuditExport } from './handlers/audit.js';
 
 export interface HttpDeps {
   logger: Logger;
@@ -67,6 +71,9 @@ export interface HttpDeps {
   channels: NotificationChannelService;
   teamMembers: TeamMemberService;
   domains: DomainService;
+  audit: AuditService;
+  reminders: ReminderRequests;
+  pendingApprovals: PendingApprovals;
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
@@ -164,6 +171,20 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     if (draining) throw new ServiceUnavailableError('the server is shutting down; retry on another instance');
   });
   registerJsonParser(app);
+  // Who acts and from where, for the audit events the handler's use case records (app/audit.ts). A preHandler runs
+  // after authentication and body parsing, so the principal is known and the context reaches the handler.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const ua = request.headers['user-agent'];
+    withAuditContext(
+      {
+        actor: request.principal ? principalActor(request.principal.keyId) : null,
+        ip: request.ip,
+        user_agent: typeof ua === 'string' ? ua : undefined,
+        request_id: request.id,
+      },
+      done,
+    );
+  });
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send({
       code: 'route_not_found',
@@ -283,6 +304,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     domains: domainsHandlers(deps.domains),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     apiKeys: apiKeysHandlers(deps.accounts),
+    audit: auditHandlers(deps.audit),
+    reminders: remindersHandlers(deps.reminders, deps.actions, deps.pendingApprovals),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
@@ -301,6 +324,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       responseValidation: deps.validateResponses,
       requestValidationErrorHandler,
     });
+    registerAuditExport(scope, deps.audit);
   });
   return app;
 }

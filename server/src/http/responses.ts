@@ -5,6 +5,7 @@ import {
   AppError,
   errorBody,
   GoneError,
+  RequesterError,
   NotFoundError,
   RateLimitedError,
   ValidationError,
@@ -16,6 +17,7 @@ import { hashResponseToken } from '../domain/approval/response-token.js';
 import { enforceRateLimits } from './auth.js';
 import { parseAnswer } from './answer.js';
 import {
+  approvalsNeededText,
   PAGE_HEADERS,
   renderErrorPage,
   renderGonePage,
@@ -68,6 +70,8 @@ function routes(
     }
     void reply.headers(PAGE_HEADERS).status(err.status);
     if (err instanceof GoneError) return reply.send(renderGonePage({ reason: err.reason, title: err.title }));
+    if (err instanceof RequesterError)
+      return reply.send(renderGonePage({ reason: 'requester', title: err.title }));
     if (err instanceof NotFoundError) return reply.send(renderGonePage({ reason: 'unknown' }));
     const message =
       err instanceof ValidationError
@@ -113,6 +117,8 @@ function routes(
           })),
           expiresAt: new Date(gate.expires_at ?? Date.now()),
           ...(g.progress ? { progress: g.progress } : {}),
+          ...(g.quorum ? { quorum: g.quorum } : {}),
+          commentPolicy: gate.comment ?? 'optional',
           ...(suggested === 'confirm' || suggested === 'decline' ? { suggestedDecision: suggested } : {}),
         }),
       );
@@ -136,12 +142,14 @@ function routes(
           title: outcome.title,
           outcome: outcome.recipient_status === 'pending' ? 'confirmed' : outcome.recipient_status,
           ...(outcome.snoozed_until ? { snoozedUntil: new Date(outcome.snoozed_until) } : {}),
-          ...(outcome.decision === 'confirm' && outcome.action_status !== 'executed'
-            ? {
-                detail:
-                  'Your approval is recorded; the request goes ahead when every recipient has approved.',
-              }
-            : {}),
+          ...(outcome.approvals_needed !== null
+            ? { detail: approvalsNeededText(outcome.approvals_needed) }
+            : outcome.decision === 'confirm' && outcome.action_status !== 'executed'
+              ? {
+                  detail:
+                    'Your approval is recorded; the request goes ahead when every recipient has approved.',
+                }
+              : {}),
         }),
       );
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { configureApprovalsCreateCommand } from './create.js';
+import { configureApprovalsPendingCommand } from './pending.js';
 
 export type { CreateApprovalOptions } from './show.js';
 export { approvalSummary, buildApprovalInput, contentTypeOf } from './show.js';
@@ -9,4 +10,5 @@ export function configureApprovalsCommands(program: Command): void {
     .command('approvals')
     .description('ask people to approve, then (optionally) run a request; read them with `actions get`');
   configureApprovalsCreateCommand(approvals);
+  configureApprovalsPendingCommand(approvals);
 }

@@ -9,6 +9,7 @@ import {
   lockAction,
   updateAction,
 } from '../../persistence/actions.js';
+import { recordAudit } from '../audit.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
@@ -171,6 +172,16 @@ export async function pauseAction(
     until: pause.until,
     note,
   });
+  await recordAudit(tx, row.account_id, {
+    action: 'action.pause',
+    resource: { type: 'action', id: row.id },
+    details: {
+      from_status: row.status,
+      until: pause.until,
+      note,
+      ...(source.via ? { via: source.via } : {}),
+    },
+  });
   return updated;
 }
 
@@ -297,6 +308,11 @@ async function resumeRow(
     paused_at: pause.paused_at,
     paused_ms: pausedMs,
     next_attempt_at: dueAt?.toISOString() ?? null,
+  });
+  await recordAudit(tx, row.account_id, {
+    action: 'action.resume',
+    resource: { type: 'action', id: row.id },
+    details: { status, missed, paused_ms: pausedMs, ...(source.via ? { via: source.via } : {}) },
   });
   return updated;
 }

@@ -1,4 +1,6 @@
-import { type ACTION_MODES, LEGACY_ACTION_MODES } from '@sched/contract';
+import { quorumRefusal } from '../../domain/approval/quorum.js';
+import { recipientMatches } from '../../domain/approval/recipient-match.js';
+import { type ACTION_MODES, type CommentPolicy, LEGACY_ACTION_MODES } from '@sched/contract';
 import type {
   ActionCreateParsed,
   ConfirmationMode,
@@ -26,6 +28,11 @@ export interface PreparedGate {
   channels: ChannelName[] | undefined;
   buttons: [string, string];
   confirmation_mode: ConfirmationMode;
+  min_approvals: number | null;
+  required_recipients: string[];
+  exclude_requester: string | null;
+  comment: CommentPolicy;
+  reminders: { every: string; every_ms: number; max: number; channels: ChannelName[] | null } | null;
   max_snoozes: number;
   timeout: string;
   timeoutMs: number;
@@ -268,6 +275,9 @@ function prepareGate(
     channels: g.channels ? [...new Set(g.channels)] : undefined,
     buttons: (g.buttons as [string, string] | undefined) ?? DEFAULT_BUTTONS,
     confirmation_mode: g.confirmation_mode,
+    ...quorumOf(g, fail),
+    comment: g.comment,
+    reminders: remindersOf(g, fail),
     max_snoozes: g.max_snoozes,
     timeout: g.timeout,
     timeoutMs: timeoutMs ?? 0,
@@ -287,4 +297,56 @@ function defaultName(mode: (typeof ACTION_MODES)[number], request: StoredRequest
   } catch {
     return `${request.method} webhook`;
   }
+}
+
+/**
+ * The quorum settings of a gate, checked against its recipients: `min_approvals` 2..recipients (quorum only),
+ * `required_recipients` among the recipients, and `exclude_requester` never the only path to the quorum.
+ */
+function quorumOf(
+  g: GateInput,
+  fail: (field: string, message: string) => void,
+): Pick<PreparedGate, 'min_approvals' | 'required_recipients' | 'exclude_requester'> {
+  const quorum = g.confirmation_mode === 'quorum';
+  const min = g.min_approvals ?? null;
+  if (quorum && min === null) fail('gate.min_approvals', 'is required with confirmation_mode quorum');
+  if (!quorum && min !== null) fail('gate.min_approvals', 'applies only to confirmation_mode quorum');
+  if (min !== null && min > g.recipients.length)
+    fail('gate.min_approvals', `must be at most the number of recipients (${g.recipients.length})`);
+  const required = [...new Set(g.required_recipients ?? [])];
+  required.forEach((r, i) => {
+    if (!g.recipients.some((x) => recipientMatches(x, r)))
+      fail(`gate.required_recipients.${i}`, `'${r}' is not one of gate.recipients`);
+  });
+  const requester = g.exclude_requester ?? null;
+  if (quorum && min !== null && requester !== null) {
+    const excluded = g.recipients.filter((x) => recipientMatches(x, requester)).length;
+    const refusal = quorumRefusal(
+      min,
+      g.recipients.length,
+      excluded,
+      required.some((r) => recipientMatches(requester, r)),
+    );
+    if (refusal) fail('gate.exclude_requester', refusal);
+  }
+  return { min_approvals: quorum ? min : null, required_recipients: required, exclude_requester: requester };
+}
+
+/** `gate.reminders` with its interval read (unscaled ms). */
+function remindersOf(
+  g: GateInput,
+  fail: (field: string, message: string) => void,
+): PreparedGate['reminders'] {
+  if (!g.reminders) return null;
+  const everyMs = parseDuration(g.reminders.every);
+  if (everyMs === null || everyMs <= 0) {
+    fail('gate.reminders.every', 'is not a valid duration');
+    return null;
+  }
+  return {
+    every: g.reminders.every,
+    every_ms: everyMs,
+    max: g.reminders.max,
+    channels: g.reminders.channels ? [...new Set(g.reminders.channels)] : null,
+  };
 }

@@ -29,6 +29,7 @@ import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
 import type { Principal } from '../accounts.js';
+import { auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
@@ -61,8 +62,22 @@ export interface ListQuery extends ActionFilterQuery {
 /** Use cases of webhook actions: create, read, cancel, retry. Every query is scoped to the caller's account. */
 export class ActionService {
   /** The one-statement creates of one turn of the event loop, inserted together (group commit). */
-  private readonly simpleInserts = new TickBatch<NewAction, ActionRow>((rows) =>
-    insertActions(this.store.sql, rows),
+  private readonly simpleInserts = new TickBatch<
+    { row: NewAction; audit: ReturnType<typeof auditEventOf> },
+    ActionRow
+  >((items) =>
+    // The rows and their audit events commit together: one transaction for the turn's creates.
+    this.store.transaction(async (db) => {
+      const rows = await insertActions(
+        db,
+        items.map((i) => i.row),
+      );
+      await recordAuditEvents(
+        db,
+        items.map((i) => i.audit),
+      );
+      return rows;
+    }),
   );
 
   /** Creates counted after their commit (plans without a quota), summed per account and month for one turn. */
@@ -146,12 +161,14 @@ export class ActionService {
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
         : countedNames(p.request!.url, isBlockedAddress).length > 0);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
-      const row = await this.simpleInserts.add(
-        newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent }),
-      );
+      const row = newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent });
+      const inserted = await this.simpleInserts.add({
+        row,
+        audit: auditEventOf(accountId, createdRecord(row)),
+      });
       // A plain create's attempt is due beyond the window: nothing to schedule yet (the scan writes its job).
       await this.lateCounts.add({ accountId, period: periodKey(monthPeriod(now)) });
-      return { kind: 'created', action: actionView(row, []) };
+      return { kind: 'created', action: actionView(inserted, []) };
     }
 
     // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
@@ -181,6 +198,7 @@ export class ActionService {
         },
         { scheduler: this.scheduler, countDestination: countsDestination ? guard : undefined },
       );
+      await recordAudit(db, accountId, createdRecord(row));
       // A new webhook action has no attempts yet: no need to read its (empty) log back.
       return {
         kind: 'created',
@@ -479,6 +497,11 @@ export class ActionService {
     // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
     if (row.mode === 'approval') await reopenGate(db, row, now);
     await this.scheduler.schedule(db, row.id, now);
+    await recordAudit(db, row.account_id, {
+      action: 'action.retry',
+      resource: { type: 'action', id: row.id },
+      details: { from_status: row.status, manual_retry_count: updated.manual_retry_count },
+    });
     return {
       id: row.id,
       name: row.name,
@@ -530,6 +553,17 @@ export class ActionService {
     for (const [status, ids] of byTarget) {
       await updateActions(db, ids, { status, next_attempt_at: null, lease_until: null, updated_at: now });
     }
+    // One chain per account: a bulk batch may span accounts only in tests, so group anyway.
+    await recordAuditEvents(
+      db,
+      rows.map((row) =>
+        auditEventOf(row.account_id, {
+          action: 'action.cancel',
+          resource: { type: 'action', id: row.id },
+          details: { from_status: row.status },
+        }),
+      ),
+    );
   }
 
   async view(db: Sql, row: ActionRow, credentials = true): Promise<Action> {
@@ -558,4 +592,18 @@ export class ActionService {
     ]);
     return actionView(row, attempts, { recipients, events, attachments }, credentials, history, waits);
   }
+}
+
+/** The audit record of a new action: what was asked for, never its secrets (headers and signing secret left out). */
+function createdRecord(row: Pick<NewAction, 'id' | 'name' | 'mode' | 'scheduled_for' | 'request'>) {
+  return {
+    action: 'action.create',
+    resource: { type: 'action', id: row.id },
+    details: {
+      name: row.name,
+      mode: row.mode,
+      scheduled_for: row.scheduled_for.toISOString(),
+      ...(row.request ? { method: row.request.method, url: row.request.url } : {}),
+    },
+  };
 }

@@ -4,6 +4,7 @@ import {
   type ActionState,
   type ActionStats,
   type ActionSummary,
+  type Recipient as RecipientView,
 } from '@sched/contract';
 import { isTerminal } from '../../domain/action/states.js';
 import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
@@ -127,6 +128,18 @@ export function actionView(
           channels: r.gate.channels as Action['recipients'][number]['channels'],
           buttons: r.gate.buttons,
           confirmation_mode: r.gate.confirmation_mode,
+          min_approvals: r.gate.min_approvals ?? null,
+          required_recipients: r.gate.required_recipients ?? [],
+          exclude_requester: r.gate.exclude_requester ?? null,
+          comment: r.gate.comment ?? 'optional',
+          reminders: r.gate.reminders
+            ? {
+                every: r.gate.reminders.every,
+                max: r.gate.reminders.max,
+                channels: r.gate.reminders.channels,
+              }
+            : null,
+          reminders_sent: r.gate.reminders_sent ?? 0,
           max_snoozes: r.gate.max_snoozes,
           snooze_count: r.gate.snooze_count,
           timeout: r.gate.timeout,
@@ -168,16 +181,7 @@ export function actionView(
       notes: e.notes,
       created_at: e.created_at.toISOString(),
     })),
-    recipients: details.recipients.map((x) => ({
-      id: x.id,
-      email: x.address,
-      status: x.status,
-      responded_at: x.responded_at?.toISOString() ?? null,
-      response_comment: x.response_comment,
-      display_name: x.display_name,
-      role: x.role,
-      channels: [...new Set(x.targets.map((t) => t.channel))],
-    })),
+    recipients: details.recipients.map(recipientView),
     last_error: r.last_error,
     last_attempt: lastAttempt(r),
     replay_of: r.replay_of,
@@ -227,6 +231,20 @@ export function statsView(
       success_rate: total.attempts > 0 ? total.succeeded / total.attempts : null,
       hours,
     },
+  };
+}
+
+/** A recipient as the API shows it (an action's `recipients`, the pending list). */
+export function recipientView(x: Recipient): RecipientView {
+  return {
+    id: x.id,
+    email: x.address,
+    status: x.status,
+    responded_at: x.responded_at?.toISOString() ?? null,
+    response_comment: x.response_comment,
+    display_name: x.display_name,
+    role: x.role,
+    channels: [...new Set(x.targets.map((t) => t.channel))],
   };
 }
 

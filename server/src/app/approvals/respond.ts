@@ -23,9 +23,14 @@ import {
   recordAnswer,
 } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { recordAudit } from '../audit.js';
+import { type QuorumDecision, quorumDecision } from '../../domain/approval/quorum.js';
+import { recipientMatches } from '../../domain/approval/recipient-match.js';
+import { commentRefusal } from '../../domain/approval/comment-policy.js';
+import type { StoredGate } from '../../persistence/approvals/gates.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
-import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackOutbox, Clock, Store, Tracing } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { grantGate } from './outcomes.js';
@@ -36,6 +41,8 @@ export interface GateForRecipient {
   recipient: Recipient;
   attachments: AttachmentMeta[];
   progress: { responded: number; total: number } | null;
+  /** Quorum gates: confirmations received, the minimum, and how many more approvals are still needed. */
+  quorum: { confirmed: number; min: number; needed: number } | null;
   snoozesLeft: number;
 }
 
@@ -46,6 +53,8 @@ export interface ResponseOutcome {
   recipient_status: RecipientStatus;
   action_status: string;
   snoozed_until: string | null;
+  /** Quorum gates still waiting: how many more approvals are needed; null otherwise. */
+  approvals_needed: number | null;
   title: string;
 }
 
@@ -77,8 +86,23 @@ export class ResponseService {
       recipientsOf(this.deps.db.sql, action.id),
     ]);
     const gate = action.gate!;
+    if (isRequester(gate, recipient)) throw new RequesterError(action.name);
     const required = recipients.filter((r) => r.role === RECIPIENT_ROLE.recipient);
+    const decision = quorumOfGate(gate, recipients);
     return {
+      quorum:
+        decision && decision.kind === 'waiting'
+          ? {
+              confirmed: recipients.filter(
+                (r) =>
+                  r.role === RECIPIENT_ROLE.recipient &&
+                  r.status === RECIPIENT_STATUS.confirmed &&
+                  !isRequester(gate, r),
+              ).length,
+              min: gate.min_approvals!,
+              needed: decision.approvalsNeeded,
+            }
+          : null,
       action,
       recipient,
       attachments,
@@ -121,6 +145,9 @@ export class ResponseService {
       if (action.status === 'paused')
         throw new ConflictError('this request is on hold; answer again once it is resumed');
       this.assertOpen(action, recipient);
+      if (isRequester(action.gate!, recipient)) throw new RequesterError(action.name);
+      const missing = commentRefusal(action.gate!.comment ?? 'optional', input.decision, input.comment);
+      if (missing) throw new ValidationError({ comment: [missing] });
       if (action.status === 'executing')
         throw new ConflictError('the request is being sent right now; answer again in a moment');
       const gate = action.gate!;
@@ -128,6 +155,7 @@ export class ResponseService {
       const comment = input.comment?.trim() ? input.comment.trim() : null;
       let snoozedUntil: Date | null = null;
       let status: ActionState = action.status;
+      let approvalsNeeded: number | null = null;
 
       if (input.decision === 'snooze') {
         if (gate.snooze_count >= gate.max_snoozes) {
@@ -142,7 +170,7 @@ export class ResponseService {
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
         status = assertTransition(action.status, 'snooze');
-        await this.answer(tx, action.id, recipient, input.decision, now, comment, [
+        await this.answer(tx, action, recipient, input.decision, now, comment, [
           `until ${snoozedUntil.toISOString()}`,
           comment,
         ]);
@@ -154,9 +182,32 @@ export class ResponseService {
           now,
         );
         await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
+      } else if (input.decision === 'decline' && gate.confirmation_mode === CONFIRMATION_MODE.quorum) {
+        // A quorum gate declines only once the quorum can no longer be reached (domain/approval/quorum.ts).
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        const decision = quorumOfGate(gate, await recipientsOf(tx, action.id))!;
+        if (decision.kind === 'declined') {
+          status = assertTransition(action.status, 'decline');
+          await updateGate(
+            tx,
+            action.id,
+            {},
+            {
+              status,
+              next_attempt_at: null,
+              last_error:
+                decision.reason === 'required_declined'
+                  ? `declined by required recipient ${recipient.address}`
+                  : `declined by ${recipient.address}: the quorum of ${gate.min_approvals} can no longer be reached`,
+            },
+            now,
+          );
+        } else if (decision.kind === 'granted') {
+          status = (await grantGate(tx, action, 'confirm', this.deps)).status;
+        } else approvalsNeeded = decision.approvalsNeeded;
       } else if (input.decision === 'decline') {
         status = assertTransition(action.status, 'decline');
-        await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
         await updateGate(
           tx,
           action.id,
@@ -165,16 +216,19 @@ export class ResponseService {
           now,
         );
       } else {
-        await this.answer(tx, action.id, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
         const recipients = await recipientsOf(tx, action.id);
+        const quorum = quorumOfGate(gate, recipients);
         // first_response: one confirmation is enough. all_required: every original recipient must confirm.
         // An escalation contact's confirmation decides alone: that is what escalating to them is for.
-        const done =
-          recipient.role === RECIPIENT_ROLE.escalation ||
-          gate.confirmation_mode === CONFIRMATION_MODE.first_response ||
-          recipients
-            .filter((r) => r.role === RECIPIENT_ROLE.recipient)
-            .every((r) => r.status === RECIPIENT_STATUS.confirmed);
+        if (quorum?.kind === 'waiting') approvalsNeeded = quorum.approvalsNeeded;
+        const done = quorum
+          ? quorum.kind === 'granted' || recipient.role === RECIPIENT_ROLE.escalation
+          : recipient.role === RECIPIENT_ROLE.escalation ||
+            gate.confirmation_mode === CONFIRMATION_MODE.first_response ||
+            recipients
+              .filter((r) => r.role === RECIPIENT_ROLE.recipient)
+              .every((r) => r.status === RECIPIENT_STATUS.confirmed);
         if (done) status = (await grantGate(tx, action, 'confirm', this.deps)).status;
       }
       await this.deps.callbacks.enqueue(tx, action, 'reminder.responded', {
@@ -193,6 +247,7 @@ export class ResponseService {
         recipient_status: STATUS_AFTER_DECISION[input.decision],
         action_status: status,
         snoozed_until: snoozedUntil ? snoozedUntil.toISOString() : null,
+        approvals_needed: approvalsNeeded,
         title: action.name,
       };
     });
@@ -201,7 +256,7 @@ export class ResponseService {
   /** Records the recipient's answer and its timeline event (notes: the non-empty parts, joined). */
   private async answer(
     tx: Sql,
-    actionId: string,
+    action: ActionRow,
     r: Recipient,
     decision: ResponseDecision,
     now: Date,
@@ -210,9 +265,16 @@ export class ResponseService {
   ) {
     const status = STATUS_AFTER_DECISION[decision];
     await recordAnswer(tx, r.id, { status, at: now, comment });
-    await addReminderEvents(tx, actionId, [
-      { type: REMINDER_EVENT[status], actor: r.address, notes: notes.filter(Boolean).join('; ') || null },
-    ]);
+    const note = notes.filter(Boolean).join('; ') || null;
+    await addReminderEvents(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
+    // The decision in the audit log, in the same transaction; the link's token is never part of it.
+    await recordAudit(tx, action.account_id, {
+      action: `approval.${decision}`,
+      actor: { type: 'recipient', id: r.id, ...(r.address.includes('@') ? { email: r.address } : {}) },
+      resource: { type: 'action', id: action.id },
+      channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
+      details: { recipient_id: r.id, recipient: r.address, role: r.role, decision, comment, notes: note },
+    });
   }
 
   private async load(
@@ -236,4 +298,30 @@ export class ResponseService {
     if (recipient.status === RECIPIENT_STATUS.confirmed || recipient.status === RECIPIENT_STATUS.declined)
       throw new GoneError('answered', action.name);
   }
+}
+
+/** Whether a recipient is the gate's `exclude_requester`: their link answers a page saying they may not approve. */
+function isRequester(gate: StoredGate, r: Recipient): boolean {
+  return (
+    !!gate.exclude_requester &&
+    r.role === RECIPIENT_ROLE.recipient &&
+    (recipientMatches(r.address, gate.exclude_requester) ||
+      recipientMatches(r.reference, gate.exclude_requester))
+  );
+}
+
+/** A quorum gate's decision from its recipients as they stand (null for the other modes). */
+function quorumOfGate(gate: StoredGate, recipients: readonly Recipient[]): QuorumDecision | null {
+  if (gate.confirmation_mode !== CONFIRMATION_MODE.quorum || !gate.min_approvals) return null;
+  const required = gate.required_recipients ?? [];
+  return quorumDecision(
+    gate.min_approvals,
+    recipients
+      .filter((r) => r.role === RECIPIENT_ROLE.recipient)
+      .map((r) => ({
+        status: r.status as 'pending' | 'confirmed' | 'declined' | 'snoozed',
+        required: required.some((q) => recipientMatches(r.reference, q) || recipientMatches(r.address, q)),
+        excluded: isRequester(gate, r),
+      })),
+  );
 }

@@ -19,6 +19,7 @@ import {
   wakeSnoozed,
 } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { recordAudit } from '../audit.js';
 import { mintResponseTokens } from '../../persistence/approvals/response-tokens.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
@@ -90,6 +91,11 @@ export class ApprovalRounds implements GateRounds {
           if (at < expiresAt)
             await this.deps.timers.set(tx, { actionId: row.id, kind: 'escalation', round }, at);
         }
+        if (gate.reminders) {
+          const at = new Date(now.getTime() + this.deps.waits.wait(gate.reminders.every_ms));
+          if (at < expiresAt)
+            await this.deps.timers.set(tx, { actionId: row.id, kind: 'reminder', round }, at);
+        }
       }
     });
   }
@@ -132,6 +138,62 @@ export class ApprovalRounds implements GateRounds {
     });
     if (!plan) return;
     await this.deliver(plan.row, plan.gate, plan.added, 'escalation', new Date(plan.gate.expires_at ?? now));
+  }
+
+  /**
+   * A reminder: re-sends the message to the recipients who have not answered (pending), on the gate's reminder
+   * channels. A scheduled one (`round` set) counts against `reminders.max` and sets the next; one asked for by
+   * `POST /actions/{id}/remind` (`manual`) is sent once. Idempotent for a stale timer.
+   */
+  async remind(timer: GateTimer): Promise<void> {
+    const now = this.deps.clock();
+    const plan = await this.deps.store.transaction(async (tx) => {
+      const row = await findGateAction(tx, timer.actionId, { forUpdate: true });
+      const gate = row?.gate;
+      if (!row || !gate || row.status !== 'awaiting_response') return null;
+      if (!timer.manual) {
+        if (!gate.reminders || timer.round !== gate.sent_at) return null;
+        if ((timer.resumes ?? 0) !== (gate.resumes ?? 0)) return null;
+        if ((gate.reminders_sent ?? 0) >= gate.reminders.max) return null;
+      }
+      const pending = (await recipientsOf(tx, row.id)).filter((r) => r.status === RECIPIENT_STATUS.pending);
+      if (pending.length === 0) return null;
+      const sent = (gate.reminders_sent ?? 0) + 1;
+      await updateGate(tx, row.id, { reminders_sent: sent }, {}, now);
+      await addReminderEvents(
+        tx,
+        row.id,
+        pending.map((r) => ({
+          type: REMINDER_EVENT.sent,
+          actor: null,
+          notes: `reminder ${sent} to ${r.address}${timer.manual ? ' (asked for)' : ''}`,
+        })),
+      );
+      await recordAudit(tx, row.account_id, {
+        action: 'approval.reminder',
+        resource: { type: 'action', id: row.id },
+        details: { reminder: sent, manual: !!timer.manual, recipients: pending.map((r) => r.address) },
+      });
+      const expiresAt = new Date(gate.expires_at ?? now);
+      if (!timer.manual && gate.reminders && sent < gate.reminders.max) {
+        const at = new Date(now.getTime() + this.deps.waits.wait(gate.reminders.every_ms));
+        if (at < expiresAt)
+          await this.deps.timers.set(
+            tx,
+            { actionId: row.id, kind: 'reminder', round: gate.sent_at ?? undefined, resumes: gate.resumes },
+            at,
+          );
+      }
+      const only = gate.reminders?.channels;
+      const to = only
+        ? pending
+            .map((r) => ({ ...r, targets: r.targets.filter((t) => only.includes(t.channel)) }))
+            .filter((r) => r.targets.length > 0)
+        : pending;
+      return { row, gate, to, expiresAt };
+    });
+    if (!plan) return;
+    await this.deliver(plan.row, plan.gate, plan.to, 'reminder', plan.expiresAt);
   }
 
   /**

@@ -13,7 +13,7 @@ export interface GateTimeoutsDeps {
   scheduler: ActionScheduler;
   callbacks: CallbackOutbox;
   clock: Clock;
-  rounds: Pick<ApprovalRounds, 'escalate'>;
+  rounds: Pick<ApprovalRounds, 'escalate' | 'remind'>;
 }
 
 /**
@@ -25,6 +25,7 @@ export class GateTimeouts {
 
   async fire(timer: GateTimer): Promise<void> {
     if (timer.kind === 'timeout') await this.timeout(timer.actionId);
+    else if (timer.kind === 'reminder') await this.deps.rounds.remind(timer);
     else await this.deps.rounds.escalate(timer);
   }
 

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Template, TemplateCreateParsed, TemplateSummary, TemplateType } from '@sched/contract';
 import { planLimits } from '../../domain/quota/plans.js';
@@ -52,7 +53,7 @@ export class TemplateService {
           `template limit reached: the ${principal.plan} plan allows ${max} templates; delete one or upgrade the plan`,
         );
       }
-      return insertTemplate(db, {
+      const inserted = await insertTemplate(db, {
         id: randomUUID(),
         account_id: principal.accountId,
         ...definition,
@@ -61,6 +62,13 @@ export class TemplateService {
         created_at: now,
         updated_at: now,
       });
+      // The trigger token is a secret: only its prefix is recorded.
+      await recordAudit(db, principal.accountId, {
+        action: 'template.create',
+        resource: { type: 'template', id: inserted.id },
+        details: { name: inserted.name, type: inserted.type, token_prefix: inserted.token_prefix },
+      });
+      return inserted;
     });
     return templateView(row, this.deps.publicUrl(), {
       token: token.token,
@@ -101,17 +109,26 @@ export class TemplateService {
       if (!current) throw new NotFoundError('template');
       const definition = mergeDefinition(current, fields);
       this.check(definition, principal);
-      return (await updateTemplate(db, principal.accountId, id, {
+      const updated = (await updateTemplate(db, principal.accountId, id, {
         ...definition,
         updated_at: this.deps.clock(),
       }))!;
+      await recordAudit(db, principal.accountId, {
+        action: 'template.update',
+        resource: { type: 'template', id },
+        details: { fields: Object.keys(fields).sort() },
+      });
+      return updated;
     });
     return templateView(row, this.deps.publicUrl(), { credentials: true, plan: principal.plan });
   }
 
   /** The row goes, and with it the only copy of the token's hash: the URL answers 404 from now on. */
   async delete(accountId: string, id: string): Promise<void> {
-    if (!(await deleteTemplate(this.deps.store.sql, accountId, id))) throw new NotFoundError('template');
+    await this.deps.store.transaction(async (db) => {
+      if (!(await deleteTemplate(db, accountId, id))) throw new NotFoundError('template');
+      await recordAudit(db, accountId, { action: 'template.delete', resource: { type: 'template', id } });
+    });
   }
 
   /** A new token replaces the old one's hash, so the old URL answers 404 from this moment. */

@@ -1,6 +1,10 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
+import type { ActionService } from '../../app/actions/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../../app/approvals/directory.js';
+import type { PendingApprovals } from '../../app/approvals/pending.js';
+import type { ReminderRequests } from '../../app/approvals/remind.js';
+import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
@@ -51,6 +55,27 @@ export function teamMembersHandlers(members: TeamMemberService) {
     delete: async ({ request, params }) => {
       await members.delete(principalOf(request).accountId, params.id);
       return { status: 204, body: undefined };
+    },
+  });
+}
+
+export function remindersHandlers(
+  reminders: ReminderRequests,
+  actions: ActionService,
+  pending: PendingApprovals,
+) {
+  return s.router(contract.reminders, {
+    pending: async ({ request, query }) => ({
+      status: 200,
+      body: await pending.list(principalOf(request).accountId, query),
+    }),
+    remind: async ({ request, params }) => {
+      const p = principalOf(request);
+      await reminders.remind(p.accountId, params.id);
+      return {
+        status: 200,
+        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+      };
     },
   });
 }

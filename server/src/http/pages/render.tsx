@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  type CommentPolicy,
   type RECIPIENT_STATUS,
   RESPONSE_DECISION,
   type RecipientStatus,
@@ -43,6 +44,10 @@ export interface ResponsePageModel {
   expiresAt: Date;
   /** Answers so far in all_required mode. */
   progress?: { responded: number; total: number };
+  /** A quorum gate: confirmations received, the minimum, and how many more are needed. */
+  quorum?: { confirmed: number; min: number; needed: number };
+  /** `gate.comment`: when a comment must accompany the answer. */
+  commentPolicy?: CommentPolicy;
   /** From `?decision=` in the link: that button gets the focus and a hint; nothing is ever submitted by itself. */
   suggestedDecision?: Exclude<ResponseDecision, typeof RESPONSE_DECISION.snooze>;
   /** The clock, for the relative expiry hint ("in 6 days"); defaults to the current time. */
@@ -59,7 +64,7 @@ export interface ResultPageModel {
 }
 
 export interface GonePageModel {
-  reason: 'expired' | 'closed' | 'answered' | 'unknown';
+  reason: 'expired' | 'closed' | 'answered' | 'unknown' | 'requester';
   title?: string;
 }
 
@@ -295,6 +300,11 @@ export function renderResponsePage(m: ResponsePageModel): string {
             {`${m.progress.responded} of ${m.progress.total} ${m.progress.total === 1 ? 'recipient has' : 'recipients have'} answered; every recipient must confirm.`}
           </p>
         ) : null}
+        {m.quorum ? (
+          <p class="meta quorum">
+            {`${m.quorum.confirmed} of ${m.quorum.min} approvals received. ${approvalsNeededText(m.quorum.needed)}`}
+          </p>
+        ) : null}
         <div class="message">{m.message}</div>
         <Attachments items={m.attachments} />
         {m.suggestedDecision ? (
@@ -305,11 +315,19 @@ export function renderResponsePage(m: ResponsePageModel): string {
         ) : null}
         <form method="post" action={m.formAction}>
           <label for="comment">
-            Comment <span class="hint">(optional)</span>
+            Comment{' '}
+            <span class="hint">
+              {m.commentPolicy === 'required'
+                ? '(required)'
+                : m.commentPolicy === 'required_on_decline'
+                  ? '(required to decline)'
+                  : '(optional)'}
+            </span>
           </label>
           <textarea
             id="comment"
             name="comment"
+            required={m.commentPolicy === 'required'}
             maxlength={COMMENT_MAX_LENGTH}
             rows={4}
             aria-describedby="comment-hint"
@@ -341,6 +359,11 @@ export function renderResponsePage(m: ResponsePageModel): string {
       </footer>
     </>,
   );
+}
+
+/** How many approvals a quorum gate still needs, in words: "1 more approval is needed." */
+export function approvalsNeededText(needed: number): string {
+  return needed === 1 ? '1 more approval is needed.' : `${needed} more approvals are needed.`;
 }
 
 const OUTCOMES = {
@@ -386,6 +409,10 @@ const GONE = {
   answered: {
     heading: 'You have already answered',
     text: 'Your answer was recorded earlier; it cannot be changed from this link.',
+  },
+  requester: {
+    heading: 'You cannot approve your own request',
+    text: 'You asked for this approval, so your answer does not count towards it. The other recipients decide.',
   },
   unknown: {
     heading: 'Link not found',

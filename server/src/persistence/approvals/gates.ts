@@ -1,4 +1,4 @@
-import type { ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
+import type { CommentPolicy, ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
 import { sql } from 'kysely';
 import type { ActionState } from '../../domain/action/states.js';
 import type { ActionRow } from '../actions.js';
@@ -14,6 +14,16 @@ export interface StoredGate {
   channels: GateChannelName[];
   buttons: [string, string];
   confirmation_mode: ConfirmationMode;
+  /** Quorum gates: confirmations needed; absent on other modes (and on gates stored before quorum existed). */
+  min_approvals?: number | null;
+  required_recipients?: string[];
+  exclude_requester?: string | null;
+  /** Scheduled reminders to recipients who have not answered; `every_ms` unscaled. */
+  reminders?: { every: string; every_ms: number; max: number; channels: GateChannelName[] | null } | null;
+  /** Reminders sent in this round (scheduled and `POST /remind`). */
+  reminders_sent?: number;
+  /** Absent on gates stored before the policy existed: `optional`. */
+  comment?: CommentPolicy;
   max_snoozes: number;
   snooze_count: number;
   timeout: string;

@@ -17,6 +17,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { AuditEventSchema, AuditHeadSchema } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DomainSchema } from './domain.js';
@@ -26,6 +27,7 @@ import { TemplateSchema } from './template.js';
 export * from './account.js';
 export * from './action.js';
 export * from './approval.js';
+export * from './audit.js';
 export * from './chain.js';
 export * from './contact.js';
 export * from './domain.js';
@@ -55,6 +57,8 @@ export type EntitySchemaOf =
   | typeof TemplateSchema
   | typeof DomainSchema
   | typeof ConsoleSessionSchema
+  | typeof AuditEventSchema
+  | typeof AuditHeadSchema
   | typeof BulkOperationSchema
   | typeof BulkOperationItemSchema;
 
@@ -81,6 +85,8 @@ export const entities: EntitySchemaOf[] = [
   TemplateSchema,
   DomainSchema,
   ConsoleSessionSchema,
+  AuditEventSchema,
+  AuditHeadSchema,
   BulkOperationSchema,
   BulkOperationItemSchema,
 ];

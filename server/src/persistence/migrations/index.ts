@@ -16,6 +16,7 @@ import { Migration20261125042000_DomainRemoved } from './Migration20261125042000
 import { Migration20261125033000_ConsoleSessions } from './Migration20261125033000_ConsoleSessions.js';
 import { Migration20261125045000_InboxBulkOperations } from './Migration20261125045000_InboxBulkOperations.js';
 import { Migration20261125050000_Traceparent } from './Migration20261125050000_Traceparent.js';
+import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125033000_ConsoleSessions', class: Migration20261125033000_ConsoleSessions },
   { name: 'Migration20261125045000_InboxBulkOperations', class: Migration20261125045000_InboxBulkOperations },
   { name: 'Migration20261125050000_Traceparent', class: Migration20261125050000_Traceparent },
+  { name: 'Migration20261125051000_AuditEvents', class: Migration20261125051000_AuditEvents },
 ];

@@ -1,0 +1,55 @@
+import { GATE_CHANNEL } from '@sched/contract';
+import { type Command, Option } from 'commander';
+import { client, print } from '../../runtime.js';
+
+const COLUMNS = ['id', 'name', 'status', 'expires_at', 'overdue', 'waiting_on'];
+
+/** `sched approvals pending`: what waits on whom (`GET /v1/approvals`), nearest timeout first. */
+export function configureApprovalsPendingCommand(approvals: Command): void {
+  approvals
+    .command('pending')
+    .description('list approvals waiting for answers and who they wait on, nearest timeout first')
+    .option('--status <status>', 'action status (default awaiting_response)')
+    .option('--recipient <who>', 'an address or contact:<id>')
+    .option('--overdue', 'only those past a reminder or within an hour of their timeout')
+    .addOption(
+      new Option('--channel <channel>', 'only those sent through this channel').choices(
+        Object.values(GATE_CHANNEL),
+      ),
+    )
+    .option('--page <n>', 'page number', '1')
+    .option('--per-page <n>', 'rows per page (max 100)', '25')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        opts: {
+          status?: string;
+          recipient?: string;
+          overdue?: boolean;
+          channel?: string;
+          page: string;
+          perPage: string;
+        },
+        cmd: Command,
+      ) => {
+        const page = await client(cmd).pendingApprovals({
+          ...(opts.status ? { status: opts.status } : {}),
+          ...(opts.recipient ? { recipient: opts.recipient } : {}),
+          ...(opts.overdue ? { overdue: 'true' as const } : {}),
+          ...(opts.channel ? { channel: opts.channel as never } : {}),
+          page: Number(opts.page),
+          per_page: Number(opts.perPage),
+        });
+        print(cmd, page, {
+          rows: page.data.map((a) => ({
+            ...a,
+            waiting_on: a.recipients
+              .filter((r) => r.status === 'pending' || r.status === 'snoozed')
+              .map((r) => r.email)
+              .join(', '),
+          })),
+          columns: COLUMNS,
+        });
+      },
+    );
+}

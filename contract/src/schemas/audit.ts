@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { Timestamp } from './common.js';
+
+export const AUDIT_ACTOR_TYPES = Object.freeze([
+  'api_key',
+  'recipient',
+  'system',
+  'template_trigger',
+] as const);
+
+export const AuditActor = z
+  .object({
+    type: z.enum(AUDIT_ACTOR_TYPES),
+    id: z.string(),
+    email: z.string().optional(),
+  })
+  .meta({
+    id: 'AuditActor',
+    description:
+      'Who made the change: an API key (or a console session acting as it), a recipient answering through a link, the service itself, or a template trigger.',
+  });
+
+export const AuditEvent = z
+  .object({
+    seq: z.number().int(),
+    id: z.uuid(),
+    at: Timestamp,
+    action: z.string().meta({ examples: ['action.create', 'approval.confirm', 'api_key.revoke'] }),
+    actor: AuditActor,
+    resource: z.object({ type: z.string(), id: z.string() }),
+    channel: z.string().optional(),
+    ip: z.string().optional(),
+    user_agent: z.string().optional(),
+    request_id: z.string().optional(),
+    details: z.record(z.string(), z.unknown()),
+    prev_hash: z.string(),
+    hash: z.string(),
+  })
+  .meta({
+    id: 'AuditEvent',
+    description:
+      "One entry of the account's audit log (docs/audit.md). `hash` = sha256(`prev_hash` ‖ canonical JSON of the event without `prev_hash` and `hash`), lowercase hex; the first event's `prev_hash` is 64 zeros (or the anchor left by retention).",
+  });
+export type AuditEvent = z.infer<typeof AuditEvent>;
+
+export const AuditVerification = z
+  .object({
+    ok: z.boolean(),
+    checked: z.number().int(),
+    broken_at: z.number().int().optional(),
+  })
+  .meta({
+    id: 'AuditVerification',
+    description:
+      'The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold.',
+  });
+export type AuditVerification = z.infer<typeof AuditVerification>;
+
+export const AuditEventsQuery = z.object({
+  resource_id: z.string().max(255).optional(),
+  action: z
+    .string()
+    .max(64)
+    .optional()
+    .meta({ description: 'An action name; `*` matches any run of characters (`approval.*`).' }),
+  actor_type: z.enum(AUDIT_ACTOR_TYPES).optional(),
+  from: Timestamp.optional().meta({ description: 'Events at or after this time.' }),
+  to: Timestamp.optional().meta({ description: 'Events before this time.' }),
+});
+
+export const AuditEventsPage = z
+  .object({
+    data: z.array(AuditEvent),
+    meta: z.object({
+      next_after: z
+        .number()
+        .int()
+        .nullable()
+        .meta({ description: 'Pass as `after` for the next page; null on the last page.' }),
+      limit: z.number().int(),
+    }),
+  })
+  .meta({ id: 'AuditEventsPage' });

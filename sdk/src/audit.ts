@@ -1,0 +1,55 @@
+import type { AuditEvent } from '@sched/contract';
+import type { ConnectionOptions, RawClient } from './raw.js';
+import { unwrap } from './unwrap.js';
+
+export interface AuditQuery {
+  resource_id?: string;
+  /** Exact, or with `*` (`approval.*`). */
+  action?: string;
+  actor_type?: AuditEvent['actor']['type'];
+  /** ISO 8601; inclusive. */
+  from?: string;
+  /** ISO 8601; exclusive. */
+  to?: string;
+}
+
+/** The audit log (`/v1/audit-events`, docs/audit.md): who changed what, hash-chained per account. */
+export function auditApi(raw: RawClient, options: ConnectionOptions) {
+  return {
+    /** One page, oldest first; pass `meta.next_after` as `after` for the next. */
+    list: async (query: AuditQuery & { after?: number; limit?: number } = {}) =>
+      unwrap(await raw.audit.list({ query }), 200),
+    /** Every event the filters match, page by page (keyset), oldest first. */
+    async *all(query: AuditQuery = {}): AsyncGenerator<AuditEvent> {
+      let after: number | undefined;
+      for (;;) {
+        const page = unwrap(await raw.audit.list({ query: { ...query, after, limit: 1000 } }), 200);
+        yield* page.data as AuditEvent[];
+        if (page.meta.next_after === null) return;
+        after = page.meta.next_after;
+      }
+    },
+    /** Recomputes the chain server-side: `{ ok, checked, broken_at? }`. */
+    verify: async () => unwrap(await raw.audit.verify(), 200).data,
+    /** The streamed export as text: NDJSON (one event a line) or CSV with a header row. */
+    export: async (format: 'ndjson' | 'csv' = 'ndjson', query: AuditQuery = {}): Promise<string> => {
+      const base = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+      const params = new URLSearchParams({ format, ...(query as Record<string, string>) });
+      const res = await fetch(`${base}/v1/audit-events/export?${params}`, {
+        headers: {
+          ...(options.apiKey !== undefined ? { authorization: `Bearer ${options.apiKey}` } : {}),
+          ...options.headers,
+        },
+      });
+      const text = await res.text();
+      if (res.status === 200) return text;
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Not JSON: the error keeps the text.
+      }
+      return unwrap({ status: res.status, body, headers: res.headers } as never, 200 as never);
+    },
+  };
+}

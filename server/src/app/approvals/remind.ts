@@ -1,0 +1,26 @@
+import { RECIPIENT_STATUS } from '@sched/contract';
+import { findAction } from '../../persistence/actions.js';
+import { recipientsOf } from '../../persistence/approvals/recipients.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { Clock, GateTimers, Store } from '../ports.js';
+
+/**
+ * `POST /actions/{id}/remind`: a reminder now to the recipients who have not answered. The API only checks and
+ * queues it (a gate timer due now, in its transaction); a worker sends it (rounds.ts `remind`), with new links that
+ * answer like the first ones.
+ */
+export class ReminderRequests {
+  constructor(private readonly deps: { store: Store; timers: GateTimers; clock: Clock }) {}
+
+  async remind(accountId: string, id: string): Promise<void> {
+    await this.deps.store.transaction(async (tx) => {
+      const row = await findAction(tx, accountId, id, { forUpdate: true });
+      if (!row) throw new NotFoundError('action');
+      if (row.mode !== 'approval' || row.status !== 'awaiting_response')
+        throw new ConflictError(`action ${row.id} is ${row.status}: nothing is waiting for an answer`);
+      const pending = (await recipientsOf(tx, row.id)).filter((r) => r.status === RECIPIENT_STATUS.pending);
+      if (pending.length === 0) throw new ConflictError(`every recipient of action ${row.id} has answered`);
+      await this.deps.timers.set(tx, { actionId: row.id, kind: 'reminder', manual: true }, this.deps.clock());
+    });
+  }
+}

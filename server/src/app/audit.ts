@@ -1,0 +1,184 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AuditEvent, AuditVerification } from '@sched/contract';
+import { type AuditActor, ChainVerifier } from '../domain/audit/chain.js';
+import {
+  type AuditEventRow,
+  type AuditFilter,
+  appendAuditEvents,
+  auditAnchor,
+  auditEventBody,
+  auditEventsPage,
+  type NewAuditEvent,
+} from '../persistence/audit-events.js';
+import type { Sql } from '../persistence/database.js';
+import { ValidationError } from './errors.js';
+import type { Clock, Store } from './ports.js';
+
+/**
+ * Who is acting and from where, for the audit events of this request: set by the HTTP layer around each handler
+ * (http/app.ts), read by `recordAudit`. Outside a request (workers, timers) the actor is the service itself.
+ */
+export interface AuditRequestContext {
+  actor: AuditActor | null;
+  ip?: string | undefined;
+  user_agent?: string | undefined;
+  request_id?: string | undefined;
+}
+
+const requestContext = new AsyncLocalStorage<AuditRequestContext>();
+
+/** Runs `fn` with the request's audit context (the HTTP layer's hook). */
+export function withAuditContext<T>(ctx: AuditRequestContext, fn: () => T): T {
+  return requestContext.run(ctx, fn);
+}
+
+export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: 'sched' };
+
+/** The actor of an API principal: its key, or the template whose public trigger acts as the owner. */
+export function principalActor(keyId: string): AuditActor {
+  return keyId.startsWith('template:')
+    ? { type: 'template_trigger', id: keyId.slice('template:'.length) }
+    : { type: 'api_key', id: keyId };
+}
+
+export interface AuditRecord {
+  /** Dotted, resource first: `action.create`, `approval.confirm`, `api_key.revoke`. */
+  action: string;
+  resource: { type: string; id: string };
+  details?: Record<string, unknown> | undefined;
+  /** Overrides the request's actor (a recipient answering through a link). */
+  actor?: AuditActor | undefined;
+  channel?: string | undefined;
+  at?: Date | undefined;
+}
+
+/** An event as the current request sees it (actor, address, request id), to append now or with a batch later. */
+export function auditEventOf(accountId: string, r: AuditRecord): NewAuditEvent & { accountId: string } {
+  const ctx = requestContext.getStore();
+  return {
+    accountId,
+    at: r.at ?? new Date(),
+    action: r.action,
+    actor: r.actor ?? ctx?.actor ?? SYSTEM_ACTOR,
+    resource: r.resource,
+    channel: r.channel,
+    ip: ctx?.ip,
+    user_agent: ctx?.user_agent,
+    request_id: ctx?.request_id,
+    details: r.details ?? {},
+  };
+}
+
+/**
+ * The one way a change is recorded in the audit log: in the caller's transaction `db`, so the event commits with the
+ * change or not at all. Never pass a response token in `details` (docs/audit.md).
+ */
+export async function recordAudit(db: Sql, accountId: string, ...records: AuditRecord[]): Promise<void> {
+  await appendAuditEvents(
+    db,
+    accountId,
+    records.map((r) => auditEventOf(accountId, r)),
+  );
+}
+
+/** Appends events captured earlier (`auditEventOf`) for several accounts, heads locked in account order. */
+export async function recordAuditEvents(
+  db: Sql,
+  events: readonly (NewAuditEvent & { accountId: string })[],
+): Promise<void> {
+  const byAccount = new Map<string, NewAuditEvent[]>();
+  for (const e of events) {
+    const list = byAccount.get(e.accountId) ?? [];
+    list.push(e);
+    byAccount.set(e.accountId, list);
+  }
+  for (const accountId of [...byAccount.keys()].sort())
+    await appendAuditEvents(db, accountId, byAccount.get(accountId)!);
+}
+
+export interface AuditListQuery {
+  resource_id?: string | undefined;
+  action?: string | undefined;
+  actor_type?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  /** The `seq` the page starts after (keyset). */
+  after?: number | undefined;
+  limit: number;
+}
+
+/** Reading and checking an account's audit log. */
+export class AuditService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(
+    accountId: string,
+    q: AuditListQuery,
+  ): Promise<{ data: AuditEvent[]; meta: { next_after: number | null; limit: number } }> {
+    const rows = await auditEventsPage(this.store.sql, accountId, filterOf(q), {
+      afterSeq: q.after ?? 0,
+      limit: q.limit,
+    });
+    const data = rows.map(view);
+    return {
+      data,
+      meta: { next_after: rows.length === q.limit ? (rows.at(-1)?.seq ?? null) : null, limit: q.limit },
+    };
+  }
+
+  /** Every event of the filter, oldest first, page by page (the export's stream). */
+  async *all(accountId: string, q: Omit<AuditListQuery, 'limit' | 'after'>): AsyncGenerator<AuditEvent> {
+    const filter = filterOf(q);
+    let after = 0;
+    for (;;) {
+      const rows = await auditEventsPage(this.store.sql, accountId, filter, { afterSeq: after, limit: 500 });
+      for (const r of rows) yield view(r);
+      if (rows.length < 500) return;
+      after = rows.at(-1)!.seq;
+    }
+  }
+
+  /** Recomputes the account's chain from its anchor; reports the first seq whose hash or link does not hold. */
+  async verify(accountId: string): Promise<AuditVerification> {
+    const anchor = await auditAnchor(this.store.sql, accountId);
+    const verifier = new ChainVerifier(anchor.hash, anchor.seq + 1);
+    let after = anchor.seq;
+    for (;;) {
+      const rows = await auditEventsPage(this.store.sql, accountId, {}, { afterSeq: after, limit: 1000 });
+      for (const r of rows) verifier.next({ ...auditEventBody(r), prev_hash: r.prev_hash, hash: r.hash });
+      if (rows.length < 1000) break;
+      after = rows.at(-1)!.seq;
+    }
+    const result = verifier.result();
+    return result.ok
+      ? { ok: true, checked: result.checked }
+      : { ok: false, checked: result.checked, broken_at: result.brokenAt };
+  }
+
+  now(): Date {
+    return this.clock();
+  }
+}
+
+function view(r: AuditEventRow): AuditEvent {
+  return { ...auditEventBody(r), prev_hash: r.prev_hash, hash: r.hash } as AuditEvent;
+}
+
+function filterOf(q: Omit<AuditListQuery, 'limit' | 'after'>): AuditFilter {
+  const date = (field: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    const d = new Date(v);
+    if (Number.isNaN(d.getTime())) throw ValidationError.field(field, 'must be an ISO 8601 time');
+    return d;
+  };
+  return {
+    resourceId: q.resource_id,
+    action: q.action,
+    actorType: q.actor_type,
+    from: date('from', q.from),
+    to: date('to', q.to),
+  };
+}

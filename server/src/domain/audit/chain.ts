@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+
+/** Who made a change: an API key (or console session acting as one), a recipient's link, the service, a trigger. */
+export type AuditActorType = 'api_key' | 'recipient' | 'system' | 'template_trigger';
+
+export interface AuditActor {
+  type: AuditActorType;
+  id: string;
+  email?: string | undefined;
+}
+
+/** An audit event as it is hashed and served (`hash` and `prev_hash` aside). */
+export interface AuditEventBody {
+  seq: number;
+  id: string;
+  /** ISO 8601 with milliseconds, UTC. */
+  at: string;
+  action: string;
+  actor: AuditActor;
+  resource: { type: string; id: string };
+  channel?: string | undefined;
+  ip?: string | undefined;
+  user_agent?: string | undefined;
+  request_id?: string | undefined;
+  details: Record<string, unknown>;
+}
+
+/** The `prev_hash` of an account's first event. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/**
+ * Canonical JSON (RFC 8785 in the subset an audit event uses): object keys sorted by UTF-16 code units, no
+ * whitespace, `undefined` members left out, numbers as JavaScript prints them. Two events that mean the same thing
+ * hash the same whatever order their members were written in, and a verifier in another language can redo it.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return JSON.stringify(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError('canonical JSON has no NaN or Infinity');
+      return JSON.stringify(value);
+    case 'object': {
+      if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+      if (value instanceof Date) return JSON.stringify(value.toISOString());
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    default:
+      throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
+  }
+}
+
+/** `sha256(prev_hash ‖ canonical JSON of the event)`, lowercase hex. */
+export function auditHash(prevHash: string, event: AuditEventBody): string {
+  return createHash('sha256').update(prevHash).update(canonicalJson(event)).digest('hex');
+}
+
+export type ChainCheck = { ok: true; checked: number } | { ok: false; checked: number; brokenAt: number };
+
+/**
+ * Walks an account's events in `seq` order from an anchor (the genesis hash, or the last hash retention dropped):
+ * each event must name the hash before it and carry the hash of itself; seqs must follow without a gap. Reports the
+ * first seq that does not. Feed it page by page (`next`), carrying the state it returns.
+ */
+export class ChainVerifier {
+  private checked = 0;
+  private brokenAt: number | null = null;
+
+  constructor(
+    private prevHash: string,
+    private expectedSeq: number | null,
+  ) {}
+
+  next(event: AuditEventBody & { prev_hash: string; hash: string }): void {
+    if (this.brokenAt !== null) return;
+    this.checked += 1;
+    const { prev_hash: prev, hash, ...body } = event;
+    if (
+      (this.expectedSeq !== null && event.seq !== this.expectedSeq) ||
+      prev !== this.prevHash ||
+      auditHash(prev, body) !== hash
+    ) {
+      this.brokenAt = event.seq;
+      return;
+    }
+    this.prevHash = hash;
+    this.expectedSeq = event.seq + 1;
+  }
+
+  result(): ChainCheck {
+    return this.brokenAt === null
+      ? { ok: true, checked: this.checked }
+      : { ok: false, checked: this.checked, brokenAt: this.brokenAt };
+  }
+}
+
+/** Whether an action name matches a filter whose `*` stands for any run of characters (`approval.*`). */
+export function actionPatternToLike(pattern: string): string {
+  return pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+}

@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import type { ActionRow } from '../actions.js';
+import type { Sql } from '../database.js';
+
+export interface PendingFilter {
+  status: string;
+  /** An address (case-insensitive) or a `contact:<id>` (whatever channel suffix). */
+  recipient?: string | undefined;
+  channel?: string | undefined;
+  /** Overdue: a reminder has gone out, or the gate times out before this instant. */
+  overdueBefore: Date;
+  /** Only overdue ones (`overdue=true`). */
+  overdueOnly: boolean;
+}
+
+/** `expires_at` of a gate, as a timestamp (null before the first send). */
+const expiresAt = sql<Date | null>`(gate->>'expires_at')::timestamptz`;
+
+function overdueExpression(before: Date) {
+  return sql<boolean>`(coalesce((gate->>'reminders_sent')::int, 0) > 0 or ${expiresAt} <= ${before})`;
+}
+
+/** Approval actions of one account by the filter, nearest timeout first (not yet sent last), and their count. */
+export async function pendingApprovals(
+  db: Sql,
+  accountId: string,
+  f: PendingFilter,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: (ActionRow & { overdue: boolean })[] }> {
+  let q = db
+    .selectFrom('actions')
+    .where('account_id', '=', accountId)
+    .where('mode', '=', 'approval')
+    .where(sql<boolean>`status = ${f.status}`);
+  if (f.recipient) {
+    const named = f.recipient.trim().toLowerCase();
+    q = q.where(
+      sql<boolean>`exists (select 1 from recipients r where r.action_id = actions.id and (lower(r.address) = ${named} or lower(r.reference) = ${named} or lower(r.reference) like ${`${named.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`}))`,
+    );
+  }
+  if (f.channel) {
+    q = q.where(
+      sql<boolean>`exists (select 1 from recipients r where r.action_id = actions.id and r.targets @> ${JSON.stringify([{ channel: f.channel }])}::jsonb)`,
+    );
+  }
+  if (f.overdueOnly) q = q.where(overdueExpression(f.overdueBefore));
+  const [count, rows] = await Promise.all([
+    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+    q
+      .selectAll()
+      .select(overdueExpression(f.overdueBefore).as('overdue'))
+      .orderBy(sql`${expiresAt} asc nulls last`)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+  ]);
+  return {
+    total: Number(count?.total ?? 0),
+    rows: rows as unknown as (ActionRow & { overdue: boolean })[],
+  };
+}

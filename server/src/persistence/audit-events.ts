@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { type Selectable, sql } from 'kysely';
+import {
+  type AuditActor,
+  type AuditEventBody,
+  actionPatternToLike,
+  auditHash,
+  GENESIS_HASH,
+} from '../domain/audit/chain.js';
+import type { Sql, Tables } from './database.js';
+
+export type AuditEventRow = Selectable<Tables['audit_events']>;
+
+/** An event to append; seq, id, prev_hash and hash are the chain's. */
+export interface NewAuditEvent {
+  at: Date;
+  action: string;
+  actor: AuditActor;
+  resource: { type: string; id: string };
+  channel?: string | undefined;
+  ip?: string | undefined;
+  user_agent?: string | undefined;
+  request_id?: string | undefined;
+  details: Record<string, unknown>;
+}
+
+/** A row as it is hashed and served. */
+export function auditEventBody(r: AuditEventRow): AuditEventBody {
+  return {
+    seq: r.seq,
+    id: r.id,
+    at: r.at.toISOString(),
+    action: r.action,
+    actor: { type: r.actor_type, id: r.actor_id, ...(r.actor_email ? { email: r.actor_email } : {}) },
+    resource: { type: r.resource_type, id: r.resource_id },
+    ...(r.channel ? { channel: r.channel } : {}),
+    ...(r.ip ? { ip: r.ip } : {}),
+    ...(r.user_agent ? { user_agent: r.user_agent } : {}),
+    ...(r.request_id ? { request_id: r.request_id } : {}),
+    details: r.details,
+  };
+}
+
+/**
+ * Appends events to an account's chain in the caller's transaction. The head row is taken with an upsert that locks
+ * it, so the appends of one account queue up until the transaction ends (and a rolled-back change leaves no event).
+ */
+export async function appendAuditEvents(
+  db: Sql,
+  accountId: string,
+  events: readonly NewAuditEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const head = await sql<{ seq: number; hash: string }>`
+    insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
+    values (${accountId}, 0, ${GENESIS_HASH}, 0, ${GENESIS_HASH})
+    on conflict (account_id) do update set seq = audit_heads.seq
+    returning seq, hash`.execute(db);
+  let { seq, hash: prev } = head.rows[0]!;
+  const rows = events.map((e) => {
+    seq += 1;
+    const body: AuditEventBody = {
+      seq,
+      id: randomUUID(),
+      at: e.at.toISOString(),
+      action: e.action,
+      actor: e.actor.email ? e.actor : { type: e.actor.type, id: e.actor.id },
+      resource: e.resource,
+      ...(e.channel ? { channel: e.channel } : {}),
+      ...(e.ip ? { ip: e.ip.slice(0, 64) } : {}),
+      ...(e.user_agent ? { user_agent: e.user_agent.slice(0, 512) } : {}),
+      ...(e.request_id ? { request_id: e.request_id.slice(0, 128) } : {}),
+      details: e.details,
+    };
+    const hash = auditHash(prev, body);
+    const row = {
+      account_id: accountId,
+      seq,
+      id: body.id,
+      at: new Date(body.at),
+      action: body.action,
+      actor_type: body.actor.type,
+      actor_id: body.actor.id,
+      actor_email: body.actor.email ?? null,
+      resource_type: body.resource.type,
+      resource_id: body.resource.id,
+      channel: body.channel ?? null,
+      ip: body.ip ?? null,
+      user_agent: body.user_agent ?? null,
+      request_id: body.request_id ?? null,
+      details: JSON.stringify(body.details) as unknown as Record<string, unknown>,
+      prev_hash: prev,
+      hash,
+    };
+    prev = hash;
+    return row;
+  });
+  await db.insertInto('audit_events').values(rows).execute();
+  await db.updateTable('audit_heads').set({ seq, hash: prev }).where('account_id', '=', accountId).execute();
+}
+
+export interface AuditFilter {
+  resourceId?: string | undefined;
+  /** An action name, `*` matching any run of characters. */
+  action?: string | undefined;
+  actorType?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+/** Events after `afterSeq`, oldest first, at most `limit` (keyset pagination over the account's seq). */
+export function auditEventsPage(
+  db: Sql,
+  accountId: string,
+  filter: AuditFilter,
+  page: { afterSeq: number; limit: number },
+): Promise<AuditEventRow[]> {
+  let q = db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('seq', '>', page.afterSeq);
+  if (filter.resourceId) q = q.where('resource_id', '=', filter.resourceId);
+  if (filter.action)
+    q = filter.action.includes('*')
+      ? q.where(sql<boolean>`action like ${actionPatternToLike(filter.action)}`)
+      : q.where('action', '=', filter.action);
+  if (filter.actorType) q = q.where('actor_type', '=', filter.actorType as AuditEventRow['actor_type']);
+  if (filter.from) q = q.where('at', '>=', filter.from);
+  if (filter.to) q = q.where('at', '<', filter.to);
+  return q.orderBy('seq').limit(page.limit).execute();
+}
+
+/** Where an account's chain starts: the genesis hash, or the last hash retention dropped. */
+export async function auditAnchor(db: Sql, accountId: string): Promise<{ seq: number; hash: string }> {
+  const head = await db
+    .selectFrom('audit_heads')
+    .select(['anchor_seq', 'anchor_hash'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return head ? { seq: head.anchor_seq, hash: head.anchor_hash } : { seq: 0, hash: GENESIS_HASH };
+}
+
+/**
+ * Retention's one way to remove events: the whole prefix of an account's chain up to `throughSeq`, keeping the last
+ * dropped hash as the new anchor. The trigger lets the DELETE through only with `sched.audit_retention` set for
+ * this transaction.
+ */
+export async function dropAuditPrefix(db: Sql, accountId: string, throughSeq: number): Promise<number> {
+  const last = await db
+    .selectFrom('audit_events')
+    .select(['seq', 'hash'])
+    .where('account_id', '=', accountId)
+    .where('seq', '<=', throughSeq)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!last) return 0;
+  await db
+    .updateTable('audit_heads')
+    .set({ anchor_seq: last.seq, anchor_hash: last.hash })
+    .where('account_id', '=', accountId)
+    .execute();
+  await sql`select set_config('sched.audit_retention', 'prefix', true)`.execute(db);
+  const dropped = await db
+    .deleteFrom('audit_events')
+    .where('account_id', '=', accountId)
+    .where('seq', '<=', last.seq)
+    .executeTakeFirst();
+  await sql`select set_config('sched.audit_retention', '', true)`.execute(db);
+  return Number(dropped.numDeletedRows);
+}

@@ -1,0 +1,58 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import type { AuditActorType } from '../../domain/audit/chain.js';
+
+/**
+ * The audit log (docs/audit.md): one hash chain per account, append-only (a trigger refuses UPDATE and DELETE
+ * outside retention's prefix drop). No foreign key to the account: the record outlives what it records.
+ */
+export const AuditEventSchema = defineEntity({
+  name: 'AuditEvent',
+  tableName: 'audit_events',
+  indexes: [{ properties: ['accountId', 'resourceId', 'seq'] }, { properties: ['accountId', 'at'] }],
+  triggers: [
+    // Append-only: rewriting or removing an event is refused, except retention's prefix drop, which sets
+    // `sched.audit_retention` for its own transaction (persistence/audit-events.ts `dropAuditPrefix`).
+    {
+      name: 'audit_events_append_only',
+      timing: 'before',
+      events: ['update', 'delete'],
+      forEach: 'row',
+      body: `if tg_op = 'DELETE' and current_setting('sched.audit_retention', true) = 'prefix' then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`,
+    },
+  ],
+  properties: {
+    accountId: p.uuid().primary(),
+    seq: p.integer().primary(),
+    id: p.uuid().unique(),
+    at: p.datetime(),
+    action: p.string().length(64),
+    actorType: p.string().length(16).$type<AuditActorType>(),
+    actorId: p.string().length(255),
+    actorEmail: p.string().length(320).nullable(),
+    resourceType: p.string().length(32),
+    resourceId: p.string().length(255),
+    channel: p.string().length(16).nullable(),
+    ip: p.string().length(64).nullable(),
+    userAgent: p.string().length(512).nullable(),
+    requestId: p.string().length(128).nullable(),
+    details: p.json<Record<string, unknown>>(),
+    prevHash: p.string().length(64),
+    hash: p.string().length(64),
+  },
+});
+
+/**
+ * The head of an account's chain: its last seq and hash, locked FOR UPDATE by each append so appends of one account
+ * queue up; the anchor is the last hash retention dropped (the first kept event's prev_hash).
+ */
+export const AuditHeadSchema = defineEntity({
+  name: 'AuditHead',
+  tableName: 'audit_heads',
+  properties: {
+    accountId: p.uuid().primary(),
+    seq: p.integer().default(0),
+    hash: p.string().length(64),
+    anchorSeq: p.integer().default(0),
+    anchorHash: p.string().length(64),
+  },
+});
