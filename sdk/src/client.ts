@@ -2,6 +2,7 @@ import { apiContract as contract, type ContactCreate, type ContactUpdate } from 
 import { initClient } from '@ts-rest/core';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { bulkOperationsApi } from './bulk-operations.js';
+import { destinationsApi } from './destinations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { chainsApi } from './chains.js';
 import { templatesApi, trigger } from './templates.js';
@@ -66,6 +67,8 @@ export function createClient(options: ClientOptions) {
     quota: quotaApi(raw),
     /** Cancel, retry, replay, pause or resume many actions at once, with a dry run first. */
     bulkOperations: bulkOperationsApi(raw),
+    /** Destinations by host: flow and circuit settings, pause and resume, recovery of what failed. */
+    destinations: destinationsApi(raw),
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */

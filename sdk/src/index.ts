@@ -12,6 +12,12 @@ export type {
   ChainSummary,
 } from './chains.js';
 export type { ClientOptions, SchedClient } from './client.js';
+export type {
+  Destination,
+  DestinationRecoverInput,
+  DestinationSummary,
+  DestinationUpdate,
+} from './destinations.js';
 export { createClient, createRawClient, unwrap } from './client.js';
 export type { TemplateListQuery } from './templates.js';
 export { trigger } from './templates.js';

@@ -12,6 +12,7 @@ import { PauseService, pauseAction, resumeAction } from './app/actions/pause.js'
 import { ActionService } from './app/actions/service.js';
 import { BulkRunner } from './app/bulk/runner.js';
 import { BulkOperations } from './app/bulk/service.js';
+import { Destinations } from './app/destinations/service.js';
 import { ChainEngine } from './app/chains/advance.js';
 import { ChainService } from './app/chains/service.js';
 import { NotificationChannelService, TeamMemberService } from './app/approvals/directory.js';
@@ -246,6 +247,7 @@ export async function startService(
       const chains = new ChainService(database, chainEngine(database), chainCallbacks, clock, {
         allowPrivateDestinations: config.allowPrivateDestinations,
       });
+      const bulkOperations = new BulkOperations(database, createBulkOperationQueue(queue), clock);
       http = await buildHttpApp({
         logger,
         accounts,
@@ -253,7 +255,8 @@ export async function startService(
         contacts: new ContactService(database),
         actions,
         replays,
-        bulkOperations: new BulkOperations(database, createBulkOperationQueue(queue), clock),
+        bulkOperations,
+        destinations: new Destinations(database, bulkOperations, clock),
         pauses,
         templates: new TemplateService({
           store: database,

@@ -416,7 +416,7 @@ export const ActionSummary = z
 export type ActionSummary = z.infer<typeof ActionSummary>;
 
 /** A time bound of a list filter: ISO 8601 with an offset (`2026-11-25T10:00:00Z`). */
-const TimeBound = z
+export const TimeBound = z
   .string()
   .max(64)
   .refine((v) => /\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), {

@@ -22,6 +22,7 @@ import type { NotificationChannelService, TeamMemberService } from '../app/appro
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
 import type { ConsoleSessionService } from '../app/console-sessions.js';
+import type { Destinations } from '../app/destinations/service.js';
 import type { DomainService } from '../app/domains/service.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
@@ -47,6 +48,7 @@ import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
+import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
 
 export interface HttpDeps {
@@ -58,6 +60,7 @@ export interface HttpDeps {
   actions: ActionService;
   replays: ActionReplays;
   bulkOperations: BulkOperations;
+  destinations: Destinations;
   pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
@@ -245,6 +248,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
+    destinations: destinationsHandlers(deps.destinations),
     apiKeys: apiKeysHandlers(deps.accounts),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

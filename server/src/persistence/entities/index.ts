@@ -19,6 +19,7 @@ import {
 } from './approval.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
+import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
@@ -28,6 +29,7 @@ export * from './action.js';
 export * from './approval.js';
 export * from './chain.js';
 export * from './contact.js';
+export * from './destination.js';
 export * from './domain.js';
 export * from './rate-limit.js';
 export * from './template.js';
@@ -56,7 +58,8 @@ export type EntitySchemaOf =
   | typeof DomainSchema
   | typeof ConsoleSessionSchema
   | typeof BulkOperationSchema
-  | typeof BulkOperationItemSchema;
+  | typeof BulkOperationItemSchema
+  | typeof DestinationSchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities: EntitySchemaOf[] = [
@@ -83,4 +86,5 @@ export const entities: EntitySchemaOf[] = [
   ConsoleSessionSchema,
   BulkOperationSchema,
   BulkOperationItemSchema,
+  DestinationSchema,
 ];

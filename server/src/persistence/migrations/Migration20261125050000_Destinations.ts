@@ -1,0 +1,14 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261125050000_Destinations extends Migration {
+  override name = 'Migration20261125050000_Destinations';
+
+  override up(): void | Promise<void> {
+    this.addSql(
+      `create table "destinations" ("account_id" uuid not null, "host" varchar(255) not null, "flow" jsonb null, "circuit" jsonb null, "paused_at" timestamptz null, "paused_until" timestamptz null, "pause_note" varchar(1000) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("account_id", "host"));`,
+    );
+    this.addSql(
+      `alter table "destinations" add constraint "destinations_account_id_foreign" foreign key ("account_id") references "accounts" ("id") on delete cascade;`,
+    );
+  }
+}
