@@ -165,4 +165,31 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.errors).toHaveProperty('since');
   });
+
+  it('flow control: parallelism 2 on a host answering in 500 ms, 20 due at once, never more than 2 in flight', async () => {
+    rx.on('/slow', { status: 200, delayMs: 500 });
+    const put = await call('PUT', `/v1/destinations/${HOST}`, { flow: { parallelism: 2 } });
+    expect(put.body.data.flow).toEqual({ parallelism: 2 });
+    const due = new Date(Date.now() + 4_000).toISOString();
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const res = await call('POST', '/v1/actions', {
+        name: `flow ${i}`,
+        scheduled_for: due,
+        request: { url: `${rx.url}/slow` },
+      });
+      expect(res.status).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    for (const id of ids) expect((await settled(id, 'executed')).attempt_count).toBe(1);
+    const seen = rx.to('/slow');
+    expect(seen).toHaveLength(20);
+    // The most requests open at once at the receiver: each arrival against the others still unanswered.
+    const most = Math.max(
+      ...seen.map((r) => seen.filter((o) => o.at <= r.at && (o.repliedAt ?? Infinity) > r.at).length),
+    );
+    expect(most).toBeLessThanOrEqual(2);
+    expect(most).toBe(2);
+    await call('PUT', `/v1/destinations/${HOST}`, { flow: null });
+  });
 });

@@ -65,7 +65,8 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 // texts (see fixedStatement), constants interpolated once. A webhook to a paused destination (issue 24) is `held`:
 // absent from the answer, so it stays durable and due, spends no attempt, and the overdue sweep fires it again; the
 // check is a primary-key probe of `destinations` inside the same statement, so an account without destination
-// settings pays no extra round trip. Rows are locked in id order, so two workers claiming
+// settings pays no extra round trip. One to a host with flow control (`limited`) comes back unclaimed, for the
+// careful path, which takes the host's slot under its row lock (persistence/destinations.ts `takeFlowSlot`). Rows are locked in id order, so two workers claiming
 // overlapping batches wait for each other instead of deadlocking.
 const claimStatement = fixedStatement<ActionRow & { claimed: boolean }>(
   `with held as (
@@ -73,10 +74,14 @@ const claimStatement = fixedStatement<ActionRow & { claimed: boolean }>(
        join destinations d on d.account_id = a.account_id and d.host = a.destination_host
       where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
         and d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
+   ), limited as (
+     select a.id from actions a
+       join destinations d on d.account_id = a.account_id and d.host = a.destination_host
+      where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}' and d.flow is not null
    ), candidate as (
      select id from actions
       where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
-        and id not in (select id from held)
+        and id not in (select id from held) and id not in (select id from limited)
         and (mode <> '${WEBHOOK}' or attempt_count < max_attempts)
         and (coordination -> 'on_execute' is null
              or (mode = '${WEBHOOK}' and attempt_count > 0)

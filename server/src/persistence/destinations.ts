@@ -1,6 +1,7 @@
 import type { CircuitSettings, FlowSettings } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
+import { decideFlow, type FlowDecision } from '../domain/destinations/flow.js';
 import type { Sql, Tables } from './database.js';
 
 /** A `destinations` row (persistence/entities/destination.ts). */
@@ -140,4 +141,45 @@ export async function destinationCounts(db: Sql, accountId: string): Promise<Des
 
 export async function listDestinationRows(db: Sql, accountId: string): Promise<DestinationRow[]> {
   return db.selectFrom('destinations').selectAll().where('account_id', '=', accountId).execute();
+}
+
+/**
+ * Flow control's slot for one request to `host` (issue 24), inside the claim's transaction: the host's row is
+ * locked, so the claims of every worker to that host take turns, and the in-flight count read after the lock sees
+ * every claim committed before it. Null when the host has no flow settings (nothing to take).
+ */
+export async function takeFlowSlot(
+  db: Sql,
+  s: { accountId: string; host: string; actionId: string; now: Date },
+): Promise<FlowDecision | null> {
+  const row = await db
+    .selectFrom('destinations')
+    .select(['flow', 'rate_window_start', 'rate_window_count'])
+    .where('account_id', '=', s.accountId)
+    .where('host', '=', s.host)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row?.flow) return null;
+  const running = await db
+    .selectFrom('actions')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('account_id', '=', s.accountId)
+    .where('destination_host', '=', s.host)
+    .where('status', '=', EXECUTING)
+    .where('lease_until', '>', s.now)
+    .where('id', '<>', s.actionId)
+    .executeTakeFirstOrThrow();
+  const decision = decideFlow(
+    row.flow,
+    { inFlight: running.n, windowStart: row.rate_window_start, windowCount: row.rate_window_count },
+    s.now,
+  );
+  if (decision.admit && row.flow.rate !== undefined)
+    await db
+      .updateTable('destinations')
+      .set({ rate_window_start: decision.windowStart, rate_window_count: decision.windowCount })
+      .where('account_id', '=', s.accountId)
+      .where('host', '=', s.host)
+      .execute();
+  return decision;
 }

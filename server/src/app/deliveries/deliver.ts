@@ -14,6 +14,7 @@ import {
   insertAttempt,
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
+import { takeFlowSlot } from '../../persistence/destinations.js';
 import { seriesOf } from '../actions/series.js';
 import type {
   ActionScheduler,
@@ -78,6 +79,11 @@ interface Claimed {
   dueAt: Date;
 }
 
+/** A due attempt held by its host's flow control: it stays due, unclaimed, and is looked at again at `retryAt`. */
+interface Held {
+  retryAt: Date;
+}
+
 /**
  * Delivery of an action's due attempt: claim, send, record, then retry, recur or finish. The attempt is claimed in
  * one statement or transaction (the state moves to `executing` under a lease), sent outside any transaction, and
@@ -124,10 +130,15 @@ export class Deliveries {
     return this.requestTimeoutMs() + this.p.waits.wait(LEASE_MARGIN_MS, MIN_LEASE_MARGIN_MS);
   }
 
-  /** Fires the action's due attempt, if it is still due and nobody else holds it. */
-  async fire(actionId: string): Promise<void> {
+  /**
+   * Fires the action's due attempt, if it is still due and nobody else holds it. Answers when to fire it again when
+   * its host's flow control holds it (no attempt spent; the row stays due, so any worker's overdue sweep would
+   * too), else null.
+   */
+  async fire(actionId: string): Promise<Date | null> {
     const claimed = await this.claim(actionId);
-    if (!claimed) return;
+    if (!claimed) return null;
+    if ('retryAt' in claimed) return claimed.retryAt;
     const { row, dueAt } = claimed;
     await this.untilDue(dueAt);
     const started = this.p.clock();
@@ -136,13 +147,14 @@ export class Deliveries {
       if (!this.p.approvals)
         throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
       await this.p.approvals.sendRound(row);
-      return;
+      return null;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
     const result = await this.p.outbound.send(
       buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes),
     );
     await this.record(row, dueAt, started, result, listened !== null);
+    return null;
   }
 
   /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */
@@ -162,14 +174,14 @@ export class Deliveries {
    * lost attempt) takes the careful path; an action that is not due, or already taken, costs its share of that one
    * statement.
    */
-  private async claim(actionId: string): Promise<Claimed | null> {
+  private async claim(actionId: string): Promise<Claimed | Held | null> {
     const found = await this.claims.add(actionId);
     if (!found) return null;
     if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at! };
     return this.claimCarefully(actionId);
   }
 
-  private claimCarefully(actionId: string): Promise<Claimed | null> {
+  private claimCarefully(actionId: string): Promise<Claimed | Held | null> {
     return this.p.store.transaction(async (db) => {
       // SKIP LOCKED: when another worker is claiming this action right now, it is theirs.
       const row = await lockAction(db, actionId, { skipLocked: true });
@@ -189,6 +201,15 @@ export class Deliveries {
         const error = row.last_error ?? 'attempts exhausted';
         await this.finishFailed(db, row, status, 'deliver_failed_permanently', error, null, now);
         return null;
+      }
+      if (webhook && row.destination_host) {
+        const slot = await takeFlowSlot(db, {
+          accountId: row.account_id,
+          host: row.destination_host,
+          actionId: row.id,
+          now,
+        });
+        if (slot && !slot.admit) return { retryAt: slot.retryAt };
       }
       const claimed = await updateAction(db, row.id, {
         status: assertTransition(status, 'start'),

@@ -18,6 +18,9 @@ export const DestinationSchema = defineEntity({
     pausedAt: p.datetime().nullable(),
     pausedUntil: p.datetime().nullable(),
     pauseNote: p.string().length(1000).nullable(),
+    /** Flow control's rate window: when it began and how many requests it started (taken under the row lock). */
+    rateWindowStart: p.datetime().nullable(),
+    rateWindowCount: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
