@@ -124,7 +124,15 @@ describe('destinations: resource, pause and resume, recover', () => {
 
     const resumed = await sched.destinations.resume(HOST);
     expect(resumed).toMatchObject({ paused: false, pause: null });
-    for (const id of ids) expect((await settled(id, 'executed')).attempt_count).toBe(1);
+    for (const id of ids) {
+      const done = await settled(id, 'executed');
+      expect(done.attempt_count).toBe(1);
+      // The wait is on the attempt, apart from (and within) its lateness, which counts from the due time.
+      const [attempt] = done.delivery_attempts;
+      expect(attempt.held_by).toBe('paused');
+      expect(attempt.held_ms).toBeGreaterThanOrEqual(2_000);
+      expect(attempt.lateness_ms).toBeGreaterThanOrEqual(attempt.held_ms);
+    }
     expect(rx.to('/held')).toHaveLength(2);
 
     // A pause with `until` in the past is refused and changes nothing.
@@ -181,7 +189,13 @@ describe('destinations: resource, pause and resume, recover', () => {
       expect(res.status).toBe(201);
       ids.push(res.body.data.id);
     }
-    for (const id of ids) expect((await settled(id, 'executed')).attempt_count).toBe(1);
+    const done = [];
+    for (const id of ids) done.push(await settled(id, 'executed'));
+    for (const a of done) expect(a.attempt_count).toBe(1);
+    // 18 of the 20 waited for a slot at least (two at a time, 500 ms each): their attempts say so.
+    const held = done.filter((a) => a.delivery_attempts[0].held_by === 'flow_control');
+    expect(held.length).toBeGreaterThanOrEqual(18);
+    expect(Math.max(...held.map((a) => a.delivery_attempts[0].held_ms))).toBeGreaterThanOrEqual(3_000);
     const seen = rx.to('/slow');
     expect(seen).toHaveLength(20);
     // The most requests open at once at the receiver: each arrival against the others still unanswered.

@@ -2068,6 +2068,10 @@ export interface components {
             outcome: "success" | "retryable" | "permanent";
             /** @description Why the attempt did not succeed; null for a success. */
             error_class: components["schemas"]["ErrorClass"] | null;
+            /** @description How long the due attempt waited before it started because of its destination (`held_by`); null when it did not wait. Part of `lateness_ms`, which is measured from the due time. */
+            held_ms: number | null;
+            /** @description What held it: `flow_control`, `circuit` or `paused` (the first that did). */
+            held_by: ("flow_control" | "circuit" | "paused") | null;
             error: string | null;
             /** @description At most the first 2 KiB of the response body. */
             response_excerpt: string | null;
@@ -3925,6 +3929,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -4306,6 +4312,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -4897,6 +4905,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -5168,6 +5178,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -5439,6 +5451,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true

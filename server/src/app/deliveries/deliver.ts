@@ -1,3 +1,4 @@
+import type { HoldReason } from '@sched/contract';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
@@ -46,6 +47,7 @@ const CLAIM_TOLERANCE_MS = 25;
  */
 export const CLAIM_LEAD_MS = 10;
 if (CLAIM_LEAD_MS >= CLAIM_TOLERANCE_MS) throw new Error('a timer must not fire before a claim may be made');
+const FLOW_CONTROL: HoldReason = 'flow_control';
 /** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
 const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
 const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
@@ -77,6 +79,8 @@ export interface DeliveryPorts {
 interface Claimed {
   row: ActionRow;
   dueAt: Date;
+  /** Since when and by what its destination held the due attempt, or null. */
+  held: { since: Date; by: HoldReason } | null;
 }
 
 /** A due attempt held by its host's flow control: it stays due, unclaimed, and is looked at again at `retryAt`. */
@@ -142,6 +146,13 @@ export class Deliveries {
     const { row, dueAt } = claimed;
     await this.untilDue(dueAt);
     const started = this.p.clock();
+    // Held time counts from the due time (or the hold's start, if later): lateness includes it, shown apart.
+    const held = claimed.held
+      ? {
+          ms: Math.max(0, started.getTime() - Math.max(claimed.held.since.getTime(), dueAt.getTime())),
+          by: claimed.held.by,
+        }
+      : null;
     this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
     if (row.mode === 'approval') {
       if (!this.p.approvals)
@@ -153,7 +164,7 @@ export class Deliveries {
     const result = await this.p.outbound.send(
       buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes),
     );
-    await this.record(row, dueAt, started, result, listened !== null);
+    await this.record(row, dueAt, started, result, listened !== null, held);
     return null;
   }
 
@@ -177,7 +188,7 @@ export class Deliveries {
   private async claim(actionId: string): Promise<Claimed | Held | null> {
     const found = await this.claims.add(actionId);
     if (!found) return null;
-    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at! };
+    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at!, held: found.held };
     return this.claimCarefully(actionId);
   }
 
@@ -209,16 +220,24 @@ export class Deliveries {
           actionId: row.id,
           now,
         });
-        if (slot && !slot.admit) return { retryAt: slot.retryAt };
+        if (slot && !slot.admit) {
+          // The first hold is remembered (one write), so the attempt can tell how long it waited and why.
+          if (!row.held_since)
+            await updateAction(db, row.id, { held_since: now, held_by: FLOW_CONTROL, updated_at: row.updated_at });
+          return { retryAt: slot.retryAt };
+        }
       }
       const claimed = await updateAction(db, row.id, {
         status: assertTransition(status, 'start'),
         // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
         attempt_count: row.attempt_count + (webhook ? 1 : 0),
         lease_until: new Date(now.getTime() + this.leaseMs()),
+        held_since: null,
+        held_by: null,
         updated_at: now,
       });
-      return { row: claimed, dueAt: row.next_attempt_at };
+      const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
+      return { row: claimed, dueAt: row.next_attempt_at, held };
     });
   }
 
@@ -270,6 +289,7 @@ export class Deliveries {
     started: Date,
     result: OutboundResult,
     listened: boolean,
+    held: AttemptRecord['held'] = null,
   ): Promise<void> {
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -287,6 +307,7 @@ export class Deliveries {
       statusCode,
       outcome,
       errorClass: classifyError(result),
+      held,
       error,
       // A settlement listener may read a longer body (request.ts); the attempt log keeps its usual excerpt.
       excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,
