@@ -117,6 +117,7 @@ describe('approval engine', () => {
   ): Promise<ActionRow> {
     const row = await insertAction(db.sql, {
       id: randomUUID(),
+      traceparent: null,
       account_id: accountId,
       name: 'Ship it',
       description: null,

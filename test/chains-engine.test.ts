@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../server/src/app/accounts.js';
-import { type ChainCallbacks, ChainEngine } from '../server/src/app/chains/advance.js';
+import { ChainEngine } from '../server/src/app/chains/advance.js';
 import { ChainService } from '../server/src/app/chains/service.js';
-import type { ActionScheduler } from '../server/src/app/ports.js';
+import type { ActionScheduler, ChainCallbacks } from '../server/src/app/ports.js';
 import { lockAction, updateAction } from '../server/src/persistence/actions.js';
 import { CHAIN_DUE_CHANNEL, chainsToAdvance, stepsOf } from '../server/src/persistence/chains.js';
-import { listen } from '../server/src/persistence/notifications.js';
+import { openNotifications } from '../server/src/persistence/notifications.js';
 import { openTestDatabase } from './support/in-process.js';
 import { eventually } from './support/wait.js';
 
@@ -103,10 +103,8 @@ describe('chain engine (in-process, fake clock)', () => {
     // The action's final state marks the step due in its own transaction (the trigger on actions), and
     // notifies listening workers with the chain's id at commit.
     const heard: string[] = [];
-    const listener = await listen(t.url, CHAIN_DUE_CHANNEL, {
-      payload: (id) => heard.push(id),
-      lost: () => undefined,
-    });
+    const listener = await openNotifications(t.url);
+    await listener.subscribe(CHAIN_DUE_CHANNEL, { payload: (id) => heard.push(id) });
     await settle(first, 'executed');
     expect(await due()).toEqual([chain.id]);
     await eventually(async () => heard.length > 0);

@@ -8,6 +8,8 @@ import type {
   CallbackOutbox,
   Outbound,
   OutboundResult,
+  Clock,
+  Timers,
 } from '../server/src/app/ports.js';
 import { createWaits } from '../server/src/app/waits.js';
 import {
@@ -20,6 +22,8 @@ import {
 import { findCallback, insertCallback } from '../server/src/persistence/callback-deliveries.js';
 import type { StoredRecurrence } from '../server/src/persistence/entities/stored.js';
 import { openTestDatabase } from './support/in-process.js';
+import { manualClock } from './support/manual-clock.js';
+import { eventually } from './support/wait.js';
 
 // The delivery use case in-process, on a real PostgreSQL, with a fake clock, a scripted outbound client and
 // recording scheduler and callback ports: what production runs, without a server or real waits.
@@ -42,6 +46,7 @@ describe('deliveries (in-process, fake clock)', () => {
     timeScale = 1,
     realClock = false,
     settled?: ActionSettledHook,
+    manual?: { clock: Clock; timers: Timers },
   ) {
     let now = T0;
     const sent: string[] = [];
@@ -77,7 +82,8 @@ describe('deliveries (in-process, fake clock)', () => {
       scheduler,
       callbacks: callbackOutbox,
       outbound,
-      clock: realClock ? () => new Date() : () => now,
+      clock: manual?.clock ?? (realClock ? () => new Date() : () => now),
+      ...(manual ? { timers: manual.timers } : {}),
       waits: createWaits(timeScale),
       ...(settled ? { settled } : {}),
     });
@@ -110,6 +116,7 @@ describe('deliveries (in-process, fake clock)', () => {
     const id = randomUUID();
     await insertAction(t.database.sql, {
       id,
+      traceparent: null,
       account_id: accountId,
       name: 'ping',
       description: null,
@@ -186,6 +193,26 @@ describe('deliveries (in-process, fake clock)', () => {
     expect(h.readUpTo).toEqual([65_536, 2048]);
     expect((await row(listened)).status).toBe('executed');
     expect((await row(plain)).status).toBe('executed');
+  });
+
+  it('an attempt claimed ahead of its due time waits on the clock port until it is due, never before', async () => {
+    const manual = manualClock(T0);
+    const h = harness([response(200)], 1, false, undefined, manual);
+    // Due 20 ms from now: within the claim's tolerance, so the claim is made now and the send waits.
+    const id = await newAction({ next_attempt_at: new Date(T0.getTime() + 20) });
+    const firing = h.deliveries.fire(id);
+    // The claim's round trip is real; then the attempt waits on the manual timers alone.
+    await eventually(async () => manual.pending() === 1);
+    expect(h.sent).toEqual([]);
+    expect((await row(id)).status).toBe('executing');
+    await manual.advance(19);
+    expect(h.sent).toEqual([]);
+    await manual.advance(1);
+    await firing;
+    expect(h.sent).toHaveLength(1);
+    expect(await attemptsOf(t.database.sql, id)).toEqual([
+      expect.objectContaining({ outcome: 'success', lateness_ms: 0 }),
+    ]);
   });
 
   it('a trigger that comes early, or again after the attempt, changes nothing', async () => {
@@ -382,6 +409,7 @@ describe('callback deliveries (in-process, fake clock)', () => {
     const actionId = randomUUID();
     await insertAction(t.database.sql, {
       id: actionId,
+      traceparent: null,
       account_id: accountId,
       name: 'cb',
       description: null,

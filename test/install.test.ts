@@ -482,9 +482,12 @@ describe.skipIf(!machineNpm)(
 
         const health = await (await fetch(`${url}/healthz`)).json();
         expect(health).toEqual({ status: 'ok', version: '0.1.0' });
-        const document = await (await fetch(`${url}/openapi.json`)).json();
+        const document = (await (await fetch(`${url}/openapi.json`)).json()) as {
+          openapi: string;
+          servers: { url: string }[];
+        };
         expect(document.openapi).toBe('3.1.0');
-        expect(document.servers[0].url).toBe(url);
+        expect(document.servers[0]?.url).toBe(url);
         const docs = await fetch(`${url}/docs`);
         expect(docs.status).toBe(200);
         expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");

@@ -160,7 +160,7 @@ describe('a client generated from the document (openapi-fetch) against the runni
     const res = await fetch(`${server.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const served = await res.json();
+    const served = (await res.json()) as Record<string, unknown> & { servers: unknown };
     expect(served.servers).toEqual([{ url: server.url, description: 'This sched server' }]);
     expect({ ...served, servers: doc.servers }).toEqual(doc);
   });

@@ -35,7 +35,7 @@ describe('persistence foundation', () => {
 
   async function jobsFor(marker: string): Promise<number> {
     const rows = await jobSqlOn(t.database.sql).executeSql(
-      `select 1 from pgboss.job where name = $1 and data ->> 'marker' = $2`,
+      `select 1 from pgboss.job where name = $1 and data ->> 'callbackId' = $2`,
       [QUEUES.callback, marker],
     );
     return rows.rows.length;
@@ -46,7 +46,7 @@ describe('persistence foundation', () => {
     const write = (marker: string) =>
       t.database.transaction(async () => {
         await consumeUsage(t.database.sql, { accountId, period: marker, metric: 'emails', limit: null });
-        await queue.boss.send(QUEUES.callback, { marker }, { db: jobSqlOn(t.database.sql) });
+        await queue.send(QUEUES.callback, { callbackId: marker }, { db: t.database.sql });
       });
 
     await write('2026-01');

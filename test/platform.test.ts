@@ -267,9 +267,35 @@ describe('durability and shutdown', () => {
       expect(
         (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status,
       ).toBe(401);
+      const key = { authorization: `Bearer ${server.apiKey}` };
+      const missing = '00000000-0000-4000-8000-000000000000';
+      await fetch(`${server.url}/v1/actions/${missing}`, { headers: key });
+      await fetch(`${server.url}/v1/actions`, { headers: key });
+      await fetch(`${server.url}/no/such/path/${missing}`);
       const ok = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
       expect(ok.status).toBe(200);
-      expect(await ok.text()).toContain('sched_fire_lateness_seconds');
+      const text = await ok.text();
+      expect(text).toContain('sched_fire_lateness_seconds');
+      // HTTP requests by route template (never the raw path) and status class, and the process's own metrics.
+      const count = (labels: string[]) =>
+        text
+          .split('\n')
+          .filter(
+            (l) =>
+              l.startsWith('sched_http_request_duration_seconds_count{') &&
+              labels.every((x) => l.includes(x)),
+          )
+          .map((l) => Number(l.split(' ').at(-1)));
+      expect(count(['method="GET"', 'route="/v1/actions/:id"', 'status_class="4xx"'])).toEqual([1]);
+      expect(count(['method="GET"', 'route="/v1/actions"', 'status_class="2xx"'])).toEqual([1]);
+      expect(text).toMatch(/route="unmatched",status_class="4xx"/);
+      expect(text).not.toContain(missing);
+      for (const family of [
+        'process_cpu_seconds_total',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ])
+        expect(text).toContain(family);
     } finally {
       await server.stop();
       await db.drop();

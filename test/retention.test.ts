@@ -28,6 +28,7 @@ describe('history retention', () => {
     ids[label] = id;
     await insertAction(t.database.sql, {
       id,
+      traceparent: null,
       account_id: accountId,
       name: label,
       description: null,
@@ -149,7 +150,7 @@ describe('history retention', () => {
     // Batches of 2 actions: the five expired ones take several transactions.
     const retention = new RetentionService(t.database, () => NOW, 2);
     await workRetention(queue, retention, metrics, createLogger('silent'));
-    await queue.boss.send(QUEUES.retention, {});
+    await queue.send(QUEUES.retention, {}, {});
     await eventually(async () => (await remaining()).length === 4, 20_000);
     expect(await remaining()).toEqual([
       'business-executed-31d',

@@ -7,14 +7,14 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 export class UsageError extends Error {}
 
-interface GlobalOptions {
+export interface GlobalOptions {
   apiUrl?: string;
   apiKey?: string;
   json?: boolean;
 }
 
 /** Flags, then the environment, then `sched config set`, then a local server's credentials (see settings.ts). */
-function connection(
+export function connection(
   opts: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): { baseUrl: string; apiKey: string } {

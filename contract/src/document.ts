@@ -28,6 +28,8 @@ const TAGS: TagInfo[] = [
   },
   { name: 'teamMembers', description: 'Team members that approvals can be addressed to.' },
   { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
+  { name: 'apiKeys', description: "The account's API keys: create, list, rotate, revoke (scope `admin`)." },
+  { name: 'outbox', description: 'Messages of unconfigured channels, kept by a development server.' },
   {
     name: 'schedules',
     description: 'When a schedule runs, with DST gaps and folds, before creating anything.',

@@ -21,6 +21,7 @@ const NAMED_EXAMPLES: Record<string, unknown> = {
   message: 'Ship v2 to production?',
   domain: 'hooks.example.com',
   phone: '+14155550100',
+  allowed_origins: 'https://api.example.com',
 };
 
 /**
@@ -61,6 +62,13 @@ export function exampleFromSchema(
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
+      // A record keyed by an enum (counts by status, say): every required key, each with its value's example.
+      if (s.additionalProperties && typeof s.additionalProperties === 'object') {
+        for (const k of s.required ?? []) {
+          if (!(k in (s.properties ?? {})))
+            out[k] = exampleFromSchema(s.additionalProperties, components, opts, k, depth + 1);
+        }
+      }
       const required = new Set(s.required ?? []);
       for (const [name, prop] of Object.entries(s.properties ?? {})) {
         const declares =

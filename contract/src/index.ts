@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
 import { apiKeysContract } from './routes/api-keys.js';
+import { outboxContract } from './routes/outbox.js';
 import { channelsContract, responsesContract, teamMembersContract } from './routes/approvals.js';
 import { bulkOperationsContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
@@ -25,6 +26,7 @@ export * from './schemas/schedule.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
+export { OutboxMessage } from './routes/outbox.js';
 export type { RouteMeta } from './openapi.js';
 export { issueMessage } from './messages.js';
 export * from './signatures.js';
@@ -46,6 +48,7 @@ export const apiContract = c.router({
   bulkOperations: bulkOperationsContract,
   destinations: destinationsContract,
   apiKeys: apiKeysContract,
+  outbox: outboxContract,
   schedules: schedulesContract,
 });
 

@@ -265,6 +265,7 @@ export function buildOpenApiDocument(
     schemas: sortKeys(referencedOnly(components, doc)),
   };
   doc = mergeResolvedForms(doc);
+  explicitRequiredKeys(doc);
   const schemas = doc.components!.schemas as Record<string, SchemaObject>;
   for (const { path, method, meta } of examplesPending) {
     addExamples((doc.paths![path] as Record<string, OperationObject>)[method]!, meta, schemas);
@@ -329,6 +330,27 @@ function addExamples(
       (status !== '200' || !('201' in operation.responses!) ? meta.example?.response : undefined) ??
       exampleFromSchema(media.schema, schemas, { io: 'output' });
   }
+}
+
+/**
+ * A record keyed by an enum (`z.record(ActionStatus, z.number())`) becomes `required` names with no `properties`;
+ * validators and linters (Redocly's no-required-schema-properties-undefined) want each required name declared, so
+ * each gets the record's value schema.
+ */
+function explicitRequiredKeys(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) explicitRequiredKeys(item);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const s = value as Record<string, unknown>;
+  const values = s.additionalProperties;
+  if (Array.isArray(s.required) && values && typeof values === 'object') {
+    const properties = (s.properties ?? {}) as Record<string, unknown>;
+    for (const name of s.required as string[]) if (!(name in properties)) properties[name] = values;
+    s.properties = properties;
+  }
+  for (const child of Object.values(s)) explicitRequiredKeys(child);
 }
 
 /** `XInputResolved` (the output form of a schema named `XInput`) becomes `XInput` wherever the two are the same. */

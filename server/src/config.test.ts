@@ -1,6 +1,8 @@
 import webPush from 'web-push';
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, EnvSchema, loadConfig, parseTrustProxy } from './config.js';
 import { ENVIRONMENT, environmentHelp, withEnvironmentTable } from './environment.js';
 
@@ -176,5 +178,55 @@ describe('the environment reference (README table and `sched serve --help`)', ()
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     expect(withEnvironmentTable(readme)).toBe(readme);
     for (const row of ENVIRONMENT) for (const name of row.names) expect(environmentHelp()).toContain(name);
+  });
+});
+
+describe('SCHED_PLANS_FILE', () => {
+  const file = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sched-plans-')), 'plans.json');
+    writeFileSync(path, content);
+    return path;
+  };
+
+  it('reads overrides per plan in the API names, leaving the rest to the defaults', () => {
+    const config = loadConfig({
+      SCHED_PLANS_FILE: file(
+        '{"business":{"schedule_horizon_days":3650,"max_attempts":50,"actions_per_month":null}}',
+      ),
+    });
+    expect(config.plans).toEqual({ business: { horizonDays: 3650, maxAttempts: 50, actionsPerMonth: null } });
+    expect(loadConfig({}).plans).toBeNull();
+  });
+
+  it('names the file and each bad field, and refuses what it does not know', () => {
+    const bad = file('{"business":{"max_attempts":500,"horizon":3},"gold":{}}');
+    expect(() => loadConfig({ SCHED_PLANS_FILE: bad })).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        loadConfig({ SCHED_PLANS_FILE: bad });
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    expect(message).toContain('business.max_attempts');
+    expect(message).toMatch(/horizon/);
+    expect(message).toMatch(/gold/);
+    expect(() => loadConfig({ SCHED_PLANS_FILE: file('not json') })).toThrow(/SCHED_PLANS_FILE: cannot read/);
+    expect(() => loadConfig({ SCHED_PLANS_FILE: '/nonexistent/plans.json' })).toThrow(/SCHED_PLANS_FILE/);
+  });
+});
+
+describe('SCHED_CORS_ORIGINS', () => {
+  it('is off by default, takes origins or *, and refuses anything that is not an origin', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ SCHED_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173/' }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig({ SCHED_CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    expect(() => loadConfig({ SCHED_CORS_ORIGINS: 'https://app.example.com/path' })).toThrow(
+      /SCHED_CORS_ORIGINS/,
+    );
+    expect(() => loadConfig({ SCHED_CORS_ORIGINS: 'app.example.com' })).toThrow(/SCHED_CORS_ORIGINS/);
   });
 });

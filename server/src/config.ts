@@ -5,6 +5,7 @@ import { DEFAULT_EMAIL_FROM } from './channels/email.js';
 import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
 import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
+import { type PlanTable, readPlansFile } from './plans-file.js';
 import { isDatabaseUrl } from './persistence/hosts.js';
 
 const bool = z
@@ -29,6 +30,10 @@ export const EnvSchema = z.object({
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
+  SCHED_PLANS_FILE: z.string().min(1).optional(),
+  SCHED_CORS_ORIGINS: z.string().min(1).optional(),
+  // Read by server/src/tracing.ts and the OpenTelemetry exporter itself; checked here like every setting.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   SCHED_DOMAIN_DAY_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perDay),
   SCHED_DOMAIN_MONTH_LIMIT: z.coerce.number().int().min(0).default(DEFAULT_DOMAIN_LIMITS.perMonth),
   SCHED_DNS_SERVERS: z
@@ -191,6 +196,10 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Notification channel settings; a channel left out keeps its messages in the outbox. */
   channels: ChannelConfig;
+  /** Browser origins allowed to call /v1 (SCHED_CORS_ORIGINS); empty: CORS off. */
+  corsOrigins: string[];
+  /** SCHED_PLANS_FILE's overrides of the plan table; null: the defaults (docs/self-hosting.md). */
+  plans: PlanTable | null;
 }
 
 export type TrustProxy = false | number | string[];
@@ -211,6 +220,27 @@ export function parseTrustProxy(value: string | undefined): TrustProxy | { error
     .filter(Boolean);
   const bad = list.find((x) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x));
   return bad ? { error: `not an IP address or CIDR: ${bad}` } : list;
+}
+
+/** SCHED_CORS_ORIGINS: `*` or origins (`https://app.example.com`, `http://localhost:5173`), comma-separated. */
+export function parseCorsOrigins(value: string | undefined): string[] | { error: string } {
+  const list = (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of list) {
+    if (origin === '*') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin.replace(/\/$/, '')) {
+      return { error: `not an origin (scheme://host[:port], nothing after): ${origin}` };
+    }
+  }
+  return list.map((o) => o.replace(/\/$/, ''));
 }
 
 export class ConfigError extends Error {
@@ -241,6 +271,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  SCHED_ALLOW_PRIVATE_DESTINATIONS: must be false when NODE_ENV=production (it disables the SSRF guard)',
     );
   }
+  const corsOrigins = parseCorsOrigins(e.SCHED_CORS_ORIGINS);
+  if (!Array.isArray(corsOrigins))
+    throw new ConfigError(`invalid configuration:\n  SCHED_CORS_ORIGINS: ${corsOrigins.error}`);
+  const plans = e.SCHED_PLANS_FILE ? readPlansFile(e.SCHED_PLANS_FILE) : { table: null };
+  if ('errors' in plans) throw new ConfigError(`invalid configuration:\n  ${plans.errors.join('\n  ')}`);
   const trustProxy = parseTrustProxy(e.SCHED_TRUST_PROXY);
   if (typeof trustProxy === 'object' && !Array.isArray(trustProxy)) {
     throw new ConfigError(`invalid configuration:\n  SCHED_TRUST_PROXY: ${trustProxy.error}`);
@@ -279,6 +314,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpConnectionTimeoutMs: e.SCHED_HTTP_CONNECTION_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS,
     channels: channelConfig(e),
+    plans: plans.table,
+    corsOrigins,
   };
 }
 

@@ -62,6 +62,18 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`.',
   },
   {
+    names: ['SCHED_CORS_ORIGINS'],
+    default: 'unset',
+    meaning:
+      'Browser origins allowed to call `/v1` from their pages (CORS), comma-separated (`https://app.example.com,http://localhost:5173`), or `*`. Unset: no CORS (same-origin only). Keys go in the Authorization header; no cookies cross origins.',
+  },
+  {
+    names: ['SCHED_PLANS_FILE'],
+    default: 'unset',
+    meaning:
+      'A JSON file overriding plan limits for this server, e.g. `{"business": {"schedule_horizon_days": 3650, "max_attempts": 50}}` (fields as in `GET /v1/quota`; docs/self-hosting.md). Checked at start.',
+  },
+  {
     names: ['SCHED_SHUTDOWN_TIMEOUT_MS'],
     default: '`30000`',
     meaning: 'How long SIGTERM waits for in-flight work before exiting.',
@@ -154,6 +166,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     default: 'unset',
     meaning:
       'Web Push channel (VAPID; all three or none). Slack and Teams need no variable: each channel resource carries its webhook URL.',
+  },
+  {
+    names: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
+    default: 'unset',
+    meaning:
+      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. The exporter's own `OTEL_*` variables apply (`OTEL_SERVICE_NAME`, `OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
   },
   {
     names: ['LOG_LEVEL'],

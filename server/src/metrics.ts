@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Process-local Prometheus metrics; gauges about the backlog are read from the database at scrape time. */
 export interface Metrics {
@@ -12,13 +12,29 @@ export interface Metrics {
   deliveriesInFlight: Gauge;
   deliveriesWaiting: Gauge;
   purgedRows: Counter<'table'>;
+  /** HTTP answers by route template (`/v1/actions/:id`, never the raw path) and status class (`2xx`...). */
+  httpRequests: Histogram<'method' | 'route' | 'status_class'>;
+}
+
+/** The route label of a request: its template, or `unmatched` (so scanners cannot blow up the label set). */
+export function routeLabel(template: string | undefined): string {
+  return template && template !== '*' ? template : 'unmatched';
 }
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: 'sched' });
+  // Process metrics (CPU, memory, event-loop lag, GC, handles), prefixed as prom-client names them.
+  collectDefaultMetrics({ register: registry });
   return {
     registry,
+    httpRequests: new Histogram({
+      name: 'sched_http_request_duration_seconds',
+      help: 'HTTP requests served, by method, route template and status class; _count is the request count.',
+      labelNames: ['method', 'route', 'status_class'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
     fireLateness: new Histogram({
       name: 'sched_fire_lateness_seconds',
       help: 'Start of a delivery attempt minus the time it was due.',

@@ -663,7 +663,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List bulk operations, newest first */
+        /**
+         * List bulk operations, newest first
+         * @description The account's bulk operations (a dry run starts none, so it is not listed), paginated, filtered by `status`, each with its operation, filter, note and counts.
+         */
         get: operations["bulkOperationsList"];
         put?: never;
         /**
@@ -684,7 +687,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A bulk operation and its progress */
+        /**
+         * A bulk operation and its progress
+         * @description Its status and counts (matched, processed, affected, skipped, failed) as the worker applies it batch by batch; poll it until `finished_at` is set. 404 for an unknown id or one of another account.
+         */
         get: operations["bulkOperationsGet"];
         put?: never;
         post?: never;
@@ -857,6 +863,26 @@ export interface paths {
          * @description Creates a new key with the same name and scopes and answers its secret once; the old key keeps working for `grace_period` (default 24 h), then expires. Needs an API key with the `admin` scope.
          */
         post: operations["apiKeysRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages kept in the outbox (development servers only)
+         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`).
+         */
+        get: operations["outboxList"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1254,7 +1280,7 @@ export interface components {
             request?: components["schemas"]["HttpRequest"];
             /** @description Approval mode: who is asked, how, and until when. */
             gate?: components["schemas"]["GateInput"];
-            /** @description 1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20. */
+            /** @description Default 5, capped by the plan: Free 3, Pro 10, Business 20 (a self-hosted server may raise the caps, docs/self-hosting.md). */
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
@@ -1424,6 +1450,16 @@ export interface components {
         ActionStats: {
             /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not. */
             actions_by_status: {
+                scheduled: number;
+                resolved: number;
+                executing: number;
+                awaiting_response: number;
+                paused: number;
+                executed: number;
+                failed: number;
+                expired: number;
+                cancelled: number;
+            } & {
                 [key: string]: number;
             };
             /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
@@ -2456,6 +2492,21 @@ export interface components {
             name?: string;
             /** Format: uri */
             webhook_url?: string;
+        };
+        OutboxMessage: {
+            /** Format: uuid */
+            id: string;
+            action_id: string | null;
+            /** @description `email`, `sms`, `push`, or a chat channel without its webhook. */
+            channel: string;
+            /** @description The address the message was for. */
+            destination: string;
+            /** @description The recipient's login-free response link, as the message carries it. */
+            response_link: string | null;
+            /** @description The message as it would have been sent. */
+            rendered: string;
+            /** Format: date-time */
+            created_at: string;
         };
         PaginationMeta: {
             current_page: number;
@@ -5617,7 +5668,17 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "actions_by_status": {},
+                     *         "actions_by_status": {
+                     *           "scheduled": 1,
+                     *           "resolved": 1,
+                     *           "executing": 1,
+                     *           "awaiting_response": 1,
+                     *           "paused": 1,
+                     *           "executed": 1,
+                     *           "failed": 1,
+                     *           "expired": 1,
+                     *           "cancelled": 1
+                     *         },
                      *         "approvals_waiting": 1,
                      *         "deliveries": {
                      *           "since": "2030-01-31T09:00:00.000Z",
@@ -7550,7 +7611,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -7602,7 +7663,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -7815,7 +7876,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -7867,7 +7928,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -8008,7 +8069,7 @@ export interface operations {
                      *           "body": {}
                      *         },
                      *         "allowed_origins": [
-                     *           "string"
+                     *           "https://api.example.com"
                      *         ],
                      *         "gate_config": {
                      *           "message": "Ship v2 to production?",
@@ -8060,7 +8121,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "string"
+                     *               "https://api.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -10474,6 +10535,111 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    outboxList: {
+        parameters: {
+            query?: {
+                /** @description Only the messages of this action. */
+                action_id?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "channel": "string",
+                     *           "destination": "string",
+                     *           "response_link": "string",
+                     *           "rendered": "string",
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OutboxMessage"][];
+                    };
                 };
             };
             /** @description Missing or invalid API key */

@@ -25,11 +25,14 @@ const ATTEMPT_COLUMNS = ['attempt', 'started_at', 'lateness_ms', 'status_code', 
 const RECIPIENT_COLUMNS = ['email', 'display_name', 'role', 'channels', 'status', 'responded_at', 'comment'];
 const EVENT_COLUMNS = ['time', 'event', 'actor', 'notes'];
 
+/** Two weeks from today at 09:00 UTC: an example time within every plan's schedule horizon (Free: 30 days). */
+const EXAMPLE_AT = `${new Date(Date.now() + 14 * 86_400_000).toISOString().slice(0, 10)}T09:00:00Z`;
+
 const CREATE_EXAMPLES = `
 Examples:
   $ sched actions create --url https://example.com/hook --in 10m --body '{"a":1}'
   $ sched actions create --url https://example.com/hook --preset tomorrow --timezone Europe/Berlin
-  $ sched actions create --url https://example.com/hook --at 2030-01-31T09:00:00Z --every 1d --times 5
+  $ sched actions create --url https://example.com/hook --at ${EXAMPLE_AT} --every 1d --times 5
   $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json`;
 
 export function configureActionsCommands(program: Command): void {

@@ -1,6 +1,6 @@
 import type { OutboxFilter, OutboxMessage } from '@sched/server';
 import type { Command } from 'commander';
-import { formatFields, print, printText, UsageError } from '../runtime.js';
+import { connection, type GlobalOptions, formatFields, print, printText, UsageError } from '../runtime.js';
 import { serverModule, withDatabase } from './admin.js';
 
 /*
@@ -54,6 +54,33 @@ export function parseOutboxFilter(opts: { limit: string; account?: string; actio
   };
 }
 
+/** Whether this installation has the server package (the database verbs need it). */
+function serverInstalled(): boolean {
+  try {
+    import.meta.resolve('@sched/server');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** GET /v1/outbox of a development server: the caller's account's messages, without database access. */
+async function readOutboxOverApi(opts: GlobalOptions, filter: OutboxFilter): Promise<OutboxEntry[]> {
+  const { baseUrl, apiKey } = connection(opts);
+  const query = new URLSearchParams({ limit: String(filter.limit) });
+  if (filter.action) query.set('action_id', filter.action);
+  const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/v1/outbox?${query}`, {
+    headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
+  });
+  const body = (await res.json().catch(() => ({}))) as {
+    data?: Omit<OutboxEntry, 'account_id'>[];
+    message?: string;
+  };
+  if (!res.ok || !body.data)
+    throw new Error(`${body.message ?? 'the outbox is not available'} (HTTP ${res.status})`);
+  return body.data.map((m) => ({ ...m, account_id: null }));
+}
+
 async function readOutbox(filter: OutboxFilter): Promise<OutboxEntry[]> {
   const { listOutboxMessages } = await serverModule();
   const rows = await withDatabase((d) => listOutboxMessages(d.database.sql, filter));
@@ -63,7 +90,9 @@ async function readOutbox(filter: OutboxFilter): Promise<OutboxEntry[]> {
 export function configureOutboxCommands(program: Command): void {
   const outbox = program
     .command('outbox')
-    .description('messages kept because their channel is not configured (admin: talks to the database)');
+    .description(
+      'messages kept because their channel is not configured (the database, or --api: a development server)',
+    );
   outbox
     .command('list')
     .description('newest first, every account')
@@ -71,10 +100,22 @@ export function configureOutboxCommands(program: Command): void {
     .option('--account <id>', 'only this account')
     .option('--action <id>', 'only this action')
     .option('--json', 'print JSON (with the rendered messages)')
-    .action(async (opts: { limit: string; account?: string; action?: string }, cmd: Command) => {
-      const data = await readOutbox(parseOutboxFilter(opts));
-      print(cmd, { data }, { rows: data as unknown as Record<string, unknown>[], columns: COLUMNS });
-    });
+    .option(
+      '--api',
+      "over the API (GET /v1/outbox, a development server, the key's account); the default without the server package",
+    )
+    .action(
+      async (opts: { limit: string; account?: string; action?: string; api?: boolean }, cmd: Command) => {
+        const filter = parseOutboxFilter(opts);
+        if (opts.api && opts.account)
+          throw new UsageError('--account is for the database; over the API the key names the account');
+        const data =
+          opts.api || !serverInstalled()
+            ? await readOutboxOverApi(cmd.optsWithGlobals<GlobalOptions>(), filter)
+            : await readOutbox(filter);
+        print(cmd, { data }, { rows: data as unknown as Record<string, unknown>[], columns: COLUMNS });
+      },
+    );
   outbox
     .command('show <id>')
     .description('one message as it would have been sent')

@@ -27,7 +27,7 @@ export function configureServeCommand(program: Command): void {
       const service = await startService(config, opts.role as Role, logger);
       if (service.url) {
         process.stdout.write(
-          `sched ${opts.role} listening on ${service.url} (public URL ${config.publicUrl})\n`,
+          `sched ${opts.role} listening on ${service.url} (public URL ${service.publicUrl})\n`,
         );
       } else {
         process.stdout.write(`sched ${opts.role} started\n`);

@@ -35,6 +35,8 @@ export const bulkOperationsContract = c.router({
     query: BulkOperationListQuery,
     responses: { 200: paginated(BulkOperation), ...authErrors },
     summary: 'List bulk operations, newest first',
+    description:
+      "The account's bulk operations (a dry run starts none, so it is not listed), paginated, filtered by `status`, each with its operation, filter, note and counts.",
   },
   get: {
     method: 'GET',
@@ -42,6 +44,8 @@ export const bulkOperationsContract = c.router({
     pathParams: idParams,
     responses: { 200: single(BulkOperation), 404: ErrorBody, ...authErrors },
     summary: 'A bulk operation and its progress',
+    description:
+      'Its status and counts (matched, processed, affected, skipped, failed) as the worker applies it batch by batch; poll it until `finished_at` is set. 404 for an unknown id or one of another account.',
   },
   stop: {
     method: 'DELETE',

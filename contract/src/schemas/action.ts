@@ -27,6 +27,12 @@ import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from '.
 import { whsecSecretProblem } from '../signatures.js';
 
 /** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
+/**
+ * The widest `max_attempts` any server accepts; each plan caps it lower (Business 20 by default, up to this in a
+ * self-hosted server's SCHED_PLANS_FILE).
+ */
+export const MAX_ATTEMPTS_CEILING = 100;
+
 export const ActionStatus = z.enum(ACTION_STATES).meta({ id: 'ActionStatus' });
 export const ActionMode = z.enum(ACTION_MODES).meta({ id: 'ActionMode' });
 /** Input accepts the legacy names of spec 9 (`immediate` = webhook, `gated` = approval); answers use current names. */
@@ -232,8 +238,9 @@ export const ActionCreateBody = z
         'Webhook mode: the request to deliver. Approval mode: optional request run after approval.',
     }),
     gate: GateInput.optional().meta({ description: 'Approval mode: who is asked, how, and until when.' }),
-    max_attempts: z.number().int().min(1).max(20).optional().meta({
-      description: '1-10 (20 on Business); default 5, capped by the plan: Free 3, Pro 10, Business 20.',
+    max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS_CEILING).optional().meta({
+      description:
+        'Default 5, capped by the plan: Free 3, Pro 10, Business 20 (a self-hosted server may raise the caps, docs/self-hosting.md).',
     }),
     retry_strategy: RetryStrategy.optional(),
     webhook_secret: WebhookSecret.optional(),

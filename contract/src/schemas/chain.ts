@@ -3,6 +3,7 @@ import {
   AllowedOrigins,
   HttpRequestConfig,
   jsonDepth,
+  MAX_ATTEMPTS_CEILING,
   MAX_JSON_DEPTH,
   RetryStrategy,
   WebhookSecret,
@@ -111,7 +112,7 @@ const stepCommon = {
 export const HttpCallStep = HttpRequestConfig.extend({
   ...stepCommon,
   type: z.enum(['http_call', 'webhook']),
-  max_attempts: z.number().int().min(1).max(20).optional().meta({
+  max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS_CEILING).optional().meta({
     description: 'Default 5, capped by the plan like actions (Free 3, Pro 10, Business 20).',
   }),
   retry_strategy: RetryStrategy.optional(),

@@ -7,6 +7,7 @@ import {
   DedupKeys,
   HttpRequestConfig,
   jsonDepth,
+  MAX_ATTEMPTS_CEILING,
   MAX_JSON_DEPTH,
   RetryStrategy,
   Schedule,
@@ -144,7 +145,7 @@ const templateFields = {
   gate_config: GateInput.optional().meta({
     description: 'Approval mode (required). Message and recipients take placeholders.',
   }),
-  max_attempts: z.number().int().min(1).max(20).optional(),
+  max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS_CEILING).optional(),
   retry_strategy: RetryStrategy.optional(),
   webhook_secret: WebhookSecret.optional(),
   callback_url: z.string().min(1).max(2048).optional(),

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** Every view lives under this prefix; the rest of the path and the query string are the view's state. */
-export const BASE = '/console';
+const BASE = '/console';
 
 export interface Route {
   /** Path below /console, without leading slash: `actions/<id>`. */

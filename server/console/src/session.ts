@@ -3,7 +3,7 @@
 
 import type { ApiKeyScope } from '@sched/contract';
 
-export type Scope = ApiKeyScope;
+type Scope = ApiKeyScope;
 
 export interface Session {
   csrf_token: string;

@@ -1,6 +1,7 @@
-import type { ActionCallbackEvent } from '@sched/contract';
+import type { ActionCallbackEvent, ChainCallbackEvent } from '@sched/contract';
 import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
 import type { ActionRow } from '../persistence/actions.js';
+import type { ChainRow } from '../persistence/chains.js';
 import type { Sql } from '../persistence/database.js';
 
 /**
@@ -21,7 +22,7 @@ export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
 }
 
-export type CallbackEvent = ActionCallbackEvent;
+type CallbackEvent = ActionCallbackEvent;
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
 export interface CallbackOutbox {
@@ -33,6 +34,16 @@ export interface CallbackOutbox {
   ): Promise<void>;
   /** Queues another delivery attempt of a callback at `at`, in the caller's transaction. */
   redeliver(db: Sql, callbackId: string, at: Date): Promise<void>;
+}
+
+/** Records a chain event for the chain's callback_url (if any) and queues its delivery, in the caller's transaction. */
+export interface ChainCallbacks {
+  enqueue(
+    db: Sql,
+    chain: Pick<ChainRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
+    event: ChainCallbackEvent,
+    payload: Record<string, unknown>,
+  ): Promise<void>;
 }
 
 /** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */
@@ -124,6 +135,33 @@ export interface Outbound {
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */
 export type Clock = () => Date;
+
+/**
+ * Timers on the same clock: `after(ms, fn)` runs `fn` once `ms` of the clock's time has passed. With `Clock`, the
+ * clock port: main.ts builds both from the system (app/clock.ts); a test drives both by hand
+ * (test/support/manual-clock.ts), so the triggers' timers run under a test clock too.
+ */
+export interface Timers {
+  after(ms: number, fn: () => void): { cancel(): void };
+}
+
+/**
+ * Tracing of the work done after the delay (OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set, see
+ * server/src/tracing.ts; absent otherwise, at no cost). A span is started for one unit of work and ended with
+ * what it came to.
+ */
+export interface Tracing {
+  /**
+   * One delivery attempt. `createdBy` is the traceparent the creating request carried (linked, not parented: the
+   * delay may be days). `headers` carry the attempt's own context to the receiver (a W3C `traceparent`).
+   */
+  deliveryAttempt(a: { actionId: string; attempt: number; latenessMs: number; createdBy: string | null }): {
+    headers: Record<string, string>;
+    end(result: { status: number | null; error?: string }): void;
+  };
+  /** Any other unit (an approval round sent, an answer recorded), with its attributes. */
+  span<T>(name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T>;
+}
 
 /** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
 export interface BulkOperationQueue {

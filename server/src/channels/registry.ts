@@ -80,7 +80,9 @@ export function createChannels(
       configured: CHANNELS.filter((n) => provider[n] !== undefined),
       outbox: CHANNELS.filter((n) => provider[n] === undefined),
     },
-    'notification channels ready',
+    CHANNELS.some((n) => provider[n] === undefined)
+      ? `notification channels ready; messages of ${CHANNELS.filter((n) => provider[n] === undefined).join(', ')} are kept in the outbox (not sent): read them with \`sched outbox list\`, or GET /v1/outbox on a development server`
+      : 'notification channels ready',
   );
   return channels;
 }

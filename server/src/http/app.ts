@@ -43,11 +43,14 @@ import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, teamMembersHandlers } from './handlers/approvals.js';
 import { registerResponseRoutes } from './responses.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
+import { outboxHandlers } from './handlers/outbox.js';
+import type { OutboxService } from '../app/outbox.js';
 import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
+import { registerCors } from './cors.js';
 import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
 
@@ -70,6 +73,13 @@ export interface HttpDeps {
   responses: ResponseService;
   templates: TemplateService;
   trigger: TemplateTrigger;
+  /** Counts one answered request (HTTP metrics by route template and status class). */
+  observeRequest?: (
+    method: string,
+    routeTemplate: string | undefined,
+    status: number,
+    seconds: number,
+  ) => void;
   /** Prometheus text for GET /metrics; guarded by a token when one is configured. */
   metrics: { render: () => Promise<{ contentType: string; body: string }>; token: string | undefined };
   rateLimiter: RateLimiter;
@@ -85,6 +95,10 @@ export interface HttpDeps {
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
   trustProxy: TrustProxy;
+  /** Browser origins allowed to call /v1 (SCHED_CORS_ORIGINS); empty: no CORS. */
+  corsOrigins: string[];
+  /** GET /v1/outbox (development servers only). */
+  outbox: OutboxService;
   /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
   publicUrl: () => string | undefined;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
@@ -159,7 +173,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  await registerCors(app, deps.corsOrigins);
   app.addHook('onResponse', async (request, reply) => {
+    deps.observeRequest?.(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     request.log.info(
       { req: request, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
@@ -250,6 +271,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     destinations: destinationsHandlers(deps.destinations),
     apiKeys: apiKeysHandlers(deps.accounts),
+    outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { BulkRunner } from '../app/bulk/runner.js';
 import type { BulkOperationQueue } from '../app/ports.js';
-import { type JobQueue, QUEUES } from './queue.js';
+import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 
 /** A started operation's job, written in the transaction that snapshotted it. */
 export function createBulkOperationQueue(queue: JobQueue): BulkOperationQueue {
@@ -15,21 +15,22 @@ export function createBulkOperationQueue(queue: JobQueue): BulkOperationQueue {
 /**
  * The worker side: each job runs its operation (app/bulk/runner.ts); a sweep every few seconds runs operations no
  * worker holds, so a worker killed mid-run is replaced within its lease rather than at the job's expiry.
+ * `stopRuns` ends the sweep and has a run in progress stop after its page (call it first when shutting down).
  */
 export async function workBulkOperations(
   queue: JobQueue,
   runner: BulkRunner,
   logger: Logger,
   sweepEveryMs: number,
-): Promise<() => void> {
-  await queue.boss.work<{ operationId: string }>(
+): Promise<{ worker: JobWorker; stopRuns: () => void }> {
+  const worker = await queue.work(
     QUEUES.bulkOperation,
     { batchSize: 1, pollingIntervalSeconds: 1 },
-    async ([job]) => {
-      if (!job) return;
-      const end = await runner.run(job.data.operationId);
-      logger.info({ operation: job.data.operationId, end }, 'bulk operation run');
+    async (job) => {
+      const end = await runner.run(job.operationId);
+      logger.info({ operation: job.operationId, end }, 'bulk operation run');
     },
+    (err) => logger.warn({ err }, 'bulk operation run failed; the job will be retried'),
   );
   let sweeping = false;
   const sweep = async () => {
@@ -47,8 +48,11 @@ export async function workBulkOperations(
   void sweep();
   const timer = setInterval(() => void sweep(), sweepEveryMs);
   timer.unref();
-  return () => {
-    clearInterval(timer);
-    runner.stop();
+  return {
+    worker,
+    stopRuns: () => {
+      clearInterval(timer);
+      runner.stop();
+    },
   };
 }

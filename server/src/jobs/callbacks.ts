@@ -1,43 +1,72 @@
 import { randomUUID } from 'node:crypto';
-import type { CallbackEvent, CallbackOutbox, Clock } from '../app/ports.js';
-import type { ActionRow } from '../persistence/actions.js';
+import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
+import type { CallbackOutbox, ChainCallbacks, Clock } from '../app/ports.js';
 import { insertCallback } from '../persistence/callback-deliveries.js';
 import type { Sql } from '../persistence/database.js';
-import { type JobQueue, QUEUES } from './queue.js';
+import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 
-/** Writes the event to the outbox table and queues its first delivery, in the caller's transaction. */
-export function createCallbackOutbox(queue: JobQueue, clock: Clock): CallbackOutbox {
+/** What a callback is about: an action (action.* and reminder.* events) or a chain (chain.* events). */
+type Subject =
+  | { kind: 'action'; id: string; account_id: string; name: string; callback_url: string | null }
+  | { kind: 'chain'; id: string; account_id: string; name: string; callback_url: string | null };
+
+/**
+ * The callback outbox, for actions and chains alike: the event goes to `callback_deliveries` and its first delivery
+ * is queued, in the caller's transaction; the same table, job, signing and retry rules serve both, and only the
+ * envelope names its subject. `id` is stable across retries of this delivery: receivers deduplicate by it (it is
+ * also sent as webhook-id).
+ */
+export function createCallbackOutbox(
+  queue: JobQueue,
+  clock: Clock,
+): { actions: CallbackOutbox; chains: ChainCallbacks } {
+  async function enqueue(db: Sql, subject: Subject, event: string, payload: Record<string, unknown>) {
+    if (!subject.callback_url) return;
+    const id = randomUUID();
+    const now = clock();
+    const named =
+      subject.kind === 'action'
+        ? { action_id: subject.id, action_name: subject.name }
+        : { chain_id: subject.id, chain_name: subject.name };
+    await insertCallback(db, {
+      id,
+      accountId: subject.account_id,
+      ...(subject.kind === 'action' ? { actionId: subject.id } : { chainId: subject.id }),
+      event,
+      url: subject.callback_url,
+      envelope: { id, event, ...named, timestamp: now.toISOString(), payload },
+      now,
+    });
+    await queue.send(QUEUES.callback, { callbackId: id }, { db });
+  }
   return {
-    async enqueue(
-      db: Sql,
-      action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
-      event: CallbackEvent,
-      payload: Record<string, unknown>,
-    ) {
-      if (!action.callback_url) return;
-      const id = randomUUID();
-      // `id` is stable across retries of this delivery: receivers deduplicate by it (also sent as webhook-id).
-      const envelope = {
-        id,
-        event,
-        action_id: action.id,
-        action_name: action.name,
-        timestamp: clock().toISOString(),
-        payload,
-      };
-      await insertCallback(db, {
-        id,
-        accountId: action.account_id,
-        actionId: action.id,
-        event,
-        url: action.callback_url,
-        envelope,
-        now: clock(),
-      });
-      await queue.send(QUEUES.callback, { callbackId: id }, { db });
+    actions: {
+      enqueue: (db, action, event, payload) => enqueue(db, { kind: 'action', ...action }, event, payload),
+      async redeliver(db, callbackId, at) {
+        await queue.send(QUEUES.callback, { callbackId }, { startAfter: at, db });
+      },
     },
-    async redeliver(db, callbackId, at) {
-      await queue.send(QUEUES.callback, { callbackId }, { startAfter: at, db });
+    chains: {
+      enqueue: (db, chain, event, payload) => enqueue(db, { kind: 'chain', ...chain }, event, payload),
     },
   };
+}
+
+/** The worker of `callback` jobs: each delivers one attempt (app/deliveries/callbacks.ts). */
+export function workCallbacks(
+  queue: JobQueue,
+  callbacks: CallbackDeliveries,
+  failed: (err: unknown) => void,
+): Promise<JobWorker> {
+  return queue.work(
+    QUEUES.callback,
+    {
+      batchSize: 20,
+      pollingIntervalSeconds: 0.5,
+      notifyPollingIntervalSeconds: 0.5,
+      burstWhenBatchFull: true,
+    },
+    (job) => callbacks.deliver(job.callbackId),
+    failed,
+  );
 }

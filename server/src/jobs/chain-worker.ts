@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { ChainEngine } from '../app/chains/advance.js';
-import type { Clock, Store } from '../app/ports.js';
+import { systemTimers } from '../app/clock.js';
+import type { Clock, Store, Timers } from '../app/ports.js';
 import { CHAIN_DUE_CHANNEL, chainsToAdvance, postponeChain } from '../persistence/chains.js';
-import { type Listener, listen } from '../persistence/notifications.js';
+import type { Notifications } from '../persistence/notifications.js';
 
 /** How often due running steps are looked for; a delay is taken up within about this long of its due time. */
 const CHAIN_SCAN_INTERVAL_MS = 200;
@@ -17,10 +18,9 @@ export const CHAIN_RETRY_BACKOFF_MS = 30_000;
  * loses nothing. The same trigger NOTIFYs the chain's id at commit, so a listening worker advances it at once.
  */
 export class ChainWorker {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: { cancel(): void } | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
-  private listener: Listener | undefined;
   private readonly inflight = new Set<Promise<void>>();
 
   constructor(
@@ -28,8 +28,11 @@ export class ChainWorker {
       store: Store;
       engine: ChainEngine;
       clock: Clock;
+      /** Timers on `clock` (the scan's); the system's when absent. */
+      timers?: Timers;
       logger: Logger;
-      databaseUrl: string;
+      /** The process's LISTEN connection (persistence/notifications.ts). */
+      notifications: Notifications;
       /** Records database faults (an outage is logged once there); other errors are logged here. */
       availability?: { absorbs(err: unknown): boolean };
       intervalMs?: number;
@@ -43,36 +46,14 @@ export class ChainWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.listener?.close().catch(() => undefined);
+    this.timer?.cancel();
     await this.running;
     await Promise.allSettled([...this.inflight]);
   }
 
   private async listen(): Promise<void> {
-    if (this.stopped) return;
-    this.listener = await listen(this.o.databaseUrl, CHAIN_DUE_CHANNEL, {
-      payload: (chainId) => this.advance(chainId),
-      lost: (err) => {
-        if (!this.quiet(err))
-          this.o.logger.warn({ err }, 'chain listener lost; reconnecting (the scan goes on meanwhile)');
-        this.listener = undefined;
-        this.relisten();
-      },
-    });
-  }
-
-  /** Listens again once the database answers (every second until it does). */
-  private relisten(): void {
-    setTimeout(() => {
-      if (this.stopped || this.listener) return;
-      this.listen().catch((err: unknown) => {
-        if (!this.quiet(err)) this.o.logger.warn({ err }, 'chain listener reconnect failed');
-        void this.listener?.close().catch(() => undefined);
-        this.listener = undefined;
-        this.relisten();
-      });
-    }, 1000).unref();
+    // A settlement notified while the connection was down is found by the scan.
+    await this.o.notifications.subscribe(CHAIN_DUE_CHANNEL, { payload: (chainId) => this.advance(chainId) });
   }
 
   /** A database fault is recorded (and logged once) by the availability tracker. */
@@ -113,7 +94,10 @@ export class ChainWorker {
       })
       .finally(() => {
         if (!this.stopped)
-          this.timer = setTimeout(() => this.loop(), this.o.intervalMs ?? CHAIN_SCAN_INTERVAL_MS);
+          this.timer = (this.o.timers ?? systemTimers).after(
+            this.o.intervalMs ?? CHAIN_SCAN_INTERVAL_MS,
+            () => this.loop(),
+          );
       });
   }
 

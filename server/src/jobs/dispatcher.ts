@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
 import { Admission, type AdmissionLimits } from '../app/deliveries/admission.js';
-import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { CLAIM_LEAD_MS, type Deliveries } from '../app/deliveries/deliver.js';
-import type { Clock, Store } from '../app/ports.js';
-import { type Listener, listen } from '../persistence/notifications.js';
+import { systemTimers } from '../app/clock.js';
+import type { Clock, Store, Timers } from '../app/ports.js';
+import type { Notifications } from '../persistence/notifications.js';
 import { accountOf, resolvedDueBefore } from '../persistence/schedule.js';
-import type { ResumeJob } from './pause-timers.js';
-import { type JobQueue, QUEUES } from './queue.js';
+import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../domain/schedule/window.js';
 import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
 
@@ -16,15 +15,15 @@ const OVERDUE_BATCH = 1_000;
 
 export interface DispatcherOptions {
   store: Store;
-  databaseUrl: string;
+  /** The process's LISTEN connection (persistence/notifications.ts). */
+  notifications: Notifications;
   queue: JobQueue;
   scheduler: WindowScheduler;
   deliveries: Deliveries;
-  callbacks: CallbackDeliveries;
-  /** Resumes an action whose pause's `until` came. */
-  resumeWhenDue?: (job: ResumeJob) => Promise<void>;
   logger: Logger;
   clock: Clock;
+  /** Timers on `clock` (app/ports.ts); the system's when absent. */
+  timers?: Timers;
   /** Caps on delivery attempts in flight in this process (SCHED_DELIVERY_CONCURRENCY, ..._ACCOUNT_CONCURRENCY). */
   limits: AdmissionLimits;
   /** Records database faults (an outage is logged once there); other errors are logged here. */
@@ -42,10 +41,11 @@ export interface DispatcherOptions {
  * attempt; the others find nothing to do. docs/architecture.md describes the whole trigger design.
  */
 export class Dispatcher {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The attempts armed in this process, each with its timer. */
+  private readonly armed = new Map<string, { cancel(): void }>();
   private readonly inflight = new Set<Promise<unknown>>();
-  private listener: Listener | undefined;
-  private scanTimer: NodeJS.Timeout | undefined;
+  private jobs: JobWorker | undefined;
+  private scanTimer: { cancel(): void } | undefined;
   private stopped = false;
   private scans = 0;
   private readonly admission: Admission<string>;
@@ -60,6 +60,11 @@ export class Dispatcher {
     this.admission = new Admission(o.limits);
   }
 
+  /** The timers of the dispatcher's clock: its attempts' timers and its scan. */
+  private get timers(): Timers {
+    return this.o.timers ?? systemTimers;
+  }
+
   /** Delivery attempts firing in this process. */
   get inFlight(): number {
     return this.admission.inFlight;
@@ -72,8 +77,7 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     await this.listen();
-    const { boss } = this.o.queue;
-    await boss.work<{ actionId: string; accountId?: string }>(
+    this.jobs = await this.o.queue.work(
       QUEUES.actionDue,
       {
         batchSize: 50,
@@ -81,59 +85,41 @@ export class Dispatcher {
         notifyPollingIntervalSeconds: 0.5,
         burstWhenBatchFull: true,
       },
-      async (jobs) => {
-        await Promise.all(jobs.map((j) => this.fireForJob(j.data.actionId, j.data.accountId)));
+      async (job) => {
+        await this.fireForJob(job.actionId, job.accountId);
       },
+      // Logged once, where the attempt is tracked (track); the job is then retried.
+      () => undefined,
     );
-    await boss.work<{ callbackId: string }>(
-      QUEUES.callback,
-      {
-        batchSize: 20,
-        pollingIntervalSeconds: 0.5,
-        notifyPollingIntervalSeconds: 0.5,
-        burstWhenBatchFull: true,
-      },
-      async (jobs) => {
-        await Promise.all(jobs.map((j) => this.track(this.o.callbacks.deliver(j.data.callbackId))));
-      },
-    );
-    if (this.o.resumeWhenDue) {
-      const resume = this.o.resumeWhenDue;
-      await boss.work<ResumeJob>(
-        QUEUES.actionResume,
-        { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
-        async (jobs) => {
-          await Promise.all(jobs.map((j) => this.track(resume(j.data))));
-        },
-      );
-    }
     void this.scanLoop();
   }
 
   /** Stops arming timers and taking jobs, then waits for attempts in flight (their rows stay durable regardless). */
   async stop(timeoutMs: number): Promise<void> {
     this.stopped = true;
-    if (this.scanTimer) clearTimeout(this.scanTimer);
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
+    this.scanTimer?.cancel();
+    for (const t of this.armed.values()) t.cancel();
+    this.armed.clear();
     for (const start of this.starters.values()) start(false);
     this.starters.clear();
-    await this.listener?.close().catch(() => undefined);
     await Promise.all([
-      this.o.queue.boss.offWork(QUEUES.actionDue),
-      this.o.queue.boss.offWork(QUEUES.callback),
-      this.o.queue.boss.offWork(QUEUES.actionResume),
-    ]).catch(() => undefined);
-    await Promise.race([
-      Promise.allSettled([...this.inflight]),
-      new Promise((r) => setTimeout(r, timeoutMs).unref()),
+      this.jobs?.stop(timeoutMs),
+      Promise.race([
+        Promise.allSettled([...this.inflight]),
+        new Promise((r) => setTimeout(r, timeoutMs).unref()),
+      ]),
     ]);
   }
 
+  private failed(err: unknown): void {
+    if (!this.o.availability?.absorbs(err))
+      this.o.logger.error({ err }, 'delivery work failed; the job will be retried');
+  }
+
+  /** A timer's attempt in flight, so `stop` waits for it (the pg-boss worker tracks its jobs' own). */
   private track<T>(p: Promise<T>): Promise<T | undefined> {
     const guarded = p.catch((err: unknown) => {
-      if (!this.o.availability?.absorbs(err))
-        this.o.logger.error({ err }, 'delivery work failed; the job will be retried');
+      this.failed(err);
       throw err;
     });
     this.inflight.add(guarded);
@@ -201,48 +187,42 @@ export class Dispatcher {
   }
 
   private arm(actionId: string, accountId: string, dueMs: number): void {
-    if (this.stopped || this.timers.has(actionId)) return;
+    if (this.stopped || this.armed.has(actionId)) return;
     // A little early, so the claim's round trip is made before the due time (Deliveries.fire sends at it).
     const delay = Math.max(0, dueMs - CLAIM_LEAD_MS - this.o.clock().getTime());
     if (delay > ANNOUNCE_WINDOW_MS) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(actionId);
+    const timer = this.timers.after(delay, () => {
+      this.armed.delete(actionId);
       void this.track(this.fire(actionId, accountId)).catch(() => undefined);
-    }, delay);
-    this.timers.set(actionId, timer);
+    });
+    this.armed.set(actionId, timer);
   }
 
   private async listen(): Promise<void> {
-    if (this.stopped) return;
-    this.listener = await listen(this.o.databaseUrl, DUE_CHANNEL, {
+    await this.o.notifications.subscribe(DUE_CHANNEL, {
       payload: (payload) => {
         const [id, due, account] = payload.split(',');
         if (id && due && account) this.arm(id, account, Number(due));
       },
-      lost: (err) => {
-        if (!this.o.availability?.absorbs(err))
-          this.o.logger.warn({ err }, 'due-listener connection lost; reconnecting');
-        this.listener = undefined;
-        this.relisten();
+      reconnected: () => {
+        this.armWindow().catch((err: unknown) => {
+          if (!this.o.availability?.absorbs(err))
+            this.o.logger.warn(
+              { err },
+              'reading the due window after a reconnection failed; the scan goes on',
+            );
+        });
       },
     });
-    // Announcements made while this worker was not listening are lost: arm every attempt due in the window once.
+    await this.armWindow();
+  }
+
+  /** Announcements made while this worker was not listening are lost: arm every attempt due in the window once. */
+  private async armWindow(): Promise<void> {
+    if (this.stopped) return;
     const until = new Date(this.o.clock().getTime() + ANNOUNCE_WINDOW_MS);
     for (const row of await resolvedDueBefore(this.o.store.sql, until))
       this.arm(row.id, row.accountId, row.dueMs);
-  }
-
-  /** Listens again once the database answers (every second until it does): the scan covers the gap meanwhile. */
-  private relisten(): void {
-    setTimeout(() => {
-      if (this.stopped || this.listener) return;
-      this.listen().catch((err: unknown) => {
-        if (!this.o.availability?.absorbs(err)) this.o.logger.warn({ err }, 'due-listener reconnect failed');
-        void this.listener?.close().catch(() => undefined);
-        this.listener = undefined;
-        this.relisten();
-      });
-    }, 1000).unref();
   }
 
   private async scanLoop(): Promise<void> {
@@ -252,7 +232,8 @@ export class Dispatcher {
     } catch (err) {
       if (!this.o.availability?.absorbs(err)) this.o.logger.warn({ err }, 'due scan failed');
     }
-    if (!this.stopped) this.scanTimer = setTimeout(() => void this.scanLoop(), this.o.scanIntervalMs ?? 1000);
+    if (!this.stopped)
+      this.scanTimer = this.timers.after(this.o.scanIntervalMs ?? 1000, () => void this.scanLoop());
   }
 
   /**

@@ -1,5 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import type { GateTimer } from '../app/ports.js';
 import { jobSqlOn, type Sql } from '../persistence/database.js';
 import { connectionConfig } from '../persistence/hosts.js';
 
@@ -19,22 +20,69 @@ export const QUEUES = Object.freeze({
   retention: 'sched.retention',
   /** One job per started bulk operation (and per hand-on when a run spends its time budget). */
   bulkOperation: 'sched.bulk-operation',
-});
+} as const);
+
+type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * What each queue's jobs carry: `send` and `work` are typed from it, so a producer and its worker cannot disagree
+ * (the one declaration of every job payload).
+ */
+export interface JobPayloads {
+  /** `accountId` lets the admission skip a read; a job written before jobs carried it has none. */
+  'sched.action-due': { actionId: string; accountId?: string };
+  'sched.callback': { callbackId: string };
+  /** A pause's end: the pause is named by when it began, so a later pause of the action is left alone. */
+  'sched.action-resume': { actionId: string; pausedAt: string };
+  'sched.gate-timer': GateTimer;
+  'sched.domain-check': { accountId: string; domain: string };
+  'sched.retention': Record<string, never>;
+  'sched.bulk-operation': { operationId: string };
+}
+
+/** How a worker takes its queue's jobs (pg-boss's work options we use). */
+interface WorkOptions {
+  batchSize: number;
+  pollingIntervalSeconds: number;
+  notifyPollingIntervalSeconds?: number;
+  burstWhenBatchFull?: boolean;
+}
+
+/** A running worker of one queue. */
+export interface JobWorker {
+  /** Stops taking jobs, then waits up to `timeoutMs` for the jobs in hand (an unfinished one is retried). */
+  stop(timeoutMs: number): Promise<void>;
+}
 
 /** Created jobs must outlive the longest schedule horizon (365 days), or pg-boss would prune them unrun. */
 const RETENTION_SECONDS = 400 * 24 * 3600;
 
 export interface JobQueue {
-  boss: PgBoss;
   /** Enqueues inside the caller's transaction, so the row and its job commit together. */
-  send(
-    queue: string,
-    data: object,
+  send<K extends QueueName>(
+    queue: K,
+    data: JobPayloads[K],
     /** `db`: the caller's connection (its transaction). */
     options: { startAfter?: Date; singletonKey?: string; db?: Sql },
   ): Promise<string | null>;
   /** Enqueues several jobs in one statement, inside the caller's transaction. */
-  sendMany(queue: string, jobs: { data: object; startAfter: Date }[], db: Sql): Promise<void>;
+  sendMany<K extends QueueName>(
+    queue: K,
+    jobs: { data: JobPayloads[K]; startAfter: Date }[],
+    db: Sql,
+  ): Promise<void>;
+  /**
+   * Hands each job of `queue` to `handle` (a batch at a time; a failed job fails its batch, which pg-boss retries).
+   * `failed` hears each failure first (to log it).
+   */
+  work<K extends QueueName>(
+    queue: K,
+    options: WorkOptions,
+    handle: (data: JobPayloads[K]) => Promise<void>,
+    failed: (err: unknown) => void,
+  ): Promise<JobWorker>;
+  /** A cron job: `queue` gets a job with `data` on each `cron` tick (UTC), from whichever worker's turn it is. */
+  cron<K extends QueueName>(queue: K, cron: string, data: JobPayloads[K]): Promise<void>;
   stop(opts: { graceful: boolean; timeoutMs: number }): Promise<void>;
 }
 
@@ -85,7 +133,6 @@ export async function startJobQueue(opts: {
   // pg-boss runs its statements on the caller's connection (its transaction) through persistence's adapter.
   const inTransaction = jobSqlOn;
   return {
-    boss,
     async send(queue, data, o) {
       return boss.send(queue, data, {
         ...(o.startAfter ? { startAfter: o.startAfter } : {}),
@@ -95,6 +142,33 @@ export async function startJobQueue(opts: {
     },
     async sendMany(queue, jobs, db) {
       await boss.insert(queue, jobs, { db: inTransaction(db) });
+    },
+    async work(queue, options, handle, failed) {
+      const inflight = new Set<Promise<unknown>>();
+      const track = (p: Promise<void>) => {
+        const guarded = p.catch((err: unknown) => {
+          failed(err);
+          throw err;
+        });
+        inflight.add(guarded);
+        void guarded.finally(() => inflight.delete(guarded)).catch(() => undefined);
+        return guarded;
+      };
+      await boss.work<JobPayloads[typeof queue]>(queue, options, async (jobs) => {
+        await Promise.all(jobs.map((j) => track(handle(j.data))));
+      });
+      return {
+        async stop(timeoutMs) {
+          await boss.offWork(queue).catch(() => undefined);
+          await Promise.race([
+            Promise.allSettled([...inflight]),
+            new Promise((r) => setTimeout(r, timeoutMs).unref()),
+          ]);
+        },
+      };
+    },
+    async cron(queue, cron, data) {
+      await boss.schedule(queue, cron, data, { tz: 'UTC' });
     },
     async stop({ graceful, timeoutMs }) {
       await boss.stop({ graceful, timeout: timeoutMs });

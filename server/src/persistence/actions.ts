@@ -39,6 +39,7 @@ const CREATE_COLUMNS = [
   'gate',
   'chain_id',
   'chain_step_index',
+  'traceparent',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];

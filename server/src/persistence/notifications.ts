@@ -1,32 +1,140 @@
 import pg from 'pg';
 import { connectionConfig } from './hosts.js';
 
-/** A LISTEN connection of its own (a pooled one would drop the subscription when returned). */
-export interface Listener {
+/** What a subscriber of one channel hears. */
+interface Subscription {
+  payload(payload: string): void;
+  /**
+   * The connection came back after a drop: notifications sent meanwhile were lost, so a subscriber that keeps state
+   * from them reads it again here.
+   */
+  reconnected?(): void;
+}
+
+/** One LISTEN connection of a process, fanned out by channel. */
+export interface Notifications {
+  /** Listens on `channel` too; resolves once the LISTEN is active (or, while reconnecting, once it is recorded). */
+  subscribe(channel: string, on: Subscription): Promise<void>;
   close(): Promise<void>;
 }
 
+export interface NotificationsOptions {
+  /** The connection dropped; it is reconnected with back-off (the callers' scans cover the gap meanwhile). */
+  lost?(err: Error): void;
+  /** A reconnection failed; the next one waits `nextDelayMs`. */
+  retryFailed?(err: unknown, nextDelayMs: number): void;
+  /** Reconnection back-off: `minDelayMs * 2^n` capped at `maxDelayMs`, each wait drawn in [half of it, all of it]. */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+  /** For tests: the jitter's source of randomness. */
+  random?: () => number;
+}
+
+/** The wait before reconnection attempt `n` (0-based): exponential, capped, with jitter so workers do not stampede. */
+export function reconnectDelayMs(n: number, opts: NotificationsOptions = {}): number {
+  const min = opts.minDelayMs ?? 250;
+  const max = opts.maxDelayMs ?? 30_000;
+  const ceiling = Math.min(max, min * 2 ** Math.min(n, 30));
+  return Math.round(ceiling / 2 + (opts.random ?? Math.random)() * (ceiling / 2));
+}
+
 /**
- * Listens on `channel`, handing each payload to `onPayload`; `onLost` is called once when the connection drops
- * (the caller reconnects; notifications sent meanwhile are lost).
+ * Opens the process's LISTEN connection (a connection of its own: a pooled one would drop the subscriptions when
+ * returned). Each notification goes to the subscribers of its channel. When the connection drops, it reconnects
+ * with exponential back-off and jitter, listens on every channel again and tells each subscriber (`reconnected`).
+ * The first connection is made here: an error then is the caller's.
  */
-export async function listen(
+export async function openNotifications(
   databaseUrl: string,
-  channel: string,
-  on: { payload(payload: string): void; lost(err: Error): void },
-): Promise<Listener> {
-  const settings = connectionConfig(databaseUrl);
-  const client = new settings.Client({ ...settings, application_name: 'sched-worker-listen' });
-  client.on('error', (err) => on.lost(err));
-  client.on('notification', (msg) => on.payload(msg.payload ?? ''));
-  try {
-    await client.connect();
-    await client.query(`listen ${pg.escapeIdentifier(channel)}`);
-  } catch (err) {
-    // Not listening: the caller retries; this half-made connection must not linger.
-    client.removeAllListeners('error').on('error', () => {});
-    await client.end().catch(() => undefined);
-    throw err;
+  opts: NotificationsOptions = {},
+): Promise<Notifications> {
+  const subscribers = new Map<string, Subscription[]>();
+  let client: pg.Client | null = null;
+  let listening = new Set<string>();
+  let closed = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+
+  const listenOn = async (c: pg.Client, channel: string) => {
+    await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    listening.add(channel);
+  };
+
+  const discard = (c: pg.Client) => {
+    c.removeAllListeners('error').on('error', () => {});
+    void c.end().catch(() => undefined);
+  };
+
+  async function connect(): Promise<pg.Client> {
+    // Read at each (re)connection: with several hosts, it goes to the one found writable last (hosts.ts).
+    const settings = connectionConfig(databaseUrl);
+    const c = new settings.Client({ ...settings, application_name: 'sched-worker-listen' });
+    c.on('error', (err) => dropped(c, err));
+    c.on('notification', (msg) => {
+      for (const s of subscribers.get(msg.channel) ?? []) s.payload(msg.payload ?? '');
+    });
+    try {
+      await c.connect();
+      listening = new Set();
+      for (const channel of subscribers.keys()) await listenOn(c, channel);
+    } catch (err) {
+      // Not listening: this half-made connection must not linger.
+      discard(c);
+      throw err;
+    }
+    return c;
   }
-  return { close: () => client.end() };
+
+  function dropped(c: pg.Client, err: Error): void {
+    if (client !== c) return;
+    client = null;
+    discard(c);
+    if (closed) return;
+    opts.lost?.(err);
+    reconnectLater();
+  }
+
+  async function reconnect(): Promise<void> {
+    if (closed) return;
+    let c: pg.Client | undefined;
+    try {
+      c = await connect();
+      if (closed) return discard(c);
+      client = c;
+      // Channels subscribed while the connection was being made.
+      for (const channel of subscribers.keys()) if (!listening.has(channel)) await listenOn(c, channel);
+    } catch (error) {
+      if (c) {
+        if (client === c) client = null;
+        discard(c);
+      }
+      opts.retryFailed?.(error, reconnectDelayMs(failures, opts));
+      return reconnectLater();
+    }
+    failures = 0;
+    for (const list of subscribers.values()) for (const s of list) s.reconnected?.();
+  }
+
+  function reconnectLater(): void {
+    const delay = reconnectDelayMs(failures, opts);
+    failures += 1;
+    retry = setTimeout(() => void reconnect(), delay);
+    retry.unref();
+  }
+
+  client = await connect();
+  return {
+    async subscribe(channel, on) {
+      const list = subscribers.get(channel) ?? [];
+      subscribers.set(channel, [...list, on]);
+      if (client && !listening.has(channel)) await listenOn(client, channel);
+    },
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    },
+  };
 }

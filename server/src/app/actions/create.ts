@@ -61,6 +61,8 @@ export interface NewActionInput {
    * counted after the commit (the API does so on a connection that does not wait for the disk flush).
    */
   countLater?: ((period: string) => void) | undefined;
+  /** The creating request's W3C `traceparent`, kept for the delivery span to link to. */
+  traceparent?: string | null | undefined;
 }
 
 /**
@@ -69,7 +71,13 @@ export interface NewActionInput {
  */
 export function newActionRow(
   p: PreparedAction,
-  ctx: { accountId: string; gate: ResolvedGate | null; origin: ActionOrigin; now: Date },
+  ctx: {
+    accountId: string;
+    gate: ResolvedGate | null;
+    origin: ActionOrigin;
+    now: Date;
+    traceparent?: string | null;
+  },
 ): NewAction {
   const { origin, now } = ctx;
   return {
@@ -100,6 +108,7 @@ export function newActionRow(
     gate: ctx.gate?.stored ?? null,
     chain_id: origin.kind === 'chain_step' ? origin.chainId : null,
     chain_step_index: origin.kind === 'chain_step' ? origin.stepIndex : null,
+    traceparent: ctx.traceparent ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -144,7 +153,16 @@ export async function writeNewAction(
     await takeActionQuota(db, owner, now, input.countLater);
   }
 
-  const row = await insertAction(db, newActionRow(p, { accountId: owner.accountId, gate, origin, now }));
+  const row = await insertAction(
+    db,
+    newActionRow(p, {
+      accountId: owner.accountId,
+      gate,
+      origin,
+      now,
+      traceparent: input.traceparent ?? null,
+    }),
+  );
   if (gate && p.gate) {
     await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
     await insertAttachments(db, row.id, p.gate.attachments);

@@ -96,7 +96,12 @@ export class ActionService {
    * (app/actions/create.ts). A create with nothing to lock, count or schedule now is one INSERT shared with the other
    * creates of its turn (domain/action/create-shape.ts decides).
    */
-  async create(principal: Principal, body: ActionCreateParsed): Promise<CreateResult> {
+  async create(
+    principal: Principal,
+    body: ActionCreateParsed,
+    context: { traceparent?: string | null } = {},
+  ): Promise<CreateResult> {
+    const traceparent = context.traceparent ?? null;
     const now = this.clock();
     const prepared = prepareAction(body, {
       plan: principal.plan,
@@ -133,7 +138,9 @@ export class ActionService {
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
         : destinationDomain(p.request!.url) !== null);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
-      const row = await this.simpleInserts.add(newActionRow(p, { accountId, gate, origin: REQUEST, now }));
+      const row = await this.simpleInserts.add(
+        newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent }),
+      );
       // A plain create's attempt is due beyond the window: nothing to schedule yet (the scan writes its job).
       await this.lateCounts.add({ accountId, period: periodKey(monthPeriod(now)) });
       return { kind: 'created', action: actionView(row, []) };
@@ -176,6 +183,7 @@ export class ActionService {
           gate,
           origin: REQUEST,
           now,
+          traceparent,
           // On the simple path the verification was read just above.
           destinationUnverified: simple,
           countLater: (period) => {

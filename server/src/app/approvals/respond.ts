@@ -26,7 +26,7 @@ import { addReminderEvents } from '../../persistence/approvals/reminder-events.j
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackOutbox, Clock, Store } from '../ports.js';
+import type { ActionScheduler, CallbackOutbox, Clock, Store, Tracing } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { grantGate } from './outcomes.js';
 
@@ -64,6 +64,8 @@ export class ResponseService {
       callbacks: CallbackOutbox;
       clock: Clock;
       waits: Waits;
+      /** A span per answer recorded (OpenTelemetry when configured). */
+      tracing?: Tracing | undefined;
     },
   ) {}
 
@@ -100,6 +102,16 @@ export class ResponseService {
   }
 
   async respond(
+    token: string,
+    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
+  ): Promise<ResponseOutcome> {
+    const record = () => this.recordResponse(token, input);
+    return this.deps.tracing
+      ? this.deps.tracing.span('sched.approval.answer', { 'sched.decision': input.decision }, record)
+      : record();
+  }
+
+  private async recordResponse(
     token: string,
     input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
   ): Promise<ResponseOutcome> {

@@ -1,4 +1,4 @@
-import type { ChainCallbackEvent, ChainState, StepType } from '@sched/contract';
+import type { ChainState, StepType } from '@sched/contract';
 import type { DelayStepParsed, GatedStepParsed, HttpCallStepParsed } from '../../domain/chain/definition.js';
 import {
   chainScope,
@@ -32,20 +32,10 @@ import {
   updateStep,
 } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
-import type { Clock, Store } from '../ports.js';
+import type { ChainCallbacks, Clock, Store } from '../ports.js';
 import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
 import { createStepAction, type StepActionDeps, type StepWork } from './step-actions.js';
 import { chainContext } from './view.js';
-
-/** Records a chain event for the chain's callback_url (if any) and queues its delivery, in the caller's transaction. */
-export interface ChainCallbacks {
-  enqueue(
-    db: Sql,
-    chain: Pick<ChainRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
-    event: ChainCallbackEvent,
-    payload: Record<string, unknown>,
-  ): Promise<void>;
-}
 
 export interface ChainEnginePorts extends StepActionDeps {
   store: Store;

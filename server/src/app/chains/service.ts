@@ -27,8 +27,8 @@ import {
 import type { Principal } from '../accounts.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
-import type { Clock, Store } from '../ports.js';
-import { type ChainCallbacks, type ChainEngine, stepResult } from './advance.js';
+import type { ChainCallbacks, Clock, Store } from '../ports.js';
+import { type ChainEngine, stepResult } from './advance.js';
 import { chainSummary, chainView } from './view.js';
 
 type CancelledChainView = z.infer<typeof CancelledChain>;

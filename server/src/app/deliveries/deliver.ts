@@ -26,7 +26,10 @@ import type {
   Outbound,
   OutboundResult,
   Store,
+  Timers,
+  Tracing,
 } from '../ports.js';
+import { systemTimers } from '../clock.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import { buildRequest, EXCERPT_BYTES } from './request.js';
@@ -68,12 +71,16 @@ export interface DeliveryPorts {
   callbacks: CallbackOutbox;
   outbound: Outbound;
   clock: Clock;
+  /** Timers on `clock` (the wait until a claimed attempt's due time); the system's when absent. */
+  timers?: Timers;
   waits: Waits;
   events?: DeliveryEvents;
   /** Sends approval gates' messages; absent only where no approval action is fired. */
   approvals?: GateRounds;
   /** Hears of successes with their response (a chain step's action: app/chains/settled.ts). */
   settled?: ActionSettledHook;
+  /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
+  tracing?: Tracing | undefined;
 }
 
 interface Claimed {
@@ -153,16 +160,27 @@ export class Deliveries {
           by: claimed.held.by,
         }
       : null;
-    this.p.events?.fired(row.mode, Math.max(0, started.getTime() - dueAt.getTime()) / 1000);
+    const latenessMs = Math.max(0, started.getTime() - dueAt.getTime());
+    this.p.events?.fired(row.mode, latenessMs / 1000);
     if (row.mode === 'approval') {
-      if (!this.p.approvals)
-        throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
-      await this.p.approvals.sendRound(row);
+      const approvals = this.p.approvals;
+      if (!approvals) throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
+      const send = () => approvals.sendRound(row);
+      await (this.p.tracing?.span('sched.approval.send', { 'sched.action_id': row.id }, send) ?? send());
       return null;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
-    const result = await this.p.outbound.send(
-      buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes),
+    const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes);
+    const span = this.p.tracing?.deliveryAttempt({
+      actionId: row.id,
+      attempt: row.attempt_count,
+      latenessMs,
+      createdBy: row.traceparent,
+    });
+    if (span) Object.assign(request.headers, span.headers);
+    const result = await this.p.outbound.send(request);
+    span?.end(
+      result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
     await this.record(row, dueAt, started, result, listened !== null, held);
     return null;
@@ -175,7 +193,9 @@ export class Deliveries {
     for (let turn = 0; turn < 3; turn += 1) {
       const ahead = dueAt.getTime() - this.p.clock().getTime();
       if (ahead <= 0) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(Math.ceil(ahead), CLAIM_TOLERANCE_MS)));
+      await new Promise<void>((resolve) =>
+        (this.p.timers ?? systemTimers).after(Math.min(Math.ceil(ahead), CLAIM_TOLERANCE_MS), resolve),
+      );
     }
   }
 

@@ -90,8 +90,23 @@ export function isPlan(value: unknown): value is Plan {
   return (PLANS as readonly unknown[]).includes(value);
 }
 
+/**
+ * The limits in force: the table above, or a self-hosted server's own (SCHED_PLANS_FILE, read and checked at start
+ * by config.ts and installed once by startService). Every process of one deployment reads the same file.
+ */
+let active: Readonly<Record<Plan, Readonly<PlanLimits>>> = PLAN_LIMITS;
+
 export function planLimits(plan: Plan): Readonly<PlanLimits> {
-  return PLAN_LIMITS[plan];
+  return active[plan];
+}
+
+/** Installs a deployment's plan table (each plan: the defaults with the file's overrides); `null` restores them. */
+export function usePlanLimits(overrides: Partial<Record<Plan, Partial<PlanLimits>>> | null): void {
+  active = overrides
+    ? (Object.fromEntries(
+        PLANS.map((plan) => [plan, Object.freeze({ ...PLAN_LIMITS[plan], ...(overrides[plan] ?? {}) })]),
+      ) as Record<Plan, Readonly<PlanLimits>>)
+    : PLAN_LIMITS;
 }
 
 const MONTH_NAMES = Object.freeze([
@@ -141,7 +156,7 @@ export type MaxAttemptsResult =
 
 /** The max_attempts an action gets: the requested value within the plan's cap, or the default 5 capped. */
 export function effectiveMaxAttempts(requested: number | null | undefined, plan: Plan): MaxAttemptsResult {
-  const cap = PLAN_LIMITS[plan].maxAttempts;
+  const cap = planLimits(plan).maxAttempts;
   if (requested == null) return { ok: true, maxAttempts: Math.min(DEFAULT_MAX_ATTEMPTS, cap) };
   if (requested > cap) {
     return { ok: false, field: 'max_attempts', message: `Must be at most ${cap} on the ${plan} plan` };
@@ -161,7 +176,7 @@ export function channelAllowance(
   plan: Plan,
   channel: ChannelName,
 ): { metric: UsageMetric; limit: number; label: string } {
-  const l = PLAN_LIMITS[plan];
+  const l = planLimits(plan);
   switch (channel) {
     case 'email':
       return { metric: 'emails', limit: l.emailsPerMonth, label: 'email notifications' };
@@ -177,5 +192,5 @@ export function channelAllowance(
 
 /** History older than this instant is purged for accounts of `plan` (terminal actions and what hangs off them). */
 export function retentionCutoff(plan: Plan, now: Date): Date {
-  return new Date(now.getTime() - PLAN_LIMITS[plan].retentionDays * 86_400_000);
+  return new Date(now.getTime() - planLimits(plan).retentionDays * 86_400_000);
 }

@@ -13,7 +13,9 @@ const s = initServer();
 export function actionsHandlers(actions: ActionService, pauses: PauseService, replays: ActionReplays) {
   return s.router(contract.actions, {
     create: async ({ request, body }) => {
-      const result = await actions.create(principalOf(request), body);
+      const result = await actions.create(principalOf(request), body, {
+        traceparent: validTraceparent(request.headers.traceparent),
+      });
       return result.kind === 'created'
         ? { status: 201, body: { data: result.action } }
         : {
@@ -91,6 +93,13 @@ export function quotaHandlers(quota: QuotaService) {
       return { status: 200, body: { data: await quota.get(p.accountId, p.plan) } };
     },
   });
+}
+
+/** A W3C trace context (version 00, non-zero ids), or null: anything else a client sends is not kept. */
+export function validTraceparent(header: string | string[] | undefined): string | null {
+  const value = typeof header === 'string' ? header.trim().toLowerCase() : '';
+  const m = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(value);
+  return m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!) ? value : null;
 }
 
 export function schedulesHandlers(clock: () => Date) {

@@ -146,6 +146,8 @@ export const ActionSchema = defineEntity({
     heldBy: p.string().length(16).$type<HoldReason>().nullable(),
     /** The action this one replays (POST /actions/{id}/replay). */
     replayOf: p.uuid().nullable(),
+    /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
+    traceparent: p.string().length(55).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -14,7 +14,8 @@ import { Migration20261125040000_ApiKeyExpiry } from './Migration20261125040000_
 import { Migration20261125041500_TemplateGuards } from './Migration20261125041500_TemplateGuards.js';
 import { Migration20261125033000_ConsoleSessions } from './Migration20261125033000_ConsoleSessions.js';
 import { Migration20261125045000_InboxBulkOperations } from './Migration20261125045000_InboxBulkOperations.js';
-import { Migration20261125050000_Destinations } from './Migration20261125050000_Destinations.js';
+import { Migration20261125050000_Traceparent } from './Migration20261125050000_Traceparent.js';
+import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -33,5 +34,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125041500_TemplateGuards', class: Migration20261125041500_TemplateGuards },
   { name: 'Migration20261125033000_ConsoleSessions', class: Migration20261125033000_ConsoleSessions },
   { name: 'Migration20261125045000_InboxBulkOperations', class: Migration20261125045000_InboxBulkOperations },
-  { name: 'Migration20261125050000_Destinations', class: Migration20261125050000_Destinations },
+  { name: 'Migration20261125050000_Traceparent', class: Migration20261125050000_Traceparent },
+  { name: 'Migration20261125051000_Destinations', class: Migration20261125051000_Destinations },
 ];

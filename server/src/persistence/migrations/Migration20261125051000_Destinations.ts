@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261125050000_Destinations extends Migration {
-  override name = 'Migration20261125050000_Destinations';
+export class Migration20261125051000_Destinations extends Migration {
+  override name = 'Migration20261125051000_Destinations';
 
   override up(): void | Promise<void> {
     this.addSql(

@@ -1,0 +1,124 @@
+import type { FastifyInstance } from 'fastify';
+import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
+import { ResponseService } from '../app/approvals/respond.js';
+import { ChainService } from '../app/chains/service.js';
+import { ConsoleSessionService } from '../app/console-sessions.js';
+import { ContactService } from '../app/contacts.js';
+import { QuotaService } from '../app/quota.js';
+import { OutboxService } from '../app/outbox.js';
+import { TemplateService } from '../app/templates/service.js';
+import { TemplateTrigger } from '../app/templates/trigger.js';
+import { BulkOperations } from '../app/bulk/service.js';
+import { Destinations } from '../app/destinations/service.js';
+import { buildHttpApp } from '../http/app.js';
+import { routeLabel } from '../metrics.js';
+import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
+import { databaseFault } from '../persistence/availability.js';
+import { pendingMigrations } from '../persistence/database.js';
+import { dueBacklog } from '../persistence/schedule.js';
+import type { ServiceContext } from './context.js';
+import type { Shutdown } from './shutdown.js';
+
+/**
+ * The API role: the use cases requests run and the HTTP app over them, listening. Answers the app and the address it
+ * bound. `firing()` reads the delivery gauges of this process's worker, when it runs one.
+ */
+export async function startApi(
+  ctx: ServiceContext,
+  shutdown: Shutdown,
+  firing: () => { inFlight: number; waiting: number } | undefined,
+): Promise<{ http: FastifyInstance; port: number | undefined }> {
+  const { config, db, clock, waits, metrics, logger } = ctx;
+  const { main: database, availability } = db;
+  const { actions } = ctx;
+  const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
+    allowPrivateDestinations: config.allowPrivateDestinations,
+  });
+  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
+  const http = await buildHttpApp({
+    logger,
+    accounts: ctx.accounts,
+    consoleSessions: new ConsoleSessionService(database, clock),
+    contacts: new ContactService(database),
+    actions,
+    replays: ctx.replays,
+    bulkOperations,
+    destinations: new Destinations(database, bulkOperations, clock),
+    pauses: ctx.pauses,
+    templates: new TemplateService({
+      store: database,
+      clock,
+      publicUrl: ctx.publicUrl,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+    }),
+    trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
+    chains,
+    domains: ctx.domains,
+    quota: new QuotaService(database, clock),
+    channels: new NotificationChannelService(database, {
+      allowPrivateDestinations: config.allowPrivateDestinations,
+    }),
+    teamMembers: new TeamMemberService(database),
+    outbox: new OutboxService(database, config.env !== 'production'),
+    corsOrigins: config.corsOrigins,
+    responses: new ResponseService({
+      db: database,
+      scheduler: ctx.scheduler,
+      callbacks: ctx.callbacks,
+      clock,
+      waits,
+      tracing: ctx.tracing,
+    }),
+    observeRequest: (method, route, status, seconds) =>
+      metrics.httpRequests.observe(
+        { method, route: routeLabel(route), status_class: `${Math.floor(status / 100)}xx` },
+        seconds,
+      ),
+    metrics: {
+      token: config.metricsToken,
+      render: async () => {
+        const backlog = await dueBacklog(database.sql, clock());
+        metrics.queueDepth.set(backlog.depth);
+        metrics.oldestDue.set(backlog.oldestSeconds);
+        metrics.deliveriesInFlight.set(firing()?.inFlight ?? 0);
+        metrics.deliveriesWaiting.set(firing()?.waiting ?? 0);
+        return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+      },
+    },
+    rateLimiter: ctx.rateLimiter,
+    rateLimitFactor: config.rateLimitFactor,
+    validateResponses: config.env !== 'production',
+    trustProxy: config.trustProxy,
+    publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
+    timeouts: {
+      requestMs: config.httpRequestTimeoutMs,
+      connectionMs: config.httpConnectionTimeoutMs,
+      keepAliveMs: config.httpKeepAliveTimeoutMs,
+    },
+    databaseFault: (err) => availability.answerFor(err),
+    readiness: async () => {
+      const checks: Record<string, string> = {};
+      try {
+        // During an outage the tracker's own probe decides; no request piles onto a dead server meanwhile.
+        if (!availability.available) throw new Error(availability.unavailableReason);
+        await database.ping();
+        checks.database = 'ok';
+        const pending = await pendingMigrations(db.orm);
+        checks.migrations = pending.length === 0 ? 'ok' : `pending: ${pending.join(', ')}`;
+      } catch (err) {
+        // The reason goes to the log only (once per outage): /readyz is public and the text names hosts,
+        // ports and users.
+        if (availability.available && !availability.absorbs(err))
+          logger.warn({ err }, 'readiness check failed');
+        const busy = databaseFault(err) === 'timeout' ? 'no connection in time' : 'unreachable';
+        checks.database = `unavailable: ${availability.unavailableReason ?? busy}`;
+      }
+      return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
+    },
+  });
+  // Stops taking requests before anything else stops; in-flight ones finish.
+  shutdown.add(() => http.close(), { first: true });
+  await http.listen({ host: config.host, port: config.port });
+  const bound = http.server.address();
+  return { http, port: bound && typeof bound === 'object' ? bound.port : undefined };
+}

@@ -1,0 +1,161 @@
+import type { Logger } from 'pino';
+import { type PauseDeps, PauseService } from '../app/actions/pause.js';
+import { ActionReplays } from '../app/actions/replay.js';
+import { ActionService } from '../app/actions/service.js';
+import { AccountService } from '../app/accounts.js';
+import { ChainEngine } from '../app/chains/advance.js';
+import { systemClock, systemTimers } from '../app/clock.js';
+import { destinationGuard } from '../app/domains/guard.js';
+import { DomainService } from '../app/domains/service.js';
+import type {
+  ActionScheduler,
+  CallbackOutbox,
+  ChainCallbacks,
+  Clock,
+  GateTimers,
+  Timers,
+  Tracing,
+} from '../app/ports.js';
+import { RateLimiter } from '../app/rate-limiter.js';
+import { createWaits, type Waits } from '../app/waits.js';
+import type { Config, Role } from '../config.js';
+import { createCallbackOutbox } from '../jobs/callbacks.js';
+import { createDomainCheckQueue } from '../jobs/domains.js';
+import { createGateTimers } from '../jobs/gate-timers.js';
+import { createPauseTimers } from '../jobs/pause-timers.js';
+import { type JobQueue, startJobQueue } from '../jobs/queue.js';
+import { createActionScheduler, type WindowScheduler } from '../jobs/scheduler.js';
+import { createMetrics, type Metrics } from '../metrics.js';
+import { createTracing } from '../tracing.js';
+import { createVerificationProbes } from '../outbound/domain-probes.js';
+import type { Database } from '../persistence/database.js';
+import type { DatabaseHandles } from './database.js';
+import type { Shutdown } from './shutdown.js';
+
+/** What the API and the worker of one process share: the configuration, the database handles, the clock, the job
+ *  queue and the ports written on it, and the use cases both roles run. */
+export interface ServiceContext {
+  config: Config;
+  role: Role;
+  logger: Logger;
+  db: DatabaseHandles;
+  /** The one clock of the process (app/clock.ts): decisions read `clock`, triggers arm `timers` on it. */
+  clock: Clock;
+  timers: Timers;
+  waits: Waits;
+  metrics: Metrics;
+  /** OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/src/tracing.ts); undefined otherwise. */
+  tracing: Tracing | undefined;
+  /** The public root of links: SCHED_PUBLIC_URL, or the address bound once the API listens. */
+  publicUrl: () => string;
+  queue: JobQueue;
+  scheduler: WindowScheduler & ActionScheduler;
+  callbacks: CallbackOutbox;
+  chainCallbacks: ChainCallbacks;
+  gateTimers: GateTimers;
+  accounts: AccountService;
+  rateLimiter: RateLimiter;
+  /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
+  pauseDeps: PauseDeps;
+  pauses: PauseService;
+  actions: ActionService;
+  replays: ActionReplays;
+  domains: DomainService;
+  /** The destination threshold: the one check for actions, chain HTTP steps and template triggers. */
+  countDestination: ReturnType<typeof destinationGuard>;
+  /** The chain engine on a given pool (the API's for creates, the firing pool for the chain worker). */
+  chainEngine(store: Database): ChainEngine;
+}
+
+export async function buildContext(
+  base: { config: Config; role: Role; logger: Logger; db: DatabaseHandles; publicUrl: () => string },
+  shutdown: Shutdown,
+): Promise<ServiceContext> {
+  const { config, role, logger, db } = base;
+  const clock = systemClock;
+  // OpenTelemetry only when OTEL_EXPORTER_OTLP_ENDPOINT is set: its SDK is not even loaded otherwise.
+  const tracing = await createTracing();
+  if (tracing) shutdown.add(() => tracing.shutdown().catch(() => undefined));
+  const waits = createWaits(config.timeScale);
+  const probes = createVerificationProbes({
+    dnsServers: config.dnsServers,
+    allowPrivateDestinations: config.allowPrivateDestinations,
+  });
+  shutdown.add(() => probes.close().catch(() => undefined));
+  const queue = await startJobQueue({
+    databaseUrl: db.opened.url,
+    role,
+    logger,
+    availability: db.availability,
+    connectTimeoutMs: config.databaseTimeouts.connectMs,
+    expireInSeconds: config.jobExpireSeconds,
+  });
+  shutdown.add((graceful) =>
+    queue.stop(
+      graceful
+        ? { graceful: true, timeoutMs: config.shutdownTimeoutMs }
+        : { graceful: false, timeoutMs: 1000 },
+    ),
+  );
+  const scheduler = createActionScheduler(queue, clock);
+  const outboxes = createCallbackOutbox(queue, clock);
+  const gateTimers = createGateTimers(queue);
+  const countDestination = destinationGuard(config.domainLimits);
+  const pauseDeps: PauseDeps = {
+    scheduler,
+    callbacks: outboxes.actions,
+    timers: createPauseTimers(queue),
+    gateTimers,
+    clock,
+    waits,
+  };
+  const actions = new ActionService(db.main, scheduler, clock, {
+    allowPrivateDestinations: config.allowPrivateDestinations,
+    counters: db.counters,
+    countDestination,
+    waits,
+  });
+  return {
+    ...base,
+    clock,
+    timers: systemTimers,
+    waits,
+    metrics: createMetrics(),
+    tracing,
+    queue,
+    scheduler,
+    callbacks: outboxes.actions,
+    chainCallbacks: outboxes.chains,
+    gateTimers,
+    accounts: new AccountService(db.main, clock),
+    rateLimiter: new RateLimiter(db.counters, clock),
+    pauseDeps,
+    pauses: new PauseService({ store: db.main, ...pauseDeps }),
+    actions,
+    replays: new ActionReplays({
+      store: db.main,
+      scheduler,
+      clock,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination,
+      view: (db, row) => actions.view(db, row),
+    }),
+    domains: new DomainService({
+      store: db.main,
+      probes,
+      checks: createDomainCheckQueue(queue),
+      clock,
+      limits: config.domainLimits,
+    }),
+    countDestination,
+    chainEngine: (store) =>
+      new ChainEngine({
+        store,
+        callbacks: outboxes.chains,
+        scheduler,
+        clock,
+        allowPrivateDestinations: config.allowPrivateDestinations,
+        countDestination,
+      }),
+  };
+}

@@ -1,0 +1,135 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config, Role } from '../config.js';
+import { DatabaseAvailability } from '../persistence/availability.js';
+import { Database, migrateUp, openOrm, probeServer, withApplicationName } from '../persistence/database.js';
+import { ensureEmbeddedPostgres } from '../persistence/embedded-postgres.js';
+import type { Shutdown } from './shutdown.js';
+
+/*
+ * The database handles of a process, named by purpose, and its connection budget, written once:
+ *   main      the API's and the use cases' pool (openOrm's default, 20), opened with the migrations;
+ *   counters  8, rate-limit windows and after-commit usage counts, committed without waiting for the disk flush;
+ *   firing    10, workers only: claims and records of delivery attempts, never queued behind API transactions;
+ *   pg-boss   10 in a worker, 4 in an API process (jobs/queue.ts), plus its own LISTEN in a worker;
+ *   LISTEN    1 in a worker (persistence/notifications.ts), for the dispatcher and the chain worker;
+ *   migrate   2 while starting (released before serving).
+ * So an `all` process holds at most 20 + 8 + 10 + 10 + 1 + 1 = 50 connections, an API one 32, a worker one 50.
+ */
+
+export interface OpenDatabase {
+  url: string;
+  orm: MikroORM;
+  database: Database;
+  close(): Promise<void>;
+}
+
+/** Connects to DATABASE_URL, or to the embedded PostgreSQL in SCHED_DATA_DIR, and applies pending migrations. */
+export async function openDatabase(
+  config: Config,
+  opts: {
+    appName: string;
+    poolSize?: number;
+    log?: (m: string) => void;
+    /** The embedded PostgreSQL's supervisor lines (its postmaster died, restarted); default `log`. */
+    alert?: (m: string) => void;
+    /** Connect and statement timeouts of the pool (config.databaseTimeouts); the migration runs without them. */
+    timeouts?: Config['databaseTimeouts'];
+  },
+): Promise<OpenDatabase> {
+  const embedded = config.databaseUrl
+    ? null
+    : await ensureEmbeddedPostgres({
+        dataDir: config.dataDir,
+        ...(opts.log ? { log: opts.log } : {}),
+        ...(opts.alert ? { alert: opts.alert } : {}),
+      });
+  const url = withApplicationName(config.databaseUrl ?? embedded!.url, opts.appName);
+  try {
+    await migrateWithLock(url);
+    const orm = await openOrm({
+      databaseUrl: url,
+      ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+    });
+    const database = new Database(orm);
+    return {
+      url,
+      orm,
+      database,
+      async close() {
+        await orm.close(true);
+        await embedded?.release();
+      },
+    };
+  } catch (err) {
+    await embedded?.release();
+    throw err;
+  }
+}
+
+/**
+ * Several processes may start at once: one applies migrations while the others wait. On a pool of its own, without
+ * the statement timeout of request connections: a migration, or the wait for another process's, may take long.
+ */
+async function migrateWithLock(url: string): Promise<void> {
+  const database = new Database(await openOrm({ databaseUrl: url, poolSize: 2 }));
+  try {
+    await database.withSessionLock(7420000, () => migrateUp(database.orm));
+  } finally {
+    await database.close();
+  }
+}
+
+/** The handles of a process by purpose (above), after the migrations, and its outage tracker. */
+export interface DatabaseHandles {
+  opened: OpenDatabase;
+  orm: MikroORM;
+  main: Database;
+  counters: Database;
+  /** Workers only. */
+  firing: Database | undefined;
+  availability: DatabaseAvailability;
+}
+
+export async function openDatabases(
+  config: Config,
+  role: Role,
+  logger: Logger,
+  shutdown: Shutdown,
+): Promise<DatabaseHandles> {
+  const timeouts = config.databaseTimeouts;
+  const opened = await openDatabase(config, {
+    appName: `sched-${role}`,
+    log: (m) => logger.debug(m),
+    alert: (m) => logger.warn(m),
+    timeouts,
+  });
+  shutdown.add(() => opened.close());
+  // One view of the database per process: an outage is logged once, requests answer 503, /readyz says why.
+  const availability = new DatabaseAvailability({
+    probe: () => probeServer(opened.url, timeouts.connectMs),
+    log: logger,
+  });
+  shutdown.add(() => availability.close(), { first: true });
+  // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
+  // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
+  // microseconds. A crash may forget a second of counts, never data that matters.
+  const counters = new Database(
+    await openOrm({
+      databaseUrl: opened.url,
+      poolSize: 8,
+      sessionOptions: '-c synchronous_commit=off',
+      timeouts,
+    }),
+  );
+  shutdown.add(() => counters.close().catch(() => undefined));
+  // Firing has its own connections: a claim never queues behind API transactions in the same process.
+  const firing =
+    role === 'api'
+      ? undefined
+      : new Database(await openOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
+  if (firing) shutdown.add(() => firing.close().catch(() => undefined));
+  return { opened, orm: opened.orm, main: opened.database, counters, firing, availability };
+}

@@ -1,0 +1,184 @@
+import { pauseAction, resumeAction } from '../app/actions/pause.js';
+import { GateTimeouts } from '../app/approvals/timers.js';
+import { BulkRunner } from '../app/bulk/runner.js';
+import { ApprovalRounds } from '../app/approvals/rounds.js';
+import { chainStepSettled } from '../app/chains/settled.js';
+import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
+import { Deliveries } from '../app/deliveries/deliver.js';
+import { RetentionService } from '../app/retention.js';
+import { createChannels } from '../channels/registry.js';
+import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
+import { workCallbacks } from '../jobs/callbacks.js';
+import { ChainWorker } from '../jobs/chain-worker.js';
+import { Dispatcher } from '../jobs/dispatcher.js';
+import { workDomainChecks } from '../jobs/domains.js';
+import { workGateTimers } from '../jobs/gate-timers.js';
+import { workResumes } from '../jobs/pause-timers.js';
+import type { JobWorker } from '../jobs/queue.js';
+import { workRetention } from '../jobs/retention.js';
+import { createOutboundClient } from '../outbound/http-client.js';
+import { createSqlOutbox } from '../persistence/approvals/outbox-messages.js';
+import { openNotifications } from '../persistence/notifications.js';
+import type { ServiceContext } from './context.js';
+import type { Shutdown } from './shutdown.js';
+
+/**
+ * The worker role: the outgoing HTTP client and the notification channels, the use cases that fire work, and the
+ * triggers over them (the dispatcher and its timers, the chain worker, one pg-boss worker per queue). Answers the
+ * dispatcher, whose gauges the metrics read.
+ */
+export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Promise<Dispatcher> {
+  const { config, db, clock, timers, waits, metrics, logger, queue, scheduler } = ctx;
+  const { main: database, availability } = db;
+  const firing = db.firing!;
+  const outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
+  shutdown.add(() => outbound.close());
+  const channels = createChannels(config.channels, {
+    outbox: createSqlOutbox(database, clock),
+    logger,
+    // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
+    http: async (req) => {
+      const r = await outbound.send({ ...req, maxResponseBytes: 65_536 });
+      return r.kind === 'response' ? { status: r.status, body: r.bodyExcerpt } : { error: r.message };
+    },
+  });
+  const approvals = new ApprovalRounds({
+    store: database,
+    timers: ctx.gateTimers,
+    channels: { send: (target, message) => channels[target.channel].send(target, message) },
+    log: logger,
+    clock,
+    waits,
+    publicUrl: ctx.publicUrl,
+  });
+  const deliveries = new Deliveries({
+    timers,
+    store: firing,
+    scheduler,
+    callbacks: ctx.callbacks,
+    outbound,
+    clock,
+    waits,
+    events: {
+      fired: (mode, seconds) => metrics.fireLateness.observe({ mode }, seconds),
+      attempted: (outcome) => metrics.deliveries.inc({ outcome }),
+      retried: () => metrics.retries.inc(),
+    },
+    approvals,
+    tracing: ctx.tracing,
+    settled: chainStepSettled,
+  });
+  const callbacks = new CallbackDeliveries({
+    store: firing,
+    outbox: ctx.callbacks,
+    outbound,
+    waits,
+    clock,
+    events: {
+      attempted: (outcome, failure) => {
+        metrics.callbacks.inc({ outcome });
+        if (failure) logger.info({ ...failure, status: outcome }, 'callback not delivered');
+      },
+    },
+  });
+
+  // One LISTEN connection for the process, fanned out by channel; it reconnects with back-off by itself.
+  const notifications = await openNotifications(db.opened.url, {
+    lost: (err) => {
+      if (!availability.absorbs(err)) logger.warn({ err }, 'LISTEN connection lost; reconnecting');
+    },
+    retryFailed: (err, nextDelayMs) => {
+      if (!availability.absorbs(err)) logger.warn({ err, nextDelayMs }, 'LISTEN reconnection failed');
+    },
+  });
+  shutdown.add(() => notifications.close());
+
+  // The triggers, stopped together: the chain worker first, then the dispatcher and the queues' workers, each
+  // finishing what it holds up to the shutdown deadline (nothing, after a failed start).
+  const workers: JobWorker[] = [];
+  const dispatcher = new Dispatcher({
+    timers,
+    store: firing,
+    notifications,
+    queue,
+    scheduler,
+    deliveries,
+    logger,
+    clock,
+    limits: config.deliveryConcurrency,
+    availability,
+  });
+  const chainWorker = new ChainWorker({
+    timers,
+    store: firing,
+    engine: ctx.chainEngine(firing),
+    clock,
+    logger,
+    notifications,
+    availability,
+  });
+  let started = { dispatcher: false, chainWorker: false };
+  shutdown.add(async (graceful) => {
+    const deadline = graceful ? config.shutdownTimeoutMs : 0;
+    if (started.chainWorker) await chainWorker.stop();
+    await Promise.all([
+      started.dispatcher ? dispatcher.stop(deadline) : undefined,
+      ...workers.map((w) => w.stop(deadline)),
+    ]);
+  });
+
+  // A failed job is retried by pg-boss; a database fault is logged once by the availability tracker.
+  const failedJob = (what: string) => (err: unknown) => {
+    if (!availability.absorbs(err)) logger.error({ err }, `${what} failed; the job will be retried`);
+  };
+  const timeouts = new GateTimeouts({
+    store: database,
+    timers: ctx.gateTimers,
+    scheduler,
+    callbacks: ctx.callbacks,
+    clock,
+    rounds: approvals,
+  });
+  workers.push(await workGateTimers(queue, timeouts, failedJob('gate timer')));
+  await dispatcher.start();
+  started = { ...started, dispatcher: true };
+  workers.push(await workCallbacks(queue, callbacks, failedJob('callback delivery')));
+  workers.push(
+    await workResumes(queue, (job) => ctx.pauses.resumeWhenDue(job), failedJob('resume of a pause')),
+  );
+  await chainWorker.start();
+  started = { ...started, chainWorker: true };
+  workers.push(await workDomainChecks(queue, ctx.domains, failedJob('domain check')));
+  workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
+  const bulkQueue = createBulkOperationQueue(queue);
+  const { actions, replays, pauseDeps } = ctx;
+  const bulkRunner = new BulkRunner({
+    store: database,
+    clock,
+    waits,
+    ops: {
+      cancel: (db, rows, now) => actions.cancelRows(db, rows, now),
+      retry: async (db, row, now) => void (await actions.retryRow(db, row, now)),
+      replay: async (db, owner, row, overrides) => (await replays.replayRow(db, owner, row, overrides)).id,
+      pause: async (db, row, input, via) =>
+        void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+      resume: async (db, row, input, via) =>
+        void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+    },
+    handOn: (id) => bulkQueue.enqueue(database.sql, id),
+  });
+  const bulk = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
+  // A run in progress ends after its page as soon as shutting down begins, so another worker carries on at once.
+  shutdown.add(() => bulk.stopRuns(), { first: true });
+  workers.push(bulk.worker);
+
+  // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
+  const maintenance = setInterval(() => {
+    void ctx.rateLimiter.prune().catch((err: unknown) => {
+      if (!availability.absorbs(err)) logger.warn({ err }, 'rate-limit prune failed');
+    });
+  }, 60_000);
+  maintenance.unref();
+  shutdown.add(() => clearInterval(maintenance));
+  return dispatcher;
+}
