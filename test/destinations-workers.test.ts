@@ -40,7 +40,9 @@ describe('destinations: flow control across two worker processes', () => {
     rx = await startReceiver();
     apiServer = await startServer({ databaseUrl: db.url, role: 'api', env });
     for (let i = 0; i < 2; i += 1)
-      workers.push(await startServer({ databaseUrl: db.url, role: 'worker', env, dataDir: apiServer.dataDir }));
+      workers.push(
+        await startServer({ databaseUrl: db.url, role: 'worker', env, dataDir: apiServer.dataDir }),
+      );
   });
   afterAll(async () => {
     for (const w of workers) await w.stop();
@@ -62,15 +64,16 @@ describe('destinations: flow control across two worker processes', () => {
 
   it('a rate of 3 per second holds across both workers', async () => {
     rx.on('/rated', { status: 200 });
-    expect((await call('PUT', '/v1/destinations/127.0.0.1', { flow: { rate: 3, period: '1s' } })).status).toBe(
-      200,
-    );
+    expect(
+      (await call('PUT', '/v1/destinations/127.0.0.1', { flow: { rate: 3, period: '1s' } })).status,
+    ).toBe(200);
     const seen = await burst(9, '/rated');
     expect(seen).toHaveLength(9);
     const starts = seen.map((r) => r.at).sort((a, b) => a - b);
     // Nine at three a second need three windows, the last opening two seconds after the first (margins for a
     // request that leaves late on a busy machine; unlimited, all nine arrive within a few milliseconds).
     expect(starts[8]! - starts[0]!).toBeGreaterThanOrEqual(1_500);
-    for (let i = 0; i + 3 < starts.length; i += 3) expect(starts[i + 3]! - starts[i]!).toBeGreaterThanOrEqual(500);
+    for (let i = 0; i + 3 < starts.length; i += 3)
+      expect(starts[i + 3]! - starts[i]!).toBeGreaterThanOrEqual(500);
   });
 });

@@ -20,14 +20,19 @@ export const FlowSettings = z
     rate: z.number().int().min(1).max(1_000_000).optional().meta({
       description: 'At most this many requests start per `period` (with `period`, default `1s`).',
     }),
-    period: z.enum(FLOW_PERIODS).optional().meta({ description: 'The window `rate` counts over; default `1s`.' }),
+    period: z
+      .enum(FLOW_PERIODS)
+      .optional()
+      .meta({ description: 'The window `rate` counts over; default `1s`.' }),
     parallelism: z
       .number()
       .int()
       .min(1)
       .max(10_000)
       .optional()
-      .meta({ description: 'At most this many requests in flight to the host at once, across every worker.' }),
+      .meta({
+        description: 'At most this many requests in flight to the host at once, across every worker.',
+      }),
   })
   .meta({ id: 'DestinationFlow', description: 'Flow control of one host; `null` (or absent) means none.' });
 export type FlowSettings = z.infer<typeof FlowSettings>;
@@ -41,7 +46,10 @@ export const CircuitSettings = z
     open_for: Duration.optional().meta({ description: 'Default `1m`, doubling on each reopening to a cap.' }),
     disable_after: Duration.optional().meta({ description: 'Default `5d`.' }),
   })
-  .meta({ id: 'DestinationCircuitSettings', description: 'Circuit breaker settings; `null` restores the defaults.' });
+  .meta({
+    id: 'DestinationCircuitSettings',
+    description: 'Circuit breaker settings; `null` restores the defaults.',
+  });
 export type CircuitSettings = z.infer<typeof CircuitSettings>;
 
 export const DestinationUpdate = z
@@ -62,7 +70,10 @@ export const DestinationCircuit = z
     open_for: z.string(),
     disable_after: z.string(),
   })
-  .meta({ id: 'DestinationCircuit', description: 'The effective circuit settings (defaults filled in) and its state.' });
+  .meta({
+    id: 'DestinationCircuit',
+    description: 'The effective circuit settings (defaults filled in) and its state.',
+  });
 
 const PeriodStats = z.object({
   attempts: z.number().int(),
@@ -93,7 +104,9 @@ export const DestinationSummary = z
   .object({
     host: z.string(),
     paused: z.boolean(),
-    configured: z.boolean().meta({ description: 'True when the host has flow or circuit settings of its own.' }),
+    configured: z
+      .boolean()
+      .meta({ description: 'True when the host has flow or circuit settings of its own.' }),
     actions: z.number().int().meta({ description: "The account's actions aimed at the host." }),
     scheduled: z.number().int().meta({ description: 'Of those, waiting for their time (or held).' }),
     in_flight: z.number().int(),
@@ -115,8 +128,7 @@ export type DestinationPauseBody = z.infer<typeof DestinationPauseBody>;
 export const DestinationRecoverBody = z
   .strictObject({
     since: TimeBound.meta({ description: 'Failed at or after this time.' }),
-    until: TimeBound.optional()
-      .meta({ description: 'Failed before this time (default: now).' }),
+    until: TimeBound.optional().meta({ description: 'Failed before this time (default: now).' }),
     dry_run: z.boolean().default(true).meta({ description: 'Defaults to true: count, change nothing.' }),
     note: z.string().max(1000).optional(),
   })

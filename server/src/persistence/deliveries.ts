@@ -174,7 +174,11 @@ export async function claimDue(
   return new Map(
     rows.map(({ claimed, was_held_since, was_held_by, ...row }) => [
       row.id,
-      { row, claimed, held: was_held_since && was_held_by ? { since: was_held_since, by: was_held_by } : null },
+      {
+        row,
+        claimed,
+        held: was_held_since && was_held_by ? { since: was_held_since, by: was_held_by } : null,
+      },
     ]),
   );
 }

@@ -55,7 +55,9 @@ export async function upsertDestination(
       created_at: d.now,
       updated_at: d.now,
     } as never)
-    .onConflict((oc) => oc.columns(['account_id', 'host']).doUpdateSet({ ...changes, updated_at: d.now } as never))
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'host']).doUpdateSet({ ...changes, updated_at: d.now } as never),
+    )
     .returningAll()
     .executeTakeFirstOrThrow();
 }

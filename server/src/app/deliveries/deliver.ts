@@ -243,7 +243,11 @@ export class Deliveries {
         if (slot && !slot.admit) {
           // The first hold is remembered (one write), so the attempt can tell how long it waited and why.
           if (!row.held_since)
-            await updateAction(db, row.id, { held_since: now, held_by: FLOW_CONTROL, updated_at: row.updated_at });
+            await updateAction(db, row.id, {
+              held_since: now,
+              held_by: FLOW_CONTROL,
+              updated_at: row.updated_at,
+            });
           return { retryAt: slot.retryAt };
         }
       }

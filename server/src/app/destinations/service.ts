@@ -81,7 +81,9 @@ export class Destinations {
       accountId,
       host,
       now: this.clock(),
-      ...(body.flow !== undefined ? { flow: body.flow && Object.keys(body.flow).length ? body.flow : null } : {}),
+      ...(body.flow !== undefined
+        ? { flow: body.flow && Object.keys(body.flow).length ? body.flow : null }
+        : {}),
       ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
     });
     return this.view(accountId, host, row);
@@ -151,7 +153,12 @@ export class Destinations {
       in_flight: load.inFlight,
       waiting: load.waiting,
       stats: {
-        last_24h: { attempts: stats.attempts, failures: stats.failures, p50_ms: stats.p50, p99_ms: stats.p99 },
+        last_24h: {
+          attempts: stats.attempts,
+          failures: stats.failures,
+          p50_ms: stats.p50,
+          p99_ms: stats.p99,
+        },
       },
     };
   }

@@ -38,7 +38,9 @@ export function decideFlow(limits: FlowLimits, state: FlowState, now: Date): Flo
     return { admit: false, retryAt: new Date(now.getTime() + SLOT_RETRY_MS), reason: 'parallelism' };
   const length = periodMs(limits.period);
   const current =
-    state.windowStart !== null && now.getTime() - state.windowStart.getTime() < length && now >= state.windowStart;
+    state.windowStart !== null &&
+    now.getTime() - state.windowStart.getTime() < length &&
+    now >= state.windowStart;
   const windowStart = current ? state.windowStart! : now;
   const windowCount = current ? state.windowCount : 0;
   if (limits.rate !== undefined && windowCount >= limits.rate)
