@@ -2,7 +2,7 @@ import { createClient } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/database.js';
 import { eventually, type Receiver, startReceiver } from './support/receiver.js';
-import { api, startServer, type TestServer } from './support/server.js';
+import { api, runCli, startServer, type TestServer } from './support/server.js';
 
 // Issue 24 items 1, 4 and 5 end to end: destinations as a resource, pausing one host (held deliveries spend no
 // attempt and go out on resume) and recovering a host's failures through a bulk retry; a real server process, its
@@ -211,5 +211,33 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect(most).toBeLessThanOrEqual(2);
     expect(most).toBe(2);
     await call('PUT', `/v1/destinations/${HOST}`, { flow: null });
+  });
+
+  it('the CLI: sched destinations set, get, pause, resume, list and recover', async () => {
+    const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
+    const host = 'cli-dest.example';
+    const set = await runCli(
+      ['destinations', 'set', host, '--parallelism', '3', '--rate', '10', '--period', '1m'],
+      env,
+    );
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('parallelism 3, 10 per 1m');
+    expect((await call('GET', `/v1/destinations/${host}`)).body.data.flow).toEqual({
+      parallelism: 3,
+      rate: 10,
+      period: '1m',
+    });
+    const paused = await runCli(['destinations', 'pause', host, '--note', 'cli pause', '--json'], env);
+    expect(JSON.parse(paused.stdout).data).toMatchObject({ paused: true, pause: { note: 'cli pause' } });
+    const listed = await runCli(['destinations', 'list', '--json'], env);
+    expect(JSON.parse(listed.stdout).data).toContainEqual(
+      expect.objectContaining({ host, paused: true, configured: true }),
+    );
+    expect((await runCli(['destinations', 'resume', host], env)).stdout).toMatch(/paused\s+no/);
+    const unset = await runCli(['destinations', 'set', host, '--no-flow', '--json'], env);
+    expect(JSON.parse(unset.stdout).data.flow).toBeNull();
+    const dry = await runCli(['destinations', 'recover', HOST, '--since', '2000-01-01T00:00:00Z'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/would retry \d+ of \d+ matched actions/);
   });
 });

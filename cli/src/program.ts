@@ -9,6 +9,7 @@ import { configureChannelsCommands } from './commands/channels.js';
 import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommands } from './commands/config.js';
 import { configureContactsCommands } from './commands/contacts.js';
+import { configureDestinationsCommands } from './commands/destinations.js';
 import { configureDomainsCommands } from './commands/domains.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   configureCompletionCommand(program);
   configureTemplatesCommands(program);
   configureDomainsCommands(program);
+  configureDestinationsCommands(program);
   configurePurgeCommand(program);
   return program;
 }
