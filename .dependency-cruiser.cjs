@@ -18,11 +18,12 @@ module.exports = {
       severity: 'error',
       from: { path: '^server/src/domain/' },
       to: {
-        // ipaddr.js parses addresses for the destination policy; vitest and fast-check are the tests' tools.
+        // ipaddr.js parses addresses for the destination policy; tldts is the public-suffix list (registrable
+        // domains for the thresholds); vitest and fast-check are the tests' tools.
         pathNot: [
           '^server/src/domain/',
           '^contract/',
-          pkg('luxon|zod|ipaddr\\.js|vitest|fast-check'),
+          pkg('luxon|zod|ipaddr\\.js|tldts|vitest|fast-check'),
           '^(node:)?crypto$',
         ],
         dependencyTypesNot: ['type-only'],

@@ -42,6 +42,7 @@ describe('dispatcher (in-process, manual clock)', () => {
       scheduled_for: due,
       next_attempt_at: due,
       idempotency_key: null,
+      traceparent: null,
       dedup_keys: [],
       max_attempts: 3,
       retry_strategy: 'exponential',

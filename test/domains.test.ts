@@ -136,13 +136,10 @@ describe('destination domains: thresholds and verification', () => {
       usage: { today: 10 },
     });
 
-    // Removing the verification brings the thresholds back at once: today's count stays.
+    // Removing the domain (spec DM6) brings the thresholds back at once: today's count stays.
     expect((await call('DELETE', `/v1/domains/${host}`)).status).toBe(204);
+    expect((await call('GET', `/v1/domains/${host}`)).status).toBe(404);
     expect((await create(host)).status).toBe(422);
-    expect((await call('GET', `/v1/domains/${host}`)).body.data).toMatchObject({
-      status: 'unverified',
-      method: null,
-    });
     expect((await call('DELETE', '/v1/domains/never-used.example')).status).toBe(404);
     expect((await call('GET', '/v1/domains/10.0.0.1')).status).toBe(422);
   });
@@ -195,7 +192,8 @@ describe('destination domains: thresholds and verification', () => {
     expect((await sched.domains.list()).find((d) => d.domain === host)).toMatchObject({ verified: true });
 
     expect((await runCli(['domains', 'remove', host], env)).stdout).toBe(`removed ${host}\n`);
-    expect(await sched.domains.get(host)).toMatchObject({ status: 'unverified', verification_token: null });
+    const gone = await sched.domains.get(host).catch((e: unknown) => e);
+    expect((gone as SchedApiError).status).toBe(404);
     const bad = await sched.domains.get('10.0.0.1').catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(SchedApiError);
     expect((bad as SchedApiError).status).toBe(422);

@@ -178,7 +178,14 @@ describe.skipIf('missing' in found)(
       expect(sdk).toMatchObject({
         name: '@sched/sdk',
         sideEffects: false,
-        exports: { '.': { types: './bundle/index.d.ts', default: './bundle/index.js' } },
+        main: './bundle/index.cjs',
+        types: './bundle/index.d.cts',
+        exports: {
+          '.': {
+            import: { types: './bundle/index.d.ts', default: './bundle/index.js' },
+            require: { types: './bundle/index.d.cts', default: './bundle/index.cjs' },
+          },
+        },
       });
       // The main entry imports no node: module, so browsers, Deno and Bun load it.
       const bundle = (await run('tar', ['-xzOf', sdkTarball, 'package/bundle/index.js'])).stdout;
@@ -403,7 +410,12 @@ export const wrong = async (id: string) => (await sched.actions.get(id)).no_such
       expect(wrongKey.code).toBe(1);
       expect(wrongKey.stderr).toMatch(/HTTP 401/);
 
-      // Admin verbs name what is missing instead of failing on an import.
+      // Without the server package the help lists only the verbs that run here; an admin verb asked for by name
+      // says what is missing instead of failing on an import.
+      const help = await sched(['--help']);
+      expect(help.stdout).toMatch(/^ {2}keys\b/m);
+      for (const verb of ['serve', 'migrate', 'accounts', 'admin', 'outbox', 'purge'])
+        expect(help.stdout).not.toMatch(new RegExp(`^ {2}${verb}\\b`, 'm'));
       const admin = await sched(['accounts', 'list']);
       expect(admin.code).toBe(2);
       expect(admin.stderr).toMatch(/admin verb: it needs the sched server package/);

@@ -149,7 +149,8 @@ describe('platform over raw HTTP', () => {
       (await runCli(['keys', 'list', '--account', accountId, '--json'], server.env)).stdout,
     ).data.find((k: { id: string }) => k.id === created.key.id);
     expect(Date.parse(used.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
-    const revoked = await runCli(['keys', 'revoke', created.key.id], server.env);
+    // The operator's verb, through the database (`sched keys revoke` goes over the API).
+    const revoked = await runCli(['admin', 'keys', 'revoke', created.key.id], server.env);
     expect(revoked.code).toBe(0);
     expect((await api(server, created.api_key, 'GET', '/v1/contacts')).status).toBe(401);
     const listed = JSON.parse(

@@ -71,7 +71,9 @@ describe('history retention', () => {
       .executeTakeFirstOrThrow();
   const remaining = async () =>
     (await t.database.sql.selectFrom('actions').select('name').orderBy('name').execute()).map((r) => r.name);
-  const count = async (table: 'delivery_attempts' | 'reminder_events' | 'outbox_messages') =>
+  const count = async (
+    table: 'delivery_attempts' | 'reminder_events' | 'outbox_messages' | 'callback_deliveries',
+  ) =>
     Number(
       (
         await t.database.sql
@@ -121,6 +123,74 @@ describe('history retention', () => {
     // Business keeps 365 days.
     await action('business-executed-31d', business, 'executed', daysAgo(31));
     await action('business-executed-400d', business, 'executed', daysAgo(400));
+    // N-L2 / PL5: a live series' attempts past the retention go (the recent one stays); chains that ended past the
+    // retention go with their callback deliveries; a running or recent chain stays.
+    const live = (
+      await t.database.sql
+        .selectFrom('actions')
+        .select('id')
+        .where('name', '=', 'free-scheduled-300d')
+        .executeTakeFirstOrThrow()
+    ).id;
+    for (const [n, at] of [
+      [1, daysAgo(31)],
+      [2, daysAgo(1)],
+    ] as const) {
+      await t.database.sql
+        .insertInto('delivery_attempts')
+        .values({
+          id: randomUUID(),
+          action_id: live,
+          attempt_number: n,
+          due_at: at,
+          started_at: at,
+          lateness_ms: 1,
+          duration_ms: 1,
+          status_code: 200,
+          outcome: 'success',
+          error: null,
+          response_excerpt: 'ok',
+        })
+        .execute();
+    }
+    const chain = async (name: string, status: string, completedAt: Date | null, at: Date) => {
+      const id = randomUUID();
+      await t.database.sql
+        .insertInto('chains')
+        .values({
+          id,
+          account_id: free,
+          name,
+          status: status as never,
+          current_step: 0,
+          input: JSON.stringify({}) as never,
+          error_handling: 'fail_chain',
+          callback_url: 'https://example.com/cb',
+          webhook_secret: null,
+          created_at: at,
+          updated_at: at,
+          completed_at: completedAt,
+        })
+        .execute();
+      await t.database.sql
+        .insertInto('callback_deliveries')
+        .values({
+          id: randomUUID(),
+          account_id: free,
+          action_id: null,
+          chain_id: id,
+          event: 'chain.completed',
+          url: 'https://example.com/cb',
+          envelope: JSON.stringify({}) as never,
+          status: 'delivered',
+          attempt_count: 1,
+          created_at: at,
+        })
+        .execute();
+    };
+    await chain('chain-completed-31d', 'completed', daysAgo(31), daysAgo(32));
+    await chain('chain-completed-1d', 'completed', daysAgo(1), daysAgo(2));
+    await chain('chain-running-100d', 'running', null, daysAgo(100));
   });
   afterAll(async () => {
     await queue?.stop({ graceful: false, timeoutMs: 1000 });
@@ -131,9 +201,9 @@ describe('history retention', () => {
     const res = await runCli(['purge', '--dry-run', '--json'], { DATABASE_URL: t.url, LOG_LEVEL: 'silent' });
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).data).toEqual({
-      free: { actions: 4, delivery_attempts: 2, reminder_events: 1, outbox_messages: 2 },
-      pro: { actions: 0, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0 },
-      business: { actions: 1, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0 },
+      free: { actions: 4, delivery_attempts: 3, reminder_events: 1, outbox_messages: 2, chains: 1 },
+      pro: { actions: 0, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0, chains: 0 },
+      business: { actions: 1, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0, chains: 0 },
     });
     expect(await remaining()).toHaveLength(9);
   });
@@ -158,8 +228,11 @@ describe('history retention', () => {
       'free-executed-29d',
       'free-scheduled-300d',
     ]);
-    expect(await count('delivery_attempts')).toBe(0);
+    expect(await count('delivery_attempts')).toBe(1);
     expect(await count('reminder_events')).toBe(0);
+    const chains = await t.database.sql.selectFrom('chains').select('name').orderBy('name').execute();
+    expect(chains.map((c) => c.name)).toEqual(['chain-completed-1d', 'chain-running-100d']);
+    expect(await count('callback_deliveries')).toBe(2);
     expect(await count('outbox_messages')).toBe(1);
     const purged = await eventually(async () => {
       const values = (await metrics.purgedRows.get()).values;
@@ -168,9 +241,10 @@ describe('history retention', () => {
     });
     expect(Object.fromEntries(purged.map((v) => [v.labels.table, v.value]))).toEqual({
       actions: 5,
-      delivery_attempts: 2,
+      delivery_attempts: 3,
       reminder_events: 1,
       outbox_messages: 2,
+      chains: 1,
     });
   });
 });

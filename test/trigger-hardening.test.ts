@@ -9,7 +9,8 @@ import { eventually } from './support/wait.js';
  * (shared/reviews/security-c081757.md): each probe is sent as the attacker would, and the receiver on loopback
  * shows where the request really went.
  */
-describe('trigger and chain hardening (review c081757)', () => {
+// Generous per-test time: several tests make dozens of calls, on a machine shared with other suites.
+describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let rx: Receiver;
@@ -275,7 +276,7 @@ describe('trigger and chain hardening (review c081757)', () => {
   });
 
   it("N-M2: triggers do not spend the owner's own destination threshold", async () => {
-    const host = 'victim.sched-probe.invalid';
+    const host = 'victim.nm2-probe.invalid';
     const t = await template({
       name: 'Victim',
       mode: 'webhook',
@@ -330,6 +331,154 @@ describe('trigger and chain hardening (review c081757)', () => {
     expect(
       events.some((e) => e.json?.event === 'chain.step.completed' || e.body.includes('chain.step.completed')),
     ).toBe(true);
+  });
+
+  it("N-L6: JSON answers are no-store and nosniff; an over-long path parameter gets the API's own answer", async () => {
+    const created = await call('POST', '/v1/templates', {
+      name: 'Headers',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/h` },
+    });
+    for (const res of [created, await call('GET', '/v1/templates')]) {
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+    const long = await call('GET', `/v1/domains/${'a'.repeat(300)}`);
+    expect([404, 422]).toContain(long.status);
+    expect(long.body.message).toBeTruthy();
+    expect(JSON.stringify(long.body)).not.toContain('FST_ERR');
+    expect(long.headers.get('x-ratelimit-limit')).toBeTruthy();
+  });
+
+  it('DM6: DELETE /domains/{domain} removes the domain from the list; its counts still hold the threshold', async () => {
+    const host = 'removed.dm6-probe.invalid';
+    const create = () =>
+      call('POST', '/v1/actions', {
+        name: 'd',
+        schedule: { wait: '10d' },
+        request: { url: `https://${host}/x` },
+      });
+    for (let i = 0; i < 10; i++) expect((await create()).status).toBe(201);
+    expect((await call('GET', '/v1/domains')).body.data.map((d: { domain: string }) => d.domain)).toContain(
+      host,
+    );
+    expect((await call('DELETE', `/v1/domains/${host}`)).status).toBe(204);
+    expect(
+      (await call('GET', '/v1/domains')).body.data.map((d: { domain: string }) => d.domain),
+    ).not.toContain(host);
+    expect((await call('GET', `/v1/domains/${host}`)).status).toBe(404);
+    expect((await call('DELETE', `/v1/domains/${host}`)).status).toBe(404);
+    expect((await create()).status).toBe(422);
+  });
+
+  it('N-M4: a public IP literal counts by its address; subdomains count toward their registrable domain', async () => {
+    const create = (url: string) =>
+      call('POST', '/v1/actions', { name: 'n-m4', schedule: { wait: '10d' }, request: { url } });
+    const ip: number[] = [];
+    for (let i = 0; i < 11; i++) ip.push((await create('https://1.1.1.1/hook')).status);
+    expect(ip.slice(0, 10)).toEqual(Array(10).fill(201));
+    expect(ip[10]).toBe(422);
+    const subs: number[] = [];
+    for (let i = 0; i < 11; i++) subs.push((await create(`https://s${i}.victim-nm4.co.uk/hook`)).status);
+    expect(subs.slice(0, 10)).toEqual(Array(10).fill(201));
+    expect(subs[10]).toBe(422);
+    // Loopback and private literals (allowed only in development) stay outside the thresholds.
+    for (let i = 0; i < 11; i++) expect((await create(`${rx.url}/loopback`)).status).toBe(201);
+  });
+
+  it("a chain step's action cannot be retried on its own (409 naming the chain); a manual retry counts as a send", async () => {
+    rx.on('/step-fails', { status: 400, body: 'no' });
+    const chain = await call('POST', '/v1/chains', {
+      name: 'retry-step',
+      steps: [
+        { name: 'fails', type: 'http_call', url: `${rx.url}/step-fails`, max_attempts: 1 },
+        { name: 'after', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(chain.status).toBe(201);
+    const failed = await eventually(async () => {
+      const c = (await call('GET', `/v1/chains/${chain.body.data.id}`)).body.data;
+      return c.status === 'failed' ? c : null;
+    });
+    const retried = await call('POST', `/v1/actions/${failed.steps[0].action_id}/retry`);
+    expect(retried.status).toBe(409);
+    expect(retried.body.message).toContain(chain.body.data.id);
+
+    const url = 'https://retry.nm4-probe.invalid/x';
+    const first = await call('POST', '/v1/actions', {
+      name: 'r',
+      schedule: { wait: '1s' },
+      max_attempts: 1,
+      request: { url },
+    });
+    expect(first.status).toBe(201);
+    await eventually(
+      async () => (await call('GET', `/v1/actions/${first.body.data.id}`)).body.data.status === 'failed',
+    );
+    for (let i = 0; i < 9; i++) {
+      expect(
+        (await call('POST', '/v1/actions', { name: 'r', schedule: { wait: '10d' }, request: { url } }))
+          .status,
+      ).toBe(201);
+    }
+    const over = await call('POST', `/v1/actions/${first.body.data.id}/retry`);
+    expect(over.status).toBe(422);
+    expect(JSON.stringify(over.body)).toContain('not verified');
+  });
+
+  it('PUT /templates/{id} clears an optional field with null, and replaces request_config whole', async () => {
+    const t = await template({
+      name: 'Clearable',
+      description: 'to clear',
+      mode: 'webhook',
+      callback_url: `${rx.url}/cb`,
+      max_attempts: 3,
+      request_config: { url: `${rx.url}/a`, headers: { 'X-A': '1' } },
+    });
+    const res = await call('PUT', `/v1/templates/${t.id}`, {
+      description: null,
+      callback_url: null,
+      max_attempts: null,
+      request_config: { url: `${rx.url}/b` },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toMatchObject({ description: null, callback_url: null, max_attempts: 5 });
+    expect(res.body.data.request_config).toMatchObject({ url: `${rx.url}/b`, headers: {} });
+    const refused = await call('PUT', `/v1/templates/${t.id}`, { request_config: null });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toHaveProperty('request_config');
+  });
+
+  it('the team-member limit holds under racing creates', async () => {
+    const quota = (await call('GET', '/v1/quota')).body.data.team_members as { used: number; limit: number };
+    for (let i = quota.used; i < quota.limit - 1; i++) {
+      expect(
+        (await call('POST', '/v1/team-members', { name: `m${i}`, email: `m${i}@example.com` })).status,
+      ).toBe(201);
+    }
+    const racing = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        call('POST', '/v1/team-members', { name: `r${i}`, email: `r${i}@example.com` }),
+      ),
+    );
+    expect(racing.filter((r) => r.status === 201)).toHaveLength(1);
+    expect((await call('GET', '/v1/quota')).body.data.team_members.used).toBe(quota.limit);
+  });
+
+  it('N-L3: pending domains are capped per account; a failed file fetch says nothing about why', async () => {
+    const listed = (await call('GET', '/v1/domains')).body.data as { verified: boolean; status?: string }[];
+    const pending = listed.filter((d) => !d.verified && d.status === 'pending').length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 21 - pending; i++) {
+      statuses.push((await call('POST', `/v1/domains/p${i}.nl3-probe.invalid/verify`)).status);
+    }
+    expect(statuses.slice(0, -1).every((s) => s === 200)).toBe(true);
+    expect(statuses.at(-1)).toBe(422);
+    const checked = await call('POST', '/v1/domains/p0.nl3-probe.invalid/check');
+    expect(checked.status).toBe(200);
+    expect(checked.body.data.errors.file).toBe(
+      'https://p0.nl3-probe.invalid/.well-known/sched-verify.txt could not be fetched',
+    );
   });
 
   describe('N-H1: a value never rewrites the URL the owner wrote', () => {

@@ -1,23 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { configureAccountsCommands } from './commands/accounts.js';
+import { configureMissingAdminVerbs, serverInstalled } from './commands/admin.js';
+import { configureAdminCommand } from './commands/admin-keys/index.js';
 import { configureActionsCommands } from './commands/actions.js';
-import { configureApprovalsCommands } from './commands/approvals.js';
+import { configureApprovalsCommands } from './commands/approvals/index.js';
 import { configureBulkCommands } from './commands/bulk/index.js';
 import { configureChainsCommands } from './commands/chains.js';
-import { configureChannelsCommands } from './commands/channels.js';
+import { configureChannelsCommands } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';
-import { configureConfigCommands } from './commands/config.js';
-import { configureContactsCommands } from './commands/contacts.js';
+import { configureConfigCommands } from './commands/config/index.js';
+import { configureContactsCommand } from './commands/contacts/index.js';
 import { configureDestinationsCommands } from './commands/destinations.js';
-import { configureDomainsCommands } from './commands/domains.js';
+import { configureDomainsCommands } from './commands/domains/index.js';
+import { configureKeysCommand } from './commands/keys/index.js';
 import { configureOutboxCommands } from './commands/outbox.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureScheduleCommands } from './commands/schedule/preview.js';
 import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
-import { configureTeamMembersCommands } from './commands/team-members.js';
-import { configureTemplatesCommands } from './commands/templates.js';
+import { configureTeamMembersCommands } from './commands/team-members/index.js';
+import { configureTemplatesCommands } from './commands/templates/index.js';
 import { EXIT, reportError } from './runtime.js';
 
 /** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
@@ -34,27 +37,35 @@ export function buildProgram(): Command {
     .description('sched: scheduled webhooks and human approvals')
     .option('--api-url <url>', 'service root URL (SCHED_API_URL)')
     .option('--api-key <key>', 'API key (SCHED_API_KEY)')
+    .option('--json', 'print JSON (for scripts) instead of tables')
     .showHelpAfterError()
     .exitOverride();
-  configureServeCommand(program);
-  configureMigrateCommand(program);
-  configureAccountsCommands(program);
-  configureContactsCommands(program);
+  // The admin verbs run the server or talk to its database: offered only where the server package is installed.
+  const admin = serverInstalled();
+  if (admin) {
+    configureServeCommand(program);
+    configureMigrateCommand(program);
+    configureAccountsCommands(program);
+    configureAdminCommand(program);
+  }
+  configureContactsCommand(program);
   configureActionsCommands(program);
   configureBulkCommands(program);
   configureApprovalsCommands(program);
   configureChainsCommands(program);
   configureChannelsCommands(program);
   configureTeamMembersCommands(program);
-  configureOutboxCommands(program);
+  if (admin) configureOutboxCommands(program);
   configureQuotaCommand(program);
+  configureKeysCommand(program);
   configureScheduleCommands(program);
   configureConfigCommands(program);
   configureCompletionCommand(program);
   configureTemplatesCommands(program);
   configureDomainsCommands(program);
   configureDestinationsCommands(program);
-  configurePurgeCommand(program);
+  if (admin) configurePurgeCommand(program);
+  else configureMissingAdminVerbs(program);
   return program;
 }
 

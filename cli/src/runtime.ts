@@ -1,5 +1,7 @@
 import { createClient, SchedApiError, type SchedClient, SchedConnectionError } from '@sched/sdk';
+import { issueMessage } from '@sched/contract';
 import type { Command } from 'commander';
+import { ZodError, type z } from 'zod';
 import { readLocalCredentials, readUserConfig, resolveConnection } from './settings.js';
 
 /** Exit codes: 0 success, 1 the server or database refused, 2 bad usage. */
@@ -54,10 +56,13 @@ export function print(
   process.stdout.write(`${formatTable(table.rows, table.columns)}\n`);
 }
 
+/** How one value shows in a table or a field list: `-` for null and undefined, JSON for objects. */
+function cell(v: unknown): string {
+  return v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
 export function formatTable(rows: Record<string, unknown>[], columns: string[]): string {
   if (rows.length === 0) return '(none)';
-  const cell = (v: unknown) =>
-    v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (values: string[]) =>
     values
@@ -81,6 +86,17 @@ export function reportError(err: unknown): number {
   if (err instanceof UsageError) {
     process.stderr.write(`error: ${err.message}\n`);
     return EXIT.usage;
+  }
+  if (err instanceof ZodError) {
+    // Options checked by the contract's schema (parseOptions) before any request: reported as the server's 422
+    // would be, with the same code, messages and exit code.
+    const fields = err.issues.map((i) => [i.path.join('.') || 'options', i.message] as const);
+    const [first] = fields;
+    process.stderr.write(
+      `error [validation_failed]: ${first ? `${first[0]}: ${first[1]}` : 'invalid options'}\n`,
+    );
+    for (const [field, message] of fields) process.stderr.write(`  ${field}: ${message}\n`);
+    return EXIT.failed;
   }
   if (err instanceof SchedConnectionError) {
     process.stderr.write(`error: ${err.message}\n`);
@@ -110,7 +126,13 @@ export function printText(cmd: Command, value: unknown, text: string): void {
 /** A `label  value` block for one resource; null and undefined show as `-`, objects as JSON. */
 export function formatFields(fields: [string, unknown][]): string {
   const width = Math.max(0, ...fields.map(([label]) => label.length));
-  const cell = (v: unknown) =>
-    v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   return fields.map(([label, value]) => `${label.padEnd(width)}  ${cell(value)}`.trimEnd()).join('\n');
+}
+
+/**
+ * Parses a verb's options with a schema of the contract (its body or query schema), so the CLI refuses what the API
+ * would, with the API's messages and code (`validation_failed`, exit 1), before any request.
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  return schema.parse(input, { error: issueMessage });
 }

@@ -28,13 +28,16 @@ const TAGS: TagInfo[] = [
   },
   { name: 'teamMembers', description: 'Team members that approvals can be addressed to.' },
   { name: 'domains', description: 'Destination domains: verification lifts the per-domain thresholds.' },
-  { name: 'apiKeys', description: "The account's API keys: create, list, rotate, revoke (scope `admin`)." },
   { name: 'outbox', description: 'Messages of unconfigured channels, kept by a development server.' },
+  { name: 'quota', description: "The account's plan and what it has used this period." },
   {
     name: 'schedules',
-    description: 'When a schedule runs, with DST gaps and folds, before creating anything.',
+    description: 'When a schedule would run (occurrences, DST effects), creating nothing.',
   },
-  { name: 'quota', description: "The account's plan and what it has used this period." },
+  {
+    name: 'apiKeys',
+    description: "The account's API keys: create, list, rotate with a grace period, revoke (`admin` scope).",
+  },
   { name: 'responses', description: 'The login-free response links of approvals (no API key).' },
   { name: 'trigger', description: "A template's public trigger URL (no API key; the token is the secret)." },
   { name: 'system', description: 'Liveness and readiness probes (no API key).' },
@@ -64,8 +67,8 @@ export function openApiDocument() {
       license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Scheduled webhooks and human approvals. Single resources are `{ data }`; lists are `{ data, meta }`; ' +
-        'validation failures are 422 `{ message, errors }` with dotted field paths; a body that is not JSON is ' +
-        '400. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`. ' +
+        'every error is `{ code, message }` with a stable `code` (the `ErrorCode` schema lists them); validation ' +
+        'failures are 422 `{ code, message, errors }` with dotted field paths; a body that is not JSON is 400. Every response carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`. ' +
         "The requests sched sends to an action's or a chain's `callback_url` are listed under `webhooks`.",
     },
     Object.fromEntries([

@@ -2,7 +2,7 @@
  * The vocabulary of sched, each list declared once: the contract's schemas, the server's domain rules, its SQL
  * (interpolated from these constants, as pg-boss's plans.ts does with its job states), the SDK and the CLI all use
  * these. Glossary:
- * - action state: where an action is in its life (spec 3.1); the transitions are in server/src/domain/action/states.ts.
+ * - action state: where an action is in its life; the transitions are in server/src/domain/action/states.ts.
  * - schedule preset: a named time ("tomorrow", "1h") resolved in the action's timezone.
  * - recurrence unit / end type: how a recurring action repeats (`M` is months) and when it stops.
  * - on_create rule / on_execute condition / not-met policy: coordination between actions sharing a dedup key.
@@ -42,7 +42,7 @@ export type DstEffect = (typeof DST_EFFECTS)[number];
 export const LEGACY_ACTION_STATES = Object.freeze({ pending_resolution: 'scheduled' } as const);
 
 export const ACTION_MODES = Object.freeze(['webhook', 'approval'] as const);
-/** The legacy names of modes (spec 9), accepted on input. */
+/** The legacy names of modes, accepted on input. */
 export const LEGACY_ACTION_MODES = Object.freeze({ immediate: 'webhook', gated: 'approval' } as const);
 
 export const CALENDAR_PRESETS = Object.freeze([

@@ -2,7 +2,6 @@ import type {
   Action,
   ActionCreateBody,
   ActionSummary,
-  apiContract,
   PauseBody,
   Quota,
   ReplayBody,
@@ -10,10 +9,9 @@ import type {
   SchedulePreview,
   SchedulePreviewBody,
 } from '@sched/contract';
-import type { ClientInferResponses } from '@ts-rest/core';
-import type { createRawClient } from './client.js';
+import { callArgs, type RawClient } from './raw.js';
 import { collect, paginate, paginatePages } from './pagination.js';
-import { type BodyOf, unwrap } from './unwrap.js';
+import type { CallOptions } from './transport.js';
 import type {
   ActionListQuery,
   ActionStatus,
@@ -22,112 +20,180 @@ import type {
   Page,
   RetriedAction,
 } from './types.js';
-
-type RawClient = ReturnType<typeof createRawClient>;
+import { unwrap } from './unwrap.js';
+import { poll, type WaitOptions } from './wait.js';
 
 /**
- * The action a skipped create points at, as the contract declares it: `id`, `name` and `status` (this server sends
- * the whole action; call `actions.get(id)` for typed access beyond the three).
+ * The action a skipped create points at: `id`, `name` and `status` for certain (this server sends the whole
+ * action; call `actions.get(id)` for typed access beyond the three).
  */
-export type ExistingAction = BodyOf<ClientInferResponses<typeof apiContract.actions.create>, 200>['data'];
+export interface ExistingAction {
+  id: string;
+  name: string;
+  status: ActionStatus;
+  [field: string]: unknown;
+}
 
 /**
  * What `actions.create` answers.
  * - `{ skipped: false, action }`: 201, a new action was scheduled.
  * - `{ skipped: true, action, reason, existingStatus }`: 200, nothing was created and `action` is the live action
  *   that made the request redundant: `reason` is `idempotency_key_exists` (the idempotency key belongs to a live
- *   action, rule 6 of spec 4.1) or `existing_action_found` (`coordination.on_create: skip_if_exists` and a live
- *   action shares a dedup key).
- * Either way the request succeeded; errors (422, 429 quota, 401...) throw `SchedApiError`.
+ *   action) or `existing_action_found` (`coordination.on_create: skip_if_exists` and a live action shares a dedup
+ *   key).
+ * Either way the request succeeded; errors (422, 429, quota...) throw `SchedApiError`.
  */
 export type CreateActionResult =
   | { skipped: false; action: Action }
   | { skipped: true; action: ExistingAction; reason: string; existingStatus: ActionStatus | undefined };
 
-export function actionsApi(raw: RawClient) {
-  const list = async (query: ActionListQuery = {}): Promise<Page<ActionSummary>> =>
-    unwrap(await raw.actions.list({ query }), 200);
+/** Where an action stops moving by itself: `executed`, `failed`, `expired`, `cancelled`. */
+export const FINAL_ACTION_STATES: readonly ActionStatus[] = Object.freeze([
+  'executed',
+  'failed',
+  'expired',
+  'cancelled',
+]);
+
+/** Options of `actions.wait`: poll until the action is in one of `until` (default: a final state). */
+export interface ActionWaitOptions extends WaitOptions {
+  until?: ActionStatus | readonly ActionStatus[];
+}
+
+export interface ActionsApi {
+  /**
+   * Schedules an action (`POST /v1/actions`). See `CreateActionResult` for the 201 and 200 (skipped) answers. With
+   * an `idempotency_key` the call is retried on network errors and 429/502/503/504, the server answering a repeat
+   * with the first action.
+   */
+  create(body: ActionCreateBody, options?: CallOptions): Promise<CreateActionResult>;
+  /** One page of summaries with `meta` (`GET /v1/actions`), newest first. */
+  list(query?: ActionListQuery, options?: CallOptions): Promise<Page<ActionSummary>>;
+  /** Every page from `query.page` (default 1), one request each; see `paginatePages`. */
+  pages(query?: ActionListQuery, options?: CallOptions): AsyncGenerator<Page<ActionSummary>, void, undefined>;
+  /** Every matching summary across all pages, fetched lazily: `for await (const a of sched.actions.iterate())`. */
+  iterate(query?: ActionListQuery, options?: CallOptions): AsyncGenerator<ActionSummary, void, undefined>;
+  /** Every matching summary in one array (all pages fetched). */
+  listAll(query?: ActionListQuery, options?: CallOptions): Promise<ActionSummary[]>;
+  /** The full action with its `delivery_attempts`. 404 for an unknown id or another account's action. */
+  get(id: string, options?: CallOptions): Promise<Action>;
+  /**
+   * Polls `get` until the action's status is one of `until` (default: `executed`, `failed`, `expired` or
+   * `cancelled`), then answers it. Rejects with `SchedWaitTimeoutError` after `timeoutMs` (default 5 minutes).
+   */
+  wait(id: string, options?: ActionWaitOptions): Promise<Action>;
+  /** Cancels a `scheduled`, `resolved` or `awaiting_response` action; any other status is a 409. */
+  cancel(id: string, options?: CallOptions): Promise<CancelledAction>;
+  /** Cancels the live action holding the idempotency key (`DELETE /v1/actions`). */
+  cancelByIdempotencyKey(idempotencyKey: string, options?: CallOptions): Promise<CancelledAction>;
+  /** Cancels every live action sharing a dedup key; 404 when none could be cancelled. */
+  cancelByCoordinationKey(coordinationKey: string, options?: CallOptions): Promise<CancelByKeyResult>;
+  /** Starts a new delivery cycle of a `failed` action now; 422 for any other status. */
+  retry(id: string, options?: CallOptions): Promise<RetriedAction>;
+  /**
+   * Pauses a `scheduled`, `resolved` or `awaiting_response` action (a series as a whole): nothing is sent and an
+   * approval's clocks stop. Give one of `until`, `duration` (it resumes by itself then) or `indefinite: true`.
+   * 409 when it cannot be paused; answers the action, `paused`.
+   */
+  pause(id: string, body: PauseBody, options?: CallOptions): Promise<Action>;
+  /**
+   * Resumes a paused action; `missed: 'run_once'` (default) runs what passed while paused once, `'skip'` drops it
+   * (a one-time action whose time passed ends `expired`). 409 when it is not paused.
+   */
+  resume(id: string, body?: ResumeBody, options?: CallOptions): Promise<Action>;
+  /**
+   * A NEW action from a final action's definition (`POST /v1/actions/{id}/replay`), due now unless `schedule` or
+   * `scheduled_for` says otherwise; `request.headers` / `request.body` replace the original's. Its `replay_of` is
+   * the original. 409 for an action that is not final.
+   */
+  replay(id: string, overrides?: ReplayBody, options?: CallOptions): Promise<Action>;
+}
+
+export function actionsApi(raw: RawClient): ActionsApi {
+  const list = async (query: ActionListQuery = {}, o?: CallOptions): Promise<Page<ActionSummary>> =>
+    unwrap(await raw.actions.list({ query, ...callArgs(o) }), 200);
+  const get = async (id: string, o?: CallOptions): Promise<Action> =>
+    unwrap(await raw.actions.get({ params: { id }, ...callArgs(o) }), 200).data;
+  const byPage = (o?: CallOptions) => (q: ActionListQuery) => list(q, o);
 
   return {
-    /** Schedules an action (`POST /v1/actions`). See `CreateActionResult` for the 201 and 200 (skipped) answers. */
-    async create(body: ActionCreateBody): Promise<CreateActionResult> {
-      const result = await raw.actions.create({ body });
+    async create(body, o) {
+      const result = await raw.actions.create({ body, ...callArgs(o) });
       if (result.status === 200) {
         const skipped = result.body;
         return {
           skipped: true,
-          action: skipped.data,
+          action: skipped.data as ExistingAction,
           reason: skipped.meta.reason,
           existingStatus: skipped.meta.existing_status ?? skipped.data.status,
         };
       }
       return { skipped: false, action: unwrap(result, 201).data };
     },
-    /** One page of summaries with `meta` (`GET /v1/actions`), newest first. */
     list,
-    /** Every page from `query.page` (default 1), one request each; see `paginatePages`. */
-    pages: (query: ActionListQuery = {}): AsyncGenerator<Page<ActionSummary>, void, undefined> =>
-      paginatePages(list, query),
-    /** Every matching summary across all pages, fetched lazily: `for await (const a of sched.actions.iterate())`. */
-    iterate: (query: ActionListQuery = {}): AsyncGenerator<ActionSummary, void, undefined> =>
-      paginate(list, query),
-    /** Every matching summary in one array (all pages fetched). */
-    listAll: (query: ActionListQuery = {}): Promise<ActionSummary[]> => collect(paginate(list, query)),
-    /** The full action with its `delivery_attempts`. 404 for an unknown id or another account's action. */
-    get: async (id: string): Promise<Action> => unwrap(await raw.actions.get({ params: { id } }), 200).data,
-    /** Cancels a `scheduled`, `resolved` or `awaiting_response` action; any other status is a 409. */
-    cancel: async (id: string): Promise<CancelledAction> =>
-      unwrap(await raw.actions.cancel({ params: { id } }), 200).data,
-    /** Cancels the live action holding the idempotency key (`DELETE /v1/actions`). */
-    cancelByIdempotencyKey: async (idempotencyKey: string): Promise<CancelledAction> =>
-      unwrap(await raw.actions.cancelByIdempotencyKey({ body: { idempotency_key: idempotencyKey } }), 200)
-        .data,
-    /** Cancels every live action sharing a dedup key; 404 when none could be cancelled. */
-    cancelByCoordinationKey: async (coordinationKey: string): Promise<CancelByKeyResult> =>
-      unwrap(await raw.actions.cancelByCoordinationKey({ body: { coordination_key: coordinationKey } }), 200),
-    /** Starts a new delivery cycle of a `failed` action now; 422 for any other status. */
-    retry: async (id: string): Promise<RetriedAction> =>
-      unwrap(await raw.actions.retry({ params: { id } }), 200).data,
-    /**
-     * A NEW action from a final action's definition (`POST /v1/actions/{id}/replay`), due now unless `schedule` or
-     * `scheduled_for` says otherwise; `request.headers` / `request.body` replace the original's. Its `replay_of` is
-     * the original. 409 for an action that is not final.
-     */
-    replay: async (id: string, overrides: ReplayBody = {}): Promise<Action> =>
-      unwrap(await raw.actions.replay({ params: { id }, body: overrides }), 201).data,
-    /**
-     * Pauses a `scheduled`, `resolved` or `awaiting_response` action (a series as a whole): nothing is sent and an
-     * approval's clocks stop. Give one of `until`, `duration` (it resumes by itself then) or `indefinite: true`.
-     * 409 when it cannot be paused; answers the action, `paused`.
-     */
-    pause: async (id: string, body: PauseBody): Promise<Action> =>
-      unwrap(await raw.actions.pause({ params: { id }, body }), 200).data,
-    /**
-     * Resumes a paused action; `missed: 'run_once'` (default) runs what passed while paused once, `'skip'` drops it
-     * (a one-time action whose time passed ends `expired`). 409 when it is not paused.
-     */
-    resume: async (id: string, body: ResumeBody = {}): Promise<Action> =>
-      unwrap(await raw.actions.resume({ params: { id }, body }), 200).data,
+    pages: (query = {}, o) => paginatePages(byPage(o), query),
+    iterate: (query = {}, o) => paginate(byPage(o), query),
+    listAll: (query = {}, o) => collect(paginate(byPage(o), query)),
+    get,
+    wait: (id, options = {}) => {
+      const until = options.until ?? FINAL_ACTION_STATES;
+      const wanted = new Set<string>(typeof until === 'string' ? [until] : until);
+      return poll(
+        () => get(id, options),
+        (a) => wanted.has(a.status),
+        options,
+        `action ${id}`,
+      );
+    },
+    cancel: async (id, o) => unwrap(await raw.actions.cancel({ params: { id }, ...callArgs(o) }), 200).data,
+    cancelByIdempotencyKey: async (idempotencyKey, o) =>
+      unwrap(
+        await raw.actions.cancelByIdempotencyKey({
+          body: { idempotency_key: idempotencyKey },
+          ...callArgs(o),
+        }),
+        200,
+      ).data,
+    cancelByCoordinationKey: async (coordinationKey, o) =>
+      unwrap(
+        await raw.actions.cancelByCoordinationKey({
+          body: { coordination_key: coordinationKey },
+          ...callArgs(o),
+        }),
+        200,
+      ),
+    retry: async (id, o) => unwrap(await raw.actions.retry({ params: { id }, ...callArgs(o) }), 200).data,
+    pause: async (id, body, o) =>
+      unwrap(await raw.actions.pause({ params: { id }, body, ...callArgs(o) }), 200).data,
+    resume: async (id, body = {}, o) =>
+      unwrap(await raw.actions.resume({ params: { id }, body, ...callArgs(o) }), 200).data,
+    replay: async (id, overrides = {}, o) =>
+      unwrap(await raw.actions.replay({ params: { id }, body: overrides, ...callArgs(o) }), 201).data,
   };
+}
+
+export interface SchedulesApi {
+  /** The next `count` (default 10) runs of the schedule fields of an action, with DST effects and warnings. */
+  preview(body: SchedulePreviewBody, options?: CallOptions): Promise<SchedulePreview>;
 }
 
 /** When a schedule runs, without creating anything (`POST /v1/schedules/preview`). */
-export function schedulesApi(raw: RawClient) {
+export function schedulesApi(raw: RawClient): SchedulesApi {
   return {
-    /** The next `count` (default 10) runs of the schedule fields of an action, with DST effects and warnings. */
-    preview: async (body: SchedulePreviewBody): Promise<SchedulePreview> =>
-      unwrap(await raw.schedules.preview({ body }), 200).data,
+    preview: async (body, o) => unwrap(await raw.schedules.preview({ body, ...callArgs(o) }), 200).data,
   };
 }
 
-export function quotaApi(raw: RawClient) {
-  return {
-    /** This month's usage against the plan (`GET /v1/quota`); `limit: null` means unlimited. */
-    get: async (): Promise<Quota> => unwrap(await raw.quota.get(), 200).data,
-  };
+export interface QuotaApi {
+  /** This month's usage against the plan (`GET /v1/quota`); `limit: null` means unlimited. */
+  get(options?: CallOptions): Promise<Quota>;
+}
+
+export function quotaApi(raw: RawClient): QuotaApi {
+  return { get: async (o) => unwrap(await raw.quota.get(callArgs(o)), 200).data };
 }
 
 /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
-export async function coordinationKeys(raw: RawClient): Promise<string[]> {
-  return unwrap(await raw.actions.coordinationKeys(), 200).keys;
+export async function coordinationKeys(raw: RawClient, o?: CallOptions): Promise<string[]> {
+  return unwrap(await raw.actions.coordinationKeys(callArgs(o)), 200).keys;
 }

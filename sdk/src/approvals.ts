@@ -6,11 +6,11 @@ import {
   responsesContract,
   type TeamMember,
 } from '@sched/contract';
-import { initClient, initContract } from '@ts-rest/core';
 import type { z } from 'zod';
-import type { CreateActionResult, actionsApi } from './actions.js';
-import type { createRawClient } from './client.js';
-import { fetchApi } from './transport.js';
+import type { ActionsApi, CreateActionResult } from './actions.js';
+import { callArgs, type RawClient } from './raw.js';
+import { standaloneSend } from './templates.js';
+import type { CallOptions, Send } from './transport.js';
 import type {
   Decision,
   GateChannel,
@@ -23,8 +23,6 @@ import type {
   TeamMemberUpdate,
 } from './types.js';
 import { unwrap } from './unwrap.js';
-
-type RawClient = ReturnType<typeof createRawClient>;
 
 /** A file for `ApprovalInput.attachments`: bytes are base64-encoded for you; or a `url`, shown but never fetched. */
 export interface ApprovalAttachment {
@@ -133,45 +131,69 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-export function approvalsApi(actions: ReturnType<typeof actionsApi>) {
-  return {
-    /**
-     * Schedules an approval action. Answers like `actions.create`: `skipped: true` when an idempotency key or
-     * dedup rule pointed at a live action instead. The full action, with `recipients` and `reminder_events`,
-     * comes from `actions.get(id)`.
-     */
-    create: (input: ApprovalInput): Promise<CreateActionResult> => actions.create(buildApprovalBody(input)),
-  };
+export interface ApprovalsApi {
+  /**
+   * Schedules an approval action. Answers like `actions.create`: `skipped: true` when an idempotency key or
+   * dedup rule pointed at a live action instead. The full action, with `recipients` and `reminder_events`,
+   * comes from `actions.get(id)` (or `actions.wait(id)` for its outcome).
+   */
+  create(input: ApprovalInput, options?: CallOptions): Promise<CreateActionResult>;
+}
+
+export function approvalsApi(actions: ActionsApi): ApprovalsApi {
+  return { create: (input, o) => actions.create(buildApprovalBody(input), o) };
 }
 
 /** Slack and Teams destinations for `channel:<id>` recipients (`/v1/channels`; Business plan, else 403). */
-export function channelsApi(raw: RawClient) {
+export interface ChannelsApi {
+  list(options?: CallOptions): Promise<NotificationChannel[]>;
+  iterate(options?: CallOptions): AsyncGenerator<NotificationChannel, void, undefined>;
+  create(body: NotificationChannelCreate, options?: CallOptions): Promise<NotificationChannel>;
+  get(id: string, options?: CallOptions): Promise<NotificationChannel>;
+  update(id: string, body: NotificationChannelUpdate, options?: CallOptions): Promise<NotificationChannel>;
+  delete(id: string, options?: CallOptions): Promise<void>;
+}
+
+export function channelsApi(raw: RawClient): ChannelsApi {
+  const list = async (o?: CallOptions) => unwrap(await raw.channels.list(callArgs(o)), 200).data;
   return {
-    list: async (): Promise<NotificationChannel[]> => unwrap(await raw.channels.list(), 200).data,
-    create: async (body: NotificationChannelCreate): Promise<NotificationChannel> =>
-      unwrap(await raw.channels.create({ body }), 201).data,
-    get: async (id: string): Promise<NotificationChannel> =>
-      unwrap(await raw.channels.get({ params: { id } }), 200).data,
-    update: async (id: string, body: NotificationChannelUpdate): Promise<NotificationChannel> =>
-      unwrap(await raw.channels.update({ params: { id }, body }), 200).data,
-    delete: async (id: string): Promise<void> => {
-      unwrap(await raw.channels.delete({ params: { id } }), 204);
+    list,
+    async *iterate(o?: CallOptions) {
+      yield* await list(o);
+    },
+    create: async (body, o) => unwrap(await raw.channels.create({ body, ...callArgs(o) }), 201).data,
+    get: async (id, o) => unwrap(await raw.channels.get({ params: { id }, ...callArgs(o) }), 200).data,
+    update: async (id, body, o) =>
+      unwrap(await raw.channels.update({ params: { id }, body, ...callArgs(o) }), 200).data,
+    delete: async (id, o) => {
+      unwrap(await raw.channels.delete({ params: { id }, ...callArgs(o) }), 204);
     },
   };
 }
 
 /** People of the account whose ids can be gate recipients (`/v1/team-members`). */
-export function teamMembersApi(raw: RawClient) {
+export interface TeamMembersApi {
+  list(options?: CallOptions): Promise<TeamMember[]>;
+  iterate(options?: CallOptions): AsyncGenerator<TeamMember, void, undefined>;
+  create(body: TeamMemberCreate, options?: CallOptions): Promise<TeamMember>;
+  get(id: string, options?: CallOptions): Promise<TeamMember>;
+  update(id: string, body: TeamMemberUpdate, options?: CallOptions): Promise<TeamMember>;
+  delete(id: string, options?: CallOptions): Promise<void>;
+}
+
+export function teamMembersApi(raw: RawClient): TeamMembersApi {
+  const list = async (o?: CallOptions) => unwrap(await raw.teamMembers.list(callArgs(o)), 200).data;
   return {
-    list: async (): Promise<TeamMember[]> => unwrap(await raw.teamMembers.list(), 200).data,
-    create: async (body: TeamMemberCreate): Promise<TeamMember> =>
-      unwrap(await raw.teamMembers.create({ body }), 201).data,
-    get: async (id: string): Promise<TeamMember> =>
-      unwrap(await raw.teamMembers.get({ params: { id } }), 200).data,
-    update: async (id: string, body: TeamMemberUpdate): Promise<TeamMember> =>
-      unwrap(await raw.teamMembers.update({ params: { id }, body }), 200).data,
-    delete: async (id: string): Promise<void> => {
-      unwrap(await raw.teamMembers.delete({ params: { id } }), 204);
+    list,
+    async *iterate(o?: CallOptions) {
+      yield* await list(o);
+    },
+    create: async (body, o) => unwrap(await raw.teamMembers.create({ body, ...callArgs(o) }), 201).data,
+    get: async (id, o) => unwrap(await raw.teamMembers.get({ params: { id }, ...callArgs(o) }), 200).data,
+    update: async (id, body, o) =>
+      unwrap(await raw.teamMembers.update({ params: { id }, body, ...callArgs(o) }), 200).data,
+    delete: async (id, o) => {
+      unwrap(await raw.teamMembers.delete({ params: { id }, ...callArgs(o) }), 204);
     },
   };
 }
@@ -191,7 +213,11 @@ export interface RespondInput {
  * is spent (answered, timed out, action finished), 404 for an unknown link, 422 for a bad value, 429 past 10
  * requests a minute.
  */
-export async function respond(link: string, input: RespondInput): Promise<ResponseResult> {
+export async function respond(
+  link: string,
+  input: RespondInput,
+  options: CallOptions & { send?: Send } = {},
+): Promise<ResponseResult> {
   const at = link.lastIndexOf('/r/');
   const token = at < 0 ? '' : link.slice(at + 3);
   // The origin (and any path prefix of the public URL) only: the token is the recipient's credential.
@@ -201,18 +227,26 @@ export async function respond(link: string, input: RespondInput): Promise<Respon
   const body: ResponseBody = { decision: input.decision };
   if (input.comment !== undefined) body.comment = input.comment;
   if (input.snoozeFor !== undefined) body.snooze_for = input.snoozeFor;
-  const client = initClient(respondRouter, {
-    baseUrl,
-    baseHeaders: { accept: 'application/json' },
-    throwOnUnknownStatus: false,
-    validateResponse: false,
-    api: fetchApi(originOf(link)),
-  });
-  return unwrap(await client.respond({ params: { token: decodeURIComponent(token) }, body }), 200);
+  const path = responsesContract.respond.path.replace(
+    ':token',
+    encodeURIComponent(decodeURIComponent(token)),
+  );
+  const send = options.send ?? standaloneSend();
+  const res = await send(
+    {
+      url: `${baseUrl}${path}`,
+      method: responsesContract.respond.method,
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      idempotent: false,
+      signal: options.signal,
+    },
+    originOf(link),
+  );
+  return unwrap(res, 200) as ResponseResult;
 }
 
 type ResponseBody = z.input<typeof ResponseInput>;
-const respondRouter = initContract().router({ respond: responsesContract.respond });
 
 function originOf(link: string): string {
   try {

@@ -1,16 +1,15 @@
 import type { BulkDryRun, BulkOperation, BulkOperationCreate } from '@sched/contract';
 import type { z } from 'zod';
-import type { createRawClient } from './client.js';
+import type { RawClient } from './raw.js';
 import type { Page } from './types.js';
 import { unwrap } from './unwrap.js';
-
-type RawClient = ReturnType<typeof createRawClient>;
 
 /** What `bulkOperations.create` takes: `operation`, one of `filter` / `ids`, `dry_run` (default true), `note`. */
 export type BulkOperationInput = z.input<typeof BulkOperationCreate>;
 export type { BulkDryRun, BulkOperation };
 
-export interface WaitOptions {
+/** Options of `bulkOperations.waitForCompletion`. */
+export interface BulkWaitOptions {
   /** Between two reads of the operation; default 1,000 ms. */
   intervalMs?: number;
   /** Give up (throw) after this long; default 10 minutes. */
@@ -52,7 +51,7 @@ export function bulkOperationsApi(raw: RawClient) {
     stop: async (id: string): Promise<BulkOperation> =>
       unwrap(await raw.bulkOperations.stop({ params: { id } }), 200).data,
     /** Reads the operation until it is `completed` or `stopped`, and answers it then. */
-    async waitForCompletion(id: string, options: WaitOptions = {}): Promise<BulkOperation> {
+    async waitForCompletion(id: string, options: BulkWaitOptions = {}): Promise<BulkOperation> {
       const deadline = Date.now() + (options.timeoutMs ?? 600_000);
       for (;;) {
         const op = await get(id);

@@ -1,60 +1,61 @@
-import { apiContract as contract, type ContactCreate, type ContactUpdate } from '@sched/contract';
-import { initClient } from '@ts-rest/core';
+import type { Contact, ContactCreate, ContactUpdate } from '@sched/contract';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
+import { apiKeysApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
 import { destinationsApi } from './destinations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { chainsApi } from './chains.js';
-import { templatesApi, trigger } from './templates.js';
-import { fetchApi } from './transport.js';
 import { domainsApi } from './domains.js';
+import { templatesApi, trigger } from './templates.js';
+import { type ConnectionOptions, callArgs, createRawClient, type RawClient } from './raw.js';
+import { type CallOptions, createTransport, type TransportOptions } from './transport.js';
+import type { ActionStats, ResponseResult, Schedule, TriggerAnswer } from './types.js';
 import { unwrap } from './unwrap.js';
 
 export { unwrap } from './unwrap.js';
 
-export interface ClientOptions {
-  /** The service root, e.g. `http://localhost:8080` (a trailing `/v1` is accepted too). */
-  baseUrl: string;
-  /**
-   * The API key, sent as `Authorization: Bearer`. Leave it out in a page of the service's own origin (the
-   * console): the browser's session cookie authenticates instead, and writes need the session's CSRF token in
-   * `headers` (`{ 'x-sched-csrf': token }`; docs/console.md).
-   */
-  apiKey?: string;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
+export interface ClientOptions extends TransportOptions, ConnectionOptions {}
+
+/** Contacts: reusable recipients (`contact:<id>:email`). The list is not paginated. */
+export interface ContactsApi {
+  list(options?: CallOptions): Promise<Contact[]>;
+  /** The contacts one at a time: `for await (const c of sched.contacts.iterate())`. */
+  iterate(options?: CallOptions): AsyncGenerator<Contact, void, undefined>;
+  create(body: ContactCreate, options?: CallOptions): Promise<Contact>;
+  get(id: string, options?: CallOptions): Promise<Contact>;
+  update(id: string, body: ContactUpdate, options?: CallOptions): Promise<Contact>;
+  delete(id: string, options?: CallOptions): Promise<void>;
 }
 
-export function createRawClient(options: ClientOptions) {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return initClient(contract, {
-    baseUrl,
-    baseHeaders: {
-      ...(options.apiKey !== undefined ? { authorization: `Bearer ${options.apiKey}` } : {}),
-      ...options.headers,
+function contactsApi(raw: RawClient): ContactsApi {
+  const list = async (o?: CallOptions) => unwrap(await raw.contacts.list(callArgs(o)), 200).data;
+  return {
+    list,
+    async *iterate(o?: CallOptions) {
+      yield* await list(o);
     },
-    throwOnUnknownStatus: false,
-    validateResponse: false,
-    api: fetchApi(baseUrl),
-  });
+    create: async (body, o) => unwrap(await raw.contacts.create({ body, ...callArgs(o) }), 201).data,
+    get: async (id, o) => unwrap(await raw.contacts.get({ params: { id }, ...callArgs(o) }), 200).data,
+    update: async (id, body, o) =>
+      unwrap(await raw.contacts.update({ params: { id }, body, ...callArgs(o) }), 200).data,
+    delete: async (id, o) => {
+      unwrap(await raw.contacts.delete({ params: { id }, ...callArgs(o) }), 204);
+    },
+  };
 }
 
-/** The sched API client: one method per endpoint, returning the resource, throwing `SchedApiError` otherwise. */
+/**
+ * The sched API client: one method per endpoint, returning the resource, throwing `SchedApiError` (with a stable
+ * `code`) for an error answer and `SchedConnectionError` when no answer came. Every method takes an optional last
+ * argument `{ signal }`. Calls time out after `timeoutMs` (30 s), and idempotent ones (GET, DELETE, creates with an
+ * `idempotency_key`) are retried on network errors, 429 and 502/503/504 (see `TransportOptions`).
+ */
 export function createClient(options: ClientOptions) {
-  const raw = createRawClient(options);
+  const send = createTransport(options);
+  const raw = createRawClient(options, send);
   const actions = actionsApi(raw);
   return {
-    raw,
-    contacts: {
-      list: async () => unwrap(await raw.contacts.list(), 200).data,
-      create: async (body: ContactCreate) => unwrap(await raw.contacts.create({ body }), 201).data,
-      get: async (id: string) => unwrap(await raw.contacts.get({ params: { id } }), 200).data,
-      update: async (id: string, body: ContactUpdate) =>
-        unwrap(await raw.contacts.update({ params: { id }, body }), 200).data,
-      delete: async (id: string): Promise<void> => {
-        unwrap(await raw.contacts.delete({ params: { id } }), 204);
-      },
-    },
+    contacts: contactsApi(raw),
     actions,
     /** Chains of HTTP calls, approval gates and delays (Business plan). */
     chains: chainsApi(raw),
@@ -72,20 +73,27 @@ export function createClient(options: ClientOptions) {
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
-    stats: async () => unwrap(await raw.actions.stats(), 200).data,
+    stats: async (o?: CallOptions): Promise<ActionStats> =>
+      unwrap(await raw.actions.stats(callArgs(o)), 200).data,
     /** Destination domains: thresholds per hostname and their verification by TXT record or file. */
     domains: domainsApi(raw),
+    /** The account's API keys (`/v1/api-keys`): needs a key with the `admin` scope. */
+    keys: apiKeysApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
-    coordinationKeys: () => coordinationKeys(raw),
+    coordinationKeys: (o?: CallOptions): Promise<string[]> => coordinationKeys(raw, o),
     /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */
-    respond: (link: string, input: RespondInput) => respond(link, input),
+    respond: (link: string, input: RespondInput, o?: CallOptions): Promise<ResponseResult> =>
+      respond(link, input, { ...o, send }),
     /** Saved actions and chains with placeholders, fired through their public trigger URLs. */
     templates: templatesApi(raw),
     /** Fires a trigger URL; the same as the standalone `trigger` (the API key is not sent). */
-    trigger: (url: string, values?: Record<string, unknown>, schedule?: Schedule) =>
-      trigger(url, values, schedule),
+    trigger: (
+      url: string,
+      values?: Record<string, unknown>,
+      schedule?: Schedule,
+      o?: CallOptions,
+    ): Promise<TriggerAnswer> => trigger(url, values, schedule, { ...o, send }),
   };
 }
 
 export type SchedClient = ReturnType<typeof createClient>;
-type Schedule = import('./types.js').Schedule;

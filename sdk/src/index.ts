@@ -1,6 +1,21 @@
-export type { CreateActionResult, ExistingAction } from './actions.js';
-export type { BulkDryRun, BulkOperation, BulkOperationInput, WaitOptions } from './bulk-operations.js';
-export type { ApprovalAttachment, ApprovalInput, RespondInput } from './approvals.js';
+export type {
+  ActionsApi,
+  ActionWaitOptions,
+  CreateActionResult,
+  ExistingAction,
+  QuotaApi,
+} from './actions.js';
+export { FINAL_ACTION_STATES } from './actions.js';
+export type { ApiKeysApi } from './api-keys.js';
+export type {
+  ApprovalAttachment,
+  ApprovalInput,
+  ApprovalsApi,
+  ChannelsApi,
+  RespondInput,
+  TeamMembersApi,
+} from './approvals.js';
+export type { BulkDryRun, BulkOperation, BulkOperationInput, BulkWaitOptions } from './bulk-operations.js';
 export { buildApprovalBody, respond } from './approvals.js';
 export type {
   CancelledChainResult,
@@ -10,17 +25,26 @@ export type {
   ChainStatus,
   ChainStep,
   ChainSummary,
+  ChainsApi,
+  ChainWaitOptions,
 } from './chains.js';
-export type { ClientOptions, SchedClient } from './client.js';
 export type {
   Destination,
   DestinationRecoverInput,
+  DestinationsApi,
   DestinationSummary,
   DestinationUpdate,
 } from './destinations.js';
-export { createClient, createRawClient, unwrap } from './client.js';
-export type { TemplateListQuery } from './templates.js';
+export { FINAL_CHAIN_STATES } from './chains.js';
+export type { ClientOptions, ContactsApi, SchedClient } from './client.js';
+export { createClient, unwrap } from './client.js';
+export type { DomainsApi } from './domains.js';
+export type { TemplateLimitsResult, TemplateListQuery, TemplatesApi } from './templates.js';
+export type { CallOptions, RetryOptions, TransportOptions } from './transport.js';
+export type { WaitOptions } from './wait.js';
+export { SchedWaitTimeoutError } from './wait.js';
 export { trigger } from './templates.js';
+export { ActionExecuted, ActionExpired, ActionFailed, Events, ReminderResponded } from './events.js';
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
 export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';
@@ -74,6 +98,23 @@ export type {
   TemplateUpdateBody,
   TriggerAnswer,
 } from './types.js';
-export type { ErrorCode, SignatureScheme } from '@sched/contract';
-export type { WebhookHeaders, WebhookVerification, WebhookVerificationInput } from './webhooks.js';
-export { assertWebhook, verifyWebhook } from './webhooks.js';
+export type {
+  ActionCallback,
+  ApiKey,
+  ApiKeyCreate,
+  ApiKeyRotate,
+  ApiKeyRotated,
+  ApiKeyScope,
+  ApiKeyWithSecret,
+  ChainCallback,
+  ErrorCode,
+  SignatureScheme,
+} from '@sched/contract';
+export type {
+  CallbackEvent,
+  CallbackRequest,
+  WebhookHeaders,
+  WebhookVerification,
+  WebhookVerificationInput,
+} from './webhooks.js';
+export { assertWebhook, parseCallback, verifyWebhook } from './webhooks.js';

@@ -44,7 +44,10 @@ export type {
   TeamMember,
 } from '@sched/contract';
 
-/** One of the action states of spec 3.1. */
+/**
+ * Where an action is: `scheduled`, `resolved` (due within a minute, a worker holds it), `executing`,
+ * `awaiting_response` (an approval waits for answers), or final: `executed`, `failed`, `expired`, `cancelled`.
+ */
 export type ActionStatus = z.infer<typeof ActionStatusSchema>;
 /** One delivery attempt of an action: when it was due, when it started and how late (`lateness_ms`). */
 export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;
@@ -72,7 +75,7 @@ export interface Page<T> {
 }
 
 /*
- * Approvals. `Recipient` (spec 2.3: `email` holds the address, phone or channel name) and `ReminderEvent` (spec 2.2:
+ * Approvals. `Recipient` (`email` holds the address, phone or channel name) and `ReminderEvent` (
  * the timeline) are the entries of an action's `recipients` and `reminder_events`.
  */
 
@@ -104,7 +107,7 @@ export type TeamMemberUpdate = z.input<typeof TeamMemberUpdateSchema>;
 export type Decision = ResponseDecision;
 
 /*
- * Templates (spec 4.3): `Template` is the detail view (token and URL masked except in the create answer),
+ * Templates: `Template` is the detail view (token and URL masked except in the create answer),
  * `TemplateSummary` a list entry, `TriggerAnswer` what a trigger URL answers.
  */
 export type {

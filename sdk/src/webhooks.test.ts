@@ -1,7 +1,7 @@
 import { signRequest } from '@sched/contract';
 import { describe, expect, it } from 'vitest';
 import { SchedSignatureError } from './errors.js';
-import { assertWebhook, verifyWebhook } from './webhooks.js';
+import { assertWebhook, parseCallback, verifyWebhook } from './webhooks.js';
 
 const secret = 'a-webhook-secret-of-some-length';
 const now = new Date('2030-01-01T00:00:00Z');
@@ -101,5 +101,48 @@ describe('assertWebhook', () => {
       reason: 'signature mismatch',
       message: 'webhook signature rejected: signature mismatch',
     });
+  });
+});
+
+describe('parseCallback', () => {
+  const event = {
+    id: '6f1d7c9e-8f4b-4a43-9d0e-2b7b0c1a9e11',
+    event: 'action.failed',
+    action_id: '0b9cc6b5-5d49-4a4a-9f1a-8c1f2b0e8a11',
+    action_name: 'charge',
+    timestamp: '2030-01-01T00:00:00.000Z',
+    payload: { status: 'failed', response_code: 400, total_attempts: 1, error_message: 'HTTP 400' },
+  };
+  const text = JSON.stringify(event);
+  const headers = signRequest({ secret, messageId: event.id, timestamp: now.getTime() / 1000, body: text });
+
+  it('verifies a fetch Request and answers its typed event', async () => {
+    const request = new Request('https://receiver.example/hooks', { method: 'POST', headers, body: text });
+    const parsed = await parseCallback(request, ['the-next-secret-0001', secret], { now });
+    expect(parsed).toEqual(event);
+    // Typed by `event`: the failed payload has error_message.
+    if (parsed.event === 'action.failed') expect(parsed.payload.error_message).toBe('HTTP 400');
+    else throw new Error('expected action.failed');
+  });
+
+  it('refuses a tampered body or a wrong secret with SchedSignatureError', async () => {
+    await expect(
+      parseCallback({ headers, body: text.replace('400', '200') }, secret, { now }),
+    ).rejects.toBeInstanceOf(SchedSignatureError);
+    await expect(
+      parseCallback({ headers, body: text }, 'another-secret-entirely', { now }),
+    ).rejects.toMatchObject({
+      reason: expect.any(String),
+    });
+    const notCallback = '{"a":1}';
+    const signedOther = signRequest({
+      secret,
+      messageId: 'm',
+      timestamp: now.getTime() / 1000,
+      body: notCallback,
+    });
+    await expect(parseCallback({ headers: signedOther, body: notCallback }, secret, { now })).rejects.toThrow(
+      /not a sched callback/,
+    );
   });
 });

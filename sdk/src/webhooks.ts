@@ -1,4 +1,6 @@
 import {
+  type ActionCallback,
+  type ChainCallback,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   type SignatureScheme,
   type SignatureVerification,
@@ -92,4 +94,46 @@ function headerBag(headers: WebhookHeaders): Record<string, string | string[] | 
 /** Duck-typed, so Headers from another fetch implementation (node-fetch, a polyfill) work too. */
 function isFetchHeaders(headers: WebhookHeaders): headers is Headers {
   return typeof headers.forEach === 'function' && typeof headers.get === 'function';
+}
+
+/**
+ * Every body sched POSTs to a `callback_url`, discriminated by `event`: `action.executed`, `action.failed`,
+ * `action.expired`, `reminder.responded` (an action's), `chain.step.completed`, `chain.completed`, `chain.failed`...
+ * (a chain's). `id` is the event's, the same on every retry: act once per id.
+ */
+export type CallbackEvent = ActionCallback | ChainCallback;
+
+/** A request as web frameworks hand it over: a fetch `Request`, or its headers and raw body. */
+export type CallbackRequest = Request | { headers: WebhookHeaders; body: string | Uint8Array };
+
+/**
+ * Verifies the signature of a callback request (the `webhook_secret` of its action, chain or template; several
+ * while rotating) and answers its typed event. Throws `SchedSignatureError` (with `reason`) unless the request is
+ * authentic, or when its body is not a callback. Reads a `Request`'s body, so pass a clone if you need it again.
+ *
+ * ```ts
+ * const event = await parseCallback(request, process.env.SCHED_WEBHOOK_SECRET!);
+ * if (event.event === 'action.failed') console.log(event.action_id, event.payload.error_message);
+ * ```
+ */
+export async function parseCallback(
+  request: CallbackRequest,
+  secrets: string | readonly string[],
+  options: Pick<WebhookVerificationInput, 'toleranceSeconds' | 'now'> = {},
+): Promise<CallbackEvent> {
+  const body = isRequest(request) ? await request.text() : request.body;
+  assertWebhook({ secret: secrets, headers: request.headers, body, ...options });
+  let event: unknown;
+  try {
+    event = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body));
+  } catch {
+    throw new SchedSignatureError('body is not JSON');
+  }
+  if (typeof event !== 'object' || event === null || typeof (event as { event?: unknown }).event !== 'string')
+    throw new SchedSignatureError('body is not a sched callback (no event)');
+  return event as CallbackEvent;
+}
+
+function isRequest(request: CallbackRequest): request is Request {
+  return typeof (request as Request).text === 'function' && typeof (request as Request).method === 'string';
 }

@@ -2873,8 +2873,10 @@ export interface components {
             request_config: components["schemas"]["ActionRequest"] | null;
             allowed_origins: string[];
             gate_config: components["schemas"]["GateInputResolved"] | null;
-            max_attempts: number | null;
-            retry_strategy: components["schemas"]["RetryStrategy"] | null;
+            /** @description What a trigger applies: the value set, else 5 capped by the plan. */
+            max_attempts: number;
+            /** @description What a trigger applies: the value set, else exponential. */
+            retry_strategy: components["schemas"]["RetryStrategy"];
             /** @description Whether a webhook_secret is set (it is never shown). */
             signed: boolean;
             callback_url: string | null;
@@ -2979,34 +2981,26 @@ export interface components {
         TemplateUpdate: {
             /** @description Takes `{{placeholders}}`. */
             name?: string;
-            description?: string;
+            description?: string | null;
             /** @description Default `action`. */
             type?: components["schemas"]["TemplateType"];
             /** @description Required for type `action`. */
             mode?: components["schemas"]["ActionMode"];
             timezone?: string;
-            /** @description Webhook mode (required), or the request run after approval. URL, headers and body take placeholders. */
-            request_config?: components["schemas"]["HttpRequest"];
-            allowed_origins?: components["schemas"]["AllowedOrigins"];
-            /** @description Approval mode (required). Message and recipients take placeholders. */
-            gate_config?: components["schemas"]["GateInput"];
-            max_attempts?: number;
-            retry_strategy?: components["schemas"]["RetryStrategy"];
-            /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
-            webhook_secret?: string;
-            callback_url?: string;
-            /** @description Required for type `chain`: 2 to 20 steps. */
-            chain_steps?: components["schemas"]["ChainStepInput"][];
-            chain_error_handling?: components["schemas"]["ChainErrorHandling"];
-            placeholders?: components["schemas"]["PlaceholderDefinitionInput"][];
-            /** @description Up to 10; take placeholders, checked once resolved. */
-            dedup_keys?: string[];
-            /** @description Triggers accepted per hour (default 20). */
-            trigger_limit_per_hour?: number;
-            /** @description Triggers accepted per UTC day (default 100). */
-            trigger_limit_per_day?: number;
-            /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
-            max_schedule_days?: number;
+            request_config?: components["schemas"]["HttpRequest"] | null;
+            allowed_origins?: components["schemas"]["AllowedOrigins"] | null;
+            gate_config?: components["schemas"]["GateInput"] | null;
+            max_attempts?: number | null;
+            retry_strategy?: components["schemas"]["RetryStrategy"] | null;
+            webhook_secret?: string | null;
+            callback_url?: string | null;
+            chain_steps?: components["schemas"]["ChainStepInput"][] | null;
+            chain_error_handling?: components["schemas"]["ChainErrorHandling"] | null;
+            placeholders?: components["schemas"]["PlaceholderDefinitionInput"][] | null;
+            dedup_keys?: string[] | null;
+            trigger_limit_per_hour?: number | null;
+            trigger_limit_per_day?: number | null;
+            max_schedule_days?: number | null;
         };
         ToggledTemplate: {
             message: string;
@@ -7663,7 +7657,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "https://api.example.com"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -7928,7 +7922,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "https://api.example.com"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }
@@ -8121,7 +8115,7 @@ export interface operations {
                      *             "max_attempts": 1,
                      *             "retry_strategy": "exponential",
                      *             "allowed_origins": [
-                     *               "https://api.example.com"
+                     *               "https://hooks.example.com"
                      *             ],
                      *             "signed": true
                      *           }

@@ -1,6 +1,6 @@
 import type { Plan } from '@sched/server';
 import type { Command } from 'commander';
-import { parseNumber, print, UsageError } from '../runtime.js';
+import { parseNumber, print, UsageError, wantsJson } from '../runtime.js';
 import { serverModule, withAccounts } from './admin.js';
 
 async function plan(text: string): Promise<Plan> {
@@ -17,7 +17,6 @@ export function configureAccountsCommands(program: Command): void {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', 'free | pro | business', 'free')
     .option('--rate-limit-factor <f>', 'multiplies the default rate limits for this account')
-    .option('--json', 'print JSON')
     .action(async (opts: { name: string; plan: string; rateLimitFactor?: string }, cmd: Command) => {
       const p = await plan(opts.plan);
       const factor = opts.rateLimitFactor
@@ -34,7 +33,7 @@ export function configureAccountsCommands(program: Command): void {
         account: { id: created.account.id, name: created.account.name, plan: created.account.plan },
         api_key: created.apiKey,
       };
-      if (cmd.optsWithGlobals().json) print(cmd, out);
+      if (wantsJson(cmd)) print(cmd, out);
       else process.stdout.write(`account ${out.account.id} (${out.account.plan})\napi key: ${out.api_key}\n`);
     });
   accounts
@@ -42,7 +41,6 @@ export function configureAccountsCommands(program: Command): void {
     .option('--name <name>')
     .option('--plan <plan>')
     .option('--rate-limit-factor <f>')
-    .option('--json', 'print JSON')
     .action(
       async (id: string, opts: { name?: string; plan?: string; rateLimitFactor?: string }, cmd: Command) => {
         const input = {
@@ -63,58 +61,15 @@ export function configureAccountsCommands(program: Command): void {
         );
       },
     );
-  accounts
-    .command('list')
-    .option('--json', 'print JSON')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const list = await withAccounts((accounts) => accounts.listAccounts());
-      print(
-        cmd,
-        { data: list },
-        {
-          rows: list as unknown as Record<string, unknown>[],
-          columns: ['id', 'name', 'plan', 'rate_limit_factor', 'created_at'],
-        },
-      );
-    });
-
-  const keys = program.command('keys').description('manage API keys (admin: talks to the database)');
-  keys
-    .command('create')
-    .requiredOption('--account <id>', 'account id')
-    .option('--scopes <scopes>', 'comma-separated: read,write', 'read,write')
-    .option('--name <name>', 'a label for the key')
-    .option('--json', 'print JSON')
-    .action(async (opts: { account: string; scopes: string; name?: string }, cmd: Command) => {
-      const { parseScopes } = await serverModule();
-      const scopes = parseScopes(opts.scopes);
-      if (!scopes) throw new UsageError('--scopes must list read and/or write, comma-separated');
-      const created = await withAccounts((accounts) => accounts.createKey(opts.account, scopes, opts.name));
-      const out = { key: created.key, api_key: created.apiKey };
-      if (cmd.optsWithGlobals().json) print(cmd, out);
-      else process.stdout.write(`key ${created.key.id} (${scopes.join(',')})\napi key: ${created.apiKey}\n`);
-    });
-  keys
-    .command('list')
-    .requiredOption('--account <id>', 'account id')
-    .option('--json', 'print JSON')
-    .action(async (opts: { account: string }, cmd: Command) => {
-      const list = await withAccounts((accounts) => accounts.listKeys(opts.account));
-      print(
-        cmd,
-        { data: list },
-        {
-          rows: list.map((k) => ({ ...k, scopes: k.scopes.join(',') })),
-          columns: ['id', 'prefix', 'name', 'scopes', 'last_used_at', 'revoked_at', 'created_at'],
-        },
-      );
-    });
-  keys
-    .command('revoke <keyId>')
-    .option('--json', 'print JSON')
-    .action(async (keyId: string, _opts: unknown, cmd: Command) => {
-      const key = await withAccounts((accounts) => accounts.revokeKey(keyId));
-      if (cmd.optsWithGlobals().json) print(cmd, { key });
-      else process.stdout.write(`revoked ${key.id}\n`);
-    });
+  accounts.command('list').action(async (_opts: unknown, cmd: Command) => {
+    const list = await withAccounts((accounts) => accounts.listAccounts());
+    print(
+      cmd,
+      { data: list },
+      {
+        rows: list as unknown as Record<string, unknown>[],
+        columns: ['id', 'name', 'plan', 'rate_limit_factor', 'created_at'],
+      },
+    );
+  });
 }

@@ -33,6 +33,16 @@ describe('watchEvents', () => {
     expect(last[2]).toMatchObject({ status: 'executed' });
   });
 
+  it('says when the next attempt is after a retryable one, and what resolved means', () => {
+    const waiting: Action = { ...retrying, status: 'resolved', next_attempt_at: '2030-01-01T12:05:00.000Z' };
+    const lines = watchEvents(scheduled, waiting, now).map(formatWatchEvent);
+    expect(lines).toEqual([
+      '2030-01-01T11:59:00.012Z  attempt 1: HTTP 503 (HTTP 503), retryable, 12 ms late, took 30 ms',
+      '2030-01-01T12:00:00.000Z  status scheduled -> resolved (due within a minute, a worker holds it)',
+      '2030-01-01T12:00:00.000Z  next attempt at 2030-01-01T12:05:00.000Z (in 5m)',
+    ]);
+  });
+
   it('formats one readable line per event', () => {
     const lines = watchEvents(null, executed, now).map(formatWatchEvent);
     expect(lines).toEqual([

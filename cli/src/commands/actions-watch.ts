@@ -2,7 +2,7 @@ import type { Action, ActionStatus, DeliveryAttempt, SchedClient } from '@sched/
 import type { Command } from 'commander';
 import { client, EXIT, parseNumber, wantsJson } from '../runtime.js';
 
-/** The statuses after which an action never changes again (spec 3.1). */
+/** The statuses after which an action never changes again. */
 const ENDED_STATUSES: readonly ActionStatus[] = ['executed', 'failed', 'cancelled', 'expired'];
 
 /** What `actions watch` reports, one JSON object per line with `--json`. */
@@ -19,7 +19,14 @@ export type WatchEvent =
       duration_ms: number;
       error: string | null;
     }
+  | { event: 'next_attempt'; at: string; action_id: string; next_attempt_at: string }
   | { event: 'end'; at: string; action_id: string; status: ActionStatus };
+
+/** Statuses whose name a newcomer misreads: said in words after the name. */
+const STATUS_NOTES: Partial<Record<ActionStatus, string>> = {
+  resolved: 'due within a minute, a worker holds it',
+  awaiting_response: 'waiting for answers',
+};
 
 /** The events between two readings of an action (`before` null for the first): pure, so tested without a server. */
 export function watchEvents(before: Action | null, after: Action, now: Date): WatchEvent[] {
@@ -45,17 +52,34 @@ export function watchEvents(before: Action | null, after: Action, now: Date): Wa
   if (before?.status !== after.status) {
     events.push({ event: 'status', at, action_id: after.id, from: before?.status ?? null, to: after.status });
   }
+  // A retryable attempt leaves a wait that may be long (linear: 5 minutes per attempt made): say when the next is.
+  const lastFresh = fresh[fresh.length - 1];
+  if (lastFresh?.outcome === 'retryable' && after.next_attempt_at && !ENDED_STATUSES.includes(after.status)) {
+    events.push({ event: 'next_attempt', at, action_id: after.id, next_attempt_at: after.next_attempt_at });
+  }
   if (ENDED_STATUSES.includes(after.status) && before?.status !== after.status) {
     events.push({ event: 'end', at, action_id: after.id, status: after.status });
   }
   return events;
 }
 
+/** A wait in the largest whole unit: `45s`, `5m`, `2h`. */
+function inWords(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  return `${Math.round(s / 3600)}h`;
+}
+
 /** One line for a person. */
 export function formatWatchEvent(e: WatchEvent): string {
   switch (e.event) {
-    case 'status':
-      return `${e.at}  status ${e.from === null ? e.to : `${e.from} -> ${e.to}`}`;
+    case 'status': {
+      const note = STATUS_NOTES[e.to] ? ` (${STATUS_NOTES[e.to]})` : '';
+      return `${e.at}  status ${e.from === null ? e.to : `${e.from} -> ${e.to}`}${note}`;
+    }
+    case 'next_attempt':
+      return `${e.at}  next attempt at ${e.next_attempt_at} (in ${inWords(Date.parse(e.next_attempt_at) - Date.parse(e.at))})`;
     case 'attempt': {
       const answer = e.status_code === null ? (e.error ?? 'no answer') : `HTTP ${e.status_code}`;
       const error = e.status_code !== null && e.error ? ` (${e.error})` : '';
@@ -91,7 +115,6 @@ export function configureActionsWatchCommand(actions: Command): void {
     .command('watch <id>')
     .description('follow an action live: status changes and each delivery attempt, until it ends')
     .option('--interval <seconds>', 'how often to ask the server (default 1)')
-    .option('--json', 'print one JSON event per line')
     .action(async (id: string, opts: { interval?: string }, cmd: Command) => {
       const intervalMs = opts.interval ? parseNumber('--interval', opts.interval) * 1000 : 1000;
       const json = wantsJson(cmd);

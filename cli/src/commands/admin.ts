@@ -1,6 +1,20 @@
 import type { AccountService, Database } from '@sched/server';
 
+import type { Command } from 'commander';
 import { UsageError } from '../runtime.js';
+
+/**
+ * Whether the server package can be loaded here: the one check that decides if the admin verbs (serve, migrate,
+ * accounts, admin keys, outbox, purge) are offered at all. Resolving does not load it (loading takes a second).
+ */
+export function serverInstalled(): boolean {
+  try {
+    import.meta.resolve('@sched/server');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The server package is loaded only by the admin verbs (accounts, keys, migrate, serve, outbox): importing it takes
@@ -13,11 +27,32 @@ export async function serverModule(): Promise<typeof import('@sched/server')> {
     const code = (err as { code?: string }).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' || !String((err as Error).message).includes('@sched/server'))
       throw err;
-    throw new UsageError(
-      'this is an admin verb: it needs the sched server package, which this installation of the CLI does not ' +
-        'include. Run it from a checkout of the repository (npm run --silent sched -- <verb>) or where the ' +
-        'server is installed; the API verbs (actions, approvals, contacts, channels, team-members, quota) work here.',
-    );
+    throw new UsageError(ADMIN_VERB_MISSING);
+  }
+}
+
+const ADMIN_VERB_MISSING =
+  'this is an admin verb: it needs the sched server package, which this installation of the CLI does not ' +
+  'include. Run it from a checkout of the repository (npm run --silent sched -- <verb>) or where the ' +
+  'server is installed; the API verbs (actions, approvals, contacts, channels, team-members, keys, quota) work here.';
+
+/** The admin verbs, for an installation without the server package. */
+const ADMIN_VERBS = ['serve', 'migrate', 'accounts', 'admin', 'outbox', 'purge'] as const;
+
+/**
+ * Without the server package the admin verbs are not offered (`--help` does not list them), but asking for one by
+ * name says what is missing rather than "unknown command".
+ */
+export function configureMissingAdminVerbs(program: Command): void {
+  for (const verb of ADMIN_VERBS) {
+    program
+      .command(verb, { hidden: true })
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .helpOption(false)
+      .action(() => {
+        throw new UsageError(ADMIN_VERB_MISSING);
+      });
   }
 }
 

@@ -7,8 +7,8 @@ import {
   buildApprovalInput,
   type CreateApprovalOptions,
   contentTypeOf,
-} from './approvals.js';
-import { maskWebhookUrl } from './channels.js';
+} from './approvals/index.js';
+import { maskWebhookUrl } from './channels/index.js';
 
 const base: CreateApprovalOptions = { to: ['ada@example.com'], message: 'Ship v2?', in: '1h' };
 const build = (extra: Partial<CreateApprovalOptions>, files: Record<string, Uint8Array> = {}) =>

@@ -99,7 +99,6 @@ export function configureOutboxCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (1-1000)', '50')
     .option('--account <id>', 'only this account')
     .option('--action <id>', 'only this action')
-    .option('--json', 'print JSON (with the rendered messages)')
     .option(
       '--api',
       "over the API (GET /v1/outbox, a development server, the key's account); the default without the server package",
@@ -119,7 +118,6 @@ export function configureOutboxCommands(program: Command): void {
   outbox
     .command('show <id>')
     .description('one message as it would have been sent')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       if (!UUID.test(id)) throw new UsageError(`the id must be a UUID, got '${id}'`);
       const { findOutboxMessage } = await serverModule();

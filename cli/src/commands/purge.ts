@@ -11,7 +11,6 @@ export function configurePurgeCommand(program: Command): void {
       'delete terminal actions, their attempts, reminder events and outbox rows older than the plan retention (admin: talks to the database)',
     )
     .option('--dry-run', 'only count what would be deleted')
-    .option('--json', 'print JSON')
     .action(async (opts: { dryRun?: boolean }, cmd: Command) => {
       const { RetentionService } = await serverModule();
       if (opts.dryRun) {

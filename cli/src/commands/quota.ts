@@ -6,7 +6,6 @@ export function configureQuotaCommand(program: Command): void {
   program
     .command('quota')
     .description("this month's usage against the plan")
-    .option('--json', 'print JSON')
     .action(async (_o: unknown, cmd: Command) => {
       const quota = await client(cmd).quota.get();
       printText(cmd, { data: quota }, describeQuota(quota));
@@ -21,7 +20,6 @@ export function describeQuota(quota: Quota): string {
     { resource: 'sms', used: quota.sms.used, limit: quota.sms.limit },
     { resource: 'chat_messages', used: quota.chat_messages.used, limit: quota.chat_messages.limit },
     { resource: 'team_members', used: quota.team_members.used, limit: quota.team_members.limit },
-    { resource: 'ai_suggestions', used: quota.ai_suggestions.used, limit: quota.ai_suggestions.limit },
   ];
   const l = quota.limits;
   return [

@@ -26,7 +26,7 @@ import {
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 import { whsecSecretProblem } from '../signatures.js';
 
-/** The action states of spec 3.1. `pending_resolution` is the former name of `scheduled` (filters accept it). */
+/** The action states `pending_resolution` is the former name of `scheduled` (filters accept it). */
 /**
  * The widest `max_attempts` any server accepts; each plan caps it lower (Business 20 by default, up to this in a
  * self-hosted server's SCHED_PLANS_FILE).
@@ -35,7 +35,7 @@ export const MAX_ATTEMPTS_CEILING = 100;
 
 export const ActionStatus = z.enum(ACTION_STATES).meta({ id: 'ActionStatus' });
 export const ActionMode = z.enum(ACTION_MODES).meta({ id: 'ActionMode' });
-/** Input accepts the legacy names of spec 9 (`immediate` = webhook, `gated` = approval); answers use current names. */
+/** Input accepts the legacy names (`immediate` = webhook, `gated` = approval); answers use current names. */
 const ModeInput = z.enum([
   ...ACTION_MODES,
   ...(Object.keys(LEGACY_ACTION_MODES) as (keyof typeof LEGACY_ACTION_MODES)[]),
@@ -115,7 +115,8 @@ export const AllowedOrigins = z
       .max(2048)
       .refine((o) => canonicalOrigin(o) !== null, {
         message: 'must be an origin such as https://api.example.com (scheme, host and optional port only)',
-      }),
+      })
+      .meta({ examples: ['https://hooks.example.com'] }),
   )
   .max(20)
   .meta({

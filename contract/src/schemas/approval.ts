@@ -6,7 +6,7 @@ import { Duration, E164, Email, NullableTimestamp, Timestamp, Uuid } from './com
  * (interpolated from these maps, as pg-boss's plans.ts does with its job states) all read them from here.
  */
 
-/** Channels a gate can use (spec 4.1). Slack and Teams are Business-plan features. */
+/** Channels a gate can use. Slack and Teams are Business-plan features. */
 export const GATE_CHANNEL = Object.freeze({
   email: 'email',
   sms: 'sms',
@@ -19,7 +19,7 @@ export type GateChannelName = (typeof GATE_CHANNEL)[keyof typeof GATE_CHANNEL];
 export const CHAT_CHANNELS = Object.freeze([GATE_CHANNEL.slack, GATE_CHANNEL.teams] as const);
 export type ChatChannelName = (typeof CHAT_CHANNELS)[number];
 
-/** A recipient's state (spec 2.3). A snoozed recipient is asked again when the snooze ends. */
+/** A recipient's state. A snoozed recipient is asked again when the snooze ends. */
 export const RECIPIENT_STATUS = Object.freeze({
   pending: 'pending',
   confirmed: 'confirmed',
@@ -55,7 +55,7 @@ export type ResponseDecision = (typeof RESPONSE_DECISION)[keyof typeof RESPONSE_
 export const STATUS_AFTER_DECISION: Readonly<Record<ResponseDecision, Exclude<RecipientStatus, 'pending'>>> =
   Object.freeze({ confirm: 'confirmed', decline: 'declined', snooze: 'snoozed' });
 
-/** The approval timeline's event types (spec 2.2). */
+/** The approval timeline's event types. */
 export const REMINDER_EVENT = Object.freeze({
   sent: 'sent',
   confirmed: 'confirmed',

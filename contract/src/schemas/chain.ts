@@ -12,7 +12,7 @@ import { GateInput } from './approval.js';
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /**
- * The vocabulary of chains (spec 2.4, 2.5, 3.3, 3.4), declared once here and imported by the server's domain.
+ * The vocabulary of chains, declared once here and imported by the server's domain.
  *
  * Glossary:
  * - chain state: the chain's `status` (pending, running, completed, failed, cancelled).
@@ -55,7 +55,7 @@ export const STEP_TYPES = Object.freeze([
 ] as const satisfies readonly StepType[]);
 
 /**
- * The values `{{steps.N.status}}` can read, per step type (spec 3.4). Extension: `failed` for an approval or a wait
+ * The values `{{steps.N.status}}` can read, per step type. Extension: `failed` for an approval or a wait
  * step that could not run at all (an expression without a value, a recipient or URL refused); a gate that got no
  * answer in time reads `declined` (or `confirmed` with `on_timeout: approve`).
  */
@@ -86,7 +86,7 @@ export const CHAIN_CALLBACK_EVENTS = Object.freeze([
 ] as const);
 export type ChainCallbackEvent = (typeof CHAIN_CALLBACK_EVENTS)[number];
 
-/** Chains and chain templates hold 2 to 20 steps (spec 8). */
+/** Chains and chain templates hold 2 to 20 steps. */
 export const MIN_CHAIN_STEPS = 2;
 export const MAX_CHAIN_STEPS = 20;
 

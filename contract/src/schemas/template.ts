@@ -17,11 +17,11 @@ import { GateInput } from './approval.js';
 import { ChainErrorHandling, ChainStatus, ChainStepDefinitionView, ChainSteps } from './chain.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
-/** Templates (spec 2.6, 4.3): a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
+/** Templates: a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
 export const TEMPLATE_TYPES = Object.freeze(['action', 'chain'] as const);
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
 
-/** Templates per account by plan (spec 8). */
+/** Templates per account by plan. */
 export const TEMPLATE_LIMITS = Object.freeze({ free: 3, pro: 25, business: 100 } as const);
 
 export const PLACEHOLDER_NAME = /^[A-Za-z0-9_]{1,64}$/;
@@ -227,9 +227,38 @@ export const TemplateCreateBody = z
 export type TemplateCreateBody = z.input<typeof TemplateCreateBody>;
 export type TemplateCreateParsed = z.output<typeof TemplateCreateBody>;
 
-/** Only the fields given change; the trigger URL stays. */
+/** Fields an update may clear with `null` (the template's default applies again). */
+const CLEARABLE_FIELDS = [
+  'description',
+  'request_config',
+  'gate_config',
+  'allowed_origins',
+  'max_attempts',
+  'retry_strategy',
+  'webhook_secret',
+  'callback_url',
+  'chain_steps',
+  'chain_error_handling',
+  'placeholders',
+  'dedup_keys',
+  'trigger_limit_per_hour',
+  'trigger_limit_per_day',
+  'max_schedule_days',
+] as const satisfies readonly (keyof typeof templateFields)[];
+
+/**
+ * Only the fields given change; the trigger URL stays. A field given replaces the stored one whole (request_config,
+ * gate_config and chain_steps are not merged); `null` clears an optional field. The template as it then stands is
+ * checked like a create.
+ */
 export const TemplateUpdateBody = z
-  .object({ ...templateFields, name: templateFields.name.optional() })
+  .object({
+    ...templateFields,
+    name: templateFields.name.optional(),
+    ...(Object.fromEntries(CLEARABLE_FIELDS.map((k) => [k, templateFields[k].nullable()])) as {
+      [K in (typeof CLEARABLE_FIELDS)[number]]: z.ZodNullable<(typeof templateFields)[K]>;
+    }),
+  })
   .meta({ id: 'TemplateUpdate' });
 export type TemplateUpdateBody = z.input<typeof TemplateUpdateBody>;
 
@@ -255,8 +284,13 @@ export const Template = z
     request_config: ActionRequestView.nullable(),
     allowed_origins: z.array(z.string()),
     gate_config: GateInput.nullable(),
-    max_attempts: z.number().int().nullable(),
-    retry_strategy: RetryStrategy.nullable(),
+    max_attempts: z
+      .number()
+      .int()
+      .meta({ description: 'What a trigger applies: the value set, else 5 capped by the plan.' }),
+    retry_strategy: RetryStrategy.meta({
+      description: 'What a trigger applies: the value set, else exponential.',
+    }),
     signed: z.boolean().meta({ description: 'Whether a webhook_secret is set (it is never shown).' }),
     callback_url: z.string().nullable(),
     chain_steps: z.array(ChainStepDefinitionView).nullable(),

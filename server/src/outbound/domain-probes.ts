@@ -50,7 +50,9 @@ export function createVerificationProbes(opts: {
         timeoutMs: FILE_TIMEOUT_MS,
         maxResponseBytes: FILE_MAX_BYTES,
       });
-      if (r.kind !== 'response') return `${url}: ${r.message}`;
+      // One text for every transport failure: the reason (refused address, unknown name) would tell an outsider
+      // which internal names exist (N-L3).
+      if (r.kind !== 'response') return `${url} could not be fetched`;
       if (r.status !== 200) return `${url} answered ${r.status}`;
       if (r.bodyTruncated) return `${url} is longer than ${FILE_MAX_BYTES} bytes`;
       return fileProves(r.bodyExcerpt, token)

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { EntityData, EntityName, FilterQuery, InferEntity } from '@mikro-orm/core';
 import type { Database, Sql } from './database.js';
@@ -122,4 +123,9 @@ export async function directoryEntryByAddress(
     }
   }
   return null;
+}
+
+/** Serialises team-member creates per account until the transaction ends, so racing creates cannot pass the limit. */
+export async function lockTeamMemberCount(db: Sql, accountId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`${accountId}:team_members`}, 0))`.execute(db);
 }

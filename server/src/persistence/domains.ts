@@ -38,6 +38,8 @@ export async function countDomainUse(
           day_start: sql`greatest(domains.day_start, excluded.day_start)`,
           month_count: monthCount,
           month_start: sql`greatest(domains.month_start, excluded.month_start)`,
+          // A removed domain is listed again once the account sends to it again.
+          removed_at: null,
         })
         .where(
           sql<boolean>`domains.verified or (${dayCount} <= ${u.limits.perDay} and ${monthCount} <= ${u.limits.perMonth})`,
@@ -64,7 +66,13 @@ export async function isVerified(db: Sql, accountId: string, domain: string): Pr
 }
 
 export async function listDomains(db: Sql, accountId: string): Promise<DomainRow[]> {
-  return db.selectFrom('domains').selectAll().where('account_id', '=', accountId).orderBy('domain').execute();
+  return db
+    .selectFrom('domains')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('removed_at', 'is', null)
+    .orderBy('domain')
+    .execute();
 }
 
 export async function findDomain(db: Sql, accountId: string, domain: string): Promise<DomainRow | null> {
@@ -73,6 +81,7 @@ export async function findDomain(db: Sql, accountId: string, domain: string): Pr
     .selectAll()
     .where('account_id', '=', accountId)
     .where('domain', '=', domain)
+    .where('removed_at', 'is', null)
     .executeTakeFirst();
   return row ?? null;
 }
@@ -111,6 +120,7 @@ export async function startVerification(
         verification_started_at: sql`case when domains.verified then domains.verification_started_at else excluded.verification_started_at end`,
         next_check_at: sql`case when domains.verified then null else excluded.next_check_at end`,
         check_attempts: sql`case when domains.verified then domains.check_attempts else 0 end`,
+        removed_at: null,
       }),
     )
     .returningAll()
@@ -150,8 +160,9 @@ export async function recordCheck(
 }
 
 /**
- * Removes a domain's verification (token, method, pending checks). Its counts of the current day and month stay,
- * so removing a domain cannot reset its thresholds. False when the account has no such domain.
+ * Removes a domain (spec DM6): its verification (token, method, pending checks) goes and it leaves the list. Its
+ * counts of the current day and month stay, so removing a domain cannot reset its thresholds. False when the
+ * account has no such domain listed (a second DELETE is a 404).
  */
 export async function clearVerification(db: Sql, accountId: string, domain: string): Promise<boolean> {
   const result = await db
@@ -166,9 +177,25 @@ export async function clearVerification(db: Sql, accountId: string, domain: stri
       next_check_at: null,
       check_attempts: 0,
       last_errors: null,
+      removed_at: new Date(),
     })
     .where('account_id', '=', accountId)
     .where('domain', '=', domain)
+    .where('removed_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Domains of the account waiting for verification (a token, not verified, listed), `domain` itself aside. */
+export async function countPendingDomains(db: Sql, accountId: string, domain: string): Promise<number> {
+  const row = await db
+    .selectFrom('domains')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('domain', '!=', domain)
+    .where('verification_token', 'is not', null)
+    .where('verified', '=', false)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

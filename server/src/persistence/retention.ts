@@ -1,4 +1,5 @@
 import { TERMINAL_STATES } from '../domain/action/states.js';
+import { CHAIN_TERMINAL_STATES } from '../domain/chain/states.js';
 import type { Plan } from '../domain/quota/plans.js';
 import type { Sql } from './database.js';
 
@@ -8,6 +9,8 @@ export interface PurgeCounts {
   delivery_attempts: number;
   reminder_events: number;
   outbox_messages: number;
+  /** Ended chains, with their steps (by cascade) and callback deliveries (spec PL5). */
+  chains: number;
 }
 
 export const emptyPurgeCounts = (): PurgeCounts => ({
@@ -15,7 +18,34 @@ export const emptyPurgeCounts = (): PurgeCounts => ({
   delivery_attempts: 0,
   reminder_events: 0,
   outbox_messages: 0,
+  chains: 0,
 });
+
+const planAccounts = (db: Sql, plan: Plan) => db.selectFrom('accounts').select('id').where('plan', '=', plan);
+
+/**
+ * Attempts older than `cutoff` of the plan's live actions (a recurring series lives for ever; its attempt log must
+ * not: N-L2). Terminal actions' attempts go with their action.
+ */
+function expiredLiveAttempts(db: Sql, plan: Plan, cutoff: Date) {
+  return db
+    .selectFrom('delivery_attempts')
+    .innerJoin('actions', 'actions.id', 'delivery_attempts.action_id')
+    .select('delivery_attempts.id')
+    .where('actions.status', 'not in', TERMINAL_STATES)
+    .where('delivery_attempts.started_at', '<', cutoff)
+    .where('actions.account_id', 'in', planAccounts(db, plan));
+}
+
+/** Chains of the plan's accounts that ended before `cutoff` (running and pending chains are never selected). */
+function expiredChains(db: Sql, plan: Plan, cutoff: Date) {
+  return db
+    .selectFrom('chains')
+    .select('chains.id')
+    .where('chains.status', 'in', CHAIN_TERMINAL_STATES)
+    .where('chains.completed_at', '<', cutoff)
+    .where('chains.account_id', 'in', planAccounts(db, plan));
+}
 
 /**
  * Terminal actions of the plan's accounts that ended (last changed) before `cutoff`, and what hangs off them. Live
@@ -48,7 +78,7 @@ function expiredOutbox(db: Sql, plan: Plan, cutoff: Date) {
 export async function countExpired(db: Sql, plan: Plan, cutoff: Date): Promise<PurgeCounts> {
   const ids = expiredActions(db, plan, cutoff);
   const count = async (q: Promise<{ n: string | number | bigint }>) => Number((await q).n);
-  const [actions, attempts, events, outboxOfActions, outbox] = await Promise.all([
+  const [actions, attempts, events, outboxOfActions, outbox, liveAttempts, chains] = await Promise.all([
     count(
       db
         .selectFrom(ids.as('e'))
@@ -82,12 +112,25 @@ export async function countExpired(db: Sql, plan: Plan, cutoff: Date): Promise<P
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
     ),
+    count(
+      db
+        .selectFrom(expiredLiveAttempts(db, plan, cutoff).as('l'))
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
+    ),
+    count(
+      db
+        .selectFrom(expiredChains(db, plan, cutoff).as('c'))
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
+    ),
   ]);
   return {
     actions,
-    delivery_attempts: attempts,
+    delivery_attempts: attempts + liveAttempts,
     reminder_events: events,
     outbox_messages: outboxOfActions + outbox,
+    chains,
   };
 }
 
@@ -133,6 +176,43 @@ export async function purgeBatch(
     .executeTakeFirst();
   const looseCount = Number(loose.numDeletedRows);
   counts.outbox_messages += looseCount;
-  // A full batch of either kind may have left more behind.
-  return { counts, more: ids.length === limit || looseCount === limit };
+  const liveAttempts = await db
+    .deleteFrom('delivery_attempts')
+    .where(
+      'id',
+      'in',
+      db
+        .selectFrom(
+          expiredLiveAttempts(db, plan, cutoff)
+            .limit(limit)
+            .forUpdate('delivery_attempts')
+            .skipLocked()
+            .as('l'),
+        )
+        .select('l.id'),
+    )
+    .executeTakeFirst();
+  const liveAttemptCount = Number(liveAttempts.numDeletedRows);
+  counts.delivery_attempts += liveAttemptCount;
+  const chainIds = (
+    await expiredChains(db, plan, cutoff)
+      .orderBy('chains.completed_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute()
+  ).map((r) => r.id);
+  if (chainIds.length > 0) {
+    await db.deleteFrom('callback_deliveries').where('chain_id', 'in', chainIds).execute();
+    // Steps go by cascade; their actions are purged as actions (terminal ones) when they are old enough.
+    counts.chains = Number(
+      (await db.deleteFrom('chains').where('id', 'in', chainIds).executeTakeFirst()).numDeletedRows,
+    );
+  }
+  // A full batch of any kind may have left more behind.
+  return {
+    counts,
+    more:
+      ids.length === limit || looseCount === limit || liveAttemptCount === limit || chainIds.length === limit,
+  };
 }

@@ -30,7 +30,6 @@ export function configureActionsPauseCommand(actions: Command): void {
     .option('--duration <duration>', 'resume by itself after this long: 30m, 2h, 1d')
     .option('--indefinite', 'stay paused until `sched actions resume` (the default)')
     .option('--note <text>', 'why, kept in the timeline')
-    .option('--json', 'print JSON')
     .action(async (id: string, opts: PauseOptions, cmd: Command) => {
       const action = await client(cmd).actions.pause(id, buildPauseBody(opts));
       const until = action.pause?.until ? `until ${action.pause.until}` : 'until resumed';

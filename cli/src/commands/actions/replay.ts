@@ -13,7 +13,6 @@ export function configureActionsReplayCommand(actions: Command): void {
     .option('--timezone <tz>', 'IANA timezone for --at without an offset')
     .option('--header <header>', "replace the request headers: 'Name: value' (repeatable)", collectOption)
     .option('--body <json>', 'replace the JSON request body')
-    .option('--json', 'print JSON')
     .action(
       async (
         id: string,

@@ -12,7 +12,6 @@ export function configureActionsResumeCommand(actions: Command): void {
         'what passed while paused: run_once runs it now (default), skip drops it (a one-time action expires)',
       ).choices(MISSED_POLICIES),
     )
-    .option('--json', 'print JSON')
     .action(async (id: string, opts: { missed?: (typeof MISSED_POLICIES)[number] }, cmd: Command) => {
       const action = await client(cmd).actions.resume(id, opts.missed ? { missed: opts.missed } : {});
       const next = action.next_attempt_at ? `, next ${action.next_attempt_at}` : '';

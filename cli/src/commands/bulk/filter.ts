@@ -55,8 +55,7 @@ export function withBulkFlags(cmd: Command): Command {
     .option('--ids <ids>', 'comma-separated action ids (at most 1,000) instead of a filter')
     .option('--note <text>', "kept on the operation and each action's timeline")
     .option('--yes', 'run it (without: a dry run that prints the count and a sample)')
-    .option('--no-wait', 'with --yes: print the started operation and return')
-    .option('--json', 'print JSON');
+    .option('--no-wait', 'with --yes: print the started operation and return');
 }
 
 type Target = Pick<BulkOperationInput, 'filter' | 'ids'>;

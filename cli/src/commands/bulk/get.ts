@@ -6,7 +6,6 @@ export function configureBulkGetCommand(bulk: Command): void {
   bulk
     .command('get <id>')
     .description('a bulk operation and its progress')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const op = await client(cmd).bulkOperations.get(id);
       printText(

@@ -17,7 +17,6 @@ export function configureBulkListCommand(bulk: Command): void {
   bulk
     .command('list')
     .description('bulk operations, newest first')
-    .option('--json', 'print JSON')
     .action(async (_o: unknown, cmd: Command) => {
       const page = await client(cmd).bulkOperations.list();
       print(cmd, page, { rows: page.data as unknown as Record<string, unknown>[], columns: COLUMNS });

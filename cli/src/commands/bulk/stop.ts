@@ -6,7 +6,6 @@ export function configureBulkStopCommand(bulk: Command): void {
   bulk
     .command('stop <id>')
     .description('stop a running bulk operation (the batch in progress finishes)')
-    .option('--json', 'print JSON')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const op = await client(cmd).bulkOperations.stop(id);
       printText(cmd, { data: op }, finishedText(op));

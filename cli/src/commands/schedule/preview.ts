@@ -50,7 +50,6 @@ export function configureScheduleCommands(program: Command): void {
     .option('--dst-gap <policy>', 'a wall time in a DST gap: same_offset (default), shift_forward, skip')
     .option('--dst-fold <policy>', 'a wall time in a DST fold: first (default), second, both')
     .option('--count <n>', 'how many runs to list, 1-100 (default 10)')
-    .option('--json', 'print JSON')
     .addHelpText(
       'after',
       `

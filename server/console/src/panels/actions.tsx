@@ -1,5 +1,5 @@
 import { ACTION_MODES, ACTION_STATES, MISSED_POLICIES, type MissedPolicy } from '@sched/contract';
-import { type Action, type ActionListQuery, unwrap } from '@sched/sdk';
+import type { Action, ActionListQuery } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { canCancelAction, canPauseAction, canResumeAction, canRetryAction } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
@@ -265,13 +265,10 @@ function ActionDetail({ id }: { id: string }) {
             <ConfirmButton
               label="Pause"
               title={`Pause “${a.name}”?`}
-              onConfirm={async () =>
-                unwrap(
-                  await client.raw.actions.pause({
-                    params: { id: a.id },
-                    body: pauseFor === 'indefinite' ? { indefinite: true } : { duration: pauseFor },
-                  }),
-                  200,
+              onConfirm={() =>
+                client.actions.pause(
+                  a.id,
+                  pauseFor === 'indefinite' ? { indefinite: true } : { duration: pauseFor },
                 )
               }
               onDone={loaded.reload}
@@ -293,9 +290,7 @@ function ActionDetail({ id }: { id: string }) {
             <ConfirmButton
               label="Resume"
               title={`Resume “${a.name}”?`}
-              onConfirm={async () =>
-                unwrap(await client.raw.actions.resume({ params: { id: a.id }, body: { missed } }), 200)
-              }
+              onConfirm={() => client.actions.resume(a.id, { missed })}
               onDone={loaded.reload}
             >
               <p>It goes back on its schedule.</p>

@@ -1,5 +1,4 @@
 import { API_KEY_SCOPES, type ApiKeyScope } from '@sched/contract';
-import { unwrap } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { ConfirmButton, CopyButton, ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
 
@@ -28,7 +27,7 @@ export function ApiKeys() {
 
 function ApiKeyList() {
   const { client } = useConsole();
-  const keys = useLoad(async (c) => unwrap(await c.raw.apiKeys.list(), 200).data, []);
+  const keys = useLoad((c) => c.keys.list(), []);
   const [secret, setSecret] = useState<string>();
   const [error, setError] = useState<Error>();
   const [scopes, setScopes] = useState<ApiKeyScope[]>(['read']);
@@ -39,7 +38,7 @@ function ApiKeyList() {
     const name = String(new FormData(form).get('name') ?? '').trim();
     setError(undefined);
     try {
-      const created = unwrap(await client.raw.apiKeys.create({ body: { name, scopes } }), 201).data;
+      const created = await client.keys.create({ name, scopes });
       setSecret(created.key);
       form.reset();
       keys.reload();
@@ -86,12 +85,7 @@ function ApiKeyList() {
                   <ConfirmButton
                     label={`Rotate ${k.name ?? k.prefix}`}
                     title={`Rotate “${k.name ?? k.prefix}”?`}
-                    onConfirm={async () =>
-                      setSecret(
-                        unwrap(await client.raw.apiKeys.rotate({ params: { id: k.id }, body: {} }), 201).data
-                          .key,
-                      )
-                    }
+                    onConfirm={async () => setSecret((await client.keys.rotate(k.id)).data.key)}
                     onDone={keys.reload}
                   >
                     A new secret with the same name and scopes is made; the current one keeps working for 24
@@ -101,9 +95,7 @@ function ApiKeyList() {
                     label={`Revoke ${k.name ?? k.prefix}`}
                     title={`Revoke “${k.name ?? k.prefix}”?`}
                     danger
-                    onConfirm={async () =>
-                      unwrap(await client.raw.apiKeys.revoke({ params: { id: k.id } }), 204)
-                    }
+                    onConfirm={async () => client.keys.revoke(k.id)}
                     onDone={keys.reload}
                   >
                     It stops working at once, everywhere (a console signed in with it too).

@@ -2,7 +2,8 @@ import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sc
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
-import { destinationDomain } from '../../domain/domains/rules.js';
+import { countedNames } from '../../domain/domains/rules.js';
+import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,
@@ -136,7 +137,7 @@ export class ActionService {
       guard !== undefined &&
       (simple
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
-        : destinationDomain(p.request!.url) !== null);
+        : countedNames(p.request!.url, isBlockedAddress).length > 0);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
       const row = await this.simpleInserts.add(
         newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent }),
@@ -296,6 +297,12 @@ export class ActionService {
     row: ActionRow,
     now: Date,
   ): Promise<{ id: string; name: string; status: 'resolved'; attempt_count: 0; manual_retry_count: number }> {
+    // Its chain has moved on from the step: a retry here would run the step without the chain ever hearing.
+    if (row.chain_id) {
+      throw new ConflictError(
+        `this action runs a step of chain ${row.chain_id}; it cannot be retried on its own (create the chain again)`,
+      );
+    }
     if (row.status !== 'failed')
       throw ValidationError.field('status', `only failed actions can be retried; this one is ${row.status}`);
     if (!row.request) throw ValidationError.field('request', 'this action has no HTTP request to retry');
@@ -309,6 +316,8 @@ export class ActionService {
         );
       }
     }
+    // A manual retry is one more send to the destination: it counts against the threshold (N-M4).
+    await this.options.countDestination?.(db, accountId, row.request.url, now);
     const updated = await updateAction(db, row.id, {
       status: assertTransition(row.status, 'manual_retry'),
       attempt_count: 0,

@@ -4,7 +4,7 @@ import { type Plan, planLimits } from '../../domain/quota/plans.js';
 import { assertTeamMemberRoom } from '../quota.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type { Database } from '../../persistence/database.js';
-import { channelRecords, teamMemberRecords } from '../../persistence/directory.js';
+import { channelRecords, lockTeamMemberCount, teamMemberRecords } from '../../persistence/directory.js';
 import type { NotificationChannelEntity, TeamMemberEntity } from '../../persistence/entities/approval.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 
@@ -140,15 +140,21 @@ export class TeamMemberService {
     /** The caller's plan: its team-member count is enforced (app/quota.ts). */
     plan?: Plan,
   ) {
-    if (plan) await assertTeamMemberRoom(this.database.sql, accountId, plan);
-    return memberView(
-      await this.records.create(accountId, {
-        name: input.name,
-        email: input.email ?? null,
-        phone: input.phone ?? null,
-        pushSubscriptions: input.push_subscriptions,
-      }),
-    );
+    // Count and insert under one per-account lock: two racing creates cannot both see room for one.
+    return this.database.transaction(async (db) => {
+      if (plan) {
+        await lockTeamMemberCount(db, accountId);
+        await assertTeamMemberRoom(db, accountId, plan);
+      }
+      return memberView(
+        await this.records.create(accountId, {
+          name: input.name,
+          email: input.email ?? null,
+          phone: input.phone ?? null,
+          pushSubscriptions: input.push_subscriptions,
+        }),
+      );
+    });
   }
 
   async update(

@@ -1,11 +1,12 @@
 import {
+  countedNames,
   type DomainLimits,
-  destinationDomain,
   thresholdMessage,
   usagePeriods,
   withinLimits,
 } from '../../domain/domains/rules.js';
 import { countHits } from '../../persistence/rate-limit-windows.js';
+import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import type { Sql } from '../../persistence/database.js';
 import { countDomainUse, isVerified } from '../../persistence/domains.js';
 import { ValidationError } from '../errors.js';
@@ -40,35 +41,53 @@ export type CountDestination = (
  * racing create through uncounted.
  */
 export async function isUncountedDestination(db: Sql, accountId: string, url: string): Promise<boolean> {
-  const domain = destinationDomain(url);
-  return domain === null || (await isVerified(db, accountId, domain));
+  const names = countedNames(url, isBlockedAddress);
+  return names.length === 0 || (await anyVerified(db, accountId, names));
+}
+
+/** A host verified, or its registrable domain verified (which proves control of the whole zone). */
+async function anyVerified(db: Sql, accountId: string, names: readonly string[]): Promise<boolean> {
+  for (const name of names) if (await isVerified(db, accountId, name)) return true;
+  return false;
 }
 
 /** The one implementation of the destination threshold, bound to the operator's limits. */
 export function destinationGuard(limits: DomainLimits): CountDestination {
   return async (db, accountId, url, now, opts = {}) => {
-    const domain = destinationDomain(url);
-    if (domain === null) return;
+    // The host, its registrable domain when different, or a public IP literal's address (N-M4).
+    const names = countedNames(url, isBlockedAddress);
+    if (names.length === 0) return;
     // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.
-    if (!opts.unverified && (await isVerified(db, accountId, domain))) return;
-    const { day, month } = usagePeriods(now);
-    if (opts.source === 'trigger') {
-      const nextDay = new Date(day.getTime() + 86_400_000);
-      const nextMonth = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
-      const bucket = (period: string) => `trigger-domain-${period}:${accountId}:${domain}`;
-      const hits = await countHits(db, [
-        { bucket: bucket('day'), start: day, end: nextDay },
-        { bucket: bucket('month'), start: month, end: nextMonth },
-      ]);
-      const within = withinLimits(
-        { day: hits.get(bucket('day')) ?? 1, month: hits.get(bucket('month')) ?? 1 },
-        limits,
-      );
-      if (!within) throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
-      return;
-    }
-    if (!(await countDomainUse(db, { accountId, domain, day, month, now, limits }))) {
-      throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
-    }
+    if (!opts.unverified && (await anyVerified(db, accountId, names))) return;
+    for (const domain of names) await countOne(db, accountId, domain, now, limits, opts);
   };
+}
+
+async function countOne(
+  db: Sql,
+  accountId: string,
+  domain: string,
+  now: Date,
+  limits: DomainLimits,
+  opts: { field?: string; source?: 'api' | 'trigger' },
+): Promise<void> {
+  const { day, month } = usagePeriods(now);
+  if (opts.source === 'trigger') {
+    const nextDay = new Date(day.getTime() + 86_400_000);
+    const nextMonth = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
+    const bucket = (period: string) => `trigger-domain-${period}:${accountId}:${domain}`;
+    const hits = await countHits(db, [
+      { bucket: bucket('day'), start: day, end: nextDay },
+      { bucket: bucket('month'), start: month, end: nextMonth },
+    ]);
+    const within = withinLimits(
+      { day: hits.get(bucket('day')) ?? 1, month: hits.get(bucket('month')) ?? 1 },
+      limits,
+    );
+    if (!within) throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
+    return;
+  }
+  if (!(await countDomainUse(db, { accountId, domain, day, month, now, limits }))) {
+    throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
+  }
 }

@@ -12,6 +12,7 @@ import {
 import type { Sql } from '../../persistence/database.js';
 import {
   clearVerification,
+  countPendingDomains,
   type DomainRow,
   findDomain,
   listDomains,
@@ -22,6 +23,9 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 
 /** The two verification methods; each answers null when it proves the token, else why not. */
+/** Domains an account may have waiting for verification at once (N-L3). */
+export const MAX_PENDING_DOMAINS = 20;
+
 export interface VerificationProbes {
   dns(domain: string, token: string): Promise<string | null>;
   file(domain: string, token: string): Promise<string | null>;
@@ -77,6 +81,13 @@ export class DomainService {
     const { day, month } = usagePeriods(now);
     const firstCheckAt = nextCheckAt(now, 0, now)!;
     const row = await this.o.store.transaction(async (db) => {
+      // N-L3: each pending domain costs background lookups and fetches; an account keeps only so many waiting.
+      if ((await countPendingDomains(db, accountId, domain)) >= MAX_PENDING_DOMAINS) {
+        throw ValidationError.field(
+          'domain',
+          `at most ${MAX_PENDING_DOMAINS} domains may wait for verification at once; remove or verify one first`,
+        );
+      }
       const r = await startVerification(db, {
         accountId,
         domain,

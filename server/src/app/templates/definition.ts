@@ -29,8 +29,8 @@ export type TemplateDefinition = Pick<
   | 'max_schedule_days'
 >;
 
-/** The fields an update body may carry: any subset of a create body's. */
-export type TemplateFields = Partial<TemplateCreateParsed>;
+/** The fields an update body may carry: any subset of a create body's, optional ones possibly null (cleared). */
+export type TemplateFields = { [K in keyof TemplateCreateParsed]?: TemplateCreateParsed[K] | null };
 
 const DEFINITION_KEYS = [
   'name',
@@ -79,7 +79,13 @@ export const EMPTY_DEFINITION: TemplateDefinition = {
 /** `base` with every field the body supplies replaced (PUT changes only what it names). */
 export function mergeDefinition(base: TemplateDefinition, fields: TemplateFields): TemplateDefinition {
   const merged: Record<string, unknown> = { ...base };
-  for (const key of DEFINITION_KEYS) if (fields[key] !== undefined) merged[key] = fields[key];
+  for (const key of DEFINITION_KEYS) {
+    const value = fields[key];
+    if (value === undefined) continue;
+    // null clears: lists become empty, the rest null (the default applies again).
+    merged[key] =
+      value === null ? (Array.isArray(EMPTY_DEFINITION[key]) ? [] : EMPTY_DEFINITION[key]) : value;
+  }
   return merged as TemplateDefinition;
 }
 

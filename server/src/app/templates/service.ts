@@ -62,7 +62,11 @@ export class TemplateService {
         updated_at: now,
       });
     });
-    return templateView(row, this.deps.publicUrl(), { token: token.token, credentials: true });
+    return templateView(row, this.deps.publicUrl(), {
+      token: token.token,
+      credentials: true,
+      plan: principal.plan,
+    });
   }
 
   async list(
@@ -79,8 +83,15 @@ export class TemplateService {
   }
 
   /** `credentials`: whether the caller's key may see stored header values (seesCredentials). */
-  async get(accountId: string, id: string, credentials = true): Promise<Template> {
-    return templateView(await this.load(accountId, id), this.deps.publicUrl(), { credentials });
+  async get(
+    principal: Pick<Principal, 'accountId' | 'plan'>,
+    id: string,
+    credentials = true,
+  ): Promise<Template> {
+    return templateView(await this.load(principal.accountId, id), this.deps.publicUrl(), {
+      credentials,
+      plan: principal.plan,
+    });
   }
 
   /** Only the supplied fields change; the template as it would stand is checked whole. The token stays. */
@@ -95,7 +106,7 @@ export class TemplateService {
         updated_at: this.deps.clock(),
       }))!;
     });
-    return templateView(row, this.deps.publicUrl(), { credentials: true });
+    return templateView(row, this.deps.publicUrl(), { credentials: true, plan: principal.plan });
   }
 
   /** The row goes, and with it the only copy of the token's hash: the URL answers 404 from now on. */

@@ -6,6 +6,7 @@ import {
   type TemplateSummary,
 } from '@sched/contract';
 import { shownHeaders } from '../../domain/auth/api-key.js';
+import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { maskedToken, triggerUrl } from '../../domain/template/token.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
@@ -23,9 +24,11 @@ export function stepDefinitionView(step: ChainStepParsed, credentials: boolean):
 export function templateView(
   row: TemplateRow,
   publicUrl: string,
-  opts: { token?: string; credentials: boolean },
+  opts: { token?: string; credentials: boolean; plan: Plan },
 ): Template {
   const { token, credentials } = opts;
+  // TP16: the view shows what a trigger will apply, not null.
+  const attempts = effectiveMaxAttempts(row.max_attempts, opts.plan);
   const shown = token ?? maskedToken(row.token_prefix);
   return {
     id: row.id,
@@ -40,8 +43,8 @@ export function templateView(
     },
     allowed_origins: row.allowed_origins,
     gate_config: row.gate_config,
-    max_attempts: row.max_attempts,
-    retry_strategy: row.retry_strategy,
+    max_attempts: attempts.ok ? attempts.maxAttempts : (row.max_attempts ?? 0),
+    retry_strategy: row.retry_strategy ?? 'exponential',
     signed: row.webhook_secret !== null,
     callback_url: row.callback_url,
     chain_steps: row.chain_steps?.map((step) => stepDefinitionView(step, credentials)) ?? null,

@@ -35,7 +35,7 @@ import {
 export const CHAIN_EVENTS = Object.freeze(['start', 'complete', 'fail', 'cancel'] as const);
 export type ChainEvent = (typeof CHAIN_EVENTS)[number];
 
-const CHAIN_TERMINAL_STATES = Object.freeze([
+export const CHAIN_TERMINAL_STATES = Object.freeze([
   'completed',
   'failed',
   'cancelled',

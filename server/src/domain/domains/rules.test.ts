@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  countedNames,
   CHECK_WINDOW_MS,
   destinationDomain,
   destinationHost,
@@ -84,5 +85,22 @@ describe('destination domains', () => {
     const nearEnd = new Date(start.getTime() + CHECK_WINDOW_MS - 60_000);
     expect(nextCheckAt(start, 50, nearEnd)!.getTime()).toBe(start.getTime() + CHECK_WINDOW_MS);
     expect(nextCheckAt(start, 50, new Date(start.getTime() + CHECK_WINDOW_MS))).toBeNull();
+  });
+});
+
+describe('countedNames (N-M4)', () => {
+  const privateIp = (ip: string) => ip.startsWith('10.') || ip === '127.0.0.1' || ip === '::1';
+  it.each([
+    ['https://a.b.victim.co.uk/x', ['a.b.victim.co.uk', 'victim.co.uk']],
+    ['https://victim.com/x', ['victim.com']],
+    ['https://me.github.io/x', ['me.github.io']],
+    ['https://hooks.dns-test.example/x', ['hooks.dns-test.example']],
+    ['https://1.1.1.1/x', ['1.1.1.1']],
+    ['https://[2606:4700::1111]/x', ['2606:4700::1111']],
+    ['http://127.0.0.1:8080/x', []],
+    ['http://10.0.0.1/x', []],
+    ['not a url', []],
+  ])('%s counts against %j', (url, names) => {
+    expect(countedNames(url, privateIp)).toEqual(names);
   });
 });

@@ -1,3 +1,4 @@
+import { parse as parseHost } from 'tldts';
 /**
  * Destination domains (spec 4.6): which hostname an action's URL counts against, when an unverified hostname is
  * refused, what the owner publishes to verify it, and when a pending verification is checked again. Pure: time is
@@ -38,6 +39,32 @@ export function destinationDomain(url: string): string | null {
   // The URL parser has turned every numeric IPv4 form (decimal, octal, hex, short) into a dotted quad.
   if (DOTTED_QUAD.test(name)) return null;
   return name === '' ? null : name;
+}
+
+/**
+ * The names a send to `url` counts against (spec 4.6, N-M4): its host name, and also its registrable domain (eTLD+1
+ * from the public-suffix list, private suffixes such as github.io kept apart) when that differs, so a flood spread
+ * over subdomains meets the same threshold; a public IP literal by its address. Names under a suffix the list does
+ * not know (.example, .internal, .test) count alone, and private or loopback literals (allowed only in
+ * development) not at all. `isPrivateAddress` is the SSRF guard's classification.
+ */
+export function countedNames(url: string, isPrivateAddress: (ip: string) => boolean): string[] {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return [];
+  }
+  if (host.startsWith('[')) {
+    const ip = host.slice(1, -1).toLowerCase();
+    return isPrivateAddress(ip) ? [] : [ip];
+  }
+  const name = host.replace(/\.+$/, '').toLowerCase();
+  if (name === '') return [];
+  if (DOTTED_QUAD.test(name)) return isPrivateAddress(name) ? [] : [name];
+  const parsed = parseHost(name, { allowPrivateDomains: true });
+  const registrable = parsed.isIcann || parsed.isPrivate ? parsed.domain : null;
+  return registrable && registrable !== name ? [name, registrable] : [name];
 }
 
 /**

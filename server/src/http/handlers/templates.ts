@@ -22,7 +22,7 @@ export function templatesHandlers(templates: TemplateService) {
       body: {
         data: await (async () => {
           const p = principalOf(request);
-          return templates.get(p.accountId, params.id, seesCredentials(p.scopes));
+          return templates.get(p, params.id, seesCredentials(p.scopes));
         })(),
       },
     }),

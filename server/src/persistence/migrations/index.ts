@@ -12,6 +12,7 @@ import { Migration20261123000813_ChainStepSettled } from './Migration20261123000
 import { Migration20261125034000_Pause } from './Migration20261125034000_Pause.js';
 import { Migration20261125040000_ApiKeyExpiry } from './Migration20261125040000_ApiKeyExpiry.js';
 import { Migration20261125041500_TemplateGuards } from './Migration20261125041500_TemplateGuards.js';
+import { Migration20261125042000_DomainRemoved } from './Migration20261125042000_DomainRemoved.js';
 import { Migration20261125033000_ConsoleSessions } from './Migration20261125033000_ConsoleSessions.js';
 import { Migration20261125045000_InboxBulkOperations } from './Migration20261125045000_InboxBulkOperations.js';
 import { Migration20261125050000_Traceparent } from './Migration20261125050000_Traceparent.js';
@@ -32,6 +33,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125034000_Pause', class: Migration20261125034000_Pause },
   { name: 'Migration20261125040000_ApiKeyExpiry', class: Migration20261125040000_ApiKeyExpiry },
   { name: 'Migration20261125041500_TemplateGuards', class: Migration20261125041500_TemplateGuards },
+  { name: 'Migration20261125042000_DomainRemoved', class: Migration20261125042000_DomainRemoved },
   { name: 'Migration20261125033000_ConsoleSessions', class: Migration20261125033000_ConsoleSessions },
   { name: 'Migration20261125045000_InboxBulkOperations', class: Migration20261125045000_InboxBulkOperations },
   { name: 'Migration20261125050000_Traceparent', class: Migration20261125050000_Traceparent },

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import {
   CONFIRMATION_MODE,
@@ -7,10 +6,9 @@ import {
   SCHEDULE_PRESETS,
 } from '@sched/contract';
 import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
-import { type Command, Option } from 'commander';
-import { client, collectOption, formatFields, UsageError } from '../runtime.js';
-import { printCreated, relativeTime } from './actions.js';
-import { duration, oneOf } from './actions-request.js';
+import { formatFields, UsageError } from '../../runtime.js';
+import { relativeTime } from '../actions.js';
+import { duration, oneOf } from '../actions-request.js';
 
 /*
  * `sched approvals create`: flags -> `ApprovalInput` (the SDK turns it into the API body). The translation is pure
@@ -18,9 +16,9 @@ import { duration, oneOf } from './actions-request.js';
  */
 
 // Choice lists for commander and `oneOf`, read from the contract's frozen maps.
-const GATE_CHANNELS = Object.values(GATE_CHANNEL);
-const ON_TIMEOUT = Object.values(ON_TIMEOUT_MAP);
-const CONFIRMATION_MODES = Object.values(CONFIRMATION_MODE);
+export const GATE_CHANNELS = Object.values(GATE_CHANNEL);
+export const ON_TIMEOUT = Object.values(ON_TIMEOUT_MAP);
+export const CONFIRMATION_MODES = Object.values(CONFIRMATION_MODE);
 
 /** Flags of `sched approvals create`, as commander hands them over (camelCase, repeatables as arrays). */
 export interface CreateApprovalOptions {
@@ -201,7 +199,7 @@ function noFiles(path: string): Uint8Array {
   throw new Error(`reading ${path} is not available here`);
 }
 
-const CREATE_EXAMPLES = `
+export const CREATE_EXAMPLES = `
 Examples:
   $ sched approvals create --to ada@example.com --to +15551234567 --message "Ship v2?" --in 1h --timeout 1d
   $ sched approvals create --to ada@example.com --to bob@example.com --mode all_required \\
@@ -209,59 +207,6 @@ Examples:
   $ sched approvals create --to ada@example.com --message "Deploy?" --in 10m \\
       --escalate-to boss@example.com --escalate-after 2 \\
       --then-url https://ci.example.com/deploy --then-body '{"ref":"v2"}' --secret "$DEPLOY_SECRET"`;
-
-export function configureApprovalsCommands(program: Command): void {
-  const approvals = program
-    .command('approvals')
-    .description('ask people to approve, then (optionally) run a request; read them with `actions get`');
-  approvals
-    .command('create')
-    .description('schedule an approval request')
-    .requiredOption(
-      '--to <recipient>',
-      'email, E.164 phone, contact:<id>:email|phone, channel:<id> or team member id (repeatable)',
-      collectOption,
-    )
-    .requiredOption('--message <text>', 'the question, at most 5000 characters')
-    .option('--in <duration>', 'ask after a wait: 30s, 10m, 2h, 7d, 1w')
-    .option('--at <time>', 'ask at an ISO 8601 time (without an offset: in --timezone)')
-    .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
-    .option('--timezone <iana>', 'timezone for presets and --at without an offset')
-    .option('--timeout <duration>', 'how long the links answer (default 7d)')
-    .addOption(new Option('--on-timeout <what>', 'what a timeout does (default cancel)').choices(ON_TIMEOUT))
-    .addOption(
-      new Option('--mode <mode>', 'first_response (default) or all_required').choices(CONFIRMATION_MODES),
-    )
-    .option('--max-snoozes <n>', '0-10 (default 5); 0 hides snooze')
-    .option('--buttons <labels>', 'confirm and decline labels, e.g. "Approve,Reject"')
-    // Checked in buildApprovalInput: commander's choices() and a collecting parser cannot be combined.
-    .option(
-      '--channel <channel>',
-      `send through ${GATE_CHANNELS.join(', ')} (repeatable); default: email and/or sms by recipient`,
-      collectOption,
-    )
-    .option(
-      '--escalate-to <contact>',
-      'also ask this email or phone when nobody answers (repeatable)',
-      collectOption,
-    )
-    .option('--escalate-after <hours>', 'hours without an answer before escalating (at least 0.5)')
-    .option('--attach <file>', 'attach a file to the message (repeatable)', collectOption)
-    .option('--then-url <url>', 'request to run once approved')
-    .option('--then-method <method>', 'its method (default POST)')
-    .option('--then-body <json>', 'its JSON body')
-    .option('--secret <secret>', 'webhook secret that signs that request (16+ printable characters)')
-    .option('--callback-url <url>', 'receives reminder.responded, action.executed, action.expired...')
-    .option('--name <name>', 'a name (generated when omitted)')
-    .option('--description <text>')
-    .option('--idempotency-key <key>', 'answer with the live action holding this key instead of creating')
-    .option('--json', 'print JSON')
-    .addHelpText('after', CREATE_EXAMPLES)
-    .action(async (opts: CreateApprovalOptions, cmd: Command) => {
-      const input = buildApprovalInput(opts, (path) => readFileSync(path));
-      printCreated(cmd, await client(cmd).approvals.create(input), approvalSummary);
-    });
-}
 
 /** What a person sees after `approvals create`: the id to keep, when it is asked, and whom. */
 export function approvalSummary(action: Action, now: Date): string {

@@ -1,0 +1,19 @@
+import { CHAT_CHANNELS } from '@sched/contract';
+import type { NotificationChannel } from '@sched/sdk';
+
+const COLUMNS = ['id', 'name', 'type', 'webhook', 'created_at'];
+export const CHANNEL_TYPES = CHAT_CHANNELS;
+
+/** Incoming webhook URLs are credentials (anyone holding one can post): tables show the host only, JSON all. */
+export function maskWebhookUrl(url: string): string {
+  try {
+    return `${new URL(url).origin}/…`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+export const table = (rows: NotificationChannel[]) => ({
+  rows: rows.map((c) => ({ ...c, webhook: maskWebhookUrl(c.webhook_url) })),
+  columns: COLUMNS,
+});

@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import { client, print, UsageError } from '../../runtime.js';
+import { table } from './show.js';
+
+export function configureChannelsUpdateCommand(channels: Command): void {
+  channels
+    .command('update <id>')
+    .description('rename a destination or change its webhook URL')
+    .option('--name <name>')
+    .option('--webhook-url <url>')
+    .action(async (id: string, opts: { name?: string; webhookUrl?: string }, cmd: Command) => {
+      if (opts.name === undefined && opts.webhookUrl === undefined)
+        throw new UsageError('give --name and/or --webhook-url');
+      const data = await client(cmd).channels.update(id, {
+        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        ...(opts.webhookUrl !== undefined ? { webhook_url: opts.webhookUrl } : {}),
+      });
+      print(cmd, { data }, table([data]));
+    });
+}
