@@ -55,7 +55,6 @@ describe('dispatcher (in-process, manual clock)', () => {
       gate: null,
       chain_id: null,
       chain_step_index: null,
-      traceparent: null,
       created_at: T0,
       updated_at: T0,
     });
