@@ -3,7 +3,7 @@
 // Fastify, http/, jobs/, outbound/ or channels/; only persistence/ imports pg, kysely or MikroORM, and only
 // jobs/queue.ts imports pg-boss; http/ calls app/, never
 // persistence/; channel adapters know only their interface, the message shapes, their vendor client and config; the SDK imports
-// only the contract; the CLI's API verbs use only the SDK.
+// only the contract; the CLI's API verbs use only the SDK; the console is a client of the API like the others.
 /** A regex matching the resolved path of these npm packages (pnpm keeps them under node_modules/.pnpm). */
 const pkg = (names) => `node_modules/(${names})/`;
 const notTest = '\\.test\\.ts$';
@@ -95,6 +95,21 @@ module.exports = {
         pathNot: ['^cli/src/commands/(admin|accounts|serve|outbox|purge)', notTest],
       },
       to: { path: '^server/' },
+    },
+    {
+      name: 'console-is-an-api-client',
+      comment:
+        'The console (server/console) reaches the service only through /v1 and the SDK: of the server it may import the pure state tables of domain/, nothing that reads the database or runs on Node.',
+      severity: 'error',
+      from: { path: '^server/console/' },
+      to: {
+        path: [
+          '^server/src/(?!domain/)',
+          '^(cli)/',
+          '^node:',
+          pkg('fastify|@fastify/[^/]+|pg|kysely|@mikro-orm/[^/]+'),
+        ],
+      },
     },
     {
       name: 'no-circular',

@@ -1,5 +1,5 @@
 // Soak run (issue 21, item 8): `node bench/soak.mjs [--minutes 30] [--due-rate 200] [--create-rate 50]
-// [--sample-seconds 60]`. One sched stack (BENCH_ROLES picks the layout; `split` runs both roles as separate
+// [--sample-seconds 60] [--hold-xmin-minutes 0]`. One sched stack (BENCH_ROLES picks the layout; `split` runs both roles as separate
 // processes) on a fresh database: `--due-rate` webhooks a second come due at a loopback receiver (each created a few
 // seconds ahead) while `--create-rate` far-future actions a second pile up, as production's mix does. Every sample
 // period it records each server process's RSS, the lateness p50/p99 of the period's deliveries, lost and doubled
@@ -33,8 +33,12 @@ const { values: flags } = parseArgs({
     'due-rate': { type: 'string', default: '200' },
     'create-rate': { type: 'string', default: '50' },
     'sample-seconds': { type: 'string', default: '60' },
+    // Issue 21 item 5: a transaction holding the xmin horizon (vacuum cannot remove what it might still see) for
+    // this many minutes from the start: dead tuples pile up; creates and lateness should degrade gracefully.
+    'hold-xmin-minutes': { type: 'string', default: '0' },
   },
 });
+const holdXminMinutes = Number(flags['hold-xmin-minutes']);
 const minutes = Number(flags.minutes);
 const dueRate = Number(flags['due-rate']);
 const createRate = Number(flags['create-rate']);
@@ -79,6 +83,7 @@ try {
 
 async function soak(stack) {
   const samples = [];
+  if (holdXminMinutes > 0) await holdXmin(stack, holdXminMinutes);
   const counts = { created: 0, dueCreated: 0, failed: 0, statuses: new Map() };
   let inFlight = 0;
   let dueSent = 0;
@@ -142,10 +147,32 @@ async function soak(stack) {
   samples.final = {
     dueSent,
     dueCreated: counts.dueCreated,
+    dropped: counts.failed,
     distinct: receiver.distinct(),
     duplicates: receiver.duplicates(),
   };
   return samples;
+}
+
+/** An open repeatable-read transaction with a snapshot, released after `minutes` (or at the end of the run). */
+async function holdXmin(stack, minutes) {
+  const client = await stack.db.connect();
+  await client.query('begin isolation level repeatable read');
+  await client.query('select count(*) from actions');
+  log(`holding the xmin horizon for ${minutes} min`);
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await client.query('commit').catch(() => undefined);
+    client.release();
+    log('xmin horizon released');
+  };
+  const timer = setTimeout(() => void release(), minutes * 60_000);
+  stack.cleanups.push(async () => {
+    clearTimeout(timer);
+    await release();
+  });
 }
 
 async function sample(stack, minute, arrivals, counts) {
@@ -211,6 +238,6 @@ function report(samples) {
   );
   const f = samples.final;
   process.stdout.write(
-    `\ndue webhooks sent ${f.dueSent}, created (201) ${f.dueCreated}, delivered (distinct) ${f.distinct}, lost ${f.dueCreated - f.distinct}, doubled ${f.duplicates}\n`,
+    `\ndue webhooks sent ${f.dueSent} (not sent, the API ${MAX_IN_FLIGHT} requests behind: ${f.dropped}), created (201) ${f.dueCreated}, delivered (distinct) ${f.distinct}, lost ${f.dueCreated - f.distinct}, doubled ${f.duplicates}\n`,
   );
 }

@@ -140,6 +140,13 @@ describe('the operator console in a browser', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('invalid API key');
 
     await signIn(page, server.apiKey);
+    // Keyboard: on a page load the first Tab reaches the skip link, which moves focus to the content.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
     const cookies = await page.context().cookies();
     expect(cookies.map((c) => c.name)).toEqual(['sched_session']);
     expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
@@ -214,8 +221,15 @@ describe('the operator console in a browser', () => {
       .click();
     await page.locator('h1 .status-scheduled').waitFor();
     expect((await sched.actions.get(pending.id)).status).toBe('scheduled');
-    await page.getByRole('button', { name: 'Cancel action' }).click();
+    // By keyboard: Enter opens the confirmation, Escape closes it with nothing done.
+    await page.getByRole('button', { name: 'Cancel action' }).focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Cancel “Nightly invoice run”?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await sched.actions.get(pending.id)).status).toBe('scheduled');
+    await page.getByRole('button', { name: 'Cancel action' }).click();
     await dialog.waitFor();
     await check(page, 'cancel-confirmation');
     await dialog.getByRole('button', { name: 'Cancel action' }).click();
@@ -243,6 +257,24 @@ describe('the operator console in a browser', () => {
     await page.getByRole('button', { name: 'Regenerate URL' }).waitFor();
     await check(page, 'template-detail');
 
+    // Schedule preview: a daily series in New York across the spring-forward night; nothing is created.
+    const before = (await sched.actions.list()).meta.total;
+    await page.goto(`${server.url}/console/schedule-preview`);
+    await page.getByLabel('Starts').selectOption('scheduled_for');
+    await page.getByLabel('Time (ISO 8601)').fill('2027-03-13T02:30:00');
+    await page.getByLabel('Timezone').fill('America/New_York');
+    await page.getByLabel('Repeat every').fill('1');
+    await page.getByLabel('Unit').selectOption('d');
+    await page.getByLabel('Runs to list').fill('3');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const runs = page.getByRole('heading', { name: /Runs in America\/New_York/ });
+    await runs.waitFor();
+    expect(await page.locator('table.list tbody tr').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('table.list').textContent()).toContain('2027-03-13 02:30:00');
+    expect(await page.locator('table.list').textContent()).toContain('gap shifted');
+    expect((await sched.actions.list()).meta.total).toBe(before);
+    await check(page, 'schedule-preview');
+
     await page.goto(`${server.url}/console/settings`);
     await page.getByRole('cell', { name: 'Ada Lovelace' }).waitFor();
     await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
@@ -257,6 +289,13 @@ describe('the operator console in a browser', () => {
     const page = await openPage();
     await signIn(page, readKey);
     await page.getByText('read only').waitFor();
+    // Schedule preview is a POST, which the server gives the write scope only: its panel is not offered.
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Panels' })
+        .getByRole('link', { name: 'Schedule preview' })
+        .count(),
+    ).toBe(0);
     await page.goto(`${server.url}/console/settings`);
     await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
     expect(await page.getByRole('heading', { name: 'API keys' }).count()).toBe(0);
@@ -272,13 +311,19 @@ describe('the operator console in a browser', () => {
     await page.goto(`${server.url}/console/actions/${live.id}`);
     await page.getByRole('heading', { name: /Read-only check/ }).waitFor();
     const templates = await sched.templates.list();
-    const views = [`actions/${live.id}`, `templates/${templates.data[0]!.id}`, 'chains', 'settings'];
+    const views = [
+      `actions/${live.id}`,
+      `templates/${templates.data[0]!.id}`,
+      'chains',
+      'settings',
+      'failed',
+    ];
     for (const view of views) {
       await page.goto(`${server.url}/console/${view}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
       const writes = page.getByRole('button', {
-        name: /Cancel|Retry|Pause|Resume|Regenerate|Activate|Deactivate|Start verification|Check now|Rotate|Revoke|Create key/,
+        name: /Cancel|Retry|Replay|Pause|Resume|Regenerate|Activate|Deactivate|Start verification|Check now|Rotate|Revoke|Create key/,
       });
       expect(await writes.count(), view).toBe(0);
     }
@@ -309,9 +354,48 @@ describe('the operator console in a browser', () => {
     await page.getByLabel('API key').waitFor();
   });
 
-  // TODO(bulk operations): when POST /v1/actions/bulk (or its equivalent) lands in the contract, the failed inbox
-  // panel runs a bulk retry here: dry-run count shown first, then the run and its progress.
-  it.skip('runs a bulk retry from the failed inbox, showing the dry-run count first (endpoint not in the contract yet)', () => {});
+  it('retries a failed group from the failed inbox through a bulk operation, its dry-run count shown first', async (ctx) => {
+    if (!browser) return ctx.skip();
+    rx.on('/down', { status: 503 });
+    const failing = await Promise.all(
+      ['Sync ledger A', 'Sync ledger B'].map(async (name) => {
+        const made = (await sched.actions.create({
+          name,
+          schedule: { wait: '1s' },
+          max_attempts: 1,
+          request: { url: `${rx.url}/down` },
+        })) as { action: Action };
+        return made.action;
+      }),
+    );
+    for (const a of failing) await statusOf(sched, a.id, 'failed');
+    rx.on('/down', { status: 200 });
+
+    const page = await openPage();
+    await signIn(page, server.apiKey);
+    await page
+      .getByRole('navigation', { name: 'Panels' })
+      .getByRole('link', { name: 'Failed inbox' })
+      .click();
+    const group = page.getByRole('link', { name: /^2 127\.0\.0\.1.* · http$/ });
+    await group.click();
+    await page.waitForURL(/error_class=http/);
+    await page.getByRole('link', { name: 'Sync ledger A' }).waitFor();
+    await page.getByRole('button', { name: 'Retry this group' }).click();
+    // The dry run's count comes first; nothing has run yet.
+    const dry = page.locator('.dry-run');
+    await expect.poll(() => dry.textContent()).toContain('2 matched, 2 would be retried');
+    expect((await sched.bulkOperations.list()).data).toEqual([]);
+    await check(page, 'failed-inbox');
+    await page.getByRole('button', { name: 'Retry 2 actions' }).click();
+    await expect
+      .poll(() => page.locator('.bulk [role="status"][aria-live]').textContent(), { timeout: 30_000 })
+      .toContain('completed: 2 retried');
+    const ops = (await sched.bulkOperations.list()).data;
+    expect(ops).toHaveLength(1);
+    expect(ops[0]).toMatchObject({ operation: 'retry', status: 'completed', matched: 2, affected: 2 });
+    for (const a of failing) await statusOf(sched, a.id, 'executed');
+  });
 
   it('loaded every page without a CSP violation', (ctx) => {
     if (!browser) return ctx.skip();

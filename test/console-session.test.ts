@@ -91,11 +91,29 @@ describe('console sessions and /v1 through the cookie', () => {
     expect(rows.rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows.rows)).not.toContain(s.cookie);
 
+    // Only JSON is read: a form another site posts (text/plain or urlencoded) signs nobody in.
+    for (const [type, status] of [
+      ['text/plain', 422],
+      ['application/x-www-form-urlencoded', 415],
+    ] as const) {
+      const form = await fetch(`${server.url}/console/session`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: type === 'text/plain' ? JSON.stringify({ api_key: server.apiKey }) : `api_key=${server.apiKey}`,
+      });
+      expect(form.status).toBe(status);
+      expect(form.headers.get('set-cookie')).toBeNull();
+    }
+    // Signing in again from the same browser ends the session its cookie held.
+    const again = await signIn(server.apiKey, { cookie: `sched_session=${s.cookie}` });
+    expect((await call('GET', '/console/session', { cookie: s.cookie })).status).toBe(401);
+    expect((await call('GET', '/console/session', { cookie: again.cookie })).status).toBe(200);
+
     // Behind https (as a trusted proxy says), the cookie is Secure.
     expect((await signIn(server.apiKey, { 'x-forwarded-proto': 'https' })).setCookie).toContain('; Secure');
 
-    const me = await call('GET', '/console/session', { cookie: s.cookie });
-    expect(me.body).toEqual({ data: { csrf_token: s.csrf, scopes: ['read', 'write', 'admin'] } });
+    const me = await call('GET', '/console/session', { cookie: again.cookie });
+    expect(me.body).toEqual({ data: { csrf_token: again.csrf, scopes: ['read', 'write', 'admin'] } });
     expect(me.headers.get('cache-control')).toBe('no-store');
     expect((await call('GET', '/console/session')).status).toBe(401);
   });
@@ -216,7 +234,8 @@ describe('console sessions and /v1 through the cookie', () => {
     );
     const t = await signIn(created.api_key);
     expect((await call('GET', '/v1/stats', { cookie: t.cookie })).status).toBe(200);
-    expect((await runCli(['keys', 'revoke', created.key.id], server.env)).code).toBe(0);
+    // The operator's verb, through the database (`sched keys revoke` goes over the API).
+    expect((await runCli(['admin', 'keys', 'revoke', created.key.id], server.env)).code).toBe(0);
     expect((await call('GET', '/v1/stats', { cookie: t.cookie })).status).toBe(401);
   });
 
@@ -244,6 +263,9 @@ describe('console sessions and /v1 through the cookie', () => {
     expect(d.success_rate).toBeCloseTo(d.succeeded / d.attempts);
     expect(d.lateness_p50_ms).not.toBeNull();
     expect(d.lateness_p99_ms!).toBeGreaterThanOrEqual(d.lateness_p50_ms!);
+    expect(after.failing_destinations).toEqual([
+      { host: new URL(rx.url).hostname, attempts: 2, failed: 1, last_failed_at: expect.any(String) },
+    ]);
     expect(d.hours).toHaveLength(24);
     expect(d.hours.reduce((n, h) => n + h.attempts, 0)).toBe(d.attempts);
     expect(Date.parse(d.hours[23]!.start)).toBeLessThanOrEqual(Date.parse(d.until));

@@ -51,6 +51,13 @@ const files: Record<string, string> = {
   'server/src/http/reads-rows.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
   'server/src/domain/impure.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
   'server/src/channels/knows-app.ts': "import { rule } from '../domain/rule.js';\nexport const x = rule;\n",
+
+  // The console: the domain's pure tables are allowed; anything else of the server, or the database, is not.
+  'server/console/src/allowed.ts':
+    "import { rule } from '../../src/domain/rule.js';\nexport const x = rule;\n",
+  'server/console/src/reads-app.ts':
+    "import type { Outbound } from '../../src/app/ports.js';\nexport const x: Outbound | null = null;\n",
+  'server/console/src/reads-sql.ts': "import { sql } from 'kysely';\nexport const x = sql;\n",
 };
 
 describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', () => {
@@ -70,7 +77,7 @@ describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', ()
     );
     const out = await promisify(execFile)(
       depcruise,
-      ['--config', 'rules.cjs', '--output-type', 'json', 'server/src'],
+      ['--config', 'rules.cjs', '--output-type', 'json', 'server/src', 'server/console/src'],
       { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
     ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
     violations = (JSON.parse(out.stdout) as { summary: { violations: Violation[] } }).summary.violations;
@@ -81,7 +88,7 @@ describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', ()
 
   const fired = (from: string) =>
     violations
-      .filter((v) => v.from === `server/src/${from}`)
+      .filter((v) => v.from === (from.startsWith('server/') ? from : `server/src/${from}`))
       .map((v) => v.rule.name)
       .sort();
 
@@ -106,6 +113,12 @@ describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', ()
     expect(fired('http/reads-rows.ts')).toEqual(['http-calls-app-not-persistence']);
     expect(fired('domain/impure.ts')).toEqual(['domain-is-pure']);
     expect(fired('channels/knows-app.ts')).toEqual(['channels-know-only-their-interface']);
+  });
+
+  it('the console imports of the server only the pure domain/, and no database driver', () => {
+    expect(fired('server/console/src/reads-app.ts')).toEqual(['console-is-an-api-client']);
+    expect(fired('server/console/src/reads-sql.ts')).toEqual(['console-is-an-api-client']);
+    expect(fired('server/console/src/allowed.ts')).toEqual([]);
   });
 
   it('allowed imports report nothing', () => {

@@ -473,7 +473,7 @@ describe.skipIf(!machineNpm)(
       expect(installOutput).not.toMatch(/ERESOLVE|peer dep|deprecated/i);
     });
 
-    it('sched serve runs with the embedded PostgreSQL: /healthz, /openapi.json, /docs, /v1, the admin verbs; no warning; SIGTERM stops it', async () => {
+    it('sched serve runs with the embedded PostgreSQL: /healthz, /openapi.json, /docs, /console, /v1, the admin verbs; no warning; SIGTERM stops it', async () => {
       const help = await sched(['serve', '--help']);
       for (const name of ['DATABASE_URL', 'SCHED_DATA_DIR', 'SCHED_PUBLIC_URL', 'LOG_LEVEL'])
         expect(help.stdout).toContain(name);
@@ -507,10 +507,15 @@ describe.skipIf(!machineNpm)(
         const key = /SCHED_API_KEY=(\S+)/.exec(readFileSync(join(dataDir, 'credentials'), 'utf8'))![1]!;
         const list = await fetch(`${url}/v1/actions`, { headers: { authorization: `Bearer ${key}` } });
         expect(list.status).toBe(200);
-        const consoleBuilt = (await run('tar', ['-tzf', tarballs.server])).stdout.includes(
-          'package/dist/console/',
-        );
-        if (consoleBuilt) expect((await fetch(`${url}/console`)).status).toBe(200);
+        // The console ships built (pnpm build writes server/dist/console) and is served by the installed server.
+        const files = (await run('tar', ['-tzf', tarballs.server])).stdout;
+        expect(files).toContain('package/dist/console/index.html');
+        const page = await fetch(`${url}/console`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+        const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1];
+        expect(script).toBeDefined();
+        expect((await fetch(`${url}${script}`)).status).toBe(200);
 
         // The admin verbs run where the server package is installed: they join the running embedded database.
         expect((await sched(['migrate'])).stdout).toContain('migrations are current');

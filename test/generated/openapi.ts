@@ -1464,6 +1464,16 @@ export interface components {
             };
             /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
             approvals_waiting: number;
+            /** @description The hosts with failed delivery attempts in the last 24 hours, most failures first (at most 5). */
+            failing_destinations: {
+                /** @description The request URL's host, lower-cased (as `destination_host`). */
+                host: string;
+                attempts: number;
+                /** @description Attempts that did not succeed (retryable or permanent). */
+                failed: number;
+                /** Format: date-time */
+                last_failed_at: string;
+            }[];
             /** @description Delivery attempts started in the last 24 hours: how many succeeded, and their lateness (started_at minus due_at). */
             deliveries: {
                 /** Format: date-time */
@@ -5674,6 +5684,14 @@ export interface operations {
                      *           "cancelled": 1
                      *         },
                      *         "approvals_waiting": 1,
+                     *         "failing_destinations": [
+                     *           {
+                     *             "host": "string",
+                     *             "attempts": 1,
+                     *             "failed": 1,
+                     *             "last_failed_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "deliveries": {
                      *           "since": "2030-01-31T09:00:00.000Z",
                      *           "until": "2030-01-31T09:00:00.000Z",

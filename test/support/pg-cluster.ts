@@ -10,7 +10,7 @@ import pg from 'pg';
 const exec = promisify(execFile);
 
 /** Debian's PostgreSQL 15: the tests that crash a server run their own cluster with it, never the shared one. */
-const DEBIAN_PG_BIN = '/usr/lib/postgresql/15/bin';
+export const DEBIAN_PG_BIN = '/usr/lib/postgresql/15/bin';
 
 /** Why a throwaway cluster cannot be started here, or undefined when it can (tests skip with this reason printed). */
 export async function clusterUnavailableReason(): Promise<string | undefined> {
@@ -106,7 +106,7 @@ async function asPostgres(tool: string, args: string[]) {
   await exec('runuser', ['-u', 'postgres', '--', path.join(DEBIAN_PG_BIN, tool), ...args], { cwd: '/' });
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const { port } = server.address() as net.AddressInfo;

@@ -617,6 +617,24 @@ export const ActionStats = z
     approvals_waiting: z.number().int().meta({
       description: "Approvals waiting for an answer (`awaiting_response`), chains' gate steps included.",
     }),
+    failing_destinations: z
+      .array(
+        z.object({
+          host: z
+            .string()
+            .meta({ description: "The request URL's host, lower-cased (as `destination_host`)." }),
+          attempts: z.number().int(),
+          failed: z
+            .number()
+            .int()
+            .meta({ description: 'Attempts that did not succeed (retryable or permanent).' }),
+          last_failed_at: Timestamp,
+        }),
+      )
+      .meta({
+        description:
+          'The hosts with failed delivery attempts in the last 24 hours, most failures first (at most 5).',
+      }),
     deliveries: z
       .object({
         since: Timestamp,

@@ -1,7 +1,7 @@
 // Which buttons a state allows, read from the server's own state tables (one rule, one piece of code): the console
 // never offers a transition the service would refuse.
 import type { Action, Chain } from '@sched/sdk';
-import { ACTION_TRANSITIONS, isCancellable } from '../../src/domain/action/states.js';
+import { ACTION_TRANSITIONS, isCancellable, isTerminal } from '../../src/domain/action/states.js';
 import { CHAIN_CANCELLABLE_STATES } from '../../src/domain/chain/states.js';
 
 export const canCancelAction = (a: Pick<Action, 'status'>) => isCancellable(a.status);
@@ -15,6 +15,10 @@ export const canPauseAction = (a: Pick<Action, 'status'>) =>
   ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'pause');
 export const canResumeAction = (a: Pick<Action, 'status'>) =>
   ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'resume');
+
+/** `POST /v1/actions/{id}/replay`: a new action from a final one's definition. */
+export const canReplayAction = (a: Pick<Action, 'status' | 'request'>) =>
+  a.request !== null && isTerminal(a.status);
 
 export const canCancelChain = (c: Pick<Chain, 'status'>) =>
   (CHAIN_CANCELLABLE_STATES as readonly string[]).includes(c.status);

@@ -84,12 +84,15 @@ function Shell({
     [session, onExpired],
   );
   const section = route.path.split('/')[0] ?? '';
-  const panel = PANELS.find((p) => p.path === section);
+  const panels = PANELS.filter((p) => console.canWrite || !p.needsWrite);
+  const panel = panels.find((p) => p.path === section);
   const main = useRef<HTMLElement>(null);
-  // A new view moves focus to its content, so keyboard and screen-reader users land where the change happened.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: only a change of view moves focus
+  const shown = useRef(false);
+  // A new view moves focus to its content, so keyboard and screen-reader users land where the change happened; the
+  // first view leaves focus at the top of the page, where the skip link is.
   useEffect(() => {
-    main.current?.focus({ preventScroll: true });
+    if (shown.current) main.current?.focus({ preventScroll: true });
+    shown.current = true;
     document.title = `${panel?.label ?? 'Not found'} · sched console`;
   }, [route.path]);
   return (
@@ -103,7 +106,7 @@ function Shell({
         </a>
         <nav aria-label="Panels">
           <ul>
-            {PANELS.map((p) => (
+            {panels.map((p) => (
               <li key={p.path}>
                 <a href={href(p.path)} aria-current={p.path === section ? 'page' : undefined}>
                   {p.label}

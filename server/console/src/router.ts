@@ -62,6 +62,8 @@ export function interceptLinks(): void {
     if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     const a = (e.target as Element | null)?.closest?.('a');
     if (!a || a.target || a.origin !== window.location.origin || !a.pathname.startsWith(BASE)) return;
+    // An in-page anchor (the skip link) is the browser's to follow: it moves focus, which a pushState would not.
+    if (a.hash && a.pathname === window.location.pathname) return;
     e.preventDefault();
     window.history.pushState(null, '', a.pathname + a.search);
     for (const l of listeners) l();

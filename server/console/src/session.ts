@@ -3,11 +3,9 @@
 
 import type { ApiKeyScope } from '@sched/contract';
 
-type Scope = ApiKeyScope;
-
 export interface Session {
   csrf_token: string;
-  scopes: Scope[];
+  scopes: ApiKeyScope[];
 }
 
 const SESSION_URL = '/console/session';

@@ -34,7 +34,7 @@ export function useLoad<T>(load: (client: SchedClient) => Promise<T>, deps: unkn
   const { client, expired } = useConsole();
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on
+  // The caller names what the load depends on (`deps`); `tick` is a reload.
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true }));

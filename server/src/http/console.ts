@@ -99,7 +99,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
     enforceRateLimits(deps.rateLimiter, reply, [rule('unauthenticated', request.ip, deps.rateLimitFactor)]);
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
-  // Every attempt counts against the caller's IP first: guessing keys here costs what it costs on /v1.
+  // Every attempt counts against the caller's IP first: guessing keys here costs what it costs on /v1. Only a JSON
+  // body is read (no form parser here), so another site cannot sign a browser in with its own key (login CSRF):
+  // a cross-origin JSON post needs a CORS preflight the service never grants.
   app.post('/console/session', async (request, reply) => {
     await perIp(request, reply);
     const body = request.body as { api_key?: unknown } | undefined;
@@ -107,6 +109,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
     if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > 512)
       throw ValidationError.field('api_key', 'an API key is required');
     const { id, view } = await deps.sessions.signIn(apiKey);
+    // Signing in again in the same browser ends the session its cookie held: one browser, one live session.
+    const previous = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    if (previous) await deps.sessions.signOut(previous);
     noStore(reply);
     return reply
       .status(201)

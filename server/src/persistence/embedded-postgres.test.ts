@@ -13,7 +13,10 @@ import { ensureEmbeddedPostgres, postgresBinaries } from './embedded-postgres.js
 
 const exec = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
-const launcher = pathToFileURL(fileURLToPath(new URL('./embedded-postgres.ts', import.meta.url))).href;
+// The holder processes load the built launcher: Node's type stripping cannot follow the sources' `.js` imports.
+const launcher = pathToFileURL(
+  fileURLToPath(new URL('../../dist/persistence/embedded-postgres.js', import.meta.url)),
+).href;
 
 let tempRoot: string;
 const clusterDirs = new Set<string>();

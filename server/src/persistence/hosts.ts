@@ -129,6 +129,9 @@ class HostSelector {
         host: host.host,
         port: host.port,
         connectionTimeoutMillis: connectTimeoutMs,
+        // A host mid-promotion must not hold the look-up: each probe is bounded, connect and query.
+        statement_timeout: connectTimeoutMs,
+        query_timeout: connectTimeoutMs,
         application_name: 'sched-host-selection',
       });
       client.on('error', () => {});
@@ -166,8 +169,9 @@ function baseConfig(spec: MultiHostUrl): pg.ClientConfig {
     ...(spec.params.get('application_name')
       ? { application_name: spec.params.get('application_name')! }
       : {}),
+    // As node-postgres reads sslmode for one host: `disable` none, `no-verify` unverified, any other verified TLS.
     ...(sslmode && sslmode !== 'disable'
-      ? { ssl: sslmode === 'require' ? { rejectUnauthorized: false } : true }
+      ? { ssl: sslmode === 'no-verify' ? { rejectUnauthorized: false } : true }
       : {}),
   };
 }
@@ -200,9 +204,14 @@ function hostAwareClient(selector: HostSelector, base: typeof pg.Client): typeof
         host: string;
         port: number;
         connectionParameters: { host: string; port: number };
+        connection: { stream: { destroyed: boolean } };
         _connectionTimeoutMillis?: number;
       };
       const target = await selector.target(self._connectionTimeoutMillis || 5_000);
+      // pg-pool gives up on a connection that takes too long by destroying its socket and waiting for the connect
+      // callback: when that happened while the host was being looked for, the callback must still come, now.
+      if (self.connection.stream.destroyed)
+        throw new Error('Connection terminated due to connection timeout');
       self.host = self.connectionParameters.host = target.host;
       self.port = self.connectionParameters.port = target.port;
       try {

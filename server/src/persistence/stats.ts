@@ -51,3 +51,31 @@ export async function deliveryFigures(
      group by rollup (date_trunc('hour', d.started_at))`.execute(db);
   return rows;
 }
+
+/** Attempts per destination URL in [since, until), the most failed first (`limit` URLs). */
+export interface FailingUrl {
+  url: string;
+  attempts: number;
+  failed: number;
+  last_failed_at: Date | null;
+}
+
+export async function failingUrls(
+  db: Sql,
+  accountId: string,
+  since: Date,
+  until: Date,
+  limit: number,
+): Promise<FailingUrl[]> {
+  const { rows } = await sql<FailingUrl>`
+    select a.request->>'url' as url, count(*)::int as attempts,
+           (count(*) filter (where d.outcome <> 'success'))::int as failed,
+           max(d.started_at) filter (where d.outcome <> 'success') as last_failed_at
+      from delivery_attempts d join actions a on a.id = d.action_id
+     where d.started_at >= ${since} and d.started_at < ${until} and a.account_id = ${accountId}
+       and a.request is not null
+     group by 1
+     order by 3 desc, 2 desc
+     limit ${limit}`.execute(db);
+  return rows;
+}

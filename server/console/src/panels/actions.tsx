@@ -1,7 +1,19 @@
-import { ACTION_MODES, ACTION_STATES, MISSED_POLICIES, type MissedPolicy } from '@sched/contract';
+import {
+  ACTION_MODES,
+  ACTION_STATES,
+  ERROR_CLASSES,
+  MISSED_POLICIES,
+  type MissedPolicy,
+} from '@sched/contract';
 import type { Action, ActionListQuery } from '@sched/sdk';
 import { useState } from 'preact/hooks';
-import { canCancelAction, canPauseAction, canResumeAction, canRetryAction } from '../allowed.js';
+import {
+  canCancelAction,
+  canPauseAction,
+  canReplayAction,
+  canResumeAction,
+  canRetryAction,
+} from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
 import {
   ConfirmButton,
@@ -17,7 +29,31 @@ import {
 } from '../ui.js';
 
 /** Every `GET /v1/actions` filter the console offers, as URL parameters (a view can be shared by its URL). */
-const FILTERS = ['status', 'mode', 'search', 'dedup_key', 'recurring'] as const;
+const FILTERS = [
+  'status',
+  'mode',
+  'search',
+  'dedup_key',
+  'recurring',
+  'destination_host',
+  'last_status_code',
+  'error_class',
+  'failed_after',
+  'failed_before',
+  'created_after',
+  'created_before',
+  'scheduled_after',
+  'scheduled_before',
+] as const;
+/** The time bounds, shown under "More filters": ISO 8601 with an offset, as the API takes them. */
+const TIME_FILTERS = [
+  ['created_after', 'Created at or after'],
+  ['created_before', 'Created before'],
+  ['scheduled_after', 'Scheduled at or after'],
+  ['scheduled_before', 'Scheduled before'],
+  ['failed_after', 'Failed at or after'],
+  ['failed_before', 'Failed before'],
+] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number] | 'page', string>>;
 
 function filtersOf(query: URLSearchParams): Filters {
@@ -82,6 +118,42 @@ function FilterForm({ filters }: { filters: Filters }) {
           <option value="one-time">one-time</option>
         </select>
       </label>
+      <label>
+        Destination host
+        <input
+          name="destination_host"
+          defaultValue={filters.destination_host ?? ''}
+          placeholder="api.example.com"
+        />
+      </label>
+      <label>
+        Last status code
+        <input
+          name="last_status_code"
+          defaultValue={filters.last_status_code ?? ''}
+          placeholder="503 or 5xx"
+        />
+      </label>
+      <label>
+        Error class
+        <select name="error_class" defaultValue={filters.error_class ?? ''}>
+          <option value="">any</option>
+          {ERROR_CLASSES.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </label>
+      <details class="more" open={TIME_FILTERS.some(([k]) => filters[k])}>
+        <summary>Time filters</summary>
+        {TIME_FILTERS.map(([k, label]) => (
+          <label key={k}>
+            {label}
+            <input name={k} defaultValue={filters[k] ?? ''} placeholder="2026-11-25T10:00:00Z" />
+          </label>
+        ))}
+      </details>
       <button type="submit" class="primary">
         Apply filters
       </button>
@@ -117,6 +189,8 @@ function ActionList({ route }: { route: Route }) {
                 <th scope="col">Name</th>
                 <th scope="col">State</th>
                 <th scope="col">Mode</th>
+                <th scope="col">Destination</th>
+                <th scope="col">Last attempt</th>
                 <th scope="col">Scheduled for</th>
                 <th scope="col">Created</th>
               </tr>
@@ -131,6 +205,21 @@ function ActionList({ route }: { route: Route }) {
                     <Status status={a.status} />
                   </td>
                   <td>{a.mode}</td>
+                  <td>{a.destination_host ?? <span class="muted">—</span>}</td>
+                  <td>
+                    {a.last_attempt ? (
+                      <>
+                        {a.last_attempt.status_code !== null ? `HTTP ${a.last_attempt.status_code}` : ''}
+                        {a.last_attempt.error_class ? ` ${a.last_attempt.error_class}` : ''}
+                        {a.last_attempt.status_code === null && !a.last_attempt.error_class ? 'ok' : ''}{' '}
+                        <span class="muted">
+                          late <Ms ms={a.last_attempt.lateness_ms} />
+                        </span>
+                      </>
+                    ) : (
+                      <span class="muted">—</span>
+                    )}
+                  </td>
                   <td>
                     <When at={a.scheduled_for} />
                   </td>
@@ -182,6 +271,12 @@ function Attempts({ action }: { action: Action }) {
                 <Ms ms={t.duration_ms} />
               </dd>
             </div>
+            {t.error_class && (
+              <div>
+                <dt>Error class</dt>
+                <dd class="error-text">{t.error_class}</dd>
+              </div>
+            )}
             {t.error && (
               <div>
                 <dt>Error</dt>
@@ -304,6 +399,16 @@ function ActionDetail({ id }: { id: string }) {
                   ))}
                 </select>
               </label>
+            </ConfirmButton>
+          )}
+          {canReplayAction(a) && (
+            <ConfirmButton
+              label="Replay"
+              title={`Replay “${a.name}”?`}
+              onConfirm={async () => navigate(`actions/${(await client.actions.replay(a.id)).id}`)}
+            >
+              A new action with the same definition is created, due now, through the same checks as any new
+              action. This one stays as it is.
             </ConfirmButton>
           )}
           {canRetryAction(a) && (

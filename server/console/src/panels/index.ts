@@ -2,7 +2,9 @@ import type { FunctionComponent } from 'preact';
 import type { Route } from '../router.js';
 import { ActionsPanel } from './actions.js';
 import { ChainsPanel } from './chains.js';
+import { FailedInboxPanel } from './failed-inbox.js';
 import { OverviewPanel } from './overview.js';
+import { SchedulePreviewPanel } from './schedule-preview.js';
 import { SettingsPanel } from './settings.js';
 import { TemplatesPanel } from './templates.js';
 
@@ -11,17 +13,21 @@ export interface Panel {
   path: string;
   label: string;
   component: FunctionComponent<{ route: Route }>;
+  /** Shown only to sessions whose key may call what the panel needs (the server would answer 403 otherwise). */
+  needsWrite?: boolean;
 }
 
 /**
  * The console's panels, in the order of the navigation. A panel is one entry here and one file in this folder, so
- * the ones that wait for endpoints (bulk operations and the failed inbox, destinations, alert rules, approvals
- * waiting, the audit log, schedule preview, API keys) slot in as those endpoints land in the contract.
+ * the ones that wait for endpoints (destinations, alert rules, approvals waiting, the audit log) slot in as those endpoints land in the contract.
  */
 export const PANELS: readonly Panel[] = [
   { path: '', label: 'Overview', component: OverviewPanel },
   { path: 'actions', label: 'Actions', component: ActionsPanel },
+  { path: 'failed', label: 'Failed inbox', component: FailedInboxPanel },
   { path: 'chains', label: 'Chains', component: ChainsPanel },
   { path: 'templates', label: 'Templates', component: TemplatesPanel },
+  // A POST, so the server asks for the write scope although nothing is created.
+  { path: 'schedule-preview', label: 'Schedule preview', component: SchedulePreviewPanel, needsWrite: true },
   { path: 'settings', label: 'Settings', component: SettingsPanel },
 ];

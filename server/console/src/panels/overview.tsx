@@ -1,6 +1,6 @@
 import type { ActionStats, Quota } from '@sched/sdk';
 import { href } from '../router.js';
-import { ErrorNote, Loading, Ms, Status, useLoad } from '../ui.js';
+import { ErrorNote, Loading, Ms, Status, useLoad, When } from '../ui.js';
 
 const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
 
@@ -139,6 +139,37 @@ export function OverviewPanel() {
               <span class="key key-ok" aria-hidden="true" /> succeeded{' '}
               <span class="key key-failed" aria-hidden="true" /> failed
             </p>
+            <h3>Failing destinations</h3>
+            {s.failing_destinations.length === 0 ? (
+              <p class="muted">No failed attempt in the last 24 hours.</p>
+            ) : (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Host</th>
+                    <th scope="col">Failed</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Last failure</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.failing_destinations.map((d) => (
+                    <tr key={d.host}>
+                      <th scope="row">
+                        <a href={href('failed', { destination_host: d.host })}>
+                          <code>{d.host}</code>
+                        </a>
+                      </th>
+                      <td>{d.failed}</td>
+                      <td>{d.attempts}</td>
+                      <td>
+                        <When at={d.last_failed_at} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
             <details>
               <summary>The figures per hour</summary>
               <table>

@@ -38,7 +38,7 @@ import { type ActionOrigin, newActionRow, resolveActionGate, writeNewAction } fr
 import { type ActionFilterQuery, toActionFilter } from './filter.js';
 import { prepareAction } from './prepare.js';
 import { actionSummary, actionView, statsView } from './view.js';
-import { countActionsByStatus, deliveryFigures } from '../../persistence/stats.js';
+import { countActionsByStatus, deliveryFigures, failingUrls } from '../../persistence/stats.js';
 
 const REQUEST: ActionOrigin = { kind: 'request' };
 
@@ -344,11 +344,12 @@ export class ActionService {
   async stats(accountId: string): Promise<ActionStats> {
     const until = this.clock();
     const since = new Date(until.getTime() - 24 * 3_600_000);
-    const [byStatus, figures] = await Promise.all([
+    const [byStatus, figures, failing] = await Promise.all([
       countActionsByStatus(this.store.sql, accountId),
       deliveryFigures(this.store.sql, accountId, since, until),
+      failingUrls(this.store.sql, accountId, since, until, 500),
     ]);
-    return statsView(byStatus, figures, since, until);
+    return statsView(byStatus, figures, failing, since, until);
   }
 
   async coordinationKeys(accountId: string): Promise<string[]> {

@@ -11,7 +11,7 @@ import { shownHeaders } from '../../domain/auth/api-key.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
-import type { DeliveryFigures } from '../../persistence/stats.js';
+import type { DeliveryFigures, FailingUrl } from '../../persistence/stats.js';
 import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
@@ -199,6 +199,7 @@ const HOUR_MS = 3_600_000;
 export function statsView(
   byStatus: Map<ActionState, { listed: number; all: number }>,
   figures: DeliveryFigures[],
+  failing: FailingUrl[],
   since: Date,
   until: Date,
 ): ActionStats {
@@ -220,6 +221,7 @@ export function statsView(
       ACTION_STATES.map((s) => [s, byStatus.get(s)?.listed ?? 0]),
     ) as Record<ActionState, number>,
     approvals_waiting: byStatus.get('awaiting_response')?.all ?? 0,
+    failing_destinations: failingHosts(failing),
     deliveries: {
       since: since.toISOString(),
       until: until.toISOString(),
@@ -228,4 +230,33 @@ export function statsView(
       hours,
     },
   };
+}
+
+/**
+ * The five hosts with the most failed attempts, from per-URL figures, named as `destination_host` names them (the
+ * failed inbox's filter); a URL that does not parse is its own host.
+ */
+function failingHosts(urls: FailingUrl[]): ActionStats['failing_destinations'] {
+  const hosts = new Map<string, ActionStats['failing_destinations'][number]>();
+  for (const u of urls) {
+    let host = u.url;
+    try {
+      host = new URL(u.url).hostname.toLowerCase();
+    } catch {
+      // Stored requests were validated at create; an odd one is shown as it is.
+    }
+    const seen = hosts.get(host);
+    // A URL without failures counts towards its host's attempts (last_failed_at is null then).
+    const lastFailed = u.last_failed_at?.toISOString() ?? '';
+    if (!seen) hosts.set(host, { host, attempts: u.attempts, failed: u.failed, last_failed_at: lastFailed });
+    else {
+      seen.attempts += u.attempts;
+      seen.failed += u.failed;
+      if (lastFailed > seen.last_failed_at) seen.last_failed_at = lastFailed;
+    }
+  }
+  return [...hosts.values()]
+    .filter((h) => h.failed > 0)
+    .sort((a, b) => b.failed - a.failed || a.host.localeCompare(b.host))
+    .slice(0, 5);
 }

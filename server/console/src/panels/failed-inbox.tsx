@@ -1,0 +1,294 @@
+import { ERROR_CLASSES, type ErrorClass } from '@sched/contract';
+import type { ActionSummary, BulkDryRun, BulkOperation } from '@sched/sdk';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { href, navigate, type Route } from '../router.js';
+import { ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
+
+type Kind = 'retry' | 'replay';
+/** What a bulk operation acts on: the failed actions of a group (a filter), or rows picked by hand (ids). */
+type Target =
+  | { filter: { status: 'failed'; destination_host?: string; error_class?: ErrorClass } }
+  | { ids: string[] };
+
+interface Group {
+  host: string | null;
+  errorClass: ErrorClass | null;
+  count: number;
+}
+
+/** The listed failures grouped by destination host and the latest attempt's error class, largest group first. */
+function groupsOf(rows: ActionSummary[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const a of rows) {
+    const host = a.destination_host;
+    const errorClass = a.last_attempt?.error_class ?? null;
+    const key = `${host ?? ''}\u0000${errorClass ?? ''}`;
+    const g = groups.get(key) ?? { host, errorClass, count: 0 };
+    g.count += 1;
+    groups.set(key, g);
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+/**
+ * The bulk step: a dry run first (its count is always shown before anything runs), then the run, whose progress is
+ * read until it ends. Nothing starts without the dry run's count on screen.
+ */
+function BulkRun({ kind, target, onDone }: { kind: Kind; target: Target; onDone: () => void }) {
+  const { client } = useConsole();
+  const [dry, setDry] = useState<BulkDryRun>();
+  const [op, setOp] = useState<BulkOperation>();
+  const [error, setError] = useState<Error>();
+  const live = useRef(true);
+  const key = JSON.stringify([kind, target]);
+  // The key holds kind and target: a new selection is a new dry run.
+  useEffect(() => {
+    live.current = true;
+    setDry(undefined);
+    setOp(undefined);
+    setError(undefined);
+    client.bulkOperations.dryRun({ operation: kind, ...target }).then(
+      (d) => live.current && setDry(d),
+      (err: Error) => live.current && setError(err),
+    );
+    return () => {
+      live.current = false;
+    };
+  }, [key]);
+  const start = async () => {
+    setError(undefined);
+    try {
+      const started = await client.bulkOperations.start({
+        operation: kind,
+        ...target,
+        note: 'from the console',
+      });
+      setOp(started);
+      const done = await client.bulkOperations.waitForCompletion(started.id, {
+        intervalMs: 500,
+        onProgress: (p) => live.current && setOp(p),
+      });
+      if (live.current) setOp(done);
+      onDone();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  const verb = kind === 'retry' ? 'Retry' : 'Replay';
+  return (
+    <section class="bulk" aria-labelledby="bulk-title">
+      <h2 id="bulk-title">
+        {verb} {'ids' in target ? `${target.ids.length} selected actions` : 'this group'}
+      </h2>
+      <ErrorNote error={error} />
+      {!dry && !error && <Loading what="the dry run" />}
+      {dry && (
+        <p role="status" class="dry-run">
+          Dry run: {dry.matched} matched, <strong>{dry.eligible}</strong> would be{' '}
+          {kind === 'retry' ? 'retried' : 'replayed'}
+          {Object.entries(dry.ineligible).length > 0 &&
+            `, ${Object.entries(dry.ineligible)
+              .map(([s, n]) => `${n} ${s} skipped`)
+              .join(', ')}`}
+          .
+        </p>
+      )}
+      {dry && !op && dry.eligible > 0 && (
+        <button type="button" class="primary" onClick={start}>
+          {verb} {dry.eligible} action{dry.eligible === 1 ? '' : 's'}
+        </button>
+      )}
+      {op && (
+        <div role="status" aria-live="polite">
+          <progress
+            max={Math.max(1, op.matched)}
+            value={op.processed}
+            aria-label="Progress of the bulk operation"
+          />{' '}
+          {op.status === 'running'
+            ? `${op.processed} of ${op.matched} processed`
+            : `${op.status}: ${op.affected} ${kind === 'retry' ? 'retried' : 'replayed'}, ${op.skipped} skipped, ${op.failed} failed`}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Failed actions, grouped by destination host and error class: pick a group (a filter, so every failed action of
+ * the group is included, not only the listed ones) or rows, then retry or replay them through a bulk operation.
+ */
+export function FailedInboxPanel({ route }: { route: Route }) {
+  const { canWrite } = useConsole();
+  const host = route.query.get('destination_host') ?? undefined;
+  const asked = route.query.get('error_class');
+  const errorClass = ERROR_CLASSES.find((c) => c === asked);
+  const list = useLoad(
+    (c) =>
+      c.actions.list({
+        status: 'failed',
+        per_page: 100,
+        ...(host ? { destination_host: host } : {}),
+        ...(errorClass ? { error_class: errorClass } : {}),
+      }),
+    [host, errorClass],
+  );
+  const all = useLoad((c) => c.actions.list({ status: 'failed', per_page: 100 }), []);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [run, setRun] = useState<{ kind: Kind; target: Target }>();
+  const groupFilter = {
+    status: 'failed' as const,
+    ...(host ? { destination_host: host } : {}),
+    ...(errorClass ? { error_class: errorClass } : {}),
+  };
+  const rows = list.data?.data ?? [];
+  const reload = () => {
+    list.reload();
+    all.reload();
+    setSelected([]);
+  };
+  return (
+    <>
+      <h1>Failed inbox</h1>
+      <ErrorNote error={all.error} />
+      {all.data && (
+        <section aria-labelledby="groups-title">
+          <h2 id="groups-title">By destination and error class</h2>
+          {all.data.data.length === 0 ? (
+            <p class="muted">No failed action.</p>
+          ) : (
+            <ul class="counts">
+              <li>
+                <a href={href('failed')} aria-current={!host && !errorClass ? 'true' : undefined}>
+                  <span class="count">{all.data.meta.total}</span> all failed
+                </a>
+              </li>
+              {groupsOf(all.data.data).map((g) => (
+                <li key={`${g.host}-${g.errorClass}`}>
+                  <a
+                    href={href('failed', {
+                      destination_host: g.host ?? undefined,
+                      error_class: g.errorClass ?? undefined,
+                    })}
+                    aria-current={
+                      host === (g.host ?? undefined) && errorClass === (g.errorClass ?? undefined)
+                        ? 'true'
+                        : undefined
+                    }
+                  >
+                    <span class="count">{g.count}</span> {g.host ?? 'no host'} ·{' '}
+                    {g.errorClass ?? 'no error class'}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+          {all.data.meta.total > all.data.data.length && (
+            <p class="muted">
+              Groups count the latest {all.data.data.length} failures; a group's bulk run covers all of its
+              actions.
+            </p>
+          )}
+        </section>
+      )}
+      <section aria-labelledby="failed-title">
+        <h2 id="failed-title">
+          {host || errorClass
+            ? `Failed: ${host ?? 'any host'} · ${errorClass ?? 'any error class'}`
+            : 'All failed actions'}
+        </h2>
+        {canWrite && rows.length > 0 && (
+          <div class="buttons">
+            <button type="button" onClick={() => setRun({ kind: 'retry', target: { filter: groupFilter } })}>
+              Retry this group
+            </button>
+            <button type="button" onClick={() => setRun({ kind: 'replay', target: { filter: groupFilter } })}>
+              Replay this group
+            </button>
+            {selected.length > 0 && (
+              <>
+                <button type="button" onClick={() => setRun({ kind: 'retry', target: { ids: selected } })}>
+                  Retry {selected.length} selected
+                </button>
+                <button type="button" onClick={() => setRun({ kind: 'replay', target: { ids: selected } })}>
+                  Replay {selected.length} selected
+                </button>
+              </>
+            )}
+          </div>
+        )}
+        {run && <BulkRun key={JSON.stringify(run)} kind={run.kind} target={run.target} onDone={reload} />}
+        <ErrorNote error={list.error} />
+        {!list.data && !list.error && <Loading what="failed actions" />}
+        {list.data && (
+          <table class="list">
+            <thead>
+              <tr>
+                {canWrite && (
+                  <th scope="col">
+                    <span class="sr-only">Select</span>
+                  </th>
+                )}
+                <th scope="col">Name</th>
+                <th scope="col">Destination</th>
+                <th scope="col">Last attempt</th>
+                <th scope="col">Failed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((a) => (
+                <tr key={a.id}>
+                  {canWrite && (
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${a.name}`}
+                        checked={selected.includes(a.id)}
+                        onChange={(e) =>
+                          setSelected(
+                            e.currentTarget.checked
+                              ? [...selected, a.id]
+                              : selected.filter((x) => x !== a.id),
+                          )
+                        }
+                      />
+                    </td>
+                  )}
+                  <td>
+                    <a href={href(`actions/${a.id}`)}>{a.name}</a>
+                  </td>
+                  <td>{a.destination_host ?? '—'}</td>
+                  <td>
+                    {a.last_attempt?.status_code != null ? `HTTP ${a.last_attempt.status_code} ` : ''}
+                    {a.last_attempt?.error_class ?? ''}
+                  </td>
+                  <td>
+                    <When at={a.last_attempt?.at ?? a.updated_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {list.data && rows.length === 0 && (
+          <p class="muted">
+            Nothing failed here. <a href={href('actions')}>All actions</a>
+          </p>
+        )}
+        {list.data && list.data.meta.total > rows.length && (
+          <p class="muted">
+            Showing the latest {rows.length} of {list.data.meta.total};{' '}
+            <button
+              type="button"
+              onClick={() =>
+                navigate('actions', { status: 'failed', destination_host: host, error_class: errorClass })
+              }
+            >
+              page through them in Actions
+            </button>
+          </p>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,157 @@
+import { RECURRENCE_UNITS, SCHEDULE_PRESETS, type SchedulePreview } from '@sched/contract';
+import type { SchedulePreviewBody } from '@sched/contract';
+import { useState } from 'preact/hooks';
+import { ErrorNote, useConsole } from '../ui.js';
+
+const UNIT_NAMES: Record<(typeof RECURRENCE_UNITS)[number], string> = {
+  m: 'minutes',
+  h: 'hours',
+  d: 'days',
+  w: 'weeks',
+  M: 'months',
+};
+
+/** The form's fields as the preview body: the same schedule fields `POST /v1/actions` takes. */
+function bodyOf(data: FormData): SchedulePreviewBody {
+  const text = (k: string) => String(data.get(k) ?? '').trim();
+  const when = text('when');
+  const body: SchedulePreviewBody = { count: Number(text('count') || 10) };
+  if (text('timezone')) body.timezone = text('timezone');
+  if (when === 'wait') body.schedule = { wait: text('wait') };
+  else if (when === 'preset') body.schedule = { preset: text('preset') as (typeof SCHEDULE_PRESETS)[number] };
+  else body.scheduled_for = text('scheduled_for');
+  if (text('every')) {
+    body.recurrence = {
+      frequency: Number(text('every')),
+      unit: text('unit') as (typeof RECURRENCE_UNITS)[number],
+      end_type: 'never',
+    };
+  }
+  return body;
+}
+
+/** `POST /v1/schedules/preview`: when a schedule would run, with DST effects and warnings; nothing is created. */
+export function SchedulePreviewPanel() {
+  const { client } = useConsole();
+  const [when, setWhen] = useState('wait');
+  const [result, setResult] = useState<SchedulePreview>();
+  const [error, setError] = useState<Error>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    try {
+      setResult(await client.schedules.preview(bodyOf(new FormData(e.currentTarget as HTMLFormElement))));
+    } catch (err) {
+      setResult(undefined);
+      setError(err as Error);
+    }
+  };
+  return (
+    <>
+      <h1>Schedule preview</h1>
+      <p class="muted">When a schedule would run, in its timezone, before you create anything.</p>
+      <form class="filters" onSubmit={submit} aria-label="Schedule to preview">
+        <label>
+          Starts
+          <select name="when" value={when} onChange={(e) => setWhen(e.currentTarget.value)}>
+            <option value="wait">after a wait</option>
+            <option value="preset">at a preset</option>
+            <option value="scheduled_for">at an exact time</option>
+          </select>
+        </label>
+        {when === 'wait' && (
+          <label>
+            Wait
+            <input
+              name="wait"
+              defaultValue="1h"
+              required
+              pattern="\d+[smhdw]"
+              title="e.g. 30s, 10m, 2h, 7d, 1w"
+            />
+          </label>
+        )}
+        {when === 'preset' && (
+          <label>
+            Preset
+            <select name="preset">
+              {SCHEDULE_PRESETS.map((p) => (
+                <option key={p} value={p}>
+                  {p.replaceAll('_', ' ')}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {when === 'scheduled_for' && (
+          <label>
+            Time (ISO 8601)
+            <input name="scheduled_for" required placeholder="2027-03-14T02:30:00" />
+          </label>
+        )}
+        <label>
+          Timezone
+          <input name="timezone" defaultValue={Intl.DateTimeFormat().resolvedOptions().timeZone} />
+        </label>
+        <label>
+          Repeat every
+          <input name="every" type="number" min={1} inputMode="numeric" />
+        </label>
+        <label>
+          Unit
+          <select name="unit" defaultValue="d">
+            {RECURRENCE_UNITS.map((u) => (
+              <option key={u} value={u}>
+                {UNIT_NAMES[u]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Runs to list
+          <input name="count" type="number" min={1} max={100} defaultValue="10" />
+        </label>
+        <button type="submit" class="primary">
+          Preview
+        </button>
+      </form>
+      <ErrorNote error={error} />
+      {result && (
+        <section aria-labelledby="runs-title">
+          <h2 id="runs-title">
+            Runs in {result.timezone} <span class="muted">(tzdata {result.tzdata})</span>
+          </h2>
+          {result.warnings.length > 0 && (
+            <ul class="note">
+              {result.warnings.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          )}
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Wall time</th>
+                <th scope="col">Offset</th>
+                <th scope="col">UTC</th>
+                <th scope="col">Daylight saving</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.occurrences.map((o) => (
+                <tr key={`${o.at}-${o.dst ?? ''}`}>
+                  <td>{o.local.replace('T', ' ')}</td>
+                  <td>{o.offset}</td>
+                  <td>
+                    <code>{o.at}</code>
+                  </td>
+                  <td>{o.dst ? o.dst.replaceAll('_', ' ') : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+    </>
+  );
+}
