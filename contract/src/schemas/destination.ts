@@ -24,15 +24,9 @@ export const FlowSettings = z
       .enum(FLOW_PERIODS)
       .optional()
       .meta({ description: 'The window `rate` counts over; default `1s`.' }),
-    parallelism: z
-      .number()
-      .int()
-      .min(1)
-      .max(10_000)
-      .optional()
-      .meta({
-        description: 'At most this many requests in flight to the host at once, across every worker.',
-      }),
+    parallelism: z.number().int().min(1).max(10_000).optional().meta({
+      description: 'At most this many requests in flight to the host at once, across every worker.',
+    }),
   })
   .meta({ id: 'DestinationFlow', description: 'Flow control of one host; `null` (or absent) means none.' });
 export type FlowSettings = z.infer<typeof FlowSettings>;
