@@ -11,6 +11,7 @@ import { configureChannelsCommands } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommands } from './commands/config/index.js';
 import { configureContactsCommand } from './commands/contacts/index.js';
+import { configureDestinationsCommands } from './commands/destinations.js';
 import { configureDomainsCommands } from './commands/domains/index.js';
 import { configureKeysCommand } from './commands/keys/index.js';
 import { configureOutboxCommands } from './commands/outbox.js';
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
   configureCompletionCommand(program);
   configureTemplatesCommands(program);
   configureDomainsCommands(program);
+  configureDestinationsCommands(program);
   if (admin) configurePurgeCommand(program);
   else configureMissingAdminVerbs(program);
   return program;

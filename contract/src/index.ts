@@ -12,6 +12,7 @@ import {
 import { bulkOperationsContract } from './routes/bulk-operations.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
+import { destinationsContract } from './routes/destinations.js';
 import { domainsContract } from './routes/domains.js';
 import { schedulesContract } from './routes/schedules.js';
 import { systemContract } from './routes/system.js';
@@ -26,6 +27,7 @@ export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export * from './schemas/destination.js';
 export * from './schemas/domain.js';
 export * from './schemas/schedule.js';
 export * from './schemas/template.js';
@@ -51,6 +53,7 @@ export const apiContract = c.router({
   templates: templatesContract,
   domains: domainsContract,
   bulkOperations: bulkOperationsContract,
+  destinations: destinationsContract,
   apiKeys: apiKeysContract,
   outbox: outboxContract,
   schedules: schedulesContract,

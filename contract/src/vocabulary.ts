@@ -98,6 +98,10 @@ export type Plan = (typeof PLANS)[number];
 export const ERROR_CLASSES = Object.freeze(['timeout', 'dns', 'connect', 'tls', 'http', 'blocked'] as const);
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
+/** Why a due delivery waited before its attempt started (issue 24): its host's flow control, circuit or pause. */
+export const HOLD_REASONS = Object.freeze(['flow_control', 'circuit', 'paused'] as const);
+export type HoldReason = (typeof HOLD_REASONS)[number];
+
 /** What a bulk operation does to each action it matched. */
 export const BULK_OPERATIONS = Object.freeze(['cancel', 'retry', 'replay', 'pause', 'resume'] as const);
 export type BulkOperationKind = (typeof BULK_OPERATIONS)[number];

@@ -9,6 +9,7 @@ import type {
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { apiKeysApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
+import { destinationsApi } from './destinations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { auditApi } from './audit.js';
 import { chainsApi } from './chains.js';
@@ -90,6 +91,8 @@ export function createClient(options: ClientOptions) {
     quota: quotaApi(raw),
     /** Cancel, retry, replay, pause or resume many actions at once, with a dry run first. */
     bulkOperations: bulkOperationsApi(raw),
+    /** Destinations by host: flow and circuit settings, pause and resume, recovery of what failed. */
+    destinations: destinationsApi(raw),
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */

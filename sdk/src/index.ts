@@ -29,6 +29,13 @@ export type {
   ChainsApi,
   ChainWaitOptions,
 } from './chains.js';
+export type {
+  Destination,
+  DestinationRecoverInput,
+  DestinationsApi,
+  DestinationSummary,
+  DestinationUpdate,
+} from './destinations.js';
 export { FINAL_CHAIN_STATES } from './chains.js';
 export type { ClientOptions, ContactsApi, SchedClient } from './client.js';
 export { createClient, unwrap } from './client.js';

@@ -724,6 +724,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List destinations
+         * @description Every host the account sends to (or has settings for), with counts of its actions. docs/destinations.md.
+         */
+        get: operations["destinationsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{host}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A destination: its settings, state and last 24 hours
+         * @description Any host answers, with the defaults when the account has never sent to it.
+         */
+        get: operations["destinationsGet"];
+        /** Set a destination's flow control and circuit settings */
+        put: operations["destinationsUpdate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{host}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause every delivery to a host
+         * @description Due deliveries to the host wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.
+         */
+        post: operations["destinationsPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{host}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume deliveries to a host
+         * @description The held deliveries go out at once (within the flow control, if any).
+         */
+        post: operations["destinationsResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{host}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the host's actions that failed in a window
+         * @description A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this host that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.
+         */
+        post: operations["destinationsRecover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -2263,10 +2364,118 @@ export interface components {
             outcome: "success" | "retryable" | "permanent";
             /** @description Why the attempt did not succeed; null for a success. */
             error_class: components["schemas"]["ErrorClass"] | null;
+            /** @description How long the due attempt waited before it started because of its destination (`held_by`); null when it did not wait. Part of `lateness_ms`, which is measured from the due time. */
+            held_ms: number | null;
+            /** @description What held it: `flow_control`, `circuit` or `paused` (the first that did). */
+            held_by: ("flow_control" | "circuit" | "paused") | null;
             error: string | null;
             /** @description At most the first 2 KiB of the response body. */
             response_excerpt: string | null;
             response_truncated: boolean;
+        };
+        Destination: {
+            host: string;
+            flow: components["schemas"]["DestinationFlow"] | null;
+            circuit: components["schemas"]["DestinationCircuit"];
+            /** @description True while every delivery to the host is held. */
+            paused: boolean;
+            /** @description When and until when it is paused, and why. */
+            pause: components["schemas"]["DestinationPause"] | null;
+            /** @description Attempts to the host running now. */
+            in_flight: number;
+            /** @description Attempts to the host due now and not yet started. */
+            waiting: number;
+            stats: {
+                last_24h: {
+                    attempts: number;
+                    failures: number;
+                    p50_ms: number | null;
+                    p99_ms: number | null;
+                };
+            };
+        };
+        /** @description The effective circuit settings (defaults filled in) and its state. */
+        DestinationCircuit: {
+            /** @enum {string} */
+            state: "closed" | "open" | "half_open" | "disabled";
+            enabled: boolean;
+            min_requests: number;
+            window: string;
+            failure_rate: number;
+            open_for: string;
+            disable_after: string;
+        };
+        /** @description Circuit breaker settings; `null` restores the defaults. */
+        DestinationCircuitSettings: {
+            /** @description Default true: the breaker is on for every host. */
+            enabled?: boolean;
+            /** @description Default 10. */
+            min_requests?: number;
+            /** @description Default `5m`. */
+            window?: components["schemas"]["Duration"];
+            /** @description Default 0.7. */
+            failure_rate?: number;
+            /** @description Default `1m`, doubling on each reopening to a cap. */
+            open_for?: components["schemas"]["Duration"];
+            /** @description Default `5d`. */
+            disable_after?: components["schemas"]["Duration"];
+        };
+        /** @description Flow control of one host; `null` (or absent) means none. */
+        DestinationFlow: {
+            /** @description At most this many requests start per `period` (with `period`, default `1s`). */
+            rate?: number;
+            /**
+             * @description The window `rate` counts over; default `1s`.
+             * @enum {string}
+             */
+            period?: "1s" | "1m" | "1h";
+            /** @description At most this many requests in flight to the host at once, across every worker. */
+            parallelism?: number;
+        };
+        DestinationPause: {
+            paused_at: string;
+            until: string | null;
+            note: string | null;
+        };
+        DestinationPauseRequest: {
+            /**
+             * Format: date-time
+             * @description ISO 8601 with an offset: resumes by itself then. Absent: paused until resumed.
+             */
+            until?: string;
+            note?: string;
+        };
+        DestinationRecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Failed at or after this time.
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description Failed before this time (default: now).
+             */
+            until?: string;
+            /** @description Defaults to true: count, change nothing. Default: `true`. */
+            dry_run?: boolean;
+            note?: string;
+        };
+        DestinationSummary: {
+            host: string;
+            paused: boolean;
+            /** @description True when the host has flow or circuit settings of its own. */
+            configured: boolean;
+            /** @description The account's actions aimed at the host. */
+            actions: number;
+            /** @description Of those, waiting for their time (or held). */
+            scheduled: number;
+            in_flight: number;
+            failed: number;
+        };
+        /** @description A part left out keeps its value; `null` clears it. */
+        DestinationUpdate: {
+            flow?: components["schemas"]["DestinationFlow"] | null;
+            circuit?: components["schemas"]["DestinationCircuitSettings"] | null;
         };
         /** @description A destination hostname the account has sent to or started verifying (spec 2.9). */
         Domain: {
@@ -4087,6 +4296,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -4457,6 +4668,20 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "confirmation_mode": "first_response",
+                     *             "min_approvals": 1,
+                     *             "required_recipients": [
+                     *               "string"
+                     *             ],
+                     *             "exclude_requester": "string",
+                     *             "comment": "optional",
+                     *             "reminders": {
+                     *               "every": "string",
+                     *               "max": 1,
+                     *               "channels": [
+                     *                 null
+                     *               ]
+                     *             },
+                     *             "reminders_sent": 1,
                      *             "max_snoozes": 1,
                      *             "snooze_count": 1,
                      *             "timeout": "string",
@@ -4492,6 +4717,8 @@ export interface operations {
                      *               "status_code": 1,
                      *               "outcome": "success",
                      *               "error_class": "timeout",
+                     *               "held_ms": 1,
+                     *               "held_by": "flow_control",
                      *               "error": "string",
                      *               "response_excerpt": "string",
                      *               "response_truncated": true
@@ -4768,6 +4995,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -5373,6 +5602,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -5658,6 +5889,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -5943,6 +6176,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true
@@ -9953,6 +10188,736 @@ export interface operations {
             };
         };
     };
+    destinationsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "host": "string",
+                     *           "paused": true,
+                     *           "configured": true,
+                     *           "actions": 1,
+                     *           "scheduled": 1,
+                     *           "in_flight": 1,
+                     *           "failed": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DestinationSummary"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destinationsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "host": "string",
+                     *         "flow": {
+                     *           "rate": 1,
+                     *           "period": "1s",
+                     *           "parallelism": 1
+                     *         },
+                     *         "circuit": {
+                     *           "state": "closed",
+                     *           "enabled": true,
+                     *           "min_requests": 1,
+                     *           "window": "string",
+                     *           "failure_rate": 1,
+                     *           "open_for": "string",
+                     *           "disable_after": "string"
+                     *         },
+                     *         "paused": true,
+                     *         "pause": {
+                     *           "paused_at": "string",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "in_flight": 1,
+                     *         "waiting": 1,
+                     *         "stats": {
+                     *           "last_24h": {
+                     *             "attempts": 1,
+                     *             "failures": 1,
+                     *             "p50_ms": 1,
+                     *             "p99_ms": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Destination"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destinationsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "flow": {
+                 *         "rate": 10,
+                 *         "period": "1s",
+                 *         "parallelism": 5
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DestinationUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "host": "string",
+                     *         "flow": {
+                     *           "rate": 1,
+                     *           "period": "1s",
+                     *           "parallelism": 1
+                     *         },
+                     *         "circuit": {
+                     *           "state": "closed",
+                     *           "enabled": true,
+                     *           "min_requests": 1,
+                     *           "window": "string",
+                     *           "failure_rate": 1,
+                     *           "open_for": "string",
+                     *           "disable_after": "string"
+                     *         },
+                     *         "paused": true,
+                     *         "pause": {
+                     *           "paused_at": "string",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "in_flight": 1,
+                     *         "waiting": 1,
+                     *         "stats": {
+                     *           "last_24h": {
+                     *             "attempts": 1,
+                     *             "failures": 1,
+                     *             "p50_ms": 1,
+                     *             "p99_ms": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Destination"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destinationsPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["DestinationPauseRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "host": "string",
+                     *         "flow": {
+                     *           "rate": 1,
+                     *           "period": "1s",
+                     *           "parallelism": 1
+                     *         },
+                     *         "circuit": {
+                     *           "state": "closed",
+                     *           "enabled": true,
+                     *           "min_requests": 1,
+                     *           "window": "string",
+                     *           "failure_rate": 1,
+                     *           "open_for": "string",
+                     *           "disable_after": "string"
+                     *         },
+                     *         "paused": true,
+                     *         "pause": {
+                     *           "paused_at": "string",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "in_flight": 1,
+                     *         "waiting": 1,
+                     *         "stats": {
+                     *           "last_24h": {
+                     *             "attempts": 1,
+                     *             "failures": 1,
+                     *             "p50_ms": 1,
+                     *             "p99_ms": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Destination"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destinationsResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "host": "string",
+                     *         "flow": {
+                     *           "rate": 1,
+                     *           "period": "1s",
+                     *           "parallelism": 1
+                     *         },
+                     *         "circuit": {
+                     *           "state": "closed",
+                     *           "enabled": true,
+                     *           "min_requests": 1,
+                     *           "window": "string",
+                     *           "failure_rate": 1,
+                     *           "open_for": "string",
+                     *           "disable_after": "string"
+                     *         },
+                     *         "paused": true,
+                     *         "pause": {
+                     *           "paused_at": "string",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "in_flight": 1,
+                     *         "waiting": 1,
+                     *         "stats": {
+                     *           "last_24h": {
+                     *             "attempts": 1,
+                     *             "failures": 1,
+                     *             "p50_ms": 1,
+                     *             "p99_ms": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Destination"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destinationsRecover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-25T08:00:00Z",
+                 *       "dry_run": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["DestinationRecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "dry_run": true,
+                     *         "operation": "cancel",
+                     *         "matched": 1,
+                     *         "eligible": 1,
+                     *         "ineligible": {},
+                     *         "sample_ids": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BulkDryRun"];
+                    };
+                };
+            };
+            /** @description Status 202 */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "operation": "cancel",
+                     *         "status": "running",
+                     *         "note": "string",
+                     *         "filter": {},
+                     *         "matched": 1,
+                     *         "processed": 1,
+                     *         "affected": 1,
+                     *         "skipped": 1,
+                     *         "failed": 1,
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "finished_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["BulkOperation"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     apiKeysList: {
         parameters: {
             query?: never;
@@ -11027,6 +11992,8 @@ export interface operations {
                      *             "status_code": 1,
                      *             "outcome": "success",
                      *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
                      *             "error": "string",
                      *             "response_excerpt": "string",
                      *             "response_truncated": true

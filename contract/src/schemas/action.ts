@@ -7,6 +7,7 @@ import {
   BULK_OPERATIONS,
   DELIVERY_OUTCOMES,
   ERROR_CLASSES,
+  HOLD_REASONS,
   DST_FOLD_POLICIES,
   DST_GAP_POLICIES,
   HTTP_METHODS,
@@ -305,6 +306,13 @@ export const DeliveryAttempt = z
     error_class: AttemptErrorClass.nullable().meta({
       description: 'Why the attempt did not succeed; null for a success.',
     }),
+    held_ms: z.number().int().nullable().meta({
+      description:
+        'How long the due attempt waited before it started because of its destination (`held_by`); null when it did not wait. Part of `lateness_ms`, which is measured from the due time.',
+    }),
+    held_by: z.enum(HOLD_REASONS).nullable().meta({
+      description: 'What held it: `flow_control`, `circuit` or `paused` (the first that did).',
+    }),
     error: z.string().nullable(),
     response_excerpt: z
       .string()
@@ -424,7 +432,7 @@ export const ActionSummary = z
 export type ActionSummary = z.infer<typeof ActionSummary>;
 
 /** A time bound of a list filter: ISO 8601 with an offset (`2026-11-25T10:00:00Z`). */
-const TimeBound = z
+export const TimeBound = z
   .string()
   .max(64)
   .refine((v) => /\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), {

@@ -12,6 +12,7 @@ import { OutboxService } from '../app/outbox.js';
 import { TemplateService } from '../app/templates/service.js';
 import { TemplateTrigger } from '../app/templates/trigger.js';
 import { BulkOperations } from '../app/bulk/service.js';
+import { Destinations } from '../app/destinations/service.js';
 import { buildHttpApp } from '../http/app.js';
 import { routeLabel } from '../metrics.js';
 import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
@@ -36,6 +37,7 @@ export async function startApi(
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
+  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
   const http = await buildHttpApp({
     logger,
     accounts: ctx.accounts,
@@ -43,7 +45,8 @@ export async function startApi(
     contacts: new ContactService(database),
     actions,
     replays: ctx.replays,
-    bulkOperations: new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock),
+    bulkOperations,
+    destinations: new Destinations(database, bulkOperations, clock),
     pauses: ctx.pauses,
     templates: new TemplateService({
       store: database,

@@ -23,6 +23,7 @@ import type { NotificationChannelService, TeamMemberService } from '../app/appro
 import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/contacts.js';
 import type { ConsoleSessionService } from '../app/console-sessions.js';
+import type { Destinations } from '../app/destinations/service.js';
 import type { DomainService } from '../app/domains/service.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
@@ -53,6 +54,7 @@ import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
 import { registerCors } from './cors.js';
+import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
 import { auditHandlers, registerAuditExport } from './handlers/audit.js';
 
@@ -65,6 +67,7 @@ export interface HttpDeps {
   actions: ActionService;
   replays: ActionReplays;
   bulkOperations: BulkOperations;
+  destinations: Destinations;
   pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
@@ -303,6 +306,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
+    destinations: destinationsHandlers(deps.destinations),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
     reminders: remindersHandlers(deps.reminders, deps.actions, deps.pendingApprovals),

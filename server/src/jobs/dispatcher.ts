@@ -168,14 +168,21 @@ export class Dispatcher {
       });
       if (!go) return;
     }
+    let retryAt: Date | null = null;
     try {
-      await this.o.deliveries.fire(actionId);
+      retryAt = await this.o.deliveries.fire(actionId);
     } finally {
       for (const next of this.admission.release(account)) {
         const start = this.starters.get(next.item);
         this.starters.delete(next.item);
         start?.(!this.stopped);
       }
+    }
+    // Held by its host's flow control: looked at again shortly (after this admission ends, so the timer's fire is
+    // a new one). Should this process die, the row is still due and any worker's overdue sweep fires it.
+    if (retryAt) {
+      const at = retryAt.getTime();
+      void Promise.resolve().then(() => this.arm(actionId, account, at));
     }
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ActionState } from '../domain/action/states.js';
+import type { HoldReason } from '@sched/contract';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
@@ -9,6 +10,7 @@ import { fixedStatement, type Sql } from './database.js';
 const WEBHOOK: ActionRow['mode'] = 'webhook';
 const APPROVAL: ActionRow['mode'] = 'approval';
 const EXECUTING: ActionState = 'executing';
+const PAUSED: HoldReason = 'paused';
 
 /** One attempt as the attempt log records it. */
 export interface AttemptRecord {
@@ -21,6 +23,8 @@ export interface AttemptRecord {
   outcome: DeliveryOutcome;
   /** Null for a success (domain/delivery/error-class.ts). */
   errorClass: ErrorClass | null;
+  /** How long, and by what, the due attempt was held by its destination before it started; null when it was not. */
+  held?: { ms: number; by: HoldReason } | null;
   error: string | null;
   excerpt: string | null;
   truncated: boolean;
@@ -39,6 +43,8 @@ function attemptRow(a: AttemptRecord) {
     status_code: a.statusCode,
     outcome: a.outcome,
     error_class: a.errorClass,
+    held_ms: a.held ? Math.max(0, Math.round(a.held.ms)) : null,
+    held_by: a.held?.by ?? null,
     error: a.error,
     response_excerpt: a.excerpt,
     response_truncated: a.truncated,
@@ -62,12 +68,35 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 }
 
 // Every attempt runs these two, for every attempt of a turn of the event loop at once (app/tick-batch.ts): fixed
-// texts (see fixedStatement), constants interpolated once. Rows are locked in id order, so two workers claiming
+// texts (see fixedStatement), constants interpolated once. A webhook to a paused destination (issue 24) is `held`:
+// absent from the answer, so it stays durable and due, spends no attempt, and the overdue sweep fires it again; the
+// check is a primary-key probe of `destinations` inside the same statement, so an account without destination
+// settings pays no extra round trip. One to a host with flow control (`limited`) comes back unclaimed, for the
+// careful path, which takes the host's slot under its row lock (persistence/destinations.ts `takeFlowSlot`). Rows are locked in id order, so two workers claiming
 // overlapping batches wait for each other instead of deadlocking.
-const claimStatement = fixedStatement<ActionRow & { claimed: boolean }>(
-  `with candidate as (
-     select id from actions
+const claimStatement = fixedStatement<
+  ActionRow & { claimed: boolean; was_held_since: Date | null; was_held_by: HoldReason | null }
+>(
+  `with held as (
+     select a.id from actions a
+       join destinations d on d.account_id = a.account_id and d.host = a.destination_host
+      where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
+        and d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
+   ), marked as (
+     update actions set held_since = coalesce(held_since, $6), held_by = coalesce(held_by, '${PAUSED}')
+      where id in (select id from actions
+                    where id in (select id from held) and held_since is null
+                      and status = any($4::text[]) and next_attempt_at <= $5
+                    order by id
+                      for update skip locked)
+   ), limited as (
+     select a.id from actions a
+       join destinations d on d.account_id = a.account_id and d.host = a.destination_host
+      where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}' and d.flow is not null
+   ), candidate as (
+     select id, held_since, held_by from actions
       where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
+        and id not in (select id from held) and id not in (select id from limited)
         and (mode <> '${WEBHOOK}' or attempt_count < max_attempts)
         and (coordination -> 'on_execute' is null
              or (mode = '${WEBHOOK}' and attempt_count > 0)
@@ -75,24 +104,25 @@ const claimStatement = fixedStatement<ActionRow & { claimed: boolean }>(
       order by id
         for update
    ), claimed as (
-     update actions a set status = $2, lease_until = $3, updated_at = $6,
+     update actions a set status = $2, lease_until = $3, updated_at = $6, held_since = null, held_by = null,
        attempt_count = a.attempt_count + case when a.mode = '${WEBHOOK}' then 1 else 0 end
        from candidate c where a.id = c.id
-     returning a.*
+     returning a.*, c.held_since as was_held_since, c.held_by as was_held_by
    )
    select claimed.*, true as claimed from claimed
    union all
-   select actions.*, false from actions
+   select actions.*, held_since, held_by, false from actions
     where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
-      and id not in (select id from claimed)`,
+      and id not in (select id from claimed) and id not in (select id from held)`,
 );
 
 const completeStatement = fixedStatement<{ action_id: string }>(
   `with attempt as (
      select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[],
-                          $7::int[], $8::int[], $9::text[], $10::text[], $11::text[], $12::boolean[], $15::text[])
+                          $7::int[], $8::int[], $9::text[], $10::text[], $11::text[], $12::boolean[], $15::text[],
+                          $16::int[], $17::text[])
        as t(id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome,
-            error, response_excerpt, response_truncated, error_class)
+            error, response_excerpt, response_truncated, error_class, held_ms, held_by)
    ), finishing as (
      select a.id from actions a join attempt t on t.action_id = a.id
       where a.status = '${EXECUTING}' and a.attempt_count = t.attempt_number
@@ -108,9 +138,9 @@ const completeStatement = fixedStatement<{ action_id: string }>(
      returning a.id
    )
    insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
-     status_code, outcome, error, response_excerpt, response_truncated, error_class)
+     status_code, outcome, error, response_excerpt, response_truncated, error_class, held_ms, held_by)
    select t.id, t.action_id, t.attempt_number, t.due_at, t.started_at, t.lateness_ms, t.duration_ms, t.status_code,
-          t.outcome, t.error, t.response_excerpt, t.response_truncated, t.error_class
+          t.outcome, t.error, t.response_excerpt, t.response_truncated, t.error_class, t.held_ms, t.held_by
      from attempt t join done d on d.id = t.action_id
    returning action_id`,
 );
@@ -119,6 +149,8 @@ const completeStatement = fixedStatement<{ action_id: string }>(
 export interface ClaimFound {
   row: ActionRow;
   claimed: boolean;
+  /** Since when and by what the claimed attempt had been held (the claim clears it on the row). */
+  held: { since: Date; by: HoldReason } | null;
 }
 
 /**
@@ -139,7 +171,16 @@ export async function claimDue(
   },
 ): Promise<Map<string, ClaimFound>> {
   const rows = await claimStatement(db, [c.actionIds, c.to, c.leaseUntil, c.from, c.dueBy, c.now]);
-  return new Map(rows.map(({ claimed, ...row }) => [row.id, { row, claimed }]));
+  return new Map(
+    rows.map(({ claimed, was_held_since, was_held_by, ...row }) => [
+      row.id,
+      {
+        row,
+        claimed,
+        held: was_held_since && was_held_by ? { since: was_held_since, by: was_held_by } : null,
+      },
+    ]),
+  );
 }
 
 /**
@@ -170,6 +211,8 @@ export async function completeOneShots(
     c.to,
     c.now,
     column('error_class'),
+    column('held_ms'),
+    column('held_by'),
   ]);
   return new Set(done.map((r) => r.action_id));
 }

@@ -170,6 +170,8 @@ export function actionView(
       status_code: a.status_code,
       outcome: a.outcome,
       error_class: a.error_class,
+      held_ms: a.held_ms,
+      held_by: a.held_by,
       error: a.error,
       response_excerpt: a.response_excerpt,
       response_truncated: a.response_truncated,

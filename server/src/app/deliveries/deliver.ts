@@ -1,3 +1,4 @@
+import type { HoldReason } from '@sched/contract';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
@@ -14,6 +15,7 @@ import {
   insertAttempt,
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
+import { takeFlowSlot } from '../../persistence/destinations.js';
 import { seriesOf } from '../actions/series.js';
 import type {
   ActionScheduler,
@@ -48,6 +50,7 @@ const CLAIM_TOLERANCE_MS = 25;
  */
 export const CLAIM_LEAD_MS = 10;
 if (CLAIM_LEAD_MS >= CLAIM_TOLERANCE_MS) throw new Error('a timer must not fire before a claim may be made');
+const FLOW_CONTROL: HoldReason = 'flow_control';
 /** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
 const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
 const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
@@ -83,6 +86,13 @@ export interface DeliveryPorts {
 interface Claimed {
   row: ActionRow;
   dueAt: Date;
+  /** Since when and by what its destination held the due attempt, or null. */
+  held: { since: Date; by: HoldReason } | null;
+}
+
+/** A due attempt held by its host's flow control: it stays due, unclaimed, and is looked at again at `retryAt`. */
+interface Held {
+  retryAt: Date;
 }
 
 /**
@@ -131,13 +141,25 @@ export class Deliveries {
     return this.requestTimeoutMs() + this.p.waits.wait(LEASE_MARGIN_MS, MIN_LEASE_MARGIN_MS);
   }
 
-  /** Fires the action's due attempt, if it is still due and nobody else holds it. */
-  async fire(actionId: string): Promise<void> {
+  /**
+   * Fires the action's due attempt, if it is still due and nobody else holds it. Answers when to fire it again when
+   * its host's flow control holds it (no attempt spent; the row stays due, so any worker's overdue sweep would
+   * too), else null.
+   */
+  async fire(actionId: string): Promise<Date | null> {
     const claimed = await this.claim(actionId);
-    if (!claimed) return;
+    if (!claimed) return null;
+    if ('retryAt' in claimed) return claimed.retryAt;
     const { row, dueAt } = claimed;
     await this.untilDue(dueAt);
     const started = this.p.clock();
+    // Held time counts from the due time (or the hold's start, if later): lateness includes it, shown apart.
+    const held = claimed.held
+      ? {
+          ms: Math.max(0, started.getTime() - Math.max(claimed.held.since.getTime(), dueAt.getTime())),
+          by: claimed.held.by,
+        }
+      : null;
     const latenessMs = Math.max(0, started.getTime() - dueAt.getTime());
     this.p.events?.fired(row.mode, latenessMs / 1000);
     if (row.mode === 'approval') {
@@ -145,7 +167,7 @@ export class Deliveries {
       if (!approvals) throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
       const send = () => approvals.sendRound(row);
       await (this.p.tracing?.span('sched.approval.send', { 'sched.action_id': row.id }, send) ?? send());
-      return;
+      return null;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
     const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes);
@@ -160,7 +182,8 @@ export class Deliveries {
     span?.end(
       result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
-    await this.record(row, dueAt, started, result, listened !== null);
+    await this.record(row, dueAt, started, result, listened !== null, held);
+    return null;
   }
 
   /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */
@@ -182,14 +205,14 @@ export class Deliveries {
    * lost attempt) takes the careful path; an action that is not due, or already taken, costs its share of that one
    * statement.
    */
-  private async claim(actionId: string): Promise<Claimed | null> {
+  private async claim(actionId: string): Promise<Claimed | Held | null> {
     const found = await this.claims.add(actionId);
     if (!found) return null;
-    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at! };
+    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at!, held: found.held };
     return this.claimCarefully(actionId);
   }
 
-  private claimCarefully(actionId: string): Promise<Claimed | null> {
+  private claimCarefully(actionId: string): Promise<Claimed | Held | null> {
     return this.p.store.transaction(async (db) => {
       // SKIP LOCKED: when another worker is claiming this action right now, it is theirs.
       const row = await lockAction(db, actionId, { skipLocked: true });
@@ -210,14 +233,35 @@ export class Deliveries {
         await this.finishFailed(db, row, status, 'deliver_failed_permanently', error, null, now);
         return null;
       }
+      if (webhook && row.destination_host) {
+        const slot = await takeFlowSlot(db, {
+          accountId: row.account_id,
+          host: row.destination_host,
+          actionId: row.id,
+          now,
+        });
+        if (slot && !slot.admit) {
+          // The first hold is remembered (one write), so the attempt can tell how long it waited and why.
+          if (!row.held_since)
+            await updateAction(db, row.id, {
+              held_since: now,
+              held_by: FLOW_CONTROL,
+              updated_at: row.updated_at,
+            });
+          return { retryAt: slot.retryAt };
+        }
+      }
       const claimed = await updateAction(db, row.id, {
         status: assertTransition(status, 'start'),
         // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
         attempt_count: row.attempt_count + (webhook ? 1 : 0),
         lease_until: new Date(now.getTime() + this.leaseMs()),
+        held_since: null,
+        held_by: null,
         updated_at: now,
       });
-      return { row: claimed, dueAt: row.next_attempt_at };
+      const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
+      return { row: claimed, dueAt: row.next_attempt_at, held };
     });
   }
 
@@ -269,6 +313,7 @@ export class Deliveries {
     started: Date,
     result: OutboundResult,
     listened: boolean,
+    held: AttemptRecord['held'] = null,
   ): Promise<void> {
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -286,6 +331,7 @@ export class Deliveries {
       statusCode,
       outcome,
       errorClass: classifyError(result),
+      held,
       error,
       // A settlement listener may read a longer body (request.ts); the attempt log keeps its usual excerpt.
       excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,

@@ -4,6 +4,7 @@ import type {
   BulkItemOutcome,
   BulkOperationKind,
   BulkOperationState,
+  HoldReason,
   ErrorClass,
   RETRY_STRATEGIES,
   StepStatus,
@@ -140,6 +141,9 @@ export const ActionSchema = defineEntity({
     lastStatusCode: p.integer().nullable(),
     lastErrorClass: p.string().length(16).$type<ErrorClass>().nullable(),
     lastLatenessMs: p.integer().nullable(),
+    /** Since when, and by what, its due attempt has been held by its destination (issue 24); cleared by the claim. */
+    heldSince: p.datetime().nullable(),
+    heldBy: p.string().length(16).$type<HoldReason>().nullable(),
     /** The action this one replays (POST /actions/{id}/replay). */
     replayOf: p.uuid().nullable(),
     /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
@@ -167,6 +171,9 @@ export const DeliveryAttemptSchema = defineEntity({
     outcome: p.string().length(16).$type<DeliveryOutcome>(),
     /** Why the attempt did not succeed (domain/delivery/error-class.ts); null for a success. */
     errorClass: p.string().length(16).$type<ErrorClass>().nullable(),
+    /** How long, and by what, the due attempt was held by its destination before it started. */
+    heldMs: p.integer().nullable(),
+    heldBy: p.string().length(16).$type<HoldReason>().nullable(),
     error: p.text().nullable(),
     responseExcerpt: p.text().nullable(),
     responseTruncated: p.boolean().default(false),

@@ -20,6 +20,7 @@ import {
 import { AuditEventSchema, AuditHeadSchema } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
+import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
@@ -30,6 +31,7 @@ export * from './approval.js';
 export * from './audit.js';
 export * from './chain.js';
 export * from './contact.js';
+export * from './destination.js';
 export * from './domain.js';
 export * from './rate-limit.js';
 export * from './template.js';
@@ -60,7 +62,8 @@ export type EntitySchemaOf =
   | typeof AuditEventSchema
   | typeof AuditHeadSchema
   | typeof BulkOperationSchema
-  | typeof BulkOperationItemSchema;
+  | typeof BulkOperationItemSchema
+  | typeof DestinationSchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities: EntitySchemaOf[] = [
@@ -89,4 +92,5 @@ export const entities: EntitySchemaOf[] = [
   AuditHeadSchema,
   BulkOperationSchema,
   BulkOperationItemSchema,
+  DestinationSchema,
 ];

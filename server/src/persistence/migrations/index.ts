@@ -17,6 +17,7 @@ import { Migration20261125033000_ConsoleSessions } from './Migration202611250330
 import { Migration20261125045000_InboxBulkOperations } from './Migration20261125045000_InboxBulkOperations.js';
 import { Migration20261125050000_Traceparent } from './Migration20261125050000_Traceparent.js';
 import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
+import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125045000_InboxBulkOperations', class: Migration20261125045000_InboxBulkOperations },
   { name: 'Migration20261125050000_Traceparent', class: Migration20261125050000_Traceparent },
   { name: 'Migration20261125051000_AuditEvents', class: Migration20261125051000_AuditEvents },
+  { name: 'Migration20261125051000_Destinations', class: Migration20261125051000_Destinations },
 ];

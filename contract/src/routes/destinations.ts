@@ -1,0 +1,73 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { BulkDryRun, BulkOperation } from '../schemas/bulk.js';
+import { authErrors, ErrorBody, single } from '../schemas/common.js';
+import {
+  Destination,
+  DestinationHost,
+  DestinationPauseBody,
+  DestinationRecoverBody,
+  DestinationSummary,
+  DestinationUpdate,
+} from '../schemas/destination.js';
+
+const c = initContract();
+const hostParams = z.object({ host: DestinationHost });
+
+export const destinationsContract = c.router({
+  list: {
+    method: 'GET',
+    path: '/v1/destinations',
+    responses: { 200: z.object({ data: z.array(DestinationSummary) }), ...authErrors },
+    summary: 'List destinations',
+    description:
+      'Every host the account sends to (or has settings for), with counts of its actions. docs/destinations.md.',
+  },
+  get: {
+    method: 'GET',
+    path: '/v1/destinations/:host',
+    pathParams: hostParams,
+    responses: { 200: single(Destination), ...authErrors },
+    summary: 'A destination: its settings, state and last 24 hours',
+    description: 'Any host answers, with the defaults when the account has never sent to it.',
+  },
+  update: {
+    method: 'PUT',
+    path: '/v1/destinations/:host',
+    pathParams: hostParams,
+    body: DestinationUpdate,
+    responses: { 200: single(Destination), ...authErrors },
+    summary: "Set a destination's flow control and circuit settings",
+    metadata: { example: { request: { flow: { rate: 10, period: '1s', parallelism: 5 } } } },
+  },
+  pause: {
+    method: 'POST',
+    path: '/v1/destinations/:host/pause',
+    pathParams: hostParams,
+    body: DestinationPauseBody,
+    responses: { 200: single(Destination), ...authErrors },
+    summary: 'Pause every delivery to a host',
+    description:
+      'Due deliveries to the host wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.',
+  },
+  resume: {
+    method: 'POST',
+    path: '/v1/destinations/:host/resume',
+    pathParams: hostParams,
+    body: c.noBody(),
+    responses: { 200: single(Destination), ...authErrors },
+    summary: 'Resume deliveries to a host',
+    description: 'The held deliveries go out at once (within the flow control, if any).',
+  },
+  recover: {
+    method: 'POST',
+    path: '/v1/destinations/:host/recover',
+    pathParams: hostParams,
+    body: DestinationRecoverBody,
+    responses: { 200: single(BulkDryRun), 202: single(BulkOperation), 404: ErrorBody, ...authErrors },
+    summary: "Retry the host's actions that failed in a window",
+    description:
+      'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this host that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
+    metadata: { example: { request: { since: '2026-11-25T08:00:00Z', dry_run: false } } },
+  },
+});

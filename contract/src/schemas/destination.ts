@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { TimeBound } from './action.js';
+import { Duration, NullableTimestamp } from './common.js';
+
+/** The periods a destination's `flow.rate` counts over. */
+export const FLOW_PERIODS = Object.freeze(['1s', '1m', '1h'] as const);
+/** A destination's circuit states (issue 24). */
+export const CIRCUIT_STATES = Object.freeze(['closed', 'open', 'half_open', 'disabled'] as const);
+
+/** A destination host as the API names it: lowercase, as `destination_host` of an action. */
+export const DestinationHost = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\s/?#@]+$/, 'must be a host name or address, without scheme, path or port')
+  .transform((h) => h.toLowerCase().replace(/\.+$/, ''));
+
+export const FlowSettings = z
+  .strictObject({
+    rate: z.number().int().min(1).max(1_000_000).optional().meta({
+      description: 'At most this many requests start per `period` (with `period`, default `1s`).',
+    }),
+    period: z
+      .enum(FLOW_PERIODS)
+      .optional()
+      .meta({ description: 'The window `rate` counts over; default `1s`.' }),
+    parallelism: z.number().int().min(1).max(10_000).optional().meta({
+      description: 'At most this many requests in flight to the host at once, across every worker.',
+    }),
+  })
+  .meta({ id: 'DestinationFlow', description: 'Flow control of one host; `null` (or absent) means none.' });
+export type FlowSettings = z.infer<typeof FlowSettings>;
+
+export const CircuitSettings = z
+  .strictObject({
+    enabled: z.boolean().optional().meta({ description: 'Default true: the breaker is on for every host.' }),
+    min_requests: z.number().int().min(1).max(100_000).optional().meta({ description: 'Default 10.' }),
+    window: Duration.optional().meta({ description: 'Default `5m`.' }),
+    failure_rate: z.number().min(0.01).max(1).optional().meta({ description: 'Default 0.7.' }),
+    open_for: Duration.optional().meta({ description: 'Default `1m`, doubling on each reopening to a cap.' }),
+    disable_after: Duration.optional().meta({ description: 'Default `5d`.' }),
+  })
+  .meta({
+    id: 'DestinationCircuitSettings',
+    description: 'Circuit breaker settings; `null` restores the defaults.',
+  });
+export type CircuitSettings = z.infer<typeof CircuitSettings>;
+
+export const DestinationUpdate = z
+  .strictObject({
+    flow: FlowSettings.nullable().optional(),
+    circuit: CircuitSettings.nullable().optional(),
+  })
+  .meta({ id: 'DestinationUpdate', description: 'A part left out keeps its value; `null` clears it.' });
+export type DestinationUpdate = z.infer<typeof DestinationUpdate>;
+
+export const DestinationCircuit = z
+  .object({
+    state: z.enum(CIRCUIT_STATES),
+    enabled: z.boolean(),
+    min_requests: z.number().int(),
+    window: z.string(),
+    failure_rate: z.number(),
+    open_for: z.string(),
+    disable_after: z.string(),
+  })
+  .meta({
+    id: 'DestinationCircuit',
+    description: 'The effective circuit settings (defaults filled in) and its state.',
+  });
+
+const PeriodStats = z.object({
+  attempts: z.number().int(),
+  failures: z.number().int(),
+  p50_ms: z.number().int().nullable(),
+  p99_ms: z.number().int().nullable(),
+});
+
+export const DestinationPause = z
+  .object({ paused_at: z.string(), until: NullableTimestamp, note: z.string().nullable() })
+  .meta({ id: 'DestinationPause' });
+
+export const Destination = z
+  .object({
+    host: z.string(),
+    flow: FlowSettings.nullable(),
+    circuit: DestinationCircuit,
+    paused: z.boolean().meta({ description: 'True while every delivery to the host is held.' }),
+    pause: DestinationPause.nullable().meta({ description: 'When and until when it is paused, and why.' }),
+    in_flight: z.number().int().meta({ description: 'Attempts to the host running now.' }),
+    waiting: z.number().int().meta({ description: 'Attempts to the host due now and not yet started.' }),
+    stats: z.object({ last_24h: PeriodStats }),
+  })
+  .meta({ id: 'Destination' });
+export type Destination = z.infer<typeof Destination>;
+
+export const DestinationSummary = z
+  .object({
+    host: z.string(),
+    paused: z.boolean(),
+    configured: z
+      .boolean()
+      .meta({ description: 'True when the host has flow or circuit settings of its own.' }),
+    actions: z.number().int().meta({ description: "The account's actions aimed at the host." }),
+    scheduled: z.number().int().meta({ description: 'Of those, waiting for their time (or held).' }),
+    in_flight: z.number().int(),
+    failed: z.number().int(),
+  })
+  .meta({ id: 'DestinationSummary' });
+export type DestinationSummary = z.infer<typeof DestinationSummary>;
+
+export const DestinationPauseBody = z
+  .strictObject({
+    until: TimeBound.optional().meta({
+      description: 'ISO 8601 with an offset: resumes by itself then. Absent: paused until resumed.',
+    }),
+    note: z.string().max(1000).optional(),
+  })
+  .meta({ id: 'DestinationPauseRequest' });
+export type DestinationPauseBody = z.infer<typeof DestinationPauseBody>;
+
+export const DestinationRecoverBody = z
+  .strictObject({
+    since: TimeBound.meta({ description: 'Failed at or after this time.' }),
+    until: TimeBound.optional().meta({ description: 'Failed before this time (default: now).' }),
+    dry_run: z.boolean().default(true).meta({ description: 'Defaults to true: count, change nothing.' }),
+    note: z.string().max(1000).optional(),
+  })
+  .meta({ id: 'DestinationRecoverRequest' });
+export type DestinationRecoverBody = z.output<typeof DestinationRecoverBody>;

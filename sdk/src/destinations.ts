@@ -1,0 +1,55 @@
+import type {
+  BulkDryRun,
+  BulkOperation,
+  Destination,
+  DestinationPauseBody,
+  DestinationRecoverBody,
+  DestinationSummary,
+  DestinationUpdate,
+} from '@sched/contract';
+import type { z } from 'zod';
+import { callArgs, type RawClient } from './raw.js';
+import type { CallOptions } from './transport.js';
+import { unwrap } from './unwrap.js';
+
+export type { Destination, DestinationSummary, DestinationUpdate };
+export type DestinationRecoverInput = z.input<typeof DestinationRecoverBody>;
+
+/**
+ * Destinations (`/v1/destinations`), keyed by host: settings, pause, load and recovery of one receiver.
+ * `await sched.destinations.pause('api.example.com', { note: 'maintenance' })`, later `resume`, then
+ * `await sched.destinations.recover('api.example.com', { since, dry_run: false })`.
+ */
+export interface DestinationsApi {
+  list(options?: CallOptions): Promise<DestinationSummary[]>;
+  get(host: string, options?: CallOptions): Promise<Destination>;
+  /** Flow control and circuit settings; a part left out keeps its value, `null` clears it. */
+  update(host: string, body: DestinationUpdate, options?: CallOptions): Promise<Destination>;
+  /** Holds every delivery to the host (no attempt spent) until `resume` or `until`. */
+  pause(host: string, body?: DestinationPauseBody, options?: CallOptions): Promise<Destination>;
+  resume(host: string, options?: CallOptions): Promise<Destination>;
+  /** A bulk retry of the host's actions that failed since `since`: a dry run (the default) or the operation. */
+  recover(
+    host: string,
+    body: DestinationRecoverInput,
+    options?: CallOptions,
+  ): Promise<BulkDryRun | BulkOperation>;
+}
+
+export function destinationsApi(raw: RawClient): DestinationsApi {
+  const params = (host: string, o?: CallOptions) => ({ params: { host }, ...callArgs(o) });
+  return {
+    list: async (o) => unwrap(await raw.destinations.list(callArgs(o)), 200).data,
+    get: async (host, o) => unwrap(await raw.destinations.get(params(host, o)), 200).data,
+    update: async (host, body, o) =>
+      unwrap(await raw.destinations.update({ ...params(host, o), body }), 200).data,
+    pause: async (host, body = {}, o) =>
+      unwrap(await raw.destinations.pause({ ...params(host, o), body }), 200).data,
+    resume: async (host, o) => unwrap(await raw.destinations.resume(params(host, o)), 200).data,
+    async recover(host, body, o) {
+      const result = await raw.destinations.recover({ ...params(host, o), body });
+      if (result.status === 200) return result.body.data;
+      return unwrap(result, 202).data;
+    },
+  };
+}

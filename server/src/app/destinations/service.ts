@@ -1,0 +1,165 @@
+import type {
+  BulkOperationCreate,
+  CircuitSettings,
+  Destination,
+  DestinationPauseBody,
+  DestinationRecoverBody,
+  DestinationSummary,
+  DestinationUpdate,
+} from '@sched/contract';
+import {
+  type DestinationRow,
+  destinationCounts,
+  destinationLoad,
+  destinationStats,
+  findDestination,
+  listDestinationRows,
+  upsertDestination,
+} from '../../persistence/destinations.js';
+import type { Principal } from '../accounts.js';
+import type { BulkCreateResult, BulkOperations } from '../bulk/service.js';
+import { ValidationError } from '../errors.js';
+import type { Clock, Store } from '../ports.js';
+
+const DAY_MS = 86_400_000;
+
+/** The circuit breaker's defaults (issue 24); a host's own settings override them one by one. */
+export const CIRCUIT_DEFAULTS: Required<CircuitSettings> = Object.freeze({
+  enabled: true,
+  min_requests: 10,
+  window: '5m',
+  failure_rate: 0.7,
+  open_for: '1m',
+  disable_after: '5d',
+});
+
+function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
+  return !!row?.paused_at && (row.paused_until === null || row.paused_until > now);
+}
+
+/**
+ * Destinations as the API sees them (issue 24): one host of one account, its settings, its pause, its load and its
+ * last day of attempts. A host without a row answers the defaults. Every query is scoped to the caller's account.
+ */
+export class Destinations {
+  constructor(
+    private readonly store: Store,
+    private readonly bulk: BulkOperations,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(accountId: string): Promise<DestinationSummary[]> {
+    const now = this.clock();
+    const [counts, rows] = await Promise.all([
+      destinationCounts(this.store.sql, accountId),
+      listDestinationRows(this.store.sql, accountId),
+    ]);
+    const byHost = new Map(rows.map((r) => [r.host, r]));
+    const hosts = [...new Set([...counts.map((c) => c.host), ...byHost.keys()])].sort();
+    const countOf = new Map(counts.map((c) => [c.host, c]));
+    return hosts.map((host) => {
+      const c = countOf.get(host);
+      const row = byHost.get(host);
+      return {
+        host,
+        paused: pausedNow(row, now),
+        configured: !!(row?.flow || row?.circuit),
+        actions: c?.actions ?? 0,
+        scheduled: c?.scheduled ?? 0,
+        in_flight: c?.inFlight ?? 0,
+        failed: c?.failed ?? 0,
+      };
+    });
+  }
+
+  async get(accountId: string, host: string): Promise<Destination> {
+    return this.view(accountId, host, await findDestination(this.store.sql, accountId, host));
+  }
+
+  async update(accountId: string, host: string, body: DestinationUpdate): Promise<Destination> {
+    const row = await upsertDestination(this.store.sql, {
+      accountId,
+      host,
+      now: this.clock(),
+      ...(body.flow !== undefined
+        ? { flow: body.flow && Object.keys(body.flow).length ? body.flow : null }
+        : {}),
+      ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
+    });
+    return this.view(accountId, host, row);
+  }
+
+  async pause(accountId: string, host: string, body: DestinationPauseBody): Promise<Destination> {
+    const now = this.clock();
+    const until = body.until === undefined ? null : new Date(body.until);
+    if (until && until <= now) throw ValidationError.field('until', 'must be in the future');
+    const row = await upsertDestination(this.store.sql, {
+      accountId,
+      host,
+      now,
+      pause: { at: now, until, note: body.note ?? null },
+    });
+    return this.view(accountId, host, row);
+  }
+
+  /** Held deliveries go out again as the overdue sweep of any worker takes them up (within seconds). */
+  async resume(accountId: string, host: string): Promise<Destination> {
+    const row = await upsertDestination(this.store.sql, {
+      accountId,
+      host,
+      now: this.clock(),
+      pause: { at: null, until: null, note: null },
+    });
+    return this.view(accountId, host, row);
+  }
+
+  /** A bulk `retry` of the host's actions that failed in [since, until): the bulk operation's own answers. */
+  recover(principal: Principal, host: string, body: DestinationRecoverBody): Promise<BulkCreateResult> {
+    if (body.until !== undefined && Date.parse(body.until) <= Date.parse(body.since))
+      throw ValidationError.field('until', 'must be after since');
+    const create: BulkOperationCreate = {
+      operation: 'retry',
+      filter: {
+        destination_host: host,
+        failed_after: body.since,
+        ...(body.until !== undefined ? { failed_before: body.until } : {}),
+      },
+      dry_run: body.dry_run,
+      note: body.note ?? `recover ${host} since ${body.since}`,
+    };
+    return this.bulk.create(principal, create);
+  }
+
+  private async view(accountId: string, host: string, row: DestinationRow | undefined): Promise<Destination> {
+    const now = this.clock();
+    const [load, stats] = await Promise.all([
+      destinationLoad(this.store.sql, accountId, host, now),
+      destinationStats(this.store.sql, accountId, host, new Date(now.getTime() - DAY_MS)),
+    ]);
+    const paused = pausedNow(row, now);
+    return {
+      host,
+      flow: row?.flow ?? null,
+      circuit: { state: 'closed', ...CIRCUIT_DEFAULTS, ...(row?.circuit ?? {}) },
+      paused,
+      pause:
+        paused && row
+          ? {
+              paused_at: row.paused_at!.toISOString(),
+              until: row.paused_until?.toISOString() ?? null,
+              note: row.pause_note,
+            }
+          : null,
+      in_flight: load.inFlight,
+      waiting: load.waiting,
+      stats: {
+        last_24h: {
+          attempts: stats.attempts,
+          failures: stats.failures,
+          p50_ms: stats.p50,
+          p99_ms: stats.p99,
+        },
+      },
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import type { CircuitSettings, FlowSettings } from '@sched/contract';
+import { AccountSchema } from './account.js';
+
+/**
+ * One destination host of one account (issue 24): its flow and circuit settings and its pause. A host without a
+ * row has the defaults; the delivery claim looks a row up only by its primary key, inside its one statement.
+ */
+export const DestinationSchema = defineEntity({
+  name: 'Destination',
+  tableName: 'destinations',
+  properties: {
+    account: () => p.manyToOne(AccountSchema).deleteRule('cascade').primary(),
+    host: p.string().length(255).primary(),
+    flow: p.json<FlowSettings>().nullable(),
+    circuit: p.json<CircuitSettings>().nullable(),
+    /** Set while every delivery to the host is held; `pausedUntil` ends it by itself. */
+    pausedAt: p.datetime().nullable(),
+    pausedUntil: p.datetime().nullable(),
+    pauseNote: p.string().length(1000).nullable(),
+    /** Flow control's rate window: when it began and how many requests it started (taken under the row lock). */
+    rateWindowStart: p.datetime().nullable(),
+    rateWindowCount: p.integer().default(0),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
