@@ -2626,6 +2626,15 @@ export interface components {
             exclude_requester: string | null;
             /** @enum {string} */
             comment: "optional" | "required_on_decline" | "required";
+            /**
+             * @example {
+             *       "every": "1h",
+             *       "max": 2,
+             *       "channels": [
+             *         "email"
+             *       ]
+             *     }
+             */
             reminders: {
                 every: string;
                 max: number;
@@ -2669,7 +2678,16 @@ export interface components {
             required_recipients?: string[];
             /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
             exclude_requester?: string;
-            /** @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used. */
+            /**
+             * @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used.
+             * @example {
+             *       "every": "1h",
+             *       "max": 2,
+             *       "channels": [
+             *         "email"
+             *       ]
+             *     }
+             */
             reminders?: {
                 every: components["schemas"]["Duration"];
                 max: number;
@@ -2715,7 +2733,16 @@ export interface components {
             required_recipients?: string[];
             /** @description The requester's address: their answer never counts. Refused at create when they would be needed for the quorum; their link answers a page saying so. */
             exclude_requester?: string;
-            /** @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used. */
+            /**
+             * @description Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used.
+             * @example {
+             *       "every": "1h",
+             *       "max": 2,
+             *       "channels": [
+             *         "email"
+             *       ]
+             *     }
+             */
             reminders?: {
                 every: components["schemas"]["Duration"];
                 max: number;
@@ -4254,8 +4281,8 @@ export interface operations {
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
                      *           "reminders": {
-                     *             "every": "string",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -4675,10 +4702,10 @@ export interface operations {
                      *             "exclude_requester": "string",
                      *             "comment": "optional",
                      *             "reminders": {
-                     *               "every": "string",
-                     *               "max": 1,
+                     *               "every": "1h",
+                     *               "max": 2,
                      *               "channels": [
-                     *                 null
+                     *                 "email"
                      *               ]
                      *             },
                      *             "reminders_sent": 1,
@@ -4953,8 +4980,8 @@ export interface operations {
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
                      *           "reminders": {
-                     *             "every": "string",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -5560,8 +5587,8 @@ export interface operations {
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
                      *           "reminders": {
-                     *             "every": "string",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -5847,8 +5874,8 @@ export interface operations {
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
                      *           "reminders": {
-                     *             "every": "string",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -6134,8 +6161,8 @@ export interface operations {
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
                      *           "reminders": {
-                     *             "every": "string",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -8314,8 +8341,8 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "reminders": {
-                     *             "every": "30s",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -8592,8 +8619,8 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "reminders": {
-                     *             "every": "30s",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -8798,8 +8825,8 @@ export interface operations {
                      *           ],
                      *           "exclude_requester": "string",
                      *           "reminders": {
-                     *             "every": "30s",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]
@@ -11950,8 +11977,8 @@ export interface operations {
                      *           "exclude_requester": "string",
                      *           "comment": "optional",
                      *           "reminders": {
-                     *             "every": "string",
-                     *             "max": 1,
+                     *             "every": "1h",
+                     *             "max": 2,
                      *             "channels": [
                      *               "email"
                      *             ]

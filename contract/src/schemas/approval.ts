@@ -166,6 +166,7 @@ export const GateInput = z
       .meta({
         description:
           'Re-sends to recipients who have not answered every `every` (from the first send), at most `max` times, before the timeout. `channels` narrows which of their channels are used.',
+        examples: [{ every: '1h', max: 2, channels: ['email'] }],
       }),
     comment: z.enum(COMMENT_POLICY).default('optional').meta({
       description:
@@ -238,7 +239,8 @@ export const GateView = z
     comment: z.enum(COMMENT_POLICY),
     reminders: z
       .object({ every: z.string(), max: z.number().int(), channels: z.array(GateChannel).nullable() })
-      .nullable(),
+      .nullable()
+      .meta({ examples: [{ every: '1h', max: 2, channels: ['email'] }] }),
     reminders_sent: z.number().int(),
     max_snoozes: z.number().int(),
     snooze_count: z.number().int(),
