@@ -19,6 +19,10 @@ const TAGS: TagInfo[] = [
     description:
       'Cancel, retry, replay, pause or resume many actions at once: a dry run first, then progress.',
   },
+  {
+    name: 'destinations',
+    description: 'The hosts the account sends to: flow control, pause, recover, circuit settings.',
+  },
   { name: 'chains', description: 'Sequences of HTTP calls, approvals and waits that pass results along.' },
   { name: 'templates', description: 'Saved actions or chains, triggered through a public secret URL.' },
   { name: 'contacts', description: 'People approvals are sent to, by name instead of by address.' },
