@@ -19,6 +19,10 @@ const TAGS: TagInfo[] = [
     description:
       'Cancel, retry, replay, pause or resume many actions at once: a dry run first, then progress.',
   },
+  { name: 'audit', description: 'The tamper-evident audit log: list, verify the hash chain, export.' },
+  { name: 'auditExport', description: 'The audit log as a streamed NDJSON or CSV file.' },
+  { name: 'reminders', description: 'Reminders of pending approvals, sent now.' },
+  { name: 'approvals', description: 'Approvals waiting on people, by recipient.' },
   {
     name: 'destinations',
     description: 'The hosts the account sends to: flow control, pause, recover, circuit settings.',
