@@ -19,8 +19,7 @@ Examples:
   $ sched actions create --url https://example.com/hook --in 10m --body '{"a":1}'
   $ sched actions create --url https://example.com/hook --preset tomorrow --timezone Europe/Berlin
   $ sched actions create --url https://example.com/hook --at ${EXAMPLE_AT} --every 1d --times 5
-  $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json
-  $ sched actions create --from-file actions.ndjson`;
+  $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json`;
 
 export function configureActionsCreateCommand(actions: Command): void {
   actions
