@@ -149,7 +149,7 @@ describe.skipIf(skipReason !== undefined)('the database goes away under a runnin
     expect(log).not.toContain('"statusCode":500');
   }, 120_000);
 
-  it.skip('every sched connection killed (pg_terminate_backend): the service reconnects by itself, 0 lost, 0 doubled', async () => {
+  it('every sched connection killed (pg_terminate_backend): the service reconnects by itself, 0 lost, 0 doubled', async () => {
     const ids = await createDue('killed', '2s');
     const probes = probe();
     // Kill every connection of the service, repeatedly, across the due time.

@@ -1,7 +1,7 @@
 import type { ActionCallbackEvent } from '@sched/contract';
 
 /**
- * The callback event names under the legacy SDK names of spec 6, so code written against them keeps working:
+ * The callback event names under their legacy SDK names (ActionExecuted, ...), so code written against them keeps working:
  * `if (event.event === ActionExecuted) ...`. The values are the names the service sends.
  */
 export const ActionExecuted = 'action.executed' satisfies ActionCallbackEvent;

@@ -756,7 +756,10 @@ export interface paths {
          * @description Any host answers, with the defaults when the account has never sent to it.
          */
         get: operations["destinationsGet"];
-        /** Set a destination's flow control and circuit settings */
+        /**
+         * Set a destination's flow control and circuit settings
+         * @description A part left out keeps its value; `null` clears it (back to the defaults). `flow` bounds requests in flight (`parallelism`) and per `period` (`rate`) across every worker; deliveries over it wait and spend no attempt.
+         */
         put: operations["destinationsUpdate"];
         post?: never;
         delete?: never;
@@ -1024,7 +1027,7 @@ export interface paths {
         put?: never;
         /**
          * Answer an approval: confirm, decline or snooze
-         * @description Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, the action is finished, or this recipient has already answered. 409 while a round of messages is being sent: answer again a moment later. 10 requests a minute per link and 60 a minute per client IP.
+         * @description Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, the action is finished, or this recipient has already answered. 409 while a round of messages is being sent: answer again a moment later. 403 when the requester answers a gate that excludes them (`gate.exclude_requester`). 10 requests a minute per link and 60 a minute per client IP.
          */
         post: operations["responsesRespond"];
         delete?: never;
@@ -12255,6 +12258,18 @@ export interface operations {
             /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -33,7 +33,7 @@ describe('sched completion', () => {
     expect(complete(['sched', '--api-u'])).toEqual(['--api-url']);
   });
 
-  it.skip('zsh loads the bash function through bashcompinit; fish lists each verb under its noun', () => {
+  it('zsh loads the bash function through bashcompinit; fish lists each verb under its noun', () => {
     expect(completionScript('zsh', buildProgram())).toMatch(
       /^#compdef sched\n.*\nautoload -U \+X bashcompinit && bashcompinit\n/,
     );
@@ -41,7 +41,7 @@ describe('sched completion', () => {
     expect(fish).toContain(
       "complete -c sched -n '__fish_seen_subcommand_from actions; and not __fish_seen_subcommand_from create list get cancel retry replay watch pause resume' -a 'watch'",
     );
-    expect(fish).toContain("-l url -d 'where to send the request'");
+    expect(fish).toContain("-l url -d 'where to send the request (required without --from-file)'");
   });
 
   it.skipIf(!has('zsh'))('zsh runs the same function (arrays indexed from 0 there too)', () => {

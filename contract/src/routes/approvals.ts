@@ -145,6 +145,7 @@ export const responsesContract = c.router({
     body: ResponseInput,
     responses: {
       200: ResponseResult,
+      403: ErrorBody,
       404: ErrorBody,
       409: ErrorBody,
       410: ErrorBody,
@@ -156,7 +157,7 @@ export const responsesContract = c.router({
     description:
       'Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, ' +
       'the action is finished, or this recipient has already answered. 409 while a round of messages is being sent: answer ' +
-      'again a moment later. 10 requests a minute per link and 60 a minute per client IP.',
+      'again a moment later. 403 when the requester answers a gate that excludes them (`gate.exclude_requester`). 10 requests a minute per link and 60 a minute per client IP.',
   },
 });
 

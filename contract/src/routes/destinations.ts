@@ -38,6 +38,9 @@ export const destinationsContract = c.router({
     body: DestinationUpdate,
     responses: { 200: single(Destination), ...authErrors },
     summary: "Set a destination's flow control and circuit settings",
+    description:
+      'A part left out keeps its value; `null` clears it (back to the defaults). `flow` bounds requests in flight ' +
+      '(`parallelism`) and per `period` (`rate`) across every worker; deliveries over it wait and spend no attempt.',
     metadata: { example: { request: { flow: { rate: 10, period: '1s', parallelism: 5 } } } },
   },
   pause: {

@@ -64,7 +64,7 @@ describe('replayDefinition', () => {
     expect(body.scheduled_for).toBeUndefined();
   });
 
-  it.skip("an approval's gate comes back with its recipients as they were given", () => {
+  it("an approval's gate comes back with its recipients as they were given", () => {
     const approval = {
       ...webhook,
       mode: 'approval',
@@ -97,6 +97,7 @@ describe('replayDefinition', () => {
       channels: ['email'],
       buttons: ['Go', 'Stop'],
       confirmation_mode: 'first_response',
+      comment: 'optional',
       max_snoozes: 2,
       timeout: '2h',
       on_timeout: 'expire',

@@ -20,13 +20,16 @@ describe('template definition checks at save time', () => {
     expect(definitionErrors(webhook, business)).toEqual({});
   });
 
-  it.skip('names undeclared placeholders, impossible URLs and a literal URL the destination policy refuses', () => {
+  it('names undeclared placeholders, impossible URLs and a literal URL the destination policy refuses', () => {
     expect(definitionErrors({ ...webhook, placeholders: [] }, business)).toMatchObject({
       name: [expect.stringContaining('{{order_id}}')],
       'request_config.url': [expect.stringContaining('{{order_id}}')],
     });
     const ftp = { ...webhook, request_config: { ...webhook.request_config!, url: 'ftp://{{order_id}}/x' } };
-    expect(definitionErrors(ftp, business)['request_config.url']).toEqual(['must use https']);
+    expect(definitionErrors(ftp, business)['request_config.url']).toEqual([
+      'must use https',
+      expect.stringContaining('allowed_origins'),
+    ]);
     const loopback = {
       ...webhook,
       request_config: { ...webhook.request_config!, url: 'https://127.0.0.1/x' },
