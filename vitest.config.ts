@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Unit tests sit beside each package's sources; end-to-end tests live in test/.
+// Unit tests sit beside each package's sources; test/e2e/ runs the service as a process, test/integration/
+// runs use cases in-process.
 // One embedded PostgreSQL serves the whole run; each test file gets its own database.
 export default defineConfig({
   test: {

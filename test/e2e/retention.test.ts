@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RetentionService } from '../../server/src/app/retention.js';
+import { workRetention } from '../../server/src/jobs/retention.js';
+import { type JobQueue, QUEUES, startJobQueue } from '../../server/src/jobs/queue.js';
+import { createLogger } from '../../server/src/logger.js';
+import { createMetrics } from '../../server/src/metrics.js';
+import { insertAction, type NewAction } from '../../server/src/persistence/actions.js';
+import { openTestDatabase } from '../support/in-process.js';
+import { runCli } from '../support/server.js';
+import { eventually } from '../support/wait.js';
+
+const NOW = new Date();
+const daysAgo = (d: number) => new Date(NOW.getTime() - d * 86_400_000);
+
+describe('history retention', () => {
+  let t: Awaited<ReturnType<typeof openTestDatabase>>;
+  let queue: JobQueue | undefined;
+  const ids: Record<string, string> = {};
+
+  async function action(
+    label: string,
+    accountId: string,
+    status: NewAction['status'],
+    updatedAt: Date,
+  ): Promise<string> {
+    const id = randomUUID();
+    ids[label] = id;
+    await insertAction(t.database.sql, {
+      id,
+      traceparent: null,
+      account_id: accountId,
+      name: label,
+      description: null,
+      mode: 'webhook',
+      status,
+      timezone: 'UTC',
+      scheduled_for: daysAgo(400),
+      next_attempt_at: null,
+      idempotency_key: null,
+      dedup_keys: [],
+      max_attempts: 3,
+      retry_strategy: 'exponential',
+      request: { url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {}, body: null },
+      webhook_secret: null,
+      callback_url: null,
+      coordination: null,
+      recurrence: null,
+      recurrence_anchor: null,
+      gate: null,
+      chain_id: null,
+      chain_step_index: null,
+      created_at: daysAgo(400),
+      updated_at: updatedAt,
+    });
+    return id;
+  }
+  const outbox = (accountId: string, actionId: string | null, createdAt: Date) =>
+    t.database.sql
+      .insertInto('outbox_messages')
+      .values({
+        id: randomUUID(),
+        account_id: accountId,
+        action_id: actionId,
+        channel: 'email',
+        destination: 'a@example.com',
+        rendered: 'hello',
+        created_at: createdAt,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+  const remaining = async () =>
+    (await t.database.sql.selectFrom('actions').select('name').orderBy('name').execute()).map((r) => r.name);
+  const count = async (
+    table: 'delivery_attempts' | 'reminder_events' | 'outbox_messages' | 'callback_deliveries',
+  ) =>
+    Number(
+      (
+        await t.database.sql
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  beforeAll(async () => {
+    t = await openTestDatabase('retention');
+    const free = await t.newAccount('free');
+    const business = await t.newAccount('business');
+    const executed = await action('free-executed-31d', free, 'executed', daysAgo(31));
+    for (const n of [1, 2]) {
+      await t.database.sql
+        .insertInto('delivery_attempts')
+        .values({
+          id: randomUUID(),
+          action_id: executed,
+          attempt_number: n,
+          due_at: daysAgo(31),
+          started_at: daysAgo(31),
+          lateness_ms: 1,
+          duration_ms: 1,
+          status_code: 200,
+          outcome: 'success',
+          error: null,
+          response_excerpt: 'ok',
+        })
+        .execute();
+    }
+    await t.database.sql
+      .insertInto('reminder_events')
+      .values({ id: randomUUID(), action_id: executed, event_type: 'sent', created_at: daysAgo(31) })
+      .execute();
+    await outbox(free, executed, daysAgo(31));
+    await action('free-cancelled-40d', free, 'cancelled', daysAgo(40));
+    await action('free-failed-31d', free, 'failed', daysAgo(31));
+    await action('free-expired-31d', free, 'expired', daysAgo(31));
+    // Live actions stay however old they are; recent history stays.
+    await action('free-scheduled-300d', free, 'scheduled', daysAgo(300));
+    await action('free-awaiting-60d', free, 'awaiting_response', daysAgo(60));
+    await action('free-executed-29d', free, 'executed', daysAgo(29));
+    await outbox(free, null, daysAgo(31));
+    await outbox(free, null, daysAgo(1));
+    // Business keeps 365 days.
+    await action('business-executed-31d', business, 'executed', daysAgo(31));
+    await action('business-executed-400d', business, 'executed', daysAgo(400));
+    // N-L2 / PL5: a live series' attempts past the retention go (the recent one stays); chains that ended past the
+    // retention go with their callback deliveries; a running or recent chain stays.
+    const live = (
+      await t.database.sql
+        .selectFrom('actions')
+        .select('id')
+        .where('name', '=', 'free-scheduled-300d')
+        .executeTakeFirstOrThrow()
+    ).id;
+    for (const [n, at] of [
+      [1, daysAgo(31)],
+      [2, daysAgo(1)],
+    ] as const) {
+      await t.database.sql
+        .insertInto('delivery_attempts')
+        .values({
+          id: randomUUID(),
+          action_id: live,
+          attempt_number: n,
+          due_at: at,
+          started_at: at,
+          lateness_ms: 1,
+          duration_ms: 1,
+          status_code: 200,
+          outcome: 'success',
+          error: null,
+          response_excerpt: 'ok',
+        })
+        .execute();
+    }
+    const chain = async (name: string, status: string, completedAt: Date | null, at: Date) => {
+      const id = randomUUID();
+      await t.database.sql
+        .insertInto('chains')
+        .values({
+          id,
+          account_id: free,
+          name,
+          status: status as never,
+          current_step: 0,
+          input: JSON.stringify({}) as never,
+          error_handling: 'fail_chain',
+          callback_url: 'https://example.com/cb',
+          webhook_secret: null,
+          created_at: at,
+          updated_at: at,
+          completed_at: completedAt,
+        })
+        .execute();
+      await t.database.sql
+        .insertInto('callback_deliveries')
+        .values({
+          id: randomUUID(),
+          account_id: free,
+          action_id: null,
+          chain_id: id,
+          event: 'chain.completed',
+          url: 'https://example.com/cb',
+          envelope: JSON.stringify({}) as never,
+          status: 'delivered',
+          attempt_count: 1,
+          created_at: at,
+        })
+        .execute();
+    };
+    await chain('chain-completed-31d', 'completed', daysAgo(31), daysAgo(32));
+    await chain('chain-completed-1d', 'completed', daysAgo(1), daysAgo(2));
+    await chain('chain-running-100d', 'running', null, daysAgo(100));
+  });
+  afterAll(async () => {
+    await queue?.stop({ graceful: false, timeoutMs: 1000 });
+    await t?.close();
+  });
+
+  it('sched purge --dry-run counts what would go, per plan, and deletes nothing', async () => {
+    const res = await runCli(['purge', '--dry-run', '--json'], { DATABASE_URL: t.url, LOG_LEVEL: 'silent' });
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout).data).toEqual({
+      free: { actions: 4, delivery_attempts: 3, reminder_events: 1, outbox_messages: 2, chains: 1 },
+      pro: { actions: 0, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0, chains: 0 },
+      business: { actions: 1, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0, chains: 0 },
+    });
+    expect(await remaining()).toHaveLength(9);
+  });
+
+  it('a run past its time budget stops between batches and says it is incomplete', async () => {
+    const spent = await new RetentionService(t.database, () => NOW).purge({ budgetMs: -1 });
+    expect(spent).toMatchObject({ complete: false, actions: 0 });
+    expect(await remaining()).toHaveLength(9);
+  });
+
+  it('the daily job deletes old terminal history in small batches, never live actions, and counts it', async () => {
+    queue = await startJobQueue({ databaseUrl: t.url, role: 'worker', logger: createLogger('silent') });
+    const metrics = createMetrics();
+    // Batches of 2 actions: the five expired ones take several transactions.
+    const retention = new RetentionService(t.database, () => NOW, 2);
+    await workRetention(queue, retention, metrics, createLogger('silent'));
+    await queue.send(QUEUES.retention, {}, {});
+    await eventually(async () => (await remaining()).length === 4, 20_000);
+    expect(await remaining()).toEqual([
+      'business-executed-31d',
+      'free-awaiting-60d',
+      'free-executed-29d',
+      'free-scheduled-300d',
+    ]);
+    expect(await count('delivery_attempts')).toBe(1);
+    expect(await count('reminder_events')).toBe(0);
+    const chains = await t.database.sql.selectFrom('chains').select('name').orderBy('name').execute();
+    expect(chains.map((c) => c.name)).toEqual(['chain-completed-1d', 'chain-running-100d']);
+    expect(await count('callback_deliveries')).toBe(2);
+    expect(await count('outbox_messages')).toBe(1);
+    const purged = await eventually(async () => {
+      const values = (await metrics.purgedRows.get()).values;
+      const of = (table: string) => values.find((v) => v.labels.table === table)?.value ?? 0;
+      return of('outbox_messages') === 2 ? values : null;
+    });
+    expect(Object.fromEntries(purged.map((v) => [v.labels.table, v.value]))).toEqual({
+      actions: 5,
+      delivery_attempts: 3,
+      reminder_events: 1,
+      outbox_messages: 2,
+      chains: 1,
+    });
+  });
+});

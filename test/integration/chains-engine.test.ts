@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../server/src/app/accounts.js';
+import { ChainEngine } from '../../server/src/app/chains/advance.js';
+import { ChainService } from '../../server/src/app/chains/service.js';
+import type { ActionScheduler, ChainCallbacks } from '../../server/src/app/ports.js';
+import { lockAction, updateAction } from '../../server/src/persistence/actions.js';
+import { CHAIN_DUE_CHANNEL, chainsToAdvance, stepsOf } from '../../server/src/persistence/chains.js';
+import { openNotifications } from '../../server/src/persistence/notifications.js';
+import { openTestDatabase } from '../support/in-process.js';
+import { eventually } from '../support/wait.js';
+
+// The chain engine in-process on a real PostgreSQL with a fake clock and recording ports: advancing is idempotent,
+// a settled step never starts its successor twice, and a delay is a due time on the step (never scaled).
+describe('chain engine (in-process, fake clock)', () => {
+  let t: Awaited<ReturnType<typeof openTestDatabase>>;
+  let principal: Principal;
+  let now = new Date('2026-03-02T10:00:00.000Z');
+  const scheduled: string[] = [];
+  const events: { chain: string; event: string; step?: number }[] = [];
+  let engine: ChainEngine;
+  let service: ChainService;
+
+  beforeAll(async () => {
+    t = await openTestDatabase('chain_engine');
+    principal = {
+      accountId: await t.newAccount('business'),
+      plan: 'business',
+      rateLimitFactor: 1,
+      keyId: 'test',
+      scopes: [],
+    };
+    const scheduler: ActionScheduler = {
+      async schedule(_tx, id) {
+        scheduled.push(id);
+      },
+    };
+    const callbacks: ChainCallbacks = {
+      async enqueue(_db, chain, event, payload) {
+        const step = (payload.step as { index?: number } | undefined)?.index;
+        events.push({ chain: chain.id, event, ...(step === undefined ? {} : { step }) });
+      },
+    };
+    const clock = () => now;
+    engine = new ChainEngine({
+      store: t.database,
+      scheduler,
+      clock,
+      callbacks,
+      allowPrivateDestinations: true,
+    });
+    service = new ChainService(t.database, engine, callbacks, clock, { allowPrivateDestinations: true });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const due = () => chainsToAdvance(t.database.sql, now, 100);
+  const settle = (actionId: string, status: 'executed' | 'failed') =>
+    t.database.transaction(async (db) => {
+      const row = (await lockAction(db, actionId))!;
+      await updateAction(db, row.id, { status: 'executing', updated_at: now });
+      await updateAction(db, row.id, {
+        status,
+        updated_at: now,
+        last_error: status === 'failed' ? 'HTTP 500' : null,
+      });
+    });
+
+  it('advances once per settled step however often it is called, and waits a delay on the clock', async () => {
+    const chain = await service.create(principal, {
+      name: 'idempotent',
+      input: {},
+      error_handling: 'fail_chain',
+      steps: [
+        { name: 'first', type: 'http_call', url: 'http://127.0.0.1:9/a', method: 'POST', headers: {} },
+        { name: 'pause', type: 'delay', delay: '1h' },
+        { name: 'last', type: 'http_call', url: 'http://127.0.0.1:9/b', method: 'POST', headers: {} },
+      ],
+    });
+    const first = chain.steps[0]!.action_id!;
+    expect(scheduled).toEqual([first]);
+    // The step's action is an ordinary action (the create core, app/actions/create.ts) naming its chain and step,
+    // counted against the month's quota like any create.
+    const stepAction = (await lockAction(t.database.sql, first))!;
+    expect(stepAction).toMatchObject({
+      chain_id: chain.id,
+      chain_step_index: 0,
+      mode: 'webhook',
+      status: 'scheduled',
+      description: `Step 0 of chain ${chain.id}`,
+      name: 'idempotent / first',
+    });
+    expect(stepAction.scheduled_for).toEqual(now);
+    // Nothing has settled: advancing is a no-op, and the step is not due.
+    await Promise.all([engine.advance(chain.id), engine.advance(chain.id)]);
+    expect(await due()).toEqual([]);
+    expect((await stepsOf(t.database.sql, chain.id)).map((s) => s.status)).toEqual([
+      'running',
+      'pending',
+      'pending',
+    ]);
+
+    // The action's final state marks the step due in its own transaction (the trigger on actions), and
+    // notifies listening workers with the chain's id at commit.
+    const heard: string[] = [];
+    const listener = await openNotifications(t.url);
+    await listener.subscribe(CHAIN_DUE_CHANNEL, { payload: (id) => heard.push(id) });
+    await settle(first, 'executed');
+    expect(await due()).toEqual([chain.id]);
+    await eventually(async () => heard.length > 0);
+    expect(heard).toEqual([chain.id]);
+    await listener.close();
+    await Promise.all([engine.advance(chain.id), engine.advance(chain.id), engine.advance(chain.id)]);
+    await engine.advance(chain.id);
+    let steps = await stepsOf(t.database.sql, chain.id);
+    expect(steps.map((s) => s.status)).toEqual(['completed', 'running', 'pending']);
+    expect(steps[1]!.due_at).toEqual(new Date(now.getTime() + 3600_000));
+    expect(events.filter((e) => e.chain === chain.id)).toEqual([
+      { chain: chain.id, event: 'chain.step.completed', step: 0 },
+    ]);
+    expect(await due()).toEqual([]);
+
+    now = new Date(now.getTime() + 3600_000 - 1);
+    expect(await due()).toEqual([]);
+    await engine.advance(chain.id);
+    expect((await stepsOf(t.database.sql, chain.id))[1]!.status).toBe('running');
+
+    now = new Date(now.getTime() + 1);
+    expect(await due()).toEqual([chain.id]);
+    await Promise.all([engine.advance(chain.id), engine.advance(chain.id)]);
+    steps = await stepsOf(t.database.sql, chain.id);
+    expect(steps.map((s) => s.status)).toEqual(['completed', 'completed', 'running']);
+    // One action per HTTP step, however many advances ran.
+    expect(scheduled).toEqual([first, steps[2]!.action_id]);
+
+    await settle(steps[2]!.action_id!, 'failed');
+    await engine.advance(chain.id);
+    await engine.advance(chain.id);
+    const failed = await service.get(principal.accountId, chain.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.steps[2]).toMatchObject({ status: 'failed', outcome: 'failed', error: 'HTTP 500' });
+    expect(events.filter((e) => e.chain === chain.id).map((e) => e.event)).toEqual([
+      'chain.step.completed',
+      'chain.step.completed',
+      'chain.step.completed',
+      'chain.failed',
+    ]);
+  });
+
+  it('a chain whose steps all skip completes inside the create', async () => {
+    const chain = await service.create(principal, {
+      name: 'all skipped',
+      input: { go: 'no' },
+      error_handling: 'fail_chain',
+      steps: [
+        { name: 'a', type: 'delay', delay: '1m', condition: '{{input.go}} == yes' },
+        { name: 'b', type: 'delay', delay: '1m', condition: "{{steps.0.status}} != 'skipped'" },
+      ],
+    });
+    expect(chain.status).toBe('completed');
+    expect(chain.steps.map((s) => [s.status, s.outcome])).toEqual([
+      ['skipped', 'skipped'],
+      ['skipped', 'skipped'],
+    ]);
+    expect(chain.context.steps['0']).toEqual({ status: 'skipped', response: null });
+  });
+});

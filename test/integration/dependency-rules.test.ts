@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The layering rules of .dependency-cruiser.cjs fire: a small tree laid out like the repository, with stand-ins for
+// kysely, pg-boss and pg under node_modules (where the real ones resolve, under dist/ or lib/), is cruised with the
+// repository's own configuration. Each breaking import is reported under its rule; the allowed ones are not.
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const depcruise = join(root, 'test', 'node_modules', '.bin', 'depcruise');
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+const files: Record<string, string> = {
+  // Stand-ins for the packages, resolved as the real ones are (a dist/ or lib/ entry point).
+  'node_modules/kysely/package.json': JSON.stringify({ name: 'kysely', main: 'dist/index.js' }),
+  'node_modules/kysely/dist/index.js': 'export const sql = 1;\n',
+  'node_modules/pg-boss/package.json': JSON.stringify({ name: 'pg-boss', main: 'dist/index.js' }),
+  'node_modules/pg-boss/dist/index.js': 'export class PgBoss {}\n',
+  'node_modules/pg/package.json': JSON.stringify({ name: 'pg', main: 'lib/index.js' }),
+  'node_modules/pg/lib/index.js': 'export default {};\n',
+  'tsconfig.base.json': JSON.stringify({
+    compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' },
+  }),
+
+  // Allowed: persistence talks SQL, the queue talks pg-boss, app uses a port, an adapter implements one.
+  'server/src/persistence/rows.ts':
+    "import { sql } from 'kysely';\nimport pg from 'pg';\nexport const rows = [sql, pg];\n",
+  'server/src/jobs/queue.ts': "import { PgBoss } from 'pg-boss';\nexport const boss = PgBoss;\n",
+  'server/src/app/ports.ts': 'export interface Outbound { send(): void }\n',
+  'server/src/outbound/client.ts':
+    "import type { Outbound } from '../app/ports.js';\nexport const client: Outbound = { send() {} };\n",
+  'server/src/channels/email.ts': 'export const email = 1;\n',
+  'server/src/domain/rule.ts': 'export const rule = 1;\n',
+
+  // Broken, one import per rule.
+  'server/src/app/sends-http.ts':
+    "import { client } from '../outbound/client.js';\nexport const x = client;\n",
+  'server/src/app/sends-mail.ts': "import { email } from '../channels/email.js';\nexport const x = email;\n",
+  'server/src/app/runs-jobs.ts': "import { boss } from '../jobs/queue.js';\nexport const x = boss;\n",
+  'server/src/jobs/leaks-sql.ts': "import { sql } from 'kysely';\nexport const x = sql;\n",
+  'server/src/http/leaks-pg.ts': "import pg from 'pg';\nexport const x = pg;\n",
+  'server/src/jobs/second-queue.ts': "import { PgBoss } from 'pg-boss';\nexport const x = PgBoss;\n",
+  'server/src/http/reads-rows.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
+  'server/src/domain/impure.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
+  'server/src/channels/knows-app.ts': "import { rule } from '../domain/rule.js';\nexport const x = rule;\n",
+
+  // The console: the domain's pure tables are allowed; anything else of the server, or the database, is not.
+  'server/console/src/allowed.ts':
+    "import { rule } from '../../src/domain/rule.js';\nexport const x = rule;\n",
+  'server/console/src/reads-app.ts':
+    "import type { Outbound } from '../../src/app/ports.js';\nexport const x: Outbound | null = null;\n",
+  'server/console/src/reads-sql.ts': "import { sql } from 'kysely';\nexport const x = sql;\n",
+};
+
+describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', () => {
+  let dir: string;
+  let violations: Violation[];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sched-rules-'));
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    }
+    // The repository's rules and options, cruised from the fixture's root.
+    await writeFile(
+      join(dir, 'rules.cjs'),
+      `module.exports = require(${JSON.stringify(join(root, '.dependency-cruiser.cjs'))});\n`,
+    );
+    const out = await promisify(execFile)(
+      depcruise,
+      ['--config', 'rules.cjs', '--output-type', 'json', 'server/src', 'server/console/src'],
+      { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+    ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    violations = (JSON.parse(out.stdout) as { summary: { violations: Violation[] } }).summary.violations;
+  }, 60_000);
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const fired = (from: string) =>
+    violations
+      .filter((v) => v.from === (from.startsWith('server/') ? from : `server/src/${from}`))
+      .map((v) => v.rule.name)
+      .sort();
+
+  it('app/ imports neither outbound/, channels/ nor jobs/', () => {
+    expect(fired('app/sends-http.ts')).toEqual(['app-has-no-adapters']);
+    expect(fired('app/sends-mail.ts')).toEqual(['app-has-no-adapters']);
+    expect(fired('app/runs-jobs.ts')).toEqual(['app-has-no-transport']);
+  });
+
+  it('kysely and pg are seen under node_modules, and only persistence/ may import them', () => {
+    expect(fired('jobs/leaks-sql.ts')).toEqual(['only-persistence-talks-sql']);
+    expect(fired('http/leaks-pg.ts')).toEqual(['only-persistence-talks-sql']);
+    expect(fired('persistence/rows.ts')).toEqual([]);
+  });
+
+  it('pg-boss is seen, and only jobs/queue.ts may import it', () => {
+    expect(fired('jobs/second-queue.ts')).toEqual(['only-the-queue-talks-pg-boss']);
+    expect(fired('jobs/queue.ts')).toEqual([]);
+  });
+
+  it('http/ does not reach persistence/; domain/ stays pure; channels know their interface only', () => {
+    expect(fired('http/reads-rows.ts')).toEqual(['http-calls-app-not-persistence']);
+    expect(fired('domain/impure.ts')).toEqual(['domain-is-pure']);
+    expect(fired('channels/knows-app.ts')).toEqual(['channels-know-only-their-interface']);
+  });
+
+  it('the console imports of the server only the pure domain/, and no database driver', () => {
+    expect(fired('server/console/src/reads-app.ts')).toEqual(['console-is-an-api-client']);
+    expect(fired('server/console/src/reads-sql.ts')).toEqual(['console-is-an-api-client']);
+    expect(fired('server/console/src/allowed.ts')).toEqual([]);
+  });
+
+  it('allowed imports report nothing', () => {
+    expect(fired('outbound/client.ts')).toEqual([]);
+    expect(fired('app/ports.ts')).toEqual([]);
+  });
+});

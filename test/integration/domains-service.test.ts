@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { destinationGuard } from '../../server/src/app/domains/guard.js';
+import { DomainService } from '../../server/src/app/domains/service.js';
+import { ValidationError } from '../../server/src/app/errors.js';
+import { openTestDatabase } from '../support/in-process.js';
+
+/** The use cases on a real database with a fake clock, fake probes and a recording job queue. */
+describe('domains in-process: thresholds by day and month, background checks', () => {
+  let t: Awaited<ReturnType<typeof openTestDatabase>>;
+  let accountId: string;
+  let now = new Date('2026-03-30T10:00:00Z');
+  const clock = () => now;
+  const scheduled: { domain: string; at: Date }[] = [];
+  const probes = { dns: null as string | null, file: 'file missing' as string | null, calls: 0 };
+  let service: DomainService;
+
+  beforeAll(async () => {
+    t = await openTestDatabase('domainsvc');
+    accountId = await t.newAccount();
+    service = new DomainService({
+      store: t.database,
+      clock,
+      limits: { perDay: 10, perMonth: 100 },
+      checks: { schedule: async (_db, _a, domain, at) => void scheduled.push({ domain, at }) },
+      probes: {
+        dns: async () => {
+          probes.calls += 1;
+          return probes.dns;
+        },
+        file: async () => probes.file,
+      },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('counts per UTC day and per UTC month, refusing past either, and a rollback gives the count back', async () => {
+    const guard = destinationGuard({ perDay: 2, perMonth: 3 });
+    const count = (at: string) =>
+      t.database.transaction((db) => guard(db, accountId, 'https://m.example.com/x', new Date(at)));
+    await count('2026-03-30T23:00:00Z');
+    await count('2026-03-30T23:59:59Z');
+    await expect(count('2026-03-30T23:59:59Z')).rejects.toBeInstanceOf(ValidationError);
+    await count('2026-03-31T00:00:00Z'); // a new day: 1 today, 3 this month
+    const refused = await count('2026-03-31T01:00:00Z').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).errors['request.url']![0]).toMatch(
+      /limit of 2 actions a day or 3 a month/,
+    );
+    await count('2026-04-01T00:00:00Z'); // a new month
+    // A create rolled back after counting leaves the count as it was.
+    await expect(
+      t.database.transaction(async (db) => {
+        await guard(db, accountId, 'https://m.example.com/x', new Date('2026-04-01T01:00:00Z'));
+        throw new Error('the create failed later');
+      }),
+    ).rejects.toThrow('the create failed later');
+    await count('2026-04-01T02:00:00Z');
+    await expect(count('2026-04-01T03:00:00Z')).rejects.toBeInstanceOf(ValidationError);
+    // IP literals are not counted at all.
+    for (let i = 0; i < 5; i++)
+      await t.database.transaction((db) => guard(db, accountId, 'http://10.1.2.3/x', new Date()));
+  });
+
+  it('checks a pending domain in the background with backoff, and stops once verified', async () => {
+    const d = 'bg.example.com';
+    await service.verify(accountId, d);
+    expect(scheduled.at(-1)).toEqual({ domain: d, at: new Date(now.getTime() + 60_000) });
+
+    // A job that fires early (or was superseded) does nothing.
+    await service.backgroundCheck(accountId, d);
+    expect(probes.calls).toBe(0);
+
+    now = new Date(now.getTime() + 60_000);
+    probes.dns = 'no TXT record on bg.example.com';
+    await service.backgroundCheck(accountId, d);
+    expect(probes.calls).toBe(1);
+    expect(scheduled.at(-1)).toEqual({ domain: d, at: new Date(now.getTime() + 5 * 60_000) });
+    const pending = await service.get(accountId, d);
+    expect(pending).toMatchObject({
+      status: 'pending',
+      last_errors: { dns: 'no TXT record on bg.example.com', file: 'file missing' },
+    });
+
+    now = new Date(now.getTime() + 5 * 60_000);
+    probes.dns = null;
+    const before = scheduled.length;
+    await service.backgroundCheck(accountId, d);
+    expect(scheduled.length).toBe(before);
+    expect(await service.get(accountId, d)).toMatchObject({
+      status: 'verified',
+      method: 'dns',
+      next_check_at: null,
+      last_errors: null,
+    });
+    // Verified: the token stays, and checking again changes nothing.
+    const again = await service.verify(accountId, d);
+    expect(again.verification_token).toBe((await service.get(accountId, d)).verification_token);
+    expect(scheduled.length).toBe(before);
+  });
+
+  it('stops the background checks 24 hours after verification started', async () => {
+    const d = 'late.example.com';
+    probes.dns = 'no TXT record';
+    const started = now;
+    await service.verify(accountId, d);
+    now = new Date(started.getTime() + 24 * 3600_000 + 1);
+    // The check at the end of the window runs once, records why, and plans nothing more.
+    await t.database.sql.updateTable('domains').set({ next_check_at: now }).where('domain', '=', d).execute();
+    const before = scheduled.length;
+    await service.backgroundCheck(accountId, d);
+    expect(scheduled.length).toBe(before);
+    expect(await service.get(accountId, d)).toMatchObject({ status: 'pending', next_check_at: null });
+  });
+});
