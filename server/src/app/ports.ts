@@ -46,6 +46,36 @@ export interface ChainCallbacks {
   ): Promise<void>;
 }
 
+/** The facts an operator may be alerted to (docs/alerts.md; issue 24 item 6): alert rules match them by `type`. */
+export type OperatorEventType =
+  | 'action.failed'
+  | 'approval.expired'
+  | 'destination.circuit_opened'
+  | 'destination.circuit_closed'
+  | 'destination.disabled'
+  | 'delivery.late'
+  | 'bulk_operation.completed';
+
+export interface OperatorEvent {
+  account_id: string;
+  type: OperatorEventType;
+  at: Date;
+  /** The host the event concerns, when it concerns one (a delivery, a destination's circuit). */
+  destination_host?: string | null | undefined;
+  /** What the event is about. */
+  subject?: { type: 'action' | 'destination' | 'bulk_operation' | 'chain'; id: string } | undefined;
+  /** Small, JSON-safe facts for the message (never a credential or a response token). */
+  details: Record<string, unknown>;
+}
+
+/**
+ * Records an operator event in the caller's transaction, so the fact and the change that caused it commit together;
+ * alert rules are evaluated from the recorded events by the worker, never inline.
+ */
+export interface OperatorEvents {
+  record(tx: Sql, event: OperatorEvent): Promise<void>;
+}
+
 /** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */
 export interface PauseTimers {
   /** Resumes the action at `at`, unless the pause that set it (`pausedAt`) is over by then. */

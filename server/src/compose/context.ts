@@ -13,6 +13,7 @@ import type {
   ChainCallbacks,
   Clock,
   GateTimers,
+  OperatorEvents,
   Timers,
   Tracing,
 } from '../app/ports.js';
@@ -53,6 +54,8 @@ export interface ServiceContext {
   callbacks: CallbackOutbox;
   chainCallbacks: ChainCallbacks;
   gateTimers: GateTimers;
+  /** Where alertable facts are recorded (app/ports.ts OperatorEvents); alert rules read them. */
+  operatorEvents: OperatorEvents;
   accounts: AccountService;
   rateLimiter: RateLimiter;
   /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
@@ -127,6 +130,8 @@ export async function buildContext(
     callbacks: outboxes.actions,
     chainCallbacks: outboxes.chains,
     gateTimers,
+    // Until alert rules exist nothing reads operator events; recording them is then a no-op.
+    operatorEvents: { record: async () => undefined },
     accounts: new AccountService(db.main, clock),
     rateLimiter: new RateLimiter(db.counters, clock),
     pauseDeps,
