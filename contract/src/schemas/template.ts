@@ -227,8 +227,11 @@ export const TemplateCreateBody = z
 export type TemplateCreateBody = z.input<typeof TemplateCreateBody>;
 export type TemplateCreateParsed = z.output<typeof TemplateCreateBody>;
 
-/** Fields an update may clear with `null` (the template's default applies again). */
-const CLEARABLE_FIELDS = [
+/**
+ * Fields an update may clear with `null` (the template's default applies again). With `name`, `type`, `mode` and
+ * `timezone` they are the template's whole definition (server/src/app/templates/definition.ts).
+ */
+export const TEMPLATE_CLEARABLE_FIELDS = [
   'description',
   'request_config',
   'gate_config',
@@ -255,8 +258,8 @@ export const TemplateUpdateBody = z
   .object({
     ...templateFields,
     name: templateFields.name.optional(),
-    ...(Object.fromEntries(CLEARABLE_FIELDS.map((k) => [k, templateFields[k].nullable()])) as {
-      [K in (typeof CLEARABLE_FIELDS)[number]]: z.ZodNullable<(typeof templateFields)[K]>;
+    ...(Object.fromEntries(TEMPLATE_CLEARABLE_FIELDS.map((k) => [k, templateFields[k].nullable()])) as {
+      [K in (typeof TEMPLATE_CLEARABLE_FIELDS)[number]]: z.ZodNullable<(typeof templateFields)[K]>;
     }),
   })
   .meta({ id: 'TemplateUpdate' });

@@ -1,58 +1,24 @@
-import { type TemplateCreateParsed, templateShapeIssues } from '@sched/contract';
+import { TEMPLATE_CLEARABLE_FIELDS, type TemplateCreateParsed, templateShapeIssues } from '@sched/contract';
 import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { isValidTimezone } from '../../domain/schedule/resolve.js';
 import { templatePlaceholderErrors } from '../../domain/template/placeholders.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
-/** What a template holds besides its identity, token and statistics: the columns a create or an update writes. */
-export type TemplateDefinition = Pick<
-  TemplateRow,
-  | 'name'
-  | 'description'
-  | 'type'
-  | 'mode'
-  | 'timezone'
-  | 'request_config'
-  | 'allowed_origins'
-  | 'gate_config'
-  | 'max_attempts'
-  | 'retry_strategy'
-  | 'webhook_secret'
-  | 'callback_url'
-  | 'chain_steps'
-  | 'chain_error_handling'
-  | 'placeholders'
-  | 'dedup_keys'
-  | 'trigger_limit_per_hour'
-  | 'trigger_limit_per_day'
-  | 'max_schedule_days'
->;
-
-/** The fields an update body may carry: any subset of a create body's, optional ones possibly null (cleared). */
-export type TemplateFields = { [K in keyof TemplateCreateParsed]?: TemplateCreateParsed[K] | null };
-
+/** The columns a create or an update writes: the template's identity fields and those an update may clear. */
 const DEFINITION_KEYS = [
   'name',
-  'description',
   'type',
   'mode',
   'timezone',
-  'request_config',
-  'allowed_origins',
-  'gate_config',
-  'max_attempts',
-  'retry_strategy',
-  'webhook_secret',
-  'callback_url',
-  'chain_steps',
-  'chain_error_handling',
-  'placeholders',
-  'dedup_keys',
-  'trigger_limit_per_hour',
-  'trigger_limit_per_day',
-  'max_schedule_days',
-] as const satisfies readonly (keyof TemplateDefinition & keyof TemplateCreateParsed)[];
+  ...TEMPLATE_CLEARABLE_FIELDS,
+] as const satisfies readonly (keyof TemplateRow & keyof TemplateCreateParsed)[];
+
+/** What a template holds besides its identity, token and statistics. */
+export type TemplateDefinition = Pick<TemplateRow, (typeof DEFINITION_KEYS)[number]>;
+
+/** The fields an update body may carry: any subset of a create body's, optional ones possibly null (cleared). */
+export type TemplateFields = { [K in keyof TemplateCreateParsed]?: TemplateCreateParsed[K] | null };
 
 export const EMPTY_DEFINITION: TemplateDefinition = {
   name: '',
