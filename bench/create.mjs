@@ -1,5 +1,15 @@
 // Benchmark "create": POST /v1/actions at 50 keep-alive connections, against the insert and pg-boss baselines.
-import { cpuText, fmt, inRounds, printWaits, rssMiB, settings, table } from './lib.mjs';
+import {
+  cpuText,
+  fmt,
+  inRounds,
+  pgCostText,
+  printStatements,
+  printWaits,
+  rssMiB,
+  settings,
+  table,
+} from './lib.mjs';
 import { createLoad } from './phases.mjs';
 import { httpBaseline, labels, schedSystems } from './systems.mjs';
 
@@ -76,6 +86,10 @@ export async function run({ postgres }) {
     runs,
   );
   for (const s of systems)
-    for (const r of runs[s.key]) process.stdout.write(`  ${s.label} round ${r.round}: ${cpuText(r.cpu)}\n`);
+    for (const r of runs[s.key]) {
+      process.stdout.write(`  ${s.label} round ${r.round}: ${cpuText(r.cpu)}\n`);
+      process.stdout.write(`    ${pgCostText(r.pg, r.cpu, 'create')}\n`);
+      printStatements(`${s.label} round ${r.round}`, r.pg, 'create');
+    }
   return { create: { systems: labels(systems), runs } };
 }

@@ -1,6 +1,15 @@
 // Benchmark "delivery": N actions all due at one moment (5,000 in a full run), counted at a loopback receiver,
 // against a pg-boss worker delivering the same number of jobs due at one moment to the same receiver.
-import { cpuText, inRounds, printWaits, settings, startReceiver, table } from './lib.mjs';
+import {
+  cpuText,
+  inRounds,
+  pgCostText,
+  printStatements,
+  printWaits,
+  settings,
+  startReceiver,
+  table,
+} from './lib.mjs';
 import { deliveryBurst, pilotCreateRate, workerBurst } from './phases.mjs';
 import { drivenBaseline, labels, schedSystems } from './systems.mjs';
 
@@ -46,6 +55,8 @@ export function printDelivery(title, systems, runs) {
   for (const s of systems) {
     for (const r of runs[s.key] ?? []) {
       process.stdout.write(`  ${s.label} round ${r.round}: ${cpuText(r.cpu)}\n`);
+      process.stdout.write(`    ${pgCostText(r.pg, r.cpu, 'delivery')}\n`);
+      printStatements(`${s.label} round ${r.round}`, r.pg, 'delivery');
       printWaits(`${s.label} round ${r.round}`, r.waits);
     }
   }

@@ -1,6 +1,15 @@
 // Benchmark "lateness": fire lateness at a loopback receiver, idle and at 200 and 1,000 due a second, against the
 // timer floor (a bare setTimeout to each due moment and the same POST).
-import { cpuText, inRounds, printWaits, settings, startReceiver, table } from './lib.mjs';
+import {
+  cpuText,
+  inRounds,
+  pgCostText,
+  printStatements,
+  printWaits,
+  settings,
+  startReceiver,
+  table,
+} from './lib.mjs';
 import { fireLateness, floorLateness, pilotCreateRate } from './phases.mjs';
 import { drivenBaseline, labels, schedSystems } from './systems.mjs';
 
@@ -99,6 +108,8 @@ export function printLateness(title, systems, runsBySystem) {
             ? ''
             : `; background creates ${Math.round(r.backgroundCreatesPerSecond)}/s`;
         process.stdout.write(`  ${s.label} #${round.round} ${r.label}: ${cpuText(r.cpu)}${bg}\n`);
+        if (r.pg) process.stdout.write(`    ${pgCostText(r.pg, r.cpu, 'delivery')}\n`);
+        printStatements(`${s.label} #${round.round} ${r.label}`, r.pg, 'delivery');
         printWaits(`${s.label} #${round.round} ${r.label}`, r.waits);
       }
     }

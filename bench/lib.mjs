@@ -93,7 +93,17 @@ export async function startPostgres() {
     const { ensureEmbeddedPostgres } = await import(
       pathToFileURL(path.join(ROOT, 'server', 'dist', 'persistence', 'embedded-postgres.js')).href
     );
-    const handle = await ensureEmbeddedPostgres({ dataDir });
+    let handle = await ensureEmbeddedPostgres({ dataDir });
+    // pg_stat_statements counts each system's statements, rows and WAL (pgCost below): a preloaded library, so the
+    // fresh cluster is started once more with it.
+    if (!process.env.BENCH_NO_STATEMENTS) {
+      const c = new pg.Client({ connectionString: urlFor(handle.url, 'postgres') });
+      await c.connect();
+      await c.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
+      await c.end();
+      await handle.release();
+      handle = await ensureEmbeddedPostgres({ dataDir });
+    }
     server.url = handle.url;
     server.clusterDir = handle.clusterDir;
     server.cleanups.push(async () => {
@@ -114,12 +124,23 @@ export async function startPostgres() {
   server.admin = new pg.Pool({ connectionString: urlFor(server.url, 'postgres'), max: 2 });
   server.admin.on('error', () => undefined);
   server.cleanups.push(() => server.admin.end());
+  server.statements = await server.admin
+    .query('create extension if not exists pg_stat_statements')
+    .then(() => server.admin.query('select 1 from pg_stat_statements limit 1'))
+    .then(
+      () => true,
+      (err) => {
+        log(`no pg_stat_statements (${err.message}): PostgreSQL's cost per unit of work is not reported`);
+        return false;
+      },
+    );
   /** A fresh database; its URL, and a function that drops it. */
   server.createDatabase = async (name) => {
     const db = `bench_${name.replace(/\W/g, '_')}_${++server.databases}`;
     await server.admin.query(`drop database if exists ${db} with (force)`);
     await server.admin.query(`create database ${db}`);
     return {
+      name: db,
       url: urlFor(server.url, db),
       drop: () => server.admin.query(`drop database if exists ${db} with (force)`),
     };
@@ -171,7 +192,7 @@ export async function startStack(name, build, postgres) {
   const dataDir = path.join(TMP, `${name}-${build.key}-${Date.now()}`);
   await fs.mkdir(dataDir, { recursive: true });
   const cleanups = [];
-  const stack = { name, label: build.label, dataDir, cleanups, clusterDir: postgres.clusterDir };
+  const stack = { name, label: build.label, dataDir, cleanups, clusterDir: postgres.clusterDir, postgres };
   stack.stop = stopper(cleanups);
   try {
     const database = await postgres.createDatabase(`${name}_${build.key}`);
@@ -187,6 +208,7 @@ export async function startStack(name, build, postgres) {
       await fs.rm(dataDir, { recursive: true, force: true });
     });
     stack.databaseUrl = database.url;
+    stack.databaseName = database.name;
 
     const port = await freePort();
     // production turns off response validation, as deployed; a build that refuses loopback destinations in
@@ -279,13 +301,14 @@ export async function startBaseline(
   { withHttp = false, withDatabase = true, args = {} } = {},
 ) {
   const cleanups = [];
-  const stack = { name: role, label, cleanups, clusterDir: postgres.clusterDir, apiKey: null };
+  const stack = { name: role, label, cleanups, clusterDir: postgres.clusterDir, postgres, apiKey: null };
   stack.stop = stopper(cleanups);
   try {
     if (withDatabase) {
       const database = await postgres.createDatabase(role);
       cleanups.push(() => database.drop());
       stack.databaseUrl = database.url;
+      stack.databaseName = database.name;
     }
     const port = withHttp ? await freePort() : undefined;
     const argv = Object.entries({ ...args, db: stack.databaseUrl, ...(port ? { port } : {}) }).flatMap(
@@ -400,7 +423,96 @@ export function cpuShare(a, b) {
     for (const [pid, cpu] of b.postgres) pg += cpu - (a.postgres.get(pid) ?? 0);
     pg = (100 * pg) / s;
   }
-  return { server: pct(a.server, b.server), postgres: pg, bench: pct(a.bench, b.bench), load1: b.load };
+  return {
+    server: pct(a.server, b.server),
+    postgres: pg,
+    bench: pct(a.bench, b.bench),
+    load1: b.load,
+    seconds: s,
+  };
+}
+
+/**
+ * PostgreSQL's work for one system during a phase, from pg_stat_statements (its database's statements only) and the
+ * WAL position (the whole cluster, in which only that system runs): `pgMark` at the start resets the counts, and
+ * `pgCost` at the end divides them by the units of work done (deliveries, creates). Null without the extension.
+ */
+export async function pgMark(stack) {
+  const pgs = stack.postgres;
+  if (!pgs?.statements || !stack.databaseName) return null;
+  await pgs.admin.query(
+    'select pg_stat_statements_reset(0, (select oid from pg_database where datname = $1), 0)',
+    [stack.databaseName],
+  );
+  const { rows } = await pgs.admin.query('select pg_current_wal_lsn()::text as lsn');
+  return { stack, lsn: rows[0].lsn };
+}
+
+/** Per unit: statements, rows, execution ms, WAL bytes (all and of statements), and the statements by calls. */
+export async function pgCost(mark, units) {
+  if (!mark || !units) return null;
+  const { admin } = mark.stack.postgres;
+  const { rows } = await admin.query(
+    `select regexp_replace(left(query, 400), '\\s+', ' ', 'g') as query, calls::float8, rows::float8,
+            total_exec_time::float8 as ms, wal_bytes::float8 as wal, wal_fpi::float8 as fpi
+       from pg_stat_statements where dbid = (select oid from pg_database where datname = $1)
+      order by calls desc`,
+    [mark.stack.databaseName],
+  );
+  const wal = await admin.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8 as bytes', [
+    mark.lsn,
+  ]);
+  const total = (k) => rows.reduce((n, r) => n + r[k], 0) / units;
+  return {
+    units,
+    statements: total('calls'),
+    rows: total('rows'),
+    execMs: total('ms'),
+    walBytes: wal.rows[0].bytes / units,
+    statementWalBytes: total('wal'),
+    fullPageImages: total('fpi'),
+    top: rows.slice(0, 12).map((r) => ({
+      calls: r.calls / units,
+      rows: r.rows / units,
+      ms: r.ms / units,
+      wal: r.wal / units,
+      fpi: r.fpi / units,
+      query: r.query,
+    })),
+  };
+}
+
+/** PostgreSQL's CPU milliseconds per unit, from its share of a core over the phase. */
+export const pgCpuMs = (cpu, units) =>
+  cpu?.postgres == null || !units ? null : ((cpu.postgres / 100) * cpu.seconds * 1000) / units;
+
+/** "2.1 statements, 3.0 rows, 0.04 ms executing, 1,234 B of WAL, 0.08 ms of CPU per delivery" */
+export function pgCostText(cost, cpu, unit) {
+  const cpuMs = pgCpuMs(cpu, cost?.units);
+  if (!cost) return cpuMs == null ? '-' : `${fmt(cpuMs, 3)} ms of PostgreSQL CPU per ${unit}`;
+  return (
+    `PostgreSQL per ${unit}: ${fmt(cost.statements, 2)} statements, ${fmt(cost.rows, 2)} rows, ` +
+    `${fmt(cost.execMs, 3)} ms executing, ${fmt(cost.walBytes, 0)} B of WAL ` +
+    `(${fmt(cost.statementWalBytes, 0)} B by statements, ${fmt(cost.fullPageImages, 2)} full pages), ` +
+    `${fmt(cpuMs, 3)} ms of CPU`
+  );
+}
+
+/** The statements of a phase by calls per unit (BENCH_STATEMENTS=1 prints them). */
+export function printStatements(title, cost, unit) {
+  if (!cost || !process.env.BENCH_STATEMENTS) return;
+  table(
+    `${title}: statements per ${unit}`,
+    ['calls', 'rows', 'ms', 'WAL B', 'full pages', 'statement'],
+    cost.top.map((t) => [
+      fmt(t.calls, 3),
+      fmt(t.rows, 3),
+      fmt(t.ms, 4),
+      fmt(t.wal, 0),
+      fmt(t.fpi, 3),
+      t.query.slice(0, 140),
+    ]),
+  );
 }
 
 /**

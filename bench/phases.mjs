@@ -6,6 +6,8 @@ import {
   loadLoop,
   log,
   nowMs,
+  pgCost,
+  pgMark,
   sleep,
   startBaseline,
   summarize,
@@ -33,12 +35,14 @@ export async function createLoad(
   }
   const what = count === Infinity ? `${durationMs} ms` : `${count} creates`;
   log(`create: measuring ${what} at ${concurrency} connections`);
+  const mark = await pgMark(stack);
   const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
   const r = await loadLoop({ concurrency, durationMs, count, send: (i) => send(i + 1_000_000) });
   const waits = await sampler.stop();
   const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   const ok = r.statuses.get(201) ?? 0;
+  const pgWork = await pgCost(mark, ok);
   return {
     concurrency,
     seconds: r.elapsedMs / 1000,
@@ -49,6 +53,7 @@ export async function createLoad(
     otherStatuses: Object.fromEntries([...r.statuses].filter(([s]) => s !== 201)),
     errors: Object.fromEntries(r.errors),
     cpu,
+    pg: pgWork,
     waits,
   };
 }
@@ -137,6 +142,8 @@ async function observeFiring(stack, receiver, { label, ids, dues, createdLate, c
   const headroomMs = first - nowMs();
   if (headroomMs < 250)
     log(`${label}: warning, ready only ${Math.round(headroomMs)} ms before the first due time`);
+  await sleep(Math.max(0, first - 100 - Date.now()));
+  const mark = await pgMark(stack);
   await sleep(Math.max(0, first - Date.now()));
   const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
@@ -155,6 +162,7 @@ async function observeFiring(stack, receiver, { label, ids, dues, createdLate, c
   const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   if (!all) log(`${label}: timed out with ${receiver.distinct()}/${count} delivered`);
   await sleep(300); // stragglers: a duplicate delivery would show up here
+  const pgWork = await pgCost(mark, receiver.distinct());
 
   const firstArrival = new Map();
   for (const a of receiver.arrivals) if (ids.has(a.id) && !firstArrival.has(a.id)) firstArrival.set(a.id, a);
@@ -185,6 +193,7 @@ async function observeFiring(stack, receiver, { label, ids, dues, createdLate, c
     createHeadroomMs: headroomMs,
     backgroundCreatesPerSecond: bg ? (bg.statuses.get(201) ?? 0) / (bg.elapsedMs / 1000) : null,
     cpu,
+    pg: pgWork,
     waits,
   };
 }
@@ -265,6 +274,9 @@ async function observeBurst(stack, receiver, { ids, due }) {
   const count = ids.size;
   const headroomMs = due - nowMs();
   if (headroomMs < 250) log(`delivery: warning, ready only ${Math.round(headroomMs)} ms before the due time`);
+  // PostgreSQL's counts start just before the due moment (claims may be made a little ahead).
+  await sleep(Math.max(0, due - 100 - Date.now()));
+  const mark = await pgMark(stack);
   await sleep(Math.max(0, due - Date.now()));
   const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
@@ -273,6 +285,7 @@ async function observeBurst(stack, receiver, { ids, due }) {
   const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   if (!all) log(`delivery: timed out with ${receiver.distinct()}/${count} delivered`);
   await sleep(300);
+  const pgWork = await pgCost(mark, receiver.distinct());
 
   const firsts = new Map();
   for (const a of receiver.arrivals) if (ids.has(a.id) && !firsts.has(a.id)) firsts.set(a.id, a.at);
@@ -300,6 +313,7 @@ async function observeBurst(stack, receiver, { ids, due }) {
     lateness: summarize(lateness),
     createHeadroomMs: headroomMs,
     cpu,
+    pg: pgWork,
     waits,
   };
 }

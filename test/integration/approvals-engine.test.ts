@@ -86,7 +86,7 @@ describe('approval engine', () => {
     new GateTimeouts({
       store: db,
       timers,
-      scheduler: { schedule: async () => undefined },
+      scheduler: { schedule: async () => undefined, announce: async () => undefined },
       callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
       clock: () => now,
       rounds: rounds(),
@@ -316,7 +316,7 @@ describe('approval engine', () => {
     let clock = new Date(now.getTime() + 10 * 60_000);
     const pauses = new PauseService({
       store: db,
-      scheduler: { schedule: async () => undefined },
+      scheduler: { schedule: async () => undefined, announce: async () => undefined },
       callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
       timers: { resumeAt: async () => undefined },
       gateTimers: timers,

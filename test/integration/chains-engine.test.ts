@@ -33,6 +33,9 @@ describe('chain engine (in-process, fake clock)', () => {
       async schedule(_tx, id) {
         scheduled.push(id);
       },
+      async announce(_tx, attempts) {
+        for (const a of attempts) scheduled.push(a.actionId);
+      },
     };
     const callbacks: ChainCallbacks = {
       async enqueue(_db, chain, event, payload) {

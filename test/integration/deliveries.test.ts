@@ -68,6 +68,9 @@ describe('deliveries (in-process, fake clock)', () => {
       async schedule(_tx, id, at) {
         scheduled.push({ id, at });
       },
+      async announce(_tx, attempts) {
+        for (const a of attempts) scheduled.push({ id: a.actionId, at: a.dueAt });
+      },
     };
     const callbackOutbox: CallbackOutbox = {
       async enqueue(_tx, action, event, payload) {

@@ -1,36 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Deliveries } from '../../server/src/app/deliveries/deliver.js';
-import type { JobQueue } from '../../server/src/jobs/queue.js';
+import { Deliveries } from '../../server/src/app/deliveries/deliver.js';
+import type { Outbound } from '../../server/src/app/ports.js';
+import { createWaits } from '../../server/src/app/waits.js';
 import { Dispatcher } from '../../server/src/jobs/dispatcher.js';
 import { createActionScheduler } from '../../server/src/jobs/scheduler.js';
 import { insertAction } from '../../server/src/persistence/actions.js';
 import { type Notifications, openNotifications } from '../../server/src/persistence/notifications.js';
-import { openTestDatabase } from '../support/in-process.js';
+import { ownerSlot } from '../../server/src/persistence/workers.js';
+import { openTestDatabase, rawQuery } from '../support/in-process.js';
 import { manualClock } from '../support/manual-clock.js';
 import { eventually } from '../support/wait.js';
 
-// The dispatcher (jobs/dispatcher.ts) in-process on the clock port: it arms a timer for an attempt due within the
-// window and fires it a claim's lead before its due time, by the test's clock, never by wall time.
+// The dispatcher (jobs/dispatcher.ts) and its firing loop (app/deliveries/firing.ts) in-process on the clock port and
+// a real PostgreSQL: a worker claims an attempt from the due index a claim's lead before its due time and sends it at
+// that time, by the test's clock; two workers each claim only their own share, and neither claims for nothing.
 describe('dispatcher (in-process, manual clock)', () => {
   let t: Awaited<ReturnType<typeof openTestDatabase>>;
-  let notifications: Notifications;
   let accountId: string;
   const T0 = new Date('2026-05-04T08:00:00.000Z');
+  const logger = { warn: () => undefined, error: () => undefined, info: () => undefined };
 
   beforeAll(async () => {
     t = await openTestDatabase('dispatcher');
     accountId = await t.newAccount();
-    notifications = await openNotifications(t.url);
   });
   afterAll(async () => {
-    await notifications?.close();
     await t?.close();
   });
 
-  it('fires an attempt due within the window from its timer, at its due time less the claim lead', async () => {
+  async function dueAction(due: Date): Promise<string> {
     const id = randomUUID();
-    const due = new Date(T0.getTime() + 5_000);
     await insertAction(t.database.sql, {
       id,
       account_id: accountId,
@@ -58,44 +58,135 @@ describe('dispatcher (in-process, manual clock)', () => {
       created_at: T0,
       updated_at: T0,
     });
-    const manual = manualClock(T0);
-    const fired: { id: string; at: number }[] = [];
-    const deliveries = {
-      async fire(actionId: string) {
-        fired.push({ id: actionId, at: manual.clock().getTime() });
+    return id;
+  }
+
+  /** A worker: its LISTEN connection with the member lock, its deliveries on `manual`, and what it sent and claimed. */
+  async function worker(manual: ReturnType<typeof manualClock>) {
+    const notifications: Notifications = await openNotifications(t.url, { member: true });
+    const sent: { id: string; at: number }[] = [];
+    const claims = { statements: 0, empty: 0, attempts: 0 };
+    const outbound: Outbound = {
+      async send(req) {
+        sent.push({ id: req.headers['x-sched-action-id']!, at: manual.clock().getTime() });
+        return {
+          kind: 'response',
+          status: 200,
+          headers: {},
+          bodyExcerpt: '',
+          bodyTruncated: false,
+          durationMs: 1,
+        };
       },
-      async sweepExpiredLeases() {},
-    } as unknown as Deliveries;
-    // No pg-boss here: the job path is not under test, and the window's jobs are written to nowhere.
-    const queue = {
-      work: async () => ({ stop: async () => undefined }),
-      sendMany: async () => undefined,
-      send: async () => null,
-    } as unknown as JobQueue;
-    const logger = { warn: () => undefined, error: () => undefined, info: () => undefined };
+    };
+    const scheduler = createActionScheduler(manual.clock);
+    const deliveries = new Deliveries({
+      store: t.database,
+      scheduler,
+      callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
+      outbound,
+      clock: manual.clock,
+      timers: manual.timers,
+      waits: createWaits(1),
+    });
+    const claimShare = deliveries.claimShare.bind(deliveries);
+    deliveries.claimShare = async (c) => {
+      const found = await claimShare(c);
+      claims.statements += 1;
+      claims.attempts += found.claimed.length;
+      if (found.claimed.length === 0 && found.careful.length === 0) claims.empty += 1;
+      return found;
+    };
     const dispatcher = new Dispatcher({
       store: t.database,
       notifications,
-      queue,
-      scheduler: createActionScheduler(queue, manual.clock),
+      scheduler,
       deliveries,
       logger: logger as unknown as ConstructorParameters<typeof Dispatcher>[0]['logger'],
       clock: manual.clock,
       timers: manual.timers,
-      limits: { total: 10, perAccount: 10 },
+      limits: { total: 50, perAccount: 50 },
       scanIntervalMs: 3_600_000,
     });
+    return {
+      notifications,
+      dispatcher,
+      sent,
+      claims,
+      async stop() {
+        await dispatcher.stop(1000);
+        await notifications.close();
+      },
+    };
+  }
+
+  it('claims an attempt a claim lead before its due time and sends it at that time, by the clock port', async () => {
+    const due = new Date(T0.getTime() + 5_000);
+    const id = await dueAction(due);
+    const manual = manualClock(T0);
+    const w = await worker(manual);
     try {
-      await dispatcher.start();
-      // Armed from the start-up read of the window (and the first scan): one timer for the attempt, one for the scan.
+      await w.dispatcher.start();
+      // Armed from the scan's reading of the due index: one wake-up for the attempt, one for the next scan. Nothing is
+      // claimed before anything is due.
       await eventually(async () => manual.pending() === 2);
       await manual.advance(4_989);
-      expect(fired).toEqual([]);
+      expect(w.claims.statements).toBe(0);
       await manual.advance(1);
-      await eventually(async () => fired.length === 1);
-      expect(fired).toEqual([{ id, at: due.getTime() - 10 }]);
+      await eventually(async () => w.claims.attempts === 1);
+      expect(w.claims).toEqual({ statements: 1, empty: 0, attempts: 1 });
+      const [row] = await rawQuery<{ status: string }>(
+        t.database.sql,
+        'select status from actions where id = $1',
+        [id],
+      );
+      expect(row!.status).toBe('executing');
+      // Claimed 10 ms ahead; the request leaves at the due time, never before.
+      expect(w.sent).toEqual([]);
+      await manual.advance(10);
+      await eventually(async () => w.sent.length === 1);
+      expect(w.sent).toEqual([{ id, at: due.getTime() }]);
+      await eventually(async () => {
+        const [done] = await rawQuery<{ status: string }>(
+          t.database.sql,
+          'select status from actions where id = $1',
+          [id],
+        );
+        return done!.status === 'executed';
+      });
     } finally {
-      await dispatcher.stop(1000);
+      await w.stop();
+    }
+  });
+
+  it('two workers each claim their own share of a burst, in batches, with no empty claim and no attempt twice', async () => {
+    const at = new Date(T0.getTime() + 60_000);
+    const ids = await Promise.all(Array.from({ length: 40 }, () => dueAction(at)));
+    const manual = manualClock(new Date(at.getTime() - 2_000));
+    const [a, b] = [await worker(manual), await worker(manual)];
+    try {
+      await a.dispatcher.start();
+      await b.dispatcher.start();
+      // Each reads the live workers (two) and takes its slot; neither has anything due yet, so neither claims.
+      await eventually(async () => manual.pending() >= 4);
+      await manual.advance(2_100);
+      await eventually(async () => a.sent.length + b.sent.length === 40);
+      const members = [a.notifications.member()!, b.notifications.member()!].sort((x, y) => x - y);
+      for (const [w, member] of [
+        [a, a.notifications.member()!],
+        [b, b.notifications.member()!],
+      ] as const) {
+        const slot = members.indexOf(member);
+        expect(w.sent.every((s) => ownerSlot(s.id, 2) === slot)).toBe(true);
+      }
+      expect(new Set([...a.sent, ...b.sent].map((s) => s.id))).toEqual(new Set(ids));
+      // One claim statement per worker for the whole burst: every attempt it claimed was its own, none was missed.
+      expect(a.claims.attempts + b.claims.attempts).toBe(40);
+      expect(a.claims.statements + b.claims.statements).toBe(2);
+      expect(a.claims.empty + b.claims.empty).toBe(0);
+    } finally {
+      await a.stop();
+      await b.stop();
     }
   });
 });

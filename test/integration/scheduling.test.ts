@@ -3,29 +3,34 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
 
-import { QUEUES, startJobQueue, type JobQueue } from '../../server/src/jobs/queue.js';
 import { ANNOUNCE_WINDOW_MS } from '../../server/src/domain/schedule/window.js';
-import { createActionScheduler } from '../../server/src/jobs/scheduler.js';
+import { createActionScheduler, DUE_CHANNEL } from '../../server/src/jobs/scheduler.js';
+import { ownerSlot } from '../../server/src/persistence/workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { rawQuery } from '../support/in-process.js';
+import { eventually } from '../support/wait.js';
 
-// The persistence side of scheduling, on a real PostgreSQL and a real pg-boss: an attempt's job is written once,
-// when its time is within the look-ahead window, whether it starts there or comes near later; and prepared
-// statements survive another process's migration.
-describe('scheduling jobs in the look-ahead window', () => {
+// The persistence side of scheduling, on a real PostgreSQL: the row is the schedule; an attempt due within the
+// look-ahead window is announced at commit, a later one is found by its worker's scan of the due index, which also
+// promotes `scheduled` attempts entering the window; and prepared statements survive another process's migration.
+describe('scheduling from the due index', () => {
   let database: TestDatabase;
   let orm: Awaited<ReturnType<typeof openOrm>>;
   let store: Database;
-  let queue: JobQueue;
+  let listener: pg.Client;
+  const heard: string[] = [];
   let accountId: string;
+  const everyone = { slots: 1, slot: 0, overdueBefore: new Date(0) };
 
   beforeAll(async () => {
     database = await createTestDatabase('scheduling');
     orm = await openOrm({ databaseUrl: database.url });
     await migrateUp(orm);
     store = new Database(orm);
-    const logger = { error: () => undefined } as unknown as Parameters<typeof startJobQueue>[0]['logger'];
-    queue = await startJobQueue({ databaseUrl: database.url, role: 'api', logger });
+    listener = new pg.Client({ connectionString: database.url });
+    await listener.connect();
+    listener.on('notification', (m) => heard.push(m.payload ?? ''));
+    await listener.query(`listen ${DUE_CHANNEL}`);
     accountId = randomUUID();
     await rawQuery(
       store.sql,
@@ -35,12 +40,12 @@ describe('scheduling jobs in the look-ahead window', () => {
     );
   });
   afterAll(async () => {
-    await queue?.stop({ graceful: false, timeoutMs: 1000 });
+    await listener?.end();
     await orm?.close(true);
     await database?.drop();
   });
 
-  const scheduler = () => createActionScheduler(queue, () => new Date());
+  const scheduler = () => createActionScheduler(() => new Date());
 
   async function newAction(dueAt: Date, status = 'scheduled'): Promise<string> {
     const id = randomUUID();
@@ -57,102 +62,121 @@ describe('scheduling jobs in the look-ahead window', () => {
     return id;
   }
 
-  async function jobsOf(id: string): Promise<Date[]> {
-    const rows = await rawQuery<{ start_after: Date }>(
-      store.sql,
-      `select start_after from pgboss.job where name = $1 and data ->> 'actionId' = $2 order by start_after`,
-      [QUEUES.actionDue, id],
-    );
-    return rows.map((r) => new Date(r.start_after));
+  async function statusOf(id: string): Promise<string> {
+    const [row] = await rawQuery<{ status: string }>(store.sql, 'select status from actions where id = $1', [
+      id,
+    ]);
+    return row!.status;
   }
 
-  async function rowOf(id: string) {
-    const [row] = await rawQuery<{ status: string; job_due_at: Date | null; next_attempt_at: Date }>(
+  /** Moves every due attempt out of the way, so each test reads its own. */
+  async function clear(): Promise<void> {
+    await rawQuery(
       store.sql,
-      'select status, job_due_at, next_attempt_at from actions where id = $1',
-      [id],
+      `update actions set status = 'cancelled' where status in ('scheduled', 'resolved')`,
     );
-    return row!;
   }
 
-  it('an attempt due within the window gets its job at once; a later one gets none yet', async () => {
+  it('an attempt due within the window is announced at commit; a later one is not', async () => {
     const soon = new Date(Date.now() + 10_000);
-    const later = new Date(Date.now() + 3_600_000);
     const near = await newAction(soon);
-    const far = await newAction(later);
-
-    expect((await jobsOf(near)).map((d) => d.getTime())).toEqual([soon.getTime()]);
-    expect(new Date((await rowOf(near)).job_due_at!).getTime()).toBe(soon.getTime());
-    expect(await jobsOf(far)).toEqual([]);
-    expect((await rowOf(far)).job_due_at).toBeNull();
+    const far = await newAction(new Date(Date.now() + 3_600_000));
+    await eventually(async () => heard.includes(`${near},${soon.getTime()}`));
+    expect(heard.some((h) => h.startsWith(far))).toBe(false);
+    // Announcing writes nothing: the row is the schedule.
+    expect(await statusOf(near)).toBe('scheduled');
+    // Several at once, in one statement: those within the window only.
+    const a = randomUUID();
+    const b = randomUUID();
+    await store.transaction((tx) =>
+      scheduler().announce(tx, [
+        { actionId: a, dueAt: soon },
+        { actionId: b, dueAt: new Date(Date.now() + 2 * ANNOUNCE_WINDOW_MS) },
+      ]),
+    );
+    await eventually(async () => heard.includes(`${a},${soon.getTime()}`));
+    expect(heard.some((h) => h.startsWith(b))).toBe(false);
   });
 
-  it('the scan writes the job as the attempt comes near, once, and resolves the action', async () => {
+  it('the scan promotes attempts entering the window and reads the earliest due time, held ones left out', async () => {
+    await clear();
     const far = await newAction(new Date(Date.now() + 3_600_000));
-    const entered = await scheduler().enqueueEntering(store);
-    expect(entered.map((e) => e.id)).not.toContain(far);
+    let scan = await scheduler().promoteEntering(store, everyone);
+    expect(await statusOf(far)).toBe('scheduled');
+    expect(scan.nextDue?.getTime()).toBe((await dueOf(far)).getTime());
 
-    // Time passes: the attempt is now 30 s away.
+    // Time passes: the attempt is now 30 s away; a held one is due already.
     const due = new Date(Date.now() + 30_000);
     await rawQuery(store.sql, 'update actions set next_attempt_at = $2 where id = $1', [far, due]);
-    const first = await scheduler().enqueueEntering(store);
-    expect(first).toContainEqual(expect.objectContaining({ id: far, dueMs: due.getTime() }));
-    expect((await jobsOf(far)).map((d) => d.getTime())).toEqual([due.getTime()]);
-    expect((await rowOf(far)).status).toBe('resolved');
-
-    await scheduler().enqueueEntering(store);
-    expect(await jobsOf(far)).toHaveLength(1);
+    const held = await newAction(new Date(Date.now() - 1_000));
+    await rawQuery(store.sql, `update actions set held_since = now(), held_by = 'paused' where id = $1`, [
+      held,
+    ]);
+    scan = await scheduler().promoteEntering(store, everyone);
+    expect(await statusOf(far)).toBe('resolved');
+    expect(scan.nextDue?.getTime()).toBe(due.getTime());
   });
 
-  it('a retry moved to a new time gets a job for that time when it comes near', async () => {
-    const first = new Date(Date.now() + 5_000);
-    const id = await newAction(first);
-    await scheduler().enqueueEntering(store);
-    expect(await jobsOf(id)).toHaveLength(1);
-
-    // The attempt failed and the retry policy chose a time 45 s on; its job waits for the scan.
-    const retryAt = new Date(Date.now() + 45_000);
-    await rawQuery(store.sql, `update actions set status = 'resolved', next_attempt_at = $2 where id = $1`, [
-      id,
-      retryAt,
-    ]);
-    const entered = await scheduler().enqueueEntering(store);
-    expect(entered).toContainEqual(expect.objectContaining({ id, dueMs: retryAt.getTime() }));
-    expect((await jobsOf(id)).map((d) => d.getTime())).toEqual([first.getTime(), retryAt.getTime()]);
+  it("a worker promotes and reads only its share, and anyone's overdue attempts", async () => {
+    await clear();
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => newAction(new Date(Date.now() + 20_000 + i * 1_000))),
+    );
+    const mine = ids.filter((id) => ownerSlot(id, 3) === 1);
+    const scan = await scheduler().promoteEntering(store, { slots: 3, slot: 1, overdueBefore: new Date(0) });
+    for (const id of ids) expect(await statusOf(id)).toBe(mine.includes(id) ? 'resolved' : 'scheduled');
+    const earliest = Math.min(...(await Promise.all(mine.map(dueOf))).map((d) => d.getTime()));
+    expect(scan.nextDue?.getTime()).toBe(earliest);
+    // An attempt of another slot, overdue past the grace: this worker's too.
+    const other = ids.find((id) => ownerSlot(id, 3) === 2)!;
+    const overdue = new Date(Date.now() - 60_000);
+    await rawQuery(store.sql, 'update actions set next_attempt_at = $2 where id = $1', [other, overdue]);
+    const late = await scheduler().promoteEntering(store, {
+      slots: 3,
+      slot: 1,
+      overdueBefore: new Date(Date.now() - 5_000),
+    });
+    expect(late.nextDue?.getTime()).toBe(overdue.getTime());
   });
 
   it('a row locked by another transaction is left for the next scan, not waited for', async () => {
-    const id = await newAction(new Date(Date.now() + 3_600_000));
-    await rawQuery(store.sql, 'update actions set next_attempt_at = $2 where id = $1', [
-      id,
-      new Date(Date.now() + ANNOUNCE_WINDOW_MS / 2),
-    ]);
+    await clear();
+    const id = await newAction(new Date(Date.now() + ANNOUNCE_WINDOW_MS / 2));
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
       await client.query('begin');
       await client.query('select 1 from actions where id = $1 for update', [id]);
-      const entered = await scheduler().enqueueEntering(store);
-      expect(entered.map((e) => e.id)).not.toContain(id);
+      await scheduler().promoteEntering(store, everyone);
+      expect(await statusOf(id)).toBe('scheduled');
       await client.query('rollback');
     } finally {
       await client.end();
     }
-    const entered = await scheduler().enqueueEntering(store);
-    expect(entered.map((e) => e.id)).toContain(id);
-    expect(await jobsOf(id)).toHaveLength(1);
+    await scheduler().promoteEntering(store, everyone);
+    expect(await statusOf(id)).toBe('resolved');
   });
 
-  it('cancelled and executed actions get no job', async () => {
+  it('cancelled and executed actions are not due', async () => {
+    await clear();
     const id = await newAction(new Date(Date.now() + 3_600_000));
     await rawQuery(
       store.sql,
-      `update actions set status = 'cancelled', next_attempt_at = now() + interval '10 seconds' where id = $1`,
+      `update actions set status = 'executed', next_attempt_at = now() + interval '10 seconds' where id = $1`,
       [id],
     );
-    await scheduler().enqueueEntering(store);
-    expect(await jobsOf(id)).toEqual([]);
+    expect((await scheduler().promoteEntering(store, everyone)).nextDue).toBeNull();
+    expect(await statusOf(id)).toBe('executed');
   });
+
+  async function dueOf(id: string): Promise<Date> {
+    const [row] = await rawQuery<{ next_attempt_at: Date }>(
+      store.sql,
+      'select next_attempt_at from actions where id = $1',
+      [id],
+    );
+    return new Date(row!.next_attempt_at);
+  }
 
   it('a prepared statement still answers after another process changed the table it returns', async () => {
     // One connection, so the statement prepared by the first read is the one the later reads meet.

@@ -14,12 +14,14 @@ export interface Store {
 }
 
 /**
- * Makes an action's next attempt durable work: a queued job at its due time (and a nudge to workers' timers),
- * written in the caller's transaction so the row and its job commit together; for a time beyond the look-ahead
- * window (domain/schedule/window.ts), the job is written when that time comes near.
+ * Makes an action's next attempt known to the workers. The row is the schedule (workers claim from its due index, in
+ * the caller's transaction's snapshot once it commits); an attempt due within the look-ahead window
+ * (domain/schedule/window.ts) is also announced at the commit, so the worker that owns it wakes in time.
  */
 export interface ActionScheduler {
   schedule(tx: Sql, actionId: string, dueAt: Date): Promise<void>;
+  /** `schedule` of several new attempts in one statement (the creates of one turn of the event loop). */
+  announce(tx: Sql, attempts: readonly { actionId: string; dueAt: Date }[]): Promise<void>;
 }
 
 type CallbackEvent = ActionCallbackEvent;

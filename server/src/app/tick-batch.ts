@@ -10,10 +10,16 @@
  */
 export class TickBatch<I, O> {
   private pending: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
+  private running = 0;
 
+  /**
+   * `maxRunning`: batches under way at once; past it, items wait for one to end and go together in the next (under
+   * load, fewer and larger statements).
+   */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly maxItems = 500,
+    private readonly maxRunning = Number.POSITIVE_INFINITY,
   ) {}
 
   add(item: I): Promise<O> {
@@ -25,10 +31,15 @@ export class TickBatch<I, O> {
   }
 
   private flush(): void {
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
-    void this.settle(batch);
+    while (this.pending.length > 0 && this.running < this.maxRunning) {
+      const batch = this.pending.slice(0, this.maxItems);
+      this.pending = this.pending.slice(batch.length);
+      this.running += 1;
+      void this.settle(batch).finally(() => {
+        this.running -= 1;
+        this.flush();
+      });
+    }
   }
 
   private async settle(batch: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[]) {

@@ -100,7 +100,7 @@ export async function buildContext(
         : { graceful: false, timeoutMs: 1000 },
     ),
   );
-  const scheduler = createActionScheduler(queue, clock);
+  const scheduler = createActionScheduler(clock);
   const outboxes = createCallbackOutbox(queue, clock);
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);

@@ -82,8 +82,10 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     },
   });
 
-  // One LISTEN connection for the process, fanned out by channel; it reconnects with back-off by itself.
+  // One LISTEN connection for the process, fanned out by channel, holding the worker's member lock; it reconnects
+  // with back-off by itself.
   const notifications = await openNotifications(db.opened.url, {
+    member: true,
     lost: (err) => {
       if (!availability.absorbs(err)) logger.warn({ err }, 'LISTEN connection lost; reconnecting');
     },
@@ -100,7 +102,6 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     timers,
     store: firing,
     notifications,
-    queue,
     scheduler,
     deliveries,
     logger,

@@ -6,8 +6,6 @@ import { connectionConfig } from '../persistence/hosts.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
 export const QUEUES = Object.freeze({
-  /** One job per due attempt of an action; the durable trigger behind the in-process timers. */
-  actionDue: 'sched.action-due',
   /** One job per callback delivery attempt. */
   callback: 'sched.callback',
   /** The end of a pause with `until` (app/actions/pause.ts). */
@@ -24,13 +22,14 @@ export const QUEUES = Object.freeze({
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
+/** The queue of the per-attempt jobs of earlier versions, deleted at a worker's start. */
+const RETIRED_ACTION_DUE_QUEUE = 'sched.action-due';
+
 /**
  * What each queue's jobs carry: `send` and `work` are typed from it, so a producer and its worker cannot disagree
  * (the one declaration of every job payload).
  */
 export interface JobPayloads {
-  /** `accountId` lets the admission skip a read; a job written before jobs carried it has none. */
-  'sched.action-due': { actionId: string; accountId?: string };
   'sched.callback': { callbackId: string };
   /** A pause's end: the pause is named by when it began, so a later pause of the action is left alone. */
   'sched.action-resume': { actionId: string; pausedAt: string };
@@ -130,6 +129,9 @@ export async function startJobQueue(opts: {
         if (!String(err).includes('already exists')) throw err;
       });
   }
+  // Due attempts once had a job each; workers now claim them from the actions table (app/deliveries/firing.ts), so
+  // the queue of those jobs goes, with whatever it still holds: the rows are the schedule.
+  if (works) await boss.deleteQueue(RETIRED_ACTION_DUE_QUEUE).catch(() => undefined);
   // pg-boss runs its statements on the caller's connection (its transaction) through persistence's adapter.
   const inTransaction = jobSqlOn;
   return {

@@ -113,7 +113,8 @@ export async function actionsSharingKeys(
     .selectFrom('actions')
     .select(['id', 'name', 'status', 'created_at'])
     .where('account_id', '=', accountId)
-    .where(sql<boolean>`dedup_keys && ${keys}::text[]`);
+    // The condition of the partial index actions_dedup_keys_index, spelled as it is: the planner matches the text.
+    .where(sql<boolean>`dedup_keys <> '{}' and dedup_keys && ${keys}::text[]`);
   if (opts.liveOnly) q = q.where('status', 'in', LIVE_STATES);
   if (opts.excludeId) q = q.where('id', '<>', opts.excludeId);
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
@@ -155,7 +156,8 @@ export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('description', 'ilike', pattern)]));
   }
-  if (f.dedupKey) q = q.where(sql<boolean>`dedup_keys @> array[${f.dedupKey}]::text[]`);
+  if (f.dedupKey)
+    q = q.where(sql<boolean>`dedup_keys <> '{}' and dedup_keys @> array[${f.dedupKey}]::text[]`);
   if (f.recurring === true) q = q.where('recurrence', 'is not', null);
   if (f.recurring === false) q = q.where('recurrence', 'is', null);
   if (f.destinationHost) q = q.where('destination_host', '=', f.destinationHost);

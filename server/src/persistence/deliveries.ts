@@ -5,11 +5,14 @@ import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
+import { ownerKeySql } from './workers.js';
 
 // Vocabulary inside SQL text is interpolated from typed constants, never spelled out by hand.
 const WEBHOOK: ActionRow['mode'] = 'webhook';
 const APPROVAL: ActionRow['mode'] = 'approval';
 const EXECUTING: ActionState = 'executing';
+const SCHEDULED: ActionState = 'scheduled';
+const RESOLVED: ActionState = 'resolved';
 const PAUSED: HoldReason = 'paused';
 
 /** One attempt as the attempt log records it. */
@@ -144,6 +147,142 @@ const completeStatement = fixedStatement<{ action_id: string }>(
      from attempt t join done d on d.id = t.action_id
    returning action_id`,
 );
+
+// A worker's claim of what is due (jobs/dispatcher.ts runs it whenever something of its share falls due and it has
+// room): the actions table's partial due index read in due order, the worker's share only (its slot among the live
+// workers, and anyone's attempt overdue past the grace), every account given at most its room (round-robin, so one
+// account's flood cannot take a worker's every slot; an account with no room is not read at all), and the rows
+// locked with SKIP LOCKED, so two workers never claim one attempt and never wait for each other. What needs more than
+// this statement (a paused host's attempt is marked held here; a host with flow control, a coordination rule or used-up
+// attempts go to the careful path) comes back unclaimed. Held attempts are not read: they have triggers of their own.
+// Every answer carries the earliest due time of the share after this claim and how many due rows it left, and a claim
+// of nothing answers one row saying so, so pg_stat_statements' rows of this statement count claims, empty ones too.
+const DUE = `'${SCHEDULED}', '${RESOLVED}'`;
+const claimBatchStatement = fixedStatement<
+  ActionRow & {
+    kind: 'claimed' | 'careful' | 'none';
+    next_due: Date | null;
+    left_due: number;
+    scanned: number;
+  }
+>(
+  `with candidate as (
+     select id, account_id, next_attempt_at from actions
+      where status in (${DUE}) and next_attempt_at <= $1 and held_since is null
+        and (${ownerKeySql('id')} % $5 = $6 or next_attempt_at < $7)
+        and account_id <> all($8::uuid[])
+      order by next_attempt_at
+      limit $9
+   ), ranked as (
+     select c.id, c.next_attempt_at, coalesce(r.room, $10) as room,
+            row_number() over (partition by c.account_id order by c.next_attempt_at, c.id) as turn
+       from candidate c left join unnest($11::uuid[], $12::int[]) as r(account_id, room) on r.account_id = c.account_id
+   ), chosen as (
+     select id from ranked where turn <= room order by turn, next_attempt_at limit $4
+   ), locked as (
+     select a.id, a.account_id, a.destination_host, a.mode, a.attempt_count, a.max_attempts, a.coordination, a.gate
+       from actions a
+      where a.id = any(array(select id from chosen)) and a.status in (${DUE}) and a.next_attempt_at <= $1
+        and a.held_since is null
+      order by a.id
+        for update skip locked
+   ), host as (
+     select l.id, d.flow is not null as limited,
+            d.paused_at is not null and (d.paused_until is null or d.paused_until > $3) as paused
+       from locked l join destinations d on d.account_id = l.account_id and d.host = l.destination_host
+      where l.mode = '${WEBHOOK}'
+   ), marked as (
+     update actions set held_since = $3, held_by = '${PAUSED}'
+      where id in (select id from host where paused) returning id
+   ), careful as (
+     select l.id from locked l
+      where l.id not in (select id from host where paused)
+        and (l.id in (select id from host where limited)
+             or (l.mode = '${WEBHOOK}' and l.attempt_count >= l.max_attempts)
+             or (l.coordination -> 'on_execute' is not null
+                 and not ((l.mode = '${WEBHOOK}' and l.attempt_count > 0)
+                          or (l.mode = '${APPROVAL}' and l.gate ->> 'sent_at' is not null))))
+   ), claimed as (
+     update actions a set status = $2, lease_until = $13, updated_at = $3,
+       attempt_count = a.attempt_count + case when a.mode = '${WEBHOOK}' then 1 else 0 end
+       from locked l
+      where a.id = l.id and l.id not in (select id from host where paused) and l.id not in (select id from careful)
+     returning a.*
+   ), summary as (
+     select (select min(next_attempt_at) from actions
+              where status in (${DUE}) and held_since is null and next_attempt_at > $1
+                and (${ownerKeySql('id')} % $5 = $6 or next_attempt_at < $7)) as next_due,
+            (select count(*) from candidate)::int as scanned,
+            ((select count(*) from candidate) - (select count(*) from locked)
+             + (select count(*) from (select 1 from actions
+                                       where cardinality($8::uuid[]) > 0 and account_id = any($8::uuid[])
+                                         and status in (${DUE}) and next_attempt_at <= $1 and held_since is null
+                                       limit $9) waiting))::int as left_due
+   )
+   select claimed.*, 'claimed' as kind, summary.* from claimed, summary
+   union all
+   select actions.*, 'careful', summary.* from actions, summary where actions.id in (select id from careful)
+   union all
+   select (null::actions).*, 'none', summary.* from summary
+    where not exists (select 1 from claimed) and not exists (select 1 from careful)`,
+);
+
+/** What a worker's claim took: the attempts now its own, the ids needing the careful path, and what is left. */
+export interface DueClaim {
+  claimed: ActionRow[];
+  careful: { id: string; accountId: string }[];
+  /** The earliest due time of the share beyond the claim's horizon (null: nothing due in it). */
+  nextDue: Date | null;
+  /** Due rows left untaken: no room for them (counted up to `scan` for a full account), or locked by another claim. */
+  leftDue: number;
+  /** Due rows read (at most `scan`): as many means more may be due. */
+  scanned: number;
+}
+
+/** Claims the due attempts of a worker's share (the statement above); see `DueClaim`. */
+export async function claimDueShare(
+  db: Sql,
+  c: {
+    until: Date;
+    to: ActionState;
+    now: Date;
+    leaseUntil: Date;
+    limit: number;
+    scan: number;
+    share: { slots: number; slot: number; overdueBefore: Date };
+    /** Accounts with attempts in flight here and the room each has left; `full` ones have none. */
+    rooms: ReadonlyMap<string, number>;
+    perAccount: number;
+  },
+): Promise<DueClaim> {
+  const full = [...c.rooms].filter(([, room]) => room <= 0).map(([account]) => account);
+  const open = [...c.rooms].filter(([, room]) => room > 0);
+  const rows = await claimBatchStatement(db, [
+    c.until,
+    c.to,
+    c.now,
+    c.limit,
+    c.share.slots,
+    c.share.slot,
+    c.share.overdueBefore,
+    full,
+    c.scan,
+    c.perAccount,
+    open.map(([account]) => account),
+    open.map(([, room]) => room),
+    c.leaseUntil,
+  ]);
+  const first = rows[0];
+  return {
+    claimed: rows
+      .filter((r) => r.kind === 'claimed')
+      .map(({ kind: _k, next_due: _n, left_due: _l, scanned: _s, ...row }) => row),
+    careful: rows.filter((r) => r.kind === 'careful').map((r) => ({ id: r.id, accountId: r.account_id })),
+    nextDue: first?.next_due ?? null,
+    leftDue: first?.left_due ?? 0,
+    scanned: first?.scanned ?? 0,
+  };
+}
 
 /** What a claim found for one action: claimed now, or the row as it stands when it may need the careful path. */
 export interface ClaimFound {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { connectionConfig } from './hosts.js';
+import { MEMBER_LOCK_CLASS, memberLockStatement, memberUnlockStatement } from './workers.js';
 
 /** What a subscriber of one channel hears. */
 interface Subscription {
@@ -15,10 +16,22 @@ interface Subscription {
 export interface Notifications {
   /** Listens on `channel` too; resolves once the LISTEN is active (or, while reconnecting, once it is recorded). */
   subscribe(channel: string, on: Subscription): Promise<void>;
+  /**
+   * This worker's member number while its connection lives (with `member: true`; persistence/workers.ts), null while
+   * it is being made again.
+   */
+  member(): number | null;
+  /**
+   * Gives up the member lock (a worker stopping: the others take its share at once) and tells the workers on
+   * `channel`; it is not taken again until the connection is made again.
+   */
+  leave(channel: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface NotificationsOptions {
+  /** Hold the worker member lock on the connection (persistence/workers.ts): a worker's LISTEN connection does. */
+  member?: boolean;
   /** The connection dropped; it is reconnected with back-off (the callers' scans cover the gap meanwhile). */
   lost?(err: Error): void;
   /** A reconnection failed; the next one waits `nextDelayMs`. */
@@ -50,6 +63,8 @@ export async function openNotifications(
 ): Promise<Notifications> {
   const subscribers = new Map<string, Subscription[]>();
   let client: pg.Client | null = null;
+  let member: number | null = null;
+  let memberOfNext: number | null = null;
   let listening = new Set<string>();
   let closed = false;
   let failures = 0;
@@ -77,6 +92,10 @@ export async function openNotifications(
       await c.connect();
       listening = new Set();
       for (const channel of subscribers.keys()) await listenOn(c, channel);
+      if (opts.member) {
+        const { rows } = await c.query<{ member: number }>(memberLockStatement, [MEMBER_LOCK_CLASS]);
+        memberOfNext = rows[0]!.member;
+      }
     } catch (err) {
       // Not listening: this half-made connection must not linger.
       discard(c);
@@ -88,6 +107,7 @@ export async function openNotifications(
   function dropped(c: pg.Client, err: Error): void {
     if (client !== c) return;
     client = null;
+    member = null;
     discard(c);
     if (closed) return;
     opts.lost?.(err);
@@ -101,6 +121,7 @@ export async function openNotifications(
       c = await connect();
       if (closed) return discard(c);
       client = c;
+      member = memberOfNext;
       // Channels subscribed while the connection was being made.
       for (const channel of subscribers.keys()) if (!listening.has(channel)) await listenOn(c, channel);
     } catch (error) {
@@ -123,14 +144,24 @@ export async function openNotifications(
   }
 
   client = await connect();
+  member = memberOfNext;
   return {
     async subscribe(channel, on) {
       const list = subscribers.get(channel) ?? [];
       subscribers.set(channel, [...list, on]);
       if (client && !listening.has(channel)) await listenOn(client, channel);
     },
+    member: () => member,
+    async leave(channel) {
+      const c = client;
+      if (!c || member === null) return;
+      member = null;
+      await c.query(memberUnlockStatement, [MEMBER_LOCK_CLASS]);
+      await c.query('select pg_notify($1, $2)', [channel, '']);
+    },
     async close() {
       closed = true;
+      member = null;
       if (retry) clearTimeout(retry);
       const c = client;
       client = null;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
 import type { Sql } from './database.js';
+import { ownerKeySql } from './workers.js';
 
 const SCHEDULED = sql.lit('scheduled' satisfies ActionState);
 const RESOLVED = sql.lit('resolved' satisfies ActionState);
@@ -10,58 +11,74 @@ const RESOLVED = sql.lit('resolved' satisfies ActionState);
 // use the partial index actions_due_index (with a parameter in `status in (...)` it scanned the table: measured
 // 900 ms over 1M rows against 0.15 ms).
 
-/** Records that a job was written for `dueAt` and tells listening workers (delivered at commit). */
-export async function markJobWritten(
+/**
+ * Tells listening workers of attempts due soon (`id,dueMs` on `channel`, delivered at the caller's commit), so the
+ * owner of each wakes in time: one statement for any number of them.
+ */
+export async function announceDue(
   db: Sql,
-  a: { actionId: string; dueAt: Date; channel: string },
-): Promise<string | null> {
-  // The payload names the account too, so a worker's fair admission needs no read before the attempt fires.
-  const { rows } = await sql<{ account_id: string }>`
-    with marked as (update actions set job_due_at = ${a.dueAt} where id = ${a.actionId} returning account_id)
-    select account_id, pg_notify(${a.channel}, ${`${a.actionId},${a.dueAt.getTime()},`} || account_id) from marked`.execute(
+  a: { channel: string; attempts: readonly { actionId: string; dueAt: Date }[] },
+): Promise<void> {
+  if (a.attempts.length === 0) return;
+  await sql`select pg_notify(${a.channel}, x) from unnest(${a.attempts.map((t) => `${t.actionId},${t.dueAt.getTime()}`)}::text[]) x`.execute(
     db,
   );
-  return rows[0]?.account_id ?? null;
 }
 
+/** The part of the due set a worker looks after: its slot among the live workers, and everyone's overdue attempts. */
+export interface DueShare {
+  /** Live workers and this one's place among them (persistence/workers.ts `ownerSlot`). */
+  slots: number;
+  slot: number;
+  /** Attempts due before this are anyone's: their owner may have died before the others noticed. */
+  overdueBefore: Date;
+}
+
+const owned = (share: DueShare) =>
+  sql`(${sql.raw(ownerKeySql('id'))} % ${share.slots} = ${share.slot} or next_attempt_at < ${share.overdueBefore})`;
+
 /**
- * Takes up to `limit` attempts due before `until` whose job is not written yet (or `scheduled` ones, which move to
- * `promoteTo`), marks their job as written and answers them. Rows locked by another transaction are skipped: the
- * next scan sees them.
+ * Moves up to `limit` of the worker's `scheduled` attempts due before `until` to `promoteTo` (the window entry of
+ * the state table), and answers how many it moved and the earliest due time of the worker's share that is not held:
+ * the worker's safety net for a wake-up it was not told of. Rows locked by another transaction are skipped: the next
+ * scan sees them.
  */
-export async function takeEnteringWindow(
+export async function promoteEntering(
   db: Sql,
-  w: { until: Date; now: Date; promoteTo: ActionState; limit: number },
-): Promise<{ id: string; account_id: string; due: Date; needs_job: boolean }[]> {
+  w: { until: Date; now: Date; promoteTo: ActionState; limit: number; share: DueShare },
+): Promise<{ promoted: number; nextDue: Date | null }> {
   const promoted = sql.lit(w.promoteTo);
-  const { rows } = await sql<{ id: string; account_id: string; due: Date; needs_job: boolean }>`
+  const { rows } = await sql<{ promoted: number; next_due: Date | null }>`
     with entering as (
-      select id, next_attempt_at, job_due_at is distinct from next_attempt_at as needs_job
-        from actions
-       where status in (${SCHEDULED}, ${promoted})
-         and next_attempt_at <= ${w.until}
-         and (status = ${SCHEDULED} or job_due_at is distinct from next_attempt_at)
+      select id from actions
+       where status = ${SCHEDULED} and next_attempt_at <= ${w.until} and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
+    ), moved as (
+      update actions a set status = ${promoted}, updated_at = ${w.now} from entering e where a.id = e.id returning a.id
     )
-    update actions a set status = ${promoted}, job_due_at = e.next_attempt_at, updated_at = ${w.now}
-      from entering e where a.id = e.id
-    returning a.id, a.account_id, e.next_attempt_at as due, e.needs_job`.execute(db);
-  return rows;
+    select (select count(*) from moved)::int as promoted,
+           (select min(next_attempt_at) from actions
+             where status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and ${owned(w.share)}) as next_due`.execute(
+    db,
+  );
+  return { promoted: rows[0]?.promoted ?? 0, nextDue: rows[0]?.next_due ?? null };
 }
 
-/** Resolved attempts due before `until`, soonest first, for in-process timers. */
-export async function resolvedDueBefore(
+/** The worker's due attempts held by their destination (paused, flow control), to look at again. */
+export async function heldDue(
   db: Sql,
-  until: Date,
-  limit = 10_000,
-): Promise<{ id: string; accountId: string; dueMs: number }[]> {
-  const { rows } = await sql<{ id: string; account_id: string; due: Date }>`
-    select id, account_id, next_attempt_at as due from actions
-     where status = ${RESOLVED} and next_attempt_at <= ${until}
+  now: Date,
+  share: DueShare,
+  limit = 1_000,
+): Promise<{ id: string; accountId: string }[]> {
+  const { rows } = await sql<{ id: string; account_id: string }>`
+    select id, account_id from actions
+     where status in (${SCHEDULED}, ${RESOLVED}) and next_attempt_at <= ${now} and held_since is not null
+       and ${owned(share)}
      order by next_attempt_at limit ${sql.lit(limit)}`.execute(db);
-  return rows.map((r) => ({ id: r.id, accountId: r.account_id, dueMs: r.due.getTime() }));
+  return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
 }
 
 /** How many attempts are due and not yet fired at `now`, and how late the oldest is (seconds). */
@@ -74,14 +91,4 @@ export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; o
     depth: rows[0]?.depth ?? 0,
     oldestSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
   };
-}
-
-/** The account an action belongs to (null when it is gone): only for a pg-boss job written without it. */
-export async function accountOf(db: Sql, actionId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('actions')
-    .select('account_id')
-    .where('id', '=', actionId)
-    .executeTakeFirst();
-  return row?.account_id ?? null;
 }

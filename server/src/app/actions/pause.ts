@@ -20,9 +20,9 @@ import { seriesOf } from './series.js';
 
 /**
  * Pause and resume (docs/operations.md). A paused action sends nothing: the delivery claim takes only `scheduled` and
- * `resolved` actions, so a job or timer that fires during the pause finds nothing to do, and the pause clears the
- * row's `job_due_at` so resume writes a new job. An approval's timeout and escalation clocks stop: resume moves
- * `gate.expires_at` and the escalation's due time on by the time spent paused and sets their timers again.
+ * `resolved` actions, so a worker's claim passes over a paused one, and resume schedules the attempt again. An
+ * approval's timeout and escalation clocks stop: resume moves `gate.expires_at` and the escalation's due time on by the
+ * time spent paused and sets their timers again.
  *
  * These functions work inside the caller's transaction (the API's, or one batch of a bulk operation), so every
  * change of one action (row, timeline, callback, jobs) commits together.
@@ -156,8 +156,6 @@ export async function pauseAction(
   const updated = await updateAction(tx, row.id, {
     status: assertTransition(row.status, 'pause'),
     pause,
-    // The job written for the current due time (if any) will find the action paused; resume writes a new one.
-    job_due_at: null,
     lease_until: null,
     updated_at: now,
   });

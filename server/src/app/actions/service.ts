@@ -66,7 +66,8 @@ export class ActionService {
     { row: NewAction; audit: ReturnType<typeof auditEventOf> },
     ActionRow
   >((items) =>
-    // The rows and their audit events commit together: one transaction for the turn's creates.
+    // The rows, their audit events and the announcement of those due soon commit together: one transaction for the
+    // turn's creates.
     this.store.transaction(async (db) => {
       const rows = await insertActions(
         db,
@@ -75,6 +76,10 @@ export class ActionService {
       await recordAuditEvents(
         db,
         items.map((i) => i.audit),
+      );
+      await this.scheduler.announce(
+        db,
+        rows.map((r) => ({ actionId: r.id, dueAt: r.next_attempt_at! })),
       );
       return rows;
     }),
@@ -150,8 +155,6 @@ export class ActionService {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
       hasGate: gate !== null,
       quotaLimited: planLimits(principal.plan).actionsPerMonth !== null,
-      dueAt: p.at,
-      now,
     };
     const simple = !createNeedsTransaction({ ...work, countsDestination: false });
     // A verified host (the common case of a busy sender) is read once, outside any transaction, to keep that path.
@@ -166,7 +169,7 @@ export class ActionService {
         row,
         audit: auditEventOf(accountId, createdRecord(row)),
       });
-      // A plain create's attempt is due beyond the window: nothing to schedule yet (the scan writes its job).
+      // Scheduled by its row (and announced with the turn's creates, when due within the window).
       await this.lateCounts.add({ accountId, period: periodKey(monthPeriod(now)) });
       return { kind: 'created', action: actionView(inserted, []) };
     }
@@ -351,10 +354,12 @@ export class ActionService {
           db,
           plain.map((x) => x.row),
         );
-        for (const [k, row] of rows.entries()) {
-          await this.scheduler.schedule(db, row.id, plain[k]!.at);
+        await this.scheduler.announce(
+          db,
+          rows.map((row, k) => ({ actionId: row.id, dueAt: plain[k]!.at })),
+        );
+        for (const [k, row] of rows.entries())
           out[plain[k]!.index] = { kind: 'created', action: actionView(row, []) };
-        }
       }
       return out;
     });

@@ -2,67 +2,49 @@ import { describe, expect, it } from 'vitest';
 import { Admission } from './admission.js';
 
 describe('delivery admission', () => {
-  it('starts attempts up to the per-account cap, then queues them unclaimed', () => {
-    const a = new Admission<string>({ total: 10, perAccount: 2 });
-    expect(a.offer('A', 'a1')).toBe(true);
-    expect(a.offer('A', 'a2')).toBe(true);
-    expect(a.offer('A', 'a3')).toBe(false);
-    expect(a.offer('B', 'b1')).toBe(true);
-    expect([a.inFlight, a.queued]).toEqual([3, 1]);
-    expect(a.release('A')).toEqual([{ account: 'A', item: 'a3' }]);
-    expect([a.inFlight, a.queued]).toEqual([3, 0]);
+  it('gives each account its room under the per-account cap, and nothing to a full one', () => {
+    const a = new Admission({ total: 10, perAccount: 2 });
+    expect(a.tryTake('A')).toBe(true);
+    expect(a.tryTake('A')).toBe(true);
+    expect(a.tryTake('A')).toBe(false);
+    a.take('B');
+    expect(a.inFlight).toBe(3);
+    expect(a.free).toBe(7);
+    expect(a.rooms()).toEqual(
+      new Map([
+        ['A', 0],
+        ['B', 1],
+      ]),
+    );
+    a.release('A');
+    expect(a.rooms().get('A')).toBe(1);
+    expect(a.tryTake('A')).toBe(true);
+  });
+
+  it("gives the account's room back when the request is done, the process slot when the attempt is recorded", () => {
+    const a = new Admission({ total: 3, perAccount: 1 });
+    expect(a.tryTake('A')).toBe(true);
+    expect(a.tryTake('A')).toBe(false);
+    a.sent('A');
+    expect(a.tryTake('A')).toBe(true);
+    expect([a.inFlight, a.free]).toEqual([2, 1]);
+    a.release('A', true);
+    expect([a.inFlight, a.rooms().get('A')]).toEqual([1, 0]);
+    a.release('A');
+    expect([a.inFlight, a.rooms().size]).toEqual([0, 0]);
   });
 
   it('keeps the global cap, whatever the accounts', () => {
-    const a = new Admission<string>({ total: 2, perAccount: 5 });
-    expect(a.offer('A', 'a1')).toBe(true);
-    expect(a.offer('B', 'b1')).toBe(true);
-    expect(a.offer('C', 'c1')).toBe(false);
-    expect(a.release('B')).toEqual([{ account: 'C', item: 'c1' }]);
-    expect(a.inFlight).toBe(2);
-    expect(a.release('A')).toEqual([]);
-    expect(a.release('C')).toEqual([]);
-    expect(a.inFlight).toBe(0);
-  });
-
-  it("serves waiting accounts round-robin, not in the order of one account's flood", () => {
-    const a = new Admission<string>({ total: 1, perAccount: 1 });
-    expect(a.offer('A', 'a0')).toBe(true);
-    for (let i = 1; i <= 3; i += 1) a.offer('A', `a${i}`);
-    a.offer('B', 'b1');
-    a.offer('B', 'b2');
-    a.offer('C', 'c1');
-    const order: string[] = [];
-    let current = 'A';
-    for (;;) {
-      const [next] = a.release(current);
-      if (!next) break;
-      order.push(next.item);
-      current = next.account;
-    }
-    expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
-    expect([a.inFlight, a.queued]).toEqual([0, 0]);
-  });
-
-  it('does not let a newcomer jump ahead of its own account when it waits', () => {
-    const a = new Admission<string>({ total: 5, perAccount: 1 });
-    expect(a.offer('A', 'a1')).toBe(true);
-    expect(a.offer('A', 'a2')).toBe(false);
-    expect(a.release('A')).toEqual([{ account: 'A', item: 'a2' }]);
-    expect(a.offer('A', 'a3')).toBe(false);
-    expect(a.queued).toBe(1);
-  });
-
-  it('fills every free slot at once when a cap is freed for several accounts', () => {
-    const a = new Admission<string>({ total: 3, perAccount: 1 });
-    a.offer('A', 'a1');
-    a.offer('B', 'b1');
-    a.offer('C', 'c1');
-    a.offer('D', 'd1');
-    a.offer('E', 'e1');
-    expect(a.release('A').map((s) => s.item)).toEqual(['d1']);
-    expect(a.release('B').map((s) => s.item)).toEqual(['e1']);
-    expect(a.release('C')).toEqual([]);
-    expect(a.inFlight).toBe(2);
+    const a = new Admission({ total: 2, perAccount: 5 });
+    expect(a.tryTake('A')).toBe(true);
+    expect(a.tryTake('B')).toBe(true);
+    expect(a.tryTake('C')).toBe(false);
+    expect(a.free).toBe(0);
+    a.release('B');
+    expect(a.tryTake('C')).toBe(true);
+    a.release('A');
+    a.release('C');
+    expect([a.inFlight, a.free]).toEqual([0, 2]);
+    expect(a.rooms()).toEqual(new Map());
   });
 });

@@ -5,73 +5,59 @@ export interface AdmissionLimits {
 }
 
 /**
- * Which delivery attempts may start now, so one account's burst cannot take every slot of a worker. An attempt
- * over a cap waits here, unclaimed, so its lease does not run; when a slot frees, the waiting accounts are served
- * round-robin, so one account's flood queues behind its own cap while other accounts' attempts go ahead. No I/O and no clock: the caller starts what it is told to.
+ * The slots of a worker's delivery attempts, so one account's burst cannot take every slot of a worker. A claim asks
+ * for no more than the free slots and gives each account no more than its room (`rooms`); the claim statement
+ * serves the accounts round-robin (persistence/deliveries.ts), and what does not fit stays due and unclaimed in its
+ * row, so its lease does not run. An attempt holds its account's room while its request is out (`sent` gives it
+ * back) and its process slot until it is recorded too (`release`). No I/O and no clock.
  */
-export class Admission<T> {
+export class Admission {
   private running = 0;
+  /** Requests out per account. */
   private readonly runningBy = new Map<string, number>();
-  /** Waiting attempts by account; the map's order is the rotation (an account served moves to the back). */
-  private readonly waiting = new Map<string, T[]>();
-  private waitingCount = 0;
 
-  constructor(private readonly limits: AdmissionLimits) {}
+  constructor(readonly limits: AdmissionLimits) {}
 
   get inFlight(): number {
     return this.running;
   }
 
-  get queued(): number {
-    return this.waitingCount;
+  /** Slots free in total. */
+  get free(): number {
+    return Math.max(0, this.limits.total - this.running);
   }
 
-  /** True: start `item` now (it is counted as running). False: it waits and comes back from `release`. */
-  offer(account: string, item: T): boolean {
-    if (!this.waiting.has(account) && this.fits(account)) {
-      this.start(account);
-      return true;
-    }
-    const queue = this.waiting.get(account);
-    if (queue) queue.push(item);
-    else this.waiting.set(account, [item]);
-    this.waitingCount += 1;
-    return false;
+  /** The accounts with attempts in flight and the room each has left (0: full). Any other account has `perAccount`. */
+  rooms(): Map<string, number> {
+    const rooms = new Map<string, number>();
+    for (const [account, n] of this.runningBy) rooms.set(account, Math.max(0, this.limits.perAccount - n));
+    return rooms;
   }
 
-  /** One of `account`'s attempts ended; answers the waiting attempts to start now (counted as running). */
-  release(account: string): { account: string; item: T }[] {
+  /** Takes a slot for one of `account`'s attempts when both caps allow it. */
+  tryTake(account: string): boolean {
+    if (this.running >= this.limits.total || (this.runningBy.get(account) ?? 0) >= this.limits.perAccount)
+      return false;
+    this.take(account);
+    return true;
+  }
+
+  /** Takes a slot the claim already fitted within the caps. */
+  take(account: string): void {
+    this.running += 1;
+    this.runningBy.set(account, (this.runningBy.get(account) ?? 0) + 1);
+  }
+
+  /** The request of one of `account`'s attempts is done: the account's room is free again (the slot is not yet). */
+  sent(account: string): void {
     const left = (this.runningBy.get(account) ?? 1) - 1;
     if (left > 0) this.runningBy.set(account, left);
     else this.runningBy.delete(account);
+  }
+
+  /** One of `account`'s attempts ended (`sent` already, or not). */
+  release(account: string, sent = false): void {
+    if (!sent) this.sent(account);
     this.running = Math.max(0, this.running - 1);
-
-    const started: { account: string; item: T }[] = [];
-    let progress = true;
-    while (progress && this.running < this.limits.total) {
-      progress = false;
-      for (const [next, queue] of this.waiting) {
-        if (!this.fits(next)) continue;
-        const item = queue.shift()!;
-        this.waitingCount -= 1;
-        // Served: to the back of the rotation, or out of it when nothing of it waits.
-        this.waiting.delete(next);
-        if (queue.length > 0) this.waiting.set(next, queue);
-        this.start(next);
-        started.push({ account: next, item });
-        progress = true;
-        break;
-      }
-    }
-    return started;
-  }
-
-  private fits(account: string): boolean {
-    return this.running < this.limits.total && (this.runningBy.get(account) ?? 0) < this.limits.perAccount;
-  }
-
-  private start(account: string): void {
-    this.running += 1;
-    this.runningBy.set(account, (this.runningBy.get(account) ?? 0) + 1);
   }
 }

@@ -10,6 +10,7 @@ import {
   type AttemptRecord,
   type ClaimFound,
   claimDue,
+  claimDueShare,
   completeOneShots,
   expiredLeases,
   insertAttempt,
@@ -44,9 +45,9 @@ const MIN_LEASE_MARGIN_MS = 3_000;
 /** A timer may fire a hair before the attempt's due time as the database stores it. */
 const CLAIM_TOLERANCE_MS = 25;
 /**
- * Timers fire this much before the due time: the claim's round trip is then made ahead, and the request still
- * leaves at the due time, never before (`fire` waits for it). Measured: the claim was most of the lateness above
- * the event loop's own (docs/performance.md).
+ * A worker wakes this much before a due time (app/deliveries/firing.ts): the claim's round trip is then made ahead,
+ * and the request still leaves at the due time, never before (`deliver` waits for it). Measured: the claim was most
+ * of the lateness above the event loop's own (docs/performance.md).
  */
 export const CLAIM_LEAD_MS = 10;
 if (CLAIM_LEAD_MS >= CLAIM_TOLERANCE_MS) throw new Error('a timer must not fire before a claim may be made');
@@ -83,7 +84,8 @@ export interface DeliveryPorts {
   tracing?: Tracing | undefined;
 }
 
-interface Claimed {
+/** A due attempt this worker now owns, under its lease. */
+export interface Claimed {
   row: ActionRow;
   dueAt: Date;
   /** Since when and by what its destination held the due attempt, or null. */
@@ -94,6 +96,29 @@ interface Claimed {
 interface Held {
   retryAt: Date;
 }
+
+/** What a worker's claim of its share took (see `Deliveries.claimShare`). */
+export interface ShareClaim {
+  claimed: Claimed[];
+  /** Due attempts the careful path must look at (`fire`): a host with flow control, a coordination rule. */
+  careful: { id: string; accountId: string }[];
+  /** The earliest due time of the share beyond what this claim could take, or null. */
+  nextDue: Date | null;
+  /** Due attempts left for want of room (or locked by another worker's claim). */
+  leftDue: number;
+  /** Whether the claim read as many due rows as it may (more may be due). */
+  more: boolean;
+}
+
+/** The part of the due set a worker claims from: its slot among the live workers (persistence/workers.ts). */
+export interface Share {
+  slots: number;
+  slot: number;
+}
+
+/** Attempts overdue by this much are claimed by any worker (the floor under SCHED_TIME_SCALE: see `overdueBefore`). */
+const OVERDUE_GRACE_MS = 5_000;
+const MIN_OVERDUE_GRACE_MS = 2_000;
 
 /**
  * Delivery of an action's due attempt: claim, send, record, then retry, recur or finish. The attempt is claimed in
@@ -123,11 +148,18 @@ export class Deliveries {
     });
   });
 
-  /** The one-time successes of one turn of the event loop, in one statement. */
-  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(async (attempts) => {
-    const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
-    return attempts.map((a) => done.has(a.actionId));
-  });
+  /**
+   * The one-time successes of one turn of the event loop, in one statement; two at a time at most, so that under load
+   * the records of several turns go together.
+   */
+  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(
+    async (attempts) => {
+      const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
+      return attempts.map((a) => done.has(a.actionId));
+    },
+    500,
+    2,
+  );
 
   constructor(private readonly p: DeliveryPorts) {}
 
@@ -141,6 +173,11 @@ export class Deliveries {
     return this.requestTimeoutMs() + this.p.waits.wait(LEASE_MARGIN_MS, MIN_LEASE_MARGIN_MS);
   }
 
+  /** Attempts due before this are any worker's to claim: their owner may have died before the others noticed. */
+  overdueBefore(now: Date): Date {
+    return new Date(now.getTime() - this.p.waits.wait(OVERDUE_GRACE_MS, MIN_OVERDUE_GRACE_MS));
+  }
+
   /**
    * Fires the action's due attempt, if it is still due and nobody else holds it. Answers when to fire it again when
    * its host's flow control holds it (no attempt spent; the row stays due, so any worker's overdue sweep would
@@ -150,6 +187,50 @@ export class Deliveries {
     const claimed = await this.claim(actionId);
     if (!claimed) return null;
     if ('retryAt' in claimed) return claimed.retryAt;
+    await this.deliver(claimed);
+    return null;
+  }
+
+  /**
+   * Claims, in one statement, up to `limit` of the due attempts of a worker's share that are due within the claim
+   * tolerance, each account given at most its room (`rooms`: the accounts with attempts in flight here and the room
+   * each has left; any other account may take `perAccount`). The claimed attempts are this worker's to `deliver`.
+   */
+  async claimShare(c: {
+    limit: number;
+    share: Share;
+    rooms: ReadonlyMap<string, number>;
+    perAccount: number;
+  }): Promise<ShareClaim> {
+    const now = this.p.clock();
+    // Enough rows are read to serve several accounts round-robin, and no more: the due index is read in order.
+    const scan = Math.max(c.limit * 4, 64);
+    const found = await claimDueShare(this.p.store.sql, {
+      until: new Date(now.getTime() + CLAIM_TOLERANCE_MS),
+      to: CLAIMED,
+      now,
+      leaseUntil: new Date(now.getTime() + this.leaseMs()),
+      limit: c.limit,
+      scan,
+      share: { ...c.share, overdueBefore: this.overdueBefore(now) },
+      rooms: c.rooms,
+      perAccount: c.perAccount,
+    });
+    return {
+      claimed: found.claimed.map((row) => ({ row, dueAt: row.next_attempt_at!, held: null })),
+      careful: found.careful,
+      nextDue: found.nextDue,
+      leftDue: found.leftDue,
+      more: found.scanned >= scan,
+    };
+  }
+
+  /**
+   * The attempt of a claim: sent at its due time (never before: it may have been claimed a little ahead), then
+   * recorded (`record`). An approval action's attempt is its round of messages instead. `sent` hears when the request
+   * is done, before the record.
+   */
+  async deliver(claimed: Claimed, sent?: () => void): Promise<void> {
     const { row, dueAt } = claimed;
     await this.untilDue(dueAt);
     const started = this.p.clock();
@@ -167,7 +248,8 @@ export class Deliveries {
       if (!approvals) throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
       const send = () => approvals.sendRound(row);
       await (this.p.tracing?.span('sched.approval.send', { 'sched.action_id': row.id }, send) ?? send());
-      return null;
+      sent?.();
+      return;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
     const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes);
@@ -179,11 +261,11 @@ export class Deliveries {
     });
     if (span) Object.assign(request.headers, span.headers);
     const result = await this.p.outbound.send(request);
+    sent?.();
     span?.end(
       result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
     await this.record(row, dueAt, started, result, listened !== null, held);
-    return null;
   }
 
   /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */

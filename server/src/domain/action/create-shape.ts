@@ -1,5 +1,3 @@
-import { withinAnnounceWindow } from '../schedule/window.js';
-
 /** What a create has to write besides its row, as far as the choice of its statement shape goes. */
 export interface CreateWork {
   /** An idempotency key or dedup keys: their advisory locks last until the commit. */
@@ -10,18 +8,14 @@ export interface CreateWork {
   quotaLimited: boolean;
   /** The destination host is counted against the unverified-domain threshold. */
   countsDestination: boolean;
-  dueAt: Date;
-  now: Date;
 }
 
 /**
- * Whether a create needs a transaction. Without keys to lock, a gate, a quota to take, a destination to count or a
- * job to write (an attempt due beyond the look-ahead window gets its job later), it is one INSERT, which the API
- * shares with the other creates of its turn of the event loop: a transaction around it would only add two round
+ * Whether a create needs a transaction of its own. Without keys to lock, a gate, a quota to take or a destination to
+ * count, it is one INSERT (with its audit event, and its announcement when due within the look-ahead window), which
+ * the API shares with the other creates of its turn of the event loop: a transaction per create would only add round
  * trips.
  */
 export function createNeedsTransaction(w: CreateWork): boolean {
-  return (
-    w.locksKeys || w.hasGate || w.quotaLimited || w.countsDestination || withinAnnounceWindow(w.dueAt, w.now)
-  );
+  return w.locksKeys || w.hasGate || w.quotaLimited || w.countsDestination;
 }

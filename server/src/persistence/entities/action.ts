@@ -32,7 +32,8 @@ const RUNNING_STEP: StepStatus = 'running';
 
 /**
  * A scheduled action (spec 2.1). The one declaration of the table: migrations are diffed against it and the typed
- * SQL of persistence/actions.ts is inferred from it.
+ * SQL of persistence/actions.ts is inferred from it. (Its fillfactor of 80, set by a migration, is a storage
+ * setting the diff does not see.)
  */
 export const ActionSchema = defineEntity({
   name: 'Action',
@@ -48,9 +49,11 @@ export const ActionSchema = defineEntity({
       name: 'actions_lease_index',
       expression: `create index "actions_lease_index" on "actions" ("lease_until") where "status" = '${LEASED}'`,
     },
+    // Only rows with keys: most have none, and every update of a row would otherwise add its entry again.
     {
       name: 'actions_dedup_keys_index',
-      expression: 'create index "actions_dedup_keys_index" on "actions" using gin ("dedup_keys")',
+      expression:
+        'create index "actions_dedup_keys_index" on "actions" using gin ("dedup_keys") where "dedup_keys" <> \'{}\'',
     },
     // The failed-delivery inbox (GET /actions filters, docs/operations.md): a status, a destination host, the
     // moment of failure and the last attempt's class each narrow one account's rows through an index, newest first.
@@ -125,8 +128,6 @@ export const ActionSchema = defineEntity({
     recurrenceIndex: p.integer().default(0),
     lastExecutedAt: p.datetime().nullable(),
     leaseUntil: p.datetime().nullable(),
-    /** The due time the pending pg-boss job was written for; the scan writes one when `next_attempt_at` nears and differs. */
-    jobDueAt: p.datetime().nullable(),
     lastError: p.text().nullable(),
     gate: p.json<StoredGate>().nullable(),
     /** The running pause (`paused` state): what resume needs; null when not paused. */
