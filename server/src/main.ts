@@ -3,11 +3,9 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { startApi } from './compose/api.js';
 import { buildContext } from './compose/context.js';
 import { openDatabases } from './compose/database.js';
 import { Shutdown } from './compose/shutdown.js';
-import { startWorker } from './compose/worker.js';
 import type { Config, Role } from './config.js';
 import type { Dispatcher } from './jobs/dispatcher.js';
 import { usePlanLimits } from './domain/quota/plans.js';
@@ -55,13 +53,18 @@ export async function startService(
     const ctx = await buildContext({ config, role, logger, db, publicUrl }, shutdown);
     const created = await ctx.accounts.ensureDefaultAccount();
     if (created) announceDefaultAccount(config, created.apiKey, logger);
+    // Each role loads only its own half (the HTTP app and its pages; the triggers, channels and outgoing client).
     if (role !== 'worker') {
+      const { startApi } = await import('./compose/api.js');
       const api = await startApi(ctx, shutdown, () => dispatcher);
       http = api.http;
       if (!config.publicUrlExplicit && api.port !== undefined)
         boundPublicUrl = `http://localhost:${api.port}`;
     }
-    if (role !== 'api') dispatcher = await startWorker(ctx, shutdown);
+    if (role !== 'api') {
+      const { startWorker } = await import('./compose/worker.js');
+      dispatcher = await startWorker(ctx, shutdown);
+    }
   } catch (err) {
     await shutdown.run(false).catch(() => undefined);
     throw err;

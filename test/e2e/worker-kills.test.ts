@@ -4,21 +4,24 @@ import { createTestDatabase } from '../support/database.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
-// Issue 21, item 6: process faults under load. Two worker processes deliver a steady flow of due webhooks while one
-// of them is SIGKILLed every 3 s, ten times, and started again. Nothing is lost; an attempt a worker was sending
-// when it died may be sent again after its lease expires (at-least-once): such doubles are counted, and each must be
-// one of the attempts recorded as lost with a killed worker. The scale here (40 due/s) is what a shared test machine
-// carries; the rate of issue 21 (200 due/s) and its 0.1 % goal are a bench figure.
-const RATE = 40;
-const SECONDS = 25;
+// Issue 21, item 6: process faults under load. Two worker processes deliver 200 due webhooks a second for a minute
+// while one of them is SIGKILLed every 6 s, ten times, and started again. Nothing is lost. An attempt a worker had
+// sent but not yet recorded when it died is sent again once its lease expires (at-least-once): such doubles are
+// counted, each must be one of the attempts recorded as lost with a killed worker, and together they stay under
+// 0.1 % of the deliveries. An attempt claimed but not yet sent is sent once, by whoever takes it over.
+const RATE = 200;
+const SECONDS = 60;
 const KILLS = 10;
+const KILL_EVERY_MS = 6_000;
+const BATCH = 500;
 
 describe('workers SIGKILLed under load', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let apiServer: TestServer;
   let rx: Receiver;
   const workers: (TestServer | undefined)[] = [];
-  const env = { SCHED_TIME_SCALE: '300', SCHED_RATE_LIMIT_FACTOR: '1000' };
+  // Leases of 15 s (time scale 3): a live worker's attempt, slow on a loaded machine, is never taken for a lost one.
+  const env = { SCHED_TIME_SCALE: '3', SCHED_RATE_LIMIT_FACTOR: '1000' };
 
   beforeAll(async () => {
     db = await createTestDatabase('kills');
@@ -36,28 +39,24 @@ describe('workers SIGKILLed under load', () => {
     await db?.drop();
   });
 
-  it(`${KILLS} SIGKILLs of a worker in ${KILLS * 3} s while ${RATE} webhooks a second come due: 0 lost, doubles counted`, async () => {
+  it(`${KILLS} SIGKILLs of a worker in a minute while ${RATE} webhooks a second come due: 0 lost, doubles under 0.1 %`, async () => {
     const count = RATE * SECONDS;
-    const start = Date.now() + 20_000;
+    const start = Date.now() + 30_000;
     const ids: string[] = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < count) {
-          const i = next++;
-          const res = await api(apiServer, apiServer.apiKey, 'POST', '/v1/actions', {
-            scheduled_for: new Date(start + (i * 1000) / RATE).toISOString(),
-            request: { url: `${rx.url}/flow` },
-          });
-          expect(res.status).toBe(201);
-          ids.push(res.body.data.id);
-        }
-      }),
-    );
+    for (let first = 0; first < count; first += BATCH) {
+      const res = await api(apiServer, apiServer.apiKey, 'POST', '/v1/actions/batch', {
+        actions: Array.from({ length: Math.min(BATCH, count - first) }, (_, k) => ({
+          scheduled_for: new Date(start + ((first + k) * 1000) / RATE).toISOString(),
+          request: { url: `${rx.url}/flow` },
+        })),
+      });
+      expect(res.status).toBe(201);
+      ids.push(...res.body.data.map((a: { id: string }) => a.id));
+    }
     // The kills begin once the flow has (on a slow machine creating may take longer than the lead).
     await new Promise((r) => setTimeout(r, Math.max(0, start - Date.now()) + 1_000));
 
-    // Kill a worker every 3 s (alternating), starting it again at once, while the flow lasts.
+    // Kill a worker every 6 s (alternating), starting it again at once, while the flow lasts.
     const restarts: Promise<void>[] = [];
     for (let k = 0; k < KILLS; k++) {
       const slot = k % 2;
@@ -74,7 +73,7 @@ describe('workers SIGKILLed under load', () => {
           });
         })(),
       );
-      await new Promise((r) => setTimeout(r, 3_000));
+      await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
       await restarts[k - 1];
     }
     await Promise.all(restarts);
@@ -91,10 +90,25 @@ describe('workers SIGKILLed under load', () => {
           );
           return r.rows[0]!.n === 0;
         },
-        90_000,
+        120_000,
         500,
       );
       await new Promise((r) => setTimeout(r, 2_000));
+      if (process.env.KILLS_DEBUG)
+        console.log(
+          (
+            await sql.query(
+              `select percentile_cont(array[0.5, 0.9, 0.99]) within group (order by extract(epoch from a.executed_at - d.started_at) * 1000) as record_ms,
+                      percentile_cont(array[0.5, 0.9, 0.99]) within group (order by d.lateness_ms) as lateness_ms
+                 from actions a join delivery_attempts d on d.action_id = a.id and d.outcome = 'success'`,
+            )
+          ).rows,
+          (
+            await sql.query(
+              `select n, count(*) from (select action_id, count(*) n from delivery_attempts group by 1) x group by 1 order by 1`,
+            )
+          ).rows,
+        );
       lostLeases = (
         await sql.query<{ n: number }>(
           "select count(*)::int as n from delivery_attempts where outcome = 'retryable' and error ilike '%lease%'",
@@ -111,12 +125,12 @@ describe('workers SIGKILLed under load', () => {
     const lost = ids.filter((id) => !seen.has(id));
     const doubles = [...seen.values()].reduce((n, c) => n + c - 1, 0);
     console.log(
-      `worker kills: ${KILLS} SIGKILLs, ${count} webhooks, ${seen.size} delivered, ${lost.length} lost, ${doubles} doubled (${((doubles / count) * 100).toFixed(2)} %), ${lostLeases} attempts lost with a killed worker`,
+      `worker kills: ${KILLS} SIGKILLs, ${count} webhooks, ${seen.size} delivered, ${lost.length} lost, ${doubles} doubled (${((doubles / count) * 100).toFixed(3)} %), ${lostLeases} attempts lost with a killed worker`,
     );
     expect(lost).toEqual([]);
     // A double is an attempt a killed worker had sent but not recorded, retried once its lease expired: every double
     // is one of those, never a race between the live workers.
-    expect(lostLeases).toBeGreaterThan(0);
     expect(doubles).toBeLessThanOrEqual(lostLeases);
-  }, 240_000);
+    expect(doubles / count).toBeLessThan(0.001);
+  }, 360_000);
 });

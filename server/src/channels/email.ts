@@ -1,5 +1,6 @@
 import escapeHtml from 'escape-html';
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { displayTitle, formatExpiry, headline, introLine, snoozeLine } from './render.js';
 import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
 
@@ -24,15 +25,20 @@ export interface RenderedEmail {
 }
 
 export function createEmailChannel(config: EmailConfig): ChannelAdapter {
-  const transport = createTransport(
-    {
-      url: config.smtpUrl,
-      connectionTimeout: SMTP_TIMEOUT_MS,
-      greetingTimeout: SMTP_TIMEOUT_MS,
-      socketTimeout: SMTP_TIMEOUT_MS,
-    },
-    { from: config.from },
-  );
+  // nodemailer (about 25 MiB of a process's memory) is loaded by the first email sent, not by every process.
+  let transporter: Promise<Transporter<SMTPTransport.SentMessageInfo>> | undefined;
+  const transport = () =>
+    (transporter ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport(
+        {
+          url: config.smtpUrl,
+          connectionTimeout: SMTP_TIMEOUT_MS,
+          greetingTimeout: SMTP_TIMEOUT_MS,
+          socketTimeout: SMTP_TIMEOUT_MS,
+        },
+        { from: config.from },
+      ),
+    ));
 
   return {
     name: 'email',
@@ -47,7 +53,7 @@ export function createEmailChannel(config: EmailConfig): ChannelAdapter {
       }
       const rendered = renderEmail(message, target);
       try {
-        const info = await transport.sendMail({
+        const info = await (await transport()).sendMail({
           to: target.name ? { name: target.name, address: target.email } : target.email,
           subject: rendered.subject,
           text: rendered.text,

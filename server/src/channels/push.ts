@@ -1,4 +1,4 @@
-import webPush from 'web-push';
+import type webPush from 'web-push';
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
 import { headline, truncateUtf8 } from './render.js';
 import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
@@ -58,7 +58,9 @@ export function createPushChannel(
       }
       let details: ReturnType<typeof webPush.generateRequestDetails>;
       try {
-        details = webPush.generateRequestDetails(
+        // web-push (about 15 MiB of a process's memory) is loaded by the first push sent, not by every process.
+        const { default: push } = await import('web-push');
+        details = push.generateRequestDetails(
           target.subscription,
           JSON.stringify(renderPushPayload(message)),
           {

@@ -149,17 +149,13 @@ export class Deliveries {
   });
 
   /**
-   * The one-time successes of one turn of the event loop, in one statement; two at a time at most, so that under load
-   * the records of several turns go together.
+   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn: an attempt
+   * sent and not yet recorded is one a worker's crash would have sent again, so it waits for nothing else.
    */
-  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(
-    async (attempts) => {
-      const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
-      return attempts.map((a) => done.has(a.actionId));
-    },
-    500,
-    2,
-  );
+  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(async (attempts) => {
+    const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
+    return attempts.map((a) => done.has(a.actionId));
+  });
 
   constructor(private readonly p: DeliveryPorts) {}
 
