@@ -133,7 +133,7 @@ export interface ActionSettledHook {
    * Whether it listens to this action, and how much of the response body it wants. A listened-to success is
    * recorded in its own transaction rather than in the group-committed statement of plain successes.
    */
-  listensTo(row: ActionRow): { responseBytes: number } | null;
+  listensTo(row: Pick<ActionRow, 'id' | 'chain_id'>): { responseBytes: number } | null;
   succeeded(db: Sql, row: ActionRow, response: { status: number; body: string }): Promise<void>;
 }
 

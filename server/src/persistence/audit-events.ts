@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type Selectable, sql } from 'kysely';
 import {
   type AuditActor,
@@ -8,6 +7,7 @@ import {
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
 import type { Sql, Tables } from './database.js';
+import { timeOrderedId } from './ids.js';
 
 export type AuditEventRow = Selectable<Tables['audit_events']>;
 
@@ -61,7 +61,7 @@ export async function appendAuditEvents(
     seq += 1;
     const body: AuditEventBody = {
       seq,
-      id: randomUUID(),
+      id: timeOrderedId(),
       at: e.at.toISOString(),
       action: e.action,
       actor: e.actor.email ? e.actor : { type: e.actor.type, id: e.actor.id },

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { ActionState } from '../domain/action/states.js';
 import type { HoldReason } from '@sched/contract';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
+import { timeOrderedId } from './ids.js';
 import { ownerKeySql } from './workers.js';
 
 // Vocabulary inside SQL text is interpolated from typed constants, never spelled out by hand.
@@ -36,7 +36,7 @@ export interface AttemptRecord {
 /** The `delivery_attempts` row of an attempt: the one place that builds it (record, fast path and lease sweep). */
 function attemptRow(a: AttemptRecord) {
   return {
-    id: randomUUID(),
+    id: timeOrderedId(),
     action_id: a.actionId,
     attempt_number: a.attemptNumber,
     due_at: a.dueAt,
@@ -148,18 +148,44 @@ const completeStatement = fixedStatement<{ action_id: string }>(
    returning action_id`,
 );
 
+/**
+ * What an attempt needs of its action: to send it, and to record a plain outcome (anything else reads the row again in
+ * its own transaction). A worker's claim answers only these: every column costs PostgreSQL its output and the worker
+ * its parsing (a quarter of the claim's cost when it answered the whole row, measured).
+ */
+const ATTEMPT_COLUMNS = [
+  'id',
+  'account_id',
+  'mode',
+  'request',
+  'webhook_secret',
+  'callback_url',
+  'recurrence',
+  'recurrence_count',
+  'chain_id',
+  'attempt_count',
+  'next_attempt_at',
+  'traceparent',
+] as const satisfies readonly (keyof ActionRow)[];
+export type AttemptRow = Pick<ActionRow, (typeof ATTEMPT_COLUMNS)[number]>;
+/** Typed nulls for the columns of a row that is not an attempt (the careful and empty answers). */
+const UUID_COLUMNS: readonly string[] = ['id', 'account_id', 'chain_id'];
+const nulls = (columns: readonly string[]) =>
+  columns.map((c) => (UUID_COLUMNS.includes(c) ? 'null::uuid' : 'null')).join(', ');
+
 // A worker's claim of what is due (jobs/dispatcher.ts runs it whenever something of its share falls due and it has
 // room): the actions table's partial due index read in due order, the worker's share only (its slot among the live
 // workers, and anyone's attempt overdue past the grace), every account given at most its room (round-robin, so one
 // account's flood cannot take a worker's every slot; an account with no room is not read at all), and the rows
 // locked with SKIP LOCKED, so two workers never claim one attempt and never wait for each other. What needs more than
-// this statement (a paused host's attempt is marked held here; a host with flow control, a coordination rule or used-up
-// attempts go to the careful path) comes back unclaimed. Held attempts are not read: they have triggers of their own.
+// this statement (a paused host's attempt is marked held here; a host with flow control, a coordination rule, used-up
+// attempts or an approval's round go to the careful path) comes back unclaimed. Held attempts are not read: they have
+// triggers of their own.
 // Every answer carries the earliest due time of the share after this claim and how many due rows it left, and a claim
 // of nothing answers one row saying so, so pg_stat_statements' rows of this statement count claims, empty ones too.
 const DUE = `'${SCHEDULED}', '${RESOLVED}'`;
 const claimBatchStatement = fixedStatement<
-  ActionRow & {
+  AttemptRow & {
     kind: 'claimed' | 'careful' | 'none';
     next_due: Date | null;
     left_due: number;
@@ -195,19 +221,16 @@ const claimBatchStatement = fixedStatement<
      update actions set held_since = $3, held_by = '${PAUSED}'
       where id in (select id from host where paused) returning id
    ), careful as (
-     select l.id from locked l
+     select l.id, l.account_id from locked l
       where l.id not in (select id from host where paused)
-        and (l.id in (select id from host where limited)
-             or (l.mode = '${WEBHOOK}' and l.attempt_count >= l.max_attempts)
-             or (l.coordination -> 'on_execute' is not null
-                 and not ((l.mode = '${WEBHOOK}' and l.attempt_count > 0)
-                          or (l.mode = '${APPROVAL}' and l.gate ->> 'sent_at' is not null))))
+        and (l.id in (select id from host where limited) or l.mode <> '${WEBHOOK}'
+             or l.attempt_count >= l.max_attempts
+             or (l.coordination -> 'on_execute' is not null and l.attempt_count = 0))
    ), claimed as (
-     update actions a set status = $2, lease_until = $13, updated_at = $3,
-       attempt_count = a.attempt_count + case when a.mode = '${WEBHOOK}' then 1 else 0 end
+     update actions a set status = $2, lease_until = $13, updated_at = $3, attempt_count = a.attempt_count + 1
        from locked l
       where a.id = l.id and l.id not in (select id from host where paused) and l.id not in (select id from careful)
-     returning a.*
+     returning ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(', ')}
    ), summary as (
      select (select min(next_attempt_at) from actions
               where status in (${DUE}) and held_since is null and next_attempt_at > $1
@@ -221,15 +244,15 @@ const claimBatchStatement = fixedStatement<
    )
    select claimed.*, 'claimed' as kind, summary.* from claimed, summary
    union all
-   select actions.*, 'careful', summary.* from actions, summary where actions.id in (select id from careful)
+   select careful.id, careful.account_id, ${nulls(ATTEMPT_COLUMNS.slice(2))}, 'careful', summary.* from careful, summary
    union all
-   select (null::actions).*, 'none', summary.* from summary
+   select ${nulls(ATTEMPT_COLUMNS)}, 'none', summary.* from summary
     where not exists (select 1 from claimed) and not exists (select 1 from careful)`,
 );
 
 /** What a worker's claim took: the attempts now its own, the ids needing the careful path, and what is left. */
 export interface DueClaim {
-  claimed: ActionRow[];
+  claimed: AttemptRow[];
   careful: { id: string; accountId: string }[];
   /** The earliest due time of the share beyond the claim's horizon (null: nothing due in it). */
   nextDue: Date | null;

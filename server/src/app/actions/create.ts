@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { type ActionRow, insertAction, type NewAction } from '../../persistence/actions.js';
 import { insertAttachments } from '../../persistence/approvals/attachments.js';
 import { insertRecipients } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
+import { timeOrderedId } from '../../persistence/ids.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type GateResolution, resolveGate } from '../approvals/gate.js';
 import type { CountDestination } from '../domains/guard.js';
@@ -81,7 +81,7 @@ export function newActionRow(
 ): NewAction {
   const { origin, now } = ctx;
   return {
-    id: randomUUID(),
+    id: timeOrderedId(),
     account_id: ctx.accountId,
     name: p.name,
     description:

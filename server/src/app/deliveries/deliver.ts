@@ -8,6 +8,7 @@ import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '..
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
+  type AttemptRow,
   type ClaimFound,
   claimDue,
   claimDueShare,
@@ -86,7 +87,10 @@ export interface DeliveryPorts {
 
 /** A due attempt this worker now owns, under its lease. */
 export interface Claimed {
-  row: ActionRow;
+  /** What the attempt needs of its action (a claim by id answers the whole row). */
+  row: AttemptRow;
+  /** The whole row, for an approval's round (claimed by id, on the careful path). */
+  action?: ActionRow;
   dueAt: Date;
   /** Since when and by what its destination held the due attempt, or null. */
   held: { since: Date; by: HoldReason } | null;
@@ -241,8 +245,10 @@ export class Deliveries {
     this.p.events?.fired(row.mode, latenessMs / 1000);
     if (row.mode === 'approval') {
       const approvals = this.p.approvals;
+      const action = claimed.action;
       if (!approvals) throw new Error('approval actions need the approval rounds (app/approvals/rounds.ts)');
-      const send = () => approvals.sendRound(row);
+      if (!action) throw new Error('an approval is claimed by id, with its whole row');
+      const send = () => approvals.sendRound(action);
       await (this.p.tracing?.span('sched.approval.send', { 'sched.action_id': row.id }, send) ?? send());
       sent?.();
       return;
@@ -286,7 +292,8 @@ export class Deliveries {
   private async claim(actionId: string): Promise<Claimed | Held | null> {
     const found = await this.claims.add(actionId);
     if (!found) return null;
-    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at!, held: found.held };
+    if (found.claimed)
+      return { row: found.row, action: found.row, dueAt: found.row.next_attempt_at!, held: found.held };
     return this.claimCarefully(actionId);
   }
 
@@ -339,7 +346,7 @@ export class Deliveries {
         updated_at: now,
       });
       const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
-      return { row: claimed, dueAt: row.next_attempt_at, held };
+      return { row: claimed, action: claimed, dueAt: row.next_attempt_at, held };
     });
   }
 
@@ -386,7 +393,7 @@ export class Deliveries {
   }
 
   private async record(
-    row: ActionRow,
+    row: AttemptRow,
     dueAt: Date,
     started: Date,
     result: OutboundResult,

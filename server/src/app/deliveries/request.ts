@@ -1,5 +1,5 @@
 import { signRequest } from '@sched/contract';
-import type { ActionRow } from '../../persistence/actions.js';
+import type { AttemptRow } from '../../persistence/deliveries.js';
 import type { OutboundRequest } from '../ports.js';
 
 /** Stored response excerpt of each attempt. */
@@ -10,7 +10,7 @@ export const EXCERPT_BYTES = 2048;
  * body is read up to `responseBytes`: the excerpt, or more when a settlement listener wants it (a chain step).
  */
 export function buildRequest(
-  row: ActionRow,
+  row: AttemptRow,
   now: Date,
   timeoutMs: number,
   responseBytes = EXCERPT_BYTES,

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { timeOrderedId } from './ids.js';
+
+describe('timeOrderedId', () => {
+  it('is a version 7 UUID whose first 48 bits are the time, ordered by it, and otherwise random', () => {
+    const at = Date.parse('2026-11-26T17:00:00.000Z');
+    const a = timeOrderedId(at);
+    const b = timeOrderedId(at + 1);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Number.parseInt(a.replace(/-/g, '').slice(0, 12), 16)).toBe(at);
+    expect(a < b).toBe(true);
+    const many = new Set(Array.from({ length: 5000 }, () => timeOrderedId(at)));
+    expect(many.size).toBe(5000);
+  });
+});
