@@ -22,6 +22,13 @@ export class Admission {
     return this.running;
   }
 
+  /** Requests out (attempts not yet `sent`). */
+  get out(): number {
+    let n = 0;
+    for (const count of this.runningBy.values()) n += count;
+    return n;
+  }
+
   /** Slots free in total. */
   get free(): number {
     return Math.max(0, this.limits.total - this.running);

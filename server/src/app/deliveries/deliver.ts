@@ -153,13 +153,20 @@ export class Deliveries {
   });
 
   /**
-   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn: an attempt
-   * sent and not yet recorded is one a worker's crash would have sent again, so it waits for nothing else.
+   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn unless two
+   * are under way already: then they wait for one of those and go together. A round trip costs both processes more
+   * than the rows it carries on this loopback (docs/performance.md), so under load fewer and larger statements win;
+   * when few attempts end at a time, each record leaves at once (an attempt sent and not yet recorded is one a worker's
+   * crash would send again).
    */
-  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(async (attempts) => {
-    const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
-    return attempts.map((a) => done.has(a.actionId));
-  });
+  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(
+    async (attempts) => {
+      const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
+      return attempts.map((a) => done.has(a.actionId));
+    },
+    500,
+    2,
+  );
 
   constructor(private readonly p: DeliveryPorts) {}
 
