@@ -463,12 +463,20 @@ export async function pgCost(mark, units) {
     mark.lsn,
   ]);
   const total = (k) => rows.reduce((n, r) => n + r[k], 0) / units;
+  // A worker's claim of its share answers one row per attempt it claimed and one for a claim of nothing, so its rows
+  // count claims, empty ones too (server/src/persistence/deliveries.ts); claims by id (held attempts, the careful
+  // path) count by statement.
+  const claims = rows
+    .filter((r) => /^with candidate as/.test(r.query))
+    .reduce((n, r) => n + r.rows, 0);
+  const idClaims = rows.filter((r) => /^with held as/.test(r.query)).reduce((n, r) => n + r.calls, 0);
   return {
     units,
     statements: total('calls'),
     rows: total('rows'),
     execMs: total('ms'),
     walBytes: wal.rows[0].bytes / units,
+    claims: (claims + idClaims) / units,
     statementWalBytes: total('wal'),
     fullPageImages: total('fpi'),
     top: rows.slice(0, 12).map((r) => ({
@@ -492,6 +500,7 @@ export function pgCostText(cost, cpu, unit) {
   if (!cost) return cpuMs == null ? '-' : `${fmt(cpuMs, 3)} ms of PostgreSQL CPU per ${unit}`;
   return (
     `PostgreSQL per ${unit}: ${fmt(cost.statements, 2)} statements, ${fmt(cost.rows, 2)} rows, ` +
+    (cost.claims ? `${fmt(cost.claims, 3)} claims, ` : '') +
     `${fmt(cost.execMs, 3)} ms executing, ${fmt(cost.walBytes, 0)} B of WAL ` +
     `(${fmt(cost.statementWalBytes, 0)} B by statements, ${fmt(cost.fullPageImages, 2)} full pages), ` +
     `${fmt(cpuMs, 3)} ms of CPU`

@@ -4,7 +4,7 @@
 // Also re-prints the table of a past run: `node bench/summary.mjs bench/.tmp/results-<time>.json`.
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { fmt, table } from './lib.mjs';
+import { fmt, pgCpuMs, table } from './lib.mjs';
 import { LEAK_TOLERANCE } from './memory.mjs';
 import { median } from './systems.mjs';
 
@@ -57,6 +57,23 @@ export function printSummary({ results, builds, settings }) {
     ab: B && ratio(bench, A.key, B.key, pick),
   });
   const sum = (bench, key, pick) => results[bench]?.runs[key]?.reduce((n, r) => n + pick(r), 0);
+  /** PostgreSQL's work per unit (pg_stat_statements and /proc): statements, WAL bytes and CPU, beside the baseline's. */
+  function pgRows(bench, unit, baseline) {
+    const units = (r) => r.pg?.units ?? (unit === 'create' ? r.created : r.delivered);
+    for (const [what, pick, digits] of [
+      ['statements', (r) => r.pg?.statements, 3],
+      ['WAL bytes', (r) => r.pg?.walBytes, 0],
+      ['CPU ms', (r) => pgCpuMs(r.cpu, units(r)), 3],
+    ]) {
+      const vs = ratio(bench, A.key, baseline, pick);
+      row(`PostgreSQL ${what} per ${unit}`, {
+        ...both(bench, pick),
+        base: med(bench, baseline, pick),
+        relation: x(vs),
+        digits,
+      });
+    }
+  }
 
   if (results.create) {
     const perSecond = (r) => r.perSecond;
@@ -78,7 +95,14 @@ export function printSummary({ results, builds, settings }) {
       'create p99 ms',
       both('create', (r) => r.latency.p99),
     );
-    row('RSS of sched serve after the create run, MiB', { ...both('create', (r) => r.rssMiB), digits: 0 });
+    const rss = both('create', (r) => r.rssMiB);
+    row('RSS of sched serve after the create run, MiB', {
+      ...rss,
+      goal: '<= 256 MiB',
+      ok: rss.a <= 256,
+      digits: 0,
+    });
+    pgRows('create', 'create', 'pgboss');
   }
   if (results.delivery) {
     const d = both('delivery', (r) => r.perSecondFromDue);
@@ -91,6 +115,9 @@ export function printSummary({ results, builds, settings }) {
       ok: vs >= 1.5,
     });
     row('deliveries/s, absolute', { ...d, goal: '>= 3,000/s', ok: d.a >= 3000, digits: 0 });
+    pgRows('delivery', 'delivery', 'pgboss-worker');
+    const claims = both('delivery', (r) => r.pg?.claims);
+    row('claims per delivery, 5,000 due at once', { ...claims, goal: '<= 1.05', ok: claims.a <= 1.05, digits: 3 });
   }
   if (results.lateness) {
     const p99 = (label) => (r) => r.runs[label].lateness.p99;
@@ -119,6 +146,12 @@ export function printSummary({ results, builds, settings }) {
       base: med('lateness', 'timer', p99('1,000/s')),
       goal: '<= 100 ms',
       ok: fast.a <= 100,
+    });
+    const claims = both('lateness', (r) => r.runs['1,000/s'].pg?.claims);
+    row('claims per delivery at 1,000 due/s', { ...claims, goal: '<= 1.05', ok: claims.a <= 1.05, digits: 3 });
+    row('PostgreSQL CPU ms per delivery at 1,000 due/s', {
+      ...both('lateness', (r) => pgCpuMs(r.runs['1,000/s'].cpu, r.runs['1,000/s'].delivered)),
+      digits: 3,
     });
   }
   if (results.lateness || results.delivery) {
