@@ -466,9 +466,8 @@ export async function pgCost(mark, units) {
   // A worker's claim of its share answers one row per attempt it claimed and one for a claim of nothing, so its rows
   // count claims, empty ones too (server/src/persistence/deliveries.ts); claims by id (held attempts, the careful
   // path) count by statement.
-  const claims = rows
-    .filter((r) => /^with candidate as/.test(r.query))
-    .reduce((n, r) => n + r.rows, 0);
+  const shareClaims = rows.filter((r) => /^with candidate as/.test(r.query));
+  const claims = shareClaims.reduce((n, r) => n + r.rows, 0);
   const idClaims = rows.filter((r) => /^with held as/.test(r.query)).reduce((n, r) => n + r.calls, 0);
   return {
     units,
@@ -476,7 +475,8 @@ export async function pgCost(mark, units) {
     rows: total('rows'),
     execMs: total('ms'),
     walBytes: wal.rows[0].bytes / units,
-    claims: (claims + idClaims) / units,
+    // Only for a build whose workers claim their share this way (an older one claims by id, per trigger).
+    claims: shareClaims.length ? (claims + idClaims) / units : undefined,
     statementWalBytes: total('wal'),
     fullPageImages: total('fpi'),
     top: rows.slice(0, 12).map((r) => ({

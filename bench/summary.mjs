@@ -117,7 +117,12 @@ export function printSummary({ results, builds, settings }) {
     row('deliveries/s, absolute', { ...d, goal: '>= 3,000/s', ok: d.a >= 3000, digits: 0 });
     pgRows('delivery', 'delivery', 'pgboss-worker');
     const claims = both('delivery', (r) => r.pg?.claims);
-    row('claims per delivery, 5,000 due at once', { ...claims, goal: '<= 1.05', ok: claims.a <= 1.05, digits: 3 });
+    row('claims per delivery, 5,000 due at once', {
+      ...claims,
+      goal: '<= 1.05',
+      ok: claims.a <= 1.05,
+      digits: 3,
+    });
   }
   if (results.lateness) {
     const p99 = (label) => (r) => r.runs[label].lateness.p99;
@@ -148,7 +153,12 @@ export function printSummary({ results, builds, settings }) {
       ok: fast.a <= 100,
     });
     const claims = both('lateness', (r) => r.runs['1,000/s'].pg?.claims);
-    row('claims per delivery at 1,000 due/s', { ...claims, goal: '<= 1.05', ok: claims.a <= 1.05, digits: 3 });
+    row('claims per delivery at 1,000 due/s', {
+      ...claims,
+      goal: '<= 1.05',
+      ok: claims.a <= 1.05,
+      digits: 3,
+    });
     row('PostgreSQL CPU ms per delivery at 1,000 due/s', {
       ...both('lateness', (r) => pgCpuMs(r.runs['1,000/s'].cpu, r.runs['1,000/s'].delivered)),
       digits: 3,

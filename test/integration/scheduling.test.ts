@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
 
-import { ANNOUNCE_WINDOW_MS } from '../../server/src/domain/schedule/window.js';
+import { ANNOUNCE_WINDOW_MS, RESOLVE_WINDOW_MS } from '../../server/src/domain/schedule/window.js';
 import { createActionScheduler, DUE_CHANNEL } from '../../server/src/jobs/scheduler.js';
 import { ownerSlot } from '../../server/src/persistence/workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -77,10 +77,10 @@ describe('scheduling from the due index', () => {
     );
   }
 
-  it('an attempt due within the window is announced at commit; a later one is not', async () => {
-    const soon = new Date(Date.now() + 10_000);
+  it('an attempt due within seconds is announced at commit; a later one is not (the scan finds it)', async () => {
+    const soon = new Date(Date.now() + ANNOUNCE_WINDOW_MS / 2);
     const near = await newAction(soon);
-    const far = await newAction(new Date(Date.now() + 3_600_000));
+    const far = await newAction(new Date(Date.now() + 2 * ANNOUNCE_WINDOW_MS));
     await eventually(async () => heard.includes(`${near},${soon.getTime()}`));
     expect(heard.some((h) => h.startsWith(far))).toBe(false);
     // Announcing writes nothing: the row is the schedule.
@@ -141,7 +141,7 @@ describe('scheduling from the due index', () => {
 
   it('a row locked by another transaction is left for the next scan, not waited for', async () => {
     await clear();
-    const id = await newAction(new Date(Date.now() + ANNOUNCE_WINDOW_MS / 2));
+    const id = await newAction(new Date(Date.now() + RESOLVE_WINDOW_MS / 2));
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {

@@ -1,6 +1,6 @@
 import type { ActionScheduler, Clock, Store } from '../app/ports.js';
 import { assertTransition } from '../domain/action/states.js';
-import { ANNOUNCE_WINDOW_MS, withinAnnounceWindow } from '../domain/schedule/window.js';
+import { RESOLVE_WINDOW_MS, withinAnnounceWindow } from '../domain/schedule/window.js';
 import type { Sql } from '../persistence/database.js';
 import { announceDue, type DueShare, promoteEntering } from '../persistence/schedule.js';
 
@@ -24,9 +24,9 @@ export interface WindowScheduler extends ActionScheduler {
 
 /**
  * Durable scheduling: the `actions` row is the schedule (its `next_attempt_at`, in the partial due index), and
- * workers claim from it directly (app/deliveries/firing.ts), so scheduling writes nothing else. An attempt due
- * within the look-ahead window is announced (a NOTIFY, delivered at commit), so the worker that owns it wakes in
- * time; a later one is found by the worker's scan of the due index before it falls due.
+ * workers claim from it directly (app/deliveries/firing.ts), so scheduling writes nothing else. An attempt due within
+ * a few seconds is announced (a NOTIFY, delivered at commit), so the worker that owns it wakes in time; a later one is
+ * found by that worker's scan of the due index, every second, before it falls due (domain/schedule/window.ts).
  */
 export function createActionScheduler(clock: Clock): WindowScheduler {
   return {
@@ -47,7 +47,7 @@ export function createActionScheduler(clock: Clock): WindowScheduler {
       for (;;) {
         const now = clock();
         const { promoted, nextDue } = await promoteEntering(store.sql, {
-          until: new Date(now.getTime() + ANNOUNCE_WINDOW_MS),
+          until: new Date(now.getTime() + RESOLVE_WINDOW_MS),
           now,
           promoteTo: PROMOTED_TO,
           limit: PROMOTE_BATCH,

@@ -128,7 +128,7 @@ const completeStatement = fixedStatement<{ action_id: string }>(
             error, response_excerpt, response_truncated, error_class, held_ms, held_by)
    ), finishing as (
      select a.id from actions a join attempt t on t.action_id = a.id
-      where a.status = '${EXECUTING}' and a.attempt_count = t.attempt_number
+      where a.id = any($2::uuid[]) and a.status = '${EXECUTING}' and a.attempt_count = t.attempt_number
         and a.recurrence is null and a.callback_url is null
       order by a.id
         for update of a

@@ -43,15 +43,10 @@ const LEASE_MARGIN_MS = 15_000;
 /** Floors under SCHED_TIME_SCALE, so scaled tests still give a loopback request time to answer. */
 const MIN_TIMEOUT_MS = 2_000;
 const MIN_LEASE_MARGIN_MS = 3_000;
-/** A timer may fire a hair before the attempt's due time as the database stores it. */
+/** A trigger by id may fire a hair before the attempt's due time as the database stores it. */
 const CLAIM_TOLERANCE_MS = 25;
-/**
- * A worker wakes this much before a due time (app/deliveries/firing.ts): the claim's round trip is then made ahead,
- * and the request still leaves at the due time, never before (`deliver` waits for it). Measured: the claim was most
- * of the lateness above the event loop's own (docs/performance.md).
- */
-export const CLAIM_LEAD_MS = 10;
-if (CLAIM_LEAD_MS >= CLAIM_TOLERANCE_MS) throw new Error('a timer must not fire before a claim may be made');
+/** The furthest ahead of its due time an attempt may be claimed (the firing loop's lead and window, at most). */
+export const MAX_CLAIM_AHEAD_MS = 500;
 const FLOW_CONTROL: HoldReason = 'flow_control';
 /** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
 const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
@@ -205,6 +200,8 @@ export class Deliveries {
    */
   async claimShare(c: {
     limit: number;
+    /** Claims what falls due within this much (the attempt is sent at its due time). */
+    aheadMs: number;
     share: Share;
     rooms: ReadonlyMap<string, number>;
     perAccount: number;
@@ -213,7 +210,7 @@ export class Deliveries {
     // Enough rows are read to serve several accounts round-robin, and no more: the due index is read in order.
     const scan = Math.max(c.limit * 4, 64);
     const found = await claimDueShare(this.p.store.sql, {
-      until: new Date(now.getTime() + CLAIM_TOLERANCE_MS),
+      until: new Date(now.getTime() + Math.min(c.aheadMs, MAX_CLAIM_AHEAD_MS)),
       to: CLAIMED,
       now,
       leaseUntil: new Date(now.getTime() + this.leaseMs()),
@@ -277,7 +274,7 @@ export class Deliveries {
     await this.record(row, dueAt, started, result, listened !== null, held);
   }
 
-  /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */
+  /** Claimed ahead of time (app/deliveries/firing.ts): the attempt itself starts at its due time, never before. */
   private async untilDue(dueAt: Date): Promise<void> {
     // A few turns at most (a timer may wake a fraction of a millisecond early): a clock that does not move, as in
     // tests, cannot hold an attempt.
@@ -285,7 +282,7 @@ export class Deliveries {
       const ahead = dueAt.getTime() - this.p.clock().getTime();
       if (ahead <= 0) return;
       await new Promise<void>((resolve) =>
-        (this.p.timers ?? systemTimers).after(Math.min(Math.ceil(ahead), CLAIM_TOLERANCE_MS), resolve),
+        (this.p.timers ?? systemTimers).after(Math.min(Math.ceil(ahead), MAX_CLAIM_AHEAD_MS), resolve),
       );
     }
   }

@@ -2,8 +2,19 @@ import { ownerSlot } from '../../persistence/workers.js';
 import { systemTimers } from '../clock.js';
 import type { Clock, Timers } from '../ports.js';
 import { Admission, type AdmissionLimits } from './admission.js';
-import { CLAIM_LEAD_MS, type Deliveries, type Share } from './deliver.js';
+import { type Deliveries, MAX_CLAIM_AHEAD_MS, type Share } from './deliver.js';
 
+/**
+ * The worker wakes a lead before a due time, so the claim's round trip is made ahead, and claims what falls due within
+ * the lead and a window after it (each attempt is still sent at its due time, never before: `Deliveries.deliver` waits
+ * for it). The lead is twice the slowest recent claim (a loaded machine or database makes it longer), at least 10 ms:
+ * measured, the claim's round trip was most of the lateness above the event loop's own (docs/performance.md). The
+ * window lets one claim serve the attempts of the next moments together.
+ */
+const MIN_LEAD_MS = 10;
+const MAX_LEAD_MS = 200;
+const CLAIM_WINDOW_MS = 40;
+if (MAX_LEAD_MS + CLAIM_WINDOW_MS > MAX_CLAIM_AHEAD_MS) throw new Error('claims would reach too far ahead');
 /** A claim that left due attempts to other workers' locks, with nothing of its own in flight, looks again after this. */
 const LOCKED_BACKOFF_MS = 50;
 /**
@@ -51,6 +62,8 @@ export class Firing {
   private refilling: { cancel(): void } | undefined;
   /** Slots freed since the last claim began. */
   private freed = 0;
+  /** The slowest recent claim, decaying (milliseconds). */
+  private claimMs = 0;
   private stopped = false;
   private readonly slots: Admission;
   private readonly running = new Set<Promise<unknown>>();
@@ -97,7 +110,12 @@ export class Firing {
   due(dueMs: number): void {
     if (this.stopped) return;
     if (this.claiming) this.heard = Math.min(this.heard, dueMs);
-    this.wakeBy(dueMs - CLAIM_LEAD_MS);
+    this.wakeBy(dueMs - this.lead);
+  }
+
+  /** How long before a due time the worker wakes to claim it. */
+  private get lead(): number {
+    return Math.min(MAX_LEAD_MS, Math.max(MIN_LEAD_MS, Math.ceil(2 * this.claimMs)));
   }
 
   /** Held attempts of the share (a paused host, flow control) to look at again: each is fired by id. */
@@ -154,13 +172,16 @@ export class Firing {
       this.heard = Number.POSITIVE_INFINITY;
       this.freed = 0;
       let claim: Awaited<ReturnType<Deliveries['claimShare']>>;
+      const started = this.o.clock().getTime();
       try {
         claim = await this.o.deliveries.claimShare({
           limit,
+          aheadMs: this.lead + CLAIM_WINDOW_MS,
           share,
           rooms: this.slots.rooms(),
           perAccount: this.slots.limits.perAccount,
         });
+        this.claimMs = Math.max(this.o.clock().getTime() - started, this.claimMs * 0.9);
       } catch (err) {
         this.o.failed(err);
         this.wakeBy(this.o.clock().getTime() + FAILED_BACKOFF_MS);
@@ -178,7 +199,7 @@ export class Firing {
       this.wakeTimer = undefined;
       this.wakeAt = Number.POSITIVE_INFINITY;
       const next = Math.min(claim.nextDue?.getTime() ?? Number.POSITIVE_INFINITY, this.heard);
-      if (Number.isFinite(next)) this.wakeBy(next - CLAIM_LEAD_MS);
+      if (Number.isFinite(next)) this.wakeBy(next - this.lead);
       if (this.again || (claim.more && this.slots.free > 0)) continue;
       // Left due with nothing of ours in flight (so no freed slot will claim again): another worker holds those rows.
       if (this.backlog && this.slots.inFlight === 0)
