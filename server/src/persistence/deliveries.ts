@@ -127,8 +127,10 @@ const completeStatement = fixedStatement<{ action_id: string }>(
        as t(id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome,
             error, response_excerpt, response_truncated, error_class, held_ms, held_by)
    ), finishing as (
+     -- The state is compared as an expression the partial lease index cannot match: else the planner may read every
+     -- executing row through that index (all the attempts in flight) instead of looking these up by id.
      select a.id from actions a join attempt t on t.action_id = a.id
-      where a.id = any($2::uuid[]) and a.status = '${EXECUTING}' and a.attempt_count = t.attempt_number
+      where a.id = any($2::uuid[]) and a.status || '' = '${EXECUTING}' and a.attempt_count = t.attempt_number
         and a.recurrence is null and a.callback_url is null
       order by a.id
         for update of a
@@ -181,8 +183,10 @@ const nulls = (columns: readonly string[]) =>
 // this statement (a paused host's attempt is marked held here; a host with flow control, a coordination rule, used-up
 // attempts or an approval's round go to the careful path) comes back unclaimed. Held attempts are not read: they have
 // triggers of their own.
-// Every answer carries the earliest due time of the share after this claim and how many due rows it left, and a claim
-// of nothing answers one row saying so, so pg_stat_statements' rows of this statement count claims, empty ones too.
+// The rows chosen are looked up by id: their state is compared as an expression the partial due index cannot match,
+// or the planner may read the whole due backlog through it. Every answer carries the earliest due time of the share
+// after this claim and how many due rows it left, and a claim of nothing answers one row saying so, so
+// pg_stat_statements' rows of this statement count claims, empty ones too.
 const DUE = `'${SCHEDULED}', '${RESOLVED}'`;
 const claimBatchStatement = fixedStatement<
   AttemptRow & {
@@ -208,7 +212,7 @@ const claimBatchStatement = fixedStatement<
    ), locked as (
      select a.id, a.account_id, a.destination_host, a.mode, a.attempt_count, a.max_attempts, a.coordination, a.gate
        from actions a
-      where a.id = any(array(select id from chosen)) and a.status in (${DUE}) and a.next_attempt_at <= $1
+      where a.id = any(array(select id from chosen)) and a.status || '' in (${DUE}) and a.next_attempt_at <= $1
         and a.held_since is null
       order by a.id
         for update skip locked
