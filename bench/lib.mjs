@@ -544,7 +544,7 @@ async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
   const logFile = await fs.open(path.join(dataDir, `server-${name}.log`), 'a');
   const child = spawn(process.execPath, [cli, 'serve', '--role', role], {
     env,
-    stdio: ['ignore', 'pipe', logFile.fd],
+    stdio: ["ignore", "pipe", logFile.fd],
   });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   cleanups.push(async () => {

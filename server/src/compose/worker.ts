@@ -54,6 +54,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const deliveries = new Deliveries({
     timers,
     store: firing,
+    claims: db.claims,
     scheduler,
     callbacks: ctx.callbacks,
     outbound,
@@ -100,7 +101,8 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const workers: JobWorker[] = [];
   const dispatcher = new Dispatcher({
     timers,
-    store: firing,
+    // Its scan promotes attempts entering the window (a state shown, nothing sent on it) and reads the due index.
+    store: db.claims ?? firing,
     notifications,
     scheduler,
     deliveries,

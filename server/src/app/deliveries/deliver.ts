@@ -64,6 +64,11 @@ interface DeliveryEvents {
 
 export interface DeliveryPorts {
   store: Store;
+  /**
+   * Where attempts are claimed: connections that commit without waiting for the disk flush (compose/database.ts says
+   * why that is safe); `store` when absent.
+   */
+  claims?: Store;
   scheduler: ActionScheduler;
   callbacks: CallbackOutbox;
   outbound: Outbound;
@@ -105,8 +110,6 @@ export interface ShareClaim {
   nextDue: Date | null;
   /** Due attempts left for want of room (or locked by another worker's claim). */
   leftDue: number;
-  /** Whether the claim read as many due rows as it may (more may be due). */
-  more: boolean;
 }
 
 /** The part of the due set a worker claims from: its slot among the live workers (persistence/workers.ts). */
@@ -130,7 +133,7 @@ export class Deliveries {
   /** The claims of one turn of the event loop, in one statement. */
   private readonly claims = new TickBatch<string, ClaimFound | undefined>(async (ids) => {
     const now = this.p.clock();
-    const found = await claimDue(this.p.store.sql, {
+    const found = await claimDue((this.p.claims ?? this.p.store).sql, {
       actionIds: ids,
       from: CLAIMABLE,
       to: CLAIMED,
@@ -148,7 +151,7 @@ export class Deliveries {
   });
 
   /**
-   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn unless two
+   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn unless four
    * are under way already: then they wait for one of those and go together. A round trip costs both processes more
    * than the rows it carries on this loopback (docs/performance.md), so under load fewer and larger statements win;
    * when few attempts end at a time, each record leaves at once (an attempt sent and not yet recorded is one a worker's
@@ -160,7 +163,7 @@ export class Deliveries {
       return attempts.map((a) => done.has(a.actionId));
     },
     500,
-    2,
+    4,
   );
 
   constructor(private readonly p: DeliveryPorts) {}
@@ -207,9 +210,10 @@ export class Deliveries {
     perAccount: number;
   }): Promise<ShareClaim> {
     const now = this.p.clock();
-    // Enough rows are read to serve several accounts round-robin, and no more: the due index is read in order.
-    const scan = Math.max(c.limit * 4, 64);
-    const found = await claimDueShare(this.p.store.sql, {
+    // Enough rows are read to serve several accounts round-robin, and no more: the due index is read in order, and
+    // each row read costs about what a claimed one does when one account fills the reading.
+    const scan = 2 * c.limit + 32;
+    const found = await claimDueShare((this.p.claims ?? this.p.store).sql, {
       until: new Date(now.getTime() + Math.min(c.aheadMs, MAX_CLAIM_AHEAD_MS)),
       to: CLAIMED,
       now,
@@ -225,7 +229,6 @@ export class Deliveries {
       careful: found.careful,
       nextDue: found.nextDue,
       leftDue: found.leftDue,
-      more: found.scanned >= scan,
     };
   }
 

@@ -200,7 +200,9 @@ export class Firing {
       this.wakeAt = Number.POSITIVE_INFINITY;
       const next = Math.min(claim.nextDue?.getTime() ?? Number.POSITIVE_INFINITY, this.heard);
       if (Number.isFinite(next)) this.wakeBy(next - this.lead);
-      if (this.again || (claim.more && this.slots.free > 0)) continue;
+      // What was left for want of room is claimed as slots free (`refill`); a full account is then left out of the
+      // reading, so another account's attempts beyond this claim's reading come next, whatever one account holds.
+      if (this.again) continue;
       // Left due with nothing of ours in flight (so no freed slot will claim again): another worker holds those rows.
       if (this.backlog && this.slots.inFlight === 0)
         this.wakeBy(this.o.clock().getTime() + LOCKED_BACKOFF_MS);
