@@ -110,6 +110,8 @@ export interface ShareClaim {
   nextDue: Date | null;
   /** Due attempts left for want of room (or locked by another worker's claim). */
   leftDue: number;
+  /** Whether the claim read as many due rows as it may (others may be due behind them). */
+  more: boolean;
 }
 
 /** The part of the due set a worker claims from: its slot among the live workers (persistence/workers.ts). */
@@ -210,9 +212,10 @@ export class Deliveries {
     perAccount: number;
   }): Promise<ShareClaim> {
     const now = this.p.clock();
-    // Enough rows are read to serve several accounts round-robin, and no more: the due index is read in order, and
-    // each row read costs about what a claimed one does when one account fills the reading.
-    const scan = 2 * c.limit + 32;
+    // The due index is read in order, a little past the limit (each row read costs a tenth of a claimed one, measured):
+    // enough to serve the accounts at the head of the queue round-robin. Accounts further back are reached when those
+    // at the head are full (Firing's look past them).
+    const scan = c.limit + 32;
     const found = await claimDueShare((this.p.claims ?? this.p.store).sql, {
       until: new Date(now.getTime() + Math.min(c.aheadMs, MAX_CLAIM_AHEAD_MS)),
       to: CLAIMED,
@@ -229,6 +232,7 @@ export class Deliveries {
       careful: found.careful,
       nextDue: found.nextDue,
       leftDue: found.leftDue,
+      more: found.scanned >= scan,
     };
   }
 

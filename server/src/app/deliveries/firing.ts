@@ -15,6 +15,12 @@ const MIN_LEAD_MS = 10;
 const MAX_LEAD_MS = 200;
 const CLAIM_WINDOW_MS = 40;
 if (MAX_LEAD_MS + CLAIM_WINDOW_MS > MAX_CLAIM_AHEAD_MS) throw new Error('claims would reach too far ahead');
+/**
+ * A claim reads the due index a little past its limit, so when it was cut short with slots still free, the accounts
+ * at the head of the queue took their room, and others may wait behind them: the loop claims again at once, with the
+ * full accounts left out of the reading, at most this often (one account alone would make each such claim empty).
+ */
+const LOOK_PAST_MS = 100;
 /** A claim that left due attempts to other workers' locks, with nothing of its own in flight, looks again after this. */
 const LOCKED_BACKOFF_MS = 50;
 /**
@@ -64,6 +70,7 @@ export class Firing {
   private freed = 0;
   /** The slowest recent claim, decaying (milliseconds). */
   private claimMs = 0;
+  private lookedPast = Number.NEGATIVE_INFINITY;
   private stopped = false;
   private readonly slots: Admission;
   private readonly running = new Set<Promise<unknown>>();
@@ -200,9 +207,13 @@ export class Firing {
       this.wakeAt = Number.POSITIVE_INFINITY;
       const next = Math.min(claim.nextDue?.getTime() ?? Number.POSITIVE_INFINITY, this.heard);
       if (Number.isFinite(next)) this.wakeBy(next - this.lead);
-      // What was left for want of room is claimed as slots free (`refill`); a full account is then left out of the
-      // reading, so another account's attempts beyond this claim's reading come next, whatever one account holds.
       if (this.again) continue;
+      // What was left for want of room is claimed as slots free (`refill`).
+      const now = this.o.clock().getTime();
+      if (claim.more && this.slots.free > 0 && now - this.lookedPast >= LOOK_PAST_MS) {
+        this.lookedPast = now;
+        continue;
+      }
       // Left due with nothing of ours in flight (so no freed slot will claim again): another worker holds those rows.
       if (this.backlog && this.slots.inFlight === 0)
         this.wakeBy(this.o.clock().getTime() + LOCKED_BACKOFF_MS);
