@@ -90,12 +90,12 @@ export async function openNotifications(
     });
     try {
       await c.connect();
-      listening = new Set();
-      for (const channel of subscribers.keys()) await listenOn(c, channel);
       if (opts.member) {
         const { rows } = await c.query<{ member: number }>(memberLockStatement, [MEMBER_LOCK_CLASS]);
         memberOfNext = rows[0]!.member;
       }
+      listening = new Set();
+      for (const channel of subscribers.keys()) await listenOn(c, channel);
     } catch (err) {
       // Not listening: this half-made connection must not linger.
       discard(c);

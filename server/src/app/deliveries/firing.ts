@@ -7,13 +7,14 @@ import { type Deliveries, MAX_CLAIM_AHEAD_MS, type Share } from './deliver.js';
 /**
  * The worker wakes a lead before a due time, so the claim's round trip is made ahead, and claims what falls due within
  * the lead and a window after it (each attempt is still sent at its due time, never before: `Deliveries.deliver` waits
- * for it). The lead is twice the slowest recent claim (a loaded machine or database makes it longer), at least 10 ms:
+ * for it). The lead is twice the slowest recent claim (a loaded machine or database makes it longer), 10 to 50 ms:
  * measured, the claim's round trip was most of the lateness above the event loop's own (docs/performance.md). The
- * window lets one claim serve the attempts of the next moments together.
+ * window lets one claim serve the attempts of the next moments together. Both stay short: a claimed attempt is
+ * `executing`, which a cancel no longer stops.
  */
 const MIN_LEAD_MS = 10;
-const MAX_LEAD_MS = 200;
-const CLAIM_WINDOW_MS = 40;
+const MAX_LEAD_MS = 50;
+const CLAIM_WINDOW_MS = 20;
 if (MAX_LEAD_MS + CLAIM_WINDOW_MS > MAX_CLAIM_AHEAD_MS) throw new Error('claims would reach too far ahead');
 /**
  * A claim reads the due index a little past its limit, so when it was cut short with slots still free, the accounts
