@@ -117,6 +117,8 @@ describe('deliveries (in-process, fake clock)', () => {
     await insertAction(t.database.sql, {
       id,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'ping',
       description: null,
@@ -410,6 +412,8 @@ describe('callback deliveries (in-process, fake clock)', () => {
     await insertAction(t.database.sql, {
       id: actionId,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'cb',
       description: null,

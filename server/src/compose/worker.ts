@@ -67,10 +67,12 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     approvals,
     tracing: ctx.tracing,
     settled: chainStepSettled,
+    countDestination: ctx.countDestination,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
     outbox: ctx.callbacks,
+    countDestination: ctx.countDestination,
     outbound,
     waits,
     clock,
@@ -137,6 +139,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     scheduler,
     callbacks: ctx.callbacks,
     clock,
+    waits,
     rounds: approvals,
   });
   workers.push(await workGateTimers(queue, timeouts, failedJob('gate timer')));

@@ -40,6 +40,8 @@ const CREATE_COLUMNS = [
   'chain_id',
   'chain_step_index',
   'traceparent',
+  'created_via',
+  'counted_occurrence',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];

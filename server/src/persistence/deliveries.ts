@@ -73,7 +73,9 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 // check is a primary-key probe of `destinations` inside the same statement, so an account without destination
 // settings pays no extra round trip. One to a host with flow control (`limited`) comes back unclaimed, for the
 // careful path, which takes the host's slot under its row lock (persistence/destinations.ts `takeFlowSlot`). Rows are locked in id order, so two workers claiming
-// overlapping batches wait for each other instead of deadlocking.
+// overlapping batches wait for each other instead of deadlocking. A send whose destination threshold counts it when
+// it is made (`counted_occurrence` behind `recurrence_index`: a series' later occurrence to an unverified host) also
+// takes the careful path; a verified destination's is null, so its sends pay nothing for the threshold.
 const claimStatement = fixedStatement<
   ActionRow & { claimed: boolean; was_held_since: Date | null; was_held_by: HoldReason | null }
 >(
@@ -101,6 +103,7 @@ const claimStatement = fixedStatement<
         and (coordination -> 'on_execute' is null
              or (mode = '${WEBHOOK}' and attempt_count > 0)
              or (mode = '${APPROVAL}' and gate ->> 'sent_at' is not null))
+        and (mode <> '${WEBHOOK}' or counted_occurrence is null or counted_occurrence = recurrence_index)
       order by id
         for update
    ), claimed as (

@@ -28,7 +28,7 @@ import type { Sql } from '../../persistence/database.js';
 import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
-import type { Principal } from '../accounts.js';
+import { type Principal, sendSourceOf } from '../accounts.js';
 import { auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
@@ -138,14 +138,9 @@ export class ActionService {
     // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
     const gate = await resolveActionGate(this.store.sql, owner, p, now);
 
-    const count = this.options.countDestination;
     // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold (N-M2).
-    const guard: CountDestination | undefined =
-      p.request && count
-        ? principal.keyId.startsWith('template:')
-          ? (db, account, url, at, opts) => count(db, account, url, at, { ...opts, source: 'trigger' })
-          : count
-        : undefined;
+    const source = sendSourceOf(principal);
+    const guard = p.request ? this.options.countDestination : undefined;
     const work = {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
       hasGate: gate !== null,
@@ -161,7 +156,7 @@ export class ActionService {
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
         : countedNames(p.request!.url, isBlockedAddress).length > 0);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
-      const row = newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent });
+      const row = newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent, source });
       const inserted = await this.simpleInserts.add({
         row,
         audit: auditEventOf(accountId, createdRecord(row)),
@@ -190,6 +185,7 @@ export class ActionService {
           origin: REQUEST,
           now,
           traceparent,
+          source,
           // On the simple path the verification was read just above.
           destinationUnverified: simple,
           countLater: (period) => {
@@ -327,6 +323,7 @@ export class ActionService {
           continue;
         }
         const guard = guardOf(i);
+        let firstSend: 'created' | 'none' = 'none';
         if (p.request && guard) {
           const names = countedNames(p.request.url, isBlockedAddress);
           if (names.length > 0) {
@@ -336,12 +333,13 @@ export class ActionService {
               unverified = !(await isUncountedDestination(db, accountId, p.request.url));
               counted.set(host, unverified);
             }
-            if (unverified) await guard(db, accountId, p.request.url, now, { unverified: true });
+            if (unverified && (await guard(db, accountId, p.request.url, now, { unverified: true })))
+              firstSend = 'created';
           }
         }
         plain.push({
           index: i,
-          row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now, traceparent }),
+          row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now, traceparent, firstSend }),
           at: p.at,
         });
       }
@@ -482,9 +480,11 @@ export class ActionService {
         );
       }
     }
-    // A manual retry is one more send to the destination: it counts against the threshold (N-M4).
-    await this.options.countDestination?.(db, accountId, row.request.url, now);
+    // A manual retry is one more send to the destination: it counts against the threshold (N-M4), as the owner's
+    // own act; counted here, its claim does not count it again.
+    const counted = await this.options.countDestination?.(db, accountId, row.request.url, now);
     const updated = await updateAction(db, row.id, {
+      ...(counted && { counted_occurrence: row.recurrence_index }),
       status: assertTransition(row.status, 'manual_retry'),
       attempt_count: 0,
       manual_retry_count: row.manual_retry_count + 1,

@@ -5,6 +5,7 @@ import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
 import type { ActionScheduler, CallbackOutbox, Clock, GateTimer, GateTimers, Store } from '../ports.js';
 import { grantGate } from './outcomes.js';
+import type { Waits } from '../waits.js';
 import { type ApprovalRounds, WAITING } from './rounds.js';
 
 export interface GateTimeoutsDeps {
@@ -13,6 +14,8 @@ export interface GateTimeoutsDeps {
   scheduler: ActionScheduler;
   callbacks: CallbackOutbox;
   clock: Clock;
+  /** Places a recurring approval's next occurrence (SCHED_TIME_SCALE). */
+  waits: Waits;
   rounds: Pick<ApprovalRounds, 'escalate' | 'remind'>;
 }
 

@@ -5,7 +5,7 @@ import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
-import type { Sql } from '../../persistence/database.js';
+import { type Sql, withSavepoint } from '../../persistence/database.js';
 import {
   type AttemptRecord,
   type ClaimFound,
@@ -16,6 +16,8 @@ import {
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
 import { takeFlowSlot } from '../../persistence/destinations.js';
+import { thresholdReopensAt } from '../../domain/domains/rules.js';
+import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 import { seriesOf } from '../actions/series.js';
 import type {
   ActionScheduler,
@@ -81,6 +83,8 @@ export interface DeliveryPorts {
   settled?: ActionSettledHook;
   /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
   tracing?: Tracing | undefined;
+  /** The destination threshold (app/domains/guard.ts), for sends counted when they are made; unset counts nothing. */
+  countDestination?: CountDestination | undefined;
 }
 
 interface Claimed {
@@ -251,8 +255,15 @@ export class Deliveries {
           return { retryAt: slot.retryAt };
         }
       }
+      let counted = row.counted_occurrence;
+      if (webhook && counted !== null && counted !== row.recurrence_index) {
+        const send = await this.countSend(db, row, status, now);
+        if (send === 'blocked') return null;
+        counted = send === 'counted' ? row.recurrence_index : null;
+      }
       const claimed = await updateAction(db, row.id, {
         status: assertTransition(status, 'start'),
+        counted_occurrence: counted,
         // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
         attempt_count: row.attempt_count + (webhook ? 1 : 0),
         lease_until: new Date(now.getTime() + this.leaseMs()),
@@ -263,6 +274,80 @@ export class Deliveries {
       const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
       return { row: claimed, dueAt: row.next_attempt_at, held };
     });
+  }
+
+  /**
+   * Counts a send the create did not count (a later occurrence of a series, a later round's post-approval request)
+   * against its destination's threshold as it is claimed (spec 4.6, N-M4), in the counters of whoever made the
+   * action. `uncounted`: the destination is verified now (or private), and later sends are not counted. Past the
+   * threshold the send is not made (`blocked`).
+   */
+  private async countSend(
+    db: Sql,
+    row: ActionRow,
+    status: ActionState,
+    now: Date,
+  ): Promise<'counted' | 'uncounted' | 'blocked'> {
+    const count = this.p.countDestination;
+    if (!count || !row.request) return 'uncounted';
+    try {
+      // Under a savepoint: a refusal of the registrable domain gives back the host's count made just before it.
+      const counted = await withSavepoint(db, () =>
+        count(db, row.account_id, row.request!.url, now, { source: row.created_via }),
+      );
+      return counted ? 'counted' : 'uncounted';
+    } catch (error) {
+      if (!(error instanceof DestinationThresholdError)) throw error;
+      await this.block(db, row, status, error.reason, now);
+      return 'blocked';
+    }
+  }
+
+  /**
+   * A send past its destination's threshold is not made: the attempt log records it as `blocked` with the reason.
+   * A series skips to its first occurrence from the next UTC day, when the threshold opens again, and goes on; an
+   * action with nothing left to run fails, as one whose destination the SSRF guard refuses does.
+   */
+  private async block(db: Sql, row: ActionRow, status: ActionState, reason: string, now: Date) {
+    const reopens = thresholdReopensAt(now);
+    const next = row.recurrence
+      ? seriesOf(row, this.p.waits).runAfter(new Date(reopens.getTime() - 1), row.recurrence_count)
+      : null;
+    const error = next
+      ? `not sent: ${reason}; the series goes on at ${next.at.toISOString()}`
+      : `not sent: ${reason}`;
+    const attempted = { ...row, attempt_count: row.attempt_count + 1 };
+    await insertAttempt(db, {
+      actionId: row.id,
+      attemptNumber: attempted.attempt_count,
+      dueAt: row.next_attempt_at ?? now,
+      startedAt: now,
+      durationMs: 0,
+      statusCode: null,
+      outcome: 'permanent',
+      errorClass: 'blocked',
+      error,
+      excerpt: null,
+      truncated: false,
+    });
+    this.p.events?.attempted('permanent');
+    if (!next) {
+      await this.finishFailed(db, attempted, status, 'threshold_blocked', error, null, now, {
+        attempt_count: attempted.attempt_count,
+      });
+      return;
+    }
+    await updateAction(db, row.id, {
+      status: assertTransition(status, 'threshold_skip'),
+      scheduled_for: next.at,
+      next_attempt_at: next.at,
+      recurrence_index: next.index,
+      attempt_count: 0,
+      reschedule_count: 0,
+      last_error: error,
+      updated_at: now,
+    });
+    await this.p.scheduler.schedule(db, row.id, next.at);
   }
 
   /** Rules 3-5 of spec 4.1 when the time arrives. Answers true when the attempt may go ahead. */
@@ -445,8 +530,10 @@ export class Deliveries {
     error: string,
     statusCode: number | null,
     now: Date,
+    also: { attempt_count?: number } = {},
   ) {
     await updateAction(db, row.id, {
+      ...also,
       status: assertTransition(from, event),
       next_attempt_at: null,
       lease_until: null,
