@@ -73,6 +73,8 @@ export type {
   ContactUpdate,
   Decision,
   DeliveryAttempt,
+  DeliveryAttemptsPage,
+  AttemptsQuery,
   Gate,
   GateChannel,
   GateInput,

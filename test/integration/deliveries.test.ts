@@ -14,7 +14,7 @@ import type {
 import { createWaits } from '../../server/src/app/waits.js';
 import {
   type ActionRow,
-  attemptsOf,
+  attemptPage,
   insertAction,
   type NewAction,
   updateAction,
@@ -23,6 +23,10 @@ import { findCallback, insertCallback } from '../../server/src/persistence/callb
 import type { StoredRecurrence } from '../../server/src/persistence/entities/stored.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { manualClock } from '../support/manual-clock.js';
+
+/** Every attempt of an action, oldest first. */
+const attemptsOf = async (db: Parameters<typeof attemptPage>[0], id: string) =>
+  (await attemptPage(db, id, { limit: 1000 })).reverse();
 import { eventually } from '../support/wait.js';
 
 // The delivery use case in-process, on a real PostgreSQL, with a fake clock, a scripted outbound client and

@@ -167,7 +167,12 @@ export const DeliveryAttemptSchema = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
   // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts).
-  indexes: [{ properties: ['action', 'attemptNumber'] }, { properties: ['startedAt'] }],
+  // (action, startedAt): an action's attempts a keyset page at a time, newest first (GET /actions/{id}/attempts).
+  indexes: [
+    { properties: ['action', 'attemptNumber'] },
+    { properties: ['startedAt'] },
+    { properties: ['action', 'startedAt'] },
+  ],
   properties: {
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
