@@ -443,7 +443,13 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
       request_config: { url: `${rx.url}/b` },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data).toMatchObject({ description: null, callback_url: null, max_attempts: 5 });
+    // TP16: a cleared field shows the default a trigger applies, not null.
+    expect(res.body.data).toMatchObject({
+      description: null,
+      callback_url: null,
+      max_attempts: 5,
+      retry_strategy: 'exponential',
+    });
     expect(res.body.data.request_config).toMatchObject({ url: `${rx.url}/b`, headers: {} });
     const refused = await call('PUT', `/v1/templates/${t.id}`, { request_config: null });
     expect(refused.status).toBe(422);
