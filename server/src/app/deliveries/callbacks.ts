@@ -110,11 +110,13 @@ export class CallbackDeliveries {
     const count = this.deps.countDestination;
     if (!count || row.destination_names.length === 0 || row.destination_verified) return true;
     try {
-      await count(this.deps.store.sql, row.account_id, row.url, now, {
-        field: 'callback_url',
-        unverified: true,
-        source: row.created_via,
-      });
+      await this.deps.store.transaction((db) =>
+        count(db, row.account_id, row.url, now, {
+          field: 'callback_url',
+          unverified: true,
+          source: row.created_via,
+        }),
+      );
       return true;
     } catch (error) {
       if (!(error instanceof DestinationThresholdError)) throw error;

@@ -5,7 +5,7 @@ import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
-import { type Sql, withSavepoint } from '../../persistence/database.js';
+import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
   type ClaimFound,
@@ -291,10 +291,7 @@ export class Deliveries {
     const count = this.p.countDestination;
     if (!count || !row.request) return 'uncounted';
     try {
-      // Under a savepoint: a refusal of the registrable domain gives back the host's count made just before it.
-      const counted = await withSavepoint(db, () =>
-        count(db, row.account_id, row.request!.url, now, { source: row.created_via }),
-      );
+      const counted = await count(db, row.account_id, row.request!.url, now, { source: row.created_via });
       return counted ? 'counted' : 'uncounted';
     } catch (error) {
       if (!(error instanceof DestinationThresholdError)) throw error;

@@ -8,7 +8,7 @@ import {
 } from '../../domain/domains/rules.js';
 import { countHits } from '../../persistence/rate-limit-windows.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
-import type { Sql } from '../../persistence/database.js';
+import { type Sql, withSavepoint } from '../../persistence/database.js';
 import { countDomainUse, isVerified } from '../../persistence/domains.js';
 import { ValidationError } from '../errors.js';
 
@@ -16,8 +16,8 @@ import { ValidationError } from '../errors.js';
  * Counts one outgoing send of an account to the hostname of `url` (spec 4.6, N-M4) and refuses it with a
  * DestinationThresholdError (a 422 on `opts.field`, default `request.url`) when the hostname is unverified and past
  * the day or month threshold. Call it in the transaction that creates the resource (action, chain HTTP step,
- * template trigger) or claims the send (a later occurrence of a series, a manual retry): a rollback gives the count
- * back. Answers whether the send was counted: false for IP literals of private addresses, unparsable URLs and
+ * template trigger) or claims the send (a later occurrence of a series, a manual retry, a callback): a rollback gives
+ * the count back. It must run in a transaction. Answers whether the send was counted: false for IP literals of private addresses, unparsable URLs and
  * verified hosts.
  */
 export type CountDestination = (
@@ -73,7 +73,12 @@ export function destinationGuard(limits: DomainLimits): CountDestination {
     if (names.length === 0) return false;
     // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.
     if (!opts.unverified && (await anyVerified(db, accountId, names))) return false;
-    for (const domain of names) await countOne(db, accountId, domain, now, limits, opts);
+    const countAll = async () => {
+      for (const domain of names) await countOne(db, accountId, domain, now, limits, opts);
+    };
+    // A host and its registrable domain count together or not at all: under a savepoint, a refusal of the second
+    // gives back the first, even for a caller that goes on in its transaction (a chain step, a blocked send).
+    await (names.length > 1 ? withSavepoint(db, countAll) : countAll());
     return true;
   };
 }
