@@ -1855,6 +1855,7 @@ export interface components {
              */
             url?: string;
         };
+        /** @example 1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b */
         AttemptCursor: string;
         /** @description Who made the change: an API key (or a console session acting as it), a recipient answering through a link, the service itself, or a template trigger. */
         AuditActor: {
@@ -5342,7 +5343,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "next_before": "string",
+                     *         "next_before": "1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
                      *         "limit": 1
                      *       }
                      *     }

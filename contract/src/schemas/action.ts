@@ -332,7 +332,7 @@ export const ACTION_VIEW_ATTEMPTS = 20;
 export const AttemptCursor = z
   .string()
   .regex(/^\d{1,15}_[0-9a-f-]{36}$/, 'must be a `meta.next_before` of an earlier page')
-  .meta({ id: 'AttemptCursor' });
+  .meta({ id: 'AttemptCursor', examples: ['1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b'] });
 
 export const AttemptsQuery = z.object({
   before: AttemptCursor.optional().meta({
