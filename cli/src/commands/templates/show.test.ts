@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../runtime.js';
-import { parseTriggerValues, readTemplateFile } from './templates/index.js';
+import { UsageError } from '../../runtime.js';
+import { parseTriggerValues, readTemplateFile } from './show.js';
 
 describe('sched trigger values', () => {
   it('reads key=value as text and key:=json as JSON', () => {

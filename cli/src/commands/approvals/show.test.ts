@@ -1,14 +1,10 @@
 import { type Action, buildApprovalBody } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../runtime.js';
-import { describeAction } from './actions/index.js';
-import {
-  approvalSummary,
-  buildApprovalInput,
-  type CreateApprovalOptions,
-  contentTypeOf,
-} from './approvals/index.js';
-import { maskWebhookUrl } from './channels/index.js';
+import { UsageError } from '../../runtime.js';
+import { describeAction } from '../actions/show.js';
+import { deliveredAction } from '../fixtures.test-support.js';
+import { approvalSummary, buildApprovalInput, type CreateApprovalOptions, contentTypeOf } from './show.js';
+import { maskWebhookUrl } from '../channels/show.js';
 
 const base: CreateApprovalOptions = { to: ['ada@example.com'], message: 'Ship v2?', in: '1h' };
 const build = (extra: Partial<CreateApprovalOptions>, files: Record<string, Uint8Array> = {}) =>
@@ -144,32 +140,16 @@ describe('contentTypeOf', () => {
 const now = new Date('2030-01-01T12:00:00.000Z');
 const id = '6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11';
 const approval: Action = {
-  id,
+  ...deliveredAction,
   name: 'Deploy v2',
-  description: null,
   mode: 'approval',
-  status: 'executed',
-  timezone: 'UTC',
   scheduled_for: '2030-01-01T11:00:00.000Z',
-  next_attempt_at: null,
   executed_at: '2030-01-01T11:30:00.000Z',
-  idempotency_key: null,
   dedup_keys: [],
   attempt_count: 0,
   max_attempts: 5,
-  retry_strategy: 'exponential',
-  manual_retry_count: 0,
-  is_recurring: false,
-  recurrence: null,
-  recurrence_count: 0,
-  dst_policy: null,
-  next_occurrences: [],
-  pause: null,
-  last_executed_at: null,
   request: { url: 'https://ci.example.com/deploy', method: 'POST', headers: {} },
-  callback_url: null,
   signed: false,
-  coordination: null,
   gate: {
     message: 'Ship v2\nto production?',
     channels: ['email', 'sms'],

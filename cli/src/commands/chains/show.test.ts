@@ -1,7 +1,7 @@
 import type { Chain } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../runtime.js';
-import { describeChain, readChainFile } from './index.js';
+import { describeChain, readChainFile } from './show.js';
 
 const chain: Chain = {
   id: '0b6c2a3e-0000-4000-8000-000000000001',

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { configureAdminKeysCreateCommand } from './create.js';
-import { configureAdminKeysListCommand } from './list.js';
-import { configureAdminKeysRevokeCommand } from './revoke.js';
+import { configureAdminKeysCreateCommand } from './keys/create.js';
+import { configureAdminKeysListCommand } from './keys/list.js';
+import { configureAdminKeysRevokeCommand } from './keys/revoke.js';
 
 /**
  * `sched admin keys <verb>`: API keys of any account, through the database (no API key needed; where the server

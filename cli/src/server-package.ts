@@ -1,11 +1,12 @@
 import type { AccountService, Database } from '@sched/server';
 
 import type { Command } from 'commander';
-import { UsageError } from '../runtime.js';
+import { UsageError } from './runtime.js';
 
 /**
  * Whether the server package can be loaded here: the one check that decides if the admin verbs (serve, migrate,
- * accounts, admin keys, outbox, purge) are offered at all. Resolving does not load it (loading takes a second).
+ * accounts, admin keys, purge) are offered at all, and whether `outbox list` reads the database or the API.
+ * Resolving does not load it (loading takes a second).
  */
 export function serverInstalled(): boolean {
   try {
@@ -17,7 +18,7 @@ export function serverInstalled(): boolean {
 }
 
 /**
- * The server package is loaded only by the admin verbs (accounts, keys, migrate, serve, outbox): importing it takes
+ * The server package is loaded only by the admin verbs (and `outbox`'s database path): importing it takes
  * about a second, and an installed CLI works without it for every API verb.
  */
 export async function serverModule(): Promise<typeof import('@sched/server')> {
@@ -37,7 +38,7 @@ const ADMIN_VERB_MISSING =
   'server is installed; the API verbs (actions, approvals, contacts, channels, team-members, keys, quota) work here.';
 
 /** The admin verbs, for an installation without the server package. */
-const ADMIN_VERBS = ['serve', 'migrate', 'accounts', 'admin', 'outbox', 'purge'] as const;
+const ADMIN_VERBS = ['serve', 'migrate', 'accounts', 'admin', 'purge'] as const;
 
 /**
  * Without the server package the admin verbs are not offered (`--help` does not list them), but asking for one by

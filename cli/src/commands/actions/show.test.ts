@@ -1,6 +1,6 @@
 import type { Quota } from '@sched/sdk';
 import { describe, expect, it } from 'vitest';
-import { createdSummary, describeAction, relativeTime } from './index.js';
+import { createdSummary, describeAction, relativeTime } from './show.js';
 import { deliveredAction } from '../fixtures.test-support.js';
 import { describeQuota } from '../quota.js';
 

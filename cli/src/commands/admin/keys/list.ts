@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { print } from '../../runtime.js';
-import { withAccounts } from '../admin.js';
+import { print } from '../../../runtime.js';
+import { withAccounts } from '../../../server-package.js';
 
 /** Every key of `account`, revoked and expired ones too, through the database. */
 export async function listKeysOfAccount(account: string, cmd: Command): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { print, UsageError, wantsJson } from '../../runtime.js';
-import { serverModule, withAccounts } from '../admin.js';
+import { print, UsageError, wantsJson } from '../../../runtime.js';
+import { serverModule, withAccounts } from '../../../server-package.js';
 
 /** Creates a key in `account` through the database; prints `{ key, api_key }` (the secret once). */
 export async function createKeyInAccount(

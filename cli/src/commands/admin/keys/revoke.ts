@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { print, wantsJson } from '../../runtime.js';
-import { withAccounts } from '../admin.js';
+import { print, wantsJson } from '../../../runtime.js';
+import { withAccounts } from '../../../server-package.js';
 
 export function configureAdminKeysRevokeCommand(keys: Command): void {
   keys
