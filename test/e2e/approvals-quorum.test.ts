@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
+import { jobsAhead } from '../support/jobs.js';
 import { linkIn, startSmtpServer } from '../support/peers.js';
 import { eventually } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
@@ -226,8 +227,9 @@ describe('quorum approvals', () => {
     expect(
       after.reminder_events.filter((e: any) => /^reminder \d to silent@example.com$/.test(e.notes ?? '')),
     ).toHaveLength(2);
-    // Past two more intervals: no third reminder, and none ever to the one who answered.
-    await new Promise((r) => setTimeout(r, 4500));
+    // The second reminder was the last (max 2): no reminder timer is left, so no third can come, and none ever to the
+    // one who answered.
+    await eventually(async () => (await jobsAhead(db.url, [id], 'reminder')) === 0);
     expect(smtp.mails.filter((m) => m.to.includes('silent@example.com'))).toHaveLength(3);
     expect(smtp.mails.filter((m) => m.to.includes('quick@example.com'))).toHaveLength(1);
 

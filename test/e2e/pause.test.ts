@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
+import { jobsAhead } from '../support/jobs.js';
 import { linkIn, startSmtpServer } from '../support/peers.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
-import { eventually } from '../support/wait.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { eventually, pastInstant } from '../support/wait.js';
 
 // Pause and resume end to end: a real server subprocess and a loopback receiver. SCHED_TIME_SCALE=300 makes a
 // 5-minute recurrence one second and a 10-minute gate timeout two seconds; pauses' own durations are the caller's
@@ -26,6 +25,9 @@ describe('pause and resume', () => {
       const a = await get(id);
       return a.status === status ? a : null;
     });
+  /** Until no job is left for the action (its due attempt or timer fired, or none was ahead). */
+  const noJobsLeft = (id: string, kind?: string) =>
+    eventually(async () => (await jobsAhead(db.url, [id], kind)) === 0);
 
   beforeAll(async () => {
     db = await createTestDatabase('pause');
@@ -69,8 +71,9 @@ describe('pause and resume', () => {
     expect(
       (await api(server, key, 'GET', '/v1/actions?status=paused')).body.data.map((a: any) => a.id),
     ).toContain(id);
-    // Its moment passes (and its job fires): nothing is sent.
-    await sleep(due.getTime() - Date.now() + 1500);
+    // Its moment passes and its job fires, finding it paused: nothing is sent.
+    await pastInstant(due.getTime());
+    await noJobsLeft(id);
     expect(rx.to('/held')).toHaveLength(0);
     expect((await get(id)).status).toBe('paused');
 
@@ -79,7 +82,7 @@ describe('pause and resume', () => {
     expect(resumed.body.data).toMatchObject({ status: 'scheduled', pause: null });
     await rx.waitFor('/held', 1);
     const done = await until(id, 'executed');
-    await sleep(500);
+    await noJobsLeft(id);
     expect(rx.to('/held')).toHaveLength(1);
     expect(done.delivery_attempts).toHaveLength(1);
     // The timeline keeps both, with the note; the callbacks say the same.
@@ -110,18 +113,17 @@ describe('pause and resume', () => {
     expect(paused.status).toBe(200);
     const resumeAt = new Date(paused.body.data.pause.until).getTime();
     expect(resumeAt - Date.now()).toBeGreaterThan(1500);
-    await sleep(1500);
-    expect(rx.to('/auto')).toHaveLength(0);
+    // Not before the pause ends.
     const [hit] = await rx.waitFor('/auto', 1);
     expect(hit!.at).toBeGreaterThanOrEqual(resumeAt - 50);
     const done = await until(id, 'executed');
     expect(done.reminder_events.map((e: any) => e.event_type)).toEqual(['paused', 'resumed']);
     expect(done.reminder_events[1].notes).toContain('by its until');
-    await sleep(300);
+    await noJobsLeft(id);
     expect(rx.to('/auto')).toHaveLength(1);
   });
 
-  /** A series every 5 minutes (one second here), paused after its first run for about four of them. */
+  /** A series every 5 minutes (one second here), paused after its first run across two more of them. */
   async function pausedSeries(path: string) {
     const res = await create({
       schedule: { wait: '1s' },
@@ -137,7 +139,9 @@ describe('pause and resume', () => {
     });
     const before = paused.body.data;
     const hits = rx.to(`/${path}`).length;
-    await sleep(4200);
+    // Two occurrences pass, their jobs finding it paused: nothing is sent.
+    await pastInstant(Date.parse(before.pause.paused_at), 2 * 1000);
+    await noJobsLeft(id);
     expect(rx.to(`/${path}`)).toHaveLength(hits);
     return { id, before, hits };
   }
@@ -186,11 +190,13 @@ describe('pause and resume', () => {
     const res = await create({ schedule: { wait: '2s' }, request: { url: `${rx.url}/skipped` } });
     const id = res.body.data.id as string;
     expect((await pause(id, { indefinite: true })).status).toBe(200);
-    await sleep(2800);
+    // Its moment passes and its job fires, finding it paused.
+    await pastInstant(Date.parse(res.body.data.scheduled_for));
+    await noJobsLeft(id);
     const resumed = await resume(id, { missed: 'skip' });
     expect(resumed.status).toBe(200);
     expect(resumed.body.data).toMatchObject({ status: 'expired', next_attempt_at: null });
-    await sleep(500);
+    await noJobsLeft(id);
     expect(rx.to('/skipped')).toHaveLength(0);
   });
 
@@ -207,8 +213,9 @@ describe('pause and resume', () => {
     const paused = await pause(id, { indefinite: true });
     expect(paused.status).toBe(200);
     const pausedAt = new Date(paused.body.data.pause.paused_at).getTime();
-    // Well past the original expiry: still paused, not expired.
-    await sleep(expiresAt - Date.now() + 1500);
+    // Past the original expiry, its timeout timer fired and found it paused: still paused, not expired.
+    await pastInstant(expiresAt);
+    await noJobsLeft(id, 'timeout');
     const held = await get(id);
     expect(held.status).toBe('paused');
     const before = Date.now();
