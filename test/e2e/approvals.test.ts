@@ -437,7 +437,7 @@ describe('approval actions', () => {
     expect(a.gate.channels.sort()).toEqual(['slack', 'teams']);
     expect(a.recipients.map((r: { email: string }) => r.email)).toEqual(['ops', 'eng']);
 
-    // A read-only key sees where a webhook points, not the webhook (security review M6).
+    // A read-only key sees where a webhook points, not the webhook (a read key never sees credentials).
     const accounts = await runCli(['accounts', 'list', '--json'], server.env);
     const accountId = JSON.parse(accounts.stdout).data[0].id as string;
     const created = await runCli(

@@ -59,7 +59,7 @@ describe('chains', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ order_id: 'A-17', lines: [{ sku: 'X1', qty: 2 }] }),
     });
-    // A recipient chosen by a value must be in the account's directory (N-M1).
+    // A recipient chosen by a value must be in the account's directory.
     await api(server, key, 'POST', '/v1/contacts', { name: 'Boss', email: 'boss@example.com' });
     const res = await create({
       name: 'Order for Ann',

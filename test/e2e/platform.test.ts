@@ -21,7 +21,7 @@ describe('platform over raw HTTP', () => {
 
   it('creates a default business account on first start and answers an empty contact list with rate-limit headers', async () => {
     expect(key).toMatch(/^sk_sched_/);
-    // Not a terminal, and an external database: only the credentials file's path is printed (L5).
+    // Not a terminal, and an external database: only the credentials file's path is printed, never the key.
     expect(server.output()).not.toContain(key);
     expect(server.output()).toContain(`${server.dataDir}/credentials`);
     // The window that counted the request ends after the request was sent (the answer may arrive after it ends).

@@ -105,7 +105,7 @@ export function canonicalOrigin(text: string): string | null {
 }
 
 /**
- * The origins a URL whose scheme or host holds an expression may resolve to (N-H1); checked when the request is
+ * The origins a URL whose scheme or host holds an expression may resolve to (a value never moves the request elsewhere); checked when the request is
  * made. Without it such a URL is refused at save time.
  */
 export const AllowedOrigins = z

@@ -34,7 +34,7 @@ export type StepWork =
   | {
       kind: 'approval';
       gate: GateInput;
-      /** Recipients that an expression chose: they must be the account's contacts or team members (N-M1). */
+      /** Recipients that an expression chose: they must be the account's contacts or team members. */
       fromValues: readonly number[];
     };
 

@@ -23,7 +23,7 @@ import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 
 /** The two verification methods; each answers null when it proves the token, else why not. */
-/** Domains an account may have waiting for verification at once (N-L3). */
+/** Domains an account may have waiting for verification at once (each costs background lookups and fetches). */
 export const MAX_PENDING_DOMAINS = 20;
 
 export interface VerificationProbes {
@@ -81,7 +81,7 @@ export class DomainService {
     const { day, month } = usagePeriods(now);
     const firstCheckAt = nextCheckAt(now, 0, now)!;
     const row = await this.o.store.transaction(async (db) => {
-      // N-L3: each pending domain costs background lookups and fetches; an account keeps only so many waiting.
+      // Each pending domain costs background lookups and fetches; an account keeps only so many waiting.
       if ((await countPendingDomains(db, accountId, domain)) >= MAX_PENDING_DOMAINS) {
         throw ValidationError.field(
           'domain',

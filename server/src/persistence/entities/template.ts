@@ -29,7 +29,7 @@ export const TemplateSchema = defineEntity({
     mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>().nullable(),
     timezone: p.string().length(64),
     requestConfig: p.json<StoredRequest>().nullable(),
-    /** Origins a URL whose scheme or host holds a placeholder may resolve to (N-H1). */
+    /** Origins a URL whose scheme or host holds a placeholder may resolve to: values never move a request elsewhere. */
     allowedOrigins: p.array().default([]),
     gateConfig: p.json<GateInput>().nullable(),
     maxAttempts: p.integer().nullable(),
@@ -40,7 +40,7 @@ export const TemplateSchema = defineEntity({
     chainErrorHandling: p.string().length(16).$type<ErrorHandling>().nullable(),
     placeholders: p.json<PlaceholderDefinition[]>(),
     dedupKeys: p.array().default([]),
-    /** Trigger caps the owner sets (N-M2); null: the documented default. */
+    /** Trigger caps the owner sets, so a trigger URL cannot spend the owner's allowances; null: the documented default. */
     triggerLimitPerHour: p.integer().nullable(),
     triggerLimitPerDay: p.integer().nullable(),
     /** How far ahead (days) an anonymous trigger may schedule; null: the documented default. */
