@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261121134443Approvals extends Migration {
+export class Migration20261121134443_Approvals extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `create table "attachments" ("id" uuid not null, "action_id" uuid not null, "position" int not null, "name" varchar(255) not null, "content_type" varchar(255) not null, "size" int null, "content" bytea null, "url" varchar(2048) null, primary key ("id"))`,

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261121131109Initial extends Migration {
+export class Migration20261121131109_Initial extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `create table "accounts" ("id" uuid not null, "name" varchar(255) not null, "plan" text not null, "rate_limit_factor" double precision not null default 1, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"))`,

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /** Chains and their steps; an action that runs a chain's step names its chain and step index. */
-export class Migration20261122233135Chains extends Migration {
+export class Migration20261122233135_Chains extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `create table "chains" ("id" uuid not null, "account_id" uuid not null, "name" varchar(255) not null, "status" varchar(16) not null, "current_step" int not null default 0, "input" jsonb not null, "error_handling" varchar(16) not null, "callback_url" varchar(2048) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "completed_at" timestamptz null, primary key ("id"))`,

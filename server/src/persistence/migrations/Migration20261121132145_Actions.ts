@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261121132145Actions extends Migration {
+export class Migration20261121132145_Actions extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `create table "actions" ("id" uuid not null, "account_id" uuid not null, "name" varchar(255) not null, "description" text null, "mode" varchar(16) not null, "status" varchar(32) not null, "timezone" varchar(64) not null, "scheduled_for" timestamptz not null, "next_attempt_at" timestamptz null, "executed_at" timestamptz null, "idempotency_key" varchar(255) null, "dedup_keys" text[] not null default '{}', "attempt_count" int not null default 0, "max_attempts" int not null, "retry_strategy" varchar(16) not null, "manual_retry_count" int not null default 0, "request" jsonb null, "webhook_secret" varchar(255) null, "callback_url" varchar(2048) null, "coordination" jsonb null, "reschedule_count" int not null default 0, "recurrence" jsonb null, "recurrence_anchor" timestamptz null, "recurrence_count" int not null default 0, "last_executed_at" timestamptz null, "lease_until" timestamptz null, "last_error" text null, "gate" jsonb null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"))`,
