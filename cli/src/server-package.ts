@@ -1,4 +1,4 @@
-import type { AccountService, Database } from '@sched/server';
+import type { AccountService, OpenDatabase } from '@sched/server';
 
 import type { Command } from 'commander';
 import { UsageError } from './runtime.js';
@@ -61,7 +61,7 @@ export function configureMissingAdminVerbs(program: Command): void {
  * Admin verbs talk to the database directly, so they work whether or not a server runs.
  * With the embedded PostgreSQL they join the instance a running server started, or start it themselves.
  */
-export async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(fn: (db: OpenDatabase) => Promise<T>): Promise<T> {
   const { loadConfig, openDatabase } = await serverModule();
   const database = await openDatabase(loadConfig(), { appName: 'sched-cli', poolSize: 2 });
   try {
