@@ -35,13 +35,16 @@ export const MAX_ATTEMPTS_CEILING = 100;
 
 export const ActionStatus = z.enum(ACTION_STATES).meta({ id: 'ActionStatus' });
 export const ActionMode = z.enum(ACTION_MODES).meta({ id: 'ActionMode' });
+export type ActionMode = z.infer<typeof ActionMode>;
 /** Input accepts the legacy names (`immediate` = webhook, `gated` = approval); answers use current names. */
 const ModeInput = z.enum([
   ...ACTION_MODES,
   ...(Object.keys(LEGACY_ACTION_MODES) as (keyof typeof LEGACY_ACTION_MODES)[]),
 ]);
 export const RetryStrategy = z.enum(RETRY_STRATEGIES).meta({ id: 'RetryStrategy' });
+export type RetryStrategy = z.infer<typeof RetryStrategy>;
 export const HttpMethod = z.enum(HTTP_METHODS).meta({ id: 'HttpMethod' });
+export type HttpMethod = z.infer<typeof HttpMethod>;
 
 export const Schedule = z
   .object({

@@ -1,4 +1,4 @@
-import type { RETRY_STRATEGIES } from '@sched/contract';
+import type { RetryStrategy } from '@sched/contract';
 import type { DeliveryOutcome } from './outcome.js';
 
 /**
@@ -35,7 +35,7 @@ const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
 export const CALLBACK_MAX_ATTEMPTS = 3;
 
 export function retryDelayMs(
-  strategy: (typeof RETRY_STRATEGIES)[number],
+  strategy: RetryStrategy,
   attemptsMade: number,
   retryAfterMs?: number | null,
   /** Math.random unless the caller names a source; `() => 0.5` gives the strategy's wait exactly. */

@@ -1,11 +1,11 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type {
-  ACTION_MODES,
+  ActionMode,
   ChainStepParsed,
   ErrorHandling,
   GateInput,
   PlaceholderDefinition,
-  RETRY_STRATEGIES,
+  RetryStrategy,
   TemplateType,
 } from '@sched/contract';
 import { AccountSchema } from './account.js';
@@ -26,14 +26,14 @@ export const TemplateSchema = defineEntity({
     name: p.string().length(255),
     description: p.text().nullable(),
     type: p.string().length(16).$type<TemplateType>(),
-    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>().nullable(),
+    mode: p.string().length(16).$type<ActionMode>().nullable(),
     timezone: p.string().length(64),
     requestConfig: p.json<StoredRequest>().nullable(),
     /** Origins a URL whose scheme or host holds a placeholder may resolve to: values never move a request elsewhere. */
     allowedOrigins: p.array().default([]),
     gateConfig: p.json<GateInput>().nullable(),
     maxAttempts: p.integer().nullable(),
-    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>().nullable(),
+    retryStrategy: p.string().length(16).$type<RetryStrategy>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
     chainSteps: p.json<ChainStepParsed[]>().nullable(),
