@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import type { VerificationProbes } from '../app/domains/service.js';
+import type { VerificationProbes } from '../app/ports.js';
 import { fileProves, txtProves, verificationFileUrl, verificationRecord } from '../domain/domains/rules.js';
 import { createOutboundClient, type OutboundClient } from './http-client.js';
 

@@ -20,21 +20,10 @@ import {
   startVerification,
 } from '../../persistence/domains.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { Clock, Store } from '../ports.js';
+import type { Clock, DomainCheckQueue, Store, VerificationProbes } from '../ports.js';
 
-/** The two verification methods; each answers null when it proves the token, else why not. */
 /** Domains an account may have waiting for verification at once (each costs background lookups and fetches). */
 export const MAX_PENDING_DOMAINS = 20;
-
-export interface VerificationProbes {
-  dns(domain: string, token: string): Promise<string | null>;
-  file(domain: string, token: string): Promise<string | null>;
-}
-
-/** Queues a background check of a pending domain at `at`, in the caller's transaction. */
-export interface DomainCheckQueue {
-  schedule(db: Sql, accountId: string, domain: string, at: Date): Promise<void>;
-}
 
 /** Destination domains (spec 4.6): listing, verification by TXT record or file, removal. */
 export class DomainService {
