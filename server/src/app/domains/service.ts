@@ -9,7 +9,6 @@ import {
   verificationFileUrl,
   verificationRecord,
 } from '../../domain/domains/rules.js';
-import type { Sql } from '../../persistence/database.js';
 import {
   clearVerification,
   countPendingDomains,
