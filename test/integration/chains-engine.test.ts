@@ -166,7 +166,7 @@ describe('chain engine (in-process, fake clock)', () => {
     expect(chain.context.steps['0']).toEqual({ status: 'skipped', response: null });
   });
 
-  it("N-M5: chains whose advance keeps failing are put off, so a full batch of them never holds up other chains' delays", async () => {
+  it("chains whose advance keeps failing are put off, so a full batch of them never holds up other chains' delays", async () => {
     const steps = [
       { name: 'wait', type: 'delay' as const, delay: '1h' },
       { name: 'end', type: 'delay' as const, delay: '1h' },

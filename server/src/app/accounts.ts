@@ -38,7 +38,7 @@ export interface Principal {
 /** The key id a template trigger acts under (app/templates/trigger.ts). */
 export const triggerKeyId = (templateId: string) => `template:${templateId}`;
 
-/** Whose act a principal's creates are (N-M2): its own, or a public trigger's, counted apart. */
+/** Whose act a principal's creates are: its own, or a public trigger's, counted apart. */
 export function sendSourceOf(principal: Pick<Principal, 'keyId'>): SendSource {
   return principal.keyId.startsWith(triggerKeyId('')) ? 'trigger' : 'api';
 }

@@ -29,7 +29,7 @@ export async function insertCallback(
       chain_id: c.chainId ?? null,
       event: c.event,
       url: c.url,
-      // Worked out once, so each delivery reads their verification with its row (N-M4).
+      // Worked out once, so each delivery reads their verification with its row.
       destination_names: countedNames(c.url, isBlockedAddress),
       envelope: c.envelope as Record<string, unknown>,
       status: 'pending',
@@ -41,7 +41,7 @@ export async function insertCallback(
 
 /**
  * A callback with what its delivery needs from its action or chain: the signing secret, whose act it is, and whether
- * a name its URL counts against is verified (read with the row, so a verified host costs no statement more: N-M4).
+ * a name its URL counts against is verified (read with the row, so a verified host costs no statement more).
  */
 export async function findCallback(
   db: Sql,

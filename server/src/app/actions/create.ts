@@ -39,7 +39,7 @@ export type ActionOrigin =
   | { kind: 'post_approval'; approvalId: string };
 
 /**
- * How an action's first send meets the destination threshold (N-M4): counted by the create (`created`), counted when
+ * How an action's first send meets the destination threshold: counted by the create (`created`), counted when
  * it is sent (`at_send`: a later round's post-approval request), or not counted (`none`: a verified or private
  * destination, or no request).
  */
@@ -75,7 +75,7 @@ export interface NewActionInput {
   countLater?: ((period: string, amount: number) => void) | undefined;
   /** The creating request's W3C `traceparent`, kept for the delivery span to link to. */
   traceparent?: string | null | undefined;
-  /** Whose act the create is: its sends count in the owner's counters (`api`, default) or the triggers' (N-M2). */
+  /** Whose act the create is: its sends count in the owner's counters (`api`, default) or the triggers'. */
   source?: SendSource | undefined;
   /**
    * A post-approval request of a recurring approval's later round: its send is counted when it is sent (the

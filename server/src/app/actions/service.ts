@@ -144,7 +144,7 @@ export class ActionService {
     // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
     const gate = await resolveActionGate(this.store.sql, owner, p, now);
 
-    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold (N-M2).
+    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold.
     const source = sendSourceOf(principal);
     const guard = p.request ? this.options.countDestination : undefined;
     const work = {
@@ -382,7 +382,7 @@ export class ActionService {
   }
 
   /**
-   * `GET /v1/actions/{id}/attempts`: the attempts newest first, a keyset page at a time (N-L2). An unknown id or
+   * `GET /v1/actions/{id}/attempts`: the attempts newest first, a keyset page at a time. An unknown id or
    * another account's action is a 404; a cursor this service did not write is a 422 on `before`.
    */
   async attempts(
@@ -513,7 +513,7 @@ export class ActionService {
         );
       }
     }
-    // A manual retry is one more send to the destination: it counts against the threshold (N-M4), as the owner's
+    // A manual retry is one more send to the destination: it counts against the threshold, as the owner's
     // own act; counted here, its claim does not count it again.
     const counted = await this.options.countDestination?.(db, accountId, row.request.url, now);
     const updated = await updateAction(db, row.id, {
@@ -603,7 +603,7 @@ export class ActionService {
     const waits = this.options.waits;
     // The timeline (reminder_events) holds an approval's answers, pauses and resumes of either mode, and the bulk
     // operations that changed the action.
-    // The newest attempts only, one more than shown to tell whether older ones exist (N-L2).
+    // The newest attempts only, one more than shown to tell whether older ones exist.
     const [newest, events, replays, bulkOperations] = await Promise.all([
       attemptPage(db, row.id, { limit: ACTION_VIEW_ATTEMPTS + 1 }),
       reminderEventsOf(db, row.id),

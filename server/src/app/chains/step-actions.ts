@@ -1,4 +1,4 @@
-import { ActionCreateBody, type GateInput, type RETRY_STRATEGIES } from '@sched/contract';
+import { ActionCreateBody, type GateInput, type RetryStrategy } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import type { SendSource } from '../../domain/domains/rules.js';
 import type { Plan } from '../../domain/quota/plans.js';
@@ -17,7 +17,7 @@ export interface StepOwner {
   plan: Plan;
   stepIndex: number;
   stepName: string;
-  /** Whose act the chain is: its steps' sends count in the owner's or the triggers' counters (N-M2). */
+  /** Whose act the chain is: its steps' sends count in the owner's or the triggers' counters. */
   source: SendSource;
 }
 
@@ -31,13 +31,13 @@ export type StepWork =
       kind: 'webhook';
       request: ResolvedRequest;
       max_attempts?: number | undefined;
-      retry_strategy?: (typeof RETRY_STRATEGIES)[number] | undefined;
+      retry_strategy?: RetryStrategy | undefined;
       webhook_secret?: string | undefined;
     }
   | {
       kind: 'approval';
       gate: GateInput;
-      /** Recipients that an expression chose: they must be the account's contacts or team members (N-M1). */
+      /** Recipients that an expression chose: they must be the account's contacts or team members. */
       fromValues: readonly number[];
     };
 

@@ -1,6 +1,10 @@
 import { signRequest } from '@sched/contract';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
-import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../../domain/delivery/retry-policy.js';
+import {
+  CALLBACK_MAX_ATTEMPTS,
+  callbackRetryDelayMs,
+  type RandomSource,
+} from '../../domain/delivery/retry-policy.js';
 import { findCallback, recordCallbackAttempt } from '../../persistence/callback-deliveries.js';
 import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 import type { CallbackOutbox, Clock, Outbound, Store } from '../ports.js';
@@ -24,6 +28,8 @@ export class CallbackDeliveries {
       outbound: Outbound;
       waits: Waits;
       clock: Clock;
+      /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
+      random?: RandomSource;
       /** Each attempt's result ('delivered', 'retry', 'rejected', 'abandoned'), and why one was not delivered. */
       events?: {
         attempted(
@@ -89,9 +95,7 @@ export class CallbackDeliveries {
         now: this.deps.clock(),
       });
       if (status === 'pending') {
-        const wait = this.deps.waits.wait(
-          EXPONENTIAL_WAITS_MS[attempts] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!,
-        );
+        const wait = this.deps.waits.wait(callbackRetryDelayMs(attempts, this.deps.random));
         await this.deps.outbox.redeliver(db, row.id, new Date(now.getTime() + wait));
       }
     });
@@ -102,7 +106,7 @@ export class CallbackDeliveries {
   }
 
   /**
-   * Counts a callback's first attempt as one send to its URL's destination (N-M4), in the counters of whoever made
+   * Counts a callback's first attempt as one send to its URL's destination, in the counters of whoever made
    * its action or chain; its retries are the same send. Past the threshold it is not sent: marked rejected with the
    * reason, as a blocked destination is. A verified destination was read with the row: nothing more to do.
    */

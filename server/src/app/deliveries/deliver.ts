@@ -278,7 +278,7 @@ export class Deliveries {
 
   /**
    * Counts a send the create did not count (a later occurrence of a series, a later round's post-approval request)
-   * against its destination's threshold as it is claimed (spec 4.6, N-M4), in the counters of whoever made the
+   * against its destination's threshold as it is claimed (spec 4.6), in the counters of whoever made the
    * action. `uncounted`: the destination is verified now (or private), and later sends are not counted. Past the
    * threshold the send is not made (`blocked`).
    */

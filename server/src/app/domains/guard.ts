@@ -13,7 +13,7 @@ import { countDomainUse, isVerified } from '../../persistence/domains.js';
 import { ValidationError } from '../errors.js';
 
 /**
- * Counts one outgoing send of an account to the hostname of `url` (spec 4.6, N-M4) and refuses it with a
+ * Counts one outgoing send of an account to the hostname of `url` (spec 4.6) and refuses it with a
  * DestinationThresholdError (a 422 on `opts.field`, default `request.url`) when the hostname is unverified and past
  * the day or month threshold. Call it in the transaction that creates the resource (action, chain HTTP step,
  * template trigger) or claims the send (a later occurrence of a series, a manual retry, a callback): a rollback gives
@@ -32,7 +32,7 @@ export type CountDestination = (
     unverified?: boolean;
     /**
      * `trigger`: the send comes from a public trigger URL. It counts against the same limits but in its own
-     * counters, so anonymous triggers never spend the owner's own threshold for the day (N-M2).
+     * counters, so anonymous triggers never spend the owner's own threshold for the day.
      */
     source?: SendSource;
   },
@@ -68,7 +68,7 @@ async function anyVerified(db: Sql, accountId: string, names: readonly string[])
 /** The one implementation of the destination threshold, bound to the operator's limits. */
 export function destinationGuard(limits: DomainLimits): CountDestination {
   return async (db, accountId, url, now, opts = {}) => {
-    // The host, its registrable domain when different, or a public IP literal's address (N-M4).
+    // The host, its registrable domain when different, or a public IP literal's address: every way to a host counts.
     const names = countedNames(url, isBlockedAddress);
     if (names.length === 0) return false;
     // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.

@@ -1,12 +1,12 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type {
-  ACTION_MODES,
+  ActionMode,
   BulkItemOutcome,
   BulkOperationKind,
   BulkOperationState,
   HoldReason,
   ErrorClass,
-  RETRY_STRATEGIES,
+  RetryStrategy,
   StepStatus,
 } from '@sched/contract';
 import { type ActionState, LIVE_STATES, TERMINAL_STATES } from '../../domain/action/states.js';
@@ -102,7 +102,7 @@ export const ActionSchema = defineEntity({
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
     description: p.text().nullable(),
-    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>(),
+    mode: p.string().length(16).$type<ActionMode>(),
     status: p.string().length(32).$type<ActionState>(),
     timezone: p.string().length(64),
     scheduledFor: p.datetime(),
@@ -112,7 +112,7 @@ export const ActionSchema = defineEntity({
     dedupKeys: p.array().default([]),
     attemptCount: p.integer().default(0),
     maxAttempts: p.integer(),
-    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>(),
+    retryStrategy: p.string().length(16).$type<RetryStrategy>(),
     manualRetryCount: p.integer().default(0),
     request: p.json<StoredRequest>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
@@ -152,7 +152,7 @@ export const ActionSchema = defineEntity({
     /** Whose act the action is (`api`, or `trigger`: a template's public URL): the counters its sends count in. */
     createdVia: p.string().length(16).$type<SendSource>().default('api'),
     /**
-     * The occurrence (`recurrence_index`) whose send was last counted against the destination threshold (N-M4). A
+     * The occurrence (`recurrence_index`) whose send was last counted against the destination threshold. A
      * claim of an occurrence not yet counted counts it first (app/deliveries/deliver.ts); null when the destination
      * is not counted (verified, or a private address in development), so verified senders pay nothing per send.
      */
@@ -215,7 +215,7 @@ export const CallbackDeliverySchema = defineEntity({
     lastError: p.text().nullable(),
     /**
      * The names the URL counts against (domain/domains/rules.ts `countedNames`), worked out when the callback is
-     * written, so its delivery reads their verification with the row (N-M4); empty when it is not counted.
+     * written, so its delivery reads their verification with the row; empty when it is not counted.
      */
     destinationNames: p.array().default([]),
     createdAt: p.datetime(),

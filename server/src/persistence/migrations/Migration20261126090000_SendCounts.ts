@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Destination thresholds count sends, not creates (N-M4): actions and chains say whose act they are (their sends
+ * Destination thresholds count sends, not creates: actions and chains say whose act they are (their sends
  * count in the owner's or the triggers' counters), an action remembers which occurrence's send was counted, and a
  * callback keeps the names its URL counts against.
  */

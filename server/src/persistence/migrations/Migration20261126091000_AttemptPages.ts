@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** An action's attempts, newest first a keyset page at a time (GET /v1/actions/{id}/attempts, N-L2). */
+/** An action's attempts, newest first a keyset page at a time (GET /v1/actions/{id}/attempts). */
 export class Migration20261126091000_AttemptPages extends Migration {
   override name = 'Migration20261126091000_AttemptPages';
 
