@@ -31,6 +31,12 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
   }
   const as = (key: string) => (method: string, path: string, body?: unknown) =>
     api(server, key, method, path, body);
+  /**
+   * The distinct sends a path received, by a header that names the send: delivery is at least once, so a loaded
+   * machine may see an attempt that timed out arrive twice.
+   */
+  const sends = (path: string, header: string) =>
+    new Set(rx.to(path).map((r) => String(r.headers[header]))).size;
 
   beforeAll(async () => {
     db = await createTestDatabase('recurring_sends');
@@ -64,6 +70,8 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
       name: 'every 5 minutes',
       schedule: { wait: '1s' },
       request: { url: `${named}/series` },
+      // Signed, so each occurrence carries its own webhook-id.
+      webhook_secret: 'series-secret-0123456789',
       recurrence: { frequency: 5, unit: 'm', end_type: 'never' },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -73,15 +81,16 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
       const a = (await call('GET', `/v1/actions/${id}`)).body.data;
       return a.delivery_attempts.some((t: { error_class: string }) => t.error_class === 'blocked') ? a : null;
     }, 30_000);
-    expect(rx.to('/series')).toHaveLength(3);
-    expect(blocked.recurrence_count).toBe(3);
+    const seen = JSON.stringify(blocked.delivery_attempts);
+    expect(sends('/series', 'webhook-id'), seen).toBe(3);
+    expect(blocked.recurrence_count, seen).toBe(3);
     const attempt = blocked.delivery_attempts.find(
       (t: { error_class: string }) => t.error_class === 'blocked',
     );
     expect(attempt).toMatchObject({ outcome: 'permanent', status_code: null });
     expect(attempt.error).toMatch(/^not sent: localhost is not verified .*; the series goes on at /);
     // The series is not stopped: it waits for the next UTC day, when the threshold opens again.
-    expect(['scheduled', 'resolved']).toContain(blocked.status);
+    expect(['scheduled', 'resolved'], seen).toContain(blocked.status);
     const tomorrow = new Date();
     tomorrow.setUTCHours(24, 0, 0, 0);
     expect(new Date(blocked.scheduled_for).getTime()).toBeGreaterThanOrEqual(tomorrow.getTime());
@@ -95,7 +104,7 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
       request: { url: `${named}/own` },
     });
     expect(own.status).toBe(422);
-    expect(rx.to('/series')).toHaveLength(3);
+    expect(sends('/series', 'webhook-id')).toBe(3);
   });
 
   it('each callback counts as a send when it is made; past the threshold it is rejected unsent', async () => {
@@ -123,7 +132,7 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
     const rejected = rows.filter((r) => r.status === 'rejected');
     expect(rejected).toHaveLength(1);
     expect(rejected[0]!.last_error).toMatch(/^not sent: localhost is not verified/);
-    expect(rx.to('/callbacks')).toHaveLength(3);
+    expect(sends('/callbacks', 'x-sched-delivery-id')).toBe(3);
     expect((await call('GET', '/v1/domains/localhost')).body.data.usage.today).toBe(3);
   });
 
@@ -176,7 +185,7 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
     expect(rows.find((r) => r.status === 'rejected')?.last_error).toMatch(
       /^not sent: localhost is not verified/,
     );
-    expect(rx.to('/trigger-callbacks')).toHaveLength(3);
+    expect(sends('/trigger-callbacks', 'x-sched-delivery-id')).toBe(3);
     await ownAllowanceIsWhole(call);
   });
 
@@ -202,7 +211,7 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
     }, 30_000);
     expect(ended.filter((c) => c.status === 'completed')).toHaveLength(3);
     expect(ended.find((c) => c.status === 'failed').steps[0].error).toMatch(/localhost is not verified/);
-    expect(rx.to('/trigger-steps')).toHaveLength(3);
+    expect(sends('/trigger-steps', 'x-sched-action-id')).toBe(3);
     await ownAllowanceIsWhole(call);
   });
 
@@ -218,8 +227,10 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
         channels: ['email'],
         timeout: '1d',
       },
-      // The post-approval request goes to a counted host: each round's request counts when it is sent.
+      // The post-approval request goes to a counted host: each round's request counts when it is sent. Signed, so
+      // each round's request carries its own webhook-id.
       request: { url: `${named}/payout` },
+      webhook_secret: 'payout-secret-0123456789',
       recurrence: { frequency: 5, unit: 'm', end_type: 'count', max_occurrences: 2 },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -232,26 +243,37 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ decision: 'confirm' }),
       });
+    // A round takes answers once it is recorded as sent (the message may arrive a moment before).
+    const awaiting = () =>
+      eventually(async () => {
+        const a = (await call('GET', `/v1/actions/${id}`)).body.data;
+        return a.status === 'awaiting_response' ? a : null;
+      }, 20_000);
+    const payouts = (n: number) => eventually(async () => sends('/payout', 'webhook-id') >= n, 20_000);
+    await awaiting();
     expect((await answer(firstLink)).status).toBe(200);
-    await rx.waitFor('/payout', 1, 20_000);
+    await payouts(1);
     // The next occurrence is a new round: a new message with a new link; the old link is dead.
     const mails = await smtp.waitFor('treasurer@example.com', 2, 20_000);
     const secondLink = linkIn(mails[1]!.text);
     expect(secondLink).not.toBe(firstLink);
     // The first round's links died with it (as a retried approval's do).
     expect([404, 410]).toContain((await answer(firstLink)).status);
-    const between = (await call('GET', `/v1/actions/${id}`)).body.data;
-    expect(between).toMatchObject({ status: 'awaiting_response', recurrence_count: 1 });
+    const between = await awaiting();
+    expect(between.recurrence_count).toBe(1);
     expect(between.recipients[0].status).toBe('pending');
     expect((await answer(secondLink)).status).toBe(200);
-    await rx.waitFor('/payout', 2, 20_000);
+    await payouts(2);
     const done = await eventually(async () => {
       const a = (await call('GET', `/v1/actions/${id}`)).body.data;
       return a.status === 'executed' ? a : null;
     });
     expect(done.recurrence_count).toBe(2);
+    expect(sends('/payout', 'webhook-id')).toBe(2);
     // Its create counted the first round's request; the second round's counted when it was sent.
     expect((await call('GET', '/v1/domains/localhost')).body.data.usage.today).toBe(2);
-    expect(smtp.mails.filter((m) => m.to.includes('treasurer@example.com'))).toHaveLength(2);
+    // Two rounds asked, each with its own link (a round sent twice under load would repeat its link).
+    const links = smtp.mails.filter((m) => m.to.includes('treasurer@example.com')).map((m) => linkIn(m.text));
+    expect(new Set(links)).toEqual(new Set([firstLink, secondLink]));
   });
 });
