@@ -21,7 +21,7 @@ function describeDestination(d: Destination): string {
       d.pause ? `yes, until ${d.pause.until ?? 'resumed'}${d.pause.note ? ` (${d.pause.note})` : ''}` : 'no',
     ],
     ['flow', flow],
-    ['circuit', d.circuit.state],
+    ['circuit', describeCircuit(d.circuit)],
     ['in_flight', d.in_flight],
     ['waiting', d.waiting],
     [
@@ -31,17 +31,66 @@ function describeDestination(d: Destination): string {
   ]);
 }
 
+function describeCircuit(c: Destination['circuit']): string {
+  const settings = c.enabled
+    ? `opens at ${c.failure_rate} of ${c.min_requests}+ in ${c.window}, open ${c.open_for}, disabled after ${c.disable_after}`
+    : 'off';
+  const since = c.opened_at ? `, since ${c.opened_at}` : '';
+  const probe = c.next_probe_at ? `, probe at ${c.next_probe_at}` : '';
+  return `${c.state}${since}${probe} (${settings})`;
+}
+
 const integer = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n)) throw new Error(`not a whole number: ${v}`);
   return n;
 };
 
+const share = (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`not a number: ${v}`);
+  return n;
+};
+
+interface SetOptions {
+  parallelism?: number;
+  rate?: number;
+  period?: '1s' | '1m' | '1h';
+  flow: boolean;
+  circuit?: 'on' | 'off' | 'defaults';
+  minRequests?: number;
+  window?: string;
+  failureRate?: number;
+  openFor?: string;
+  disableAfter?: string;
+}
+
+/** Only the parts named on the command line: flow options change flow, circuit options the circuit. */
+function settingsBody(o: SetOptions): DestinationUpdate {
+  const flow = {
+    ...(o.parallelism !== undefined ? { parallelism: o.parallelism } : {}),
+    ...(o.rate !== undefined ? { rate: o.rate } : {}),
+    ...(o.period !== undefined ? { period: o.period } : {}),
+  };
+  const circuit = {
+    ...(o.circuit === 'on' || o.circuit === 'off' ? { enabled: o.circuit === 'on' } : {}),
+    ...(o.minRequests !== undefined ? { min_requests: o.minRequests } : {}),
+    ...(o.window !== undefined ? { window: o.window } : {}),
+    ...(o.failureRate !== undefined ? { failure_rate: o.failureRate } : {}),
+    ...(o.openFor !== undefined ? { open_for: o.openFor } : {}),
+    ...(o.disableAfter !== undefined ? { disable_after: o.disableAfter } : {}),
+  };
+  return {
+    ...(!o.flow ? { flow: null } : Object.keys(flow).length ? { flow } : {}),
+    ...(o.circuit === 'defaults' ? { circuit: null } : Object.keys(circuit).length ? { circuit } : {}),
+  };
+}
+
 export function configureDestinationsCommands(program: Command): void {
   const destinations = program
     .command('destinations')
     .description(
-      'destination hosts: flow control, pause and resume, recovery after an outage (docs/destinations.md)',
+      'destination hosts: flow control, circuit breaker, pause and resume, recovery after an outage (docs/destinations.md)',
     );
   destinations
     .command('list')
@@ -60,31 +109,26 @@ export function configureDestinationsCommands(program: Command): void {
     });
   destinations
     .command('set <host>')
-    .description('set flow control: at most --parallelism in flight, --rate per --period')
+    .description(
+      'set flow control (at most --parallelism in flight, --rate per --period) and the circuit breaker',
+    )
     .option('--parallelism <n>', 'requests in flight at once', integer)
     .option('--rate <n>', 'requests started per period', integer)
     .option('--period <period>', '1s, 1m or 1h')
     .option('--no-flow', 'remove flow control')
+    .option('--circuit <mode>', 'on, off, or defaults (forget the settings below)')
+    .option('--min-requests <n>', 'attempts in the window before the circuit may open', integer)
+    .option('--window <duration>', 'the failure window, e.g. 5m')
+    .option('--failure-rate <share>', 'the share of failed attempts that opens it, e.g. 0.7', share)
+    .option('--open-for <duration>', 'how long it stays open before a probe, e.g. 1m (doubles to 1h)')
+    .option('--disable-after <duration>', 'an outage this long disables the host until enabled, e.g. 5d')
     .option('--json', 'print JSON')
-    .action(
-      async (
-        host: string,
-        o: { parallelism?: number; rate?: number; period?: '1s' | '1m' | '1h'; flow: boolean },
-        cmd: Command,
-      ) => {
-        const body: DestinationUpdate = o.flow
-          ? {
-              flow: {
-                ...(o.parallelism !== undefined ? { parallelism: o.parallelism } : {}),
-                ...(o.rate !== undefined ? { rate: o.rate } : {}),
-                ...(o.period !== undefined ? { period: o.period } : {}),
-              },
-            }
-          : { flow: null };
-        const data = await client(cmd).destinations.update(host, body);
-        printText(cmd, { data }, describeDestination(data));
-      },
-    );
+    .action(async (host: string, o: SetOptions, cmd: Command) => {
+      if (o.circuit !== undefined && !['on', 'off', 'defaults'].includes(o.circuit))
+        throw new Error('--circuit takes on, off or defaults');
+      const data = await client(cmd).destinations.update(host, settingsBody(o));
+      printText(cmd, { data }, describeDestination(data));
+    });
   destinations
     .command('pause <host>')
     .description('hold every delivery to the host (no attempt spent) until resumed or --until')
@@ -104,6 +148,14 @@ export function configureDestinationsCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (host: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).destinations.resume(host);
+      printText(cmd, { data }, describeDestination(data));
+    });
+  destinations
+    .command('enable <host>')
+    .description('close the circuit (a disabled host holds every delivery until this)')
+    .option('--json', 'print JSON')
+    .action(async (host: string, _o: unknown, cmd: Command) => {
+      const data = await client(cmd).destinations.enable(host);
       printText(cmd, { data }, describeDestination(data));
     });
   destinations
