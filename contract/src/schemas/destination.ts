@@ -67,7 +67,8 @@ export const DestinationCircuit = z
     open_for: z.string(),
     disable_after: z.string(),
     opened_at: NullableTimestamp.meta({
-      description: 'When the outage began (the first opening since the circuit was last closed); null when closed.',
+      description:
+        'When the outage began (the first opening since the circuit was last closed); null when closed.',
     }),
     next_probe_at: NullableTimestamp.meta({
       description: 'While open: when it turns half-open and lets a probe through.',

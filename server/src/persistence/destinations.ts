@@ -286,7 +286,13 @@ export async function attemptsSince(
  */
 export async function heldDeliveries(
   db: Sql,
-  s: { accountId: string; host: string; now: Date; limit: number; after?: { at: Date; id: string } | undefined },
+  s: {
+    accountId: string;
+    host: string;
+    now: Date;
+    limit: number;
+    after?: { at: Date; id: string } | undefined;
+  },
 ): Promise<{ id: string; due: Date }[]> {
   let q = db
     .selectFrom('actions')

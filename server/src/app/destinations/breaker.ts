@@ -73,10 +73,7 @@ export class CircuitBreaker {
    * In the careful claim's transaction (the action's row is locked): the circuit first, then flow control. A
    * delivery the circuit holds waits for a wake; one flow control holds looks again at `retryAt`.
    */
-  async admit(
-    db: Sql,
-    a: Host & { actionId: string; now: Date; leaseUntil: Date },
-  ): Promise<HostAdmission> {
+  async admit(db: Sql, a: Host & { actionId: string; now: Date; leaseUntil: Date }): Promise<HostAdmission> {
     const row = await lockDestination(db, a.accountId, a.host);
     if (!row) return PASS;
     const circuit = circuitOf(row.circuit);
@@ -96,7 +93,13 @@ export class CircuitBreaker {
       if (!flow.admit) {
         // Half-open stands, but a request that does not start takes no probe slot.
         if (c.transition)
-          await this.save(db, a, before, { ...c, record: { ...c.record, probeUntil: before.probeUntil } }, a.now);
+          await this.save(
+            db,
+            a,
+            before,
+            { ...c, record: { ...c.record, probeUntil: before.probeUntil } },
+            a.now,
+          );
         return { admit: false, by: FLOW_CONTROL, retryAt: flow.retryAt };
       }
       if (row.flow.rate !== undefined)
@@ -206,7 +209,8 @@ export class CircuitBreaker {
     const t = s.transition;
     if (!t) return;
     const r = s.record;
-    if (t.to === 'open') await this.p.wakes.wakeAt(db, { accountId: h.accountId, host: h.host }, r.nextProbeAt!);
+    if (t.to === 'open')
+      await this.p.wakes.wakeAt(db, { accountId: h.accountId, host: h.host }, r.nextProbeAt!);
     if (t.to === 'closed') await this.p.wakes.wakeAt(db, { accountId: h.accountId, host: h.host }, now);
     if (!t.notice) return;
     const openedAt = (t.to === 'closed' ? before.openedAt : r.openedAt)?.toISOString() ?? null;

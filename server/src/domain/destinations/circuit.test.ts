@@ -32,7 +32,11 @@ function failTimes(record: CircuitRecord, circuit: Circuit, n: number, from = 0)
     const counted = countFailure(r, circuit, now, now);
     r = counted.record;
     if (counted.check) {
-      const s = judge(r, circuit, now, { attempts: r.windowFailures, failures: r.windowFailures, more: false });
+      const s = judge(r, circuit, now, {
+        attempts: r.windowFailures,
+        failures: r.windowFailures,
+        more: false,
+      });
       r = s.record;
       if (s.transition) opened = s.transition;
     }
@@ -76,7 +80,10 @@ describe('circuit: defaults and open_for', () => {
       openForMs: 60_000,
       disableAfterMs: 5 * 86_400_000,
     });
-    expect(circuitOf({ open_for: '2s', min_requests: 5 })).toMatchObject({ openForMs: 2_000, minRequests: 5 });
+    expect(circuitOf({ open_for: '2s', min_requests: 5 })).toMatchObject({
+      openForMs: 2_000,
+      minRequests: 5,
+    });
   });
 
   it('doubles open_for with each failed probe, up to an hour (or open_for when longer)', () => {
@@ -181,7 +188,12 @@ describe('circuit: open, half-open, probes, disabled', () => {
     let s = settleProbe(r, small, at(3_100), 'failure');
     expect(s.transition?.event).toBe('probe_failed');
     expect(s.transition?.notice).toBeNull();
-    expect(s.record).toMatchObject({ state: 'open', reopens: 1, openedAt: at(1_000), nextProbeAt: at(7_100) });
+    expect(s.record).toMatchObject({
+      state: 'open',
+      reopens: 1,
+      openedAt: at(1_000),
+      nextProbeAt: at(7_100),
+    });
     r = admit(s.record, small, at(7_100), at(60_000)).record;
     s = settleProbe(r, small, at(7_200), 'failure');
     expect(s.record).toMatchObject({ state: 'open', reopens: 2, nextProbeAt: at(15_200) });

@@ -24,7 +24,10 @@ export type CircuitEvent =
   | 'enable'
   | 'turn_off';
 /** The operator events a change records (app/ports.ts OperatorEventType). */
-export type CircuitNotice = 'destination.circuit_opened' | 'destination.circuit_closed' | 'destination.disabled';
+export type CircuitNotice =
+  | 'destination.circuit_opened'
+  | 'destination.circuit_closed'
+  | 'destination.disabled';
 
 export interface CircuitTransition {
   from: CircuitState;
@@ -73,8 +76,6 @@ export const CIRCUIT_DEFAULTS: Readonly<Required<CircuitSettings>> = Object.free
 
 /** `open_for` doubles with each failed probe up to this (or to `open_for` itself, when that is longer). */
 export const OPEN_FOR_CAP_MS = 3_600_000;
-/** Probes in flight at once while half-open: one; the others wait for its answer. */
-export const HALF_OPEN_PROBES = 1;
 /** `checkAt` when no further failure of the current window can reach the rate. */
 const NEVER = 2_147_483_647;
 /** Shares are compared with this slack, so 30% of 10 is 3 failures, not 3.0000000000000004. */
@@ -149,7 +150,12 @@ export function openForMs(circuit: Circuit, reopens: number): number {
 }
 
 /** Applies `event` through the table; null when the table has no such change from the record's state. */
-export function step(record: CircuitRecord, event: CircuitEvent, circuit: Circuit, now: Date): CircuitStep | null {
+export function step(
+  record: CircuitRecord,
+  event: CircuitEvent,
+  circuit: Circuit,
+  now: Date,
+): CircuitStep | null {
   const t = TABLE.get(`${record.state}:${event}`);
   if (!t) return null;
   const at = (ms: number) => new Date(now.getTime() + ms);
@@ -191,6 +197,7 @@ export type Admission = 'pass' | 'probe' | 'hold';
 /**
  * Whether a due delivery to the host may start now: `pass` (closed, or the breaker is off), `probe` (half-open and
  * the probe slot was free: it is taken until `probeLease`), or `hold` (open, disabled, or the probe slot is taken).
+ * Half-open lets one probe through at a time: the others wait for its answer, which decides for all of them.
  */
 export function admit(
   record: CircuitRecord,
@@ -203,7 +210,11 @@ export function admit(
   if (current.record.state !== 'half_open') return { ...current, admission: 'hold' };
   const busy = current.record.probeUntil !== null && current.record.probeUntil > now;
   if (busy) return { ...current, admission: 'hold' };
-  return { record: { ...current.record, probeUntil: probeLease }, transition: current.transition, admission: 'probe' };
+  return {
+    record: { ...current.record, probeUntil: probeLease },
+    transition: current.transition,
+    admission: 'probe',
+  };
 }
 
 /** What one attempt says of the host's health: a retryable failure is a failure; an answer is a sign of life. */
@@ -229,7 +240,8 @@ export function countFailure(
   now: Date,
 ): { record: CircuitRecord; check: boolean } {
   if (!circuit.enabled || record.state !== 'closed') return { record, check: false };
-  const running = record.windowStart !== null && now.getTime() - record.windowStart.getTime() < circuit.windowMs;
+  const running =
+    record.windowStart !== null && now.getTime() - record.windowStart.getTime() < circuit.windowMs;
   const windowStart = running ? record.windowStart! : startedAt;
   const windowFailures = running ? record.windowFailures + 1 : 1;
   const checkAt = running ? record.checkAt : ceil(circuit.failureRate * circuit.minRequests);
@@ -270,7 +282,12 @@ export function judge(
  * A probe's answer: success closes the circuit; failure reopens it for twice as long, or disables it when the
  * outage has lasted `disable_after`. A circuit no longer half-open (enabled meanwhile) is left as it is.
  */
-export function settleProbe(record: CircuitRecord, circuit: Circuit, now: Date, signal: CircuitSignal): CircuitStep {
+export function settleProbe(
+  record: CircuitRecord,
+  circuit: Circuit,
+  now: Date,
+  signal: CircuitSignal,
+): CircuitStep {
   if (record.state !== 'half_open') return unchanged(record);
   if (signal === 'success') return step(record, 'probe_succeeded', circuit, now)!;
   const outage = now.getTime() - (record.openedAt ?? now).getTime();
