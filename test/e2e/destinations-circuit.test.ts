@@ -142,6 +142,10 @@ describe('destinations: the circuit breaker', () => {
     const ids = [await create('dead 1', '/dead'), await create('dead 2', '/dead')];
     // Open, a failed probe a second later (reopened for 2 s), a failed probe 3 s into the outage: disabled.
     const disabled = await circuitIs('disabled');
+    const listed = (await call('GET', '/v1/destinations')).body.data;
+    expect(listed.find((d: { host: string }) => d.host === HOST)).toMatchObject({
+      circuit_state: 'disabled',
+    });
     expect(disabled.circuit).toMatchObject({ next_probe_at: null, reopens: 1 });
     const requests = rx.to('/dead').length;
 

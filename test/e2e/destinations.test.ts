@@ -151,7 +151,10 @@ describe('destinations: resource, pause and resume, recover', () => {
     rx.on('/until', { status: 200 });
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
     const until = new Date(Date.now() + 4_000);
-    const paused = await sched.destinations.pause(HOST, { until: until.toISOString(), note: 'deploy window' });
+    const paused = await sched.destinations.pause(HOST, {
+      until: until.toISOString(),
+      note: 'deploy window',
+    });
     expect(paused).toMatchObject({
       paused: true,
       pause: { until: until.toISOString(), note: 'deploy window' },

@@ -2495,6 +2495,11 @@ export interface components {
         DestinationSummary: {
             host: string;
             paused: boolean;
+            /**
+             * @description The host's circuit breaker: `closed` unless it is failing.
+             * @enum {string}
+             */
+            circuit_state: "closed" | "open" | "half_open" | "disabled";
             /** @description True when the host has flow or circuit settings of its own. */
             configured: boolean;
             /** @description The account's actions aimed at the host. */
@@ -10271,6 +10276,7 @@ export interface operations {
                      *         {
                      *           "host": "string",
                      *           "paused": true,
+                     *           "circuit_state": "closed",
                      *           "configured": true,
                      *           "actions": 1,
                      *           "scheduled": 1,

@@ -2,7 +2,16 @@ import type { Destination, DestinationUpdate } from '@sched/sdk';
 import type { Command } from 'commander';
 import { client, formatFields, print, printText } from '../runtime.js';
 
-const COLUMNS = ['host', 'paused', 'configured', 'actions', 'scheduled', 'in_flight', 'failed'];
+const COLUMNS = [
+  'host',
+  'paused',
+  'circuit_state',
+  'configured',
+  'actions',
+  'scheduled',
+  'in_flight',
+  'failed',
+];
 
 function describeDestination(d: Destination): string {
   const flow = d.flow

@@ -111,6 +111,9 @@ export const DestinationSummary = z
   .object({
     host: z.string(),
     paused: z.boolean(),
+    circuit_state: z
+      .enum(CIRCUIT_STATES)
+      .meta({ description: "The host's circuit breaker: `closed` unless it is failing." }),
     configured: z
       .boolean()
       .meta({ description: 'True when the host has flow or circuit settings of its own.' }),

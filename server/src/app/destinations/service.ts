@@ -53,6 +53,7 @@ export class Destinations {
       return {
         host,
         paused: pausedNow(row, now),
+        circuit_state: circuitAt(circuitRecordOf(row), circuitOf(row?.circuit), now).record.state,
         configured: !!(row?.flow || row?.circuit),
         actions: c?.actions ?? 0,
         scheduled: c?.scheduled ?? 0,
