@@ -86,13 +86,19 @@ describe('destinations: the circuit breaker', () => {
 
     const first: string[] = [];
     for (let i = 0; i < 5; i += 1) first.push(await create(`failing ${i}`, '/flaky'));
-    const open = await circuitIs('open');
+    // Open, nothing in flight, no request arriving meanwhile: from here on only a probe reaches the receiver (the
+    // view of an open circuit turns half-open at next_probe_at, before any probe can start).
+    const { open, requestsWhileOpen, heldCounts } = await eventually(async () => {
+      const before = rx.to('/flaky').length;
+      const counts = await attemptCounts(first);
+      const d = await destination();
+      const quiet = d.circuit.state === 'open' && d.circuit.reopens === 0 && d.in_flight === 0;
+      return quiet && rx.to('/flaky').length === before
+        ? { open: d, requestsWhileOpen: before, heldCounts: counts }
+        : null;
+    }, 20_000);
     expect(open.circuit.opened_at).toEqual(expect.any(String));
     expect(Date.parse(open.circuit.next_probe_at) - Date.parse(open.circuit.opened_at)).toBe(2_000);
-    // Nothing in flight any more: from here on only a probe can reach the receiver.
-    await eventually(async () => ((await destination()).in_flight === 0 ? true : null), 20_000);
-    const requestsWhileOpen = rx.to('/flaky').length;
-    const heldCounts = await attemptCounts(first);
 
     // Due while open: held, durable, no attempt spent.
     const later: string[] = [];
@@ -112,8 +118,11 @@ describe('destinations: the circuit breaker', () => {
     const spent = all.filter((id) => afterProbe[id] !== heldCounts[id]);
     expect(spent).toHaveLength(1);
     expect(afterProbe[spent[0]!]).toBe(heldCounts[spent[0]!]! + 1);
-    for (const id of later.filter((l) => l !== spent[0]))
-      expect(await action(id)).toMatchObject({ status: 'resolved', attempt_count: 0 });
+    for (const id of later.filter((l) => l !== spent[0])) {
+      const a = await action(id);
+      expect(['scheduled', 'resolved']).toContain(a.status);
+      expect(a.attempt_count).toBe(0);
+    }
 
     // The receiver recovers: the next probe closes the circuit and the held deliveries go out.
     healthy = true;

@@ -95,11 +95,14 @@ describe('destinations: flow control and the circuit across two worker processes
       expect(res.status).toBe(201);
       ids.push(res.body.data.id);
     }
-    const open = await eventually(async () => {
+    // Open, nothing in flight, and no request arriving meanwhile: from here on only a probe reaches the receiver
+    // (an open circuit's view turns half-open at next_probe_at, before any probe can start).
+    const { open, requests } = await eventually(async () => {
+      const before = rx.to('/sick').length;
       const d = await destination();
-      return d.circuit.state === 'open' && d.in_flight === 0 ? d : null;
+      const quiet = d.circuit.state === 'open' && d.circuit.reopens === 0 && d.in_flight === 0;
+      return quiet && rx.to('/sick').length === before ? { open: d, requests: before } : null;
     }, 30_000);
-    const requests = rx.to('/sick').length;
     // Every request spent its attempt, and none went out once the shared circuit was open.
     const attempts = await Promise.all(
       ids.map(async (id) => (await call('GET', `/v1/actions/${id}`)).body.data),
