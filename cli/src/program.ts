@@ -4,6 +4,7 @@ import { configureAccountsCommands } from './commands/accounts.js';
 import { configureMissingAdminVerbs, serverInstalled } from './commands/admin.js';
 import { configureAdminCommand } from './commands/admin-keys/index.js';
 import { configureActionsCommands } from './commands/actions/index.js';
+import { configureAlertsCommand } from './commands/alerts/index.js';
 import { configureApprovalsCommands } from './commands/approvals/index.js';
 import { configureBulkCommands } from './commands/bulk/index.js';
 import { configureChainsCommands } from './commands/chains/index.js';
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   configureTemplatesCommands(program);
   configureDomainsCommands(program);
   configureDestinationsCommands(program);
+  configureAlertsCommand(program);
   if (admin) configurePurgeCommand(program);
   else configureMissingAdminVerbs(program);
   return program;

@@ -276,7 +276,7 @@ export const AlertWebhookBody = z
     first_at: Timestamp,
     last_at: Timestamp,
     threshold: AlertThreshold.nullable(),
-    events: z.array(OperatorEventTypeSchema).meta({ description: 'The event types among them.' }),
+    events: z.array(OperatorEventTypeSchema).meta({ description: 'The event types of the sample.' }),
     sample: z.array(AlertSample).meta({ description: 'The first few events (at most 5).' }),
     sent_at: Timestamp,
   })

@@ -9,6 +9,7 @@ import { destinationGuard } from '../app/domains/guard.js';
 import { DomainService } from '../app/domains/service.js';
 import type {
   ActionScheduler,
+  AlertJobs,
   CallbackOutbox,
   ChainCallbacks,
   Clock,
@@ -20,6 +21,7 @@ import type {
 import { RateLimiter } from '../app/rate-limiter.js';
 import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
+import { createAlertJobs, createOperatorEvents } from '../jobs/alerts.js';
 import { createCallbackOutbox } from '../jobs/callbacks.js';
 import { createDomainCheckQueue } from '../jobs/domains.js';
 import { createGateTimers } from '../jobs/gate-timers.js';
@@ -56,6 +58,8 @@ export interface ServiceContext {
   gateTimers: GateTimers;
   /** Where alertable facts are recorded (app/ports.ts OperatorEvents); alert rules read them. */
   operatorEvents: OperatorEvents;
+  /** Alert evaluations and messages as jobs (jobs/alerts.ts). */
+  alertJobs: AlertJobs;
   accounts: AccountService;
   rateLimiter: RateLimiter;
   /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
@@ -104,6 +108,7 @@ export async function buildContext(
   const outboxes = createCallbackOutbox(queue, clock);
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);
+  const alertJobs = createAlertJobs(queue);
   const pauseDeps: PauseDeps = {
     scheduler,
     callbacks: outboxes.actions,
@@ -130,8 +135,8 @@ export async function buildContext(
     callbacks: outboxes.actions,
     chainCallbacks: outboxes.chains,
     gateTimers,
-    // Until alert rules exist nothing reads operator events; recording them is then a no-op.
-    operatorEvents: { record: async () => undefined },
+    operatorEvents: createOperatorEvents(alertJobs),
+    alertJobs,
     accounts: new AccountService(db.main, clock),
     rateLimiter: new RateLimiter(db.counters, clock),
     pauseDeps,

@@ -20,6 +20,8 @@ export const QUEUES = Object.freeze({
   retention: 'sched.retention',
   /** One job per started bulk operation (and per hand-on when a run spends its time budget). */
   bulkOperation: 'sched.bulk-operation',
+  /** Alert rules: an account's evaluation (when events are recorded, and when a waiting group is due) or one message. */
+  alerts: 'sched.alerts',
 } as const);
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -38,6 +40,10 @@ export interface JobPayloads {
   'sched.domain-check': { accountId: string; domain: string };
   'sched.retention': Record<string, never>;
   'sched.bulk-operation': { operationId: string };
+  /** `wakeAt`: the due time of a waiting group this evaluation was set for (app/alerts/evaluate.ts). */
+  'sched.alerts':
+    | { kind: 'evaluate'; accountId: string; wakeAt?: string }
+    | { kind: 'send'; notificationId: string };
 }
 
 /** How a worker takes its queue's jobs (pg-boss's work options we use). */

@@ -1,4 +1,10 @@
-import { ALERT_DEFAULTS, ALERT_LIMITS, type AlertThreshold, type OperatorEventType } from '@sched/contract';
+import {
+  ALERT_DEFAULTS,
+  ALERT_LIMITS,
+  type AlertFilter,
+  type AlertThreshold,
+  type OperatorEventType,
+} from '@sched/contract';
 import type { z } from 'zod';
 import { parseDuration } from '../schedule/duration.js';
 import type { AlertEvent, RuleTerms } from './rules.js';
@@ -7,7 +13,7 @@ import type { AlertEvent, RuleTerms } from './rules.js';
 export interface RuleDefinition {
   enabled: boolean;
   events: OperatorEventType[];
-  filter: RuleTerms['filter'];
+  filter: z.infer<typeof AlertFilter> | null;
   threshold: z.infer<typeof AlertThreshold> | null;
   group_wait: string | null;
   repeat_every: string | null;
