@@ -296,6 +296,31 @@ describe('alerts (in-process)', () => {
     });
   });
 
+  it('keeps the newest 100 messages of a rule (pending ones always)', async () => {
+    const r = await rules.create(principal(quiet), {
+      name: 'history',
+      events: ['action.failed'],
+      channels: [{ type: 'email', to: 'history@example.com' }],
+    });
+    for (let i = 0; i < 104; i++) {
+      now = new Date(now.getTime() + 1);
+      await rules.test(quiet, r.id);
+    }
+    await rawQuery(t.database.sql, `update alert_notifications set status = 'sent' where rule_id = $1`, [
+      r.id,
+    ]);
+    await rules.test(quiet, r.id);
+    const rows = await rawQuery<{ status: string; n: string }>(
+      t.database.sql,
+      'select status, count(*) as n from alert_notifications where rule_id = $1 group by status order by status',
+      [r.id],
+    );
+    expect(rows).toEqual([
+      { status: 'pending', n: '1' },
+      { status: 'sent', n: '99' },
+    ]);
+  });
+
   it('caches the smallest late_after of an account briefly; the database stays the source of truth', async () => {
     const cache = new LateAfterCache(t.database, clock);
     expect(await cache.lateAfterMs(accountId)).toBeNull();

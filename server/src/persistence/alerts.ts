@@ -250,3 +250,21 @@ export function recentNotifications(db: Sql, ruleId: string, limit: number): Pro
     .limit(limit)
     .execute();
 }
+
+/** Deletes a rule's messages beyond its newest `keep` (pending ones stay): the history stays bounded per rule. */
+export async function trimNotifications(db: Sql, ruleId: string, keep: number): Promise<void> {
+  await db
+    .deleteFrom('alert_notifications')
+    .where('rule_id', '=', ruleId)
+    .where('status', '!=', 'pending')
+    .where('id', 'not in', (eb) =>
+      eb
+        .selectFrom('alert_notifications')
+        .select('id')
+        .where('rule_id', '=', ruleId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(keep),
+    )
+    .execute();
+}

@@ -5,12 +5,15 @@ import {
   insertAlertNotifications,
   lockAccountRules,
   takeOperatorEvents,
+  trimNotifications,
   updateAlertRule,
 } from '../../persistence/alerts.js';
 import type { Sql } from '../../persistence/database.js';
 import type { AlertJobs, Clock, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
+/** Messages kept per rule (its `recent_notifications` and what an operator may look into); older ones go. */
+export const KEPT_NOTIFICATIONS = 100;
 /** Events read per transaction; a longer backlog takes several, each committed whole. */
 const EVENTS_PER_PASS = 1000;
 /** A wake-up that came early looks again no sooner than this, so clocks apart by a second cost a few jobs. */
@@ -92,6 +95,7 @@ export class AlertEvaluation {
         })),
       );
       await this.deps.jobs.send(db, ids);
+      await trimNotifications(db, rule.id, KEPT_NOTIFICATIONS);
     }
     for (const at of wakes) await this.deps.jobs.evaluate(db, accountId, new Date(at));
     return taken.length === EVENTS_PER_PASS;

@@ -22,6 +22,7 @@ import {
   listAlertRules,
   lockAlertRuleCount,
   recentNotifications,
+  trimNotifications,
   updateAlertRule,
 } from '../../persistence/alerts.js';
 import type { Sql } from '../../persistence/database.js';
@@ -31,6 +32,7 @@ import { recordAudit } from '../audit.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { AlertJobs, Clock, Store } from '../ports.js';
+import { KEPT_NOTIFICATIONS } from './evaluate.js';
 import { notificationView, ruleSummary, ruleView } from './view.js';
 
 /** Messages a rule's view lists. */
@@ -186,6 +188,7 @@ export class AlertRules {
         })),
       );
       await this.deps.jobs.send(db, ids);
+      await trimNotifications(db, rule.id, KEPT_NOTIFICATIONS);
       await recordAudit(db, accountId, {
         action: 'alert_rule.test',
         resource: { type: 'alert_rule', id },
