@@ -1852,17 +1852,13 @@ export interface components {
             /** @description Only events about actions of this mode. */
             mode?: components["schemas"]["ActionMode"];
             /** @description Only events about this host. */
-            destination_host?: unknown;
+            destination_host?: string;
             /** @description Only events about actions carrying this dedup key. */
             dedup_key?: string;
         };
-        /** @description Every field given must hold; an event that does not carry a field given does not match. */
-        AlertFilterInput: {
-            /** @description Only events about actions of this mode. */
+        AlertFilterView: {
             mode?: components["schemas"]["ActionMode"];
-            /** @description Only events about this host. */
             destination_host?: string;
-            /** @description Only events about actions carrying this dedup key. */
             dedup_key?: string;
         };
         /** @description One alert message on one channel. */
@@ -1891,7 +1887,7 @@ export interface components {
             name: string;
             enabled: boolean;
             events: components["schemas"]["OperatorEventType"][];
-            filter: components["schemas"]["AlertFilter"] | null;
+            filter: components["schemas"]["AlertFilterView"] | null;
             threshold: components["schemas"]["AlertThreshold"] | null;
             channels: components["schemas"]["AlertChannel"][];
             /** @description In force (the default when not set). */
@@ -1920,7 +1916,7 @@ export interface components {
             /** @description Default true; a disabled rule matches nothing. */
             enabled?: boolean;
             events: components["schemas"]["OperatorEventType"][];
-            filter?: components["schemas"]["AlertFilterInput"];
+            filter?: components["schemas"]["AlertFilter"];
             threshold?: components["schemas"]["AlertThreshold"];
             channels: components["schemas"]["AlertChannelInput"][];
             /** @description Events within this time of the first go out as one message (default `2m`, at most 1h). */
@@ -1936,7 +1932,7 @@ export interface components {
             name: string;
             enabled: boolean;
             events: components["schemas"]["OperatorEventType"][];
-            filter: components["schemas"]["AlertFilter"] | null;
+            filter: components["schemas"]["AlertFilterView"] | null;
             threshold: components["schemas"]["AlertThreshold"] | null;
             channels: components["schemas"]["AlertChannel"][];
             /** @description In force (the default when not set). */
@@ -1965,7 +1961,7 @@ export interface components {
             enabled?: boolean;
             events?: components["schemas"]["OperatorEventType"][];
             channels?: components["schemas"]["AlertChannelInput"][];
-            filter?: components["schemas"]["AlertFilterInput"] | null;
+            filter?: components["schemas"]["AlertFilter"] | null;
             threshold?: components["schemas"]["AlertThreshold"] | null;
             group_wait?: components["schemas"]["Duration"] | null;
             repeat_every?: components["schemas"]["Duration"] | null;
@@ -11310,7 +11306,7 @@ export interface operations {
                      *           ],
                      *           "filter": {
                      *             "mode": "webhook",
-                     *             "destination_host": {},
+                     *             "destination_host": "string",
                      *             "dedup_key": "string"
                      *           },
                      *           "threshold": {
@@ -11447,7 +11443,7 @@ export interface operations {
                      *         ],
                      *         "filter": {
                      *           "mode": "webhook",
-                     *           "destination_host": {},
+                     *           "destination_host": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {
@@ -11583,7 +11579,7 @@ export interface operations {
                      *         ],
                      *         "filter": {
                      *           "mode": "webhook",
-                     *           "destination_host": {},
+                     *           "destination_host": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {
@@ -11727,7 +11723,7 @@ export interface operations {
                      *         ],
                      *         "filter": {
                      *           "mode": "webhook",
-                     *           "destination_host": {},
+                     *           "destination_host": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {

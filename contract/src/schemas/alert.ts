@@ -104,6 +104,15 @@ export const AlertFilter = z
     description: 'Every field given must hold; an event that does not carry a field given does not match.',
   });
 
+/** The filter as answered (the input's host normalisation has been applied). */
+const AlertFilterView = z
+  .object({
+    mode: ActionMode.optional(),
+    destination_host: z.string().optional(),
+    dedup_key: z.string().optional(),
+  })
+  .meta({ id: 'AlertFilterView' });
+
 export const AlertThreshold = z
   .strictObject({
     count: z.number().int().min(1).max(ALERT_LIMITS.threshold_count_max),
@@ -202,7 +211,7 @@ export const AlertRule = z
     name: z.string(),
     enabled: z.boolean(),
     events: z.array(OperatorEventTypeSchema),
-    filter: AlertFilter.nullable(),
+    filter: AlertFilterView.nullable(),
     threshold: AlertThreshold.nullable(),
     channels: z.array(AlertChannel),
     group_wait: z.string().meta({ description: 'In force (the default when not set).' }),
