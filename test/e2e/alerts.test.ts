@@ -270,8 +270,27 @@ describe('alert rules', () => {
     expect(second!.at - first!.at).toBeGreaterThan(3_000);
   });
 
-  it('tells of expired approvals, completed bulk operations and late deliveries; the SDK and the CLI manage rules', async () => {
+  it('tells of expired approvals, completed bulk operations and late deliveries', async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: key });
+    const later = async () =>
+      (await call('POST', '/v1/actions', { schedule: { wait: '1h' }, request: { url: `${rx.url}/later` } }))
+        .body.data.id as string;
+    const cancelInBulk = async (id: string) => {
+      const bulk = await call('POST', '/v1/bulk-operations', {
+        operation: 'cancel',
+        ids: [id],
+        dry_run: false,
+      });
+      expect(bulk.status).toBe(202);
+      return bulk.body.data.id as string;
+    };
+    // A bulk operation completes while no rule watches bulk operations: the worker remembers that for the account.
+    const before = await cancelInBulk(await later());
+    await eventually(
+      async () => (await call('GET', `/v1/bulk-operations/${before}`)).body.data.status === 'completed',
+    );
+
+    // The new rule is announced when it commits, so the next completion is seen at once, not after the cache expires.
     const r = await sched.alertRules.create({
       name: 'operations',
       events: ['approval.expired', 'bulk_operation.completed', 'delivery.late'],
@@ -291,16 +310,7 @@ describe('alert rules', () => {
     });
     expect(approval.status).toBe(201);
     // A bulk cancel of one far-away action.
-    const later = await call('POST', '/v1/actions', {
-      schedule: { wait: '1h' },
-      request: { url: `${rx.url}/later` },
-    });
-    const bulk = await call('POST', '/v1/bulk-operations', {
-      operation: 'cancel',
-      ids: [later.body.data.id],
-      dry_run: false,
-    });
-    expect(bulk.status).toBe(202);
+    await cancelInBulk(await later());
     // A delivery held by a paused destination past its due time: late by more than late_after.
     await call('POST', '/v1/destinations/127.0.0.1/pause', { note: 'late on purpose' });
     const late = await call('POST', '/v1/actions', {
@@ -329,15 +339,24 @@ describe('alert rules', () => {
     expect(lateEvent.summary).toMatch(/^Action "held" \(.+\) to 127\.0\.0\.1 started \d+\.\d s late \(held/);
     // An unsigned channel: no signature headers at all.
     expect(rx.to('/ops')[0]!.headers['webhook-signature']).toBeUndefined();
+    await sched.alertRules.delete(r.id);
+  });
 
-    // The SDK and the CLI over the same rule.
+  it('the SDK and the CLI manage rules', async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: key });
+    const r = await sched.alertRules.create({
+      name: 'managed by the SDK',
+      events: ['delivery.late'],
+      late_after: '1s',
+      channels: [{ type: 'webhook', url: `${rx.url}/ops` }],
+    });
     expect((await sched.alertRules.list()).data.map((x) => x.id)).toContain(r.id);
     const paused = await sched.alertRules.update(r.id, { enabled: false });
     expect(paused.enabled).toBe(false);
     const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key };
     const shown = await runCli(['alerts', 'get', r.id], env);
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toContain('operations');
+    expect(shown.stdout).toContain('managed by the SDK');
     const updated = await runCli(
       ['alerts', 'update', r.id, '--enabled', '--clear', 'late_after', '--json'],
       env,

@@ -2,9 +2,9 @@ import { verifyWebhook } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/src/app/accounts.js';
 import { AlertEvaluation } from '../../server/src/app/alerts/evaluate.js';
-import { LATE_AFTER_CACHE_MS, LateAfterCache } from '../../server/src/app/alerts/lateness.js';
 import { AlertRules } from '../../server/src/app/alerts/rules.js';
 import { AlertSender } from '../../server/src/app/alerts/send.js';
+import { AlertWatch, WATCH_CACHE_MS } from '../../server/src/app/alerts/watch.js';
 import type {
   AlertChannels,
   AlertJobs,
@@ -62,6 +62,7 @@ describe('alerts (in-process)', () => {
 
   let rules: AlertRules;
   let evaluation: AlertEvaluation;
+  let watch: AlertWatch;
 
   beforeAll(async () => {
     t = await openTestDatabase('alerts');
@@ -69,6 +70,7 @@ describe('alerts (in-process)', () => {
     quiet = await t.newAccount();
     rules = new AlertRules({ store: t.database, clock, jobs: alertJobs, allowPrivateDestinations: true });
     evaluation = new AlertEvaluation({ store: t.database, clock, waits, jobs: alertJobs });
+    watch = new AlertWatch(t.database, clock);
   });
   afterAll(async () => {
     await t?.close();
@@ -96,7 +98,7 @@ describe('alerts (in-process)', () => {
       )[0]!.n,
     );
   const record = (event: OperatorEvent) =>
-    t.database.transaction((tx) => createOperatorEvents(alertJobs).record(tx, event));
+    t.database.transaction((tx) => createOperatorEvents(alertJobs, watch).record(tx, event));
 
   it('records an event only when a rule of the account watches its type, with its evaluation job', async () => {
     await rules.create(principal(accountId), {
@@ -112,10 +114,25 @@ describe('alerts (in-process)', () => {
     expect(await count('operator_events', quiet)).toBe(0);
     expect(jobs.evaluations).toEqual([{ accountId, at: undefined }]);
 
+    // An event nobody watches costs no statement: the transaction is not even touched.
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('a statement was made');
+        },
+      },
+    ) as never;
+    await createOperatorEvents(alertJobs, watch).record(untouchable, failure(quiet, 'unwatched'));
+    await createOperatorEvents(alertJobs, watch).record(
+      untouchable,
+      failure(accountId, 'x', { type: 'delivery.late' }),
+    );
+
     // A rolled back change records nothing: the event commits with what caused it.
     await t.database
       .transaction(async (tx) => {
-        await createOperatorEvents(alertJobs).record(tx, failure(accountId, 'rolled back'));
+        await createOperatorEvents(alertJobs, watch).record(tx, failure(accountId, 'rolled back'));
         throw new Error('the change failed');
       })
       .catch(() => undefined);
@@ -302,13 +319,20 @@ describe('alerts (in-process)', () => {
       events: ['action.failed'],
       channels: [{ type: 'email', to: 'history@example.com' }],
     });
-    for (let i = 0; i < 104; i++) {
-      now = new Date(now.getTime() + 1);
-      await rules.test(quiet, r.id);
-    }
+    await rules.test(quiet, r.id);
+    // 104 earlier messages, sent, each a millisecond older than the last.
     await rawQuery(t.database.sql, `update alert_notifications set status = 'sent' where rule_id = $1`, [
       r.id,
     ]);
+    await rawQuery(
+      t.database.sql,
+      `insert into alert_notifications
+         select gen_random_uuid(), account_id, rule_id, test, channel_index, channel, message, status, 1, null,
+                created_at - n * interval '1 millisecond', created_at
+           from alert_notifications, generate_series(1, 104) n where rule_id = $1`,
+      [r.id],
+    );
+    now = new Date(now.getTime() + 1);
     await rules.test(quiet, r.id);
     const rows = await rawQuery<{ status: string; n: string }>(
       t.database.sql,
@@ -321,21 +345,29 @@ describe('alerts (in-process)', () => {
     ]);
   });
 
-  it('caches the smallest late_after of an account briefly; the database stays the source of truth', async () => {
-    const cache = new LateAfterCache(t.database, clock);
+  it('caches what an account watches and its smallest late_after; a change is forgotten, at worst it expires', async () => {
+    const cache = new AlertWatch(t.database, clock);
     expect(await cache.lateAfterMs(accountId)).toBeNull();
+    expect(await cache.watches(accountId, 'delivery.late')).toBe(false);
     const late = await rules.create(principal(accountId), {
       name: 'late',
       events: ['delivery.late'],
       late_after: '30s',
       channels: [{ type: 'email', to: 'oncall@example.com' }],
     });
+    // Unannounced (no LISTEN connection here): trusted until it expires.
     expect(await cache.lateAfterMs(accountId)).toBeNull();
-    now = new Date(now.getTime() + LATE_AFTER_CACHE_MS);
+    now = new Date(now.getTime() + WATCH_CACHE_MS);
     expect(await cache.lateAfterMs(accountId)).toBe(30_000);
+    expect(await cache.watches(accountId, 'delivery.late')).toBe(true);
+    // Announced (the worker hears the rule change at commit): read again at once.
     await rules.update(principal(accountId), late.id, { late_after: null });
-    now = new Date(now.getTime() + LATE_AFTER_CACHE_MS);
+    expect(await cache.lateAfterMs(accountId)).toBe(30_000);
+    cache.forget(accountId);
     expect(await cache.lateAfterMs(accountId)).toBe(60_000);
+    await rules.update(principal(accountId), late.id, { enabled: false });
+    cache.forget();
+    expect(await cache.watches(accountId, 'delivery.late')).toBe(false);
     expect(await cache.lateAfterMs(quiet)).toBeNull();
   });
 });

@@ -72,7 +72,7 @@ export interface OperatorEvents {
 
 /**
  * The smallest `late_after` of an account's rules watching `delivery.late`, or null: the delivery core records a
- * late delivery only past it, so deliveries pay nothing when no rule asks (app/alerts/lateness.ts caches it briefly).
+ * late delivery only past it, so deliveries pay nothing when no rule asks (app/alerts/watch.ts caches it).
  */
 export interface LateDeliveryThresholds {
   lateAfterMs(accountId: string): Promise<number | null>;

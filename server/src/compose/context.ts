@@ -21,6 +21,7 @@ import type {
 import { RateLimiter } from '../app/rate-limiter.js';
 import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
+import { AlertWatch } from '../app/alerts/watch.js';
 import { createAlertJobs, createOperatorEvents } from '../jobs/alerts.js';
 import { createCallbackOutbox } from '../jobs/callbacks.js';
 import { createDomainCheckQueue } from '../jobs/domains.js';
@@ -60,6 +61,8 @@ export interface ServiceContext {
   operatorEvents: OperatorEvents;
   /** Alert evaluations and messages as jobs (jobs/alerts.ts). */
   alertJobs: AlertJobs;
+  /** What each account's alert rules watch, cached (the worker keeps it fresh from rule-change announcements). */
+  alertWatch: AlertWatch;
   accounts: AccountService;
   rateLimiter: RateLimiter;
   /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
@@ -109,6 +112,7 @@ export async function buildContext(
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);
   const alertJobs = createAlertJobs(queue);
+  const alertWatch = new AlertWatch(db.main, clock);
   const pauseDeps: PauseDeps = {
     scheduler,
     callbacks: outboxes.actions,
@@ -135,8 +139,9 @@ export async function buildContext(
     callbacks: outboxes.actions,
     chainCallbacks: outboxes.chains,
     gateTimers,
-    operatorEvents: createOperatorEvents(alertJobs),
+    operatorEvents: createOperatorEvents(alertJobs, alertWatch),
     alertJobs,
+    alertWatch,
     accounts: new AccountService(db.main, clock),
     rateLimiter: new RateLimiter(db.counters, clock),
     pauseDeps,

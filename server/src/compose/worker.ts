@@ -1,6 +1,5 @@
 import { pauseAction, resumeAction } from '../app/actions/pause.js';
 import { AlertEvaluation } from '../app/alerts/evaluate.js';
-import { LateAfterCache } from '../app/alerts/lateness.js';
 import { AlertSender } from '../app/alerts/send.js';
 import { GateTimeouts } from '../app/approvals/timers.js';
 import { BulkRunner } from '../app/bulk/runner.js';
@@ -10,7 +9,7 @@ import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { Deliveries } from '../app/deliveries/deliver.js';
 import { RetentionService } from '../app/retention.js';
 import { createChannels } from '../channels/registry.js';
-import { workAlerts } from '../jobs/alerts.js';
+import { listenForRuleChanges, workAlerts } from '../jobs/alerts.js';
 import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
 import { workCallbacks } from '../jobs/callbacks.js';
 import { ChainWorker } from '../jobs/chain-worker.js';
@@ -72,7 +71,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     tracing: ctx.tracing,
     settled: chainStepSettled,
     operatorEvents: ctx.operatorEvents,
-    lateness: new LateAfterCache(firing, clock),
+    lateness: ctx.alertWatch,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
@@ -98,6 +97,8 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     },
   });
   shutdown.add(() => notifications.close());
+  // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
+  await listenForRuleChanges(notifications, ctx.alertWatch);
 
   // The triggers, stopped together: the chain worker first, then the dispatcher and the queues' workers, each
   // finishing what it holds up to the shutdown deadline (nothing, after a failed start).

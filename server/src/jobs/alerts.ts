@@ -1,7 +1,9 @@
 import type { AlertEvaluation } from '../app/alerts/evaluate.js';
 import type { AlertSender } from '../app/alerts/send.js';
+import type { AlertWatch } from '../app/alerts/watch.js';
 import type { AlertJobs, OperatorEvents } from '../app/ports.js';
-import { insertOperatorEvent } from '../persistence/alerts.js';
+import { ALERT_RULES_CHANNEL, insertOperatorEvent } from '../persistence/alerts.js';
+import type { Notifications } from '../persistence/notifications.js';
 import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 
 /** The `AlertJobs` port: evaluations and sends as jobs of the `alerts` queue, written in the caller's transaction. */
@@ -28,11 +30,13 @@ export function createAlertJobs(queue: JobQueue): AlertJobs {
 
 /**
  * The `OperatorEvents` port: the event is kept, with the job that evaluates it, in the caller's transaction, and
- * only when an enabled rule of the account watches its type (one statement, and nothing kept, for other accounts).
+ * only when an enabled rule of the account watches its type. The process's cache of what accounts watch answers
+ * first, so an event nobody watches costs no statement; the insert checks the rules again (the database decides).
  */
-export function createOperatorEvents(jobs: AlertJobs): OperatorEvents {
+export function createOperatorEvents(jobs: AlertJobs, watch: Pick<AlertWatch, 'watches'>): OperatorEvents {
   return {
     async record(tx, event) {
+      if (!(await watch.watches(event.account_id, event.type))) return;
       const kept = await insertOperatorEvent(tx, {
         accountId: event.account_id,
         type: event.type,
@@ -44,6 +48,18 @@ export function createOperatorEvents(jobs: AlertJobs): OperatorEvents {
       if (kept) await jobs.evaluate(tx, event.account_id);
     },
   };
+}
+
+/** Keeps the process's cache of what accounts watch fresh: a rule change is announced when it commits. */
+export function listenForRuleChanges(
+  notifications: Notifications,
+  watch: Pick<AlertWatch, 'forget'>,
+): Promise<void> {
+  return notifications.subscribe(ALERT_RULES_CHANNEL, {
+    payload: (accountId) => watch.forget(accountId),
+    // Announcements sent while the connection was down are lost: forget everything.
+    reconnected: () => watch.forget(),
+  });
 }
 
 /** The alerts trigger: each job evaluates an account's rules (app/alerts/evaluate.ts) or sends one message (send.ts). */

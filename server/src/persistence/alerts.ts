@@ -92,8 +92,8 @@ export async function deleteAlertRule(db: Sql, accountId: string, id: string): P
   return result.numDeletedRows > 0n;
 }
 
-/** The account's enabled rules watching late deliveries: what their `late_after` is read from. */
-export function lateDeliveryRules(
+/** The account's enabled rules, as much as says which events they watch (and how late counts). */
+export function watchingRules(
   db: Sql,
   accountId: string,
 ): Promise<Pick<AlertRuleRow, 'events' | 'late_after'>[]> {
@@ -102,8 +102,15 @@ export function lateDeliveryRules(
     .select(['events', 'late_after'])
     .where('account_id', '=', accountId)
     .where('enabled', '=', true)
-    .where(sql<boolean>`events @> '["delivery.late"]'::jsonb`)
     .execute();
+}
+
+/** The channel on which a change of an account's rules is announced (its id as the payload), at commit. */
+export const ALERT_RULES_CHANNEL = 'sched_alert_rules';
+
+/** Tells every listening process, when the caller's transaction commits, that the account's rules changed. */
+export async function announceRuleChange(db: Sql, accountId: string): Promise<void> {
+  await sql`select pg_notify(${ALERT_RULES_CHANNEL}, ${accountId})`.execute(db);
 }
 
 /**

@@ -14,6 +14,7 @@ import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import {
   type AlertRuleRow,
+  announceRuleChange,
   countAlertRules,
   deleteAlertRule,
   findAlertRule,
@@ -85,6 +86,7 @@ export class AlertRules {
         created_at: now,
         updated_at: now,
       });
+      await announceRuleChange(db, principal.accountId);
       await recordAudit(db, principal.accountId, {
         action: 'alert_rule.create',
         resource: { type: 'alert_rule', id: inserted.id },
@@ -137,6 +139,7 @@ export class AlertRules {
         channels,
         updated_at: this.deps.clock(),
       });
+      await announceRuleChange(db, principal.accountId);
       await recordAudit(db, principal.accountId, {
         action: 'alert_rule.update',
         resource: { type: 'alert_rule', id },
@@ -152,6 +155,7 @@ export class AlertRules {
   async delete(accountId: string, id: string): Promise<void> {
     await this.deps.store.transaction(async (db) => {
       if (!(await deleteAlertRule(db, accountId, id))) throw new NotFoundError('alert rule');
+      await announceRuleChange(db, accountId);
       await recordAudit(db, accountId, { action: 'alert_rule.delete', resource: { type: 'alert_rule', id } });
     });
   }

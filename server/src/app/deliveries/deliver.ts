@@ -189,19 +189,20 @@ export class Deliveries {
       createdBy: row.traceparent,
     });
     if (span) Object.assign(request.headers, span.headers);
-    const late = await this.late(row, latenessMs);
+    // Read alongside the request, which is late enough already.
+    const late = this.late(row, latenessMs);
     const result = await this.p.outbound.send(request);
     span?.end(
       result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
-    await this.record(row, dueAt, started, result, listened !== null, held, late);
+    await this.record(row, dueAt, started, result, listened !== null, held, await late);
     return null;
   }
 
   /**
    * Whether the attempt is late enough to record for an alert rule. An attempt less late than the smallest
    * `late_after` a rule may set asks nothing (the hot path pays a comparison); a later one asks the account's
-   * threshold, which is cached per process (app/alerts/lateness.ts).
+   * threshold, which is cached per process (app/alerts/watch.ts).
    */
   private async late(row: ActionRow, latenessMs: number): Promise<Late | null> {
     if (!this.p.lateness || !this.p.operatorEvents || latenessMs < ALERT_LIMITS.late_after_min_ms)
