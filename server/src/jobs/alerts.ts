@@ -36,7 +36,7 @@ export function createAlertJobs(queue: JobQueue): AlertJobs {
 export function createOperatorEvents(jobs: AlertJobs, watch: Pick<AlertWatch, 'watches'>): OperatorEvents {
   return {
     async record(tx, event) {
-      if (!(await watch.watches(event.account_id, event.type))) return;
+      if (!(await watch.watches(event.account_id, event.type, tx))) return;
       const kept = await insertOperatorEvent(tx, {
         accountId: event.account_id,
         type: event.type,

@@ -1,6 +1,7 @@
 import type { OperatorEventType } from '@sched/contract';
 import { smallestLateAfter } from '../../domain/alerts/definition.js';
 import { watchingRules } from '../../persistence/alerts.js';
+import type { Sql } from '../../persistence/database.js';
 import type { Clock, LateDeliveryThresholds, Store } from '../ports.js';
 
 /**
@@ -31,9 +32,12 @@ export class AlertWatch implements LateDeliveryThresholds {
     private readonly clock: Clock,
   ) {}
 
-  /** Whether an enabled rule of the account watches `type`. */
-  async watches(accountId: string, type: OperatorEventType): Promise<boolean> {
-    return (await this.read(accountId)).types.has(type);
+  /**
+   * Whether an enabled rule of the account watches `type`. `via`: the caller's transaction, read on (on a miss)
+   * rather than taking a second connection while it holds one.
+   */
+  async watches(accountId: string, type: OperatorEventType, via?: Sql): Promise<boolean> {
+    return (await this.read(accountId, via)).types.has(type);
   }
 
   /** The smallest `late_after` of the account's rules watching `delivery.late`, or null. */
@@ -47,12 +51,12 @@ export class AlertWatch implements LateDeliveryThresholds {
     else this.known.delete(accountId);
   }
 
-  private read(accountId: string): Promise<Watched> {
+  private read(accountId: string, via: Sql = this.store.sql): Promise<Watched> {
     const now = this.clock().getTime();
     const hit = this.known.get(accountId);
     if (hit && hit.until > now) return hit.value;
     if (this.known.size >= MAX_ACCOUNTS) this.known.clear();
-    const value = watchingRules(this.store.sql, accountId).then((rules) => ({
+    const value = watchingRules(via, accountId).then((rules) => ({
       types: new Set(rules.flatMap((r) => r.events)),
       lateAfterMs: smallestLateAfter(rules),
     }));
