@@ -56,12 +56,12 @@ export const apiContract = c.router({
   domains: domainsContract,
   bulkOperations: bulkOperationsContract,
   destinations: destinationsContract,
-  alertRules: alertRulesContract,
   apiKeys: apiKeysContract,
   outbox: outboxContract,
   schedules: schedulesContract,
   audit: auditContract,
   reminders: remindersContract,
+  alertRules: alertRulesContract,
 });
 
 /**

@@ -828,78 +828,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/alert-rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List alert rules
-         * @description Newest first, paginated (`page`, `per_page` up to 100).
-         */
-        get: operations["alertRulesList"];
-        put?: never;
-        /**
-         * Create an alert rule
-         * @description Which operator events to tell of (`events`, narrowed by `filter`, optionally only past a `threshold`) and where (`channels`). Events within `group_wait` go out as one message with their count and a sample; while the condition goes on, at most one message per `repeat_every`. docs/alerts.md.
-         */
-        post: operations["alertRulesCreate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/alert-rules/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an alert rule with its recent messages
-         * @description 404 for an unknown id or one of another account. Webhook secrets are never shown.
-         */
-        get: operations["alertRulesGet"];
-        /**
-         * Update an alert rule
-         * @description Only the fields given change; `channels` and `events` are replaced whole; `null` clears an optional field.
-         */
-        put: operations["alertRulesUpdate"];
-        post?: never;
-        /**
-         * Delete an alert rule
-         * @description Permanent; messages not yet sent for it are dropped.
-         */
-        delete: operations["alertRulesDelete"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/alert-rules/{id}/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a sample alert now
-         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert; each outcome shows in the rule's `recent_notifications`.
-         */
-        post: operations["alertRulesTest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1078,6 +1006,78 @@ export interface paths {
          * @description Re-sends the approval message at once to every recipient who has not answered (new links; earlier ones keep working), recorded in the timeline (`sent`) and the audit log (`approval.reminder`). Does not count against `gate.reminders.max`. 409 when the action is not `awaiting_response` or nobody is pending.
          */
         post: operations["remindersRemind"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alert rules
+         * @description Newest first, paginated (`page`, `per_page` up to 100).
+         */
+        get: operations["alertRulesList"];
+        put?: never;
+        /**
+         * Create an alert rule
+         * @description Which operator events to tell of (`events`, narrowed by `filter`, optionally only past a `threshold`) and where (`channels`). Events within `group_wait` go out as one message with their count and a sample; while the condition goes on, at most one message per `repeat_every`. docs/alerts.md.
+         */
+        post: operations["alertRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an alert rule with its recent messages
+         * @description 404 for an unknown id or one of another account. Webhook secrets are never shown.
+         */
+        get: operations["alertRulesGet"];
+        /**
+         * Update an alert rule
+         * @description Only the fields given change; `channels` and `events` are replaced whole; `null` clears an optional field.
+         */
+        put: operations["alertRulesUpdate"];
+        post?: never;
+        /**
+         * Delete an alert rule
+         * @description Permanent; messages not yet sent for it are dropped.
+         */
+        delete: operations["alertRulesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample alert now
+         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert; each outcome shows in the rule's `recent_notifications`.
+         */
+        post: operations["alertRulesTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11273,766 +11273,6 @@ export interface operations {
             };
         };
     };
-    alertRulesList: {
-        parameters: {
-            query?: {
-                page?: number;
-                per_page?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *           "name": "Order follow-up",
-                     *           "enabled": true,
-                     *           "events": [
-                     *             "action.failed"
-                     *           ],
-                     *           "filter": {
-                     *             "mode": "webhook",
-                     *             "destination_host": "string",
-                     *             "dedup_key": "string"
-                     *           },
-                     *           "threshold": {
-                     *             "count": 1,
-                     *             "window": "30s"
-                     *           },
-                     *           "channels": [
-                     *             {
-                     *               "type": "email",
-                     *               "to": "ada@example.com"
-                     *             }
-                     *           ],
-                     *           "group_wait": "string",
-                     *           "repeat_every": "string",
-                     *           "late_after": "string",
-                     *           "state": {
-                     *             "pending": 1,
-                     *             "next_alert_at": "2030-01-31T09:00:00.000Z",
-                     *             "last_alerted_at": "2030-01-31T09:00:00.000Z"
-                     *           },
-                     *           "created_at": "2030-01-31T09:00:00.000Z",
-                     *           "updated_at": "2030-01-31T09:00:00.000Z"
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "current_page": 1,
-                     *         "last_page": 1,
-                     *         "total": 1,
-                     *         "per_page": 1
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["AlertRuleSummary"][];
-                        meta: components["schemas"]["PaginationMeta"];
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this endpoint needs */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    alertRulesCreate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Order follow-up",
-                 *       "events": [
-                 *         "action.failed"
-                 *       ],
-                 *       "channels": [
-                 *         {
-                 *           "type": "email",
-                 *           "to": "ada@example.com"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["AlertRuleCreate"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *         "name": "Order follow-up",
-                     *         "enabled": true,
-                     *         "events": [
-                     *           "action.failed"
-                     *         ],
-                     *         "filter": {
-                     *           "mode": "webhook",
-                     *           "destination_host": "string",
-                     *           "dedup_key": "string"
-                     *         },
-                     *         "threshold": {
-                     *           "count": 1,
-                     *           "window": "30s"
-                     *         },
-                     *         "channels": [
-                     *           {
-                     *             "type": "email",
-                     *             "to": "ada@example.com"
-                     *           }
-                     *         ],
-                     *         "group_wait": "string",
-                     *         "repeat_every": "string",
-                     *         "late_after": "string",
-                     *         "state": {
-                     *           "pending": 1,
-                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
-                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
-                     *         },
-                     *         "recent_notifications": [
-                     *           {
-                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "test": true,
-                     *             "channel": 1,
-                     *             "type": "email",
-                     *             "status": "pending",
-                     *             "count": 1,
-                     *             "attempts": 1,
-                     *             "error": "string",
-                     *             "created_at": "2030-01-31T09:00:00.000Z",
-                     *             "sent_at": "2030-01-31T09:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2030-01-31T09:00:00.000Z",
-                     *         "updated_at": "2030-01-31T09:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["AlertRule"];
-                    };
-                };
-            };
-            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this endpoint needs */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    alertRulesGet: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *         "name": "Order follow-up",
-                     *         "enabled": true,
-                     *         "events": [
-                     *           "action.failed"
-                     *         ],
-                     *         "filter": {
-                     *           "mode": "webhook",
-                     *           "destination_host": "string",
-                     *           "dedup_key": "string"
-                     *         },
-                     *         "threshold": {
-                     *           "count": 1,
-                     *           "window": "30s"
-                     *         },
-                     *         "channels": [
-                     *           {
-                     *             "type": "email",
-                     *             "to": "ada@example.com"
-                     *           }
-                     *         ],
-                     *         "group_wait": "string",
-                     *         "repeat_every": "string",
-                     *         "late_after": "string",
-                     *         "state": {
-                     *           "pending": 1,
-                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
-                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
-                     *         },
-                     *         "recent_notifications": [
-                     *           {
-                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "test": true,
-                     *             "channel": 1,
-                     *             "type": "email",
-                     *             "status": "pending",
-                     *             "count": 1,
-                     *             "attempts": 1,
-                     *             "error": "string",
-                     *             "created_at": "2030-01-31T09:00:00.000Z",
-                     *             "sent_at": "2030-01-31T09:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2030-01-31T09:00:00.000Z",
-                     *         "updated_at": "2030-01-31T09:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["AlertRule"];
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this endpoint needs */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (also for resources of another account) */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    alertRulesUpdate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /** @example {} */
-                "application/json": components["schemas"]["AlertRuleUpdate"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *         "name": "Order follow-up",
-                     *         "enabled": true,
-                     *         "events": [
-                     *           "action.failed"
-                     *         ],
-                     *         "filter": {
-                     *           "mode": "webhook",
-                     *           "destination_host": "string",
-                     *           "dedup_key": "string"
-                     *         },
-                     *         "threshold": {
-                     *           "count": 1,
-                     *           "window": "30s"
-                     *         },
-                     *         "channels": [
-                     *           {
-                     *             "type": "email",
-                     *             "to": "ada@example.com"
-                     *           }
-                     *         ],
-                     *         "group_wait": "string",
-                     *         "repeat_every": "string",
-                     *         "late_after": "string",
-                     *         "state": {
-                     *           "pending": 1,
-                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
-                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
-                     *         },
-                     *         "recent_notifications": [
-                     *           {
-                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "test": true,
-                     *             "channel": 1,
-                     *             "type": "email",
-                     *             "status": "pending",
-                     *             "count": 1,
-                     *             "attempts": 1,
-                     *             "error": "string",
-                     *             "created_at": "2030-01-31T09:00:00.000Z",
-                     *             "sent_at": "2030-01-31T09:00:00.000Z"
-                     *           }
-                     *         ],
-                     *         "created_at": "2030-01-31T09:00:00.000Z",
-                     *         "updated_at": "2030-01-31T09:00:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["AlertRule"];
-                    };
-                };
-            };
-            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this endpoint needs */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (also for resources of another account) */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    alertRulesDelete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No Content */
-            204: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this endpoint needs */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (also for resources of another account) */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    alertRulesTest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Status 202 */
-            202: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": {
-                     *         "rule_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *         "notifications": [
-                     *           {
-                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
-                     *             "test": true,
-                     *             "channel": 1,
-                     *             "type": "email",
-                     *             "status": "pending",
-                     *             "count": 1,
-                     *             "attempts": 1,
-                     *             "error": "string",
-                     *             "created_at": "2030-01-31T09:00:00.000Z",
-                     *             "sent_at": "2030-01-31T09:00:00.000Z"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["AlertTestResult"];
-                    };
-                };
-            };
-            /** @description Missing or invalid API key */
-            401: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The API key lacks the scope this endpoint needs */
-            403: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (also for resources of another account) */
-            404: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed */
-            422: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     apiKeysList: {
         parameters: {
             query?: never;
@@ -13206,6 +12446,766 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "enabled": true,
+                     *           "events": [
+                     *             "action.failed"
+                     *           ],
+                     *           "filter": {
+                     *             "mode": "webhook",
+                     *             "destination_host": "string",
+                     *             "dedup_key": "string"
+                     *           },
+                     *           "threshold": {
+                     *             "count": 1,
+                     *             "window": "30s"
+                     *           },
+                     *           "channels": [
+                     *             {
+                     *               "type": "email",
+                     *               "to": "ada@example.com"
+                     *             }
+                     *           ],
+                     *           "group_wait": "string",
+                     *           "repeat_every": "string",
+                     *           "late_after": "string",
+                     *           "state": {
+                     *             "pending": 1,
+                     *             "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *             "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *           },
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRuleSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Order follow-up",
+                 *       "events": [
+                 *         "action.failed"
+                 *       ],
+                 *       "channels": [
+                 *         {
+                 *           "type": "email",
+                 *           "to": "ada@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertRuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "enabled": true,
+                     *         "events": [
+                     *           "action.failed"
+                     *         ],
+                     *         "filter": {
+                     *           "mode": "webhook",
+                     *           "destination_host": "string",
+                     *           "dedup_key": "string"
+                     *         },
+                     *         "threshold": {
+                     *           "count": 1,
+                     *           "window": "30s"
+                     *         },
+                     *         "channels": [
+                     *           {
+                     *             "type": "email",
+                     *             "to": "ada@example.com"
+                     *           }
+                     *         ],
+                     *         "group_wait": "string",
+                     *         "repeat_every": "string",
+                     *         "late_after": "string",
+                     *         "state": {
+                     *           "pending": 1,
+                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "recent_notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "enabled": true,
+                     *         "events": [
+                     *           "action.failed"
+                     *         ],
+                     *         "filter": {
+                     *           "mode": "webhook",
+                     *           "destination_host": "string",
+                     *           "dedup_key": "string"
+                     *         },
+                     *         "threshold": {
+                     *           "count": 1,
+                     *           "window": "30s"
+                     *         },
+                     *         "channels": [
+                     *           {
+                     *             "type": "email",
+                     *             "to": "ada@example.com"
+                     *           }
+                     *         ],
+                     *         "group_wait": "string",
+                     *         "repeat_every": "string",
+                     *         "late_after": "string",
+                     *         "state": {
+                     *           "pending": 1,
+                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "recent_notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["AlertRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "enabled": true,
+                     *         "events": [
+                     *           "action.failed"
+                     *         ],
+                     *         "filter": {
+                     *           "mode": "webhook",
+                     *           "destination_host": "string",
+                     *           "dedup_key": "string"
+                     *         },
+                     *         "threshold": {
+                     *           "count": 1,
+                     *           "window": "30s"
+                     *         },
+                     *         "channels": [
+                     *           {
+                     *             "type": "email",
+                     *             "to": "ada@example.com"
+                     *           }
+                     *         ],
+                     *         "group_wait": "string",
+                     *         "repeat_every": "string",
+                     *         "late_after": "string",
+                     *         "state": {
+                     *           "pending": 1,
+                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "recent_notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Status 202 */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "rule_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertTestResult"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
