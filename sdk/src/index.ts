@@ -49,6 +49,7 @@ export { FINAL_CHAIN_STATES } from './chains.js';
 export type { ClientOptions, ContactsApi, SchedClient } from './client.js';
 export { createClient, unwrap } from './client.js';
 export type { DomainsApi } from './domains.js';
+export type { OutboxApi, OutboxMessage, OutboxQuery } from './outbox.js';
 export type { TemplateLimitsResult, TemplateListQuery, TemplatesApi } from './templates.js';
 export type { CallOptions, RetryOptions, TransportOptions } from './transport.js';
 export type { WaitOptions } from './wait.js';

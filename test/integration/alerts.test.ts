@@ -199,6 +199,8 @@ describe('alerts (in-process)', () => {
       channels,
       outbound,
       log: { warn: (_f, m) => warned.push(m) },
+      // No jitter: the retry waits are the callback's exactly.
+      random: () => 0.5,
     });
     const [rule] = (await rules.list(accountId, { page: 1, per_page: 10 })).data;
     const [email] = (await rules.get(accountId, rule!.id)).recent_notifications;

@@ -3,7 +3,11 @@ import type { AlertMessage } from '../../domain/alerts/message.js';
 import { describeEvent } from '../../domain/alerts/rules.js';
 import type { ChannelTarget } from '../../domain/approval/messages.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
-import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../../domain/delivery/retry-policy.js';
+import {
+  CALLBACK_MAX_ATTEMPTS,
+  callbackRetryDelayMs,
+  type RandomSource,
+} from '../../domain/delivery/retry-policy.js';
 import { channelAllowance, monthPeriod } from '../../domain/quota/plans.js';
 import { accountPlan } from '../../persistence/accounts.js';
 import {
@@ -27,6 +31,8 @@ export interface AlertSenderDeps {
   channels: AlertChannels;
   outbound: Outbound;
   log: Log;
+  /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
+  random?: RandomSource;
 }
 
 type Outcome = { status: 'sent' } | { status: 'retry' | 'failed'; error: string };
@@ -35,8 +41,9 @@ type Outcome = { status: 'sent' } | { status: 'retry' | 'failed'; error: string 
  * Sends one alert notification: through its channel's adapter (email, SMS, Slack, Teams; the outbox when the
  * channel is not configured), or as a signed webhook through the SSRF-guarded client. The first attempt spends the
  * plan's monthly allowance of its channel (as an approval message does; webhooks spend none). A failed attempt is
- * tried again like a callback (3 tries: now, +1 min, +5 min; scaled in tests). An alert is not an action: its
- * failure is logged on the notification and never becomes an operator event, so alerts cannot alert on themselves.
+ * tried again like a callback (3 tries: now, +1 min, +5 min, jittered; scaled in tests). An alert is not an action:
+ * its failure is logged on the notification and never becomes an operator event, so alerts cannot alert on
+ * themselves.
  */
 export class AlertSender {
   constructor(private readonly deps: AlertSenderDeps) {}
@@ -57,8 +64,8 @@ export class AlertSender {
         now,
       });
       if (retry) {
-        const wait = EXPONENTIAL_WAITS_MS[n.attempt_count] ?? EXPONENTIAL_WAITS_MS.at(-1)!;
-        await this.deps.jobs.send(db, [n.id], new Date(now.getTime() + this.deps.waits.wait(wait)));
+        const wait = this.deps.waits.wait(callbackRetryDelayMs(n.attempt_count, this.deps.random));
+        await this.deps.jobs.send(db, [n.id], new Date(now.getTime() + wait));
       }
     });
     if (outcome.status !== 'sent')
