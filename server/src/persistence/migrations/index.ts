@@ -19,8 +19,9 @@ import { Migration20261125050000_Traceparent } from './Migration20261125050000_T
 import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
 import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
 import { Migration20261125060000_DestinationCircuit } from './Migration20261125060000_DestinationCircuit.js';
-import { Migration20261126090000_SendCounts } from './Migration20261126090000_SendCounts.js';
-import { Migration20261126091000_AttemptPages } from './Migration20261126091000_AttemptPages.js';
+import { Migration20261126170425_AlertRules } from './Migration20261126170425_AlertRules.js';
+import { Migration20261126180000_SendCounts } from './Migration20261126180000_SendCounts.js';
+import { Migration20261126181000_AttemptPages } from './Migration20261126181000_AttemptPages.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -49,6 +50,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125051000_AuditEvents', class: Migration20261125051000_AuditEvents },
   { name: 'Migration20261125051000_Destinations', class: Migration20261125051000_Destinations },
   { name: 'Migration20261125060000_DestinationCircuit', class: Migration20261125060000_DestinationCircuit },
-  { name: 'Migration20261126090000_SendCounts', class: Migration20261126090000_SendCounts },
-  { name: 'Migration20261126091000_AttemptPages', class: Migration20261126091000_AttemptPages },
+  { name: 'Migration20261126170425_AlertRules', class: Migration20261126170425_AlertRules },
+  { name: 'Migration20261126180000_SendCounts', class: Migration20261126180000_SendCounts },
+  { name: 'Migration20261126181000_AttemptPages', class: Migration20261126181000_AttemptPages },
 ];

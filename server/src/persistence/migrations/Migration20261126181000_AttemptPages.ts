@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /** An action's attempts, newest first a keyset page at a time (GET /v1/actions/{id}/attempts). */
-export class Migration20261126091000_AttemptPages extends Migration {
-  override name = 'Migration20261126091000_AttemptPages';
+export class Migration20261126181000_AttemptPages extends Migration {
+  override name = 'Migration20261126181000_AttemptPages';
 
   override up(): void | Promise<void> {
     this.addSql(

@@ -5,8 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * count in the owner's or the triggers' counters), an action remembers which occurrence's send was counted, and a
  * callback keeps the names its URL counts against.
  */
-export class Migration20261126090000_SendCounts extends Migration {
-  override name = 'Migration20261126090000_SendCounts';
+export class Migration20261126180000_SendCounts extends Migration {
+  override name = 'Migration20261126180000_SendCounts';
 
   override up(): void | Promise<void> {
     this.addSql(
