@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Deliveries } from '../../server/src/app/deliveries/deliver.js';
+import { CircuitBreaker } from '../../server/src/app/destinations/breaker.js';
 import type { Outbound } from '../../server/src/app/ports.js';
 import { createWaits } from '../../server/src/app/waits.js';
 import { Dispatcher } from '../../server/src/jobs/dispatcher.js';
@@ -43,6 +44,8 @@ describe('dispatcher (in-process, manual clock)', () => {
       next_attempt_at: due,
       idempotency_key: null,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       dedup_keys: [],
       max_attempts: 3,
       retry_strategy: 'exponential',
@@ -82,6 +85,12 @@ describe('dispatcher (in-process, manual clock)', () => {
     const scheduler = createActionScheduler(manual.clock);
     const deliveries = new Deliveries({
       store: t.database,
+      breaker: new CircuitBreaker({
+        store: t.database,
+        clock: manual.clock,
+        events: { record: async () => undefined },
+        wakes: { wakeAt: async () => undefined },
+      }),
       scheduler,
       callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
       outbound,

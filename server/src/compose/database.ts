@@ -109,13 +109,13 @@ export async function openDatabases(
     alert: (m) => logger.warn(m),
     timeouts,
   });
-  shutdown.add(() => opened.close());
+  shutdown.add('the database (and its embedded server)', () => opened.close());
   // One view of the database per process: an outage is logged once, requests answer 503, /readyz says why.
   const availability = new DatabaseAvailability({
     probe: () => probeServer(opened.url, timeouts.connectMs),
     log: logger,
   });
-  shutdown.add(() => availability.close(), { first: true });
+  shutdown.add('the availability watch', () => availability.close(), { first: true });
   // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
@@ -127,13 +127,13 @@ export async function openDatabases(
       timeouts,
     }),
   );
-  shutdown.add(() => counters.close().catch(() => undefined));
+  shutdown.add('the counters pool', () => counters.close().catch(() => undefined));
   // Firing has its own connections: a claim never queues behind API transactions in the same process.
   const firing =
     role === 'api'
       ? undefined
       : new Database(await openOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
-  if (firing) shutdown.add(() => firing.close().catch(() => undefined));
+  if (firing) shutdown.add('the firing pool', () => firing.close().catch(() => undefined));
   // A claim need not wait for the disk: should PostgreSQL crash before flushing it, the attempt is due again and
   // claimed again, exactly as after its lease expires. What must be durable is an attempt's outcome once it was sent,
   // and its record (on `firing`, synchronous) flushes the WAL up to itself, the claim included. Measured: the claims
@@ -149,6 +149,6 @@ export async function openDatabases(
             timeouts,
           }),
         );
-  if (claims) shutdown.add(() => claims.close().catch(() => undefined));
+  if (claims) shutdown.add('the claims pool', () => claims.close().catch(() => undefined));
   return { opened, orm: opened.orm, main: opened.database, counters, firing, claims, availability };
 }

@@ -109,6 +109,14 @@ export class Dispatcher {
       this.o.logger.error({ err }, 'delivery work failed; the attempt stays due in its row');
   }
 
+  /**
+   * Fires due attempts a destination held, now that it may let them through (a destination wake): each is claimed by
+   * id; should this process die first, they are still due and their worker's held sweep fires them.
+   */
+  fireHeld(actionIds: readonly string[], accountId: string): void {
+    this.firing.fireHeld(actionIds.map((id) => ({ id, accountId })));
+  }
+
   private async scanLoop(): Promise<void> {
     if (this.stopped) return;
     await this.scanNow();

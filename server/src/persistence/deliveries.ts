@@ -1,6 +1,7 @@
 import type { ActionState } from '../domain/action/states.js';
 import type { HoldReason } from '@sched/contract';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
+import type { CircuitState } from '../domain/destinations/circuit.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
@@ -14,6 +15,10 @@ const EXECUTING: ActionState = 'executing';
 const SCHEDULED: ActionState = 'scheduled';
 const RESOLVED: ActionState = 'resolved';
 const PAUSED: HoldReason = 'paused';
+const CIRCUIT: HoldReason = 'circuit';
+const OPEN: CircuitState = 'open';
+const HALF_OPEN: CircuitState = 'half_open';
+const DISABLED: CircuitState = 'disabled';
 
 /** One attempt as the attempt log records it. */
 export interface AttemptRecord {
@@ -71,22 +76,31 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 }
 
 // Every attempt runs these two, for every attempt of a turn of the event loop at once (app/tick-batch.ts): fixed
-// texts (see fixedStatement), constants interpolated once. A webhook to a paused destination (issue 24) is `held`:
-// absent from the answer, so it stays durable and due, spends no attempt, and the overdue sweep fires it again; the
-// check is a primary-key probe of `destinations` inside the same statement, so an account without destination
-// settings pays no extra round trip. One to a host with flow control (`limited`) comes back unclaimed, for the
-// careful path, which takes the host's slot under its row lock (persistence/destinations.ts `takeFlowSlot`). Rows are locked in id order, so two workers claiming
-// overlapping batches wait for each other instead of deadlocking.
+// texts (see fixedStatement), constants interpolated once. A webhook to a paused destination (issue 24), or to one
+// whose circuit is open (before its `next_probe_at`) or disabled, is `held`: absent from the answer, so it stays
+// durable and due and spends no attempt; the wake of its destination (app/destinations/breaker.ts) or the overdue
+// sweep fires it again. The check is a primary-key probe of `destinations` inside the same statement, so a host
+// without a row pays no extra round trip. One to a host with flow control or a circuit due for a probe (`limited`)
+// comes back unclaimed, for the careful path, which decides under the host's row lock (CircuitBreaker.admit). Rows
+// are locked in id order, so two workers claiming overlapping batches wait for each other instead of deadlocking.
+// A send whose destination threshold counts it when it is made (`counted_occurrence` behind `recurrence_index`: a
+// series' later occurrence to an unverified host) also takes the careful path; a verified destination's is null, so
+// its sends pay nothing for the threshold.
 const claimStatement = fixedStatement<
   ActionRow & { claimed: boolean; was_held_since: Date | null; was_held_by: HoldReason | null }
 >(
   `with held as (
-     select a.id from actions a
+     select a.id, case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
+                       then '${PAUSED}' else '${CIRCUIT}' end as reason
+       from actions a
        join destinations d on d.account_id = a.account_id and d.host = a.destination_host
       where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
-        and d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
+        and ((d.paused_at is not null and (d.paused_until is null or d.paused_until > $6))
+             or d.circuit_state = '${DISABLED}'
+             or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $6))
    ), marked as (
-     update actions set held_since = coalesce(held_since, $6), held_by = coalesce(held_by, '${PAUSED}')
+     update actions set held_since = coalesce(held_since, $6),
+       held_by = coalesce(held_by, (select reason from held where held.id = actions.id))
       where id in (select id from actions
                     where id in (select id from held) and held_since is null
                       and status = any($4::text[]) and next_attempt_at <= $5
@@ -95,7 +109,8 @@ const claimStatement = fixedStatement<
    ), limited as (
      select a.id from actions a
        join destinations d on d.account_id = a.account_id and d.host = a.destination_host
-      where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}' and d.flow is not null
+      where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
+        and (d.flow is not null or d.circuit_state in ('${OPEN}', '${HALF_OPEN}'))
    ), candidate as (
      select id, held_since, held_by from actions
       where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
@@ -104,6 +119,7 @@ const claimStatement = fixedStatement<
         and (coordination -> 'on_execute' is null
              or (mode = '${WEBHOOK}' and attempt_count > 0)
              or (mode = '${APPROVAL}' and gate ->> 'sent_at' is not null))
+        and (mode <> '${WEBHOOK}' or counted_occurrence is null or counted_occurrence = recurrence_index)
       order by id
         for update
    ), claimed as (
@@ -158,7 +174,10 @@ const completeStatement = fixedStatement<{ action_id: string }>(
 const ATTEMPT_COLUMNS = [
   'id',
   'account_id',
+  'name',
   'mode',
+  'destination_host',
+  'dedup_keys',
   'request',
   'webhook_secret',
   'callback_url',
@@ -180,9 +199,10 @@ const nulls = (columns: readonly string[]) =>
 // workers, and anyone's attempt overdue past the grace), every account given at most its room (round-robin, so one
 // account's flood cannot take a worker's every slot; an account with no room is not read at all), and the rows
 // locked with SKIP LOCKED, so two workers never claim one attempt and never wait for each other. What needs more than
-// this statement (a paused host's attempt is marked held here; a host with flow control, a coordination rule, used-up
-// attempts or an approval's round go to the careful path) comes back unclaimed. Held attempts are not read: they have
-// triggers of their own.
+// this statement comes back unclaimed, as it does from the claim by id above: an attempt to a paused host, or to one
+// whose circuit is open or disabled, is marked held here; one to a host with flow control or a circuit due for a
+// probe, a coordination rule, used-up attempts, a send to count or an approval's round go to the careful path. Held
+// attempts are not read: they have triggers of their own (the destination's wake, the worker's held sweep).
 // The rows chosen are looked up by id: their state is compared as an expression the partial due index cannot match,
 // or the planner may read the whole due backlog through it. Every answer carries the earliest due time of the share
 // after this claim and how many due rows it left, and a claim of nothing answers one row saying so, so
@@ -210,30 +230,36 @@ const claimBatchStatement = fixedStatement<
    ), chosen as (
      select id from ranked where turn <= room order by turn, next_attempt_at limit $4
    ), locked as (
-     select a.id, a.account_id, a.destination_host, a.mode, a.attempt_count, a.max_attempts, a.coordination, a.gate
+     select a.id, a.account_id, a.destination_host, a.mode, a.attempt_count, a.max_attempts, a.coordination,
+            a.counted_occurrence, a.recurrence_index
        from actions a
       where a.id = any(array(select id from chosen)) and a.status || '' in (${DUE}) and a.next_attempt_at <= $1
         and a.held_since is null
       order by a.id
         for update skip locked
    ), host as (
-     select l.id, d.flow is not null as limited,
-            d.paused_at is not null and (d.paused_until is null or d.paused_until > $3) as paused
+     select l.id,
+            case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $3) then '${PAUSED}'
+                 when d.circuit_state = '${DISABLED}' or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $3)
+                 then '${CIRCUIT}' end as held,
+            d.flow is not null or d.circuit_state in ('${OPEN}', '${HALF_OPEN}') as limited
        from locked l join destinations d on d.account_id = l.account_id and d.host = l.destination_host
       where l.mode = '${WEBHOOK}'
    ), marked as (
-     update actions set held_since = $3, held_by = '${PAUSED}'
-      where id in (select id from host where paused) returning id
+     update actions a set held_since = $3, held_by = h.held from host h where a.id = h.id and h.held is not null
+     returning a.id
    ), careful as (
      select l.id, l.account_id from locked l
-      where l.id not in (select id from host where paused)
+      where l.id not in (select id from host where held is not null)
         and (l.id in (select id from host where limited) or l.mode <> '${WEBHOOK}'
              or l.attempt_count >= l.max_attempts
-             or (l.coordination -> 'on_execute' is not null and l.attempt_count = 0))
+             or (l.coordination -> 'on_execute' is not null and l.attempt_count = 0)
+             or (l.counted_occurrence is not null and l.counted_occurrence <> l.recurrence_index))
    ), claimed as (
      update actions a set status = $2, lease_until = $13, updated_at = $3, attempt_count = a.attempt_count + 1
        from locked l
-      where a.id = l.id and l.id not in (select id from host where paused) and l.id not in (select id from careful)
+      where a.id = l.id and l.id not in (select id from host where held is not null)
+        and l.id not in (select id from careful)
      returning ${ATTEMPT_COLUMNS.map((c) => `a.${c}`).join(', ')}
    ), summary as (
      select (select min(next_attempt_at) from actions
