@@ -112,7 +112,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['SCHED_DELIVERY_ACCOUNT_CONCURRENCY'],
     default: '`128`',
-    meaning: 'The same cap for one account; waiting attempts are served round-robin between accounts.',
+    meaning:
+      "One account's requests in flight at once in one worker process; the accounts due are served round-robin.",
   },
   {
     names: ['SCHED_TRUST_PROXY'],

@@ -82,7 +82,7 @@ export function createMetrics(): Metrics {
     }),
     deliveriesWaiting: new Gauge({
       name: 'sched_deliveries_waiting',
-      help: 'Due delivery attempts held back, unclaimed, by the per-account or the process cap.',
+      help: 'Due delivery attempts the last claim left unclaimed for want of room (the per-account or the process cap).',
       registers: [registry],
     }),
     heldDeliveries: new Gauge({

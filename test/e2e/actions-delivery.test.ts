@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { verifySignature } from '@sched/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
-import { callbackStates, jobsAhead } from '../support/jobs.js';
+import { callbackStates, workAhead } from '../support/jobs.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
@@ -301,8 +301,8 @@ describe('webhook delivery', () => {
     expect(done.last_executed_at).not.toBeNull();
     // 5 minutes / 300 = 1 s apart.
     expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(900);
-    // Ended, with no job left for it: no fourth run can come.
-    await eventually(async () => (await jobsAhead(db.url, [res.body.data.id])) === 0);
+    // Ended, with nothing due left for it: no fourth run can come.
+    await eventually(async () => (await workAhead(db.url, [res.body.data.id])) === 0);
     expect(rx.to('/recur')).toHaveLength(3);
     expect(done.delivery_attempts).toHaveLength(3);
     const listed = await api(server, key, 'GET', '/v1/actions?recurring=recurring');

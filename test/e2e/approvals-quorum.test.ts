@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
-import { jobsAhead } from '../support/jobs.js';
+import { workAhead } from '../support/jobs.js';
 import { linkIn } from '../support/peers.js';
 import { eventually } from '../support/receiver.js';
 import { api, runCli, type TestServer } from '../support/server.js';
@@ -209,7 +209,7 @@ describe('quorum approvals', () => {
     ).toHaveLength(2);
     // The second reminder was the last (max 2): no reminder timer is left, so no third can come, and none ever to the
     // one who answered.
-    await eventually(async () => (await jobsAhead(db.url, [id], 'reminder')) === 0);
+    await eventually(async () => (await workAhead(db.url, [id], 'reminder')) === 0);
     expect(smtp.mails.filter((m) => m.to.includes('silent@example.com'))).toHaveLength(3);
     expect(smtp.mails.filter((m) => m.to.includes('quick@example.com'))).toHaveLength(1);
 

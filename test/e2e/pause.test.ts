@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
-import { jobsAhead } from '../support/jobs.js';
+import { workAhead } from '../support/jobs.js';
 import { linkIn } from '../support/peers.js';
 import { api, runCli, type TestServer } from '../support/server.js';
 import { eventually, pastInstant } from '../support/wait.js';
@@ -19,9 +19,9 @@ describe('pause and resume', () => {
   const create = (body: Record<string, unknown>) => api(server, key, 'POST', '/v1/actions', body);
   const pause = (id: string, body: unknown) => api(server, key, 'POST', `/v1/actions/${id}/pause`, body);
   const resume = (id: string, body?: unknown) => api(server, key, 'POST', `/v1/actions/${id}/resume`, body);
-  /** Until no job is left for the action (its due attempt or timer fired, or none was ahead). */
+  /** Until no work is left for the action (its due attempt or timer fired, or none was ahead). */
   const noJobsLeft = (id: string, kind?: string) =>
-    eventually(async () => (await jobsAhead(db.url, [id], kind)) === 0);
+    eventually(async () => (await workAhead(db.url, [id], kind)) === 0);
 
   beforeAll(async () => {
     svc = await startApprovalServer('pause', { timeScale: 300 });
@@ -49,7 +49,7 @@ describe('pause and resume', () => {
     expect(
       (await api(server, key, 'GET', '/v1/actions?status=paused')).body.data.map((a: any) => a.id),
     ).toContain(id);
-    // Its moment passes and its job fires, finding it paused: nothing is sent.
+    // Its moment passes with nothing due for it (a claim takes only scheduled and resolved actions): nothing is sent.
     await pastInstant(due.getTime());
     await noJobsLeft(id);
     expect(rx.to('/held')).toHaveLength(0);

@@ -1,11 +1,12 @@
 import { sqlValue } from './seed.js';
 
 /**
- * The pg-boss jobs about these actions still ahead (created, retry or active) in any queue: their due attempts,
- * gate timers and pause ends. Once an action is final, or paused with this at 0, nothing is left that would send for
- * it, so a test checks "nothing more arrives" by waiting for this state rather than sleeping.
+ * The work still ahead for these actions: an attempt due or in flight (the actions table is the schedule: workers
+ * claim from it), or a pg-boss job about them (created, retry or active: gate timers and pause ends). Once an action
+ * is final, or paused with this at 0, nothing is left that would send for it, so a test checks "nothing more
+ * arrives" by waiting for this state rather than sleeping. With `kind`, only gate timers of that kind count.
  */
-export function jobsAhead(
+export function workAhead(
   databaseUrl: string,
   actionIds: string[],
   /** Only gate timers of this kind (`reminder`, `timeout`, `escalation`). */
@@ -13,9 +14,12 @@ export function jobsAhead(
 ): Promise<number> {
   return sqlValue<number>(
     databaseUrl,
-    `select count(*)::int from pgboss.job
-      where state in ('created', 'retry', 'active') and data->>'actionId' = any($1::text[])
-        and ($2::text is null or data->>'kind' = $2)`,
+    `select (select count(*)::int from pgboss.job
+              where state in ('created', 'retry', 'active') and data->>'actionId' = any($1::text[])
+                and ($2::text is null or data->>'kind' = $2))
+          + (select count(*)::int from actions
+              where $2::text is null and id::text = any($1::text[])
+                and (status = 'executing' or (status in ('scheduled', 'resolved') and next_attempt_at is not null)))`,
     [actionIds, kind ?? null],
   );
 }
