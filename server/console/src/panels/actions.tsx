@@ -86,10 +86,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         State
-        <select name="status" defaultValue={filters.status ?? ''}>
+        <select name="status">
           <option value="">any</option>
           {ACTION_STATES.map((s) => (
-            <option key={s} value={s}>
+            <option key={s} value={s} selected={s === filters.status}>
               {s.replaceAll('_', ' ')}
             </option>
           ))}
@@ -97,10 +97,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Mode
-        <select name="mode" defaultValue={filters.mode ?? ''}>
+        <select name="mode">
           <option value="">any</option>
           {ACTION_MODES.map((m) => (
-            <option key={m} value={m}>
+            <option key={m} value={m} selected={m === filters.mode}>
               {m}
             </option>
           ))}
@@ -112,10 +112,14 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Recurrence
-        <select name="recurring" defaultValue={filters.recurring ?? ''}>
+        <select name="recurring">
           <option value="">any</option>
-          <option value="recurring">recurring</option>
-          <option value="one-time">one-time</option>
+          <option value="recurring" selected={filters.recurring === 'recurring'}>
+            recurring
+          </option>
+          <option value="one-time" selected={filters.recurring === 'one-time'}>
+            one-time
+          </option>
         </select>
       </label>
       <label>
@@ -136,10 +140,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Error class
-        <select name="error_class" defaultValue={filters.error_class ?? ''}>
+        <select name="error_class">
           <option value="">any</option>
           {ERROR_CLASSES.map((c) => (
-            <option key={c} value={c}>
+            <option key={c} value={c} selected={c === filters.error_class}>
               {c}
             </option>
           ))}
