@@ -1,7 +1,8 @@
 // Which buttons a state allows, read from the server's own state tables (one rule, one piece of code): the console
 // never offers a transition the service would refuse.
-import type { Action, Chain } from '@sched/sdk';
+import type { Action, ApprovalSummary, Chain } from '@sched/sdk';
 import { ACTION_TRANSITIONS, isCancellable, isTerminal } from '../../src/domain/action/states.js';
+import { remindRefusal } from '../../src/domain/approval/remind.js';
 import { CHAIN_CANCELLABLE_STATES } from '../../src/domain/chain/states.js';
 
 export const canCancelAction = (a: Pick<Action, 'status'>) => isCancellable(a.status);
@@ -22,3 +23,7 @@ export const canReplayAction = (a: Pick<Action, 'status' | 'request'>) =>
 
 export const canCancelChain = (c: Pick<Chain, 'status'>) =>
   (CHAIN_CANCELLABLE_STATES as readonly string[]).includes(c.status);
+
+/** `POST /v1/actions/{id}/remind`: the server's own rule (409 otherwise). Every row of `GET /v1/approvals` is one. */
+export const canRemind = (a: Pick<ApprovalSummary, 'status' | 'recipients'>) =>
+  remindRefusal({ mode: 'approval', status: a.status }, a.recipients) === null;
