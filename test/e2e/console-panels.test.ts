@@ -153,6 +153,10 @@ describe('the console panels of operations in a browser', () => {
     await smtp.waitFor('ada@example.com', 2);
     await smtp.waitFor('alan@example.com', 2);
     expect(smtp.mails.filter((m) => m.to.includes('grace@example.com'))).toHaveLength(1);
+    // The approval's own page offers the same button.
+    await page.getByRole('link', { name: 'Refund order 1042' }).click();
+    await page.getByRole('heading', { name: /Refund order 1042/ }).waitFor();
+    await page.getByRole('button', { name: 'Remind' }).waitFor();
   }, 120_000);
 
   it('shows a destination: circuit, load and last day; pauses, resumes, saves settings and recovers after a dry run', async (ctx) => {
@@ -309,6 +313,7 @@ describe('the console panels of operations in a browser', () => {
     await page.getByText('read only').waitFor();
     const views = [
       'approvals',
+      `actions/${later.id}`,
       'destinations',
       `destinations/${host}`,
       'bulk',

@@ -24,6 +24,9 @@ export const canReplayAction = (a: Pick<Action, 'status' | 'request'>) =>
 export const canCancelChain = (c: Pick<Chain, 'status'>) =>
   (CHAIN_CANCELLABLE_STATES as readonly string[]).includes(c.status);
 
-/** `POST /v1/actions/{id}/remind`: the server's own rule (409 otherwise). Every row of `GET /v1/approvals` is one. */
-export const canRemind = (a: Pick<ApprovalSummary, 'status' | 'recipients'>) =>
-  remindRefusal({ mode: 'approval', status: a.status }, a.recipients) === null;
+/**
+ * `POST /v1/actions/{id}/remind`: the server's own rule (409 otherwise). A row of `GET /v1/approvals` carries no
+ * `mode`: every one is an approval.
+ */
+export const canRemind = (a: Pick<ApprovalSummary, 'status' | 'recipients'> & { mode?: Action['mode'] }) =>
+  remindRefusal({ mode: a.mode ?? 'approval', status: a.status }, a.recipients) === null;

@@ -10,6 +10,7 @@ import { useState } from 'preact/hooks';
 import {
   canCancelAction,
   canPauseAction,
+  canRemind,
   canReplayAction,
   canResumeAction,
   canRetryAction,
@@ -413,6 +414,17 @@ function ActionDetail({ id }: { id: string }) {
             >
               A new action with the same definition is created, due now, through the same checks as any new
               action. This one stays as it is.
+            </ConfirmButton>
+          )}
+          {canRemind(a) && (
+            <ConfirmButton
+              label="Remind"
+              title={`Remind the recipients of “${a.name}”?`}
+              onConfirm={() => client.remind(a.id)}
+              onDone={loaded.reload}
+            >
+              The approval message goes again, now, to who has not answered, with new links (earlier links
+              keep working). It does not count against the gate's reminder limit.
             </ConfirmButton>
           )}
           {canRetryAction(a) && (

@@ -1,4 +1,4 @@
-import { ACTION_STATES, GATE_CHANNEL, type GateChannelName } from '@sched/contract';
+import { ACTION_STATES, GATE_CHANNEL, type GateChannelName, RECIPIENT_STATUS } from '@sched/contract';
 import type { ApprovalSummary, PendingApprovalsQuery } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { canRemind } from '../allowed.js';
@@ -203,9 +203,9 @@ export function ApprovalsPanel({ route }: { route: Route }) {
                           }}
                         >
                           The approval message goes again, now, to the{' '}
-                          {a.recipients.filter((r) => r.status === 'pending').length} recipient(s) who have
-                          not answered, with new links (earlier links keep working). It does not count against
-                          the gate's reminder limit.
+                          {a.recipients.filter((r) => r.status === RECIPIENT_STATUS.pending).length}{' '}
+                          recipient(s) who have not answered, with new links (earlier links keep working). It
+                          does not count against the gate's reminder limit.
                         </ConfirmButton>
                       )}
                     </td>
