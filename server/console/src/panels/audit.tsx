@@ -101,7 +101,7 @@ export function AuditPanel({ route }: { route: Route }) {
       next[k] = String(data.get(k) ?? '').trim();
     navigate('audit', next);
   };
-  const events = (list.data?.data ?? []) as AuditEvent[];
+  const events: AuditEvent[] = list.data?.data ?? [];
   return (
     <>
       <h1>Audit log</h1>
