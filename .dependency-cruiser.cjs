@@ -88,11 +88,16 @@ module.exports = {
     {
       name: 'cli-api-verbs-use-the-sdk',
       comment:
-        'Only the admin verbs (accounts, keys, migrate, serve, outbox, purge) may load the server package.',
+        'Only the admin verbs (accounts, admin keys, migrate, serve, outbox, purge) may load the server package, through server-package.ts.',
       severity: 'error',
       from: {
         path: '^cli/src/',
-        pathNot: ['^cli/src/commands/(admin|accounts|serve|outbox|purge)', notTest],
+        pathNot: [
+          '^cli/src/server-package\\.ts$',
+          '^cli/src/commands/(admin|accounts|outbox)/',
+          '^cli/src/commands/(serve|migrate|purge)\\.ts$',
+          notTest,
+        ],
       },
       to: { path: '^server/' },
     },

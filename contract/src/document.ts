@@ -1,5 +1,6 @@
 import {
   ACTION_CALLBACK_EVENTS,
+  type ActionCallbackEvent,
   ActionExecutedCallback,
   ActionExpiredCallback,
   ActionFailedCallback,
@@ -58,7 +59,7 @@ const ACTION_CALLBACKS = {
   'action.paused': ActionPausedCallback,
   'action.resumed': ActionResumedCallback,
   'reminder.responded': ReminderRespondedCallback,
-} satisfies Record<(typeof ACTION_CALLBACK_EVENTS)[number], unknown>;
+} satisfies Record<ActionCallbackEvent, unknown>;
 
 const CALLBACK_NOTE =
   'Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and ' +

@@ -14,6 +14,7 @@ import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi }
 import { auditApi } from './audit.js';
 import { chainsApi } from './chains.js';
 import { domainsApi } from './domains.js';
+import { outboxApi } from './outbox.js';
 import { templatesApi, trigger } from './templates.js';
 import { type ConnectionOptions, callArgs, createRawClient, type RawClient } from './raw.js';
 import { type CallOptions, createTransport, type TransportOptions } from './transport.js';
@@ -106,6 +107,8 @@ export function createClient(options: ClientOptions) {
     /** `POST /v1/actions/{id}/remind`: re-sends a waiting approval to who has not answered; answers the action. */
     remind: async (id: string): Promise<Action> =>
       unwrap(await raw.reminders.remind({ params: { id } }), 200).data as Action,
+    /** A development server's outbox: messages kept because their channel is not configured (`GET /v1/outbox`). */
+    outbox: outboxApi(raw),
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */
     audit: auditApi(raw, options),
     /** The account's API keys (`/v1/api-keys`): needs a key with the `admin` scope. */

@@ -47,6 +47,7 @@ export type {
 export type { AuditQuery } from './audit.js';
 export { createClient, unwrap } from './client.js';
 export type { DomainsApi } from './domains.js';
+export type { OutboxApi, OutboxMessage, OutboxQuery } from './outbox.js';
 export type { TemplateLimitsResult, TemplateListQuery, TemplatesApi } from './templates.js';
 export type { CallOptions, RetryOptions, TransportOptions } from './transport.js';
 export type { WaitOptions } from './wait.js';

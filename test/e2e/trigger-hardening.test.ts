@@ -45,7 +45,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     await db?.drop();
   });
 
-  describe('typed placeholders and deep values (N-L1, N-L4)', () => {
+  describe('typed placeholders and deep values', () => {
     it('a value that does not fit its placeholder is a 422 naming it; anonymous values are strings', async () => {
       const t = await template({
         name: 'Typed {{id}}',
@@ -102,7 +102,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     });
   });
 
-  it('N-M3: a read-only key sees no header value and no webhook_secret in any view that embeds a request or a step', async () => {
+  it('a read-only key sees no header value and no webhook_secret in any view that embeds a request or a step', async () => {
     const accounts = await runCli(['accounts', 'list', '--json'], server.env);
     const accountId = JSON.parse(accounts.stdout).data[0].id as string;
     const created = await runCli(
@@ -167,7 +167,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     ).toBe(secrets[0]);
   });
 
-  it('N-M1: an anonymous trigger cannot name a free recipient; a contact by stored address or id can be', async () => {
+  it('an anonymous trigger cannot name a free recipient; a contact by stored address or id can be', async () => {
     const contact = (
       await call('POST', '/v1/contacts', { name: 'Mia Manager', email: 'mia@shop.example.com' })
     ).body.data;
@@ -235,7 +235,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect(unknown.body.errors).toHaveProperty(['steps.0.gate.recipients.1']);
   });
 
-  it('N-M2: per-template caps (shown in the view and the X-RateLimit headers), a schedule horizon, chains count steps', async () => {
+  it('per-template caps (shown in the view and the X-RateLimit headers), a schedule horizon, chains count steps', async () => {
     const t = await template({
       name: 'Capped',
       mode: 'webhook',
@@ -275,7 +275,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect((await trigger(chain.trigger_url, {})).status).toBe(429);
   });
 
-  it("N-M2: triggers do not spend the owner's own destination threshold", async () => {
+  it("triggers do not spend the owner's own destination threshold", async () => {
     const host = 'victim.nm2-probe.invalid';
     const t = await template({
       name: 'Victim',
@@ -297,7 +297,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect(own.status, JSON.stringify(own.body)).toBe(201);
   });
 
-  it("N-M5: a step answering JSON nested 5,000 deep does not stop the chain, its callbacks or other chains' waits", async () => {
+  it("a step answering JSON nested 5,000 deep does not stop the chain, its callbacks or other chains' waits", async () => {
     const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
     rx.on('/deep', { status: 200, headers: { 'content-type': 'application/json' }, body: deep });
     const bad = await call('POST', '/v1/chains', {
@@ -333,7 +333,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     ).toBe(true);
   });
 
-  it("N-L6: JSON answers are no-store and nosniff; an over-long path parameter gets the API's own answer", async () => {
+  it("JSON answers are no-store and nosniff; an over-long path parameter gets the API's own answer", async () => {
     const created = await call('POST', '/v1/templates', {
       name: 'Headers',
       mode: 'webhook',
@@ -371,7 +371,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect((await create()).status).toBe(422);
   });
 
-  it('N-M4: a public IP literal counts by its address; subdomains count toward their registrable domain', async () => {
+  it('a public IP literal counts by its address; subdomains count toward their registrable domain', async () => {
     const create = (url: string) =>
       call('POST', '/v1/actions', { name: 'n-m4', schedule: { wait: '10d' }, request: { url } });
     const ip: number[] = [];
@@ -465,7 +465,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect((await call('GET', '/v1/quota')).body.data.team_members.used).toBe(quota.limit);
   });
 
-  it('N-L3: pending domains are capped per account; a failed file fetch says nothing about why', async () => {
+  it('pending domains are capped per account; a failed file fetch says nothing about why', async () => {
     const listed = (await call('GET', '/v1/domains')).body.data as { verified: boolean; status?: string }[];
     const pending = listed.filter((d) => !d.verified && d.status === 'pending').length;
     const statuses: number[] = [];
@@ -481,7 +481,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     );
   });
 
-  describe('N-H1: a value never rewrites the URL the owner wrote', () => {
+  describe('a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({
         name: 'Order',

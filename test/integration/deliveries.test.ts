@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CallbackDeliveries } from '../../server/src/app/deliveries/callbacks.js';
 import { Deliveries } from '../../server/src/app/deliveries/deliver.js';
 import type {
@@ -34,8 +34,12 @@ describe('deliveries (in-process, fake clock)', () => {
   beforeAll(async () => {
     t = await openTestDatabase('deliveries');
     accountId = await t.newAccount();
+    // Retry waits are jittered from Math.random (domain/delivery/retry-policy.ts): a draw of 0.5 leaves each wait as
+    // its strategy says, so the times below are exact.
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
   });
   afterAll(async () => {
+    vi.restoreAllMocks();
     await t?.close();
   });
 
@@ -466,6 +470,8 @@ describe('callback deliveries (in-process, fake clock)', () => {
       },
       waits: createWaits(1),
       clock: () => now,
+      // No jitter: the retry times below are exact.
+      random: () => 0.5,
     });
     return { deliveries, redelivered, headers };
   }

@@ -35,13 +35,16 @@ export const MAX_ATTEMPTS_CEILING = 100;
 
 export const ActionStatus = z.enum(ACTION_STATES).meta({ id: 'ActionStatus' });
 export const ActionMode = z.enum(ACTION_MODES).meta({ id: 'ActionMode' });
+export type ActionMode = z.infer<typeof ActionMode>;
 /** Input accepts the legacy names (`immediate` = webhook, `gated` = approval); answers use current names. */
 const ModeInput = z.enum([
   ...ACTION_MODES,
   ...(Object.keys(LEGACY_ACTION_MODES) as (keyof typeof LEGACY_ACTION_MODES)[]),
 ]);
 export const RetryStrategy = z.enum(RETRY_STRATEGIES).meta({ id: 'RetryStrategy' });
+export type RetryStrategy = z.infer<typeof RetryStrategy>;
 export const HttpMethod = z.enum(HTTP_METHODS).meta({ id: 'HttpMethod' });
+export type HttpMethod = z.infer<typeof HttpMethod>;
 
 export const Schedule = z
   .object({
@@ -105,7 +108,7 @@ export function canonicalOrigin(text: string): string | null {
 }
 
 /**
- * The origins a URL whose scheme or host holds an expression may resolve to (N-H1); checked when the request is
+ * The origins a URL whose scheme or host holds an expression may resolve to (a value never moves the request elsewhere); checked when the request is
  * made. Without it such a URL is refused at save time.
  */
 export const AllowedOrigins = z

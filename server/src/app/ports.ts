@@ -199,3 +199,14 @@ export interface Tracing {
 export interface BulkOperationQueue {
   enqueue(tx: Sql, operationId: string): Promise<void>;
 }
+
+/** The two domain verification methods; each answers null when it proves the token, else why not. */
+export interface VerificationProbes {
+  dns(domain: string, token: string): Promise<string | null>;
+  file(domain: string, token: string): Promise<string | null>;
+}
+
+/** Queues a background check of a pending domain at `at`, in the caller's transaction. */
+export interface DomainCheckQueue {
+  schedule(db: Sql, accountId: string, domain: string, at: Date): Promise<void>;
+}

@@ -140,7 +140,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         ? given
         : randomUUID();
     },
-    // N-L6: long parameters reach the routes (their own 404/422, counted by the rate limits) instead of the
+    // Long parameters reach the routes (their own 404/422, counted by the rate limits) instead of the
     // router's FST_ERR_MAX_PARAM_LENGTH answer, which echoed the path before any hook ran.
     routerOptions: { maxParamLength: 2048 },
     // Draining is answered by the hook below, in the error body every other answer has ({ code, message }).
@@ -196,7 +196,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
-    // N-L6: answers may hold secrets (a trigger token on create, header values for write keys): never cached,
+    // Answers may hold secrets (a trigger token on create, header values for write keys): never cached,
     // never sniffed into another type. Pages set their own stricter headers.
     void reply.header('x-content-type-options', 'nosniff');
     const type = reply.getHeader('content-type');

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { ACTION_MODES, ErrorClass } from '@sched/contract';
+import type { ActionMode, ErrorClass } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
@@ -128,7 +128,7 @@ export async function lockName(db: Sql, accountId: string, kind: string, value: 
 
 export interface ActionFilter {
   status?: ActionState;
-  mode?: (typeof ACTION_MODES)[number];
+  mode?: ActionMode;
   /** Matched against name and description, case-insensitively, as a plain substring. */
   search?: string;
   dedupKey?: string;

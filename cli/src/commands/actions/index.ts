@@ -9,7 +9,7 @@ import { configureActionsWatchCommand } from './watch.js';
 import { configureActionsPauseCommand } from './pause.js';
 import { configureActionsResumeCommand } from './resume.js';
 
-export function configureActionsCommands(program: Command): void {
+export function configureActionsCommand(program: Command): void {
   const actions = program.command('actions').description('scheduled webhook actions');
   configureActionsCreateCommand(actions);
   configureActionsListCommand(actions);
@@ -21,6 +21,3 @@ export function configureActionsCommands(program: Command): void {
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
 }
-
-// The renderers moved to actions/show.ts; other nouns (approvals) and tests import them from here too.
-export { printCreated, createdSummary, describeAction, relativeTime } from './show.js';

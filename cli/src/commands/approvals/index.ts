@@ -2,10 +2,7 @@ import type { Command } from 'commander';
 import { configureApprovalsCreateCommand } from './create.js';
 import { configureApprovalsPendingCommand } from './pending.js';
 
-export type { CreateApprovalOptions } from './show.js';
-export { approvalSummary, buildApprovalInput, contentTypeOf } from './show.js';
-
-export function configureApprovalsCommands(program: Command): void {
+export function configureApprovalsCommand(program: Command): void {
   const approvals = program
     .command('approvals')
     .description('ask people to approve, then (optionally) run a request; read them with `actions get`');

@@ -139,7 +139,7 @@ export class ActionService {
     const gate = await resolveActionGate(this.store.sql, owner, p, now);
 
     const count = this.options.countDestination;
-    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold (N-M2).
+    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold.
     const guard: CountDestination | undefined =
       p.request && count
         ? principal.keyId.startsWith('template:')
@@ -482,7 +482,7 @@ export class ActionService {
         );
       }
     }
-    // A manual retry is one more send to the destination: it counts against the threshold (N-M4).
+    // A manual retry is one more send to the destination: it counts against the threshold.
     await this.options.countDestination?.(db, accountId, row.request.url, now);
     const updated = await updateAction(db, row.id, {
       status: assertTransition(row.status, 'manual_retry'),

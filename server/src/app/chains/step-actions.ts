@@ -1,4 +1,4 @@
-import { ActionCreateBody, type GateInput, type RETRY_STRATEGIES } from '@sched/contract';
+import { ActionCreateBody, type GateInput, type RetryStrategy } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import type { Sql } from '../../persistence/database.js';
@@ -28,13 +28,13 @@ export type StepWork =
       kind: 'webhook';
       request: ResolvedRequest;
       max_attempts?: number | undefined;
-      retry_strategy?: (typeof RETRY_STRATEGIES)[number] | undefined;
+      retry_strategy?: RetryStrategy | undefined;
       webhook_secret?: string | undefined;
     }
   | {
       kind: 'approval';
       gate: GateInput;
-      /** Recipients that an expression chose: they must be the account's contacts or team members (N-M1). */
+      /** Recipients that an expression chose: they must be the account's contacts or team members. */
       fromValues: readonly number[];
     };
 

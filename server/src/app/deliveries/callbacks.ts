@@ -1,6 +1,10 @@
 import { signRequest } from '@sched/contract';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
-import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../../domain/delivery/retry-policy.js';
+import {
+  CALLBACK_MAX_ATTEMPTS,
+  callbackRetryDelayMs,
+  type RandomSource,
+} from '../../domain/delivery/retry-policy.js';
 import { findCallback, recordCallbackAttempt } from '../../persistence/callback-deliveries.js';
 import type { CallbackOutbox, Clock, Outbound, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
@@ -20,6 +24,8 @@ export class CallbackDeliveries {
       outbound: Outbound;
       waits: Waits;
       clock: Clock;
+      /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
+      random?: RandomSource;
       /** Each attempt's result ('delivered', 'retry', 'rejected', 'abandoned'), and why one was not delivered. */
       events?: {
         attempted(
@@ -84,9 +90,7 @@ export class CallbackDeliveries {
         now: this.deps.clock(),
       });
       if (status === 'pending') {
-        const wait = this.deps.waits.wait(
-          EXPONENTIAL_WAITS_MS[attempts] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!,
-        );
+        const wait = this.deps.waits.wait(callbackRetryDelayMs(attempts, this.deps.random));
         await this.deps.outbox.redeliver(db, row.id, new Date(now.getTime() + wait));
       }
     });

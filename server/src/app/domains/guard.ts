@@ -29,7 +29,7 @@ export type CountDestination = (
     unverified?: boolean;
     /**
      * `trigger`: the create comes from a public trigger URL. It counts against the same limits but in its own
-     * counters, so anonymous triggers never spend the owner's own threshold for the day (N-M2).
+     * counters, so anonymous triggers never spend the owner's own threshold for the day.
      */
     source?: 'api' | 'trigger';
   },
@@ -54,7 +54,7 @@ async function anyVerified(db: Sql, accountId: string, names: readonly string[])
 /** The one implementation of the destination threshold, bound to the operator's limits. */
 export function destinationGuard(limits: DomainLimits): CountDestination {
   return async (db, accountId, url, now, opts = {}) => {
-    // The host, its registrable domain when different, or a public IP literal's address (N-M4).
+    // The host, its registrable domain when different, or a public IP literal's address: every way to a host counts.
     const names = countedNames(url, isBlockedAddress);
     if (names.length === 0) return;
     // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.

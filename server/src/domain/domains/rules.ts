@@ -42,7 +42,7 @@ export function destinationDomain(url: string): string | null {
 }
 
 /**
- * The names a send to `url` counts against (spec 4.6, N-M4): its host name, and also its registrable domain (eTLD+1
+ * The names a send to `url` counts against (spec 4.6; every way to a host counts): its host name, and also its registrable domain (eTLD+1
  * from the public-suffix list, private suffixes such as github.io kept apart) when that differs, so a flood spread
  * over subdomains meets the same threshold; a public IP literal by its address. Names under a suffix the list does
  * not know (.example, .internal, .test) count alone, and private or loopback literals (allowed only in

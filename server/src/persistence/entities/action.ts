@@ -1,12 +1,12 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type {
-  ACTION_MODES,
+  ActionMode,
   BulkItemOutcome,
   BulkOperationKind,
   BulkOperationState,
   HoldReason,
   ErrorClass,
-  RETRY_STRATEGIES,
+  RetryStrategy,
   StepStatus,
 } from '@sched/contract';
 import { type ActionState, LIVE_STATES, TERMINAL_STATES } from '../../domain/action/states.js';
@@ -101,7 +101,7 @@ export const ActionSchema = defineEntity({
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
     description: p.text().nullable(),
-    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>(),
+    mode: p.string().length(16).$type<ActionMode>(),
     status: p.string().length(32).$type<ActionState>(),
     timezone: p.string().length(64),
     scheduledFor: p.datetime(),
@@ -111,7 +111,7 @@ export const ActionSchema = defineEntity({
     dedupKeys: p.array().default([]),
     attemptCount: p.integer().default(0),
     maxAttempts: p.integer(),
-    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>(),
+    retryStrategy: p.string().length(16).$type<RetryStrategy>(),
     manualRetryCount: p.integer().default(0),
     request: p.json<StoredRequest>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
