@@ -5,7 +5,7 @@ import { sqlValue } from '../support/seed.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
-// Issue 24 items 1, 4 and 5 end to end: destinations as a resource, pausing one host (held deliveries spend no
+// Issue 24 items 1, 2, 4 and 5 end to end: destinations as a resource, pausing one host (held deliveries spend no
 // attempt and go out on resume) and recovering a host's failures through a bulk retry; a real server process, its
 // database and a loopback receiver (host 127.0.0.1).
 describe('destinations: resource, pause and resume, recover', () => {
@@ -162,6 +162,33 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect((await sched.destinations.get(HOST)).paused).toBe(false);
   });
 
+  it('a pause with until resumes by itself then: held deliveries go out without a resume', async () => {
+    rx.on('/until', { status: 200 });
+    const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
+    const until = new Date(Date.now() + 4_000);
+    const paused = await sched.destinations.pause(HOST, {
+      until: until.toISOString(),
+      note: 'deploy window',
+    });
+    expect(paused).toMatchObject({
+      paused: true,
+      pause: { until: until.toISOString(), note: 'deploy window' },
+    });
+    const id = await create('held until', '/until');
+    const held = await eventually(async () => {
+      const a = await action(id);
+      return Date.parse(a.next_attempt_at) < Date.now() - 500 ? a : null;
+    }, 20_000);
+    expect(held.attempt_count).toBe(0);
+    expect(rx.to('/until')).toHaveLength(0);
+
+    const done = await settled(id, 'executed');
+    const [attempt] = done.delivery_attempts;
+    expect(Date.parse(attempt.started_at)).toBeGreaterThanOrEqual(until.getTime());
+    expect(attempt).toMatchObject({ held_by: 'paused' });
+    expect((await sched.destinations.get(HOST)).paused).toBe(false);
+  });
+
   it("recover retries exactly the host's actions that failed in the window, as a bulk retry", async () => {
     let up = false;
     rx.on('/flaky', () => ({ status: up ? 200 : 503 }));
@@ -228,7 +255,7 @@ describe('destinations: resource, pause and resume, recover', () => {
     await call('PUT', `/v1/destinations/${HOST}`, { flow: null });
   });
 
-  it('the CLI: sched destinations set, get, pause, resume, list and recover', async () => {
+  it('the CLI: sched destinations set (flow and circuit), get, pause, resume, list and recover', async () => {
     const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
     const host = 'cli-dest.example';
     const set = await runCli(
@@ -242,6 +269,17 @@ describe('destinations: resource, pause and resume, recover', () => {
       rate: 10,
       period: '1m',
     });
+    // Circuit options change the circuit only; the flow set above stays.
+    const circuit = await runCli(
+      ['destinations', 'set', host, '--min-requests', '20', '--open-for', '30s', '--json'],
+      env,
+    );
+    expect(JSON.parse(circuit.stdout).data).toMatchObject({
+      flow: { parallelism: 3, rate: 10, period: '1m' },
+      circuit: { state: 'closed', min_requests: 20, open_for: '30s', window: '5m' },
+    });
+    const defaults = await runCli(['destinations', 'set', host, '--circuit', 'defaults', '--json'], env);
+    expect(JSON.parse(defaults.stdout).data.circuit).toMatchObject({ min_requests: 10, open_for: '1m' });
     const paused = await runCli(['destinations', 'pause', host, '--note', 'cli pause', '--json'], env);
     expect(JSON.parse(paused.stdout).data).toMatchObject({ paused: true, pause: { note: 'cli pause' } });
     const listed = await runCli(['destinations', 'list', '--json'], env);

@@ -808,6 +808,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations/{host}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a host's circuit
+         * @description Closes the circuit whatever its state: a `disabled` one holds every delivery until this. The held deliveries go out at once (within the flow control, if any). A closed circuit answers as it is.
+         */
+        post: operations["destinationsEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/destinations/{host}/recover": {
         parameters: {
             query?: never;
@@ -2399,7 +2419,10 @@ export interface components {
         };
         /** @description The effective circuit settings (defaults filled in) and its state. */
         DestinationCircuit: {
-            /** @enum {string} */
+            /**
+             * @description `closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{host}/enable`.
+             * @enum {string}
+             */
             state: "closed" | "open" | "half_open" | "disabled";
             enabled: boolean;
             min_requests: number;
@@ -2407,6 +2430,12 @@ export interface components {
             failure_rate: number;
             open_for: string;
             disable_after: string;
+            /** @description When the outage began (the first opening since the circuit was last closed); null when closed. */
+            opened_at: string | null;
+            /** @description While open: when it turns half-open and lets a probe through. */
+            next_probe_at: string | null;
+            /** @description Failed probes since the outage began: `open_for` doubles with each, up to 1 hour. */
+            reopens: number;
         };
         /** @description Circuit breaker settings; `null` restores the defaults. */
         DestinationCircuitSettings: {
@@ -2466,6 +2495,11 @@ export interface components {
         DestinationSummary: {
             host: string;
             paused: boolean;
+            /**
+             * @description The host's circuit breaker: `closed` unless it is failing.
+             * @enum {string}
+             */
+            circuit_state: "closed" | "open" | "half_open" | "disabled";
             /** @description True when the host has flow or circuit settings of its own. */
             configured: boolean;
             /** @description The account's actions aimed at the host. */
@@ -10242,6 +10276,7 @@ export interface operations {
                      *         {
                      *           "host": "string",
                      *           "paused": true,
+                     *           "circuit_state": "closed",
                      *           "configured": true,
                      *           "actions": 1,
                      *           "scheduled": 1,
@@ -10343,7 +10378,10 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {
@@ -10469,7 +10507,10 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {
@@ -10596,7 +10637,10 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {
@@ -10718,7 +10762,126 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
+                     *         },
+                     *         "paused": true,
+                     *         "pause": {
+                     *           "paused_at": "string",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "in_flight": 1,
+                     *         "waiting": 1,
+                     *         "stats": {
+                     *           "last_24h": {
+                     *             "attempts": 1,
+                     *             "failures": 1,
+                     *             "p50_ms": 1,
+                     *             "p99_ms": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Destination"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destinationsEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "host": "string",
+                     *         "flow": {
+                     *           "rate": 1,
+                     *           "period": "1s",
+                     *           "parallelism": 1
+                     *         },
+                     *         "circuit": {
+                     *           "state": "closed",
+                     *           "enabled": true,
+                     *           "min_requests": 1,
+                     *           "window": "string",
+                     *           "failure_rate": 1,
+                     *           "open_for": "string",
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CallbackDeliveries } from '../../server/src/app/deliveries/callbacks.js';
 import { Deliveries } from '../../server/src/app/deliveries/deliver.js';
+import { CircuitBreaker } from '../../server/src/app/destinations/breaker.js';
 import type {
   ActionScheduler,
   ActionSettledHook,
@@ -81,12 +82,19 @@ describe('deliveries (in-process, fake clock)', () => {
         throw new Error('no callback is delivered here');
       },
     };
+    const clock = manual?.clock ?? (realClock ? () => new Date() : () => now);
     const deliveries = new Deliveries({
       store: t.database,
+      breaker: new CircuitBreaker({
+        store: t.database,
+        clock,
+        events: { record: async () => undefined },
+        wakes: { wakeAt: async () => undefined },
+      }),
       scheduler,
       callbacks: callbackOutbox,
       outbound,
-      clock: manual?.clock ?? (realClock ? () => new Date() : () => now),
+      clock,
       ...(manual ? { timers: manual.timers } : {}),
       waits: createWaits(timeScale),
       ...(settled ? { settled } : {}),

@@ -76,6 +76,21 @@ export interface OperatorEvents {
   record(tx: Sql, event: OperatorEvent): Promise<void>;
 }
 
+/**
+ * A wake of one destination's held deliveries (app/destinations/breaker.ts `wake`): when its circuit turns
+ * half-open or closes, or its pause ends. `after` continues a wake that fired a full batch.
+ */
+export interface DestinationWake {
+  accountId: string;
+  host: string;
+  after?: { at: string; id: string } | undefined;
+}
+
+/** Durable wakes of destinations: pg-boss jobs written in the caller's transaction (jobs/destination-wakes.ts). */
+export interface DestinationWakes {
+  wakeAt(tx: Sql, wake: DestinationWake, at: Date): Promise<void>;
+}
+
 /** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */
 export interface PauseTimers {
   /** Resumes the action at `at`, unless the pause that set it (`pausedAt`) is over by then. */

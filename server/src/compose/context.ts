@@ -5,6 +5,7 @@ import { ActionService } from '../app/actions/service.js';
 import { AccountService } from '../app/accounts.js';
 import { ChainEngine } from '../app/chains/advance.js';
 import { systemClock, systemTimers } from '../app/clock.js';
+import { CircuitBreaker } from '../app/destinations/breaker.js';
 import { destinationGuard } from '../app/domains/guard.js';
 import { DomainService } from '../app/domains/service.js';
 import type {
@@ -12,6 +13,7 @@ import type {
   CallbackOutbox,
   ChainCallbacks,
   Clock,
+  DestinationWakes,
   GateTimers,
   OperatorEvents,
   Timers,
@@ -21,6 +23,7 @@ import { RateLimiter } from '../app/rate-limiter.js';
 import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
 import { createCallbackOutbox } from '../jobs/callbacks.js';
+import { createDestinationWakes } from '../jobs/destination-wakes.js';
 import { createDomainCheckQueue } from '../jobs/domains.js';
 import { createGateTimers } from '../jobs/gate-timers.js';
 import { createPauseTimers } from '../jobs/pause-timers.js';
@@ -56,6 +59,10 @@ export interface ServiceContext {
   gateTimers: GateTimers;
   /** Where alertable facts are recorded (app/ports.ts OperatorEvents); alert rules read them. */
   operatorEvents: OperatorEvents;
+  /** Durable wakes of destinations' held deliveries (jobs/destination-wakes.ts). */
+  destinationWakes: DestinationWakes;
+  /** Every host's circuit breaker and flow control (app/destinations/breaker.ts), its state in PostgreSQL. */
+  breaker: CircuitBreaker;
   accounts: AccountService;
   rateLimiter: RateLimiter;
   /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
@@ -112,6 +119,9 @@ export async function buildContext(
     clock,
     waits,
   };
+  // Until alert rules exist nothing reads operator events; recording them is then a no-op.
+  const operatorEvents: OperatorEvents = { record: async () => undefined };
+  const destinationWakes = createDestinationWakes(queue);
   const actions = new ActionService(db.main, scheduler, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
     counters: db.counters,
@@ -130,8 +140,9 @@ export async function buildContext(
     callbacks: outboxes.actions,
     chainCallbacks: outboxes.chains,
     gateTimers,
-    // Until alert rules exist nothing reads operator events; recording them is then a no-op.
-    operatorEvents: { record: async () => undefined },
+    operatorEvents,
+    destinationWakes,
+    breaker: new CircuitBreaker({ store: db.main, clock, events: operatorEvents, wakes: destinationWakes }),
     accounts: new AccountService(db.main, clock),
     rateLimiter: new RateLimiter(db.counters, clock),
     pauseDeps,

@@ -11,6 +11,7 @@ import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-opera
 import { workCallbacks } from '../jobs/callbacks.js';
 import { ChainWorker } from '../jobs/chain-worker.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
+import { workDestinationWakes } from '../jobs/destination-wakes.js';
 import { workDomainChecks } from '../jobs/domains.js';
 import { workGateTimers } from '../jobs/gate-timers.js';
 import { workResumes } from '../jobs/pause-timers.js';
@@ -67,6 +68,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     approvals,
     tracing: ctx.tracing,
     settled: chainStepSettled,
+    breaker: ctx.breaker,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
@@ -145,6 +147,14 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   workers.push(await workCallbacks(queue, callbacks, failedJob('callback delivery')));
   workers.push(
     await workResumes(queue, (job) => ctx.pauses.resumeWhenDue(job), failedJob('resume of a pause')),
+  );
+  workers.push(
+    await workDestinationWakes(
+      queue,
+      (job) => ctx.breaker.wake(job),
+      (ids, accountId) => dispatcher.fireHeld(ids, accountId),
+      failedJob('destination wake'),
+    ),
   );
   await chainWorker.start();
   started = { ...started, chainWorker: true };

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { configureDestinationsEnableCommand } from './enable.js';
 import { configureDestinationsGetCommand } from './get.js';
 import { configureDestinationsListCommand } from './list.js';
 import { configureDestinationsPauseCommand } from './pause.js';
@@ -11,12 +12,13 @@ export function configureDestinationsCommand(program: Command): void {
   const destinations = program
     .command('destinations')
     .description(
-      'destination hosts: flow control, pause and resume, recovery after an outage (docs/destinations.md)',
+      'destination hosts: flow control, circuit breaker, pause and resume, recovery after an outage (docs/destinations.md)',
     );
   configureDestinationsListCommand(destinations);
   configureDestinationsGetCommand(destinations);
   configureDestinationsSetCommand(destinations);
   configureDestinationsPauseCommand(destinations);
   configureDestinationsResumeCommand(destinations);
+  configureDestinationsEnableCommand(destinations);
   configureDestinationsRecoverCommand(destinations);
 }

@@ -5,12 +5,23 @@ import { formatFields } from '../../runtime.js';
 export const DESTINATION_COLUMNS = [
   'host',
   'paused',
+  'circuit_state',
   'configured',
   'actions',
   'scheduled',
   'in_flight',
   'failed',
 ];
+
+/** A circuit for people: its state, since when, the next probe, and its settings. */
+function describeCircuit(c: Destination['circuit']): string {
+  const settings = c.enabled
+    ? `opens at ${c.failure_rate} of ${c.min_requests}+ in ${c.window}, open ${c.open_for}, disabled after ${c.disable_after}`
+    : 'off';
+  const since = c.opened_at ? `, since ${c.opened_at}` : '';
+  const probe = c.next_probe_at ? `, probe at ${c.next_probe_at}` : '';
+  return `${c.state}${since}${probe} (${settings})`;
+}
 
 /** One destination for people: settings, pause, load and the last 24 hours. */
 export function describeDestination(d: Destination): string {
@@ -30,7 +41,7 @@ export function describeDestination(d: Destination): string {
       d.pause ? `yes, until ${d.pause.until ?? 'resumed'}${d.pause.note ? ` (${d.pause.note})` : ''}` : 'no',
     ],
     ['flow', flow],
-    ['circuit', d.circuit.state],
+    ['circuit', describeCircuit(d.circuit)],
     ['in_flight', d.in_flight],
     ['waiting', d.waiting],
     [

@@ -15,7 +15,8 @@ import {
   insertAttempt,
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
-import { takeFlowSlot } from '../../persistence/destinations.js';
+import { signalOf } from '../../domain/destinations/circuit.js';
+import type { CircuitBreaker } from '../destinations/breaker.js';
 import { seriesOf } from '../actions/series.js';
 import type {
   ActionScheduler,
@@ -50,7 +51,6 @@ const CLAIM_TOLERANCE_MS = 25;
  */
 export const CLAIM_LEAD_MS = 10;
 if (CLAIM_LEAD_MS >= CLAIM_TOLERANCE_MS) throw new Error('a timer must not fire before a claim may be made');
-const FLOW_CONTROL: HoldReason = 'flow_control';
 /** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
 const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
 const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
@@ -81,6 +81,8 @@ export interface DeliveryPorts {
   settled?: ActionSettledHook;
   /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
   tracing?: Tracing | undefined;
+  /** Each host's flow control and circuit breaker (app/destinations/breaker.ts). */
+  breaker: CircuitBreaker;
 }
 
 interface Claimed {
@@ -88,6 +90,8 @@ interface Claimed {
   dueAt: Date;
   /** Since when and by what its destination held the due attempt, or null. */
   held: { since: Date; by: HoldReason } | null;
+  /** The half-open circuit's probe: its answer, success included, is recorded carefully (it settles the circuit). */
+  probe: boolean;
 }
 
 /** A due attempt held by its host's flow control: it stays due, unclaimed, and is looked at again at `retryAt`. */
@@ -182,7 +186,7 @@ export class Deliveries {
     span?.end(
       result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
-    await this.record(row, dueAt, started, result, listened !== null, held);
+    await this.record(row, dueAt, started, result, listened !== null, held, claimed.probe);
     return null;
   }
 
@@ -208,7 +212,8 @@ export class Deliveries {
   private async claim(actionId: string): Promise<Claimed | Held | null> {
     const found = await this.claims.add(actionId);
     if (!found) return null;
-    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at!, held: found.held };
+    if (found.claimed)
+      return { row: found.row, dueAt: found.row.next_attempt_at!, held: found.held, probe: false };
     return this.claimCarefully(actionId);
   }
 
@@ -233,35 +238,40 @@ export class Deliveries {
         await this.finishFailed(db, row, status, 'deliver_failed_permanently', error, null, now);
         return null;
       }
+      const leaseUntil = new Date(now.getTime() + this.leaseMs());
+      let probe = false;
       if (webhook && row.destination_host) {
-        const slot = await takeFlowSlot(db, {
+        const slot = await this.p.breaker.admit(db, {
           accountId: row.account_id,
           host: row.destination_host,
           actionId: row.id,
           now,
+          leaseUntil,
         });
-        if (slot && !slot.admit) {
+        if (!slot.admit) {
           // The first hold is remembered (one write), so the attempt can tell how long it waited and why.
           if (!row.held_since)
             await updateAction(db, row.id, {
               held_since: now,
-              held_by: FLOW_CONTROL,
+              held_by: slot.by,
               updated_at: row.updated_at,
             });
-          return { retryAt: slot.retryAt };
+          // Held by a circuit: durable and due; the wake of its half-open or closing fires it again.
+          return slot.retryAt ? { retryAt: slot.retryAt } : null;
         }
+        probe = slot.probe;
       }
       const claimed = await updateAction(db, row.id, {
         status: assertTransition(status, 'start'),
         // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
         attempt_count: row.attempt_count + (webhook ? 1 : 0),
-        lease_until: new Date(now.getTime() + this.leaseMs()),
+        lease_until: leaseUntil,
         held_since: null,
         held_by: null,
         updated_at: now,
       });
       const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
-      return { row: claimed, dueAt: row.next_attempt_at, held };
+      return { row: claimed, dueAt: row.next_attempt_at, held, probe };
     });
   }
 
@@ -314,6 +324,7 @@ export class Deliveries {
     result: OutboundResult,
     listened: boolean,
     held: AttemptRecord['held'] = null,
+    probe = false,
   ): Promise<void> {
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -340,11 +351,21 @@ export class Deliveries {
           ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
           : false,
     };
-    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened) {
+    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened && !probe) {
       if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
       await insertAttempt(db, attempt);
+      // The host's circuit hears of failures and probes (locked after the action's row, as the claim does).
+      if (row.destination_host)
+        await this.p.breaker.observe(db, {
+          accountId: row.account_id,
+          host: row.destination_host,
+          startedAt: started,
+          now: this.p.clock(),
+          signal: signalOf(outcome, attempt.errorClass),
+          probe,
+        });
       const current = await lockAction(db, row.id);
       // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
       if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;

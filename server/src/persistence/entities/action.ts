@@ -68,6 +68,12 @@ export const ActionSchema = defineEntity({
       expression:
         'create index "actions_last_error_index" on "actions" ("account_id", "last_error_class", "last_status_code") where "last_error_class" is not null',
     },
+    // Due deliveries held by their destination (a pause, a circuit, flow control), by host: what a destination's
+    // wake fires (app/destinations/breaker.ts) and the held gauges count. Rows enter when held and leave when claimed.
+    {
+      name: 'actions_held_index',
+      expression: `create index "actions_held_index" on "actions" ("account_id", "destination_host", "next_attempt_at") where "held_since" is not null and "status" in ${sqlList(DUE_STATES)}`,
+    },
     {
       name: 'actions_replay_of_index',
       expression:
