@@ -235,6 +235,36 @@ describe('the console panels of operations in a browser', () => {
     await page.getByLabel('In flight at once').fill('');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(async () => (await sched.destinations.get(host)).flow).toBeNull();
+
+    // The circuit: a breaker set to open at half of at least two attempts failing opens on two failed deliveries
+    // (the window may hold the two successes above); the page shows it open and offers Enable, which closes it.
+    await page.getByLabel('Opens at failure rate').fill('0.5');
+    await page.getByLabel('over at least (requests)').fill('2');
+    await page.getByLabel('Stays open for').fill('1h');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(async () => (await sched.destinations.get(host)).circuit.min_requests).toBe(2);
+    expect(await page.getByRole('button', { name: 'Enable' }).count()).toBe(0);
+    // Retryable failures count (a last attempt's failure is final, not a signal about the receiver).
+    rx.on('/down', { status: 503 });
+    for (const name of ['Tripping 1', 'Tripping 2'])
+      await createdAction(sched, {
+        name,
+        schedule: { wait: '1s' },
+        max_attempts: 10,
+        request: { url: `${rx.url}/down` },
+      });
+    await eventually(async () => (await sched.destinations.get(host)).circuit.state === 'open', 30_000);
+    rx.on('/down', { status: 200 });
+    await page.reload();
+    await page.locator('.facts .status-open').waitFor();
+    expect(await page.locator('.facts').first().textContent()).toContain('Failing since');
+    await page.getByRole('button', { name: 'Enable' }).click();
+    const enable = page.getByRole('dialog', { name: `Close the circuit of ${host}?` });
+    await enable.getByText('Its circuit is open.').waitFor();
+    await enable.getByRole('button', { name: 'Enable' }).click();
+    await page.locator('.facts .status-closed').waitFor();
+    expect((await sched.destinations.get(host)).circuit.state).toBe('closed');
+    expect(await page.getByRole('button', { name: 'Enable' }).count()).toBe(0);
   }, 180_000);
 
   it('reads the audit log with filters in the URL, verifies its chain and exports it', async (ctx) => {

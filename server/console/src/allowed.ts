@@ -1,9 +1,10 @@
 // Which buttons a state allows, read from the server's own state tables (one rule, one piece of code): the console
 // never offers a transition the service would refuse.
-import type { Action, ApprovalSummary, Chain } from '@sched/sdk';
+import type { Action, ApprovalSummary, Chain, Destination } from '@sched/sdk';
 import { ACTION_TRANSITIONS, isCancellable, isTerminal } from '../../src/domain/action/states.js';
 import { remindRefusal } from '../../src/domain/approval/remind.js';
 import { CHAIN_CANCELLABLE_STATES } from '../../src/domain/chain/states.js';
+import { CIRCUIT_TRANSITIONS } from '../../src/domain/destinations/circuit.js';
 
 export const canCancelAction = (a: Pick<Action, 'status'>) => isCancellable(a.status);
 
@@ -30,3 +31,7 @@ export const canCancelChain = (c: Pick<Chain, 'status'>) =>
  */
 export const canRemind = (a: Pick<ApprovalSummary, 'status' | 'recipients'> & { mode?: Action['mode'] }) =>
   remindRefusal({ mode: a.mode ?? 'approval', status: a.status }, a.recipients) === null;
+
+/** `POST /v1/destinations/{host}/enable`: the `enable` transition of the circuit's table (from any state but closed). */
+export const canEnableDestination = (d: { circuit: Pick<Destination['circuit'], 'state'> }) =>
+  CIRCUIT_TRANSITIONS.some((t) => t.from === d.circuit.state && t.event === 'enable');

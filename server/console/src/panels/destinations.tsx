@@ -1,6 +1,7 @@
 import { FLOW_PERIODS } from '@sched/contract';
 import type { BulkDryRun, BulkOperation, Destination, DestinationUpdate } from '@sched/sdk';
 import { useState } from 'preact/hooks';
+import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
 import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When } from '../ui.js';
@@ -25,6 +26,7 @@ function DestinationList() {
               <tr>
                 <th scope="col">Host</th>
                 <th scope="col">Deliveries</th>
+                <th scope="col">Circuit</th>
                 <th scope="col">Actions</th>
                 <th scope="col">Scheduled or held</th>
                 <th scope="col">In flight</th>
@@ -42,6 +44,9 @@ function DestinationList() {
                   </td>
                   <td>
                     <Status status={d.paused ? 'paused' : 'flowing'} />
+                  </td>
+                  <td>
+                    <Status status={d.circuit_state} />
                   </td>
                   <td>{d.actions}</td>
                   <td>{d.scheduled}</td>
@@ -301,6 +306,17 @@ function DestinationDetail({ host }: { host: string }) {
           </h1>
           {canWrite && (
             <div class="buttons">
+              {canEnableDestination(d) && (
+                <ConfirmButton
+                  label="Enable"
+                  title={`Close the circuit of ${d.host}?`}
+                  onConfirm={async () => setShown(await client.destinations.enable(d.host))}
+                >
+                  Its circuit is {d.circuit.state.replaceAll('_', ' ')}. Deliveries go out again at once, the{' '}
+                  {d.waiting} held ones too (within the flow control). Should the receiver still fail, the
+                  breaker opens again.
+                </ConfirmButton>
+              )}
               {d.paused ? (
                 <ConfirmButton
                   label="Resume deliveries"
@@ -363,6 +379,28 @@ function DestinationDetail({ host }: { host: string }) {
                 {!d.circuit.enabled && <span class="muted"> (breaker off)</span>}
               </dd>
             </div>
+            {d.circuit.opened_at && (
+              <div>
+                <dt>Failing since</dt>
+                <dd>
+                  <When at={d.circuit.opened_at} />
+                </dd>
+              </div>
+            )}
+            {d.circuit.next_probe_at && (
+              <div>
+                <dt>Next probe</dt>
+                <dd>
+                  <When at={d.circuit.next_probe_at} />
+                </dd>
+              </div>
+            )}
+            {d.circuit.reopens > 0 && (
+              <div>
+                <dt>Failed probes</dt>
+                <dd>{d.circuit.reopens}</dd>
+              </div>
+            )}
             {d.pause && (
               <>
                 <div>
