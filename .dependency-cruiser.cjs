@@ -67,7 +67,7 @@ module.exports = {
     {
       name: 'channels-know-only-their-interface',
       comment:
-        'An adapter knows its interface, the message shapes it sends (domain/approval/messages.ts) and config.',
+        'An adapter knows its interface, the message shapes it sends (domain/approval/messages.ts, domain/alerts/message.ts) and config.',
       severity: 'error',
       from: { path: '^server/src/channels/' },
       to: {
@@ -75,6 +75,7 @@ module.exports = {
         pathNot: [
           '^server/src/channels/',
           '^server/src/domain/approval/messages\\.ts$',
+          '^server/src/domain/alerts/message\\.ts$',
           '^server/src/config\\.ts$',
         ],
       },

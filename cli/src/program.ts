@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { configureAccountsCommand } from './commands/accounts/index.js';
 import { configureActionsCommand } from './commands/actions/index.js';
+import { configureAlertsCommand } from './commands/alerts/index.js';
 import { configureAdminCommand } from './commands/admin/index.js';
 import { configureApprovalsCommand } from './commands/approvals/index.js';
 import { configureBulkCommand } from './commands/bulk/index.js';
@@ -68,6 +69,7 @@ export function buildProgram(): Command {
   configureTriggerCommand(program);
   configureDomainsCommand(program);
   configureDestinationsCommand(program);
+  configureAlertsCommand(program);
   if (admin) configurePurgeCommand(program);
   else configureMissingAdminVerbs(program);
   return program;

@@ -1,6 +1,7 @@
 import {
   ACTION_CALLBACK_EVENTS,
   type ActionCallbackEvent,
+  AlertWebhookBody,
   ActionExecutedCallback,
   ActionExpiredCallback,
   ActionFailedCallback,
@@ -27,6 +28,11 @@ const TAGS: TagInfo[] = [
   {
     name: 'destinations',
     description: 'The hosts the account sends to: flow control, pause, recover, circuit settings.',
+  },
+  {
+    name: 'alertRules',
+    description:
+      'Alert rules: operator events (failures, expiries, circuits, lateness) told by email, SMS, chat or webhook.',
   },
   { name: 'chains', description: 'Sequences of HTTP calls, approvals and waits that pass results along.' },
   { name: 'templates', description: 'Saved actions or chains, triggered through a public secret URL.' },
@@ -97,6 +103,17 @@ export function openApiDocument() {
           body: ChainCallback,
         },
       ]),
+      [
+        'alert',
+        {
+          summary: "An alert to an alert rule's webhook channel",
+          description:
+            "Signed with the channel's `secret` when it has one (docs/signatures.md); `x-sched-event: alert`; " +
+            '`webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx ' +
+            'and network errors, 3 tries in all (docs/alerts.md).',
+          body: AlertWebhookBody,
+        },
+      ],
     ]),
     TAGS,
   );

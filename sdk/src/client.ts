@@ -7,6 +7,7 @@ import type {
   GateChannelName,
 } from '@sched/contract';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
+import { alertRulesApi } from './alert-rules.js';
 import { apiKeysApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
 import { destinationsApi } from './destinations.js';
@@ -94,6 +95,8 @@ export function createClient(options: ClientOptions) {
     bulkOperations: bulkOperationsApi(raw),
     /** Destinations by host: flow and circuit settings, pause and resume, recovery of what failed. */
     destinations: destinationsApi(raw),
+    /** Alert rules: failures, expiries, circuits and late deliveries told by email, SMS, chat or webhook. */
+    alertRules: alertRulesApi(raw),
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */

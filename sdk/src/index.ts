@@ -7,6 +7,15 @@ export type {
   QuotaApi,
 } from './actions.js';
 export { FINAL_ACTION_STATES } from './actions.js';
+export type {
+  AlertRule,
+  AlertRuleCreateBody,
+  AlertRuleListQuery,
+  AlertRulesApi,
+  AlertRuleSummary,
+  AlertRuleUpdateBody,
+  AlertTestResult,
+} from './alert-rules.js';
 export type { ApiKeysApi } from './api-keys.js';
 export type {
   ApprovalAttachment,

@@ -58,6 +58,7 @@ describe('approval engine', () => {
     name,
     configured: true,
     async send(target, message) {
+      if (message.kind === 'alert') throw new Error('no alert is sent in these tests');
       sent.push({ target, message });
       return { ok: true, via: 'provider' };
     },

@@ -1,5 +1,6 @@
 import { HOLD_REASONS } from '@sched/contract';
 import type { FastifyInstance } from 'fastify';
+import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import { ResponseService } from '../app/approvals/respond.js';
 import { ChainService } from '../app/chains/service.js';
@@ -50,6 +51,12 @@ export async function startApi(
     replays: ctx.replays,
     bulkOperations,
     destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),
+    alertRules: new AlertRules({
+      store: database,
+      clock,
+      jobs: ctx.alertJobs,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+    }),
     pauses: ctx.pauses,
     templates: new TemplateService({
       store: database,

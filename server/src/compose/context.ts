@@ -10,6 +10,7 @@ import { destinationGuard } from '../app/domains/guard.js';
 import { DomainService } from '../app/domains/service.js';
 import type {
   ActionScheduler,
+  AlertJobs,
   CallbackOutbox,
   ChainCallbacks,
   Clock,
@@ -22,6 +23,8 @@ import type {
 import { RateLimiter } from '../app/rate-limiter.js';
 import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
+import { AlertWatch } from '../app/alerts/watch.js';
+import { createAlertJobs, createOperatorEvents } from '../jobs/alerts.js';
 import { createCallbackOutbox } from '../jobs/callbacks.js';
 import { createDestinationWakes } from '../jobs/destination-wakes.js';
 import { createDomainCheckQueue } from '../jobs/domains.js';
@@ -63,6 +66,10 @@ export interface ServiceContext {
   destinationWakes: DestinationWakes;
   /** Every host's circuit breaker and flow control (app/destinations/breaker.ts), its state in PostgreSQL. */
   breaker: CircuitBreaker;
+  /** Alert evaluations and messages as jobs (jobs/alerts.ts). */
+  alertJobs: AlertJobs;
+  /** What each account's alert rules watch, cached (the worker keeps it fresh from rule-change announcements). */
+  alertWatch: AlertWatch;
   accounts: AccountService;
   rateLimiter: RateLimiter;
   /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
@@ -111,6 +118,8 @@ export async function buildContext(
   const outboxes = createCallbackOutbox(queue, clock);
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);
+  const alertJobs = createAlertJobs(queue);
+  const alertWatch = new AlertWatch(db.main, clock);
   const pauseDeps: PauseDeps = {
     scheduler,
     callbacks: outboxes.actions,
@@ -119,8 +128,7 @@ export async function buildContext(
     clock,
     waits,
   };
-  // Until alert rules exist nothing reads operator events; recording them is then a no-op.
-  const operatorEvents: OperatorEvents = { record: async () => undefined };
+  const operatorEvents = createOperatorEvents(alertJobs, alertWatch);
   const destinationWakes = createDestinationWakes(queue);
   const actions = new ActionService(db.main, scheduler, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
@@ -143,6 +151,8 @@ export async function buildContext(
     operatorEvents,
     destinationWakes,
     breaker: new CircuitBreaker({ store: db.main, clock, events: operatorEvents, wakes: destinationWakes }),
+    alertJobs,
+    alertWatch,
     accounts: new AccountService(db.main, clock),
     rateLimiter: new RateLimiter(db.counters, clock),
     pauseDeps,

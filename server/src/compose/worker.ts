@@ -1,4 +1,6 @@
 import { pauseAction, resumeAction } from '../app/actions/pause.js';
+import { AlertEvaluation } from '../app/alerts/evaluate.js';
+import { AlertSender } from '../app/alerts/send.js';
 import { GateTimeouts } from '../app/approvals/timers.js';
 import { BulkRunner } from '../app/bulk/runner.js';
 import { ApprovalRounds } from '../app/approvals/rounds.js';
@@ -7,6 +9,7 @@ import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { Deliveries } from '../app/deliveries/deliver.js';
 import { RetentionService } from '../app/retention.js';
 import { createChannels } from '../channels/registry.js';
+import { listenForRuleChanges, workAlerts } from '../jobs/alerts.js';
 import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
 import { workCallbacks } from '../jobs/callbacks.js';
 import { ChainWorker } from '../jobs/chain-worker.js';
@@ -69,6 +72,8 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     tracing: ctx.tracing,
     settled: chainStepSettled,
     breaker: ctx.breaker,
+    operatorEvents: ctx.operatorEvents,
+    lateness: ctx.alertWatch,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
@@ -94,6 +99,8 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     },
   });
   shutdown.add(() => notifications.close());
+  // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
+  await listenForRuleChanges(notifications, ctx.alertWatch);
 
   // The triggers, stopped together: the chain worker first, then the dispatcher and the queues' workers, each
   // finishing what it holds up to the shutdown deadline (nothing, after a failed start).
@@ -140,6 +147,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     callbacks: ctx.callbacks,
     clock,
     rounds: approvals,
+    events: ctx.operatorEvents,
   });
   workers.push(await workGateTimers(queue, timeouts, failedJob('gate timer')));
   await dispatcher.start();
@@ -176,11 +184,28 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
         void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
     },
     handOn: (id) => bulkQueue.enqueue(database.sql, id),
+    events: ctx.operatorEvents,
   });
   const bulk = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
   // A run in progress ends after its page as soon as shutting down begins, so another worker carries on at once.
   shutdown.add(() => bulk.stopRuns(), { first: true });
   workers.push(bulk.worker);
+
+  // Alerts: rules evaluated against recorded events, and their messages sent through the same adapters and outbox
+  // as approval messages (or as signed webhooks through the SSRF-guarded client).
+  const alerts = {
+    evaluation: new AlertEvaluation({ store: database, clock, waits, jobs: ctx.alertJobs }),
+    sender: new AlertSender({
+      store: database,
+      clock,
+      waits,
+      jobs: ctx.alertJobs,
+      channels: { send: (target, message) => channels[target.channel].send(target, message) },
+      outbound,
+      log: logger,
+    }),
+  };
+  workers.push(await workAlerts(queue, alerts, failedJob('alert job')));
 
   // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
   const maintenance = setInterval(() => {

@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import type { AlertRules } from '../app/alerts/rules.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
@@ -39,6 +40,7 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
+import { alertRulesHandlers } from './handlers/alert-rules.js';
 import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, remindersHandlers, teamMembersHandlers } from './handlers/approvals.js';
@@ -68,6 +70,7 @@ export interface HttpDeps {
   replays: ActionReplays;
   bulkOperations: BulkOperations;
   destinations: Destinations;
+  alertRules: AlertRules;
   pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
@@ -307,6 +310,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     domains: domainsHandlers(deps.domains),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     destinations: destinationsHandlers(deps.destinations),
+    alertRules: alertRulesHandlers(deps.alertRules),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
     reminders: remindersHandlers(deps.reminders, deps.actions, deps.pendingApprovals),

@@ -22,6 +22,8 @@ export const QUEUES = Object.freeze({
   bulkOperation: 'sched.bulk-operation',
   /** A destination's held deliveries, released: its circuit turns half-open or closes, its pause ends. */
   destinationWake: 'sched.destination-wake',
+  /** Alert rules: an account's evaluation (when events are recorded, and when a waiting group is due) or one message. */
+  alerts: 'sched.alerts',
 } as const);
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -41,6 +43,10 @@ export interface JobPayloads {
   'sched.retention': Record<string, never>;
   'sched.bulk-operation': { operationId: string };
   'sched.destination-wake': DestinationWake;
+  /** `wakeAt`: the due time of a waiting group this evaluation was set for (app/alerts/evaluate.ts). */
+  'sched.alerts':
+    | { kind: 'evaluate'; accountId: string; wakeAt?: string }
+    | { kind: 'send'; notificationId: string };
 }
 
 /** How a worker takes its queue's jobs (pg-boss's work options we use). */

@@ -1,4 +1,4 @@
-import type { HoldReason } from '@sched/contract';
+import { ALERT_LIMITS, type HoldReason } from '@sched/contract';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
@@ -24,6 +24,8 @@ import type {
   CallbackOutbox,
   Clock,
   GateRounds,
+  LateDeliveryThresholds,
+  OperatorEvents,
   Outbound,
   OutboundResult,
   Store,
@@ -83,6 +85,15 @@ export interface DeliveryPorts {
   tracing?: Tracing | undefined;
   /** Each host's flow control and circuit breaker (app/destinations/breaker.ts). */
   breaker: CircuitBreaker;
+  /** Where alertable facts are recorded (`action.failed`, `delivery.late`), in the transaction that causes them. */
+  operatorEvents?: OperatorEvents;
+  /** How late a delivery must be to be recorded as `delivery.late` for its account (null: no rule watches). */
+  lateness?: LateDeliveryThresholds;
+}
+
+/** A webhook attempt that started later than its account's smallest `late_after`: recorded as `delivery.late`. */
+interface Late {
+  latenessMs: number;
 }
 
 interface Claimed {
@@ -182,12 +193,27 @@ export class Deliveries {
       createdBy: row.traceparent,
     });
     if (span) Object.assign(request.headers, span.headers);
+    // Read alongside the request, which is late enough already.
+    const late = this.late(row, latenessMs);
     const result = await this.p.outbound.send(request);
     span?.end(
       result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
-    await this.record(row, dueAt, started, result, listened !== null, held, claimed.probe);
+    await this.record(row, dueAt, started, result, listened !== null, held, claimed.probe, await late);
     return null;
+  }
+
+  /**
+   * Whether the attempt is late enough to record for an alert rule. An attempt less late than the smallest
+   * `late_after` a rule may set asks nothing (the hot path pays a comparison); a later one asks the account's
+   * threshold, which is cached per process (app/alerts/watch.ts).
+   */
+  private async late(row: ActionRow, latenessMs: number): Promise<Late | null> {
+    if (!this.p.lateness || !this.p.operatorEvents || latenessMs < ALERT_LIMITS.late_after_min_ms)
+      return null;
+    // An alert is worth less than the delivery: a failed read skips it.
+    const lateAfter = await this.p.lateness.lateAfterMs(row.account_id).catch(() => null);
+    return lateAfter !== null && latenessMs >= lateAfter ? { latenessMs } : null;
   }
 
   /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */
@@ -325,6 +351,7 @@ export class Deliveries {
     listened: boolean,
     held: AttemptRecord['held'] = null,
     probe = false,
+    late: Late | null = null,
   ): Promise<void> {
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -351,7 +378,7 @@ export class Deliveries {
           ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
           : false,
     };
-    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened && !probe) {
+    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened && !probe && !late) {
       if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
@@ -365,6 +392,24 @@ export class Deliveries {
           now: this.p.clock(),
           signal: signalOf(outcome, attempt.errorClass),
           probe,
+        });
+      if (late)
+        await this.p.operatorEvents?.record(db, {
+          account_id: row.account_id,
+          type: 'delivery.late',
+          at: started,
+          destination_host: row.destination_host,
+          subject: { type: 'action', id: row.id },
+          details: {
+            name: row.name,
+            mode: row.mode,
+            dedup_keys: row.dedup_keys,
+            attempt: row.attempt_count,
+            due_at: dueAt.toISOString(),
+            lateness_ms: late.latenessMs,
+            held_ms: held?.ms ?? null,
+            held_by: held?.by ?? null,
+          },
         });
       const current = await lockAction(db, row.id);
       // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
@@ -479,6 +524,21 @@ export class Deliveries {
       response_code: statusCode,
       total_attempts: row.attempt_count,
       error_message: error,
+    });
+    await this.p.operatorEvents?.record(db, {
+      account_id: row.account_id,
+      type: 'action.failed',
+      at: now,
+      destination_host: row.destination_host,
+      subject: { type: 'action', id: row.id },
+      details: {
+        name: row.name,
+        mode: row.mode,
+        dedup_keys: row.dedup_keys,
+        status_code: statusCode,
+        attempts: row.attempt_count,
+        error,
+      },
     });
   }
 

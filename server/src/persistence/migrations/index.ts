@@ -19,6 +19,7 @@ import { Migration20261125050000_Traceparent } from './Migration20261125050000_T
 import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
 import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
 import { Migration20261125060000_DestinationCircuit } from './Migration20261125060000_DestinationCircuit.js';
+import { Migration20261126170425_AlertRules } from './Migration20261126170425_AlertRules.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -47,4 +48,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125051000_AuditEvents', class: Migration20261125051000_AuditEvents },
   { name: 'Migration20261125051000_Destinations', class: Migration20261125051000_Destinations },
   { name: 'Migration20261125060000_DestinationCircuit', class: Migration20261125060000_DestinationCircuit },
+  { name: 'Migration20261126170425_AlertRules', class: Migration20261126170425_AlertRules },
 ];
