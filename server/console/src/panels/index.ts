@@ -1,6 +1,7 @@
 import type { FunctionComponent } from 'preact';
 import type { Route } from '../router.js';
 import { ActionsPanel } from './actions.js';
+import { AlertRulesPanel } from './alert-rules.js';
 import { ApprovalsPanel } from './approvals.js';
 import { AuditPanel } from './audit.js';
 import { BulkOperationsPanel } from './bulk-operations.js';
@@ -21,10 +22,7 @@ export interface Panel {
   needsWrite?: boolean;
 }
 
-/**
- * The console's panels, in the order of the navigation. A panel is one entry here and one file in this folder, so
- * one that waits for its endpoints (alert rules) slots in when they land in the contract.
- */
+/** The console's panels, in the order of the navigation. A panel is one entry here and one file in this folder. */
 export const PANELS: readonly Panel[] = [
   { path: '', label: 'Overview', component: OverviewPanel },
   { path: 'actions', label: 'Actions', component: ActionsPanel },
@@ -34,6 +32,7 @@ export const PANELS: readonly Panel[] = [
   { path: 'templates', label: 'Templates', component: TemplatesPanel },
   { path: 'destinations', label: 'Destinations', component: DestinationsPanel },
   { path: 'bulk', label: 'Bulk operations', component: BulkOperationsPanel },
+  { path: 'alerts', label: 'Alert rules', component: AlertRulesPanel },
   { path: 'audit', label: 'Audit log', component: AuditPanel },
   // A POST, so the server asks for the write scope although nothing is created.
   { path: 'schedule-preview', label: 'Schedule preview', component: SchedulePreviewPanel, needsWrite: true },
