@@ -90,6 +90,8 @@ export type {
   ContactUpdate,
   Decision,
   DeliveryAttempt,
+  DeliveryAttemptsPage,
+  AttemptsQuery,
   Gate,
   GateChannel,
   GateInput,

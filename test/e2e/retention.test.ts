@@ -29,6 +29,8 @@ describe('history retention', () => {
     await insertAction(t.database.sql, {
       id,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: label,
       description: null,

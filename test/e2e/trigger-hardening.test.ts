@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -442,11 +443,81 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
       request_config: { url: `${rx.url}/b` },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data).toMatchObject({ description: null, callback_url: null, max_attempts: 5 });
+    // TP16: a cleared field shows the default a trigger applies, not null.
+    expect(res.body.data).toMatchObject({
+      description: null,
+      callback_url: null,
+      max_attempts: 5,
+      retry_strategy: 'exponential',
+    });
     expect(res.body.data.request_config).toMatchObject({ url: `${rx.url}/b`, headers: {} });
     const refused = await call('PUT', `/v1/templates/${t.id}`, { request_config: null });
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toHaveProperty('request_config');
+  });
+
+  it('the action view embeds the newest 20 attempts; GET /attempts pages through all of them (SDK, CLI)', async () => {
+    const created = await call('POST', '/v1/actions', {
+      name: 'long series',
+      schedule: { wait: '10d' },
+      request: { url: `${rx.url}/never` },
+      recurrence: { frequency: 5, unit: 'm', end_type: 'never' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    // 45 attempts of a long-lived series, one a minute (what a month of occurrences looks like, in small).
+    const sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      await sql.query(
+        `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
+           status_code, outcome, response_truncated)
+         select gen_random_uuid(), $1, 1, t, t, 0, 5, 200, 'success', false
+           from generate_series(now() - interval '44 minutes', now(), interval '1 minute') as t`,
+        [id],
+      );
+    } finally {
+      await sql.end();
+    }
+    const view = (await call('GET', `/v1/actions/${id}`)).body.data;
+    expect(view.delivery_attempts).toHaveLength(20);
+    expect(view.delivery_attempts_more).toBe(true);
+    const shown = view.delivery_attempts.map((a: { started_at: string }) => a.started_at);
+    expect(shown).toEqual([...shown].sort());
+    const pages = [];
+    let before: string | null = null;
+    do {
+      const query: string = before ? `?limit=20&before=${before}` : '?limit=20';
+      const page = await call('GET', `/v1/actions/${id}/attempts${query}`);
+      expect(page.status).toBe(200);
+      pages.push(page.body.data);
+      before = page.body.meta.next_before;
+    } while (before);
+    expect(pages.map((p) => p.length)).toEqual([20, 20, 5]);
+    const all = pages.flat().map((a: { started_at: string }) => a.started_at);
+    expect(new Set(pages.flat().map((a: { id: string }) => a.id)).size).toBe(45);
+    expect(all).toEqual([...all].sort().reverse());
+    // The newest page is the view's attempts, newest first.
+    expect(all.slice(0, 20)).toEqual([...shown].reverse());
+    const bad = await call('GET', `/v1/actions/${id}/attempts?before=not-a-cursor`);
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toHaveProperty('before');
+    const other = JSON.parse(
+      (
+        await runCli(
+          ['accounts', 'create', '--name', 'n-l2-other', '--plan', 'business', '--json'],
+          server.env,
+        )
+      ).stdout,
+    ).api_key as string;
+    expect((await api(server, other, 'GET', `/v1/actions/${id}/attempts`)).status).toBe(404);
+    // The CLI (through the SDK's iterator) walks every page.
+    const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key };
+    const cli = await runCli(['actions', 'attempts', id, '--all', '--json'], env);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout).data).toHaveLength(45);
+    const first = await runCli(['actions', 'attempts', id, '--limit', '10'], env);
+    expect(first.stdout).toContain('older attempts: --before ');
   });
 
   it('the team-member limit holds under racing creates', async () => {

@@ -153,7 +153,7 @@ export interface paths {
         };
         /**
          * Get an action with its delivery attempts
-         * @description The action with its delivery attempts (newest last) and, for an approval, its recipients and timeline.
+         * @description The action with its newest 20 delivery attempts (oldest of them first; `delivery_attempts_more` says whether older ones exist: `GET /v1/actions/{id}/attempts`) and, for an approval, its recipients and timeline.
          */
         get: operations["actionsGet"];
         put?: never;
@@ -163,6 +163,26 @@ export interface paths {
          * @description Cancellable: `scheduled`, `resolved`, `awaiting_response`. Any other status answers 409 with the current status in the message.
          */
         delete: operations["actionsCancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through an action's delivery attempts
+         * @description Every attempt the log still holds (the retention purge removes those past the plan's history), newest first, `limit` (1-100, default 50) at a time; pass `meta.next_before` as `before` for the next page (keyset: stable while a series adds attempts). The action view embeds only the newest 20.
+         */
+        get: operations["actionsListAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1428,7 +1448,10 @@ export interface components {
             signed: boolean;
             coordination: components["schemas"]["Coordination"] | null;
             gate: components["schemas"]["Gate"] | null;
+            /** @description The newest 20 delivery attempts, oldest of them first. */
             delivery_attempts: components["schemas"]["DeliveryAttempt"][];
+            /** @description Whether older attempts exist than those in `delivery_attempts`: `GET /v1/actions/{id}/attempts` pages through all of them. */
+            delivery_attempts_more: boolean;
             reminder_events: components["schemas"]["ReminderEvent"][];
             recipients: components["schemas"]["Recipient"][];
             last_error: string | null;
@@ -1479,7 +1502,10 @@ export interface components {
             signed: boolean;
             coordination: components["schemas"]["Coordination"] | null;
             gate: components["schemas"]["Gate"] | null;
+            /** @description The newest 20 delivery attempts, oldest of them first. */
             delivery_attempts: components["schemas"]["DeliveryAttempt"][];
+            /** @description Whether older attempts exist than those in `delivery_attempts`: `GET /v1/actions/{id}/attempts` pages through all of them. */
+            delivery_attempts_more: boolean;
             reminder_events: components["schemas"]["ReminderEvent"][];
             recipients: components["schemas"]["Recipient"][];
             last_error: string | null;
@@ -2169,6 +2195,8 @@ export interface components {
              */
             url?: string;
         };
+        /** @example 1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b */
+        AttemptCursor: string;
         /** @description Who made the change: an API key (or a console session acting as it), a recipient answering through a link, the service itself, or a template trigger. */
         AuditActor: {
             /** @enum {string} */
@@ -2715,6 +2743,15 @@ export interface components {
             /** @description At most the first 2 KiB of the response body. */
             response_excerpt: string | null;
             response_truncated: boolean;
+        };
+        DeliveryAttemptsPage: {
+            /** @description Newest first. */
+            data: components["schemas"]["DeliveryAttempt"][];
+            meta: {
+                /** @description Pass as `before` for the next (older) page; null on the last page. */
+                next_before: components["schemas"]["AttemptCursor"] | null;
+                limit: number;
+            };
         };
         Destination: {
             host: string;
@@ -4692,6 +4729,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5113,6 +5151,7 @@ export interface operations {
                      *               "response_truncated": true
                      *             }
                      *           ],
+                     *           "delivery_attempts_more": true,
                      *           "reminder_events": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5391,6 +5430,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5580,6 +5620,122 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsListAttempts: {
+        parameters: {
+            query?: {
+                /** @description Attempts older than this cursor (an earlier page's `meta.next_before`); the newest without it. */
+                before?: components["schemas"]["AttemptCursor"];
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "attempt_number": 1,
+                     *           "due_at": "2030-01-31T09:00:00.000Z",
+                     *           "started_at": "2030-01-31T09:00:00.000Z",
+                     *           "lateness_ms": 1,
+                     *           "duration_ms": 1,
+                     *           "status_code": 1,
+                     *           "outcome": "success",
+                     *           "error_class": "timeout",
+                     *           "held_ms": 1,
+                     *           "held_by": "flow_control",
+                     *           "error": "string",
+                     *           "response_excerpt": "string",
+                     *           "response_truncated": true
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_before": "1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "limit": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryAttemptsPage"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5998,6 +6154,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -6285,6 +6442,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -6572,6 +6730,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -12517,6 +12676,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",

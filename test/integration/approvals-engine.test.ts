@@ -90,6 +90,7 @@ describe('approval engine', () => {
       scheduler: { schedule: async () => undefined },
       callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
       clock: () => now,
+      waits: createWaits(),
       rounds: rounds(),
     });
 
@@ -119,6 +120,8 @@ describe('approval engine', () => {
     const row = await insertAction(db.sql, {
       id: randomUUID(),
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'Ship it',
       description: null,

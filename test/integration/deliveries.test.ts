@@ -15,15 +15,20 @@ import type {
 import { createWaits } from '../../server/src/app/waits.js';
 import {
   type ActionRow,
-  attemptsOf,
+  attemptPage,
   insertAction,
   type NewAction,
   updateAction,
 } from '../../server/src/persistence/actions.js';
 import { findCallback, insertCallback } from '../../server/src/persistence/callback-deliveries.js';
+import { claimDue } from '../../server/src/persistence/deliveries.js';
 import type { StoredRecurrence } from '../../server/src/persistence/entities/stored.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { manualClock } from '../support/manual-clock.js';
+
+/** Every attempt of an action, oldest first. */
+const attemptsOf = async (db: Parameters<typeof attemptPage>[0], id: string) =>
+  (await attemptPage(db, id, { limit: 1000 })).reverse();
 import { eventually } from '../support/wait.js';
 
 // The delivery use case in-process, on a real PostgreSQL, with a fake clock, a scripted outbound client and
@@ -129,6 +134,8 @@ describe('deliveries (in-process, fake clock)', () => {
     await insertAction(t.database.sql, {
       id,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'ping',
       description: null,
@@ -329,6 +336,29 @@ describe('deliveries (in-process, fake clock)', () => {
     expect(r).toMatchObject({ status: 'executed', recurrence_count: 3, next_attempt_at: null });
   });
 
+  it('only a send still to be counted leaves the one-statement claim; an uncounted (verified) series never does', async () => {
+    const series = async (counted: number | null) => {
+      const id = await newAction({ recurrence: hourly, recurrence_anchor: T0, counted_occurrence: counted });
+      await updateAction(t.database.sql, id, { recurrence_index: 3, updated_at: T0 });
+      return id;
+    };
+    const uncounted = await series(null);
+    const counted = await series(3);
+    const toCount = await series(2);
+    const found = await claimDue(t.database.sql, {
+      actionIds: [uncounted, counted, toCount],
+      from: ['resolved'],
+      to: 'executing',
+      leaseUntil: new Date(T0.getTime() + 60_000),
+      dueBy: T0,
+      now: T0,
+    });
+    expect(found.get(uncounted)?.claimed).toBe(true);
+    expect(found.get(counted)?.claimed).toBe(true);
+    expect(found.get(toCount)?.claimed).toBe(false);
+    expect((await row(toCount)).status).toBe('resolved');
+  });
+
   it('an expired lease hands the action on: the lost attempt is logged, then retried at once, or failed when it was the last', async () => {
     let release: (r: OutboundResult) => void = () => undefined;
     const stalled = () => new Promise<OutboundResult>((resolve) => (release = resolve));
@@ -422,6 +452,8 @@ describe('callback deliveries (in-process, fake clock)', () => {
     await insertAction(t.database.sql, {
       id: actionId,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'cb',
       description: null,

@@ -325,6 +325,38 @@ export const DeliveryAttempt = z
   })
   .meta({ id: 'DeliveryAttempt' });
 
+/**
+ * How many of its newest attempts an action's view embeds: a long-lived series keeps its view small, and
+ * `GET /v1/actions/{id}/attempts` pages through all of them.
+ */
+export const ACTION_VIEW_ATTEMPTS = 20;
+
+/** Keyset of the attempt pages: opaque to clients (the start time in ms and the id of the oldest attempt shown). */
+export const AttemptCursor = z
+  .string()
+  .regex(/^\d{1,15}_[0-9a-f-]{36}$/, 'must be a `meta.next_before` of an earlier page')
+  .meta({ id: 'AttemptCursor', examples: ['1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b'] });
+
+export const AttemptsQuery = z.object({
+  before: AttemptCursor.optional().meta({
+    description:
+      "Attempts older than this cursor (an earlier page's `meta.next_before`); the newest without it.",
+  }),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+
+export const DeliveryAttemptsPage = z
+  .object({
+    data: z.array(DeliveryAttempt).meta({ description: 'Newest first.' }),
+    meta: z.object({
+      next_before: AttemptCursor.nullable().meta({
+        description: 'Pass as `before` for the next (older) page; null on the last page.',
+      }),
+      limit: z.number().int(),
+    }),
+  })
+  .meta({ id: 'DeliveryAttemptsPage' });
+
 export const ActionRequestView = z
   .object({
     url: z.string(),
@@ -397,7 +429,13 @@ export const Action = z
     }),
     coordination: Coordination.nullable(),
     gate: GateView.nullable(),
-    delivery_attempts: z.array(DeliveryAttempt),
+    delivery_attempts: z.array(DeliveryAttempt).meta({
+      description: `The newest ${ACTION_VIEW_ATTEMPTS} delivery attempts, oldest of them first.`,
+    }),
+    delivery_attempts_more: z.boolean().meta({
+      description:
+        'Whether older attempts exist than those in `delivery_attempts`: `GET /v1/actions/{id}/attempts` pages through all of them.',
+    }),
     reminder_events: z.array(ReminderEvent),
     recipients: z.array(Recipient),
     last_error: z.string().nullable(),

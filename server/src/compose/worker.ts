@@ -72,12 +72,14 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     tracing: ctx.tracing,
     settled: chainStepSettled,
     breaker: ctx.breaker,
+    countDestination: ctx.countDestination,
     operatorEvents: ctx.operatorEvents,
     lateness: ctx.alertWatch,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
     outbox: ctx.callbacks,
+    countDestination: ctx.countDestination,
     outbound,
     waits,
     clock,
@@ -146,6 +148,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     scheduler,
     callbacks: ctx.callbacks,
     clock,
+    waits,
     rounds: approvals,
     events: ctx.operatorEvents,
   });

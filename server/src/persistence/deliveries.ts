@@ -80,6 +80,9 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 // without a row pays no extra round trip. One to a host with flow control or a circuit due for a probe (`limited`)
 // comes back unclaimed, for the careful path, which decides under the host's row lock (CircuitBreaker.admit). Rows
 // are locked in id order, so two workers claiming overlapping batches wait for each other instead of deadlocking.
+// A send whose destination threshold counts it when it is made (`counted_occurrence` behind `recurrence_index`: a
+// series' later occurrence to an unverified host) also takes the careful path; a verified destination's is null, so
+// its sends pay nothing for the threshold.
 const claimStatement = fixedStatement<
   ActionRow & { claimed: boolean; was_held_since: Date | null; was_held_by: HoldReason | null }
 >(
@@ -113,6 +116,7 @@ const claimStatement = fixedStatement<
         and (coordination -> 'on_execute' is null
              or (mode = '${WEBHOOK}' and attempt_count > 0)
              or (mode = '${APPROVAL}' and gate ->> 'sent_at' is not null))
+        and (mode <> '${WEBHOOK}' or counted_occurrence is null or counted_occurrence = recurrence_index)
       order by id
         for update
    ), claimed as (

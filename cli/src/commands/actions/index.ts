@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { configureActionsAttemptsCommand } from './attempts.js';
 import { configureActionsCancelCommand } from './cancel.js';
 import { configureActionsCreateCommand } from './create.js';
 import { configureActionsGetCommand } from './get.js';
@@ -14,6 +15,7 @@ export function configureActionsCommand(program: Command): void {
   configureActionsCreateCommand(actions);
   configureActionsListCommand(actions);
   configureActionsGetCommand(actions);
+  configureActionsAttemptsCommand(actions);
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
   configureActionsReplayCommand(actions);

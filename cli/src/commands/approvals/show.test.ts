@@ -173,6 +173,7 @@ const approval: Action = {
     post_approval_action_id: '7f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e12',
   },
   delivery_attempts: [],
+  delivery_attempts_more: false,
   reminder_events: [
     { id, event_type: 'sent', actor_email: null, notes: null, created_at: '2030-01-01T11:00:01.000Z' },
     {

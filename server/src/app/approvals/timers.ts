@@ -13,6 +13,7 @@ import type {
   Store,
 } from '../ports.js';
 import { grantGate } from './outcomes.js';
+import type { Waits } from '../waits.js';
 import { type ApprovalRounds, WAITING } from './rounds.js';
 
 export interface GateTimeoutsDeps {
@@ -21,6 +22,8 @@ export interface GateTimeoutsDeps {
   scheduler: ActionScheduler;
   callbacks: CallbackOutbox;
   clock: Clock;
+  /** Places a recurring approval's next occurrence (SCHED_TIME_SCALE). */
+  waits: Waits;
   rounds: Pick<ApprovalRounds, 'escalate' | 'remind'>;
   /** Where `approval.expired` is recorded for alert rules, in the timeout's transaction. */
   events?: OperatorEvents;

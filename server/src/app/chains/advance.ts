@@ -203,6 +203,7 @@ export class ChainEngine {
         plan,
         stepIndex: step.index,
         stepName: step.name,
+        source: chain.created_via,
       },
       work,
       now,

@@ -1,5 +1,6 @@
 import { ActionCreateBody, type GateInput, type RetryStrategy } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
+import type { SendSource } from '../../domain/domains/rules.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import type { Sql } from '../../persistence/database.js';
 import { type CreateCoreDeps, createAction } from '../actions/create.js';
@@ -16,6 +17,8 @@ export interface StepOwner {
   plan: Plan;
   stepIndex: number;
   stepName: string;
+  /** Whose act the chain is: its steps' sends count in the owner's or the triggers' counters. */
+  source: SendSource;
 }
 
 export interface StepActionDeps extends CreateCoreDeps {
@@ -105,6 +108,7 @@ export async function createStepAction(
         action: prepared.action,
         origin: { kind: 'chain_step', chainId: owner.chainId, stepIndex: owner.stepIndex },
         now,
+        source: owner.source,
       },
       deps,
     );

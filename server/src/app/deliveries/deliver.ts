@@ -17,6 +17,8 @@ import {
 } from '../../persistence/deliveries.js';
 import { signalOf } from '../../domain/destinations/circuit.js';
 import type { CircuitBreaker } from '../destinations/breaker.js';
+import { thresholdReopensAt } from '../../domain/domains/rules.js';
+import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 import { seriesOf } from '../actions/series.js';
 import type {
   ActionScheduler,
@@ -85,6 +87,8 @@ export interface DeliveryPorts {
   tracing?: Tracing | undefined;
   /** Each host's flow control and circuit breaker (app/destinations/breaker.ts). */
   breaker: CircuitBreaker;
+  /** The destination threshold (app/domains/guard.ts), for sends counted when they are made; unset counts nothing. */
+  countDestination?: CountDestination | undefined;
   /** Where alertable facts are recorded (`action.failed`, `delivery.late`), in the transaction that causes them. */
   operatorEvents?: OperatorEvents;
   /** How late a delivery must be to be recorded as `delivery.late` for its account (null: no rule watches). */
@@ -264,6 +268,14 @@ export class Deliveries {
         await this.finishFailed(db, row, status, 'deliver_failed_permanently', error, null, now);
         return null;
       }
+      // Counted before the host's admission, so a send blocked by its threshold never takes a flow slot or a probe.
+      let counted = row.counted_occurrence;
+      if (webhook && counted !== null && counted !== row.recurrence_index) {
+        const send = await this.countSend(db, row, status, now);
+        if (send === 'blocked') return null;
+        counted = send === 'counted' ? row.recurrence_index : null;
+      }
+      const countedNow = counted !== row.counted_occurrence;
       const leaseUntil = new Date(now.getTime() + this.leaseMs());
       let probe = false;
       if (webhook && row.destination_host) {
@@ -275,11 +287,12 @@ export class Deliveries {
           leaseUntil,
         });
         if (!slot.admit) {
-          // The first hold is remembered (one write), so the attempt can tell how long it waited and why.
-          if (!row.held_since)
+          // The first hold is remembered (one write), so the attempt can tell how long it waited and why; a send
+          // counted just now is remembered too, so its later claim does not count it again.
+          if (!row.held_since || countedNow)
             await updateAction(db, row.id, {
-              held_since: now,
-              held_by: slot.by,
+              ...(!row.held_since && { held_since: now, held_by: slot.by }),
+              ...(countedNow && { counted_occurrence: counted }),
               updated_at: row.updated_at,
             });
           // Held by a circuit: durable and due; the wake of its half-open or closing fires it again.
@@ -289,6 +302,7 @@ export class Deliveries {
       }
       const claimed = await updateAction(db, row.id, {
         status: assertTransition(status, 'start'),
+        counted_occurrence: counted,
         // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
         attempt_count: row.attempt_count + (webhook ? 1 : 0),
         lease_until: leaseUntil,
@@ -299,6 +313,77 @@ export class Deliveries {
       const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
       return { row: claimed, dueAt: row.next_attempt_at, held, probe };
     });
+  }
+
+  /**
+   * Counts a send the create did not count (a later occurrence of a series, a later round's post-approval request)
+   * against its destination's threshold as it is claimed (spec 4.6), in the counters of whoever made the
+   * action. `uncounted`: the destination is verified now (or private), and later sends are not counted. Past the
+   * threshold the send is not made (`blocked`).
+   */
+  private async countSend(
+    db: Sql,
+    row: ActionRow,
+    status: ActionState,
+    now: Date,
+  ): Promise<'counted' | 'uncounted' | 'blocked'> {
+    const count = this.p.countDestination;
+    if (!count || !row.request) return 'uncounted';
+    try {
+      const counted = await count(db, row.account_id, row.request!.url, now, { source: row.created_via });
+      return counted ? 'counted' : 'uncounted';
+    } catch (error) {
+      if (!(error instanceof DestinationThresholdError)) throw error;
+      await this.block(db, row, status, error.reason, now);
+      return 'blocked';
+    }
+  }
+
+  /**
+   * A send past its destination's threshold is not made: the attempt log records it as `blocked` with the reason.
+   * A series skips to its first occurrence from the next UTC day, when the threshold opens again, and goes on; an
+   * action with nothing left to run fails, as one whose destination the SSRF guard refuses does.
+   */
+  private async block(db: Sql, row: ActionRow, status: ActionState, reason: string, now: Date) {
+    const reopens = thresholdReopensAt(now);
+    const next = row.recurrence
+      ? seriesOf(row, this.p.waits).runAfter(new Date(reopens.getTime() - 1), row.recurrence_count)
+      : null;
+    const error = next
+      ? `not sent: ${reason}; the series goes on at ${next.at.toISOString()}`
+      : `not sent: ${reason}`;
+    const attempted = { ...row, attempt_count: row.attempt_count + 1 };
+    await insertAttempt(db, {
+      actionId: row.id,
+      attemptNumber: attempted.attempt_count,
+      dueAt: row.next_attempt_at ?? now,
+      startedAt: now,
+      durationMs: 0,
+      statusCode: null,
+      outcome: 'permanent',
+      errorClass: 'blocked',
+      error,
+      excerpt: null,
+      truncated: false,
+    });
+    this.p.events?.attempted('permanent');
+    if (!next) {
+      await this.finishFailed(db, attempted, status, 'threshold_blocked', error, null, now, {
+        attempt_count: attempted.attempt_count,
+      });
+      return;
+    }
+    await updateAction(db, row.id, {
+      status: assertTransition(status, 'threshold_skip'),
+      scheduled_for: next.at,
+      next_attempt_at: next.at,
+      recurrence_index: next.index,
+      attempt_count: 0,
+      reschedule_count: 0,
+      last_error: error,
+      updated_at: now,
+    });
+    await this.p.scheduler.schedule(db, row.id, next.at);
   }
 
   /** Rules 3-5 of spec 4.1 when the time arrives. Answers true when the attempt may go ahead. */
@@ -511,8 +596,10 @@ export class Deliveries {
     error: string,
     statusCode: number | null,
     now: Date,
+    also: { attempt_count?: number } = {},
   ) {
     await updateAction(db, row.id, {
+      ...also,
       status: assertTransition(from, event),
       next_attempt_at: null,
       lease_until: null,

@@ -17,7 +17,7 @@ import { ExpressionError } from '../../domain/expressions/errors.js';
 import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
 import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
-import type { Principal } from '../accounts.js';
+import { type Principal, triggerKeyId } from '../accounts.js';
 import type { ActionService } from '../actions/service.js';
 import type { ChainService } from '../chains/service.js';
 import {
@@ -150,7 +150,7 @@ export class TemplateTrigger {
       accountId: template.account_id,
       plan: template.plan,
       rateLimitFactor: template.rate_limit_factor,
-      keyId: `template:${template.id}`,
+      keyId: triggerKeyId(template.id),
       scopes: ['write'],
     };
     const meta = { ignored_keys: found.ignored };

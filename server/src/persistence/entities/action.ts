@@ -11,6 +11,7 @@ import type {
 } from '@sched/contract';
 import { type ActionState, LIVE_STATES, TERMINAL_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
+import type { SendSource } from '../../domain/domains/rules.js';
 import { AccountSchema } from './account.js';
 import type {
   StoredCoordination,
@@ -154,6 +155,14 @@ export const ActionSchema = defineEntity({
     replayOf: p.uuid().nullable(),
     /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
     traceparent: p.string().length(55).nullable(),
+    /** Whose act the action is (`api`, or `trigger`: a template's public URL): the counters its sends count in. */
+    createdVia: p.string().length(16).$type<SendSource>().default('api'),
+    /**
+     * The occurrence (`recurrence_index`) whose send was last counted against the destination threshold. A
+     * claim of an occurrence not yet counted counts it first (app/deliveries/deliver.ts); null when the destination
+     * is not counted (verified, or a private address in development), so verified senders pay nothing per send.
+     */
+    countedOccurrence: p.integer().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -164,7 +173,12 @@ export const DeliveryAttemptSchema = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
   // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts).
-  indexes: [{ properties: ['action', 'attemptNumber'] }, { properties: ['startedAt'] }],
+  // (action, startedAt): an action's attempts a keyset page at a time, newest first (GET /actions/{id}/attempts).
+  indexes: [
+    { properties: ['action', 'attemptNumber'] },
+    { properties: ['startedAt'] },
+    { properties: ['action', 'startedAt'] },
+  ],
   properties: {
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
@@ -205,6 +219,11 @@ export const CallbackDeliverySchema = defineEntity({
     attemptCount: p.integer().default(0),
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
+    /**
+     * The names the URL counts against (domain/domains/rules.ts `countedNames`), worked out when the callback is
+     * written, so its delivery reads their verification with the row; empty when it is not counted.
+     */
+    destinationNames: p.array().default([]),
     createdAt: p.datetime(),
     deliveredAt: p.datetime().nullable(),
   },

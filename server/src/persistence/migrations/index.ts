@@ -20,6 +20,8 @@ import { Migration20261125051000_AuditEvents } from './Migration20261125051000_A
 import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
 import { Migration20261125060000_DestinationCircuit } from './Migration20261125060000_DestinationCircuit.js';
 import { Migration20261126170425_AlertRules } from './Migration20261126170425_AlertRules.js';
+import { Migration20261126180000_SendCounts } from './Migration20261126180000_SendCounts.js';
+import { Migration20261126181000_AttemptPages } from './Migration20261126181000_AttemptPages.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -49,4 +51,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125051000_Destinations', class: Migration20261125051000_Destinations },
   { name: 'Migration20261125060000_DestinationCircuit', class: Migration20261125060000_DestinationCircuit },
   { name: 'Migration20261126170425_AlertRules', class: Migration20261126170425_AlertRules },
+  { name: 'Migration20261126180000_SendCounts', class: Migration20261126180000_SendCounts },
+  { name: 'Migration20261126181000_AttemptPages', class: Migration20261126181000_AttemptPages },
 ];
