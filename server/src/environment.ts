@@ -82,7 +82,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['SCHED_SHUTDOWN_TIMEOUT_MS'],
     default: '`30000`',
-    meaning: 'How long SIGTERM waits for in-flight work before exiting.',
+    meaning:
+      'How long SIGTERM waits for in-flight work before exiting. Closing connections gets up to 15 s more; a stop past both exits with 1, naming the step it waited on.',
   },
   {
     names: ['SCHED_DB_CONNECT_TIMEOUT_MS'],

@@ -134,7 +134,7 @@ export async function startApi(
     },
   });
   // Stops taking requests before anything else stops; in-flight ones finish.
-  shutdown.add(() => http.close(), { first: true });
+  shutdown.add('the HTTP listener', () => http.close(), { first: true });
   await http.listen({ host: config.host, port: config.port });
   const bound = http.server.address();
   return { http, port: bound && typeof bound === 'object' ? bound.port : undefined };

@@ -92,13 +92,13 @@ export async function buildContext(
   const clock = systemClock;
   // OpenTelemetry only when OTEL_EXPORTER_OTLP_ENDPOINT is set: its SDK is not even loaded otherwise.
   const tracing = await createTracing();
-  if (tracing) shutdown.add(() => tracing.shutdown().catch(() => undefined));
+  if (tracing) shutdown.add('the trace exporter', () => tracing.shutdown().catch(() => undefined));
   const waits = createWaits(config.timeScale);
   const probes = createVerificationProbes({
     dnsServers: config.dnsServers,
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
-  shutdown.add(() => probes.close().catch(() => undefined));
+  shutdown.add('the domain probes', () => probes.close().catch(() => undefined));
   const queue = await startJobQueue({
     databaseUrl: db.opened.url,
     role,
@@ -107,7 +107,7 @@ export async function buildContext(
     connectTimeoutMs: config.databaseTimeouts.connectMs,
     expireInSeconds: config.jobExpireSeconds,
   });
-  shutdown.add((graceful) =>
+  shutdown.add('the job queue (pg-boss)', (graceful) =>
     queue.stop(
       graceful
         ? { graceful: true, timeoutMs: config.shutdownTimeoutMs }

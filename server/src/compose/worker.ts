@@ -36,7 +36,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const { main: database, availability } = db;
   const firing = db.firing!;
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
-  shutdown.add(() => outbound.close());
+  shutdown.add('the outbound HTTP client', () => outbound.close());
   const channels = createChannels(config.channels, {
     outbox: createSqlOutbox(database, clock),
     logger,
@@ -100,7 +100,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
       if (!availability.absorbs(err)) logger.warn({ err, nextDelayMs }, 'LISTEN reconnection failed');
     },
   });
-  shutdown.add(() => notifications.close());
+  shutdown.add('the LISTEN connection', () => notifications.close());
   // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
   await listenForRuleChanges(notifications, ctx.alertWatch);
 
@@ -129,7 +129,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     availability,
   });
   let started = { dispatcher: false, chainWorker: false };
-  shutdown.add(async (graceful) => {
+  shutdown.add('the triggers (dispatcher, chain worker, queue workers)', async (graceful) => {
     const deadline = graceful ? config.shutdownTimeoutMs : 0;
     if (started.chainWorker) await chainWorker.stop();
     await Promise.all([
@@ -191,7 +191,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   });
   const bulk = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
   // A run in progress ends after its page as soon as shutting down begins, so another worker carries on at once.
-  shutdown.add(() => bulk.stopRuns(), { first: true });
+  shutdown.add('the bulk-operation runs', () => bulk.stopRuns(), { first: true });
   workers.push(bulk.worker);
 
   // Alerts: rules evaluated against recorded events, and their messages sent through the same adapters and outbox
@@ -217,6 +217,6 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     });
   }, 60_000);
   maintenance.unref();
-  shutdown.add(() => clearInterval(maintenance));
+  shutdown.add('the maintenance timer', () => clearInterval(maintenance));
   return dispatcher;
 }
