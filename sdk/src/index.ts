@@ -109,6 +109,7 @@ export type {
   ApiKeyWithSecret,
   ChainCallback,
   ErrorCode,
+  ReassignBody,
   SignatureScheme,
 } from '@sched/contract';
 export type {

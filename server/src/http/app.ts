@@ -42,6 +42,7 @@ import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/ac
 import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, remindersHandlers, teamMembersHandlers } from './handlers/approvals.js';
+import type { Reassignments } from '../app/approvals/reassign.js';
 import type { ReminderRequests } from '../app/approvals/remind.js';
 import type { PendingApprovals } from '../app/approvals/pending.js';
 import { registerResponseRoutes } from './responses.js';
@@ -76,6 +77,7 @@ export interface HttpDeps {
   domains: DomainService;
   audit: AuditService;
   reminders: ReminderRequests;
+  reassignments: Reassignments;
   pendingApprovals: PendingApprovals;
   responses: ResponseService;
   templates: TemplateService;
@@ -309,7 +311,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     destinations: destinationsHandlers(deps.destinations),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
-    reminders: remindersHandlers(deps.reminders, deps.actions, deps.pendingApprovals),
+    reminders: remindersHandlers(deps, deps.actions, deps.pendingApprovals),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

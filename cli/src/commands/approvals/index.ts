@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { configureApprovalsCreateCommand } from './create.js';
 import { configureApprovalsPendingCommand } from './pending.js';
+import { configureApprovalsReassignCommand } from './reassign.js';
 
 export type { CreateApprovalOptions } from './show.js';
 export { approvalSummary, buildApprovalInput, contentTypeOf } from './show.js';
@@ -11,4 +12,5 @@ export function configureApprovalsCommands(program: Command): void {
     .description('ask people to approve, then (optionally) run a request; read them with `actions get`');
   configureApprovalsCreateCommand(approvals);
   configureApprovalsPendingCommand(approvals);
+  configureApprovalsReassignCommand(approvals);
 }

@@ -19,7 +19,6 @@ export function configureApprovalsPendingCommand(approvals: Command): void {
     )
     .option('--page <n>', 'page number', '1')
     .option('--per-page <n>', 'rows per page (max 100)', '25')
-    .option('--json', 'print JSON')
     .action(
       async (
         opts: {

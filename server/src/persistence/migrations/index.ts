@@ -18,6 +18,7 @@ import { Migration20261125045000_InboxBulkOperations } from './Migration20261125
 import { Migration20261125050000_Traceparent } from './Migration20261125050000_Traceparent.js';
 import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
 import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
+import { Migration20261126170911_RecipientReassignedFrom } from './Migration20261126170911_RecipientReassignedFrom.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -40,4 +41,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125050000_Traceparent', class: Migration20261125050000_Traceparent },
   { name: 'Migration20261125051000_AuditEvents', class: Migration20261125051000_AuditEvents },
   { name: 'Migration20261125051000_Destinations', class: Migration20261125051000_Destinations },
+  {
+    name: 'Migration20261126170911_RecipientReassignedFrom',
+    class: Migration20261126170911_RecipientReassignedFrom,
+  },
 ];
