@@ -33,6 +33,8 @@ export function withAuditContext<T>(ctx: AuditRequestContext, fn: () => T): T {
 }
 
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: 'sched' };
+/** An operator's admin verb through the database (`sched accounts ...`, `sched admin keys ...`): no API key. */
+export const OPERATOR_ACTOR: AuditActor = { type: 'system', id: 'operator' };
 
 /** The actor of an API principal: its key, or the template whose public trigger acts as the owner. */
 export function principalActor(keyId: string): AuditActor {
@@ -94,6 +96,14 @@ export async function recordAuditEvents(
   }
   for (const accountId of [...byAccount.keys()].sort())
     await appendAuditEvents(db, accountId, byAccount.get(accountId)!);
+}
+
+/** The fields a request body sets, sorted: what an update's audit event says changed (never their values). */
+export function auditFields(input: object): string[] {
+  return Object.entries(input)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k)
+    .sort();
 }
 
 export interface AuditListQuery {

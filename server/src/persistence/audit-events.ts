@@ -7,6 +7,7 @@ import {
   auditHash,
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
+import type { Plan } from '../domain/quota/plans.js';
 import type { Sql, Tables } from './database.js';
 
 export type AuditEventRow = Selectable<Tables['audit_events']>;
@@ -144,7 +145,8 @@ export async function auditAnchor(db: Sql, accountId: string): Promise<{ seq: nu
 /**
  * Retention's one way to remove events: the whole prefix of an account's chain up to `throughSeq`, keeping the last
  * dropped hash as the new anchor. The trigger lets the DELETE through only with `sched.audit_retention` set for
- * this transaction.
+ * this transaction, and only for events at or before the anchor, which is moved first (the head row it updates is
+ * locked until the transaction ends, so appends of the account wait for the drop).
  */
 export async function dropAuditPrefix(db: Sql, accountId: string, throughSeq: number): Promise<number> {
   const last = await db
@@ -169,4 +171,58 @@ export async function dropAuditPrefix(db: Sql, accountId: string, throughSeq: nu
     .executeTakeFirst();
   await sql`select set_config('sched.audit_retention', '', true)`.execute(db);
   return Number(dropped.numDeletedRows);
+}
+
+const planAccounts = (db: Sql, plan: Plan) => db.selectFrom('accounts').select('id').where('plan', '=', plan);
+
+/**
+ * Where retention cuts an account's chain next: one account of the plan with events older than
+ * `cutoff` whose head no other transaction holds, and the seq of the last event to drop: the newest event older than
+ * the cutoff, at most `limit` past the current anchor (so one transaction removes a bounded batch). Null when none.
+ */
+export async function nextAuditPrefix(
+  db: Sql,
+  plan: Plan,
+  cutoff: Date,
+  limit: number,
+): Promise<{ accountId: string; throughSeq: number } | null> {
+  const head = await db
+    .selectFrom('audit_heads as h')
+    .select(['h.account_id', 'h.anchor_seq'])
+    .where('h.account_id', 'in', planAccounts(db, plan))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('audit_events as e')
+          .select('e.seq')
+          .whereRef('e.account_id', '=', 'h.account_id')
+          .where('e.at', '<', cutoff),
+      ),
+    )
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  if (!head) return null;
+  const last = await db
+    .selectFrom('audit_events')
+    .select('seq')
+    .where('account_id', '=', head.account_id)
+    .where('at', '<', cutoff)
+    .orderBy('at', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return { accountId: head.account_id, throughSeq: Math.min(last.seq, head.anchor_seq + limit) };
+}
+
+/** Events of the plan's accounts older than `cutoff`: what retention would drop now (`sched purge --dry-run`). */
+export async function countAuditEventsBefore(db: Sql, plan: Plan, cutoff: Date): Promise<number> {
+  const row = await db
+    .selectFrom('audit_events')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', 'in', planAccounts(db, plan))
+    .where('at', '<', cutoff)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

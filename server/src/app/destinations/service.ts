@@ -18,6 +18,7 @@ import {
 } from '../../persistence/destinations.js';
 import type { Principal } from '../accounts.js';
 import type { BulkCreateResult, BulkOperations } from '../bulk/service.js';
+import { recordAudit } from '../audit.js';
 import { ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
 
@@ -77,14 +78,25 @@ export class Destinations {
   }
 
   async update(accountId: string, host: string, body: DestinationUpdate): Promise<Destination> {
-    const row = await upsertDestination(this.store.sql, {
-      accountId,
-      host,
-      now: this.clock(),
-      ...(body.flow !== undefined
-        ? { flow: body.flow && Object.keys(body.flow).length ? body.flow : null }
-        : {}),
-      ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
+    const flow = body.flow && Object.keys(body.flow).length ? body.flow : null;
+    const row = await this.store.transaction(async (db) => {
+      const updated = await upsertDestination(db, {
+        accountId,
+        host,
+        now: this.clock(),
+        ...(body.flow !== undefined ? { flow } : {}),
+        ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
+      });
+      // The settings as set: limits and thresholds, nothing secret.
+      await recordAudit(db, accountId, {
+        action: 'destination.update',
+        resource: { type: 'destination', id: host },
+        details: {
+          ...(body.flow !== undefined ? { flow } : {}),
+          ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
+        },
+      });
+      return updated;
     });
     return this.view(accountId, host, row);
   }
@@ -93,22 +105,37 @@ export class Destinations {
     const now = this.clock();
     const until = body.until === undefined ? null : new Date(body.until);
     if (until && until <= now) throw ValidationError.field('until', 'must be in the future');
-    const row = await upsertDestination(this.store.sql, {
-      accountId,
-      host,
-      now,
-      pause: { at: now, until, note: body.note ?? null },
+    const row = await this.store.transaction(async (db) => {
+      const paused = await upsertDestination(db, {
+        accountId,
+        host,
+        now,
+        pause: { at: now, until, note: body.note ?? null },
+      });
+      await recordAudit(db, accountId, {
+        action: 'destination.pause',
+        resource: { type: 'destination', id: host },
+        details: { until: until?.toISOString() ?? null, note: body.note ?? null },
+      });
+      return paused;
     });
     return this.view(accountId, host, row);
   }
 
   /** Held deliveries go out again as the overdue sweep of any worker takes them up (within seconds). */
   async resume(accountId: string, host: string): Promise<Destination> {
-    const row = await upsertDestination(this.store.sql, {
-      accountId,
-      host,
-      now: this.clock(),
-      pause: { at: null, until: null, note: null },
+    const row = await this.store.transaction(async (db) => {
+      const resumed = await upsertDestination(db, {
+        accountId,
+        host,
+        now: this.clock(),
+        pause: { at: null, until: null, note: null },
+      });
+      await recordAudit(db, accountId, {
+        action: 'destination.resume',
+        resource: { type: 'destination', id: host },
+      });
+      return resumed;
     });
     return this.view(accountId, host, row);
   }

@@ -11,13 +11,15 @@ export const AuditEventSchema = defineEntity({
   indexes: [{ properties: ['accountId', 'resourceId', 'seq'] }, { properties: ['accountId', 'at'] }],
   triggers: [
     // Append-only: rewriting or removing an event is refused, except retention's prefix drop, which sets
-    // `sched.audit_retention` for its own transaction (persistence/audit-events.ts `dropAuditPrefix`).
+    // `sched.audit_retention` for its own transaction and may remove only events at or before the chain's anchor,
+    // which it moves first to the last dropped event (persistence/audit-events.ts `dropAuditPrefix`): a row past the
+    // anchor, or one whose removal the anchor does not cover, cannot be deleted even with the setting.
     {
       name: 'audit_events_append_only',
       timing: 'before',
       events: ['update', 'delete'],
       forEach: 'row',
-      body: `if tg_op = 'DELETE' and current_setting('sched.audit_retention', true) = 'prefix' then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`,
+      body: `if tg_op = 'DELETE' and current_setting('sched.audit_retention', true) = 'prefix' and old.seq <= (select h.anchor_seq from audit_heads h where h.account_id = old.account_id) then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`,
     },
   ],
   properties: {

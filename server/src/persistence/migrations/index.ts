@@ -19,6 +19,7 @@ import { Migration20261125050000_Traceparent } from './Migration20261125050000_T
 import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
 import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
 import { Migration20261126170911_RecipientReassignedFrom } from './Migration20261126170911_RecipientReassignedFrom.js';
+import { Migration20261126171723_AuditPrefixOnly } from './Migration20261126171723_AuditPrefixOnly.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -45,4 +46,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261126170911_RecipientReassignedFrom',
     class: Migration20261126170911_RecipientReassignedFrom,
   },
+  { name: 'Migration20261126171723_AuditPrefixOnly', class: Migration20261126171723_AuditPrefixOnly },
 ];
