@@ -32,6 +32,11 @@ export function withAuditContext<T>(ctx: AuditRequestContext, fn: () => T): T {
   return requestContext.run(ctx, fn);
 }
 
+/** Runs `fn` with another actor for its audit events, keeping the request's address and id (a template trigger). */
+export function actingAs<T>(actor: AuditActor, fn: () => T): T {
+  return requestContext.run({ ...(requestContext.getStore() ?? {}), actor }, fn);
+}
+
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: 'sched' };
 /** An operator's admin verb through the database (`sched accounts ...`, `sched admin keys ...`): no API key. */
 export const OPERATOR_ACTOR: AuditActor = { type: 'system', id: 'operator' };
