@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { linkIn, startSmtpServer } from '../support/peers.js';
 import { eventually } from '../support/receiver.js';
+import { sqlValue } from '../support/seed.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
 // Quorum gates end to end through the real SMTP sink: N of M, required recipients, the excluded requester.
@@ -226,8 +227,24 @@ describe('quorum approvals', () => {
     expect(
       after.reminder_events.filter((e: any) => /^reminder \d to silent@example.com$/.test(e.notes ?? '')),
     ).toHaveLength(2);
-    // Past two more intervals: no third reminder, and none ever to the one who answered.
-    await new Promise((r) => setTimeout(r, 4500));
+    // No third reminder: once the second went out, no reminder timer of this action is left to fire (the state that
+    // decides it, read from the queue rather than waited for); and none ever went to the one who answered.
+    await eventually(async () => {
+      const armed = await sqlValue<number>(
+        db.url,
+        `select count(*)::int from pgboss.job where name = 'sched.gate-timer' and data ->> 'actionId' = $1
+           and data ->> 'kind' = 'reminder' and state in ('created', 'retry', 'active')`,
+        [id],
+      );
+      return armed === 0;
+    });
+    expect(
+      await sqlValue<number>(
+        db.url,
+        `select count(*)::int from notifications where action_id = $1 and kind = 'reminder'`,
+        [id],
+      ),
+    ).toBe(2);
     expect(smtp.mails.filter((m) => m.to.includes('silent@example.com'))).toHaveLength(3);
     expect(smtp.mails.filter((m) => m.to.includes('quick@example.com'))).toHaveLength(1);
 
