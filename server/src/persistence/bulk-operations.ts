@@ -53,6 +53,14 @@ export async function sampleIds(
 }
 
 /**
+ * The snapshot of a large match is one deliberate statement that grows with it (about 1 s per 100,000 ids on a
+ * quiet 2-core machine, several under load): it runs under this statement timeout instead of the service's
+ * request-sized one (SCHED_DB_STATEMENT_TIMEOUT_MS), which would answer 503 for every operation past a few tens of
+ * thousands of actions. Measured in docs/performance.md (bench/bulk-cancel.mjs).
+ */
+const SNAPSHOT_TIMEOUT_MS = 120_000;
+
+/**
  * Creates a running operation and snapshots the ids it matches now into its items, in the caller's transaction:
  * actions created later are never part of it. Answers the row with `matched` set.
  */
@@ -69,6 +77,8 @@ export async function startBulkOperation(
   },
   target: BulkTarget,
 ): Promise<BulkOperationRow> {
+  // `set local` ends with the caller's transaction, so the pooled connection goes back with the usual timeout.
+  await sql`select set_config('statement_timeout', ${String(SNAPSHOT_TIMEOUT_MS)}, true)`.execute(db);
   await db
     .insertInto('bulk_operations')
     .values({
