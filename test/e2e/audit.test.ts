@@ -404,5 +404,6 @@ describe('audit log', () => {
       expect(everything).not.toContain(secret);
       if (secret.startsWith('sk_')) expect(everything).not.toContain(hashApiKey(secret));
     }
-  });
+    // Four `sched` processes and a chain's two delays: longer than the default on a loaded machine.
+  }, 120_000);
 });

@@ -4,7 +4,9 @@ import { type AuditActor, ChainVerifier } from '../domain/audit/chain.js';
 import {
   type AuditEventRow,
   type AuditFilter,
-  appendAuditEvents,
+  type AuditGroup,
+  appendAuditBatch,
+  auditBatchJson,
   auditAnchor,
   auditEventBody,
   auditEventsPage,
@@ -81,26 +83,34 @@ export function auditEventOf(accountId: string, r: AuditRecord): NewAuditEvent &
  * change or not at all. Never pass a response token in `details` (docs/audit.md).
  */
 export async function recordAudit(db: Sql, accountId: string, ...records: AuditRecord[]): Promise<void> {
-  await appendAuditEvents(
-    db,
-    accountId,
-    records.map((r) => auditEventOf(accountId, r)),
-  );
+  await appendAuditBatch(db, [{ accountId, events: records.map((r) => auditEventOf(accountId, r)) }]);
 }
 
-/** Appends events captured earlier (`auditEventOf`) for several accounts, heads locked in account order. */
-export async function recordAuditEvents(
-  db: Sql,
-  events: readonly (NewAuditEvent & { accountId: string })[],
-): Promise<void> {
+/**
+ * Events captured earlier (`auditEventOf`), ready for a statement that appends them with its own change
+ * (persistence/actions.ts `insertActionsWithAudit`).
+ */
+export function auditBatch(events: readonly (NewAuditEvent & { accountId: string })[]): string {
+  return auditBatchJson(auditGroups(events));
+}
+
+/** Events captured earlier (`auditEventOf`), of any accounts, grouped by account as the append takes them. */
+function auditGroups(events: readonly (NewAuditEvent & { accountId: string })[]): AuditGroup[] {
   const byAccount = new Map<string, NewAuditEvent[]>();
   for (const e of events) {
     const list = byAccount.get(e.accountId) ?? [];
     list.push(e);
     byAccount.set(e.accountId, list);
   }
-  for (const accountId of [...byAccount.keys()].sort())
-    await appendAuditEvents(db, accountId, byAccount.get(accountId)!);
+  return [...byAccount].map(([accountId, list]) => ({ accountId, events: list }));
+}
+
+/** Appends events captured earlier (`auditEventOf`) for several accounts, in the caller's transaction. */
+export async function recordAuditEvents(
+  db: Sql,
+  events: readonly (NewAuditEvent & { accountId: string })[],
+): Promise<void> {
+  await appendAuditBatch(db, auditGroups(events));
 }
 
 /** The fields a request body sets, sorted: what an update's audit event says changed (never their values). */

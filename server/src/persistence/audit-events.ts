@@ -4,11 +4,11 @@ import {
   type AuditActor,
   type AuditEventBody,
   actionPatternToLike,
-  auditHash,
+  canonicalJsonAroundSeq,
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
 import type { Plan } from '../domain/quota/plans.js';
-import type { Sql, Tables } from './database.js';
+import { fixedStatement, type Sql, type Tables } from './database.js';
 
 export type AuditEventRow = Selectable<Tables['audit_events']>;
 
@@ -42,62 +42,68 @@ export function auditEventBody(r: AuditEventRow): AuditEventBody {
   };
 }
 
+/** Events to append to one account's chain, in order. */
+export interface AuditGroup {
+  accountId: string;
+  events: readonly NewAuditEvent[];
+}
+
 /**
- * Appends events to an account's chain in the caller's transaction. The head row is taken with an upsert that locks
- * it, so the appends of one account queue up until the transaction ends (and a rolled-back change leaves no event).
+ * The argument of the database's `audit_append` (migration AuditAppendFunction): per account, in account order (so
+ * appends that span accounts take their heads in one order), each event's columns and its canonical JSON cut around
+ * the seq the database gives it. An event's id, time and the request's fields are fixed here, before hashing.
  */
-export async function appendAuditEvents(
-  db: Sql,
-  accountId: string,
-  events: readonly NewAuditEvent[],
-): Promise<void> {
-  if (events.length === 0) return;
-  const head = await sql<{ seq: number; hash: string }>`
-    insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
-    values (${accountId}, 0, ${GENESIS_HASH}, 0, ${GENESIS_HASH})
-    on conflict (account_id) do update set seq = audit_heads.seq
-    returning seq, hash`.execute(db);
-  let { seq, hash: prev } = head.rows[0]!;
-  const rows = events.map((e) => {
-    seq += 1;
-    const body: AuditEventBody = {
-      seq,
-      id: randomUUID(),
-      at: e.at.toISOString(),
-      action: e.action,
-      actor: e.actor.email ? e.actor : { type: e.actor.type, id: e.actor.id },
-      resource: e.resource,
-      ...(e.channel ? { channel: e.channel } : {}),
-      ...(e.ip ? { ip: e.ip.slice(0, 64) } : {}),
-      ...(e.user_agent ? { user_agent: e.user_agent.slice(0, 512) } : {}),
-      ...(e.request_id ? { request_id: e.request_id.slice(0, 128) } : {}),
-      details: e.details,
-    };
-    const hash = auditHash(prev, body);
-    const row = {
-      account_id: accountId,
-      seq,
-      id: body.id,
-      at: new Date(body.at),
-      action: body.action,
-      actor_type: body.actor.type,
-      actor_id: body.actor.id,
-      actor_email: body.actor.email ?? null,
-      resource_type: body.resource.type,
-      resource_id: body.resource.id,
-      channel: body.channel ?? null,
-      ip: body.ip ?? null,
-      user_agent: body.user_agent ?? null,
-      request_id: body.request_id ?? null,
-      details: JSON.stringify(body.details) as unknown as Record<string, unknown>,
-      prev_hash: prev,
-      hash,
-    };
-    prev = hash;
-    return row;
-  });
-  await db.insertInto('audit_events').values(rows).execute();
-  await db.updateTable('audit_heads').set({ seq, hash: prev }).where('account_id', '=', accountId).execute();
+export function auditBatchJson(groups: readonly AuditGroup[]): string {
+  return JSON.stringify(
+    [...groups]
+      .filter((g) => g.events.length > 0)
+      .sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0))
+      .map((g) => ({
+        account_id: g.accountId,
+        events: g.events.map((e) => {
+          const body: Omit<AuditEventBody, 'seq'> = {
+            id: randomUUID(),
+            at: e.at.toISOString(),
+            action: e.action,
+            actor: e.actor.email ? e.actor : { type: e.actor.type, id: e.actor.id },
+            resource: e.resource,
+            ...(e.channel ? { channel: e.channel } : {}),
+            ...(e.ip ? { ip: e.ip.slice(0, 64) } : {}),
+            ...(e.user_agent ? { user_agent: e.user_agent.slice(0, 512) } : {}),
+            ...(e.request_id ? { request_id: e.request_id.slice(0, 128) } : {}),
+            details: e.details,
+          };
+          return {
+            ...canonicalJsonAroundSeq(body),
+            id: body.id,
+            at: body.at,
+            action: body.action,
+            actor_type: body.actor.type,
+            actor_id: body.actor.id,
+            actor_email: body.actor.email ?? null,
+            resource_type: body.resource.type,
+            resource_id: body.resource.id,
+            channel: body.channel ?? null,
+            ip: body.ip ?? null,
+            user_agent: body.user_agent ?? null,
+            request_id: body.request_id ?? null,
+            details: body.details,
+          };
+        }),
+      })),
+  );
+}
+
+const appendStatement = fixedStatement<unknown>('select audit_append($1::jsonb)');
+
+/**
+ * Appends events to their accounts' chains in the caller's transaction, in one statement: the database takes each
+ * account's head row (locked until the transaction ends, so the appends of one account queue up and the chain has no
+ * forks), numbers and hashes the events, and moves the head. A rolled-back change leaves no event.
+ */
+export async function appendAuditBatch(db: Sql, groups: readonly AuditGroup[]): Promise<void> {
+  if (!groups.some((g) => g.events.length > 0)) return;
+  await appendStatement(db, [auditBatchJson(groups)]);
 }
 
 export interface AuditFilter {

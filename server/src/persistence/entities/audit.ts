@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, Routine } from '@mikro-orm/core';
 import type { AuditActorType } from '../../domain/audit/chain.js';
 
 /**
@@ -57,4 +57,42 @@ export const AuditHeadSchema = defineEntity({
     anchorSeq: p.integer().default(0),
     anchorHash: p.string().length(64),
   },
+});
+
+/**
+ * `audit_append(batch jsonb)`: appends audit events to their accounts' chains in one call
+ * (persistence/audit-events.ts `appendAuditBatch`). For each account, in the order given: take its head row (an
+ * upsert, which locks it until the transaction ends), number the events from it, hash each as
+ * `sha256(prev_hash ‖ before ‖ seq ‖ after)` (the event's canonical JSON, cut around its seq by the caller:
+ * domain/audit/chain.ts `canonicalJsonAroundSeq`), insert them and move the head. One statement, so the head is held
+ * only for the rest of its transaction: no round trip happens under the lock, and a plain create stays one statement
+ * (persistence/actions.ts `insertActionsWithAudit`).
+ */
+export const AuditAppendRoutine = new Routine({
+  name: 'audit_append',
+  type: 'function',
+  language: 'plpgsql',
+  params: { batch: { type: 'jsonb' } },
+  returns: { runtimeType: 'any', columnType: 'void', nullable: true },
+  body: `declare g jsonb; e jsonb; account uuid; n int; prev varchar(64); cur varchar(64);
+begin
+  for g in select value from jsonb_array_elements(batch) loop
+    account := (g->>'account_id')::uuid;
+    insert into audit_heads as h (account_id, seq, hash, anchor_seq, anchor_hash)
+      values (account, 0, repeat('0', 64), 0, repeat('0', 64))
+      on conflict (account_id) do update set seq = h.seq
+      returning h.seq, h.hash into n, prev;
+    for e in select value from jsonb_array_elements(g->'events') loop
+      n := n + 1;
+      cur := encode(sha256(convert_to(prev || (e->>'before') || n::text || (e->>'after'), 'UTF8')), 'hex');
+      insert into audit_events (account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type,
+        resource_id, channel, ip, user_agent, request_id, details, prev_hash, hash)
+      values (account, n, (e->>'id')::uuid, (e->>'at')::timestamptz, e->>'action', e->>'actor_type',
+        e->>'actor_id', e->>'actor_email', e->>'resource_type', e->>'resource_id', e->>'channel', e->>'ip',
+        e->>'user_agent', e->>'request_id', e->'details', prev, cur);
+      prev := cur;
+    end loop;
+    update audit_heads set seq = n, hash = prev where account_id = account;
+  end loop;
+end`,
 });

@@ -17,7 +17,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
-import { AuditEventSchema, AuditHeadSchema } from './audit.js';
+import { AuditAppendRoutine, AuditEventSchema, AuditHeadSchema } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
@@ -94,3 +94,6 @@ export const entities: EntitySchemaOf[] = [
   BulkOperationItemSchema,
   DestinationSchema,
 ];
+
+/** Stored functions, declared once like the tables: migrations diff them (`routines` of MikroORM's config). */
+export const routines = [AuditAppendRoutine];
