@@ -127,7 +127,10 @@ describe('audit log in-process', () => {
       probes: { dns: async () => null, file: async () => 'no file' },
     });
     const day = async (accountId: string, hour: number) => {
-      const c = await contacts.create(accountId, { name: `C${hour}`, email: `c${hour}@example.com` });
+      const c = await contacts.create(accountId, {
+        name: `Zoë “C${hour}” 🚀 \\ "q"`,
+        email: `c${hour}@example.com`,
+      });
       const tpl = await templates.create(principal(accountId), {
         name: `T${hour}`,
         mode: 'webhook',
