@@ -311,7 +311,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     destinations: destinationsHandlers(deps.destinations),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
-    reminders: remindersHandlers(deps, deps.actions, deps.pendingApprovals),
+    reminders: remindersHandlers(deps.reminders, deps.reassignments, deps.actions, deps.pendingApprovals),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

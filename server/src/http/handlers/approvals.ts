@@ -61,7 +61,8 @@ export function teamMembersHandlers(members: TeamMemberService) {
 }
 
 export function remindersHandlers(
-  { reminders, reassignments }: { reminders: ReminderRequests; reassignments: Reassignments },
+  reminders: ReminderRequests,
+  reassignments: Reassignments,
   actions: ActionService,
   pending: PendingApprovals,
 ) {
