@@ -95,6 +95,12 @@ describe('reassigning an approval recipient', () => {
       'reassigned from cy@example.com to dee@example.com: Cy is on leave',
     ]);
 
+    // What waits on whom: the new recipient, no longer the old one.
+    const pendingOf = async (who: string) =>
+      (await call('GET', `/v1/approvals?recipient=${who}`)).body.data.map((a: any) => a.id);
+    expect(await pendingOf('dee@example.com')).toEqual([id]);
+    expect(await pendingOf('cy@example.com')).toEqual([]);
+
     // The old link: a clear page (410), and a JSON answer is refused the same way.
     const page = await fetch(cy);
     expect(page.status).toBe(410);
