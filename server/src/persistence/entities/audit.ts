@@ -25,7 +25,8 @@ export const AuditEventSchema = defineEntity({
   properties: {
     accountId: p.uuid().primary(),
     seq: p.integer().primary(),
-    id: p.uuid().unique(),
+    // Unique by construction (a random UUID): not indexed, so an append writes one index entry less.
+    id: p.uuid(),
     at: p.datetime(),
     action: p.string().length(64),
     actorType: p.string().length(16).$type<AuditActorType>(),
@@ -64,7 +65,7 @@ export const AuditHeadSchema = defineEntity({
  * (persistence/audit-events.ts `appendAuditBatch`). For each account, in the order given: take its head row (an
  * upsert, which locks it until the transaction ends), number the events from it, hash each as
  * `sha256(prev_hash ‖ before ‖ seq ‖ after)` (the event's canonical JSON, cut around its seq by the caller:
- * domain/audit/chain.ts `canonicalJsonAroundSeq`), insert them and move the head. One statement, so the head is held
+ * domain/audit/chain.ts `canonicalJsonAroundSeq`), insert them in one statement and move the head. One statement, so the head is held
  * only for the rest of its transaction: no round trip happens under the lock, and a plain create stays one statement
  * (persistence/actions.ts `insertActionsWithAudit`).
  */
@@ -74,7 +75,7 @@ export const AuditAppendRoutine = new Routine({
   language: 'plpgsql',
   params: { batch: { type: 'jsonb' } },
   returns: { runtimeType: 'any', columnType: 'void', nullable: true },
-  body: `declare g jsonb; e jsonb; account uuid; n int; prev varchar(64); cur varchar(64);
+  body: `declare g jsonb; e jsonb; account uuid; n int; prev varchar(64); prevs varchar(64)[]; hashes varchar(64)[];
 begin
   for g in select value from jsonb_array_elements(batch) loop
     account := (g->>'account_id')::uuid;
@@ -82,17 +83,22 @@ begin
       values (account, 0, repeat('0', 64), 0, repeat('0', 64))
       on conflict (account_id) do update set seq = h.seq
       returning h.seq, h.hash into n, prev;
+    prevs := '{}';
+    hashes := '{}';
     for e in select value from jsonb_array_elements(g->'events') loop
-      n := n + 1;
-      cur := encode(sha256(convert_to(prev || (e->>'before') || n::text || (e->>'after'), 'UTF8')), 'hex');
-      insert into audit_events (account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type,
-        resource_id, channel, ip, user_agent, request_id, details, prev_hash, hash)
-      values (account, n, (e->>'id')::uuid, (e->>'at')::timestamptz, e->>'action', e->>'actor_type',
-        e->>'actor_id', e->>'actor_email', e->>'resource_type', e->>'resource_id', e->>'channel', e->>'ip',
-        e->>'user_agent', e->>'request_id', e->'details', prev, cur);
-      prev := cur;
+      prevs := prevs || prev;
+      prev := encode(sha256(convert_to(prev || (e->>'before') || (n + cardinality(prevs))::text || (e->>'after'), 'UTF8')), 'hex');
+      hashes := hashes || prev;
     end loop;
-    update audit_heads set seq = n, hash = prev where account_id = account;
+    insert into audit_events (account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type,
+      resource_id, channel, ip, user_agent, request_id, details, prev_hash, hash)
+    select account, n + x.ord, x.id, x.at, x.action, x.actor_type, x.actor_id, x.actor_email, x.resource_type,
+      x.resource_id, x.channel, x.ip, x.user_agent, x.request_id, x.details, prevs[x.ord], hashes[x.ord]
+    from rows from (jsonb_to_recordset(g->'events') as (id uuid, at timestamptz, action varchar, actor_type varchar,
+      actor_id varchar, actor_email varchar, resource_type varchar, resource_id varchar, channel varchar, ip varchar,
+      user_agent varchar, request_id varchar, details jsonb)) with ordinality as x(id, at, action, actor_type, actor_id,
+      actor_email, resource_type, resource_id, channel, ip, user_agent, request_id, details, ord);
+    update audit_heads set seq = n + cardinality(hashes), hash = prev where account_id = account;
   end loop;
 end`,
 });
