@@ -1,5 +1,6 @@
 import { PLANS, type Plan, retentionCutoff } from '../domain/quota/plans.js';
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
+import { AuditSealer } from './audit.js';
 import { countExpired, emptyPurgeCounts, type PurgeCounts, purgeBatch } from '../persistence/retention.js';
 import type { Clock, Store } from './ports.js';
 
@@ -27,6 +28,8 @@ export class RetentionService {
   /** What a purge would delete now, per plan. */
   async dryRun(): Promise<Record<Plan, PurgeCounts>> {
     const now = this.clock();
+    // Pending audit events are chained first, as the worker does every second: the count is of the chain.
+    await new AuditSealer(this.store).sealAll();
     const out = {} as Record<Plan, PurgeCounts>;
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
@@ -48,6 +51,8 @@ export class RetentionService {
     const now = this.clock();
     const started = Date.now();
     const total = emptyPurgeCounts();
+    // Pending audit events first: a prefix is cut from the chain, so what is old must be on it.
+    await new AuditSealer(this.store).sealAll();
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       let more = true;

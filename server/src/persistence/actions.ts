@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
 import { destinationHost } from '../domain/domains/rules.js';
+import { pendingAuditInsert } from './audit-events.js';
 import { fixedStatement, newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
@@ -75,19 +76,17 @@ export async function insertActions(db: Sql, actions: readonly NewAction[]): Pro
 }
 
 // The plain creates of one turn and their audit events, in one statement (so it commits alone, as a plain create did
-// before the audit log): the rows first, then `audit_append` (migration AuditAppendFunction), which holds the
-// account's audit head only from there to the commit. `appended` is materialized: it runs once, after the insert.
+// before the audit log): the events go to `audit_pending`, a plain insert that takes no lock of the log; the sealer
+// chains them a moment later (persistence/audit-events.ts).
 const insertActionsWithAuditStatement = fixedStatement<ActionRow>(
-  `with inserted as (
-     insert into actions (${INSERTED_COLUMNS.join(', ')})
-     select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *),
-   appended as materialized (select audit_append($2::jsonb) from (select count(*) from inserted) as rows)
-   select inserted.* from inserted, appended`,
+  `with audited as (${pendingAuditInsert('$2')})
+   insert into actions (${INSERTED_COLUMNS.join(', ')})
+   select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
 );
 
 /**
- * `insertActions` and the audit events of those creates (`audit`, from persistence/audit-events.ts `auditBatchJson`)
- * in one statement: the group-committed path of `POST /v1/actions`.
+ * `insertActions` and the audit events of those creates (`audit`, from persistence/audit-events.ts
+ * `pendingAuditJson`) in one statement: the group-committed path of `POST /v1/actions`.
  */
 export async function insertActionsWithAudit(
   db: Sql,

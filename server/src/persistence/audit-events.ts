@@ -4,7 +4,7 @@ import {
   type AuditActor,
   type AuditEventBody,
   actionPatternToLike,
-  canonicalJsonAroundSeq,
+  auditHash,
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
 import type { Plan } from '../domain/quota/plans.js';
@@ -42,68 +42,171 @@ export function auditEventBody(r: AuditEventRow): AuditEventBody {
   };
 }
 
-/** Events to append to one account's chain, in order. */
-export interface AuditGroup {
-  accountId: string;
-  events: readonly NewAuditEvent[];
-}
+/** An event to append, with its account. */
+export type PendingAuditEvent = NewAuditEvent & { accountId: string };
 
-/**
- * The argument of the database's `audit_append` (migration AuditAppendFunction): per account, in account order (so
- * appends that span accounts take their heads in one order), each event's columns and its canonical JSON cut around
- * the seq the database gives it. An event's id, time and the request's fields are fixed here, before hashing.
- */
-export function auditBatchJson(groups: readonly AuditGroup[]): string {
+/** The pending rows as the one JSON parameter of their insert (the request's fields cut to their columns). */
+export function pendingAuditJson(events: readonly PendingAuditEvent[]): string {
   return JSON.stringify(
-    [...groups]
-      .filter((g) => g.events.length > 0)
-      .sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0))
-      .map((g) => ({
-        account_id: g.accountId,
-        events: g.events.map((e) => {
-          const body: Omit<AuditEventBody, 'seq'> = {
-            id: randomUUID(),
-            at: e.at.toISOString(),
-            action: e.action,
-            actor: e.actor.email ? e.actor : { type: e.actor.type, id: e.actor.id },
-            resource: e.resource,
-            ...(e.channel ? { channel: e.channel } : {}),
-            ...(e.ip ? { ip: e.ip.slice(0, 64) } : {}),
-            ...(e.user_agent ? { user_agent: e.user_agent.slice(0, 512) } : {}),
-            ...(e.request_id ? { request_id: e.request_id.slice(0, 128) } : {}),
-            details: e.details,
-          };
-          return {
-            ...canonicalJsonAroundSeq(body),
-            id: body.id,
-            at: body.at,
-            action: body.action,
-            actor_type: body.actor.type,
-            actor_id: body.actor.id,
-            actor_email: body.actor.email ?? null,
-            resource_type: body.resource.type,
-            resource_id: body.resource.id,
-            channel: body.channel ?? null,
-            ip: body.ip ?? null,
-            user_agent: body.user_agent ?? null,
-            request_id: body.request_id ?? null,
-            details: body.details,
-          };
-        }),
-      })),
+    events.map((e) => ({
+      account_id: e.accountId,
+      at: e.at.toISOString(),
+      action: e.action,
+      actor_type: e.actor.type,
+      actor_id: e.actor.id,
+      actor_email: e.actor.email ?? null,
+      resource_type: e.resource.type,
+      resource_id: e.resource.id,
+      channel: e.channel ?? null,
+      ip: e.ip?.slice(0, 64) ?? null,
+      user_agent: e.user_agent?.slice(0, 512) ?? null,
+      request_id: e.request_id?.slice(0, 128) ?? null,
+      details: e.details,
+    })),
   );
 }
 
-const appendStatement = fixedStatement<unknown>('select audit_append($1::jsonb)');
+const PENDING_COLUMNS = [
+  'account_id',
+  'at',
+  'action',
+  'actor_type',
+  'actor_id',
+  'actor_email',
+  'resource_type',
+  'resource_id',
+  'channel',
+  'ip',
+  'user_agent',
+  'request_id',
+  'details',
+].join(', ');
+
+const insertPendingStatement = fixedStatement<unknown>(pendingAuditInsert('$1'));
 
 /**
- * Appends events to their accounts' chains in the caller's transaction, in one statement: the database takes each
- * account's head row (locked until the transaction ends, so the appends of one account queue up and the chain has no
- * forks), numbers and hashes the events, and moves the head. A rolled-back change leaves no event.
+ * Writes events in the caller's transaction, in one statement and without a lock of the log: they commit with the
+ * change or not at all, and are chained a moment later by `sealAuditEvents`.
  */
-export async function appendAuditBatch(db: Sql, groups: readonly AuditGroup[]): Promise<void> {
-  if (!groups.some((g) => g.events.length > 0)) return;
-  await appendStatement(db, [auditBatchJson(groups)]);
+export async function insertPendingAuditEvents(db: Sql, events: readonly PendingAuditEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await insertPendingStatement(db, [pendingAuditJson(events)]);
+}
+
+/**
+ * The insert of pending events from the JSON parameter `param` (`pendingAuditJson`), for a statement that writes
+ * its change beside them (persistence/actions.ts `insertActionsWithAudit`).
+ */
+export function pendingAuditInsert(param: string): string {
+  return `insert into audit_pending (${PENDING_COLUMNS})
+   select ${PENDING_COLUMNS} from json_populate_recordset(null::audit_pending, ${param}::json)`;
+}
+
+/**
+ * Chains an account's pending events, oldest first, at most `limit`: takes the head row (an upsert that locks it
+ * until the transaction ends, so sealers of one account queue up and the chain has no forks), numbers and hashes
+ * the events from it, inserts them into `audit_events`, removes them from `audit_pending` and moves the head. Call
+ * it in a transaction of its own; answers how many it chained (`limit` means there may be more).
+ */
+export async function sealAuditEvents(db: Sql, accountId: string, limit: number): Promise<number> {
+  const head = await sql<{ seq: number; hash: string }>`
+    insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
+    values (${accountId}, 0, ${GENESIS_HASH}, 0, ${GENESIS_HASH})
+    on conflict (account_id) do update set seq = audit_heads.seq
+    returning seq, hash`.execute(db);
+  const pending = await db
+    .selectFrom('audit_pending')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('n')
+    .limit(limit)
+    .execute();
+  if (pending.length === 0) return 0;
+  let { seq, hash: prev } = head.rows[0]!;
+  const rows = pending.map((e) => {
+    seq += 1;
+    const body: AuditEventBody = {
+      seq,
+      id: randomUUID(),
+      at: e.at.toISOString(),
+      action: e.action,
+      actor: e.actor_email
+        ? { type: e.actor_type, id: e.actor_id, email: e.actor_email }
+        : { type: e.actor_type, id: e.actor_id },
+      resource: { type: e.resource_type, id: e.resource_id },
+      ...(e.channel ? { channel: e.channel } : {}),
+      ...(e.ip ? { ip: e.ip } : {}),
+      ...(e.user_agent ? { user_agent: e.user_agent } : {}),
+      ...(e.request_id ? { request_id: e.request_id } : {}),
+      details: e.details,
+    };
+    const hash = auditHash(prev, body);
+    const row = { ...auditRowOf(accountId, body), prev_hash: prev, hash };
+    prev = hash;
+    return row;
+  });
+  await insertSealedStatement(db, [JSON.stringify(rows)]);
+  await db
+    .deleteFrom('audit_pending')
+    .where(
+      'n',
+      'in',
+      pending.map((e) => e.n),
+    )
+    .execute();
+  await db.updateTable('audit_heads').set({ seq, hash: prev }).where('account_id', '=', accountId).execute();
+  return pending.length;
+}
+
+const SEALED_COLUMNS = [
+  'account_id',
+  'seq',
+  'id',
+  'at',
+  'action',
+  'actor_type',
+  'actor_id',
+  'actor_email',
+  'resource_type',
+  'resource_id',
+  'channel',
+  'ip',
+  'user_agent',
+  'request_id',
+  'details',
+  'prev_hash',
+  'hash',
+].join(', ');
+const insertSealedStatement = fixedStatement<unknown>(
+  `insert into audit_events (${SEALED_COLUMNS})
+   select ${SEALED_COLUMNS} from json_populate_recordset(null::audit_events, $1::json)`,
+);
+
+/** An event's columns, as `auditEventBody` reads them back. */
+function auditRowOf(accountId: string, b: AuditEventBody) {
+  return {
+    account_id: accountId,
+    seq: b.seq,
+    id: b.id,
+    at: b.at,
+    action: b.action,
+    actor_type: b.actor.type,
+    actor_id: b.actor.id,
+    actor_email: b.actor.email ?? null,
+    resource_type: b.resource.type,
+    resource_id: b.resource.id,
+    channel: b.channel ?? null,
+    ip: b.ip ?? null,
+    user_agent: b.user_agent ?? null,
+    request_id: b.request_id ?? null,
+    details: b.details,
+  };
+}
+
+/** Accounts with events waiting to be chained, at most `limit` (the sealer's scan). */
+export async function accountsWithPendingAudit(db: Sql, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('audit_pending').select('account_id').distinct().limit(limit).execute();
+  return rows.map((r) => r.account_id);
 }
 
 export interface AuditFilter {

@@ -55,29 +55,6 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/**
- * The canonical JSON of an event cut where its `seq` goes: `before + String(seq) + after` is
- * `canonicalJson({ ...event, seq })`. The database numbers an event when it appends it, under the account's head lock,
- * and completes the text there to hash it (persistence/audit-events.ts), so an append is one statement.
- */
-export function canonicalJsonAroundSeq(event: Omit<AuditEventBody, 'seq'>): {
-  before: string;
-  after: string;
-} {
-  const members = Object.entries(event)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => ({ k, text: `${JSON.stringify(k)}:${canonicalJson(v)}` }));
-  members.push({ k: 'seq', text: '' });
-  members.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
-  const at = members.findIndex((m) => m.k === 'seq');
-  const head = members.slice(0, at).map((m) => m.text);
-  const tail = members.slice(at + 1).map((m) => m.text);
-  return {
-    before: `{${[...head, '"seq":'].join(',')}`,
-    after: `${tail.length > 0 ? ',' : ''}${tail.join(',')}}`,
-  };
-}
-
 /** `sha256(prev_hash ‖ canonical JSON of the event)`, lowercase hex. */
 export function auditHash(prevHash: string, event: AuditEventBody): string {
   return createHash('sha256').update(prevHash).update(canonicalJson(event)).digest('hex');

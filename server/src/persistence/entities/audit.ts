@@ -1,4 +1,4 @@
-import { defineEntity, p, Routine } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import type { AuditActorType } from '../../domain/audit/chain.js';
 
 /**
@@ -61,44 +61,30 @@ export const AuditHeadSchema = defineEntity({
 });
 
 /**
- * `audit_append(batch jsonb)`: appends audit events to their accounts' chains in one call
- * (persistence/audit-events.ts `appendAuditBatch`). For each account, in the order given: take its head row (an
- * upsert, which locks it until the transaction ends), number the events from it, hash each as
- * `sha256(prev_hash ‖ before ‖ seq ‖ after)` (the event's canonical JSON, cut around its seq by the caller:
- * domain/audit/chain.ts `canonicalJsonAroundSeq`), insert them in one statement and move the head. One statement, so the head is held
- * only for the rest of its transaction: no round trip happens under the lock, and a plain create stays one statement
- * (persistence/actions.ts `insertActionsWithAudit`).
+ * Audit events written by their change's transaction and not yet chained (persistence/audit-events.ts): a plain
+ * insert, so a change takes no lock of the log and its commit waits for no other. The sealer (app/audit.ts
+ * `AuditSealer`, run by the worker every second and by every read of the log) moves them into `audit_events` in the
+ * order it finds them committed, numbering and hashing them under the account's head lock. `n` orders an account's
+ * pending events (a sequence: a rolled-back insert leaves a gap here, never in the chain).
  */
-export const AuditAppendRoutine = new Routine({
-  name: 'audit_append',
-  type: 'function',
-  language: 'plpgsql',
-  params: { batch: { type: 'jsonb' } },
-  returns: { runtimeType: 'any', columnType: 'void', nullable: true },
-  body: `declare g jsonb; e jsonb; account uuid; n int; prev varchar(64); prevs varchar(64)[]; hashes varchar(64)[];
-begin
-  for g in select value from jsonb_array_elements(batch) loop
-    account := (g->>'account_id')::uuid;
-    insert into audit_heads as h (account_id, seq, hash, anchor_seq, anchor_hash)
-      values (account, 0, repeat('0', 64), 0, repeat('0', 64))
-      on conflict (account_id) do update set seq = h.seq
-      returning h.seq, h.hash into n, prev;
-    prevs := '{}';
-    hashes := '{}';
-    for e in select value from jsonb_array_elements(g->'events') loop
-      prevs := prevs || prev;
-      prev := encode(sha256(convert_to(prev || (e->>'before') || (n + cardinality(prevs))::text || (e->>'after'), 'UTF8')), 'hex');
-      hashes := hashes || prev;
-    end loop;
-    insert into audit_events (account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type,
-      resource_id, channel, ip, user_agent, request_id, details, prev_hash, hash)
-    select account, n + x.ord, x.id, x.at, x.action, x.actor_type, x.actor_id, x.actor_email, x.resource_type,
-      x.resource_id, x.channel, x.ip, x.user_agent, x.request_id, x.details, prevs[x.ord], hashes[x.ord]
-    from rows from (jsonb_to_recordset(g->'events') as (id uuid, at timestamptz, action varchar, actor_type varchar,
-      actor_id varchar, actor_email varchar, resource_type varchar, resource_id varchar, channel varchar, ip varchar,
-      user_agent varchar, request_id varchar, details jsonb)) with ordinality as x(id, at, action, actor_type, actor_id,
-      actor_email, resource_type, resource_id, channel, ip, user_agent, request_id, details, ord);
-    update audit_heads set seq = n + cardinality(hashes), hash = prev where account_id = account;
-  end loop;
-end`,
+export const AuditPendingSchema = defineEntity({
+  name: 'AuditPending',
+  tableName: 'audit_pending',
+  properties: {
+    n: p.bigint().autoincrement().primary(),
+    accountId: p.uuid(),
+    at: p.datetime(),
+    action: p.string().length(64),
+    actorType: p.string().length(16).$type<AuditActorType>(),
+    actorId: p.string().length(255),
+    actorEmail: p.string().length(320).nullable(),
+    resourceType: p.string().length(32),
+    resourceId: p.string().length(255),
+    channel: p.string().length(16).nullable(),
+    ip: p.string().length(64).nullable(),
+    userAgent: p.string().length(512).nullable(),
+    requestId: p.string().length(128).nullable(),
+    details: p.json<Record<string, unknown>>(),
+  },
+  indexes: [{ properties: ['accountId', 'n'] }],
 });

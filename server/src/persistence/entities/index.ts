@@ -17,7 +17,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
-import { AuditAppendRoutine, AuditEventSchema, AuditHeadSchema } from './audit.js';
+import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
@@ -61,6 +61,7 @@ export type EntitySchemaOf =
   | typeof ConsoleSessionSchema
   | typeof AuditEventSchema
   | typeof AuditHeadSchema
+  | typeof AuditPendingSchema
   | typeof BulkOperationSchema
   | typeof BulkOperationItemSchema
   | typeof DestinationSchema;
@@ -90,10 +91,8 @@ export const entities: EntitySchemaOf[] = [
   ConsoleSessionSchema,
   AuditEventSchema,
   AuditHeadSchema,
+  AuditPendingSchema,
   BulkOperationSchema,
   BulkOperationItemSchema,
   DestinationSchema,
 ];
-
-/** Stored functions, declared once like the tables: migrations diff them (`routines` of MikroORM's config). */
-export const routines = [AuditAppendRoutine];

@@ -20,7 +20,7 @@ import { Migration20261125051000_AuditEvents } from './Migration20261125051000_A
 import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
 import { Migration20261126170911_RecipientReassignedFrom } from './Migration20261126170911_RecipientReassignedFrom.js';
 import { Migration20261126171723_AuditPrefixOnly } from './Migration20261126171723_AuditPrefixOnly.js';
-import { Migration20261126190221_AuditAppend } from './Migration20261126190221_AuditAppend.js';
+import { Migration20261126190734_AuditPending } from './Migration20261126190734_AuditPending.js';
 
 /** Committed migrations, in order. New ones are appended; applied ones never change. */
 export const migrationsList: MigrationObject[] = [
@@ -48,5 +48,5 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261126170911_RecipientReassignedFrom,
   },
   { name: 'Migration20261126171723_AuditPrefixOnly', class: Migration20261126171723_AuditPrefixOnly },
-  { name: 'Migration20261126190221_AuditAppend', class: Migration20261126190221_AuditAppend },
+  { name: 'Migration20261126190734_AuditPending', class: Migration20261126190734_AuditPending },
 ];
