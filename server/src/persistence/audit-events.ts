@@ -114,13 +114,11 @@ export async function sealAuditEvents(db: Sql, accountId: string, limit: number)
     values (${accountId}, 0, ${GENESIS_HASH}, 0, ${GENESIS_HASH})
     on conflict (account_id) do update set seq = audit_heads.seq
     returning seq, hash`.execute(db);
-  const pending = await db
-    .selectFrom('audit_pending')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('n')
-    .limit(limit)
-    .execute();
+  // Taken off the pending table in the statement that reads them (under the head lock, so no other sealer of the
+  // account is between them), oldest first.
+  const pending = (await takePendingStatement(db, [accountId, limit])).sort(
+    (a, b) => Number(a.n) - Number(b.n),
+  );
   if (pending.length === 0) return 0;
   let { seq, hash: prev } = head.rows[0]!;
   const rows = pending.map((e) => {
@@ -146,17 +144,15 @@ export async function sealAuditEvents(db: Sql, accountId: string, limit: number)
     return row;
   });
   await insertSealedStatement(db, [JSON.stringify(rows)]);
-  await db
-    .deleteFrom('audit_pending')
-    .where(
-      'n',
-      'in',
-      pending.map((e) => e.n),
-    )
-    .execute();
   await db.updateTable('audit_heads').set({ seq, hash: prev }).where('account_id', '=', accountId).execute();
   return pending.length;
 }
+
+const takePendingStatement = fixedStatement<Selectable<Tables['audit_pending']>>(
+  `delete from audit_pending where n in (
+     select n from audit_pending where account_id = $1 order by n limit $2 for update)
+   returning *`,
+);
 
 const SEALED_COLUMNS = [
   'account_id',
