@@ -67,7 +67,7 @@ module.exports = {
     {
       name: 'channels-know-only-their-interface',
       comment:
-        'An adapter knows its interface, the message shapes it sends (domain/approval/messages.ts) and config.',
+        'An adapter knows its interface, the message shapes it sends (domain/approval/messages.ts, domain/alerts/message.ts) and config.',
       severity: 'error',
       from: { path: '^server/src/channels/' },
       to: {
@@ -75,6 +75,7 @@ module.exports = {
         pathNot: [
           '^server/src/channels/',
           '^server/src/domain/approval/messages\\.ts$',
+          '^server/src/domain/alerts/message\\.ts$',
           '^server/src/config\\.ts$',
         ],
       },
@@ -88,11 +89,16 @@ module.exports = {
     {
       name: 'cli-api-verbs-use-the-sdk',
       comment:
-        'Only the admin verbs (accounts, keys, migrate, serve, outbox, purge) may load the server package.',
+        'Only the admin verbs (accounts, admin keys, migrate, serve, outbox, purge) may load the server package, through server-package.ts.',
       severity: 'error',
       from: {
         path: '^cli/src/',
-        pathNot: ['^cli/src/commands/(admin|accounts|serve|outbox|purge)', notTest],
+        pathNot: [
+          '^cli/src/server-package\\.ts$',
+          '^cli/src/commands/(admin|accounts|outbox)/',
+          '^cli/src/commands/(serve|migrate|purge)\\.ts$',
+          notTest,
+        ],
       },
       to: { path: '^server/' },
     },

@@ -17,6 +17,15 @@ const serverRequire = createRequire(path.join(ROOT, 'server', 'package.json'));
 export const pg = serverRequire('pg');
 export const { Pool: HttpPool } = serverRequire('undici');
 
+/**
+ * The server package of the checkout at `root` (this one, or a baseline's), loaded through its own `exports` (the
+ * package resolving its own name), as the CLI loads it: what a build exposes, not its file layout.
+ */
+export async function serverPackage(root) {
+  const entry = createRequire(path.join(root, 'server', 'package.json')).resolve('@sched/server');
+  return import(pathToFileURL(entry).href);
+}
+
 /** Wall-clock milliseconds with sub-millisecond resolution (same clock as Date.now()). */
 export const nowMs = () => performance.timeOrigin + performance.now();
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -90,9 +99,7 @@ export async function startPostgres() {
     server.url = process.env.BENCH_DATABASE_URL;
   } else {
     await fs.mkdir(dataDir, { recursive: true });
-    const { ensureEmbeddedPostgres } = await import(
-      pathToFileURL(path.join(ROOT, 'server', 'dist', 'persistence', 'embedded-postgres.js')).href
-    );
+    const { ensureEmbeddedPostgres } = await serverPackage(ROOT);
     const handle = await ensureEmbeddedPostgres({ dataDir });
     server.url = handle.url;
     server.clusterDir = handle.clusterDir;
@@ -409,7 +416,7 @@ export function cpuShare(a, b) {
  */
 export async function serverNodeEnv(root) {
   if (process.env.BENCH_NODE_ENV) return process.env.BENCH_NODE_ENV;
-  const { loadConfig } = await import(pathToFileURL(path.join(root, 'server', 'dist', 'config.js')).href);
+  const { loadConfig } = await serverPackage(root);
   try {
     loadConfig({ NODE_ENV: 'production', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
     return 'production';

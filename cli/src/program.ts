@@ -1,27 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { configureAccountsCommands } from './commands/accounts.js';
-import { configureMissingAdminVerbs, serverInstalled } from './commands/admin.js';
-import { configureAdminCommand } from './commands/admin-keys/index.js';
-import { configureActionsCommands } from './commands/actions/index.js';
-import { configureApprovalsCommands } from './commands/approvals/index.js';
-import { configureBulkCommands } from './commands/bulk/index.js';
-import { configureChainsCommands } from './commands/chains/index.js';
-import { configureChannelsCommands } from './commands/channels/index.js';
+import { configureAccountsCommand } from './commands/accounts/index.js';
+import { configureActionsCommand } from './commands/actions/index.js';
+import { configureAlertsCommand } from './commands/alerts/index.js';
+import { configureAdminCommand } from './commands/admin/index.js';
+import { configureApprovalsCommand } from './commands/approvals/index.js';
+import { configureBulkCommand } from './commands/bulk/index.js';
+import { configureChainsCommand } from './commands/chains/index.js';
+import { configureChannelsCommand } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';
-import { configureConfigCommands } from './commands/config/index.js';
+import { configureConfigCommand } from './commands/config/index.js';
 import { configureContactsCommand } from './commands/contacts/index.js';
-import { configureDestinationsCommands } from './commands/destinations.js';
-import { configureDomainsCommands } from './commands/domains/index.js';
+import { configureDestinationsCommand } from './commands/destinations/index.js';
+import { configureDomainsCommand } from './commands/domains/index.js';
 import { configureKeysCommand } from './commands/keys/index.js';
-import { configureOutboxCommands } from './commands/outbox.js';
+import { configureMigrateCommand } from './commands/migrate.js';
+import { configureOutboxCommand } from './commands/outbox/index.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
-import { configureScheduleCommands } from './commands/schedule/preview.js';
-import { configureMigrateCommand, configureServeCommand } from './commands/serve.js';
-import { configureTeamMembersCommands } from './commands/team-members/index.js';
-import { configureTemplatesCommands } from './commands/templates/index.js';
+import { configureScheduleCommand } from './commands/schedule/index.js';
+import { configureServeCommand } from './commands/serve.js';
+import { configureTeamMembersCommand } from './commands/team-members/index.js';
+import { configureTemplatesCommand } from './commands/templates/index.js';
+import { configureTriggerCommand } from './commands/trigger.js';
 import { EXIT, reportError } from './runtime.js';
+import { configureMissingAdminVerbs, serverInstalled } from './server-package.js';
 
 /** The package's version: package.json sits one level above both dist/ (the repository) and bundle/ (installed). */
 function cliVersion(): string {
@@ -45,25 +48,28 @@ export function buildProgram(): Command {
   if (admin) {
     configureServeCommand(program);
     configureMigrateCommand(program);
-    configureAccountsCommands(program);
+    configureAccountsCommand(program);
     configureAdminCommand(program);
   }
   configureContactsCommand(program);
-  configureActionsCommands(program);
-  configureBulkCommands(program);
-  configureApprovalsCommands(program);
-  configureChainsCommands(program);
-  configureChannelsCommands(program);
-  configureTeamMembersCommands(program);
-  if (admin) configureOutboxCommands(program);
+  configureActionsCommand(program);
+  configureBulkCommand(program);
+  configureApprovalsCommand(program);
+  configureChainsCommand(program);
+  configureChannelsCommand(program);
+  configureTeamMembersCommand(program);
+  // Over the API (--api) it works without the server package too.
+  configureOutboxCommand(program);
   configureQuotaCommand(program);
   configureKeysCommand(program);
-  configureScheduleCommands(program);
-  configureConfigCommands(program);
+  configureScheduleCommand(program);
+  configureConfigCommand(program);
   configureCompletionCommand(program);
-  configureTemplatesCommands(program);
-  configureDomainsCommands(program);
-  configureDestinationsCommands(program);
+  configureTemplatesCommand(program);
+  configureTriggerCommand(program);
+  configureDomainsCommand(program);
+  configureDestinationsCommand(program);
+  configureAlertsCommand(program);
   if (admin) configurePurgeCommand(program);
   else configureMissingAdminVerbs(program);
   return program;

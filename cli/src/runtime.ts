@@ -9,14 +9,14 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 export class UsageError extends Error {}
 
-export interface GlobalOptions {
+interface GlobalOptions {
   apiUrl?: string;
   apiKey?: string;
   json?: boolean;
 }
 
 /** Flags, then the environment, then `sched config set`, then a local server's credentials (see settings.ts). */
-export function connection(
+function connection(
   opts: GlobalOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): { baseUrl: string; apiKey: string } {

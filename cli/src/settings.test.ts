@@ -41,7 +41,7 @@ describe('resolveConnection', () => {
     });
   });
 
-  it('never sends a key from elsewhere to the URL a local credentials file names (L15)', () => {
+  it('never sends a key from elsewhere to the URL a local credentials file names', () => {
     const planted = () => ({ url: 'https://attacker.example', key: 'sk_planted' });
     let read = false;
     const spy = () => {

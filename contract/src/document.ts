@@ -1,5 +1,7 @@
 import {
   ACTION_CALLBACK_EVENTS,
+  type ActionCallbackEvent,
+  AlertWebhookBody,
   ActionExecutedCallback,
   ActionExpiredCallback,
   ActionFailedCallback,
@@ -29,6 +31,11 @@ const TAGS: TagInfo[] = [
   {
     name: 'destinations',
     description: 'The hosts the account sends to: flow control, pause, recover, circuit settings.',
+  },
+  {
+    name: 'alertRules',
+    description:
+      'Alert rules: operator events (failures, expiries, circuits, lateness) told by email, SMS, chat or webhook.',
   },
   { name: 'chains', description: 'Sequences of HTTP calls, approvals and waits that pass results along.' },
   { name: 'templates', description: 'Saved actions or chains, triggered through a public secret URL.' },
@@ -61,7 +68,7 @@ const ACTION_CALLBACKS = {
   'action.paused': ActionPausedCallback,
   'action.resumed': ActionResumedCallback,
   'reminder.responded': ReminderRespondedCallback,
-} satisfies Record<(typeof ACTION_CALLBACK_EVENTS)[number], unknown>;
+} satisfies Record<ActionCallbackEvent, unknown>;
 
 const CALLBACK_NOTE =
   'Signed with the `webhook_secret` when there is one (docs/signatures.md); `x-sched-event` names the event and ' +
@@ -99,6 +106,17 @@ export function openApiDocument() {
           body: ChainCallback,
         },
       ]),
+      [
+        'alert',
+        {
+          summary: "An alert to an alert rule's webhook channel",
+          description:
+            "Signed with the channel's `secret` when it has one (docs/signatures.md); `x-sched-event: alert`; " +
+            '`webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx ' +
+            'and network errors, 3 tries in all (docs/alerts.md).',
+          body: AlertWebhookBody,
+        },
+      ],
     ]),
     TAGS,
   );

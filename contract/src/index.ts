@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
+import { alertRulesContract } from './routes/alert-rules.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { auditContract, auditExportContract } from './routes/audit.js';
 import { outboxContract } from './routes/outbox.js';
@@ -19,6 +20,7 @@ import { systemContract } from './routes/system.js';
 import { templatesContract, triggerContract } from './routes/templates.js';
 
 export * from './schemas/action.js';
+export * from './schemas/alert.js';
 export * from './schemas/api-key.js';
 export * from './schemas/audit.js';
 export * from './schemas/callback.js';
@@ -59,6 +61,7 @@ export const apiContract = c.router({
   schedules: schedulesContract,
   audit: auditContract,
   reminders: remindersContract,
+  alertRules: alertRulesContract,
 });
 
 /**

@@ -346,7 +346,7 @@ describe('verifySignature', () => {
   });
 });
 
-describe('whsec_ secrets (L6)', () => {
+describe('whsec_ secrets: strong enough to sign with', () => {
   it('must be base64 of at least 24 bytes', () => {
     expect(whsecSecretProblem(whsec)).toBeNull();
     expect(whsecSecretProblem(secret)).toBeNull();

@@ -16,7 +16,10 @@ import type { CallOptions } from './transport.js';
 import type {
   ActionListQuery,
   ActionStatus,
+  AttemptsQuery,
   CancelByKeyResult,
+  DeliveryAttempt,
+  DeliveryAttemptsPage,
   CancelledAction,
   Page,
   RetriedAction,
@@ -88,8 +91,18 @@ export interface ActionsApi {
   iterate(query?: ActionListQuery, options?: CallOptions): AsyncGenerator<ActionSummary, void, undefined>;
   /** Every matching summary in one array (all pages fetched). */
   listAll(query?: ActionListQuery, options?: CallOptions): Promise<ActionSummary[]>;
-  /** The full action with its `delivery_attempts`. 404 for an unknown id or another account's action. */
+  /**
+   * The full action with its newest 20 `delivery_attempts` (`delivery_attempts_more` says whether older ones exist).
+   * 404 for an unknown id or another account's action.
+   */
   get(id: string, options?: CallOptions): Promise<Action>;
+  /**
+   * One page of an action's attempts, newest first (`GET /v1/actions/{id}/attempts`): `limit` (1-100, default 50),
+   * and `before` set to an earlier page's `meta.next_before` for the next, older page.
+   */
+  attempts(id: string, query?: AttemptsQuery, options?: CallOptions): Promise<DeliveryAttemptsPage>;
+  /** Every attempt the log holds, newest first, fetched a page at a time: `for await (const a of ...)`. */
+  iterateAttempts(id: string, options?: CallOptions): AsyncGenerator<DeliveryAttempt, void, undefined>;
   /**
    * Polls `get` until the action's status is one of `until` (default: `executed`, `failed`, `expired` or
    * `cancelled`), then answers it. Rejects with `SchedWaitTimeoutError` after `timeoutMs` (default 5 minutes).
@@ -128,6 +141,8 @@ export function actionsApi(raw: RawClient): ActionsApi {
   const get = async (id: string, o?: CallOptions): Promise<Action> =>
     unwrap(await raw.actions.get({ params: { id }, ...callArgs(o) }), 200).data;
   const byPage = (o?: CallOptions) => (q: ActionListQuery) => list(q, o);
+  const attempts = async (id: string, query: AttemptsQuery = {}, o?: CallOptions) =>
+    unwrap(await raw.actions.listAttempts({ params: { id }, query, ...callArgs(o) }), 200);
 
   return {
     async create(body, o) {
@@ -150,6 +165,16 @@ export function actionsApi(raw: RawClient): ActionsApi {
     iterate: (query = {}, o) => paginate(byPage(o), query),
     listAll: (query = {}, o) => collect(paginate(byPage(o), query)),
     get,
+    attempts,
+    async *iterateAttempts(id, o) {
+      let before: string | undefined;
+      for (;;) {
+        const page = await attempts(id, { limit: 100, ...(before && { before }) }, o);
+        yield* page.data;
+        if (!page.meta.next_before) return;
+        before = page.meta.next_before;
+      }
+    },
     wait: (id, options = {}) => {
       const until = options.until ?? FINAL_ACTION_STATES;
       const wanted = new Set<string>(typeof until === 'string' ? [until] : until);

@@ -8,6 +8,7 @@ import type {
   ReassignBody,
 } from '@sched/contract';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
+import { alertRulesApi } from './alert-rules.js';
 import { apiKeysApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
 import { destinationsApi } from './destinations.js';
@@ -15,6 +16,7 @@ import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi }
 import { auditApi } from './audit.js';
 import { chainsApi } from './chains.js';
 import { domainsApi } from './domains.js';
+import { outboxApi } from './outbox.js';
 import { templatesApi, trigger } from './templates.js';
 import { type ConnectionOptions, callArgs, createRawClient, type RawClient } from './raw.js';
 import { type CallOptions, createTransport, type TransportOptions } from './transport.js';
@@ -94,6 +96,8 @@ export function createClient(options: ClientOptions) {
     bulkOperations: bulkOperationsApi(raw),
     /** Destinations by host: flow and circuit settings, pause and resume, recovery of what failed. */
     destinations: destinationsApi(raw),
+    /** Alert rules: failures, expiries, circuits and late deliveries told by email, SMS, chat or webhook. */
+    alertRules: alertRulesApi(raw),
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
@@ -117,6 +121,8 @@ export function createClient(options: ClientOptions) {
         await raw.reminders.reassign({ params: { id, recipient_id: recipientId }, body, ...callArgs(o) }),
         200,
       ).data as Action,
+    /** A development server's outbox: messages kept because their channel is not configured (`GET /v1/outbox`). */
+    outbox: outboxApi(raw),
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */
     audit: auditApi(raw, options),
     /** The account's API keys (`/v1/api-keys`): needs a key with the `admin` scope. */

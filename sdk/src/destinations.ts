@@ -16,7 +16,7 @@ export type { Destination, DestinationSummary, DestinationUpdate };
 export type DestinationRecoverInput = z.input<typeof DestinationRecoverBody>;
 
 /**
- * Destinations (`/v1/destinations`), keyed by host: settings, pause, load and recovery of one receiver.
+ * Destinations (`/v1/destinations`), keyed by host: settings, circuit, pause, load and recovery of one receiver.
  * `await sched.destinations.pause('api.example.com', { note: 'maintenance' })`, later `resume`, then
  * `await sched.destinations.recover('api.example.com', { since, dry_run: false })`.
  */
@@ -28,6 +28,8 @@ export interface DestinationsApi {
   /** Holds every delivery to the host (no attempt spent) until `resume` or `until`. */
   pause(host: string, body?: DestinationPauseBody, options?: CallOptions): Promise<Destination>;
   resume(host: string, options?: CallOptions): Promise<Destination>;
+  /** Closes the host's circuit whatever its state (a `disabled` one holds every delivery until this). */
+  enable(host: string, options?: CallOptions): Promise<Destination>;
   /** A bulk retry of the host's actions that failed since `since`: a dry run (the default) or the operation. */
   recover(
     host: string,
@@ -46,6 +48,7 @@ export function destinationsApi(raw: RawClient): DestinationsApi {
     pause: async (host, body = {}, o) =>
       unwrap(await raw.destinations.pause({ ...params(host, o), body }), 200).data,
     resume: async (host, o) => unwrap(await raw.destinations.resume(params(host, o)), 200).data,
+    enable: async (host, o) => unwrap(await raw.destinations.enable(params(host, o)), 200).data,
     async recover(host, body, o) {
       const result = await raw.destinations.recover({ ...params(host, o), body });
       if (result.status === 200) return result.body.data;

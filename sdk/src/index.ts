@@ -7,6 +7,15 @@ export type {
   QuotaApi,
 } from './actions.js';
 export { FINAL_ACTION_STATES } from './actions.js';
+export type {
+  AlertRule,
+  AlertRuleCreateBody,
+  AlertRuleListQuery,
+  AlertRulesApi,
+  AlertRuleSummary,
+  AlertRuleUpdateBody,
+  AlertTestResult,
+} from './alert-rules.js';
 export type { ApiKeysApi } from './api-keys.js';
 export type {
   ApprovalAttachment,
@@ -40,6 +49,7 @@ export { FINAL_CHAIN_STATES } from './chains.js';
 export type { ClientOptions, ContactsApi, SchedClient } from './client.js';
 export { createClient, unwrap } from './client.js';
 export type { DomainsApi } from './domains.js';
+export type { OutboxApi, OutboxMessage, OutboxQuery } from './outbox.js';
 export type { TemplateLimitsResult, TemplateListQuery, TemplatesApi } from './templates.js';
 export type { CallOptions, RetryOptions, TransportOptions } from './transport.js';
 export type { WaitOptions } from './wait.js';
@@ -73,6 +83,8 @@ export type {
   ContactUpdate,
   Decision,
   DeliveryAttempt,
+  DeliveryAttemptsPage,
+  AttemptsQuery,
   Gate,
   GateChannel,
   GateInput,

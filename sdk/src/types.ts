@@ -7,6 +7,7 @@ import type {
   CancelByKeyResult as CancelByKeyResultSchema,
   CancelledAction as CancelledActionSchema,
   DeliveryAttempt as DeliveryAttemptSchema,
+  DeliveryAttemptsPage as DeliveryAttemptsPageSchema,
   GateChannel as GateChannelSchema,
   GateView as GateViewType,
   HttpRequestConfig as HttpRequestConfigSchema,
@@ -51,6 +52,16 @@ export type {
 export type ActionStatus = z.infer<typeof ActionStatusSchema>;
 /** One delivery attempt of an action: when it was due, when it started and how late (`lateness_ms`). */
 export type DeliveryAttempt = z.infer<typeof DeliveryAttemptSchema>;
+/**
+ * A page of an action's attempts (`GET /v1/actions/{id}/attempts`), newest first: pass `meta.next_before` as
+ * `before` for the next, older page (null on the last).
+ */
+export type DeliveryAttemptsPage = z.infer<typeof DeliveryAttemptsPageSchema>;
+/** `before` (a cursor of an earlier page) and `limit` (1-100, default 50) of `actions.attempts`. */
+export interface AttemptsQuery {
+  before?: string;
+  limit?: number;
+}
 /** `recurrence` (alias `repeat`) of an action. */
 export type Recurrence = z.infer<typeof RecurrenceSchema>;
 /** `{ current_page, last_page, total, per_page }` of every list answer. */

@@ -30,6 +30,7 @@ export const EnvSchema = z.object({
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
+  SCHED_METRICS_HOST_LABELS: bool.default(false),
   SCHED_PLANS_FILE: z.string().min(1).optional(),
   SCHED_CORS_ORIGINS: z.string().min(1).optional(),
   // Read by server/src/tracing.ts and the OpenTelemetry exporter itself; checked here like every setting.
@@ -172,6 +173,8 @@ export interface Config {
   timeScale: number;
   rateLimitFactor: number;
   metricsToken: string | undefined;
+  /** Per-host gauges on /metrics (the top hosts by held deliveries): off by default, for bounded cardinality. */
+  metricsHostLabels: boolean;
   shutdownTimeoutMs: number;
   /**
    * How long a pooled connection is waited for (pool queue and connect together), and the statement_timeout of
@@ -293,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeScale: e.SCHED_TIME_SCALE,
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
+    metricsHostLabels: e.SCHED_METRICS_HOST_LABELS,
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
     jobExpireSeconds: e.SCHED_JOB_EXPIRE_SECONDS,
     databaseTimeouts: {

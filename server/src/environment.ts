@@ -62,6 +62,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: 'When set, `GET /metrics` requires `Authorization: Bearer <token>`.',
   },
   {
+    names: ['SCHED_METRICS_HOST_LABELS'],
+    default: '`false`',
+    meaning:
+      '`true` adds per-host gauges to `/metrics` (`sched_destination_held_deliveries`, `sched_destination_circuit`, labelled `host`) for the 20 hosts with the most held deliveries, then those with a circuit not closed. Off: only the totals by reason and by circuit state.',
+  },
+  {
     names: ['SCHED_CORS_ORIGINS'],
     default: 'unset',
     meaning:
@@ -76,7 +82,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['SCHED_SHUTDOWN_TIMEOUT_MS'],
     default: '`30000`',
-    meaning: 'How long SIGTERM waits for in-flight work before exiting.',
+    meaning:
+      'How long SIGTERM waits for in-flight work before exiting. Closing connections gets up to 15 s more; a stop past both exits with 1, naming the step it waited on.',
   },
   {
     names: ['SCHED_DB_CONNECT_TIMEOUT_MS'],

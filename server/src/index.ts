@@ -8,7 +8,9 @@ export { parseScopes, SCOPES } from './domain/auth/api-key.js';
 export type { Scope } from './domain/auth/api-key.js';
 export { createLogger } from './logger.js';
 export { openDatabase, startService } from './main.js';
-export type { OpenDatabase as Database, RunningService } from './main.js';
+export type { OpenDatabase, RunningService } from './main.js';
+/** The benchmarks' throwaway PostgreSQL (bench/lib.mjs), as `sched serve` starts it without a DATABASE_URL. */
+export { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
 export { findOutboxMessage, listOutboxMessages } from './persistence/approvals/outbox-messages.js';
 export type { OutboxFilter, OutboxMessage } from './persistence/approvals/outbox-messages.js';
 export { PLANS } from './persistence/entities/account.js';

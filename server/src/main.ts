@@ -35,6 +35,11 @@ export interface RunningService {
  * (compose/context.ts), then the API (compose/api.ts) and the worker (compose/worker.ts) as the role asks. Each part
  * registers its own close as it starts; `stop` runs them (compose/shutdown.ts), and so does a failed start.
  */
+/** What a stop may take beyond the drain of in-flight work: closing pools, the queue, the LISTEN connection. */
+const CLOSE_MARGIN_MS = 15_000;
+/** A failed start finishes nothing; its closes only let go. */
+const FAILED_START_CLOSE_MS = 10_000;
+
 export async function startService(
   config: Config,
   role: Role,
@@ -63,7 +68,7 @@ export async function startService(
     }
     if (role !== 'api') dispatcher = await startWorker(ctx, shutdown);
   } catch (err) {
-    await shutdown.run(false).catch(() => undefined);
+    await shutdown.run(false, { deadlineMs: FAILED_START_CLOSE_MS, log: logger }).catch(() => undefined);
     throw err;
   }
 
@@ -80,7 +85,11 @@ export async function startService(
     orm: db.orm,
     logger,
     stop() {
-      stopping ??= shutdown.run(true);
+      // Past the drain (SCHED_SHUTDOWN_TIMEOUT_MS) only closes remain: a stop that outlives both names the step.
+      stopping ??= shutdown.run(true, {
+        deadlineMs: config.shutdownTimeoutMs + CLOSE_MARGIN_MS,
+        log: logger,
+      });
       return stopping;
     },
   };

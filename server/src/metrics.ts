@@ -12,6 +12,12 @@ export interface Metrics {
   deliveriesInFlight: Gauge;
   deliveriesWaiting: Gauge;
   purgedRows: Counter<'table'>;
+  /** Due deliveries held by their destination, by reason; and destinations by circuit state (not closed). */
+  heldDeliveries: Gauge<'reason'>;
+  circuits: Gauge<'state'>;
+  /** Per host, only with SCHED_METRICS_HOST_LABELS (the top hosts: bounded cardinality). */
+  hostHeldDeliveries: Gauge<'host'>;
+  hostCircuits: Gauge<'host' | 'state'>;
   /** HTTP answers by route template (`/v1/actions/:id`, never the raw path) and status class (`2xx`...). */
   httpRequests: Histogram<'method' | 'route' | 'status_class'>;
 }
@@ -77,6 +83,30 @@ export function createMetrics(): Metrics {
     deliveriesWaiting: new Gauge({
       name: 'sched_deliveries_waiting',
       help: 'Due delivery attempts held back, unclaimed, by the per-account or the process cap.',
+      registers: [registry],
+    }),
+    heldDeliveries: new Gauge({
+      name: 'sched_deliveries_held',
+      help: 'Due deliveries held by their destination, by reason (paused, circuit, flow_control).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    circuits: new Gauge({
+      name: 'sched_destination_circuits',
+      help: 'Destinations (account and host) whose circuit is open, half_open or disabled, by state.',
+      labelNames: ['state'],
+      registers: [registry],
+    }),
+    hostHeldDeliveries: new Gauge({
+      name: 'sched_destination_held_deliveries',
+      help: 'Due deliveries held per host, for the top hosts only (SCHED_METRICS_HOST_LABELS).',
+      labelNames: ['host'],
+      registers: [registry],
+    }),
+    hostCircuits: new Gauge({
+      name: 'sched_destination_circuit',
+      help: 'Accounts whose circuit to the host is in this state (not closed), for the top hosts only (SCHED_METRICS_HOST_LABELS).',
+      labelNames: ['host', 'state'],
       registers: [registry],
     }),
     purgedRows: new Counter({

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
+import { jobsAhead } from '../support/jobs.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
+import { pastInstant } from '../support/wait.js';
 
 // Scale-out and crashes: `--role api` and `--role worker` processes over one database; a worker killed with SIGKILL
 // in the middle of a delivery loses nothing, because the attempt's lease expires and another worker retries it.
@@ -30,8 +32,11 @@ describe('separate api and worker processes, and a worker killed mid-delivery', 
       request: { url: `${rx.url}/split` },
     });
     expect(res.status).toBe(201);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(rx.to('/split')).toHaveLength(0); // no worker yet: the action waits, durable
+    // No worker yet: past its due time (and the milliseconds a worker takes to send) the action waits, its job
+    // durable in the database.
+    await pastInstant(Date.parse(res.body.data.scheduled_for), 300);
+    expect(rx.to('/split')).toHaveLength(0);
+    expect(await jobsAhead(db.url, [res.body.data.id])).toBe(1);
     workers.push(await startServer({ databaseUrl: db.url, role: 'worker', env, dataDir: apiServer.dataDir }));
     await rx.waitFor('/split');
     await eventually(

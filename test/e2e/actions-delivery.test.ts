@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { verifySignature } from '@sched/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
+import { callbackStates, jobsAhead } from '../support/jobs.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
@@ -26,6 +27,10 @@ describe('webhook delivery', () => {
       env: { SCHED_TIME_SCALE: '300', SCHED_RATE_LIMIT_FACTOR: '100' },
     });
     key = server.apiKey;
+    // Every receiver here is one host (127.0.0.1), failing on purpose test after test: its circuit breaker (on by
+    // default, docs/destinations.md) would open and hold what follows. The breaker has its own tests.
+    const off = await api(server, key, 'PUT', '/v1/destinations/127.0.0.1', { circuit: { enabled: false } });
+    expect(off.status).toBe(200);
   });
   afterAll(async () => {
     await server?.stop();
@@ -181,12 +186,13 @@ describe('webhook delivery', () => {
       new Date(a.started_at).getTime(),
     );
     const gaps = starts.slice(1).map((t: number, i: number) => t - starts[i]);
-    // 60 s, 300 s, 900 s divided by 300: 200 ms, 1 s, 3 s (plus firing overhead).
-    expect(gaps[0]).toBeGreaterThanOrEqual(190);
+    // 60 s, 300 s, 900 s divided by 300: 200 ms, 1 s, 3 s, each jittered by up to 10 % either way (plus firing
+    // overhead).
+    expect(gaps[0]).toBeGreaterThanOrEqual(175);
     expect(gaps[0]).toBeLessThan(1500);
-    expect(gaps[1]).toBeGreaterThanOrEqual(990);
+    expect(gaps[1]).toBeGreaterThanOrEqual(890);
     expect(gaps[1]).toBeLessThan(2500);
-    expect(gaps[2]).toBeGreaterThanOrEqual(2990);
+    expect(gaps[2]).toBeGreaterThanOrEqual(2690);
     expect(gaps[2]).toBeLessThan(4500);
   });
 
@@ -203,9 +209,10 @@ describe('webhook delivery', () => {
       new Date(a.started_at).getTime(),
     );
     const gaps = [starts[1] - starts[0], starts[2] - starts[1]];
-    expect(gaps[0]).toBeGreaterThanOrEqual(990); // 300 s / 300
+    // 300 s and 600 s divided by 300, each jittered by up to 10 % either way.
+    expect(gaps[0]).toBeGreaterThanOrEqual(890);
     expect(gaps[0]).toBeLessThan(2500);
-    expect(gaps[1]).toBeGreaterThanOrEqual(1990); // 600 s / 300
+    expect(gaps[1]).toBeGreaterThanOrEqual(1790);
     expect(gaps[1]).toBeLessThan(3500);
   });
 
@@ -255,28 +262,28 @@ describe('webhook delivery', () => {
     });
     const calls = await rx.waitFor('/cb-flaky', 3);
     expect(new Set(calls.map((c) => c.json.id)).size).toBe(1);
-    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(190);
-    expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(990);
+    // 1 and 5 minutes scaled (200 and 1000 ms), each jittered by up to 10 % either way.
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(175);
+    expect(calls[2]!.at - calls[1]!.at).toBeGreaterThanOrEqual(890);
     expect((await get(res.body.data.id)).status).toBe('executed');
 
+    // A callback given up on (three 500s) or refused (a 400) is final in the outbox: nothing more is sent.
     rx.on('/cb-dead', { status: 500 });
-    await create({
+    const dead = await create({
       schedule: { wait: '1s' },
       request: { url: `${rx.url}/ok3` },
       callback_url: `${rx.url}/cb-dead`,
     });
-    await rx.waitFor('/cb-dead', 3);
-    await new Promise((r) => setTimeout(r, 2500));
+    await eventually(async () => (await callbackStates(db.url, dead.body.data.id)).join() === 'abandoned');
     expect(rx.to('/cb-dead')).toHaveLength(3);
 
     rx.on('/cb-invalid', { status: 400 });
-    await create({
+    const invalid = await create({
       schedule: { wait: '1s' },
       request: { url: `${rx.url}/ok4` },
       callback_url: `${rx.url}/cb-invalid`,
     });
-    await rx.waitFor('/cb-invalid', 1);
-    await new Promise((r) => setTimeout(r, 1500));
+    await eventually(async () => (await callbackStates(db.url, invalid.body.data.id)).join() === 'rejected');
     expect(rx.to('/cb-invalid')).toHaveLength(1);
   });
 
@@ -294,8 +301,10 @@ describe('webhook delivery', () => {
     expect(done.last_executed_at).not.toBeNull();
     // 5 minutes / 300 = 1 s apart.
     expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(900);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Ended, with no job left for it: no fourth run can come.
+    await eventually(async () => (await jobsAhead(db.url, [res.body.data.id])) === 0);
     expect(rx.to('/recur')).toHaveLength(3);
+    expect(done.delivery_attempts).toHaveLength(3);
     const listed = await api(server, key, 'GET', '/v1/actions?recurring=recurring');
     expect(listed.body.data.map((a: { id: string }) => a.id)).toContain(res.body.data.id);
   });

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/database.js';
-import { linkIn, startSmtpServer } from '../support/peers.js';
+import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
+import { jobsAhead } from '../support/jobs.js';
+import { linkIn } from '../support/peers.js';
 import { eventually } from '../support/receiver.js';
-import { sqlValue } from '../support/seed.js';
-import { api, runCli, startServer, type TestServer } from '../support/server.js';
+import { api, runCli, type TestServer } from '../support/server.js';
 
 // Quorum gates end to end through the real SMTP sink: N of M, required recipients, the excluded requester.
 describe('quorum approvals', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let svc: ApprovalServer;
+  let db: ApprovalServer['db'];
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let smtp: ApprovalServer['smtp'];
   let key: string;
   const create = (gate: Record<string, unknown>) =>
     api(server, key, 'POST', '/v1/actions', {
@@ -18,39 +19,18 @@ describe('quorum approvals', () => {
       schedule: { wait: '1s' },
       gate: { message: 'Approve the payout?', ...gate },
     });
-  const get = async (id: string) => (await api(server, key, 'GET', `/v1/actions/${id}`)).body.data;
-  const until = (id: string, status: string) =>
-    eventually(async () => {
-      const a = await get(id);
-      return a.status === status ? a : null;
-    });
   const answer = (link: string, decision: string) =>
     fetch(link, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ decision }),
     });
-  const linkOf = async (to: string) => linkIn((await smtp.waitFor(to))[0]!.text);
 
   beforeAll(async () => {
-    db = await createTestDatabase('quorum');
-    smtp = await startSmtpServer();
-    server = await startServer({
-      databaseUrl: db.url,
-      env: {
-        SCHED_TIME_SCALE: '3600',
-        SCHED_RATE_LIMIT_FACTOR: '100',
-        SCHED_SMTP_URL: smtp.url,
-        SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
-      },
-    });
-    key = server.apiKey;
+    svc = await startApprovalServer('quorum', { timeScale: 3600 });
+    ({ db, server, smtp, key } = svc);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.close();
-    await db?.drop();
-  });
+  afterAll(() => svc?.stop());
 
   it('2 of 3: one confirmation waits and the page says one more is needed; the second approves', async () => {
     const res = await create({
@@ -66,14 +46,14 @@ describe('quorum approvals', () => {
       exclude_requester: null,
     });
     const id = res.body.data.id;
-    const [l1, l2] = [await linkOf('q1@example.com'), await linkOf('q2@example.com')];
-    await linkOf('q3@example.com');
-    await until(id, 'awaiting_response');
+    const [l1, l2] = [await svc.linkOf('q1@example.com'), await svc.linkOf('q2@example.com')];
+    await svc.linkOf('q3@example.com');
+    await svc.until(id, 'awaiting_response');
 
     const first = await answer(l1, 'confirm');
     expect(first.status).toBe(200);
     expect(await first.json()).toMatchObject({ action_status: 'awaiting_response', approvals_needed: 1 });
-    const waiting = await get(id);
+    const waiting = await svc.get(id);
     expect(waiting.status).toBe('awaiting_response');
     expect(waiting.recipients.map((r: any) => [r.email, r.status])).toEqual([
       ['q1@example.com', 'confirmed'],
@@ -85,7 +65,7 @@ describe('quorum approvals', () => {
 
     const second = await answer(l2, 'confirm');
     expect(await second.json()).toMatchObject({ approvals_needed: null });
-    await until(id, 'executed');
+    await svc.until(id, 'executed');
   });
 
   it('a decline that leaves the quorum reachable waits; a required recipient declining fails it at once', async () => {
@@ -97,14 +77,14 @@ describe('quorum approvals', () => {
     });
     expect(res.status).toBe(201);
     const id = res.body.data.id;
-    const r1 = await linkOf('r1@example.com');
-    const boss = await linkOf('boss@example.com');
-    await until(id, 'awaiting_response');
+    const r1 = await svc.linkOf('r1@example.com');
+    const boss = await svc.linkOf('boss@example.com');
+    await svc.until(id, 'awaiting_response');
     expect((await answer(r1, 'decline')).status).toBe(200);
-    expect((await get(id)).status).toBe('awaiting_response');
+    expect((await svc.get(id)).status).toBe('awaiting_response');
     const declined = await answer(boss, 'decline');
     expect(await declined.json()).toMatchObject({ action_status: 'failed' });
-    const failed = await get(id);
+    const failed = await svc.get(id);
     expect(failed.status).toBe('failed');
     expect(failed.last_error).toContain('required recipient boss@example.com');
   });
@@ -116,12 +96,12 @@ describe('quorum approvals', () => {
       min_approvals: 2,
     });
     const id = res.body.data.id;
-    const [u1, u2] = [await linkOf('u1@example.com'), await linkOf('u2@example.com')];
-    await until(id, 'awaiting_response');
+    const [u1, u2] = [await svc.linkOf('u1@example.com'), await svc.linkOf('u2@example.com')];
+    await svc.until(id, 'awaiting_response');
     await answer(u1, 'decline');
-    expect((await get(id)).status).toBe('awaiting_response');
+    expect((await svc.get(id)).status).toBe('awaiting_response');
     await answer(u2, 'decline');
-    expect((await get(id)).status).toBe('failed');
+    expect((await svc.get(id)).status).toBe('failed');
   });
 
   it("the requester's link answers a clear page; a requester needed for the quorum is refused at create", async () => {
@@ -141,13 +121,13 @@ describe('quorum approvals', () => {
       exclude_requester: 'req@example.com',
     });
     expect(res.status).toBe(201);
-    const mine = await linkOf('req@example.com');
-    await until(res.body.data.id, 'awaiting_response');
+    const mine = await svc.linkOf('req@example.com');
+    await svc.until(res.body.data.id, 'awaiting_response');
     const page = await fetch(mine);
     expect(page.status).toBe(403);
     expect(await page.text()).toContain('You cannot approve your own request');
     expect((await answer(mine, 'confirm')).status).toBe(403);
-    expect((await get(res.body.data.id)).status).toBe('awaiting_response');
+    expect((await svc.get(res.body.data.id)).status).toBe('awaiting_response');
   });
 
   it('refuses a quorum without min_approvals, one larger than the recipients, and an unknown required recipient', async () => {
@@ -176,13 +156,13 @@ describe('quorum approvals', () => {
     const res = await create({ recipients: ['c1@example.com'], comment: 'required_on_decline' });
     expect(res.status).toBe(201);
     expect(res.body.data.gate.comment).toBe('required_on_decline');
-    const link = await linkOf('c1@example.com');
-    await until(res.body.data.id, 'awaiting_response');
+    const link = await svc.linkOf('c1@example.com');
+    await svc.until(res.body.data.id, 'awaiting_response');
     expect(await (await fetch(link)).text()).toContain('(required to decline)');
     const bare = await answer(link, 'decline');
     expect(bare.status).toBe(422);
     expect(((await bare.json()) as any).errors.comment).toEqual(['a comment is required to decline']);
-    expect((await get(res.body.data.id)).status).toBe('awaiting_response');
+    expect((await svc.get(res.body.data.id)).status).toBe('awaiting_response');
     const withComment = await fetch(link, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -191,8 +171,8 @@ describe('quorum approvals', () => {
     expect(withComment.status).toBe(200);
 
     const strict = await create({ recipients: ['c2@example.com'], comment: 'required' });
-    const strictLink = await linkOf('c2@example.com');
-    await until(strict.body.data.id, 'awaiting_response');
+    const strictLink = await svc.linkOf('c2@example.com');
+    await svc.until(strict.body.data.id, 'awaiting_response');
     const page = await (await fetch(strictLink)).text();
     expect(page).toMatch(/<textarea[^>]* required/);
     expect((await answer(strictLink, 'confirm')).status).toBe(422);
@@ -210,9 +190,9 @@ describe('quorum approvals', () => {
     expect(res.status).toBe(201);
     expect(res.body.data.gate.reminders).toEqual({ every: '2h', max: 2, channels: null });
     const id = res.body.data.id;
-    const quick = await linkOf('quick@example.com');
-    await linkOf('silent@example.com');
-    await until(id, 'awaiting_response');
+    const quick = await svc.linkOf('quick@example.com');
+    await svc.linkOf('silent@example.com');
+    await svc.until(id, 'awaiting_response');
     expect((await answer(quick, 'confirm')).status).toBe(200);
 
     const mails = await smtp.waitFor('silent@example.com', 3, 30_000);
@@ -221,30 +201,15 @@ describe('quorum approvals', () => {
     const reminded = linkIn(mails[2]!.text);
     expect((await fetch(reminded)).status).toBe(200);
     const after = await eventually(async () => {
-      const a = await get(id);
+      const a = await svc.get(id);
       return a.gate.reminders_sent === 2 ? a : null;
     });
     expect(
       after.reminder_events.filter((e: any) => /^reminder \d to silent@example.com$/.test(e.notes ?? '')),
     ).toHaveLength(2);
-    // No third reminder: once the second went out, no reminder timer of this action is left to fire (the state that
-    // decides it, read from the queue rather than waited for); and none ever went to the one who answered.
-    await eventually(async () => {
-      const armed = await sqlValue<number>(
-        db.url,
-        `select count(*)::int from pgboss.job where name = 'sched.gate-timer' and data ->> 'actionId' = $1
-           and data ->> 'kind' = 'reminder' and state in ('created', 'retry', 'active')`,
-        [id],
-      );
-      return armed === 0;
-    });
-    expect(
-      await sqlValue<number>(
-        db.url,
-        `select count(*)::int from notifications where action_id = $1 and kind = 'reminder'`,
-        [id],
-      ),
-    ).toBe(2);
+    // The second reminder was the last (max 2): no reminder timer is left, so no third can come, and none ever to the
+    // one who answered.
+    await eventually(async () => (await jobsAhead(db.url, [id], 'reminder')) === 0);
     expect(smtp.mails.filter((m) => m.to.includes('silent@example.com'))).toHaveLength(3);
     expect(smtp.mails.filter((m) => m.to.includes('quick@example.com'))).toHaveLength(1);
 
@@ -253,7 +218,7 @@ describe('quorum approvals', () => {
     await smtp.waitFor('silent@example.com', 4);
     expect(smtp.mails.filter((m) => m.to.includes('quick@example.com'))).toHaveLength(1);
     expect((await answer(reminded, 'confirm')).status).toBe(200);
-    await until(id, 'executed');
+    await svc.until(id, 'executed');
     const none = await api(server, key, 'POST', `/v1/actions/${id}/remind`);
     expect(none.status).toBe(409);
     const audit = await api(
@@ -273,7 +238,7 @@ describe('quorum approvals', () => {
       timeout: '7d',
       reminders: { every: '1h', max: 1 },
     });
-    for (const r of [later, sooner, reminded]) await until(r.body.data.id, 'awaiting_response');
+    for (const r of [later, sooner, reminded]) await svc.until(r.body.data.id, 'awaiting_response');
     const list = await api(server, key, 'GET', '/v1/approvals?recipient=P1@example.com');
     expect(list.status).toBe(200);
     expect(list.body.data.map((a: any) => a.id)).toEqual([sooner.body.data.id, later.body.data.id]);

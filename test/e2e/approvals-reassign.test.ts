@@ -1,19 +1,19 @@
 import { createClient, SchedApiError, type SchedClient } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/database.js';
-import { linkIn, startSmtpServer } from '../support/peers.js';
+import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
+import { linkIn } from '../support/peers.js';
 import { eventually } from '../support/receiver.js';
-import { api, runCli, startServer, type TestServer } from '../support/server.js';
+import { api, runCli, type TestServer } from '../support/server.js';
 
 // Reassigning a gate recipient end to end, through the real SMTP sink: the old link dies with a page that says so,
 // the new address gets a working link, quorum and required semantics follow, and the history is kept.
 describe('reassigning an approval recipient', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let svc: ApprovalServer;
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let smtp: ApprovalServer['smtp'];
   let key: string;
   let sched: SchedClient;
-  const call = (method: string, path: string, body?: unknown) => api(server, key, method, path, body);
+  const call = (method: string, path: string, body?: unknown) => svc.call(method, path, body);
   const create = (gate: Record<string, unknown>, wait = '1s') =>
     call('POST', '/v1/actions', {
       mode: 'approval',
@@ -21,12 +21,8 @@ describe('reassigning an approval recipient', () => {
       schedule: { wait },
       gate: { message: 'Approve the payout?', ...gate },
     });
-  const get = async (id: string) => (await call('GET', `/v1/actions/${id}`)).body.data;
-  const until = (id: string, status: string) =>
-    eventually(async () => {
-      const a = await get(id);
-      return a.status === status ? a : null;
-    });
+  const get = (id: string) => svc.get(id);
+  const until = (id: string, status: string) => svc.until(id, status);
   const answer = (link: string, decision: string, comment?: string) =>
     fetch(link, {
       method: 'POST',
@@ -39,25 +35,11 @@ describe('reassigning an approval recipient', () => {
   const recipientOf = (action: any, email: string) => action.recipients.find((r: any) => r.email === email);
 
   beforeAll(async () => {
-    db = await createTestDatabase('reassign');
-    smtp = await startSmtpServer();
-    server = await startServer({
-      databaseUrl: db.url,
-      env: {
-        SCHED_TIME_SCALE: '3600',
-        SCHED_RATE_LIMIT_FACTOR: '100',
-        SCHED_SMTP_URL: smtp.url,
-        SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
-      },
-    });
-    key = server.apiKey;
+    svc = await startApprovalServer('reassign', { timeScale: 3600 });
+    ({ server, smtp, key } = svc);
     sched = createClient({ baseUrl: server.url, apiKey: key });
   });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.close();
-    await db?.drop();
-  });
+  afterAll(() => svc?.stop());
 
   it('kills the old link (a page saying it was reassigned), sends the new address a working one, keeps the history; a required recipient stays required', async () => {
     const res = await create({

@@ -2,26 +2,22 @@ import { createECDH, createHmac, randomBytes } from 'node:crypto';
 import ece from 'http_ece';
 import webPush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
 import { createTestDatabase } from '../support/database.js';
 import { linkIn, startSmtpServer } from '../support/peers.js';
-import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
+import { sendUntilRefused } from '../support/rate-limit.js';
+import { eventually } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
 // Approvals end to end with real protocol peers on loopback. SCHED_TIME_SCALE=3600 makes an hour of gate timeout,
 // snooze or escalation last one second.
 describe('approval actions', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let svc: ApprovalServer;
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-  let rx: Receiver;
+  let smtp: ApprovalServer['smtp'];
+  let rx: ApprovalServer['rx'];
   let key: string;
   const create = (body: Record<string, unknown>) => api(server, key, 'POST', '/v1/actions', body);
-  const get = async (id: string) => (await api(server, key, 'GET', `/v1/actions/${id}`)).body.data;
-  const until = (id: string, status: string) =>
-    eventually(async () => {
-      const a = await get(id);
-      return a.status === status ? a : null;
-    });
   const answer = (link: string, body: Record<string, string>, accept = 'application/json') =>
     fetch(link, {
       method: 'POST',
@@ -42,33 +38,21 @@ describe('approval actions', () => {
   const authSecret = randomBytes(16);
 
   beforeAll(async () => {
-    db = await createTestDatabase('approvals');
-    smtp = await startSmtpServer();
-    rx = await startReceiver();
-    server = await startServer({
-      databaseUrl: db.url,
-      env: {
-        SCHED_TIME_SCALE: '3600',
-        SCHED_RATE_LIMIT_FACTOR: '100',
-        SCHED_SMTP_URL: smtp.url,
-        SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
+    svc = await startApprovalServer('approvals', {
+      timeScale: 3600,
+      env: (receiver) => ({
         SCHED_TWILIO_ACCOUNT_SID: 'AC0123',
         SCHED_TWILIO_AUTH_TOKEN: 'twilio-token',
         SCHED_TWILIO_FROM: '+15550000000',
-        SCHED_TWILIO_API_URL: `${rx.url}/twilio`,
+        SCHED_TWILIO_API_URL: `${receiver.url}/twilio`,
         SCHED_VAPID_PUBLIC_KEY: vapid.publicKey,
         SCHED_VAPID_PRIVATE_KEY: vapid.privateKey,
         SCHED_VAPID_SUBJECT: 'mailto:ops@example.com',
-      },
+      }),
     });
-    key = server.apiKey;
+    ({ server, smtp, rx, key } = svc);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.close();
-    await rx?.close();
-    await db?.drop();
-  });
+  afterAll(() => svc?.stop());
 
   it('first_response by email: page, confirm, callback, and the post-approval request signed', async () => {
     const secret = 'approval-secret-0123456789';
@@ -110,7 +94,7 @@ describe('approval actions', () => {
     expect(mail!.text).toContain('Ship <v2> to production?');
     expect(mail!.html).toContain('Ship &lt;v2&gt; to production?');
     const link = linkIn(mail!.text);
-    const waiting = await until(res.body.data.id, 'awaiting_response');
+    const waiting = await svc.until(res.body.data.id, 'awaiting_response');
     expect(waiting.reminder_events.map((e: { event_type: string }) => e.event_type)).toEqual(['sent']);
 
     // GET never changes anything, however often a scanner opens it.
@@ -124,12 +108,12 @@ describe('approval actions', () => {
       expect(html).not.toContain('<v2>');
       expect(html).toContain('Ship it');
     }
-    expect((await get(res.body.data.id)).status).toBe('awaiting_response');
+    expect((await svc.get(res.body.data.id)).status).toBe('awaiting_response');
 
     const posted = await form(link, { decision: 'confirm', comment: 'LGTM', snooze_for: '1h' });
     expect(posted.status).toBe(200);
     expect(posted.headers.get('content-type')).toContain('text/html');
-    const done = await until(res.body.data.id, 'executed');
+    const done = await svc.until(res.body.data.id, 'executed');
     expect(done.recipients[0]).toMatchObject({ status: 'confirmed', response_comment: 'LGTM' });
     expect(done.recipients[0].responded_at).not.toBeNull();
     expect(done.reminder_events.map((e: { event_type: string }) => e.event_type)).toEqual([
@@ -156,7 +140,7 @@ describe('approval actions', () => {
     )!;
     expect(createHmac('sha256', secret).update(`${t}.${hook!.body}`).digest('hex')).toBe(v1);
     expect(done.gate.post_approval_action_id).toBeTypeOf('string');
-    await until(done.gate.post_approval_action_id, 'executed');
+    await svc.until(done.gate.post_approval_action_id, 'executed');
 
     // A second answer through the same link is refused: the recipient has answered and the action is done.
     const again = await answer(link, { decision: 'decline' });
@@ -176,7 +160,7 @@ describe('approval actions', () => {
     });
     const [m1] = await smtp.waitFor('k1@example.com');
     const [m2] = await smtp.waitFor('k2@example.com');
-    await until(res.body.data.id, 'awaiting_response');
+    await svc.until(res.body.data.id, 'awaiting_response');
     const first = await answer(linkIn(m1!.text), { decision: 'confirm' });
     expect(first.status).toBe(200);
     expect((await first.json()) as any).toMatchObject({
@@ -184,7 +168,7 @@ describe('approval actions', () => {
       recipient_status: 'confirmed',
       action_status: 'awaiting_response',
     });
-    expect((await get(res.body.data.id)).status).toBe('awaiting_response');
+    expect((await svc.get(res.body.data.id)).status).toBe('awaiting_response');
     const second = await answer(linkIn(m2!.text), { decision: 'confirm' });
     expect(((await second.json()) as any).action_status).toBe('executed');
 
@@ -194,10 +178,10 @@ describe('approval actions', () => {
       gate: { message: 'No?', recipients: ['no@example.com', 'yes@example.com'] },
     });
     const [dm] = await smtp.waitFor('no@example.com');
-    await until(d.body.data.id, 'awaiting_response');
+    await svc.until(d.body.data.id, 'awaiting_response');
     const declined = await answer(linkIn(dm!.text), { decision: 'decline', comment: 'too risky' });
     expect(((await declined.json()) as any).action_status).toBe('failed');
-    const failed = await get(d.body.data.id);
+    const failed = await svc.get(d.body.data.id);
     expect(failed.recipients.find((r: { email: string }) => r.email === 'no@example.com')).toMatchObject({
       status: 'declined',
       response_comment: 'too risky',
@@ -216,7 +200,7 @@ describe('approval actions', () => {
     const id = res.body.data.id;
     const [first] = await smtp.waitFor('again@example.com');
     const link1 = linkIn(first!.text);
-    const round1 = await until(id, 'awaiting_response');
+    const round1 = await svc.until(id, 'awaiting_response');
     expect(((await (await answer(link1, { decision: 'decline' })).json()) as any).action_status).toBe(
       'failed',
     );
@@ -228,7 +212,7 @@ describe('approval actions', () => {
     expect(mails[1]!.subject).not.toMatch(/reminder/i);
     const link2 = linkIn(mails[1]!.text);
     expect(link2).not.toBe(link1);
-    const round2 = await until(id, 'awaiting_response');
+    const round2 = await svc.until(id, 'awaiting_response');
     expect(round2.recipients).toEqual([expect.objectContaining({ status: 'pending', responded_at: null })]);
     // The timeout counts from the new round: 24 h, scaled to 24 s.
     expect(Date.parse(round2.gate.sent_at)).toBeGreaterThan(Date.parse(round1.gate.sent_at));
@@ -243,7 +227,7 @@ describe('approval actions', () => {
       'executed',
     );
     await rx.waitFor('/after-retry');
-    const done = await get(id);
+    const done = await svc.get(id);
     expect(done.reminder_events.map((e: { event_type: string }) => e.event_type)).toEqual([
       'sent',
       'declined',
@@ -259,16 +243,16 @@ describe('approval actions', () => {
       gate: { message: 'Later?', recipients: ['sleepy@example.com'], max_snoozes: 1 },
     });
     const [m] = await smtp.waitFor('sleepy@example.com');
-    await until(res.body.data.id, 'awaiting_response');
+    await svc.until(res.body.data.id, 'awaiting_response');
     const snoozed = await answer(linkIn(m!.text), { decision: 'snooze', snooze_for: '1h' });
     expect(snoozed.status).toBe(200);
     const body = (await snoozed.json()) as any;
     expect(body).toMatchObject({ recipient_status: 'snoozed', action_status: 'scheduled' });
-    expect((await get(res.body.data.id)).recipients[0].status).toBe('snoozed');
+    expect((await svc.get(res.body.data.id)).recipients[0].status).toBe('snoozed');
     // 1 h / 3600 = 1 s later, the reminder.
     const mails = await smtp.waitFor('sleepy@example.com', 2);
     expect(mails[1]!.subject).toMatch(/reminder/i);
-    const again = await until(res.body.data.id, 'awaiting_response');
+    const again = await svc.until(res.body.data.id, 'awaiting_response');
     expect(again.gate.snooze_count).toBe(1);
     const link2 = linkIn(mails[1]!.text);
     const refused = await answer(link2, { decision: 'snooze' });
@@ -277,7 +261,7 @@ describe('approval actions', () => {
     // The page hides snoozing once none are left.
     expect(await (await fetch(link2)).text()).not.toContain('name="snooze_for"');
     expect((await answer(link2, { decision: 'confirm' })).status).toBe(200);
-    const done = await until(res.body.data.id, 'executed');
+    const done = await svc.until(res.body.data.id, 'executed');
     expect(done.reminder_events.map((e: { event_type: string }) => e.event_type)).toEqual([
       'sent',
       'snoozed',
@@ -306,7 +290,7 @@ describe('approval actions', () => {
         callback_url: `${rx.url}/cb-timeout-${onTimeout}`,
       });
       const [m] = await smtp.waitFor(`t-${onTimeout}@example.com`);
-      const done = await until(res.body.data.id, status);
+      const done = await svc.until(res.body.data.id, status);
       expect(done.reminder_events.map((e: { event_type: string }) => e.event_type)).toEqual([
         'sent',
         'expired',
@@ -335,7 +319,7 @@ describe('approval actions', () => {
     const [boss] = await smtp.waitFor('boss@example.com');
     expect(boss!.subject).toMatch(/escalat/i);
     const escalated = await eventually(async () => {
-      const a = await get(nested.body.data.id);
+      const a = await svc.get(nested.body.data.id);
       return a.reminder_events.some((e: { event_type: string }) => e.event_type === 'escalated') ? a : null;
     });
     expect(escalated.gate.escalated_at).not.toBeNull();
@@ -344,7 +328,7 @@ describe('approval actions', () => {
       ['boss@example.com', 'escalation'],
     ]);
     expect((await answer(linkIn(boss!.text), { decision: 'confirm' })).status).toBe(200);
-    await until(nested.body.data.id, 'executed');
+    await svc.until(nested.body.data.id, 'executed');
 
     const flat = await create({
       mode: 'approval',
@@ -357,7 +341,7 @@ describe('approval actions', () => {
       },
     });
     await smtp.waitFor('boss2@example.com');
-    expect((await get(flat.body.data.id)).gate.escalation).toEqual({
+    expect((await svc.get(flat.body.data.id)).gate.escalation).toEqual({
       contacts: ['email:boss2@example.com'],
       after_hours: 0.5,
     });
@@ -370,7 +354,7 @@ describe('approval actions', () => {
       gate: { message: 'Cancel me', recipients: ['c@example.com'] },
     });
     const [m] = await smtp.waitFor('c@example.com');
-    await until(res.body.data.id, 'awaiting_response');
+    await svc.until(res.body.data.id, 'awaiting_response');
     expect((await api(server, key, 'DELETE', `/v1/actions/${res.body.data.id}`)).status).toBe(200);
     const link = linkIn(m!.text);
     expect((await fetch(link)).status).toBe(410);
@@ -396,7 +380,7 @@ describe('approval actions', () => {
     expect(params.get('To')).toBe('+15557654321');
     expect(params.get('From')).toBe('+15550000000');
     const link = linkIn(params.get('Body')!);
-    const a = await until(res.body.data.id, 'awaiting_response');
+    const a = await svc.until(res.body.data.id, 'awaiting_response');
     expect(a.recipients[0]).toMatchObject({
       email: '+15557654321',
       display_name: 'Grace',
@@ -432,11 +416,11 @@ describe('approval actions', () => {
     expect(s!.json.blocks.some((b: { type: string }) => b.type === 'actions')).toBe(true);
     const [t] = await rx.waitFor('/teams');
     expect(t!.json.attachments[0].content.type).toBe('AdaptiveCard');
-    const a = await until(res.body.data.id, 'awaiting_response');
+    const a = await svc.until(res.body.data.id, 'awaiting_response');
     expect(a.gate.channels.sort()).toEqual(['slack', 'teams']);
     expect(a.recipients.map((r: { email: string }) => r.email)).toEqual(['ops', 'eng']);
 
-    // A read-only key sees where a webhook points, not the webhook (security review M6).
+    // A read-only key sees where a webhook points, not the webhook (a read key never sees credentials).
     const accounts = await runCli(['accounts', 'list', '--json'], server.env);
     const accountId = JSON.parse(accounts.stdout).data[0].id as string;
     const created = await runCli(
@@ -583,7 +567,7 @@ describe('approval actions', () => {
     const file = await fetch(new URL(href, linkIn(m!.text)));
     expect(file.headers.get('content-type')).toBe('application/pdf');
     expect(Buffer.from(await file.arrayBuffer()).toString()).toBe('%PDF-1.4 fake report');
-    const a = await get(res.body.data.id);
+    const a = await svc.get(res.body.data.id);
     expect(a.gate.attachments).toEqual([
       expect.objectContaining({ name: 'report.pdf', content_type: 'application/pdf', size: 20, url: null }),
       expect.objectContaining({ name: 'spec', url: 'https://example.com/spec.pdf', size: null }),
@@ -605,19 +589,12 @@ describe('response links are rate limited per link (spec 8: 10 a minute)', () =>
       expect(res.status).toBe(201);
       const [mail] = await smtp.waitFor('limit@example.com');
       const link = linkIn(mail!.text);
-      // Start in a fresh minute window so all eleven requests land in the same one.
-      const intoMinute = Date.now() % 60_000;
-      if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 100));
-      const statuses: number[] = [];
-      let last: Response | undefined;
-      for (let i = 0; i < 11; i++) {
-        last = await fetch(link);
-        statuses.push(last.status);
-      }
-      expect(statuses.slice(0, 10).every((s) => s === 200)).toBe(true);
-      expect(statuses[10]).toBe(429);
-      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(last!.headers.get('x-ratelimit-limit')).toBe('10');
+      // The requests of the window the first refusal fell in (a run may straddle a minute boundary).
+      const counted = await sendUntilRefused(() => fetch(link));
+      expect(counted.map((r) => r.status)).toEqual([...Array(10).fill(200), 429]);
+      const last = counted.at(-1)!;
+      expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(last.headers.get('x-ratelimit-limit')).toBe('10');
     } finally {
       await server.stop();
       await smtp.close();

@@ -1,67 +1,54 @@
 import pg from 'pg';
 import { hashApiKey } from '../../server/src/domain/auth/api-key.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/database.js';
-import { linkIn, startSmtpServer } from '../support/peers.js';
-import { type Receiver, startReceiver } from '../support/receiver.js';
-import { api, runCli, startServer, type TestServer } from '../support/server.js';
+import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
+import { linkIn } from '../support/peers.js';
+import { api, runCli, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 // The audit log end to end: events written with the changes they record, a hash chain verify recomputes, and a row
 // changed behind the service's back found by its seq.
 describe('audit log', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let svc: ApprovalServer;
+  let db: ApprovalServer['db'];
   let server: TestServer;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-  let rx: Receiver;
+  let smtp: ApprovalServer['smtp'];
+  let rx: ApprovalServer['rx'];
   let key: string;
-  const call = (method: string, path: string, body?: unknown) => api(server, key, method, path, body);
 
   beforeAll(async () => {
-    db = await createTestDatabase('audit');
-    smtp = await startSmtpServer();
-    rx = await startReceiver();
-    server = await startServer({
-      databaseUrl: db.url,
-      env: {
-        SCHED_TIME_SCALE: '3600',
-        SCHED_RATE_LIMIT_FACTOR: '100',
-        SCHED_SMTP_URL: smtp.url,
-        SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
-      },
-    });
-    key = server.apiKey;
+    svc = await startApprovalServer('audit', { timeScale: 3600 });
+    ({ db, server, smtp, rx, key } = svc);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await smtp?.close();
-    await rx?.close();
-    await db?.drop();
-  });
+  afterAll(() => svc?.stop());
 
   it('records creates, cancels and decisions with their actor; verify finds a tampered row by its seq', async () => {
     // A plain create (the group-committed path) and one with an idempotency key (the transactional path).
-    const plain = await call('POST', '/v1/actions', {
+    const plain = await svc.call('POST', '/v1/actions', {
       name: 'plain',
       schedule: { wait: '1h' },
       request: { url: `${rx.url}/plain` },
     });
     expect(plain.status).toBe(201);
-    const keyed = await call('POST', '/v1/actions', {
+    const keyed = await svc.call('POST', '/v1/actions', {
       name: 'keyed',
       schedule: { wait: '1h' },
       idempotency_key: 'audit-1',
       request: { url: `${rx.url}/keyed` },
     });
     expect(keyed.status).toBe(201);
-    expect((await call('DELETE', `/v1/actions/${keyed.body.data.id}`)).status).toBe(200);
+    expect((await svc.call('DELETE', `/v1/actions/${keyed.body.data.id}`)).status).toBe(200);
     expect(
-      (await call('POST', `/v1/actions/${plain.body.data.id}/pause`, { indefinite: true, note: 'freeze' }))
-        .status,
+      (
+        await svc.call('POST', `/v1/actions/${plain.body.data.id}/pause`, {
+          indefinite: true,
+          note: 'freeze',
+        })
+      ).status,
     ).toBe(200);
-    expect((await call('POST', `/v1/actions/${plain.body.data.id}/resume`, {})).status).toBe(200);
+    expect((await svc.call('POST', `/v1/actions/${plain.body.data.id}/resume`, {})).status).toBe(200);
 
-    const approval = await call('POST', '/v1/actions', {
+    const approval = await svc.call('POST', '/v1/actions', {
       mode: 'approval',
       name: 'Sign off',
       schedule: { wait: '1s' },
@@ -78,7 +65,7 @@ describe('audit log', () => {
     });
     expect(answered.status).toBe(200);
 
-    const all = await call('GET', '/v1/audit-events?limit=100');
+    const all = await svc.call('GET', '/v1/audit-events?limit=100');
     expect(all.status).toBe(200);
     const everything = all.body.data as any[];
     expect(everything.map((e) => e.seq)).toEqual(everything.map((_, i) => i + 1));
@@ -118,16 +105,16 @@ describe('audit log', () => {
     expect(JSON.stringify(events)).not.toContain(token);
 
     // Filters: a `*` pattern, a resource, an actor type; keyset pages.
-    const decisions = await call('GET', '/v1/audit-events?action=approval.*');
+    const decisions = await svc.call('GET', '/v1/audit-events?action=approval.*');
     expect(decisions.body.data.map((e: any) => e.action)).toEqual(['approval.confirm']);
-    const ofKeyed = await call('GET', `/v1/audit-events?resource_id=${keyed.body.data.id}`);
+    const ofKeyed = await svc.call('GET', `/v1/audit-events?resource_id=${keyed.body.data.id}`);
     expect(ofKeyed.body.data.map((e: any) => e.action)).toEqual(['action.create', 'action.cancel']);
-    expect((await call('GET', '/v1/audit-events?actor_type=recipient')).body.data).toHaveLength(1);
-    const first = await call('GET', '/v1/audit-events?limit=2&after=2');
+    expect((await svc.call('GET', '/v1/audit-events?actor_type=recipient')).body.data).toHaveLength(1);
+    const first = await svc.call('GET', '/v1/audit-events?limit=2&after=2');
     expect(first.body.meta.next_after).toBe(4);
-    const second = await call('GET', '/v1/audit-events?limit=2&after=4');
+    const second = await svc.call('GET', '/v1/audit-events?limit=2&after=4');
     expect(second.body.data.map((e: any) => e.seq)).toEqual([5, 6]);
-    expect((await call('GET', '/v1/audit-events?from=not-a-time')).status).toBe(422);
+    expect((await svc.call('GET', '/v1/audit-events?from=not-a-time')).status).toBe(422);
 
     // Export, streamed: NDJSON lines and CSV rows match the list.
     const ndjson = await fetch(`${server.url}/v1/audit-events/export?format=ndjson`, {
@@ -156,7 +143,9 @@ describe('audit log', () => {
     ).toBe(422);
     expect((await fetch(`${server.url}/v1/audit-events/export`)).status).toBe(401);
 
-    expect((await call('GET', '/v1/audit-events/verify')).body).toEqual({ data: { ok: true, checked: 9 } });
+    expect((await svc.call('GET', '/v1/audit-events/verify')).body).toEqual({
+      data: { ok: true, checked: 9 },
+    });
 
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -180,22 +169,22 @@ describe('audit log', () => {
     } finally {
       await client.end();
     }
-    expect((await call('GET', '/v1/audit-events/verify')).body).toEqual({
+    expect((await svc.call('GET', '/v1/audit-events/verify')).body).toEqual({
       data: { ok: false, checked: 5, broken_at: 5 },
     });
   });
 
   it('records template create, update and delete (the trigger token only by its prefix), each in its transaction', async () => {
-    const created = await call('POST', '/v1/templates', {
+    const created = await svc.call('POST', '/v1/templates', {
       name: 'Audited',
       mode: 'webhook',
       request_config: { url: `${rx.url}/t`, method: 'POST' },
     });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    expect((await call('PUT', `/v1/templates/${id}`, { name: 'Audited 2' })).status).toBe(200);
-    expect((await call('DELETE', `/v1/templates/${id}`)).status).toBe(204);
-    const events = (await call('GET', `/v1/audit-events?resource_id=${id}`)).body.data;
+    expect((await svc.call('PUT', `/v1/templates/${id}`, { name: 'Audited 2' })).status).toBe(200);
+    expect((await svc.call('DELETE', `/v1/templates/${id}`)).status).toBe(204);
+    const events = (await svc.call('GET', `/v1/audit-events?resource_id=${id}`)).body.data;
     expect(events.map((e: any) => e.action)).toEqual([
       'template.create',
       'template.update',
@@ -203,10 +192,11 @@ describe('audit log', () => {
     ]);
     expect(events[1].details).toEqual({ fields: ['name'] });
     expect(JSON.stringify(events)).not.toContain(created.body.data.trigger_token);
-    expect((await call('GET', '/v1/audit-events?action=template.*')).body.data).toHaveLength(3);
+    expect((await svc.call('GET', '/v1/audit-events?action=template.*')).body.data).toHaveLength(3);
   });
 
   it('records every state change of keys, contacts, team members, channels, domains, destinations, chains, bulk operations and templates; no secret appears', async () => {
+    const call = (method: string, path: string, body?: unknown) => svc.call(method, path, body);
     const ok = async (p: Promise<{ status: number; body: any }>, status = 200) => {
       const res = await p;
       expect(res.status, JSON.stringify(res.body)).toBe(status);

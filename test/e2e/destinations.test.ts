@@ -1,10 +1,11 @@
 import { createClient } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
+import { sqlValue } from '../support/seed.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
-// Issue 24 items 1, 4 and 5 end to end: destinations as a resource, pausing one host (held deliveries spend no
+// Issue 24 items 1, 2, 4 and 5 end to end: destinations as a resource, pausing one host (held deliveries spend no
 // attempt and go out on resume) and recovering a host's failures through a bulk retry; a real server process, its
 // database and a loopback receiver (host 127.0.0.1).
 describe('destinations: resource, pause and resume, recover', () => {
@@ -114,12 +115,25 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect((await sched.destinations.list()).find((d) => d.host === HOST)?.paused).toBe(true);
 
     const ids = [await create('held 1', '/held'), await create('held 2', '/held')];
-    // Well past their due time (1 s): still nothing at the receiver, no attempt spent, both waiting.
+    // Due (1 s), fired and held by the pause: the worker recorded why, and sent nothing, spending no attempt.
     await eventually(async () => {
       const d = await sched.destinations.get(HOST);
       return d.waiting >= 2 ? d : null;
     }, 20_000);
-    await new Promise((r) => setTimeout(r, 3_000));
+    await eventually(
+      async () =>
+        (await sqlValue<number>(
+          db.url,
+          "select count(*)::int from actions where id = any($1) and held_by = 'paused'",
+          [ids],
+        )) === 2,
+    );
+    // Each waited from its hold (or its due time, when held a moment early) until after the resume.
+    const heldFrom = await sqlValue<Date>(
+      db.url,
+      'select max(greatest(held_since, scheduled_for)) from actions where id = any($1)',
+      [ids],
+    );
     expect(rx.to('/held')).toHaveLength(0);
     for (const id of ids) {
       const a = await action(id);
@@ -127,6 +141,7 @@ describe('destinations: resource, pause and resume, recover', () => {
       expect(a.attempt_count).toBe(0);
     }
 
+    const resumedAt = Date.now();
     const resumed = await sched.destinations.resume(HOST);
     expect(resumed).toMatchObject({ paused: false, pause: null });
     for (const id of ids) {
@@ -135,7 +150,7 @@ describe('destinations: resource, pause and resume, recover', () => {
       // The wait is on the attempt, apart from (and within) its lateness, which counts from the due time.
       const [attempt] = done.delivery_attempts;
       expect(attempt.held_by).toBe('paused');
-      expect(attempt.held_ms).toBeGreaterThanOrEqual(2_000);
+      expect(attempt.held_ms).toBeGreaterThanOrEqual(resumedAt - heldFrom.getTime());
       expect(attempt.lateness_ms).toBeGreaterThanOrEqual(attempt.held_ms);
     }
     expect(rx.to('/held')).toHaveLength(2);
@@ -147,13 +162,40 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect((await sched.destinations.get(HOST)).paused).toBe(false);
   });
 
+  it('a pause with until resumes by itself then: held deliveries go out without a resume', async () => {
+    rx.on('/until', { status: 200 });
+    const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
+    const until = new Date(Date.now() + 4_000);
+    const paused = await sched.destinations.pause(HOST, {
+      until: until.toISOString(),
+      note: 'deploy window',
+    });
+    expect(paused).toMatchObject({
+      paused: true,
+      pause: { until: until.toISOString(), note: 'deploy window' },
+    });
+    const id = await create('held until', '/until');
+    const held = await eventually(async () => {
+      const a = await action(id);
+      return Date.parse(a.next_attempt_at) < Date.now() - 500 ? a : null;
+    }, 20_000);
+    expect(held.attempt_count).toBe(0);
+    expect(rx.to('/until')).toHaveLength(0);
+
+    const done = await settled(id, 'executed');
+    const [attempt] = done.delivery_attempts;
+    expect(Date.parse(attempt.started_at)).toBeGreaterThanOrEqual(until.getTime());
+    expect(attempt).toMatchObject({ held_by: 'paused' });
+    expect((await sched.destinations.get(HOST)).paused).toBe(false);
+  });
+
   it("recover retries exactly the host's actions that failed in the window, as a bulk retry", async () => {
     let up = false;
     rx.on('/flaky', () => ({ status: up ? 200 : 503 }));
     const before = await create('failed before the outage', '/flaky', { max_attempts: 1 });
-    await settled(before, 'failed');
-    await new Promise((r) => setTimeout(r, 50));
-    const since = new Date().toISOString();
+    // Failures are dated by their action's last change: the window starts just after this one.
+    const failedAt = Date.parse((await settled(before, 'failed')).updated_at);
+    const since = new Date(failedAt + 1).toISOString();
     const inOutage = [
       await create('outage 1', '/flaky', { max_attempts: 1 }),
       await create('outage 2', '/flaky', { max_attempts: 1 }),
@@ -213,7 +255,7 @@ describe('destinations: resource, pause and resume, recover', () => {
     await call('PUT', `/v1/destinations/${HOST}`, { flow: null });
   });
 
-  it('the CLI: sched destinations set, get, pause, resume, list and recover', async () => {
+  it('the CLI: sched destinations set (flow and circuit), get, pause, resume, list and recover', async () => {
     const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
     const host = 'cli-dest.example';
     const set = await runCli(
@@ -227,6 +269,17 @@ describe('destinations: resource, pause and resume, recover', () => {
       rate: 10,
       period: '1m',
     });
+    // Circuit options change the circuit only; the flow set above stays.
+    const circuit = await runCli(
+      ['destinations', 'set', host, '--min-requests', '20', '--open-for', '30s', '--json'],
+      env,
+    );
+    expect(JSON.parse(circuit.stdout).data).toMatchObject({
+      flow: { parallelism: 3, rate: 10, period: '1m' },
+      circuit: { state: 'closed', min_requests: 20, open_for: '30s', window: '5m' },
+    });
+    const defaults = await runCli(['destinations', 'set', host, '--circuit', 'defaults', '--json'], env);
+    expect(JSON.parse(defaults.stdout).data.circuit).toMatchObject({ min_requests: 10, open_for: '1m' });
     const paused = await runCli(['destinations', 'pause', host, '--note', 'cli pause', '--json'], env);
     expect(JSON.parse(paused.stdout).data).toMatchObject({ paused: true, pause: { note: 'cli pause' } });
     const listed = await runCli(['destinations', 'list', '--json'], env);

@@ -410,15 +410,20 @@ export const wrong = async (id: string) => (await sched.actions.get(id)).no_such
       expect(wrongKey.code).toBe(1);
       expect(wrongKey.stderr).toMatch(/HTTP 401/);
 
-      // Without the server package the help lists only the verbs that run here; an admin verb asked for by name
-      // says what is missing instead of failing on an import.
+      // Without the server package the help lists only the verbs that run here (`outbox`, whose list reads a
+      // development server's API there); an admin verb asked for by name says what is missing instead of failing on
+      // an import, and so does the outbox's database verb.
       const help = await sched(['--help']);
       expect(help.stdout).toMatch(/^ {2}keys\b/m);
-      for (const verb of ['serve', 'migrate', 'accounts', 'admin', 'outbox', 'purge'])
+      expect(help.stdout).toMatch(/^ {2}outbox\b/m);
+      for (const verb of ['serve', 'migrate', 'accounts', 'admin', 'purge'])
         expect(help.stdout).not.toMatch(new RegExp(`^ {2}${verb}\\b`, 'm'));
       const admin = await sched(['accounts', 'list']);
       expect(admin.code).toBe(2);
       expect(admin.stderr).toMatch(/admin verb: it needs the sched server package/);
+      const shown = await sched(['outbox', 'show', '6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11']);
+      expect(shown.code).toBe(2);
+      expect(shown.stderr).toMatch(/admin verb: it needs the sched server package/);
     });
   },
 );

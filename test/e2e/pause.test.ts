@@ -1,53 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/database.js';
-import { linkIn, startSmtpServer } from '../support/peers.js';
-import { type Receiver, startReceiver } from '../support/receiver.js';
-import { api, runCli, startServer, type TestServer } from '../support/server.js';
-import { eventually } from '../support/wait.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
+import { jobsAhead } from '../support/jobs.js';
+import { linkIn } from '../support/peers.js';
+import { api, runCli, type TestServer } from '../support/server.js';
+import { eventually, pastInstant } from '../support/wait.js';
 
 // Pause and resume end to end: a real server subprocess and a loopback receiver. SCHED_TIME_SCALE=300 makes a
 // 5-minute recurrence one second and a 10-minute gate timeout two seconds; pauses' own durations are the caller's
 // and never scaled.
 describe('pause and resume', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let svc: ApprovalServer;
+  let db: ApprovalServer['db'];
   let server: TestServer;
-  let rx: Receiver;
-  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  let rx: ApprovalServer['rx'];
+  let smtp: ApprovalServer['smtp'];
   let key: string;
 
   const create = (body: Record<string, unknown>) => api(server, key, 'POST', '/v1/actions', body);
-  const get = async (id: string) => (await api(server, key, 'GET', `/v1/actions/${id}`)).body.data;
   const pause = (id: string, body: unknown) => api(server, key, 'POST', `/v1/actions/${id}/pause`, body);
   const resume = (id: string, body?: unknown) => api(server, key, 'POST', `/v1/actions/${id}/resume`, body);
-  const until = (id: string, status: string) =>
-    eventually(async () => {
-      const a = await get(id);
-      return a.status === status ? a : null;
-    });
+  /** Until no job is left for the action (its due attempt or timer fired, or none was ahead). */
+  const noJobsLeft = (id: string, kind?: string) =>
+    eventually(async () => (await jobsAhead(db.url, [id], kind)) === 0);
 
   beforeAll(async () => {
-    db = await createTestDatabase('pause');
-    rx = await startReceiver();
-    smtp = await startSmtpServer();
-    server = await startServer({
-      databaseUrl: db.url,
-      env: {
-        SCHED_TIME_SCALE: '300',
-        SCHED_RATE_LIMIT_FACTOR: '100',
-        SCHED_SMTP_URL: smtp.url,
-        SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
-      },
-    });
-    key = server.apiKey;
+    svc = await startApprovalServer('pause', { timeScale: 300 });
+    ({ db, server, rx, smtp, key } = svc);
   });
-  afterAll(async () => {
-    await server?.stop();
-    await rx?.close();
-    await smtp?.close();
-    await db?.drop();
-  });
+  afterAll(() => svc?.stop());
 
   it('a paused action whose moment passes is not delivered; resumed, it is delivered once', async () => {
     // Far enough ahead that the pause lands first even on a loaded machine.
@@ -69,17 +49,18 @@ describe('pause and resume', () => {
     expect(
       (await api(server, key, 'GET', '/v1/actions?status=paused')).body.data.map((a: any) => a.id),
     ).toContain(id);
-    // Its moment passes (and its job fires): nothing is sent.
-    await sleep(due.getTime() - Date.now() + 1500);
+    // Its moment passes and its job fires, finding it paused: nothing is sent.
+    await pastInstant(due.getTime());
+    await noJobsLeft(id);
     expect(rx.to('/held')).toHaveLength(0);
-    expect((await get(id)).status).toBe('paused');
+    expect((await svc.get(id)).status).toBe('paused');
 
     const resumed = await resume(id);
     expect(resumed.status).toBe(200);
     expect(resumed.body.data).toMatchObject({ status: 'scheduled', pause: null });
     await rx.waitFor('/held', 1);
-    const done = await until(id, 'executed');
-    await sleep(500);
+    const done = await svc.until(id, 'executed');
+    await noJobsLeft(id);
     expect(rx.to('/held')).toHaveLength(1);
     expect(done.delivery_attempts).toHaveLength(1);
     // The timeline keeps both, with the note; the callbacks say the same.
@@ -110,18 +91,17 @@ describe('pause and resume', () => {
     expect(paused.status).toBe(200);
     const resumeAt = new Date(paused.body.data.pause.until).getTime();
     expect(resumeAt - Date.now()).toBeGreaterThan(1500);
-    await sleep(1500);
-    expect(rx.to('/auto')).toHaveLength(0);
+    // Not before the pause ends.
     const [hit] = await rx.waitFor('/auto', 1);
     expect(hit!.at).toBeGreaterThanOrEqual(resumeAt - 50);
-    const done = await until(id, 'executed');
+    const done = await svc.until(id, 'executed');
     expect(done.reminder_events.map((e: any) => e.event_type)).toEqual(['paused', 'resumed']);
     expect(done.reminder_events[1].notes).toContain('by its until');
-    await sleep(300);
+    await noJobsLeft(id);
     expect(rx.to('/auto')).toHaveLength(1);
   });
 
-  /** A series every 5 minutes (one second here), paused after its first run for about four of them. */
+  /** A series every 5 minutes (one second here), paused after its first run across two more of them. */
   async function pausedSeries(path: string) {
     const res = await create({
       schedule: { wait: '1s' },
@@ -137,7 +117,9 @@ describe('pause and resume', () => {
     });
     const before = paused.body.data;
     const hits = rx.to(`/${path}`).length;
-    await sleep(4200);
+    // Two occurrences pass, their jobs finding it paused: nothing is sent.
+    await pastInstant(Date.parse(before.pause.paused_at), 2 * 1000);
+    await noJobsLeft(id);
     expect(rx.to(`/${path}`)).toHaveLength(hits);
     return { id, before, hits };
   }
@@ -152,13 +134,13 @@ describe('pause and resume', () => {
     await rx.waitFor('/series-once', hits + 2);
     // The receiver answers before the success is recorded.
     const after = await eventually(async () => {
-      const a = await get(id);
+      const a = await svc.get(id);
       return a.recurrence_count >= before.recurrence_count + 2 ? a : null;
     });
     expect(new Date(after.scheduled_for).getTime()).toBeGreaterThan(resumedAt);
     expect(after.next_occurrences).toHaveLength(5);
     await api(server, key, 'DELETE', `/v1/actions/${id}`);
-    const final = await get(id);
+    const final = await svc.get(id);
     expect(rx.to('/series-once')).toHaveLength(final.recurrence_count);
   });
 
@@ -177,7 +159,7 @@ describe('pause and resume', () => {
     const [, hit] = await rx.waitFor('/series-skip', hits + 1).then((all) => [null, all[hits]]);
     expect(hit!.at).toBeGreaterThanOrEqual(next - 50);
     await api(server, key, 'DELETE', `/v1/actions/${id}`);
-    const final = await get(id);
+    const final = await svc.get(id);
     expect(final.reminder_events[1].notes).toContain('missed occurrences skipped');
     expect(rx.to('/series-skip')).toHaveLength(final.recurrence_count);
   });
@@ -186,11 +168,13 @@ describe('pause and resume', () => {
     const res = await create({ schedule: { wait: '2s' }, request: { url: `${rx.url}/skipped` } });
     const id = res.body.data.id as string;
     expect((await pause(id, { indefinite: true })).status).toBe(200);
-    await sleep(2800);
+    // Its moment passes and its job fires, finding it paused.
+    await pastInstant(Date.parse(res.body.data.scheduled_for));
+    await noJobsLeft(id);
     const resumed = await resume(id, { missed: 'skip' });
     expect(resumed.status).toBe(200);
     expect(resumed.body.data).toMatchObject({ status: 'expired', next_attempt_at: null });
-    await sleep(500);
+    await noJobsLeft(id);
     expect(rx.to('/skipped')).toHaveLength(0);
   });
 
@@ -202,14 +186,15 @@ describe('pause and resume', () => {
     });
     expect(res.status).toBe(201);
     const id = res.body.data.id as string;
-    const waiting = await until(id, 'awaiting_response');
+    const waiting = await svc.until(id, 'awaiting_response');
     const expiresAt = new Date(waiting.gate.expires_at).getTime();
     const paused = await pause(id, { indefinite: true });
     expect(paused.status).toBe(200);
     const pausedAt = new Date(paused.body.data.pause.paused_at).getTime();
-    // Well past the original expiry: still paused, not expired.
-    await sleep(expiresAt - Date.now() + 1500);
-    const held = await get(id);
+    // Past the original expiry, its timeout timer fired and found it paused: still paused, not expired.
+    await pastInstant(expiresAt);
+    await noJobsLeft(id, 'timeout');
+    const held = await svc.get(id);
     expect(held.status).toBe('paused');
     const before = Date.now();
     const resumed = await resume(id);
@@ -220,7 +205,7 @@ describe('pause and resume', () => {
     // time left is what was left when it was paused.
     expect(moved - expiresAt).toBeGreaterThanOrEqual(before - pausedAt - 50);
     expect(moved - expiresAt).toBeLessThanOrEqual(after - pausedAt + 50);
-    const expired = await until(id, 'expired');
+    const expired = await svc.until(id, 'expired');
     expect(Date.now()).toBeGreaterThanOrEqual(moved - 100);
     expect(expired.reminder_events.map((e: any) => e.event_type)).toEqual(
       expect.arrayContaining(['sent', 'paused', 'resumed', 'expired']),
@@ -235,7 +220,7 @@ describe('pause and resume', () => {
     });
     const id = res.body.data.id as string;
     const [mail] = await smtp.waitFor('held@example.com');
-    await until(id, 'awaiting_response');
+    await svc.until(id, 'awaiting_response');
     expect((await pause(id, { indefinite: true })).status).toBe(200);
     const answer = () =>
       fetch(linkIn(mail!.text), {
@@ -246,11 +231,11 @@ describe('pause and resume', () => {
     const held = await answer();
     expect(held.status).toBe(409);
     expect(((await held.json()) as { message: string }).message).toContain('on hold');
-    expect((await get(id)).status).toBe('paused');
+    expect((await svc.get(id)).status).toBe('paused');
     expect((await resume(id)).body.data.status).toBe('awaiting_response');
     const counted = await answer();
     expect(counted.status).toBe(200);
-    expect((await get(id)).status).toBe('executed');
+    expect((await svc.get(id)).status).toBe('executed');
   });
 
   it('answers 409 where pause or resume does not apply, 422 with dotted paths, 404 across accounts', async () => {
@@ -271,7 +256,7 @@ describe('pause and resume', () => {
       expect(bad.status, JSON.stringify(body)).toBe(422);
       expect(Object.keys(bad.body.errors)).toContain(field);
     }
-    expect((await get(id)).status).toBe('scheduled');
+    expect((await svc.get(id)).status).toBe('scheduled');
     const badMissed = await resume(id, { missed: 'later' });
     expect(badMissed.status).toBe(422);
     expect(Object.keys(badMissed.body.errors)).toEqual(['missed']);
@@ -294,7 +279,7 @@ describe('pause and resume', () => {
       expect(stolen.status).toBe(404);
       expect(stolen.body).toMatchObject({ message: 'action not found' });
     }
-    expect((await get(id)).status).toBe('paused');
+    expect((await svc.get(id)).status).toBe('paused');
 
     // A paused action can be cancelled; a final one cannot be paused.
     expect((await api(server, key, 'DELETE', `/v1/actions/${id}`)).body.data.status).toBe('cancelled');

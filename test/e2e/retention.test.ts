@@ -32,6 +32,8 @@ describe('history retention', () => {
     await insertAction(t.database.sql, {
       id,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: label,
       description: null,
@@ -142,7 +144,7 @@ describe('history retention', () => {
     // Business keeps 365 days.
     await action('business-executed-31d', business, 'executed', daysAgo(31));
     await action('business-executed-400d', business, 'executed', daysAgo(400));
-    // N-L2 / PL5: a live series' attempts past the retention go (the recent one stays); chains that ended past the
+    // History retention (spec 8): a live series' attempts past the retention go (the recent one stays); chains that ended past the
     // retention go with their callback deliveries; a running or recent chain stays.
     const live = (
       await t.database.sql

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
@@ -45,7 +46,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     await db?.drop();
   });
 
-  describe('typed placeholders and deep values (N-L1, N-L4)', () => {
+  describe('typed placeholders and deep values', () => {
     it('a value that does not fit its placeholder is a 422 naming it; anonymous values are strings', async () => {
       const t = await template({
         name: 'Typed {{id}}',
@@ -102,7 +103,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     });
   });
 
-  it('N-M3: a read-only key sees no header value and no webhook_secret in any view that embeds a request or a step', async () => {
+  it('a read-only key sees no header value and no webhook_secret in any view that embeds a request or a step', async () => {
     const accounts = await runCli(['accounts', 'list', '--json'], server.env);
     const accountId = JSON.parse(accounts.stdout).data[0].id as string;
     const created = await runCli(
@@ -167,7 +168,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     ).toBe(secrets[0]);
   });
 
-  it('N-M1: an anonymous trigger cannot name a free recipient; a contact by stored address or id can be', async () => {
+  it('an anonymous trigger cannot name a free recipient; a contact by stored address or id can be', async () => {
     const contact = (
       await call('POST', '/v1/contacts', { name: 'Mia Manager', email: 'mia@shop.example.com' })
     ).body.data;
@@ -235,7 +236,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect(unknown.body.errors).toHaveProperty(['steps.0.gate.recipients.1']);
   });
 
-  it('N-M2: per-template caps (shown in the view and the X-RateLimit headers), a schedule horizon, chains count steps', async () => {
+  it('per-template caps (shown in the view and the X-RateLimit headers), a schedule horizon, chains count steps', async () => {
     const t = await template({
       name: 'Capped',
       mode: 'webhook',
@@ -275,7 +276,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect((await trigger(chain.trigger_url, {})).status).toBe(429);
   });
 
-  it("N-M2: triggers do not spend the owner's own destination threshold", async () => {
+  it("triggers do not spend the owner's own destination threshold", async () => {
     const host = 'victim.nm2-probe.invalid';
     const t = await template({
       name: 'Victim',
@@ -297,7 +298,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect(own.status, JSON.stringify(own.body)).toBe(201);
   });
 
-  it("N-M5: a step answering JSON nested 5,000 deep does not stop the chain, its callbacks or other chains' waits", async () => {
+  it("a step answering JSON nested 5,000 deep does not stop the chain, its callbacks or other chains' waits", async () => {
     const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
     rx.on('/deep', { status: 200, headers: { 'content-type': 'application/json' }, body: deep });
     const bad = await call('POST', '/v1/chains', {
@@ -333,7 +334,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     ).toBe(true);
   });
 
-  it("N-L6: JSON answers are no-store and nosniff; an over-long path parameter gets the API's own answer", async () => {
+  it("JSON answers are no-store and nosniff; an over-long path parameter gets the API's own answer", async () => {
     const created = await call('POST', '/v1/templates', {
       name: 'Headers',
       mode: 'webhook',
@@ -371,7 +372,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect((await create()).status).toBe(422);
   });
 
-  it('N-M4: a public IP literal counts by its address; subdomains count toward their registrable domain', async () => {
+  it('a public IP literal counts by its address; subdomains count toward their registrable domain', async () => {
     const create = (url: string) =>
       call('POST', '/v1/actions', { name: 'n-m4', schedule: { wait: '10d' }, request: { url } });
     const ip: number[] = [];
@@ -442,11 +443,81 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
       request_config: { url: `${rx.url}/b` },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data).toMatchObject({ description: null, callback_url: null, max_attempts: 5 });
+    // TP16: a cleared field shows the default a trigger applies, not null.
+    expect(res.body.data).toMatchObject({
+      description: null,
+      callback_url: null,
+      max_attempts: 5,
+      retry_strategy: 'exponential',
+    });
     expect(res.body.data.request_config).toMatchObject({ url: `${rx.url}/b`, headers: {} });
     const refused = await call('PUT', `/v1/templates/${t.id}`, { request_config: null });
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toHaveProperty('request_config');
+  });
+
+  it('the action view embeds the newest 20 attempts; GET /attempts pages through all of them (SDK, CLI)', async () => {
+    const created = await call('POST', '/v1/actions', {
+      name: 'long series',
+      schedule: { wait: '10d' },
+      request: { url: `${rx.url}/never` },
+      recurrence: { frequency: 5, unit: 'm', end_type: 'never' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    // 45 attempts of a long-lived series, one a minute (what a month of occurrences looks like, in small).
+    const sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      await sql.query(
+        `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
+           status_code, outcome, response_truncated)
+         select gen_random_uuid(), $1, 1, t, t, 0, 5, 200, 'success', false
+           from generate_series(now() - interval '44 minutes', now(), interval '1 minute') as t`,
+        [id],
+      );
+    } finally {
+      await sql.end();
+    }
+    const view = (await call('GET', `/v1/actions/${id}`)).body.data;
+    expect(view.delivery_attempts).toHaveLength(20);
+    expect(view.delivery_attempts_more).toBe(true);
+    const shown = view.delivery_attempts.map((a: { started_at: string }) => a.started_at);
+    expect(shown).toEqual([...shown].sort());
+    const pages = [];
+    let before: string | null = null;
+    do {
+      const query: string = before ? `?limit=20&before=${before}` : '?limit=20';
+      const page = await call('GET', `/v1/actions/${id}/attempts${query}`);
+      expect(page.status).toBe(200);
+      pages.push(page.body.data);
+      before = page.body.meta.next_before;
+    } while (before);
+    expect(pages.map((p) => p.length)).toEqual([20, 20, 5]);
+    const all = pages.flat().map((a: { started_at: string }) => a.started_at);
+    expect(new Set(pages.flat().map((a: { id: string }) => a.id)).size).toBe(45);
+    expect(all).toEqual([...all].sort().reverse());
+    // The newest page is the view's attempts, newest first.
+    expect(all.slice(0, 20)).toEqual([...shown].reverse());
+    const bad = await call('GET', `/v1/actions/${id}/attempts?before=not-a-cursor`);
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toHaveProperty('before');
+    const other = JSON.parse(
+      (
+        await runCli(
+          ['accounts', 'create', '--name', 'n-l2-other', '--plan', 'business', '--json'],
+          server.env,
+        )
+      ).stdout,
+    ).api_key as string;
+    expect((await api(server, other, 'GET', `/v1/actions/${id}/attempts`)).status).toBe(404);
+    // The CLI (through the SDK's iterator) walks every page.
+    const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key };
+    const cli = await runCli(['actions', 'attempts', id, '--all', '--json'], env);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout).data).toHaveLength(45);
+    const first = await runCli(['actions', 'attempts', id, '--limit', '10'], env);
+    expect(first.stdout).toContain('older attempts: --before ');
   });
 
   it('the team-member limit holds under racing creates', async () => {
@@ -465,7 +536,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     expect((await call('GET', '/v1/quota')).body.data.team_members.used).toBe(quota.limit);
   });
 
-  it('N-L3: pending domains are capped per account; a failed file fetch says nothing about why', async () => {
+  it('pending domains are capped per account; a failed file fetch says nothing about why', async () => {
     const listed = (await call('GET', '/v1/domains')).body.data as { verified: boolean; status?: string }[];
     const pending = listed.filter((d) => !d.verified && d.status === 'pending').length;
     const statuses: number[] = [];
@@ -481,7 +552,7 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     );
   });
 
-  describe('N-H1: a value never rewrites the URL the owner wrote', () => {
+  describe('a value never rewrites the URL the owner wrote', () => {
     it('path traversal: the value is one encoded segment, never ../ or a new query; a bare .. is a 422', async () => {
       const t = await template({
         name: 'Order',

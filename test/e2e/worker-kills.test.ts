@@ -54,8 +54,9 @@ describe('workers SIGKILLed under load', () => {
         }
       }),
     );
-    // The kills begin once the flow has (on a slow machine creating may take longer than the lead).
-    await new Promise((r) => setTimeout(r, Math.max(0, start - Date.now()) + 1_000));
+    // The kills begin once the flow has: its first second delivered (on a slow machine creating may take longer than
+    // the lead).
+    await rx.waitFor('/flow', RATE, 60_000);
 
     // Kill a worker every 3 s (alternating), starting it again at once, while the flow lasts.
     const restarts: Promise<void>[] = [];
@@ -74,6 +75,7 @@ describe('workers SIGKILLed under load', () => {
           });
         })(),
       );
+      // The scenario's pace (a kill every 3 s while the flow lasts), not a wait for a result.
       await new Promise((r) => setTimeout(r, 3_000));
       await restarts[k - 1];
     }
@@ -94,7 +96,8 @@ describe('workers SIGKILLed under load', () => {
         90_000,
         500,
       );
-      await new Promise((r) => setTimeout(r, 2_000));
+      // A double is sent by the retry of a killed worker's attempt, before its action is recorded final: with every
+      // action executed, the doubles counted below are final.
       lostLeases = (
         await sql.query<{ n: number }>(
           "select count(*)::int as n from delivery_attempts where outcome = 'retryable' and error ilike '%lease%'",

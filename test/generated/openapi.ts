@@ -153,7 +153,7 @@ export interface paths {
         };
         /**
          * Get an action with its delivery attempts
-         * @description The action with its delivery attempts (newest last) and, for an approval, its recipients and timeline.
+         * @description The action with its newest 20 delivery attempts (oldest of them first; `delivery_attempts_more` says whether older ones exist: `GET /v1/actions/{id}/attempts`) and, for an approval, its recipients and timeline.
          */
         get: operations["actionsGet"];
         put?: never;
@@ -163,6 +163,26 @@ export interface paths {
          * @description Cancellable: `scheduled`, `resolved`, `awaiting_response`. Any other status answers 409 with the current status in the message.
          */
         delete: operations["actionsCancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through an action's delivery attempts
+         * @description Every attempt the log still holds (the retention purge removes those past the plan's history), newest first, `limit` (1-100, default 50) at a time; pass `meta.next_before` as `before` for the next page (keyset: stable while a series adds attempts). The action view embeds only the newest 20.
+         */
+        get: operations["actionsListAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -808,6 +828,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations/{host}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a host's circuit
+         * @description Closes the circuit whatever its state: a `disabled` one holds every delivery until this. The held deliveries go out at once (within the flow control, if any). A closed circuit answers as it is.
+         */
+        post: operations["destinationsEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/destinations/{host}/recover": {
         parameters: {
             query?: never;
@@ -1026,6 +1066,78 @@ export interface paths {
          * @description The recipient's links stop working (their page says the request was reassigned) and its status becomes `reassigned`; the new recipient (`reassigned_from` names the old one) takes its place in the gate, required if it was, and gets its own link at once when the request has gone out. Recorded on the timeline (`reassigned`) and in the audit log (`approval.reassigned`). 404 for another account's action or a recipient not of this action; 409 once the recipient has confirmed or declined (or was reassigned already), for an action that is not an approval, or a gate that is finished, paused or sending right now; 422 when `to` cannot be resolved, is already a recipient, or is the excluded requester.
          */
         post: operations["remindersReassign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alert rules
+         * @description Newest first, paginated (`page`, `per_page` up to 100).
+         */
+        get: operations["alertRulesList"];
+        put?: never;
+        /**
+         * Create an alert rule
+         * @description Which operator events to tell of (`events`, narrowed by `filter`, optionally only past a `threshold`) and where (`channels`). Events within `group_wait` go out as one message with their count and a sample; while the condition goes on, at most one message per `repeat_every`. docs/alerts.md.
+         */
+        post: operations["alertRulesCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an alert rule with its recent messages
+         * @description 404 for an unknown id or one of another account. Webhook secrets are never shown.
+         */
+        get: operations["alertRulesGet"];
+        /**
+         * Update an alert rule
+         * @description Only the fields given change; `channels` and `events` are replaced whole; `null` clears an optional field.
+         */
+        put: operations["alertRulesUpdate"];
+        post?: never;
+        /**
+         * Delete an alert rule
+         * @description Permanent; messages not yet sent for it are dropped.
+         */
+        delete: operations["alertRulesDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alert-rules/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample alert now
+         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert; each outcome shows in the rule's `recent_notifications`.
+         */
+        post: operations["alertRulesTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1298,6 +1410,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    alert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An alert to an alert rule's webhook channel
+         * @description Signed with the channel's `secret` when it has one (docs/signatures.md); `x-sched-event: alert`; `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/alerts.md).
+         */
+        post: operations["alert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1336,7 +1468,10 @@ export interface components {
             signed: boolean;
             coordination: components["schemas"]["Coordination"] | null;
             gate: components["schemas"]["Gate"] | null;
+            /** @description The newest 20 delivery attempts, oldest of them first. */
             delivery_attempts: components["schemas"]["DeliveryAttempt"][];
+            /** @description Whether older attempts exist than those in `delivery_attempts`: `GET /v1/actions/{id}/attempts` pages through all of them. */
+            delivery_attempts_more: boolean;
             reminder_events: components["schemas"]["ReminderEvent"][];
             recipients: components["schemas"]["Recipient"][];
             last_error: string | null;
@@ -1387,7 +1522,10 @@ export interface components {
             signed: boolean;
             coordination: components["schemas"]["Coordination"] | null;
             gate: components["schemas"]["Gate"] | null;
+            /** @description The newest 20 delivery attempts, oldest of them first. */
             delivery_attempts: components["schemas"]["DeliveryAttempt"][];
+            /** @description Whether older attempts exist than those in `delivery_attempts`: `GET /v1/actions/{id}/attempts` pages through all of them. */
+            delivery_attempts_more: boolean;
             reminder_events: components["schemas"]["ReminderEvent"][];
             recipients: components["schemas"]["Recipient"][];
             last_error: string | null;
@@ -1725,6 +1863,234 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        AlertChannel: {
+            /** @constant */
+            type: "email";
+            /** Format: email */
+            to: string;
+        } | {
+            /** @constant */
+            type: "sms";
+            to: string;
+        } | {
+            /** @enum {string} */
+            type: "slack" | "teams";
+            /**
+             * Format: uuid
+             * @description The id of a Slack or Teams channel resource (`/v1/channels`) of that type.
+             */
+            channel: string;
+        } | {
+            /** @constant */
+            type: "webhook";
+            url: string;
+            /** @description Whether a secret signs its alerts (the secret is never shown). */
+            signed: boolean;
+        };
+        /** @description Where an alert goes. */
+        AlertChannelInput: {
+            /** @constant */
+            type: "email";
+            /** Format: email */
+            to: string;
+        } | {
+            /** @constant */
+            type: "sms";
+            to: string;
+        } | {
+            /** @enum {string} */
+            type: "slack" | "teams";
+            /**
+             * Format: uuid
+             * @description The id of a Slack or Teams channel resource (`/v1/channels`) of that type.
+             */
+            channel: string;
+        } | {
+            /** @constant */
+            type: "webhook";
+            /** @description Receives the alert as a signed JSON POST. */
+            url: string;
+            /** @description Signs each alert as webhook deliveries are signed (docs/signatures.md). Never shown again: views say `signed`. On update, a webhook channel given without `secret` keeps the secret of the stored channel with the same `url`. */
+            secret?: string;
+        };
+        /** @description Every field given must hold; an event that does not carry a field given does not match. */
+        AlertFilter: {
+            /** @description Only events about actions of this mode. */
+            mode?: components["schemas"]["ActionMode"];
+            /** @description Only events about this host. */
+            destination_host?: string;
+            /** @description Only events about actions carrying this dedup key. */
+            dedup_key?: string;
+        };
+        AlertFilterView: {
+            mode?: components["schemas"]["ActionMode"];
+            destination_host?: string;
+            dedup_key?: string;
+        };
+        /** @description One alert message on one channel. */
+        AlertNotification: {
+            /** Format: uuid */
+            id: string;
+            /** @description Sent by `POST /v1/alert-rules/{id}/test`. */
+            test: boolean;
+            /** @description The index of the channel in the rule's `channels`. */
+            channel: number;
+            /** @enum {string} */
+            type: "email" | "sms" | "slack" | "teams" | "webhook";
+            /** @enum {string} */
+            status: "pending" | "sent" | "failed";
+            /** @description How many events the message reports. */
+            count: number;
+            attempts: number;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
+        };
+        AlertRule: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            enabled: boolean;
+            events: components["schemas"]["OperatorEventType"][];
+            filter: components["schemas"]["AlertFilterView"] | null;
+            threshold: components["schemas"]["AlertThreshold"] | null;
+            channels: components["schemas"]["AlertChannel"][];
+            /** @description In force (the default when not set). */
+            group_wait: string;
+            /** @description In force (the default when not set). */
+            repeat_every: string;
+            /** @description In force with `delivery.late`; null without it. */
+            late_after: string | null;
+            /** @description The rule's evaluation state. */
+            state: {
+                /** @description Matching events waiting to go out in the next message. */
+                pending: number;
+                /** @description When the waiting events go out. */
+                next_alert_at: string | null;
+                last_alerted_at: string | null;
+            };
+            /** @description The last 20 messages sent for the rule (tests included), newest first. */
+            recent_notifications: components["schemas"]["AlertNotification"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        AlertRuleCreate: {
+            name: string;
+            /** @description Default true; a disabled rule matches nothing. */
+            enabled?: boolean;
+            events: components["schemas"]["OperatorEventType"][];
+            filter?: components["schemas"]["AlertFilter"];
+            threshold?: components["schemas"]["AlertThreshold"];
+            channels: components["schemas"]["AlertChannelInput"][];
+            /** @description Events within this time of the first go out as one message (default `2m`, at most 1h). */
+            group_wait?: components["schemas"]["Duration"];
+            /** @description At most one message per this time while the condition goes on (default `1h`, at most 7d). */
+            repeat_every?: components["schemas"]["Duration"];
+            /** @description With `delivery.late` only: a delivery counts as late when its attempt starts more than this after its due time (default `1m`, 1s to 1d). */
+            late_after?: components["schemas"]["Duration"];
+        };
+        AlertRuleSummary: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            enabled: boolean;
+            events: components["schemas"]["OperatorEventType"][];
+            filter: components["schemas"]["AlertFilterView"] | null;
+            threshold: components["schemas"]["AlertThreshold"] | null;
+            channels: components["schemas"]["AlertChannel"][];
+            /** @description In force (the default when not set). */
+            group_wait: string;
+            /** @description In force (the default when not set). */
+            repeat_every: string;
+            /** @description In force with `delivery.late`; null without it. */
+            late_after: string | null;
+            /** @description The rule's evaluation state. */
+            state: {
+                /** @description Matching events waiting to go out in the next message. */
+                pending: number;
+                /** @description When the waiting events go out. */
+                next_alert_at: string | null;
+                last_alerted_at: string | null;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Only the fields given change (`channels` and `events` are replaced whole); `null` clears an optional field. */
+        AlertRuleUpdate: {
+            name?: string;
+            /** @description Default true; a disabled rule matches nothing. */
+            enabled?: boolean;
+            events?: components["schemas"]["OperatorEventType"][];
+            channels?: components["schemas"]["AlertChannelInput"][];
+            filter?: components["schemas"]["AlertFilter"] | null;
+            threshold?: components["schemas"]["AlertThreshold"] | null;
+            group_wait?: components["schemas"]["Duration"] | null;
+            repeat_every?: components["schemas"]["Duration"] | null;
+            late_after?: components["schemas"]["Duration"] | null;
+        };
+        /** @description One of the events an alert reports. */
+        AlertSample: {
+            type: components["schemas"]["OperatorEventType"];
+            /** Format: date-time */
+            at: string;
+            destination_host: string | null;
+            subject: {
+                /** @enum {string} */
+                type: "action" | "destination" | "bulk_operation" | "chain";
+                id: string;
+            } | null;
+            /** @description One line for people. */
+            summary: string;
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description One queued message per channel; a worker sends them within a second or so. Each outcome shows in the rule's `recent_notifications`. */
+        AlertTestResult: {
+            /** Format: uuid */
+            rule_id: string;
+            notifications: components["schemas"]["AlertNotification"][];
+        };
+        /** @description Alert only once `count` matching events fall within `window` (a sliding window). */
+        AlertThreshold: {
+            count: number;
+            /** @description At most 7d. */
+            window: components["schemas"]["Duration"];
+        };
+        AlertWebhook: {
+            /**
+             * Format: uuid
+             * @description The message id, also `webhook-id`: the same on every retry of this message.
+             */
+            id: string;
+            /** @constant */
+            type: "alert";
+            /** @description True for a sample sent by `POST /v1/alert-rules/{id}/test`. */
+            test: boolean;
+            rule: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            /** @description How many matching events this message reports. */
+            count: number;
+            /** Format: date-time */
+            first_at: string;
+            /** Format: date-time */
+            last_at: string;
+            threshold: components["schemas"]["AlertThreshold"] | null;
+            /** @description The event types of the sample. */
+            events: components["schemas"]["OperatorEventType"][];
+            /** @description The first few events (at most 5). */
+            sample: components["schemas"]["AlertSample"][];
+            /** Format: date-time */
+            sent_at: string;
+        };
         /** @description Origins (`https://host[:port]`) the request URL may resolve to when its scheme or host holds an expression; required for such URLs. */
         AllowedOrigins: string[];
         /** @description An API key of the account; the secret itself is never shown again. */
@@ -1849,6 +2215,8 @@ export interface components {
              */
             url?: string;
         };
+        /** @example 1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b */
+        AttemptCursor: string;
         /** @description Who made the change: an API key (or a console session acting as it), a recipient answering through a link, the service itself, or a template trigger. */
         AuditActor: {
             /** @enum {string} */
@@ -2396,6 +2764,15 @@ export interface components {
             response_excerpt: string | null;
             response_truncated: boolean;
         };
+        DeliveryAttemptsPage: {
+            /** @description Newest first. */
+            data: components["schemas"]["DeliveryAttempt"][];
+            meta: {
+                /** @description Pass as `before` for the next (older) page; null on the last page. */
+                next_before: components["schemas"]["AttemptCursor"] | null;
+                limit: number;
+            };
+        };
         Destination: {
             host: string;
             flow: components["schemas"]["DestinationFlow"] | null;
@@ -2419,7 +2796,10 @@ export interface components {
         };
         /** @description The effective circuit settings (defaults filled in) and its state. */
         DestinationCircuit: {
-            /** @enum {string} */
+            /**
+             * @description `closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{host}/enable`.
+             * @enum {string}
+             */
             state: "closed" | "open" | "half_open" | "disabled";
             enabled: boolean;
             min_requests: number;
@@ -2427,6 +2807,12 @@ export interface components {
             failure_rate: number;
             open_for: string;
             disable_after: string;
+            /** @description When the outage began (the first opening since the circuit was last closed); null when closed. */
+            opened_at: string | null;
+            /** @description While open: when it turns half-open and lets a probe through. */
+            next_probe_at: string | null;
+            /** @description Failed probes since the outage began: `open_for` doubles with each, up to 1 hour. */
+            reopens: number;
         };
         /** @description Circuit breaker settings; `null` restores the defaults. */
         DestinationCircuitSettings: {
@@ -2486,6 +2872,11 @@ export interface components {
         DestinationSummary: {
             host: string;
             paused: boolean;
+            /**
+             * @description The host's circuit breaker: `closed` unless it is failing.
+             * @enum {string}
+             */
+            circuit_state: "closed" | "open" | "half_open" | "disabled";
             /** @description True when the host has flow or circuit settings of its own. */
             configured: boolean;
             /** @description The account's actions aimed at the host. */
@@ -2849,6 +3240,11 @@ export interface components {
             /** Format: uri */
             webhook_url?: string;
         };
+        /**
+         * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`.
+         * @enum {string}
+         */
+        OperatorEventType: "action.failed" | "approval.expired" | "destination.circuit_opened" | "destination.circuit_closed" | "destination.disabled" | "delivery.late" | "bulk_operation.completed";
         OutboxMessage: {
             /** Format: uuid */
             id: string;
@@ -4367,6 +4763,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -4789,6 +5186,7 @@ export interface operations {
                      *               "response_truncated": true
                      *             }
                      *           ],
+                     *           "delivery_attempts_more": true,
                      *           "reminder_events": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5068,6 +5466,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5258,6 +5657,122 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsListAttempts: {
+        parameters: {
+            query?: {
+                /** @description Attempts older than this cursor (an earlier page's `meta.next_before`); the newest without it. */
+                before?: components["schemas"]["AttemptCursor"];
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "attempt_number": 1,
+                     *           "due_at": "2030-01-31T09:00:00.000Z",
+                     *           "started_at": "2030-01-31T09:00:00.000Z",
+                     *           "lateness_ms": 1,
+                     *           "duration_ms": 1,
+                     *           "status_code": 1,
+                     *           "outcome": "success",
+                     *           "error_class": "timeout",
+                     *           "held_ms": 1,
+                     *           "held_by": "flow_control",
+                     *           "error": "string",
+                     *           "response_excerpt": "string",
+                     *           "response_truncated": true
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_before": "1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "limit": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryAttemptsPage"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -5676,6 +6191,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5964,6 +6480,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -6252,6 +6769,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -10282,6 +10800,7 @@ export interface operations {
                      *         {
                      *           "host": "string",
                      *           "paused": true,
+                     *           "circuit_state": "closed",
                      *           "configured": true,
                      *           "actions": 1,
                      *           "scheduled": 1,
@@ -10383,7 +10902,10 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {
@@ -10509,7 +11031,10 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {
@@ -10636,7 +11161,10 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {
@@ -10758,7 +11286,126 @@ export interface operations {
                      *           "window": "string",
                      *           "failure_rate": 1,
                      *           "open_for": "string",
-                     *           "disable_after": "string"
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
+                     *         },
+                     *         "paused": true,
+                     *         "pause": {
+                     *           "paused_at": "string",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "in_flight": 1,
+                     *         "waiting": 1,
+                     *         "stats": {
+                     *           "last_24h": {
+                     *             "attempts": 1,
+                     *             "failures": 1,
+                     *             "p50_ms": 1,
+                     *             "p99_ms": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Destination"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destinationsEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "host": "string",
+                     *         "flow": {
+                     *           "rate": 1,
+                     *           "period": "1s",
+                     *           "parallelism": 1
+                     *         },
+                     *         "circuit": {
+                     *           "state": "closed",
+                     *           "enabled": true,
+                     *           "min_requests": 1,
+                     *           "window": "string",
+                     *           "failure_rate": 1,
+                     *           "open_for": "string",
+                     *           "disable_after": "string",
+                     *           "opened_at": "2030-01-31T09:00:00.000Z",
+                     *           "next_probe_at": "2030-01-31T09:00:00.000Z",
+                     *           "reopens": 1
                      *         },
                      *         "paused": true,
                      *         "pause": {
@@ -12070,6 +12717,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -12355,6 +13003,7 @@ export interface operations {
                      *             "response_truncated": true
                      *           }
                      *         ],
+                     *         "delivery_attempts_more": true,
                      *         "reminder_events": [
                      *           {
                      *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -12457,6 +13106,766 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "enabled": true,
+                     *           "events": [
+                     *             "action.failed"
+                     *           ],
+                     *           "filter": {
+                     *             "mode": "webhook",
+                     *             "destination_host": "string",
+                     *             "dedup_key": "string"
+                     *           },
+                     *           "threshold": {
+                     *             "count": 1,
+                     *             "window": "30s"
+                     *           },
+                     *           "channels": [
+                     *             {
+                     *               "type": "email",
+                     *               "to": "ada@example.com"
+                     *             }
+                     *           ],
+                     *           "group_wait": "string",
+                     *           "repeat_every": "string",
+                     *           "late_after": "string",
+                     *           "state": {
+                     *             "pending": 1,
+                     *             "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *             "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *           },
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRuleSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Order follow-up",
+                 *       "events": [
+                 *         "action.failed"
+                 *       ],
+                 *       "channels": [
+                 *         {
+                 *           "type": "email",
+                 *           "to": "ada@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertRuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "enabled": true,
+                     *         "events": [
+                     *           "action.failed"
+                     *         ],
+                     *         "filter": {
+                     *           "mode": "webhook",
+                     *           "destination_host": "string",
+                     *           "dedup_key": "string"
+                     *         },
+                     *         "threshold": {
+                     *           "count": 1,
+                     *           "window": "30s"
+                     *         },
+                     *         "channels": [
+                     *           {
+                     *             "type": "email",
+                     *             "to": "ada@example.com"
+                     *           }
+                     *         ],
+                     *         "group_wait": "string",
+                     *         "repeat_every": "string",
+                     *         "late_after": "string",
+                     *         "state": {
+                     *           "pending": 1,
+                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "recent_notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "enabled": true,
+                     *         "events": [
+                     *           "action.failed"
+                     *         ],
+                     *         "filter": {
+                     *           "mode": "webhook",
+                     *           "destination_host": "string",
+                     *           "dedup_key": "string"
+                     *         },
+                     *         "threshold": {
+                     *           "count": 1,
+                     *           "window": "30s"
+                     *         },
+                     *         "channels": [
+                     *           {
+                     *             "type": "email",
+                     *             "to": "ada@example.com"
+                     *           }
+                     *         ],
+                     *         "group_wait": "string",
+                     *         "repeat_every": "string",
+                     *         "late_after": "string",
+                     *         "state": {
+                     *           "pending": 1,
+                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "recent_notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["AlertRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "enabled": true,
+                     *         "events": [
+                     *           "action.failed"
+                     *         ],
+                     *         "filter": {
+                     *           "mode": "webhook",
+                     *           "destination_host": "string",
+                     *           "dedup_key": "string"
+                     *         },
+                     *         "threshold": {
+                     *           "count": 1,
+                     *           "window": "30s"
+                     *         },
+                     *         "channels": [
+                     *           {
+                     *             "type": "email",
+                     *             "to": "ada@example.com"
+                     *           }
+                     *         ],
+                     *         "group_wait": "string",
+                     *         "repeat_every": "string",
+                     *         "late_after": "string",
+                     *         "state": {
+                     *           "pending": 1,
+                     *           "next_alert_at": "2030-01-31T09:00:00.000Z",
+                     *           "last_alerted_at": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "recent_notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertRule"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alertRulesTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Status 202 */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "rule_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "notifications": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "test": true,
+                     *             "channel": 1,
+                     *             "type": "email",
+                     *             "status": "pending",
+                     *             "count": 1,
+                     *             "attempts": 1,
+                     *             "error": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z",
+                     *             "sent_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AlertTestResult"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -13251,6 +14660,63 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ChainCallback"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    alert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *       "type": "alert",
+                 *       "test": true,
+                 *       "rule": {
+                 *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                 *         "name": "Order follow-up"
+                 *       },
+                 *       "count": 1,
+                 *       "first_at": "2030-01-31T09:00:00.000Z",
+                 *       "last_at": "2030-01-31T09:00:00.000Z",
+                 *       "threshold": {
+                 *         "count": 1,
+                 *         "window": "30s"
+                 *       },
+                 *       "events": [
+                 *         "action.failed"
+                 *       ],
+                 *       "sample": [
+                 *         {
+                 *           "type": "action.failed",
+                 *           "at": "2030-01-31T09:00:00.000Z",
+                 *           "destination_host": "string",
+                 *           "subject": {
+                 *             "type": "action",
+                 *             "id": "string"
+                 *           },
+                 *           "summary": "string",
+                 *           "details": {}
+                 *         }
+                 *       ],
+                 *       "sent_at": "2030-01-31T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertWebhook"];
             };
         };
         responses: {

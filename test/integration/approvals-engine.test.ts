@@ -58,6 +58,7 @@ describe('approval engine', () => {
     name,
     configured: true,
     async send(target, message) {
+      if (message.kind === 'alert') throw new Error('no alert is sent in these tests');
       sent.push({ target, message });
       return { ok: true, via: 'provider' };
     },
@@ -89,6 +90,7 @@ describe('approval engine', () => {
       scheduler: { schedule: async () => undefined },
       callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
       clock: () => now,
+      waits: createWaits(),
       rounds: rounds(),
     });
 
@@ -118,6 +120,8 @@ describe('approval engine', () => {
     const row = await insertAction(db.sql, {
       id: randomUUID(),
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'Ship it',
       description: null,

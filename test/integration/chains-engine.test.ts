@@ -6,6 +6,7 @@ import type { ActionScheduler, ChainCallbacks } from '../../server/src/app/ports
 import { lockAction, updateAction } from '../../server/src/persistence/actions.js';
 import { CHAIN_DUE_CHANNEL, chainsToAdvance, stepsOf } from '../../server/src/persistence/chains.js';
 import { openNotifications } from '../../server/src/persistence/notifications.js';
+import { CHAIN_RETRY_BACKOFF_MS, ChainWorker } from '../../server/src/jobs/chain-worker.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { eventually } from '../support/wait.js';
 
@@ -163,5 +164,66 @@ describe('chain engine (in-process, fake clock)', () => {
       ['skipped', 'skipped'],
     ]);
     expect(chain.context.steps['0']).toEqual({ status: 'skipped', response: null });
+  });
+
+  it("chains whose advance keeps failing are put off, so a full batch of them never holds up other chains' delays", async () => {
+    const steps = [
+      { name: 'wait', type: 'delay' as const, delay: '1h' },
+      { name: 'end', type: 'delay' as const, delay: '1h' },
+    ];
+    const create = (name: string, first = '1h') =>
+      service.create(principal, {
+        name,
+        input: {},
+        error_handling: 'fail_chain',
+        steps: [{ ...steps[0]!, delay: first }, steps[1]!],
+      });
+    // A full scan batch (100) of chains that fail to advance, due since 1970: they sort before anything else due.
+    const failing = new Set<string>();
+    for (let i = 0; i < 100; i++) failing.add((await create(`failing ${i}`)).id);
+    await t.database.sql
+      .updateTable('chain_steps')
+      .set({ due_at: new Date(0) })
+      .where('chain_id', 'in', [...failing])
+      .where('status', '=', 'running')
+      .execute();
+    const other = await create('other tenant', '1s');
+    now = new Date(now.getTime() + 2000);
+    class FailingEngine extends ChainEngine {
+      override advance(chainId: string): Promise<void> {
+        return failing.has(chainId) ? Promise.reject(new Error('advance failed')) : super.advance(chainId);
+      }
+    }
+    const notifications = await openNotifications(t.url);
+    const worker = new ChainWorker({
+      store: t.database,
+      engine: new FailingEngine({
+        store: t.database,
+        scheduler: { schedule: async () => undefined },
+        clock: () => now,
+        callbacks: { enqueue: async () => undefined },
+        allowPrivateDestinations: true,
+      }),
+      clock: () => now,
+      // The back-off's error lines are expected here: a logger that keeps nothing.
+      logger: { error() {}, warn() {} } as unknown as ConstructorParameters<typeof ChainWorker>[0]['logger'],
+      notifications,
+      intervalMs: 20,
+    });
+    await worker.start();
+    try {
+      await eventually(async () => (await stepsOf(t.database.sql, other.id))[0]!.status === 'completed');
+    } finally {
+      await worker.stop();
+      await notifications.close();
+    }
+    // Each failing chain was put off by the back-off, not dropped: due again 30 s on.
+    const { due_at } = await t.database.sql
+      .selectFrom('chain_steps')
+      .select('due_at')
+      .where('chain_id', '=', [...failing][0]!)
+      .where('status', '=', 'running')
+      .executeTakeFirstOrThrow();
+    expect(due_at).toEqual(new Date(now.getTime() + CHAIN_RETRY_BACKOFF_MS));
   });
 });

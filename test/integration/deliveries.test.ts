@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CallbackDeliveries } from '../../server/src/app/deliveries/callbacks.js';
 import { Deliveries } from '../../server/src/app/deliveries/deliver.js';
+import { CircuitBreaker } from '../../server/src/app/destinations/breaker.js';
 import type {
   ActionScheduler,
   ActionSettledHook,
@@ -14,15 +15,20 @@ import type {
 import { createWaits } from '../../server/src/app/waits.js';
 import {
   type ActionRow,
-  attemptsOf,
+  attemptPage,
   insertAction,
   type NewAction,
   updateAction,
 } from '../../server/src/persistence/actions.js';
 import { findCallback, insertCallback } from '../../server/src/persistence/callback-deliveries.js';
+import { claimDue } from '../../server/src/persistence/deliveries.js';
 import type { StoredRecurrence } from '../../server/src/persistence/entities/stored.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { manualClock } from '../support/manual-clock.js';
+
+/** Every attempt of an action, oldest first. */
+const attemptsOf = async (db: Parameters<typeof attemptPage>[0], id: string) =>
+  (await attemptPage(db, id, { limit: 1000 })).reverse();
 import { eventually } from '../support/wait.js';
 
 // The delivery use case in-process, on a real PostgreSQL, with a fake clock, a scripted outbound client and
@@ -34,8 +40,12 @@ describe('deliveries (in-process, fake clock)', () => {
   beforeAll(async () => {
     t = await openTestDatabase('deliveries');
     accountId = await t.newAccount();
+    // Retry waits are jittered from Math.random (domain/delivery/retry-policy.ts): a draw of 0.5 leaves each wait as
+    // its strategy says, so the times below are exact.
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
   });
   afterAll(async () => {
+    vi.restoreAllMocks();
     await t?.close();
   });
 
@@ -77,12 +87,19 @@ describe('deliveries (in-process, fake clock)', () => {
         throw new Error('no callback is delivered here');
       },
     };
+    const clock = manual?.clock ?? (realClock ? () => new Date() : () => now);
     const deliveries = new Deliveries({
       store: t.database,
+      breaker: new CircuitBreaker({
+        store: t.database,
+        clock,
+        events: { record: async () => undefined },
+        wakes: { wakeAt: async () => undefined },
+      }),
       scheduler,
       callbacks: callbackOutbox,
       outbound,
-      clock: manual?.clock ?? (realClock ? () => new Date() : () => now),
+      clock,
       ...(manual ? { timers: manual.timers } : {}),
       waits: createWaits(timeScale),
       ...(settled ? { settled } : {}),
@@ -117,6 +134,8 @@ describe('deliveries (in-process, fake clock)', () => {
     await insertAction(t.database.sql, {
       id,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'ping',
       description: null,
@@ -317,6 +336,29 @@ describe('deliveries (in-process, fake clock)', () => {
     expect(r).toMatchObject({ status: 'executed', recurrence_count: 3, next_attempt_at: null });
   });
 
+  it('only a send still to be counted leaves the one-statement claim; an uncounted (verified) series never does', async () => {
+    const series = async (counted: number | null) => {
+      const id = await newAction({ recurrence: hourly, recurrence_anchor: T0, counted_occurrence: counted });
+      await updateAction(t.database.sql, id, { recurrence_index: 3, updated_at: T0 });
+      return id;
+    };
+    const uncounted = await series(null);
+    const counted = await series(3);
+    const toCount = await series(2);
+    const found = await claimDue(t.database.sql, {
+      actionIds: [uncounted, counted, toCount],
+      from: ['resolved'],
+      to: 'executing',
+      leaseUntil: new Date(T0.getTime() + 60_000),
+      dueBy: T0,
+      now: T0,
+    });
+    expect(found.get(uncounted)?.claimed).toBe(true);
+    expect(found.get(counted)?.claimed).toBe(true);
+    expect(found.get(toCount)?.claimed).toBe(false);
+    expect((await row(toCount)).status).toBe('resolved');
+  });
+
   it('an expired lease hands the action on: the lost attempt is logged, then retried at once, or failed when it was the last', async () => {
     let release: (r: OutboundResult) => void = () => undefined;
     const stalled = () => new Promise<OutboundResult>((resolve) => (release = resolve));
@@ -410,6 +452,8 @@ describe('callback deliveries (in-process, fake clock)', () => {
     await insertAction(t.database.sql, {
       id: actionId,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       account_id: accountId,
       name: 'cb',
       description: null,
@@ -466,6 +510,8 @@ describe('callback deliveries (in-process, fake clock)', () => {
       },
       waits: createWaits(1),
       clock: () => now,
+      // No jitter: the retry times below are exact.
+      random: () => 0.5,
     });
     return { deliveries, redelivered, headers };
   }

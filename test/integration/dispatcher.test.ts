@@ -43,6 +43,8 @@ describe('dispatcher (in-process, manual clock)', () => {
       next_attempt_at: due,
       idempotency_key: null,
       traceparent: null,
+      created_via: 'api',
+      counted_occurrence: null,
       dedup_keys: [],
       max_attempts: 3,
       retry_strategy: 'exponential',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { destinationGuard } from '../../server/src/app/domains/guard.js';
+import { DestinationThresholdError, destinationGuard } from '../../server/src/app/domains/guard.js';
 import { DomainService } from '../../server/src/app/domains/service.js';
 import { ValidationError } from '../../server/src/app/errors.js';
 import { openTestDatabase } from '../support/in-process.js';
@@ -61,6 +61,29 @@ describe('domains in-process: thresholds by day and month, background checks', (
     // IP literals are not counted at all.
     for (let i = 0; i < 5; i++)
       await t.database.transaction((db) => guard(db, accountId, 'http://10.1.2.3/x', new Date()));
+  });
+
+  it('a host and its registrable domain count together: a refusal of the domain gives the host its count back', async () => {
+    const guard = destinationGuard({ perDay: 2, perMonth: 100 });
+    const at = new Date('2026-05-04T10:00:00Z');
+    const usage = async (domain: string) =>
+      (
+        await t.database.sql
+          .selectFrom('domains')
+          .select('day_count')
+          .where('account_id', '=', accountId)
+          .where('domain', '=', domain)
+          .executeTakeFirst()
+      )?.day_count ?? 0;
+    for (const host of ['a.pair.co.uk', 'b.pair.co.uk'])
+      expect(await t.database.transaction((db) => guard(db, accountId, `https://${host}/x`, at))).toBe(true);
+    // The caller goes on in its transaction after the refusal (as a chain step or a blocked send does).
+    const refused = await t.database.transaction(async (db) =>
+      guard(db, accountId, 'https://c.pair.co.uk/x', at).catch((e: unknown) => e),
+    );
+    expect(refused).toBeInstanceOf(DestinationThresholdError);
+    expect(await usage('pair.co.uk')).toBe(2);
+    expect(await usage('c.pair.co.uk')).toBe(0);
   });
 
   it('checks a pending domain in the background with backoff, and stops once verified', async () => {

@@ -85,7 +85,15 @@ export async function startServer(opts: {
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');
-      return exited;
+      // A stop that fails or drags on shows what the server said (its shutdown names the step it waits on).
+      const slow = setTimeout(
+        () => process.stderr.write(`sched serve still stopping after 20 s:\n${out.slice(-4000)}\n`),
+        20_000,
+      );
+      const code = await exited;
+      clearTimeout(slow);
+      if (code !== 0) process.stderr.write(`sched serve stopped with ${code}:\n${out.slice(-4000)}\n`);
+      return code;
     },
     async kill() {
       if (child.exitCode !== null) return;

@@ -32,3 +32,13 @@ export function statusOf(
     return action.status === status ? action : null;
   }, timeoutMs);
 }
+
+/**
+ * Resolves once the clock passes `at` (ms since the epoch): a moment the scenario needs behind it, read from the
+ * service (a due time, an expiry), not a guess at how long something takes. `marginMs` covers what happens at that
+ * moment (a delivery takes milliseconds); keep it small.
+ */
+export async function pastInstant(at: number, marginMs = 0): Promise<void> {
+  const wait = at + marginMs - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}

@@ -63,6 +63,7 @@ export const deliveredAction: Action = {
       response_truncated: false,
     },
   ],
+  delivery_attempts_more: false,
   reminder_events: [],
   recipients: [],
   last_error: null,

@@ -1,7 +1,7 @@
 import type { PurgeCounts } from '@sched/server';
 import type { Command } from 'commander';
 import { formatTable, printText } from '../runtime.js';
-import { serverModule, withDatabase } from './admin.js';
+import { serverModule, withDatabase } from '../server-package.js';
 
 /** `sched purge [--dry-run]` (admin): history past the plans' retention, as the daily job deletes it. */
 export function configurePurgeCommand(program: Command): void {

@@ -1,9 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Role } from '@sched/server';
-import { serverModule } from './admin.js';
 import type { Command } from 'commander';
 import { UsageError } from '../runtime.js';
-import { withDatabase } from './admin.js';
+import { serverModule } from '../server-package.js';
 
 const ROLES: Role[] = ['all', 'api', 'worker'];
 
@@ -47,17 +46,6 @@ export function configureServeCommand(program: Command): void {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
-    });
-}
-
-export function configureMigrateCommand(program: Command): void {
-  program
-    .command('migrate')
-    .description('apply pending database migrations and exit')
-    .action(async () => {
-      // Opening the database applies pending migrations under a lock.
-      await withDatabase(async () => undefined);
-      process.stdout.write('migrations are current\n');
     });
 }
 

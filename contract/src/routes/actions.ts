@@ -7,7 +7,9 @@ import {
   ActionCreateBody,
   ActionListQuery,
   ActionSummary,
+  AttemptsQuery,
   CancelByKeyResult,
+  DeliveryAttemptsPage,
   CancelledAction,
   ActionStats,
   ActionStatus,
@@ -77,7 +79,20 @@ export const actionsContract = c.router({
     responses: { 200: single(Action), 404: ErrorBody, ...authErrors },
     summary: 'Get an action with its delivery attempts',
     description:
-      'The action with its delivery attempts (newest last) and, for an approval, its recipients and timeline.',
+      'The action with its newest 20 delivery attempts (oldest of them first; `delivery_attempts_more` says whether older ones ' +
+      'exist: `GET /v1/actions/{id}/attempts`) and, for an approval, its recipients and timeline.',
+  },
+  listAttempts: {
+    method: 'GET',
+    path: '/v1/actions/:id/attempts',
+    pathParams: idParams,
+    query: AttemptsQuery,
+    responses: { 200: DeliveryAttemptsPage, 404: ErrorBody, ...authErrors },
+    summary: "Page through an action's delivery attempts",
+    description:
+      "Every attempt the log still holds (the retention purge removes those past the plan's history), newest first, " +
+      '`limit` (1-100, default 50) at a time; pass `meta.next_before` as `before` for the next page (keyset: stable while ' +
+      'a series adds attempts). The action view embeds only the newest 20.',
   },
   cancel: {
     method: 'DELETE',

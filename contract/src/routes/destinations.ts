@@ -62,6 +62,16 @@ export const destinationsContract = c.router({
     summary: 'Resume deliveries to a host',
     description: 'The held deliveries go out at once (within the flow control, if any).',
   },
+  enable: {
+    method: 'POST',
+    path: '/v1/destinations/:host/enable',
+    pathParams: hostParams,
+    body: c.noBody(),
+    responses: { 200: single(Destination), ...authErrors },
+    summary: "Close a host's circuit",
+    description:
+      'Closes the circuit whatever its state: a `disabled` one holds every delivery until this. The held deliveries go out at once (within the flow control, if any). A closed circuit answers as it is.',
+  },
   recover: {
     method: 'POST',
     path: '/v1/destinations/:host/recover',

@@ -35,13 +35,16 @@ export const MAX_ATTEMPTS_CEILING = 100;
 
 export const ActionStatus = z.enum(ACTION_STATES).meta({ id: 'ActionStatus' });
 export const ActionMode = z.enum(ACTION_MODES).meta({ id: 'ActionMode' });
+export type ActionMode = z.infer<typeof ActionMode>;
 /** Input accepts the legacy names (`immediate` = webhook, `gated` = approval); answers use current names. */
 const ModeInput = z.enum([
   ...ACTION_MODES,
   ...(Object.keys(LEGACY_ACTION_MODES) as (keyof typeof LEGACY_ACTION_MODES)[]),
 ]);
 export const RetryStrategy = z.enum(RETRY_STRATEGIES).meta({ id: 'RetryStrategy' });
+export type RetryStrategy = z.infer<typeof RetryStrategy>;
 export const HttpMethod = z.enum(HTTP_METHODS).meta({ id: 'HttpMethod' });
+export type HttpMethod = z.infer<typeof HttpMethod>;
 
 export const Schedule = z
   .object({
@@ -105,7 +108,7 @@ export function canonicalOrigin(text: string): string | null {
 }
 
 /**
- * The origins a URL whose scheme or host holds an expression may resolve to (N-H1); checked when the request is
+ * The origins a URL whose scheme or host holds an expression may resolve to (a value never moves the request elsewhere); checked when the request is
  * made. Without it such a URL is refused at save time.
  */
 export const AllowedOrigins = z
@@ -322,6 +325,38 @@ export const DeliveryAttempt = z
   })
   .meta({ id: 'DeliveryAttempt' });
 
+/**
+ * How many of its newest attempts an action's view embeds: a long-lived series keeps its view small, and
+ * `GET /v1/actions/{id}/attempts` pages through all of them.
+ */
+export const ACTION_VIEW_ATTEMPTS = 20;
+
+/** Keyset of the attempt pages: opaque to clients (the start time in ms and the id of the oldest attempt shown). */
+export const AttemptCursor = z
+  .string()
+  .regex(/^\d{1,15}_[0-9a-f-]{36}$/, 'must be a `meta.next_before` of an earlier page')
+  .meta({ id: 'AttemptCursor', examples: ['1764151200000_0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b'] });
+
+export const AttemptsQuery = z.object({
+  before: AttemptCursor.optional().meta({
+    description:
+      "Attempts older than this cursor (an earlier page's `meta.next_before`); the newest without it.",
+  }),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+
+export const DeliveryAttemptsPage = z
+  .object({
+    data: z.array(DeliveryAttempt).meta({ description: 'Newest first.' }),
+    meta: z.object({
+      next_before: AttemptCursor.nullable().meta({
+        description: 'Pass as `before` for the next (older) page; null on the last page.',
+      }),
+      limit: z.number().int(),
+    }),
+  })
+  .meta({ id: 'DeliveryAttemptsPage' });
+
 export const ActionRequestView = z
   .object({
     url: z.string(),
@@ -394,7 +429,13 @@ export const Action = z
     }),
     coordination: Coordination.nullable(),
     gate: GateView.nullable(),
-    delivery_attempts: z.array(DeliveryAttempt),
+    delivery_attempts: z.array(DeliveryAttempt).meta({
+      description: `The newest ${ACTION_VIEW_ATTEMPTS} delivery attempts, oldest of them first.`,
+    }),
+    delivery_attempts_more: z.boolean().meta({
+      description:
+        'Whether older attempts exist than those in `delivery_attempts`: `GET /v1/actions/{id}/attempts` pages through all of them.',
+    }),
     reminder_events: z.array(ReminderEvent),
     recipients: z.array(Recipient),
     last_error: z.string().nullable(),

@@ -56,13 +56,26 @@ export type DestinationUpdate = z.infer<typeof DestinationUpdate>;
 
 export const DestinationCircuit = z
   .object({
-    state: z.enum(CIRCUIT_STATES),
+    state: z.enum(CIRCUIT_STATES).meta({
+      description:
+        '`closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{host}/enable`.',
+    }),
     enabled: z.boolean(),
     min_requests: z.number().int(),
     window: z.string(),
     failure_rate: z.number(),
     open_for: z.string(),
     disable_after: z.string(),
+    opened_at: NullableTimestamp.meta({
+      description:
+        'When the outage began (the first opening since the circuit was last closed); null when closed.',
+    }),
+    next_probe_at: NullableTimestamp.meta({
+      description: 'While open: when it turns half-open and lets a probe through.',
+    }),
+    reopens: z.number().int().meta({
+      description: 'Failed probes since the outage began: `open_for` doubles with each, up to 1 hour.',
+    }),
   })
   .meta({
     id: 'DestinationCircuit',
@@ -98,6 +111,9 @@ export const DestinationSummary = z
   .object({
     host: z.string(),
     paused: z.boolean(),
+    circuit_state: z
+      .enum(CIRCUIT_STATES)
+      .meta({ description: "The host's circuit breaker: `closed` unless it is failing." }),
     configured: z
       .boolean()
       .meta({ description: 'True when the host has flow or circuit settings of its own.' }),

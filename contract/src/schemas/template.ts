@@ -33,7 +33,7 @@ export const RESERVED_PLACEHOLDER_NAMES = Object.freeze(['input', 'steps', 'sche
 export const MAX_PLACEHOLDERS = 50;
 
 /**
- * What a public trigger may spend when the owner sets nothing (N-M2): low on purpose, since whoever holds the URL
+ * What a public trigger may spend when the owner sets nothing: low on purpose, since whoever holds the URL
  * spends the owner's allowances. A chain template counts each chain's steps against these caps.
  */
 export const TRIGGER_DEFAULTS = Object.freeze({ per_hour: 20, per_day: 100, max_schedule_days: 30 } as const);

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiKey as ApiKeyResource, ApiKeyWithSecret } from '@sched/contract';
 import { buildApiKey, MAX_ROTATION_GRACE_MS, OWNER_SCOPES, type Scope } from '../domain/auth/api-key.js';
+import type { SendSource } from '../domain/domains/rules.js';
 import { parseDuration } from '../domain/schedule/duration.js';
 import {
   type Account,
@@ -34,6 +35,14 @@ export interface Principal {
   rateLimitFactor: number;
   keyId: string;
   scopes: Scope[];
+}
+
+/** The key id a template trigger acts under (app/templates/trigger.ts). */
+export const triggerKeyId = (templateId: string) => `template:${templateId}`;
+
+/** Whose act a principal's creates are: its own, or a public trigger's, counted apart. */
+export function sendSourceOf(principal: Pick<Principal, 'keyId'>): SendSource {
+  return principal.keyId.startsWith(triggerKeyId('')) ? 'trigger' : 'api';
 }
 
 export interface AccountView {

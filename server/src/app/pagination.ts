@@ -26,3 +26,22 @@ export function pageOf<T>(data: T[], total: number, q: PageQuery): Page<T> {
     },
   };
 }
+
+/** A keyset position in a list ordered by a time and an id, newest first: rows strictly older come next. */
+export interface Keyset {
+  at: Date;
+  id: string;
+}
+
+/** The opaque cursor of a keyset (`<ms>_<id>`, as the contract's AttemptCursor reads it). */
+export function keysetCursor(k: Keyset): string {
+  return `${k.at.getTime()}_${k.id}`;
+}
+
+/** A cursor read back; null when it was not written by `keysetCursor`. */
+export function parseKeysetCursor(cursor: string): Keyset | null {
+  const m = /^(\d{1,15})_([0-9a-f-]{36})$/.exec(cursor);
+  if (!m) return null;
+  const at = new Date(Number(m[1]));
+  return Number.isNaN(at.getTime()) ? null : { at, id: m[2]! };
+}

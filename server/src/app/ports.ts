@@ -1,4 +1,5 @@
-import type { ActionCallbackEvent, ChainCallbackEvent } from '@sched/contract';
+import type { ActionCallbackEvent, ChainCallbackEvent, OperatorEventType } from '@sched/contract';
+import type { AlertMessage } from '../domain/alerts/message.js';
 import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
 import type { ActionRow } from '../persistence/actions.js';
 import type { ChainRow } from '../persistence/chains.js';
@@ -47,14 +48,7 @@ export interface ChainCallbacks {
 }
 
 /** The facts an operator may be alerted to (docs/alerts.md; issue 24 item 6): alert rules match them by `type`. */
-export type OperatorEventType =
-  | 'action.failed'
-  | 'approval.expired'
-  | 'destination.circuit_opened'
-  | 'destination.circuit_closed'
-  | 'destination.disabled'
-  | 'delivery.late'
-  | 'bulk_operation.completed';
+export type { OperatorEventType };
 
 export interface OperatorEvent {
   account_id: string;
@@ -74,6 +68,42 @@ export interface OperatorEvent {
  */
 export interface OperatorEvents {
   record(tx: Sql, event: OperatorEvent): Promise<void>;
+}
+
+/**
+ * A wake of one destination's held deliveries (app/destinations/breaker.ts `wake`): when its circuit turns
+ * half-open or closes, or its pause ends. `after` continues a wake that fired a full batch.
+ */
+export interface DestinationWake {
+  accountId: string;
+  host: string;
+  after?: { at: string; id: string } | undefined;
+}
+
+/** Durable wakes of destinations: pg-boss jobs written in the caller's transaction (jobs/destination-wakes.ts). */
+export interface DestinationWakes {
+  wakeAt(tx: Sql, wake: DestinationWake, at: Date): Promise<void>;
+}
+
+/**
+ * The smallest `late_after` of an account's rules watching `delivery.late`, or null: the delivery core records a
+ * late delivery only past it, so deliveries pay nothing when no rule asks (app/alerts/watch.ts caches it).
+ */
+export interface LateDeliveryThresholds {
+  lateAfterMs(accountId: string): Promise<number | null>;
+}
+
+/** Alert work made durable in the caller's transaction (pg-boss jobs of jobs/alerts.ts), at once or at `at`. */
+export interface AlertJobs {
+  /** Evaluates the account's rules against its recorded events (and sends what is due). */
+  evaluate(tx: Sql, accountId: string, at?: Date): Promise<void>;
+  /** Sends (one attempt of) each notification. */
+  send(tx: Sql, notificationIds: readonly string[], at?: Date): Promise<void>;
+}
+
+/** Sends one alert through a channel's adapter (channels/registry.ts), or keeps it in the outbox. */
+export interface AlertChannels {
+  send(target: ChannelTarget, message: AlertMessage): Promise<DeliveryReceipt>;
 }
 
 /** Durable timers of pause and resume: pg-boss jobs written in the caller's transaction. */
@@ -200,4 +230,15 @@ export interface Tracing {
 /** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
 export interface BulkOperationQueue {
   enqueue(tx: Sql, operationId: string): Promise<void>;
+}
+
+/** The two domain verification methods; each answers null when it proves the token, else why not. */
+export interface VerificationProbes {
+  dns(domain: string, token: string): Promise<string | null>;
+  file(domain: string, token: string): Promise<string | null>;
+}
+
+/** Queues a background check of a pending domain at `at`, in the caller's transaction. */
+export interface DomainCheckQueue {
+  schedule(db: Sql, accountId: string, domain: string, at: Date): Promise<void>;
 }

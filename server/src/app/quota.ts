@@ -57,7 +57,7 @@ export async function assertTeamMemberRoom(db: Sql, accountId: string, plan: Pla
 
 export class QuotaService {
   constructor(
-    private readonly db: Store,
+    private readonly store: Store,
     private readonly clock: Clock,
   ) {}
 
@@ -65,8 +65,8 @@ export class QuotaService {
     const now = this.clock();
     const period = monthPeriod(now);
     const [used, teamMembers] = await Promise.all([
-      usageOf(this.db.sql, accountId, periodKey(period)),
-      countTeamMembers(this.db.sql, accountId),
+      usageOf(this.store.sql, accountId, periodKey(period)),
+      countTeamMembers(this.store.sql, accountId),
     ]);
     const limits = planLimits(plan);
     const ai = used.ai_suggestions ?? 0;

@@ -4,6 +4,8 @@ import {
   type RateLimitName,
   type RateLimitRule,
   type RateLimitState,
+  rule,
+  tightest,
   windowStart,
 } from '../domain/rate-limit/policy.js';
 import {
@@ -38,30 +40,38 @@ export class RateLimiter {
 
   /**
    * Counts `weight` hits (one request, or the further items of a batch create) against every rule in one statement
-   * (one round trip however many rules apply).
+   * (one round trip however many rules apply), and answers the tightest state: the one a refusal or the headers
+   * show.
    */
-  async hit(rules: RateLimitRule[], now: Date = this.clock(), weight = 1): Promise<RateLimitState[]> {
-    if (rules.length === 0) return [];
+  async check(rules: RateLimitRule[], weight = 1, now: Date = this.clock()): Promise<RateLimitState> {
     const windows = rules.map((r) => ({ bucket: `${r.name}:${r.subject}`, ...windowOf(r.name, now) }));
     const hits = await countHits(this.store.sql, windows, weight);
-    return rules.map((r, i) => evaluate(r, hits.get(windows[i]!.bucket) ?? 1, now));
+    return tightest(rules.map((r, i) => evaluate(r, hits.get(windows[i]!.bucket) ?? 1, now)));
   }
 
   /**
    * Finds the holder of an API key (by its hash) and counts the request against the named limits of that holder's
-   * account, in one statement shared with the other requests of this turn of the event loop. Nothing is counted for an unknown or revoked key (answers null). `hits` answers the
-   * count in the current window of each name.
+   * account (scaled by `globalFactor` and the account's own factor), in one statement shared with the other
+   * requests of this turn of the event loop. Answers the holder and the tightest state; null for an unknown or
+   * revoked key, for which nothing is counted.
    */
-  async hitAsKeyHolder(
+  async admitKeyHolder(
     keyHash: string,
     names: RateLimitName[],
+    globalFactor: number,
     now: Date = this.clock(),
-  ): Promise<{ holder: KeyHolder; hits: (name: RateLimitName) => number } | null> {
+  ): Promise<{ holder: KeyHolder; state: RateLimitState } | null> {
     const windows = names.map((name) => ({ name, ...windowOf(name, now) }));
     const found = await this.holders.add({ keyHash, windows });
     if (!found) return null;
     const { holder, hits } = found;
-    return { holder, hits: (name) => hits[`${name}:${holder.account_id}`] ?? 1 };
+    const factor = globalFactor * holder.rate_limit_factor;
+    const state = tightest(
+      names.map((name) =>
+        evaluate(rule(name, holder.account_id, factor), hits[`${name}:${holder.account_id}`] ?? 1, now),
+      ),
+    );
+    return { holder, state };
   }
 
   /** Drops finished windows; run periodically by workers. */

@@ -1,7 +1,14 @@
 import escapeHtml from 'escape-html';
 import { createTransport } from 'nodemailer';
+import { type AlertMessage, alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { displayTitle, formatExpiry, headline, introLine, snoozeLine } from './render.js';
-import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+import type {
+  ApprovalMessage,
+  ChannelAdapter,
+  ChannelMessage,
+  ChannelTarget,
+  DeliveryReceipt,
+} from './types.js';
 
 /** Email over SMTP with nodemailer. */
 
@@ -37,7 +44,7 @@ export function createEmailChannel(config: EmailConfig): ChannelAdapter {
   return {
     name: 'email',
     configured: true,
-    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
       if (target.channel !== 'email') {
         return {
           ok: false,
@@ -45,22 +52,27 @@ export function createEmailChannel(config: EmailConfig): ChannelAdapter {
           error: `email channel cannot send to a ${target.channel} target`,
         };
       }
-      const rendered = renderEmail(message, target);
+      const alert = message.kind === 'alert';
+      const rendered = alert ? renderAlertEmail(message) : renderEmail(message, target);
       try {
         const info = await transport.sendMail({
           to: target.name ? { name: target.name, address: target.email } : target.email,
           subject: rendered.subject,
           text: rendered.text,
           html: rendered.html,
-          attachments: message.attachments.map((a) => ({
-            filename: a.filename,
-            contentType: a.contentType,
-            content: a.content,
-          })),
+          attachments: alert
+            ? []
+            : message.attachments.map((a) => ({
+                filename: a.filename,
+                contentType: a.contentType,
+                content: a.content,
+              })),
           headers: {
             // RFC 3834: out-of-office responders must not answer an automated message.
             'Auto-Submitted': 'auto-generated',
-            'X-Sched-Action-Id': message.actionId,
+            ...(alert
+              ? { 'X-Sched-Alert-Rule-Id': message.ruleId }
+              : { 'X-Sched-Action-Id': message.actionId }),
           },
         });
         if (info.rejected.length > 0) {
@@ -179,4 +191,41 @@ function renderHtml(message: ApprovalMessage, target?: { name?: string }): strin
     '</body></html>',
   );
   return `${parts.join('\n')}\n`;
+}
+
+/** Subject, plain-text and HTML parts of one alert email. Pure: used by the adapter and by tests. */
+export function renderAlertEmail(message: AlertMessage): RenderedEmail {
+  const note = alertSampleNote(message);
+  const text = [alertSummary(message), '', ...message.lines.map((l) => `- ${l}`)];
+  if (note) text.push('', note);
+  text.push(
+    '',
+    `Alert rule ${message.ruleId}: change or mute it with PUT /v1/alert-rules/${message.ruleId}.`,
+  );
+  const paragraph = `margin:0 0 16px;${FONT};font-size:15px;line-height:22px;color:#1f2328`;
+  const small = `margin:0 0 8px;${FONT};font-size:13px;line-height:19px;color:#59636e`;
+  const html = [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width,initial-scale=1">',
+    `<title>${escapeHtml(alertHeadline(message))}</title></head>`,
+    '<body style="margin:0;padding:0;background:#f6f8fa">',
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f6f8fa">',
+    '<tr><td align="center" style="padding:24px 12px">',
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" ' +
+      'style="max-width:600px;background:#ffffff;border:1px solid #d1d9e0;border-radius:8px">',
+    '<tr><td style="padding:28px 28px 8px">',
+    `<h1 style="margin:0 0 16px;${FONT};font-size:22px;line-height:28px;color:#1f2328">` +
+      `${escapeHtml(alertHeadline(message))}</h1>`,
+    `<p style="${paragraph}">${escapeHtml(alertSummary(message))}</p>`,
+    `<ul style="margin:0 0 16px;padding-left:20px;${FONT};font-size:14px;line-height:21px;color:#1f2328">`,
+    ...message.lines.map((l) => `<li>${escapeHtml(l)}</li>`),
+    '</ul>',
+    ...(note ? [`<p style="${small}">${escapeHtml(note)}</p>`] : []),
+    `<p style="${small}">Alert rule ${escapeHtml(message.ruleId)}.</p>`,
+    '</td></tr></table>',
+    '</td></tr></table>',
+    '</body></html>',
+  ];
+  return { subject: alertHeadline(message), text: `${text.join('\n')}\n`, html: `${html.join('\n')}\n` };
 }

@@ -1,15 +1,25 @@
+import { alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { formatExpiry, headline, normaliseBody } from './render.js';
-import type { ApprovalMessage, ChannelName, ChannelTarget, Outbox } from './types.js';
+import type { ChannelMessage, ChannelName, ChannelTarget, Outbox } from './types.js';
 
 /**
  * What an operator reads for a message its channel could not send (channel not configured): everything needed
- * to pass it on by hand, including the recipient's personal response link.
+ * to pass it on by hand, including the recipient's personal response link (an alert has none).
  */
 export function renderForOutbox(
   channel: ChannelName,
-  message: ApprovalMessage,
+  message: ChannelMessage,
   target?: ChannelTarget,
 ): string {
+  if (message.kind === 'alert') {
+    const lines = [alertHeadline(message), '', `Channel: ${channel}`];
+    if (target) lines.push(`To: ${describeTarget(target)}`);
+    lines.push(`Kind: alert`, `Alert rule: ${message.ruleId}`, '', alertSummary(message), '');
+    lines.push(...message.lines.map((l) => `- ${l}`));
+    const note = alertSampleNote(message);
+    if (note) lines.push('', note);
+    return `${lines.join('\n')}\n`;
+  }
   const lines = [`${headline(message)}`, '', `Channel: ${channel}`];
   if (target) lines.push(`To: ${describeTarget(target)}`);
   if (message.recipientName.trim() !== '') lines.push(`Recipient: ${message.recipientName}`);

@@ -1,7 +1,13 @@
 import webPush from 'web-push';
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
 import { headline, truncateUtf8 } from './render.js';
-import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+import type {
+  ApprovalMessage,
+  ChannelAdapter,
+  ChannelMessage,
+  ChannelTarget,
+  DeliveryReceipt,
+} from './types.js';
 
 /**
  * Web Push (RFC 8030) with VAPID (RFC 8292) and aes128gcm payload encryption (RFC 8291). `web-push` builds the
@@ -48,7 +54,7 @@ export function createPushChannel(
   return {
     name: 'push',
     configured: true,
-    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
       if (target.channel !== 'push') {
         return {
           ok: false,
@@ -56,6 +62,9 @@ export function createPushChannel(
           error: `push channel cannot send to a ${target.channel} target`,
         };
       }
+      // Alert rules have no push channel (docs/alerts.md): a push is an approval's, with its response link.
+      if (message.kind === 'alert')
+        return { ok: false, via: 'provider', error: 'push carries approvals only' };
       let details: ReturnType<typeof webPush.generateRequestDetails>;
       try {
         details = webPush.generateRequestDetails(

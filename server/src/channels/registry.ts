@@ -6,9 +6,9 @@ import { createSlackChannel } from './slack.js';
 import { type SmsConfig, createSmsChannel } from './sms.js';
 import { createTeamsChannel } from './teams.js';
 import {
-  type ApprovalMessage,
   CHANNELS,
   type ChannelAdapter,
+  type ChannelMessage,
   type ChannelName,
   type ChannelTarget,
   type DeliveryReceipt,
@@ -92,15 +92,12 @@ function guarded(adapter: ChannelAdapter, logger: ChannelLogger): ChannelAdapter
   return {
     name: adapter.name,
     configured: adapter.configured,
-    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
       try {
         return await adapter.send(target, message);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
-        logger.error(
-          { channel: adapter.name, actionId: message.actionId, err: error },
-          'channel adapter threw',
-        );
+        logger.error({ channel: adapter.name, ...subjectOf(message), err: error }, 'channel adapter threw');
         return { ok: false, via: 'provider', error };
       }
     },
@@ -112,7 +109,7 @@ function outboxChannel(name: ChannelName, deps: ChannelDeps): ChannelAdapter {
   return {
     name,
     configured: false,
-    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
       if (!warned) {
         warned = true;
         const vars = REQUIRED_VARS[name];
@@ -131,16 +128,21 @@ function outboxChannel(name: ChannelName, deps: ChannelDeps): ChannelAdapter {
       } catch (err) {
         const error = `outbox: ${err instanceof Error ? err.message : String(err)}`;
         deps.logger.error(
-          { channel: name, actionId: message.actionId, err: error },
+          { channel: name, ...subjectOf(message), err: error },
           'could not store in the outbox',
         );
         return { ok: false, via: 'outbox', error };
       }
       deps.logger.info(
-        { channel: name, actionId: message.actionId, to: describeTarget(target), kind: message.kind },
-        'approval message kept in the outbox',
+        { channel: name, ...subjectOf(message), to: describeTarget(target), kind: message.kind },
+        `${message.kind === 'alert' ? 'alert' : 'approval message'} kept in the outbox`,
       );
       return { ok: true, via: 'outbox' };
     },
   };
+}
+
+/** What a message is about, for log lines: an approval's action or an alert's rule. */
+function subjectOf(message: ChannelMessage): { actionId: string } | { alertRuleId: string } {
+  return message.kind === 'alert' ? { alertRuleId: message.ruleId } : { actionId: message.actionId };
 }

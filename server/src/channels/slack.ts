@@ -1,6 +1,13 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
+import { type AlertMessage, alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { attachmentsLine, formatExpiry, headline, introLine, snoozeLine, truncate } from './render.js';
-import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+import type {
+  ApprovalMessage,
+  ChannelAdapter,
+  ChannelMessage,
+  ChannelTarget,
+  DeliveryReceipt,
+} from './types.js';
 
 /** Slack through an incoming webhook: a Block Kit message whose buttons open the response page. */
 
@@ -16,7 +23,7 @@ export function createSlackChannel(deps: { http: ChannelHttp }): ChannelAdapter 
   return {
     name: 'slack',
     configured: true,
-    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
       if (target.channel !== 'slack') {
         return {
           ok: false,
@@ -28,7 +35,9 @@ export function createSlackChannel(deps: { http: ChannelHttp }): ChannelAdapter 
         url: target.webhookUrl,
         method: 'POST',
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(renderSlackPayload(message)),
+        body: JSON.stringify(
+          message.kind === 'alert' ? renderSlackAlert(message) : renderSlackPayload(message),
+        ),
         timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
       });
       if ('error' in res) return { ok: false, via: 'provider', error: `Slack: ${res.error}` };
@@ -127,4 +136,28 @@ function button(
     action_id: actionId,
     value,
   };
+}
+
+/** An alert as Block Kit: the headline, the summary, one line per sampled event. No buttons: nothing to answer. */
+export function renderSlackAlert(message: AlertMessage): { text: string; blocks: Record<string, unknown>[] } {
+  const note = alertSampleNote(message);
+  const lines = message.lines.map((l) => `• ${l}`).join('\n');
+  const blocks: Record<string, unknown>[] = [
+    {
+      type: 'header',
+      text: { type: 'plain_text', text: truncate(alertHeadline(message), HEADER_MAX), emoji: true },
+    },
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: escapedChunks(alertSummary(message), SECTION_MAX)[0] ?? '' },
+    },
+    ...escapedChunks(lines, SECTION_MAX).map((text) => ({ type: 'section', text: { type: 'mrkdwn', text } })),
+    {
+      type: 'context',
+      elements: [note, `alert rule ${message.ruleId}`]
+        .filter((t): t is string => t !== undefined)
+        .map((t) => ({ type: 'mrkdwn', text: escapeSlack(t) })),
+    },
+  ];
+  return { text: escapeSlack(`${alertHeadline(message)}: ${alertSummary(message)}`), blocks };
 }

@@ -1,6 +1,13 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
+import { type AlertMessage, alertHeadline, alertSummary } from '../domain/alerts/message.js';
 import { formatExpiry, headline, truncate } from './render.js';
-import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+import type {
+  ApprovalMessage,
+  ChannelAdapter,
+  ChannelMessage,
+  ChannelTarget,
+  DeliveryReceipt,
+} from './types.js';
 
 /** SMS through the Twilio REST API (or any endpoint speaking the same Messages resource). */
 
@@ -25,7 +32,7 @@ export function createSmsChannel(config: SmsConfig, deps: { http: ChannelHttp })
   return {
     name: 'sms',
     configured: true,
-    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
       if (target.channel !== 'sms') {
         return { ok: false, via: 'provider', error: `sms channel cannot send to a ${target.channel} target` };
       }
@@ -34,7 +41,7 @@ export function createSmsChannel(config: SmsConfig, deps: { http: ChannelHttp })
       // A Messaging Service picks the sender number itself; Twilio takes it in its own field.
       if (/^MG[0-9a-f]{32}$/i.test(config.from)) form.set('MessagingServiceSid', config.from);
       else form.set('From', config.from);
-      form.set('Body', renderSmsBody(message));
+      form.set('Body', message.kind === 'alert' ? renderAlertSms(message) : renderSmsBody(message));
 
       const res = await deps.http({
         url,
@@ -134,4 +141,23 @@ export function renderSmsBody(message: ApprovalMessage, maxSegments = SMS_MAX_SE
     cut = room > Array.from(ellipsis).length ? truncate(body, room, ellipsis) : '';
   }
   return compose(cut);
+}
+
+/** An alert as an SMS: the headline, the summary and the sampled events, cut to three segments at most. */
+export function renderAlertSms(message: AlertMessage, maxSegments = SMS_MAX_SEGMENTS): string {
+  const text = [truncate(alertHeadline(message), 80), alertSummary(message), ...message.lines]
+    .join('\n')
+    .slice(0, 4 * maxUnits('gsm7', maxSegments));
+  const { encoding, units } = smsEncoding(text);
+  const limit = maxUnits(encoding, maxSegments);
+  if (units <= limit) return text;
+  const ellipsis = encoding === 'gsm7' ? '...' : '…';
+  let room = limit;
+  let cut = truncate(text, room, ellipsis);
+  // Extension characters and surrogate pairs count double: shrink until it fits.
+  while (smsEncoding(cut).units > limit && room > 1) {
+    room -= Math.max(1, smsEncoding(cut).units - limit);
+    cut = truncate(text, room, ellipsis);
+  }
+  return cut;
 }

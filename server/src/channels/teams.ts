@@ -1,6 +1,13 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
+import { type AlertMessage, alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { formatExpiry, headline, introLine, normaliseBody } from './render.js';
-import type { ApprovalMessage, ChannelAdapter, ChannelTarget, DeliveryReceipt } from './types.js';
+import type {
+  ApprovalMessage,
+  ChannelAdapter,
+  ChannelMessage,
+  ChannelTarget,
+  DeliveryReceipt,
+} from './types.js';
 
 /**
  * Microsoft Teams through an incoming webhook (a Workflows "post to a channel when a webhook request is
@@ -22,7 +29,7 @@ export function createTeamsChannel(deps: { http: ChannelHttp }): ChannelAdapter 
   return {
     name: 'teams',
     configured: true,
-    async send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt> {
+    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
       if (target.channel !== 'teams') {
         return {
           ok: false,
@@ -34,7 +41,9 @@ export function createTeamsChannel(deps: { http: ChannelHttp }): ChannelAdapter 
         url: target.webhookUrl,
         method: 'POST',
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(renderTeamsPayload(message)),
+        body: JSON.stringify(
+          message.kind === 'alert' ? renderTeamsAlert(message) : renderTeamsPayload(message),
+        ),
         timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
       });
       if ('error' in res) return { ok: false, via: 'provider', error: `Teams: ${res.error}` };
@@ -108,6 +117,30 @@ export function renderTeamsPayload(message: ApprovalMessage): Record<string, unk
         url: message.responseUrl,
         style: 'destructive',
       },
+    ],
+  };
+  return {
+    type: 'message',
+    attachments: [
+      { contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card },
+    ],
+  };
+}
+
+/** An alert as an Adaptive Card: plain-text blocks only (the rule's name and the events are never Markdown). */
+export function renderTeamsAlert(message: AlertMessage): Record<string, unknown> {
+  const note = alertSampleNote(message);
+  const card = {
+    $schema: ADAPTIVE_CARD_SCHEMA,
+    type: 'AdaptiveCard',
+    version: ADAPTIVE_CARD_VERSION,
+    msteams: { width: 'Full' },
+    body: [
+      plainBlock(alertHeadline(message), 'None', { weight: 'Bolder', size: 'Large' }),
+      plainBlock(alertSummary(message), 'Medium'),
+      ...messageBlocks(message.lines.map((l) => `• ${l}`).join('\n')),
+      ...(note ? [plainBlock(note, 'Medium', { isSubtle: true })] : []),
+      plainBlock(`Alert rule ${message.ruleId}`, 'Medium', { isSubtle: true, size: 'Small' }),
     ],
   };
   return {

@@ -1,4 +1,6 @@
+import { HOLD_REASONS } from '@sched/contract';
 import type { FastifyInstance } from 'fastify';
+import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import { ResponseService } from '../app/approvals/respond.js';
 import { ChainService } from '../app/chains/service.js';
@@ -15,10 +17,12 @@ import { TemplateTrigger } from '../app/templates/trigger.js';
 import { BulkOperations } from '../app/bulk/service.js';
 import { Destinations } from '../app/destinations/service.js';
 import { buildHttpApp } from '../http/app.js';
-import { routeLabel } from '../metrics.js';
+import { type Metrics, routeLabel } from '../metrics.js';
 import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
 import { databaseFault } from '../persistence/availability.js';
 import { pendingMigrations } from '../persistence/database.js';
+import { circuitStateCounts, heldCounts, topHeldHosts } from '../persistence/destinations.js';
+import type { Sql } from '../persistence/database.js';
 import { dueBacklog } from '../persistence/schedule.js';
 import type { ServiceContext } from './context.js';
 import type { Shutdown } from './shutdown.js';
@@ -47,7 +51,13 @@ export async function startApi(
     actions,
     replays: ctx.replays,
     bulkOperations,
-    destinations: new Destinations(database, bulkOperations, clock),
+    destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),
+    alertRules: new AlertRules({
+      store: database,
+      clock,
+      jobs: ctx.alertJobs,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+    }),
     pauses: ctx.pauses,
     templates: new TemplateService({
       store: database,
@@ -90,6 +100,7 @@ export async function startApi(
         metrics.oldestDue.set(backlog.oldestSeconds);
         metrics.deliveriesInFlight.set(firing()?.inFlight ?? 0);
         metrics.deliveriesWaiting.set(firing()?.waiting ?? 0);
+        await destinationGauges(database.sql, metrics, config.metricsHostLabels);
         return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
       },
     },
@@ -125,8 +136,31 @@ export async function startApi(
     },
   });
   // Stops taking requests before anything else stops; in-flight ones finish.
-  shutdown.add(() => http.close(), { first: true });
+  shutdown.add('the HTTP listener', () => http.close(), { first: true });
   await http.listen({ host: config.host, port: config.port });
   const bound = http.server.address();
   return { http, port: bound && typeof bound === 'object' ? bound.port : undefined };
+}
+
+/** Hosts the per-host gauges name at most (SCHED_METRICS_HOST_LABELS). */
+const METRICS_TOP_HOSTS = 20;
+const NOT_CLOSED = ['open', 'half_open', 'disabled'] as const;
+
+/** The destination gauges, read at scrape time: totals always, per host only when asked for (bounded). */
+async function destinationGauges(db: Sql, metrics: Metrics, hostLabels: boolean): Promise<void> {
+  const [held, circuits] = await Promise.all([heldCounts(db), circuitStateCounts(db)]);
+  for (const reason of HOLD_REASONS)
+    metrics.heldDeliveries.set({ reason }, held.find((h) => h.reason === reason)?.n ?? 0);
+  for (const state of NOT_CLOSED)
+    metrics.circuits.set({ state }, circuits.find((c) => c.state === state)?.n ?? 0);
+  if (!hostLabels) return;
+  const top = await topHeldHosts(db, METRICS_TOP_HOSTS);
+  // Hosts that left the top list must not linger with their last value.
+  metrics.hostHeldDeliveries.reset();
+  metrics.hostCircuits.reset();
+  for (const h of top) {
+    metrics.hostHeldDeliveries.set({ host: h.host }, h.held);
+    for (const state of new Set(h.states))
+      metrics.hostCircuits.set({ host: h.host, state }, h.states.filter((s) => s === state).length);
+  }
 }

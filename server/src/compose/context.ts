@@ -5,13 +5,16 @@ import { ActionService } from '../app/actions/service.js';
 import { AccountService } from '../app/accounts.js';
 import { ChainEngine } from '../app/chains/advance.js';
 import { systemClock, systemTimers } from '../app/clock.js';
+import { CircuitBreaker } from '../app/destinations/breaker.js';
 import { destinationGuard } from '../app/domains/guard.js';
 import { DomainService } from '../app/domains/service.js';
 import type {
   ActionScheduler,
+  AlertJobs,
   CallbackOutbox,
   ChainCallbacks,
   Clock,
+  DestinationWakes,
   GateTimers,
   OperatorEvents,
   Timers,
@@ -20,7 +23,10 @@ import type {
 import { RateLimiter } from '../app/rate-limiter.js';
 import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
+import { AlertWatch } from '../app/alerts/watch.js';
+import { createAlertJobs, createOperatorEvents } from '../jobs/alerts.js';
 import { createCallbackOutbox } from '../jobs/callbacks.js';
+import { createDestinationWakes } from '../jobs/destination-wakes.js';
 import { createDomainCheckQueue } from '../jobs/domains.js';
 import { createGateTimers } from '../jobs/gate-timers.js';
 import { createPauseTimers } from '../jobs/pause-timers.js';
@@ -56,6 +62,14 @@ export interface ServiceContext {
   gateTimers: GateTimers;
   /** Where alertable facts are recorded (app/ports.ts OperatorEvents); alert rules read them. */
   operatorEvents: OperatorEvents;
+  /** Durable wakes of destinations' held deliveries (jobs/destination-wakes.ts). */
+  destinationWakes: DestinationWakes;
+  /** Every host's circuit breaker and flow control (app/destinations/breaker.ts), its state in PostgreSQL. */
+  breaker: CircuitBreaker;
+  /** Alert evaluations and messages as jobs (jobs/alerts.ts). */
+  alertJobs: AlertJobs;
+  /** What each account's alert rules watch, cached (the worker keeps it fresh from rule-change announcements). */
+  alertWatch: AlertWatch;
   accounts: AccountService;
   rateLimiter: RateLimiter;
   /** Pause and resume, as the service and the bulk runner (inside their transactions) use them. */
@@ -78,13 +92,13 @@ export async function buildContext(
   const clock = systemClock;
   // OpenTelemetry only when OTEL_EXPORTER_OTLP_ENDPOINT is set: its SDK is not even loaded otherwise.
   const tracing = await createTracing();
-  if (tracing) shutdown.add(() => tracing.shutdown().catch(() => undefined));
+  if (tracing) shutdown.add('the trace exporter', () => tracing.shutdown().catch(() => undefined));
   const waits = createWaits(config.timeScale);
   const probes = createVerificationProbes({
     dnsServers: config.dnsServers,
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
-  shutdown.add(() => probes.close().catch(() => undefined));
+  shutdown.add('the domain probes', () => probes.close().catch(() => undefined));
   const queue = await startJobQueue({
     databaseUrl: db.opened.url,
     role,
@@ -93,7 +107,7 @@ export async function buildContext(
     connectTimeoutMs: config.databaseTimeouts.connectMs,
     expireInSeconds: config.jobExpireSeconds,
   });
-  shutdown.add((graceful) =>
+  shutdown.add('the job queue (pg-boss)', (graceful) =>
     queue.stop(
       graceful
         ? { graceful: true, timeoutMs: config.shutdownTimeoutMs }
@@ -104,6 +118,8 @@ export async function buildContext(
   const outboxes = createCallbackOutbox(queue, clock);
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);
+  const alertJobs = createAlertJobs(queue);
+  const alertWatch = new AlertWatch(db.main, clock);
   const pauseDeps: PauseDeps = {
     scheduler,
     callbacks: outboxes.actions,
@@ -112,6 +128,8 @@ export async function buildContext(
     clock,
     waits,
   };
+  const operatorEvents = createOperatorEvents(alertJobs, alertWatch);
+  const destinationWakes = createDestinationWakes(queue);
   const actions = new ActionService(db.main, scheduler, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
     counters: db.counters,
@@ -130,8 +148,11 @@ export async function buildContext(
     callbacks: outboxes.actions,
     chainCallbacks: outboxes.chains,
     gateTimers,
-    // Until alert rules exist nothing reads operator events; recording them is then a no-op.
-    operatorEvents: { record: async () => undefined },
+    operatorEvents,
+    destinationWakes,
+    breaker: new CircuitBreaker({ store: db.main, clock, events: operatorEvents, wakes: destinationWakes }),
+    alertJobs,
+    alertWatch,
     accounts: new AccountService(db.main, clock),
     rateLimiter: new RateLimiter(db.counters, clock),
     pauseDeps,

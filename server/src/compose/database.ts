@@ -106,13 +106,13 @@ export async function openDatabases(
     alert: (m) => logger.warn(m),
     timeouts,
   });
-  shutdown.add(() => opened.close());
+  shutdown.add('the database (and its embedded server)', () => opened.close());
   // One view of the database per process: an outage is logged once, requests answer 503, /readyz says why.
   const availability = new DatabaseAvailability({
     probe: () => probeServer(opened.url, timeouts.connectMs),
     log: logger,
   });
-  shutdown.add(() => availability.close(), { first: true });
+  shutdown.add('the availability watch', () => availability.close(), { first: true });
   // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
@@ -124,12 +124,12 @@ export async function openDatabases(
       timeouts,
     }),
   );
-  shutdown.add(() => counters.close().catch(() => undefined));
+  shutdown.add('the counters pool', () => counters.close().catch(() => undefined));
   // Firing has its own connections: a claim never queues behind API transactions in the same process.
   const firing =
     role === 'api'
       ? undefined
       : new Database(await openOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
-  if (firing) shutdown.add(() => firing.close().catch(() => undefined));
+  if (firing) shutdown.add('the firing pool', () => firing.close().catch(() => undefined));
   return { opened, orm: opened.orm, main: opened.database, counters, firing, availability };
 }

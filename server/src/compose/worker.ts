@@ -1,4 +1,6 @@
 import { pauseAction, resumeAction } from '../app/actions/pause.js';
+import { AlertEvaluation } from '../app/alerts/evaluate.js';
+import { AlertSender } from '../app/alerts/send.js';
 import { GateTimeouts } from '../app/approvals/timers.js';
 import { BulkRunner } from '../app/bulk/runner.js';
 import { ApprovalRounds } from '../app/approvals/rounds.js';
@@ -8,11 +10,13 @@ import { Deliveries } from '../app/deliveries/deliver.js';
 import { AuditSealer } from '../app/audit.js';
 import { RetentionService } from '../app/retention.js';
 import { createChannels } from '../channels/registry.js';
+import { listenForRuleChanges, workAlerts } from '../jobs/alerts.js';
 import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
 import { workCallbacks } from '../jobs/callbacks.js';
 import { AuditSealerLoop } from '../jobs/audit-sealer.js';
 import { ChainWorker } from '../jobs/chain-worker.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
+import { workDestinationWakes } from '../jobs/destination-wakes.js';
 import { workDomainChecks } from '../jobs/domains.js';
 import { workGateTimers } from '../jobs/gate-timers.js';
 import { workResumes } from '../jobs/pause-timers.js';
@@ -34,7 +38,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const { main: database, availability } = db;
   const firing = db.firing!;
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
-  shutdown.add(() => outbound.close());
+  shutdown.add('the outbound HTTP client', () => outbound.close());
   const channels = createChannels(config.channels, {
     outbox: createSqlOutbox(database, clock),
     logger,
@@ -69,10 +73,15 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     approvals,
     tracing: ctx.tracing,
     settled: chainStepSettled,
+    breaker: ctx.breaker,
+    countDestination: ctx.countDestination,
+    operatorEvents: ctx.operatorEvents,
+    lateness: ctx.alertWatch,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
     outbox: ctx.callbacks,
+    countDestination: ctx.countDestination,
     outbound,
     waits,
     clock,
@@ -93,7 +102,9 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
       if (!availability.absorbs(err)) logger.warn({ err, nextDelayMs }, 'LISTEN reconnection failed');
     },
   });
-  shutdown.add(() => notifications.close());
+  shutdown.add('the LISTEN connection', () => notifications.close());
+  // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
+  await listenForRuleChanges(notifications, ctx.alertWatch);
 
   // The triggers, stopped together: the chain worker first, then the dispatcher and the queues' workers, each
   // finishing what it holds up to the shutdown deadline (nothing, after a failed start).
@@ -126,7 +137,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     availability,
   });
   let started = { dispatcher: false, chainWorker: false };
-  shutdown.add(async (graceful) => {
+  shutdown.add('the triggers (dispatcher, chain worker, queue workers)', async (graceful) => {
     const deadline = graceful ? config.shutdownTimeoutMs : 0;
     await auditSealer.stop();
     if (started.chainWorker) await chainWorker.stop();
@@ -146,7 +157,9 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     scheduler,
     callbacks: ctx.callbacks,
     clock,
+    waits,
     rounds: approvals,
+    events: ctx.operatorEvents,
   });
   workers.push(await workGateTimers(queue, timeouts, failedJob('gate timer')));
   await dispatcher.start();
@@ -154,6 +167,14 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   workers.push(await workCallbacks(queue, callbacks, failedJob('callback delivery')));
   workers.push(
     await workResumes(queue, (job) => ctx.pauses.resumeWhenDue(job), failedJob('resume of a pause')),
+  );
+  workers.push(
+    await workDestinationWakes(
+      queue,
+      (job) => ctx.breaker.wake(job),
+      (ids, accountId) => dispatcher.fireHeld(ids, accountId),
+      failedJob('destination wake'),
+    ),
   );
   await chainWorker.start();
   started = { ...started, chainWorker: true };
@@ -176,11 +197,28 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
         void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
     },
     handOn: (id) => bulkQueue.enqueue(database.sql, id),
+    events: ctx.operatorEvents,
   });
   const bulk = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
   // A run in progress ends after its page as soon as shutting down begins, so another worker carries on at once.
-  shutdown.add(() => bulk.stopRuns(), { first: true });
+  shutdown.add('the bulk-operation runs', () => bulk.stopRuns(), { first: true });
   workers.push(bulk.worker);
+
+  // Alerts: rules evaluated against recorded events, and their messages sent through the same adapters and outbox
+  // as approval messages (or as signed webhooks through the SSRF-guarded client).
+  const alerts = {
+    evaluation: new AlertEvaluation({ store: database, clock, waits, jobs: ctx.alertJobs }),
+    sender: new AlertSender({
+      store: database,
+      clock,
+      waits,
+      jobs: ctx.alertJobs,
+      channels: { send: (target, message) => channels[target.channel].send(target, message) },
+      outbound,
+      log: logger,
+    }),
+  };
+  workers.push(await workAlerts(queue, alerts, failedJob('alert job')));
 
   // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
   const maintenance = setInterval(() => {
@@ -189,6 +227,6 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     });
   }, 60_000);
   maintenance.unref();
-  shutdown.add(() => clearInterval(maintenance));
+  shutdown.add('the maintenance timer', () => clearInterval(maintenance));
   return dispatcher;
 }

@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
+import type { AlertRules } from '../app/alerts/rules.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
@@ -39,6 +40,7 @@ import { createMemoryLimiter } from './memory-limiter.js';
 import { trustedPeer } from './trusted-proxy.js';
 import { databaseUnavailable, errorHandler, requestValidationErrorHandler } from './errors.js';
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from './handlers/actions.js';
+import { alertRulesHandlers } from './handlers/alert-rules.js';
 import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, remindersHandlers, teamMembersHandlers } from './handlers/approvals.js';
@@ -69,6 +71,7 @@ export interface HttpDeps {
   replays: ActionReplays;
   bulkOperations: BulkOperations;
   destinations: Destinations;
+  alertRules: AlertRules;
   pauses: PauseService;
   chains: ChainService;
   quota: QuotaService;
@@ -142,7 +145,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         ? given
         : randomUUID();
     },
-    // N-L6: long parameters reach the routes (their own 404/422, counted by the rate limits) instead of the
+    // Long parameters reach the routes (their own 404/422, counted by the rate limits) instead of the
     // router's FST_ERR_MAX_PARAM_LENGTH answer, which echoed the path before any hook ran.
     routerOptions: { maxParamLength: 2048 },
     // Draining is answered by the hook below, in the error body every other answer has ({ code, message }).
@@ -198,7 +201,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
-    // N-L6: answers may hold secrets (a trigger token on create, header values for write keys): never cached,
+    // Answers may hold secrets (a trigger token on create, header values for write keys): never cached,
     // never sniffed into another type. Pages set their own stricter headers.
     void reply.header('x-content-type-options', 'nosniff');
     const type = reply.getHeader('content-type');
@@ -309,6 +312,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     domains: domainsHandlers(deps.domains),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
     destinations: destinationsHandlers(deps.destinations),
+    alertRules: alertRulesHandlers(deps.alertRules),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
     reminders: remindersHandlers(deps.reminders, deps.reassignments, deps.actions, deps.pendingApprovals),

@@ -7,12 +7,10 @@ import type { RateLimiter } from '../app/rate-limiter.js';
 import { bearerToken, hashApiKey, requiredScope, type Scope } from '../domain/auth/api-key.js';
 import { CSRF_HEADER, cookieValue, SESSION_COOKIE } from '../domain/auth/console-session.js';
 import {
-  evaluate,
   type RateLimitName,
   type RateLimitRule,
   type RateLimitState,
   rule,
-  tightest,
 } from '../domain/rate-limit/policy.js';
 
 declare module 'fastify' {
@@ -27,17 +25,20 @@ export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState):
   void reply.header('X-RateLimit-Reset', String(state.reset));
 }
 
-/** Counts the request against `rules`, sets the headers of the tightest, and refuses with 429 when any is spent. */
+/** The limiter's decision as HTTP: the headers of the tightest limit, and a 429 when it is spent. */
+function answerRateLimit(reply: FastifyReply, state: RateLimitState): void {
+  setRateLimitHeaders(reply, state);
+  if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);
+}
+
+/** Counts the request against `rules`; sets the headers of the tightest, and refuses with 429 when any is spent. */
 export async function enforceRateLimits(
   limiter: RateLimiter,
   reply: FastifyReply,
   rules: RateLimitRule[],
   weight = 1,
 ): Promise<void> {
-  const states = await limiter.hit(rules, limiter.clock(), weight);
-  const state = tightest(states);
-  setRateLimitHeaders(reply, state);
-  if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);
+  answerRateLimit(reply, await limiter.check(rules, weight));
 }
 
 export interface AuthDeps {
@@ -91,22 +92,18 @@ export function authenticate(deps: AuthDeps) {
   return async (request: FastifyRequest, reply: FastifyReply, routeScope?: Scope): Promise<void> => {
     const { keyHash, refusal } = await callerKeyHash(request, deps);
     const names: RateLimitName[] = ['authenticated', ...(deps.routeLimits?.(request) ?? [])];
-    const now = deps.rateLimiter.clock();
     // One statement finds the key's holder and counts the request against the holder's limits.
-    const counted = keyHash ? await deps.rateLimiter.hitAsKeyHolder(keyHash, names, now) : null;
-    if (!counted) {
+    const admitted = keyHash
+      ? await deps.rateLimiter.admitKeyHolder(keyHash, names, deps.globalRateLimitFactor)
+      : null;
+    if (!admitted) {
       await enforceRateLimits(deps.rateLimiter, reply, [
         rule('unauthenticated', request.ip, deps.globalRateLimitFactor),
       ]);
       throw new UnauthorizedError(refusal);
     }
-    const principal = deps.accounts.principalOf(counted.holder);
-    const factor = deps.globalRateLimitFactor * principal.rateLimitFactor;
-    const state = tightest(
-      names.map((name) => evaluate(rule(name, principal.accountId, factor), counted.hits(name), now)),
-    );
-    setRateLimitHeaders(reply, state);
-    if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);
+    const principal = deps.accounts.principalOf(admitted.holder);
+    answerRateLimit(reply, admitted.state);
     const scope = requiredScope(request.method, routeScope);
     if (!principal.scopes.includes(scope))
       throw new ForbiddenError(`this API key lacks the '${scope}' scope`);

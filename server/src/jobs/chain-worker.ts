@@ -8,7 +8,7 @@ import type { Notifications } from '../persistence/notifications.js';
 /** How often due running steps are looked for; a delay is taken up within about this long of its due time. */
 const CHAIN_SCAN_INTERVAL_MS = 200;
 const BATCH = 100;
-/** How long a chain whose advance failed waits before the scan tries it again (N-M5). */
+/** How long a chain whose advance failed waits before the scan tries it again, so it cannot hold up other chains. */
 export const CHAIN_RETRY_BACKOFF_MS = 30_000;
 
 /**

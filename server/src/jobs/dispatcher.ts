@@ -186,6 +186,16 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * Fires due attempts a destination held, now that it may let them through (a destination wake). Each is tracked
+   * like a timer's; should this process die first, they are still due and any worker's overdue sweep fires them.
+   */
+  fireHeld(actionIds: readonly string[], accountId: string): void {
+    for (const id of actionIds)
+      if (!this.stopped && !this.admitted.has(id))
+        void this.track(this.fire(id, accountId)).catch(() => undefined);
+  }
+
   private arm(actionId: string, accountId: string, dueMs: number): void {
     if (this.stopped || this.armed.has(actionId)) return;
     // A little early, so the claim's round trip is made before the due time (Deliveries.fire sends at it).

@@ -1,4 +1,5 @@
-import type { DomainCheckQueue, DomainService } from '../app/domains/service.js';
+import type { DomainService } from '../app/domains/service.js';
+import type { DomainCheckQueue } from '../app/ports.js';
 import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 
 /** Background checks of pending domains as pg-boss jobs, written in the caller's transaction. */

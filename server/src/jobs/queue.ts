@@ -1,6 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import type { GateTimer } from '../app/ports.js';
+import type { DestinationWake, GateTimer } from '../app/ports.js';
 import { jobSqlOn, type Sql } from '../persistence/database.js';
 import { connectionConfig } from '../persistence/hosts.js';
 
@@ -20,6 +20,10 @@ export const QUEUES = Object.freeze({
   retention: 'sched.retention',
   /** One job per started bulk operation (and per hand-on when a run spends its time budget). */
   bulkOperation: 'sched.bulk-operation',
+  /** A destination's held deliveries, released: its circuit turns half-open or closes, its pause ends. */
+  destinationWake: 'sched.destination-wake',
+  /** Alert rules: an account's evaluation (when events are recorded, and when a waiting group is due) or one message. */
+  alerts: 'sched.alerts',
 } as const);
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -38,6 +42,11 @@ export interface JobPayloads {
   'sched.domain-check': { accountId: string; domain: string };
   'sched.retention': Record<string, never>;
   'sched.bulk-operation': { operationId: string };
+  'sched.destination-wake': DestinationWake;
+  /** `wakeAt`: the due time of a waiting group this evaluation was set for (app/alerts/evaluate.ts). */
+  'sched.alerts':
+    | { kind: 'evaluate'; accountId: string; wakeAt?: string }
+    | { kind: 'send'; notificationId: string };
 }
 
 /** How a worker takes its queue's jobs (pg-boss's work options we use). */

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import type { VerificationProbes } from '../app/domains/service.js';
+import type { VerificationProbes } from '../app/ports.js';
 import { fileProves, txtProves, verificationFileUrl, verificationRecord } from '../domain/domains/rules.js';
 import { createOutboundClient, type OutboundClient } from './http-client.js';
 
@@ -51,7 +51,7 @@ export function createVerificationProbes(opts: {
         maxResponseBytes: FILE_MAX_BYTES,
       });
       // One text for every transport failure: the reason (refused address, unknown name) would tell an outsider
-      // which internal names exist (N-L3).
+      // which internal names exist.
       if (r.kind !== 'response') return `${url} could not be fetched`;
       if (r.status !== 200) return `${url} answered ${r.status}`;
       if (r.bodyTruncated) return `${url} is longer than ${FILE_MAX_BYTES} bytes`;

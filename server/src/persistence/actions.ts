@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { ACTION_MODES, ErrorClass } from '@sched/contract';
+import type { ActionMode, ErrorClass } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
@@ -41,6 +41,8 @@ const CREATE_COLUMNS = [
   'chain_id',
   'chain_step_index',
   'traceparent',
+  'created_via',
+  'counted_occurrence',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];
@@ -155,7 +157,7 @@ export async function lockName(db: Sql, accountId: string, kind: string, value: 
 
 export interface ActionFilter {
   status?: ActionState;
-  mode?: (typeof ACTION_MODES)[number];
+  mode?: ActionMode;
   /** Matched against name and description, case-insensitively, as a plain substring. */
   search?: string;
   dedupKey?: string;
@@ -289,12 +291,19 @@ export async function lockAction(
   return (await (opts.skipLocked ? q.skipLocked() : q).executeTakeFirst()) ?? null;
 }
 
-export async function attemptsOf(db: Sql, actionId: string): Promise<DeliveryAttemptRow[]> {
-  return db
-    .selectFrom('delivery_attempts')
-    .selectAll()
-    .where('action_id', '=', actionId)
-    .orderBy('attempt_number')
-    .orderBy('started_at')
-    .execute();
+/**
+ * An action's newest `limit` attempts, newest first; with `before`, those strictly older than it (keyset on the start
+ * time and id, through the (action_id, started_at) index), so pages stay stable while a series adds attempts.
+ */
+export async function attemptPage(
+  db: Sql,
+  actionId: string,
+  c: { limit: number; before?: { at: Date; id: string } | null | undefined },
+): Promise<DeliveryAttemptRow[]> {
+  let q = db.selectFrom('delivery_attempts').selectAll().where('action_id', '=', actionId);
+  if (c.before) {
+    const { at, id } = c.before;
+    q = q.where((eb) => eb(eb.refTuple('started_at', 'id'), '<', eb.tuple(at, id)));
+  }
+  return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(c.limit).execute();
 }

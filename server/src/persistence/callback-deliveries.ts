@@ -1,4 +1,6 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import { isBlockedAddress } from '../domain/destinations/policy.js';
+import { countedNames, type SendSource } from '../domain/domains/rules.js';
 import type { Sql, Tables } from './database.js';
 
 export type CallbackStatus = 'pending' | 'delivered' | 'rejected' | 'abandoned';
@@ -27,6 +29,8 @@ export async function insertCallback(
       chain_id: c.chainId ?? null,
       event: c.event,
       url: c.url,
+      // Worked out once, so each delivery reads their verification with its row.
+      destination_names: countedNames(c.url, isBlockedAddress),
       envelope: c.envelope as Record<string, unknown>,
       status: 'pending',
       attempt_count: 0,
@@ -35,16 +39,21 @@ export async function insertCallback(
     .execute();
 }
 
-/** A callback with what its delivery needs from its action or chain (the signing secret). */
+/**
+ * A callback with what its delivery needs from its action or chain: the signing secret, whose act it is, and whether
+ * a name its URL counts against is verified (read with the row, so a verified host costs no statement more).
+ */
 export async function findCallback(
   db: Sql,
   id: string,
 ): Promise<
   | (Pick<
       Selectable<Tables['callback_deliveries']>,
-      'id' | 'url' | 'event' | 'envelope' | 'status' | 'attempt_count'
+      'id' | 'account_id' | 'url' | 'event' | 'envelope' | 'status' | 'attempt_count' | 'destination_names'
     > & {
       webhook_secret: string | null;
+      created_via: SendSource;
+      destination_verified: boolean;
     })
   | null
 > {
@@ -52,11 +61,33 @@ export async function findCallback(
     .selectFrom('callback_deliveries as c')
     .leftJoin('actions as a', 'a.id', 'c.action_id')
     .leftJoin('chains as ch', 'ch.id', 'c.chain_id')
-    .select(['c.id', 'c.url', 'c.event', 'c.envelope', 'c.status', 'c.attempt_count'])
-    .select((eb) => eb.fn.coalesce('a.webhook_secret', 'ch.webhook_secret').as('webhook_secret'))
+    .select([
+      'c.id',
+      'c.account_id',
+      'c.url',
+      'c.event',
+      'c.envelope',
+      'c.status',
+      'c.attempt_count',
+      'c.destination_names',
+    ])
+    .select((eb) => [
+      eb.fn.coalesce('a.webhook_secret', 'ch.webhook_secret').as('webhook_secret'),
+      eb.fn.coalesce('a.created_via', 'ch.created_via', sql.lit<SendSource>('api')).as('created_via'),
+      eb
+        .exists(
+          eb
+            .selectFrom('domains as d')
+            .select('d.domain')
+            .whereRef('d.account_id', '=', 'c.account_id')
+            .where(sql<boolean>`d.domain = any(c.destination_names)`)
+            .where('d.verified', '=', true),
+        )
+        .as('destination_verified'),
+    ])
     .where('c.id', '=', id)
     .executeTakeFirst();
-  return row ?? null;
+  return row ? { ...row, destination_verified: row.destination_verified === true } : null;
 }
 
 /** Records one delivery attempt of a pending callback. */

@@ -90,7 +90,7 @@ export async function chainsToAdvance(db: Sql, now: Date, limit: number): Promis
 }
 
 /**
- * Puts off a chain whose advance failed (N-M5): its running step, if due, is due again only at `until`, so the scan
+ * Puts off a chain whose advance failed (a bad one must not hold up the others): its running step, if due, is due again only at `until`, so the scan
  * takes up other chains meanwhile instead of getting the same failing ids back. A settle of its action later marks
  * it due again at once, as usual.
  */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ActionState } from '../domain/action/states.js';
 import type { HoldReason } from '@sched/contract';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
+import type { CircuitState } from '../domain/destinations/circuit.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import type { ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
@@ -11,6 +12,10 @@ const WEBHOOK: ActionRow['mode'] = 'webhook';
 const APPROVAL: ActionRow['mode'] = 'approval';
 const EXECUTING: ActionState = 'executing';
 const PAUSED: HoldReason = 'paused';
+const CIRCUIT: HoldReason = 'circuit';
+const OPEN: CircuitState = 'open';
+const HALF_OPEN: CircuitState = 'half_open';
+const DISABLED: CircuitState = 'disabled';
 
 /** One attempt as the attempt log records it. */
 export interface AttemptRecord {
@@ -68,22 +73,31 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 }
 
 // Every attempt runs these two, for every attempt of a turn of the event loop at once (app/tick-batch.ts): fixed
-// texts (see fixedStatement), constants interpolated once. A webhook to a paused destination (issue 24) is `held`:
-// absent from the answer, so it stays durable and due, spends no attempt, and the overdue sweep fires it again; the
-// check is a primary-key probe of `destinations` inside the same statement, so an account without destination
-// settings pays no extra round trip. One to a host with flow control (`limited`) comes back unclaimed, for the
-// careful path, which takes the host's slot under its row lock (persistence/destinations.ts `takeFlowSlot`). Rows are locked in id order, so two workers claiming
-// overlapping batches wait for each other instead of deadlocking.
+// texts (see fixedStatement), constants interpolated once. A webhook to a paused destination (issue 24), or to one
+// whose circuit is open (before its `next_probe_at`) or disabled, is `held`: absent from the answer, so it stays
+// durable and due and spends no attempt; the wake of its destination (app/destinations/breaker.ts) or the overdue
+// sweep fires it again. The check is a primary-key probe of `destinations` inside the same statement, so a host
+// without a row pays no extra round trip. One to a host with flow control or a circuit due for a probe (`limited`)
+// comes back unclaimed, for the careful path, which decides under the host's row lock (CircuitBreaker.admit). Rows
+// are locked in id order, so two workers claiming overlapping batches wait for each other instead of deadlocking.
+// A send whose destination threshold counts it when it is made (`counted_occurrence` behind `recurrence_index`: a
+// series' later occurrence to an unverified host) also takes the careful path; a verified destination's is null, so
+// its sends pay nothing for the threshold.
 const claimStatement = fixedStatement<
   ActionRow & { claimed: boolean; was_held_since: Date | null; was_held_by: HoldReason | null }
 >(
   `with held as (
-     select a.id from actions a
+     select a.id, case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
+                       then '${PAUSED}' else '${CIRCUIT}' end as reason
+       from actions a
        join destinations d on d.account_id = a.account_id and d.host = a.destination_host
       where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
-        and d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
+        and ((d.paused_at is not null and (d.paused_until is null or d.paused_until > $6))
+             or d.circuit_state = '${DISABLED}'
+             or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $6))
    ), marked as (
-     update actions set held_since = coalesce(held_since, $6), held_by = coalesce(held_by, '${PAUSED}')
+     update actions set held_since = coalesce(held_since, $6),
+       held_by = coalesce(held_by, (select reason from held where held.id = actions.id))
       where id in (select id from actions
                     where id in (select id from held) and held_since is null
                       and status = any($4::text[]) and next_attempt_at <= $5
@@ -92,7 +106,8 @@ const claimStatement = fixedStatement<
    ), limited as (
      select a.id from actions a
        join destinations d on d.account_id = a.account_id and d.host = a.destination_host
-      where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}' and d.flow is not null
+      where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
+        and (d.flow is not null or d.circuit_state in ('${OPEN}', '${HALF_OPEN}'))
    ), candidate as (
      select id, held_since, held_by from actions
       where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
@@ -101,6 +116,7 @@ const claimStatement = fixedStatement<
         and (coordination -> 'on_execute' is null
              or (mode = '${WEBHOOK}' and attempt_count > 0)
              or (mode = '${APPROVAL}' and gate ->> 'sent_at' is not null))
+        and (mode <> '${WEBHOOK}' or counted_occurrence is null or counted_occurrence = recurrence_index)
       order by id
         for update
    ), claimed as (

@@ -1,7 +1,9 @@
-import type { CircuitSettings, FlowSettings } from '@sched/contract';
+import type { CircuitSettings, FlowSettings, HoldReason } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
-import { decideFlow, type FlowDecision } from '../domain/destinations/flow.js';
+import type { ErrorClass } from '../domain/delivery/error-class.js';
+import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
+import { CLOSED_CIRCUIT, type CircuitRecord, type CircuitState } from '../domain/destinations/circuit.js';
 import type { Sql, Tables } from './database.js';
 
 /** A `destinations` row (persistence/entities/destination.ts). */
@@ -10,6 +12,9 @@ export type DestinationRow = Selectable<Tables['destinations']>;
 const EXECUTING: ActionState = 'executing';
 const DUE: readonly ActionState[] = ['scheduled', 'resolved'];
 const FAILED: ActionState = 'failed';
+const CLOSED: CircuitState = 'closed';
+const RETRYABLE: DeliveryOutcome = 'retryable';
+const BLOCKED: ErrorClass = 'blocked';
 
 export async function findDestination(
   db: Sql,
@@ -145,23 +150,43 @@ export async function listDestinationRows(db: Sql, accountId: string): Promise<D
   return db.selectFrom('destinations').selectAll().where('account_id', '=', accountId).execute();
 }
 
-/**
- * Flow control's slot for one request to `host` (issue 24), inside the claim's transaction: the host's row is
- * locked, so the claims of every worker to that host take turns, and the in-flight count read after the lock sees
- * every claim committed before it. Null when the host has no flow settings (nothing to take).
- */
-export async function takeFlowSlot(
+/** Locks the host's row for a decision of its flow control or circuit; undefined when the host has no row. */
+export async function lockDestination(
   db: Sql,
-  s: { accountId: string; host: string; actionId: string; now: Date },
-): Promise<FlowDecision | null> {
-  const row = await db
+  accountId: string,
+  host: string,
+): Promise<DestinationRow | undefined> {
+  return db
     .selectFrom('destinations')
-    .select(['flow', 'rate_window_start', 'rate_window_count'])
-    .where('account_id', '=', s.accountId)
-    .where('host', '=', s.host)
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('host', '=', host)
     .forUpdate()
     .executeTakeFirst();
-  if (!row?.flow) return null;
+}
+
+/** Locks the host's row, creating it (with the defaults) first when it has none. */
+export async function lockOrCreateDestination(
+  db: Sql,
+  accountId: string,
+  host: string,
+  now: Date,
+): Promise<DestinationRow> {
+  const row = await lockDestination(db, accountId, host);
+  if (row) return row;
+  await db
+    .insertInto('destinations')
+    .values({ account_id: accountId, host, created_at: now, updated_at: now } as never)
+    .onConflict((oc) => oc.columns(['account_id', 'host']).doNothing())
+    .execute();
+  return (await lockDestination(db, accountId, host))!;
+}
+
+/** Requests to the host in flight now (`executing` under a live lease), other than `actionId`'s. */
+export async function requestsInFlight(
+  db: Sql,
+  s: { accountId: string; host: string; actionId: string; now: Date },
+): Promise<number> {
   const running = await db
     .selectFrom('actions')
     .select(sql<number>`count(*)::int`.as('n'))
@@ -171,17 +196,170 @@ export async function takeFlowSlot(
     .where('lease_until', '>', s.now)
     .where('id', '<>', s.actionId)
     .executeTakeFirstOrThrow();
-  const decision = decideFlow(
-    row.flow,
-    { inFlight: running.n, windowStart: row.rate_window_start, windowCount: row.rate_window_count },
-    s.now,
-  );
-  if (decision.admit && row.flow.rate !== undefined)
-    await db
-      .updateTable('destinations')
-      .set({ rate_window_start: decision.windowStart, rate_window_count: decision.windowCount })
-      .where('account_id', '=', s.accountId)
-      .where('host', '=', s.host)
-      .execute();
-  return decision;
+  return running.n;
+}
+
+export async function saveRateWindow(
+  db: Sql,
+  s: { accountId: string; host: string; windowStart: Date; windowCount: number },
+): Promise<void> {
+  await db
+    .updateTable('destinations')
+    .set({ rate_window_start: s.windowStart, rate_window_count: s.windowCount })
+    .where('account_id', '=', s.accountId)
+    .where('host', '=', s.host)
+    .execute();
+}
+
+/** The circuit of a host's row, as domain/destinations/circuit.ts reads it (a host without a row is closed). */
+export function circuitRecordOf(row: DestinationRow | undefined): CircuitRecord {
+  if (!row) return { ...CLOSED_CIRCUIT };
+  return {
+    state: row.circuit_state,
+    openedAt: row.circuit_opened_at,
+    nextProbeAt: row.circuit_next_probe_at,
+    reopens: row.circuit_reopens,
+    probeUntil: row.circuit_probe_until,
+    windowStart: row.circuit_window_start,
+    windowFailures: row.circuit_window_failures,
+    checkAt: row.circuit_check_at,
+  };
+}
+
+export async function saveCircuit(
+  db: Sql,
+  s: { accountId: string; host: string; circuit: CircuitRecord; now: Date },
+): Promise<void> {
+  const c = s.circuit;
+  await db
+    .updateTable('destinations')
+    .set({
+      circuit_state: c.state,
+      circuit_opened_at: c.openedAt,
+      circuit_next_probe_at: c.nextProbeAt,
+      circuit_reopens: c.reopens,
+      circuit_probe_until: c.probeUntil,
+      circuit_window_start: c.windowStart,
+      circuit_window_failures: c.windowFailures,
+      circuit_check_at: c.checkAt,
+      updated_at: s.now,
+    })
+    .where('account_id', '=', s.accountId)
+    .where('host', '=', s.host)
+    .execute();
+}
+
+/**
+ * The attempts to the host that started at or after `since`, at most `limit` of them (`more` when there were more),
+ * and how many of those failed retryably (the circuit's failures, domain/destinations/circuit.ts `signalOf`).
+ */
+export async function attemptsSince(
+  db: Sql,
+  s: { accountId: string; host: string; since: Date; limit: number },
+): Promise<{ attempts: number; failures: number; more: boolean }> {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('delivery_attempts as d')
+        .innerJoin('actions as a', 'a.id', 'd.action_id')
+        .select(['d.outcome', 'd.error_class'])
+        .where('a.account_id', '=', s.accountId)
+        .where('a.destination_host', '=', s.host)
+        .where('d.started_at', '>=', s.since)
+        .limit(s.limit + 1)
+        .as('w'),
+    )
+    .select([
+      sql<number>`count(*)::int`.as('attempts'),
+      sql<number>`count(*) filter (where w.outcome = ${RETRYABLE} and w.error_class is distinct from ${BLOCKED})::int`.as(
+        'failures',
+      ),
+    ])
+    .executeTakeFirstOrThrow();
+  const more = row.attempts > s.limit;
+  return { attempts: Math.min(row.attempts, s.limit), failures: row.failures, more };
+}
+
+/**
+ * Due deliveries to the host that their destination held (`held_since` set), by due time: what a wake fires. `after`
+ * continues a wake that fired a full batch.
+ */
+export async function heldDeliveries(
+  db: Sql,
+  s: {
+    accountId: string;
+    host: string;
+    now: Date;
+    limit: number;
+    after?: { at: Date; id: string } | undefined;
+  },
+): Promise<{ id: string; due: Date }[]> {
+  let q = db
+    .selectFrom('actions')
+    .select(['id', 'next_attempt_at as due'])
+    .where('account_id', '=', s.accountId)
+    .where('destination_host', '=', s.host)
+    .where('held_since', 'is not', null)
+    .where('status', 'in', DUE)
+    .where('next_attempt_at', '<=', s.now);
+  if (s.after) {
+    const after = s.after;
+    q = q.where((eb) =>
+      eb.or([
+        eb('next_attempt_at', '>', after.at),
+        eb.and([eb('next_attempt_at', '=', after.at), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(s.limit).execute();
+  return rows.map((r) => ({ id: r.id, due: r.due! }));
+}
+
+/** Destinations whose circuit is not closed, by state (every account; the /metrics gauges). */
+export async function circuitStateCounts(db: Sql): Promise<{ state: CircuitState; n: number }[]> {
+  return db
+    .selectFrom('destinations')
+    .select(['circuit_state as state', sql<number>`count(*)::int`.as('n')])
+    .where('circuit_state', '<>', CLOSED)
+    .groupBy('circuit_state')
+    .execute();
+}
+
+/** Due deliveries held by their destination now, by reason (every account; the /metrics gauges). */
+export async function heldCounts(db: Sql): Promise<{ reason: HoldReason; n: number }[]> {
+  const rows = await db
+    .selectFrom('actions')
+    .select(['held_by', sql<number>`count(*)::int`.as('n')])
+    .where('held_since', 'is not', null)
+    .where('status', 'in', DUE)
+    .groupBy('held_by')
+    .execute();
+  return rows.filter((r) => r.held_by !== null).map((r) => ({ reason: r.held_by!, n: r.n }));
+}
+
+/**
+ * The `limit` hosts with the most held deliveries (every account summed), then those with a circuit not closed,
+ * with the state of each such circuit (one per account): the per-host gauges of SCHED_METRICS_HOST_LABELS.
+ */
+export async function topHeldHosts(
+  db: Sql,
+  limit: number,
+): Promise<{ host: string; held: number; states: CircuitState[] }[]> {
+  const { rows } = await sql<{ host: string; held: number; states: CircuitState[] | null }>`
+    with held as (
+      select destination_host as host, count(*)::int as held from actions
+       where held_since is not null and status = any(${DUE as ActionState[]}::text[]) and destination_host is not null
+       group by destination_host
+    ), hosts as (
+      select host from held
+      union
+      select host from destinations where circuit_state <> ${CLOSED}
+    )
+    select h.host, coalesce(held.held, 0) as held,
+           (select array_agg(d.circuit_state) from destinations d
+             where d.host = h.host and d.circuit_state <> ${CLOSED}) as states
+      from hosts h left join held on held.host = h.host
+     order by held desc nulls last, h.host
+     limit ${limit}`.execute(db);
+  return rows.map((r) => ({ host: r.host, held: r.held, states: r.states ?? [] }));
 }

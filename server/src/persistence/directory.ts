@@ -99,7 +99,7 @@ export function teamMemberAddresses(db: Sql, accountId: string, id: string) {
 
 /**
  * The contact or team member whose stored email or phone is exactly `address` (an anonymous value may name a
- * recipient only this way: N-M1). Team members first; null when none.
+ * recipient only this way, so an anonymous caller never chooses who approves). Team members first; null when none.
  */
 export async function directoryEntryByAddress(
   db: Sql,

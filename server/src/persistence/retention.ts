@@ -9,7 +9,7 @@ export interface PurgeCounts {
   delivery_attempts: number;
   reminder_events: number;
   outbox_messages: number;
-  /** Ended chains, with their steps (by cascade) and callback deliveries (spec PL5). */
+  /** Ended chains, with their steps (by cascade) and callback deliveries (spec 8: history retention). */
   chains: number;
   /** Audit events, dropped only as a whole prefix of each account's chain (persistence/audit-events.ts). */
   audit_events: number;
@@ -28,7 +28,7 @@ const planAccounts = (db: Sql, plan: Plan) => db.selectFrom('accounts').select('
 
 /**
  * Attempts older than `cutoff` of the plan's live actions (a recurring series lives for ever; its attempt log must
- * not: N-L2). Terminal actions' attempts go with their action.
+ * not, or its history would grow without bound). Terminal actions' attempts go with their action.
  */
 function expiredLiveAttempts(db: Sql, plan: Plan, cutoff: Date) {
   return db

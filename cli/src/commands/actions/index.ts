@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { configureActionsAttemptsCommand } from './attempts.js';
 import { configureActionsCancelCommand } from './cancel.js';
 import { configureActionsCreateCommand } from './create.js';
 import { configureActionsGetCommand } from './get.js';
@@ -9,11 +10,12 @@ import { configureActionsWatchCommand } from './watch.js';
 import { configureActionsPauseCommand } from './pause.js';
 import { configureActionsResumeCommand } from './resume.js';
 
-export function configureActionsCommands(program: Command): void {
+export function configureActionsCommand(program: Command): void {
   const actions = program.command('actions').description('scheduled webhook actions');
   configureActionsCreateCommand(actions);
   configureActionsListCommand(actions);
   configureActionsGetCommand(actions);
+  configureActionsAttemptsCommand(actions);
   configureActionsCancelCommand(actions);
   configureActionsRetryCommand(actions);
   configureActionsReplayCommand(actions);
@@ -21,6 +23,3 @@ export function configureActionsCommands(program: Command): void {
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
 }
-
-// The renderers moved to actions/show.ts; other nouns (approvals) and tests import them from here too.
-export { printCreated, createdSummary, describeAction, relativeTime } from './show.js';

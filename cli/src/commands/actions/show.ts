@@ -1,4 +1,4 @@
-import type { Action, CreateActionResult } from '@sched/sdk';
+import type { Action, CreateActionResult, DeliveryAttempt } from '@sched/sdk';
 import type { Command } from 'commander';
 import { formatFields, formatTable, printText } from '../../runtime.js';
 
@@ -80,7 +80,21 @@ export function describeAction(action: Action, now: Date): string {
     ['created_at', action.created_at],
     ['updated_at', action.updated_at],
   ]);
-  const rows = action.delivery_attempts.map((a) => ({
+  const rows = attemptRows(action.delivery_attempts);
+  const attempts = rows.length ? indent(formatTable(rows, ATTEMPT_COLUMNS)) : '  none yet';
+  const older = action.delivery_attempts_more
+    ? `\n  (older attempts: sched actions attempts ${action.id})`
+    : '';
+  return `${fields}\n\ndelivery attempts:\n${attempts}${older}`;
+}
+
+/** Delivery attempts as the tables of `actions get` and `actions attempts` show them. */
+export function attemptTable(attempts: readonly DeliveryAttempt[]) {
+  return { rows: attemptRows(attempts), columns: ATTEMPT_COLUMNS };
+}
+
+function attemptRows(attempts: readonly DeliveryAttempt[]): Record<string, unknown>[] {
+  return attempts.map((a) => ({
     attempt: a.attempt_number,
     started_at: a.started_at,
     lateness_ms: a.lateness_ms,
@@ -88,8 +102,6 @@ export function describeAction(action: Action, now: Date): string {
     outcome: a.outcome,
     error: a.error,
   }));
-  const attempts = rows.length ? indent(formatTable(rows, ATTEMPT_COLUMNS)) : '  none yet';
-  return `${fields}\n\ndelivery attempts:\n${attempts}`;
 }
 
 /** The fields every action starts with, webhook or approval. */

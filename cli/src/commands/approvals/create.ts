@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { client, collectOption } from '../../runtime.js';
-import { printCreated } from '../actions/index.js';
+import { printCreated } from '../actions/show.js';
 import {
   CONFIRMATION_MODES,
   CREATE_EXAMPLES,

@@ -3,10 +3,7 @@ import { configureApprovalsCreateCommand } from './create.js';
 import { configureApprovalsPendingCommand } from './pending.js';
 import { configureApprovalsReassignCommand } from './reassign.js';
 
-export type { CreateApprovalOptions } from './show.js';
-export { approvalSummary, buildApprovalInput, contentTypeOf } from './show.js';
-
-export function configureApprovalsCommands(program: Command): void {
+export function configureApprovalsCommand(program: Command): void {
   const approvals = program
     .command('approvals')
     .description('ask people to approve, then (optionally) run a request; read them with `actions get`');

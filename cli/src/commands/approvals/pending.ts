@@ -1,6 +1,6 @@
-import { GATE_CHANNEL } from '@sched/contract';
+import { apiContract, GATE_CHANNEL } from '@sched/contract';
 import { type Command, Option } from 'commander';
-import { client, print } from '../../runtime.js';
+import { client, parseOptions, print } from '../../runtime.js';
 
 const COLUMNS = ['id', 'name', 'status', 'expires_at', 'overdue', 'waiting_on'];
 
@@ -31,13 +31,17 @@ export function configureApprovalsPendingCommand(approvals: Command): void {
         },
         cmd: Command,
       ) => {
-        const page = await client(cmd).pendingApprovals({
+        const query = parseOptions(apiContract.reminders.pending.query, {
           ...(opts.status ? { status: opts.status } : {}),
           ...(opts.recipient ? { recipient: opts.recipient } : {}),
-          ...(opts.overdue ? { overdue: 'true' as const } : {}),
-          ...(opts.channel ? { channel: opts.channel as never } : {}),
-          page: Number(opts.page),
-          per_page: Number(opts.perPage),
+          ...(opts.overdue ? { overdue: 'true' } : {}),
+          ...(opts.channel ? { channel: opts.channel } : {}),
+          page: opts.page,
+          per_page: opts.perPage,
+        });
+        const page = await client(cmd).pendingApprovals({
+          ...query,
+          overdue: query.overdue === undefined ? undefined : query.overdue ? 'true' : 'false',
         });
         print(cmd, page, {
           rows: page.data.map((a) => ({

@@ -7,7 +7,7 @@ import {
 } from '@sched/contract';
 import type { Action, ApprovalInput, GateChannel } from '@sched/sdk';
 import { formatFields, UsageError } from '../../runtime.js';
-import { relativeTime } from '../actions/index.js';
+import { relativeTime } from '../actions/show.js';
 import { duration, oneOf } from '../actions/request.js';
 
 /*

@@ -17,7 +17,7 @@ Examples:
 `;
 
 /** `sched bulk <verb>`: one file per verb (cli/src/commands/bulk/). */
-export function configureBulkCommands(program: Command): void {
+export function configureBulkCommand(program: Command): void {
   const bulk = program
     .command('bulk')
     .description('act on many actions at once: a dry run first, then --yes')

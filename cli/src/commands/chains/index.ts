@@ -4,13 +4,10 @@ import { configureChainsListCommand } from './list.js';
 import { configureChainsGetCommand } from './get.js';
 import { configureChainsCancelCommand } from './cancel.js';
 
-export function configureChainsCommands(program: Command): void {
+export function configureChainsCommand(program: Command): void {
   const chains = program.command('chains').description('chains of HTTP calls, approval gates and delays');
   configureChainsCreateCommand(chains);
   configureChainsListCommand(chains);
   configureChainsGetCommand(chains);
   configureChainsCancelCommand(chains);
 }
-
-// Renderers live in chains/show.ts; tests import them from here.
-export { describeChain, readChainFile } from './show.js';

@@ -1,6 +1,6 @@
-import type { ChatChannelName } from '@sched/contract';
+import { type ChatChannelName, NotificationChannelCreate } from '@sched/contract';
 import { type Command, Option } from 'commander';
-import { client, print } from '../../runtime.js';
+import { client, parseOptions, print } from '../../runtime.js';
 import { CHANNEL_TYPES, table } from './show.js';
 
 export function configureChannelsCreateCommand(channels: Command): void {
@@ -11,11 +11,12 @@ export function configureChannelsCreateCommand(channels: Command): void {
     .addOption(new Option('--type <type>', 'slack or teams').choices(CHANNEL_TYPES).makeOptionMandatory())
     .requiredOption('--webhook-url <url>', 'the incoming webhook URL Slack or Teams gave you')
     .action(async (opts: { name: string; type: ChatChannelName; webhookUrl: string }, cmd: Command) => {
-      const data = await client(cmd).channels.create({
+      const body = parseOptions(NotificationChannelCreate, {
         name: opts.name,
         type: opts.type,
         webhook_url: opts.webhookUrl,
       });
+      const data = await client(cmd).channels.create(body);
       print(cmd, { data }, table([data]));
     });
 }

@@ -5,9 +5,7 @@ import { configureChannelsGetCommand } from './get.js';
 import { configureChannelsUpdateCommand } from './update.js';
 import { configureChannelsDeleteCommand } from './delete.js';
 
-export { maskWebhookUrl } from './show.js';
-
-export function configureChannelsCommands(program: Command): void {
+export function configureChannelsCommand(program: Command): void {
   const channels = program
     .command('channels')
     .description('Slack and Teams destinations for approvals: recipients `channel:<id>` (Business plan)');

@@ -1,5 +1,6 @@
+import { NotificationChannelUpdate } from '@sched/contract';
 import type { Command } from 'commander';
-import { client, print, UsageError } from '../../runtime.js';
+import { client, parseOptions, print, UsageError } from '../../runtime.js';
 import { table } from './show.js';
 
 export function configureChannelsUpdateCommand(channels: Command): void {
@@ -11,10 +12,11 @@ export function configureChannelsUpdateCommand(channels: Command): void {
     .action(async (id: string, opts: { name?: string; webhookUrl?: string }, cmd: Command) => {
       if (opts.name === undefined && opts.webhookUrl === undefined)
         throw new UsageError('give --name and/or --webhook-url');
-      const data = await client(cmd).channels.update(id, {
+      const body = parseOptions(NotificationChannelUpdate, {
         ...(opts.name !== undefined ? { name: opts.name } : {}),
         ...(opts.webhookUrl !== undefined ? { webhook_url: opts.webhookUrl } : {}),
       });
+      const data = await client(cmd).channels.update(id, body);
       print(cmd, { data }, table([data]));
     });
 }

@@ -4,7 +4,7 @@ import { configureConfigUnsetCommand } from './unset.js';
 import { configureConfigGetCommand } from './get.js';
 import { configureConfigPathCommand } from './path.js';
 
-export function configureConfigCommands(program: Command): void {
+export function configureConfigCommand(program: Command): void {
   const config = program
     .command('config')
     .description('the API URL and key saved for this user (SCHED_API_URL / SCHED_API_KEY still win)');

@@ -5,7 +5,7 @@ import { configureDomainsCheckCommand } from './check.js';
 import { configureDomainsGetCommand } from './get.js';
 import { configureDomainsRemoveCommand } from './remove.js';
 
-export function configureDomainsCommands(program: Command): void {
+export function configureDomainsCommand(program: Command): void {
   const domains = program
     .command('domains')
     .description(

@@ -1,7 +1,7 @@
 import { ApiKeyCreate } from '@sched/contract';
 import type { Command } from 'commander';
 import { client, parseOptions, printText, UsageError } from '../../runtime.js';
-import { createKeyInAccount } from '../admin-keys/create.js';
+import { createKeyInAccount } from '../admin/keys/create.js';
 
 export function configureKeysCreateCommand(keys: Command): void {
   keys

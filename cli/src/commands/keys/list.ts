@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { client, print } from '../../runtime.js';
-import { listKeysOfAccount } from '../admin-keys/list.js';
+import { listKeysOfAccount } from '../admin/keys/list.js';
 import { KEY_COLUMNS, keyRow } from './show.js';
 
 export function configureKeysListCommand(keys: Command): void {

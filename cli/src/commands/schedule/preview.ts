@@ -35,8 +35,7 @@ export function describePreview(p: SchedulePreview): string {
   ].join('\n');
 }
 
-export function configureScheduleCommands(program: Command): void {
-  const schedule = program.command('schedule').description('schedules, before anything is created');
+export function configureSchedulePreviewCommand(schedule: Command): void {
   schedule
     .command('preview')
     .description('list when a schedule runs (calendar times), with DST gaps and folds and warnings')

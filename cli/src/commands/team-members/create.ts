@@ -1,5 +1,6 @@
+import { TeamMemberCreate } from '@sched/contract';
 import type { Command } from 'commander';
-import { client, print, UsageError } from '../../runtime.js';
+import { client, parseOptions, print, UsageError } from '../../runtime.js';
 import { table } from './show.js';
 
 export function configureTeamMembersCreateCommand(members: Command): void {
@@ -12,11 +13,7 @@ export function configureTeamMembersCreateCommand(members: Command): void {
     .action(async (opts: { name: string; email?: string; phone?: string }, cmd: Command) => {
       // Web Push subscriptions come from a browser, through the API; the CLI adds people reachable by mail or SMS.
       if (!opts.email && !opts.phone) throw new UsageError('give --email or --phone (or both)');
-      const data = await client(cmd).teamMembers.create({
-        name: opts.name,
-        ...(opts.email ? { email: opts.email } : {}),
-        ...(opts.phone ? { phone: opts.phone } : {}),
-      });
+      const data = await client(cmd).teamMembers.create(parseOptions(TeamMemberCreate, opts));
       print(cmd, { data }, table([data]));
     });
 }

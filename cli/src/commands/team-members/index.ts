@@ -5,7 +5,7 @@ import { configureTeamMembersGetCommand } from './get.js';
 import { configureTeamMembersUpdateCommand } from './update.js';
 import { configureTeamMembersDeleteCommand } from './delete.js';
 
-export function configureTeamMembersCommands(program: Command): void {
+export function configureTeamMembersCommand(program: Command): void {
   const members = program
     .command('team-members')
     .description('people whose ids can be approval recipients (email, SMS, Web Push)');

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { isBlockedAddress } from '../../domain/destinations/policy.js';
+import { countedNames, type SendSource } from '../../domain/domains/rules.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { type ActionRow, insertAction, type NewAction } from '../../persistence/actions.js';
 import { insertAttachments } from '../../persistence/approvals/attachments.js';
@@ -36,6 +38,16 @@ export type ActionOrigin =
   | { kind: 'chain_step'; chainId: string; stepIndex: number }
   | { kind: 'post_approval'; approvalId: string };
 
+/**
+ * How an action's first send meets the destination threshold: counted by the create (`created`), counted when
+ * it is sent (`at_send`: a later round's post-approval request), or not counted (`none`: a verified or private
+ * destination, or no request).
+ */
+type FirstSendCount = 'created' | 'at_send' | 'none';
+
+/** `counted_occurrence` for each: the first occurrence (index 0) counted, none counted yet, or never counted. */
+const COUNTED_OCCURRENCE: Record<FirstSendCount, number | null> = { created: 0, at_send: -1, none: null };
+
 export interface CreateCoreDeps {
   scheduler: ActionScheduler;
   /** The destination-domain threshold (app/domains/guard.ts); unset (unit tests) counts nothing. */
@@ -63,6 +75,13 @@ export interface NewActionInput {
   countLater?: ((period: string, amount: number) => void) | undefined;
   /** The creating request's W3C `traceparent`, kept for the delivery span to link to. */
   traceparent?: string | null | undefined;
+  /** Whose act the create is: its sends count in the owner's counters (`api`, default) or the triggers'. */
+  source?: SendSource | undefined;
+  /**
+   * A post-approval request of a recurring approval's later round: its send is counted when it is sent (the
+   * approval's create counted only the first round's).
+   */
+  countAtSend?: boolean | undefined;
 }
 
 /**
@@ -77,6 +96,8 @@ export function newActionRow(
     origin: ActionOrigin;
     now: Date;
     traceparent?: string | null;
+    source?: SendSource | undefined;
+    firstSend?: FirstSendCount;
   },
 ): NewAction {
   const { origin, now } = ctx;
@@ -109,6 +130,8 @@ export function newActionRow(
     chain_id: origin.kind === 'chain_step' ? origin.chainId : null,
     chain_step_index: origin.kind === 'chain_step' ? origin.stepIndex : null,
     traceparent: ctx.traceparent ?? null,
+    created_via: ctx.source ?? 'api',
+    counted_occurrence: COUNTED_OCCURRENCE[ctx.firstSend ?? 'none'],
     created_at: now,
     updated_at: now,
   };
@@ -143,14 +166,19 @@ export async function writeNewAction(
   deps: CreateCoreDeps,
 ): Promise<ActionRow> {
   const { owner, action: p, gate, origin, now } = input;
+  let firstSend: FirstSendCount = 'none';
   if (origin.kind !== 'post_approval') {
     if (!owner.plan) throw new Error(`a create of origin ${origin.kind} is checked against its plan`);
     if (p.request && deps.countDestination) {
-      await deps.countDestination(db, owner.accountId, p.request.url, now, {
+      const counted = await deps.countDestination(db, owner.accountId, p.request.url, now, {
         unverified: input.destinationUnverified ?? false,
+        source: input.source,
       });
+      if (counted) firstSend = 'created';
     }
     await takeActionQuota(db, owner, now, input.countLater);
+  } else if (input.countAtSend && p.request && countedNames(p.request.url, isBlockedAddress).length > 0) {
+    firstSend = 'at_send';
   }
 
   const row = await insertAction(
@@ -161,6 +189,8 @@ export async function writeNewAction(
       origin,
       now,
       traceparent: input.traceparent ?? null,
+      source: input.source,
+      firstSend,
     }),
   );
   if (gate && p.gate) {

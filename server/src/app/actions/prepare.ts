@@ -1,12 +1,12 @@
 import { quorumRefusal } from '../../domain/approval/quorum.js';
 import { recipientMatches } from '../../domain/approval/recipient-match.js';
-import { type ACTION_MODES, type CommentPolicy, LEGACY_ACTION_MODES } from '@sched/contract';
+import { type ActionMode, type CommentPolicy, LEGACY_ACTION_MODES } from '@sched/contract';
 import type {
   ActionCreateParsed,
   ConfirmationMode,
   GateInput,
   OnTimeout,
-  RETRY_STRATEGIES,
+  RetryStrategy,
 } from '@sched/contract';
 import type { ChannelName } from '../../domain/approval/messages.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
@@ -47,7 +47,7 @@ const DEFAULT_BUTTONS: [string, string] = ['Approve', 'Decline'];
 
 /** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
 export interface PreparedAction {
-  mode: (typeof ACTION_MODES)[number];
+  mode: ActionMode;
   name: string;
   description: string | null;
   timezone: string;
@@ -56,7 +56,7 @@ export interface PreparedAction {
   callbackUrl: string | null;
   request: StoredRequest | null;
   maxAttempts: number;
-  retryStrategy: (typeof RETRY_STRATEGIES)[number];
+  retryStrategy: RetryStrategy;
   webhookSecret: string | null;
   dedupKeys: string[];
   coordination: StoredCoordination | null;
@@ -67,12 +67,10 @@ export interface PreparedAction {
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; errors: Record<string, string[]> };
 
 /** A mode given in its current or legacy name (spec 9), in its current name. */
-export function currentMode(
-  mode: (typeof ACTION_MODES)[number] | keyof typeof LEGACY_ACTION_MODES,
-): (typeof ACTION_MODES)[number] {
+export function currentMode(mode: ActionMode | keyof typeof LEGACY_ACTION_MODES): ActionMode {
   return mode in LEGACY_ACTION_MODES
     ? LEGACY_ACTION_MODES[mode as keyof typeof LEGACY_ACTION_MODES]
-    : (mode as (typeof ACTION_MODES)[number]);
+    : (mode as ActionMode);
 }
 
 /**
@@ -288,7 +286,7 @@ function prepareGate(
 }
 
 /** "POST hooks.example.com/orders" when no name is given. */
-function defaultName(mode: (typeof ACTION_MODES)[number], request: StoredRequest | null): string {
+function defaultName(mode: ActionMode, request: StoredRequest | null): string {
   if (mode === 'approval') return 'Approval request';
   if (!request) return 'Webhook';
   try {

@@ -1,4 +1,10 @@
-import type { Action, ActionCreateParsed, ActionStats, ActionSummary } from '@sched/contract';
+import {
+  ACTION_VIEW_ATTEMPTS,
+  type Action,
+  type ActionCreateParsed,
+  type ActionStats,
+  type ActionSummary,
+} from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
@@ -8,7 +14,7 @@ import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
 import {
   type ActionRow,
   actionsSharingKeys,
-  attemptsOf,
+  attemptPage,
   coordinationKeys,
   findAction,
   findByIdempotencyKey,
@@ -29,10 +35,10 @@ import type { Sql } from '../../persistence/database.js';
 import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
-import type { Principal } from '../accounts.js';
+import { type Principal, sendSourceOf } from '../accounts.js';
 import { auditBatch, auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { type Page, pageOf, pageWindow } from '../pagination.js';
+import { keysetCursor, type Page, pageOf, pageWindow, parseKeysetCursor } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
@@ -46,7 +52,7 @@ import {
 } from './create.js';
 import { type ActionFilterQuery, toActionFilter } from './filter.js';
 import { type PreparedAction, prepareAction } from './prepare.js';
-import { actionSummary, actionView, statsView } from './view.js';
+import { actionSummary, actionView, attemptView, statsView } from './view.js';
 import { countActionsByStatus, deliveryFigures, failingUrls } from '../../persistence/stats.js';
 
 const REQUEST: ActionOrigin = { kind: 'request' };
@@ -133,14 +139,9 @@ export class ActionService {
     // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
     const gate = await resolveActionGate(this.store.sql, owner, p, now);
 
-    const count = this.options.countDestination;
-    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold (N-M2).
-    const guard: CountDestination | undefined =
-      p.request && count
-        ? principal.keyId.startsWith('template:')
-          ? (db, account, url, at, opts) => count(db, account, url, at, { ...opts, source: 'trigger' })
-          : count
-        : undefined;
+    // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold.
+    const source = sendSourceOf(principal);
+    const guard = p.request ? this.options.countDestination : undefined;
     const work = {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
       hasGate: gate !== null,
@@ -156,14 +157,14 @@ export class ActionService {
         ? !(await isUncountedDestination(this.store.sql, accountId, p.request!.url))
         : countedNames(p.request!.url, isBlockedAddress).length > 0);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
-      const row = newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent });
+      const row = newActionRow(p, { accountId, gate, origin: REQUEST, now, traceparent, source });
       const inserted = await this.simpleInserts.add({
         row,
         audit: auditEventOf(accountId, createdRecord(row)),
       });
       // A plain create's attempt is due beyond the window: nothing to schedule yet (the scan writes its job).
       await this.lateCounts.add({ accountId, period: periodKey(monthPeriod(now)) });
-      return { kind: 'created', action: actionView(inserted, []) };
+      return { kind: 'created', action: actionView(inserted) };
     }
 
     // Set inside the transaction when the plan is unlimited: that create is counted after the commit.
@@ -185,6 +186,7 @@ export class ActionService {
           origin: REQUEST,
           now,
           traceparent,
+          source,
           // On the simple path the verification was read just above.
           destinationUnverified: simple,
           countLater: (period) => {
@@ -197,7 +199,7 @@ export class ActionService {
       // A new webhook action has no attempts yet: no need to read its (empty) log back.
       return {
         kind: 'created',
-        action: row.mode === 'webhook' ? actionView(row, []) : await this.view(db, row),
+        action: row.mode === 'webhook' ? actionView(row) : await this.view(db, row),
       };
     });
     if (result.kind === 'created' && countAfterCommit !== null)
@@ -317,11 +319,12 @@ export class ActionService {
           );
           out[i] = {
             kind: 'created',
-            action: row.mode === 'webhook' ? actionView(row, []) : await this.view(db, row),
+            action: row.mode === 'webhook' ? actionView(row) : await this.view(db, row),
           };
           continue;
         }
         const guard = guardOf(i);
+        let firstSend: 'created' | 'none' = 'none';
         if (p.request && guard) {
           const names = countedNames(p.request.url, isBlockedAddress);
           if (names.length > 0) {
@@ -331,12 +334,13 @@ export class ActionService {
               unverified = !(await isUncountedDestination(db, accountId, p.request.url));
               counted.set(host, unverified);
             }
-            if (unverified) await guard(db, accountId, p.request.url, now, { unverified: true });
+            if (unverified && (await guard(db, accountId, p.request.url, now, { unverified: true })))
+              firstSend = 'created';
           }
         }
         plain.push({
           index: i,
-          row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now, traceparent }),
+          row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now, traceparent, firstSend }),
           at: p.at,
         });
       }
@@ -348,7 +352,7 @@ export class ActionService {
         );
         for (const [k, row] of rows.entries()) {
           await this.scheduler.schedule(db, row.id, plain[k]!.at);
-          out[plain[k]!.index] = { kind: 'created', action: actionView(row, []) };
+          out[plain[k]!.index] = { kind: 'created', action: actionView(row) };
         }
       }
       return out;
@@ -370,6 +374,33 @@ export class ActionService {
     const row = await findAction(this.store.sql, accountId, id);
     if (!row) throw new NotFoundError('action');
     return this.view(this.store.sql, row, credentials);
+  }
+
+  /**
+   * `GET /v1/actions/{id}/attempts`: the attempts newest first, a keyset page at a time. An unknown id or
+   * another account's action is a 404; a cursor this service did not write is a 422 on `before`.
+   */
+  async attempts(
+    accountId: string,
+    id: string,
+    q: { before?: string | undefined; limit: number },
+  ): Promise<{ data: Action['delivery_attempts']; meta: { next_before: string | null; limit: number } }> {
+    const before = q.before === undefined ? null : parseKeysetCursor(q.before);
+    if (q.before !== undefined && before === null)
+      throw ValidationError.field('before', 'must be a `meta.next_before` of an earlier page');
+    const row = await findAction(this.store.sql, accountId, id);
+    if (!row) throw new NotFoundError('action');
+    const rows = await attemptPage(this.store.sql, row.id, { limit: q.limit + 1, before });
+    const shown = rows.slice(0, q.limit);
+    const last = shown.at(-1);
+    return {
+      data: shown.map(attemptView),
+      meta: {
+        next_before:
+          rows.length > q.limit && last ? keysetCursor({ at: last.started_at, id: last.id }) : null,
+        limit: q.limit,
+      },
+    };
   }
 
   async list(accountId: string, q: ListQuery): Promise<Page<ActionSummary>> {
@@ -477,9 +508,11 @@ export class ActionService {
         );
       }
     }
-    // A manual retry is one more send to the destination: it counts against the threshold (N-M4).
-    await this.options.countDestination?.(db, accountId, row.request.url, now);
+    // A manual retry is one more send to the destination: it counts against the threshold, as the owner's
+    // own act; counted here, its claim does not count it again.
+    const counted = await this.options.countDestination?.(db, accountId, row.request.url, now);
     const updated = await updateAction(db, row.id, {
+      ...(counted && { counted_occurrence: row.recurrence_index }),
       status: assertTransition(row.status, 'manual_retry'),
       attempt_count: 0,
       manual_retry_count: row.manual_retry_count + 1,
@@ -565,13 +598,18 @@ export class ActionService {
     const waits = this.options.waits;
     // The timeline (reminder_events) holds an approval's answers, pauses and resumes of either mode, and the bulk
     // operations that changed the action.
-    const [attempts, events, replays, bulkOperations] = await Promise.all([
-      attemptsOf(db, row.id),
+    // The newest attempts only, one more than shown to tell whether older ones exist.
+    const [newest, events, replays, bulkOperations] = await Promise.all([
+      attemptPage(db, row.id, { limit: ACTION_VIEW_ATTEMPTS + 1 }),
       reminderEventsOf(db, row.id),
       replaysOf(db, row.id),
       bulkEventsOf(db, row.id),
     ]);
     const history = { replays, bulkOperations };
+    const attempts = {
+      rows: newest.slice(0, ACTION_VIEW_ATTEMPTS).reverse(),
+      more: newest.length > ACTION_VIEW_ATTEMPTS,
+    };
     if (row.mode !== 'approval')
       return actionView(
         row,

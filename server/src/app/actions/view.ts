@@ -29,6 +29,26 @@ function nextOccurrences(r: ActionRow, waits: Pick<Waits, 'along'>): string[] {
     .map((d) => d.toISOString());
 }
 
+/** One attempt as the API shows it (the action view and `GET /v1/actions/{id}/attempts`). */
+export function attemptView(a: DeliveryAttemptRow): Action['delivery_attempts'][number] {
+  return {
+    id: a.id,
+    attempt_number: a.attempt_number,
+    due_at: a.due_at.toISOString(),
+    started_at: a.started_at.toISOString(),
+    lateness_ms: a.lateness_ms,
+    duration_ms: a.duration_ms,
+    status_code: a.status_code,
+    outcome: a.outcome,
+    error_class: a.error_class,
+    held_ms: a.held_ms,
+    held_by: a.held_by,
+    error: a.error,
+    response_excerpt: a.response_excerpt,
+    response_truncated: a.response_truncated,
+  };
+}
+
 /** The latest attempt as copied onto the action row (persistence/deliveries.ts insertAttempt). */
 function lastAttempt(r: ActionRow): ActionSummary['last_attempt'] {
   if (!r.last_attempt_at) return null;
@@ -81,9 +101,18 @@ function shownRequest(request: ActionRow['request'], credentials: boolean): Acti
   return { ...request, headers: shownHeaders(request.headers, credentials) };
 }
 
+/** The attempts an action's view embeds: its newest (oldest of them first), and whether older ones exist. */
+export interface ShownAttempts {
+  rows: DeliveryAttemptRow[];
+  more: boolean;
+}
+
+/** A new action has no attempts yet. */
+const NO_ATTEMPTS: ShownAttempts = { rows: [], more: false };
+
 export function actionView(
   r: ActionRow,
-  attempts: DeliveryAttemptRow[],
+  attempts: ShownAttempts = NO_ATTEMPTS,
   details: GateDetails = NO_GATE,
   credentials = true,
   history: ActionHistory = NO_HISTORY,
@@ -160,22 +189,8 @@ export function actionView(
           post_approval_action_id: r.gate.post_approval_action_id,
         }
       : null,
-    delivery_attempts: attempts.map((a) => ({
-      id: a.id,
-      attempt_number: a.attempt_number,
-      due_at: a.due_at.toISOString(),
-      started_at: a.started_at.toISOString(),
-      lateness_ms: a.lateness_ms,
-      duration_ms: a.duration_ms,
-      status_code: a.status_code,
-      outcome: a.outcome,
-      error_class: a.error_class,
-      held_ms: a.held_ms,
-      held_by: a.held_by,
-      error: a.error,
-      response_excerpt: a.response_excerpt,
-      response_truncated: a.response_truncated,
-    })),
+    delivery_attempts: attempts.rows.map(attemptView),
+    delivery_attempts_more: attempts.more,
     reminder_events: details.events.map((e) => ({
       id: e.id,
       event_type: e.event_type,

@@ -1,25 +1,32 @@
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
-import type { ActionRow } from '../../persistence/actions.js';
+import { type ActionRow, updateAction } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
 import { resetRecipients } from '../../persistence/approvals/recipients.js';
 import { revokeResponseTokens } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
 import { writeNewAction } from '../actions/create.js';
 import type { PreparedAction } from '../actions/prepare.js';
+import { seriesOf } from '../actions/series.js';
 import type { ActionScheduler, Clock } from '../ports.js';
+import type { Waits } from '../waits.js';
 
 /**
  * Approval granted (by answers or by `on_timeout: approve`): the action is executed and, when it carries a
  * `request`, that request becomes a webhook action due now, so it gets the delivery engine's retries, signatures,
  * SSRF guard and callbacks. Its id is kept in `gate.post_approval_action_id`.
+ *
+ * A recurring approval (spec 3.1: recurring actions re-schedule themselves after each successful execution, S19)
+ * is instead re-armed for its next occurrence: its links die, its recipients are pending again, and at that time a
+ * new round asks them afresh with new links and a fresh timeout. The request of a later round counts against its
+ * destination's threshold when it is sent (the approval's create counted the first).
  */
 export async function grantGate(
   tx: Sql,
   row: ActionRow,
   event: Extract<ActionEvent, 'confirm' | 'timeout_approve'>,
-  deps: { scheduler: ActionScheduler; clock: Clock },
+  deps: { scheduler: ActionScheduler; clock: Clock; waits: Waits },
 ): Promise<{ status: ActionState; postApprovalActionId: string | null }> {
-  const to = assertTransition(row.status, event);
+  const executed = assertTransition(row.status, event);
   const now = deps.clock();
   let childId: string | null = null;
   if (row.request) {
@@ -31,12 +38,46 @@ export async function grantGate(
         gate: null,
         origin: { kind: 'post_approval', approvalId: row.id },
         now,
+        source: row.created_via,
+        countAtSend: row.recurrence_count > 0,
       },
       { scheduler: deps.scheduler },
     );
     childId = child.id;
   }
-  await updateGate(tx, row.id, { post_approval_action_id: childId }, { status: to, executed_at: now }, now);
+  const completed = row.recurrence_count + 1;
+  const next = row.recurrence ? seriesOf(row, deps.waits).nextAfterCurrent(completed, now) : null;
+  if (!next) {
+    await updateGate(
+      tx,
+      row.id,
+      { post_approval_action_id: childId },
+      {
+        status: executed,
+        executed_at: now,
+        ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
+      },
+      now,
+    );
+    return { status: executed, postApprovalActionId: childId };
+  }
+  const to = assertTransition(row.status, 'recur');
+  await reopenGate(tx, row, now, childId);
+  const dueAt = new Date(Math.max(next.at.getTime(), now.getTime()));
+  await updateAction(tx, row.id, {
+    status: to,
+    scheduled_for: next.at,
+    next_attempt_at: dueAt,
+    recurrence_count: completed,
+    recurrence_index: next.index,
+    last_executed_at: now,
+    executed_at: now,
+    attempt_count: 0,
+    last_error: null,
+    reschedule_count: 0,
+    updated_at: now,
+  });
+  await deps.scheduler.schedule(tx, row.id, dueAt);
   return { status: to, postApprovalActionId: childId };
 }
 
@@ -62,18 +103,31 @@ function postApprovalRequest(row: ActionRow, now: Date): PreparedAction {
 }
 
 /**
- * A failed (declined) approval retried with `POST /actions/{id}/retry` asks again from the start: the old links
- * die, every recipient is pending again, escalation contacts added last time go, and the gate forgets its round,
- * so the next send is a first request with a fresh `gate.timeout` counted from it (and a fresh escalation timer).
- * The caller has moved the action to `resolved`, due now; the post-approval request still waits for a confirm.
+ * A gate asks again from the start: the old links die, every recipient is pending again, escalation contacts added
+ * last time go, and the gate forgets its round, so the next send is a first request with a fresh `gate.timeout`
+ * counted from it (and a fresh escalation timer). Used when a failed (declined) approval is retried with
+ * `POST /actions/{id}/retry` (the caller has moved it to `resolved`, due now; the post-approval request still waits
+ * for a confirm) and when a recurring approval moves on to its next occurrence (keeping the request the granted
+ * round ran).
  */
-export async function reopenGate(db: Sql, row: ActionRow, now: Date): Promise<void> {
+export async function reopenGate(
+  db: Sql,
+  row: ActionRow,
+  now: Date,
+  postApprovalActionId: string | null = null,
+): Promise<void> {
   await revokeResponseTokens(db, row.id);
   await resetRecipients(db, row.id);
   await updateGate(
     db,
     row.id,
-    { snooze_count: 0, sent_at: null, expires_at: null, escalated_at: null, post_approval_action_id: null },
+    {
+      snooze_count: 0,
+      sent_at: null,
+      expires_at: null,
+      escalated_at: null,
+      post_approval_action_id: postApprovalActionId,
+    },
     {},
     now,
   );

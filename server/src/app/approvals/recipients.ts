@@ -55,7 +55,7 @@ export function sqlDirectory(db: Sql, accountId: string): RecipientDirectory {
 
 /**
  * A recipient that a value chose (a trigger's placeholder, a chain's input or a step's response) as a reference
- * to the account's own directory (N-M1): `contact:<id>:email|phone`, `channel:<id>` and ids stay; an email or a
+ * to the account's own directory (an anonymous caller never chooses who approves): `contact:<id>:email|phone`, `channel:<id>` and ids stay; an email or a
  * phone must be stored on a contact or a team member, and becomes a reference to it. A free address never passes.
  */
 export async function directoryReference(

@@ -3,8 +3,17 @@ import { type ActionState, assertTransition } from '../../domain/action/states.j
 import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
-import type { ActionScheduler, CallbackOutbox, Clock, GateTimer, GateTimers, Store } from '../ports.js';
+import type {
+  ActionScheduler,
+  CallbackOutbox,
+  Clock,
+  GateTimer,
+  GateTimers,
+  OperatorEvents,
+  Store,
+} from '../ports.js';
 import { grantGate } from './outcomes.js';
+import type { Waits } from '../waits.js';
 import { type ApprovalRounds, WAITING } from './rounds.js';
 
 export interface GateTimeoutsDeps {
@@ -13,7 +22,11 @@ export interface GateTimeoutsDeps {
   scheduler: ActionScheduler;
   callbacks: CallbackOutbox;
   clock: Clock;
+  /** Places a recurring approval's next occurrence (SCHED_TIME_SCALE). */
+  waits: Waits;
   rounds: Pick<ApprovalRounds, 'escalate' | 'remind' | 'sendToReassigned'>;
+  /** Where `approval.expired` is recorded for alert rules, in the timeout's transaction. */
+  events?: OperatorEvents;
 }
 
 /**
@@ -80,6 +93,22 @@ export class GateTimeouts {
         timeout: row.gate.timeout,
         expired_at: now.toISOString(),
         pending_recipients: pending,
+      });
+      await this.deps.events?.record(tx, {
+        account_id: row.account_id,
+        type: 'approval.expired',
+        at: now,
+        destination_host: row.destination_host,
+        subject: { type: 'action', id: actionId },
+        details: {
+          name: row.name,
+          mode: row.mode,
+          dedup_keys: row.dedup_keys,
+          on_timeout: rule,
+          timeout: row.gate.timeout,
+          status,
+          pending_recipients: pending.length,
+        },
       });
     });
   }

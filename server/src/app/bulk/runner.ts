@@ -19,7 +19,7 @@ import { type Sql, withSavepoint } from '../../persistence/database.js';
 import type { PauseInput, ResumeInput } from '../actions/pause.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { AppError, ValidationError } from '../errors.js';
-import type { Clock, Store } from '../ports.js';
+import type { Clock, OperatorEvents, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
 /** What a bulk operation does to one eligible action, each in the caller's transaction on a row it has locked. */
@@ -79,6 +79,8 @@ export class BulkRunner {
       batchSize?: number;
       /** Runs a follow-up for an operation handed on when a run's time budget is spent. */
       handOn?: (operationId: string) => Promise<void>;
+      /** Where `bulk_operation.completed` is recorded for alert rules, in the completing transaction. */
+      events?: OperatorEvents;
     },
   ) {}
 
@@ -144,6 +146,21 @@ export class BulkRunner {
     const ids = await nextBulkItems(db, op.id, op.cursor, this.p.batchSize ?? BULK_BATCH_SIZE);
     if (ids.length === 0) {
       await completeBulkOperation(db, op.id, now);
+      await this.p.events?.record(db, {
+        account_id: op.account_id,
+        type: 'bulk_operation.completed',
+        at: now,
+        subject: { type: 'bulk_operation', id: op.id },
+        details: {
+          operation: op.operation,
+          note: op.note,
+          matched: op.matched,
+          processed: op.processed,
+          affected: op.affected,
+          skipped: op.skipped,
+          failed: op.failed,
+        },
+      });
       return false;
     }
     // The page's actions, locked in id order (as every locker of several actions does).

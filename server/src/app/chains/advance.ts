@@ -5,7 +5,7 @@ import {
   conditionHolds,
   delayMs,
   expressionFailure,
-  resolveGate,
+  interpolateGate,
   resolveHttpCall,
   stepResponse,
 } from '../../domain/chain/resolve.js';
@@ -216,6 +216,7 @@ export class ChainEngine {
         plan,
         stepIndex: step.index,
         stepName: step.name,
+        source: chain.created_via,
       },
       work,
       now,
@@ -270,7 +271,7 @@ function workOf(
     case 'approval':
       return {
         kind: 'approval',
-        gate: resolveGate(def as GatedStepParsed, scope),
+        gate: interpolateGate(def as GatedStepParsed, scope),
         fromValues: indexesWithExpressions((def as GatedStepParsed).gate.recipients),
       };
     case 'wait':
@@ -281,7 +282,7 @@ function workOf(
 /**
  * The response as the callback payload carries it: a value that cannot be written as JSON (stepResponse bounds the
  * depth, so this is a last guard) goes as the raw text, so a responder can never make the enqueue throw inside the
- * chain's transaction and keep the step due forever (N-M5).
+ * chain's transaction and keep the step due forever, holding up the scan for every chain.
  */
 function writableResponse(response: unknown, raw: string | null): unknown {
   try {

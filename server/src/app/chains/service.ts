@@ -24,7 +24,7 @@ import {
   updateChain,
   updateStep,
 } from '../../persistence/chains.js';
-import type { Principal } from '../accounts.js';
+import { type Principal, sendSourceOf } from '../accounts.js';
 import { recordAudit } from '../audit.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
@@ -99,6 +99,7 @@ export class ChainService {
           error_handling: body.error_handling,
           callback_url: body.callback_url ?? null,
           webhook_secret: body.webhook_secret ?? null,
+          created_via: sendSourceOf(principal),
           created_at: now,
           updated_at: now,
         },

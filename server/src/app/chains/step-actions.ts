@@ -1,5 +1,6 @@
-import { ActionCreateBody, type GateInput, type RETRY_STRATEGIES } from '@sched/contract';
+import { ActionCreateBody, type GateInput, type RetryStrategy } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
+import type { SendSource } from '../../domain/domains/rules.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import type { Sql } from '../../persistence/database.js';
 import { type CreateCoreDeps, createAction } from '../actions/create.js';
@@ -16,6 +17,8 @@ export interface StepOwner {
   plan: Plan;
   stepIndex: number;
   stepName: string;
+  /** Whose act the chain is: its steps' sends count in the owner's or the triggers' counters. */
+  source: SendSource;
 }
 
 export interface StepActionDeps extends CreateCoreDeps {
@@ -28,13 +31,13 @@ export type StepWork =
       kind: 'webhook';
       request: ResolvedRequest;
       max_attempts?: number | undefined;
-      retry_strategy?: (typeof RETRY_STRATEGIES)[number] | undefined;
+      retry_strategy?: RetryStrategy | undefined;
       webhook_secret?: string | undefined;
     }
   | {
       kind: 'approval';
       gate: GateInput;
-      /** Recipients that an expression chose: they must be the account's contacts or team members (N-M1). */
+      /** Recipients that an expression chose: they must be the account's contacts or team members. */
       fromValues: readonly number[];
     };
 
@@ -105,6 +108,7 @@ export async function createStepAction(
         action: prepared.action,
         origin: { kind: 'chain_step', chainId: owner.chainId, stepIndex: owner.stepIndex },
         now,
+        source: owner.source,
       },
       deps,
     );

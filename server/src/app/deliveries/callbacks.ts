@@ -1,7 +1,12 @@
 import { signRequest } from '@sched/contract';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
-import { CALLBACK_MAX_ATTEMPTS, EXPONENTIAL_WAITS_MS } from '../../domain/delivery/retry-policy.js';
+import {
+  CALLBACK_MAX_ATTEMPTS,
+  callbackRetryDelayMs,
+  type RandomSource,
+} from '../../domain/delivery/retry-policy.js';
 import { findCallback, recordCallbackAttempt } from '../../persistence/callback-deliveries.js';
+import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 import type { CallbackOutbox, Clock, Outbound, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
@@ -9,17 +14,22 @@ const CALLBACK_TIMEOUT_MS = 30_000;
 
 /**
  * Delivers one callback attempt (spec 6): 2xx acknowledges; a permanent answer (4xx other than 429, 3xx, a blocked
- * destination: domain/delivery/outcome.ts) marks it rejected (no retry); anything else is retried, 3 attempts in all (now, +1 min, +5 min), then abandoned. The action's status
- * never changes here.
+ * destination: domain/delivery/outcome.ts) marks it rejected (no retry); anything else is retried, 3 attempts in all
+ * (now, +1 min, +5 min), then abandoned. A callback past its destination's threshold is rejected unsent. The
+ * action's status never changes here.
  */
 export class CallbackDeliveries {
   constructor(
     private readonly deps: {
       store: Store;
       outbox: CallbackOutbox;
+      /** The destination threshold (app/domains/guard.ts): each callback counts as one send; unset counts nothing. */
+      countDestination?: CountDestination | undefined;
       outbound: Outbound;
       waits: Waits;
       clock: Clock;
+      /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
+      random?: RandomSource;
       /** Each attempt's result ('delivered', 'retry', 'rejected', 'abandoned'), and why one was not delivered. */
       events?: {
         attempted(
@@ -34,8 +44,9 @@ export class CallbackDeliveries {
     const { store, outbound } = this.deps;
     const row = await findCallback(store.sql, callbackId);
     if (row?.status !== 'pending') return;
-    const body = JSON.stringify(row.envelope);
     const now = this.deps.clock();
+    if (row.attempt_count === 0 && !(await this.mayBeSent(row, now))) return;
+    const body = JSON.stringify(row.envelope);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'x-sched-event': row.event,
@@ -84,9 +95,7 @@ export class CallbackDeliveries {
         now: this.deps.clock(),
       });
       if (status === 'pending') {
-        const wait = this.deps.waits.wait(
-          EXPONENTIAL_WAITS_MS[attempts] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!,
-        );
+        const wait = this.deps.waits.wait(callbackRetryDelayMs(attempts, this.deps.random));
         await this.deps.outbox.redeliver(db, row.id, new Date(now.getTime() + wait));
       }
     });
@@ -94,5 +103,38 @@ export class CallbackDeliveries {
       status === 'pending' ? 'retry' : status,
       status === 'delivered' ? undefined : { callbackId: row.id, event: row.event, error },
     );
+  }
+
+  /**
+   * Counts a callback's first attempt as one send to its URL's destination, in the counters of whoever made
+   * its action or chain; its retries are the same send. Past the threshold it is not sent: marked rejected with the
+   * reason, as a blocked destination is. A verified destination was read with the row: nothing more to do.
+   */
+  private async mayBeSent(row: NonNullable<Awaited<ReturnType<typeof findCallback>>>, now: Date) {
+    const count = this.deps.countDestination;
+    if (!count || row.destination_names.length === 0 || row.destination_verified) return true;
+    try {
+      await this.deps.store.transaction((db) =>
+        count(db, row.account_id, row.url, now, {
+          field: 'callback_url',
+          unverified: true,
+          source: row.created_via,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof DestinationThresholdError)) throw error;
+      const reason = `not sent: ${error.reason}`;
+      await recordCallbackAttempt(this.deps.store.sql, {
+        id: row.id,
+        status: 'rejected',
+        attempts: 1,
+        statusCode: null,
+        error: reason,
+        now,
+      });
+      this.deps.events?.attempted('rejected', { callbackId: row.id, event: row.event, error: reason });
+      return false;
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { HoldReason } from '@sched/contract';
+import { ALERT_LIMITS, type HoldReason } from '@sched/contract';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
@@ -15,7 +15,10 @@ import {
   insertAttempt,
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
-import { takeFlowSlot } from '../../persistence/destinations.js';
+import { signalOf } from '../../domain/destinations/circuit.js';
+import type { CircuitBreaker } from '../destinations/breaker.js';
+import { thresholdReopensAt } from '../../domain/domains/rules.js';
+import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 import { seriesOf } from '../actions/series.js';
 import type {
   ActionScheduler,
@@ -23,6 +26,8 @@ import type {
   CallbackOutbox,
   Clock,
   GateRounds,
+  LateDeliveryThresholds,
+  OperatorEvents,
   Outbound,
   OutboundResult,
   Store,
@@ -50,7 +55,6 @@ const CLAIM_TOLERANCE_MS = 25;
  */
 export const CLAIM_LEAD_MS = 10;
 if (CLAIM_LEAD_MS >= CLAIM_TOLERANCE_MS) throw new Error('a timer must not fire before a claim may be made');
-const FLOW_CONTROL: HoldReason = 'flow_control';
 /** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
 const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
 const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
@@ -81,6 +85,19 @@ export interface DeliveryPorts {
   settled?: ActionSettledHook;
   /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
   tracing?: Tracing | undefined;
+  /** Each host's flow control and circuit breaker (app/destinations/breaker.ts). */
+  breaker: CircuitBreaker;
+  /** The destination threshold (app/domains/guard.ts), for sends counted when they are made; unset counts nothing. */
+  countDestination?: CountDestination | undefined;
+  /** Where alertable facts are recorded (`action.failed`, `delivery.late`), in the transaction that causes them. */
+  operatorEvents?: OperatorEvents;
+  /** How late a delivery must be to be recorded as `delivery.late` for its account (null: no rule watches). */
+  lateness?: LateDeliveryThresholds;
+}
+
+/** A webhook attempt that started later than its account's smallest `late_after`: recorded as `delivery.late`. */
+interface Late {
+  latenessMs: number;
 }
 
 interface Claimed {
@@ -88,6 +105,8 @@ interface Claimed {
   dueAt: Date;
   /** Since when and by what its destination held the due attempt, or null. */
   held: { since: Date; by: HoldReason } | null;
+  /** The half-open circuit's probe: its answer, success included, is recorded carefully (it settles the circuit). */
+  probe: boolean;
 }
 
 /** A due attempt held by its host's flow control: it stays due, unclaimed, and is looked at again at `retryAt`. */
@@ -178,12 +197,27 @@ export class Deliveries {
       createdBy: row.traceparent,
     });
     if (span) Object.assign(request.headers, span.headers);
+    // Read alongside the request, which is late enough already.
+    const late = this.late(row, latenessMs);
     const result = await this.p.outbound.send(request);
     span?.end(
       result.kind === 'response' ? { status: result.status } : { status: null, error: result.message },
     );
-    await this.record(row, dueAt, started, result, listened !== null, held);
+    await this.record(row, dueAt, started, result, listened !== null, held, claimed.probe, await late);
     return null;
+  }
+
+  /**
+   * Whether the attempt is late enough to record for an alert rule. An attempt less late than the smallest
+   * `late_after` a rule may set asks nothing (the hot path pays a comparison); a later one asks the account's
+   * threshold, which is cached per process (app/alerts/watch.ts).
+   */
+  private async late(row: ActionRow, latenessMs: number): Promise<Late | null> {
+    if (!this.p.lateness || !this.p.operatorEvents || latenessMs < ALERT_LIMITS.late_after_min_ms)
+      return null;
+    // An alert is worth less than the delivery: a failed read skips it.
+    const lateAfter = await this.p.lateness.lateAfterMs(row.account_id).catch(() => null);
+    return lateAfter !== null && latenessMs >= lateAfter ? { latenessMs } : null;
   }
 
   /** Claimed ahead of time (CLAIM_LEAD_MS): the attempt itself starts at its due time, never before. */
@@ -208,7 +242,8 @@ export class Deliveries {
   private async claim(actionId: string): Promise<Claimed | Held | null> {
     const found = await this.claims.add(actionId);
     if (!found) return null;
-    if (found.claimed) return { row: found.row, dueAt: found.row.next_attempt_at!, held: found.held };
+    if (found.claimed)
+      return { row: found.row, dueAt: found.row.next_attempt_at!, held: found.held, probe: false };
     return this.claimCarefully(actionId);
   }
 
@@ -233,36 +268,122 @@ export class Deliveries {
         await this.finishFailed(db, row, status, 'deliver_failed_permanently', error, null, now);
         return null;
       }
+      // Counted before the host's admission, so a send blocked by its threshold never takes a flow slot or a probe.
+      let counted = row.counted_occurrence;
+      if (webhook && counted !== null && counted !== row.recurrence_index) {
+        const send = await this.countSend(db, row, status, now);
+        if (send === 'blocked') return null;
+        counted = send === 'counted' ? row.recurrence_index : null;
+      }
+      const countedNow = counted !== row.counted_occurrence;
+      const leaseUntil = new Date(now.getTime() + this.leaseMs());
+      let probe = false;
       if (webhook && row.destination_host) {
-        const slot = await takeFlowSlot(db, {
+        const slot = await this.p.breaker.admit(db, {
           accountId: row.account_id,
           host: row.destination_host,
           actionId: row.id,
           now,
+          leaseUntil,
         });
-        if (slot && !slot.admit) {
-          // The first hold is remembered (one write), so the attempt can tell how long it waited and why.
-          if (!row.held_since)
+        if (!slot.admit) {
+          // The first hold is remembered (one write), so the attempt can tell how long it waited and why; a send
+          // counted just now is remembered too, so its later claim does not count it again.
+          if (!row.held_since || countedNow)
             await updateAction(db, row.id, {
-              held_since: now,
-              held_by: FLOW_CONTROL,
+              ...(!row.held_since && { held_since: now, held_by: slot.by }),
+              ...(countedNow && { counted_occurrence: counted }),
               updated_at: row.updated_at,
             });
-          return { retryAt: slot.retryAt };
+          // Held by a circuit: durable and due; the wake of its half-open or closing fires it again.
+          return slot.retryAt ? { retryAt: slot.retryAt } : null;
         }
+        probe = slot.probe;
       }
       const claimed = await updateAction(db, row.id, {
         status: assertTransition(status, 'start'),
+        counted_occurrence: counted,
         // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
         attempt_count: row.attempt_count + (webhook ? 1 : 0),
-        lease_until: new Date(now.getTime() + this.leaseMs()),
+        lease_until: leaseUntil,
         held_since: null,
         held_by: null,
         updated_at: now,
       });
       const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
-      return { row: claimed, dueAt: row.next_attempt_at, held };
+      return { row: claimed, dueAt: row.next_attempt_at, held, probe };
     });
+  }
+
+  /**
+   * Counts a send the create did not count (a later occurrence of a series, a later round's post-approval request)
+   * against its destination's threshold as it is claimed (spec 4.6), in the counters of whoever made the
+   * action. `uncounted`: the destination is verified now (or private), and later sends are not counted. Past the
+   * threshold the send is not made (`blocked`).
+   */
+  private async countSend(
+    db: Sql,
+    row: ActionRow,
+    status: ActionState,
+    now: Date,
+  ): Promise<'counted' | 'uncounted' | 'blocked'> {
+    const count = this.p.countDestination;
+    if (!count || !row.request) return 'uncounted';
+    try {
+      const counted = await count(db, row.account_id, row.request!.url, now, { source: row.created_via });
+      return counted ? 'counted' : 'uncounted';
+    } catch (error) {
+      if (!(error instanceof DestinationThresholdError)) throw error;
+      await this.block(db, row, status, error.reason, now);
+      return 'blocked';
+    }
+  }
+
+  /**
+   * A send past its destination's threshold is not made: the attempt log records it as `blocked` with the reason.
+   * A series skips to its first occurrence from the next UTC day, when the threshold opens again, and goes on; an
+   * action with nothing left to run fails, as one whose destination the SSRF guard refuses does.
+   */
+  private async block(db: Sql, row: ActionRow, status: ActionState, reason: string, now: Date) {
+    const reopens = thresholdReopensAt(now);
+    const next = row.recurrence
+      ? seriesOf(row, this.p.waits).runAfter(new Date(reopens.getTime() - 1), row.recurrence_count)
+      : null;
+    const error = next
+      ? `not sent: ${reason}; the series goes on at ${next.at.toISOString()}`
+      : `not sent: ${reason}`;
+    const attempted = { ...row, attempt_count: row.attempt_count + 1 };
+    await insertAttempt(db, {
+      actionId: row.id,
+      attemptNumber: attempted.attempt_count,
+      dueAt: row.next_attempt_at ?? now,
+      startedAt: now,
+      durationMs: 0,
+      statusCode: null,
+      outcome: 'permanent',
+      errorClass: 'blocked',
+      error,
+      excerpt: null,
+      truncated: false,
+    });
+    this.p.events?.attempted('permanent');
+    if (!next) {
+      await this.finishFailed(db, attempted, status, 'threshold_blocked', error, null, now, {
+        attempt_count: attempted.attempt_count,
+      });
+      return;
+    }
+    await updateAction(db, row.id, {
+      status: assertTransition(status, 'threshold_skip'),
+      scheduled_for: next.at,
+      next_attempt_at: next.at,
+      recurrence_index: next.index,
+      attempt_count: 0,
+      reschedule_count: 0,
+      last_error: error,
+      updated_at: now,
+    });
+    await this.p.scheduler.schedule(db, row.id, next.at);
   }
 
   /** Rules 3-5 of spec 4.1 when the time arrives. Answers true when the attempt may go ahead. */
@@ -314,6 +435,8 @@ export class Deliveries {
     result: OutboundResult,
     listened: boolean,
     held: AttemptRecord['held'] = null,
+    probe = false,
+    late: Late | null = null,
   ): Promise<void> {
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -340,11 +463,39 @@ export class Deliveries {
           ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
           : false,
     };
-    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened) {
+    if (outcome === 'success' && !row.recurrence && !row.callback_url && !listened && !probe && !late) {
       if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
       await insertAttempt(db, attempt);
+      // The host's circuit hears of failures and probes (locked after the action's row, as the claim does).
+      if (row.destination_host)
+        await this.p.breaker.observe(db, {
+          accountId: row.account_id,
+          host: row.destination_host,
+          startedAt: started,
+          now: this.p.clock(),
+          signal: signalOf(outcome, attempt.errorClass),
+          probe,
+        });
+      if (late)
+        await this.p.operatorEvents?.record(db, {
+          account_id: row.account_id,
+          type: 'delivery.late',
+          at: started,
+          destination_host: row.destination_host,
+          subject: { type: 'action', id: row.id },
+          details: {
+            name: row.name,
+            mode: row.mode,
+            dedup_keys: row.dedup_keys,
+            attempt: row.attempt_count,
+            due_at: dueAt.toISOString(),
+            lateness_ms: late.latenessMs,
+            held_ms: held?.ms ?? null,
+            held_by: held?.by ?? null,
+          },
+        });
       const current = await lockAction(db, row.id);
       // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
       if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
@@ -445,8 +596,10 @@ export class Deliveries {
     error: string,
     statusCode: number | null,
     now: Date,
+    also: { attempt_count?: number } = {},
   ) {
     await updateAction(db, row.id, {
+      ...also,
       status: assertTransition(from, event),
       next_attempt_at: null,
       lease_until: null,
@@ -458,6 +611,21 @@ export class Deliveries {
       response_code: statusCode,
       total_attempts: row.attempt_count,
       error_message: error,
+    });
+    await this.p.operatorEvents?.record(db, {
+      account_id: row.account_id,
+      type: 'action.failed',
+      at: now,
+      destination_host: row.destination_host,
+      subject: { type: 'action', id: row.id },
+      details: {
+        name: row.name,
+        mode: row.mode,
+        dedup_keys: row.dedup_keys,
+        status_code: statusCode,
+        attempts: row.attempt_count,
+        error,
+      },
     });
   }
 

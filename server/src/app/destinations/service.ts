@@ -1,13 +1,14 @@
 import type {
   BulkOperationCreate,
-  CircuitSettings,
   Destination,
   DestinationPauseBody,
   DestinationRecoverBody,
   DestinationSummary,
   DestinationUpdate,
 } from '@sched/contract';
+import { CIRCUIT_DEFAULTS, circuitAt, circuitOf } from '../../domain/destinations/circuit.js';
 import {
+  circuitRecordOf,
   type DestinationRow,
   destinationCounts,
   destinationLoad,
@@ -20,23 +21,10 @@ import type { Principal } from '../accounts.js';
 import type { BulkCreateResult, BulkOperations } from '../bulk/service.js';
 import { recordAudit } from '../audit.js';
 import { ValidationError } from '../errors.js';
-import type { Clock, Store } from '../ports.js';
+import type { Clock, DestinationWakes, Store } from '../ports.js';
+import { type CircuitBreaker, pausedNow } from './breaker.js';
 
 const DAY_MS = 86_400_000;
-
-/** The circuit breaker's defaults (issue 24); a host's own settings override them one by one. */
-export const CIRCUIT_DEFAULTS: Required<CircuitSettings> = Object.freeze({
-  enabled: true,
-  min_requests: 10,
-  window: '5m',
-  failure_rate: 0.7,
-  open_for: '1m',
-  disable_after: '5d',
-});
-
-function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
-  return !!row?.paused_at && (row.paused_until === null || row.paused_until > now);
-}
 
 /**
  * Destinations as the API sees them (issue 24): one host of one account, its settings, its pause, its load and its
@@ -47,6 +35,8 @@ export class Destinations {
     private readonly store: Store,
     private readonly bulk: BulkOperations,
     private readonly clock: Clock,
+    private readonly breaker: CircuitBreaker,
+    private readonly wakes: DestinationWakes,
   ) {}
 
   async list(accountId: string): Promise<DestinationSummary[]> {
@@ -64,6 +54,7 @@ export class Destinations {
       return {
         host,
         paused: pausedNow(row, now),
+        circuit_state: circuitAt(circuitRecordOf(row), circuitOf(row?.circuit), now).record.state,
         configured: !!(row?.flow || row?.circuit),
         actions: c?.actions ?? 0,
         scheduled: c?.scheduled ?? 0,
@@ -77,10 +68,11 @@ export class Destinations {
     return this.view(accountId, host, await findDestination(this.store.sql, accountId, host));
   }
 
+  /** Settings that turn the breaker off close its circuit (and release what it held) in the same transaction. */
   async update(accountId: string, host: string, body: DestinationUpdate): Promise<Destination> {
     const flow = body.flow && Object.keys(body.flow).length ? body.flow : null;
     const row = await this.store.transaction(async (db) => {
-      const updated = await upsertDestination(db, {
+      const saved = await upsertDestination(db, {
         accountId,
         host,
         now: this.clock(),
@@ -96,48 +88,66 @@ export class Destinations {
           ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
         },
       });
-      return updated;
+      if (circuitOf(saved.circuit).enabled || saved.circuit_state === 'closed') return saved;
+      await this.breaker.reset(db, { accountId, host }, 'turn_off');
+      return (await findDestination(db, accountId, host))!;
     });
     return this.view(accountId, host, row);
   }
 
+  /** With `until`, a wake at that moment releases the held deliveries; without, `resume` does. */
   async pause(accountId: string, host: string, body: DestinationPauseBody): Promise<Destination> {
     const now = this.clock();
     const until = body.until === undefined ? null : new Date(body.until);
     if (until && until <= now) throw ValidationError.field('until', 'must be in the future');
     const row = await this.store.transaction(async (db) => {
-      const paused = await upsertDestination(db, {
+      const saved = await upsertDestination(db, {
         accountId,
         host,
         now,
         pause: { at: now, until, note: body.note ?? null },
       });
+      if (until) await this.wakes.wakeAt(db, { accountId, host }, until);
       await recordAudit(db, accountId, {
         action: 'destination.pause',
         resource: { type: 'destination', id: host },
         details: { until: until?.toISOString() ?? null, note: body.note ?? null },
       });
-      return paused;
+      return saved;
     });
     return this.view(accountId, host, row);
   }
 
-  /** Held deliveries go out again as the overdue sweep of any worker takes them up (within seconds). */
+  /** Held deliveries go out again at once: a wake fires them (within the host's flow control and circuit). */
   async resume(accountId: string, host: string): Promise<Destination> {
+    const now = this.clock();
     const row = await this.store.transaction(async (db) => {
-      const resumed = await upsertDestination(db, {
+      const saved = await upsertDestination(db, {
         accountId,
         host,
-        now: this.clock(),
+        now,
         pause: { at: null, until: null, note: null },
       });
+      await this.wakes.wakeAt(db, { accountId, host }, now);
       await recordAudit(db, accountId, {
         action: 'destination.resume',
         resource: { type: 'destination', id: host },
       });
-      return resumed;
+      return saved;
     });
     return this.view(accountId, host, row);
+  }
+
+  /** Closes the circuit, whatever its state (a disabled one waits for this), and releases what it held. */
+  async enable(accountId: string, host: string): Promise<Destination> {
+    await this.store.transaction(async (db) => {
+      await this.breaker.reset(db, { accountId, host }, 'enable');
+      await recordAudit(db, accountId, {
+        action: 'destination.enable',
+        resource: { type: 'destination', id: host },
+      });
+    });
+    return this.get(accountId, host);
   }
 
   /** A bulk `retry` of the host's actions that failed in [since, until): the bulk operation's own answers. */
@@ -164,10 +174,19 @@ export class Destinations {
       destinationStats(this.store.sql, accountId, host, new Date(now.getTime() - DAY_MS)),
     ]);
     const paused = pausedNow(row, now);
+    const settings = { ...CIRCUIT_DEFAULTS, ...(row?.circuit ?? {}) };
+    // As time has moved it: past `next_probe_at` an open circuit is half-open (its next delivery is the probe).
+    const circuit = circuitAt(circuitRecordOf(row), circuitOf(row?.circuit), now).record;
     return {
       host,
       flow: row?.flow ?? null,
-      circuit: { state: 'closed', ...CIRCUIT_DEFAULTS, ...(row?.circuit ?? {}) },
+      circuit: {
+        state: circuit.state,
+        ...settings,
+        opened_at: circuit.openedAt?.toISOString() ?? null,
+        next_probe_at: circuit.nextProbeAt?.toISOString() ?? null,
+        reopens: circuit.reopens,
+      },
       paused,
       pause:
         paused && row

@@ -1,21 +1,24 @@
 import {
   countedNames,
   type DomainLimits,
+  type SendSource,
   thresholdMessage,
   usagePeriods,
   withinLimits,
 } from '../../domain/domains/rules.js';
 import { countHits } from '../../persistence/rate-limit-windows.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
-import type { Sql } from '../../persistence/database.js';
+import { type Sql, withSavepoint } from '../../persistence/database.js';
 import { countDomainUse, isVerified } from '../../persistence/domains.js';
 import { ValidationError } from '../errors.js';
 
 /**
- * Counts one new outgoing request of an account to the hostname of `url` (spec 4.6) and refuses it with a 422 on
- * `opts.field` (default `request.url`) when the hostname is unverified and past the day or month threshold. Call it in
- * the transaction that creates the resource (action, chain HTTP step, template trigger): a rollback gives the count
- * back. IP literals, unparsable URLs and verified hosts are not counted.
+ * Counts one outgoing send of an account to the hostname of `url` (spec 4.6) and refuses it with a
+ * DestinationThresholdError (a 422 on `opts.field`, default `request.url`) when the hostname is unverified and past
+ * the day or month threshold. Call it in the transaction that creates the resource (action, chain HTTP step,
+ * template trigger) or claims the send (a later occurrence of a series, a manual retry, a callback): a rollback gives
+ * the count back. It must run in a transaction. Answers whether the send was counted: false for IP literals of private addresses, unparsable URLs and
+ * verified hosts.
  */
 export type CountDestination = (
   db: Sql,
@@ -28,12 +31,23 @@ export type CountDestination = (
     field?: string;
     unverified?: boolean;
     /**
-     * `trigger`: the create comes from a public trigger URL. It counts against the same limits but in its own
-     * counters, so anonymous triggers never spend the owner's own threshold for the day (N-M2).
+     * `trigger`: the send comes from a public trigger URL. It counts against the same limits but in its own
+     * counters, so anonymous triggers never spend the owner's own threshold for the day.
      */
-    source?: 'api' | 'trigger';
+    source?: SendSource;
   },
-) => Promise<void>;
+) => Promise<boolean>;
+
+/** A send refused by the destination threshold: a 422 to an API caller, a `blocked` attempt at send time. */
+export class DestinationThresholdError extends ValidationError {
+  constructor(
+    field: string,
+    /** The message alone, without the field: what a blocked attempt records. */
+    readonly reason: string,
+  ) {
+    super({ [field]: [reason] });
+  }
+}
 
 /**
  * Whether creates to `url` are outside the threshold: an IP literal, or a host the account has verified. A plain read
@@ -54,12 +68,18 @@ async function anyVerified(db: Sql, accountId: string, names: readonly string[])
 /** The one implementation of the destination threshold, bound to the operator's limits. */
 export function destinationGuard(limits: DomainLimits): CountDestination {
   return async (db, accountId, url, now, opts = {}) => {
-    // The host, its registrable domain when different, or a public IP literal's address (N-M4).
+    // The host, its registrable domain when different, or a public IP literal's address: every way to a host counts.
     const names = countedNames(url, isBlockedAddress);
-    if (names.length === 0) return;
+    if (names.length === 0) return false;
     // A verified host is not limited: it is not counted either, so its busy senders never queue on one row lock.
-    if (!opts.unverified && (await anyVerified(db, accountId, names))) return;
-    for (const domain of names) await countOne(db, accountId, domain, now, limits, opts);
+    if (!opts.unverified && (await anyVerified(db, accountId, names))) return false;
+    const countAll = async () => {
+      for (const domain of names) await countOne(db, accountId, domain, now, limits, opts);
+    };
+    // A host and its registrable domain count together or not at all: under a savepoint, a refusal of the second
+    // gives back the first, even for a caller that goes on in its transaction (a chain step, a blocked send).
+    await (names.length > 1 ? withSavepoint(db, countAll) : countAll());
+    return true;
   };
 }
 
@@ -69,7 +89,7 @@ async function countOne(
   domain: string,
   now: Date,
   limits: DomainLimits,
-  opts: { field?: string; source?: 'api' | 'trigger' },
+  opts: { field?: string; source?: SendSource },
 ): Promise<void> {
   const { day, month } = usagePeriods(now);
   if (opts.source === 'trigger') {
@@ -84,10 +104,11 @@ async function countOne(
       { day: hits.get(bucket('day')) ?? 1, month: hits.get(bucket('month')) ?? 1 },
       limits,
     );
-    if (!within) throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
+    if (!within)
+      throw new DestinationThresholdError(opts.field ?? 'request.url', thresholdMessage(domain, limits));
     return;
   }
   if (!(await countDomainUse(db, { accountId, domain, day, month, now, limits }))) {
-    throw ValidationError.field(opts.field ?? 'request.url', thresholdMessage(domain, limits));
+    throw new DestinationThresholdError(opts.field ?? 'request.url', thresholdMessage(domain, limits));
   }
 }

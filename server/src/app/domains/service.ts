@@ -9,7 +9,6 @@ import {
   verificationFileUrl,
   verificationRecord,
 } from '../../domain/domains/rules.js';
-import type { Sql } from '../../persistence/database.js';
 import {
   clearVerification,
   countPendingDomains,
@@ -21,21 +20,10 @@ import {
 } from '../../persistence/domains.js';
 import { recordAudit } from '../audit.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import type { Clock, Store } from '../ports.js';
+import type { Clock, DomainCheckQueue, Store, VerificationProbes } from '../ports.js';
 
-/** The two verification methods; each answers null when it proves the token, else why not. */
-/** Domains an account may have waiting for verification at once (N-L3). */
+/** Domains an account may have waiting for verification at once (each costs background lookups and fetches). */
 export const MAX_PENDING_DOMAINS = 20;
-
-export interface VerificationProbes {
-  dns(domain: string, token: string): Promise<string | null>;
-  file(domain: string, token: string): Promise<string | null>;
-}
-
-/** Queues a background check of a pending domain at `at`, in the caller's transaction. */
-export interface DomainCheckQueue {
-  schedule(db: Sql, accountId: string, domain: string, at: Date): Promise<void>;
-}
 
 /** Destination domains (spec 4.6): listing, verification by TXT record or file, removal. */
 export class DomainService {
@@ -82,7 +70,7 @@ export class DomainService {
     const { day, month } = usagePeriods(now);
     const firstCheckAt = nextCheckAt(now, 0, now)!;
     const row = await this.o.store.transaction(async (db) => {
-      // N-L3: each pending domain costs background lookups and fetches; an account keeps only so many waiting.
+      // Each pending domain costs background lookups and fetches; an account keeps only so many waiting.
       if ((await countPendingDomains(db, accountId, domain)) >= MAX_PENDING_DOMAINS) {
         throw ValidationError.field(
           'domain',

@@ -17,7 +17,7 @@ import { ExpressionError } from '../../domain/expressions/errors.js';
 import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
 import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
-import type { Principal } from '../accounts.js';
+import { type Principal, triggerKeyId } from '../accounts.js';
 import { actingAs, principalActor } from '../audit.js';
 import type { ActionService } from '../actions/service.js';
 import type { ChainService } from '../chains/service.js';
@@ -52,7 +52,7 @@ export class TemplateTrigger {
 
   /**
    * `onLimits` hears the template's trigger caps as counted for this trigger (the tighter of hour and day), for the
-   * X-RateLimit-* headers; past a cap the trigger is refused with 429 (N-M2).
+   * X-RateLimit-* headers; past a cap the trigger is refused with 429, so a trigger URL cannot spend the owner's allowances.
    */
   async trigger(
     token: string,
@@ -123,7 +123,7 @@ export class TemplateTrigger {
       return await this.resolveAndCreate(template, body);
     } catch (err) {
       // A value that does not fit where it goes (a URL's structure, a header line, JSON too deep) is the caller's
-      // mistake: 422 naming the field, never a 500 (N-H1, N-L1).
+      // mistake: 422 naming the field, never a 500.
       if (err instanceof ExpressionError) {
         throw new ValidationError(
           { [err.dottedPath || 'body']: [err.message] },
@@ -151,7 +151,7 @@ export class TemplateTrigger {
       accountId: template.account_id,
       plan: template.plan,
       rateLimitFactor: template.rate_limit_factor,
-      keyId: `template:${template.id}`,
+      keyId: triggerKeyId(template.id),
       scopes: ['write'],
     };
     const meta = { ignored_keys: found.ignored };
@@ -224,7 +224,7 @@ export class TemplateTrigger {
     );
     let gate = resolved.gate_config;
     if (gate && template.gate_config) {
-      // An anonymous caller never chooses who approves: recipients from values must be in the directory (N-M1).
+      // An anonymous caller never chooses who approves: recipients from values must be in the directory.
       const chosen = await recipientsFromDirectory(
         gate.recipients,
         indexesWithExpressions(template.gate_config.recipients),
@@ -258,7 +258,7 @@ export class TemplateTrigger {
         'the action this trigger resolves to is invalid',
       );
     }
-    // An anonymous caller may not book the owner's allowances far ahead (N-M2).
+    // An anonymous caller may not book the owner's allowances far ahead.
     const prepared = prepareAction(body.data, {
       plan: principal.plan,
       now: this.deps.clock(),

@@ -18,7 +18,7 @@ export function stepDefinitionView(step: ChainStepParsed, credentials: boolean):
 }
 
 /**
- * The API's view of a template. `credentials`: whether the caller's key may see stored header values (N-M3). `token` is the secret itself, known only when it was just made (create,
+ * The API's view of a template. `credentials`: whether the caller's key may see stored header values (a read-only key never does). `token` is the secret itself, known only when it was just made (create,
  * regenerate); otherwise only its hash is stored and the view shows its first characters and `…`.
  */
 export function templateView(

@@ -64,6 +64,11 @@ const EXTENSION_ROWS: [ActionState, ActionEvent, ActionState][] = [
   ['paused', 'resume_awaiting', 'awaiting_response'],
   ['paused', 'resume_expire', 'expired'],
   ['paused', 'cancel', 'cancelled'],
+  ['resolved', 'threshold_skip', 'resolved'],
+  ['awaiting_response', 'recur', 'resolved'],
+  ['scheduled', 'recur', 'resolved'],
+  ['resolved', 'recur', 'resolved'],
+  ['resolved', 'threshold_blocked', 'failed'],
 ];
 const ALL_ROWS = [...SPEC_ROWS, ...EXTENSION_ROWS];
 

@@ -17,7 +17,8 @@ import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/co
  *   (`expire` -> expired, `cancel` -> cancelled, `approve` -> executed as if confirmed).
  * - cancel: cancellation through the API (only from CANCELLABLE_STATES).
  * - manual_retry: `POST /actions/{id}/retry` on a failed action.
- * - recur (extension): a recurring action succeeded and is re-scheduled for its next occurrence.
+ * - recur (extension): a recurring action succeeded (a webhook's 2xx, an approval granted) and is re-scheduled for
+ *   its next occurrence.
  * - lease_expired (extension): the worker executing the action died; the action goes back to `resolved` so it
  *   is delivered again, never left in `executing`.
  * - condition_cancel / condition_fail / condition_reschedule (extension): `coordination.on_execute` found its
@@ -28,6 +29,10 @@ import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/co
  * - resume_awaiting (extension): an approval whose request was already sent waits for its answers again.
  * - resume_expire (extension): `missed: skip` dropped the only moment left (a one-time action whose time passed,
  *   or a series whose end date passed while paused): nothing will ever run.
+ * - threshold_skip / threshold_blocked (extension): a send counted when it is made (a later occurrence of a series,
+ *   a later round's post-approval request) found its unverified destination past the day or month threshold
+ *   (spec 4.6): it is not sent; a series skips to its first occurrence of the next UTC day
+ *   (resolved -> resolved), an action with nothing left to run fails.
  */
 
 export const ACTION_EVENTS = Object.freeze([
@@ -54,6 +59,8 @@ export const ACTION_EVENTS = Object.freeze([
   'resume',
   'resume_awaiting',
   'resume_expire',
+  'threshold_skip',
+  'threshold_blocked',
 ] as const);
 export type ActionEvent = (typeof ACTION_EVENTS)[number];
 
@@ -76,6 +83,8 @@ export const ACTION_TRANSITIONS: readonly ActionTransition[] = Object.freeze(
       ['resolved', 'condition_cancel', 'cancelled'],
       ['resolved', 'condition_fail', 'failed'],
       ['resolved', 'condition_reschedule', 'resolved'],
+      ['resolved', 'threshold_skip', 'resolved'],
+      ['resolved', 'threshold_blocked', 'failed'],
       ['executing', 'deliver_succeeded', 'executed'],
       ['executing', 'deliver_failed_permanently', 'failed'],
       ['executing', 'deliver_failed_retryable', 'resolved'],
@@ -88,6 +97,7 @@ export const ACTION_TRANSITIONS: readonly ActionTransition[] = Object.freeze(
       ['awaiting_response', 'timeout_expire', 'expired'],
       ['awaiting_response', 'timeout_cancel', 'cancelled'],
       ['awaiting_response', 'timeout_approve', 'executed'],
+      ['awaiting_response', 'recur', 'resolved'],
       ['awaiting_response', 'cancel', 'cancelled'],
       ['failed', 'manual_retry', 'resolved'],
       // Extensions: a snoozed approval (scheduled, or resolved shortly before its reminder) still takes answers.
@@ -97,6 +107,8 @@ export const ACTION_TRANSITIONS: readonly ActionTransition[] = Object.freeze(
       ['resolved', 'confirm', 'executed'],
       ['resolved', 'decline', 'failed'],
       ['resolved', 'snooze', 'scheduled'],
+      ['scheduled', 'recur', 'resolved'],
+      ['resolved', 'recur', 'resolved'],
       // Pause and resume (docs/operations.md): not while a request is on the wire (`executing`).
       ['scheduled', 'pause', 'paused'],
       ['resolved', 'pause', 'paused'],

@@ -89,7 +89,7 @@ function expressionProblem(expression: Expression, index: number, rules: Express
 }
 
 /**
- * Whether a step URL's scheme or host depends on a value nobody vetted (N-H1): a step response (a third party
+ * Whether a step URL's scheme or host depends on a value nobody vetted (such a URL may only go to allowed origins): a step response (a third party
  * answers it) or, in a chain template, a trigger value. The input of a chain created through the API is the
  * owner's own and known at create, so `{{input.*}}` there needs no allowlist.
  */

@@ -7,7 +7,7 @@ import {
   conditionHolds,
   delayMs,
   expressionFailure,
-  resolveGate,
+  interpolateGate,
   resolveHttpCall,
   stepResponse,
 } from './resolve.js';
@@ -66,7 +66,7 @@ describe('resolveHttpCall', () => {
   });
 });
 
-describe('resolveGate', () => {
+describe('interpolateGate', () => {
   it('interpolates message and recipients and keeps the rest', () => {
     const step = ChainStepInput.parse({
       name: 'approve',
@@ -76,13 +76,13 @@ describe('resolveGate', () => {
         recipients: ['{{input.customer}}@example.com'],
       },
     }) as GatedStepParsed;
-    expect(resolveGate(step, scope)).toMatchObject({
+    expect(interpolateGate(step, scope)).toMatchObject({
       message: 'Ship A-17 for Ann?',
       recipients: ['Ann@example.com'],
       timeout: '7d',
     });
     const bad = { ...step, gate: { ...step.gate, recipients: ['a@example.com', '{{input.boss}}'] } };
-    expect(expressionFailure(caught(() => resolveGate(bad, scope)))).toMatch(/^gate\.recipients\.1: /);
+    expect(expressionFailure(caught(() => interpolateGate(bad, scope)))).toMatch(/^gate\.recipients\.1: /);
   });
 });
 
@@ -123,7 +123,7 @@ describe('delayMs', () => {
   });
 });
 
-describe('stepResponse depth bound (N-M5)', () => {
+describe('stepResponse depth bound: deep JSON never stalls a chain', () => {
   it('keeps a body nested deeper than the bound as text', () => {
     const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
     expect(stepResponse(deep)).toBe(deep);

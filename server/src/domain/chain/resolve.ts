@@ -64,7 +64,7 @@ export function resolveHttpCall(step: HttpCallStepParsed, scope: Scope): Resolve
 }
 
 /** The gate with its message and recipients interpolated (recipients are then checked like an action's). */
-export function resolveGate(step: GatedStepParsed, scope: Scope): GateInput {
+export function interpolateGate(step: GatedStepParsed, scope: Scope): GateInput {
   const { gate } = step;
   return {
     ...gate,
@@ -87,7 +87,7 @@ export function delayMs(step: DelayStepParsed): number {
  * What `{{steps.N.response}}` holds for a response body: the parsed JSON when the body parses as JSON (whatever
  * its content type claims) and nests at most MAX_JSON_DEPTH levels, else the text itself; null for an empty body or
  * none (a gate, a wait, a skipped step). The bound keeps a responder's deep JSON from breaking what is later
- * written from it (callback payloads, views: N-M5).
+ * written from it (callback payloads, views), which would leave the step due forever.
  */
 export function stepResponse(body: string | null | undefined): unknown {
   if (body === null || body === undefined || body.trim() === '') return null;

@@ -1,8 +1,17 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter, retryDelayMs, shouldRetry } from './retry-policy.js';
+import {
+  callbackRetryDelayMs,
+  parseRetryAfter,
+  RETRY_JITTER,
+  retryDelayMs,
+  shouldRetry,
+} from './retry-policy.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
+/** A draw in the middle: no jitter, the strategy's wait exactly. */
+const exact = () => 0.5;
 
 describe('retryDelayMs: exponential', () => {
   it.each([
@@ -15,7 +24,7 @@ describe('retryDelayMs: exponential', () => {
     [6, 4 * HOUR],
     [19, 4 * HOUR],
   ])('after %d attempts waits %d ms', (made, wait) => {
-    expect(retryDelayMs('exponential', made)).toBe(wait);
+    expect(retryDelayMs('exponential', made, null, exact)).toBe(wait);
   });
 });
 
@@ -28,24 +37,71 @@ describe('retryDelayMs: linear', () => {
     [9, 45 * MIN],
     [19, 95 * MIN],
   ])('after %d attempts waits %d ms', (made, wait) => {
-    expect(retryDelayMs('linear', made)).toBe(wait);
+    expect(retryDelayMs('linear', made, null, exact)).toBe(wait);
   });
 });
 
 describe('retryDelayMs: Retry-After', () => {
   it('wins when it asks for longer', () => {
-    expect(retryDelayMs('exponential', 1, 120_000)).toBe(120_000);
-    expect(retryDelayMs('linear', 1, 10 * MIN)).toBe(10 * MIN);
+    expect(retryDelayMs('exponential', 1, 120_000, exact)).toBe(120_000);
+    expect(retryDelayMs('linear', 1, 10 * MIN, exact)).toBe(10 * MIN);
   });
   it('is ignored when shorter, null or absent', () => {
-    expect(retryDelayMs('exponential', 2, 30_000)).toBe(5 * MIN);
-    expect(retryDelayMs('exponential', 2, null)).toBe(5 * MIN);
-    expect(retryDelayMs('linear', 2, undefined)).toBe(10 * MIN);
-    expect(retryDelayMs('linear', 2, Number.NaN)).toBe(10 * MIN);
+    expect(retryDelayMs('exponential', 2, 30_000, exact)).toBe(5 * MIN);
+    expect(retryDelayMs('exponential', 2, null, exact)).toBe(5 * MIN);
+    expect(retryDelayMs('linear', 2, undefined, exact)).toBe(10 * MIN);
+    expect(retryDelayMs('linear', 2, Number.NaN, exact)).toBe(10 * MIN);
   });
   it('is capped at 24 hours', () => {
-    expect(retryDelayMs('exponential', 1, 7 * 24 * HOUR)).toBe(24 * HOUR);
-    expect(retryDelayMs('exponential', 1, Number.POSITIVE_INFINITY)).toBe(24 * HOUR);
+    expect(retryDelayMs('exponential', 1, 7 * 24 * HOUR, exact)).toBe(24 * HOUR);
+    expect(retryDelayMs('exponential', 1, Number.POSITIVE_INFINITY, exact)).toBe(24 * HOUR);
+  });
+});
+
+describe('retryDelayMs: jitter', () => {
+  it('moves the wait by up to 10 % either way, as the random source says', () => {
+    expect(retryDelayMs('exponential', 1, null, () => 0)).toBe(0.9 * MIN);
+    expect(retryDelayMs('exponential', 1, null, () => 0.5)).toBe(MIN);
+    expect(retryDelayMs('exponential', 1, null, () => 0.75)).toBe(1.05 * MIN);
+    expect(retryDelayMs('linear', 2, null, () => 0.25)).toBe(9.5 * MIN);
+  });
+
+  it('stays within the bounds for any attempt and any draw', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('exponential' as const, 'linear' as const),
+        fc.integer({ min: 0, max: 30 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (strategy, made, draw) => {
+          const strategyWait = retryDelayMs(strategy, made, null, exact);
+          const wait = retryDelayMs(strategy, made, null, () => draw);
+          expect(wait).toBeGreaterThanOrEqual(Math.floor(strategyWait * (1 - RETRY_JITTER)));
+          expect(wait).toBeLessThanOrEqual(Math.ceil(strategyWait * (1 + RETRY_JITTER)));
+        },
+      ),
+    );
+  });
+
+  it('spreads the actions that failed together: 100 draws give 100 instants over ±10 %', () => {
+    let seed = 1;
+    // A small deterministic generator (a linear congruential one), so the test is the same every run.
+    const random = () => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return seed / 2_147_483_647;
+    };
+    const waits = Array.from({ length: 100 }, () => retryDelayMs('exponential', 2, null, random));
+    expect(new Set(waits).size).toBe(100);
+    expect(Math.max(...waits) - Math.min(...waits)).toBeGreaterThan(0.15 * 5 * MIN);
+  });
+
+  it('leaves a longer Retry-After as the receiver asked', () => {
+    expect(retryDelayMs('exponential', 1, 120_000, () => 0)).toBe(120_000);
+  });
+
+  it('applies to callbacks too: +1 min, then +5 min', () => {
+    expect(callbackRetryDelayMs(1, exact)).toBe(MIN);
+    expect(callbackRetryDelayMs(2, exact)).toBe(5 * MIN);
+    expect(callbackRetryDelayMs(2, () => 1 - Number.EPSILON)).toBe(5.5 * MIN);
   });
 });
 

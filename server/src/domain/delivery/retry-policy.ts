@@ -1,4 +1,4 @@
-import type { RETRY_STRATEGIES } from '@sched/contract';
+import type { RetryStrategy } from '@sched/contract';
 import type { DeliveryOutcome } from './outcome.js';
 
 /**
@@ -7,9 +7,23 @@ import type { DeliveryOutcome } from './outcome.js';
  *
  * - exponential: before attempts 1..5 wait 0, 1 min, 5 min, 15 min, 1 h; from attempt 6 on, 4 h each.
  * - linear: 300 s x attemptsMade (so 5 min, 10 min, 15 min...).
+ * - The strategy's wait moves by up to RETRY_JITTER either way, drawn from a random source, so the actions that
+ *   failed against one host together do not all retry at the same instant (svix does the same).
  * - A `Retry-After` asking for longer than the strategy wins, capped at 24 h so a hostile or broken header
- *   cannot park an action for ever; a shorter one is ignored (the strategy protects the receiver).
+ *   cannot park an action for ever; a shorter one is ignored (the strategy protects the receiver). The receiver
+ *   named its time, so it is not jittered.
  */
+
+/** A random number in [0, 1), as Math.random gives: a parameter, so the rules stay pure and tests deterministic. */
+export type RandomSource = () => number;
+
+/** How far a retry wait moves either way: ±10 %. */
+export const RETRY_JITTER = 0.1;
+
+/** `waitMs` moved by up to RETRY_JITTER either way (a random of 0.5 leaves it as it is). */
+export function jitter(waitMs: number, random: RandomSource): number {
+  return Math.round(waitMs * (1 + RETRY_JITTER * (2 * random() - 1)));
+}
 
 /** Index i = wait before attempt i + 1. */
 export const EXPONENTIAL_WAITS_MS = Object.freeze([0, 60_000, 300_000, 900_000, 3_600_000] as const);
@@ -21,15 +35,28 @@ const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
 export const CALLBACK_MAX_ATTEMPTS = 3;
 
 export function retryDelayMs(
-  strategy: (typeof RETRY_STRATEGIES)[number],
+  strategy: RetryStrategy,
   attemptsMade: number,
   retryAfterMs?: number | null,
+  /** Math.random unless the caller names a source; `() => 0.5` gives the strategy's wait exactly. */
+  random: RandomSource = Math.random,
 ): number {
   const made = Math.max(0, Math.floor(attemptsMade));
   const computed =
     strategy === 'linear' ? LINEAR_STEP_MS * made : (EXPONENTIAL_WAITS_MS[made] ?? EXPONENTIAL_LATE_WAIT_MS);
-  if (retryAfterMs == null || !(retryAfterMs > computed)) return computed;
+  if (retryAfterMs == null || !(retryAfterMs > computed)) return jitter(computed, random);
   return Math.max(computed, Math.min(retryAfterMs, RETRY_AFTER_CAP_MS));
+}
+
+/**
+ * The wait before a callback's next attempt, after `attemptsMade` (3 attempts in all: now, +1 min, +5 min, the
+ * exponential start), jittered like an action's retry.
+ */
+export function callbackRetryDelayMs(attemptsMade: number, random: RandomSource = Math.random): number {
+  return jitter(
+    EXPONENTIAL_WAITS_MS[attemptsMade] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!,
+    random,
+  );
 }
 
 // The three HTTP-date forms all start with a day name ("Sun, 06 Nov 1994 ...", "Sunday, 06-Nov-94 ...",

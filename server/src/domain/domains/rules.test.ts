@@ -88,7 +88,7 @@ describe('destination domains', () => {
   });
 });
 
-describe('countedNames (N-M4)', () => {
+describe('countedNames: every way to a host counts', () => {
   const privateIp = (ip: string) => ip.startsWith('10.') || ip === '127.0.0.1' || ip === '::1';
   it.each([
     ['https://a.b.victim.co.uk/x', ['a.b.victim.co.uk', 'victim.co.uk']],

@@ -24,6 +24,14 @@ export interface DomainLimits {
 
 export const DEFAULT_DOMAIN_LIMITS: Readonly<DomainLimits> = Object.freeze({ perDay: 10, perMonth: 100 });
 
+/**
+ * Whose act a send is: the account's own (`api`: a key, and what its actions, chains and series send), or a
+ * public trigger of one of its templates (`trigger`: the action or chain it made, and their callbacks). They count
+ * against the same limits in separate counters, so anonymous triggers never spend the owner's own threshold.
+ */
+export const SEND_SOURCES = Object.freeze(['api', 'trigger'] as const);
+export type SendSource = (typeof SEND_SOURCES)[number];
+
 const DOTTED_QUAD = /^\d{1,3}(\.\d{1,3}){3}$/;
 
 /** The destination domain of a URL, or null when the URL is not counted (an IP literal, or not a URL). */
@@ -42,7 +50,7 @@ export function destinationDomain(url: string): string | null {
 }
 
 /**
- * The names a send to `url` counts against (spec 4.6, N-M4): its host name, and also its registrable domain (eTLD+1
+ * The names a send to `url` counts against (spec 4.6; every way to a host counts): its host name, and also its registrable domain (eTLD+1
  * from the public-suffix list, private suffixes such as github.io kept apart) when that differs, so a flood spread
  * over subdomains meets the same threshold; a public IP literal by its address. Names under a suffix the list does
  * not know (.example, .internal, .test) count alone, and private or loopback literals (allowed only in
@@ -107,6 +115,14 @@ export function usagePeriods(now: Date): { day: Date; month: Date } {
  */
 export function withinLimits(counts: { day: number; month: number }, limits: DomainLimits): boolean {
   return counts.day <= limits.perDay && counts.month <= limits.perMonth;
+}
+
+/**
+ * When a send refused by the threshold may be tried again: the next UTC day. A month spent is found again
+ * then, which costs one refused try a day at most.
+ */
+export function thresholdReopensAt(now: Date): Date {
+  return new Date(usagePeriods(now).day.getTime() + 86_400_000);
 }
 
 /** The message of the 422 on `request.url` for a hostname past a threshold. */

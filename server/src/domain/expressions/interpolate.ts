@@ -147,7 +147,7 @@ export function hasExpression(text: string): boolean {
   }
 }
 
-/** The indexes of the entries that hold an expression (recipients a value chooses: N-M1). */
+/** The indexes of the entries that hold an expression (recipients a value chooses, which must be the account's own). */
 export function indexesWithExpressions(texts: readonly string[]): number[] {
   return texts.flatMap((text, i) => (hasExpression(text) ? [i] : []));
 }

@@ -32,7 +32,7 @@ describe('urlTemplateProblem', () => {
   });
 });
 
-describe('interpolateUrl (N-H1: values never rewrite the URL)', () => {
+describe('interpolateUrl: values never rewrite the URL', () => {
   const scope = (values: Record<string, unknown>) => ({ placeholders: values });
 
   it.each([

@@ -103,7 +103,7 @@ const ORIGIN_VALUE = /^[A-Za-z0-9.\-:[\]]*$/;
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /**
- * Interpolates a request URL by component (N-H1): a value in the path becomes part of one segment
+ * Interpolates a request URL by component, so a value never rewrites it: a value in the path becomes part of one segment
  * (percent-encoded, `/` included), a value in the query or the fragment one encoded value; a segment that reads
  * `.` or `..` once the values are in is refused. A value in the scheme or authority is allowed only when the
  * owner declared `allowedOrigins`: it may then not hold `/ ? # @ \ %`, except when it is the whole URL, and the

@@ -10,7 +10,7 @@ export const RATE_LIMITS = Object.freeze({
   operational: { limit: 120, windowSeconds: 60 },
   triggerPerToken: { limit: 60, windowSeconds: 60 },
   triggerPerIp: { limit: 120, windowSeconds: 60 },
-  /** Per template, set by its owner (N-M2); these are the defaults (contract TRIGGER_DEFAULTS). UTC hours and days. */
+  /** Per template, set by its owner so a trigger URL cannot spend the account's allowances; these are the defaults (contract TRIGGER_DEFAULTS). UTC hours and days. */
   templateTriggersPerHour: { limit: 20, windowSeconds: 3600 },
   templateTriggersPerDay: { limit: 100, windowSeconds: 86_400 },
 });

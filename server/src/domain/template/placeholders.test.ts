@@ -62,7 +62,7 @@ describe('placeholderValues', () => {
     }
   });
 
-  it('ignores inherited keys, and refuses an object for a placeholder without a type (N-L4)', () => {
+  it('ignores inherited keys, and refuses an object for a placeholder without a type', () => {
     const values = Object.create({ order_id: 'inherited' }) as Record<string, unknown>;
     expect(() => placeholderValues(definitions, values)).toThrow(MissingPlaceholderError);
     expect(() => placeholderValues(definitions, { order_id: { $ne: null, role: 'admin' } })).toThrow(
@@ -218,7 +218,7 @@ describe('resolveChainTemplate', () => {
   });
 });
 
-describe('typed placeholders (N-L1, N-L4)', () => {
+describe('typed placeholders: deep values and objects where text was meant are refused', () => {
   const typed = TemplateCreateBody.parse({
     name: 'x',
     mode: 'webhook',

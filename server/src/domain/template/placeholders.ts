@@ -81,7 +81,7 @@ const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = { true: true, false: fal
 
 /**
  * A supplied value as its placeholder's type, or the reason it does not fit. Form fields arrive as text, so text is
- * converted; without a type a number or boolean becomes text and an object or array is refused (N-L4).
+ * converted; without a type a number or boolean becomes text and an object or array is refused (no operators or extra fields smuggled in at the receiver).
  */
 function typedValue(
   p: PlaceholderDefinition,
@@ -125,7 +125,7 @@ export function placeholderValues(
   definitions: readonly PlaceholderDefinition[],
   supplied: Readonly<Record<string, unknown>>,
 ): PlaceholderValues {
-  // No prototype: a name can never reach Object.prototype's members (N-L1).
+  // No prototype: a name can never reach Object.prototype's members.
   const values: Record<string, unknown> = Object.create(null);
   const missing: string[] = [];
   const invalid: Record<string, string[]> = {};
@@ -244,7 +244,7 @@ function at<T>(path: readonly (string | number)[], resolve: () => T): T {
 /**
  * An action template's configuration with the placeholder values in. Only ExpressionErrors can be thrown (their
  * `path` names the field, e.g. `request_config.url`): a value that would change the URL's structure, leave its
- * allowed origins or add a header line (N-H1).
+ * allowed origins or add a header line.
  */
 export function resolveActionTemplate<T extends ActionTemplateConfig>(
   template: T,

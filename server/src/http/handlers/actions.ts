@@ -74,6 +74,10 @@ export function actionsHandlers(
         body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
     },
+    listAttempts: async ({ request, params, query }) => ({
+      status: 200,
+      body: await actions.attempts(principalOf(request).accountId, params.id, query),
+    }),
     cancel: async ({ request, params }) => ({
       status: 200,
       body: { data: await actions.cancel(principalOf(request).accountId, params.id) },

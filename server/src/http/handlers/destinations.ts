@@ -27,6 +27,10 @@ export function destinationsHandlers(destinations: Destinations) {
       status: 200,
       body: { data: await destinations.resume(principalOf(request).accountId, params.host) },
     }),
+    enable: async ({ request, params }) => ({
+      status: 200,
+      body: { data: await destinations.enable(principalOf(request).accountId, params.host) },
+    }),
     recover: async ({ request, params, body }) => {
       const result = await destinations.recover(principalOf(request), params.host, body);
       return result.kind === 'dry_run'

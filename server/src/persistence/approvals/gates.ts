@@ -66,6 +66,9 @@ export interface GateActionFields {
   executed_at?: Date;
   next_attempt_at?: Date | null;
   last_error?: string | null;
+  /** A recurring approval's last occurrence, granted: counted as a completed execution. */
+  recurrence_count?: number;
+  last_executed_at?: Date;
 }
 
 /**

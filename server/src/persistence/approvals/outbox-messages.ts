@@ -16,6 +16,22 @@ export type OutboxMessage = Selectable<Tables['outbox_messages']>;
 export function createSqlOutbox(db: { readonly sql: Sql }, clock: () => Date = () => new Date()): Outbox {
   return {
     async store({ channel, target, message, rendered }) {
+      // An alert belongs to its account, not to an action.
+      if (message.kind === 'alert') {
+        await db.sql
+          .insertInto('outbox_messages')
+          .values({
+            id: randomUUID(),
+            account_id: message.accountId,
+            action_id: null,
+            channel,
+            destination: destinationOf(target),
+            rendered,
+            created_at: clock(),
+          })
+          .execute();
+        return;
+      }
       await keepInOutbox(db.sql, {
         actionId: message.actionId,
         channel,

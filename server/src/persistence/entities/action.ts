@@ -1,16 +1,17 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type {
-  ACTION_MODES,
+  ActionMode,
   BulkItemOutcome,
   BulkOperationKind,
   BulkOperationState,
   HoldReason,
   ErrorClass,
-  RETRY_STRATEGIES,
+  RetryStrategy,
   StepStatus,
 } from '@sched/contract';
 import { type ActionState, LIVE_STATES, TERMINAL_STATES } from '../../domain/action/states.js';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
+import type { SendSource } from '../../domain/domains/rules.js';
 import { AccountSchema } from './account.js';
 import type {
   StoredCoordination,
@@ -68,6 +69,12 @@ export const ActionSchema = defineEntity({
       expression:
         'create index "actions_last_error_index" on "actions" ("account_id", "last_error_class", "last_status_code") where "last_error_class" is not null',
     },
+    // Due deliveries held by their destination (a pause, a circuit, flow control), by host: what a destination's
+    // wake fires (app/destinations/breaker.ts) and the held gauges count. Rows enter when held and leave when claimed.
+    {
+      name: 'actions_held_index',
+      expression: `create index "actions_held_index" on "actions" ("account_id", "destination_host", "next_attempt_at") where "held_since" is not null and "status" in ${sqlList(DUE_STATES)}`,
+    },
     {
       name: 'actions_replay_of_index',
       expression:
@@ -101,7 +108,7 @@ export const ActionSchema = defineEntity({
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
     description: p.text().nullable(),
-    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>(),
+    mode: p.string().length(16).$type<ActionMode>(),
     status: p.string().length(32).$type<ActionState>(),
     timezone: p.string().length(64),
     scheduledFor: p.datetime(),
@@ -111,7 +118,7 @@ export const ActionSchema = defineEntity({
     dedupKeys: p.array().default([]),
     attemptCount: p.integer().default(0),
     maxAttempts: p.integer(),
-    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>(),
+    retryStrategy: p.string().length(16).$type<RetryStrategy>(),
     manualRetryCount: p.integer().default(0),
     request: p.json<StoredRequest>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
@@ -148,6 +155,14 @@ export const ActionSchema = defineEntity({
     replayOf: p.uuid().nullable(),
     /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
     traceparent: p.string().length(55).nullable(),
+    /** Whose act the action is (`api`, or `trigger`: a template's public URL): the counters its sends count in. */
+    createdVia: p.string().length(16).$type<SendSource>().default('api'),
+    /**
+     * The occurrence (`recurrence_index`) whose send was last counted against the destination threshold. A
+     * claim of an occurrence not yet counted counts it first (app/deliveries/deliver.ts); null when the destination
+     * is not counted (verified, or a private address in development), so verified senders pay nothing per send.
+     */
+    countedOccurrence: p.integer().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -158,7 +173,12 @@ export const DeliveryAttemptSchema = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
   // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts).
-  indexes: [{ properties: ['action', 'attemptNumber'] }, { properties: ['startedAt'] }],
+  // (action, startedAt): an action's attempts a keyset page at a time, newest first (GET /actions/{id}/attempts).
+  indexes: [
+    { properties: ['action', 'attemptNumber'] },
+    { properties: ['startedAt'] },
+    { properties: ['action', 'startedAt'] },
+  ],
   properties: {
     id: p.uuid().primary(),
     action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
@@ -199,6 +219,11 @@ export const CallbackDeliverySchema = defineEntity({
     attemptCount: p.integer().default(0),
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
+    /**
+     * The names the URL counts against (domain/domains/rules.ts `countedNames`), worked out when the callback is
+     * written, so its delivery reads their verification with the row; empty when it is not counted.
+     */
+    destinationNames: p.array().default([]),
     createdAt: p.datetime(),
     deliveredAt: p.datetime().nullable(),
   },

@@ -7,6 +7,7 @@ import type {
   StepStatus,
   StepType,
 } from '@sched/contract';
+import type { SendSource } from '../../domain/domains/rules.js';
 import { AccountSchema } from './account.js';
 import { ActionSchema } from './action.js';
 
@@ -26,6 +27,8 @@ export const ChainSchema = defineEntity({
     callbackUrl: p.string().length(2048).nullable(),
     /** Signs the chain's callbacks, as an action's webhook_secret signs its own. */
     webhookSecret: p.string().length(255).nullable(),
+    /** Whose act the chain is (`api`, or `trigger`: a chain template's public URL): its steps and callbacks count so. */
+    createdVia: p.string().length(16).$type<SendSource>().default('api'),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     completedAt: p.datetime().nullable(),

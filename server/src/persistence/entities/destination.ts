@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { CircuitSettings, FlowSettings } from '@sched/contract';
+import type { CircuitState } from '../../domain/destinations/circuit.js';
 import { AccountSchema } from './account.js';
 
 /**
@@ -21,6 +22,18 @@ export const DestinationSchema = defineEntity({
     /** Flow control's rate window: when it began and how many requests it started (taken under the row lock). */
     rateWindowStart: p.datetime().nullable(),
     rateWindowCount: p.integer().default(0),
+    /**
+     * The circuit breaker (domain/destinations/circuit.ts `CircuitRecord`), changed under the row lock; the claim
+     * reads `circuitState` and `circuitNextProbeAt` in its one statement.
+     */
+    circuitState: p.string().length(16).$type<CircuitState>().default('closed'),
+    circuitOpenedAt: p.datetime().nullable(),
+    circuitNextProbeAt: p.datetime().nullable(),
+    circuitReopens: p.integer().default(0),
+    circuitProbeUntil: p.datetime().nullable(),
+    circuitWindowStart: p.datetime().nullable(),
+    circuitWindowFailures: p.integer().default(0),
+    circuitCheckAt: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -37,7 +37,7 @@ export const DomainSchema = defineEntity({
     monthStart: p.datetime(),
     monthCount: p.integer().default(0),
     createdAt: p.datetime(),
-    /** Set by DELETE (spec DM6): the domain leaves the list but its counts stay, so a delete resets no threshold. */
+    /** Set by DELETE (spec 4.6): the domain leaves the list but its counts stay, so a delete resets no threshold. */
     removedAt: p.datetime().nullable(),
   },
 });

@@ -1,4 +1,5 @@
 import { AccountSchema, ApiKeySchema, ConsoleSessionSchema } from './account.js';
+import { AlertNotificationSchema, AlertRuleSchema, OperatorEventSchema } from './alert.js';
 import {
   ActionSchema,
   BulkOperationItemSchema,
@@ -27,6 +28,7 @@ import { TemplateSchema } from './template.js';
 
 export * from './account.js';
 export * from './action.js';
+export * from './alert.js';
 export * from './approval.js';
 export * from './audit.js';
 export * from './chain.js';
@@ -64,7 +66,10 @@ export type EntitySchemaOf =
   | typeof AuditPendingSchema
   | typeof BulkOperationSchema
   | typeof BulkOperationItemSchema
-  | typeof DestinationSchema;
+  | typeof DestinationSchema
+  | typeof AlertRuleSchema
+  | typeof OperatorEventSchema
+  | typeof AlertNotificationSchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities: EntitySchemaOf[] = [
@@ -95,4 +100,7 @@ export const entities: EntitySchemaOf[] = [
   BulkOperationSchema,
   BulkOperationItemSchema,
   DestinationSchema,
+  AlertRuleSchema,
+  OperatorEventSchema,
+  AlertNotificationSchema,
 ];

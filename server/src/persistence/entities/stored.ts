@@ -2,7 +2,7 @@ import type {
   ActionState,
   DstFoldPolicy,
   DstGapPolicy,
-  HTTP_METHODS,
+  HttpMethod,
   NotMetPolicy,
   OnCreateRule,
   OnExecuteCondition,
@@ -14,7 +14,7 @@ import type {
 
 export interface StoredRequest {
   url: string;
-  method: (typeof HTTP_METHODS)[number];
+  method: HttpMethod;
   headers: Record<string, string>;
   body?: unknown;
 }

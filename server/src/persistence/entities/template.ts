@@ -1,11 +1,11 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type {
-  ACTION_MODES,
+  ActionMode,
   ChainStepParsed,
   ErrorHandling,
   GateInput,
   PlaceholderDefinition,
-  RETRY_STRATEGIES,
+  RetryStrategy,
   TemplateType,
 } from '@sched/contract';
 import { AccountSchema } from './account.js';
@@ -26,21 +26,21 @@ export const TemplateSchema = defineEntity({
     name: p.string().length(255),
     description: p.text().nullable(),
     type: p.string().length(16).$type<TemplateType>(),
-    mode: p.string().length(16).$type<(typeof ACTION_MODES)[number]>().nullable(),
+    mode: p.string().length(16).$type<ActionMode>().nullable(),
     timezone: p.string().length(64),
     requestConfig: p.json<StoredRequest>().nullable(),
-    /** Origins a URL whose scheme or host holds a placeholder may resolve to (N-H1). */
+    /** Origins a URL whose scheme or host holds a placeholder may resolve to: values never move a request elsewhere. */
     allowedOrigins: p.array().default([]),
     gateConfig: p.json<GateInput>().nullable(),
     maxAttempts: p.integer().nullable(),
-    retryStrategy: p.string().length(16).$type<(typeof RETRY_STRATEGIES)[number]>().nullable(),
+    retryStrategy: p.string().length(16).$type<RetryStrategy>().nullable(),
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
     chainSteps: p.json<ChainStepParsed[]>().nullable(),
     chainErrorHandling: p.string().length(16).$type<ErrorHandling>().nullable(),
     placeholders: p.json<PlaceholderDefinition[]>(),
     dedupKeys: p.array().default([]),
-    /** Trigger caps the owner sets (N-M2); null: the documented default. */
+    /** Trigger caps the owner sets, so a trigger URL cannot spend the owner's allowances; null: the documented default. */
     triggerLimitPerHour: p.integer().nullable(),
     triggerLimitPerDay: p.integer().nullable(),
     /** How far ahead (days) an anonymous trigger may schedule; null: the documented default. */

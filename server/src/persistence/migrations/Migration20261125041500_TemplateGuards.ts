@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Templates gain the origins their URLs may resolve to (N-H1), trigger caps and a schedule horizon (N-M2). */
+/** Templates gain the origins their URLs may resolve to, trigger caps and a schedule horizon (a trigger URL must not spend the owner's allowances). */
 export class Migration20261125041500_TemplateGuards extends Migration {
   override name = 'Migration20261125041500_TemplateGuards';
 

@@ -1,12 +1,12 @@
 import type { MigrationObject } from '@mikro-orm/core';
-import { Migration20261121131109Initial } from './Migration20261121131109Initial.js';
-import { Migration20261121132145Actions } from './Migration20261121132145Actions.js';
-import { Migration20261121133841RecurrenceIndex } from './Migration20261121133841RecurrenceIndex.js';
-import { Migration20261121134443Approvals } from './Migration20261121134443Approvals.js';
-import { Migration20261121153000JobDueAt } from './Migration20261121153000JobDueAt.js';
-import { Migration20261122233135Chains } from './Migration20261122233135Chains.js';
-import { Migration20261122233413Domains } from './Migration20261122233413Domains.js';
-import { Migration20261122234546ChainCallbacks } from './Migration20261122234546ChainCallbacks.js';
+import { Migration20261121131109_Initial } from './Migration20261121131109_Initial.js';
+import { Migration20261121132145_Actions } from './Migration20261121132145_Actions.js';
+import { Migration20261121133841_RecurrenceIndex } from './Migration20261121133841_RecurrenceIndex.js';
+import { Migration20261121134443_Approvals } from './Migration20261121134443_Approvals.js';
+import { Migration20261121153000_JobDueAt } from './Migration20261121153000_JobDueAt.js';
+import { Migration20261122233135_Chains } from './Migration20261122233135_Chains.js';
+import { Migration20261122233413_Domains } from './Migration20261122233413_Domains.js';
+import { Migration20261122234546_ChainCallbacks } from './Migration20261122234546_ChainCallbacks.js';
 import { Migration20261122234945_Templates } from './Migration20261122234945_Templates.js';
 import { Migration20261123000813_ChainStepSettled } from './Migration20261123000813_ChainStepSettled.js';
 import { Migration20261125034000_Pause } from './Migration20261125034000_Pause.js';
@@ -18,20 +18,29 @@ import { Migration20261125045000_InboxBulkOperations } from './Migration20261125
 import { Migration20261125050000_Traceparent } from './Migration20261125050000_Traceparent.js';
 import { Migration20261125051000_AuditEvents } from './Migration20261125051000_AuditEvents.js';
 import { Migration20261125051000_Destinations } from './Migration20261125051000_Destinations.js';
-import { Migration20261126170911_RecipientReassignedFrom } from './Migration20261126170911_RecipientReassignedFrom.js';
-import { Migration20261126171723_AuditPrefixOnly } from './Migration20261126171723_AuditPrefixOnly.js';
+import { Migration20261125060000_DestinationCircuit } from './Migration20261125060000_DestinationCircuit.js';
+import { Migration20261126170425_AlertRules } from './Migration20261126170425_AlertRules.js';
+import { Migration20261126180000_SendCounts } from './Migration20261126180000_SendCounts.js';
+import { Migration20261126181000_AttemptPages } from './Migration20261126181000_AttemptPages.js';
+import { Migration20261126190100_RecipientReassignedFrom } from './Migration20261126190100_RecipientReassignedFrom.js';
+import { Migration20261126190200_AuditPrefixOnly } from './Migration20261126190200_AuditPrefixOnly.js';
 import { Migration20261126190734_AuditPending } from './Migration20261126190734_AuditPending.js';
 
-/** Committed migrations, in order. New ones are appended; applied ones never change. */
+/**
+ * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
+ * records as applied: the first eight were recorded without the underscore the migrator writes
+ * (`Migration<timestamp>_<Name>`, new-migration.ts), so their names keep that spelling while their files and classes
+ * follow the one scheme.
+ */
 export const migrationsList: MigrationObject[] = [
-  { name: 'Migration20261121131109Initial', class: Migration20261121131109Initial },
-  { name: 'Migration20261121132145Actions', class: Migration20261121132145Actions },
-  { name: 'Migration20261121133841RecurrenceIndex', class: Migration20261121133841RecurrenceIndex },
-  { name: 'Migration20261121134443Approvals', class: Migration20261121134443Approvals },
-  { name: 'Migration20261121153000JobDueAt', class: Migration20261121153000JobDueAt },
-  { name: 'Migration20261122233135Chains', class: Migration20261122233135Chains },
-  { name: 'Migration20261122233413Domains', class: Migration20261122233413Domains },
-  { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546ChainCallbacks },
+  { name: 'Migration20261121131109Initial', class: Migration20261121131109_Initial },
+  { name: 'Migration20261121132145Actions', class: Migration20261121132145_Actions },
+  { name: 'Migration20261121133841RecurrenceIndex', class: Migration20261121133841_RecurrenceIndex },
+  { name: 'Migration20261121134443Approvals', class: Migration20261121134443_Approvals },
+  { name: 'Migration20261121153000JobDueAt', class: Migration20261121153000_JobDueAt },
+  { name: 'Migration20261122233135Chains', class: Migration20261122233135_Chains },
+  { name: 'Migration20261122233413Domains', class: Migration20261122233413_Domains },
+  { name: 'Migration20261122234546ChainCallbacks', class: Migration20261122234546_ChainCallbacks },
   { name: 'Migration20261122234945_Templates', class: Migration20261122234945_Templates },
   { name: 'Migration20261123000813_ChainStepSettled', class: Migration20261123000813_ChainStepSettled },
   { name: 'Migration20261125034000_Pause', class: Migration20261125034000_Pause },
@@ -43,10 +52,14 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125050000_Traceparent', class: Migration20261125050000_Traceparent },
   { name: 'Migration20261125051000_AuditEvents', class: Migration20261125051000_AuditEvents },
   { name: 'Migration20261125051000_Destinations', class: Migration20261125051000_Destinations },
+  { name: 'Migration20261125060000_DestinationCircuit', class: Migration20261125060000_DestinationCircuit },
+  { name: 'Migration20261126170425_AlertRules', class: Migration20261126170425_AlertRules },
+  { name: 'Migration20261126180000_SendCounts', class: Migration20261126180000_SendCounts },
+  { name: 'Migration20261126181000_AttemptPages', class: Migration20261126181000_AttemptPages },
   {
-    name: 'Migration20261126170911_RecipientReassignedFrom',
-    class: Migration20261126170911_RecipientReassignedFrom,
+    name: 'Migration20261126190100_RecipientReassignedFrom',
+    class: Migration20261126190100_RecipientReassignedFrom,
   },
-  { name: 'Migration20261126171723_AuditPrefixOnly', class: Migration20261126171723_AuditPrefixOnly },
+  { name: 'Migration20261126190200_AuditPrefixOnly', class: Migration20261126190200_AuditPrefixOnly },
   { name: 'Migration20261126190734_AuditPending', class: Migration20261126190734_AuditPending },
 ];
