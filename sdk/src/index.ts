@@ -131,6 +131,7 @@ export type {
   ApiKeyWithSecret,
   ChainCallback,
   ErrorCode,
+  ReassignBody,
   SignatureScheme,
 } from '@sched/contract';
 export type {

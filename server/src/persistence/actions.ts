@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
 import { destinationHost } from '../domain/domains/rules.js';
+import { pendingAuditInsert } from './audit-events.js';
 import { fixedStatement, newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
@@ -56,19 +57,45 @@ const insertActionsStatement = fixedStatement<ActionRow>(
    select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
 );
 
+/** The rows as the one JSON parameter of the insert. */
+function actionsJson(actions: readonly NewAction[]): string {
+  return JSON.stringify(
+    actions.map((a) => ({
+      ...Object.fromEntries(CREATE_COLUMNS.map((c) => [c, a[c]])),
+      destination_host: a.request ? destinationHost(a.request.url) : null,
+    })),
+  );
+}
+
 /**
  * Inserts several new actions in one statement; answers their rows in the order given. The one statement that
  * inserts actions: the create core (app/actions/create.ts) runs it alone or for the API's creates of one turn.
  */
 export async function insertActions(db: Sql, actions: readonly NewAction[]): Promise<ActionRow[]> {
-  const rows = await insertActionsStatement(db, [
-    JSON.stringify(
-      actions.map((a) => ({
-        ...Object.fromEntries(CREATE_COLUMNS.map((c) => [c, a[c]])),
-        destination_host: a.request ? destinationHost(a.request.url) : null,
-      })),
-    ),
-  ]);
+  const rows = await insertActionsStatement(db, [actionsJson(actions)]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return actions.map((a) => byId.get(a.id)!);
+}
+
+// The plain creates of one turn and their audit events, in one statement (so it commits alone, as a plain create did
+// before the audit log): the events go to `audit_pending`, a plain insert that takes no lock of the log; the sealer
+// chains them a moment later (persistence/audit-events.ts).
+const insertActionsWithAuditStatement = fixedStatement<ActionRow>(
+  `with audited as (${pendingAuditInsert('$2')})
+   insert into actions (${INSERTED_COLUMNS.join(', ')})
+   select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
+);
+
+/**
+ * `insertActions` and the audit events of those creates (`audit`, from persistence/audit-events.ts
+ * `pendingAuditJson`) in one statement: the group-committed path of `POST /v1/actions`.
+ */
+export async function insertActionsWithAudit(
+  db: Sql,
+  actions: readonly NewAction[],
+  audit: string,
+): Promise<ActionRow[]> {
+  const rows = await insertActionsWithAuditStatement(db, [actionsJson(actions), audit]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return actions.map((a) => byId.get(a.id)!);
 }

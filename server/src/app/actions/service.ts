@@ -19,6 +19,7 @@ import {
   findAction,
   findByIdempotencyKey,
   insertActions,
+  insertActionsWithAudit,
   listActions,
   lockName,
   type NewAction,
@@ -35,7 +36,7 @@ import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
-import { auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
+import { auditBatch, auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { keysetCursor, type Page, pageOf, pageWindow, parseKeysetCursor } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
@@ -72,18 +73,12 @@ export class ActionService {
     { row: NewAction; audit: ReturnType<typeof auditEventOf> },
     ActionRow
   >((items) =>
-    // The rows and their audit events commit together: one transaction for the turn's creates.
-    this.store.transaction(async (db) => {
-      const rows = await insertActions(
-        db,
-        items.map((i) => i.row),
-      );
-      await recordAuditEvents(
-        db,
-        items.map((i) => i.audit),
-      );
-      return rows;
-    }),
+    // The rows and their audit events commit together, in one statement for the turn's creates.
+    insertActionsWithAudit(
+      this.store.sql,
+      items.map((i) => i.row),
+      auditBatch(items.map((i) => i.audit)),
+    ),
   );
 
   /** Creates counted after their commit (plans without a quota), summed per account and month for one turn. */
