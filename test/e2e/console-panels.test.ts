@@ -17,7 +17,7 @@ import { runCli, startServer, type TestServer } from '../support/server.js';
 import { eventually, statusOf } from '../support/wait.js';
 
 // The console's operations panels in Debian's chromium against a real `sched serve --role api` and a worker:
-// approvals waiting (remind, filters in the URL), destinations (pause, resume, settings, a recovery whose dry run is
+// approvals waiting (remind, reassign, filters in the URL), destinations (pause, resume, settings, a recovery whose dry run is
 // shown first, the circuit and Enable), alert rules (form, test, edit, disable, delete), bulk operations (progress,
 // stop a running one), the audit log (filters, verify, export); a
 // read-scope key finds no write button on any of them; axe-core on each and no CSP violation anywhere.
@@ -116,7 +116,7 @@ describe('the console panels of operations in a browser', () => {
       expect((await fetch(`${server.url}${missing}`)).status, missing).toBe(404);
   });
 
-  it('lists approvals waiting per recipient, nearest timeout first, filters them in the URL, and reminds', async (ctx) => {
+  it('lists approvals waiting per recipient, nearest timeout first, filters them in the URL, reminds and reassigns', async (ctx) => {
     if (!browser) return ctx.skip();
     const page = await pages.open();
     await signIn(page, server.apiKey);
@@ -160,10 +160,39 @@ describe('the console panels of operations in a browser', () => {
     await smtp.waitFor('ada@example.com', 2);
     await smtp.waitFor('alan@example.com', 2);
     expect(smtp.mails.filter((m) => m.to.includes('grace@example.com'))).toHaveLength(1);
-    // The approval's own page offers the same button.
+
+    // Reassign: who takes over, in the dialog (refused there without a name); the old link dies, the new recipient
+    // gets a link of their own at once, and the history says who took over from whom.
+    await page.getByRole('button', { name: 'Reassign grace on Refund order 1042' }).click();
+    const reassign = page.getByRole('dialog', { name: 'Reassign grace on “Refund order 1042”?' });
+    await reassign.getByRole('button', { name: 'Reassign' }).click();
+    await reassign.getByRole('alert').filter({ hasText: 'Say who takes over.' }).waitFor();
+    await reassign.getByLabel('Hand over to').fill('hopper@example.com');
+    await reassign.getByLabel('Reason').fill('Grace is on leave');
+    await reassign.getByRole('button', { name: 'Reassign' }).click();
+    await page.getByRole('status').filter({ hasText: '“Refund order 1042” has a new recipient.' }).waitFor();
+    await smtp.waitFor('hopper@example.com', 1, 30_000);
+    const handed = await sched.actions.get(later.id);
+    const grace = handed.recipients.find((r) => r.email === 'grace@example.com')!;
+    expect(grace.status).toBe('reassigned');
+    expect(handed.recipients.find((r) => r.email === 'hopper@example.com')).toMatchObject({
+      status: 'pending',
+      reassigned_from: grace.id,
+    });
+    const refund = page.getByRole('list', { name: 'Recipients of Refund order 1042' });
+    await expect.poll(() => refund.textContent()).toContain('took over from grace');
+    expect(await refund.locator('.status-reassigned').count()).toBe(1);
+    // Nobody answered or reassigned is offered again.
+    expect(await page.getByRole('button', { name: 'Reassign grace on Refund order 1042' }).count()).toBe(0);
+
+    // The approval's own page offers the same buttons.
     await page.getByRole('link', { name: 'Refund order 1042' }).click();
     await page.getByRole('heading', { name: /Refund order 1042/ }).waitFor();
     await page.getByRole('button', { name: 'Remind' }).waitFor();
+    await page.getByRole('button', { name: 'Reassign hopper on Refund order 1042' }).waitFor();
+    expect(await page.getByRole('table').filter({ hasText: 'hopper' }).textContent()).toContain(
+      'took over from grace',
+    );
   }, 120_000);
 
   it('shows a destination: circuit, load and last day; pauses, resumes, saves settings and recovers after a dry run', async (ctx) => {

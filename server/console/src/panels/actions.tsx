@@ -10,6 +10,7 @@ import { useState } from 'preact/hooks';
 import {
   canCancelAction,
   canPauseAction,
+  canReassign,
   canRemind,
   canReplayAction,
   canResumeAction,
@@ -28,6 +29,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { ReassignButton } from './approvals.js';
 
 /** Every `GET /v1/actions` filter the console offers, as URL parameters (a view can be shared by its URL). */
 const FILTERS = [
@@ -491,6 +493,11 @@ function ActionDetail({ id }: { id: string }) {
                 <th scope="col">Channels</th>
                 <th scope="col">State</th>
                 <th scope="col">Answered</th>
+                {canWrite && (
+                  <th scope="col">
+                    <span class="sr-only">Changes</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -498,6 +505,12 @@ function ActionDetail({ id }: { id: string }) {
                 <tr key={r.id}>
                   <td>
                     {r.display_name} <span class="muted">{r.email}</span>
+                    {r.reassigned_from && (
+                      <div class="muted">
+                        took over from{' '}
+                        {a.recipients.find((x) => x.id === r.reassigned_from)?.display_name ?? 'another'}
+                      </div>
+                    )}
                   </td>
                   <td>{r.role}</td>
                   <td>{r.channels.join(', ')}</td>
@@ -508,6 +521,18 @@ function ActionDetail({ id }: { id: string }) {
                     <When at={r.responded_at} />
                     {r.response_comment && <q>{r.response_comment}</q>}
                   </td>
+                  {canWrite && (
+                    <td>
+                      {canReassign(a, r) && (
+                        <ReassignButton
+                          actionId={a.id}
+                          actionName={a.name}
+                          recipient={r}
+                          onDone={loaded.reload}
+                        />
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

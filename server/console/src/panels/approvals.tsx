@@ -1,7 +1,7 @@
 import { ACTION_STATES, GATE_CHANNEL, type GateChannelName, RECIPIENT_STATUS } from '@sched/contract';
-import type { ApprovalSummary, PendingApprovalsQuery } from '@sched/sdk';
+import type { ApprovalSummary, PendingApprovalsQuery, Recipient } from '@sched/sdk';
 import { useState } from 'preact/hooks';
-import { canRemind } from '../allowed.js';
+import { canReassign, canRemind } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
 import { ConfirmButton, ErrorNote, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
 
@@ -96,8 +96,65 @@ function FilterForm({ filters }: { filters: Filters }) {
   );
 }
 
-/** Who the approval waits on: each recipient with their channels and state. */
-function Recipients({ approval }: { approval: ApprovalSummary }) {
+/**
+ * `POST /v1/actions/{id}/recipients/{recipient_id}/reassign`: who takes a recipient's place (an address, a phone,
+ * `contact:<id>:email`, `channel:<id>` or a team member id) and why, in the confirmation dialog itself.
+ */
+export function ReassignButton(props: {
+  actionId: string;
+  actionName: string;
+  recipient: Pick<Recipient, 'id' | 'display_name' | 'email'>;
+  onDone: () => void;
+}) {
+  const { client } = useConsole();
+  const [to, setTo] = useState('');
+  const [reason, setReason] = useState('');
+  const { recipient: r } = props;
+  return (
+    <ConfirmButton
+      label="Reassign"
+      context={`${r.display_name} on ${props.actionName}`}
+      title={`Reassign ${r.display_name} on “${props.actionName}”?`}
+      onConfirm={async () => {
+        if (!to.trim()) throw new Error('Say who takes over.');
+        await client.reassign(props.actionId, r.id, {
+          to: to.trim(),
+          ...(reason.trim() ? { reason: reason.trim() } : {}),
+        });
+      }}
+      onDone={() => {
+        setTo('');
+        setReason('');
+        props.onDone();
+      }}
+    >
+      <p>
+        {r.email}'s links stop working; whoever takes over gets a link of their own at once (if the request
+        has gone out), required if {r.display_name} was.
+      </p>
+      <p>
+        <label>
+          Hand over to{' '}
+          <input
+            value={to}
+            required
+            onInput={(e) => setTo(e.currentTarget.value)}
+            placeholder="grace@example.com"
+          />
+        </label>
+      </p>
+      <p>
+        <label>
+          Reason <input value={reason} maxLength={500} onInput={(e) => setReason(e.currentTarget.value)} />
+        </label>
+      </p>
+    </ConfirmButton>
+  );
+}
+
+/** Who the approval waits on: each recipient with their channels and state, and a reassignment where it may be. */
+function Recipients({ approval, onChange }: { approval: ApprovalSummary; onChange: () => void }) {
+  const { canWrite } = useConsole();
   return (
     <ul class="recipients" aria-label={`Recipients of ${approval.name}`}>
       {approval.recipients.map((r) => (
@@ -107,11 +164,24 @@ function Recipients({ approval }: { approval: ApprovalSummary }) {
           <span class="muted">
             via {r.channels.join(', ')}
             {r.role === 'escalation' ? ' (escalation)' : ''}
+            {r.reassigned_from &&
+              `, took over from ${approval.recipients.find((x) => x.id === r.reassigned_from)?.display_name ?? 'another'}`}
           </span>
           {r.responded_at && (
             <>
               {' '}
               · answered <When at={r.responded_at} />
+            </>
+          )}
+          {canWrite && canReassign(approval, r) && (
+            <>
+              {' '}
+              <ReassignButton
+                actionId={approval.id}
+                actionName={approval.name}
+                recipient={r}
+                onDone={onChange}
+              />
             </>
           )}
         </li>
@@ -187,7 +257,13 @@ export function ApprovalsPanel({ route }: { route: Route }) {
                   </td>
                   <td>{a.reminders_sent}</td>
                   <td>
-                    <Recipients approval={a} />
+                    <Recipients
+                      approval={a}
+                      onChange={() => {
+                        setNotice(`“${a.name}” has a new recipient.`);
+                        list.reload();
+                      }}
+                    />
                   </td>
                   {canWrite && (
                     <td>
