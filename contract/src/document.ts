@@ -23,7 +23,10 @@ const TAGS: TagInfo[] = [
   },
   { name: 'audit', description: 'The tamper-evident audit log: list, verify the hash chain, export.' },
   { name: 'auditExport', description: 'The audit log as a streamed NDJSON or CSV file.' },
-  { name: 'reminders', description: 'Reminders of pending approvals, sent now.' },
+  {
+    name: 'reminders',
+    description: 'Approvals in flight: what waits on whom, a reminder sent now, a recipient reassigned.',
+  },
   { name: 'approvals', description: 'Approvals waiting on people, by recipient.' },
   {
     name: 'destinations',

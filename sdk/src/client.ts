@@ -5,6 +5,7 @@ import type {
   ContactCreate,
   ContactUpdate,
   GateChannelName,
+  ReassignBody,
 } from '@sched/contract';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { alertRulesApi } from './alert-rules.js';
@@ -110,6 +111,16 @@ export function createClient(options: ClientOptions) {
     /** `POST /v1/actions/{id}/remind`: re-sends a waiting approval to who has not answered; answers the action. */
     remind: async (id: string): Promise<Action> =>
       unwrap(await raw.reminders.remind({ params: { id } }), 200).data as Action,
+    /**
+     * `POST /v1/actions/{id}/recipients/{recipientId}/reassign`: hands a recipient who has not answered over to `to`
+     * (an address, phone, `contact:<id>:email|phone`, `channel:<id>` or team member id); its links stop working and
+     * the new recipient gets its own. Answers the action; 409 once that recipient has answered.
+     */
+    reassign: async (id: string, recipientId: string, body: ReassignBody, o?: CallOptions): Promise<Action> =>
+      unwrap(
+        await raw.reminders.reassign({ params: { id, recipient_id: recipientId }, body, ...callArgs(o) }),
+        200,
+      ).data as Action,
     /** A development server's outbox: messages kept because their channel is not configured (`GET /v1/outbox`). */
     outbox: outboxApi(raw),
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */

@@ -153,11 +153,20 @@ describe('approvals through the SDK and the sched binary', () => {
       const [, recipients, timeline] = shown.stdout.split(/\n(?:recipients|timeline):\n/);
       expect(shown.stdout).toMatch(/^status\s+failed$/m);
       expect(shown.stdout).toMatch(/^timeout\s+1d \(then cancel\)$/m);
+      // Each recipient's id first: what `sched approvals reassign` takes.
       expect(recipients).toMatch(
-        /^\s+EMAIL\s+DISPLAY_NAME\s+ROLE\s+CHANNELS\s+STATUS\s+RESPONDED_AT\s+COMMENT$/m,
+        /^\s+ID\s+EMAIL\s+DISPLAY_NAME\s+ROLE\s+CHANNELS\s+STATUS\s+RESPONDED_AT\s+COMMENT$/m,
       );
-      expect(recipients).toMatch(/^\s+cli@example\.com\s+cli\s+recipient\s+email\s+pending\s+-\s+-$/m);
-      expect(recipients).toMatch(/^\s+\+15551234567\s+.*\s+sms\s+declined\s+\d{4}-\S+Z\s+not on a Friday$/m);
+      const ids = action.recipients.map((r: { id: string }) => r.id);
+      expect(recipients).toMatch(
+        new RegExp(
+          `^\\s+${ids[0]}\\s+cli@example\\.com\\s+cli\\s+recipient\\s+email\\s+pending\\s+-\\s+-$`,
+          'm',
+        ),
+      );
+      expect(recipients).toMatch(
+        /^\s+[0-9a-f-]{36}\s+\+15551234567\s+.*\s+sms\s+declined\s+\d{4}-\S+Z\s+not on a Friday$/m,
+      );
       expect(timeline).toMatch(/^\s+TIME\s+EVENT\s+ACTOR\s+NOTES$/m);
       expect(timeline).toMatch(/^\s+\S+Z\s+sent\s+system\s+request to cli@example\.com via email$/m);
       expect(timeline).toMatch(/^\s+\S+Z\s+sent\s+system\s+request to \+15551234567 via sms$/m);

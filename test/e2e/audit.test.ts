@@ -1,8 +1,10 @@
 import pg from 'pg';
+import { hashApiKey } from '../../server/src/domain/auth/api-key.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
 import { linkIn } from '../support/peers.js';
-import type { TestServer } from '../support/server.js';
+import { api, runCli, type TestServer } from '../support/server.js';
+import { eventually } from '../support/wait.js';
 
 // The audit log end to end: events written with the changes they record, a hash chain verify recomputes, and a row
 // changed behind the service's back found by its seq.
@@ -65,8 +67,15 @@ describe('audit log', () => {
 
     const all = await svc.call('GET', '/v1/audit-events?limit=100');
     expect(all.status).toBe(200);
-    const events = all.body.data as any[];
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const everything = all.body.data as any[];
+    expect(everything.map((e) => e.seq)).toEqual(everything.map((_, i) => i + 1));
+    // The account and its first key were made by the service's first start (the chain's first two events).
+    expect(everything.slice(0, 2).map((e) => [e.action, e.actor.type, e.resource.type])).toEqual([
+      ['account.create', 'system', 'account'],
+      ['api_key.create', 'system', 'api_key'],
+    ]);
+    expect(everything[0].prev_hash).toBe('0'.repeat(64));
+    const events = everything.slice(2);
     expect(events.map((e) => e.action)).toEqual([
       'action.create',
       'action.create',
@@ -77,9 +86,10 @@ describe('audit log', () => {
       'approval.confirm',
     ]);
     expect(events[0]).toMatchObject({
+      seq: 3,
       actor: { type: 'api_key' },
       resource: { type: 'action', id: plain.body.data.id },
-      prev_hash: '0'.repeat(64),
+      prev_hash: everything[1].hash,
     });
     expect(events[0].request_id).toBeTruthy();
     expect(events[1].prev_hash).toBe(events[0].hash);
@@ -100,10 +110,10 @@ describe('audit log', () => {
     const ofKeyed = await svc.call('GET', `/v1/audit-events?resource_id=${keyed.body.data.id}`);
     expect(ofKeyed.body.data.map((e: any) => e.action)).toEqual(['action.create', 'action.cancel']);
     expect((await svc.call('GET', '/v1/audit-events?actor_type=recipient')).body.data).toHaveLength(1);
-    const first = await svc.call('GET', '/v1/audit-events?limit=2');
-    expect(first.body.meta.next_after).toBe(2);
-    const second = await svc.call('GET', '/v1/audit-events?limit=2&after=2');
-    expect(second.body.data.map((e: any) => e.seq)).toEqual([3, 4]);
+    const first = await svc.call('GET', '/v1/audit-events?limit=2&after=2');
+    expect(first.body.meta.next_after).toBe(4);
+    const second = await svc.call('GET', '/v1/audit-events?limit=2&after=4');
+    expect(second.body.data.map((e: any) => e.seq)).toEqual([5, 6]);
     expect((await svc.call('GET', '/v1/audit-events?from=not-a-time')).status).toBe(422);
 
     // Export, streamed: NDJSON lines and CSV rows match the list.
@@ -115,7 +125,7 @@ describe('audit log', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines).toEqual(events);
+    expect(lines).toEqual(everything);
     const csv = await fetch(`${server.url}/v1/audit-events/export?format=csv&action=action.*`, {
       headers: { authorization: `Bearer ${key}` },
     });
@@ -134,28 +144,33 @@ describe('audit log', () => {
     expect((await fetch(`${server.url}/v1/audit-events/export`)).status).toBe(401);
 
     expect((await svc.call('GET', '/v1/audit-events/verify')).body).toEqual({
-      data: { ok: true, checked: 7 },
+      data: { ok: true, checked: 9 },
     });
 
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
       // Append-only: the service's own role cannot rewrite or remove an event.
-      await expect(client.query(`update audit_events set details = '{}' where seq = 3`)).rejects.toThrow(
+      await expect(client.query(`update audit_events set details = '{}' where seq = 5`)).rejects.toThrow(
         /append-only/,
       );
       await expect(client.query('delete from audit_events where seq = 1')).rejects.toThrow(/append-only/);
+      // Nor with retention's setting: only a prefix up to the chain's anchor may go (none was dropped yet).
+      await client.query('begin');
+      await client.query("select set_config('sched.audit_retention', 'prefix', true)");
+      await expect(client.query('delete from audit_events where seq = 1')).rejects.toThrow(/append-only/);
+      await client.query('rollback');
       // The table owner, trigger disabled, changes one row's details: verify names that row.
       await client.query('begin');
       await client.query('alter table audit_events disable trigger audit_events_append_only');
-      await client.query(`update audit_events set details = '{"from_status":"failed"}' where seq = 3`);
+      await client.query(`update audit_events set details = '{"from_status":"failed"}' where seq = 5`);
       await client.query('alter table audit_events enable trigger audit_events_append_only');
       await client.query('commit');
     } finally {
       await client.end();
     }
     expect((await svc.call('GET', '/v1/audit-events/verify')).body).toEqual({
-      data: { ok: false, checked: 3, broken_at: 3 },
+      data: { ok: false, checked: 5, broken_at: 5 },
     });
   });
 
@@ -179,4 +194,206 @@ describe('audit log', () => {
     expect(JSON.stringify(events)).not.toContain(created.body.data.trigger_token);
     expect((await svc.call('GET', '/v1/audit-events?action=template.*')).body.data).toHaveLength(3);
   });
+
+  it('records every state change of keys, contacts, team members, channels, domains, destinations, chains, bulk operations and templates; no secret appears', async () => {
+    const call = (method: string, path: string, body?: unknown) => svc.call(method, path, body);
+    const ok = async (p: Promise<{ status: number; body: any }>, status = 200) => {
+      const res = await p;
+      expect(res.status, JSON.stringify(res.body)).toBe(status);
+      return res.body?.data;
+    };
+    // API keys: create, rotate, revoke. Their secrets and the secrets' hashes must never be recorded.
+    const made = await ok(call('POST', '/v1/api-keys', { name: 'ci', scopes: ['read'] }), 201);
+    const rotated = await call('POST', `/v1/api-keys/${made.id}/rotate`, { grace_period: '0s' });
+    expect(rotated.status).toBe(201);
+    await ok(call('DELETE', `/v1/api-keys/${rotated.body.data.id}`), 204);
+    // Contacts, team members, notification channels: create, update, delete.
+    const contact = await ok(
+      call('POST', '/v1/contacts', { name: 'Ada', email: 'ada.audit@example.com' }),
+      201,
+    );
+    await ok(call('PUT', `/v1/contacts/${contact.id}`, { phone: '+15551230000' }));
+    await ok(call('DELETE', `/v1/contacts/${contact.id}`), 204);
+    const push = {
+      endpoint: 'https://push.example.com/send/endpoint-secret-4711',
+      keys: { p256dh: 'BPushP256dhKeyMaterial0123456789', auth: 'push-auth-secret-42' },
+    };
+    const member = await ok(
+      call('POST', '/v1/team-members', {
+        name: 'Grace',
+        email: 'grace.audit@example.com',
+        push_subscriptions: [push],
+      }),
+      201,
+    );
+    await ok(call('PUT', `/v1/team-members/${member.id}`, { name: 'Grace H.' }));
+    await ok(call('DELETE', `/v1/team-members/${member.id}`), 204);
+    const webhookUrl = 'https://hooks.slack.com/services/T0AUDIT/B0AUDIT/slack-webhook-secret-77';
+    const channel = await ok(
+      call('POST', '/v1/channels', { name: 'ops', type: 'slack', webhook_url: webhookUrl }),
+      201,
+    );
+    await ok(call('PUT', `/v1/channels/${channel.id}`, { name: 'ops-2' }));
+    await ok(call('DELETE', `/v1/channels/${channel.id}`), 204);
+    // Domains and destinations.
+    await ok(call('POST', '/v1/domains/audit.example.org/verify'));
+    await ok(call('DELETE', '/v1/domains/audit.example.org'), 204);
+    await ok(call('PUT', '/v1/destinations/audit.example.net', { flow: { rate: 5, period: '1s' } }));
+    await ok(call('POST', '/v1/destinations/audit.example.net/pause', { note: 'maintenance' }));
+    await ok(call('POST', '/v1/destinations/audit.example.net/resume', {}));
+    // Chains: one runs to completion (a 1 s delay), one is cancelled. The signing secret is never recorded.
+    const chainSecret = 'chain-signing-secret-0123456789';
+    const done = await ok(
+      call('POST', '/v1/chains', {
+        name: 'audited',
+        webhook_secret: chainSecret,
+        steps: [
+          { name: 'pause', type: 'delay', delay: '1s' },
+          { name: 'again', type: 'delay', delay: '1s' },
+        ],
+      }),
+      201,
+    );
+    const cancelled = await ok(
+      call('POST', '/v1/chains', {
+        name: 'stopped',
+        steps: [
+          { name: 'long', type: 'delay', delay: '1h' },
+          { name: 'never', type: 'delay', delay: '1h' },
+        ],
+      }),
+      201,
+    );
+    await ok(call('DELETE', `/v1/chains/${cancelled.id}`));
+    // A bulk operation; template token regeneration and activation.
+    await ok(
+      call('POST', '/v1/bulk-operations', {
+        operation: 'cancel',
+        filter: { destination_host: 'nothing.example' },
+        dry_run: false,
+      }),
+      202,
+    );
+    const template = await ok(
+      call('POST', '/v1/templates', {
+        name: 'Keys',
+        mode: 'webhook',
+        request_config: { url: `${rx.url}/k` },
+      }),
+      201,
+    );
+    const regenerated = await ok(call('POST', `/v1/templates/${template.id}/regenerate-token`));
+    await ok(call('POST', `/v1/templates/${template.id}/toggle-active`));
+    await ok(call('POST', `/v1/templates/${template.id}/toggle-active`));
+    // A public trigger acts as its template.
+    const fired = await fetch(regenerated.trigger_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'a-form' },
+      body: '{}',
+    });
+    expect(fired.status).toBe(201);
+    const firedId = ((await fired.json()) as any).data.id;
+    expect((await call('GET', `/v1/audit-events?resource_id=${firedId}`)).body.data).toEqual([
+      expect.objectContaining({
+        action: 'action.create',
+        actor: { type: 'template_trigger', id: template.id },
+        user_agent: 'a-form',
+      }),
+    ]);
+
+    const of = async (resourceId: string) =>
+      (await call('GET', `/v1/audit-events?resource_id=${encodeURIComponent(resourceId)}`)).body
+        .data as any[];
+    const actions = async (resourceId: string) => (await of(resourceId)).map((e) => e.action);
+    expect(await actions(made.id)).toEqual(['api_key.create', 'api_key.rotate']);
+    expect((await of(made.id))[1].details).toMatchObject({
+      next_key_id: rotated.body.data.id,
+      grace_period: '0s',
+    });
+    expect(await actions(rotated.body.data.id)).toEqual(['api_key.revoke']);
+    expect(await actions(contact.id)).toEqual(['contact.create', 'contact.update', 'contact.delete']);
+    expect((await of(contact.id))[1].details).toEqual({ name: 'Ada', fields: ['phone'] });
+    expect(await actions(member.id)).toEqual([
+      'team_member.create',
+      'team_member.update',
+      'team_member.delete',
+    ]);
+    expect(await actions(channel.id)).toEqual(['channel.create', 'channel.update', 'channel.delete']);
+    expect(await actions('audit.example.org')).toEqual(['domain.add', 'domain.delete']);
+    expect(await actions('audit.example.net')).toEqual([
+      'destination.update',
+      'destination.pause',
+      'destination.resume',
+    ]);
+    const chainEvents = await eventually(async () => {
+      const events = await of(done.id);
+      return events.some((e) => e.action === 'chain.complete') ? events : null;
+    });
+    expect(chainEvents.map((e) => [e.action, e.actor.type, e.details.index ?? null])).toEqual([
+      ['chain.create', 'api_key', null],
+      ['chain.step.start', 'api_key', 0],
+      ['chain.step.settle', 'system', 0],
+      ['chain.step.start', 'system', 1],
+      ['chain.step.settle', 'system', 1],
+      ['chain.complete', 'system', null],
+    ]);
+    expect(chainEvents[0].details).toMatchObject({ name: 'audited', signed: true });
+    expect(await actions(cancelled.id)).toEqual(['chain.create', 'chain.step.start', 'chain.cancel']);
+    expect((await call('GET', '/v1/audit-events?action=bulk_operation.*')).body.data).toHaveLength(1);
+    expect(await actions(template.id)).toEqual([
+      'template.create',
+      'template.regenerate_token',
+      'template.deactivate',
+      'template.activate',
+    ]);
+
+    // The admin verbs (through the database) record the operator as the actor.
+    const created = JSON.parse(
+      (await runCli(['accounts', 'create', '--name', 'audited', '--plan', 'business', '--json'], server.env))
+        .stdout,
+    );
+    const accountId = created.account.id;
+    expect((await runCli(['accounts', 'update', accountId, '--plan', 'pro'], server.env)).code).toBe(0);
+    const adminKey = JSON.parse(
+      (await runCli(['admin', 'keys', 'create', '--account', accountId, '--json'], server.env)).stdout,
+    );
+    expect((await runCli(['admin', 'keys', 'revoke', adminKey.key.id], server.env)).code).toBe(0);
+    const theirs = (await api(server, created.api_key, 'GET', '/v1/audit-events')).body.data as any[];
+    expect(theirs.map((e) => [e.action, e.actor.type, e.actor.id])).toEqual([
+      ['account.create', 'system', 'operator'],
+      ['api_key.create', 'system', 'operator'],
+      ['account.update', 'system', 'operator'],
+      ['api_key.create', 'system', 'operator'],
+      ['api_key.revoke', 'system', 'operator'],
+    ]);
+    expect(theirs[2].details).toEqual({ plan: { from: 'business', to: 'pro' } });
+    expect((await api(server, created.api_key, 'GET', '/v1/audit-events/verify')).body.data.ok).toBe(true);
+
+    // No secret anywhere in either account's log: API keys and their hashes, webhook URLs, push credentials, the
+    // chain's signing secret, trigger tokens. Nor the contacts' and members' addresses.
+    const everything =
+      JSON.stringify((await call('GET', '/v1/audit-events?limit=1000')).body) + JSON.stringify(theirs);
+    for (const secret of [
+      made.key,
+      rotated.body.data.key,
+      key,
+      created.api_key,
+      adminKey.api_key,
+      webhookUrl,
+      'slack-webhook-secret-77',
+      push.endpoint,
+      push.keys.p256dh,
+      push.keys.auth,
+      chainSecret,
+      template.trigger_token,
+      regenerated.trigger_token,
+      'ada.audit@example.com',
+      '+15551230000',
+      'grace.audit@example.com',
+    ]) {
+      expect(everything).not.toContain(secret);
+      if (secret.startsWith('sk_')) expect(everything).not.toContain(hashApiKey(secret));
+    }
+    // Four `sched` processes and a chain's two delays: longer than the default on a loaded machine.
+  }, 120_000);
 });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditService, recordAudit } from '../../server/src/app/audit.js';
 import { RetentionService } from '../../server/src/app/retention.js';
 import { workRetention } from '../../server/src/jobs/retention.js';
 import { type JobQueue, QUEUES, startJobQueue } from '../../server/src/jobs/queue.js';
@@ -17,6 +19,7 @@ describe('history retention', () => {
   let t: Awaited<ReturnType<typeof openTestDatabase>>;
   let queue: JobQueue | undefined;
   const ids: Record<string, string> = {};
+  let freeAccount = '';
 
   async function action(
     label: string,
@@ -88,7 +91,23 @@ describe('history retention', () => {
   beforeAll(async () => {
     t = await openTestDatabase('retention');
     const free = await t.newAccount('free');
+    freeAccount = free;
     const business = await t.newAccount('business');
+    // The audit log: 12 events past the free plan's 30 days, then 3 recent ones; the business account's 2 old
+    // events are within its 365 days.
+    for (let i = 0; i < 15; i++)
+      await recordAudit(t.database.sql, free, {
+        action: 'contact.update',
+        resource: { type: 'contact', id: `c${i}` },
+        details: { n: i },
+        at: daysAgo(i < 12 ? 45 - i : 3 - i / 10),
+      });
+    for (const d of [100, 40])
+      await recordAudit(t.database.sql, business, {
+        action: 'contact.create',
+        resource: { type: 'contact', id: `b${d}` },
+        at: daysAgo(d),
+      });
     const executed = await action('free-executed-31d', free, 'executed', daysAgo(31));
     for (const n of [1, 2]) {
       await t.database.sql
@@ -203,9 +222,30 @@ describe('history retention', () => {
     const res = await runCli(['purge', '--dry-run', '--json'], { DATABASE_URL: t.url, LOG_LEVEL: 'silent' });
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).data).toEqual({
-      free: { actions: 4, delivery_attempts: 3, reminder_events: 1, outbox_messages: 2, chains: 1 },
-      pro: { actions: 0, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0, chains: 0 },
-      business: { actions: 1, delivery_attempts: 0, reminder_events: 0, outbox_messages: 0, chains: 0 },
+      free: {
+        actions: 4,
+        delivery_attempts: 3,
+        reminder_events: 1,
+        outbox_messages: 2,
+        chains: 1,
+        audit_events: 12,
+      },
+      pro: {
+        actions: 0,
+        delivery_attempts: 0,
+        reminder_events: 0,
+        outbox_messages: 0,
+        chains: 0,
+        audit_events: 0,
+      },
+      business: {
+        actions: 1,
+        delivery_attempts: 0,
+        reminder_events: 0,
+        outbox_messages: 0,
+        chains: 0,
+        audit_events: 0,
+      },
     });
     expect(await remaining()).toHaveLength(9);
   });
@@ -239,7 +279,7 @@ describe('history retention', () => {
     const purged = await eventually(async () => {
       const values = (await metrics.purgedRows.get()).values;
       const of = (table: string) => values.find((v) => v.labels.table === table)?.value ?? 0;
-      return of('outbox_messages') === 2 ? values : null;
+      return of('outbox_messages') === 2 && of('audit_events') === 12 ? values : null;
     });
     expect(Object.fromEntries(purged.map((v) => [v.labels.table, v.value]))).toEqual({
       actions: 5,
@@ -247,6 +287,46 @@ describe('history retention', () => {
       reminder_events: 1,
       outbox_messages: 2,
       chains: 1,
+      audit_events: 12,
     });
+  });
+
+  it('drops audit events only as a whole prefix, keeping the last dropped hash as the anchor: verify still says ok', async () => {
+    const audit = new AuditService(t.database, () => NOW);
+    const kept = await t.database.sql
+      .selectFrom('audit_events')
+      .select(['seq', 'prev_hash'])
+      .where('account_id', '=', freeAccount)
+      .orderBy('seq')
+      .execute();
+    expect(kept.map((e) => e.seq)).toEqual([13, 14, 15]);
+    const head = await t.database.sql
+      .selectFrom('audit_heads')
+      .selectAll()
+      .where('account_id', '=', freeAccount)
+      .executeTakeFirstOrThrow();
+    expect(head).toMatchObject({ anchor_seq: 12, anchor_hash: kept[0]!.prev_hash, seq: 15 });
+    expect(await audit.verify(freeAccount)).toEqual({ ok: true, checked: 3 });
+    // New events chain on from the head; verify checks them with the kept ones.
+    await recordAudit(t.database.sql, freeAccount, {
+      action: 'contact.delete',
+      resource: { type: 'contact', id: 'x' },
+    });
+    expect(await audit.verify(freeAccount)).toEqual({ ok: true, checked: 4 });
+
+    // Retention's setting alone deletes nothing past the anchor: the trigger refuses a row that is not a dropped prefix.
+    await expect(
+      t.database.transaction(async (db) => {
+        await db.executeQuery(
+          CompiledQuery.raw("select set_config('sched.audit_retention', 'prefix', true)", []),
+        );
+        await db
+          .deleteFrom('audit_events')
+          .where('account_id', '=', freeAccount)
+          .where('seq', '=', 14)
+          .execute();
+      }),
+    ).rejects.toThrow(/append-only/);
+    expect(await audit.verify(freeAccount)).toEqual({ ok: true, checked: 4 });
   });
 });

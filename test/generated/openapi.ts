@@ -1052,6 +1052,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/recipients/{recipient_id}/reassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand a recipient over to someone else
+         * @description The recipient's links stop working (their page says the request was reassigned) and its status becomes `reassigned`; the new recipient (`reassigned_from` names the old one) takes its place in the gate, required if it was, and gets its own link at once when the request has gone out. Recorded on the timeline (`reassigned`) and in the audit log (`approval.reassigned`). 404 for another account's action or a recipient not of this action; 409 once the recipient has confirmed or declined (or was reassigned already), for an action that is not an approval, or a gate that is finished, paused or sending right now; 422 when `to` cannot be resolved, is already a recipient, or is the excluded requester.
+         */
+        post: operations["remindersReassign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/alert-rules": {
         parameters: {
             query?: never;
@@ -3380,19 +3400,33 @@ export interface components {
             /** Format: date-time */
             resets_at: string;
         };
+        /**
+         * @example {
+         *       "to": "grace@example.com",
+         *       "reason": "Ada is on leave"
+         *     }
+         */
+        ReassignBody: {
+            /** @description An email address, an E.164 phone, `contact:<id>:email|phone`, `channel:<id>` or a team member id, resolved like `gate.recipients` (and reached through the gate's channels). */
+            to: string;
+            /** @description Why: kept on the timeline and in the audit log. */
+            reason?: string;
+        };
         Recipient: {
             /** Format: uuid */
             id: string;
             /** @description The recipient's email address or phone number (or channel name). */
             email: string;
             /** @enum {string} */
-            status: "pending" | "confirmed" | "declined" | "snoozed";
+            status: "pending" | "confirmed" | "declined" | "snoozed" | "reassigned";
             responded_at: string | null;
             response_comment: string | null;
             display_name: string;
             /** @enum {string} */
             role: "recipient" | "escalation";
             channels: components["schemas"]["GateChannel"][];
+            /** @description The recipient this one took over from (a reassignment); that one is now `reassigned`. */
+            reassigned_from: string | null;
         };
         /** @description Minimum interval 5 minutes. `M` is months. */
         Recurrence: {
@@ -3425,7 +3459,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "cancelled" | "retried" | "replayed";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed";
             actor_email: string | null;
             notes: string | null;
             /** Format: date-time */
@@ -3494,7 +3528,7 @@ export interface components {
             /** @enum {string} */
             decision: "confirm" | "decline" | "snooze";
             /** @enum {string} */
-            recipient_status: "pending" | "confirmed" | "declined" | "snoozed";
+            recipient_status: "pending" | "confirmed" | "declined" | "snoozed" | "reassigned";
             action_status: string;
             snoozed_until: string | null;
             /** @description A quorum gate still waiting: how many more approvals are needed; null otherwise. */
@@ -4750,7 +4784,8 @@ export interface operations {
                      *             "role": "recipient",
                      *             "channels": [
                      *               "email"
-                     *             ]
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -5172,7 +5207,8 @@ export interface operations {
                      *               "role": "recipient",
                      *               "channels": [
                      *                 "email"
-                     *               ]
+                     *               ],
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *             }
                      *           ],
                      *           "last_error": "string",
@@ -5451,7 +5487,8 @@ export interface operations {
                      *             "role": "recipient",
                      *             "channels": [
                      *               "email"
-                     *             ]
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6175,7 +6212,8 @@ export interface operations {
                      *             "role": "recipient",
                      *             "channels": [
                      *               "email"
-                     *             ]
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6463,7 +6501,8 @@ export interface operations {
                      *             "role": "recipient",
                      *             "channels": [
                      *               "email"
-                     *             ]
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6751,7 +6790,8 @@ export interface operations {
                      *             "role": "recipient",
                      *             "channels": [
                      *               "email"
-                     *             ]
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -12461,7 +12501,8 @@ export interface operations {
                      *               "role": "recipient",
                      *               "channels": [
                      *                 "email"
-                     *               ]
+                     *               ],
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *             }
                      *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z"
@@ -12697,7 +12738,8 @@ export interface operations {
                      *             "role": "recipient",
                      *             "channels": [
                      *               "email"
-                     *             ]
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -12729,6 +12771,301 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Action"];
                     };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    remindersReassign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                recipient_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": "grace@example.com",
+                 *       "reason": "Ada is on leave"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReassignBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "1h",
+                     *             "max": 2,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "delivery_attempts_more": true,
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
 
 import { ANNOUNCE_WINDOW_MS, RESOLVE_WINDOW_MS } from '../../server/src/domain/schedule/window.js';
-import { createActionScheduler, DUE_CHANNEL } from '../../server/src/jobs/scheduler.js';
+import { createActionScheduler } from '../../server/src/jobs/scheduler.js';
+import { DUE_CHANNEL } from '../../server/src/persistence/schedule.js';
 import { ownerSlot } from '../../server/src/persistence/workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { rawQuery } from '../support/in-process.js';

@@ -8,7 +8,7 @@ export function configurePurgeCommand(program: Command): void {
   program
     .command('purge')
     .description(
-      'delete terminal actions, their attempts, reminder events and outbox rows older than the plan retention (admin: talks to the database)',
+      "delete terminal actions, their attempts, reminder events, outbox rows, ended chains and the audit log's prefix older than the plan retention (admin: talks to the database)",
     )
     .option('--dry-run', 'only count what would be deleted')
     .action(async (opts: { dryRun?: boolean }, cmd: Command) => {
@@ -27,5 +27,13 @@ export function configurePurgeCommand(program: Command): void {
 
 function table(rows: ({ plan: string } & PurgeCounts)[]): string {
   const records: Record<string, unknown>[] = rows.map((r) => ({ ...r }));
-  return formatTable(records, ['plan', 'actions', 'delivery_attempts', 'reminder_events', 'outbox_messages']);
+  return formatTable(records, [
+    'plan',
+    'actions',
+    'delivery_attempts',
+    'reminder_events',
+    'outbox_messages',
+    'chains',
+    'audit_events',
+  ]);
 }

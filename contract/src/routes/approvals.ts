@@ -6,6 +6,7 @@ import {
   NotificationChannelUpdate,
   ApprovalSummary,
   GateChannel,
+  ReassignBody,
   ResponseInput,
   ResponseResult,
   TeamMember,
@@ -161,7 +162,7 @@ export const responsesContract = c.router({
   },
 });
 
-/** Asking a waiting approval's recipients again. */
+/** Approvals in flight: what is pending, a reminder now, a recipient handed over to someone else. */
 export const remindersContract = c.router({
   pending: {
     method: 'GET',
@@ -191,5 +192,25 @@ export const remindersContract = c.router({
     summary: 'Send a reminder now',
     description:
       'Re-sends the approval message at once to every recipient who has not answered (new links; earlier ones keep working), recorded in the timeline (`sent`) and the audit log (`approval.reminder`). Does not count against `gate.reminders.max`. 409 when the action is not `awaiting_response` or nobody is pending.',
+  },
+  reassign: {
+    method: 'POST',
+    path: '/v1/actions/:id/recipients/:recipient_id/reassign',
+    pathParams: z.object({ id: Uuid, recipient_id: Uuid }),
+    body: ReassignBody,
+    responses: {
+      200: single(Action),
+      404: ErrorBody,
+      409: ErrorBody,
+      ...authErrors,
+    },
+    summary: 'Hand a recipient over to someone else',
+    description:
+      "The recipient's links stop working (their page says the request was reassigned) and its status becomes `reassigned`; " +
+      'the new recipient (`reassigned_from` names the old one) takes its place in the gate, required if it was, and gets its ' +
+      'own link at once when the request has gone out. Recorded on the timeline (`reassigned`) and in the audit log ' +
+      "(`approval.reassigned`). 404 for another account's action or a recipient not of this action; 409 once the recipient " +
+      'has confirmed or declined (or was reassigned already), for an action that is not an approval, or a gate that is finished, ' +
+      'paused or sending right now; 422 when `to` cannot be resolved, is already a recipient, or is the excluded requester.',
   },
 });

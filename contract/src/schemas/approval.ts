@@ -19,12 +19,17 @@ export type GateChannelName = (typeof GATE_CHANNEL)[keyof typeof GATE_CHANNEL];
 export const CHAT_CHANNELS = Object.freeze([GATE_CHANNEL.slack, GATE_CHANNEL.teams] as const);
 export type ChatChannelName = (typeof CHAT_CHANNELS)[number];
 
-/** A recipient's state. A snoozed recipient is asked again when the snooze ends. */
+/**
+ * A recipient's state. A snoozed recipient is asked again when the snooze ends. A reassigned one was handed over to
+ * another recipient (`POST /v1/actions/{id}/recipients/{recipient_id}/reassign`): its links answer a page saying so,
+ * and it no longer counts towards the gate.
+ */
 export const RECIPIENT_STATUS = Object.freeze({
   pending: 'pending',
   confirmed: 'confirmed',
   declined: 'declined',
   snoozed: 'snoozed',
+  reassigned: 'reassigned',
 } as const);
 export type RecipientStatus = (typeof RECIPIENT_STATUS)[keyof typeof RECIPIENT_STATUS];
 
@@ -64,8 +69,9 @@ export const RESPONSE_DECISION = Object.freeze({
 export type ResponseDecision = (typeof RESPONSE_DECISION)[keyof typeof RESPONSE_DECISION];
 
 /** The recipient's status an answer leaves. */
-export const STATUS_AFTER_DECISION: Readonly<Record<ResponseDecision, Exclude<RecipientStatus, 'pending'>>> =
-  Object.freeze({ confirm: 'confirmed', decline: 'declined', snooze: 'snoozed' });
+export const STATUS_AFTER_DECISION: Readonly<
+  Record<ResponseDecision, Exclude<RecipientStatus, 'pending' | 'reassigned'>>
+> = Object.freeze({ confirm: 'confirmed', decline: 'declined', snooze: 'snoozed' });
 
 /** The approval timeline's event types. */
 export const REMINDER_EVENT = Object.freeze({
@@ -77,6 +83,8 @@ export const REMINDER_EVENT = Object.freeze({
   expired: 'expired',
   paused: 'paused',
   resumed: 'resumed',
+  /** A recipient was handed over to another (notes: from whom, to whom, why). */
+  reassigned: 'reassigned',
   /** Written by a bulk operation (issue 23), naming it: the action was cancelled, retried or replayed. */
   cancelled: 'cancelled',
   retried: 'retried',
@@ -214,6 +222,9 @@ export const Recipient = z
     display_name: z.string(),
     role: z.enum(RECIPIENT_ROLE),
     channels: z.array(GateChannel),
+    reassigned_from: Uuid.nullable().meta({
+      description: 'The recipient this one took over from (a reassignment); that one is now `reassigned`.',
+    }),
   })
   .meta({ id: 'Recipient' });
 
@@ -322,6 +333,20 @@ export const TeamMemberUpdate = z
     push_subscriptions: z.array(PushSubscription).max(10).optional(),
   })
   .meta({ id: 'TeamMemberUpdate' });
+
+/** `POST /v1/actions/{id}/recipients/{recipient_id}/reassign`: who takes the recipient's place, and why. */
+export const ReassignBody = z
+  .object({
+    to: z.string().trim().min(1).max(320).meta({
+      description:
+        "An email address, an E.164 phone, `contact:<id>:email|phone`, `channel:<id>` or a team member id, resolved like `gate.recipients` (and reached through the gate's channels).",
+    }),
+    reason: z.string().trim().max(500).optional().meta({
+      description: 'Why: kept on the timeline and in the audit log.',
+    }),
+  })
+  .meta({ id: 'ReassignBody', examples: [{ to: 'grace@example.com', reason: 'Ada is on leave' }] });
+export type ReassignBody = z.infer<typeof ReassignBody>;
 
 /** The JSON form of an answer posted to a response link. */
 export const ResponseInput = z

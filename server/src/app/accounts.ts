@@ -23,6 +23,8 @@ import {
 import type { Database } from '../persistence/database.js';
 import type { Plan } from '../persistence/entities/account.js';
 import type { KeyHolder } from '../persistence/rate-limit-windows.js';
+import type { AuditActor } from '../domain/audit/chain.js';
+import { type AuditRecord, OPERATOR_ACTOR, recordAudit, SYSTEM_ACTOR } from './audit.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import type { Clock } from './ports.js';
 
@@ -110,17 +112,42 @@ export class AccountService {
     private readonly clock: Clock = () => new Date(),
   ) {}
 
-  async createAccount(input: {
-    name: string;
-    plan: Plan;
-    rateLimitFactor?: number;
-  }): Promise<{ account: AccountView; apiKey: string }> {
+  /** An account and its first key: `sched accounts create` (the operator's), or the first start's (the service's). */
+  async createAccount(
+    input: { name: string; plan: Plan; rateLimitFactor?: number },
+    actor: AuditActor = OPERATOR_ACTOR,
+  ): Promise<{ account: AccountView; apiKey: string }> {
     const key = buildApiKey(randomBytes(32));
-    const account = await insertAccountWithKey(
-      this.database.orm,
-      { id: randomUUID(), name: input.name, plan: input.plan, rateLimitFactor: input.rateLimitFactor ?? 1 },
-      { id: randomUUID(), name: 'default', prefix: key.prefix, keyHash: key.hash, scopes: [...OWNER_SCOPES] },
-    );
+    const keyRow = {
+      id: randomUUID(),
+      name: 'default',
+      prefix: key.prefix,
+      keyHash: key.hash,
+      scopes: [...OWNER_SCOPES],
+    };
+    const account = await this.database.transaction(async (db) => {
+      const created = await insertAccountWithKey(
+        this.database.orm,
+        { id: randomUUID(), name: input.name, plan: input.plan, rateLimitFactor: input.rateLimitFactor ?? 1 },
+        keyRow,
+      );
+      await recordAudit(
+        db,
+        created.id,
+        {
+          action: 'account.create',
+          actor,
+          resource: { type: 'account', id: created.id },
+          details: {
+            name: created.name,
+            plan: created.plan,
+            rate_limit_factor: Number(created.rateLimitFactor),
+          },
+        },
+        keyCreated(keyRow, actor),
+      );
+      return created;
+    });
     return { account: accountView(account), apiKey: key.secret };
   }
 
@@ -128,12 +155,27 @@ export class AccountService {
     id: string,
     input: { name?: string; plan?: Plan; rateLimitFactor?: number },
   ): Promise<AccountView> {
-    const account = await updateAccount(this.database.orm, id, {
+    const changes = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.plan !== undefined ? { plan: input.plan } : {}),
       ...(input.rateLimitFactor !== undefined ? { rateLimitFactor: input.rateLimitFactor } : {}),
+    };
+    const account = await this.database.transaction(async (db) => {
+      const before = await findAccount(this.database.orm, id);
+      if (!before) throw new NotFoundError('account');
+      const from = accountView(before);
+      const updated = (await updateAccount(this.database.orm, id, changes))!;
+      const to = accountView(updated);
+      // The settings that changed, from and to (name, plan, rate limit factor: none of them secret).
+      const changed = (['name', 'plan', 'rate_limit_factor'] as const).filter((k) => from[k] !== to[k]);
+      await recordAudit(db, id, {
+        action: 'account.update',
+        actor: OPERATOR_ACTOR,
+        resource: { type: 'account', id },
+        details: Object.fromEntries(changed.map((k) => [k, { from: from[k], to: to[k] }])),
+      });
+      return updated;
     });
-    if (!account) throw new NotFoundError('account');
     return accountView(account);
   }
 
@@ -154,12 +196,11 @@ export class AccountService {
   ): Promise<{ key: ApiKeyView; apiKey: string }> {
     await this.getAccount(accountId);
     const key = buildApiKey(randomBytes(32));
-    const row = await insertApiKey(this.database.orm, accountId, {
-      id: randomUUID(),
-      name: name ?? null,
-      prefix: key.prefix,
-      keyHash: key.hash,
-      scopes,
+    const fields = { id: randomUUID(), name: name ?? null, prefix: key.prefix, keyHash: key.hash, scopes };
+    const row = await this.database.transaction(async (db) => {
+      const inserted = await insertApiKey(this.database.orm, accountId, fields);
+      await recordAudit(db, accountId, keyCreated(fields, OPERATOR_ACTOR));
+      return inserted;
     });
     return { key: keyView(row), apiKey: key.secret };
   }
@@ -170,8 +211,12 @@ export class AccountService {
   }
 
   async revokeKey(keyId: string): Promise<ApiKeyView> {
-    const key = await revokeApiKey(this.database.orm, keyId, this.clock());
-    if (!key) throw new NotFoundError('API key');
+    const key = await this.database.transaction(async (db) => {
+      const revoked = await revokeApiKey(this.database.orm, keyId, this.clock());
+      if (!revoked) throw new NotFoundError('API key');
+      await recordAudit(db, revoked.account.id, keyRevoked(revoked, OPERATOR_ACTOR));
+      return revoked;
+    });
     return keyView(key);
   }
 
@@ -187,21 +232,29 @@ export class AccountService {
   ): Promise<ApiKeyWithSecret> {
     const expiresAt = expiryOf(input.expires_at, this.clock());
     const key = buildApiKey(randomBytes(32));
-    const row = await insertApiKey(this.database.orm, accountId, {
+    const fields = {
       id: randomUUID(),
       name: input.name,
       prefix: key.prefix,
       keyHash: key.hash,
       scopes: [...new Set(input.scopes)],
       expiresAt,
+    };
+    const row = await this.database.transaction(async (db) => {
+      const inserted = await insertApiKey(this.database.orm, accountId, fields);
+      await recordAudit(db, accountId, keyCreated(fields));
+      return inserted;
     });
     return { ...apiKeyResource(row), key: key.secret };
   }
 
   /** `DELETE /v1/api-keys/{id}`: the key stops working at once (authentication reads the row every request). */
   async revokeAccountKey(accountId: string, keyId: string): Promise<void> {
-    if (!(await revokeLiveApiKey(this.database.orm, accountId, keyId, this.clock())))
-      throw new NotFoundError('API key');
+    await this.database.transaction(async (db) => {
+      const revoked = await revokeLiveApiKey(this.database.orm, accountId, keyId, this.clock());
+      if (!revoked) throw new NotFoundError('API key');
+      await recordAudit(db, accountId, keyRevoked(revoked));
+    });
   }
 
   /**
@@ -219,15 +272,29 @@ export class AccountService {
       throw ValidationError.field('grace_period', 'must be a duration of at most 30d, such as 24h or 0s');
     const expiresAt = expiryOf(input.expires_at, now);
     const key = buildApiKey(randomBytes(32));
-    const rotated = await rotateApiKey(
-      this.database.orm,
-      accountId,
-      keyId,
-      now,
-      new Date(now.getTime() + graceMs),
-      { id: randomUUID(), prefix: key.prefix, keyHash: key.hash, expiresAt },
-    );
-    if (!rotated) throw new NotFoundError('API key');
+    const rotated = await this.database.transaction(async (db) => {
+      const r = await rotateApiKey(
+        this.database.orm,
+        accountId,
+        keyId,
+        now,
+        new Date(now.getTime() + graceMs),
+        { id: randomUUID(), prefix: key.prefix, keyHash: key.hash, expiresAt },
+      );
+      if (!r) throw new NotFoundError('API key');
+      await recordAudit(db, accountId, {
+        action: 'api_key.rotate',
+        resource: { type: 'api_key', id: r.previous.id },
+        details: {
+          prefix: r.previous.prefix,
+          grace_period: input.grace_period,
+          previous_expires_at: r.previous.expiresAt?.toISOString() ?? null,
+          next_key_id: r.next.id,
+          next_prefix: r.next.prefix,
+        },
+      });
+      return r;
+    });
     return {
       next: { ...apiKeyResource(rotated.next), key: key.secret },
       previousId: rotated.previous.id,
@@ -262,7 +329,34 @@ export class AccountService {
     return this.database.transaction(async (db) => {
       await lockAccountsForSetup(db);
       if ((await countAccounts(db)) > 0) return null;
-      return this.createAccount({ name: 'default', plan: 'business' });
+      return this.createAccount({ name: 'default', plan: 'business' }, SYSTEM_ACTOR);
     });
   }
+}
+
+/** A new key in the audit log: its prefix and scopes, never its secret nor the secret's hash. */
+function keyCreated(
+  k: { id: string; name: string | null; prefix: string; scopes: string[]; expiresAt?: Date | null },
+  actor?: AuditRecord['actor'],
+): AuditRecord {
+  return {
+    action: 'api_key.create',
+    actor,
+    resource: { type: 'api_key', id: k.id },
+    details: {
+      name: k.name,
+      prefix: k.prefix,
+      scopes: k.scopes,
+      expires_at: k.expiresAt?.toISOString() ?? null,
+    },
+  };
+}
+
+function keyRevoked(k: ApiKey, actor?: AuditRecord['actor']): AuditRecord {
+  return {
+    action: 'api_key.revoke',
+    actor,
+    resource: { type: 'api_key', id: k.id },
+    details: { name: k.name ?? null, prefix: k.prefix },
+  };
 }

@@ -4,11 +4,15 @@ import { type AuditActor, ChainVerifier } from '../domain/audit/chain.js';
 import {
   type AuditEventRow,
   type AuditFilter,
-  appendAuditEvents,
+  accountsWithPendingAudit,
   auditAnchor,
   auditEventBody,
   auditEventsPage,
+  insertPendingAuditEvents,
   type NewAuditEvent,
+  type PendingAuditEvent,
+  pendingAuditJson,
+  sealAuditEvents,
 } from '../persistence/audit-events.js';
 import type { Sql } from '../persistence/database.js';
 import { ValidationError } from './errors.js';
@@ -32,7 +36,14 @@ export function withAuditContext<T>(ctx: AuditRequestContext, fn: () => T): T {
   return requestContext.run(ctx, fn);
 }
 
+/** Runs `fn` with another actor for its audit events, keeping the request's address and id (a template trigger). */
+export function actingAs<T>(actor: AuditActor, fn: () => T): T {
+  return requestContext.run({ ...(requestContext.getStore() ?? {}), actor }, fn);
+}
+
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: 'sched' };
+/** An operator's admin verb through the database (`sched accounts ...`, `sched admin keys ...`): no API key. */
+export const OPERATOR_ACTOR: AuditActor = { type: 'system', id: 'operator' };
 
 /** The actor of an API principal: its key, or the template whose public trigger acts as the owner. */
 export function principalActor(keyId: string): AuditActor {
@@ -71,29 +82,69 @@ export function auditEventOf(accountId: string, r: AuditRecord): NewAuditEvent &
 
 /**
  * The one way a change is recorded in the audit log: in the caller's transaction `db`, so the event commits with the
- * change or not at all. Never pass a response token in `details` (docs/audit.md).
+ * change or not at all. It is written as pending (no lock of the log, so changes of one account never wait for each
+ * other's commits) and chained by `AuditSealer` a moment later. Never pass a response token in `details`
+ * (docs/audit.md).
  */
 export async function recordAudit(db: Sql, accountId: string, ...records: AuditRecord[]): Promise<void> {
-  await appendAuditEvents(
+  await insertPendingAuditEvents(
     db,
-    accountId,
     records.map((r) => auditEventOf(accountId, r)),
   );
 }
 
-/** Appends events captured earlier (`auditEventOf`) for several accounts, heads locked in account order. */
-export async function recordAuditEvents(
-  db: Sql,
-  events: readonly (NewAuditEvent & { accountId: string })[],
-): Promise<void> {
-  const byAccount = new Map<string, NewAuditEvent[]>();
-  for (const e of events) {
-    const list = byAccount.get(e.accountId) ?? [];
-    list.push(e);
-    byAccount.set(e.accountId, list);
+/**
+ * Events captured earlier (`auditEventOf`), ready for a statement that writes them with its own change
+ * (persistence/actions.ts `insertActionsWithAudit`).
+ */
+export function auditBatch(events: readonly PendingAuditEvent[]): string {
+  return pendingAuditJson(events);
+}
+
+/** Writes events captured earlier (`auditEventOf`), of any accounts, in the caller's transaction. */
+export async function recordAuditEvents(db: Sql, events: readonly PendingAuditEvent[]): Promise<void> {
+  await insertPendingAuditEvents(db, events);
+}
+
+/** Events chained per transaction: a bounded hold of the account's head. */
+const SEAL_BATCH = 1_000;
+/** Accounts looked at per pass of the worker's scan. */
+const SEAL_SCAN_ACCOUNTS = 100;
+
+/**
+ * Chains pending audit events (persistence/audit-events.ts `sealAuditEvents`): numbers and hashes them in the order
+ * they are found committed, under the account's head lock, in transactions of at most 1,000 events. The worker runs
+ * `sealAll` every second (jobs/audit-sealer.ts); every read of an account's log seals that account first, so a read
+ * shows every change committed before it.
+ */
+export class AuditSealer {
+  constructor(private readonly store: Store) {}
+
+  /** Every pending event of the account, chained; answers how many. */
+  async seal(accountId: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const sealed = await this.store.transaction((db) => sealAuditEvents(db, accountId, SEAL_BATCH));
+      total += sealed;
+      if (sealed < SEAL_BATCH) return total;
+    }
   }
-  for (const accountId of [...byAccount.keys()].sort())
-    await appendAuditEvents(db, accountId, byAccount.get(accountId)!);
+
+  /** One pass over the accounts with pending events (at most 100 of them); answers how many events it chained. */
+  async sealAll(): Promise<number> {
+    let total = 0;
+    for (const accountId of await accountsWithPendingAudit(this.store.sql, SEAL_SCAN_ACCOUNTS))
+      total += await this.seal(accountId);
+    return total;
+  }
+}
+
+/** The fields a request body sets, sorted: what an update's audit event says changed (never their values). */
+export function auditFields(input: object): string[] {
+  return Object.entries(input)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k)
+    .sort();
 }
 
 export interface AuditListQuery {
@@ -107,17 +158,22 @@ export interface AuditListQuery {
   limit: number;
 }
 
-/** Reading and checking an account's audit log. */
+/** Reading and checking an account's audit log; each read chains the account's pending events first. */
 export class AuditService {
+  private readonly sealer: AuditSealer;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.sealer = new AuditSealer(store);
+  }
 
   async list(
     accountId: string,
     q: AuditListQuery,
   ): Promise<{ data: AuditEvent[]; meta: { next_after: number | null; limit: number } }> {
+    await this.sealer.seal(accountId);
     const rows = await auditEventsPage(this.store.sql, accountId, filterOf(q), {
       afterSeq: q.after ?? 0,
       limit: q.limit,
@@ -131,6 +187,7 @@ export class AuditService {
 
   /** Every event of the filter, oldest first, page by page (the export's stream). */
   async *all(accountId: string, q: Omit<AuditListQuery, 'limit' | 'after'>): AsyncGenerator<AuditEvent> {
+    await this.sealer.seal(accountId);
     const filter = filterOf(q);
     let after = 0;
     for (;;) {
@@ -143,6 +200,7 @@ export class AuditService {
 
   /** Recomputes the account's chain from its anchor; reports the first seq whose hash or link does not hold. */
   async verify(accountId: string): Promise<AuditVerification> {
+    await this.sealer.seal(accountId);
     const anchor = await auditAnchor(this.store.sql, accountId);
     const verifier = new ChainVerifier(anchor.hash, anchor.seq + 1);
     let after = anchor.seq;

@@ -2,6 +2,7 @@ import type { Contact as ContactDto, ContactCreate, ContactUpdate } from '@sched
 import type { Database } from '../persistence/database.js';
 import { contactRecords } from '../persistence/directory.js';
 import type { Contact } from '../persistence/entities/contact.js';
+import { auditFields, recordAudit } from './audit.js';
 import { NotFoundError, ValidationError } from './errors.js';
 
 function contactDto(c: Contact): ContactDto {
@@ -33,30 +34,55 @@ export class ContactService {
     return contactDto(contact);
   }
 
+  // Each change and its audit event commit together. The log names the contact and the fields that changed, not
+  // their addresses: it is kept append-only, so personal data stays in the contact.
   async create(accountId: string, input: ContactCreate): Promise<ContactDto> {
-    return contactDto(
-      await this.records.create(accountId, {
+    return this.database.transaction(async (db) => {
+      const contact = await this.records.create(accountId, {
         name: input.name,
         email: input.email ?? null,
         phone: input.phone ?? null,
-      }),
-    );
+      });
+      await recordAudit(db, accountId, {
+        action: 'contact.create',
+        resource: { type: 'contact', id: contact.id },
+        details: {
+          name: contact.name,
+          fields: auditFields({
+            name: input.name,
+            email: input.email ?? undefined,
+            phone: input.phone ?? undefined,
+          }),
+        },
+      });
+      return contactDto(contact);
+    });
   }
 
   async update(accountId: string, id: string, input: ContactUpdate): Promise<ContactDto> {
-    const contact = await this.records.update(accountId, id, (c) => {
-      if (input.name !== undefined) c.name = input.name;
-      if (input.email !== undefined) c.email = input.email;
-      if (input.phone !== undefined) c.phone = input.phone;
-      if (!c.email && !c.phone) {
-        throw ValidationError.field('email', 'at least one of email or phone is required');
-      }
+    return this.database.transaction(async (db) => {
+      const contact = await this.records.update(accountId, id, (c) => {
+        if (input.name !== undefined) c.name = input.name;
+        if (input.email !== undefined) c.email = input.email;
+        if (input.phone !== undefined) c.phone = input.phone;
+        if (!c.email && !c.phone) {
+          throw ValidationError.field('email', 'at least one of email or phone is required');
+        }
+      });
+      if (!contact) throw new NotFoundError('contact');
+      await recordAudit(db, accountId, {
+        action: 'contact.update',
+        resource: { type: 'contact', id },
+        details: { name: contact.name, fields: auditFields(input) },
+      });
+      return contactDto(contact);
     });
-    if (!contact) throw new NotFoundError('contact');
-    return contactDto(contact);
   }
 
   async delete(accountId: string, id: string): Promise<void> {
-    if (!(await this.records.delete(accountId, id))) throw new NotFoundError('contact');
+    await this.database.transaction(async (db) => {
+      if (!(await this.records.delete(accountId, id))) throw new NotFoundError('contact');
+      await recordAudit(db, accountId, { action: 'contact.delete', resource: { type: 'contact', id } });
+    });
   }
 }

@@ -148,19 +148,22 @@ export class RateLimitedError extends AppError {
   }
 }
 
-/** A response link that no longer works: the gate timed out, the action finished, or this person already answered. */
+const GONE_MESSAGES = {
+  answered: 'you have already answered this request',
+  expired: 'this request has expired',
+  closed: 'this request is closed',
+  reassigned: 'this request was reassigned to someone else',
+} as const;
+
+/**
+ * A response link that no longer works: the gate timed out, the action finished, this person already answered, or
+ * the request was handed over to someone else.
+ */
 export class GoneError extends AppError {
   constructor(
-    readonly reason: 'expired' | 'closed' | 'answered',
+    readonly reason: keyof typeof GONE_MESSAGES,
     readonly title: string,
   ) {
-    super(
-      410,
-      reason === 'answered'
-        ? 'you have already answered this request'
-        : reason === 'expired'
-          ? 'this request has expired'
-          : 'this request is closed',
-    );
+    super(410, GONE_MESSAGES[reason]);
   }
 }

@@ -126,9 +126,11 @@ export interface GateRounds {
  */
 export interface GateTimer {
   actionId: string;
-  kind: 'timeout' | 'escalation' | 'reminder';
+  /** `reassigned`: the first message to a recipient who took over from another (`recipientId`), sent now. */
+  kind: 'timeout' | 'escalation' | 'reminder' | 'reassigned';
   /** A reminder asked for by `POST /actions/{id}/remind`: sent once, outside `gate.reminders`. */
   manual?: boolean | undefined;
+  recipientId?: string | undefined;
   round?: string | undefined;
   resumes?: number | undefined;
 }

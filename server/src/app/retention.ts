@@ -1,4 +1,6 @@
 import { PLANS, type Plan, retentionCutoff } from '../domain/quota/plans.js';
+import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
+import { AuditSealer } from './audit.js';
 import { countExpired, emptyPurgeCounts, type PurgeCounts, purgeBatch } from '../persistence/retention.js';
 import type { Clock, Store } from './ports.js';
 
@@ -6,25 +8,36 @@ export type { PurgeCounts };
 
 /** Actions per batch: each batch is one short transaction, so no lock is held long. */
 const BATCH = 200;
+/** Audit events dropped per transaction (one account's chain at a time). */
+const AUDIT_BATCH = 5_000;
 
 /**
  * History retention (spec 8): terminal actions, their attempts, reminder events and outbox rows older than the
- * plan's retention (30 / 365 / 365 days) go; live actions never do. Run daily by a pg-boss job and by
- * `sched purge`.
+ * plan's retention (30 / 365 / 365 days) go; live actions never do. Audit events older than the same cutoff go only
+ * as a whole prefix of their account's chain, the last dropped hash kept as the chain's new anchor, so `verify`
+ * still checks everything kept (docs/audit.md). Run daily by a pg-boss job and by `sched purge`.
  */
 export class RetentionService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly batchSize = BATCH,
+    private readonly auditBatchSize = AUDIT_BATCH,
   ) {}
 
   /** What a purge would delete now, per plan. */
   async dryRun(): Promise<Record<Plan, PurgeCounts>> {
     const now = this.clock();
+    // Pending audit events are chained first, as the worker does every second: the count is of the chain.
+    await new AuditSealer(this.store).sealAll();
     const out = {} as Record<Plan, PurgeCounts>;
-    for (const plan of PLANS)
-      out[plan] = await countExpired(this.store.sql, plan, retentionCutoff(plan, now));
+    for (const plan of PLANS) {
+      const cutoff = retentionCutoff(plan, now);
+      out[plan] = {
+        ...(await countExpired(this.store.sql, plan, cutoff)),
+        audit_events: await countAuditEventsBefore(this.store.sql, plan, cutoff),
+      };
+    }
     return out;
   }
 
@@ -38,6 +51,8 @@ export class RetentionService {
     const now = this.clock();
     const started = Date.now();
     const total = emptyPurgeCounts();
+    // Pending audit events first: a prefix is cut from the chain, so what is old must be on it.
+    await new AuditSealer(this.store).sealAll();
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       let more = true;
@@ -48,6 +63,18 @@ export class RetentionService {
         opts.onBatch?.(batch.counts);
         for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
         more = batch.more;
+      }
+      for (;;) {
+        if (opts.budgetMs !== undefined && Date.now() - started > opts.budgetMs)
+          return { ...total, complete: false };
+        const dropped = await this.store.transaction(async (db) => {
+          const prefix = await nextAuditPrefix(db, plan, cutoff, this.auditBatchSize);
+          return prefix ? dropAuditPrefix(db, prefix.accountId, prefix.throughSeq) : 0;
+        });
+        if (dropped === 0) break;
+        const counts = { ...emptyPurgeCounts(), audit_events: dropped };
+        opts.onBatch?.(counts);
+        total.audit_events += dropped;
       }
     }
     return { ...total, complete: true };

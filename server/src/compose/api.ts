@@ -8,6 +8,7 @@ import { ConsoleSessionService } from '../app/console-sessions.js';
 import { ContactService } from '../app/contacts.js';
 import { QuotaService } from '../app/quota.js';
 import { AuditService } from '../app/audit.js';
+import { Reassignments } from '../app/approvals/reassign.js';
 import { ReminderRequests } from '../app/approvals/remind.js';
 import { PendingApprovals } from '../app/approvals/pending.js';
 import { OutboxService } from '../app/outbox.js';
@@ -69,6 +70,7 @@ export async function startApi(
     domains: ctx.domains,
     audit: new AuditService(database, clock),
     reminders: new ReminderRequests({ store: database, timers: ctx.gateTimers, clock }),
+    reassignments: new Reassignments({ store: database, timers: ctx.gateTimers, clock }),
     pendingApprovals: new PendingApprovals({ store: database, clock, waits }),
     quota: new QuotaService(database, clock),
     channels: new NotificationChannelService(database, {

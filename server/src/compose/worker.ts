@@ -7,11 +7,13 @@ import { ApprovalRounds } from '../app/approvals/rounds.js';
 import { chainStepSettled } from '../app/chains/settled.js';
 import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { Deliveries } from '../app/deliveries/deliver.js';
+import { AuditSealer } from '../app/audit.js';
 import { RetentionService } from '../app/retention.js';
 import { createChannels } from '../channels/registry.js';
 import { listenForRuleChanges, workAlerts } from '../jobs/alerts.js';
 import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
 import { workCallbacks } from '../jobs/callbacks.js';
+import { AuditSealerLoop } from '../jobs/audit-sealer.js';
 import { ChainWorker } from '../jobs/chain-worker.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
 import { workDestinationWakes } from '../jobs/destination-wakes.js';
@@ -131,9 +133,16 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     notifications,
     availability,
   });
+  const auditSealer = new AuditSealerLoop({
+    sealer: new AuditSealer(database),
+    logger,
+    timers,
+    availability,
+  });
   let started = { dispatcher: false, chainWorker: false };
   shutdown.add('the triggers (dispatcher, chain worker, queue workers)', async (graceful) => {
     const deadline = graceful ? config.shutdownTimeoutMs : 0;
+    await auditSealer.stop();
     if (started.chainWorker) await chainWorker.stop();
     await Promise.all([
       started.dispatcher ? dispatcher.stop(deadline) : undefined,
@@ -172,6 +181,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   );
   await chainWorker.start();
   started = { ...started, chainWorker: true };
+  auditSealer.start();
   workers.push(await workDomainChecks(queue, ctx.domains, failedJob('domain check')));
   workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
   const bulkQueue = createBulkOperationQueue(queue);

@@ -44,6 +44,7 @@ import { alertRulesHandlers } from './handlers/alert-rules.js';
 import { bulkOperationsHandlers } from './handlers/bulk-operations.js';
 import { chainsHandlers } from './handlers/chains.js';
 import { channelsHandlers, remindersHandlers, teamMembersHandlers } from './handlers/approvals.js';
+import type { Reassignments } from '../app/approvals/reassign.js';
 import type { ReminderRequests } from '../app/approvals/remind.js';
 import type { PendingApprovals } from '../app/approvals/pending.js';
 import { registerResponseRoutes } from './responses.js';
@@ -79,6 +80,7 @@ export interface HttpDeps {
   domains: DomainService;
   audit: AuditService;
   reminders: ReminderRequests;
+  reassignments: Reassignments;
   pendingApprovals: PendingApprovals;
   responses: ResponseService;
   templates: TemplateService;
@@ -313,7 +315,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     alertRules: alertRulesHandlers(deps.alertRules),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
-    reminders: remindersHandlers(deps.reminders, deps.actions, deps.pendingApprovals),
+    reminders: remindersHandlers(deps.reminders, deps.reassignments, deps.actions, deps.pendingApprovals),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

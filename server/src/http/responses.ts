@@ -140,7 +140,7 @@ function routes(
       return reply.headers(PAGE_HEADERS).send(
         renderResultPage({
           title: outcome.title,
-          outcome: outcome.recipient_status === 'pending' ? 'confirmed' : outcome.recipient_status,
+          outcome: outcome.recipient_status,
           ...(outcome.snoozed_until ? { snoozedUntil: new Date(outcome.snoozed_until) } : {}),
           ...(outcome.approvals_needed !== null
             ? { detail: approvalsNeededText(outcome.approvals_needed) }

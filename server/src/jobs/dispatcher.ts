@@ -5,9 +5,9 @@ import { Firing } from '../app/deliveries/firing.js';
 import { systemTimers } from '../app/clock.js';
 import type { Clock, Store, Timers } from '../app/ports.js';
 import type { Notifications } from '../persistence/notifications.js';
-import { heldDue } from '../persistence/schedule.js';
+import { DUE_CHANNEL, heldDue } from '../persistence/schedule.js';
 import { announceMember, liveMembers, MEMBERS_CHANNEL } from '../persistence/workers.js';
-import { DUE_CHANNEL, type WindowScheduler } from './scheduler.js';
+import type { WindowScheduler } from './scheduler.js';
 
 export interface DispatcherOptions {
   store: Store;

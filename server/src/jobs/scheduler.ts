@@ -5,7 +5,6 @@ import type { Sql } from '../persistence/database.js';
 import { announceDue, type DueShare, promoteEntering } from '../persistence/schedule.js';
 
 /** Channel on which workers hear of attempts due soon (`id,dueMs`), to wake in time for them. */
-export const DUE_CHANNEL = 'sched_action_due';
 
 // Entering the window is the "schedule resolved" event of 3.1 for a `scheduled` action; a `resolved` one (a retry,
 // a next occurrence) keeps its state.
@@ -32,15 +31,15 @@ export function createActionScheduler(clock: Clock): WindowScheduler {
   return {
     async schedule(db: Sql, actionId: string, dueAt: Date) {
       if (!withinAnnounceWindow(dueAt, clock())) return;
-      await announceDue(db, { channel: DUE_CHANNEL, attempts: [{ actionId, dueAt }] });
+      await announceDue(db, [{ actionId, dueAt }]);
     },
 
     async announce(db, attempts) {
       const now = clock();
-      await announceDue(db, {
-        channel: DUE_CHANNEL,
-        attempts: attempts.filter((a) => withinAnnounceWindow(a.dueAt, now)),
-      });
+      await announceDue(
+        db,
+        attempts.filter((a) => withinAnnounceWindow(a.dueAt, now)),
+      );
     },
 
     async promoteEntering(store, share) {

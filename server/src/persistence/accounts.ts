@@ -5,14 +5,15 @@ import { type Account, AccountSchema, type ApiKey, ApiKeySchema, type Plan } fro
 
 export type { Account, ApiKey };
 
-// Accounts and API keys are plain CRUD: the entity manager, one fork per operation.
+// Accounts and API keys are plain CRUD: the entity manager, one fork per operation, joining the caller's transaction
+// when there is one (Database.transaction), so the change and its audit event commit together.
 
 export async function insertAccountWithKey(
   orm: MikroORM,
   a: { id: string; name: string; plan: Plan; rateLimitFactor: number },
   k: { id: string; name: string | null; prefix: string; keyHash: string; scopes: string[] },
 ): Promise<Account> {
-  const em = orm.em.fork();
+  const em = orm.em.fork({ keepTransactionContext: true });
   const account = em.create(AccountSchema, a);
   em.create(ApiKeySchema, { ...k, account });
   await em.flush();
@@ -24,7 +25,7 @@ export async function updateAccount(
   id: string,
   changes: Partial<Pick<Account, 'name' | 'plan' | 'rateLimitFactor'>>,
 ): Promise<Account | null> {
-  const em = orm.em.fork();
+  const em = orm.em.fork({ keepTransactionContext: true });
   const account = await em.findOne(AccountSchema, { id });
   if (!account) return null;
   em.assign(account, changes);
@@ -33,11 +34,13 @@ export async function updateAccount(
 }
 
 export async function listAccounts(orm: MikroORM): Promise<Account[]> {
-  return orm.em.fork().find(AccountSchema, {}, { orderBy: { createdAt: 'asc' } });
+  return orm.em
+    .fork({ keepTransactionContext: true })
+    .find(AccountSchema, {}, { orderBy: { createdAt: 'asc' } });
 }
 
 export async function findAccount(orm: MikroORM, id: string): Promise<Account | null> {
-  return orm.em.fork().findOne(AccountSchema, { id });
+  return orm.em.fork({ keepTransactionContext: true }).findOne(AccountSchema, { id });
 }
 
 /** A new key's row: its secret only as a hash. */
@@ -51,14 +54,16 @@ export interface NewApiKey {
 }
 
 export async function insertApiKey(orm: MikroORM, accountId: string, k: NewApiKey): Promise<ApiKey> {
-  const em = orm.em.fork();
+  const em = orm.em.fork({ keepTransactionContext: true });
   const key = em.create(ApiKeySchema, { ...k, account: accountId });
   await em.flush();
   return key;
 }
 
 export async function listApiKeys(orm: MikroORM, accountId: string): Promise<ApiKey[]> {
-  return orm.em.fork().find(ApiKeySchema, { account: accountId }, { orderBy: { createdAt: 'asc' } });
+  return orm.em
+    .fork({ keepTransactionContext: true })
+    .find(ApiKeySchema, { account: accountId }, { orderBy: { createdAt: 'asc' } });
 }
 
 /** A key that still authenticates at `now`: neither revoked nor expired. */
@@ -78,7 +83,7 @@ export async function revokeLiveApiKey(
   id: string,
   now: Date,
 ): Promise<ApiKey | null> {
-  const em = orm.em.fork();
+  const em = orm.em.fork({ keepTransactionContext: true });
   const key = await em.findOne(ApiKeySchema, { id, account: accountId, ...liveAt(now) });
   if (!key) return null;
   key.revokedAt = now;
@@ -98,7 +103,7 @@ export async function rotateApiKey(
   oldExpiresAt: Date,
   next: Omit<NewApiKey, 'name' | 'scopes'>,
 ): Promise<{ previous: ApiKey; next: ApiKey } | null> {
-  return orm.em.fork().transactional(async (em) => {
+  return orm.em.fork({ keepTransactionContext: true }).transactional(async (em) => {
     const previous = await em.findOne(
       ApiKeySchema,
       { id, account: accountId, ...liveAt(now) },
@@ -118,7 +123,7 @@ export async function rotateApiKey(
 
 /** Revokes a key (a second revoke keeps the first time). */
 export async function revokeApiKey(orm: MikroORM, id: string, now: Date): Promise<ApiKey | null> {
-  const em = orm.em.fork();
+  const em = orm.em.fork({ keepTransactionContext: true });
   const key = await em.findOne(ApiKeySchema, { id });
   if (!key) return null;
   key.revokedAt ??= now;

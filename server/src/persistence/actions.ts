@@ -4,7 +4,9 @@ import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
 import { destinationHost } from '../domain/domains/rules.js';
+import { pendingAuditInsert } from './audit-events.js';
 import { fixedStatement, newestFirstPage, type Sql, type Tables } from './database.js';
+import { DUE_CHANNEL, duePayloadSql } from './schedule.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
 export type ActionRow = Selectable<Tables['actions']>;
@@ -56,19 +58,55 @@ const insertActionsStatement = fixedStatement<ActionRow>(
    select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
 );
 
+/** The rows as the one JSON parameter of the insert. */
+function actionsJson(actions: readonly NewAction[]): string {
+  return JSON.stringify(
+    actions.map((a) => ({
+      ...Object.fromEntries(CREATE_COLUMNS.map((c) => [c, a[c]])),
+      destination_host: a.request ? destinationHost(a.request.url) : null,
+    })),
+  );
+}
+
 /**
  * Inserts several new actions in one statement; answers their rows in the order given. The one statement that
  * inserts actions: the create core (app/actions/create.ts) runs it alone or for the API's creates of one turn.
  */
 export async function insertActions(db: Sql, actions: readonly NewAction[]): Promise<ActionRow[]> {
-  const rows = await insertActionsStatement(db, [
-    JSON.stringify(
-      actions.map((a) => ({
-        ...Object.fromEntries(CREATE_COLUMNS.map((c) => [c, a[c]])),
-        destination_host: a.request ? destinationHost(a.request.url) : null,
-      })),
-    ),
-  ]);
+  const rows = await insertActionsStatement(db, [actionsJson(actions)]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return actions.map((a) => byId.get(a.id)!);
+}
+
+// The plain creates of one turn and their audit events, in one statement (so it commits alone, as a plain create did
+// before the audit log): the events go to `audit_pending`, a plain insert that takes no lock of the log; the sealer
+// chains them a moment later (persistence/audit-events.ts). The rows due by $3 are announced to the workers
+// (persistence/schedule.ts `announceDue`), at the commit; the cross join makes the announcing part run.
+const insertActionsWithAuditStatement = fixedStatement<ActionRow>(
+  `with audited as (${pendingAuditInsert('$2')}),
+   inserted as (
+     insert into actions (${INSERTED_COLUMNS.join(', ')})
+     select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *
+   ),
+   announced as (
+     select count(pg_notify('${DUE_CHANNEL}', ${duePayloadSql('id', 'next_attempt_at')})) as n
+       from inserted where next_attempt_at <= $3::timestamptz
+   )
+   select inserted.* from inserted cross join announced`,
+);
+
+/**
+ * `insertActions` and the audit events of those creates (`audit`, from persistence/audit-events.ts
+ * `pendingAuditJson`) in one statement, announcing those due by `announceBefore`: the group-committed path of
+ * `POST /v1/actions`.
+ */
+export async function insertActionsWithAudit(
+  db: Sql,
+  actions: readonly NewAction[],
+  audit: string,
+  announceBefore: Date,
+): Promise<ActionRow[]> {
+  const rows = await insertActionsWithAuditStatement(db, [actionsJson(actions), audit, announceBefore]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return actions.map((a) => byId.get(a.id)!);
 }

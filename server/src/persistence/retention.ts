@@ -11,6 +11,8 @@ export interface PurgeCounts {
   outbox_messages: number;
   /** Ended chains, with their steps (by cascade) and callback deliveries (spec 8: history retention). */
   chains: number;
+  /** Audit events, dropped only as a whole prefix of each account's chain (persistence/audit-events.ts). */
+  audit_events: number;
 }
 
 export const emptyPurgeCounts = (): PurgeCounts => ({
@@ -19,6 +21,7 @@ export const emptyPurgeCounts = (): PurgeCounts => ({
   reminder_events: 0,
   outbox_messages: 0,
   chains: 0,
+  audit_events: 0,
 });
 
 const planAccounts = (db: Sql, plan: Plan) => db.selectFrom('accounts').select('id').where('plan', '=', plan);
@@ -75,7 +78,11 @@ function expiredOutbox(db: Sql, plan: Plan, cutoff: Date) {
 }
 
 /** What a purge would delete now (for `sched purge --dry-run`). */
-export async function countExpired(db: Sql, plan: Plan, cutoff: Date): Promise<PurgeCounts> {
+export async function countExpired(
+  db: Sql,
+  plan: Plan,
+  cutoff: Date,
+): Promise<Omit<PurgeCounts, 'audit_events'>> {
   const ids = expiredActions(db, plan, cutoff);
   const count = async (q: Promise<{ n: string | number | bigint }>) => Number((await q).n);
   const [actions, attempts, events, outboxOfActions, outbox, liveAttempts, chains] = await Promise.all([

@@ -11,16 +11,24 @@ const RESOLVED = sql.lit('resolved' satisfies ActionState);
 // use the partial index actions_due_index (with a parameter in `status in (...)` it scanned the table: measured
 // 900 ms over 1M rows against 0.15 ms).
 
+/** The channel on which attempts due soon are announced, each as `id,dueMs` (jobs/dispatcher.ts listens). */
+export const DUE_CHANNEL = 'sched_action_due';
+
+/** The announcement's payload (`id,dueMs`) of a row, as SQL over its id and due time columns. */
+export function duePayloadSql(id: string, dueAt: string): string {
+  return `${id}::text || ',' || floor(extract(epoch from ${dueAt}) * 1000)::bigint`;
+}
+
 /**
- * Tells listening workers of attempts due soon (`id,dueMs` on `channel`, delivered at the caller's commit), so the
+ * Tells listening workers of attempts due soon (`id,dueMs` on DUE_CHANNEL, delivered at the caller's commit), so the
  * owner of each wakes in time: one statement for any number of them.
  */
 export async function announceDue(
   db: Sql,
-  a: { channel: string; attempts: readonly { actionId: string; dueAt: Date }[] },
+  attempts: readonly { actionId: string; dueAt: Date }[],
 ): Promise<void> {
-  if (a.attempts.length === 0) return;
-  await sql`select pg_notify(${a.channel}, x) from unnest(${a.attempts.map((t) => `${t.actionId},${t.dueAt.getTime()}`)}::text[]) x`.execute(
+  if (attempts.length === 0) return;
+  await sql`select pg_notify(${DUE_CHANNEL}, x) from unnest(${attempts.map((t) => `${t.actionId},${t.dueAt.getTime()}`)}::text[]) x`.execute(
     db,
   );
 }

@@ -3,7 +3,17 @@ import type { Command } from 'commander';
 import { formatFields, formatTable, printText } from '../../runtime.js';
 
 const ATTEMPT_COLUMNS = ['attempt', 'started_at', 'lateness_ms', 'status_code', 'outcome', 'error'];
-const RECIPIENT_COLUMNS = ['email', 'display_name', 'role', 'channels', 'status', 'responded_at', 'comment'];
+// The id is what `sched approvals reassign <action-id> <recipient-id>` takes.
+const RECIPIENT_COLUMNS = [
+  'id',
+  'email',
+  'display_name',
+  'role',
+  'channels',
+  'status',
+  'responded_at',
+  'comment',
+];
 const EVENT_COLUMNS = ['time', 'event', 'actor', 'notes'];
 
 /** Prints a create's result: the summary of a new action, or which live action made it skip. */
@@ -157,6 +167,7 @@ function describeApproval(action: Action, now: Date): string {
     ['updated_at', action.updated_at],
   );
   const recipients = action.recipients.map((r) => ({
+    id: r.id,
     email: r.email,
     display_name: r.display_name,
     role: r.role,

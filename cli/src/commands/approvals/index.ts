@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { configureApprovalsCreateCommand } from './create.js';
 import { configureApprovalsPendingCommand } from './pending.js';
+import { configureApprovalsReassignCommand } from './reassign.js';
 
 export function configureApprovalsCommand(program: Command): void {
   const approvals = program
@@ -8,4 +9,5 @@ export function configureApprovalsCommand(program: Command): void {
     .description('ask people to approve, then (optionally) run a request; read them with `actions get`');
   configureApprovalsCreateCommand(approvals);
   configureApprovalsPendingCommand(approvals);
+  configureApprovalsReassignCommand(approvals);
 }

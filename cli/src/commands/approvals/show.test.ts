@@ -201,6 +201,7 @@ const approval: Action = {
       display_name: 'ada',
       role: 'recipient',
       channels: ['email'],
+      reassigned_from: null,
     },
     {
       id,
@@ -211,6 +212,7 @@ const approval: Action = {
       display_name: '+15551234567',
       role: 'recipient',
       channels: ['sms'],
+      reassigned_from: null,
     },
     {
       id,
@@ -221,6 +223,7 @@ const approval: Action = {
       display_name: 'boss',
       role: 'escalation',
       channels: [],
+      reassigned_from: null,
     },
   ],
   last_error: null,
@@ -245,10 +248,10 @@ describe('describeAction for an approval', () => {
     expect(text).toContain('post_approval_action  7f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e12');
     const [, recipients, timeline] = text.split(/\n\n(?:recipients|timeline):\n/);
     expect(recipients!.split('\n')).toEqual([
-      '  EMAIL             DISPLAY_NAME  ROLE        CHANNELS  STATUS     RESPONDED_AT              COMMENT',
-      '  ada@example.com   ada           recipient   email     confirmed  2030-01-01T11:30:00.000Z  LGTM, ship it',
-      '  +15551234567      +15551234567  recipient   sms       snoozed    -                         -',
-      '  boss@example.com  boss          escalation            pending    -                         -',
+      '  ID                                    EMAIL             DISPLAY_NAME  ROLE        CHANNELS  STATUS     RESPONDED_AT              COMMENT',
+      `  ${id}  ada@example.com   ada           recipient   email     confirmed  2030-01-01T11:30:00.000Z  LGTM, ship it`,
+      `  ${id}  +15551234567      +15551234567  recipient   sms       snoozed    -                         -`,
+      `  ${id}  boss@example.com  boss          escalation            pending    -                         -`,
     ]);
     expect(timeline!.split('\n')).toEqual([
       '  TIME                      EVENT      ACTOR            NOTES',

@@ -11,6 +11,7 @@ import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js'
 import { countedNames } from '../../domain/domains/rules.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
+import { announceBefore } from '../../domain/schedule/window.js';
 import {
   type ActionRow,
   actionsSharingKeys,
@@ -19,6 +20,7 @@ import {
   findAction,
   findByIdempotencyKey,
   insertActions,
+  insertActionsWithAudit,
   listActions,
   lockName,
   type NewAction,
@@ -35,7 +37,7 @@ import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
-import { auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
+import { auditBatch, auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { keysetCursor, type Page, pageOf, pageWindow, parseKeysetCursor } from '../pagination.js';
 import type { ActionScheduler, Clock, Store } from '../ports.js';
@@ -72,23 +74,13 @@ export class ActionService {
     { row: NewAction; audit: ReturnType<typeof auditEventOf> },
     ActionRow
   >((items) =>
-    // The rows, their audit events and the announcement of those due soon commit together: one transaction for the
-    // turn's creates.
-    this.store.transaction(async (db) => {
-      const rows = await insertActions(
-        db,
-        items.map((i) => i.row),
-      );
-      await recordAuditEvents(
-        db,
-        items.map((i) => i.audit),
-      );
-      await this.scheduler.announce(
-        db,
-        rows.map((r) => ({ actionId: r.id, dueAt: r.next_attempt_at! })),
-      );
-      return rows;
-    }),
+    // The rows, their audit events and the announcement of those due soon, in one statement for the turn's creates.
+    insertActionsWithAudit(
+      this.store.sql,
+      items.map((i) => i.row),
+      auditBatch(items.map((i) => i.audit)),
+      announceBefore(this.clock()),
+    ),
   );
 
   /** Creates counted after their commit (plans without a quota), summed per account and month for one turn. */

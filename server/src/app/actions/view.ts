@@ -262,6 +262,7 @@ export function recipientView(x: Recipient): RecipientView {
     display_name: x.display_name,
     role: x.role,
     channels: [...new Set(x.targets.map((t) => t.channel))],
+    reassigned_from: x.reassigned_from,
   };
 }
 

@@ -6,6 +6,7 @@ import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type { Database } from '../../persistence/database.js';
 import { channelRecords, lockTeamMemberCount, teamMemberRecords } from '../../persistence/directory.js';
 import type { NotificationChannelEntity, TeamMemberEntity } from '../../persistence/entities/approval.js';
+import { auditFields, recordAudit } from '../audit.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 
 const MASK = '***';
@@ -77,13 +78,20 @@ export class NotificationChannelService {
     if (!planLimits(plan).slackTeams)
       throw new ForbiddenError('Slack and Teams are Business-plan features', 'plan_required');
     this.checkUrl(input.webhook_url);
-    return channelView(
-      await this.records.create(accountId, {
+    return this.database.transaction(async (db) => {
+      const channel = await this.records.create(accountId, {
         name: input.name,
         type: input.type,
         webhookUrl: input.webhook_url,
-      }),
-    );
+      });
+      // The webhook URL is the channel's credential: never recorded.
+      await recordAudit(db, accountId, {
+        action: 'channel.create',
+        resource: { type: 'channel', id: channel.id },
+        details: { name: channel.name, type: channel.type },
+      });
+      return channelView(channel);
+    });
   }
 
   async update(
@@ -92,16 +100,26 @@ export class NotificationChannelService {
     input: { name?: string | undefined; webhook_url?: string | undefined },
   ) {
     if (input.webhook_url) this.checkUrl(input.webhook_url);
-    const row = await this.records.update(accountId, id, (c) => {
-      if (input.name !== undefined) c.name = input.name;
-      if (input.webhook_url !== undefined) c.webhookUrl = input.webhook_url;
+    return this.database.transaction(async (db) => {
+      const row = await this.records.update(accountId, id, (c) => {
+        if (input.name !== undefined) c.name = input.name;
+        if (input.webhook_url !== undefined) c.webhookUrl = input.webhook_url;
+      });
+      if (!row) throw new NotFoundError('channel');
+      await recordAudit(db, accountId, {
+        action: 'channel.update',
+        resource: { type: 'channel', id },
+        details: { name: row.name, type: row.type, fields: auditFields(input) },
+      });
+      return channelView(row);
     });
-    if (!row) throw new NotFoundError('channel');
-    return channelView(row);
   }
 
   async delete(accountId: string, id: string) {
-    if (!(await this.records.delete(accountId, id))) throw new NotFoundError('channel');
+    await this.database.transaction(async (db) => {
+      if (!(await this.records.delete(accountId, id))) throw new NotFoundError('channel');
+      await recordAudit(db, accountId, { action: 'channel.delete', resource: { type: 'channel', id } });
+    });
   }
 
   private checkUrl(url: string) {
@@ -146,14 +164,27 @@ export class TeamMemberService {
         await lockTeamMemberCount(db, accountId);
         await assertTeamMemberRoom(db, accountId, plan);
       }
-      return memberView(
-        await this.records.create(accountId, {
-          name: input.name,
-          email: input.email ?? null,
-          phone: input.phone ?? null,
-          pushSubscriptions: input.push_subscriptions,
-        }),
-      );
+      const member = await this.records.create(accountId, {
+        name: input.name,
+        email: input.email ?? null,
+        phone: input.phone ?? null,
+        pushSubscriptions: input.push_subscriptions,
+      });
+      // Field names only: addresses are personal data and push subscriptions are credentials.
+      await recordAudit(db, accountId, {
+        action: 'team_member.create',
+        resource: { type: 'team_member', id: member.id },
+        details: {
+          name: member.name,
+          fields: auditFields({
+            name: input.name,
+            email: input.email ?? undefined,
+            phone: input.phone ?? undefined,
+            push_subscriptions: input.push_subscriptions.length ? input.push_subscriptions : undefined,
+          }),
+        },
+      });
+      return memberView(member);
     });
   }
 
@@ -167,20 +198,33 @@ export class TeamMemberService {
       push_subscriptions?: TeamMember['push_subscriptions'] | undefined;
     },
   ) {
-    const row = await this.records.update(accountId, id, (m) => {
-      if (input.name !== undefined) m.name = input.name;
-      if (input.email !== undefined) m.email = input.email;
-      if (input.phone !== undefined) m.phone = input.phone;
-      if (input.push_subscriptions !== undefined) m.pushSubscriptions = input.push_subscriptions;
-      if (!m.email && !m.phone && m.pushSubscriptions.length === 0) {
-        throw ValidationError.field('email', 'give at least one of email, phone or a push subscription');
-      }
+    return this.database.transaction(async (db) => {
+      const row = await this.records.update(accountId, id, (m) => {
+        if (input.name !== undefined) m.name = input.name;
+        if (input.email !== undefined) m.email = input.email;
+        if (input.phone !== undefined) m.phone = input.phone;
+        if (input.push_subscriptions !== undefined) m.pushSubscriptions = input.push_subscriptions;
+        if (!m.email && !m.phone && m.pushSubscriptions.length === 0) {
+          throw ValidationError.field('email', 'give at least one of email, phone or a push subscription');
+        }
+      });
+      if (!row) throw new NotFoundError('team member');
+      await recordAudit(db, accountId, {
+        action: 'team_member.update',
+        resource: { type: 'team_member', id },
+        details: { name: row.name, fields: auditFields(input) },
+      });
+      return memberView(row);
     });
-    if (!row) throw new NotFoundError('team member');
-    return memberView(row);
   }
 
   async delete(accountId: string, id: string) {
-    if (!(await this.records.delete(accountId, id))) throw new NotFoundError('team member');
+    await this.database.transaction(async (db) => {
+      if (!(await this.records.delete(accountId, id))) throw new NotFoundError('team member');
+      await recordAudit(db, accountId, {
+        action: 'team_member.delete',
+        resource: { type: 'team_member', id },
+      });
+    });
   }
 }

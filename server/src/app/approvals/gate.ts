@@ -59,6 +59,7 @@ export async function resolveGate(
     stored: {
       message: g.message,
       channels: resolved.channels,
+      requested_channels: g.channels ?? null,
       buttons: g.buttons,
       confirmation_mode: g.confirmation_mode,
       min_approvals: g.min_approvals,

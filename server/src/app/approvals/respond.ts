@@ -2,7 +2,6 @@ import {
   CONFIRMATION_MODE,
   RECIPIENT_ROLE,
   RECIPIENT_STATUS,
-  type RecipientStatus,
   REMINDER_EVENT,
   type ResponseDecision,
   STATUS_AFTER_DECISION,
@@ -24,8 +23,8 @@ import {
 } from '../../persistence/approvals/recipients.js';
 import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
 import { recordAudit } from '../audit.js';
-import { type QuorumDecision, quorumDecision } from '../../domain/approval/quorum.js';
-import { recipientMatches } from '../../domain/approval/recipient-match.js';
+import { type QuorumDecision, type QuorumVoter, quorumDecision } from '../../domain/approval/quorum.js';
+import { isOnGate, namedBy } from '../../domain/approval/reassign.js';
 import { commentRefusal } from '../../domain/approval/comment-policy.js';
 import type { StoredGate } from '../../persistence/approvals/gates.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
@@ -50,7 +49,7 @@ export interface ResponseOutcome {
   action_id: string;
   recipient_id: string;
   decision: ResponseDecision;
-  recipient_status: RecipientStatus;
+  recipient_status: (typeof STATUS_AFTER_DECISION)[ResponseDecision];
   action_status: string;
   snoozed_until: string | null;
   /** Quorum gates still waiting: how many more approvals are needed; null otherwise. */
@@ -87,7 +86,7 @@ export class ResponseService {
     ]);
     const gate = action.gate!;
     if (isRequester(gate, recipient)) throw new RequesterError(action.name);
-    const required = recipients.filter((r) => r.role === RECIPIENT_ROLE.recipient);
+    const required = recipients.filter((r) => r.role === RECIPIENT_ROLE.recipient && isOnGate(r));
     const decision = quorumOfGate(gate, recipients);
     return {
       quorum:
@@ -227,7 +226,7 @@ export class ResponseService {
           : recipient.role === RECIPIENT_ROLE.escalation ||
             gate.confirmation_mode === CONFIRMATION_MODE.first_response ||
             recipients
-              .filter((r) => r.role === RECIPIENT_ROLE.recipient)
+              .filter((r) => r.role === RECIPIENT_ROLE.recipient && isOnGate(r))
               .every((r) => r.status === RECIPIENT_STATUS.confirmed);
         if (done) status = (await grantGate(tx, action, 'confirm', this.deps)).status;
       }
@@ -291,6 +290,8 @@ export class ResponseService {
   }
 
   private assertOpen(action: ActionRow, recipient: Recipient): void {
+    // First: whatever became of the gate since, this link was handed over to someone else.
+    if (recipient.status === RECIPIENT_STATUS.reassigned) throw new GoneError('reassigned', action.name);
     const expiresAt = action.gate?.expires_at ? new Date(action.gate.expires_at) : null;
     if (action.status === 'expired' || (expiresAt && expiresAt <= this.deps.clock()))
       throw new GoneError('expired', action.name);
@@ -303,10 +304,7 @@ export class ResponseService {
 /** Whether a recipient is the gate's `exclude_requester`: their link answers a page saying they may not approve. */
 function isRequester(gate: StoredGate, r: Recipient): boolean {
   return (
-    !!gate.exclude_requester &&
-    r.role === RECIPIENT_ROLE.recipient &&
-    (recipientMatches(r.address, gate.exclude_requester) ||
-      recipientMatches(r.reference, gate.exclude_requester))
+    !!gate.exclude_requester && r.role === RECIPIENT_ROLE.recipient && namedBy(r, gate.exclude_requester)
   );
 }
 
@@ -317,10 +315,10 @@ function quorumOfGate(gate: StoredGate, recipients: readonly Recipient[]): Quoru
   return quorumDecision(
     gate.min_approvals,
     recipients
-      .filter((r) => r.role === RECIPIENT_ROLE.recipient)
+      .filter((r) => r.role === RECIPIENT_ROLE.recipient && isOnGate(r))
       .map((r) => ({
-        status: r.status as 'pending' | 'confirmed' | 'declined' | 'snoozed',
-        required: required.some((q) => recipientMatches(r.reference, q) || recipientMatches(r.address, q)),
+        status: r.status as QuorumVoter['status'],
+        required: required.some((q) => namedBy(r, q)),
         excluded: isRequester(gate, r),
       })),
   );

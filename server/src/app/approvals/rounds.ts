@@ -6,13 +6,19 @@ import {
   normaliseBody,
 } from '../../domain/approval/messages.js';
 import { type ActionState, assertTransition } from '../../domain/action/states.js';
+import { isOnGate } from '../../domain/approval/reassign.js';
 import { channelAllowance, monthPeriod, type Plan } from '../../domain/quota/plans.js';
 import { accountPlan } from '../../persistence/accounts.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import { attachmentFilesOf } from '../../persistence/approvals/attachments.js';
 import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
-import { logNotifications, type NewNotification } from '../../persistence/approvals/notifications.js';
 import {
+  logNotifications,
+  type NewNotification,
+  wasNotified,
+} from '../../persistence/approvals/notifications.js';
+import {
+  findRecipient,
   insertRecipients,
   type Recipient,
   recipientsOf,
@@ -60,7 +66,9 @@ export class ApprovalRounds implements GateRounds {
     const kind = first ? 'request' : 'reminder';
     const all = await recipientsOf(store.sql, row.id);
     const due = all.filter(
-      (r) => first || r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed,
+      (r) =>
+        isOnGate(r) &&
+        (first || r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed),
     );
     await this.deliver(row, gate, due, kind, expiresAt);
 
@@ -116,8 +124,8 @@ export class ApprovalRounds implements GateRounds {
       if ((timer.resumes ?? 0) !== (gate.resumes ?? 0)) return null;
       if (!WAITING.includes(row.status)) return null;
       const recipients = await recipientsOf(tx, row.id);
-      // "Without a response": any answer, a snooze included, means someone is on it.
-      if (recipients.some((r) => r.status !== RECIPIENT_STATUS.pending)) return null;
+      // "Without a response": any answer, a snooze included, means someone is on it (a reassignment is not one).
+      if (recipients.some((r) => isOnGate(r) && r.status !== RECIPIENT_STATUS.pending)) return null;
       const added = await insertRecipients(
         tx,
         row.id,
@@ -194,6 +202,46 @@ export class ApprovalRounds implements GateRounds {
     });
     if (!plan) return;
     await this.deliver(plan.row, plan.gate, plan.to, 'reminder', plan.expiresAt);
+  }
+
+  /**
+   * The first message to a recipient who took over from another (app/approvals/reassign.ts), on its own channels,
+   * with its own link. Sent once: a timer that fires again after the message was logged, for a recipient who has
+   * answered or was handed on, or for a gate that no longer waits, does nothing. While another round is being sent
+   * (`executing`), it waits a second and looks again.
+   */
+  async sendToReassigned(timer: GateTimer): Promise<void> {
+    const now = this.deps.clock();
+    const plan = await this.deps.store.transaction(async (tx) => {
+      const row = await findGateAction(tx, timer.actionId, { forUpdate: true });
+      const gate = row?.gate;
+      if (!row || !gate?.sent_at || !timer.recipientId) return null;
+      if (row.status === 'executing') {
+        await this.deps.timers.set(tx, timer, new Date(now.getTime() + 1000));
+        return null;
+      }
+      if (!WAITING.includes(row.status)) return null;
+      const recipient = await findRecipient(tx, timer.recipientId, { forUpdate: true });
+      if (!recipient || recipient.action_id !== row.id || recipient.status !== RECIPIENT_STATUS.pending)
+        return null;
+      if (await wasNotified(tx, recipient.id)) return null;
+      await addReminderEvents(tx, row.id, [
+        {
+          type: REMINDER_EVENT.sent,
+          actor: null,
+          notes: `request to ${recipient.address} via ${channelsOf(recipient).join(', ')}`,
+        },
+      ]);
+      return { row, gate, recipient };
+    });
+    if (!plan) return;
+    await this.deliver(
+      plan.row,
+      plan.gate,
+      [plan.recipient],
+      'request',
+      new Date(plan.gate.expires_at ?? now),
+    );
   }
 
   /**

@@ -24,14 +24,14 @@ export interface GateTimeoutsDeps {
   clock: Clock;
   /** Places a recurring approval's next occurrence (SCHED_TIME_SCALE). */
   waits: Waits;
-  rounds: Pick<ApprovalRounds, 'escalate' | 'remind'>;
+  rounds: Pick<ApprovalRounds, 'escalate' | 'remind' | 'sendToReassigned'>;
   /** Where `approval.expired` is recorded for alert rules, in the timeout's transaction. */
   events?: OperatorEvents;
 }
 
 /**
  * Applies a gate's timers when they fire (jobs/gate-timers.ts): the timeout with its `on_timeout` rule, or the
- * escalation (rounds.ts). Idempotent: a timer that no longer applies does nothing.
+ * escalation, a reminder, a reassigned recipient's first message (rounds.ts). Idempotent: a timer that no longer applies does nothing.
  */
 export class GateTimeouts {
   constructor(private readonly deps: GateTimeoutsDeps) {}
@@ -39,6 +39,7 @@ export class GateTimeouts {
   async fire(timer: GateTimer): Promise<void> {
     if (timer.kind === 'timeout') await this.timeout(timer.actionId);
     else if (timer.kind === 'reminder') await this.deps.rounds.remind(timer);
+    else if (timer.kind === 'reassigned') await this.deps.rounds.sendToReassigned(timer);
     else await this.deps.rounds.escalate(timer);
   }
 

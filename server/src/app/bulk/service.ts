@@ -14,6 +14,7 @@ import {
 import type { Principal } from '../accounts.js';
 import { toActionFilter } from '../actions/filter.js';
 import { pauseEnd } from '../actions/pause.js';
+import { recordAudit } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, type PageQuery, pageOf, pageWindow } from '../pagination.js';
 import type { BulkOperationQueue, Clock, Store } from '../ports.js';
@@ -89,6 +90,17 @@ export class BulkOperations {
         target,
       );
       await this.queue.enqueue(db, started.id);
+      await recordAudit(db, accountId, {
+        action: 'bulk_operation.create',
+        resource: { type: 'bulk_operation', id: started.id },
+        details: {
+          operation: body.operation,
+          filter: body.filter ?? null,
+          options,
+          note: body.note ?? null,
+          matched: started.matched,
+        },
+      });
       return started;
     });
     return { kind: 'started', data: bulkOperationView(row) };
@@ -115,7 +127,16 @@ export class BulkOperations {
 
   /** Stops a running operation: the batch in progress commits first (it holds the row), nothing after it runs. */
   async stop(accountId: string, id: string): Promise<BulkOperation> {
-    const stopped = await stopBulkOperation(this.store.sql, accountId, id, this.clock());
+    const stopped = await this.store.transaction(async (db) => {
+      const row = await stopBulkOperation(db, accountId, id, this.clock());
+      if (row)
+        await recordAudit(db, accountId, {
+          action: 'bulk_operation.stop',
+          resource: { type: 'bulk_operation', id },
+          details: { operation: row.operation, processed: row.processed },
+        });
+      return row;
+    });
     if (stopped) return bulkOperationView(stopped);
     const row = await findBulkOperation(this.store.sql, accountId, id);
     if (!row) throw new NotFoundError('bulk operation');

@@ -32,6 +32,7 @@ import {
   updateStep,
 } from '../../persistence/chains.js';
 import type { Sql } from '../../persistence/database.js';
+import { type AuditRecord, recordAudit } from '../audit.js';
 import type { ChainCallbacks, Clock, Store } from '../ports.js';
 import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
 import { createStepAction, type StepActionDeps, type StepWork } from './step-actions.js';
@@ -117,6 +118,15 @@ export class ChainEngine {
         updated_at: now,
       });
       const results = steps.map(stepResult);
+      await recordAudit(db, chain.account_id, {
+        action: move.kind === 'fail' ? 'chain.fail' : 'chain.complete',
+        resource: { type: 'chain', id: chain.id },
+        details: {
+          status: chain.status,
+          ...(move.kind === 'fail' ? { failed_step: move.step } : {}),
+          steps: results.map((r) => ({ index: r.index, status: r.status, outcome: r.outcome })),
+        },
+      });
       if (move.kind === 'fail') {
         await this.p.callbacks.enqueue(db, chain, 'chain.failed', {
           status: 'failed',
@@ -154,6 +164,7 @@ export class ChainEngine {
       due_at: null,
       completed_at: now,
     });
+    await recordAudit(db, chain.account_id, stepAudit(chain, row, 'chain.step.settle'));
     await this.p.callbacks.enqueue(db, chain, 'chain.step.completed', {
       chain_status: chain.status,
       step: stepResult(row),
@@ -189,10 +200,12 @@ export class ChainEngine {
     const running = { status: assertStepTransition(step.status, 'start'), started_at: now };
     if (work.kind === 'wait') {
       // A wait the user chose: SCHED_TIME_SCALE does not shorten it.
-      return updateStep(db, chain.id, step.index, {
+      const waiting = await updateStep(db, chain.id, step.index, {
         ...running,
         due_at: new Date(now.getTime() + work.ms),
       });
+      await recordAudit(db, chain.account_id, stepAudit(chain, waiting, 'chain.step.start'));
+      return waiting;
     }
     const created = await createStepAction(
       db,
@@ -210,8 +223,33 @@ export class ChainEngine {
       this.p,
     );
     if (!created.ok) return settleNow({ kind: 'not_run', error: created.error });
-    return updateStep(db, chain.id, step.index, { ...running, action_id: created.actionId });
+    const started = await updateStep(db, chain.id, step.index, { ...running, action_id: created.actionId });
+    await recordAudit(db, chain.account_id, stepAudit(chain, started, 'chain.step.start'));
+    return started;
   }
+}
+
+/**
+ * A step's state change in the audit log: which step, its status and outcome (and its action); never the values it
+ * resolved (they may carry the chain's input or an earlier step's response).
+ */
+function stepAudit(
+  chain: ChainRow,
+  step: ChainStepRow,
+  action: 'chain.step.start' | 'chain.step.settle',
+): AuditRecord {
+  return {
+    action,
+    resource: { type: 'chain', id: chain.id },
+    details: {
+      index: step.index,
+      name: step.name,
+      type: step.type,
+      status: step.status,
+      ...(action === 'chain.step.settle' ? { outcome: step.outcome, error: step.error } : {}),
+      action_id: step.action_id,
+    },
+  };
 }
 
 function workOf(

@@ -25,6 +25,7 @@ import {
   updateStep,
 } from '../../persistence/chains.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
+import { recordAudit } from '../audit.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ChainCallbacks, Clock, Store } from '../ports.js';
@@ -112,6 +113,17 @@ export class ChainService {
           status: 'pending',
         })),
       );
+      // Its name and steps, never its input nor its webhook secret.
+      await recordAudit(db, principal.accountId, {
+        action: 'chain.create',
+        resource: { type: 'chain', id },
+        details: {
+          name: chain.name,
+          steps: body.steps.map((step) => ({ name: step.name, type: stepTypeAlias(step.type) })),
+          error_handling: chain.error_handling,
+          signed: chain.webhook_secret !== null,
+        },
+      });
       // The first step starts in the create's transaction: the chain is never left pending with nothing to run it.
       await this.engine.advanceLocked(db, chain, principal.plan);
       return this.view(db, principal.accountId, id);
@@ -149,7 +161,8 @@ export class ChainService {
       }
       const now = this.clock();
       const steps = await stepsOf(db, chain.id);
-      for (const index of stepsToCancel(steps.map((s) => s.status))) {
+      const toCancel = stepsToCancel(steps.map((s) => s.status));
+      for (const index of toCancel) {
         const step = steps[index]!;
         if (step.action_id) {
           const action = await lockAction(db, step.action_id);
@@ -173,6 +186,14 @@ export class ChainService {
         status: assertChainTransition(chain.status, 'cancel'),
         completed_at: now,
         updated_at: now,
+      });
+      await recordAudit(db, accountId, {
+        action: 'chain.cancel',
+        resource: { type: 'chain', id: chain.id },
+        details: {
+          from_status: chain.status,
+          cancelled_steps: toCancel.map((i) => steps[i]!.index),
+        },
       });
       await this.callbacks.enqueue(db, cancelled, 'chain.cancelled', {
         status: 'cancelled',

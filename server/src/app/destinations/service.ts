@@ -19,6 +19,7 @@ import {
 } from '../../persistence/destinations.js';
 import type { Principal } from '../accounts.js';
 import type { BulkCreateResult, BulkOperations } from '../bulk/service.js';
+import { recordAudit } from '../audit.js';
 import { ValidationError } from '../errors.js';
 import type { Clock, DestinationWakes, Store } from '../ports.js';
 import { type CircuitBreaker, pausedNow } from './breaker.js';
@@ -69,15 +70,23 @@ export class Destinations {
 
   /** Settings that turn the breaker off close its circuit (and release what it held) in the same transaction. */
   async update(accountId: string, host: string, body: DestinationUpdate): Promise<Destination> {
+    const flow = body.flow && Object.keys(body.flow).length ? body.flow : null;
     const row = await this.store.transaction(async (db) => {
       const saved = await upsertDestination(db, {
         accountId,
         host,
         now: this.clock(),
-        ...(body.flow !== undefined
-          ? { flow: body.flow && Object.keys(body.flow).length ? body.flow : null }
-          : {}),
+        ...(body.flow !== undefined ? { flow } : {}),
         ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
+      });
+      // The settings as set: limits and thresholds, nothing secret.
+      await recordAudit(db, accountId, {
+        action: 'destination.update',
+        resource: { type: 'destination', id: host },
+        details: {
+          ...(body.flow !== undefined ? { flow } : {}),
+          ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
+        },
       });
       if (circuitOf(saved.circuit).enabled || saved.circuit_state === 'closed') return saved;
       await this.breaker.reset(db, { accountId, host }, 'turn_off');
@@ -99,6 +108,11 @@ export class Destinations {
         pause: { at: now, until, note: body.note ?? null },
       });
       if (until) await this.wakes.wakeAt(db, { accountId, host }, until);
+      await recordAudit(db, accountId, {
+        action: 'destination.pause',
+        resource: { type: 'destination', id: host },
+        details: { until: until?.toISOString() ?? null, note: body.note ?? null },
+      });
       return saved;
     });
     return this.view(accountId, host, row);
@@ -115,6 +129,10 @@ export class Destinations {
         pause: { at: null, until: null, note: null },
       });
       await this.wakes.wakeAt(db, { accountId, host }, now);
+      await recordAudit(db, accountId, {
+        action: 'destination.resume',
+        resource: { type: 'destination', id: host },
+      });
       return saved;
     });
     return this.view(accountId, host, row);
@@ -122,7 +140,13 @@ export class Destinations {
 
   /** Closes the circuit, whatever its state (a disabled one waits for this), and releases what it held. */
   async enable(accountId: string, host: string): Promise<Destination> {
-    await this.store.transaction((db) => this.breaker.reset(db, { accountId, host }, 'enable'));
+    await this.store.transaction(async (db) => {
+      await this.breaker.reset(db, { accountId, host }, 'enable');
+      await recordAudit(db, accountId, {
+        action: 'destination.enable',
+        resource: { type: 'destination', id: host },
+      });
+    });
     return this.get(accountId, host);
   }
 

@@ -18,6 +18,7 @@ import {
   recordCheck,
   startVerification,
 } from '../../persistence/domains.js';
+import { recordAudit } from '../audit.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, DomainCheckQueue, Store, VerificationProbes } from '../ports.js';
 
@@ -85,7 +86,15 @@ export class DomainService {
         month,
         firstCheckAt,
       });
-      if (!r.verified) await this.o.checks.schedule(db, accountId, domain, firstCheckAt);
+      if (!r.verified) {
+        await this.o.checks.schedule(db, accountId, domain, firstCheckAt);
+        // The token is published in DNS anyway, but the log need not carry it: the domain says what started.
+        await recordAudit(db, accountId, {
+          action: 'domain.add',
+          resource: { type: 'domain', id: domain },
+          details: { domain },
+        });
+      }
       return r;
     });
     const token = row.verification_token!;
@@ -121,8 +130,15 @@ export class DomainService {
   }
 
   async remove(accountId: string, input: string): Promise<void> {
-    if (!(await clearVerification(this.o.store.sql, accountId, domainOf(input))))
-      throw new NotFoundError('domain');
+    const domain = domainOf(input);
+    await this.o.store.transaction(async (db) => {
+      if (!(await clearVerification(db, accountId, domain))) throw new NotFoundError('domain');
+      await recordAudit(db, accountId, {
+        action: 'domain.delete',
+        resource: { type: 'domain', id: domain },
+        details: { domain },
+      });
+    });
   }
 
   private async probe(row: DomainRow, next: Date | null) {
@@ -145,6 +161,13 @@ export class DomainService {
       if (r && !method && next && next.getTime() !== row.next_check_at?.getTime()) {
         await this.o.checks.schedule(db, row.account_id, row.domain, next);
       }
+      // Verified now: by the API's check (the key) or a background check (the service).
+      if (r && method)
+        await recordAudit(db, row.account_id, {
+          action: 'domain.verify',
+          resource: { type: 'domain', id: row.domain },
+          details: { domain: row.domain, method },
+        });
       return r;
     });
     return { updated, errors };

@@ -1,4 +1,4 @@
-import { recordAudit } from '../audit.js';
+import { auditFields, recordAudit } from '../audit.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Template, TemplateCreateParsed, TemplateSummary, TemplateType } from '@sched/contract';
 import { planLimits } from '../../domain/quota/plans.js';
@@ -116,7 +116,7 @@ export class TemplateService {
       await recordAudit(db, principal.accountId, {
         action: 'template.update',
         resource: { type: 'template', id },
-        details: { fields: Object.keys(fields).sort() },
+        details: { fields: auditFields(fields) },
       });
       return updated;
     });
@@ -137,12 +137,20 @@ export class TemplateService {
     id: string,
   ): Promise<{ message: string; data: { trigger_token: string; trigger_url: string } }> {
     const token = buildTriggerToken(randomBytes(32));
-    const row = await updateTemplate(this.deps.store.sql, accountId, id, {
-      token_hash: token.hash,
-      token_prefix: token.prefix,
-      updated_at: this.deps.clock(),
+    await this.deps.store.transaction(async (db) => {
+      const row = await updateTemplate(db, accountId, id, {
+        token_hash: token.hash,
+        token_prefix: token.prefix,
+        updated_at: this.deps.clock(),
+      });
+      if (!row) throw new NotFoundError('template');
+      // Only the new token's prefix: the token is the trigger's secret.
+      await recordAudit(db, accountId, {
+        action: 'template.regenerate_token',
+        resource: { type: 'template', id },
+        details: { token_prefix: token.prefix },
+      });
     });
-    if (!row) throw new NotFoundError('template');
     return {
       message: 'Trigger token regenerated; the previous URL no longer works',
       data: { trigger_token: token.token, trigger_url: triggerUrl(this.deps.publicUrl(), token.token) },
@@ -156,10 +164,16 @@ export class TemplateService {
     const row = await this.deps.store.transaction(async (db) => {
       const current = await findTemplate(db, accountId, id, { forUpdate: true });
       if (!current) throw new NotFoundError('template');
-      return (await updateTemplate(db, accountId, id, {
+      const updated = (await updateTemplate(db, accountId, id, {
         is_active: !current.is_active,
         updated_at: this.deps.clock(),
       }))!;
+      await recordAudit(db, accountId, {
+        action: updated.is_active ? 'template.activate' : 'template.deactivate',
+        resource: { type: 'template', id },
+        details: { is_active: updated.is_active },
+      });
+      return updated;
     });
     return {
       message: row.is_active ? 'Template activated' : 'Template deactivated; its URL answers 404',

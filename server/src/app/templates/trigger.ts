@@ -18,6 +18,7 @@ import { indexesWithExpressions } from '../../domain/expressions/interpolate.js'
 import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import { type Principal, triggerKeyId } from '../accounts.js';
+import { actingAs, principalActor } from '../audit.js';
 import type { ActionService } from '../actions/service.js';
 import type { ChainService } from '../chains/service.js';
 import {
@@ -154,17 +155,20 @@ export class TemplateTrigger {
       scopes: ['write'],
     };
     const meta = { ignored_keys: found.ignored };
-    return template.type === 'chain'
-      ? {
-          message: 'Chain created from template',
-          data: await this.startChain(template, found.values, principal),
-          meta,
-        }
-      : {
-          message: 'Action created from template',
-          data: await this.scheduleAction(template, found.values, schedule, principal),
-          meta,
-        };
+    // The audit log names the template as the actor (the request's address and id stay).
+    return actingAs(principalActor(principal.keyId), async () =>
+      template.type === 'chain'
+        ? {
+            message: 'Chain created from template',
+            data: await this.startChain(template, found.values, principal),
+            meta,
+          }
+        : {
+            message: 'Action created from template',
+            data: await this.scheduleAction(template, found.values, schedule, principal),
+            meta,
+          },
+    );
   }
 
   /** A chain starts at once: its steps carry their own delays, so a trigger's `schedule` has nothing to apply to. */

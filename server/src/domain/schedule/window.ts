@@ -10,5 +10,10 @@ export const RESOLVE_WINDOW_MS = 60_000;
 
 /** Whether an attempt due at `dueAt` is to be announced when it is scheduled at `now`. */
 export function withinAnnounceWindow(dueAt: Date, now: Date): boolean {
-  return dueAt.getTime() - now.getTime() <= ANNOUNCE_WINDOW_MS;
+  return dueAt <= announceBefore(now);
+}
+
+/** The due time up to which an attempt scheduled at `now` is announced (for a statement that announces its rows). */
+export function announceBefore(now: Date): Date {
+  return new Date(now.getTime() + ANNOUNCE_WINDOW_MS);
 }

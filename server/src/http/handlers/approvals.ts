@@ -3,6 +3,7 @@ import { initServer } from '@ts-rest/fastify';
 import type { ActionService } from '../../app/actions/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../../app/approvals/directory.js';
 import type { PendingApprovals } from '../../app/approvals/pending.js';
+import type { Reassignments } from '../../app/approvals/reassign.js';
 import type { ReminderRequests } from '../../app/approvals/remind.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
@@ -61,6 +62,7 @@ export function teamMembersHandlers(members: TeamMemberService) {
 
 export function remindersHandlers(
   reminders: ReminderRequests,
+  reassignments: Reassignments,
   actions: ActionService,
   pending: PendingApprovals,
 ) {
@@ -72,6 +74,14 @@ export function remindersHandlers(
     remind: async ({ request, params }) => {
       const p = principalOf(request);
       await reminders.remind(p.accountId, params.id);
+      return {
+        status: 200,
+        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+      };
+    },
+    reassign: async ({ request, params, body }) => {
+      const p = principalOf(request);
+      await reassignments.reassign(p, params.id, params.recipient_id, body);
       return {
         status: 200,
         body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },

@@ -8,10 +8,9 @@
 import { createHash } from 'node:crypto';
 import {
   type CommentPolicy,
-  type RECIPIENT_STATUS,
   RESPONSE_DECISION,
-  type RecipientStatus,
   type ResponseDecision,
+  type STATUS_AFTER_DECISION,
 } from '@sched/contract';
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
@@ -56,7 +55,7 @@ export interface ResponsePageModel {
 
 export interface ResultPageModel {
   title: string;
-  outcome: Exclude<RecipientStatus, typeof RECIPIENT_STATUS.pending>;
+  outcome: (typeof STATUS_AFTER_DECISION)[ResponseDecision];
   /** A sentence to add, e.g. "1 of 3 recipients has confirmed; the action runs when everyone has." */
   detail?: string;
   snoozedUntil?: Date;
@@ -64,7 +63,7 @@ export interface ResultPageModel {
 }
 
 export interface GonePageModel {
-  reason: 'expired' | 'closed' | 'answered' | 'unknown' | 'requester';
+  reason: 'expired' | 'closed' | 'answered' | 'reassigned' | 'unknown' | 'requester';
   title?: string;
 }
 
@@ -409,6 +408,10 @@ const GONE = {
   answered: {
     heading: 'You have already answered',
     text: 'Your answer was recorded earlier; it cannot be changed from this link.',
+  },
+  reassigned: {
+    heading: 'This request was reassigned',
+    text: 'It was handed over to someone else, so this link no longer accepts answers.',
   },
   requester: {
     heading: 'You cannot approve your own request',

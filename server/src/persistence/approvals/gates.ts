@@ -11,7 +11,13 @@ type StoredRecipientTarget = NewRecipient;
 /** The gate of an approval action (the `actions.gate` column), with its running state (snoozes, send and expiry times). */
 export interface StoredGate {
   message: string;
+  /** The channels its recipients are reached on (as written, or what the recipients needed). */
   channels: GateChannelName[];
+  /**
+   * `gate.channels` as written, null when it was left out (each recipient gets what it needs): a reassigned recipient
+   * is resolved under the same rule. Absent on gates stored before reassignment: read as `channels`.
+   */
+  requested_channels?: GateChannelName[] | null;
   buttons: [string, string];
   confirmation_mode: ConfirmationMode;
   /** Quorum gates: confirmations needed; absent on other modes (and on gates stored before quorum existed). */

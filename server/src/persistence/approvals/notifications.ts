@@ -34,3 +34,14 @@ export async function logNotifications(db: Sql, notifications: readonly NewNotif
     )
     .execute();
 }
+
+/** Whether any message was logged for the recipient yet (a reassigned recipient's first send is made once). */
+export async function wasNotified(db: Sql, recipientId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('notifications')
+    .select('id')
+    .where('recipient_id', '=', recipientId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

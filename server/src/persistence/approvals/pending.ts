@@ -1,3 +1,4 @@
+import { RECIPIENT_STATUS } from '@sched/contract';
 import { sql } from 'kysely';
 import type { ActionRow } from '../actions.js';
 import type { Sql } from '../database.js';
@@ -20,6 +21,9 @@ function overdueExpression(before: Date) {
   return sql<boolean>`(coalesce((gate->>'reminders_sent')::int, 0) > 0 or ${expiresAt} <= ${before})`;
 }
 
+/** A recipient still on the gate: one handed over to another no longer is. */
+const onGate = sql<boolean>`r.status <> ${RECIPIENT_STATUS.reassigned}`;
+
 /** Approval actions of one account by the filter, nearest timeout first (not yet sent last), and their count. */
 export async function pendingApprovals(
   db: Sql,
@@ -35,12 +39,12 @@ export async function pendingApprovals(
   if (f.recipient) {
     const named = f.recipient.trim().toLowerCase();
     q = q.where(
-      sql<boolean>`exists (select 1 from recipients r where r.action_id = actions.id and (lower(r.address) = ${named} or lower(r.reference) = ${named} or lower(r.reference) like ${`${named.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`}))`,
+      sql<boolean>`exists (select 1 from recipients r where r.action_id = actions.id and ${onGate} and (lower(r.address) = ${named} or lower(r.reference) = ${named} or lower(r.reference) like ${`${named.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`}))`,
     );
   }
   if (f.channel) {
     q = q.where(
-      sql<boolean>`exists (select 1 from recipients r where r.action_id = actions.id and r.targets @> ${JSON.stringify([{ channel: f.channel }])}::jsonb)`,
+      sql<boolean>`exists (select 1 from recipients r where r.action_id = actions.id and ${onGate} and r.targets @> ${JSON.stringify([{ channel: f.channel }])}::jsonb)`,
     );
   }
   if (f.overdueOnly) q = q.where(overdueExpression(f.overdueBefore));

@@ -15,7 +15,10 @@ export interface NewRecipient {
   targets: ChannelTarget[];
 }
 
-/** Adds recipients in one statement, positions from `startAt`; answers the rows in position order. */
+/**
+ * Adds recipients in one statement, positions from `startAt`; answers the rows in position order. `reassignedFrom`:
+ * the recipient they take over from (a reassignment).
+ */
 export async function insertRecipients(
   db: Sql,
   actionId: string,
@@ -23,6 +26,7 @@ export async function insertRecipients(
   recipients: readonly NewRecipient[],
   now: Date,
   startAt = 0,
+  reassignedFrom: string | null = null,
 ): Promise<Recipient[]> {
   if (recipients.length === 0) return [];
   const rows = await db
@@ -41,6 +45,7 @@ export async function insertRecipients(
         status: RECIPIENT_STATUS.pending,
         responded_at: null,
         response_comment: null,
+        reassigned_from: reassignedFrom,
         created_at: now,
       })),
     )
@@ -80,6 +85,15 @@ export async function recordAnswer(
     .execute();
 }
 
+/** The recipient was handed over to another: its links answer a page saying so, and it no longer counts. */
+export async function markReassigned(db: Sql, id: string): Promise<void> {
+  await db
+    .updateTable('recipients')
+    .set({ status: RECIPIENT_STATUS.reassigned })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** A reminder round went out: snoozed recipients are waiting for an answer again. */
 export async function wakeSnoozed(db: Sql, actionId: string): Promise<void> {
   await db
@@ -92,7 +106,8 @@ export async function wakeSnoozed(db: Sql, actionId: string): Promise<void> {
 
 /**
  * A retried gate asks again from the start: every recipient of `gate.recipients` is pending with no answer, and the
- * escalation contacts added last time go (with their links and notifications), so escalation can happen afresh.
+ * escalation contacts added last time go (with their links and notifications), so escalation can happen afresh. A
+ * reassigned recipient stays handed over: the one who took its place is asked instead.
  */
 export async function resetRecipients(db: Sql, actionId: string): Promise<void> {
   await db
@@ -104,5 +119,6 @@ export async function resetRecipients(db: Sql, actionId: string): Promise<void> 
     .updateTable('recipients')
     .set({ status: RECIPIENT_STATUS.pending, responded_at: null, response_comment: null })
     .where('action_id', '=', actionId)
+    .where('status', '<>', RECIPIENT_STATUS.reassigned)
     .execute();
 }

@@ -31,6 +31,8 @@ export const RecipientSchema = defineEntity({
     status: p.string().length(16).$type<RecipientStatus>(),
     respondedAt: p.datetime().nullable(),
     responseComment: p.string().length(500).nullable(),
+    /** The recipient this one took over from (a reassignment), which is now `reassigned`; null otherwise. */
+    reassignedFrom: p.uuid().nullable(),
     createdAt: p.datetime(),
   },
 });

@@ -11,19 +11,22 @@ export const AuditEventSchema = defineEntity({
   indexes: [{ properties: ['accountId', 'resourceId', 'seq'] }, { properties: ['accountId', 'at'] }],
   triggers: [
     // Append-only: rewriting or removing an event is refused, except retention's prefix drop, which sets
-    // `sched.audit_retention` for its own transaction (persistence/audit-events.ts `dropAuditPrefix`).
+    // `sched.audit_retention` for its own transaction and may remove only events at or before the chain's anchor,
+    // which it moves first to the last dropped event (persistence/audit-events.ts `dropAuditPrefix`): a row past the
+    // anchor, or one whose removal the anchor does not cover, cannot be deleted even with the setting.
     {
       name: 'audit_events_append_only',
       timing: 'before',
       events: ['update', 'delete'],
       forEach: 'row',
-      body: `if tg_op = 'DELETE' and current_setting('sched.audit_retention', true) = 'prefix' then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`,
+      body: `if tg_op = 'DELETE' and current_setting('sched.audit_retention', true) = 'prefix' and old.seq <= (select h.anchor_seq from audit_heads h where h.account_id = old.account_id) then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`,
     },
   ],
   properties: {
     accountId: p.uuid().primary(),
     seq: p.integer().primary(),
-    id: p.uuid().unique(),
+    // Unique by construction (a random UUID): not indexed, so an append writes one index entry less.
+    id: p.uuid(),
     at: p.datetime(),
     action: p.string().length(64),
     actorType: p.string().length(16).$type<AuditActorType>(),
@@ -55,4 +58,33 @@ export const AuditHeadSchema = defineEntity({
     anchorSeq: p.integer().default(0),
     anchorHash: p.string().length(64),
   },
+});
+
+/**
+ * Audit events written by their change's transaction and not yet chained (persistence/audit-events.ts): a plain
+ * insert, so a change takes no lock of the log and its commit waits for no other. The sealer (app/audit.ts
+ * `AuditSealer`, run by the worker every second and by every read of the log) moves them into `audit_events` in the
+ * order it finds them committed, numbering and hashing them under the account's head lock. `n` orders an account's
+ * pending events (a sequence: a rolled-back insert leaves a gap here, never in the chain).
+ */
+export const AuditPendingSchema = defineEntity({
+  name: 'AuditPending',
+  tableName: 'audit_pending',
+  properties: {
+    n: p.bigint().autoincrement().primary(),
+    accountId: p.uuid(),
+    at: p.datetime(),
+    action: p.string().length(64),
+    actorType: p.string().length(16).$type<AuditActorType>(),
+    actorId: p.string().length(255),
+    actorEmail: p.string().length(320).nullable(),
+    resourceType: p.string().length(32),
+    resourceId: p.string().length(255),
+    channel: p.string().length(16).nullable(),
+    ip: p.string().length(64).nullable(),
+    userAgent: p.string().length(512).nullable(),
+    requestId: p.string().length(128).nullable(),
+    details: p.json<Record<string, unknown>>(),
+  },
+  indexes: [{ properties: ['accountId', 'n'] }],
 });

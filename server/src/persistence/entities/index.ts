@@ -18,7 +18,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
-import { AuditEventSchema, AuditHeadSchema } from './audit.js';
+import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
@@ -63,6 +63,7 @@ export type EntitySchemaOf =
   | typeof ConsoleSessionSchema
   | typeof AuditEventSchema
   | typeof AuditHeadSchema
+  | typeof AuditPendingSchema
   | typeof BulkOperationSchema
   | typeof BulkOperationItemSchema
   | typeof DestinationSchema
@@ -95,6 +96,7 @@ export const entities: EntitySchemaOf[] = [
   ConsoleSessionSchema,
   AuditEventSchema,
   AuditHeadSchema,
+  AuditPendingSchema,
   BulkOperationSchema,
   BulkOperationItemSchema,
   DestinationSchema,

@@ -22,7 +22,10 @@ import { Migration20261125060000_DestinationCircuit } from './Migration202611250
 import { Migration20261126170425_AlertRules } from './Migration20261126170425_AlertRules.js';
 import { Migration20261126180000_SendCounts } from './Migration20261126180000_SendCounts.js';
 import { Migration20261126181000_AttemptPages } from './Migration20261126181000_AttemptPages.js';
-import { Migration20261126190000_ClaimFromActions } from './Migration20261126190000_ClaimFromActions.js';
+import { Migration20261126190100_RecipientReassignedFrom } from './Migration20261126190100_RecipientReassignedFrom.js';
+import { Migration20261126190200_AuditPrefixOnly } from './Migration20261126190200_AuditPrefixOnly.js';
+import { Migration20261126190734_AuditPending } from './Migration20261126190734_AuditPending.js';
+import { Migration20261126195000_ClaimFromActions } from './Migration20261126195000_ClaimFromActions.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -54,5 +57,11 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126170425_AlertRules', class: Migration20261126170425_AlertRules },
   { name: 'Migration20261126180000_SendCounts', class: Migration20261126180000_SendCounts },
   { name: 'Migration20261126181000_AttemptPages', class: Migration20261126181000_AttemptPages },
-  { name: 'Migration20261126190000_ClaimFromActions', class: Migration20261126190000_ClaimFromActions },
+  {
+    name: 'Migration20261126190100_RecipientReassignedFrom',
+    class: Migration20261126190100_RecipientReassignedFrom,
+  },
+  { name: 'Migration20261126190200_AuditPrefixOnly', class: Migration20261126190200_AuditPrefixOnly },
+  { name: 'Migration20261126190734_AuditPending', class: Migration20261126190734_AuditPending },
+  { name: 'Migration20261126195000_ClaimFromActions', class: Migration20261126195000_ClaimFromActions },
 ];

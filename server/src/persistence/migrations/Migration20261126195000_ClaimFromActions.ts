@@ -5,8 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * Each attempt updates its row twice (claimed, then done): the dedup keys index keeps only rows that have keys, and
  * pages keep room so an updated row can stay on its page (fewer pages written, smaller WAL records).
  */
-export class Migration20261126190000_ClaimFromActions extends Migration {
-  override name = 'Migration20261126190000_ClaimFromActions';
+export class Migration20261126195000_ClaimFromActions extends Migration {
+  override name = 'Migration20261126195000_ClaimFromActions';
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "actions" drop column "job_due_at";`);

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../server/src/app/accounts.js';
+import { AccountService } from '../../server/src/app/accounts.js';
+import { NotificationChannelService, TeamMemberService } from '../../server/src/app/approvals/directory.js';
+import { AuditService } from '../../server/src/app/audit.js';
+import { ContactService } from '../../server/src/app/contacts.js';
+import { DomainService } from '../../server/src/app/domains/service.js';
+import { TemplateService } from '../../server/src/app/templates/service.js';
+import { openTestDatabase, rawQuery } from '../support/in-process.js';
+
+/**
+ * The audit log's guarantees on a real database, in-process: an event commits with its change or not at all, a day
+ * of mixed and concurrent operations leaves one unbroken chain per account, and a row changed behind the service's
+ * back is found by its seq.
+ */
+describe('audit log in-process', () => {
+  let t: Awaited<ReturnType<typeof openTestDatabase>>;
+  let now = new Date('2026-05-04T00:00:00Z');
+  const clock = () => now;
+  let accounts: AccountService;
+  let contacts: ContactService;
+  let members: TeamMemberService;
+  let channels: NotificationChannelService;
+  let templates: TemplateService;
+  let audit: AuditService;
+  const principal = (accountId: string): Principal => ({
+    accountId,
+    plan: 'business',
+    rateLimitFactor: 1,
+    keyId: 'k',
+    scopes: ['read', 'write', 'admin'],
+  });
+  const count = async (table: string, accountId: string) =>
+    Number(
+      (
+        await rawQuery<{ n: string }>(
+          t.database.sql,
+          `select count(*) as n from ${table} where account_id = $1`,
+          [accountId],
+        )
+      )[0]!.n,
+    );
+
+  beforeAll(async () => {
+    t = await openTestDatabase('audit_inprocess');
+    accounts = new AccountService(t.database, clock);
+    contacts = new ContactService(t.database);
+    members = new TeamMemberService(t.database);
+    channels = new NotificationChannelService(t.database, { allowPrivateDestinations: false });
+    templates = new TemplateService({
+      store: t.database,
+      clock,
+      publicUrl: () => 'https://sched.example',
+      allowPrivateDestinations: false,
+    });
+    audit = new AuditService(t.database, clock);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('an event commits with its change or not at all: when the append fails, the change is rolled back', async () => {
+    const accountId = await t.newAccount();
+    const kept = await contacts.create(accountId, { name: 'Kept', email: 'kept@example.com' });
+    // Every append refused while this trigger stands, as a failing write of the event would be.
+    await rawQuery(
+      t.database.sql,
+      `create function refuse_audit() returns trigger as $$ begin raise exception 'audit refused'; end $$ language plpgsql`,
+    );
+    await rawQuery(
+      t.database.sql,
+      'create trigger refuse_audit before insert on audit_pending for each row execute function refuse_audit()',
+    );
+    try {
+      const before = {
+        contacts: await count('contacts', accountId),
+        api_keys: await count('api_keys', accountId),
+        team_members: await count('team_members', accountId),
+        notification_channels: await count('notification_channels', accountId),
+        templates: await count('templates', accountId),
+      };
+      const refused: (() => Promise<unknown>)[] = [
+        () => contacts.create(accountId, { name: 'Lost', email: 'lost@example.com' }),
+        () => contacts.update(accountId, kept.id, { name: 'Renamed' }),
+        () => contacts.delete(accountId, kept.id),
+        () => accounts.createAccountKey(accountId, { name: 'lost', scopes: ['read'] }),
+        () => members.create(accountId, { name: 'Lost', email: 'lost@example.com', push_subscriptions: [] }),
+        () =>
+          channels.create(accountId, 'business', {
+            name: 'lost',
+            type: 'slack',
+            webhook_url: 'https://hooks.slack.com/services/T/B/lost',
+          }),
+        () =>
+          templates.create(principal(accountId), {
+            name: 'lost',
+            mode: 'webhook',
+            request_config: { url: 'https://example.com/hook', method: 'POST' },
+          } as never),
+        () => accounts.updateAccount(accountId, { plan: 'free' }),
+      ];
+      for (const call of refused) await expect(call()).rejects.toThrow(/audit refused/);
+      expect({
+        contacts: await count('contacts', accountId),
+        api_keys: await count('api_keys', accountId),
+        team_members: await count('team_members', accountId),
+        notification_channels: await count('notification_channels', accountId),
+        templates: await count('templates', accountId),
+      }).toEqual(before);
+      expect(await contacts.get(accountId, kept.id)).toMatchObject({ name: 'Kept' });
+      expect((await accounts.getAccount(accountId)).plan).toBe('business');
+    } finally {
+      await rawQuery(t.database.sql, 'drop trigger refuse_audit on audit_pending');
+      await rawQuery(t.database.sql, 'drop function refuse_audit()');
+    }
+    expect(await audit.verify(accountId)).toEqual({ ok: true, checked: 1 });
+  });
+
+  it('a day of operations, ten at a time on two accounts: one unbroken chain each; a tampered row is found by its seq', async () => {
+    const [a, b] = [await t.newAccount(), await t.newAccount()];
+    const domains = new DomainService({
+      store: t.database,
+      clock,
+      limits: { perDay: 10, perMonth: 100 },
+      checks: { schedule: async () => undefined },
+      // The TXT record is found at once: the background check verifies the domain.
+      probes: { dns: async () => null, file: async () => 'no file' },
+    });
+    const day = async (accountId: string, hour: number) => {
+      const c = await contacts.create(accountId, {
+        name: `Zoë “C${hour}” 🚀 \\ "q"`,
+        email: `c${hour}@example.com`,
+      });
+      const tpl = await templates.create(principal(accountId), {
+        name: `T${hour}`,
+        mode: 'webhook',
+        request_config: { url: 'https://example.com/hook', method: 'POST' },
+      } as never);
+      const key = await accounts.createAccountKey(accountId, { name: `k${hour}`, scopes: ['read'] });
+      // Ten changes of one account at once: the appends queue on the account's head, none forks the chain.
+      await Promise.all([
+        contacts.update(accountId, c.id, { phone: '+15550000000' }),
+        templates.update(principal(accountId), tpl.id, { name: `T${hour}b` } as never),
+        templates.toggleActive(accountId, tpl.id),
+        accounts.rotateAccountKey(accountId, key.id, { grace_period: '1h' }),
+        members.create(accountId, {
+          name: `M${hour}`,
+          email: `m${hour}@example.com`,
+          push_subscriptions: [],
+        }),
+        channels.create(accountId, 'business', {
+          name: `ch${hour}`,
+          type: 'teams',
+          webhook_url: `https://example.webhook.office.com/h${hour}`,
+        }),
+        templates.regenerateToken(accountId, tpl.id),
+        domains.verify(accountId, `d${hour}.example.com`),
+        contacts.create(accountId, { name: `D${hour}`, phone: '+15550000001' }),
+        accounts.updateAccount(accountId, { name: `account ${hour}` }),
+      ]);
+      await domains.check(accountId, `d${hour}.example.com`);
+      await contacts.delete(accountId, c.id);
+      await templates.delete(accountId, tpl.id);
+    };
+    for (let hour = 0; hour < 24; hour++) {
+      now = new Date(Date.UTC(2026, 4, 4, hour, 30));
+      await Promise.all([day(a, hour), day(b, hour)]);
+    }
+    // Written as pending with their changes; a read of the log chains them first (the worker does every second).
+    expect(await count('audit_pending', a)).toBe(24 * 16);
+    for (const account of [a, b]) {
+      expect(await audit.verify(account)).toEqual({ ok: true, checked: 24 * 16 });
+      expect(await count('audit_events', account)).toBe(24 * 16);
+      expect(await count('audit_pending', account)).toBe(0);
+    }
+    const verified = await audit.list(a, { action: 'domain.verify', limit: 100 });
+    expect(verified.data).toHaveLength(24);
+    expect(verified.data[0]).toMatchObject({ actor: { type: 'system' }, details: { method: 'dns' } });
+
+    // The table owner, trigger disabled, rewrites one event's details: verify reports that row's seq.
+    const [row] = await rawQuery<{ seq: number }>(
+      t.database.sql,
+      `select seq from audit_events where account_id = $1 and action = 'api_key.rotate' order by seq offset 7 limit 1`,
+      [a],
+    );
+    await t.database.transaction(async (db) => {
+      await rawQuery(db, 'alter table audit_events disable trigger audit_events_append_only');
+      await rawQuery(
+        db,
+        `update audit_events set details = details || '{"grace_period":"30d"}' where account_id = $1 and seq = $2`,
+        [a, row!.seq],
+      );
+      await rawQuery(db, 'alter table audit_events enable trigger audit_events_append_only');
+    });
+    expect(await audit.verify(a)).toEqual({ ok: false, checked: row!.seq, broken_at: row!.seq });
+    expect((await audit.verify(b)).ok).toBe(true);
+  });
+});
