@@ -12,6 +12,8 @@ import type { Sql } from '../persistence/database.js';
 export interface Store {
   readonly sql: Sql;
   transaction<T>(fn: (db: Sql) => Promise<T>): Promise<T>;
+  /** Reads in one snapshot: what several statements read shows one moment. */
+  snapshot<T>(fn: (db: Sql) => Promise<T>): Promise<T>;
 }
 
 /**

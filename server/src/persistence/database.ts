@@ -1,5 +1,5 @@
 import { Migrator } from '@mikro-orm/migrations';
-import { type InferKyselyDB, MikroORM } from '@mikro-orm/postgresql';
+import { type InferKyselyDB, IsolationLevel, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { entities } from './entities/index.js';
@@ -48,6 +48,17 @@ export class Database {
    */
   transaction<T>(fn: (db: Sql) => Promise<T>): Promise<T> {
     return this.orm.em.transactional(() => fn(this.sql));
+  }
+
+  /**
+   * Runs the reads of `fn` in one snapshot (a read-only repeatable-read transaction): a view read in several
+   * statements shows one moment, never a row from before a commit beside its attempts from after it.
+   */
+  snapshot<T>(fn: (db: Sql) => Promise<T>): Promise<T> {
+    return this.orm.em.transactional(() => fn(this.sql), {
+      isolationLevel: IsolationLevel.REPEATABLE_READ,
+      readOnly: true,
+    });
   }
 
   /** A round trip to the server (the readiness check). */

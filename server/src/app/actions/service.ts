@@ -373,9 +373,12 @@ export class ActionService {
 
   /** `credentials`: whether the caller's key may see stored header values (domain/auth/api-key.ts seesCredentials). */
   async get(accountId: string, id: string, credentials = true): Promise<Action> {
-    const row = await findAction(this.store.sql, accountId, id);
-    if (!row) throw new NotFoundError('action');
-    return this.view(this.store.sql, row, credentials);
+    // One snapshot: the row, its attempts and events as of one moment (a delivery may commit between two reads).
+    return this.store.snapshot(async (db) => {
+      const row = await findAction(db, accountId, id);
+      if (!row) throw new NotFoundError('action');
+      return this.view(db, row, credentials);
+    });
   }
 
   /**
