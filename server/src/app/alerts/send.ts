@@ -64,7 +64,9 @@ export class AlertSender {
         now,
       });
       if (retry) {
-        const wait = this.deps.waits.wait(callbackRetryDelayMs(n.attempt_count, this.deps.random));
+        const wait = this.deps.waits.wait(
+          callbackRetryDelayMs(n.attempt_count, this.deps.random ?? Math.random),
+        );
         await this.deps.jobs.send(db, [n.id], new Date(now.getTime() + wait));
       }
     });

@@ -95,7 +95,7 @@ export class CallbackDeliveries {
         now: this.deps.clock(),
       });
       if (status === 'pending') {
-        const wait = this.deps.waits.wait(callbackRetryDelayMs(attempts, this.deps.random));
+        const wait = this.deps.waits.wait(callbackRetryDelayMs(attempts, this.deps.random ?? Math.random));
         await this.deps.outbox.redeliver(db, row.id, new Date(now.getTime() + wait));
       }
     });

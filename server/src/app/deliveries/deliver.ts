@@ -3,7 +3,12 @@ import { type ActionEvent, type ActionState, assertTransition } from '../../doma
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt, type DeliveryOutcome } from '../../domain/delivery/outcome.js';
-import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
+import {
+  parseRetryAfter,
+  type RandomSource,
+  retryDelayMs,
+  shouldRetry,
+} from '../../domain/delivery/retry-policy.js';
 import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
 import {
@@ -68,6 +73,8 @@ interface DeliveryEvents {
 
 export interface DeliveryPorts {
   store: Store;
+  /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
+  random?: RandomSource;
   /**
    * Where attempts are claimed: connections that commit without waiting for the disk flush (compose/database.ts says
    * why that is safe); `store` when absent.
@@ -613,7 +620,12 @@ export class Deliveries {
       } else if (shouldRetry(outcome, current.attempt_count, current.max_attempts)) {
         const retryAfter =
           result.kind === 'response' ? parseRetryAfter(result.headers['retry-after'], now) : null;
-        const wait = retryDelayMs(current.retry_strategy, current.attempt_count, retryAfter);
+        const wait = retryDelayMs(
+          current.retry_strategy,
+          current.attempt_count,
+          retryAfter,
+          this.p.random ?? Math.random,
+        );
         const next = new Date(now.getTime() + this.p.waits.wait(wait));
         await updateAction(db, current.id, {
           status: assertTransition(current.status, 'deliver_failed_retryable'),

@@ -37,9 +37,9 @@ export const CALLBACK_MAX_ATTEMPTS = 3;
 export function retryDelayMs(
   strategy: RetryStrategy,
   attemptsMade: number,
-  retryAfterMs?: number | null,
-  /** Math.random unless the caller names a source; `() => 0.5` gives the strategy's wait exactly. */
-  random: RandomSource = Math.random,
+  retryAfterMs: number | null | undefined,
+  /** The jitter's source (the caller's: this module stays pure); `() => 0.5` gives the strategy's wait exactly. */
+  random: RandomSource,
 ): number {
   const made = Math.max(0, Math.floor(attemptsMade));
   const computed =
@@ -52,7 +52,7 @@ export function retryDelayMs(
  * The wait before a callback's next attempt, after `attemptsMade` (3 attempts in all: now, +1 min, +5 min, the
  * exponential start), jittered like an action's retry.
  */
-export function callbackRetryDelayMs(attemptsMade: number, random: RandomSource = Math.random): number {
+export function callbackRetryDelayMs(attemptsMade: number, random: RandomSource): number {
   return jitter(
     EXPONENTIAL_WAITS_MS[attemptsMade] ?? EXPONENTIAL_WAITS_MS[EXPONENTIAL_WAITS_MS.length - 1]!,
     random,
