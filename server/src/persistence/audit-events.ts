@@ -90,15 +90,26 @@ export function pendingAuditJson(events: readonly PendingAuditEvent[]): string {
         resource_type: e.resource.type,
         resource_id: e.resource.id,
         channel: e.channel ?? null,
-        ip: e.ip?.slice(0, 64) ?? null,
-        user_agent: e.user_agent?.slice(0, 512) ?? null,
-        request_id: e.request_id?.slice(0, 128) ?? null,
+        ip: cut(e.ip, 64),
+        user_agent: cut(e.user_agent, 512),
+        request_id: cut(e.request_id, 128),
         details: e.details,
       };
       const { head, tail } = canonicalParts(auditEventOfColumns(row));
       return { ...row, canon_head: head, canon_tail: tail };
     }),
   );
+}
+
+/**
+ * `text` cut to its column's length, never between the halves of a surrogate pair: a lone half prints as `\ud83d`
+ * in JSON, which PostgreSQL refuses, and the change would fail with its event.
+ */
+function cut(text: string | undefined, length: number): string | null {
+  if (text === undefined) return null;
+  if (text.length <= length) return text;
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
 const PENDING_COLUMNS = [
