@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/src/app/accounts.js';
 import { AccountService } from '../../server/src/app/accounts.js';
 import { NotificationChannelService, TeamMemberService } from '../../server/src/app/approvals/directory.js';
-import { AuditService } from '../../server/src/app/audit.js';
+import { AuditService, recordAuditEvents } from '../../server/src/app/audit.js';
 import { ContactService } from '../../server/src/app/contacts.js';
 import { DomainService } from '../../server/src/app/domains/service.js';
 import { TemplateService } from '../../server/src/app/templates/service.js';
+import { auditHash, canonicalJson } from '../../server/src/domain/audit/chain.js';
+import type { PendingAuditEvent } from '../../server/src/persistence/audit-events.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 
 /**
@@ -114,6 +116,101 @@ describe('audit log in-process', () => {
       await rawQuery(t.database.sql, 'drop function refuse_audit()');
     }
     expect(await audit.verify(accountId)).toEqual({ ok: true, checked: 1 });
+  });
+
+  it('the database chains the very text verify recomputes: awkward keys, strings, numbers, nesting and nulls', async () => {
+    const accountId = await t.newAccount();
+    const at = new Date('2026-05-04T12:34:56.789Z');
+    const awkward = {
+      // Keys that need escapes, sort differently by UTF-16 code unit than by code point, or are not normalised.
+      'quote"key': 1,
+      'back\\slash': 2,
+      'tab\tnew\nline\r': 3,
+      'ctl\u0001\u001f': 4,
+      'line\u2028para\u2029': 5,
+      '': 'the empty key',
+      é: 'precomposed',
+      'e\u0301': 'combining',
+      '\u{1F600}': 'astral key (sorts before U+FF61 by code unit)',
+      '\uFF61': 'BMP key above the surrogates',
+      '"seq":0': '"seq":0,"user_agent":"x"',
+      seq: 0,
+      gone: undefined,
+      when: new Date('2026-01-02T03:04:05.006Z'),
+      text: 'Zoë “q” 🚀 中文 \u00a0\ufeff </script> \\u0041',
+      numbers: [
+        0,
+        -0,
+        1,
+        -1,
+        1.5,
+        0.1,
+        0.1 + 0.2,
+        1e21,
+        1e-7,
+        5e-324,
+        1.7976931348623157e308,
+        2 ** 53 + 2,
+        -123456789.125,
+        100,
+      ],
+      nulls: null,
+      arrays: [null, [], [[null]], {}, ''],
+      nested: { z: [1, { b: null, a: [] }, {}], a: { deep: { deeper: ['x', null, true, false] } } },
+    };
+    const events: PendingAuditEvent[] = [
+      {
+        accountId,
+        at,
+        action: 'contact.update',
+        actor: { type: 'recipient', id: 'r"1\\', email: 'zoë+"q"@example.com' },
+        resource: { type: 'contact', id: '"seq":0' },
+        channel: 'email',
+        ip: '::ffff:127.0.0.1',
+        user_agent: 'agent "seq":0, ünïcödé 🚀 \\ \u2028',
+        request_id: 'req-"1"',
+        details: awkward,
+      },
+      {
+        accountId,
+        at,
+        action: 'account.update',
+        actor: { type: 'system', id: 'sched' },
+        resource: { type: 'account', id: accountId },
+        details: {},
+      },
+      // A user agent cut at its column's length right after the first half of a surrogate pair.
+      {
+        accountId,
+        at,
+        action: 'account.update',
+        actor: { type: 'api_key', id: 'k' },
+        resource: { type: 'account', id: accountId },
+        user_agent: `${'a'.repeat(511)}🚀`,
+        details: { n: 1 },
+      },
+    ];
+    await recordAuditEvents(t.database.sql, events);
+    // The database seals (audit_seal), Node recomputes every hash from the stored columns.
+    expect(await audit.verify(accountId)).toEqual({ ok: true, checked: events.length });
+    const served = (await audit.list(accountId, { limit: 100 })).data;
+    expect(served).toHaveLength(events.length);
+    let prev = served[0]!.prev_hash;
+    for (const [i, e] of served.entries()) {
+      const { prev_hash, hash, ...body } = e;
+      expect(prev_hash).toBe(prev);
+      // What the database hashed is the canonical JSON of the event as written, before any column held it.
+      const written = events[i]!;
+      expect(canonicalJson(body.details)).toBe(canonicalJson(written.details));
+      expect(hash).toBe(auditHash(prev_hash, body));
+      prev = hash;
+    }
+    expect(served[0]).toMatchObject({
+      actor: { type: 'recipient', id: 'r"1\\', email: 'zoë+"q"@example.com' },
+      resource: { type: 'contact', id: '"seq":0' },
+      user_agent: 'agent "seq":0, ünïcödé 🚀 \\ \u2028',
+      details: { 'quote"key': 1, 'e\u0301': 'combining', numbers: expect.arrayContaining([1e21, 5e-324]) },
+    });
   });
 
   it('a day of operations, ten at a time on two accounts: one unbroken chain each; a tampered row is found by its seq', async () => {
