@@ -189,6 +189,15 @@ describe('audit log in-process', () => {
         user_agent: `${'a'.repeat(511)}🚀`,
         details: { n: 1 },
       },
+      // Lone halves of surrogate pairs, which PostgreSQL's JSON refuses: written as U+FFFD.
+      {
+        accountId,
+        at,
+        action: 'contact.create',
+        actor: { type: 'api_key', id: 'k' },
+        resource: { type: 'contact', id: 'c\udc00' },
+        details: { name: 'cut 🚀 mid-character \ud83d', 'key \ude00': ['\udbff'] },
+      },
     ];
     await recordAuditEvents(t.database.sql, events);
     // The database seals (audit_seal), Node recomputes every hash from the stored columns.
@@ -201,7 +210,9 @@ describe('audit log in-process', () => {
       expect(prev_hash).toBe(prev);
       // What the database hashed is the canonical JSON of the event as written, before any column held it.
       const written = events[i]!;
-      expect(canonicalJson(body.details)).toBe(canonicalJson(written.details));
+      expect(canonicalJson(body.details)).toBe(
+        canonicalJson(written.details).replace(/\\ud[89a-f][0-9a-f]{2}/g, '\ufffd'),
+      );
       expect(hash).toBe(auditHash(prev_hash, body));
       prev = hash;
     }
@@ -210,6 +221,10 @@ describe('audit log in-process', () => {
       resource: { type: 'contact', id: '"seq":0' },
       user_agent: 'agent "seq":0, ünïcödé 🚀 \\ \u2028',
       details: { 'quote"key': 1, 'e\u0301': 'combining', numbers: expect.arrayContaining([1e21, 5e-324]) },
+    });
+    expect(served[3]).toMatchObject({
+      resource: { id: 'c\ufffd' },
+      details: { name: 'cut 🚀 mid-character \ufffd', 'key \ufffd': ['\ufffd'] },
     });
   });
 

@@ -76,34 +76,51 @@ export type PendingAuditEvent = NewAuditEvent & { accountId: string };
  * its id and its canonical JSON cut around the `seq` the sealer gives it (domain/audit/chain.ts `canonicalParts`).
  */
 export function pendingAuditJson(events: readonly PendingAuditEvent[]): string {
-  return JSON.stringify(
-    events.map((e) => {
-      const row = {
-        account_id: e.accountId,
-        // Known before the chain is: the id is in the hashed text the event is written with.
-        id: randomUUID(),
-        at: e.at.toISOString(),
-        action: e.action,
-        actor_type: e.actor.type,
-        actor_id: e.actor.id,
-        actor_email: e.actor.email ?? null,
-        resource_type: e.resource.type,
-        resource_id: e.resource.id,
-        channel: e.channel ?? null,
-        ip: cut(e.ip, 64),
-        user_agent: cut(e.user_agent, 512),
-        request_id: cut(e.request_id, 128),
-        details: e.details,
-      };
-      const { head, tail } = canonicalParts(auditEventOfColumns(row));
-      return { ...row, canon_head: head, canon_tail: tail };
-    }),
-  );
+  const text = JSON.stringify(events.map(pendingRow));
+  // A lone half of a surrogate pair (a client's string cut mid-character) prints as `\ud83d`, which PostgreSQL's
+  // JSON refuses: the change would fail with its event. Rare, so looked for in the printed text, and only then
+  // replaced by U+FFFD, as the driver writes it into the change's own columns.
+  return LONE_HALF.test(text) ? JSON.stringify(events.map((e) => pendingRow(wellFormed(e)))) : text;
+}
+
+const LONE_HALF = /\\ud[89a-f][0-9a-f]{2}/;
+
+function pendingRow(e: PendingAuditEvent) {
+  const row = {
+    account_id: e.accountId,
+    // Known before the chain is: the id is in the hashed text the event is written with.
+    id: randomUUID(),
+    at: e.at.toISOString(),
+    action: e.action,
+    actor_type: e.actor.type,
+    actor_id: e.actor.id,
+    actor_email: e.actor.email ?? null,
+    resource_type: e.resource.type,
+    resource_id: e.resource.id,
+    channel: e.channel ?? null,
+    ip: cut(e.ip, 64),
+    user_agent: cut(e.user_agent, 512),
+    request_id: cut(e.request_id, 128),
+    details: e.details,
+  };
+  const { head, tail } = canonicalParts(auditEventOfColumns(row));
+  return { ...row, canon_head: head, canon_tail: tail };
+}
+
+/** `value` with every string in it well-formed UTF-16 (a lone surrogate half replaced by U+FFFD). */
+function wellFormed<T>(value: T): T {
+  if (typeof value === 'string') return value.toWellFormed() as T;
+  if (Array.isArray(value)) return value.map(wellFormed) as T;
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value))
+    out[key.toWellFormed()] = wellFormed((value as Record<string, unknown>)[key]);
+  return out as T;
 }
 
 /**
- * `text` cut to its column's length, never between the halves of a surrogate pair: a lone half prints as `\ud83d`
- * in JSON, which PostgreSQL refuses, and the change would fail with its event.
+ * `text` cut to its column's length, never between the halves of a surrogate pair (a lone half would be replaced,
+ * above).
  */
 function cut(text: string | undefined, length: number): string | null {
   if (text === undefined) return null;
