@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/src/app/accounts.js';
 import { AccountService } from '../../server/src/app/accounts.js';
@@ -8,6 +9,8 @@ import { DomainService } from '../../server/src/app/domains/service.js';
 import { TemplateService } from '../../server/src/app/templates/service.js';
 import { auditHash, canonicalJson } from '../../server/src/domain/audit/chain.js';
 import type { PendingAuditEvent } from '../../server/src/persistence/audit-events.js';
+import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
+import { createTestDatabase } from '../support/database.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 
 /**
@@ -226,6 +229,42 @@ describe('audit log in-process', () => {
       resource: { id: 'c\ufffd' },
       details: { name: 'cut 🚀 mid-character \ufffd', 'key \ufffd': ['\ufffd'] },
     });
+  });
+
+  it('events left pending by the build that chained them in Node are chained after the upgrade, and verify', async () => {
+    const scratch = await createTestDatabase('audit_upgrade');
+    const database = new Database(await openOrm({ databaseUrl: scratch.url, poolSize: 2 }));
+    try {
+      await database.orm.migrator.up({ to: 'Migration20261126190734_AuditPending' });
+      const accountId = randomUUID();
+      await rawQuery(
+        database.sql,
+        `insert into accounts (id, name, plan, created_at, updated_at) values ($1, 'upgrade', 'business', now(), now())`,
+        [accountId],
+      );
+      await rawQuery(
+        database.sql,
+        `insert into audit_pending (account_id, at, action, actor_type, actor_id, actor_email, resource_type,
+           resource_id, channel, ip, user_agent, request_id, details)
+         values ($1, $2, 'contact.update', 'api_key', 'k', null, 'contact', 'c1', null, '127.0.0.1', 'agent “ü”', null, $3),
+                ($1, $2, 'contact.delete', 'recipient', 'r', 'a@example.com', 'contact', 'c1', 'email', null, null, 'req', '{}')`,
+        [
+          accountId,
+          new Date('2026-05-04T01:02:03.456Z'),
+          JSON.stringify({ name: 'Zoë "q" 🚀', n: [1e21, null, 0.1] }),
+        ],
+      );
+      await migrateUp(database.orm);
+      const upgraded = new AuditService(database, clock);
+      expect(await upgraded.verify(accountId)).toEqual({ ok: true, checked: 2 });
+      expect((await upgraded.list(accountId, { limit: 10 })).data).toMatchObject([
+        { seq: 1, action: 'contact.update', user_agent: 'agent “ü”', details: { name: 'Zoë "q" 🚀' } },
+        { seq: 2, action: 'contact.delete', actor: { type: 'recipient', id: 'r', email: 'a@example.com' } },
+      ]);
+    } finally {
+      await database.close();
+      await scratch.drop();
+    }
   });
 
   it('a day of operations, ten at a time on two accounts: one unbroken chain each; a tampered row is found by its seq', async () => {
