@@ -4,6 +4,7 @@ import {
   type AuditActor,
   type AuditEventBody,
   actionPatternToLike,
+  auditEventOfColumns,
   canonicalParts,
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
@@ -23,44 +24,6 @@ export interface NewAuditEvent {
   user_agent?: string | undefined;
   request_id?: string | undefined;
   details: Record<string, unknown>;
-}
-
-/** The columns an event has before and after it is chained (`audit_pending`, `audit_events`), `at` as ISO text. */
-export interface AuditEventColumns {
-  id: string;
-  at: string;
-  action: string;
-  actor_type: AuditActor['type'];
-  actor_id: string;
-  actor_email: string | null;
-  resource_type: string;
-  resource_id: string;
-  channel: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  request_id: string | null;
-  details: Record<string, unknown>;
-}
-
-/**
- * An event's columns as the event that is hashed and served, `seq` aside: the one mapping, used to cut the canonical
- * text when the event is written (`pendingAuditJson`, and the migration AuditSealInDatabase) and to serve and verify it once chained (`auditEventBody`).
- */
-export function auditEventOfColumns(c: AuditEventColumns): Omit<AuditEventBody, 'seq'> {
-  return {
-    id: c.id,
-    at: c.at,
-    action: c.action,
-    actor: c.actor_email
-      ? { type: c.actor_type, id: c.actor_id, email: c.actor_email }
-      : { type: c.actor_type, id: c.actor_id },
-    resource: { type: c.resource_type, id: c.resource_id },
-    ...(c.channel ? { channel: c.channel } : {}),
-    ...(c.ip ? { ip: c.ip } : {}),
-    ...(c.user_agent ? { user_agent: c.user_agent } : {}),
-    ...(c.request_id ? { request_id: c.request_id } : {}),
-    details: c.details,
-  };
 }
 
 /** A row as it is hashed and served. */

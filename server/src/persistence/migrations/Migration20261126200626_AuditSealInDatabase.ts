@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
-import { canonicalParts } from '../../domain/audit/chain.js';
-import { type AuditEventColumns, auditEventOfColumns } from '../audit-events.js';
+import { type AuditEventColumns, auditEventOfColumns, canonicalParts } from '../../domain/audit/chain.js';
 
 /**
  * The audit sealer runs in the database (docs/performance.md, audit writes). Each pending event carries its id and
