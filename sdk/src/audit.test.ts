@@ -48,5 +48,9 @@ describe('sched.audit', () => {
     expect(requests[1]).toContain('after=1');
     expect(requests[2]).toBe('GET http://sched.test/v1/audit-events/verify');
     expect(requests[3]).toBe('GET http://sched.test/v1/audit-events/export?format=ndjson&action=approval.*');
+    // A link's address: the filters given, none left as "undefined".
+    expect(s().audit.exportUrl('csv', { actor_type: 'api_key', resource_id: undefined })).toBe(
+      'http://sched.test/v1/audit-events/export?format=csv&actor_type=api_key',
+    );
   });
 });

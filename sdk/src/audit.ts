@@ -15,6 +15,13 @@ export interface AuditQuery {
 
 /** The audit log (`/v1/audit-events`, docs/audit.md): who changed what, hash-chained per account. */
 export function auditApi(raw: RawClient, options: ConnectionOptions) {
+  /** The export's address: what a download link points at where the caller is signed in by cookie (the console). */
+  const exportUrl = (format: 'ndjson' | 'csv' = 'ndjson', query: AuditQuery = {}): string => {
+    const base = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    const params = new URLSearchParams({ format });
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') params.set(k, String(v));
+    return `${base}/v1/audit-events/export?${params}`;
+  };
   return {
     /** One page, oldest first; pass `meta.next_after` as `after` for the next. */
     list: async (query: AuditQuery & { after?: number; limit?: number } = {}) =>
@@ -31,11 +38,10 @@ export function auditApi(raw: RawClient, options: ConnectionOptions) {
     },
     /** Recomputes the chain server-side: `{ ok, checked, broken_at? }`. */
     verify: async () => unwrap(await raw.audit.verify(), 200).data,
+    exportUrl,
     /** The streamed export as text: NDJSON (one event a line) or CSV with a header row. */
     export: async (format: 'ndjson' | 'csv' = 'ndjson', query: AuditQuery = {}): Promise<string> => {
-      const base = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
-      const params = new URLSearchParams({ format, ...(query as Record<string, string>) });
-      const res = await fetch(`${base}/v1/audit-events/export?${params}`, {
+      const res = await fetch(exportUrl(format, query), {
         headers: {
           ...(options.apiKey !== undefined ? { authorization: `Bearer ${options.apiKey}` } : {}),
           ...options.headers,

@@ -46,7 +46,14 @@ export type {
   DestinationUpdate,
 } from './destinations.js';
 export { FINAL_CHAIN_STATES } from './chains.js';
-export type { ClientOptions, ContactsApi, SchedClient } from './client.js';
+export type {
+  ClientOptions,
+  ContactsApi,
+  PendingApprovalsPage,
+  PendingApprovalsQuery,
+  SchedClient,
+} from './client.js';
+export type { AuditQuery } from './audit.js';
 export { createClient, unwrap } from './client.js';
 export type { DomainsApi } from './domains.js';
 export type { OutboxApi, OutboxMessage, OutboxQuery } from './outbox.js';
@@ -113,6 +120,9 @@ export type {
 } from './types.js';
 export type {
   ActionCallback,
+  ApprovalSummary,
+  AuditEvent,
+  AuditVerification,
   ApiKey,
   ApiKeyCreate,
   ApiKeyRotate,

@@ -1,38 +1,17 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { type Action, createClient, type SchedClient } from '@sched/sdk';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CspViolation, launchBrowser, watchCsp } from '../support/browser.js';
+import { launchBrowser } from '../support/browser.js';
+import { type ConsolePages, consolePages } from '../support/console.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
-import { repoRoot, runCli, startServer, type TestServer } from '../support/server.js';
+import { runCli, startServer, type TestServer } from '../support/server.js';
 import { eventually, statusOf } from '../support/wait.js';
 
 // The operator console in Debian's chromium against a real `sched serve`: sign-in, the panels on data created
 // through the API, a cancel through a confirmation, a read-only console, sign-out; axe-core on every panel and
-// no CSP violation anywhere. `UPDATE_SCREENSHOTS=1` writes the screenshots docs/console.md shows.
-
-const imagesDir = process.env.UPDATE_SCREENSHOTS
-  ? join(repoRoot, 'docs', 'images')
-  : join(repoRoot, 'test', '.tmp', 'images');
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  targets: string[];
-}
-
-/** axe-core run in the page (through DevTools, which the page's CSP does not govern): serious and critical only. */
-async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(axeSource);
-  const all = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-    r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) })))`)) as AxeViolation[];
-  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
+// no CSP violation anywhere. The panels of destinations, approvals, bulk operations and the audit log are in
+// console-panels.test.ts.
 
 describe('the operator console in a browser', () => {
   let db: TestDatabase;
@@ -40,40 +19,18 @@ describe('the operator console in a browser', () => {
   let rx: Receiver;
   let sched: SchedClient;
   let browser: Browser | null = null;
+  let pages: ConsolePages;
   let readKey = '';
   let delivered: Action;
   let pending: Action;
-  /** Every page's list of violations, filled as pages load. */
-  const csp: CspViolation[][] = [];
-  const contexts: BrowserContext[] = [];
-
-  async function openPage(): Promise<Page> {
-    const context = await browser!.newContext({
-      viewport: { width: 1280, height: 860 },
-      colorScheme: 'light',
-    });
-    contexts.push(context);
-    const page = await context.newPage();
-    csp.push(await watchCsp(page));
-    return page;
-  }
-
-  async function signIn(page: Page, key: string): Promise<void> {
-    await page.goto(`${server.url}/console`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-  }
-
-  async function check(page: Page, name: string): Promise<void> {
-    expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-    mkdirSync(imagesDir, { recursive: true });
-    await page.screenshot({ path: join(imagesDir, `console-${name}.png`), fullPage: true });
-  }
+  const openPage = () => pages.open();
+  const signIn = (page: Page, key: string) => pages.signIn(page, server.url, key);
+  const check = (page: Page, name: string) => pages.check(page, name);
 
   beforeAll(async () => {
     browser = await launchBrowser();
     if (!browser) return;
+    pages = consolePages(browser);
     db = await createTestDatabase('console_browser');
     rx = await startReceiver();
     server = await startServer({ databaseUrl: db.url, env: { SCHED_RATE_LIMIT_FACTOR: '20' } });
@@ -122,7 +79,7 @@ describe('the operator console in a browser', () => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
+    await pages?.close();
     await browser?.close();
     await server?.stop();
     await rx?.close();
@@ -184,6 +141,8 @@ describe('the operator console in a browser', () => {
     await page.getByLabel('State').selectOption('executed');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/status=executed/);
+    // The form shows the filters of the URL it was opened on.
+    expect(await page.getByLabel('State').inputValue()).toBe('executed');
     await page.getByRole('link', { name: delivered.name }).waitFor();
     await expect.poll(() => page.getByRole('link', { name: 'Nightly invoice run' }).count()).toBe(0);
     await page.goto(`${server.url}/console/actions?search=invoice`);
@@ -399,7 +358,7 @@ describe('the operator console in a browser', () => {
 
   it('loaded every page without a CSP violation', (ctx) => {
     if (!browser) return ctx.skip();
-    expect(csp.length).toBeGreaterThan(0);
-    expect(csp.flat()).toEqual([]);
+    expect(pages.csp.length).toBeGreaterThan(0);
+    expect(pages.csp.flat()).toEqual([]);
   });
 });

@@ -148,6 +148,17 @@ describe('circuit breaker (in-process, fake clock)', () => {
     expect((await circuitOf('fine.example')).circuit_window_failures).toBe(1);
   });
 
+  it('new settings apply to the running window: lowered thresholds open it at its next failure', async () => {
+    const host = 'retuned.example';
+    await fail(host);
+    // Counted under the defaults: the window looks again at the 7th failure (0.7 of min_requests 10).
+    expect(await circuitOf(host)).toMatchObject({ circuit_window_failures: 1, circuit_check_at: 7 });
+    await settings(host, { min_requests: 2, failure_rate: 0.5 });
+    await fail(host);
+    expect(noticesFor(host)).toEqual(['destination.circuit_opened']);
+    expect((await circuitOf(host)).circuit_state).toBe('open');
+  });
+
   it('opens at the threshold, holds deliveries without spending attempts, probes one at a time and closes', async () => {
     const host = 'down.example';
     await settings(host, { min_requests: 3, window: '1m', open_for: '2s' });

@@ -1,8 +1,16 @@
 // Which buttons a state allows, read from the server's own state tables (one rule, one piece of code): the console
 // never offers a transition the service would refuse.
-import type { Action, Chain } from '@sched/sdk';
-import { ACTION_TRANSITIONS, isCancellable, isTerminal } from '../../src/domain/action/states.js';
+import type { Action, ApprovalSummary, Chain, Destination, Recipient } from '@sched/sdk';
+import {
+  ACTION_TRANSITIONS,
+  isCancellable,
+  isTerminal,
+  parseActionStatus,
+} from '../../src/domain/action/states.js';
+import { reassignRefusal } from '../../src/domain/approval/reassign.js';
+import { remindRefusal } from '../../src/domain/approval/remind.js';
 import { CHAIN_CANCELLABLE_STATES } from '../../src/domain/chain/states.js';
+import { CIRCUIT_TRANSITIONS } from '../../src/domain/destinations/circuit.js';
 
 export const canCancelAction = (a: Pick<Action, 'status'>) => isCancellable(a.status);
 
@@ -22,3 +30,32 @@ export const canReplayAction = (a: Pick<Action, 'status' | 'request'>) =>
 
 export const canCancelChain = (c: Pick<Chain, 'status'>) =>
   (CHAIN_CANCELLABLE_STATES as readonly string[]).includes(c.status);
+
+/**
+ * `POST /v1/actions/{id}/remind`: the server's own rule (409 otherwise). A row of `GET /v1/approvals` carries no
+ * `mode`: every one is an approval.
+ */
+export const canRemind = (a: Pick<ApprovalSummary, 'status' | 'recipients'> & { mode?: Action['mode'] }) =>
+  remindRefusal({ mode: a.mode ?? 'approval', status: a.status }, a.recipients) === null;
+
+/** `POST /v1/destinations/{host}/enable`: the `enable` transition of the circuit's table (from any state but closed). */
+export const canEnableDestination = (d: { circuit: Pick<Destination['circuit'], 'state'> }) =>
+  CIRCUIT_TRANSITIONS.some((t) => t.from === d.circuit.state && t.event === 'enable');
+
+/**
+ * `POST /v1/actions/{id}/recipients/{recipient_id}/reassign`: the server's own table (409 otherwise): an approval
+ * not finished, paused or sending, and a recipient who has neither answered nor been reassigned.
+ */
+export const canReassign = (
+  a: Pick<ApprovalSummary, 'id' | 'status'> & { mode?: Action['mode'] },
+  r: Pick<Recipient, 'email' | 'status'>,
+) => {
+  const status = parseActionStatus(a.status);
+  return (
+    status !== null &&
+    reassignRefusal(
+      { id: a.id, mode: a.mode ?? 'approval', status },
+      { address: r.email, status: r.status },
+    ) === null
+  );
+};

@@ -104,6 +104,10 @@ function Shell({
         <a class="brand" href={href('')}>
           sched
         </a>
+        <span class="who">{console.canWrite ? `scopes: ${session.scopes.join(', ')}` : 'read only'}</span>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
         <nav aria-label="Panels">
           <ul>
             {panels.map((p) => (
@@ -115,10 +119,6 @@ function Shell({
             ))}
           </ul>
         </nav>
-        <span class="who">{console.canWrite ? `scopes: ${session.scopes.join(', ')}` : 'read only'}</span>
-        <button type="button" onClick={onSignOut}>
-          Sign out
-        </button>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
         {panel ? (

@@ -2,7 +2,7 @@ import type { SchedClient } from '@sched/sdk';
 import { SchedApiError } from '@sched/sdk';
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
-import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useContext, useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Session } from './session.js';
 
 export interface Console {
@@ -119,6 +119,8 @@ export function Ms({ ms }: { ms: number | null | undefined }) {
  */
 export function ConfirmButton(props: {
   label: string;
+  /** Said after the label to assistive technology, where one list holds many such buttons ("Remind" whom). */
+  context?: string;
   title: string;
   children: ComponentChildren;
   confirmLabel?: string;
@@ -142,7 +144,7 @@ export function ConfirmButton(props: {
       setBusy(false);
     }
   };
-  const titleId = `confirm-${props.label.toLowerCase().replace(/\W+/g, '-')}`;
+  const titleId = useId();
   return (
     <>
       <button
@@ -151,6 +153,7 @@ export function ConfirmButton(props: {
         onClick={() => dialog.current?.showModal()}
       >
         {props.label}
+        {props.context && <span class="sr-only"> {props.context}</span>}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId}>
         <h2 id={titleId}>{props.title}</h2>

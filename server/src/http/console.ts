@@ -157,8 +157,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
         .header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
         .send(asset.body);
     }
-    // A missing asset is a 404; any other path is a view of the app (the URL holds its state), so it gets the page.
-    if (path.startsWith('assets/') || extname(path) !== '') {
+    // A missing asset (under assets/, or a file name at the top such as favicon.ico) is a 404; any other path is a
+    // view of the app (the URL holds its state), so it gets the page: `destinations/api.example.com` is a view.
+    if (path.startsWith('assets/') || (!path.includes('/') && extname(path) !== '')) {
       return reply.status(404).type('text/plain; charset=utf-8').send('not found');
     }
     const page = files.get('index.html');

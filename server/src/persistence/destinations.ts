@@ -43,7 +43,11 @@ export async function upsertDestination(
 ): Promise<DestinationRow> {
   const changes = {
     ...(d.flow !== undefined ? { flow: d.flow === null ? null : JSON.stringify(d.flow) } : {}),
-    ...(d.circuit !== undefined ? { circuit: d.circuit === null ? null : JSON.stringify(d.circuit) } : {}),
+    // New circuit settings judge the running window again at its next failure: the failure count at which it
+    // looks (`circuit_check_at`) was derived from the old `min_requests` and `failure_rate`.
+    ...(d.circuit !== undefined
+      ? { circuit: d.circuit === null ? null : JSON.stringify(d.circuit), circuit_check_at: 0 }
+      : {}),
     ...(d.pause ? { paused_at: d.pause.at, paused_until: d.pause.until, pause_note: d.pause.note } : {}),
   };
   return db

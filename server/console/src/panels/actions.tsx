@@ -10,6 +10,8 @@ import { useState } from 'preact/hooks';
 import {
   canCancelAction,
   canPauseAction,
+  canReassign,
+  canRemind,
   canReplayAction,
   canResumeAction,
   canRetryAction,
@@ -27,6 +29,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { ReassignButton } from './approvals.js';
 
 /** Every `GET /v1/actions` filter the console offers, as URL parameters (a view can be shared by its URL). */
 const FILTERS = [
@@ -86,10 +89,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         State
-        <select name="status" defaultValue={filters.status ?? ''}>
+        <select name="status">
           <option value="">any</option>
           {ACTION_STATES.map((s) => (
-            <option key={s} value={s}>
+            <option key={s} value={s} selected={s === filters.status}>
               {s.replaceAll('_', ' ')}
             </option>
           ))}
@@ -97,10 +100,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Mode
-        <select name="mode" defaultValue={filters.mode ?? ''}>
+        <select name="mode">
           <option value="">any</option>
           {ACTION_MODES.map((m) => (
-            <option key={m} value={m}>
+            <option key={m} value={m} selected={m === filters.mode}>
               {m}
             </option>
           ))}
@@ -112,10 +115,14 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Recurrence
-        <select name="recurring" defaultValue={filters.recurring ?? ''}>
+        <select name="recurring">
           <option value="">any</option>
-          <option value="recurring">recurring</option>
-          <option value="one-time">one-time</option>
+          <option value="recurring" selected={filters.recurring === 'recurring'}>
+            recurring
+          </option>
+          <option value="one-time" selected={filters.recurring === 'one-time'}>
+            one-time
+          </option>
         </select>
       </label>
       <label>
@@ -136,10 +143,10 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Error class
-        <select name="error_class" defaultValue={filters.error_class ?? ''}>
+        <select name="error_class">
           <option value="">any</option>
           {ERROR_CLASSES.map((c) => (
-            <option key={c} value={c}>
+            <option key={c} value={c} selected={c === filters.error_class}>
               {c}
             </option>
           ))}
@@ -411,6 +418,17 @@ function ActionDetail({ id }: { id: string }) {
               action. This one stays as it is.
             </ConfirmButton>
           )}
+          {canRemind(a) && (
+            <ConfirmButton
+              label="Remind"
+              title={`Remind the recipients of “${a.name}”?`}
+              onConfirm={() => client.remind(a.id)}
+              onDone={loaded.reload}
+            >
+              The approval message goes again, now, to who has not answered, with new links (earlier links
+              keep working). It does not count against the gate's reminder limit.
+            </ConfirmButton>
+          )}
           {canRetryAction(a) && (
             <ConfirmButton
               label="Retry now"
@@ -475,6 +493,11 @@ function ActionDetail({ id }: { id: string }) {
                 <th scope="col">Channels</th>
                 <th scope="col">State</th>
                 <th scope="col">Answered</th>
+                {canWrite && (
+                  <th scope="col">
+                    <span class="sr-only">Changes</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -482,6 +505,12 @@ function ActionDetail({ id }: { id: string }) {
                 <tr key={r.id}>
                   <td>
                     {r.display_name} <span class="muted">{r.email}</span>
+                    {r.reassigned_from && (
+                      <div class="muted">
+                        took over from{' '}
+                        {a.recipients.find((x) => x.id === r.reassigned_from)?.display_name ?? 'another'}
+                      </div>
+                    )}
                   </td>
                   <td>{r.role}</td>
                   <td>{r.channels.join(', ')}</td>
@@ -492,6 +521,18 @@ function ActionDetail({ id }: { id: string }) {
                     <When at={r.responded_at} />
                     {r.response_comment && <q>{r.response_comment}</q>}
                   </td>
+                  {canWrite && (
+                    <td>
+                      {canReassign(a, r) && (
+                        <ReassignButton
+                          actionId={a.id}
+                          actionName={a.name}
+                          recipient={r}
+                          onDone={loaded.reload}
+                        />
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

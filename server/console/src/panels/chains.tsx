@@ -24,10 +24,10 @@ function ChainList({ route }: { route: Route }) {
       >
         <label>
           State
-          <select name="status" defaultValue={status} key={status}>
+          <select name="status" key={status}>
             <option value="">any</option>
             {CHAIN_STATES.map((s) => (
-              <option key={s} value={s}>
+              <option key={s} value={s} selected={s === status}>
                 {s}
               </option>
             ))}

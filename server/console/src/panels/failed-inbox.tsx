@@ -1,6 +1,7 @@
 import { ERROR_CLASSES, type ErrorClass } from '@sched/contract';
-import type { ActionSummary, BulkDryRun, BulkOperation } from '@sched/sdk';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ActionSummary } from '@sched/sdk';
+import { useState } from 'preact/hooks';
+import { BulkRun } from '../bulk.js';
 import { href, navigate, type Route } from '../router.js';
 import { ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
 
@@ -28,90 +29,6 @@ function groupsOf(rows: ActionSummary[]): Group[] {
     groups.set(key, g);
   }
   return [...groups.values()].sort((a, b) => b.count - a.count);
-}
-
-/**
- * The bulk step: a dry run first (its count is always shown before anything runs), then the run, whose progress is
- * read until it ends. Nothing starts without the dry run's count on screen.
- */
-function BulkRun({ kind, target, onDone }: { kind: Kind; target: Target; onDone: () => void }) {
-  const { client } = useConsole();
-  const [dry, setDry] = useState<BulkDryRun>();
-  const [op, setOp] = useState<BulkOperation>();
-  const [error, setError] = useState<Error>();
-  const live = useRef(true);
-  const key = JSON.stringify([kind, target]);
-  // The key holds kind and target: a new selection is a new dry run.
-  useEffect(() => {
-    live.current = true;
-    setDry(undefined);
-    setOp(undefined);
-    setError(undefined);
-    client.bulkOperations.dryRun({ operation: kind, ...target }).then(
-      (d) => live.current && setDry(d),
-      (err: Error) => live.current && setError(err),
-    );
-    return () => {
-      live.current = false;
-    };
-  }, [key]);
-  const start = async () => {
-    setError(undefined);
-    try {
-      const started = await client.bulkOperations.start({
-        operation: kind,
-        ...target,
-        note: 'from the console',
-      });
-      setOp(started);
-      const done = await client.bulkOperations.waitForCompletion(started.id, {
-        intervalMs: 500,
-        onProgress: (p) => live.current && setOp(p),
-      });
-      if (live.current) setOp(done);
-      onDone();
-    } catch (err) {
-      setError(err as Error);
-    }
-  };
-  const verb = kind === 'retry' ? 'Retry' : 'Replay';
-  return (
-    <section class="bulk" aria-labelledby="bulk-title">
-      <h2 id="bulk-title">
-        {verb} {'ids' in target ? `${target.ids.length} selected actions` : 'this group'}
-      </h2>
-      <ErrorNote error={error} />
-      {!dry && !error && <Loading what="the dry run" />}
-      {dry && (
-        <p role="status" class="dry-run">
-          Dry run: {dry.matched} matched, <strong>{dry.eligible}</strong> would be{' '}
-          {kind === 'retry' ? 'retried' : 'replayed'}
-          {Object.entries(dry.ineligible).length > 0 &&
-            `, ${Object.entries(dry.ineligible)
-              .map(([s, n]) => `${n} ${s} skipped`)
-              .join(', ')}`}
-          .
-        </p>
-      )}
-      {dry && !op && dry.eligible > 0 && (
-        <button type="button" class="primary" onClick={start}>
-          {verb} {dry.eligible} action{dry.eligible === 1 ? '' : 's'}
-        </button>
-      )}
-      {op && (
-        <div role="status" aria-live="polite">
-          <progress
-            max={Math.max(1, op.matched)}
-            value={op.processed}
-            aria-label="Progress of the bulk operation"
-          />{' '}
-          {op.status === 'running'
-            ? `${op.processed} of ${op.matched} processed`
-            : `${op.status}: ${op.affected} ${kind === 'retry' ? 'retried' : 'replayed'}, ${op.skipped} skipped, ${op.failed} failed`}
-        </div>
-      )}
-    </section>
-  );
 }
 
 /**
@@ -217,7 +134,18 @@ export function FailedInboxPanel({ route }: { route: Route }) {
             )}
           </div>
         )}
-        {run && <BulkRun key={JSON.stringify(run)} kind={run.kind} target={run.target} onDone={reload} />}
+        {run && (
+          <BulkRun
+            key={JSON.stringify(run)}
+            title={`${run.kind === 'retry' ? 'Retry' : 'Replay'} ${'ids' in run.target ? `${run.target.ids.length} selected actions` : 'this group'}`}
+            operation={run.kind}
+            dryRun={(c) => c.bulkOperations.dryRun({ operation: run.kind, ...run.target })}
+            start={(c) =>
+              c.bulkOperations.start({ operation: run.kind, ...run.target, note: 'from the console' })
+            }
+            onDone={reload}
+          />
+        )}
         <ErrorNote error={list.error} />
         {!list.data && !list.error && <Loading what="failed actions" />}
         {list.data && (

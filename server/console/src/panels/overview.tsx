@@ -105,7 +105,7 @@ export function OverviewPanel() {
               ))}
             </ul>
             <p>
-              <a href={href('actions', { status: 'awaiting_response', mode: 'approval' })}>
+              <a href={href('approvals')}>
                 {s.approvals_waiting} approval{s.approvals_waiting === 1 ? '' : 's'} waiting for an answer
               </a>
             </p>
@@ -156,11 +156,16 @@ export function OverviewPanel() {
                   {s.failing_destinations.map((d) => (
                     <tr key={d.host}>
                       <th scope="row">
-                        <a href={href('failed', { destination_host: d.host })}>
+                        <a href={href(`destinations/${encodeURIComponent(d.host)}`)}>
                           <code>{d.host}</code>
                         </a>
                       </th>
-                      <td>{d.failed}</td>
+                      <td>
+                        <a href={href('failed', { destination_host: d.host })}>
+                          {d.failed}
+                          <span class="sr-only"> failed to {d.host}, in the failed inbox</span>
+                        </a>
+                      </td>
                       <td>{d.attempts}</td>
                       <td>
                         <When at={d.last_failed_at} />

@@ -99,9 +99,9 @@ export function SchedulePreviewPanel() {
         </label>
         <label>
           Unit
-          <select name="unit" defaultValue="d">
+          <select name="unit">
             {RECURRENCE_UNITS.map((u) => (
-              <option key={u} value={u}>
+              <option key={u} value={u} selected={u === 'd'}>
                 {UNIT_NAMES[u]}
               </option>
             ))}

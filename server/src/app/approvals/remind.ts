@@ -1,4 +1,4 @@
-import { RECIPIENT_STATUS } from '@sched/contract';
+import { remindRefusal } from '../../domain/approval/remind.js';
 import { findAction } from '../../persistence/actions.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { ConflictError, NotFoundError } from '../errors.js';
@@ -16,10 +16,11 @@ export class ReminderRequests {
     await this.deps.store.transaction(async (tx) => {
       const row = await findAction(tx, accountId, id, { forUpdate: true });
       if (!row) throw new NotFoundError('action');
-      if (row.mode !== 'approval' || row.status !== 'awaiting_response')
+      const refusal = remindRefusal(row, row.mode === 'approval' ? await recipientsOf(tx, row.id) : []);
+      if (refusal === 'not_waiting')
         throw new ConflictError(`action ${row.id} is ${row.status}: nothing is waiting for an answer`);
-      const pending = (await recipientsOf(tx, row.id)).filter((r) => r.status === RECIPIENT_STATUS.pending);
-      if (pending.length === 0) throw new ConflictError(`every recipient of action ${row.id} has answered`);
+      if (refusal === 'all_answered')
+        throw new ConflictError(`every recipient of action ${row.id} has answered`);
       await this.deps.timers.set(tx, { actionId: row.id, kind: 'reminder', manual: true }, this.deps.clock());
     });
   }

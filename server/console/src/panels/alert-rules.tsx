@@ -1,0 +1,587 @@
+import {
+  ACTION_MODES,
+  ALERT_CHANNEL_TYPES,
+  ALERT_DEFAULTS,
+  type AlertChannel,
+  type AlertChannelInput,
+  type AlertChannelType,
+  OPERATOR_EVENT_TYPES,
+} from '@sched/contract';
+import type { AlertRule, AlertRuleCreateBody, AlertRuleUpdateBody } from '@sched/sdk';
+import { useEffect, useState } from 'preact/hooks';
+import { href, navigate, type Route } from '../router.js';
+import { ConfirmButton, ErrorNote, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
+
+/** How often a rule is read again while one of its messages waits to go out. */
+const POLL_MS = 1000;
+
+const EVENT_NAMES: Record<(typeof OPERATOR_EVENT_TYPES)[number], string> = {
+  'action.failed': 'an action failed for good',
+  'approval.expired': 'an approval timed out unanswered',
+  'destination.circuit_opened': "a host's circuit opened",
+  'destination.circuit_closed': "a host's circuit closed again",
+  'destination.disabled': 'a host was disabled',
+  'delivery.late': 'a delivery started late',
+  'bulk_operation.completed': 'a bulk operation finished',
+};
+
+/** One channel row of the form: `target` is the address, the chat channel's id or the webhook URL. */
+interface ChannelRow {
+  type: AlertChannelType;
+  target: string;
+  /** A webhook's signing secret; empty keeps the stored one of the same URL. */
+  secret: string;
+}
+
+const TARGET_LABEL: Record<AlertChannelType, string> = {
+  email: 'Email address',
+  sms: 'Phone (E.164)',
+  slack: 'Slack channel id',
+  teams: 'Teams channel id',
+  webhook: 'Webhook URL',
+};
+
+function rowOf(c: AlertChannel): ChannelRow {
+  switch (c.type) {
+    case 'email':
+    case 'sms':
+      return { type: c.type, target: c.to, secret: '' };
+    case 'slack':
+    case 'teams':
+      return { type: c.type, target: c.channel, secret: '' };
+    case 'webhook':
+      return { type: 'webhook', target: c.url, secret: '' };
+  }
+}
+
+function inputOf(r: ChannelRow): AlertChannelInput {
+  switch (r.type) {
+    case 'email':
+    case 'sms':
+      return { type: r.type, to: r.target.trim() };
+    case 'slack':
+    case 'teams':
+      return { type: r.type, channel: r.target.trim() };
+    case 'webhook':
+      return { type: 'webhook', url: r.target.trim(), ...(r.secret ? { secret: r.secret } : {}) };
+  }
+}
+
+/** Where a channel sends, in a few words. */
+function describeChannel(c: AlertChannel): string {
+  switch (c.type) {
+    case 'email':
+    case 'sms':
+      return `${c.type} ${c.to}`;
+    case 'slack':
+    case 'teams':
+      return `${c.type} channel ${c.channel}`;
+    case 'webhook':
+      return `webhook ${c.url}${c.signed ? ' (signed)' : ''}`;
+  }
+}
+
+function thresholdOf(r: Pick<AlertRule, 'threshold'>): string {
+  return r.threshold ? `${r.threshold.count} within ${r.threshold.window}` : 'every event';
+}
+
+function RuleList({ route }: { route: Route }) {
+  const { canWrite } = useConsole();
+  const page = Number(route.query.get('page') ?? 1);
+  const list = useLoad((c) => c.alertRules.list({ page, per_page: 25 }), [page]);
+  return (
+    <>
+      <h1>Alert rules</h1>
+      <p class="muted">
+        Which operator events to tell of, and where: email, SMS, Slack, Teams or a signed webhook.
+      </p>
+      {canWrite && (
+        <p>
+          <a class="button primary" href={href('alerts/new')}>
+            New alert rule
+          </a>
+        </p>
+      )}
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="alert rules" />}
+      {list.data && (
+        <>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">State</th>
+                <th scope="col">Events</th>
+                <th scope="col">Threshold</th>
+                <th scope="col">Channels</th>
+                <th scope="col">Last alert</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <a href={href(`alerts/${r.id}`)}>{r.name}</a>
+                  </td>
+                  <td>
+                    <Status status={r.enabled ? 'active' : 'inactive'} />
+                  </td>
+                  <td>
+                    {r.events.map((e) => (
+                      <code key={e} class="tag">
+                        {e}
+                      </code>
+                    ))}
+                  </td>
+                  <td>{thresholdOf(r)}</td>
+                  <td>{r.channels.map(describeChannel).join(', ')}</td>
+                  <td>
+                    <When at={r.state.last_alerted_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.data.length === 0 && <p class="muted">No alert rule yet.</p>}
+          <Pager
+            noun="alert rules"
+            meta={list.data.meta}
+            onPage={(p) => navigate('alerts', { page: String(p) })}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim();
+
+/**
+ * The create and edit form. On edit, an emptied optional field is sent as `null` (its default applies again), and
+ * a webhook channel without a new secret keeps the stored one of the same URL (the API's rule).
+ */
+function RuleForm({ rule }: { rule?: AlertRule }) {
+  const { client } = useConsole();
+  const chat = useLoad((c) => c.channels.list().catch(() => []), []);
+  const [channels, setChannels] = useState<ChannelRow[]>(
+    rule ? rule.channels.map(rowOf) : [{ type: 'email', target: '', secret: '' }],
+  );
+  const [error, setError] = useState<Error>();
+  const [busy, setBusy] = useState(false);
+  const setRow = (i: number, change: Partial<ChannelRow>) =>
+    setChannels(channels.map((r, j) => (j === i ? { ...r, ...change } : r)));
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget as HTMLFormElement);
+    const filter = {
+      ...(text(data, 'mode') ? { mode: text(data, 'mode') as (typeof ACTION_MODES)[number] } : {}),
+      ...(text(data, 'destination_host') ? { destination_host: text(data, 'destination_host') } : {}),
+      ...(text(data, 'dedup_key') ? { dedup_key: text(data, 'dedup_key') } : {}),
+    };
+    const count = text(data, 'threshold_count');
+    const window = text(data, 'threshold_window');
+    // Half a threshold is sent as given: the service answers which part is missing.
+    const threshold = count || window ? { count: count ? Number(count) : Number.NaN, window } : undefined;
+    const timing = (k: 'group_wait' | 'repeat_every' | 'late_after') => text(data, k) || undefined;
+    const fields = {
+      name: text(data, 'name'),
+      enabled: data.get('enabled') === 'on',
+      events: OPERATOR_EVENT_TYPES.filter((t) => data.getAll('events').includes(t)),
+      channels: channels.map(inputOf),
+    };
+    setBusy(true);
+    setError(undefined);
+    try {
+      if (rule) {
+        const body: AlertRuleUpdateBody = {
+          ...fields,
+          filter: Object.keys(filter).length > 0 ? filter : null,
+          threshold: threshold ?? null,
+          group_wait: timing('group_wait') ?? null,
+          repeat_every: timing('repeat_every') ?? null,
+          late_after: timing('late_after') ?? null,
+        };
+        await client.alertRules.update(rule.id, body);
+        navigate(`alerts/${rule.id}`);
+      } else {
+        const body: AlertRuleCreateBody = {
+          ...fields,
+          ...(Object.keys(filter).length > 0 ? { filter } : {}),
+          ...(threshold ? { threshold } : {}),
+          ...(timing('group_wait') ? { group_wait: timing('group_wait') } : {}),
+          ...(timing('repeat_every') ? { repeat_every: timing('repeat_every') } : {}),
+          ...(timing('late_after') ? { late_after: timing('late_after') } : {}),
+        };
+        const created = await client.alertRules.create(body);
+        navigate(`alerts/${created.id}`);
+      }
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const chatChannels = chat.data ?? [];
+  return (
+    <form class="settings-form" onSubmit={submit} aria-labelledby="rule-form-title">
+      <h1 id="rule-form-title">{rule ? `Edit “${rule.name}”` : 'New alert rule'}</h1>
+      <fieldset class="filters">
+        <legend>Rule</legend>
+        <label>
+          Name
+          <input name="name" required maxLength={255} defaultValue={rule?.name ?? ''} />
+        </label>
+        <label class="inline">
+          <input name="enabled" type="checkbox" defaultChecked={rule?.enabled ?? true} /> Enabled
+        </label>
+      </fieldset>
+      <fieldset class="filters">
+        <legend>Events to tell of</legend>
+        {OPERATOR_EVENT_TYPES.map((t) => (
+          <label class="inline" key={t}>
+            <input
+              type="checkbox"
+              name="events"
+              value={t}
+              defaultChecked={rule ? rule.events.includes(t) : t === 'action.failed'}
+            />{' '}
+            <code>{t}</code>: {EVENT_NAMES[t]}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset class="filters">
+        <legend>Only events about (empty: any)</legend>
+        <label>
+          Mode
+          <select name="mode">
+            <option value="">any</option>
+            {ACTION_MODES.map((m) => (
+              <option key={m} value={m} selected={m === rule?.filter?.mode}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Destination host
+          <input
+            name="destination_host"
+            defaultValue={rule?.filter?.destination_host ?? ''}
+            placeholder="api.example.com"
+          />
+        </label>
+        <label>
+          Dedup key
+          <input name="dedup_key" defaultValue={rule?.filter?.dedup_key ?? ''} />
+        </label>
+      </fieldset>
+      <fieldset class="filters">
+        <legend>Threshold (empty: alert on every event)</legend>
+        <label>
+          At least (events)
+          <input
+            name="threshold_count"
+            type="number"
+            min={1}
+            max={1000}
+            defaultValue={rule?.threshold?.count.toString() ?? ''}
+          />
+        </label>
+        <label>
+          within
+          <input name="threshold_window" defaultValue={rule?.threshold?.window ?? ''} placeholder="10m" />
+        </label>
+      </fieldset>
+      <fieldset class="channels">
+        <legend>Channels</legend>
+        {chatChannels.length > 0 && (
+          <datalist id="chat-channels">
+            {chatChannels.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.type}: {c.name}
+              </option>
+            ))}
+          </datalist>
+        )}
+        <ol>
+          {channels.map((r, i) => (
+            <li key={i} class="filters">
+              <label>
+                Channel {i + 1} type
+                <select
+                  value={r.type}
+                  onChange={(e) => setRow(i, { type: e.currentTarget.value as AlertChannelType })}
+                >
+                  {ALERT_CHANNEL_TYPES.map((t) => (
+                    <option key={t} value={t}>
+                      {t}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                Channel {i + 1} {TARGET_LABEL[r.type].toLowerCase()}
+                <input
+                  value={r.target}
+                  required
+                  list={r.type === 'slack' || r.type === 'teams' ? 'chat-channels' : undefined}
+                  type={r.type === 'email' ? 'email' : r.type === 'webhook' ? 'url' : 'text'}
+                  onInput={(e) => setRow(i, { target: e.currentTarget.value })}
+                />
+              </label>
+              {r.type === 'webhook' && (
+                <label>
+                  Channel {i + 1} signing secret
+                  <input
+                    type="password"
+                    autoComplete="off"
+                    value={r.secret}
+                    placeholder={rule ? 'unchanged' : 'optional'}
+                    onInput={(e) => setRow(i, { secret: e.currentTarget.value })}
+                  />
+                </label>
+              )}
+              {channels.length > 1 && (
+                <button type="button" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
+                  Remove channel {i + 1}
+                </button>
+              )}
+            </li>
+          ))}
+        </ol>
+        {channels.length < 10 && (
+          <button
+            type="button"
+            onClick={() => setChannels([...channels, { type: 'email', target: '', secret: '' }])}
+          >
+            Add a channel
+          </button>
+        )}
+      </fieldset>
+      <fieldset class="filters">
+        <legend>Timing (empty: the default)</legend>
+        <label>
+          Group events within
+          <input
+            name="group_wait"
+            defaultValue={rule?.group_wait ?? ''}
+            placeholder={ALERT_DEFAULTS.group_wait}
+          />
+        </label>
+        <label>
+          At most one message per
+          <input
+            name="repeat_every"
+            defaultValue={rule?.repeat_every ?? ''}
+            placeholder={ALERT_DEFAULTS.repeat_every}
+          />
+        </label>
+        <label>
+          Late after (with delivery.late)
+          <input
+            name="late_after"
+            defaultValue={rule?.late_after ?? ''}
+            placeholder={ALERT_DEFAULTS.late_after}
+          />
+        </label>
+      </fieldset>
+      <ErrorNote error={error} />
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          {rule ? 'Save the rule' : 'Create the rule'}
+        </button>
+        <a href={href(rule ? `alerts/${rule.id}` : 'alerts')}>Cancel</a>
+      </div>
+    </form>
+  );
+}
+
+function RuleDetail({ id }: { id: string }) {
+  const { client, canWrite } = useConsole();
+  const loaded = useLoad((c) => c.alertRules.get(id), [id]);
+  const [notice, setNotice] = useState<string>();
+  const r = loaded.data;
+  // Messages just queued (a test) go out within a second or so: read the rule again until none is pending.
+  useEffect(() => {
+    if (!r?.recent_notifications.some((n) => n.status === 'pending')) return;
+    const timer = setTimeout(loaded.reload, POLL_MS);
+    return () => clearTimeout(timer);
+  }, [r]);
+  return (
+    <>
+      <p>
+        <a href={href('alerts')}>All alert rules</a>
+      </p>
+      <ErrorNote error={loaded.error} />
+      {!r && !loaded.error && <Loading what="the alert rule" />}
+      {r && (
+        <>
+          <h1>
+            {r.name} <Status status={r.enabled ? 'active' : 'inactive'} />
+          </h1>
+          {canWrite && (
+            <div class="buttons">
+              <a class="button" href={href(`alerts/${r.id}/edit`)}>
+                Edit
+              </a>
+              <ConfirmButton
+                label="Send a test"
+                title={`Send a test of “${r.name}”?`}
+                onConfirm={async () => {
+                  const sent = await client.alertRules.test(r.id);
+                  setNotice(
+                    `${sent.notifications.length} sample message${sent.notifications.length === 1 ? '' : 's'} queued, one per channel.`,
+                  );
+                }}
+                onDone={loaded.reload}
+              >
+                A sample message marked as a test goes now to each of its {r.channels.length} channel(s),
+                counted against the plan's allowances like any alert.
+              </ConfirmButton>
+              <ConfirmButton
+                label={r.enabled ? 'Disable' : 'Enable'}
+                title={`${r.enabled ? 'Disable' : 'Enable'} “${r.name}”?`}
+                onConfirm={() => client.alertRules.update(r.id, { enabled: !r.enabled })}
+                onDone={loaded.reload}
+              >
+                {r.enabled
+                  ? 'It matches nothing until enabled again, and drops what it was about to send.'
+                  : 'It tells of matching events again from now on.'}
+              </ConfirmButton>
+              <ConfirmButton
+                label="Delete"
+                title={`Delete “${r.name}”?`}
+                danger
+                onConfirm={async () => {
+                  await client.alertRules.delete(r.id);
+                  navigate('alerts');
+                }}
+              >
+                Permanent: messages not yet sent for it are dropped.
+              </ConfirmButton>
+            </div>
+          )}
+          {notice && (
+            <p class="note" role="status">
+              {notice}
+            </p>
+          )}
+          <dl class="facts">
+            <div>
+              <dt>Events</dt>
+              <dd>{r.events.join(', ')}</dd>
+            </div>
+            <div>
+              <dt>Only about</dt>
+              <dd>
+                {r.filter && Object.keys(r.filter).length > 0
+                  ? Object.entries(r.filter)
+                      .map(([k, v]) => `${k} ${v}`)
+                      .join(', ')
+                  : 'anything'}
+              </dd>
+            </div>
+            <div>
+              <dt>Threshold</dt>
+              <dd>{thresholdOf(r)}</dd>
+            </div>
+            <div>
+              <dt>Grouped within</dt>
+              <dd>{r.group_wait}</dd>
+            </div>
+            <div>
+              <dt>At most once per</dt>
+              <dd>{r.repeat_every}</dd>
+            </div>
+            {r.late_after && (
+              <div>
+                <dt>Late after</dt>
+                <dd>{r.late_after}</dd>
+              </div>
+            )}
+            <div>
+              <dt>Waiting to go out</dt>
+              <dd>
+                {r.state.pending}
+                {r.state.next_alert_at && (
+                  <>
+                    {' '}
+                    (<When at={r.state.next_alert_at} />)
+                  </>
+                )}
+              </dd>
+            </div>
+            <div>
+              <dt>Last alert</dt>
+              <dd>
+                <When at={r.state.last_alerted_at} />
+              </dd>
+            </div>
+          </dl>
+          <h2>Channels</h2>
+          <ol>
+            {r.channels.map((c, i) => (
+              <li key={i}>{describeChannel(c)}</li>
+            ))}
+          </ol>
+          <h2>Recent messages</h2>
+          {r.recent_notifications.length === 0 ? (
+            <p class="muted">None yet.</p>
+          ) : (
+            <table class="list">
+              <thead>
+                <tr>
+                  <th scope="col">Queued</th>
+                  <th scope="col">Channel</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Sent</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.recent_notifications.map((n) => (
+                  <tr key={n.id}>
+                    <td>
+                      <When at={n.created_at} />
+                      {n.test && <span class="muted"> (test)</span>}
+                    </td>
+                    <td>
+                      {n.channel + 1}. {n.type}
+                    </td>
+                    <td>
+                      <Status status={n.status} />
+                      {n.error && <div class="error-text">{n.error}</div>}
+                    </td>
+                    <td>{n.count}</td>
+                    <td>{n.attempts}</td>
+                    <td>
+                      <When at={n.sent_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function RuleEdit({ id }: { id: string }) {
+  const loaded = useLoad((c) => c.alertRules.get(id), [id]);
+  if (loaded.error) return <ErrorNote error={loaded.error} />;
+  if (!loaded.data) return <Loading what="the alert rule" />;
+  return <RuleForm rule={loaded.data} />;
+}
+
+/** `alerts`, `alerts/new`, `alerts/<id>`, `alerts/<id>/edit`; the forms are offered to write-scope sessions only. */
+export function AlertRulesPanel({ route }: { route: Route }) {
+  const { canWrite } = useConsole();
+  const [, id, edit] = route.path.split('/');
+  if (id === 'new' && canWrite) return <RuleForm />;
+  if (id && id !== 'new' && edit === 'edit' && canWrite) return <RuleEdit id={id} />;
+  if (id && id !== 'new') return <RuleDetail id={id} />;
+  return <RuleList route={route} />;
+}

@@ -1,0 +1,225 @@
+import { AUDIT_ACTOR_TYPES, type AuditVerification } from '@sched/contract';
+import type { AuditEvent, AuditQuery } from '@sched/sdk';
+import { useState } from 'preact/hooks';
+import { href, navigate, type Route } from '../router.js';
+import { ErrorNote, Json, Loading, useConsole, useLoad, When } from '../ui.js';
+
+const PER_PAGE = 50;
+/** The text filters of `GET /v1/audit-events`, in the URL; `after` is the keyset cursor of the page. */
+const TEXT_FILTERS = [
+  ['action', 'Action', 'approval.* or action.cancel'],
+  ['resource_id', 'Resource id', 'an action id, a host…'],
+  ['from', 'At or after', '2026-11-25T10:00:00Z'],
+  ['to', 'Before', '2026-11-26T00:00:00Z'],
+] as const;
+
+function filtersOf(query: URLSearchParams): AuditQuery {
+  const f: AuditQuery = {};
+  for (const [k] of TEXT_FILTERS) {
+    const v = query.get(k);
+    if (v) f[k] = v;
+  }
+  const actor = AUDIT_ACTOR_TYPES.find((t) => t === query.get('actor_type'));
+  if (actor) f.actor_type = actor;
+  return f;
+}
+
+/** Where a resource of the log is shown in the console, when it is. */
+function resourceHref(r: AuditEvent['resource']): string | undefined {
+  const views: Record<string, string> = {
+    action: `actions/${r.id}`,
+    chain: `chains/${r.id}`,
+    template: `templates/${r.id}`,
+    destination: `destinations/${encodeURIComponent(r.id)}`,
+    bulk_operation: `bulk/${r.id}`,
+  };
+  const view = views[r.type];
+  return view ? href(view) : undefined;
+}
+
+function Verify() {
+  const { client } = useConsole();
+  const [result, setResult] = useState<AuditVerification>();
+  const [error, setError] = useState<Error>();
+  const [busy, setBusy] = useState(false);
+  const verify = async () => {
+    setBusy(true);
+    setError(undefined);
+    setResult(undefined);
+    try {
+      setResult(await client.audit.verify());
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section aria-labelledby="verify-title">
+      <h2 id="verify-title">Integrity</h2>
+      <p class="muted">
+        Each event holds the hash of the one before it: recomputing the chain finds any event changed, removed
+        or reordered.
+      </p>
+      <button type="button" onClick={verify} disabled={busy}>
+        Verify the chain
+      </button>
+      <div role="status" aria-live="polite" class="verify-result">
+        {busy && 'Verifying…'}
+        {result?.ok && (
+          <p class="note">
+            <strong>Intact:</strong> {result.checked} events checked, every hash holds.
+          </p>
+        )}
+        {result && !result.ok && (
+          <p class="note error">
+            <strong>Broken</strong> at event {result.broken_at} ({result.checked} checked): it or one before
+            it was changed, removed or reordered.
+          </p>
+        )}
+      </div>
+      <ErrorNote error={error} />
+    </section>
+  );
+}
+
+/**
+ * The account's audit log (`GET /v1/audit-events`): filters in the URL, keyset pages oldest first, each event's
+ * details; the chain verified on demand, and the filtered log exported as NDJSON or CSV.
+ */
+export function AuditPanel({ route }: { route: Route }) {
+  const { client } = useConsole();
+  const filters = filtersOf(route.query);
+  const after = Number(route.query.get('after') ?? 0) || undefined;
+  const key = JSON.stringify([filters, after]);
+  const list = useLoad((c) => c.audit.list({ ...filters, after, limit: PER_PAGE }), [key]);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget as HTMLFormElement);
+    const next: Record<string, string> = {};
+    for (const k of [...TEXT_FILTERS.map(([k]) => k), 'actor_type'])
+      next[k] = String(data.get(k) ?? '').trim();
+    navigate('audit', next);
+  };
+  const events: AuditEvent[] = list.data?.data ?? [];
+  return (
+    <>
+      <h1>Audit log</h1>
+      <form class="filters" onSubmit={submit} aria-label="Filter the audit log" key={key}>
+        {TEXT_FILTERS.map(([k, label, placeholder]) => (
+          <label key={k}>
+            {label}
+            <input name={k} defaultValue={filters[k] ?? ''} placeholder={placeholder} />
+          </label>
+        ))}
+        <label>
+          Actor
+          <select name="actor_type">
+            <option value="">any</option>
+            {AUDIT_ACTOR_TYPES.map((t) => (
+              <option key={t} value={t} selected={t === filters.actor_type}>
+                {t.replaceAll('_', ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="primary">
+          Apply filters
+        </button>
+        <a href={href('audit')}>Clear</a>
+      </form>
+      <p>
+        Export what these filters match:{' '}
+        <a href={client.audit.exportUrl('ndjson', filters)} download>
+          NDJSON
+        </a>{' '}
+        ·{' '}
+        <a href={client.audit.exportUrl('csv', filters)} download>
+          CSV
+        </a>
+      </p>
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="audit events" />}
+      {list.data && (
+        <>
+          <table class="list">
+            <caption>Oldest first{after ? `, after event ${after}` : ''}</caption>
+            <thead>
+              <tr>
+                <th scope="col">#</th>
+                <th scope="col">When</th>
+                <th scope="col">Action</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Resource</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((e) => {
+                const target = resourceHref(e.resource);
+                return (
+                  <tr key={e.seq}>
+                    <td>{e.seq}</td>
+                    <td>
+                      <When at={e.at} />
+                    </td>
+                    <td>
+                      <code>{e.action}</code>
+                    </td>
+                    <td>
+                      {e.actor.type.replaceAll('_', ' ')}{' '}
+                      <span class="muted">{e.actor.email ?? e.actor.id}</span>
+                      {e.channel && <span class="muted"> via {e.channel}</span>}
+                    </td>
+                    <td>
+                      {e.resource.type}{' '}
+                      {target ? (
+                        <a href={target}>
+                          <code>{e.resource.id}</code>
+                        </a>
+                      ) : (
+                        <code>{e.resource.id}</code>
+                      )}
+                    </td>
+                    <td>
+                      <details>
+                        <summary>Details of event {e.seq}</summary>
+                        <Json
+                          value={{
+                            details: e.details,
+                            ip: e.ip,
+                            user_agent: e.user_agent,
+                            request_id: e.request_id,
+                            hash: e.hash,
+                            prev_hash: e.prev_hash,
+                          }}
+                          label={`Details of event ${e.seq}`}
+                        />
+                      </details>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          {events.length === 0 && <p class="muted">No event matches these filters.</p>}
+          <nav class="pager" aria-label="Audit log pages">
+            <span>
+              {events.length} event{events.length === 1 ? '' : 's'}
+            </span>
+            {after && <a href={href('audit', { ...filters })}>First page</a>}
+            {list.data.meta.next_after !== null && (
+              <button
+                type="button"
+                onClick={() => navigate('audit', { ...filters, after: String(list.data!.meta.next_after) })}
+              >
+                Next page
+              </button>
+            )}
+          </nav>
+        </>
+      )}
+      <Verify />
+    </>
+  );
+}

@@ -1,0 +1,226 @@
+import { BULK_OPERATION_STATES } from '@sched/contract';
+import type { BulkOperation } from '@sched/sdk';
+import { useEffect } from 'preact/hooks';
+import { BulkProgress, DONE } from '../bulk.js';
+import { href, navigate, type Route } from '../router.js';
+import { ConfirmButton, ErrorNote, Json, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
+
+/** How often a running operation is read again while it is on screen. */
+const POLL_MS = 1000;
+
+/** What an operation acts on, in a few words: its filter's fields, or the actions picked by id. */
+function targetOf(op: BulkOperation): string {
+  if (!op.filter) return 'actions picked by id';
+  const parts = Object.entries(op.filter).map(
+    ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
+  );
+  return parts.length > 0 ? parts.join(', ') : 'every action';
+}
+
+/** Reads the operation again every second while it runs, so its progress moves on screen. */
+function usePolling(op: BulkOperation | undefined, reload: () => void) {
+  useEffect(() => {
+    if (op?.status !== 'running') return;
+    const timer = setTimeout(reload, POLL_MS);
+    return () => clearTimeout(timer);
+  }, [op]);
+}
+
+function StopButton({ op, onDone }: { op: BulkOperation; onDone: () => void }) {
+  const { client, canWrite } = useConsole();
+  if (!canWrite || op.status !== 'running') return null;
+  return (
+    <ConfirmButton
+      label="Stop"
+      context={`the ${op.operation} operation`}
+      title={`Stop this ${op.operation} operation?`}
+      danger
+      onConfirm={() => client.bulkOperations.stop(op.id)}
+      onDone={onDone}
+    >
+      The batch in progress finishes; the {op.matched - op.processed} actions not reached yet are left as they
+      are. What is done stays done.
+    </ConfirmButton>
+  );
+}
+
+function OperationList({ route }: { route: Route }) {
+  const asked = route.query.get('status');
+  const status = BULK_OPERATION_STATES.find((s) => s === asked);
+  const page = Number(route.query.get('page') ?? 1);
+  const list = useLoad(
+    (c) => c.bulkOperations.list({ ...(status ? { status } : {}), page, per_page: 25 }),
+    [status, page],
+  );
+  const running = list.data?.data.find((op) => op.status === 'running');
+  usePolling(running, list.reload);
+  return (
+    <>
+      <h1>Bulk operations</h1>
+      <p class="muted">
+        Cancel, retry, replay, pause or resume many actions at once: started from the failed inbox, a
+        destination's recovery, the API or the CLI. Newest first.
+      </p>
+      <form
+        class="filters"
+        aria-label="Filter bulk operations"
+        onSubmit={(e) => {
+          e.preventDefault();
+          navigate('bulk', { status: String(new FormData(e.currentTarget).get('status') ?? '') });
+        }}
+      >
+        <label>
+          State
+          <select name="status" key={status}>
+            <option value="">any</option>
+            {BULK_OPERATION_STATES.map((s) => (
+              <option key={s} value={s} selected={s === status}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="primary">
+          Apply filter
+        </button>
+      </form>
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="bulk operations" />}
+      {list.data && (
+        <>
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Operation</th>
+                <th scope="col">State</th>
+                <th scope="col">Progress</th>
+                <th scope="col">Acting on</th>
+                <th scope="col">Started</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((op) => (
+                <tr key={op.id}>
+                  <td>
+                    <a href={href(`bulk/${op.id}`)}>{op.operation}</a>
+                    {op.note && <div class="muted">{op.note}</div>}
+                  </td>
+                  <td>
+                    <Status status={op.status} />
+                  </td>
+                  <td>
+                    {op.processed} of {op.matched}: {op.affected} {DONE[op.operation]}, {op.skipped} skipped
+                    {op.failed > 0 ? `, ${op.failed} failed` : ''}
+                  </td>
+                  <td>{targetOf(op)}</td>
+                  <td>
+                    <When at={op.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.data.length === 0 && <p class="muted">No bulk operation yet (a dry run starts none).</p>}
+          <Pager
+            noun="bulk operations"
+            meta={list.data.meta}
+            onPage={(p) => navigate('bulk', { status, page: String(p) })}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+function OperationDetail({ id }: { id: string }) {
+  const loaded = useLoad((c) => c.bulkOperations.get(id), [id]);
+  const op = loaded.data;
+  usePolling(op, loaded.reload);
+  return (
+    <>
+      <p>
+        <a href={href('bulk')}>All bulk operations</a>
+      </p>
+      <ErrorNote error={loaded.error} />
+      {!op && !loaded.error && <Loading what="the bulk operation" />}
+      {op && (
+        <>
+          <h1>
+            {op.operation[0]!.toUpperCase()}
+            {op.operation.slice(1)} of {op.matched} actions <Status status={op.status} />
+          </h1>
+          <div class="buttons">
+            <StopButton op={op} onDone={loaded.reload} />
+          </div>
+          <section class="bulk" aria-label="Progress">
+            <BulkProgress op={op} />
+          </section>
+          <dl class="facts">
+            <div>
+              <dt>Matched</dt>
+              <dd>{op.matched}</dd>
+            </div>
+            <div>
+              <dt>Processed</dt>
+              <dd>{op.processed}</dd>
+            </div>
+            <div>
+              <dt>{DONE[op.operation][0]!.toUpperCase() + DONE[op.operation].slice(1)}</dt>
+              <dd>{op.affected}</dd>
+            </div>
+            <div>
+              <dt>Skipped (no longer eligible)</dt>
+              <dd>{op.skipped}</dd>
+            </div>
+            <div>
+              <dt>Failed</dt>
+              <dd>{op.failed}</dd>
+            </div>
+            <div>
+              <dt>Started</dt>
+              <dd>
+                <When at={op.created_at} />
+              </dd>
+            </div>
+            <div>
+              <dt>Ended</dt>
+              <dd>
+                <When at={op.finished_at} />
+              </dd>
+            </div>
+            {op.note && (
+              <div>
+                <dt>Note</dt>
+                <dd>{op.note}</dd>
+              </div>
+            )}
+          </dl>
+          <h2>Acting on</h2>
+          {op.filter ? (
+            <>
+              <p>
+                The actions this filter matched when it started:{' '}
+                <a
+                  href={href(
+                    'actions',
+                    Object.fromEntries(Object.entries(op.filter).map(([k, v]) => [k, String(v)])),
+                  )}
+                >
+                  the same filter in Actions
+                </a>
+              </p>
+              <Json value={op.filter} label="The operation's filter" />
+            </>
+          ) : (
+            <p>Actions picked by id.</p>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+export function BulkOperationsPanel({ route }: { route: Route }) {
+  const id = route.path.split('/')[1];
+  return id ? <OperationDetail id={id} /> : <OperationList route={route} />;
+}

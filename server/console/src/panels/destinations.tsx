@@ -1,0 +1,502 @@
+import { FLOW_PERIODS } from '@sched/contract';
+import type { BulkDryRun, BulkOperation, Destination, DestinationUpdate } from '@sched/sdk';
+import { useState } from 'preact/hooks';
+import { canEnableDestination } from '../allowed.js';
+import { BulkRun } from '../bulk.js';
+import { href, type Route } from '../router.js';
+import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When } from '../ui.js';
+
+function DestinationList() {
+  const list = useLoad((c) => c.destinations.list(), []);
+  return (
+    <>
+      <h1>Destinations</h1>
+      <p class="muted">
+        Every host the account's actions send to, or that has settings of its own. Open one for its flow
+        control, circuit, pause and recovery.
+      </p>
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="destinations" />}
+      {list.data &&
+        (list.data.length === 0 ? (
+          <p class="muted">No destination yet: they appear with the first action to a host.</p>
+        ) : (
+          <table class="list">
+            <thead>
+              <tr>
+                <th scope="col">Host</th>
+                <th scope="col">Deliveries</th>
+                <th scope="col">Circuit</th>
+                <th scope="col">Actions</th>
+                <th scope="col">Scheduled or held</th>
+                <th scope="col">In flight</th>
+                <th scope="col">Failed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((d) => (
+                <tr key={d.host}>
+                  <td>
+                    <a href={href(`destinations/${encodeURIComponent(d.host)}`)}>
+                      <code>{d.host}</code>
+                    </a>
+                    {d.configured && <span class="muted"> · own settings</span>}
+                  </td>
+                  <td>
+                    <Status status={d.paused ? 'paused' : 'flowing'} />
+                  </td>
+                  <td>
+                    <Status status={d.circuit_state} />
+                  </td>
+                  <td>{d.actions}</td>
+                  <td>{d.scheduled}</td>
+                  <td>{d.in_flight}</td>
+                  <td>
+                    {d.failed > 0 ? (
+                      <a href={href('failed', { destination_host: d.host })}>{d.failed}</a>
+                    ) : (
+                      d.failed
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </>
+  );
+}
+
+/** A number field's value, or undefined when left empty. */
+function numberOf(data: FormData, name: string): number | undefined {
+  const v = String(data.get(name) ?? '').trim();
+  return v === '' ? undefined : Number(v);
+}
+function textOf(data: FormData, name: string): string | undefined {
+  const v = String(data.get(name) ?? '').trim();
+  return v === '' ? undefined : v;
+}
+
+/** Flow settings as one comparable value (the period counts only with a rate, and defaults to 1s). */
+const flowKey = (f: Destination['flow']) =>
+  f ? `${f.rate ?? ''}/${f.rate !== undefined ? (f.period ?? '1s') : ''}/${f.parallelism ?? ''}` : '';
+
+/**
+ * The `PUT` body of the settings form: a part only when the form changed it (a part left out keeps its value, so a
+ * host that only gets a rate does not also get circuit settings of its own); no flow limit at all is `flow: null`.
+ */
+function updateOf(d: Destination, data: FormData): DestinationUpdate {
+  const body: DestinationUpdate = {};
+  const rate = numberOf(data, 'rate');
+  const parallelism = numberOf(data, 'parallelism');
+  const period = FLOW_PERIODS.find((p) => p === data.get('period')) ?? '1s';
+  const flow =
+    rate === undefined && parallelism === undefined
+      ? null
+      : {
+          ...(rate !== undefined ? { rate, period } : {}),
+          ...(parallelism !== undefined ? { parallelism } : {}),
+        };
+  if (flowKey(flow) !== flowKey(d.flow)) body.flow = flow;
+  const circuit = {
+    enabled: data.get('enabled') === 'on',
+    min_requests: numberOf(data, 'min_requests') ?? d.circuit.min_requests,
+    window: textOf(data, 'window') ?? d.circuit.window,
+    failure_rate: numberOf(data, 'failure_rate') ?? d.circuit.failure_rate,
+    open_for: textOf(data, 'open_for') ?? d.circuit.open_for,
+    disable_after: textOf(data, 'disable_after') ?? d.circuit.disable_after,
+  };
+  if ((Object.keys(circuit) as (keyof typeof circuit)[]).some((k) => circuit[k] !== d.circuit[k]))
+    body.circuit = circuit;
+  return body;
+}
+
+/** `PUT /v1/destinations/{host}`: flow control (empty fields: no limit) and the circuit's settings. */
+function SettingsForm({ d, onSaved }: { d: Destination; onSaved: (d: Destination) => void }) {
+  const { client } = useConsole();
+  const [error, setError] = useState<Error>();
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const body = updateOf(d, new FormData(e.currentTarget as HTMLFormElement));
+    setBusy(true);
+    setError(undefined);
+    setSaved(false);
+    try {
+      onSaved(await client.destinations.update(d.host, body));
+      setSaved(true);
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const c = d.circuit;
+  return (
+    <form class="settings-form" onSubmit={submit} aria-labelledby="settings-title">
+      <h2 id="settings-title">Settings</h2>
+      <fieldset class="filters">
+        <legend>Flow control (empty: no limit)</legend>
+        <label>
+          At most
+          <input
+            name="rate"
+            type="number"
+            min={1}
+            max={1_000_000}
+            defaultValue={d.flow?.rate?.toString() ?? ''}
+          />
+        </label>
+        <label>
+          requests per
+          <select name="period">
+            {FLOW_PERIODS.map((p) => (
+              <option key={p} value={p} selected={p === (d.flow?.period ?? '1s')}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          In flight at once
+          <input
+            name="parallelism"
+            type="number"
+            min={1}
+            max={10_000}
+            defaultValue={d.flow?.parallelism?.toString() ?? ''}
+          />
+        </label>
+      </fieldset>
+      <fieldset class="filters">
+        <legend>Circuit breaker</legend>
+        <label class="inline">
+          <input name="enabled" type="checkbox" defaultChecked={c.enabled} /> Enabled
+        </label>
+        <label>
+          Opens at failure rate
+          <input
+            name="failure_rate"
+            type="number"
+            step="0.01"
+            min={0.01}
+            max={1}
+            defaultValue={String(c.failure_rate)}
+          />
+        </label>
+        <label>
+          over at least (requests)
+          <input name="min_requests" type="number" min={1} defaultValue={String(c.min_requests)} />
+        </label>
+        <label>
+          in a window of
+          <input name="window" defaultValue={c.window} />
+        </label>
+        <label>
+          Stays open for
+          <input name="open_for" defaultValue={c.open_for} />
+        </label>
+        <label>
+          Disabled after
+          <input name="disable_after" defaultValue={c.disable_after} />
+        </label>
+      </fieldset>
+      <ErrorNote error={error} />
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          Save settings
+        </button>
+        <span role="status" class="muted">
+          {saved ? 'Saved.' : ''}
+        </span>
+      </div>
+    </form>
+  );
+}
+
+/** How far back a recovery looks for failures, as the recover form offers it. */
+const RECOVER_SINCE = [
+  { value: '1', label: 'the last hour' },
+  { value: '6', label: 'the last 6 hours' },
+  { value: '24', label: 'the last 24 hours' },
+  { value: '168', label: 'the last 7 days' },
+];
+
+const dryRunOf = (r: BulkDryRun | BulkOperation): BulkDryRun => {
+  if ('dry_run' in r) return r;
+  throw new Error('the service started an operation where a dry run was asked for');
+};
+const operationOf = (r: BulkDryRun | BulkOperation): BulkOperation => {
+  if (!('dry_run' in r)) return r;
+  throw new Error('the service answered a dry run where the operation was asked for');
+};
+
+/** `POST /v1/destinations/{host}/recover`: a bulk retry of what failed since a time, its dry run always shown first. */
+function Recover({ host, onDone }: { host: string; onDone: () => void }) {
+  const [hours, setHours] = useState('24');
+  const [since, setSince] = useState<string>();
+  return (
+    <section aria-labelledby="recover-title">
+      <h2 id="recover-title">Recover</h2>
+      <form
+        class="filters"
+        aria-label="Recover failed deliveries"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSince(new Date(Date.now() - Number(hours) * 3_600_000).toISOString());
+        }}
+      >
+        <label>
+          Retry the actions to this host that failed in
+          <select value={hours} onChange={(e) => setHours(e.currentTarget.value)}>
+            {RECOVER_SINCE.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Count what a recovery retries</button>
+      </form>
+      {since && (
+        <BulkRun
+          key={since}
+          title={`Recover ${host}: failed since ${new Date(since).toLocaleString()}`}
+          operation="retry"
+          dryRun={async (c) => dryRunOf(await c.destinations.recover(host, { since, dry_run: true }))}
+          start={async (c) => operationOf(await c.destinations.recover(host, { since, dry_run: false }))}
+          onDone={onDone}
+        />
+      )}
+    </section>
+  );
+}
+
+/** How long a pause lasts, as the pause dialog offers it. */
+const PAUSE_FOR = [
+  { value: '', label: 'until resumed' },
+  { value: '1', label: '1 hour' },
+  { value: '4', label: '4 hours' },
+  { value: '24', label: '1 day' },
+];
+
+function DestinationDetail({ host }: { host: string }) {
+  const { client, canWrite } = useConsole();
+  const loaded = useLoad((c) => c.destinations.get(host), [host]);
+  const [shown, setShown] = useState<Destination>();
+  const [pauseFor, setPauseFor] = useState('');
+  const [note, setNote] = useState('');
+  const d = shown?.host === host ? shown : loaded.data;
+  const reload = () => {
+    setShown(undefined);
+    loaded.reload();
+  };
+  return (
+    <>
+      <p>
+        <a href={href('destinations')}>All destinations</a>
+      </p>
+      <ErrorNote error={loaded.error} />
+      {!d && !loaded.error && <Loading what="the destination" />}
+      {d && (
+        <>
+          <h1>
+            <code>{d.host}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
+          </h1>
+          {canWrite && (
+            <div class="buttons">
+              {canEnableDestination(d) && (
+                <ConfirmButton
+                  label="Enable"
+                  title={`Close the circuit of ${d.host}?`}
+                  onConfirm={async () => setShown(await client.destinations.enable(d.host))}
+                >
+                  Its circuit is {d.circuit.state.replaceAll('_', ' ')}. Deliveries go out again at once, the{' '}
+                  {d.waiting} held ones too (within the flow control). Should the receiver still fail, the
+                  breaker opens again.
+                </ConfirmButton>
+              )}
+              {d.paused ? (
+                <ConfirmButton
+                  label="Resume deliveries"
+                  title={`Resume deliveries to ${d.host}?`}
+                  onConfirm={async () => setShown(await client.destinations.resume(d.host))}
+                >
+                  The {d.waiting} held deliveries go out at once, within the host's flow control.
+                </ConfirmButton>
+              ) : (
+                <ConfirmButton
+                  label="Pause deliveries"
+                  title={`Pause deliveries to ${d.host}?`}
+                  onConfirm={async () =>
+                    setShown(
+                      await client.destinations.pause(d.host, {
+                        ...(pauseFor
+                          ? { until: new Date(Date.now() + Number(pauseFor) * 3_600_000).toISOString() }
+                          : {}),
+                        ...(note.trim() ? { note: note.trim() } : {}),
+                      }),
+                    )
+                  }
+                >
+                  <p>
+                    Every delivery to this host waits (no attempt spent, nothing lost) until resumed. Approval
+                    messages are not held.
+                  </p>
+                  <p>
+                    <label>
+                      Pause{' '}
+                      <select value={pauseFor} onChange={(e) => setPauseFor(e.currentTarget.value)}>
+                        {PAUSE_FOR.map((c) => (
+                          <option key={c.value} value={c.value}>
+                            {c.label}
+                          </option>
+                        ))}
+                      </select>
+                    </label>
+                  </p>
+                  <p>
+                    <label>
+                      Note{' '}
+                      <input
+                        value={note}
+                        maxLength={1000}
+                        onInput={(e) => setNote(e.currentTarget.value)}
+                        placeholder="partner maintenance"
+                      />
+                    </label>
+                  </p>
+                </ConfirmButton>
+              )}
+            </div>
+          )}
+          <dl class="facts">
+            <div>
+              <dt>Circuit</dt>
+              <dd>
+                <Status status={d.circuit.state} />
+                {!d.circuit.enabled && <span class="muted"> (breaker off)</span>}
+              </dd>
+            </div>
+            {d.circuit.opened_at && (
+              <div>
+                <dt>Failing since</dt>
+                <dd>
+                  <When at={d.circuit.opened_at} />
+                </dd>
+              </div>
+            )}
+            {d.circuit.next_probe_at && (
+              <div>
+                <dt>Next probe</dt>
+                <dd>
+                  <When at={d.circuit.next_probe_at} />
+                </dd>
+              </div>
+            )}
+            {d.circuit.reopens > 0 && (
+              <div>
+                <dt>Failed probes</dt>
+                <dd>{d.circuit.reopens}</dd>
+              </div>
+            )}
+            {d.pause && (
+              <>
+                <div>
+                  <dt>Paused</dt>
+                  <dd>
+                    <When at={d.pause.paused_at} />
+                  </dd>
+                </div>
+                <div>
+                  <dt>Until</dt>
+                  <dd>{d.pause.until ? <When at={d.pause.until} /> : 'resumed'}</dd>
+                </div>
+                {d.pause.note && (
+                  <div>
+                    <dt>Note</dt>
+                    <dd>{d.pause.note}</dd>
+                  </div>
+                )}
+              </>
+            )}
+            <div>
+              <dt>In flight</dt>
+              <dd>{d.in_flight}</dd>
+            </div>
+            <div>
+              <dt>Due and waiting</dt>
+              <dd>{d.waiting}</dd>
+            </div>
+          </dl>
+          <h2>Last 24 hours</h2>
+          <dl class="figures">
+            <div>
+              <dt>Attempts</dt>
+              <dd>{d.stats.last_24h.attempts}</dd>
+            </div>
+            <div>
+              <dt>Failures</dt>
+              <dd>{d.stats.last_24h.failures}</dd>
+            </div>
+            <div>
+              <dt>Duration p50</dt>
+              <dd>
+                <Ms ms={d.stats.last_24h.p50_ms} />
+              </dd>
+            </div>
+            <div>
+              <dt>Duration p99</dt>
+              <dd>
+                <Ms ms={d.stats.last_24h.p99_ms} />
+              </dd>
+            </div>
+          </dl>
+          <p>
+            <a href={href('actions', { destination_host: d.host })}>Its actions</a> ·{' '}
+            <a href={href('failed', { destination_host: d.host })}>its failed actions</a>
+          </p>
+          {canWrite ? (
+            <>
+              <SettingsForm d={d} onSaved={setShown} />
+              <Recover host={d.host} onDone={reload} />
+            </>
+          ) : (
+            <>
+              <h2>Settings</h2>
+              <dl class="facts">
+                <div>
+                  <dt>Flow control</dt>
+                  <dd>
+                    {d.flow
+                      ? [
+                          d.flow.rate !== undefined ? `${d.flow.rate} per ${d.flow.period ?? '1s'}` : '',
+                          d.flow.parallelism !== undefined ? `${d.flow.parallelism} in flight` : '',
+                        ]
+                          .filter(Boolean)
+                          .join(', ')
+                      : 'no limit'}
+                  </dd>
+                </div>
+                <div>
+                  <dt>Circuit breaker</dt>
+                  <dd>
+                    {d.circuit.enabled
+                      ? `opens at ${d.circuit.failure_rate * 100} % failures of at least ${d.circuit.min_requests} in ${d.circuit.window}, for ${d.circuit.open_for}; disabled after ${d.circuit.disable_after}`
+                      : 'off'}
+                  </dd>
+                </div>
+              </dl>
+            </>
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+export function DestinationsPanel({ route }: { route: Route }) {
+  const host = route.path.split('/')[1];
+  return host ? <DestinationDetail host={decodeURIComponent(host)} /> : <DestinationList />;
+}
