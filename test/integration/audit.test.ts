@@ -1,11 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/src/app/accounts.js';
 import { AccountService } from '../../server/src/app/accounts.js';
 import { NotificationChannelService, TeamMemberService } from '../../server/src/app/approvals/directory.js';
-import { AuditService } from '../../server/src/app/audit.js';
+import { AuditService, recordAuditEvents } from '../../server/src/app/audit.js';
 import { ContactService } from '../../server/src/app/contacts.js';
 import { DomainService } from '../../server/src/app/domains/service.js';
 import { TemplateService } from '../../server/src/app/templates/service.js';
+import { auditHash, canonicalJson } from '../../server/src/domain/audit/chain.js';
+import type { PendingAuditEvent } from '../../server/src/persistence/audit-events.js';
+import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
+import { createTestDatabase } from '../support/database.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 
 /**
@@ -114,6 +119,152 @@ describe('audit log in-process', () => {
       await rawQuery(t.database.sql, 'drop function refuse_audit()');
     }
     expect(await audit.verify(accountId)).toEqual({ ok: true, checked: 1 });
+  });
+
+  it('the database chains the very text verify recomputes: awkward keys, strings, numbers, nesting and nulls', async () => {
+    const accountId = await t.newAccount();
+    const at = new Date('2026-05-04T12:34:56.789Z');
+    const awkward = {
+      // Keys that need escapes, sort differently by UTF-16 code unit than by code point, or are not normalised.
+      'quote"key': 1,
+      'back\\slash': 2,
+      'tab\tnew\nline\r': 3,
+      'ctl\u0001\u001f': 4,
+      'line\u2028para\u2029': 5,
+      '': 'the empty key',
+      é: 'precomposed',
+      'e\u0301': 'combining',
+      '\u{1F600}': 'astral key (sorts before U+FF61 by code unit)',
+      '\uFF61': 'BMP key above the surrogates',
+      '"seq":0': '"seq":0,"user_agent":"x"',
+      seq: 0,
+      gone: undefined,
+      when: new Date('2026-01-02T03:04:05.006Z'),
+      text: 'Zoë “q” 🚀 中文 \u00a0\ufeff </script> \\u0041',
+      numbers: [
+        0,
+        -0,
+        1,
+        -1,
+        1.5,
+        0.1,
+        0.1 + 0.2,
+        1e21,
+        1e-7,
+        5e-324,
+        1.7976931348623157e308,
+        2 ** 53 + 2,
+        -123456789.125,
+        100,
+      ],
+      nulls: null,
+      arrays: [null, [], [[null]], {}, ''],
+      nested: { z: [1, { b: null, a: [] }, {}], a: { deep: { deeper: ['x', null, true, false] } } },
+    };
+    const events: PendingAuditEvent[] = [
+      {
+        accountId,
+        at,
+        action: 'contact.update',
+        actor: { type: 'recipient', id: 'r"1\\', email: 'zoë+"q"@example.com' },
+        resource: { type: 'contact', id: '"seq":0' },
+        channel: 'email',
+        ip: '::ffff:127.0.0.1',
+        user_agent: 'agent "seq":0, ünïcödé 🚀 \\ \u2028',
+        request_id: 'req-"1"',
+        details: awkward,
+      },
+      {
+        accountId,
+        at,
+        action: 'account.update',
+        actor: { type: 'system', id: 'sched' },
+        resource: { type: 'account', id: accountId },
+        details: {},
+      },
+      // A user agent cut at its column's length right after the first half of a surrogate pair.
+      {
+        accountId,
+        at,
+        action: 'account.update',
+        actor: { type: 'api_key', id: 'k' },
+        resource: { type: 'account', id: accountId },
+        user_agent: `${'a'.repeat(511)}🚀`,
+        details: { n: 1 },
+      },
+      // Lone halves of surrogate pairs, which PostgreSQL's JSON refuses: written as U+FFFD.
+      {
+        accountId,
+        at,
+        action: 'contact.create',
+        actor: { type: 'api_key', id: 'k' },
+        resource: { type: 'contact', id: 'c\udc00' },
+        details: { name: 'cut 🚀 mid-character \ud83d', 'key \ude00': ['\udbff'] },
+      },
+    ];
+    await recordAuditEvents(t.database.sql, events);
+    // The database seals (audit_seal), Node recomputes every hash from the stored columns.
+    expect(await audit.verify(accountId)).toEqual({ ok: true, checked: events.length });
+    const served = (await audit.list(accountId, { limit: 100 })).data;
+    expect(served).toHaveLength(events.length);
+    let prev = served[0]!.prev_hash;
+    for (const [i, e] of served.entries()) {
+      const { prev_hash, hash, ...body } = e;
+      expect(prev_hash).toBe(prev);
+      // What the database hashed is the canonical JSON of the event as written, before any column held it.
+      const written = events[i]!;
+      expect(canonicalJson(body.details)).toBe(
+        canonicalJson(written.details).replace(/\\ud[89a-f][0-9a-f]{2}/g, '\ufffd'),
+      );
+      expect(hash).toBe(auditHash(prev_hash, body));
+      prev = hash;
+    }
+    expect(served[0]).toMatchObject({
+      actor: { type: 'recipient', id: 'r"1\\', email: 'zoë+"q"@example.com' },
+      resource: { type: 'contact', id: '"seq":0' },
+      user_agent: 'agent "seq":0, ünïcödé 🚀 \\ \u2028',
+      details: { 'quote"key': 1, 'e\u0301': 'combining', numbers: expect.arrayContaining([1e21, 5e-324]) },
+    });
+    expect(served[3]).toMatchObject({
+      resource: { id: 'c\ufffd' },
+      details: { name: 'cut 🚀 mid-character \ufffd', 'key \ufffd': ['\ufffd'] },
+    });
+  });
+
+  it('events left pending by the build that chained them in Node are chained after the upgrade, and verify', async () => {
+    const scratch = await createTestDatabase('audit_upgrade');
+    const database = new Database(await openOrm({ databaseUrl: scratch.url, poolSize: 2 }));
+    try {
+      await database.orm.migrator.up({ to: 'Migration20261126190734_AuditPending' });
+      const accountId = randomUUID();
+      await rawQuery(
+        database.sql,
+        `insert into accounts (id, name, plan, created_at, updated_at) values ($1, 'upgrade', 'business', now(), now())`,
+        [accountId],
+      );
+      await rawQuery(
+        database.sql,
+        `insert into audit_pending (account_id, at, action, actor_type, actor_id, actor_email, resource_type,
+           resource_id, channel, ip, user_agent, request_id, details)
+         values ($1, $2, 'contact.update', 'api_key', 'k', null, 'contact', 'c1', null, '127.0.0.1', 'agent “ü”', null, $3),
+                ($1, $2, 'contact.delete', 'recipient', 'r', 'a@example.com', 'contact', 'c1', 'email', null, null, 'req', '{}')`,
+        [
+          accountId,
+          new Date('2026-05-04T01:02:03.456Z'),
+          JSON.stringify({ name: 'Zoë "q" 🚀', n: [1e21, null, 0.1] }),
+        ],
+      );
+      await migrateUp(database.orm);
+      const upgraded = new AuditService(database, clock);
+      expect(await upgraded.verify(accountId)).toEqual({ ok: true, checked: 2 });
+      expect((await upgraded.list(accountId, { limit: 10 })).data).toMatchObject([
+        { seq: 1, action: 'contact.update', user_agent: 'agent “ü”', details: { name: 'Zoë "q" 🚀' } },
+        { seq: 2, action: 'contact.delete', actor: { type: 'recipient', id: 'r', email: 'a@example.com' } },
+      ]);
+    } finally {
+      await database.close();
+      await scratch.drop();
+    }
   });
 
   it('a day of operations, ten at a time on two accounts: one unbroken chain each; a tampered row is found by its seq', async () => {

@@ -106,16 +106,16 @@ export async function recordAuditEvents(db: Sql, events: readonly PendingAuditEv
   await insertPendingAuditEvents(db, events);
 }
 
-/** Events chained per transaction: a bounded hold of the account's head. */
+/** Events chained per statement (and transaction): a bounded hold of the account's head. */
 const SEAL_BATCH = 1_000;
 /** Accounts looked at per pass of the worker's scan. */
 const SEAL_SCAN_ACCOUNTS = 100;
 
 /**
  * Chains pending audit events (persistence/audit-events.ts `sealAuditEvents`): numbers and hashes them in the order
- * they are found committed, under the account's head lock, in transactions of at most 1,000 events. The worker runs
- * `sealAll` every second (jobs/audit-sealer.ts); every read of an account's log seals that account first, so a read
- * shows every change committed before it.
+ * they are found committed, under the account's head lock, in statements of at most 1,000 events, each its own
+ * transaction, run by the database. The worker runs `sealAll` every second (jobs/audit-sealer.ts); every read of an
+ * account's log seals that account first, so a read shows every change committed before it.
  */
 export class AuditSealer {
   constructor(private readonly store: Store) {}
@@ -124,7 +124,7 @@ export class AuditSealer {
   async seal(accountId: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const sealed = await this.store.transaction((db) => sealAuditEvents(db, accountId, SEAL_BATCH));
+      const sealed = await sealAuditEvents(this.store.sql, accountId, SEAL_BATCH);
       total += sealed;
       if (sealed < SEAL_BATCH) return total;
     }

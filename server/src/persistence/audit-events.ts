@@ -3,7 +3,8 @@ import {
   type AuditActor,
   type AuditEventBody,
   actionPatternToLike,
-  auditHash,
+  auditEventOfColumns,
+  canonicalParts,
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
 import type { Plan } from '../domain/quota/plans.js';
@@ -27,47 +28,73 @@ export interface NewAuditEvent {
 
 /** A row as it is hashed and served. */
 export function auditEventBody(r: AuditEventRow): AuditEventBody {
-  return {
-    seq: r.seq,
-    id: r.id,
-    at: r.at.toISOString(),
-    action: r.action,
-    actor: { type: r.actor_type, id: r.actor_id, ...(r.actor_email ? { email: r.actor_email } : {}) },
-    resource: { type: r.resource_type, id: r.resource_id },
-    ...(r.channel ? { channel: r.channel } : {}),
-    ...(r.ip ? { ip: r.ip } : {}),
-    ...(r.user_agent ? { user_agent: r.user_agent } : {}),
-    ...(r.request_id ? { request_id: r.request_id } : {}),
-    details: r.details,
-  };
+  return { seq: r.seq, ...auditEventOfColumns({ ...r, at: r.at.toISOString() }) };
 }
 
 /** An event to append, with its account. */
 export type PendingAuditEvent = NewAuditEvent & { accountId: string };
 
-/** The pending rows as the one JSON parameter of their insert (the request's fields cut to their columns). */
+/**
+ * The pending rows as the one JSON parameter of their insert (the request's fields cut to their columns), each with
+ * its id and its canonical JSON cut around the `seq` the sealer gives it (domain/audit/chain.ts `canonicalParts`).
+ */
 export function pendingAuditJson(events: readonly PendingAuditEvent[]): string {
-  return JSON.stringify(
-    events.map((e) => ({
-      account_id: e.accountId,
-      at: e.at.toISOString(),
-      action: e.action,
-      actor_type: e.actor.type,
-      actor_id: e.actor.id,
-      actor_email: e.actor.email ?? null,
-      resource_type: e.resource.type,
-      resource_id: e.resource.id,
-      channel: e.channel ?? null,
-      ip: e.ip?.slice(0, 64) ?? null,
-      user_agent: e.user_agent?.slice(0, 512) ?? null,
-      request_id: e.request_id?.slice(0, 128) ?? null,
-      details: e.details,
-    })),
-  );
+  const text = JSON.stringify(events.map(pendingRow));
+  // A lone half of a surrogate pair (a client's string cut mid-character) prints as `\ud83d`, which PostgreSQL's
+  // JSON refuses: the change would fail with its event. Rare, so looked for in the printed text, and only then
+  // replaced by U+FFFD, as the driver writes it into the change's own columns.
+  return LONE_HALF.test(text) ? JSON.stringify(events.map((e) => pendingRow(wellFormed(e)))) : text;
+}
+
+const LONE_HALF = /\\ud[89a-f][0-9a-f]{2}/;
+
+function pendingRow(e: PendingAuditEvent) {
+  const row = {
+    account_id: e.accountId,
+    // Known before the chain is: the id is in the hashed text the event is written with.
+    id: timeOrderedId(),
+    at: e.at.toISOString(),
+    action: e.action,
+    actor_type: e.actor.type,
+    actor_id: e.actor.id,
+    actor_email: e.actor.email ?? null,
+    resource_type: e.resource.type,
+    resource_id: e.resource.id,
+    channel: e.channel ?? null,
+    ip: cut(e.ip, 64),
+    user_agent: cut(e.user_agent, 512),
+    request_id: cut(e.request_id, 128),
+    details: e.details,
+  };
+  const { head, tail } = canonicalParts(auditEventOfColumns(row));
+  return { ...row, canon_head: head, canon_tail: tail };
+}
+
+/** `value` with every string in it well-formed UTF-16 (a lone surrogate half replaced by U+FFFD). */
+function wellFormed<T>(value: T): T {
+  if (typeof value === 'string') return value.toWellFormed() as T;
+  if (Array.isArray(value)) return value.map(wellFormed) as T;
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value))
+    out[key.toWellFormed()] = wellFormed((value as Record<string, unknown>)[key]);
+  return out as T;
+}
+
+/**
+ * `text` cut to its column's length, never between the halves of a surrogate pair (a lone half would be replaced,
+ * above).
+ */
+function cut(text: string | undefined, length: number): string | null {
+  if (text === undefined) return null;
+  if (text.length <= length) return text;
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
 const PENDING_COLUMNS = [
   'account_id',
+  'id',
   'at',
   'action',
   'actor_type',
@@ -80,6 +107,8 @@ const PENDING_COLUMNS = [
   'user_agent',
   'request_id',
   'details',
+  'canon_head',
+  'canon_tail',
 ].join(', ');
 
 const insertPendingStatement = fixedStatement<unknown>(pendingAuditInsert('$1'));
@@ -103,101 +132,19 @@ export function pendingAuditInsert(param: string): string {
 }
 
 /**
- * Chains an account's pending events, oldest first, at most `limit`: takes the head row (an upsert that locks it
- * until the transaction ends, so sealers of one account queue up and the chain has no forks), numbers and hashes
- * the events from it, inserts them into `audit_events`, removes them from `audit_pending` and moves the head. Call
- * it in a transaction of its own; answers how many it chained (`limit` means there may be more).
+ * Chains an account's pending events, oldest first, at most `limit`, in one statement: the database function
+ * `audit_seal` (migration AuditSealInDatabase) locks the account's head row until the statement's transaction ends
+ * (sealers of one account queue up, so the chain has no forks), takes the events off `audit_pending`, numbers them
+ * from the head, hashes each as `sha256(prev_hash ‖ canon_head ‖ seq ‖ canon_tail)` (the text `canonicalJson`
+ * printed when the event was written, `pendingAuditJson`), inserts them into `audit_events` and moves the head. No
+ * event travels to the server and back. Answers how many it chained (`limit` means there may be more).
  */
 export async function sealAuditEvents(db: Sql, accountId: string, limit: number): Promise<number> {
-  const head = await sql<{ seq: number; hash: string }>`
-    insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
-    values (${accountId}, 0, ${GENESIS_HASH}, 0, ${GENESIS_HASH})
-    on conflict (account_id) do update set seq = audit_heads.seq
-    returning seq, hash`.execute(db);
-  // Taken off the pending table in the statement that reads them (under the head lock, so no other sealer of the
-  // account is between them), oldest first.
-  const pending = (await takePendingStatement(db, [accountId, limit])).sort(
-    (a, b) => Number(a.n) - Number(b.n),
-  );
-  if (pending.length === 0) return 0;
-  let { seq, hash: prev } = head.rows[0]!;
-  const rows = pending.map((e) => {
-    seq += 1;
-    const body: AuditEventBody = {
-      seq,
-      id: timeOrderedId(),
-      at: e.at.toISOString(),
-      action: e.action,
-      actor: e.actor_email
-        ? { type: e.actor_type, id: e.actor_id, email: e.actor_email }
-        : { type: e.actor_type, id: e.actor_id },
-      resource: { type: e.resource_type, id: e.resource_id },
-      ...(e.channel ? { channel: e.channel } : {}),
-      ...(e.ip ? { ip: e.ip } : {}),
-      ...(e.user_agent ? { user_agent: e.user_agent } : {}),
-      ...(e.request_id ? { request_id: e.request_id } : {}),
-      details: e.details,
-    };
-    const hash = auditHash(prev, body);
-    const row = { ...auditRowOf(accountId, body), prev_hash: prev, hash };
-    prev = hash;
-    return row;
-  });
-  await insertSealedStatement(db, [JSON.stringify(rows)]);
-  await db.updateTable('audit_heads').set({ seq, hash: prev }).where('account_id', '=', accountId).execute();
-  return pending.length;
+  const [row] = await sealStatement(db, [accountId, limit]);
+  return row?.sealed ?? 0;
 }
 
-const takePendingStatement = fixedStatement<Selectable<Tables['audit_pending']>>(
-  `delete from audit_pending where n in (
-     select n from audit_pending where account_id = $1 order by n limit $2 for update)
-   returning *`,
-);
-
-const SEALED_COLUMNS = [
-  'account_id',
-  'seq',
-  'id',
-  'at',
-  'action',
-  'actor_type',
-  'actor_id',
-  'actor_email',
-  'resource_type',
-  'resource_id',
-  'channel',
-  'ip',
-  'user_agent',
-  'request_id',
-  'details',
-  'prev_hash',
-  'hash',
-].join(', ');
-const insertSealedStatement = fixedStatement<unknown>(
-  `insert into audit_events (${SEALED_COLUMNS})
-   select ${SEALED_COLUMNS} from json_populate_recordset(null::audit_events, $1::json)`,
-);
-
-/** An event's columns, as `auditEventBody` reads them back. */
-function auditRowOf(accountId: string, b: AuditEventBody) {
-  return {
-    account_id: accountId,
-    seq: b.seq,
-    id: b.id,
-    at: b.at,
-    action: b.action,
-    actor_type: b.actor.type,
-    actor_id: b.actor.id,
-    actor_email: b.actor.email ?? null,
-    resource_type: b.resource.type,
-    resource_id: b.resource.id,
-    channel: b.channel ?? null,
-    ip: b.ip ?? null,
-    user_agent: b.user_agent ?? null,
-    request_id: b.request_id ?? null,
-    details: b.details,
-  };
-}
+const sealStatement = fixedStatement<{ sealed: number }>('select audit_seal($1, $2) as sealed');
 
 /** Accounts with events waiting to be chained, at most `limit` (the sealer's scan). */
 export async function accountsWithPendingAudit(db: Sql, limit: number): Promise<string[]> {

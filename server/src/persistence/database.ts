@@ -2,7 +2,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { type InferKyselyDB, IsolationLevel, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { entities } from './entities/index.js';
+import { entities, routines } from './entities/index.js';
 import { connectionConfig, firstHostUrl, withUrlParam } from './hosts.js';
 import { migrationsList } from './migrations/index.js';
 
@@ -152,6 +152,7 @@ export async function openOrm(opts: {
     // A multi-host URL: MikroORM parses the first host; every connection goes through the host selection.
     clientUrl: firstHostUrl(opts.databaseUrl),
     entities,
+    routines,
     extensions: [Migrator],
     // Connections idle for up to five minutes stay open: opening one costs a SCRAM exchange on both sides and a
     // fresh set of prepared statements, which showed as tail lateness when a burst followed a quiet minute.

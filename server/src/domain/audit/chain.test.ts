@@ -5,6 +5,7 @@ import {
   auditHash,
   ChainVerifier,
   canonicalJson,
+  canonicalParts,
   GENESIS_HASH,
 } from './chain.js';
 
@@ -42,6 +43,20 @@ describe('canonical JSON', () => {
   it('refuses what JSON cannot hold', () => {
     expect(() => canonicalJson(Number.NaN)).toThrow();
     expect(() => canonicalJson({ f: () => 1 })).toThrow();
+  });
+});
+
+describe('canonical JSON cut around seq', () => {
+  it('joined with any seq is the canonical JSON of the event with that seq, whatever the strings hold', () => {
+    const { seq: _, ...awkward } = {
+      ...event(1, { seq: 0, '"seq":0': '"seq":0', nested: { seq: [0, null, 1e21] } }),
+      resource: { type: 'action', id: '"seq":0,' },
+      user_agent: 'x "seq":0 \\ 🚀',
+      request_id: '"seq":0',
+    };
+    const { head, tail } = canonicalParts(awkward);
+    for (const seq of [1, 9, 10, 123456789])
+      expect(head + seq + tail).toBe(canonicalJson({ ...awkward, seq }));
   });
 });
 

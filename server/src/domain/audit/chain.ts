@@ -43,16 +43,79 @@ export function canonicalJson(value: unknown): string {
       if (!Number.isFinite(value)) throw new TypeError('canonical JSON has no NaN or Infinity');
       return JSON.stringify(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+      // Loops and string appends, not entries/map/join: every audited change pays this once (docs/performance.md).
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + canonicalJson(value[i] ?? null);
+        return `${out}]`;
+      }
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      const entries = Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+      const record = value as Record<string, unknown>;
+      // The default sort compares UTF-16 code units.
+      const keys = Object.keys(record).sort();
+      let out = '{';
+      for (const key of keys) {
+        const member = record[key];
+        if (member === undefined) continue;
+        out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member)}`;
+      }
+      return `${out}}`;
     }
     default:
       throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
   }
+}
+
+/** The columns an event has before and after it is chained (`audit_pending`, `audit_events`), `at` as ISO text. */
+export interface AuditEventColumns {
+  id: string;
+  at: string;
+  action: string;
+  actor_type: AuditActorType;
+  actor_id: string;
+  actor_email: string | null;
+  resource_type: string;
+  resource_id: string;
+  channel: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  details: Record<string, unknown>;
+}
+
+/**
+ * An event's columns as the event that is hashed and served, `seq` aside: the one mapping, used to cut the canonical
+ * text when the event is written (persistence/audit-events.ts `pendingAuditJson`, and the migration
+ * AuditSealInDatabase) and to serve and verify it once chained (`auditEventBody` there).
+ */
+export function auditEventOfColumns(c: AuditEventColumns): Omit<AuditEventBody, 'seq'> {
+  return {
+    id: c.id,
+    at: c.at,
+    action: c.action,
+    actor: c.actor_email
+      ? { type: c.actor_type, id: c.actor_id, email: c.actor_email }
+      : { type: c.actor_type, id: c.actor_id },
+    resource: { type: c.resource_type, id: c.resource_id },
+    ...(c.channel ? { channel: c.channel } : {}),
+    ...(c.ip ? { ip: c.ip } : {}),
+    ...(c.user_agent ? { user_agent: c.user_agent } : {}),
+    ...(c.request_id ? { request_id: c.request_id } : {}),
+    details: c.details,
+  };
+}
+
+/**
+ * The canonical JSON of an event cut around its `seq`, for a chain numbered after the event was written: with the
+ * event's seq `n`, `head + n + tail` is `canonicalJson({ ...event, seq: n })`. The sealer (persistence/audit-events.ts)
+ * hashes `prev_hash ‖ head ‖ seq ‖ tail` in the database, so the text hashed is the one `canonicalJson` prints.
+ */
+export function canonicalParts(event: Omit<AuditEventBody, 'seq'>): { head: string; tail: string } {
+  const text = canonicalJson({ ...event, seq: 0 });
+  // The last `"seq":0` is the event's own: only `user_agent` sorts after it, and inside its JSON string a quote
+  // is escaped, so the member name cannot appear there.
+  const at = text.lastIndexOf('"seq":0');
+  return { head: text.slice(0, at + '"seq":'.length), tail: text.slice(at + '"seq":0'.length) };
 }
 
 /** `sha256(prev_hash ‖ canonical JSON of the event)`, lowercase hex. */

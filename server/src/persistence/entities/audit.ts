@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, Routine } from '@mikro-orm/core';
 import type { AuditActorType } from '../../domain/audit/chain.js';
 
 /**
@@ -62,17 +62,22 @@ export const AuditHeadSchema = defineEntity({
 
 /**
  * Audit events written by their change's transaction and not yet chained (persistence/audit-events.ts): a plain
- * insert, so a change takes no lock of the log and its commit waits for no other. The sealer (app/audit.ts
- * `AuditSealer`, run by the worker every second and by every read of the log) moves them into `audit_events` in the
- * order it finds them committed, numbering and hashing them under the account's head lock. `n` orders an account's
- * pending events (a sequence: a rolled-back insert leaves a gap here, never in the chain).
+ * insert, so a change takes no lock of the log and its commit waits for no other. The sealer (the database function
+ * `audit_seal`, called by app/audit.ts `AuditSealer`, which the worker runs every second and every read of the log
+ * runs first) moves them into `audit_events` in the order it finds them committed, numbering and hashing them under
+ * the account's head lock. `n` orders an account's pending events (a sequence: a rolled-back insert leaves a gap
+ * here, never in the chain). Each event carries its id and its canonical JSON cut around the `seq` it will get
+ * (`canonHead`, `canonTail`: domain/audit/chain.ts `canonicalParts`), so the database hashes the very text
+ * `canonicalJson` printed.
  */
 export const AuditPendingSchema = defineEntity({
   name: 'AuditPending',
   tableName: 'audit_pending',
   properties: {
+    // The sealer's one index: an account's events in order.
+    accountId: p.uuid().primary(),
     n: p.bigint().autoincrement().primary(),
-    accountId: p.uuid(),
+    id: p.uuid(),
     at: p.datetime(),
     action: p.string().length(64),
     actorType: p.string().length(16).$type<AuditActorType>(),
@@ -85,6 +90,77 @@ export const AuditPendingSchema = defineEntity({
     userAgent: p.string().length(512).nullable(),
     requestId: p.string().length(128).nullable(),
     details: p.json<Record<string, unknown>>(),
+    canonHead: p.text(),
+    canonTail: p.text(),
   },
-  indexes: [{ properties: ['accountId', 'n'] }],
 });
+
+/**
+ * One step of an account's chain, the state function of the aggregate `audit_chain` (created by the migration
+ * AuditSealInDatabase; an aggregate is not a routine MikroORM knows): the hash of the previous hash (`start`, the
+ * head's, for the first event) followed by the event's canonical JSON, `canon_head ‖ seq ‖ canon_tail`.
+ */
+export const AuditChainStepRoutine = new Routine({
+  name: 'audit_chain_step',
+  type: 'function',
+  language: 'plpgsql',
+  deterministic: true,
+  params: {
+    state: { type: 'text' },
+    head: { type: 'text' },
+    seq: { type: 'bigint' },
+    tail: { type: 'text' },
+    start: { type: 'text' },
+  },
+  returns: { runtimeType: 'string', columnType: 'text' },
+  body: `return encode(sha256(convert_to(coalesce(state, start) || head || seq || tail, 'UTF8')), 'hex');`,
+});
+
+/**
+ * Chains an account's oldest pending events, at most `p_limit`, in one call (persistence/audit-events.ts
+ * `sealAuditEvents`); answers how many. The first statement takes the head row's lock (creating the head), so
+ * sealers of one account queue and the chain has no forks nor gaps; the second, with a snapshot taken after that
+ * wait, takes the events off `audit_pending` (a range of its primary key), numbers them from the head in the order
+ * of `n`, hashes each onto the one before (`audit_chain`), appends them to `audit_events` and moves the head.
+ * No `--` comments in the body: MikroORM joins its lines.
+ */
+export const AuditSealRoutine = new Routine({
+  name: 'audit_seal',
+  type: 'function',
+  language: 'sql',
+  params: { p_account: { type: 'uuid' }, p_limit: { type: 'integer' } },
+  returns: { runtimeType: 'number', columnType: 'integer' },
+  body: `insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
+  values (p_account, 0, repeat('0', 64), 0, repeat('0', 64))
+  on conflict (account_id) do update set seq = audit_heads.seq;
+with head as (
+  select h.seq, h.hash from audit_heads h where h.account_id = p_account
+), taken as (
+  delete from audit_pending
+  where account_id = p_account and n <= (
+    select max(oldest.n) from (
+      select p.n from audit_pending p where p.account_id = p_account order by p.n limit p_limit) oldest)
+  returning *
+), numbered as (
+  select taken.*, head.seq + row_number() over (order by taken.n) as seq, head.hash as head_hash
+  from taken cross join head
+), chained as (
+  select numbered.*, audit_chain(canon_head, seq, canon_tail, head_hash) over (order by seq) as hash
+  from numbered
+), appended as (
+  insert into audit_events (account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type,
+    resource_id, channel, ip, user_agent, request_id, details, prev_hash, hash)
+  select account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type, resource_id, channel,
+    ip, user_agent, request_id, details, coalesce(lag(hash) over (order by seq), head_hash), hash
+  from chained
+  returning audit_events.seq, audit_events.hash
+), moved as (
+  update audit_heads set seq = last.seq, hash = last.hash
+  from (select a.seq, a.hash from appended a order by a.seq desc limit 1) last
+  where audit_heads.account_id = p_account
+)
+select count(*)::integer from appended;`,
+});
+
+/** The database functions MikroORM keeps in step with the migrations (persistence/database.ts `openOrm`). */
+export const auditRoutines = [AuditChainStepRoutine, AuditSealRoutine];

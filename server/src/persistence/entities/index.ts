@@ -18,7 +18,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
-import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema } from './audit.js';
+import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema, auditRoutines } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
@@ -104,3 +104,6 @@ export const entities: EntitySchemaOf[] = [
   OperatorEventSchema,
   AlertNotificationSchema,
 ];
+
+/** Every database function the ORM knows (MikroORM routines); the same test diffs them against the migrations. */
+export const routines = [...auditRoutines];

@@ -26,6 +26,7 @@ import { Migration20261126190100_RecipientReassignedFrom } from './Migration2026
 import { Migration20261126190200_AuditPrefixOnly } from './Migration20261126190200_AuditPrefixOnly.js';
 import { Migration20261126190734_AuditPending } from './Migration20261126190734_AuditPending.js';
 import { Migration20261126195000_ClaimFromActions } from './Migration20261126195000_ClaimFromActions.js';
+import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126200626_AuditSealInDatabase.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -64,4 +65,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126190200_AuditPrefixOnly', class: Migration20261126190200_AuditPrefixOnly },
   { name: 'Migration20261126190734_AuditPending', class: Migration20261126190734_AuditPending },
   { name: 'Migration20261126195000_ClaimFromActions', class: Migration20261126195000_ClaimFromActions },
+  { name: 'Migration20261126200626_AuditSealInDatabase', class: Migration20261126200626_AuditSealInDatabase },
 ];
