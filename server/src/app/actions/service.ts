@@ -382,6 +382,24 @@ export class ActionService {
   }
 
   /**
+   * Runs `change` (another use case of this action, whose transaction joins this one) and answers the action's view
+   * as that change leaves it: read after the commit, a worker may already have claimed a resumed action.
+   */
+  async viewAfter(
+    accountId: string,
+    id: string,
+    credentials: boolean,
+    change: () => Promise<unknown>,
+  ): Promise<Action> {
+    return this.store.transaction(async (db) => {
+      await change();
+      const row = await findAction(db, accountId, id);
+      if (!row) throw new NotFoundError('action');
+      return this.view(db, row, credentials);
+    });
+  }
+
+  /**
    * `GET /v1/actions/{id}/attempts`: the attempts newest first, a keyset page at a time. An unknown id or
    * another account's action is a 404; a cursor this service did not write is a 422 on `before`.
    */

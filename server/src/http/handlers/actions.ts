@@ -102,19 +102,19 @@ export function actionsHandlers(
     }),
     pause: async ({ request, params, body }) => {
       const p = principalOf(request);
-      await pauses.pause(p.accountId, params.id, body);
-      return {
-        status: 200,
-        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
-      };
+      // The action as this request left it (in its transaction), not as a worker may have moved it since.
+      const data = await actions.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+        pauses.pause(p.accountId, params.id, body),
+      );
+      return { status: 200, body: { data } };
     },
     resume: async ({ request, params, body }) => {
       const p = principalOf(request);
-      await pauses.resume(p.accountId, params.id, body ?? {});
-      return {
-        status: 200,
-        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
-      };
+      // The action as this request left it (in its transaction), not as a worker may have moved it since.
+      const data = await actions.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+        pauses.resume(p.accountId, params.id, body ?? {}),
+      );
+      return { status: 200, body: { data } };
     },
     stats: async ({ request }) => ({
       status: 200,
