@@ -9,7 +9,7 @@ import { api, startServer, type TestServer } from '../support/server.js';
 // sent but not yet recorded when it died is sent again once its lease expires (at-least-once): such doubles are
 // counted, and each must be one of the attempts recorded as lost with a killed worker (never a race between the live
 // workers). An attempt claimed but not yet sent is sent once, by whoever takes it over. Issue 21's goal of doubles
-// under 0.1 % is not met on this shared machine (0.55 % alone, 1.03 % beside the rest of the suite: docs/performance.md
+// under 0.1 % is not held on this shared machine (0.008 %, 0.55 % and 1.03 % in three runs: docs/performance.md
 // "Worker kills"); the figure is printed, and bounded here only by the attempts the kills left unrecorded.
 const RATE = 200;
 const SECONDS = 60;
