@@ -82,6 +82,23 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/**
+ * A filter's choice among `values`, "any" first (the empty value), opened on `selected` (from the URL). Keyed on the
+ * selection: Preact sets no defaultValue on a select, so a new URL must make a new element.
+ */
+export function AnySelect(props: { name: string; values: readonly string[]; selected: string | undefined }) {
+  return (
+    <select name={props.name} key={props.selected ?? ''}>
+      <option value="">any</option>
+      {props.values.map((v) => (
+        <option key={v} value={v} selected={v === props.selected}>
+          {v.replaceAll('_', ' ')}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 /** A state as a coloured label (the colour repeats the word; it never replaces it). */
 export function Status({ status }: { status: string }) {
   return <span class={`status status-${status}`}>{status.replaceAll('_', ' ')}</span>;

@@ -18,6 +18,7 @@ import {
 } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
 import {
+  AnySelect,
   ConfirmButton,
   ErrorNote,
   Json,
@@ -89,25 +90,11 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         State
-        <select name="status">
-          <option value="">any</option>
-          {ACTION_STATES.map((s) => (
-            <option key={s} value={s} selected={s === filters.status}>
-              {s.replaceAll('_', ' ')}
-            </option>
-          ))}
-        </select>
+        <AnySelect name="status" values={ACTION_STATES} selected={filters.status} />
       </label>
       <label>
         Mode
-        <select name="mode">
-          <option value="">any</option>
-          {ACTION_MODES.map((m) => (
-            <option key={m} value={m} selected={m === filters.mode}>
-              {m}
-            </option>
-          ))}
-        </select>
+        <AnySelect name="mode" values={ACTION_MODES} selected={filters.mode} />
       </label>
       <label>
         Dedup key
@@ -143,14 +130,7 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Error class
-        <select name="error_class">
-          <option value="">any</option>
-          {ERROR_CLASSES.map((c) => (
-            <option key={c} value={c} selected={c === filters.error_class}>
-              {c}
-            </option>
-          ))}
-        </select>
+        <AnySelect name="error_class" values={ERROR_CLASSES} selected={filters.error_class} />
       </label>
       <details class="more" open={TIME_FILTERS.some(([k]) => filters[k])}>
         <summary>Time filters</summary>

@@ -10,7 +10,17 @@ import {
 import type { AlertRule, AlertRuleCreateBody, AlertRuleUpdateBody } from '@sched/sdk';
 import { useEffect, useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
-import { ConfirmButton, ErrorNote, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
+import {
+  AnySelect,
+  ConfirmButton,
+  ErrorNote,
+  Loading,
+  Pager,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+} from '../ui.js';
 
 /** How often a rule is read again while one of its messages waits to go out. */
 const POLL_MS = 1000;
@@ -253,14 +263,7 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
         <legend>Only events about (empty: any)</legend>
         <label>
           Mode
-          <select name="mode">
-            <option value="">any</option>
-            {ACTION_MODES.map((m) => (
-              <option key={m} value={m} selected={m === rule?.filter?.mode}>
-                {m}
-              </option>
-            ))}
-          </select>
+          <AnySelect name="mode" values={ACTION_MODES} selected={rule?.filter?.mode} />
         </label>
         <label>
           Destination host

@@ -3,7 +3,17 @@ import type { ApprovalSummary, PendingApprovalsQuery, Recipient } from '@sched/s
 import { useState } from 'preact/hooks';
 import { canReassign, canRemind } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
-import { ConfirmButton, ErrorNote, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
+import {
+  AnySelect,
+  ConfirmButton,
+  ErrorNote,
+  Loading,
+  Pager,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+} from '../ui.js';
 
 /** `GET /v1/approvals` answers this state when none is asked for. */
 const DEFAULT_STATE = 'awaiting_response';
@@ -79,14 +89,7 @@ function FilterForm({ filters }: { filters: Filters }) {
       </label>
       <label>
         Channel
-        <select name="channel">
-          <option value="">any</option>
-          {CHANNELS.map((c) => (
-            <option key={c} value={c} selected={c === filters.channel}>
-              {c}
-            </option>
-          ))}
-        </select>
+        <AnySelect name="channel" values={CHANNELS} selected={filters.channel} />
       </label>
       <button type="submit" class="primary">
         Apply filters

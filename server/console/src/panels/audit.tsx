@@ -2,7 +2,7 @@ import { AUDIT_ACTOR_TYPES, type AuditVerification } from '@sched/contract';
 import type { AuditEvent, AuditQuery } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
-import { ErrorNote, Json, Loading, useConsole, useLoad, When } from '../ui.js';
+import { AnySelect, ErrorNote, Json, Loading, useConsole, useLoad, When } from '../ui.js';
 
 const PER_PAGE = 50;
 /** The text filters of `GET /v1/audit-events`, in the URL; `after` is the keyset cursor of the page. */
@@ -114,14 +114,7 @@ export function AuditPanel({ route }: { route: Route }) {
         ))}
         <label>
           Actor
-          <select name="actor_type">
-            <option value="">any</option>
-            {AUDIT_ACTOR_TYPES.map((t) => (
-              <option key={t} value={t} selected={t === filters.actor_type}>
-                {t.replaceAll('_', ' ')}
-              </option>
-            ))}
-          </select>
+          <AnySelect name="actor_type" values={AUDIT_ACTOR_TYPES} selected={filters.actor_type} />
         </label>
         <button type="submit" class="primary">
           Apply filters

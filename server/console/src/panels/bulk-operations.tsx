@@ -3,7 +3,18 @@ import type { BulkOperation } from '@sched/sdk';
 import { useEffect } from 'preact/hooks';
 import { BulkProgress, DONE } from '../bulk.js';
 import { href, navigate, type Route } from '../router.js';
-import { ConfirmButton, ErrorNote, Json, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
+import {
+  AnySelect,
+  ConfirmButton,
+  ErrorNote,
+  Json,
+  Loading,
+  Pager,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+} from '../ui.js';
 
 /** How often a running operation is read again while it is on screen. */
 const POLL_MS = 1000;
@@ -71,14 +82,7 @@ function OperationList({ route }: { route: Route }) {
       >
         <label>
           State
-          <select name="status" key={status}>
-            <option value="">any</option>
-            {BULK_OPERATION_STATES.map((s) => (
-              <option key={s} value={s} selected={s === status}>
-                {s}
-              </option>
-            ))}
-          </select>
+          <AnySelect name="status" values={BULK_OPERATION_STATES} selected={status} />
         </label>
         <button type="submit" class="primary">
           Apply filter

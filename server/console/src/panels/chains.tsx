@@ -2,7 +2,18 @@ import { CHAIN_STATES } from '@sched/contract';
 import type { Chain } from '@sched/sdk';
 import { canCancelChain } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
-import { ConfirmButton, ErrorNote, Json, Loading, Pager, Status, useConsole, useLoad, When } from '../ui.js';
+import {
+  AnySelect,
+  ConfirmButton,
+  ErrorNote,
+  Json,
+  Loading,
+  Pager,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+} from '../ui.js';
 
 function ChainList({ route }: { route: Route }) {
   const status = route.query.get('status') ?? '';
@@ -24,14 +35,7 @@ function ChainList({ route }: { route: Route }) {
       >
         <label>
           State
-          <select name="status" key={status}>
-            <option value="">any</option>
-            {CHAIN_STATES.map((s) => (
-              <option key={s} value={s} selected={s === status}>
-                {s}
-              </option>
-            ))}
-          </select>
+          <AnySelect name="status" values={CHAIN_STATES} selected={status} />
         </label>
         <button type="submit" class="primary">
           Apply filter
