@@ -1,6 +1,24 @@
 import { defineEntity, p, Routine } from '@mikro-orm/core';
 import type { AuditActorType } from '../../domain/audit/chain.js';
 
+/** The columns of an event, pending or chained (the same lengths: a pending row moves into the log as it is). */
+function eventColumns() {
+  return {
+    at: p.datetime(),
+    action: p.string().length(64),
+    actorType: p.string().length(16).$type<AuditActorType>(),
+    actorId: p.string().length(255),
+    actorEmail: p.string().length(320).nullable(),
+    resourceType: p.string().length(32),
+    resourceId: p.string().length(255),
+    channel: p.string().length(16).nullable(),
+    ip: p.string().length(64).nullable(),
+    userAgent: p.string().length(512).nullable(),
+    requestId: p.string().length(128).nullable(),
+    details: p.json<Record<string, unknown>>(),
+  };
+}
+
 /**
  * The audit log (docs/audit.md): one hash chain per account, append-only (a trigger refuses UPDATE and DELETE
  * outside retention's prefix drop). No foreign key to the account: the record outlives what it records.
@@ -25,20 +43,9 @@ export const AuditEventSchema = defineEntity({
   properties: {
     accountId: p.uuid().primary(),
     seq: p.integer().primary(),
-    // Unique by construction (a random UUID): not indexed, so an append writes one index entry less.
+    // Unique by construction (a time-ordered UUID): not indexed, so an append writes one index entry less.
     id: p.uuid(),
-    at: p.datetime(),
-    action: p.string().length(64),
-    actorType: p.string().length(16).$type<AuditActorType>(),
-    actorId: p.string().length(255),
-    actorEmail: p.string().length(320).nullable(),
-    resourceType: p.string().length(32),
-    resourceId: p.string().length(255),
-    channel: p.string().length(16).nullable(),
-    ip: p.string().length(64).nullable(),
-    userAgent: p.string().length(512).nullable(),
-    requestId: p.string().length(128).nullable(),
-    details: p.json<Record<string, unknown>>(),
+    ...eventColumns(),
     prevHash: p.string().length(64),
     hash: p.string().length(64),
   },
@@ -78,18 +85,7 @@ export const AuditPendingSchema = defineEntity({
     accountId: p.uuid().primary(),
     n: p.bigint().autoincrement().primary(),
     id: p.uuid(),
-    at: p.datetime(),
-    action: p.string().length(64),
-    actorType: p.string().length(16).$type<AuditActorType>(),
-    actorId: p.string().length(255),
-    actorEmail: p.string().length(320).nullable(),
-    resourceType: p.string().length(32),
-    resourceId: p.string().length(255),
-    channel: p.string().length(16).nullable(),
-    ip: p.string().length(64).nullable(),
-    userAgent: p.string().length(512).nullable(),
-    requestId: p.string().length(128).nullable(),
-    details: p.json<Record<string, unknown>>(),
+    ...eventColumns(),
     canonHead: p.text(),
     canonTail: p.text(),
   },
