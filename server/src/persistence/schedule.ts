@@ -28,9 +28,10 @@ export async function announceDue(
   attempts: readonly { actionId: string; dueAt: Date }[],
 ): Promise<void> {
   if (attempts.length === 0) return;
-  await sql`select pg_notify(${DUE_CHANNEL}, x) from unnest(${attempts.map((t) => `${t.actionId},${t.dueAt.getTime()}`)}::text[]) x`.execute(
-    db,
-  );
+  // The payload written by the one SQL expression that also serves the create's statement (persistence/actions.ts).
+  await sql`select pg_notify(${DUE_CHANNEL}, ${sql.raw(duePayloadSql('t.id', 't.due'))})
+              from unnest(${attempts.map((t) => t.actionId)}::uuid[], ${attempts.map((t) => t.dueAt)}::timestamptz[])
+                as t(id, due)`.execute(db);
 }
 
 /** The part of the due set a worker looks after: its slot among the live workers, and everyone's overdue attempts. */
