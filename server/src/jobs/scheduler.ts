@@ -28,19 +28,16 @@ export interface WindowScheduler extends ActionScheduler {
  * found by that worker's scan of the due index, every second, before it falls due (domain/schedule/window.ts).
  */
 export function createActionScheduler(clock: Clock): WindowScheduler {
+  const announce = (db: Sql, attempts: readonly { actionId: string; dueAt: Date }[]) => {
+    const now = clock();
+    return announceDue(
+      db,
+      attempts.filter((a) => withinAnnounceWindow(a.dueAt, now)),
+    );
+  };
   return {
-    async schedule(db: Sql, actionId: string, dueAt: Date) {
-      if (!withinAnnounceWindow(dueAt, clock())) return;
-      await announceDue(db, [{ actionId, dueAt }]);
-    },
-
-    async announce(db, attempts) {
-      const now = clock();
-      await announceDue(
-        db,
-        attempts.filter((a) => withinAnnounceWindow(a.dueAt, now)),
-      );
-    },
+    schedule: (db, actionId, dueAt) => announce(db, [{ actionId, dueAt }]),
+    announce,
 
     async promoteEntering(store, share) {
       for (;;) {
