@@ -374,11 +374,13 @@ export class ActionService {
   /** `credentials`: whether the caller's key may see stored header values (domain/auth/api-key.ts seesCredentials). */
   async get(accountId: string, id: string, credentials = true): Promise<Action> {
     // One snapshot: the row, its attempts and events as of one moment (a delivery may commit between two reads).
-    return this.store.snapshot(async (db) => {
-      const row = await findAction(db, accountId, id);
-      if (!row) throw new NotFoundError('action');
-      return this.view(db, row, credentials);
-    });
+    return this.store.snapshot((db) => this.viewOf(db, accountId, id, credentials));
+  }
+
+  private async viewOf(db: Sql, accountId: string, id: string, credentials: boolean): Promise<Action> {
+    const row = await findAction(db, accountId, id);
+    if (!row) throw new NotFoundError('action');
+    return this.view(db, row, credentials);
   }
 
   /**
@@ -393,9 +395,7 @@ export class ActionService {
   ): Promise<Action> {
     return this.store.transaction(async (db) => {
       await change();
-      const row = await findAction(db, accountId, id);
-      if (!row) throw new NotFoundError('action');
-      return this.view(db, row, credentials);
+      return this.viewOf(db, accountId, id, credentials);
     });
   }
 
