@@ -9,7 +9,7 @@ import { api, startServer, type TestServer } from '../support/server.js';
 // sent but not yet recorded when it died is sent again once its lease expires (at-least-once): such doubles are
 // counted, and each must be one of the attempts recorded as lost with a killed worker (never a race between the live
 // workers). An attempt claimed but not yet sent is sent once, by whoever takes it over. Issue 21's goal of doubles
-// under 0.1 % was met in both runs of the final code and missed in two earlier ones (docs/performance.md "Worker
+// under 0.1 % was met in all three runs of the final code and missed in two earlier ones (docs/performance.md "Worker
 // kills"): the figure swings with the machine's load, so it is printed, and bounded here only by the attempts the
 // kills left unrecorded.
 const RATE = 200;
