@@ -11,5 +11,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // expect.poll's 1 s default is shorter than a browser page's reload and first fetch on two busy cores.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
