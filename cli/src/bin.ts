@@ -1,6 +1,21 @@
 #!/usr/bin/env node
-import { main } from './program.js';
 
+// `serve` starts again, as the same process, with the V8 heap flags of SCHED_HEAP_MB and SCHED_SEMI_SPACE_MB: V8
+// reads them only at start-up, and this is the moment before anything is loaded (process.execve: Node >= 22.15).
+// The server package is optional for the CLI: without it `serve` goes on to say so.
+if (process.argv[2] === 'serve' && typeof process.execve === 'function') {
+  const environment = await import('@sched/server/environment').catch(() => undefined);
+  const flags = environment?.heapFlags(process.env, process.execArgv) ?? [];
+  if (flags.length > 0)
+    process.execve(process.execPath, [
+      process.execPath,
+      ...flags,
+      ...process.execArgv,
+      ...process.argv.slice(1),
+    ]);
+}
+
+const { main } = await import('./program.js');
 const code = await main(process.argv);
 // A running `serve` keeps the process alive; every other verb, and a failed start, exits with its code.
 if (code !== 0 || process.argv[2] !== 'serve') process.exit(code);

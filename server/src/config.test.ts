@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, EnvSchema, loadConfig, parseTrustProxy } from './config.js';
-import { ENVIRONMENT, environmentHelp, withEnvironmentTable } from './environment.js';
+import { ENVIRONMENT, environmentHelp, heapFlags, withEnvironmentTable } from './environment.js';
 
 describe('SCHED_TRUST_PROXY', () => {
   it('trusts nobody by default, a hop count, or listed addresses and CIDRs', () => {
@@ -228,5 +228,28 @@ describe('SCHED_CORS_ORIGINS', () => {
       /SCHED_CORS_ORIGINS/,
     );
     expect(() => loadConfig({ SCHED_CORS_ORIGINS: 'app.example.com' })).toThrow(/SCHED_CORS_ORIGINS/);
+  });
+});
+
+describe('SCHED_HEAP_MB and SCHED_SEMI_SPACE_MB', () => {
+  it('start `sched serve` with a 1 GiB old generation and 16 MiB semi-spaces by default', () => {
+    expect(heapFlags({}, [])).toEqual(['--max-old-space-size=1024', '--max-semi-space-size=16']);
+    expect(heapFlags({ SCHED_HEAP_MB: '2048', SCHED_SEMI_SPACE_MB: '32' }, [])).toEqual([
+      '--max-old-space-size=2048',
+      '--max-semi-space-size=32',
+    ]);
+  });
+
+  it("leave a flag to Node's default at 0, and to the operator when NODE_OPTIONS or the command line gives it", () => {
+    expect(heapFlags({ SCHED_HEAP_MB: '0', SCHED_SEMI_SPACE_MB: '0' }, [])).toEqual([]);
+    expect(heapFlags({ NODE_OPTIONS: '--enable-source-maps --max_old_space_size=4096' }, [])).toEqual([
+      '--max-semi-space-size=16',
+    ]);
+    expect(heapFlags({}, ['--max-semi-space-size=64'])).toEqual(['--max-old-space-size=1024']);
+  });
+
+  it('add nothing for a value the configuration refuses, which then names it', () => {
+    expect(heapFlags({ SCHED_HEAP_MB: 'lots' }, [])).toEqual(['--max-semi-space-size=16']);
+    expect(() => loadConfig({ SCHED_HEAP_MB: 'lots' })).toThrow(/SCHED_HEAP_MB/);
   });
 });

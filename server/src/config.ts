@@ -5,6 +5,7 @@ import { DEFAULT_EMAIL_FROM } from './channels/email.js';
 import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
 import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
+import { HEAP_DEFAULT_MB } from './environment.js';
 import { type PlanTable, readPlansFile } from './plans-file.js';
 import { isDatabaseUrl } from './persistence/hosts.js';
 
@@ -49,6 +50,9 @@ export const EnvSchema = z.object({
   SCHED_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).default(256),
   SCHED_DELIVERY_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).default(128),
   SCHED_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  // V8's heap for `sched serve` (environment.ts `heapFlags`, applied by the CLI before the service loads).
+  SCHED_HEAP_MB: z.coerce.number().int().min(0).default(HEAP_DEFAULT_MB.SCHED_HEAP_MB),
+  SCHED_SEMI_SPACE_MB: z.coerce.number().int().min(0).default(HEAP_DEFAULT_MB.SCHED_SEMI_SPACE_MB),
   // Bounds on waiting for the database (docs/operations-database.md): a request answers 503 within them.
   SCHED_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3_000),
   SCHED_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),

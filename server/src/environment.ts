@@ -86,6 +86,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
       'How long SIGTERM waits for in-flight work before exiting. Closing connections gets up to 15 s more; a stop past both exits with 1, naming the step it waited on.',
   },
   {
+    names: ['SCHED_HEAP_MB', 'SCHED_SEMI_SPACE_MB'],
+    default: '`1024`, `16`',
+    meaning:
+      "V8's heap for `sched serve`: the old generation's limit (`--max-old-space-size`) and the young generation's semi-space (`--max-semi-space-size`), in MiB; `0` leaves Node's own default. Node sizes both from the machine's memory (a 128 MiB young generation on 24 GiB), which a service whose live heap is 40-80 MiB does not need. The same flag in `NODE_OPTIONS` wins (docs/performance.md, Memory).",
+  },
+  {
     names: ['SCHED_DB_CONNECT_TIMEOUT_MS'],
     default: '`3000`',
     meaning:
@@ -225,4 +231,27 @@ export function environmentHelp(): string {
     lines.push(`      ${plain(v.meaning)}`);
   }
   return lines.join('\n');
+}
+
+/** The defaults of `heapFlags` (config.ts parses the same variables with them). */
+export const HEAP_DEFAULT_MB = { SCHED_HEAP_MB: 1024, SCHED_SEMI_SPACE_MB: 16 } as const;
+
+/**
+ * The V8 flags `sched serve` starts with (the CLI restarts the process with them before the service loads): each of
+ * `SCHED_HEAP_MB` and `SCHED_SEMI_SPACE_MB` unless it is 0, not a whole number (the configuration refuses it then),
+ * or its flag is already given on the command line or in NODE_OPTIONS.
+ */
+export function heapFlags(env: Record<string, string | undefined>, execArgv: readonly string[]): string[] {
+  const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].map((f) => f.replace(/_/g, '-'));
+  const flags: string[] = [];
+  for (const [name, flag] of [
+    ['SCHED_HEAP_MB', '--max-old-space-size'],
+    ['SCHED_SEMI_SPACE_MB', '--max-semi-space-size'],
+  ] as const) {
+    const value = (env[name] ?? String(HEAP_DEFAULT_MB[name])).trim();
+    if (!/^\d+$/.test(value) || Number(value) === 0) continue;
+    if (given.some((f) => f === flag || f.startsWith(`${flag}=`))) continue;
+    flags.push(`${flag}=${Number(value)}`);
+  }
+  return flags;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { sendUntilRefused, windowOf } from '../support/rate-limit.js';
@@ -32,6 +33,14 @@ describe('platform over raw HTTP', () => {
     expect(Number(res.headers.get('x-ratelimit-limit'))).toBe(100);
     expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeLessThan(100);
     expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Math.floor(sentAt));
+  });
+
+  it('runs `sched serve` with the heap flags of SCHED_HEAP_MB and SCHED_SEMI_SPACE_MB, as the same process', () => {
+    // process.execve keeps the pid the caller started: the command line read from /proc is the restarted one.
+    const argv = readFileSync(`/proc/${server.process.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toEqual(
+      expect.arrayContaining(['--max-old-space-size=1024', '--max-semi-space-size=16', 'serve']),
+    );
   });
 
   it('refuses a missing or wrong key with 401 and a message', async () => {
@@ -297,6 +306,22 @@ describe('durability and shutdown', () => {
         'nodejs_eventloop_lag_seconds',
       ])
         expect(text).toContain(family);
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+  });
+
+  it("leaves the heap flags to NODE_OPTIONS and to Node's default at 0", async () => {
+    const db = await createTestDatabase('heap-flags');
+    const server = await startServer({
+      databaseUrl: db.url,
+      env: { NODE_OPTIONS: '--max-old-space-size=2048', SCHED_SEMI_SPACE_MB: '0' },
+    });
+    try {
+      const argv = readFileSync(`/proc/${server.process.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv.filter((a) => a.startsWith('--max-'))).toEqual([]);
+      expect((await api(server, server.apiKey, 'GET', '/v1/contacts')).status).toBe(200);
     } finally {
       await server.stop();
       await db.drop();
