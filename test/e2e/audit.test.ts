@@ -55,6 +55,8 @@ describe('audit log', () => {
       gate: { message: 'Approve?', recipients: ['ada@example.com'] },
     });
     expect(approval.status).toBe(201);
+    // The mail can arrive before the round's send is recorded; an answer then is a 409 ("being sent right now").
+    await svc.until(approval.body.data.id, 'awaiting_response');
     const [mail] = await smtp.waitFor('ada@example.com');
     const link = linkIn(mail!.text);
     const token = link.split('/r/')[1]!;

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 export const cliBin = join(repoRoot, 'cli', 'dist', 'bin.js');
@@ -52,7 +53,14 @@ export async function startServer(opts: {
   });
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`server did not start in 30 s:\n${out}`)), 30_000);
+    // Twice in many full runs a server stopped after creating its account; what its connections wait on says where.
+    const timer = setTimeout(
+      () =>
+        void connectionsOf(opts.databaseUrl).then((activity) =>
+          rej(new Error(`server did not start in 45 s:\n${out}\nits database's connections:\n${activity}`)),
+        ),
+      45_000,
+    );
     const check = () => {
       const m = /listening on (http:\/\/[^\s]+)/.exec(out);
       if (m) {
@@ -101,6 +109,23 @@ export async function startServer(opts: {
       await exited;
     },
   };
+}
+
+/** What the database's connections are doing (for a server that does not start). */
+async function connectionsOf(databaseUrl: string): Promise<string> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      `select application_name, state, wait_event_type, wait_event, left(query, 160) as query
+       from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+    );
+    return rows.map((r) => JSON.stringify(r)).join('\n');
+  } catch (err) {
+    return `(not read: ${String(err)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 export interface CliResult {
