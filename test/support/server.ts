@@ -51,7 +51,17 @@ export async function startServer(opts: {
   child.stderr!.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  let stopping = false;
+  const exited = new Promise<number | null>((res) =>
+    child.on('exit', (code, signal) => {
+      // A server that ends before it is stopped (a crash, an OOM kill) says why, whatever the test then reports.
+      if (!stopping && (code !== 0 || signal))
+        process.stderr.write(
+          `sched serve exited (code ${code}, signal ${signal}) before it was stopped:\n${out.slice(-6000)}\n`,
+        );
+      res(code);
+    }),
+  );
   const url = await new Promise<string>((res, rej) => {
     // Twice in many full runs a server stopped after creating its account; what its connections wait on says where.
     const timer = setTimeout(
@@ -92,6 +102,7 @@ export async function startServer(opts: {
     output: () => out,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
+      stopping = true;
       child.kill('SIGTERM');
       // A stop that fails or drags on shows what the server said (its shutdown names the step it waits on).
       const slow = setTimeout(
@@ -105,6 +116,7 @@ export async function startServer(opts: {
     },
     async kill() {
       if (child.exitCode !== null) return;
+      stopping = true;
       child.kill('SIGKILL');
       await exited;
     },
