@@ -82,6 +82,11 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/** A snake_case value (a state, a channel, a mode) as the words people read. */
+export function words(value: string): string {
+  return value.replaceAll('_', ' ');
+}
+
 /**
  * A filter's choice among `values`, "any" first (the empty value), opened on `selected` (from the URL). Keyed on the
  * selection: Preact sets no defaultValue on a select, so a new URL must make a new element.
@@ -92,7 +97,7 @@ export function AnySelect(props: { name: string; values: readonly string[]; sele
       <option value="">any</option>
       {props.values.map((v) => (
         <option key={v} value={v} selected={v === props.selected}>
-          {v.replaceAll('_', ' ')}
+          {words(v)}
         </option>
       ))}
     </select>
@@ -101,7 +106,7 @@ export function AnySelect(props: { name: string; values: readonly string[]; sele
 
 /** A state as a coloured label (the colour repeats the word; it never replaces it). */
 export function Status({ status }: { status: string }) {
-  return <span class={`status status-${status}`}>{status.replaceAll('_', ' ')}</span>;
+  return <span class={`status status-${status}`}>{words(status)}</span>;
 }
 
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });

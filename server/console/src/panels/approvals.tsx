@@ -13,6 +13,7 @@ import {
   useConsole,
   useLoad,
   When,
+  words,
 } from '../ui.js';
 
 /** `GET /v1/approvals` answers this state when none is asked for. */
@@ -62,7 +63,7 @@ function FilterForm({ filters }: { filters: Filters }) {
         <select name="status">
           {ACTION_STATES.map((s) => (
             <option key={s} value={s} selected={s === (filters.status ?? DEFAULT_STATE)}>
-              {s.replaceAll('_', ' ')}
+              {words(s)}
             </option>
           ))}
         </select>
@@ -225,8 +226,7 @@ export function ApprovalsPanel({ route }: { route: Route }) {
         <>
           <table class="list">
             <caption>
-              {(filters.status ?? DEFAULT_STATE).replaceAll('_', ' ')}, nearest timeout first (not yet sent
-              last)
+              {words(filters.status ?? DEFAULT_STATE)}, nearest timeout first (not yet sent last)
             </caption>
             <thead>
               <tr>
@@ -248,7 +248,7 @@ export function ApprovalsPanel({ route }: { route: Route }) {
                   <td>
                     <a href={href(`actions/${a.id}`)}>{a.name}</a>
                     <div class="muted">
-                      {a.confirmation_mode.replaceAll('_', ' ')}
+                      {words(a.confirmation_mode)}
                       {a.min_approvals !== null ? ` (${a.min_approvals} needed)` : ''}
                     </div>
                   </td>

@@ -2,7 +2,7 @@ import { AUDIT_ACTOR_TYPES, type AuditVerification } from '@sched/contract';
 import type { AuditEvent, AuditQuery } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
-import { AnySelect, ErrorNote, Json, Loading, useConsole, useLoad, When } from '../ui.js';
+import { AnySelect, ErrorNote, Json, Loading, useConsole, useLoad, When, words } from '../ui.js';
 
 const PER_PAGE = 50;
 /** The text filters of `GET /v1/audit-events`, in the URL; `after` is the keyset cursor of the page. */
@@ -160,8 +160,7 @@ export function AuditPanel({ route }: { route: Route }) {
                       <code>{e.action}</code>
                     </td>
                     <td>
-                      {e.actor.type.replaceAll('_', ' ')}{' '}
-                      <span class="muted">{e.actor.email ?? e.actor.id}</span>
+                      {words(e.actor.type)} <span class="muted">{e.actor.email ?? e.actor.id}</span>
                       {e.channel && <span class="muted"> via {e.channel}</span>}
                     </td>
                     <td>

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
-import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When } from '../ui.js';
+import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When, words } from '../ui.js';
 
 function DestinationList() {
   const list = useLoad((c) => c.destinations.list(), []);
@@ -312,9 +312,9 @@ function DestinationDetail({ host }: { host: string }) {
                   title={`Close the circuit of ${d.host}?`}
                   onConfirm={async () => setShown(await client.destinations.enable(d.host))}
                 >
-                  Its circuit is {d.circuit.state.replaceAll('_', ' ')}. Deliveries go out again at once, the{' '}
-                  {d.waiting} held ones too (within the flow control). Should the receiver still fail, the
-                  breaker opens again.
+                  Its circuit is {words(d.circuit.state)}. Deliveries go out again at once, the {d.waiting}{' '}
+                  held ones too (within the flow control). Should the receiver still fail, the breaker opens
+                  again.
                 </ConfirmButton>
               )}
               {d.paused ? (

@@ -1,7 +1,7 @@
 import { RECURRENCE_UNITS, SCHEDULE_PRESETS, type SchedulePreview } from '@sched/contract';
 import type { SchedulePreviewBody } from '@sched/contract';
 import { useState } from 'preact/hooks';
-import { ErrorNote, useConsole } from '../ui.js';
+import { ErrorNote, useConsole, words } from '../ui.js';
 
 const UNIT_NAMES: Record<(typeof RECURRENCE_UNITS)[number], string> = {
   m: 'minutes',
@@ -77,7 +77,7 @@ export function SchedulePreviewPanel() {
             <select name="preset">
               {SCHEDULE_PRESETS.map((p) => (
                 <option key={p} value={p}>
-                  {p.replaceAll('_', ' ')}
+                  {words(p)}
                 </option>
               ))}
             </select>
@@ -145,7 +145,7 @@ export function SchedulePreviewPanel() {
                   <td>
                     <code>{o.at}</code>
                   </td>
-                  <td>{o.dst ? o.dst.replaceAll('_', ' ') : '—'}</td>
+                  <td>{o.dst ? words(o.dst) : '—'}</td>
                 </tr>
               ))}
             </tbody>
