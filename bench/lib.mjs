@@ -106,7 +106,21 @@ export async function startPostgres() {
     if (!process.env.BENCH_NO_STATEMENTS) {
       const c = new pg.Client({ connectionString: urlFor(handle.url, 'postgres') });
       await c.connect();
-      await c.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
+      // BENCH_EXPLAIN=<ms>: auto_explain writes the plan (analyzed, with buffers) of every statement slower than that
+      // to the cluster's pg.log, for a statement the per-statement table shows to be costly.
+      const explain = process.env.BENCH_EXPLAIN;
+      await c.query(
+        `alter system set shared_preload_libraries = ${explain ? `'pg_stat_statements', 'auto_explain'` : `'pg_stat_statements'`}`,
+      );
+      if (explain) {
+        for (const [k, v] of [
+          ['auto_explain.log_min_duration', `${Number(explain)}ms`],
+          ['auto_explain.log_analyze', 'on'],
+          ['auto_explain.log_buffers', 'on'],
+          ['auto_explain.log_nested_statements', 'on'],
+        ])
+          await c.query(`alter system set ${k} = '${v}'`);
+      }
       await c.end();
       await handle.release();
       handle = await ensureEmbeddedPostgres({ dataDir });

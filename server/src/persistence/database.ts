@@ -109,8 +109,10 @@ export async function probeServer(databaseUrl: string, timeoutMs: number): Promi
  * a create's CPU; a fixed text also keeps its prepared statement's name lookup cheap. Typed by its caller.
  */
 export function fixedStatement<R>(text: string) {
-  return async (db: Sql, params: readonly unknown[]): Promise<R[]> =>
+  const run = async (db: Sql, params: readonly unknown[]): Promise<R[]> =>
     (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
+  // The text too, for a test of the statement's plan.
+  return Object.assign(run, { text });
 }
 
 /** Tables listed page by page, newest first (each has `created_at` and `id`). */

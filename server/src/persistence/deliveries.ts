@@ -208,7 +208,7 @@ const nulls = (columns: readonly string[]) =>
 // after this claim and how many due rows it left, and a claim of nothing answers one row saying so, so
 // pg_stat_statements' rows of this statement count claims, empty ones too.
 const DUE = `'${SCHEDULED}', '${RESOLVED}'`;
-const claimBatchStatement = fixedStatement<
+export const claimBatchStatement = fixedStatement<
   AttemptRow & {
     kind: 'claimed' | 'careful' | 'none';
     next_due: Date | null;

@@ -60,7 +60,7 @@ export async function promoteEntering(
   const { rows } = await sql<{ promoted: number; next_due: Date | null }>`
     with entering as (
       select id from actions
-       where status = ${SCHEDULED} and next_attempt_at <= ${w.until} and ${owned(w.share)}
+       where status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is null and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
@@ -92,9 +92,16 @@ export async function heldDue(
 
 /** How many attempts are due and not yet fired at `now`, and how late the oldest is (seconds). */
 export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; oldestSeconds: number }> {
+  // Unheld and held rows counted apart: each part has its own partial index (actions_due_index, actions_held_index).
   const { rows } = await sql<{ depth: number; oldest: Date | null }>`
-    select count(*)::int as depth, min(next_attempt_at) as oldest from actions
-     where status in (${SCHEDULED}, ${RESOLVED}) and next_attempt_at <= ${now}`.execute(db);
+    select sum(n)::int as depth, min(oldest) as oldest from (
+      select count(*) as n, min(next_attempt_at) as oldest from actions
+       where status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and next_attempt_at <= ${now}
+      union all
+      select count(*), min(next_attempt_at) from actions
+       where status in (${SCHEDULED}, ${RESOLVED}) and held_since is not null and next_attempt_at <= ${now}) parts`.execute(
+    db,
+  );
   const oldest = rows[0]?.oldest;
   return {
     depth: rows[0]?.depth ?? 0,

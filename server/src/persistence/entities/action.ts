@@ -41,10 +41,13 @@ export const ActionSchema = defineEntity({
   tableName: 'actions',
   indexes: [
     { properties: ['account', 'createdAt'] },
-    // The dispatcher's scan: resolved actions by due time.
+    // The dispatcher's scan: due actions not held by their destination, by due time. Held rows stay out (they have
+    // actions_held_index): with `held_since is null` in the predicate the planner need not guess that filter's
+    // selectivity, and reads the claim's candidates in due order even without statistics (a freshly filled table
+    // got a bitmap scan and a sort of the whole due set per claim: 9 ms against 0.3 ms for 5,000 due, measured).
     {
       name: 'actions_due_index',
-      expression: `create index "actions_due_index" on "actions" ("next_attempt_at") where "status" in ${sqlList(DUE_STATES)}`,
+      expression: `create index "actions_due_index" on "actions" ("next_attempt_at") where "status" in ${sqlList(DUE_STATES)} and "held_since" is null`,
     },
     {
       name: 'actions_lease_index',
