@@ -14,6 +14,7 @@ import { configureContactsCommand } from './commands/contacts/index.js';
 import { configureDestinationsCommand } from './commands/destinations/index.js';
 import { configureDomainsCommand } from './commands/domains/index.js';
 import { configureKeysCommand } from './commands/keys/index.js';
+import { configureListenCommand } from './commands/listen.js';
 import { configureMigrateCommand } from './commands/migrate.js';
 import { configureOutboxCommand } from './commands/outbox/index.js';
 import { configurePurgeCommand } from './commands/purge.js';
@@ -67,6 +68,7 @@ export function buildProgram(): Command {
   configureCompletionCommand(program);
   configureTemplatesCommand(program);
   configureTriggerCommand(program);
+  configureListenCommand(program);
   configureDomainsCommand(program);
   configureDestinationsCommand(program);
   configureAlertsCommand(program);
