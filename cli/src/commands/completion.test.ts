@@ -33,6 +33,26 @@ describe('sched completion', () => {
     expect(complete(['sched', '--api-u'])).toEqual(['--api-url']);
   });
 
+  it('bash completes the values of an option that takes one of a set, per command', () => {
+    expect(complete(['sched', 'actions', 'list', '--status', 'fa'])).toEqual(['failed']);
+    expect(complete(['sched', 'actions', 'list', '--mode', ''])).toEqual([
+      'webhook',
+      'approval',
+      'immediate',
+      'gated',
+    ]);
+    expect(complete(['sched', 'actions', 'create', '--retry-strategy', 'e'])).toEqual(['exponential']);
+    // The same flag on another command has that command's values (chains have their own statuses).
+    expect(complete(['sched', 'chains', 'list', '--status', 'fa'])).toEqual(['failed']);
+    expect(complete(['sched', 'chains', 'list', '--status', 'sch'])).toEqual([]);
+    // An option without a set of values, and the word after a value, complete as before.
+    expect(complete(['sched', 'actions', 'list', '--status', 'failed', '--per'])).toEqual(['--per-page']);
+    expect(complete(['sched', 'actions', 'create', '--url', 'x', '--i'])).toEqual([
+      '--in',
+      '--idempotency-key',
+    ]);
+  });
+
   it('zsh loads the bash function through bashcompinit; fish lists each verb under its noun', () => {
     expect(completionScript('zsh', buildProgram())).toMatch(
       /^#compdef sched\n.*\nautoload -U \+X bashcompinit && bashcompinit\n/,
@@ -42,10 +62,13 @@ describe('sched completion', () => {
       "complete -c sched -n '__fish_seen_subcommand_from actions; and not __fish_seen_subcommand_from create list get attempts cancel retry replay watch pause resume' -a 'watch'",
     );
     expect(fish).toContain("-l url -d 'where to send the request (required without --from-file)'");
+    // An option with a set of values takes one of them (-x: an argument, no file names).
+    expect(fish).toContain("-l retry-strategy -x -a 'exponential linear'");
   });
 
   it.skipIf(!has('zsh'))('zsh runs the same function (arrays indexed from 0 there too)', () => {
     expect(complete(['sched', 'actions', 'w'], 'zsh')).toEqual(['watch']);
+    expect(complete(['sched', 'actions', 'list', '--status', 'fa'], 'zsh')).toEqual(['failed']);
     expect(complete(['sched', 'actions', 'create', '--url', 'x', '--i'], 'zsh')).toEqual([
       '--in',
       '--idempotency-key',
@@ -63,6 +86,7 @@ describe('sched completion', () => {
     expect(candidates('sched actions w')).toEqual(['watch']);
     expect(candidates('sched config s')).toEqual(['set']);
     expect(candidates('sched actions create --ur')).toEqual(['--url']);
+    expect(candidates('sched actions list --status fa')).toEqual(['failed']);
   });
 
   it('refuses an unknown shell', () => {

@@ -4,23 +4,28 @@ import { UsageError } from '../runtime.js';
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
 
-/** One node of the command tree: its path from the root (`actions create`), sub-commands and long options. */
+/**
+ * One node of the command tree: its path from the root (`actions create`), sub-commands and long options, each with
+ * the values it accepts when the command declares them (`Option.choices`, from the contract's enums).
+ */
 interface Node {
   path: string[];
   description: string;
   subcommands: Node[];
-  options: { flag: string; description: string }[];
+  options: { flag: string; description: string; values: readonly string[] }[];
 }
 
-/** The tree of the built program, so completions follow every verb added later without a second list. */
+/** The tree of the built program, so completions follow every verb and choice added later without a second list. */
 function commandTree(cmd: Command, path: string[] = []): Node {
   return {
     path,
     description: cmd.description(),
     subcommands: cmd.commands.map((sub) => commandTree(sub, [...path, sub.name()])),
     options: [
-      ...cmd.options.filter((o) => o.long).map((o) => ({ flag: o.long!, description: o.description })),
-      { flag: '--help', description: 'show help' },
+      ...cmd.options
+        .filter((o) => o.long)
+        .map((o) => ({ flag: o.long!, description: o.description, values: o.argChoices ?? [] })),
+      { flag: '--help', description: 'show help', values: [] },
     ],
   };
 }
@@ -33,7 +38,8 @@ const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 /**
  * bash (and zsh through bashcompinit): the words typed so far that name sub-commands select a node; the candidates
- * are its sub-commands and options, plus the global options.
+ * are its sub-commands and options, plus the global options; after an option that takes one of a set of values,
+ * those values.
  */
 function bash(root: Node): string {
   const nodes = walk(root);
@@ -43,6 +49,15 @@ function bash(root: Node): string {
       const subs = n.subcommands.map((s) => quote(s.path.at(-1)!)).join(' ');
       return `    ${quote(n.path.join(' '))}) subs=(${subs}); words=(${words.map(quote).join(' ')}) ;;`;
     })
+    .join('\n');
+  const valueCases = nodes
+    .flatMap((n) =>
+      n.options
+        .filter((o) => o.values.length > 0)
+        .map(
+          (o) => `    ${quote(`${n.path.join(' ')}|${o.flag}`)}) words=(${o.values.map(quote).join(' ')}) ;;`,
+        ),
+    )
     .join('\n');
   return `# sched completion for bash: eval "$(sched completion bash)", or save it under
 # ~/.local/share/bash-completion/completions/sched
@@ -57,6 +72,8 @@ _sched_completion() {
     if [[ " \${subs[*]} " == *" $w "* ]]; then at="\${at:+$at }$w"; fi
   done
   _sched_node "$at"
+  # After an option that takes one of a set of values: those values instead.
+  (( COMP_CWORD > 1 )) && _sched_values "$at|\${COMP_WORDS[COMP_CWORD-1]}"
   # Filtered here rather than by compgen, whose zsh emulation differs.
   COMPREPLY=()
   for w in "\${words[@]}"; do [[ "$w" == "$cur"* ]] && COMPREPLY+=("$w"); done
@@ -65,6 +82,11 @@ _sched_node() {
   case "$1" in
 ${cases}
     *) subs=(); words=() ;;
+  esac
+}
+_sched_values() {
+  case "$1" in
+${valueCases}
   esac
 }
 complete -o default -F _sched_completion sched
@@ -97,8 +119,10 @@ function fish(root: Node): string {
       );
     }
     for (const option of node.options) {
+      // -x: the option takes an argument, one of these values (no file names).
+      const values = option.values.length ? ` -x -a ${quote(option.values.join(' '))}` : '';
       lines.push(
-        `complete -c sched -n ${quote(condition)} -l ${option.flag.slice(2)} -d ${quote(option.description)}`,
+        `complete -c sched -n ${quote(condition)} -l ${option.flag.slice(2)}${values} -d ${quote(option.description)}`,
       );
     }
   }

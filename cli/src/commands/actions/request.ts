@@ -5,6 +5,7 @@ import {
   Duration,
   HttpMethod,
   type RecurrenceUnit,
+  RetryStrategy,
   SCHEDULE_PRESETS,
 } from '@sched/contract';
 import type { ActionCreateBody, ActionListQuery } from '@sched/sdk';
@@ -43,7 +44,7 @@ export interface CreateActionOptions {
 }
 
 export const METHODS = HttpMethod.options;
-export const RETRY_STRATEGIES = ['exponential', 'linear'] as const;
+export const RETRY_STRATEGIES = RetryStrategy.options;
 export const ON_CREATE_RULES = ['skip_if_exists', 'replace_existing'] as const;
 export const STATUS_FILTERS = [...ActionStatus.options, 'pending_resolution'] as const;
 export const MODE_FILTERS = ['webhook', 'approval', 'immediate', 'gated'] as const;

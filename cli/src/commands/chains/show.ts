@@ -1,7 +1,8 @@
+import { ChainStatus } from '@sched/contract';
 import type { Chain, ChainCreateBody } from '@sched/sdk';
 import { formatFields, formatTable, UsageError } from '../../runtime.js';
 
-export const CHAIN_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export const CHAIN_STATUSES = ChainStatus.options;
 export const LIST_COLUMNS = ['id', 'name', 'status', 'current_step', 'created_at'];
 const STEP_COLUMNS = [
   'step',
