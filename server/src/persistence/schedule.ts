@@ -57,15 +57,24 @@ export async function promoteEntering(
   w: { until: Date; now: Date; promoteTo: ActionState; limit: number; share: DueShare },
 ): Promise<{ promoted: number; nextDue: Date | null }> {
   const promoted = sql.lit(w.promoteTo);
+  // Unheld and held attempts read apart, each through its partial index (actions_due_index, actions_held_index): a
+  // claim may hold an attempt before it entered the window, and it enters all the same.
   const { rows } = await sql<{ promoted: number; next_due: Date | null }>`
-    with entering as (
+    with unheld as (
       select id from actions
        where status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is null and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
+    ), held as (
+      select id from actions
+       where status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is not null and ${owned(w.share)}
+       order by next_attempt_at
+       limit ${sql.lit(w.limit)}
+         for update skip locked
     ), moved as (
-      update actions a set status = ${promoted}, updated_at = ${w.now} from entering e where a.id = e.id returning a.id
+      update actions a set status = ${promoted}, updated_at = ${w.now}
+        where a.id in (select id from unheld union all select id from held) returning a.id
     )
     select (select count(*) from moved)::int as promoted,
            (select min(next_attempt_at) from actions
