@@ -21,6 +21,7 @@ import { configurePurgeCommand } from './commands/purge.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureScheduleCommand } from './commands/schedule/index.js';
 import { configureServeCommand } from './commands/serve.js';
+import { configureSigningSecretCommand } from './commands/signing-secret/index.js';
 import { configureTeamMembersCommand } from './commands/team-members/index.js';
 import { configureTemplatesCommand } from './commands/templates/index.js';
 import { configureTriggerCommand } from './commands/trigger.js';
@@ -63,6 +64,7 @@ export function buildProgram(): Command {
   configureOutboxCommand(program);
   configureQuotaCommand(program);
   configureKeysCommand(program);
+  configureSigningSecretCommand(program);
   configureScheduleCommand(program);
   configureConfigCommand(program);
   configureCompletionCommand(program);

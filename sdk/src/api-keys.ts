@@ -1,4 +1,11 @@
-import type { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyRotated, ApiKeyWithSecret } from '@sched/contract';
+import type {
+  ApiKey,
+  ApiKeyCreate,
+  ApiKeyRotate,
+  ApiKeyRotated,
+  ApiKeyWithSecret,
+  SigningSecret,
+} from '@sched/contract';
 import { callArgs, type RawClient } from './raw.js';
 import type { CallOptions } from './transport.js';
 import { unwrap } from './unwrap.js';
@@ -33,5 +40,31 @@ export function apiKeysApi(raw: RawClient): ApiKeysApi {
     },
     rotate: async (id, body = {}, o) =>
       unwrap(await raw.apiKeys.rotate({ params: { id }, body, ...callArgs(o) }), 201),
+  };
+}
+
+/**
+ * The account's signing secret (`/v1/signing-secret`, `admin` scope): actions and chains created without a
+ * `webhook_secret` of their own are created with it, so what they send is signed (docs/signatures.md).
+ */
+export interface SigningSecretApi {
+  /** The secret (`whsec_...`) and when it was made; both null while the account has none. */
+  get(options?: CallOptions): Promise<SigningSecret>;
+  /**
+   * A new secret, replacing the current one: what is created from now on takes it; what was created before keeps
+   * its own (verify with both meanwhile: `verifyWebhook({ secret: [newer, older], ... })`).
+   */
+  create(options?: CallOptions): Promise<SigningSecret>;
+  /** No secret: what is created from now on without one is not signed. */
+  delete(options?: CallOptions): Promise<void>;
+}
+
+export function signingSecretApi(raw: RawClient): SigningSecretApi {
+  return {
+    get: async (o) => unwrap(await raw.apiKeys.getSigningSecret(callArgs(o)), 200).data,
+    create: async (o) => unwrap(await raw.apiKeys.createSigningSecret(callArgs(o)), 201).data,
+    delete: async (o) => {
+      unwrap(await raw.apiKeys.deleteSigningSecret(callArgs(o)), 204);
+    },
   };
 }

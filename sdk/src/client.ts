@@ -9,7 +9,7 @@ import type {
 } from '@sched/contract';
 import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.js';
 import { alertRulesApi } from './alert-rules.js';
-import { apiKeysApi } from './api-keys.js';
+import { apiKeysApi, signingSecretApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
 import { destinationsApi } from './destinations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
@@ -127,6 +127,8 @@ export function createClient(options: ClientOptions) {
     audit: auditApi(raw, options),
     /** The account's API keys (`/v1/api-keys`): needs a key with the `admin` scope. */
     keys: apiKeysApi(raw),
+    /** The account's signing secret (`/v1/signing-secret`): what actions and chains without their own are signed with. */
+    signingSecret: signingSecretApi(raw),
     /** Every dedup key used in the account (`GET /v1/coordination-keys`). */
     coordinationKeys: (o?: CallOptions): Promise<string[]> => coordinationKeys(raw, o),
     /** Answers through a response link; the same as the standalone `respond` (the API key is not sent). */

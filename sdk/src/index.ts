@@ -16,7 +16,7 @@ export type {
   AlertRuleUpdateBody,
   AlertTestResult,
 } from './alert-rules.js';
-export type { ApiKeysApi } from './api-keys.js';
+export type { ApiKeysApi, SigningSecretApi } from './api-keys.js';
 export type {
   ApprovalAttachment,
   ApprovalInput,
@@ -129,6 +129,7 @@ export type {
   ApiKeyRotated,
   ApiKeyScope,
   ApiKeyWithSecret,
+  SigningSecret,
   ChainCallback,
   ErrorCode,
   ReassignBody,

@@ -1,6 +1,13 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { ApiKey, ApiKeyCreate, ApiKeyRotate, ApiKeyRotated, ApiKeyWithSecret } from '../schemas/api-key.js';
+import {
+  ApiKey,
+  ApiKeyCreate,
+  ApiKeyRotate,
+  ApiKeyRotated,
+  ApiKeyWithSecret,
+  SigningSecret,
+} from '../schemas/api-key.js';
 import { authErrors, ErrorBody, single, Uuid } from '../schemas/common.js';
 
 const c = initContract();
@@ -46,5 +53,31 @@ export const apiKeysContract = c.router({
     metadata,
     summary: 'Rotate an API key',
     description: `Creates a new key with the same name and scopes and answers its secret once; the old key keeps working for \`grace_period\` (default 24 h), then expires. ${ADMIN}`,
+  },
+  getSigningSecret: {
+    method: 'GET',
+    path: '/v1/signing-secret',
+    responses: { 200: single(SigningSecret), ...authErrors },
+    metadata,
+    summary: "Show the account's signing secret",
+    description: `Actions, chains and template-made actions created without a \`webhook_secret\` of their own are created with this secret, so their requests and callbacks are signed. \`secret\` is null while the account has none. ${ADMIN}`,
+  },
+  createSigningSecret: {
+    method: 'POST',
+    path: '/v1/signing-secret',
+    body: c.noBody(),
+    responses: { 201: single(SigningSecret), ...authErrors },
+    metadata,
+    summary: 'Make a new signing secret',
+    description: `Makes a new secret for the account, replacing the current one (a rotation): what is created from now on is signed with it; what was created before keeps the secret it was created with (verify with both while those remain: \`verifyWebhook\` takes several). ${ADMIN}`,
+  },
+  deleteSigningSecret: {
+    method: 'DELETE',
+    path: '/v1/signing-secret',
+    body: c.noBody(),
+    responses: { 204: c.noBody(), ...authErrors },
+    metadata,
+    summary: 'Remove the signing secret',
+    description: `What is created from now on without a \`webhook_secret\` is not signed; what was created before keeps its secret. ${ADMIN}`,
   },
 });

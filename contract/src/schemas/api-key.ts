@@ -5,7 +5,7 @@ import { Duration, NullableTimestamp, Timestamp, Uuid } from './common.js';
 export const ApiKeyScopeSchema = z.enum(API_KEY_SCOPES).meta({
   id: 'ApiKeyScope',
   description:
-    '`read`: GET endpoints; `write`: every other method; `admin`: manage API keys (`/v1/api-keys`).',
+    '`read`: GET endpoints; `write`: every other method; `admin`: manage API keys (`/v1/api-keys`) and the signing secret (`/v1/signing-secret`).',
 });
 
 /** An API key as listed: never the secret, which is shown once, when the key is created or rotated. */
@@ -77,3 +77,18 @@ export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecret>;
 export type ApiKeyCreate = z.input<typeof ApiKeyCreate>;
 export type ApiKeyRotate = z.input<typeof ApiKeyRotate>;
 export type ApiKeyRotated = z.infer<typeof ApiKeyRotated>;
+
+/**
+ * The account's signing secret: an action, chain or template-made action created without a `webhook_secret` of its
+ * own is created with this one, so everything the account sends is signed (docs/signatures.md).
+ */
+export const SigningSecret = z
+  .object({
+    secret: z.string().nullable().meta({
+      description:
+        'A Standard Webhooks secret (`whsec_` and base64 of 32 random bytes); null while the account has none.',
+    }),
+    created_at: NullableTimestamp.meta({ description: 'When this secret was made (null: none).' }),
+  })
+  .meta({ id: 'SigningSecret' });
+export type SigningSecret = z.infer<typeof SigningSecret>;

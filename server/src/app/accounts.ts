@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ApiKey as ApiKeyResource, ApiKeyWithSecret } from '@sched/contract';
+import type { ApiKey as ApiKeyResource, ApiKeyWithSecret, SigningSecret } from '@sched/contract';
 import { buildApiKey, MAX_ROTATION_GRACE_MS, OWNER_SCOPES, type Scope } from '../domain/auth/api-key.js';
 import type { SendSource } from '../domain/domains/rules.js';
 import { parseDuration } from '../domain/schedule/duration.js';
@@ -17,6 +17,8 @@ import {
   revokeApiKey,
   revokeLiveApiKey,
   rotateApiKey,
+  setSigningSecret,
+  signingSecretOf,
   touchApiKey,
   updateAccount,
 } from '../persistence/accounts.js';
@@ -246,6 +248,43 @@ export class AccountService {
       return inserted;
     });
     return { ...apiKeyResource(row), key: key.secret };
+  }
+
+  /** `GET /v1/signing-secret`: the account's signing secret, or nulls. */
+  async signingSecret(accountId: string): Promise<SigningSecret> {
+    const s = await signingSecretOf(this.database.sql, accountId);
+    return { secret: s.secret, created_at: s.createdAt?.toISOString() ?? null };
+  }
+
+  /**
+   * `POST /v1/signing-secret`: a new Standard Webhooks secret for the account, replacing the current one. Only what is
+   * created from now on takes it: an action or chain keeps the secret it was created with.
+   */
+  async createSigningSecret(accountId: string): Promise<SigningSecret> {
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const now = this.clock();
+    await this.database.transaction(async (db) => {
+      const { had } = await setSigningSecret(db, accountId, secret, now);
+      // Never the secret itself.
+      await recordAudit(db, accountId, {
+        action: 'signing_secret.create',
+        resource: { type: 'account', id: accountId },
+        details: { replaced: had },
+      });
+    });
+    return { secret, created_at: now.toISOString() };
+  }
+
+  /** `DELETE /v1/signing-secret`: what is created from now on without a secret of its own is not signed. */
+  async deleteSigningSecret(accountId: string): Promise<void> {
+    await this.database.transaction(async (db) => {
+      const { had } = await setSigningSecret(db, accountId, null, this.clock());
+      if (had)
+        await recordAudit(db, accountId, {
+          action: 'signing_secret.delete',
+          resource: { type: 'account', id: accountId },
+        });
+    });
   }
 
   /** `DELETE /v1/api-keys/{id}`: the key stops working at once (authentication reads the row every request). */

@@ -157,3 +157,49 @@ export async function accountPlan(db: Sql, accountId: string): Promise<Plan> {
     .executeTakeFirstOrThrow();
   return row.plan;
 }
+
+/**
+ * The account's signing secret, null when it has none: what an action or chain created without a secret of its own
+ * takes (docs/signatures.md). As SQL text over `accountId` (a column) for the fixed create statements, and as a
+ * subquery for the builder.
+ */
+export function accountSigningSecretSql(accountId: string): string {
+  return `(select signing_secret from accounts where id = ${accountId})`;
+}
+export function accountSigningSecretQuery(db: Sql, accountId: string) {
+  return db.selectFrom('accounts').select('signing_secret').where('id', '=', accountId);
+}
+
+/** The account's signing secret and when it was made (both null: none). */
+export async function signingSecretOf(
+  db: Sql,
+  accountId: string,
+): Promise<{ secret: string | null; createdAt: Date | null }> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(['signing_secret', 'signing_secret_created_at'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return { secret: row?.signing_secret ?? null, createdAt: row?.signing_secret_created_at ?? null };
+}
+
+/** Sets the account's signing secret (null: removes it); answers whether the account had one before. */
+export async function setSigningSecret(
+  db: Sql,
+  accountId: string,
+  secret: string | null,
+  now: Date,
+): Promise<{ had: boolean }> {
+  const before = await db
+    .selectFrom('accounts')
+    .select('signing_secret')
+    .where('id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirst();
+  await db
+    .updateTable('accounts')
+    .set({ signing_secret: secret, signing_secret_created_at: secret === null ? null : now, updated_at: now })
+    .where('id', '=', accountId)
+    .execute();
+  return { had: (before?.signing_secret ?? null) !== null };
+}

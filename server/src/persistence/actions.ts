@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
 import { destinationHost } from '../domain/domains/rules.js';
+import { accountSigningSecretSql } from './accounts.js';
 import { pendingAuditInsert } from './audit-events.js';
 import { fixedStatement, newestFirstPage, type Sql, type Tables } from './database.js';
 import { DUE_CHANNEL, duePayloadSql } from './schedule.js';
@@ -52,10 +53,16 @@ export type NewAction = Required<Pick<Insertable<Tables['actions']>, (typeof CRE
 // Every create runs it, alone or with the other creates of its turn of the event loop (app/tick-batch.ts): the rows
 // travel as one JSON parameter, so the text stays fixed whatever their number (see fixedStatement).
 // `destination_host` is derived here from the request, so whatever path creates an action the inbox can filter it.
+// An action without a secret of its own takes its account's signing secret, when the account has one.
 const INSERTED_COLUMNS = [...CREATE_COLUMNS, 'destination_host'] as const;
+const SELECTED_COLUMNS = INSERTED_COLUMNS.map((c) =>
+  c === 'webhook_secret'
+    ? `coalesce(r.webhook_secret, ${accountSigningSecretSql('r.account_id')}) as webhook_secret`
+    : `r.${c}`,
+);
 const insertActionsStatement = fixedStatement<ActionRow>(
   `insert into actions (${INSERTED_COLUMNS.join(', ')})
-   select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *`,
+   select ${SELECTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) r returning *`,
 );
 
 /** The rows as the one JSON parameter of the insert. */
@@ -86,7 +93,7 @@ const insertActionsWithAuditStatement = fixedStatement<ActionRow>(
   `with audited as (${pendingAuditInsert('$2')}),
    inserted as (
      insert into actions (${INSERTED_COLUMNS.join(', ')})
-     select ${INSERTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) returning *
+     select ${SELECTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) r returning *
    ),
    announced as (
      select count(pg_notify('${DUE_CHANNEL}', ${duePayloadSql('id', 'next_attempt_at')})) as n

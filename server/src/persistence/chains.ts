@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ChainState } from '@sched/contract';
+import { accountSigningSecretQuery } from './accounts.js';
 import { newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
@@ -11,8 +12,16 @@ export type ChainStepRow = Selectable<Tables['chain_steps']>;
 export type NewChainStep = Insertable<Tables['chain_steps']>;
 export type ChainStepChanges = Updateable<Tables['chain_steps']>;
 
+/** Inserts a chain and its steps; a chain without a secret of its own takes its account's signing secret. */
 export async function insertChain(db: Sql, chain: NewChain, steps: NewChainStep[]): Promise<ChainRow> {
-  const row = await db.insertInto('chains').values(chain).returningAll().executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('chains')
+    .values({
+      ...chain,
+      webhook_secret: chain.webhook_secret ?? accountSigningSecretQuery(db, chain.account_id),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await db.insertInto('chain_steps').values(steps).execute();
   return row;
 }

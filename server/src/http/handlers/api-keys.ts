@@ -30,5 +30,17 @@ export function apiKeysHandlers(accounts: AccountService) {
         },
       };
     },
+    getSigningSecret: async ({ request }) => ({
+      status: 200,
+      body: { data: await accounts.signingSecret(principalOf(request).accountId) },
+    }),
+    createSigningSecret: async ({ request }) => ({
+      status: 201,
+      body: { data: await accounts.createSigningSecret(principalOf(request).accountId) },
+    }),
+    deleteSigningSecret: async ({ request }) => {
+      await accounts.deleteSigningSecret(principalOf(request).accountId);
+      return { status: 204, body: undefined };
+    },
   });
 }

@@ -14,6 +14,12 @@ export const AccountSchema = defineEntity({
     plan: p.enum([...PLANS]),
     /** Multiplies the default rate limits of spec section 8 for this account. */
     rateLimitFactor: p.double().default(1),
+    /**
+     * What an action or chain created without a `webhook_secret` of its own is created with (docs/signatures.md);
+     * kept as given, since signing needs it (like an action's own secret). Null: none.
+     */
+    signingSecret: p.string().length(255).nullable(),
+    signingSecretCreatedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

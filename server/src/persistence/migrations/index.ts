@@ -28,6 +28,7 @@ import { Migration20261126190734_AuditPending } from './Migration20261126190734_
 import { Migration20261126195000_ClaimFromActions } from './Migration20261126195000_ClaimFromActions.js';
 import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126200626_AuditSealInDatabase.js';
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
+import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -68,4 +69,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126195000_ClaimFromActions', class: Migration20261126195000_ClaimFromActions },
   { name: 'Migration20261126200626_AuditSealInDatabase', class: Migration20261126200626_AuditSealInDatabase },
   { name: 'Migration20261127021000_DueIndexUnheld', class: Migration20261127021000_DueIndexUnheld },
+  {
+    name: 'Migration20261127031500_AccountSigningSecret',
+    class: Migration20261127031500_AccountSigningSecret,
+  },
 ];
