@@ -240,6 +240,22 @@ describe('the operator console in a browser', () => {
     // The default account's first key holds the admin scope: its console manages API keys.
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByRole('cell', { name: 'default', exact: true }).first().waitFor();
+    // And the account's signing secret: none yet; made here, shown once made, the same the API answers.
+    await page.getByRole('heading', { name: 'Signing secret' }).waitFor();
+    await page
+      .getByText('None: actions and chains created without a webhook secret are sent unsigned.')
+      .waitFor();
+    await page.getByRole('button', { name: 'Make a signing secret' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Make a signing secret' }).click();
+    await page.getByRole('button', { name: 'Copy secret' }).waitFor();
+    const made = await sched.signingSecret.get();
+    expect(made.secret).toMatch(/^whsec_/);
+    await page.getByText(made.secret!).waitFor();
+    await sched.signingSecret.delete();
+    await page.reload();
+    await page
+      .getByText('None: actions and chains created without a webhook secret are sent unsigned.')
+      .waitFor();
     await check(page, 'settings');
   });
 
@@ -258,6 +274,7 @@ describe('the operator console in a browser', () => {
     await page.goto(`${server.url}/console/settings`);
     await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
     expect(await page.getByRole('heading', { name: 'API keys' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Signing secret' }).count()).toBe(0);
     const live = (
       (await sched.actions.create({
         name: 'Read-only check',

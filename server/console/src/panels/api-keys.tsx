@@ -134,3 +134,68 @@ function ApiKeyList() {
     </section>
   );
 }
+
+/**
+ * The account's signing secret (`/v1/signing-secret`, admin sessions only): what actions and chains created without
+ * a `webhook_secret` of their own are signed with (docs/signatures.md).
+ */
+export function SigningSecretSection() {
+  return useConsole().session.scopes.includes('admin') ? <SigningSecretCard /> : null;
+}
+
+function SigningSecretCard() {
+  const { client } = useConsole();
+  const current = useLoad((c) => c.signingSecret.get(), []);
+  const [shown, setShown] = useState(false);
+  const secret = current.data?.secret ?? null;
+  return (
+    <section aria-labelledby="signing-title">
+      <h2 id="signing-title">Signing secret</h2>
+      <ErrorNote error={current.error} />
+      {!current.data && !current.error && <Loading what="the signing secret" />}
+      {current.data && (
+        <>
+          <p>
+            {secret === null
+              ? 'None: actions and chains created without a webhook secret are sent unsigned.'
+              : 'Actions and chains created without a webhook secret of their own are signed with this secret.'}
+          </p>
+          {secret !== null && (
+            <p>
+              <code class="url">{shown ? secret : `${secret.slice(0, 10)}…`}</code>{' '}
+              <button type="button" onClick={() => setShown(!shown)}>
+                {shown ? 'Hide' : 'Show'}
+              </button>{' '}
+              <CopyButton text={secret} label="Copy secret" /> made <When at={current.data.created_at} />
+            </p>
+          )}
+          <p class="row-buttons">
+            <ConfirmButton
+              label={secret === null ? 'Make a signing secret' : 'Make a new signing secret'}
+              title={secret === null ? 'Make a signing secret?' : 'Replace the signing secret?'}
+              onConfirm={async () => {
+                await client.signingSecret.create();
+                setShown(true);
+              }}
+              onDone={current.reload}
+            >
+              What is created from now on without a webhook secret is signed with the new secret. What was
+              created before keeps the secret it was created with: verify with both while it may still send.
+            </ConfirmButton>
+            {secret !== null && (
+              <ConfirmButton
+                label="Remove the signing secret"
+                title="Remove the signing secret?"
+                danger
+                onConfirm={async () => client.signingSecret.delete()}
+                onDone={current.reload}
+              >
+                What is created from now on without a webhook secret is sent unsigned.
+              </ConfirmButton>
+            )}
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
