@@ -38,6 +38,7 @@ export { Health } from './routes/system.js';
 export { OutboxMessage } from './routes/outbox.js';
 export type { RouteMeta } from './openapi.js';
 export { issueMessage } from './messages.js';
+export * from './headers.js';
 export * from './signatures.js';
 export * from './vocabulary.js';
 

@@ -1,5 +1,13 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  ACTION_ID_HEADER,
+  ATTEMPT_HEADER,
+  MANAGED_REQUEST_HEADERS,
+  SERVICE_SIGNATURE_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+} from '@sched/contract';
 import { type WebhookVerification, verifyWebhook } from '@sched/sdk';
 import type { Command } from 'commander';
 import { collectOption, parseNumber, UsageError, wantsJson } from '../runtime.js';
@@ -30,20 +38,8 @@ export interface ListenEvent {
   forwarded?: { url: string; status: number; duration_ms: number } | { url: string; error: string };
 }
 
-/** The headers a forwarded request does not carry over: the connection's own, and the host of this listener. */
-const HOP_BY_HOP: ReadonlySet<string> = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  'host',
-  'content-length',
-]);
-
-const SIGNATURE_HEADERS = ['x-service-signature', 'webhook-signature'] as const;
+/** Either signature scheme's header: a request with neither is unsigned. */
+const SIGNATURE_HEADERS = [SERVICE_SIGNATURE_HEADER.toLowerCase(), WEBHOOK_SIGNATURE_HEADER];
 
 const header = (headers: IncomingHttpHeaders, name: string): string | null => {
   const value = headers[name];
@@ -72,15 +68,15 @@ export function listenEvent(
   answer: { status: number; forwarded?: ListenEvent['forwarded'] },
   now: Date,
 ): ListenEvent {
-  const attempt = Number(header(req.headers, 'x-sched-attempt'));
+  const attempt = Number(header(req.headers, ATTEMPT_HEADER));
   return {
     event: 'request',
     at: now.toISOString(),
     method: req.method,
     path: req.path,
-    action_id: header(req.headers, 'x-sched-action-id'),
+    action_id: header(req.headers, ACTION_ID_HEADER),
     attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
-    webhook_id: header(req.headers, 'webhook-id'),
+    webhook_id: header(req.headers, WEBHOOK_ID_HEADER),
     ...verdict,
     body: Buffer.from(req.body).toString('utf8'),
     status: answer.status,
@@ -244,9 +240,10 @@ async function handle(
   target.pathname =
     `${target.pathname.replace(/\/$/, '')}${called.pathname === '/' ? '' : called.pathname}` || '/';
   if (called.search) target.search = called.search;
+  // As received, less the connection's own headers (fetch frames the request again).
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers))
-    if (value !== undefined && !HOP_BY_HOP.has(name))
+    if (value !== undefined && !MANAGED_REQUEST_HEADERS.has(name))
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
   const started = performance.now();
   try {

@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { MANAGED_REQUEST_HEADERS } from '@sched/contract';
 import { Agent, buildConnector } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { OutboundRequest, OutboundResult } from '../app/ports.js';
@@ -29,23 +30,6 @@ export interface OutboundClientOptions {
 }
 
 export const DEFAULT_USER_AGENT = 'sched/0.1 (+webhook)';
-
-/**
- * Headers the client manages itself (framing, connection, host). A caller's value for them is dropped, so
- * a stored action cannot smuggle a second request or break keep-alive; request validation may reuse this.
- */
-const MANAGED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'content-length',
-  'upgrade',
-  'expect',
-  'te',
-  'trailer',
-]);
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_CONNECTIONS = 128;

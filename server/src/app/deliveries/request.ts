@@ -1,4 +1,4 @@
-import { signRequest } from '@sched/contract';
+import { ACTION_ID_HEADER, ATTEMPT_HEADER, signRequest } from '@sched/contract';
 import type { AttemptRow } from '../../persistence/deliveries.js';
 import type { OutboundRequest } from '../ports.js';
 
@@ -24,8 +24,8 @@ export function buildRequest(
   // being sent twice, and a user's own content-type wins over the default.
   const headers: Record<string, string> = hasBody ? { 'content-type': 'application/json' } : {};
   for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
-  headers['x-sched-action-id'] = row.id;
-  headers['x-sched-attempt'] = String(row.attempt_count);
+  headers[ACTION_ID_HEADER] = row.id;
+  headers[ATTEMPT_HEADER] = String(row.attempt_count);
   if (row.webhook_secret) {
     const signed = signRequest({
       secret: row.webhook_secret,
