@@ -2,8 +2,13 @@ import type { SigningSecret } from '@sched/sdk';
 import type { Command } from 'commander';
 import { client, printText } from '../../runtime.js';
 
-const described = (s: SigningSecret) =>
-  s.secret === null ? 'no signing secret' : `${s.secret}\ncreated ${s.created_at}`;
+/** The secret as `show` and `create` print it. */
+const printSecret = (cmd: Command, s: SigningSecret) =>
+  printText(
+    cmd,
+    { data: s },
+    s.secret === null ? 'no signing secret' : `${s.secret}\ncreated ${s.created_at}`,
+  );
 
 /**
  * `sched signing-secret <verb>`: the account's signing secret over the API (the key in use needs the `admin` scope).
@@ -19,15 +24,13 @@ export function configureSigningSecretCommand(program: Command): void {
     .command('show')
     .description('print the secret and when it was made')
     .action(async (_opts: unknown, cmd: Command) => {
-      const s = await client(cmd).signingSecret.get();
-      printText(cmd, { data: s }, described(s));
+      printSecret(cmd, await client(cmd).signingSecret.get());
     });
   signing
     .command('create')
     .description('make a new secret, replacing the current one (what was created before keeps its own)')
     .action(async (_opts: unknown, cmd: Command) => {
-      const s = await client(cmd).signingSecret.create();
-      printText(cmd, { data: s }, described(s));
+      printSecret(cmd, await client(cmd).signingSecret.create());
     });
   signing
     .command('delete')

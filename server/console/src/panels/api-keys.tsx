@@ -18,11 +18,17 @@ function Secret({ secret, onDismiss }: { secret: string; onDismiss: () => void }
 }
 
 /**
- * API keys of the account (`/v1/api-keys`), for a session opened with an `admin` key only: the server refuses
- * every other key, so the section is not shown to them.
+ * What only an `admin` key manages: the account's API keys (`/v1/api-keys`) and its signing secret
+ * (`/v1/signing-secret`). The server refuses every other key, so the sections are not shown to them.
  */
-export function ApiKeys() {
-  return useConsole().session.scopes.includes('admin') ? <ApiKeyList /> : null;
+export function AdminSettings() {
+  if (!useConsole().session.scopes.includes('admin')) return null;
+  return (
+    <>
+      <ApiKeyList />
+      <SigningSecretCard />
+    </>
+  );
 }
 
 function ApiKeyList() {
@@ -135,14 +141,7 @@ function ApiKeyList() {
   );
 }
 
-/**
- * The account's signing secret (`/v1/signing-secret`, admin sessions only): what actions and chains created without
- * a `webhook_secret` of their own are signed with (docs/signatures.md).
- */
-export function SigningSecretSection() {
-  return useConsole().session.scopes.includes('admin') ? <SigningSecretCard /> : null;
-}
-
+/** The account's signing secret: what actions and chains created without a `webhook_secret` are signed with. */
 function SigningSecretCard() {
   const { client } = useConsole();
   const current = useLoad((c) => c.signingSecret.get(), []);

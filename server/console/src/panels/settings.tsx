@@ -2,7 +2,7 @@ import type { DomainDetail } from '@sched/sdk';
 import { SchedApiError } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { ErrorNote, Loading, Status, useConsole, useLoad, When } from '../ui.js';
-import { ApiKeys, SigningSecretSection } from './api-keys.js';
+import { AdminSettings } from './api-keys.js';
 import { QuotaSection } from './overview.js';
 
 function Contacts() {
@@ -201,8 +201,7 @@ export function SettingsPanel() {
       <Contacts />
       <Channels />
       <Domains />
-      <ApiKeys />
-      <SigningSecretSection />
+      <AdminSettings />
     </>
   );
 }
