@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { type PauseDeps, PauseService } from '../app/actions/pause.js';
 import { ActionReplays } from '../app/actions/replay.js';
+import { ActionChanges } from '../app/actions/cancel-retry.js';
+import { ActionQueries } from '../app/actions/queries.js';
 import { ActionService } from '../app/actions/service.js';
 import { approvalGates } from '../app/approvals/gate.js';
 import { AccountService } from '../app/accounts.js';
@@ -77,6 +79,8 @@ export interface ServiceContext {
   pauseDeps: PauseDeps;
   pauses: PauseService;
   actions: ActionService;
+  actionQueries: ActionQueries;
+  actionChanges: ActionChanges;
   replays: ActionReplays;
   domains: DomainService;
   /** The destination threshold: the one check for actions, chain HTTP steps and template triggers. */
@@ -131,12 +135,21 @@ export async function buildContext(
   };
   const operatorEvents = createOperatorEvents(alertJobs, alertWatch);
   const destinationWakes = createDestinationWakes(queue);
+  const actionQueries = new ActionQueries({ store: db.main, clock, waits });
+  const actionChanges = new ActionChanges({
+    store: db.main,
+    scheduler,
+    clock,
+    countDestination,
+    gates: approvalGates,
+  });
   const actions = new ActionService(db.main, scheduler, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
     counters: db.counters,
     countDestination,
-    waits,
     gates: approvalGates,
+    queries: actionQueries,
+    changes: actionChanges,
   });
   return {
     ...base,
@@ -160,6 +173,8 @@ export async function buildContext(
     pauseDeps,
     pauses: new PauseService({ store: db.main, ...pauseDeps }),
     actions,
+    actionQueries,
+    actionChanges,
     replays: new ActionReplays({
       store: db.main,
       scheduler,
@@ -167,7 +182,7 @@ export async function buildContext(
       allowPrivateDestinations: config.allowPrivateDestinations,
       countDestination,
       gates: approvalGates,
-      view: (db, row) => actions.view(db, row),
+      view: (db, row) => actionQueries.view(db, row),
     }),
     domains: new DomainService({
       store: db.main,
