@@ -12,8 +12,8 @@ import type { ChannelName } from '../../domain/approval/messages.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
 import { validateDedupKeys } from '../../domain/coordination/dedup.js';
 import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';
-import { formatWallTime, isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
-import { seriesAnchor, validateRecurrence } from '../../domain/schedule/recurrence.js';
+import { isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
+import { validateRecurrence } from '../../domain/schedule/recurrence.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type {
   StoredCoordination,
@@ -179,18 +179,6 @@ export function prepareAction(
   }
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  // A calendar series given a wall time is anchored on it, read by its DST policy (domain/schedule/recurrence.ts).
-  const anchor = recurrence
-    ? seriesAnchor({
-        scheduledFor,
-        at,
-        interval: { frequency: recurrence.frequency, unit: recurrence.unit },
-        timezone,
-        policy: body.dst_policy,
-        now: ctx.now,
-      })
-    : null;
-  if (anchor) at = anchor.at;
   return {
     ok: true,
     action: {
@@ -224,7 +212,6 @@ export function prepareAction(
             ...(recurrence.end_date !== undefined ? { end_date: recurrence.end_date } : {}),
             // Stored only when given: absent means the default policy (domain/schedule/resolve.ts).
             ...(body.dst_policy ? { dst_policy: body.dst_policy } : {}),
-            ...(anchor?.wall ? { wall_time: formatWallTime(anchor.wall) } : {}),
           }
         : null,
     },
