@@ -188,6 +188,10 @@ describe('schedule preview and DST policy', () => {
       ],
       env,
     );
-    expect(JSON.parse(json.stdout).data.occurrences.map((o: any) => o.dst)).toEqual([null, 'gap_skipped', null]);
+    expect(JSON.parse(json.stdout).data.occurrences.map((o: any) => o.dst)).toEqual([
+      null,
+      'gap_skipped',
+      null,
+    ]);
   });
 });
