@@ -41,6 +41,7 @@ export async function startApi(
   const { actions } = ctx;
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
+    countDestination: ctx.countDestination,
   });
   const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
   const http = await buildHttpApp({
