@@ -51,7 +51,8 @@ const files: Record<string, string> = {
   'server/src/http/reads-rows.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
   'server/src/domain/impure.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
   'server/src/app/approvals/gate.ts': 'export const gates = 1;\n',
-  'server/src/app/actions/create.ts': "import { gates } from '../approvals/gate.js';\nexport const x = gates;\n",
+  'server/src/app/actions/create.ts':
+    "import { gates } from '../approvals/gate.js';\nexport const x = gates;\n",
   'server/src/app/approvals/outcomes.ts':
     "import { x } from '../actions/create.js';\nexport const granted = x;\n",
   'server/src/channels/knows-app.ts': "import { rule } from '../domain/rule.js';\nexport const x = rule;\n",
