@@ -53,6 +53,7 @@ export class ChainService {
     }
     const errors = chainStepErrors(body.steps, {
       input: body.input,
+      triggeredInput: sendSourceOf(principal) === 'trigger',
       urlSchemes: this.options.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'],
     });
     if (body.callback_url !== undefined) {
