@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Messages kept in the outbox (development servers only)
-         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`).
+         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`). Needs an API key with the `admin` scope: each message carries a recipient's live response link.
          */
         get: operations["outboxList"];
         put?: never;
