@@ -144,8 +144,9 @@ export class ChainService {
     return pageOf(rows.map(chainSummary), total, q);
   }
 
-  async get(accountId: string, id: string): Promise<Chain> {
-    return this.view(this.store.sql, accountId, id);
+  /** `credentials`: whether the caller's key has `write` (else the callback URL shows its origin only). */
+  async get(accountId: string, id: string, credentials = true): Promise<Chain> {
+    return this.view(this.store.sql, accountId, id, credentials);
   }
 
   /**
@@ -205,9 +206,9 @@ export class ChainService {
     });
   }
 
-  private async view(db: Store['sql'], accountId: string, id: string): Promise<Chain> {
+  private async view(db: Store['sql'], accountId: string, id: string, credentials = true): Promise<Chain> {
     const chain = await findChain(db, accountId, id);
     if (!chain) throw new NotFoundError('chain');
-    return chainView(chain, await stepsOf(db, chain.id));
+    return chainView(chain, await stepsOf(db, chain.id), credentials);
   }
 }
