@@ -50,13 +50,19 @@ describe('the account signing secret', () => {
     expect(first.signed).toBe(true);
     expect(verifies(await delivered('/first'), secret!)).toBe(true);
 
-    const made = await runCli(['accounts', 'create', '--name', 'new', '--plan', 'business', '--json'], server.env);
+    const made = await runCli(
+      ['accounts', 'create', '--name', 'new', '--plan', 'business', '--json'],
+      server.env,
+    );
     expect(made.code, made.stderr).toBe(0);
     const other = createClient({ baseUrl: server.url, apiKey: JSON.parse(made.stdout).api_key as string });
     const its = (await other.signingSecret.get()).secret!;
     expect(its).toMatch(/^whsec_/);
     expect(its).not.toBe(secret);
-    await other.actions.create({ schedule: { wait: '1s' }, request: { url: `${rx.url}/other-first`, body: {} } });
+    await other.actions.create({
+      schedule: { wait: '1s' },
+      request: { url: `${rx.url}/other-first`, body: {} },
+    });
     const req = await delivered('/other-first');
     expect(verifies(req, its)).toBe(true);
     expect(verifies(req, secret!)).toBe(false);
@@ -117,7 +123,11 @@ describe('the account signing secret', () => {
     // Removed: what the account sends without a secret of its own is unsigned, live actions included.
     const pending = await webhook('/pending', { schedule: { wait: '3s' } });
     await sched.signingSecret.delete();
-    expect(await sched.signingSecret.get()).toEqual({ secret: null, created_at: null, previous_expires_at: null });
+    expect(await sched.signingSecret.get()).toEqual({
+      secret: null,
+      created_at: null,
+      previous_expires_at: null,
+    });
     expect((await webhook('/after')).signed).toBe(false);
     expect((await delivered('/after')).headers['webhook-signature']).toBeUndefined();
     expect(pending.signed).toBe(true);

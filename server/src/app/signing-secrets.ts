@@ -24,7 +24,10 @@ const SECRETS_TTL_MS = 1000;
  * of the account is signed with (`secretsFor`).
  */
 export class SigningSecrets {
-  private readonly read = new Map<string, { at: number; secrets: Promise<{ current: string | null; previous: string | null }> }>();
+  private readonly read = new Map<
+    string,
+    { at: number; secrets: Promise<{ current: string | null; previous: string | null }> }
+  >();
 
   constructor(
     private readonly database: Database,

@@ -34,7 +34,10 @@ export function configureSigningSecretCommand(program: Command): void {
   signing
     .command('create')
     .description('make a new secret, replacing the current one; live actions, series and chains follow it')
-    .option('--overlap <duration>', 'how long the replaced secret also signs (default 24h, at most 30d; 0s after a leak)')
+    .option(
+      '--overlap <duration>',
+      'how long the replaced secret also signs (default 24h, at most 30d; 0s after a leak)',
+    )
     .action(async (opts: { overlap?: string }, cmd: Command) => {
       const body = parseOptions(SigningSecretRotate, { overlap: opts.overlap });
       printSecret(cmd, await client(cmd).signingSecret.create(body));

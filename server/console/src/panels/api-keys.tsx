@@ -184,8 +184,8 @@ function SigningSecretCard() {
               onDone={current.reload}
             >
               Live actions, series and chains without a webhook secret of their own move to the new secret at
-              once. For 24 hours every request also carries a signature made with the replaced one: deploy the new
-              secret to your receivers meanwhile.
+              once. For 24 hours every request also carries a signature made with the replaced one: deploy the
+              new secret to your receivers meanwhile.
             </ConfirmButton>
             {secret !== null && (
               <ConfirmButton

@@ -49,9 +49,9 @@ export class CallbackDeliveries {
     const now = this.deps.clock();
     if (row.attempt_count === 0 && !(await this.mayBeSent(row, now))) return;
     const body = JSON.stringify(row.envelope);
-    const secrets = (await this.deps.signing
-      ?.secretsFor(row.account_id, row.webhook_secret)
-      .catch(() => undefined)) ?? (row.webhook_secret ? [row.webhook_secret] : []);
+    const secrets =
+      (await this.deps.signing?.secretsFor(row.account_id, row.webhook_secret).catch(() => undefined)) ??
+      (row.webhook_secret ? [row.webhook_secret] : []);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'x-sched-event': row.event,

@@ -294,7 +294,9 @@ export class Deliveries {
       return;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
-    const secrets = await this.p.signing?.secretsFor(row.account_id, row.webhook_secret).catch(() => undefined);
+    const secrets = await this.p.signing
+      ?.secretsFor(row.account_id, row.webhook_secret)
+      .catch(() => undefined);
     const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes, secrets);
     const span = this.p.tracing?.deliveryAttempt({
       actionId: row.id,
