@@ -76,12 +76,11 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261127031500_AccountSigningSecret,
   },
   {
-<<<<<<< HEAD
     name: 'Migration20261128134000_LegacyTemplateOrigins',
     class: Migration20261128134000_LegacyTemplateOrigins,
-=======
+  },
+  {
     name: 'Migration20261128140000_SigningSecretOverlap',
     class: Migration20261128140000_SigningSecretOverlap,
->>>>>>> sec-b
   },
 ];
