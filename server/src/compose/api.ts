@@ -41,6 +41,7 @@ export async function startApi(
   const { actions } = ctx;
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
+    countDestination: ctx.countDestination,
   });
   const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
   const http = await buildHttpApp({
@@ -111,6 +112,9 @@ export async function startApi(
     validateResponses: config.env !== 'production',
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
+    docs: config.docs,
+    siteUrl: ctx.publicUrl,
+    production: config.env === 'production',
     timeouts: {
       requestMs: config.httpRequestTimeoutMs,
       connectionMs: config.httpConnectionTimeoutMs,

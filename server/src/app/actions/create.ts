@@ -1,3 +1,4 @@
+import { auditUrl } from '../../domain/audit/details.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { countedNames, type SendSource } from '../../domain/domains/rules.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
@@ -245,7 +246,8 @@ function createdRecord(
       name: row.name,
       mode: row.mode,
       scheduled_for: row.scheduled_for.toISOString(),
-      ...(row.request ? { method: row.request.method, url: row.request.url } : {}),
+      // Without its query or user info, where tokens travel (`?key=`); headers and body never.
+      ...(row.request ? { method: row.request.method, url: auditUrl(row.request.url) } : {}),
     },
   };
 }

@@ -3,8 +3,8 @@ import { type ActionMode, LEGACY_ACTION_MODES } from '@sched/contract';
 import type { ActionCreateParsed, RetryStrategy } from '@sched/contract';
 import { validateDedupKeys } from '../../domain/coordination/dedup.js';
 import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';
-import { formatWallTime, isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
-import { seriesAnchor, validateRecurrence } from '../../domain/schedule/recurrence.js';
+import { isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
+import { validateRecurrence } from '../../domain/schedule/recurrence.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type {
   StoredCoordination,
@@ -146,18 +146,6 @@ export function prepareAction(
   }
 
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  // A calendar series given a wall time is anchored on it, read by its DST policy (domain/schedule/recurrence.ts).
-  const anchor = recurrence
-    ? seriesAnchor({
-        scheduledFor,
-        at,
-        interval: { frequency: recurrence.frequency, unit: recurrence.unit },
-        timezone,
-        policy: body.dst_policy,
-        now: ctx.now,
-      })
-    : null;
-  if (anchor) at = anchor.at;
   return {
     ok: true,
     action: {
@@ -191,7 +179,6 @@ export function prepareAction(
             ...(recurrence.end_date !== undefined ? { end_date: recurrence.end_date } : {}),
             // Stored only when given: absent means the default policy (domain/schedule/resolve.ts).
             ...(body.dst_policy ? { dst_policy: body.dst_policy } : {}),
-            ...(anchor?.wall ? { wall_time: formatWallTime(anchor.wall) } : {}),
           }
         : null,
     },

@@ -8,7 +8,7 @@ import type { Sql } from '../../persistence/database.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, ApprovalGates, Clock, Store } from '../ports.js';
-import type { CountDestination } from '../domains/guard.js';
+import { type CountDestination, checkCallbackHost } from '../domains/guard.js';
 import { createAction } from './create.js';
 import { prepareAction } from './prepare.js';
 
@@ -133,6 +133,9 @@ export class ActionReplays {
       allowPrivateDestinations: this.p.allowPrivateDestinations,
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
+    await checkCallbackHost(this.p.countDestination, db, owner.accountId, prepared.action.callbackUrl, now, {
+      field: 'callback_url',
+    });
     const created = await createAction(
       db,
       { owner, action: prepared.action, origin: { kind: 'request' }, now },

@@ -14,7 +14,7 @@ import {
 import type { Sql } from '../../persistence/database.js';
 import { periodKey } from '../../persistence/usage-counters.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
-import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
+import { type CountDestination, checkCallbackHost, isUncountedDestination } from '../domains/guard.js';
 import { ValidationError } from '../errors.js';
 import type { ActionScheduler, ApprovalGates, Clock, ResolvedGate, Store } from '../ports.js';
 import { LateActionCounts } from '../quota.js';
@@ -99,6 +99,10 @@ export class ActionService {
 
     // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold.
     const source = sendSourceOf(principal);
+    await checkCallbackHost(this.options.countDestination, this.store.sql, accountId, p.callbackUrl, now, {
+      field: 'callback_url',
+      source,
+    });
     const guard = p.request ? this.options.countDestination : undefined;
     const work = {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
@@ -239,6 +243,17 @@ export class ActionService {
     const gates: (ResolvedGate | null)[] = [];
     for (const [i, p] of prepared.entries()) {
       try {
+        await checkCallbackHost(
+          this.options.countDestination,
+          this.store.sql,
+          accountId,
+          p.callbackUrl,
+          now,
+          {
+            field: 'callback_url',
+            source: sendSourceOf(principal),
+          },
+        );
         gates.push(await resolveActionGate(this.store.sql, owner, p, now, this.options.gates));
       } catch (e) {
         if (!(e instanceof ValidationError)) throw e;
