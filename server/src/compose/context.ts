@@ -139,6 +139,7 @@ export async function buildContext(
   const actionChanges = new ActionChanges({
     store: db.main,
     scheduler,
+    callbacks: outboxes.actions,
     clock,
     countDestination,
     gates: approvalGates,

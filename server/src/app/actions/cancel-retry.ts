@@ -5,14 +5,14 @@ import {
   findAction,
   findByIdempotencyKey,
   lockName,
-  updateAction,
   updateActions,
 } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
 import { auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import type { CountDestination } from '../domains/guard.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, ApprovalGates, Clock, Store } from '../ports.js';
+import type { ActionScheduler, ApprovalGates, CallbackOutbox, Clock, Store } from '../ports.js';
+import { applyActionEvent } from './transition.js';
 
 /**
  * Cancel and retry of actions: by id, by idempotency key, by coordination key, and the row-level forms a bulk
@@ -28,6 +28,8 @@ export class ActionChanges {
       countDestination?: CountDestination | undefined;
       /** A declined approval retried asks again (app/approvals/gate.ts). */
       gates: ApprovalGates;
+      /** What a state change implies (app/actions/transition.ts). */
+      callbacks: CallbackOutbox;
     },
   ) {}
 
@@ -129,31 +131,36 @@ export class ActionChanges {
     // A manual retry is one more send to the destination: it counts against the threshold, as the owner's
     // own act; counted here, its claim does not count it again.
     const counted = await this.deps.countDestination?.(db, accountId, row.request.url, now);
-    const updated = await updateAction(db, row.id, {
-      ...(counted && { counted_occurrence: row.recurrence_index }),
-      status: assertTransition(row.status, 'manual_retry'),
-      attempt_count: 0,
-      manual_retry_count: row.manual_retry_count + 1,
-      reschedule_count: 0,
-      next_attempt_at: now,
-      last_error: null,
-      lease_until: null,
-      updated_at: now,
-    });
+    const manualRetries = row.manual_retry_count + 1;
+    await applyActionEvent(
+      db,
+      row,
+      'manual_retry',
+      {
+        now,
+        nextAttemptAt: now,
+        set: {
+          ...(counted && { counted_occurrence: row.recurrence_index }),
+          attempt_count: 0,
+          manual_retry_count: manualRetries,
+          reschedule_count: 0,
+        },
+      },
+      this.deps,
+    );
     // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
     if (row.mode === 'approval') await this.deps.gates.reopen(db, row, now);
-    await this.deps.scheduler.schedule(db, row.id, now);
     await recordAudit(db, row.account_id, {
       action: 'action.retry',
       resource: { type: 'action', id: row.id },
-      details: { from_status: row.status, manual_retry_count: updated.manual_retry_count },
+      details: { from_status: row.status, manual_retry_count: manualRetries },
     });
     return {
       id: row.id,
       name: row.name,
       status: 'resolved',
       attempt_count: 0,
-      manual_retry_count: updated.manual_retry_count,
+      manual_retry_count: manualRetries,
     };
   }
 
