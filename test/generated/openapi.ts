@@ -1163,7 +1163,7 @@ export interface paths {
         put?: never;
         /**
          * Send a sample alert now
-         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert; each outcome shows in the rule's `recent_notifications`.
+         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert, and each webhook, Slack or Teams send against its host's destination threshold; each outcome shows in the rule's `recent_notifications`. At most one test per rule a minute (429 with `Retry-After`).
          */
         post: operations["alertRulesTest"];
         delete?: never;
@@ -1894,11 +1894,12 @@ export interface components {
         AlertChannel: {
             /** @constant */
             type: "email";
-            /** Format: email */
+            /** @description Masked for a key without the `write` scope (`j***@example.com`). */
             to: string;
         } | {
             /** @constant */
             type: "sms";
+            /** @description Masked for a key without the `write` scope (`+1******0100`). */
             to: string;
         } | {
             /** @enum {string} */
@@ -1911,6 +1912,7 @@ export interface components {
         } | {
             /** @constant */
             type: "webhook";
+            /** @description Masked for a key without the `write` scope: its origin only (`https://host/***`). */
             url: string;
             /** @description Whether a secret signs its alerts (the secret is never shown). */
             signed: boolean;
@@ -13454,7 +13456,7 @@ export interface operations {
                      *           "channels": [
                      *             {
                      *               "type": "email",
-                     *               "to": "ada@example.com"
+                     *               "to": "string"
                      *             }
                      *           ],
                      *           "group_wait": "string",
@@ -13591,7 +13593,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -13727,7 +13729,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -13871,7 +13873,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",

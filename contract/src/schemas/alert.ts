@@ -91,7 +91,9 @@ export const AlertChannel = z
     ChatChannel,
     z.object({
       type: z.literal('webhook'),
-      url: z.string().meta({ description: `${MASKED_FOR_READ_KEYS}: its origin only (\`https://host/***\`).` }),
+      url: z
+        .string()
+        .meta({ description: `${MASKED_FOR_READ_KEYS}: its origin only (\`https://host/***\`).` }),
       signed: z
         .boolean()
         .meta({ description: 'Whether a secret signs its alerts (the secret is never shown).' }),

@@ -1,4 +1,5 @@
 import { HOLD_REASONS } from '@sched/contract';
+import { destinationCheck } from '../app/domains/guard.js';
 import type { FastifyInstance } from 'fastify';
 import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
@@ -57,6 +58,8 @@ export async function startApi(
       clock,
       jobs: ctx.alertJobs,
       allowPrivateDestinations: config.allowPrivateDestinations,
+      checkDestination: destinationCheck(config.domainLimits),
+      rateLimiter: ctx.rateLimiter,
     }),
     pauses: ctx.pauses,
     templates: new TemplateService({

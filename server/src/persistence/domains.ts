@@ -54,6 +54,23 @@ export async function countDomainUse(
   );
 }
 
+/** The counts and verification of these names for an account (a plain read: nothing counted, no lock). */
+export async function domainUse(
+  db: Sql,
+  accountId: string,
+  domains: readonly string[],
+): Promise<
+  Pick<DomainRow, 'domain' | 'verified' | 'day_start' | 'day_count' | 'month_start' | 'month_count'>[]
+> {
+  if (domains.length === 0) return [];
+  return db
+    .selectFrom('domains')
+    .select(['domain', 'verified', 'day_start', 'day_count', 'month_start', 'month_count'])
+    .where('account_id', '=', accountId)
+    .where('domain', 'in', [...domains])
+    .execute();
+}
+
 /** Whether the account has verified `domain` (a plain read: no lock, so verified hosts never queue on the row). */
 export async function isVerified(db: Sql, accountId: string, domain: string): Promise<boolean> {
   const row = await db

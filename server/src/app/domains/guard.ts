@@ -9,7 +9,7 @@ import {
 import { countHits } from '../../persistence/rate-limit-windows.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { type Sql, withSavepoint } from '../../persistence/database.js';
-import { countDomainUse, isVerified } from '../../persistence/domains.js';
+import { countDomainUse, domainUse, isVerified } from '../../persistence/domains.js';
 import { ValidationError } from '../errors.js';
 
 /**
@@ -80,6 +80,32 @@ export function destinationGuard(limits: DomainLimits): CountDestination {
     // gives back the first, even for a caller that goes on in its transaction (a chain step, a blocked send).
     await (names.length > 1 ? withSavepoint(db, countAll) : countAll());
     return true;
+  };
+}
+
+/**
+ * Why the next send of an account to `url`'s host would be refused by the threshold, or null when it would go (a
+ * read: nothing is counted). For what is saved now and sends later (an alert rule's channels): the save is refused
+ * while the host is already at its limit; each send is still counted by the CountDestination when it is made.
+ */
+export type DestinationCheck = (db: Sql, accountId: string, url: string, now: Date) => Promise<string | null>;
+
+/** The read-only check of the same threshold, bound to the operator's limits. */
+export function destinationCheck(limits: DomainLimits): DestinationCheck {
+  return async (db, accountId, url, now) => {
+    const names = countedNames(url, isBlockedAddress);
+    if (names.length === 0) return null;
+    const rows = await domainUse(db, accountId, names);
+    if (rows.some((r) => r.verified)) return null;
+    const { day, month } = usagePeriods(now);
+    for (const r of rows) {
+      const counts = {
+        day: (r.day_start.getTime() >= day.getTime() ? r.day_count : 0) + 1,
+        month: (r.month_start.getTime() >= month.getTime() ? r.month_count : 0) + 1,
+      };
+      if (!withinLimits(counts, limits)) return thresholdMessage(r.domain, limits);
+    }
+    return null;
   };
 }
 
