@@ -1,12 +1,11 @@
 import { HOLD_REASONS } from '@sched/contract';
-import { destinationCheck } from '../app/domains/guard.js';
 import type { FastifyInstance } from 'fastify';
 import { AlertRules } from '../app/alerts/rules.js';
-import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
+import { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
 import { ResponseService } from '../app/approvals/respond.js';
 import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
-import { ContactService } from '../app/contacts.js';
+import { ContactService } from '../app/directory/contacts.js';
 import { QuotaService } from '../app/quota.js';
 import { AuditService } from '../app/audit.js';
 import { Reassignments } from '../app/approvals/reassign.js';
@@ -42,6 +41,7 @@ export async function startApi(
   const { actions } = ctx;
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
+    countDestination: ctx.countDestination,
   });
   const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
   const http = await buildHttpApp({
@@ -58,7 +58,7 @@ export async function startApi(
       clock,
       jobs: ctx.alertJobs,
       allowPrivateDestinations: config.allowPrivateDestinations,
-      checkDestination: destinationCheck(config.domainLimits),
+      countDestination: ctx.countDestination,
       rateLimiter: ctx.rateLimiter,
     }),
     pauses: ctx.pauses,
@@ -112,6 +112,9 @@ export async function startApi(
     validateResponses: config.env !== 'production',
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
+    docs: config.docs,
+    siteUrl: ctx.publicUrl,
+    production: config.env === 'production',
     timeouts: {
       requestMs: config.httpRequestTimeoutMs,
       connectionMs: config.httpConnectionTimeoutMs,

@@ -13,7 +13,7 @@ import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { DeliveryFigures, FailingUrl } from '../../persistence/stats.js';
-import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
+import type { TimelineEvent } from '../../persistence/timeline.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
 
@@ -89,7 +89,7 @@ const NO_HISTORY: ActionHistory = { replays: [], bulkOperations: [] };
 /** What an approval action's view adds: its recipients, timeline and attachments. */
 export interface GateDetails {
   recipients: Recipient[];
-  events: ReminderEvent[];
+  events: TimelineEvent[];
   attachments: AttachmentMeta[];
 }
 
@@ -199,7 +199,8 @@ export function actionView(
       created_at: e.created_at.toISOString(),
     })),
     recipients: details.recipients.map((x) => recipientView(x, credentials)),
-    last_error: r.last_error,
+    // An approval's error names who declined: masked like the recipients for a key without `write`.
+    last_error: shownText(r.last_error, credentials),
     last_attempt: lastAttempt(r),
     replay_of: r.replay_of,
     replays: history.replays,

@@ -30,7 +30,7 @@ import type { Sql } from '../../persistence/database.js';
 import { channelWebhook } from '../../persistence/directory.js';
 import type { Principal } from '../accounts.js';
 import { recordAudit } from '../audit.js';
-import type { DestinationCheck } from '../domains/guard.js';
+import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 import { NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { rule } from '../../domain/rate-limit/policy.js';
@@ -47,8 +47,8 @@ export interface AlertRulesDeps {
   clock: Clock;
   jobs: AlertJobs;
   allowPrivateDestinations: boolean;
-  /** Refuses a channel whose unverified host is already past its destination threshold (each send counts). */
-  checkDestination?: DestinationCheck | undefined;
+  /** The destination threshold: a channel whose unverified host has no room left is refused at save (a peek). */
+  countDestination?: CountDestination | undefined;
   /** Counts tests per rule in PostgreSQL, so the limit holds across API processes. */
   rateLimiter?: Pick<RateLimiter, 'check'> | undefined;
 }
@@ -246,8 +246,15 @@ export class AlertRules {
     };
     // Alert sends count against their host's threshold as the owner's own sends (app/alerts/send.ts).
     const overThreshold = async (path: string, url: string) => {
-      const refused = await this.deps.checkDestination?.(db, principal.accountId, url, this.deps.clock());
-      if (refused) add(path, refused);
+      try {
+        await this.deps.countDestination?.(db, principal.accountId, url, this.deps.clock(), {
+          field: path,
+          peek: true,
+        });
+      } catch (error) {
+        if (!(error instanceof DestinationThresholdError)) throw error;
+        add(path, error.reason);
+      }
     };
     for (const [i, c] of channels.entries()) {
       if (c.type === 'webhook') {

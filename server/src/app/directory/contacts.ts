@@ -1,10 +1,10 @@
 import type { Contact as ContactDto, ContactCreate, ContactUpdate } from '@sched/contract';
-import type { Database } from '../persistence/database.js';
-import { contactRecords } from '../persistence/directory.js';
-import type { Contact } from '../persistence/entities/contact.js';
-import { shownAddress } from '../domain/auth/api-key.js';
-import { auditFields, recordAudit } from './audit.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import type { Database } from '../../persistence/database.js';
+import { contactRecords } from '../../persistence/directory.js';
+import type { Contact } from '../../persistence/entities/contact.js';
+import { auditFields, recordAudit } from '../audit.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { shownAddress } from '../../domain/auth/api-key.js';
 
 /** A contact as the API shows it; a key without `write` sees its email and phone masked (docs/security.md). */
 function contactDto(c: Contact, credentials = true): ContactDto {
