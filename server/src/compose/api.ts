@@ -58,6 +58,8 @@ export async function startApi(
       clock,
       jobs: ctx.alertJobs,
       allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination: ctx.countDestination,
+      rateLimiter: ctx.rateLimiter,
     }),
     pauses: ctx.pauses,
     templates: new TemplateService({
