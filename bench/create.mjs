@@ -64,6 +64,7 @@ export async function measureCreate(stack, { rss = false } = {}) {
     concurrency: 50,
     durationMs: settings.seconds * 1000,
     warmupMs: settings.smoke ? 300 : 2_000,
+    sealWaitMs: settings.smoke ? 200 : 1_500,
   });
   if (rss) r.rssMiB = await rssMiB(stack.pids[0]);
   return r;

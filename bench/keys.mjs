@@ -160,6 +160,7 @@ export function runFigures(results, builds) {
  */
 export function printFigures(json, builds) {
   const [A, B] = builds;
+  /** @type {Map<string, string>} */
   const goalOf = new Map(GOALS.map(([k, g]) => [k, g]));
   const cell = (v, r) =>
     v == null ? '-' : `${fmt(v, 3)}${r && r[0] !== r[1] ? ` [${fmt(r[0], 3)}-${fmt(r[1], 3)}]` : ''}`;

@@ -96,6 +96,7 @@ export async function inRounds(systems, measure) {
  */
 export async function startPostgres() {
   const dataDir = path.join(TMP, `pg-${Date.now()}`);
+  /** @type {any} */
   const server = { dataDir, cleanups: [], databases: 0 };
   if (process.env.BENCH_DATABASE_URL) {
     server.url = process.env.BENCH_DATABASE_URL;
@@ -229,7 +230,15 @@ export async function startStack(name, build, postgres) {
   const dataDir = path.join(TMP, `${name}-${build.key}-${Date.now()}`);
   await fs.mkdir(dataDir, { recursive: true });
   const cleanups = [];
-  const stack = { name, label: build.label, dataDir, cleanups, clusterDir: postgres.clusterDir, postgres };
+  const stack = {
+    name,
+    label: build.label,
+    root: build.root,
+    dataDir,
+    cleanups,
+    clusterDir: postgres.clusterDir,
+    postgres,
+  };
   stack.stop = stopper(cleanups);
   try {
     const database = await postgres.createDatabase(`${name}_${build.key}`);
@@ -248,10 +257,10 @@ export async function startStack(name, build, postgres) {
     stack.databaseName = database.name;
 
     const port = await freePort();
-    // production turns off response validation, as deployed; a build that refuses loopback destinations in
-    // production (SSRF guard) is run as development instead, and the figures say so.
-    const nodeEnv = await serverNodeEnv(build.root);
-    stack.nodeEnv = nodeEnv;
+    // Response validation off, as deployed (see serverMode).
+    const mode = await serverMode(build.root);
+    stack.nodeEnv = mode.nodeEnv;
+    /** @type {NodeJS.ProcessEnv} */
     const serverEnv = {
       ...process.env,
       DATABASE_URL: database.url,
@@ -260,7 +269,7 @@ export async function startStack(name, build, postgres) {
       SCHED_DATA_DIR: dataDir,
       SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true',
       SCHED_RATE_LIMIT_FACTOR: '100000',
-      NODE_ENV: nodeEnv,
+      ...mode.env,
     };
     // The server's default log level unless BENCH_LOG_LEVEL / --log-level says otherwise: users run it that way.
     if (settings.logLevel) serverEnv.LOG_LEVEL = settings.logLevel;
@@ -297,6 +306,8 @@ export async function startStack(name, build, postgres) {
       ),
     );
     stack.accountId = created.account.id;
+    /** `sched <args>` of this build against the stack's database (admin verbs such as `purge`). */
+    stack.cli = (args) => runCli(cli, args, serverEnv);
     stack.apiKey = created.api_key;
     await attachClients(stack, cleanups);
     return stack;
@@ -403,7 +414,7 @@ async function stopChild(child) {
 export async function rssMiB(pid) {
   try {
     const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
   } catch {
     return null;
   }
@@ -705,17 +716,24 @@ export function printStatements(title, cost, unit) {
 }
 
 /**
- * NODE_ENV of the servers: BENCH_NODE_ENV, else production (response validation off, as deployed) unless the build
- * refuses loopback destinations in production (its SSRF guard), in which case development.
+ * How the servers of a build run: BENCH_NODE_ENV, else production (response validation off, as deployed) unless the
+ * build refuses loopback destinations in production (its SSRF guard, which the loopback receivers need off), in which
+ * case development with SCHED_VALIDATE_RESPONSES=false, which costs what production costs; a build without that
+ * setting (older than it) validates its responses, and the header of the run says so.
+ * @returns {Promise<{ nodeEnv: string, validateResponses: boolean, env: Record<string, string> }>}
  */
-export async function serverNodeEnv(root) {
-  if (process.env.BENCH_NODE_ENV) return process.env.BENCH_NODE_ENV;
+export async function serverMode(root) {
+  const forced = process.env.BENCH_NODE_ENV;
+  if (forced)
+    return { nodeEnv: forced, validateResponses: forced !== 'production', env: { NODE_ENV: forced } };
   const { loadConfig } = await serverPackage(root);
   try {
     loadConfig({ NODE_ENV: 'production', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
-    return 'production';
+    return { nodeEnv: 'production', validateResponses: false, env: { NODE_ENV: 'production' } };
   } catch {
-    return 'development';
+    const env = { NODE_ENV: 'development', SCHED_VALIDATE_RESPONSES: 'false' };
+    const config = loadConfig({ ...env, SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
+    return { nodeEnv: 'development', validateResponses: config.validateResponses !== false, env };
   }
 }
 
@@ -726,6 +744,7 @@ async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
     env,
     stdio: ['ignore', 'pipe', logFile.fd],
   });
+  const stdout = /** @type {import('node:stream').Readable} */ (child.stdout);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -742,7 +761,7 @@ async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
       () => reject(new Error(`sched ${role} did not start in 90 s; see ${dataDir}/server-${role}.log`)),
       90_000,
     );
-    child.stdout.on('data', (chunk) => {
+    stdout.on('data', (chunk) => {
       out += chunk;
       const m = /listening on (http:\/\/\S+)|started/.exec(out);
       if (m) {
@@ -759,7 +778,7 @@ async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
       );
     });
   });
-  child.stdout.resume();
+  stdout.resume();
   return { pid: child.pid, url };
 }
 
@@ -800,7 +819,7 @@ export function freePort() {
     const srv = net.createServer();
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {net.AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });

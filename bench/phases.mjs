@@ -20,15 +20,28 @@ const UNREACHED_URL = 'http://127.0.0.1:9/never';
 
 /**
  * POST /v1/actions from `concurrency` keep-alive connections for `durationMs` (or until `count` creates were sent)
- * after a short warm-up. Every action is
- * a webhook due in an hour or more (beyond the one-minute announce window: the common case of a create).
+ * after a short warm-up. Every action is a webhook due in an hour or more (beyond the one-minute announce window: the
+ * common case of a create): 7 ms apart by default, or at `dueAt(i)`.
+ *
+ * @param {any} stack
+ * @param {{ concurrency?: number, durationMs?: number, count?: number, warmupMs?: number, sealWaitMs?: number,
+ *   dueAt?: (i: number) => number }} [options]
  */
 export async function createLoad(
   stack,
-  { concurrency = 50, durationMs = 10_000, count = Infinity, warmupMs = 2_000 } = {},
+  {
+    concurrency = 50,
+    durationMs = 10_000,
+    count = Infinity,
+    warmupMs = 2_000,
+    sealWaitMs = 1_500,
+    dueAt = undefined,
+  } = {},
 ) {
   const base = Date.now() + 3_600_000;
-  const send = (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 7));
+  /** @type {(i: number) => number} */
+  const due = dueAt ?? ((i) => base + i * 7);
+  const send = (i) => createAction(stack, webhookAt(UNREACHED_URL, due(i)));
   if (warmupMs) {
     log(`create: warm-up ${warmupMs} ms at ${concurrency} connections`);
     await loadLoop({ concurrency, durationMs: warmupMs, send });
@@ -40,7 +53,7 @@ export async function createLoad(
   const r = await loadLoop({ concurrency, durationMs, count, send: (i) => send(i + 1_000_000) });
   const waits = await sampler.stop();
   // The work a create leaves for a moment later (the audit sealer's pass each second) is charged to the creates.
-  await sleep(1_500);
+  await sleep(sealWaitMs);
   const ok = r.statuses.get(201) ?? 0;
   const { cpu, pg: pgWork } = await closeWindow(stack, window, ok);
   return {
@@ -244,6 +257,11 @@ export async function pilotCreateRate(stack, { concurrency = 25, durationMs = 3_
  * per second as the receiver sees them, from the due moment to the last arrival, from first to last arrival, and
  * in the busiest 250 ms. `payload(i, due)` makes the i-th create's body (by default a plain webhook), and the
  * window waits for `callbacks` callbacks as well.
+ *
+ * @param {any} stack
+ * @param {any} receiver
+ * @param {{ count: number, leadMs: number, createRate?: number, concurrency?: number,
+ *   payload?: (i: number, due: number) => string, callbacks?: number }} options
  */
 export async function deliveryBurst(
   stack,

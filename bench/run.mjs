@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { printFigures, runFigures } from './keys.mjs';
-import { BUILDS, log, machine, roleLayout, serverNodeEnv, settings, startPostgres, TMP } from './lib.mjs';
+import { BUILDS, log, machine, roleLayout, serverMode, settings, startPostgres, TMP } from './lib.mjs';
 import { printSummary } from './summary.mjs';
 
 /** Tiny sizes: every statement of every benchmark runs once or a few times, in about a minute for all of them. */
@@ -62,20 +62,21 @@ const started = new Date();
 const header = {
   date: started.toISOString(),
   machine: machine(),
-  builds: BUILDS.map((b) => ({ key: b.key, label: b.label, root: b.root, nodeEnv: undefined })),
+  builds: await Promise.all(
+    BUILDS.map(async (b) => ({ key: b.key, label: b.label, root: b.root, ...(await serverMode(b.root)) })),
+  ),
   database: process.env.BENCH_DATABASE_URL
     ? 'BENCH_DATABASE_URL (a fresh database per system)'
     : 'one embedded PostgreSQL 17 for the run (a fresh database per system)',
   roles: roleLayout().label,
   settings: { ...settings },
 };
-for (const b of header.builds) b.nodeEnv = await serverNodeEnv(b.root);
 process.stdout.write(
   `sched benchmarks ${header.date}\n  machine: ${header.machine}\n  database: ${header.database}\n` +
     header.builds
       .map(
         (b) =>
-          `  ${b.label} (${b.root}): serve --role ${roleLayout().label}, NODE_ENV=${b.nodeEnv}${b.nodeEnv === 'production' ? '' : ' (response validation on)'}\n`,
+          `  ${b.label} (${b.root}): serve --role ${roleLayout().label}, NODE_ENV=${b.nodeEnv}, response validation ${b.validateResponses ? 'on' : 'off'}\n`,
       )
       .join('') +
     `  ${settings.seconds} s of load per system, ${settings.rounds} round(s), order alternating; ` +

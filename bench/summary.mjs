@@ -17,6 +17,9 @@ export function printSummary({ results, builds, settings }) {
    * One figure: the baseline's median, sched's median, their relation, the goal and whether it is met, and with a
    * second build its median and sched/ref. With more than one round, each sched median shows the range of the
    * rounds in brackets: the noise a paired comparison has to beat.
+   * @param {string} figure
+   * @param {{ base?: number, a?: number, b?: number, ab?: number, aRange?: number[], bRange?: number[],
+   *   relation?: string, goal?: string, ok?: boolean, digits?: number }} cells
    */
   function row(
     figure,
@@ -60,11 +63,13 @@ export function printSummary({ results, builds, settings }) {
   /** PostgreSQL's work per unit (pg_stat_statements and /proc): statements, WAL bytes and CPU, beside the baseline's. */
   function pgRows(bench, unit, baseline) {
     const units = (r) => r.pg?.units ?? (unit === 'create' ? r.created : r.delivered);
-    for (const [what, pick, digits] of [
+    /** @type {[string, (r: any) => number | null | undefined, number][]} */
+    const parts = [
       ['statements', (r) => r.pg?.statements, 3],
       ['WAL bytes', (r) => r.pg?.walBytes, 0],
       ['CPU ms', (r) => pgCpuMs(r.cpu, units(r)), 3],
-    ]) {
+    ];
+    for (const [what, pick, digits] of parts) {
       const vs = ratio(bench, A.key, baseline, pick);
       row(`PostgreSQL ${what} per ${unit}`, {
         ...both(bench, pick),
