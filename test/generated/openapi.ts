@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Messages kept in the outbox (development servers only)
-         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`).
+         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`). Needs an API key with the `admin` scope: each message carries a recipient's live response link.
          */
         get: operations["outboxList"];
         put?: never;
@@ -1637,7 +1637,7 @@ export interface components {
                 preset?: "tomorrow" | "next_week" | "next_monday" | "next_tuesday" | "next_wednesday" | "next_thursday" | "next_friday" | "next_saturday" | "next_sunday" | "1h" | "2h" | "4h" | "1d" | "3d" | "1w";
                 timezone?: string;
             };
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             /**
              * @deprecated
@@ -1894,11 +1894,12 @@ export interface components {
         AlertChannel: {
             /** @constant */
             type: "email";
-            /** Format: email */
+            /** @description Masked for a key without the `write` scope (`j***@example.com`). */
             to: string;
         } | {
             /** @constant */
             type: "sms";
+            /** @description Masked for a key without the `write` scope (`+1******0100`). */
             to: string;
         } | {
             /** @enum {string} */
@@ -1911,6 +1912,7 @@ export interface components {
         } | {
             /** @constant */
             type: "webhook";
+            /** @description Masked for a key without the `write` scope: its origin only (`https://host/***`). */
             url: string;
             /** @description Whether a secret signs its alerts (the secret is never shown). */
             signed: boolean;
@@ -3529,7 +3531,7 @@ export interface components {
         /** @description Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original. */
         ReplayOptions: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             request?: {
@@ -3612,7 +3614,7 @@ export interface components {
         };
         SchedulePreviewRequest: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             recurrence?: components["schemas"]["RecurrenceInput"];
@@ -13454,7 +13456,7 @@ export interface operations {
                      *           "channels": [
                      *             {
                      *               "type": "email",
-                     *               "to": "ada@example.com"
+                     *               "to": "string"
                      *             }
                      *           ],
                      *           "group_wait": "string",
@@ -13591,7 +13593,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -13727,7 +13729,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -13871,7 +13873,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
