@@ -46,9 +46,9 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   },
   {
     names: ['SCHED_VALIDATE_RESPONSES'],
-    default: '`true`, `false` when `NODE_ENV=production`',
+    default: 'unset',
     meaning:
-      'Checks every API response against the contract (an off-contract body answers 500). The benchmarks turn it off to measure what a production server pays while they deliver to loopback receivers (which production refuses).',
+      'Checks every API response against the contract (an off-contract body answers 500); unset: on, off when `NODE_ENV=production`. The benchmarks turn it off to measure what a production server pays while they deliver to loopback receivers (which production refuses).',
   },
   {
     names: ['SCHED_TIME_SCALE'],
