@@ -4,7 +4,7 @@
 // with its range over the rounds, and the same keys for a second build (BENCH_SCHED_ROOT) under `ref`. A key whose
 // benchmark did not run is null, so every run writes the same keys. The goals are those of the cost-per-unit round
 // (docs/performance.md); each is checked against the median, and the lateness at 1,000 due/s against every round.
-import { cpuMsPerUnit, fmt, table } from './lib.mjs';
+import { cpuMsPerUnit, fmt, poolCpuMs, table } from './lib.mjs';
 import { median } from './systems.mjs';
 
 /** @typedef {{ key: string, label: string }} Build */
@@ -36,6 +36,8 @@ const auditWal = (pg) =>
     : undefined;
 
 const cpuPerDelivery = (r) => cpuMsPerUnit(r?.cpu, r?.delivered);
+/** PostgreSQL's CPU ms per unit in the backends of one pool (application_name sched-<role>-<pool>; lib.mjs poolOf). */
+const poolMs = (r, units, pool) => (r?.cpu?.pools ? (poolCpuMs(r.cpu, units)[pool] ?? 0) : undefined);
 
 /**
  * Per figure, how to read it from one round of one system: [key, benchmark, pick(round), baseline key?]. With a
@@ -51,6 +53,10 @@ const FIGURES = [
   ['delivery.index_entries_per_delivery', 'delivery', (r) => r.pg?.indexEntries],
   ['delivery.statements_per_delivery', 'delivery', (r) => r.pg?.statements],
   ['delivery.per_second', 'delivery', (r) => r.perSecondFromDue],
+  ['delivery.pg_cpu_ms_claims_per_delivery', 'delivery', (r) => poolMs(r, r.delivered, 'claims')],
+  ['delivery.pg_cpu_ms_records_per_delivery', 'delivery', (r) => poolMs(r, r.delivered, 'firing')],
+  ['delivery.pg_cpu_ms_main_per_delivery', 'delivery', (r) => poolMs(r, r.delivered, 'main')],
+  ['delivery.pg_cpu_ms_background_per_delivery', 'delivery', (r) => poolMs(r, r.delivered, 'other')],
   ['delivery.mixed_cpu_ms_per_delivery', 'delivery', (r) => cpuPerDelivery(r.mixed)],
   ['delivery.mixed_wal_bytes_per_delivery', 'delivery', (r) => r.mixed?.pg?.walBytes],
   ['delivery.mixed_non_hot_updates_per_delivery', 'delivery', (r) => r.mixed?.pg?.nonHotUpdates],
@@ -74,6 +80,9 @@ const FIGURES = [
   ['create.wal_bytes_per_create', 'create', (r) => r.pg?.walBytes],
   ['create.audit_wal_bytes_per_create', 'create', (r) => auditWal(r.pg)],
   ['create.per_second', 'create', (r) => r.perSecond],
+  ['create.pg_cpu_ms_creates_per_create', 'create', (r) => poolMs(r, r.created, 'main')],
+  ['create.pg_cpu_ms_seals_per_create', 'create', (r) => poolMs(r, r.created, 'audit')],
+  ['create.pg_cpu_ms_counters_per_create', 'create', (r) => poolMs(r, r.created, 'counters')],
   ['backlog.create_cpu_ratio', 'backlog', (r) => r.ratios?.createCpu],
   ['backlog.create_wal_ratio', 'backlog', (r) => r.ratios?.createWal],
   ['backlog.lateness_p99_delta_ms', 'backlog', (r) => r.ratios?.latenessP99DeltaMs],
