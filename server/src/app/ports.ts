@@ -59,7 +59,7 @@ export interface ActionScheduler {
 type CallbackEvent = ActionCallbackEvent;
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
-export interface CallbackOutbox {
+export interface CallbackQueue {
   enqueue(
     tx: Sql,
     action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,
@@ -80,7 +80,7 @@ export interface ChainCallbacks {
   ): Promise<void>;
 }
 
-/** The facts an operator may be alerted to (docs/alerts.md; issue 24 item 6): alert rules match them by `type`. */
+/** The facts an operator may be alerted to (docs/alerts.md): alert rules match them by `type`. */
 export type { OperatorEventType };
 
 export interface OperatorEvent {

@@ -17,7 +17,7 @@ type ChannelHttpResult = { status: number; body: string } | { error: string };
 
 export type ChannelHttp = (req: ChannelHttpRequest) => Promise<ChannelHttpResult>;
 
-/** Outgoing request timeout of spec section 8. */
+/** Outgoing request timeout of the interface (docs/api.md). */
 export const CHANNEL_HTTP_TIMEOUT_MS = 30_000;
 
 /** Answers beyond this are cut: the adapters only read a status word or a small JSON error. */

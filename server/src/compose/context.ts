@@ -14,7 +14,7 @@ import { DomainService } from '../app/domains/service.js';
 import type {
   ActionScheduler,
   AlertJobs,
-  CallbackOutbox,
+  CallbackQueue,
   ChainCallbacks,
   Clock,
   DestinationWakes,
@@ -28,7 +28,7 @@ import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
 import { AlertWatch } from '../app/alerts/watch.js';
 import { createAlertJobs, createOperatorEvents } from '../jobs/alerts.js';
-import { createCallbackOutbox } from '../jobs/callbacks.js';
+import { createCallbackQueue } from '../jobs/callbacks.js';
 import { createDestinationWakes } from '../jobs/destination-wakes.js';
 import { createDomainCheckQueue } from '../jobs/domains.js';
 import { createGateTimers } from '../jobs/gate-timers.js';
@@ -60,7 +60,7 @@ export interface ServiceContext {
   publicUrl: () => string;
   queue: JobQueue;
   scheduler: WindowScheduler & ActionScheduler;
-  callbacks: CallbackOutbox;
+  callbacks: CallbackQueue;
   chainCallbacks: ChainCallbacks;
   gateTimers: GateTimers;
   /** Where alertable facts are recorded (app/ports.ts OperatorEvents); alert rules read them. */
@@ -120,14 +120,14 @@ export async function buildContext(
     ),
   );
   const scheduler = createActionScheduler(clock);
-  const outboxes = createCallbackOutbox(queue, clock);
+  const callbackQueues = createCallbackQueue(queue, clock);
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);
   const alertJobs = createAlertJobs(queue);
   const alertWatch = new AlertWatch(db.main, clock);
   const pauseDeps: PauseDeps = {
     scheduler,
-    callbacks: outboxes.actions,
+    callbacks: callbackQueues.actions,
     timers: createPauseTimers(queue),
     gateTimers,
     clock,
@@ -139,7 +139,7 @@ export async function buildContext(
   const actionChanges = new ActionChanges({
     store: db.main,
     scheduler,
-    callbacks: outboxes.actions,
+    callbacks: callbackQueues.actions,
     clock,
     countDestination,
     gates: approvalGates,
@@ -161,8 +161,8 @@ export async function buildContext(
     tracing,
     queue,
     scheduler,
-    callbacks: outboxes.actions,
-    chainCallbacks: outboxes.chains,
+    callbacks: callbackQueues.actions,
+    chainCallbacks: callbackQueues.chains,
     gateTimers,
     operatorEvents,
     destinationWakes,
@@ -196,7 +196,7 @@ export async function buildContext(
     chainEngine: (store) =>
       new ChainEngine({
         store,
-        callbacks: outboxes.chains,
+        callbacks: callbackQueues.chains,
         scheduler,
         clock,
         allowPrivateDestinations: config.allowPrivateDestinations,

@@ -14,7 +14,7 @@ import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackOutbox, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
+import type { ActionScheduler, CallbackQueue, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
 
@@ -34,7 +34,7 @@ export interface ResumeInput {
 
 export interface PauseDeps {
   scheduler: ActionScheduler;
-  callbacks: CallbackOutbox;
+  callbacks: CallbackQueue;
   timers: PauseTimers;
   /** Gate timers set again when a paused gate's clock runs again (jobs/gate-timers.ts). */
   gateTimers: GateTimers;

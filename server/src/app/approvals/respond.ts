@@ -29,7 +29,7 @@ import { commentRefusal } from '../../domain/approval/comment-policy.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackOutbox, Clock, Store, Tracing } from '../ports.js';
+import type { ActionScheduler, CallbackQueue, Clock, Store, Tracing } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { applyActionEvent } from '../actions/transition.js';
 import { grantGate } from './outcomes.js';
@@ -60,7 +60,7 @@ export interface ResponseOutcome {
 const DEFAULT_SNOOZE = '1h';
 
 /**
- * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open
+ * Answers through login-free links. Reading a link never changes anything (mail scanners open
  * links); answering is a POST. A link stops working once the gate times out, the action is finished, or its
  * recipient has confirmed or declined.
  */
@@ -69,7 +69,7 @@ export class ResponseService {
     private readonly deps: {
       db: Store;
       scheduler: ActionScheduler;
-      callbacks: CallbackOutbox;
+      callbacks: CallbackQueue;
       clock: Clock;
       waits: Waits;
       /** A span per answer recorded (OpenTelemetry when configured). */

@@ -16,7 +16,7 @@ import {
   logNotifications,
   type NewNotification,
   wasNotified,
-} from '../../persistence/approvals/notifications.js';
+} from '../../persistence/approvals/message-log.js';
 import {
   findRecipient,
   insertRecipients,
