@@ -209,7 +209,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['NODE_ENV'],
     default: '`development`',
     meaning:
-      '`production` turns off response validation, refuses `SCHED_TIME_SCALE` and closes `GET /v1/outbox` (a development server answers it to `admin` keys: its messages carry live response links).',
+      '`production` turns off response validation, refuses `SCHED_TIME_SCALE`, closes `GET /v1/outbox` (a development server answers it to `admin` keys: its messages carry live response links), and keeps no outbox: an approval whose channels all lack their settings is refused at create, and a message on such a channel is recorded as not sent (docs/approvals.md, Channels).',
   },
 ];
 

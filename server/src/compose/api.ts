@@ -138,7 +138,11 @@ export async function startApi(
         const busy = databaseFault(err) === 'timeout' ? 'no connection in time' : 'unreachable';
         checks.database = `unavailable: ${availability.unavailableReason ?? busy}`;
       }
-      return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
+      return {
+        ok: Object.values(checks).every((v) => v === 'ok'),
+        checks,
+        channels: ctx.channelSending.states,
+      };
     },
   });
   // Stops taking requests before anything else stops; in-flight ones finish.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { apiContract, type RouteMeta } from '@sched/contract';
+import { apiContract, type ChannelState, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
@@ -103,7 +103,12 @@ export interface HttpDeps {
    */
   databaseFault: (err: unknown) => 'unavailable' | 'slow' | undefined;
   /** Readiness: database reachable and migrations current. */
-  readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  readiness: () => Promise<{
+    ok: boolean;
+    checks: Record<string, string>;
+    /** Each notification channel's state (informative: never a failed check). */
+    channels?: Record<string, ChannelState>;
+  }>;
   validateResponses: boolean;
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
@@ -313,9 +318,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
+        const body = { version: SERVER_VERSION, checks: r.checks, channels: r.channels };
         return r.ok
-          ? { status: 200, body: { status: 'ok', version: SERVER_VERSION, checks: r.checks } }
-          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
+          ? { status: 200, body: { status: 'ok', ...body } }
+          : { status: 503, body: { status: 'unavailable', ...body } };
       },
     },
     contacts: contactsHandlers(deps.contacts),

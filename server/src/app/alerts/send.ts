@@ -108,7 +108,11 @@ export class AlertSender {
     }
     try {
       const receipt = await this.deps.channels.send(target, messageOf(n));
-      return receipt.ok ? { status: 'sent' } : { status: 'retry', error: receipt.error ?? 'not sent' };
+      if (receipt.ok) return { status: 'sent' };
+      // A channel this server has no settings for will not be there on a retry either.
+      return receipt.via === 'not_configured'
+        ? { status: 'failed', error: receipt.error ?? 'not configured' }
+        : { status: 'retry', error: receipt.error ?? 'not sent' };
     } catch (err) {
       return { status: 'retry', error: err instanceof Error ? err.message : String(err) };
     }
