@@ -50,6 +50,8 @@ export async function startApi(
     consoleSessions: new ConsoleSessionService(database, clock),
     contacts: new ContactService(database),
     actions,
+    actionQueries: ctx.actionQueries,
+    actionChanges: ctx.actionChanges,
     replays: ctx.replays,
     bulkOperations,
     destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),

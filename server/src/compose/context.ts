@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { type PauseDeps, PauseService } from '../app/actions/pause.js';
 import { ActionReplays } from '../app/actions/replay.js';
+import { ActionChanges } from '../app/actions/cancel-retry.js';
+import { ActionQueries } from '../app/actions/queries.js';
 import { ActionService } from '../app/actions/service.js';
 import { createApprovalGates } from '../app/approvals/gate.js';
 import type { ChannelState } from '@sched/contract';
@@ -83,6 +85,8 @@ export interface ServiceContext {
   pauseDeps: PauseDeps;
   pauses: PauseService;
   actions: ActionService;
+  actionQueries: ActionQueries;
+  actionChanges: ActionChanges;
   replays: ActionReplays;
   domains: DomainService;
   /** The destination threshold: the one check for actions, chain HTTP steps and template triggers. */
@@ -139,12 +143,22 @@ export async function buildContext(
   const sending = channelSending(config.channels, config.env === 'production');
   const approvalGates = createApprovalGates(sending);
   const destinationWakes = createDestinationWakes(queue);
+  const actionQueries = new ActionQueries({ store: db.main, clock, waits });
+  const actionChanges = new ActionChanges({
+    store: db.main,
+    scheduler,
+    callbacks: outboxes.actions,
+    clock,
+    countDestination,
+    gates: approvalGates,
+  });
   const actions = new ActionService(db.main, scheduler, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
     counters: db.counters,
     countDestination,
-    waits,
     gates: approvalGates,
+    queries: actionQueries,
+    changes: actionChanges,
   });
   return {
     ...base,
@@ -169,6 +183,8 @@ export async function buildContext(
     pauseDeps,
     pauses: new PauseService({ store: db.main, ...pauseDeps }),
     actions,
+    actionQueries,
+    actionChanges,
     replays: new ActionReplays({
       store: db.main,
       scheduler,
@@ -176,7 +192,7 @@ export async function buildContext(
       allowPrivateDestinations: config.allowPrivateDestinations,
       countDestination,
       gates: approvalGates,
-      view: (db, row) => actions.view(db, row),
+      view: (db, row) => actionQueries.view(db, row),
     }),
     domains: new DomainService({
       store: db.main,

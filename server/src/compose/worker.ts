@@ -209,14 +209,14 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   workers.push(await workDomainChecks(queue, ctx.domains, failedJob('domain check')));
   workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
   const bulkQueue = createBulkOperationQueue(queue);
-  const { actions, replays, pauseDeps } = ctx;
+  const { actionChanges, replays, pauseDeps } = ctx;
   const bulkRunner = new BulkRunner({
     store: database,
     clock,
     waits,
     ops: {
-      cancel: (db, rows, now) => actions.cancelRows(db, rows, now),
-      retry: async (db, row, now) => void (await actions.retryRow(db, row, now)),
+      cancel: (db, rows, now) => actionChanges.cancelRows(db, rows, now),
+      retry: async (db, row, now) => void (await actionChanges.retryRow(db, row, now)),
       replay: async (db, owner, row, overrides) => (await replays.replayRow(db, owner, row, overrides)).id,
       pause: async (db, row, input, via) =>
         void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),

@@ -17,6 +17,8 @@ import type { AlertRules } from '../app/alerts/rules.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
+import type { ActionChanges } from '../app/actions/cancel-retry.js';
+import type { ActionQueries } from '../app/actions/queries.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
@@ -69,6 +71,8 @@ export interface HttpDeps {
   consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  actionQueries: ActionQueries;
+  actionChanges: ActionChanges;
   replays: ActionReplays;
   bulkOperations: BulkOperations;
   destinations: Destinations;
@@ -325,10 +329,17 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays, {
-      limiter: deps.rateLimiter,
-      factor: deps.rateLimitFactor,
-    }),
+    actions: actionsHandlers(
+      deps.actions,
+      deps.actionQueries,
+      deps.actionChanges,
+      deps.pauses,
+      deps.replays,
+      {
+        limiter: deps.rateLimiter,
+        factor: deps.rateLimitFactor,
+      },
+    ),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     schedules: schedulesHandlers(() => new Date()),
@@ -341,7 +352,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     alertRules: alertRulesHandlers(deps.alertRules),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
-    reminders: remindersHandlers(deps.reminders, deps.reassignments, deps.actions, deps.pendingApprovals),
+    reminders: remindersHandlers(
+      deps.reminders,
+      deps.reassignments,
+      deps.actionQueries,
+      deps.pendingApprovals,
+    ),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
