@@ -17,6 +17,7 @@ export function configureServeCommand(program: Command): void {
     .action(async (opts: { role: string; port?: string; host?: string }) => {
       if (!ROLES.includes(opts.role as Role))
         throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      const launcher = watchLauncher();
       const { createLogger, loadConfig, startService } = await serverModule();
       const env = { ...process.env };
       if (opts.port) env.PORT = opts.port;
@@ -46,7 +47,41 @@ export function configureServeCommand(program: Command): void {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
+      launcher.onGone(() => {
+        logger.warn('the launcher is gone: stopping as on SIGTERM');
+        shutdown('launcher gone');
+      });
     });
+}
+
+/** How often a server started by a launcher checks that the launcher still lives. */
+const LAUNCHER_POLL_MS = 250;
+
+/**
+ * A server started by a launcher (`npm start`: scripts/bootstrap.mjs, which sets SCHED_LAUNCHER_PID) must not
+ * outlive it: a launcher killed by SIGKILL passes no signal on, but the server is then re-parented, which a check of
+ * its parent pid every 250 ms notices. Watched from the start, so a launcher gone while the server was still starting
+ * stops it once it is up. The pid is read once and removed, so the embedded PostgreSQL never inherits it.
+ */
+function watchLauncher(): { onGone(stop: () => void): void } {
+  const launcher = Number(process.env.SCHED_LAUNCHER_PID);
+  delete process.env.SCHED_LAUNCHER_PID;
+  if (!Number.isInteger(launcher) || launcher <= 0) return { onGone() {} };
+  let listener: (() => void) | undefined;
+  let gone = false;
+  const timer = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(timer);
+    gone = true;
+    listener?.();
+  }, LAUNCHER_POLL_MS);
+  timer.unref();
+  return {
+    onGone(stop) {
+      if (gone) stop();
+      else listener = stop;
+    },
+  };
 }
 
 /**
