@@ -1,6 +1,6 @@
 import { hasExpression } from '../../domain/expressions/interpolate.js';
 import type { GatedStepParsed } from '../../domain/chain/definition.js';
-import { resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
+import { resolveRecipients, sqlDirectory } from '../directory/recipients.js';
 import { randomUUID } from 'node:crypto';
 import type { CancelledChain, Chain, ChainCreateParsed, ChainSummary } from '@sched/contract';
 import type { z } from 'zod';
