@@ -189,7 +189,7 @@ export interface Config {
   jobExpireSeconds: number;
   /** Caps on delivery attempts in flight in one worker process: in total and per account. */
   deliveryConcurrency: { total: number; perAccount: number };
-  /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
+  /** Actions a UTC day and month to one unverified destination hostname. */
   domainLimits: { perDay: number; perMonth: number };
   /** Resolvers for domain verification (`host` or `host:port`); empty: the system's. */
   dnsServers: string[];

@@ -80,7 +80,7 @@ export interface ChainCallbacks {
   ): Promise<void>;
 }
 
-/** The facts an operator may be alerted to (docs/alerts.md; issue 24 item 6): alert rules match them by `type`. */
+/** The facts an operator may be alerted to (docs/alerts.md): alert rules match them by `type`. */
 export type { OperatorEventType };
 
 export interface OperatorEvent {

@@ -425,7 +425,7 @@ export class Deliveries {
 
   /**
    * Counts a send the create did not count (a later occurrence of a series, a later round's post-approval request)
-   * against its destination's threshold as it is claimed (spec 4.6), in the counters of whoever made the
+   * against its destination's threshold as it is claimed, in the counters of whoever made the
    * action. `uncounted`: the destination is verified now (or private), and later sends are not counted. Past the
    * threshold the send is not made (`blocked`).
    */
@@ -494,7 +494,7 @@ export class Deliveries {
     await this.p.scheduler.schedule(db, row.id, next.at);
   }
 
-  /** Rules 3-5 of spec 4.1 when the time arrives. Answers true when the attempt may go ahead. */
+  /** The coordination rules of `on_execute` when the time arrives. Answers true when the attempt may go ahead. */
   private async coordinate(db: Sql, row: ActionRow, status: ActionState, now: Date): Promise<boolean> {
     const rule = row.coordination!.on_execute!;
     const others = await actionsSharingKeys(db, row.account_id, row.dedup_keys, { excludeId: row.id });
