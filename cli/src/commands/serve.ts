@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { Role } from '@sched/server';
 import type { Command } from 'commander';
 import { UsageError } from '../runtime.js';
@@ -23,11 +25,11 @@ export function configureServeCommand(program: Command): void {
       if (opts.port) env.PORT = opts.port;
       if (opts.host) env.HOST = opts.host;
       const config = loadConfig(env);
-      const logger = createLogger(config.logLevel);
+      const logger = createLogger(config.logLevel, 'sched', config.logFormat);
       const service = await startService(config, opts.role as Role, logger);
       if (service.url) {
         process.stdout.write(
-          `sched ${opts.role} listening on ${service.url} (public URL ${service.publicUrl})\n`,
+          `sched ${opts.role} listening on ${service.url} (public URL ${service.publicUrl})\n${startBanner(service.publicUrl, config.dataDir)}`,
         );
       } else {
         process.stdout.write(`sched ${opts.role} started\n`);
@@ -52,6 +54,17 @@ export function configureServeCommand(program: Command): void {
         shutdown('launcher gone');
       });
     });
+}
+
+/** Where a newcomer goes next: the console, the API reference, and the file holding the first key (when there). */
+export function startBanner(publicUrl: string, dataDir: string, exists = existsSync): string {
+  const credentials = join(dataDir, 'credentials');
+  return [
+    `  console        ${publicUrl}/console`,
+    `  API reference  ${publicUrl}/docs`,
+    ...(exists(credentials) ? [`  API key        in ${credentials}`] : []),
+    '',
+  ].join('\n');
 }
 
 /** How often a server started by a launcher checks that the launcher still lives. */

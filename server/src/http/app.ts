@@ -56,6 +56,7 @@ import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { registerApiReference } from './api-reference.js';
+import { registerServiceIndex } from './service-index.js';
 import { registerCors } from './cors.js';
 import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
@@ -276,6 +277,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit });
+  registerServiceIndex(app, { publicUrl: deps.publicUrl, limit: probeLimit });
   registerConsoleRoutes(app, {
     sessions: deps.consoleSessions,
     rateLimiter: deps.rateLimiter,
