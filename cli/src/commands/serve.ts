@@ -29,7 +29,7 @@ export function configureServeCommand(program: Command): void {
       const service = await startService(config, opts.role as Role, logger);
       if (service.url) {
         process.stdout.write(
-          `sched ${opts.role} listening on ${service.url} (public URL ${service.publicUrl})\n${startBanner(service.publicUrl, config.dataDir)}`,
+          `sched ${opts.role} listening on ${service.url} (public URL ${service.publicUrl})\n${startBanner(service.publicUrl, config.dataDir, config.docs)}`,
         );
       } else {
         process.stdout.write(`sched ${opts.role} started\n`);
@@ -57,11 +57,11 @@ export function configureServeCommand(program: Command): void {
 }
 
 /** Where a newcomer goes next: the console, the API reference, and the file holding the first key (when there). */
-export function startBanner(publicUrl: string, dataDir: string, exists = existsSync): string {
+export function startBanner(publicUrl: string, dataDir: string, docs: boolean, exists = existsSync): string {
   const credentials = join(dataDir, 'credentials');
   return [
     `  console        ${publicUrl}/console`,
-    `  API reference  ${publicUrl}/docs`,
+    ...(docs ? [`  API reference  ${publicUrl}/docs`] : []),
     ...(exists(credentials) ? [`  API key        in ${credentials}`] : []),
     '',
   ].join('\n');

@@ -110,6 +110,9 @@ export async function startApi(
     validateResponses: config.env !== 'production',
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
+    docs: config.docs,
+    siteUrl: ctx.publicUrl,
+    production: config.env === 'production',
     timeouts: {
       requestMs: config.httpRequestTimeoutMs,
       connectionMs: config.httpConnectionTimeoutMs,

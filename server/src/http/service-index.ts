@@ -12,14 +12,14 @@ export function prefersHtml(accept: string | undefined): boolean {
   return html !== -1 && (json === -1 || html < json);
 }
 
-/** The service's index: where a newcomer (or a client) goes from `/`. */
-export function serviceIndex(base: string) {
+/** The service's index: where a newcomer (or a client) goes from `/`; the API reference when it is served. */
+export function serviceIndex(base: string, docs: boolean) {
   return {
     name: 'sched',
     version: SERVER_VERSION,
     links: {
       console: `${base}/console`,
-      api_reference: `${base}/docs`,
+      ...(docs ? { api_reference: `${base}/docs` } : {}),
       openapi: `${base}/openapi.json`,
       actions: `${base}/v1/actions`,
       health: `${base}/healthz`,
@@ -37,6 +37,8 @@ export function registerServiceIndex(
   app: FastifyInstance,
   deps: {
     publicUrl: () => string | undefined;
+    /** Whether `/docs` is served (SCHED_DOCS). */
+    docs?: boolean | undefined;
     limit: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
   },
 ): void {
@@ -46,7 +48,9 @@ export function registerServiceIndex(
     async (request, reply) => {
       reply.header('vary', 'accept').header('cache-control', 'no-cache');
       if (prefersHtml(request.headers.accept)) return reply.redirect('/console', 302);
-      return reply.send(serviceIndex(deps.publicUrl() ?? `${request.protocol}://${request.host}`));
+      return reply.send(
+        serviceIndex(deps.publicUrl() ?? `${request.protocol}://${request.host}`, deps.docs !== false),
+      );
     },
   );
 }
