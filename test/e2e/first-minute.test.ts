@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
-import { startServer, type TestServer } from '../support/server.js';
+import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
 /** What a newcomer meets first: `/`, and the banner `sched serve` prints when it is up. */
 describe('the first minute', () => {
@@ -57,6 +57,23 @@ describe('the first minute', () => {
     const line = /^\d\d:\d\d:\d\d\.\d{3} INFO {2}GET \/healthz 200 [\d.]+ms$/m;
     await expect.poll(() => line.test(server.output()), { timeout: 5_000 }).toBe(true);
     expect(server.output()).not.toMatch(/^\{"level"/m);
+  });
+
+  it('the CLI paints tables and errors at a terminal (FORCE_COLOR stands in for one) and never with NO_COLOR', async () => {
+    const created = await api(server, server.apiKey, 'POST', '/v1/actions', {
+      schedule: { wait: '1h' },
+      request: { url: 'http://127.0.0.1:9/never' },
+    });
+    expect(created.status).toBe(201);
+    const env = { SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
+    const painted = await runCli(['actions', 'list'], { ...env, FORCE_COLOR: '1', NO_COLOR: '' });
+    expect(painted.code, painted.stderr).toBe(0);
+    expect(painted.stdout).toContain('\u001b[1mID');
+    const plain = await runCli(['actions', 'list'], { ...env, FORCE_COLOR: '1', NO_COLOR: '1' });
+    expect(plain.stdout).toContain('scheduled');
+    expect(plain.stdout).not.toContain('\u001b[');
+    const failed = await runCli(['actions', 'get', 'nope'], { ...env, FORCE_COLOR: '1', NO_COLOR: '' });
+    expect(failed.stderr).toMatch(/^\u001b\[31merror\u001b\[39m \[not_found\]/);
   });
 
   it('the banner names the console, the API reference and the key file', () => {
