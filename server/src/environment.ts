@@ -191,7 +191,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
     default: 'unset',
     meaning:
-      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. The exporter's own `OTEL_*` variables apply (`OTEL_SERVICE_NAME`, `OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
+      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. Each API request is a span too. `OTEL_SERVICE_NAME` (default `sched`) and `OTEL_RESOURCE_ATTRIBUTES` name the service; the exporter's own `OTEL_*` variables apply (`OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
   },
   {
     names: ['LOG_LEVEL'],

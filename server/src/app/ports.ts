@@ -264,6 +264,14 @@ export interface Tracing {
   };
   /** Any other unit (an approval round sent, an answer recorded), with its attributes. */
   span<T>(name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T>;
+  /**
+   * One API request, a child of the caller's `traceparent` when it sent one. Its own `traceparent` is what the
+   * request's actions store, so each delivery's span links to the request that created it.
+   */
+  request(r: { method: string; route: string; traceparent: string | null }): {
+    traceparent: string;
+    end(status: number): void;
+  };
 }
 
 /** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */
