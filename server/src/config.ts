@@ -7,6 +7,7 @@ import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
 import { HEAP_DEFAULT_MB } from './environment.js';
 import { type PlanTable, readPlansFile } from './plans-file.js';
+import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import { isDatabaseUrl } from './persistence/hosts.js';
 
 const bool = z
@@ -61,6 +62,7 @@ export const EnvSchema = z.object({
   // How long a pg-boss job may stay active before pg-boss retries it (a worker died holding it).
   SCHED_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SCHED_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
   SCHED_TRUST_PROXY: z.string().min(1).optional(),
   SCHED_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
@@ -195,11 +197,13 @@ export interface Config {
   jobExpireSeconds: number;
   /** Caps on delivery attempts in flight in one worker process: in total and per account. */
   deliveryConcurrency: { total: number; perAccount: number };
-  /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
+  /** Actions a UTC day and month to one unverified destination hostname. */
   domainLimits: { perDay: number; perMonth: number };
   /** Resolvers for domain verification (`host` or `host:port`); empty: the system's. */
   dnsServers: string[];
   logLevel: string;
+  /** `auto`: readable lines at a terminal, JSON elsewhere (log-format.ts). */
+  logFormat: LogFormat;
   /** Fastify's `trustProxy`: false (default), a hop count, or the proxies' addresses and CIDRs. */
   trustProxy: TrustProxy;
   /** Whole-request receive limit (slow bodies); 0 turns it off. */
@@ -331,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter((s) => s !== ''),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.SCHED_LOG_FORMAT,
     trustProxy,
     httpRequestTimeoutMs: e.SCHED_HTTP_REQUEST_TIMEOUT_MS,
     httpConnectionTimeoutMs: e.SCHED_HTTP_CONNECTION_TIMEOUT_MS,

@@ -197,13 +197,19 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
     default: 'unset',
     meaning:
-      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. The exporter's own `OTEL_*` variables apply (`OTEL_SERVICE_NAME`, `OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
+      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. Each API request is a span too. `OTEL_SERVICE_NAME` (default `sched`) and `OTEL_RESOURCE_ATTRIBUTES` name the service; the exporter's own `OTEL_*` variables apply (`OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
   },
   {
     names: ['LOG_LEVEL'],
     default: '`info`',
     meaning:
-      '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON (pino) with request ids, one line per request; keys and secrets are never logged. Lines are written in batches (at most 200 ms or 8 KiB late; flushed at exit, a `kill -9` may lose that much).',
+      '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON (pino; readable lines at a terminal, see `SCHED_LOG_FORMAT`) with request ids, one line per request; keys and secrets are never logged. Lines are written in batches (at most 200 ms or 8 KiB late; flushed at exit, a `kill -9` may lose that much).',
+  },
+  {
+    names: ['SCHED_LOG_FORMAT'],
+    default: '`auto`',
+    meaning:
+      '`auto`: one readable line per event (time, level, message, fields; a request as `GET /v1/actions 200 3.1ms`) when stdout is a terminal, JSON otherwise; `json` or `pretty` to choose.',
   },
   {
     names: ['NODE_ENV'],

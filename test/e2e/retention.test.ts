@@ -144,7 +144,7 @@ describe('history retention', () => {
     // Business keeps 365 days.
     await action('business-executed-31d', business, 'executed', daysAgo(31));
     await action('business-executed-400d', business, 'executed', daysAgo(400));
-    // History retention (spec 8): a live series' attempts past the retention go (the recent one stays); chains that ended past the
+    // History retention: a live series' attempts past the retention go (the recent one stays); chains that ended past the
     // retention go with their callback deliveries; a running or recent chain stays.
     const live = (
       await t.database.sql

@@ -2921,7 +2921,7 @@ export interface components {
             flow?: components["schemas"]["DestinationFlow"] | null;
             circuit?: components["schemas"]["DestinationCircuitSettings"] | null;
         };
-        /** @description A destination hostname the account has sent to or started verifying (spec 2.9). */
+        /** @description A destination hostname the account has sent to or started verifying. */
         Domain: {
             domain: string;
             verified: boolean;

@@ -96,7 +96,7 @@ export const REMINDER_EVENT = Object.freeze({
   resumed: 'resumed',
   /** A recipient was handed over to another (notes: from whom, to whom, why). */
   reassigned: 'reassigned',
-  /** Written by a bulk operation (issue 23), naming it: the action was cancelled, retried or replayed. */
+  /** Written by a bulk operation, naming it: the action was cancelled, retried or replayed. */
   cancelled: 'cancelled',
   retried: 'retried',
   replayed: 'replayed',

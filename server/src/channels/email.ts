@@ -22,7 +22,7 @@ export interface EmailConfig {
 
 export const DEFAULT_EMAIL_FROM = 'sched <no-reply@localhost>';
 
-/** SMTP connect, greeting and idle bounds, in line with the 30 s outgoing request timeout of spec section 8. */
+/** SMTP connect, greeting and idle bounds, in line with the 30 s bound of every outgoing request. */
 const SMTP_TIMEOUT_MS = 30_000;
 
 export interface RenderedEmail {

@@ -115,6 +115,7 @@ export async function startApi(
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
     docs: config.docs,
+    tracing: ctx.tracing,
     siteUrl: ctx.publicUrl,
     production: config.env === 'production',
     timeouts: {

@@ -59,6 +59,9 @@ import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { registerApiReference } from './api-reference.js';
+import { registerServiceIndex } from './service-index.js';
+import { registerRequestSpans } from './request-spans.js';
+import type { Tracing } from '../app/ports.js';
 import { registerCors } from './cors.js';
 import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
@@ -125,6 +128,8 @@ export interface HttpDeps {
   publicUrl: () => string | undefined;
   /** Whether `/docs` (Swagger UI) is served (SCHED_DOCS); `/openapi.json` always is. */
   docs?: boolean;
+  /** OpenTelemetry (server/src/tracing.ts): each API request a span. */
+  tracing?: Tracing | undefined;
   /** SCHED_PUBLIC_URL or the default local one: an https one makes the console's cookie `__Host-` and `Secure`. */
   siteUrl?: () => string;
   /** NODE_ENV=production (the console refuses sign-in over plain http to a public URL off this machine). */
@@ -235,6 +240,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     }
   });
   await registerCors(app, deps.corsOrigins);
+  registerRequestSpans(app, deps.tracing);
   app.addHook('onResponse', async (request, reply) => {
     deps.observeRequest?.(
       request.method,
@@ -303,6 +309,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
+  registerServiceIndex(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
   registerConsoleRoutes(app, {
     sessions: deps.consoleSessions,
     rateLimiter: deps.rateLimiter,

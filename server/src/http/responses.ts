@@ -43,7 +43,7 @@ function wantsJson(request: FastifyRequest): boolean {
 }
 
 /**
- * The login-free response links `/r/<token>` (spec 5.3). GET renders the page and never changes state (mail
+ * The login-free response links `/r/<token>`. GET renders the page and never changes state (mail
  * scanners open links); POST records the answer, from the page's form or as JSON, validated by the contract's
  * `ResponseInput`. Limits (per IP, then 10 a minute per link) are counted before the body is read.
  */

@@ -9,7 +9,7 @@ export interface PurgeCounts {
   delivery_attempts: number;
   reminder_events: number;
   outbox_messages: number;
-  /** Ended chains, with their steps (by cascade) and callback deliveries (spec 8: history retention). */
+  /** Ended chains, with their steps (by cascade) and callback deliveries (history retention). */
   chains: number;
   /** Audit events, dropped only as a whole prefix of each account's chain (persistence/audit-events.ts). */
   audit_events: number;

@@ -85,6 +85,38 @@ describe('buildApprovalInput', () => {
     });
   });
 
+  it('reaches every gate field: quorum, required recipients, requester, reminders, comment policy', () => {
+    const input = build({
+      to: ['q1@example.com', 'q2@example.com', 'q3@example.com'],
+      minApprovals: '2',
+      require: ['q1@example.com'],
+      excludeRequester: 'me@example.com',
+      remindEvery: '1h',
+      remindMax: '2',
+      remindChannel: ['email', 'email'],
+      comment: 'required_on_decline',
+    });
+    expect(buildApprovalBody(input).gate).toMatchObject({
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      required_recipients: ['q1@example.com'],
+      exclude_requester: 'me@example.com',
+      reminders: { every: '1h', max: 2, channels: ['email'] },
+      comment: 'required_on_decline',
+    });
+    expect(usage({ minApprovals: '1' })).toMatch(/^--min-approvals must be a whole number, at least 2/);
+    expect(usage({ mode: 'all_required', minApprovals: '2' })).toBe(
+      '--min-approvals and --require need --mode quorum',
+    );
+    expect(usage({ require: ['a@example.com'] })).toBe('--min-approvals and --require need --mode quorum');
+    expect(usage({ remindMax: '2' })).toBe('--remind-max and --remind-channel need --remind-every');
+    expect(usage({ remindEvery: '1h', remindMax: '11' })).toMatch(
+      /^--remind-max must be a whole number from 1 to 10/,
+    );
+    expect(usage({ remindEvery: '1h', remindChannel: ['fax'] })).toMatch(/^--remind-channel must be one of/);
+    expect(usage({ comment: 'sometimes' })).toMatch(/^--comment must be one of optional/);
+  });
+
   it('takes a preset', () => {
     expect(build({ in: undefined, preset: 'tomorrow' }).schedule).toEqual({ preset: 'tomorrow' });
   });

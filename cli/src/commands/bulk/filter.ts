@@ -25,7 +25,7 @@ export interface BulkFilterOptions {
   note?: string;
 }
 
-/** The failed-delivery inbox flags (issue 23), shared by `sched actions list` and every bulk verb. */
+/** The failed-delivery inbox flags, shared by `sched actions list` and every bulk verb. */
 export function withInboxFlags(cmd: Command): Command {
   return cmd
     .option('--destination-host <host>', 'exact host of the request URL, e.g. api.example.com')

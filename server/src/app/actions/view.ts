@@ -85,7 +85,7 @@ export interface ActionHistory {
 
 const NO_HISTORY: ActionHistory = { replays: [], bulkOperations: [] };
 
-/** The full action of spec 2.1. The webhook secret is never shown; `signed` says whether one is set. */
+/** The full action, as the API answers it. The webhook secret is never shown; `signed` says whether one is set. */
 /** What an approval action's view adds: its recipients, timeline and attachments. */
 export interface GateDetails {
   recipients: Recipient[];

@@ -60,7 +60,7 @@ export interface ResponseOutcome {
 const DEFAULT_SNOOZE = '1h';
 
 /**
- * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open
+ * Answers through login-free links. Reading a link never changes anything (mail scanners open
  * links); answering is a POST. A link stops working once the gate times out, the action is finished, or its
  * recipient has confirmed or declined.
  */

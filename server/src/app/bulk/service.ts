@@ -44,7 +44,7 @@ export type BulkCreateResult =
   | { kind: 'started'; data: BulkOperation };
 
 /**
- * Bulk operations as the API sees them (issue 23): a dry run counts, a real run snapshots the matched ids and hands
+ * Bulk operations as the API sees them: a dry run counts, a real run snapshots the matched ids and hands
  * the work to a worker (app/bulk/runner.ts). Every query is scoped to the caller's account.
  */
 export class BulkOperations {

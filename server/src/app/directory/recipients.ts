@@ -105,7 +105,7 @@ function detectedName(address: string): string {
 }
 
 /**
- * Resolves `gate.recipients` (spec 4.1): emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` and team
+ * Resolves `gate.recipients`: emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` and team
  * member ids. With explicit `channels`, a recipient is reached only through those (a channel reference always through
  * its own Slack or Teams); without, through what it needs (email for addresses, sms for phones, all a team member has).
  */
@@ -192,7 +192,7 @@ async function resolveOne(
   if (UUID.test(ref)) {
     const m = await dir.teamMember(ref);
     if (!m) {
-      // A bare contact id reaches the contact by what it has (spec 4.2: "emails, phones or contact ids").
+      // A bare contact id reaches the contact by what it has ("emails, phones or contact ids").
       const c = await dir.contact(ref);
       if (!c) return { error: `unknown team member or contact ${ref}` };
       const targets: ChannelTarget[] = [];
@@ -215,7 +215,7 @@ async function resolveOne(
 }
 
 /**
- * Escalation contacts (spec 4.1): emails or phones, optionally prefixed `email:` / `sms:`; a contact without a
+ * Escalation contacts: emails or phones, optionally prefixed `email:` / `sms:`; a contact without a
  * prefix is an email unless it is an E.164 phone. Contact references work too.
  */
 export async function resolveEscalationContacts(

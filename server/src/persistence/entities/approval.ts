@@ -11,7 +11,7 @@ import type { ChannelTarget } from '../../domain/approval/messages.js';
 import { AccountSchema } from './account.js';
 import { ActionSchema } from './action.js';
 
-/** One person or place asked by an approval gate (spec 2.3); escalation contacts become recipients too. */
+/** One person or place asked by an approval gate; escalation contacts become recipients too. */
 export const RecipientSchema = defineEntity({
   name: 'Recipient',
   tableName: 'recipients',
@@ -48,7 +48,7 @@ export const ResponseTokenSchema = defineEntity({
   },
 });
 
-/** The approval timeline (spec 2.2). */
+/** The approval timeline. */
 export const ReminderEventSchema = defineEntity({
   name: 'ReminderEvent',
   tableName: 'reminder_events',
