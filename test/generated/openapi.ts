@@ -2288,11 +2288,15 @@ export interface components {
                 limit: number;
             };
         };
-        /** @description The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold. */
+        /** @description The chain recomputed from its anchor to its head: `broken_at` is the `seq` of the first event that does not hold, or the first one missing before the head. */
         AuditVerification: {
             ok: boolean;
             checked: number;
             broken_at?: number;
+            /** @description The last event's `seq`, as the log's head records it. */
+            head_seq: number;
+            /** @description The last event's `hash`, as the head records it. Keep it outside the database (a checkpoint): a later head must extend it. */
+            head_hash: string;
         };
         BulkDryRun: {
             /** @constant */
@@ -12679,7 +12683,9 @@ export interface operations {
                      *       "data": {
                      *         "ok": true,
                      *         "checked": 1,
-                     *         "broken_at": 1
+                     *         "broken_at": 1,
+                     *         "head_seq": 1,
+                     *         "head_hash": "string"
                      *       }
                      *     }
                      */
