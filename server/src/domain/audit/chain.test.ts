@@ -99,7 +99,11 @@ describe('audit hash chain', () => {
     const cut = new ChainVerifier(GENESIS_HASH, 1);
     for (const e of chain.slice(0, 3)) cut.next(e);
     expect(cut.result()).toEqual({ ok: true, checked: 3 });
-    expect(cut.resultAtHead({ seq: 5, hash: chain[4]!.hash })).toEqual({ ok: false, checked: 3, brokenAt: 4 });
+    expect(cut.resultAtHead({ seq: 5, hash: chain[4]!.hash })).toEqual({
+      ok: false,
+      checked: 3,
+      brokenAt: 4,
+    });
     // A head naming another hash at the same seq (rewritten) does not hold either; an empty log is its genesis head.
     expect(whole.resultAtHead({ seq: 5, hash: GENESIS_HASH })).toMatchObject({ ok: false, brokenAt: 6 });
     expect(new ChainVerifier(GENESIS_HASH, 1).resultAtHead({ seq: 0, hash: GENESIS_HASH })).toEqual({
