@@ -196,7 +196,7 @@ describe('hardening: the lows of the security review', () => {
     it('P-L11 d: serves no Swagger UI unless SCHED_DOCS asks; /openapi.json names SCHED_PUBLIC_URL', async () => {
       expect((await fetch(`${prod.url}/docs`)).status).toBe(404);
       expect((await fetch(`${prod.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(404);
-      const doc = await (await fetch(`${prod.url}/openapi.json`)).json();
+      const doc = (await (await fetch(`${prod.url}/openapi.json`)).json()) as { servers: unknown };
       expect(doc.servers).toEqual([{ url: 'http://sched.example.com', description: 'This sched server' }]);
     });
 
