@@ -202,7 +202,8 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
   {
     names: ['NODE_ENV'],
     default: '`development`',
-    meaning: '`production` turns off response validation and refuses `SCHED_TIME_SCALE`.',
+    meaning:
+      '`production` turns off response validation, refuses `SCHED_TIME_SCALE` and closes `GET /v1/outbox` (a development server answers it to `admin` keys: its messages carry live response links).',
   },
 ];
 

@@ -969,7 +969,7 @@ export interface paths {
         };
         /**
          * Messages kept in the outbox (development servers only)
-         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`).
+         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`). Needs an API key with the `admin` scope: each message carries a recipient's live response link.
          */
         get: operations["outboxList"];
         put?: never;
@@ -1637,7 +1637,7 @@ export interface components {
                 preset?: "tomorrow" | "next_week" | "next_monday" | "next_tuesday" | "next_wednesday" | "next_thursday" | "next_friday" | "next_saturday" | "next_sunday" | "1h" | "2h" | "4h" | "1d" | "3d" | "1w";
                 timezone?: string;
             };
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             /**
              * @deprecated
@@ -1894,11 +1894,12 @@ export interface components {
         AlertChannel: {
             /** @constant */
             type: "email";
-            /** Format: email */
+            /** @description Masked for a key without the `write` scope (`j***@example.com`). */
             to: string;
         } | {
             /** @constant */
             type: "sms";
+            /** @description Masked for a key without the `write` scope (`+1******0100`). */
             to: string;
         } | {
             /** @enum {string} */
@@ -1911,6 +1912,7 @@ export interface components {
         } | {
             /** @constant */
             type: "webhook";
+            /** @description Masked for a key without the `write` scope: its origin only (`https://host/***`). */
             url: string;
             /** @description Whether a secret signs its alerts (the secret is never shown). */
             signed: boolean;
@@ -3533,7 +3535,7 @@ export interface components {
         /** @description Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original. */
         ReplayOptions: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             request?: {
@@ -3616,7 +3618,7 @@ export interface components {
         };
         SchedulePreviewRequest: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             recurrence?: components["schemas"]["RecurrenceInput"];
@@ -13482,7 +13484,7 @@ export interface operations {
                      *           "channels": [
                      *             {
                      *               "type": "email",
-                     *               "to": "ada@example.com"
+                     *               "to": "string"
                      *             }
                      *           ],
                      *           "group_wait": "string",
@@ -13619,7 +13621,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -13755,7 +13757,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -13899,7 +13901,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",

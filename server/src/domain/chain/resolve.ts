@@ -45,18 +45,24 @@ export interface ResolvedRequest {
   body: unknown;
 }
 
-/** URL and header values always come out as strings; the body keeps the JSON types of whole-value expressions. */
-export function resolveHttpCall(step: HttpCallStepParsed, scope: Scope): ResolvedRequest {
+/**
+ * URL and header values always come out as strings; the body keeps the JSON types of whole-value expressions.
+ * `inputIsOwners`: the chain's input is its owner's (created through the API), so `{{input.*}}` may write an origin
+ * without allowed_origins; a chain a template's trigger made reads a stranger's values, checked like a step response.
+ */
+export function resolveHttpCall(
+  step: HttpCallStepParsed,
+  scope: Scope,
+  inputIsOwners: boolean,
+): ResolvedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(step.headers)) {
     headers[name] = at('headers', () => at(name, () => interpolateHeaderValue(value, scope)));
   }
   return {
     // By component: a value can change neither the origin (unless allowed_origins) nor the path's structure.
-    // A chain's own input is the owner's (a chain template's steps must declare allowed_origins to get here with
-    // a trigger value in the host); a step response in the host always needs allowed_origins.
     url: at('url', () =>
-      interpolateUrl(step.url, scope, step.allowed_origins ?? [], (e) => e.kind === 'input'),
+      interpolateUrl(step.url, scope, step.allowed_origins ?? [], (e) => inputIsOwners && e.kind === 'input'),
     ),
     method: step.method,
     headers,
