@@ -2379,7 +2379,7 @@ export interface components {
             created_at: string;
             finished_at: string | null;
         };
-        /** @description Exactly one of `filter` or `ids` (at most 1000). */
+        /** @description Exactly one of `filter` or `ids` (at most 1000). At most 3 operations of an account run at once. */
         BulkOperationCreate: {
             operation: components["schemas"]["BulkOperationKind"];
             filter?: components["schemas"]["BulkFilter"];
@@ -2388,6 +2388,8 @@ export interface components {
             dry_run?: boolean;
             /** @description Shown on the operation and each action's timeline. */
             note?: string;
+            /** @description A start only: the dry run's `matched`. A snapshot that matches more (actions arrived since the dry run) is refused with 409 `conflict`, and nothing starts. */
+            expected_matched?: number;
             /** @description `replay` only: the overrides of each replay. */
             replay?: components["schemas"]["ReplayOptions"];
             /** @description `pause` only (required): `until`, `duration` or `indefinite: true`, as for one action. */
