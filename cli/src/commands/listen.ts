@@ -91,7 +91,7 @@ export function listenEvent(
 const TEXT_BODY_CHARS = 2_000;
 
 /** The largest body read by default; a larger one is answered 413 without being buffered (`--max-body`). */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * `text` safe to print to a terminal: every control character (C0, DEL, C1) as a visible `\u001b`-style escape, so a
