@@ -2290,11 +2290,15 @@ export interface components {
                 limit: number;
             };
         };
-        /** @description The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold. */
+        /** @description The chain recomputed from its anchor to its head: `broken_at` is the `seq` of the first event that does not hold, or the first one missing before the head. */
         AuditVerification: {
             ok: boolean;
             checked: number;
             broken_at?: number;
+            /** @description The last event's `seq`, as the log's head records it. */
+            head_seq: number;
+            /** @description The last event's `hash`, as the head records it. Keep it outside the database (a checkpoint): a later head must extend it. */
+            head_hash: string;
         };
         BulkDryRun: {
             /** @constant */
@@ -2375,7 +2379,7 @@ export interface components {
             created_at: string;
             finished_at: string | null;
         };
-        /** @description Exactly one of `filter` or `ids` (at most 1000). */
+        /** @description Exactly one of `filter` or `ids` (at most 1000). At most 3 operations of an account run at once. */
         BulkOperationCreate: {
             operation: components["schemas"]["BulkOperationKind"];
             filter?: components["schemas"]["BulkFilter"];
@@ -2384,6 +2388,8 @@ export interface components {
             dry_run?: boolean;
             /** @description Shown on the operation and each action's timeline. */
             note?: string;
+            /** @description A start only: the dry run's `matched`. A snapshot that matches more (actions arrived since the dry run) is refused with 409 `conflict`, and nothing starts. */
+            expected_matched?: number;
             /** @description `replay` only: the overrides of each replay. */
             replay?: components["schemas"]["ReplayOptions"];
             /** @description `pause` only (required): `until`, `duration` or `indefinite: true`, as for one action. */
@@ -12687,7 +12693,9 @@ export interface operations {
                      *       "data": {
                      *         "ok": true,
                      *         "checked": 1,
-                     *         "broken_at": 1
+                     *         "broken_at": 1,
+                     *         "head_seq": 1,
+                     *         "head_hash": "string"
                      *       }
                      *     }
                      */

@@ -43,7 +43,10 @@ export async function startApi(
     allowPrivateDestinations: config.allowPrivateDestinations,
     countDestination: ctx.countDestination,
   });
-  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
+  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock, {
+    limiter: ctx.rateLimiter,
+    globalFactor: config.rateLimitFactor,
+  });
   const http = await buildHttpApp({
     logger,
     accounts: ctx.accounts,

@@ -138,6 +138,17 @@ export interface HttpDeps {
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
 
+/**
+ * Routes that make actions or send them again, counted against `createAction` (a batch once, as one request). A bulk
+ * replay or retry counts when it starts (app/bulk/service.ts): its dry run does not.
+ */
+const CREATE_ROUTES = new Set([
+  '/v1/actions',
+  '/v1/actions/batch',
+  '/v1/actions/:id/replay',
+  '/v1/actions/:id/retry',
+]);
+
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -255,10 +266,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   const routeLimits = (req: { method: string; routeOptions: { url?: string } }): RateLimitName[] =>
-    req.method === 'POST' &&
-    (req.routeOptions.url === '/v1/actions' || req.routeOptions.url === '/v1/actions/batch')
-      ? ['createAction']
-      : [];
+    req.method === 'POST' && CREATE_ROUTES.has(req.routeOptions.url ?? '') ? ['createAction'] : [];
 
   const siteUrl = deps.siteUrl ?? (() => deps.publicUrl() ?? '');
   const auth = authenticate({
