@@ -56,6 +56,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     clock,
     waits,
     publicUrl: ctx.publicUrl,
+    replyDomain: config.inbound.domain,
   });
   const deliveries = new Deliveries({
     timers,

@@ -131,8 +131,12 @@ function routes(
     try {
       const answer = parseAnswer(request.body);
       if (!answer.ok) throw new ValidationError(answer.errors);
-      const { decision, comment, snoozeFor } = answer;
-      const outcome = await deps.responses.respond(request.params.token, { decision, comment, snoozeFor });
+      const { decision, comment, snoozeFor, via } = answer;
+      const outcome = await deps.responses.respond(
+        request.params.token,
+        { decision, comment, snoozeFor },
+        { channel: via },
+      );
       if (wantsJson(request)) {
         const { title: _title, ...body } = outcome;
         return reply.send(body);

@@ -1,7 +1,7 @@
 import { type AlertWebhookBody, signRequest } from '@sched/contract';
 import type { AlertMessage } from '../../domain/alerts/message.js';
 import { describeEvent } from '../../domain/alerts/rules.js';
-import type { ChannelTarget } from '../../domain/approval/messages.js';
+import { type ChannelTarget, chatTarget } from '../../domain/approval/messages.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import {
   CALLBACK_MAX_ATTEMPTS,
@@ -96,7 +96,7 @@ export class AlertSender {
       const chat = await channelWebhook(this.deps.store.sql, n.account_id, channel.channel);
       if (chat?.type !== channel.type)
         return { status: 'failed', error: `the ${channel.type} channel was deleted` };
-      target = { channel: channel.type, webhookUrl: chat.webhook_url };
+      target = chatTarget(chat);
     }
     try {
       const receipt = await this.deps.channels.send(target, messageOf(n));

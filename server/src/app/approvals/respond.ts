@@ -1,4 +1,5 @@
 import {
+  type AnswerChannel,
   CONFIRMATION_MODE,
   RECIPIENT_ROLE,
   RECIPIENT_STATUS,
@@ -58,6 +59,26 @@ export interface ResponseOutcome {
 }
 
 const DEFAULT_SNOOZE = '1h';
+
+/**
+ * Where an answer came from, for the timeline, the audit log and the console: the page by default; a Slack click
+ * names the member, a reply the address it came from.
+ */
+export interface AnswerVia {
+  channel: AnswerChannel;
+  /** The Slack member who clicked. */
+  slackMember?: string;
+  /** The address a reply came from. */
+  from?: string;
+}
+
+/** A recipient found by one of its tokens (a link, a Slack button's reference, a reply address). */
+export interface TokenOwner {
+  recipient_id: string;
+  action_id: string;
+}
+
+type AnswerInput = { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null };
 
 /**
  * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open
@@ -125,18 +146,20 @@ export class ResponseService {
   }
 
   async respond(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia = { channel: 'page' },
   ): Promise<ResponseOutcome> {
-    const record = () => this.recordResponse(token, input);
+    const record = () => this.recordResponse(token, input, via);
     return this.deps.tracing
       ? this.deps.tracing.span('sched.approval.answer', { 'sched.decision': input.decision }, record)
       : record();
   }
 
   private async recordResponse(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia,
   ): Promise<ResponseOutcome> {
     return this.deps.db.transaction(async (tx) => {
       const { action, recipient } = await this.load(tx, token, true);
@@ -169,7 +192,7 @@ export class ResponseService {
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
         status = assertTransition(action.status, 'snooze');
-        await this.answer(tx, action, recipient, input.decision, now, comment, [
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [
           `until ${snoozedUntil.toISOString()}`,
           comment,
         ]);
@@ -183,7 +206,7 @@ export class ResponseService {
         await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
       } else if (input.decision === 'decline' && gate.confirmation_mode === CONFIRMATION_MODE.quorum) {
         // A quorum gate declines only once the quorum can no longer be reached (domain/approval/quorum.ts).
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment]);
         const decision = quorumOfGate(gate, await recipientsOf(tx, action.id))!;
         if (decision.kind === 'declined') {
           status = assertTransition(action.status, 'decline');
@@ -206,7 +229,7 @@ export class ResponseService {
         } else approvalsNeeded = decision.approvalsNeeded;
       } else if (input.decision === 'decline') {
         status = assertTransition(action.status, 'decline');
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment]);
         await updateGate(
           tx,
           action.id,
@@ -215,7 +238,7 @@ export class ResponseService {
           now,
         );
       } else {
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment]);
         const recipients = await recipientsOf(tx, action.id);
         const quorum = quorumOfGate(gate, recipients);
         // first_response: one confirmation is enough. all_required: every original recipient must confirm.
@@ -260,28 +283,40 @@ export class ResponseService {
     decision: ResponseDecision,
     now: Date,
     comment: string | null,
+    via: AnswerVia,
     notes: (string | null)[],
   ) {
     const status = STATUS_AFTER_DECISION[decision];
     await recordAnswer(tx, r.id, { status, at: now, comment });
     const note = notes.filter(Boolean).join('; ') || null;
-    await addReminderEvents(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
+    await addReminderEvents(tx, action.id, [
+      { type: REMINDER_EVENT[status], actor: r.address, notes: note, channel: via.channel },
+    ]);
     // The decision in the audit log, in the same transaction; the link's token is never part of it.
     await recordAudit(tx, action.account_id, {
       action: `approval.${decision}`,
       actor: { type: 'recipient', id: r.id, ...(r.address.includes('@') ? { email: r.address } : {}) },
       resource: { type: 'action', id: action.id },
-      channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
-      details: { recipient_id: r.id, recipient: r.address, role: r.role, decision, comment, notes: note },
+      channel: via.channel,
+      details: {
+        recipient_id: r.id,
+        recipient: r.address,
+        role: r.role,
+        decision,
+        comment,
+        notes: note,
+        ...(via.slackMember ? { slack_member: via.slackMember } : {}),
+        ...(via.from ? { from: via.from } : {}),
+      },
     });
   }
 
   private async load(
     db: Sql,
-    token: string,
+    token: string | TokenOwner,
     forUpdate: boolean,
   ): Promise<{ action: ActionRow; recipient: Recipient }> {
-    const found = await findResponseToken(db, token);
+    const found = typeof token === 'string' ? await findResponseToken(db, token) : token;
     if (!found) throw new NotFoundError('response link');
     const action = await findGateAction(db, found.action_id, { forUpdate });
     const recipient = await findRecipient(db, found.recipient_id, { forUpdate });

@@ -41,6 +41,8 @@ export interface ApprovalRoundsDeps {
   waits: Waits;
   /** The public root for response links (read at send time: it is known only once the server listens). */
   publicUrl: () => string;
+  /** Approve by replying: the domain of `reply+<token>@…` addresses; absent: approval emails carry none. */
+  replyDomain?: string | null;
 }
 
 /** States in which a gate still waits for answers (a snoozed one is `scheduled` or `resolved` until its reminder). */
@@ -262,6 +264,22 @@ export class ApprovalRounds implements GateRounds {
       recipients.map((r) => r.id),
       now,
     );
+    // A Slack app button and an email's reply address each carry a token of their own (never the page link).
+    const slackRefs = await mintResponseTokens(
+      store.sql,
+      recipients.filter((r) => r.targets.some(isSlackAppTarget)).map((r) => r.id),
+      now,
+      'slack',
+    );
+    const replyDomain = this.deps.replyDomain;
+    const replyTokens = replyDomain
+      ? await mintResponseTokens(
+          store.sql,
+          recipients.filter((r) => r.targets.some((t) => t.channel === 'email')).map((r) => r.id),
+          now,
+          'reply',
+        )
+      : new Map<string, string>();
     const byEmail = recipients.some((r) => r.targets.some((t) => t.channel === 'email'));
     const files: MessageAttachment[] = byEmail
       ? (await attachmentFilesOf(store.sql, row.id)).map((a) => ({
@@ -293,6 +311,10 @@ export class ApprovalRounds implements GateRounds {
               recipientName: r.display_name,
               responseUrl: `${this.deps.publicUrl()}/r/${tokens.get(r.id)}`,
               attachments: target.channel === 'email' ? files : [],
+              ...(isSlackAppTarget(target) ? { slackReference: slackRefs.get(r.id) } : {}),
+              ...(target.channel === 'email' && replyTokens.has(r.id)
+                ? { replyTo: `reply+${replyTokens.get(r.id)}@${replyDomain}` }
+                : {}),
             },
             { plan, period },
           ),
@@ -345,6 +367,10 @@ export class ApprovalRounds implements GateRounds {
       error: receipt.error,
     };
   }
+}
+
+function isSlackAppTarget(t: ChannelTarget): boolean {
+  return t.channel === 'slack' && !('webhookUrl' in t);
 }
 
 function channelsOf(r: Recipient): string[] {
