@@ -313,7 +313,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...missingOfGroup(cleaned, INBOUND_TLS_VARS, 'SCHED_INBOUND_SMTP_TLS_* file'),
     ...(cleaned.SCHED_INBOUND_EMAIL_DOMAIN === undefined &&
     (cleaned.SCHED_INBOUND_SMTP_PORT !== undefined || cleaned.SCHED_INBOUND_EMAIL_SECRET !== undefined)
-      ? ['SCHED_INBOUND_EMAIL_DOMAIN: is required to receive replies (the domain of their reply+<token>@ addresses)']
+      ? [
+          'SCHED_INBOUND_EMAIL_DOMAIN: is required to receive replies (the domain of their reply+<token>@ addresses)',
+        ]
       : []),
   ];
   if (!parsed.success || lines.length > 0) {

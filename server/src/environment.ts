@@ -218,7 +218,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['SCHED_INBOUND_EMAIL_SECRET'],
     default: 'unset',
     meaning:
-      'Shared secret (16+ characters) of `POST /integrations/email/inbound`, which takes a reply as raw MIME from a mail provider\'s inbound hook (`Authorization: Bearer <secret>`). Unset: that route answers 404.',
+      "Shared secret (16+ characters) of `POST /integrations/email/inbound`, which takes a reply as raw MIME from a mail provider's inbound hook (`Authorization: Bearer <secret>`). Unset: that route answers 404.",
   },
   {
     names: ['OTEL_EXPORTER_OTLP_ENDPOINT'],

@@ -3093,6 +3093,7 @@ export interface components {
                 after_hours: number;
             } | null;
             attachments: components["schemas"]["Attachment"][];
+            slack_responders: string[];
             sent_at: string | null;
             expires_at: string | null;
             escalated_at: string | null;
@@ -3155,6 +3156,8 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         GateInputResolved: {
             message: string;
@@ -3211,6 +3214,8 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInputResolved"][];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         Health: {
             /** @enum {string} */
@@ -3250,7 +3255,12 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "slack" | "teams";
-            webhook_url: string;
+            /** @description The incoming webhook (Slack) or Workflows URL (Teams); null for a Slack channel posted to by the app. */
+            webhook_url: string | null;
+            /** @description Slack app mode: the channel the bot posts to (it must be a member); null for a webhook channel. */
+            slack_channel_id: string | null;
+            /** @description What needs the owner's attention, such as a Teams connector URL that Microsoft retired. */
+            warnings: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3261,12 +3271,15 @@ export interface components {
             /** @enum {string} */
             type: "slack" | "teams";
             /** Format: uri */
-            webhook_url: string;
+            webhook_url?: string;
+            /** @description Slack only, instead of `webhook_url`: post through the Slack app (`SCHED_SLACK_BOT_TOKEN`). */
+            slack_channel_id?: string;
         };
         NotificationChannelUpdate: {
             name?: string;
             /** Format: uri */
             webhook_url?: string;
+            slack_channel_id?: string;
         };
         /**
          * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`.
@@ -3490,6 +3503,8 @@ export interface components {
             event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed";
             actor_email: string | null;
             notes: string | null;
+            /** @description For an answer (`confirmed`, `declined`, `snoozed`): where it came from (`page`, `slack`, `email_reply`, `push`); null for other events and answers recorded before it was kept. */
+            channel: ("page" | "slack" | "email_reply" | "push") | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -3547,6 +3562,11 @@ export interface components {
             comment?: string;
             /** @description How long to snooze; default 1h. */
             snooze_for?: components["schemas"]["Duration"];
+            /**
+             * @description Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.
+             * @enum {string}
+             */
+            via?: "page" | "push";
         };
         ResponseResult: {
             /** Format: uuid */
@@ -4774,6 +4794,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -4804,6 +4827,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -5197,6 +5221,9 @@ export interface operations {
                      *                 "url": "https://hooks.example.com/orders"
                      *               }
                      *             ],
+                     *             "slack_responders": [
+                     *               "string"
+                     *             ],
                      *             "sent_at": "2030-01-31T09:00:00.000Z",
                      *             "expires_at": "2030-01-31T09:00:00.000Z",
                      *             "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5227,6 +5254,7 @@ export interface operations {
                      *               "event_type": "sent",
                      *               "actor_email": "string",
                      *               "notes": "string",
+                     *               "channel": "page",
                      *               "created_at": "2030-01-31T09:00:00.000Z"
                      *             }
                      *           ],
@@ -5477,6 +5505,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5507,6 +5538,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6202,6 +6234,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6232,6 +6267,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6491,6 +6527,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6521,6 +6560,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6780,6 +6820,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6810,6 +6853,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -7766,6 +7810,10 @@ export interface operations {
                      *           "name": "Order follow-up",
                      *           "type": "slack",
                      *           "webhook_url": "string",
+                     *           "slack_channel_id": "string",
+                     *           "warnings": [
+                     *             "string"
+                     *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z",
                      *           "updated_at": "2030-01-31T09:00:00.000Z"
                      *         }
@@ -7840,8 +7888,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "Order follow-up",
-                 *       "type": "slack",
-                 *       "webhook_url": "https://hooks.example.com/orders"
+                 *       "type": "slack"
                  *     }
                  */
                 "application/json": components["schemas"]["NotificationChannelCreate"];
@@ -7864,6 +7911,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -7961,6 +8012,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -8066,6 +8121,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -8962,6 +9021,9 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -9240,6 +9302,9 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -9446,6 +9511,9 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -12962,6 +13030,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -12992,6 +13063,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -13248,6 +13320,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -13278,6 +13353,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],

@@ -105,7 +105,9 @@ export const ANSWER_CHANNEL = Object.freeze({
 export type AnswerChannel = (typeof ANSWER_CHANNEL)[keyof typeof ANSWER_CHANNEL];
 
 /** A Slack member id (`U…`, or `W…` on Enterprise Grid). */
-export const SlackMemberId = z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack member id such as U012AB3CD');
+export const SlackMemberId = z
+  .string()
+  .regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack member id such as U012AB3CD');
 
 export const GateChannel = z.enum(GATE_CHANNEL).meta({ id: 'GateChannel' });
 
@@ -305,13 +307,15 @@ export const NotificationChannel = z
     name: z.string(),
     type: z.enum(CHAT_CHANNELS),
     webhook_url: z.string().nullable().meta({
-      description: 'The incoming webhook (Slack) or Workflows URL (Teams); null for a Slack channel posted to by the app.',
+      description:
+        'The incoming webhook (Slack) or Workflows URL (Teams); null for a Slack channel posted to by the app.',
     }),
     slack_channel_id: z.string().nullable().meta({
-      description: 'Slack app mode: the channel the bot posts to (it must be a member); null for a webhook channel.',
+      description:
+        'Slack app mode: the channel the bot posts to (it must be a member); null for a webhook channel.',
     }),
     warnings: z.array(z.string()).meta({
-      description: 'What needs the owner\'s attention, such as a Teams connector URL that Microsoft retired.',
+      description: "What needs the owner's attention, such as a Teams connector URL that Microsoft retired.",
     }),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -323,7 +327,8 @@ export const NotificationChannelCreate = z
     type: z.enum(CHAT_CHANNELS),
     webhook_url: z.url().max(2048).optional(),
     slack_channel_id: SlackChannelId.optional().meta({
-      description: 'Slack only, instead of `webhook_url`: post through the Slack app (`SCHED_SLACK_BOT_TOKEN`).',
+      description:
+        'Slack only, instead of `webhook_url`: post through the Slack app (`SCHED_SLACK_BOT_TOKEN`).',
     }),
   })
   .superRefine((c, ctx) => {
@@ -414,7 +419,7 @@ export const ResponseInput = z
     snooze_for: Duration.optional().meta({ description: 'How long to snooze; default 1h.' }),
     via: z.enum([ANSWER_CHANNEL.page, ANSWER_CHANNEL.push]).optional().meta({
       description:
-        'Where the answer was given: `push` when a push notification\'s button answered (the service worker sends it); default `page`.',
+        "Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.",
     }),
   })
   .meta({ id: 'ResponseInput' });

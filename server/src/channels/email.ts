@@ -52,7 +52,12 @@ function lazyTransport(config: EmailConfig): () => Promise<Transporter<SMTPTrans
 export function createReplyNotices(config: EmailConfig) {
   const transport = lazyTransport(config);
   return {
-    async send(notice: { to: string; subject: string; text: string; inReplyTo: string | null }): Promise<void> {
+    async send(notice: {
+      to: string;
+      subject: string;
+      text: string;
+      inReplyTo: string | null;
+    }): Promise<void> {
       await (await transport()).sendMail({
         to: notice.to,
         subject: notice.subject,
@@ -158,7 +163,8 @@ function renderText(message: ApprovalMessage, target?: { name?: string }): strin
 }
 
 /** Approve by replying: what the first line of a reply may say (domain/approval/reply.ts reads it). */
-const REPLY_HINT = 'Or reply to this email with "approve" or "decline" on the first line (a comment may follow).';
+const REPLY_HINT =
+  'Or reply to this email with "approve" or "decline" on the first line (a comment may follow).';
 
 function attachedLine(message: ApprovalMessage): string | undefined {
   if (message.attachments.length === 0) return undefined;

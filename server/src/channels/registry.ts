@@ -65,7 +65,9 @@ export function createChannels(
 ): Record<ChannelName, ChannelAdapter> {
   const http = deps.http ?? fetchChannelHttp(deps.fetch);
   const provider: Partial<Record<ChannelName, ChannelAdapter>> = {
-    slack: createSlackChannel(config.slackApp ? { http, app: slackAppSender(config.slackApp, http) } : { http }),
+    slack: createSlackChannel(
+      config.slackApp ? { http, app: slackAppSender(config.slackApp, http) } : { http },
+    ),
     teams: createTeamsChannel({ http }),
   };
   if (config.email) provider.email = createEmailChannel(config.email);

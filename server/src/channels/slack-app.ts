@@ -20,7 +20,10 @@ export interface SlackAppConfig {
 }
 
 /** Button action ids: the interaction endpoint reads the decision from them. */
-export const SLACK_APP_ACTIONS = Object.freeze({ confirm: 'sched_confirm', decline: 'sched_decline' } as const);
+export const SLACK_APP_ACTIONS = Object.freeze({
+  confirm: 'sched_confirm',
+  decline: 'sched_decline',
+} as const);
 
 /** A Web API call's answer: Slack always answers 200 with `ok` and, when false, an `error` word. */
 type SlackAnswer = { ok: true; [key: string]: unknown } | { ok: false; error: string };
@@ -74,7 +77,8 @@ async function sendThroughSlackApp(
     const opened = await api.call('conversations.open', { users: target.slackMemberId });
     if (!opened.ok) return { ok: false, via: 'provider', error: `Slack conversations.open: ${opened.error}` };
     const id = (opened.channel as { id?: unknown } | undefined)?.id;
-    if (typeof id !== 'string') return { ok: false, via: 'provider', error: 'Slack conversations.open: no channel' };
+    if (typeof id !== 'string')
+      return { ok: false, via: 'provider', error: 'Slack conversations.open: no channel' };
     channel = id;
   } else if ('slackChannelId' in target) channel = target.slackChannelId;
   else return { ok: false, via: 'provider', error: 'not a Slack app target' };
@@ -84,7 +88,11 @@ async function sendThroughSlackApp(
       : renderSlackAppPayload(message, { direct: 'slackMemberId' in target });
   const posted = await api.call('chat.postMessage', { channel, ...payload });
   if (!posted.ok) return { ok: false, via: 'provider', error: `Slack chat.postMessage: ${posted.error}` };
-  return { ok: true, via: 'provider', ...(typeof posted.ts === 'string' ? { providerMessageId: posted.ts } : {}) };
+  return {
+    ok: true,
+    via: 'provider',
+    ...(typeof posted.ts === 'string' ? { providerMessageId: posted.ts } : {}),
+  };
 }
 
 /**

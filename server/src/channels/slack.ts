@@ -40,7 +40,8 @@ export function createSlackChannel(deps: {
           return {
             ok: false,
             via: 'provider',
-            error: 'Slack app mode is not configured (set SCHED_SLACK_BOT_TOKEN and SCHED_SLACK_SIGNING_SECRET)',
+            error:
+              'Slack app mode is not configured (set SCHED_SLACK_BOT_TOKEN and SCHED_SLACK_SIGNING_SECRET)',
           };
         return deps.app(target, message);
       }

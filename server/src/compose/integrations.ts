@@ -52,7 +52,10 @@ export async function startIntegrations(
         log: logger,
       });
       shutdown.add('the inbound SMTP listener', () => smtp.close(), { first: true });
-      logger.info({ port: smtp.port, domain }, `inbound SMTP listening on ${config.inbound.smtpHost}:${smtp.port}`);
+      logger.info(
+        { port: smtp.port, domain },
+        `inbound SMTP listening on ${config.inbound.smtpHost}:${smtp.port}`,
+      );
     }
   }
   return out;

@@ -18,9 +18,7 @@ export interface SlackMessages {
 
 export interface IntegrationDeps {
   slack?: { signingSecret: string; answers: SlackAnswers; messages: SlackMessages } | undefined;
-  email?:
-    | { secret: string; replies: EmailReplies; read: (raw: Buffer) => Promise<InboundMail> }
-    | undefined;
+  email?: { secret: string; replies: EmailReplies; read: (raw: Buffer) => Promise<InboundMail> } | undefined;
   log: { warn(fields: object, message: string): void };
 }
 
@@ -121,8 +119,10 @@ export async function registerIntegrationRoutes(parent: FastifyInstance, deps: I
   if (email) {
     await parent.register(async (app) => {
       app.removeAllContentTypeParsers();
-      app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAIL_BODY_LIMIT }, (_request, body, done) =>
-        done(null, body),
+      app.addContentTypeParser(
+        '*',
+        { parseAs: 'buffer', bodyLimit: MAIL_BODY_LIMIT },
+        (_request, body, done) => done(null, body),
       );
       app.post('/integrations/email/inbound', async (request, reply) => {
         if (!safeEqual(request.headers.authorization ?? '', `Bearer ${email.secret}`))
@@ -133,7 +133,9 @@ export async function registerIntegrationRoutes(parent: FastifyInstance, deps: I
             .status(422)
             .send(errorBody(ValidationError.field('body', 'the raw MIME message is required')));
         const result = await email.replies.receive(await email.read(raw));
-        return reply.status(200).send(result.applied ? { applied: true } : { applied: false, reason: result.reason });
+        return reply
+          .status(200)
+          .send(result.applied ? { applied: true } : { applied: false, reason: result.reason });
       });
     });
   }

@@ -27,7 +27,11 @@ export async function readInboundMail(
   const m = await simpleParser(source, { skipHtmlToText: false, skipImageLinks: true });
   const header = (name: string) => {
     const v = m.headers.get(name);
-    return typeof v === 'string' ? v : v === undefined ? undefined : String((v as { text?: string }).text ?? v);
+    return typeof v === 'string'
+      ? v
+      : v === undefined
+        ? undefined
+        : String((v as { text?: string }).text ?? v);
   };
   const returnPath = header('return-path')?.replace(/[<>\s]/g, '');
   const deliveredTo = header('delivered-to')?.replace(/[<>\s]/g, '');

@@ -14,6 +14,9 @@ export function maskWebhookUrl(url: string): string {
 }
 
 export const table = (rows: NotificationChannel[]) => ({
-  rows: rows.map((c) => ({ ...c, webhook: c.webhook_url === null ? `slack app ${c.slack_channel_id ?? ''}` : maskWebhookUrl(c.webhook_url) })),
+  rows: rows.map((c) => ({
+    ...c,
+    webhook: c.webhook_url === null ? `slack app ${c.slack_channel_id ?? ''}` : maskWebhookUrl(c.webhook_url),
+  })),
   columns: COLUMNS,
 });

@@ -54,14 +54,22 @@ export class EmailReplies {
     const token = replyTokenIn(mail.to, this.deps.domain);
     const found = token ? await findResponseToken(this.deps.store.sql, token, 'reply') : undefined;
     if (!found)
-      return this.refuse(mail, sender, 'it was sent to an unknown or expired reply address; nothing was changed');
+      return this.refuse(
+        mail,
+        sender,
+        'it was sent to an unknown or expired reply address; nothing was changed',
+      );
     const [recipient, action] = await Promise.all([
       findRecipient(this.deps.store.sql, found.recipient_id),
       findGateAction(this.deps.store.sql, found.action_id),
     ]);
     const target = recipient?.targets.find((t) => t.channel === 'email');
     if (!recipient || !action?.gate || !target || target.channel !== 'email')
-      return this.refuse(mail, sender, 'it was sent to an unknown or expired reply address; nothing was changed');
+      return this.refuse(
+        mail,
+        sender,
+        'it was sent to an unknown or expired reply address; nothing was changed',
+      );
     const envelopeOk = mail.envelopeFrom === null || sameAddress(mail.envelopeFrom, target.email);
     if (!sameAddress(mail.from, target.email) || !envelopeOk)
       return this.refuse(
@@ -109,7 +117,10 @@ export class EmailReplies {
           inReplyTo: mail.messageId,
         });
       } catch (err) {
-        this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'reply notice not sent');
+        this.deps.log.warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          'reply notice not sent',
+        );
       }
     }
     return { applied: false, reason };

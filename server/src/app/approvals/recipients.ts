@@ -197,7 +197,8 @@ async function resolveOne(
   const member = /^slack:(.+)$/i.exec(ref);
   if (member) {
     const id = member[1]!;
-    if (!SlackMemberId.safeParse(id).success) return { error: 'slack: takes a Slack member id such as U012AB3CD' };
+    if (!SlackMemberId.safeParse(id).success)
+      return { error: 'slack: takes a Slack member id such as U012AB3CD' };
     return { address: `slack:${id}`, displayName: id, targets: [{ channel: 'slack', slackMemberId: id }] };
   }
   if (UUID.test(ref)) {

@@ -3,9 +3,9 @@ import { chatChannelWarnings, isTeamsConnectorUrl, TEAMS_CONNECTOR_RETIRED } fro
 
 describe('Teams URLs', () => {
   it('tells retired connector URLs from Workflows URLs', () => {
-    expect(isTeamsConnectorUrl('https://contoso.webhook.office.com/webhookb2/abc@def/IncomingWebhook/x/y')).toBe(
-      true,
-    );
+    expect(
+      isTeamsConnectorUrl('https://contoso.webhook.office.com/webhookb2/abc@def/IncomingWebhook/x/y'),
+    ).toBe(true);
     expect(isTeamsConnectorUrl('https://outlook.office.com/webhook/abc/IncomingWebhook/x/y')).toBe(true);
     expect(
       isTeamsConnectorUrl(
@@ -24,6 +24,8 @@ describe('Teams URLs', () => {
     const connector = 'https://contoso.webhook.office.com/webhookb2/abc/IncomingWebhook/x/y';
     expect(chatChannelWarnings({ type: 'teams', webhook_url: connector })).toEqual([TEAMS_CONNECTOR_RETIRED]);
     expect(chatChannelWarnings({ type: 'slack', webhook_url: connector })).toEqual([]);
-    expect(chatChannelWarnings({ type: 'teams', webhook_url: 'https://x.logic.azure.com/workflows/a' })).toEqual([]);
+    expect(
+      chatChannelWarnings({ type: 'teams', webhook_url: 'https://x.logic.azure.com/workflows/a' }),
+    ).toEqual([]);
   });
 });

@@ -36,7 +36,12 @@ describe('reading a reply to an approval email', () => {
 
   it('finds the token of a reply address on its own domain only', () => {
     const token = 'a'.repeat(48);
-    expect(replyTokenIn([`someone@example.com`, `Reply+${token.toUpperCase()}@Replies.Example.com`], 'replies.example.com')).toBe(token);
+    expect(
+      replyTokenIn(
+        [`someone@example.com`, `Reply+${token.toUpperCase()}@Replies.Example.com`],
+        'replies.example.com',
+      ),
+    ).toBe(token);
     expect(replyTokenIn([`reply+${token}@elsewhere.com`], 'replies.example.com')).toBeNull();
     expect(replyTokenIn([`reply+short@replies.example.com`], 'replies.example.com')).toBeNull();
     expect(sameAddress('Ada@Example.com', 'ada@example.com ')).toBe(true);

@@ -12,12 +12,24 @@ describe('Slack request signatures', () => {
   it("matches Slack's documented example", () => {
     expect(slackSignature(secret, timestamp, body)).toBe(documented);
     expect(
-      verifySlackSignature({ signingSecret: secret, timestamp, signature: documented, rawBody: body, nowSeconds: 1531420618 + 60 }),
+      verifySlackSignature({
+        signingSecret: secret,
+        timestamp,
+        signature: documented,
+        rawBody: body,
+        nowSeconds: 1531420618 + 60,
+      }),
     ).toBe(true);
   });
 
   it('refuses a wrong signature, another body, a missing header and an old or future timestamp', () => {
-    const base = { signingSecret: secret, timestamp, signature: documented, rawBody: body, nowSeconds: 1531420618 };
+    const base = {
+      signingSecret: secret,
+      timestamp,
+      signature: documented,
+      rawBody: body,
+      nowSeconds: 1531420618,
+    };
     expect(verifySlackSignature({ ...base, signature: documented.replace(/.$/, '4') })).toBe(false);
     expect(verifySlackSignature({ ...base, signature: 'v0=short' })).toBe(false);
     expect(verifySlackSignature({ ...base, rawBody: `${body}&x=1` })).toBe(false);

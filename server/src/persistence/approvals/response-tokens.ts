@@ -16,7 +16,10 @@ export async function mintResponseTokens(
   now: Date,
   kind: ResponseTokenKind = 'link',
 ): Promise<Map<string, string>> {
-  const minted = recipientIds.map((id) => ({ id, ...(kind === 'reply' ? newReplyToken() : newResponseToken()) }));
+  const minted = recipientIds.map((id) => ({
+    id,
+    ...(kind === 'reply' ? newReplyToken() : newResponseToken()),
+  }));
   if (minted.length > 0) {
     await db
       .insertInto('response_tokens')
