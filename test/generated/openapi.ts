@@ -3266,6 +3266,13 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "deploys",
+         *       "type": "slack",
+         *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+         *     }
+         */
         NotificationChannelCreate: {
             name: string;
             /** @enum {string} */
@@ -7887,8 +7894,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Order follow-up",
-                 *       "type": "slack"
+                 *       "name": "deploys",
+                 *       "type": "slack",
+                 *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
                  *     }
                  */
                 "application/json": components["schemas"]["NotificationChannelCreate"];
@@ -9023,7 +9031,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "slack_responders": [
-                     *             "string"
+                     *             "U012AB3CD"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -9304,7 +9312,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "slack_responders": [
-                     *             "string"
+                     *             "U012AB3CD"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -9513,7 +9521,7 @@ export interface operations {
                      *             }
                      *           ],
                      *           "slack_responders": [
-                     *             "string"
+                     *             "U012AB3CD"
                      *           ]
                      *         },
                      *         "max_attempts": 1,

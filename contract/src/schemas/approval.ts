@@ -107,7 +107,8 @@ export type AnswerChannel = (typeof ANSWER_CHANNEL)[keyof typeof ANSWER_CHANNEL]
 /** A Slack member id (`U…`, or `W…` on Enterprise Grid). */
 export const SlackMemberId = z
   .string()
-  .regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack member id such as U012AB3CD');
+  .regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack member id such as U012AB3CD')
+  .meta({ examples: ['U012AB3CD'] });
 
 export const GateChannel = z.enum(GATE_CHANNEL).meta({ id: 'GateChannel' });
 
@@ -341,7 +342,12 @@ export const NotificationChannelCreate = z
         message: c.type === 'teams' ? 'is required' : 'give exactly one of webhook_url or slack_channel_id',
       });
   })
-  .meta({ id: 'NotificationChannelCreate' });
+  .meta({
+    id: 'NotificationChannelCreate',
+    examples: [
+      { name: 'deploys', type: 'slack', webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXX' },
+    ],
+  });
 export const NotificationChannelUpdate = z
   .object({
     name: z.string().trim().min(1).max(255).optional(),
