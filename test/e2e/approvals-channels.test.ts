@@ -8,6 +8,8 @@ import pg from 'pg';
 import webPush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
+import { launchBrowser } from '../support/browser.js';
+import { consolePages } from '../support/console.js';
 import type { ReceivedRequest } from '../support/receiver.js';
 import { repoRoot } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -60,6 +62,8 @@ describe('answers where the message is', () => {
   browserKey.generateKeys();
   const authSecret = randomBytes(16);
 
+  /** Actions answered by each test, and how the console says where the answer came from. */
+  const answered: Record<string, string> = {};
   const call = (method: string, path: string, body?: unknown) => svc.call(method, path, body);
   const eventsOf = async (id: string) => (await svc.get(id)).reminder_events as any[];
   const auditOf = async (id: string) =>
@@ -172,6 +176,7 @@ describe('answers where the message is', () => {
 
     expect((await interact(slackClick(payload))).status).toBe(200);
     const done = await svc.until(id, 'executed');
+    answered[id] = 'in Slack';
     expect(done.recipients[0]).toMatchObject({ status: 'confirmed', email: `slack:${MEMBER}` });
     const [update] = await svc.rx.waitFor('/slack-api/chat.update');
     expect(update!.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
@@ -304,13 +309,14 @@ describe('answers where the message is', () => {
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Teams ok?');
     }
-    const answered = await fetch(actions[0]!.url, {
+    const confirmed = await fetch(actions[0]!.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ decision: 'confirm' }),
     });
-    expect(answered.status).toBe(200);
+    expect(confirmed.status).toBe(200);
     await svc.until(res.body.data.id, 'executed');
+    answered[res.body.data.id] = 'on the page';
     expect((await eventsOf(res.body.data.id)).find((e) => e.event_type === 'confirmed')?.channel).toBe(
       'page',
     );
@@ -389,6 +395,7 @@ describe('answers where the message is', () => {
     await eventually(async () => (await svc.get(id)).recipients[0].status === 'confirmed');
     const a = await svc.get(id);
     expect(a.recipients[0]).toMatchObject({ status: 'confirmed', response_comment: 'looks fine' });
+    answered[id] = 'by email reply';
     const event = (await eventsOf(id)).find((e) => e.event_type === 'confirmed');
     expect(event).toMatchObject({
       channel: 'email_reply',
@@ -500,6 +507,7 @@ describe('answers where the message is', () => {
     expect(opened).toEqual([]);
     expect(shown.at(-1)!.title).toMatch(/^Approved/);
     await svc.until(id, 'executed');
+    answered[id] = 'from a push notification';
     expect((await eventsOf(id)).find((e) => e.event_type === 'confirmed')).toMatchObject({ channel: 'push' });
     expect((await auditOf(id)).find((e) => e.action === 'approval.confirm')?.channel).toBe('push');
 
@@ -511,6 +519,24 @@ describe('answers where the message is', () => {
     });
     await Promise.all(waits);
     expect(opened).toEqual([payload.url]);
+  });
+
+  it('the console names where each answer came from', async (ctx) => {
+    const browser = await launchBrowser();
+    if (!browser) return ctx.skip();
+    const pages = consolePages(browser);
+    try {
+      const page = await pages.open();
+      await pages.signIn(page, svc.server.url, svc.key);
+      for (const [id, label] of Object.entries(answered)) {
+        await page.goto(`${svc.server.url}/console/actions/${id}`);
+        await page.getByRole('list', { name: 'Reminder events' }).getByText(label).first().waitFor();
+      }
+      expect(pages.csp.flat()).toEqual([]);
+    } finally {
+      await pages.close();
+      await browser.close();
+    }
   });
 
   /** The Reply-To address of the mail to `to` whose subject names `title`, read from the raw message. */
