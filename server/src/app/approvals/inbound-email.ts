@@ -91,7 +91,7 @@ export class EmailReplies {
       const outcome = await this.deps.responses.respond(
         found,
         { decision: read.decision, comment: read.comment },
-        { channel: 'email_reply', from: sender },
+        { channel: 'email_reply' },
       );
       return { applied: true, outcome };
     } catch (err) {

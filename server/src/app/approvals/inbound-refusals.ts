@@ -34,7 +34,13 @@ export async function recordRefusal(
         resource: { type: 'action', id: r.owner.action_id },
         channel: r.channel,
         at,
-        details: { recipient_id: r.owner.recipient_id, sender: r.sender, reason: r.reason },
+        // A Slack member id names who clicked; a mail's sender address stays out of the append-only log
+        // (it is kept in inbound_replies, which can be erased).
+        details: {
+          recipient_id: r.owner.recipient_id,
+          reason: r.reason,
+          ...(r.channel === 'slack' ? { slack_member: r.sender } : {}),
+        },
       });
   });
 }

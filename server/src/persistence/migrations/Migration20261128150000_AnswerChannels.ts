@@ -5,8 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * stored token (page link, Slack button reference, email reply address), Slack channels posted to by the app
  * instead of a webhook, and the inbound answers that were not acted on.
  */
-export class Migration20261128140000_AnswerChannels extends Migration {
-  override name = 'Migration20261128140000_AnswerChannels';
+export class Migration20261128150000_AnswerChannels extends Migration {
+  override name = 'Migration20261128150000_AnswerChannels';
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "reminder_events" add column "channel" varchar(16) null;`);
