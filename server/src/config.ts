@@ -4,7 +4,13 @@ import { z } from 'zod';
 import { DEFAULT_EMAIL_FROM } from './channels/email.js';
 import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
 import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
-import { DEFAULT_SLACK_API_URL } from './channels/slack-app.js';
+import {
+  ANSWER_ENV,
+  answerEnvProblems,
+  type InboundConfig,
+  inboundConfig,
+  slackAppConfig,
+} from './config-answers.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
 import { HEAP_DEFAULT_MB } from './environment.js';
 import { type PlanTable, readPlansFile } from './plans-file.js';
@@ -124,34 +130,8 @@ export const EnvSchema = z.object({
     .trim()
     .refine((v) => hasProtocol(v, ['mailto:', 'https:']), 'must be a mailto: address or an https: URL')
     .optional(),
-  /*
-   * Answers from where the message is (docs/approvals.md):
-   * - SCHED_SLACK_BOT_TOKEN and SCHED_SLACK_SIGNING_SECRET (both or none): Slack app mode; SCHED_SLACK_API_URL the
-   *   Web API root.
-   * - SCHED_INBOUND_SMTP_PORT: the api role listens for replies to approval emails (SCHED_INBOUND_SMTP_HOST, default
-   *   HOST); SCHED_INBOUND_EMAIL_DOMAIN: the domain of `reply+<token>@…` addresses, required for replies;
-   *   SCHED_INBOUND_EMAIL_SECRET: the shared secret of `POST /integrations/email/inbound`;
-   *   SCHED_INBOUND_SMTP_TLS_CERT / _KEY (PEM files, both or none): STARTTLS.
-   */
-  SCHED_SLACK_BOT_TOKEN: z.string().trim().optional(),
-  SCHED_SLACK_SIGNING_SECRET: z.string().trim().optional(),
-  SCHED_SLACK_API_URL: z
-    .string()
-    .trim()
-    .transform((v) => v.replace(/\/+$/, ''))
-    .refine((v) => hasProtocol(v, ['https:', 'http:']), 'must be an http(s) URL')
-    .default(DEFAULT_SLACK_API_URL),
-  SCHED_INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  SCHED_INBOUND_SMTP_HOST: z.string().trim().optional(),
-  SCHED_INBOUND_EMAIL_DOMAIN: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z0-9.-]+\.[a-z0-9-]+$|^localhost$/, 'must be a domain such as replies.example.com')
-    .optional(),
-  SCHED_INBOUND_EMAIL_SECRET: z.string().trim().min(16, 'must be at least 16 characters').optional(),
-  SCHED_INBOUND_SMTP_TLS_CERT: z.string().trim().optional(),
-  SCHED_INBOUND_SMTP_TLS_KEY: z.string().trim().optional(),
+  // Answers from where the message is: Slack app mode and replies to approval emails (config-answers.ts).
+  ...ANSWER_ENV,
 });
 
 /** A channel's credentials come all or none: one line naming the missing ones when only some are set. */
@@ -245,19 +225,6 @@ export interface Config {
 
 export type TrustProxy = false | number | string[];
 
-export interface InboundConfig {
-  /** The api role's SMTP listener for replies; null: none (replies may still come through the HTTP hook). */
-  smtpPort: number | null;
-  smtpHost: string;
-  domain: string | null;
-  /** `POST /integrations/email/inbound`'s shared secret; null: that route answers 404. */
-  secret: string | null;
-  tls: { certFile: string; keyFile: string } | null;
-}
-
-const SLACK_APP_VARS = ['SCHED_SLACK_BOT_TOKEN', 'SCHED_SLACK_SIGNING_SECRET'];
-const INBOUND_TLS_VARS = ['SCHED_INBOUND_SMTP_TLS_CERT', 'SCHED_INBOUND_SMTP_TLS_KEY'];
-
 /**
  * `SCHED_TRUST_PROXY`: unset or `false` trusts no proxy (the socket's peer is the client); a number trusts that
  * many hops of `X-Forwarded-For`; otherwise a comma-separated list of proxy addresses or CIDRs (`10.0.0.0/8`).
@@ -312,14 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
     ...missingOfGroup(cleaned, REQUIRED_VARS.sms, 'SCHED_TWILIO_* credential'),
     ...missingOfGroup(cleaned, REQUIRED_VARS.push, 'SCHED_VAPID_* variable'),
-    ...missingOfGroup(cleaned, SLACK_APP_VARS, 'SCHED_SLACK_* app variable'),
-    ...missingOfGroup(cleaned, INBOUND_TLS_VARS, 'SCHED_INBOUND_SMTP_TLS_* file'),
-    ...(cleaned.SCHED_INBOUND_EMAIL_DOMAIN === undefined &&
-    (cleaned.SCHED_INBOUND_SMTP_PORT !== undefined || cleaned.SCHED_INBOUND_EMAIL_SECRET !== undefined)
-      ? [
-          'SCHED_INBOUND_EMAIL_DOMAIN: is required to receive replies (the domain of their reply+<token>@ addresses)',
-        ]
-      : []),
+    ...answerEnvProblems(cleaned, missingOfGroup),
   ];
   if (!parsed.success || lines.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
@@ -384,16 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpConnectionTimeoutMs: e.SCHED_HTTP_CONNECTION_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS,
     channels: channelConfig(e),
-    inbound: {
-      smtpPort: e.SCHED_INBOUND_SMTP_PORT ?? null,
-      smtpHost: e.SCHED_INBOUND_SMTP_HOST ?? e.HOST,
-      domain: e.SCHED_INBOUND_EMAIL_DOMAIN ?? null,
-      secret: e.SCHED_INBOUND_EMAIL_SECRET ?? null,
-      tls:
-        e.SCHED_INBOUND_SMTP_TLS_CERT !== undefined && e.SCHED_INBOUND_SMTP_TLS_KEY !== undefined
-          ? { certFile: e.SCHED_INBOUND_SMTP_TLS_CERT, keyFile: e.SCHED_INBOUND_SMTP_TLS_KEY }
-          : null,
-    },
+    inbound: inboundConfig(e),
     plans: plans.table,
     corsOrigins,
   };
@@ -426,12 +377,7 @@ function channelConfig(e: z.output<typeof EnvSchema>): ChannelConfig {
       subject: e.SCHED_VAPID_SUBJECT,
     };
   }
-  if (e.SCHED_SLACK_BOT_TOKEN !== undefined && e.SCHED_SLACK_SIGNING_SECRET !== undefined) {
-    config.slackApp = {
-      botToken: e.SCHED_SLACK_BOT_TOKEN,
-      signingSecret: e.SCHED_SLACK_SIGNING_SECRET,
-      apiUrl: e.SCHED_SLACK_API_URL,
-    };
-  }
+  const slackApp = slackAppConfig(e);
+  if (slackApp) config.slackApp = slackApp;
   return config;
 }
