@@ -68,6 +68,8 @@ export async function startApi(
       clock,
       jobs: ctx.alertJobs,
       allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination: ctx.countDestination,
+      rateLimiter: ctx.rateLimiter,
     }),
     pauses: ctx.pauses,
     templates: new TemplateService({
@@ -111,7 +113,7 @@ export async function startApi(
     },
     rateLimiter: ctx.rateLimiter,
     rateLimitFactor: config.rateLimitFactor,
-    validateResponses: config.env !== 'production',
+    validateResponses: config.validateResponses,
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
     docs: config.docs,

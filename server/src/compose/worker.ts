@@ -137,7 +137,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     availability,
   });
   const auditSealer = new AuditSealerLoop({
-    sealer: new AuditSealer(database),
+    sealer: new AuditSealer(db.audit ?? database),
     logger,
     timers,
     availability,
@@ -222,6 +222,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
       channels: { send: (target, message) => channels[target.channel].send(target, message) },
       outbound,
       log: logger,
+      countDestination: ctx.countDestination,
     }),
   };
   workers.push(await workAlerts(queue, alerts, failedJob('alert job')));
