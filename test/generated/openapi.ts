@@ -1236,6 +1236,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integrations/slack/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack app mode: a button click (Slack calls it)
+         * @description The Interactivity request URL of the Slack app (`SCHED_SLACK_BOT_TOKEN`, `SCHED_SLACK_SIGNING_SECRET`). Verified first: `X-Slack-Signature` is `v0=` and the hex HMAC-SHA256 of `v0:<X-Slack-Request-Timestamp>:<raw body>` keyed with the signing secret, the timestamp within 5 minutes; anything else is 401 and changes nothing. A Confirm or Decline click by the recipient (or one of `gate.slack_responders`) answers as the page would, then the message is updated; anything else is told to the member alone. Always 200 once verified. Not served without the app.
+         */
+        post: operations["slackInteractions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/email/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve by replying: a reply from a mail provider (its inbound hook calls it)
+         * @description Needs `Authorization: Bearer <SCHED_INBOUND_EMAIL_SECRET>` (401 otherwise; not served without the secret). The same rules as the inbound SMTP port: the `reply+<token>@<SCHED_INBOUND_EMAIL_DOMAIN>` recipient names who answers, From (and `Return-Path`) must be their address, the first line decides. A reply not acted on is recorded and answered by a short mail saying why; `applied: false` and `reason` say so here too.
+         */
+        post: operations["emailInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "action.executed": {
@@ -3240,6 +3280,16 @@ export interface components {
             };
             /** @description JSON body, sent as application/json. */
             body?: unknown;
+        };
+        /**
+         * @example {
+         *       "applied": true
+         *     }
+         */
+        InboundReplyResult: {
+            applied: boolean;
+            /** @description Why the reply changed nothing (also mailed to its sender). */
+            reason?: string;
         };
         LastAttempt: {
             /**
@@ -14643,6 +14693,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    slackInteractions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payload": "{\"type\":\"block_actions\"}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Slack's `block_actions` payload, JSON. */
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    emailInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example From: ada@example.com
+                 *     To: reply+…@replies.example.com
+                 *
+                 *     approve - looks fine
+                 */
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "applied": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReplyResult"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
         };
