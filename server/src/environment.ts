@@ -194,6 +194,45 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
       'Web Push channel (VAPID; all three or none). Slack and Teams need no variable: each channel resource carries its webhook URL.',
   },
   {
+    names: ['SCHED_SLACK_BOT_TOKEN', 'SCHED_SLACK_SIGNING_SECRET'],
+    default: 'unset',
+    meaning:
+      'Slack app mode (both or none; docs/approvals.md): approvals to `slack:<member id>` recipients and to channels with a `slack_channel_id` go through the Web API with the bot token (`xoxb-…`), with buttons answered in Slack; clicks arrive at `POST /integrations/slack/interactions`, verified with the signing secret.',
+  },
+  {
+    names: ['SCHED_SLACK_API_URL'],
+    default: '`https://slack.com/api`',
+    meaning: 'Slack Web API root (a proxy, or a stand-in in tests).',
+  },
+  {
+    names: ['SCHED_INBOUND_EMAIL_DOMAIN'],
+    default: 'unset',
+    meaning:
+      'Approve by replying: approval emails carry `Reply-To: reply+<token>@<domain>`; mail for that domain must reach `SCHED_INBOUND_SMTP_PORT` or the inbound hook. Unset: no reply address.',
+  },
+  {
+    names: ['SCHED_INBOUND_SMTP_PORT'],
+    default: 'unset',
+    meaning:
+      'The api role listens for replies on this SMTP port (`0` picks a free one); at most 1 MiB a message and 30 messages a minute per client address.',
+  },
+  {
+    names: ['SCHED_INBOUND_SMTP_HOST'],
+    default: '`$HOST`',
+    meaning: 'Listen address of the inbound SMTP port.',
+  },
+  {
+    names: ['SCHED_INBOUND_SMTP_TLS_CERT', 'SCHED_INBOUND_SMTP_TLS_KEY'],
+    default: 'unset',
+    meaning: 'PEM certificate and key files (both or none): the inbound SMTP port offers STARTTLS.',
+  },
+  {
+    names: ['SCHED_INBOUND_EMAIL_SECRET'],
+    default: 'unset',
+    meaning:
+      "Shared secret (16+ characters) of `POST /integrations/email/inbound`, which takes a reply as raw MIME from a mail provider's inbound hook (`Authorization: Bearer <secret>`). Unset: that route answers 404.",
+  },
+  {
     names: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
     default: 'unset',
     meaning:

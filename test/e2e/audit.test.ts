@@ -99,7 +99,7 @@ describe('audit log', () => {
     expect(events[6]).toMatchObject({
       actor: { type: 'recipient', id: expect.any(String) },
       resource: { type: 'action', id: approval.body.data.id },
-      channel: 'email',
+      channel: 'page',
       user_agent: 'audit-test',
       details: { decision: 'confirm', comment: 'looks right' },
     });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
 import { ResponseService } from '../app/approvals/respond.js';
+import { startIntegrations } from './integrations.js';
 import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
 import { ContactService } from '../app/directory/contacts.js';
@@ -47,6 +48,15 @@ export async function startApi(
     limiter: ctx.rateLimiter,
     globalFactor: config.rateLimitFactor,
   });
+  const responses = new ResponseService({
+    db: database,
+    scheduler: ctx.scheduler,
+    callbacks: ctx.callbacks,
+    clock,
+    waits,
+    tracing: ctx.tracing,
+  });
+  const integrations = await startIntegrations(ctx, responses, shutdown);
   const http = await buildHttpApp({
     logger,
     accounts: ctx.accounts,
@@ -87,14 +97,8 @@ export async function startApi(
     teamMembers: new TeamMemberService(database),
     outbox: new OutboxService(database, config.env !== 'production'),
     corsOrigins: config.corsOrigins,
-    responses: new ResponseService({
-      db: database,
-      scheduler: ctx.scheduler,
-      callbacks: ctx.callbacks,
-      clock,
-      waits,
-      tracing: ctx.tracing,
-    }),
+    responses,
+    integrations,
     observeRequest: (method, route, status, seconds) =>
       metrics.httpRequests.observe(
         { method, route: routeLabel(route), status_class: `${Math.floor(status / 100)}xx` },

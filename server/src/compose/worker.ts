@@ -78,6 +78,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     waits,
     publicUrl: ctx.publicUrl,
     events: ctx.operatorEvents,
+    replyDomain: config.inbound.domain,
   });
   const deliveries = new Deliveries({
     timers,

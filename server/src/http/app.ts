@@ -50,6 +50,7 @@ import type { Reassignments } from '../app/approvals/reassign.js';
 import type { ReminderRequests } from '../app/approvals/remind.js';
 import type { PendingApprovals } from '../app/approvals/pending.js';
 import { registerResponseRoutes } from './responses.js';
+import { type IntegrationDeps, registerIntegrationRoutes } from './integrations.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
 import { outboxHandlers } from './handlers/outbox.js';
 import type { OutboxService } from '../app/outbox.js';
@@ -136,6 +137,8 @@ export interface HttpDeps {
   production?: boolean;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
+  /** Answers from Slack app buttons and replies to approval emails (http/integrations.ts), when configured. */
+  integrations?: Omit<IntegrationDeps, 'log'>;
 }
 
 /**
@@ -315,6 +318,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimiter: deps.rateLimiter,
     rateLimitFactor: deps.rateLimitFactor,
   });
+
+  await registerIntegrationRoutes(app, { ...deps.integrations, log: deps.logger });
 
   registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
   registerServiceIndex(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });

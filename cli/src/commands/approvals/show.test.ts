@@ -190,6 +190,7 @@ const approval: Action = {
     min_approvals: null,
     required_recipients: [],
     exclude_requester: null,
+    slack_responders: [],
     comment: 'optional',
     reminders: null,
     reminders_sent: 0,
@@ -207,12 +208,20 @@ const approval: Action = {
   delivery_attempts: [],
   delivery_attempts_more: false,
   reminder_events: [
-    { id, event_type: 'sent', actor_email: null, notes: null, created_at: '2030-01-01T11:00:01.000Z' },
+    {
+      id,
+      event_type: 'sent',
+      actor_email: null,
+      notes: null,
+      channel: null,
+      created_at: '2030-01-01T11:00:01.000Z',
+    },
     {
       id,
       event_type: 'snoozed',
       actor_email: '+15551234567',
       notes: null,
+      channel: 'page',
       created_at: '2030-01-01T11:10:00.000Z',
     },
     {
@@ -220,6 +229,7 @@ const approval: Action = {
       event_type: 'confirmed',
       actor_email: 'ada@example.com',
       notes: 'LGTM,\nship it',
+      channel: 'email_reply',
       created_at: '2030-01-01T11:30:00.000Z',
     },
   ],
@@ -286,10 +296,10 @@ describe('describeAction for an approval', () => {
       `  ${id}  boss@example.com  boss          escalation            pending    -                         -`,
     ]);
     expect(timeline!.split('\n')).toEqual([
-      '  TIME                      EVENT      ACTOR            NOTES',
-      '  2030-01-01T11:00:01.000Z  sent       system           -',
-      '  2030-01-01T11:10:00.000Z  snoozed    +15551234567     -',
-      '  2030-01-01T11:30:00.000Z  confirmed  ada@example.com  LGTM, ship it',
+      '  TIME                      EVENT      ACTOR            VIA          NOTES',
+      '  2030-01-01T11:00:01.000Z  sent       system           -            -',
+      '  2030-01-01T11:10:00.000Z  snoozed    +15551234567     page         -',
+      '  2030-01-01T11:30:00.000Z  confirmed  ada@example.com  email_reply  LGTM, ship it',
     ]);
   });
 

@@ -160,6 +160,7 @@ export function actionView(
           min_approvals: r.gate.min_approvals ?? null,
           required_recipients: r.gate.required_recipients ?? [],
           exclude_requester: r.gate.exclude_requester ?? null,
+          slack_responders: r.gate.slack_responders ?? [],
           comment: r.gate.comment ?? 'optional',
           reminders: r.gate.reminders
             ? {
@@ -196,6 +197,7 @@ export function actionView(
       event_type: e.event_type,
       actor_email: shownAddress(e.actor_email, credentials),
       notes: shownText(e.notes, credentials),
+      channel: e.channel,
       created_at: e.created_at.toISOString(),
     })),
     recipients: details.recipients.map((x) => recipientView(x, credentials)),

@@ -271,7 +271,7 @@ export class AlertRules {
         }
         const found = await channelWebhook(db, principal.accountId, c.channel);
         if (found?.type !== c.type) add(`channels.${i}.channel`, `no ${c.type} channel with this id`);
-        else await overThreshold(`channels.${i}.channel`, found.webhook_url);
+        else if (found.webhook_url !== null) await overThreshold(`channels.${i}.channel`, found.webhook_url);
       }
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
