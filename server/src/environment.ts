@@ -45,6 +45,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: '`true` allows `http://` and loopback/private destinations: development and tests only.',
   },
   {
+    names: ['SCHED_VALIDATE_RESPONSES'],
+    default: 'unset',
+    meaning:
+      'Checks every API response against the contract (an off-contract body answers 500); unset: on, off when `NODE_ENV=production`. The benchmarks turn it off to measure what a production server pays while they deliver to loopback receivers (which production refuses).',
+  },
+  {
     names: ['SCHED_TIME_SCALE'],
     default: '`1`',
     meaning:

@@ -109,7 +109,7 @@ export async function startApi(
     },
     rateLimiter: ctx.rateLimiter,
     rateLimitFactor: config.rateLimitFactor,
-    validateResponses: config.env !== 'production',
+    validateResponses: config.validateResponses,
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
     docs: config.docs,

@@ -136,7 +136,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     availability,
   });
   const auditSealer = new AuditSealerLoop({
-    sealer: new AuditSealer(database),
+    sealer: new AuditSealer(db.audit ?? database),
     logger,
     timers,
     availability,
