@@ -175,7 +175,10 @@ export function actionView(
           timeout: r.gate.timeout,
           on_timeout: r.gate.on_timeout,
           escalation: r.gate.escalation
-            ? { contacts: r.gate.escalation.contacts, after_hours: r.gate.escalation.after_hours }
+            ? {
+                contacts: r.gate.escalation.contacts.map((c) => shownAddress(c, credentials)),
+                after_hours: r.gate.escalation.after_hours,
+              }
             : null,
           attachments: details.attachments.map((a) => ({
             id: a.id,

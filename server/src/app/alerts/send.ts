@@ -92,9 +92,6 @@ export class AlertSender {
       const refused = await this.overThreshold(n, channel.url);
       return refused ?? this.webhook(n, channel.url, channel.secret);
     }
-    if (n.attempt_count === 1 && !(await this.takeAllowance(n))) {
-      return { status: 'failed', error: `the monthly ${channel.type} allowance of the plan is spent` };
-    }
     let target: ChannelTarget;
     if (channel.type === 'email') target = { channel: 'email', email: channel.to };
     else if (channel.type === 'sms') target = { channel: 'sms', phone: channel.to };
@@ -108,6 +105,10 @@ export class AlertSender {
         const refused = await this.overThreshold(n, chat.webhook_url);
         if (refused) return refused;
       }
+    }
+    // After the threshold: an alert refused there spends none of the plan's allowance.
+    if (n.attempt_count === 1 && !(await this.takeAllowance(n))) {
+      return { status: 'failed', error: `the monthly ${channel.type} allowance of the plan is spent` };
     }
     try {
       const receipt = await this.deps.channels.send(target, messageOf(n));
