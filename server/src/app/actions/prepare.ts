@@ -41,7 +41,7 @@ export function currentMode(mode: ActionMode | keyof typeof LEGACY_ACTION_MODES)
 }
 
 /**
- * Folds the deprecated names of the interface (docs/api.md) into current ones (a current name wins when both are given),
+ * Folds the deprecated names (docs/actions.md) into current ones (a current name wins when both are given),
  * validates what the schema alone cannot (timezone, schedule, destinations, plan caps, recurrence, dedup keys)
  * and resolves the schedule to an instant. Pure: `now` and the plan are inputs.
  */

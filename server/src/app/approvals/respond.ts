@@ -1,4 +1,5 @@
 import {
+  type AnswerChannel,
   CONFIRMATION_MODE,
   RECIPIENT_ROLE,
   RECIPIENT_STATUS,
@@ -58,6 +59,24 @@ export interface ResponseOutcome {
 }
 
 const DEFAULT_SNOOZE = '1h';
+
+/**
+ * Where an answer came from, for the timeline, the audit log and the console: the page by default; a Slack click
+ * names the member, a reply the address it came from.
+ */
+export interface AnswerVia {
+  channel: AnswerChannel;
+  /** The Slack member who clicked. */
+  slackMember?: string;
+}
+
+/** A recipient found by one of its tokens (a link, a Slack button's reference, a reply address). */
+export interface TokenOwner {
+  recipient_id: string;
+  action_id: string;
+}
+
+type AnswerInput = { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null };
 
 /**
  * Answers through login-free links. Reading a link never changes anything (mail scanners open
@@ -125,18 +144,20 @@ export class ResponseService {
   }
 
   async respond(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia = { channel: 'page' },
   ): Promise<ResponseOutcome> {
-    const record = () => this.recordResponse(token, input);
+    const record = () => this.recordResponse(token, input, via);
     return this.deps.tracing
       ? this.deps.tracing.span('sched.approval.answer', { 'sched.decision': input.decision }, record)
       : record();
   }
 
   private async recordResponse(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia,
   ): Promise<ResponseOutcome> {
     return this.deps.db.transaction(async (tx) => {
       const { action, recipient } = await this.load(tx, token, true);
@@ -168,7 +189,7 @@ export class ResponseService {
         const expiresAt = gate.expires_at ? new Date(gate.expires_at).getTime() : Number.POSITIVE_INFINITY;
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
-        await this.answer(tx, action, recipient, input.decision, now, comment, [
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [
           `until ${snoozedUntil.toISOString()}`,
           comment,
         ]);
@@ -180,7 +201,7 @@ export class ResponseService {
           this.deps,
         );
       } else {
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment]);
         const decision = gateDecision(gate, await recipientsOf(tx, action.id), {
           kind: 'answer',
           decision: input.decision,
@@ -243,19 +264,22 @@ export class ResponseService {
     decision: ResponseDecision,
     now: Date,
     comment: string | null,
+    via: AnswerVia,
     notes: (string | null)[],
   ) {
     const status = STATUS_AFTER_DECISION[decision];
     await recordAnswer(tx, r.id, { status, at: now, comment });
     const note = notes.filter(Boolean).join('; ') || null;
-    await addToTimeline(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
+    await addToTimeline(tx, action.id, [
+      { type: REMINDER_EVENT[status], actor: r.address, notes: note, channel: via.channel },
+    ]);
     // The decision in the audit log, in the same transaction; the link's token is never part of it.
     await recordAudit(tx, action.account_id, {
       action: `approval.${decision}`,
       // The recipient by id (and reference), never by address: the log cannot be edited, personal data can be.
       actor: { type: 'recipient', id: r.id },
       resource: { type: 'action', id: action.id },
-      channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
+      channel: via.channel,
       details: {
         recipient_id: r.id,
         ...(recipientReference(r.reference) !== undefined && { reference: r.reference }),
@@ -263,16 +287,17 @@ export class ResponseService {
         decision,
         comment,
         notes: note,
+        ...(via.slackMember ? { slack_member: via.slackMember } : {}),
       },
     });
   }
 
   private async load(
     db: Sql,
-    token: string,
+    token: string | TokenOwner,
     forUpdate: boolean,
   ): Promise<{ action: ActionRow; recipient: Recipient }> {
-    const found = await findResponseToken(db, token);
+    const found = typeof token === 'string' ? await findResponseToken(db, token) : token;
     if (!found) throw new NotFoundError('response link');
     const action = await findGateAction(db, found.action_id, { forUpdate });
     const recipient = await findRecipient(db, found.recipient_id, { forUpdate });

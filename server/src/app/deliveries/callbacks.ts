@@ -74,7 +74,7 @@ export class CallbackDeliveries {
       maxResponseBytes: 1024,
     });
     const attempts = row.attempt_count + 1;
-    // The delivery outcome rules of the interface (docs/api.md) apply to callbacks too: 2xx acknowledges, a permanent answer (4xx other
+    // The delivery outcome rules apply to callbacks too: 2xx acknowledges, a permanent answer (4xx other
     // than 429, 3xx, a blocked destination) marks the callback rejected, anything else is retried.
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,

@@ -1,6 +1,6 @@
-import { type ChatChannelName, E164, Email } from '@sched/contract';
+import { type ChatChannelName, E164, Email, SlackMemberId } from '@sched/contract';
 import type { ChannelName, ChannelTarget, PushSubscription } from '../../domain/approval/messages.js';
-import { isChatChannel } from '../../domain/approval/messages.js';
+import { chatTarget, isChatChannel } from '../../domain/approval/messages.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   channelWebhook,
@@ -30,7 +30,12 @@ export type Resolution =
 /** Looks up the account's contacts, notification channels and team members (always scoped to the account). */
 export interface RecipientDirectory {
   contact(id: string): Promise<{ name: string; email: string | null; phone: string | null } | null>;
-  channel(id: string): Promise<{ name: string; type: ChatChannelName; webhook_url: string } | null>;
+  channel(id: string): Promise<{
+    name: string;
+    type: ChatChannelName;
+    webhook_url: string | null;
+    slack_channel_id: string | null;
+  } | null>;
   teamMember(id: string): Promise<{
     name: string;
     email: string | null;
@@ -186,8 +191,15 @@ async function resolveOne(
     return {
       address: ch.name,
       displayName: ch.name,
-      targets: [{ channel: ch.type, webhookUrl: ch.webhook_url }],
+      targets: [chatTarget(ch)],
     };
+  }
+  const member = /^slack:(.+)$/i.exec(ref);
+  if (member) {
+    const id = member[1]!;
+    if (!SlackMemberId.safeParse(id).success)
+      return { error: 'slack: takes a Slack member id such as U012AB3CD' };
+    return { address: `slack:${id}`, displayName: id, targets: [{ channel: 'slack', slackMemberId: id }] };
   }
   if (UUID.test(ref)) {
     const m = await dir.teamMember(ref);
@@ -210,7 +222,8 @@ async function resolveOne(
   if (isEmail(ref))
     return { address: ref, displayName: detectedName(ref), targets: [{ channel: 'email', email: ref }] };
   return {
-    error: 'must be an email, an E.164 phone, contact:<id>:email|phone, channel:<id> or a team member id',
+    error:
+      'must be an email, an E.164 phone, contact:<id>:email|phone, channel:<id>, slack:<member id> or a team member id',
   };
 }
 
