@@ -711,7 +711,7 @@ export interface paths {
         put?: never;
         /**
          * Dry-run or start a bulk operation
-         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`). docs/operations.md.
+         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`). 409 when the set grew past the dry run's `expected_matched` or the account already runs its most. docs/operations.md.
          */
         post: operations["bulkOperationsCreate"];
         delete?: never;
@@ -10695,6 +10695,18 @@ export interface operations {
             };
             /** @description The API key lacks the scope this endpoint needs */
             403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
