@@ -102,6 +102,13 @@ export type ErrorClass = (typeof ERROR_CLASSES)[number];
 export const HOLD_REASONS = Object.freeze(['flow_control', 'circuit', 'paused'] as const);
 export type HoldReason = (typeof HOLD_REASONS)[number];
 
+/** The days of the week a delivery window or quiet hours apply on. */
+export const WEEKDAYS = Object.freeze(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const);
+export type Weekday = (typeof WEEKDAYS)[number];
+/** What happens to a due time outside a delivery window: moved to the next opening, or (a recurrence) skipped. */
+export const WINDOW_OUTSIDE_POLICIES = Object.freeze(['defer', 'skip'] as const);
+export type WindowOutsidePolicy = (typeof WINDOW_OUTSIDE_POLICIES)[number];
+
 /** What a bulk operation does to each action it matched. */
 export const BULK_OPERATIONS = Object.freeze(['cancel', 'retry', 'replay', 'pause', 'resume'] as const);
 export type BulkOperationKind = (typeof BULK_OPERATIONS)[number];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Duration, E164, Email, NullableTimestamp, Timestamp, Uuid } from './common.js';
+import { QuietHours } from './window.js';
 
 /*
  * The approval vocabulary, each declared once as a frozen map: the schemas below, the server's rules and its SQL
@@ -196,6 +197,7 @@ export const GateInput = z
       .optional()
       .meta({ description: 'Flat form of `escalation.after_hours`.' }),
     attachments: z.array(AttachmentInput).max(5).optional(),
+    quiet_hours: QuietHours.optional(),
   })
   .meta({ id: 'GateInput' });
 export type GateInput = z.output<typeof GateInput>;
@@ -258,6 +260,7 @@ export const GateView = z
     timeout: z.string(),
     on_timeout: z.enum(ON_TIMEOUT),
     escalation: z.object({ contacts: z.array(z.string()), after_hours: z.number() }).nullable(),
+    quiet_hours: QuietHours.nullable(),
     attachments: z.array(AttachmentView),
     sent_at: NullableTimestamp,
     expires_at: NullableTimestamp,

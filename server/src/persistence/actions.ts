@@ -45,6 +45,9 @@ const CREATE_COLUMNS = [
   'traceparent',
   'created_via',
   'counted_occurrence',
+  'recurrence_index',
+  'delivery_window',
+  'window_state',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];

@@ -6,6 +6,7 @@ import type {
   ConfirmationMode,
   GateInput,
   OnTimeout,
+  QuietHours,
   RetryStrategy,
 } from '@sched/contract';
 import type { ChannelName } from '../../domain/approval/messages.js';
@@ -19,7 +20,12 @@ import type {
   StoredCoordination,
   StoredRecurrence,
   StoredRequest,
+  StoredWindow,
+  StoredWindowState,
 } from '../../persistence/entities/stored.js';
+import { BUILT_IN_BOOK, type CalendarBook } from '../calendars/book.js';
+import { placeFirstRun } from './first-run.js';
+import { prepareWindow, storedWindow } from './window.js';
 
 /** An approval gate, validated; recipients are resolved later against the account's directory. */
 export interface PreparedGate {
@@ -38,6 +44,8 @@ export interface PreparedGate {
   timeoutMs: number;
   on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number } | null;
+  /** When its messages are held (checked against the calendars by prepareAction); null: any time. */
+  quiet_hours: (QuietHours & { timezone: string }) | null;
   attachments: { name: string; content_type: string; content: Buffer | null; url: string | null }[];
 }
 
@@ -62,6 +70,13 @@ export interface PreparedAction {
   coordination: StoredCoordination | null;
   recurrence: StoredRecurrence | null;
   gate: PreparedGate | null;
+  /** Its delivery window, and where the window placed the first attempt (absent: at `at`). */
+  window?: StoredWindow | null;
+  dueAt?: Date;
+  /** A series whose first occurrences the window skipped starts at this one (`at` is its time, `anchor` the series'). */
+  recurrenceIndex?: number;
+  anchor?: Date;
+  windowState?: StoredWindowState | null;
 }
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; errors: Record<string, string[]> };
@@ -80,7 +95,7 @@ export function currentMode(mode: ActionMode | keyof typeof LEGACY_ACTION_MODES)
  */
 export function prepareAction(
   body: ActionCreateParsed,
-  ctx: { plan: Plan; now: Date; allowPrivateDestinations: boolean },
+  ctx: { plan: Plan; now: Date; allowPrivateDestinations: boolean; calendars?: CalendarBook },
 ): Prepared {
   const errors: Record<string, string[]> = {};
   const fail = (field: string, message: string) => {
@@ -178,6 +193,16 @@ export function prepareAction(
     }
   }
 
+  const book = ctx.calendars ?? BUILT_IN_BOOK;
+  const window = body.delivery_window
+    ? prepareWindow(body.delivery_window, timezone, book, 'delivery_window', fail)
+    : null;
+  let quietHours = null;
+  if (body.gate?.quiet_hours) {
+    quietHours = prepareWindow(body.gate.quiet_hours, timezone, book, 'gate.quiet_hours', fail);
+    if (gate && quietHours) gate.quiet_hours = quietHours;
+  }
+
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   // A calendar series given a wall time is anchored on it, read by its DST policy (domain/schedule/recurrence.ts).
   const anchor = recurrence
@@ -191,14 +216,45 @@ export function prepareAction(
       })
     : null;
   if (anchor) at = anchor.at;
+  const stored = window ? storedWindow(window) : null;
+  const first = stored
+    ? placeFirstRun({
+        window: stored,
+        closed: book,
+        at,
+        recurrence:
+          recurrence && anchor
+            ? { ...recurrence, timezone, policy: body.dst_policy, wall: anchor.wall }
+            : null,
+      })
+    : null;
+  if (first && !first.ok) return { ok: false, errors: { delivery_window: [first.message] } };
+  if (first?.ok && first.at.getTime() - ctx.now.getTime() > limits.horizonDays * 86_400_000)
+    return {
+      ok: false,
+      errors: {
+        delivery_window: [
+          `its next opening, ${first.at.toISOString()}, is beyond the ${limits.horizonDays}-day schedule horizon of the ${ctx.plan} plan`,
+        ],
+      },
+    };
   return {
     ok: true,
     action: {
+      ...(stored && first?.ok
+        ? {
+            window: stored,
+            dueAt: first.at,
+            anchor: at,
+            recurrenceIndex: first.index,
+            windowState: first.state,
+          }
+        : {}),
       mode,
       name: body.name ?? defaultName(mode, request),
       description: body.description ?? null,
       timezone,
-      at,
+      at: first?.ok ? first.nominal : at,
       idempotencyKey: body.idempotency_key ?? null,
       callbackUrl: body.callback_url ?? null,
       request,
@@ -281,6 +337,7 @@ function prepareGate(
     timeoutMs: timeoutMs ?? 0,
     on_timeout: g.on_timeout,
     escalation,
+    quiet_hours: null,
     attachments,
   };
 }

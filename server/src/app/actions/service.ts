@@ -1,3 +1,4 @@
+import { calendarsNamedBy } from '../calendars/book.js';
 import {
   ACTION_VIEW_ATTEMPTS,
   type Action,
@@ -133,6 +134,7 @@ export class ActionService {
       plan: principal.plan,
       now,
       allowPrivateDestinations: this.options.allowPrivateDestinations,
+      calendars: await calendarsNamedBy(this.store.sql, principal.accountId, [body]),
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
@@ -261,11 +263,13 @@ export class ActionService {
       for (const [path, messages] of Object.entries(found)) errors[`actions.${i}.${path}`] = messages;
     };
     const prepared: PreparedAction[] = [];
+    const calendars = await calendarsNamedBy(this.store.sql, accountId, bodies);
     bodies.forEach((body, i) => {
       const r = prepareAction(body, {
         plan: principal.plan,
         now,
         allowPrivateDestinations: this.options.allowPrivateDestinations,
+        calendars,
       });
       if (r.ok) prepared.push(r.action);
       else underItem(i, r.errors);
@@ -341,7 +345,7 @@ export class ActionService {
         plain.push({
           index: i,
           row: newActionRow(p, { accountId, gate: null, origin: REQUEST, now, traceparent, firstSend }),
-          at: p.at,
+          at: p.dueAt ?? p.at,
         });
       }
       if (plain.length > 0) {

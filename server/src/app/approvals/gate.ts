@@ -74,6 +74,7 @@ export async function resolveGate(
       timeout_ms: g.timeoutMs,
       on_timeout: g.on_timeout,
       escalation,
+      ...(g.quiet_hours ? { quiet_hours: g.quiet_hours } : {}),
       sent_at: null,
       expires_at: null,
       escalated_at: null,

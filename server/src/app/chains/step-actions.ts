@@ -1,3 +1,4 @@
+import { calendarsNamedBy } from '../calendars/book.js';
 import { ActionCreateBody, type GateInput, type RetryStrategy } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import type { SendSource } from '../../domain/domains/rules.js';
@@ -98,6 +99,7 @@ export async function createStepAction(
     plan: owner.plan,
     now,
     allowPrivateDestinations: deps.allowPrivateDestinations,
+    calendars: await calendarsNamedBy(db, owner.accountId, [parsed.data]),
   });
   if (!prepared.ok) return refused(prepared.errors);
   try {

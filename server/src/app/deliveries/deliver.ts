@@ -1,3 +1,4 @@
+import { placeRowAttempt, placeRowRun } from '../actions/window.js';
 import { ALERT_LIMITS, type HoldReason } from '@sched/contract';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
@@ -626,8 +627,11 @@ export class Deliveries {
           retryAfter,
           this.p.random ?? Math.random,
         );
-        const next = new Date(now.getTime() + this.p.waits.wait(wait));
+        // The retry fires inside the action's delivery window; its schedule counts from the opening.
+        const placed = await placeRowAttempt(db, current, new Date(now.getTime() + this.p.waits.wait(wait)));
+        const next = placed.at;
         await updateAction(db, current.id, {
+          ...placed.changes,
           status: assertTransition(current.status, 'deliver_failed_retryable'),
           next_attempt_at: next,
           lease_until: null,
@@ -659,9 +663,10 @@ export class Deliveries {
     payload: { response_code: number | null; duration_ms: number; attempt_number: number },
   ) {
     const completed = row.recurrence_count + 1;
-    const next = row.recurrence ? this.nextOccurrenceAfter(row, completed, now) : null;
+    const next = row.recurrence ? await this.nextOccurrenceAfter(db, row, completed, now) : null;
     if (next) {
       await updateAction(db, row.id, {
+        ...next.changes,
         status: assertTransition(row.status, 'recur'),
         scheduled_for: next.scheduledFor,
         next_attempt_at: next.dueAt,
@@ -691,14 +696,20 @@ export class Deliveries {
   }
 
   /** The occurrence after the one just executed, or null when the recurrence has ended (app/actions/series.ts). */
-  private nextOccurrenceAfter(
+  private async nextOccurrenceAfter(
+    db: Sql,
     row: ActionRow,
     completed: number,
     now: Date,
-  ): { index: number; scheduledFor: Date; dueAt: Date } | null {
-    const run = seriesOf(row, this.p.waits).nextAfterCurrent(completed, now);
-    if (!run) return null;
-    return { index: run.index, scheduledFor: run.at, dueAt: run.at < now ? now : run.at };
+  ): Promise<{ index: number; scheduledFor: Date; dueAt: Date; changes: object } | null> {
+    const series = seriesOf(row, this.p.waits);
+    // Its delivery window moves the occurrence to the next opening, or skips it (app/actions/window.ts).
+    const placed = await placeRowRun(db, row, series.nextAfterCurrent(completed, now), (run) =>
+      series.runAfter(run.at, completed),
+    );
+    if (!placed) return null;
+    const { run, at } = placed;
+    return { index: run.index, scheduledFor: run.at, dueAt: at < now ? now : at, changes: placed.changes };
   }
 
   private async finishFailed(

@@ -1,3 +1,4 @@
+import type { QuietHours } from '@sched/contract';
 import type { CommentPolicy, ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
 import { sql } from 'kysely';
 import type { ActionState } from '../../domain/action/states.js';
@@ -36,6 +37,8 @@ export interface StoredGate {
   timeout_ms: number;
   on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
+  /** When the gate's messages are held (its timezone filled in); absent or null: any time. */
+  quiet_hours?: QuietHours | null;
   /** When the current round's first request went out (ISO 8601); null until then, and again after a retry. */
   sent_at: string | null;
   expires_at: string | null;

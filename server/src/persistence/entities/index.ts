@@ -18,6 +18,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { CalendarSchema } from './calendar.js';
 import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema, auditRoutines } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
@@ -31,6 +32,7 @@ export * from './action.js';
 export * from './alert.js';
 export * from './approval.js';
 export * from './audit.js';
+export * from './calendar.js';
 export * from './chain.js';
 export * from './contact.js';
 export * from './destination.js';
@@ -69,7 +71,8 @@ export type EntitySchemaOf =
   | typeof DestinationSchema
   | typeof AlertRuleSchema
   | typeof OperatorEventSchema
-  | typeof AlertNotificationSchema;
+  | typeof AlertNotificationSchema
+  | typeof CalendarSchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities: EntitySchemaOf[] = [
@@ -103,6 +106,7 @@ export const entities: EntitySchemaOf[] = [
   AlertRuleSchema,
   OperatorEventSchema,
   AlertNotificationSchema,
+  CalendarSchema,
 ];
 
 /** Every database function the ORM knows (MikroORM routines); the same test diffs them against the migrations. */

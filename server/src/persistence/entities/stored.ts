@@ -8,6 +8,8 @@ import type {
   OnExecuteCondition,
   RecurrenceEndType,
   RecurrenceUnit,
+  Weekday,
+  WindowOutsidePolicy,
 } from '@sched/contract';
 
 /** The shapes of the JSON columns of `actions`, as the service writes them. */
@@ -52,4 +54,20 @@ export interface StoredPause {
   /** When it resumes by itself (a durable job), or null for an indefinite pause. */
   until: string | null;
   note: string | null;
+}
+
+/** A delivery window as stored (`delivery_window`, its defaults filled in: the timezone is always set). */
+export interface StoredWindow {
+  timezone: string;
+  days?: Weekday[];
+  start: string;
+  end: string;
+  calendar?: string;
+  outside: WindowOutsidePolicy;
+}
+
+/** What an action's window did: the pending attempt's deferral, and the occurrences skipped (newest 20). */
+export interface StoredWindowState {
+  deferred: { from: string; to: string } | null;
+  skipped: string[];
 }

@@ -29,6 +29,7 @@ import { Migration20261126195000_ClaimFromActions } from './Migration20261126195
 import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126200626_AuditSealInDatabase.js';
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
+import { Migration20261128140000_DeliveryWindows } from './Migration20261128140000_DeliveryWindows.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -73,4 +74,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261127031500_AccountSigningSecret',
     class: Migration20261127031500_AccountSigningSecret,
   },
+  { name: 'Migration20261128140000_DeliveryWindows', class: Migration20261128140000_DeliveryWindows },
 ];
