@@ -220,7 +220,7 @@ describe('the operator console in a browser', () => {
     const before = (await sched.actions.list()).meta.total;
     await page.goto(`${server.url}/console/schedule-preview`);
     await page.getByLabel('Starts').selectOption('scheduled_for');
-    await page.getByLabel('Time (ISO 8601)').fill('2027-03-13T02:30:00');
+    await page.getByLabel('Time (ISO 8601)').fill('2027-03-13T02:30:00-05:00');
     await page.getByLabel('Timezone').fill('America/New_York');
     await page.getByLabel('Repeat every').fill('1');
     await page.getByLabel('Unit').selectOption('d');

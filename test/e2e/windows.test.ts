@@ -188,7 +188,7 @@ describe('delivery windows, reschedule and run now', () => {
 
   it('the preview shows each run where it fires: a holidays:US series skips 2027-07-05', async () => {
     const res = await call('POST', '/v1/schedules/preview', {
-      scheduled_for: '2027-07-02T10:00:00',
+      scheduled_for: '2027-07-02T10:00:00-04:00',
       timezone: 'America/New_York',
       recurrence: { frequency: 1, unit: 'd', end_type: 'never' },
       delivery_window: { start: '09:00', end: '17:00', calendar: 'holidays:US', outside: 'skip' },
@@ -243,7 +243,7 @@ describe('delivery windows, reschedule and run now', () => {
 
     // A window naming it: a Thursday 2026-12-24 10:00 New York due time moves to Monday 28th 09:00.
     const action = await call('POST', '/v1/actions', {
-      scheduled_for: '2026-12-24T10:00:00',
+      scheduled_for: '2026-12-24T10:00:00-05:00',
       timezone: 'America/New_York',
       request: hook('/calendar'),
       delivery_window: {

@@ -1759,7 +1759,7 @@ export interface components {
                 preset?: "tomorrow" | "next_week" | "next_monday" | "next_tuesday" | "next_wednesday" | "next_thursday" | "next_friday" | "next_saturday" | "next_sunday" | "1h" | "2h" | "4h" | "1d" | "3d" | "1w";
                 timezone?: string;
             };
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             /**
              * @deprecated
@@ -3774,7 +3774,7 @@ export interface components {
         /** @description Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original. */
         ReplayOptions: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             request?: {
@@ -3872,7 +3872,7 @@ export interface components {
         };
         SchedulePreviewRequest: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             recurrence?: components["schemas"]["RecurrenceInput"];

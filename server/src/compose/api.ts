@@ -3,11 +3,11 @@ import { CalendarService } from '../app/calendars/service.js';
 import { HOLD_REASONS } from '@sched/contract';
 import type { FastifyInstance } from 'fastify';
 import { AlertRules } from '../app/alerts/rules.js';
-import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
+import { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
 import { ResponseService } from '../app/approvals/respond.js';
 import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
-import { ContactService } from '../app/contacts.js';
+import { ContactService } from '../app/directory/contacts.js';
 import { QuotaService } from '../app/quota.js';
 import { AuditService } from '../app/audit.js';
 import { Reassignments } from '../app/approvals/reassign.js';
@@ -43,6 +43,7 @@ export async function startApi(
   const { actions } = ctx;
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
+    countDestination: ctx.countDestination,
   });
   const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
   const http = await buildHttpApp({

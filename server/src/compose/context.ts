@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { type PauseDeps, PauseService } from '../app/actions/pause.js';
 import { ActionReplays } from '../app/actions/replay.js';
 import { ActionService } from '../app/actions/service.js';
+import { approvalGates } from '../app/approvals/gate.js';
 import { AccountService } from '../app/accounts.js';
 import { ChainEngine } from '../app/chains/advance.js';
 import { systemClock, systemTimers } from '../app/clock.js';
@@ -135,6 +136,7 @@ export async function buildContext(
     counters: db.counters,
     countDestination,
     waits,
+    gates: approvalGates,
   });
   return {
     ...base,
@@ -164,6 +166,7 @@ export async function buildContext(
       clock,
       allowPrivateDestinations: config.allowPrivateDestinations,
       countDestination,
+      gates: approvalGates,
       view: (db, row) => actions.view(db, row),
     }),
     domains: new DomainService({
@@ -182,6 +185,7 @@ export async function buildContext(
         clock,
         allowPrivateDestinations: config.allowPrivateDestinations,
         countDestination,
+        gates: approvalGates,
       }),
   };
 }

@@ -5,7 +5,7 @@ import {
   type RecurrenceEnd,
   type SeriesSpec,
 } from '../../domain/schedule/recurrence.js';
-import { parseTimestamp, type WallTime } from '../../domain/schedule/resolve.js';
+import { parseTimestamp } from '../../domain/schedule/resolve.js';
 import { placeRun } from '../../domain/window/window.js';
 import type { StoredRecurrence, StoredWindow, StoredWindowState } from '../../persistence/entities/stored.js';
 import type { CalendarBook } from '../calendars/book.js';
@@ -28,7 +28,6 @@ export function placeFirstRun(args: {
     | (Pick<StoredRecurrence, 'frequency' | 'unit' | 'end_type' | 'max_occurrences' | 'end_date'> & {
         timezone: string;
         policy?: DstPolicy | undefined;
-        wall?: WallTime | null | undefined;
       })
     | null;
 }):
@@ -45,7 +44,6 @@ export function placeFirstRun(args: {
       policy: recurrence.policy
         ? { gap: recurrence.policy.gap ?? 'same_offset', fold: recurrence.policy.fold ?? 'first' }
         : undefined,
-      wall: recurrence.wall ?? undefined,
     };
     const end: RecurrenceEnd = {
       endType: recurrence.end_type,

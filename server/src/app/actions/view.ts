@@ -13,7 +13,7 @@ import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { DeliveryFigures, FailingUrl } from '../../persistence/stats.js';
-import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
+import type { TimelineEvent } from '../../persistence/timeline.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
 
@@ -89,7 +89,7 @@ const NO_HISTORY: ActionHistory = { replays: [], bulkOperations: [] };
 /** What an approval action's view adds: its recipients, timeline and attachments. */
 export interface GateDetails {
   recipients: Recipient[];
-  events: ReminderEvent[];
+  events: TimelineEvent[];
   attachments: AttachmentMeta[];
 }
 

@@ -2,7 +2,8 @@ import { RECIPIENT_ROLE, type ReassignBody, REMINDER_EVENT } from '@sched/contra
 import { isOnGate, namedBy, reassignRefusal, requiredAfterReassign } from '../../domain/approval/reassign.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import { findAction } from '../../persistence/actions.js';
-import { type StoredGate, updateGate } from '../../persistence/approvals/gates.js';
+import { updateGate } from '../../persistence/approvals/gates.js';
+import type { StoredGate } from '../../persistence/entities/stored.js';
 import {
   findRecipient,
   insertRecipients,
@@ -10,7 +11,7 @@ import {
   type Recipient,
   recipientsOf,
 } from '../../persistence/approvals/recipients.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import type { ActionOwner } from '../actions/create.js';
 import { recordAudit } from '../audit.js';
@@ -22,7 +23,7 @@ import {
   resolveEscalationContacts,
   resolveRecipients,
   sqlDirectory,
-} from './recipients.js';
+} from '../directory/recipients.js';
 
 /**
  * `POST /v1/actions/{id}/recipients/{recipient_id}/reassign`: hands a recipient who has not answered over to someone
@@ -89,7 +90,7 @@ export class Reassignments {
       await updateGate(tx, row.id, patch, {}, now);
 
       const reason = input.reason?.trim() || null;
-      await addReminderEvents(tx, row.id, [
+      await addToTimeline(tx, row.id, [
         {
           type: REMINDER_EVENT.reassigned,
           actor: null,

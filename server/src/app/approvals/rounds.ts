@@ -24,7 +24,7 @@ import {
   recipientsOf,
   wakeSnoozed,
 } from '../../persistence/approvals/recipients.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import { recordAudit } from '../audit.js';
 import { mintResponseTokens } from '../../persistence/approvals/response-tokens.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
@@ -73,7 +73,7 @@ export class ApprovalRounds implements GateRounds {
     await this.deliver(row, gate, due, kind, expiresAt);
 
     await store.transaction(async (tx) => {
-      await addReminderEvents(
+      await addToTimeline(
         tx,
         row.id,
         due.map((r) => ({
@@ -135,7 +135,7 @@ export class ApprovalRounds implements GateRounds {
         recipients.length,
       );
       await updateGate(tx, row.id, { escalated_at: now.toISOString() }, {}, now);
-      await addReminderEvents(tx, row.id, [
+      await addToTimeline(tx, row.id, [
         {
           type: REMINDER_EVENT.escalated,
           actor: null,
@@ -168,7 +168,7 @@ export class ApprovalRounds implements GateRounds {
       if (pending.length === 0) return null;
       const sent = (gate.reminders_sent ?? 0) + 1;
       await updateGate(tx, row.id, { reminders_sent: sent }, {}, now);
-      await addReminderEvents(
+      await addToTimeline(
         tx,
         row.id,
         pending.map((r) => ({
@@ -225,7 +225,7 @@ export class ApprovalRounds implements GateRounds {
       if (!recipient || recipient.action_id !== row.id || recipient.status !== RECIPIENT_STATUS.pending)
         return null;
       if (await wasNotified(tx, recipient.id)) return null;
-      await addReminderEvents(tx, row.id, [
+      await addToTimeline(tx, row.id, [
         {
           type: REMINDER_EVENT.sent,
           actor: null,

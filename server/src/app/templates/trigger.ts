@@ -15,7 +15,7 @@ import {
 import { hashTriggerToken } from '../../domain/template/token.js';
 import { ExpressionError } from '../../domain/expressions/errors.js';
 import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
-import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
+import { recipientsFromDirectory, sqlDirectory } from '../directory/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import { type Principal, triggerKeyId } from '../accounts.js';
 import { actingAs, principalActor } from '../audit.js';

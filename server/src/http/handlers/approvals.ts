@@ -1,7 +1,7 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { ActionService } from '../../app/actions/service.js';
-import type { NotificationChannelService, TeamMemberService } from '../../app/approvals/directory.js';
+import type { NotificationChannelService, TeamMemberService } from '../../app/directory/chat-and-team.js';
 import type { PendingApprovals } from '../../app/approvals/pending.js';
 import type { Reassignments } from '../../app/approvals/reassign.js';
 import type { ReminderRequests } from '../../app/approvals/remind.js';

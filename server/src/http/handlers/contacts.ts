@@ -1,6 +1,6 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
-import type { ContactService } from '../../app/contacts.js';
+import type { ContactService } from '../../app/directory/contacts.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();

@@ -1,9 +1,9 @@
 import type { Contact as ContactDto, ContactCreate, ContactUpdate } from '@sched/contract';
-import type { Database } from '../persistence/database.js';
-import { contactRecords } from '../persistence/directory.js';
-import type { Contact } from '../persistence/entities/contact.js';
-import { auditFields, recordAudit } from './audit.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import type { Database } from '../../persistence/database.js';
+import { contactRecords } from '../../persistence/directory.js';
+import type { Contact } from '../../persistence/entities/contact.js';
+import { auditFields, recordAudit } from '../audit.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 
 function contactDto(c: Contact): ContactDto {
   return {
