@@ -15,7 +15,8 @@ import type {
 } from '../../persistence/entities/stored.js';
 import { BUILT_IN_BOOK, type CalendarBook } from '../calendars/book.js';
 import { placeFirstRun } from './first-run.js';
-import { prepareWindow, storedWindow } from './window.js';
+import { closedDaysOf, prepareWindow, storedWindow } from './window.js';
+import { quietEnd } from '../../domain/window/quiet.js';
 
 /** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
 export interface PreparedAction {
@@ -177,25 +178,39 @@ export function prepareAction(
       })
     : null;
   if (first && !first.ok) return { ok: false, errors: { delivery_window: [first.message] } };
-  if (first?.ok && first.at.getTime() - ctx.now.getTime() > limits.horizonDays * 86_400_000)
+  let due = first?.ok ? first.at : at;
+  let state = first?.ok ? first.state : null;
+  // An approval's first message waits for the end of its quiet hours (its timeout counts from that send).
+  const quiet = gate?.quiet_hours;
+  if (quiet) {
+    const end = quietEnd(quiet, due, closedDaysOf(quiet, book));
+    if (end.getTime() !== due.getTime()) {
+      state = {
+        deferred: { from: state?.deferred?.from ?? due.toISOString(), to: end.toISOString() },
+        skipped: state?.skipped ?? [],
+      };
+      due = end;
+    }
+  }
+  if (due.getTime() - ctx.now.getTime() > limits.horizonDays * 86_400_000)
     return {
       ok: false,
       errors: {
-        delivery_window: [
-          `its next opening, ${first.at.toISOString()}, is beyond the ${limits.horizonDays}-day schedule horizon of the ${ctx.plan} plan`,
+        [stored ? 'delivery_window' : 'gate.quiet_hours']: [
+          `its first send, ${due.toISOString()}, is beyond the ${limits.horizonDays}-day schedule horizon of the ${ctx.plan} plan`,
         ],
       },
     };
   return {
     ok: true,
     action: {
-      ...(stored && first?.ok
+      ...(stored || due.getTime() !== at.getTime()
         ? {
             window: stored,
-            dueAt: first.at,
+            dueAt: due,
             anchor: at,
-            recurrenceIndex: first.index,
-            windowState: first.state,
+            recurrenceIndex: first?.ok ? first.index : 0,
+            windowState: state,
           }
         : {}),
       mode,
