@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { workAhead } from '../support/jobs.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
+import { createClient } from '@sched/sdk';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 import { pastInstant } from '../support/wait.js';
 
@@ -289,6 +290,99 @@ describe('delivery windows, reschedule and run now', () => {
       return log.length >= 3 ? log.map((e) => e.action) : null;
     });
     expect(names).toEqual(expect.arrayContaining(['calendar.create', 'calendar.update', 'calendar.delete']));
+  });
+
+  it('the SDK and the CLI reach calendars, reschedule, run and the windowed preview', async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: key });
+    const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key };
+    const cal = await sched.calendars.create({ name: 'SDK', dates: ['2027-01-04'], holidays: 'GB-ENG' });
+    expect((await sched.calendars.days(cal.id, { from: '2027-01-01', to: '2027-01-05' })).data).toEqual([
+      { date: '2027-01-01', source: 'holidays', name: "New Year's Day" },
+      { date: '2027-01-04', source: 'dates', name: null },
+    ]);
+    expect((await sched.calendars.listAll()).map((c) => c.id)).toContain(cal.id);
+
+    const made = await runCli(
+      ['calendars', 'create', '--name', 'CLI', '--date', '2027-02-01', '--holidays', 'US', '--json'],
+      env,
+    );
+    expect(made.code).toBe(0);
+    const cliCal = JSON.parse(made.stdout).data;
+    const days = await runCli(
+      ['calendars', 'days', cliCal.id, '--from', '2027-01-30', '--to', '2027-02-01'],
+      env,
+    );
+    expect(days.stdout).toMatch(/2027-02-01\s+dates/);
+    const bad = await runCli(['calendars', 'create', '--name', 'x', '--holidays', 'ZZ'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('holidays');
+
+    const createdBySdk = await sched.actions.create({
+      schedule: { wait: '1h' },
+      request: { url: `${rx.url}/sdk-run`, method: 'POST' },
+    });
+    if (createdBySdk.skipped) throw new Error('the create was skipped');
+    const pending = createdBySdk.action;
+    const moved = await sched.actions.reschedule(pending.id, { schedule: { wait: '2h' } });
+    expect(Date.parse(moved.next_attempt_at!) - Date.parse(pending.next_attempt_at!)).toBeGreaterThan(
+      59 * MINUTE,
+    );
+    const cliMoved = await runCli(['actions', 'reschedule', pending.id, '--in', '3h'], env);
+    expect(cliMoved.code).toBe(0);
+    expect(cliMoved.stdout).toContain(`rescheduled ${pending.id}`);
+    const ran = await runCli(['actions', 'run', pending.id], env);
+    expect(ran.stdout).toContain(`running ${pending.id}`);
+    await rx.waitFor('/sdk-run');
+    await eventually(async () => (await sched.actions.get(pending.id)).status === 'executed');
+    await expect(sched.actions.run(pending.id)).rejects.toMatchObject({ status: 409, code: 'conflict' });
+
+    const preview = await runCli(
+      [
+        'schedule',
+        'preview',
+        '--at',
+        '2027-07-02T14:00:00Z',
+        '--every',
+        '1d',
+        '--count',
+        '3',
+        '--window',
+        '09:00-17:00',
+        '--window-timezone',
+        'America/New_York',
+        '--window-calendar',
+        'holidays:US',
+        '--window-outside',
+        'skip',
+      ],
+      env,
+    );
+    expect(preview.code).toBe(0);
+    expect(preview.stdout).toMatch(/2027-07-05T14:00:00.000Z.*skipped/);
+    const created = await runCli(
+      [
+        'actions',
+        'create',
+        '--url',
+        `${rx.url}/cli-window`,
+        '--in',
+        '1h',
+        '--window',
+        '09:00-17:00',
+        '--window-days',
+        'mon,tue',
+        '--json',
+      ],
+      env,
+    );
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout).data.delivery_window).toEqual({
+      timezone: 'UTC',
+      days: ['mon', 'tue'],
+      start: '09:00',
+      end: '17:00',
+      outside: 'defer',
+    });
   });
 
   it('the windowed webhook arrived within 2 s after its minute started, never before', async () => {
