@@ -110,7 +110,15 @@ export const WINDOW_OUTSIDE_POLICIES = Object.freeze(['defer', 'skip'] as const)
 export type WindowOutsidePolicy = (typeof WINDOW_OUTSIDE_POLICIES)[number];
 
 /** What a bulk operation does to each action it matched. */
-export const BULK_OPERATIONS = Object.freeze(['cancel', 'retry', 'replay', 'pause', 'resume'] as const);
+export const BULK_OPERATIONS = Object.freeze([
+  'cancel',
+  'retry',
+  'replay',
+  'pause',
+  'resume',
+  'reschedule',
+  'run',
+] as const);
 export type BulkOperationKind = (typeof BULK_OPERATIONS)[number];
 /** A bulk operation runs until every matched action is processed (`completed`) or someone stops it (`stopped`). */
 export const BULK_OPERATION_STATES = Object.freeze(['running', 'completed', 'stopped'] as const);

@@ -385,6 +385,53 @@ describe('delivery windows, reschedule and run now', () => {
     });
   });
 
+  it('bulk operations reschedule pending actions by an offset and run them now', async () => {
+    const ids: string[] = [];
+    const due: number[] = [];
+    for (const path of ['/bulk-1', '/bulk-2']) {
+      const a = (await call('POST', '/v1/actions', { schedule: { wait: '1h' }, request: hook(path) })).body
+        .data;
+      ids.push(a.id);
+      due.push(Date.parse(a.next_attempt_at));
+    }
+    const missing = await call('POST', '/v1/bulk-operations', {
+      operation: 'reschedule',
+      ids,
+      dry_run: false,
+    });
+    expect(missing.status).toBe(422);
+    expect(Object.keys(missing.body.errors)).toEqual(['reschedule']);
+    const dry = await call('POST', '/v1/bulk-operations', {
+      operation: 'reschedule',
+      ids,
+      reschedule: { offset: '90m' },
+    });
+    expect(dry.body.data).toMatchObject({ dry_run: true, matched: 2, eligible: 2 });
+    const finished = async (id: string) =>
+      eventually(async () => {
+        const op = (await call('GET', `/v1/bulk-operations/${id}`)).body.data;
+        return op.status === 'completed' ? op : null;
+      });
+    const moved = await call('POST', '/v1/bulk-operations', {
+      operation: 'reschedule',
+      ids,
+      reschedule: { offset: '90m' },
+      dry_run: false,
+    });
+    expect(moved.status).toBe(202);
+    expect(await finished(moved.body.data.id)).toMatchObject({ affected: 2, failed: 0 });
+    for (const [i, id] of ids.entries())
+      expect(Date.parse((await get(id)).next_attempt_at)).toBe(due[i]! + 90 * MINUTE);
+
+    const asked = Date.now();
+    const ran = await call('POST', '/v1/bulk-operations', { operation: 'run', ids, dry_run: false });
+    expect(ran.status).toBe(202);
+    expect(await finished(ran.body.data.id)).toMatchObject({ affected: 2 });
+    const [one] = await rx.waitFor('/bulk-1');
+    const [two] = await rx.waitFor('/bulk-2');
+    expect(Math.max(one!.at, two!.at) - asked).toBeLessThan(5_000);
+  });
+
   it('the windowed webhook arrived within 2 s after its minute started, never before', async () => {
     const { id, opens } = windowed!;
     const [hit] = await rx.waitFor('/windowed', 1, opens - Date.now() + 10_000);

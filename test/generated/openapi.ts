@@ -1708,7 +1708,7 @@ export interface components {
             /** Format: uuid */
             bulk_operation_id: string;
             /** @enum {string} */
-            operation: "cancel" | "retry" | "replay" | "pause" | "resume";
+            operation: "cancel" | "retry" | "replay" | "pause" | "resume" | "reschedule" | "run";
             /** @enum {string} */
             outcome: "affected" | "skipped" | "failed";
             /** @description Why the action was skipped or failed, or the id of the action a replay made. */
@@ -2518,9 +2518,16 @@ export interface components {
             };
             /** @description `resume` only: what to do with what was missed. */
             resume?: components["schemas"]["ResumeRequest"];
+            /** @description `reschedule` only (required): each pending action's next due time moved by `offset`, by the rules of `POST /v1/actions/{id}/reschedule` (a time in the past, or beyond the horizon, fails that action). */
+            reschedule?: {
+                /** @description Moves each action's due time by this much (`-30m` earlier). */
+                offset: string;
+            };
+            /** @description `run` only: `ignore_window` for every action. */
+            run?: components["schemas"]["RunNowRequest"];
         };
         /** @enum {string} */
-        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume";
+        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume" | "reschedule" | "run";
         /** @enum {string} */
         BulkOperationStatus: "running" | "completed" | "stopped";
         /** @description Closed days: name it as `calendar` in a delivery window or quiet hours, and its days have no opening. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BulkDryRun, BulkOperation, BulkOperationCreate, BulkOperationState } from '@sched/contract';
+import { parseDuration } from '../../domain/schedule/duration.js';
 import { bulkEligibility, tallyEligibility } from '../../domain/action/bulk.js';
 import {
   type BulkOperationRow,
@@ -150,6 +151,13 @@ export class BulkOperations {
   private options(body: BulkOperationCreate): Record<string, unknown> | null {
     if (body.replay) return { replay: body.replay };
     if (body.resume) return { resume: body.resume };
+    if (body.run) return { run: body.run };
+    if (body.reschedule) {
+      const negative = body.reschedule.offset.startsWith('-');
+      const ms = parseDuration(body.reschedule.offset.replace(/^-/, ''));
+      if (ms === null) throw ValidationError.field('reschedule.offset', 'is not a valid duration');
+      return { reschedule: { offset_ms: negative ? -ms : ms } };
+    }
     if (body.pause) {
       const end = pauseEnd(body.pause, this.clock(), 'UTC');
       if (!end.ok)
