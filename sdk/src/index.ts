@@ -142,6 +142,7 @@ export type {
   ApiKeyScope,
   ApiKeyWithSecret,
   SigningSecret,
+  SigningSecretRotate,
   ChainCallback,
   ErrorCode,
   ReassignBody,

@@ -28,10 +28,12 @@ export const EnvSchema = z.object({
   SCHED_PUBLIC_URL: z.url().optional(),
   SCHED_DATA_DIR: z.string().min(1).default('.sched'),
   SCHED_ALLOW_PRIVATE_DESTINATIONS: bool.default(false),
+  SCHED_VALIDATE_RESPONSES: bool.optional(),
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
   SCHED_METRICS_HOST_LABELS: bool.default(false),
+  SCHED_DOCS: bool.optional(),
   SCHED_PLANS_FILE: z.string().min(1).optional(),
   SCHED_CORS_ORIGINS: z.string().min(1).optional(),
   // Read by server/src/tracing.ts and the OpenTelemetry exporter itself; checked here like every setting.
@@ -174,11 +176,15 @@ export interface Config {
   publicUrlExplicit: boolean;
   dataDir: string;
   allowPrivateDestinations: boolean;
+  /** Every API response checked against the contract (a 500 when off it): on unless NODE_ENV=production. */
+  validateResponses: boolean;
   timeScale: number;
   rateLimitFactor: number;
   metricsToken: string | undefined;
   /** Per-host gauges on /metrics (the top hosts by held deliveries): off by default, for bounded cardinality. */
   metricsHostLabels: boolean;
+  /** Swagger UI at `/docs` (SCHED_DOCS; off by default with NODE_ENV=production). */
+  docs: boolean;
   shutdownTimeoutMs: number;
   /**
    * How long a pooled connection is waited for (pool queue and connect together), and the statement_timeout of
@@ -278,6 +284,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  SCHED_ALLOW_PRIVATE_DESTINATIONS: must be false when NODE_ENV=production (it disables the SSRF guard)',
     );
   }
+  if (e.SCHED_METRICS_HOST_LABELS && e.SCHED_METRICS_TOKEN === undefined) {
+    // Per-host labels name every tenant's destinations; /metrics without a token is public.
+    throw new ConfigError(
+      "invalid configuration:\n  SCHED_METRICS_HOST_LABELS: needs SCHED_METRICS_TOKEN (host labels name every account's destinations)",
+    );
+  }
   const corsOrigins = parseCorsOrigins(e.SCHED_CORS_ORIGINS);
   if (!Array.isArray(corsOrigins))
     throw new ConfigError(`invalid configuration:\n  SCHED_CORS_ORIGINS: ${corsOrigins.error}`);
@@ -297,10 +309,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrlExplicit: e.SCHED_PUBLIC_URL !== undefined,
     dataDir: resolve(e.SCHED_DATA_DIR),
     allowPrivateDestinations: e.SCHED_ALLOW_PRIVATE_DESTINATIONS,
+    validateResponses: e.SCHED_VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     timeScale: e.SCHED_TIME_SCALE,
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     metricsHostLabels: e.SCHED_METRICS_HOST_LABELS,
+    docs: e.SCHED_DOCS ?? e.NODE_ENV !== 'production',
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
     jobExpireSeconds: e.SCHED_JOB_EXPIRE_SECONDS,
     databaseTimeouts: {

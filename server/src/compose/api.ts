@@ -67,6 +67,8 @@ export async function startApi(
       clock,
       jobs: ctx.alertJobs,
       allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination: ctx.countDestination,
+      rateLimiter: ctx.rateLimiter,
     }),
     pauses: ctx.pauses,
     templates: new TemplateService({
@@ -116,9 +118,12 @@ export async function startApi(
     },
     rateLimiter: ctx.rateLimiter,
     rateLimitFactor: config.rateLimitFactor,
-    validateResponses: config.env !== 'production',
+    validateResponses: config.validateResponses,
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
+    docs: config.docs,
+    siteUrl: ctx.publicUrl,
+    production: config.env === 'production',
     timeouts: {
       requestMs: config.httpRequestTimeoutMs,
       connectionMs: config.httpConnectionTimeoutMs,

@@ -79,6 +79,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     countDestination: ctx.countDestination,
     operatorEvents: ctx.operatorEvents,
     lateness: ctx.alertWatch,
+    signing: ctx.accounts.signing,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
@@ -87,6 +88,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     outbound,
     waits,
     clock,
+    signing: ctx.accounts.signing,
     events: {
       attempted: (outcome, failure) => {
         metrics.callbacks.inc({ outcome });
@@ -135,7 +137,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     availability,
   });
   const auditSealer = new AuditSealerLoop({
-    sealer: new AuditSealer(database),
+    sealer: new AuditSealer(db.audit ?? database),
     logger,
     timers,
     availability,
@@ -232,6 +234,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
       channels: { send: (target, message) => channels[target.channel].send(target, message) },
       outbound,
       log: logger,
+      countDestination: ctx.countDestination,
     }),
   };
   workers.push(await workAlerts(queue, alerts, failedJob('alert job')));

@@ -6,6 +6,7 @@ import {
   type ActionStats,
   type ActionSummary,
 } from '@sched/contract';
+import { auditUrl } from '../../domain/audit/details.js';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
@@ -678,7 +679,8 @@ function createdRecord(row: Pick<NewAction, 'id' | 'name' | 'mode' | 'scheduled_
       name: row.name,
       mode: row.mode,
       scheduled_for: row.scheduled_for.toISOString(),
-      ...(row.request ? { method: row.request.method, url: row.request.url } : {}),
+      // Without its query or user info, where tokens travel (`?key=`); headers and body never.
+      ...(row.request ? { method: row.request.method, url: auditUrl(row.request.url) } : {}),
     },
   };
 }

@@ -8,7 +8,7 @@ import {
 } from '@sched/contract';
 import { isTerminal } from '../../domain/action/states.js';
 import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
-import { shownHeaders } from '../../domain/auth/api-key.js';
+import { shownAddress, shownHeaders, shownText, shownUrl } from '../../domain/auth/api-key.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
@@ -156,7 +156,7 @@ export function actionView(
     skipped_by_window: r.window_state?.skipped ?? [],
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: shownRequest(r.request, credentials),
-    callback_url: r.callback_url,
+    callback_url: r.callback_url === null ? null : shownUrl(r.callback_url, credentials),
     signed: r.webhook_secret !== null,
     coordination: r.coordination,
     gate: r.gate
@@ -203,12 +203,13 @@ export function actionView(
     reminder_events: details.events.map((e) => ({
       id: e.id,
       event_type: e.event_type,
-      actor_email: e.actor_email,
-      notes: e.notes,
+      actor_email: shownAddress(e.actor_email, credentials),
+      notes: shownText(e.notes, credentials),
       created_at: e.created_at.toISOString(),
     })),
-    recipients: details.recipients.map(recipientView),
-    last_error: r.last_error,
+    recipients: details.recipients.map((x) => recipientView(x, credentials)),
+    // An approval's error names who declined: masked like the recipients for a key without `write`.
+    last_error: shownText(r.last_error, credentials),
     last_attempt: lastAttempt(r),
     replay_of: r.replay_of,
     replays: history.replays,
@@ -261,14 +262,15 @@ export function statsView(
 }
 
 /** A recipient as the API shows it (an action's `recipients`, the pending list). */
-export function recipientView(x: Recipient): RecipientView {
+export function recipientView(x: Recipient, credentials: boolean): RecipientView {
   return {
     id: x.id,
-    email: x.address,
+    // Without `write`, addresses and numbers are masked (a channel's name stays); docs/security.md.
+    email: shownAddress(x.address, credentials),
     status: x.status,
     responded_at: x.responded_at?.toISOString() ?? null,
     response_comment: x.response_comment,
-    display_name: x.display_name,
+    display_name: shownAddress(x.display_name, credentials),
     role: x.role,
     channels: [...new Set(x.targets.map((t) => t.channel))],
     reassigned_from: x.reassigned_from,

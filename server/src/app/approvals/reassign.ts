@@ -15,6 +15,7 @@ import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import type { ActionOwner } from '../actions/create.js';
 import { recordAudit } from '../audit.js';
+import { recipientReference } from '../../domain/audit/details.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, GateTimers, Store } from '../ports.js';
 import { assertChannelAllowances } from '../quota.js';
@@ -101,10 +102,10 @@ export class Reassignments {
         action: 'approval.reassigned',
         resource: { type: 'action', id: row.id },
         details: {
+          // By id and reference, never by address (docs/audit.md).
           recipient_id: old.id,
-          from: old.address,
           to_recipient_id: added!.id,
-          to: next.address,
+          ...(recipientReference(next.reference) !== undefined && { to: next.reference }),
           role: old.role,
           required: requiredNow.some((q) => namedBy(next, q)),
           reason,

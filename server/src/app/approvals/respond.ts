@@ -25,6 +25,7 @@ import {
 import { addToTimeline } from '../../persistence/timeline.js';
 import { recordAudit } from '../audit.js';
 import { type GateDecision, gateDecision, isRequester, onGate } from '../../domain/approval/decision.js';
+import { recipientReference } from '../../domain/audit/details.js';
 import { commentRefusal } from '../../domain/approval/comment-policy.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
@@ -257,10 +258,18 @@ export class ResponseService {
     // The decision in the audit log, in the same transaction; the link's token is never part of it.
     await recordAudit(tx, action.account_id, {
       action: `approval.${decision}`,
-      actor: { type: 'recipient', id: r.id, ...(r.address.includes('@') ? { email: r.address } : {}) },
+      // The recipient by id (and reference), never by address: the log cannot be edited, personal data can be.
+      actor: { type: 'recipient', id: r.id },
       resource: { type: 'action', id: action.id },
       channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
-      details: { recipient_id: r.id, recipient: r.address, role: r.role, decision, comment, notes: note },
+      details: {
+        recipient_id: r.id,
+        ...(recipientReference(r.reference) !== undefined && { reference: r.reference }),
+        role: r.role,
+        decision,
+        comment,
+        notes: note,
+      },
     });
   }
 

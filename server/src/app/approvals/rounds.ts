@@ -193,7 +193,8 @@ export class ApprovalRounds implements GateRounds {
       await recordAudit(tx, row.account_id, {
         action: 'approval.reminder',
         resource: { type: 'action', id: row.id },
-        details: { reminder: sent, manual: !!timer.manual, recipients: pending.map((r) => r.address) },
+        // Recipients by id, never by address (docs/audit.md).
+        details: { reminder: sent, manual: !!timer.manual, recipient_ids: pending.map((r) => r.id) },
       });
       const expiresAt = new Date(gate.expires_at ?? now);
       if (!timer.manual && gate.reminders && sent < gate.reminders.max) {

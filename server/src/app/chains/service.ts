@@ -58,6 +58,7 @@ export class ChainService {
     }
     const errors = chainStepErrors(body.steps, {
       input: body.input,
+      triggeredInput: sendSourceOf(principal) === 'trigger',
       urlSchemes: this.options.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'],
     });
     if (body.callback_url !== undefined) {
@@ -159,8 +160,9 @@ export class ChainService {
     return pageOf(rows.map(chainSummary), total, q);
   }
 
-  async get(accountId: string, id: string): Promise<Chain> {
-    return this.view(this.store.sql, accountId, id);
+  /** `credentials`: whether the caller's key has `write` (else the callback URL shows its origin only). */
+  async get(accountId: string, id: string, credentials = true): Promise<Chain> {
+    return this.view(this.store.sql, accountId, id, credentials);
   }
 
   /**
@@ -220,9 +222,9 @@ export class ChainService {
     });
   }
 
-  private async view(db: Store['sql'], accountId: string, id: string): Promise<Chain> {
+  private async view(db: Store['sql'], accountId: string, id: string, credentials = true): Promise<Chain> {
     const chain = await findChain(db, accountId, id);
     if (!chain) throw new NotFoundError('chain');
-    return chainView(chain, await stepsOf(db, chain.id));
+    return chainView(chain, await stepsOf(db, chain.id), credentials);
   }
 }

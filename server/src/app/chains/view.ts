@@ -1,6 +1,7 @@
 import type { Chain, ChainContext, ChainStepView, ChainSummary } from '@sched/contract';
 import { stepResponse } from '../../domain/chain/resolve.js';
 import type { ChainRow, ChainStepRow } from '../../persistence/chains.js';
+import { shownText, shownUrl } from '../../domain/auth/api-key.js';
 
 /** `context.steps`: the outcome and response of every settled step, keyed by index (what expressions read). */
 export function chainContext(steps: readonly ChainStepRow[]): ChainContext {
@@ -12,7 +13,7 @@ export function chainContext(steps: readonly ChainStepRow[]): ChainContext {
   return context;
 }
 
-function stepView(s: ChainStepRow): ChainStepView {
+function stepView(s: ChainStepRow, credentials: boolean): ChainStepView {
   return {
     index: s.index,
     name: s.name,
@@ -20,24 +21,24 @@ function stepView(s: ChainStepRow): ChainStepView {
     status: s.status,
     outcome: s.outcome,
     condition: s.definition.condition ?? null,
-    error: s.error,
+    error: shownText(s.error, credentials),
     started_at: s.started_at?.toISOString() ?? null,
     completed_at: s.completed_at?.toISOString() ?? null,
     action_id: s.action_id,
   };
 }
 
-export function chainView(chain: ChainRow, steps: readonly ChainStepRow[]): Chain {
+export function chainView(chain: ChainRow, steps: readonly ChainStepRow[], credentials = true): Chain {
   return {
     id: chain.id,
     name: chain.name,
     status: chain.status,
     current_step: chain.current_step,
-    steps: steps.map(stepView),
+    steps: steps.map((s) => stepView(s, credentials)),
     context: chainContext(steps),
     input: chain.input,
     error_handling: chain.error_handling,
-    callback_url: chain.callback_url,
+    callback_url: chain.callback_url === null ? null : shownUrl(chain.callback_url, credentials),
     created_at: chain.created_at.toISOString(),
     updated_at: chain.updated_at.toISOString(),
     completed_at: chain.completed_at?.toISOString() ?? null,

@@ -69,7 +69,11 @@ export function remindersHandlers(
   return s.router(contract.reminders, {
     pending: async ({ request, query }) => ({
       status: 200,
-      body: await pending.list(principalOf(request).accountId, query),
+      body: await pending.list(
+        principalOf(request).accountId,
+        query,
+        seesCredentials(principalOf(request).scopes),
+      ),
     }),
     remind: async ({ request, params }) => {
       const p = principalOf(request);
