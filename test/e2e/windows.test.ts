@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { workAhead } from '../support/jobs.js';
+import { sqlValue } from '../support/seed.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { createClient } from '@sched/sdk';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
@@ -430,6 +431,54 @@ describe('delivery windows, reschedule and run now', () => {
     const [one] = await rx.waitFor('/bulk-1');
     const [two] = await rx.waitFor('/bulk-2');
     expect(Math.max(one!.at, two!.at) - asked).toBeLessThan(5_000);
+  });
+
+  it('templates and chain steps carry a delivery window (no placeholders in it); their actions wait for it', async () => {
+    const now = Date.now();
+    // Closed now: opened an hour ago, closed a minute ago (UTC), so the next opening is about a day away.
+    const closed = { timezone: 'UTC', start: clockOf(now - 60 * MINUTE), end: clockOf(now - MINUTE) };
+    const placeholder = await call('POST', '/v1/templates', {
+      name: 'windowed',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/tpl`, method: 'POST' },
+      delivery_window: { start: '{{start}}', end: '17:00' },
+    });
+    expect(placeholder.status).toBe(422);
+    expect(Object.keys(placeholder.body.errors)).toEqual(['delivery_window.start']);
+    const tpl = await call('POST', '/v1/templates', {
+      name: 'windowed',
+      mode: 'webhook',
+      request_config: { url: `${rx.url}/tpl`, method: 'POST' },
+      delivery_window: closed,
+    });
+    expect(tpl.status).toBe(201);
+    expect(tpl.body.data.delivery_window).toEqual(closed);
+    const fired = await fetch(`${server.url}${new URL(tpl.body.data.trigger_url).pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(fired.status).toBe(201);
+    const made = await get(((await fired.json()) as { data: { id: string } }).data.id);
+    expect(made.delivery_window).toMatchObject({ ...closed, outside: 'defer' });
+    expect(Date.parse(made.next_attempt_at) - now).toBeGreaterThan(22 * 60 * MINUTE);
+
+    const chain = await call('POST', '/v1/chains', {
+      name: 'windowed chain',
+      steps: [
+        { name: 'call', type: 'http_call', url: `${rx.url}/chain-step`, delivery_window: closed },
+        { name: 'then', type: 'delay', delay: '1s' },
+      ],
+    });
+    expect(chain.status).toBe(201);
+    expect(chain.body.data.steps[0].definition?.delivery_window ?? closed).toEqual(closed);
+    const due = await eventually(() =>
+      sqlValue<Date | null>(db.url, 'select next_attempt_at from actions where chain_id = $1', [
+        chain.body.data.id,
+      ]),
+    );
+    expect(due.getTime() - now).toBeGreaterThan(22 * 60 * MINUTE);
+    expect(rx.to('/chain-step')).toEqual([]);
   });
 
   it('the windowed webhook arrived within 2 s after its minute started, never before', async () => {

@@ -2782,6 +2782,8 @@ export interface components {
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInputResolved"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainGatedStepInput: {
             name: string;
@@ -2791,6 +2793,8 @@ export interface components {
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInput"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainHttpCallStep: {
             url: string;
@@ -2813,6 +2817,8 @@ export interface components {
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainHttpCallStepView: {
             url: string;
@@ -2833,6 +2839,8 @@ export interface components {
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             signed: boolean;
         };
         /** @enum {string} */
@@ -3961,6 +3969,7 @@ export interface components {
             callback_url: string | null;
             chain_steps: components["schemas"]["ChainStepDefinitionView"][] | null;
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
+            delivery_window: components["schemas"]["DeliveryWindow"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
             /** @description The cap in force (the default when not set). */
@@ -4031,6 +4040,8 @@ export interface components {
             trigger_limit_per_hour?: number;
             /** @description Triggers accepted per UTC day (default 100). */
             trigger_limit_per_day?: number;
+            /** @description When the actions it makes may fire (as an action's `delivery_window`); takes no placeholders. */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
             max_schedule_days?: number;
         };
@@ -4079,6 +4090,7 @@ export interface components {
             dedup_keys?: string[] | null;
             trigger_limit_per_hour?: number | null;
             trigger_limit_per_day?: number | null;
+            delivery_window?: components["schemas"]["DeliveryWindow"] | null;
             max_schedule_days?: number | null;
         };
         ToggledTemplate: {
@@ -10075,10 +10087,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -10363,10 +10395,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -10579,10 +10631,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
