@@ -14,7 +14,6 @@ export function configureActionsRescheduleCommand(actions: Command): void {
     .option('--at <time>', 'due at this ISO 8601 time (without an offset: UTC)')
     .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
     .option('--timezone <iana>', 'timezone for presets (default the action’s)')
-    .addHelpText('after', '\nExample:\n  $ sched actions reschedule 0193... --in 2h')
     .action(
       async (
         id: string,

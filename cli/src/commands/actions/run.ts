@@ -7,7 +7,6 @@ export function configureActionsRunCommand(actions: Command): void {
     .command('run <id>')
     .description('fire a pending webhook action now; its delivery window is honoured unless --ignore-window')
     .option('--ignore-window', 'fire now even when the delivery window is closed')
-    .addHelpText('after', '\nExample:\n  $ sched actions run 0193... --ignore-window')
     .action(async (id: string, o: { ignoreWindow?: boolean }, cmd: Command) => {
       const action = await client(cmd).actions.run(id, { ignore_window: o.ignoreWindow === true });
       const when = action.deferred_by_window

@@ -8,7 +8,6 @@ export function configureCalendarsDaysCommand(calendars: Command): void {
     .description('list the closed days of a range, with where each comes from')
     .requiredOption('--from <YYYY-MM-DD>', 'first day (inclusive)')
     .requiredOption('--to <YYYY-MM-DD>', 'last day (inclusive)')
-    .addHelpText('after', '\nExample:\n  $ sched calendars days 0193... --from 2026-12-01 --to 2027-01-31')
     .action(async (id: string, o: { from: string; to: string }, cmd: Command) => {
       const days = await client(cmd).calendars.days(id, parseOptions(CalendarDaysQuery, o));
       print(cmd, days, {
