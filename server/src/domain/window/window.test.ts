@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { closesAt, type ClosedDays, NO_CLOSED_DAYS, nextOpening, openingAt, weekdayOf } from './window.js';
+import {
+  type ClosedDays,
+  closesAt,
+  NO_CLOSED_DAYS,
+  nextOpening,
+  openingAt,
+  placeRun,
+  weekdayOf,
+} from './window.js';
 
 const at = (iso: string) => new Date(iso);
 const closed =
@@ -114,5 +122,53 @@ describe('weekdayOf', () => {
     expect(weekdayOf({ year: 2026, month: 11, day: 30 })).toBe('mon');
     expect(weekdayOf({ year: 2027, month: 7, day: 5 })).toBe('mon');
     expect(weekdayOf({ year: 2026, month: 12, day: 6 })).toBe('sun');
+  });
+});
+
+describe('placeRun', () => {
+  const day = 86_400_000;
+  const daily = (first: string) => {
+    const start = at(first).getTime();
+    return {
+      first: { index: 0, at: at(first) },
+      after: (r: { index: number; at: Date }) => ({
+        index: r.index + 1,
+        at: new Date(start + (r.index + 1) * day),
+      }),
+    };
+  };
+  const hours = { timezone: 'UTC', start: '09:00', end: '17:00' };
+
+  it('skips the runs outside the window with outside: skip and names them', () => {
+    const s = daily('2026-12-24T10:00:00Z');
+    const placed = placeRun(
+      s.first,
+      s.after,
+      { ...hours, outside: 'skip' },
+      closed('2026-12-24', '2026-12-25'),
+    );
+    expect(placed?.run.index).toBe(2);
+    expect(placed?.placement).toEqual({ at: at('2026-12-26T10:00:00Z'), deferred: null });
+    expect(placed?.skipped).toEqual([at('2026-12-24T10:00:00Z'), at('2026-12-25T10:00:00Z')]);
+  });
+
+  it('defers a run outside the window to the next opening with outside: defer', () => {
+    const s = daily('2026-12-24T18:00:00Z');
+    const placed = placeRun(s.first, s.after, { ...hours, outside: 'defer' }, NO_CLOSED_DAYS);
+    expect(placed?.run.index).toBe(0);
+    expect(placed?.placement).toEqual({
+      at: at('2026-12-25T09:00:00Z'),
+      deferred: { from: at('2026-12-24T18:00:00Z'), to: at('2026-12-25T09:00:00Z') },
+    });
+  });
+
+  it('answers null when the series ends before a run meets the window', () => {
+    const placed = placeRun(
+      { at: at('2026-12-24T20:00:00Z') },
+      () => null,
+      { ...hours, outside: 'skip' },
+      NO_CLOSED_DAYS,
+    );
+    expect(placed).toBeNull();
   });
 });
