@@ -1348,6 +1348,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integrations/slack/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack app mode: a button click (Slack calls it)
+         * @description The Interactivity request URL of the Slack app (`SCHED_SLACK_BOT_TOKEN`, `SCHED_SLACK_SIGNING_SECRET`). Verified first: `X-Slack-Signature` is `v0=` and the hex HMAC-SHA256 of `v0:<X-Slack-Request-Timestamp>:<raw body>` keyed with the signing secret, the timestamp within 5 minutes; anything else is 401 and changes nothing. A Confirm or Decline click by the recipient (or one of `gate.slack_responders`) answers as the page would, then the message is updated; anything else is told to the member alone. Always 200 once verified. Not served without the app.
+         */
+        post: operations["slackInteractions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/email/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve by replying: a reply from a mail provider (its inbound hook calls it)
+         * @description Needs `Authorization: Bearer <SCHED_INBOUND_EMAIL_SECRET>` (401 otherwise; not served without the secret). The same rules as the inbound SMTP port: the `reply+<token>@<SCHED_INBOUND_EMAIL_DOMAIN>` recipient names who answers, From (and `Return-Path`) must be their address, the first line decides. A reply not acted on is recorded and answered by a short mail saying why; `applied: false` and `reason` say so here too.
+         */
+        post: operations["emailInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "action.executed": {
@@ -2413,11 +2453,15 @@ export interface components {
                 limit: number;
             };
         };
-        /** @description The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold. */
+        /** @description The chain recomputed from its anchor to its head: `broken_at` is the `seq` of the first event that does not hold, or the first one missing before the head. */
         AuditVerification: {
             ok: boolean;
             checked: number;
             broken_at?: number;
+            /** @description The last event's `seq`, as the log's head records it. */
+            head_seq: number;
+            /** @description The last event's `hash`, as the head records it. Keep it outside the database (a checkpoint): a later head must extend it. */
+            head_hash: string;
         };
         BulkDryRun: {
             /** @constant */
@@ -2498,7 +2542,7 @@ export interface components {
             created_at: string;
             finished_at: string | null;
         };
-        /** @description Exactly one of `filter` or `ids` (at most 1000). */
+        /** @description Exactly one of `filter` or `ids` (at most 1000). At most 3 operations of an account run at once. */
         BulkOperationCreate: {
             operation: components["schemas"]["BulkOperationKind"];
             filter?: components["schemas"]["BulkFilter"];
@@ -2507,6 +2551,8 @@ export interface components {
             dry_run?: boolean;
             /** @description Shown on the operation and each action's timeline. */
             note?: string;
+            /** @description A start only: the dry run's `matched`. A snapshot that matches more (actions arrived since the dry run) is refused with 409 `conflict`, and nothing starts. */
+            expected_matched?: number;
             /** @description `replay` only: the overrides of each replay. */
             replay?: components["schemas"]["ReplayOptions"];
             /** @description `pause` only (required): `until`, `duration` or `indefinite: true`, as for one action. */
@@ -3149,7 +3195,7 @@ export interface components {
             flow?: components["schemas"]["DestinationFlow"] | null;
             circuit?: components["schemas"]["DestinationCircuitSettings"] | null;
         };
-        /** @description A destination hostname the account has sent to or started verifying (spec 2.9). */
+        /** @description A destination hostname the account has sent to or started verifying. */
         Domain: {
             domain: string;
             verified: boolean;
@@ -3324,6 +3370,7 @@ export interface components {
             } | null;
             quiet_hours: components["schemas"]["QuietHours"] | null;
             attachments: components["schemas"]["Attachment"][];
+            slack_responders: string[];
             sent_at: string | null;
             expires_at: string | null;
             escalated_at: string | null;
@@ -3387,6 +3434,8 @@ export interface components {
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
             quiet_hours?: components["schemas"]["QuietHours"];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         GateInputResolved: {
             message: string;
@@ -3444,6 +3493,8 @@ export interface components {
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInputResolved"][];
             quiet_hours?: components["schemas"]["QuietHours"];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         Health: {
             /** @enum {string} */
@@ -3452,6 +3503,10 @@ export interface components {
             version: string;
             checks?: {
                 [key: string]: string;
+            };
+            /** @description `/readyz` only: each notification channel's state: `configured`, `outbox` (a development server keeps its messages for `sched outbox list`) or `not_configured` (production: approvals using only such channels are refused at create). Informative: it never makes the answer 503. */
+            channels?: {
+                [key: string]: "configured" | "outbox" | "not_configured";
             };
         };
         /** @enum {string} */
@@ -3466,6 +3521,16 @@ export interface components {
             };
             /** @description JSON body, sent as application/json. */
             body?: unknown;
+        };
+        /**
+         * @example {
+         *       "applied": true
+         *     }
+         */
+        InboundReplyResult: {
+            applied: boolean;
+            /** @description Why the reply changed nothing (also mailed to its sender). */
+            reason?: string;
         };
         LastAttempt: {
             /**
@@ -3483,29 +3548,44 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "slack" | "teams";
-            webhook_url: string;
+            /** @description The incoming webhook (Slack) or Workflows URL (Teams); null for a Slack channel posted to by the app. */
+            webhook_url: string | null;
+            /** @description Slack app mode: the channel the bot posts to (it must be a member); null for a webhook channel. */
+            slack_channel_id: string | null;
+            /** @description What needs the owner's attention, such as a Teams connector URL that Microsoft retired. */
+            warnings: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "deploys",
+         *       "type": "slack",
+         *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+         *     }
+         */
         NotificationChannelCreate: {
             name: string;
             /** @enum {string} */
             type: "slack" | "teams";
             /** Format: uri */
-            webhook_url: string;
+            webhook_url?: string;
+            /** @description Slack only, instead of `webhook_url`: post through the Slack app (`SCHED_SLACK_BOT_TOKEN`). */
+            slack_channel_id?: string;
         };
         NotificationChannelUpdate: {
             name?: string;
             /** Format: uri */
             webhook_url?: string;
+            slack_channel_id?: string;
         };
         /**
-         * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`.
+         * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`, `notification.undeliverable` (an approval message could not go out on a channel this server has not configured).
          * @enum {string}
          */
-        OperatorEventType: "action.failed" | "approval.expired" | "destination.circuit_opened" | "destination.circuit_closed" | "destination.disabled" | "delivery.late" | "bulk_operation.completed";
+        OperatorEventType: "action.failed" | "approval.expired" | "destination.circuit_opened" | "destination.circuit_closed" | "destination.disabled" | "delivery.late" | "bulk_operation.completed" | "notification.undeliverable";
         OutboxMessage: {
             /** Format: uuid */
             id: string;
@@ -3749,9 +3829,11 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed" | "not_sent";
             actor_email: string | null;
             notes: string | null;
+            /** @description For an answer (`confirmed`, `declined`, `snoozed`): where it came from (`page`, `slack`, `email_reply`, `push`); null for other events and answers recorded before it was kept. */
+            channel: ("page" | "slack" | "email_reply" | "push") | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -3816,6 +3898,11 @@ export interface components {
             comment?: string;
             /** @description How long to snooze; default 1h. */
             snooze_for?: components["schemas"]["Duration"];
+            /**
+             * @description Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.
+             * @enum {string}
+             */
+            via?: "page" | "push";
         };
         ResponseResult: {
             /** Format: uuid */
@@ -4197,7 +4284,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "version": "string",
-                     *       "checks": {}
+                     *       "checks": {},
+                     *       "channels": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -4240,7 +4328,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "version": "string",
-                     *       "checks": {}
+                     *       "checks": {},
+                     *       "channels": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -5102,6 +5191,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5132,6 +5224,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -5552,6 +5645,9 @@ export interface operations {
                      *                 "url": "https://hooks.example.com/orders"
                      *               }
                      *             ],
+                     *             "slack_responders": [
+                     *               "string"
+                     *             ],
                      *             "sent_at": "2030-01-31T09:00:00.000Z",
                      *             "expires_at": "2030-01-31T09:00:00.000Z",
                      *             "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5582,6 +5678,7 @@ export interface operations {
                      *               "event_type": "sent",
                      *               "actor_email": "string",
                      *               "notes": "string",
+                     *               "channel": "page",
                      *               "created_at": "2030-01-31T09:00:00.000Z"
                      *             }
                      *           ],
@@ -5859,6 +5956,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5889,6 +5989,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6611,6 +6712,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6641,6 +6745,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6927,6 +7032,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6957,6 +7065,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -7243,6 +7352,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -7273,6 +7385,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -7559,6 +7672,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -7589,6 +7705,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -7875,6 +7992,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -7905,6 +8025,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -8861,6 +8982,10 @@ export interface operations {
                      *           "name": "Order follow-up",
                      *           "type": "slack",
                      *           "webhook_url": "string",
+                     *           "slack_channel_id": "string",
+                     *           "warnings": [
+                     *             "string"
+                     *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z",
                      *           "updated_at": "2030-01-31T09:00:00.000Z"
                      *         }
@@ -8934,9 +9059,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Order follow-up",
+                 *       "name": "deploys",
                  *       "type": "slack",
-                 *       "webhook_url": "https://hooks.example.com/orders"
+                 *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
                  *     }
                  */
                 "application/json": components["schemas"]["NotificationChannelCreate"];
@@ -8959,6 +9084,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -9056,6 +9185,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -9161,6 +9294,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -10067,7 +10204,10 @@ export interface operations {
                      *             "end": "09:00",
                      *             "calendar": "holidays:US",
                      *             "escalations": "hold"
-                     *           }
+                     *           },
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
+                     *           ]
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -10375,7 +10515,10 @@ export interface operations {
                      *             "end": "09:00",
                      *             "calendar": "holidays:US",
                      *             "escalations": "hold"
-                     *           }
+                     *           },
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
+                     *           ]
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -10611,7 +10754,10 @@ export interface operations {
                      *             "end": "09:00",
                      *             "calendar": "holidays:US",
                      *             "escalations": "hold"
-                     *           }
+                     *           },
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
+                     *           ]
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -13860,7 +14006,9 @@ export interface operations {
                      *       "data": {
                      *         "ok": true,
                      *         "checked": 1,
-                     *         "broken_at": 1
+                     *         "broken_at": 1,
+                     *         "head_seq": 1,
+                     *         "head_hash": "string"
                      *       }
                      *     }
                      */
@@ -14192,6 +14340,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -14222,6 +14373,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -14505,6 +14657,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -14535,6 +14690,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -16416,6 +16572,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    slackInteractions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payload": "{\"type\":\"block_actions\"}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Slack's `block_actions` payload, JSON. */
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    emailInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example From: ada@example.com
+                 *     To: reply+…@replies.example.com
+                 *
+                 *     approve - looks fine
+                 */
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "applied": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReplyResult"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
         };

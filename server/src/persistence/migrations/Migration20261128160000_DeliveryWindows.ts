@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /** Delivery windows on actions (what the window is and what it did) and templates, and the accounts' calendars. */
-export class Migration20261128150000_DeliveryWindows extends Migration {
-  override name = 'Migration20261128150000_DeliveryWindows';
+export class Migration20261128160000_DeliveryWindows extends Migration {
+  override name = 'Migration20261128160000_DeliveryWindows';
 
   override up(): void | Promise<void> {
     this.addSql(
