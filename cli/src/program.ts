@@ -11,6 +11,7 @@ import { configureChannelsCommand } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommand } from './commands/config/index.js';
 import { configureContactsCommand } from './commands/contacts/index.js';
+import { configureCalendarsCommand } from './commands/calendars/index.js';
 import { configureDestinationsCommand } from './commands/destinations/index.js';
 import { configureDomainsCommand } from './commands/domains/index.js';
 import { configureKeysCommand } from './commands/keys/index.js';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
     configureAdminCommand(program);
   }
   configureContactsCommand(program);
+  configureCalendarsCommand(program);
   configureActionsCommand(program);
   configureBulkCommand(program);
   configureApprovalsCommand(program);

@@ -50,7 +50,11 @@ const TAGS: TagInfo[] = [
   { name: 'quota', description: "The account's plan and what it has used this period." },
   {
     name: 'schedules',
-    description: 'When a schedule would run (occurrences, DST effects), creating nothing.',
+    description: 'When a schedule would run (occurrences, DST effects, delivery windows), creating nothing.',
+  },
+  {
+    name: 'calendars',
+    description: 'Closed days (your dates and public holidays) that delivery windows and quiet hours name.',
   },
   {
     name: 'apiKeys',

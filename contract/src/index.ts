@@ -12,6 +12,7 @@ import {
   teamMembersContract,
 } from './routes/approvals.js';
 import { bulkOperationsContract } from './routes/bulk-operations.js';
+import { calendarsContract } from './routes/calendars.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { destinationsContract } from './routes/destinations.js';
@@ -33,6 +34,8 @@ export * from './schemas/contact.js';
 export * from './schemas/destination.js';
 export * from './schemas/domain.js';
 export * from './schemas/schedule.js';
+export * from './schemas/calendar.js';
+export * from './schemas/window.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
@@ -64,6 +67,7 @@ export const apiContract = c.router({
   audit: auditContract,
   reminders: remindersContract,
   alertRules: alertRulesContract,
+  calendars: calendarsContract,
 });
 
 /**

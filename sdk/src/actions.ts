@@ -6,6 +6,8 @@ import type {
   PauseBody,
   Quota,
   ReplayBody,
+  RescheduleBody,
+  RunNowBody,
   ResumeBody,
   SchedulePreview,
   SchedulePreviewBody,
@@ -133,6 +135,16 @@ export interface ActionsApi {
    * the original. 409 for an action that is not final.
    */
   replay(id: string, overrides?: ReplayBody, options?: CallOptions): Promise<Action>;
+  /**
+   * Moves a pending action (`scheduled`, `resolved` or `paused`) to a new time by the create's rules: exactly one of
+   * `schedule` and `scheduled_for`; its delivery window applies. 409 for any other status; answers the action.
+   */
+  reschedule(id: string, body: RescheduleBody, options?: CallOptions): Promise<Action>;
+  /**
+   * Fires a pending webhook action now (its delivery window honoured unless `ignore_window: true`); 409 for any other
+   * status or an approval. Answers the action.
+   */
+  run(id: string, body?: RunNowBody, options?: CallOptions): Promise<Action>;
 }
 
 export function actionsApi(raw: RawClient): ActionsApi {
@@ -209,6 +221,10 @@ export function actionsApi(raw: RawClient): ActionsApi {
       unwrap(await raw.actions.resume({ params: { id }, body, ...callArgs(o) }), 200).data,
     replay: async (id, overrides = {}, o) =>
       unwrap(await raw.actions.replay({ params: { id }, body: overrides, ...callArgs(o) }), 201).data,
+    reschedule: async (id, body, o) =>
+      unwrap(await raw.actions.reschedule({ params: { id }, body, ...callArgs(o) }), 200).data,
+    run: async (id, body = {}, o) =>
+      unwrap(await raw.actions.run({ params: { id }, body, ...callArgs(o) }), 200).data,
   };
 }
 

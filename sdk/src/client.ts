@@ -11,6 +11,7 @@ import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.
 import { alertRulesApi } from './alert-rules.js';
 import { apiKeysApi, signingSecretApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
+import { calendarsApi } from './calendars.js';
 import { destinationsApi } from './destinations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { auditApi } from './audit.js';
@@ -98,6 +99,8 @@ export function createClient(options: ClientOptions) {
     destinations: destinationsApi(raw),
     /** Alert rules: failures, expiries, circuits and late deliveries told by email, SMS, chat or webhook. */
     alertRules: alertRulesApi(raw),
+    /** Closed days for delivery windows and quiet hours: the owner's dates and a country's public holidays. */
+    calendars: calendarsApi(raw),
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */

@@ -54,6 +54,7 @@ export type {
   SchedClient,
 } from './client.js';
 export type { AuditQuery } from './audit.js';
+export type { CalendarListQuery, CalendarsApi } from './calendars.js';
 export { createClient, unwrap } from './client.js';
 export type { DomainsApi } from './domains.js';
 export type { OutboxApi, OutboxMessage, OutboxQuery } from './outbox.js';
@@ -66,6 +67,17 @@ export { ActionExecuted, ActionExpired, ActionFailed, Events, ReminderResponded 
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
 export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';
+export type {
+  Calendar,
+  CalendarCreate,
+  CalendarDays,
+  CalendarUpdate,
+  DeliveryWindow,
+  QuietHours,
+  RescheduleBody,
+  RunNowBody,
+  WindowDeferral,
+} from '@sched/contract';
 export type {
   DstPolicy,
   PauseBody,

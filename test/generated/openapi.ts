@@ -248,6 +248,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a pending action to a new time
+         * @description A pending action (`scheduled`, `resolved`, or `paused`, which stays paused) gets a new due time by the rules of `POST /v1/actions` (validation, the plan's horizon, its delivery window). A recurring action's series is anchored on the new time. 409 for any other status. Audited.
+         */
+        post: operations["actionsReschedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a pending webhook action now
+         * @description A pending webhook action (`scheduled`, `resolved` or `paused`) is due at once; when its delivery window is closed it is due at the next opening unless `ignore_window: true`. A recurring action runs its current occurrence now and goes on with its series. 409 for any other status or an approval. Audited.
+         */
+        post: operations["actionsRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions/{id}/pause": {
         parameters: {
             query?: never;
@@ -1172,6 +1212,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List calendars
+         * @description Newest first, paginated (`page`, `per_page` up to 100).
+         */
+        get: operations["calendarsList"];
+        put?: never;
+        /**
+         * Create a calendar
+         * @description Closed days: the owner's `dates` merged with a country's public `holidays`. Built-in `holidays:US` style references need no calendar.
+         */
+        post: operations["calendarsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a calendar
+         * @description 404 for an unknown id or one of another account.
+         */
+        get: operations["calendarsGet"];
+        /**
+         * Update a calendar
+         * @description Only supplied fields change. Due times already placed stay; windows naming it read it again at their next placement.
+         */
+        put: operations["calendarsUpdate"];
+        post?: never;
+        /**
+         * Delete a calendar
+         * @description Permanent. A window still naming it has no closed days of its own from then on (its days and hours still apply).
+         */
+        delete: operations["calendarsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/{id}/days": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List closed days
+         * @description The closed days from `from` to `to` (inclusive), in order, with where each comes from.
+         */
+        get: operations["calendarsDays"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -1529,6 +1641,11 @@ export interface components {
             next_occurrences: string[];
             /** @description The running pause of a `paused` action; null otherwise. */
             pause: components["schemas"]["Pause"] | null;
+            delivery_window: components["schemas"]["DeliveryWindow"] | null;
+            /** @description Why the next attempt is later than it was due: the window was closed at `from` and opens at `to`. null when the window did not move it. */
+            deferred_by_window: components["schemas"]["WindowDeferral"] | null;
+            /** @description The occurrences of a recurring action its window skipped (`outside: skip`), the newest 20, oldest first. */
+            skipped_by_window: string[];
             last_executed_at: string | null;
             request: components["schemas"]["ActionRequest"] | null;
             callback_url: string | null;
@@ -1583,6 +1700,11 @@ export interface components {
             next_occurrences: string[];
             /** @description The running pause of a `paused` action; null otherwise. */
             pause: components["schemas"]["Pause"] | null;
+            delivery_window: components["schemas"]["DeliveryWindow"] | null;
+            /** @description Why the next attempt is later than it was due: the window was closed at `from` and opens at `to`. null when the window did not move it. */
+            deferred_by_window: components["schemas"]["WindowDeferral"] | null;
+            /** @description The occurrences of a recurring action its window skipped (`outside: skip`), the newest 20, oldest first. */
+            skipped_by_window: string[];
             last_executed_at: string | null;
             request: components["schemas"]["ActionRequest"] | null;
             callback_url: string | null;
@@ -1626,7 +1748,7 @@ export interface components {
             /** Format: uuid */
             bulk_operation_id: string;
             /** @enum {string} */
-            operation: "cancel" | "retry" | "replay" | "pause" | "resume";
+            operation: "cancel" | "retry" | "replay" | "pause" | "resume" | "reschedule" | "run";
             /** @enum {string} */
             outcome: "affected" | "skipped" | "failed";
             /** @description Why the action was skipped or failed, or the id of the action a replay made. */
@@ -1710,6 +1832,7 @@ export interface components {
             /** @description Alias of `recurrence`. */
             repeat?: components["schemas"]["RecurrenceInput"];
             dst_policy?: components["schemas"]["DstPolicyInput"];
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         /** @description A delivery got a 2xx answer. */
         ActionExecutedCallback: {
@@ -2443,11 +2566,69 @@ export interface components {
             };
             /** @description `resume` only: what to do with what was missed. */
             resume?: components["schemas"]["ResumeRequest"];
+            /** @description `reschedule` only (required): each pending action's next due time moved by `offset`, by the rules of `POST /v1/actions/{id}/reschedule` (a time in the past, or beyond the horizon, fails that action). */
+            reschedule?: {
+                /** @description Moves each action's due time by this much (`-30m` earlier). */
+                offset: string;
+            };
+            /** @description `run` only: `ignore_window` for every action. */
+            run?: components["schemas"]["RunNowRequest"];
         };
         /** @enum {string} */
-        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume";
+        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume" | "reschedule" | "run";
         /** @enum {string} */
         BulkOperationStatus: "running" | "completed" | "stopped";
+        /** @description Closed days: name it as `calendar` in a delivery window or quiet hours, and its days have no opening. */
+        Calendar: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            timezone: string;
+            /** @description The owner's closed days, in order. */
+            dates: string[];
+            holidays: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "name": "Office closed",
+         *       "timezone": "America/New_York",
+         *       "dates": [
+         *         "2026-12-24"
+         *       ],
+         *       "holidays": "US"
+         *     }
+         */
+        CalendarCreate: {
+            name: string;
+            /** @description IANA time zone the dates are days of. Default: `"UTC"`. */
+            timezone?: string;
+            /** @description The owner's closed days (at most 1000). Default: `[]`. */
+            dates?: string[];
+            /** @description A country's (and region's) public holidays, merged with `dates`; null: none. */
+            holidays?: string | null;
+        };
+        CalendarDays: {
+            data: components["schemas"]["ClosedDay"][];
+            meta: {
+                from: string;
+                to: string;
+                timezone: string;
+            };
+        };
+        /** @description Only supplied fields change; `holidays: null` removes them. */
+        CalendarUpdate: {
+            name?: string;
+            /** @description IANA time zone the dates are days of. */
+            timezone?: string;
+            /** @description The owner's closed days (at most 1000). */
+            dates?: string[];
+            /** @description A country's (and region's) public holidays, merged with `dates`; null: none. */
+            holidays?: string | null;
+        };
         CancelByKeyResult: {
             message: string;
             cancelled: number;
@@ -2647,6 +2828,8 @@ export interface components {
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInputResolved"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainGatedStepInput: {
             name: string;
@@ -2656,6 +2839,8 @@ export interface components {
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInput"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainHttpCallStep: {
             url: string;
@@ -2678,6 +2863,8 @@ export interface components {
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainHttpCallStepView: {
             url: string;
@@ -2698,6 +2885,8 @@ export interface components {
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             signed: boolean;
         };
         /** @enum {string} */
@@ -2749,6 +2938,16 @@ export interface components {
             current_step: number;
             /** Format: date-time */
             created_at: string;
+        };
+        ClosedDay: {
+            date: string;
+            /**
+             * @description `dates`: the owner's; `holidays`: a public holiday.
+             * @enum {string}
+             */
+            source: "dates" | "holidays";
+            /** @description The holiday's name; null for the owner's days. */
+            name: string | null;
         };
         /** @description A reusable recipient: reference it in gate recipients as `contact:<id>:email` or `contact:<id>:phone`. */
         Contact: {
@@ -2848,6 +3047,35 @@ export interface components {
                 next_before: components["schemas"]["AttemptCursor"] | null;
                 limit: number;
             };
+        };
+        /** @description When the action may fire: its first attempt, its retries and each occurrence of a recurrence are moved into the window (docs/windows.md). */
+        DeliveryWindow: {
+            /** @description IANA time zone of `start` and `end`; default the action's `timezone`. */
+            timezone?: string;
+            /** @description The days it opens on, `mon`..`sun`; default every day. */
+            days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description Wall time it opens, HH:MM.
+             * @example 09:00
+             * @example 17:30
+             */
+            start: string;
+            /**
+             * @description Wall time it closes, HH:MM. Before `start`: across midnight (the opening belongs to the day it starts). Equal to `start`: the whole day.
+             * @example 09:00
+             * @example 17:30
+             */
+            end: string;
+            /**
+             * @description A calendar id (`POST /v1/calendars`) or a built-in `holidays:<country>[-<region>]` (ISO 3166 codes, e.g. `holidays:US`, `holidays:DE-BY`) whose days count as closed.
+             * @example holidays:US
+             */
+            calendar?: string;
+            /**
+             * @description `defer` (default): a due time outside the window moves to its next opening. `skip`: an occurrence of a recurring action outside it is skipped and recorded (a one-time action, and every retry, is deferred).
+             * @enum {string}
+             */
+            outside?: "defer" | "skip";
         };
         Destination: {
             host: string;
@@ -3140,6 +3368,7 @@ export interface components {
                 contacts: string[];
                 after_hours: number;
             } | null;
+            quiet_hours: components["schemas"]["QuietHours"] | null;
             attachments: components["schemas"]["Attachment"][];
             slack_responders: string[];
             sent_at: string | null;
@@ -3204,6 +3433,7 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
+            quiet_hours?: components["schemas"]["QuietHours"];
             /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
             slack_responders?: string[];
         };
@@ -3262,6 +3492,7 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInputResolved"][];
+            quiet_hours?: components["schemas"]["QuietHours"];
             /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
             slack_responders?: string[];
         };
@@ -3464,6 +3695,35 @@ export interface components {
                 auth: string;
             };
         };
+        /** @description When the approval's messages (first send, reminders, re-sends) are held until quiet hours end; the gate's timeout keeps running and the response page works at any hour. */
+        QuietHours: {
+            /** @description IANA time zone of `start` and `end`; default the action's `timezone`. */
+            timezone?: string;
+            /** @description The days it opens on, `mon`..`sun`; default every day. */
+            days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description Wall time it opens, HH:MM.
+             * @example 09:00
+             * @example 17:30
+             */
+            start: string;
+            /**
+             * @description Wall time it closes, HH:MM. Before `start`: across midnight (the opening belongs to the day it starts). Equal to `start`: the whole day.
+             * @example 09:00
+             * @example 17:30
+             */
+            end: string;
+            /**
+             * @description A calendar id (`POST /v1/calendars`) or a built-in `holidays:<country>[-<region>]` (ISO 3166 codes, e.g. `holidays:US`, `holidays:DE-BY`) whose days count as closed.
+             * @example holidays:US
+             */
+            calendar?: string;
+            /**
+             * @description `hold` (default): escalations wait too. `send`: escalation messages go out inside quiet hours.
+             * @enum {string}
+             */
+            escalations?: "hold" | "send";
+        };
         /** @description `limit: null` means unlimited. Monthly counts reset on the 1st at 00:00 UTC; `team_members` counts the members the account has; `limits` are the fixed limits of the plan (docs/api.md). */
         Quota: {
             period: {
@@ -3625,6 +3885,13 @@ export interface components {
                 body?: unknown;
             };
         };
+        /** @description Exactly one of `schedule` and `scheduled_for`, by the create's rules (plan horizon included); the action's delivery window applies to the new time. */
+        RescheduleRequest: {
+            schedule?: components["schemas"]["Schedule"];
+            /** @description Exact ISO 8601 time; without an offset it is read in `timezone` (default the action's). */
+            scheduled_for?: string;
+            timezone?: string;
+        };
         ResponseInput: {
             /** @enum {string} */
             decision: "confirm" | "decline" | "snooze";
@@ -3670,6 +3937,10 @@ export interface components {
         };
         /** @enum {string} */
         RetryStrategy: "exponential" | "linear";
+        RunNowRequest: {
+            /** @description true: fire now even when the delivery window is closed (default: the window is honoured). Default: `false`. */
+            ignore_window?: boolean;
+        };
         /** @description Exactly one of `preset`, `wait` or the top-level `scheduled_for` must be given. Calendar presets keep the current wall-clock time in the timezone. */
         Schedule: {
             /** @enum {string} */
@@ -3690,6 +3961,10 @@ export interface components {
             offset: string;
             /** @description How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched. */
             dst: ("gap_shifted" | "gap_skipped" | "fold_first" | "fold_second") | null;
+            /** @description How the delivery window touched this run: `deferred` (`at` is the opening it moves to; `due` when it was due), `skipped` (`outside: skip`: never run, not counted). null: untouched or no window. */
+            window: ("deferred" | "skipped") | null;
+            /** @description A `deferred` run: when it was due before the window moved it. */
+            due: string | null;
         };
         SchedulePreview: {
             timezone: string;
@@ -3706,6 +3981,8 @@ export interface components {
             timezone?: string;
             recurrence?: components["schemas"]["RecurrenceInput"];
             dst_policy?: components["schemas"]["DstPolicyInput"];
+            /** @description Show where each run really fires: moved to the next opening (`deferred`) or left out (`skipped`). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             /** @description How many runs to list (1-100). Default: `10`. */
             count?: number;
         };
@@ -3779,6 +4056,7 @@ export interface components {
             callback_url: string | null;
             chain_steps: components["schemas"]["ChainStepDefinitionView"][] | null;
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
+            delivery_window: components["schemas"]["DeliveryWindow"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
             /** @description The cap in force (the default when not set). */
@@ -3849,6 +4127,8 @@ export interface components {
             trigger_limit_per_hour?: number;
             /** @description Triggers accepted per UTC day (default 100). */
             trigger_limit_per_day?: number;
+            /** @description When the actions it makes may fire (as an action's `delivery_window`); takes no placeholders. */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
             max_schedule_days?: number;
         };
@@ -3897,6 +4177,7 @@ export interface components {
             dedup_keys?: string[] | null;
             trigger_limit_per_hour?: number | null;
             trigger_limit_per_day?: number | null;
+            delivery_window?: components["schemas"]["DeliveryWindow"] | null;
             max_schedule_days?: number | null;
         };
         ToggledTemplate: {
@@ -3950,6 +4231,18 @@ export interface components {
             errors: {
                 [key: string]: string[];
             };
+        };
+        WindowDeferral: {
+            /**
+             * Format: date-time
+             * @description When it was due.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The opening of the window it was moved to.
+             */
+            to: string;
         };
     };
     responses: never;
@@ -4811,6 +5104,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -4861,6 +5171,16 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
                      *           },
                      *           "attachments": [
                      *             {
@@ -5238,6 +5558,23 @@ export interface operations {
                      *             "until": "2030-01-31T09:00:00.000Z",
                      *             "note": "string"
                      *           },
+                     *           "delivery_window": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "outside": "defer"
+                     *           },
+                     *           "deferred_by_window": {
+                     *             "from": "2030-01-31T09:00:00.000Z",
+                     *             "to": "2030-01-31T09:00:00.000Z"
+                     *           },
+                     *           "skipped_by_window": [
+                     *             "2030-01-31T09:00:00.000Z"
+                     *           ],
                      *           "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *           "request": {
                      *             "url": "https://hooks.example.com/orders",
@@ -5288,6 +5625,16 @@ export interface operations {
                      *                 "string"
                      *               ],
                      *               "after_hours": 1
+                     *             },
+                     *             "quiet_hours": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "escalations": "hold"
                      *             },
                      *             "attachments": [
                      *               {
@@ -5522,6 +5869,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -5572,6 +5936,16 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
                      *           },
                      *           "attachments": [
                      *             {
@@ -6251,6 +6625,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -6301,6 +6692,656 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "delivery_attempts_more": true,
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "channel": "page",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsReschedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RescheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "1h",
+                     *             "max": 2,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "delivery_attempts_more": true,
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "channel": "page",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RunNowRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "1h",
+                     *             "max": 2,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
                      *           },
                      *           "attachments": [
                      *             {
@@ -6544,6 +7585,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -6594,6 +7652,16 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
                      *           },
                      *           "attachments": [
                      *             {
@@ -6837,6 +7905,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -6887,6 +7972,16 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
                      *           },
                      *           "attachments": [
                      *             {
@@ -9100,6 +10195,16 @@ export interface operations {
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
                      *           ],
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -9122,10 +10227,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -9381,6 +10506,16 @@ export interface operations {
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
                      *           ],
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -9403,10 +10538,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -9590,6 +10745,16 @@ export interface operations {
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
                      *           ],
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -9612,10 +10777,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -12618,7 +13803,9 @@ export interface operations {
                      *             "at": "2030-01-31T09:00:00.000Z",
                      *             "local": "string",
                      *             "offset": "string",
-                     *             "dst": "gap_shifted"
+                     *             "dst": "gap_shifted",
+                     *             "window": "deferred",
+                     *             "due": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
                      *         "warnings": [
@@ -13078,6 +14265,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -13128,6 +14332,16 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
                      *           },
                      *           "attachments": [
                      *             {
@@ -13368,6 +14582,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -13418,6 +14649,16 @@ export interface operations {
                      *               "string"
                      *             ],
                      *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
                      *           },
                      *           "attachments": [
                      *             {
@@ -14290,6 +15531,630 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["AlertTestResult"];
                     };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "timezone": "Europe/Berlin",
+                     *           "dates": [
+                     *             "string"
+                     *           ],
+                     *           "holidays": "string",
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Office closed",
+                 *       "timezone": "America/New_York",
+                 *       "dates": [
+                 *         "2026-12-24"
+                 *       ],
+                 *       "holidays": "US"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CalendarCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dates": [
+                     *           "string"
+                     *         ],
+                     *         "holidays": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dates": [
+                     *           "string"
+                     *         ],
+                     *         "holidays": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CalendarUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dates": [
+                     *           "string"
+                     *         ],
+                     *         "holidays": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsDays: {
+        parameters: {
+            query: {
+                /** @description First day of the range (inclusive). */
+                from: string;
+                /** @description Last day of the range (inclusive); at most 732 days after from. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "date": "string",
+                     *           "source": "dates",
+                     *           "name": "Order follow-up"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "from": "string",
+                     *         "to": "string",
+                     *         "timezone": "Europe/Berlin"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarDays"];
                 };
             };
             /** @description Missing or invalid API key */

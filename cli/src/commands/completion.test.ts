@@ -59,7 +59,7 @@ describe('sched completion', () => {
     );
     const fish = completionScript('fish', buildProgram());
     expect(fish).toContain(
-      "complete -c sched -n '__fish_seen_subcommand_from actions; and not __fish_seen_subcommand_from create list get attempts cancel retry replay watch pause resume' -a 'watch'",
+      "complete -c sched -n '__fish_seen_subcommand_from actions; and not __fish_seen_subcommand_from create list get attempts cancel retry replay watch pause resume reschedule run' -a 'watch'",
     );
     expect(fish).toContain("-l url -d 'where to send the request (required without --from-file)'");
     // An option with a set of values takes one of them (-x: an argument, no file names).

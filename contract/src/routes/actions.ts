@@ -15,6 +15,8 @@ import {
   ActionStatus,
   PauseBody,
   ReplayBody,
+  RescheduleBody,
+  RunNowBody,
   ResumeBody,
   Quota,
   RetriedAction,
@@ -146,6 +148,29 @@ export const actionsContract = c.router({
       '`schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed ' +
       'with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied (docs/operations.md).',
     metadata: { example: { request: { request: { body: { order: 42, fixed: true } } } } },
+  },
+  reschedule: {
+    method: 'POST',
+    path: '/v1/actions/:id/reschedule',
+    pathParams: idParams,
+    body: RescheduleBody,
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Move a pending action to a new time',
+    description:
+      'A pending action (`scheduled`, `resolved`, or `paused`, which stays paused) gets a new due time by the rules of `POST /v1/actions` ' +
+      "(validation, the plan's horizon, its delivery window). A recurring action's series is anchored on the new time. 409 for any other status. Audited.",
+  },
+  run: {
+    method: 'POST',
+    path: '/v1/actions/:id/run',
+    pathParams: idParams,
+    body: RunNowBody.optional(),
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Fire a pending webhook action now',
+    description:
+      'A pending webhook action (`scheduled`, `resolved` or `paused`) is due at once; when its delivery window is closed it is due at the ' +
+      'next opening unless `ignore_window: true`. A recurring action runs its current occurrence now and goes on with its series. ' +
+      '409 for any other status or an approval. Audited.',
   },
   pause: {
     method: 'POST',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Duration, E164, Email, NullableTimestamp, Timestamp, Uuid } from './common.js';
+import { QuietHours } from './window.js';
 
 /*
  * The approval vocabulary, each declared once as a frozen map: the schemas below, the server's rules and its SQL
@@ -227,6 +228,7 @@ export const GateInput = z
       .optional()
       .meta({ description: 'Flat form of `escalation.after_hours`.' }),
     attachments: z.array(AttachmentInput).max(5).optional(),
+    quiet_hours: QuietHours.optional(),
     slack_responders: z.array(SlackMemberId).min(1).max(50).optional().meta({
       description:
         'Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient.',
@@ -297,6 +299,7 @@ export const GateView = z
     timeout: z.string(),
     on_timeout: z.enum(ON_TIMEOUT),
     escalation: z.object({ contacts: z.array(z.string()), after_hours: z.number() }).nullable(),
+    quiet_hours: QuietHours.nullable(),
     attachments: z.array(AttachmentView),
     slack_responders: z.array(z.string()),
     sent_at: NullableTimestamp,

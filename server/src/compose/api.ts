@@ -1,3 +1,5 @@
+import { ActionMoves } from '../app/actions/reschedule.js';
+import { CalendarService } from '../app/calendars/service.js';
 import { HOLD_REASONS } from '@sched/contract';
 import type { FastifyInstance } from 'fastify';
 import { AlertRules } from '../app/alerts/rules.js';
@@ -66,6 +68,13 @@ export async function startApi(
     actionQueries: ctx.actionQueries,
     actionChanges: ctx.actionChanges,
     replays: ctx.replays,
+    moves: new ActionMoves({
+      store: database,
+      scheduler: ctx.scheduler,
+      clock,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+    }),
+    calendars: new CalendarService({ store: database, clock }),
     bulkOperations,
     destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),
     alertRules: new AlertRules({

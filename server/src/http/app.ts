@@ -15,6 +15,8 @@ import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { AlertRules } from '../app/alerts/rules.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
+import type { ActionMoves } from '../app/actions/reschedule.js';
+import type { CalendarService } from '../app/calendars/service.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionChanges } from '../app/actions/cancel-retry.js';
@@ -56,6 +58,7 @@ import { outboxHandlers } from './handlers/outbox.js';
 import type { OutboxService } from '../app/outbox.js';
 import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
+import { calendarsHandlers } from './handlers/calendars.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
@@ -78,6 +81,8 @@ export interface HttpDeps {
   actionQueries: ActionQueries;
   actionChanges: ActionChanges;
   replays: ActionReplays;
+  moves: ActionMoves;
+  calendars: CalendarService;
   bulkOperations: BulkOperations;
   destinations: Destinations;
   alertRules: AlertRules;
@@ -359,10 +364,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         limiter: deps.rateLimiter,
         factor: deps.rateLimitFactor,
       },
+      deps.moves,
     ),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
-    schedules: schedulesHandlers(() => new Date()),
+    schedules: schedulesHandlers(() => new Date(), deps.calendars),
+    calendars: calendarsHandlers(deps.calendars),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),

@@ -9,6 +9,8 @@ import { configureActionsRetryCommand } from './retry.js';
 import { configureActionsWatchCommand } from './watch.js';
 import { configureActionsPauseCommand } from './pause.js';
 import { configureActionsResumeCommand } from './resume.js';
+import { configureActionsRescheduleCommand } from './reschedule.js';
+import { configureActionsRunCommand } from './run.js';
 
 export function configureActionsCommand(program: Command): void {
   const actions = program.command('actions').description('scheduled webhook actions');
@@ -22,4 +24,6 @@ export function configureActionsCommand(program: Command): void {
   configureActionsWatchCommand(actions);
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
+  configureActionsRescheduleCommand(actions);
+  configureActionsRunCommand(actions);
 }

@@ -199,6 +199,7 @@ const approval: Action = {
     timeout: '1d',
     on_timeout: 'cancel',
     escalation: { contacts: ['boss@example.com'], after_hours: 2 },
+    quiet_hours: null,
     attachments: [{ id, name: 'plan.pdf', content_type: 'application/pdf', size: 1024, url: null }],
     sent_at: '2030-01-01T11:00:01.000Z',
     expires_at: '2030-01-02T11:00:01.000Z',

@@ -17,6 +17,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackQueue, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
+import { placeRowAttempt } from './window.js';
 
 /**
  * Pause and resume (docs/operations.md). A paused action sends nothing: the delivery claim takes only `scheduled` and
@@ -207,7 +208,13 @@ async function resumeRow(
       outcome = 'its moment passed while paused; expired';
     }
   }
-  if (dueAt) changes.next_attempt_at = dueAt;
+  if (dueAt) {
+    // What resume makes due fires inside the action's delivery window.
+    const placed = await placeRowAttempt(tx, row, dueAt);
+    dueAt = placed.at;
+    Object.assign(changes, placed.changes);
+    changes.next_attempt_at = dueAt;
+  }
 
   const status = assertTransition(row.status, event);
   const updated = await updateAction(tx, row.id, { ...changes, status });

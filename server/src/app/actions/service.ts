@@ -1,4 +1,5 @@
-import type { ActionCreateParsed } from '@sched/contract';
+import { calendarsNamedBy } from '../calendars/book.js';
+import type { Action, ActionCreateParsed } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { countedNames } from '../../domain/domains/rules.js';
@@ -78,6 +79,7 @@ export class ActionService {
       plan: principal.plan,
       now,
       allowPrivateDestinations: this.options.allowPrivateDestinations,
+      calendars: await calendarsNamedBy(this.store.sql, principal.accountId, [body]),
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
@@ -189,11 +191,13 @@ export class ActionService {
       for (const [path, messages] of Object.entries(found)) errors[`actions.${i}.${path}`] = messages;
     };
     const prepared: PreparedAction[] = [];
+    const calendars = await calendarsNamedBy(this.store.sql, accountId, bodies);
     bodies.forEach((body, i) => {
       const r = prepareAction(body, {
         plan: principal.plan,
         now,
         allowPrivateDestinations: this.options.allowPrivateDestinations,
+        calendars,
       });
       if (r.ok) prepared.push(r.action);
       else underItem(i, r.errors);

@@ -76,6 +76,7 @@ async function resolveGate(db: Sql, accountId: string, plan: Plan, g: PreparedGa
       timeout_ms: g.timeoutMs,
       on_timeout: g.on_timeout,
       escalation,
+      ...(g.quiet_hours ? { quiet_hours: g.quiet_hours } : {}),
       sent_at: null,
       expires_at: null,
       escalated_at: null,

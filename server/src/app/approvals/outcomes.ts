@@ -7,6 +7,7 @@ import type { Sql } from '../../persistence/database.js';
 import { writeNewAction } from '../actions/create.js';
 import type { PreparedAction } from '../actions/prepare.js';
 import { seriesOf } from '../actions/series.js';
+import { placeRowRun } from '../actions/window.js';
 import type { ActionScheduler, Clock } from '../ports.js';
 import type { Waits } from '../waits.js';
 
@@ -46,7 +47,14 @@ export async function grantGate(
     childId = child.id;
   }
   const completed = row.recurrence_count + 1;
-  const next = row.recurrence ? seriesOf(row, deps.waits).nextAfterCurrent(completed, now) : null;
+  // The next round of a recurring approval is placed in its delivery window, as a webhook's next occurrence is.
+  const series = row.recurrence ? seriesOf(row, deps.waits) : null;
+  const placed = series
+    ? await placeRowRun(tx, row, series.nextAfterCurrent(completed, now), (run) =>
+        series.runAfter(run.at, completed),
+      )
+    : null;
+  const next = placed?.run ?? null;
   if (!next) {
     await updateGate(
       tx,
@@ -63,8 +71,9 @@ export async function grantGate(
   }
   const to = assertTransition(row.status, 'recur');
   await reopenGate(tx, row, now, childId);
-  const dueAt = new Date(Math.max(next.at.getTime(), now.getTime()));
+  const dueAt = new Date(Math.max(placed!.at.getTime(), now.getTime()));
   await updateAction(tx, row.id, {
+    ...placed!.changes,
     status: to,
     scheduled_for: next.at,
     next_attempt_at: dueAt,

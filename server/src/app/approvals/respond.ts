@@ -1,3 +1,4 @@
+import { quietHoldUntil } from './quiet.js';
 import {
   type AnswerChannel,
   CONFIRMATION_MODE,
@@ -189,6 +190,9 @@ export class ResponseService {
         const expiresAt = gate.expires_at ? new Date(gate.expires_at).getTime() : Number.POSITIVE_INFINITY;
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
+        // The re-send after a snooze waits for the end of quiet hours (the timeout keeps running meanwhile).
+        const quietUntil = await quietHoldUntil(tx, action.account_id, gate, snoozedUntil, 'reminder');
+        if (quietUntil && quietUntil.getTime() < expiresAt) snoozedUntil = quietUntil;
         await this.answer(tx, action, recipient, input.decision, now, comment, via, [
           `until ${snoozedUntil.toISOString()}`,
           comment,

@@ -1,4 +1,4 @@
-import type { CommentPolicy, ConfirmationMode, GateInput, OnTimeout } from '@sched/contract';
+import type { CommentPolicy, ConfirmationMode, GateInput, OnTimeout, QuietHours } from '@sched/contract';
 import type { Plan } from '../quota/plans.js';
 import { planLimits } from '../quota/plans.js';
 import { parseDuration } from '../schedule/duration.js';
@@ -24,6 +24,8 @@ export interface PreparedGate {
   timeoutMs: number;
   on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number } | null;
+  /** When its messages are held (checked against the calendars by prepareAction); null: any time. */
+  quiet_hours: (QuietHours & { timezone: string }) | null;
   attachments: { name: string; content_type: string; content: Buffer | null; url: string | null }[];
 }
 
@@ -82,6 +84,7 @@ export function prepareGate(
     timeoutMs: timeoutMs ?? 0,
     on_timeout: g.on_timeout,
     escalation,
+    quiet_hours: null,
     attachments,
   };
 }

@@ -2,6 +2,8 @@ import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionReplays } from '../../app/actions/replay.js';
+import type { ActionMoves } from '../../app/actions/reschedule.js';
+import type { CalendarService } from '../../app/calendars/service.js';
 import type { ActionChanges } from '../../app/actions/cancel-retry.js';
 import type { ActionQueries } from '../../app/actions/queries.js';
 import type { ActionService } from '../../app/actions/service.js';
@@ -21,6 +23,7 @@ export function actionsHandlers(
   pauses: PauseService,
   replays: ActionReplays,
   rateLimits: { limiter: RateLimiter; factor: number },
+  moves: ActionMoves,
 ) {
   return s.router(contract.actions, {
     createMany: async ({ request, reply, body }) => {
@@ -118,6 +121,20 @@ export function actionsHandlers(
       );
       return { status: 200, body: { data } };
     },
+    reschedule: async ({ request, params, body }) => {
+      const p = principalOf(request);
+      const data = await actionQueries.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+        moves.reschedule({ accountId: p.accountId, plan: p.plan }, params.id, body),
+      );
+      return { status: 200, body: { data } };
+    },
+    run: async ({ request, params, body }) => {
+      const p = principalOf(request);
+      const data = await actionQueries.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+        moves.run(p.accountId, params.id, body ?? { ignore_window: false }),
+      );
+      return { status: 200, body: { data } };
+    },
     resume: async ({ request, params, body }) => {
       const p = principalOf(request);
       // The action as this request left it (in its transaction), not as a worker may have moved it since.
@@ -153,11 +170,12 @@ export function validTraceparent(header: string | string[] | undefined): string 
   return m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!) ? value : null;
 }
 
-export function schedulesHandlers(clock: () => Date) {
+export function schedulesHandlers(clock: () => Date, calendars: CalendarService) {
   return s.router(contract.schedules, {
-    preview: async ({ request, body }) => ({
-      status: 200,
-      body: { data: previewSchedule(body, principalOf(request), clock()) },
-    }),
+    preview: async ({ request, body }) => {
+      const p = principalOf(request);
+      const book = await calendars.book(p.accountId, [body.delivery_window?.calendar]);
+      return { status: 200, body: { data: previewSchedule(body, p, clock(), book) } };
+    },
   });
 }

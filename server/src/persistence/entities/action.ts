@@ -19,6 +19,8 @@ import type {
   StoredPause,
   StoredRecurrence,
   StoredRequest,
+  StoredWindow,
+  StoredWindowState,
 } from './stored.js';
 
 /** States whose attempt waits for its due time (the dispatcher's scan), and the state that holds a lease. */
@@ -167,6 +169,10 @@ export const ActionSchema = defineEntity({
      * is not counted (verified, or a private address in development), so verified senders pay nothing per send.
      */
     countedOccurrence: p.integer().nullable(),
+    /** When it may fire (`delivery_window`); null: at any time. */
+    deliveryWindow: p.json<StoredWindow>().nullable(),
+    /** What the window did: the deferral of the pending attempt and the occurrences it skipped. */
+    windowState: p.json<StoredWindowState>().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -18,6 +18,7 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { CalendarSchema } from './calendar.js';
 import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema, auditRoutines } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
@@ -32,6 +33,7 @@ export * from './action.js';
 export * from './alert.js';
 export * from './approval.js';
 export * from './audit.js';
+export * from './calendar.js';
 export * from './chain.js';
 export * from './contact.js';
 export * from './destination.js';
@@ -72,6 +74,7 @@ export type EntitySchemaOf =
   | typeof AlertRuleSchema
   | typeof OperatorEventSchema
   | typeof AlertNotificationSchema
+  | typeof CalendarSchema
   | typeof InboundReplySchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
@@ -106,6 +109,7 @@ export const entities: EntitySchemaOf[] = [
   AlertRuleSchema,
   OperatorEventSchema,
   AlertNotificationSchema,
+  CalendarSchema,
   InboundReplySchema,
 ];
 

@@ -8,6 +8,9 @@ import type {
   OnExecuteCondition,
   RecurrenceEndType,
   RecurrenceUnit,
+  QuietHours,
+  Weekday,
+  WindowOutsidePolicy,
 } from '@sched/contract';
 import type { CommentPolicy, ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
 import type { ChannelTarget } from '../../domain/approval/messages.js';
@@ -69,6 +72,8 @@ export interface StoredGate {
   timeout_ms: number;
   on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
+  /** When the gate's messages are held (its timezone filled in); absent or null: any time. */
+  quiet_hours?: QuietHours | null;
   /** When the current round's first request went out (ISO 8601); null until then, and again after a retry. */
   sent_at: string | null;
   expires_at: string | null;
@@ -100,4 +105,20 @@ export interface StoredPause {
   /** When it resumes by itself (a durable job), or null for an indefinite pause. */
   until: string | null;
   note: string | null;
+}
+
+/** A delivery window as stored (`delivery_window`, its defaults filled in: the timezone is always set). */
+export interface StoredWindow {
+  timezone: string;
+  days?: Weekday[];
+  start: string;
+  end: string;
+  calendar?: string;
+  outside: WindowOutsidePolicy;
+}
+
+/** What an action's window did: the pending attempt's deferral, and the occurrences skipped (newest 20). */
+export interface StoredWindowState {
+  deferred: { from: string; to: string } | null;
+  skipped: string[];
 }

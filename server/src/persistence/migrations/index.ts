@@ -32,6 +32,7 @@ import { Migration20261128134000_LegacyTemplateOrigins } from './Migration202611
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
 import { Migration20261128150000_AnswerChannels } from './Migration20261128150000_AnswerChannels.js';
+import { Migration20261128160000_DeliveryWindows } from './Migration20261128160000_DeliveryWindows.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -85,4 +86,5 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261128140000_SigningSecretOverlap,
   },
   { name: 'Migration20261128150000_AnswerChannels', class: Migration20261128150000_AnswerChannels },
+  { name: 'Migration20261128160000_DeliveryWindows', class: Migration20261128160000_DeliveryWindows },
 ];
