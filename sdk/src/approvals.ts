@@ -1,4 +1,5 @@
 import {
+  type Action,
   type ActionCreateBody,
   type NotificationChannel,
   type ResponseResult,
@@ -156,10 +157,32 @@ export interface ApprovalsApi {
    * comes from `actions.get(id)` (or `actions.wait(id)` for its outcome).
    */
   create(input: ApprovalInput, options?: CallOptions): Promise<CreateActionResult>;
+  /** `create`, answering a handle whose `wait()` holds until the decision. */
+  request(input: ApprovalInput, options?: CallOptions): Promise<ApprovalHandle>;
+}
+
+/** An approval asked for by `approvals.request`: its id, and a wait for the decision. */
+export interface ApprovalHandle {
+  id: string;
+  /** The create's answer (`skipped: true` when an idempotency key pointed at a live approval). */
+  created: CreateActionResult;
+  /**
+   * Holds until the gate is decided (`GET /v1/actions/{id}/wait?for=decision`, without polling), then answers the
+   * action: its `status` (`executed` confirmed, `failed` declined, `expired`, `cancelled`) and `recipients[].values`.
+   * Rejects with `SchedWaitTimeoutError` after `timeoutMs` (default 5 minutes; 0 waits for ever).
+   */
+  wait(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<Action>;
 }
 
 export function approvalsApi(actions: ActionsApi): ApprovalsApi {
-  return { create: (input, o) => actions.create(buildApprovalBody(input), o) };
+  return {
+    create: (input, o) => actions.create(buildApprovalBody(input), o),
+    request: async (input, o) => {
+      const created = await actions.create(buildApprovalBody(input), o);
+      const id = created.action.id;
+      return { id, created, wait: (w = {}) => actions.wait(id, { ...w, for: 'decision' }) };
+    },
+  };
 }
 
 /** Slack and Teams destinations for `channel:<id>` recipients (`/v1/channels`; Business plan, else 403). */

@@ -79,7 +79,7 @@ function contactsApi(raw: RawClient): ContactsApi {
 export function createClient(options: ClientOptions) {
   const send = createTransport(options);
   const raw = createRawClient(options, send);
-  const actions = actionsApi(raw);
+  const actions = actionsApi(raw, options.timeoutMs ?? 30_000);
   return {
     contacts: contactsApi(raw),
     actions,

@@ -4,6 +4,7 @@ export type {
   CreateActionResult,
   CreateManyResult,
   ExistingAction,
+  HeldWait,
   QuotaApi,
 } from './actions.js';
 export { FINAL_ACTION_STATES } from './actions.js';
@@ -19,6 +20,7 @@ export type {
 export type { ApiKeysApi, SigningSecretApi } from './api-keys.js';
 export type {
   ApprovalAttachment,
+  ApprovalHandle,
   ApprovalInput,
   ApprovalsApi,
   ChannelsApi,

@@ -1,5 +1,7 @@
 import { HOLD_REASONS } from '@sched/contract';
 import type { FastifyInstance } from 'fastify';
+import { ActionWaits } from '../app/actions/wait.js';
+import { ActionWatch } from '../app/actions/watch.js';
 import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import { ResponseService } from '../app/approvals/respond.js';
@@ -19,6 +21,7 @@ import { Destinations } from '../app/destinations/service.js';
 import { buildHttpApp } from '../http/app.js';
 import { type Metrics, routeLabel } from '../metrics.js';
 import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
+import { ACTION_CHANGED_CHANNEL } from '../persistence/entities/action.js';
 import { databaseFault } from '../persistence/availability.js';
 import { pendingMigrations } from '../persistence/database.js';
 import { circuitStateCounts, heldCounts, topHeldHosts } from '../persistence/destinations.js';
@@ -42,6 +45,10 @@ export async function startApi(
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
+  const watch = new ActionWatch({ channel: ACTION_CHANGED_CHANNEL, feed: () => ctx.listen.get() });
+  const actionWaits = new ActionWaits({ actions, watch, clock, timers: ctx.timers });
+  // Before the listener's close: held waits answer at once instead of keeping the stop waiting for their timeout.
+  shutdown.add('the held waits', () => actionWaits.close(), { first: true });
   const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
   const http = await buildHttpApp({
     logger,
@@ -49,6 +56,7 @@ export async function startApi(
     consoleSessions: new ConsoleSessionService(database, clock),
     contacts: new ContactService(database),
     actions,
+    actionWaits,
     replays: ctx.replays,
     bulkOperations,
     destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),

@@ -106,6 +106,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     },
   });
   shutdown.add('the LISTEN connection', () => notifications.close());
+  ctx.listen.adopt(notifications);
   // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
   await listenForRuleChanges(notifications, ctx.alertWatch);
 

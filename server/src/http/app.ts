@@ -18,6 +18,7 @@ import { type AuditService, principalActor, withAuditContext } from '../app/audi
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { ActionWaits } from '../app/actions/wait.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
@@ -68,6 +69,8 @@ export interface HttpDeps {
   consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  /** Held `GET /v1/actions/{id}/wait` requests. */
+  actionWaits: ActionWaits;
   replays: ActionReplays;
   bulkOperations: BulkOperations;
   destinations: Destinations;
@@ -299,10 +302,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays, {
-      limiter: deps.rateLimiter,
-      factor: deps.rateLimitFactor,
-    }),
+    actions: actionsHandlers(
+      deps.actions,
+      deps.pauses,
+      deps.replays,
+      { limiter: deps.rateLimiter, factor: deps.rateLimitFactor },
+      deps.actionWaits,
+    ),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     schedules: schedulesHandlers(() => new Date()),

@@ -3,6 +3,7 @@ import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionReplays } from '../../app/actions/replay.js';
 import type { ActionService } from '../../app/actions/service.js';
+import type { ActionWaits } from '../../app/actions/wait.js';
 import type { QuotaService } from '../../app/quota.js';
 import { previewSchedule } from '../../app/schedules/preview.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
@@ -17,6 +18,7 @@ export function actionsHandlers(
   pauses: PauseService,
   replays: ActionReplays,
   rateLimits: { limiter: RateLimiter; factor: number },
+  waits: ActionWaits,
 ) {
   return s.router(contract.actions, {
     createMany: async ({ request, reply, body }) => {
@@ -73,6 +75,17 @@ export function actionsHandlers(
         status: 200,
         body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
+    },
+    wait: async ({ request, reply, params, query }) => {
+      const p = principalOf(request);
+      const { action, timedOut, closing } = await waits.wait(p.accountId, params.id, {
+        for: query.for,
+        timeoutSeconds: query.timeout,
+        credentials: seesCredentials(p.scopes),
+      });
+      // A stopping server: the client's kept-alive connection would otherwise hold the listener's close.
+      if (closing) reply.header('connection', 'close');
+      return { status: 200, body: { data: action, meta: { timed_out: timedOut } } };
     },
     listAttempts: async ({ request, params, query }) => ({
       status: 200,

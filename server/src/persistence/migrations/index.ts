@@ -28,6 +28,7 @@ import { Migration20261126190734_AuditPending } from './Migration20261126190734_
 import { Migration20261126195000_ClaimFromActions } from './Migration20261126195000_ClaimFromActions.js';
 import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126200626_AuditSealInDatabase.js';
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
+import { Migration20261128140000_ActionChanged } from './Migration20261128140000_ActionChanged.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 
 /**
@@ -73,4 +74,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261127031500_AccountSigningSecret',
     class: Migration20261127031500_AccountSigningSecret,
   },
+  { name: 'Migration20261128140000_ActionChanged', class: Migration20261128140000_ActionChanged },
 ];
