@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
+import { grantsContract } from './routes/grants.js';
 import { alertRulesContract } from './routes/alert-rules.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { auditContract, auditExportContract } from './routes/audit.js';
@@ -29,6 +30,7 @@ export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export * from './schemas/grant.js';
 export * from './schemas/destination.js';
 export * from './schemas/domain.js';
 export * from './schemas/schedule.js';
@@ -63,6 +65,7 @@ export const apiContract = c.router({
   audit: auditContract,
   reminders: remindersContract,
   alertRules: alertRulesContract,
+  grants: grantsContract,
 });
 
 /**

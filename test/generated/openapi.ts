@@ -1192,6 +1192,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the live standing grants
+         * @description The account's standing grants that have neither expired nor been revoked, soonest to end first (at most 500). While one lives, an approval request of the account with the same `gate.grant.key` is confirmed at once, without a message.
+         */
+        get: operations["grantsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a standing grant
+         * @description Ends the grant now (audited as `grant.revoke`): the next request with its key asks its recipients again. 404 for a grant that is unknown, of another account, expired or already revoked.
+         */
+        delete: operations["grantsRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -3077,6 +3117,7 @@ export interface components {
             contacts: string[];
             after_hours: number;
         };
+        FieldValue: string | number | boolean;
         Gate: {
             message: string;
             channels: components["schemas"]["GateChannel"][];
@@ -3118,9 +3159,100 @@ export interface components {
             escalated_at: string | null;
             /** @description The webhook action that runs the `request` after approval. */
             post_approval_action_id: string | null;
+            /** @description The typed answer asked for (`gate.fields`); empty when none. */
+            fields: components["schemas"]["GateField"][];
+            /** @description What grant an approver may give (`gate.grant`). */
+            grant: {
+                key: string;
+                max_ttl: string;
+            } | null;
+            /** @description The standing grant that confirmed this request at once, without asking anyone. */
+            granted_by: string | null;
         };
         /** @enum {string} */
         GateChannel: "email" | "sms" | "teams" | "slack" | "push";
+        /**
+         * @example {
+         *       "name": "amount",
+         *       "label": "Amount (EUR)",
+         *       "type": "integer",
+         *       "required": true,
+         *       "default": 120,
+         *       "min": 1
+         *     }
+         */
+        GateField: {
+            /** @description The key of the value in `values`, `{{values.<name>}}` and the callbacks. */
+            name: string;
+            /** @description Shown on the page; default: the name. */
+            label?: string;
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "enum";
+            /** @description A confirm needs a value (a decline never does). */
+            required?: boolean;
+            default?: components["schemas"]["FieldValue"];
+            /** @description `enum` only, and required there: the values allowed. */
+            options?: string[];
+            /** @description `integer` and `number`: the smallest value allowed. */
+            min?: number;
+            /** @description `integer` and `number`: the largest value allowed. */
+            max?: number;
+            /** @description `string` (default 200) and `text` (default 5000): the longest value allowed. */
+            max_length?: number;
+        };
+        /**
+         * @example {
+         *       "name": "amount",
+         *       "label": "Amount (EUR)",
+         *       "type": "integer",
+         *       "required": true,
+         *       "default": 120,
+         *       "min": 1
+         *     }
+         */
+        GateFieldInput: {
+            /** @description The key of the value in `values`, `{{values.<name>}}` and the callbacks. */
+            name: string;
+            /** @description Shown on the page; default: the name. */
+            label?: string;
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "enum";
+            /** @description A confirm needs a value (a decline never does). */
+            required?: boolean;
+            default?: components["schemas"]["FieldValue"];
+            /** @description `enum` only, and required there: the values allowed. */
+            options?: string[];
+            /** @description `integer` and `number`: the smallest value allowed. */
+            min?: number;
+            /** @description `integer` and `number`: the largest value allowed. */
+            max?: number;
+            /** @description `string` (default 200) and `text` (default 5000): the longest value allowed. */
+            max_length?: number;
+        };
+        /**
+         * @example {
+         *       "key": "deploy:staging",
+         *       "max_ttl": "1d"
+         *     }
+         */
+        GateGrant: {
+            /** @description What the grant covers, e.g. `refund:customer-42`: requests of the account with the same key. */
+            key: string;
+            /** @description The longest grant the approver may give, e.g. `1h`, `1d` (at most 30d). */
+            max_ttl: components["schemas"]["Duration"];
+        };
+        /**
+         * @example {
+         *       "key": "deploy:staging",
+         *       "max_ttl": "1d"
+         *     }
+         */
+        GateGrantInput: {
+            /** @description What the grant covers, e.g. `refund:customer-42`: requests of the account with the same key. */
+            key: string;
+            /** @description The longest grant the approver may give, e.g. `1h`, `1d` (at most 30d). */
+            max_ttl: components["schemas"]["Duration"];
+        };
         GateInput: {
             message: string;
             /** @description Emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` (a Slack or Teams channel), or team member ids. */
@@ -3175,6 +3307,10 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
+            /** @description A typed answer: up to 20 fields the page shows as a form, prefilled with their defaults; the answer is `recipients[].values`. */
+            fields?: components["schemas"]["GateFieldInput"][];
+            /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
+            grant?: components["schemas"]["GateGrantInput"];
         };
         GateInputResolved: {
             message: string;
@@ -3231,6 +3367,27 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInputResolved"][];
+            /** @description A typed answer: up to 20 fields the page shows as a form, prefilled with their defaults; the answer is `recipients[].values`. */
+            fields?: components["schemas"]["GateField"][];
+            /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
+            grant?: components["schemas"]["GateGrant"];
+        };
+        Grant: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            /**
+             * Format: uuid
+             * @description The approval the grant was given on.
+             */
+            action_id: string;
+            /** @description The address of the recipient who gave it. */
+            given_by: string;
+            /** Format: date-time */
+            expires_at: string;
+            revoked_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         Health: {
             /** @enum {string} */
@@ -3475,6 +3632,10 @@ export interface components {
             channels: components["schemas"]["GateChannel"][];
             /** @description The recipient this one took over from (a reassignment); that one is now `reassigned`. */
             reassigned_from: string | null;
+            /** @description The typed answer (`gate.fields`) this recipient's confirm or decline left; null otherwise. */
+            values: {
+                [key: string]: components["schemas"]["FieldValue"];
+            } | null;
         };
         /** @description Minimum interval 5 minutes. `M` is months. */
         Recurrence: {
@@ -3567,6 +3728,12 @@ export interface components {
             comment?: string;
             /** @description How long to snooze; default 1h. */
             snooze_for?: components["schemas"]["Duration"];
+            /** @description The typed answer (`gate.fields`): a field left out takes its default; a confirm needs the required ones (422 `values.<name>`). */
+            values?: {
+                [key: string]: components["schemas"]["FieldValue"] | null;
+            };
+            /** @description With a confirm of a gate with `grant`: allow the same key for this long (up to `grant.max_ttl`). */
+            grant_ttl?: components["schemas"]["Duration"];
         };
         ResponseResult: {
             /** Format: uuid */
@@ -4797,7 +4964,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -4839,7 +5021,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -5220,7 +5403,22 @@ export interface operations {
                      *             "sent_at": "2030-01-31T09:00:00.000Z",
                      *             "expires_at": "2030-01-31T09:00:00.000Z",
                      *             "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *             "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "fields": [
+                     *               {
+                     *                 "name": "amount",
+                     *                 "label": "Amount (EUR)",
+                     *                 "type": "integer",
+                     *                 "required": true,
+                     *                 "default": 120,
+                     *                 "min": 1
+                     *               }
+                     *             ],
+                     *             "grant": {
+                     *               "key": "string",
+                     *               "max_ttl": "string"
+                     *             },
+                     *             "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           },
                      *           "delivery_attempts": [
                      *             {
@@ -5262,7 +5460,8 @@ export interface operations {
                      *               "channels": [
                      *                 "email"
                      *               ],
-                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "values": {}
                      *             }
                      *           ],
                      *           "last_error": "string",
@@ -5500,7 +5699,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -5542,7 +5756,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -5872,7 +6087,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -5914,7 +6144,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6495,7 +6726,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -6537,7 +6783,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6784,7 +7031,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -6826,7 +7088,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -7073,7 +7336,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -7115,7 +7393,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -9252,7 +9531,21 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           }
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -9530,7 +9823,21 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           }
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -9736,7 +10043,21 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
-                     *           ]
+                     *           ],
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           }
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -13060,7 +13381,8 @@ export interface operations {
                      *               "channels": [
                      *                 "email"
                      *               ],
-                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "values": {}
                      *             }
                      *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z"
@@ -13255,7 +13577,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -13297,7 +13634,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -13541,7 +13879,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -13583,7 +13936,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -14395,6 +14749,196 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["AlertTestResult"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "key": "string",
+                     *           "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "given_by": "string",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "revoked_at": "2030-01-31T09:00:00.000Z",
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Grant"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantsRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "key": "string",
+                     *         "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "given_by": "string",
+                     *         "expires_at": "2030-01-31T09:00:00.000Z",
+                     *         "revoked_at": "2030-01-31T09:00:00.000Z",
+                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Grant"];
                     };
                 };
             };

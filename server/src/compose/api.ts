@@ -2,6 +2,7 @@ import { HOLD_REASONS } from '@sched/contract';
 import type { FastifyInstance } from 'fastify';
 import { ActionWaits } from '../app/actions/wait.js';
 import { ActionWatch } from '../app/actions/watch.js';
+import { GrantService } from '../app/grants/service.js';
 import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
 import { ResponseService } from '../app/approvals/respond.js';
@@ -57,6 +58,7 @@ export async function startApi(
     contacts: new ContactService(database),
     actions,
     actionWaits,
+    grants: new GrantService({ store: database, clock }),
     replays: ctx.replays,
     bulkOperations,
     destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),

@@ -1,3 +1,4 @@
+import { StandingGrants } from '../app/grants/apply.js';
 import { pauseAction, resumeAction } from '../app/actions/pause.js';
 import { AlertEvaluation } from '../app/alerts/evaluate.js';
 import { AlertSender } from '../app/alerts/send.js';
@@ -56,6 +57,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     clock,
     waits,
     publicUrl: ctx.publicUrl,
+    grants: new StandingGrants({ callbacks: ctx.callbacks, scheduler, clock, waits }),
   });
   const deliveries = new Deliveries({
     timers,

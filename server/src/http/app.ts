@@ -19,6 +19,8 @@ import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ActionWaits } from '../app/actions/wait.js';
+import type { GrantService } from '../app/grants/service.js';
+import { grantsHandlers } from './handlers/grants.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
@@ -71,6 +73,8 @@ export interface HttpDeps {
   actions: ActionService;
   /** Held `GET /v1/actions/{id}/wait` requests. */
   actionWaits: ActionWaits;
+  /** Standing grants (`/v1/grants`). */
+  grants: GrantService;
   replays: ActionReplays;
   bulkOperations: BulkOperations;
   destinations: Destinations;
@@ -323,6 +327,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     audit: auditHandlers(deps.audit),
     reminders: remindersHandlers(deps.reminders, deps.reassignments, deps.actions, deps.pendingApprovals),
     outbox: outboxHandlers(deps.outbox),
+    grants: grantsHandlers(deps.grants),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

@@ -171,6 +171,9 @@ const approval: Action = {
     expires_at: '2030-01-02T11:00:01.000Z',
     escalated_at: null,
     post_approval_action_id: '7f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e12',
+    fields: [],
+    grant: null,
+    granted_by: null,
   },
   delivery_attempts: [],
   delivery_attempts_more: false,
@@ -202,6 +205,7 @@ const approval: Action = {
       role: 'recipient',
       channels: ['email'],
       reassigned_from: null,
+      values: null,
     },
     {
       id,
@@ -213,6 +217,7 @@ const approval: Action = {
       role: 'recipient',
       channels: ['sms'],
       reassigned_from: null,
+      values: null,
     },
     {
       id,
@@ -224,6 +229,7 @@ const approval: Action = {
       role: 'escalation',
       channels: [],
       reassigned_from: null,
+      values: null,
     },
   ],
   last_error: null,

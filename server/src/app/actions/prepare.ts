@@ -1,6 +1,7 @@
 import { quorumRefusal } from '../../domain/approval/quorum.js';
 import { recipientMatches } from '../../domain/approval/recipient-match.js';
-import { type ActionMode, type CommentPolicy, LEGACY_ACTION_MODES } from '@sched/contract';
+import { type ActionMode, type CommentPolicy, type GateField, LEGACY_ACTION_MODES } from '@sched/contract';
+import { agentParts } from '../approvals/fields.js';
 import type {
   ActionCreateParsed,
   ConfirmationMode,
@@ -39,6 +40,8 @@ export interface PreparedGate {
   on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number } | null;
   attachments: { name: string; content_type: string; content: Buffer | null; url: string | null }[];
+  fields: GateField[];
+  grant: { key: string; max_ttl: string; max_ttl_ms: number } | null;
 }
 
 /** Limits of attachments: count is checked by the schema; the decoded total is checked here. */
@@ -282,6 +285,7 @@ function prepareGate(
     on_timeout: g.on_timeout,
     escalation,
     attachments,
+    ...agentParts(g, fail),
   };
 }
 

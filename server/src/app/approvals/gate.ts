@@ -78,6 +78,8 @@ export async function resolveGate(
       expires_at: null,
       escalated_at: null,
       post_approval_action_id: null,
+      fields: g.fields,
+      grant: g.grant,
     },
   };
 }

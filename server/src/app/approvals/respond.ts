@@ -1,5 +1,6 @@
 import {
   CONFIRMATION_MODE,
+  type FieldValue,
   RECIPIENT_ROLE,
   RECIPIENT_STATUS,
   REMINDER_EVENT,
@@ -32,6 +33,8 @@ import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackOutbox, Clock, Store, Tracing } from '../ports.js';
 import type { Waits } from '../waits.js';
+import { answerValues } from '../../domain/approval/fields.js';
+import { giveGrant, grantTtlMs } from '../grants/give.js';
 import { grantGate } from './outcomes.js';
 
 /** Everything the response page shows. */
@@ -58,6 +61,17 @@ export interface ResponseOutcome {
 }
 
 const DEFAULT_SNOOZE = '1h';
+
+/** An answer through a link: the decision, and what may come with it. */
+export interface AnswerInput {
+  decision: ResponseDecision;
+  comment?: string | null;
+  snoozeFor?: string | null;
+  /** The typed answer as sent (`gate.fields`), checked here. */
+  values?: Record<string, unknown> | undefined;
+  /** A confirm's standing grant (`gate.grant`): how long the same key is allowed. */
+  grantTtl?: string | null;
+}
 
 /**
  * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open
@@ -124,20 +138,14 @@ export class ResponseService {
     return file;
   }
 
-  async respond(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
-  ): Promise<ResponseOutcome> {
+  async respond(token: string, input: AnswerInput): Promise<ResponseOutcome> {
     const record = () => this.recordResponse(token, input);
     return this.deps.tracing
       ? this.deps.tracing.span('sched.approval.answer', { 'sched.decision': input.decision }, record)
       : record();
   }
 
-  private async recordResponse(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
-  ): Promise<ResponseOutcome> {
+  private async recordResponse(token: string, input: AnswerInput): Promise<ResponseOutcome> {
     return this.deps.db.transaction(async (tx) => {
       const { action, recipient } = await this.load(tx, token, true);
       // Paused: the clocks are stopped and nothing moves until it is resumed (app/actions/pause.ts).
@@ -147,6 +155,10 @@ export class ResponseService {
       if (isRequester(action.gate!, recipient)) throw new RequesterError(action.name);
       const missing = commentRefusal(action.gate!.comment ?? 'optional', input.decision, input.comment);
       if (missing) throw new ValidationError({ comment: [missing] });
+      const answered = answerValues(action.gate!.fields ?? [], input.values, input.decision);
+      if (!answered.ok) throw new ValidationError(answered.errors);
+      const values = answered.values;
+      const grantMs = input.grantTtl ? grantTtlMs(action.gate!, input.grantTtl) : null;
       if (action.status === 'executing')
         throw new ConflictError('the request is being sent right now; answer again in a moment');
       const gate = action.gate!;
@@ -169,10 +181,16 @@ export class ResponseService {
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
         status = assertTransition(action.status, 'snooze');
-        await this.answer(tx, action, recipient, input.decision, now, comment, [
-          `until ${snoozedUntil.toISOString()}`,
+        await this.answer(
+          tx,
+          action,
+          recipient,
+          input.decision,
+          now,
           comment,
-        ]);
+          [`until ${snoozedUntil.toISOString()}`, comment],
+          null,
+        );
         await updateGate(
           tx,
           action.id,
@@ -183,7 +201,7 @@ export class ResponseService {
         await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
       } else if (input.decision === 'decline' && gate.confirmation_mode === CONFIRMATION_MODE.quorum) {
         // A quorum gate declines only once the quorum can no longer be reached (domain/approval/quorum.ts).
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
         const decision = quorumOfGate(gate, await recipientsOf(tx, action.id))!;
         if (decision.kind === 'declined') {
           status = assertTransition(action.status, 'decline');
@@ -202,11 +220,11 @@ export class ResponseService {
             now,
           );
         } else if (decision.kind === 'granted') {
-          status = (await grantGate(tx, action, 'confirm', this.deps)).status;
+          status = (await grantGate(tx, action, 'confirm', this.deps, { values })).status;
         } else approvalsNeeded = decision.approvalsNeeded;
       } else if (input.decision === 'decline') {
         status = assertTransition(action.status, 'decline');
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
         await updateGate(
           tx,
           action.id,
@@ -215,7 +233,7 @@ export class ResponseService {
           now,
         );
       } else {
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
         const recipients = await recipientsOf(tx, action.id);
         const quorum = quorumOfGate(gate, recipients);
         // first_response: one confirmation is enough. all_required: every original recipient must confirm.
@@ -228,7 +246,11 @@ export class ResponseService {
             recipients
               .filter((r) => r.role === RECIPIENT_ROLE.recipient && isOnGate(r))
               .every((r) => r.status === RECIPIENT_STATUS.confirmed);
-        if (done) status = (await grantGate(tx, action, 'confirm', this.deps)).status;
+        if (done) {
+          status = (await grantGate(tx, action, 'confirm', this.deps, { values })).status;
+          if (grantMs !== null)
+            await giveGrant(tx, { action, recipient, ttlMs: grantMs, now, waits: this.deps.waits });
+        }
       }
       await this.deps.callbacks.enqueue(tx, action, 'reminder.responded', {
         status,
@@ -237,6 +259,7 @@ export class ResponseService {
         respondent: recipient.address,
         recipient_id: recipient.id,
         comment,
+        values,
         ...(snoozedUntil ? { snoozed_until: snoozedUntil.toISOString() } : {}),
       });
       return {
@@ -261,9 +284,10 @@ export class ResponseService {
     now: Date,
     comment: string | null,
     notes: (string | null)[],
+    values: Record<string, FieldValue> | null,
   ) {
     const status = STATUS_AFTER_DECISION[decision];
-    await recordAnswer(tx, r.id, { status, at: now, comment });
+    await recordAnswer(tx, r.id, { status, at: now, comment, values });
     const note = notes.filter(Boolean).join('; ') || null;
     await addReminderEvents(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
     // The decision in the audit log, in the same transaction; the link's token is never part of it.
@@ -272,7 +296,15 @@ export class ResponseService {
       actor: { type: 'recipient', id: r.id, ...(r.address.includes('@') ? { email: r.address } : {}) },
       resource: { type: 'action', id: action.id },
       channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
-      details: { recipient_id: r.id, recipient: r.address, role: r.role, decision, comment, notes: note },
+      details: {
+        recipient_id: r.id,
+        recipient: r.address,
+        role: r.role,
+        decision,
+        comment,
+        notes: note,
+        ...(values ? { values } : {}),
+      },
     });
   }
 

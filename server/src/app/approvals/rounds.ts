@@ -30,6 +30,7 @@ import { mintResponseTokens } from '../../persistence/approvals/response-tokens.
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import type { ApprovalChannels, Clock, GateRounds, GateTimer, GateTimers, Log, Store } from '../ports.js';
+import type { StandingGrants } from '../grants/apply.js';
 import type { Waits } from '../waits.js';
 
 export interface ApprovalRoundsDeps {
@@ -41,6 +42,8 @@ export interface ApprovalRoundsDeps {
   waits: Waits;
   /** The public root for response links (read at send time: it is known only once the server listens). */
   publicUrl: () => string;
+  /** Standing grants (app/grants/apply.ts): a first request whose key is granted is confirmed without a message. */
+  grants?: Pick<StandingGrants, 'confirmByGrant'>;
 }
 
 /** States in which a gate still waits for answers (a snoozed one is `scheduled` or `resolved` until its reminder). */
@@ -64,6 +67,9 @@ export class ApprovalRounds implements GateRounds {
       ? new Date(now.getTime() + this.deps.waits.wait(gate.timeout_ms))
       : new Date(gate.expires_at!);
     const kind = first ? 'request' : 'reminder';
+    const { grants } = this.deps;
+    if (first && gate.grant && grants && (await store.transaction((tx) => grants.confirmByGrant(tx, row))))
+      return;
     const all = await recipientsOf(store.sql, row.id);
     const due = all.filter(
       (r) =>

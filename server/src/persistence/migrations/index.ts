@@ -29,6 +29,7 @@ import { Migration20261126195000_ClaimFromActions } from './Migration20261126195
 import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126200626_AuditSealInDatabase.js';
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
 import { Migration20261128140000_ActionChanged } from './Migration20261128140000_ActionChanged.js';
+import { Migration20261128141000_AnswerValuesGrants } from './Migration20261128141000_AnswerValuesGrants.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 
 /**
@@ -75,4 +76,5 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261127031500_AccountSigningSecret,
   },
   { name: 'Migration20261128140000_ActionChanged', class: Migration20261128140000_ActionChanged },
+  { name: 'Migration20261128141000_AnswerValuesGrants', class: Migration20261128141000_AnswerValuesGrants },
 ];
