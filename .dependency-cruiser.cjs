@@ -45,6 +45,14 @@ module.exports = {
       to: { path: '^server/src/(outbound|channels)/' },
     },
     {
+      name: 'actions-never-import-approvals',
+      comment:
+        'Approvals build on the create core (a granted gate creates its request); the create core reaches approvals through the ApprovalGates port (app/ports.ts), so the two folders never import each other.',
+      severity: 'error',
+      from: { path: '^server/src/app/actions/' },
+      to: { path: '^server/src/app/approvals/' },
+    },
+    {
       name: 'only-the-queue-talks-pg-boss',
       comment: 'pg-boss is one adapter: jobs/queue.ts. Everything else sends and works through its JobQueue.',
       severity: 'error',

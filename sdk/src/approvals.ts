@@ -46,7 +46,7 @@ export interface ApprovalInput {
   /** The question, at most 5000 characters. */
   message: string;
   schedule?: Schedule;
-  /** An exact time; a string without an offset is read in `timezone`. */
+  /** An exact time; a string without an offset is UTC. */
   scheduledFor?: string | Date;
   /** Default: what the recipients need (`email` for addresses, `sms` for phones). */
   channels?: GateChannel[];

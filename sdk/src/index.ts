@@ -132,6 +132,7 @@ export type {
   ApiKeyScope,
   ApiKeyWithSecret,
   SigningSecret,
+  SigningSecretRotate,
   ChainCallback,
   ErrorCode,
   ReassignBody,

@@ -180,7 +180,7 @@ describe('webhook actions: the API', () => {
     expect((await api(server, key, 'GET', '/v1/actions?per_page=1')).body.meta.total).toBe(before);
   });
 
-  it('past scheduled_for within a minute fires now; presets resolve in the timezone', async () => {
+  it('past scheduled_for within a minute fires now; presets resolve in the timezone; scheduled_for is UTC', async () => {
     const recent = await create({
       scheduled_for: new Date(Date.now() - 5000).toISOString(),
       request: { url: `${rx.url}/late` },
@@ -201,13 +201,18 @@ describe('webhook actions: the API', () => {
       request: hook(),
     });
     expect(local.status).toBe(422); // beyond the 365-day horizon
-    const inBerlin = await create({
-      scheduled_for: future(3 * 86400_000).slice(0, 10) + 'T09:00:00',
-      timezone: 'Europe/Berlin',
+    // scheduled_for is a UTC timestamp: without an offset it is UTC, whatever `timezone` says.
+    const day = future(48 * 86400_000).slice(0, 10);
+    const inNewYork = await create({
+      scheduled_for: `${day}T09:00:00`,
+      timezone: 'America/New_York',
       request: hook(),
     });
-    expect(inBerlin.status).toBe(201);
-    expect(inBerlin.body.data.scheduled_for).toMatch(/T0[78]:00:00\.000Z$/);
+    expect(inNewYork.status).toBe(201);
+    expect(inNewYork.body.data).toMatchObject({
+      scheduled_for: `${day}T09:00:00.000Z`,
+      timezone: 'America/New_York',
+    });
   });
 
   it('accepts the deprecated names of spec 9 and answers in current names', async () => {

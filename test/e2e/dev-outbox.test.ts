@@ -20,6 +20,19 @@ describe('the outbox of a development server over the API', () => {
     await db?.drop();
   });
 
+  it('needs the admin scope: a read or write key never gets a response link (review 188718b, P-M3)', async () => {
+    for (const scopes of [['read'], ['read', 'write']]) {
+      const made = await api(server, server.apiKey, 'POST', '/v1/api-keys', {
+        name: scopes.join('+'),
+        scopes,
+      });
+      expect(made.status).toBe(201);
+      const res = await api(server, made.body.data.key, 'GET', '/v1/outbox');
+      expect([res.status, res.body.code]).toEqual([403, 'forbidden']);
+      expect(JSON.stringify(res.body)).not.toContain('/r/');
+    }
+  });
+
   it('lists the kept email with its response link, which answers the approval; the CLI reads it too', async () => {
     const created = await api(server, server.apiKey, 'POST', '/v1/actions', {
       mode: 'approval',

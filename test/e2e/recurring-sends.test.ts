@@ -107,33 +107,64 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
     expect(sends('/series', 'webhook-id')).toBe(3);
   });
 
-  it('each callback counts as a send when it is made; past the threshold it is rejected unsent', async () => {
+  it("an accepted action's callbacks all arrive and count, even past their host's threshold; later creates naming that host are a 422 on callback_url", async () => {
     const call = as(await account('callbacks'));
-    const ids: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      // The request goes to a loopback literal (never counted): only the callbacks count.
-      const res = await call('POST', '/v1/actions', {
-        name: `cb ${i}`,
-        schedule: { wait: '1s' },
-        request: { url: `${rx.url}/plain` },
-        callback_url: `${named}/callbacks`,
-      });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      ids.push(res.body.data.id);
-    }
+    // The request goes to a loopback literal (never counted): only the callbacks count, 5 of them past a limit of 3.
+    const created = await call('POST', '/v1/actions', {
+      name: 'cb series',
+      schedule: { wait: '1s' },
+      request: { url: `${rx.url}/plain` },
+      callback_url: `${named}/callbacks`,
+      recurrence: { frequency: 5, unit: 'm', end_type: 'count', max_occurrences: 5 },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
     const rows = await eventually(async () => {
       const { rows } = await sql.query<{ status: string; last_error: string | null }>(
-        `select status, last_error from callback_deliveries where action_id = any($1::uuid[])`,
-        [ids],
+        `select status, last_error from callback_deliveries where action_id = $1`,
+        [created.body.data.id],
       );
-      return rows.length === 4 && rows.every((r) => r.status !== 'pending') ? rows : null;
-    }, 30_000);
-    expect(rows.filter((r) => r.status === 'delivered')).toHaveLength(3);
-    const rejected = rows.filter((r) => r.status === 'rejected');
-    expect(rejected).toHaveLength(1);
-    expect(rejected[0]!.last_error).toMatch(/^not sent: localhost is not verified/);
-    expect(sends('/callbacks', 'x-sched-delivery-id')).toBe(3);
-    expect((await call('GET', '/v1/domains/localhost')).body.data.usage.today).toBe(3);
+      return rows.length === 5 && rows.every((r) => r.status !== 'pending') ? rows : null;
+    }, 60_000);
+    expect(rows.map((r) => r.status)).toEqual(Array(5).fill('delivered'));
+    expect(sends('/callbacks', 'x-sched-delivery-id')).toBe(5);
+    expect((await call('GET', '/v1/domains/localhost')).body.data.usage.today).toBe(5);
+
+    // The host has no room left: a new action, batch item or chain naming it is refused at create, nothing made.
+    const before = (await call('GET', '/v1/actions?per_page=1')).body.meta.total;
+    const refused = await call('POST', '/v1/actions', {
+      name: 'one more',
+      schedule: { wait: '1h' },
+      request: { url: `${rx.url}/plain` },
+      callback_url: `${named}/callbacks`,
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors.callback_url[0]).toMatch(/^localhost is not verified/);
+    const batch = await call('POST', '/v1/actions/batch', {
+      actions: [
+        { name: 'ok', schedule: { wait: '1h' }, request: { url: `${rx.url}/plain` } },
+        {
+          name: 'no',
+          schedule: { wait: '1h' },
+          request: { url: `${rx.url}/plain` },
+          callback_url: `${named}/callbacks`,
+        },
+      ],
+    });
+    expect(batch.status).toBe(422);
+    expect(Object.keys(batch.body.errors)).toEqual(['actions.1.callback_url']);
+    const chain = await call('POST', '/v1/chains', {
+      name: 'cb chain',
+      callback_url: `${named}/callbacks`,
+      steps: [
+        { name: 'w1', type: 'wait', delay: '1s' },
+        { name: 'w2', type: 'wait', delay: '1s' },
+      ],
+    });
+    expect(chain.status).toBe(422);
+    expect(Object.keys(chain.body.errors)).toEqual(['callback_url']);
+    expect((await call('GET', '/v1/actions?per_page=1')).body.meta.total).toBe(before);
+    expect((await call('GET', '/v1/chains')).body.meta.total).toBe(0);
+    expect((await call('GET', '/v1/domains/localhost')).body.data.usage.today).toBe(5);
   });
 
   /** Fires a template's public URL, as an anonymous caller does. */
@@ -172,20 +203,19 @@ describe('sends counted when they are made; recurring approvals re-ask', { timeo
       callback_url: `${named}/trigger-callbacks`,
     });
     expect(template.status, JSON.stringify(template.body)).toBe(201);
-    for (let i = 0; i < 4; i++) expect(await fire(template.body.data.trigger_url)).toBe(201);
-    // The triggers' counters: 3 sends a day, the 4th callback rejected unsent.
+    // Before the k-th trigger at most k-1 callbacks were counted: the first three always find room.
+    for (let i = 0; i < 3; i++) expect(await fire(template.body.data.trigger_url)).toBe(201);
     const rows = await eventually(async () => {
-      const { rows } = await sql.query<{ status: string; last_error: string | null }>(
-        `select c.status, c.last_error from callback_deliveries c join actions a on a.id = c.action_id
+      const { rows } = await sql.query<{ status: string }>(
+        `select c.status from callback_deliveries c join actions a on a.id = c.action_id
           where a.name = 'Triggered' and c.status <> 'pending'`,
       );
-      return rows.length === 4 ? rows : null;
+      return rows.length === 3 ? rows : null;
     }, 30_000);
-    expect(rows.filter((r) => r.status === 'delivered')).toHaveLength(3);
-    expect(rows.find((r) => r.status === 'rejected')?.last_error).toMatch(
-      /^not sent: localhost is not verified/,
-    );
+    expect(rows.map((r) => r.status)).toEqual(Array(3).fill('delivered'));
     expect(sends('/trigger-callbacks', 'x-sched-delivery-id')).toBe(3);
+    // The triggers' counters are spent: the next trigger is refused at once, its callback host named.
+    expect(await fire(template.body.data.trigger_url)).toBe(422);
     await ownAllowanceIsWhole(call);
   });
 

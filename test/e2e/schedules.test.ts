@@ -33,7 +33,7 @@ describe('schedule preview and DST policy', () => {
   });
 
   const series = {
-    scheduled_for: '2027-03-12T02:30:00',
+    scheduled_for: '2027-03-12T02:30:00-05:00',
     timezone: 'America/New_York',
     recurrence: { frequency: 1, unit: 'd', end_type: 'never' },
   } as const;
@@ -154,7 +154,7 @@ describe('schedule preview and DST policy', () => {
         'schedule',
         'preview',
         '--at',
-        '2027-03-12T02:30:00',
+        '2027-03-12T02:30:00-05:00',
         '--timezone',
         'America/New_York',
         '--every',
@@ -175,7 +175,7 @@ describe('schedule preview and DST policy', () => {
         'schedule',
         'preview',
         '--at',
-        '2027-03-14T02:30:00',
+        '2027-03-13T02:30:00-05:00',
         '--timezone',
         'America/New_York',
         '--every',
@@ -183,11 +183,15 @@ describe('schedule preview and DST policy', () => {
         '--dst-gap',
         'skip',
         '--count',
-        '1',
+        '2',
         '--json',
       ],
       env,
     );
-    expect(JSON.parse(json.stdout).data.occurrences.map((o: any) => o.dst)).toEqual(['gap_skipped', null]);
+    expect(JSON.parse(json.stdout).data.occurrences.map((o: any) => o.dst)).toEqual([
+      null,
+      'gap_skipped',
+      null,
+    ]);
   });
 });

@@ -961,18 +961,18 @@ export interface paths {
         };
         /**
          * Show the account's signing secret
-         * @description Actions, chains and template-made actions created without a `webhook_secret` of their own are created with this secret, so their requests and callbacks are signed. `secret` is null while the account has none. Needs an API key with the `admin` scope.
+         * @description Actions, chains and template-made actions without a `webhook_secret` of their own are signed with this secret (their requests and callbacks). Every account is made with one; `secret` is null only after it was removed. Needs an API key with the `admin` scope.
          */
         get: operations["apiKeysGetSigningSecret"];
         put?: never;
         /**
-         * Make a new signing secret
-         * @description Makes a new secret for the account, replacing the current one (a rotation): what is created from now on is signed with it; what was created before keeps the secret it was created with (verify with both while those remain: `verifyWebhook` takes several). Needs an API key with the `admin` scope.
+         * Make a new signing secret (rotate)
+         * @description Makes a new secret for the account, replacing the current one (a rotation). Live actions, series and chains that were signed with the account's secret follow it at once; through `overlap` (default 24 h) every request and callback carries a second signature made with the replaced secret, so receivers can move to the new one (`verifyWebhook` takes several secrets). `overlap: "0s"` stops the replaced secret at once, as after a leak. An action's own `webhook_secret` is never changed. Needs an API key with the `admin` scope.
          */
         post: operations["apiKeysCreateSigningSecret"];
         /**
          * Remove the signing secret
-         * @description What is created from now on without a `webhook_secret` is not signed; what was created before keeps its secret. Needs an API key with the `admin` scope.
+         * @description What the account sends without a `webhook_secret` of its own is no longer signed (live actions and chains included). Needs an API key with the `admin` scope.
          */
         delete: operations["apiKeysDeleteSigningSecret"];
         options?: never;
@@ -989,7 +989,7 @@ export interface paths {
         };
         /**
          * Messages kept in the outbox (development servers only)
-         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`).
+         * @description The account's messages that went to the outbox because their channel is not configured, newest first, with the response link each carries: in development without SMTP, the way to the approval page. Only a server with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the outbox with the admin verb `sched outbox list`). Needs an API key with the `admin` scope: each message carries a recipient's live response link.
          */
         get: operations["outboxList"];
         put?: never;
@@ -1697,7 +1697,7 @@ export interface components {
                 preset?: "tomorrow" | "next_week" | "next_monday" | "next_tuesday" | "next_wednesday" | "next_thursday" | "next_friday" | "next_saturday" | "next_sunday" | "1h" | "2h" | "4h" | "1d" | "3d" | "1w";
                 timezone?: string;
             };
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             /**
              * @deprecated
@@ -1954,11 +1954,12 @@ export interface components {
         AlertChannel: {
             /** @constant */
             type: "email";
-            /** Format: email */
+            /** @description Masked for a key without the `write` scope (`j***@example.com`). */
             to: string;
         } | {
             /** @constant */
             type: "sms";
+            /** @description Masked for a key without the `write` scope (`+1******0100`). */
             to: string;
         } | {
             /** @enum {string} */
@@ -1971,6 +1972,7 @@ export interface components {
         } | {
             /** @constant */
             type: "webhook";
+            /** @description Masked for a key without the `write` scope: its origin only (`https://host/***`). */
             url: string;
             /** @description Whether a secret signs its alerts (the secret is never shown). */
             signed: boolean;
@@ -3710,7 +3712,7 @@ export interface components {
         /** @description Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original. */
         ReplayOptions: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             request?: {
@@ -3799,7 +3801,7 @@ export interface components {
         };
         SchedulePreviewRequest: {
             schedule?: components["schemas"]["Schedule"];
-            /** @description Exact ISO 8601 time; without an offset it is read in `timezone`. */
+            /** @description Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only). */
             scheduled_for?: string;
             timezone?: string;
             recurrence?: components["schemas"]["RecurrenceInput"];
@@ -3812,6 +3814,12 @@ export interface components {
             secret: string | null;
             /** @description When this secret was made (null: none). */
             created_at: string | null;
+            /** @description While a rotation overlaps: until when requests also carry a signature with the secret this one replaced (null: none). */
+            previous_expires_at: string | null;
+        };
+        SigningSecretRotate: {
+            /** @description How long requests carry a signature with the replaced secret too (default `24h`, at most `30d`; `0s` drops it at once, as after a leak). Deploy the new secret within it. Default: `"24h"`. */
+            overlap?: components["schemas"]["Duration"];
         };
         SkippedMeta: {
             /** @constant */
@@ -12705,7 +12713,8 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "secret": "string",
-                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "previous_expires_at": "2030-01-31T09:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -12772,7 +12781,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SigningSecretRotate"];
+            };
+        };
         responses: {
             /** @description Created */
             201: {
@@ -12787,13 +12801,23 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "secret": "string",
-                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "previous_expires_at": "2030-01-31T09:00:00.000Z"
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["SigningSecret"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */
@@ -14098,7 +14122,7 @@ export interface operations {
                      *           "channels": [
                      *             {
                      *               "type": "email",
-                     *               "to": "ada@example.com"
+                     *               "to": "string"
                      *             }
                      *           ],
                      *           "group_wait": "string",
@@ -14235,7 +14259,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -14371,7 +14395,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",
@@ -14515,7 +14539,7 @@ export interface operations {
                      *         "channels": [
                      *           {
                      *             "type": "email",
-                     *             "to": "ada@example.com"
+                     *             "to": "string"
                      *           }
                      *         ],
                      *         "group_wait": "string",

@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/src/app/accounts.js';
 import { AccountService } from '../../server/src/app/accounts.js';
-import { NotificationChannelService, TeamMemberService } from '../../server/src/app/approvals/directory.js';
+import {
+  NotificationChannelService,
+  TeamMemberService,
+} from '../../server/src/app/directory/chat-and-team.js';
 import { AuditService, recordAuditEvents } from '../../server/src/app/audit.js';
-import { ContactService } from '../../server/src/app/contacts.js';
+import { ContactService } from '../../server/src/app/directory/contacts.js';
 import { DomainService } from '../../server/src/app/domains/service.js';
 import { TemplateService } from '../../server/src/app/templates/service.js';
 import { auditHash, canonicalJson } from '../../server/src/domain/audit/chain.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../server/src/app/accounts.js';
 import { ChainEngine } from '../../server/src/app/chains/advance.js';
+import { approvalGates } from '../../server/src/app/approvals/gate.js';
 import { ChainService } from '../../server/src/app/chains/service.js';
 import type { ActionScheduler, ChainCallbacks } from '../../server/src/app/ports.js';
 import { lockAction, updateAction } from '../../server/src/persistence/actions.js';
@@ -51,6 +52,7 @@ describe('chain engine (in-process, fake clock)', () => {
       clock,
       callbacks,
       allowPrivateDestinations: true,
+      gates: approvalGates,
     });
     service = new ChainService(t.database, engine, callbacks, clock, { allowPrivateDestinations: true });
   });
@@ -206,6 +208,7 @@ describe('chain engine (in-process, fake clock)', () => {
         clock: () => now,
         callbacks: { enqueue: async () => undefined },
         allowPrivateDestinations: true,
+        gates: approvalGates,
       }),
       clock: () => now,
       // The back-off's error lines are expected here: a logger that keeps nothing.

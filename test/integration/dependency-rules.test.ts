@@ -50,6 +50,11 @@ const files: Record<string, string> = {
   'server/src/jobs/second-queue.ts': "import { PgBoss } from 'pg-boss';\nexport const x = PgBoss;\n",
   'server/src/http/reads-rows.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
   'server/src/domain/impure.ts': "import { rows } from '../persistence/rows.js';\nexport const x = rows;\n",
+  'server/src/app/approvals/gate.ts': 'export const gates = 1;\n',
+  'server/src/app/actions/create.ts':
+    "import { gates } from '../approvals/gate.js';\nexport const x = gates;\n",
+  'server/src/app/approvals/outcomes.ts':
+    "import { x } from '../actions/create.js';\nexport const granted = x;\n",
   'server/src/channels/knows-app.ts': "import { rule } from '../domain/rule.js';\nexport const x = rule;\n",
 
   // The console: the domain's pure tables are allowed; anything else of the server, or the database, is not.
@@ -96,6 +101,11 @@ describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', ()
     expect(fired('app/sends-http.ts')).toEqual(['app-has-no-adapters']);
     expect(fired('app/sends-mail.ts')).toEqual(['app-has-no-adapters']);
     expect(fired('app/runs-jobs.ts')).toEqual(['app-has-no-transport']);
+  });
+
+  it('app/actions/ never imports app/approvals/ (approvals build on the create core, not the other way)', () => {
+    expect(fired('app/actions/create.ts')).toEqual(['actions-never-import-approvals']);
+    expect(fired('app/approvals/outcomes.ts')).toEqual([]);
   });
 
   it('kysely and pg are seen under node_modules, and only persistence/ may import them', () => {

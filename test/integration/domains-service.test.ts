@@ -136,4 +136,58 @@ describe('domains in-process: thresholds by day and month, background checks', (
     expect(scheduled.length).toBe(before);
     expect(await service.get(accountId, d)).toMatchObject({ status: 'pending', next_check_at: null });
   });
+  it('verifying a registrable domain leaves its subdomains limited; verifying a host frees that host only', async () => {
+    const guard = destinationGuard({ perDay: 2, perMonth: 100 });
+    const at = now;
+    const send = (host: string) =>
+      t.database.transaction((db) =>
+        guard(db, accountId, `https://${host}/x`, at).then(
+          (counted) => (counted ? 'counted' : 'free'),
+          (e: unknown) => (e instanceof DestinationThresholdError ? 'refused' : Promise.reject(e)),
+        ),
+      );
+    probes.dns = null;
+    await service.verify(accountId, 'zone9.co.uk');
+    await service.check(accountId, 'zone9.co.uk');
+    expect((await service.get(accountId, 'zone9.co.uk')).status).toBe('verified');
+    // The verified domain itself is free; a subdomain is a host of its own, with its own threshold.
+    expect(await send('zone9.co.uk')).toBe('free');
+    expect([await send('a.zone9.co.uk'), await send('a.zone9.co.uk'), await send('a.zone9.co.uk')]).toEqual([
+      'counted',
+      'counted',
+      'refused',
+    ]);
+    await service.verify(accountId, 'a.zone9.co.uk');
+    await service.check(accountId, 'a.zone9.co.uk');
+    expect((await service.get(accountId, 'a.zone9.co.uk')).status).toBe('verified');
+    expect(await send('a.zone9.co.uk')).toBe('free');
+    // Another subdomain is not covered by its sibling's verification.
+    expect(await send('b.zone9.co.uk')).toBe('counted');
+
+    // Unverified zone: the registrable domain still counts every subdomain's sends (the abuse guard).
+    expect([
+      await send('a.flood9.co.uk'),
+      await send('b.flood9.co.uk'),
+      await send('c.flood9.co.uk'),
+    ]).toEqual(['counted', 'counted', 'refused']);
+  });
+
+  it("a callback's host: checked without counting at create, counted and never refused at send", async () => {
+    const guard = destinationGuard({ perDay: 1, perMonth: 100 });
+    const at = now;
+    const url = 'https://cb.callbacks9.test/hook';
+    const peek = () =>
+      guard(t.database.sql, accountId, url, at, { field: 'callback_url', peek: true }).then(
+        () => 'room',
+        (e: unknown) =>
+          e instanceof DestinationThresholdError ? Object.keys(e.errors)[0] : Promise.reject(e),
+      );
+    expect(await peek()).toBe('room');
+    expect(await peek()).toBe('room'); // a check counts nothing
+    const sendCallback = () =>
+      t.database.transaction((db) => guard(db, accountId, url, at, { always: true, unverified: true }));
+    for (let i = 0; i < 3; i++) expect(await sendCallback()).toBe(true);
+    expect((await service.get(accountId, 'cb.callbacks9.test')).usage.today).toBe(3);
+    expect(await peek()).toBe('callback_url');
+  });
 });

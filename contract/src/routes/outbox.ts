@@ -34,11 +34,14 @@ export const outboxContract = c.router({
       limit: z.coerce.number().int().min(1).max(1000).default(50),
     }),
     responses: { 200: z.object({ data: z.array(OutboxMessage) }), 404: ErrorBody, ...authErrors },
+    // Each message carries a live response link, which is a recipient's credential: never for read or write keys.
+    metadata: { scope: 'admin' } as const,
     summary: 'Messages kept in the outbox (development servers only)',
     description:
       "The account's messages that went to the outbox because their channel is not configured, newest first, with " +
       'the response link each carries: in development without SMTP, the way to the approval page. Only a server ' +
       'with NODE_ENV other than `production` answers it; a production server answers 404 (its operators read the ' +
-      'outbox with the admin verb `sched outbox list`).',
+      'outbox with the admin verb `sched outbox list`). Needs an API key with the `admin` scope: each message carries a ' +
+      "recipient's live response link.",
   },
 });

@@ -227,7 +227,8 @@ export const ActionCreateBody = z
     schedule: Schedule.optional(),
     intent: LegacyIntent.optional(),
     scheduled_for: TimestampInput.optional().meta({
-      description: 'Exact ISO 8601 time; without an offset it is read in `timezone`.',
+      description:
+        'Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only).',
     }),
     execute_at: TimestampInput.optional().meta({
       deprecated: true,
@@ -560,7 +561,8 @@ export const ReplayBody = z
   .object({
     schedule: Schedule.optional(),
     scheduled_for: TimestampInput.optional().meta({
-      description: 'Exact ISO 8601 time; without an offset it is read in `timezone`.',
+      description:
+        'Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only).',
     }),
     timezone: z.string().max(64).optional(),
     request: z

@@ -75,14 +75,25 @@ export const AlertChannelInput = z
   .meta({ id: 'AlertChannelInput', description: 'Where an alert goes.' });
 export type AlertChannelInput = z.infer<typeof AlertChannelInput>;
 
+/** What a key without the `write` scope reads of a channel's address, number or URL: masked (docs/security.md). */
+const MASKED_FOR_READ_KEYS = 'Masked for a key without the `write` scope';
+
 export const AlertChannel = z
   .discriminatedUnion('type', [
-    EmailChannel,
-    SmsChannel,
+    z.object({
+      type: z.literal('email'),
+      to: z.string().meta({ description: `${MASKED_FOR_READ_KEYS} (\`j***@example.com\`).` }),
+    }),
+    z.object({
+      type: z.literal('sms'),
+      to: z.string().meta({ description: `${MASKED_FOR_READ_KEYS} (\`+1******0100\`).` }),
+    }),
     ChatChannel,
     z.object({
       type: z.literal('webhook'),
-      url: z.string(),
+      url: z
+        .string()
+        .meta({ description: `${MASKED_FOR_READ_KEYS}: its origin only (\`https://host/***\`).` }),
       signed: z
         .boolean()
         .meta({ description: 'Whether a secret signs its alerts (the secret is never shown).' }),

@@ -8,7 +8,8 @@ export const SchedulePreviewBody = z
   .object({
     schedule: Schedule.optional(),
     scheduled_for: z.string().max(64).optional().meta({
-      description: 'Exact ISO 8601 time; without an offset it is read in `timezone`.',
+      description:
+        'Exact ISO 8601 time; without an offset it is UTC (`timezone` governs presets and recurrence only).',
     }),
     timezone: z.string().max(64).optional(),
     recurrence: Recurrence.optional(),

@@ -1,9 +1,13 @@
 import type { ActionCallbackEvent, ChainCallbackEvent, OperatorEventType } from '@sched/contract';
 import type { AlertMessage } from '../domain/alerts/message.js';
 import type { ApprovalMessage, ChannelTarget, DeliveryReceipt } from '../domain/approval/messages.js';
+import type { PreparedGate } from '../domain/approval/prepare.js';
+import type { Plan } from '../domain/quota/plans.js';
 import type { ActionRow } from '../persistence/actions.js';
+import type { NewRecipient } from '../persistence/approvals/recipients.js';
 import type { ChainRow } from '../persistence/chains.js';
 import type { Sql } from '../persistence/database.js';
+import type { StoredGate } from '../persistence/entities/stored.js';
 
 /**
  * The database as use cases see it: typed SQL (`sql`, on the current transaction) and a transaction helper; the
@@ -14,6 +18,31 @@ export interface Store {
   transaction<T>(fn: (db: Sql) => Promise<T>): Promise<T>;
   /** Reads in one snapshot: what several statements read shows one moment. */
   snapshot<T>(fn: (db: Sql) => Promise<T>): Promise<T>;
+}
+
+/** A gate resolved against the account's directory: the gate column's starting state and its recipients. */
+export interface ResolvedGate {
+  stored: StoredGate;
+  recipients: NewRecipient[];
+}
+
+/**
+ * What the create core and a retry need of approvals, so actions/ never imports approvals/ (approvals build on the
+ * create core, not the other way round). Implemented by app/approvals/gate.ts `approvalGates`.
+ */
+export interface ApprovalGates {
+  /**
+   * A prepared gate against the account's directory, refused when its channels' monthly allowance is spent: throws a
+   * ValidationError (422 paths under `gate.`) or a QuotaExceededError.
+   */
+  resolve(
+    db: Sql,
+    owner: { accountId: string; plan: Plan },
+    gate: PreparedGate,
+    now: Date,
+  ): Promise<ResolvedGate>;
+  /** The gate asks again from the start (a declined approval retried). */
+  reopen(db: Sql, row: ActionRow, now: Date): Promise<void>;
 }
 
 /**
@@ -202,6 +231,12 @@ export interface Outbound {
 }
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */
+/** The secrets one request of an account is signed with (app/signing-secrets.ts): its own, and during a rotation's
+ * overlap the account secret it replaced. */
+export interface RequestSigning {
+  secretsFor(accountId: string, own: string | null): Promise<string[]>;
+}
+
 export type Clock = () => Date;
 
 /**

@@ -4,11 +4,11 @@ import { ActionWaits } from '../app/actions/wait.js';
 import { ActionWatch } from '../app/actions/watch.js';
 import { GrantService } from '../app/grants/service.js';
 import { AlertRules } from '../app/alerts/rules.js';
-import { NotificationChannelService, TeamMemberService } from '../app/approvals/directory.js';
+import { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
 import { ResponseService } from '../app/approvals/respond.js';
 import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
-import { ContactService } from '../app/contacts.js';
+import { ContactService } from '../app/directory/contacts.js';
 import { QuotaService } from '../app/quota.js';
 import { AuditService } from '../app/audit.js';
 import { Reassignments } from '../app/approvals/reassign.js';
@@ -45,6 +45,7 @@ export async function startApi(
   const { actions } = ctx;
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
+    countDestination: ctx.countDestination,
   });
   const watch = new ActionWatch({ channel: ACTION_CHANGED_CHANNEL, feed: () => ctx.listen.get() });
   const actionWaits = new ActionWaits({ actions, watch, clock, timers: ctx.timers });
@@ -119,6 +120,9 @@ export async function startApi(
     validateResponses: config.env !== 'production',
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
+    docs: config.docs,
+    siteUrl: ctx.publicUrl,
+    production: config.env === 'production',
     timeouts: {
       requestMs: config.httpRequestTimeoutMs,
       connectionMs: config.httpConnectionTimeoutMs,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { type PauseDeps, PauseService } from '../app/actions/pause.js';
 import { ActionReplays } from '../app/actions/replay.js';
 import { ActionService } from '../app/actions/service.js';
+import { approvalGates } from '../app/approvals/gate.js';
 import { AccountService } from '../app/accounts.js';
 import { ChainEngine } from '../app/chains/advance.js';
 import { systemClock, systemTimers } from '../app/clock.js';
@@ -138,6 +139,7 @@ export async function buildContext(
     counters: db.counters,
     countDestination,
     waits,
+    gates: approvalGates,
   });
   return {
     ...base,
@@ -168,6 +170,7 @@ export async function buildContext(
       clock,
       allowPrivateDestinations: config.allowPrivateDestinations,
       countDestination,
+      gates: approvalGates,
       view: (db, row) => actions.view(db, row),
     }),
     domains: new DomainService({
@@ -186,6 +189,7 @@ export async function buildContext(
         clock,
         allowPrivateDestinations: config.allowPrivateDestinations,
         countDestination,
+        gates: approvalGates,
       }),
   };
 }

@@ -80,6 +80,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     countDestination: ctx.countDestination,
     operatorEvents: ctx.operatorEvents,
     lateness: ctx.alertWatch,
+    signing: ctx.accounts.signing,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
@@ -88,6 +89,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     outbound,
     waits,
     clock,
+    signing: ctx.accounts.signing,
     events: {
       attempted: (outcome, failure) => {
         metrics.callbacks.inc({ outcome });

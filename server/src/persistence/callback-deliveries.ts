@@ -80,7 +80,8 @@ export async function findCallback(
             .selectFrom('domains as d')
             .select('d.domain')
             .whereRef('d.account_id', '=', 'c.account_id')
-            .where(sql<boolean>`d.domain = any(c.destination_names)`)
+            // The host itself: verifying its registrable domain does not cover it.
+            .where(sql<boolean>`d.domain = c.destination_names[1]`)
             .where('d.verified', '=', true),
         )
         .as('destination_verified'),

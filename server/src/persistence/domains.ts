@@ -1,6 +1,11 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import { type DomainLimits, type VerificationMethod, withinLimits } from '../domain/domains/rules.js';
+import {
+  type DomainLimits,
+  type StoredUse,
+  type VerificationMethod,
+  withinLimits,
+} from '../domain/domains/rules.js';
 import type { Sql, Tables } from './database.js';
 
 /** A `domains` row (persistence/entities/domain.ts). */
@@ -14,7 +19,16 @@ export type DomainRow = Selectable<Tables['domains']>;
  */
 export async function countDomainUse(
   db: Sql,
-  u: { accountId: string; domain: string; day: Date; month: Date; now: Date; limits: DomainLimits },
+  u: {
+    accountId: string;
+    domain: string;
+    day: Date;
+    month: Date;
+    now: Date;
+    limits: DomainLimits;
+    /** Counted whatever the counts: a send whose action was accepted (a callback) is never refused. */
+    always?: boolean;
+  },
 ): Promise<boolean> {
   // A period older than the stored one (a process whose clock lags) counts in the stored one.
   const dayCount = sql<number>`case when excluded.day_start <= domains.day_start then domains.day_count + 1 else 1 end`;
@@ -42,7 +56,9 @@ export async function countDomainUse(
           removed_at: null,
         })
         .where(
-          sql<boolean>`domains.verified or (${dayCount} <= ${u.limits.perDay} and ${monthCount} <= ${u.limits.perMonth})`,
+          u.always
+            ? sql<boolean>`true`
+            : sql<boolean>`domains.verified or (${dayCount} <= ${u.limits.perDay} and ${monthCount} <= ${u.limits.perMonth})`,
         ),
     )
     .returning(['verified', 'day_count', 'month_count'])
@@ -50,8 +66,35 @@ export async function countDomainUse(
   // A first insert is not checked by the conflict clause.
   return (
     row !== undefined &&
-    (row.verified || withinLimits({ day: row.day_count, month: row.month_count }, u.limits))
+    (u.always || row.verified || withinLimits({ day: row.day_count, month: row.month_count }, u.limits))
   );
+}
+
+/**
+ * The stored counts of `domain` for the account, removed or not (removing a domain keeps its counts), and whether it
+ * is verified; null when the account never sent to it. A plain read: a check before a create, no lock.
+ */
+export async function domainUse(
+  db: Sql,
+  accountId: string,
+  domain: string,
+): Promise<{ verified: boolean; use: StoredUse } | null> {
+  const row = await db
+    .selectFrom('domains')
+    .select(['verified', 'day_start', 'day_count', 'month_start', 'month_count'])
+    .where('account_id', '=', accountId)
+    .where('domain', '=', domain)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    verified: row.verified,
+    use: {
+      dayStart: row.day_start,
+      dayCount: row.day_count,
+      monthStart: row.month_start,
+      monthCount: row.month_count,
+    },
+  };
 }
 
 /** Whether the account has verified `domain` (a plain read: no lock, so verified hosts never queue on the row). */

@@ -23,6 +23,23 @@ export async function countHits(db: Sql, windows: WindowHit[], weight = 1): Prom
   return new Map(rows.map((r) => [r.bucket, r.hits]));
 }
 
+/** The hits counted so far in each window that exists (a plain read: a check before a create, no lock). */
+export async function windowHits(db: Sql, windows: Omit<WindowHit, 'end'>[]): Promise<Map<string, number>> {
+  const { rows } = await sql<{ bucket: string; hits: number }>`
+    select w.bucket, w.hits from rate_limit_windows w
+      join unnest(${windows.map((w) => w.bucket)}::text[], ${windows.map((w) => w.start)}::timestamptz[]) as t(b, s)
+        on w.bucket = t.b and w.window_start = t.s`.execute(db);
+  return new Map(rows.map((r) => [r.bucket, r.hits]));
+}
+
+/** Takes back `weight` hits counted by countHits in these windows (never below zero; a window gone stays gone). */
+export async function refundHits(db: Sql, windows: WindowHit[], weight = 1): Promise<void> {
+  await sql`
+    update rate_limit_windows r set hits = greatest(r.hits - ${weight}::int, 0)
+      from unnest(${windows.map((w) => w.bucket)}::text[], ${windows.map((w) => w.start)}::timestamptz[]) as t(b, s)
+     where r.bucket = t.b and r.window_start = t.s`.execute(db);
+}
+
 /** The holder of a live API key, as authentication needs it. */
 export interface KeyHolder {
   key_id: string;

@@ -28,7 +28,7 @@ export function configureActionsCreateCommand(actions: Command): void {
     .option('--url <url>', 'where to send the request (required without --from-file)')
     .option('--from-file <file>', 'NDJSON, one create body per line (- for stdin): all created or none')
     .option('--in <duration>', 'send after a wait: 30s, 10m, 2h, 7d, 1w')
-    .option('--at <time>', 'send at an ISO 8601 time (without an offset: in --timezone)')
+    .option('--at <time>', 'send at an ISO 8601 time (without an offset: UTC)')
     .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
     .option('--method <method>', `HTTP method: ${METHODS.join(', ')} (default POST)`)
     .option('--header <header>', "request header 'Name: value' (repeatable)", collectOption)
@@ -36,7 +36,7 @@ export function configureActionsCreateCommand(actions: Command): void {
     .option('--body-file <file>', 'read the JSON request body from a file (- for stdin)')
     .option('--name <name>', 'a name (generated when omitted)')
     .option('--description <text>')
-    .option('--timezone <iana>', 'timezone for presets and --at without an offset, e.g. Europe/Berlin')
+    .option('--timezone <iana>', 'timezone for presets and --every, e.g. Europe/Berlin')
     .option('--idempotency-key <key>', 'answer with the live action holding this key instead of creating')
     .option('--dedup-key <key>', 'dedup key (repeatable)', collectOption)
     .addOption(

@@ -10,7 +10,7 @@ export function configureActionsReplayCommand(actions: Command): void {
     .description('make a NEW action from a finished one (executed, failed, expired, cancelled)')
     .option('--in <duration>', 'due after this wait (default: now)')
     .option('--at <time>', 'due at this ISO 8601 time')
-    .option('--timezone <tz>', 'IANA timezone for --at without an offset')
+    .option('--timezone <tz>', 'IANA timezone of the replay (for --in presets and its recurrence)')
     .option('--header <header>', "replace the request headers: 'Name: value' (repeatable)", collectOption)
     .option('--body <json>', 'replace the JSON request body')
     .action(

@@ -49,7 +49,7 @@ describe('buildCreateBody', () => {
     });
   });
 
-  it('--at is scheduled_for, kept as typed (an offset-less time is read in --timezone by the server)', () => {
+  it('--at is scheduled_for, kept as typed (the server reads an offset-less time as UTC)', () => {
     expect(buildCreateBody({ url, at: '2030-01-31T09:00:00' })).toMatchObject({
       scheduled_for: '2030-01-31T09:00:00',
     });

@@ -259,7 +259,7 @@ export function positiveInt(flag: string, text: string): number {
   return Number(text);
 }
 
-/** An ISO 8601 time; without an offset the server reads it in `--timezone` (default UTC), so keep it as typed. */
+/** An ISO 8601 time, kept as typed: the server reads one without an offset as UTC (docs/actions.md). */
 export function isoTime(flag: string, text: string): string {
   if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(Date.parse(text)))
     throw new UsageError(`${flag} must be an ISO 8601 time such as 2030-01-31T09:00:00Z, got '${text}'`);

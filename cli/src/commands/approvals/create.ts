@@ -23,9 +23,9 @@ export function configureApprovalsCreateCommand(approvals: Command): void {
     )
     .requiredOption('--message <text>', 'the question, at most 5000 characters')
     .option('--in <duration>', 'ask after a wait: 30s, 10m, 2h, 7d, 1w')
-    .option('--at <time>', 'ask at an ISO 8601 time (without an offset: in --timezone)')
+    .option('--at <time>', 'ask at an ISO 8601 time (without an offset: UTC)')
     .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
-    .option('--timezone <iana>', 'timezone for presets and --at without an offset')
+    .option('--timezone <iana>', 'timezone for presets and recurrence')
     .option('--timeout <duration>', 'how long the links answer (default 7d)')
     .addOption(new Option('--on-timeout <what>', 'what a timeout does (default cancel)').choices(ON_TIMEOUT))
     .addOption(

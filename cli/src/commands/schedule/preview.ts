@@ -40,7 +40,7 @@ export function configureSchedulePreviewCommand(schedule: Command): void {
     .command('preview')
     .description('list when a schedule runs (calendar times), with DST gaps and folds and warnings')
     .option('--in <duration>', 'after a wait: 30s, 10m, 2h, 7d, 1w')
-    .option('--at <time>', 'at an ISO 8601 time (without an offset: in --timezone)')
+    .option('--at <time>', 'at an ISO 8601 time (without an offset: UTC)')
     .option('--preset <preset>', 'tomorrow, next_week, next_monday ... next_sunday, 1h, 2h, 4h, 1d, 3d, 1w')
     .option('--timezone <iana>', 'e.g. America/New_York (default UTC)')
     .option('--every <interval>', 'repeat: 15m, 1h, 1d, 1w, 1M (months)')

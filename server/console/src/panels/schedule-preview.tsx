@@ -86,7 +86,7 @@ export function SchedulePreviewPanel() {
         {when === 'scheduled_for' && (
           <label>
             Time (ISO 8601)
-            <input name="scheduled_for" required placeholder="2027-03-14T02:30:00" />
+            <input name="scheduled_for" required placeholder="2027-03-14T02:30:00-05:00" />
           </label>
         )}
         <label>

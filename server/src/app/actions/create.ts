@@ -7,11 +7,9 @@ import { insertRecipients } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
 import { timeOrderedId } from '../../persistence/ids.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
-import { type GateResolution, resolveGate } from '../approvals/gate.js';
 import type { CountDestination } from '../domains/guard.js';
-import { ValidationError } from '../errors.js';
-import type { ActionScheduler } from '../ports.js';
-import { assertChannelAllowances, QuotaExceededError } from '../quota.js';
+import type { ActionScheduler, ApprovalGates, ResolvedGate } from '../ports.js';
+import { QuotaExceededError } from '../quota.js';
 import type { PreparedAction } from './prepare.js';
 
 /**
@@ -53,9 +51,6 @@ export interface CreateCoreDeps {
   /** The destination-domain threshold (app/domains/guard.ts); unset (unit tests) counts nothing. */
   countDestination?: CountDestination | undefined;
 }
-
-/** A gate resolved against the account's directory, as the create writes it. */
-export type ResolvedGate = Extract<GateResolution, { ok: true }>;
 
 export interface NewActionInput {
   /** The post-approval request (no plan checks) needs only the account. */
@@ -146,13 +141,9 @@ export async function resolveActionGate(
   owner: ActionOwner,
   p: PreparedAction,
   now: Date,
+  gates: ApprovalGates,
 ): Promise<ResolvedGate | null> {
-  if (!p.gate) return null;
-  const gate = await resolveGate(db, owner.accountId, owner.plan, p.gate);
-  if (!gate.ok) throw new ValidationError(gate.errors);
-  const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
-  await assertChannelAllowances(db, owner.accountId, owner.plan, channels, now);
-  return gate;
+  return p.gate ? gates.resolve(db, owner, p.gate, now) : null;
 }
 
 /**
@@ -209,9 +200,9 @@ export async function writeNewAction(
 export async function createAction(
   db: Sql,
   input: Omit<NewActionInput, 'gate' | 'owner'> & { owner: ActionOwner },
-  deps: CreateCoreDeps,
+  deps: CreateCoreDeps & { gates: ApprovalGates },
 ): Promise<ActionRow> {
-  const gate = await resolveActionGate(db, input.owner, input.action, input.now);
+  const gate = await resolveActionGate(db, input.owner, input.action, input.now, deps.gates);
   return writeNewAction(db, { ...input, gate }, deps);
 }
 

@@ -10,7 +10,7 @@ import {
   updateAction,
 } from '../../persistence/actions.js';
 import { recordAudit } from '../audit.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
@@ -161,7 +161,7 @@ export async function pauseAction(
   });
   if (end.until) await deps.timers.resumeAt(tx, row.id, end.until, pause.paused_at);
   const when = end.until ? `until ${end.until.toISOString()}` : 'indefinitely';
-  await addReminderEvents(tx, row.id, [
+  await addToTimeline(tx, row.id, [
     { type: REMINDER_EVENT.paused, actor: null, notes: timelineNote(`paused ${when}`, note, source) },
   ]);
   await deps.callbacks.enqueue(tx, row, 'action.paused', {
@@ -289,7 +289,7 @@ async function resumeRow(
   const updated = await updateAction(tx, row.id, { ...changes, status });
   if (dueAt) await deps.scheduler.schedule(tx, row.id, dueAt);
   if (gateRunning && status !== 'expired') await rearmGateTimers(deps, tx, row.id, changes.gate!, now);
-  await addReminderEvents(tx, row.id, [
+  await addToTimeline(tx, row.id, [
     {
       type: REMINDER_EVENT.resumed,
       actor: null,

@@ -7,8 +7,8 @@ import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
 import type { Principal } from '../accounts.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, Clock, Store } from '../ports.js';
-import type { CountDestination } from '../domains/guard.js';
+import type { ActionScheduler, ApprovalGates, Clock, Store } from '../ports.js';
+import { type CountDestination, checkCallbackHost } from '../domains/guard.js';
 import { createAction } from './create.js';
 import { prepareAction } from './prepare.js';
 
@@ -18,6 +18,7 @@ export interface ReplayDeps {
   clock: Clock;
   allowPrivateDestinations: boolean;
   countDestination?: CountDestination | undefined;
+  gates: ApprovalGates;
   /** The action as `GET /actions/{id}` shows it, read in the transaction that made it. */
   view: (db: Sql, row: ActionRow) => Promise<Action>;
 }
@@ -132,10 +133,13 @@ export class ActionReplays {
       allowPrivateDestinations: this.p.allowPrivateDestinations,
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
+    await checkCallbackHost(this.p.countDestination, db, owner.accountId, prepared.action.callbackUrl, now, {
+      field: 'callback_url',
+    });
     const created = await createAction(
       db,
       { owner, action: prepared.action, origin: { kind: 'request' }, now },
-      { scheduler: this.p.scheduler, countDestination: this.p.countDestination },
+      { scheduler: this.p.scheduler, countDestination: this.p.countDestination, gates: this.p.gates },
     );
     return markReplay(db, created.id, row.id);
   }

@@ -5,6 +5,7 @@ import {
   type ActionStats,
   type ActionSummary,
 } from '@sched/contract';
+import { auditUrl } from '../../domain/audit/details.js';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { assertTransition, isCancellable } from '../../domain/action/states.js';
 import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
@@ -31,22 +32,20 @@ import {
 import { bulkEventsOf } from '../../persistence/bulk-operations.js';
 import { attachmentsOf } from '../../persistence/approvals/attachments.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
-import { reminderEventsOf } from '../../persistence/approvals/reminder-events.js';
+import { timelineOf } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
-import { reopenGate } from '../approvals/outcomes.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
-import { type CountDestination, isUncountedDestination } from '../domains/guard.js';
+import { type CountDestination, checkCallbackHost, isUncountedDestination } from '../domains/guard.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
 import { auditBatch, auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { keysetCursor, type Page, pageOf, pageWindow, parseKeysetCursor } from '../pagination.js';
-import type { ActionScheduler, Clock, Store } from '../ports.js';
+import type { ActionScheduler, ApprovalGates, Clock, ResolvedGate, Store } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Waits } from '../waits.js';
 import {
   type ActionOrigin,
   newActionRow,
-  type ResolvedGate,
   resolveActionGate,
   takeActionQuota,
   writeNewAction,
@@ -114,6 +113,8 @@ export class ActionService {
       countDestination?: CountDestination;
       /** Places a series' next occurrences in real time (SCHED_TIME_SCALE); unscaled when absent. */
       waits?: Waits;
+      /** An approval's gate: resolved at create, reopened at retry (app/approvals/gate.ts). */
+      gates: ApprovalGates;
     },
   ) {}
 
@@ -139,10 +140,14 @@ export class ActionService {
     const accountId = principal.accountId;
     const owner = { accountId, plan: principal.plan };
     // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
-    const gate = await resolveActionGate(this.store.sql, owner, p, now);
+    const gate = await resolveActionGate(this.store.sql, owner, p, now, this.options.gates);
 
     // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold.
     const source = sendSourceOf(principal);
+    await checkCallbackHost(this.options.countDestination, this.store.sql, accountId, p.callbackUrl, now, {
+      field: 'callback_url',
+      source,
+    });
     const guard = p.request ? this.options.countDestination : undefined;
     const work = {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
@@ -274,7 +279,18 @@ export class ActionService {
     const gates: (ResolvedGate | null)[] = [];
     for (const [i, p] of prepared.entries()) {
       try {
-        gates.push(await resolveActionGate(this.store.sql, owner, p, now));
+        await checkCallbackHost(
+          this.options.countDestination,
+          this.store.sql,
+          accountId,
+          p.callbackUrl,
+          now,
+          {
+            field: 'callback_url',
+            source: sendSourceOf(principal),
+          },
+        );
+        gates.push(await resolveActionGate(this.store.sql, owner, p, now, this.options.gates));
       } catch (e) {
         if (!(e instanceof ValidationError)) throw e;
         underItem(i, e.errors);
@@ -546,7 +562,7 @@ export class ActionService {
       updated_at: now,
     });
     // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
-    if (row.mode === 'approval') await reopenGate(db, row, now);
+    if (row.mode === 'approval') await this.options.gates.reopen(db, row, now);
     await this.scheduler.schedule(db, row.id, now);
     await recordAudit(db, row.account_id, {
       action: 'action.retry',
@@ -624,7 +640,7 @@ export class ActionService {
     // The newest attempts only, one more than shown to tell whether older ones exist.
     const [newest, events, replays, bulkOperations] = await Promise.all([
       attemptPage(db, row.id, { limit: ACTION_VIEW_ATTEMPTS + 1 }),
-      reminderEventsOf(db, row.id),
+      timelineOf(db, row.id),
       replaysOf(db, row.id),
       bulkEventsOf(db, row.id),
     ]);
@@ -659,7 +675,8 @@ function createdRecord(row: Pick<NewAction, 'id' | 'name' | 'mode' | 'scheduled_
       name: row.name,
       mode: row.mode,
       scheduled_for: row.scheduled_for.toISOString(),
-      ...(row.request ? { method: row.request.method, url: row.request.url } : {}),
+      // Without its query or user info, where tokens travel (`?key=`); headers and body never.
+      ...(row.request ? { method: row.request.method, url: auditUrl(row.request.url) } : {}),
     },
   };
 }

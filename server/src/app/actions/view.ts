@@ -8,12 +8,12 @@ import {
 } from '@sched/contract';
 import { isTerminal } from '../../domain/action/states.js';
 import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
-import { shownHeaders } from '../../domain/auth/api-key.js';
+import { shownAddress, shownHeaders, shownText, shownUrl } from '../../domain/auth/api-key.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { DeliveryFigures, FailingUrl } from '../../persistence/stats.js';
-import type { ReminderEvent } from '../../persistence/approvals/reminder-events.js';
+import type { TimelineEvent } from '../../persistence/timeline.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
 
@@ -89,7 +89,7 @@ const NO_HISTORY: ActionHistory = { replays: [], bulkOperations: [] };
 /** What an approval action's view adds: its recipients, timeline and attachments. */
 export interface GateDetails {
   recipients: Recipient[];
-  events: ReminderEvent[];
+  events: TimelineEvent[];
   attachments: AttachmentMeta[];
 }
 
@@ -148,7 +148,7 @@ export function actionView(
         : null,
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: shownRequest(r.request, credentials),
-    callback_url: r.callback_url,
+    callback_url: r.callback_url === null ? null : shownUrl(r.callback_url, credentials),
     signed: r.webhook_secret !== null,
     coordination: r.coordination,
     gate: r.gate
@@ -197,11 +197,11 @@ export function actionView(
     reminder_events: details.events.map((e) => ({
       id: e.id,
       event_type: e.event_type,
-      actor_email: e.actor_email,
-      notes: e.notes,
+      actor_email: shownAddress(e.actor_email, credentials),
+      notes: shownText(e.notes, credentials),
       created_at: e.created_at.toISOString(),
     })),
-    recipients: details.recipients.map(recipientView),
+    recipients: details.recipients.map((x) => recipientView(x, credentials)),
     last_error: r.last_error,
     last_attempt: lastAttempt(r),
     replay_of: r.replay_of,
@@ -255,14 +255,15 @@ export function statsView(
 }
 
 /** A recipient as the API shows it (an action's `recipients`, the pending list). */
-export function recipientView(x: Recipient): RecipientView {
+export function recipientView(x: Recipient, credentials: boolean): RecipientView {
   return {
     id: x.id,
-    email: x.address,
+    // Without `write`, addresses and numbers are masked (a channel's name stays); docs/security.md.
+    email: shownAddress(x.address, credentials),
     status: x.status,
     responded_at: x.responded_at?.toISOString() ?? null,
     response_comment: x.response_comment,
-    display_name: x.display_name,
+    display_name: shownAddress(x.display_name, credentials),
     role: x.role,
     channels: [...new Set(x.targets.map((t) => t.channel))],
     reassigned_from: x.reassigned_from,

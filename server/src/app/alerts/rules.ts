@@ -102,14 +102,27 @@ export class AlertRules {
     return ruleView(row, []);
   }
 
-  async list(accountId: string, q: { page: number; per_page: number }): Promise<Page<AlertRuleSummary>> {
+  /** `credentials`: whether the caller's key has `write` (else channel URLs and addresses are masked). */
+  async list(
+    accountId: string,
+    q: { page: number; per_page: number },
+    credentials = true,
+  ): Promise<Page<AlertRuleSummary>> {
     const { total, rows } = await listAlertRules(this.deps.store.sql, accountId, pageWindow(q));
-    return pageOf(rows.map(ruleSummary), total, q);
+    return pageOf(
+      rows.map((r) => ruleSummary(r, credentials)),
+      total,
+      q,
+    );
   }
 
-  async get(accountId: string, id: string): Promise<AlertRule> {
+  async get(accountId: string, id: string, credentials = true): Promise<AlertRule> {
     const row = await this.load(this.deps.store.sql, accountId, id);
-    return ruleView(row, await recentNotifications(this.deps.store.sql, row.id, RECENT_NOTIFICATIONS));
+    return ruleView(
+      row,
+      await recentNotifications(this.deps.store.sql, row.id, RECENT_NOTIFICATIONS),
+      credentials,
+    );
   }
 
   /**

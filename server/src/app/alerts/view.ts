@@ -9,11 +9,22 @@ import {
 import { lateAfterOf } from '../../domain/alerts/definition.js';
 import { ruleStateOf } from '../../domain/alerts/rules.js';
 import type { AlertNotificationRow, AlertRuleRow } from '../../persistence/alerts.js';
+import { shownAddress, shownUrl } from '../../domain/auth/api-key.js';
 
-/** A channel as views show it: a webhook's secret never, only whether there is one. */
-function channelView(c: AlertChannelInput): AlertChannel {
-  if (c.type !== 'webhook') return c;
-  return { type: 'webhook', url: c.url, signed: c.secret !== undefined };
+/**
+ * A channel as views show it: a webhook's secret never, only whether there is one. Without `credentials` (a key
+ * without `write`) its URL shows its origin only (a path may carry a token) and an address or number is masked.
+ */
+function channelView(c: AlertChannelInput, credentials: boolean): AlertChannel {
+  switch (c.type) {
+    case 'webhook':
+      return { type: 'webhook', url: shownUrl(c.url, credentials), signed: c.secret !== undefined };
+    case 'email':
+    case 'sms':
+      return { ...c, to: shownAddress(c.to, credentials) };
+    default:
+      return c;
+  }
 }
 
 export function notificationView(n: AlertNotificationRow): AlertNotification {
@@ -31,7 +42,7 @@ export function notificationView(n: AlertNotificationRow): AlertNotification {
   };
 }
 
-export function ruleSummary(row: AlertRuleRow): AlertRuleSummary {
+export function ruleSummary(row: AlertRuleRow, credentials = true): AlertRuleSummary {
   const state = ruleStateOf(row.state);
   return {
     id: row.id,
@@ -40,7 +51,7 @@ export function ruleSummary(row: AlertRuleRow): AlertRuleSummary {
     events: row.events,
     filter: row.filter,
     threshold: row.threshold,
-    channels: row.channels.map(channelView),
+    channels: row.channels.map((c) => channelView(c, credentials)),
     group_wait: row.group_wait ?? ALERT_DEFAULTS.group_wait,
     repeat_every: row.repeat_every ?? ALERT_DEFAULTS.repeat_every,
     late_after: lateAfterOf(row),
@@ -54,6 +65,6 @@ export function ruleSummary(row: AlertRuleRow): AlertRuleSummary {
   };
 }
 
-export function ruleView(row: AlertRuleRow, recent: AlertNotificationRow[]): AlertRule {
-  return { ...ruleSummary(row), recent_notifications: recent.map(notificationView) };
+export function ruleView(row: AlertRuleRow, recent: AlertNotificationRow[], credentials = true): AlertRule {
+  return { ...ruleSummary(row, credentials), recent_notifications: recent.map(notificationView) };
 }

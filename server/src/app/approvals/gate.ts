@@ -1,5 +1,5 @@
 import { isChatChannel } from '../../domain/approval/messages.js';
-import type { PreparedGate } from '../actions/prepare.js';
+import type { PreparedGate } from '../../domain/approval/prepare.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import type { Sql } from '../../persistence/database.js';
@@ -9,7 +9,11 @@ import {
   resolveEscalationContacts,
   resolveRecipients,
   sqlDirectory,
-} from './recipients.js';
+} from '../directory/recipients.js';
+import { ValidationError } from '../errors.js';
+import type { ApprovalGates } from '../ports.js';
+import { assertChannelAllowances } from '../quota.js';
+import { reopenGate } from './outcomes.js';
 
 export type GateResolution =
   | { ok: true; stored: StoredGate; recipients: ResolvedRecipient[] }
@@ -20,12 +24,7 @@ export type GateResolution =
  * gate column's starting state. Every unknown reference is reported at once (422 paths under `gate.`). One rule
  * for `POST /actions` and a chain's gated step.
  */
-export async function resolveGate(
-  db: Sql,
-  accountId: string,
-  plan: Plan,
-  g: PreparedGate,
-): Promise<GateResolution> {
+async function resolveGate(db: Sql, accountId: string, plan: Plan, g: PreparedGate): Promise<GateResolution> {
   const directory = sqlDirectory(db, accountId);
   const slackTeamsAllowed = planLimits(plan).slackTeams;
   const resolved = await resolveRecipients(g.recipients, {
@@ -83,3 +82,15 @@ export async function resolveGate(
     },
   };
 }
+
+/** The approvals port of the create core and of a retry (app/ports.ts `ApprovalGates`). */
+export const approvalGates: ApprovalGates = {
+  async resolve(db, owner, g, now) {
+    const gate = await resolveGate(db, owner.accountId, owner.plan, g);
+    if (!gate.ok) throw new ValidationError(gate.errors);
+    const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
+    await assertChannelAllowances(db, owner.accountId, owner.plan, channels, now);
+    return gate;
+  },
+  reopen: (db, row, now) => reopenGate(db, row, now),
+};

@@ -24,7 +24,7 @@ export interface PendingQuery {
 export class PendingApprovals {
   constructor(private readonly deps: { store: Store; clock: Clock; waits?: Waits | undefined }) {}
 
-  async list(accountId: string, q: PendingQuery): Promise<Page<ApprovalSummary>> {
+  async list(accountId: string, q: PendingQuery, credentials = true): Promise<Page<ApprovalSummary>> {
     const status = parseActionStatus(q.status ?? 'awaiting_response');
     if (status === null) throw ValidationError.field('status', `'${q.status}' is not an action status`);
     const within = this.deps.waits ? this.deps.waits.wait(OVERDUE_WITHIN_MS) : OVERDUE_WITHIN_MS;
@@ -52,7 +52,7 @@ export class PendingApprovals {
         expires_at: r.gate?.expires_at ?? null,
         reminders_sent: r.gate?.reminders_sent ?? 0,
         overdue: r.overdue,
-        recipients: (await recipientsOf(db, r.id)).map(recipientView),
+        recipients: (await recipientsOf(db, r.id)).map((x) => recipientView(x, credentials)),
         created_at: r.created_at.toISOString(),
       })),
     );

@@ -2,7 +2,8 @@ import { RECIPIENT_ROLE, type ReassignBody, REMINDER_EVENT } from '@sched/contra
 import { isOnGate, namedBy, reassignRefusal, requiredAfterReassign } from '../../domain/approval/reassign.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import { findAction } from '../../persistence/actions.js';
-import { type StoredGate, updateGate } from '../../persistence/approvals/gates.js';
+import { updateGate } from '../../persistence/approvals/gates.js';
+import type { StoredGate } from '../../persistence/entities/stored.js';
 import {
   findRecipient,
   insertRecipients,
@@ -10,10 +11,11 @@ import {
   type Recipient,
   recipientsOf,
 } from '../../persistence/approvals/recipients.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import type { ActionOwner } from '../actions/create.js';
 import { recordAudit } from '../audit.js';
+import { recipientReference } from '../../domain/audit/details.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Clock, GateTimers, Store } from '../ports.js';
 import { assertChannelAllowances } from '../quota.js';
@@ -22,7 +24,7 @@ import {
   resolveEscalationContacts,
   resolveRecipients,
   sqlDirectory,
-} from './recipients.js';
+} from '../directory/recipients.js';
 
 /**
  * `POST /v1/actions/{id}/recipients/{recipient_id}/reassign`: hands a recipient who has not answered over to someone
@@ -89,7 +91,7 @@ export class Reassignments {
       await updateGate(tx, row.id, patch, {}, now);
 
       const reason = input.reason?.trim() || null;
-      await addReminderEvents(tx, row.id, [
+      await addToTimeline(tx, row.id, [
         {
           type: REMINDER_EVENT.reassigned,
           actor: null,
@@ -100,10 +102,10 @@ export class Reassignments {
         action: 'approval.reassigned',
         resource: { type: 'action', id: row.id },
         details: {
+          // By id and reference, never by address (docs/audit.md).
           recipient_id: old.id,
-          from: old.address,
           to_recipient_id: added!.id,
-          to: next.address,
+          ...(recipientReference(next.reference) !== undefined && { to: next.reference }),
           role: old.role,
           required: requiredNow.some((q) => namedBy(next, q)),
           reason,

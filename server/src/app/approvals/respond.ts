@@ -22,12 +22,11 @@ import {
   recipientsOf,
   recordAnswer,
 } from '../../persistence/approvals/recipients.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import { recordAudit } from '../audit.js';
-import { type QuorumDecision, type QuorumVoter, quorumDecision } from '../../domain/approval/quorum.js';
-import { isOnGate, namedBy } from '../../domain/approval/reassign.js';
+import { type GateDecision, gateDecision, isRequester, onGate } from '../../domain/approval/decision.js';
+import { recipientReference } from '../../domain/audit/details.js';
 import { commentRefusal } from '../../domain/approval/comment-policy.js';
-import type { StoredGate } from '../../persistence/approvals/gates.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
@@ -100,11 +99,11 @@ export class ResponseService {
     ]);
     const gate = action.gate!;
     if (isRequester(gate, recipient)) throw new RequesterError(action.name);
-    const required = recipients.filter((r) => r.role === RECIPIENT_ROLE.recipient && isOnGate(r));
-    const decision = quorumOfGate(gate, recipients);
+    const required = onGate(recipients);
+    const decision = gateDecision(gate, recipients, { kind: 'standing' });
     return {
       quorum:
-        decision && decision.kind === 'waiting'
+        gate.confirmation_mode === CONFIRMATION_MODE.quorum && decision.kind === 'waiting'
           ? {
               confirmed: recipients.filter(
                 (r) =>
@@ -113,7 +112,7 @@ export class ResponseService {
                   !isRequester(gate, r),
               ).length,
               min: gate.min_approvals!,
-              needed: decision.approvalsNeeded,
+              needed: decision.approvalsNeeded ?? 0,
             }
           : null,
       action,
@@ -199,58 +198,17 @@ export class ResponseService {
           now,
         );
         await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
-      } else if (input.decision === 'decline' && gate.confirmation_mode === CONFIRMATION_MODE.quorum) {
-        // A quorum gate declines only once the quorum can no longer be reached (domain/approval/quorum.ts).
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
-        const decision = quorumOfGate(gate, await recipientsOf(tx, action.id))!;
-        if (decision.kind === 'declined') {
-          status = assertTransition(action.status, 'decline');
-          await updateGate(
-            tx,
-            action.id,
-            {},
-            {
-              status,
-              next_attempt_at: null,
-              last_error:
-                decision.reason === 'required_declined'
-                  ? `declined by required recipient ${recipient.address}`
-                  : `declined by ${recipient.address}: the quorum of ${gate.min_approvals} can no longer be reached`,
-            },
-            now,
-          );
-        } else if (decision.kind === 'granted') {
-          status = (await grantGate(tx, action, 'confirm', this.deps, { values })).status;
-        } else approvalsNeeded = decision.approvalsNeeded;
-      } else if (input.decision === 'decline') {
-        status = assertTransition(action.status, 'decline');
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
-        await updateGate(
-          tx,
-          action.id,
-          {},
-          { status, next_attempt_at: null, last_error: `declined by ${recipient.address}` },
-          now,
-        );
       } else {
         await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
-        const recipients = await recipientsOf(tx, action.id);
-        const quorum = quorumOfGate(gate, recipients);
-        // first_response: one confirmation is enough. all_required: every original recipient must confirm.
-        // An escalation contact's confirmation decides alone: that is what escalating to them is for.
-        if (quorum?.kind === 'waiting') approvalsNeeded = quorum.approvalsNeeded;
-        const done = quorum
-          ? quorum.kind === 'granted' || recipient.role === RECIPIENT_ROLE.escalation
-          : recipient.role === RECIPIENT_ROLE.escalation ||
-            gate.confirmation_mode === CONFIRMATION_MODE.first_response ||
-            recipients
-              .filter((r) => r.role === RECIPIENT_ROLE.recipient && isOnGate(r))
-              .every((r) => r.status === RECIPIENT_STATUS.confirmed);
-        if (done) {
-          status = (await grantGate(tx, action, 'confirm', this.deps, { values })).status;
-          if (grantMs !== null)
-            await giveGrant(tx, { action, recipient, ttlMs: grantMs, now, waits: this.deps.waits });
-        }
+        const decision = gateDecision(gate, await recipientsOf(tx, action.id), {
+          kind: 'answer',
+          decision: input.decision,
+          role: recipient.role,
+        });
+        ({ status, approvalsNeeded } = await this.decide(tx, action, recipient, decision, now, values));
+        // The approver's standing grant counts with the confirm that approved the gate, not one that waits for others.
+        if (grantMs !== null && decision.kind === 'granted')
+          await giveGrant(tx, { action, recipient, ttlMs: grantMs, now, waits: this.deps.waits });
       }
       await this.deps.callbacks.enqueue(tx, action, 'reminder.responded', {
         status,
@@ -275,6 +233,33 @@ export class ResponseService {
     });
   }
 
+  /** Applies what the answer decided: the gate granted, declined, or still waiting. */
+  private async decide(
+    tx: Sql,
+    action: ActionRow,
+    recipient: Recipient,
+    decision: GateDecision,
+    now: Date,
+    values: Record<string, FieldValue> | null,
+  ): Promise<{ status: ActionState; approvalsNeeded: number | null }> {
+    if (decision.kind === 'waiting')
+      return { status: action.status, approvalsNeeded: decision.approvalsNeeded };
+    if (decision.kind === 'granted')
+      return {
+        status: (await grantGate(tx, action, decision.event, this.deps, { values })).status,
+        approvalsNeeded: null,
+      };
+    if (decision.kind === 'timed_out') throw new Error('an answer never times a gate out');
+    const status = assertTransition(action.status, decision.event);
+    const lastError = {
+      declined: `declined by ${recipient.address}`,
+      required_declined: `declined by required recipient ${recipient.address}`,
+      unreachable: `declined by ${recipient.address}: the quorum of ${action.gate!.min_approvals} can no longer be reached`,
+    }[decision.reason];
+    await updateGate(tx, action.id, {}, { status, next_attempt_at: null, last_error: lastError }, now);
+    return { status, approvalsNeeded: null };
+  }
+
   /** Records the recipient's answer and its timeline event (notes: the non-empty parts, joined). */
   private async answer(
     tx: Sql,
@@ -289,16 +274,17 @@ export class ResponseService {
     const status = STATUS_AFTER_DECISION[decision];
     await recordAnswer(tx, r.id, { status, at: now, comment, values });
     const note = notes.filter(Boolean).join('; ') || null;
-    await addReminderEvents(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
+    await addToTimeline(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
     // The decision in the audit log, in the same transaction; the link's token is never part of it.
     await recordAudit(tx, action.account_id, {
       action: `approval.${decision}`,
-      actor: { type: 'recipient', id: r.id, ...(r.address.includes('@') ? { email: r.address } : {}) },
+      // The recipient by id (and reference), never by address: the log cannot be edited, personal data can be.
+      actor: { type: 'recipient', id: r.id },
       resource: { type: 'action', id: action.id },
       channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
       details: {
         recipient_id: r.id,
-        recipient: r.address,
+        ...(recipientReference(r.reference) !== undefined && { reference: r.reference }),
         role: r.role,
         decision,
         comment,
@@ -331,27 +317,4 @@ export class ResponseService {
     if (recipient.status === RECIPIENT_STATUS.confirmed || recipient.status === RECIPIENT_STATUS.declined)
       throw new GoneError('answered', action.name);
   }
-}
-
-/** Whether a recipient is the gate's `exclude_requester`: their link answers a page saying they may not approve. */
-function isRequester(gate: StoredGate, r: Recipient): boolean {
-  return (
-    !!gate.exclude_requester && r.role === RECIPIENT_ROLE.recipient && namedBy(r, gate.exclude_requester)
-  );
-}
-
-/** A quorum gate's decision from its recipients as they stand (null for the other modes). */
-function quorumOfGate(gate: StoredGate, recipients: readonly Recipient[]): QuorumDecision | null {
-  if (gate.confirmation_mode !== CONFIRMATION_MODE.quorum || !gate.min_approvals) return null;
-  const required = gate.required_recipients ?? [];
-  return quorumDecision(
-    gate.min_approvals,
-    recipients
-      .filter((r) => r.role === RECIPIENT_ROLE.recipient && isOnGate(r))
-      .map((r) => ({
-        status: r.status as QuorumVoter['status'],
-        required: required.some((q) => namedBy(r, q)),
-        excluded: isRequester(gate, r),
-      })),
-  );
 }

@@ -24,7 +24,7 @@ import {
   recipientsOf,
   wakeSnoozed,
 } from '../../persistence/approvals/recipients.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import { recordAudit } from '../audit.js';
 import { mintResponseTokens } from '../../persistence/approvals/response-tokens.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
@@ -79,7 +79,7 @@ export class ApprovalRounds implements GateRounds {
     await this.deliver(row, gate, due, kind, expiresAt);
 
     await store.transaction(async (tx) => {
-      await addReminderEvents(
+      await addToTimeline(
         tx,
         row.id,
         due.map((r) => ({
@@ -141,7 +141,7 @@ export class ApprovalRounds implements GateRounds {
         recipients.length,
       );
       await updateGate(tx, row.id, { escalated_at: now.toISOString() }, {}, now);
-      await addReminderEvents(tx, row.id, [
+      await addToTimeline(tx, row.id, [
         {
           type: REMINDER_EVENT.escalated,
           actor: null,
@@ -174,7 +174,7 @@ export class ApprovalRounds implements GateRounds {
       if (pending.length === 0) return null;
       const sent = (gate.reminders_sent ?? 0) + 1;
       await updateGate(tx, row.id, { reminders_sent: sent }, {}, now);
-      await addReminderEvents(
+      await addToTimeline(
         tx,
         row.id,
         pending.map((r) => ({
@@ -186,7 +186,8 @@ export class ApprovalRounds implements GateRounds {
       await recordAudit(tx, row.account_id, {
         action: 'approval.reminder',
         resource: { type: 'action', id: row.id },
-        details: { reminder: sent, manual: !!timer.manual, recipients: pending.map((r) => r.address) },
+        // Recipients by id, never by address (docs/audit.md).
+        details: { reminder: sent, manual: !!timer.manual, recipient_ids: pending.map((r) => r.id) },
       });
       const expiresAt = new Date(gate.expires_at ?? now);
       if (!timer.manual && gate.reminders && sent < gate.reminders.max) {
@@ -231,7 +232,7 @@ export class ApprovalRounds implements GateRounds {
       if (!recipient || recipient.action_id !== row.id || recipient.status !== RECIPIENT_STATUS.pending)
         return null;
       if (await wasNotified(tx, recipient.id)) return null;
-      await addReminderEvents(tx, row.id, [
+      await addToTimeline(tx, row.id, [
         {
           type: REMINDER_EVENT.sent,
           actor: null,

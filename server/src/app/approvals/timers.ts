@@ -1,8 +1,9 @@
-import { ON_TIMEOUT, RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
+import { RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
+import { gateDecision } from '../../domain/approval/decision.js';
 import { type ActionState, assertTransition } from '../../domain/action/states.js';
 import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import type {
   ActionScheduler,
   CallbackOutbox,
@@ -63,11 +64,13 @@ export class GateTimeouts {
       // A snoozed gate (scheduled) times out like a waiting one: its state is moved back first.
       const from: ActionState = row.status === 'awaiting_response' ? row.status : 'awaiting_response';
       const rule = row.gate.on_timeout;
+      const recipients = await recipientsOf(tx, actionId);
+      const decision = gateDecision(row.gate, recipients, { kind: 'timeout' });
       let status: ActionState;
-      if (rule === ON_TIMEOUT.approve) {
-        status = (await grantGate(tx, { ...row, status: from }, 'timeout_approve', this.deps)).status;
-      } else {
-        status = assertTransition(from, rule === ON_TIMEOUT.expire ? 'timeout_expire' : 'timeout_cancel');
+      if (decision.kind === 'granted') {
+        status = (await grantGate(tx, { ...row, status: from }, decision.event, this.deps)).status;
+      } else if (decision.kind === 'timed_out') {
+        status = assertTransition(from, decision.event);
         await updateGate(
           tx,
           actionId,
@@ -75,12 +78,11 @@ export class GateTimeouts {
           { status, next_attempt_at: null, last_error: `no answer within ${row.gate.timeout}` },
           now,
         );
-      }
-      const recipients = await recipientsOf(tx, actionId);
+      } else throw new Error('a timeout always decides its gate');
       const pending = recipients
         .filter((r) => r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed)
         .map((r) => r.address);
-      await addReminderEvents(tx, actionId, [
+      await addToTimeline(tx, actionId, [
         {
           type: REMINDER_EVENT.expired,
           actor: null,

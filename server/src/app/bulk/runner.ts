@@ -14,7 +14,7 @@ import {
   releaseBulkLease,
   takeBulkLease,
 } from '../../persistence/bulk-operations.js';
-import { addTimelineEvents, type NewReminderEvent } from '../../persistence/approvals/reminder-events.js';
+import { addTimelineEvents, type NewTimelineEvent } from '../../persistence/timeline.js';
 import { type Sql, withSavepoint } from '../../persistence/database.js';
 import type { PauseInput, ResumeInput } from '../actions/pause.js';
 import type { Plan } from '../../domain/quota/plans.js';
@@ -47,7 +47,7 @@ const TIMELINE_EVENT = {
 } as const;
 
 type BulkItemResult = { actionId: string; outcome: BulkItemOutcome; detail: string | null };
-type TimelineEvent = NewReminderEvent & { actionId: string };
+type TimelineEvent = NewTimelineEvent & { actionId: string };
 
 /** Actions per batch: one short transaction each, so a stop or a crash costs at most one batch's work. */
 export const BULK_BATCH_SIZE = 500;

@@ -15,6 +15,7 @@ import type { Principal } from '../accounts.js';
 import { toActionFilter } from '../actions/filter.js';
 import { pauseEnd } from '../actions/pause.js';
 import { recordAudit } from '../audit.js';
+import { auditReplayOptions } from '../../domain/audit/details.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, type PageQuery, pageOf, pageWindow } from '../pagination.js';
 import type { BulkOperationQueue, Clock, Store } from '../ports.js';
@@ -96,7 +97,8 @@ export class BulkOperations {
         details: {
           operation: body.operation,
           filter: body.filter ?? null,
-          options,
+          // The replay's header values and body may be credentials: the log keeps header names and a flag.
+          options: options?.replay ? { replay: auditReplayOptions(body.replay!) } : options,
           note: body.note ?? null,
           matched: started.matched,
         },

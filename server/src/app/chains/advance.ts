@@ -192,7 +192,7 @@ export class ChainEngine {
     let work: StepWork | { kind: 'wait'; ms: number };
     try {
       if (!conditionHolds(def.condition, scope)) return settleNow({ kind: 'condition_false' });
-      work = workOf(step.type, def, scope);
+      work = workOf(step.type, def, scope, chain.created_via === 'api');
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;
       return settleNow({ kind: 'not_run', error: expressionFailure(error) });
@@ -256,13 +256,14 @@ function workOf(
   type: StepType,
   def: ChainStepRow['definition'],
   scope: ReturnType<typeof chainScope>,
+  inputIsOwners: boolean,
 ): StepWork | { kind: 'wait'; ms: number } {
   switch (type) {
     case 'webhook': {
       const http = def as HttpCallStepParsed;
       return {
         kind: 'webhook',
-        request: resolveHttpCall(http, scope),
+        request: resolveHttpCall(http, scope, inputIsOwners),
         max_attempts: http.max_attempts,
         retry_strategy: http.retry_strategy,
         webhook_secret: http.webhook_secret,

@@ -1,6 +1,6 @@
 import { hasExpression } from '../../domain/expressions/interpolate.js';
 import type { GatedStepParsed } from '../../domain/chain/definition.js';
-import { resolveRecipients, sqlDirectory } from '../approvals/recipients.js';
+import { resolveRecipients, sqlDirectory } from '../directory/recipients.js';
 import { randomUUID } from 'node:crypto';
 import type { CancelledChain, Chain, ChainCreateParsed, ChainSummary } from '@sched/contract';
 import type { z } from 'zod';
@@ -26,6 +26,7 @@ import {
 } from '../../persistence/chains.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
 import { recordAudit } from '../audit.js';
+import { type CountDestination, checkCallbackHost } from '../domains/guard.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { ChainCallbacks, Clock, Store } from '../ports.js';
@@ -41,7 +42,11 @@ export class ChainService {
     private readonly engine: ChainEngine,
     private readonly callbacks: ChainCallbacks,
     private readonly clock: Clock,
-    private readonly options: { allowPrivateDestinations: boolean },
+    private readonly options: {
+      allowPrivateDestinations: boolean;
+      /** The destination threshold (app/domains/guard.ts): checks the chain's `callback_url` host at create. */
+      countDestination?: CountDestination;
+    },
   ) {}
 
   async create(principal: Principal, body: ChainCreateParsed): Promise<Chain> {
@@ -53,6 +58,7 @@ export class ChainService {
     }
     const errors = chainStepErrors(body.steps, {
       input: body.input,
+      triggeredInput: sendSourceOf(principal) === 'trigger',
       urlSchemes: this.options.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'],
     });
     if (body.callback_url !== undefined) {
@@ -85,6 +91,17 @@ export class ChainService {
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const now = this.clock();
+    await checkCallbackHost(
+      this.options.countDestination,
+      this.store.sql,
+      principal.accountId,
+      body.callback_url,
+      now,
+      {
+        field: 'callback_url',
+        source: sendSourceOf(principal),
+      },
+    );
     const id = randomUUID();
     return this.store.transaction(async (db) => {
       const chain = await insertChain(
@@ -143,8 +160,9 @@ export class ChainService {
     return pageOf(rows.map(chainSummary), total, q);
   }
 
-  async get(accountId: string, id: string): Promise<Chain> {
-    return this.view(this.store.sql, accountId, id);
+  /** `credentials`: whether the caller's key has `write` (else the callback URL shows its origin only). */
+  async get(accountId: string, id: string, credentials = true): Promise<Chain> {
+    return this.view(this.store.sql, accountId, id, credentials);
   }
 
   /**
@@ -204,9 +222,9 @@ export class ChainService {
     });
   }
 
-  private async view(db: Store['sql'], accountId: string, id: string): Promise<Chain> {
+  private async view(db: Store['sql'], accountId: string, id: string, credentials = true): Promise<Chain> {
     const chain = await findChain(db, accountId, id);
     if (!chain) throw new NotFoundError('chain');
-    return chainView(chain, await stepsOf(db, chain.id));
+    return chainView(chain, await stepsOf(db, chain.id), credentials);
   }
 }

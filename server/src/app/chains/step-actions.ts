@@ -5,8 +5,9 @@ import type { Plan } from '../../domain/quota/plans.js';
 import type { Sql } from '../../persistence/database.js';
 import { type CreateCoreDeps, createAction } from '../actions/create.js';
 import { prepareAction } from '../actions/prepare.js';
-import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
+import { recipientsFromDirectory, sqlDirectory } from '../directory/recipients.js';
 import { issuesToErrors, ValidationError } from '../errors.js';
+import type { ApprovalGates } from '../ports.js';
 import { QuotaExceededError } from '../quota.js';
 
 /** What a step's work needs from the chain it belongs to. */
@@ -23,6 +24,8 @@ export interface StepOwner {
 
 export interface StepActionDeps extends CreateCoreDeps {
   allowPrivateDestinations: boolean;
+  /** Resolves a gate step's gate (app/approvals/gate.ts). */
+  gates: ApprovalGates;
 }
 
 /** What a started HTTP or gate step runs: its request or gate, interpolated. */

@@ -1,6 +1,7 @@
 import type { Chain, ChainContext, ChainStepView, ChainSummary } from '@sched/contract';
 import { stepResponse } from '../../domain/chain/resolve.js';
 import type { ChainRow, ChainStepRow } from '../../persistence/chains.js';
+import { shownUrl } from '../../domain/auth/api-key.js';
 
 /** `context.steps`: the outcome and response of every settled step, keyed by index (what expressions read). */
 export function chainContext(steps: readonly ChainStepRow[]): ChainContext {
@@ -27,7 +28,7 @@ function stepView(s: ChainStepRow): ChainStepView {
   };
 }
 
-export function chainView(chain: ChainRow, steps: readonly ChainStepRow[]): Chain {
+export function chainView(chain: ChainRow, steps: readonly ChainStepRow[], credentials = true): Chain {
   return {
     id: chain.id,
     name: chain.name,
@@ -37,7 +38,7 @@ export function chainView(chain: ChainRow, steps: readonly ChainStepRow[]): Chai
     context: chainContext(steps),
     input: chain.input,
     error_handling: chain.error_handling,
-    callback_url: chain.callback_url,
+    callback_url: chain.callback_url === null ? null : shownUrl(chain.callback_url, credentials),
     created_at: chain.created_at.toISOString(),
     updated_at: chain.updated_at.toISOString(),
     completed_at: chain.completed_at?.toISOString() ?? null,

@@ -6,8 +6,8 @@ import {
   type RandomSource,
 } from '../../domain/delivery/retry-policy.js';
 import { findCallback, recordCallbackAttempt } from '../../persistence/callback-deliveries.js';
-import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
-import type { CallbackOutbox, Clock, Outbound, Store } from '../ports.js';
+import type { CountDestination } from '../domains/guard.js';
+import type { CallbackOutbox, Clock, Outbound, RequestSigning, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
 const CALLBACK_TIMEOUT_MS = 30_000;
@@ -15,8 +15,8 @@ const CALLBACK_TIMEOUT_MS = 30_000;
 /**
  * Delivers one callback attempt (spec 6): 2xx acknowledges; a permanent answer (4xx other than 429, 3xx, a blocked
  * destination: domain/delivery/outcome.ts) marks it rejected (no retry); anything else is retried, 3 attempts in all
- * (now, +1 min, +5 min), then abandoned. A callback past its destination's threshold is rejected unsent. The
- * action's status never changes here.
+ * (now, +1 min, +5 min), then abandoned. Each callback counts as a send to its host, and is sent even past the
+ * host's threshold (the create checked `callback_url`). The action's status never changes here.
  */
 export class CallbackDeliveries {
   constructor(
@@ -28,6 +28,8 @@ export class CallbackDeliveries {
       outbound: Outbound;
       waits: Waits;
       clock: Clock;
+      /** What signs each callback beside its own secret (a rotation's overlap); its own alone when absent. */
+      signing?: RequestSigning | undefined;
       /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
       random?: RandomSource;
       /** Each attempt's result ('delivered', 'retry', 'rejected', 'abandoned'), and why one was not delivered. */
@@ -45,15 +47,18 @@ export class CallbackDeliveries {
     const row = await findCallback(store.sql, callbackId);
     if (row?.status !== 'pending') return;
     const now = this.deps.clock();
-    if (row.attempt_count === 0 && !(await this.mayBeSent(row, now))) return;
+    if (row.attempt_count === 0) await this.countSend(row, now);
     const body = JSON.stringify(row.envelope);
+    const secrets =
+      (await this.deps.signing?.secretsFor(row.account_id, row.webhook_secret).catch(() => undefined)) ??
+      (row.webhook_secret ? [row.webhook_secret] : []);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'x-sched-event': row.event,
       'x-sched-delivery-id': row.id,
-      ...(row.webhook_secret
+      ...(secrets.length > 0
         ? signRequest({
-            secret: row.webhook_secret,
+            secret: secrets,
             messageId: row.id,
             timestamp: Math.floor(now.getTime() / 1000),
             body,
@@ -106,35 +111,15 @@ export class CallbackDeliveries {
   }
 
   /**
-   * Counts a callback's first attempt as one send to its URL's destination, in the counters of whoever made
-   * its action or chain; its retries are the same send. Past the threshold it is not sent: marked rejected with the
-   * reason, as a blocked destination is. A verified destination was read with the row: nothing more to do.
+   * Counts a callback's first attempt as one send to its URL's destination, in the counters of whoever made its
+   * action or chain; its retries are the same send. It is never refused: the create checked the callback's host,
+   * and once an action is accepted every callback it owes is sent. A verified host was read with the row.
    */
-  private async mayBeSent(row: NonNullable<Awaited<ReturnType<typeof findCallback>>>, now: Date) {
+  private async countSend(row: NonNullable<Awaited<ReturnType<typeof findCallback>>>, now: Date) {
     const count = this.deps.countDestination;
-    if (!count || row.destination_names.length === 0 || row.destination_verified) return true;
-    try {
-      await this.deps.store.transaction((db) =>
-        count(db, row.account_id, row.url, now, {
-          field: 'callback_url',
-          unverified: true,
-          source: row.created_via,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (!(error instanceof DestinationThresholdError)) throw error;
-      const reason = `not sent: ${error.reason}`;
-      await recordCallbackAttempt(this.deps.store.sql, {
-        id: row.id,
-        status: 'rejected',
-        attempts: 1,
-        statusCode: null,
-        error: reason,
-        now,
-      });
-      this.deps.events?.attempted('rejected', { callbackId: row.id, event: row.event, error: reason });
-      return false;
-    }
+    if (!count || row.destination_names.length === 0 || row.destination_verified) return;
+    await this.deps.store.transaction((db) =>
+      count(db, row.account_id, row.url, now, { unverified: true, source: row.created_via, always: true }),
+    );
   }
 }

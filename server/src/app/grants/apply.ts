@@ -3,7 +3,7 @@ import { answerValues } from '../../domain/approval/fields.js';
 import { assertTransition } from '../../domain/action/states.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
-import { addReminderEvents } from '../../persistence/approvals/reminder-events.js';
+import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import { liveGrant } from '../../persistence/grants.js';
 import { grantGate } from '../approvals/outcomes.js';
@@ -46,14 +46,15 @@ export class StandingGrants {
     );
     const { status } = await grantGate(tx, { ...row, status: waiting }, 'confirm', this.deps, { values });
     const named = `by standing grant ${grant.id} (${grant.key}) given by ${grant.given_by}`;
-    await addReminderEvents(tx, row.id, [
+    await addToTimeline(tx, row.id, [
       { type: REMINDER_EVENT.confirmed, actor: grant.given_by, notes: named },
     ]);
     await recordAudit(tx, row.account_id, {
       action: 'approval.confirm',
       actor: { type: 'system', id: 'grant' },
       resource: { type: 'action', id: row.id },
-      details: { grant_id: grant.id, key: grant.key, given_by: grant.given_by, values },
+      // Who gave it by recipient id, never by address: the log cannot be edited, personal data can be.
+      details: { grant_id: grant.id, key: grant.key, given_by_recipient_id: grant.recipient_id, values },
     });
     await this.deps.callbacks.enqueue(tx, row, 'reminder.responded', {
       status,

@@ -1,6 +1,6 @@
 import { parseDuration } from '../../domain/schedule/duration.js';
 import type { ActionRow } from '../../persistence/actions.js';
-import type { StoredGate } from '../../persistence/approvals/gates.js';
+import type { StoredGate } from '../../persistence/entities/stored.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
 import { insertGrant } from '../../persistence/grants.js';
@@ -40,16 +40,12 @@ export async function giveGrant(
   });
   await recordAudit(tx, action.account_id, {
     action: 'grant.give',
-    actor: {
-      type: 'recipient',
-      id: recipient.id,
-      ...(recipient.address.includes('@') ? { email: recipient.address } : {}),
-    },
+    // The recipient by id, never by address: the log cannot be edited, personal data can be.
+    actor: { type: 'recipient', id: recipient.id },
     resource: { type: 'grant', id: grant.id },
     details: {
       key,
       action_id: action.id,
-      given_by: recipient.address,
       expires_at: grant.expires_at.toISOString(),
     },
   });

@@ -7,7 +7,7 @@ const now = new Date('2027-03-10T12:00:00Z');
 const preview = (body: Record<string, unknown>, plan: 'free' | 'business' = 'business') =>
   previewSchedule(SchedulePreviewBody.parse(body), { plan }, now);
 const daily0230 = (dst_policy?: Record<string, string>) => ({
-  scheduled_for: '2027-03-12T02:30:00',
+  scheduled_for: '2027-03-12T02:30:00-05:00',
   timezone: 'America/New_York',
   recurrence: { frequency: 1, unit: 'd', end_type: 'never' },
   count: 5,
@@ -54,12 +54,13 @@ describe('schedule preview', () => {
     expect(skip.warnings).toEqual(['2027-03-14T02:30 does not exist in America/New_York; skipped']);
   });
 
-  it('a series starting in the gap is anchored on the wall time asked for', () => {
-    const p = preview({ ...daily0230({ gap: 'skip' }), scheduled_for: '2027-03-14T02:30:00', count: 2 });
-    expect(p.occurrences.map((o) => [o.local, o.dst])).toEqual([
-      ['2027-03-14T02:30:00', 'gap_skipped'],
-      ['2027-03-15T02:30:00', null],
-      ['2027-03-16T02:30:00', null],
+  it('an offset-less scheduled_for is UTC; the series then steps in its timezone', () => {
+    const p = preview({ ...daily0230(), scheduled_for: '2027-03-12T09:00:00', count: 3 });
+    expect(p.occurrences.map((o) => [o.at, o.local])).toEqual([
+      ['2027-03-12T09:00:00.000Z', '2027-03-12T04:00:00'],
+      ['2027-03-13T09:00:00.000Z', '2027-03-13T04:00:00'],
+      // 04:00 New York wall time again after the change: the timezone governs the steps.
+      ['2027-03-14T08:00:00.000Z', '2027-03-14T04:00:00'],
     ]);
   });
 
@@ -67,7 +68,7 @@ describe('schedule preview', () => {
     const fold = (policy?: Record<string, string>) =>
       preview(
         {
-          scheduled_for: '2027-11-06T01:30:00',
+          scheduled_for: '2027-11-06T01:30:00-04:00',
           timezone: 'America/New_York',
           recurrence: { frequency: 1, unit: 'd', end_type: 'count', max_occurrences: 3 },
           ...(policy ? { dst_policy: policy } : {}),
@@ -99,13 +100,13 @@ describe('schedule preview', () => {
     ]);
   });
 
-  it('a one-time wall time in a gap, an elapsed-time series across a change, and the horizon are warned about', () => {
-    const once = preview({ scheduled_for: '2027-03-14T02:30:00', timezone: 'America/New_York' });
+  it('a one-time time, an elapsed-time series across a change, and the horizon are warned about', () => {
+    const once = preview({ scheduled_for: '2027-04-15T09:00:00', timezone: 'America/New_York' });
     expect(once.occurrences).toEqual([
-      { at: '2027-03-14T07:30:00.000Z', local: '2027-03-14T03:30:00', offset: '-04:00', dst: 'gap_shifted' },
+      { at: '2027-04-15T09:00:00.000Z', local: '2027-04-15T05:00:00', offset: '-04:00', dst: null },
     ]);
     const hourly = preview({
-      scheduled_for: '2027-03-13T02:30:00',
+      scheduled_for: '2027-03-13T02:30:00-05:00',
       timezone: 'America/New_York',
       recurrence: { frequency: 24, unit: 'h', end_type: 'never' },
       count: 3,

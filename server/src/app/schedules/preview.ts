@@ -5,7 +5,6 @@ import {
   isRecurrenceFinished,
   occurrenceAt,
   type SeriesSpec,
-  seriesAnchor,
   validateRecurrence,
 } from '../../domain/schedule/recurrence.js';
 import {
@@ -15,10 +14,8 @@ import {
   formatWallTime,
   instantToWallTime,
   isValidTimezone,
-  isWallTimeText,
   offsetAt,
   parseTimestamp,
-  parseWallTime,
   resolveSchedule,
   type WallTime,
   wallTimeCandidates,
@@ -74,13 +71,11 @@ export function previewSchedule(
   const policy: DstPolicy = body.dst_policy ?? DEFAULT_DST_POLICY;
   let occurrences: Occurrence[];
   if (!body.recurrence) {
-    occurrences = [oneTime(body.scheduled_for, at, timezone, warnings)];
+    occurrences = [entry(at, timezone, null)];
     if (body.dst_policy)
-      warnings.push(
-        'dst_policy applies to recurring schedules; a one-time wall time is read by the default policy',
-      );
+      warnings.push('dst_policy applies to recurring schedules; a one-time time is an instant');
   } else {
-    occurrences = seriesRuns(body, at, timezone, policy, now, warnings);
+    occurrences = seriesRuns(body, at, timezone, policy, warnings);
   }
 
   const horizonDays = planLimits(principal.plan).horizonDays;
@@ -91,43 +86,23 @@ export function previewSchedule(
   return { timezone, tzdata: process.versions.tz ?? 'unknown', occurrences, warnings };
 }
 
-function oneTime(
-  scheduledFor: string | undefined,
-  at: Date,
-  timezone: string,
-  warnings: string[],
-): Occurrence {
-  let dst: DstEffect | null = null;
-  const wall = scheduledFor && isWallTimeText(scheduledFor) ? parseWallTime(scheduledFor) : null;
-  if (wall) {
-    const c = wallTimeCandidates(wall, timezone);
-    if (c.kind === 'gap') dst = 'gap_shifted';
-    if (c.kind === 'fold') dst = 'fold_first';
-    if (dst) warnings.push(dstWarning(wall, timezone, dst, [at]));
-  }
-  return entry(at, timezone, dst);
-}
-
 function seriesRuns(
   body: SchedulePreviewParsed,
   at: Date,
   timezone: string,
   policy: DstPolicy,
-  now: Date,
   warnings: string[],
 ): Occurrence[] {
   const r = body.recurrence!;
   const interval = { frequency: r.frequency, unit: r.unit };
-  // The same anchoring as the create (app/actions/prepare.ts).
-  const anchor = seriesAnchor({ scheduledFor: body.scheduled_for, at, interval, timezone, policy, now });
-  const spec: SeriesSpec = { anchor: anchor.at, interval, timezone, policy, wall: anchor.wall ?? undefined };
+  // Anchored on the resolved instant, as the create does (app/actions/prepare.ts).
+  const spec: SeriesSpec = { anchor: at, interval, timezone, policy };
   const end = {
     endType: r.end_type,
     maxOccurrences: r.max_occurrences ?? null,
     endDate: r.end_date ? parseTimestamp(r.end_date, timezone) : null,
   };
   const out: Occurrence[] = [];
-  for (const wall of anchor.skipped) out.push(skippedEntry(wall, timezone, warnings));
   let runs = 0;
   for (let index = 0; index < MAX_OCCURRENCES_READ && runs < body.count; index += 1) {
     const o = occurrenceAt(spec, index);
@@ -139,7 +114,7 @@ function seriesRuns(
     const listed: Date[] = [];
     let ended = false;
     for (const run of o.runs) {
-      if (run.at.getTime() < anchor.at.getTime()) continue;
+      if (run.at.getTime() < at.getTime()) continue;
       if (runs >= body.count || isRecurrenceFinished(end, runs, run.at)) {
         ended = true;
         break;

@@ -1,7 +1,7 @@
 import { TEMPLATE_CLEARABLE_FIELDS, type TemplateCreateParsed, templateShapeIssues } from '@sched/contract';
 import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { isValidTimezone } from '../../domain/schedule/resolve.js';
-import { templatePlaceholderErrors } from '../../domain/template/placeholders.js';
+import { storedTemplateErrors } from '../../domain/template/placeholders.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
@@ -84,29 +84,7 @@ export function definitionErrors(
   if (!attempts.ok) add('max_attempts', attempts.message);
 
   const schemes = ctx.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'];
-  const placeholderErrors =
-    d.type === 'chain'
-      ? d.chain_steps
-        ? templatePlaceholderErrors(
-            { type: 'chain', config: { name: d.name, chain_steps: d.chain_steps } },
-            d.placeholders,
-            schemes,
-          )
-        : {}
-      : templatePlaceholderErrors(
-          {
-            type: 'action',
-            config: {
-              name: d.name,
-              request_config: orUndefined(d.request_config),
-              gate_config: orUndefined(d.gate_config),
-              dedup_keys: d.dedup_keys,
-              allowed_origins: d.allowed_origins,
-            },
-          },
-          d.placeholders,
-          schemes,
-        );
+  const placeholderErrors = storedTemplateErrors(d, schemes);
   for (const [path, messages] of Object.entries(placeholderErrors)) for (const m of messages) add(path, m);
 
   const literal = (url: string | null | undefined) => url != null && !url.includes('{{');

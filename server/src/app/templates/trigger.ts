@@ -11,11 +11,12 @@ import {
   placeholderValues,
   resolveActionTemplate,
   resolveChainTemplate,
+  storedTemplateErrors,
 } from '../../domain/template/placeholders.js';
 import { hashTriggerToken } from '../../domain/template/token.js';
 import { ExpressionError } from '../../domain/expressions/errors.js';
 import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
-import { recipientsFromDirectory, sqlDirectory } from '../approvals/recipients.js';
+import { recipientsFromDirectory, sqlDirectory } from '../directory/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import { type Principal, triggerKeyId } from '../accounts.js';
 import { actingAs, principalActor } from '../audit.js';
@@ -29,7 +30,7 @@ import {
   tightest,
   windowStart,
 } from '../../domain/rate-limit/policy.js';
-import { countHits } from '../../persistence/rate-limit-windows.js';
+import { countHits, refundHits, type WindowHit } from '../../persistence/rate-limit-windows.js';
 import { prepareAction } from '../actions/prepare.js';
 import { issuesToErrors, NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import type { Clock, Store } from '../ports.js';
@@ -62,14 +63,17 @@ export class TemplateTrigger {
     const template = await findActiveByTokenHash(this.deps.store.sql, hashTriggerToken(token));
     // Unknown, regenerated, deleted and inactive tokens all end here, after the same single lookup.
     if (!template) throw new NotFoundError('template');
-    const limits = await this.countTrigger(template);
-    onLimits(limits);
-    if (!limits.allowed) throw new RateLimitedError(limits.retryAfterSeconds);
+    const counted = await this.countTrigger(template);
+    onLimits(counted.state);
     try {
+      if (!counted.state.allowed) throw new RateLimitedError(counted.state.retryAfterSeconds);
       const answer = await this.create(template, body);
       await recordTrigger(this.deps.store.sql, template.id, this.deps.clock());
       return answer;
     } catch (err) {
+      // Only an accepted trigger spends the caps: the per-IP and per-token limits bound the refused ones, so a
+      // stranger's invalid requests cannot lock a published form for the hour.
+      await refundHits(this.deps.store.sql, counted.windows, counted.weight);
       if (err instanceof ValidationError) {
         const reason = Object.entries(err.errors)
           .map(([path, messages]) => `${path}: ${messages.join('; ')}`)
@@ -87,9 +91,12 @@ export class TemplateTrigger {
 
   /**
    * Counts this trigger against the template's caps per UTC hour and day, apart from the owner's own API limits. A
-   * chain template counts each chain's steps. Every trigger that reaches an active template counts, accepted or not.
+   * chain template counts each chain's steps. Counted before the create (two triggers at once never both pass the
+   * last place); the caller refunds a trigger that is then refused.
    */
-  private async countTrigger(template: TriggeredTemplate): Promise<RateLimitState> {
+  private async countTrigger(
+    template: TriggeredTemplate,
+  ): Promise<{ state: RateLimitState; windows: WindowHit[]; weight: number }> {
     const now = this.deps.clock();
     const rules: RateLimitRule[] = [
       {
@@ -115,7 +122,8 @@ export class TemplateTrigger {
       };
     });
     const hits = await countHits(this.deps.store.sql, windows, weight);
-    return tightest(rules.map((r, i) => evaluate(r, hits.get(windows[i]!.bucket) ?? weight, now)));
+    const state = tightest(rules.map((r, i) => evaluate(r, hits.get(windows[i]!.bucket) ?? weight, now)));
+    return { state, windows, weight };
   }
 
   private async create(template: TriggeredTemplate, body: unknown): Promise<TriggerAnswer> {
@@ -135,6 +143,15 @@ export class TemplateTrigger {
   }
 
   private async resolveAndCreate(template: TriggeredTemplate, body: unknown): Promise<TriggerAnswer> {
+    // The rules a save applies, applied again to the template as stored: one saved by an older release (before
+    // allowed_origins) must not let a trigger value choose where its credentials go.
+    const stored = storedTemplateErrors(template);
+    if (Object.keys(stored).length > 0) {
+      throw new ValidationError(
+        stored,
+        'this template no longer passes the checks of a save; its owner must edit it (PUT /v1/templates/{id})',
+      );
+    }
     const parsed = TriggerBody.safeParse(body ?? {});
     if (!parsed.success) throw new ValidationError(issuesToErrors(parsed.error.issues, 'body'));
     const { schedule, ...supplied } = parsed.data;

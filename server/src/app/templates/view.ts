@@ -5,13 +5,17 @@ import {
   type Template,
   type TemplateSummary,
 } from '@sched/contract';
-import { shownHeaders } from '../../domain/auth/api-key.js';
+import { shownAddress, shownHeaders, shownUrl } from '../../domain/auth/api-key.js';
 import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { maskedToken, triggerUrl } from '../../domain/template/token.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
 /** A stored step as shown: never its webhook_secret (`signed` instead), header values only with `credentials`. */
 export function stepDefinitionView(step: ChainStepParsed, credentials: boolean): ChainStepDefinitionView {
+  if (step.type === 'gated' || step.type === 'approval') {
+    const gate = { ...step.gate, recipients: step.gate.recipients.map((r) => shownAddress(r, credentials)) };
+    return { ...step, gate } as ChainStepDefinitionView;
+  }
   if (step.type !== 'http_call' && step.type !== 'webhook') return step as ChainStepDefinitionView;
   const { webhook_secret: secret, ...rest } = step;
   return { ...rest, headers: shownHeaders(step.headers, credentials), signed: secret !== undefined };
@@ -42,11 +46,14 @@ export function templateView(
       headers: shownHeaders(row.request_config.headers, credentials),
     },
     allowed_origins: row.allowed_origins,
-    gate_config: row.gate_config,
+    gate_config: row.gate_config && {
+      ...row.gate_config,
+      recipients: row.gate_config.recipients.map((r) => shownAddress(r, credentials)),
+    },
     max_attempts: attempts.ok ? attempts.maxAttempts : (row.max_attempts ?? 0),
     retry_strategy: row.retry_strategy ?? 'exponential',
     signed: row.webhook_secret !== null,
-    callback_url: row.callback_url,
+    callback_url: row.callback_url === null ? null : shownUrl(row.callback_url, credentials),
     chain_steps: row.chain_steps?.map((step) => stepDefinitionView(step, credentials)) ?? null,
     chain_error_handling: row.chain_error_handling,
     placeholders: row.placeholders,

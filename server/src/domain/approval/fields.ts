@@ -1,4 +1,5 @@
-import type { FieldValue, GateField, ResponseDecision } from '@sched/contract';
+import type { FieldValue, GateField, GateInput, ResponseDecision } from '@sched/contract';
+import { parseDuration } from '../schedule/duration.js';
 
 /** The longest value of a one-line `string` and of a `text` when the field sets no `max_length`. */
 const DEFAULT_MAX_LENGTH = { string: 200, text: 5000 } as const;
@@ -123,4 +124,28 @@ export function fillValues(body: unknown, values: Readonly<Record<string, FieldV
     return node;
   };
   return walk(body);
+}
+
+/** The longest standing grant a gate may offer. */
+const MAX_GRANT_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * What a gate asks of agents' approvers: its typed answer fields (each `default` checked by the rule that checks
+ * answers) and the standing grant it may offer (`max_ttl` a duration up to 30 days). Reports through `fail` with
+ * paths under `gate.`.
+ */
+export function agentParts(
+  g: Pick<GateInput, 'fields' | 'grant'>,
+  fail: (field: string, message: string) => void,
+): { fields: GateField[]; grant: { key: string; max_ttl: string; max_ttl_ms: number } | null } {
+  const fields = g.fields ?? [];
+  for (const [path, messages] of Object.entries(defaultErrors(fields)))
+    for (const m of messages) fail(path, m);
+  if (!g.grant) return { fields, grant: null };
+  const ms = parseDuration(g.grant.max_ttl);
+  if (ms === null || ms <= 0 || ms > MAX_GRANT_MS) {
+    fail('gate.grant.max_ttl', 'must be a duration up to 30d');
+    return { fields, grant: null };
+  }
+  return { fields, grant: { key: g.grant.key, max_ttl: g.grant.max_ttl, max_ttl_ms: ms } };
 }

@@ -43,6 +43,51 @@ export function shownHeaders(
   return Object.fromEntries(Object.keys(headers).map((name) => [name, '***']));
 }
 
+/**
+ * A stored URL that may carry a credential in its path or query (an alert webhook, a callback URL), as a caller may
+ * see it: whole with `credentials`, else its origin with the rest masked (`https://host/***`). A URL that does not
+ * parse is masked whole.
+ */
+export function shownUrl(url: string, credentials: boolean): string {
+  if (credentials) return url;
+  try {
+    return `${new URL(url).origin}/***`;
+  } catch {
+    return '***';
+  }
+}
+
+/**
+ * A contact's or recipient's email address or phone number as a caller may see it: whole with `credentials`, else
+ * masked (`j***@example.com`, `+1******0100`), so a read-only key can tell entries apart without reading personal
+ * data. Anything else (a channel's name) is shown as it is.
+ */
+export function shownAddress(address: string, credentials: boolean): string;
+export function shownAddress(address: string | null, credentials: boolean): string | null;
+export function shownAddress(address: string | null, credentials: boolean): string | null {
+  if (credentials || address === null) return address;
+  const at = address.lastIndexOf('@');
+  if (at > 0) return `${address[0]}***${address.slice(at)}`;
+  const digits = address.replace(/[\s().-]/g, '');
+  if (/^\+?\d{6,}$/.test(digits)) {
+    const plus = digits.startsWith('+') ? 1 : 0;
+    const keepHead = plus + Math.min(1, digits.length - plus - 4);
+    return `${digits.slice(0, keepHead)}${'*'.repeat(digits.length - keepHead - 4)}${digits.slice(-4)}`;
+  }
+  return address;
+}
+
+const EMAIL_IN_TEXT = /[^\s<>()[\]"',;:]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+const PHONE_IN_TEXT = /\+\d[\d\s().-]{4,}\d/g;
+
+/** Text the service wrote about recipients (a timeline's notes) with every address and number in it masked likewise. */
+export function shownText(text: string | null, credentials: boolean): string | null {
+  if (credentials || text === null) return text;
+  return text
+    .replace(EMAIL_IN_TEXT, (email) => shownAddress(email, false))
+    .replace(PHONE_IN_TEXT, (phone) => shownAddress(phone, false));
+}
+
 /** The scope a request needs: the route's own (`admin` for key management), else by method. */
 export function requiredScope(method: string, routeScope?: Scope): Scope {
   if (routeScope) return routeScope;

@@ -59,6 +59,8 @@ export interface ExpressionRules {
   placeholders?: ReadonlySet<string>;
   /** The URL schemes the destination policy allows (`['https:']`); given, a URL that could never use one is refused. */
   urlSchemes?: readonly string[];
+  /** The input came from a template's trigger, not from the owner: `{{input.*}}` in an origin needs allowed_origins. */
+  triggeredInput?: boolean;
 }
 
 /** Why an expression cannot be used in step `index`, or null when it can. */
@@ -90,8 +92,8 @@ function expressionProblem(expression: Expression, index: number, rules: Express
 
 /**
  * Whether a step URL's scheme or host depends on a value nobody vetted (such a URL may only go to allowed origins): a step response (a third party
- * answers it) or, in a chain template, a trigger value. The input of a chain created through the API is the
- * owner's own and known at create, so `{{input.*}}` there needs no allowlist.
+ * answers it) or, in a chain template or a chain its trigger made, a trigger value. The input of a chain created
+ * through the API is the owner's own and known at create, so `{{input.*}}` there needs no allowlist.
  */
 function originNeedsAllowlist(url: string, rules: ExpressionRules): boolean {
   let found: ReturnType<typeof urlExpressionComponents>;
@@ -104,7 +106,9 @@ function originNeedsAllowlist(url: string, rules: ExpressionRules): boolean {
   return found.some(
     (f) =>
       f.component === 'origin' &&
-      (rules.placeholders !== undefined || f.expression.expression.kind !== 'input'),
+      (rules.placeholders !== undefined ||
+        rules.triggeredInput === true ||
+        f.expression.expression.kind !== 'input'),
   );
 }
 

@@ -44,7 +44,7 @@ describe('resolveHttpCall', () => {
   }) as HttpCallStepParsed;
 
   it('interpolates URL, header values (as strings) and body (typed)', () => {
-    expect(resolveHttpCall(step, scope)).toEqual({
+    expect(resolveHttpCall(step, scope, true)).toEqual({
       url: 'https://warehouse.example/orders/A-17?p=2',
       method: 'POST',
       headers: { 'X-Total': '42' },
@@ -54,15 +54,44 @@ describe('resolveHttpCall', () => {
 
   it('says which field had the missing value', () => {
     const error = caught(() =>
-      resolveHttpCall({ ...step, headers: { 'X-Line': '{{steps.0.response.lines.1.sku}}' } }, scope),
+      resolveHttpCall({ ...step, headers: { 'X-Line': '{{steps.0.response.lines.1.sku}}' } }, scope, true),
     );
     expect(error).toBeInstanceOf(MissingValueError);
     expect(expressionFailure(error)).toBe(
       'headers.X-Line: {{steps.0.response.lines.1.sku}} has no value: no "1" in steps.0.response.lines',
     );
-    expect(expressionFailure(caught(() => resolveHttpCall({ ...step, body: ['{{input.x}}'] }, scope)))).toBe(
-      'body.0: {{input.x}} has no value: no "x" in input',
+    expect(
+      expressionFailure(caught(() => resolveHttpCall({ ...step, body: ['{{input.x}}'] }, scope, true))),
+    ).toBe('body.0: {{input.x}} has no value: no "x" in input');
+  });
+});
+
+describe("resolveHttpCall: whose input may write a step's origin", () => {
+  const hostStep = ChainStepInput.parse({
+    name: 'call',
+    type: 'webhook',
+    url: 'https://{{input.tenant}}.hooks.example.com/orders',
+  }) as HttpCallStepParsed;
+  const evil = chainScope({ tenant: 'evil.example.net/x?' }, { steps: {} });
+
+  it("writes the owner's own input into the host (a chain created through the API)", () => {
+    expect(resolveHttpCall(hostStep, evil, true).url).toBe(
+      'https://evil.example.net/x?.hooks.example.com/orders',
     );
+  });
+
+  it("refuses a trigger's value in the host without allowed_origins (a chain a template's trigger made)", () => {
+    expect(expressionFailure(caught(() => resolveHttpCall(hostStep, evil, false)))).toMatch(
+      /^url: \{\{input\.tenant\}\}: an expression in the scheme or host needs allowed_origins/,
+    );
+  });
+
+  it("keeps a trigger's value in the host to allowed_origins", () => {
+    const allowed = { ...hostStep, allowed_origins: ['https://a.hooks.example.com'] };
+    expect(resolveHttpCall(allowed, chainScope({ tenant: 'a' }, { steps: {} }), false).url).toBe(
+      'https://a.hooks.example.com/orders',
+    );
+    expect(() => resolveHttpCall(allowed, evil, false)).toThrow(ExpressionError);
   });
 });
 

@@ -3,6 +3,7 @@
  * and the results of the steps before it. Pure; the engine persists and schedules the result. Any
  * ExpressionError thrown here makes the step settle as `not_run` with `expressionFailure(error)` as its error.
  */
+import { wellFormed } from '../text/well-formed.js';
 import { type ChainContext, type GateInput, jsonDepth, MAX_JSON_DEPTH } from '@sched/contract';
 import { parseDuration } from '../schedule/duration.js';
 import { evaluateCondition } from '../expressions/condition.js';
@@ -44,18 +45,24 @@ export interface ResolvedRequest {
   body: unknown;
 }
 
-/** URL and header values always come out as strings; the body keeps the JSON types of whole-value expressions. */
-export function resolveHttpCall(step: HttpCallStepParsed, scope: Scope): ResolvedRequest {
+/**
+ * URL and header values always come out as strings; the body keeps the JSON types of whole-value expressions.
+ * `inputIsOwners`: the chain's input is its owner's (created through the API), so `{{input.*}}` may write an origin
+ * without allowed_origins; a chain a template's trigger made reads a stranger's values, checked like a step response.
+ */
+export function resolveHttpCall(
+  step: HttpCallStepParsed,
+  scope: Scope,
+  inputIsOwners: boolean,
+): ResolvedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(step.headers)) {
     headers[name] = at('headers', () => at(name, () => interpolateHeaderValue(value, scope)));
   }
   return {
     // By component: a value can change neither the origin (unless allowed_origins) nor the path's structure.
-    // A chain's own input is the owner's (a chain template's steps must declare allowed_origins to get here with
-    // a trigger value in the host); a step response in the host always needs allowed_origins.
     url: at('url', () =>
-      interpolateUrl(step.url, scope, step.allowed_origins ?? [], (e) => e.kind === 'input'),
+      interpolateUrl(step.url, scope, step.allowed_origins ?? [], (e) => inputIsOwners && e.kind === 'input'),
     ),
     method: step.method,
     headers,
@@ -97,7 +104,8 @@ export function stepResponse(body: string | null | undefined): unknown {
   } catch {
     return body;
   }
-  return jsonDepth(parsed) > MAX_JSON_DEPTH ? body : parsed;
+  // A responder's `\ud800` would otherwise break the URL encoding, jsonb and callbacks made from it, every retry.
+  return jsonDepth(parsed) > MAX_JSON_DEPTH ? body : wellFormed(parsed);
 }
 
 /** The step's `error` text for an expression that failed: where, then what (`body.items.0: {{...}} has no value...`). */

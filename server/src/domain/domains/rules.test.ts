@@ -5,6 +5,7 @@ import {
   destinationDomain,
   destinationHost,
   fileProves,
+  hasRoomForOneMore,
   nextCheckAt,
   parseDomain,
   txtProves,
@@ -102,5 +103,34 @@ describe('countedNames: every way to a host counts', () => {
     ['not a url', []],
   ])('%s counts against %j', (url, names) => {
     expect(countedNames(url, privateIp)).toEqual(names);
+  });
+});
+
+describe('hasRoomForOneMore', () => {
+  const limits = { perDay: 2, perMonth: 3 };
+  const now = new Date('2026-05-06T10:00:00Z');
+  const day = new Date('2026-05-06T00:00:00Z');
+  const month = new Date('2026-05-01T00:00:00Z');
+  it('never sent to: room', () => expect(hasRoomForOneMore(null, now, limits)).toBe(true));
+  it('counts of today and this month', () => {
+    const use = (dayCount: number, monthCount: number) => ({
+      dayStart: day,
+      dayCount,
+      monthStart: month,
+      monthCount,
+    });
+    expect(hasRoomForOneMore(use(1, 1), now, limits)).toBe(true);
+    expect(hasRoomForOneMore(use(2, 2), now, limits)).toBe(false);
+    expect(hasRoomForOneMore(use(0, 3), now, limits)).toBe(false);
+  });
+  it('counts of an earlier day or month are spent', () => {
+    const yesterday = new Date('2026-05-05T00:00:00Z');
+    const april = new Date('2026-04-01T00:00:00Z');
+    expect(
+      hasRoomForOneMore({ dayStart: yesterday, dayCount: 9, monthStart: month, monthCount: 2 }, now, limits),
+    ).toBe(true);
+    expect(
+      hasRoomForOneMore({ dayStart: yesterday, dayCount: 9, monthStart: april, monthCount: 9 }, now, limits),
+    ).toBe(true);
   });
 });

@@ -117,6 +117,26 @@ export function withinLimits(counts: { day: number; month: number }, limits: Dom
   return counts.day <= limits.perDay && counts.month <= limits.perMonth;
 }
 
+/** The counts a domain's stored row holds for its last day and month (absent: never sent to). */
+export interface StoredUse {
+  dayStart: Date;
+  dayCount: number;
+  monthStart: Date;
+  monthCount: number;
+}
+
+/**
+ * Whether one more send at `now` stays within the threshold, by the stored counts of the day and month (a count of
+ * an earlier period is spent). How a create checks a `callback_url`'s host: the callbacks themselves are counted
+ * when they are sent, and never refused, since their action was accepted.
+ */
+export function hasRoomForOneMore(stored: StoredUse | null, now: Date, limits: DomainLimits): boolean {
+  const { day, month } = usagePeriods(now);
+  const today = stored && stored.dayStart.getTime() >= day.getTime() ? stored.dayCount : 0;
+  const thisMonth = stored && stored.monthStart.getTime() >= month.getTime() ? stored.monthCount : 0;
+  return withinLimits({ day: today + 1, month: thisMonth + 1 }, limits);
+}
+
 /**
  * When a send refused by the threshold may be tried again: the next UTC day. A month spent is found again
  * then, which costs one refused try a day at most.

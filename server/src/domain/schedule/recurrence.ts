@@ -4,10 +4,8 @@ import {
   DEFAULT_DST_POLICY,
   type DstPolicy,
   instantToWallTime,
-  isWallTimeText,
   type PlacedInstant,
   parseTimestamp,
-  parseWallTime,
   readWallTime,
   type WallTime,
   wallTimeCandidates,
@@ -127,53 +125,6 @@ function stepWall(wall: WallTime, interval: RecurrenceInterval, index: number): 
   const amount =
     interval.unit === 'd' ? { days: steps } : interval.unit === 'w' ? { weeks: steps } : { months: steps };
   return addToWallTime(wall, amount);
-}
-
-/**
- * Where a series asked to start at wall time `wall` starts: its first run by the DST policy. When the policy skips
- * that wall time (a gap with `gap: skip`), the series starts at its next occurrence instead (`skipped` lists the
- * wall times left out). Null for `m` and `h` series, which count elapsed time from the instant.
- */
-export function startOfSeries(
-  wall: WallTime,
-  interval: RecurrenceInterval,
-  timezone: string,
-  policy: DstPolicy = DEFAULT_DST_POLICY,
-): { wall: WallTime; at: Date; skipped: WallTime[] } | null {
-  if (!isCalendarUnit(interval.unit)) return null;
-  const skipped: WallTime[] = [];
-  for (let index = 0; index <= MAX_EMPTY_OCCURRENCES; index += 1) {
-    const w = stepWall(wall, interval, index);
-    const reading = readWallTime(w, timezone, policy);
-    if (reading.runs.length > 0) return { wall: w, at: reading.runs[0]!.at, skipped };
-    skipped.push(w);
-  }
-  return null;
-}
-
-/**
- * The anchor of a new series: a calendar series whose first time was given as a wall time (`scheduled_for` without
- * an offset) starts where its DST policy reads that wall time, and keeps the wall time for its steps. Otherwise the
- * resolved instant `at` is the anchor, as it always was. `at` is kept when the reading lies before `now` (a time
- * just past, which resolution moved to now).
- */
-export function seriesAnchor(args: {
-  scheduledFor: string | null | undefined;
-  at: Date;
-  interval: RecurrenceInterval;
-  timezone: string;
-  policy?: DstPolicy | undefined;
-  now: Date;
-}): { at: Date; wall: WallTime | null; skipped: WallTime[] } {
-  const text = args.scheduledFor;
-  const wall = text && isWallTimeText(text) ? parseWallTime(text) : null;
-  const start = wall ? startOfSeries(wall, args.interval, args.timezone, args.policy) : null;
-  if (!start) return { at: args.at, wall: null, skipped: [] };
-  return {
-    at: start.at.getTime() >= args.now.getTime() ? start.at : args.at,
-    wall: start.wall,
-    skipped: start.skipped,
-  };
 }
 
 /** Occurrence `index` of a series (0 = the anchor itself), read by its DST policy. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isValidTimezone,
+  parseScheduledFor,
   parseTimestamp,
   resolveSchedule,
   type ScheduleInput,
@@ -238,20 +239,23 @@ describe('resolveSchedule: scheduled_for', () => {
     );
   });
 
-  it('reads timestamps without an offset in the timezone', () => {
-    expect(at({ timezone: NY, scheduledFor: '2026-05-06T12:00:00' }, now)).toBe('2026-05-06T16:00:00.000Z');
-    expect(at({ timezone: BERLIN, scheduledFor: '2026-05-06T12:00' }, now)).toBe('2026-05-06T10:00:00.000Z');
+  it('reads timestamps without an offset as UTC, whatever the timezone says', () => {
+    expect(at({ timezone: NY, scheduledFor: '2027-01-15T09:00:00' }, now)).toBe('2027-01-15T09:00:00.000Z');
+    expect(at({ timezone: NY, scheduledFor: '2026-05-06T12:00:00' }, now)).toBe('2026-05-06T12:00:00.000Z');
+    expect(at({ timezone: BERLIN, scheduledFor: '2026-05-06T12:00' }, now)).toBe('2026-05-06T12:00:00.000Z');
     expect(at({ timezone: 'UTC', scheduledFor: '2026-05-06T12:00:00' }, now)).toBe(
       '2026-05-06T12:00:00.000Z',
     );
-    expect(at({ timezone: NY, scheduledFor: '2026-05-07' }, now)).toBe('2026-05-07T04:00:00.000Z');
+    expect(at({ timezone: NY, scheduledFor: '2026-05-07' }, now)).toBe('2026-05-07T00:00:00.000Z');
+    expect(parseScheduledFor('2027-01-15T09:00:00')?.toISOString()).toBe('2027-01-15T09:00:00.000Z');
+    expect(parseScheduledFor('9 am')).toBeNull();
   });
 
-  it('applies the gap and ambiguity rules to local timestamps', () => {
+  it('a DST gap or fold of the timezone does not touch an offset-less time (it is UTC)', () => {
     const early = '2026-03-01T00:00:00.000Z';
-    expect(at({ timezone: NY, scheduledFor: '2026-03-08T02:30:00' }, early)).toBe('2026-03-08T07:30:00.000Z');
-    expect(at({ timezone: NY, scheduledFor: '2026-11-01T01:30:00' }, early)).toBe('2026-11-01T05:30:00.000Z');
-    // An explicit offset picks the later 01:30.
+    expect(at({ timezone: NY, scheduledFor: '2026-03-08T02:30:00' }, early)).toBe('2026-03-08T02:30:00.000Z');
+    expect(at({ timezone: NY, scheduledFor: '2026-11-01T01:30:00' }, early)).toBe('2026-11-01T01:30:00.000Z');
+    // An explicit offset picks the later 01:30 of the fold.
     expect(at({ timezone: NY, scheduledFor: '2026-11-01T01:30:00-05:00' }, early)).toBe(
       '2026-11-01T06:30:00.000Z',
     );

@@ -21,8 +21,8 @@ import {
  * - `1h` `2h` `4h` `1d` `3d` `1w` and `wait` are exact elapsed durations from now, not wall-clock shifts.
  * - A wall time that does not exist (DST spring-forward gap) moves forward by the length of the gap
  *   (02:30 on a 02:00→03:00 night becomes 03:30); an ambiguous wall time (fall-back) takes the earlier instant.
- * - `scheduledFor` is ISO 8601; without an offset it is read as wall time in the timezone (same gap and
- *   ambiguity rules). Up to `pastToleranceMs` (default 60 s) in the past it resolves to `now`; further in the
+ * - `scheduledFor` is an exact instant: ISO 8601, and without an offset it is UTC whatever the timezone says
+ *   (`parseScheduledFor`). Up to `pastToleranceMs` (default 60 s) in the past it resolves to `now`; further in the
  *   past is an error on `scheduled_for`.
  * - Later than now + horizonDays is an error on the field that gave the time.
  */
@@ -233,6 +233,15 @@ export function parseTimestamp(text: string, timezone: string): Date | null {
   return wallTimeToInstant({ year, month, day, hour, minute, second, millisecond }, timezone);
 }
 
+/**
+ * `scheduled_for` is an exact UTC timestamp in the interface, so text without an offset is UTC, not wall time in the
+ * action's timezone: a client that sets `timezone` for its presets or its recurrence and sends `09:00:00` means
+ * 09:00Z. The timezone still governs presets and the steps of a recurrence. `null` when not ISO 8601.
+ */
+export function parseScheduledFor(text: string): Date | null {
+  return parseTimestamp(text, 'UTC');
+}
+
 function resolvePreset(preset: string, now: Date, timezone: string): Date | null {
   if ((OFFSET_PRESETS as readonly string[]).includes(preset)) {
     return new Date(now.getTime() + parseDuration(preset)!);
@@ -274,7 +283,7 @@ export function resolveSchedule(input: ScheduleInput, now: Date, limits: Schedul
     at = new Date(now.getTime() + ms);
   } else {
     field = 'scheduled_for';
-    const parsed = parseTimestamp(input.scheduledFor!, input.timezone);
+    const parsed = parseScheduledFor(input.scheduledFor!);
     if (!parsed) return fail(field, 'Must be an ISO 8601 timestamp');
     const tolerance = limits.pastToleranceMs ?? DEFAULT_PAST_TOLERANCE_MS;
     if (parsed.getTime() < now.getTime() - tolerance) return fail(field, 'Must not be in the past');

@@ -1,7 +1,8 @@
-import { TemplateCreateBody } from '@sched/contract';
+import { ChainStepInput, TemplateCreateBody } from '@sched/contract';
 import { describe, expect, it } from 'vitest';
 import { chainScope, resolveHttpCall } from '../chain/resolve.js';
-import type { HttpCallStepParsed } from '../chain/definition.js';
+import { chainStepErrors, type HttpCallStepParsed } from '../chain/definition.js';
+import { ORIGIN_EXPRESSION_NEEDS_ALLOWLIST } from '../expressions/url.js';
 import { evaluateCondition } from '../expressions/condition.js';
 import {
   InvalidPlaceholderError,
@@ -9,6 +10,7 @@ import {
   placeholderValues,
   resolveActionTemplate,
   resolveChainTemplate,
+  storedTemplateErrors,
   templatePlaceholderErrors,
 } from './placeholders.js';
 
@@ -210,7 +212,7 @@ describe('resolveChainTemplate', () => {
 
   it('gives a chain that reads the values when its steps start', () => {
     const scope = chainScope(resolved.input, { steps: { 0: { status: 'executed', response: { id: 7 } } } });
-    expect(resolveHttpCall(resolved.steps[0] as HttpCallStepParsed, scope)).toMatchObject({
+    expect(resolveHttpCall(resolved.steps[0] as HttpCallStepParsed, scope, false)).toMatchObject({
       url: 'https://crm.example/Ann%20%3D%3D%20gold',
       body: { tier: 'gold', c: 'Ann == gold' },
     });
@@ -302,5 +304,56 @@ describe('typed placeholders: deep values and objects where text was meant are r
     const { values, ignored } = placeholderValues(typed, supplied);
     expect(ignored).toEqual(['__proto__']);
     expect((values as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('storedTemplateErrors: a template saved before allowed_origins existed', () => {
+  // As an older release stored them: a host taken from a value, and no allowed_origins.
+  const legacyChain = {
+    type: 'chain' as const,
+    name: 'legacy chain',
+    placeholders: [{ name: 'tenant', required: true }],
+    chain_steps: [
+      ChainStepInput.parse({ name: 'wait', type: 'wait', delay: '1s' }),
+      ChainStepInput.parse({
+        name: 'call',
+        type: 'webhook',
+        url: 'https://{{tenant}}.hooks.example.com/orders',
+        headers: { Authorization: 'Bearer chain-SECRET' },
+      }),
+    ],
+  };
+
+  it('fails the save-time rule: a host from a trigger value needs allowed_origins', () => {
+    expect(storedTemplateErrors(legacyChain)).toEqual({
+      'chain_steps.1.url': [ORIGIN_EXPRESSION_NEEDS_ALLOWLIST],
+    });
+    const pathPrefix = {
+      type: 'action' as const,
+      name: 'legacy action',
+      placeholders: [{ name: 'path', required: true }],
+      request_config: { url: 'https://api.example.com{{path}}', method: 'POST', headers: {} },
+      allowed_origins: [],
+    };
+    expect(storedTemplateErrors(pathPrefix)).toEqual({
+      'request_config.url': [ORIGIN_EXPRESSION_NEEDS_ALLOWLIST],
+    });
+  });
+
+  it('passes once the step names its allowed origins', () => {
+    const [wait, call] = legacyChain.chain_steps;
+    const fixed = {
+      ...legacyChain,
+      chain_steps: [wait!, { ...call!, allowed_origins: ['https://a.hooks.example.com'] }],
+    };
+    expect(storedTemplateErrors(fixed)).toEqual({});
+  });
+
+  it("holds a chain its trigger made to the same rule (the values are the chain's input)", () => {
+    const steps = resolveChainTemplate(legacyChain, { tenant: 'x' }).steps;
+    expect(chainStepErrors(steps, { input: { tenant: 'x' } })).toEqual({});
+    expect(chainStepErrors(steps, { input: { tenant: 'x' }, triggeredInput: true })).toEqual({
+      'steps.1.url': [ORIGIN_EXPRESSION_NEEDS_ALLOWLIST],
+    });
   });
 });

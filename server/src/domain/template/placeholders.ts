@@ -231,6 +231,48 @@ export function templatePlaceholderErrors(
   return errors;
 }
 
+/** What a stored template holds that the save-time placeholder rules read. */
+export interface StoredTemplate {
+  type: 'action' | 'chain';
+  name: string;
+  request_config?: ActionTemplateConfig['request_config'] | null;
+  gate_config?: GateInput | null;
+  dedup_keys?: string[] | null;
+  allowed_origins?: readonly string[] | null;
+  chain_steps?: readonly ChainStepParsed[] | null;
+  placeholders: readonly PlaceholderDefinition[];
+}
+
+/**
+ * The save-time placeholder rules applied to a template as stored: a template saved by an older release (before
+ * allowed_origins existed, for one) must fail them at trigger time too, never let a trigger value pick a host.
+ */
+export function storedTemplateErrors(t: StoredTemplate, urlSchemes?: readonly string[]): ValidationErrors {
+  if (t.type === 'chain') {
+    return t.chain_steps
+      ? templatePlaceholderErrors(
+          { type: 'chain', config: { name: t.name, chain_steps: t.chain_steps } },
+          t.placeholders,
+          urlSchemes,
+        )
+      : {};
+  }
+  return templatePlaceholderErrors(
+    {
+      type: 'action',
+      config: {
+        name: t.name,
+        request_config: t.request_config ?? undefined,
+        gate_config: t.gate_config ?? undefined,
+        dedup_keys: t.dedup_keys ?? undefined,
+        allowed_origins: t.allowed_origins ?? [],
+      },
+    },
+    t.placeholders,
+    urlSchemes,
+  );
+}
+
 /** Runs `resolve` with `path` put in front of the path of any ExpressionError. */
 function at<T>(path: readonly (string | number)[], resolve: () => T): T {
   try {

@@ -1,6 +1,7 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AlertRules } from '../../app/alerts/rules.js';
+import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
@@ -13,11 +14,21 @@ export function alertRulesHandlers(rules: AlertRules) {
     }),
     list: async ({ request, query }) => ({
       status: 200,
-      body: await rules.list(principalOf(request).accountId, query),
+      body: await rules.list(
+        principalOf(request).accountId,
+        query,
+        seesCredentials(principalOf(request).scopes),
+      ),
     }),
     get: async ({ request, params }) => ({
       status: 200,
-      body: { data: await rules.get(principalOf(request).accountId, params.id) },
+      body: {
+        data: await rules.get(
+          principalOf(request).accountId,
+          params.id,
+          seesCredentials(principalOf(request).scopes),
+        ),
+      },
     }),
     update: async ({ request, params, body }) => ({
       status: 200,

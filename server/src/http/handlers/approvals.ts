@@ -1,7 +1,7 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { ActionService } from '../../app/actions/service.js';
-import type { NotificationChannelService, TeamMemberService } from '../../app/approvals/directory.js';
+import type { NotificationChannelService, TeamMemberService } from '../../app/directory/chat-and-team.js';
 import type { PendingApprovals } from '../../app/approvals/pending.js';
 import type { Reassignments } from '../../app/approvals/reassign.js';
 import type { ReminderRequests } from '../../app/approvals/remind.js';
@@ -69,7 +69,11 @@ export function remindersHandlers(
   return s.router(contract.reminders, {
     pending: async ({ request, query }) => ({
       status: 200,
-      body: await pending.list(principalOf(request).accountId, query),
+      body: await pending.list(
+        principalOf(request).accountId,
+        query,
+        seesCredentials(principalOf(request).scopes),
+      ),
     }),
     remind: async ({ request, params }) => {
       const p = principalOf(request);

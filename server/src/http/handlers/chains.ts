@@ -1,6 +1,7 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { ChainService } from '../../app/chains/service.js';
+import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
@@ -17,7 +18,13 @@ export function chainsHandlers(chains: ChainService) {
     }),
     get: async ({ request, params }) => ({
       status: 200,
-      body: { data: await chains.get(principalOf(request).accountId, params.id) },
+      body: {
+        data: await chains.get(
+          principalOf(request).accountId,
+          params.id,
+          seesCredentials(principalOf(request).scopes),
+        ),
+      },
     }),
     cancel: async ({ request, params }) => ({
       status: 200,

@@ -1,6 +1,7 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
-import type { ContactService } from '../../app/contacts.js';
+import type { ContactService } from '../../app/directory/contacts.js';
+import { seesCredentials } from '../../domain/auth/api-key.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
@@ -9,7 +10,12 @@ export function contactsHandlers(contacts: ContactService) {
   return s.router(contract.contacts, {
     list: async ({ request }) => ({
       status: 200,
-      body: { data: await contacts.list(principalOf(request).accountId) },
+      body: {
+        data: await contacts.list(
+          principalOf(request).accountId,
+          seesCredentials(principalOf(request).scopes),
+        ),
+      },
     }),
     create: async ({ request, body }) => ({
       status: 201,
@@ -17,7 +23,13 @@ export function contactsHandlers(contacts: ContactService) {
     }),
     get: async ({ request, params }) => ({
       status: 200,
-      body: { data: await contacts.get(principalOf(request).accountId, params.id) },
+      body: {
+        data: await contacts.get(
+          principalOf(request).accountId,
+          params.id,
+          seesCredentials(principalOf(request).scopes),
+        ),
+      },
     }),
     update: async ({ request, params, body }) => ({
       status: 200,

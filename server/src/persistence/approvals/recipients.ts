@@ -9,17 +9,13 @@ import {
 import { type Selectable, sql } from 'kysely';
 import type { ChannelTarget } from '../../domain/approval/messages.js';
 import type { Sql, Tables } from '../database.js';
+import type { StoredRecipientTarget } from '../entities/stored.js';
 
 /** A `recipients` row, typed from its entity. */
 export type Recipient = Selectable<Tables['recipients']>;
 
 /** A recipient as resolved when the gate was created (or its escalation contacts). */
-export interface NewRecipient {
-  reference: string;
-  address: string;
-  displayName: string;
-  targets: ChannelTarget[];
-}
+export type NewRecipient = StoredRecipientTarget;
 
 /**
  * Adds recipients in one statement, positions from `startAt`; answers the rows in position order. `reassignedFrom`:

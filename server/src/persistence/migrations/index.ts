@@ -28,9 +28,11 @@ import { Migration20261126190734_AuditPending } from './Migration20261126190734_
 import { Migration20261126195000_ClaimFromActions } from './Migration20261126195000_ClaimFromActions.js';
 import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126200626_AuditSealInDatabase.js';
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
-import { Migration20261128140000_ActionChanged } from './Migration20261128140000_ActionChanged.js';
-import { Migration20261128141000_AnswerValuesGrants } from './Migration20261128141000_AnswerValuesGrants.js';
+import { Migration20261128134000_LegacyTemplateOrigins } from './Migration20261128134000_LegacyTemplateOrigins.js';
+import { Migration20261128150000_ActionChanged } from './Migration20261128150000_ActionChanged.js';
+import { Migration20261128151000_AnswerValuesGrants } from './Migration20261128151000_AnswerValuesGrants.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
+import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -75,6 +77,14 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261127031500_AccountSigningSecret',
     class: Migration20261127031500_AccountSigningSecret,
   },
-  { name: 'Migration20261128140000_ActionChanged', class: Migration20261128140000_ActionChanged },
-  { name: 'Migration20261128141000_AnswerValuesGrants', class: Migration20261128141000_AnswerValuesGrants },
+  {
+    name: 'Migration20261128134000_LegacyTemplateOrigins',
+    class: Migration20261128134000_LegacyTemplateOrigins,
+  },
+  {
+    name: 'Migration20261128140000_SigningSecretOverlap',
+    class: Migration20261128140000_SigningSecretOverlap,
+  },
+  { name: 'Migration20261128150000_ActionChanged', class: Migration20261128150000_ActionChanged },
+  { name: 'Migration20261128151000_AnswerValuesGrants', class: Migration20261128151000_AnswerValuesGrants },
 ];

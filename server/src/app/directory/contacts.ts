@@ -1,16 +1,18 @@
 import type { Contact as ContactDto, ContactCreate, ContactUpdate } from '@sched/contract';
-import type { Database } from '../persistence/database.js';
-import { contactRecords } from '../persistence/directory.js';
-import type { Contact } from '../persistence/entities/contact.js';
-import { auditFields, recordAudit } from './audit.js';
-import { NotFoundError, ValidationError } from './errors.js';
+import type { Database } from '../../persistence/database.js';
+import { contactRecords } from '../../persistence/directory.js';
+import type { Contact } from '../../persistence/entities/contact.js';
+import { auditFields, recordAudit } from '../audit.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { shownAddress } from '../../domain/auth/api-key.js';
 
-function contactDto(c: Contact): ContactDto {
+/** A contact as the API shows it; a key without `write` sees its email and phone masked (docs/security.md). */
+function contactDto(c: Contact, credentials = true): ContactDto {
   return {
     id: c.id,
     name: c.name,
-    email: c.email ?? null,
-    phone: c.phone ?? null,
+    email: shownAddress(c.email ?? null, credentials),
+    phone: shownAddress(c.phone ?? null, credentials),
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };
@@ -24,14 +26,14 @@ export class ContactService {
     return contactRecords(this.database);
   }
 
-  async list(accountId: string): Promise<ContactDto[]> {
-    return (await this.records.list(accountId)).map(contactDto);
+  async list(accountId: string, credentials = true): Promise<ContactDto[]> {
+    return (await this.records.list(accountId)).map((c) => contactDto(c, credentials));
   }
 
-  async get(accountId: string, id: string): Promise<ContactDto> {
+  async get(accountId: string, id: string, credentials = true): Promise<ContactDto> {
     const contact = await this.records.find(accountId, id);
     if (!contact) throw new NotFoundError('contact');
-    return contactDto(contact);
+    return contactDto(contact, credentials);
   }
 
   // Each change and its audit event commit together. The log names the contact and the fields that changed, not

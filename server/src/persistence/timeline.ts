@@ -1,21 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { ReminderEventType } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
-import type { Sql, Tables } from '../database.js';
+import type { Sql, Tables } from './database.js';
 
-export type ReminderEvent = Selectable<Tables['reminder_events']>;
+export type TimelineEvent = Selectable<Tables['reminder_events']>;
 
-export interface NewReminderEvent {
+export interface NewTimelineEvent {
   type: ReminderEventType;
   actor: string | null;
   notes: string | null;
 }
 
 /**
- * Appends to the approval timeline. `clock_timestamp()`, not the transaction's time, so events written by one
+ * An action's timeline: what happened to it, in order, for every mode (answers, rounds, pauses, bulk operations,
+ * deliveries). The table keeps the interface's wire name, `reminder_events`.
+ */
+
+/**
+ * Appends to one action's timeline. `clock_timestamp()`, not the transaction's time, so events written by one
  * transaction keep their order when listed by time.
  */
-export async function addReminderEvents(db: Sql, actionId: string, events: readonly NewReminderEvent[]) {
+export async function addToTimeline(db: Sql, actionId: string, events: readonly NewTimelineEvent[]) {
   await addTimelineEvents(
     db,
     events.map((e) => ({ ...e, actionId })),
@@ -25,7 +30,7 @@ export async function addReminderEvents(db: Sql, actionId: string, events: reado
 /** Appends events to the timelines of several actions in one statement (a bulk operation's batch). */
 export async function addTimelineEvents(
   db: Sql,
-  events: readonly (NewReminderEvent & { actionId: string })[],
+  events: readonly (NewTimelineEvent & { actionId: string })[],
 ): Promise<void> {
   if (events.length === 0) return;
   await db
@@ -43,7 +48,7 @@ export async function addTimelineEvents(
     .execute();
 }
 
-export function reminderEventsOf(db: Sql, actionId: string): Promise<ReminderEvent[]> {
+export function timelineOf(db: Sql, actionId: string): Promise<TimelineEvent[]> {
   return db
     .selectFrom('reminder_events')
     .selectAll()

@@ -1,5 +1,5 @@
 import type { NotificationChannel, TeamMember } from '@sched/contract';
-import { type Scope, seesCredentials } from '../../domain/auth/api-key.js';
+import { type Scope, seesCredentials, shownAddress, shownUrl } from '../../domain/auth/api-key.js';
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
 import { assertTeamMemberRoom } from '../quota.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
@@ -11,21 +11,12 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 
 const MASK = '***';
 
-/** `https://hooks.slack.com/***`: the origin is what a reader needs to know. */
-function maskUrl(url: string): string {
-  try {
-    return `${new URL(url).origin}/${MASK}`;
-  } catch {
-    return MASK;
-  }
-}
-
 function channelView(c: NotificationChannelEntity, credentials = true): NotificationChannel {
   return {
     id: c.id,
     name: c.name,
     type: c.type,
-    webhook_url: credentials ? c.webhookUrl : maskUrl(c.webhookUrl),
+    webhook_url: shownUrl(c.webhookUrl, credentials),
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };
@@ -35,12 +26,12 @@ function memberView(m: TeamMemberEntity, credentials = true): TeamMember {
   return {
     id: m.id,
     name: m.name,
-    email: m.email ?? null,
-    phone: m.phone ?? null,
+    email: shownAddress(m.email ?? null, credentials),
+    phone: shownAddress(m.phone ?? null, credentials),
     push_subscriptions: credentials
       ? m.pushSubscriptions
       : m.pushSubscriptions.map((s) => ({
-          endpoint: maskUrl(s.endpoint),
+          endpoint: shownUrl(s.endpoint, false),
           keys: { p256dh: MASK, auth: MASK },
         })),
     created_at: m.createdAt.toISOString(),
