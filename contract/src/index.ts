@@ -41,6 +41,7 @@ export { OutboxMessage } from './routes/outbox.js';
 export type { RouteMeta } from './openapi.js';
 export { issueMessage } from './messages.js';
 export * from './headers.js';
+export * from './mcp.js';
 export * from './signatures.js';
 export * from './vocabulary.js';
 

@@ -58,6 +58,7 @@ import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { registerMcpRoute } from '../mcp/route.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { registerApiReference } from './api-reference.js';
 import { registerCors } from './cors.js';
@@ -307,6 +308,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
     publicUrl: siteUrl,
     production: deps.production === true,
+  });
+
+  registerMcpRoute(app, {
+    auth,
+    useCases: { actions: deps.actions, waits: deps.actionWaits, pending: deps.pendingApprovals },
   });
 
   await registerTriggerRoute(app, {

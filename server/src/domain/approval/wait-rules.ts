@@ -1,27 +1,10 @@
-import type { ActionState } from '@sched/contract';
+import { type ActionState, type AgentDecision, decisionOfState } from '@sched/contract';
 import { isTerminal } from '../action/states.js';
 
-/** How a gate ended, as an agent reads it: null while nobody has decided yet. */
-export type AgentDecision = 'confirmed' | 'declined' | 'expired' | 'cancelled';
+export type { AgentDecision };
 
-/**
- * An approval's decision from its state: a confirm (or `on_timeout: approve`) executes it, a decline fails it, a
- * timeout expires or cancels it. Anything live is undecided, a snoozed request included.
- */
-export function decisionOf(status: ActionState): AgentDecision | null {
-  switch (status) {
-    case 'executed':
-      return 'confirmed';
-    case 'failed':
-      return 'declined';
-    case 'expired':
-      return 'expired';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      return null;
-  }
-}
+/** An approval's decision from its state (the contract's reading, which the MCP tools answer too). */
+export const decisionOf = (status: ActionState): AgentDecision | null => decisionOfState(status);
 
 /** What a held `wait` waits for: the gate's decision (a webhook has none: its end), or the action's end. */
 export type WaitFor = 'decision' | 'terminal';
