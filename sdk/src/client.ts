@@ -1,3 +1,4 @@
+import { grantsApi } from './grants.js';
 import type {
   Action,
   ApprovalSummary,
@@ -121,6 +122,8 @@ export function createClient(options: ClientOptions) {
         await raw.reminders.reassign({ params: { id, recipient_id: recipientId }, body, ...callArgs(o) }),
         200,
       ).data as Action,
+    /** Standing grants approvers gave (`gate.grant`): list and revoke. */
+    grants: grantsApi(raw),
     /** A development server's outbox: messages kept because their channel is not configured (`GET /v1/outbox`). */
     outbox: outboxApi(raw),
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */

@@ -18,6 +18,7 @@ export type {
   AlertTestResult,
 } from './alert-rules.js';
 export type { ApiKeysApi, SigningSecretApi } from './api-keys.js';
+export type { GrantsApi } from './grants.js';
 export type {
   ApprovalAttachment,
   ApprovalHandle,
@@ -94,9 +95,12 @@ export type {
   DeliveryAttempt,
   DeliveryAttemptsPage,
   AttemptsQuery,
+  FieldValue,
   Gate,
   GateChannel,
+  GateField,
   GateInput,
+  Grant,
   HttpRequestInput,
   NotificationChannel,
   NotificationChannelCreate,

@@ -1,3 +1,4 @@
+import { createClient } from '@sched/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
 import { api, runCli } from '../support/server.js';
@@ -196,10 +197,15 @@ describe('typed answers and standing grants', () => {
     expect((await api(svc.server, otherAccountKey, 'GET', '/v1/grants')).body.data).toEqual([]);
     expect((await api(svc.server, otherAccountKey, 'DELETE', `/v1/grants/${g.id}`)).status).toBe(404);
 
-    // Revoked: audited, gone from the list, and the next request sends mail again.
-    const revoked = await svc.call('DELETE', `/v1/grants/${g.id}`);
-    expect(revoked.status).toBe(200);
-    expect(revoked.body.data.revoked_at).not.toBeNull();
+    // The CLI lists it; the SDK revokes it: audited, gone from the list, and the next request sends mail again.
+    const env = { ...svc.server.env, SCHED_API_URL: svc.server.url, SCHED_API_KEY: svc.key };
+    const cliList = await runCli(['grants', 'list', '--json'], env);
+    expect(JSON.parse(cliList.stdout).data.map((x: any) => x.id)).toEqual([g.id]);
+    const revoked = await createClient({ baseUrl: svc.server.url, apiKey: svc.key }).grants.revoke(g.id);
+    expect(revoked.revoked_at).not.toBeNull();
+    const again = await runCli(['grants', 'revoke', g.id], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('not_found');
     expect((await svc.call('DELETE', `/v1/grants/${g.id}`)).status).toBe(404);
     expect((await svc.call('GET', '/v1/grants')).body.data).toEqual([]);
     const audit = await svc.call('GET', '/v1/audit-events?action=grant.revoke');
