@@ -6,21 +6,34 @@
 //   node bench/bulk-cancel.mjs [--count 100000]
 import { parseArgs } from 'node:util';
 import { BUILDS, fmt, log, nowMs, sleep, startPostgres, startStack, table } from './lib.mjs';
+import { seedRows } from './seed.mjs';
 
 const { values } = parseArgs({ options: { count: { type: 'string' } } });
 const COUNT = Number(values.count ?? 100_000);
 
+/** COUNT scheduled actions to `host`, through the one seeding helper (bench/seed.mjs). */
 async function seed(stack, host) {
-  await stack.db.query(
-    `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at, max_attempts,
-       retry_strategy, request, destination_host, created_at, updated_at)
-     select gen_random_uuid(), $1, 'seeded ' || g, 'webhook', 'scheduled', 'UTC', now() + interval '30 days',
-            now() + interval '30 days', 5, 'exponential',
-            jsonb_build_object('url', 'https://' || $2 || '/hook', 'method', 'POST', 'headers', '{}'::jsonb),
-            $2, now() - g * interval '1 ms', now()
-       from generate_series(1, $3::int) g`,
-    [stack.accountId, host, COUNT],
-  );
+  await seedRows(stack, {
+    entity: 'Action',
+    count: COUNT,
+    params: [stack.accountId, host],
+    values: {
+      id: 'gen_random_uuid()',
+      account_id: '$3',
+      name: `'seeded ' || g`,
+      mode: `'webhook'`,
+      status: `'scheduled'`,
+      timezone: `'UTC'`,
+      scheduled_for: `now() + interval '30 days'`,
+      next_attempt_at: `now() + interval '30 days'`,
+      max_attempts: '5',
+      retry_strategy: `'exponential'`,
+      request: `jsonb_build_object('url', 'https://' || $4::text || '/hook', 'method', 'POST', 'headers', '{}'::jsonb)`,
+      destination_host: '$4',
+      created_at: `now() - g * interval '1 ms'`,
+      updated_at: 'now()',
+    },
+  });
 }
 
 async function call(stack, method, path, body) {

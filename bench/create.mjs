@@ -60,7 +60,12 @@ export function printCreate(title, systems, runs) {
 
 /** Load on one started system, with the RSS of a sched server once the load is over. */
 export async function measureCreate(stack, { rss = false } = {}) {
-  const r = await createLoad(stack, { concurrency: 50, durationMs: settings.seconds * 1000 });
+  const r = await createLoad(stack, {
+    concurrency: 50,
+    durationMs: settings.seconds * 1000,
+    warmupMs: settings.smoke ? 300 : 2_000,
+    sealWaitMs: settings.smoke ? 200 : 1_500,
+  });
   if (rss) r.rssMiB = await rssMiB(stack.pids[0]);
   return r;
 }

@@ -9,37 +9,46 @@
 // The goal: each inbox query of an account with a million actions answers in well under 100 ms (docs/performance.md).
 import { parseArgs } from 'node:util';
 import { BUILDS, fmt, log, nowMs, startPostgres, startStack, summarize, table } from './lib.mjs';
+import { seedRows } from './seed.mjs';
 
 const { values } = parseArgs({ options: { count: { type: 'string' }, repeat: { type: 'string' } } });
 const COUNT = Number(values.count ?? 1_000_000);
 const REPEAT = Number(values.repeat ?? 20);
 
-/** The account's actions, in two halves on two connections. */
+/** The account's actions, through the one seeding helper (bench/seed.mjs). */
 async function seed(stack) {
   const t0 = nowMs();
-  const half = Math.ceil(COUNT / 2);
-  const chunk = (from, to) =>
-    stack.db.query(
-      `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at,
-         max_attempts, attempt_count, retry_strategy, request, destination_host, last_attempt_at,
-         last_status_code, last_error_class, last_lateness_ms, created_at, updated_at)
-       select gen_random_uuid(), $1, 'seeded ' || g, 'webhook', st, 'UTC', at,
-              case when st = 'scheduled' then at end, 5, case when st = 'scheduled' then 0 else 1 end, 'exponential',
-              jsonb_build_object('url', 'https://' || host || '/hook', 'method', 'POST', 'headers', '{}'::jsonb),
-              host, case when st <> 'scheduled' then at end,
-              case when st = 'executed' then 200 when st = 'failed' then (array[500, 503, 404, null])[1 + g % 4] end,
-              case when st = 'failed' then (array['http', 'http', 'http', 'timeout'])[1 + g % 4] end,
-              case when st <> 'scheduled' then 3 end, created, created + interval '1 minute'
-         from generate_series($2::int, $3::int) g,
-              lateral (select case when g % 100 < 90 then 'executed' when g % 100 < 96 then 'scheduled'
-                                   else 'failed' end as st,
-                              'host-' || ((g / 100) % 50) || '.example' as host,
-                              now() - interval '30 days' + (g::float / $4) * interval '30 days' as created) s,
-              lateral (select case when st = 'scheduled' then now() + interval '1 day' else created end as at) t`,
-      [stack.accountId, from, to, COUNT],
-    );
-  await Promise.all([chunk(1, half), chunk(half + 1, COUNT)]);
-  const insertMs = nowMs() - t0;
+  const insertMs = await seedRows(stack, {
+    entity: 'Action',
+    count: COUNT,
+    params: [stack.accountId, COUNT],
+    from: `, lateral (select case when g % 100 < 90 then 'executed' when g % 100 < 96 then 'scheduled'
+                                  else 'failed' end as st,
+                             'host-' || ((g / 100) % 50) || '.example' as host,
+                             now() - interval '30 days' + (g::float8 / $4) * interval '30 days' as created) s,
+             lateral (select case when st = 'scheduled' then now() + interval '1 day' else created end as at) t`,
+    values: {
+      id: 'gen_random_uuid()',
+      account_id: '$3',
+      name: `'seeded ' || g`,
+      mode: `'webhook'`,
+      status: 'st',
+      timezone: `'UTC'`,
+      scheduled_for: 'at',
+      next_attempt_at: `case when st = 'scheduled' then at end`,
+      max_attempts: '5',
+      attempt_count: `case when st = 'scheduled' then 0 else 1 end`,
+      retry_strategy: `'exponential'`,
+      request: `jsonb_build_object('url', 'https://' || host || '/hook', 'method', 'POST', 'headers', '{}'::jsonb)`,
+      destination_host: 'host',
+      last_attempt_at: `case when st <> 'scheduled' then at end`,
+      last_status_code: `case when st = 'executed' then 200 when st = 'failed' then (array[500, 503, 404, null])[1 + g % 4] end`,
+      last_error_class: `case when st = 'failed' then (array['http', 'http', 'http', 'timeout'])[1 + g % 4] end`,
+      last_lateness_ms: `case when st <> 'scheduled' then 3 end`,
+      created_at: 'created',
+      updated_at: `created + interval '1 minute'`,
+    },
+  });
   await stack.db.query('vacuum analyze actions');
   return { insertMs, totalMs: nowMs() - t0 };
 }

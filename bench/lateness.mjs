@@ -10,7 +10,7 @@ import {
   startReceiver,
   table,
 } from './lib.mjs';
-import { fireLateness, floorLateness, pilotCreateRate } from './phases.mjs';
+import { fireLateness, floorLateness, idleCpuPercent, pilotCreateRate } from './phases.mjs';
 import { drivenBaseline, labels, schedSystems } from './systems.mjs';
 
 /** The standard runs, each spread over twice --seconds (20 s in a full run). */
@@ -24,17 +24,23 @@ export const RATES = [
  * The runs of `rates` on one sched server; `idleCount` sets the count of the idle run instead (at its rate). Unless
  * `withCreates` is false, one more run not among the goals: the idle run while 50 connections create far-future
  * actions as fast as the API takes them, the usual production mix.
+ * @param {any} stack
+ * @param {any} receiver
+ * @param {{ rates?: typeof RATES, withCreates?: boolean, idleCount?: number }} [options]
  */
 export async function latenessRuns(stack, receiver, { rates = RATES, withCreates = true, idleCount } = {}) {
   // Creating must end before the first action is due; how long it takes depends on the create rate here.
-  const createRate = await pilotCreateRate(stack, { concurrency: 50 });
+  // A smoke run's few creates need no pilot: its lead covers them.
+  const createRate = settings.smoke ? undefined : await pilotCreateRate(stack, { concurrency: 50 });
+  /** @type {Record<string, any>} */
   const runs = {};
   for (const rate of rates) {
-    const count = rate.label === 'idle' && idleCount ? idleCount : rate.perSecond * settings.seconds * 2;
+    const planned = rate.label === 'idle' && idleCount ? idleCount : rate.perSecond * settings.seconds * 2;
+    const count = settings.smoke ? Math.min(planned, 100) : planned;
     runs[rate.label] = await fireLateness(stack, receiver, {
       count,
       spreadMs: (count / rate.perSecond) * 1000,
-      leadMs: rate.leadMs,
+      leadMs: settings.smoke ? 1_000 : rate.leadMs,
       createRate,
       concurrency: rate.perSecond > 10 ? 50 : 25,
       label: rate.label,
@@ -45,7 +51,7 @@ export async function latenessRuns(stack, receiver, { rates = RATES, withCreates
     runs['idle + creates'] = await fireLateness(stack, receiver, {
       count,
       spreadMs: count * 100,
-      leadMs: 3_000,
+      leadMs: settings.smoke ? 1_000 : 3_000,
       createRate,
       createLoadConnections: 50,
       label: 'idle + creates',
@@ -124,11 +130,12 @@ export async function run({ postgres }) {
       if (system.baseline) {
         const out = {};
         for (const rate of RATES) {
-          const count = rate.perSecond * settings.seconds * 2;
+          const planned = rate.perSecond * settings.seconds * 2;
+          const count = settings.smoke ? Math.min(planned, 100) : planned;
           out[rate.label] = await floorLateness(postgres, receiver, {
             count,
             spreadMs: (count / rate.perSecond) * 1000,
-            leadMs: 2_000,
+            leadMs: settings.smoke ? 1_000 : 2_000,
             label: rate.label,
           });
         }
@@ -136,7 +143,9 @@ export async function run({ postgres }) {
       }
       const stack = await system.start();
       try {
-        return { runs: await latenessRuns(stack, receiver) };
+        const runs = await latenessRuns(stack, receiver);
+        // Idle: nothing due, the far-future actions of the runs above pending.
+        return { runs, idleCpuPercent: await idleCpuPercent(stack, settings.seconds * 1000) };
       } finally {
         await stack.stop();
       }

@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
@@ -39,6 +40,7 @@ export const settings = {
   deliveries: 5_000,
   pending: Number(process.env.BENCH_PENDING ?? 1_000_000),
   logLevel: process.env.BENCH_LOG_LEVEL, // unset: sched's default level, as users run it
+  smoke: false, // --smoke: tiny sizes and short leads, no timing goal
 };
 
 function gitLabel(root) {
@@ -94,6 +96,7 @@ export async function inRounds(systems, measure) {
  */
 export async function startPostgres() {
   const dataDir = path.join(TMP, `pg-${Date.now()}`);
+  /** @type {any} */
   const server = { dataDir, cleanups: [], databases: 0 };
   if (process.env.BENCH_DATABASE_URL) {
     server.url = process.env.BENCH_DATABASE_URL;
@@ -112,6 +115,8 @@ export async function startPostgres() {
       await c.query(
         `alter system set shared_preload_libraries = ${explain ? `'pg_stat_statements', 'auto_explain'` : `'pg_stat_statements'`}`,
       );
+      // Plans per call: a statement re-planned on every call costs CPU that its execution time does not show.
+      await c.query(`alter system set pg_stat_statements.track_planning = on`);
       if (explain) {
         for (const [k, v] of [
           ['auto_explain.log_min_duration', `${Number(explain)}ms`],
@@ -155,6 +160,13 @@ export async function startPostgres() {
         return false;
       },
     );
+  server.walinspect = await server.admin.query('create extension if not exists pg_walinspect').then(
+    () => true,
+    (err) => {
+      log(`no pg_walinspect (${err.message}): non-HOT updates and WAL by table are not reported`);
+      return false;
+    },
+  );
   /** A fresh database; its URL, and a function that drops it. */
   server.createDatabase = async (name) => {
     const db = `bench_${name.replace(/\W/g, '_')}_${++server.databases}`;
@@ -218,7 +230,15 @@ export async function startStack(name, build, postgres) {
   const dataDir = path.join(TMP, `${name}-${build.key}-${Date.now()}`);
   await fs.mkdir(dataDir, { recursive: true });
   const cleanups = [];
-  const stack = { name, label: build.label, dataDir, cleanups, clusterDir: postgres.clusterDir, postgres };
+  const stack = {
+    name,
+    label: build.label,
+    root: build.root,
+    dataDir,
+    cleanups,
+    clusterDir: postgres.clusterDir,
+    postgres,
+  };
   stack.stop = stopper(cleanups);
   try {
     const database = await postgres.createDatabase(`${name}_${build.key}`);
@@ -237,10 +257,10 @@ export async function startStack(name, build, postgres) {
     stack.databaseName = database.name;
 
     const port = await freePort();
-    // production turns off response validation, as deployed; a build that refuses loopback destinations in
-    // production (SSRF guard) is run as development instead, and the figures say so.
-    const nodeEnv = await serverNodeEnv(build.root);
-    stack.nodeEnv = nodeEnv;
+    // Response validation off, as deployed (see serverMode).
+    const mode = await serverMode(build.root);
+    stack.nodeEnv = mode.nodeEnv;
+    /** @type {NodeJS.ProcessEnv} */
     const serverEnv = {
       ...process.env,
       DATABASE_URL: database.url,
@@ -249,7 +269,7 @@ export async function startStack(name, build, postgres) {
       SCHED_DATA_DIR: dataDir,
       SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true',
       SCHED_RATE_LIMIT_FACTOR: '100000',
-      NODE_ENV: nodeEnv,
+      ...mode.env,
     };
     // The server's default log level unless BENCH_LOG_LEVEL / --log-level says otherwise: users run it that way.
     if (settings.logLevel) serverEnv.LOG_LEVEL = settings.logLevel;
@@ -286,6 +306,8 @@ export async function startStack(name, build, postgres) {
       ),
     );
     stack.accountId = created.account.id;
+    /** `sched <args>` of this build against the stack's database (admin verbs such as `purge`). */
+    stack.cli = (args) => runCli(cli, args, serverEnv);
     stack.apiKey = created.api_key;
     await attachClients(stack, cleanups);
     return stack;
@@ -392,66 +414,118 @@ async function stopChild(child) {
 export async function rssMiB(pid) {
   try {
     const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
   } catch {
     return null;
   }
 }
 
 /**
- * CPU seconds used so far by the server process, by each process of the embedded PostgreSQL (postmaster and its
- * children) and by this benchmark process. Linux /proc only; null where unknown.
+ * CPU seconds used so far by the server processes, by PostgreSQL and by this benchmark process. PostgreSQL's total is
+ * the postmaster's own CPU, the CPU of the children it has already reaped (cutime/cstime: backends and autovacuum
+ * workers that exited) and that of every live child, so its difference between two snapshots counts a backend that
+ * exited in between. Live backends are also named by the pool they serve (`application_name`), so claims, records,
+ * creates and seals can be told apart. Linux /proc only; null where unknown.
  */
 export async function cpuSnapshot(stack) {
   const tick = 100; // USER_HZ: 100 on every Linux this runs on
+  /** @param {number | string} pid */
   const readStat = async (pid) => {
     try {
       const text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
       const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      return { ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12])) / tick };
+      return {
+        ppid: Number(f[1]),
+        cpu: (Number(f[11]) + Number(f[12])) / tick,
+        reaped: (Number(f[13]) + Number(f[14])) / tick,
+      };
     } catch {
       return null;
     }
   };
+  /** @type {number | null} */
   let server = 0;
   for (const pid of stack.pids) {
     const cpu = (await readStat(pid))?.cpu;
     if (cpu === undefined) server = null;
     else if (server !== null) server += cpu;
   }
+  /** @type {Map<number, number> | null} */
   let postgres = null;
+  /** @type {number | null} */
+  let postgresTotal = null;
+  /** @type {Map<number, string>} */
+  const pools = new Map();
   if (stack.clusterDir) {
     try {
       const text = await fs.readFile(path.join(stack.clusterDir, 'postmaster.pid'), 'utf8');
       const postmaster = Number(text.split('\n')[0]);
-      postgres = new Map([[postmaster, (await readStat(postmaster))?.cpu ?? 0]]);
+      const own = await readStat(postmaster);
+      postgres = new Map();
+      postgresTotal = (own?.cpu ?? 0) + (own?.reaped ?? 0);
       for (const name of await fs.readdir('/proc')) {
         if (!/^\d+$/.test(name)) continue;
         const st = await readStat(name);
-        if (st && st.ppid === postmaster) postgres.set(Number(name), st.cpu);
+        if (st && st.ppid === postmaster) {
+          postgres.set(Number(name), st.cpu);
+          postgresTotal += st.cpu;
+        }
       }
     } catch {}
+    if (stack.postgres?.admin) {
+      const { rows } = await stack.postgres.admin
+        .query(
+          'select pid, application_name as app, datname from pg_stat_activity where pid <> pg_backend_pid()',
+        )
+        .catch(() => ({ rows: [] }));
+      for (const r of rows) pools.set(r.pid, poolOf(r.app, r.datname, stack.databaseName));
+    }
   }
   const u = process.cpuUsage();
-  return { at: nowMs(), server, postgres, bench: (u.user + u.system) / 1e6, load: os.loadavg()[0] };
+  return {
+    at: nowMs(),
+    server,
+    postgres,
+    postgresTotal,
+    pools,
+    bench: (u.user + u.system) / 1e6,
+    load: os.loadavg()[0],
+  };
 }
 
 /**
- * Percent of one core each part used between two snapshots. PostgreSQL counts the processes seen at the end (a
- * backend that started meanwhile counts whole; one that exited meanwhile is missed).
+ * The pool a PostgreSQL backend serves, from its application_name: `sched-<role>-<pool>` (claims, firing = records,
+ * counters, audit = seals, queue = pg-boss), `sched-<role>` (main: creates and the API), a baseline's or the
+ * benchmark's own; backends of another database and background processes are "other".
+ */
+function poolOf(app, datname, databaseName) {
+  if (databaseName && datname !== databaseName) return 'other';
+  const m = /^sched-(?:all|api|worker)(?:-(\w+))?$/.exec(app ?? '');
+  if (m) return m[1] ?? 'main';
+  if (app === 'bench') return 'bench';
+  return app ? 'client' : 'other';
+}
+
+/**
+ * Percent of one core each part used between two snapshots. PostgreSQL counts every process of the cluster,
+ * exited ones included; `pools` splits the backends alive at the end by the pool they serve (CPU seconds; a backend
+ * that exited meanwhile is in PostgreSQL's total but in no pool).
  */
 export function cpuShare(a, b) {
   const s = (b.at - a.at) / 1000;
   const pct = (x, y) => (x === null || y === null ? null : (100 * (y - x)) / s);
-  let pg = null;
+  /** @type {Record<string, number>} */
+  const pools = {};
   if (a.postgres && b.postgres) {
-    pg = 0;
-    for (const [pid, cpu] of b.postgres) pg += cpu - (a.postgres.get(pid) ?? 0);
-    pg = (100 * pg) / s;
+    for (const [pid, cpu] of b.postgres) {
+      const pool = b.pools.get(pid) ?? a.pools.get(pid) ?? 'other';
+      pools[pool] = (pools[pool] ?? 0) + cpu - (a.postgres.get(pid) ?? 0);
+    }
   }
   return {
     server: pct(a.server, b.server),
-    postgres: pg,
+    postgres: pct(a.postgresTotal, b.postgresTotal),
+    pools,
     bench: pct(a.bench, b.bench),
     load1: b.load,
     seconds: s,
@@ -459,9 +533,10 @@ export function cpuShare(a, b) {
 }
 
 /**
- * PostgreSQL's work for one system during a phase, from pg_stat_statements (its database's statements only) and the
- * WAL position (the whole cluster, in which only that system runs): `pgMark` at the start resets the counts, and
- * `pgCost` at the end divides them by the units of work done (deliveries, creates). Null without the extension.
+ * PostgreSQL's work for one system during a phase, from pg_stat_statements (its database's statements only), the
+ * WAL (the whole cluster, in which only that system runs) and pg_walinspect (each WAL record by the table it writes,
+ * of that system's database): `pgMark` at the start resets the counts, and `pgCost` at the end divides them by the
+ * units of work done (deliveries, creates). Null without pg_stat_statements.
  */
 export async function pgMark(stack) {
   const pgs = stack.postgres;
@@ -470,24 +545,33 @@ export async function pgMark(stack) {
     'select pg_stat_statements_reset(0, (select oid from pg_database where datname = $1), 0)',
     [stack.databaseName],
   );
-  const { rows } = await pgs.admin.query('select pg_current_wal_lsn()::text as lsn');
-  return { stack, lsn: rows[0].lsn };
+  const { rows } = await pgs.admin.query(
+    'select pg_current_wal_lsn()::text as lsn, wal_records::float8 as records, wal_fpi::float8 as fpi from pg_stat_wal',
+  );
+  return { stack, lsn: rows[0].lsn, walRecords: rows[0].records, walFpi: rows[0].fpi };
 }
 
-/** Per unit: statements, rows, execution ms, WAL bytes (all and of statements), and the statements by calls. */
+/**
+ * Per unit: statements, plans, rows, execution ms, WAL bytes (all and of statements), WAL records and full-page
+ * images, non-HOT and HOT updates and b-tree entries (from the WAL records of the system's database), WAL bytes by
+ * table, and the statements by calls.
+ */
 export async function pgCost(mark, units) {
   if (!mark || !units) return null;
   const { admin } = mark.stack.postgres;
   const { rows } = await admin.query(
-    `select regexp_replace(left(query, 400), '\\s+', ' ', 'g') as query, calls::float8, rows::float8,
-            total_exec_time::float8 as ms, wal_bytes::float8 as wal, wal_fpi::float8 as fpi
+    `select regexp_replace(left(query, 400), '\\s+', ' ', 'g') as query, calls::float8, plans::float8, rows::float8,
+            total_exec_time::float8 as ms, total_plan_time::float8 as plan_ms, wal_bytes::float8 as wal,
+            wal_fpi::float8 as fpi
        from pg_stat_statements where dbid = (select oid from pg_database where datname = $1)
       order by calls desc`,
     [mark.stack.databaseName],
   );
-  const wal = await admin.query('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8 as bytes', [
-    mark.lsn,
-  ]);
+  const wal = await admin.query(
+    `select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8 as bytes, pg_current_wal_lsn()::text as lsn,
+            wal_records::float8 as records, wal_fpi::float8 as fpi from pg_stat_wal`,
+    [mark.lsn],
+  );
   const total = (k) => rows.reduce((n, r) => n + r[k], 0) / units;
   // A worker's claim of its share answers one row per attempt it claimed and one for a claim of nothing, so its rows
   // count claims, empty ones too (server/src/persistence/deliveries.ts); claims by id (held attempts, the careful
@@ -495,12 +579,23 @@ export async function pgCost(mark, units) {
   const shareClaims = rows.filter((r) => /^with candidate as/.test(r.query));
   const claims = shareClaims.reduce((n, r) => n + r.rows, 0);
   const idClaims = rows.filter((r) => /^with held as/.test(r.query)).reduce((n, r) => n + r.calls, 0);
+  const records = await walRecords(mark, wal.rows[0].lsn);
   return {
     units,
     statements: total('calls'),
+    plans: total('plans'),
+    planMs: total('plan_ms'),
     rows: total('rows'),
     execMs: total('ms'),
     walBytes: wal.rows[0].bytes / units,
+    walRecords: (wal.rows[0].records - mark.walRecords) / units,
+    walFullPages: (wal.rows[0].fpi - mark.walFpi) / units,
+    nonHotUpdates: records && records.nonHotUpdates / units,
+    hotUpdates: records && records.hotUpdates / units,
+    indexEntries: records && records.indexEntries / units,
+    walBytesByTable:
+      records &&
+      Object.fromEntries(Object.entries(records.bytesByTable).map(([t, bytes]) => [t, bytes / units])),
     // Only for a build whose workers claim their share this way (an older one claims by id, per trigger).
     claims: shareClaims.length ? (claims + idClaims) / units : undefined,
     statementWalBytes: total('wal'),
@@ -516,20 +611,90 @@ export async function pgCost(mark, units) {
   };
 }
 
+/**
+ * The WAL records written for one system's database between the mark and `endLsn` (pg_walinspect): heap updates
+ * that were not HOT, HOT ones, b-tree leaf inserts (index entries), and the bytes of the records by the table they
+ * write (an index or TOAST record counts for its table). Null when pg_walinspect is missing.
+ */
+async function walRecords(mark, endLsn) {
+  const { admin, walinspect } = mark.stack.postgres;
+  if (!walinspect || !mark.stack.db) return null;
+  const names = await mark.stack.db.query(
+    `select pg_relation_filenode(c.oid)::text as node, coalesce(t.relname, o.relname, c.relname) as table
+       from pg_class c
+       left join pg_index i on i.indexrelid = c.oid
+       left join pg_class t on t.oid = i.indrelid
+       left join pg_class o on o.reltoastrelid = c.oid or o.reltoastrelid = t.oid
+      where pg_relation_filenode(c.oid) is not null`,
+  );
+  const table = new Map(names.rows.map((r) => [r.node, r.table]));
+  const { rows } = await admin.query(
+    `with b as (
+       select distinct start_lsn, relfilenode, resource_manager as rm, record_type as type, record_length as len
+         from pg_get_wal_block_info($1::pg_lsn, least($2::pg_lsn, pg_current_wal_flush_lsn()), false)
+        where reldatabase = (select oid from pg_database where datname = $3))
+     select relfilenode::text as node, rm, type, count(*)::float8 as n, sum(len)::float8 as bytes
+       from b group by 1, 2, 3`,
+    [mark.lsn, endLsn, mark.stack.databaseName],
+  );
+  const out = {
+    nonHotUpdates: 0,
+    hotUpdates: 0,
+    indexEntries: 0,
+    /** @type {Record<string, number>} */ bytesByTable: {},
+  };
+  for (const r of rows) {
+    if (r.rm === 'Heap' && /^UPDATE/.test(r.type)) out.nonHotUpdates += r.n;
+    if (r.rm === 'Heap' && /^HOT_UPDATE/.test(r.type)) out.hotUpdates += r.n;
+    if (r.rm === 'Btree' && /^INSERT_LEAF/.test(r.type)) out.indexEntries += r.n;
+    const name = table.get(r.node) ?? 'other';
+    out.bytesByTable[name] = (out.bytesByTable[name] ?? 0) + r.bytes;
+  }
+  return out;
+}
+
 /** PostgreSQL's CPU milliseconds per unit, from its share of a core over the phase. */
 export const pgCpuMs = (cpu, units) =>
   cpu?.postgres == null || !units ? null : ((cpu.postgres / 100) * cpu.seconds * 1000) / units;
+
+/** The CPU milliseconds per unit of the system (its server processes and PostgreSQL), from their shares of a core. */
+export const cpuMsPerUnit = (cpu, units) =>
+  cpu?.postgres == null || cpu.server == null || !units
+    ? null
+    : (((cpu.postgres + cpu.server) / 100) * cpu.seconds * 1000) / units;
+
+/** PostgreSQL's CPU milliseconds per unit by the pool its backends serve (see `cpuSnapshot`). */
+export const poolCpuMs = (cpu, units) =>
+  Object.fromEntries(
+    Object.entries(cpu?.pools ?? {}).map(([pool, seconds]) => [pool, (seconds * 1000) / units]),
+  );
 
 /** "2.1 statements, 3.0 rows, 0.04 ms executing, 1,234 B of WAL, 0.08 ms of CPU per delivery" */
 export function pgCostText(cost, cpu, unit) {
   const cpuMs = pgCpuMs(cpu, cost?.units);
   if (!cost) return cpuMs == null ? '-' : `${fmt(cpuMs, 3)} ms of PostgreSQL CPU per ${unit}`;
+  const pools = Object.entries(poolCpuMs(cpu, cost.units))
+    .filter(([, ms]) => ms >= 0.0005)
+    .map(([pool, ms]) => `${pool} ${fmt(ms, 3)}`)
+    .join(', ');
+  const tables = Object.entries(cost.walBytesByTable ?? {})
+    .filter(([, b]) => b >= 1)
+    .sort((x, y) => y[1] - x[1])
+    .map(([t, b]) => `${t} ${fmt(b, 0)}`)
+    .join(', ');
   return (
-    `PostgreSQL per ${unit}: ${fmt(cost.statements, 2)} statements, ${fmt(cost.rows, 2)} rows, ` +
+    `PostgreSQL per ${unit}: ${fmt(cost.statements, 2)} statements (${fmt(cost.plans, 2)} plans), ` +
+    `${fmt(cost.rows, 2)} rows, ` +
+    (cost.nonHotUpdates == null
+      ? ''
+      : `${fmt(cost.nonHotUpdates, 2)} non-HOT + ${fmt(cost.hotUpdates, 2)} HOT updates, ` +
+        `${fmt(cost.indexEntries, 2)} index entries, `) +
     (cost.claims ? `${fmt(cost.claims, 3)} claims, ` : '') +
     `${fmt(cost.execMs, 3)} ms executing, ${fmt(cost.walBytes, 0)} B of WAL ` +
-    `(${fmt(cost.statementWalBytes, 0)} B by statements, ${fmt(cost.fullPageImages, 2)} full pages), ` +
-    `${fmt(cpuMs, 3)} ms of CPU`
+    `(${fmt(cost.statementWalBytes, 0)} B by statements, ${fmt(cost.walFullPages, 2)} full pages), ` +
+    `${fmt(cpuMs, 3)} ms of CPU` +
+    (pools ? `\n      CPU ms by pool: ${pools}` : '') +
+    (tables ? `\n      WAL B by table: ${tables}` : '')
   );
 }
 
@@ -551,17 +716,24 @@ export function printStatements(title, cost, unit) {
 }
 
 /**
- * NODE_ENV of the servers: BENCH_NODE_ENV, else production (response validation off, as deployed) unless the build
- * refuses loopback destinations in production (its SSRF guard), in which case development.
+ * How the servers of a build run: BENCH_NODE_ENV, else production (response validation off, as deployed) unless the
+ * build refuses loopback destinations in production (its SSRF guard, which the loopback receivers need off), in which
+ * case development with SCHED_VALIDATE_RESPONSES=false, which costs what production costs; a build without that
+ * setting (older than it) validates its responses, and the header of the run says so.
+ * @returns {Promise<{ nodeEnv: string, validateResponses: boolean, env: Record<string, string> }>}
  */
-export async function serverNodeEnv(root) {
-  if (process.env.BENCH_NODE_ENV) return process.env.BENCH_NODE_ENV;
+export async function serverMode(root) {
+  const forced = process.env.BENCH_NODE_ENV;
+  if (forced)
+    return { nodeEnv: forced, validateResponses: forced !== 'production', env: { NODE_ENV: forced } };
   const { loadConfig } = await serverPackage(root);
   try {
     loadConfig({ NODE_ENV: 'production', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
-    return 'production';
+    return { nodeEnv: 'production', validateResponses: false, env: { NODE_ENV: 'production' } };
   } catch {
-    return 'development';
+    const env = { NODE_ENV: 'development', SCHED_VALIDATE_RESPONSES: 'false' };
+    const config = loadConfig({ ...env, SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
+    return { nodeEnv: 'development', validateResponses: config.validateResponses !== false, env };
   }
 }
 
@@ -572,6 +744,7 @@ async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
     env,
     stdio: ['ignore', 'pipe', logFile.fd],
   });
+  const stdout = /** @type {import('node:stream').Readable} */ (child.stdout);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -588,7 +761,7 @@ async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
       () => reject(new Error(`sched ${role} did not start in 90 s; see ${dataDir}/server-${role}.log`)),
       90_000,
     );
-    child.stdout.on('data', (chunk) => {
+    stdout.on('data', (chunk) => {
       out += chunk;
       const m = /listening on (http:\/\/\S+)|started/.exec(out);
       if (m) {
@@ -605,7 +778,7 @@ async function spawnServer(cli, role, env, dataDir, cleanups, name = role) {
       );
     });
   });
-  child.stdout.resume();
+  stdout.resume();
   return { pid: child.pid, url };
 }
 
@@ -646,7 +819,7 @@ export function freePort() {
     const srv = net.createServer();
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {net.AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
@@ -699,40 +872,86 @@ export async function loadLoop({ concurrency, durationMs = Infinity, count = Inf
 
 /**
  * A loopback webhook receiver. Every request's arrival time (first byte of the request head parsed) is recorded
- * with its action id and the due time the benchmark put in the body.
+ * with its action id and the due time the benchmark put in the body. With `tls` ({ key, cert }) it serves https and
+ * counts TLS handshakes and resumed sessions; `answer(body)` picks each response's status (200 by default).
+ * Requests to /callback are sched's callbacks: counted apart, not as deliveries.
+ * @param {{ tls?: { key: string, cert: string }, answer?: (body: any) => number }} [options]
  */
-export async function startReceiver() {
+export async function startReceiver({ tls, answer } = {}) {
+  /** @type {{ id: string, due: number, at: number }[]} */
   const arrivals = [];
+  /** @type {Map<string, number>} */
   const seen = new Map();
+  /** @type {{ pred: () => boolean, resolve: () => void }[]} */
   let waiters = [];
-  const server = http.createServer((req, res) => {
+  const counts = { callbacks: 0, handshakes: 0, resumed: 0, requests: 0 };
+  const wake = () => {
+    if (!waiters.length) return;
+    const still = [];
+    for (const w of waiters) w.pred() ? w.resolve() : still.push(w);
+    waiters = still;
+  };
+  /** @type {import('node:http').RequestListener} */
+  const listener = (req, res) => {
     const at = nowMs();
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const id = req.headers['x-sched-action-id'];
-      let due = Number.NaN;
+      if (req.url === '/callback') {
+        counts.callbacks += 1;
+        res.writeHead(200).end();
+        wake();
+        return;
+      }
+      counts.requests += 1;
+      const id = String(req.headers['x-sched-action-id']);
+      let parsed = {};
       try {
-        due = JSON.parse(body).due;
+        parsed = JSON.parse(body);
       } catch {}
+      const due = Number(parsed.due);
       seen.set(id, (seen.get(id) ?? 0) + 1);
       arrivals.push({ id, due, at });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-      if (waiters.length) {
-        const still = [];
-        for (const w of waiters) w.pred() ? w.resolve() : still.push(w);
-        waiters = still;
-      }
+      res.writeHead(answer ? answer(parsed) : 200, { 'content-type': 'text/plain' }).end('ok');
+      wake();
     });
-  });
+  };
+  const server = tls ? https.createServer({ ...tls }, listener) : http.createServer(listener);
+  if (tls) {
+    server.on('secureConnection', (socket) => {
+      counts.handshakes += 1;
+      if (socket.isSessionReused()) counts.resumed += 1;
+    });
+  }
   server.keepAliveTimeout = 60_000;
   server.headersTimeout = 65_000;
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+  /** Resolves true once `pred` holds, false at the timeout. */
+  const until = (pred, timeoutMs) => {
+    if (pred()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((w) => w !== entry);
+        resolve(false);
+      }, timeoutMs);
+      const entry = {
+        pred,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      waiters.push(entry);
+    });
+  };
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: `${origin}/hook`,
+    callbackUrl: `${origin}/callback`,
     arrivals,
+    counts,
     /** Distinct actions delivered so far. */
     distinct: () => seen.size,
     /** Deliveries of an action beyond its first. */
@@ -740,31 +959,52 @@ export async function startReceiver() {
     reset() {
       arrivals.length = 0;
       seen.clear();
+      Object.assign(counts, { callbacks: 0, handshakes: 0, resumed: 0, requests: 0 });
     },
     /** Resolves true when `n` distinct actions arrived, false at the timeout. */
-    waitFor(n, timeoutMs) {
-      if (seen.size >= n) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          waiters = waiters.filter((w) => w !== entry);
-          resolve(false);
-        }, timeoutMs);
-        const entry = {
-          pred: () => seen.size >= n,
-          resolve: () => {
-            clearTimeout(timer);
-            resolve(true);
-          },
-        };
-        waiters.push(entry);
-      });
-    },
+    waitFor: (n, timeoutMs) => until(() => seen.size >= n, timeoutMs),
+    /** Resolves true when `n` callbacks arrived, false at the timeout. */
+    waitForCallbacks: (n, timeoutMs) => until(() => counts.callbacks >= n, timeoutMs),
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
-        server.close(() => r());
+        server.close(() => r(undefined));
       }),
   };
+}
+
+/**
+ * A self-signed certificate for 127.0.0.1 (openssl), written to `dir`: { key, cert, certFile }. A sched server
+ * trusts it through NODE_EXTRA_CA_CERTS=certFile.
+ */
+export async function selfSignedCertificate(dir) {
+  await fs.mkdir(dir, { recursive: true });
+  const keyFile = path.join(dir, 'receiver.key');
+  const certFile = path.join(dir, 'receiver.crt');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { key: await fs.readFile(keyFile, 'utf8'), cert: await fs.readFile(certFile, 'utf8'), certFile };
 }
 
 /** n, min, p50, p90, p99 (nearest rank), max and mean of a list of numbers. */

@@ -3,31 +3,21 @@
 import { measureCreate, printCreate } from './create.mjs';
 import { latenessRuns, printLateness, RATES } from './lateness.mjs';
 import { fmt, inRounds, log, nowMs, rssMiB, settings, startReceiver, table } from './lib.mjs';
+import { seedPending } from './seed.mjs';
 import { labels, schedSystems } from './systems.mjs';
 
 /**
- * Inserts `count` pending webhook actions straight into `actions` (generate_series), due between 2 and ~300 days
- * from now, one every 25 s: what a million creates through the API leave behind. The pg-boss job
- * of an attempt is written only when it comes within a minute of its time, so none of these has one yet. Two halves
- * run on two connections.
+ * `count` pending webhook actions (the one seeding helper, bench/seed.mjs), due between 2 and ~300 days from now:
+ * what a million creates through the API leave behind. The pg-boss job of an attempt is written only when it comes
+ * within a minute of its time, so none of these has one yet.
  */
-export async function seedPending(stack, count) {
-  const t0 = nowMs();
-  const half = Math.ceil(count / 2);
-  const chunk = (from, to) =>
-    stack.db.query(
-      `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at,
-         max_attempts, retry_strategy, request, created_at, updated_at)
-       select gen_random_uuid(), $1, 'seeded ' || g, 'webhook', 'scheduled', 'UTC', t, t, 5, 'exponential',
-              jsonb_build_object('url', 'http://127.0.0.1:9/seeded', 'method', 'POST', 'headers', '{}'::jsonb,
-                                 'body', jsonb_build_object('n', g)),
-              now() - interval '1 day' + g * interval '1 millisecond', now()
-         from generate_series($2::int, $3::int) g,
-              lateral (select now() + interval '2 days' + g * interval '25 seconds' as t) s`,
-      [stack.accountId, from, to],
-    );
-  await Promise.all([chunk(1, half), chunk(half + 1, count)]);
-  const insertMs = nowMs() - t0;
+async function seedMillion(stack, count) {
+  const insertMs = await seedPending(stack, {
+    count,
+    url: 'http://127.0.0.1:9/seeded',
+    spreadDays: 300,
+    firstDueInMs: 2 * 86_400_000,
+  });
   const t1 = nowMs();
   await stack.db.query('vacuum analyze actions');
   // The seed's WAL would otherwise be flushed by a checkpoint in the middle of the next measurement: a backlog
@@ -81,7 +71,7 @@ export async function run({ postgres }) {
       try {
         const base = await measure(system, round + 1, stack, receiver, `${system.label}, empty table`);
         log(`million: seeding ${settings.pending} pending actions`);
-        const seed = await seedPending(stack, settings.pending);
+        const seed = await seedMillion(stack, settings.pending);
         log(
           `million: seeded in ${Math.round(seed.insertMs / 1000)} s + ${Math.round(seed.vacuumMs / 1000)} s (vacuum analyze)`,
         );

@@ -20,29 +20,42 @@ const UNREACHED_URL = 'http://127.0.0.1:9/never';
 
 /**
  * POST /v1/actions from `concurrency` keep-alive connections for `durationMs` (or until `count` creates were sent)
- * after a short warm-up. Every action is
- * a webhook due in an hour or more (beyond the one-minute announce window: the common case of a create).
+ * after a short warm-up. Every action is a webhook due in an hour or more (beyond the one-minute announce window: the
+ * common case of a create): 7 ms apart by default, or at `dueAt(i)`.
+ *
+ * @param {any} stack
+ * @param {{ concurrency?: number, durationMs?: number, count?: number, warmupMs?: number, sealWaitMs?: number,
+ *   dueAt?: (i: number) => number }} [options]
  */
 export async function createLoad(
   stack,
-  { concurrency = 50, durationMs = 10_000, count = Infinity, warmupMs = 2_000 } = {},
+  {
+    concurrency = 50,
+    durationMs = 10_000,
+    count = Infinity,
+    warmupMs = 2_000,
+    sealWaitMs = 1_500,
+    dueAt = undefined,
+  } = {},
 ) {
   const base = Date.now() + 3_600_000;
-  const send = (i) => createAction(stack, webhookAt(UNREACHED_URL, base + i * 7));
+  /** @type {(i: number) => number} */
+  const due = dueAt ?? ((i) => base + i * 7);
+  const send = (i) => createAction(stack, webhookAt(UNREACHED_URL, due(i)));
   if (warmupMs) {
     log(`create: warm-up ${warmupMs} ms at ${concurrency} connections`);
     await loadLoop({ concurrency, durationMs: warmupMs, send });
   }
   const what = count === Infinity ? `${durationMs} ms` : `${count} creates`;
   log(`create: measuring ${what} at ${concurrency} connections`);
-  const mark = await pgMark(stack);
-  const cpu0 = await cpuSnapshot(stack);
+  const window = await openWindow(stack);
   const sampler = waitSampler(stack);
   const r = await loadLoop({ concurrency, durationMs, count, send: (i) => send(i + 1_000_000) });
   const waits = await sampler.stop();
-  const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
+  // The work a create leaves for a moment later (the audit sealer's pass each second) is charged to the creates.
+  await sleep(sealWaitMs);
   const ok = r.statuses.get(201) ?? 0;
-  const pgWork = await pgCost(mark, ok);
+  const { cpu, pg: pgWork } = await closeWindow(stack, window, ok);
   return {
     concurrency,
     seconds: r.elapsedMs / 1000,
@@ -159,9 +172,11 @@ async function observeFiring(stack, receiver, { label, ids, dues, createdLate, c
   const all = await receiver.waitFor(count, Math.max(0, last - Date.now()) + 30_000);
   const bg = background ? await background : null;
   const waits = await sampler.stop();
-  const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   if (!all) log(`${label}: timed out with ${receiver.distinct()}/${count} delivered`);
   await sleep(300); // stragglers: a duplicate delivery would show up here
+  // The dead row versions the deliveries left are part of their cost: vacuumed inside the window.
+  if (stack.db) await stack.db.query('vacuum');
+  const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   const pgWork = await pgCost(mark, receiver.distinct());
 
   const firstArrival = new Map();
@@ -198,6 +213,17 @@ async function observeFiring(stack, receiver, { label, ids, dues, createdLate, c
   };
 }
 
+/**
+ * Percent of one core the system's server processes and PostgreSQL use together over `ms` while nothing is due
+ * (their timers, scans and sealer only).
+ */
+export async function idleCpuPercent(stack, ms) {
+  const before = await cpuSnapshot(stack);
+  await sleep(ms);
+  const cpu = cpuShare(before, await cpuSnapshot(stack));
+  return cpu.server == null || cpu.postgres == null ? null : cpu.server + cpu.postgres;
+}
+
 /** Creates per second at `concurrency` over `durationMs` of actions due within a minute, to size the lead of a firing run. */
 export async function pilotCreateRate(stack, { concurrency = 25, durationMs = 3_000 } = {}) {
   // Like the measured creates, these are due within the one-minute window, so each writes its pg-boss job and a
@@ -229,31 +255,74 @@ export async function pilotCreateRate(stack, { concurrency = 25, durationMs = 3_
 /**
  * `count` actions all due at one moment (created ahead through the API, lead sized from `createRate`); deliveries
  * per second as the receiver sees them, from the due moment to the last arrival, from first to last arrival, and
- * in the busiest 250 ms.
+ * in the busiest 250 ms. `payload(i, due)` makes the i-th create's body (by default a plain webhook), and the
+ * window waits for `callbacks` callbacks as well.
+ *
+ * @param {any} stack
+ * @param {any} receiver
+ * @param {{ count: number, leadMs: number, createRate?: number, concurrency?: number,
+ *   payload?: (i: number, due: number) => string, callbacks?: number }} options
  */
-export async function deliveryBurst(stack, receiver, { count, leadMs, createRate, concurrency = 50 }) {
+export async function deliveryBurst(
+  stack,
+  receiver,
+  { count, leadMs, createRate, concurrency = 50, payload = undefined, callbacks = 0 },
+) {
   receiver.reset();
   const lead = Math.max(leadMs, createRate ? (count / createRate) * 1000 * 1.25 + 2_000 : 0);
   const due = Math.ceil(Date.now() + lead);
   const ids = new Set();
   log(`delivery: creating ${count} actions all due at +${Math.round(lead)} ms`);
-  const payload = webhookAt(receiver.url, due);
+  const plain = webhookAt(receiver.url, due);
   const created = await loadLoop({
     concurrency,
     count,
-    send: async () => {
-      const r = await createAction(stack, payload);
+    send: async (i) => {
+      const r = await createAction(stack, payload ? payload(i, due) : plain);
       if (r.status === 201) ids.add(JSON.parse(r.body).data.id);
       return r;
     },
   });
-  if (ids.size !== count) throw new Error(`delivery: only ${ids.size}/${count} creates succeeded`);
+  if (ids.size !== count)
+    throw new Error(
+      `delivery: only ${ids.size}/${count} creates succeeded (${JSON.stringify(Object.fromEntries(created.statuses))})`,
+    );
   log(`delivery: ${count} created in ${Math.round(created.elapsedMs)} ms; waiting for deliveries`);
+  // The window opens as the creates end, so the work done before the due moment (the promote) counts.
+  const window = await openWindow(stack);
   return {
-    ...(await observeBurst(stack, receiver, { ids, due })),
+    ...(await observeBurst(stack, receiver, { ids, due, window, callbacks })),
     createPerSecond: count / (created.elapsedMs / 1000),
   };
 }
+
+/**
+ * The mixed-outcome burst's i-th action, by i modulo 20: half plain webhooks answered 2xx, a fifth with a callback
+ * URL, a fifth recurring (every 5 minutes: one occurrence falls in the window, the next is scheduled), one in
+ * twenty answered 503 (an attempt that fails and is scheduled again) and one 400 (failed for good). The receiver
+ * answers by the body's `kind` (`mixedAnswer`).
+ */
+export function mixedPayload(receiver) {
+  return (i, due) => {
+    const k = i % 20;
+    const kind = k < 10 ? 'ok' : k < 14 ? 'callback' : k < 18 ? 'recurring' : k === 18 ? 'retry' : 'fail';
+    return JSON.stringify({
+      request: { url: receiver.url, body: { due, kind } },
+      scheduled_for: new Date(due).toISOString(),
+      ...(kind === 'callback' ? { callback_url: receiver.callbackUrl } : {}),
+      ...(kind === 'recurring'
+        ? { recurrence: { frequency: 5, unit: 'm', end_type: 'count', max_occurrences: 3 } }
+        : {}),
+    });
+  };
+}
+
+/** The callbacks a mixed burst of `count` asks for (one per action with a callback URL). */
+export const mixedCallbacks = (count) =>
+  Array.from({ length: count }, (_, i) => i % 20).filter((k) => k >= 10 && k < 14).length;
+
+/** The receiver's answer to a mixed burst's request. */
+export const mixedAnswer = (body) => (body?.kind === 'retry' ? 503 : body?.kind === 'fail' ? 400 : 200);
 
 /** The pg-boss worker baseline's version of a burst: `count` jobs inserted due at one moment, the same receiver. */
 export async function workerBurst(postgres, receiver, { count }) {
@@ -264,28 +333,40 @@ export async function workerBurst(postgres, receiver, { count }) {
   });
   try {
     const { due, ids } = worker.message;
-    return await observeBurst(worker, receiver, { ids: new Set(ids), due });
+    const window = await openWindow(worker);
+    return await observeBurst(worker, receiver, { ids: new Set(ids), due, window });
   } finally {
     await worker.stop();
   }
 }
 
-async function observeBurst(stack, receiver, { ids, due }) {
+/** Marks the start of a measured window: PostgreSQL's counters (`pgMark`) and every process's CPU. */
+export async function openWindow(stack) {
+  return { mark: await pgMark(stack), cpu0: await cpuSnapshot(stack) };
+}
+
+/**
+ * Closes a window after a `VACUUM` of the system's database (the dead versions its work left are part of its cost):
+ * CPU shares and PostgreSQL's work per unit.
+ */
+export async function closeWindow(stack, window, units) {
+  if (stack.db) await stack.db.query('vacuum');
+  const cpu = cpuShare(window.cpu0, await cpuSnapshot(stack));
+  return { cpu, pg: await pgCost(window.mark, units) };
+}
+
+async function observeBurst(stack, receiver, { ids, due, window, callbacks = 0 }) {
   const count = ids.size;
   const headroomMs = due - nowMs();
   if (headroomMs < 250) log(`delivery: warning, ready only ${Math.round(headroomMs)} ms before the due time`);
-  // PostgreSQL's counts start just before the due moment (claims may be made a little ahead).
-  await sleep(Math.max(0, due - 100 - Date.now()));
-  const mark = await pgMark(stack);
-  await sleep(Math.max(0, due - Date.now()));
-  const cpu0 = await cpuSnapshot(stack);
   const sampler = waitSampler(stack);
   const all = await receiver.waitFor(count, Math.max(0, due - Date.now()) + 120_000);
+  if (callbacks && !(await receiver.waitForCallbacks(callbacks, 30_000)))
+    log(`delivery: timed out with ${receiver.counts.callbacks}/${callbacks} callbacks`);
   const waits = await sampler.stop();
-  const cpu = cpuShare(cpu0, await cpuSnapshot(stack));
   if (!all) log(`delivery: timed out with ${receiver.distinct()}/${count} delivered`);
-  await sleep(300);
-  const pgWork = await pgCost(mark, receiver.distinct());
+  await sleep(300); // stragglers: a duplicate delivery would show up here
+  const { cpu, pg: pgWork } = await closeWindow(stack, window, receiver.distinct());
 
   const firsts = new Map();
   for (const a of receiver.arrivals) if (ids.has(a.id) && !firsts.has(a.id)) firsts.set(a.id, a.at);
@@ -312,6 +393,10 @@ async function observeBurst(stack, receiver, { ids, due }) {
     peakPerSecond: Math.max(0, ...Array.from(buckets, (b) => b ?? 0)) * 4,
     lateness: summarize(lateness),
     createHeadroomMs: headroomMs,
+    callbacks: receiver.counts.callbacks,
+    // TLS receivers only: new connections (full or resumed handshakes) per delivery.
+    handshakesPerDelivery: receiver.counts.handshakes / (firsts.size || 1),
+    resumedHandshakes: receiver.counts.resumed,
     cpu,
     pg: pgWork,
     waits,

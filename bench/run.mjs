@@ -1,15 +1,22 @@
-// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million|batch ...] [--seconds N] [--rounds N]
-// [--deliveries N] [--pending N] [--log-level L]` (all benchmarks when none is named). Every benchmark measures the
+// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million|batch|backlog ...] [--seconds N]
+// [--rounds N] [--deliveries N] [--pending N] [--log-level L] [--json <file>] [--smoke]` (all benchmarks when none is
+// named). `--smoke` runs them at tiny sizes with no timing goal (test/e2e/bench-smoke.test.ts does, in CI), so a
+// change that breaks a benchmark fails the same day; `--json` also writes the cost-per-unit figures (bench/keys.mjs)
+// to that file. Every benchmark measures the
 // baselines of issue 12 and sched (and, with BENCH_SCHED_ROOT, a second sched build) on one PostgreSQL, alternating
 // the order across rounds; then one table sets sched beside the baselines with the ratios and the goals of issue 12,
 // and all figures are written as JSON to bench/.tmp/results-<time>.json. See docs/performance.md for the method.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUILDS, log, machine, roleLayout, serverNodeEnv, settings, startPostgres, TMP } from './lib.mjs';
+import { printFigures, runFigures } from './keys.mjs';
+import { BUILDS, log, machine, roleLayout, serverMode, settings, startPostgres, TMP } from './lib.mjs';
 import { printSummary } from './summary.mjs';
 
-const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million', 'batch'];
+/** Tiny sizes: every statement of every benchmark runs once or a few times, in about a minute for all of them. */
+const SMOKE = { smoke: true, seconds: 1, rounds: 1, deliveries: 200, pending: 2_000 };
+
+const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million', 'batch', 'backlog'];
 
 const { values: flags, positionals: names } = parseArgs({
   allowPositionals: true,
@@ -19,8 +26,11 @@ const { values: flags, positionals: names } = parseArgs({
     deliveries: { type: 'string' },
     pending: { type: 'string' },
     'log-level': { type: 'string' },
+    json: { type: 'string' },
+    smoke: { type: 'boolean' },
   },
 });
+if (flags.smoke) Object.assign(settings, SMOKE);
 const positive = (flag) => {
   const n = Number(flags[flag]);
   if (!Number.isInteger(n) || n < 1) {
@@ -52,20 +62,21 @@ const started = new Date();
 const header = {
   date: started.toISOString(),
   machine: machine(),
-  builds: BUILDS.map((b) => ({ key: b.key, label: b.label, root: b.root, nodeEnv: undefined })),
+  builds: await Promise.all(
+    BUILDS.map(async (b) => ({ key: b.key, label: b.label, root: b.root, ...(await serverMode(b.root)) })),
+  ),
   database: process.env.BENCH_DATABASE_URL
     ? 'BENCH_DATABASE_URL (a fresh database per system)'
     : 'one embedded PostgreSQL 17 for the run (a fresh database per system)',
   roles: roleLayout().label,
   settings: { ...settings },
 };
-for (const b of header.builds) b.nodeEnv = await serverNodeEnv(b.root);
 process.stdout.write(
   `sched benchmarks ${header.date}\n  machine: ${header.machine}\n  database: ${header.database}\n` +
     header.builds
       .map(
         (b) =>
-          `  ${b.label} (${b.root}): serve --role ${roleLayout().label}, NODE_ENV=${b.nodeEnv}${b.nodeEnv === 'production' ? '' : ' (response validation on)'}\n`,
+          `  ${b.label} (${b.root}): serve --role ${roleLayout().label}, NODE_ENV=${b.nodeEnv}, response validation ${b.validateResponses ? 'on' : 'off'}\n`,
       )
       .join('') +
     `  ${settings.seconds} s of load per system, ${settings.rounds} round(s), order alternating; ` +
@@ -93,10 +104,16 @@ try {
 }
 
 printSummary({ results, builds: BUILDS, settings });
+const figures = runFigures(results, BUILDS);
+printFigures(figures, BUILDS);
+if (flags.json) {
+  await fs.mkdir(path.dirname(path.resolve(flags.json)), { recursive: true });
+  await fs.writeFile(flags.json, `${JSON.stringify(figures, null, 2)}\n`);
+}
 
 await fs.mkdir(TMP, { recursive: true });
 const file = path.join(TMP, `results-${started.toISOString().replace(/[:.]/g, '-')}.json`);
-await fs.writeFile(file, `${JSON.stringify({ ...header, results }, null, 2)}\n`);
+await fs.writeFile(file, `${JSON.stringify({ ...header, figures, results }, null, 2)}\n`);
 process.stdout.write(
   `\nfigures written to ${path.relative(process.cwd(), file)}; total ${Math.round((Date.now() - started.getTime()) / 1000)} s\n`,
 );

@@ -82,6 +82,7 @@ try {
 }
 
 async function soak(stack) {
+  /** @type {any} */
   const samples = [];
   if (holdXminMinutes > 0) await holdXmin(stack, holdXminMinutes);
   const counts = { created: 0, dueCreated: 0, failed: 0, statuses: new Map() };
@@ -255,6 +256,7 @@ function report(samples) {
     const last = median(samples.slice(-third).map(pick));
     return { first, last, ratio: last / first };
   };
+  /** @type {[string, { first: number, last: number, ratio: number }][]} */
   const rows = [
     ['RSS (first process), MiB', trend((s) => s.rssMiB[0] ?? Number.NaN)],
     ['lateness p99 at the receiver, ms', trend((s) => s.lateness.p99)],

@@ -1,9 +1,10 @@
 // The one table of a run: for each goal of issue 12 the baseline's median, sched's, their ratio, the goal and
 // whether it is met; with a second build (BENCH_SCHED_ROOT) its median and the ratio of the two. A ratio is the
 // median of the per-round ratios: the two systems of a round ran next to each other in time.
-// Also re-prints the table of a past run: `node bench/summary.mjs bench/.tmp/results-<time>.json`.
+// Also re-prints the tables of a past run (see the end of this file).
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { printFigures, runFigures } from './keys.mjs';
 import { fmt, pgCpuMs, table } from './lib.mjs';
 import { LEAK_TOLERANCE } from './memory.mjs';
 import { median } from './systems.mjs';
@@ -17,6 +18,9 @@ export function printSummary({ results, builds, settings }) {
    * One figure: the baseline's median, sched's median, their relation, the goal and whether it is met, and with a
    * second build its median and sched/ref. With more than one round, each sched median shows the range of the
    * rounds in brackets: the noise a paired comparison has to beat.
+   * @param {string} figure
+   * @param {{ base?: number, a?: number, b?: number, ab?: number, aRange?: number[], bRange?: number[],
+   *   relation?: string, goal?: string, ok?: boolean, digits?: number }} cells
    */
   function row(
     figure,
@@ -60,11 +64,13 @@ export function printSummary({ results, builds, settings }) {
   /** PostgreSQL's work per unit (pg_stat_statements and /proc): statements, WAL bytes and CPU, beside the baseline's. */
   function pgRows(bench, unit, baseline) {
     const units = (r) => r.pg?.units ?? (unit === 'create' ? r.created : r.delivered);
-    for (const [what, pick, digits] of [
+    /** @type {[string, (r: any) => number | null | undefined, number][]} */
+    const parts = [
       ['statements', (r) => r.pg?.statements, 3],
       ['WAL bytes', (r) => r.pg?.walBytes, 0],
       ['CPU ms', (r) => pgCpuMs(r.cpu, units(r)), 3],
-    ]) {
+    ];
+    for (const [what, pick, digits] of parts) {
       const vs = ratio(bench, A.key, baseline, pick);
       row(`PostgreSQL ${what} per ${unit}`, {
         ...both(bench, pick),
@@ -224,8 +230,13 @@ export function printSummary({ results, builds, settings }) {
   }
 }
 
+// `node bench/summary.mjs <results.json> [figures.json]`: the tables of a past run again, and its cost-per-unit
+// figures (written to figures.json when named), computed by this checkout's bench/keys.mjs.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const run = JSON.parse(await fs.readFile(process.argv[2], 'utf8'));
+  const run = JSON.parse(await fs.readFile(String(process.argv[2]), 'utf8'));
   const builds = run.builds.map((b, i) => ({ key: b.key ?? (i ? 'ref' : 'sched'), label: b.label }));
   printSummary({ results: run.results, builds, settings: run.settings });
+  const figures = runFigures(run.results, builds);
+  printFigures(figures, builds);
+  if (process.argv[3]) await fs.writeFile(process.argv[3], `${JSON.stringify(figures, null, 2)}\n`);
 }

@@ -28,6 +28,7 @@ export const EnvSchema = z.object({
   SCHED_PUBLIC_URL: z.url().optional(),
   SCHED_DATA_DIR: z.string().min(1).default('.sched'),
   SCHED_ALLOW_PRIVATE_DESTINATIONS: bool.default(false),
+  SCHED_VALIDATE_RESPONSES: bool.optional(),
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
@@ -175,6 +176,8 @@ export interface Config {
   publicUrlExplicit: boolean;
   dataDir: string;
   allowPrivateDestinations: boolean;
+  /** Every API response checked against the contract (a 500 when off it): on unless NODE_ENV=production. */
+  validateResponses: boolean;
   timeScale: number;
   rateLimitFactor: number;
   metricsToken: string | undefined;
@@ -306,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrlExplicit: e.SCHED_PUBLIC_URL !== undefined,
     dataDir: resolve(e.SCHED_DATA_DIR),
     allowPrivateDestinations: e.SCHED_ALLOW_PRIVATE_DESTINATIONS,
+    validateResponses: e.SCHED_VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     timeScale: e.SCHED_TIME_SCALE,
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,

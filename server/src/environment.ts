@@ -45,6 +45,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: '`true` allows `http://` and loopback/private destinations: development and tests only.',
   },
   {
+    names: ['SCHED_VALIDATE_RESPONSES'],
+    default: 'unset',
+    meaning:
+      'Checks every API response against the contract (an off-contract body answers 500); unset: on, off when `NODE_ENV=production`. The benchmarks turn it off to measure what a production server pays while they deliver to loopback receivers (which production refuses).',
+  },
+  {
     names: ['SCHED_TIME_SCALE'],
     default: '`1`',
     meaning:
@@ -203,7 +209,7 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['NODE_ENV'],
     default: '`development`',
     meaning:
-      '`production` turns off response validation, refuses `SCHED_TIME_SCALE` and closes `GET /v1/outbox` (a development server answers it to `admin` keys: its messages carry live response links).',
+      '`production` turns off response validation, refuses `SCHED_TIME_SCALE`, closes `GET /v1/outbox` (a development server answers it to `admin` keys: its messages carry live response links), and keeps no outbox: an approval whose channels all lack their settings is refused at create, and a message on such a channel is recorded as not sent (docs/approvals.md, Channels).',
   },
 ];
 

@@ -1183,7 +1183,7 @@ export interface paths {
         put?: never;
         /**
          * Send a sample alert now
-         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert; each outcome shows in the rule's `recent_notifications`.
+         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert, and each webhook, Slack or Teams send against its host's destination threshold; each outcome shows in the rule's `recent_notifications`. At most one test per rule a minute (429 with `Retry-After`).
          */
         post: operations["alertRulesTest"];
         delete?: never;
@@ -3399,6 +3399,10 @@ export interface components {
             checks?: {
                 [key: string]: string;
             };
+            /** @description `/readyz` only: each notification channel's state: `configured`, `outbox` (a development server keeps its messages for `sched outbox list`) or `not_configured` (production: approvals using only such channels are refused at create). Informative: it never makes the answer 503. */
+            channels?: {
+                [key: string]: "configured" | "outbox" | "not_configured";
+            };
         };
         /** @enum {string} */
         HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -3448,10 +3452,10 @@ export interface components {
             webhook_url?: string;
         };
         /**
-         * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`.
+         * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`, `notification.undeliverable` (an approval message could not go out on a channel this server has not configured).
          * @enum {string}
          */
-        OperatorEventType: "action.failed" | "approval.expired" | "destination.circuit_opened" | "destination.circuit_closed" | "destination.disabled" | "delivery.late" | "bulk_operation.completed";
+        OperatorEventType: "action.failed" | "approval.expired" | "destination.circuit_opened" | "destination.circuit_closed" | "destination.disabled" | "delivery.late" | "bulk_operation.completed" | "notification.undeliverable";
         OutboxMessage: {
             /** Format: uuid */
             id: string;
@@ -3670,7 +3674,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed" | "not_sent";
             actor_email: string | null;
             notes: string | null;
             /** Format: date-time */
@@ -4091,7 +4095,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "version": "string",
-                     *       "checks": {}
+                     *       "checks": {},
+                     *       "channels": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -4134,7 +4139,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "version": "string",
-                     *       "checks": {}
+                     *       "checks": {},
+                     *       "channels": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];

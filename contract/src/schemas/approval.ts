@@ -17,6 +17,17 @@ export const GATE_CHANNEL = Object.freeze({
 export type GateChannelName = (typeof GATE_CHANNEL)[keyof typeof GATE_CHANNEL];
 /** The channels a notification channel (`channel:<id>`) can be: chat webhooks, Business plan only. */
 export const CHAT_CHANNELS = Object.freeze([GATE_CHANNEL.slack, GATE_CHANNEL.teams] as const);
+
+/**
+ * Whether the server can send a channel's messages: `configured` (its provider settings are set), `outbox` (a
+ * development server keeps them for `sched outbox list`), `not_configured` (production: they cannot be sent).
+ */
+export const CHANNEL_STATE = Object.freeze({
+  configured: 'configured',
+  outbox: 'outbox',
+  not_configured: 'not_configured',
+} as const);
+export type ChannelState = (typeof CHANNEL_STATE)[keyof typeof CHANNEL_STATE];
 export type ChatChannelName = (typeof CHAT_CHANNELS)[number];
 
 /**
@@ -89,6 +100,8 @@ export const REMINDER_EVENT = Object.freeze({
   cancelled: 'cancelled',
   retried: 'retried',
   replayed: 'replayed',
+  /** A message could not go out on a channel (notes: which, and why: a channel this server has not configured). */
+  not_sent: 'not_sent',
 } as const);
 export type ReminderEventType = (typeof REMINDER_EVENT)[keyof typeof REMINDER_EVENT];
 

@@ -178,6 +178,11 @@ export interface GateTimers {
 /** Sends one approval message through its channel's adapter (channels/registry.ts), or keeps it in the outbox. */
 export interface ApprovalChannels {
   send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt>;
+  /**
+   * Why this server cannot send the channel's messages at all (production without its settings), or null: such a
+   * message is recorded as not sent without spending the plan's allowance.
+   */
+  unsendable?(channel: ChannelTarget['channel']): string | null;
 }
 
 /** Where use cases report what an operator should see (pino's logger in production). */

@@ -48,7 +48,7 @@ export async function startApi(
     countDestination: ctx.countDestination,
   });
   const watch = new ActionWatch({ channel: ACTION_CHANGED_CHANNEL, feed: () => ctx.listen.get() });
-  const actionWaits = new ActionWaits({ actions, watch, clock, timers: ctx.timers });
+  const actionWaits = new ActionWaits({ actions: ctx.actionQueries, watch, clock, timers: ctx.timers });
   // Before the listener's close: held waits answer at once instead of keeping the stop waiting for their timeout.
   shutdown.add('the held waits', () => actionWaits.close(), { first: true });
   const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
@@ -58,6 +58,8 @@ export async function startApi(
     consoleSessions: new ConsoleSessionService(database, clock),
     contacts: new ContactService(database),
     actions,
+    actionQueries: ctx.actionQueries,
+    actionChanges: ctx.actionChanges,
     actionWaits,
     grants: new GrantService({ store: database, clock }),
     replays: ctx.replays,
@@ -68,6 +70,8 @@ export async function startApi(
       clock,
       jobs: ctx.alertJobs,
       allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination: ctx.countDestination,
+      rateLimiter: ctx.rateLimiter,
     }),
     pauses: ctx.pauses,
     templates: new TemplateService({
@@ -117,7 +121,7 @@ export async function startApi(
     },
     rateLimiter: ctx.rateLimiter,
     rateLimitFactor: config.rateLimitFactor,
-    validateResponses: config.env !== 'production',
+    validateResponses: config.validateResponses,
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
     docs: config.docs,
@@ -146,7 +150,11 @@ export async function startApi(
         const busy = databaseFault(err) === 'timeout' ? 'no connection in time' : 'unreachable';
         checks.database = `unavailable: ${availability.unavailableReason ?? busy}`;
       }
-      return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
+      return {
+        ok: Object.values(checks).every((v) => v === 'ok'),
+        checks,
+        channels: ctx.channelSending.states,
+      };
     },
   });
   // Stops taking requests before anything else stops; in-flight ones finish.

@@ -50,6 +50,7 @@ export async function openDatabase(
     await migrateWithLock(url);
     const orm = await openOrm({
       databaseUrl: url,
+      applicationName: opts.appName,
       ...(opts.poolSize ? { poolSize: opts.poolSize } : {}),
       ...(opts.log ? { log: opts.log } : {}),
       ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
@@ -93,6 +94,8 @@ export interface DatabaseHandles {
   firing: Database | undefined;
   /** Workers only: claims commit without waiting for the disk flush (see `openDatabases`). */
   claims: Database | undefined;
+  /** Workers only: the audit sealer's connection. */
+  audit: Database | undefined;
   availability: DatabaseAvailability;
 }
 
@@ -116,12 +119,15 @@ export async function openDatabases(
     log: logger,
   });
   shutdown.add('the availability watch', () => availability.close(), { first: true });
+  // Each pool under its own application_name (`sched-<role>-<pool>`; the main pool's is `sched-<role>`), so the
+  // backends serving claims, records, counters and seals can be told apart in pg_stat_activity and measured apart.
+  const named = (pool: string) => ({ databaseUrl: opened.url, applicationName: `sched-${role}-${pool}` });
   // Rate-limit windows and the usage of plans without a quota are hot rows every request updates; their own small
   // pool commits them without waiting for the disk flush (synchronous_commit=off), so the row lock is held for
   // microseconds. A crash may forget a second of counts, never data that matters.
   const counters = new Database(
     await openOrm({
-      databaseUrl: opened.url,
+      ...named('counters'),
       poolSize: 8,
       sessionOptions: '-c synchronous_commit=off',
       timeouts,
@@ -130,9 +136,7 @@ export async function openDatabases(
   shutdown.add('the counters pool', () => counters.close().catch(() => undefined));
   // Firing has its own connections: a claim never queues behind API transactions in the same process.
   const firing =
-    role === 'api'
-      ? undefined
-      : new Database(await openOrm({ databaseUrl: opened.url, poolSize: 10, timeouts }));
+    role === 'api' ? undefined : new Database(await openOrm({ ...named('firing'), poolSize: 10, timeouts }));
   if (firing) shutdown.add('the firing pool', () => firing.close().catch(() => undefined));
   // A claim need not wait for the disk: should PostgreSQL crash before flushing it, the attempt is due again and
   // claimed again, exactly as after its lease expires. What must be durable is an attempt's outcome once it was sent,
@@ -143,12 +147,16 @@ export async function openDatabases(
       ? undefined
       : new Database(
           await openOrm({
-            databaseUrl: opened.url,
+            ...named('claims'),
             poolSize: 2,
             sessionOptions: '-c synchronous_commit=off',
             timeouts,
           }),
         );
   if (claims) shutdown.add('the claims pool', () => claims.close().catch(() => undefined));
-  return { opened, orm: opened.orm, main: opened.database, counters, firing, claims, availability };
+  // The audit sealer's one connection: a pass holds it for a moment a second, and its cost shows apart from creates.
+  const audit =
+    role === 'api' ? undefined : new Database(await openOrm({ ...named('audit'), poolSize: 1, timeouts }));
+  if (audit) shutdown.add('the audit pool', () => audit.close().catch(() => undefined));
+  return { opened, orm: opened.orm, main: opened.database, counters, firing, claims, audit, availability };
 }

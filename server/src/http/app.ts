@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { apiContract, type RouteMeta } from '@sched/contract';
+import { apiContract, type ChannelState, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
@@ -17,6 +17,8 @@ import type { AlertRules } from '../app/alerts/rules.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
+import type { ActionChanges } from '../app/actions/cancel-retry.js';
+import type { ActionQueries } from '../app/actions/queries.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ActionWaits } from '../app/actions/wait.js';
 import type { GrantService } from '../app/grants/service.js';
@@ -73,6 +75,8 @@ export interface HttpDeps {
   consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  actionQueries: ActionQueries;
+  actionChanges: ActionChanges;
   /** Held `GET /v1/actions/{id}/wait` requests. */
   actionWaits: ActionWaits;
   /** Standing grants (`/v1/grants`). */
@@ -111,7 +115,12 @@ export interface HttpDeps {
    */
   databaseFault: (err: unknown) => 'unavailable' | 'slow' | undefined;
   /** Readiness: database reachable and migrations current. */
-  readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  readiness: () => Promise<{
+    ok: boolean;
+    checks: Record<string, string>;
+    /** Each notification channel's state (informative: never a failed check). */
+    channels?: Record<string, ChannelState>;
+  }>;
   validateResponses: boolean;
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
@@ -312,7 +321,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   registerMcpRoute(app, {
     auth,
-    useCases: { actions: deps.actions, waits: deps.actionWaits, pending: deps.pendingApprovals },
+    useCases: {
+      actions: deps.actions,
+      queries: deps.actionQueries,
+      changes: deps.actionChanges,
+      waits: deps.actionWaits,
+      pending: deps.pendingApprovals,
+    },
   });
 
   await registerTriggerRoute(app, {
@@ -326,17 +341,23 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
+        const body = { version: SERVER_VERSION, checks: r.checks, channels: r.channels };
         return r.ok
-          ? { status: 200, body: { status: 'ok', version: SERVER_VERSION, checks: r.checks } }
-          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
+          ? { status: 200, body: { status: 'ok', ...body } }
+          : { status: 503, body: { status: 'unavailable', ...body } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
     actions: actionsHandlers(
       deps.actions,
+      deps.actionQueries,
+      deps.actionChanges,
       deps.pauses,
       deps.replays,
-      { limiter: deps.rateLimiter, factor: deps.rateLimitFactor },
+      {
+        limiter: deps.rateLimiter,
+        factor: deps.rateLimitFactor,
+      },
       deps.actionWaits,
     ),
     chains: chainsHandlers(deps.chains),
@@ -351,7 +372,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     alertRules: alertRulesHandlers(deps.alertRules),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
-    reminders: remindersHandlers(deps.reminders, deps.reassignments, deps.actions, deps.pendingApprovals),
+    reminders: remindersHandlers(
+      deps.reminders,
+      deps.reassignments,
+      deps.actionQueries,
+      deps.pendingApprovals,
+    ),
     outbox: outboxHandlers(deps.outbox),
     grants: grantsHandlers(deps.grants),
   });

@@ -1,5 +1,7 @@
 import { ActionCreateBody, type McpToolBackend, SchedToolError } from '@sched/contract';
 import type { Principal } from '../app/accounts.js';
+import type { ActionChanges } from '../app/actions/cancel-retry.js';
+import type { ActionQueries } from '../app/actions/queries.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ActionWaits } from '../app/actions/wait.js';
 import type { PendingApprovals } from '../app/approvals/pending.js';
@@ -8,6 +10,8 @@ import { seesCredentials } from '../domain/auth/api-key.js';
 
 export interface McpUseCases {
   actions: ActionService;
+  queries: ActionQueries;
+  changes: ActionChanges;
   waits: ActionWaits;
   pending: PendingApprovals;
 }
@@ -45,8 +49,8 @@ export function serverBackend(uc: McpUseCases, principal: Principal): McpToolBac
         const held = await uc.waits.wait(accountId, id, { for: 'decision', timeoutSeconds, credentials });
         return { action: held.action, timedOut: held.timedOut };
       }),
-    get: (id) => asTool(() => uc.actions.get(accountId, id, credentials)),
-    cancel: (id) => asTool(() => uc.actions.cancel(accountId, id)),
+    get: (id) => asTool(() => uc.queries.get(accountId, id, credentials)),
+    cancel: (id) => asTool(() => uc.changes.cancel(accountId, id)),
     pending: (limit) =>
       asTool(async () => (await uc.pending.list(accountId, { page: 1, per_page: limit }, credentials)).data),
   };

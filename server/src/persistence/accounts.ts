@@ -231,7 +231,9 @@ export async function replaceSigningSecret(
     .selectFrom('accounts')
     .select('signing_secret')
     .where('id', '=', accountId)
-    .forUpdate()
+    // Not FOR UPDATE: that would block the key-share locks that every insert referencing the account takes (a
+    // delivery's attempt row), while such a delivery holds an action this rotation is about to re-key.
+    .forNoKeyUpdate()
     .executeTakeFirst();
   const old = before?.signing_secret ?? null;
   const keepOld = old !== null && next !== null && previousUntil !== null && previousUntil > now;
@@ -247,6 +249,26 @@ export async function replaceSigningSecret(
     .where('id', '=', accountId)
     .execute();
   if (old === null || old === next) return { had: old !== null, actions: 0, chains: 0 };
+  // Locked in id order first, as workers lock what they claim and record: a rotation while deliveries are
+  // being recorded then waits for them instead of deadlocking with them.
+  await db
+    .selectFrom('actions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('webhook_secret', '=', old)
+    .where('status', 'in', [...LIVE_STATES])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  await db
+    .selectFrom('chains')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('webhook_secret', '=', old)
+    .where('status', 'in', ['pending', 'running'])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
   const actions = await db
     .updateTable('actions')
     .set({ webhook_secret: next })

@@ -142,6 +142,11 @@ export async function openOrm(opts: {
   /** Settings every connection of this pool starts with, e.g. `-c synchronous_commit=off`. */
   sessionOptions?: string;
   /**
+   * The pool's name in pg_stat_activity (`application_name`; MikroORM does not pass the URL's on), so the backends
+   * serving claims, records, creates and seals can be told apart and measured apart.
+   */
+  applicationName?: string;
+  /**
    * How long a connection is waited for, pool queue and connect together (then the caller gets a 'timeout' fault,
    * persistence/availability.ts), and the statement_timeout of every session (0 or unset: none). Both keep a request
    * from hanging while the database is away or stuck.
@@ -167,6 +172,7 @@ export async function openOrm(opts: {
       ...(opts.timeouts ? { connectionTimeoutMillis: opts.timeouts.connectMs } : {}),
       ...(opts.timeouts?.statementMs ? { statement_timeout: opts.timeouts.statementMs } : {}),
       ...(opts.sessionOptions ? { options: opts.sessionOptions } : {}),
+      ...(opts.applicationName ? { application_name: opts.applicationName } : {}),
     },
     debug: opts.debug ?? false,
     logger: (message: string) => opts.log?.(message),

@@ -1,7 +1,7 @@
 import type { Action } from '@sched/contract';
 import { type WaitFor, waitIsOver } from '../../domain/approval/wait-rules.js';
 import type { Clock, Timers } from '../ports.js';
-import type { ActionService } from './service.js';
+import type { ActionQueries } from './queries.js';
 import { type ActionWatch, raceTimeout } from './watch.js';
 
 export interface WaitOutcome {
@@ -19,7 +19,7 @@ export interface WaitOutcome {
 export class ActionWaits {
   constructor(
     private readonly deps: {
-      actions: Pick<ActionService, 'get'>;
+      actions: Pick<ActionQueries, 'get'>;
       watch: ActionWatch;
       clock: Clock;
       timers: Timers;

@@ -7,7 +7,7 @@ import {
   type ResponseDecision,
   STATUS_AFTER_DECISION,
 } from '@sched/contract';
-import { type ActionState, assertTransition, isTerminal } from '../../domain/action/states.js';
+import { type ActionState, isTerminal } from '../../domain/action/states.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import {
@@ -15,7 +15,7 @@ import {
   attachmentsOf,
   findAttachment,
 } from '../../persistence/approvals/attachments.js';
-import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
+import { findGateAction } from '../../persistence/approvals/gates.js';
 import {
   findRecipient,
   type Recipient,
@@ -34,6 +34,7 @@ import type { ActionScheduler, CallbackOutbox, Clock, Store, Tracing } from '../
 import type { Waits } from '../waits.js';
 import { answerValues } from '../../domain/approval/fields.js';
 import { giveGrant, grantTtlMs } from '../grants/give.js';
+import { applyActionEvent } from '../actions/transition.js';
 import { grantGate } from './outcomes.js';
 
 /** Everything the response page shows. */
@@ -179,7 +180,6 @@ export class ResponseService {
         const expiresAt = gate.expires_at ? new Date(gate.expires_at).getTime() : Number.POSITIVE_INFINITY;
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
-        status = assertTransition(action.status, 'snooze');
         await this.answer(
           tx,
           action,
@@ -190,14 +190,13 @@ export class ResponseService {
           [`until ${snoozedUntil.toISOString()}`, comment],
           null,
         );
-        await updateGate(
+        status = await applyActionEvent(
           tx,
-          action.id,
-          { snooze_count: gate.snooze_count + 1 },
-          { status, next_attempt_at: snoozedUntil },
-          now,
+          action,
+          'snooze',
+          { now, nextAttemptAt: snoozedUntil, gate: { snooze_count: gate.snooze_count + 1 } },
+          this.deps,
         );
-        await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
       } else {
         await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
         const decision = gateDecision(gate, await recipientsOf(tx, action.id), {
@@ -250,13 +249,12 @@ export class ResponseService {
         approvalsNeeded: null,
       };
     if (decision.kind === 'timed_out') throw new Error('an answer never times a gate out');
-    const status = assertTransition(action.status, decision.event);
-    const lastError = {
+    const error = {
       declined: `declined by ${recipient.address}`,
       required_declined: `declined by required recipient ${recipient.address}`,
       unreachable: `declined by ${recipient.address}: the quorum of ${action.gate!.min_approvals} can no longer be reached`,
     }[decision.reason];
-    await updateGate(tx, action.id, {}, { status, next_attempt_at: null, last_error: lastError }, now);
+    const status = await applyActionEvent(tx, action, decision.event, { now, error, gate: {} }, this.deps);
     return { status, approvalsNeeded: null };
   }
 

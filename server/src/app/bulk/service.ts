@@ -13,7 +13,7 @@ import {
 } from '../../persistence/bulk-operations.js';
 import type { Principal } from '../accounts.js';
 import { toActionFilter } from '../actions/filter.js';
-import { pauseEnd } from '../actions/pause.js';
+import { pauseEnd } from '../../domain/action/pause.js';
 import { recordAudit } from '../audit.js';
 import { auditReplayOptions } from '../../domain/audit/details.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';

@@ -51,8 +51,11 @@ export interface ApprovalMessage {
 export interface DeliveryReceipt {
   /** true when the provider accepted the message (or the outbox stored it). */
   ok: boolean;
-  /** `outbox` when the channel is not configured and the message was kept for operators. */
-  via: 'provider' | 'outbox';
+  /**
+   * `outbox` when the channel is not configured and a development server kept the message for operators;
+   * `not_configured` when a production server could not send it at all.
+   */
+  via: 'provider' | 'outbox' | 'not_configured';
   providerMessageId?: string;
   error?: string;
 }
