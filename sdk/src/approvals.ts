@@ -76,6 +76,10 @@ export interface ApprovalInput {
   /** Who is asked too when nobody has answered after `afterHours` (at least 0.5); a bare contact is an email. */
   escalation?: { contacts: string | string[]; afterHours: number };
   attachments?: ApprovalAttachment[];
+  /** A typed answer people may change before confirming (`gate.fields`); read it in `recipients[].values`. */
+  fields?: GateInput['fields'];
+  /** Lets the approver allow the same `key` for up to `max_ttl` (`gate.grant`). */
+  grant?: GateInput['grant'];
   /** The HTTP request run once the approval is confirmed, through the webhook delivery engine. */
   request?: HttpRequestInput;
   /** Signs the post-approval request (16+ printable ASCII characters). */
@@ -107,6 +111,8 @@ export function buildApprovalBody(input: ApprovalInput): ActionCreateBody {
   if (input.reminders !== undefined) gate.reminders = input.reminders;
   if (input.maxSnoozes !== undefined) gate.max_snoozes = input.maxSnoozes;
   if (input.buttons !== undefined) gate.buttons = [...input.buttons];
+  if (input.fields !== undefined) gate.fields = input.fields;
+  if (input.grant !== undefined) gate.grant = input.grant;
   if (input.escalation !== undefined) {
     const { contacts, afterHours } = input.escalation;
     gate.escalation = {
