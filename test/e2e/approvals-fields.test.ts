@@ -120,6 +120,30 @@ describe('typed answers and standing grants', () => {
     expect(badDefault.body.errors).toEqual({ 'gate.fields.0.default': ['must be at least 1'] });
   });
 
+  it('a chain reads the typed answer of its gated step as {{steps.N.response.values.<name>}}', async () => {
+    const chain = await svc.call('POST', '/v1/chains', {
+      name: 'refund chain',
+      steps: [
+        {
+          name: 'ask',
+          type: 'gated',
+          gate: { message: 'Refund?', recipients: ['chain-approver@example.com'], fields: [amount] },
+        },
+        {
+          name: 'pay',
+          type: 'http_call',
+          url: `${svc.rx.url}/chain-pay`,
+          body: { amount: '{{steps.0.response.values.amount}}' },
+        },
+      ],
+    });
+    expect(chain.status).toBe(201);
+    const link = await svc.linkOf('chain-approver@example.com');
+    expect((await answerJson(link, { decision: 'confirm', values: { amount: 75 } })).status).toBe(200);
+    const [pay] = await svc.rx.waitFor('/chain-pay');
+    expect(pay!.json).toEqual({ amount: 75 });
+  });
+
   it('a grant confirms the next request with its key at once, without mail, until it is revoked', async () => {
     const grant = { key: 'refund:customer-42', max_ttl: '1h' };
     const first = (
