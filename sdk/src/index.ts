@@ -126,6 +126,7 @@ export type {
 } from './types.js';
 export type {
   ActionCallback,
+  AnswerChannel,
   ApprovalSummary,
   AuditEvent,
   AuditVerification,

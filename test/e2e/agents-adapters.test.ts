@@ -14,6 +14,7 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ApprovalServer, startApprovalServer } from '../support/approval-server.js';
+import { eventually } from '../support/wait.js';
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -23,12 +24,16 @@ const usage = {
 /** Confirms (or declines) the first approval mailed to `to`, through its page's JSON answer. */
 async function answer(svc: ApprovalServer, to: string, body: Record<string, unknown>) {
   const link = await svc.linkOf(to);
-  const res = await fetch(link, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(body),
+  // The mail can arrive while the round is still being recorded (409: answer again in a moment).
+  const status = await eventually(async () => {
+    const res = await fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return res.status === 409 ? null : res.status;
   });
-  expect(res.status).toBe(200);
+  expect(status).toBe(200);
 }
 
 // The agent adapters against the real frameworks, their test models driving a tool call that waits for people.

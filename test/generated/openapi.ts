@@ -1296,6 +1296,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integrations/slack/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack app mode: a button click (Slack calls it)
+         * @description The Interactivity request URL of the Slack app (`SCHED_SLACK_BOT_TOKEN`, `SCHED_SLACK_SIGNING_SECRET`). Verified first: `X-Slack-Signature` is `v0=` and the hex HMAC-SHA256 of `v0:<X-Slack-Request-Timestamp>:<raw body>` keyed with the signing secret, the timestamp within 5 minutes; anything else is 401 and changes nothing. A Confirm or Decline click by the recipient (or one of `gate.slack_responders`) answers as the page would, then the message is updated; anything else is told to the member alone. Always 200 once verified. Not served without the app.
+         */
+        post: operations["slackInteractions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/email/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve by replying: a reply from a mail provider (its inbound hook calls it)
+         * @description Needs `Authorization: Bearer <SCHED_INBOUND_EMAIL_SECRET>` (401 otherwise; not served without the secret). The same rules as the inbound SMTP port: the `reply+<token>@<SCHED_INBOUND_EMAIL_DOMAIN>` recipient names who answers, From (and `Return-Path`) must be their address, the first line decides. A reply not acted on is recorded and answered by a short mail saying why; `applied: false` and `reason` say so here too.
+         */
+        post: operations["emailInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "action.executed": {
@@ -2350,11 +2390,15 @@ export interface components {
                 limit: number;
             };
         };
-        /** @description The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold. */
+        /** @description The chain recomputed from its anchor to its head: `broken_at` is the `seq` of the first event that does not hold, or the first one missing before the head. */
         AuditVerification: {
             ok: boolean;
             checked: number;
             broken_at?: number;
+            /** @description The last event's `seq`, as the log's head records it. */
+            head_seq: number;
+            /** @description The last event's `hash`, as the head records it. Keep it outside the database (a checkpoint): a later head must extend it. */
+            head_hash: string;
         };
         BulkDryRun: {
             /** @constant */
@@ -2435,7 +2479,7 @@ export interface components {
             created_at: string;
             finished_at: string | null;
         };
-        /** @description Exactly one of `filter` or `ids` (at most 1000). */
+        /** @description Exactly one of `filter` or `ids` (at most 1000). At most 3 operations of an account run at once. */
         BulkOperationCreate: {
             operation: components["schemas"]["BulkOperationKind"];
             filter?: components["schemas"]["BulkFilter"];
@@ -2444,6 +2488,8 @@ export interface components {
             dry_run?: boolean;
             /** @description Shown on the operation and each action's timeline. */
             note?: string;
+            /** @description A start only: the dry run's `matched`. A snapshot that matches more (actions arrived since the dry run) is refused with 409 `conflict`, and nothing starts. */
+            expected_matched?: number;
             /** @description `replay` only: the overrides of each replay. */
             replay?: components["schemas"]["ReplayOptions"];
             /** @description `pause` only (required): `until`, `duration` or `indefinite: true`, as for one action. */
@@ -2981,7 +3027,7 @@ export interface components {
             flow?: components["schemas"]["DestinationFlow"] | null;
             circuit?: components["schemas"]["DestinationCircuitSettings"] | null;
         };
-        /** @description A destination hostname the account has sent to or started verifying (spec 2.9). */
+        /** @description A destination hostname the account has sent to or started verifying. */
         Domain: {
             domain: string;
             verified: boolean;
@@ -3156,6 +3202,7 @@ export interface components {
                 after_hours: number;
             } | null;
             attachments: components["schemas"]["Attachment"][];
+            slack_responders: string[];
             sent_at: string | null;
             expires_at: string | null;
             escalated_at: string | null;
@@ -3313,6 +3360,8 @@ export interface components {
             fields?: components["schemas"]["GateFieldInput"][];
             /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
             grant?: components["schemas"]["GateGrantInput"];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         GateInputResolved: {
             message: string;
@@ -3373,6 +3422,8 @@ export interface components {
             fields?: components["schemas"]["GateField"][];
             /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
             grant?: components["schemas"]["GateGrant"];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         Grant: {
             /** Format: uuid */
@@ -3417,6 +3468,16 @@ export interface components {
             /** @description JSON body, sent as application/json. */
             body?: unknown;
         };
+        /**
+         * @example {
+         *       "applied": true
+         *     }
+         */
+        InboundReplyResult: {
+            applied: boolean;
+            /** @description Why the reply changed nothing (also mailed to its sender). */
+            reason?: string;
+        };
         LastAttempt: {
             /**
              * Format: date-time
@@ -3433,23 +3494,38 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "slack" | "teams";
-            webhook_url: string;
+            /** @description The incoming webhook (Slack) or Workflows URL (Teams); null for a Slack channel posted to by the app. */
+            webhook_url: string | null;
+            /** @description Slack app mode: the channel the bot posts to (it must be a member); null for a webhook channel. */
+            slack_channel_id: string | null;
+            /** @description What needs the owner's attention, such as a Teams connector URL that Microsoft retired. */
+            warnings: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "deploys",
+         *       "type": "slack",
+         *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+         *     }
+         */
         NotificationChannelCreate: {
             name: string;
             /** @enum {string} */
             type: "slack" | "teams";
             /** Format: uri */
-            webhook_url: string;
+            webhook_url?: string;
+            /** @description Slack only, instead of `webhook_url`: post through the Slack app (`SCHED_SLACK_BOT_TOKEN`). */
+            slack_channel_id?: string;
         };
         NotificationChannelUpdate: {
             name?: string;
             /** Format: uri */
             webhook_url?: string;
+            slack_channel_id?: string;
         };
         /**
          * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`, `notification.undeliverable` (an approval message could not go out on a channel this server has not configured).
@@ -3677,6 +3753,8 @@ export interface components {
             event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed" | "not_sent";
             actor_email: string | null;
             notes: string | null;
+            /** @description For an answer (`confirmed`, `declined`, `snoozed`): where it came from (`page`, `slack`, `email_reply`, `push`); null for other events and answers recorded before it was kept. */
+            channel: ("page" | "slack" | "email_reply" | "push") | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -3740,6 +3818,11 @@ export interface components {
             };
             /** @description With a confirm of a gate with `grant`: allow the same key for this long (up to `grant.max_ttl`). */
             grant_ttl?: components["schemas"]["Duration"];
+            /**
+             * @description Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.
+             * @enum {string}
+             */
+            via?: "page" | "push";
         };
         ResponseResult: {
             /** Format: uuid */
@@ -4975,6 +5058,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5020,6 +5106,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -5414,6 +5501,9 @@ export interface operations {
                      *                 "url": "https://hooks.example.com/orders"
                      *               }
                      *             ],
+                     *             "slack_responders": [
+                     *               "string"
+                     *             ],
                      *             "sent_at": "2030-01-31T09:00:00.000Z",
                      *             "expires_at": "2030-01-31T09:00:00.000Z",
                      *             "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5459,6 +5549,7 @@ export interface operations {
                      *               "event_type": "sent",
                      *               "actor_email": "string",
                      *               "notes": "string",
+                     *               "channel": "page",
                      *               "created_at": "2030-01-31T09:00:00.000Z"
                      *             }
                      *           ],
@@ -5710,6 +5801,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5755,6 +5849,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6098,6 +6193,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6143,6 +6241,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6737,6 +6836,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6782,6 +6884,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -7042,6 +7145,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -7087,6 +7193,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -7347,6 +7454,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -7392,6 +7502,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -8349,6 +8460,10 @@ export interface operations {
                      *           "name": "Order follow-up",
                      *           "type": "slack",
                      *           "webhook_url": "string",
+                     *           "slack_channel_id": "string",
+                     *           "warnings": [
+                     *             "string"
+                     *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z",
                      *           "updated_at": "2030-01-31T09:00:00.000Z"
                      *         }
@@ -8422,9 +8537,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Order follow-up",
+                 *       "name": "deploys",
                  *       "type": "slack",
-                 *       "webhook_url": "https://hooks.example.com/orders"
+                 *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
                  *     }
                  */
                 "application/json": components["schemas"]["NotificationChannelCreate"];
@@ -8447,6 +8562,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -8544,6 +8663,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -8649,6 +8772,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -9559,7 +9686,10 @@ export interface operations {
                      *           "grant": {
                      *             "key": "deploy:staging",
                      *             "max_ttl": "1d"
-                     *           }
+                     *           },
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
+                     *           ]
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -9851,7 +9981,10 @@ export interface operations {
                      *           "grant": {
                      *             "key": "deploy:staging",
                      *             "max_ttl": "1d"
-                     *           }
+                     *           },
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
+                     *           ]
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -10071,7 +10204,10 @@ export interface operations {
                      *           "grant": {
                      *             "key": "deploy:staging",
                      *             "max_ttl": "1d"
-                     *           }
+                     *           },
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
+                     *           ]
                      *         },
                      *         "max_attempts": 1,
                      *         "retry_strategy": "exponential",
@@ -13298,7 +13434,9 @@ export interface operations {
                      *       "data": {
                      *         "ok": true,
                      *         "checked": 1,
-                     *         "broken_at": 1
+                     *         "broken_at": 1,
+                     *         "head_seq": 1,
+                     *         "head_hash": "string"
                      *       }
                      *     }
                      */
@@ -13604,6 +13742,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -13649,6 +13790,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -13906,6 +14048,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -13951,6 +14096,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -15399,6 +15545,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    slackInteractions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payload": "{\"type\":\"block_actions\"}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Slack's `block_actions` payload, JSON. */
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    emailInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example From: ada@example.com
+                 *     To: reply+…@replies.example.com
+                 *
+                 *     approve - looks fine
+                 */
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "applied": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReplyResult"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
         };

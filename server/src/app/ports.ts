@@ -80,7 +80,7 @@ export interface ChainCallbacks {
   ): Promise<void>;
 }
 
-/** The facts an operator may be alerted to (docs/alerts.md; issue 24 item 6): alert rules match them by `type`. */
+/** The facts an operator may be alerted to (docs/alerts.md): alert rules match them by `type`. */
 export type { OperatorEventType };
 
 export interface OperatorEvent {
@@ -269,6 +269,14 @@ export interface Tracing {
   };
   /** Any other unit (an approval round sent, an answer recorded), with its attributes. */
   span<T>(name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T>;
+  /**
+   * One API request, a child of the caller's `traceparent` when it sent one. Its own `traceparent` is what the
+   * request's actions store, so each delivery's span links to the request that created it.
+   */
+  request(r: { method: string; route: string; traceparent: string | null }): {
+    traceparent: string;
+    end(status: number): void;
+  };
 }
 
 /** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */

@@ -3,6 +3,7 @@ import { type ChannelHttp, fetchChannelHttp } from './http.js';
 import { describeTarget, renderForOutbox } from './outbox.js';
 import { type PushConfig, createPushChannel } from './push.js';
 import { createSlackChannel } from './slack.js';
+import { type SlackAppConfig, slackAppSender } from './slack-app.js';
 import { type SmsConfig, createSmsChannel } from './sms.js';
 import { createTeamsChannel } from './teams.js';
 import {
@@ -23,6 +24,8 @@ export interface ChannelConfig {
   email?: EmailConfig;
   sms?: SmsConfig;
   push?: PushConfig;
+  /** Slack app mode (SCHED_SLACK_BOT_TOKEN, SCHED_SLACK_SIGNING_SECRET); webhook Slack channels need nothing. */
+  slackApp?: SlackAppConfig;
 }
 
 /** The variables whose absence sends a channel to the outbox: for log lines, and config.ts's all-or-none rule. */
@@ -67,7 +70,9 @@ export function createChannels(
 ): Record<ChannelName, ChannelAdapter> {
   const http = deps.http ?? fetchChannelHttp(deps.fetch);
   const provider: Partial<Record<ChannelName, ChannelAdapter>> = {
-    slack: createSlackChannel({ http }),
+    slack: createSlackChannel(
+      config.slackApp ? { http, app: slackAppSender(config.slackApp, http) } : { http },
+    ),
     teams: createTeamsChannel({ http }),
   };
   if (config.email) provider.email = createEmailChannel(config.email);

@@ -6,6 +6,7 @@ import { GrantService } from '../app/grants/service.js';
 import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
 import { ResponseService } from '../app/approvals/respond.js';
+import { startIntegrations } from './integrations.js';
 import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
 import { ContactService } from '../app/directory/contacts.js';
@@ -51,7 +52,19 @@ export async function startApi(
   const actionWaits = new ActionWaits({ actions: ctx.actionQueries, watch, clock, timers: ctx.timers });
   // Before the listener's close: held waits answer at once instead of keeping the stop waiting for their timeout.
   shutdown.add('the held waits', () => actionWaits.close(), { first: true });
-  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
+  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock, {
+    limiter: ctx.rateLimiter,
+    globalFactor: config.rateLimitFactor,
+  });
+  const responses = new ResponseService({
+    db: database,
+    scheduler: ctx.scheduler,
+    callbacks: ctx.callbacks,
+    clock,
+    waits,
+    tracing: ctx.tracing,
+  });
+  const integrations = await startIntegrations(ctx, responses, shutdown);
   const http = await buildHttpApp({
     logger,
     accounts: ctx.accounts,
@@ -94,14 +107,8 @@ export async function startApi(
     teamMembers: new TeamMemberService(database),
     outbox: new OutboxService(database, config.env !== 'production'),
     corsOrigins: config.corsOrigins,
-    responses: new ResponseService({
-      db: database,
-      scheduler: ctx.scheduler,
-      callbacks: ctx.callbacks,
-      clock,
-      waits,
-      tracing: ctx.tracing,
-    }),
+    responses,
+    integrations,
     observeRequest: (method, route, status, seconds) =>
       metrics.httpRequests.observe(
         { method, route: routeLabel(route), status_class: `${Math.floor(status / 100)}xx` },
@@ -125,6 +132,7 @@ export async function startApi(
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
     docs: config.docs,
+    tracing: ctx.tracing,
     siteUrl: ctx.publicUrl,
     production: config.env === 'production',
     timeouts: {

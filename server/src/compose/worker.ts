@@ -79,6 +79,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     waits,
     publicUrl: ctx.publicUrl,
     events: ctx.operatorEvents,
+    replyDomain: config.inbound.domain,
     grants: new StandingGrants({ callbacks: ctx.callbacks, scheduler, clock, waits }),
   });
   const deliveries = new Deliveries({

@@ -10,6 +10,7 @@ describe('parseAnswer (the contract’s ResponseInput, for forms and JSON)', () 
       comment: 'Looks good',
       snoozeFor: null,
       grantTtl: null,
+      via: 'page',
     });
   });
 
@@ -20,7 +21,10 @@ describe('parseAnswer (the contract’s ResponseInput, for forms and JSON)', () 
       comment: null,
       snoozeFor: null,
       grantTtl: null,
+      via: 'page',
     });
+    expect(parseAnswer({ decision: 'confirm', via: 'push' })).toMatchObject({ ok: true, via: 'push' });
+    expect(parseAnswer({ decision: 'confirm', via: 'slack' })).toMatchObject({ ok: false });
     expect(parseAnswer({ decision: 'snooze', snooze_for: '4h' })).toMatchObject({
       ok: true,
       snoozeFor: '4h',

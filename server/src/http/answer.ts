@@ -14,6 +14,8 @@ export type ParsedAnswer =
       /** The typed answer as sent (checked against the gate's fields by the use case). */
       values: Record<string, unknown> | undefined;
       grantTtl: string | null;
+      /** `push` when a push notification's button answered (the service worker says so); `page` otherwise. */
+      via: 'page' | 'push';
     }
   | { ok: false; errors: Record<string, string[]> };
 
@@ -48,12 +50,13 @@ function normaliseAnswer(body: unknown): unknown {
 export function parseAnswer(body: unknown): ParsedAnswer {
   const parsed = ResponseInput.safeParse(normaliseAnswer(body));
   if (!parsed.success) return { ok: false, errors: issuesToErrors(parsed.error.issues, 'body') };
-  const { decision, comment, snooze_for, values, grant_ttl } = parsed.data;
+  const { decision, comment, snooze_for, via, values, grant_ttl } = parsed.data;
   return {
     ok: true,
     decision,
     comment: comment ?? null,
     snoozeFor: decision === 'snooze' ? (snooze_for ?? null) : null,
+    via: via ?? 'page',
     values,
     // The page's grant select is submitted with every button: it counts only with a confirm.
     grantTtl: decision === 'confirm' ? (grant_ttl ?? null) : null,

@@ -53,6 +53,7 @@ import type { Reassignments } from '../app/approvals/reassign.js';
 import type { ReminderRequests } from '../app/approvals/remind.js';
 import type { PendingApprovals } from '../app/approvals/pending.js';
 import { registerResponseRoutes } from './responses.js';
+import { type IntegrationDeps, registerIntegrationRoutes } from './integrations.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
 import { outboxHandlers } from './handlers/outbox.js';
 import type { OutboxService } from '../app/outbox.js';
@@ -63,6 +64,9 @@ import { registerTriggerRoute } from './trigger.js';
 import { registerMcpRoute } from '../mcp/route.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { registerApiReference } from './api-reference.js';
+import { registerServiceIndex } from './service-index.js';
+import { registerRequestSpans } from './request-spans.js';
+import type { Tracing } from '../app/ports.js';
 import { registerCors } from './cors.js';
 import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
@@ -133,13 +137,28 @@ export interface HttpDeps {
   publicUrl: () => string | undefined;
   /** Whether `/docs` (Swagger UI) is served (SCHED_DOCS); `/openapi.json` always is. */
   docs?: boolean;
+  /** OpenTelemetry (server/src/tracing.ts): each API request a span. */
+  tracing?: Tracing | undefined;
   /** SCHED_PUBLIC_URL or the default local one: an https one makes the console's cookie `__Host-` and `Secure`. */
   siteUrl?: () => string;
   /** NODE_ENV=production (the console refuses sign-in over plain http to a public URL off this machine). */
   production?: boolean;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
+  /** Answers from Slack app buttons and replies to approval emails (http/integrations.ts), when configured. */
+  integrations?: Omit<IntegrationDeps, 'log'>;
 }
+
+/**
+ * Routes that make actions or send them again, counted against `createAction` (a batch once, as one request). A bulk
+ * replay or retry counts when it starts (app/bulk/service.ts): its dry run does not.
+ */
+const CREATE_ROUTES = new Set([
+  '/v1/actions',
+  '/v1/actions/batch',
+  '/v1/actions/:id/replay',
+  '/v1/actions/:id/retry',
+]);
 
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -243,6 +262,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     }
   });
   await registerCors(app, deps.corsOrigins);
+  registerRequestSpans(app, deps.tracing);
   app.addHook('onResponse', async (request, reply) => {
     deps.observeRequest?.(
       request.method,
@@ -257,10 +277,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   const routeLimits = (req: { method: string; routeOptions: { url?: string } }): RateLimitName[] =>
-    req.method === 'POST' &&
-    (req.routeOptions.url === '/v1/actions' || req.routeOptions.url === '/v1/actions/batch')
-      ? ['createAction']
-      : [];
+    req.method === 'POST' && CREATE_ROUTES.has(req.routeOptions.url ?? '') ? ['createAction'] : [];
 
   const siteUrl = deps.siteUrl ?? (() => deps.publicUrl() ?? '');
   const auth = authenticate({
@@ -310,7 +327,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
+  await registerIntegrationRoutes(app, { ...deps.integrations, log: deps.logger });
+
   registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
+  registerServiceIndex(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
   registerConsoleRoutes(app, {
     sessions: deps.consoleSessions,
     rateLimiter: deps.rateLimiter,

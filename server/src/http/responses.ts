@@ -44,7 +44,7 @@ function wantsJson(request: FastifyRequest): boolean {
 }
 
 /**
- * The login-free response links `/r/<token>` (spec 5.3). GET renders the page and never changes state (mail
+ * The login-free response links `/r/<token>`. GET renders the page and never changes state (mail
  * scanners open links); POST records the answer, from the page's form or as JSON, validated by the contract's
  * `ResponseInput`. Limits (per IP, then 10 a minute per link) are counted before the body is read.
  */
@@ -83,6 +83,13 @@ function routes(
       renderErrorPage({ status: err.status, message, backUrl: `/r/${encodeURIComponent(token)}` }),
     );
   };
+
+  // A push notification's service worker runs on its app's origin and posts the answer as a form (no preflight):
+  // it may read the JSON outcome. The token is the credential and no cookie is involved, so any origin may.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.method === 'POST' && wantsJson(request))
+      void reply.header('access-control-allow-origin', '*');
+  });
 
   // Before the body is parsed: a flood of random tokens from one address stops at the per-IP limit.
   app.addHook('onRequest', async (request: TokenRequest, reply) => {
@@ -141,14 +148,12 @@ function routes(
     try {
       const answer = parseAnswer(request.body);
       if (!answer.ok) throw new ValidationError(answer.errors);
-      const { decision, comment, snoozeFor, values, grantTtl } = answer;
-      const outcome = await deps.responses.respond(request.params.token, {
-        decision,
-        comment,
-        snoozeFor,
-        values,
-        grantTtl,
-      });
+      const { decision, comment, snoozeFor, via, values, grantTtl } = answer;
+      const outcome = await deps.responses.respond(
+        request.params.token,
+        { decision, comment, snoozeFor, values, grantTtl },
+        { channel: via },
+      );
       if (wantsJson(request)) {
         const { title: _title, ...body } = outcome;
         return reply.send(body);

@@ -66,6 +66,7 @@ async function resolveGate(db: Sql, accountId: string, plan: Plan, g: PreparedGa
       min_approvals: g.min_approvals,
       required_recipients: g.required_recipients,
       exclude_requester: g.exclude_requester,
+      ...(g.slack_responders.length > 0 ? { slack_responders: g.slack_responders } : {}),
       comment: g.comment,
       reminders: g.reminders,
       reminders_sent: 0,

@@ -1,4 +1,5 @@
 import {
+  type AnswerChannel,
   CONFIRMATION_MODE,
   type FieldValue,
   RECIPIENT_ROLE,
@@ -74,7 +75,23 @@ export interface AnswerInput {
 }
 
 /**
- * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open
+ * Where an answer came from, for the timeline, the audit log and the console: the page by default; a Slack click
+ * names the member, a reply the address it came from.
+ */
+export interface AnswerVia {
+  channel: AnswerChannel;
+  /** The Slack member who clicked. */
+  slackMember?: string;
+}
+
+/** A recipient found by one of its tokens (a link, a Slack button's reference, a reply address). */
+export interface TokenOwner {
+  recipient_id: string;
+  action_id: string;
+}
+
+/**
+ * Answers through login-free links. Reading a link never changes anything (mail scanners open
  * links); answering is a POST. A link stops working once the gate times out, the action is finished, or its
  * recipient has confirmed or declined.
  */
@@ -138,14 +155,22 @@ export class ResponseService {
     return file;
   }
 
-  async respond(token: string, input: AnswerInput): Promise<ResponseOutcome> {
-    const record = () => this.recordResponse(token, input);
+  async respond(
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia = { channel: 'page' },
+  ): Promise<ResponseOutcome> {
+    const record = () => this.recordResponse(token, input, via);
     return this.deps.tracing
       ? this.deps.tracing.span('sched.approval.answer', { 'sched.decision': input.decision }, record)
       : record();
   }
 
-  private async recordResponse(token: string, input: AnswerInput): Promise<ResponseOutcome> {
+  private async recordResponse(
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia,
+  ): Promise<ResponseOutcome> {
     return this.deps.db.transaction(async (tx) => {
       const { action, recipient } = await this.load(tx, token, true);
       // Paused: the clocks are stopped and nothing moves until it is resumed (app/actions/pause.ts).
@@ -187,6 +212,7 @@ export class ResponseService {
           input.decision,
           now,
           comment,
+          via,
           [`until ${snoozedUntil.toISOString()}`, comment],
           null,
         );
@@ -198,7 +224,7 @@ export class ResponseService {
           this.deps,
         );
       } else {
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment], values);
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment], values);
         const decision = gateDecision(gate, await recipientsOf(tx, action.id), {
           kind: 'answer',
           decision: input.decision,
@@ -266,20 +292,23 @@ export class ResponseService {
     decision: ResponseDecision,
     now: Date,
     comment: string | null,
+    via: AnswerVia,
     notes: (string | null)[],
     values: Record<string, FieldValue> | null,
   ) {
     const status = STATUS_AFTER_DECISION[decision];
     await recordAnswer(tx, r.id, { status, at: now, comment, values });
     const note = notes.filter(Boolean).join('; ') || null;
-    await addToTimeline(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
+    await addToTimeline(tx, action.id, [
+      { type: REMINDER_EVENT[status], actor: r.address, notes: note, channel: via.channel },
+    ]);
     // The decision in the audit log, in the same transaction; the link's token is never part of it.
     await recordAudit(tx, action.account_id, {
       action: `approval.${decision}`,
       // The recipient by id (and reference), never by address: the log cannot be edited, personal data can be.
       actor: { type: 'recipient', id: r.id },
       resource: { type: 'action', id: action.id },
-      channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
+      channel: via.channel,
       details: {
         recipient_id: r.id,
         ...(recipientReference(r.reference) !== undefined && { reference: r.reference }),
@@ -287,17 +316,17 @@ export class ResponseService {
         decision,
         comment,
         notes: note,
-        ...(values ? { values } : {}),
+        ...(via.slackMember ? { slack_member: via.slackMember } : {}),
       },
     });
   }
 
   private async load(
     db: Sql,
-    token: string,
+    token: string | TokenOwner,
     forUpdate: boolean,
   ): Promise<{ action: ActionRow; recipient: Recipient }> {
-    const found = await findResponseToken(db, token);
+    const found = typeof token === 'string' ? await findResponseToken(db, token) : token;
     if (!found) throw new NotFoundError('response link');
     const action = await findGateAction(db, found.action_id, { forUpdate });
     const recipient = await findRecipient(db, found.recipient_id, { forUpdate });

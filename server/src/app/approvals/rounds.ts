@@ -53,6 +53,8 @@ export interface ApprovalRoundsDeps {
   publicUrl: () => string;
   /** Where `notification.undeliverable` is recorded for alert rules (a message this server could not send). */
   events?: OperatorEvents;
+  /** Approve by replying: the domain of `reply+<token>@…` addresses; absent: approval emails carry none. */
+  replyDomain?: string | null;
   /** Standing grants (app/grants/apply.ts): a first request whose key is granted is confirmed without a message. */
   grants?: Pick<StandingGrants, 'confirmByGrant'>;
 }
@@ -282,6 +284,22 @@ export class ApprovalRounds implements GateRounds {
       recipients.map((r) => r.id),
       now,
     );
+    // A Slack app button and an email's reply address each carry a token of their own (never the page link).
+    const slackRefs = await mintResponseTokens(
+      store.sql,
+      recipients.filter((r) => r.targets.some(isSlackAppTarget)).map((r) => r.id),
+      now,
+      'slack',
+    );
+    const replyDomain = this.deps.replyDomain;
+    const replyTokens = replyDomain
+      ? await mintResponseTokens(
+          store.sql,
+          recipients.filter((r) => r.targets.some((t) => t.channel === 'email')).map((r) => r.id),
+          now,
+          'reply',
+        )
+      : new Map<string, string>();
     const byEmail = recipients.some((r) => r.targets.some((t) => t.channel === 'email'));
     const files: MessageAttachment[] = byEmail
       ? (await attachmentFilesOf(store.sql, row.id)).map((a) => ({
@@ -313,6 +331,10 @@ export class ApprovalRounds implements GateRounds {
               recipientName: r.display_name,
               responseUrl: `${this.deps.publicUrl()}/r/${tokens.get(r.id)}`,
               attachments: target.channel === 'email' ? files : [],
+              ...(isSlackAppTarget(target) ? { slackReference: slackRefs.get(r.id) } : {}),
+              ...(target.channel === 'email' && replyTokens.has(r.id)
+                ? { replyTo: `reply+${replyTokens.get(r.id)}@${replyDomain}` }
+                : {}),
             },
             { plan, period },
           ),
@@ -425,6 +447,10 @@ async function recordUndeliverable(
       },
     });
   });
+}
+
+function isSlackAppTarget(t: ChannelTarget): boolean {
+  return t.channel === 'slack' && !('webhookUrl' in t);
 }
 
 function channelsOf(r: Recipient): string[] {

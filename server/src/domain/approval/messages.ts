@@ -13,6 +13,9 @@ export type ChannelTarget =
   | { channel: 'email'; email: string; name?: string }
   | { channel: 'sms'; phone: string }
   | { channel: 'slack'; webhookUrl: string }
+  /** Slack app mode: a channel the bot posts to (`slack_channel_id`), or a member it sends a direct message to. */
+  | { channel: 'slack'; slackChannelId: string }
+  | { channel: 'slack'; slackMemberId: string }
   | { channel: 'teams'; webhookUrl: string }
   | { channel: 'push'; subscription: PushSubscription };
 
@@ -40,6 +43,13 @@ export interface ApprovalMessage {
   recipientName: string;
   /** The recipient's own login-free link; every button opens it. */
   responseUrl: string;
+  /**
+   * Slack app mode: the opaque reference its Confirm and Decline buttons carry (stored hashed, answering only
+   * through a signed click); absent elsewhere.
+   */
+  slackReference?: string;
+  /** Approve by replying: the Reply-To address of the approval email (`reply+<token>@<domain>`); absent when off. */
+  replyTo?: string;
   buttons: { confirm: string; decline: string };
   snoozeAllowed: boolean;
   expiresAt: Date;
@@ -65,6 +75,17 @@ export function isChatChannel(channel: ChannelName): channel is ChatChannelName 
   return (CHAT_CHANNELS as readonly ChannelName[]).includes(channel);
 }
 
+/** Where a notification channel (`channel:<id>`) sends: its webhook, or in Slack app mode its conversation. */
+export function chatTarget(c: {
+  type: ChatChannelName;
+  webhook_url: string | null;
+  slack_channel_id: string | null;
+}): ChannelTarget {
+  if (c.type === 'teams') return { channel: 'teams', webhookUrl: c.webhook_url ?? '' };
+  if (c.slack_channel_id) return { channel: 'slack', slackChannelId: c.slack_channel_id };
+  return { channel: 'slack', webhookUrl: c.webhook_url ?? '' };
+}
+
 /** The address a message to `target` goes to (an email, a phone number, a push endpoint, a chat webhook). */
 export function destinationOf(target: ChannelTarget): string {
   switch (target.channel) {
@@ -75,6 +96,9 @@ export function destinationOf(target: ChannelTarget): string {
     case 'push':
       return target.subscription.endpoint;
     case 'slack':
+      if ('slackChannelId' in target) return `slack:${target.slackChannelId}`;
+      if ('slackMemberId' in target) return `slack:${target.slackMemberId}`;
+      return target.webhookUrl;
     case 'teams':
       return target.webhookUrl;
   }

@@ -24,6 +24,7 @@ import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
 import { GrantSchema } from './grant.js';
+import { InboundReplySchema } from './inbound.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
 
@@ -37,6 +38,7 @@ export * from './contact.js';
 export * from './destination.js';
 export * from './domain.js';
 export * from './grant.js';
+export * from './inbound.js';
 export * from './rate-limit.js';
 export * from './template.js';
 
@@ -72,7 +74,8 @@ export type EntitySchemaOf =
   | typeof AlertRuleSchema
   | typeof OperatorEventSchema
   | typeof AlertNotificationSchema
-  | typeof GrantSchema;
+  | typeof GrantSchema
+  | typeof InboundReplySchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities: EntitySchemaOf[] = [
@@ -107,6 +110,7 @@ export const entities: EntitySchemaOf[] = [
   OperatorEventSchema,
   AlertNotificationSchema,
   GrantSchema,
+  InboundReplySchema,
 ];
 
 /** Every database function the ORM knows (MikroORM routines); the same test diffs them against the migrations. */

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /** Typed answers (`recipients.values`) and standing grants (docs/agents.md). */
-export class Migration20261128151000_AnswerValuesGrants extends Migration {
-  override name = 'Migration20261128151000_AnswerValuesGrants';
+export class Migration20261128161000_AnswerValuesGrants extends Migration {
+  override name = 'Migration20261128161000_AnswerValuesGrants';
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "recipients" add "values" jsonb null;`);

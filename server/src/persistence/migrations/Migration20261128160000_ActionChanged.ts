@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /** An approval's every state change and any action's end are announced (entities/action.ts `action_changed`). */
-export class Migration20261128150000_ActionChanged extends Migration {
-  override name = 'Migration20261128150000_ActionChanged';
+export class Migration20261128160000_ActionChanged extends Migration {
+  override name = 'Migration20261128160000_ActionChanged';
 
   override up(): void | Promise<void> {
     this.addSql(
