@@ -19,6 +19,8 @@ import { configureListenCommand } from './commands/listen.js';
 import { configureMigrateCommand } from './commands/migrate.js';
 import { configureOutboxCommand } from './commands/outbox/index.js';
 import { configurePurgeCommand } from './commands/purge.js';
+import { configureGrantsCommand } from './commands/grants/index.js';
+import { configureMcpCommand } from './commands/mcp.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureScheduleCommand } from './commands/schedule/index.js';
 import { configureServeCommand } from './commands/serve.js';
@@ -64,6 +66,8 @@ export function buildProgram(): Command {
   configureTeamMembersCommand(program);
   // Over the API (--api) it works without the server package too.
   configureOutboxCommand(program);
+  configureGrantsCommand(program);
+  configureMcpCommand(program);
   configureQuotaCommand(program);
   configureKeysCommand(program);
   configureSigningSecretCommand(program);

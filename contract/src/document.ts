@@ -29,6 +29,11 @@ const TAGS: TagInfo[] = [
   },
   { name: 'approvals', description: 'Approvals waiting on people, by recipient.' },
   {
+    name: 'grants',
+    description:
+      'Standing grants approvers gave: requests with the same key confirmed at once, until revoked.',
+  },
+  {
     name: 'destinations',
     description: 'The hosts the account sends to: flow control, pause, recover, circuit settings.',
   },

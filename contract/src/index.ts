@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
+import { grantsContract } from './routes/grants.js';
 import { alertRulesContract } from './routes/alert-rules.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { auditContract, auditExportContract } from './routes/audit.js';
@@ -31,6 +32,7 @@ export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export * from './schemas/grant.js';
 export * from './schemas/destination.js';
 export * from './schemas/domain.js';
 export * from './schemas/schedule.js';
@@ -43,6 +45,7 @@ export { OutboxMessage } from './routes/outbox.js';
 export type { RouteMeta } from './openapi.js';
 export { issueMessage } from './messages.js';
 export * from './headers.js';
+export * from './mcp.js';
 export * from './signatures.js';
 export * from './vocabulary.js';
 
@@ -68,6 +71,7 @@ export const apiContract = c.router({
   reminders: remindersContract,
   alertRules: alertRulesContract,
   calendars: calendarsContract,
+  grants: grantsContract,
 });
 
 /**

@@ -1,3 +1,4 @@
+import { grantsApi } from './grants.js';
 import type {
   Action,
   ApprovalSummary,
@@ -80,7 +81,7 @@ function contactsApi(raw: RawClient): ContactsApi {
 export function createClient(options: ClientOptions) {
   const send = createTransport(options);
   const raw = createRawClient(options, send);
-  const actions = actionsApi(raw);
+  const actions = actionsApi(raw, options.timeoutMs ?? 30_000);
   return {
     contacts: contactsApi(raw),
     actions,
@@ -124,6 +125,8 @@ export function createClient(options: ClientOptions) {
         await raw.reminders.reassign({ params: { id, recipient_id: recipientId }, body, ...callArgs(o) }),
         200,
       ).data as Action,
+    /** Standing grants approvers gave (`gate.grant`): list and revoke. */
+    grants: grantsApi(raw),
     /** A development server's outbox: messages kept because their channel is not configured (`GET /v1/outbox`). */
     outbox: outboxApi(raw),
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */

@@ -4,6 +4,7 @@ export type {
   CreateActionResult,
   CreateManyResult,
   ExistingAction,
+  HeldWait,
   QuotaApi,
 } from './actions.js';
 export { FINAL_ACTION_STATES } from './actions.js';
@@ -17,8 +18,10 @@ export type {
   AlertTestResult,
 } from './alert-rules.js';
 export type { ApiKeysApi, SigningSecretApi } from './api-keys.js';
+export type { GrantsApi } from './grants.js';
 export type {
   ApprovalAttachment,
+  ApprovalHandle,
   ApprovalInput,
   ApprovalsApi,
   ChannelsApi,
@@ -104,9 +107,12 @@ export type {
   DeliveryAttempt,
   DeliveryAttemptsPage,
   AttemptsQuery,
+  FieldValue,
   Gate,
   GateChannel,
+  GateField,
   GateInput,
+  Grant,
   HttpRequestInput,
   NotificationChannel,
   NotificationChannelCreate,

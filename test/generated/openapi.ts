@@ -168,6 +168,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Wait for an approval's decision or an action's end
+         * @description Holds the request until the gate is decided (`for=decision`, the default; a webhook action: until it ended) or the action ended (`for=terminal`), at most `timeout` seconds (1-60, default 30), then answers the action as it is, with `meta.timed_out`. Held requests cost no polling: the change is announced by PostgreSQL, whichever process records it. A server shutting down answers the held requests at once.
+         */
+        get: operations["actionsWait"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions/{id}/attempts": {
         parameters: {
             query?: never;
@@ -1279,6 +1299,46 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the live standing grants
+         * @description The account's standing grants that have neither expired nor been revoked, soonest to end first (at most 500). While one lives, an approval request of the account with the same `gate.grant.key` is confirmed at once, without a message.
+         */
+        get: operations["grantsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a standing grant
+         * @description Ends the grant now (audited as `grant.revoke`): the next request with its key asks its recipients again. 404 for a grant that is unknown, of another account, expired or already revoked.
+         */
+        delete: operations["grantsRevoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3333,6 +3393,7 @@ export interface components {
             contacts: string[];
             after_hours: number;
         };
+        FieldValue: string | number | boolean;
         Gate: {
             message: string;
             channels: components["schemas"]["GateChannel"][];
@@ -3376,9 +3437,100 @@ export interface components {
             escalated_at: string | null;
             /** @description The webhook action that runs the `request` after approval. */
             post_approval_action_id: string | null;
+            /** @description The typed answer asked for (`gate.fields`); empty when none. */
+            fields: components["schemas"]["GateField"][];
+            /** @description What grant an approver may give (`gate.grant`). */
+            grant: {
+                key: string;
+                max_ttl: string;
+            } | null;
+            /** @description The standing grant that confirmed this request at once, without asking anyone. */
+            granted_by: string | null;
         };
         /** @enum {string} */
         GateChannel: "email" | "sms" | "teams" | "slack" | "push";
+        /**
+         * @example {
+         *       "name": "amount",
+         *       "label": "Amount (EUR)",
+         *       "type": "integer",
+         *       "required": true,
+         *       "default": 120,
+         *       "min": 1
+         *     }
+         */
+        GateField: {
+            /** @description The key of the value in `values`, `{{values.<name>}}` and the callbacks. */
+            name: string;
+            /** @description Shown on the page; default: the name. */
+            label?: string;
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "enum";
+            /** @description A confirm needs a value (a decline never does). */
+            required?: boolean;
+            default?: components["schemas"]["FieldValue"];
+            /** @description `enum` only, and required there: the values allowed. */
+            options?: string[];
+            /** @description `integer` and `number`: the smallest value allowed. */
+            min?: number;
+            /** @description `integer` and `number`: the largest value allowed. */
+            max?: number;
+            /** @description `string` (default 200) and `text` (default 5000): the longest value allowed. */
+            max_length?: number;
+        };
+        /**
+         * @example {
+         *       "name": "amount",
+         *       "label": "Amount (EUR)",
+         *       "type": "integer",
+         *       "required": true,
+         *       "default": 120,
+         *       "min": 1
+         *     }
+         */
+        GateFieldInput: {
+            /** @description The key of the value in `values`, `{{values.<name>}}` and the callbacks. */
+            name: string;
+            /** @description Shown on the page; default: the name. */
+            label?: string;
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "enum";
+            /** @description A confirm needs a value (a decline never does). */
+            required?: boolean;
+            default?: components["schemas"]["FieldValue"];
+            /** @description `enum` only, and required there: the values allowed. */
+            options?: string[];
+            /** @description `integer` and `number`: the smallest value allowed. */
+            min?: number;
+            /** @description `integer` and `number`: the largest value allowed. */
+            max?: number;
+            /** @description `string` (default 200) and `text` (default 5000): the longest value allowed. */
+            max_length?: number;
+        };
+        /**
+         * @example {
+         *       "key": "deploy:staging",
+         *       "max_ttl": "1d"
+         *     }
+         */
+        GateGrant: {
+            /** @description What the grant covers, e.g. `refund:customer-42`: requests of the account with the same key. */
+            key: string;
+            /** @description The longest grant the approver may give, e.g. `1h`, `1d` (at most 30d). */
+            max_ttl: components["schemas"]["Duration"];
+        };
+        /**
+         * @example {
+         *       "key": "deploy:staging",
+         *       "max_ttl": "1d"
+         *     }
+         */
+        GateGrantInput: {
+            /** @description What the grant covers, e.g. `refund:customer-42`: requests of the account with the same key. */
+            key: string;
+            /** @description The longest grant the approver may give, e.g. `1h`, `1d` (at most 30d). */
+            max_ttl: components["schemas"]["Duration"];
+        };
         GateInput: {
             message: string;
             /** @description Emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` (a Slack or Teams channel), or team member ids. */
@@ -3434,6 +3586,10 @@ export interface components {
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
             quiet_hours?: components["schemas"]["QuietHours"];
+            /** @description A typed answer: up to 20 fields the page shows as a form, prefilled with their defaults; the answer is `recipients[].values`. */
+            fields?: components["schemas"]["GateFieldInput"][];
+            /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
+            grant?: components["schemas"]["GateGrantInput"];
             /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
             slack_responders?: string[];
         };
@@ -3493,8 +3649,29 @@ export interface components {
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInputResolved"][];
             quiet_hours?: components["schemas"]["QuietHours"];
+            /** @description A typed answer: up to 20 fields the page shows as a form, prefilled with their defaults; the answer is `recipients[].values`. */
+            fields?: components["schemas"]["GateField"][];
+            /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
+            grant?: components["schemas"]["GateGrant"];
             /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
             slack_responders?: string[];
+        };
+        Grant: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            /**
+             * Format: uuid
+             * @description The approval the grant was given on.
+             */
+            action_id: string;
+            /** @description The address of the recipient who gave it. */
+            given_by: string;
+            /** Format: date-time */
+            expires_at: string;
+            revoked_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         Health: {
             /** @enum {string} */
@@ -3797,6 +3974,10 @@ export interface components {
             channels: components["schemas"]["GateChannel"][];
             /** @description The recipient this one took over from (a reassignment); that one is now `reassigned`. */
             reassigned_from: string | null;
+            /** @description The typed answer (`gate.fields`) this recipient's confirm or decline left; null otherwise. */
+            values: {
+                [key: string]: components["schemas"]["FieldValue"];
+            } | null;
         };
         /** @description Minimum interval 5 minutes. `M` is months. */
         Recurrence: {
@@ -3898,6 +4079,12 @@ export interface components {
             comment?: string;
             /** @description How long to snooze; default 1h. */
             snooze_for?: components["schemas"]["Duration"];
+            /** @description The typed answer (`gate.fields`): a field left out takes its default; a confirm needs the required ones (422 `values.<name>`). */
+            values?: {
+                [key: string]: components["schemas"]["FieldValue"] | null;
+            };
+            /** @description With a confirm of a gate with `grant`: allow the same key for this long (up to `grant.max_ttl`). */
+            grant_ttl?: components["schemas"]["Duration"];
             /**
              * @description Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.
              * @enum {string}
@@ -5197,7 +5384,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -5240,7 +5442,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -5651,7 +5854,22 @@ export interface operations {
                      *             "sent_at": "2030-01-31T09:00:00.000Z",
                      *             "expires_at": "2030-01-31T09:00:00.000Z",
                      *             "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *             "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "fields": [
+                     *               {
+                     *                 "name": "amount",
+                     *                 "label": "Amount (EUR)",
+                     *                 "type": "integer",
+                     *                 "required": true,
+                     *                 "default": 120,
+                     *                 "min": 1
+                     *               }
+                     *             ],
+                     *             "grant": {
+                     *               "key": "string",
+                     *               "max_ttl": "string"
+                     *             },
+                     *             "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           },
                      *           "delivery_attempts": [
                      *             {
@@ -5694,7 +5912,8 @@ export interface operations {
                      *               "channels": [
                      *                 "email"
                      *               ],
-                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "values": {}
                      *             }
                      *           ],
                      *           "last_error": "string",
@@ -5962,7 +6181,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -6005,7 +6239,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6174,6 +6409,323 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsWait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "1h",
+                     *             "max": 2,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "delivery_attempts_more": true,
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "channel": "page",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "timed_out": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                        meta: {
+                            /** @description True when the timeout (or a shutdown) came before what was waited for. */
+                            timed_out: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6718,7 +7270,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -6761,7 +7328,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -7038,7 +7606,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -7081,7 +7664,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -7358,7 +7942,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -7401,7 +8000,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -7678,7 +8278,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -7721,7 +8336,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -7998,7 +8614,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -8041,7 +8672,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -10205,6 +10837,20 @@ export interface operations {
                      *             "calendar": "holidays:US",
                      *             "escalations": "hold"
                      *           },
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -10516,6 +11162,20 @@ export interface operations {
                      *             "calendar": "holidays:US",
                      *             "escalations": "hold"
                      *           },
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -10754,6 +11414,20 @@ export interface operations {
                      *             "end": "09:00",
                      *             "calendar": "holidays:US",
                      *             "escalations": "hold"
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
                      *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
@@ -14133,7 +14807,8 @@ export interface operations {
                      *               "channels": [
                      *                 "email"
                      *               ],
-                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "values": {}
                      *             }
                      *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z"
@@ -14358,7 +15033,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -14401,7 +15091,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -14675,7 +15366,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -14718,7 +15424,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -16155,6 +16862,196 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CalendarDays"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "key": "string",
+                     *           "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "given_by": "string",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "revoked_at": "2030-01-31T09:00:00.000Z",
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Grant"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantsRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "key": "string",
+                     *         "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "given_by": "string",
+                     *         "expires_at": "2030-01-31T09:00:00.000Z",
+                     *         "revoked_at": "2030-01-31T09:00:00.000Z",
+                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Grant"];
+                    };
                 };
             };
             /** @description Missing or invalid API key */

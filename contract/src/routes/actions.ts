@@ -7,6 +7,7 @@ import {
   ActionCreateBody,
   ActionListQuery,
   ActionSummary,
+  ActionWaitQuery,
   AttemptsQuery,
   CancelByKeyResult,
   DeliveryAttemptsPage,
@@ -83,6 +84,30 @@ export const actionsContract = c.router({
     description:
       'The action with its newest 20 delivery attempts (oldest of them first; `delivery_attempts_more` says whether older ones ' +
       'exist: `GET /v1/actions/{id}/attempts`) and, for an approval, its recipients and timeline.',
+  },
+  wait: {
+    method: 'GET',
+    path: '/v1/actions/:id/wait',
+    pathParams: idParams,
+    query: ActionWaitQuery,
+    responses: {
+      200: z.object({
+        data: Action,
+        meta: z.object({
+          timed_out: z
+            .boolean()
+            .meta({ description: 'True when the timeout (or a shutdown) came before what was waited for.' }),
+        }),
+      }),
+      404: ErrorBody,
+      ...authErrors,
+    },
+    summary: "Wait for an approval's decision or an action's end",
+    description:
+      'Holds the request until the gate is decided (`for=decision`, the default; a webhook action: until it ended) or the ' +
+      'action ended (`for=terminal`), at most `timeout` seconds (1-60, default 30), then answers the action as it is, with ' +
+      '`meta.timed_out`. Held requests cost no polling: the change is announced by PostgreSQL, whichever process records it. ' +
+      'A server shutting down answers the held requests at once.',
   },
   listAttempts: {
     method: 'GET',

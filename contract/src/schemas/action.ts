@@ -348,6 +348,25 @@ export const AttemptsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
+/** What a held `GET /v1/actions/{id}/wait` waits for. */
+export const WAIT_FOR = Object.freeze({ decision: 'decision', terminal: 'terminal' } as const);
+
+export const ActionWaitQuery = z
+  .object({
+    for: z.enum(WAIT_FOR).default('decision').meta({
+      description:
+        "`decision`: until an approval's gate is decided (a webhook: until it ended); `terminal`: until the action ended.",
+    }),
+    timeout: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .default(30)
+      .meta({ description: 'Seconds to hold, 1-60.' }),
+  })
+  .meta({ id: 'ActionWaitQuery' });
+
 export const DeliveryAttemptsPage = z
   .object({
     data: z.array(DeliveryAttempt).meta({ description: 'Newest first.' }),

@@ -44,6 +44,7 @@ import { createTracing } from '../tracing.js';
 import { createVerificationProbes } from '../outbound/domain-probes.js';
 import type { Database } from '../persistence/database.js';
 import type { DatabaseHandles } from './database.js';
+import { ProcessListen } from './listen.js';
 import type { Shutdown } from './shutdown.js';
 
 /** What the API and the worker of one process share: the configuration, the database handles, the clock, the job
@@ -93,6 +94,8 @@ export interface ServiceContext {
   countDestination: ReturnType<typeof destinationGuard>;
   /** The chain engine on a given pool (the API's for creates, the firing pool for the chain worker). */
   chainEngine(store: Database): ChainEngine;
+  /** The process's one LISTEN connection (compose/listen.ts). */
+  listen: ProcessListen;
 }
 
 export async function buildContext(
@@ -162,6 +165,7 @@ export async function buildContext(
   });
   return {
     ...base,
+    listen: new ProcessListen({ url: db.opened.url, logger, availability: db.availability, shutdown }),
     clock,
     timers: systemTimers,
     waits,

@@ -1,3 +1,4 @@
+import { StandingGrants } from '../app/grants/apply.js';
 import { pauseAction, resumeAction } from '../app/actions/pause.js';
 import { rescheduleAction, runActionNow } from '../app/actions/reschedule.js';
 import { AlertEvaluation } from '../app/alerts/evaluate.js';
@@ -80,6 +81,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     publicUrl: ctx.publicUrl,
     events: ctx.operatorEvents,
     replyDomain: config.inbound.domain,
+    grants: new StandingGrants({ callbacks: ctx.callbacks, scheduler, clock, waits }),
   });
   const deliveries = new Deliveries({
     timers,
@@ -132,6 +134,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     },
   });
   shutdown.add('the LISTEN connection', () => notifications.close());
+  ctx.listen.adopt(notifications);
   // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
   await listenForRuleChanges(notifications, ctx.alertWatch);
 

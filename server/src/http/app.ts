@@ -22,6 +22,9 @@ import type { PauseService } from '../app/actions/pause.js';
 import type { ActionChanges } from '../app/actions/cancel-retry.js';
 import type { ActionQueries } from '../app/actions/queries.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { ActionWaits } from '../app/actions/wait.js';
+import type { GrantService } from '../app/grants/service.js';
+import { grantsHandlers } from './handlers/grants.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
@@ -61,6 +64,7 @@ import { contactsHandlers } from './handlers/contacts.js';
 import { calendarsHandlers } from './handlers/calendars.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { registerMcpRoute } from '../mcp/route.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { registerApiReference } from './api-reference.js';
 import { registerServiceIndex } from './service-index.js';
@@ -80,6 +84,10 @@ export interface HttpDeps {
   actions: ActionService;
   actionQueries: ActionQueries;
   actionChanges: ActionChanges;
+  /** Held `GET /v1/actions/{id}/wait` requests. */
+  actionWaits: ActionWaits;
+  /** Standing grants (`/v1/grants`). */
+  grants: GrantService;
   replays: ActionReplays;
   moves: ActionMoves;
   calendars: CalendarService;
@@ -336,6 +344,17 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     production: deps.production === true,
   });
 
+  registerMcpRoute(app, {
+    auth,
+    useCases: {
+      actions: deps.actions,
+      queries: deps.actionQueries,
+      changes: deps.actionChanges,
+      waits: deps.actionWaits,
+      pending: deps.pendingApprovals,
+    },
+  });
+
   await registerTriggerRoute(app, {
     trigger: deps.trigger,
     rateLimiter: deps.rateLimiter,
@@ -365,6 +384,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         factor: deps.rateLimitFactor,
       },
       deps.moves,
+      deps.actionWaits,
     ),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
@@ -386,6 +406,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       deps.pendingApprovals,
     ),
     outbox: outboxHandlers(deps.outbox),
+    grants: grantsHandlers(deps.grants),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

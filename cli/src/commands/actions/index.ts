@@ -6,6 +6,7 @@ import { configureActionsGetCommand } from './get.js';
 import { configureActionsListCommand } from './list.js';
 import { configureActionsReplayCommand } from './replay.js';
 import { configureActionsRetryCommand } from './retry.js';
+import { configureActionsWaitCommand } from './wait.js';
 import { configureActionsWatchCommand } from './watch.js';
 import { configureActionsPauseCommand } from './pause.js';
 import { configureActionsResumeCommand } from './resume.js';
@@ -22,6 +23,7 @@ export function configureActionsCommand(program: Command): void {
   configureActionsRetryCommand(actions);
   configureActionsReplayCommand(actions);
   configureActionsWatchCommand(actions);
+  configureActionsWaitCommand(actions);
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
   configureActionsRescheduleCommand(actions);

@@ -205,6 +205,9 @@ const approval: Action = {
     expires_at: '2030-01-02T11:00:01.000Z',
     escalated_at: null,
     post_approval_action_id: '7f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e12',
+    fields: [],
+    grant: null,
+    granted_by: null,
   },
   delivery_attempts: [],
   delivery_attempts_more: false,
@@ -245,6 +248,7 @@ const approval: Action = {
       role: 'recipient',
       channels: ['email'],
       reassigned_from: null,
+      values: null,
     },
     {
       id,
@@ -256,6 +260,7 @@ const approval: Action = {
       role: 'recipient',
       channels: ['sms'],
       reassigned_from: null,
+      values: null,
     },
     {
       id,
@@ -267,6 +272,7 @@ const approval: Action = {
       role: 'escalation',
       channels: [],
       reassigned_from: null,
+      values: null,
     },
   ],
   last_error: null,

@@ -1,3 +1,4 @@
+import { AnswerValues } from './grants.js';
 import {
   ACTION_MODES,
   ACTION_STATES,
@@ -557,6 +558,7 @@ function ActionDetail({ id }: { id: string }) {
                   <td>
                     <When at={r.responded_at} />
                     {r.response_comment && <q>{r.response_comment}</q>}
+                    <AnswerValues values={r.values} />
                   </td>
                   {canWrite && (
                     <td>

@@ -200,6 +200,9 @@ export function actionView(
           expires_at: r.gate.expires_at,
           escalated_at: r.gate.escalated_at,
           post_approval_action_id: r.gate.post_approval_action_id,
+          fields: r.gate.fields ?? [],
+          grant: r.gate.grant ? { key: r.gate.grant.key, max_ttl: r.gate.grant.max_ttl } : null,
+          granted_by: r.gate.granted_by ?? null,
         }
       : null,
     delivery_attempts: attempts.rows.map(attemptView),
@@ -279,6 +282,7 @@ export function recipientView(x: Recipient, credentials: boolean): RecipientView
     role: x.role,
     channels: [...new Set(x.targets.map((t) => t.channel))],
     reassigned_from: x.reassigned_from,
+    values: x.values ?? null,
   };
 }
 

@@ -81,6 +81,8 @@ async function resolveGate(db: Sql, accountId: string, plan: Plan, g: PreparedGa
       expires_at: null,
       escalated_at: null,
       post_approval_action_id: null,
+      fields: g.fields,
+      grant: g.grant,
     },
   };
 }

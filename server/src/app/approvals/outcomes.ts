@@ -1,3 +1,6 @@
+import type { FieldValue } from '@sched/contract';
+import { fillValues } from '../../domain/approval/fields.js';
+import { recordStepResponse } from '../../persistence/chains.js';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { type ActionRow, updateAction } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
@@ -26,16 +29,20 @@ export async function grantGate(
   row: ActionRow,
   event: Extract<ActionEvent, 'confirm' | 'timeout_approve'>,
   deps: { scheduler: ActionScheduler; clock: Clock; waits: Waits },
+  answer: { values?: Record<string, FieldValue> | null } = {},
 ): Promise<{ status: ActionState; postApprovalActionId: string | null }> {
   const executed = assertTransition(row.status, event);
   const now = deps.clock();
+  const values = answer.values ?? {};
+  // A gated chain step's typed answer is its response: `{{steps.N.response.values.<name>}}`.
+  if (row.chain_id) await recordStepResponse(tx, row.id, JSON.stringify({ values }));
   let childId: string | null = null;
   if (row.request) {
     const child = await writeNewAction(
       tx,
       {
         owner: { accountId: row.account_id },
-        action: postApprovalRequest(row, now),
+        action: postApprovalRequest(row, now, values),
         gate: null,
         origin: { kind: 'post_approval', approvalId: row.id },
         now,
@@ -91,7 +98,7 @@ export async function grantGate(
 }
 
 /** The request of an approval, as the webhook action that runs it after the approval, due now. */
-function postApprovalRequest(row: ActionRow, now: Date): PreparedAction {
+function postApprovalRequest(row: ActionRow, now: Date, values: Record<string, FieldValue>): PreparedAction {
   return {
     mode: 'webhook',
     name: `${row.name} (after approval)`.slice(0, 255),
@@ -100,7 +107,10 @@ function postApprovalRequest(row: ActionRow, now: Date): PreparedAction {
     at: now,
     idempotencyKey: null,
     callbackUrl: row.callback_url,
-    request: row.request,
+    request:
+      row.request && row.request.body !== undefined && (row.gate?.fields ?? []).length > 0
+        ? { ...row.request, body: fillValues(row.request.body, values) }
+        : row.request,
     maxAttempts: row.max_attempts,
     retryStrategy: row.retry_strategy,
     webhookSecret: row.webhook_secret,

@@ -40,6 +40,7 @@ import type {
   OperatorEvents,
   Store,
 } from '../ports.js';
+import type { StandingGrants } from '../grants/apply.js';
 import type { Waits } from '../waits.js';
 
 export interface ApprovalRoundsDeps {
@@ -55,6 +56,8 @@ export interface ApprovalRoundsDeps {
   events?: OperatorEvents;
   /** Approve by replying: the domain of `reply+<token>@…` addresses; absent: approval emails carry none. */
   replyDomain?: string | null;
+  /** Standing grants (app/grants/apply.ts): a first request whose key is granted is confirmed without a message. */
+  grants?: Pick<StandingGrants, 'confirmByGrant'>;
 }
 
 /** States in which a gate still waits for answers (a snoozed one is `scheduled` or `resolved` until its reminder). */
@@ -78,6 +81,9 @@ export class ApprovalRounds implements GateRounds {
       ? new Date(now.getTime() + this.deps.waits.wait(gate.timeout_ms))
       : new Date(gate.expires_at!);
     const kind = first ? 'request' : 'reminder';
+    const { grants } = this.deps;
+    if (first && gate.grant && grants && (await store.transaction((tx) => grants.confirmByGrant(tx, row))))
+      return;
     const all = await recipientsOf(store.sql, row.id);
     const due = all.filter(
       (r) =>

@@ -7,6 +7,7 @@ import type { CalendarService } from '../../app/calendars/service.js';
 import type { ActionChanges } from '../../app/actions/cancel-retry.js';
 import type { ActionQueries } from '../../app/actions/queries.js';
 import type { ActionService } from '../../app/actions/service.js';
+import type { ActionWaits } from '../../app/actions/wait.js';
 import type { QuotaService } from '../../app/quota.js';
 import { previewSchedule } from '../../app/schedules/preview.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
@@ -24,6 +25,7 @@ export function actionsHandlers(
   replays: ActionReplays,
   rateLimits: { limiter: RateLimiter; factor: number },
   moves: ActionMoves,
+  waits: ActionWaits,
 ) {
   return s.router(contract.actions, {
     createMany: async ({ request, reply, body }) => {
@@ -80,6 +82,17 @@ export function actionsHandlers(
         status: 200,
         body: { data: await actionQueries.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
+    },
+    wait: async ({ request, reply, params, query }) => {
+      const p = principalOf(request);
+      const { action, timedOut, closing } = await waits.wait(p.accountId, params.id, {
+        for: query.for,
+        timeoutSeconds: query.timeout,
+        credentials: seesCredentials(p.scopes),
+      });
+      // A stopping server: the client's kept-alive connection would otherwise hold the listener's close.
+      if (closing) reply.header('connection', 'close');
+      return { status: 200, body: { data: action, meta: { timed_out: timedOut } } };
     },
     listAttempts: async ({ request, params, query }) => ({
       status: 200,

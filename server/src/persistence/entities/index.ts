@@ -24,6 +24,7 @@ import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
+import { GrantSchema } from './grant.js';
 import { InboundReplySchema } from './inbound.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
@@ -38,6 +39,7 @@ export * from './chain.js';
 export * from './contact.js';
 export * from './destination.js';
 export * from './domain.js';
+export * from './grant.js';
 export * from './inbound.js';
 export * from './rate-limit.js';
 export * from './template.js';
@@ -75,6 +77,7 @@ export type EntitySchemaOf =
   | typeof OperatorEventSchema
   | typeof AlertNotificationSchema
   | typeof CalendarSchema
+  | typeof GrantSchema
   | typeof InboundReplySchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
@@ -110,6 +113,7 @@ export const entities: EntitySchemaOf[] = [
   OperatorEventSchema,
   AlertNotificationSchema,
   CalendarSchema,
+  GrantSchema,
   InboundReplySchema,
 ];
 

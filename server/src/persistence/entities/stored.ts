@@ -12,7 +12,7 @@ import type {
   Weekday,
   WindowOutsidePolicy,
 } from '@sched/contract';
-import type { CommentPolicy, ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
+import type { CommentPolicy, ConfirmationMode, GateChannelName, GateField, OnTimeout } from '@sched/contract';
 import type { ChannelTarget } from '../../domain/approval/messages.js';
 
 /** The shapes of the JSON columns of `actions`, as the service writes them. */
@@ -83,6 +83,12 @@ export interface StoredGate {
   paused_ms?: number;
   /** Resumes since the round was sent: an escalation timer set before the last resume is stale. */
   resumes?: number;
+  /** The typed answer asked for (`gate.fields`); absent on gates stored before it existed. */
+  fields?: GateField[];
+  /** The standing grant an approver may give (`gate.grant`), `max_ttl_ms` unscaled. */
+  grant?: { key: string; max_ttl: string; max_ttl_ms: number } | null;
+  /** The standing grant that confirmed this request at once. */
+  granted_by?: string | null;
 }
 
 export interface StoredRecurrence {
