@@ -1,4 +1,12 @@
 #!/usr/bin/env node
+import { serverNodeProblem } from './node-version.js';
+
+// A Node.js too old for the server fails deep inside a dependency; say what is wrong instead.
+const nodeProblem = serverNodeProblem(process.argv[2]);
+if (nodeProblem !== undefined) {
+  process.stderr.write(nodeProblem);
+  process.exit(1);
+}
 
 // `serve` starts again, as the same process, with the V8 heap flags of SCHED_HEAP_MB and SCHED_SEMI_SPACE_MB: V8
 // reads them only at start-up, and this is the moment before anything is loaded (process.execve: Node >= 22.15).

@@ -58,6 +58,8 @@ describe('signRequest', () => {
 
   it('refuses an empty secret', () => {
     expect(() => signRequest({ secret: '', messageId, timestamp, body })).toThrow();
+    expect(() => signRequest({ secret: [], messageId, timestamp, body })).toThrow();
+    expect(() => signRequest({ secret: [secret, ''], messageId, timestamp, body })).toThrow();
   });
 });
 
@@ -72,6 +74,24 @@ describe('interoperability with the standardwebhooks package', () => {
   it('standardwebhooks verifies our headers (whsec secret)', () => {
     const headers = signRequest({ secret: whsec, messageId, timestamp: realNow, body });
     expect(new Webhook(whsec).verify(body, headers)).toEqual(JSON.parse(body));
+  });
+
+  it("standardwebhooks verifies a rotation overlap's two signatures with either secret", () => {
+    const headers = signRequest({ secret: [whsec, secret], messageId, timestamp: realNow, body });
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new Webhook(whsec).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(new Webhook(secret, { format: 'raw' }).verify(body, headers)).toEqual(JSON.parse(body));
+    const one = signRequest({ secret: whsec, messageId, timestamp: realNow, body });
+    // The first entries are the first secret's, as signed alone.
+    expect(headers['webhook-signature']!.startsWith(one['webhook-signature']!)).toBe(true);
+    expect(headers['X-Service-Signature']!.startsWith(one['X-Service-Signature']!)).toBe(true);
+    for (const key of [whsec, secret]) {
+      expect(verifySignature({ secret: key, headers, body, now: new Date(realNow * 1000) })).toMatchObject({
+        ok: true,
+        scheme: 'x-service-signature-v2',
+      });
+    }
+    expect(verifySignature({ secret: 'another-secret-0123', headers, body }).ok).toBe(false);
   });
 
   it('standardwebhooks rejects a tampered body', () => {

@@ -109,23 +109,32 @@ export function standardWebhooksSignature(
   return toBase64(mac(standardWebhooksKey(secret), `${messageId}.${timestamp}.`, body));
 }
 
-/** The four signature headers for one request. `timestamp` is in unix seconds. */
+/**
+ * The four signature headers for one request. `timestamp` is in unix seconds. With several secrets (a rotation's
+ * overlap), each signature header carries one entry per secret, the first secret's first: Standard Webhooks lists
+ * space-separated `v1,` entries, X-Service-Signature repeats its `v1=`/`v2=` pairs; a verifier accepts any match.
+ */
 export function signRequest(args: {
-  secret: string;
+  secret: string | readonly string[];
   messageId: string;
   timestamp: number;
   body: SignedBody;
 }): Record<string, string> {
-  const { secret, messageId, body } = args;
-  if (secret.length === 0) throw new Error('A webhook secret must not be empty');
+  const { messageId, body } = args;
+  const secrets = typeof args.secret === 'string' ? [args.secret] : args.secret;
+  if (secrets.length === 0 || secrets.some((secret) => secret.length === 0))
+    throw new Error('A webhook secret must not be empty');
   const t = Math.floor(args.timestamp);
-  const v1 = serviceSignature(secret, t, body);
-  const v2 = serviceSignatureV2(secret, messageId, t, body);
+  const service = secrets.map(
+    (secret) =>
+      `v1=${serviceSignature(secret, t, body)},v2=${serviceSignatureV2(secret, messageId, t, body)}`,
+  );
+  const standard = secrets.map((secret) => `v1,${standardWebhooksSignature(secret, messageId, t, body)}`);
   return {
-    [SERVICE_SIGNATURE_HEADER]: `t=${t},v1=${v1},v2=${v2}`,
+    [SERVICE_SIGNATURE_HEADER]: `t=${t},${service.join(',')}`,
     [WEBHOOK_ID_HEADER]: messageId,
     [WEBHOOK_TIMESTAMP_HEADER]: String(t),
-    [WEBHOOK_SIGNATURE_HEADER]: `v1,${standardWebhooksSignature(secret, messageId, t, body)}`,
+    [WEBHOOK_SIGNATURE_HEADER]: standard.join(' '),
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   ApiKeyRotated,
   ApiKeyWithSecret,
   SigningSecret,
+  SigningSecretRotate,
 } from '@sched/contract';
 import { callArgs, type RawClient } from './raw.js';
 import type { CallOptions } from './transport.js';
@@ -44,25 +45,27 @@ export function apiKeysApi(raw: RawClient): ApiKeysApi {
 }
 
 /**
- * The account's signing secret (`/v1/signing-secret`, `admin` scope): actions and chains created without a
- * `webhook_secret` of their own are created with it, so what they send is signed (docs/signatures.md).
+ * The account's signing secret (`/v1/signing-secret`, `admin` scope): every account is made with one, and actions
+ * and chains without a `webhook_secret` of their own are signed with it (docs/signatures.md).
  */
 export interface SigningSecretApi {
-  /** The secret (`whsec_...`) and when it was made; both null while the account has none. */
+  /** The secret (`whsec_...`), when it was made, and the end of a rotation's overlap; nulls when removed. */
   get(options?: CallOptions): Promise<SigningSecret>;
   /**
-   * A new secret, replacing the current one: what is created from now on takes it; what was created before keeps
-   * its own (verify with both meanwhile: `verifyWebhook({ secret: [newer, older], ... })`).
+   * A new secret, replacing the current one (a rotation): live actions, series and chains follow it at once, and
+   * through `overlap` (default `24h`; `0s` after a leak) requests also carry a signature with the replaced one, so
+   * receivers verifying with either accept them (`verifyWebhook({ secret: [newer, older], ... })`).
    */
-  create(options?: CallOptions): Promise<SigningSecret>;
-  /** No secret: what is created from now on without one is not signed. */
+  create(body?: SigningSecretRotate, options?: CallOptions): Promise<SigningSecret>;
+  /** No secret: what the account sends without a secret of its own is no longer signed. */
   delete(options?: CallOptions): Promise<void>;
 }
 
 export function signingSecretApi(raw: RawClient): SigningSecretApi {
   return {
     get: async (o) => unwrap(await raw.apiKeys.getSigningSecret(callArgs(o)), 200).data,
-    create: async (o) => unwrap(await raw.apiKeys.createSigningSecret(callArgs(o)), 201).data,
+    create: async (body = {}, o) =>
+      unwrap(await raw.apiKeys.createSigningSecret({ body, ...callArgs(o) }), 201).data,
     delete: async (o) => {
       unwrap(await raw.apiKeys.deleteSigningSecret(callArgs(o)), 204);
     },

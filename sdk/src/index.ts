@@ -130,6 +130,7 @@ export type {
   ApiKeyScope,
   ApiKeyWithSecret,
   SigningSecret,
+  SigningSecretRotate,
   ChainCallback,
   ErrorCode,
   ReassignBody,

@@ -231,6 +231,22 @@ describe('SCHED_CORS_ORIGINS', () => {
   });
 });
 
+describe('SCHED_METRICS_HOST_LABELS and SCHED_DOCS', () => {
+  it('refuses host labels on a /metrics without a token', () => {
+    expect(() => loadConfig({ SCHED_METRICS_HOST_LABELS: 'true' })).toThrow(/needs SCHED_METRICS_TOKEN/);
+    expect(
+      loadConfig({ SCHED_METRICS_HOST_LABELS: 'true', SCHED_METRICS_TOKEN: 't' }).metricsHostLabels,
+    ).toBe(true);
+  });
+
+  it('serves /docs by default except in production, where it is asked for', () => {
+    expect(loadConfig({}).docs).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).docs).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', SCHED_DOCS: 'true' }).docs).toBe(true);
+    expect(loadConfig({ SCHED_DOCS: 'false' }).docs).toBe(false);
+  });
+});
+
 describe('SCHED_HEAP_MB and SCHED_SEMI_SPACE_MB', () => {
   it('start `sched serve` with a 1 GiB old generation and 16 MiB semi-spaces by default', () => {
     expect(heapFlags({}, [])).toEqual(['--max-old-space-size=1024', '--max-semi-space-size=16']);

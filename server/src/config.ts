@@ -33,6 +33,7 @@ export const EnvSchema = z.object({
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
   SCHED_METRICS_TOKEN: z.string().min(1).optional(),
   SCHED_METRICS_HOST_LABELS: bool.default(false),
+  SCHED_DOCS: bool.optional(),
   SCHED_PLANS_FILE: z.string().min(1).optional(),
   SCHED_CORS_ORIGINS: z.string().min(1).optional(),
   // Read by server/src/tracing.ts and the OpenTelemetry exporter itself; checked here like every setting.
@@ -182,6 +183,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Per-host gauges on /metrics (the top hosts by held deliveries): off by default, for bounded cardinality. */
   metricsHostLabels: boolean;
+  /** Swagger UI at `/docs` (SCHED_DOCS; off by default with NODE_ENV=production). */
+  docs: boolean;
   shutdownTimeoutMs: number;
   /**
    * How long a pooled connection is waited for (pool queue and connect together), and the statement_timeout of
@@ -281,6 +284,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration:\n  SCHED_ALLOW_PRIVATE_DESTINATIONS: must be false when NODE_ENV=production (it disables the SSRF guard)',
     );
   }
+  if (e.SCHED_METRICS_HOST_LABELS && e.SCHED_METRICS_TOKEN === undefined) {
+    // Per-host labels name every tenant's destinations; /metrics without a token is public.
+    throw new ConfigError(
+      "invalid configuration:\n  SCHED_METRICS_HOST_LABELS: needs SCHED_METRICS_TOKEN (host labels name every account's destinations)",
+    );
+  }
   const corsOrigins = parseCorsOrigins(e.SCHED_CORS_ORIGINS);
   if (!Array.isArray(corsOrigins))
     throw new ConfigError(`invalid configuration:\n  SCHED_CORS_ORIGINS: ${corsOrigins.error}`);
@@ -305,6 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,
     metricsToken: e.SCHED_METRICS_TOKEN,
     metricsHostLabels: e.SCHED_METRICS_HOST_LABELS,
+    docs: e.SCHED_DOCS ?? e.NODE_ENV !== 'production',
     shutdownTimeoutMs: e.SCHED_SHUTDOWN_TIMEOUT_MS,
     jobExpireSeconds: e.SCHED_JOB_EXPIRE_SECONDS,
     databaseTimeouts: {

@@ -71,7 +71,13 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     names: ['SCHED_METRICS_HOST_LABELS'],
     default: '`false`',
     meaning:
-      '`true` adds per-host gauges to `/metrics` (`sched_destination_held_deliveries`, `sched_destination_circuit`, labelled `host`) for the 20 hosts with the most held deliveries, then those with a circuit not closed. Off: only the totals by reason and by circuit state.',
+      "`true` adds per-host gauges to `/metrics` (`sched_destination_held_deliveries`, `sched_destination_circuit`, labelled `host`) for the 20 hosts with the most held deliveries, then those with a circuit not closed. Off: only the totals by reason and by circuit state. Needs `SCHED_METRICS_TOKEN` (the labels name every account's destinations).",
+  },
+  {
+    names: ['SCHED_DOCS'],
+    default: 'unset',
+    meaning:
+      "`true` serves Swagger UI at `/docs`, `false` does not. Unset: served, except with `NODE_ENV=production` (the page shares the console's origin). `/openapi.json` is always served.",
   },
   {
     names: ['SCHED_CORS_ORIGINS'],

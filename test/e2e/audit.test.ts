@@ -97,14 +97,15 @@ describe('audit log', () => {
     expect(events[1].prev_hash).toBe(events[0].hash);
     expect(events[3]).toMatchObject({ details: { note: 'freeze', from_status: 'scheduled' } });
     expect(events[6]).toMatchObject({
-      actor: { type: 'recipient', email: 'ada@example.com' },
+      actor: { type: 'recipient', id: expect.any(String) },
       resource: { type: 'action', id: approval.body.data.id },
       channel: 'email',
       user_agent: 'audit-test',
       details: { decision: 'confirm', comment: 'looks right' },
     });
-    // The response token is never part of the record.
+    // The response token is never part of the record, nor the recipient's address (personal data).
     expect(JSON.stringify(events)).not.toContain(token);
+    expect(JSON.stringify(events)).not.toContain('ada@example.com');
 
     // Filters: a `*` pattern, a resource, an actor type; keyset pages.
     const decisions = await svc.call('GET', '/v1/audit-events?action=approval.*');

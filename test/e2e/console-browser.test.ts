@@ -240,21 +240,25 @@ describe('the operator console in a browser', () => {
     // The default account's first key holds the admin scope: its console manages API keys.
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByRole('cell', { name: 'default', exact: true }).first().waitFor();
-    // And the account's signing secret: none yet; made here, shown once made, the same the API answers.
+    // And the account's signing secret, made with the account: replaced here (the old one overlaps), shown once
+    // made, the same the API answers.
     await page.getByRole('heading', { name: 'Signing secret' }).waitFor();
+    const first = await sched.signingSecret.get();
+    expect(first.secret).toMatch(/^whsec_/);
     await page
-      .getByText('None: actions and chains created without a webhook secret are sent unsigned.')
+      .getByText('Actions and chains without a webhook secret of their own are signed with this secret.')
       .waitFor();
-    await page.getByRole('button', { name: 'Make a signing secret' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Make a signing secret' }).click();
-    await page.getByRole('button', { name: 'Copy secret' }).waitFor();
+    await page.getByRole('button', { name: 'Make a new signing secret' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Make a new signing secret' }).click();
+    await page.getByText('the replaced secret also signs until').waitFor();
     const made = await sched.signingSecret.get();
     expect(made.secret).toMatch(/^whsec_/);
+    expect(made.secret).not.toBe(first.secret);
     await page.getByText(made.secret!).waitFor();
     await sched.signingSecret.delete();
     await page.reload();
     await page
-      .getByText('None: actions and chains created without a webhook secret are sent unsigned.')
+      .getByText('None: actions and chains without a webhook secret of their own are sent unsigned.')
       .waitFor();
     await check(page, 'settings');
   });

@@ -109,8 +109,22 @@ describe('console sessions and /v1 through the cookie', () => {
     expect((await call('GET', '/console/session', { cookie: s.cookie })).status).toBe(401);
     expect((await call('GET', '/console/session', { cookie: again.cookie })).status).toBe(200);
 
-    // Behind https (as a trusted proxy says), the cookie is Secure.
-    expect((await signIn(server.apiKey, { 'x-forwarded-proto': 'https' })).setCookie).toContain('; Secure');
+    // Behind https (as a trusted proxy says), the cookie is Secure and __Host- prefixed (no Domain, Path=/), and
+    // only the prefixed cookie counts there: one a sibling subdomain planted under the old name is ignored.
+    // From another client address (the proxy says so), so these calls spend none of the other tests' allowance.
+    const https = { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' };
+    const secure = await call('POST', '/console/session', {
+      body: { api_key: server.apiKey },
+      headers: https,
+    });
+    const setSecure = secure.headers.get('set-cookie') ?? '';
+    const secureId = /^__Host-sched_session=([^;]+)/.exec(setSecure)?.[1] ?? '';
+    expect(setSecure).toBe(`__Host-sched_session=${secureId}; Path=/; HttpOnly; SameSite=Strict; Secure`);
+    const over = (cookie: string) =>
+      call('GET', '/console/session', { headers: { ...https, cookie } }).then((r) => r.status);
+    expect(await over(`__Host-sched_session=${secureId}`)).toBe(200);
+    expect(await over(`sched_session=${secureId}`)).toBe(401);
+    expect(await over(`sched_session=${secureId}; __Host-sched_session=${secureId}`)).toBe(200);
 
     const me = await call('GET', '/console/session', { cookie: again.cookie });
     expect(me.body).toEqual({ data: { csrf_token: again.csrf, scopes: ['read', 'write', 'admin'] } });
@@ -215,11 +229,44 @@ describe('console sessions and /v1 through the cookie', () => {
     expect((await call('GET', '/console/session', { cookie: s.cookie })).status).toBe(401);
   });
 
+  it('ends 7 days after sign-in however busy it stays', async () => {
+    const s = await signIn(server.apiKey, { 'x-forwarded-for': '198.51.100.8' });
+    const [{ id_hash: hash }] = (
+      await sql.query('select id_hash from console_sessions order by created_at desc limit 1')
+    ).rows;
+    await sql.query(
+      `update console_sessions set created_at = now() - interval '6 days 23 hours' where id_hash = $1`,
+      [hash],
+    );
+    expect((await call('GET', '/v1/stats', { cookie: s.cookie })).status).toBe(200);
+    await sql.query(
+      `update console_sessions set created_at = now() - interval '7 days 1 minute' where id_hash = $1`,
+      [hash],
+    );
+    const expired = await call('GET', '/v1/stats', { cookie: s.cookie });
+    expect(expired.status).toBe(401);
+    expect(expired.body.message).toContain('sign in again');
+  });
+
+  it('counts sign-outs against the unauthenticated rate limit (each looks a cookie up)', async () => {
+    const out = await call('DELETE', '/console/session', {
+      cookie: 'random-cookie-value',
+      headers: { 'x-forwarded-for': '198.51.100.9' },
+    });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('x-ratelimit-limit')).not.toBeNull();
+    expect(Number(out.headers.get('x-ratelimit-remaining'))).toBeLessThan(
+      Number(out.headers.get('x-ratelimit-limit')),
+    );
+  });
+
   it('ends on sign-out (which needs the CSRF token) and when its key is revoked', async () => {
     const s = await signIn(server.apiKey);
-    expect((await call('DELETE', '/console/session', { cookie: s.cookie })).status).toBe(403);
+    // Sign-outs count against the unauthenticated limit: from an address of their own, to spare the file's.
+    const apart = { 'x-forwarded-for': '198.51.100.10' };
+    expect((await call('DELETE', '/console/session', { cookie: s.cookie, headers: apart })).status).toBe(403);
     expect((await call('GET', '/v1/stats', { cookie: s.cookie })).status).toBe(200);
-    const out = await call('DELETE', '/console/session', { cookie: s.cookie, csrf: s.csrf });
+    const out = await call('DELETE', '/console/session', { cookie: s.cookie, csrf: s.csrf, headers: apart });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/^sched_session=; Max-Age=0;/);
     expect((await call('GET', '/v1/stats', { cookie: s.cookie })).status).toBe(401);

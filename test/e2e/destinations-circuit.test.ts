@@ -9,6 +9,8 @@ import { api, runCli, startServer, type TestServer } from '../support/server.js'
 // its database, a loopback receiver (host 127.0.0.1) that fails until the test lets it recover, and a real SMTP
 // sink for an approval's messages. Retry waits are scaled (SCHED_TIME_SCALE); the circuit's own settings are
 // the host's, in real time (small ones: `open_for` 2 s).
+const METRICS_TOKEN = 'circuit-metrics-token';
+
 describe('destinations: the circuit breaker', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
@@ -52,7 +54,8 @@ describe('destinations: the circuit breaker', () => {
     }
     return null;
   };
-  const metrics = async () => (await fetch(`${server.url}/metrics`)).text();
+  const metrics = async () =>
+    (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
 
   beforeAll(async () => {
     db = await createTestDatabase('destinations_circuit');
@@ -64,6 +67,8 @@ describe('destinations: the circuit breaker', () => {
         SCHED_TIME_SCALE: '300',
         SCHED_RATE_LIMIT_FACTOR: '100',
         SCHED_METRICS_HOST_LABELS: 'true',
+        // Host labels name every account's destinations: the server refuses them on a public /metrics.
+        SCHED_METRICS_TOKEN: METRICS_TOKEN,
         SCHED_SMTP_URL: smtp.url,
         SCHED_EMAIL_FROM: 'sched <approvals@example.com>',
       },

@@ -478,6 +478,25 @@ describe.skipIf(!machineNpm)(
       expect(installOutput).not.toMatch(/ERESOLVE|peer dep|deprecated/i);
     });
 
+    it('on a Node older than the server needs, sched serve says which it needs and exits 1', async (ctx) => {
+      const machineNode = join(dirname(machineNpm!), 'node');
+      const version = existsSync(machineNode) ? (await run(machineNode, ['--version'])).stdout.trim() : '';
+      if (!/^v(1[89]|2[01])\./.test(version) && !/^v22\.(\d|1[0-6])\./.test(version)) ctx.skip();
+      const failed = await run(machineNode, [join(prefix, 'bin', 'sched'), 'serve', '--port', '0'], {
+        cwd: work,
+        env,
+        timeout: 30_000,
+      }).then(
+        () => undefined,
+        (err: { code?: number; stderr?: string }) => err,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toContain(
+        `sched serve needs Node.js >=22.17 (the server package's engines); this is Node.js ${version}.`,
+      );
+      expect(failed?.stderr).not.toMatch(/TypeError|at .*node_modules/);
+    });
+
     it('sched serve runs with the embedded PostgreSQL: /healthz, /openapi.json, /docs, /console, /v1, the admin verbs; no warning; SIGTERM stops it', async () => {
       const help = await sched(['serve', '--help']);
       for (const name of ['DATABASE_URL', 'SCHED_DATA_DIR', 'SCHED_PUBLIC_URL', 'LOG_LEVEL'])

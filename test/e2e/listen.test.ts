@@ -67,6 +67,8 @@ describe('sched listen', () => {
       webhook_secret: SECRET,
     });
     expect(signed.status).toBe(201);
+    // Every account is made with a signing secret: without it, an action without a secret of its own is unsigned.
+    expect((await api(server, server.apiKey, 'DELETE', '/v1/signing-secret')).status).toBe(204);
     const unsigned = await api(server, server.apiKey, 'POST', '/v1/actions', {
       schedule: { wait: '1s' },
       request: { url: `${url}/hooks`, body: { order: 43 } },

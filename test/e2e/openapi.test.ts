@@ -156,12 +156,12 @@ describe('a client generated from the document (openapi-fetch) against the runni
     expect(denied.response.headers.get('x-ratelimit-limit')).not.toBeNull();
   });
 
-  it('serves the document at /openapi.json, naming this server', async () => {
+  it('serves the document at /openapi.json, naming a relative server without SCHED_PUBLIC_URL', async () => {
     const res = await fetch(`${server.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const served = (await res.json()) as Record<string, unknown> & { servers: unknown };
-    expect(served.servers).toEqual([{ url: server.url, description: 'This sched server' }]);
+    expect(served.servers).toEqual([{ url: '/', description: 'This sched server' }]);
     expect({ ...served, servers: doc.servers }).toEqual(doc);
   });
 

@@ -4,9 +4,9 @@ import { createTestDatabase } from '../support/database.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
-// The account's signing secret (ecosystem review c081757, gap 3): what an action or chain created without a
-// `webhook_secret` of its own is created with, so everything the account sends can be signed without naming a
-// secret on every action, chain step and template.
+// The account's signing secret: every account is made with one, so what it sends is signed by default; what an
+// action or chain without a `webhook_secret` of its own is signed with, re-keyed by a rotation, which can keep the
+// replaced secret signing beside the new one for an overlap.
 describe('the account signing secret', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
@@ -14,7 +14,8 @@ describe('the account signing secret', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('signing_secret');
-    server = await startServer({ databaseUrl: db.url });
+    // A 5-minute series runs every second.
+    server = await startServer({ databaseUrl: db.url, env: { SCHED_TIME_SCALE: '300' } });
     rx = await startReceiver();
   });
   afterAll(async () => {
@@ -41,45 +42,96 @@ describe('the account signing secret', () => {
   const verifies = (req: { headers: Record<string, unknown>; raw: Buffer }, secret: string | string[]) =>
     verifyWebhook({ secret, headers: req.headers as Record<string, string>, body: req.raw }).ok;
 
-  it('signs what is created without a secret; rotation leaves what was created before on its own secret', async () => {
+  it("signs a new account's first delivery: the first start's account and `sched accounts create`", async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
-    expect(await sched.signingSecret.get()).toEqual({ secret: null, created_at: null });
-    // Without one, nothing changes: unsigned, as before.
-    expect((await webhook('/before')).signed).toBe(false);
-    expect((await delivered('/before')).headers['webhook-signature']).toBeUndefined();
+    const { secret } = await sched.signingSecret.get();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const first = await webhook('/first');
+    expect(first.signed).toBe(true);
+    expect(verifies(await delivered('/first'), secret!)).toBe(true);
 
-    const first = await sched.signingSecret.create();
-    expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const made = await runCli(
+      ['accounts', 'create', '--name', 'new', '--plan', 'business', '--json'],
+      server.env,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const other = createClient({ baseUrl: server.url, apiKey: JSON.parse(made.stdout).api_key as string });
+    const its = (await other.signingSecret.get()).secret!;
+    expect(its).toMatch(/^whsec_/);
+    expect(its).not.toBe(secret);
+    await other.actions.create({
+      schedule: { wait: '1s' },
+      request: { url: `${rx.url}/other-first`, body: {} },
+    });
+    const req = await delivered('/other-first');
+    expect(verifies(req, its)).toBe(true);
+    expect(verifies(req, secret!)).toBe(false);
+  });
+
+  it('rotation re-keys live actions and series; both signatures during the overlap; 0s drops the old one', async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
+    const first = await sched.signingSecret.create({ overlap: '0s' });
+    expect(first.previous_expires_at).toBeNull();
     expect(await sched.signingSecret.get()).toEqual(first);
 
-    const plain = await webhook('/plain');
-    expect(plain.signed).toBe(true);
-    expect(verifies(await delivered('/plain'), first.secret!)).toBe(true);
-    // An action's own secret wins.
+    // An action's own secret wins, before and after rotations.
     await webhook('/own', { webhook_secret: 'its-own-secret-0123456' });
     const own = await delivered('/own');
     expect(verifies(own, 'its-own-secret-0123456')).toBe(true);
     expect(verifies(own, first.secret!)).toBe(false);
 
-    // Created now, due after the rotation: it keeps the secret it was created with.
-    const early = await api(server, server.apiKey, 'POST', '/v1/actions', {
-      schedule: { wait: '3s' },
-      request: { url: `${rx.url}/early`, body: {} },
+    // Made now, due after the rotation, and a series that goes on for ever: both follow the rotation.
+    const early = await webhook('/early', { schedule: { wait: '4s' } });
+    const series = await api(server, server.apiKey, 'POST', '/v1/actions', {
+      schedule: { wait: '2s' },
+      recurrence: { frequency: 5, unit: 'm', end_type: 'never' },
+      request: { url: `${rx.url}/series`, body: {} },
     });
-    expect(early.status).toBe(201);
-    const second = await sched.signingSecret.create();
-    expect(second.secret).not.toBe(first.secret);
-    await webhook('/late');
-    expect(verifies(await delivered('/late'), second.secret!)).toBe(true);
-    const earlyReq = await delivered('/early');
-    expect(verifies(earlyReq, first.secret!)).toBe(true);
-    // A receiver verifying with both during the rotation accepts both.
-    expect(verifies(earlyReq, [second.secret!, first.secret!])).toBe(true);
+    expect(series.status, JSON.stringify(series.body)).toBe(201);
+    await webhook('/own-late', { webhook_secret: 'its-own-secret-0123456', schedule: { wait: '4s' } });
 
+    const second = await sched.signingSecret.create({ overlap: '1h' });
+    expect(second.secret).not.toBe(first.secret);
+    expect(Date.parse(second.previous_expires_at!)).toBeGreaterThan(Date.now() + 3_500_000);
+    expect(await sched.signingSecret.get()).toEqual(second);
+    const earlyReq = await delivered('/early');
+    // During the overlap the request carries one signature per secret: a receiver with either verifies.
+    expect(String(earlyReq.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifies(earlyReq, second.secret!)).toBe(true);
+    expect(verifies(earlyReq, first.secret!)).toBe(true);
+    const ownLate = await delivered('/own-late');
+    expect(String(ownLate.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verifies(ownLate, 'its-own-secret-0123456')).toBe(true);
+
+    // A leak: the third secret drops both older ones at once, for the series made two secrets ago too.
+    const third = await sched.signingSecret.create({ overlap: '0s' });
+    expect(third.previous_expires_at).toBeNull();
+    const seen = (await rx.waitFor('/series', 1, 20_000)).length;
+    const [later] = (await rx.waitFor('/series', seen + 2, 20_000)).slice(seen + 1);
+    expect(verifies(later!, third.secret!)).toBe(true);
+    expect(verifies(later!, second.secret!)).toBe(false);
+    expect(verifies(later!, first.secret!)).toBe(false);
+    await api(server, server.apiKey, 'DELETE', `/v1/actions/${series.body.data.id}`);
+    expect(early.signed).toBe(true);
+
+    // Refused overlaps change nothing.
+    const bad = await api(server, server.apiKey, 'POST', '/v1/signing-secret', { overlap: '31d' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toHaveProperty('overlap');
+    expect((await sched.signingSecret.get()).secret).toBe(third.secret);
+
+    // Removed: what the account sends without a secret of its own is unsigned, live actions included.
+    const pending = await webhook('/pending', { schedule: { wait: '3s' } });
     await sched.signingSecret.delete();
-    expect(await sched.signingSecret.get()).toEqual({ secret: null, created_at: null });
+    expect(await sched.signingSecret.get()).toEqual({
+      secret: null,
+      created_at: null,
+      previous_expires_at: null,
+    });
     expect((await webhook('/after')).signed).toBe(false);
     expect((await delivered('/after')).headers['webhook-signature']).toBeUndefined();
+    expect(pending.signed).toBe(true);
+    expect((await delivered('/pending')).headers['webhook-signature']).toBeUndefined();
   });
 
   it("signs a chain's steps and callbacks created without a secret", async () => {

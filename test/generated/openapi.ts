@@ -941,18 +941,18 @@ export interface paths {
         };
         /**
          * Show the account's signing secret
-         * @description Actions, chains and template-made actions created without a `webhook_secret` of their own are created with this secret, so their requests and callbacks are signed. `secret` is null while the account has none. Needs an API key with the `admin` scope.
+         * @description Actions, chains and template-made actions without a `webhook_secret` of their own are signed with this secret (their requests and callbacks). Every account is made with one; `secret` is null only after it was removed. Needs an API key with the `admin` scope.
          */
         get: operations["apiKeysGetSigningSecret"];
         put?: never;
         /**
-         * Make a new signing secret
-         * @description Makes a new secret for the account, replacing the current one (a rotation): what is created from now on is signed with it; what was created before keeps the secret it was created with (verify with both while those remain: `verifyWebhook` takes several). Needs an API key with the `admin` scope.
+         * Make a new signing secret (rotate)
+         * @description Makes a new secret for the account, replacing the current one (a rotation). Live actions, series and chains that were signed with the account's secret follow it at once; through `overlap` (default 24 h) every request and callback carries a second signature made with the replaced secret, so receivers can move to the new one (`verifyWebhook` takes several secrets). `overlap: "0s"` stops the replaced secret at once, as after a leak. An action's own `webhook_secret` is never changed. Needs an API key with the `admin` scope.
          */
         post: operations["apiKeysCreateSigningSecret"];
         /**
          * Remove the signing secret
-         * @description What is created from now on without a `webhook_secret` is not signed; what was created before keeps its secret. Needs an API key with the `admin` scope.
+         * @description What the account sends without a `webhook_secret` of its own is no longer signed (live actions and chains included). Needs an API key with the `admin` scope.
          */
         delete: operations["apiKeysDeleteSigningSecret"];
         options?: never;
@@ -1163,7 +1163,7 @@ export interface paths {
         put?: never;
         /**
          * Send a sample alert now
-         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert; each outcome shows in the rule's `recent_notifications`.
+         * @description 202: one sample message per channel is queued at once (marked as a test), counted against the plan's channel allowances like any alert, and each webhook, Slack or Teams send against its host's destination threshold; each outcome shows in the rule's `recent_notifications`. At most one test per rule a minute (429 with `Retry-After`).
          */
         post: operations["alertRulesTest"];
         delete?: never;
@@ -3627,6 +3627,12 @@ export interface components {
             secret: string | null;
             /** @description When this secret was made (null: none). */
             created_at: string | null;
+            /** @description While a rotation overlaps: until when requests also carry a signature with the secret this one replaced (null: none). */
+            previous_expires_at: string | null;
+        };
+        SigningSecretRotate: {
+            /** @description How long requests carry a signature with the replaced secret too (default `24h`, at most `30d`; `0s` drops it at once, as after a leak). Deploy the new secret within it. Default: `"24h"`. */
+            overlap?: components["schemas"]["Duration"];
         };
         SkippedMeta: {
             /** @constant */
@@ -12096,7 +12102,8 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "secret": "string",
-                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "previous_expires_at": "2030-01-31T09:00:00.000Z"
                      *       }
                      *     }
                      */
@@ -12163,7 +12170,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SigningSecretRotate"];
+            };
+        };
         responses: {
             /** @description Created */
             201: {
@@ -12178,13 +12190,23 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "secret": "string",
-                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "previous_expires_at": "2030-01-31T09:00:00.000Z"
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["SigningSecret"];
                     };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key */

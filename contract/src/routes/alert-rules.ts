@@ -70,6 +70,8 @@ export const alertRulesContract = c.router({
     summary: 'Send a sample alert now',
     description:
       "202: one sample message per channel is queued at once (marked as a test), counted against the plan's " +
-      "channel allowances like any alert; each outcome shows in the rule's `recent_notifications`.",
+      "channel allowances like any alert, and each webhook, Slack or Teams send against its host's destination " +
+      "threshold; each outcome shows in the rule's `recent_notifications`. At most one test per rule a minute " +
+      '(429 with `Retry-After`).',
   },
 });

@@ -7,6 +7,7 @@ import {
   ApiKeyRotated,
   ApiKeyWithSecret,
   SigningSecret,
+  SigningSecretRotate,
 } from '../schemas/api-key.js';
 import { authErrors, ErrorBody, single, Uuid } from '../schemas/common.js';
 
@@ -60,16 +61,16 @@ export const apiKeysContract = c.router({
     responses: { 200: single(SigningSecret), ...authErrors },
     metadata,
     summary: "Show the account's signing secret",
-    description: `Actions, chains and template-made actions created without a \`webhook_secret\` of their own are created with this secret, so their requests and callbacks are signed. \`secret\` is null while the account has none. ${ADMIN}`,
+    description: `Actions, chains and template-made actions without a \`webhook_secret\` of their own are signed with this secret (their requests and callbacks). Every account is made with one; \`secret\` is null only after it was removed. ${ADMIN}`,
   },
   createSigningSecret: {
     method: 'POST',
     path: '/v1/signing-secret',
-    body: c.noBody(),
+    body: SigningSecretRotate,
     responses: { 201: single(SigningSecret), ...authErrors },
     metadata,
-    summary: 'Make a new signing secret',
-    description: `Makes a new secret for the account, replacing the current one (a rotation): what is created from now on is signed with it; what was created before keeps the secret it was created with (verify with both while those remain: \`verifyWebhook\` takes several). ${ADMIN}`,
+    summary: 'Make a new signing secret (rotate)',
+    description: `Makes a new secret for the account, replacing the current one (a rotation). Live actions, series and chains that were signed with the account's secret follow it at once; through \`overlap\` (default 24 h) every request and callback carries a second signature made with the replaced secret, so receivers can move to the new one (\`verifyWebhook\` takes several secrets). \`overlap: "0s"\` stops the replaced secret at once, as after a leak. An action's own \`webhook_secret\` is never changed. ${ADMIN}`,
   },
   deleteSigningSecret: {
     method: 'DELETE',
@@ -78,6 +79,6 @@ export const apiKeysContract = c.router({
     responses: { 204: c.noBody(), ...authErrors },
     metadata,
     summary: 'Remove the signing secret',
-    description: `What is created from now on without a \`webhook_secret\` is not signed; what was created before keeps its secret. ${ADMIN}`,
+    description: `What the account sends without a \`webhook_secret\` of its own is no longer signed (live actions and chains included). ${ADMIN}`,
   },
 });

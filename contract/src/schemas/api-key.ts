@@ -79,8 +79,8 @@ export type ApiKeyRotate = z.input<typeof ApiKeyRotate>;
 export type ApiKeyRotated = z.infer<typeof ApiKeyRotated>;
 
 /**
- * The account's signing secret: an action, chain or template-made action created without a `webhook_secret` of its
- * own is created with this one, so everything the account sends is signed (docs/signatures.md).
+ * The account's signing secret: what the account's actions, chains and template-made actions without a
+ * `webhook_secret` of their own are signed with (docs/signatures.md). Every new account gets one.
  */
 export const SigningSecret = z
   .object({
@@ -89,6 +89,20 @@ export const SigningSecret = z
         'A Standard Webhooks secret (`whsec_` and base64 of 32 random bytes); null while the account has none.',
     }),
     created_at: NullableTimestamp.meta({ description: 'When this secret was made (null: none).' }),
+    previous_expires_at: NullableTimestamp.meta({
+      description:
+        'While a rotation overlaps: until when requests also carry a signature with the secret this one replaced (null: none).',
+    }),
   })
   .meta({ id: 'SigningSecret' });
+/** A rotation of the signing secret: the one it replaces keeps signing beside it through `overlap`. */
+export const SigningSecretRotate = z
+  .object({
+    overlap: Duration.default('24h').meta({
+      description:
+        'How long requests carry a signature with the replaced secret too (default `24h`, at most `30d`; `0s` drops it at once, as after a leak). Deploy the new secret within it.',
+    }),
+  })
+  .meta({ id: 'SigningSecretRotate' });
+export type SigningSecretRotate = z.input<typeof SigningSecretRotate>;
 export type SigningSecret = z.infer<typeof SigningSecret>;

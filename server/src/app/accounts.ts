@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ApiKey as ApiKeyResource, ApiKeyWithSecret, SigningSecret } from '@sched/contract';
+import type { ApiKey as ApiKeyResource, ApiKeyWithSecret } from '@sched/contract';
 import { buildApiKey, MAX_ROTATION_GRACE_MS, OWNER_SCOPES, type Scope } from '../domain/auth/api-key.js';
 import type { SendSource } from '../domain/domains/rules.js';
 import { parseDuration } from '../domain/schedule/duration.js';
@@ -17,8 +17,6 @@ import {
   revokeApiKey,
   revokeLiveApiKey,
   rotateApiKey,
-  setSigningSecret,
-  signingSecretOf,
   touchApiKey,
   updateAccount,
 } from '../persistence/accounts.js';
@@ -29,6 +27,7 @@ import type { AuditActor } from '../domain/audit/chain.js';
 import { type AuditRecord, OPERATOR_ACTOR, recordAudit, SYSTEM_ACTOR } from './audit.js';
 import { NotFoundError, ValidationError } from './errors.js';
 import type { Clock } from './ports.js';
+import { newSigningSecret, SigningSecrets } from './signing-secrets.js';
 
 /** Who is calling: resolved from the Bearer key on every request. */
 export interface Principal {
@@ -109,10 +108,15 @@ export class AccountService {
   /** When this process last recorded each key's use (principalOf). */
   private readonly touchedAt = new Map<string, number>();
 
+  /** The account's signing secret: `/v1/signing-secret`, and what signs each request. */
+  readonly signing: SigningSecrets;
+
   constructor(
     private readonly database: Database,
     private readonly clock: Clock = () => new Date(),
-  ) {}
+  ) {
+    this.signing = new SigningSecrets(database, clock);
+  }
 
   /** An account and its first key: `sched accounts create` (the operator's), or the first start's (the service's). */
   async createAccount(
@@ -130,7 +134,15 @@ export class AccountService {
     const account = await this.database.transaction(async (db) => {
       const created = await insertAccountWithKey(
         this.database.orm,
-        { id: randomUUID(), name: input.name, plan: input.plan, rateLimitFactor: input.rateLimitFactor ?? 1 },
+        {
+          id: randomUUID(),
+          name: input.name,
+          plan: input.plan,
+          rateLimitFactor: input.rateLimitFactor ?? 1,
+          // Signed by default: whatever the account sends without a secret of its own is signed from the start.
+          signingSecret: newSigningSecret(),
+          signingSecretCreatedAt: this.clock(),
+        },
         keyRow,
       );
       await recordAudit(
@@ -248,43 +260,6 @@ export class AccountService {
       return inserted;
     });
     return { ...apiKeyResource(row), key: key.secret };
-  }
-
-  /** `GET /v1/signing-secret`: the account's signing secret, or nulls. */
-  async signingSecret(accountId: string): Promise<SigningSecret> {
-    const s = await signingSecretOf(this.database.sql, accountId);
-    return { secret: s.secret, created_at: s.createdAt?.toISOString() ?? null };
-  }
-
-  /**
-   * `POST /v1/signing-secret`: a new Standard Webhooks secret for the account, replacing the current one. Only what is
-   * created from now on takes it: an action or chain keeps the secret it was created with.
-   */
-  async createSigningSecret(accountId: string): Promise<SigningSecret> {
-    const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const now = this.clock();
-    await this.database.transaction(async (db) => {
-      const { had } = await setSigningSecret(db, accountId, secret, now);
-      // Never the secret itself.
-      await recordAudit(db, accountId, {
-        action: 'signing_secret.create',
-        resource: { type: 'account', id: accountId },
-        details: { replaced: had },
-      });
-    });
-    return { secret, created_at: now.toISOString() };
-  }
-
-  /** `DELETE /v1/signing-secret`: what is created from now on without a secret of its own is not signed. */
-  async deleteSigningSecret(accountId: string): Promise<void> {
-    await this.database.transaction(async (db) => {
-      const { had } = await setSigningSecret(db, accountId, null, this.clock());
-      if (had)
-        await recordAudit(db, accountId, {
-          action: 'signing_secret.delete',
-          resource: { type: 'account', id: accountId },
-        });
-    });
   }
 
   /** `DELETE /v1/api-keys/{id}`: the key stops working at once (authentication reads the row every request). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashApiKey, type Scope } from '../domain/auth/api-key.js';
-import { csrfTokenOf, hashSessionId, idleCutoff } from '../domain/auth/console-session.js';
+import { csrfTokenOf, hashSessionId, idleCutoff, lifetimeCutoff } from '../domain/auth/console-session.js';
 import {
   deleteConsoleSession,
   findLiveKeyByHash,
@@ -34,16 +34,22 @@ export class ConsoleSessionService {
     if (!key) throw new UnauthorizedError('invalid API key');
     const id = randomBytes(32).toString('base64url');
     await this.store.transaction(async (db) => {
-      await pruneConsoleSessions(db, idleCutoff(now));
+      await pruneConsoleSessions(db, idleCutoff(now), lifetimeCutoff(now));
       await insertConsoleSession(db, { idHash: hashSessionId(id), apiKeyId: key.id, now });
     });
     return { id, view: { csrf_token: csrfTokenOf(id), scopes: key.scopes as Scope[] } };
   }
 
-  /** The hash of the key a live session acts as (its idle clock restarts), or null. */
+  /** The hash of the key a live session acts as (its idle clock restarts), or null (idle 12 h, or 7 days old). */
   async keyHashOf(id: string): Promise<{ keyHash: string; view: ConsoleSessionView } | null> {
     const now = this.clock();
-    const found = await touchConsoleSession(this.store.sql, hashSessionId(id), now, idleCutoff(now));
+    const found = await touchConsoleSession(
+      this.store.sql,
+      hashSessionId(id),
+      now,
+      idleCutoff(now),
+      lifetimeCutoff(now),
+    );
     if (!found) return null;
     return {
       keyHash: found.key_hash,

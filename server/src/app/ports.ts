@@ -231,6 +231,12 @@ export interface Outbound {
 }
 
 /** The clock is an input, so use cases and tests agree on what "now" is. */
+/** The secrets one request of an account is signed with (app/signing-secrets.ts): its own, and during a rotation's
+ * overlap the account secret it replaced. */
+export interface RequestSigning {
+  secretsFor(accountId: string, own: string | null): Promise<string[]>;
+}
+
 export type Clock = () => Date;
 
 /**

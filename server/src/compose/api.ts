@@ -58,6 +58,8 @@ export async function startApi(
       clock,
       jobs: ctx.alertJobs,
       allowPrivateDestinations: config.allowPrivateDestinations,
+      countDestination: ctx.countDestination,
+      rateLimiter: ctx.rateLimiter,
     }),
     pauses: ctx.pauses,
     templates: new TemplateService({
@@ -110,6 +112,9 @@ export async function startApi(
     validateResponses: config.validateResponses,
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
+    docs: config.docs,
+    siteUrl: ctx.publicUrl,
+    production: config.env === 'production',
     timeouts: {
       requestMs: config.httpRequestTimeoutMs,
       connectionMs: config.httpConnectionTimeoutMs,

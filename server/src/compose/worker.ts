@@ -78,6 +78,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     countDestination: ctx.countDestination,
     operatorEvents: ctx.operatorEvents,
     lateness: ctx.alertWatch,
+    signing: ctx.accounts.signing,
   });
   const callbacks = new CallbackDeliveries({
     store: firing,
@@ -86,6 +87,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     outbound,
     waits,
     clock,
+    signing: ctx.accounts.signing,
     events: {
       attempted: (outcome, failure) => {
         metrics.callbacks.inc({ outcome });
@@ -219,6 +221,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
       channels: { send: (target, message) => channels[target.channel].send(target, message) },
       outbound,
       log: logger,
+      countDestination: ctx.countDestination,
     }),
   };
   workers.push(await workAlerts(queue, alerts, failedJob('alert job')));

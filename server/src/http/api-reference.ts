@@ -66,8 +66,13 @@ const HEADERS = {
 export function registerApiReference(
   app: FastifyInstance,
   deps: {
-    /** SCHED_PUBLIC_URL when set; otherwise the URL the request came to. */
+    /**
+     * SCHED_PUBLIC_URL when set; otherwise the document names a relative server (`/`), never the request's Host: a
+     * shared cache could hand a document naming a forged host to everyone's "Try it out".
+     */
     publicUrl: () => string | undefined;
+    /** Serve Swagger UI at `/docs` (SCHED_DOCS; off by default in production: it shares the console's origin). */
+    docs?: boolean | undefined;
     /** Rate limit of the unauthenticated probes. */
     limit: (request: FastifyRequest, reply: FastifyReply) => void;
   },
@@ -86,9 +91,9 @@ export function registerApiReference(
   let document: ReturnType<typeof openApiDocument> | undefined;
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => deps.limit(request, reply);
 
-  app.get('/openapi.json', { onRequest }, async (request, reply) => {
+  app.get('/openapi.json', { onRequest }, async (_request, reply) => {
     document ??= openApiDocument();
-    const url = deps.publicUrl() ?? `${request.protocol}://${request.host}`;
+    const url = deps.publicUrl() ?? '/';
     const body = JSON.stringify({ ...document, servers: [{ url, description: 'This sched server' }] });
     return reply
       .header('content-type', 'application/json; charset=utf-8')
@@ -96,6 +101,7 @@ export function registerApiReference(
       .header('cache-control', 'no-cache')
       .send(body);
   });
+  if (deps.docs === false) return;
   app.get('/docs', { onRequest }, async (_request, reply) =>
     reply.headers(HEADERS).header('content-type', 'text/html; charset=utf-8').send(PAGE),
   );

@@ -55,6 +55,7 @@ import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { registerApiReference } from './api-reference.js';
 import { registerCors } from './cors.js';
 import { destinationsHandlers } from './handlers/destinations.js';
@@ -111,8 +112,14 @@ export interface HttpDeps {
   corsOrigins: string[];
   /** GET /v1/outbox (development servers only). */
   outbox: OutboxService;
-  /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the request's own URL. */
+  /** SCHED_PUBLIC_URL when set (the API reference names it as the server); otherwise the server is relative. */
   publicUrl: () => string | undefined;
+  /** Whether `/docs` (Swagger UI) is served (SCHED_DOCS); `/openapi.json` always is. */
+  docs?: boolean;
+  /** SCHED_PUBLIC_URL or the default local one: an https one makes the console's cookie `__Host-` and `Secure`. */
+  siteUrl?: () => string;
+  /** NODE_ENV=production (the console refuses sign-in over plain http to a public URL off this machine). */
+  production?: boolean;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
 }
@@ -148,6 +155,15 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // Long parameters reach the routes (their own 404/422, counted by the rate limits) instead of the
     // router's FST_ERR_MAX_PARAM_LENGTH answer, which echoed the path before any hook ran.
     routerOptions: { maxParamLength: 2048 },
+    // Longer ones, and URLs the router cannot decode, are answered here in the API's own error body, without the
+    // path (Fastify's default answer echoes it).
+    frameworkErrors: (error, _request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      void (reply as FastifyReply).status(400).send({
+        code: 'bad_request',
+        message: tooLong ? 'a path parameter is longer than 2048 characters' : 'the URL is not valid',
+      });
+    },
     // Draining is answered by the hook below, in the error body every other answer has ({ code, message }).
     return503OnClosing: false,
     // One line per request (below) instead of Fastify's two: at the default level the second line cost about a
@@ -229,12 +245,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       ? ['createAction']
       : [];
 
+  const siteUrl = deps.siteUrl ?? (() => deps.publicUrl() ?? '');
   const auth = authenticate({
     accounts: deps.accounts,
     rateLimiter: deps.rateLimiter,
     globalRateLimitFactor: deps.rateLimitFactor,
     routeLimits,
     sessions: deps.consoleSessions,
+    publicUrl: siteUrl,
   });
   const probes = createMemoryLimiter();
   const probeLimit = (request: FastifyRequest, reply: FastifyReply) => {
@@ -275,11 +293,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
-  registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit });
+  registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
   registerConsoleRoutes(app, {
     sessions: deps.consoleSessions,
     rateLimiter: deps.rateLimiter,
     rateLimitFactor: deps.rateLimitFactor,
+    publicUrl: siteUrl,
+    production: deps.production === true,
   });
 
   await registerTriggerRoute(app, {
@@ -341,13 +361,17 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
 /**
  * JSON bodies: an empty body is no body (many clients send `Content-Type: application/json` on every call, even a
- * DELETE), so body-less routes accept it and routes that need a body answer 422 for it rather than 400.
+ * DELETE), so body-less routes accept it and routes that need a body answer 422 for it rather than 400. A lone
+ * surrogate escape (`"\ud800"`) is replaced by U+FFFD here, once for every route (names, bodies, chain input,
+ * trigger values, comments): such text could be neither stored in jsonb nor percent-encoded.
  */
 function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    const text = body as string;
+    if (text.trim() === '') done(null, undefined);
+    else if (!mayHoldLoneSurrogate(text)) parseJson(request, text, done);
+    else parseJson(request, text, (error, value) => (error ? done(error) : done(null, wellFormed(value))));
   });
 }

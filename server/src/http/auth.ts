@@ -5,7 +5,7 @@ import type { ConsoleSessionService } from '../app/console-sessions.js';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import { bearerToken, hashApiKey, requiredScope, type Scope } from '../domain/auth/api-key.js';
-import { CSRF_HEADER, cookieValue, SESSION_COOKIE } from '../domain/auth/console-session.js';
+import { CSRF_HEADER, cookieValue, sessionCookieName } from '../domain/auth/console-session.js';
 import {
   type RateLimitName,
   type RateLimitRule,
@@ -49,6 +49,18 @@ export interface AuthDeps {
   routeLimits?: (req: FastifyRequest) => RateLimitName[];
   /** Console sessions: without a Bearer header, the session cookie stands for the key it was opened with. */
   sessions?: ConsoleSessionService;
+  /** The public URL, which decides the session cookie's name (http/console.ts `sessionIdOf`). */
+  publicUrl?: () => string;
+}
+
+/** Whether the browser reaches this server over https: its public URL says so, or the request (a trusted proxy). */
+export function secureRequest(request: FastifyRequest, publicUrl: string): boolean {
+  return publicUrl.startsWith('https://') || request.protocol === 'https';
+}
+
+/** The console session id a request carries: over https only the `__Host-` cookie counts. */
+export function sessionIdOf(request: FastifyRequest, publicUrl: string): string | null {
+  return cookieValue(request.headers.cookie, sessionCookieName(secureRequest(request, publicUrl)));
 }
 
 /** Constant-time comparison of secrets of any length (both sides hashed first). */
@@ -70,7 +82,7 @@ async function callerKeyHash(
   const token = bearerToken(request.headers.authorization);
   if (token) return { keyHash: hashApiKey(token), refusal: 'invalid API key' };
   const missing = { keyHash: null, refusal: 'missing API key: send Authorization: Bearer <key>' };
-  const sessionId = deps.sessions ? cookieValue(request.headers.cookie, SESSION_COOKIE) : null;
+  const sessionId = deps.sessions ? sessionIdOf(request, deps.publicUrl?.() ?? '') : null;
   if (!sessionId || !deps.sessions) return missing;
   const session = await deps.sessions.keyHashOf(sessionId);
   if (!session) return { keyHash: null, refusal: 'console session expired or ended: sign in again' };

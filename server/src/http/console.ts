@@ -5,9 +5,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleSessionService } from '../app/console-sessions.js';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
-import { CSRF_HEADER, cookieValue, SESSION_COOKIE, sessionCookie } from '../domain/auth/console-session.js';
+import { CSRF_HEADER, sessionCookie, signInAllowed } from '../domain/auth/console-session.js';
 import { rule } from '../domain/rate-limit/policy.js';
-import { enforceRateLimits, safeEqual } from './auth.js';
+import { enforceRateLimits, safeEqual, secureRequest, sessionIdOf } from './auth.js';
 
 /**
  * Where `pnpm build` writes the console (server/console → server/dist/console): the same place from the compiled
@@ -85,6 +85,10 @@ export interface ConsoleDeps {
   rateLimitFactor: number;
   /** The built console; CONSOLE_DIST unless a test points elsewhere. */
   dist?: string;
+  /** SCHED_PUBLIC_URL, or the default local one: an https one makes the cookie `__Host-` and `Secure`. */
+  publicUrl: () => string;
+  /** NODE_ENV=production: no sign-in over plain http but to a public URL on this machine. */
+  production: boolean;
 }
 
 /**
@@ -94,7 +98,8 @@ export interface ConsoleDeps {
  */
 export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   const files = loadConsoleFiles(deps.dist ?? CONSOLE_DIST);
-  const secure = (request: FastifyRequest) => request.protocol === 'https';
+  const secure = (request: FastifyRequest) => secureRequest(request, deps.publicUrl());
+  const sessionId = (request: FastifyRequest) => sessionIdOf(request, deps.publicUrl());
   const perIp = (request: FastifyRequest, reply: FastifyReply) =>
     enforceRateLimits(deps.rateLimiter, reply, [rule('unauthenticated', request.ip, deps.rateLimitFactor)]);
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
@@ -104,13 +109,17 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
   // a cross-origin JSON post needs a CORS preflight the service never grants.
   app.post('/console/session', async (request, reply) => {
     await perIp(request, reply);
+    if (!signInAllowed({ secure: secure(request), production: deps.production, publicUrl: deps.publicUrl() }))
+      throw new ForbiddenError(
+        'the console needs https in production: set SCHED_PUBLIC_URL to the https URL people reach it at',
+      );
     const body = request.body as { api_key?: unknown } | undefined;
     const apiKey = body?.api_key;
     if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > 512)
       throw ValidationError.field('api_key', 'an API key is required');
     const { id, view } = await deps.sessions.signIn(apiKey);
     // Signing in again in the same browser ends the session its cookie held: one browser, one live session.
-    const previous = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const previous = sessionId(request);
     if (previous) await deps.sessions.signOut(previous);
     noStore(reply);
     return reply
@@ -121,7 +130,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
 
   app.get('/console/session', async (request, reply) => {
     noStore(reply);
-    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const id = sessionId(request);
     const found = id ? await deps.sessions.keyHashOf(id) : null;
     if (!found) {
       await perIp(request, reply);
@@ -131,8 +140,10 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: ConsoleDeps): 
   });
 
   app.delete('/console/session', async (request, reply) => {
+    // Each sign-out looks a cookie up in the database: counted like every unauthenticated call.
+    await perIp(request, reply);
     noStore(reply);
-    const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const id = sessionId(request);
     if (id) {
       const found = await deps.sessions.keyHashOf(id);
       const given = request.headers[CSRF_HEADER];

@@ -1,5 +1,6 @@
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
+import { LIVE_STATES } from '../domain/action/states.js';
 import type { Sql } from './database.js';
 import { type Account, AccountSchema, type ApiKey, ApiKeySchema, type Plan } from './entities/account.js';
 
@@ -10,7 +11,14 @@ export type { Account, ApiKey };
 
 export async function insertAccountWithKey(
   orm: MikroORM,
-  a: { id: string; name: string; plan: Plan; rateLimitFactor: number },
+  a: {
+    id: string;
+    name: string;
+    plan: Plan;
+    rateLimitFactor: number;
+    signingSecret: string;
+    signingSecretCreatedAt: Date;
+  },
   k: { id: string; name: string | null; prefix: string; keyHash: string; scopes: string[] },
 ): Promise<Account> {
   const em = orm.em.fork({ keepTransactionContext: true });
@@ -170,36 +178,114 @@ export function accountSigningSecretQuery(db: Sql, accountId: string) {
   return db.selectFrom('accounts').select('signing_secret').where('id', '=', accountId);
 }
 
-/** The account's signing secret and when it was made (both null: none). */
+/** The account's signing secret, when it was made, and until when the one it replaced still signs beside it. */
 export async function signingSecretOf(
   db: Sql,
   accountId: string,
-): Promise<{ secret: string | null; createdAt: Date | null }> {
+): Promise<{ secret: string | null; createdAt: Date | null; previousUntil: Date | null }> {
   const row = await db
     .selectFrom('accounts')
-    .select(['signing_secret', 'signing_secret_created_at'])
+    .select(['signing_secret', 'signing_secret_created_at', 'previous_signing_secret_until'])
     .where('id', '=', accountId)
     .executeTakeFirst();
-  return { secret: row?.signing_secret ?? null, createdAt: row?.signing_secret_created_at ?? null };
+  return {
+    secret: row?.signing_secret ?? null,
+    createdAt: row?.signing_secret_created_at ?? null,
+    previousUntil: row?.previous_signing_secret_until ?? null,
+  };
 }
 
-/** Sets the account's signing secret (null: removes it); answers whether the account had one before. */
-export async function setSigningSecret(
+/** What signs for the account at `now`: its secret, and the one a rotation replaced while their overlap lasts. */
+export async function signingSecretsAt(
   db: Sql,
   accountId: string,
-  secret: string | null,
   now: Date,
-): Promise<{ had: boolean }> {
+): Promise<{ current: string | null; previous: string | null }> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(['signing_secret', 'previous_signing_secret', 'previous_signing_secret_until'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  const overlapping =
+    row?.previous_signing_secret_until != null && row.previous_signing_secret_until.getTime() > now.getTime();
+  return {
+    current: row?.signing_secret ?? null,
+    previous: overlapping ? (row?.previous_signing_secret ?? null) : null,
+  };
+}
+
+/**
+ * Replaces the account's signing secret (null: removes it) and re-keys what still sends with the old one: live
+ * actions (series included) and unfinished chains whose secret is the account's, never one of their own. With
+ * `previousUntil`, the old secret keeps signing beside the new one until then. Answers whether there was one before
+ * and how many rows were re-keyed.
+ */
+export async function replaceSigningSecret(
+  db: Sql,
+  accountId: string,
+  next: string | null,
+  now: Date,
+  previousUntil: Date | null,
+): Promise<{ had: boolean; actions: number; chains: number }> {
   const before = await db
     .selectFrom('accounts')
     .select('signing_secret')
     .where('id', '=', accountId)
-    .forUpdate()
+    // Not FOR UPDATE: that would block the key-share locks that every insert referencing the account takes (a
+    // delivery's attempt row), while such a delivery holds an action this rotation is about to re-key.
+    .forNoKeyUpdate()
     .executeTakeFirst();
+  const old = before?.signing_secret ?? null;
+  const keepOld = old !== null && next !== null && previousUntil !== null && previousUntil > now;
   await db
     .updateTable('accounts')
-    .set({ signing_secret: secret, signing_secret_created_at: secret === null ? null : now, updated_at: now })
+    .set({
+      signing_secret: next,
+      signing_secret_created_at: next === null ? null : now,
+      previous_signing_secret: keepOld ? old : null,
+      previous_signing_secret_until: keepOld ? previousUntil : null,
+      updated_at: now,
+    })
     .where('id', '=', accountId)
     .execute();
-  return { had: (before?.signing_secret ?? null) !== null };
+  if (old === null || old === next) return { had: old !== null, actions: 0, chains: 0 };
+  // Locked in id order first, as workers lock what they claim and record: a rotation while deliveries are
+  // being recorded then waits for them instead of deadlocking with them.
+  await db
+    .selectFrom('actions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('webhook_secret', '=', old)
+    .where('status', 'in', [...LIVE_STATES])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  await db
+    .selectFrom('chains')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('webhook_secret', '=', old)
+    .where('status', 'in', ['pending', 'running'])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const actions = await db
+    .updateTable('actions')
+    .set({ webhook_secret: next })
+    .where('account_id', '=', accountId)
+    .where('webhook_secret', '=', old)
+    .where('status', 'in', [...LIVE_STATES])
+    .executeTakeFirst();
+  const chains = await db
+    .updateTable('chains')
+    .set({ webhook_secret: next })
+    .where('account_id', '=', accountId)
+    .where('webhook_secret', '=', old)
+    .where('status', 'in', ['pending', 'running'])
+    .executeTakeFirst();
+  return {
+    had: true,
+    actions: Number(actions.numUpdatedRows),
+    chains: Number(chains.numUpdatedRows),
+  };
 }

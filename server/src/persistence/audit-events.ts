@@ -1,3 +1,4 @@
+import { wellFormed } from '../domain/text/well-formed.js';
 import { type Selectable, sql } from 'kysely';
 import {
   type AuditActor,
@@ -68,17 +69,6 @@ function pendingRow(e: PendingAuditEvent) {
   };
   const { head, tail } = canonicalParts(auditEventOfColumns(row));
   return { ...row, canon_head: head, canon_tail: tail };
-}
-
-/** `value` with every string in it well-formed UTF-16 (a lone surrogate half replaced by U+FFFD). */
-function wellFormed<T>(value: T): T {
-  if (typeof value === 'string') return value.toWellFormed() as T;
-  if (Array.isArray(value)) return value.map(wellFormed) as T;
-  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value))
-    out[key.toWellFormed()] = wellFormed((value as Record<string, unknown>)[key]);
-  return out as T;
 }
 
 /**

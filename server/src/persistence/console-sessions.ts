@@ -35,6 +35,7 @@ export async function touchConsoleSession(
   idHash: string,
   now: Date,
   idleSince: Date,
+  signedInSince: Date,
 ): Promise<{ key_hash: string; scopes: string[] } | null> {
   const row = await db
     .updateTable('console_sessions')
@@ -43,6 +44,7 @@ export async function touchConsoleSession(
     .whereRef('api_keys.id', '=', 'console_sessions.api_key_id')
     .where('console_sessions.id_hash', '=', idHash)
     .where('console_sessions.last_seen_at', '>', idleSince)
+    .where('console_sessions.created_at', '>', signedInSince)
     .where('api_keys.revoked_at', 'is', null)
     .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
     .returning(['api_keys.key_hash', 'api_keys.scopes'])
@@ -55,10 +57,10 @@ export async function deleteConsoleSession(db: Sql, idHash: string): Promise<voi
 }
 
 /** Drops sessions idle since before `idleSince`. */
-export async function pruneConsoleSessions(db: Sql, idleSince: Date): Promise<number> {
+export async function pruneConsoleSessions(db: Sql, idleSince: Date, signedInSince: Date): Promise<number> {
   const result = await db
     .deleteFrom('console_sessions')
-    .where('last_seen_at', '<=', idleSince)
+    .where((eb) => eb.or([eb('last_seen_at', '<=', idleSince), eb('created_at', '<=', signedInSince)]))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -141,7 +141,7 @@ function ApiKeyList() {
   );
 }
 
-/** The account's signing secret: what actions and chains created without a `webhook_secret` are signed with. */
+/** The account's signing secret (every account is made with one): what signs actions and chains without their own. */
 function SigningSecretCard() {
   const { client } = useConsole();
   const current = useLoad((c) => c.signingSecret.get(), []);
@@ -156,8 +156,8 @@ function SigningSecretCard() {
         <>
           <p>
             {secret === null
-              ? 'None: actions and chains created without a webhook secret are sent unsigned.'
-              : 'Actions and chains created without a webhook secret of their own are signed with this secret.'}
+              ? 'None: actions and chains without a webhook secret of their own are sent unsigned.'
+              : 'Actions and chains without a webhook secret of their own are signed with this secret.'}
           </p>
           {secret !== null && (
             <p>
@@ -166,6 +166,11 @@ function SigningSecretCard() {
                 {shown ? 'Hide' : 'Show'}
               </button>{' '}
               <CopyButton text={secret} label="Copy secret" /> made <When at={current.data.created_at} />
+              {current.data.previous_expires_at && (
+                <>
+                  ; the replaced secret also signs until <When at={current.data.previous_expires_at} />
+                </>
+              )}
             </p>
           )}
           <p class="row-buttons">
@@ -178,8 +183,9 @@ function SigningSecretCard() {
               }}
               onDone={current.reload}
             >
-              What is created from now on without a webhook secret is signed with the new secret. What was
-              created before keeps the secret it was created with: verify with both while it may still send.
+              Live actions, series and chains without a webhook secret of their own move to the new secret at
+              once. For 24 hours every request also carries a signature made with the replaced one: deploy the
+              new secret to your receivers meanwhile.
             </ConfirmButton>
             {secret !== null && (
               <ConfirmButton
@@ -189,7 +195,7 @@ function SigningSecretCard() {
                 onConfirm={async () => client.signingSecret.delete()}
                 onDone={current.reload}
               >
-                What is created from now on without a webhook secret is sent unsigned.
+                Actions and chains without a webhook secret of their own are sent unsigned from now on.
               </ConfirmButton>
             )}
           </p>

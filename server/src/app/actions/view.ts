@@ -199,7 +199,8 @@ export function actionView(
       created_at: e.created_at.toISOString(),
     })),
     recipients: details.recipients.map((x) => recipientView(x, credentials)),
-    last_error: r.last_error,
+    // An approval's error names who declined: masked like the recipients for a key without `write`.
+    last_error: shownText(r.last_error, credentials),
     last_attempt: lastAttempt(r),
     replay_of: r.replay_of,
     replays: history.replays,

@@ -30,7 +30,10 @@ import type { Sql } from '../../persistence/database.js';
 import { channelWebhook } from '../../persistence/directory.js';
 import type { Principal } from '../accounts.js';
 import { recordAudit } from '../audit.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
+import { NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import { rule } from '../../domain/rate-limit/policy.js';
 import { type Page, pageOf, pageWindow } from '../pagination.js';
 import type { AlertJobs, Clock, Store } from '../ports.js';
 import { KEPT_NOTIFICATIONS } from './evaluate.js';
@@ -44,6 +47,10 @@ export interface AlertRulesDeps {
   clock: Clock;
   jobs: AlertJobs;
   allowPrivateDestinations: boolean;
+  /** The destination threshold: a channel whose unverified host has no room left is refused at save (a peek). */
+  countDestination?: CountDestination | undefined;
+  /** Counts tests per rule in PostgreSQL, so the limit holds across API processes. */
+  rateLimiter?: Pick<RateLimiter, 'check'> | undefined;
 }
 
 type Fields = Partial<Omit<AlertRuleCreateParsed, 'channels'>> & { channels?: AlertChannelInput[] };
@@ -179,6 +186,13 @@ export class AlertRules {
    */
   async test(accountId: string, id: string): Promise<AlertTestResult> {
     const now = this.deps.clock();
+    // A test sends on every channel at once: one a minute per rule, so it cannot be turned on a third party's host.
+    const limit = await this.deps.rateLimiter?.check(
+      [rule('alertRuleTests', `${accountId}:${id}`, 1)],
+      1,
+      now,
+    );
+    if (limit && !limit.allowed) throw new RateLimitedError(limit.retryAfterSeconds);
     const notifications = await this.deps.store.transaction(async (db) => {
       const rule = await this.load(db, accountId, id);
       const sample = rule.events
@@ -230,10 +244,23 @@ export class AlertRules {
     const add = (path: string, message: string) => {
       errors[path] = [...(errors[path] ?? []), message];
     };
+    // Alert sends count against their host's threshold as the owner's own sends (app/alerts/send.ts).
+    const overThreshold = async (path: string, url: string) => {
+      try {
+        await this.deps.countDestination?.(db, principal.accountId, url, this.deps.clock(), {
+          field: path,
+          peek: true,
+        });
+      } catch (error) {
+        if (!(error instanceof DestinationThresholdError)) throw error;
+        add(path, error.reason);
+      }
+    };
     for (const [i, c] of channels.entries()) {
       if (c.type === 'webhook') {
         const checked = checkDestinationUrl(c.url, { allowPrivate: this.deps.allowPrivateDestinations });
         if (!checked.ok) add(`channels.${i}.url`, checked.message);
+        else await overThreshold(`channels.${i}.url`, c.url);
       } else if (c.type === 'slack' || c.type === 'teams') {
         if (!planLimits(principal.plan).slackTeams) {
           add(
@@ -244,6 +271,7 @@ export class AlertRules {
         }
         const found = await channelWebhook(db, principal.accountId, c.channel);
         if (found?.type !== c.type) add(`channels.${i}.channel`, `no ${c.type} channel with this id`);
+        else await overThreshold(`channels.${i}.channel`, found.webhook_url);
       }
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);

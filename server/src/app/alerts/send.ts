@@ -19,6 +19,7 @@ import { channelWebhook } from '../../persistence/directory.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import type { AlertChannels, AlertJobs, Clock, Log, Outbound, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
+import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 
 /** Spec 7's outgoing request timeout, as for callbacks. */
 const WEBHOOK_TIMEOUT_MS = 30_000;
@@ -33,6 +34,8 @@ export interface AlertSenderDeps {
   log: Log;
   /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
   random?: RandomSource;
+  /** The destination threshold: each webhook, Slack or Teams alert is one send of the owner to its host. */
+  countDestination?: CountDestination | undefined;
 }
 
 type Outcome = { status: 'sent' } | { status: 'retry' | 'failed'; error: string };
@@ -85,7 +88,10 @@ export class AlertSender {
 
   private async attempt(n: AlertNotificationRow): Promise<Outcome> {
     const { channel } = n;
-    if (channel.type === 'webhook') return this.webhook(n, channel.url, channel.secret);
+    if (channel.type === 'webhook') {
+      const refused = await this.overThreshold(n, channel.url);
+      return refused ?? this.webhook(n, channel.url, channel.secret);
+    }
     if (n.attempt_count === 1 && !(await this.takeAllowance(n))) {
       return { status: 'failed', error: `the monthly ${channel.type} allowance of the plan is spent` };
     }
@@ -97,12 +103,32 @@ export class AlertSender {
       if (chat?.type !== channel.type)
         return { status: 'failed', error: `the ${channel.type} channel was deleted` };
       target = { channel: channel.type, webhookUrl: chat.webhook_url };
+      const refused = await this.overThreshold(n, chat.webhook_url);
+      if (refused) return refused;
     }
     try {
       const receipt = await this.deps.channels.send(target, messageOf(n));
       return receipt.ok ? { status: 'sent' } : { status: 'retry', error: receipt.error ?? 'not sent' };
     } catch (err) {
       return { status: 'retry', error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /**
+   * Counts the first attempt as one send of the rule's owner to the URL's host (its retries are the same send), as a
+   * callback is counted. Past the host's threshold the alert is not sent, and the notification says why.
+   */
+  private async overThreshold(n: AlertNotificationRow, url: string): Promise<Outcome | null> {
+    const count = this.deps.countDestination;
+    if (!count || n.attempt_count !== 1) return null;
+    try {
+      await this.deps.store.transaction((db) =>
+        count(db, n.account_id, url, this.deps.clock(), { field: `channels.${n.channel_index}.url` }),
+      );
+      return null;
+    } catch (error) {
+      if (!(error instanceof DestinationThresholdError)) throw error;
+      return { status: 'failed', error: `not sent: ${error.reason}` };
     }
   }
 

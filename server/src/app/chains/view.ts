@@ -1,7 +1,7 @@
 import type { Chain, ChainContext, ChainStepView, ChainSummary } from '@sched/contract';
 import { stepResponse } from '../../domain/chain/resolve.js';
 import type { ChainRow, ChainStepRow } from '../../persistence/chains.js';
-import { shownUrl } from '../../domain/auth/api-key.js';
+import { shownText, shownUrl } from '../../domain/auth/api-key.js';
 
 /** `context.steps`: the outcome and response of every settled step, keyed by index (what expressions read). */
 export function chainContext(steps: readonly ChainStepRow[]): ChainContext {
@@ -13,7 +13,7 @@ export function chainContext(steps: readonly ChainStepRow[]): ChainContext {
   return context;
 }
 
-function stepView(s: ChainStepRow): ChainStepView {
+function stepView(s: ChainStepRow, credentials: boolean): ChainStepView {
   return {
     index: s.index,
     name: s.name,
@@ -21,7 +21,7 @@ function stepView(s: ChainStepRow): ChainStepView {
     status: s.status,
     outcome: s.outcome,
     condition: s.definition.condition ?? null,
-    error: s.error,
+    error: shownText(s.error, credentials),
     started_at: s.started_at?.toISOString() ?? null,
     completed_at: s.completed_at?.toISOString() ?? null,
     action_id: s.action_id,
@@ -34,7 +34,7 @@ export function chainView(chain: ChainRow, steps: readonly ChainStepRow[], crede
     name: chain.name,
     status: chain.status,
     current_step: chain.current_step,
-    steps: steps.map(stepView),
+    steps: steps.map((s) => stepView(s, credentials)),
     context: chainContext(steps),
     input: chain.input,
     error_handling: chain.error_handling,

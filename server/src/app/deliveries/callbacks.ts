@@ -7,7 +7,7 @@ import {
 } from '../../domain/delivery/retry-policy.js';
 import { findCallback, recordCallbackAttempt } from '../../persistence/callback-deliveries.js';
 import type { CountDestination } from '../domains/guard.js';
-import type { CallbackOutbox, Clock, Outbound, Store } from '../ports.js';
+import type { CallbackOutbox, Clock, Outbound, RequestSigning, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
 const CALLBACK_TIMEOUT_MS = 30_000;
@@ -28,6 +28,8 @@ export class CallbackDeliveries {
       outbound: Outbound;
       waits: Waits;
       clock: Clock;
+      /** What signs each callback beside its own secret (a rotation's overlap); its own alone when absent. */
+      signing?: RequestSigning | undefined;
       /** The source of the retry waits' jitter (domain/delivery/retry-policy.ts); Math.random when absent. */
       random?: RandomSource;
       /** Each attempt's result ('delivered', 'retry', 'rejected', 'abandoned'), and why one was not delivered. */
@@ -47,13 +49,16 @@ export class CallbackDeliveries {
     const now = this.deps.clock();
     if (row.attempt_count === 0) await this.countSend(row, now);
     const body = JSON.stringify(row.envelope);
+    const secrets =
+      (await this.deps.signing?.secretsFor(row.account_id, row.webhook_secret).catch(() => undefined)) ??
+      (row.webhook_secret ? [row.webhook_secret] : []);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'x-sched-event': row.event,
       'x-sched-delivery-id': row.id,
-      ...(row.webhook_secret
+      ...(secrets.length > 0
         ? signRequest({
-            secret: row.webhook_secret,
+            secret: secrets,
             messageId: row.id,
             timestamp: Math.floor(now.getTime() / 1000),
             body,

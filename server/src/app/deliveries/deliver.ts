@@ -37,6 +37,7 @@ import type {
   OperatorEvents,
   Outbound,
   OutboundResult,
+  RequestSigning,
   Store,
   Timers,
   Tracing,
@@ -94,6 +95,8 @@ export interface DeliveryPorts {
   settled?: ActionSettledHook;
   /** Spans of the attempts and approval rounds (OpenTelemetry when configured). */
   tracing?: Tracing | undefined;
+  /** What signs each request beside its own secret (a rotation's overlap); the row's own secret alone when absent. */
+  signing?: RequestSigning | undefined;
   /** Each host's flow control and circuit breaker (app/destinations/breaker.ts). */
   breaker: CircuitBreaker;
   /** The destination threshold (app/domains/guard.ts), for sends counted when they are made; unset counts nothing. */
@@ -291,7 +294,10 @@ export class Deliveries {
       return;
     }
     const listened = this.p.settled?.listensTo(row) ?? null;
-    const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes);
+    const secrets = await this.p.signing
+      ?.secretsFor(row.account_id, row.webhook_secret)
+      .catch(() => undefined);
+    const request = buildRequest(row, started, this.requestTimeoutMs(), listened?.responseBytes, secrets);
     const span = this.p.tracing?.deliveryAttempt({
       actionId: row.id,
       attempt: row.attempt_count,

@@ -8,12 +8,14 @@ export const EXCERPT_BYTES = 2048;
 /**
  * The outgoing request of an attempt: the user's request, JSON body, delivery headers and signatures. The response
  * body is read up to `responseBytes`: the excerpt, or more when a settlement listener wants it (a chain step).
+ * `secrets` sign it: the row's own, and the replaced account secret during a rotation's overlap.
  */
 export function buildRequest(
   row: AttemptRow,
   now: Date,
   timeoutMs: number,
   responseBytes = EXCERPT_BYTES,
+  secrets: readonly string[] = row.webhook_secret ? [row.webhook_secret] : [],
 ): OutboundRequest {
   const req = row.request!;
   const hasBody = req.body !== undefined && req.method !== 'GET';
@@ -26,9 +28,9 @@ export function buildRequest(
   for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
   headers[ACTION_ID_HEADER] = row.id;
   headers[ATTEMPT_HEADER] = String(row.attempt_count);
-  if (row.webhook_secret) {
+  if (secrets.length > 0) {
     const signed = signRequest({
-      secret: row.webhook_secret,
+      secret: secrets,
       messageId,
       timestamp: Math.floor(now.getTime() / 1000),
       body,

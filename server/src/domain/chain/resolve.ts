@@ -3,6 +3,7 @@
  * and the results of the steps before it. Pure; the engine persists and schedules the result. Any
  * ExpressionError thrown here makes the step settle as `not_run` with `expressionFailure(error)` as its error.
  */
+import { wellFormed } from '../text/well-formed.js';
 import { type ChainContext, type GateInput, jsonDepth, MAX_JSON_DEPTH } from '@sched/contract';
 import { parseDuration } from '../schedule/duration.js';
 import { evaluateCondition } from '../expressions/condition.js';
@@ -103,7 +104,8 @@ export function stepResponse(body: string | null | undefined): unknown {
   } catch {
     return body;
   }
-  return jsonDepth(parsed) > MAX_JSON_DEPTH ? body : parsed;
+  // A responder's `\ud800` would otherwise break the URL encoding, jsonb and callbacks made from it, every retry.
+  return jsonDepth(parsed) > MAX_JSON_DEPTH ? body : wellFormed(parsed);
 }
 
 /** The step's `error` text for an expression that failed: where, then what (`body.items.0: {{...}} has no value...`). */

@@ -92,9 +92,21 @@ export function hasOriginExpression(template: string): boolean {
 export const ORIGIN_EXPRESSION_NEEDS_ALLOWLIST =
   'an expression in the scheme or host needs allowed_origins (the origins the resolved URL may use, e.g. https://api.example.com)';
 
-/** A value in a path segment, a query or a fragment: percent-encoded so that it cannot end the component. */
-const encodeValue = (text: string) =>
-  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+/**
+ * A value in a path segment, a query or a fragment: percent-encoded so that it cannot end the component. Text that is
+ * not valid Unicode (a lone surrogate) cannot be encoded: the expression's error, never a URIError.
+ */
+function encodeValue(text: string, source: string): string {
+  let encoded: string;
+  try {
+    encoded = encodeURIComponent(text);
+  } catch (error) {
+    if (error instanceof URIError)
+      throw new ExpressionError(`{{${source}}} holds text that is not valid Unicode (a lone surrogate)`);
+    throw error;
+  }
+  return encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
 
 /** What an origin value may hold: a host name, an IPv4 or bracketed IPv6 address, a port. Never / ? # @ \ or %. */
 const ORIGIN_VALUE = /^[A-Za-z0-9.\-:[\]]*$/;
@@ -147,7 +159,7 @@ export function interpolateUrl(
       out += text;
     } else {
       if (component === 'path') segmentsWithValues.push(out.length);
-      out += encodeValue(text);
+      out += encodeValue(text, part.expression.source);
     }
   }
   if (segmentsWithValues.length > 0) {

@@ -13,6 +13,8 @@ export const RATE_LIMITS = Object.freeze({
   /** Per template, set by its owner so a trigger URL cannot spend the account's allowances; these are the defaults (contract TRIGGER_DEFAULTS). UTC hours and days. */
   templateTriggersPerHour: { limit: 20, windowSeconds: 3600 },
   templateTriggersPerDay: { limit: 100, windowSeconds: 86_400 },
+  /** `POST /v1/alert-rules/{id}/test` per rule: each test sends on every channel, so it must not be a flood. */
+  alertRuleTests: { limit: 1, windowSeconds: 60 },
 });
 export type RateLimitName = keyof typeof RATE_LIMITS;
 

@@ -32,14 +32,14 @@ export function apiKeysHandlers(accounts: AccountService) {
     },
     getSigningSecret: async ({ request }) => ({
       status: 200,
-      body: { data: await accounts.signingSecret(principalOf(request).accountId) },
+      body: { data: await accounts.signing.get(principalOf(request).accountId) },
     }),
-    createSigningSecret: async ({ request }) => ({
+    createSigningSecret: async ({ request, body }) => ({
       status: 201,
-      body: { data: await accounts.createSigningSecret(principalOf(request).accountId) },
+      body: { data: await accounts.signing.rotate(principalOf(request).accountId, body ?? {}) },
     }),
     deleteSigningSecret: async ({ request }) => {
-      await accounts.deleteSigningSecret(principalOf(request).accountId);
+      await accounts.signing.remove(principalOf(request).accountId);
       return { status: 204, body: undefined };
     },
   });

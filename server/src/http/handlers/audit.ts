@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import type { AuditService } from '../../app/audit.js';
 import { ValidationError } from '../../app/errors.js';
+import { csvRow } from '../../domain/audit/csv.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
@@ -37,12 +38,6 @@ const CSV_COLUMNS = [
   'hash',
 ] as const;
 
-function csvCell(v: unknown): string {
-  if (v === undefined || v === null) return '';
-  const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /**
  * `GET /v1/audit-events/export`: streamed, so an export of years of events holds one page in memory. Registered in
  * the authenticated scope of http/app.ts, outside ts-rest (its body is not JSON).
@@ -63,10 +58,10 @@ export function registerAuditExport(scope: FastifyInstance, audit: AuditService)
     const accountId = principalOf(request).accountId;
     const events = audit.all(accountId, parsed.data!);
     async function* lines() {
-      if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`;
+      if (format === 'csv') yield csvRow(CSV_COLUMNS);
       for await (const e of events) {
         yield format === 'csv'
-          ? `${CSV_COLUMNS.map((c) => csvCell((e as Record<string, unknown>)[c])).join(',')}\r\n`
+          ? csvRow(CSV_COLUMNS.map((c) => (e as Record<string, unknown>)[c]))
           : `${JSON.stringify(e)}\n`;
       }
     }

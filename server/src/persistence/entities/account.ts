@@ -15,11 +15,14 @@ export const AccountSchema = defineEntity({
     /** Multiplies the default rate limits of spec section 8 for this account. */
     rateLimitFactor: p.double().default(1),
     /**
-     * What an action or chain created without a `webhook_secret` of its own is created with (docs/signatures.md);
-     * kept as given, since signing needs it (like an action's own secret). Null: none.
+     * What an action or chain created without a `webhook_secret` of its own is created with, and what a rotation
+     * re-keys live ones to (docs/signatures.md); kept as given, since signing needs it. Null: none.
      */
     signingSecret: p.string().length(255).nullable(),
     signingSecretCreatedAt: p.datetime().nullable(),
+    /** The secret a rotation replaced: requests carry a second signature with it until `previousSigningSecretUntil`. */
+    previousSigningSecret: p.string().length(255).nullable(),
+    previousSigningSecretUntil: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -30,6 +30,7 @@ import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
 import { Migration20261128134000_LegacyTemplateOrigins } from './Migration20261128134000_LegacyTemplateOrigins.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
+import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -77,5 +78,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261128134000_LegacyTemplateOrigins',
     class: Migration20261128134000_LegacyTemplateOrigins,
+  },
+  {
+    name: 'Migration20261128140000_SigningSecretOverlap',
+    class: Migration20261128140000_SigningSecretOverlap,
   },
 ];
