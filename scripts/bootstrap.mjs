@@ -115,8 +115,9 @@ if (!existsSync(join(root, 'node_modules')) || !stampMatches('deps', depsHash)) 
   writeStamp('deps', depsHash);
 }
 
-// 3. Build (tsc -b is incremental: nothing to do when nothing changed).
-run(pnpm, ['run', '--silent', 'build'], { env, capture: true });
+// 3. Build (tsc -b is incremental: nothing to do when nothing changed). SCHED_SKIP_BUILD=1 reuses the built tree as
+// it is (a test that starts the launcher while other tests serve the console from it).
+if (process.env.SCHED_SKIP_BUILD !== '1') run(pnpm, ['run', '--silent', 'build'], { env, capture: true });
 
 // 4. The command itself, as a child that receives the signals this process gets: a process manager (or npm, or a
 // terminal's Ctrl-C) that signals only this pid must stop the server and its embedded database, not orphan them.
@@ -135,7 +136,12 @@ const [bin, binArgs, cwd] = commands[command]();
 // second time from npm's forwarding (a second signal tells `serve` to stop without draining). The other commands
 // stay in the terminal's group (they may read it) and get Ctrl-C from it directly.
 const own = command === 'start';
-const child = spawn(bin, binArgs, { cwd, stdio: 'inherit', env, detached: own });
+// It is told this process's pid: when this process dies without passing a signal on (SIGKILL from a supervisor,
+// `timeout -s KILL`, a cancelled CI job), `serve` finds itself re-parented and stops as on SIGTERM instead of living
+// on, orphaned, with its port and its embedded PostgreSQL. (A pid, not an IPC channel: `serve` re-executes itself
+// with its heap flags, which closes an inherited channel.)
+const childEnv = own ? { ...env, SCHED_LAUNCHER_PID: String(process.pid) } : env;
+const child = spawn(bin, binArgs, { cwd, stdio: 'inherit', env: childEnv, detached: own });
 let lastForward = 0;
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
   process.on(signal, () => {

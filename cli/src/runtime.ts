@@ -1,6 +1,7 @@
 import { createClient, SchedApiError, type SchedClient, SchedConnectionError } from '@sched/sdk';
 import { issueMessage } from '@sched/contract';
 import type { Command } from 'commander';
+import { colorEnabled, type Painter, painter } from './color.js';
 import { ZodError, type z } from 'zod';
 import { readLocalCredentials, readUserConfig, resolveConnection } from './settings.js';
 
@@ -61,30 +62,50 @@ function cell(v: unknown): string {
   return v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
-export function formatTable(rows: Record<string, unknown>[], columns: string[]): string {
+/** Columns whose values are statuses, painted by what they mean at a terminal. */
+const STATUS_COLUMNS = new Set(['status', 'state', 'circuit']);
+
+export function formatTable(
+  rows: Record<string, unknown>[],
+  columns: string[],
+  paint: Painter = painter(colorEnabled(process.stdout)),
+): string {
   if (rows.length === 0) return '(none)';
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) =>
+  const last = columns.length - 1;
+  // Padded before painting (escape codes take no room on screen); the last column is never padded.
+  const line = (values: string[], style: (v: string, i: number) => string) =>
     values
-      .map((v, i) => v.padEnd(widths[i]!))
+      .map((v, i) => style(i === last ? v.trimEnd() : v.padEnd(widths[i]!), i))
       .join('  ')
       .trimEnd();
   return [
-    line(columns.map((c) => c.toUpperCase())),
-    ...rows.map((r) => line(columns.map((c) => cell(r[c])))),
+    line(
+      columns.map((c) => c.toUpperCase()),
+      (v) => paint.header(v),
+    ),
+    ...rows.map((r) =>
+      line(
+        columns.map((c) => cell(r[c])),
+        (v, i) => (STATUS_COLUMNS.has(columns[i]!) ? paint.status(v.trim(), v) : v),
+      ),
+    ),
   ].join('\n');
 }
 
+/** `error` in red at a terminal (stderr), as it is everywhere else. */
+const errorWord = () => painter(colorEnabled(process.stderr)).error('error');
+
 export function reportError(err: unknown): number {
   if (err instanceof SchedApiError) {
-    process.stderr.write(`error [${err.code}]: ${err.message} (HTTP ${err.status})\n`);
+    process.stderr.write(`${errorWord()} [${err.code}]: ${err.message} (HTTP ${err.status})\n`);
     for (const [field, messages] of Object.entries(err.errors)) {
       for (const m of messages) process.stderr.write(`  ${field}: ${m}\n`);
     }
     return EXIT.failed;
   }
   if (err instanceof UsageError) {
-    process.stderr.write(`error: ${err.message}\n`);
+    process.stderr.write(`${errorWord()}: ${err.message}\n`);
     return EXIT.usage;
   }
   if (err instanceof ZodError) {
@@ -93,16 +114,16 @@ export function reportError(err: unknown): number {
     const fields = err.issues.map((i) => [i.path.join('.') || 'options', i.message] as const);
     const [first] = fields;
     process.stderr.write(
-      `error [validation_failed]: ${first ? `${first[0]}: ${first[1]}` : 'invalid options'}\n`,
+      `${errorWord()} [validation_failed]: ${first ? `${first[0]}: ${first[1]}` : 'invalid options'}\n`,
     );
     for (const [field, message] of fields) process.stderr.write(`  ${field}: ${message}\n`);
     return EXIT.failed;
   }
   if (err instanceof SchedConnectionError) {
-    process.stderr.write(`error: ${err.message}\n`);
+    process.stderr.write(`${errorWord()}: ${err.message}\n`);
     return EXIT.failed;
   }
-  process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
+  process.stderr.write(`${errorWord()}: ${(err as Error)?.message ?? String(err)}\n`);
   return EXIT.failed;
 }
 

@@ -58,6 +58,11 @@ const TAGS: TagInfo[] = [
   },
   { name: 'responses', description: 'The login-free response links of approvals (no API key).' },
   { name: 'trigger', description: "A template's public trigger URL (no API key; the token is the secret)." },
+  {
+    name: 'integrations',
+    description:
+      'Answers given outside sched: Slack button clicks and replies to approval emails (no API key).',
+  },
   { name: 'system', description: 'Liveness and readiness probes (no API key).' },
 ];
 

@@ -3,6 +3,7 @@ import { actionsContract, quotaContract } from './routes/actions.js';
 import { alertRulesContract } from './routes/alert-rules.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { auditContract, auditExportContract } from './routes/audit.js';
+import { integrationsContract } from './routes/integrations.js';
 import { outboxContract } from './routes/outbox.js';
 import {
   channelsContract,
@@ -74,6 +75,7 @@ export const contract = c.router({
   responses: responsesContract,
   trigger: triggerContract,
   auditExport: auditExportContract,
+  integrations: integrationsContract,
 });
 
 export type Contract = typeof contract;

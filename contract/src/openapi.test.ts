@@ -51,7 +51,8 @@ describe('the OpenAPI document', () => {
     for (const route of routes(contract)) {
       const op = operationOf(route);
       if ('body' in route && typeof route.body === 'object' && route.body && '~standard' in route.body) {
-        const example = op.requestBody?.content['application/json']?.example;
+        const content = op.requestBody?.content ?? {};
+        const example = (content['application/json'] ?? Object.values(content)[0])?.example;
         if (example === undefined) problems.push(`${op.operationId}: no request example`);
         else problems.push(...issues(route.body, example).map((i) => `${op.operationId} request ${i}`));
         expect(op.responses['400'], op.operationId).toBeDefined();

@@ -23,6 +23,8 @@ export interface RouteMeta {
   notes?: string;
   /** The body may also come as `application/x-www-form-urlencoded` (an HTML form posting straight to the route). */
   formBody?: boolean;
+  /** The body's only content type when it is not JSON (a Slack form, a raw MIME message). */
+  bodyContentType?: string;
   /** The scope the route needs whatever its method (default: `read` for GET, `write` otherwise). */
   scope?: 'admin';
   /** Overrides the `<tag><Key>` operationId (when the key repeats the tag, say). */
@@ -230,10 +232,12 @@ export function buildOpenApiDocument(
       });
       operation.requestBody = {
         required: true,
-        content: {
-          'application/json': { schema },
-          ...(meta.formBody ? { 'application/x-www-form-urlencoded': { schema } } : {}),
-        },
+        content: meta.bodyContentType
+          ? { [meta.bodyContentType]: { schema } }
+          : {
+              'application/json': { schema },
+              ...(meta.formBody ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+            },
       };
     }
     const openApiPath = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -317,10 +321,10 @@ function addExamples(
   const body = (
     operation.requestBody as { content?: Record<string, { schema: SchemaObject; example?: unknown }> }
   )?.content;
-  if (body?.['application/json']) {
-    body['application/json'].example =
-      meta.example?.request ?? exampleFromSchema(body['application/json'].schema, schemas, { io: 'input' });
-  }
+  // JSON, or the one content type of a body that is not (`bodyContentType`).
+  const media = body?.['application/json'] ?? (body ? Object.values(body)[0] : undefined);
+  if (media)
+    media.example = meta.example?.request ?? exampleFromSchema(media.schema, schemas, { io: 'input' });
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     const media = status.startsWith('2')
       ? (response as ResponseObject).content?.['application/json']

@@ -91,14 +91,14 @@ export const PLANS = Object.freeze(['free', 'pro', 'business'] as const);
 export type Plan = (typeof PLANS)[number];
 
 /**
- * Why a delivery attempt did not succeed (issue 23): `http` a non-2xx answer, `timeout` no answer in time, `dns` the
+ * Why a delivery attempt did not succeed: `http` a non-2xx answer, `timeout` no answer in time, `dns` the
  * name did not resolve, `connect` the connection was refused or reset, `tls` the TLS handshake failed, `blocked` the
  * destination policy (SSRF guard) refused it. A successful attempt has none.
  */
 export const ERROR_CLASSES = Object.freeze(['timeout', 'dns', 'connect', 'tls', 'http', 'blocked'] as const);
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
-/** Why a due delivery waited before its attempt started (issue 24): its host's flow control, circuit or pause. */
+/** Why a due delivery waited before its attempt started: its host's flow control, circuit or pause. */
 export const HOLD_REASONS = Object.freeze(['flow_control', 'circuit', 'paused'] as const);
 export type HoldReason = (typeof HOLD_REASONS)[number];
 

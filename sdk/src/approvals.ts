@@ -40,7 +40,10 @@ export interface ApprovalAttachment {
  * Every value is checked by the server, which answers 422 naming the field.
  */
 export interface ApprovalInput {
-  /** Who is asked: emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>`, team member ids. */
+  /**
+   * Who is asked: emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>`, `slack:<member id>` (Slack
+   * app mode), team member ids.
+   */
   to: string | string[];
   /** The question, at most 5000 characters. */
   message: string;
@@ -64,6 +67,8 @@ export interface ApprovalInput {
   requiredRecipients?: string[];
   /** The requester's address: their answer never counts. */
   excludeRequester?: string;
+  /** Slack app mode: the member ids who may answer a Slack channel's buttons (default: anyone in the channel). */
+  slackResponders?: string[];
   /** Re-sends to who has not answered every `every`, at most `max` times. */
   reminders?: GateInput['reminders'];
   /** When recipients must comment: `optional` (default), `required_on_decline`, `required`. */
@@ -102,6 +107,7 @@ export function buildApprovalBody(input: ApprovalInput): ActionCreateBody {
   if (input.minApprovals !== undefined) gate.min_approvals = input.minApprovals;
   if (input.requiredRecipients !== undefined) gate.required_recipients = [...input.requiredRecipients];
   if (input.excludeRequester !== undefined) gate.exclude_requester = input.excludeRequester;
+  if (input.slackResponders !== undefined) gate.slack_responders = [...input.slackResponders];
   if (input.commentPolicy !== undefined) gate.comment = input.commentPolicy;
   if (input.reminders !== undefined) gate.reminders = input.reminders;
   if (input.maxSnoozes !== undefined) gate.max_snoozes = input.maxSnoozes;

@@ -2,7 +2,7 @@ import { ACTION_CALLBACK_EVENTS } from '@sched/contract';
 import { describe, expect, it } from 'vitest';
 import * as sdk from './index.js';
 
-describe('legacy event names (spec 6, E15)', () => {
+describe('legacy event names (E15)', () => {
   it('exports ActionExecuted, ActionFailed, ActionExpired and ReminderResponded as aliases of the event names', () => {
     const s = sdk as unknown as Record<string, unknown>;
     expect(s.ActionExecuted).toBe('action.executed');

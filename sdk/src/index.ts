@@ -120,6 +120,7 @@ export type {
 } from './types.js';
 export type {
   ActionCallback,
+  AnswerChannel,
   ApprovalSummary,
   AuditEvent,
   AuditVerification,

@@ -4,9 +4,17 @@ import { z } from 'zod';
 import { DEFAULT_EMAIL_FROM } from './channels/email.js';
 import { type ChannelConfig, REQUIRED_VARS } from './channels/registry.js';
 import { DEFAULT_TWILIO_API_URL } from './channels/sms.js';
+import {
+  ANSWER_ENV,
+  answerEnvProblems,
+  type InboundConfig,
+  inboundConfig,
+  slackAppConfig,
+} from './config-answers.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
 import { HEAP_DEFAULT_MB } from './environment.js';
 import { type PlanTable, readPlansFile } from './plans-file.js';
+import { LOG_FORMATS, type LogFormat } from './log-format.js';
 import { isDatabaseUrl } from './persistence/hosts.js';
 
 const bool = z
@@ -61,6 +69,7 @@ export const EnvSchema = z.object({
   // How long a pg-boss job may stay active before pg-boss retries it (a worker died holding it).
   SCHED_JOB_EXPIRE_SECONDS: z.coerce.number().int().min(1).default(300),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SCHED_LOG_FORMAT: z.enum(LOG_FORMATS).default('auto'),
   // The HTTP edge (docs/security.md): which proxy to believe for client IPs, and inbound timeouts.
   SCHED_TRUST_PROXY: z.string().min(1).optional(),
   SCHED_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
@@ -124,6 +133,8 @@ export const EnvSchema = z.object({
     .trim()
     .refine((v) => hasProtocol(v, ['mailto:', 'https:']), 'must be a mailto: address or an https: URL')
     .optional(),
+  // Answers from where the message is: Slack app mode and replies to approval emails (config-answers.ts).
+  ...ANSWER_ENV,
 });
 
 /** A channel's credentials come all or none: one line naming the missing ones when only some are set. */
@@ -195,11 +206,13 @@ export interface Config {
   jobExpireSeconds: number;
   /** Caps on delivery attempts in flight in one worker process: in total and per account. */
   deliveryConcurrency: { total: number; perAccount: number };
-  /** Actions a UTC day and month to one unverified destination hostname (spec 4.6). */
+  /** Actions a UTC day and month to one unverified destination hostname. */
   domainLimits: { perDay: number; perMonth: number };
   /** Resolvers for domain verification (`host` or `host:port`); empty: the system's. */
   dnsServers: string[];
   logLevel: string;
+  /** `auto`: readable lines at a terminal, JSON elsewhere (log-format.ts). */
+  logFormat: LogFormat;
   /** Fastify's `trustProxy`: false (default), a hop count, or the proxies' addresses and CIDRs. */
   trustProxy: TrustProxy;
   /** Whole-request receive limit (slow bodies); 0 turns it off. */
@@ -209,6 +222,8 @@ export interface Config {
   httpKeepAliveTimeoutMs: number;
   /** Notification channel settings; a channel left out keeps its messages in the outbox. */
   channels: ChannelConfig;
+  /** Approve by replying (docs/approvals.md); `domain` null: approval emails carry no reply address. */
+  inbound: InboundConfig;
   /** Browser origins allowed to call /v1 (SCHED_CORS_ORIGINS); empty: CORS off. */
   corsOrigins: string[];
   /** SCHED_PLANS_FILE's overrides of the plan table; null: the defaults (docs/self-hosting.md). */
@@ -271,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
     ...missingOfGroup(cleaned, REQUIRED_VARS.sms, 'SCHED_TWILIO_* credential'),
     ...missingOfGroup(cleaned, REQUIRED_VARS.push, 'SCHED_VAPID_* variable'),
+    ...answerEnvProblems(cleaned, missingOfGroup),
   ];
   if (!parsed.success || lines.length > 0) {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
@@ -331,11 +347,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter((s) => s !== ''),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.SCHED_LOG_FORMAT,
     trustProxy,
     httpRequestTimeoutMs: e.SCHED_HTTP_REQUEST_TIMEOUT_MS,
     httpConnectionTimeoutMs: e.SCHED_HTTP_CONNECTION_TIMEOUT_MS,
     httpKeepAliveTimeoutMs: e.SCHED_HTTP_KEEP_ALIVE_TIMEOUT_MS,
     channels: channelConfig(e),
+    inbound: inboundConfig(e),
     plans: plans.table,
     corsOrigins,
   };
@@ -368,5 +386,7 @@ function channelConfig(e: z.output<typeof EnvSchema>): ChannelConfig {
       subject: e.SCHED_VAPID_SUBJECT,
     };
   }
+  const slackApp = slackAppConfig(e);
+  if (slackApp) config.slackApp = slackApp;
   return config;
 }

@@ -194,22 +194,67 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
       'Web Push channel (VAPID; all three or none). Slack and Teams need no variable: each channel resource carries its webhook URL.',
   },
   {
+    names: ['SCHED_SLACK_BOT_TOKEN', 'SCHED_SLACK_SIGNING_SECRET'],
+    default: 'unset',
+    meaning:
+      'Slack app mode (both or none; docs/approvals.md): approvals to `slack:<member id>` recipients and to channels with a `slack_channel_id` go through the Web API with the bot token (`xoxb-…`), with buttons answered in Slack; clicks arrive at `POST /integrations/slack/interactions`, verified with the signing secret.',
+  },
+  {
+    names: ['SCHED_SLACK_API_URL'],
+    default: '`https://slack.com/api`',
+    meaning: 'Slack Web API root (a proxy, or a stand-in in tests).',
+  },
+  {
+    names: ['SCHED_INBOUND_EMAIL_DOMAIN'],
+    default: 'unset',
+    meaning:
+      'Approve by replying: approval emails carry `Reply-To: reply+<token>@<domain>`; mail for that domain must reach `SCHED_INBOUND_SMTP_PORT` or the inbound hook. Unset: no reply address.',
+  },
+  {
+    names: ['SCHED_INBOUND_SMTP_PORT'],
+    default: 'unset',
+    meaning:
+      'The api role listens for replies on this SMTP port (`0` picks a free one); at most 1 MiB a message and 30 messages a minute per client address.',
+  },
+  {
+    names: ['SCHED_INBOUND_SMTP_HOST'],
+    default: '`$HOST`',
+    meaning: 'Listen address of the inbound SMTP port.',
+  },
+  {
+    names: ['SCHED_INBOUND_SMTP_TLS_CERT', 'SCHED_INBOUND_SMTP_TLS_KEY'],
+    default: 'unset',
+    meaning: 'PEM certificate and key files (both or none): the inbound SMTP port offers STARTTLS.',
+  },
+  {
+    names: ['SCHED_INBOUND_EMAIL_SECRET'],
+    default: 'unset',
+    meaning:
+      "Shared secret (16+ characters) of `POST /integrations/email/inbound`, which takes a reply as raw MIME from a mail provider's inbound hook (`Authorization: Bearer <secret>`). Unset: that route answers 404.",
+  },
+  {
     names: ['OTEL_EXPORTER_OTLP_ENDPOINT'],
     default: 'unset',
     meaning:
-      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. The exporter's own `OTEL_*` variables apply (`OTEL_SERVICE_NAME`, `OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
+      "OpenTelemetry collector (OTLP/HTTP, JSON): when set, spans of deliveries (linked to the creating request's `traceparent`), approval sends and answers go to `$OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces`, and receivers get a `traceparent`. Each API request is a span too. `OTEL_SERVICE_NAME` (default `sched`) and `OTEL_RESOURCE_ATTRIBUTES` name the service; the exporter's own `OTEL_*` variables apply (`OTEL_EXPORTER_OTLP_HEADERS`). Unset: tracing is off and its SDK never loaded.",
   },
   {
     names: ['LOG_LEVEL'],
     default: '`info`',
     meaning:
-      '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON (pino) with request ids, one line per request; keys and secrets are never logged. Lines are written in batches (at most 200 ms or 8 KiB late; flushed at exit, a `kill -9` may lose that much).',
+      '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. Logs are JSON (pino; readable lines at a terminal, see `SCHED_LOG_FORMAT`) with request ids, one line per request; keys and secrets are never logged. Lines are written in batches (at most 200 ms or 8 KiB late; flushed at exit, a `kill -9` may lose that much).',
+  },
+  {
+    names: ['SCHED_LOG_FORMAT'],
+    default: '`auto`',
+    meaning:
+      '`auto`: one readable line per event (time, level, message, fields; a request as `GET /v1/actions 200 3.1ms`) when stdout is a terminal, JSON otherwise; `json` or `pretty` to choose.',
   },
   {
     names: ['NODE_ENV'],
     default: '`development`',
     meaning:
-      '`production` turns off response validation, refuses `SCHED_TIME_SCALE` and closes `GET /v1/outbox` (a development server answers it to `admin` keys: its messages carry live response links).',
+      '`production` turns off response validation, refuses `SCHED_TIME_SCALE`, closes `GET /v1/outbox` (a development server answers it to `admin` keys: its messages carry live response links), and keeps no outbox: an approval whose channels all lack their settings is refused at create, and a message on such a channel is recorded as not sent (docs/approvals.md, Channels).',
   },
 ];
 

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { type LogFormat, readableLine, readableLogs } from './log-format.js';
 
 /** Path segments that are bearer credentials: `/r/<response token>` and `/t/<trigger token>`. */
 const TOKEN_PREFIXES = new Set(['r', 't']);
@@ -38,8 +39,12 @@ interface LoggedRequest {
   socket?: { remotePort?: number };
 }
 
-/** JSON logs; credentials are redacted wherever they might appear, including response links in request URLs. */
-export function createLogger(level: string, name = 'sched'): Logger {
+/**
+ * JSON logs, or one readable line each for a person at a terminal (`format`, SCHED_LOG_FORMAT: log-format.ts);
+ * credentials are redacted wherever they might appear, including response links in request URLs.
+ */
+export function createLogger(level: string, name = 'sched', format: LogFormat = 'json'): Logger {
+  const readable = readableLogs(format, process.stdout.isTTY === true);
   // Lines are written in batches (8 KiB, or what 200 ms gathered; pino flushes at exit): one write per line had
   // cost a tenth of a create's CPU. The timer flushes only when a line waits, so an idle server writes nothing.
   const destination = pino.destination({ dest: 1, sync: false, minLength: 8192 });
@@ -56,7 +61,7 @@ export function createLogger(level: string, name = 'sched'): Logger {
       hooks: {
         streamWrite: (line) => {
           waiting = true;
-          return line;
+          return readable ? readableLine(line) : line;
         },
       },
       serializers: {

@@ -41,7 +41,7 @@ const FAILED_START_CLOSE_MS = 10_000;
 export async function startService(
   config: Config,
   role: Role,
-  logger: Logger = createLogger(config.logLevel),
+  logger: Logger = createLogger(config.logLevel, 'sched', config.logFormat),
 ): Promise<RunningService> {
   // A self-hosted deployment's own plan table (SCHED_PLANS_FILE), before anything reads a limit.
   usePlanLimits(config.plans);

@@ -12,6 +12,8 @@ export interface Metrics {
   deliveriesInFlight: Gauge;
   deliveriesWaiting: Gauge;
   purgedRows: Counter<'table'>;
+  /** Approval and alert messages by channel and outcome (sent, outbox, not_configured, failed). */
+  notifications: Counter<'channel' | 'outcome'>;
   /** Due deliveries held by their destination, by reason; and destinations by circuit state (not closed). */
   heldDeliveries: Gauge<'reason'>;
   circuits: Gauge<'state'>;
@@ -52,6 +54,14 @@ export function createMetrics(): Metrics {
       name: 'sched_deliveries_total',
       help: 'Delivery attempts by outcome (success, retryable, permanent).',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    notifications: new Counter({
+      name: 'sched_notifications_total',
+      help:
+        'Approval and alert messages by channel and outcome: sent (a provider took it), outbox (kept on a development ' +
+        "server), not_configured (production without the channel's settings), failed.",
+      labelNames: ['channel', 'outcome'],
       registers: [registry],
     }),
     retries: new Counter({
@@ -116,4 +126,10 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
   };
+}
+
+/** The outcome label of one message's receipt. */
+export function notificationOutcome(receipt: { ok: boolean; via: string }): string {
+  if (receipt.ok) return receipt.via === 'outbox' ? 'outbox' : 'sent';
+  return receipt.via === 'not_configured' ? 'not_configured' : 'failed';
 }

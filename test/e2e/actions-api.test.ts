@@ -215,7 +215,7 @@ describe('webhook actions: the API', () => {
     });
   });
 
-  it('accepts the deprecated names of spec 9 and answers in current names', async () => {
+  it('accepts the deprecated names and answers in current names', async () => {
     const res = await create({
       type: 'immediate',
       intent: { delay: '15m' },

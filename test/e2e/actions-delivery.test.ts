@@ -92,7 +92,7 @@ describe('webhook delivery', () => {
     expect(hit!.headers['x-sched-attempt']).toBe('1');
   });
 
-  it('2xx: executed, with an action.executed callback carrying the payload of spec 6', async () => {
+  it('2xx: executed, with an action.executed callback carrying the documented payload', async () => {
     const res = await create({
       schedule: { wait: '1s' },
       request: { url: `${rx.url}/ok` },

@@ -88,6 +88,9 @@ describe('alert channels and destination thresholds (review 188718b)', { timeout
     expect(refused.status).toBe(422);
     expect(Object.keys(refused.body.errors)).toEqual(['channels.1.url']);
     expect(refused.body.errors['channels.1.url'][0]).toContain('not verified');
+    // The rule itself stays editable: its channels, kept as they were, are not refused for what their alerts spent.
+    const renamed = await call('PUT', `/v1/alert-rules/${id}`, { name: 'renamed' });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     const updated = await call('PUT', `/v1/alert-rules/${id}`, {
       channels: [{ type: 'webhook', url: `${hook}/alert-d` }],
     });

@@ -68,6 +68,49 @@ describe('quorum approvals', () => {
     await svc.until(id, 'executed');
   });
 
+  it('sched approvals create reaches the quorum and every other gate field', async () => {
+    const out = await runCli(
+      [
+        'approvals',
+        'create',
+        '--to',
+        'c1@example.com',
+        '--to',
+        'c2@example.com',
+        '--to',
+        'c3@example.com',
+        '--message',
+        'Ship it?',
+        '--in',
+        '1h',
+        '--min-approvals',
+        '2',
+        '--require',
+        'c1@example.com',
+        '--exclude-requester',
+        'c3@example.com',
+        '--remind-every',
+        '1h',
+        '--remind-max',
+        '2',
+        '--comment',
+        'required_on_decline',
+        '--json',
+      ],
+      { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: key },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const id = JSON.parse(out.stdout).data.id as string;
+    expect((await svc.get(id)).gate).toMatchObject({
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      required_recipients: ['c1@example.com'],
+      exclude_requester: 'c3@example.com',
+      reminders: { every: '1h', max: 2 },
+      comment: 'required_on_decline',
+    });
+  });
+
   it('a decline that leaves the quorum reachable waits; a required recipient declining fails it at once', async () => {
     const res = await create({
       recipients: ['r1@example.com', 'r2@example.com', 'boss@example.com'],

@@ -167,10 +167,10 @@ describe('approvals through the SDK and the sched binary', () => {
       expect(recipients).toMatch(
         /^\s+[0-9a-f-]{36}\s+\+15551234567\s+.*\s+sms\s+declined\s+\d{4}-\S+Z\s+not on a Friday$/m,
       );
-      expect(timeline).toMatch(/^\s+TIME\s+EVENT\s+ACTOR\s+NOTES$/m);
-      expect(timeline).toMatch(/^\s+\S+Z\s+sent\s+system\s+request to cli@example\.com via email$/m);
-      expect(timeline).toMatch(/^\s+\S+Z\s+sent\s+system\s+request to \+15551234567 via sms$/m);
-      expect(timeline).toMatch(/^\s+\S+Z\s+declined\s+\+15551234567\s+not on a Friday$/m);
+      expect(timeline).toMatch(/^\s+TIME\s+EVENT\s+ACTOR\s+VIA\s+NOTES$/m);
+      expect(timeline).toMatch(/^\s+\S+Z\s+sent\s+system\s+-\s+request to cli@example\.com via email$/m);
+      expect(timeline).toMatch(/^\s+\S+Z\s+sent\s+system\s+-\s+request to \+15551234567 via sms$/m);
+      expect(timeline).toMatch(/^\s+\S+Z\s+declined\s+\+15551234567\s+page\s+not on a Friday$/m);
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/^CREATED_AT\s+CHANNEL\s+DESTINATION\s+ACTION_ID\s+RESPONSE_LINK$/m);
       expect(table.stdout).toContain(`sms      +15551234567  ${action.id}  ${sms.response_link}`);
@@ -222,6 +222,50 @@ describe('approvals through the SDK and the sched binary', () => {
       phone: null,
       email: 'ada@example.com',
     });
+
+    // Slack app mode names a channel id instead of a webhook; a retired Teams connector URL is flagged.
+    const app = await runCli(
+      [
+        'channels',
+        'create',
+        '--name',
+        'deploys',
+        '--type',
+        'slack',
+        '--slack-channel-id',
+        'C0DEPLOY12',
+        '--json',
+      ],
+      env,
+    );
+    expect(parse(app.stdout).data).toMatchObject({
+      webhook_url: null,
+      slack_channel_id: 'C0DEPLOY12',
+      warnings: [],
+    });
+    const legacy = await runCli(
+      [
+        'channels',
+        'create',
+        '--name',
+        'legacy',
+        '--type',
+        'teams',
+        '--webhook-url',
+        'https://contoso.webhook.office.com/webhookb2/a/IncomingWebhook/b/c',
+        '--json',
+      ],
+      env,
+    );
+    const legacyId = parse(legacy.stdout).data.id as string;
+    expect(parse(legacy.stdout).data.warnings[0]).toMatch(/retired/);
+    const listed = await runCli(['channels', 'list'], env);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${legacyId}\\s+legacy\\s+teams\\s+\\S+\\s+\\S+\\s+connector retired$`, 'm'),
+    );
+    expect(listed.stdout).toMatch(/^\S+\s+deploys\s+slack\s+slack app C0DEPLOY12/m);
+    for (const extra of [parse(app.stdout).data.id, legacyId])
+      expect((await runCli(['channels', 'delete', extra], env)).code).toBe(0);
 
     const [dropChannel, dropMember] = await Promise.all([
       runCli(['channels', 'delete', ch.id], env),

@@ -575,7 +575,7 @@ describe('approval actions', () => {
   });
 });
 
-describe('response links are rate limited per link (spec 8: 10 a minute)', () => {
+describe('response links are rate limited per link (10 a minute)', () => {
   it('answers 429 with Retry-After on the 11th request to one link within a minute', async () => {
     const db = await createTestDatabase('linklimit');
     const smtp = await startSmtpServer();

@@ -99,7 +99,7 @@ describe('audit log', () => {
     expect(events[6]).toMatchObject({
       actor: { type: 'recipient', id: expect.any(String) },
       resource: { type: 'action', id: approval.body.data.id },
-      channel: 'email',
+      channel: 'page',
       user_agent: 'audit-test',
       details: { decision: 'confirm', comment: 'looks right' },
     });
@@ -146,8 +146,8 @@ describe('audit log', () => {
     ).toBe(422);
     expect((await fetch(`${server.url}/v1/audit-events/export`)).status).toBe(401);
 
-    expect((await svc.call('GET', '/v1/audit-events/verify')).body).toEqual({
-      data: { ok: true, checked: 9 },
+    expect((await svc.call('GET', '/v1/audit-events/verify')).body).toMatchObject({
+      data: { ok: true, checked: 9, head_seq: 9 },
     });
 
     const client = new pg.Client({ connectionString: db.url });
@@ -172,7 +172,7 @@ describe('audit log', () => {
     } finally {
       await client.end();
     }
-    expect((await svc.call('GET', '/v1/audit-events/verify')).body).toEqual({
+    expect((await svc.call('GET', '/v1/audit-events/verify')).body).toMatchObject({
       data: { ok: false, checked: 5, broken_at: 5 },
     });
   });
@@ -196,6 +196,46 @@ describe('audit log', () => {
     expect(events[1].details).toEqual({ fields: ['name'] });
     expect(JSON.stringify(events)).not.toContain(created.body.data.trigger_token);
     expect((await svc.call('GET', '/v1/audit-events?action=template.*')).body.data).toHaveLength(3);
+  });
+
+  it('records the creates of a batch and of a replay, each under its own action, with the caller as actor', async () => {
+    // Two plain items (the batch writer's one statement) and a keyed one (the create core's transaction path).
+    const batch = await svc.call('POST', '/v1/actions/batch', {
+      actions: [
+        { name: 'batch plain 1', schedule: { wait: '1h' }, request: { url: `${rx.url}/b1` } },
+        {
+          name: 'batch keyed',
+          schedule: { wait: '1h' },
+          idempotency_key: 'audit-batch',
+          request: { url: `${rx.url}/b2` },
+        },
+        { name: 'batch plain 2', schedule: { wait: '1h' }, request: { url: `${rx.url}/b3` } },
+      ],
+    });
+    expect(batch.status).toBe(201);
+    const ids = (batch.body.data as any[]).map((r) => r.id as string);
+    expect(ids).toHaveLength(3);
+    const of = async (id: string) =>
+      (await svc.call('GET', `/v1/audit-events?resource_id=${id}`)).body.data as any[];
+    for (const [i, id] of ids.entries()) {
+      const events = await of(id);
+      expect(events.map((e) => e.action)).toEqual(['action.create']);
+      expect(events[0]).toMatchObject({
+        actor: { type: 'api_key' },
+        resource: { type: 'action', id },
+        details: { name: (batch.body.data as any[])[i].name, mode: 'webhook', method: 'POST' },
+      });
+    }
+    // A replay is a create too: the new action's event, beside the original's create and cancel.
+    expect((await svc.call('DELETE', `/v1/actions/${ids[0]}`)).status).toBe(200);
+    const replay = await svc.call('POST', `/v1/actions/${ids[0]}/replay`, {});
+    expect(replay.status).toBe(201);
+    const replayId = replay.body.data.id as string;
+    expect(replayId).not.toBe(ids[0]);
+    expect((await of(replayId)).map((e) => [e.action, e.actor.type, e.details.url])).toEqual([
+      ['action.create', 'api_key', `${rx.url}/b1`],
+    ]);
+    expect((await of(ids[0]!)).map((e) => e.action)).toEqual(['action.create', 'action.cancel']);
   });
 
   it('records every state change of keys, contacts, team members, channels, domains, destinations, chains, bulk operations and templates; no secret appears', async () => {

@@ -237,6 +237,14 @@ describe('the operator console in a browser', () => {
     await page.goto(`${server.url}/console/settings`);
     await page.getByRole('cell', { name: 'Ada Lovelace' }).waitFor();
     await page.getByRole('heading', { name: 'Destination domains' }).waitFor();
+    // What this (development) server can send: Slack and Teams need no setting, email without SMTP is kept.
+    await page.getByRole('heading', { name: 'Notification channels' }).waitFor();
+    const ready = (await (await fetch(`${server.url}/readyz`)).json()) as {
+      channels: Record<string, string>;
+    };
+    for (const [name, state] of Object.entries(ready.channels))
+      expect(await page.locator(`tr[data-channel="${name}"]`).getAttribute('data-state')).toBe(state);
+    expect(ready.channels.slack).toBe('configured');
     // The default account's first key holds the admin scope: its console manages API keys.
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByRole('cell', { name: 'default', exact: true }).first().waitFor();

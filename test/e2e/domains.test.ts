@@ -136,7 +136,7 @@ describe('destination domains: thresholds and verification', () => {
       usage: { today: 10 },
     });
 
-    // Removing the domain (spec 4.6) brings the thresholds back at once: today's count stays.
+    // Removing the domain brings the thresholds back at once: today's count stays.
     expect((await call('DELETE', `/v1/domains/${host}`)).status).toBe(204);
     expect((await call('GET', `/v1/domains/${host}`)).status).toBe(404);
     expect((await create(host)).status).toBe(422);

@@ -127,11 +127,43 @@ describe('sched listen', () => {
     }, 20_000);
   });
 
+  it('--verified-only answers 401 to what does not verify, unforwarded; a body over --max-body is a 413', async () => {
+    app.on('/app/only', { status: 202, body: 'taken' });
+    const listen = startListen([
+      ...['--secret', SECRET, '--verified-only', '--max-body', '1000'],
+      ...['--forward-to', `${app.url}/app`, '--count', '3'],
+    ]);
+    const url = await listen.url;
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${url}/only`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+    expect((await post('{"forged":true}')).status).toBe(401);
+    expect((await post(JSON.stringify({ pad: 'x'.repeat(5000) }))).status).toBe(413);
+    const signed = await api(server, server.apiKey, 'POST', '/v1/actions', {
+      schedule: { wait: '1s' },
+      request: { url: `${url}/only`, body: { order: 44 } },
+      webhook_secret: SECRET,
+    });
+    expect(signed.status).toBe(201);
+    expect(await listen.exited).toBe(0);
+    expect(listen.events.map((e) => [e.status, e.refused ?? null, e.signature])).toEqual([
+      [401, 'not verified', 'unsigned'],
+      [413, 'body too large', 'not_checked'],
+      [202, null, 'verified'],
+    ]);
+    // Only the verified request reached the endpoint.
+    expect(app.to('/app/only').map((r) => r.body)).toEqual(['{"order":44}']);
+  });
+
   it('refuses bad options before listening', async () => {
     for (const [args, message] of [
       [['--port', '70000'], '--port takes 0 to 65535'],
       [['--status', '99'], '--status takes an HTTP status from 200 to 599'],
       [['--forward-to', 'ftp://example.com/'], '--forward-to takes an http or https URL'],
+      [['--verified-only'], '--verified-only needs --secret (or SCHED_WEBHOOK_SECRET)'],
     ] as const) {
       const listen = startListen([...args]);
       await expect(listen.url).rejects.toThrow(message);

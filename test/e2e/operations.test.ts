@@ -430,8 +430,16 @@ describe('operations: inbox, replay, bulk operations', () => {
     );
     expect(preview.code).toBe(0);
     expect(preview.stdout).toContain('dry run: cancel would change 12 of 12 matched actions');
-    expect(preview.stdout).toContain('--yes');
+    expect(preview.stdout).toContain('--yes --expect 12');
     expect(preview.stdout.match(/^ {2}[0-9a-f-]{36}$/gm)).toHaveLength(10);
+    // A start carrying a smaller count than the filter now matches is refused, and nothing changes.
+    const grown = await runCli(
+      ['bulk', 'cancel', '--destination-host', 'cli.example', '--yes', '--expect', '11'],
+      env,
+    );
+    expect(grown.code).toBe(1);
+    expect(grown.stderr).toContain('error [conflict]');
+    expect(grown.stderr).toContain('more than expected_matched (11)');
     expect(
       (await call('GET', '/v1/actions?destination_host=cli.example&status=scheduled')).body.meta.total,
     ).toBe(12);

@@ -28,6 +28,8 @@ const SECRET = {
   directEmail: `direct.${MARK}@example.com`,
   reassignedEmail: `dee.${MARK}@example.com`,
   alertEmail: `oncall.${MARK}@example.com`,
+  declinerEmail: `decliner.${MARK}@example.com`,
+  escalationEmail: `escalate.${MARK}@example.com`,
   alertPhone: '+15555557103',
 } as const;
 
@@ -176,6 +178,32 @@ describe('what a read-only key and the audit log can see (review 188718b)', { ti
       body: JSON.stringify({ decision: 'confirm', comment: 'fine' }),
     });
     expect(answered.status).toBe(200);
+
+    // One declined (its last_error names who declined), with an escalation contact in its gate.
+    const declined = (
+      await ok('POST', '/v1/actions', {
+        mode: 'approval',
+        name: 'Declined one',
+        schedule: { wait: '1s' },
+        gate: {
+          message: 'Ok?',
+          recipients: [SECRET.declinerEmail],
+          timeout: '1d',
+          escalation: { contacts: [SECRET.escalationEmail], after_hours: 12 },
+        },
+      })
+    ).data;
+    made('actions', declined.id);
+    await svc.until(declined.id, 'awaiting_response');
+    const [declinerMail] = await svc.smtp.waitFor(SECRET.declinerEmail);
+    const no = await fetch(linkIn(declinerMail!.text), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ decision: 'decline' }),
+    });
+    expect(no.status).toBe(200);
+    const declinedView = (await call('GET', `/v1/actions/${declined.id}`)).body.data;
+    expect(declinedView.last_error).toContain(SECRET.declinerEmail);
 
     // A second approval left pending, so GET /v1/approvals lists its recipients.
     const pending = (

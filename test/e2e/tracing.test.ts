@@ -9,7 +9,10 @@ import { eventually } from '../support/wait.js';
 interface OtlpSpan {
   traceId: string;
   spanId: string;
+  parentSpanId?: string;
   name: string;
+  /** The `service.name` of the resource it was exported under. */
+  service?: string;
   links?: { traceId: string; spanId: string }[];
   attributes?: { key: string; value: Record<string, unknown> }[];
 }
@@ -24,9 +27,15 @@ async function startCollector(): Promise<{ url: string; spans: OtlpSpan[]; serve
     req.on('end', () => {
       if (req.url === '/v1/traces') {
         const exported = JSON.parse(body) as {
-          resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
+          resourceSpans: {
+            resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+            scopeSpans: { spans: OtlpSpan[] }[];
+          }[];
         };
-        for (const r of exported.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
+        for (const r of exported.resourceSpans) {
+          const service = r.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue;
+          for (const s of r.scopeSpans) spans.push(...s.spans.map((span) => ({ ...span, service })));
+        }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
@@ -87,7 +96,17 @@ describe('OpenTelemetry across the delay (OTLP to an in-test collector)', () => 
     );
     expect(span.traceId).toBe(traceId);
     expect(span.spanId).toBe(parentId);
-    expect(span.links).toEqual([expect.objectContaining({ traceId: createTrace, spanId: createSpan })]);
+    // The API request is a span of the caller's trace (a child of its traceparent); the delivery links to it.
+    const request = await eventually(
+      async () => collector.spans.find((s) => s.name === 'POST /v1/actions' && s.traceId === createTrace),
+      30_000,
+    );
+    expect(request.parentSpanId).toBe(createSpan);
+    expect(attribute(request, 'http.response.status_code')).toBe(201);
+    expect(span.links).toEqual([expect.objectContaining({ traceId: createTrace, spanId: request.spanId })]);
+    // OTEL_SERVICE_NAME names the service of every span.
+    expect(span.service).toBe('sched-test');
+    expect(request.service).toBe('sched-test');
     expect(attribute(span, 'sched.action_id')).toBe(id);
     expect(attribute(span, 'sched.attempt')).toBe(1);
     expect(attribute(span, 'sched.lateness_ms')).toEqual(expect.any(Number));

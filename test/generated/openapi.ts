@@ -1236,6 +1236,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/integrations/slack/interactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Slack app mode: a button click (Slack calls it)
+         * @description The Interactivity request URL of the Slack app (`SCHED_SLACK_BOT_TOKEN`, `SCHED_SLACK_SIGNING_SECRET`). Verified first: `X-Slack-Signature` is `v0=` and the hex HMAC-SHA256 of `v0:<X-Slack-Request-Timestamp>:<raw body>` keyed with the signing secret, the timestamp within 5 minutes; anything else is 401 and changes nothing. A Confirm or Decline click by the recipient (or one of `gate.slack_responders`) answers as the page would, then the message is updated; anything else is told to the member alone. Always 200 once verified. Not served without the app.
+         */
+        post: operations["slackInteractions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/email/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve by replying: a reply from a mail provider (its inbound hook calls it)
+         * @description Needs `Authorization: Bearer <SCHED_INBOUND_EMAIL_SECRET>` (401 otherwise; not served without the secret). The same rules as the inbound SMTP port: the `reply+<token>@<SCHED_INBOUND_EMAIL_DOMAIN>` recipient names who answers, From (and `Return-Path`) must be their address, the first line decides. A reply not acted on is recorded and answered by a short mail saying why; `applied: false` and `reason` say so here too.
+         */
+        post: operations["emailInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "action.executed": {
@@ -2290,11 +2330,15 @@ export interface components {
                 limit: number;
             };
         };
-        /** @description The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold. */
+        /** @description The chain recomputed from its anchor to its head: `broken_at` is the `seq` of the first event that does not hold, or the first one missing before the head. */
         AuditVerification: {
             ok: boolean;
             checked: number;
             broken_at?: number;
+            /** @description The last event's `seq`, as the log's head records it. */
+            head_seq: number;
+            /** @description The last event's `hash`, as the head records it. Keep it outside the database (a checkpoint): a later head must extend it. */
+            head_hash: string;
         };
         BulkDryRun: {
             /** @constant */
@@ -2375,7 +2419,7 @@ export interface components {
             created_at: string;
             finished_at: string | null;
         };
-        /** @description Exactly one of `filter` or `ids` (at most 1000). */
+        /** @description Exactly one of `filter` or `ids` (at most 1000). At most 3 operations of an account run at once. */
         BulkOperationCreate: {
             operation: components["schemas"]["BulkOperationKind"];
             filter?: components["schemas"]["BulkFilter"];
@@ -2384,6 +2428,8 @@ export interface components {
             dry_run?: boolean;
             /** @description Shown on the operation and each action's timeline. */
             note?: string;
+            /** @description A start only: the dry run's `matched`. A snapshot that matches more (actions arrived since the dry run) is refused with 409 `conflict`, and nothing starts. */
+            expected_matched?: number;
             /** @description `replay` only: the overrides of each replay. */
             replay?: components["schemas"]["ReplayOptions"];
             /** @description `pause` only (required): `until`, `duration` or `indefinite: true`, as for one action. */
@@ -2921,7 +2967,7 @@ export interface components {
             flow?: components["schemas"]["DestinationFlow"] | null;
             circuit?: components["schemas"]["DestinationCircuitSettings"] | null;
         };
-        /** @description A destination hostname the account has sent to or started verifying (spec 2.9). */
+        /** @description A destination hostname the account has sent to or started verifying. */
         Domain: {
             domain: string;
             verified: boolean;
@@ -3095,6 +3141,7 @@ export interface components {
                 after_hours: number;
             } | null;
             attachments: components["schemas"]["Attachment"][];
+            slack_responders: string[];
             sent_at: string | null;
             expires_at: string | null;
             escalated_at: string | null;
@@ -3157,6 +3204,8 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         GateInputResolved: {
             message: string;
@@ -3213,6 +3262,8 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInputResolved"][];
+            /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
+            slack_responders?: string[];
         };
         Health: {
             /** @enum {string} */
@@ -3221,6 +3272,10 @@ export interface components {
             version: string;
             checks?: {
                 [key: string]: string;
+            };
+            /** @description `/readyz` only: each notification channel's state: `configured`, `outbox` (a development server keeps its messages for `sched outbox list`) or `not_configured` (production: approvals using only such channels are refused at create). Informative: it never makes the answer 503. */
+            channels?: {
+                [key: string]: "configured" | "outbox" | "not_configured";
             };
         };
         /** @enum {string} */
@@ -3235,6 +3290,16 @@ export interface components {
             };
             /** @description JSON body, sent as application/json. */
             body?: unknown;
+        };
+        /**
+         * @example {
+         *       "applied": true
+         *     }
+         */
+        InboundReplyResult: {
+            applied: boolean;
+            /** @description Why the reply changed nothing (also mailed to its sender). */
+            reason?: string;
         };
         LastAttempt: {
             /**
@@ -3252,29 +3317,44 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "slack" | "teams";
-            webhook_url: string;
+            /** @description The incoming webhook (Slack) or Workflows URL (Teams); null for a Slack channel posted to by the app. */
+            webhook_url: string | null;
+            /** @description Slack app mode: the channel the bot posts to (it must be a member); null for a webhook channel. */
+            slack_channel_id: string | null;
+            /** @description What needs the owner's attention, such as a Teams connector URL that Microsoft retired. */
+            warnings: string[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "deploys",
+         *       "type": "slack",
+         *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+         *     }
+         */
         NotificationChannelCreate: {
             name: string;
             /** @enum {string} */
             type: "slack" | "teams";
             /** Format: uri */
-            webhook_url: string;
+            webhook_url?: string;
+            /** @description Slack only, instead of `webhook_url`: post through the Slack app (`SCHED_SLACK_BOT_TOKEN`). */
+            slack_channel_id?: string;
         };
         NotificationChannelUpdate: {
             name?: string;
             /** Format: uri */
             webhook_url?: string;
+            slack_channel_id?: string;
         };
         /**
-         * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`.
+         * @description An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), `destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), `delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`, `notification.undeliverable` (an approval message could not go out on a channel this server has not configured).
          * @enum {string}
          */
-        OperatorEventType: "action.failed" | "approval.expired" | "destination.circuit_opened" | "destination.circuit_closed" | "destination.disabled" | "delivery.late" | "bulk_operation.completed";
+        OperatorEventType: "action.failed" | "approval.expired" | "destination.circuit_opened" | "destination.circuit_closed" | "destination.disabled" | "delivery.late" | "bulk_operation.completed" | "notification.undeliverable";
         OutboxMessage: {
             /** Format: uuid */
             id: string;
@@ -3489,9 +3569,11 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed";
+            event_type: "sent" | "confirmed" | "declined" | "snoozed" | "escalated" | "expired" | "paused" | "resumed" | "reassigned" | "cancelled" | "retried" | "replayed" | "not_sent";
             actor_email: string | null;
             notes: string | null;
+            /** @description For an answer (`confirmed`, `declined`, `snoozed`): where it came from (`page`, `slack`, `email_reply`, `push`); null for other events and answers recorded before it was kept. */
+            channel: ("page" | "slack" | "email_reply" | "push") | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -3549,6 +3631,11 @@ export interface components {
             comment?: string;
             /** @description How long to snooze; default 1h. */
             snooze_for?: components["schemas"]["Duration"];
+            /**
+             * @description Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.
+             * @enum {string}
+             */
+            via?: "page" | "push";
         };
         ResponseResult: {
             /** Format: uuid */
@@ -3904,7 +3991,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "version": "string",
-                     *       "checks": {}
+                     *       "checks": {},
+                     *       "channels": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -3947,7 +4035,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "version": "string",
-                     *       "checks": {}
+                     *       "checks": {},
+                     *       "channels": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -4782,6 +4871,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -4812,6 +4904,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -5205,6 +5298,9 @@ export interface operations {
                      *                 "url": "https://hooks.example.com/orders"
                      *               }
                      *             ],
+                     *             "slack_responders": [
+                     *               "string"
+                     *             ],
                      *             "sent_at": "2030-01-31T09:00:00.000Z",
                      *             "expires_at": "2030-01-31T09:00:00.000Z",
                      *             "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5235,6 +5331,7 @@ export interface operations {
                      *               "event_type": "sent",
                      *               "actor_email": "string",
                      *               "notes": "string",
+                     *               "channel": "page",
                      *               "created_at": "2030-01-31T09:00:00.000Z"
                      *             }
                      *           ],
@@ -5485,6 +5582,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -5515,6 +5615,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6210,6 +6311,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6240,6 +6344,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6499,6 +6604,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6529,6 +6637,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -6788,6 +6897,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -6818,6 +6930,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -7774,6 +7887,10 @@ export interface operations {
                      *           "name": "Order follow-up",
                      *           "type": "slack",
                      *           "webhook_url": "string",
+                     *           "slack_channel_id": "string",
+                     *           "warnings": [
+                     *             "string"
+                     *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z",
                      *           "updated_at": "2030-01-31T09:00:00.000Z"
                      *         }
@@ -7847,9 +7964,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Order follow-up",
+                 *       "name": "deploys",
                  *       "type": "slack",
-                 *       "webhook_url": "https://hooks.example.com/orders"
+                 *       "webhook_url": "https://hooks.slack.com/services/T000/B000/XXXX"
                  *     }
                  */
                 "application/json": components["schemas"]["NotificationChannelCreate"];
@@ -7872,6 +7989,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -7969,6 +8090,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -8074,6 +8199,10 @@ export interface operations {
                      *         "name": "Order follow-up",
                      *         "type": "slack",
                      *         "webhook_url": "string",
+                     *         "slack_channel_id": "string",
+                     *         "warnings": [
+                     *           "string"
+                     *         ],
                      *         "created_at": "2030-01-31T09:00:00.000Z",
                      *         "updated_at": "2030-01-31T09:00:00.000Z"
                      *       }
@@ -8970,6 +9099,9 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -9248,6 +9380,9 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -9454,6 +9589,9 @@ export interface operations {
                      *               "content_type": "application/pdf",
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "U012AB3CD"
                      *           ]
                      *         },
                      *         "max_attempts": 1,
@@ -12681,7 +12819,9 @@ export interface operations {
                      *       "data": {
                      *         "ok": true,
                      *         "checked": 1,
-                     *         "broken_at": 1
+                     *         "broken_at": 1,
+                     *         "head_seq": 1,
+                     *         "head_hash": "string"
                      *       }
                      *     }
                      */
@@ -12986,6 +13126,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -13016,6 +13159,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -13272,6 +13416,9 @@ export interface operations {
                      *               "url": "https://hooks.example.com/orders"
                      *             }
                      *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
@@ -13302,6 +13449,7 @@ export interface operations {
                      *             "event_type": "sent",
                      *             "actor_email": "string",
                      *             "notes": "string",
+                     *             "channel": "page",
                      *             "created_at": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
@@ -14559,6 +14707,116 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    slackInteractions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payload": "{\"type\":\"block_actions\"}"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Slack's `block_actions` payload, JSON. */
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    emailInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example From: ada@example.com
+                 *     To: reply+…@replies.example.com
+                 *
+                 *     approve - looks fine
+                 */
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "applied": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReplyResult"];
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
         };

@@ -5,6 +5,8 @@ import { AlertEvaluation } from '../../server/src/app/alerts/evaluate.js';
 import { AlertRules } from '../../server/src/app/alerts/rules.js';
 import { AlertSender } from '../../server/src/app/alerts/send.js';
 import { AlertWatch, WATCH_CACHE_MS } from '../../server/src/app/alerts/watch.js';
+import { NotificationChannelService } from '../../server/src/app/directory/chat-and-team.js';
+import { destinationGuard } from '../../server/src/app/domains/guard.js';
 import type {
   AlertChannels,
   AlertJobs,
@@ -279,6 +281,85 @@ describe('alerts (in-process)', () => {
     expect(warned.filter((m) => m === 'alert not sent')).toHaveLength(3);
     // An alert is not an action: its failure records no operator event, so no rule can alert on it.
     expect(await count('operator_events', accountId)).toBe(eventsBefore);
+  });
+
+  it("counts each Slack and Teams alert as the owner's send to the webhook's host; past the threshold it is refused and says why (review 188718b, P-M1)", async () => {
+    const owner = await t.newAccount();
+    const countDestination = destinationGuard({ perDay: 2, perMonth: 100 });
+    const guarded = new AlertRules({
+      store: t.database,
+      clock,
+      jobs: alertJobs,
+      allowPrivateDestinations: true,
+      countDestination,
+    });
+    const chats = new NotificationChannelService(t.database, { allowPrivateDestinations: true });
+    const slack = await chats.create(owner, 'business', {
+      name: 'ops',
+      type: 'slack',
+      webhook_url: 'https://hooks.chat-standin.example/services/T0/B0/slack-secret',
+    });
+    const teams = await chats.create(owner, 'business', {
+      name: 'eng',
+      type: 'teams',
+      webhook_url: 'https://hooks.chat-standin.example/webhookb2/teams-secret',
+    });
+    const rule = await guarded.create(principal(owner), {
+      name: 'chat',
+      events: ['action.failed'],
+      channels: [
+        { type: 'slack', channel: slack.id },
+        { type: 'teams', channel: teams.id },
+      ],
+    });
+    const sent: string[] = [];
+    const sender = new AlertSender({
+      store: t.database,
+      clock,
+      waits,
+      jobs: alertJobs,
+      channels: {
+        async send(target) {
+          sent.push(target.channel);
+          return { ok: true, via: 'provider' };
+        },
+      },
+      outbound: { send: async () => ({ kind: 'network_error', message: 'unused', durationMs: 0 }) as never },
+      log: { warn: () => {} },
+      countDestination,
+    });
+    const first = await guarded.test(owner, rule.id);
+    for (const n of first.notifications) await sender.send(n.id);
+    expect(sent).toEqual(['slack', 'teams']);
+    const usage = await rawQuery<{ domain: string; day_count: number }>(
+      t.database.sql,
+      'select domain, day_count from domains where account_id = $1 order by domain',
+      [owner],
+    );
+    expect(usage).toEqual(expect.arrayContaining([{ domain: 'hooks.chat-standin.example', day_count: 2 }]));
+    // The host is at its limit: the next alerts are not sent, and their notifications say why.
+    const second = await guarded.test(owner, rule.id);
+    for (const n of second.notifications) await sender.send(n.id);
+    expect(sent).toEqual(['slack', 'teams']);
+    const shown = (await guarded.get(owner, rule.id)).recent_notifications.filter((n) =>
+      second.notifications.some((m) => m.id === n.id),
+    );
+    expect(shown.map((n) => n.status)).toEqual(['failed', 'failed']);
+    for (const n of shown) expect(n.error).toMatch(/^not sent: hooks\.chat-standin\.example is not verified/);
+    // A new rule to a channel on that host is refused when saved, naming the channel.
+    await expect(
+      guarded.create(principal(owner), {
+        name: 'more chat',
+        events: ['action.failed'],
+        channels: [
+          { type: 'email', to: 'ops@example.com' },
+          { type: 'slack', channel: slack.id },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      status: 422,
+      errors: { 'channels.1.channel': [expect.stringContaining('not verified')] },
+    });
   });
 
   it('refuses a webhook to a private address (SSRF policy) and chat channels on plans without them', async () => {

@@ -121,7 +121,7 @@ describe('audit log in-process', () => {
       await rawQuery(t.database.sql, 'drop trigger refuse_audit on audit_pending');
       await rawQuery(t.database.sql, 'drop function refuse_audit()');
     }
-    expect(await audit.verify(accountId)).toEqual({ ok: true, checked: 1 });
+    expect(await audit.verify(accountId)).toMatchObject({ ok: true, checked: 1 });
   });
 
   it('the database chains the very text verify recomputes: awkward keys, strings, numbers, nesting and nulls', async () => {
@@ -207,7 +207,7 @@ describe('audit log in-process', () => {
     ];
     await recordAuditEvents(t.database.sql, events);
     // The database seals (audit_seal), Node recomputes every hash from the stored columns.
-    expect(await audit.verify(accountId)).toEqual({ ok: true, checked: events.length });
+    expect(await audit.verify(accountId)).toMatchObject({ ok: true, checked: events.length });
     const served = (await audit.list(accountId, { limit: 100 })).data;
     expect(served).toHaveLength(events.length);
     let prev = served[0]!.prev_hash;
@@ -259,7 +259,7 @@ describe('audit log in-process', () => {
       );
       await migrateUp(database.orm);
       const upgraded = new AuditService(database, clock);
-      expect(await upgraded.verify(accountId)).toEqual({ ok: true, checked: 2 });
+      expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 2 });
       expect((await upgraded.list(accountId, { limit: 10 })).data).toMatchObject([
         { seq: 1, action: 'contact.update', user_agent: 'agent “ü”', details: { name: 'Zoë "q" 🚀' } },
         { seq: 2, action: 'contact.delete', actor: { type: 'recipient', id: 'r', email: 'a@example.com' } },
@@ -323,7 +323,7 @@ describe('audit log in-process', () => {
     // Written as pending with their changes; a read of the log chains them first (the worker does every second).
     expect(await count('audit_pending', a)).toBe(24 * 16);
     for (const account of [a, b]) {
-      expect(await audit.verify(account)).toEqual({ ok: true, checked: 24 * 16 });
+      expect(await audit.verify(account)).toMatchObject({ ok: true, checked: 24 * 16 });
       expect(await count('audit_events', account)).toBe(24 * 16);
       expect(await count('audit_pending', account)).toBe(0);
     }
@@ -346,7 +346,36 @@ describe('audit log in-process', () => {
       );
       await rawQuery(db, 'alter table audit_events enable trigger audit_events_append_only');
     });
-    expect(await audit.verify(a)).toEqual({ ok: false, checked: row!.seq, broken_at: row!.seq });
+    expect(await audit.verify(a)).toMatchObject({ ok: false, checked: row!.seq, broken_at: row!.seq });
     expect((await audit.verify(b)).ok).toBe(true);
+
+    // The probe of the review: with the service's role, move the anchor past the tail, delete the tail (the
+    // trigger lets a prefix go), put the anchor back. The head still names the deleted last event: verify says so.
+    const before = await audit.verify(b);
+    expect(before).toMatchObject({ ok: true });
+    const headSeq = before.head_seq;
+    expect(before.head_hash).toMatch(/^[0-9a-f]{64}$/);
+    await t.database.transaction(async (db) => {
+      const [h] = await rawQuery<{ anchor_seq: number; anchor_hash: string }>(
+        db,
+        'select anchor_seq, anchor_hash from audit_heads where account_id = $1',
+        [b],
+      );
+      await rawQuery(db, `select set_config('sched.audit_retention', 'prefix', true)`);
+      await rawQuery(db, 'update audit_heads set anchor_seq = $2 where account_id = $1', [b, headSeq]);
+      await rawQuery(db, 'delete from audit_events where account_id = $1 and seq > $2', [b, headSeq - 3]);
+      await rawQuery(db, 'update audit_heads set anchor_seq = $2, anchor_hash = $3 where account_id = $1', [
+        b,
+        h!.anchor_seq,
+        h!.anchor_hash,
+      ]);
+    });
+    expect(await audit.verify(b)).toEqual({
+      ok: false,
+      checked: before.checked - 3,
+      broken_at: headSeq - 2,
+      head_seq: headSeq,
+      head_hash: before.head_hash,
+    });
   });
 });

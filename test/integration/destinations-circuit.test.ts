@@ -10,7 +10,7 @@ import { findDestination, upsertDestination } from '../../server/src/persistence
 import { openTestDatabase } from '../support/in-process.js';
 import { eventually } from '../support/wait.js';
 
-// The circuit breaker in-process (issue 24 item 3): the delivery use case and the breaker on a real PostgreSQL, a
+// The circuit breaker in-process: the delivery use case and the breaker on a real PostgreSQL, a
 // fake clock, a scripted outbound client, and recording ports for the operator events and the destination wakes.
 describe('circuit breaker (in-process, fake clock)', () => {
   let t: Awaited<ReturnType<typeof openTestDatabase>>;

@@ -27,6 +27,8 @@ export default async function setup({ provide }: TestProject): Promise<() => Pro
   const handle = await ensureEmbeddedPostgres({
     dataDir: path.join(repoRoot, 'test', '.tmp', 'pg-data'),
     database: 'postgres',
+    // The tests create and drop databases: they administer the cluster as its superuser.
+    serviceRole: false,
   });
   try {
     await dropLeftoverDatabases(handle.url);

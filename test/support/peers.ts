@@ -4,6 +4,8 @@ import { SMTPServer } from 'smtp-server';
 export interface ReceivedMail {
   from: string;
   to: string[];
+  /** The Reply-To address, '' when none. */
+  replyTo: string;
   subject: string;
   text: string;
   html: string;
@@ -31,6 +33,7 @@ export async function startSmtpServer(): Promise<{
           mails.push({
             from: m.from?.value[0]?.address ?? '',
             to,
+            replyTo: m.replyTo?.value[0]?.address ?? '',
             subject: m.subject ?? '',
             text: m.text ?? '',
             html: typeof m.html === 'string' ? m.html : '',

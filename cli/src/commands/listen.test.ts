@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { signRequest } from '@sched/contract';
 import { describe, expect, it } from 'vitest';
-import { formatListenEvent, listenEvent, signatureVerdict } from './listen.js';
+import { escapeControls, formatListenEvent, listenEvent, signatureVerdict } from './listen.js';
 
 const now = new Date('2026-11-27T03:00:00.000Z');
 const body = Buffer.from('{"hello":"world"}');
@@ -86,5 +86,39 @@ describe('sched listen: what it reports of a request', () => {
     expect(formatListenEvent(event)).toBe(
       '03:00:00.000  GET /  signature INVALID: signature mismatch  → 502 (forward to http://localhost:1/ failed: ECONNREFUSED)',
     );
+  });
+
+  it('escapes control characters in text mode: no escape sequence reaches the terminal', () => {
+    const osc52 = '\u001b]52;c;ZXZpbA==\u0007';
+    const event = listenEvent(
+      {
+        method: 'POST',
+        path: `/x${osc52}`,
+        headers: { 'x-sched-action-id': '\u001b[2J' },
+        body: Buffer.from(`line 1\n\u001b[31mred\u009b\r\tend`),
+      },
+      { signature: 'unsigned' },
+      { status: 200 },
+      now,
+    );
+    const text = formatListenEvent(event);
+    expect(text).not.toMatch(/\p{Cc}(?<![\n\t])/u);
+    expect(text).toContain('/x\\u001b]52;c;ZXZpbA==\\u0007');
+    expect(text).toContain('action \\u001b[2J');
+    expect(text).toContain('\n    \\u001b[31mred\\u009b\\u000d\tend');
+    expect(escapeControls('a\u007fb\nc')).toBe('a\\u007fb\\u000ac');
+    // JSON keeps the body as received: JSON.stringify escapes it.
+    expect(event.body).toContain('\u001b[31m');
+  });
+
+  it('shows why a request was refused', () => {
+    const event = listenEvent(
+      { method: 'POST', path: '/big', headers: {}, body: Buffer.alloc(0) },
+      { signature: 'not_checked' },
+      { status: 413, refused: 'body too large' },
+      now,
+    );
+    expect(event).toMatchObject({ status: 413, refused: 'body too large' });
+    expect(formatListenEvent(event)).toContain('→ 413  (body too large)');
   });
 });

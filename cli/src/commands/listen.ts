@@ -35,6 +35,8 @@ export interface ListenEvent {
   body: string;
   /** What this listener answered sched. */
   status: number;
+  /** Why it was answered without reading or forwarding it: a body over `--max-body`, or not verified (`--verified-only`). */
+  refused?: 'body too large' | 'not verified';
   forwarded?: { url: string; status: number; duration_ms: number } | { url: string; error: string };
 }
 
@@ -65,7 +67,7 @@ export function signatureVerdict(
 export function listenEvent(
   req: { method: string; path: string; headers: IncomingHttpHeaders; body: Uint8Array },
   verdict: Pick<ListenEvent, 'signature' | 'signature_scheme' | 'signature_reason'>,
-  answer: { status: number; forwarded?: ListenEvent['forwarded'] },
+  answer: { status: number; forwarded?: ListenEvent['forwarded']; refused?: ListenEvent['refused'] },
   now: Date,
 ): ListenEvent {
   const attempt = Number(header(req.headers, ATTEMPT_HEADER));
@@ -81,22 +83,37 @@ export function listenEvent(
     body: Buffer.from(req.body).toString('utf8'),
     status: answer.status,
     ...(answer.forwarded ? { forwarded: answer.forwarded } : {}),
+    ...(answer.refused ? { refused: answer.refused } : {}),
   };
 }
 
 /** Longest body printed in text mode (`--json` prints it whole). */
 const TEXT_BODY_CHARS = 2_000;
 
-/** The text lines of one event: a summary line, then the body indented. */
+/** The largest body read by default; a larger one is answered 413 without being buffered (`--max-body`). */
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * `text` safe to print to a terminal: every control character (C0, DEL, C1) as a visible `\u001b`-style escape, so a
+ * client of the listener cannot send escape sequences (colours, the window title, OSC 52 clipboard writes,
+ * hyperlinks) to the developer's terminal. `keepNewlines` leaves line feeds and tabs, for an indented body.
+ */
+export function escapeControls(text: string, keepNewlines = false): string {
+  return text.replace(/\p{Cc}/gu, (c) =>
+    keepNewlines && (c === '\n' || c === '\t') ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The text lines of one event: a summary line, then the body indented; control characters escaped. */
 export function formatListenEvent(e: ListenEvent): string {
-  const parts = [`${e.at.slice(11, 23)}  ${e.method} ${e.path}`];
-  if (e.action_id) parts.push(`action ${e.action_id}`);
+  const parts = [`${e.at.slice(11, 23)}  ${escapeControls(e.method)} ${escapeControls(e.path)}`];
+  if (e.action_id) parts.push(`action ${escapeControls(e.action_id)}`);
   if (e.attempt !== null) parts.push(`attempt ${e.attempt}`);
   const signature =
     e.signature === 'verified'
       ? `signature verified (${e.signature_scheme})`
       : e.signature === 'invalid'
-        ? `signature INVALID: ${e.signature_reason}`
+        ? `signature INVALID: ${escapeControls(e.signature_reason ?? '')}`
         : e.signature === 'unsigned'
           ? 'unsigned'
           : 'signed, not checked (no --secret)';
@@ -109,7 +126,9 @@ export function formatListenEvent(e: ListenEvent): string {
         : `→ ${e.status} from ${f.url} (${f.duration_ms} ms)`
       : `→ ${e.status}`,
   );
-  const body = e.body.length > TEXT_BODY_CHARS ? `${e.body.slice(0, TEXT_BODY_CHARS)}…` : e.body;
+  if (e.refused) parts.push(`(${e.refused})`);
+  const cut = e.body.length > TEXT_BODY_CHARS ? `${e.body.slice(0, TEXT_BODY_CHARS)}…` : e.body;
+  const body = escapeControls(cut, true);
   return body ? `${parts.join('  ')}\n    ${body.replaceAll('\n', '\n    ')}` : parts.join('  ');
 }
 
@@ -120,6 +139,8 @@ interface ListenOptions {
   forwardTo?: string;
   status: string;
   count?: string;
+  maxBody: string;
+  verifiedOnly?: boolean;
 }
 
 export function configureListenCommand(program: Command): void {
@@ -138,13 +159,19 @@ export function configureListenCommand(program: Command): void {
     .option('--forward-to <url>', 'pass each request on to this URL and answer with its status and body')
     .option('--status <code>', 'the status to answer when not forwarding', '200')
     .option('--count <n>', 'stop after this many requests')
+    .option('--max-body <bytes>', 'answer 413 to a larger body, unread', String(DEFAULT_MAX_BODY_BYTES))
+    .option(
+      '--verified-only',
+      'answer 401 to a request whose signature does not verify, without forwarding it',
+    )
     .addHelpText(
       'after',
       `
 Examples:
   sched listen --port 4000 --secret "$SCHED_WEBHOOK_SECRET"
   sched listen --forward-to http://localhost:3000/webhooks/sched
-  sched listen --port 0 --status 503 --count 1 --json`,
+  sched listen --port 0 --status 503 --count 1 --json
+  sched listen --host 0.0.0.0 --verified-only --secret "$SCHED_WEBHOOK_SECRET" --forward-to http://localhost:3000`,
     )
     .action(async (opts: ListenOptions, cmd: Command) => {
       const port = Number(opts.port);
@@ -166,9 +193,23 @@ Examples:
         if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:')
           throw new UsageError('--forward-to takes an http or https URL');
       }
+      const maxBody = parseNumber('--max-body', opts.maxBody);
+      if (!Number.isInteger(maxBody) || maxBody < 0)
+        throw new UsageError('--max-body takes a number of bytes');
       const envSecret = process.env.SCHED_WEBHOOK_SECRET;
       const secrets = opts.secret ?? (envSecret ? [envSecret] : []);
-      await listen(cmd, { port, host: opts.host, secrets, forwardTo, status, count });
+      if (opts.verifiedOnly && secrets.length === 0)
+        throw new UsageError('--verified-only needs --secret (or SCHED_WEBHOOK_SECRET)');
+      await listen(cmd, {
+        port,
+        host: opts.host,
+        secrets,
+        forwardTo,
+        status,
+        count,
+        maxBody,
+        verifiedOnly: opts.verifiedOnly === true,
+      });
     });
 }
 
@@ -181,6 +222,8 @@ async function listen(
     forwardTo: URL | undefined;
     status: number;
     count: number;
+    maxBody: number;
+    verifiedOnly: boolean;
   },
 ): Promise<void> {
   const json = wantsJson(cmd);
@@ -222,14 +265,40 @@ async function listen(
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
-  o: { secrets: string[]; forwardTo: URL | undefined; status: number },
+  o: {
+    secrets: string[];
+    forwardTo: URL | undefined;
+    status: number;
+    maxBody: number;
+    verifiedOnly: boolean;
+  },
 ): Promise<ListenEvent> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks);
+  const body = await readBody(req, o.maxBody);
   const now = new Date();
-  const request = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body };
+  const request = {
+    method: req.method ?? 'GET',
+    path: req.url ?? '/',
+    headers: req.headers,
+    body: body ?? Buffer.alloc(0),
+  };
+  if (body === null) {
+    // Answered before the rest arrives; the connection is closed, so an endless body costs nothing more.
+    res
+      .writeHead(413, { 'content-type': 'text/plain', connection: 'close' })
+      .end('sched listen: body too large');
+    res.once('finish', () => req.destroy());
+    return listenEvent(
+      request,
+      { signature: 'not_checked' },
+      { status: 413, refused: 'body too large' },
+      now,
+    );
+  }
   const verdict = signatureVerdict(req.headers, body, o.secrets, now);
+  if (o.verifiedOnly && verdict.signature !== 'verified') {
+    res.writeHead(401, { 'content-type': 'text/plain' }).end('sched listen: signature not verified');
+    return listenEvent(request, verdict, { status: 401, refused: 'not verified' }, now);
+  }
   if (!o.forwardTo) {
     res.writeHead(o.status, { 'content-type': 'application/json' }).end('{"ok":true}');
     return listenEvent(request, verdict, { status: o.status }, now);
@@ -280,4 +349,29 @@ async function handle(
       now,
     );
   }
+}
+
+/**
+ * The body, or null once it passes `max` bytes (a declared length over it is refused before reading). Reading stops
+ * there without destroying the request, so the 413 can still be written on its connection.
+ */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  if (Number(req.headers['content-length'] ?? 0) > max) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData);
+      req.pause();
+      resolve(null);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }

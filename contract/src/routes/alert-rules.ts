@@ -13,7 +13,7 @@ import { authErrors, ErrorBody, paginated, single, Uuid } from '../schemas/commo
 const c = initContract();
 const idParams = z.object({ id: Uuid });
 
-/** Alert rules (issue 24): operator events told through email, SMS, Slack, Teams or signed webhooks. */
+/** Alert rules: operator events told through email, SMS, Slack, Teams or signed webhooks. */
 export const alertRulesContract = c.router({
   create: {
     method: 'POST',

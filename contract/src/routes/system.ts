@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
+import { CHANNEL_STATE } from '../schemas/approval.js';
 import { ErrorBody } from '../schemas/common.js';
 
 const c = initContract();
@@ -9,6 +10,15 @@ export const Health = z
     status: z.enum(['ok', 'unavailable']),
     version: z.string().meta({ description: 'The running server release (as `sched --version` prints it).' }),
     checks: z.record(z.string(), z.string()).optional(),
+    channels: z
+      .record(z.string(), z.enum(CHANNEL_STATE))
+      .optional()
+      .meta({
+        description:
+          "`/readyz` only: each notification channel's state: `configured`, `outbox` (a development server keeps " +
+          'its messages for `sched outbox list`) or `not_configured` (production: approvals using only such channels ' +
+          'are refused at create). Informative: it never makes the answer 503.',
+      }),
   })
   .meta({ id: 'Health' });
 

@@ -17,7 +17,7 @@ import {
 const c = initContract();
 const idParams = z.object({ id: Uuid });
 
-/** Templates (spec 4.3): saved actions and chains with placeholders. */
+/** Templates: saved actions and chains with placeholders. */
 export const templatesContract = c.router({
   create: {
     method: 'POST',

@@ -284,7 +284,7 @@ export const AttemptErrorClass = z.enum(ERROR_CLASSES).meta({
     '`http` a non-2xx answer, `timeout` no answer in time, `dns` the name did not resolve, `connect` refused or reset, `tls` the TLS handshake failed, `blocked` refused by the destination policy.',
 });
 
-/** The latest delivery attempt of an action, as lists show it (issue 23). */
+/** The latest delivery attempt of an action, as lists show it. */
 export const LastAttempt = z
   .object({
     at: Timestamp.meta({ description: 'When the attempt started.' }),

@@ -15,6 +15,7 @@ export const OPERATOR_EVENT_TYPES = Object.freeze([
   'destination.disabled',
   'delivery.late',
   'bulk_operation.completed',
+  'notification.undeliverable',
 ] as const);
 export type OperatorEventType = (typeof OPERATOR_EVENT_TYPES)[number];
 
@@ -49,7 +50,8 @@ export const OperatorEventTypeSchema = z.enum(OPERATOR_EVENT_TYPES).meta({
   description:
     'An operator event: `action.failed` (a delivery failed for good), `approval.expired` (a gate timed out), ' +
     "`destination.circuit_opened` / `destination.circuit_closed` / `destination.disabled` (a host's circuit), " +
-    '`delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`.',
+    '`delivery.late` (an attempt started more than `late_after` after its due time), `bulk_operation.completed`, ' +
+    '`notification.undeliverable` (an approval message could not go out on a channel this server has not configured).',
 });
 
 const EmailChannel = z.strictObject({ type: z.literal('email'), to: Email.max(255) });

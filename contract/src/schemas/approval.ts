@@ -17,6 +17,17 @@ export const GATE_CHANNEL = Object.freeze({
 export type GateChannelName = (typeof GATE_CHANNEL)[keyof typeof GATE_CHANNEL];
 /** The channels a notification channel (`channel:<id>`) can be: chat webhooks, Business plan only. */
 export const CHAT_CHANNELS = Object.freeze([GATE_CHANNEL.slack, GATE_CHANNEL.teams] as const);
+
+/**
+ * Whether the server can send a channel's messages: `configured` (its provider settings are set), `outbox` (a
+ * development server keeps them for `sched outbox list`), `not_configured` (production: they cannot be sent).
+ */
+export const CHANNEL_STATE = Object.freeze({
+  configured: 'configured',
+  outbox: 'outbox',
+  not_configured: 'not_configured',
+} as const);
+export type ChannelState = (typeof CHANNEL_STATE)[keyof typeof CHANNEL_STATE];
 export type ChatChannelName = (typeof CHAT_CHANNELS)[number];
 
 /**
@@ -85,12 +96,32 @@ export const REMINDER_EVENT = Object.freeze({
   resumed: 'resumed',
   /** A recipient was handed over to another (notes: from whom, to whom, why). */
   reassigned: 'reassigned',
-  /** Written by a bulk operation (issue 23), naming it: the action was cancelled, retried or replayed. */
+  /** Written by a bulk operation, naming it: the action was cancelled, retried or replayed. */
   cancelled: 'cancelled',
   retried: 'retried',
   replayed: 'replayed',
+  /** A message could not go out on a channel (notes: which, and why: a channel this server has not configured). */
+  not_sent: 'not_sent',
 } as const);
 export type ReminderEventType = (typeof REMINDER_EVENT)[keyof typeof REMINDER_EVENT];
+
+/**
+ * Where an answer came from: the response page (or its JSON answer), a Slack button, a reply to the approval
+ * email, or a push notification's button.
+ */
+export const ANSWER_CHANNEL = Object.freeze({
+  page: 'page',
+  slack: 'slack',
+  email_reply: 'email_reply',
+  push: 'push',
+} as const);
+export type AnswerChannel = (typeof ANSWER_CHANNEL)[keyof typeof ANSWER_CHANNEL];
+
+/** A Slack member id (`U…`, or `W…` on Enterprise Grid). */
+export const SlackMemberId = z
+  .string()
+  .regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack member id such as U012AB3CD')
+  .meta({ examples: ['U012AB3CD'] });
 
 export const GateChannel = z.enum(GATE_CHANNEL).meta({ id: 'GateChannel' });
 
@@ -196,6 +227,10 @@ export const GateInput = z
       .optional()
       .meta({ description: 'Flat form of `escalation.after_hours`.' }),
     attachments: z.array(AttachmentInput).max(5).optional(),
+    slack_responders: z.array(SlackMemberId).min(1).max(50).optional().meta({
+      description:
+        'Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient.',
+    }),
   })
   .meta({ id: 'GateInput' });
 export type GateInput = z.output<typeof GateInput>;
@@ -206,6 +241,10 @@ export const ReminderEvent = z
     event_type: z.enum(REMINDER_EVENT),
     actor_email: z.string().nullable(),
     notes: z.string().nullable(),
+    channel: z.enum(ANSWER_CHANNEL).nullable().meta({
+      description:
+        'For an answer (`confirmed`, `declined`, `snoozed`): where it came from (`page`, `slack`, `email_reply`, `push`); null for other events and answers recorded before it was kept.',
+    }),
     created_at: Timestamp,
   })
   .meta({ id: 'ReminderEvent' });
@@ -259,6 +298,7 @@ export const GateView = z
     on_timeout: z.enum(ON_TIMEOUT),
     escalation: z.object({ contacts: z.array(z.string()), after_hours: z.number() }).nullable(),
     attachments: z.array(AttachmentView),
+    slack_responders: z.array(z.string()),
     sent_at: NullableTimestamp,
     expires_at: NullableTimestamp,
     escalated_at: NullableTimestamp,
@@ -269,13 +309,28 @@ export const GateView = z
   .meta({ id: 'Gate' });
 export type GateView = z.infer<typeof GateView>;
 
+/** A Slack conversation id: a public or private channel (`C…`, `G…`). */
+const SlackChannelId = z
+  .string()
+  .regex(/^[CG][A-Z0-9]{2,20}$/, 'must be a Slack channel id such as C0123456789');
+
 /** A Slack or Teams destination referenced by gate recipients as `channel:<id>`. */
 export const NotificationChannel = z
   .object({
     id: Uuid,
     name: z.string(),
     type: z.enum(CHAT_CHANNELS),
-    webhook_url: z.string(),
+    webhook_url: z.string().nullable().meta({
+      description:
+        'The incoming webhook (Slack) or Workflows URL (Teams); null for a Slack channel posted to by the app.',
+    }),
+    slack_channel_id: z.string().nullable().meta({
+      description:
+        'Slack app mode: the channel the bot posts to (it must be a member); null for a webhook channel.',
+    }),
+    warnings: z.array(z.string()).meta({
+      description: "What needs the owner's attention, such as a Teams connector URL that Microsoft retired.",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -284,11 +339,38 @@ export const NotificationChannelCreate = z
   .object({
     name: z.string().trim().min(1).max(255),
     type: z.enum(CHAT_CHANNELS),
-    webhook_url: z.url().max(2048),
+    webhook_url: z.url().max(2048).optional(),
+    slack_channel_id: SlackChannelId.optional().meta({
+      description:
+        'Slack only, instead of `webhook_url`: post through the Slack app (`SCHED_SLACK_BOT_TOKEN`).',
+    }),
   })
-  .meta({ id: 'NotificationChannelCreate' });
+  .superRefine((c, ctx) => {
+    if (c.type === 'teams' && c.slack_channel_id !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['slack_channel_id'], message: 'applies to Slack channels only' });
+    else if ((c.webhook_url === undefined) === (c.slack_channel_id === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['webhook_url'],
+        message: c.type === 'teams' ? 'is required' : 'give exactly one of webhook_url or slack_channel_id',
+      });
+  })
+  .meta({
+    id: 'NotificationChannelCreate',
+    examples: [
+      { name: 'deploys', type: 'slack', webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXX' },
+    ],
+  });
 export const NotificationChannelUpdate = z
-  .object({ name: z.string().trim().min(1).max(255).optional(), webhook_url: z.url().max(2048).optional() })
+  .object({
+    name: z.string().trim().min(1).max(255).optional(),
+    webhook_url: z.url().max(2048).optional(),
+    slack_channel_id: SlackChannelId.optional(),
+  })
+  .refine((c) => c.webhook_url === undefined || c.slack_channel_id === undefined, {
+    message: 'give at most one of webhook_url or slack_channel_id',
+    path: ['webhook_url'],
+  })
   .meta({ id: 'NotificationChannelUpdate' });
 
 export const PushSubscription = z
@@ -354,6 +436,10 @@ export const ResponseInput = z
     decision: z.enum(RESPONSE_DECISION),
     comment: z.string().max(500).optional(),
     snooze_for: Duration.optional().meta({ description: 'How long to snooze; default 1h.' }),
+    via: z.enum([ANSWER_CHANNEL.page, ANSWER_CHANNEL.push]).optional().meta({
+      description:
+        "Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.",
+    }),
   })
   .meta({ id: 'ResponseInput' });
 export const ResponseResult = z

@@ -48,11 +48,16 @@ export const AuditVerification = z
     ok: z.boolean(),
     checked: z.number().int(),
     broken_at: z.number().int().optional(),
+    head_seq: z.number().int().meta({ description: "The last event's `seq`, as the log's head records it." }),
+    head_hash: z.string().meta({
+      description:
+        "The last event's `hash`, as the head records it. Keep it outside the database (a checkpoint): a later head must extend it.",
+    }),
   })
   .meta({
     id: 'AuditVerification',
     description:
-      'The chain recomputed from its anchor: `broken_at` is the `seq` of the first event that does not hold.',
+      'The chain recomputed from its anchor to its head: `broken_at` is the `seq` of the first event that does not hold, or the first one missing before the head.',
   });
 export type AuditVerification = z.infer<typeof AuditVerification>;
 

@@ -5,6 +5,8 @@ import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js
 
 /** At most this many ids in one bulk operation given by ids; a filter has no such bound. */
 export const MAX_BULK_IDS = 1000;
+/** Bulk operations one account may have running at once; a start past it is refused (409). */
+export const MAX_RUNNING_BULK_OPERATIONS = 3;
 
 export const BulkOperationName = z.enum(BULK_OPERATIONS).meta({ id: 'BulkOperationKind' });
 export const BulkOperationStatus = z.enum(BULK_OPERATION_STATES).meta({ id: 'BulkOperationStatus' });
@@ -27,6 +29,10 @@ export const BulkOperationCreate = z
       .max(1000)
       .optional()
       .meta({ description: "Shown on the operation and each action's timeline." }),
+    expected_matched: z.number().int().min(0).optional().meta({
+      description:
+        "A start only: the dry run's `matched`. A snapshot that matches more (actions arrived since the dry run) is refused with 409 `conflict`, and nothing starts.",
+    }),
     replay: ReplayBody.optional().meta({ description: '`replay` only: the overrides of each replay.' }),
     pause: PauseBody.omit({ note: true }).optional().meta({
       description: '`pause` only (required): `until`, `duration` or `indefinite: true`, as for one action.',
@@ -40,6 +46,12 @@ export const BulkOperationCreate = z
       if (b[part] !== undefined && b.operation !== part)
         ctx.addIssue({ code: 'custom', path: [part], message: `is only for the ${part} operation` });
     }
+    if (b.expected_matched !== undefined && b.dry_run)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expected_matched'],
+        message: 'is only for a start (dry_run: false)',
+      });
     if (b.operation === 'pause' && b.pause === undefined)
       ctx.addIssue({
         code: 'custom',
@@ -49,7 +61,7 @@ export const BulkOperationCreate = z
   })
   .meta({
     id: 'BulkOperationCreate',
-    description: `Exactly one of \`filter\` or \`ids\` (at most ${MAX_BULK_IDS}).`,
+    description: `Exactly one of \`filter\` or \`ids\` (at most ${MAX_BULK_IDS}). At most ${MAX_RUNNING_BULK_OPERATIONS} operations of an account run at once.`,
   });
 export type BulkOperationCreate = z.output<typeof BulkOperationCreate>;
 

@@ -103,7 +103,7 @@ describe('the chain vocabulary', () => {
     expect(Object.isFrozen(STEP_TYPE_ALIASES)).toBe(true);
   });
 
-  it('lists the outcomes of spec 3.4, plus failed for a step that could not run', () => {
+  it('lists the step outcomes of the interface, plus failed for a step that could not run', () => {
     expect(STEP_OUTCOMES).toEqual({
       webhook: ['executed', 'failed', 'skipped'],
       approval: ['confirmed', 'declined', 'skipped', 'failed'],

@@ -4,7 +4,7 @@ import { Duration, NullableTimestamp } from './common.js';
 
 /** The periods a destination's `flow.rate` counts over. */
 export const FLOW_PERIODS = Object.freeze(['1s', '1m', '1h'] as const);
-/** A destination's circuit states (issue 24). */
+/** A destination's circuit states. */
 export const CIRCUIT_STATES = Object.freeze(['closed', 'open', 'half_open', 'disabled'] as const);
 
 /** A destination host as the API names it: lowercase, as `destination_host` of an action. */

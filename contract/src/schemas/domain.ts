@@ -13,7 +13,7 @@ export const DomainSummary = z
   })
   .meta({
     id: 'Domain',
-    description: 'A destination hostname the account has sent to or started verifying (spec 2.9).',
+    description: 'A destination hostname the account has sent to or started verifying.',
   });
 
 export const VerificationMethods = z

@@ -198,22 +198,29 @@ export class AuditService {
     }
   }
 
-  /** Recomputes the account's chain from its anchor; reports the first seq whose hash or link does not hold. */
+  /**
+   * Recomputes the account's chain from its anchor to the head the log records, and reports that head (`head_seq`,
+   * `head_hash`): the first seq whose hash or link does not hold, or where the events stop short of the head.
+   */
   async verify(accountId: string): Promise<AuditVerification> {
     await this.sealer.seal(accountId);
+    // The head is read first: events sealed meanwhile lie beyond it and are left for the next check.
     const anchor = await auditAnchor(this.store.sql, accountId);
     const verifier = new ChainVerifier(anchor.hash, anchor.seq + 1);
     let after = anchor.seq;
     for (;;) {
       const rows = await auditEventsPage(this.store.sql, accountId, {}, { afterSeq: after, limit: 1000 });
-      for (const r of rows) verifier.next({ ...auditEventBody(r), prev_hash: r.prev_hash, hash: r.hash });
-      if (rows.length < 1000) break;
+      for (const r of rows)
+        if (r.seq <= anchor.head.seq)
+          verifier.next({ ...auditEventBody(r), prev_hash: r.prev_hash, hash: r.hash });
+      if (rows.length < 1000 || rows.at(-1)!.seq >= anchor.head.seq) break;
       after = rows.at(-1)!.seq;
     }
-    const result = verifier.result();
+    const result = verifier.resultAtHead(anchor.head);
+    const head = { head_seq: anchor.head.seq, head_hash: anchor.head.hash };
     return result.ok
-      ? { ok: true, checked: result.checked }
-      : { ok: false, checked: result.checked, broken_at: result.brokenAt };
+      ? { ok: true, checked: result.checked, ...head }
+      : { ok: false, checked: result.checked, broken_at: result.brokenAt, ...head };
   }
 
   now(): Date {

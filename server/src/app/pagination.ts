@@ -14,7 +14,7 @@ export function pageWindow(q: PageQuery): { limit: number; offset: number } {
   return { limit: q.per_page, offset: (q.page - 1) * q.per_page };
 }
 
-/** The list answer of spec 2: `{ data, meta }`; an empty list still has one (empty) last page. */
+/** The list answer: `{ data, meta }`; an empty list still has one (empty) last page. */
 export function pageOf<T>(data: T[], total: number, q: PageQuery): Page<T> {
   return {
     data,

@@ -80,7 +80,7 @@ export interface ChainCallbacks {
   ): Promise<void>;
 }
 
-/** The facts an operator may be alerted to (docs/alerts.md; issue 24 item 6): alert rules match them by `type`. */
+/** The facts an operator may be alerted to (docs/alerts.md): alert rules match them by `type`. */
 export type { OperatorEventType };
 
 export interface OperatorEvent {
@@ -178,6 +178,11 @@ export interface GateTimers {
 /** Sends one approval message through its channel's adapter (channels/registry.ts), or keeps it in the outbox. */
 export interface ApprovalChannels {
   send(target: ChannelTarget, message: ApprovalMessage): Promise<DeliveryReceipt>;
+  /**
+   * Why this server cannot send the channel's messages at all (production without its settings), or null: such a
+   * message is recorded as not sent without spending the plan's allowance.
+   */
+  unsendable?(channel: ChannelTarget['channel']): string | null;
 }
 
 /** Where use cases report what an operator should see (pino's logger in production). */
@@ -264,6 +269,14 @@ export interface Tracing {
   };
   /** Any other unit (an approval round sent, an answer recorded), with its attributes. */
   span<T>(name: string, attributes: Record<string, string | number>, fn: () => Promise<T>): Promise<T>;
+  /**
+   * One API request, a child of the caller's `traceparent` when it sent one. Its own `traceparent` is what the
+   * request's actions store, so each delivery's span links to the request that created it.
+   */
+  request(r: { method: string; route: string; traceparent: string | null }): {
+    traceparent: string;
+    end(status: number): void;
+  };
 }
 
 /** Starts the worker on a bulk operation: a job written in the caller's transaction (jobs/bulk-operations.ts). */

@@ -2,9 +2,10 @@ import type { Quota } from '@sched/contract';
 import type { ChannelName } from '../domain/approval/messages.js';
 import { channelAllowance, monthPeriod, type Plan, planLimits } from '../domain/quota/plans.js';
 import type { Sql } from '../persistence/database.js';
-import { countTeamMembers, periodKey, usageOf } from '../persistence/usage-counters.js';
+import { consumeUsage, countTeamMembers, periodKey, usageOf } from '../persistence/usage-counters.js';
 import { AppError, ForbiddenError } from './errors.js';
 import type { Clock, Store } from './ports.js';
+import { TickBatch } from './tick-batch.js';
 
 /**
  * A monthly allowance of the plan is spent: 403 naming the limit and the plan (a plan limit, not a rate limit: only
@@ -95,5 +96,35 @@ export class QuotaService {
       },
       resets_at: period.end.toISOString(),
     };
+  }
+}
+
+/**
+ * Creates of plans without a monthly cap, counted after their commit on a connection that does not wait for the
+ * disk flush (that row is updated by every create of the account, and the count only reports), summed per account
+ * and month for one turn of the event loop.
+ */
+export class LateActionCounts {
+  private readonly batch = new TickBatch<{ accountId: string; period: string; amount: number }, void>(
+    async (uses) => {
+      const sums = new Map<string, { accountId: string; period: string; amount: number }>();
+      for (const u of uses) {
+        const key = `${u.accountId}/${u.period}`;
+        const sum = sums.get(key) ?? { ...u, amount: 0 };
+        sum.amount += u.amount;
+        sums.set(key, sum);
+      }
+      const counters = this.counters();
+      await Promise.all(
+        [...sums.values()].map((u) => consumeUsage(counters, { ...u, metric: 'actions', limit: null })),
+      );
+      return uses.map(() => undefined);
+    },
+  );
+
+  constructor(private readonly counters: () => Sql) {}
+
+  add(accountId: string, period: string, amount = 1): Promise<void> {
+    return this.batch.add({ accountId, period, amount });
   }
 }

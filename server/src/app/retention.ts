@@ -12,7 +12,7 @@ const BATCH = 200;
 const AUDIT_BATCH = 5_000;
 
 /**
- * History retention (spec 8): terminal actions, their attempts, reminder events and outbox rows older than the
+ * History retention: terminal actions, their attempts, reminder events and outbox rows older than the
  * plan's retention (30 / 365 / 365 days) go; live actions never do. Audit events older than the same cutoff go only
  * as a whole prefix of their account's chain, the last dropped hash kept as the chain's new anchor, so `verify`
  * still checks everything kept (docs/audit.md). Run daily by a pg-boss job and by `sched purge`.

@@ -22,7 +22,7 @@ export interface EmailConfig {
 
 export const DEFAULT_EMAIL_FROM = 'sched <no-reply@localhost>';
 
-/** SMTP connect, greeting and idle bounds, in line with the 30 s outgoing request timeout of spec section 8. */
+/** SMTP connect, greeting and idle bounds, in line with the 30 s bound of every outgoing request. */
 const SMTP_TIMEOUT_MS = 30_000;
 
 export interface RenderedEmail {
@@ -31,10 +31,10 @@ export interface RenderedEmail {
   html: string;
 }
 
-export function createEmailChannel(config: EmailConfig): ChannelAdapter {
-  // nodemailer (about 25 MiB of a process's memory) is loaded by the first email sent, not by every process.
+/** nodemailer (about 25 MiB of a process's memory) is loaded by the first email sent, not by every process. */
+function lazyTransport(config: EmailConfig): () => Promise<Transporter<SMTPTransport.SentMessageInfo>> {
   let transporter: Promise<Transporter<SMTPTransport.SentMessageInfo>> | undefined;
-  const transport = () =>
+  return () =>
     (transporter ??= import('nodemailer').then(({ createTransport }) =>
       createTransport(
         {
@@ -46,6 +46,32 @@ export function createEmailChannel(config: EmailConfig): ChannelAdapter {
         { from: config.from },
       ),
     ));
+}
+
+/** The short mails that tell a reply's sender why it changed nothing (app/approvals/inbound-email.ts). */
+export function createReplyNotices(config: EmailConfig) {
+  const transport = lazyTransport(config);
+  return {
+    async send(notice: {
+      to: string;
+      subject: string;
+      text: string;
+      inReplyTo: string | null;
+    }): Promise<void> {
+      await (await transport()).sendMail({
+        to: notice.to,
+        subject: notice.subject,
+        text: notice.text,
+        ...(notice.inReplyTo ? { inReplyTo: notice.inReplyTo, references: notice.inReplyTo } : {}),
+        // RFC 3834: an automatic answer, which no responder answers in turn.
+        headers: { 'Auto-Submitted': 'auto-replied' },
+      });
+    },
+  };
+}
+
+export function createEmailChannel(config: EmailConfig): ChannelAdapter {
+  const transport = lazyTransport(config);
 
   return {
     name: 'email',
@@ -63,6 +89,7 @@ export function createEmailChannel(config: EmailConfig): ChannelAdapter {
       try {
         const info = await (await transport()).sendMail({
           to: target.name ? { name: target.name, address: target.email } : target.email,
+          ...(!alert && message.replyTo ? { replyTo: message.replyTo } : {}),
           subject: rendered.subject,
           text: rendered.text,
           html: rendered.html,
@@ -126,6 +153,7 @@ function renderText(message: ApprovalMessage, target?: { name?: string }): strin
   ];
   const snooze = snoozeLine(message);
   if (snooze) lines.push(snooze);
+  if (message.replyTo) lines.push(REPLY_HINT);
   lines.push('');
   const attachments = attachedLine(message);
   if (attachments) lines.push(attachments);
@@ -133,6 +161,10 @@ function renderText(message: ApprovalMessage, target?: { name?: string }): strin
   lines.push('', 'The link is personal: anyone who has it can answer for you.');
   return `${lines.join('\n')}\n`;
 }
+
+/** Approve by replying: what the first line of a reply may say (domain/approval/reply.ts reads it). */
+const REPLY_HINT =
+  'Or reply to this email with "approve" or "decline" on the first line (a comment may follow).';
 
 function attachedLine(message: ApprovalMessage): string | undefined {
   if (message.attachments.length === 0) return undefined;

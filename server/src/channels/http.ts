@@ -1,6 +1,6 @@
 /**
  * The one door through which the HTTP channels (sms, slack, teams, push) reach the network. The server injects
- * its SSRF-guarded client here; the default is global fetch with the spec's 30 s bound (section 8).
+ * its SSRF-guarded client here; the default is global fetch with the 30 s bound of every outgoing request.
  */
 
 interface ChannelHttpRequest {
@@ -17,7 +17,7 @@ type ChannelHttpResult = { status: number; body: string } | { error: string };
 
 export type ChannelHttp = (req: ChannelHttpRequest) => Promise<ChannelHttpResult>;
 
-/** Outgoing request timeout of spec section 8. */
+/** The bound of every outgoing request. */
 export const CHANNEL_HTTP_TIMEOUT_MS = 30_000;
 
 /** Answers beyond this are cut: the adapters only read a status word or a small JSON error. */

@@ -48,6 +48,9 @@ export function describeTarget(target: ChannelTarget): string {
     case 'sms':
       return target.phone;
     case 'slack':
+      if ('slackChannelId' in target) return `Slack channel ${target.slackChannelId}`;
+      if ('slackMemberId' in target) return `Slack member ${target.slackMemberId}`;
+      return `webhook ${originOf(target.webhookUrl)}`;
     case 'teams':
       return `webhook ${originOf(target.webhookUrl)}`;
     case 'push':

@@ -113,6 +113,11 @@ describe('push channel (Web Push)', () => {
       title: 'Approval needed: Deploy release 4.2',
       body: 'Please approve the deploy.\nIt touches <script>alert(1)</script> & billing.',
       url: message.responseUrl,
+      answerUrl: message.responseUrl,
+      actions: [
+        { action: 'confirm', title: message.buttons.confirm },
+        { action: 'decline', title: message.buttons.decline },
+      ],
       actionId: message.actionId,
       expiresAt: '2030-01-08T12:30:00.000Z',
       kind: 'request',

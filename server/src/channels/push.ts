@@ -24,11 +24,17 @@ export interface PushConfig {
   subject: string;
 }
 
-/** What the service worker receives. */
+/**
+ * What the service worker receives. `actions` are the notification's buttons: the service worker answers them
+ * by posting `{ decision, via: "push" }` to `answerUrl` (the page's JSON answer) without opening the page; a tap
+ * on the notification itself opens `url` (to snooze or comment). docs/push-service-worker.js does both.
+ */
 export interface PushPayload {
   title: string;
   body: string;
   url: string;
+  answerUrl: string;
+  actions: { action: 'confirm' | 'decline'; title: string }[];
   actionId: string;
   expiresAt: string;
   kind: ApprovalMessage['kind'];
@@ -133,6 +139,11 @@ export function renderPushPayload(message: ApprovalMessage): PushPayload {
     title: truncateUtf8(headline(message), 200),
     body: '',
     url: message.responseUrl,
+    answerUrl: message.responseUrl,
+    actions: [
+      { action: 'confirm', title: truncateUtf8(message.buttons.confirm, 60) },
+      { action: 'decline', title: truncateUtf8(message.buttons.decline, 60) },
+    ],
     actionId: message.actionId,
     expiresAt: message.expiresAt.toISOString(),
     kind: message.kind,

@@ -3,6 +3,7 @@ import { type ChannelHttp, fetchChannelHttp } from './http.js';
 import { describeTarget, renderForOutbox } from './outbox.js';
 import { type PushConfig, createPushChannel } from './push.js';
 import { createSlackChannel } from './slack.js';
+import { type SlackAppConfig, slackAppSender } from './slack-app.js';
 import { type SmsConfig, createSmsChannel } from './sms.js';
 import { createTeamsChannel } from './teams.js';
 import {
@@ -23,6 +24,8 @@ export interface ChannelConfig {
   email?: EmailConfig;
   sms?: SmsConfig;
   push?: PushConfig;
+  /** Slack app mode (SCHED_SLACK_BOT_TOKEN, SCHED_SLACK_SIGNING_SECRET); webhook Slack channels need nothing. */
+  slackApp?: SlackAppConfig;
 }
 
 /** The variables whose absence sends a channel to the outbox: for log lines, and config.ts's all-or-none rule. */
@@ -50,6 +53,11 @@ export interface ChannelDeps {
   http?: ChannelHttp;
   /** Clock for push TTLs; defaults to the system clock. */
   now?: () => Date;
+  /**
+   * Why a channel without its settings refuses its messages (production: `via: 'not_configured'`), or null where
+   * it keeps them in the outbox instead (development). Unset: every such channel keeps them.
+   */
+  notConfigured?: (name: ChannelName) => string | null;
 }
 
 /**
@@ -62,7 +70,9 @@ export function createChannels(
 ): Record<ChannelName, ChannelAdapter> {
   const http = deps.http ?? fetchChannelHttp(deps.fetch);
   const provider: Partial<Record<ChannelName, ChannelAdapter>> = {
-    slack: createSlackChannel({ http }),
+    slack: createSlackChannel(
+      config.slackApp ? { http, app: slackAppSender(config.slackApp, http) } : { http },
+    ),
     teams: createTeamsChannel({ http }),
   };
   if (config.email) provider.email = createEmailChannel(config.email);
@@ -73,16 +83,23 @@ export function createChannels(
   const channels = {} as Record<ChannelName, ChannelAdapter>;
   for (const name of CHANNELS) {
     const adapter = provider[name];
-    channels[name] = adapter ? guarded(adapter, deps.logger) : outboxChannel(name, deps);
+    const refusal = adapter ? null : (deps.notConfigured?.(name) ?? null);
+    channels[name] = adapter
+      ? guarded(adapter, deps.logger)
+      : refusal !== null
+        ? notConfiguredChannel(name, refusal, deps.logger)
+        : outboxChannel(name, deps);
   }
   deps.logger.info(
     {
       configured: CHANNELS.filter((n) => provider[n] !== undefined),
       outbox: CHANNELS.filter((n) => provider[n] === undefined),
     },
-    CHANNELS.some((n) => provider[n] === undefined)
-      ? `notification channels ready; messages of ${CHANNELS.filter((n) => provider[n] === undefined).join(', ')} are kept in the outbox (not sent): read them with \`sched outbox list\`, or GET /v1/outbox on a development server`
-      : 'notification channels ready',
+    CHANNELS.some((n) => provider[n] === undefined && deps.notConfigured?.(n))
+      ? `notification channels ready; ${CHANNELS.filter((n) => provider[n] === undefined).join(', ')} not configured: approvals using only those are refused, and their messages are recorded as not sent`
+      : CHANNELS.some((n) => provider[n] === undefined)
+        ? `notification channels ready; messages of ${CHANNELS.filter((n) => provider[n] === undefined).join(', ')} are kept in the outbox (not sent): read them with \`sched outbox list\`, or GET /v1/outbox on a development server`
+        : 'notification channels ready',
   );
   return channels;
 }
@@ -100,6 +117,18 @@ function guarded(adapter: ChannelAdapter, logger: ChannelLogger): ChannelAdapter
         logger.error({ channel: adapter.name, ...subjectOf(message), err: error }, 'channel adapter threw');
         return { ok: false, via: 'provider', error };
       }
+    },
+  };
+}
+
+/** Production without the channel's settings: nothing is sent or kept, and the receipt says why. */
+function notConfiguredChannel(name: ChannelName, error: string, logger: ChannelLogger): ChannelAdapter {
+  return {
+    name,
+    configured: false,
+    async send(_target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
+      logger.warn({ channel: name, ...subjectOf(message) }, `message not sent: ${error}`);
+      return { ok: false, via: 'not_configured', error };
     },
   };
 }

@@ -19,7 +19,11 @@ const BUTTON_TEXT_MAX = 75;
 const SLACK_CONFIRM_ACTION_ID = 'sched_confirm';
 const SLACK_DECLINE_ACTION_ID = 'sched_decline';
 
-export function createSlackChannel(deps: { http: ChannelHttp }): ChannelAdapter {
+/** `app`: the app-mode sender (slack-app.ts) for targets without a webhook, when the Slack app is configured. */
+export function createSlackChannel(deps: {
+  http: ChannelHttp;
+  app?: (target: ChannelTarget & { channel: 'slack' }, message: ChannelMessage) => Promise<DeliveryReceipt>;
+}): ChannelAdapter {
   return {
     name: 'slack',
     configured: true,
@@ -30,6 +34,16 @@ export function createSlackChannel(deps: { http: ChannelHttp }): ChannelAdapter 
           via: 'provider',
           error: `slack channel cannot send to a ${target.channel} target`,
         };
+      }
+      if (!('webhookUrl' in target)) {
+        if (!deps.app)
+          return {
+            ok: false,
+            via: 'provider',
+            error:
+              'Slack app mode is not configured (set SCHED_SLACK_BOT_TOKEN and SCHED_SLACK_SIGNING_SECRET)',
+          };
+        return deps.app(target, message);
       }
       const res = await deps.http({
         url: target.webhookUrl,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
 import { ResponseService } from '../app/approvals/respond.js';
+import { startIntegrations } from './integrations.js';
 import { ChainService } from '../app/chains/service.js';
 import { ConsoleSessionService } from '../app/console-sessions.js';
 import { ContactService } from '../app/directory/contacts.js';
@@ -43,13 +44,27 @@ export async function startApi(
     allowPrivateDestinations: config.allowPrivateDestinations,
     countDestination: ctx.countDestination,
   });
-  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock);
+  const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock, {
+    limiter: ctx.rateLimiter,
+    globalFactor: config.rateLimitFactor,
+  });
+  const responses = new ResponseService({
+    db: database,
+    scheduler: ctx.scheduler,
+    callbacks: ctx.callbacks,
+    clock,
+    waits,
+    tracing: ctx.tracing,
+  });
+  const integrations = await startIntegrations(ctx, responses, shutdown);
   const http = await buildHttpApp({
     logger,
     accounts: ctx.accounts,
     consoleSessions: new ConsoleSessionService(database, clock),
     contacts: new ContactService(database),
     actions,
+    actionQueries: ctx.actionQueries,
+    actionChanges: ctx.actionChanges,
     replays: ctx.replays,
     bulkOperations,
     destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),
@@ -82,14 +97,8 @@ export async function startApi(
     teamMembers: new TeamMemberService(database),
     outbox: new OutboxService(database, config.env !== 'production'),
     corsOrigins: config.corsOrigins,
-    responses: new ResponseService({
-      db: database,
-      scheduler: ctx.scheduler,
-      callbacks: ctx.callbacks,
-      clock,
-      waits,
-      tracing: ctx.tracing,
-    }),
+    responses,
+    integrations,
     observeRequest: (method, route, status, seconds) =>
       metrics.httpRequests.observe(
         { method, route: routeLabel(route), status_class: `${Math.floor(status / 100)}xx` },
@@ -113,6 +122,7 @@ export async function startApi(
     trustProxy: config.trustProxy,
     publicUrl: () => (config.publicUrlExplicit ? config.publicUrl : undefined),
     docs: config.docs,
+    tracing: ctx.tracing,
     siteUrl: ctx.publicUrl,
     production: config.env === 'production',
     timeouts: {
@@ -138,7 +148,11 @@ export async function startApi(
         const busy = databaseFault(err) === 'timeout' ? 'no connection in time' : 'unreachable';
         checks.database = `unavailable: ${availability.unavailableReason ?? busy}`;
       }
-      return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
+      return {
+        ok: Object.values(checks).every((v) => v === 'ok'),
+        checks,
+        channels: ctx.channelSending.states,
+      };
     },
   });
   // Stops taking requests before anything else stops; in-flight ones finish.

@@ -1,8 +1,14 @@
 import type { Logger } from 'pino';
 import { type PauseDeps, PauseService } from '../app/actions/pause.js';
 import { ActionReplays } from '../app/actions/replay.js';
+import { ActionChanges } from '../app/actions/cancel-retry.js';
+import { ActionQueries } from '../app/actions/queries.js';
 import { ActionService } from '../app/actions/service.js';
-import { approvalGates } from '../app/approvals/gate.js';
+import { createApprovalGates } from '../app/approvals/gate.js';
+import type { ChannelState } from '@sched/contract';
+import { type ChannelConfig, REQUIRED_VARS } from '../channels/registry.js';
+import { CHANNELS, type ChannelName } from '../channels/types.js';
+import { channelStates } from '../domain/approval/channel-availability.js';
 import { AccountService } from '../app/accounts.js';
 import { ChainEngine } from '../app/chains/advance.js';
 import { systemClock, systemTimers } from '../app/clock.js';
@@ -65,6 +71,8 @@ export interface ServiceContext {
   operatorEvents: OperatorEvents;
   /** Durable wakes of destinations' held deliveries (jobs/destination-wakes.ts). */
   destinationWakes: DestinationWakes;
+  /** Which notification channels this server can send (/readyz, the create's check, the rounds). */
+  channelSending: ChannelSending;
   /** Every host's circuit breaker and flow control (app/destinations/breaker.ts), its state in PostgreSQL. */
   breaker: CircuitBreaker;
   /** Alert evaluations and messages as jobs (jobs/alerts.ts). */
@@ -77,6 +85,8 @@ export interface ServiceContext {
   pauseDeps: PauseDeps;
   pauses: PauseService;
   actions: ActionService;
+  actionQueries: ActionQueries;
+  actionChanges: ActionChanges;
   replays: ActionReplays;
   domains: DomainService;
   /** The destination threshold: the one check for actions, chain HTTP steps and template triggers. */
@@ -130,13 +140,25 @@ export async function buildContext(
     waits,
   };
   const operatorEvents = createOperatorEvents(alertJobs, alertWatch);
+  const sending = channelSending(config.channels, config.env === 'production');
+  const approvalGates = createApprovalGates(sending);
   const destinationWakes = createDestinationWakes(queue);
+  const actionQueries = new ActionQueries({ store: db.main, clock, waits });
+  const actionChanges = new ActionChanges({
+    store: db.main,
+    scheduler,
+    callbacks: outboxes.actions,
+    clock,
+    countDestination,
+    gates: approvalGates,
+  });
   const actions = new ActionService(db.main, scheduler, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
     counters: db.counters,
     countDestination,
-    waits,
     gates: approvalGates,
+    queries: actionQueries,
+    changes: actionChanges,
   });
   return {
     ...base,
@@ -152,6 +174,7 @@ export async function buildContext(
     gateTimers,
     operatorEvents,
     destinationWakes,
+    channelSending: sending,
     breaker: new CircuitBreaker({ store: db.main, clock, events: operatorEvents, wakes: destinationWakes }),
     alertJobs,
     alertWatch,
@@ -160,6 +183,8 @@ export async function buildContext(
     pauseDeps,
     pauses: new PauseService({ store: db.main, ...pauseDeps }),
     actions,
+    actionQueries,
+    actionChanges,
     replays: new ActionReplays({
       store: db.main,
       scheduler,
@@ -167,7 +192,7 @@ export async function buildContext(
       allowPrivateDestinations: config.allowPrivateDestinations,
       countDestination,
       gates: approvalGates,
-      view: (db, row) => actions.view(db, row),
+      view: (db, row) => actionQueries.view(db, row),
     }),
     domains: new DomainService({
       store: db.main,
@@ -188,4 +213,19 @@ export async function buildContext(
         gates: approvalGates,
       }),
   };
+}
+
+/** Which channels this server can send, and the settings each needs: for the create's check, /readyz, the rounds. */
+export interface ChannelSending {
+  states: Record<ChannelName, ChannelState>;
+  settings: Record<ChannelName, readonly string[]>;
+}
+
+/** Slack and Teams need no setting: each channel resource carries its webhook URL. */
+function channelSending(config: ChannelConfig, production: boolean): ChannelSending {
+  const configured = new Set<ChannelName>(['slack', 'teams']);
+  if (config.email) configured.add('email');
+  if (config.sms) configured.add('sms');
+  if (config.push) configured.add('push');
+  return { states: channelStates(CHANNELS, configured, production), settings: REQUIRED_VARS };
 }

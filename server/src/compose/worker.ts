@@ -10,6 +10,9 @@ import { Deliveries } from '../app/deliveries/deliver.js';
 import { AuditSealer } from '../app/audit.js';
 import { RetentionService } from '../app/retention.js';
 import { createChannels } from '../channels/registry.js';
+import type { ChannelTarget } from '../channels/types.js';
+import { canSend, notConfiguredReason } from '../domain/approval/channel-availability.js';
+import { notificationOutcome } from '../metrics.js';
 import { listenForRuleChanges, workAlerts } from '../jobs/alerts.js';
 import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
 import { workCallbacks } from '../jobs/callbacks.js';
@@ -39,23 +42,43 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const firing = db.firing!;
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
   shutdown.add('the outbound HTTP client', () => outbound.close());
+  // Production keeps no outbox: a channel without its settings refuses, and says which settings it lacks.
+  const unsendable = (channel: ChannelTarget['channel']) =>
+    canSend(ctx.channelSending.states, channel)
+      ? null
+      : notConfiguredReason(channel, ctx.channelSending.settings[channel]);
   const channels = createChannels(config.channels, {
     outbox: createSqlOutbox(database, clock),
     logger,
+    notConfigured: (channel) => unsendable(channel),
     // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
     http: async (req) => {
       const r = await outbound.send({ ...req, maxResponseBytes: 65_536 });
       return r.kind === 'response' ? { status: r.status, body: r.bodyExcerpt } : { error: r.message };
     },
   });
+  // Every message of an approval or an alert, counted by channel and outcome (sched_notifications_total).
+  const countedSend = async <M extends Parameters<(typeof channels)['email']['send']>[1]>(
+    target: ChannelTarget,
+    message: M,
+  ) => {
+    const receipt = await channels[target.channel].send(target, message);
+    metrics.notifications.inc({ channel: target.channel, outcome: notificationOutcome(receipt) });
+    return receipt;
+  };
   const approvals = new ApprovalRounds({
     store: database,
     timers: ctx.gateTimers,
-    channels: { send: (target, message) => channels[target.channel].send(target, message) },
+    channels: {
+      send: countedSend,
+      unsendable,
+    },
     log: logger,
     clock,
     waits,
     publicUrl: ctx.publicUrl,
+    events: ctx.operatorEvents,
+    replyDomain: config.inbound.domain,
   });
   const deliveries = new Deliveries({
     timers,
@@ -187,14 +210,14 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   workers.push(await workDomainChecks(queue, ctx.domains, failedJob('domain check')));
   workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
   const bulkQueue = createBulkOperationQueue(queue);
-  const { actions, replays, pauseDeps } = ctx;
+  const { actionChanges, replays, pauseDeps } = ctx;
   const bulkRunner = new BulkRunner({
     store: database,
     clock,
     waits,
     ops: {
-      cancel: (db, rows, now) => actions.cancelRows(db, rows, now),
-      retry: async (db, row, now) => void (await actions.retryRow(db, row, now)),
+      cancel: (db, rows, now) => actionChanges.cancelRows(db, rows, now),
+      retry: async (db, row, now) => void (await actionChanges.retryRow(db, row, now)),
       replay: async (db, owner, row, overrides) => (await replays.replayRow(db, owner, row, overrides)).id,
       pause: async (db, row, input, via) =>
         void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),
@@ -218,7 +241,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
       clock,
       waits,
       jobs: ctx.alertJobs,
-      channels: { send: (target, message) => channels[target.channel].send(target, message) },
+      channels: { send: countedSend },
       outbound,
       log: logger,
       countDestination: ctx.countDestination,

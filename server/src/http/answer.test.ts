@@ -9,6 +9,7 @@ describe('parseAnswer (the contract’s ResponseInput, for forms and JSON)', () 
       decision: 'confirm',
       comment: 'Looks good',
       snoozeFor: null,
+      via: 'page',
     });
   });
 
@@ -18,7 +19,10 @@ describe('parseAnswer (the contract’s ResponseInput, for forms and JSON)', () 
       decision: 'decline',
       comment: null,
       snoozeFor: null,
+      via: 'page',
     });
+    expect(parseAnswer({ decision: 'confirm', via: 'push' })).toMatchObject({ ok: true, via: 'push' });
+    expect(parseAnswer({ decision: 'confirm', via: 'slack' })).toMatchObject({ ok: false });
     expect(parseAnswer({ decision: 'snooze', snooze_for: '4h' })).toMatchObject({
       ok: true,
       snoozeFor: '4h',

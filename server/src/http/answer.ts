@@ -8,6 +8,8 @@ export type ParsedAnswer =
       decision: z.infer<typeof ResponseInput>['decision'];
       comment: string | null;
       snoozeFor: string | null;
+      /** `push` when a push notification's button answered (the service worker says so); `page` otherwise. */
+      via: 'page' | 'push';
     }
   | { ok: false; errors: Record<string, string[]> };
 
@@ -33,11 +35,12 @@ function normaliseAnswer(body: unknown): unknown {
 export function parseAnswer(body: unknown): ParsedAnswer {
   const parsed = ResponseInput.safeParse(normaliseAnswer(body));
   if (!parsed.success) return { ok: false, errors: issuesToErrors(parsed.error.issues, 'body') };
-  const { decision, comment, snooze_for } = parsed.data;
+  const { decision, comment, snooze_for, via } = parsed.data;
   return {
     ok: true,
     decision,
     comment: comment ?? null,
     snoozeFor: decision === 'snooze' ? (snooze_for ?? null) : null,
+    via: via ?? 'page',
   };
 }

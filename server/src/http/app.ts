@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { apiContract, type RouteMeta } from '@sched/contract';
+import { apiContract, type ChannelState, type RouteMeta } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { AppRoute } from '@ts-rest/core';
 import Fastify, {
@@ -17,6 +17,8 @@ import type { AlertRules } from '../app/alerts/rules.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
+import type { ActionChanges } from '../app/actions/cancel-retry.js';
+import type { ActionQueries } from '../app/actions/queries.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
@@ -48,6 +50,7 @@ import type { Reassignments } from '../app/approvals/reassign.js';
 import type { ReminderRequests } from '../app/approvals/remind.js';
 import type { PendingApprovals } from '../app/approvals/pending.js';
 import { registerResponseRoutes } from './responses.js';
+import { type IntegrationDeps, registerIntegrationRoutes } from './integrations.js';
 import { apiKeysHandlers } from './handlers/api-keys.js';
 import { outboxHandlers } from './handlers/outbox.js';
 import type { OutboxService } from '../app/outbox.js';
@@ -57,6 +60,9 @@ import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { registerApiReference } from './api-reference.js';
+import { registerServiceIndex } from './service-index.js';
+import { registerRequestSpans } from './request-spans.js';
+import type { Tracing } from '../app/ports.js';
 import { registerCors } from './cors.js';
 import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
@@ -69,6 +75,8 @@ export interface HttpDeps {
   consoleSessions: ConsoleSessionService;
   contacts: ContactService;
   actions: ActionService;
+  actionQueries: ActionQueries;
+  actionChanges: ActionChanges;
   replays: ActionReplays;
   bulkOperations: BulkOperations;
   destinations: Destinations;
@@ -103,7 +111,12 @@ export interface HttpDeps {
    */
   databaseFault: (err: unknown) => 'unavailable' | 'slow' | undefined;
   /** Readiness: database reachable and migrations current. */
-  readiness: () => Promise<{ ok: boolean; checks: Record<string, string> }>;
+  readiness: () => Promise<{
+    ok: boolean;
+    checks: Record<string, string>;
+    /** Each notification channel's state (informative: never a failed check). */
+    channels?: Record<string, ChannelState>;
+  }>;
   validateResponses: boolean;
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
@@ -116,13 +129,28 @@ export interface HttpDeps {
   publicUrl: () => string | undefined;
   /** Whether `/docs` (Swagger UI) is served (SCHED_DOCS); `/openapi.json` always is. */
   docs?: boolean;
+  /** OpenTelemetry (server/src/tracing.ts): each API request a span. */
+  tracing?: Tracing | undefined;
   /** SCHED_PUBLIC_URL or the default local one: an https one makes the console's cookie `__Host-` and `Secure`. */
   siteUrl?: () => string;
   /** NODE_ENV=production (the console refuses sign-in over plain http to a public URL off this machine). */
   production?: boolean;
   /** Inbound limits (`SCHED_HTTP_*_TIMEOUT_MS`); 0 turns the request and connection ones off. */
   timeouts: { requestMs: number; connectionMs: number; keepAliveMs: number };
+  /** Answers from Slack app buttons and replies to approval emails (http/integrations.ts), when configured. */
+  integrations?: Omit<IntegrationDeps, 'log'>;
 }
+
+/**
+ * Routes that make actions or send them again, counted against `createAction` (a batch once, as one request). A bulk
+ * replay or retry counts when it starts (app/bulk/service.ts): its dry run does not.
+ */
+const CREATE_ROUTES = new Set([
+  '/v1/actions',
+  '/v1/actions/batch',
+  '/v1/actions/:id/replay',
+  '/v1/actions/:id/retry',
+]);
 
 /** Upper bound on a request body; larger ones get 413. Documented in docs/actions.md. */
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -226,6 +254,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     }
   });
   await registerCors(app, deps.corsOrigins);
+  registerRequestSpans(app, deps.tracing);
   app.addHook('onResponse', async (request, reply) => {
     deps.observeRequest?.(
       request.method,
@@ -240,10 +269,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   const routeLimits = (req: { method: string; routeOptions: { url?: string } }): RateLimitName[] =>
-    req.method === 'POST' &&
-    (req.routeOptions.url === '/v1/actions' || req.routeOptions.url === '/v1/actions/batch')
-      ? ['createAction']
-      : [];
+    req.method === 'POST' && CREATE_ROUTES.has(req.routeOptions.url ?? '') ? ['createAction'] : [];
 
   const siteUrl = deps.siteUrl ?? (() => deps.publicUrl() ?? '');
   const auth = authenticate({
@@ -293,7 +319,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     rateLimitFactor: deps.rateLimitFactor,
   });
 
+  await registerIntegrationRoutes(app, { ...deps.integrations, log: deps.logger });
+
   registerApiReference(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
+  registerServiceIndex(app, { publicUrl: deps.publicUrl, limit: probeLimit, docs: deps.docs });
   registerConsoleRoutes(app, {
     sessions: deps.consoleSessions,
     rateLimiter: deps.rateLimiter,
@@ -313,16 +342,24 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
+        const body = { version: SERVER_VERSION, checks: r.checks, channels: r.channels };
         return r.ok
-          ? { status: 200, body: { status: 'ok', version: SERVER_VERSION, checks: r.checks } }
-          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
+          ? { status: 200, body: { status: 'ok', ...body } }
+          : { status: 503, body: { status: 'unavailable', ...body } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
-    actions: actionsHandlers(deps.actions, deps.pauses, deps.replays, {
-      limiter: deps.rateLimiter,
-      factor: deps.rateLimitFactor,
-    }),
+    actions: actionsHandlers(
+      deps.actions,
+      deps.actionQueries,
+      deps.actionChanges,
+      deps.pauses,
+      deps.replays,
+      {
+        limiter: deps.rateLimiter,
+        factor: deps.rateLimitFactor,
+      },
+    ),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
     schedules: schedulesHandlers(() => new Date()),
@@ -335,7 +372,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     alertRules: alertRulesHandlers(deps.alertRules),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),
-    reminders: remindersHandlers(deps.reminders, deps.reassignments, deps.actions, deps.pendingApprovals),
+    reminders: remindersHandlers(
+      deps.reminders,
+      deps.reassignments,
+      deps.actionQueries,
+      deps.pendingApprovals,
+    ),
     outbox: outboxHandlers(deps.outbox),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,

@@ -10,7 +10,7 @@ function issuesOf(e: unknown): Issue[] {
   return ((e as { issues?: Issue[] } | null)?.issues ?? []) as Issue[];
 }
 
-/** ts-rest hands request-validation failures here: the spec's 422 with dotted paths, or 404 for a malformed id. */
+/** ts-rest hands request-validation failures here: the 422 with dotted paths, or 404 for a malformed id. */
 export function requestValidationErrorHandler(
   err: RequestValidationError,
   _req: FastifyRequest,

@@ -43,7 +43,7 @@ function wantsJson(request: FastifyRequest): boolean {
 }
 
 /**
- * The login-free response links `/r/<token>` (spec 5.3). GET renders the page and never changes state (mail
+ * The login-free response links `/r/<token>`. GET renders the page and never changes state (mail
  * scanners open links); POST records the answer, from the page's form or as JSON, validated by the contract's
  * `ResponseInput`. Limits (per IP, then 10 a minute per link) are counted before the body is read.
  */
@@ -82,6 +82,13 @@ function routes(
       renderErrorPage({ status: err.status, message, backUrl: `/r/${encodeURIComponent(token)}` }),
     );
   };
+
+  // A push notification's service worker runs on its app's origin and posts the answer as a form (no preflight):
+  // it may read the JSON outcome. The token is the credential and no cookie is involved, so any origin may.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.method === 'POST' && wantsJson(request))
+      void reply.header('access-control-allow-origin', '*');
+  });
 
   // Before the body is parsed: a flood of random tokens from one address stops at the per-IP limit.
   app.addHook('onRequest', async (request: TokenRequest, reply) => {
@@ -131,8 +138,12 @@ function routes(
     try {
       const answer = parseAnswer(request.body);
       if (!answer.ok) throw new ValidationError(answer.errors);
-      const { decision, comment, snoozeFor } = answer;
-      const outcome = await deps.responses.respond(request.params.token, { decision, comment, snoozeFor });
+      const { decision, comment, snoozeFor, via } = answer;
+      const outcome = await deps.responses.respond(
+        request.params.token,
+        { decision, comment, snoozeFor },
+        { channel: via },
+      );
       if (wantsJson(request)) {
         const { title: _title, ...body } = outcome;
         return reply.send(body);

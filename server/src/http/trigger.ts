@@ -30,7 +30,7 @@ export function formToTriggerBody(
 }
 
 /**
- * `POST /t/<token>` (spec 4.3): public, authenticated by the token. Both limits (120 a minute per client IP, 60 per
+ * `POST /t/<token>`: public, authenticated by the token. Both limits (120 a minute per client IP, 60 per
  * token) are counted before the body is read, with the rate-limit headers; errors go to the root error handler.
  * Request logs redact the token (logger.ts).
  */

@@ -181,7 +181,7 @@ export interface ActionFilter {
   search?: string;
   dedupKey?: string;
   recurring?: boolean;
-  /** The failed-delivery inbox (issue 23). */
+  /** The failed-delivery inbox. */
   destinationHost?: string;
   lastStatusCode?: StatusCodeFilter;
   errorClass?: ErrorClass;

@@ -174,14 +174,22 @@ export function auditEventsPage(
   return q.orderBy('seq').limit(page.limit).execute();
 }
 
-/** Where an account's chain starts: the genesis hash, or the last hash retention dropped. */
-export async function auditAnchor(db: Sql, accountId: string): Promise<{ seq: number; hash: string }> {
+/**
+ * Where an account's chain starts (the genesis hash, or the last hash retention dropped) and where its head says it
+ * ends (the last event's seq and hash).
+ */
+export async function auditAnchor(
+  db: Sql,
+  accountId: string,
+): Promise<{ seq: number; hash: string; head: { seq: number; hash: string } }> {
   const head = await db
     .selectFrom('audit_heads')
-    .select(['anchor_seq', 'anchor_hash'])
+    .select(['anchor_seq', 'anchor_hash', 'seq', 'hash'])
     .where('account_id', '=', accountId)
     .executeTakeFirst();
-  return head ? { seq: head.anchor_seq, hash: head.anchor_hash } : { seq: 0, hash: GENESIS_HASH };
+  return head
+    ? { seq: head.anchor_seq, hash: head.anchor_hash, head: { seq: head.seq, hash: head.hash } }
+    : { seq: 0, hash: GENESIS_HASH, head: { seq: 0, hash: GENESIS_HASH } };
 }
 
 /**

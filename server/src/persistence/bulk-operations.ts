@@ -61,6 +61,21 @@ export async function sampleIds(
 const SNAPSHOT_TIMEOUT_MS = 120_000;
 
 /**
+ * How many operations of the account are running, under a lock of the account's starts held to the end of the
+ * caller's transaction: two starts cannot both see room for one.
+ */
+export async function lockAndCountRunning(db: Sql, accountId: string): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`${accountId}:bulk_operations`}, 0))`.execute(db);
+  const row = await db
+    .selectFrom('bulk_operations')
+    .select((eb) => eb.fn.countAll<number>().as('running'))
+    .where('account_id', '=', accountId)
+    .where('status', '=', RUNNING)
+    .executeTakeFirstOrThrow();
+  return Number(row.running);
+}
+
+/**
  * Creates a running operation and snapshots the ids it matches now into its items, in the caller's transaction:
  * actions created later are never part of it. Answers the row with `matched` set.
  */

@@ -76,7 +76,7 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 }
 
 // Every attempt runs these two, for every attempt of a turn of the event loop at once (app/tick-batch.ts): fixed
-// texts (see fixedStatement), constants interpolated once. A webhook to a paused destination (issue 24), or to one
+// texts (see fixedStatement), constants interpolated once. A webhook to a paused destination, or to one
 // whose circuit is open (before its `next_probe_at`) or disabled, is `held`: absent from the answer, so it stays
 // durable and due and spends no attempt; the wake of its destination (app/destinations/breaker.ts) or the overdue
 // sweep fires it again. The check is a primary-key probe of `destinations` inside the same statement, so a host

@@ -81,7 +81,7 @@ export function contactAddresses(db: Sql, accountId: string, id: string) {
 export function channelWebhook(db: Sql, accountId: string, id: string) {
   return db
     .selectFrom('notification_channels')
-    .select(['name', 'type', 'webhook_url'])
+    .select(['name', 'type', 'webhook_url', 'slack_channel_id'])
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .executeTakeFirst();

@@ -203,7 +203,7 @@ export async function recordCheck(
 }
 
 /**
- * Removes a domain (spec 4.6): its verification (token, method, pending checks) goes and it leaves the list. Its
+ * Removes a domain: its verification (token, method, pending checks) goes and it leaves the list. Its
  * counts of the current day and month stay, so removing a domain cannot reset its thresholds. False when the
  * account has no such domain listed (a second DELETE is a 404).
  */

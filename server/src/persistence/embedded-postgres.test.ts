@@ -111,6 +111,63 @@ function holder(dataDir: string) {
   };
 }
 
+describe('the service role of the embedded cluster', () => {
+  it('owns the database but is no superuser; a data directory made before it is moved over on start', async () => {
+    const dataDir = path.join(tempRoot, 'role');
+    // A data directory as the previous build left it: the service connected as the superuser, which owns it all.
+    const old = await ensureEmbeddedPostgres({ dataDir, serviceRole: false });
+    clusterDirs.add(old.clusterDir);
+    expect(old.url).toBe(old.adminUrl);
+    await query(
+      old.url,
+      `CREATE SCHEMA jobs;
+       CREATE TYPE jobs.state AS ENUM ('created', 'done');
+       CREATE TABLE jobs.job (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, state jobs.state, n serial);
+       CREATE TABLE events (seq int PRIMARY KEY, body text);
+       CREATE SEQUENCE loose;
+       CREATE VIEW recent AS SELECT * FROM events;
+       CREATE FUNCTION append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append-only'; END $$;
+       CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events FOR EACH ROW EXECUTE FUNCTION append_only();
+       INSERT INTO events VALUES (1, 'kept');`,
+    );
+    await old.release();
+
+    const handle = await ensure(dataDir);
+    expect(handle.url).toMatch(/^postgres:\/\/sched_service:/);
+    const [me] = await query<{ super: boolean; owner: string }>(
+      handle.url,
+      `SELECT rolsuper AS super, (SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()) AS owner
+         FROM pg_roles WHERE rolname = current_user`,
+    );
+    expect(me).toEqual({ super: false, owner: 'sched_service' });
+    const left = await query<{ n: number }>(
+      handle.adminUrl,
+      `SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+                WHERE pg_get_userbyid(c.relowner) = 'sched' AND s.nspname IN ('public', 'jobs'))::int
+            + (SELECT count(*) FROM pg_proc WHERE pg_get_userbyid(proowner) = 'sched' AND pronamespace = 'public'::regnamespace)::int
+            + (SELECT count(*) FROM pg_namespace WHERE nspname = 'jobs' AND pg_get_userbyid(nspowner) = 'sched')::int
+            + (SELECT count(*) FROM pg_type WHERE typname = 'state' AND pg_get_userbyid(typowner) = 'sched')::int AS n`,
+    );
+    expect(left[0]?.n).toBe(0);
+    // It uses and changes what it owns, the data kept.
+    await query(
+      handle.url,
+      `INSERT INTO jobs.job (state) VALUES ('done'); ALTER TABLE events ADD COLUMN at timestamptz`,
+    );
+    expect(await query(handle.url, 'SELECT body FROM recent')).toEqual([{ body: 'kept' }]);
+    // What only a superuser may do: silence the append-only trigger for a session, run a program.
+    const refused = async (sql: string) =>
+      query(handle.url, sql).then(
+        () => 'allowed',
+        (err: { code?: string }) => err.code,
+      );
+    expect(await refused(`SET session_replication_role = replica`)).toBe('42501');
+    expect(await refused(`COPY (SELECT 1) TO PROGRAM 'true'`)).toBe('42501');
+    expect(await refused('DELETE FROM events')).toBe('P0001');
+    await handle.release();
+  });
+});
+
 describe('ensureEmbeddedPostgres in one process', () => {
   let dataDir: string;
 
@@ -121,11 +178,13 @@ describe('ensureEmbeddedPostgres in one process', () => {
   it('starts one instance for concurrent callers, with the expected settings, attaches fast, and the last release stops it', async () => {
     const [a, b] = await Promise.all([ensure(dataDir), ensure(dataDir)]);
     expect(a.url).toBe(b.url);
-    expect(a.url).toMatch(/^postgres:\/\/sched:[^@]+@127\.0\.0\.1:\d+\/sched$/);
+    expect(a.url).toMatch(/^postgres:\/\/sched_service:[^@]+@127\.0\.0\.1:\d+\/sched$/);
+    expect(a.adminUrl).toMatch(/^postgres:\/\/sched:[^@]+@127\.0\.0\.1:\d+\/sched$/);
     expect(a.clusterDir).toBe(path.join(dataDir, 'pg'));
 
+    // Some of these settings only the superuser may read.
     const [row] = await query<{ max: string; fsync: string; sockets: string; tz: string }>(
-      a.url,
+      a.adminUrl,
       `SELECT current_setting('max_connections') AS max, current_setting('fsync') AS fsync,
               current_setting('unix_socket_directories') AS sockets, current_setting('TimeZone') AS tz`,
     );

@@ -14,7 +14,7 @@
  *   pg/           the cluster (as root, under /var/lib/sched-embedded/<hash>/ when the postgres user
  *                 cannot reach dataDir)
  *   pg.log        the server log, beside the cluster
- *   pg-password   the superuser password, mode 0600
+ *   pg-password   the superuser password, mode 0600 (the service role's is derived from it)
  *   pg.lock       proper-lockfile's lock, held while attaching, starting or stopping
  *   pg-leases/    one file per open handle, named <pid>-<random>
  */
@@ -31,9 +31,13 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
 import { hydrateNativeLinks } from './embedded-binaries.js';
+import { ensureServiceRole, SERVICE_ROLE, servicePassword } from './embedded-role.js';
 
 export interface EmbeddedPostgresHandle {
+  /** The database as the service's role: it owns the database and its objects, and is not a superuser. */
   url: string;
+  /** The same database as the cluster's superuser (creating databases, diagnostics); never the service's. */
+  adminUrl: string;
   /** The cluster folder, for diagnostics. */
   clusterDir: string;
   /** Stops the instance unless another live handle, in any process, still holds it. Idempotent. */
@@ -52,6 +56,11 @@ export interface EnsureEmbeddedPostgresOptions {
   supervise?: boolean;
   /** Where the supervisor's lines go (a death, a restart, a failed attempt); default `log`. */
   alert?: (msg: string) => void;
+  /**
+   * Make the service's role own `database` (default true). Off for a handle that only administers the cluster (the
+   * tests' one, on `postgres`).
+   */
+  serviceRole?: boolean;
 }
 
 /** The user PostgreSQL runs as when we are root (it refuses to run as root). */
@@ -101,6 +110,12 @@ export async function ensureEmbeddedPostgres(
   const { port, password, lease } = await withLock(layout, async () => {
     const running = await attachOrStart(layout);
     await ensureDatabase(running.port, running.password, database);
+    if (opts.serviceRole !== false)
+      await ensureServiceRole(
+        (db) => connectAdmin(running.port, running.password, db),
+        running.password,
+        database,
+      );
     await fs.mkdir(layout.leaseDir, { recursive: true });
     const lease = path.join(layout.leaseDir, `${process.pid}-${randomBytes(6).toString('hex')}`);
     await fs.writeFile(lease, '');
@@ -111,7 +126,11 @@ export async function ensureEmbeddedPostgres(
     opts.supervise === false ? () => {} : supervise(layout, port, password, opts.alert ?? layout.log);
   let released: Promise<void> | undefined;
   return {
-    url: urlOf(port, password, database),
+    url:
+      opts.serviceRole === false
+        ? urlOf(port, password, database)
+        : urlOf(port, servicePassword(password), database, SERVICE_ROLE),
+    adminUrl: urlOf(port, password, database),
     clusterDir: layout.clusterDir,
     release() {
       unsupervise();
@@ -474,12 +493,12 @@ async function probe(port: number, password: string): Promise<unknown> {
   }
 }
 
-function urlOf(port: number, password: string, database: string) {
-  return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+function urlOf(port: number, password: string, database: string, user = SUPERUSER) {
+  return `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 }
 
-async function connectAdmin(port: number, password: string) {
-  const connectionString = urlOf(port, password, 'postgres');
+async function connectAdmin(port: number, password: string, database = 'postgres') {
+  const connectionString = urlOf(port, password, database);
   const client = new pg.Client({
     connectionString,
     application_name: 'sched-launcher',

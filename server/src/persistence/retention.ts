@@ -9,7 +9,7 @@ export interface PurgeCounts {
   delivery_attempts: number;
   reminder_events: number;
   outbox_messages: number;
-  /** Ended chains, with their steps (by cascade) and callback deliveries (spec 8: history retention). */
+  /** Ended chains, with their steps (by cascade) and callback deliveries (history retention). */
   chains: number;
   /** Audit events, dropped only as a whole prefix of each account's chain (persistence/audit-events.ts). */
   audit_events: number;
@@ -169,6 +169,8 @@ export async function purgeBatch(
     );
     counts.reminder_events = await deleted(db.deleteFrom('reminder_events').where('action_id', 'in', ids));
     counts.outbox_messages = await deleted(db.deleteFrom('outbox_messages').where('action_id', 'in', ids));
+    // Refused replies and clicks go with the action they named (not counted: a note about the action's history).
+    await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
     counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
   }
   const loose = await db

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ReminderEventType } from '@sched/contract';
+import type { AnswerChannel, ReminderEventType } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
 import type { Sql, Tables } from './database.js';
 
@@ -9,6 +9,8 @@ export interface NewTimelineEvent {
   type: ReminderEventType;
   actor: string | null;
   notes: string | null;
+  /** Where an answer came from (an answer's event only). */
+  channel?: AnswerChannel | null;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function addTimelineEvents(
         event_type: e.type,
         actor_email: e.actor,
         notes: e.notes,
+        channel: e.channel ?? null,
         created_at: sql<Date>`clock_timestamp()`,
       })),
     )

@@ -14,7 +14,8 @@ const RECIPIENT_COLUMNS = [
   'responded_at',
   'comment',
 ];
-const EVENT_COLUMNS = ['time', 'event', 'actor', 'notes'];
+/** `via`: where an answer came from (page, slack, email_reply, push). */
+const EVENT_COLUMNS = ['time', 'event', 'actor', 'via', 'notes'];
 
 /** Prints a create's result: the summary of a new action, or which live action made it skip. */
 export function printCreated(
@@ -180,6 +181,7 @@ function describeApproval(action: Action, now: Date): string {
     time: e.created_at,
     event: e.event_type,
     actor: e.actor_email ?? 'system',
+    via: e.channel,
     notes: e.notes === null ? null : excerpt(e.notes, 60),
   }));
   return [

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { client, collectOption } from '../../runtime.js';
 import { printCreated } from '../actions/show.js';
 import {
+  COMMENT_POLICIES,
   CONFIRMATION_MODES,
   CREATE_EXAMPLES,
   type CreateApprovalOptions,
@@ -29,7 +30,21 @@ export function configureApprovalsCreateCommand(approvals: Command): void {
     .option('--timeout <duration>', 'how long the links answer (default 7d)')
     .addOption(new Option('--on-timeout <what>', 'what a timeout does (default cancel)').choices(ON_TIMEOUT))
     .addOption(
-      new Option('--mode <mode>', 'first_response (default) or all_required').choices(CONFIRMATION_MODES),
+      new Option('--mode <mode>', 'first_response (default), all_required or quorum').choices(
+        CONFIRMATION_MODES,
+      ),
+    )
+    .option('--min-approvals <n>', 'quorum: how many confirmations approve (implies --mode quorum)')
+    .option('--require <recipient>', 'quorum: a recipient who must confirm (repeatable)', collectOption)
+    .option('--exclude-requester <address>', "the requester's address: their answer never counts")
+    .option('--remind-every <duration>', 're-send to who has not answered every 1h, 1d...')
+    .option('--remind-max <n>', 'at most this many reminders, 1-10 (default 1)')
+    .option('--remind-channel <channel>', 'remind only through this channel (repeatable)', collectOption)
+    .addOption(
+      new Option(
+        '--comment <policy>',
+        'when a comment is needed: optional (default), required_on_decline, required',
+      ).choices(COMMENT_POLICIES),
     )
     .option('--max-snoozes <n>', '0-10 (default 5); 0 hides snooze')
     .option('--buttons <labels>', 'confirm and decline labels, e.g. "Approve,Reject"')

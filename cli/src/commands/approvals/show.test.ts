@@ -85,6 +85,38 @@ describe('buildApprovalInput', () => {
     });
   });
 
+  it('reaches every gate field: quorum, required recipients, requester, reminders, comment policy', () => {
+    const input = build({
+      to: ['q1@example.com', 'q2@example.com', 'q3@example.com'],
+      minApprovals: '2',
+      require: ['q1@example.com'],
+      excludeRequester: 'me@example.com',
+      remindEvery: '1h',
+      remindMax: '2',
+      remindChannel: ['email', 'email'],
+      comment: 'required_on_decline',
+    });
+    expect(buildApprovalBody(input).gate).toMatchObject({
+      confirmation_mode: 'quorum',
+      min_approvals: 2,
+      required_recipients: ['q1@example.com'],
+      exclude_requester: 'me@example.com',
+      reminders: { every: '1h', max: 2, channels: ['email'] },
+      comment: 'required_on_decline',
+    });
+    expect(usage({ minApprovals: '1' })).toMatch(/^--min-approvals must be a whole number, at least 2/);
+    expect(usage({ mode: 'all_required', minApprovals: '2' })).toBe(
+      '--min-approvals and --require need --mode quorum',
+    );
+    expect(usage({ require: ['a@example.com'] })).toBe('--min-approvals and --require need --mode quorum');
+    expect(usage({ remindMax: '2' })).toBe('--remind-max and --remind-channel need --remind-every');
+    expect(usage({ remindEvery: '1h', remindMax: '11' })).toMatch(
+      /^--remind-max must be a whole number from 1 to 10/,
+    );
+    expect(usage({ remindEvery: '1h', remindChannel: ['fax'] })).toMatch(/^--remind-channel must be one of/);
+    expect(usage({ comment: 'sometimes' })).toMatch(/^--comment must be one of optional/);
+  });
+
   it('takes a preset', () => {
     expect(build({ in: undefined, preset: 'tomorrow' }).schedule).toEqual({ preset: 'tomorrow' });
   });
@@ -158,6 +190,7 @@ const approval: Action = {
     min_approvals: null,
     required_recipients: [],
     exclude_requester: null,
+    slack_responders: [],
     comment: 'optional',
     reminders: null,
     reminders_sent: 0,
@@ -175,12 +208,20 @@ const approval: Action = {
   delivery_attempts: [],
   delivery_attempts_more: false,
   reminder_events: [
-    { id, event_type: 'sent', actor_email: null, notes: null, created_at: '2030-01-01T11:00:01.000Z' },
+    {
+      id,
+      event_type: 'sent',
+      actor_email: null,
+      notes: null,
+      channel: null,
+      created_at: '2030-01-01T11:00:01.000Z',
+    },
     {
       id,
       event_type: 'snoozed',
       actor_email: '+15551234567',
       notes: null,
+      channel: 'page',
       created_at: '2030-01-01T11:10:00.000Z',
     },
     {
@@ -188,6 +229,7 @@ const approval: Action = {
       event_type: 'confirmed',
       actor_email: 'ada@example.com',
       notes: 'LGTM,\nship it',
+      channel: 'email_reply',
       created_at: '2030-01-01T11:30:00.000Z',
     },
   ],
@@ -254,10 +296,10 @@ describe('describeAction for an approval', () => {
       `  ${id}  boss@example.com  boss          escalation            pending    -                         -`,
     ]);
     expect(timeline!.split('\n')).toEqual([
-      '  TIME                      EVENT      ACTOR            NOTES',
-      '  2030-01-01T11:00:01.000Z  sent       system           -',
-      '  2030-01-01T11:10:00.000Z  snoozed    +15551234567     -',
-      '  2030-01-01T11:30:00.000Z  confirmed  ada@example.com  LGTM, ship it',
+      '  TIME                      EVENT      ACTOR            VIA          NOTES',
+      '  2030-01-01T11:00:01.000Z  sent       system           -            -',
+      '  2030-01-01T11:10:00.000Z  snoozed    +15551234567     page         -',
+      '  2030-01-01T11:30:00.000Z  confirmed  ada@example.com  email_reply  LGTM, ship it',
     ]);
   });
 

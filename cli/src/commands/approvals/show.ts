@@ -1,5 +1,6 @@
 import { basename, extname } from 'node:path';
 import {
+  COMMENT_POLICY,
   CONFIRMATION_MODE,
   GATE_CHANNEL,
   ON_TIMEOUT as ON_TIMEOUT_MAP,
@@ -19,6 +20,7 @@ import { duration, oneOf } from '../actions/request.js';
 export const GATE_CHANNELS = Object.values(GATE_CHANNEL);
 export const ON_TIMEOUT = Object.values(ON_TIMEOUT_MAP);
 export const CONFIRMATION_MODES = Object.values(CONFIRMATION_MODE);
+export const COMMENT_POLICIES = Object.values(COMMENT_POLICY);
 
 /** Flags of `sched approvals create`, as commander hands them over (camelCase, repeatables as arrays). */
 export interface CreateApprovalOptions {
@@ -31,6 +33,13 @@ export interface CreateApprovalOptions {
   timeout?: string;
   onTimeout?: string;
   mode?: string;
+  minApprovals?: string;
+  require?: string[];
+  excludeRequester?: string;
+  remindEvery?: string;
+  remindMax?: string;
+  remindChannel?: string[];
+  comment?: string;
   maxSnoozes?: string;
   buttons?: string;
   channel?: string[];
@@ -94,6 +103,11 @@ export function buildApprovalInput(
       throw new UsageError(`--max-snoozes must be a whole number from 0 to 10, got '${opts.maxSnoozes}'`);
     input.maxSnoozes = Number(opts.maxSnoozes);
   }
+  quorum(opts, input);
+  if (opts.excludeRequester !== undefined) input.excludeRequester = opts.excludeRequester;
+  const reminders = buildReminders(opts);
+  if (reminders) input.reminders = reminders;
+  if (opts.comment !== undefined) input.commentPolicy = oneOf('--comment', opts.comment, COMMENT_POLICIES);
   if (opts.buttons !== undefined) input.buttons = buttons(opts.buttons);
   if (opts.channel?.length) {
     input.channels = [
@@ -133,6 +147,42 @@ function when(opts: CreateApprovalOptions): Pick<ApprovalInput, 'schedule' | 'sc
   if (!/^\d{4}-\d{2}-\d{2}/.test(at) || Number.isNaN(Date.parse(at)))
     throw new UsageError(`--at must be an ISO 8601 time such as 2030-01-31T09:00:00Z, got '${at}'`);
   return { scheduledFor: at };
+}
+
+/** `--min-approvals 2` and `--require <recipient>` belong to `--mode quorum`, which the first implies. */
+function quorum(opts: CreateApprovalOptions, input: ApprovalInput): void {
+  if (opts.minApprovals !== undefined) {
+    if (!/^\d+$/.test(opts.minApprovals) || Number(opts.minApprovals) < 2)
+      throw new UsageError(`--min-approvals must be a whole number, at least 2; got '${opts.minApprovals}'`);
+    input.minApprovals = Number(opts.minApprovals);
+    input.confirmationMode ??= 'quorum';
+  }
+  if (opts.require?.length) input.requiredRecipients = opts.require;
+  if ((input.minApprovals !== undefined || input.requiredRecipients) && input.confirmationMode !== 'quorum')
+    throw new UsageError('--min-approvals and --require need --mode quorum');
+}
+
+/** `--remind-every 1h --remind-max 2 [--remind-channel email]`: re-sends to who has not answered. */
+function buildReminders(opts: CreateApprovalOptions): ApprovalInput['reminders'] {
+  const channels = opts.remindChannel ?? [];
+  if (opts.remindEvery === undefined && opts.remindMax === undefined && channels.length === 0)
+    return undefined;
+  if (opts.remindEvery === undefined)
+    throw new UsageError('--remind-max and --remind-channel need --remind-every');
+  const max = opts.remindMax ?? '1';
+  if (!/^\d+$/.test(max) || Number(max) < 1 || Number(max) > 10)
+    throw new UsageError(`--remind-max must be a whole number from 1 to 10, got '${max}'`);
+  return {
+    every: duration('--remind-every', opts.remindEvery),
+    max: Number(max),
+    ...(channels.length
+      ? {
+          channels: [
+            ...new Set(channels.map((c) => oneOf('--remind-channel', c, GATE_CHANNELS))),
+          ] as GateChannel[],
+        }
+      : {}),
+  };
 }
 
 /** `--buttons "Ship it,Hold"`: the confirm label, then the decline label. */

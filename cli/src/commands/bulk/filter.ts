@@ -23,9 +23,11 @@ export interface BulkFilterOptions {
   scheduledBefore?: string;
   ids?: string;
   note?: string;
+  /** With --yes: the dry run's count, which the snapshot may not exceed. */
+  expect?: string;
 }
 
-/** The failed-delivery inbox flags (issue 23), shared by `sched actions list` and every bulk verb. */
+/** The failed-delivery inbox flags, shared by `sched actions list` and every bulk verb. */
 export function withInboxFlags(cmd: Command): Command {
   return cmd
     .option('--destination-host <host>', 'exact host of the request URL, e.g. api.example.com')
@@ -55,6 +57,10 @@ export function withBulkFlags(cmd: Command): Command {
     .option('--ids <ids>', 'comma-separated action ids (at most 1,000) instead of a filter')
     .option('--note <text>', "kept on the operation and each action's timeline")
     .option('--yes', 'run it (without: a dry run that prints the count and a sample)')
+    .option(
+      '--expect <n>',
+      "with --yes: refuse to start if more than n actions match now (the dry run's count)",
+    )
     .option('--no-wait', 'with --yes: print the started operation and return');
 }
 

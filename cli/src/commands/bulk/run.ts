@@ -1,6 +1,6 @@
 import type { BulkOperationInput } from '@sched/sdk';
 import type { Command } from 'commander';
-import { client, wantsJson } from '../../runtime.js';
+import { client, parseNumber, UsageError, wantsJson } from '../../runtime.js';
 import { type BulkFilterOptions, bulkTarget } from './filter.js';
 import { dryRunText, finishedText, progressLine } from './progress.js';
 
@@ -20,10 +20,19 @@ export async function runBulk(
   if (!o.yes) {
     const dry = await sched.bulkOperations.dryRun(body);
     if (wantsJson(cmd)) process.stdout.write(`${JSON.stringify({ data: dry }, null, 2)}\n`);
-    else process.stdout.write(`${dryRunText(dry, `sched bulk ${operation} ... --yes`)}\n`);
+    else
+      process.stdout.write(
+        `${dryRunText(dry, `sched bulk ${operation} ... --yes --expect ${dry.matched}`)}\n`,
+      );
     return;
   }
-  const started = await sched.bulkOperations.start(body);
+  const expected = o.expect === undefined ? undefined : parseNumber('--expect', o.expect);
+  if (expected !== undefined && !(Number.isInteger(expected) && expected >= 0))
+    throw new UsageError("--expect takes a whole number (the dry run's matched count)");
+  const started = await sched.bulkOperations.start({
+    ...body,
+    ...(expected === undefined ? {} : { expected_matched: expected }),
+  });
   if (o.wait === false) {
     if (wantsJson(cmd)) process.stdout.write(`${JSON.stringify({ data: started }, null, 2)}\n`);
     else

@@ -9,14 +9,22 @@ export function configureChannelsUpdateCommand(channels: Command): void {
     .description('rename a destination or change its webhook URL')
     .option('--name <name>')
     .option('--webhook-url <url>')
-    .action(async (id: string, opts: { name?: string; webhookUrl?: string }, cmd: Command) => {
-      if (opts.name === undefined && opts.webhookUrl === undefined)
-        throw new UsageError('give --name and/or --webhook-url');
-      const body = parseOptions(NotificationChannelUpdate, {
-        ...(opts.name !== undefined ? { name: opts.name } : {}),
-        ...(opts.webhookUrl !== undefined ? { webhook_url: opts.webhookUrl } : {}),
-      });
-      const data = await client(cmd).channels.update(id, body);
-      print(cmd, { data }, table([data]));
-    });
+    .option('--slack-channel-id <id>', 'Slack app mode: post to this channel instead of a webhook')
+    .action(
+      async (
+        id: string,
+        opts: { name?: string; webhookUrl?: string; slackChannelId?: string },
+        cmd: Command,
+      ) => {
+        if (opts.name === undefined && opts.webhookUrl === undefined && opts.slackChannelId === undefined)
+          throw new UsageError('give --name, --webhook-url or --slack-channel-id');
+        const body = parseOptions(NotificationChannelUpdate, {
+          ...(opts.name !== undefined ? { name: opts.name } : {}),
+          ...(opts.webhookUrl !== undefined ? { webhook_url: opts.webhookUrl } : {}),
+          ...(opts.slackChannelId !== undefined ? { slack_channel_id: opts.slackChannelId } : {}),
+        });
+        const data = await client(cmd).channels.update(id, body);
+        print(cmd, { data }, table([data]));
+      },
+    );
 }

@@ -525,7 +525,9 @@ function ActionDetail({ id }: { id: string }) {
               {a.reminder_events.map((e) => (
                 <li key={e.id}>
                   <Status status={e.event_type} /> <When at={e.created_at} />{' '}
-                  {e.actor_email && <span>by {e.actor_email}</span>} {e.notes && <q>{e.notes}</q>}
+                  {e.actor_email && <span>by {e.actor_email}</span>}{' '}
+                  {e.channel && <span class="muted">{ANSWER_CHANNEL_LABELS[e.channel]}</span>}{' '}
+                  {e.notes && <q>{e.notes}</q>}
                 </li>
               ))}
             </ol>
@@ -540,6 +542,14 @@ function ActionDetail({ id }: { id: string }) {
     </>
   );
 }
+
+/** Where an answer came from, as the timeline says it. */
+const ANSWER_CHANNEL_LABELS: Record<NonNullable<Action['reminder_events'][number]['channel']>, string> = {
+  page: 'on the page',
+  slack: 'in Slack',
+  email_reply: 'by email reply',
+  push: 'from a push notification',
+};
 
 export function ActionsPanel({ route }: { route: Route }) {
   const id = route.path.split('/')[1];

@@ -33,6 +33,7 @@ const EVENT_NAMES: Record<(typeof OPERATOR_EVENT_TYPES)[number], string> = {
   'destination.disabled': 'a host was disabled',
   'delivery.late': 'a delivery started late',
   'bulk_operation.completed': 'a bulk operation finished',
+  'notification.undeliverable': 'an approval message could not be sent (channel not configured)',
 };
 
 /** One channel row of the form: `target` is the address, the chat channel's id or the webhook URL. */

@@ -193,11 +193,57 @@ function Domains() {
   );
 }
 
+const CHANNEL_STATE_TEXT: Record<string, string> = {
+  configured: 'messages are sent',
+  outbox: 'messages are kept in the outbox (development server)',
+  not_configured: 'approvals using only this channel are refused; others record its messages as not sent',
+};
+
+/** What this server can send, as /readyz reports it (the settings a channel needs are in docs/approvals.md). */
+function NotificationChannels() {
+  const ready = useLoad(
+    () =>
+      fetch('/readyz', { headers: { accept: 'application/json' } }).then(
+        (r) => r.json() as Promise<{ channels?: Record<string, string> }>,
+      ),
+    [],
+  );
+  const channels = Object.entries(ready.data?.channels ?? {});
+  return (
+    <section aria-labelledby="notification-channels-title">
+      <h2 id="notification-channels-title">Notification channels</h2>
+      <ErrorNote error={ready.error} />
+      {!ready.data && !ready.error && <Loading what="notification channels" />}
+      {ready.data && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Channel</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {channels.map(([name, state]) => (
+              <tr key={name} data-channel={name} data-state={state}>
+                <td>{name}</td>
+                <td>
+                  <Status status={state} /> <span class="muted">{CHANNEL_STATE_TEXT[state] ?? ''}</span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 export function SettingsPanel() {
   return (
     <>
       <h1>Settings</h1>
       <QuotaSection />
+      <NotificationChannels />
       <Contacts />
       <Channels />
       <Domains />

@@ -1,22 +1,27 @@
+import { auditUrl } from '../../domain/audit/details.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { countedNames, type SendSource } from '../../domain/domains/rules.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { type ActionRow, insertAction, type NewAction } from '../../persistence/actions.js';
 import { insertAttachments } from '../../persistence/approvals/attachments.js';
 import { insertRecipients } from '../../persistence/approvals/recipients.js';
+import type { PendingAuditEvent } from '../../persistence/audit-events.js';
 import type { Sql } from '../../persistence/database.js';
 import { timeOrderedId } from '../../persistence/ids.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
+import { type AuditRecord, auditEventOf, recordAudit } from '../audit.js';
 import type { CountDestination } from '../domains/guard.js';
 import type { ActionScheduler, ApprovalGates, ResolvedGate } from '../ports.js';
 import { QuotaExceededError } from '../quota.js';
 import type { PreparedAction } from './prepare.js';
 
 /**
- * The create core: the one way an action is made. `POST /actions` (app/actions/service.ts, also behind template
- * triggers), a chain's HTTP or gate step (app/chains/step-actions.ts) and the request run after an approval
- * (app/approvals/outcomes.ts) all write their action here; so will replay and bulk operations. The order is
- * gate resolution -> destination count -> quota -> row (`newActionRow`) -> recipients and attachments -> schedule.
+ * The create core: the one way an action is made. `POST /actions` and its batch (app/actions/service.ts, also behind
+ * template triggers), a chain's HTTP or gate step (app/chains/step-actions.ts), a replay (app/actions/replay.ts) and
+ * the request run after an approval (app/approvals/outcomes.ts) all write their action here or through its batch
+ * writer (create-batch.ts). The order is gate resolution -> destination count -> quota -> row (`newActionRow`) ->
+ * recipients and attachments -> schedule, and the `action.create` audit event is written with the row, so no caller
+ * records it (docs/audit.md).
  */
 
 /** Whose action it is: its account, and the plan its checks are made against. */
@@ -35,6 +40,9 @@ export type ActionOrigin =
   | { kind: 'request' }
   | { kind: 'chain_step'; chainId: string; stepIndex: number }
   | { kind: 'post_approval'; approvalId: string };
+
+/** A create the caller asked for (the API, a template trigger, a batch item). */
+export const REQUEST: ActionOrigin = { kind: 'request' };
 
 /**
  * How an action's first send meets the destination threshold: counted by the create (`created`), counted when
@@ -132,6 +140,18 @@ export function newActionRow(
   };
 }
 
+/** A new row with its `action.create` event, captured in the creating request's context (its actor and address). */
+export interface NewActionRecord {
+  row: NewAction;
+  audit: PendingAuditEvent;
+}
+
+/** `newActionRow` and its audit event, for the creates written in one statement (create-batch.ts). */
+export function newActionRecord(p: PreparedAction, ctx: Parameters<typeof newActionRow>[1]): NewActionRecord {
+  const row = newActionRow(p, ctx);
+  return { row, audit: auditEventOf(ctx.accountId, createdRecord(row)) };
+}
+
 /**
  * Resolves a prepared gate against the account's directory and refuses one whose channels' monthly allowance is
  * spent: a ValidationError (422 paths under `gate.`) or a QuotaExceededError. Null without a gate.
@@ -184,6 +204,7 @@ export async function writeNewAction(
       firstSend,
     }),
   );
+  if (audited(origin)) await recordAudit(db, owner.accountId, createdRecord(row));
   if (gate && p.gate) {
     await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
     await insertAttachments(db, row.id, p.gate.attachments);
@@ -204,6 +225,31 @@ export async function createAction(
 ): Promise<ActionRow> {
   const gate = await resolveActionGate(db, input.owner, input.action, input.now, deps.gates);
   return writeNewAction(db, { ...input, gate }, deps);
+}
+
+/**
+ * Whether a create writes its own `action.create` event: every origin but the request run after an approval, which is
+ * part of that approval (its create and its decisions are in the log, and `gate.post_approval_action_id` names it).
+ */
+function audited(origin: ActionOrigin): boolean {
+  return origin.kind !== 'post_approval';
+}
+
+/** The audit record of a new action: what was asked for, never its secrets (headers and signing secret left out). */
+function createdRecord(
+  row: Pick<NewAction, 'id' | 'name' | 'mode' | 'scheduled_for' | 'request'>,
+): AuditRecord {
+  return {
+    action: 'action.create',
+    resource: { type: 'action', id: row.id },
+    details: {
+      name: row.name,
+      mode: row.mode,
+      scheduled_for: row.scheduled_for.toISOString(),
+      // Without its query or user info, where tokens travel (`?key=`); headers and body never.
+      ...(row.request ? { method: row.request.method, url: auditUrl(row.request.url) } : {}),
+    },
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type MissedPolicy, REMINDER_EVENT } from '@sched/contract';
-import { type ActionEvent, assertTransition, isPausable } from '../../domain/action/states.js';
-import { parseDuration, UNIT_MS } from '../../domain/schedule/duration.js';
-import { parseTimestamp } from '../../domain/schedule/resolve.js';
+import { type ActionEvent, assertTransition } from '../../domain/action/states.js';
+import { UNIT_MS } from '../../domain/schedule/duration.js';
+import { type PauseInput, pauseEnd, pauseRefusal, resumeRefusal } from '../../domain/action/pause.js';
 import {
   type ActionChanges,
   type ActionRow,
@@ -28,14 +28,6 @@ import { seriesOf } from './series.js';
  * change of one action (row, timeline, callback, jobs) commits together.
  */
 
-/** `POST /actions/{id}/pause`: exactly one of `until` / `duration`, or `indefinite: true`. */
-export interface PauseInput {
-  until?: string | undefined;
-  duration?: string | undefined;
-  indefinite?: boolean | undefined;
-  note?: string | null | undefined;
-}
-
 export interface ResumeInput {
   missed?: MissedPolicy | undefined;
 }
@@ -56,74 +48,6 @@ export interface PauseDeps {
  */
 export interface PauseSource {
   via?: string | undefined;
-}
-
-/**
- * A pause (or an `until`) may last at most this long: its job must outlive it (jobs/queue.ts retention).
- * @public The pause use case's API for bulk operations.
- */
-export const MAX_PAUSE_MS = 365 * UNIT_MS.d;
-const MAX_NOTE = 1000;
-
-/**
- * When a pause ends by itself (null: indefinite), or the 422 field errors of the input.
- * @public The pause use case's API for bulk operations.
- */
-export function pauseEnd(
-  input: PauseInput,
-  now: Date,
-  timezone: string,
-): { ok: true; until: Date | null } | { ok: false; errors: Record<string, string[]> } {
-  const errors: Record<string, string[]> = {};
-  const add = (field: string, message: string) => {
-    errors[field] = [...(errors[field] ?? []), message];
-  };
-  const given = [
-    input.until !== undefined && input.until !== null,
-    input.duration !== undefined && input.duration !== null,
-    input.indefinite === true,
-  ].filter(Boolean).length;
-  if (given === 0) add('until', 'Give one of until, duration or indefinite: true');
-  if (given > 1) add('until', 'Give only one of until, duration and indefinite');
-  if (input.indefinite === false && given === 0) add('indefinite', 'Must be true when given');
-  if (input.note != null && input.note.length > MAX_NOTE) add('note', `At most ${MAX_NOTE} characters`);
-  let until: Date | null = null;
-  if (input.until != null) {
-    const parsed = parseTimestamp(input.until, timezone);
-    if (!parsed) add('until', 'Must be an ISO 8601 timestamp');
-    else if (parsed.getTime() <= now.getTime()) add('until', 'Must be in the future');
-    else if (parsed.getTime() - now.getTime() > MAX_PAUSE_MS) add('until', 'Must be within 365 days');
-    else until = parsed;
-  } else if (input.duration != null) {
-    const ms = parseDuration(input.duration);
-    if (ms === null) add('duration', 'Must be a positive integer followed by s, m, h, d or w (e.g. 2h)');
-    else if (ms > MAX_PAUSE_MS) add('duration', 'Must be at most 365 days');
-    // A duration the caller chose: never scaled by SCHED_TIME_SCALE.
-    else until = new Date(now.getTime() + ms);
-  }
-  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, until };
-}
-
-/**
- * Why an action cannot be paused (a 409's message), or null when it can.
- * @public The pause use case's API for bulk operations.
- */
-export function pauseRefusal(row: Pick<ActionRow, 'id' | 'status' | 'chain_id'>): string | null {
-  if (row.chain_id)
-    return `action ${row.id} is a step of chain ${row.chain_id} and cannot be paused on its own`;
-  if (row.status === 'paused') return `action ${row.id} is already paused`;
-  if (row.status === 'executing')
-    return `action ${row.id} is being delivered right now and cannot be paused; try again in a moment`;
-  if (!isPausable(row.status)) return `action ${row.id} is ${row.status} and cannot be paused`;
-  return null;
-}
-
-/**
- * Why an action cannot be resumed (a 409's message), or null when it can.
- * @public The pause use case's API for bulk operations.
- */
-export function resumeRefusal(row: Pick<ActionRow, 'id' | 'status'>): string | null {
-  return row.status === 'paused' ? null : `action ${row.id} is not paused (it is ${row.status})`;
 }
 
 /**

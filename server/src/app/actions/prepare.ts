@@ -33,7 +33,7 @@ export interface PreparedAction {
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; errors: Record<string, string[]> };
 
-/** A mode given in its current or legacy name (spec 9), in its current name. */
+/** A mode given in its current or legacy name, in its current name. */
 export function currentMode(mode: ActionMode | keyof typeof LEGACY_ACTION_MODES): ActionMode {
   return mode in LEGACY_ACTION_MODES
     ? LEGACY_ACTION_MODES[mode as keyof typeof LEGACY_ACTION_MODES]
@@ -41,7 +41,7 @@ export function currentMode(mode: ActionMode | keyof typeof LEGACY_ACTION_MODES)
 }
 
 /**
- * Folds the deprecated names of spec section 9 into current ones (a current name wins when both are given),
+ * Folds the deprecated names (docs/actions.md) into current ones (a current name wins when both are given),
  * validates what the schema alone cannot (timezone, schedule, destinations, plan caps, recurrence, dedup keys)
  * and resolves the schedule to an instant. Pure: `now` and the plan are inputs.
  */

@@ -79,6 +79,7 @@ export function replayDefinition(
             ...(g.min_approvals ? { min_approvals: g.min_approvals } : {}),
             ...(g.required_recipients?.length ? { required_recipients: g.required_recipients } : {}),
             ...(g.exclude_requester ? { exclude_requester: g.exclude_requester } : {}),
+            ...(g.slack_responders?.length ? { slack_responders: g.slack_responders } : {}),
             comment: g.comment ?? 'optional',
             max_snoozes: g.max_snoozes,
             timeout: g.timeout,

@@ -85,7 +85,7 @@ export interface ActionHistory {
 
 const NO_HISTORY: ActionHistory = { replays: [], bulkOperations: [] };
 
-/** The full action of spec 2.1. The webhook secret is never shown; `signed` says whether one is set. */
+/** The full action, as the API answers it. The webhook secret is never shown; `signed` says whether one is set. */
 /** What an approval action's view adds: its recipients, timeline and attachments. */
 export interface GateDetails {
   recipients: Recipient[];
@@ -160,6 +160,7 @@ export function actionView(
           min_approvals: r.gate.min_approvals ?? null,
           required_recipients: r.gate.required_recipients ?? [],
           exclude_requester: r.gate.exclude_requester ?? null,
+          slack_responders: r.gate.slack_responders ?? [],
           comment: r.gate.comment ?? 'optional',
           reminders: r.gate.reminders
             ? {
@@ -174,7 +175,10 @@ export function actionView(
           timeout: r.gate.timeout,
           on_timeout: r.gate.on_timeout,
           escalation: r.gate.escalation
-            ? { contacts: r.gate.escalation.contacts, after_hours: r.gate.escalation.after_hours }
+            ? {
+                contacts: r.gate.escalation.contacts.map((c) => shownAddress(c, credentials)),
+                after_hours: r.gate.escalation.after_hours,
+              }
             : null,
           attachments: details.attachments.map((a) => ({
             id: a.id,
@@ -196,6 +200,7 @@ export function actionView(
       event_type: e.event_type,
       actor_email: shownAddress(e.actor_email, credentials),
       notes: shownText(e.notes, credentials),
+      channel: e.channel,
       created_at: e.created_at.toISOString(),
     })),
     recipients: details.recipients.map((x) => recipientView(x, credentials)),

@@ -152,7 +152,7 @@ export class AlertRules {
         late_after: body.late_after === undefined ? current.late_after : body.late_after,
       };
       const channels = fields.channels ? keepSecrets(fields.channels, current.channels) : current.channels;
-      await this.check(db, principal, definition, channels);
+      await this.check(db, principal, definition, channels, current.channels);
       const updated = await updateAlertRule(db, id, {
         ...(fields.name !== undefined ? { name: fields.name } : {}),
         ...definition,
@@ -239,13 +239,17 @@ export class AlertRules {
     principal: Principal,
     definition: RuleDefinition,
     channels: readonly AlertChannelInput[],
+    /** The rule's channels before an update: one kept as it was is not refused for its host's threshold. */
+    stored: readonly AlertChannelInput[] = [],
   ): Promise<void> {
     const errors = definitionErrors(definition);
     const add = (path: string, message: string) => {
       errors[path] = [...(errors[path] ?? []), message];
     };
-    // Alert sends count against their host's threshold as the owner's own sends (app/alerts/send.ts).
-    const overThreshold = async (path: string, url: string) => {
+    // Alert sends count against their host's threshold as the owner's own sends (app/alerts/send.ts), so a new
+    // channel to a host with no room left is refused; a kept one is not (its own alerts may have spent the room).
+    const overThreshold = async (path: string, url: string, c: AlertChannelInput) => {
+      if (stored.some((s) => sameDestination(s, c))) return;
       try {
         await this.deps.countDestination?.(db, principal.accountId, url, this.deps.clock(), {
           field: path,
@@ -260,7 +264,7 @@ export class AlertRules {
       if (c.type === 'webhook') {
         const checked = checkDestinationUrl(c.url, { allowPrivate: this.deps.allowPrivateDestinations });
         if (!checked.ok) add(`channels.${i}.url`, checked.message);
-        else await overThreshold(`channels.${i}.url`, c.url);
+        else await overThreshold(`channels.${i}.url`, c.url, c);
       } else if (c.type === 'slack' || c.type === 'teams') {
         if (!planLimits(principal.plan).slackTeams) {
           add(
@@ -271,7 +275,8 @@ export class AlertRules {
         }
         const found = await channelWebhook(db, principal.accountId, c.channel);
         if (found?.type !== c.type) add(`channels.${i}.channel`, `no ${c.type} channel with this id`);
-        else await overThreshold(`channels.${i}.channel`, found.webhook_url);
+        else if (found.webhook_url !== null)
+          await overThreshold(`channels.${i}.channel`, found.webhook_url, c);
       }
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -282,6 +287,13 @@ export class AlertRules {
     if (!row) throw new NotFoundError('alert rule');
     return row;
   }
+}
+
+/** Whether two channels send to the same place (a webhook's URL, a chat channel resource). */
+function sameDestination(a: AlertChannelInput, b: AlertChannelInput): boolean {
+  if (a.type === 'webhook' && b.type === 'webhook') return a.url === b.url;
+  if ((a.type === 'slack' || a.type === 'teams') && a.type === b.type) return a.channel === b.channel;
+  return false;
 }
 
 /** Webhook channels given without a secret keep the stored one of the same URL. */

@@ -1,7 +1,7 @@
 import { type AlertWebhookBody, signRequest } from '@sched/contract';
 import type { AlertMessage } from '../../domain/alerts/message.js';
 import { describeEvent } from '../../domain/alerts/rules.js';
-import type { ChannelTarget } from '../../domain/approval/messages.js';
+import { type ChannelTarget, chatTarget } from '../../domain/approval/messages.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import {
   CALLBACK_MAX_ATTEMPTS,
@@ -92,9 +92,6 @@ export class AlertSender {
       const refused = await this.overThreshold(n, channel.url);
       return refused ?? this.webhook(n, channel.url, channel.secret);
     }
-    if (n.attempt_count === 1 && !(await this.takeAllowance(n))) {
-      return { status: 'failed', error: `the monthly ${channel.type} allowance of the plan is spent` };
-    }
     let target: ChannelTarget;
     if (channel.type === 'email') target = { channel: 'email', email: channel.to };
     else if (channel.type === 'sms') target = { channel: 'sms', phone: channel.to };
@@ -102,13 +99,24 @@ export class AlertSender {
       const chat = await channelWebhook(this.deps.store.sql, n.account_id, channel.channel);
       if (chat?.type !== channel.type)
         return { status: 'failed', error: `the ${channel.type} channel was deleted` };
-      target = { channel: channel.type, webhookUrl: chat.webhook_url };
-      const refused = await this.overThreshold(n, chat.webhook_url);
-      if (refused) return refused;
+      target = chatTarget(chat);
+      // Slack app mode posts to the operator's Web API, not to a host the owner chose: no threshold to count.
+      if (chat.webhook_url !== null) {
+        const refused = await this.overThreshold(n, chat.webhook_url);
+        if (refused) return refused;
+      }
+    }
+    // After the threshold: an alert refused there spends none of the plan's allowance.
+    if (n.attempt_count === 1 && !(await this.takeAllowance(n))) {
+      return { status: 'failed', error: `the monthly ${channel.type} allowance of the plan is spent` };
     }
     try {
       const receipt = await this.deps.channels.send(target, messageOf(n));
-      return receipt.ok ? { status: 'sent' } : { status: 'retry', error: receipt.error ?? 'not sent' };
+      if (receipt.ok) return { status: 'sent' };
+      // A channel this server has no settings for will not be there on a retry either.
+      return receipt.via === 'not_configured'
+        ? { status: 'failed', error: receipt.error ?? 'not configured' }
+        : { status: 'retry', error: receipt.error ?? 'not sent' };
     } catch (err) {
       return { status: 'retry', error: err instanceof Error ? err.message : String(err) };
     }

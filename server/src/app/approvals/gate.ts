@@ -1,4 +1,6 @@
-import { isChatChannel } from '../../domain/approval/messages.js';
+import type { ChannelState } from '@sched/contract';
+import { unsendableGate } from '../../domain/approval/channel-availability.js';
+import { type ChannelName, isChatChannel } from '../../domain/approval/messages.js';
 import type { PreparedGate } from '../../domain/approval/prepare.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { planLimits } from '../../domain/quota/plans.js';
@@ -64,6 +66,7 @@ async function resolveGate(db: Sql, accountId: string, plan: Plan, g: PreparedGa
       min_approvals: g.min_approvals,
       required_recipients: g.required_recipients,
       exclude_requester: g.exclude_requester,
+      ...(g.slack_responders.length > 0 ? { slack_responders: g.slack_responders } : {}),
       comment: g.comment,
       reminders: g.reminders,
       reminders_sent: 0,
@@ -81,14 +84,30 @@ async function resolveGate(db: Sql, accountId: string, plan: Plan, g: PreparedGa
   };
 }
 
-/** The approvals port of the create core and of a retry (app/ports.ts `ApprovalGates`). */
-export const approvalGates: ApprovalGates = {
-  async resolve(db, owner, g, now) {
-    const gate = await resolveGate(db, owner.accountId, owner.plan, g);
-    if (!gate.ok) throw new ValidationError(gate.errors);
-    const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
-    await assertChannelAllowances(db, owner.accountId, owner.plan, channels, now);
-    return gate;
-  },
-  reopen: (db, row, now) => reopenGate(db, row, now),
-};
+/** Which channels the server can send (channels/registry.ts `channelSending`). */
+export interface GateChannelSending {
+  states: Readonly<Record<ChannelName, ChannelState>>;
+  settings: Readonly<Record<ChannelName, readonly string[]>>;
+}
+
+/**
+ * The approvals port of the create core and of a retry (app/ports.ts `ApprovalGates`). With `sending`, a gate none
+ * of whose channels this server can send (production without their settings) is a 422 on `gate.channels`.
+ */
+export function createApprovalGates(sending?: GateChannelSending): ApprovalGates {
+  return {
+    async resolve(db, owner, g, now) {
+      const gate = await resolveGate(db, owner.accountId, owner.plan, g);
+      if (!gate.ok) throw new ValidationError(gate.errors);
+      const channels = gate.recipients.flatMap((r) => r.targets.map((t) => t.channel));
+      const unsendable = sending ? unsendableGate(channels, sending.states, sending.settings) : null;
+      if (unsendable !== null) throw new ValidationError({ 'gate.channels': [unsendable] });
+      await assertChannelAllowances(db, owner.accountId, owner.plan, channels, now);
+      return gate;
+    },
+    reopen: (db, row, now) => reopenGate(db, row, now),
+  };
+}
+
+/** The port without the channel check: what a development server does (every channel has an outbox there). */
+export const approvalGates: ApprovalGates = createApprovalGates();

@@ -15,7 +15,7 @@ import type { Waits } from '../waits.js';
  * `request`, that request becomes a webhook action due now, so it gets the delivery engine's retries, signatures,
  * SSRF guard and callbacks. Its id is kept in `gate.post_approval_action_id`.
  *
- * A recurring approval (spec 3.1: recurring actions re-schedule themselves after each successful execution, S19)
+ * A recurring approval (recurring actions re-schedule themselves after each successful execution, S19)
  * is instead re-armed for its next occurrence: its links die, its recipients are pending again, and at that time a
  * new round asks them afresh with new links and a fresh timeout. The request of a later round counts against its
  * destination's threshold when it is sent (the approval's create counted the first).

@@ -1,4 +1,5 @@
 import {
+  type AnswerChannel,
   CONFIRMATION_MODE,
   RECIPIENT_ROLE,
   RECIPIENT_STATUS,
@@ -6,7 +7,7 @@ import {
   type ResponseDecision,
   STATUS_AFTER_DECISION,
 } from '@sched/contract';
-import { type ActionState, assertTransition, isTerminal } from '../../domain/action/states.js';
+import { type ActionState, isTerminal } from '../../domain/action/states.js';
 import { parseDuration } from '../../domain/schedule/duration.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import {
@@ -14,7 +15,7 @@ import {
   attachmentsOf,
   findAttachment,
 } from '../../persistence/approvals/attachments.js';
-import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
+import { findGateAction } from '../../persistence/approvals/gates.js';
 import {
   findRecipient,
   type Recipient,
@@ -31,6 +32,7 @@ import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackOutbox, Clock, Store, Tracing } from '../ports.js';
 import type { Waits } from '../waits.js';
+import { applyActionEvent } from '../actions/transition.js';
 import { grantGate } from './outcomes.js';
 
 /** Everything the response page shows. */
@@ -59,7 +61,25 @@ export interface ResponseOutcome {
 const DEFAULT_SNOOZE = '1h';
 
 /**
- * Answers through login-free links (spec 3.1, 5.3). Reading a link never changes anything (mail scanners open
+ * Where an answer came from, for the timeline, the audit log and the console: the page by default; a Slack click
+ * names the member, a reply the address it came from.
+ */
+export interface AnswerVia {
+  channel: AnswerChannel;
+  /** The Slack member who clicked. */
+  slackMember?: string;
+}
+
+/** A recipient found by one of its tokens (a link, a Slack button's reference, a reply address). */
+export interface TokenOwner {
+  recipient_id: string;
+  action_id: string;
+}
+
+type AnswerInput = { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null };
+
+/**
+ * Answers through login-free links. Reading a link never changes anything (mail scanners open
  * links); answering is a POST. A link stops working once the gate times out, the action is finished, or its
  * recipient has confirmed or declined.
  */
@@ -124,18 +144,20 @@ export class ResponseService {
   }
 
   async respond(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia = { channel: 'page' },
   ): Promise<ResponseOutcome> {
-    const record = () => this.recordResponse(token, input);
+    const record = () => this.recordResponse(token, input, via);
     return this.deps.tracing
       ? this.deps.tracing.span('sched.approval.answer', { 'sched.decision': input.decision }, record)
       : record();
   }
 
   private async recordResponse(
-    token: string,
-    input: { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null },
+    token: string | TokenOwner,
+    input: AnswerInput,
+    via: AnswerVia,
   ): Promise<ResponseOutcome> {
     return this.deps.db.transaction(async (tx) => {
       const { action, recipient } = await this.load(tx, token, true);
@@ -167,21 +189,19 @@ export class ResponseService {
         const expiresAt = gate.expires_at ? new Date(gate.expires_at).getTime() : Number.POSITIVE_INFINITY;
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
-        status = assertTransition(action.status, 'snooze');
-        await this.answer(tx, action, recipient, input.decision, now, comment, [
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [
           `until ${snoozedUntil.toISOString()}`,
           comment,
         ]);
-        await updateGate(
+        status = await applyActionEvent(
           tx,
-          action.id,
-          { snooze_count: gate.snooze_count + 1 },
-          { status, next_attempt_at: snoozedUntil },
-          now,
+          action,
+          'snooze',
+          { now, nextAttemptAt: snoozedUntil, gate: { snooze_count: gate.snooze_count + 1 } },
+          this.deps,
         );
-        await this.deps.scheduler.schedule(tx, action.id, snoozedUntil);
       } else {
-        await this.answer(tx, action, recipient, input.decision, now, comment, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment]);
         const decision = gateDecision(gate, await recipientsOf(tx, action.id), {
           kind: 'answer',
           decision: input.decision,
@@ -227,13 +247,12 @@ export class ResponseService {
         approvalsNeeded: null,
       };
     if (decision.kind === 'timed_out') throw new Error('an answer never times a gate out');
-    const status = assertTransition(action.status, decision.event);
-    const lastError = {
+    const error = {
       declined: `declined by ${recipient.address}`,
       required_declined: `declined by required recipient ${recipient.address}`,
       unreachable: `declined by ${recipient.address}: the quorum of ${action.gate!.min_approvals} can no longer be reached`,
     }[decision.reason];
-    await updateGate(tx, action.id, {}, { status, next_attempt_at: null, last_error: lastError }, now);
+    const status = await applyActionEvent(tx, action, decision.event, { now, error, gate: {} }, this.deps);
     return { status, approvalsNeeded: null };
   }
 
@@ -245,19 +264,22 @@ export class ResponseService {
     decision: ResponseDecision,
     now: Date,
     comment: string | null,
+    via: AnswerVia,
     notes: (string | null)[],
   ) {
     const status = STATUS_AFTER_DECISION[decision];
     await recordAnswer(tx, r.id, { status, at: now, comment });
     const note = notes.filter(Boolean).join('; ') || null;
-    await addToTimeline(tx, action.id, [{ type: REMINDER_EVENT[status], actor: r.address, notes: note }]);
+    await addToTimeline(tx, action.id, [
+      { type: REMINDER_EVENT[status], actor: r.address, notes: note, channel: via.channel },
+    ]);
     // The decision in the audit log, in the same transaction; the link's token is never part of it.
     await recordAudit(tx, action.account_id, {
       action: `approval.${decision}`,
       // The recipient by id (and reference), never by address: the log cannot be edited, personal data can be.
       actor: { type: 'recipient', id: r.id },
       resource: { type: 'action', id: action.id },
-      channel: r.targets.length === 1 ? r.targets[0]!.channel : undefined,
+      channel: via.channel,
       details: {
         recipient_id: r.id,
         ...(recipientReference(r.reference) !== undefined && { reference: r.reference }),
@@ -265,16 +287,17 @@ export class ResponseService {
         decision,
         comment,
         notes: note,
+        ...(via.slackMember ? { slack_member: via.slackMember } : {}),
       },
     });
   }
 
   private async load(
     db: Sql,
-    token: string,
+    token: string | TokenOwner,
     forUpdate: boolean,
   ): Promise<{ action: ActionRow; recipient: Recipient }> {
-    const found = await findResponseToken(db, token);
+    const found = typeof token === 'string' ? await findResponseToken(db, token) : token;
     if (!found) throw new NotFoundError('response link');
     const action = await findGateAction(db, found.action_id, { forUpdate });
     const recipient = await findRecipient(db, found.recipient_id, { forUpdate });

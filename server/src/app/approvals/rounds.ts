@@ -29,7 +29,16 @@ import { recordAudit } from '../audit.js';
 import { mintResponseTokens } from '../../persistence/approvals/response-tokens.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
-import type { ApprovalChannels, Clock, GateRounds, GateTimer, GateTimers, Log, Store } from '../ports.js';
+import type {
+  ApprovalChannels,
+  Clock,
+  GateRounds,
+  GateTimer,
+  GateTimers,
+  Log,
+  OperatorEvents,
+  Store,
+} from '../ports.js';
 import type { Waits } from '../waits.js';
 
 export interface ApprovalRoundsDeps {
@@ -41,6 +50,10 @@ export interface ApprovalRoundsDeps {
   waits: Waits;
   /** The public root for response links (read at send time: it is known only once the server listens). */
   publicUrl: () => string;
+  /** Where `notification.undeliverable` is recorded for alert rules (a message this server could not send). */
+  events?: OperatorEvents;
+  /** Approve by replying: the domain of `reply+<token>@…` addresses; absent: approval emails carry none. */
+  replyDomain?: string | null;
 }
 
 /** States in which a gate still waits for answers (a snoozed one is `scheduled` or `resolved` until its reminder). */
@@ -76,11 +89,13 @@ export class ApprovalRounds implements GateRounds {
       await addToTimeline(
         tx,
         row.id,
-        due.map((r) => ({
-          type: REMINDER_EVENT.sent,
-          actor: null,
-          notes: `${kind} to ${r.address} via ${channelsOf(r).join(', ')}`,
-        })),
+        due
+          .filter((r) => this.sendableChannelsOf(r).length > 0)
+          .map((r) => ({
+            type: REMINDER_EVENT.sent,
+            actor: null,
+            notes: `${kind} to ${r.address} via ${this.sendableChannelsOf(r).join(', ')}`,
+          })),
       );
       await wakeSnoozed(tx, row.id);
       const to = assertTransition(row.status, 'reminder_delivered');
@@ -263,6 +278,22 @@ export class ApprovalRounds implements GateRounds {
       recipients.map((r) => r.id),
       now,
     );
+    // A Slack app button and an email's reply address each carry a token of their own (never the page link).
+    const slackRefs = await mintResponseTokens(
+      store.sql,
+      recipients.filter((r) => r.targets.some(isSlackAppTarget)).map((r) => r.id),
+      now,
+      'slack',
+    );
+    const replyDomain = this.deps.replyDomain;
+    const replyTokens = replyDomain
+      ? await mintResponseTokens(
+          store.sql,
+          recipients.filter((r) => r.targets.some((t) => t.channel === 'email')).map((r) => r.id),
+          now,
+          'reply',
+        )
+      : new Map<string, string>();
     const byEmail = recipients.some((r) => r.targets.some((t) => t.channel === 'email'));
     const files: MessageAttachment[] = byEmail
       ? (await attachmentFilesOf(store.sql, row.id)).map((a) => ({
@@ -294,6 +325,10 @@ export class ApprovalRounds implements GateRounds {
               recipientName: r.display_name,
               responseUrl: `${this.deps.publicUrl()}/r/${tokens.get(r.id)}`,
               attachments: target.channel === 'email' ? files : [],
+              ...(isSlackAppTarget(target) ? { slackReference: slackRefs.get(r.id) } : {}),
+              ...(target.channel === 'email' && replyTokens.has(r.id)
+                ? { replyTo: `reply+${replyTokens.get(r.id)}@${replyDomain}` }
+                : {}),
             },
             { plan, period },
           ),
@@ -301,6 +336,14 @@ export class ApprovalRounds implements GateRounds {
       ),
     );
     await logNotifications(store.sql, sent, this.deps.clock());
+    await recordUndeliverable(this.deps, row, recipients, sent);
+  }
+
+  /** A recipient's channels this server can send (all of them, unless one lacks its settings in production). */
+  private sendableChannelsOf(r: Recipient): string[] {
+    return channelsOf(r).filter(
+      (c) => (this.deps.channels.unsendable?.(c as ChannelTarget['channel']) ?? null) === null,
+    );
   }
 
   /** Sends one message unless the plan's monthly allowance for its channel is spent; answers what to log. */
@@ -312,13 +355,17 @@ export class ApprovalRounds implements GateRounds {
     quota: { plan: Plan; period: string },
   ): Promise<NewNotification> {
     const logged = { actionId: row.id, recipientId: r.id, channel: target.channel, kind: message.kind };
+    // A channel this server cannot send spends no allowance; its adapter answers why (and is counted).
+    const sendable = (this.deps.channels.unsendable?.(target.channel) ?? null) === null;
     const allowance = channelAllowance(quota.plan, target.channel);
-    const allowed = await consumeUsage(this.deps.store.sql, {
-      accountId: row.account_id,
-      period: quota.period,
-      metric: allowance.metric,
-      limit: allowance.limit,
-    });
+    const allowed =
+      !sendable ||
+      (await consumeUsage(this.deps.store.sql, {
+        accountId: row.account_id,
+        period: quota.period,
+        metric: allowance.metric,
+        limit: allowance.limit,
+      }));
     if (!allowed) {
       return {
         ...logged,
@@ -346,6 +393,58 @@ export class ApprovalRounds implements GateRounds {
       error: receipt.error,
     };
   }
+}
+
+/**
+ * What a round could not send because this server has no settings for the channel: a `not_sent` entry per
+ * recipient on the timeline and one `notification.undeliverable` operator event, in one transaction, so the
+ * console, the API and alert rules all show it (never as sent).
+ */
+async function recordUndeliverable(
+  deps: ApprovalRoundsDeps,
+  row: ActionRow,
+  recipients: readonly Recipient[],
+  sent: readonly NewNotification[],
+): Promise<void> {
+  const refused = sent.filter((n) => n.via === 'not_configured');
+  if (refused.length === 0) return;
+  const now = deps.clock();
+  const byRecipient = new Map<string, NewNotification[]>();
+  for (const n of refused) byRecipient.set(n.recipientId, [...(byRecipient.get(n.recipientId) ?? []), n]);
+  const channels = [...new Set(refused.map((n) => n.channel))];
+  const reasons = [...new Set(refused.map((n) => n.error ?? 'not sent'))];
+  await deps.store.transaction(async (tx) => {
+    await addToTimeline(
+      tx,
+      row.id,
+      [...byRecipient].map(([recipientId, ns]) => ({
+        type: REMINDER_EVENT.not_sent,
+        actor: null,
+        notes: `${ns[0]!.kind} to ${recipients.find((r) => r.id === recipientId)?.address ?? recipientId} not sent via ${ns
+          .map((n) => n.channel)
+          .join(', ')}: ${[...new Set(ns.map((n) => n.error))].join('; ')}`,
+      })),
+    );
+    await deps.events?.record(tx, {
+      account_id: row.account_id,
+      type: 'notification.undeliverable',
+      at: now,
+      destination_host: null,
+      subject: { type: 'action', id: row.id },
+      details: {
+        name: row.name,
+        mode: row.mode,
+        kind: refused[0]!.kind,
+        channels,
+        reason: reasons.join('; '),
+        recipients: byRecipient.size,
+      },
+    });
+  });
+}
+
+function isSlackAppTarget(t: ChannelTarget): boolean {
+  return t.channel === 'slack' && !('webhookUrl' in t);
 }
 
 function channelsOf(r: Recipient): string[] {

@@ -1,7 +1,8 @@
 import { RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
 import { gateDecision } from '../../domain/approval/decision.js';
-import { type ActionState, assertTransition } from '../../domain/action/states.js';
-import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
+import { actionEventEffects, applyActionEvent } from '../actions/transition.js';
+import type { ActionState } from '../../domain/action/states.js';
+import { findGateAction } from '../../persistence/approvals/gates.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { addToTimeline } from '../../persistence/timeline.js';
 import type {
@@ -66,22 +67,31 @@ export class GateTimeouts {
       const rule = row.gate.on_timeout;
       const recipients = await recipientsOf(tx, actionId);
       const decision = gateDecision(row.gate, recipients, { kind: 'timeout' });
-      let status: ActionState;
-      if (decision.kind === 'granted') {
-        status = (await grantGate(tx, { ...row, status: from }, decision.event, this.deps)).status;
-      } else if (decision.kind === 'timed_out') {
-        status = assertTransition(from, decision.event);
-        await updateGate(
-          tx,
-          actionId,
-          {},
-          { status, next_attempt_at: null, last_error: `no answer within ${row.gate.timeout}` },
-          now,
-        );
-      } else throw new Error('a timeout always decides its gate');
       const pending = recipients
         .filter((r) => r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed)
         .map((r) => r.address);
+      // The callback `action.expired` (domain/action/effects.ts) tells the rule and who did not answer.
+      const callback = {
+        on_timeout: rule,
+        timeout: row.gate.timeout,
+        expired_at: now.toISOString(),
+        pending_recipients: pending,
+      };
+      const timedOut = { ...row, status: from };
+      let status: ActionState;
+      if (decision.kind === 'granted') {
+        status = (await grantGate(tx, timedOut, decision.event, this.deps)).status;
+        await actionEventEffects(tx, row, decision.event, { now, to: status, callback }, this.deps);
+      } else if (decision.kind === 'timed_out') {
+        const error = `no answer within ${row.gate.timeout}`;
+        status = await applyActionEvent(
+          tx,
+          timedOut,
+          decision.event,
+          { now, error, gate: {}, callback },
+          this.deps,
+        );
+      } else throw new Error('a timeout always decides its gate');
       await addToTimeline(tx, actionId, [
         {
           type: REMINDER_EVENT.expired,
@@ -89,13 +99,6 @@ export class GateTimeouts {
           notes: `no answer within ${row.gate.timeout}; on_timeout=${rule}`,
         },
       ]);
-      await this.deps.callbacks.enqueue(tx, row, 'action.expired', {
-        status,
-        on_timeout: rule,
-        timeout: row.gate.timeout,
-        expired_at: now.toISOString(),
-        pending_recipients: pending,
-      });
       await this.deps.events?.record(tx, {
         account_id: row.account_id,
         type: 'approval.expired',

@@ -16,7 +16,8 @@ import {
 } from '../../persistence/bulk-operations.js';
 import { addTimelineEvents, type NewTimelineEvent } from '../../persistence/timeline.js';
 import { type Sql, withSavepoint } from '../../persistence/database.js';
-import type { PauseInput, ResumeInput } from '../actions/pause.js';
+import type { PauseInput } from '../../domain/action/pause.js';
+import type { ResumeInput } from '../actions/pause.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { AppError, ValidationError } from '../errors.js';
 import type { Clock, OperatorEvents, Store } from '../ports.js';

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { BulkDryRun, BulkOperation, BulkOperationCreate, BulkOperationState } from '@sched/contract';
+import {
+  type BulkDryRun,
+  type BulkOperation,
+  type BulkOperationCreate,
+  type BulkOperationState,
+  MAX_RUNNING_BULK_OPERATIONS,
+} from '@sched/contract';
 import { bulkEligibility, tallyEligibility } from '../../domain/action/bulk.js';
 import {
   type BulkOperationRow,
@@ -7,16 +13,19 @@ import {
   countByStatus,
   findBulkOperation,
   listBulkOperations,
+  lockAndCountRunning,
   sampleIds,
   startBulkOperation,
   stopBulkOperation,
 } from '../../persistence/bulk-operations.js';
 import type { Principal } from '../accounts.js';
 import { toActionFilter } from '../actions/filter.js';
-import { pauseEnd } from '../actions/pause.js';
+import { pauseEnd } from '../../domain/action/pause.js';
 import { recordAudit } from '../audit.js';
 import { auditReplayOptions } from '../../domain/audit/details.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
+import type { RateLimiter } from '../rate-limiter.js';
+import { rule } from '../../domain/rate-limit/policy.js';
 import { type Page, type PageQuery, pageOf, pageWindow } from '../pagination.js';
 import type { BulkOperationQueue, Clock, Store } from '../ports.js';
 
@@ -44,7 +53,7 @@ export type BulkCreateResult =
   | { kind: 'started'; data: BulkOperation };
 
 /**
- * Bulk operations as the API sees them (issue 23): a dry run counts, a real run snapshots the matched ids and hands
+ * Bulk operations as the API sees them: a dry run counts, a real run snapshots the matched ids and hands
  * the work to a worker (app/bulk/runner.ts). Every query is scoped to the caller's account.
  */
 export class BulkOperations {
@@ -52,6 +61,8 @@ export class BulkOperations {
     private readonly store: Store,
     private readonly queue: BulkOperationQueue,
     private readonly clock: Clock,
+    /** Counts a replay or retry start against `createAction`, as a batch create counts; nothing when absent. */
+    private readonly limits?: { limiter: RateLimiter; globalFactor: number },
   ) {}
 
   async create(principal: Principal, body: BulkOperationCreate): Promise<BulkCreateResult> {
@@ -76,7 +87,19 @@ export class BulkOperations {
         },
       };
     }
+    if (this.limits && (body.operation === 'replay' || body.operation === 'retry')) {
+      // Replays make actions and retries send them again: the start counts as a create request does.
+      const { limiter, globalFactor } = this.limits;
+      const state = await limiter.check([
+        rule('createAction', accountId, globalFactor * principal.rateLimitFactor),
+      ]);
+      if (!state.allowed) throw new RateLimitedError(state.retryAfterSeconds);
+    }
     const row = await this.store.transaction(async (db) => {
+      if ((await lockAndCountRunning(db, accountId)) >= MAX_RUNNING_BULK_OPERATIONS)
+        throw new ConflictError(
+          `${MAX_RUNNING_BULK_OPERATIONS} bulk operations of this account are running: wait for one to finish or stop one`,
+        );
       const started = await startBulkOperation(
         db,
         {
@@ -90,6 +113,11 @@ export class BulkOperations {
         },
         target,
       );
+      // A dry run is no reservation: a snapshot grown past what it counted is refused, the whole start rolled back.
+      if (body.expected_matched !== undefined && started.matched > body.expected_matched)
+        throw new ConflictError(
+          `the filter now matches ${started.matched} actions, more than expected_matched (${body.expected_matched}): run the dry run again`,
+        );
       await this.queue.enqueue(db, started.id);
       await recordAudit(db, accountId, {
         action: 'bulk_operation.create',

@@ -1,4 +1,5 @@
 import type { ChainState, StepType } from '@sched/contract';
+import { shownText } from '../../domain/auth/api-key.js';
 import type { DelayStepParsed, GatedStepParsed, HttpCallStepParsed } from '../../domain/chain/definition.js';
 import {
   chainScope,
@@ -246,7 +247,10 @@ function stepAudit(
       name: step.name,
       type: step.type,
       status: step.status,
-      ...(action === 'chain.step.settle' ? { outcome: step.outcome, error: step.error } : {}),
+      // An error may name who declined a gate: never an address in the log (docs/audit.md).
+      ...(action === 'chain.step.settle'
+        ? { outcome: step.outcome, error: shownText(step.error, false) }
+        : {}),
       action_id: step.action_id,
     },
   };

@@ -13,7 +13,7 @@ import type { Waits } from '../waits.js';
 const CALLBACK_TIMEOUT_MS = 30_000;
 
 /**
- * Delivers one callback attempt (spec 6): 2xx acknowledges; a permanent answer (4xx other than 429, 3xx, a blocked
+ * Delivers one callback attempt: 2xx acknowledges; a permanent answer (4xx other than 429, 3xx, a blocked
  * destination: domain/delivery/outcome.ts) marks it rejected (no retry); anything else is retried, 3 attempts in all
  * (now, +1 min, +5 min), then abandoned. Each callback counts as a send to its host, and is sent even past the
  * host's threshold (the create checked `callback_url`). The action's status never changes here.
@@ -74,7 +74,7 @@ export class CallbackDeliveries {
       maxResponseBytes: 1024,
     });
     const attempts = row.attempt_count + 1;
-    // The delivery outcome rules of spec 7 apply to callbacks too: 2xx acknowledges, a permanent answer (4xx other
+    // The delivery outcome rules apply to callbacks too: 2xx acknowledges, a permanent answer (4xx other
     // than 429, 3xx, a blocked destination) marks the callback rejected, anything else is retried.
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,

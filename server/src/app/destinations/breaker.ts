@@ -57,7 +57,7 @@ export function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
 }
 
 /**
- * The circuit breaker of every destination (issue 24; domain/destinations/circuit.ts has the rule and its table).
+ * The circuit breaker of every destination (domain/destinations/circuit.ts has the rule and its table).
  * State lives in the host's `destinations` row, changed under its lock, so every worker shares it. The success
  * path of a closed circuit costs nothing here: only failures are counted, in the record transaction that already
  * runs for them; a half-open host's deliveries take the careful claim path, where `admit` hands out the probe slot.

@@ -27,7 +27,7 @@ import { type CircuitBreaker, pausedNow } from './breaker.js';
 const DAY_MS = 86_400_000;
 
 /**
- * Destinations as the API sees them (issue 24): one host of one account, its settings, its pause, its load and its
+ * Destinations as the API sees them: one host of one account, its settings, its pause, its load and its
  * last day of attempts. A host without a row answers the defaults. Every query is scoped to the caller's account.
  */
 export class Destinations {

@@ -3,6 +3,7 @@ import { type Scope, seesCredentials, shownAddress, shownUrl } from '../../domai
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
 import { assertTeamMemberRoom } from '../quota.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import { chatChannelWarnings } from '../../domain/approval/chat-urls.js';
 import type { Database } from '../../persistence/database.js';
 import { channelRecords, lockTeamMemberCount, teamMemberRecords } from '../../persistence/directory.js';
 import type { NotificationChannelEntity, TeamMemberEntity } from '../../persistence/entities/approval.js';
@@ -12,11 +13,14 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 const MASK = '***';
 
 function channelView(c: NotificationChannelEntity, credentials = true): NotificationChannel {
+  const webhookUrl = c.webhookUrl ?? null;
   return {
     id: c.id,
     name: c.name,
     type: c.type,
-    webhook_url: shownUrl(c.webhookUrl, credentials),
+    webhook_url: webhookUrl === null ? null : shownUrl(webhookUrl, credentials),
+    slack_channel_id: c.slackChannelId ?? null,
+    warnings: chatChannelWarnings({ type: c.type, webhook_url: webhookUrl }),
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };
@@ -64,16 +68,22 @@ export class NotificationChannelService {
   async create(
     accountId: string,
     plan: Plan,
-    input: { name: string; type: NotificationChannel['type']; webhook_url: string },
+    input: {
+      name: string;
+      type: NotificationChannel['type'];
+      webhook_url?: string | undefined;
+      slack_channel_id?: string | undefined;
+    },
   ) {
     if (!planLimits(plan).slackTeams)
       throw new ForbiddenError('Slack and Teams are Business-plan features', 'plan_required');
-    this.checkUrl(input.webhook_url);
+    if (input.webhook_url !== undefined) this.checkUrl(input.webhook_url);
     return this.database.transaction(async (db) => {
       const channel = await this.records.create(accountId, {
         name: input.name,
         type: input.type,
-        webhookUrl: input.webhook_url,
+        webhookUrl: input.webhook_url ?? null,
+        slackChannelId: input.slack_channel_id ?? null,
       });
       // The webhook URL is the channel's credential: never recorded.
       await recordAudit(db, accountId, {
@@ -88,15 +98,33 @@ export class NotificationChannelService {
   async update(
     accountId: string,
     id: string,
-    input: { name?: string | undefined; webhook_url?: string | undefined },
+    input: {
+      name?: string | undefined;
+      webhook_url?: string | undefined;
+      slack_channel_id?: string | undefined;
+    },
   ) {
     if (input.webhook_url) this.checkUrl(input.webhook_url);
     return this.database.transaction(async (db) => {
+      let wrongType = false;
       const row = await this.records.update(accountId, id, (c) => {
+        if (input.slack_channel_id !== undefined && c.type !== 'slack') {
+          wrongType = true;
+          return;
+        }
         if (input.name !== undefined) c.name = input.name;
-        if (input.webhook_url !== undefined) c.webhookUrl = input.webhook_url;
+        // A channel is reached one way: setting one of the two clears the other.
+        if (input.webhook_url !== undefined) {
+          c.webhookUrl = input.webhook_url;
+          c.slackChannelId = null;
+        }
+        if (input.slack_channel_id !== undefined) {
+          c.slackChannelId = input.slack_channel_id;
+          c.webhookUrl = null;
+        }
       });
       if (!row) throw new NotFoundError('channel');
+      if (wrongType) throw ValidationError.field('slack_channel_id', 'applies to Slack channels only');
       await recordAudit(db, accountId, {
         action: 'channel.update',
         resource: { type: 'channel', id },

@@ -18,7 +18,7 @@ function contactDto(c: Contact, credentials = true): ContactDto {
   };
 }
 
-/** Contacts (spec 4.5): every query is scoped to the caller's account; another account's id is a 404. */
+/** Contacts: every query is scoped to the caller's account; another account's id is a 404. */
 export class ContactService {
   constructor(private readonly database: Database) {}
 

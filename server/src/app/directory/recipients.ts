@@ -1,6 +1,6 @@
-import { type ChatChannelName, E164, Email } from '@sched/contract';
+import { type ChatChannelName, E164, Email, SlackMemberId } from '@sched/contract';
 import type { ChannelName, ChannelTarget, PushSubscription } from '../../domain/approval/messages.js';
-import { isChatChannel } from '../../domain/approval/messages.js';
+import { chatTarget, isChatChannel } from '../../domain/approval/messages.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   channelWebhook,
@@ -30,7 +30,12 @@ export type Resolution =
 /** Looks up the account's contacts, notification channels and team members (always scoped to the account). */
 export interface RecipientDirectory {
   contact(id: string): Promise<{ name: string; email: string | null; phone: string | null } | null>;
-  channel(id: string): Promise<{ name: string; type: ChatChannelName; webhook_url: string } | null>;
+  channel(id: string): Promise<{
+    name: string;
+    type: ChatChannelName;
+    webhook_url: string | null;
+    slack_channel_id: string | null;
+  } | null>;
   teamMember(id: string): Promise<{
     name: string;
     email: string | null;
@@ -105,7 +110,7 @@ function detectedName(address: string): string {
 }
 
 /**
- * Resolves `gate.recipients` (spec 4.1): emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` and team
+ * Resolves `gate.recipients`: emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` and team
  * member ids. With explicit `channels`, a recipient is reached only through those (a channel reference always through
  * its own Slack or Teams); without, through what it needs (email for addresses, sms for phones, all a team member has).
  */
@@ -186,13 +191,20 @@ async function resolveOne(
     return {
       address: ch.name,
       displayName: ch.name,
-      targets: [{ channel: ch.type, webhookUrl: ch.webhook_url }],
+      targets: [chatTarget(ch)],
     };
+  }
+  const member = /^slack:(.+)$/i.exec(ref);
+  if (member) {
+    const id = member[1]!;
+    if (!SlackMemberId.safeParse(id).success)
+      return { error: 'slack: takes a Slack member id such as U012AB3CD' };
+    return { address: `slack:${id}`, displayName: id, targets: [{ channel: 'slack', slackMemberId: id }] };
   }
   if (UUID.test(ref)) {
     const m = await dir.teamMember(ref);
     if (!m) {
-      // A bare contact id reaches the contact by what it has (spec 4.2: "emails, phones or contact ids").
+      // A bare contact id reaches the contact by what it has ("emails, phones or contact ids").
       const c = await dir.contact(ref);
       if (!c) return { error: `unknown team member or contact ${ref}` };
       const targets: ChannelTarget[] = [];
@@ -210,12 +222,13 @@ async function resolveOne(
   if (isEmail(ref))
     return { address: ref, displayName: detectedName(ref), targets: [{ channel: 'email', email: ref }] };
   return {
-    error: 'must be an email, an E.164 phone, contact:<id>:email|phone, channel:<id> or a team member id',
+    error:
+      'must be an email, an E.164 phone, contact:<id>:email|phone, channel:<id>, slack:<member id> or a team member id',
   };
 }
 
 /**
- * Escalation contacts (spec 4.1): emails or phones, optionally prefixed `email:` / `sms:`; a contact without a
+ * Escalation contacts: emails or phones, optionally prefixed `email:` / `sms:`; a contact without a
  * prefix is an email unless it is an E.164 phone. Contact references work too.
  */
 export async function resolveEscalationContacts(

@@ -25,7 +25,7 @@ import type { Clock, DomainCheckQueue, Store, VerificationProbes } from '../port
 /** Domains an account may have waiting for verification at once (each costs background lookups and fetches). */
 export const MAX_PENDING_DOMAINS = 20;
 
-/** Destination domains (spec 4.6): listing, verification by TXT record or file, removal. */
+/** Destination domains: listing, verification by TXT record or file, removal. */
 export class DomainService {
   constructor(
     private readonly o: {

@@ -34,7 +34,7 @@ export interface TemplateDeps {
   allowPrivateDestinations: boolean;
 }
 
-/** Templates of spec 4.3 other than the trigger: every query is scoped to the caller's account. */
+/** Templates, other than the trigger: every query is scoped to the caller's account. */
 export class TemplateService {
   constructor(private readonly deps: TemplateDeps) {}
 

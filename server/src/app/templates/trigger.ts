@@ -37,11 +37,11 @@ import type { Clock, Store } from '../ports.js';
 
 type TriggeredTemplate = NonNullable<Awaited<ReturnType<typeof findActiveByTokenHash>>>;
 
-/** Without a schedule in the trigger body the action runs in about a second (spec 4.3). */
+/** Without a schedule in the trigger body the action runs in about a second. */
 const DEFAULT_SCHEDULE = { wait: '1s' } as const;
 
 /**
- * `POST /t/<token>` (spec 4.3): finds the active template by its token's hash, resolves its placeholders from the
+ * `POST /t/<token>`: finds the active template by its token's hash, resolves its placeholders from the
  * body's values and creates the action (or the chain) through the same use case as `POST /actions` (`POST /chains`),
  * so every rule of a create (validation, destinations, plan, quota, dedup) holds. A 422 counts in the template's
  * failed triggers.

@@ -5,7 +5,7 @@ import {
   type Template,
   type TemplateSummary,
 } from '@sched/contract';
-import { shownAddress, shownHeaders, shownUrl } from '../../domain/auth/api-key.js';
+import { shownAddress, shownHeaders, shownText, shownUrl } from '../../domain/auth/api-key.js';
 import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { maskedToken, triggerUrl } from '../../domain/template/token.js';
 import type { TemplateRow } from '../../persistence/templates.js';
@@ -68,7 +68,7 @@ export function templateView(
     failed_trigger_count: row.failed_trigger_count,
     last_triggered_at: row.last_triggered_at?.toISOString() ?? null,
     last_failed_at: row.last_failed_at?.toISOString() ?? null,
-    last_error: row.last_error,
+    last_error: shownText(row.last_error, credentials),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -8,7 +8,7 @@ import {
 } from './states.js';
 
 /**
- * Which actions each bulk operation changes (issue 23), derived from the state table so a bulk operation and the
+ * Which actions each bulk operation changes, derived from the state table so a bulk operation and the
  * single-action endpoint always agree: `cancel` where `DELETE /actions/{id}` cancels, `retry` where
  * `POST /actions/{id}/retry` retries (a failed action with a request), `replay` on a final action, `pause` and
  * `resume` where the single-action endpoints do. Everything else

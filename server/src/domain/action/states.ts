@@ -1,7 +1,7 @@
 import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/contract';
 
 /**
- * Action transitions (spec 3.1), declared once as data: every state change of the service is checked through
+ * Action transitions, declared once as data: every state change of the service is checked through
  * `assertTransition`, and the state sets below are derived from the table. The states themselves are the contract's
  * vocabulary (`ACTION_STATES`, contract/src/vocabulary.ts).
  *
@@ -30,8 +30,8 @@ import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/co
  * - resume_expire (extension): `missed: skip` dropped the only moment left (a one-time action whose time passed,
  *   or a series whose end date passed while paused): nothing will ever run.
  * - threshold_skip / threshold_blocked (extension): a send counted when it is made (a later occurrence of a series,
- *   a later round's post-approval request) found its unverified destination past the day or month threshold
- *   (spec 4.6): it is not sent; a series skips to its first occurrence of the next UTC day
+ *   a later round's post-approval request) found its unverified destination past the day or month threshold:
+ *   it is not sent; a series skips to its first occurrence of the next UTC day
  *   (resolved -> resolved), an action with nothing left to run fails.
  */
 

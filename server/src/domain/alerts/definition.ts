@@ -156,5 +156,20 @@ export function exampleEvent(type: OperatorEventType, at: Date, host: string | n
         subject: { type: 'destination', id: destination },
         details: {},
       };
+    case 'notification.undeliverable':
+      return {
+        type,
+        at,
+        destination_host: null,
+        subject: action,
+        details: {
+          name: 'example approval',
+          mode: 'approval',
+          channels: ['sms'],
+          reason:
+            'sms is not configured on this server (set SCHED_TWILIO_ACCOUNT_SID, SCHED_TWILIO_AUTH_TOKEN, SCHED_TWILIO_FROM)',
+          recipients: 1,
+        },
+      };
   }
 }

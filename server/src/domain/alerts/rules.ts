@@ -236,6 +236,10 @@ export function describeEvent(e: StoredEvent): string {
       return `Circuit to ${e.destination_host ?? id ?? 'a destination'} closed: deliveries resume`;
     case 'destination.disabled':
       return `Deliveries to ${e.destination_host ?? id ?? 'a destination'} disabled until it is enabled again`;
+    case 'notification.undeliverable': {
+      const reason = text(d.reason);
+      return `Approval ${action}: messages not sent${reason ? `: ${reason}` : ''}`;
+    }
     case 'bulk_operation.completed': {
       const counts = ['affected', 'skipped', 'failed']
         .map((k) => (number(d[k]) === undefined ? null : `${number(d[k])} ${k}`))

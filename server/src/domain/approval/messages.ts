@@ -13,6 +13,9 @@ export type ChannelTarget =
   | { channel: 'email'; email: string; name?: string }
   | { channel: 'sms'; phone: string }
   | { channel: 'slack'; webhookUrl: string }
+  /** Slack app mode: a channel the bot posts to (`slack_channel_id`), or a member it sends a direct message to. */
+  | { channel: 'slack'; slackChannelId: string }
+  | { channel: 'slack'; slackMemberId: string }
   | { channel: 'teams'; webhookUrl: string }
   | { channel: 'push'; subscription: PushSubscription };
 
@@ -40,6 +43,13 @@ export interface ApprovalMessage {
   recipientName: string;
   /** The recipient's own login-free link; every button opens it. */
   responseUrl: string;
+  /**
+   * Slack app mode: the opaque reference its Confirm and Decline buttons carry (stored hashed, answering only
+   * through a signed click); absent elsewhere.
+   */
+  slackReference?: string;
+  /** Approve by replying: the Reply-To address of the approval email (`reply+<token>@<domain>`); absent when off. */
+  replyTo?: string;
   buttons: { confirm: string; decline: string };
   snoozeAllowed: boolean;
   expiresAt: Date;
@@ -51,8 +61,11 @@ export interface ApprovalMessage {
 export interface DeliveryReceipt {
   /** true when the provider accepted the message (or the outbox stored it). */
   ok: boolean;
-  /** `outbox` when the channel is not configured and the message was kept for operators. */
-  via: 'provider' | 'outbox';
+  /**
+   * `outbox` when the channel is not configured and a development server kept the message for operators;
+   * `not_configured` when a production server could not send it at all.
+   */
+  via: 'provider' | 'outbox' | 'not_configured';
   providerMessageId?: string;
   error?: string;
 }
@@ -60,6 +73,17 @@ export interface DeliveryReceipt {
 /** Slack and Teams: the chat channels, a Business-plan feature metered as chat messages. */
 export function isChatChannel(channel: ChannelName): channel is ChatChannelName {
   return (CHAT_CHANNELS as readonly ChannelName[]).includes(channel);
+}
+
+/** Where a notification channel (`channel:<id>`) sends: its webhook, or in Slack app mode its conversation. */
+export function chatTarget(c: {
+  type: ChatChannelName;
+  webhook_url: string | null;
+  slack_channel_id: string | null;
+}): ChannelTarget {
+  if (c.type === 'teams') return { channel: 'teams', webhookUrl: c.webhook_url ?? '' };
+  if (c.slack_channel_id) return { channel: 'slack', slackChannelId: c.slack_channel_id };
+  return { channel: 'slack', webhookUrl: c.webhook_url ?? '' };
 }
 
 /** The address a message to `target` goes to (an email, a phone number, a push endpoint, a chat webhook). */
@@ -72,6 +96,9 @@ export function destinationOf(target: ChannelTarget): string {
     case 'push':
       return target.subscription.endpoint;
     case 'slack':
+      if ('slackChannelId' in target) return `slack:${target.slackChannelId}`;
+      if ('slackMemberId' in target) return `slack:${target.slackMemberId}`;
+      return target.webhookUrl;
     case 'teams':
       return target.webhookUrl;
   }

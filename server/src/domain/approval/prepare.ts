@@ -16,6 +16,7 @@ export interface PreparedGate {
   min_approvals: number | null;
   required_recipients: string[];
   exclude_requester: string | null;
+  slack_responders: string[];
   comment: CommentPolicy;
   reminders: { every: string; every_ms: number; max: number; channels: ChannelName[] | null } | null;
   max_snoozes: number;
@@ -73,6 +74,7 @@ export function prepareGate(
     buttons: (g.buttons as [string, string] | undefined) ?? DEFAULT_BUTTONS,
     confirmation_mode: g.confirmation_mode,
     ...quorumOf(g, fail),
+    slack_responders: [...new Set(g.slack_responders ?? [])],
     comment: g.comment,
     reminders: remindersOf(g, fail),
     max_snoozes: g.max_snoozes,

@@ -90,6 +90,27 @@ describe('audit hash chain', () => {
     for (const e of chain.slice(2)) anchored.next(e);
     expect(anchored.result()).toEqual({ ok: true, checked: 2 });
   });
+
+  it('checks that the walk ends at the head: a deleted tail breaks at its first missing seq', () => {
+    const chain = chainOf(5);
+    const whole = new ChainVerifier(GENESIS_HASH, 1);
+    for (const e of chain) whole.next(e);
+    expect(whole.resultAtHead({ seq: 5, hash: chain[4]!.hash })).toEqual({ ok: true, checked: 5 });
+    const cut = new ChainVerifier(GENESIS_HASH, 1);
+    for (const e of chain.slice(0, 3)) cut.next(e);
+    expect(cut.result()).toEqual({ ok: true, checked: 3 });
+    expect(cut.resultAtHead({ seq: 5, hash: chain[4]!.hash })).toEqual({
+      ok: false,
+      checked: 3,
+      brokenAt: 4,
+    });
+    // A head naming another hash at the same seq (rewritten) does not hold either; an empty log is its genesis head.
+    expect(whole.resultAtHead({ seq: 5, hash: GENESIS_HASH })).toMatchObject({ ok: false, brokenAt: 6 });
+    expect(new ChainVerifier(GENESIS_HASH, 1).resultAtHead({ seq: 0, hash: GENESIS_HASH })).toEqual({
+      ok: true,
+      checked: 0,
+    });
+  });
 });
 
 describe('action patterns', () => {

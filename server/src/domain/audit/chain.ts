@@ -160,6 +160,19 @@ export class ChainVerifier {
       ? { ok: true, checked: this.checked }
       : { ok: false, checked: this.checked, brokenAt: this.brokenAt };
   }
+
+  /**
+   * The result, the walk having been fed every event up to the head the log records: it must end there, at the
+   * head's seq and hash. A tail deleted without moving the head back breaks at the first missing seq. (A head moved
+   * back too cannot be told from here: compare `head_seq`/`head_hash` with a checkpoint exported earlier.)
+   */
+  resultAtHead(head: { seq: number; hash: string }): ChainCheck {
+    const r = this.result();
+    if (!r.ok) return r;
+    const lastSeq = this.expectedSeq === null ? head.seq : this.expectedSeq - 1;
+    if (lastSeq === head.seq && this.prevHash === head.hash) return r;
+    return { ok: false, checked: r.checked, brokenAt: Math.min(lastSeq, head.seq) + 1 };
+  }
 }
 
 /** Whether an action name matches a filter whose `*` stands for any run of characters (`approval.*`). */

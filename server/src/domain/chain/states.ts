@@ -1,5 +1,5 @@
 /**
- * Chain and step state machines (spec 3.3, 3.4) as data, and the pure decisions the chain engine applies: how a
+ * Chain and step state machines as data, and the pure decisions the chain engine applies: how a
  * step settles, and what happens next. The vocabularies (states, statuses, outcomes) come from the contract.
  *
  * Glossary of chain events:

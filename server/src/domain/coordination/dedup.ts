@@ -2,7 +2,7 @@ import { type ActionState, CANCELLABLE_STATES, isTerminal } from '../action/stat
 import type { NotMetPolicy, OnCreateRule, OnExecuteCondition } from '@sched/contract';
 
 /**
- * Dedup keys (spec 2.7) and the coordination rules of spec 4.1.
+ * Dedup keys and the coordination rules (`on_create`, `on_execute`).
  *
  * Glossary:
  * - sharing action: another action of the same account with at least one dedup key in common. Callers find them

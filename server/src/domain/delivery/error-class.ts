@@ -40,7 +40,7 @@ const TLS_CODES = new Set([
 ]);
 
 /**
- * The error class of one attempt (issue 23), or null for a success (2xx). Pure: it reads only what the outbound
+ * The error class of one attempt, or null for a success (2xx). Pure: it reads only what the outbound
  * client reported. A connection failure is told apart by its code: a resolver code is `dns`, a TLS or certificate
  * code is `tls`, anything else (refused, reset, unreachable, closed early) is `connect`.
  *

@@ -1,7 +1,7 @@
 import type { DeliveryOutcome } from '@sched/contract';
 
 /**
- * Classification of one delivery attempt (spec section 7), used for webhook requests and callbacks alike.
+ * Classification of one delivery attempt, used for webhook requests and callbacks alike.
  *
  * | Result                         | Outcome   |
  * |--------------------------------|-----------|

@@ -2,7 +2,7 @@ import type { RetryStrategy } from '@sched/contract';
 import type { DeliveryOutcome } from './outcome.js';
 
 /**
- * Waits between delivery attempts (spec section 7). `attemptsMade` is the number of attempts already made;
+ * Waits between delivery attempts. `attemptsMade` is the number of attempts already made;
  * the result is the wait before the next one. Real milliseconds: SCHED_TIME_SCALE is applied by the caller.
  *
  * - exponential: before attempts 1..5 wait 0, 1 min, 5 min, 15 min, 1 h; from attempt 6 on, 4 h each.
@@ -31,7 +31,7 @@ const EXPONENTIAL_LATE_WAIT_MS = 4 * 3_600_000;
 const LINEAR_STEP_MS = 300_000;
 const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
 
-/** Callbacks (spec 6): 3 attempts in all, immediately, then after 1 and 5 minutes (the exponential start). */
+/** Callbacks: 3 attempts in all, immediately, then after 1 and 5 minutes (the exponential start). */
 export const CALLBACK_MAX_ATTEMPTS = 3;
 
 export function retryDelayMs(

@@ -71,7 +71,7 @@ describe('circuit: the transition table', () => {
 });
 
 describe('circuit: defaults and open_for', () => {
-  it('fills in the defaults of issue 24', () => {
+  it('fills in the default settings', () => {
     expect(defaults).toEqual({
       enabled: true,
       minRequests: 10,

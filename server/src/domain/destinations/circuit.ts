@@ -2,7 +2,7 @@ import type { CIRCUIT_STATES, CircuitSettings, DeliveryOutcome, ErrorClass } fro
 import { parseDuration } from '../schedule/duration.js';
 
 /**
- * The circuit breaker of one destination host (issue 24; docs/destinations.md). Pure: time is a parameter, and the
+ * The circuit breaker of one destination host (docs/destinations.md). Pure: time is a parameter, and the
  * caller holds the host's row lock, applies the record answered and records the notice in the same transaction.
  *
  * Glossary of events:
@@ -64,7 +64,7 @@ const TABLE: ReadonlyMap<string, CircuitTransition> = new Map(
   CIRCUIT_TRANSITIONS.map((t) => [`${t.from}:${t.event}`, t]),
 );
 
-/** The breaker's defaults (issue 24); a host's own settings override them one by one. */
+/** The breaker's defaults; a host's own settings override them one by one. */
 export const CIRCUIT_DEFAULTS: Readonly<Required<CircuitSettings>> = Object.freeze({
   enabled: true,
   min_requests: 10,

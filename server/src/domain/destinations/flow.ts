@@ -1,5 +1,5 @@
 /**
- * Flow control of one destination host (issue 24): at most `parallelism` requests in flight and `rate` started per
+ * Flow control of one destination host: at most `parallelism` requests in flight and `rate` started per
  * `period`, across every worker. Pure: the caller holds the host's row lock, counts what is in flight and applies
  * the answer (the new rate window, or when to try again). A delivery over a limit waits; it is never refused.
  */

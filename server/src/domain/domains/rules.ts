@@ -1,6 +1,6 @@
 import { parse as parseHost } from 'tldts';
 /**
- * Destination domains (spec 4.6): which hostname an action's URL counts against, when an unverified hostname is
+ * Destination domains: which hostname an action's URL counts against, when an unverified hostname is
  * refused, what the owner publishes to verify it, and when a pending verification is checked again. Pure: time is
  * a parameter. Glossary:
  * - destination domain: the exact hostname of a request URL, lower-cased, without a trailing dot (subdomains are
@@ -50,7 +50,7 @@ export function destinationDomain(url: string): string | null {
 }
 
 /**
- * The names a send to `url` counts against (spec 4.6; every way to a host counts): its host name, and also its registrable domain (eTLD+1
+ * The names a send to `url` counts against (every way to a host counts): its host name, and also its registrable domain (eTLD+1
  * from the public-suffix list, private suffixes such as github.io kept apart) when that differs, so a flood spread
  * over subdomains meets the same threshold; a public IP literal by its address. Names under a suffix the list does
  * not know (.example, .internal, .test) count alone, and private or loopback literals (allowed only in
@@ -110,7 +110,7 @@ export function usagePeriods(now: Date): { day: Date; month: Date } {
 }
 
 /**
- * The threshold (spec 4.6): whether a create that brings an unverified hostname's counts to `day` and `month` may
+ * The threshold: whether a create that brings an unverified hostname's counts to `day` and `month` may
  * go. persistence/domains.ts applies the same comparison inside its upsert, where racing creates are ordered.
  */
 export function withinLimits(counts: { day: number; month: number }, limits: DomainLimits): boolean {

@@ -1,5 +1,5 @@
 /**
- * Step conditions: `<left> <operator> <right>` (spec 4.2).
+ * Step conditions: `<left> <operator> <right>`.
  *
  * Decided rules (docs/chains.md):
  * - The operator stands between whitespace. The left side is one token (an expression such as

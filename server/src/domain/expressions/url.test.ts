@@ -67,6 +67,15 @@ describe('interpolateUrl: values never rewrite the URL', () => {
     expect(() => interpolateUrl(template, scope({ id }))).toThrow(ExpressionError);
   });
 
+  it('answers a lone surrogate with the expression error, never a URIError', () => {
+    for (const id of ['\ud800', 'a\udfffb']) {
+      expect(() => interpolateUrl('https://h.example/orders/{{id}}?q={{id}}', scope({ id }))).toThrow(
+        /\{\{id\}\} holds text that is not valid Unicode/,
+      );
+      expect(() => interpolateUrl('https://h.example/orders/{{id}}', scope({ id }))).toThrow(ExpressionError);
+    }
+  });
+
   it('refuses an origin expression without allowed origins, whatever the value', () => {
     for (const template of [
       'https://{{h}}.hooks.example.com/x',

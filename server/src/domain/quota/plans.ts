@@ -1,7 +1,7 @@
 import { PLANS, type Plan } from '@sched/contract';
 import type { ChannelName } from '../approval/messages.js';
 /**
- * Plans and their limits (spec 8), one frozen table. `null` means unlimited.
+ * Plans and their limits, one frozen table. `null` means unlimited.
  *
  * Our choices where the spec leaves the assignment open:
  * - SMS: Free 50, Pro 200, Business 1,000 (the spec names only the values 50 and 200).
@@ -168,7 +168,7 @@ export function effectiveMaxAttempts(requested: number | null | undefined, plan:
 export type UsageMetric = 'actions' | 'emails' | 'sms' | 'chat_messages' | 'push_messages' | 'ai_suggestions';
 
 /**
- * The monthly allowance a message through a notification channel spends (spec 8): emails, SMS, chat messages (Slack
+ * The monthly allowance a message through a notification channel spends: emails, SMS, chat messages (Slack
  * and Teams, Business plan), push. One table for both uses: checked when an approval is created, counted per
  * message when it is sent.
  */

@@ -1,4 +1,4 @@
-/** The rate limits of spec section 8. The numbers are defaults: operators scale them per account and globally. */
+/** The rate limits (docs/api.md). The numbers are defaults: operators scale them per account and globally. */
 export const RATE_LIMITS = Object.freeze({
   authenticated: { limit: 100, windowSeconds: 60 },
   unauthenticated: { limit: 20, windowSeconds: 60 },

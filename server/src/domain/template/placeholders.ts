@@ -1,5 +1,5 @@
 /**
- * Template placeholders (spec 2.6, 4.3): which values a trigger supplies, checks at save time, and resolution of a
+ * Template placeholders: which values a trigger supplies, checks at save time, and resolution of a
  * template's stored configuration into what the trigger creates.
  *
  * Decided rules (docs/templates.md):

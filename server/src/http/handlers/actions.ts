@@ -2,6 +2,8 @@ import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionReplays } from '../../app/actions/replay.js';
+import type { ActionChanges } from '../../app/actions/cancel-retry.js';
+import type { ActionQueries } from '../../app/actions/queries.js';
 import type { ActionService } from '../../app/actions/service.js';
 import type { QuotaService } from '../../app/quota.js';
 import { previewSchedule } from '../../app/schedules/preview.js';
@@ -14,6 +16,8 @@ const s = initServer();
 
 export function actionsHandlers(
   actions: ActionService,
+  actionQueries: ActionQueries,
+  actionChanges: ActionChanges,
   pauses: PauseService,
   replays: ActionReplays,
   rateLimits: { limiter: RateLimiter; factor: number },
@@ -65,36 +69,42 @@ export function actionsHandlers(
     },
     list: async ({ request, query }) => ({
       status: 200,
-      body: await actions.list(principalOf(request).accountId, query),
+      body: await actionQueries.list(principalOf(request).accountId, query),
     }),
     get: async ({ request, params }) => {
       const p = principalOf(request);
       return {
         status: 200,
-        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+        body: { data: await actionQueries.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
     },
     listAttempts: async ({ request, params, query }) => ({
       status: 200,
-      body: await actions.attempts(principalOf(request).accountId, params.id, query),
+      body: await actionQueries.attempts(principalOf(request).accountId, params.id, query),
     }),
     cancel: async ({ request, params }) => ({
       status: 200,
-      body: { data: await actions.cancel(principalOf(request).accountId, params.id) },
+      body: { data: await actionChanges.cancel(principalOf(request).accountId, params.id) },
     }),
     cancelByIdempotencyKey: async ({ request, body }) => ({
       status: 200,
       body: {
-        data: await actions.cancelByIdempotencyKey(principalOf(request).accountId, body.idempotency_key),
+        data: await actionChanges.cancelByIdempotencyKey(
+          principalOf(request).accountId,
+          body.idempotency_key,
+        ),
       },
     }),
     cancelByCoordinationKey: async ({ request, body }) => ({
       status: 200,
-      body: await actions.cancelByCoordinationKey(principalOf(request).accountId, body.coordination_key),
+      body: await actionChanges.cancelByCoordinationKey(
+        principalOf(request).accountId,
+        body.coordination_key,
+      ),
     }),
     retry: async ({ request, params }) => ({
       status: 200,
-      body: { data: await actions.retry(principalOf(request).accountId, params.id) },
+      body: { data: await actionChanges.retry(principalOf(request).accountId, params.id) },
     }),
     replay: async ({ request, params, body }) => ({
       status: 201,
@@ -103,7 +113,7 @@ export function actionsHandlers(
     pause: async ({ request, params, body }) => {
       const p = principalOf(request);
       // The action as this request left it (in its transaction), not as a worker may have moved it since.
-      const data = await actions.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+      const data = await actionQueries.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
         pauses.pause(p.accountId, params.id, body),
       );
       return { status: 200, body: { data } };
@@ -111,18 +121,18 @@ export function actionsHandlers(
     resume: async ({ request, params, body }) => {
       const p = principalOf(request);
       // The action as this request left it (in its transaction), not as a worker may have moved it since.
-      const data = await actions.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+      const data = await actionQueries.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
         pauses.resume(p.accountId, params.id, body ?? {}),
       );
       return { status: 200, body: { data } };
     },
     stats: async ({ request }) => ({
       status: 200,
-      body: { data: await actions.stats(principalOf(request).accountId) },
+      body: { data: await actionQueries.stats(principalOf(request).accountId) },
     }),
     coordinationKeys: async ({ request }) => ({
       status: 200,
-      body: { keys: await actions.coordinationKeys(principalOf(request).accountId) },
+      body: { keys: await actionQueries.coordinationKeys(principalOf(request).accountId) },
     }),
   });
 }

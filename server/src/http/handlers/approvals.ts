@@ -1,6 +1,6 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
-import type { ActionService } from '../../app/actions/service.js';
+import type { ActionQueries } from '../../app/actions/queries.js';
 import type { NotificationChannelService, TeamMemberService } from '../../app/directory/chat-and-team.js';
 import type { PendingApprovals } from '../../app/approvals/pending.js';
 import type { Reassignments } from '../../app/approvals/reassign.js';
@@ -63,7 +63,7 @@ export function teamMembersHandlers(members: TeamMemberService) {
 export function remindersHandlers(
   reminders: ReminderRequests,
   reassignments: Reassignments,
-  actions: ActionService,
+  actionQueries: ActionQueries,
   pending: PendingApprovals,
 ) {
   return s.router(contract.reminders, {
@@ -80,7 +80,7 @@ export function remindersHandlers(
       await reminders.remind(p.accountId, params.id);
       return {
         status: 200,
-        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+        body: { data: await actionQueries.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
     },
     reassign: async ({ request, params, body }) => {
@@ -88,7 +88,7 @@ export function remindersHandlers(
       await reassignments.reassign(p, params.id, params.recipient_id, body);
       return {
         status: 200,
-        body: { data: await actions.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+        body: { data: await actionQueries.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
     },
   });

@@ -1,5 +1,5 @@
 /**
- * The login-free approval response pages (spec 5.3): pure functions from a view model to an HTML5 string.
+ * The login-free approval response pages: pure functions from a view model to an HTML5 string.
  * No Fastify, no database: the `/r/<token>` routes load the model, call these and send the string with
  * `PAGE_HEADERS`. The pages work without JavaScript (plain form posts) and load nothing from anywhere (one
  * inline stylesheet allowed by its hash). Written as Preact components rendered to a string: every text and
@@ -16,7 +16,7 @@ import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { PAGE_STYLE } from './styles.js';
 
-/** recipient response_comment limit (spec 8), counted as the browser's `maxlength` counts (UTF-16 units). */
+/** recipient response_comment limit, counted as the browser's `maxlength` counts (UTF-16 units). */
 export const COMMENT_MAX_LENGTH = 500;
 
 export interface ResponsePageAttachment {

@@ -1,4 +1,9 @@
-import { hashResponseToken, newResponseToken } from '../../domain/approval/response-token.js';
+import {
+  hashResponseToken,
+  newReplyToken,
+  newResponseToken,
+  type ResponseTokenKind,
+} from '../../domain/approval/response-token.js';
 import type { Sql } from '../database.js';
 
 /**
@@ -9,21 +14,29 @@ export async function mintResponseTokens(
   db: Sql,
   recipientIds: readonly string[],
   now: Date,
+  kind: ResponseTokenKind = 'link',
 ): Promise<Map<string, string>> {
-  const minted = recipientIds.map((id) => ({ id, ...newResponseToken() }));
+  const minted = recipientIds.map((id) => ({
+    id,
+    ...(kind === 'reply' ? newReplyToken() : newResponseToken()),
+  }));
   if (minted.length > 0) {
     await db
       .insertInto('response_tokens')
-      .values(minted.map((m) => ({ token_hash: m.hash, recipient_id: m.id, created_at: now })))
+      .values(minted.map((m) => ({ token_hash: m.hash, recipient_id: m.id, kind, created_at: now })))
       .execute();
   }
   return new Map(minted.map((m) => [m.id, m.token]));
 }
 
-/** Whose link a token is; undefined for an unknown (or revoked) token. */
+/**
+ * Whose token this is; undefined for an unknown (or revoked) token, or one of another kind: a Slack button's
+ * reference or a reply address never opens the page.
+ */
 export function findResponseToken(
   db: Sql,
   token: string,
+  kind: ResponseTokenKind = 'link',
 ): Promise<{ recipient_id: string; action_id: string; account_id: string } | undefined> {
   return db
     .selectFrom('response_tokens as t')
@@ -31,6 +44,7 @@ export function findResponseToken(
     .innerJoin('actions as a', 'a.id', 'r.action_id')
     .select(['t.recipient_id', 'r.action_id', 'a.account_id'])
     .where('t.token_hash', '=', hashResponseToken(token))
+    .where('t.kind', '=', kind)
     .executeTakeFirst();
 }
 

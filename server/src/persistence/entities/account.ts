@@ -12,7 +12,7 @@ export const AccountSchema = defineEntity({
     id: p.uuid().primary(),
     name: p.string().length(255),
     plan: p.enum([...PLANS]),
-    /** Multiplies the default rate limits of spec section 8 for this account. */
+    /** Multiplies the default rate limits (domain/rate-limit/policy.ts) for this account. */
     rateLimitFactor: p.double().default(1),
     /**
      * What an action or chain created without a `webhook_secret` of its own is created with, and what a rotation

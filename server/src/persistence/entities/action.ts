@@ -32,7 +32,7 @@ export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
 const RUNNING_STEP: StepStatus = 'running';
 
 /**
- * A scheduled action (spec 2.1). The one declaration of the table: migrations are diffed against it and the typed
+ * A scheduled action. The one declaration of the table: migrations are diffed against it and the typed
  * SQL of persistence/actions.ts is inferred from it. (Its fillfactor of 80, set by a migration, is a storage
  * setting the diff does not see.)
  */
@@ -152,7 +152,7 @@ export const ActionSchema = defineEntity({
     lastStatusCode: p.integer().nullable(),
     lastErrorClass: p.string().length(16).$type<ErrorClass>().nullable(),
     lastLatenessMs: p.integer().nullable(),
-    /** Since when, and by what, its due attempt has been held by its destination (issue 24); cleared by the claim. */
+    /** Since when, and by what, its due attempt has been held by its destination; cleared by the claim. */
     heldSince: p.datetime().nullable(),
     heldBy: p.string().length(16).$type<HoldReason>().nullable(),
     /** The action this one replays (POST /actions/{id}/replay). */
@@ -246,7 +246,7 @@ export const UsageCounterSchema = defineEntity({
 });
 
 /**
- * A bulk operation (issue 23): one operation applied to the actions a filter or a list of ids matched when it
+ * A bulk operation: one operation applied to the actions a filter or a list of ids matched when it
  * started. The set is snapshotted into `bulk_operation_items`; a worker works through it in keyset pages under a
  * lease, so a worker that dies is replaced and none of the items is processed twice.
  */

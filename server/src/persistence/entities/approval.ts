@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import type {
+  AnswerChannel,
   ChatChannelName,
   GateChannelName,
   RecipientRole,
@@ -8,10 +9,11 @@ import type {
   TeamMember as TeamMemberDto,
 } from '@sched/contract';
 import type { ChannelTarget } from '../../domain/approval/messages.js';
+import type { ResponseTokenKind } from '../../domain/approval/response-token.js';
 import { AccountSchema } from './account.js';
 import { ActionSchema } from './action.js';
 
-/** One person or place asked by an approval gate (spec 2.3); escalation contacts become recipients too. */
+/** One person or place asked by an approval gate; escalation contacts become recipients too. */
 export const RecipientSchema = defineEntity({
   name: 'Recipient',
   tableName: 'recipients',
@@ -44,11 +46,17 @@ export const ResponseTokenSchema = defineEntity({
   properties: {
     tokenHash: p.string().length(64).primary(),
     recipient: () => p.manyToOne(RecipientSchema).deleteRule('cascade'),
+    /**
+     * `link`: the response page's token; `slack`: the reference a Slack app button carries; `reply`: the token of an
+     * email's Reply-To address. Only a `link` opens the page: the others answer only through their own channel's
+     * checks (a signed Slack click by the right member, a reply from the recipient's address).
+     */
+    kind: p.string().length(16).$type<ResponseTokenKind>().default('link'),
     createdAt: p.datetime(),
   },
 });
 
-/** The approval timeline (spec 2.2). */
+/** The approval timeline. */
 export const ReminderEventSchema = defineEntity({
   name: 'ReminderEvent',
   tableName: 'reminder_events',
@@ -59,6 +67,8 @@ export const ReminderEventSchema = defineEntity({
     eventType: p.string().length(16).$type<ReminderEventType>(),
     actorEmail: p.string().length(320).nullable(),
     notes: p.text().nullable(),
+    /** Where an answer came from; null for other events. */
+    channel: p.string().length(16).$type<AnswerChannel>().nullable(),
     createdAt: p.datetime(),
   },
 });
@@ -126,7 +136,9 @@ export const NotificationChannelSchema = defineEntity({
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade'),
     name: p.string().length(255),
     type: p.string().length(16).$type<ChatChannelName>(),
-    webhookUrl: p.string().length(2048),
+    webhookUrl: p.string().length(2048).nullable(),
+    /** Slack app mode: the conversation the bot posts to, instead of a webhook. */
+    slackChannelId: p.string().length(32).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

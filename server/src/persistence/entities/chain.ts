@@ -11,7 +11,7 @@ import type { SendSource } from '../../domain/domains/rules.js';
 import { AccountSchema } from './account.js';
 import { ActionSchema } from './action.js';
 
-/** A chain (spec 2.4): its steps run one after the other, each through an internal action or a timer. */
+/** A chain: its steps run one after the other, each through an internal action or a timer. */
 export const ChainSchema = defineEntity({
   name: 'Chain',
   tableName: 'chains',
@@ -36,7 +36,7 @@ export const ChainSchema = defineEntity({
 });
 
 /**
- * One step of a chain (spec 2.5). `definition` is the step as created (expressions unresolved); `response` is the
+ * One step of a chain. `definition` is the step as created (expressions unresolved); `response` is the
  * whole response body of an HTTP step's 2xx (bounded), read by `{{steps.N.response...}}`. A running step waits on
  * its action (`action_id`) or, for a delay, on `due_at`.
  */

@@ -4,7 +4,7 @@ import type { CircuitState } from '../../domain/destinations/circuit.js';
 import { AccountSchema } from './account.js';
 
 /**
- * One destination host of one account (issue 24): its flow and circuit settings and its pause. A host without a
+ * One destination host of one account: its flow and circuit settings and its pause. A host without a
  * row has the defaults; the delivery claim looks a row up only by its primary key, inside its one statement.
  */
 export const DestinationSchema = defineEntity({

@@ -3,7 +3,7 @@ import type { VerificationMethod } from '../../domain/domains/rules.js';
 import { AccountSchema } from './account.js';
 
 /**
- * A destination domain of one account (spec 2.9): its verification and its use, counted per UTC day and month in
+ * A destination domain of one account: its verification and its use, counted per UTC day and month in
  * the row itself, so one upsert at create both counts and refuses (the row lock orders racing creates).
  */
 export const DomainSchema = defineEntity({
@@ -37,7 +37,7 @@ export const DomainSchema = defineEntity({
     monthStart: p.datetime(),
     monthCount: p.integer().default(0),
     createdAt: p.datetime(),
-    /** Set by DELETE (spec 4.6): the domain leaves the list but its counts stay, so a delete resets no threshold. */
+    /** Set by DELETE: the domain leaves the list but its counts stay, so a delete resets no threshold. */
     removedAt: p.datetime().nullable(),
   },
 });

@@ -23,6 +23,7 @@ import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
+import { InboundReplySchema } from './inbound.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
 
@@ -35,6 +36,7 @@ export * from './chain.js';
 export * from './contact.js';
 export * from './destination.js';
 export * from './domain.js';
+export * from './inbound.js';
 export * from './rate-limit.js';
 export * from './template.js';
 
@@ -69,7 +71,8 @@ export type EntitySchemaOf =
   | typeof DestinationSchema
   | typeof AlertRuleSchema
   | typeof OperatorEventSchema
-  | typeof AlertNotificationSchema;
+  | typeof AlertNotificationSchema
+  | typeof InboundReplySchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities: EntitySchemaOf[] = [
@@ -103,6 +106,7 @@ export const entities: EntitySchemaOf[] = [
   AlertRuleSchema,
   OperatorEventSchema,
   AlertNotificationSchema,
+  InboundReplySchema,
 ];
 
 /** Every database function the ORM knows (MikroORM routines); the same test diffs them against the migrations. */

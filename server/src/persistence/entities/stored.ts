@@ -55,6 +55,8 @@ export interface StoredGate {
   min_approvals?: number | null;
   required_recipients?: string[];
   exclude_requester?: string | null;
+  /** Slack member ids who may answer a Slack channel's buttons; absent or empty: anyone in the channel. */
+  slack_responders?: string[];
   /** Scheduled reminders to recipients who have not answered; `every_ms` unscaled. */
   reminders?: { every: string; every_ms: number; max: number; channels: GateChannelName[] | null } | null;
   /** Reminders sent in this round (scheduled and `POST /remind`). */

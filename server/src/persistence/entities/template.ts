@@ -12,7 +12,7 @@ import { AccountSchema } from './account.js';
 import type { StoredRequest } from './stored.js';
 
 /**
- * A template (spec 2.6): a saved action or chain with `{{placeholders}}`, fired through `POST /t/<token>`. Only the
+ * A template: a saved action or chain with `{{placeholders}}`, fired through `POST /t/<token>`. Only the
  * SHA-256 of the trigger token is kept (`token_hash`, looked up by equality); `token_prefix` lets a person tell
  * URLs apart in masked views.
  */

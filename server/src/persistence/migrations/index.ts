@@ -31,6 +31,7 @@ import { Migration20261127021000_DueIndexUnheld } from './Migration2026112702100
 import { Migration20261128134000_LegacyTemplateOrigins } from './Migration20261128134000_LegacyTemplateOrigins.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
+import { Migration20261128150000_AnswerChannels } from './Migration20261128150000_AnswerChannels.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -83,4 +84,5 @@ export const migrationsList: MigrationObject[] = [
     name: 'Migration20261128140000_SigningSecretOverlap',
     class: Migration20261128140000_SigningSecretOverlap,
   },
+  { name: 'Migration20261128150000_AnswerChannels', class: Migration20261128150000_AnswerChannels },
 ];

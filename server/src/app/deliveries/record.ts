@@ -1,0 +1,251 @@
+import { assertTransition } from '../../domain/action/states.js';
+import { signalOf } from '../../domain/destinations/circuit.js';
+import { classifyError } from '../../domain/delivery/error-class.js';
+import { classifyAttempt } from '../../domain/delivery/outcome.js';
+import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
+import { type ActionRow, lockAction } from '../../persistence/actions.js';
+import type { Sql } from '../../persistence/database.js';
+import {
+  type AttemptRecord,
+  completeOneShots,
+  expiredLeases,
+  insertAttempt,
+  lockExpiredLease,
+} from '../../persistence/deliveries.js';
+import { seriesOf } from '../actions/series.js';
+import { applyActionEvent } from '../actions/transition.js';
+import type { OutboundResult } from '../ports.js';
+import { TickBatch } from '../tick-batch.js';
+import type { AttemptContext, DeliveryPorts } from './attempt.js';
+import { CLAIMED } from './claim.js';
+import { EXCERPT_BYTES } from './request.js';
+
+const SUCCEEDED = assertTransition(CLAIMED, 'deliver_succeeded');
+
+type RecordPorts = Pick<
+  DeliveryPorts,
+  | 'store'
+  | 'clock'
+  | 'waits'
+  | 'random'
+  | 'scheduler'
+  | 'callbacks'
+  | 'breaker'
+  | 'operatorEvents'
+  | 'settled'
+  | 'events'
+>;
+
+/**
+ * The record stage: an attempt's answer classified (domain/delivery/outcome.ts), logged, heard by its host's circuit,
+ * and applied to the action through the state table (`applyActionEvent`): done, on to its next occurrence, retried
+ * later, or failed. A plain one-time success is one statement shared with the others of its turn. Also hands back
+ * the attempts of workers that stopped mid-attempt (`sweep`).
+ */
+export class AttemptRecorder {
+  /**
+   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn unless four
+   * are under way already: then they wait for one of those and go together. A round trip costs both processes more
+   * than the rows it carries on this loopback (docs/performance.md), so under load fewer and larger statements win;
+   * when few attempts end at a time, each record leaves at once (an attempt sent and not yet recorded is one a worker's
+   * crash would send again).
+   */
+  private readonly oneShots = new TickBatch<AttemptRecord, boolean>(
+    async (attempts) => {
+      const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
+      return attempts.map((a) => done.has(a.actionId));
+    },
+    500,
+    4,
+  );
+
+  constructor(private readonly p: RecordPorts) {}
+
+  async record(a: AttemptContext, result: OutboundResult): Promise<void> {
+    const { row } = a;
+    const outcome = classifyAttempt(
+      result.kind === 'response' ? { kind: 'response', status: result.status } : result,
+    );
+    const statusCode = result.kind === 'response' ? result.status : null;
+    const error =
+      result.kind === 'response' ? (outcome === 'success' ? null : `HTTP ${result.status}`) : result.message;
+    this.p.events?.attempted(outcome);
+    const attempt: AttemptRecord = {
+      actionId: row.id,
+      attemptNumber: row.attempt_count,
+      dueAt: a.dueAt,
+      startedAt: a.started,
+      durationMs: result.durationMs,
+      statusCode,
+      outcome,
+      errorClass: classifyError(result),
+      held: a.held,
+      error,
+      // A settlement listener may read a longer body (request.ts); the attempt log keeps its usual excerpt.
+      excerpt: result.kind === 'response' ? result.bodyExcerpt.slice(0, EXCERPT_BYTES) : null,
+      truncated:
+        result.kind === 'response'
+          ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
+          : false,
+    };
+    if (outcome === 'success' && !row.recurrence && !row.callback_url && !a.listened && !a.probe && !a.late) {
+      if (await this.oneShots.add(attempt)) return;
+    }
+    await this.p.store.transaction(async (db) => {
+      await insertAttempt(db, attempt);
+      // The host's circuit hears of failures and probes (locked after the action's row, as the claim does).
+      if (row.destination_host)
+        await this.p.breaker.observe(db, {
+          accountId: row.account_id,
+          host: row.destination_host,
+          startedAt: a.started,
+          now: this.p.clock(),
+          signal: signalOf(outcome, attempt.errorClass),
+          probe: a.probe,
+        });
+      if (a.late) await this.recordLate(db, a, a.late.latenessMs);
+      const current = await lockAction(db, row.id);
+      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
+      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
+      const now = this.p.clock();
+      if (outcome === 'success') {
+        // The listener (a chain step) keeps the response, committed with the action's success.
+        if (a.listened && result.kind === 'response')
+          await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
+        await this.succeed(db, current, now, {
+          response_code: statusCode,
+          duration_ms: Math.round(result.durationMs),
+          attempt_number: row.attempt_count,
+        });
+      } else if (shouldRetry(outcome, current.attempt_count, current.max_attempts)) {
+        const retryAfter =
+          result.kind === 'response' ? parseRetryAfter(result.headers['retry-after'], now) : null;
+        const wait = retryDelayMs(
+          current.retry_strategy,
+          current.attempt_count,
+          retryAfter,
+          this.p.random ?? Math.random,
+        );
+        const nextAttemptAt = new Date(now.getTime() + this.p.waits.wait(wait));
+        await applyActionEvent(
+          db,
+          current,
+          'deliver_failed_retryable',
+          { now, nextAttemptAt, error: error ?? undefined },
+          this.p,
+        );
+        this.p.events?.retried();
+      } else {
+        const reason = error ?? 'delivery failed';
+        await applyActionEvent(
+          db,
+          current,
+          'deliver_failed_permanently',
+          { now, error: reason, statusCode },
+          this.p,
+        );
+      }
+    });
+  }
+
+  private async recordLate(db: Sql, a: AttemptContext, latenessMs: number): Promise<void> {
+    await this.p.operatorEvents?.record(db, {
+      account_id: a.row.account_id,
+      type: 'delivery.late',
+      at: a.started,
+      destination_host: a.row.destination_host,
+      subject: { type: 'action', id: a.row.id },
+      details: {
+        name: a.row.name,
+        mode: a.row.mode,
+        dedup_keys: a.row.dedup_keys,
+        attempt: a.row.attempt_count,
+        due_at: a.dueAt.toISOString(),
+        lateness_ms: latenessMs,
+        held_ms: a.held?.ms ?? null,
+        held_by: a.held?.by ?? null,
+      },
+    });
+  }
+
+  /** Success: done, or, for a recurring action, on to its next occurrence (re-scheduled after each success). */
+  private async succeed(
+    db: Sql,
+    row: ActionRow,
+    now: Date,
+    callback: { response_code: number | null; duration_ms: number; attempt_number: number },
+  ) {
+    const completed = row.recurrence_count + 1;
+    const run = row.recurrence ? seriesOf(row, this.p.waits).nextAfterCurrent(completed, now) : null;
+    if (run) {
+      await applyActionEvent(
+        db,
+        row,
+        'recur',
+        {
+          now,
+          nextAttemptAt: run.at < now ? now : run.at,
+          callback,
+          set: {
+            scheduled_for: run.at,
+            attempt_count: 0,
+            recurrence_count: completed,
+            recurrence_index: run.index,
+            last_executed_at: now,
+            executed_at: now,
+            reschedule_count: 0,
+          },
+        },
+        this.p,
+      );
+      return;
+    }
+    const set = {
+      executed_at: now,
+      ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
+    };
+    await applyActionEvent(db, row, 'deliver_succeeded', { now, callback, set }, this.p);
+  }
+
+  /**
+   * Hands back actions whose worker stopped mid-attempt (lease expired): the lost attempt is logged and the action
+   * is retried at once, or fails when that was its last attempt. Safe to run from every worker at once.
+   */
+  async sweep(leaseMs: number): Promise<number> {
+    let swept = 0;
+    for (const id of await expiredLeases(this.p.store.sql, this.p.clock())) {
+      swept += await this.p.store.transaction(async (db) => {
+        const now = this.p.clock();
+        const row = await lockExpiredLease(db, id, now);
+        if (!row) return 0;
+        const started = new Date(row.lease_until!.getTime() - leaseMs);
+        const error = 'the worker stopped during this attempt (its lease expired); retrying';
+        if (row.mode === 'webhook') {
+          // Logged as a retryable attempt that started when the lease was taken and lasted until now.
+          await insertAttempt(db, {
+            actionId: row.id,
+            attemptNumber: row.attempt_count,
+            dueAt: started,
+            startedAt: started,
+            durationMs: now.getTime() - started.getTime(),
+            statusCode: null,
+            outcome: 'retryable',
+            // No answer came before the lease ran out: for the inbox, a timeout.
+            errorClass: 'timeout',
+            error,
+            excerpt: null,
+            truncated: false,
+          });
+        }
+        if (row.mode === 'webhook' && row.attempt_count >= row.max_attempts) {
+          const reason = 'the last attempt was lost when its worker stopped';
+          await applyActionEvent(db, row, 'deliver_failed_permanently', { now, error: reason }, this.p);
+          return 1;
+        }
+        await applyActionEvent(db, row, 'lease_expired', { now, error, nextAttemptAt: now }, this.p);
+        return 1;
+      });
+    }
+    return swept;
+  }
+}
