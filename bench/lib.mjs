@@ -107,7 +107,7 @@ export async function startPostgres() {
     // pg_stat_statements counts each system's statements, rows and WAL (pgCost below): a preloaded library, so the
     // fresh cluster is started once more with it.
     if (!process.env.BENCH_NO_STATEMENTS) {
-      const c = new pg.Client({ connectionString: urlFor(handle.url, 'postgres') });
+      const c = new pg.Client({ connectionString: urlFor(handle.adminUrl ?? handle.url, 'postgres') });
       await c.connect();
       // BENCH_EXPLAIN=<ms>: auto_explain writes the plan (analyzed, with buffers) of every statement slower than that
       // to the cluster's pg.log, for a statement the per-statement table shows to be costly.
@@ -130,7 +130,9 @@ export async function startPostgres() {
       await handle.release();
       handle = await ensureEmbeddedPostgres({ dataDir });
     }
-    server.url = handle.url;
+    // The cluster's superuser (a launcher that gives the service a role of its own also answers `adminUrl`): the run
+    // creates a database per system, reads every database's statistics and WAL, and its servers run as that role.
+    server.url = handle.adminUrl ?? handle.url;
     server.clusterDir = handle.clusterDir;
     server.cleanups.push(async () => {
       try {
