@@ -366,10 +366,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
-        const body = { version: SERVER_VERSION, checks: r.checks, channels: r.channels };
+        // The channels' states describe a server that can serve: an unavailable one answers its checks only.
         return r.ok
-          ? { status: 200, body: { status: 'ok', ...body } }
-          : { status: 503, body: { status: 'unavailable', ...body } };
+          ? {
+              status: 200,
+              body: { status: 'ok', version: SERVER_VERSION, checks: r.checks, channels: r.channels },
+            }
+          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
