@@ -34,8 +34,10 @@ export async function grantGate(
   const executed = assertTransition(row.status, event);
   const now = deps.clock();
   const values = answer.values ?? {};
-  // A gated chain step's typed answer is its response: `{{steps.N.response.values.<name>}}`.
-  if (row.chain_id) await recordStepResponse(tx, row.id, JSON.stringify({ values }));
+  // A gated chain step's typed answer is its response: `{{steps.N.response.values.<name>}}`. A gate that asks
+  // for no values keeps the response it always had (none).
+  if (row.chain_id && row.gate?.fields?.length)
+    await recordStepResponse(tx, row.id, JSON.stringify({ values }));
   let childId: string | null = null;
   if (row.request) {
     const child = await writeNewAction(
