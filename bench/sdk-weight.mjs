@@ -47,6 +47,9 @@ async function bundle(name, source, platform) {
     config: false,
     tsconfig: false,
     noExternal: [/./],
+    // The published package is one module with the contract inlined and `sideEffects: false`; its workspace build
+    // (sdk/dist, contract/dist) is many modules: treat them the same way.
+    treeshake: { moduleSideEffects: [{ test: /[\\/](sdk|contract)[\\/]dist[\\/]/, sideEffects: false }] },
     logLevel: 'silent',
   });
   const files = fs.readdirSync(out).filter((f) => f.endsWith('.js') || f.endsWith('.mjs'));

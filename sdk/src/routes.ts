@@ -1,0 +1,132 @@
+// Generated from the contract by sdk/scripts/routes.mjs (`pnpm openapi`); do not edit.
+// The method and path of each route: what the client needs at run time, without the schemas.
+export const routes = {
+  system: {
+    healthz: ['GET', '/healthz'],
+    readyz: ['GET', '/readyz'],
+  },
+  contacts: {
+    list: ['GET', '/v1/contacts'],
+    create: ['POST', '/v1/contacts'],
+    get: ['GET', '/v1/contacts/:id'],
+    update: ['PUT', '/v1/contacts/:id'],
+    delete: ['DELETE', '/v1/contacts/:id'],
+  },
+  actions: {
+    create: ['POST', '/v1/actions'],
+    createMany: ['POST', '/v1/actions/batch'],
+    list: ['GET', '/v1/actions'],
+    get: ['GET', '/v1/actions/:id'],
+    listAttempts: ['GET', '/v1/actions/:id/attempts'],
+    cancel: ['DELETE', '/v1/actions/:id'],
+    cancelByIdempotencyKey: ['DELETE', '/v1/actions'],
+    cancelByCoordinationKey: ['DELETE', '/v1/actions/by-coordination-key'],
+    retry: ['POST', '/v1/actions/:id/retry'],
+    replay: ['POST', '/v1/actions/:id/replay'],
+    pause: ['POST', '/v1/actions/:id/pause'],
+    resume: ['POST', '/v1/actions/:id/resume'],
+    stats: ['GET', '/v1/stats'],
+    coordinationKeys: ['GET', '/v1/coordination-keys'],
+  },
+  chains: {
+    create: ['POST', '/v1/chains'],
+    list: ['GET', '/v1/chains'],
+    get: ['GET', '/v1/chains/:id'],
+    cancel: ['DELETE', '/v1/chains/:id'],
+  },
+  quota: {
+    get: ['GET', '/v1/quota'],
+  },
+  channels: {
+    list: ['GET', '/v1/channels'],
+    create: ['POST', '/v1/channels'],
+    get: ['GET', '/v1/channels/:id'],
+    update: ['PUT', '/v1/channels/:id'],
+    delete: ['DELETE', '/v1/channels/:id'],
+  },
+  teamMembers: {
+    list: ['GET', '/v1/team-members'],
+    create: ['POST', '/v1/team-members'],
+    get: ['GET', '/v1/team-members/:id'],
+    update: ['PUT', '/v1/team-members/:id'],
+    delete: ['DELETE', '/v1/team-members/:id'],
+  },
+  templates: {
+    create: ['POST', '/v1/templates'],
+    list: ['GET', '/v1/templates'],
+    limits: ['GET', '/v1/templates/limits'],
+    get: ['GET', '/v1/templates/:id'],
+    update: ['PUT', '/v1/templates/:id'],
+    delete: ['DELETE', '/v1/templates/:id'],
+    regenerateToken: ['POST', '/v1/templates/:id/regenerate-token'],
+    toggleActive: ['POST', '/v1/templates/:id/toggle-active'],
+  },
+  domains: {
+    list: ['GET', '/v1/domains'],
+    verify: ['POST', '/v1/domains/:domain/verify'],
+    get: ['GET', '/v1/domains/:domain'],
+    check: ['POST', '/v1/domains/:domain/check'],
+    remove: ['DELETE', '/v1/domains/:domain'],
+  },
+  bulkOperations: {
+    create: ['POST', '/v1/bulk-operations'],
+    list: ['GET', '/v1/bulk-operations'],
+    get: ['GET', '/v1/bulk-operations/:id'],
+    stop: ['DELETE', '/v1/bulk-operations/:id'],
+  },
+  destinations: {
+    list: ['GET', '/v1/destinations'],
+    get: ['GET', '/v1/destinations/:host'],
+    update: ['PUT', '/v1/destinations/:host'],
+    pause: ['POST', '/v1/destinations/:host/pause'],
+    resume: ['POST', '/v1/destinations/:host/resume'],
+    enable: ['POST', '/v1/destinations/:host/enable'],
+    recover: ['POST', '/v1/destinations/:host/recover'],
+  },
+  apiKeys: {
+    list: ['GET', '/v1/api-keys'],
+    create: ['POST', '/v1/api-keys'],
+    revoke: ['DELETE', '/v1/api-keys/:id'],
+    rotate: ['POST', '/v1/api-keys/:id/rotate'],
+    getSigningSecret: ['GET', '/v1/signing-secret'],
+    createSigningSecret: ['POST', '/v1/signing-secret'],
+    deleteSigningSecret: ['DELETE', '/v1/signing-secret'],
+  },
+  outbox: {
+    list: ['GET', '/v1/outbox'],
+  },
+  schedules: {
+    preview: ['POST', '/v1/schedules/preview'],
+  },
+  audit: {
+    list: ['GET', '/v1/audit-events'],
+    verify: ['GET', '/v1/audit-events/verify'],
+  },
+  reminders: {
+    pending: ['GET', '/v1/approvals'],
+    remind: ['POST', '/v1/actions/:id/remind'],
+    reassign: ['POST', '/v1/actions/:id/recipients/:recipient_id/reassign'],
+  },
+  alertRules: {
+    create: ['POST', '/v1/alert-rules'],
+    list: ['GET', '/v1/alert-rules'],
+    get: ['GET', '/v1/alert-rules/:id'],
+    update: ['PUT', '/v1/alert-rules/:id'],
+    delete: ['DELETE', '/v1/alert-rules/:id'],
+    test: ['POST', '/v1/alert-rules/:id/test'],
+  },
+  responses: {
+    page: ['GET', '/r/:token'],
+    respond: ['POST', '/r/:token'],
+  },
+  trigger: {
+    trigger: ['POST', '/t/:token'],
+  },
+  auditExport: {
+    export: ['GET', '/v1/audit-events/export'],
+  },
+  integrations: {
+    slackInteractions: ['POST', '/integrations/slack/interactions'],
+    emailInbound: ['POST', '/integrations/email/inbound'],
+  },
+} as const;
