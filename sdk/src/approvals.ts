@@ -1,15 +1,15 @@
-import {
-  type Action,
-  type ActionCreateBody,
-  type NotificationChannel,
-  type ResponseResult,
-  type ResponseInput,
-  responsesContract,
-  type TeamMember,
+import type {
+  Action,
+  ActionCreateBody,
+  NotificationChannel,
+  ResponseResult,
+  ResponseInput,
+  TeamMember,
 } from '@sched/contract';
 import type { z } from 'zod';
 import type { ActionsApi, CreateActionResult } from './actions.js';
 import { callArgs, type RawClient } from './raw.js';
+import { routes } from './routes.js';
 import { standaloneSend } from './templates.js';
 import type { CallOptions, Send } from './transport.js';
 import type {
@@ -280,15 +280,12 @@ export async function respond(
   const body: ResponseBody = { decision: input.decision };
   if (input.comment !== undefined) body.comment = input.comment;
   if (input.snoozeFor !== undefined) body.snooze_for = input.snoozeFor;
-  const path = responsesContract.respond.path.replace(
-    ':token',
-    encodeURIComponent(decodeURIComponent(token)),
-  );
+  const path = routes.responses.respond[1].replace(':token', encodeURIComponent(decodeURIComponent(token)));
   const send = options.send ?? standaloneSend();
   const res = await send(
     {
       url: `${baseUrl}${path}`,
-      method: responsesContract.respond.method,
+      method: routes.responses.respond[0],
       headers: { accept: 'application/json', 'content-type': 'application/json' },
       body: JSON.stringify(body),
       idempotent: false,
