@@ -294,7 +294,11 @@ describe('what a read-only key and the audit log can see (review 188718b)', { ti
     expect(ownView).toContain(SECRET.directEmail);
   });
 
-  it('a read key walks every GET route and finds none of it, nor any response link', async () => {
+  // Every GET route of the contract, each with real ids: a hundred requests and more, so a minute and more on two
+  // busy cores.
+  it('a read key walks every GET route and finds none of it, nor any response link', {
+    timeout: 180_000,
+  }, async () => {
     const host = new URL(svc.rx.url).hostname;
     const params: Record<string, (path: string) => string[]> = {
       id: (path) => ids[path.split('/')[2]!] ?? [],

@@ -197,9 +197,9 @@ describe('delivery windows, reschedule and run now', () => {
       count: 3,
     });
     expect(res.status).toBe(200);
-    const runs = res.body.data.occurrences.map((o: { local: string; window: string | null }) => [
+    const runs = res.body.data.occurrences.map((o: { local: string; window?: string }) => [
       o.local,
-      o.window,
+      o.window ?? null,
     ]);
     expect(runs).toEqual([
       ['2027-07-02T10:00:00', null],

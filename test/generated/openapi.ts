@@ -4148,10 +4148,16 @@ export interface components {
             offset: string;
             /** @description How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched. */
             dst: ("gap_shifted" | "gap_skipped" | "fold_first" | "fold_second") | null;
-            /** @description How the delivery window touched this run: `deferred` (`at` is the opening it moves to; `due` when it was due), `skipped` (`outside: skip`: never run, not counted). null: untouched or no window. */
-            window: ("deferred" | "skipped") | null;
-            /** @description A `deferred` run: when it was due before the window moved it. */
-            due: string | null;
+            /**
+             * @description How the delivery window touched this run: `deferred` (`at` is the opening it moves to; `due` when it was due), `skipped` (`outside: skip`: never run, not counted). Absent: untouched or no window.
+             * @enum {string}
+             */
+            window?: "deferred" | "skipped";
+            /**
+             * Format: date-time
+             * @description A `deferred` run: when it was due before the window moved it.
+             */
+            due?: string;
         };
         SchedulePreview: {
             timezone: string;

@@ -43,11 +43,11 @@ export const ScheduleOccurrence = z
       description:
         'How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched.',
     }),
-    window: z.enum(['deferred', 'skipped']).nullable().meta({
+    window: z.enum(['deferred', 'skipped']).optional().meta({
       description:
-        'How the delivery window touched this run: `deferred` (`at` is the opening it moves to; `due` when it was due), `skipped` (`outside: skip`: never run, not counted). null: untouched or no window.',
+        'How the delivery window touched this run: `deferred` (`at` is the opening it moves to; `due` when it was due), `skipped` (`outside: skip`: never run, not counted). Absent: untouched or no window.',
     }),
-    due: Timestamp.nullable().meta({
+    due: Timestamp.optional().meta({
       description: 'A `deferred` run: when it was due before the window moved it.',
     }),
   })

@@ -33,7 +33,7 @@ export function buildPreviewBody(opts: PreviewOptions): SchedulePreviewBody {
 }
 
 export function describePreview(p: SchedulePreview): string {
-  const windowed = p.occurrences.some((o) => o.window !== null);
+  const windowed = p.occurrences.some((o) => o.window !== undefined);
   const rows = p.occurrences.map((o) => ({
     at: o.at,
     local: o.local,

@@ -1,5 +1,5 @@
 import { calendarsNamedBy } from '../calendars/book.js';
-import type { Action, ActionCreateParsed } from '@sched/contract';
+import type { ActionCreateParsed } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { countedNames } from '../../domain/domains/rules.js';

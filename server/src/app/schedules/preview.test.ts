@@ -25,24 +25,18 @@ describe('schedule preview', () => {
         local: '2027-03-12T02:30:00',
         offset: '-05:00',
         dst: null,
-        window: null,
-        due: null,
       },
       {
         at: '2027-03-13T07:30:00.000Z',
         local: '2027-03-13T02:30:00',
         offset: '-05:00',
         dst: null,
-        window: null,
-        due: null,
       },
       {
         at: '2027-03-14T07:30:00.000Z',
         local: '2027-03-14T03:30:00',
         offset: '-04:00',
         dst: 'gap_shifted',
-        window: null,
-        due: null,
       },
       // Back at 02:30 the next day: the series keeps the wall time asked for.
       {
@@ -50,16 +44,12 @@ describe('schedule preview', () => {
         local: '2027-03-15T02:30:00',
         offset: '-04:00',
         dst: null,
-        window: null,
-        due: null,
       },
       {
         at: '2027-03-16T06:30:00.000Z',
         local: '2027-03-16T02:30:00',
         offset: '-04:00',
         dst: null,
-        window: null,
-        due: null,
       },
     ]);
     expect(p.warnings).toEqual(['2027-03-14T02:30 does not exist in America/New_York; shifted to 03:30']);
@@ -72,8 +62,6 @@ describe('schedule preview', () => {
       local: '2027-03-14T03:00:00',
       offset: '-04:00',
       dst: 'gap_shifted',
-      window: null,
-      due: null,
     });
     expect(forward.warnings).toEqual([
       '2027-03-14T02:30 does not exist in America/New_York; shifted to 03:00',
@@ -124,8 +112,6 @@ describe('schedule preview', () => {
       at: '2027-11-07T06:30:00.000Z',
       offset: '-05:00',
       dst: 'fold_second',
-      window: null,
-      due: null,
     });
     const both = fold({ gap: 'same_offset', fold: 'both' });
     // max_occurrences counts runs: both instants of the fold are two of the three.
@@ -147,8 +133,6 @@ describe('schedule preview', () => {
         local: '2027-04-15T05:00:00',
         offset: '-04:00',
         dst: null,
-        window: null,
-        due: null,
       },
     ]);
     const hourly = preview({
@@ -207,7 +191,7 @@ describe('schedule preview with a delivery window', () => {
       delivery_window: { start: '09:00', end: '17:00', calendar: 'holidays:US', outside: 'skip' },
       count: 4,
     });
-    expect(p.occurrences.map((o) => [o.local, o.window])).toEqual([
+    expect(p.occurrences.map((o) => [o.local, o.window ?? null])).toEqual([
       ['2027-07-02T10:00:00', null],
       ['2027-07-03T10:00:00', null],
       ['2027-07-04T10:00:00', 'skipped'],

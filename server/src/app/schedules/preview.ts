@@ -168,8 +168,6 @@ function entry(at: Date, timezone: string, dst: DstEffect | null): Occurrence {
     local: formatWallTime({ ...instantToWallTime(at, timezone), millisecond: 0 }),
     offset: formatOffset(offsetAt(at, timezone)),
     dst,
-    window: null,
-    due: null,
   };
 }
 
@@ -236,8 +234,6 @@ function skippedEntry(wall: WallTime, timezone: string, warnings: string[]): Occ
     local: formatWallTime({ ...wall, millisecond: 0 }),
     offset: formatOffset(offsetAt(new Date(at.getTime() - UNIT_MS.d), timezone)),
     dst: 'gap_skipped',
-    window: null,
-    due: null,
   };
 }
 
