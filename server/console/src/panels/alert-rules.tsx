@@ -113,7 +113,7 @@ function RuleList({ route }: { route: Route }) {
           </a>
         </p>
       )}
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="alert rules" />}
       {list.data && (
         <>
@@ -416,7 +416,7 @@ function RuleDetail({ id }: { id: string }) {
       <p>
         <a href={href('alerts')}>All alert rules</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!r && !loaded.error && <Loading what="the alert rule" />}
       {r && (
         <>
@@ -575,7 +575,7 @@ function RuleDetail({ id }: { id: string }) {
 
 function RuleEdit({ id }: { id: string }) {
   const loaded = useLoad((c) => c.alertRules.get(id), [id]);
-  if (loaded.error) return <ErrorNote error={loaded.error} />;
+  if (loaded.error) return <ErrorNote error={loaded.error} onRetry={loaded.reload} />;
   if (!loaded.data) return <Loading what="the alert rule" />;
   return <RuleForm rule={loaded.data} />;
 }

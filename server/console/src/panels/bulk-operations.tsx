@@ -88,7 +88,7 @@ function OperationList({ route }: { route: Route }) {
           Apply filter
         </button>
       </form>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="bulk operations" />}
       {list.data && (
         <>
@@ -145,7 +145,7 @@ function OperationDetail({ id }: { id: string }) {
       <p>
         <a href={href('bulk')}>All bulk operations</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!op && !loaded.error && <Loading what="the bulk operation" />}
       {op && (
         <>

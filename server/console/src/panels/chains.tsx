@@ -21,6 +21,7 @@ function ChainList({ route }: { route: Route }) {
   const list = useLoad(
     (c) => c.chains.list({ ...(status ? { status: status as Chain['status'] } : {}), page, per_page: 20 }),
     [status, page],
+    { live: true },
   );
   return (
     <>
@@ -41,7 +42,7 @@ function ChainList({ route }: { route: Route }) {
           Apply filter
         </button>
       </form>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="chains" />}
       {list.data && (
         <>
@@ -92,7 +93,7 @@ function ChainDetail({ id }: { id: string }) {
       <p>
         <a href={href('chains')}>All chains</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!chain && !loaded.error && <Loading what="the chain" />}
       {chain && (
         <>

@@ -15,7 +15,7 @@ function DestinationList() {
         Every host the account's actions send to, or that has settings of its own. Open one for its flow
         control, circuit, pause and recovery.
       </p>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="destinations" />}
       {list.data &&
         (list.data.length === 0 ? (
@@ -297,7 +297,7 @@ function DestinationDetail({ host }: { host: string }) {
       <p>
         <a href={href('destinations')}>All destinations</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!d && !loaded.error && <Loading what="the destination" />}
       {d && (
         <>

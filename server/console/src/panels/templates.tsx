@@ -19,7 +19,7 @@ function TemplateList({ route }: { route: Route }) {
   return (
     <>
       <h1>Templates</h1>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="templates" />}
       {list.data && (
         <>
@@ -72,7 +72,7 @@ function TemplateDetail({ id }: { id: string }) {
       <p>
         <a href={href('templates')}>All templates</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!t && !loaded.error && <Loading what="the template" />}
       {t && (
         <>
