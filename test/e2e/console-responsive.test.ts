@@ -209,4 +209,27 @@ describe('the console on any screen, acted from', () => {
     await page.getByText('No action matches these filters.').waitFor();
     await page.getByRole('link', { name: 'Clear the filters' }).waitFor();
   }, 120_000);
+
+  it('moves by keyboard: `?` lists the shortcuts, `g a` opens the actions, `/` goes to the search field', async (ctx) => {
+    if (!browser) return ctx.skip();
+    const page = await pages.open();
+    await pages.signIn(page, server.url, server.apiKey);
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor();
+    await pages.accessible(page, 'keyboard shortcuts');
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'hidden' });
+    await page.keyboard.press('g');
+    await page.keyboard.press('a');
+    await page.getByRole('heading', { name: 'Actions', level: 1 }).waitFor();
+    await page.keyboard.press('/');
+    await expect
+      .poll(() => page.evaluate('document.activeElement && document.activeElement.name'))
+      .toBe('search');
+    // Typed into a field, the same keys are letters.
+    await page.keyboard.type('g a?');
+    expect(await page.getByLabel('Search').inputValue()).toBe('g a?');
+    expect(await help.isVisible()).toBe(false);
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import { clientFor } from './api.js';
 import { PANELS } from './panels/index.js';
 import { href, interceptLinks, useRoute } from './router.js';
 import { currentSession, type Session, signIn, signOut } from './session.js';
+import { Shortcuts } from './shortcuts.js';
 import { ConsoleContext } from './ui.js';
 import './styles.css';
 
@@ -144,6 +145,7 @@ function Shell({
           </>
         )}
       </main>
+      <Shortcuts />
     </ConsoleContext.Provider>
   );
 }
