@@ -62,7 +62,7 @@ export function Shortcuts() {
   return (
     <dialog ref={dialog} aria-labelledby={titleId}>
       <h2 id={titleId}>Keyboard shortcuts</h2>
-      <dl class="facts shortcuts">
+      <dl class="shortcuts">
         <div>
           <dt>
             <kbd>/</kbd>

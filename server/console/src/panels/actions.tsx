@@ -34,6 +34,7 @@ import {
 } from '../ui.js';
 import { DataTable, Facts } from '../ui/table.js';
 import { ReassignButton } from './approvals.js';
+import { NewAction } from './new-action.js';
 
 /** Every `GET /v1/actions` filter the console offers, as URL parameters (a view can be shared by its URL). */
 const FILTERS = [
@@ -215,7 +216,14 @@ function ActionList({ route }: { route: Route }) {
   const filtered = FILTERS.some((k) => filters[k]);
   return (
     <>
-      <h1>Actions</h1>
+      <h1>
+        Actions
+        {canWrite && (
+          <a class="button primary" href={href('actions/new')}>
+            New action
+          </a>
+        )}
+      </h1>
       {/* Keyed by the URL so the fields show the filters after back and forward. */}
       <FilterForm key={key} filters={filters} />
       {canWrite && selected.length > 0 && (
@@ -593,5 +601,6 @@ const ANSWER_CHANNEL_LABELS: Record<NonNullable<Action['reminder_events'][number
 
 export function ActionsPanel({ route }: { route: Route }) {
   const id = route.path.split('/')[1];
+  if (id === 'new') return <NewAction />;
   return id ? <ActionDetail id={id} /> : <ActionList route={route} />;
 }

@@ -21,6 +21,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { Facts } from '../ui/table.js';
 
 /** How often a rule is read again while one of its messages waits to go out. */
 const POLL_MS = 1000;
@@ -470,58 +471,42 @@ function RuleDetail({ id }: { id: string }) {
               {notice}
             </p>
           )}
-          <dl class="facts">
-            <div>
-              <dt>Events</dt>
-              <dd>{r.events.join(', ')}</dd>
-            </div>
-            <div>
-              <dt>Only about</dt>
-              <dd>
-                {r.filter && Object.keys(r.filter).length > 0
-                  ? Object.entries(r.filter)
-                      .map(([k, v]) => `${k} ${v}`)
-                      .join(', ')
-                  : 'anything'}
-              </dd>
-            </div>
-            <div>
-              <dt>Threshold</dt>
-              <dd>{thresholdOf(r)}</dd>
-            </div>
-            <div>
-              <dt>Grouped within</dt>
-              <dd>{r.group_wait}</dd>
-            </div>
-            <div>
-              <dt>At most once per</dt>
-              <dd>{r.repeat_every}</dd>
-            </div>
-            {r.late_after && (
-              <div>
-                <dt>Late after</dt>
-                <dd>{r.late_after}</dd>
-              </div>
-            )}
-            <div>
-              <dt>Waiting to go out</dt>
-              <dd>
-                {r.state.pending}
-                {r.state.next_alert_at && (
+          <Facts
+            facts={[
+              { label: 'Events', value: r.events.join(', ') },
+              {
+                label: 'Only about',
+                value: (
                   <>
-                    {' '}
-                    (<When at={r.state.next_alert_at} />)
+                    {r.filter && Object.keys(r.filter).length > 0
+                      ? Object.entries(r.filter)
+                          .map(([k, v]) => `${k} ${v}`)
+                          .join(', ')
+                      : 'anything'}
                   </>
-                )}
-              </dd>
-            </div>
-            <div>
-              <dt>Last alert</dt>
-              <dd>
-                <When at={r.state.last_alerted_at} />
-              </dd>
-            </div>
-          </dl>
+                ),
+              },
+              { label: 'Threshold', value: thresholdOf(r) },
+              { label: 'Grouped within', value: r.group_wait },
+              { label: 'At most once per', value: r.repeat_every },
+              { label: 'Late after', value: r.late_after, show: Boolean(r.late_after) },
+              {
+                label: 'Waiting to go out',
+                value: (
+                  <>
+                    {r.state.pending}{' '}
+                    {r.state.next_alert_at && (
+                      <>
+                        {' '}
+                        (<When at={r.state.next_alert_at} />){' '}
+                      </>
+                    )}
+                  </>
+                ),
+              },
+              { label: 'Last alert', value: <When at={r.state.last_alerted_at} /> },
+            ]}
+          />
           <h2>Channels</h2>
           <ol>
             {r.channels.map((c, i) => (

@@ -5,6 +5,7 @@ import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
 import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When, words } from '../ui.js';
+import { Facts } from '../ui/table.js';
 
 function DestinationList() {
   const list = useLoad((c) => c.destinations.list(), []);
@@ -465,29 +466,35 @@ function DestinationDetail({ host }: { host: string }) {
           ) : (
             <>
               <h2>Settings</h2>
-              <dl class="facts">
-                <div>
-                  <dt>Flow control</dt>
-                  <dd>
-                    {d.flow
-                      ? [
-                          d.flow.rate !== undefined ? `${d.flow.rate} per ${d.flow.period ?? '1s'}` : '',
-                          d.flow.parallelism !== undefined ? `${d.flow.parallelism} in flight` : '',
-                        ]
-                          .filter(Boolean)
-                          .join(', ')
-                      : 'no limit'}
-                  </dd>
-                </div>
-                <div>
-                  <dt>Circuit breaker</dt>
-                  <dd>
-                    {d.circuit.enabled
-                      ? `opens at ${d.circuit.failure_rate * 100} % failures of at least ${d.circuit.min_requests} in ${d.circuit.window}, for ${d.circuit.open_for}; disabled after ${d.circuit.disable_after}`
-                      : 'off'}
-                  </dd>
-                </div>
-              </dl>
+              <Facts
+                facts={[
+                  {
+                    label: 'Flow control',
+                    value: (
+                      <>
+                        {d.flow
+                          ? [
+                              d.flow.rate !== undefined ? `${d.flow.rate} per ${d.flow.period ?? '1s'}` : '',
+                              d.flow.parallelism !== undefined ? `${d.flow.parallelism} in flight` : '',
+                            ]
+                              .filter(Boolean)
+                              .join(', ')
+                          : 'no limit'}
+                      </>
+                    ),
+                  },
+                  {
+                    label: 'Circuit breaker',
+                    value: (
+                      <>
+                        {d.circuit.enabled
+                          ? `opens at ${d.circuit.failure_rate * 100} % failures of at least ${d.circuit.min_requests} in ${d.circuit.window}, for ${d.circuit.open_for}; disabled after ${d.circuit.disable_after}`
+                          : 'off'}
+                      </>
+                    ),
+                  },
+                ]}
+              />
             </>
           )}
         </>
