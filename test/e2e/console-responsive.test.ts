@@ -257,6 +257,9 @@ describe('the console on any screen, acted from', () => {
     const id = page.url().split('/').pop()!;
     const delivered = await statusOf(sched, id, 'executed', 30_000);
     expect(delivered.request).toMatchObject({ url: `${rx.url}/from-console`, method: 'POST' });
+    // The action's page moves on by itself from scheduled to executed, with its attempt.
+    await page.locator('h1 .status-executed').waitFor({ timeout: 30_000 });
+    await page.getByRole('list', { name: 'Delivery attempts' }).getByText('Attempt 1').waitFor();
     const [received] = await rx.waitFor('/from-console');
     expect(JSON.parse(received!.body)).toEqual({ order: 42 });
   }, 60_000);
