@@ -354,7 +354,8 @@ const PAUSE_CHOICES = [
 
 function ActionDetail({ id }: { id: string }) {
   const { client, canWrite } = useConsole();
-  const loaded = useLoad((c) => c.actions.get(id), [id]);
+  // Live: an executing action or a new replay moves on by itself.
+  const loaded = useLoad((c) => c.actions.get(id), [id], { live: true });
   const [pauseFor, setPauseFor] = useState('indefinite');
   const [missed, setMissed] = useState<MissedPolicy>('run_once');
   const a = loaded.data;
@@ -513,25 +514,14 @@ function ActionDetail({ id }: { id: string }) {
       {a.mode === 'approval' && (
         <section aria-labelledby="recipients-title">
           <h2 id="recipients-title">Recipients</h2>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Recipient</th>
-                <th scope="col">Role</th>
-                <th scope="col">Channels</th>
-                <th scope="col">State</th>
-                <th scope="col">Answered</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="sr-only">Changes</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {a.recipients.map((r) => (
-                <tr key={r.id}>
-                  <td>
+          <DataTable
+            label="Recipients"
+            rows={a.recipients}
+            columns={[
+              {
+                label: 'Recipient',
+                cell: (r) => (
+                  <>
                     {r.display_name} <span class="muted">{r.email}</span>
                     {r.reassigned_from && (
                       <div class="muted">
@@ -539,32 +529,36 @@ function ActionDetail({ id }: { id: string }) {
                         {a.recipients.find((x) => x.id === r.reassigned_from)?.display_name ?? 'another'}
                       </div>
                     )}
-                  </td>
-                  <td>{r.role}</td>
-                  <td>{r.channels.join(', ')}</td>
-                  <td>
-                    <Status status={r.status} />
-                  </td>
-                  <td>
+                  </>
+                ),
+              },
+              { label: 'Role', cell: (r) => r.role },
+              { label: 'Channels', cell: (r) => r.channels.join(', ') },
+              { label: 'State', cell: (r) => <Status status={r.status} /> },
+              {
+                label: 'Answered',
+                cell: (r) => (
+                  <>
                     <When at={r.responded_at} />
                     {r.response_comment && <q>{r.response_comment}</q>}
-                  </td>
-                  {canWrite && (
-                    <td>
-                      {canReassign(a, r) && (
-                        <ReassignButton
-                          actionId={a.id}
-                          actionName={a.name}
-                          recipient={r}
-                          onDone={loaded.reload}
-                        />
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              canWrite && {
+                label: 'Changes',
+                hiddenLabel: true,
+                cell: (r) =>
+                  canReassign(a, r) && (
+                    <ReassignButton
+                      actionId={a.id}
+                      actionName={a.name}
+                      recipient={r}
+                      onDone={loaded.reload}
+                    />
+                  ),
+              },
+            ]}
+          />
           <h2>Reminder events</h2>
           {a.reminder_events.length === 0 ? (
             <p class="muted">None yet.</p>
