@@ -35,7 +35,15 @@ const auditWal = (pg) =>
         .reduce((n, [, b]) => n + b, 0)
     : undefined;
 
-const cpuPerDelivery = (r) => cpuMsPerUnit(r?.cpu, r?.delivered);
+/**
+ * CPU ms per delivery of a burst: the window's, less what the system spends idle during the wait from the end of
+ * the creates to the due moment (its idle share measured just before the creates, times that wait), so a long lead
+ * is not charged to the deliveries. The pg-boss worker's window has no such wait to speak of (2-3 s, its polling).
+ */
+const cpuPerDelivery = (r) => {
+  const raw = cpuMsPerUnit(r?.cpu, r?.delivered);
+  return raw == null || r.idleCpuMs == null ? raw : raw - r.idleCpuMs / r.delivered;
+};
 /** PostgreSQL's CPU ms per unit in the backends of one pool (application_name sched-<role>-<pool>; lib.mjs poolOf). */
 const poolMs = (r, units, pool) => (r?.cpu?.pools ? (poolCpuMs(r.cpu, units)[pool] ?? 0) : undefined);
 

@@ -107,30 +107,38 @@ export async function startPostgres() {
     // pg_stat_statements counts each system's statements, rows and WAL (pgCost below): a preloaded library, so the
     // fresh cluster is started once more with it.
     if (!process.env.BENCH_NO_STATEMENTS) {
-      const c = new pg.Client({ connectionString: urlFor(handle.url, 'postgres') });
-      await c.connect();
-      // BENCH_EXPLAIN=<ms>: auto_explain writes the plan (analyzed, with buffers) of every statement slower than that
-      // to the cluster's pg.log, for a statement the per-statement table shows to be costly.
-      const explain = process.env.BENCH_EXPLAIN;
-      await c.query(
-        `alter system set shared_preload_libraries = ${explain ? `'pg_stat_statements', 'auto_explain'` : `'pg_stat_statements'`}`,
-      );
-      // Plans per call: a statement re-planned on every call costs CPU that its execution time does not show.
-      await c.query(`alter system set pg_stat_statements.track_planning = on`);
-      if (explain) {
-        for (const [k, v] of [
-          ['auto_explain.log_min_duration', `${Number(explain)}ms`],
-          ['auto_explain.log_analyze', 'on'],
-          ['auto_explain.log_buffers', 'on'],
-          ['auto_explain.log_nested_statements', 'on'],
-        ])
-          await c.query(`alter system set ${k} = '${v}'`);
+      // A cluster this run started must not outlive a failure here (it would keep running, orphaned).
+      try {
+        const c = new pg.Client({ connectionString: urlFor(handle.adminUrl ?? handle.url, 'postgres') });
+        await c.connect();
+        // BENCH_EXPLAIN=<ms>: auto_explain writes the plan (analyzed, with buffers) of every statement slower than that
+        // to the cluster's pg.log, for a statement the per-statement table shows to be costly.
+        const explain = process.env.BENCH_EXPLAIN;
+        await c.query(
+          `alter system set shared_preload_libraries = ${explain ? `'pg_stat_statements', 'auto_explain'` : `'pg_stat_statements'`}`,
+        );
+        // Plans per call: a statement re-planned on every call costs CPU that its execution time does not show.
+        await c.query(`alter system set pg_stat_statements.track_planning = on`);
+        if (explain) {
+          for (const [k, v] of [
+            ['auto_explain.log_min_duration', `${Number(explain)}ms`],
+            ['auto_explain.log_analyze', 'on'],
+            ['auto_explain.log_buffers', 'on'],
+            ['auto_explain.log_nested_statements', 'on'],
+          ])
+            await c.query(`alter system set ${k} = '${v}'`);
+        }
+        await c.end();
+      } catch (err) {
+        await handle.release().catch(() => undefined);
+        throw err;
       }
-      await c.end();
       await handle.release();
       handle = await ensureEmbeddedPostgres({ dataDir });
     }
-    server.url = handle.url;
+    // The cluster's superuser (a launcher that gives the service a role of its own also answers `adminUrl`): the run
+    // creates a database per system, reads every database's statistics and WAL, and its servers run as that role.
+    server.url = handle.adminUrl ?? handle.url;
     server.clusterDir = handle.clusterDir;
     server.cleanups.push(async () => {
       try {

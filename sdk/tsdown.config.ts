@@ -2,7 +2,9 @@ import { defineConfig } from 'tsdown';
 
 // The published package: an ES module and a CommonJS build (for `require` and `moduleResolution: node` projects),
 // each with the contract bundled in (it is not published on its own) and a declaration file that inlines the
-// contract's types. zod, @ts-rest/core and @noble/hashes stay dependencies.
+// contract's types. At run time the contract is only its route table (src/routes.ts) and the signature
+// verifier, so neither zod nor @ts-rest/core is imported: zod stays a dependency for the declarations' types,
+// @noble/hashes for the verifier's HMAC.
 export default defineConfig({
   entry: ['src/index.ts'],
   outDir: 'bundle',

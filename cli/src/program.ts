@@ -11,6 +11,7 @@ import { configureChannelsCommand } from './commands/channels/index.js';
 import { configureCompletionCommand } from './commands/completion.js';
 import { configureConfigCommand } from './commands/config/index.js';
 import { configureContactsCommand } from './commands/contacts/index.js';
+import { configureCalendarsCommand } from './commands/calendars/index.js';
 import { configureDestinationsCommand } from './commands/destinations/index.js';
 import { configureDomainsCommand } from './commands/domains/index.js';
 import { configureKeysCommand } from './commands/keys/index.js';
@@ -18,6 +19,8 @@ import { configureListenCommand } from './commands/listen.js';
 import { configureMigrateCommand } from './commands/migrate.js';
 import { configureOutboxCommand } from './commands/outbox/index.js';
 import { configurePurgeCommand } from './commands/purge.js';
+import { configureGrantsCommand } from './commands/grants/index.js';
+import { configureMcpCommand } from './commands/mcp.js';
 import { configureQuotaCommand } from './commands/quota.js';
 import { configureScheduleCommand } from './commands/schedule/index.js';
 import { configureServeCommand } from './commands/serve.js';
@@ -54,6 +57,7 @@ export function buildProgram(): Command {
     configureAdminCommand(program);
   }
   configureContactsCommand(program);
+  configureCalendarsCommand(program);
   configureActionsCommand(program);
   configureBulkCommand(program);
   configureApprovalsCommand(program);
@@ -62,6 +66,8 @@ export function buildProgram(): Command {
   configureTeamMembersCommand(program);
   // Over the API (--api) it works without the server package too.
   configureOutboxCommand(program);
+  configureGrantsCommand(program);
+  configureMcpCommand(program);
   configureQuotaCommand(program);
   configureKeysCommand(program);
   configureSigningSecretCommand(program);

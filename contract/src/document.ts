@@ -29,6 +29,11 @@ const TAGS: TagInfo[] = [
   },
   { name: 'approvals', description: 'Approvals waiting on people, by recipient.' },
   {
+    name: 'grants',
+    description:
+      'Standing grants approvers gave: requests with the same key confirmed at once, until revoked.',
+  },
+  {
     name: 'destinations',
     description: 'The hosts the account sends to: flow control, pause, recover, circuit settings.',
   },
@@ -50,7 +55,11 @@ const TAGS: TagInfo[] = [
   { name: 'quota', description: "The account's plan and what it has used this period." },
   {
     name: 'schedules',
-    description: 'When a schedule would run (occurrences, DST effects), creating nothing.',
+    description: 'When a schedule would run (occurrences, DST effects, delivery windows), creating nothing.',
+  },
+  {
+    name: 'calendars',
+    description: 'Closed days (your dates and public holidays) that delivery windows and quiet hours name.',
   },
   {
     name: 'apiKeys',

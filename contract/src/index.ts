@@ -1,5 +1,6 @@
 import { initContract } from '@ts-rest/core';
 import { actionsContract, quotaContract } from './routes/actions.js';
+import { grantsContract } from './routes/grants.js';
 import { alertRulesContract } from './routes/alert-rules.js';
 import { apiKeysContract } from './routes/api-keys.js';
 import { auditContract, auditExportContract } from './routes/audit.js';
@@ -12,6 +13,7 @@ import {
   teamMembersContract,
 } from './routes/approvals.js';
 import { bulkOperationsContract } from './routes/bulk-operations.js';
+import { calendarsContract } from './routes/calendars.js';
 import { chainsContract } from './routes/chains.js';
 import { contactsContract } from './routes/contacts.js';
 import { destinationsContract } from './routes/destinations.js';
@@ -30,9 +32,12 @@ export * from './schemas/bulk.js';
 export * from './schemas/chain.js';
 export * from './schemas/common.js';
 export * from './schemas/contact.js';
+export * from './schemas/grant.js';
 export * from './schemas/destination.js';
 export * from './schemas/domain.js';
 export * from './schemas/schedule.js';
+export * from './schemas/calendar.js';
+export * from './schemas/window.js';
 export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
@@ -40,6 +45,7 @@ export { OutboxMessage } from './routes/outbox.js';
 export type { RouteMeta } from './openapi.js';
 export { issueMessage } from './messages.js';
 export * from './headers.js';
+export * from './mcp.js';
 export * from './signatures.js';
 export * from './vocabulary.js';
 
@@ -64,6 +70,8 @@ export const apiContract = c.router({
   audit: auditContract,
   reminders: remindersContract,
   alertRules: alertRulesContract,
+  calendars: calendarsContract,
+  grants: grantsContract,
 });
 
 /**

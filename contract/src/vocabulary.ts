@@ -102,8 +102,23 @@ export type ErrorClass = (typeof ERROR_CLASSES)[number];
 export const HOLD_REASONS = Object.freeze(['flow_control', 'circuit', 'paused'] as const);
 export type HoldReason = (typeof HOLD_REASONS)[number];
 
+/** The days of the week a delivery window or quiet hours apply on. */
+export const WEEKDAYS = Object.freeze(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const);
+export type Weekday = (typeof WEEKDAYS)[number];
+/** What happens to a due time outside a delivery window: moved to the next opening, or (a recurrence) skipped. */
+export const WINDOW_OUTSIDE_POLICIES = Object.freeze(['defer', 'skip'] as const);
+export type WindowOutsidePolicy = (typeof WINDOW_OUTSIDE_POLICIES)[number];
+
 /** What a bulk operation does to each action it matched. */
-export const BULK_OPERATIONS = Object.freeze(['cancel', 'retry', 'replay', 'pause', 'resume'] as const);
+export const BULK_OPERATIONS = Object.freeze([
+  'cancel',
+  'retry',
+  'replay',
+  'pause',
+  'resume',
+  'reschedule',
+  'run',
+] as const);
 export type BulkOperationKind = (typeof BULK_OPERATIONS)[number];
 /** A bulk operation runs until every matched action is processed (`completed`) or someone stops it (`stopped`). */
 export const BULK_OPERATION_STATES = Object.freeze(['running', 'completed', 'stopped'] as const);

@@ -6,6 +6,8 @@ import type {
   PauseBody,
   Quota,
   ReplayBody,
+  RescheduleBody,
+  RunNowBody,
   ResumeBody,
   SchedulePreview,
   SchedulePreviewBody,
@@ -25,7 +27,7 @@ import type {
   RetriedAction,
 } from './types.js';
 import { unwrap } from './unwrap.js';
-import { poll, type WaitOptions } from './wait.js';
+import { poll, SchedWaitTimeoutError, type WaitOptions } from './wait.js';
 
 /**
  * The action a skipped create points at: `id`, `name` and `status` for certain (this server sends the whole
@@ -66,9 +68,20 @@ export const FINAL_ACTION_STATES: readonly ActionStatus[] = Object.freeze([
   'cancelled',
 ]);
 
-/** Options of `actions.wait`: poll until the action is in one of `until` (default: a final state). */
+/**
+ * Options of `actions.wait`. Without `until`, the server holds each request until the moment comes
+ * (`GET /v1/actions/{id}/wait`): `for: 'terminal'` (default) the action's end, `for: 'decision'` an approval's
+ * decision. With `until`, `get` is polled every `intervalMs` until the status is one of them.
+ */
 export interface ActionWaitOptions extends WaitOptions {
   until?: ActionStatus | readonly ActionStatus[];
+  for?: 'decision' | 'terminal';
+}
+
+/** One held request's answer (`GET /v1/actions/{id}/wait`): the action, and whether the timeout came first. */
+export interface HeldWait {
+  action: Action;
+  timedOut: boolean;
 }
 
 export interface ActionsApi {
@@ -108,6 +121,15 @@ export interface ActionsApi {
    * `cancelled`), then answers it. Rejects with `SchedWaitTimeoutError` after `timeoutMs` (default 5 minutes).
    */
   wait(id: string, options?: ActionWaitOptions): Promise<Action>;
+  /**
+   * One held request (`GET /v1/actions/{id}/wait`): answers when the gate is decided (`for: 'decision'`, default) or
+   * the action ended (`for: 'terminal'`), or after `timeout` seconds (1-60, default 30) with `timedOut: true`.
+   */
+  hold(
+    id: string,
+    query?: { for?: 'decision' | 'terminal'; timeout?: number },
+    options?: CallOptions,
+  ): Promise<HeldWait>;
   /** Cancels a `scheduled`, `resolved` or `awaiting_response` action; any other status is a 409. */
   cancel(id: string, options?: CallOptions): Promise<CancelledAction>;
   /** Cancels the live action holding the idempotency key (`DELETE /v1/actions`). */
@@ -133,9 +155,26 @@ export interface ActionsApi {
    * the original. 409 for an action that is not final.
    */
   replay(id: string, overrides?: ReplayBody, options?: CallOptions): Promise<Action>;
+  /**
+   * Moves a pending action (`scheduled`, `resolved` or `paused`) to a new time by the create's rules: exactly one of
+   * `schedule` and `scheduled_for`; its delivery window applies. 409 for any other status; answers the action.
+   */
+  reschedule(id: string, body: RescheduleBody, options?: CallOptions): Promise<Action>;
+  /**
+   * Fires a pending webhook action now (its delivery window honoured unless `ignore_window: true`); 409 for any other
+   * status or an approval. Answers the action.
+   */
+  run(id: string, body?: RunNowBody, options?: CallOptions): Promise<Action>;
 }
 
-export function actionsApi(raw: RawClient): ActionsApi {
+/** Held requests end a few seconds before the client's own deadline would cut them. */
+function holdSeconds(requestTimeoutMs: number, leftMs: number): number {
+  const budget = requestTimeoutMs > 0 ? Math.floor(requestTimeoutMs / 1000) - 5 : 60;
+  return Math.max(1, Math.min(60, budget, Math.ceil(leftMs / 1000)));
+}
+
+/** `requestTimeoutMs`: the client's deadline per request (`timeoutMs`, 30 s by default). */
+export function actionsApi(raw: RawClient, requestTimeoutMs = 30_000): ActionsApi {
   const list = async (query: ActionListQuery = {}, o?: CallOptions): Promise<Page<ActionSummary>> =>
     unwrap(await raw.actions.list({ query, ...callArgs(o) }), 200);
   const get = async (id: string, o?: CallOptions): Promise<Action> =>
@@ -144,7 +183,7 @@ export function actionsApi(raw: RawClient): ActionsApi {
   const attempts = async (id: string, query: AttemptsQuery = {}, o?: CallOptions) =>
     unwrap(await raw.actions.listAttempts({ params: { id }, query, ...callArgs(o) }), 200);
 
-  return {
+  const api: ActionsApi = {
     async create(body, o) {
       const result = await raw.actions.create({ body, ...callArgs(o) });
       if (result.status === 200) {
@@ -175,8 +214,27 @@ export function actionsApi(raw: RawClient): ActionsApi {
         before = page.meta.next_before;
       }
     },
-    wait: (id, options = {}) => {
-      const until = options.until ?? FINAL_ACTION_STATES;
+    hold: async (id, query = {}, o) => {
+      const answer = unwrap(await raw.actions.wait({ params: { id }, query, ...callArgs(o) }), 200);
+      return { action: answer.data, timedOut: answer.meta.timed_out };
+    },
+    wait: async (id, options = {}) => {
+      if (options.until === undefined) {
+        const timeoutMs = options.timeoutMs ?? 300_000;
+        const giveUpAt = timeoutMs > 0 ? Date.now() + timeoutMs : Number.POSITIVE_INFINITY;
+        for (;;) {
+          const left = giveUpAt - Date.now();
+          const timeout = holdSeconds(requestTimeoutMs, Number.isFinite(left) ? left : 60_000);
+          const held = await api.hold(id, { for: options.for ?? 'terminal', timeout }, options);
+          if (!held.timedOut) return held.action;
+          if (giveUpAt - Date.now() <= 0)
+            throw new SchedWaitTimeoutError(
+              `action ${id} did not reach the awaited state within ${timeoutMs} ms`,
+              held.action,
+            );
+        }
+      }
+      const until = options.until;
       const wanted = new Set<string>(typeof until === 'string' ? [until] : until);
       return poll(
         () => get(id, options),
@@ -209,7 +267,12 @@ export function actionsApi(raw: RawClient): ActionsApi {
       unwrap(await raw.actions.resume({ params: { id }, body, ...callArgs(o) }), 200).data,
     replay: async (id, overrides = {}, o) =>
       unwrap(await raw.actions.replay({ params: { id }, body: overrides, ...callArgs(o) }), 201).data,
+    reschedule: async (id, body, o) =>
+      unwrap(await raw.actions.reschedule({ params: { id }, body, ...callArgs(o) }), 200).data,
+    run: async (id, body = {}, o) =>
+      unwrap(await raw.actions.run({ params: { id }, body, ...callArgs(o) }), 200).data,
   };
+  return api;
 }
 
 export interface SchedulesApi {

@@ -1,14 +1,15 @@
-import {
-  type ActionCreateBody,
-  type NotificationChannel,
-  type ResponseResult,
-  type ResponseInput,
-  responsesContract,
-  type TeamMember,
+import type {
+  Action,
+  ActionCreateBody,
+  NotificationChannel,
+  ResponseResult,
+  ResponseInput,
+  TeamMember,
 } from '@sched/contract';
 import type { z } from 'zod';
 import type { ActionsApi, CreateActionResult } from './actions.js';
 import { callArgs, type RawClient } from './raw.js';
+import { routes } from './routes.js';
 import { standaloneSend } from './templates.js';
 import type { CallOptions, Send } from './transport.js';
 import type {
@@ -80,6 +81,10 @@ export interface ApprovalInput {
   /** Who is asked too when nobody has answered after `afterHours` (at least 0.5); a bare contact is an email. */
   escalation?: { contacts: string | string[]; afterHours: number };
   attachments?: ApprovalAttachment[];
+  /** A typed answer people may change before confirming (`gate.fields`); read it in `recipients[].values`. */
+  fields?: GateInput['fields'];
+  /** Lets the approver allow the same `key` for up to `max_ttl` (`gate.grant`). */
+  grant?: GateInput['grant'];
   /** The HTTP request run once the approval is confirmed, through the webhook delivery engine. */
   request?: HttpRequestInput;
   /** Signs the post-approval request (16+ printable ASCII characters). */
@@ -112,6 +117,8 @@ export function buildApprovalBody(input: ApprovalInput): ActionCreateBody {
   if (input.reminders !== undefined) gate.reminders = input.reminders;
   if (input.maxSnoozes !== undefined) gate.max_snoozes = input.maxSnoozes;
   if (input.buttons !== undefined) gate.buttons = [...input.buttons];
+  if (input.fields !== undefined) gate.fields = input.fields;
+  if (input.grant !== undefined) gate.grant = input.grant;
   if (input.escalation !== undefined) {
     const { contacts, afterHours } = input.escalation;
     gate.escalation = {
@@ -162,10 +169,32 @@ export interface ApprovalsApi {
    * comes from `actions.get(id)` (or `actions.wait(id)` for its outcome).
    */
   create(input: ApprovalInput, options?: CallOptions): Promise<CreateActionResult>;
+  /** `create`, answering a handle whose `wait()` holds until the decision. */
+  request(input: ApprovalInput, options?: CallOptions): Promise<ApprovalHandle>;
+}
+
+/** An approval asked for by `approvals.request`: its id, and a wait for the decision. */
+export interface ApprovalHandle {
+  id: string;
+  /** The create's answer (`skipped: true` when an idempotency key pointed at a live approval). */
+  created: CreateActionResult;
+  /**
+   * Holds until the gate is decided (`GET /v1/actions/{id}/wait?for=decision`, without polling), then answers the
+   * action: its `status` (`executed` confirmed, `failed` declined, `expired`, `cancelled`) and `recipients[].values`.
+   * Rejects with `SchedWaitTimeoutError` after `timeoutMs` (default 5 minutes; 0 waits for ever).
+   */
+  wait(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<Action>;
 }
 
 export function approvalsApi(actions: ActionsApi): ApprovalsApi {
-  return { create: (input, o) => actions.create(buildApprovalBody(input), o) };
+  return {
+    create: (input, o) => actions.create(buildApprovalBody(input), o),
+    request: async (input, o) => {
+      const created = await actions.create(buildApprovalBody(input), o);
+      const id = created.action.id;
+      return { id, created, wait: (w = {}) => actions.wait(id, { ...w, for: 'decision' }) };
+    },
+  };
 }
 
 /** Slack and Teams destinations for `channel:<id>` recipients (`/v1/channels`; Business plan, else 403). */
@@ -251,15 +280,12 @@ export async function respond(
   const body: ResponseBody = { decision: input.decision };
   if (input.comment !== undefined) body.comment = input.comment;
   if (input.snoozeFor !== undefined) body.snooze_for = input.snoozeFor;
-  const path = responsesContract.respond.path.replace(
-    ':token',
-    encodeURIComponent(decodeURIComponent(token)),
-  );
+  const path = routes.responses.respond[1].replace(':token', encodeURIComponent(decodeURIComponent(token)));
   const send = options.send ?? standaloneSend();
   const res = await send(
     {
       url: `${baseUrl}${path}`,
-      method: responsesContract.respond.method,
+      method: routes.responses.respond[0],
       headers: { accept: 'application/json', 'content-type': 'application/json' },
       body: JSON.stringify(body),
       idempotent: false,

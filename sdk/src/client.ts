@@ -1,3 +1,4 @@
+import { grantsApi } from './grants.js';
 import type {
   Action,
   ApprovalSummary,
@@ -11,6 +12,7 @@ import { actionsApi, coordinationKeys, quotaApi, schedulesApi } from './actions.
 import { alertRulesApi } from './alert-rules.js';
 import { apiKeysApi, signingSecretApi } from './api-keys.js';
 import { bulkOperationsApi } from './bulk-operations.js';
+import { calendarsApi } from './calendars.js';
 import { destinationsApi } from './destinations.js';
 import { approvalsApi, channelsApi, type RespondInput, respond, teamMembersApi } from './approvals.js';
 import { auditApi } from './audit.js';
@@ -79,7 +81,7 @@ function contactsApi(raw: RawClient): ContactsApi {
 export function createClient(options: ClientOptions) {
   const send = createTransport(options);
   const raw = createRawClient(options, send);
-  const actions = actionsApi(raw);
+  const actions = actionsApi(raw, options.timeoutMs ?? 30_000);
   return {
     contacts: contactsApi(raw),
     actions,
@@ -98,6 +100,8 @@ export function createClient(options: ClientOptions) {
     destinations: destinationsApi(raw),
     /** Alert rules: failures, expiries, circuits and late deliveries told by email, SMS, chat or webhook. */
     alertRules: alertRulesApi(raw),
+    /** Closed days for delivery windows and quiet hours: the owner's dates and a country's public holidays. */
+    calendars: calendarsApi(raw),
     /** When a schedule runs (occurrences, DST gaps and folds), without creating anything. */
     schedules: schedulesApi(raw),
     /** Actions per state and the last 24 hours of deliveries (`GET /v1/stats`): the console's overview. */
@@ -121,6 +125,8 @@ export function createClient(options: ClientOptions) {
         await raw.reminders.reassign({ params: { id, recipient_id: recipientId }, body, ...callArgs(o) }),
         200,
       ).data as Action,
+    /** Standing grants approvers gave (`gate.grant`): list and revoke. */
+    grants: grantsApi(raw),
     /** A development server's outbox: messages kept because their channel is not configured (`GET /v1/outbox`). */
     outbox: outboxApi(raw),
     /** The audit log: list, verify the hash chain, export (docs/audit.md). */

@@ -4,6 +4,7 @@ export type {
   CreateActionResult,
   CreateManyResult,
   ExistingAction,
+  HeldWait,
   QuotaApi,
 } from './actions.js';
 export { FINAL_ACTION_STATES } from './actions.js';
@@ -17,8 +18,10 @@ export type {
   AlertTestResult,
 } from './alert-rules.js';
 export type { ApiKeysApi, SigningSecretApi } from './api-keys.js';
+export type { GrantsApi } from './grants.js';
 export type {
   ApprovalAttachment,
+  ApprovalHandle,
   ApprovalInput,
   ApprovalsApi,
   ChannelsApi,
@@ -54,6 +57,7 @@ export type {
   SchedClient,
 } from './client.js';
 export type { AuditQuery } from './audit.js';
+export type { CalendarListQuery, CalendarsApi } from './calendars.js';
 export { createClient, unwrap } from './client.js';
 export type { DomainsApi } from './domains.js';
 export type { OutboxApi, OutboxMessage, OutboxQuery } from './outbox.js';
@@ -66,6 +70,17 @@ export { ActionExecuted, ActionExpired, ActionFailed, Events, ReminderResponded 
 export { SchedApiError, SchedConnectionError, SchedSignatureError } from './errors.js';
 export { collect, paginate, paginatePages } from './pagination.js';
 export type { DomainCheck, DomainDetail, DomainSummary, DomainVerification } from '@sched/contract';
+export type {
+  Calendar,
+  CalendarCreate,
+  CalendarDays,
+  CalendarUpdate,
+  DeliveryWindow,
+  QuietHours,
+  RescheduleBody,
+  RunNowBody,
+  WindowDeferral,
+} from '@sched/contract';
 export type {
   DstPolicy,
   PauseBody,
@@ -92,9 +107,12 @@ export type {
   DeliveryAttempt,
   DeliveryAttemptsPage,
   AttemptsQuery,
+  FieldValue,
   Gate,
   GateChannel,
+  GateField,
   GateInput,
+  Grant,
   HttpRequestInput,
   NotificationChannel,
   NotificationChannelCreate,

@@ -1,4 +1,3 @@
-import type { ApiFetcher } from '@ts-rest/core';
 import { SchedConnectionError } from './errors.js';
 
 /** Automatic retries of idempotent calls (GET, DELETE, and POSTs carrying an `idempotency_key`). */
@@ -152,29 +151,4 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** A body is an idempotent create when it carries an `idempotency_key` (the server answers a repeat with the first). */
-function carriesIdempotencyKey(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    typeof (body as { idempotency_key?: unknown }).idempotency_key === 'string'
-  );
-}
-
-/** ts-rest's transport over `send`: GET and DELETE, and POSTs with an `idempotency_key`, are idempotent. */
-export function fetchApi(send: Send, target: string): ApiFetcher {
-  return async (args) =>
-    send(
-      {
-        url: args.path,
-        method: args.method,
-        headers: args.headers,
-        body: args.body === undefined || args.body === null ? undefined : (args.body as string),
-        idempotent: args.method === 'GET' || args.method === 'DELETE' || carriesIdempotencyKey(args.rawBody),
-        signal: args.fetchOptions?.signal ?? undefined,
-      },
-      target,
-    );
 }

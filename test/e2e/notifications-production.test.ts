@@ -109,7 +109,9 @@ describe('notifications in production', () => {
       const timeline = await eventually(async () => {
         const action = (await api(server, server.apiKey, 'GET', `/v1/actions/${id}`)).body.data;
         const events = action.reminder_events as { event_type: string; notes: string }[];
-        return events.some((e) => e.event_type === 'not_sent') ? events : undefined;
+        // The round's `sent` entry is written once its messages are out, after the `not_sent` of those that could not go.
+        const both = ['not_sent', 'sent'].every((t) => events.some((e) => e.event_type === t));
+        return both ? events : undefined;
       }, 20_000);
       const sent = timeline.filter((e) => e.event_type === 'sent');
       expect(sent.map((e) => e.notes)).toEqual(['request to ada@example.com via email']);

@@ -168,6 +168,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/actions/{id}/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Wait for an approval's decision or an action's end
+         * @description Holds the request until the gate is decided (`for=decision`, the default; a webhook action: until it ended) or the action ended (`for=terminal`), at most `timeout` seconds (1-60, default 30), then answers the action as it is, with `meta.timed_out`. Held requests cost no polling: the change is announced by PostgreSQL, whichever process records it. A server shutting down answers the held requests at once.
+         */
+        get: operations["actionsWait"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/actions/{id}/attempts": {
         parameters: {
             query?: never;
@@ -242,6 +262,46 @@ export interface paths {
          * @description On an action in a final state (`executed`, `failed`, `expired`, `cancelled`): creates a NEW action from its definition through the same checks as `POST /v1/actions` (validation, quota, destination thresholds, SSRF), due at once unless `schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied (docs/operations.md).
          */
         post: operations["actionsReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a pending action to a new time
+         * @description A pending action (`scheduled`, `resolved`, or `paused`, which stays paused) gets a new due time by the rules of `POST /v1/actions` (validation, the plan's horizon, its delivery window). A recurring action's series is anchored on the new time. 409 for any other status. Audited.
+         */
+        post: operations["actionsReschedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fire a pending webhook action now
+         * @description A pending webhook action (`scheduled`, `resolved` or `paused`) is due at once; when its delivery window is closed it is due at the next opening unless `ignore_window: true`. A recurring action runs its current occurrence now and goes on with its series. 409 for any other status or an approval. Audited.
+         */
+        post: operations["actionsRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -711,7 +771,7 @@ export interface paths {
         put?: never;
         /**
          * Dry-run or start a bulk operation
-         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`). docs/operations.md.
+         * @description Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`). 409 when the set grew past the dry run's `expected_matched` or the account already runs its most. docs/operations.md.
          */
         post: operations["bulkOperationsCreate"];
         delete?: never;
@@ -1172,6 +1232,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List calendars
+         * @description Newest first, paginated (`page`, `per_page` up to 100).
+         */
+        get: operations["calendarsList"];
+        put?: never;
+        /**
+         * Create a calendar
+         * @description Closed days: the owner's `dates` merged with a country's public `holidays`. Built-in `holidays:US` style references need no calendar.
+         */
+        post: operations["calendarsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a calendar
+         * @description 404 for an unknown id or one of another account.
+         */
+        get: operations["calendarsGet"];
+        /**
+         * Update a calendar
+         * @description Only supplied fields change. Due times already placed stay; windows naming it read it again at their next placement.
+         */
+        put: operations["calendarsUpdate"];
+        post?: never;
+        /**
+         * Delete a calendar
+         * @description Permanent. A window still naming it has no closed days of its own from then on (its days and hours still apply).
+         */
+        delete: operations["calendarsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calendars/{id}/days": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List closed days
+         * @description The closed days from `from` to `to` (inclusive), in order, with where each comes from.
+         */
+        get: operations["calendarsDays"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the live standing grants
+         * @description The account's standing grants that have neither expired nor been revoked, soonest to end first (at most 500). While one lives, an approval request of the account with the same `gate.grant.key` is confirmed at once, without a message.
+         */
+        get: operations["grantsList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a standing grant
+         * @description Ends the grant now (audited as `grant.revoke`): the next request with its key asks its recipients again. 404 for a grant that is unknown, of another account, expired or already revoked.
+         */
+        delete: operations["grantsRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/r/{token}": {
         parameters: {
             query?: never;
@@ -1529,6 +1701,11 @@ export interface components {
             next_occurrences: string[];
             /** @description The running pause of a `paused` action; null otherwise. */
             pause: components["schemas"]["Pause"] | null;
+            delivery_window: components["schemas"]["DeliveryWindow"] | null;
+            /** @description Why the next attempt is later than it was due: the window was closed at `from` and opens at `to`. null when the window did not move it. */
+            deferred_by_window: components["schemas"]["WindowDeferral"] | null;
+            /** @description The occurrences of a recurring action its window skipped (`outside: skip`), the newest 20, oldest first. */
+            skipped_by_window: string[];
             last_executed_at: string | null;
             request: components["schemas"]["ActionRequest"] | null;
             callback_url: string | null;
@@ -1583,6 +1760,11 @@ export interface components {
             next_occurrences: string[];
             /** @description The running pause of a `paused` action; null otherwise. */
             pause: components["schemas"]["Pause"] | null;
+            delivery_window: components["schemas"]["DeliveryWindow"] | null;
+            /** @description Why the next attempt is later than it was due: the window was closed at `from` and opens at `to`. null when the window did not move it. */
+            deferred_by_window: components["schemas"]["WindowDeferral"] | null;
+            /** @description The occurrences of a recurring action its window skipped (`outside: skip`), the newest 20, oldest first. */
+            skipped_by_window: string[];
             last_executed_at: string | null;
             request: components["schemas"]["ActionRequest"] | null;
             callback_url: string | null;
@@ -1626,7 +1808,7 @@ export interface components {
             /** Format: uuid */
             bulk_operation_id: string;
             /** @enum {string} */
-            operation: "cancel" | "retry" | "replay" | "pause" | "resume";
+            operation: "cancel" | "retry" | "replay" | "pause" | "resume" | "reschedule" | "run";
             /** @enum {string} */
             outcome: "affected" | "skipped" | "failed";
             /** @description Why the action was skipped or failed, or the id of the action a replay made. */
@@ -1710,6 +1892,7 @@ export interface components {
             /** @description Alias of `recurrence`. */
             repeat?: components["schemas"]["RecurrenceInput"];
             dst_policy?: components["schemas"]["DstPolicyInput"];
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         /** @description A delivery got a 2xx answer. */
         ActionExecutedCallback: {
@@ -2443,11 +2626,69 @@ export interface components {
             };
             /** @description `resume` only: what to do with what was missed. */
             resume?: components["schemas"]["ResumeRequest"];
+            /** @description `reschedule` only (required): each pending action's next due time moved by `offset`, by the rules of `POST /v1/actions/{id}/reschedule` (a time in the past, or beyond the horizon, fails that action). */
+            reschedule?: {
+                /** @description Moves each action's due time by this much (`-30m` earlier). */
+                offset: string;
+            };
+            /** @description `run` only: `ignore_window` for every action. */
+            run?: components["schemas"]["RunNowRequest"];
         };
         /** @enum {string} */
-        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume";
+        BulkOperationKind: "cancel" | "retry" | "replay" | "pause" | "resume" | "reschedule" | "run";
         /** @enum {string} */
         BulkOperationStatus: "running" | "completed" | "stopped";
+        /** @description Closed days: name it as `calendar` in a delivery window or quiet hours, and its days have no opening. */
+        Calendar: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            timezone: string;
+            /** @description The owner's closed days, in order. */
+            dates: string[];
+            holidays: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "name": "Office closed",
+         *       "timezone": "America/New_York",
+         *       "dates": [
+         *         "2026-12-24"
+         *       ],
+         *       "holidays": "US"
+         *     }
+         */
+        CalendarCreate: {
+            name: string;
+            /** @description IANA time zone the dates are days of. Default: `"UTC"`. */
+            timezone?: string;
+            /** @description The owner's closed days (at most 1000). Default: `[]`. */
+            dates?: string[];
+            /** @description A country's (and region's) public holidays, merged with `dates`; null: none. */
+            holidays?: string | null;
+        };
+        CalendarDays: {
+            data: components["schemas"]["ClosedDay"][];
+            meta: {
+                from: string;
+                to: string;
+                timezone: string;
+            };
+        };
+        /** @description Only supplied fields change; `holidays: null` removes them. */
+        CalendarUpdate: {
+            name?: string;
+            /** @description IANA time zone the dates are days of. */
+            timezone?: string;
+            /** @description The owner's closed days (at most 1000). */
+            dates?: string[];
+            /** @description A country's (and region's) public holidays, merged with `dates`; null: none. */
+            holidays?: string | null;
+        };
         CancelByKeyResult: {
             message: string;
             cancelled: number;
@@ -2647,6 +2888,8 @@ export interface components {
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInputResolved"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainGatedStepInput: {
             name: string;
@@ -2656,6 +2899,8 @@ export interface components {
             type: "gated" | "approval";
             /** @description As an approval action's gate; message and recipients take `{{...}}`. */
             gate: components["schemas"]["GateInput"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainHttpCallStep: {
             url: string;
@@ -2678,6 +2923,8 @@ export interface components {
             /** @description Signs every request sent for the action (docs/signatures.md). A `whsec_` secret must be base64 of at least 24 bytes. */
             webhook_secret?: string;
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
         };
         ChainHttpCallStepView: {
             url: string;
@@ -2698,6 +2945,8 @@ export interface components {
             max_attempts?: number;
             retry_strategy?: components["schemas"]["RetryStrategy"];
             allowed_origins?: components["schemas"]["AllowedOrigins"];
+            /** @description When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             signed: boolean;
         };
         /** @enum {string} */
@@ -2749,6 +2998,16 @@ export interface components {
             current_step: number;
             /** Format: date-time */
             created_at: string;
+        };
+        ClosedDay: {
+            date: string;
+            /**
+             * @description `dates`: the owner's; `holidays`: a public holiday.
+             * @enum {string}
+             */
+            source: "dates" | "holidays";
+            /** @description The holiday's name; null for the owner's days. */
+            name: string | null;
         };
         /** @description A reusable recipient: reference it in gate recipients as `contact:<id>:email` or `contact:<id>:phone`. */
         Contact: {
@@ -2848,6 +3107,35 @@ export interface components {
                 next_before: components["schemas"]["AttemptCursor"] | null;
                 limit: number;
             };
+        };
+        /** @description When the action may fire: its first attempt, its retries and each occurrence of a recurrence are moved into the window (docs/windows.md). */
+        DeliveryWindow: {
+            /** @description IANA time zone of `start` and `end`; default the action's `timezone`. */
+            timezone?: string;
+            /** @description The days it opens on, `mon`..`sun`; default every day. */
+            days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description Wall time it opens, HH:MM.
+             * @example 09:00
+             * @example 17:30
+             */
+            start: string;
+            /**
+             * @description Wall time it closes, HH:MM. Before `start`: across midnight (the opening belongs to the day it starts). Equal to `start`: the whole day.
+             * @example 09:00
+             * @example 17:30
+             */
+            end: string;
+            /**
+             * @description A calendar id (`POST /v1/calendars`) or a built-in `holidays:<country>[-<region>]` (ISO 3166 codes, e.g. `holidays:US`, `holidays:DE-BY`) whose days count as closed.
+             * @example holidays:US
+             */
+            calendar?: string;
+            /**
+             * @description `defer` (default): a due time outside the window moves to its next opening. `skip`: an occurrence of a recurring action outside it is skipped and recorded (a one-time action, and every retry, is deferred).
+             * @enum {string}
+             */
+            outside?: "defer" | "skip";
         };
         Destination: {
             host: string;
@@ -3105,6 +3393,7 @@ export interface components {
             contacts: string[];
             after_hours: number;
         };
+        FieldValue: string | number | boolean;
         Gate: {
             message: string;
             channels: components["schemas"]["GateChannel"][];
@@ -3140,6 +3429,7 @@ export interface components {
                 contacts: string[];
                 after_hours: number;
             } | null;
+            quiet_hours: components["schemas"]["QuietHours"] | null;
             attachments: components["schemas"]["Attachment"][];
             slack_responders: string[];
             sent_at: string | null;
@@ -3147,9 +3437,100 @@ export interface components {
             escalated_at: string | null;
             /** @description The webhook action that runs the `request` after approval. */
             post_approval_action_id: string | null;
+            /** @description The typed answer asked for (`gate.fields`); empty when none. */
+            fields: components["schemas"]["GateField"][];
+            /** @description What grant an approver may give (`gate.grant`). */
+            grant: {
+                key: string;
+                max_ttl: string;
+            } | null;
+            /** @description The standing grant that confirmed this request at once, without asking anyone. */
+            granted_by: string | null;
         };
         /** @enum {string} */
         GateChannel: "email" | "sms" | "teams" | "slack" | "push";
+        /**
+         * @example {
+         *       "name": "amount",
+         *       "label": "Amount (EUR)",
+         *       "type": "integer",
+         *       "required": true,
+         *       "default": 120,
+         *       "min": 1
+         *     }
+         */
+        GateField: {
+            /** @description The key of the value in `values`, `{{values.<name>}}` and the callbacks. */
+            name: string;
+            /** @description Shown on the page; default: the name. */
+            label?: string;
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "enum";
+            /** @description A confirm needs a value (a decline never does). */
+            required?: boolean;
+            default?: components["schemas"]["FieldValue"];
+            /** @description `enum` only, and required there: the values allowed. */
+            options?: string[];
+            /** @description `integer` and `number`: the smallest value allowed. */
+            min?: number;
+            /** @description `integer` and `number`: the largest value allowed. */
+            max?: number;
+            /** @description `string` (default 200) and `text` (default 5000): the longest value allowed. */
+            max_length?: number;
+        };
+        /**
+         * @example {
+         *       "name": "amount",
+         *       "label": "Amount (EUR)",
+         *       "type": "integer",
+         *       "required": true,
+         *       "default": 120,
+         *       "min": 1
+         *     }
+         */
+        GateFieldInput: {
+            /** @description The key of the value in `values`, `{{values.<name>}}` and the callbacks. */
+            name: string;
+            /** @description Shown on the page; default: the name. */
+            label?: string;
+            /** @enum {string} */
+            type: "string" | "text" | "integer" | "number" | "boolean" | "enum";
+            /** @description A confirm needs a value (a decline never does). */
+            required?: boolean;
+            default?: components["schemas"]["FieldValue"];
+            /** @description `enum` only, and required there: the values allowed. */
+            options?: string[];
+            /** @description `integer` and `number`: the smallest value allowed. */
+            min?: number;
+            /** @description `integer` and `number`: the largest value allowed. */
+            max?: number;
+            /** @description `string` (default 200) and `text` (default 5000): the longest value allowed. */
+            max_length?: number;
+        };
+        /**
+         * @example {
+         *       "key": "deploy:staging",
+         *       "max_ttl": "1d"
+         *     }
+         */
+        GateGrant: {
+            /** @description What the grant covers, e.g. `refund:customer-42`: requests of the account with the same key. */
+            key: string;
+            /** @description The longest grant the approver may give, e.g. `1h`, `1d` (at most 30d). */
+            max_ttl: components["schemas"]["Duration"];
+        };
+        /**
+         * @example {
+         *       "key": "deploy:staging",
+         *       "max_ttl": "1d"
+         *     }
+         */
+        GateGrantInput: {
+            /** @description What the grant covers, e.g. `refund:customer-42`: requests of the account with the same key. */
+            key: string;
+            /** @description The longest grant the approver may give, e.g. `1h`, `1d` (at most 30d). */
+            max_ttl: components["schemas"]["Duration"];
+        };
         GateInput: {
             message: string;
             /** @description Emails, E.164 phones, `contact:<id>:email|phone`, `channel:<uuid>` (a Slack or Teams channel), or team member ids. */
@@ -3204,6 +3585,11 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInput"][];
+            quiet_hours?: components["schemas"]["QuietHours"];
+            /** @description A typed answer: up to 20 fields the page shows as a form, prefilled with their defaults; the answer is `recipients[].values`. */
+            fields?: components["schemas"]["GateFieldInput"][];
+            /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
+            grant?: components["schemas"]["GateGrantInput"];
             /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
             slack_responders?: string[];
         };
@@ -3262,8 +3648,30 @@ export interface components {
             /** @description Flat form of `escalation.after_hours`. */
             escalation_after_hours?: number;
             attachments?: components["schemas"]["AttachmentInputResolved"][];
+            quiet_hours?: components["schemas"]["QuietHours"];
+            /** @description A typed answer: up to 20 fields the page shows as a form, prefilled with their defaults; the answer is `recipients[].values`. */
+            fields?: components["schemas"]["GateField"][];
+            /** @description Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once. */
+            grant?: components["schemas"]["GateGrant"];
             /** @description Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient. */
             slack_responders?: string[];
+        };
+        Grant: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            /**
+             * Format: uuid
+             * @description The approval the grant was given on.
+             */
+            action_id: string;
+            /** @description The address of the recipient who gave it. */
+            given_by: string;
+            /** Format: date-time */
+            expires_at: string;
+            revoked_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         Health: {
             /** @enum {string} */
@@ -3464,6 +3872,35 @@ export interface components {
                 auth: string;
             };
         };
+        /** @description When the approval's messages (first send, reminders, re-sends) are held until quiet hours end; the gate's timeout keeps running and the response page works at any hour. */
+        QuietHours: {
+            /** @description IANA time zone of `start` and `end`; default the action's `timezone`. */
+            timezone?: string;
+            /** @description The days it opens on, `mon`..`sun`; default every day. */
+            days?: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+            /**
+             * @description Wall time it opens, HH:MM.
+             * @example 09:00
+             * @example 17:30
+             */
+            start: string;
+            /**
+             * @description Wall time it closes, HH:MM. Before `start`: across midnight (the opening belongs to the day it starts). Equal to `start`: the whole day.
+             * @example 09:00
+             * @example 17:30
+             */
+            end: string;
+            /**
+             * @description A calendar id (`POST /v1/calendars`) or a built-in `holidays:<country>[-<region>]` (ISO 3166 codes, e.g. `holidays:US`, `holidays:DE-BY`) whose days count as closed.
+             * @example holidays:US
+             */
+            calendar?: string;
+            /**
+             * @description `hold` (default): escalations wait too. `send`: escalation messages go out inside quiet hours.
+             * @enum {string}
+             */
+            escalations?: "hold" | "send";
+        };
         /** @description `limit: null` means unlimited. Monthly counts reset on the 1st at 00:00 UTC; `team_members` counts the members the account has; `limits` are the fixed limits of the plan (docs/api.md). */
         Quota: {
             period: {
@@ -3537,6 +3974,10 @@ export interface components {
             channels: components["schemas"]["GateChannel"][];
             /** @description The recipient this one took over from (a reassignment); that one is now `reassigned`. */
             reassigned_from: string | null;
+            /** @description The typed answer (`gate.fields`) this recipient's confirm or decline left; null otherwise. */
+            values: {
+                [key: string]: components["schemas"]["FieldValue"];
+            } | null;
         };
         /** @description Minimum interval 5 minutes. `M` is months. */
         Recurrence: {
@@ -3625,12 +4066,25 @@ export interface components {
                 body?: unknown;
             };
         };
+        /** @description Exactly one of `schedule` and `scheduled_for`, by the create's rules (plan horizon included); the action's delivery window applies to the new time. */
+        RescheduleRequest: {
+            schedule?: components["schemas"]["Schedule"];
+            /** @description Exact ISO 8601 time; without an offset it is read in `timezone` (default the action's). */
+            scheduled_for?: string;
+            timezone?: string;
+        };
         ResponseInput: {
             /** @enum {string} */
             decision: "confirm" | "decline" | "snooze";
             comment?: string;
             /** @description How long to snooze; default 1h. */
             snooze_for?: components["schemas"]["Duration"];
+            /** @description The typed answer (`gate.fields`): a field left out takes its default; a confirm needs the required ones (422 `values.<name>`). */
+            values?: {
+                [key: string]: components["schemas"]["FieldValue"] | null;
+            };
+            /** @description With a confirm of a gate with `grant`: allow the same key for this long (up to `grant.max_ttl`). */
+            grant_ttl?: components["schemas"]["Duration"];
             /**
              * @description Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.
              * @enum {string}
@@ -3670,6 +4124,10 @@ export interface components {
         };
         /** @enum {string} */
         RetryStrategy: "exponential" | "linear";
+        RunNowRequest: {
+            /** @description true: fire now even when the delivery window is closed (default: the window is honoured). Default: `false`. */
+            ignore_window?: boolean;
+        };
         /** @description Exactly one of `preset`, `wait` or the top-level `scheduled_for` must be given. Calendar presets keep the current wall-clock time in the timezone. */
         Schedule: {
             /** @enum {string} */
@@ -3690,6 +4148,10 @@ export interface components {
             offset: string;
             /** @description How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched. */
             dst: ("gap_shifted" | "gap_skipped" | "fold_first" | "fold_second") | null;
+            /** @description How the delivery window touched this run: `deferred` (`at` is the opening it moves to; `due` when it was due), `skipped` (`outside: skip`: never run, not counted). null: untouched or no window. */
+            window: ("deferred" | "skipped") | null;
+            /** @description A `deferred` run: when it was due before the window moved it. */
+            due: string | null;
         };
         SchedulePreview: {
             timezone: string;
@@ -3706,6 +4168,8 @@ export interface components {
             timezone?: string;
             recurrence?: components["schemas"]["RecurrenceInput"];
             dst_policy?: components["schemas"]["DstPolicyInput"];
+            /** @description Show where each run really fires: moved to the next opening (`deferred`) or left out (`skipped`). */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             /** @description How many runs to list (1-100). Default: `10`. */
             count?: number;
         };
@@ -3779,6 +4243,7 @@ export interface components {
             callback_url: string | null;
             chain_steps: components["schemas"]["ChainStepDefinitionView"][] | null;
             chain_error_handling: components["schemas"]["ChainErrorHandling"] | null;
+            delivery_window: components["schemas"]["DeliveryWindow"] | null;
             placeholders: components["schemas"]["PlaceholderDefinition"][];
             dedup_keys: string[];
             /** @description The cap in force (the default when not set). */
@@ -3849,6 +4314,8 @@ export interface components {
             trigger_limit_per_hour?: number;
             /** @description Triggers accepted per UTC day (default 100). */
             trigger_limit_per_day?: number;
+            /** @description When the actions it makes may fire (as an action's `delivery_window`); takes no placeholders. */
+            delivery_window?: components["schemas"]["DeliveryWindow"];
             /** @description How far ahead a trigger's schedule may reach, in days (default 30). */
             max_schedule_days?: number;
         };
@@ -3897,6 +4364,7 @@ export interface components {
             dedup_keys?: string[] | null;
             trigger_limit_per_hour?: number | null;
             trigger_limit_per_day?: number | null;
+            delivery_window?: components["schemas"]["DeliveryWindow"] | null;
             max_schedule_days?: number | null;
         };
         ToggledTemplate: {
@@ -3950,6 +4418,18 @@ export interface components {
             errors: {
                 [key: string]: string[];
             };
+        };
+        WindowDeferral: {
+            /**
+             * Format: date-time
+             * @description When it was due.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The opening of the window it was moved to.
+             */
+            to: string;
         };
     };
     responses: never;
@@ -4811,6 +5291,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -4862,6 +5359,16 @@ export interface operations {
                      *             ],
                      *             "after_hours": 1
                      *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "attachments": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -4877,7 +5384,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -4920,7 +5442,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -5238,6 +5761,23 @@ export interface operations {
                      *             "until": "2030-01-31T09:00:00.000Z",
                      *             "note": "string"
                      *           },
+                     *           "delivery_window": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "outside": "defer"
+                     *           },
+                     *           "deferred_by_window": {
+                     *             "from": "2030-01-31T09:00:00.000Z",
+                     *             "to": "2030-01-31T09:00:00.000Z"
+                     *           },
+                     *           "skipped_by_window": [
+                     *             "2030-01-31T09:00:00.000Z"
+                     *           ],
                      *           "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *           "request": {
                      *             "url": "https://hooks.example.com/orders",
@@ -5289,6 +5829,16 @@ export interface operations {
                      *               ],
                      *               "after_hours": 1
                      *             },
+                     *             "quiet_hours": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "escalations": "hold"
+                     *             },
                      *             "attachments": [
                      *               {
                      *                 "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5304,7 +5854,22 @@ export interface operations {
                      *             "sent_at": "2030-01-31T09:00:00.000Z",
                      *             "expires_at": "2030-01-31T09:00:00.000Z",
                      *             "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *             "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "fields": [
+                     *               {
+                     *                 "name": "amount",
+                     *                 "label": "Amount (EUR)",
+                     *                 "type": "integer",
+                     *                 "required": true,
+                     *                 "default": 120,
+                     *                 "min": 1
+                     *               }
+                     *             ],
+                     *             "grant": {
+                     *               "key": "string",
+                     *               "max_ttl": "string"
+                     *             },
+                     *             "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *           },
                      *           "delivery_attempts": [
                      *             {
@@ -5347,7 +5912,8 @@ export interface operations {
                      *               "channels": [
                      *                 "email"
                      *               ],
-                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "values": {}
                      *             }
                      *           ],
                      *           "last_error": "string",
@@ -5522,6 +6088,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -5573,6 +6156,16 @@ export interface operations {
                      *             ],
                      *             "after_hours": 1
                      *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "attachments": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -5588,7 +6181,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -5631,7 +6239,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -5800,6 +6409,323 @@ export interface operations {
             };
             /** @description Conflict with the resource state */
             409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsWait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "1h",
+                     *             "max": 2,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "delivery_attempts_more": true,
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "channel": "page",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "timed_out": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                        meta: {
+                            /** @description True when the timeout (or a shutdown) came before what was waited for. */
+                            timed_out: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -6251,6 +7177,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -6302,6 +7245,16 @@ export interface operations {
                      *             ],
                      *             "after_hours": 1
                      *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "attachments": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -6317,7 +7270,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -6360,7 +7328,680 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsReschedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RescheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "1h",
+                     *             "max": 2,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "delivery_attempts_more": true,
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "channel": "page",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
+                     *           }
+                     *         ],
+                     *         "last_error": "string",
+                     *         "last_attempt": {
+                     *           "at": "2030-01-31T09:00:00.000Z",
+                     *           "status_code": 1,
+                     *           "error_class": "timeout",
+                     *           "lateness_ms": 1
+                     *         },
+                     *         "replay_of": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "replays": [
+                     *           "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         ],
+                     *         "bulk_operations": [
+                     *           {
+                     *             "bulk_operation_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "operation": "cancel",
+                     *             "outcome": "affected",
+                     *             "detail": "string",
+                     *             "note": "string",
+                     *             "at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    actionsRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RunNowRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "description": "string",
+                     *         "mode": "webhook",
+                     *         "status": "scheduled",
+                     *         "timezone": "Europe/Berlin",
+                     *         "scheduled_for": "2030-01-31T09:00:00.000Z",
+                     *         "next_attempt_at": "2030-01-31T09:00:00.000Z",
+                     *         "executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "idempotency_key": "string",
+                     *         "dedup_keys": [
+                     *           "string"
+                     *         ],
+                     *         "attempt_count": 1,
+                     *         "max_attempts": 1,
+                     *         "retry_strategy": "exponential",
+                     *         "manual_retry_count": 1,
+                     *         "is_recurring": true,
+                     *         "recurrence": {
+                     *           "frequency": 1,
+                     *           "unit": "m",
+                     *           "end_type": "never",
+                     *           "max_occurrences": 2,
+                     *           "end_date": "string"
+                     *         },
+                     *         "recurrence_count": 1,
+                     *         "dst_policy": {
+                     *           "gap": "shift_forward",
+                     *           "fold": "first"
+                     *         },
+                     *         "next_occurrences": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "pause": {
+                     *           "paused_at": "2030-01-31T09:00:00.000Z",
+                     *           "until": "2030-01-31T09:00:00.000Z",
+                     *           "note": "string"
+                     *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
+                     *         "last_executed_at": "2030-01-31T09:00:00.000Z",
+                     *         "request": {
+                     *           "url": "https://hooks.example.com/orders",
+                     *           "method": "GET",
+                     *           "headers": {},
+                     *           "body": {}
+                     *         },
+                     *         "callback_url": "https://hooks.example.com/sched-events",
+                     *         "signed": true,
+                     *         "coordination": {
+                     *           "on_create": "skip_if_exists",
+                     *           "on_execute": {
+                     *             "condition": "skip_if_previous_pending",
+                     *             "on_condition_not_met": "cancel",
+                     *             "reschedule_delay": 60,
+                     *             "max_reschedules": 1
+                     *           }
+                     *         },
+                     *         "gate": {
+                     *           "message": "Ship v2 to production?",
+                     *           "channels": [
+                     *             "email"
+                     *           ],
+                     *           "buttons": [
+                     *             "string"
+                     *           ],
+                     *           "confirmation_mode": "first_response",
+                     *           "min_approvals": 1,
+                     *           "required_recipients": [
+                     *             "string"
+                     *           ],
+                     *           "exclude_requester": "string",
+                     *           "comment": "optional",
+                     *           "reminders": {
+                     *             "every": "1h",
+                     *             "max": 2,
+                     *             "channels": [
+                     *               "email"
+                     *             ]
+                     *           },
+                     *           "reminders_sent": 1,
+                     *           "max_snoozes": 1,
+                     *           "snooze_count": 1,
+                     *           "timeout": "string",
+                     *           "on_timeout": "cancel",
+                     *           "escalation": {
+                     *             "contacts": [
+                     *               "string"
+                     *             ],
+                     *             "after_hours": 1
+                     *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "attachments": [
+                     *             {
+                     *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "name": "Order follow-up",
+                     *               "content_type": "string",
+                     *               "size": 1,
+                     *               "url": "https://hooks.example.com/orders"
+                     *             }
+                     *           ],
+                     *           "slack_responders": [
+                     *             "string"
+                     *           ],
+                     *           "sent_at": "2030-01-31T09:00:00.000Z",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "escalated_at": "2030-01-31T09:00:00.000Z",
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *         },
+                     *         "delivery_attempts": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "attempt_number": 1,
+                     *             "due_at": "2030-01-31T09:00:00.000Z",
+                     *             "started_at": "2030-01-31T09:00:00.000Z",
+                     *             "lateness_ms": 1,
+                     *             "duration_ms": 1,
+                     *             "status_code": 1,
+                     *             "outcome": "success",
+                     *             "error_class": "timeout",
+                     *             "held_ms": 1,
+                     *             "held_by": "flow_control",
+                     *             "error": "string",
+                     *             "response_excerpt": "string",
+                     *             "response_truncated": true
+                     *           }
+                     *         ],
+                     *         "delivery_attempts_more": true,
+                     *         "reminder_events": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "event_type": "sent",
+                     *             "actor_email": "string",
+                     *             "notes": "string",
+                     *             "channel": "page",
+                     *             "created_at": "2030-01-31T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "recipients": [
+                     *           {
+                     *             "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "email": "ada@example.com",
+                     *             "status": "pending",
+                     *             "responded_at": "2030-01-31T09:00:00.000Z",
+                     *             "response_comment": "string",
+                     *             "display_name": "string",
+                     *             "role": "recipient",
+                     *             "channels": [
+                     *               "email"
+                     *             ],
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6544,6 +8185,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -6595,6 +8253,16 @@ export interface operations {
                      *             ],
                      *             "after_hours": 1
                      *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "attachments": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -6610,7 +8278,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -6653,7 +8336,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -6837,6 +8521,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -6888,6 +8589,16 @@ export interface operations {
                      *             ],
                      *             "after_hours": 1
                      *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "attachments": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -6903,7 +8614,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -6946,7 +8672,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -9100,6 +10827,30 @@ export interface operations {
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
                      *           ],
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -9122,10 +10873,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -9381,6 +11152,30 @@ export interface operations {
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
                      *           ],
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -9403,10 +11198,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -9590,6 +11405,30 @@ export interface operations {
                      *               "url": "https://files.example.com/invoice-42.pdf"
                      *             }
                      *           ],
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "deploy:staging",
+                     *             "max_ttl": "1d"
+                     *           },
                      *           "slack_responders": [
                      *             "U012AB3CD"
                      *           ]
@@ -9612,10 +11451,30 @@ export interface operations {
                      *             "allowed_origins": [
                      *               "https://hooks.example.com"
                      *             ],
+                     *             "delivery_window": {
+                     *               "timezone": "Europe/Berlin",
+                     *               "days": [
+                     *                 "mon"
+                     *               ],
+                     *               "start": "09:00",
+                     *               "end": "09:00",
+                     *               "calendar": "holidays:US",
+                     *               "outside": "defer"
+                     *             },
                      *             "signed": true
                      *           }
                      *         ],
                      *         "chain_error_handling": "fail_chain",
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
                      *         "placeholders": [
                      *           {
                      *             "name": "order_id",
@@ -10695,6 +12554,18 @@ export interface operations {
             };
             /** @description The API key lacks the scope this endpoint needs */
             403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource state */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -12606,7 +14477,9 @@ export interface operations {
                      *             "at": "2030-01-31T09:00:00.000Z",
                      *             "local": "string",
                      *             "offset": "string",
-                     *             "dst": "gap_shifted"
+                     *             "dst": "gap_shifted",
+                     *             "window": "deferred",
+                     *             "due": "2030-01-31T09:00:00.000Z"
                      *           }
                      *         ],
                      *         "warnings": [
@@ -12934,7 +14807,8 @@ export interface operations {
                      *               "channels": [
                      *                 "email"
                      *               ],
-                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *               "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *               "values": {}
                      *             }
                      *           ],
                      *           "created_at": "2030-01-31T09:00:00.000Z"
@@ -13066,6 +14940,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -13117,6 +15008,16 @@ export interface operations {
                      *             ],
                      *             "after_hours": 1
                      *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "attachments": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -13132,7 +15033,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -13175,7 +15091,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -13356,6 +15273,23 @@ export interface operations {
                      *           "until": "2030-01-31T09:00:00.000Z",
                      *           "note": "string"
                      *         },
+                     *         "delivery_window": {
+                     *           "timezone": "Europe/Berlin",
+                     *           "days": [
+                     *             "mon"
+                     *           ],
+                     *           "start": "09:00",
+                     *           "end": "09:00",
+                     *           "calendar": "holidays:US",
+                     *           "outside": "defer"
+                     *         },
+                     *         "deferred_by_window": {
+                     *           "from": "2030-01-31T09:00:00.000Z",
+                     *           "to": "2030-01-31T09:00:00.000Z"
+                     *         },
+                     *         "skipped_by_window": [
+                     *           "2030-01-31T09:00:00.000Z"
+                     *         ],
                      *         "last_executed_at": "2030-01-31T09:00:00.000Z",
                      *         "request": {
                      *           "url": "https://hooks.example.com/orders",
@@ -13407,6 +15341,16 @@ export interface operations {
                      *             ],
                      *             "after_hours": 1
                      *           },
+                     *           "quiet_hours": {
+                     *             "timezone": "Europe/Berlin",
+                     *             "days": [
+                     *               "mon"
+                     *             ],
+                     *             "start": "09:00",
+                     *             "end": "09:00",
+                     *             "calendar": "holidays:US",
+                     *             "escalations": "hold"
+                     *           },
                      *           "attachments": [
                      *             {
                      *               "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
@@ -13422,7 +15366,22 @@ export interface operations {
                      *           "sent_at": "2030-01-31T09:00:00.000Z",
                      *           "expires_at": "2030-01-31T09:00:00.000Z",
                      *           "escalated_at": "2030-01-31T09:00:00.000Z",
-                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *           "post_approval_action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "fields": [
+                     *             {
+                     *               "name": "amount",
+                     *               "label": "Amount (EUR)",
+                     *               "type": "integer",
+                     *               "required": true,
+                     *               "default": 120,
+                     *               "min": 1
+                     *             }
+                     *           ],
+                     *           "grant": {
+                     *             "key": "string",
+                     *             "max_ttl": "string"
+                     *           },
+                     *           "granted_by": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
                      *         },
                      *         "delivery_attempts": [
                      *           {
@@ -13465,7 +15424,8 @@ export interface operations {
                      *             "channels": [
                      *               "email"
                      *             ],
-                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b"
+                     *             "reassigned_from": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *             "values": {}
                      *           }
                      *         ],
                      *         "last_error": "string",
@@ -14277,6 +16237,820 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["AlertTestResult"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "name": "Order follow-up",
+                     *           "timezone": "Europe/Berlin",
+                     *           "dates": [
+                     *             "string"
+                     *           ],
+                     *           "holidays": "string",
+                     *           "created_at": "2030-01-31T09:00:00.000Z",
+                     *           "updated_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "per_page": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"][];
+                        meta: components["schemas"]["PaginationMeta"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Office closed",
+                 *       "timezone": "America/New_York",
+                 *       "dates": [
+                 *         "2026-12-24"
+                 *       ],
+                 *       "holidays": "US"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CalendarCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dates": [
+                     *           "string"
+                     *         ],
+                     *         "holidays": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dates": [
+                     *           "string"
+                     *         ],
+                     *         "holidays": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["CalendarUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "name": "Order follow-up",
+                     *         "timezone": "Europe/Berlin",
+                     *         "dates": [
+                     *           "string"
+                     *         ],
+                     *         "holidays": "string",
+                     *         "created_at": "2030-01-31T09:00:00.000Z",
+                     *         "updated_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Calendar"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    calendarsDays: {
+        parameters: {
+            query: {
+                /** @description First day of the range (inclusive). */
+                from: string;
+                /** @description Last day of the range (inclusive); at most 732 days after from. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "date": "string",
+                     *           "source": "dates",
+                     *           "name": "Order follow-up"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "from": "string",
+                     *         "to": "string",
+                     *         "timezone": "Europe/Berlin"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarDays"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "key": "string",
+                     *           "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *           "given_by": "string",
+                     *           "expires_at": "2030-01-31T09:00:00.000Z",
+                     *           "revoked_at": "2030-01-31T09:00:00.000Z",
+                     *           "created_at": "2030-01-31T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Grant"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantsRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "key": "string",
+                     *         "action_id": "0b6f3c2e-8d4a-4f1e-9c7b-2a5d6e8f1a3b",
+                     *         "given_by": "string",
+                     *         "expires_at": "2030-01-31T09:00:00.000Z",
+                     *         "revoked_at": "2030-01-31T09:00:00.000Z",
+                     *         "created_at": "2030-01-31T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Grant"];
                     };
                 };
             };

@@ -6,7 +6,7 @@ import { CircuitBreaker } from '../../server/src/app/destinations/breaker.js';
 import type {
   ActionScheduler,
   ActionSettledHook,
-  CallbackOutbox,
+  CallbackQueue,
   Outbound,
   OutboundResult,
   Clock,
@@ -82,7 +82,7 @@ describe('deliveries (in-process, fake clock)', () => {
         for (const a of attempts) scheduled.push({ id: a.actionId, at: a.dueAt });
       },
     };
-    const callbackOutbox: CallbackOutbox = {
+    const callbackOutbox: CallbackQueue = {
       async enqueue(_tx, action, event, payload) {
         callbacks.push({ id: action.id, event, payload });
       },

@@ -24,7 +24,7 @@ const has = (shell: string) => ['/usr/bin', '/bin', '/usr/local/bin'].some((d) =
 describe('sched completion', () => {
   it('bash completes nouns, verbs and their options from the program itself', () => {
     expect(complete(['sched', 'act'])).toEqual(['actions']);
-    expect(complete(['sched', 'actions', 'w'])).toEqual(['watch']);
+    expect(complete(['sched', 'actions', 'wat'])).toEqual(['watch']);
     expect(complete(['sched', 'config', 'se'])).toEqual(['set']);
     expect(complete(['sched', 'actions', 'create', '--url', 'x', '--i'])).toEqual([
       '--in',
@@ -59,7 +59,7 @@ describe('sched completion', () => {
     );
     const fish = completionScript('fish', buildProgram());
     expect(fish).toContain(
-      "complete -c sched -n '__fish_seen_subcommand_from actions; and not __fish_seen_subcommand_from create list get attempts cancel retry replay watch pause resume' -a 'watch'",
+      "complete -c sched -n '__fish_seen_subcommand_from actions; and not __fish_seen_subcommand_from create list get attempts cancel retry replay watch wait pause resume reschedule run' -a 'watch'",
     );
     expect(fish).toContain("-l url -d 'where to send the request (required without --from-file)'");
     // An option with a set of values takes one of them (-x: an argument, no file names).
@@ -67,7 +67,7 @@ describe('sched completion', () => {
   });
 
   it.skipIf(!has('zsh'))('zsh runs the same function (arrays indexed from 0 there too)', () => {
-    expect(complete(['sched', 'actions', 'w'], 'zsh')).toEqual(['watch']);
+    expect(complete(['sched', 'actions', 'wat'], 'zsh')).toEqual(['watch']);
     expect(complete(['sched', 'actions', 'list', '--status', 'fa'], 'zsh')).toEqual(['failed']);
     expect(complete(['sched', 'actions', 'create', '--url', 'x', '--i'], 'zsh')).toEqual([
       '--in',
@@ -83,7 +83,7 @@ describe('sched completion', () => {
         .trim()
         .split('\n')
         .map((row) => row.split('\t')[0]);
-    expect(candidates('sched actions w')).toEqual(['watch']);
+    expect(candidates('sched actions wat')).toEqual(['watch']);
     expect(candidates('sched config s')).toEqual(['set']);
     expect(candidates('sched actions create --ur')).toEqual(['--url']);
     expect(candidates('sched actions list --status fa')).toEqual(['failed']);

@@ -319,7 +319,9 @@ async function handle(
     const answer = await fetch(target, {
       method: request.method,
       headers,
-      ...(body.length > 0 && request.method !== 'GET' && request.method !== 'HEAD' ? { body } : {}),
+      ...(body.length > 0 && request.method !== 'GET' && request.method !== 'HEAD'
+        ? { body: new Uint8Array(body) }
+        : {}),
       redirect: 'manual',
       signal: AbortSignal.timeout(30_000),
     });

@@ -7,6 +7,7 @@ import {
   ActionCreateBody,
   ActionListQuery,
   ActionSummary,
+  ActionWaitQuery,
   AttemptsQuery,
   CancelByKeyResult,
   DeliveryAttemptsPage,
@@ -15,6 +16,8 @@ import {
   ActionStatus,
   PauseBody,
   ReplayBody,
+  RescheduleBody,
+  RunNowBody,
   ResumeBody,
   Quota,
   RetriedAction,
@@ -82,6 +85,30 @@ export const actionsContract = c.router({
       'The action with its newest 20 delivery attempts (oldest of them first; `delivery_attempts_more` says whether older ones ' +
       'exist: `GET /v1/actions/{id}/attempts`) and, for an approval, its recipients and timeline.',
   },
+  wait: {
+    method: 'GET',
+    path: '/v1/actions/:id/wait',
+    pathParams: idParams,
+    query: ActionWaitQuery,
+    responses: {
+      200: z.object({
+        data: Action,
+        meta: z.object({
+          timed_out: z
+            .boolean()
+            .meta({ description: 'True when the timeout (or a shutdown) came before what was waited for.' }),
+        }),
+      }),
+      404: ErrorBody,
+      ...authErrors,
+    },
+    summary: "Wait for an approval's decision or an action's end",
+    description:
+      'Holds the request until the gate is decided (`for=decision`, the default; a webhook action: until it ended) or the ' +
+      'action ended (`for=terminal`), at most `timeout` seconds (1-60, default 30), then answers the action as it is, with ' +
+      '`meta.timed_out`. Held requests cost no polling: the change is announced by PostgreSQL, whichever process records it. ' +
+      'A server shutting down answers the held requests at once.',
+  },
   listAttempts: {
     method: 'GET',
     path: '/v1/actions/:id/attempts',
@@ -146,6 +173,29 @@ export const actionsContract = c.router({
       '`schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed ' +
       'with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied (docs/operations.md).',
     metadata: { example: { request: { request: { body: { order: 42, fixed: true } } } } },
+  },
+  reschedule: {
+    method: 'POST',
+    path: '/v1/actions/:id/reschedule',
+    pathParams: idParams,
+    body: RescheduleBody,
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Move a pending action to a new time',
+    description:
+      'A pending action (`scheduled`, `resolved`, or `paused`, which stays paused) gets a new due time by the rules of `POST /v1/actions` ' +
+      "(validation, the plan's horizon, its delivery window). A recurring action's series is anchored on the new time. 409 for any other status. Audited.",
+  },
+  run: {
+    method: 'POST',
+    path: '/v1/actions/:id/run',
+    pathParams: idParams,
+    body: RunNowBody.optional(),
+    responses: { 200: single(Action), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    summary: 'Fire a pending webhook action now',
+    description:
+      'A pending webhook action (`scheduled`, `resolved` or `paused`) is due at once; when its delivery window is closed it is due at the ' +
+      'next opening unless `ignore_window: true`. A recurring action runs its current occurrence now and goes on with its series. ' +
+      '409 for any other status or an approval. Audited.',
   },
   pause: {
     method: 'POST',

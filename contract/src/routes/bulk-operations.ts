@@ -11,13 +11,13 @@ export const bulkOperationsContract = c.router({
     method: 'POST',
     path: '/v1/bulk-operations',
     body: BulkOperationCreate,
-    responses: { 200: single(BulkDryRun), 202: single(BulkOperation), ...authErrors },
+    responses: { 200: single(BulkDryRun), 202: single(BulkOperation), 409: ErrorBody, ...authErrors },
     summary: 'Dry-run or start a bulk operation',
     description:
       'Applies `cancel`, `retry`, `replay`, `pause` or `resume` to the actions a filter (the filters of `GET /v1/actions`) or a ' +
       'list of ids matches. `dry_run` defaults to true: 200 with the counts, nothing changes. With `dry_run: false`: 202; ' +
       'the matched set is fixed when it starts and worked through by the worker in batches (`GET /v1/bulk-operations/{id}`). ' +
-      'docs/operations.md.',
+      "409 when the set grew past the dry run's `expected_matched` or the account already runs its most. docs/operations.md.",
     metadata: {
       example: {
         request: {

@@ -25,6 +25,7 @@ import {
 } from '../vocabulary.js';
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 import { whsecSecretProblem } from '../signatures.js';
+import { DeliveryWindow, WindowDeferral } from './window.js';
 
 /** The action states `pending_resolution` is the former name of `scheduled` (filters accept it). */
 /**
@@ -258,6 +259,7 @@ export const ActionCreateBody = z
     recurrence: Recurrence.optional(),
     repeat: Recurrence.optional().meta({ description: 'Alias of `recurrence`.' }),
     dst_policy: DstPolicy.optional(),
+    delivery_window: DeliveryWindow.optional(),
   })
   .meta({
     id: 'ActionCreate',
@@ -346,6 +348,25 @@ export const AttemptsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 });
 
+/** What a held `GET /v1/actions/{id}/wait` waits for. */
+export const WAIT_FOR = Object.freeze({ decision: 'decision', terminal: 'terminal' } as const);
+
+export const ActionWaitQuery = z
+  .object({
+    for: z.enum(WAIT_FOR).default('decision').meta({
+      description:
+        "`decision`: until an approval's gate is decided (a webhook: until it ended); `terminal`: until the action ended.",
+    }),
+    timeout: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .default(30)
+      .meta({ description: 'Seconds to hold, 1-60.' }),
+  })
+  .meta({ id: 'ActionWaitQuery' });
+
 export const DeliveryAttemptsPage = z
   .object({
     data: z.array(DeliveryAttempt).meta({ description: 'Newest first.' }),
@@ -421,6 +442,15 @@ export const Action = z
     }),
     pause: PauseView.nullable().meta({
       description: 'The running pause of a `paused` action; null otherwise.',
+    }),
+    delivery_window: DeliveryWindow.nullable(),
+    deferred_by_window: WindowDeferral.nullable().meta({
+      description:
+        'Why the next attempt is later than it was due: the window was closed at `from` and opens at `to`. null when the window did not move it.',
+    }),
+    skipped_by_window: z.array(Timestamp).meta({
+      description:
+        'The occurrences of a recurring action its window skipped (`outside: skip`), the newest 20, oldest first.',
     }),
     last_executed_at: NullableTimestamp,
     request: ActionRequestView.nullable(),
@@ -561,6 +591,33 @@ export const ReplayBody = z
       'Without `schedule` or `scheduled_for` the replay is due at once. `request.headers` / `request.body` replace those of the original.',
   });
 export type ReplayBody = z.output<typeof ReplayBody>;
+
+/** `POST /actions/{id}/reschedule`: a new due time by the create's rules (one of `scheduled_for` and `schedule`). */
+export const RescheduleBody = z
+  .object({
+    schedule: Schedule.optional(),
+    scheduled_for: TimestampInput.optional().meta({
+      description: "Exact ISO 8601 time; without an offset it is read in `timezone` (default the action's).",
+    }),
+    timezone: z.string().max(64).optional(),
+  })
+  .meta({
+    id: 'RescheduleRequest',
+    description:
+      "Exactly one of `schedule` and `scheduled_for`, by the create's rules (plan horizon included); the action's delivery window applies to the new time.",
+  });
+export type RescheduleBody = z.input<typeof RescheduleBody>;
+
+/** `POST /actions/{id}/run`. */
+export const RunNowBody = z
+  .object({
+    ignore_window: z.boolean().default(false).meta({
+      description:
+        'true: fire now even when the delivery window is closed (default: the window is honoured).',
+    }),
+  })
+  .meta({ id: 'RunNowRequest' });
+export type RunNowBody = z.input<typeof RunNowBody>;
 
 export const SkippedMeta = z
   .object({ skipped: z.literal(true), reason: z.string(), existing_status: ActionStatus.optional() })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Duration, E164, Email, NullableTimestamp, Timestamp, Uuid } from './common.js';
+import { QuietHours } from './window.js';
 
 /*
  * The approval vocabulary, each declared once as a frozen map: the schemas below, the server's rules and its SQL
@@ -165,6 +166,93 @@ export const Escalation = z
     description: 'Sent to the contacts when nobody has answered after `after_hours`.',
   });
 
+/** The kinds of value a gate's typed answer field holds (`gate.fields`). */
+export const GATE_FIELD_TYPE = Object.freeze({
+  string: 'string',
+  text: 'text',
+  integer: 'integer',
+  number: 'number',
+  boolean: 'boolean',
+  enum: 'enum',
+} as const);
+export type GateFieldType = (typeof GATE_FIELD_TYPE)[keyof typeof GATE_FIELD_TYPE];
+
+/** One value of a typed answer: what the approver left in a field. */
+export const FieldValue = z.union([z.string().max(5000), z.number(), z.boolean()]).meta({ id: 'FieldValue' });
+export type FieldValue = z.infer<typeof FieldValue>;
+
+/**
+ * A field of the typed answer: the response page shows it as a form input prefilled with `default` (the agent's
+ * proposal), the approver may change it before confirming. Whether `default` itself fits the field is checked at
+ * create with the rule that checks answers (422 `gate.fields.N.default`).
+ */
+export const GateField = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'letters, digits and _, not starting with a digit')
+      .meta({ description: 'The key of the value in `values`, `{{values.<name>}}` and the callbacks.' }),
+    label: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Shown on the page; default: the name.' }),
+    type: z.enum(GATE_FIELD_TYPE),
+    required: z.boolean().optional().meta({ description: 'A confirm needs a value (a decline never does).' }),
+    default: FieldValue.optional(),
+    options: z
+      .array(z.string().min(1).max(100))
+      .min(1)
+      .max(50)
+      .optional()
+      .meta({ description: '`enum` only, and required there: the values allowed.' }),
+    min: z.number().optional().meta({ description: '`integer` and `number`: the smallest value allowed.' }),
+    max: z.number().optional().meta({ description: '`integer` and `number`: the largest value allowed.' }),
+    max_length: z
+      .number()
+      .int()
+      .min(1)
+      .max(5000)
+      .optional()
+      .meta({ description: '`string` (default 200) and `text` (default 5000): the longest value allowed.' }),
+  })
+  .superRefine((f, ctx) => {
+    if (f.type === 'enum' && !f.options)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'is required for an enum' });
+    if (f.type !== 'enum' && f.options)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'is only for an enum' });
+    const numeric = f.type === 'integer' || f.type === 'number';
+    for (const k of ['min', 'max'] as const)
+      if (!numeric && f[k] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [k], message: 'is only for an integer or a number' });
+    if (f.min !== undefined && f.max !== undefined && f.min > f.max)
+      ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be below min' });
+    if (f.max_length !== undefined && f.type !== 'string' && f.type !== 'text')
+      ctx.addIssue({ code: 'custom', path: ['max_length'], message: 'is only for a string or a text' });
+  })
+  .meta({
+    id: 'GateField',
+    examples: [
+      { name: 'amount', label: 'Amount (EUR)', type: 'integer', required: true, default: 120, min: 1 },
+    ],
+  });
+export type GateField = z.infer<typeof GateField>;
+
+/** A standing grant an approver may give with a confirm: later requests with the same `key` are confirmed at once. */
+export const GateGrant = z
+  .object({
+    key: z.string().trim().min(1).max(200).meta({
+      description:
+        'What the grant covers, e.g. `refund:customer-42`: requests of the account with the same key.',
+    }),
+    max_ttl: Duration.meta({
+      description: 'The longest grant the approver may give, e.g. `1h`, `1d` (at most 30d).',
+    }),
+  })
+  .meta({ id: 'GateGrant', examples: [{ key: 'deploy:staging', max_ttl: '1d' }] });
+
 export const GateInput = z
   .object({
     message: z.string().min(1).max(5000),
@@ -227,6 +315,26 @@ export const GateInput = z
       .optional()
       .meta({ description: 'Flat form of `escalation.after_hours`.' }),
     attachments: z.array(AttachmentInput).max(5).optional(),
+    quiet_hours: QuietHours.optional(),
+    fields: z
+      .array(GateField)
+      .max(20)
+      .superRefine((fields, ctx) => {
+        const seen = new Set<string>();
+        fields.forEach((f, i) => {
+          if (seen.has(f.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'is used twice' });
+          seen.add(f.name);
+        });
+      })
+      .optional()
+      .meta({
+        description:
+          'A typed answer: up to 20 fields the page shows as a form, prefilled with their defaults; the answer is `recipients[].values`.',
+      }),
+    grant: GateGrant.optional().meta({
+      description:
+        'Lets the approver confirm and allow the same `key` for a while (up to `max_ttl`): requests with that key are then confirmed at once.',
+    }),
     slack_responders: z.array(SlackMemberId).min(1).max(50).optional().meta({
       description:
         'Slack member ids allowed to answer with the buttons of a message posted to a Slack channel (app mode, `slack_channel_id`). Unset: any member of the channel. A direct message is answered only by its recipient.',
@@ -264,6 +372,10 @@ export const Recipient = z
     reassigned_from: Uuid.nullable().meta({
       description: 'The recipient this one took over from (a reassignment); that one is now `reassigned`.',
     }),
+    values: z.record(z.string(), FieldValue).nullable().meta({
+      description:
+        "The typed answer (`gate.fields`) this recipient's confirm or decline left; null otherwise.",
+    }),
   })
   .meta({ id: 'Recipient' });
 
@@ -297,6 +409,7 @@ export const GateView = z
     timeout: z.string(),
     on_timeout: z.enum(ON_TIMEOUT),
     escalation: z.object({ contacts: z.array(z.string()), after_hours: z.number() }).nullable(),
+    quiet_hours: QuietHours.nullable(),
     attachments: z.array(AttachmentView),
     slack_responders: z.array(z.string()),
     sent_at: NullableTimestamp,
@@ -304,6 +417,16 @@ export const GateView = z
     escalated_at: NullableTimestamp,
     post_approval_action_id: Uuid.nullable().meta({
       description: 'The webhook action that runs the `request` after approval.',
+    }),
+    fields: z
+      .array(GateField)
+      .meta({ description: 'The typed answer asked for (`gate.fields`); empty when none.' }),
+    grant: z
+      .object({ key: z.string(), max_ttl: z.string() })
+      .nullable()
+      .meta({ description: 'What grant an approver may give (`gate.grant`).' }),
+    granted_by: Uuid.nullable().meta({
+      description: 'The standing grant that confirmed this request at once, without asking anyone.',
     }),
   })
   .meta({ id: 'Gate' });
@@ -436,6 +559,14 @@ export const ResponseInput = z
     decision: z.enum(RESPONSE_DECISION),
     comment: z.string().max(500).optional(),
     snooze_for: Duration.optional().meta({ description: 'How long to snooze; default 1h.' }),
+    values: z.record(z.string(), FieldValue.nullable()).optional().meta({
+      description:
+        'The typed answer (`gate.fields`): a field left out takes its default; a confirm needs the required ones (422 `values.<name>`).',
+    }),
+    grant_ttl: Duration.optional().meta({
+      description:
+        'With a confirm of a gate with `grant`: allow the same key for this long (up to `grant.max_ttl`).',
+    }),
     via: z.enum([ANSWER_CHANNEL.page, ANSWER_CHANNEL.push]).optional().meta({
       description:
         "Where the answer was given: `push` when a push notification's button answered (the service worker sends it); default `page`.",

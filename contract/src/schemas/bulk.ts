@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACTION_STATES, BULK_OPERATION_STATES, BULK_OPERATIONS } from '../vocabulary.js';
-import { ActionFilterFields, PauseBody, ReplayBody, ResumeBody } from './action.js';
+import { ActionFilterFields, PauseBody, ReplayBody, ResumeBody, RunNowBody } from './action.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
 
 /** At most this many ids in one bulk operation given by ids; a filter has no such bound. */
@@ -38,14 +38,33 @@ export const BulkOperationCreate = z
       description: '`pause` only (required): `until`, `duration` or `indefinite: true`, as for one action.',
     }),
     resume: ResumeBody.optional().meta({ description: '`resume` only: what to do with what was missed.' }),
+    reschedule: z
+      .object({
+        offset: z
+          .string()
+          .regex(/^-?\d{1,15}[smhdw]$/, 'must be a duration, optionally negative (e.g. 2h, -30m, 1d)')
+          .meta({ description: "Moves each action's due time by this much (`-30m` earlier)." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "`reschedule` only (required): each pending action's next due time moved by `offset`, by the rules of `POST /v1/actions/{id}/reschedule` (a time in the past, or beyond the horizon, fails that action).",
+      }),
+    run: RunNowBody.optional().meta({ description: '`run` only: `ignore_window` for every action.' }),
   })
   .superRefine((b, ctx) => {
     if ((b.filter === undefined) === (b.ids === undefined))
       ctx.addIssue({ code: 'custom', path: ['filter'], message: 'give exactly one of filter or ids' });
-    for (const part of ['replay', 'pause', 'resume'] as const) {
+    for (const part of ['replay', 'pause', 'resume', 'reschedule', 'run'] as const) {
       if (b[part] !== undefined && b.operation !== part)
         ctx.addIssue({ code: 'custom', path: [part], message: `is only for the ${part} operation` });
     }
+    if (b.operation === 'reschedule' && b.reschedule === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reschedule'],
+        message: 'is required: give offset (e.g. 2h, -30m)',
+      });
     if (b.expected_matched !== undefined && b.dry_run)
       ctx.addIssue({
         code: 'custom',

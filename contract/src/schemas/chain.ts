@@ -10,6 +10,7 @@ import {
 } from './action.js';
 import { GateInput } from './approval.js';
 import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+import { DeliveryWindow } from './window.js';
 
 /**
  * The vocabulary of chains, declared once here and imported by the server's domain.
@@ -108,6 +109,12 @@ const stepCommon = {
   }),
 };
 
+/** A step's delivery window: the step's action waits for it when the step starts (its timezone defaults to UTC). */
+const StepWindow = DeliveryWindow.optional().meta({
+  description:
+    "When the step's action may fire; takes no `{{...}}`. The step starts when the one before it settles and its action waits for the next opening (timezone default UTC).",
+});
+
 /** URL, header values and body take `{{...}}` expressions, so the URL is checked when the step runs, not here. */
 export const HttpCallStep = HttpRequestConfig.extend({
   ...stepCommon,
@@ -118,6 +125,7 @@ export const HttpCallStep = HttpRequestConfig.extend({
   retry_strategy: RetryStrategy.optional(),
   webhook_secret: WebhookSecret.optional(),
   allowed_origins: AllowedOrigins.optional(),
+  delivery_window: StepWindow,
 }).meta({ id: 'ChainHttpCallStep' });
 
 export const GatedStep = z
@@ -127,6 +135,7 @@ export const GatedStep = z
     gate: GateInput.meta({
       description: "As an approval action's gate; message and recipients take `{{...}}`.",
     }),
+    delivery_window: StepWindow,
   })
   .meta({ id: 'ChainGatedStep' });
 

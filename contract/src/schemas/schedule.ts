@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DST_EFFECTS } from '../vocabulary.js';
 import { DstPolicy, Recurrence, Schedule } from './action.js';
 import { Timestamp } from './common.js';
+import { DeliveryWindow } from './window.js';
 
 /** `POST /v1/schedules/preview`: the schedule fields of `POST /v1/actions`, and how many runs to show. */
 export const SchedulePreviewBody = z
@@ -14,6 +15,10 @@ export const SchedulePreviewBody = z
     timezone: z.string().max(64).optional(),
     recurrence: Recurrence.optional(),
     dst_policy: DstPolicy.optional(),
+    delivery_window: DeliveryWindow.optional().meta({
+      description:
+        'Show where each run really fires: moved to the next opening (`deferred`) or left out (`skipped`).',
+    }),
     count: z
       .number()
       .int()
@@ -37,6 +42,13 @@ export const ScheduleOccurrence = z
     dst: z.enum(DST_EFFECTS).nullable().meta({
       description:
         'How DST touched this occurrence: `gap_shifted` (its wall time does not exist; moved by `dst_policy.gap`), `gap_skipped` (left out: listed to show the gap, never run, not counted), `fold_first` / `fold_second` (its wall time happens twice; this is that instant). null: untouched.',
+    }),
+    window: z.enum(['deferred', 'skipped']).nullable().meta({
+      description:
+        'How the delivery window touched this run: `deferred` (`at` is the opening it moves to; `due` when it was due), `skipped` (`outside: skip`: never run, not counted). null: untouched or no window.',
+    }),
+    due: Timestamp.nullable().meta({
+      description: 'A `deferred` run: when it was due before the window moved it.',
     }),
   })
   .meta({ id: 'ScheduleOccurrence' });

@@ -16,6 +16,7 @@ import {
 import { GateInput } from './approval.js';
 import { ChainErrorHandling, ChainStatus, ChainStepDefinitionView, ChainSteps } from './chain.js';
 import { NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+import { DeliveryWindow } from './window.js';
 
 /** Templates: a saved action or chain with `{{placeholders}}`, fired through `POST /t/{token}`. */
 export const TEMPLATE_TYPES = Object.freeze(['action', 'chain'] as const);
@@ -169,6 +170,10 @@ const templateFields = {
     .max(TRIGGER_LIMIT_MAX)
     .optional()
     .meta({ description: `Triggers accepted per UTC day (default ${TRIGGER_DEFAULTS.per_day}).` }),
+  delivery_window: DeliveryWindow.optional().meta({
+    description:
+      "When the actions it makes may fire (as an action's `delivery_window`); takes no placeholders.",
+  }),
   max_schedule_days: z
     .number()
     .int()
@@ -247,6 +252,7 @@ export const TEMPLATE_CLEARABLE_FIELDS = [
   'trigger_limit_per_hour',
   'trigger_limit_per_day',
   'max_schedule_days',
+  'delivery_window',
 ] as const satisfies readonly (keyof typeof templateFields)[];
 
 /**
@@ -298,6 +304,7 @@ export const Template = z
     callback_url: z.string().nullable(),
     chain_steps: z.array(ChainStepDefinitionView).nullable(),
     chain_error_handling: ChainErrorHandling.nullable(),
+    delivery_window: DeliveryWindow.nullable(),
     placeholders: z.array(PlaceholderDefinition),
     dedup_keys: z.array(z.string()),
     trigger_limit_per_hour: z

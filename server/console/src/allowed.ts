@@ -24,6 +24,12 @@ export const canPauseAction = (a: Pick<Action, 'status'>) =>
 export const canResumeAction = (a: Pick<Action, 'status'>) =>
   ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'resume');
 
+/** `POST /v1/actions/{id}/reschedule` and `/run`: the `reschedule` and `run_now` transitions (run: webhooks only). */
+export const canRescheduleAction = (a: Pick<Action, 'status'>) =>
+  ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'reschedule');
+export const canRunAction = (a: Pick<Action, 'status' | 'mode'>) =>
+  a.mode === 'webhook' && ACTION_TRANSITIONS.some((t) => t.from === a.status && t.event === 'run_now');
+
 /** `POST /v1/actions/{id}/replay`: a new action from a final one's definition. */
 export const canReplayAction = (a: Pick<Action, 'status' | 'request'>) =>
   a.request !== null && isTerminal(a.status);

@@ -13,6 +13,8 @@ export const DONE: Record<BulkOperationKind, string> = {
   replay: 'replayed',
   pause: 'paused',
   resume: 'resumed',
+  reschedule: 'rescheduled',
+  run: 'run now',
 };
 
 /** A bulk operation's progress: a bar while it runs, its counts once it has ended. */

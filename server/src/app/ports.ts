@@ -59,7 +59,7 @@ export interface ActionScheduler {
 type CallbackEvent = ActionCallbackEvent;
 
 /** Records a lifecycle event for the action's callback_url (if any) and queues its delivery, in the caller's transaction. */
-export interface CallbackOutbox {
+export interface CallbackQueue {
   enqueue(
     tx: Sql,
     action: Pick<ActionRow, 'id' | 'account_id' | 'name' | 'callback_url'>,

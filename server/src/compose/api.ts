@@ -1,5 +1,10 @@
+import { ActionMoves } from '../app/actions/reschedule.js';
+import { CalendarService } from '../app/calendars/service.js';
 import { HOLD_REASONS } from '@sched/contract';
 import type { FastifyInstance } from 'fastify';
+import { ActionWaits } from '../app/actions/wait.js';
+import { ActionWatch } from '../app/actions/watch.js';
+import { GrantService } from '../app/grants/service.js';
 import { AlertRules } from '../app/alerts/rules.js';
 import { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
 import { ResponseService } from '../app/approvals/respond.js';
@@ -20,6 +25,7 @@ import { Destinations } from '../app/destinations/service.js';
 import { buildHttpApp } from '../http/app.js';
 import { type Metrics, routeLabel } from '../metrics.js';
 import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
+import { ACTION_CHANGED_CHANNEL } from '../persistence/entities/action.js';
 import { databaseFault } from '../persistence/availability.js';
 import { pendingMigrations } from '../persistence/database.js';
 import { circuitStateCounts, heldCounts, topHeldHosts } from '../persistence/destinations.js';
@@ -44,6 +50,10 @@ export async function startApi(
     allowPrivateDestinations: config.allowPrivateDestinations,
     countDestination: ctx.countDestination,
   });
+  const watch = new ActionWatch({ channel: ACTION_CHANGED_CHANNEL, feed: () => ctx.listen.get() });
+  const actionWaits = new ActionWaits({ actions: ctx.actionQueries, watch, clock, timers: ctx.timers });
+  // Before the listener's close: held waits answer at once instead of keeping the stop waiting for their timeout.
+  shutdown.add('the held waits', () => actionWaits.close(), { first: true });
   const bulkOperations = new BulkOperations(database, createBulkOperationQueue(ctx.queue), clock, {
     limiter: ctx.rateLimiter,
     globalFactor: config.rateLimitFactor,
@@ -65,7 +75,16 @@ export async function startApi(
     actions,
     actionQueries: ctx.actionQueries,
     actionChanges: ctx.actionChanges,
+    actionWaits,
+    grants: new GrantService({ store: database, clock }),
     replays: ctx.replays,
+    moves: new ActionMoves({
+      store: database,
+      scheduler: ctx.scheduler,
+      clock,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+    }),
+    calendars: new CalendarService({ store: database, clock }),
     bulkOperations,
     destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),
     alertRules: new AlertRules({

@@ -18,7 +18,7 @@ import { DomainService } from '../app/domains/service.js';
 import type {
   ActionScheduler,
   AlertJobs,
-  CallbackOutbox,
+  CallbackQueue,
   ChainCallbacks,
   Clock,
   DestinationWakes,
@@ -32,7 +32,7 @@ import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
 import { AlertWatch } from '../app/alerts/watch.js';
 import { createAlertJobs, createOperatorEvents } from '../jobs/alerts.js';
-import { createCallbackOutbox } from '../jobs/callbacks.js';
+import { createCallbackQueue } from '../jobs/callbacks.js';
 import { createDestinationWakes } from '../jobs/destination-wakes.js';
 import { createDomainCheckQueue } from '../jobs/domains.js';
 import { createGateTimers } from '../jobs/gate-timers.js';
@@ -44,6 +44,7 @@ import { createTracing } from '../tracing.js';
 import { createVerificationProbes } from '../outbound/domain-probes.js';
 import type { Database } from '../persistence/database.js';
 import type { DatabaseHandles } from './database.js';
+import { ProcessListen } from './listen.js';
 import type { Shutdown } from './shutdown.js';
 
 /** What the API and the worker of one process share: the configuration, the database handles, the clock, the job
@@ -64,7 +65,7 @@ export interface ServiceContext {
   publicUrl: () => string;
   queue: JobQueue;
   scheduler: WindowScheduler & ActionScheduler;
-  callbacks: CallbackOutbox;
+  callbacks: CallbackQueue;
   chainCallbacks: ChainCallbacks;
   gateTimers: GateTimers;
   /** Where alertable facts are recorded (app/ports.ts OperatorEvents); alert rules read them. */
@@ -93,6 +94,8 @@ export interface ServiceContext {
   countDestination: ReturnType<typeof destinationGuard>;
   /** The chain engine on a given pool (the API's for creates, the firing pool for the chain worker). */
   chainEngine(store: Database): ChainEngine;
+  /** The process's one LISTEN connection (compose/listen.ts). */
+  listen: ProcessListen;
 }
 
 export async function buildContext(
@@ -126,14 +129,14 @@ export async function buildContext(
     ),
   );
   const scheduler = createActionScheduler(clock);
-  const outboxes = createCallbackOutbox(queue, clock);
+  const callbackQueues = createCallbackQueue(queue, clock);
   const gateTimers = createGateTimers(queue);
   const countDestination = destinationGuard(config.domainLimits);
   const alertJobs = createAlertJobs(queue);
   const alertWatch = new AlertWatch(db.main, clock);
   const pauseDeps: PauseDeps = {
     scheduler,
-    callbacks: outboxes.actions,
+    callbacks: callbackQueues.actions,
     timers: createPauseTimers(queue),
     gateTimers,
     clock,
@@ -147,7 +150,7 @@ export async function buildContext(
   const actionChanges = new ActionChanges({
     store: db.main,
     scheduler,
-    callbacks: outboxes.actions,
+    callbacks: callbackQueues.actions,
     clock,
     countDestination,
     gates: approvalGates,
@@ -162,6 +165,7 @@ export async function buildContext(
   });
   return {
     ...base,
+    listen: new ProcessListen({ url: db.opened.url, logger, availability: db.availability, shutdown }),
     clock,
     timers: systemTimers,
     waits,
@@ -169,8 +173,8 @@ export async function buildContext(
     tracing,
     queue,
     scheduler,
-    callbacks: outboxes.actions,
-    chainCallbacks: outboxes.chains,
+    callbacks: callbackQueues.actions,
+    chainCallbacks: callbackQueues.chains,
     gateTimers,
     operatorEvents,
     destinationWakes,
@@ -205,7 +209,7 @@ export async function buildContext(
     chainEngine: (store) =>
       new ChainEngine({
         store,
-        callbacks: outboxes.chains,
+        callbacks: callbackQueues.chains,
         scheduler,
         clock,
         allowPrivateDestinations: config.allowPrivateDestinations,

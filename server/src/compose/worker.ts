@@ -1,4 +1,6 @@
+import { StandingGrants } from '../app/grants/apply.js';
 import { pauseAction, resumeAction } from '../app/actions/pause.js';
+import { rescheduleAction, runActionNow } from '../app/actions/reschedule.js';
 import { AlertEvaluation } from '../app/alerts/evaluate.js';
 import { AlertSender } from '../app/alerts/send.js';
 import { GateTimeouts } from '../app/approvals/timers.js';
@@ -79,6 +81,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     publicUrl: ctx.publicUrl,
     events: ctx.operatorEvents,
     replyDomain: config.inbound.domain,
+    grants: new StandingGrants({ callbacks: ctx.callbacks, scheduler, clock, waits }),
   });
   const deliveries = new Deliveries({
     timers,
@@ -131,6 +134,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     },
   });
   shutdown.add('the LISTEN connection', () => notifications.close());
+  ctx.listen.adopt(notifications);
   // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
   await listenForRuleChanges(notifications, ctx.alertWatch);
 
@@ -211,6 +215,11 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
   const bulkQueue = createBulkOperationQueue(queue);
   const { actionChanges, replays, pauseDeps } = ctx;
+  const moveDeps = {
+    scheduler: ctx.scheduler,
+    clock,
+    allowPrivateDestinations: config.allowPrivateDestinations,
+  };
   const bulkRunner = new BulkRunner({
     store: database,
     clock,
@@ -223,6 +232,13 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
         void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),
       resume: async (db, row, input, via) =>
         void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
+      reschedule: async (db, owner, row, offsetMs, via) => {
+        const due = row.next_attempt_at ?? row.scheduled_for;
+        const body = { scheduled_for: new Date(due.getTime() + offsetMs).toISOString() };
+        await rescheduleAction(moveDeps, db, owner, row.id, body, { via });
+      },
+      run: async (db, row, input, via) =>
+        void (await runActionNow(moveDeps, db, row.account_id, row.id, input, { via })),
     },
     handOn: (id) => bulkQueue.enqueue(database.sql, id),
     events: ctx.operatorEvents,

@@ -9,6 +9,7 @@ describe('parseAnswer (the contract’s ResponseInput, for forms and JSON)', () 
       decision: 'confirm',
       comment: 'Looks good',
       snoozeFor: null,
+      grantTtl: null,
       via: 'page',
     });
   });
@@ -19,6 +20,7 @@ describe('parseAnswer (the contract’s ResponseInput, for forms and JSON)', () 
       decision: 'decline',
       comment: null,
       snoozeFor: null,
+      grantTtl: null,
       via: 'page',
     });
     expect(parseAnswer({ decision: 'confirm', via: 'push' })).toMatchObject({ ok: true, via: 'push' });
@@ -66,5 +68,23 @@ describe('parseAnswer (the contract’s ResponseInput, for forms and JSON)', () 
   it('words a bad duration as the contract does', () => {
     const result = parseAnswer({ decision: 'snooze', snooze_for: 'soon' });
     expect(result).toEqual({ ok: false, errors: { snooze_for: [expect.stringContaining('whole number')] } });
+  });
+
+  it("reads a form's typed answer from its values.<name> inputs: an emptied one is null, the last repeat counts", () => {
+    const parsed = parseAnswer({
+      decision: 'confirm',
+      'values.amount': '90',
+      'values.note': '',
+      'values.urgent': ['false', 'true'],
+      grant_ttl: '1h',
+    });
+    expect(parsed).toMatchObject({
+      ok: true,
+      values: { amount: '90', note: null, urgent: 'true' },
+      grantTtl: '1h',
+    });
+    // The grant select is submitted with every button: only a confirm gives it.
+    expect(parseAnswer({ decision: 'decline', grant_ttl: '1h' })).toMatchObject({ grantTtl: null });
+    expect(parseAnswer({ decision: 'confirm', values: { amount: [1] } })).toMatchObject({ ok: false });
   });
 });

@@ -2,12 +2,18 @@ import { ResponseInput } from '@sched/contract';
 import type { z } from 'zod';
 import { issuesToErrors } from './errors.js';
 
+/** The page's form names each typed answer input `values.<name>`. */
+export const FORM_VALUE_PREFIX = 'values.';
+
 export type ParsedAnswer =
   | {
       ok: true;
       decision: z.infer<typeof ResponseInput>['decision'];
       comment: string | null;
       snoozeFor: string | null;
+      /** The typed answer as sent (checked against the gate's fields by the use case). */
+      values: Record<string, unknown> | undefined;
+      grantTtl: string | null;
       /** `push` when a push notification's button answered (the service worker says so); `page` otherwise. */
       via: 'page' | 'push';
     }
@@ -20,10 +26,19 @@ export type ParsedAnswer =
 function normaliseAnswer(body: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const out: Record<string, unknown> = {};
+  const values: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
+    // A form's typed answer comes as `values.<name>` inputs; an emptied input is a value cleared, not left out. A
+    // checkbox sends its hidden "false" and, when ticked, "true": the last one counts.
+    if (name.startsWith(FORM_VALUE_PREFIX)) {
+      const v = Array.isArray(value) ? value[value.length - 1] : value;
+      values[name.slice(FORM_VALUE_PREFIX.length)] = v === '' ? null : v;
+      continue;
+    }
     const v = name === 'comment' && typeof value === 'string' ? value.replace(/\r\n?/g, '\n').trim() : value;
     if (v !== '' && v !== null) out[name] = v;
   }
+  if (Object.keys(values).length > 0) out.values = { ...(out.values as object | undefined), ...values };
   return out;
 }
 
@@ -35,12 +50,15 @@ function normaliseAnswer(body: unknown): unknown {
 export function parseAnswer(body: unknown): ParsedAnswer {
   const parsed = ResponseInput.safeParse(normaliseAnswer(body));
   if (!parsed.success) return { ok: false, errors: issuesToErrors(parsed.error.issues, 'body') };
-  const { decision, comment, snooze_for, via } = parsed.data;
+  const { decision, comment, snooze_for, via, values, grant_ttl } = parsed.data;
   return {
     ok: true,
     decision,
     comment: comment ?? null,
     snoozeFor: decision === 'snooze' ? (snooze_for ?? null) : null,
     via: via ?? 'page',
+    values,
+    // The page's grant select is submitted with every button: it counts only with a confirm.
+    grantTtl: decision === 'confirm' ? (grant_ttl ?? null) : null,
   };
 }

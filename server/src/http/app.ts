@@ -15,11 +15,16 @@ import type { Logger } from 'pino';
 import type { AccountService } from '../app/accounts.js';
 import type { AlertRules } from '../app/alerts/rules.js';
 import { type AuditService, principalActor, withAuditContext } from '../app/audit.js';
+import type { ActionMoves } from '../app/actions/reschedule.js';
+import type { CalendarService } from '../app/calendars/service.js';
 import type { ActionReplays } from '../app/actions/replay.js';
 import type { PauseService } from '../app/actions/pause.js';
 import type { ActionChanges } from '../app/actions/cancel-retry.js';
 import type { ActionQueries } from '../app/actions/queries.js';
 import type { ActionService } from '../app/actions/service.js';
+import type { ActionWaits } from '../app/actions/wait.js';
+import type { GrantService } from '../app/grants/service.js';
+import { grantsHandlers } from './handlers/grants.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
 import type { NotificationChannelService, TeamMemberService } from '../app/directory/chat-and-team.js';
@@ -56,8 +61,10 @@ import { outboxHandlers } from './handlers/outbox.js';
 import type { OutboxService } from '../app/outbox.js';
 import { registerConsoleRoutes } from './console.js';
 import { contactsHandlers } from './handlers/contacts.js';
+import { calendarsHandlers } from './handlers/calendars.js';
 import { templatesHandlers } from './handlers/templates.js';
 import { registerTriggerRoute } from './trigger.js';
+import { registerMcpRoute } from '../mcp/route.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { registerApiReference } from './api-reference.js';
 import { registerServiceIndex } from './service-index.js';
@@ -77,7 +84,13 @@ export interface HttpDeps {
   actions: ActionService;
   actionQueries: ActionQueries;
   actionChanges: ActionChanges;
+  /** Held `GET /v1/actions/{id}/wait` requests. */
+  actionWaits: ActionWaits;
+  /** Standing grants (`/v1/grants`). */
+  grants: GrantService;
   replays: ActionReplays;
+  moves: ActionMoves;
+  calendars: CalendarService;
   bulkOperations: BulkOperations;
   destinations: Destinations;
   alertRules: AlertRules;
@@ -331,6 +344,17 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     production: deps.production === true,
   });
 
+  registerMcpRoute(app, {
+    auth,
+    useCases: {
+      actions: deps.actions,
+      queries: deps.actionQueries,
+      changes: deps.actionChanges,
+      waits: deps.actionWaits,
+      pending: deps.pendingApprovals,
+    },
+  });
+
   await registerTriggerRoute(app, {
     trigger: deps.trigger,
     rateLimiter: deps.rateLimiter,
@@ -342,10 +366,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       healthz: async () => ({ status: 200, body: { status: 'ok', version: SERVER_VERSION } }),
       readyz: async () => {
         const r = await deps.readiness();
-        const body = { version: SERVER_VERSION, checks: r.checks, channels: r.channels };
+        // The channels' states describe a server that can serve: an unavailable one answers its checks only.
         return r.ok
-          ? { status: 200, body: { status: 'ok', ...body } }
-          : { status: 503, body: { status: 'unavailable', ...body } };
+          ? {
+              status: 200,
+              body: { status: 'ok', version: SERVER_VERSION, checks: r.checks, channels: r.channels },
+            }
+          : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
       },
     },
     contacts: contactsHandlers(deps.contacts),
@@ -359,10 +386,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         limiter: deps.rateLimiter,
         factor: deps.rateLimitFactor,
       },
+      deps.moves,
+      deps.actionWaits,
     ),
     chains: chainsHandlers(deps.chains),
     quota: quotaHandlers(deps.quota),
-    schedules: schedulesHandlers(() => new Date()),
+    schedules: schedulesHandlers(() => new Date(), deps.calendars),
+    calendars: calendarsHandlers(deps.calendars),
     channels: channelsHandlers(deps.channels),
     teamMembers: teamMembersHandlers(deps.teamMembers),
     templates: templatesHandlers(deps.templates),
@@ -379,6 +409,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       deps.pendingApprovals,
     ),
     outbox: outboxHandlers(deps.outbox),
+    grants: grantsHandlers(deps.grants),
   });
   // ts-rest installs its own error handler for validation failures; a child scope keeps it from replacing ours,
   // and it hands every other error on to the root handler.

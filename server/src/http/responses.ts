@@ -16,6 +16,7 @@ import { rule } from '../domain/rate-limit/policy.js';
 import { hashResponseToken } from '../domain/approval/response-token.js';
 import { enforceRateLimits } from './auth.js';
 import { parseAnswer } from './answer.js';
+import { grantChoices } from './pages/fields.js';
 import {
   approvalsNeededText,
   PAGE_HEADERS,
@@ -126,6 +127,15 @@ function routes(
           ...(g.progress ? { progress: g.progress } : {}),
           ...(g.quorum ? { quorum: g.quorum } : {}),
           commentPolicy: gate.comment ?? 'optional',
+          fields: gate.fields ?? [],
+          ...(gate.grant
+            ? {
+                grant: {
+                  key: gate.grant.key,
+                  choices: grantChoices(gate.grant.max_ttl, gate.grant.max_ttl_ms),
+                },
+              }
+            : {}),
           ...(suggested === 'confirm' || suggested === 'decline' ? { suggestedDecision: suggested } : {}),
         }),
       );
@@ -138,10 +148,10 @@ function routes(
     try {
       const answer = parseAnswer(request.body);
       if (!answer.ok) throw new ValidationError(answer.errors);
-      const { decision, comment, snoozeFor, via } = answer;
+      const { decision, comment, snoozeFor, via, values, grantTtl } = answer;
       const outcome = await deps.responses.respond(
         request.params.token,
-        { decision, comment, snoozeFor },
+        { decision, comment, snoozeFor, values, grantTtl },
         { channel: via },
       );
       if (wantsJson(request)) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallbackDeliveries } from '../app/deliveries/callbacks.js';
-import type { CallbackOutbox, ChainCallbacks, Clock } from '../app/ports.js';
+import type { CallbackQueue, ChainCallbacks, Clock } from '../app/ports.js';
 import { insertCallback } from '../persistence/callback-deliveries.js';
 import type { Sql } from '../persistence/database.js';
 import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
@@ -11,15 +11,16 @@ type Subject =
   | { kind: 'chain'; id: string; account_id: string; name: string; callback_url: string | null };
 
 /**
- * The callback outbox, for actions and chains alike: the event goes to `callback_deliveries` and its first delivery
+ * The callback queue, for actions and chains alike (written in the caller's transaction: the outbox pattern, not the
+ * store of unsent messages `GET /v1/outbox` lists): the event goes to `callback_deliveries` and its first delivery
  * is queued, in the caller's transaction; the same table, job, signing and retry rules serve both, and only the
  * envelope names its subject. `id` is stable across retries of this delivery: receivers deduplicate by it (it is
  * also sent as webhook-id).
  */
-export function createCallbackOutbox(
+export function createCallbackQueue(
   queue: JobQueue,
   clock: Clock,
-): { actions: CallbackOutbox; chains: ChainCallbacks } {
+): { actions: CallbackQueue; chains: ChainCallbacks } {
   async function enqueue(db: Sql, subject: Subject, event: string, payload: Record<string, unknown>) {
     if (!subject.callback_url) return;
     const id = randomUUID();

@@ -116,7 +116,7 @@ export function fixedStatement<R>(text: string) {
 }
 
 /** Tables listed page by page, newest first (each has `created_at` and `id`). */
-type Listed = 'actions' | 'chains' | 'templates' | 'bulk_operations';
+type Listed = 'actions' | 'chains' | 'templates' | 'bulk_operations' | 'calendars';
 
 /** One page of a filtered list, newest first (ties by id), and the total the filter matches: every list endpoint. */
 export async function newestFirstPage<T extends Listed>(

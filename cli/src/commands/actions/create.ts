@@ -7,6 +7,7 @@ import {
   METHODS,
   ON_CREATE_RULES,
   RETRY_STRATEGIES,
+  windowFlags,
 } from './request.js';
 import { createFromFile } from './create-from-file.js';
 import { createdSummary, printCreated } from './show.js';
@@ -22,7 +23,7 @@ Examples:
   $ sched actions create --url https://example.com/hook --in 1h --header 'Authorization: Bearer x' --json`;
 
 export function configureActionsCreateCommand(actions: Command): void {
-  actions
+  const create = actions
     .command('create')
     .description('schedule an HTTP request (or, with --from-file, up to 1,000 actions in one batch)')
     .option('--url <url>', 'where to send the request (required without --from-file)')
@@ -61,4 +62,5 @@ export function configureActionsCreateCommand(actions: Command): void {
       const body = buildCreateBody(opts, (path) => readFileSync(path === '-' ? 0 : path, 'utf8'));
       printCreated(cmd, await client(cmd).actions.create(body), createdSummary);
     });
+  windowFlags(create);
 }

@@ -6,9 +6,12 @@ import { configureActionsGetCommand } from './get.js';
 import { configureActionsListCommand } from './list.js';
 import { configureActionsReplayCommand } from './replay.js';
 import { configureActionsRetryCommand } from './retry.js';
+import { configureActionsWaitCommand } from './wait.js';
 import { configureActionsWatchCommand } from './watch.js';
 import { configureActionsPauseCommand } from './pause.js';
 import { configureActionsResumeCommand } from './resume.js';
+import { configureActionsRescheduleCommand } from './reschedule.js';
+import { configureActionsRunCommand } from './run.js';
 
 export function configureActionsCommand(program: Command): void {
   const actions = program.command('actions').description('scheduled webhook actions');
@@ -20,6 +23,9 @@ export function configureActionsCommand(program: Command): void {
   configureActionsRetryCommand(actions);
   configureActionsReplayCommand(actions);
   configureActionsWatchCommand(actions);
+  configureActionsWaitCommand(actions);
   configureActionsPauseCommand(actions);
   configureActionsResumeCommand(actions);
+  configureActionsRescheduleCommand(actions);
+  configureActionsRunCommand(actions);
 }

@@ -7,6 +7,8 @@ import {
   type RecurrenceUnit,
   RetryStrategy,
   SCHEDULE_PRESETS,
+  WEEKDAYS,
+  WINDOW_OUTSIDE_POLICIES,
 } from '@sched/contract';
 import type { ActionCreateBody, ActionListQuery } from '@sched/sdk';
 import { UsageError } from '../../runtime.js';
@@ -41,7 +43,18 @@ export interface CreateActionOptions {
   every?: string;
   times?: string;
   until?: string;
+  window?: string;
+  windowDays?: string;
+  windowTimezone?: string;
+  windowCalendar?: string;
+  windowOutside?: string;
 }
+
+/** The `--window*` flags of `actions create` and `schedule preview`. */
+export type WindowOptions = Pick<
+  CreateActionOptions,
+  'window' | 'windowDays' | 'windowTimezone' | 'windowCalendar' | 'windowOutside'
+>;
 
 export const METHODS = HttpMethod.options;
 export const RETRY_STRATEGIES = RetryStrategy.options;
@@ -83,7 +96,63 @@ export function buildCreateBody(
   if (recurrence) body.recurrence = recurrence;
   const dstPolicy = buildDstPolicy(opts);
   if (dstPolicy) body.dst_policy = dstPolicy;
+  const window = buildWindow(opts);
+  if (window) body.delivery_window = window;
   return body;
+}
+
+/**
+ * `--window 09:00-17:00` with `--window-days mon,tue,...`, `--window-timezone`, `--window-calendar holidays:US` and
+ * `--window-outside skip`: the action's delivery window (the server checks the times and the calendar).
+ */
+export function buildWindow(opts: WindowOptions): ActionCreateBody['delivery_window'] {
+  const extras = (['windowDays', 'windowTimezone', 'windowCalendar', 'windowOutside'] as const).filter(
+    (k) => opts[k] !== undefined,
+  );
+  if (opts.window === undefined) {
+    if (extras.length > 0)
+      throw new UsageError(
+        '--window-days, --window-timezone, --window-calendar and --window-outside need --window',
+      );
+    return undefined;
+  }
+  const m = /^(\d{2}:\d{2})-(\d{2}:\d{2})$/.exec(opts.window.trim());
+  if (!m)
+    throw new UsageError(
+      `--window: expected START-END as HH:MM-HH:MM (e.g. 09:00-17:00), got "${opts.window}"`,
+    );
+  const window: NonNullable<ActionCreateBody['delivery_window']> = { start: m[1]!, end: m[2]! };
+  if (opts.windowDays !== undefined)
+    window.days = opts.windowDays
+      .split(',')
+      .map((d) => oneOf('--window-days', d.trim().toLowerCase(), WEEKDAYS));
+  if (opts.windowTimezone !== undefined) window.timezone = opts.windowTimezone;
+  if (opts.windowCalendar !== undefined) window.calendar = opts.windowCalendar;
+  if (opts.windowOutside !== undefined)
+    window.outside = oneOf('--window-outside', opts.windowOutside, WINDOW_OUTSIDE_POLICIES);
+  return window;
+}
+
+/** Registers the `--window*` flags on a command (`actions create`, `schedule preview`). */
+export function windowFlags<T extends { option(flags: string, description?: string): T }>(command: T): T {
+  return command
+    .option(
+      '--window <start-end>',
+      'delivery window, HH:MM-HH:MM wall times (end before start: across midnight)',
+    )
+    .option(
+      '--window-days <days>',
+      'with --window: the days it opens, e.g. mon,tue,wed,thu,fri (default every day)',
+    )
+    .option('--window-timezone <iana>', "with --window: its timezone (default the action's)")
+    .option(
+      '--window-calendar <ref>',
+      'with --window: closed days, a calendar id or holidays:US, holidays:DE-BY',
+    )
+    .option(
+      '--window-outside <policy>',
+      'with --window: defer (default) or skip (a recurrence skips that run)',
+    );
 }
 
 /** `--dst-gap shift_forward|skip|same_offset` and `--dst-fold first|second|both`: the recurrence's DST policy. */

@@ -15,6 +15,10 @@ describe('relativeTime', () => {
     expect(relativeTime('2030-01-02T15:04:05.000Z', now)).toBe('in 1d 3h');
     expect(relativeTime('2030-01-01T11:58:30.000Z', now)).toBe('1m 30s ago');
     expect(relativeTime('2030-01-01T12:00:00.200Z', now)).toBe('now');
+    // The second unit is rounded: a week that began a second ago is still "7d".
+    expect(relativeTime('2030-01-08T11:59:59.000Z', now)).toBe('in 7d');
+    expect(relativeTime('2030-01-02T11:59:40.000Z', now)).toBe('in 1d');
+    expect(relativeTime('2030-01-02T11:29:00.000Z', now)).toBe('in 23h 29m');
   });
 });
 

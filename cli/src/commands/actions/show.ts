@@ -219,20 +219,26 @@ export function relativeTime(iso: string, now: Date): string {
   const diff = Date.parse(iso) - now.getTime();
   let rest = Math.round(Math.abs(diff) / 1000);
   if (rest === 0) return 'now';
+  // Two units at most, the second rounded (not cut): 6d 23h 59m 58s reads "7d", as a person would say it.
+  const largest = RELATIVE_UNITS.findIndex(([size]) => rest >= size);
+  const precision = RELATIVE_UNITS[Math.min(largest + 1, RELATIVE_UNITS.length - 1)]![0];
+  rest = Math.round(rest / precision) * precision;
+  const first = RELATIVE_UNITS.findIndex(([size]) => rest >= size);
   const parts: string[] = [];
-  for (const [size, unit] of [
-    [86_400, 'd'],
-    [3_600, 'h'],
-    [60, 'm'],
-    [1, 's'],
-  ] as const) {
-    if (rest >= size && parts.length < 2) {
-      parts.push(`${Math.floor(rest / size)}${unit}`);
-      rest %= size;
-    } else if (parts.length > 0) break;
+  for (const [size, unit] of RELATIVE_UNITS.slice(first, first + 2)) {
+    const count = Math.floor(rest / size);
+    if (count > 0) parts.push(`${count}${unit}`);
+    rest %= size;
   }
   return diff > 0 ? `in ${parts.join(' ')}` : `${parts.join(' ')} ago`;
 }
+
+const RELATIVE_UNITS = [
+  [86_400, 'd'],
+  [3_600, 'h'],
+  [60, 'm'],
+  [1, 's'],
+] as const;
 
 function indent(text: string): string {
   return text

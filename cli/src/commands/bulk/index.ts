@@ -5,6 +5,8 @@ import { configureBulkListCommand } from './list.js';
 import { configureBulkPauseCommand } from './pause.js';
 import { configureBulkReplayCommand } from './replay.js';
 import { configureBulkResumeCommand } from './resume.js';
+import { configureBulkRescheduleCommand } from './reschedule.js';
+import { configureBulkRunCommand } from './run-now.js';
 import { configureBulkRetryCommand } from './retry.js';
 import { configureBulkStopCommand } from './stop.js';
 
@@ -14,6 +16,7 @@ Examples:
   $ sched bulk retry --status failed --destination-host api.example.com --yes    # run it, with progress
   $ sched bulk cancel --ids 6f1c2a52-7f3e-4a63-9a43-0d5d2b9c1e11,8a2b9c1e-0d5d-4a63-9a43-7f3e6f1c2a52 --yes --note "duplicates"
   $ sched bulk pause --destination-host api.example.com --status scheduled --for 2h --yes
+  $ sched bulk reschedule --status scheduled --destination-host api.example.com --offset 1d --yes
 `;
 
 /** `sched bulk <verb>`: one file per verb (cli/src/commands/bulk/). */
@@ -27,6 +30,8 @@ export function configureBulkCommand(program: Command): void {
   configureBulkReplayCommand(bulk);
   configureBulkPauseCommand(bulk);
   configureBulkResumeCommand(bulk);
+  configureBulkRescheduleCommand(bulk);
+  configureBulkRunCommand(bulk);
   configureBulkListCommand(bulk);
   configureBulkGetCommand(bulk);
   configureBulkStopCommand(bulk);

@@ -13,7 +13,7 @@ export async function runBulk(
   cmd: Command,
   operation: BulkOperationInput['operation'],
   o: BulkFilterOptions & { yes?: boolean; wait?: boolean },
-  extra: Partial<Pick<BulkOperationInput, 'replay' | 'pause' | 'resume'>> = {},
+  extra: Partial<Pick<BulkOperationInput, 'replay' | 'pause' | 'resume' | 'reschedule' | 'run'>> = {},
 ): Promise<void> {
   const sched = client(cmd);
   const body = { operation, ...bulkTarget(o), ...(o.note ? { note: o.note } : {}), ...extra };

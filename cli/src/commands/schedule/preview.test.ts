@@ -37,6 +37,8 @@ describe('sched schedule preview', () => {
           local: '2027-03-14T03:30:00',
           offset: '-04:00',
           dst: 'gap_shifted',
+          window: null,
+          due: null,
         },
       ],
       warnings: ['2027-03-14T02:30 does not exist in America/New_York; shifted to 03:30'],

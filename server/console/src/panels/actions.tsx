@@ -1,3 +1,4 @@
+import { AnswerValues } from './grants.js';
 import {
   ACTION_MODES,
   ACTION_STATES,
@@ -13,7 +14,9 @@ import {
   canReassign,
   canRemind,
   canReplayAction,
+  canRescheduleAction,
   canResumeAction,
+  canRunAction,
   canRetryAction,
 } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
@@ -358,6 +361,8 @@ function ActionDetail({ id }: { id: string }) {
   const loaded = useLoad((c) => c.actions.get(id), [id], { live: true });
   const [pauseFor, setPauseFor] = useState('indefinite');
   const [missed, setMissed] = useState<MissedPolicy>('run_once');
+  const [moveBy, setMoveBy] = useState('1h');
+  const [ignoreWindow, setIgnoreWindow] = useState(false);
   const a = loaded.data;
   if (loaded.error)
     return (
@@ -381,6 +386,7 @@ function ActionDetail({ id }: { id: string }) {
     dedup_keys: a.dedup_keys,
     coordination: a.coordination,
     recurrence: a.recurrence,
+    delivery_window: a.delivery_window,
     gate: a.gate,
   };
   return (
@@ -449,6 +455,50 @@ function ActionDetail({ id }: { id: string }) {
               </label>
             </ConfirmButton>
           )}
+          {canRescheduleAction(a) && (
+            <ConfirmButton
+              label="Reschedule"
+              title={`Reschedule “${a.name}”?`}
+              onConfirm={() => client.actions.reschedule(a.id, { schedule: { wait: moveBy } })}
+              onDone={loaded.reload}
+            >
+              <p>It becomes due after the wait, counted from now; its delivery window applies.</p>
+              <label>
+                Due in{' '}
+                <input
+                  value={moveBy}
+                  size={6}
+                  pattern="\d+[smhdw]"
+                  onInput={(e) => setMoveBy(e.currentTarget.value)}
+                />{' '}
+                (30m, 2h, 1d)
+              </label>
+            </ConfirmButton>
+          )}
+          {canRunAction(a) && (
+            <ConfirmButton
+              label="Run now"
+              title={`Run “${a.name}” now?`}
+              onConfirm={() => client.actions.run(a.id, { ignore_window: ignoreWindow })}
+              onDone={loaded.reload}
+            >
+              <p>
+                It is sent at once
+                {a.delivery_window ? ', or at the next opening of its delivery window' : ''}; a series goes on
+                with its next occurrence after it.
+              </p>
+              {a.delivery_window && (
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={ignoreWindow}
+                    onChange={(e) => setIgnoreWindow(e.currentTarget.checked)}
+                  />{' '}
+                  Send now even if its window is closed
+                </label>
+              )}
+            </ConfirmButton>
+          )}
           {canReplayAction(a) && (
             <ConfirmButton
               label="Replay"
@@ -487,6 +537,15 @@ function ActionDetail({ id }: { id: string }) {
           { label: 'Mode', value: a.mode },
           { label: 'Scheduled for', value: <When at={a.scheduled_for} /> },
           { label: 'Next attempt', value: <When at={a.next_attempt_at} /> },
+          {
+            label: 'Deferred by its window',
+            value: a.deferred_by_window && (
+              <>
+                due <When at={a.deferred_by_window.from} />, moved to <When at={a.deferred_by_window.to} />
+              </>
+            ),
+            show: Boolean(a.deferred_by_window),
+          },
           { label: 'Attempts', value: `${a.attempt_count} of ${a.max_attempts}` },
           { label: 'Last error', value: a.last_error, show: Boolean(a.last_error), error: true },
           {
@@ -541,6 +600,7 @@ function ActionDetail({ id }: { id: string }) {
                   <>
                     <When at={r.responded_at} />
                     {r.response_comment && <q>{r.response_comment}</q>}
+                    <AnswerValues values={r.values} />
                   </>
                 ),
               },

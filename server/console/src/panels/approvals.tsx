@@ -3,6 +3,7 @@ import type { ApprovalSummary, PendingApprovalsQuery, Recipient } from '@sched/s
 import { useState } from 'preact/hooks';
 import { canReassign, canRemind } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
+import { GrantList } from './grants.js';
 import {
   AnySelect,
   ConfirmButton,
@@ -302,6 +303,7 @@ export function ApprovalsPanel({ route }: { route: Route }) {
           />
         </>
       )}
+      <GrantList />
     </>
   );
 }

@@ -27,6 +27,16 @@ function bodyOf(data: FormData): SchedulePreviewBody {
       end_type: 'never',
     };
   }
+  // A delivery window: the runs are shown where they really fire (deferred or skipped).
+  const [start, end] = [text('window_start'), text('window_end')];
+  if (start && end) {
+    body.delivery_window = {
+      start,
+      end,
+      outside: text('window_outside') === 'skip' ? 'skip' : 'defer',
+      ...(text('window_calendar') ? { calendar: text('window_calendar') } : {}),
+    };
+  }
   return body;
 }
 
@@ -108,6 +118,25 @@ export function SchedulePreviewPanel() {
           </select>
         </label>
         <label>
+          Window opens
+          <input name="window_start" type="time" />
+        </label>
+        <label>
+          Window closes
+          <input name="window_end" type="time" />
+        </label>
+        <label>
+          Closed days
+          <input name="window_calendar" placeholder="holidays:US or a calendar id" />
+        </label>
+        <label>
+          Outside the window
+          <select name="window_outside">
+            <option value="defer">defer to the opening</option>
+            <option value="skip">skip (a series)</option>
+          </select>
+        </label>
+        <label>
           Runs to list
           <input name="count" type="number" min={1} max={100} defaultValue="10" />
         </label>
@@ -135,17 +164,19 @@ export function SchedulePreviewPanel() {
                 <th scope="col">Offset</th>
                 <th scope="col">UTC</th>
                 <th scope="col">Daylight saving</th>
+                <th scope="col">Window</th>
               </tr>
             </thead>
             <tbody>
               {result.occurrences.map((o) => (
-                <tr key={`${o.at}-${o.dst ?? ''}`}>
+                <tr key={`${o.at}-${o.dst ?? ''}-${o.window ?? ''}`}>
                   <td>{o.local.replace('T', ' ')}</td>
                   <td>{o.offset}</td>
                   <td>
                     <code>{o.at}</code>
                   </td>
                   <td>{o.dst ? words(o.dst) : '—'}</td>
+                  <td>{o.window ? `${o.window}${o.due ? ` (due ${o.due})` : ''}` : '—'}</td>
                 </tr>
               ))}
             </tbody>

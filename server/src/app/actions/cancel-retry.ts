@@ -11,7 +11,7 @@ import type { Sql } from '../../persistence/database.js';
 import { auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import type { CountDestination } from '../domains/guard.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, ApprovalGates, CallbackOutbox, Clock, Store } from '../ports.js';
+import type { ActionScheduler, ApprovalGates, CallbackQueue, Clock, Store } from '../ports.js';
 import { applyActionEvent } from './transition.js';
 
 /**
@@ -29,7 +29,7 @@ export class ActionChanges {
       /** A declined approval retried asks again (app/approvals/gate.ts). */
       gates: ApprovalGates;
       /** What a state change implies (app/actions/transition.ts). */
-      callbacks: CallbackOutbox;
+      callbacks: CallbackQueue;
     },
   ) {}
 

@@ -118,7 +118,7 @@ export function newActionRow(
     status: 'scheduled',
     timezone: p.timezone,
     scheduled_for: p.at,
-    next_attempt_at: p.at,
+    next_attempt_at: p.dueAt ?? p.at,
     idempotency_key: p.idempotencyKey,
     dedup_keys: p.dedupKeys,
     max_attempts: p.maxAttempts,
@@ -128,7 +128,10 @@ export function newActionRow(
     callback_url: p.callbackUrl,
     coordination: p.coordination,
     recurrence: p.recurrence,
-    recurrence_anchor: p.recurrence ? p.at : null,
+    recurrence_anchor: p.recurrence ? (p.anchor ?? p.at) : null,
+    recurrence_index: p.recurrenceIndex ?? 0,
+    delivery_window: p.window ?? null,
+    window_state: p.windowState ?? null,
     gate: ctx.gate?.stored ?? null,
     chain_id: origin.kind === 'chain_step' ? origin.chainId : null,
     chain_step_index: origin.kind === 'chain_step' ? origin.stepIndex : null,
@@ -209,7 +212,7 @@ export async function writeNewAction(
     await insertRecipients(db, row.id, 'recipient', gate.recipients, now);
     await insertAttachments(db, row.id, p.gate.attachments);
   }
-  await deps.scheduler.schedule(db, row.id, p.at);
+  await deps.scheduler.schedule(db, row.id, p.dueAt ?? p.at);
   return row;
 }
 

@@ -14,9 +14,10 @@ import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackOutbox, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
+import type { ActionScheduler, CallbackQueue, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
+import { placeRowAttempt } from './window.js';
 
 /**
  * Pause and resume (docs/operations.md). A paused action sends nothing: the delivery claim takes only `scheduled` and
@@ -34,7 +35,7 @@ export interface ResumeInput {
 
 export interface PauseDeps {
   scheduler: ActionScheduler;
-  callbacks: CallbackOutbox;
+  callbacks: CallbackQueue;
   timers: PauseTimers;
   /** Gate timers set again when a paused gate's clock runs again (jobs/gate-timers.ts). */
   gateTimers: GateTimers;
@@ -207,7 +208,13 @@ async function resumeRow(
       outcome = 'its moment passed while paused; expired';
     }
   }
-  if (dueAt) changes.next_attempt_at = dueAt;
+  if (dueAt) {
+    // What resume makes due fires inside the action's delivery window.
+    const placed = await placeRowAttempt(tx, row, dueAt);
+    dueAt = placed.at;
+    Object.assign(changes, placed.changes);
+    changes.next_attempt_at = dueAt;
+  }
 
   const status = assertTransition(row.status, event);
   const updated = await updateAction(tx, row.id, { ...changes, status });

@@ -10,7 +10,13 @@ import type {
   StoredCoordination,
   StoredRecurrence,
   StoredRequest,
+  StoredWindow,
+  StoredWindowState,
 } from '../../persistence/entities/stored.js';
+import { BUILT_IN_BOOK, type CalendarBook } from '../calendars/book.js';
+import { placeFirstRun } from './first-run.js';
+import { closedDaysOf, prepareWindow, storedWindow } from './window.js';
+import { quietEnd } from '../../domain/window/quiet.js';
 
 /** A create request with legacy names folded in, validated and resolved: everything the insert needs. */
 export interface PreparedAction {
@@ -29,6 +35,13 @@ export interface PreparedAction {
   coordination: StoredCoordination | null;
   recurrence: StoredRecurrence | null;
   gate: PreparedGate | null;
+  /** Its delivery window, and where the window placed the first attempt (absent: at `at`). */
+  window?: StoredWindow | null;
+  dueAt?: Date;
+  /** A series whose first occurrences the window skipped starts at this one (`at` is its time, `anchor` the series'). */
+  recurrenceIndex?: number;
+  anchor?: Date;
+  windowState?: StoredWindowState | null;
 }
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; errors: Record<string, string[]> };
@@ -47,7 +60,7 @@ export function currentMode(mode: ActionMode | keyof typeof LEGACY_ACTION_MODES)
  */
 export function prepareAction(
   body: ActionCreateParsed,
-  ctx: { plan: Plan; now: Date; allowPrivateDestinations: boolean },
+  ctx: { plan: Plan; now: Date; allowPrivateDestinations: boolean; calendars?: CalendarBook },
 ): Prepared {
   const errors: Record<string, string[]> = {};
   const fail = (field: string, message: string) => {
@@ -145,15 +158,66 @@ export function prepareAction(
     }
   }
 
+  const book = ctx.calendars ?? BUILT_IN_BOOK;
+  const window = body.delivery_window
+    ? prepareWindow(body.delivery_window, timezone, book, 'delivery_window', fail)
+    : null;
+  if (body.gate?.quiet_hours) {
+    const quietHours = prepareWindow(body.gate.quiet_hours, timezone, book, 'gate.quiet_hours', fail);
+    if (gate && quietHours) gate.quiet_hours = quietHours;
+  }
+
   if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const stored = window ? storedWindow(window) : null;
+  const first = stored
+    ? placeFirstRun({
+        window: stored,
+        closed: book,
+        at,
+        recurrence: recurrence ? { ...recurrence, timezone, policy: body.dst_policy } : null,
+      })
+    : null;
+  if (first && !first.ok) return { ok: false, errors: { delivery_window: [first.message] } };
+  let due = first?.ok ? first.at : at;
+  let state = first?.ok ? first.state : null;
+  // An approval's first message waits for the end of its quiet hours (its timeout counts from that send).
+  const quiet = gate?.quiet_hours;
+  if (quiet) {
+    const end = quietEnd(quiet, due, closedDaysOf(quiet, book));
+    if (end.getTime() !== due.getTime()) {
+      state = {
+        deferred: { from: state?.deferred?.from ?? due.toISOString(), to: end.toISOString() },
+        skipped: state?.skipped ?? [],
+      };
+      due = end;
+    }
+  }
+  if (due.getTime() - ctx.now.getTime() > limits.horizonDays * 86_400_000)
+    return {
+      ok: false,
+      errors: {
+        [stored ? 'delivery_window' : 'gate.quiet_hours']: [
+          `its first send, ${due.toISOString()}, is beyond the ${limits.horizonDays}-day schedule horizon of the ${ctx.plan} plan`,
+        ],
+      },
+    };
   return {
     ok: true,
     action: {
+      ...(stored || due.getTime() !== at.getTime()
+        ? {
+            window: stored,
+            dueAt: due,
+            anchor: at,
+            recurrenceIndex: first?.ok ? first.index : 0,
+            windowState: state,
+          }
+        : {}),
       mode,
       name: body.name ?? defaultName(mode, request),
       description: body.description ?? null,
       timezone,
-      at,
+      at: first?.ok ? first.nominal : at,
       idempotencyKey: body.idempotency_key ?? null,
       callbackUrl: body.callback_url ?? null,
       request,

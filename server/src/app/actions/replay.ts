@@ -1,3 +1,4 @@
+import { calendarsNamedBy } from '../calendars/book.js';
 import type { Action, ActionCreateParsed, ReplayBody } from '@sched/contract';
 import type { Plan } from '../../domain/quota/plans.js';
 import { isTerminal } from '../../domain/action/states.js';
@@ -68,6 +69,7 @@ export function replayDefinition(
     ...(row.dedup_keys.length > 0 ? { dedup_keys: row.dedup_keys } : {}),
     ...(row.coordination ? { coordination: row.coordination } : {}),
     ...(row.recurrence ? { recurrence: row.recurrence } : {}),
+    ...(row.delivery_window ? { delivery_window: row.delivery_window } : {}),
     ...(g
       ? {
           gate: {
@@ -128,10 +130,12 @@ export class ActionReplays {
       throw ValidationError.field('request', 'the original action has no request to change');
     const recipients = row.mode === 'approval' ? await recipientsOf(db, row.id) : [];
     const now = this.p.clock();
-    const prepared = prepareAction(replayDefinition(row, recipients, overrides, now), {
+    const definition = replayDefinition(row, recipients, overrides, now);
+    const prepared = prepareAction(definition, {
       plan: owner.plan,
       now,
       allowPrivateDestinations: this.p.allowPrivateDestinations,
+      calendars: await calendarsNamedBy(db, owner.accountId, [definition]),
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     await checkCallbackHost(this.p.countDestination, db, owner.accountId, prepared.action.callbackUrl, now, {

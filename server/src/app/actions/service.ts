@@ -1,17 +1,10 @@
+import { calendarsNamedBy } from '../calendars/book.js';
 import type { Action, ActionCreateParsed } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
-import { decideOnCreate, SKIP_REASON } from '../../domain/coordination/dedup.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { countedNames } from '../../domain/domains/rules.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
-import {
-  type ActionRow,
-  actionsSharingKeys,
-  findAction,
-  findByIdempotencyKey,
-  lockName,
-} from '../../persistence/actions.js';
-import type { Sql } from '../../persistence/database.js';
+import { type ActionRow, lockName } from '../../persistence/actions.js';
 import { periodKey } from '../../persistence/usage-counters.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
 import { type CountDestination, checkCallbackHost, isUncountedDestination } from '../domains/guard.js';
@@ -28,13 +21,10 @@ import {
   writeNewAction,
 } from './create.js';
 import { insertNewActions, writeNewActions } from './create-batch.js';
+import { type CreateResult, skipOrReplace } from './dedup.js';
 import { type PreparedAction, prepareAction } from './prepare.js';
 import type { ActionQueries } from './queries.js';
 import { actionView } from './view.js';
-
-export type CreateResult =
-  | { kind: 'created'; action: Action }
-  | { kind: 'skipped'; action: Action; reason: string };
 
 /**
  * Creating actions through the API: one (`POST /v1/actions`, also behind template triggers) or a batch
@@ -89,20 +79,15 @@ export class ActionService {
       plan: principal.plan,
       now,
       allowPrivateDestinations: this.options.allowPrivateDestinations,
+      calendars: await calendarsNamedBy(this.store.sql, principal.accountId, [body]),
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
     const accountId = principal.accountId;
     const owner = { accountId, plan: principal.plan };
-    // Read before the transaction: the directory lookups need no lock, and a bad gate is a 422 before any key is.
-    const gate = await resolveActionGate(this.store.sql, owner, p, now, this.options.gates);
-
+    const gate = await this.beforeTransaction(principal, p, now);
     // A public trigger acts as the owner but counts apart, so it cannot spend the owner's own threshold.
     const source = sendSourceOf(principal);
-    await checkCallbackHost(this.options.countDestination, this.store.sql, accountId, p.callbackUrl, now, {
-      field: 'callback_url',
-      source,
-    });
     const guard = p.request ? this.options.countDestination : undefined;
     const work = {
       locksKeys: p.idempotencyKey !== null || p.dedupKeys.length > 0,
@@ -132,7 +117,7 @@ export class ActionService {
       if (p.idempotencyKey) await lockName(db, accountId, 'idempotency', p.idempotencyKey);
       for (const key of [...p.dedupKeys].sort()) await lockName(db, accountId, 'dedup', key);
 
-      const skipped = await this.skipOrReplace(db, accountId, p, now);
+      const skipped = await skipOrReplace(db, accountId, p, now, this.options);
       if (skipped) return skipped;
 
       const row = await writeNewAction(
@@ -165,48 +150,24 @@ export class ActionService {
   }
 
   /**
-   * The idempotency and dedup decisions of a create whose keys the caller has locked: the skip it answers instead of
-   * creating, or null after cancelling what a `replace` rule displaces.
+   * What a create reads before its transaction, the directory lookups and host checks that need no lock, so a bad
+   * gate or callback host is a 422 before any key is locked: the gate resolved, and the callback's host checked.
    */
-  private async skipOrReplace(
-    db: Sql,
-    accountId: string,
-    p: PreparedAction,
-    now: Date,
-  ): Promise<CreateResult | null> {
-    if (p.idempotencyKey) {
-      const existing = await findByIdempotencyKey(db, accountId, p.idempotencyKey, { liveOnly: true });
-      if (existing)
-        return {
-          kind: 'skipped',
-          action: await this.options.queries.view(db, existing),
-          reason: 'idempotency_key_exists',
-        };
-    }
-    if (p.dedupKeys.length > 0 && p.coordination?.on_create) {
-      const sharing = await actionsSharingKeys(db, accountId, p.dedupKeys, { liveOnly: true });
-      const decision = decideOnCreate(
-        p.coordination.on_create,
-        sharing.map((s) => ({ id: s.id, status: s.status, createdAt: s.created_at })),
-      );
-      if (decision.kind === 'skip') {
-        const existing = (await findAction(db, accountId, decision.existingId))!;
-        return {
-          kind: 'skipped',
-          action: await this.options.queries.view(db, existing),
-          reason: SKIP_REASON,
-        };
-      }
-      if (decision.kind === 'replace') {
-        for (const id of decision.cancelIds)
-          await this.options.changes.cancelRow(
-            db,
-            (await findAction(db, accountId, id, { forUpdate: true }))!,
-            now,
-          );
-      }
-    }
-    return null;
+  private async beforeTransaction(principal: Principal, p: PreparedAction, now: Date) {
+    const owner = { accountId: principal.accountId, plan: principal.plan };
+    const gate = await resolveActionGate(this.store.sql, owner, p, now, this.options.gates);
+    await checkCallbackHost(
+      this.options.countDestination,
+      this.store.sql,
+      owner.accountId,
+      p.callbackUrl,
+      now,
+      {
+        field: 'callback_url',
+        source: sendSourceOf(principal),
+      },
+    );
+    return gate;
   }
 
   /**
@@ -230,11 +191,13 @@ export class ActionService {
       for (const [path, messages] of Object.entries(found)) errors[`actions.${i}.${path}`] = messages;
     };
     const prepared: PreparedAction[] = [];
+    const calendars = await calendarsNamedBy(this.store.sql, accountId, bodies);
     bodies.forEach((body, i) => {
       const r = prepareAction(body, {
         plan: principal.plan,
         now,
         allowPrivateDestinations: this.options.allowPrivateDestinations,
+        calendars,
       });
       if (r.ok) prepared.push(r.action);
       else underItem(i, r.errors);
@@ -243,18 +206,7 @@ export class ActionService {
     const gates: (ResolvedGate | null)[] = [];
     for (const [i, p] of prepared.entries()) {
       try {
-        await checkCallbackHost(
-          this.options.countDestination,
-          this.store.sql,
-          accountId,
-          p.callbackUrl,
-          now,
-          {
-            field: 'callback_url',
-            source: sendSourceOf(principal),
-          },
-        );
-        gates.push(await resolveActionGate(this.store.sql, owner, p, now, this.options.gates));
+        gates.push(await this.beforeTransaction(principal, p, now));
       } catch (e) {
         if (!(e instanceof ValidationError)) throw e;
         underItem(i, e.errors);
@@ -288,7 +240,7 @@ export class ActionService {
           plain.push({ index: i, action: p, field: `actions.${i}` });
           continue;
         }
-        const skipped = await this.skipOrReplace(db, accountId, p, now);
+        const skipped = await skipOrReplace(db, accountId, p, now, this.options);
         if (skipped) {
           out[i] = skipped;
           continue;

@@ -4,11 +4,11 @@ import { type ActionChanges, type ActionRow, updateAction } from '../../persiste
 import { type GateActionFields, updateGate } from '../../persistence/approvals/gates.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
-import type { ActionScheduler, CallbackOutbox, OperatorEvents } from '../ports.js';
+import type { ActionScheduler, CallbackQueue, OperatorEvents } from '../ports.js';
 
 /** What the change of one event needs: where its callback, alert and next attempt go. */
 export interface TransitionDeps {
-  callbacks: CallbackOutbox;
+  callbacks: CallbackQueue;
   scheduler: ActionScheduler;
   operatorEvents?: OperatorEvents | undefined;
 }

@@ -146,6 +146,14 @@ export function actionView(
       r.pause && r.status === 'paused'
         ? { paused_at: r.pause.paused_at, until: r.pause.until, note: r.pause.note }
         : null,
+    delivery_window: r.delivery_window,
+    // Shown while the deferred attempt is pending; a later placement replaces it.
+    deferred_by_window:
+      r.window_state?.deferred &&
+      (r.status === 'scheduled' || r.status === 'resolved' || r.status === 'paused')
+        ? r.window_state.deferred
+        : null,
+    skipped_by_window: r.window_state?.skipped ?? [],
     last_executed_at: r.last_executed_at?.toISOString() ?? null,
     request: shownRequest(r.request, credentials),
     callback_url: r.callback_url === null ? null : shownUrl(r.callback_url, credentials),
@@ -180,6 +188,7 @@ export function actionView(
                 after_hours: r.gate.escalation.after_hours,
               }
             : null,
+          quiet_hours: r.gate.quiet_hours ?? null,
           attachments: details.attachments.map((a) => ({
             id: a.id,
             name: a.name,
@@ -191,6 +200,9 @@ export function actionView(
           expires_at: r.gate.expires_at,
           escalated_at: r.gate.escalated_at,
           post_approval_action_id: r.gate.post_approval_action_id,
+          fields: r.gate.fields ?? [],
+          grant: r.gate.grant ? { key: r.gate.grant.key, max_ttl: r.gate.grant.max_ttl } : null,
+          granted_by: r.gate.granted_by ?? null,
         }
       : null,
     delivery_attempts: attempts.rows.map(attemptView),
@@ -270,6 +282,7 @@ export function recipientView(x: Recipient, credentials: boolean): RecipientView
     role: x.role,
     channels: [...new Set(x.targets.map((t) => t.channel))],
     reassigned_from: x.reassigned_from,
+    values: x.values ?? null,
   };
 }
 

@@ -76,10 +76,13 @@ async function resolveGate(db: Sql, accountId: string, plan: Plan, g: PreparedGa
       timeout_ms: g.timeoutMs,
       on_timeout: g.on_timeout,
       escalation,
+      ...(g.quiet_hours ? { quiet_hours: g.quiet_hours } : {}),
       sent_at: null,
       expires_at: null,
       escalated_at: null,
       post_approval_action_id: null,
+      fields: g.fields,
+      grant: g.grant,
     },
   };
 }

@@ -1,3 +1,6 @@
+import type { FieldValue } from '@sched/contract';
+import { fillValues } from '../../domain/approval/fields.js';
+import { recordStepResponse } from '../../persistence/chains.js';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
 import { type ActionRow, updateAction } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
@@ -7,6 +10,7 @@ import type { Sql } from '../../persistence/database.js';
 import { writeNewAction } from '../actions/create.js';
 import type { PreparedAction } from '../actions/prepare.js';
 import { seriesOf } from '../actions/series.js';
+import { placeRowRun } from '../actions/window.js';
 import type { ActionScheduler, Clock } from '../ports.js';
 import type { Waits } from '../waits.js';
 
@@ -25,16 +29,22 @@ export async function grantGate(
   row: ActionRow,
   event: Extract<ActionEvent, 'confirm' | 'timeout_approve'>,
   deps: { scheduler: ActionScheduler; clock: Clock; waits: Waits },
+  answer: { values?: Record<string, FieldValue> | null } = {},
 ): Promise<{ status: ActionState; postApprovalActionId: string | null }> {
   const executed = assertTransition(row.status, event);
   const now = deps.clock();
+  const values = answer.values ?? {};
+  // A gated chain step's typed answer is its response: `{{steps.N.response.values.<name>}}`. A gate that asks
+  // for no values keeps the response it always had (none).
+  if (row.chain_id && row.gate?.fields?.length)
+    await recordStepResponse(tx, row.id, JSON.stringify({ values }));
   let childId: string | null = null;
   if (row.request) {
     const child = await writeNewAction(
       tx,
       {
         owner: { accountId: row.account_id },
-        action: postApprovalRequest(row, now),
+        action: postApprovalRequest(row, now, values),
         gate: null,
         origin: { kind: 'post_approval', approvalId: row.id },
         now,
@@ -46,7 +56,14 @@ export async function grantGate(
     childId = child.id;
   }
   const completed = row.recurrence_count + 1;
-  const next = row.recurrence ? seriesOf(row, deps.waits).nextAfterCurrent(completed, now) : null;
+  // The next round of a recurring approval is placed in its delivery window, as a webhook's next occurrence is.
+  const series = row.recurrence ? seriesOf(row, deps.waits) : null;
+  const placed = series
+    ? await placeRowRun(tx, row, series.nextAfterCurrent(completed, now), (run) =>
+        series.runAfter(run.at, completed),
+      )
+    : null;
+  const next = placed?.run ?? null;
   if (!next) {
     await updateGate(
       tx,
@@ -63,8 +80,9 @@ export async function grantGate(
   }
   const to = assertTransition(row.status, 'recur');
   await reopenGate(tx, row, now, childId);
-  const dueAt = new Date(Math.max(next.at.getTime(), now.getTime()));
+  const dueAt = new Date(Math.max(placed!.at.getTime(), now.getTime()));
   await updateAction(tx, row.id, {
+    ...placed!.changes,
     status: to,
     scheduled_for: next.at,
     next_attempt_at: dueAt,
@@ -82,7 +100,7 @@ export async function grantGate(
 }
 
 /** The request of an approval, as the webhook action that runs it after the approval, due now. */
-function postApprovalRequest(row: ActionRow, now: Date): PreparedAction {
+function postApprovalRequest(row: ActionRow, now: Date, values: Record<string, FieldValue>): PreparedAction {
   return {
     mode: 'webhook',
     name: `${row.name} (after approval)`.slice(0, 255),
@@ -91,7 +109,10 @@ function postApprovalRequest(row: ActionRow, now: Date): PreparedAction {
     at: now,
     idempotencyKey: null,
     callbackUrl: row.callback_url,
-    request: row.request,
+    request:
+      row.request && row.request.body !== undefined && (row.gate?.fields ?? []).length > 0
+        ? { ...row.request, body: fillValues(row.request.body, values) }
+        : row.request,
     maxAttempts: row.max_attempts,
     retryStrategy: row.retry_strategy,
     webhookSecret: row.webhook_secret,

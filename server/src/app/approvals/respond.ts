@@ -1,6 +1,8 @@
+import { quietHoldUntil } from './quiet.js';
 import {
   type AnswerChannel,
   CONFIRMATION_MODE,
+  type FieldValue,
   RECIPIENT_ROLE,
   RECIPIENT_STATUS,
   REMINDER_EVENT,
@@ -30,8 +32,10 @@ import { commentRefusal } from '../../domain/approval/comment-policy.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackOutbox, Clock, Store, Tracing } from '../ports.js';
+import type { ActionScheduler, CallbackQueue, Clock, Store, Tracing } from '../ports.js';
 import type { Waits } from '../waits.js';
+import { answerValues } from '../../domain/approval/fields.js';
+import { giveGrant, grantTtlMs } from '../grants/give.js';
 import { applyActionEvent } from '../actions/transition.js';
 import { grantGate } from './outcomes.js';
 
@@ -60,6 +64,17 @@ export interface ResponseOutcome {
 
 const DEFAULT_SNOOZE = '1h';
 
+/** An answer through a link: the decision, and what may come with it. */
+export interface AnswerInput {
+  decision: ResponseDecision;
+  comment?: string | null;
+  snoozeFor?: string | null;
+  /** The typed answer as sent (`gate.fields`), checked here. */
+  values?: Record<string, unknown> | undefined;
+  /** A confirm's standing grant (`gate.grant`): how long the same key is allowed. */
+  grantTtl?: string | null;
+}
+
 /**
  * Where an answer came from, for the timeline, the audit log and the console: the page by default; a Slack click
  * names the member, a reply the address it came from.
@@ -76,8 +91,6 @@ export interface TokenOwner {
   action_id: string;
 }
 
-type AnswerInput = { decision: ResponseDecision; comment?: string | null; snoozeFor?: string | null };
-
 /**
  * Answers through login-free links. Reading a link never changes anything (mail scanners open
  * links); answering is a POST. A link stops working once the gate times out, the action is finished, or its
@@ -88,7 +101,7 @@ export class ResponseService {
     private readonly deps: {
       db: Store;
       scheduler: ActionScheduler;
-      callbacks: CallbackOutbox;
+      callbacks: CallbackQueue;
       clock: Clock;
       waits: Waits;
       /** A span per answer recorded (OpenTelemetry when configured). */
@@ -168,6 +181,10 @@ export class ResponseService {
       if (isRequester(action.gate!, recipient)) throw new RequesterError(action.name);
       const missing = commentRefusal(action.gate!.comment ?? 'optional', input.decision, input.comment);
       if (missing) throw new ValidationError({ comment: [missing] });
+      const answered = answerValues(action.gate!.fields ?? [], input.values, input.decision);
+      if (!answered.ok) throw new ValidationError(answered.errors);
+      const values = answered.values;
+      const grantMs = input.grantTtl ? grantTtlMs(action.gate!, input.grantTtl) : null;
       if (action.status === 'executing')
         throw new ConflictError('the request is being sent right now; answer again in a moment');
       const gate = action.gate!;
@@ -189,10 +206,20 @@ export class ResponseService {
         const expiresAt = gate.expires_at ? new Date(gate.expires_at).getTime() : Number.POSITIVE_INFINITY;
         // The reminder comes before the gate times out, or it would never be seen.
         snoozedUntil = new Date(Math.min(now.getTime() + this.deps.waits.wait(ms), expiresAt - 1000));
-        await this.answer(tx, action, recipient, input.decision, now, comment, via, [
-          `until ${snoozedUntil.toISOString()}`,
+        // The re-send after a snooze waits for the end of quiet hours (the timeout keeps running meanwhile).
+        const quietUntil = await quietHoldUntil(tx, action.account_id, gate, snoozedUntil, 'reminder');
+        if (quietUntil && quietUntil.getTime() < expiresAt) snoozedUntil = quietUntil;
+        await this.answer(
+          tx,
+          action,
+          recipient,
+          input.decision,
+          now,
           comment,
-        ]);
+          via,
+          [`until ${snoozedUntil.toISOString()}`, comment],
+          null,
+        );
         status = await applyActionEvent(
           tx,
           action,
@@ -201,13 +228,16 @@ export class ResponseService {
           this.deps,
         );
       } else {
-        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment]);
+        await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment], values);
         const decision = gateDecision(gate, await recipientsOf(tx, action.id), {
           kind: 'answer',
           decision: input.decision,
           role: recipient.role,
         });
-        ({ status, approvalsNeeded } = await this.decide(tx, action, recipient, decision, now));
+        ({ status, approvalsNeeded } = await this.decide(tx, action, recipient, decision, now, values));
+        // The approver's standing grant counts with the confirm that approved the gate, not one that waits for others.
+        if (grantMs !== null && decision.kind === 'granted')
+          await giveGrant(tx, { action, recipient, ttlMs: grantMs, now, waits: this.deps.waits });
       }
       await this.deps.callbacks.enqueue(tx, action, 'reminder.responded', {
         status,
@@ -216,6 +246,7 @@ export class ResponseService {
         respondent: recipient.address,
         recipient_id: recipient.id,
         comment,
+        values,
         ...(snoozedUntil ? { snoozed_until: snoozedUntil.toISOString() } : {}),
       });
       return {
@@ -238,12 +269,13 @@ export class ResponseService {
     recipient: Recipient,
     decision: GateDecision,
     now: Date,
+    values: Record<string, FieldValue> | null,
   ): Promise<{ status: ActionState; approvalsNeeded: number | null }> {
     if (decision.kind === 'waiting')
       return { status: action.status, approvalsNeeded: decision.approvalsNeeded };
     if (decision.kind === 'granted')
       return {
-        status: (await grantGate(tx, action, decision.event, this.deps)).status,
+        status: (await grantGate(tx, action, decision.event, this.deps, { values })).status,
         approvalsNeeded: null,
       };
     if (decision.kind === 'timed_out') throw new Error('an answer never times a gate out');
@@ -266,9 +298,10 @@ export class ResponseService {
     comment: string | null,
     via: AnswerVia,
     notes: (string | null)[],
+    values: Record<string, FieldValue> | null,
   ) {
     const status = STATUS_AFTER_DECISION[decision];
-    await recordAnswer(tx, r.id, { status, at: now, comment });
+    await recordAnswer(tx, r.id, { status, at: now, comment, values });
     const note = notes.filter(Boolean).join('; ') || null;
     await addToTimeline(tx, action.id, [
       { type: REMINDER_EVENT[status], actor: r.address, notes: note, channel: via.channel },

@@ -16,7 +16,7 @@ import {
   logNotifications,
   type NewNotification,
   wasNotified,
-} from '../../persistence/approvals/notifications.js';
+} from '../../persistence/approvals/message-log.js';
 import {
   findRecipient,
   insertRecipients,
@@ -25,6 +25,7 @@ import {
   wakeSnoozed,
 } from '../../persistence/approvals/recipients.js';
 import { addToTimeline } from '../../persistence/timeline.js';
+import { quietHoldUntil } from './quiet.js';
 import { recordAudit } from '../audit.js';
 import { mintResponseTokens } from '../../persistence/approvals/response-tokens.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
@@ -39,6 +40,7 @@ import type {
   OperatorEvents,
   Store,
 } from '../ports.js';
+import type { StandingGrants } from '../grants/apply.js';
 import type { Waits } from '../waits.js';
 
 export interface ApprovalRoundsDeps {
@@ -54,6 +56,8 @@ export interface ApprovalRoundsDeps {
   events?: OperatorEvents;
   /** Approve by replying: the domain of `reply+<token>@…` addresses; absent: approval emails carry none. */
   replyDomain?: string | null;
+  /** Standing grants (app/grants/apply.ts): a first request whose key is granted is confirmed without a message. */
+  grants?: Pick<StandingGrants, 'confirmByGrant'>;
 }
 
 /** States in which a gate still waits for answers (a snoozed one is `scheduled` or `resolved` until its reminder). */
@@ -77,6 +81,9 @@ export class ApprovalRounds implements GateRounds {
       ? new Date(now.getTime() + this.deps.waits.wait(gate.timeout_ms))
       : new Date(gate.expires_at!);
     const kind = first ? 'request' : 'reminder';
+    const { grants } = this.deps;
+    if (first && gate.grant && grants && (await store.transaction((tx) => grants.confirmByGrant(tx, row))))
+      return;
     const all = await recipientsOf(store.sql, row.id);
     const due = all.filter(
       (r) =>
@@ -138,6 +145,12 @@ export class ApprovalRounds implements GateRounds {
       // Set before a pause's resume: the clock was moved on, and resume set the timer again (app/actions/pause.ts).
       if ((timer.resumes ?? 0) !== (gate.resumes ?? 0)) return null;
       if (!WAITING.includes(row.status)) return null;
+      // Quiet hours hold the escalation (unless they let escalations through): the timer is set for their end.
+      const hold = await quietHoldUntil(tx, row.account_id, gate, now, 'escalation');
+      if (hold) {
+        await this.deps.timers.set(tx, timer, hold);
+        return null;
+      }
       const recipients = await recipientsOf(tx, row.id);
       // "Without a response": any answer, a snooze included, means someone is on it (a reassignment is not one).
       if (recipients.some((r) => isOnGate(r) && r.status !== RECIPIENT_STATUS.pending)) return null;
@@ -178,6 +191,12 @@ export class ApprovalRounds implements GateRounds {
         if (!gate.reminders || timer.round !== gate.sent_at) return null;
         if ((timer.resumes ?? 0) !== (gate.resumes ?? 0)) return null;
         if ((gate.reminders_sent ?? 0) >= gate.reminders.max) return null;
+        // A scheduled reminder waits for the end of quiet hours; one asked for by a person goes now.
+        const hold = await quietHoldUntil(tx, row.account_id, gate, now, 'reminder');
+        if (hold) {
+          await this.deps.timers.set(tx, timer, hold);
+          return null;
+        }
       }
       const pending = (await recipientsOf(tx, row.id)).filter((r) => r.status === RECIPIENT_STATUS.pending);
       if (pending.length === 0) return null;
@@ -241,6 +260,11 @@ export class ApprovalRounds implements GateRounds {
       if (!recipient || recipient.action_id !== row.id || recipient.status !== RECIPIENT_STATUS.pending)
         return null;
       if (await wasNotified(tx, recipient.id)) return null;
+      const hold = await quietHoldUntil(tx, row.account_id, gate, now, 'request');
+      if (hold) {
+        await this.deps.timers.set(tx, timer, hold);
+        return null;
+      }
       await addToTimeline(tx, row.id, [
         {
           type: REMINDER_EVENT.sent,

@@ -7,7 +7,7 @@ import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { addToTimeline } from '../../persistence/timeline.js';
 import type {
   ActionScheduler,
-  CallbackOutbox,
+  CallbackQueue,
   Clock,
   GateTimer,
   GateTimers,
@@ -22,7 +22,7 @@ export interface GateTimeoutsDeps {
   store: Store;
   timers: GateTimers;
   scheduler: ActionScheduler;
-  callbacks: CallbackOutbox;
+  callbacks: CallbackQueue;
   clock: Clock;
   /** Places a recurring approval's next occurrence (SCHED_TIME_SCALE). */
   waits: Waits;

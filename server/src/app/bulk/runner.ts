@@ -1,4 +1,4 @@
-import { type BulkItemOutcome, REMINDER_EVENT, type ReplayBody } from '@sched/contract';
+import { type BulkItemOutcome, REMINDER_EVENT, type ReplayBody, type RunNowBody } from '@sched/contract';
 import { isBulkEligible } from '../../domain/action/bulk.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import { lockActions } from '../../persistence/actions.js';
@@ -38,6 +38,15 @@ export interface BulkActionOps {
   /** `via` names the operation on the timeline (the pause use case writes its own event). */
   pause(db: Sql, row: ActionRow, input: PauseInput, via: string): Promise<void>;
   resume(db: Sql, row: ActionRow, input: ResumeInput, via: string): Promise<void>;
+  /** Moves a pending action by `offsetMs` (the reschedule use case audits it, naming the operation). */
+  reschedule(
+    db: Sql,
+    owner: { accountId: string; plan: Plan },
+    row: ActionRow,
+    offsetMs: number,
+    via: string,
+  ): Promise<void>;
+  run(db: Sql, row: ActionRow, input: RunNowBody, via: string): Promise<void>;
 }
 
 /** The timeline event a bulk change writes; pause and resume write theirs themselves. */
@@ -107,7 +116,10 @@ export class BulkRunner {
       await releaseBulkLease(this.p.store.sql, op.id);
       return 'stopping';
     }
-    const plan = op.operation === 'replay' ? await planOf(this.p.store.sql, op.account_id) : null;
+    const plan =
+      op.operation === 'replay' || op.operation === 'reschedule'
+        ? await planOf(this.p.store.sql, op.account_id)
+        : null;
     const principal = plan ? { accountId: op.account_id, plan } : null;
     const started = Date.now();
     for (;;) {
@@ -226,7 +238,13 @@ export class BulkRunner {
     via: string,
     timeline: TimelineEvent[],
   ): Promise<BulkItemResult> {
-    const options = (op.options ?? {}) as { replay?: ReplayBody; pause?: PauseInput; resume?: ResumeInput };
+    const options = (op.options ?? {}) as {
+      replay?: ReplayBody;
+      pause?: PauseInput;
+      resume?: ResumeInput;
+      reschedule?: { offset_ms: number };
+      run?: RunNowBody;
+    };
     try {
       const { detail, event } = await withSavepoint(db, async () => {
         switch (op.operation) {
@@ -246,6 +264,12 @@ export class BulkRunner {
             return { detail: null, event: null };
           case 'resume':
             await this.p.ops.resume(db, row, options.resume ?? {}, via);
+            return { detail: null, event: null };
+          case 'reschedule':
+            await this.p.ops.reschedule(db, owner!, row, options.reschedule?.offset_ms ?? 0, via);
+            return { detail: null, event: null };
+          case 'run':
+            await this.p.ops.run(db, row, options.run ?? {}, via);
             return { detail: null, event: null };
           default:
             throw new Error(`${op.operation} is done a page at a time`);

@@ -6,6 +6,7 @@ import {
   type BulkOperationState,
   MAX_RUNNING_BULK_OPERATIONS,
 } from '@sched/contract';
+import { parseDuration } from '../../domain/schedule/duration.js';
 import { bulkEligibility, tallyEligibility } from '../../domain/action/bulk.js';
 import {
   type BulkOperationRow,
@@ -180,6 +181,13 @@ export class BulkOperations {
   private options(body: BulkOperationCreate): Record<string, unknown> | null {
     if (body.replay) return { replay: body.replay };
     if (body.resume) return { resume: body.resume };
+    if (body.run) return { run: body.run };
+    if (body.reschedule) {
+      const negative = body.reschedule.offset.startsWith('-');
+      const ms = parseDuration(body.reschedule.offset.replace(/^-/, ''));
+      if (ms === null) throw ValidationError.field('reschedule.offset', 'is not a valid duration');
+      return { reschedule: { offset_ms: negative ? -ms : ms } };
+    }
     if (body.pause) {
       const end = pauseEnd(body.pause, this.clock(), 'UTC');
       if (!end.ok)

@@ -271,6 +271,7 @@ function workOf(
         max_attempts: http.max_attempts,
         retry_strategy: http.retry_strategy,
         webhook_secret: http.webhook_secret,
+        delivery_window: http.delivery_window,
       };
     }
     case 'approval':
@@ -278,6 +279,7 @@ function workOf(
         kind: 'approval',
         gate: interpolateGate(def as GatedStepParsed, scope),
         fromValues: indexesWithExpressions((def as GatedStepParsed).gate.recipients),
+        delivery_window: (def as GatedStepParsed).delivery_window,
       };
     case 'wait':
       return { kind: 'wait', ms: delayMs(def as DelayStepParsed) };

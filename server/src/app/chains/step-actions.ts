@@ -1,4 +1,5 @@
-import { ActionCreateBody, type GateInput, type RetryStrategy } from '@sched/contract';
+import { calendarsNamedBy } from '../calendars/book.js';
+import { ActionCreateBody, type DeliveryWindow, type GateInput, type RetryStrategy } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
 import type { SendSource } from '../../domain/domains/rules.js';
 import type { Plan } from '../../domain/quota/plans.js';
@@ -36,10 +37,12 @@ export type StepWork =
       max_attempts?: number | undefined;
       retry_strategy?: RetryStrategy | undefined;
       webhook_secret?: string | undefined;
+      delivery_window?: DeliveryWindow | undefined;
     }
   | {
       kind: 'approval';
       gate: GateInput;
+      delivery_window?: DeliveryWindow | undefined;
       /** Recipients that an expression chose: they must be the account's contacts or team members. */
       fromValues: readonly number[];
     };
@@ -70,7 +73,12 @@ export async function createStepAction(
 ): Promise<StepActionResult> {
   const name = `${owner.chainName} / ${owner.stepName}`.slice(0, 255);
   // Due now: the step starts when the step before it settled.
-  const common = { name, scheduled_for: now.toISOString(), timezone: 'UTC' };
+  const common = {
+    name,
+    scheduled_for: now.toISOString(),
+    timezone: 'UTC',
+    ...(work.delivery_window ? { delivery_window: work.delivery_window } : {}),
+  };
   let gateInput = work.kind === 'approval' ? work.gate : null;
   if (work.kind === 'approval' && work.fromValues.length > 0) {
     const chosen = await recipientsFromDirectory(
@@ -101,6 +109,7 @@ export async function createStepAction(
     plan: owner.plan,
     now,
     allowPrivateDestinations: deps.allowPrivateDestinations,
+    calendars: await calendarsNamedBy(db, owner.accountId, [parsed.data]),
   });
   if (!prepared.ok) return refused(prepared.errors);
   try {

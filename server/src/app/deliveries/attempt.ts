@@ -8,7 +8,7 @@ import type { CountDestination } from '../domains/guard.js';
 import type {
   ActionScheduler,
   ActionSettledHook,
-  CallbackOutbox,
+  CallbackQueue,
   Clock,
   GateRounds,
   LateDeliveryThresholds,
@@ -43,7 +43,7 @@ export interface DeliveryPorts {
    */
   claims?: Store;
   scheduler: ActionScheduler;
-  callbacks: CallbackOutbox;
+  callbacks: CallbackQueue;
   outbound: Outbound;
   clock: Clock;
   /** Timers on `clock` (the wait until a claimed attempt's due time); the system's when absent. */

@@ -7,7 +7,7 @@ import {
 } from '../../domain/delivery/retry-policy.js';
 import { findCallback, recordCallbackAttempt } from '../../persistence/callback-deliveries.js';
 import type { CountDestination } from '../domains/guard.js';
-import type { CallbackOutbox, Clock, Outbound, RequestSigning, Store } from '../ports.js';
+import type { CallbackQueue, Clock, Outbound, RequestSigning, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
 const CALLBACK_TIMEOUT_MS = 30_000;
@@ -22,7 +22,7 @@ export class CallbackDeliveries {
   constructor(
     private readonly deps: {
       store: Store;
-      outbox: CallbackOutbox;
+      outbox: CallbackQueue;
       /** The destination threshold (app/domains/guard.ts): each callback counts as one send; unset counts nothing. */
       countDestination?: CountDestination | undefined;
       outbound: Outbound;

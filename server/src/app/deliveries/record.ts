@@ -13,6 +13,7 @@ import {
   lockExpiredLease,
 } from '../../persistence/deliveries.js';
 import { seriesOf } from '../actions/series.js';
+import { placeRowAttempt, placeRowRun } from '../actions/window.js';
 import { applyActionEvent } from '../actions/transition.js';
 import type { OutboundResult } from '../ports.js';
 import { TickBatch } from '../tick-batch.js';
@@ -126,12 +127,13 @@ export class AttemptRecorder {
           retryAfter,
           this.p.random ?? Math.random,
         );
-        const nextAttemptAt = new Date(now.getTime() + this.p.waits.wait(wait));
+        // The retry fires inside the action's delivery window; its schedule counts from the opening.
+        const placed = await placeRowAttempt(db, current, new Date(now.getTime() + this.p.waits.wait(wait)));
         await applyActionEvent(
           db,
           current,
           'deliver_failed_retryable',
-          { now, nextAttemptAt, error: error ?? undefined },
+          { now, nextAttemptAt: placed.at, error: error ?? undefined, set: placed.changes },
           this.p,
         );
         this.p.events?.retried();
@@ -176,17 +178,25 @@ export class AttemptRecorder {
     callback: { response_code: number | null; duration_ms: number; attempt_number: number },
   ) {
     const completed = row.recurrence_count + 1;
-    const run = row.recurrence ? seriesOf(row, this.p.waits).nextAfterCurrent(completed, now) : null;
-    if (run) {
+    // Its delivery window moves the next occurrence to the next opening, or skips it (app/actions/window.ts).
+    const series = row.recurrence ? seriesOf(row, this.p.waits) : null;
+    const placed = series
+      ? await placeRowRun(db, row, series.nextAfterCurrent(completed, now), (next) =>
+          series.runAfter(next.at, completed),
+        )
+      : null;
+    const run = placed?.run ?? null;
+    if (placed && run) {
       await applyActionEvent(
         db,
         row,
         'recur',
         {
           now,
-          nextAttemptAt: run.at < now ? now : run.at,
+          nextAttemptAt: placed.at < now ? now : placed.at,
           callback,
           set: {
+            ...placed.changes,
             scheduled_for: run.at,
             attempt_count: 0,
             recurrence_count: completed,

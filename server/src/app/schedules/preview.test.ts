@@ -20,12 +20,47 @@ describe('schedule preview', () => {
     expect(p.timezone).toBe('America/New_York');
     expect(p.tzdata).toBe(process.versions.tz);
     expect(p.occurrences).toEqual([
-      { at: '2027-03-12T07:30:00.000Z', local: '2027-03-12T02:30:00', offset: '-05:00', dst: null },
-      { at: '2027-03-13T07:30:00.000Z', local: '2027-03-13T02:30:00', offset: '-05:00', dst: null },
-      { at: '2027-03-14T07:30:00.000Z', local: '2027-03-14T03:30:00', offset: '-04:00', dst: 'gap_shifted' },
+      {
+        at: '2027-03-12T07:30:00.000Z',
+        local: '2027-03-12T02:30:00',
+        offset: '-05:00',
+        dst: null,
+        window: null,
+        due: null,
+      },
+      {
+        at: '2027-03-13T07:30:00.000Z',
+        local: '2027-03-13T02:30:00',
+        offset: '-05:00',
+        dst: null,
+        window: null,
+        due: null,
+      },
+      {
+        at: '2027-03-14T07:30:00.000Z',
+        local: '2027-03-14T03:30:00',
+        offset: '-04:00',
+        dst: 'gap_shifted',
+        window: null,
+        due: null,
+      },
       // Back at 02:30 the next day: the series keeps the wall time asked for.
-      { at: '2027-03-15T06:30:00.000Z', local: '2027-03-15T02:30:00', offset: '-04:00', dst: null },
-      { at: '2027-03-16T06:30:00.000Z', local: '2027-03-16T02:30:00', offset: '-04:00', dst: null },
+      {
+        at: '2027-03-15T06:30:00.000Z',
+        local: '2027-03-15T02:30:00',
+        offset: '-04:00',
+        dst: null,
+        window: null,
+        due: null,
+      },
+      {
+        at: '2027-03-16T06:30:00.000Z',
+        local: '2027-03-16T02:30:00',
+        offset: '-04:00',
+        dst: null,
+        window: null,
+        due: null,
+      },
     ]);
     expect(p.warnings).toEqual(['2027-03-14T02:30 does not exist in America/New_York; shifted to 03:30']);
   });
@@ -37,6 +72,8 @@ describe('schedule preview', () => {
       local: '2027-03-14T03:00:00',
       offset: '-04:00',
       dst: 'gap_shifted',
+      window: null,
+      due: null,
     });
     expect(forward.warnings).toEqual([
       '2027-03-14T02:30 does not exist in America/New_York; shifted to 03:00',
@@ -87,6 +124,8 @@ describe('schedule preview', () => {
       at: '2027-11-07T06:30:00.000Z',
       offset: '-05:00',
       dst: 'fold_second',
+      window: null,
+      due: null,
     });
     const both = fold({ gap: 'same_offset', fold: 'both' });
     // max_occurrences counts runs: both instants of the fold are two of the three.
@@ -103,7 +142,14 @@ describe('schedule preview', () => {
   it('a one-time time, an elapsed-time series across a change, and the horizon are warned about', () => {
     const once = preview({ scheduled_for: '2027-04-15T09:00:00', timezone: 'America/New_York' });
     expect(once.occurrences).toEqual([
-      { at: '2027-04-15T09:00:00.000Z', local: '2027-04-15T05:00:00', offset: '-04:00', dst: null },
+      {
+        at: '2027-04-15T09:00:00.000Z',
+        local: '2027-04-15T05:00:00',
+        offset: '-04:00',
+        dst: null,
+        window: null,
+        due: null,
+      },
     ]);
     const hourly = preview({
       scheduled_for: '2027-03-13T02:30:00-05:00',
@@ -145,5 +191,71 @@ describe('schedule preview', () => {
     }
     expect(SchedulePreviewBody.safeParse({ count: 101 }).success).toBe(false);
     expect(SchedulePreviewBody.safeParse({ count: 0 }).success).toBe(false);
+  });
+});
+
+describe('schedule preview with a delivery window', () => {
+  const july = new Date('2027-07-01T12:00:00Z');
+  const previewAt = (body: Record<string, unknown>) =>
+    previewSchedule(SchedulePreviewBody.parse(body), { plan: 'business' }, july);
+
+  it('skips 2027-07-05 (observed Independence Day) of a daily series with holidays:US and outside skip', () => {
+    const p = previewAt({
+      scheduled_for: '2027-07-02T10:00:00-04:00',
+      timezone: 'America/New_York',
+      recurrence: { frequency: 1, unit: 'd', end_type: 'never' },
+      delivery_window: { start: '09:00', end: '17:00', calendar: 'holidays:US', outside: 'skip' },
+      count: 4,
+    });
+    expect(p.occurrences.map((o) => [o.local, o.window])).toEqual([
+      ['2027-07-02T10:00:00', null],
+      ['2027-07-03T10:00:00', null],
+      ['2027-07-04T10:00:00', 'skipped'],
+      ['2027-07-05T10:00:00', 'skipped'],
+      ['2027-07-06T10:00:00', null],
+      ['2027-07-07T10:00:00', null],
+    ]);
+    expect(p.warnings).toContain(
+      '2027-07-05T10:00 America/New_York is outside the delivery window (2027-07-05 is a closed day of holidays:US); skipped',
+    );
+  });
+
+  it('defers a run outside the hours to the next opening, and says when it was due', () => {
+    const p = previewAt({
+      scheduled_for: '2027-07-02T18:30:00Z',
+      delivery_window: { start: '09:00', end: '17:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] },
+    });
+    // Friday 18:30 UTC: the next opening is Monday 09:00.
+    expect(p.occurrences).toEqual([
+      {
+        at: '2027-07-05T09:00:00.000Z',
+        local: '2027-07-05T09:00:00',
+        offset: '+00:00',
+        dst: null,
+        window: 'deferred',
+        due: '2027-07-02T18:30:00.000Z',
+      },
+    ]);
+    expect(p.warnings).toEqual([
+      '2027-07-02T18:30 UTC is outside the delivery window; deferred to 2027-07-05T09:00 UTC',
+    ]);
+  });
+
+  it('refuses an unknown holidays region and a bad window time zone with dotted paths', () => {
+    expect(() =>
+      previewAt({
+        scheduled_for: '2027-07-02T18:30:00Z',
+        delivery_window: { start: '09:00', end: '17:00', calendar: 'holidays:ZZ', timezone: 'Mars/Olympus' },
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        errors: {
+          'delivery_window.timezone': ["unknown IANA timezone 'Mars/Olympus'"],
+          'delivery_window.calendar': [
+            "no calendar 'holidays:ZZ' in this account, nor a holidays region the server knows",
+          ],
+        },
+      }),
+    );
   });
 });

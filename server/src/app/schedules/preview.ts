@@ -20,7 +20,11 @@ import {
   type WallTime,
   wallTimeCandidates,
 } from '../../domain/schedule/resolve.js';
+import { openingAt, placeInWindow, type ClosedDays } from '../../domain/window/window.js';
+import type { StoredWindow } from '../../persistence/entities/stored.js';
 import type { Principal } from '../accounts.js';
+import { BUILT_IN_BOOK, type CalendarBook } from '../calendars/book.js';
+import { closedDaysOf, prepareWindow, storedWindow } from '../actions/window.js';
 import { ValidationError } from '../errors.js';
 
 type Occurrence = SchedulePreview['occurrences'][number];
@@ -38,6 +42,7 @@ export function previewSchedule(
   body: SchedulePreviewParsed,
   principal: Pick<Principal, 'plan'>,
   now: Date,
+  calendars: CalendarBook = BUILT_IN_BOOK,
 ): SchedulePreview {
   const errors: Record<string, string[]> = {};
   const fail = (field: string, message: string) => {
@@ -65,6 +70,9 @@ export function previewSchedule(
     for (const [path, messages] of Object.entries(validateRecurrence(body.recurrence, now, timezone)))
       for (const m of messages) fail(path, m);
   }
+  const given = body.delivery_window
+    ? prepareWindow(body.delivery_window, timezone, calendars, 'delivery_window', fail)
+    : null;
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 
   const warnings: string[] = [];
@@ -75,7 +83,24 @@ export function previewSchedule(
     if (body.dst_policy)
       warnings.push('dst_policy applies to recurring schedules; a one-time time is an instant');
   } else {
-    occurrences = seriesRuns(body, at, timezone, policy, warnings);
+    // Runs a window skips are not counted: read enough of the series to show `count` besides them.
+    const read = given?.outside === 'skip' ? { ...body, count: Math.min(body.count * 10, 1000) } : body;
+    occurrences = seriesRuns(read, at, timezone, policy, warnings);
+  }
+
+  if (given) {
+    const window = storedWindow(given);
+    occurrences = inWindow(
+      occurrences,
+      {
+        window,
+        closed: closedDaysOf(window, calendars),
+        recurring: !!body.recurrence,
+        count: body.count,
+        timezone,
+      },
+      warnings,
+    );
   }
 
   const horizonDays = planLimits(principal.plan).horizonDays;
@@ -143,7 +168,62 @@ function entry(at: Date, timezone: string, dst: DstEffect | null): Occurrence {
     local: formatWallTime({ ...instantToWallTime(at, timezone), millisecond: 0 }),
     offset: formatOffset(offsetAt(at, timezone)),
     dst,
+    window: null,
+    due: null,
   };
+}
+
+/**
+ * The runs as the delivery window places them, by the rules the create and the delivery engine use
+ * (domain/window): a run outside it is moved to the next opening, or left out with `outside: skip` (a series only;
+ * a skipped run is listed but not counted: `count` runs are shown besides them).
+ */
+function inWindow(
+  runs: Occurrence[],
+  ctx: { window: StoredWindow; closed: ClosedDays; recurring: boolean; count: number; timezone: string },
+  warnings: string[],
+): Occurrence[] {
+  const { window, closed } = ctx;
+  const out: Occurrence[] = [];
+  const when = (d: Date) => `${minutes(instantToWallTime(d, window.timezone))} ${window.timezone}`;
+  let counted = 0;
+  for (const o of runs) {
+    if (counted >= ctx.count) break;
+    if (o.dst === 'gap_skipped') {
+      out.push(o);
+      continue;
+    }
+    const due = new Date(o.at);
+    if (ctx.recurring && window.outside === 'skip' && !openingAt(window, due, closed)) {
+      out.push({ ...o, window: 'skipped' });
+      warnings.push(
+        `${when(due)} is outside the delivery window${closedReason(window, due, closed)}; skipped`,
+      );
+      continue;
+    }
+    const placed = placeInWindow(window, due, closed);
+    if (!placed) {
+      warnings.push(`${when(due)}: the delivery window never opens after it; it would not run`);
+      continue;
+    }
+    counted += 1;
+    if (!placed.deferred) {
+      out.push(o);
+      continue;
+    }
+    out.push({ ...entry(placed.at, ctx.timezone, o.dst), window: 'deferred', due: due.toISOString() });
+    warnings.push(
+      `${when(due)} is outside the delivery window${closedReason(window, due, closed)}; deferred to ${when(placed.at)}`,
+    );
+  }
+  return out;
+}
+
+/** ` (2027-07-05 is a closed day of its calendar)` when the calendar, not the hours, closed that day. */
+function closedReason(window: StoredWindow, due: Date, closed: ClosedDays): string {
+  const date = instantToWallTime(due, window.timezone);
+  const day = `${date.year}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
+  return closed(day, due) ? ` (${day} is a closed day of ${window.calendar})` : '';
 }
 
 /** A wall time the policy skips: listed to show the gap, never run. */
@@ -156,6 +236,8 @@ function skippedEntry(wall: WallTime, timezone: string, warnings: string[]): Occ
     local: formatWallTime({ ...wall, millisecond: 0 }),
     offset: formatOffset(offsetAt(new Date(at.getTime() - UNIT_MS.d), timezone)),
     dst: 'gap_skipped',
+    window: null,
+    due: null,
   };
 }
 

@@ -40,6 +40,7 @@ export const EMPTY_DEFINITION: TemplateDefinition = {
   trigger_limit_per_hour: null,
   trigger_limit_per_day: null,
   max_schedule_days: null,
+  delivery_window: null,
 };
 
 /** `base` with every field the body supplies replaced (PUT changes only what it names). */

@@ -267,6 +267,7 @@ export class TemplateTrigger {
       ...(template.retry_strategy !== null && { retry_strategy: template.retry_strategy }),
       ...(template.webhook_secret !== null && { webhook_secret: template.webhook_secret }),
       ...(template.callback_url !== null && { callback_url: template.callback_url }),
+      ...(template.delivery_window !== null && { delivery_window: template.delivery_window }),
       ...(resolved.dedup_keys && resolved.dedup_keys.length > 0 && { dedup_keys: resolved.dedup_keys }),
     });
     if (!body.success) {

@@ -56,6 +56,7 @@ export function templateView(
     callback_url: row.callback_url === null ? null : shownUrl(row.callback_url, credentials),
     chain_steps: row.chain_steps?.map((step) => stepDefinitionView(step, credentials)) ?? null,
     chain_error_handling: row.chain_error_handling,
+    delivery_window: row.delivery_window,
     placeholders: row.placeholders,
     dedup_keys: row.dedup_keys,
     trigger_limit_per_hour: row.trigger_limit_per_hour ?? TRIGGER_DEFAULTS.per_hour,

@@ -4,6 +4,8 @@ import {
   type ActionState,
   CANCELLABLE_STATES,
   PAUSABLE_STATES,
+  RESCHEDULABLE_STATES,
+  RUNNABLE_STATES,
   TERMINAL_STATES,
 } from './states.js';
 
@@ -31,6 +33,8 @@ const ELIGIBILITY: Readonly<Record<BulkOperationKind, BulkEligibility>> = Object
   replay: { states: TERMINAL_STATES, needsRequest: false },
   pause: { states: PAUSABLE_STATES, needsRequest: false },
   resume: { states: RESUMABLE_STATES, needsRequest: false },
+  reschedule: { states: RESCHEDULABLE_STATES, needsRequest: false },
+  run: { states: RUNNABLE_STATES, needsRequest: true },
 });
 
 export function bulkEligibility(operation: BulkOperationKind): BulkEligibility {

@@ -64,4 +64,7 @@ export const EVENT_EFFECTS: Readonly<Record<ActionEvent, EventEffects>> = Object
   resume_expire: { next: 'none', error: 'keep' },
   threshold_skip: { next: 'due', error: 'set' },
   threshold_blocked: FAILED,
+  // Reschedule and run now write their due time themselves (a paused action keeps it without being announced).
+  reschedule: { next: 'keep', error: 'keep' },
+  run_now: { next: 'keep', error: 'keep' },
 });

@@ -69,6 +69,12 @@ const EXTENSION_ROWS: [ActionState, ActionEvent, ActionState][] = [
   ['scheduled', 'recur', 'resolved'],
   ['resolved', 'recur', 'resolved'],
   ['resolved', 'threshold_blocked', 'failed'],
+  ['scheduled', 'reschedule', 'scheduled'],
+  ['resolved', 'reschedule', 'scheduled'],
+  ['paused', 'reschedule', 'paused'],
+  ['scheduled', 'run_now', 'resolved'],
+  ['resolved', 'run_now', 'resolved'],
+  ['paused', 'run_now', 'resolved'],
 ];
 const ALL_ROWS = [...SPEC_ROWS, ...EXTENSION_ROWS];
 

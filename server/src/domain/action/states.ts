@@ -33,6 +33,10 @@ import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/co
  *   a later round's post-approval request) found its unverified destination past the day or month threshold:
  *   it is not sent; a series skips to its first occurrence of the next UTC day
  *   (resolved -> resolved), an action with nothing left to run fails.
+ * - reschedule (extension): `POST /actions/{id}/reschedule` gave a pending action a new time (a paused one stays
+ *   paused).
+ * - run_now (extension): `POST /actions/{id}/run`: a pending webhook action is due at once (or at its window's next
+ *   opening); a paused one leaves its pause.
  */
 
 export const ACTION_EVENTS = Object.freeze([
@@ -61,6 +65,8 @@ export const ACTION_EVENTS = Object.freeze([
   'resume_expire',
   'threshold_skip',
   'threshold_blocked',
+  'reschedule',
+  'run_now',
 ] as const);
 export type ActionEvent = (typeof ACTION_EVENTS)[number];
 
@@ -117,6 +123,13 @@ export const ACTION_TRANSITIONS: readonly ActionTransition[] = Object.freeze(
       ['paused', 'resume_awaiting', 'awaiting_response'],
       ['paused', 'resume_expire', 'expired'],
       ['paused', 'cancel', 'cancelled'],
+      // Reschedule and run now: only what is waiting for its time.
+      ['scheduled', 'reschedule', 'scheduled'],
+      ['resolved', 'reschedule', 'scheduled'],
+      ['paused', 'reschedule', 'paused'],
+      ['scheduled', 'run_now', 'resolved'],
+      ['resolved', 'run_now', 'resolved'],
+      ['paused', 'run_now', 'resolved'],
     ] as const
   ).map(([from, event, to]) => Object.freeze({ from, event, to })),
 );
@@ -175,6 +188,10 @@ export const PAUSABLE_STATES = Object.freeze(ACTION_STATES.filter((s) => TABLE.h
 export function isPausable(state: ActionState): boolean {
   return PAUSABLE_STATES.includes(state);
 }
+
+/** Where `POST /actions/{id}/reschedule` and `/run` apply: the states with those transitions. */
+export const RESCHEDULABLE_STATES = Object.freeze(ACTION_STATES.filter((s) => TABLE.has(`${s}:reschedule`)));
+export const RUNNABLE_STATES = Object.freeze(ACTION_STATES.filter((s) => TABLE.has(`${s}:run_now`)));
 
 /** Reads a status given by a client in the current or legacy name; `null` when unknown. */
 export function parseActionStatus(value: string): ActionState | null {

@@ -1,4 +1,12 @@
-import type { CommentPolicy, ConfirmationMode, GateInput, OnTimeout } from '@sched/contract';
+import type {
+  CommentPolicy,
+  ConfirmationMode,
+  GateField,
+  GateInput,
+  OnTimeout,
+  QuietHours,
+} from '@sched/contract';
+import { agentParts } from './fields.js';
 import type { Plan } from '../quota/plans.js';
 import { planLimits } from '../quota/plans.js';
 import { parseDuration } from '../schedule/duration.js';
@@ -24,7 +32,11 @@ export interface PreparedGate {
   timeoutMs: number;
   on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number } | null;
+  /** When its messages are held (checked against the calendars by prepareAction); null: any time. */
+  quiet_hours: (QuietHours & { timezone: string }) | null;
   attachments: { name: string; content_type: string; content: Buffer | null; url: string | null }[];
+  fields: GateField[];
+  grant: { key: string; max_ttl: string; max_ttl_ms: number } | null;
 }
 
 /** Limits of attachments: count is checked by the schema; the decoded total is checked here. */
@@ -82,7 +94,9 @@ export function prepareGate(
     timeoutMs: timeoutMs ?? 0,
     on_timeout: g.on_timeout,
     escalation,
+    quiet_hours: null,
     attachments,
+    ...agentParts(g, fail),
   };
 }
 

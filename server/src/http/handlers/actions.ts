@@ -2,9 +2,12 @@ import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { PauseService } from '../../app/actions/pause.js';
 import type { ActionReplays } from '../../app/actions/replay.js';
+import type { ActionMoves } from '../../app/actions/reschedule.js';
+import type { CalendarService } from '../../app/calendars/service.js';
 import type { ActionChanges } from '../../app/actions/cancel-retry.js';
 import type { ActionQueries } from '../../app/actions/queries.js';
 import type { ActionService } from '../../app/actions/service.js';
+import type { ActionWaits } from '../../app/actions/wait.js';
 import type { QuotaService } from '../../app/quota.js';
 import { previewSchedule } from '../../app/schedules/preview.js';
 import { seesCredentials } from '../../domain/auth/api-key.js';
@@ -21,6 +24,8 @@ export function actionsHandlers(
   pauses: PauseService,
   replays: ActionReplays,
   rateLimits: { limiter: RateLimiter; factor: number },
+  moves: ActionMoves,
+  waits: ActionWaits,
 ) {
   return s.router(contract.actions, {
     createMany: async ({ request, reply, body }) => {
@@ -78,6 +83,17 @@ export function actionsHandlers(
         body: { data: await actionQueries.get(p.accountId, params.id, seesCredentials(p.scopes)) },
       };
     },
+    wait: async ({ request, reply, params, query }) => {
+      const p = principalOf(request);
+      const { action, timedOut, closing } = await waits.wait(p.accountId, params.id, {
+        for: query.for,
+        timeoutSeconds: query.timeout,
+        credentials: seesCredentials(p.scopes),
+      });
+      // A stopping server: the client's kept-alive connection would otherwise hold the listener's close.
+      if (closing) reply.header('connection', 'close');
+      return { status: 200, body: { data: action, meta: { timed_out: timedOut } } };
+    },
     listAttempts: async ({ request, params, query }) => ({
       status: 200,
       body: await actionQueries.attempts(principalOf(request).accountId, params.id, query),
@@ -118,6 +134,20 @@ export function actionsHandlers(
       );
       return { status: 200, body: { data } };
     },
+    reschedule: async ({ request, params, body }) => {
+      const p = principalOf(request);
+      const data = await actionQueries.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+        moves.reschedule({ accountId: p.accountId, plan: p.plan }, params.id, body),
+      );
+      return { status: 200, body: { data } };
+    },
+    run: async ({ request, params, body }) => {
+      const p = principalOf(request);
+      const data = await actionQueries.viewAfter(p.accountId, params.id, seesCredentials(p.scopes), () =>
+        moves.run(p.accountId, params.id, body ?? { ignore_window: false }),
+      );
+      return { status: 200, body: { data } };
+    },
     resume: async ({ request, params, body }) => {
       const p = principalOf(request);
       // The action as this request left it (in its transaction), not as a worker may have moved it since.
@@ -153,11 +183,12 @@ export function validTraceparent(header: string | string[] | undefined): string 
   return m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!) ? value : null;
 }
 
-export function schedulesHandlers(clock: () => Date) {
+export function schedulesHandlers(clock: () => Date, calendars: CalendarService) {
   return s.router(contract.schedules, {
-    preview: async ({ request, body }) => ({
-      status: 200,
-      body: { data: previewSchedule(body, principalOf(request), clock()) },
-    }),
+    preview: async ({ request, body }) => {
+      const p = principalOf(request);
+      const book = await calendars.book(p.accountId, [body.delivery_window?.calendar]);
+      return { status: 200, body: { data: previewSchedule(body, p, clock(), book) } };
+    },
   });
 }

@@ -1,3 +1,4 @@
+import { grantChoices } from './fields.js';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
@@ -278,5 +279,46 @@ describe('formatting helpers', () => {
     expect(safeHref('//evil.example.com/x')).toBeNull();
     expect(safeHref('javascript:alert(1)')).toBeNull();
     expect(safeHref('data:text/html,hi')).toBeNull();
+  });
+});
+
+describe('the typed answer and the standing grant on the page', () => {
+  it('prefills each field with its default; only a confirm is checked by the browser', () => {
+    const html = renderResponsePage(
+      model({
+        fields: [
+          {
+            name: 'amount',
+            label: 'Amount',
+            type: 'integer',
+            required: true,
+            default: 120,
+            min: 1,
+            max: 500,
+          },
+          { name: 'urgent', type: 'boolean', default: true },
+          { name: 'tier', type: 'enum', options: ['gold', 'silver'], default: 'silver' },
+          { name: 'note', type: 'text', default: '<b>hi</b>' },
+        ],
+        grant: { key: 'refund:42', choices: grantChoices('1d', 86_400_000) },
+      }),
+    );
+    expect(html).toMatch(
+      /<input id="field-amount" name="values.amount" required type="number" inputmode="numeric" step="1" min="1" max="500" value="120"/,
+    );
+    expect(html).toContain('<input type="hidden" name="values.urgent" value="false"/>');
+    expect(html).toMatch(/name="values.urgent" value="true" checked/);
+    expect(html).toContain('<option value="silver" selected>silver</option>');
+    expect(html).toContain('&lt;b>hi&lt;/b></textarea>');
+    expect(html).toMatch(/value="decline" class="decline" formnovalidate/);
+    expect(html).not.toMatch(/value="confirm"[^>]*formnovalidate/);
+    // An empty attribute is the empty value: no grant.
+    expect(html).toContain('<option value>No: ask me every time</option>');
+    expect(html).toContain('<option value="1d">1 day</option>');
+    expect(html).not.toContain('value="7d"');
+  });
+
+  it('offers the usual grant durations below the maximum, and the maximum as written', () => {
+    expect(grantChoices('90m', 90 * 60_000).map((c) => c.value)).toEqual(['15m', '1h', '90m']);
   });
 });

@@ -8,12 +8,14 @@
 import { createHash } from 'node:crypto';
 import {
   type CommentPolicy,
+  type GateField,
   RESPONSE_DECISION,
   type ResponseDecision,
   type STATUS_AFTER_DECISION,
 } from '@sched/contract';
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { AnswerFields, GrantChoice } from './fields.js';
 import { PAGE_STYLE } from './styles.js';
 
 /** recipient response_comment limit, counted as the browser's `maxlength` counts (UTF-16 units). */
@@ -51,6 +53,10 @@ export interface ResponsePageModel {
   suggestedDecision?: Exclude<ResponseDecision, typeof RESPONSE_DECISION.snooze>;
   /** The clock, for the relative expiry hint ("in 6 days"); defaults to the current time. */
   now?: Date;
+  /** The typed answer asked for (`gate.fields`), shown as inputs prefilled with their defaults. */
+  fields?: readonly GateField[];
+  /** The standing grant the approver may give with a confirm (`gate.grant`): its key and the durations offered. */
+  grant?: { key: string; choices: { value: string; label: string }[] };
 }
 
 export interface ResultPageModel {
@@ -251,7 +257,7 @@ function Attachments({ items }: { items: ResponsePageAttachment[] }) {
   );
 }
 
-function Snooze({ snooze }: { snooze: ResponsePageModel['snooze'] }) {
+function Snooze({ snooze, novalidate }: { snooze: ResponsePageModel['snooze']; novalidate: boolean }) {
   const remaining = Math.max(0, Math.floor(snooze.remaining));
   if (!snooze.allowed || remaining === 0 || snooze.choices.length === 0) return null;
   return (
@@ -265,7 +271,7 @@ function Snooze({ snooze }: { snooze: ResponsePageModel['snooze'] }) {
               <option value={choice.value}>{choice.label}</option>
             ))}
           </select>
-          <button type="submit" name="decision" value="snooze" class="secondary">
+          <button type="submit" name="decision" value="snooze" class="secondary" formnovalidate={novalidate}>
             Snooze
           </button>
         </div>
@@ -281,6 +287,7 @@ function Snooze({ snooze }: { snooze: ResponsePageModel['snooze'] }) {
 export function renderResponsePage(m: ResponsePageModel): string {
   const now = m.now ?? new Date();
   const expired = m.expiresAt.getTime() <= now.getTime();
+  const asksValues = (m.fields ?? []).length > 0;
   return page(
     `${m.title} · Approval request`,
     <>
@@ -313,6 +320,7 @@ export function renderResponsePage(m: ResponsePageModel): string {
           </p>
         ) : null}
         <form method="post" action={m.formAction}>
+          <AnswerFields fields={m.fields ?? []} />
           <label for="comment">
             Comment{' '}
             <span class="hint">
@@ -334,6 +342,7 @@ export function renderResponsePage(m: ResponsePageModel): string {
           <p class="hint" id="comment-hint">
             {`Up to ${COMMENT_MAX_LENGTH} characters. The requester sees it with your answer.`}
           </p>
+          <GrantChoice grant={m.grant} />
           <div class="decisions">
             {[RESPONSE_DECISION.confirm, RESPONSE_DECISION.decline].map((decision) => (
               <button
@@ -341,13 +350,15 @@ export function renderResponsePage(m: ResponsePageModel): string {
                 name="decision"
                 value={decision}
                 class={decision}
+                // A decline needs no typed answer: the browser checks the inputs for a confirm only.
+                formnovalidate={asksValues && decision !== RESPONSE_DECISION.confirm}
                 autofocus={m.suggestedDecision === decision}
               >
                 {m.buttons[decision]}
               </button>
             ))}
           </div>
-          <Snooze snooze={m.snooze} />
+          <Snooze snooze={m.snooze} novalidate={asksValues} />
         </form>
       </div>
       <footer>

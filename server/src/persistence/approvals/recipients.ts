@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { RECIPIENT_ROLE, RECIPIENT_STATUS, type RecipientRole, type RecipientStatus } from '@sched/contract';
+import {
+  type FieldValue,
+  RECIPIENT_ROLE,
+  RECIPIENT_STATUS,
+  type RecipientRole,
+  type RecipientStatus,
+} from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
 import type { ChannelTarget } from '../../domain/approval/messages.js';
 import type { Sql, Tables } from '../database.js';
@@ -72,11 +78,21 @@ export async function findRecipient(
 export async function recordAnswer(
   db: Sql,
   id: string,
-  answer: { status: RecipientStatus; at: Date; comment: string | null },
+  answer: {
+    status: RecipientStatus;
+    at: Date;
+    comment: string | null;
+    values?: Record<string, FieldValue> | null;
+  },
 ): Promise<void> {
   await db
     .updateTable('recipients')
-    .set({ status: answer.status, responded_at: answer.at, response_comment: answer.comment })
+    .set({
+      status: answer.status,
+      responded_at: answer.at,
+      response_comment: answer.comment,
+      values: answer.values ? sql<Record<string, FieldValue>>`${JSON.stringify(answer.values)}::jsonb` : null,
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -113,7 +129,7 @@ export async function resetRecipients(db: Sql, actionId: string): Promise<void> 
     .execute();
   await db
     .updateTable('recipients')
-    .set({ status: RECIPIENT_STATUS.pending, responded_at: null, response_comment: null })
+    .set({ status: RECIPIENT_STATUS.pending, responded_at: null, response_comment: null, values: null })
     .where('action_id', '=', actionId)
     .where('status', '<>', RECIPIENT_STATUS.reassigned)
     .execute();

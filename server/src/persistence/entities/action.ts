@@ -19,6 +19,8 @@ import type {
   StoredPause,
   StoredRecurrence,
   StoredRequest,
+  StoredWindow,
+  StoredWindowState,
 } from './stored.js';
 
 /** States whose attempt waits for its due time (the dispatcher's scan), and the state that holds a lease. */
@@ -26,6 +28,13 @@ const DUE_STATES: readonly ActionState[] = ['scheduled', 'resolved'];
 const LEASED: ActionState = 'executing';
 const FAILED: ActionState = 'failed';
 const sqlList = (states: readonly ActionState[]) => `(${states.map((s) => `'${s}'`).join(', ')})`;
+
+/**
+ * The channel the `action_changed` trigger notifies with an action's id, at the commit of the transaction that moved
+ * it: every step of an approval, and the end of any action. Held `GET /v1/actions/{id}/wait` requests hear it on
+ * their process's one LISTEN connection, whichever process recorded the change.
+ */
+export const ACTION_CHANGED_CHANNEL = 'sched_action_changed';
 
 /** The channel the `chain_step_settled` trigger notifies with a chain's id when its running step's action settles. */
 export const CHAIN_DUE_CHANNEL = 'sched_chain_due';
@@ -108,6 +117,14 @@ export const ActionSchema = defineEntity({
       when: '(new.chain_id IS NOT NULL)',
       body: `if new.status in ${sqlList(TERMINAL_STATES)} and new.status is distinct from old.status then update chain_steps set due_at = 'epoch' where action_id = new.id and status = '${RUNNING_STEP}'; perform pg_notify('${CHAIN_DUE_CHANNEL}', new.chain_id::text); end if; return null`,
     },
+    {
+      name: 'action_changed',
+      timing: 'after',
+      events: ['update'],
+      forEach: 'row',
+      when: '((new.status)::text IS DISTINCT FROM (old.status)::text)',
+      body: `if new.gate is not null or new.status in ${sqlList(TERMINAL_STATES)} then perform pg_notify('${ACTION_CHANGED_CHANNEL}', new.id::text); end if; return null`,
+    },
   ],
   properties: {
     id: p.uuid().primary(),
@@ -167,6 +184,10 @@ export const ActionSchema = defineEntity({
      * is not counted (verified, or a private address in development), so verified senders pay nothing per send.
      */
     countedOccurrence: p.integer().nullable(),
+    /** When it may fire (`delivery_window`); null: at any time. */
+    deliveryWindow: p.json<StoredWindow>().nullable(),
+    /** What the window did: the deferral of the pending attempt and the occurrences it skipped. */
+    windowState: p.json<StoredWindowState>().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

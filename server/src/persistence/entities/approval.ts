@@ -2,6 +2,7 @@ import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import type {
   AnswerChannel,
   ChatChannelName,
+  FieldValue,
   GateChannelName,
   RecipientRole,
   RecipientStatus,
@@ -35,6 +36,8 @@ export const RecipientSchema = defineEntity({
     responseComment: p.string().length(500).nullable(),
     /** The recipient this one took over from (a reassignment), which is now `reassigned`; null otherwise. */
     reassignedFrom: p.uuid().nullable(),
+    /** The typed answer (`gate.fields`) of a confirm or a decline. */
+    values: p.json<Record<string, FieldValue>>().nullable(),
     createdAt: p.datetime(),
   },
 });

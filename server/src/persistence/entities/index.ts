@@ -18,11 +18,13 @@ import {
   ResponseTokenSchema,
   TeamMemberSchema,
 } from './approval.js';
+import { CalendarSchema } from './calendar.js';
 import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema, auditRoutines } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
+import { GrantSchema } from './grant.js';
 import { InboundReplySchema } from './inbound.js';
 import { RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
@@ -32,10 +34,12 @@ export * from './action.js';
 export * from './alert.js';
 export * from './approval.js';
 export * from './audit.js';
+export * from './calendar.js';
 export * from './chain.js';
 export * from './contact.js';
 export * from './destination.js';
 export * from './domain.js';
+export * from './grant.js';
 export * from './inbound.js';
 export * from './rate-limit.js';
 export * from './template.js';
@@ -72,6 +76,8 @@ export type EntitySchemaOf =
   | typeof AlertRuleSchema
   | typeof OperatorEventSchema
   | typeof AlertNotificationSchema
+  | typeof CalendarSchema
+  | typeof GrantSchema
   | typeof InboundReplySchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
@@ -106,6 +112,8 @@ export const entities: EntitySchemaOf[] = [
   AlertRuleSchema,
   OperatorEventSchema,
   AlertNotificationSchema,
+  CalendarSchema,
+  GrantSchema,
   InboundReplySchema,
 ];
 

@@ -8,8 +8,11 @@ import type {
   OnExecuteCondition,
   RecurrenceEndType,
   RecurrenceUnit,
+  QuietHours,
+  Weekday,
+  WindowOutsidePolicy,
 } from '@sched/contract';
-import type { CommentPolicy, ConfirmationMode, GateChannelName, OnTimeout } from '@sched/contract';
+import type { CommentPolicy, ConfirmationMode, GateChannelName, GateField, OnTimeout } from '@sched/contract';
 import type { ChannelTarget } from '../../domain/approval/messages.js';
 
 /** The shapes of the JSON columns of `actions`, as the service writes them. */
@@ -69,6 +72,8 @@ export interface StoredGate {
   timeout_ms: number;
   on_timeout: OnTimeout;
   escalation: { contacts: string[]; after_hours: number; recipients: StoredRecipientTarget[] } | null;
+  /** When the gate's messages are held (its timezone filled in); absent or null: any time. */
+  quiet_hours?: QuietHours | null;
   /** When the current round's first request went out (ISO 8601); null until then, and again after a retry. */
   sent_at: string | null;
   expires_at: string | null;
@@ -78,6 +83,12 @@ export interface StoredGate {
   paused_ms?: number;
   /** Resumes since the round was sent: an escalation timer set before the last resume is stale. */
   resumes?: number;
+  /** The typed answer asked for (`gate.fields`); absent on gates stored before it existed. */
+  fields?: GateField[];
+  /** The standing grant an approver may give (`gate.grant`), `max_ttl_ms` unscaled. */
+  grant?: { key: string; max_ttl: string; max_ttl_ms: number } | null;
+  /** The standing grant that confirmed this request at once. */
+  granted_by?: string | null;
 }
 
 export interface StoredRecurrence {
@@ -100,4 +111,20 @@ export interface StoredPause {
   /** When it resumes by itself (a durable job), or null for an indefinite pause. */
   until: string | null;
   note: string | null;
+}
+
+/** A delivery window as stored (`delivery_window`, its defaults filled in: the timezone is always set). */
+export interface StoredWindow {
+  timezone: string;
+  days?: Weekday[];
+  start: string;
+  end: string;
+  calendar?: string;
+  outside: WindowOutsidePolicy;
+}
+
+/** What an action's window did: the pending attempt's deferral, and the occurrences skipped (newest 20). */
+export interface StoredWindowState {
+  deferred: { from: string; to: string } | null;
+  skipped: string[];
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type {
+  DeliveryWindow,
   ActionMode,
   ChainStepParsed,
   ErrorHandling,
@@ -45,6 +46,8 @@ export const TemplateSchema = defineEntity({
     triggerLimitPerDay: p.integer().nullable(),
     /** How far ahead (days) an anonymous trigger may schedule; null: the documented default. */
     maxScheduleDays: p.integer().nullable(),
+    /** The delivery window of the actions its triggers make; null: none. */
+    deliveryWindow: p.json<DeliveryWindow>().nullable(),
     tokenHash: p.string().length(64).unique(),
     tokenPrefix: p.string().length(16),
     isActive: p.boolean().default(true),

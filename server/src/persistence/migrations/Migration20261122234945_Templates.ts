@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Templates (spec 2.6) with the SHA-256 of their trigger token, looked up by equality in a unique index. */
+/** Templates with the SHA-256 of their trigger token, looked up by equality in a unique index. */
 export class Migration20261122234945_Templates extends Migration {
   override name = 'Migration20261122234945_Templates';
 

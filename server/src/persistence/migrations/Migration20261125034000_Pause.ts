@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Pause and resume (issue 23 item 4): `actions.pause` holds the running pause (the state it came from, when, until
+ * Pause and resume (docs/operations.md): `actions.pause` holds the running pause (the state it came from, when, until
  * when, the note), and `paused` is a live state, so the live idempotency key stays unique through a pause.
  */
 export class Migration20261125034000_Pause extends Migration {

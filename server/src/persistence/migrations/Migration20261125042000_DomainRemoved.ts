@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** DELETE /domains/{domain} removes the domain from the account's list, keeping its counts (spec 4.6). */
+/** DELETE /domains/{domain} removes the domain from the account's list, keeping its counts. */
 export class Migration20261125042000_DomainRemoved extends Migration {
   override name = 'Migration20261125042000_DomainRemoved';
 

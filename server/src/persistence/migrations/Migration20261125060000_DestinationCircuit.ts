@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The circuit breaker of each destination (issue 24; domain/destinations/circuit.ts): its state and failure window
+ * The circuit breaker of each destination (domain/destinations/circuit.ts): its state and failure window
  * on the host's row, and an index over the deliveries held by their destination, by host.
  */
 export class Migration20261125060000_DestinationCircuit extends Migration {

@@ -29,9 +29,12 @@ import { Migration20261126195000_ClaimFromActions } from './Migration20261126195
 import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126200626_AuditSealInDatabase.js';
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
 import { Migration20261128134000_LegacyTemplateOrigins } from './Migration20261128134000_LegacyTemplateOrigins.js';
+import { Migration20261128160000_ActionChanged } from './Migration20261128160000_ActionChanged.js';
+import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
 import { Migration20261128150000_AnswerChannels } from './Migration20261128150000_AnswerChannels.js';
+import { Migration20261128160000_DeliveryWindows } from './Migration20261128160000_DeliveryWindows.js';
 
 /**
  * Committed migrations, in order. New ones are appended; applied ones never change. `name` is what a database
@@ -85,4 +88,7 @@ export const migrationsList: MigrationObject[] = [
     class: Migration20261128140000_SigningSecretOverlap,
   },
   { name: 'Migration20261128150000_AnswerChannels', class: Migration20261128150000_AnswerChannels },
+  { name: 'Migration20261128160000_DeliveryWindows', class: Migration20261128160000_DeliveryWindows },
+  { name: 'Migration20261128160000_ActionChanged', class: Migration20261128160000_ActionChanged },
+  { name: 'Migration20261128161000_AnswerValuesGrants', class: Migration20261128161000_AnswerValuesGrants },
 ];

@@ -1,0 +1,59 @@
+import { callMcpTool, listMcpTools } from '@sched/contract';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Scope } from '../domain/auth/api-key.js';
+import { principalOf } from '../http/auth.js';
+import { SERVER_VERSION } from '../version.js';
+import { type McpUseCases, serverBackend } from './backend.js';
+
+type Authenticate = (request: FastifyRequest, reply: FastifyReply, routeScope?: Scope) => Promise<void>;
+
+/**
+ * The Model Context Protocol over Streamable HTTP at `POST /mcp`, stateless: each request carries the Bearer key
+ * (any scope may connect; a `read` key is offered the read tools only) and is answered as JSON by a server made for
+ * it. No session, no stream to resume: a tool that waits (`wait_for_decision`) holds its request like
+ * `GET /v1/actions/{id}/wait`.
+ */
+export function registerMcpRoute(
+  app: FastifyInstance,
+  deps: { auth: Authenticate; useCases: McpUseCases },
+): void {
+  app.post(
+    '/mcp',
+    { onRequest: (request, reply) => deps.auth(request, reply, 'read') },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const canWrite = principal.scopes.includes('write');
+      const backend = serverBackend(deps.useCases, principal);
+      const server = new Server({ name: 'sched', version: SERVER_VERSION }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listMcpTools(canWrite) }));
+      server.setRequestHandler(CallToolRequestSchema, async (req) =>
+        callMcpTool(req.params.name, req.params.arguments, backend, canWrite),
+      );
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      reply.hijack();
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  );
+  // Stateless: there is no server-sent stream to open and no session to end.
+  for (const method of ['GET', 'DELETE'] as const)
+    app.route({
+      method,
+      url: '/mcp',
+      handler: async (_request, reply) =>
+        reply
+          .status(405)
+          .header('allow', 'POST')
+          .send({ code: 'bad_request', message: 'MCP here is stateless Streamable HTTP: POST only' }),
+    });
+}
