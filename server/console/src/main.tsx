@@ -5,6 +5,7 @@ import { clientFor } from './api.js';
 import { PANELS } from './panels/index.js';
 import { href, interceptLinks, useRoute } from './router.js';
 import { currentSession, type Session, signIn, signOut } from './session.js';
+import { Shortcuts } from './shortcuts.js';
 import { ConsoleContext } from './ui.js';
 import './styles.css';
 
@@ -88,11 +89,14 @@ function Shell({
   const panel = panels.find((p) => p.path === section);
   const main = useRef<HTMLElement>(null);
   const shown = useRef(false);
+  // On a narrow screen the panels fold behind a menu button (the stylesheet hides it on a wide one).
+  const [menuOpen, setMenuOpen] = useState(false);
   // A new view moves focus to its content, so keyboard and screen-reader users land where the change happened; the
   // first view leaves focus at the top of the page, where the skip link is.
   useEffect(() => {
     if (shown.current) main.current?.focus({ preventScroll: true });
     shown.current = true;
+    setMenuOpen(false);
     document.title = `${panel?.label ?? 'Not found'} · sched console`;
   }, [route.path]);
   return (
@@ -108,7 +112,16 @@ function Shell({
         <button type="button" onClick={onSignOut}>
           Sign out
         </button>
-        <nav aria-label="Panels">
+        <button
+          type="button"
+          class="menu"
+          aria-expanded={menuOpen}
+          aria-controls="panels-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <nav aria-label="Panels" id="panels-nav" class={menuOpen ? 'open' : undefined}>
           <ul>
             {panels.map((p) => (
               <li key={p.path}>
@@ -132,6 +145,7 @@ function Shell({
           </>
         )}
       </main>
+      <Shortcuts />
     </ConsoleContext.Provider>
   );
 }

@@ -29,21 +29,42 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-/** Runs `load` with the console's client whenever `deps` change; a 401 ends the session in the page. */
-export function useLoad<T>(load: (client: SchedClient) => Promise<T>, deps: unknown[]): Loaded<T> {
+/** Polling of a live list: first after this long, doubled while nothing changes or a read fails, up to the cap. */
+const LIVE_FIRST_MS = 5000;
+const LIVE_CAP_MS = 60_000;
+
+/**
+ * Runs `load` with the console's client whenever `deps` change; a 401 ends the session in the page. A `live` load
+ * reads again by itself: soon after a change, less and less often while nothing changes (or the server fails), and
+ * not at all while the tab is hidden (it reads at once when the tab shows again).
+ */
+export function useLoad<T>(
+  load: (client: SchedClient) => Promise<T>,
+  deps: unknown[],
+  options: { live?: boolean } = {},
+): Loaded<T> {
   const { client, expired } = useConsole();
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
+  const last = useRef<string | undefined>(undefined);
+  const delay = useRef(LIVE_FIRST_MS);
   // The caller names what the load depends on (`deps`); `tick` is a reload.
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true }));
     load(client).then(
-      (data) => live && setState({ data, loading: false }),
+      (data) => {
+        if (!live) return;
+        const seen = JSON.stringify(data);
+        delay.current = seen === last.current ? Math.min(delay.current * 2, LIVE_CAP_MS) : LIVE_FIRST_MS;
+        last.current = seen;
+        setState({ data, loading: false });
+      },
       (error: Error) => {
         if (!live) return;
         if (error instanceof SchedApiError && error.status === 401) expired();
-        setState({ error, loading: false });
+        delay.current = Math.min(delay.current * 2, LIVE_CAP_MS);
+        setState((s) => ({ data: s.data, error, loading: false }));
       },
     );
     return () => {
@@ -51,10 +72,32 @@ export function useLoad<T>(load: (client: SchedClient) => Promise<T>, deps: unkn
     };
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
+  useEffect(() => {
+    if (!options.live || state.loading) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      if (!document.hidden) timer = setTimeout(reload, delay.current);
+    };
+    const onVisibility = () => {
+      if (document.hidden) clearTimeout(timer);
+      else {
+        delay.current = LIVE_FIRST_MS;
+        reload();
+      }
+    };
+    arm();
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [options.live, state.loading, reload]);
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-export function ErrorNote({ error }: { error: Error | undefined }) {
+/** An error as the server said it, field by field; with `onRetry`, a button that tries the same read again. */
+export function ErrorNote({ error, onRetry }: { error: Error | undefined; onRetry?: () => void }) {
   if (!error) return null;
   const fields = error instanceof SchedApiError ? Object.entries(error.errors) : [];
   return (
@@ -70,16 +113,30 @@ export function ErrorNote({ error }: { error: Error | undefined }) {
           ))}
         </ul>
       )}
+      {onRetry && (
+        <button type="button" onClick={onRetry}>
+          Retry
+        </button>
+      )}
     </div>
   );
 }
 
+/** Grey lines where the content will be, said in words to assistive technology. */
 export function Loading({ what }: { what: string }) {
   return (
-    <p class="muted" aria-live="polite">
-      Loading {what}…
-    </p>
+    <div class="skeleton" role="status" aria-busy="true">
+      <span class="sr-only">Loading {what}…</span>
+      <span class="skeleton-line" />
+      <span class="skeleton-line" />
+      <span class="skeleton-line short" />
+    </div>
   );
+}
+
+/** A list with nothing in it: what that means, and what to do next (a link or a button in `children`). */
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <div class="empty">{children}</div>;
 }
 
 /** A snake_case value (a state, a channel, a mode) as the words people read. */

@@ -6,7 +6,7 @@ import {
   MISSED_POLICIES,
   type MissedPolicy,
 } from '@sched/contract';
-import type { Action, ActionListQuery } from '@sched/sdk';
+import type { Action, ActionListQuery, ActionSummary } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import {
   canCancelAction,
@@ -19,10 +19,12 @@ import {
   canRunAction,
   canRetryAction,
 } from '../allowed.js';
+import { BulkRun } from '../bulk.js';
 import { href, navigate, type Route } from '../router.js';
 import {
   AnySelect,
   ConfirmButton,
+  Empty,
   ErrorNote,
   Json,
   Loading,
@@ -33,7 +35,9 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { DataTable, Facts } from '../ui/table.js';
 import { ReassignButton } from './approvals.js';
+import { NewAction } from './new-action.js';
 
 /** Every `GET /v1/actions` filter the console offers, as URL parameters (a view can be shared by its URL). */
 const FILTERS = [
@@ -152,9 +156,55 @@ function FilterForm({ filters }: { filters: Filters }) {
   );
 }
 
+/** What the actions list can do to its selection, with the body part each operation needs. */
+const SELECTION_RUNS = [
+  { operation: 'cancel', label: 'Cancel selected', extra: {} },
+  { operation: 'retry', label: 'Retry selected', extra: {} },
+  { operation: 'pause', label: 'Pause selected', extra: { pause: { indefinite: true } } },
+] as const;
+type SelectionRun = { run: (typeof SELECTION_RUNS)[number]; ids: string[] };
+
+function lastAttempt(a: ActionSummary) {
+  if (!a.last_attempt) return <span class="muted">—</span>;
+  const t = a.last_attempt;
+  return (
+    <>
+      {t.status_code !== null ? `HTTP ${t.status_code}` : ''}
+      {t.error_class ? ` ${t.error_class}` : ''}
+      {t.status_code === null && !t.error_class ? 'ok' : ''}{' '}
+      <span class="muted">
+        late <Ms ms={t.lateness_ms} />
+      </span>
+    </>
+  );
+}
+
+/** The name, and the replay relation both ways where this page shows it: a replay names its original. */
+function nameCell(a: ActionSummary, rows: readonly ActionSummary[]) {
+  const replays = rows.filter((r) => r.replay_of === a.id);
+  return (
+    <>
+      <a href={href(`actions/${a.id}`)}>{a.name}</a>
+      {a.replay_of && (
+        <div class="muted">
+          replay of <a href={href(`actions/${a.replay_of}`)}>{a.replay_of.slice(0, 8)}</a>
+        </div>
+      )}
+      {replays.map((r) => (
+        <div key={r.id} class="muted">
+          replayed as <a href={href(`actions/${r.id}`)}>{r.id.slice(0, 8)}</a>
+        </div>
+      ))}
+    </>
+  );
+}
+
 function ActionList({ route }: { route: Route }) {
+  const { canWrite } = useConsole();
   const filters = filtersOf(route.query);
   const key = JSON.stringify(filters);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [run, setRun] = useState<SelectionRun>();
   const list = useLoad(
     (c) =>
       c.actions.list({
@@ -163,70 +213,103 @@ function ActionList({ route }: { route: Route }) {
         per_page: 25,
       } as ActionListQuery),
     [key],
+    { live: true },
   );
+  const rows = list.data?.data ?? [];
+  const filtered = FILTERS.some((k) => filters[k]);
   return (
     <>
-      <h1>Actions</h1>
+      <h1>
+        Actions
+        {canWrite && (
+          <a class="button primary" href={href('actions/new')}>
+            New action
+          </a>
+        )}
+      </h1>
       {/* Keyed by the URL so the fields show the filters after back and forward. */}
       <FilterForm key={key} filters={filters} />
-      <ErrorNote error={list.error} />
+      {canWrite && selected.length > 0 && (
+        <fieldset class="buttons selection">
+          <legend class="sr-only">Selected actions</legend>
+          <span>{selected.length} selected</span>
+          {SELECTION_RUNS.map((r) => (
+            <button key={r.operation} type="button" onClick={() => setRun({ run: r, ids: selected })}>
+              {r.label}
+            </button>
+          ))}
+          <button
+            type="button"
+            onClick={() => {
+              setSelected([]);
+              setRun(undefined);
+            }}
+          >
+            Clear selection
+          </button>
+        </fieldset>
+      )}
+      {run && (
+        <BulkRun
+          key={JSON.stringify(run)}
+          title={`${run.run.label.replace(' selected', '')} ${run.ids.length} selected action${run.ids.length === 1 ? '' : 's'}`}
+          operation={run.run.operation}
+          dryRun={(c) =>
+            c.bulkOperations.dryRun({ operation: run.run.operation, ids: run.ids, ...run.run.extra })
+          }
+          start={(c) =>
+            c.bulkOperations.start({
+              operation: run.run.operation,
+              ids: run.ids,
+              ...run.run.extra,
+              note: 'from the console',
+            })
+          }
+          onDone={() => {
+            setSelected([]);
+            list.reload();
+          }}
+        />
+      )}
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="actions" />}
+      {list.data && rows.length > 0 && (
+        <DataTable
+          label="Actions"
+          rows={rows}
+          rowName={(a) => a.name}
+          selection={canWrite ? { selected, onChange: setSelected } : undefined}
+          columns={[
+            { label: 'Name', cell: (a) => nameCell(a, rows) },
+            { label: 'State', cell: (a) => <Status status={a.status} /> },
+            { label: 'Mode', cell: (a) => a.mode },
+            { label: 'Destination', cell: (a) => a.destination_host ?? <span class="muted">—</span> },
+            { label: 'Last attempt', cell: lastAttempt },
+            { label: 'Scheduled for', cell: (a) => <When at={a.scheduled_for} /> },
+            { label: 'Created', cell: (a) => <When at={a.created_at} /> },
+          ]}
+        />
+      )}
+      {list.data && rows.length === 0 && (
+        <Empty>
+          {filtered ? (
+            <p>
+              No action matches these filters. <a href={href('actions')}>Clear the filters</a> or widen them.
+            </p>
+          ) : (
+            <p>
+              No action yet. Schedule one with <code>sched actions create</code>, the SDK's{' '}
+              <code>actions.create</code> or <code>POST /v1/actions</code>; it shows here within seconds.
+            </p>
+          )}
+        </Empty>
+      )}
       {list.data && (
-        <>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Last attempt</th>
-                <th scope="col">Scheduled for</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((a) => (
-                <tr key={a.id}>
-                  <td>
-                    <a href={href(`actions/${a.id}`)}>{a.name}</a>
-                  </td>
-                  <td>
-                    <Status status={a.status} />
-                  </td>
-                  <td>{a.mode}</td>
-                  <td>{a.destination_host ?? <span class="muted">—</span>}</td>
-                  <td>
-                    {a.last_attempt ? (
-                      <>
-                        {a.last_attempt.status_code !== null ? `HTTP ${a.last_attempt.status_code}` : ''}
-                        {a.last_attempt.error_class ? ` ${a.last_attempt.error_class}` : ''}
-                        {a.last_attempt.status_code === null && !a.last_attempt.error_class ? 'ok' : ''}{' '}
-                        <span class="muted">
-                          late <Ms ms={a.last_attempt.lateness_ms} />
-                        </span>
-                      </>
-                    ) : (
-                      <span class="muted">—</span>
-                    )}
-                  </td>
-                  <td>
-                    <When at={a.scheduled_for} />
-                  </td>
-                  <td>
-                    <When at={a.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && <p class="muted">No action matches these filters.</p>}
-          <Pager
-            noun="actions"
-            meta={list.data.meta}
-            onPage={(page) => navigate('actions', { ...filters, page: String(page) })}
-          />
-        </>
+        <Pager
+          noun="actions"
+          meta={list.data.meta}
+          onPage={(page) => navigate('actions', { ...filters, page: String(page) })}
+        />
       )}
     </>
   );
@@ -242,38 +325,15 @@ function Attempts({ action }: { action: Action }) {
             Attempt {t.attempt_number}: <Status status={t.outcome} />{' '}
             {t.status_code !== null && <span class="code">HTTP {t.status_code}</span>}
           </h3>
-          <dl class="facts">
-            <div>
-              <dt>Started</dt>
-              <dd>
-                <When at={t.started_at} />
-              </dd>
-            </div>
-            <div>
-              <dt>Lateness</dt>
-              <dd>
-                <Ms ms={t.lateness_ms} />
-              </dd>
-            </div>
-            <div>
-              <dt>Duration</dt>
-              <dd>
-                <Ms ms={t.duration_ms} />
-              </dd>
-            </div>
-            {t.error_class && (
-              <div>
-                <dt>Error class</dt>
-                <dd class="error-text">{t.error_class}</dd>
-              </div>
-            )}
-            {t.error && (
-              <div>
-                <dt>Error</dt>
-                <dd class="error-text">{t.error}</dd>
-              </div>
-            )}
-          </dl>
+          <Facts
+            facts={[
+              { label: 'Started', value: <When at={t.started_at} /> },
+              { label: 'Lateness', value: <Ms ms={t.lateness_ms} /> },
+              { label: 'Duration', value: <Ms ms={t.duration_ms} /> },
+              { label: 'Error class', value: t.error_class, show: Boolean(t.error_class), error: true },
+              { label: 'Error', value: t.error, show: Boolean(t.error), error: true },
+            ]}
+          />
           {t.response_excerpt !== null && (
             <details>
               <summary>Response{t.response_truncated ? ' (first 2 KiB)' : ''}</summary>
@@ -297,7 +357,8 @@ const PAUSE_CHOICES = [
 
 function ActionDetail({ id }: { id: string }) {
   const { client, canWrite } = useConsole();
-  const loaded = useLoad((c) => c.actions.get(id), [id]);
+  // Live: an executing action or a new replay moves on by itself.
+  const loaded = useLoad((c) => c.actions.get(id), [id], { live: true });
   const [pauseFor, setPauseFor] = useState('indefinite');
   const [missed, setMissed] = useState<MissedPolicy>('run_once');
   const [moveBy, setMoveBy] = useState('1h');
@@ -309,7 +370,7 @@ function ActionDetail({ id }: { id: string }) {
         <p>
           <a href={href('actions')}>All actions</a>
         </p>
-        <ErrorNote error={loaded.error} />
+        <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       </>
     );
   if (!a) return <Loading what="the action" />;
@@ -471,50 +532,39 @@ function ActionDetail({ id }: { id: string }) {
           )}
         </div>
       )}
-      <dl class="facts">
-        <div>
-          <dt>Mode</dt>
-          <dd>{a.mode}</dd>
-        </div>
-        <div>
-          <dt>Scheduled for</dt>
-          <dd>
-            <When at={a.scheduled_for} />
-          </dd>
-        </div>
-        <div>
-          <dt>Next attempt</dt>
-          <dd>
-            <When at={a.next_attempt_at} />
-          </dd>
-        </div>
-        {a.deferred_by_window && (
-          <div>
-            <dt>Deferred by its window</dt>
-            <dd>
-              due <When at={a.deferred_by_window.from} />, moved to <When at={a.deferred_by_window.to} />
-            </dd>
-          </div>
-        )}
-        <div>
-          <dt>Attempts</dt>
-          <dd>
-            {a.attempt_count} of {a.max_attempts}
-          </dd>
-        </div>
-        {a.last_error && (
-          <div>
-            <dt>Last error</dt>
-            <dd class="error-text">{a.last_error}</dd>
-          </div>
-        )}
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{a.id}</code>
-          </dd>
-        </div>
-      </dl>
+      <Facts
+        facts={[
+          { label: 'Mode', value: a.mode },
+          { label: 'Scheduled for', value: <When at={a.scheduled_for} /> },
+          { label: 'Next attempt', value: <When at={a.next_attempt_at} /> },
+          {
+            label: 'Deferred by its window',
+            value: a.deferred_by_window && (
+              <>
+                due <When at={a.deferred_by_window.from} />, moved to <When at={a.deferred_by_window.to} />
+              </>
+            ),
+            show: Boolean(a.deferred_by_window),
+          },
+          { label: 'Attempts', value: `${a.attempt_count} of ${a.max_attempts}` },
+          { label: 'Last error', value: a.last_error, show: Boolean(a.last_error), error: true },
+          {
+            label: 'Replay of',
+            value: a.replay_of && <a href={href(`actions/${a.replay_of}`)}>{a.replay_of}</a>,
+            show: Boolean(a.replay_of),
+          },
+          {
+            label: 'Replays',
+            value: a.replays.map((id) => (
+              <div key={id}>
+                <a href={href(`actions/${id}`)}>{id}</a>
+              </div>
+            )),
+            show: a.replays.length > 0,
+          },
+          { label: 'Id', value: <code>{a.id}</code> },
+        ]}
+      />
       {a.description && <p>{a.description}</p>}
       <section aria-labelledby="attempts-title">
         <h2 id="attempts-title">Attempts</h2>
@@ -523,25 +573,14 @@ function ActionDetail({ id }: { id: string }) {
       {a.mode === 'approval' && (
         <section aria-labelledby="recipients-title">
           <h2 id="recipients-title">Recipients</h2>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Recipient</th>
-                <th scope="col">Role</th>
-                <th scope="col">Channels</th>
-                <th scope="col">State</th>
-                <th scope="col">Answered</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="sr-only">Changes</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {a.recipients.map((r) => (
-                <tr key={r.id}>
-                  <td>
+          <DataTable
+            label="Recipients"
+            rows={a.recipients}
+            columns={[
+              {
+                label: 'Recipient',
+                cell: (r) => (
+                  <>
                     {r.display_name} <span class="muted">{r.email}</span>
                     {r.reassigned_from && (
                       <div class="muted">
@@ -549,33 +588,37 @@ function ActionDetail({ id }: { id: string }) {
                         {a.recipients.find((x) => x.id === r.reassigned_from)?.display_name ?? 'another'}
                       </div>
                     )}
-                  </td>
-                  <td>{r.role}</td>
-                  <td>{r.channels.join(', ')}</td>
-                  <td>
-                    <Status status={r.status} />
-                  </td>
-                  <td>
+                  </>
+                ),
+              },
+              { label: 'Role', cell: (r) => r.role },
+              { label: 'Channels', cell: (r) => r.channels.join(', ') },
+              { label: 'State', cell: (r) => <Status status={r.status} /> },
+              {
+                label: 'Answered',
+                cell: (r) => (
+                  <>
                     <When at={r.responded_at} />
                     {r.response_comment && <q>{r.response_comment}</q>}
                     <AnswerValues values={r.values} />
-                  </td>
-                  {canWrite && (
-                    <td>
-                      {canReassign(a, r) && (
-                        <ReassignButton
-                          actionId={a.id}
-                          actionName={a.name}
-                          recipient={r}
-                          onDone={loaded.reload}
-                        />
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              canWrite && {
+                label: 'Changes',
+                hiddenLabel: true,
+                cell: (r) =>
+                  canReassign(a, r) && (
+                    <ReassignButton
+                      actionId={a.id}
+                      actionName={a.name}
+                      recipient={r}
+                      onDone={loaded.reload}
+                    />
+                  ),
+              },
+            ]}
+          />
           <h2>Reminder events</h2>
           {a.reminder_events.length === 0 ? (
             <p class="muted">None yet.</p>
@@ -612,5 +655,6 @@ const ANSWER_CHANNEL_LABELS: Record<NonNullable<Action['reminder_events'][number
 
 export function ActionsPanel({ route }: { route: Route }) {
   const id = route.path.split('/')[1];
+  if (id === 'new') return <NewAction />;
   return id ? <ActionDetail id={id} /> : <ActionList route={route} />;
 }

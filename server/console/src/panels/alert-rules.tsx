@@ -21,6 +21,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { Facts } from '../ui/table.js';
 
 /** How often a rule is read again while one of its messages waits to go out. */
 const POLL_MS = 1000;
@@ -113,7 +114,7 @@ function RuleList({ route }: { route: Route }) {
           </a>
         </p>
       )}
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="alert rules" />}
       {list.data && (
         <>
@@ -416,7 +417,7 @@ function RuleDetail({ id }: { id: string }) {
       <p>
         <a href={href('alerts')}>All alert rules</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!r && !loaded.error && <Loading what="the alert rule" />}
       {r && (
         <>
@@ -470,58 +471,42 @@ function RuleDetail({ id }: { id: string }) {
               {notice}
             </p>
           )}
-          <dl class="facts">
-            <div>
-              <dt>Events</dt>
-              <dd>{r.events.join(', ')}</dd>
-            </div>
-            <div>
-              <dt>Only about</dt>
-              <dd>
-                {r.filter && Object.keys(r.filter).length > 0
-                  ? Object.entries(r.filter)
-                      .map(([k, v]) => `${k} ${v}`)
-                      .join(', ')
-                  : 'anything'}
-              </dd>
-            </div>
-            <div>
-              <dt>Threshold</dt>
-              <dd>{thresholdOf(r)}</dd>
-            </div>
-            <div>
-              <dt>Grouped within</dt>
-              <dd>{r.group_wait}</dd>
-            </div>
-            <div>
-              <dt>At most once per</dt>
-              <dd>{r.repeat_every}</dd>
-            </div>
-            {r.late_after && (
-              <div>
-                <dt>Late after</dt>
-                <dd>{r.late_after}</dd>
-              </div>
-            )}
-            <div>
-              <dt>Waiting to go out</dt>
-              <dd>
-                {r.state.pending}
-                {r.state.next_alert_at && (
+          <Facts
+            facts={[
+              { label: 'Events', value: r.events.join(', ') },
+              {
+                label: 'Only about',
+                value: (
                   <>
-                    {' '}
-                    (<When at={r.state.next_alert_at} />)
+                    {r.filter && Object.keys(r.filter).length > 0
+                      ? Object.entries(r.filter)
+                          .map(([k, v]) => `${k} ${v}`)
+                          .join(', ')
+                      : 'anything'}
                   </>
-                )}
-              </dd>
-            </div>
-            <div>
-              <dt>Last alert</dt>
-              <dd>
-                <When at={r.state.last_alerted_at} />
-              </dd>
-            </div>
-          </dl>
+                ),
+              },
+              { label: 'Threshold', value: thresholdOf(r) },
+              { label: 'Grouped within', value: r.group_wait },
+              { label: 'At most once per', value: r.repeat_every },
+              { label: 'Late after', value: r.late_after, show: Boolean(r.late_after) },
+              {
+                label: 'Waiting to go out',
+                value: (
+                  <>
+                    {r.state.pending}{' '}
+                    {r.state.next_alert_at && (
+                      <>
+                        {' '}
+                        (<When at={r.state.next_alert_at} />){' '}
+                      </>
+                    )}
+                  </>
+                ),
+              },
+              { label: 'Last alert', value: <When at={r.state.last_alerted_at} /> },
+            ]}
+          />
           <h2>Channels</h2>
           <ol>
             {r.channels.map((c, i) => (
@@ -575,7 +560,7 @@ function RuleDetail({ id }: { id: string }) {
 
 function RuleEdit({ id }: { id: string }) {
   const loaded = useLoad((c) => c.alertRules.get(id), [id]);
-  if (loaded.error) return <ErrorNote error={loaded.error} />;
+  if (loaded.error) return <ErrorNote error={loaded.error} onRetry={loaded.reload} />;
   if (!loaded.data) return <Loading what="the alert rule" />;
   return <RuleForm rule={loaded.data} />;
 }

@@ -57,7 +57,7 @@ function ApiKeyList() {
     <section aria-labelledby="keys-title">
       <h2 id="keys-title">API keys</h2>
       {secret && <Secret secret={secret} onDismiss={() => setSecret(undefined)} />}
-      <ErrorNote error={keys.error} />
+      <ErrorNote error={keys.error} onRetry={keys.reload} />
       {!keys.data && !keys.error && <Loading what="API keys" />}
       {keys.data && (
         <table class="list">
@@ -150,7 +150,7 @@ function SigningSecretCard() {
   return (
     <section aria-labelledby="signing-title">
       <h2 id="signing-title">Signing secret</h2>
-      <ErrorNote error={current.error} />
+      <ErrorNote error={current.error} onRetry={current.reload} />
       {!current.data && !current.error && <Loading what="the signing secret" />}
       {current.data && (
         <>

@@ -211,6 +211,7 @@ export function ApprovalsPanel({ route }: { route: Route }) {
       return c.pendingApprovals(query);
     },
     [key],
+    { live: true },
   );
   return (
     <>
@@ -221,7 +222,7 @@ export function ApprovalsPanel({ route }: { route: Route }) {
           {notice}
         </p>
       )}
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="approvals" />}
       {list.data && (
         <>

@@ -131,7 +131,7 @@ export function AuditPanel({ route }: { route: Route }) {
           CSV
         </a>
       </p>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="audit events" />}
       {list.data && (
         <>

@@ -6,6 +6,7 @@ import { href, navigate, type Route } from '../router.js';
 import {
   AnySelect,
   ConfirmButton,
+  Empty,
   ErrorNote,
   Json,
   Loading,
@@ -15,6 +16,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { DataTable, Facts } from '../ui/table.js';
 
 /** How often a running operation is read again while it is on screen. */
 const POLL_MS = 1000;
@@ -88,43 +90,47 @@ function OperationList({ route }: { route: Route }) {
           Apply filter
         </button>
       </form>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="bulk operations" />}
       {list.data && (
         <>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Operation</th>
-                <th scope="col">State</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Acting on</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((op) => (
-                <tr key={op.id}>
-                  <td>
-                    <a href={href(`bulk/${op.id}`)}>{op.operation}</a>
-                    {op.note && <div class="muted">{op.note}</div>}
-                  </td>
-                  <td>
-                    <Status status={op.status} />
-                  </td>
-                  <td>
-                    {op.processed} of {op.matched}: {op.affected} {DONE[op.operation]}, {op.skipped} skipped
-                    {op.failed > 0 ? `, ${op.failed} failed` : ''}
-                  </td>
-                  <td>{targetOf(op)}</td>
-                  <td>
-                    <When at={op.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && <p class="muted">No bulk operation yet (a dry run starts none).</p>}
+          {list.data.data.length > 0 ? (
+            <DataTable
+              label="Bulk operations"
+              rows={list.data.data}
+              columns={[
+                {
+                  label: 'Operation',
+                  cell: (op) => (
+                    <>
+                      <a href={href(`bulk/${op.id}`)}>{op.operation}</a>
+                      {op.note && <div class="muted">{op.note}</div>}
+                    </>
+                  ),
+                },
+                { label: 'State', cell: (op) => <Status status={op.status} /> },
+                {
+                  label: 'Progress',
+                  cell: (op) => (
+                    <>
+                      {op.processed} of {op.matched}: {op.affected} {DONE[op.operation]}, {op.skipped} skipped
+                      {op.failed > 0 ? `, ${op.failed} failed` : ''}
+                    </>
+                  ),
+                },
+                { label: 'Acting on', cell: targetOf },
+                { label: 'Started', cell: (op) => <When at={op.created_at} /> },
+              ]}
+            />
+          ) : (
+            <Empty>
+              <p>
+                No bulk operation yet (a dry run starts none). Select actions in{' '}
+                <a href={href('actions')}>Actions</a> or a group in the{' '}
+                <a href={href('failed')}>failed inbox</a> to start one.
+              </p>
+            </Empty>
+          )}
           <Pager
             noun="bulk operations"
             meta={list.data.meta}
@@ -145,7 +151,7 @@ function OperationDetail({ id }: { id: string }) {
       <p>
         <a href={href('bulk')}>All bulk operations</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!op && !loaded.error && <Loading what="the bulk operation" />}
       {op && (
         <>
@@ -159,46 +165,21 @@ function OperationDetail({ id }: { id: string }) {
           <section class="bulk" aria-label="Progress">
             <BulkProgress op={op} />
           </section>
-          <dl class="facts">
-            <div>
-              <dt>Matched</dt>
-              <dd>{op.matched}</dd>
-            </div>
-            <div>
-              <dt>Processed</dt>
-              <dd>{op.processed}</dd>
-            </div>
-            <div>
-              <dt>{DONE[op.operation][0]!.toUpperCase() + DONE[op.operation].slice(1)}</dt>
-              <dd>{op.affected}</dd>
-            </div>
-            <div>
-              <dt>Skipped (no longer eligible)</dt>
-              <dd>{op.skipped}</dd>
-            </div>
-            <div>
-              <dt>Failed</dt>
-              <dd>{op.failed}</dd>
-            </div>
-            <div>
-              <dt>Started</dt>
-              <dd>
-                <When at={op.created_at} />
-              </dd>
-            </div>
-            <div>
-              <dt>Ended</dt>
-              <dd>
-                <When at={op.finished_at} />
-              </dd>
-            </div>
-            {op.note && (
-              <div>
-                <dt>Note</dt>
-                <dd>{op.note}</dd>
-              </div>
-            )}
-          </dl>
+          <Facts
+            facts={[
+              { label: 'Matched', value: op.matched },
+              { label: 'Processed', value: op.processed },
+              {
+                label: DONE[op.operation][0]!.toUpperCase() + DONE[op.operation].slice(1),
+                value: op.affected,
+              },
+              { label: 'Skipped (no longer eligible)', value: op.skipped },
+              { label: 'Failed', value: op.failed },
+              { label: 'Started', value: <When at={op.created_at} /> },
+              { label: 'Ended', value: <When at={op.finished_at} /> },
+              { label: 'Note', value: op.note, show: Boolean(op.note) },
+            ]}
+          />
           <h2>Acting on</h2>
           {op.filter ? (
             <>

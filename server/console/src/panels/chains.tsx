@@ -5,6 +5,7 @@ import { href, navigate, type Route } from '../router.js';
 import {
   AnySelect,
   ConfirmButton,
+  Empty,
   ErrorNote,
   Json,
   Loading,
@@ -14,6 +15,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { DataTable, Facts } from '../ui/table.js';
 
 function ChainList({ route }: { route: Route }) {
   const status = route.query.get('status') ?? '';
@@ -21,6 +23,7 @@ function ChainList({ route }: { route: Route }) {
   const list = useLoad(
     (c) => c.chains.list({ ...(status ? { status: status as Chain['status'] } : {}), page, per_page: 20 }),
     [status, page],
+    { live: true },
   );
   return (
     <>
@@ -41,37 +44,29 @@ function ChainList({ route }: { route: Route }) {
           Apply filter
         </button>
       </form>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="chains" />}
       {list.data && (
         <>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Current step</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <a href={href(`chains/${c.id}`)}>{c.name}</a>
-                  </td>
-                  <td>
-                    <Status status={c.status} />
-                  </td>
-                  <td>{c.current_step + 1}</td>
-                  <td>
-                    <When at={c.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && <p class="muted">No chain yet.</p>}
+          {list.data.data.length > 0 ? (
+            <DataTable
+              label="Chains"
+              rows={list.data.data}
+              columns={[
+                { label: 'Name', cell: (c) => <a href={href(`chains/${c.id}`)}>{c.name}</a> },
+                { label: 'State', cell: (c) => <Status status={c.status} /> },
+                { label: 'Current step', cell: (c) => c.current_step + 1 },
+                { label: 'Created', cell: (c) => <When at={c.created_at} /> },
+              ]}
+            />
+          ) : (
+            <Empty>
+              <p>
+                {status ? 'No chain in this state.' : 'No chain yet.'} A chain runs steps one after another:
+                create one with <code>sched chains create</code> or <code>POST /v1/chains</code>.
+              </p>
+            </Empty>
+          )}
           <Pager
             noun="chains"
             meta={list.data.meta}
@@ -92,7 +87,7 @@ function ChainDetail({ id }: { id: string }) {
       <p>
         <a href={href('chains')}>All chains</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!chain && !loaded.error && <Loading what="the chain" />}
       {chain && (
         <>
@@ -113,24 +108,13 @@ function ChainDetail({ id }: { id: string }) {
               </ConfirmButton>
             </div>
           )}
-          <dl class="facts">
-            <div>
-              <dt>Created</dt>
-              <dd>
-                <When at={chain.created_at} />
-              </dd>
-            </div>
-            <div>
-              <dt>Completed</dt>
-              <dd>
-                <When at={chain.completed_at} />
-              </dd>
-            </div>
-            <div>
-              <dt>On error</dt>
-              <dd>{JSON.stringify(chain.error_handling)}</dd>
-            </div>
-          </dl>
+          <Facts
+            facts={[
+              { label: 'Created', value: <When at={chain.created_at} /> },
+              { label: 'Completed', value: <When at={chain.completed_at} /> },
+              { label: 'On error', value: JSON.stringify(chain.error_handling) },
+            ]}
+          />
           <h2>Steps</h2>
           <ol class="timeline" aria-label="Steps">
             {chain.steps.map((s) => {
@@ -140,40 +124,15 @@ function ChainDetail({ id }: { id: string }) {
                   <h3>
                     {s.index + 1}. {s.name} <span class="muted">({s.type})</span> <Status status={s.status} />
                   </h3>
-                  <dl class="facts">
-                    <div>
-                      <dt>Started</dt>
-                      <dd>
-                        <When at={s.started_at} />
-                      </dd>
-                    </div>
-                    <div>
-                      <dt>Completed</dt>
-                      <dd>
-                        <When at={s.completed_at} />
-                      </dd>
-                    </div>
-                    {s.outcome && (
-                      <div>
-                        <dt>Outcome</dt>
-                        <dd>{s.outcome}</dd>
-                      </div>
-                    )}
-                    {s.condition && (
-                      <div>
-                        <dt>Condition</dt>
-                        <dd>
-                          <code>{s.condition}</code>
-                        </dd>
-                      </div>
-                    )}
-                    {s.error && (
-                      <div>
-                        <dt>Error</dt>
-                        <dd class="error-text">{s.error}</dd>
-                      </div>
-                    )}
-                  </dl>
+                  <Facts
+                    facts={[
+                      { label: 'Started', value: <When at={s.started_at} /> },
+                      { label: 'Completed', value: <When at={s.completed_at} /> },
+                      { label: 'Outcome', value: s.outcome, show: Boolean(s.outcome) },
+                      { label: 'Condition', value: <code>{s.condition}</code>, show: Boolean(s.condition) },
+                      { label: 'Error', value: s.error, show: Boolean(s.error), error: true },
+                    ]}
+                  />
                   {s.action_id && (
                     <a href={href(`actions/${s.action_id}`)}>The step's action and its attempts</a>
                   )}

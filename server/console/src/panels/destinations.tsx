@@ -5,6 +5,7 @@ import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
 import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When, words } from '../ui.js';
+import { Facts } from '../ui/table.js';
 
 function DestinationList() {
   const list = useLoad((c) => c.destinations.list(), []);
@@ -15,7 +16,7 @@ function DestinationList() {
         Every host the account's actions send to, or that has settings of its own. Open one for its flow
         control, circuit, pause and recovery.
       </p>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="destinations" />}
       {list.data &&
         (list.data.length === 0 ? (
@@ -297,7 +298,7 @@ function DestinationDetail({ host }: { host: string }) {
       <p>
         <a href={href('destinations')}>All destinations</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!d && !loaded.error && <Loading what="the destination" />}
       {d && (
         <>
@@ -465,29 +466,35 @@ function DestinationDetail({ host }: { host: string }) {
           ) : (
             <>
               <h2>Settings</h2>
-              <dl class="facts">
-                <div>
-                  <dt>Flow control</dt>
-                  <dd>
-                    {d.flow
-                      ? [
-                          d.flow.rate !== undefined ? `${d.flow.rate} per ${d.flow.period ?? '1s'}` : '',
-                          d.flow.parallelism !== undefined ? `${d.flow.parallelism} in flight` : '',
-                        ]
-                          .filter(Boolean)
-                          .join(', ')
-                      : 'no limit'}
-                  </dd>
-                </div>
-                <div>
-                  <dt>Circuit breaker</dt>
-                  <dd>
-                    {d.circuit.enabled
-                      ? `opens at ${d.circuit.failure_rate * 100} % failures of at least ${d.circuit.min_requests} in ${d.circuit.window}, for ${d.circuit.open_for}; disabled after ${d.circuit.disable_after}`
-                      : 'off'}
-                  </dd>
-                </div>
-              </dl>
+              <Facts
+                facts={[
+                  {
+                    label: 'Flow control',
+                    value: (
+                      <>
+                        {d.flow
+                          ? [
+                              d.flow.rate !== undefined ? `${d.flow.rate} per ${d.flow.period ?? '1s'}` : '',
+                              d.flow.parallelism !== undefined ? `${d.flow.parallelism} in flight` : '',
+                            ]
+                              .filter(Boolean)
+                              .join(', ')
+                          : 'no limit'}
+                      </>
+                    ),
+                  },
+                  {
+                    label: 'Circuit breaker',
+                    value: (
+                      <>
+                        {d.circuit.enabled
+                          ? `opens at ${d.circuit.failure_rate * 100} % failures of at least ${d.circuit.min_requests} in ${d.circuit.window}, for ${d.circuit.open_for}; disabled after ${d.circuit.disable_after}`
+                          : 'off'}
+                      </>
+                    ),
+                  },
+                ]}
+              />
             </>
           )}
         </>

@@ -3,7 +3,8 @@ import type { ActionSummary } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { BulkRun } from '../bulk.js';
 import { href, navigate, type Route } from '../router.js';
-import { ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
+import { Empty, ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
+import { DataTable } from '../ui/table.js';
 
 type Kind = 'retry' | 'replay';
 /** What a bulk operation acts on: the failed actions of a group (a filter), or rows picked by hand (ids). */
@@ -49,8 +50,9 @@ export function FailedInboxPanel({ route }: { route: Route }) {
         ...(errorClass ? { error_class: errorClass } : {}),
       }),
     [host, errorClass],
+    { live: true },
   );
-  const all = useLoad((c) => c.actions.list({ status: 'failed', per_page: 100 }), []);
+  const all = useLoad((c) => c.actions.list({ status: 'failed', per_page: 100 }), [], { live: true });
   const [selected, setSelected] = useState<string[]>([]);
   const [run, setRun] = useState<{ kind: Kind; target: Target }>();
   const groupFilter = {
@@ -67,7 +69,7 @@ export function FailedInboxPanel({ route }: { route: Route }) {
   return (
     <>
       <h1>Failed inbox</h1>
-      <ErrorNote error={all.error} />
+      <ErrorNote error={all.error} onRetry={all.reload} />
       {all.data && (
         <section aria-labelledby="groups-title">
           <h2 id="groups-title">By destination and error class</h2>
@@ -146,62 +148,37 @@ export function FailedInboxPanel({ route }: { route: Route }) {
             onDone={reload}
           />
         )}
-        <ErrorNote error={list.error} />
+        <ErrorNote error={list.error} onRetry={list.reload} />
         {!list.data && !list.error && <Loading what="failed actions" />}
         {list.data && (
-          <table class="list">
-            <thead>
-              <tr>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="sr-only">Select</span>
-                  </th>
-                )}
-                <th scope="col">Name</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Last attempt</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((a) => (
-                <tr key={a.id}>
-                  {canWrite && (
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${a.name}`}
-                        checked={selected.includes(a.id)}
-                        onChange={(e) =>
-                          setSelected(
-                            e.currentTarget.checked
-                              ? [...selected, a.id]
-                              : selected.filter((x) => x !== a.id),
-                          )
-                        }
-                      />
-                    </td>
-                  )}
-                  <td>
-                    <a href={href(`actions/${a.id}`)}>{a.name}</a>
-                  </td>
-                  <td>{a.destination_host ?? '—'}</td>
-                  <td>
+          <DataTable
+            label="Failed actions"
+            rows={rows}
+            rowName={(a) => a.name}
+            selection={canWrite ? { selected, onChange: setSelected } : undefined}
+            columns={[
+              { label: 'Name', cell: (a) => <a href={href(`actions/${a.id}`)}>{a.name}</a> },
+              { label: 'Destination', cell: (a) => a.destination_host ?? '—' },
+              {
+                label: 'Last attempt',
+                cell: (a) => (
+                  <>
                     {a.last_attempt?.status_code != null ? `HTTP ${a.last_attempt.status_code} ` : ''}
                     {a.last_attempt?.error_class ?? ''}
-                  </td>
-                  <td>
-                    <When at={a.last_attempt?.at ?? a.updated_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { label: 'Failed', cell: (a) => <When at={a.last_attempt?.at ?? a.updated_at} /> },
+            ]}
+          />
         )}
         {list.data && rows.length === 0 && (
-          <p class="muted">
-            Nothing failed here. <a href={href('actions')}>All actions</a>
-          </p>
+          <Empty>
+            <p>
+              Nothing failed here. Failures land in this inbox as they happen; meanwhile,{' '}
+              <a href={href('actions')}>all actions</a>.
+            </p>
+          </Empty>
         )}
         {list.data && list.data.meta.total > rows.length && (
           <p class="muted">

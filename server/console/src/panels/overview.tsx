@@ -78,18 +78,18 @@ export function QuotaSection() {
     <section aria-labelledby="quota-title">
       <h2 id="quota-title">Quota used</h2>
       {quota.data ? <QuotaTable quota={quota.data} /> : <Loading what="quota" />}
-      <ErrorNote error={quota.error} />
+      <ErrorNote error={quota.error} onRetry={quota.reload} />
     </section>
   );
 }
 
 export function OverviewPanel() {
-  const stats = useLoad((c) => c.stats(), []);
+  const stats = useLoad((c) => c.stats(), [], { live: true });
   const s = stats.data;
   return (
     <>
       <h1>Overview</h1>
-      <ErrorNote error={stats.error} />
+      <ErrorNote error={stats.error} onRetry={stats.reload} />
       {!s && !stats.error && <Loading what="figures" />}
       {s && (
         <>

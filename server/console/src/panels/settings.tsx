@@ -10,7 +10,7 @@ function Contacts() {
   return (
     <section aria-labelledby="contacts-title">
       <h2 id="contacts-title">Contacts</h2>
-      <ErrorNote error={contacts.error} />
+      <ErrorNote error={contacts.error} onRetry={contacts.reload} />
       {!contacts.data && !contacts.error && <Loading what="contacts" />}
       {contacts.data &&
         (contacts.data.length === 0 ? (
@@ -50,7 +50,11 @@ function Channels() {
   return (
     <section aria-labelledby="channels-title">
       <h2 id="channels-title">Slack and Teams channels</h2>
-      {planRefused ? <p class="muted">{channels.error?.message}</p> : <ErrorNote error={channels.error} />}
+      {planRefused ? (
+        <p class="muted">{channels.error?.message}</p>
+      ) : (
+        <ErrorNote error={channels.error} onRetry={channels.reload} />
+      )}
       {!channels.data && !channels.error && <Loading what="channels" />}
       {channels.data &&
         (channels.data.length === 0 ? (
@@ -177,7 +181,7 @@ function Domains() {
         Hostnames the account sends to. Unverified ones are held to daily and monthly limits; verify a domain
         by DNS or by a file to lift them.
       </p>
-      <ErrorNote error={domains.error} />
+      <ErrorNote error={domains.error} onRetry={domains.reload} />
       {!domains.data && !domains.error && <Loading what="domains" />}
       {domains.data &&
         (domains.data.length === 0 ? (
@@ -212,7 +216,7 @@ function NotificationChannels() {
   return (
     <section aria-labelledby="notification-channels-title">
       <h2 id="notification-channels-title">Notification channels</h2>
-      <ErrorNote error={ready.error} />
+      <ErrorNote error={ready.error} onRetry={ready.reload} />
       {!ready.data && !ready.error && <Loading what="notification channels" />}
       {ready.data && (
         <table class="list">

@@ -3,6 +3,7 @@ import { href, navigate, type Route } from '../router.js';
 import {
   ConfirmButton,
   CopyButton,
+  Empty,
   ErrorNote,
   Json,
   Loading,
@@ -12,6 +13,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
+import { DataTable, Facts } from '../ui/table.js';
 
 function TemplateList({ route }: { route: Route }) {
   const page = Number(route.query.get('page') ?? 1);
@@ -19,37 +21,30 @@ function TemplateList({ route }: { route: Route }) {
   return (
     <>
       <h1>Templates</h1>
-      <ErrorNote error={list.error} />
+      <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="templates" />}
       {list.data && (
         <>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Active</th>
-                <th scope="col">Triggers</th>
-                <th scope="col">Last triggered</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <a href={href(`templates/${t.id}`)}>{t.name}</a>
-                  </td>
-                  <td>{t.mode ? `${t.type} (${t.mode})` : t.type}</td>
-                  <td>{t.is_active ? 'yes' : 'no'}</td>
-                  <td>{t.trigger_count}</td>
-                  <td>
-                    <When at={t.last_triggered_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && <p class="muted">No template yet.</p>}
+          {list.data.data.length > 0 ? (
+            <DataTable
+              label="Templates"
+              rows={list.data.data}
+              columns={[
+                { label: 'Name', cell: (t) => <a href={href(`templates/${t.id}`)}>{t.name}</a> },
+                { label: 'Type', cell: (t) => (t.mode ? `${t.type} (${t.mode})` : t.type) },
+                { label: 'Active', cell: (t) => (t.is_active ? 'yes' : 'no') },
+                { label: 'Triggers', cell: (t) => t.trigger_count },
+                { label: 'Last triggered', cell: (t) => <When at={t.last_triggered_at} /> },
+              ]}
+            />
+          ) : (
+            <Empty>
+              <p>
+                No template yet. Save one with <code>sched templates create</code> or{' '}
+                <code>POST /v1/templates</code>: it gives a trigger URL that creates an action per call.
+              </p>
+            </Empty>
+          )}
           <Pager
             noun="templates"
             meta={list.data.meta}
@@ -72,7 +67,7 @@ function TemplateDetail({ id }: { id: string }) {
       <p>
         <a href={href('templates')}>All templates</a>
       </p>
-      <ErrorNote error={loaded.error} />
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       {!t && !loaded.error && <Loading what="the template" />}
       {t && (
         <>
@@ -118,34 +113,15 @@ function TemplateDetail({ id }: { id: string }) {
           </section>
           <section aria-labelledby="tstats-title">
             <h2 id="tstats-title">Trigger statistics</h2>
-            <dl class="facts">
-              <div>
-                <dt>Triggers</dt>
-                <dd>{t.trigger_count}</dd>
-              </div>
-              <div>
-                <dt>Refused triggers</dt>
-                <dd>{t.failed_trigger_count}</dd>
-              </div>
-              <div>
-                <dt>Last triggered</dt>
-                <dd>
-                  <When at={t.last_triggered_at} />
-                </dd>
-              </div>
-              <div>
-                <dt>Last refused</dt>
-                <dd>
-                  <When at={t.last_failed_at} />
-                </dd>
-              </div>
-              {t.last_error && (
-                <div>
-                  <dt>Why</dt>
-                  <dd class="error-text">{t.last_error}</dd>
-                </div>
-              )}
-            </dl>
+            <Facts
+              facts={[
+                { label: 'Triggers', value: t.trigger_count },
+                { label: 'Refused triggers', value: t.failed_trigger_count },
+                { label: 'Last triggered', value: <When at={t.last_triggered_at} /> },
+                { label: 'Last refused', value: <When at={t.last_failed_at} /> },
+                { label: 'Why', value: t.last_error, show: Boolean(t.last_error), error: true },
+              ]}
+            />
           </section>
           <section aria-labelledby="tdef-title">
             <h2 id="tdef-title">Definition</h2>

@@ -1,0 +1,100 @@
+// A webhook scheduled from the console: the few fields most actions need; everything else (retries, signing,
+// recurrence, gates) stays with the API, the SDK and the CLI, whose defaults apply here too.
+import { HTTP_METHODS } from '@sched/contract';
+import { useState } from 'preact/hooks';
+import { href, navigate } from '../router.js';
+import { ErrorNote, useConsole } from '../ui.js';
+
+function bodyOf(text: string): unknown {
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON: sent as the text it is.
+    return text;
+  }
+}
+
+export function NewAction() {
+  const { client } = useConsole();
+  const [error, setError] = useState<Error>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget as HTMLFormElement);
+    const field = (k: string) => String(data.get(k) ?? '').trim();
+    const when = field('when');
+    setBusy(true);
+    setError(undefined);
+    try {
+      const made = await client.actions.create({
+        name: field('name'),
+        ...(field('when_kind') === 'at' ? { scheduled_for: when } : { schedule: { wait: when } }),
+        request: {
+          url: field('url'),
+          method: field('method') as (typeof HTTP_METHODS)[number],
+          ...(bodyOf(field('body')) === undefined ? {} : { body: bodyOf(field('body')) }),
+        },
+      });
+      navigate(`actions/${made.action.id}`);
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <p>
+        <a href={href('actions')}>All actions</a>
+      </p>
+      <h1>New action</h1>
+      <p class="muted">
+        A webhook at a moment, with the service's defaults for retries and signing. The API, the SDK and{' '}
+        <code>sched actions create</code> offer every other field.
+      </p>
+      <form class="form" onSubmit={submit} aria-label="New action">
+        <label>
+          Name
+          <input name="name" required maxLength={255} />
+        </label>
+        <label>
+          URL
+          <input name="url" type="url" required placeholder="https://api.example.com/hooks/order" />
+        </label>
+        <label>
+          Method
+          <select name="method">
+            {HTTP_METHODS.map((m) => (
+              <option key={m} value={m} selected={m === 'POST'}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset>
+          <legend>When</legend>
+          <label>
+            <input type="radio" name="when_kind" value="wait" checked /> after a wait (30s, 10m, 2h, 1d)
+          </label>
+          <label>
+            <input type="radio" name="when_kind" value="at" /> at an exact time (ISO 8601, e.g.
+            2026-12-01T09:00:00Z)
+          </label>
+          <label>
+            Wait or time
+            <input name="when" required defaultValue="10m" />
+          </label>
+        </fieldset>
+        <label>
+          Body (JSON, or text)
+          <textarea name="body" rows={4} />
+        </label>
+        <ErrorNote error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Schedule the action
+        </button>
+      </form>
+    </>
+  );
+}
