@@ -187,6 +187,15 @@ function hostAwareClient(selector: HostSelector, base: typeof pg.Client): typeof
   if (known) return known;
   const plainConnect = pg.Client.prototype.connect as unknown as (this: pg.Client) => Promise<unknown>;
   class HostAwareClient extends base {
+    // biome-ignore lint/suspicious/noExplicitAny: pg.Client's constructor takes a config or a connection string
+    constructor(...args: any[]) {
+      super(...args);
+      // A connection the server ends while no query is on it and before a pool has put its own listener on it (a
+      // failover's "terminating connection due to administrator command", say, during the read-only check) would
+      // otherwise be an unhandled 'error' event, which ends the process. The pool and the next query see it dead.
+      this.on('error', () => {});
+    }
+
     // pg's overloads: a promise of the client, or a node-style callback (pg-pool's way).
     // biome-ignore lint/suspicious/noExplicitAny: both overloads of pg.Client.connect in one signature
     override connect(callback?: any): any {
