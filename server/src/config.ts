@@ -31,6 +31,10 @@ export const EnvSchema = z.object({
     .string()
     .refine(isDatabaseUrl, 'must be a postgres:// URL, with one host or a comma-separated list of host:port')
     .optional(),
+  // Reads that may lag (lists, the inbox, stats, the console, the audit export) on a streaming replica (app/reads.ts).
+  SCHED_READ_DATABASE_URL: z.string().refine(isDatabaseUrl, 'must be a postgres:// URL').optional(),
+  SCHED_READ_REPLICA_MAX_LAG_SECONDS: z.coerce.number().min(0).default(5),
+  SCHED_READ_YOUR_WRITES_SECONDS: z.coerce.number().min(0).default(5),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   SCHED_PUBLIC_URL: z.url().optional(),
@@ -180,6 +184,8 @@ export type Role = 'all' | 'api' | 'worker';
 export interface Config {
   env: string;
   databaseUrl: string | undefined;
+  /** A streaming replica for reads that may lag, its lag bound, and how long an account's writes pin its reads. */
+  readReplica: { url: string; maxLagSeconds: number; readYourWritesSeconds: number } | undefined;
   port: number;
   host: string;
   publicUrl: string;
@@ -319,6 +325,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     env: e.NODE_ENV,
     databaseUrl: e.DATABASE_URL,
+    readReplica: e.SCHED_READ_DATABASE_URL
+      ? {
+          url: e.SCHED_READ_DATABASE_URL,
+          maxLagSeconds: e.SCHED_READ_REPLICA_MAX_LAG_SECONDS,
+          readYourWritesSeconds: e.SCHED_READ_YOUR_WRITES_SECONDS,
+        }
+      : undefined,
     port: e.PORT,
     host: e.HOST,
     publicUrl,

@@ -19,6 +19,24 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
       'PostgreSQL to use. Unset: an embedded PostgreSQL (real PostgreSQL 17 from an npm package) whose data lives in `SCHED_DATA_DIR` and survives restarts.',
   },
   {
+    names: ['SCHED_READ_DATABASE_URL'],
+    default: 'unset',
+    meaning:
+      "A streaming replica of `DATABASE_URL` for the reads that may lag: lists, the failed inbox, stats, the console's reads and the audit export. Whatever decides stays on the primary; an account's reads go to the primary for a few seconds after its writes, and with `consistency=strong` (docs/scale.md).",
+  },
+  {
+    names: ['SCHED_READ_REPLICA_MAX_LAG_SECONDS'],
+    default: '`5`',
+    meaning:
+      'A replica lagging more than this (or down) sends every read to the primary until it catches up.',
+  },
+  {
+    names: ['SCHED_READ_YOUR_WRITES_SECONDS'],
+    default: '`5`',
+    meaning:
+      "How long after an account's last write its reads stay on the primary (longer while the replica's lag is longer).",
+  },
+  {
     names: ['PORT'],
     default: '`8080`',
     meaning: 'HTTP port (`0` picks a free one).',

@@ -22,6 +22,11 @@ export interface Metrics {
   hostCircuits: Gauge<'host' | 'state'>;
   /** HTTP answers by route template (`/v1/actions/:id`, never the raw path) and status class (`2xx`...). */
   httpRequests: Histogram<'method' | 'route' | 'status_class'>;
+  /** The read replica (SCHED_READ_DATABASE_URL): its replay lag, whether it answers, where reads went, fallbacks. */
+  replicaLag: Gauge;
+  replicaUp: Gauge;
+  reads: Counter<'on'>;
+  replicaFallbacks: Counter<'reason'>;
 }
 
 /** The route label of a request: its template, or `unmatched` (so scanners cannot blow up the label set). */
@@ -117,6 +122,28 @@ export function createMetrics(): Metrics {
       name: 'sched_destination_circuit',
       help: 'Accounts whose circuit to the host is in this state (not closed), for the top hosts only (SCHED_METRICS_HOST_LABELS).',
       labelNames: ['host', 'state'],
+      registers: [registry],
+    }),
+    replicaLag: new Gauge({
+      name: 'sched_read_replica_lag_seconds',
+      help: "How far the read replica's replay is behind the primary, as last measured (each second).",
+      registers: [registry],
+    }),
+    replicaUp: new Gauge({
+      name: 'sched_read_replica_up',
+      help: 'Whether the read replica answered its last lag measure (1) or not (0).',
+      registers: [registry],
+    }),
+    reads: new Counter({
+      name: 'sched_reads_total',
+      help: 'Reads that may lag (lists, the inbox, stats, console reads, the audit export), by where they ran: replica or primary.',
+      labelNames: ['on'],
+      registers: [registry],
+    }),
+    replicaFallbacks: new Counter({
+      name: 'sched_read_replica_fallbacks_total',
+      help: 'Reads sent to the primary because the replica was down, lagging past its bound, or failed the read.',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     purgedRows: new Counter({

@@ -3685,6 +3685,14 @@ export interface components {
             channels?: {
                 [key: string]: "configured" | "outbox" | "not_configured";
             };
+            /** @description `/readyz` only, with `SCHED_READ_DATABASE_URL` set: the read replica. `lagging` (past `max_lag_seconds`) and `unavailable` send its reads to the primary. Informative: it never makes the answer 503. */
+            read_replica?: {
+                /** @enum {string} */
+                state: "streaming" | "lagging" | "unavailable";
+                /** @description Replay lag as last measured; null when down. */
+                lag_seconds: number | null;
+                max_lag_seconds: number;
+            };
         };
         /** @enum {string} */
         HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -4478,7 +4486,12 @@ export interface operations {
                      *       "status": "ok",
                      *       "version": "string",
                      *       "checks": {},
-                     *       "channels": {}
+                     *       "channels": {},
+                     *       "read_replica": {
+                     *         "state": "streaming",
+                     *         "lag_seconds": 1,
+                     *         "max_lag_seconds": 1
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -4522,7 +4535,12 @@ export interface operations {
                      *       "status": "ok",
                      *       "version": "string",
                      *       "checks": {},
-                     *       "channels": {}
+                     *       "channels": {},
+                     *       "read_replica": {
+                     *         "state": "streaming",
+                     *         "lag_seconds": 1,
+                     *         "max_lag_seconds": 1
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];
@@ -5075,6 +5093,8 @@ export interface operations {
                 scheduled_before?: string;
                 page?: number;
                 per_page?: number;
+                /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
+                consistency?: "eventual" | "strong";
             };
             header?: never;
             path?: never;
@@ -6035,7 +6055,10 @@ export interface operations {
     };
     actionsGet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
+                consistency?: "eventual" | "strong";
+            };
             header?: never;
             path: {
                 id: string;
@@ -6775,6 +6798,8 @@ export interface operations {
                 /** @description Attempts older than this cursor (an earlier page's `meta.next_before`); the newest without it. */
                 before?: components["schemas"]["AttemptCursor"];
                 limit?: number;
+                /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
+                consistency?: "eventual" | "strong";
             };
             header?: never;
             path: {
@@ -8799,7 +8824,10 @@ export interface operations {
     };
     actionsStats: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
+                consistency?: "eventual" | "strong";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -14570,6 +14598,8 @@ export interface operations {
                 from?: string;
                 /** @description Events before this time. */
                 to?: string;
+                /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
+                consistency?: "eventual" | "strong";
                 /** @description Keyset: events after this `seq`. */
                 after?: number;
                 limit?: number;
@@ -17422,6 +17452,8 @@ export interface operations {
                 from?: string;
                 /** @description Events before this time. */
                 to?: string;
+                /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
+                consistency?: "eventual" | "strong";
                 format?: "ndjson" | "csv";
             };
             header?: never;

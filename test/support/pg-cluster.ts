@@ -68,9 +68,16 @@ export async function createCluster(opts: { settings?: string[] } = {}): Promise
     ...(opts.settings ?? []),
   ];
   await fs.appendFile(path.join(data, 'postgresql.conf'), `\n${conf.join('\n')}\n`);
+  const cluster = clusterOn(dir, data, port);
+  await cluster.start();
+  return cluster;
+}
+
+/** The handle of the cluster in `data` (not started). */
+function clusterOn(dir: string, data: string, port: number): TestCluster {
   let postmaster: number | undefined;
   const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  const cluster: TestCluster = {
+  return {
     port,
     dir,
     url,
@@ -98,8 +105,41 @@ export async function createCluster(opts: { settings?: string[] } = {}): Promise
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
-  await cluster.start();
-  return cluster;
+}
+
+/**
+ * A streaming standby of `primary` on its own loopback port, made with PostgreSQL's own tools (the same Debian
+ * binaries, so one major version on both sides): `pg_basebackup` with a physical replication slot and `-R`
+ * (standby.signal, primary_conninfo and primary_slot_name), then started as a hot standby. `crash()` stops it at
+ * once and `start()` brings it back, streaming from where the slot kept the WAL.
+ */
+export async function createStandby(primary: TestCluster): Promise<TestCluster> {
+  const dir = await fs.mkdtemp(path.join(tmpdir(), 'sched-pgstandby-'));
+  await fs.chmod(dir, 0o755);
+  await exec('chown', ['postgres:postgres', dir]);
+  const data = path.join(dir, 'data');
+  const slot = `standby_${path.basename(dir).replace(/\W/g, '_').toLowerCase()}`;
+  await asPostgres('pg_basebackup', [
+    ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data],
+    ...['-X', 'stream', '-c', 'fast', '-R', '-C', '-S', slot],
+  ]);
+  const port = await freePort();
+  // postgresql.auto.conf wins over the primary's postgresql.conf, copied with the backup.
+  const conf = [`port = ${port}`, `unix_socket_directories = '${dir}'`, 'hot_standby = on'];
+  await fs.appendFile(path.join(data, 'postgresql.auto.conf'), `\n${conf.join('\n')}\n`);
+  const standby = clusterOn(dir, data, port);
+  try {
+    await standby.start();
+  } catch (err) {
+    await standby.destroy();
+    throw err;
+  }
+  const destroy = standby.destroy;
+  standby.destroy = async () => {
+    await destroy();
+    await primary.query('select pg_drop_replication_slot($1)', [slot]).catch(() => undefined);
+  };
+  return standby;
 }
 
 async function asPostgres(tool: string, args: string[]) {

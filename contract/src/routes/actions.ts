@@ -23,7 +23,7 @@ import {
   RetriedAction,
   SkippedMeta,
 } from '../schemas/action.js';
-import { authErrors, ErrorBody, paginated, single, Uuid } from '../schemas/common.js';
+import { authErrors, ErrorBody, paginated, ReadConsistencyQuery, single, Uuid } from '../schemas/common.js';
 
 const c = initContract();
 const idParams = z.object({ id: Uuid });
@@ -79,6 +79,7 @@ export const actionsContract = c.router({
     method: 'GET',
     path: '/v1/actions/:id',
     pathParams: idParams,
+    query: ReadConsistencyQuery,
     responses: { 200: single(Action), 404: ErrorBody, ...authErrors },
     summary: 'Get an action with its delivery attempts',
     description:
@@ -224,6 +225,7 @@ export const actionsContract = c.router({
   stats: {
     method: 'GET',
     path: '/v1/stats',
+    query: ReadConsistencyQuery,
     responses: { 200: single(ActionStats), ...authErrors },
     summary: 'Counts by state and the last 24 hours of deliveries',
     description:

@@ -19,6 +19,21 @@ export const Health = z
           'its messages for `sched outbox list`) or `not_configured` (production: approvals using only such channels ' +
           'are refused at create). Informative: it never makes the answer 503.',
       }),
+    read_replica: z
+      .object({
+        state: z.enum(['streaming', 'lagging', 'unavailable']),
+        lag_seconds: z
+          .number()
+          .nullable()
+          .meta({ description: 'Replay lag as last measured; null when down.' }),
+        max_lag_seconds: z.number(),
+      })
+      .optional()
+      .meta({
+        description:
+          '`/readyz` only, with `SCHED_READ_DATABASE_URL` set: the read replica. `lagging` (past `max_lag_seconds`) ' +
+          'and `unavailable` send its reads to the primary. Informative: it never makes the answer 503.',
+      }),
   })
   .meta({ id: 'Health' });
 

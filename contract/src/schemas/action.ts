@@ -23,7 +23,14 @@ import {
   RETRY_STRATEGIES,
   SCHEDULE_PRESETS,
 } from '../vocabulary.js';
-import { Duration, NullableTimestamp, paginationQuery, Timestamp, Uuid } from './common.js';
+import {
+  Duration,
+  NullableTimestamp,
+  paginationQuery,
+  ReadConsistencyFields,
+  Timestamp,
+  Uuid,
+} from './common.js';
 import { whsecSecretProblem } from '../signatures.js';
 import { DeliveryWindow, WindowDeferral } from './window.js';
 
@@ -346,6 +353,7 @@ export const AttemptsQuery = z.object({
       "Attempts older than this cursor (an earlier page's `meta.next_before`); the newest without it.",
   }),
   limit: z.coerce.number().int().min(1).max(100).default(50),
+  ...ReadConsistencyFields,
 });
 
 /** What a held `GET /v1/actions/{id}/wait` waits for. */
@@ -564,6 +572,7 @@ export const ActionFilterFields = {
 export const ActionListQuery = z.object({
   ...ActionFilterFields,
   ...paginationQuery(25),
+  ...ReadConsistencyFields,
 });
 export type ActionFilterInput = z.output<z.ZodObject<typeof ActionFilterFields>>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp } from './common.js';
+import { ReadConsistencyFields, Timestamp } from './common.js';
 
 export const AUDIT_ACTOR_TYPES = Object.freeze([
   'api_key',
@@ -71,6 +71,7 @@ export const AuditEventsQuery = z.object({
   actor_type: z.enum(AUDIT_ACTOR_TYPES).optional(),
   from: Timestamp.optional().meta({ description: 'Events at or after this time.' }),
   to: Timestamp.optional().meta({ description: 'Events before this time.' }),
+  ...ReadConsistencyFields,
 });
 
 export const AuditEventsPage = z

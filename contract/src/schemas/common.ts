@@ -81,6 +81,22 @@ export const E164 = z
   .regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 phone number such as +15551234567');
 
 /** Errors every authenticated endpoint can answer. */
+/**
+ * `consistency` of the reads a server may answer from its read replica (`SCHED_READ_DATABASE_URL`): `strong` reads
+ * the primary, as every read does without a replica.
+ */
+export const ReadConsistencyFields = {
+  consistency: z
+    .enum(['eventual', 'strong'])
+    .optional()
+    .meta({
+      description:
+        '`strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may ' +
+        "answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md).",
+    }),
+};
+export const ReadConsistencyQuery = z.object(ReadConsistencyFields);
+
 export const authErrors = {
   401: ErrorBody,
   403: ErrorBody,

@@ -17,6 +17,7 @@ import {
 import type { Sql } from '../persistence/database.js';
 import { ValidationError } from './errors.js';
 import type { Clock, Store } from './ports.js';
+import type { Reader, Reads } from './reads.js';
 
 /**
  * Who is acting and from where, for the audit events of this request: set by the HTTP layer around each handler
@@ -153,6 +154,8 @@ export interface AuditListQuery {
   actor_type?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
+  /** `strong`: read on the primary even with a read replica (app/reads.ts). */
+  consistency?: 'eventual' | 'strong' | undefined;
   /** The `seq` the page starts after (keyset). */
   after?: number | undefined;
   limit: number;
@@ -165,8 +168,18 @@ export class AuditService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** The list and the export on the read replica when allowed; the seal before them stays on the primary. */
+    private readonly reads?: Reads,
   ) {
     this.sealer = new AuditSealer(store);
+  }
+
+  private read<T>(
+    accountId: string,
+    q: { consistency?: Reader['consistency'] },
+    fn: (db: Sql) => Promise<T>,
+  ) {
+    return this.reads ? this.reads.run({ accountId, consistency: q.consistency }, fn) : fn(this.store.sql);
   }
 
   async list(
@@ -174,10 +187,9 @@ export class AuditService {
     q: AuditListQuery,
   ): Promise<{ data: AuditEvent[]; meta: { next_after: number | null; limit: number } }> {
     await this.sealer.seal(accountId);
-    const rows = await auditEventsPage(this.store.sql, accountId, filterOf(q), {
-      afterSeq: q.after ?? 0,
-      limit: q.limit,
-    });
+    const rows = await this.read(accountId, q, (db) =>
+      auditEventsPage(db, accountId, filterOf(q), { afterSeq: q.after ?? 0, limit: q.limit }),
+    );
     const data = rows.map(view);
     return {
       data,
@@ -191,7 +203,10 @@ export class AuditService {
     const filter = filterOf(q);
     let after = 0;
     for (;;) {
-      const rows = await auditEventsPage(this.store.sql, accountId, filter, { afterSeq: after, limit: 500 });
+      const from = after;
+      const rows = await this.read(accountId, q, (db) =>
+        auditEventsPage(db, accountId, filter, { afterSeq: from, limit: 500 }),
+      );
       for (const r of rows) yield view(r);
       if (rows.length < 500) return;
       after = rows.at(-1)!.seq;

@@ -105,7 +105,8 @@ export async function startApi(
     trigger: new TemplateTrigger({ store: database, clock, actions, chains }),
     chains,
     domains: ctx.domains,
-    audit: new AuditService(database, clock),
+    audit: new AuditService(database, clock, ctx.reads),
+    recordWrite: (accountId) => ctx.reads.wrote(accountId),
     reminders: new ReminderRequests({ store: database, timers: ctx.gateTimers, clock }),
     reassignments: new Reassignments({ store: database, timers: ctx.gateTimers, clock }),
     pendingApprovals: new PendingApprovals({ store: database, clock, waits }),
@@ -171,6 +172,7 @@ export async function startApi(
         ok: Object.values(checks).every((v) => v === 'ok'),
         checks,
         channels: ctx.channelSending.states,
+        readReplica: ctx.reads.status(),
       };
     },
   });

@@ -28,6 +28,7 @@ import type {
   Tracing,
 } from '../app/ports.js';
 import { RateLimiter } from '../app/rate-limiter.js';
+import { Reads } from '../app/reads.js';
 import { createWaits, type Waits } from '../app/waits.js';
 import type { Config, Role } from '../config.js';
 import { AlertWatch } from '../app/alerts/watch.js';
@@ -87,6 +88,8 @@ export interface ServiceContext {
   pauses: PauseService;
   actions: ActionService;
   actionQueries: ActionQueries;
+  /** Where reads that may lag run: the read replica when configured and allowed, the primary otherwise. */
+  reads: Reads;
   actionChanges: ActionChanges;
   replays: ActionReplays;
   domains: DomainService;
@@ -146,7 +149,30 @@ export async function buildContext(
   const sending = channelSending(config.channels, config.env === 'production');
   const approvalGates = createApprovalGates(sending);
   const destinationWakes = createDestinationWakes(queue);
-  const actionQueries = new ActionQueries({ store: db.main, clock, waits });
+  const metrics = createMetrics();
+  const reads = new Reads({
+    primary: db.main,
+    replica: db.replica,
+    bookkeeping: db.counters,
+    policy: {
+      maxLagSeconds: config.readReplica?.maxLagSeconds ?? 0,
+      readYourWritesSeconds: config.readReplica?.readYourWritesSeconds ?? 0,
+    },
+    clock,
+    timers: systemTimers,
+    log: logger,
+    events: {
+      lag: (seconds) => {
+        metrics.replicaUp.set(seconds === null ? 0 : 1);
+        if (seconds !== null) metrics.replicaLag.set(seconds);
+      },
+      served: (on) => metrics.reads.inc({ on }),
+      fellBack: (reason) => metrics.replicaFallbacks.inc({ reason }),
+    },
+  });
+  await reads.start();
+  shutdown.add('the read replica watch', () => reads.close(), { first: true });
+  const actionQueries = new ActionQueries({ store: db.main, clock, waits, reads });
   const actionChanges = new ActionChanges({
     store: db.main,
     scheduler,
@@ -169,7 +195,7 @@ export async function buildContext(
     clock,
     timers: systemTimers,
     waits,
-    metrics: createMetrics(),
+    metrics,
     tracing,
     queue,
     scheduler,
@@ -188,6 +214,7 @@ export async function buildContext(
     pauses: new PauseService({ store: db.main, ...pauseDeps }),
     actions,
     actionQueries,
+    reads,
     actionChanges,
     replays: new ActionReplays({
       store: db.main,

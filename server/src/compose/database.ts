@@ -16,6 +16,7 @@ import type { Shutdown } from './shutdown.js';
  *   LISTEN    1 in a worker (persistence/notifications.ts), for the dispatcher and the chain worker;
  *   migrate   2 while starting (released before serving).
  * So an `all` process holds at most 20 + 8 + 10 + 2 + 10 + 1 + 1 = 52 connections, an API one 32, a worker one 52.
+ * With SCHED_READ_DATABASE_URL, an API or `all` process also holds up to 10 on the replica (`replica`).
  */
 
 export interface OpenDatabase {
@@ -96,6 +97,8 @@ export interface DatabaseHandles {
   claims: Database | undefined;
   /** Workers only: the audit sealer's connection. */
   audit: Database | undefined;
+  /** API processes with SCHED_READ_DATABASE_URL: the read replica's pool (app/reads.ts routes reads to it). */
+  replica: Database | undefined;
   availability: DatabaseAvailability;
 }
 
@@ -158,5 +161,33 @@ export async function openDatabases(
   const audit =
     role === 'api' ? undefined : new Database(await openOrm({ ...named('audit'), poolSize: 1, timeouts }));
   if (audit) shutdown.add('the audit pool', () => audit.close().catch(() => undefined));
-  return { opened, orm: opened.orm, main: opened.database, counters, firing, claims, audit, availability };
+  const replica = await openReplica(config, role, logger);
+  if (replica) shutdown.add('the read replica pool', () => replica.close().catch(() => undefined));
+  return {
+    opened,
+    orm: opened.orm,
+    main: opened.database,
+    counters,
+    firing,
+    claims,
+    audit,
+    replica,
+    availability,
+  };
+}
+
+/**
+ * The replica's pool, never migrated (a standby replays the primary's migrations). Opened even when the replica is
+ * down: the lag watch (app/reads.ts) finds it down and reads go to the primary until it answers.
+ */
+async function openReplica(config: Config, role: Role, logger: Logger): Promise<Database | undefined> {
+  if (!config.readReplica || role === 'worker') return undefined;
+  const orm = await openOrm({
+    databaseUrl: config.readReplica.url,
+    applicationName: `sched-${role}-replica`,
+    poolSize: 10,
+    log: (m) => logger.debug(m),
+    timeouts: config.databaseTimeouts,
+  });
+  return new Database(orm);
 }

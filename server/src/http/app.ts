@@ -24,6 +24,7 @@ import type { ActionQueries } from '../app/actions/queries.js';
 import type { ActionService } from '../app/actions/service.js';
 import type { ActionWaits } from '../app/actions/wait.js';
 import type { GrantService } from '../app/grants/service.js';
+import type { ReplicaStatus } from '../app/reads.js';
 import { grantsHandlers } from './handlers/grants.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { ChainService } from '../app/chains/service.js';
@@ -74,6 +75,9 @@ import { registerCors } from './cors.js';
 import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
 import { auditHandlers, registerAuditExport } from './handlers/audit.js';
+
+/** The methods that change something: an account's answers to them pin its next reads to the primary. */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface HttpDeps {
   logger: Logger;
@@ -129,7 +133,14 @@ export interface HttpDeps {
     checks: Record<string, string>;
     /** Each notification channel's state (informative: never a failed check). */
     channels?: Record<string, ChannelState>;
+    /** The read replica's state, when one is configured (informative: its reads fall back to the primary). */
+    readReplica?: ReplicaStatus | undefined;
   }>;
+  /**
+   * Records an authenticated write of the account before its answer leaves, so its next reads, on any API process,
+   * see it (app/reads.ts); absent in tests that build the app alone.
+   */
+  recordWrite?: (accountId: string) => Promise<void>;
   validateResponses: boolean;
   bodyLimitBytes?: number;
   /** Which proxies to believe for the client IP (`SCHED_TRUST_PROXY`); request ids are taken only from them. */
@@ -266,6 +277,15 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       void reply.header('cache-control', 'no-store');
     }
   });
+  const recordWrite = deps.recordWrite;
+  if (recordWrite)
+    app.addHook('onSend', async (request, reply) => {
+      if (!WRITE_METHODS.has(request.method) || !request.principal || reply.statusCode >= 400) return;
+      // A record lost costs at most a read served from the replica a moment early; the write itself stands.
+      await recordWrite(request.principal.accountId).catch((err: unknown) =>
+        request.log.warn({ err }, 'could not record the write for read-your-writes'),
+      );
+    });
   await registerCors(app, deps.corsOrigins);
   registerRequestSpans(app, deps.tracing);
   app.addHook('onResponse', async (request, reply) => {
@@ -370,7 +390,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         return r.ok
           ? {
               status: 200,
-              body: { status: 'ok', version: SERVER_VERSION, checks: r.checks, channels: r.channels },
+              body: {
+                status: 'ok',
+                version: SERVER_VERSION,
+                checks: r.checks,
+                channels: r.channels,
+                ...(r.readReplica ? { read_replica: r.readReplica } : {}),
+              },
             }
           : { status: 503, body: { status: 'unavailable', version: SERVER_VERSION, checks: r.checks } };
       },

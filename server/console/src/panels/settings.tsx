@@ -242,12 +242,48 @@ function NotificationChannels() {
   );
 }
 
+interface ReplicaState {
+  state: string;
+  lag_seconds: number | null;
+  max_lag_seconds: number;
+}
+
+const REPLICA_STATE_TEXT: Record<string, string> = {
+  streaming: 'lists, stats and exports are read from it',
+  lagging: 'behind its bound: reads go to the primary until it catches up',
+  unavailable: 'not answering: reads go to the primary',
+};
+
+/** The read replica (SCHED_READ_DATABASE_URL), as /readyz reports it; nothing when none is configured. */
+function ReadReplica() {
+  const ready = useLoad(
+    () =>
+      fetch('/readyz', { headers: { accept: 'application/json' } }).then(
+        (r) => r.json() as Promise<{ read_replica?: ReplicaState }>,
+      ),
+    [],
+  );
+  const replica = ready.data?.read_replica;
+  if (!replica) return null;
+  const lag = replica.lag_seconds === null ? 'unknown' : `${replica.lag_seconds.toFixed(1)} s`;
+  return (
+    <section aria-labelledby="read-replica-title">
+      <h2 id="read-replica-title">Read replica</h2>
+      <p data-replica-state={replica.state}>
+        <Status status={replica.state} /> lag {lag} (bound {replica.max_lag_seconds} s){' '}
+        <span class="muted">{REPLICA_STATE_TEXT[replica.state] ?? ''}</span>
+      </p>
+    </section>
+  );
+}
+
 export function SettingsPanel() {
   return (
     <>
       <h1>Settings</h1>
       <QuotaSection />
       <NotificationChannels />
+      <ReadReplica />
       <Contacts />
       <Channels />
       <Domains />

@@ -16,6 +16,7 @@ import type { ActionRow } from '../../persistence/actions.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { keysetCursor, type Page, pageOf, pageWindow, parseKeysetCursor } from '../pagination.js';
 import type { Clock, Store } from '../ports.js';
+import type { Reader, Reads } from '../reads.js';
 import type { Waits } from '../waits.js';
 import { type ActionFilterQuery, toActionFilter } from './filter.js';
 import { actionSummary, actionView, attemptView, statsView } from './view.js';
@@ -23,7 +24,11 @@ import { actionSummary, actionView, attemptView, statsView } from './view.js';
 export interface ListQuery extends ActionFilterQuery {
   page: number;
   per_page: number;
+  consistency?: Reader['consistency'];
 }
+
+/** `consistency=strong` or not, for the reads a replica may serve. */
+type Consistency = Pick<Reader, 'consistency'>;
 
 /** Reads of actions: one, a page, its attempts, the account's figures. Every query is scoped to the caller's account. */
 export class ActionQueries {
@@ -33,13 +38,26 @@ export class ActionQueries {
       clock: Clock;
       /** Places a series' next occurrences in real time (SCHED_TIME_SCALE); unscaled when absent. */
       waits?: Waits | undefined;
+      /** Lists, the inbox, stats and a view on the read replica when allowed (app/reads.ts); the store without. */
+      reads?: Reads | undefined;
     },
   ) {}
 
-  /** `credentials`: whether the caller's key may see stored header values (domain/auth/api-key.ts seesCredentials). */
-  async get(accountId: string, id: string, credentials = true): Promise<Action> {
+  /** A read that may lag: on the replica when the routing allows, on the store otherwise (or without a reader). */
+  private read<T>(reader: Reader | undefined, fn: (db: Sql) => Promise<T>, snapshot = false): Promise<T> {
+    const { reads, store } = this.deps;
+    if (reads && reader) return snapshot ? reads.snapshot(reader, fn) : reads.run(reader, fn);
+    return snapshot ? store.snapshot(fn) : fn(store.sql);
+  }
+
+  /**
+   * `credentials`: whether the caller's key may see stored header values (domain/auth/api-key.ts seesCredentials).
+   * `q`: the GET route's read, which a replica may serve; without it (a wait woken by the primary) the primary.
+   */
+  async get(accountId: string, id: string, credentials = true, q?: Consistency): Promise<Action> {
     // One snapshot: the row, its attempts and events as of one moment (a delivery may commit between two reads).
-    return this.deps.store.snapshot((db) => this.viewOf(db, accountId, id, credentials));
+    const reader = q && { accountId, consistency: q.consistency };
+    return this.read(reader, (db) => this.viewOf(db, accountId, id, credentials), true);
   }
 
   private async viewOf(db: Sql, accountId: string, id: string, credentials: boolean): Promise<Action> {
@@ -71,14 +89,16 @@ export class ActionQueries {
   async attempts(
     accountId: string,
     id: string,
-    q: { before?: string | undefined; limit: number },
+    q: { before?: string | undefined; limit: number } & Consistency,
   ): Promise<{ data: Action['delivery_attempts']; meta: { next_before: string | null; limit: number } }> {
     const before = q.before === undefined ? null : parseKeysetCursor(q.before);
     if (q.before !== undefined && before === null)
       throw ValidationError.field('before', 'must be a `meta.next_before` of an earlier page');
-    const row = await findAction(this.deps.store.sql, accountId, id);
-    if (!row) throw new NotFoundError('action');
-    const rows = await attemptPage(this.deps.store.sql, row.id, { limit: q.limit + 1, before });
+    const rows = await this.read({ accountId, consistency: q.consistency }, async (db) => {
+      const row = await findAction(db, accountId, id);
+      if (!row) throw new NotFoundError('action');
+      return attemptPage(db, row.id, { limit: q.limit + 1, before });
+    });
     const shown = rows.slice(0, q.limit);
     const last = shown.at(-1);
     return {
@@ -97,19 +117,23 @@ export class ActionQueries {
     const { total, rows } =
       filter === null
         ? { total: 0, rows: [] }
-        : await listActions(this.deps.store.sql, accountId, filter, pageWindow(q));
+        : await this.read({ accountId, consistency: q.consistency }, (db) =>
+            listActions(db, accountId, filter, pageWindow(q)),
+          );
     return pageOf(rows.map(actionSummary), total, q);
   }
 
   /** The console's overview: actions per state and the last 24 hours of deliveries (`GET /v1/stats`). */
-  async stats(accountId: string): Promise<ActionStats> {
+  async stats(accountId: string, q: Consistency = {}): Promise<ActionStats> {
     const until = this.deps.clock();
     const since = new Date(until.getTime() - 24 * 3_600_000);
-    const [byStatus, figures, failing] = await Promise.all([
-      countActionsByStatus(this.deps.store.sql, accountId),
-      deliveryFigures(this.deps.store.sql, accountId, since, until),
-      failingUrls(this.deps.store.sql, accountId, since, until, 500),
-    ]);
+    const [byStatus, figures, failing] = await this.read({ accountId, ...q }, (db) =>
+      Promise.all([
+        countActionsByStatus(db, accountId),
+        deliveryFigures(db, accountId, since, until),
+        failingUrls(db, accountId, since, until, 500),
+      ]),
+    );
     return statsView(byStatus, figures, failing, since, until);
   }
 

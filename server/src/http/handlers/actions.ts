@@ -76,11 +76,11 @@ export function actionsHandlers(
       status: 200,
       body: await actionQueries.list(principalOf(request).accountId, query),
     }),
-    get: async ({ request, params }) => {
+    get: async ({ request, params, query }) => {
       const p = principalOf(request);
       return {
         status: 200,
-        body: { data: await actionQueries.get(p.accountId, params.id, seesCredentials(p.scopes)) },
+        body: { data: await actionQueries.get(p.accountId, params.id, seesCredentials(p.scopes), query) },
       };
     },
     wait: async ({ request, reply, params, query }) => {
@@ -156,9 +156,9 @@ export function actionsHandlers(
       );
       return { status: 200, body: { data } };
     },
-    stats: async ({ request }) => ({
+    stats: async ({ request, query }) => ({
       status: 200,
-      body: { data: await actionQueries.stats(principalOf(request).accountId) },
+      body: { data: await actionQueries.stats(principalOf(request).accountId, query) },
     }),
     coordinationKeys: async ({ request }) => ({
       status: 200,

@@ -26,7 +26,7 @@ import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
 import { GrantSchema } from './grant.js';
 import { InboundReplySchema } from './inbound.js';
-import { RateLimitWindowSchema } from './rate-limit.js';
+import { AccountWriteSchema, RateLimitWindowSchema } from './rate-limit.js';
 import { TemplateSchema } from './template.js';
 
 export * from './account.js';
@@ -50,6 +50,7 @@ export type EntitySchemaOf =
   | typeof ApiKeySchema
   | typeof ContactSchema
   | typeof RateLimitWindowSchema
+  | typeof AccountWriteSchema
   | typeof ActionSchema
   | typeof DeliveryAttemptSchema
   | typeof CallbackDeliverySchema
@@ -86,6 +87,7 @@ export const entities: EntitySchemaOf[] = [
   ApiKeySchema,
   ContactSchema,
   RateLimitWindowSchema,
+  AccountWriteSchema,
   ActionSchema,
   DeliveryAttemptSchema,
   CallbackDeliverySchema,

@@ -12,3 +12,18 @@ export const RateLimitWindowSchema = defineEntity({
     expiresAt: p.datetime(),
   },
 });
+
+/**
+ * When an account last wrote through the API, kept only while a read replica is configured: its reads stay on the
+ * primary for a few seconds after (domain/reads/route.ts), whichever API process serves them. Unlogged: it is not
+ * replicated (only the primary reads it) and costs no WAL; a crash empties it, which at worst serves a read from the
+ * replica a moment early.
+ */
+export const AccountWriteSchema = defineEntity({
+  name: 'AccountWrite',
+  tableName: 'account_writes',
+  properties: {
+    accountId: p.uuid().primary(),
+    writtenAt: p.datetime(),
+  },
+});
