@@ -9,7 +9,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliBin, startServer } from '../../../test/support/server.js';
 import { eventually } from '../../../test/support/wait.js';
-import { ensureEmbeddedPostgres, postgresBinaries } from './embedded-postgres.js';
+import { postgresBinaries } from '../embedded/binaries.js';
+import { ensureEmbeddedPostgres } from './embedded-postgres.js';
 
 const exec = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
