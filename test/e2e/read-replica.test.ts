@@ -34,8 +34,12 @@ describe.skipIf(skipReason !== undefined)('reads on a streaming replica', () => 
     }
   };
   /** A sample of /metrics: `name` with every label of `labels`, whatever their order (0 when absent). */
-  const metric = async (name: string, labels: Record<string, string> = {}): Promise<number> => {
-    const text = await (await fetch(`${server.url}/metrics`)).text();
+  const metric = async (
+    name: string,
+    labels: Record<string, string> = {},
+    of: TestServer = server,
+  ): Promise<number> => {
+    const text = await (await fetch(`${of.url}/metrics`)).text();
     const found = text
       .split('\n')
       .find(
@@ -46,12 +50,12 @@ describe.skipIf(skipReason !== undefined)('reads on a streaming replica', () => 
     return found ? Number(found.split(' ').at(-1)) : 0;
   };
   const replicaReads = () => metric('sched_reads_total', { on: 'replica' });
-  const readyReplica = async () =>
-    ((await (await fetch(`${server.url}/readyz`)).json()) as { read_replica?: Record<string, unknown> })
+  const readyReplica = async (of: TestServer = server) =>
+    ((await (await fetch(`${of.url}/readyz`)).json()) as { read_replica?: Record<string, unknown> })
       .read_replica;
-  const get = (path: string) => api(server, server.apiKey, 'GET', path);
-  const statusIn = async (path: string, id: string) => {
-    const res = await get(path);
+  const get = (path: string, of: TestServer = server) => api(of, server.apiKey, 'GET', path);
+  const statusIn = async (path: string, id: string, of: TestServer = server) => {
+    const res = await get(path, of);
     expect(res.status).toBe(200);
     return (res.body.data as { id: string; status: string }[]).find((a) => a.id === id)?.status;
   };
@@ -100,7 +104,7 @@ describe.skipIf(skipReason !== undefined)('reads on a streaming replica', () => 
   });
 
   it('a paused replay: lists miss the delivery until consistency=strong or the account writes; the lag moves', async () => {
-    const b = await create('6s', '/b');
+    const b = await create('8s', '/b');
     await eventually(
       async () => (await onStandby('select 1 from actions where id = $1', [b.id])).length === 1,
     );
@@ -129,6 +133,26 @@ describe.skipIf(skipReason !== undefined)('reads on a streaming replica', () => 
       // The lag shows in the metric and in /readyz (the console's Settings reads it there).
       await eventually(async () => (await metric('sched_read_replica_lag_seconds')) >= 1);
       expect((await readyReplica())?.lag_seconds).toBeGreaterThanOrEqual(1);
+      // Another API process, bounded at 1 s of lag: the paused replica is past it, so its reads go to the primary.
+      const strict = await startServer({
+        databaseUrl: primary.url('sched'),
+        role: 'api',
+        env: {
+          SCHED_READ_DATABASE_URL: standby.url('sched'),
+          SCHED_READ_REPLICA_MAX_LAG_SECONDS: '1',
+          SCHED_RATE_LIMIT_FACTOR: '100',
+        },
+      });
+      try {
+        await eventually(async () => (await readyReplica(strict))?.state === 'lagging');
+        expect(await statusIn('/v1/actions?per_page=100', b.id, strict)).toBe('executed');
+        expect(
+          await metric('sched_read_replica_fallbacks_total', { reason: 'replica_lagging' }, strict),
+        ).toBe(1);
+        expect(strict.output()).toContain('read replica lagging past its bound');
+      } finally {
+        await strict.stop();
+      }
       // Deciding routes never touch the replica: a create works while it replays nothing. And the account's
       // own write pins its next reads to the primary: the list shows the new action and the delivery.
       const c = await create('1h', '/c');
