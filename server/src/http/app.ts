@@ -72,12 +72,10 @@ import { registerServiceIndex } from './service-index.js';
 import { registerRequestSpans } from './request-spans.js';
 import type { Tracing } from '../app/ports.js';
 import { registerCors } from './cors.js';
+import { registerWriteRecords } from './write-records.js';
 import { destinationsHandlers } from './handlers/destinations.js';
 import { domainsHandlers } from './handlers/domains.js';
 import { auditHandlers, registerAuditExport } from './handlers/audit.js';
-
-/** The methods that change something: an account's answers to them pin its next reads to the primary. */
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface HttpDeps {
   logger: Logger;
@@ -277,15 +275,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       void reply.header('cache-control', 'no-store');
     }
   });
-  const recordWrite = deps.recordWrite;
-  if (recordWrite)
-    app.addHook('onSend', async (request, reply) => {
-      if (!WRITE_METHODS.has(request.method) || !request.principal || reply.statusCode >= 400) return;
-      // A record lost costs at most a read served from the replica a moment early; the write itself stands.
-      await recordWrite(request.principal.accountId).catch((err: unknown) =>
-        request.log.warn({ err }, 'could not record the write for read-your-writes'),
-      );
-    });
+  if (deps.recordWrite) registerWriteRecords(app, deps.recordWrite);
   await registerCors(app, deps.corsOrigins);
   registerRequestSpans(app, deps.tracing);
   app.addHook('onResponse', async (request, reply) => {
