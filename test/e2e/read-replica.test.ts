@@ -130,6 +130,10 @@ describe.skipIf(skipReason !== undefined)('reads on a streaming replica', () => 
       expect(waiting).toContain((await get(`/v1/actions/${b.id}`)).body.data.status);
       expect(await statusIn('/v1/actions?per_page=100&consistency=strong', b.id)).toBe('executed');
       expect((await get('/v1/stats?consistency=strong')).status).toBe(200);
+      // The destinations panel's counts too: the replica still counts the action as due.
+      const due = async (path: string) =>
+        (await get(path)).body.data.find((d: { host: string }) => d.host === '127.0.0.1').scheduled as number;
+      expect(await due('/v1/destinations')).toBe((await due('/v1/destinations?consistency=strong')) + 1);
       // The lag shows in the metric and in /readyz (the console's Settings reads it there).
       await eventually(async () => (await metric('sched_read_replica_lag_seconds')) >= 1);
       expect((await readyReplica())?.lag_seconds).toBeGreaterThanOrEqual(1);

@@ -12863,7 +12863,10 @@ export interface operations {
     };
     destinationsList: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
+                consistency?: "eventual" | "strong";
+            };
             header?: never;
             path?: never;
             cookie?: never;

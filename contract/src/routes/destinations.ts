@@ -1,7 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { BulkDryRun, BulkOperation } from '../schemas/bulk.js';
-import { authErrors, ErrorBody, single } from '../schemas/common.js';
+import { authErrors, ErrorBody, ReadConsistencyQuery, single } from '../schemas/common.js';
 import {
   Destination,
   DestinationHost,
@@ -18,6 +18,7 @@ export const destinationsContract = c.router({
   list: {
     method: 'GET',
     path: '/v1/destinations',
+    query: ReadConsistencyQuery,
     responses: { 200: z.object({ data: z.array(DestinationSummary) }), ...authErrors },
     summary: 'List destinations',
     description:

@@ -86,7 +86,14 @@ export async function startApi(
     }),
     calendars: new CalendarService({ store: database, clock }),
     bulkOperations,
-    destinations: new Destinations(database, bulkOperations, clock, ctx.breaker, ctx.destinationWakes),
+    destinations: new Destinations(
+      database,
+      bulkOperations,
+      clock,
+      ctx.breaker,
+      ctx.destinationWakes,
+      ctx.reads,
+    ),
     alertRules: new AlertRules({
       store: database,
       clock,

@@ -22,6 +22,8 @@ import type { BulkCreateResult, BulkOperations } from '../bulk/service.js';
 import { recordAudit } from '../audit.js';
 import { ValidationError } from '../errors.js';
 import type { Clock, DestinationWakes, Store } from '../ports.js';
+import type { Sql } from '../../persistence/database.js';
+import type { Reader, Reads } from '../reads.js';
 import { type CircuitBreaker, pausedNow } from './breaker.js';
 
 const DAY_MS = 86_400_000;
@@ -37,14 +39,17 @@ export class Destinations {
     private readonly clock: Clock,
     private readonly breaker: CircuitBreaker,
     private readonly wakes: DestinationWakes,
+    /** The list (counts over the account's actions) on the read replica when allowed (app/reads.ts). */
+    private readonly reads?: Reads,
   ) {}
 
-  async list(accountId: string): Promise<DestinationSummary[]> {
+  async list(accountId: string, q: Pick<Reader, 'consistency'> = {}): Promise<DestinationSummary[]> {
     const now = this.clock();
-    const [counts, rows] = await Promise.all([
-      destinationCounts(this.store.sql, accountId),
-      listDestinationRows(this.store.sql, accountId),
-    ]);
+    const read = (db: Sql) =>
+      Promise.all([destinationCounts(db, accountId), listDestinationRows(db, accountId)]);
+    const [counts, rows] = this.reads
+      ? await this.reads.run({ accountId, consistency: q.consistency }, read)
+      : await read(this.store.sql);
     const byHost = new Map(rows.map((r) => [r.host, r]));
     const hosts = [...new Set([...counts.map((c) => c.host), ...byHost.keys()])].sort();
     const countOf = new Map(counts.map((c) => [c.host, c]));

@@ -7,9 +7,9 @@ const s = initServer();
 
 export function destinationsHandlers(destinations: Destinations) {
   return s.router(contract.destinations, {
-    list: async ({ request }) => ({
+    list: async ({ request, query }) => ({
       status: 200,
-      body: { data: await destinations.list(principalOf(request).accountId) },
+      body: { data: await destinations.list(principalOf(request).accountId, query) },
     }),
     get: async ({ request, params }) => ({
       status: 200,
