@@ -71,7 +71,10 @@ const pg = requireServer('pg');
 const server = await import(pathToFileURL(join(root, 'server', 'dist', 'index.js')).href);
 
 const database = `walk_${process.pid}_${randomBytes(4).toString('hex')}`;
-const embedded = await server.ensureEmbeddedPostgres({ dataDir: join(root, 'test', '.tmp', 'pg-data'), database });
+const embedded = await server.ensureEmbeddedPostgres({
+  dataDir: join(root, 'test', '.tmp', 'pg-data'),
+  database,
+});
 const dataDir = mkdtempSync(join(tmpdir(), 'sched-walk-'));
 
 /** @type {Map<string, (body: unknown) => void>} */
@@ -122,7 +125,8 @@ async function walk(n) {
   });
   if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
   const callback = /** @type {{ event?: string }} */ (await called);
-  if (callback?.event !== 'action.executed') throw new Error(`unexpected callback ${JSON.stringify(callback)}`);
+  if (callback?.event !== 'action.executed')
+    throw new Error(`unexpected callback ${JSON.stringify(callback)}`);
 }
 
 /** Runs `fn` in a window of exactly WINDOW_MS with fresh counters; answers the window's coverage. */
@@ -167,7 +171,9 @@ if (process.argv.includes('--json')) {
 } else {
   const byFolder = new Map();
   for (const f of files) {
-    const folder = f.replace(/^(server\/src\/[^/]+|contract\/src)\/.*$/, '$1').replace(/^server\/src\/[^/]+\.tsx?$/, 'server/src');
+    const folder = f
+      .replace(/^(server\/src\/[^/]+|contract\/src)\/.*$/, '$1')
+      .replace(/^server\/src\/[^/]+\.tsx?$/, 'server/src');
     byFolder.set(folder, [...(byFolder.get(folder) ?? []), f]);
   }
   print(`${files.length} files run for one webhook action, POST /v1/actions to its callback\n`);

@@ -1,4 +1,4 @@
-import { hasExpression } from '../../domain/expressions/interpolate.js';
+import { hasExpression } from '../../domain/expressions/syntax.js';
 import type { GatedStepParsed } from '../../domain/chain/definition.js';
 import { resolveRecipients, sqlDirectory } from '../directory/recipients.js';
 import { randomUUID } from 'node:crypto';
