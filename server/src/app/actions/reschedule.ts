@@ -1,15 +1,15 @@
 import type { RescheduleBody, RunNowBody } from '@sched/contract';
-import { assertTransition, RESCHEDULABLE_STATES, RUNNABLE_STATES } from '../../domain/action/states.js';
+import { RESCHEDULABLE_STATES, RUNNABLE_STATES } from '../../domain/action/states.js';
 import type { Plan } from '../../domain/quota/plans.js';
-import { type ActionRow, findAction, updateAction } from '../../persistence/actions.js';
+import { type ActionRow, findAction } from '../../persistence/actions.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
-import { recordAudit } from '../audit.js';
 import { calendarsNamedBy } from '../calendars/book.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, Clock, Store } from '../ports.js';
+import type { ActionScheduler, CallbackQueue, Clock, Store } from '../ports.js';
 import { prepareAction } from './prepare.js';
 import { replayDefinition } from './replay.js';
+import { applyActionEvent } from './transition.js';
 import { placeRowAttempt } from './window.js';
 
 /**
@@ -18,6 +18,8 @@ import { placeRowAttempt } from './window.js';
  */
 export interface MoveDeps {
   scheduler: ActionScheduler;
+  /** What a state change implies (app/actions/transition.ts); neither move has a callback today. */
+  callbacks: CallbackQueue;
   clock: Clock;
   allowPrivateDestinations: boolean;
 }
@@ -75,30 +77,31 @@ export async function rescheduleAction(
   if (!prepared.ok) throw new ValidationError(prepared.errors);
   const p = prepared.action;
   const due = p.dueAt ?? p.at;
-  const updated = await updateAction(tx, row.id, {
-    status: assertTransition(row.status, 'reschedule'),
-    timezone: p.timezone,
-    scheduled_for: p.at,
-    next_attempt_at: due,
-    recurrence: p.recurrence,
-    recurrence_anchor: p.recurrence ? (p.anchor ?? p.at) : null,
-    recurrence_index: p.recurrenceIndex ?? 0,
-    window_state: p.windowState ?? null,
-    held_since: null,
-    held_by: null,
-    updated_at: now,
-  });
-  if (updated.status !== 'paused') await deps.scheduler.schedule(tx, row.id, due);
-  await recordAudit(tx, row.account_id, {
-    action: 'action.reschedule',
-    resource: { type: 'action', id: row.id },
-    details: {
-      from: row.next_attempt_at?.toISOString() ?? row.scheduled_for.toISOString(),
-      to: due.toISOString(),
-      ...(source.via ? { via: source.via } : {}),
+  return applyActionEvent(
+    tx,
+    row,
+    'reschedule',
+    {
+      now,
+      nextAttemptAt: due,
+      set: {
+        timezone: p.timezone,
+        scheduled_for: p.at,
+        recurrence: p.recurrence,
+        recurrence_anchor: p.recurrence ? (p.anchor ?? p.at) : null,
+        recurrence_index: p.recurrenceIndex ?? 0,
+        window_state: p.windowState ?? null,
+        held_since: null,
+        held_by: null,
+      },
+      audit: () => ({
+        from: row.next_attempt_at?.toISOString() ?? row.scheduled_for.toISOString(),
+        to: due.toISOString(),
+        ...(source.via ? { via: source.via } : {}),
+      }),
     },
-  });
-  return updated;
+    deps,
+  );
 }
 
 /**
@@ -126,27 +129,23 @@ export async function runActionNow(
           : {},
       }
     : await placeRowAttempt(tx, row, now);
-  const updated = await updateAction(tx, row.id, {
-    ...placed.changes,
-    status: assertTransition(row.status, 'run_now'),
-    next_attempt_at: placed.at,
-    pause: null,
-    held_since: null,
-    held_by: null,
-    updated_at: now,
-  });
-  await deps.scheduler.schedule(tx, row.id, placed.at);
-  await recordAudit(tx, row.account_id, {
-    action: 'action.run',
-    resource: { type: 'action', id: row.id },
-    details: {
-      from_status: row.status,
-      due_at: placed.at.toISOString(),
-      ignore_window: body.ignore_window === true,
-      ...(source.via ? { via: source.via } : {}),
+  return applyActionEvent(
+    tx,
+    row,
+    'run_now',
+    {
+      now,
+      nextAttemptAt: placed.at,
+      set: { ...placed.changes, pause: null, held_since: null, held_by: null },
+      audit: () => ({
+        from_status: row.status,
+        due_at: placed.at.toISOString(),
+        ignore_window: body.ignore_window === true,
+        ...(source.via ? { via: source.via } : {}),
+      }),
     },
-  });
-  return updated;
+    deps,
+  );
 }
 
 /** `POST /actions/{id}/reschedule` and `/run`, each in its own transaction. */

@@ -1,5 +1,5 @@
 import { RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
-import { type ActionState, assertTransition } from '../../domain/action/states.js';
+import type { ActionState } from '../../domain/action/states.js';
 import { isOnGate } from '../../domain/approval/reassign.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
@@ -16,9 +16,10 @@ import { recordAudit } from '../audit.js';
 import type { GateRounds, GateTimer, GateTimers } from '../ports.js';
 import type { StandingGrants } from '../grants/apply.js';
 import type { Waits } from '../waits.js';
+import { applyActionEvent, type TransitionDeps } from '../actions/transition.js';
 import { channelsOf, RoundMessages, type RoundMessagesDeps } from './round-messages.js';
 
-export interface ApprovalRoundsDeps extends RoundMessagesDeps {
+export interface ApprovalRoundsDeps extends RoundMessagesDeps, TransitionDeps {
   timers: GateTimers;
   waits: Waits;
   /** Standing grants (app/grants/apply.ts): a first request whose key is granted is confirmed without a message. */
@@ -74,14 +75,13 @@ export class ApprovalRounds implements GateRounds {
           })),
       );
       await wakeSnoozed(tx, row.id);
-      const to = assertTransition(row.status, 'reminder_delivered');
       const round = now.toISOString();
-      await updateGate(
+      await applyActionEvent(
         tx,
-        row.id,
-        first ? { sent_at: round, expires_at: expiresAt.toISOString() } : {},
-        { status: to, next_attempt_at: null },
-        now,
+        row,
+        'reminder_delivered',
+        { now, gate: first ? { sent_at: round, expires_at: expiresAt.toISOString() } : {} },
+        this.deps,
       );
       if (first) {
         await this.deps.timers.set(tx, { actionId: row.id, kind: 'timeout', round }, expiresAt);
