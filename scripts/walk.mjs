@@ -14,7 +14,8 @@
  * counts when one of its functions does. Files with only types never run and so never count.
  *
  *   node scripts/walk.mjs            the count and the files, by folder
- *   node scripts/walk.mjs --json     the same as JSON
+ *   node scripts/walk.mjs --json     the same as JSON, with the functions that ran in each file
+ *   node scripts/walk.mjs --functions  one line a file, with those functions
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -147,11 +148,14 @@ try {
   for (let i = 0; i < IDLE_WINDOWS; i += 1) idle.push(await window(async () => {}));
   const walked = await window(() => walk(1));
   files = [...walked]
-    .filter(([file, functions]) =>
-      [...functions].some(([fn, count]) => idle.every((w) => count > (w.get(file)?.get(fn) ?? 0))),
-    )
-    .map(([file]) => file)
-    .sort();
+    .map(([file, functions]) => ({
+      file,
+      functions: [...functions]
+        .filter(([fn, count]) => idle.every((w) => count > (w.get(file)?.get(fn) ?? 0)))
+        .map(([fn]) => fn.replace(/@\d+$/, '')),
+    }))
+    .filter((f) => f.functions.length > 0)
+    .sort((a, b) => a.file.localeCompare(b.file));
 } finally {
   await service.stop();
   await new Promise((ok) => receiver.close(() => ok(undefined)));
@@ -168,9 +172,11 @@ try {
 
 if (process.argv.includes('--json')) {
   print(`${JSON.stringify({ count: files.length, files }, null, 2)}\n`);
+} else if (process.argv.includes('--functions')) {
+  for (const f of files) print(`${f.file}: ${f.functions.join(', ')}\n`);
 } else {
   const byFolder = new Map();
-  for (const f of files) {
+  for (const { file: f } of files) {
     const folder = f
       .replace(/^(server\/src\/[^/]+|contract\/src)\/.*$/, '$1')
       .replace(/^server\/src\/[^/]+\.tsx?$/, 'server/src');

@@ -10,7 +10,7 @@ import type { Sql } from '../../persistence/database.js';
 import type { CountDestination } from '../domains/guard.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, ApprovalGates, CallbackQueue, Clock, Store } from '../ports.js';
-import { applyActionEvent, applyActionEventToRows } from './transition.js';
+import { applyActionEvent, applyActionEventToRows, lockOwnAction } from './transition.js';
 
 /**
  * Cancel and retry of actions: by id, by idempotency key, by coordination key, and the row-level forms a bulk
@@ -33,8 +33,7 @@ export class ActionChanges {
 
   async cancel(accountId: string, id: string): Promise<{ id: string; name: string; status: 'cancelled' }> {
     return this.deps.store.transaction(async (db) => {
-      const row = await findAction(db, accountId, id, { forUpdate: true });
-      if (!row) throw new NotFoundError('action');
+      const row = await lockOwnAction(db, accountId, id);
       return this.cancelRow(db, row, this.deps.clock());
     });
   }
@@ -92,8 +91,7 @@ export class ActionChanges {
     id: string,
   ): Promise<{ id: string; name: string; status: 'resolved'; attempt_count: 0; manual_retry_count: number }> {
     return this.deps.store.transaction(async (db) => {
-      const row = await findAction(db, accountId, id, { forUpdate: true });
-      if (!row) throw new NotFoundError('action');
+      const row = await lockOwnAction(db, accountId, id);
       return this.retryRow(db, row, this.deps.clock());
     });
   }

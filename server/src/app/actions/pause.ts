@@ -2,14 +2,14 @@ import type { MissedPolicy } from '@sched/contract';
 import type { ActionEvent } from '../../domain/action/states.js';
 import { UNIT_MS } from '../../domain/schedule/duration.js';
 import { type PauseInput, pauseEnd, pauseRefusal, resumeRefusal } from '../../domain/action/pause.js';
-import { type ActionRow, findAction, lockAction } from '../../persistence/actions.js';
+import { type ActionRow, lockAction } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackQueue, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
-import { type ActionEventChange, applyActionEvent } from './transition.js';
+import { type ActionEventChange, applyActionEvent, lockOwnAction } from './transition.js';
 import { placeRowAttempt } from './window.js';
 
 /**
@@ -56,8 +56,7 @@ export async function pauseAction(
   input: PauseInput,
   source: PauseSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, accountId, id);
   const now = deps.clock();
   const end = pauseEnd(input, now, row.timezone);
   if (!end.ok) throw new ValidationError(end.errors);
@@ -106,8 +105,7 @@ export async function resumeAction(
   input: ResumeInput,
   source: PauseSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, accountId, id);
   const refusal = resumeRefusal(row);
   if (refusal) throw new ConflictError(refusal);
   return resumeRow(deps, tx, row, input.missed ?? 'run_once', source);

@@ -1,15 +1,16 @@
 import type { RescheduleBody, RunNowBody } from '@sched/contract';
 import { RESCHEDULABLE_STATES, RUNNABLE_STATES } from '../../domain/action/states.js';
 import type { Plan } from '../../domain/quota/plans.js';
-import { type ActionRow, findAction } from '../../persistence/actions.js';
+import type { ActionRow } from '../../persistence/actions.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
 import { calendarsNamedBy } from '../calendars/book.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackQueue, Clock, Store } from '../ports.js';
 import { prepareAction } from './prepare.js';
 import { replayDefinition } from './replay.js';
-import { applyActionEvent } from './transition.js';
+import { scheduleColumns } from './create.js';
+import { applyActionEvent, lockOwnAction } from './transition.js';
 import { placeRowAttempt } from './window.js';
 
 /**
@@ -59,8 +60,7 @@ export async function rescheduleAction(
   body: RescheduleBody,
   source: MoveSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, owner.accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, owner.accountId, id);
   const given = [body.schedule, body.scheduled_for].filter((x) => x !== undefined).length;
   if (given !== 1) throw ValidationError.field('schedule', 'Give exactly one of schedule and scheduled_for');
   const refusal = rescheduleRefusal(row);
@@ -84,16 +84,7 @@ export async function rescheduleAction(
     {
       now,
       nextAttemptAt: due,
-      set: {
-        timezone: p.timezone,
-        scheduled_for: p.at,
-        recurrence: p.recurrence,
-        recurrence_anchor: p.recurrence ? (p.anchor ?? p.at) : null,
-        recurrence_index: p.recurrenceIndex ?? 0,
-        window_state: p.windowState ?? null,
-        held_since: null,
-        held_by: null,
-      },
+      set: { ...scheduleColumns(p), held_since: null, held_by: null },
       audit: () => ({
         from: row.next_attempt_at?.toISOString() ?? row.scheduled_for.toISOString(),
         to: due.toISOString(),
@@ -116,8 +107,7 @@ export async function runActionNow(
   body: RunNowBody,
   source: MoveSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, accountId, id);
   const refusal = runRefusal(row);
   if (refusal) throw new ConflictError(refusal);
   const now = deps.clock();

@@ -4,6 +4,7 @@ import { type ActionEvent, type ActionState, assertTransition } from '../../doma
 import {
   type ActionChanges,
   type ActionRow,
+  findAction,
   updateAction,
   updateActions,
 } from '../../persistence/actions.js';
@@ -12,6 +13,7 @@ import type { Sql } from '../../persistence/database.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import { addToTimeline } from '../../persistence/timeline.js';
 import { auditEventOf, recordAuditEvents } from '../audit.js';
+import { NotFoundError } from '../errors.js';
 import type { ActionScheduler, CallbackQueue, OperatorEvents } from '../ports.js';
 
 /** What the change of one event needs: where its callback, alert and next attempt go. */
@@ -41,6 +43,13 @@ export interface ActionEventChange {
   timeline?: string;
   /** The details of the audit event the table declares, given the new state; `{ from_status }` when absent. */
   audit?: (to: ActionState) => Record<string, unknown>;
+}
+
+/** The account's action, locked for a change in the caller's transaction; 404 when unknown (or another account's). */
+export async function lockOwnAction(db: Sql, accountId: string, id: string): Promise<ActionRow> {
+  const row = await findAction(db, accountId, id, { forUpdate: true });
+  if (!row) throw new NotFoundError('action');
+  return row;
 }
 
 /**
