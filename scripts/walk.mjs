@@ -8,7 +8,7 @@
  * test's embedded PostgreSQL (test/.tmp/pg-data), with V8's precise coverage (call counts per function) on. After one
  * warm-up walk (first-use caches, lazy imports), it takes three idle windows and the measured walk, each exactly
  * WINDOW_MS long, resetting the counters between them. The walk: the create on the default business account to the
- * loopback receiver (an unverified host, so the create counts the destination in a transaction), due in 1 s,
+ * loopback receiver (a host the threshold does not count, so the create is the one-statement path), due in 1 s,
  * delivered with a 2xx, and its `action.executed` callback received. A function belongs to the walk when it ran more
  * often in the walk's window than in any idle window (the scans, the sealer and pg-boss's polls run in both); a file
  * counts when one of its functions does. Files with only types never run and so never count.
