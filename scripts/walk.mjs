@@ -43,9 +43,11 @@ async function takeCoverage() {
     const file = sourceOf(script.url);
     if (!file) continue;
     const functions = files.get(file) ?? new Map();
-    for (const fn of script.functions) {
+    for (const [i, fn] of script.functions.entries()) {
       const count = fn.ranges[0]?.count ?? 0;
-      if (count > 0) functions.set(`${fn.functionName || '(module)'}@${fn.ranges[0].startOffset}`, count);
+      // The first function is the module's own code (run when it is loaded); others without a name are arrows.
+      const name = fn.functionName || (i === 0 ? '(module)' : '(anonymous)');
+      if (count > 0) functions.set(`${name}@${fn.ranges[0].startOffset}`, count);
     }
     files.set(file, functions);
   }
