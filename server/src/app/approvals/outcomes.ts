@@ -1,7 +1,7 @@
 import type { FieldValue } from '@sched/contract';
 import { fillValues } from '../../domain/approval/fields.js';
 import { recordStepResponse } from '../../persistence/chains.js';
-import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
+import type { ActionEvent, ActionState } from '../../domain/action/states.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
 import { resetRecipients } from '../../persistence/approvals/recipients.js';
@@ -32,8 +32,6 @@ export async function grantGate(
   deps: TransitionDeps & { clock: Clock; waits: Waits },
   answer: { values?: Record<string, FieldValue> | null; callback?: Record<string, unknown> } = {},
 ): Promise<{ status: ActionState; postApprovalActionId: string | null }> {
-  // Refused before anything is written: a gate no longer waiting cannot be granted.
-  assertTransition(row.status, event);
   const now = deps.clock();
   const values = answer.values ?? {};
   // A gated chain step's typed answer is its response: `{{steps.N.response.values.<name>}}`. A gate that asks
