@@ -5,13 +5,12 @@ import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  PAGE_CSP,
-  PAGE_HEADERS,
   type ResponsePageModel,
   renderErrorPage,
   renderResponsePage,
   renderResultPage,
 } from '../../server/src/http/pages/render.js';
+import { PAGE_CSP, PAGE_HEADERS } from '../../server/src/http/pages/document.js';
 import { parseDuration } from '../../server/src/domain/schedule/duration.js';
 import { parseAnswer } from '../../server/src/http/answer.js';
 import { launchBrowser, watchCsp } from '../support/browser.js';

@@ -82,6 +82,8 @@ describe('approval engine', () => {
       clock: () => now,
       waits: createWaits(),
       publicUrl: () => 'http://sched.test',
+      scheduler: { schedule: async () => undefined, announce: async () => undefined },
+      callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
     });
   const gateTimeouts = () =>
     new GateTimeouts({

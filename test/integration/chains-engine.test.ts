@@ -54,7 +54,13 @@ describe('chain engine (in-process, fake clock)', () => {
       allowPrivateDestinations: true,
       gates: approvalGates,
     });
-    service = new ChainService(t.database, engine, callbacks, clock, { allowPrivateDestinations: true });
+    service = new ChainService(t.database, engine, callbacks, clock, {
+      allowPrivateDestinations: true,
+      transitions: {
+        scheduler,
+        callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
+      },
+    });
   });
   afterAll(async () => {
     await t?.close();

@@ -49,6 +49,7 @@ export async function startApi(
   const chains = new ChainService(database, ctx.chainEngine(database), ctx.chainCallbacks, clock, {
     allowPrivateDestinations: config.allowPrivateDestinations,
     countDestination: ctx.countDestination,
+    transitions: { callbacks: ctx.callbacks, scheduler: ctx.scheduler },
   });
   const watch = new ActionWatch({ channel: ACTION_CHANGED_CHANNEL, feed: () => ctx.listen.get() });
   const actionWaits = new ActionWaits({ actions: ctx.actionQueries, watch, clock, timers: ctx.timers });
@@ -81,6 +82,7 @@ export async function startApi(
     moves: new ActionMoves({
       store: database,
       scheduler: ctx.scheduler,
+      callbacks: ctx.callbacks,
       clock,
       allowPrivateDestinations: config.allowPrivateDestinations,
     }),

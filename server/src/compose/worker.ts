@@ -81,6 +81,8 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     publicUrl: ctx.publicUrl,
     events: ctx.operatorEvents,
     replyDomain: config.inbound.domain,
+    callbacks: ctx.callbacks,
+    scheduler,
     grants: new StandingGrants({ callbacks: ctx.callbacks, scheduler, clock, waits }),
   });
   const deliveries = new Deliveries({
@@ -217,6 +219,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const { actionChanges, replays, pauseDeps } = ctx;
   const moveDeps = {
     scheduler: ctx.scheduler,
+    callbacks: ctx.callbacks,
     clock,
     allowPrivateDestinations: config.allowPrivateDestinations,
   };

@@ -19,12 +19,12 @@ import { parseAnswer } from './answer.js';
 import { grantChoices } from './pages/fields.js';
 import {
   approvalsNeededText,
-  PAGE_HEADERS,
   renderErrorPage,
   renderGonePage,
   renderResponsePage,
   renderResultPage,
 } from './pages/render.js';
+import { PAGE_HEADERS } from './pages/document.js';
 
 const SNOOZE_CHOICES = [
   { value: '15m', label: '15 minutes' },

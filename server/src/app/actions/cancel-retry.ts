@@ -1,18 +1,16 @@
-import { assertTransition, isCancellable } from '../../domain/action/states.js';
+import { isCancellable } from '../../domain/action/states.js';
 import {
   type ActionRow,
   actionsSharingKeys,
   findAction,
   findByIdempotencyKey,
   lockName,
-  updateActions,
 } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
-import { auditEventOf, recordAudit, recordAuditEvents } from '../audit.js';
 import type { CountDestination } from '../domains/guard.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { ActionScheduler, ApprovalGates, CallbackQueue, Clock, Store } from '../ports.js';
-import { applyActionEvent } from './transition.js';
+import { applyActionEvent, applyActionEventToRows, lockOwnAction } from './transition.js';
 
 /**
  * Cancel and retry of actions: by id, by idempotency key, by coordination key, and the row-level forms a bulk
@@ -35,8 +33,7 @@ export class ActionChanges {
 
   async cancel(accountId: string, id: string): Promise<{ id: string; name: string; status: 'cancelled' }> {
     return this.deps.store.transaction(async (db) => {
-      const row = await findAction(db, accountId, id, { forUpdate: true });
-      if (!row) throw new NotFoundError('action');
+      const row = await lockOwnAction(db, accountId, id);
       return this.cancelRow(db, row, this.deps.clock());
     });
   }
@@ -94,8 +91,7 @@ export class ActionChanges {
     id: string,
   ): Promise<{ id: string; name: string; status: 'resolved'; attempt_count: 0; manual_retry_count: number }> {
     return this.deps.store.transaction(async (db) => {
-      const row = await findAction(db, accountId, id, { forUpdate: true });
-      if (!row) throw new NotFoundError('action');
+      const row = await lockOwnAction(db, accountId, id);
       return this.retryRow(db, row, this.deps.clock());
     });
   }
@@ -145,16 +141,12 @@ export class ActionChanges {
           manual_retry_count: manualRetries,
           reschedule_count: 0,
         },
+        audit: () => ({ from_status: row.status, manual_retry_count: manualRetries }),
       },
       this.deps,
     );
     // A declined approval asks again: new links, a fresh timeout (app/approvals/outcomes.ts).
     if (row.mode === 'approval') await this.deps.gates.reopen(db, row, now);
-    await recordAudit(db, row.account_id, {
-      action: 'action.retry',
-      resource: { type: 'action', id: row.id },
-      details: { from_status: row.status, manual_retry_count: manualRetries },
-    });
     return {
       id: row.id,
       name: row.name,
@@ -179,27 +171,8 @@ export class ActionChanges {
 
   /** `cancelRow` for several rows locked by the caller, in one statement per target state (a bulk cancel's batch). */
   async cancelRows(db: Sql, rows: readonly ActionRow[], now: Date): Promise<void> {
-    const byTarget = new Map<ActionRow['status'], string[]>();
-    for (const row of rows) {
-      if (!isCancellable(row.status)) {
-        throw new ConflictError(`action ${row.id} is ${row.status} and cannot be cancelled`);
-      }
-      const to = assertTransition(row.status, 'cancel');
-      byTarget.set(to, [...(byTarget.get(to) ?? []), row.id]);
-    }
-    for (const [status, ids] of byTarget) {
-      await updateActions(db, ids, { status, next_attempt_at: null, lease_until: null, updated_at: now });
-    }
-    // One chain per account: a bulk batch may span accounts only in tests, so group anyway.
-    await recordAuditEvents(
-      db,
-      rows.map((row) =>
-        auditEventOf(row.account_id, {
-          action: 'action.cancel',
-          resource: { type: 'action', id: row.id },
-          details: { from_status: row.status },
-        }),
-      ),
-    );
+    const refused = rows.find((row) => !isCancellable(row.status));
+    if (refused) throw new ConflictError(`action ${refused.id} is ${refused.status} and cannot be cancelled`);
+    await applyActionEventToRows(db, rows, 'cancel', { now }, this.deps);
   }
 }

@@ -87,6 +87,18 @@ export interface NewActionInput {
   countAtSend?: boolean | undefined;
 }
 
+/** The schedule columns of a prepared action: written by its create, and again by a reschedule (reschedule.ts). */
+export function scheduleColumns(p: PreparedAction) {
+  return {
+    timezone: p.timezone,
+    scheduled_for: p.at,
+    recurrence: p.recurrence,
+    recurrence_anchor: p.recurrence ? (p.anchor ?? p.at) : null,
+    recurrence_index: p.recurrenceIndex ?? 0,
+    window_state: p.windowState ?? null,
+  };
+}
+
 /**
  * The action row a create writes, built in one place. Every column a create sets is here; the others start at
  * their defaults (persistence/actions.ts `CREATE_COLUMNS`).
@@ -116,8 +128,7 @@ export function newActionRow(
           : p.description,
     mode: p.mode,
     status: 'scheduled',
-    timezone: p.timezone,
-    scheduled_for: p.at,
+    ...scheduleColumns(p),
     next_attempt_at: p.dueAt ?? p.at,
     idempotency_key: p.idempotencyKey,
     dedup_keys: p.dedupKeys,
@@ -127,11 +138,7 @@ export function newActionRow(
     webhook_secret: p.webhookSecret,
     callback_url: p.callbackUrl,
     coordination: p.coordination,
-    recurrence: p.recurrence,
-    recurrence_anchor: p.recurrence ? (p.anchor ?? p.at) : null,
-    recurrence_index: p.recurrenceIndex ?? 0,
     delivery_window: p.window ?? null,
-    window_state: p.windowState ?? null,
     gate: ctx.gate?.stored ?? null,
     chain_id: origin.kind === 'chain_step' ? origin.chainId : null,
     chain_step_index: origin.kind === 'chain_step' ? origin.stepIndex : null,

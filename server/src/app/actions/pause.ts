@@ -1,22 +1,15 @@
-import { type MissedPolicy, REMINDER_EVENT } from '@sched/contract';
-import { type ActionEvent, assertTransition } from '../../domain/action/states.js';
+import type { MissedPolicy } from '@sched/contract';
+import type { ActionEvent } from '../../domain/action/states.js';
 import { UNIT_MS } from '../../domain/schedule/duration.js';
 import { type PauseInput, pauseEnd, pauseRefusal, resumeRefusal } from '../../domain/action/pause.js';
-import {
-  type ActionChanges,
-  type ActionRow,
-  findAction,
-  lockAction,
-  updateAction,
-} from '../../persistence/actions.js';
-import { recordAudit } from '../audit.js';
-import { addToTimeline } from '../../persistence/timeline.js';
+import { type ActionRow, lockAction } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate, StoredPause } from '../../persistence/entities/stored.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ValidationError } from '../errors.js';
 import type { ActionScheduler, CallbackQueue, Clock, GateTimers, PauseTimers, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
+import { type ActionEventChange, applyActionEvent, lockOwnAction } from './transition.js';
 import { placeRowAttempt } from './window.js';
 
 /**
@@ -63,8 +56,7 @@ export async function pauseAction(
   input: PauseInput,
   source: PauseSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, accountId, id);
   const now = deps.clock();
   const end = pauseEnd(input, now, row.timezone);
   if (!end.ok) throw new ValidationError(end.errors);
@@ -78,33 +70,26 @@ export async function pauseAction(
     until: end.until?.toISOString() ?? null,
     note,
   };
-  const updated = await updateAction(tx, row.id, {
-    status: assertTransition(row.status, 'pause'),
-    pause,
-    lease_until: null,
-    updated_at: now,
-  });
-  if (end.until) await deps.timers.resumeAt(tx, row.id, end.until, pause.paused_at);
   const when = end.until ? `until ${end.until.toISOString()}` : 'indefinitely';
-  await addToTimeline(tx, row.id, [
-    { type: REMINDER_EVENT.paused, actor: null, notes: timelineNote(`paused ${when}`, note, source) },
-  ]);
-  await deps.callbacks.enqueue(tx, row, 'action.paused', {
-    status: 'paused',
-    paused_at: pause.paused_at,
-    until: pause.until,
-    note,
-  });
-  await recordAudit(tx, row.account_id, {
-    action: 'action.pause',
-    resource: { type: 'action', id: row.id },
-    details: {
-      from_status: row.status,
-      until: pause.until,
-      note,
-      ...(source.via ? { via: source.via } : {}),
+  const updated = await applyActionEvent(
+    tx,
+    row,
+    'pause',
+    {
+      now,
+      set: { pause },
+      callback: { paused_at: pause.paused_at, until: pause.until, note },
+      timeline: timelineNote(`paused ${when}`, note, source),
+      audit: () => ({
+        from_status: row.status,
+        until: pause.until,
+        note,
+        ...(source.via ? { via: source.via } : {}),
+      }),
     },
-  });
+    deps,
+  );
+  if (end.until) await deps.timers.resumeAt(tx, row.id, end.until, pause.paused_at);
   return updated;
 }
 
@@ -120,8 +105,7 @@ export async function resumeAction(
   input: ResumeInput,
   source: PauseSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, accountId, id);
   const refusal = resumeRefusal(row);
   if (refusal) throw new ConflictError(refusal);
   return resumeRow(deps, tx, row, input.missed ?? 'run_once', source);
@@ -153,9 +137,10 @@ async function resumeRow(
   const now = deps.clock();
   const pause = row.pause!;
   const pausedMs = Math.max(0, now.getTime() - new Date(pause.paused_at).getTime());
-  const changes: Omit<ActionChanges, 'status'> = { pause: null, updated_at: now };
+  const changes: NonNullable<ActionEventChange['set']> = { pause: null };
   let event: ActionEvent;
-  let dueAt: Date | null = null;
+  let dueAt: Date | undefined;
+  let error: string | undefined;
   let outcome: string;
 
   const gate = row.gate;
@@ -179,32 +164,28 @@ async function resumeRow(
     } else if (gateRunning) {
       // A snoozed approval: the skipped moment was its reminder; the request stands and waits for answers.
       event = 'resume_awaiting';
-      changes.next_attempt_at = null;
       outcome = 'the missed reminder is skipped; waiting for answers again';
     } else if (row.recurrence) {
       const run = seriesOf(row, deps.waits).runAfter(now, row.recurrence_count);
       if (run) {
-        event = 'resume';
+        event = 'resume_skip';
         dueAt = run.at;
         Object.assign(changes, {
           scheduled_for: run.at,
           recurrence_index: run.index,
           attempt_count: 0,
           reschedule_count: 0,
-          last_error: null,
         });
         outcome = `missed occurrences skipped; next ${run.at.toISOString()}`;
       } else {
         event = 'resume_expire';
-        changes.next_attempt_at = null;
-        changes.last_error = 'the series ended while paused (resumed with missed: skip)';
+        error = 'the series ended while paused (resumed with missed: skip)';
         outcome = 'the series ended while paused; nothing is left to run';
       }
     } else {
       // A one-time action whose moment passed, resumed with `skip`: it will never run, so it ends as expired.
       event = 'resume_expire';
-      changes.next_attempt_at = null;
-      changes.last_error = 'its moment passed while paused (resumed with missed: skip)';
+      error = 'its moment passed while paused (resumed with missed: skip)';
       outcome = 'its moment passed while paused; expired';
     }
   }
@@ -213,36 +194,39 @@ async function resumeRow(
     const placed = await placeRowAttempt(tx, row, dueAt);
     dueAt = placed.at;
     Object.assign(changes, placed.changes);
-    changes.next_attempt_at = dueAt;
   }
 
-  const status = assertTransition(row.status, event);
-  const updated = await updateAction(tx, row.id, { ...changes, status });
-  if (dueAt) await deps.scheduler.schedule(tx, row.id, dueAt);
-  if (gateRunning && status !== 'expired') await rearmGateTimers(deps, tx, row.id, changes.gate!, now);
-  await addToTimeline(tx, row.id, [
+  const updated = await applyActionEvent(
+    tx,
+    row,
+    event,
     {
-      type: REMINDER_EVENT.resumed,
-      actor: null,
-      notes: timelineNote(
+      now,
+      set: changes,
+      ...(dueAt && { nextAttemptAt: dueAt }),
+      ...(error && { error }),
+      callback: {
+        missed,
+        paused_at: pause.paused_at,
+        paused_ms: pausedMs,
+        next_attempt_at: dueAt?.toISOString() ?? null,
+      },
+      timeline: timelineNote(
         `resumed (missed: ${missed}) after ${Math.round(pausedMs / 1000)} s; ${outcome}`,
         null,
         source,
       ),
+      audit: (status) => ({
+        status,
+        missed,
+        paused_ms: pausedMs,
+        ...(source.via ? { via: source.via } : {}),
+      }),
     },
-  ]);
-  await deps.callbacks.enqueue(tx, row, 'action.resumed', {
-    status,
-    missed,
-    paused_at: pause.paused_at,
-    paused_ms: pausedMs,
-    next_attempt_at: dueAt?.toISOString() ?? null,
-  });
-  await recordAudit(tx, row.account_id, {
-    action: 'action.resume',
-    resource: { type: 'action', id: row.id },
-    details: { status, missed, paused_ms: pausedMs, ...(source.via ? { via: source.via } : {}) },
-  });
+    deps,
+  );
+  if (gateRunning && updated.status !== 'expired')
+    await rearmGateTimers(deps, tx, row.id, changes.gate!, now);
   return updated;
 }
 

@@ -1,15 +1,16 @@
 import type { RescheduleBody, RunNowBody } from '@sched/contract';
-import { assertTransition, RESCHEDULABLE_STATES, RUNNABLE_STATES } from '../../domain/action/states.js';
+import { RESCHEDULABLE_STATES, RUNNABLE_STATES } from '../../domain/action/states.js';
 import type { Plan } from '../../domain/quota/plans.js';
-import { type ActionRow, findAction, updateAction } from '../../persistence/actions.js';
+import type { ActionRow } from '../../persistence/actions.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import type { Sql } from '../../persistence/database.js';
-import { recordAudit } from '../audit.js';
 import { calendarsNamedBy } from '../calendars/book.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { ActionScheduler, Clock, Store } from '../ports.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import type { ActionScheduler, CallbackQueue, Clock, Store } from '../ports.js';
 import { prepareAction } from './prepare.js';
 import { replayDefinition } from './replay.js';
+import { scheduleColumns } from './create.js';
+import { applyActionEvent, lockOwnAction } from './transition.js';
 import { placeRowAttempt } from './window.js';
 
 /**
@@ -18,6 +19,8 @@ import { placeRowAttempt } from './window.js';
  */
 export interface MoveDeps {
   scheduler: ActionScheduler;
+  /** What a state change implies (app/actions/transition.ts); neither move has a callback today. */
+  callbacks: CallbackQueue;
   clock: Clock;
   allowPrivateDestinations: boolean;
 }
@@ -57,8 +60,7 @@ export async function rescheduleAction(
   body: RescheduleBody,
   source: MoveSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, owner.accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, owner.accountId, id);
   const given = [body.schedule, body.scheduled_for].filter((x) => x !== undefined).length;
   if (given !== 1) throw ValidationError.field('schedule', 'Give exactly one of schedule and scheduled_for');
   const refusal = rescheduleRefusal(row);
@@ -75,30 +77,22 @@ export async function rescheduleAction(
   if (!prepared.ok) throw new ValidationError(prepared.errors);
   const p = prepared.action;
   const due = p.dueAt ?? p.at;
-  const updated = await updateAction(tx, row.id, {
-    status: assertTransition(row.status, 'reschedule'),
-    timezone: p.timezone,
-    scheduled_for: p.at,
-    next_attempt_at: due,
-    recurrence: p.recurrence,
-    recurrence_anchor: p.recurrence ? (p.anchor ?? p.at) : null,
-    recurrence_index: p.recurrenceIndex ?? 0,
-    window_state: p.windowState ?? null,
-    held_since: null,
-    held_by: null,
-    updated_at: now,
-  });
-  if (updated.status !== 'paused') await deps.scheduler.schedule(tx, row.id, due);
-  await recordAudit(tx, row.account_id, {
-    action: 'action.reschedule',
-    resource: { type: 'action', id: row.id },
-    details: {
-      from: row.next_attempt_at?.toISOString() ?? row.scheduled_for.toISOString(),
-      to: due.toISOString(),
-      ...(source.via ? { via: source.via } : {}),
+  return applyActionEvent(
+    tx,
+    row,
+    'reschedule',
+    {
+      now,
+      nextAttemptAt: due,
+      set: { ...scheduleColumns(p), held_since: null, held_by: null },
+      audit: () => ({
+        from: row.next_attempt_at?.toISOString() ?? row.scheduled_for.toISOString(),
+        to: due.toISOString(),
+        ...(source.via ? { via: source.via } : {}),
+      }),
     },
-  });
-  return updated;
+    deps,
+  );
 }
 
 /**
@@ -113,8 +107,7 @@ export async function runActionNow(
   body: RunNowBody,
   source: MoveSource = {},
 ): Promise<ActionRow> {
-  const row = await findAction(tx, accountId, id, { forUpdate: true });
-  if (!row) throw new NotFoundError('action');
+  const row = await lockOwnAction(tx, accountId, id);
   const refusal = runRefusal(row);
   if (refusal) throw new ConflictError(refusal);
   const now = deps.clock();
@@ -126,27 +119,23 @@ export async function runActionNow(
           : {},
       }
     : await placeRowAttempt(tx, row, now);
-  const updated = await updateAction(tx, row.id, {
-    ...placed.changes,
-    status: assertTransition(row.status, 'run_now'),
-    next_attempt_at: placed.at,
-    pause: null,
-    held_since: null,
-    held_by: null,
-    updated_at: now,
-  });
-  await deps.scheduler.schedule(tx, row.id, placed.at);
-  await recordAudit(tx, row.account_id, {
-    action: 'action.run',
-    resource: { type: 'action', id: row.id },
-    details: {
-      from_status: row.status,
-      due_at: placed.at.toISOString(),
-      ignore_window: body.ignore_window === true,
-      ...(source.via ? { via: source.via } : {}),
+  return applyActionEvent(
+    tx,
+    row,
+    'run_now',
+    {
+      now,
+      nextAttemptAt: placed.at,
+      set: { ...placed.changes, pause: null, held_since: null, held_by: null },
+      audit: () => ({
+        from_status: row.status,
+        due_at: placed.at.toISOString(),
+        ignore_window: body.ignore_window === true,
+        ...(source.via ? { via: source.via } : {}),
+      }),
     },
-  });
-  return updated;
+    deps,
+  );
 }
 
 /** `POST /actions/{id}/reschedule` and `/run`, each in its own transaction. */

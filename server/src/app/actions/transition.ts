@@ -1,9 +1,19 @@
-import { EVENT_EFFECTS } from '../../domain/action/effects.js';
+import { REMINDER_EVENT } from '@sched/contract';
+import { EVENT_EFFECTS, type EventEffects } from '../../domain/action/effects.js';
 import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
-import { type ActionChanges, type ActionRow, updateAction } from '../../persistence/actions.js';
+import {
+  type ActionChanges,
+  type ActionRow,
+  findAction,
+  updateAction,
+  updateActions,
+} from '../../persistence/actions.js';
 import { type GateActionFields, updateGate } from '../../persistence/approvals/gates.js';
 import type { Sql } from '../../persistence/database.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
+import { addToTimeline } from '../../persistence/timeline.js';
+import { auditEventOf, recordAuditEvents } from '../audit.js';
+import { NotFoundError } from '../errors.js';
 import type { ActionScheduler, CallbackQueue, OperatorEvents } from '../ports.js';
 
 /** What the change of one event needs: where its callback, alert and next attempt go. */
@@ -29,12 +39,24 @@ export interface ActionEventChange {
   statusCode?: number | null;
   /** Fields of the callback beyond the table's (an executed attempt's timing, a timeout's rule). */
   callback?: Record<string, unknown>;
+  /** The notes of the timeline entry the table declares (who asked, until when). */
+  timeline?: string;
+  /** The details of the audit event the table declares, given the new state; `{ from_status }` when absent. */
+  audit?: (to: ActionState) => Record<string, unknown>;
+}
+
+/** The account's action, locked for a change in the caller's transaction; 404 when unknown (or another account's). */
+export async function lockOwnAction(db: Sql, accountId: string, id: string): Promise<ActionRow> {
+  const row = await findAction(db, accountId, id, { forUpdate: true });
+  if (!row) throw new NotFoundError('action');
+  return row;
 }
 
 /**
  * The one way an action changes state: asserts the event against the state table (domain/action/states.ts), writes
  * the new state with the resets the effects table (domain/action/effects.ts) declares, announces the next attempt,
- * and emits what the event implies (`actionEventEffects`), all in the caller's transaction. Answers the new state.
+ * and emits what the event implies (callback, alert, timeline entry, audit event), all in the caller's transaction.
+ * Answers the row as written.
  */
 export async function applyActionEvent(
   db: Sql,
@@ -42,9 +64,59 @@ export async function applyActionEvent(
   event: ActionEvent,
   change: ActionEventChange,
   deps: TransitionDeps,
-): Promise<ActionState> {
+): Promise<ActionRow> {
   const to = assertTransition(change.from ?? row.status, event);
+  const { fields, next } = writtenFields(EVENT_EFFECTS[event], event, to, change);
+  // A gate's change writes its running state in the same statement (and ends the lease likewise).
+  const written = change.gate
+    ? await updateGate(db, row.id, change.gate, fields as GateActionFields, change.now)
+    : await updateAction(db, row.id, { ...fields, lease_until: null, updated_at: change.now });
+  if (next && to !== 'paused') await deps.scheduler.schedule(db, row.id, next);
+  await actionEventEffects(db, row, event, { ...change, to }, deps);
+  await recordAuditEvents(db, auditOf(row, event, change, to));
+  return written;
+}
+
+/**
+ * `applyActionEvent` for several rows locked by the caller, one event, one statement per target state (a bulk
+ * operation's batch): the same assertion, resets and effects, their audit events written together.
+ */
+export async function applyActionEventToRows(
+  db: Sql,
+  rows: readonly ActionRow[],
+  event: ActionEvent,
+  change: Omit<ActionEventChange, 'from' | 'gate' | 'nextAttemptAt'>,
+  deps: TransitionDeps,
+): Promise<void> {
   const effects = EVENT_EFFECTS[event];
+  if (effects.next === 'due') throw new Error(`event ${event} needs a next attempt's time per row`);
+  const byTarget = new Map<ActionState, ActionRow[]>();
+  for (const row of rows) {
+    const to = assertTransition(row.status, event);
+    byTarget.set(to, [...(byTarget.get(to) ?? []), row]);
+  }
+  for (const [to, group] of byTarget) {
+    const { fields } = writtenFields(effects, event, to, change);
+    await updateActions(
+      db,
+      group.map((r) => r.id),
+      { ...fields, lease_until: null, updated_at: change.now },
+    );
+    for (const row of group) await actionEventEffects(db, row, event, { ...change, to }, deps);
+  }
+  await recordAuditEvents(
+    db,
+    rows.flatMap((row) => auditOf(row, event, change, assertTransition(row.status, event))),
+  );
+}
+
+/** The columns the event writes: its state, the table's resets, and the caller's own. */
+function writtenFields(
+  effects: EventEffects,
+  event: ActionEvent,
+  to: ActionState,
+  change: Pick<ActionEventChange, 'set' | 'nextAttemptAt' | 'error'>,
+) {
   const next = effects.next === 'none' ? null : effects.next === 'due' ? change.nextAttemptAt : undefined;
   if (effects.next === 'due' && !next) throw new Error(`event ${event} needs the next attempt's time`);
   const fields = {
@@ -54,23 +126,38 @@ export async function applyActionEvent(
     ...(effects.error === 'clear' && { last_error: null }),
     ...(effects.error === 'set' && { last_error: change.error ?? null }),
   };
-  // A gate's change writes its running state in the same statement (and ends the lease likewise).
-  if (change.gate) await updateGate(db, row.id, change.gate, fields as GateActionFields, change.now);
-  else await updateAction(db, row.id, { ...fields, lease_until: null, updated_at: change.now });
-  if (next) await deps.scheduler.schedule(db, row.id, next);
-  await actionEventEffects(db, row, event, { ...change, to }, deps);
-  return to;
+  return { fields, next };
+}
+
+function auditOf(
+  row: ActionRow,
+  event: ActionEvent,
+  change: Pick<ActionEventChange, 'audit'>,
+  to: ActionState,
+) {
+  const action = EVENT_EFFECTS[event].audit;
+  if (!action) return [];
+  return [
+    auditEventOf(row.account_id, {
+      action,
+      resource: { type: 'action', id: row.id },
+      details: change.audit ? change.audit(to) : { from_status: row.status },
+    }),
+  ];
 }
 
 /**
- * The callback and the alert an event implies (domain/action/effects.ts), for a change its caller wrote itself (an
- * approval's grant, whose writes are its own): `applyActionEvent` ends with it.
+ * The callback, the alert and the timeline entry an event implies (domain/action/effects.ts), in the caller's
+ * transaction; `applyActionEvent` ends with it and writes the audit event. Called alone only where a change is told
+ * as another event than the one written (a timeout's grant that moves a series on, app/approvals/outcomes.ts).
  */
 export async function actionEventEffects(
   db: Sql,
   row: ActionRow,
   event: ActionEvent,
-  change: Pick<ActionEventChange, 'now' | 'error' | 'statusCode' | 'callback'> & { to: ActionState },
+  change: Pick<ActionEventChange, 'now' | 'error' | 'statusCode' | 'callback' | 'timeline'> & {
+    to: ActionState;
+  },
   deps: Pick<TransitionDeps, 'callbacks' | 'operatorEvents'>,
 ): Promise<void> {
   const effects = EVENT_EFFECTS[event];
@@ -105,4 +192,8 @@ export async function actionEventEffects(
         error,
       },
     });
+  if (effects.timeline)
+    await addToTimeline(db, row.id, [
+      { type: REMINDER_EVENT[effects.timeline], actor: null, notes: change.timeline ?? null },
+    ]);
 }

@@ -1,8 +1,8 @@
 import type { FieldValue } from '@sched/contract';
 import { fillValues } from '../../domain/approval/fields.js';
 import { recordStepResponse } from '../../persistence/chains.js';
-import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
-import { type ActionRow, updateAction } from '../../persistence/actions.js';
+import type { ActionEvent, ActionState } from '../../domain/action/states.js';
+import type { ActionRow } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
 import { resetRecipients } from '../../persistence/approvals/recipients.js';
 import { revokeResponseTokens } from '../../persistence/approvals/response-tokens.js';
@@ -11,7 +11,8 @@ import { writeNewAction } from '../actions/create.js';
 import type { PreparedAction } from '../actions/prepare.js';
 import { seriesOf } from '../actions/series.js';
 import { placeRowRun } from '../actions/window.js';
-import type { ActionScheduler, Clock } from '../ports.js';
+import { actionEventEffects, applyActionEvent, type TransitionDeps } from '../actions/transition.js';
+import type { Clock } from '../ports.js';
 import type { Waits } from '../waits.js';
 
 /**
@@ -28,10 +29,9 @@ export async function grantGate(
   tx: Sql,
   row: ActionRow,
   event: Extract<ActionEvent, 'confirm' | 'timeout_approve'>,
-  deps: { scheduler: ActionScheduler; clock: Clock; waits: Waits },
-  answer: { values?: Record<string, FieldValue> | null } = {},
+  deps: TransitionDeps & { clock: Clock; waits: Waits },
+  answer: { values?: Record<string, FieldValue> | null; callback?: Record<string, unknown> } = {},
 ): Promise<{ status: ActionState; postApprovalActionId: string | null }> {
-  const executed = assertTransition(row.status, event);
   const now = deps.clock();
   const values = answer.values ?? {};
   // A gated chain step's typed answer is its response: `{{steps.N.response.values.<name>}}`. A gate that asks
@@ -65,38 +65,53 @@ export async function grantGate(
     : null;
   const next = placed?.run ?? null;
   if (!next) {
-    await updateGate(
+    const { status } = await applyActionEvent(
       tx,
-      row.id,
-      { post_approval_action_id: childId },
+      row,
+      event,
       {
-        status: executed,
-        executed_at: now,
-        ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
+        now,
+        gate: { post_approval_action_id: childId },
+        set: {
+          executed_at: now,
+          ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
+        },
+        ...(answer.callback && { callback: answer.callback }),
       },
-      now,
+      deps,
     );
-    return { status: executed, postApprovalActionId: childId };
+    return { status, postApprovalActionId: childId };
   }
-  const to = assertTransition(row.status, 'recur');
   await reopenGate(tx, row, now, childId);
-  const dueAt = new Date(Math.max(placed!.at.getTime(), now.getTime()));
-  await updateAction(tx, row.id, {
-    ...placed!.changes,
-    status: to,
-    scheduled_for: next.at,
-    next_attempt_at: dueAt,
-    recurrence_count: completed,
-    recurrence_index: next.index,
-    last_executed_at: now,
-    executed_at: now,
-    attempt_count: 0,
-    last_error: null,
-    reschedule_count: 0,
-    updated_at: now,
-  });
-  await deps.scheduler.schedule(tx, row.id, dueAt);
-  return { status: to, postApprovalActionId: childId };
+  const { status } = await applyActionEvent(
+    tx,
+    row,
+    'recur',
+    {
+      now,
+      nextAttemptAt: new Date(Math.max(placed!.at.getTime(), now.getTime())),
+      set: {
+        ...placed!.changes,
+        scheduled_for: next.at,
+        recurrence_count: completed,
+        recurrence_index: next.index,
+        last_executed_at: now,
+        executed_at: now,
+        attempt_count: 0,
+        reschedule_count: 0,
+      },
+    },
+    deps,
+  );
+  // The series moves on, but the grant is still told as what it was (a timeout's approval: `action.expired`).
+  await actionEventEffects(
+    tx,
+    row,
+    event,
+    { now, to: status, ...(answer.callback && { callback: answer.callback }) },
+    deps,
+  );
+  return { status, postApprovalActionId: childId };
 }
 
 /** The request of an approval, as the webhook action that runs it after the approval, due now. */

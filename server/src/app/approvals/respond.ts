@@ -220,13 +220,13 @@ export class ResponseService {
           [`until ${snoozedUntil.toISOString()}`, comment],
           null,
         );
-        status = await applyActionEvent(
+        ({ status } = await applyActionEvent(
           tx,
           action,
           'snooze',
           { now, nextAttemptAt: snoozedUntil, gate: { snooze_count: gate.snooze_count + 1 } },
           this.deps,
-        );
+        ));
       } else {
         await this.answer(tx, action, recipient, input.decision, now, comment, via, [comment], values);
         const decision = gateDecision(gate, await recipientsOf(tx, action.id), {
@@ -284,7 +284,13 @@ export class ResponseService {
       required_declined: `declined by required recipient ${recipient.address}`,
       unreachable: `declined by ${recipient.address}: the quorum of ${action.gate!.min_approvals} can no longer be reached`,
     }[decision.reason];
-    const status = await applyActionEvent(tx, action, decision.event, { now, error, gate: {} }, this.deps);
+    const { status } = await applyActionEvent(
+      tx,
+      action,
+      decision.event,
+      { now, error, gate: {} },
+      this.deps,
+    );
     return { status, approvalsNeeded: null };
   }
 

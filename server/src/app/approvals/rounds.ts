@@ -1,61 +1,27 @@
 import { RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
-import {
-  type ApprovalMessage,
-  type ChannelTarget,
-  type MessageAttachment,
-  normaliseBody,
-} from '../../domain/approval/messages.js';
-import { type ActionState, assertTransition } from '../../domain/action/states.js';
+import type { ActionState } from '../../domain/action/states.js';
 import { isOnGate } from '../../domain/approval/reassign.js';
-import { channelAllowance, monthPeriod, type Plan } from '../../domain/quota/plans.js';
-import { accountPlan } from '../../persistence/accounts.js';
 import type { ActionRow } from '../../persistence/actions.js';
-import { attachmentFilesOf } from '../../persistence/approvals/attachments.js';
 import { findGateAction, updateGate } from '../../persistence/approvals/gates.js';
-import {
-  logNotifications,
-  type NewNotification,
-  wasNotified,
-} from '../../persistence/approvals/message-log.js';
+import { wasNotified } from '../../persistence/approvals/message-log.js';
 import {
   findRecipient,
   insertRecipients,
-  type Recipient,
   recipientsOf,
   wakeSnoozed,
 } from '../../persistence/approvals/recipients.js';
 import { addToTimeline } from '../../persistence/timeline.js';
 import { quietHoldUntil } from './quiet.js';
 import { recordAudit } from '../audit.js';
-import { mintResponseTokens } from '../../persistence/approvals/response-tokens.js';
-import type { StoredGate } from '../../persistence/entities/stored.js';
-import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
-import type {
-  ApprovalChannels,
-  Clock,
-  GateRounds,
-  GateTimer,
-  GateTimers,
-  Log,
-  OperatorEvents,
-  Store,
-} from '../ports.js';
+import type { GateRounds, GateTimer, GateTimers } from '../ports.js';
 import type { StandingGrants } from '../grants/apply.js';
 import type { Waits } from '../waits.js';
+import { applyActionEvent, type TransitionDeps } from '../actions/transition.js';
+import { channelsOf, RoundMessages, type RoundMessagesDeps } from './round-messages.js';
 
-export interface ApprovalRoundsDeps {
-  store: Store;
+export interface ApprovalRoundsDeps extends RoundMessagesDeps, TransitionDeps {
   timers: GateTimers;
-  channels: ApprovalChannels;
-  log: Log;
-  clock: Clock;
   waits: Waits;
-  /** The public root for response links (read at send time: it is known only once the server listens). */
-  publicUrl: () => string;
-  /** Where `notification.undeliverable` is recorded for alert rules (a message this server could not send). */
-  events?: OperatorEvents;
-  /** Approve by replying: the domain of `reply+<token>@…` addresses; absent: approval emails carry none. */
-  replyDomain?: string | null;
   /** Standing grants (app/grants/apply.ts): a first request whose key is granted is confirmed without a message. */
   grants?: Pick<StandingGrants, 'confirmByGrant'>;
 }
@@ -69,7 +35,11 @@ export const WAITING: readonly ActionState[] = ['awaiting_response', 'scheduled'
  * (app/approvals/timers.ts). Answers arrive through `ResponseService` (respond.ts).
  */
 export class ApprovalRounds implements GateRounds {
-  constructor(private readonly deps: ApprovalRoundsDeps) {}
+  private readonly messages: RoundMessages;
+
+  constructor(private readonly deps: ApprovalRoundsDeps) {
+    this.messages = new RoundMessages(deps);
+  }
 
   /** Sends the round due now for an action the delivery core has just claimed (status `executing`). */
   async sendRound(row: ActionRow): Promise<void> {
@@ -90,29 +60,28 @@ export class ApprovalRounds implements GateRounds {
         isOnGate(r) &&
         (first || r.status === RECIPIENT_STATUS.pending || r.status === RECIPIENT_STATUS.snoozed),
     );
-    await this.deliver(row, gate, due, kind, expiresAt);
+    await this.messages.send(row, gate, due, kind, expiresAt);
 
     await store.transaction(async (tx) => {
       await addToTimeline(
         tx,
         row.id,
         due
-          .filter((r) => this.sendableChannelsOf(r).length > 0)
+          .filter((r) => this.messages.sendableChannelsOf(r).length > 0)
           .map((r) => ({
             type: REMINDER_EVENT.sent,
             actor: null,
-            notes: `${kind} to ${r.address} via ${this.sendableChannelsOf(r).join(', ')}`,
+            notes: `${kind} to ${r.address} via ${this.messages.sendableChannelsOf(r).join(', ')}`,
           })),
       );
       await wakeSnoozed(tx, row.id);
-      const to = assertTransition(row.status, 'reminder_delivered');
       const round = now.toISOString();
-      await updateGate(
+      await applyActionEvent(
         tx,
-        row.id,
-        first ? { sent_at: round, expires_at: expiresAt.toISOString() } : {},
-        { status: to, next_attempt_at: null },
-        now,
+        row,
+        'reminder_delivered',
+        { now, gate: first ? { sent_at: round, expires_at: expiresAt.toISOString() } : {} },
+        this.deps,
       );
       if (first) {
         await this.deps.timers.set(tx, { actionId: row.id, kind: 'timeout', round }, expiresAt);
@@ -173,7 +142,13 @@ export class ApprovalRounds implements GateRounds {
       return { row, gate, added };
     });
     if (!plan) return;
-    await this.deliver(plan.row, plan.gate, plan.added, 'escalation', new Date(plan.gate.expires_at ?? now));
+    await this.messages.send(
+      plan.row,
+      plan.gate,
+      plan.added,
+      'escalation',
+      new Date(plan.gate.expires_at ?? now),
+    );
   }
 
   /**
@@ -236,7 +211,7 @@ export class ApprovalRounds implements GateRounds {
       return { row, gate, to, expiresAt };
     });
     if (!plan) return;
-    await this.deliver(plan.row, plan.gate, plan.to, 'reminder', plan.expiresAt);
+    await this.messages.send(plan.row, plan.gate, plan.to, 'reminder', plan.expiresAt);
   }
 
   /**
@@ -275,7 +250,7 @@ export class ApprovalRounds implements GateRounds {
       return { row, gate, recipient };
     });
     if (!plan) return;
-    await this.deliver(
+    await this.messages.send(
       plan.row,
       plan.gate,
       [plan.recipient],
@@ -283,194 +258,4 @@ export class ApprovalRounds implements GateRounds {
       new Date(plan.gate.expires_at ?? now),
     );
   }
-
-  /**
-   * Mints one link per recipient (committed before anything is sent, so a quick click works) and sends. The
-   * round's message is rendered once: only the recipient's name and link differ between targets.
-   */
-  private async deliver(
-    row: ActionRow,
-    gate: StoredGate,
-    recipients: Recipient[],
-    kind: ApprovalMessage['kind'],
-    expiresAt: Date,
-  ) {
-    const { store } = this.deps;
-    const now = this.deps.clock();
-    const tokens = await mintResponseTokens(
-      store.sql,
-      recipients.map((r) => r.id),
-      now,
-    );
-    // A Slack app button and an email's reply address each carry a token of their own (never the page link).
-    const slackRefs = await mintResponseTokens(
-      store.sql,
-      recipients.filter((r) => r.targets.some(isSlackAppTarget)).map((r) => r.id),
-      now,
-      'slack',
-    );
-    const replyDomain = this.deps.replyDomain;
-    const replyTokens = replyDomain
-      ? await mintResponseTokens(
-          store.sql,
-          recipients.filter((r) => r.targets.some((t) => t.channel === 'email')).map((r) => r.id),
-          now,
-          'reply',
-        )
-      : new Map<string, string>();
-    const byEmail = recipients.some((r) => r.targets.some((t) => t.channel === 'email'));
-    const files: MessageAttachment[] = byEmail
-      ? (await attachmentFilesOf(store.sql, row.id)).map((a) => ({
-          filename: a.name,
-          contentType: a.content_type,
-          content: a.content,
-        }))
-      : [];
-    const plan = await accountPlan(store.sql, row.account_id);
-    const period = periodKey(monthPeriod(now));
-    const round = {
-      actionId: row.id,
-      title: row.name,
-      body: normaliseBody(gate.message),
-      buttons: { confirm: gate.buttons[0], decline: gate.buttons[1] },
-      snoozeAllowed: gate.snooze_count < gate.max_snoozes,
-      expiresAt,
-      kind,
-    };
-    const sent = await Promise.all(
-      recipients.flatMap((r) =>
-        r.targets.map((target) =>
-          this.sendOne(
-            row,
-            r,
-            target,
-            {
-              ...round,
-              recipientName: r.display_name,
-              responseUrl: `${this.deps.publicUrl()}/r/${tokens.get(r.id)}`,
-              attachments: target.channel === 'email' ? files : [],
-              ...(isSlackAppTarget(target) ? { slackReference: slackRefs.get(r.id) } : {}),
-              ...(target.channel === 'email' && replyTokens.has(r.id)
-                ? { replyTo: `reply+${replyTokens.get(r.id)}@${replyDomain}` }
-                : {}),
-            },
-            { plan, period },
-          ),
-        ),
-      ),
-    );
-    await logNotifications(store.sql, sent, this.deps.clock());
-    await recordUndeliverable(this.deps, row, recipients, sent);
-  }
-
-  /** A recipient's channels this server can send (all of them, unless one lacks its settings in production). */
-  private sendableChannelsOf(r: Recipient): string[] {
-    return channelsOf(r).filter(
-      (c) => (this.deps.channels.unsendable?.(c as ChannelTarget['channel']) ?? null) === null,
-    );
-  }
-
-  /** Sends one message unless the plan's monthly allowance for its channel is spent; answers what to log. */
-  private async sendOne(
-    row: ActionRow,
-    r: Recipient,
-    target: ChannelTarget,
-    message: ApprovalMessage,
-    quota: { plan: Plan; period: string },
-  ): Promise<NewNotification> {
-    const logged = { actionId: row.id, recipientId: r.id, channel: target.channel, kind: message.kind };
-    // A channel this server cannot send spends no allowance; its adapter answers why (and is counted).
-    const sendable = (this.deps.channels.unsendable?.(target.channel) ?? null) === null;
-    const allowance = channelAllowance(quota.plan, target.channel);
-    const allowed =
-      !sendable ||
-      (await consumeUsage(this.deps.store.sql, {
-        accountId: row.account_id,
-        period: quota.period,
-        metric: allowance.metric,
-        limit: allowance.limit,
-      }));
-    if (!allowed) {
-      return {
-        ...logged,
-        ok: false,
-        via: 'provider',
-        error: `the monthly ${allowance.metric} allowance of the plan is spent`,
-      };
-    }
-    let receipt: Awaited<ReturnType<ApprovalChannels['send']>>;
-    try {
-      receipt = await this.deps.channels.send(target, message);
-    } catch (err) {
-      receipt = { ok: false, via: 'provider', error: (err as Error).message };
-    }
-    if (!receipt.ok)
-      this.deps.log.warn(
-        { actionId: row.id, channel: target.channel, error: receipt.error },
-        'approval message not sent',
-      );
-    return {
-      ...logged,
-      ok: receipt.ok,
-      via: receipt.via,
-      providerMessageId: receipt.providerMessageId,
-      error: receipt.error,
-    };
-  }
-}
-
-/**
- * What a round could not send because this server has no settings for the channel: a `not_sent` entry per
- * recipient on the timeline and one `notification.undeliverable` operator event, in one transaction, so the
- * console, the API and alert rules all show it (never as sent).
- */
-async function recordUndeliverable(
-  deps: ApprovalRoundsDeps,
-  row: ActionRow,
-  recipients: readonly Recipient[],
-  sent: readonly NewNotification[],
-): Promise<void> {
-  const refused = sent.filter((n) => n.via === 'not_configured');
-  if (refused.length === 0) return;
-  const now = deps.clock();
-  const byRecipient = new Map<string, NewNotification[]>();
-  for (const n of refused) byRecipient.set(n.recipientId, [...(byRecipient.get(n.recipientId) ?? []), n]);
-  const channels = [...new Set(refused.map((n) => n.channel))];
-  const reasons = [...new Set(refused.map((n) => n.error ?? 'not sent'))];
-  await deps.store.transaction(async (tx) => {
-    await addToTimeline(
-      tx,
-      row.id,
-      [...byRecipient].map(([recipientId, ns]) => ({
-        type: REMINDER_EVENT.not_sent,
-        actor: null,
-        notes: `${ns[0]!.kind} to ${recipients.find((r) => r.id === recipientId)?.address ?? recipientId} not sent via ${ns
-          .map((n) => n.channel)
-          .join(', ')}: ${[...new Set(ns.map((n) => n.error))].join('; ')}`,
-      })),
-    );
-    await deps.events?.record(tx, {
-      account_id: row.account_id,
-      type: 'notification.undeliverable',
-      at: now,
-      destination_host: null,
-      subject: { type: 'action', id: row.id },
-      details: {
-        name: row.name,
-        mode: row.mode,
-        kind: refused[0]!.kind,
-        channels,
-        reason: reasons.join('; '),
-        recipients: byRecipient.size,
-      },
-    });
-  });
-}
-
-function isSlackAppTarget(t: ChannelTarget): boolean {
-  return t.channel === 'slack' && !('webhookUrl' in t);
-}
-
-function channelsOf(r: Recipient): string[] {
-  return [...new Set(r.targets.map((t) => t.channel))];
 }

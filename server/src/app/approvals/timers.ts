@@ -1,6 +1,6 @@
 import { RECIPIENT_STATUS, REMINDER_EVENT } from '@sched/contract';
 import { gateDecision } from '../../domain/approval/decision.js';
-import { actionEventEffects, applyActionEvent } from '../actions/transition.js';
+import { applyActionEvent } from '../actions/transition.js';
 import type { ActionState } from '../../domain/action/states.js';
 import { findGateAction } from '../../persistence/approvals/gates.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
@@ -80,17 +80,16 @@ export class GateTimeouts {
       const timedOut = { ...row, status: from };
       let status: ActionState;
       if (decision.kind === 'granted') {
-        status = (await grantGate(tx, timedOut, decision.event, this.deps)).status;
-        await actionEventEffects(tx, row, decision.event, { now, to: status, callback }, this.deps);
+        status = (await grantGate(tx, timedOut, decision.event, this.deps, { callback })).status;
       } else if (decision.kind === 'timed_out') {
         const error = `no answer within ${row.gate.timeout}`;
-        status = await applyActionEvent(
+        ({ status } = await applyActionEvent(
           tx,
           timedOut,
           decision.event,
           { now, error, gate: {}, callback },
           this.deps,
-        );
+        ));
       } else throw new Error('a timeout always decides its gate');
       await addToTimeline(tx, actionId, [
         {

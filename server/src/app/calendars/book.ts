@@ -48,7 +48,8 @@ export async function loadCalendarBook(
   references: readonly (string | null | undefined)[],
 ): Promise<CalendarBook> {
   const ids = [...new Set(references.filter((r): r is string => !!r && builtInRegion(r) === null))];
-  return calendarBook(await findCalendars(db, accountId, ids));
+  // Most creates name no calendar of the account: the built-in book serves them without a read.
+  return ids.length === 0 ? BUILT_IN_BOOK : calendarBook(await findCalendars(db, accountId, ids));
 }
 
 /** A book that knows only the built-in calendars (a caller with no account calendars to read). */

@@ -35,7 +35,7 @@ import {
 import type { Sql } from '../../persistence/database.js';
 import { type AuditRecord, recordAudit } from '../audit.js';
 import type { ChainCallbacks, Clock, Store } from '../ports.js';
-import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
+import { indexesWithExpressions } from '../../domain/expressions/syntax.js';
 import { createStepAction, type StepActionDeps, type StepWork } from './step-actions.js';
 import { chainContext } from './view.js';
 

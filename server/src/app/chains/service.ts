@@ -1,10 +1,10 @@
-import { hasExpression } from '../../domain/expressions/interpolate.js';
+import { hasExpression } from '../../domain/expressions/syntax.js';
 import type { GatedStepParsed } from '../../domain/chain/definition.js';
 import { resolveRecipients, sqlDirectory } from '../directory/recipients.js';
 import { randomUUID } from 'node:crypto';
 import type { CancelledChain, Chain, ChainCreateParsed, ChainSummary } from '@sched/contract';
 import type { z } from 'zod';
-import { assertTransition, isCancellable } from '../../domain/action/states.js';
+import { isCancellable } from '../../domain/action/states.js';
 import { chainStepErrors } from '../../domain/chain/definition.js';
 import {
   assertChainTransition,
@@ -15,7 +15,7 @@ import {
 } from '../../domain/chain/states.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
-import { lockAction, updateAction } from '../../persistence/actions.js';
+import { lockAction } from '../../persistence/actions.js';
 import {
   findChain,
   insertChain,
@@ -25,6 +25,7 @@ import {
   updateStep,
 } from '../../persistence/chains.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
+import { applyActionEvent, type TransitionDeps } from '../actions/transition.js';
 import { recordAudit } from '../audit.js';
 import { type CountDestination, checkCallbackHost } from '../domains/guard.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
@@ -46,6 +47,8 @@ export class ChainService {
       allowPrivateDestinations: boolean;
       /** The destination threshold (app/domains/guard.ts): checks the chain's `callback_url` host at create. */
       countDestination?: CountDestination;
+      /** What a step's action's state change implies (app/actions/transition.ts), for a cancel. */
+      transitions: TransitionDeps;
     },
   ) {}
 
@@ -184,15 +187,14 @@ export class ChainService {
         const step = steps[index]!;
         if (step.action_id) {
           const action = await lockAction(db, step.action_id);
-          if (action && isCancellable(action.status)) {
-            await updateAction(db, action.id, {
-              status: assertTransition(action.status, 'cancel'),
-              next_attempt_at: null,
-              lease_until: null,
-              last_error: 'the chain was cancelled',
-              updated_at: now,
-            });
-          }
+          if (action && isCancellable(action.status))
+            await applyActionEvent(
+              db,
+              action,
+              'chain_cancel',
+              { now, error: 'the chain was cancelled' },
+              this.options.transitions,
+            );
         }
         steps[index] = await updateStep(db, chain.id, index, {
           status: assertStepTransition(step.status, 'cancel'),

@@ -1,11 +1,10 @@
 import { REMINDER_EVENT } from '@sched/contract';
 import { answerValues } from '../../domain/approval/fields.js';
-import { assertTransition } from '../../domain/action/states.js';
 import type { ActionRow } from '../../persistence/actions.js';
-import { updateGate } from '../../persistence/approvals/gates.js';
 import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import { liveGrant } from '../../persistence/grants.js';
+import { applyActionEvent } from '../actions/transition.js';
 import { grantGate } from '../approvals/outcomes.js';
 import { recordAudit } from '../audit.js';
 import type { ActionScheduler, CallbackQueue, Clock } from '../ports.js';
@@ -36,15 +35,14 @@ export class StandingGrants {
     const grant = await liveGrant(tx, row.account_id, gate.grant.key, now);
     if (!grant) return false;
     const values = answered.values;
-    const waiting = assertTransition(row.status, 'reminder_delivered');
-    await updateGate(
+    const waiting = await applyActionEvent(
       tx,
-      row.id,
-      { sent_at: now.toISOString(), granted_by: grant.id },
-      { status: waiting, next_attempt_at: null },
-      now,
+      row,
+      'reminder_delivered',
+      { now, gate: { sent_at: now.toISOString(), granted_by: grant.id } },
+      this.deps,
     );
-    const { status } = await grantGate(tx, { ...row, status: waiting }, 'confirm', this.deps, { values });
+    const { status } = await grantGate(tx, waiting, 'confirm', this.deps, { values });
     const named = `by standing grant ${grant.id} (${grant.key}) given by ${grant.given_by}`;
     await addToTimeline(tx, row.id, [
       { type: REMINDER_EVENT.confirmed, actor: grant.given_by, notes: named },

@@ -15,7 +15,7 @@ import {
 } from '../../domain/template/placeholders.js';
 import { hashTriggerToken } from '../../domain/template/token.js';
 import { ExpressionError } from '../../domain/expressions/errors.js';
-import { indexesWithExpressions } from '../../domain/expressions/interpolate.js';
+import { indexesWithExpressions } from '../../domain/expressions/syntax.js';
 import { recipientsFromDirectory, sqlDirectory } from '../directory/recipients.js';
 import { findActiveByTokenHash, recordFailedTrigger, recordTrigger } from '../../persistence/templates.js';
 import { type Principal, triggerKeyId } from '../accounts.js';

@@ -16,6 +16,7 @@ import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/co
  * - timeout_expire / timeout_cancel / timeout_approve: the gate timed out; `gate.on_timeout` picks the event
  *   (`expire` -> expired, `cancel` -> cancelled, `approve` -> executed as if confirmed).
  * - cancel: cancellation through the API (only from CANCELLABLE_STATES).
+ * - chain_cancel (extension): the action's chain was cancelled (from the same states as `cancel`).
  * - manual_retry: `POST /actions/{id}/retry` on a failed action.
  * - recur (extension): a recurring action succeeded (a webhook's 2xx, an approval granted) and is re-scheduled for
  *   its next occurrence.
@@ -26,6 +27,7 @@ import { ACTION_STATES, type ActionState, LEGACY_ACTION_STATES } from '@sched/co
  *   `cancel`, `fail` or `reschedule` (resolved -> resolved at a later time).
  * - pause (extension): `POST /actions/{id}/pause`; nothing is sent and an approval's clocks stop until resumed.
  * - resume (extension): back on the schedule (`scheduled`; the scan resolves it again and writes its job).
+ * - resume_skip (extension): `missed: skip` moved a series on to its first occurrence after now (`scheduled`).
  * - resume_awaiting (extension): an approval whose request was already sent waits for its answers again.
  * - resume_expire (extension): `missed: skip` dropped the only moment left (a one-time action whose time passed,
  *   or a series whose end date passed while paused): nothing will ever run.
@@ -53,6 +55,7 @@ export const ACTION_EVENTS = Object.freeze([
   'timeout_cancel',
   'timeout_approve',
   'cancel',
+  'chain_cancel',
   'manual_retry',
   'recur',
   'lease_expired',
@@ -61,6 +64,7 @@ export const ACTION_EVENTS = Object.freeze([
   'condition_reschedule',
   'pause',
   'resume',
+  'resume_skip',
   'resume_awaiting',
   'resume_expire',
   'threshold_skip',
@@ -120,9 +124,15 @@ export const ACTION_TRANSITIONS: readonly ActionTransition[] = Object.freeze(
       ['resolved', 'pause', 'paused'],
       ['awaiting_response', 'pause', 'paused'],
       ['paused', 'resume', 'scheduled'],
+      ['paused', 'resume_skip', 'scheduled'],
       ['paused', 'resume_awaiting', 'awaiting_response'],
       ['paused', 'resume_expire', 'expired'],
       ['paused', 'cancel', 'cancelled'],
+      // A chain's cancel reaches its step's action wherever the API's cancel would.
+      ['scheduled', 'chain_cancel', 'cancelled'],
+      ['resolved', 'chain_cancel', 'cancelled'],
+      ['awaiting_response', 'chain_cancel', 'cancelled'],
+      ['paused', 'chain_cancel', 'cancelled'],
       // Reschedule and run now: only what is waiting for its time.
       ['scheduled', 'reschedule', 'scheduled'],
       ['resolved', 'reschedule', 'scheduled'],

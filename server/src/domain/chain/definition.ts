@@ -6,12 +6,8 @@
 import type { ChainStepParsed } from '@sched/contract';
 import { conditionExpressions, parseCondition } from '../expressions/condition.js';
 import { ExpressionError } from '../expressions/errors.js';
-import {
-  type Expression,
-  type FoundExpression,
-  listExpressions,
-  lookupPath,
-} from '../expressions/interpolate.js';
+import { lookupPath } from '../expressions/interpolate.js';
+import { type Expression, type FoundExpression, listExpressions } from '../expressions/syntax.js';
 import {
   ORIGIN_EXPRESSION_NEEDS_ALLOWLIST,
   urlExpressionComponents,

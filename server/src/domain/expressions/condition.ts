@@ -13,7 +13,8 @@
  *   `starts_with` and `ends_with` always work on the text. Values read as in a longer string (null is empty).
  */
 import { ConditionSyntaxError, ExpressionError } from './errors.js';
-import { type FoundExpression, interpolateString, parseTemplate, type Scope } from './interpolate.js';
+import { interpolateString, type Scope } from './interpolate.js';
+import { type FoundExpression, parseTemplate } from './syntax.js';
 
 export const CONDITION_OPERATORS = Object.freeze([
   '==',

@@ -5,17 +5,8 @@ import {
   MissingValueError,
   UnknownExpressionError,
 } from './errors.js';
-import {
-  escapeLiteral,
-  interpolate,
-  interpolateString,
-  listExpressions,
-  MAX_DEPTH,
-  parseExpression,
-  parseTemplate,
-  renameExpressions,
-  type Scope,
-} from './interpolate.js';
+import { interpolate, interpolateString, renameExpressions, type Scope } from './interpolate.js';
+import { escapeLiteral, listExpressions, MAX_DEPTH, parseExpression, parseTemplate } from './syntax.js';
 
 const chain: Scope = {
   input: { customer: { email: 'ann@example.com', tags: ['vip', 'eu'] }, qty: 3, note: null },

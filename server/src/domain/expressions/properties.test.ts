@@ -3,15 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { compare, evaluateCondition, formatCondition, parseCondition } from './condition.js';
 import { ConditionSyntaxError, ExpressionError } from './errors.js';
 import {
-  escapeLiteral,
   interpolate,
   interpolateString,
-  listExpressions,
-  parseTemplate,
   renameExpressions,
   type Scope,
   stringifyValue,
 } from './interpolate.js';
+import { escapeLiteral, listExpressions, parseTemplate } from './syntax.js';
 
 const RUNS = { numRuns: 1_000 };
 

@@ -5,14 +5,8 @@
  */
 import { canonicalOrigin } from '@sched/contract';
 import { ExpressionError } from './errors.js';
-import {
-  type Expression,
-  parseTemplate,
-  resolveExpression,
-  type Scope,
-  stringifyValue,
-  type TemplatePart,
-} from './interpolate.js';
+import { resolveExpression, type Scope, stringifyValue } from './interpolate.js';
+import { type Expression, parseTemplate, type TemplatePart } from './syntax.js';
 
 /**
  * Why no values could make this URL acceptable, or null when some could. `schemes` are the allowed ones with

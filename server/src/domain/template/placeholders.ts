@@ -35,14 +35,13 @@ import {
   urlTemplateProblem,
 } from '../expressions/url.js';
 import {
-  type Expression,
   interpolate,
   interpolateHeaderValue,
   interpolateString,
-  listExpressions,
   renameExpressions,
   type Scope,
 } from '../expressions/interpolate.js';
+import { type Expression, listExpressions } from '../expressions/syntax.js';
 
 export class MissingPlaceholderError extends Error {
   constructor(readonly names: readonly string[]) {

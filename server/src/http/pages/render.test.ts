@@ -3,19 +3,21 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   COMMENT_MAX_LENGTH,
+  renderErrorPage,
+  renderGonePage,
+  renderResponsePage,
+  renderResultPage,
+  type ResponsePageModel,
+} from './render.js';
+import {
   formatRelative,
   formatSize,
   formatUtc,
   PAGE_CSP,
   PAGE_HEADERS,
   PAGE_STYLE_HASH,
-  renderErrorPage,
-  renderGonePage,
-  renderResponsePage,
-  renderResultPage,
-  type ResponsePageModel,
   safeHref,
-} from './render.js';
+} from './document.js';
 import { PAGE_STYLE } from './styles.js';
 
 const NOW = new Date('2026-11-21T12:00:00Z');

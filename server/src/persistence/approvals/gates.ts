@@ -30,7 +30,7 @@ export interface GateActionFields {
 
 /**
  * Merges `patch` into the gate's running state and sets the given fields, in one statement. A new status ends any
- * lease (the round that held it is over).
+ * lease (the round that held it is over). Answers the row as written.
  */
 export async function updateGate(
   db: Sql,
@@ -38,8 +38,8 @@ export async function updateGate(
   patch: Partial<StoredGate>,
   fields: GateActionFields,
   now: Date,
-): Promise<void> {
-  await db
+): Promise<ActionRow> {
+  return db
     .updateTable('actions')
     .set({
       gate: sql`gate || ${JSON.stringify(patch)}::jsonb`,
@@ -48,5 +48,6 @@ export async function updateGate(
       updated_at: now,
     })
     .where('id', '=', actionId)
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
