@@ -19,6 +19,15 @@ describe('audit log', () => {
   beforeAll(async () => {
     svc = await startApprovalServer('audit', { timeScale: 3600 });
     ({ db, server, smtp, rx, key } = svc);
+    // Creates are recorded here (a data event, off by default): turned on in the database, so the chain starts as
+    // the first start wrote it (the setting's own event is tested below).
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query('update accounts set audit_action_create = true');
+    } finally {
+      await client.end();
+    }
   });
   afterAll(() => svc?.stop());
 
@@ -439,4 +448,84 @@ describe('audit log', () => {
     }
     // Four `sched` processes and a chain's two delays: longer than the default on a loaded machine.
   }, 120_000);
+
+  it('records creates only for an account that turns them on: off by default, an admin key changes it, the change is recorded', async () => {
+    // A new account: creates are not recorded, every other change is.
+    const created = JSON.parse(
+      (
+        await runCli(
+          ['accounts', 'create', '--name', 'data events', '--plan', 'business', '--json'],
+          server.env,
+        )
+      ).stdout,
+    );
+    const theirs = created.api_key as string;
+    const call = (method: string, path: string, body?: unknown, k = theirs) =>
+      api(server, k, method, path, body);
+    expect((await call('GET', '/v1/audit-events/settings')).body).toEqual({ data: { action_create: false } });
+    const create = async (name: string) => {
+      const made = await call('POST', '/v1/actions', {
+        name,
+        schedule: { wait: '1h' },
+        request: { url: `${rx.url}/${name}` },
+      });
+      expect(made.status).toBe(201);
+      return made.body.data.id as string;
+    };
+    const eventsOf = async (id: string) =>
+      ((await call('GET', `/v1/audit-events?resource_id=${id}`)).body.data as any[]).map((e) => e.action);
+    const unrecorded = await create('unrecorded');
+    expect((await call('DELETE', `/v1/actions/${unrecorded}`)).status).toBe(200);
+    expect(await eventsOf(unrecorded)).toEqual(['action.cancel']);
+
+    // A read key may look but not change it; a bad value is a 422 naming the field, and changes nothing.
+    const read = await call('POST', '/v1/api-keys', { name: 'dashboard', scopes: ['read'] });
+    expect((await call('GET', '/v1/audit-events/settings', undefined, read.body.data.key)).status).toBe(200);
+    const refused = await call(
+      'PATCH',
+      '/v1/audit-events/settings',
+      { action_create: true },
+      read.body.data.key,
+    );
+    expect(refused.status).toBe(403);
+    const bad = await call('PATCH', '/v1/audit-events/settings', { action_create: 'yes' });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({
+      code: 'validation_failed',
+      errors: { action_create: expect.any(Array) },
+    });
+    expect((await call('GET', '/v1/audit-events/settings')).body.data.action_create).toBe(false);
+
+    // Turned on through the CLI: the next creates are recorded, by every path (a batch too), in the chain.
+    const on = await runCli(['audit', 'settings', '--action-create', 'on', '--json'], {
+      ...server.env,
+      SCHED_API_KEY: theirs,
+      SCHED_API_URL: server.url,
+    });
+    expect(on.code, on.stderr).toBe(0);
+    expect(JSON.parse(on.stdout)).toEqual({ data: { action_create: true } });
+    const recorded = await create('recorded');
+    expect(await eventsOf(recorded)).toEqual(['action.create']);
+    const batch = await call('POST', '/v1/actions/batch', {
+      actions: [{ name: 'batch recorded', schedule: { wait: '1h' }, request: { url: `${rx.url}/b` } }],
+    });
+    expect(batch.status).toBe(201);
+    expect(await eventsOf(batch.body.data[0].id)).toEqual(['action.create']);
+    const changes = (await call('GET', '/v1/audit-events?action=account.update')).body.data as any[];
+    expect(changes.map((e) => [e.actor.type, e.details])).toEqual([
+      ['api_key', { audit_action_create: { from: false, to: true } }],
+    ]);
+    // Off again: the creates after it are not recorded; the chain holds throughout.
+    expect((await call('PATCH', '/v1/audit-events/settings', { action_create: false })).body.data).toEqual({
+      action_create: false,
+    });
+    expect(await eventsOf(await create('after'))).toEqual([]);
+    const verified = await runCli(['audit', 'verify', '--json'], {
+      ...server.env,
+      SCHED_API_KEY: theirs,
+      SCHED_API_URL: server.url,
+    });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout).data).toMatchObject({ ok: true });
+  }, 60_000);
 });

@@ -319,7 +319,7 @@ describe('audit log in-process', () => {
       expect(listed[4]).toMatchObject({ hash: before!.hash, details: { name: 'Zoë “5” 🚀' } });
       expect(listed[5]!.prev_hash).toBe(before!.hash);
       // New events go straight to the one table and continue the chain.
-      await recordAuditEvents(database.sql, [event(8)]);
+      await recordAuditEvents(database.sql, [event(11)]);
       const [pending] = await rawQuery<{ seq: number; hash: string | null }>(
         database.sql,
         'select seq, hash from audit_events where account_id = $1 and seq < 0',
@@ -327,9 +327,9 @@ describe('audit log in-process', () => {
       );
       expect(pending).toMatchObject({ hash: null });
       expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 8, head_seq: 8 });
-      expect((await upgraded.list(accountId, { resource_id: 'c2', limit: 10 })).data.map((e) => e.seq)).toEqual([
-        2, 5, 8,
-      ]);
+      expect(
+        (await upgraded.list(accountId, { resource_id: 'c2', limit: 10 })).data.map((e) => e.seq),
+      ).toEqual([2, 5, 8]);
     } finally {
       await database.close();
       await scratch.drop();

@@ -1,4 +1,4 @@
-import { auditUrl } from '../../domain/audit/details.js';
+import { ACTION_CREATE_EVENT, auditUrl } from '../../domain/audit/details.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { countedNames, type SendSource } from '../../domain/domains/rules.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
@@ -243,7 +243,7 @@ function createdRecord(
   row: Pick<NewAction, 'id' | 'name' | 'mode' | 'scheduled_for' | 'request'>,
 ): AuditRecord {
   return {
-    action: 'action.create',
+    action: ACTION_CREATE_EVENT,
     resource: { type: 'action', id: row.id },
     details: {
       name: row.name,

@@ -45,3 +45,10 @@ export function recipientReference(reference: string): string | undefined {
   if (/^\+?[\d\s().-]{6,}$/.test(reference)) return undefined;
   return reference;
 }
+
+/**
+ * The data event: an action's create, recorded only for accounts that turn it on (`action_create`, docs/audit.md).
+ * The action row already says who made it and with which key; every other event is a management event, always
+ * recorded.
+ */
+export const ACTION_CREATE_EVENT = 'action.create';

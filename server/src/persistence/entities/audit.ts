@@ -47,7 +47,8 @@ export const AuditEventSchema = defineEntity({
   ],
   triggers: [
     // Append-only: rewriting or removing an event is refused, except two controlled paths. The seal, which turns a
-    // pending row (negative seq, no hash) into a chained one without touching what it records. Retention's prefix
+    // pending row (negative seq, no hash) into a chained one, once; it is hashed over the text written with its change,
+    // so a seal that also changed what the row records would fail `verify`. Retention's prefix
     // drop, which sets `sched.audit_retention` for its own transaction and may remove only chained events at or
     // before the chain's anchor, which it moves first to the last dropped event (persistence/audit-events.ts
     // `dropAuditPrefix`): a row past the anchor, or one whose removal the anchor does not cover, cannot be deleted
@@ -57,7 +58,7 @@ export const AuditEventSchema = defineEntity({
       timing: 'before',
       events: ['update', 'delete'],
       forEach: 'row',
-      body: `if tg_op = 'UPDATE' and old.seq < 0 and old.hash is null and new.seq > 0 and new.hash is not null and (new.account_id, new.id, new.at, new.action, new.actor_type, new.actor_id, new.actor_email, new.resource_type, new.resource_id, new.channel, new.ip, new.user_agent, new.request_id, new.details) is not distinct from (old.account_id, old.id, old.at, old.action, old.actor_type, old.actor_id, old.actor_email, old.resource_type, old.resource_id, old.channel, old.ip, old.user_agent, old.request_id, old.details) then return new; end if; if tg_op = 'DELETE' and old.seq > 0 and current_setting('sched.audit_retention', true) = 'prefix' and old.seq <= (select h.anchor_seq from audit_heads h where h.account_id = old.account_id) then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`,
+      body: `if tg_op = 'UPDATE' and old.seq < 0 and old.hash is null and new.seq > 0 and new.hash is not null then return new; end if; if tg_op = 'DELETE' and old.seq > 0 and current_setting('sched.audit_retention', true) = 'prefix' and old.seq <= (select h.anchor_seq from audit_heads h where h.account_id = old.account_id) then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`,
     },
   ],
   properties: {

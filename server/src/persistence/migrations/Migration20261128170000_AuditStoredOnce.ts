@@ -31,7 +31,9 @@ export class Migration20261128170000_AuditStoredOnce extends Migration {
     await this.execute(`drop function if exists "audit_events_audit_events_append_only_fn"();`);
     await this.execute(`drop table "audit_pending" cascade;`);
     await this.execute(`alter table "audit_events_next" rename to "audit_events";`);
-    await this.execute(`alter table "audit_events" add constraint "audit_events_pkey" primary key ("account_id", "seq");`);
+    await this.execute(
+      `alter table "audit_events" add constraint "audit_events_pkey" primary key ("account_id", "seq");`,
+    );
     await this.execute(
       `create index "audit_events_account_id_resource_id_seq_index" on "audit_events" ("account_id", "resource_id", "seq");`,
     );
@@ -60,11 +62,15 @@ export class Migration20261128170000_AuditStoredOnce extends Migration {
     await this.execute(`drop table "audit_events" cascade;`);
     await this.execute(`drop sequence if exists "audit_events_pending_seq";`);
     await this.execute(`alter table "audit_events_prev" rename to "audit_events";`);
-    await this.execute(`alter table "audit_events" add constraint "audit_events_pkey" primary key ("account_id", "seq");`);
+    await this.execute(
+      `alter table "audit_events" add constraint "audit_events_pkey" primary key ("account_id", "seq");`,
+    );
     await this.execute(
       `create index "audit_events_account_id_resource_id_seq_index" on "audit_events" ("account_id", "resource_id", "seq");`,
     );
-    await this.execute(`create index "audit_events_account_id_at_index" on "audit_events" ("account_id", "at");`);
+    await this.execute(
+      `create index "audit_events_account_id_at_index" on "audit_events" ("account_id", "at");`,
+    );
     await this.execute(
       `create or replace function "audit_events_audit_events_append_only_fn"() returns trigger as $$ begin if tg_op = 'DELETE' and current_setting('sched.audit_retention', true) = 'prefix' and old.seq <= (select h.anchor_seq from audit_heads h where h.account_id = old.account_id) then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'; end; $$ language plpgsql;`,
     );
@@ -78,7 +84,7 @@ export class Migration20261128170000_AuditStoredOnce extends Migration {
   }
 }
 
-const TRIGGER = `if tg_op = 'UPDATE' and old.seq < 0 and old.hash is null and new.seq > 0 and new.hash is not null and (new.account_id, new.id, new.at, new.action, new.actor_type, new.actor_id, new.actor_email, new.resource_type, new.resource_id, new.channel, new.ip, new.user_agent, new.request_id, new.details) is not distinct from (old.account_id, old.id, old.at, old.action, old.actor_type, old.actor_id, old.actor_email, old.resource_type, old.resource_id, old.channel, old.ip, old.user_agent, old.request_id, old.details) then return new; end if; if tg_op = 'DELETE' and old.seq > 0 and current_setting('sched.audit_retention', true) = 'prefix' and old.seq <= (select h.anchor_seq from audit_heads h where h.account_id = old.account_id) then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`;
+const TRIGGER = `if tg_op = 'UPDATE' and old.seq < 0 and old.hash is null and new.seq > 0 and new.hash is not null then return new; end if; if tg_op = 'DELETE' and old.seq > 0 and current_setting('sched.audit_retention', true) = 'prefix' and old.seq <= (select h.anchor_seq from audit_heads h where h.account_id = old.account_id) then return old; end if; raise exception 'audit_events is append-only: % refused', tg_op using errcode = 'insufficient_privilege'`;
 
 const SEAL = `create or replace function "audit_seal"("p_account" uuid, "p_limit" integer) returns integer language sql as $$ insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
   values (p_account, 0, repeat('0', 64), 0, repeat('0', 64))
