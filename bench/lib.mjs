@@ -318,11 +318,26 @@ export async function startStack(name, build, postgres) {
     stack.cli = (args) => runCli(cli, args, serverEnv);
     stack.apiKey = created.api_key;
     await attachClients(stack, cleanups);
+    if (process.env.BENCH_AUDIT_CREATES) await recordCreates(stack);
     return stack;
   } catch (err) {
     await stack.stop();
     throw err;
   }
+}
+
+/**
+ * BENCH_AUDIT_CREATES=1: the account records each create in its audit log (`action.create`, a data event off by
+ * default since it became one: docs/audit.md), to measure what the event costs. A build from before the setting
+ * answers 404 and records every create anyway.
+ */
+async function recordCreates(stack) {
+  const res = await fetch(`${stack.url}/v1/audit-events/settings`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ action_create: true }),
+  });
+  if (res.status !== 200 && res.status !== 404) throw new Error(`audit settings: ${res.status} ${await res.text()}`);
 }
 
 async function attachClients(stack, cleanups) {

@@ -11,7 +11,7 @@ import { ContactService } from '../../server/src/app/directory/contacts.js';
 import { DomainService } from '../../server/src/app/domains/service.js';
 import { TemplateService } from '../../server/src/app/templates/service.js';
 import { auditHash, canonicalJson } from '../../server/src/domain/audit/chain.js';
-import { type PendingAuditEvent, pendingAuditJson } from '../../server/src/persistence/audit-events.js';
+import type { PendingAuditEvent } from '../../server/src/persistence/audit-events.js';
 import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { createTestDatabase } from '../support/database.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
@@ -38,12 +38,12 @@ describe('audit log in-process', () => {
     keyId: 'k',
     scopes: ['read', 'write', 'admin'],
   });
-  const count = async (table: string, accountId: string, where = 'true') =>
+  const count = async (table: string, accountId: string) =>
     Number(
       (
         await rawQuery<{ n: string }>(
           t.database.sql,
-          `select count(*) as n from ${table} where account_id = $1 and ${where}`,
+          `select count(*) as n from ${table} where account_id = $1`,
           [accountId],
         )
       )[0]!.n,
@@ -77,7 +77,7 @@ describe('audit log in-process', () => {
     );
     await rawQuery(
       t.database.sql,
-      'create trigger refuse_audit before insert on audit_events for each row execute function refuse_audit()',
+      'create trigger refuse_audit before insert on audit_pending for each row execute function refuse_audit()',
     );
     try {
       const before = {
@@ -118,7 +118,7 @@ describe('audit log in-process', () => {
       expect(await contacts.get(accountId, kept.id)).toMatchObject({ name: 'Kept' });
       expect((await accounts.getAccount(accountId)).plan).toBe('business');
     } finally {
-      await rawQuery(t.database.sql, 'drop trigger refuse_audit on audit_events');
+      await rawQuery(t.database.sql, 'drop trigger refuse_audit on audit_pending');
       await rawQuery(t.database.sql, 'drop function refuse_audit()');
     }
     expect(await audit.verify(accountId)).toMatchObject({ ok: true, checked: 1 });
@@ -270,72 +270,6 @@ describe('audit log in-process', () => {
     }
   });
 
-  it('a log written the old way (a pending table, moved into the chain) keeps its chain in the one-table layout', async () => {
-    const scratch = await createTestDatabase('audit_stored_once');
-    const database = new Database(await openOrm({ databaseUrl: scratch.url, poolSize: 2 }));
-    try {
-      await database.orm.migrator.up({ to: 'Migration20261128161000_AnswerValuesGrants' });
-      const accountId = randomUUID();
-      await rawQuery(
-        database.sql,
-        `insert into accounts (id, name, plan, created_at, updated_at) values ($1, 'stored once', 'business', now(), now())`,
-        [accountId],
-      );
-      const event = (i: number): PendingAuditEvent => ({
-        accountId,
-        at: new Date(Date.UTC(2026, 4, 4, 0, i)),
-        action: i % 2 ? 'contact.update' : 'action.create',
-        actor: { type: 'api_key', id: 'k' },
-        resource: { type: 'contact', id: `c${i % 3}` },
-        ip: '127.0.0.1',
-        details: { name: `Zoë “${i}” 🚀`, n: [1e21, null, 0.1] },
-      });
-      // The previous build's writer and sealer: events into audit_pending, `audit_seal` moving them to the chain.
-      const writeOld = (events: PendingAuditEvent[]) =>
-        rawQuery(
-          database.sql,
-          `insert into audit_pending (account_id, id, at, action, actor_type, actor_id, actor_email, resource_type,
-             resource_id, channel, ip, user_agent, request_id, details, canon_head, canon_tail)
-           select account_id, id, at, action, actor_type, actor_id, actor_email, resource_type, resource_id, channel,
-             ip, user_agent, request_id, details, canon_head, canon_tail
-           from json_populate_recordset(null::audit_pending, $1::json)`,
-          [pendingAuditJson(events)],
-        );
-      await writeOld([1, 2, 3, 4, 5].map(event));
-      await rawQuery(database.sql, 'select audit_seal($1, 1000)', [accountId]);
-      // Two still pending when the upgrade runs.
-      await writeOld([6, 7].map(event));
-      const [before] = await rawQuery<{ hash: string }>(
-        database.sql,
-        'select hash from audit_events where account_id = $1 and seq = 5',
-        [accountId],
-      );
-
-      await migrateUp(database.orm);
-      const upgraded = new AuditService(database, clock);
-      expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 7, head_seq: 7 });
-      const listed = (await upgraded.list(accountId, { limit: 10 })).data;
-      expect(listed.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-      expect(listed[4]).toMatchObject({ hash: before!.hash, details: { name: 'Zoë “5” 🚀' } });
-      expect(listed[5]!.prev_hash).toBe(before!.hash);
-      // New events go straight to the one table and continue the chain.
-      await recordAuditEvents(database.sql, [event(11)]);
-      const [pending] = await rawQuery<{ seq: number; hash: string | null }>(
-        database.sql,
-        'select seq, hash from audit_events where account_id = $1 and seq < 0',
-        [accountId],
-      );
-      expect(pending).toMatchObject({ hash: null });
-      expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 8, head_seq: 8 });
-      expect(
-        (await upgraded.list(accountId, { resource_id: 'c2', limit: 10 })).data.map((e) => e.seq),
-      ).toEqual([2, 5, 8]);
-    } finally {
-      await database.close();
-      await scratch.drop();
-    }
-  });
-
   it('a day of operations, ten at a time on two accounts: one unbroken chain each; a tampered row is found by its seq', async () => {
     const [a, b] = [await t.newAccount(), await t.newAccount()];
     const domains = new DomainService({
@@ -387,12 +321,11 @@ describe('audit log in-process', () => {
       await Promise.all([day(a, hour), day(b, hour)]);
     }
     // Written as pending with their changes; a read of the log chains them first (the worker does every second).
-    // Pending: a provisional negative seq, no hash yet.
-    expect(await count('audit_events', a, 'seq < 0')).toBe(24 * 16);
+    expect(await count('audit_pending', a)).toBe(24 * 16);
     for (const account of [a, b]) {
       expect(await audit.verify(account)).toMatchObject({ ok: true, checked: 24 * 16 });
-      expect(await count('audit_events', account, 'seq > 0')).toBe(24 * 16);
-      expect(await count('audit_events', account, 'seq < 0')).toBe(0);
+      expect(await count('audit_events', account)).toBe(24 * 16);
+      expect(await count('audit_pending', account)).toBe(0);
     }
     const verified = await audit.list(a, { action: 'domain.verify', limit: 100 });
     expect(verified.data).toHaveLength(24);

@@ -102,7 +102,7 @@ export async function insertActions(db: Sql, actions: readonly NewAction[]): Pro
 }
 
 // The plain creates of one turn and their audit events, in one statement (so it commits alone, as a plain create did
-// before the audit log): the events go to `audit_events` as pending, a plain insert that takes no lock of the log; the sealer
+// before the audit log): the events go to `audit_pending`, a plain insert that takes no lock of the log; the sealer
 // chains them a moment later (persistence/audit-events.ts). The rows due by $3 are announced to the workers
 // (persistence/schedule.ts `announceDue`), at the commit; the cross join makes the announcing part run.
 const insertActionsWithAuditStatement = fixedStatement<ActionRow>(

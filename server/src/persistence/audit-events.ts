@@ -13,31 +13,7 @@ import type { Plan } from '../domain/quota/plans.js';
 import { fixedStatement, type Sql, type Tables } from './database.js';
 import { timeOrderedId } from './ids.js';
 
-/** A chained event as read: a sealed row always has its links; the canonical text is gone by then. */
-export type AuditEventRow = Omit<
-  Selectable<Tables['audit_events']>,
-  'prev_hash' | 'hash' | 'canon_head' | 'canon_tail'
-> & { prev_hash: string; hash: string };
-
-const SEALED_COLUMNS = [
-  'account_id',
-  'seq',
-  'id',
-  'at',
-  'action',
-  'actor_type',
-  'actor_id',
-  'actor_email',
-  'resource_type',
-  'resource_id',
-  'channel',
-  'ip',
-  'user_agent',
-  'request_id',
-  'details',
-  'prev_hash',
-  'hash',
-] as const;
+export type AuditEventRow = Selectable<Tables['audit_events']>;
 
 /** An event to append; seq, id, prev_hash and hash are the chain's. */
 export interface NewAuditEvent {
@@ -107,7 +83,7 @@ function cut(text: string | undefined, length: number): string | null {
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
-const EVENT_COLUMNS = [
+const PENDING_COLUMNS = [
   'account_id',
   'id',
   'at',
@@ -139,26 +115,24 @@ export async function insertPendingAuditEvents(db: Sql, events: readonly Pending
 
 /**
  * The insert of pending events from the JSON parameter `param` (`pendingAuditJson`), for a statement that writes
- * its change beside them (persistence/actions.ts `insertActionsWithAudit`). Each goes where it will live, in
- * `audit_events`, with a provisional negative `seq` (unique, the oldest nearest zero) and no hash until sealed. The
- * data event (`action.create`) is kept only for an account that turned it on (`accounts.audit_action_create`), read
- * here in the statement that writes it, so no way of creating an action has to know the setting.
+ * its change beside them (persistence/actions.ts `insertActionsWithAudit`). The data event (`action.create`) is kept
+ * only for an account that turned it on (`accounts.audit_action_create`), read here in the statement that writes
+ * it, so no way of creating an action has to know the setting.
  */
 export function pendingAuditInsert(param: string): string {
-  return `insert into audit_events (seq, ${EVENT_COLUMNS})
-   select -nextval('audit_events_pending_seq'), ${EVENT_COLUMNS}
-   from json_populate_recordset(null::audit_events, ${param}::json) r
+  return `insert into audit_pending (${PENDING_COLUMNS})
+   select ${PENDING_COLUMNS} from json_populate_recordset(null::audit_pending, ${param}::json) r
    where r.action <> '${ACTION_CREATE_EVENT}'
      or exists (select 1 from accounts a where a.id = r.account_id and a.audit_action_create)`;
 }
 
 /**
  * Chains an account's pending events, oldest first, at most `limit`, in one statement: the database function
- * `audit_seal` (entities/audit.ts) locks the account's head row until the statement's transaction ends (sealers of
- * one account queue up, so the chain has no forks), numbers the pending rows from the head, hashes each as
- * `sha256(prev_hash ‖ canon_head ‖ seq ‖ canon_tail)` (the text `canonicalJson` printed when the event was written,
- * `pendingAuditJson`), seals them in place with one UPDATE and moves the head. No event travels to the server and
- * back. Answers how many it chained (`limit` means there may be more).
+ * `audit_seal` (migration AuditSealInDatabase) locks the account's head row until the statement's transaction ends
+ * (sealers of one account queue up, so the chain has no forks), takes the events off `audit_pending`, numbers them
+ * from the head, hashes each as `sha256(prev_hash ‖ canon_head ‖ seq ‖ canon_tail)` (the text `canonicalJson`
+ * printed when the event was written, `pendingAuditJson`), inserts them into `audit_events` and moves the head. No
+ * event travels to the server and back. Answers how many it chained (`limit` means there may be more).
  */
 export async function sealAuditEvents(db: Sql, accountId: string, limit: number): Promise<number> {
   const [row] = await sealStatement(db, [accountId, limit]);
@@ -169,13 +143,7 @@ const sealStatement = fixedStatement<{ sealed: number }>('select audit_seal($1, 
 
 /** Accounts with events waiting to be chained, at most `limit` (the sealer's scan). */
 export async function accountsWithPendingAudit(db: Sql, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom('audit_events')
-    .select('account_id')
-    .distinct()
-    .where('seq', '<', 0)
-    .limit(limit)
-    .execute();
+  const rows = await db.selectFrom('audit_pending').select('account_id').distinct().limit(limit).execute();
   return rows.map((r) => r.account_id);
 }
 
@@ -197,10 +165,9 @@ export function auditEventsPage(
 ): Promise<AuditEventRow[]> {
   let q = db
     .selectFrom('audit_events')
-    .select(SEALED_COLUMNS)
+    .selectAll()
     .where('account_id', '=', accountId)
-    // A pending event (negative seq) is never served.
-    .where('seq', '>', Math.max(page.afterSeq, 0));
+    .where('seq', '>', page.afterSeq);
   if (filter.resourceId) q = q.where('resource_id', '=', filter.resourceId);
   if (filter.action)
     q = filter.action.includes('*')
@@ -209,7 +176,7 @@ export function auditEventsPage(
   if (filter.actorType) q = q.where('actor_type', '=', filter.actorType as AuditEventRow['actor_type']);
   if (filter.from) q = q.where('at', '>=', filter.from);
   if (filter.to) q = q.where('at', '<', filter.to);
-  return q.orderBy('seq').limit(page.limit).execute() as Promise<AuditEventRow[]>;
+  return q.orderBy('seq').limit(page.limit).execute();
 }
 
 /**
@@ -241,12 +208,11 @@ export async function dropAuditPrefix(db: Sql, accountId: string, throughSeq: nu
     .selectFrom('audit_events')
     .select(['seq', 'hash'])
     .where('account_id', '=', accountId)
-    .where('seq', '>', 0)
     .where('seq', '<=', throughSeq)
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (!last?.hash) return 0;
+  if (!last) return 0;
   await db
     .updateTable('audit_heads')
     .set({ anchor_seq: last.seq, anchor_hash: last.hash })
@@ -256,7 +222,6 @@ export async function dropAuditPrefix(db: Sql, accountId: string, throughSeq: nu
   const dropped = await db
     .deleteFrom('audit_events')
     .where('account_id', '=', accountId)
-    .where('seq', '>', 0)
     .where('seq', '<=', last.seq)
     .executeTakeFirst();
   await sql`select set_config('sched.audit_retention', '', true)`.execute(db);
@@ -286,7 +251,6 @@ export async function nextAuditPrefix(
           .selectFrom('audit_events as e')
           .select('e.seq')
           .whereRef('e.account_id', '=', 'h.account_id')
-          .where('e.seq', '>', 0)
           .where('e.at', '<', cutoff),
       ),
     )
@@ -299,7 +263,6 @@ export async function nextAuditPrefix(
     .selectFrom('audit_events')
     .select('seq')
     .where('account_id', '=', head.account_id)
-    .where('seq', '>', 0)
     .where('at', '<', cutoff)
     .orderBy('at', 'desc')
     .orderBy('seq', 'desc')
@@ -314,7 +277,6 @@ export async function countAuditEventsBefore(db: Sql, plan: Plan, cutoff: Date):
     .selectFrom('audit_events')
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('account_id', 'in', planAccounts(db, plan))
-    .where('seq', '>', 0)
     .where('at', '<', cutoff)
     .executeTakeFirst();
   return Number(row?.n ?? 0);

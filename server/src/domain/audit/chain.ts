@@ -66,7 +66,7 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** The columns of an event in `audit_events`, pending or chained, `at` as ISO text. */
+/** The columns an event has before and after it is chained (`audit_pending`, `audit_events`), `at` as ISO text. */
 export interface AuditEventColumns {
   id: string;
   at: string;

@@ -19,7 +19,7 @@ import {
   TeamMemberSchema,
 } from './approval.js';
 import { CalendarSchema } from './calendar.js';
-import { AuditEventSchema, AuditHeadSchema, auditRoutines } from './audit.js';
+import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema, auditRoutines } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
@@ -69,6 +69,7 @@ export type EntitySchemaOf =
   | typeof ConsoleSessionSchema
   | typeof AuditEventSchema
   | typeof AuditHeadSchema
+  | typeof AuditPendingSchema
   | typeof BulkOperationSchema
   | typeof BulkOperationItemSchema
   | typeof DestinationSchema
@@ -104,6 +105,7 @@ export const entities: EntitySchemaOf[] = [
   ConsoleSessionSchema,
   AuditEventSchema,
   AuditHeadSchema,
+  AuditPendingSchema,
   BulkOperationSchema,
   BulkOperationItemSchema,
   DestinationSchema,

@@ -31,7 +31,6 @@ import { Migration20261127021000_DueIndexUnheld } from './Migration2026112702100
 import { Migration20261128134000_LegacyTemplateOrigins } from './Migration20261128134000_LegacyTemplateOrigins.js';
 import { Migration20261128160000_ActionChanged } from './Migration20261128160000_ActionChanged.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
-import { Migration20261128170000_AuditStoredOnce } from './Migration20261128170000_AuditStoredOnce.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
@@ -93,6 +92,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128160000_DeliveryWindows', class: Migration20261128160000_DeliveryWindows },
   { name: 'Migration20261128160000_ActionChanged', class: Migration20261128160000_ActionChanged },
   { name: 'Migration20261128161000_AnswerValuesGrants', class: Migration20261128161000_AnswerValuesGrants },
-  { name: 'Migration20261128170000_AuditStoredOnce', class: Migration20261128170000_AuditStoredOnce },
   { name: 'Migration20261128171000_AuditDataEvents', class: Migration20261128171000_AuditDataEvents },
 ];
