@@ -337,7 +337,8 @@ async function recordCreates(stack) {
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ action_create: true }),
   });
-  if (res.status !== 200 && res.status !== 404) throw new Error(`audit settings: ${res.status} ${await res.text()}`);
+  if (res.status !== 200 && res.status !== 404)
+    throw new Error(`audit settings: ${res.status} ${await res.text()}`);
 }
 
 async function attachClients(stack, cleanups) {
