@@ -38,7 +38,7 @@ export function auditApi(raw: RawClient, options: ConnectionOptions) {
     },
     /** Recomputes the chain server-side: `{ ok, checked, broken_at? }`. */
     verify: async () => unwrap(await raw.audit.verify(), 200).data,
-    /** Which data events the log records: `{ action_create }` (each action's create; off by default). */
+    /** Which data events the log records: `{ action_create }` (each action's create; on by default). */
     settings: async () => unwrap(await raw.audit.getSettings(), 200).data,
     /** Turns a data event on or off (`{ action_create: true }`); needs a key with the `admin` scope. */
     updateSettings: async (body: AuditSettingsUpdate) =>

@@ -63,8 +63,6 @@ describe('the console panels of operations in a browser', () => {
     server = await startServer({ databaseUrl: db.url, role: 'api', env });
     worker = await startServer({ databaseUrl: db.url, role: 'worker', env, dataDir: server.dataDir });
     sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
-    // The audit panel shows creates: the account records them (a data event, off by default).
-    await sched.audit.updateSettings({ action_create: true });
     const approval = async (name: string, to: string[], timeout: string) => {
       const made = await sched.approvals.create({
         name,

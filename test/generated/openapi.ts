@@ -1109,7 +1109,7 @@ export interface paths {
         };
         /**
          * Show the audit settings
-         * @description Which data events the account's log records (`action_create`: each action's create, off by default).
+         * @description Which data events the account's log records (`action_create`: each action's create, on by default).
          */
         get: operations["auditGetSettings"];
         put?: never;
@@ -2539,7 +2539,7 @@ export interface components {
         };
         /** @description Which data events the account's audit log records. */
         AuditSettings: {
-            /** @description Whether each action's create is recorded in the chain (`action.create`, a data event, as CloudTrail calls them). Off by default: the action row already says who made it, with which key, and it doubles what a create writes (docs/audit.md). Every other event is always recorded. */
+            /** @description Whether each action's create is recorded in the chain (`action.create`, a data event, as CloudTrail calls them). On by default, as every change is; an account with many creates may turn it off, since the action row already says who made it and with which key, and the event doubles what a create writes (docs/audit.md). Every other event is always recorded. */
             action_create: boolean;
         };
         /** @description The settings to change; those left out keep their value. */

@@ -43,7 +43,7 @@ export const auditContract = c.router({
     responses: { 200: single(AuditSettings), ...authErrors },
     summary: 'Show the audit settings',
     description:
-      "Which data events the account's log records (`action_create`: each action's create, off by default).",
+      "Which data events the account's log records (`action_create`: each action's create, on by default).",
   },
   updateSettings: {
     method: 'PATCH',

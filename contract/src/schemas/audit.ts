@@ -91,7 +91,7 @@ export const AuditSettings = z
   .object({
     action_create: z.boolean().meta({
       description:
-        "Whether each action's create is recorded in the chain (`action.create`, a data event, as CloudTrail calls them). Off by default: the action row already says who made it, with which key, and it doubles what a create writes (docs/audit.md). Every other event is always recorded.",
+        "Whether each action's create is recorded in the chain (`action.create`, a data event, as CloudTrail calls them). On by default, as every change is; an account with many creates may turn it off, since the action row already says who made it and with which key, and the event doubles what a create writes (docs/audit.md). Every other event is always recorded.",
     }),
   })
   .meta({ id: 'AuditSettings', description: "Which data events the account's audit log records." });

@@ -116,7 +116,7 @@ export async function insertPendingAuditEvents(db: Sql, events: readonly Pending
 /**
  * The insert of pending events from the JSON parameter `param` (`pendingAuditJson`), for a statement that writes
  * its change beside them (persistence/actions.ts `insertActionsWithAudit`). The data event (`action.create`) is kept
- * only for an account that turned it on (`accounts.audit_action_create`), read here in the statement that writes
+ * unless the account turned it off (`accounts.audit_action_create`), read here in the statement that writes
  * it, so no way of creating an action has to know the setting.
  */
 export function pendingAuditInsert(param: string): string {

@@ -31,7 +31,7 @@ export function configureAuditCommand(program: Command): void {
   audit
     .command('settings')
     .description('show which data events the log records; --action-create on|off changes it (admin scope)')
-    .option('--action-create <on|off>', "record each action's create (action.create; off by default)", onOff)
+    .option('--action-create <on|off>', "record each action's create (action.create; on by default)", onOff)
     .action(async (opts: { actionCreate?: boolean }, cmd: Command) => {
       const api = client(cmd).audit;
       printSettings(

@@ -47,7 +47,7 @@ export function recipientReference(reference: string): string | undefined {
 }
 
 /**
- * The data event: an action's create, recorded only for accounts that turn it on (`action_create`, docs/audit.md).
+ * The data event: an action's create, recorded unless the account turned it off (`action_create`, on by default; docs/audit.md).
  * The action row already says who made it and with which key; every other event is a management event, always
  * recorded.
  */

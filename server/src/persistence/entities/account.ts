@@ -24,7 +24,7 @@ export const AccountSchema = defineEntity({
     previousSigningSecret: p.string().length(255).nullable(),
     previousSigningSecretUntil: p.datetime().nullable(),
     /** Whether each action's create is an audit event (`action.create`, a data event: docs/audit.md). */
-    auditActionCreate: p.boolean().default(false),
+    auditActionCreate: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
