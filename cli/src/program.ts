@@ -17,6 +17,7 @@ import { configureDomainsCommand } from './commands/domains/index.js';
 import { configureKeysCommand } from './commands/keys/index.js';
 import { configureListenCommand } from './commands/listen.js';
 import { configureMigrateCommand } from './commands/migrate.js';
+import { configureAuditCommand } from './commands/audit/index.js';
 import { configureOutboxCommand } from './commands/outbox/index.js';
 import { configurePurgeCommand } from './commands/purge.js';
 import { configureGrantsCommand } from './commands/grants/index.js';
@@ -71,6 +72,7 @@ export function buildProgram(): Command {
   configureQuotaCommand(program);
   configureKeysCommand(program);
   configureSigningSecretCommand(program);
+  configureAuditCommand(program);
   configureScheduleCommand(program);
   configureConfigCommand(program);
   configureCompletionCommand(program);

@@ -53,4 +53,17 @@ describe('sched.audit', () => {
       'http://sched.test/v1/audit-events/export?format=csv&actor_type=api_key',
     );
   });
+
+  it('reads and changes which data events the log records', async () => {
+    const requests = stubFetch(
+      { status: 200, body: JSON.stringify({ data: { action_create: false } }) },
+      { status: 200, body: JSON.stringify({ data: { action_create: true } }) },
+    );
+    expect(await s().audit.settings()).toEqual({ action_create: false });
+    expect(await s().audit.updateSettings({ action_create: true })).toEqual({ action_create: true });
+    expect(requests).toEqual([
+      'GET http://sched.test/v1/audit-events/settings',
+      'PATCH http://sched.test/v1/audit-events/settings',
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { AuditEvent } from '@sched/contract';
+import type { AuditEvent, AuditSettingsUpdate } from '@sched/contract';
 import type { ConnectionOptions, RawClient } from './raw.js';
 import { unwrap } from './unwrap.js';
 
@@ -38,6 +38,11 @@ export function auditApi(raw: RawClient, options: ConnectionOptions) {
     },
     /** Recomputes the chain server-side: `{ ok, checked, broken_at? }`. */
     verify: async () => unwrap(await raw.audit.verify(), 200).data,
+    /** Which data events the log records: `{ action_create }` (each action's create; on by default). */
+    settings: async () => unwrap(await raw.audit.getSettings(), 200).data,
+    /** Turns a data event on or off (`{ action_create: true }`); needs a key with the `admin` scope. */
+    updateSettings: async (body: AuditSettingsUpdate) =>
+      unwrap(await raw.audit.updateSettings({ body }), 200).data,
     exportUrl,
     /** The streamed export as text: NDJSON (one event a line) or CSV with a header row. */
     export: async (format: 'ndjson' | 'csv' = 'ndjson', query: AuditQuery = {}): Promise<string> => {

@@ -141,6 +141,8 @@ export type {
   AnswerChannel,
   ApprovalSummary,
   AuditEvent,
+  AuditSettings,
+  AuditSettingsUpdate,
   AuditVerification,
   ApiKey,
   ApiKeyCreate,

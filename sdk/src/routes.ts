@@ -104,6 +104,8 @@ export const routes = {
   audit: {
     list: ['GET', '/v1/audit-events'],
     verify: ['GET', '/v1/audit-events/verify'],
+    getSettings: ['GET', '/v1/audit-events/settings'],
+    updateSettings: ['PATCH', '/v1/audit-events/settings'],
   },
   reminders: {
     pending: ['GET', '/v1/approvals'],

@@ -439,4 +439,92 @@ describe('audit log', () => {
     }
     // Four `sched` processes and a chain's two delays: longer than the default on a loaded machine.
   }, 120_000);
+
+  it('records creates unless an account turns them off: on by default, an admin key changes it, the change is recorded', async () => {
+    // A new account: creates are recorded, as every other change is.
+    const created = JSON.parse(
+      (
+        await runCli(
+          ['accounts', 'create', '--name', 'data events', '--plan', 'business', '--json'],
+          server.env,
+        )
+      ).stdout,
+    );
+    const theirs = created.api_key as string;
+    const call = (method: string, path: string, body?: unknown, k = theirs) =>
+      api(server, k, method, path, body);
+    expect((await call('GET', '/v1/audit-events/settings')).body).toEqual({ data: { action_create: true } });
+    const create = async (name: string) => {
+      const made = await call('POST', '/v1/actions', {
+        name,
+        schedule: { wait: '1h' },
+        request: { url: `${rx.url}/${name}` },
+      });
+      expect(made.status).toBe(201);
+      return made.body.data.id as string;
+    };
+    const batchOf = async (name: string) => {
+      const made = await call('POST', '/v1/actions/batch', {
+        actions: [{ name, schedule: { wait: '1h' }, request: { url: `${rx.url}/${name}` } }],
+      });
+      expect(made.status).toBe(201);
+      return made.body.data[0].id as string;
+    };
+    const eventsOf = async (id: string) =>
+      ((await call('GET', `/v1/audit-events?resource_id=${id}`)).body.data as any[]).map((e) => e.action);
+    expect(await eventsOf(await create('recorded'))).toEqual(['action.create']);
+    expect(await eventsOf(await batchOf('batch-recorded'))).toEqual(['action.create']);
+
+    // A read key may look but not change it; a bad value is a 422 naming the field, and changes nothing.
+    const read = await call('POST', '/v1/api-keys', { name: 'dashboard', scopes: ['read'] });
+    expect((await call('GET', '/v1/audit-events/settings', undefined, read.body.data.key)).status).toBe(200);
+    const refused = await call(
+      'PATCH',
+      '/v1/audit-events/settings',
+      { action_create: false },
+      read.body.data.key,
+    );
+    expect(refused.status).toBe(403);
+    const bad = await call('PATCH', '/v1/audit-events/settings', { action_create: 'no' });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({
+      code: 'validation_failed',
+      errors: { action_create: expect.any(Array) },
+    });
+    expect((await call('GET', '/v1/audit-events/settings')).body.data.action_create).toBe(true);
+
+    // Turned off through the CLI: the next creates are not recorded, by any path (a batch too); other changes are.
+    const off = await runCli(['audit', 'settings', '--action-create', 'off', '--json'], {
+      ...server.env,
+      SCHED_API_KEY: theirs,
+      SCHED_API_URL: server.url,
+    });
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout)).toEqual({ data: { action_create: false } });
+    const unrecorded = await create('unrecorded');
+    expect((await call('DELETE', `/v1/actions/${unrecorded}`)).status).toBe(200);
+    expect(await eventsOf(unrecorded)).toEqual(['action.cancel']);
+    expect(await eventsOf(await batchOf('batch-unrecorded'))).toEqual([]);
+
+    // On again: recorded again; both changes are in the log; the chain holds throughout.
+    expect((await call('PATCH', '/v1/audit-events/settings', { action_create: true })).body.data).toEqual({
+      action_create: true,
+    });
+    expect(await eventsOf(await create('after'))).toEqual(['action.create']);
+    const changes = (await call('GET', '/v1/audit-events?action=account.update')).body.data as any[];
+    expect(changes.map((e) => [e.actor.type, e.details])).toEqual(
+      expect.arrayContaining([
+        ['api_key', { audit_action_create: { from: true, to: false } }],
+        ['api_key', { audit_action_create: { from: false, to: true } }],
+      ]),
+    );
+    expect(changes).toHaveLength(2);
+    const verified = await runCli(['audit', 'verify', '--json'], {
+      ...server.env,
+      SCHED_API_KEY: theirs,
+      SCHED_API_URL: server.url,
+    });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout).data).toMatchObject({ ok: true });
+  }, 60_000);
 });

@@ -1,6 +1,12 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { AuditEventsPage, AuditEventsQuery, AuditVerification } from '../schemas/audit.js';
+import {
+  AuditEventsPage,
+  AuditEventsQuery,
+  AuditSettings,
+  AuditSettingsUpdate,
+  AuditVerification,
+} from '../schemas/audit.js';
 import { authErrors, single } from '../schemas/common.js';
 
 const c = initContract();
@@ -30,6 +36,25 @@ export const auditContract = c.router({
     summary: 'Verify the audit chain',
     description:
       "Recomputes every hash of the account's chain from its anchor. `ok: false` with `broken_at`, the `seq` of the first event that was changed, removed or reordered.",
+  },
+  getSettings: {
+    method: 'GET',
+    path: '/v1/audit-events/settings',
+    responses: { 200: single(AuditSettings), ...authErrors },
+    summary: 'Show the audit settings',
+    description:
+      "Which data events the account's log records (`action_create`: each action's create, on by default).",
+  },
+  updateSettings: {
+    method: 'PATCH',
+    path: '/v1/audit-events/settings',
+    body: AuditSettingsUpdate,
+    responses: { 200: single(AuditSettings), ...authErrors },
+    // Whether creates are recorded is the log's own configuration: the key needs `admin` (server/src/http/auth.ts).
+    metadata: { scope: 'admin' } as const,
+    summary: 'Change the audit settings',
+    description:
+      "Turns the `action.create` data event on or off for the account's later creates; the change itself is recorded (`account.update`). Needs an API key with the `admin` scope.",
   },
 });
 

@@ -87,3 +87,19 @@ export const AuditEventsPage = z
     }),
   })
   .meta({ id: 'AuditEventsPage' });
+
+export const AuditSettings = z
+  .object({
+    action_create: z.boolean().meta({
+      description:
+        "Whether each action's create is recorded in the chain (`action.create`, a data event, as CloudTrail calls them). On by default, as every change is; an account with many creates may turn it off, since the action row already says who made it and with which key, and the event doubles what a create writes (docs/audit.md). Every other event is always recorded.",
+    }),
+  })
+  .meta({ id: 'AuditSettings', description: "Which data events the account's audit log records." });
+export type AuditSettings = z.infer<typeof AuditSettings>;
+
+export const AuditSettingsUpdate = z.object({ action_create: z.boolean().optional() }).meta({
+  id: 'AuditSettingsUpdate',
+  description: 'The settings to change; those left out keep their value.',
+});
+export type AuditSettingsUpdate = z.infer<typeof AuditSettingsUpdate>;

@@ -34,6 +34,11 @@ export interface Principal {
   accountId: string;
   plan: Plan;
   rateLimitFactor: number;
+  /**
+   * Whether the account records its creates (`action.create`), as read with the key: a create left out of the log
+   * skips printing its event. Unknown where the principal was not read with its key (the write decides then).
+   */
+  recordsCreates?: boolean;
   keyId: string;
   scopes: Scope[];
 }
@@ -333,6 +338,7 @@ export class AccountService {
       accountId: holder.account_id,
       plan: holder.plan,
       rateLimitFactor: holder.rate_limit_factor,
+      recordsCreates: holder.audit_action_create,
       keyId: holder.key_id,
       scopes: holder.scopes as Scope[],
     };

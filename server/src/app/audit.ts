@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AuditEvent, AuditVerification } from '@sched/contract';
+import type { AuditEvent, AuditSettings, AuditSettingsUpdate, AuditVerification } from '@sched/contract';
 import { type AuditActor, ChainVerifier } from '../domain/audit/chain.js';
 import {
   type AuditEventRow,
@@ -14,6 +14,7 @@ import {
   pendingAuditJson,
   sealAuditEvents,
 } from '../persistence/audit-events.js';
+import { auditActionCreateOf, setAuditActionCreate } from '../persistence/accounts.js';
 import type { Sql } from '../persistence/database.js';
 import { ValidationError } from './errors.js';
 import type { Clock, Store } from './ports.js';
@@ -236,6 +237,28 @@ export class AuditService {
     return result.ok
       ? { ok: true, checked: result.checked, ...head }
       : { ok: false, checked: result.checked, broken_at: result.brokenAt, ...head };
+  }
+
+  /** Which data events the account records (docs/audit.md): `action_create`, off unless turned on. */
+  async settings(accountId: string): Promise<AuditSettings> {
+    return { action_create: await auditActionCreateOf(this.store.sql, accountId) };
+  }
+
+  /** Changes them; a change is itself recorded (`account.update`, with the setting's from and to). */
+  async updateSettings(accountId: string, body: AuditSettingsUpdate): Promise<AuditSettings> {
+    return this.store.transaction(async (db) => {
+      const from = await auditActionCreateOf(db, accountId, true);
+      const to = body.action_create ?? from;
+      if (to !== from) {
+        await setAuditActionCreate(db, accountId, to, this.clock());
+        await recordAudit(db, accountId, {
+          action: 'account.update',
+          resource: { type: 'account', id: accountId },
+          details: { audit_action_create: { from, to } },
+        });
+      }
+      return { action_create: to };
+    });
   }
 
   now(): Date {

@@ -289,3 +289,24 @@ export async function replaceSigningSecret(
     chains: Number(chains.numUpdatedRows),
   };
 }
+
+/** Whether the account records each action's create (`action.create`, docs/audit.md); locked for a change with `lock`. */
+export async function auditActionCreateOf(db: Sql, accountId: string, lock = false): Promise<boolean> {
+  let q = db.selectFrom('accounts').select('audit_action_create').where('id', '=', accountId);
+  if (lock) q = q.forUpdate();
+  const row = await q.executeTakeFirstOrThrow();
+  return row.audit_action_create;
+}
+
+export async function setAuditActionCreate(
+  db: Sql,
+  accountId: string,
+  on: boolean,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ audit_action_create: on, updated_at: now })
+    .where('id', '=', accountId)
+    .execute();
+}

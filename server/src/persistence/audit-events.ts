@@ -8,6 +8,7 @@ import {
   canonicalParts,
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
+import { ACTION_CREATE_EVENT } from '../domain/audit/details.js';
 import type { Plan } from '../domain/quota/plans.js';
 import { fixedStatement, type Sql, type Tables } from './database.js';
 import { timeOrderedId } from './ids.js';
@@ -114,11 +115,15 @@ export async function insertPendingAuditEvents(db: Sql, events: readonly Pending
 
 /**
  * The insert of pending events from the JSON parameter `param` (`pendingAuditJson`), for a statement that writes
- * its change beside them (persistence/actions.ts `insertActionsWithAudit`).
+ * its change beside them (persistence/actions.ts `insertActionsWithAudit`). The data event (`action.create`) is kept
+ * unless the account turned it off (`accounts.audit_action_create`), read here in the statement that writes
+ * it, so no way of creating an action has to know the setting.
  */
 export function pendingAuditInsert(param: string): string {
   return `insert into audit_pending (${PENDING_COLUMNS})
-   select ${PENDING_COLUMNS} from json_populate_recordset(null::audit_pending, ${param}::json)`;
+   select ${PENDING_COLUMNS} from json_populate_recordset(null::audit_pending, ${param}::json) r
+   where r.action <> '${ACTION_CREATE_EVENT}'
+     or exists (select 1 from accounts a where a.id = r.account_id and a.audit_action_create)`;
 }
 
 /**

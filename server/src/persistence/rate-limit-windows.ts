@@ -47,6 +47,8 @@ export interface KeyHolder {
   account_id: string;
   plan: Plan;
   rate_limit_factor: number;
+  /** Whether the account records its creates (`action.create`, docs/audit.md). */
+  audit_action_create: boolean;
   /** The key's last use was recorded over a minute before `now` (or never). */
   stale: boolean;
 }
@@ -56,7 +58,7 @@ export interface KeyHolder {
 // overlapping buckets wait for each other instead of deadlocking.
 const keyHolderStatement = fixedStatement<KeyHolder & { i: number; hits: [string, string, number][] | null }>(
   `with holder as (
-     select r.i, k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor,
+     select r.i, k.id as key_id, k.scopes, a.id as account_id, a.plan, a.rate_limit_factor, a.audit_action_create,
             (k.last_used_at is null or k.last_used_at < $6) as stale
        from unnest($1::int[], $2::text[]) as r(i, key_hash)
        join api_keys k on k.key_hash = r.key_hash and k.revoked_at is null

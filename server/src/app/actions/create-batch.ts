@@ -28,7 +28,7 @@ export function insertNewActions(
   return insertActionsWithAudit(
     db,
     records.map((r) => r.row),
-    auditBatch(records.map((r) => r.audit)),
+    auditBatch(records.flatMap((r) => (r.audit ? [r.audit] : []))),
     announceBefore(now),
   );
 }

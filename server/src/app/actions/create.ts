@@ -1,4 +1,4 @@
-import { auditUrl } from '../../domain/audit/details.js';
+import { ACTION_CREATE_EVENT, auditUrl } from '../../domain/audit/details.js';
 import { isBlockedAddress } from '../../domain/destinations/policy.js';
 import { countedNames, type SendSource } from '../../domain/domains/rules.js';
 import { monthPeriod, type Plan, planLimits } from '../../domain/quota/plans.js';
@@ -153,13 +153,21 @@ export function newActionRow(
 /** A new row with its `action.create` event, captured in the creating request's context (its actor and address). */
 export interface NewActionRecord {
   row: NewAction;
-  audit: PendingAuditEvent;
+  /** Null for an account known not to record its creates (the event's insert would leave it out anyway). */
+  audit: PendingAuditEvent | null;
 }
 
-/** `newActionRow` and its audit event, for the creates written in one statement (create-batch.ts). */
-export function newActionRecord(p: PreparedAction, ctx: Parameters<typeof newActionRow>[1]): NewActionRecord {
+/**
+ * `newActionRow` and its audit event, for the creates written in one statement (create-batch.ts); no event when the
+ * caller knows the account does not record creates (`recordsCreates` false: printing it would be wasted).
+ */
+export function newActionRecord(
+  p: PreparedAction,
+  ctx: Parameters<typeof newActionRow>[1],
+  recordsCreates = true,
+): NewActionRecord {
   const row = newActionRow(p, ctx);
-  return { row, audit: auditEventOf(ctx.accountId, createdRecord(row)) };
+  return { row, audit: recordsCreates ? auditEventOf(ctx.accountId, createdRecord(row)) : null };
 }
 
 /**
@@ -250,7 +258,7 @@ function createdRecord(
   row: Pick<NewAction, 'id' | 'name' | 'mode' | 'scheduled_for' | 'request'>,
 ): AuditRecord {
   return {
-    action: 'action.create',
+    action: ACTION_CREATE_EVENT,
     resource: { type: 'action', id: row.id },
     details: {
       name: row.name,

@@ -103,7 +103,11 @@ export class ActionService {
         : countedNames(p.request!.url, isBlockedAddress).length > 0);
     if (!createNeedsTransaction({ ...work, countsDestination })) {
       const inserted = await this.simpleInserts.add(
-        newActionRecord(p, { accountId, gate, origin: REQUEST, now, traceparent, source }),
+        newActionRecord(
+          p,
+          { accountId, gate, origin: REQUEST, now, traceparent, source },
+          principal.recordsCreates !== false,
+        ),
       );
       // Scheduled by its row (and announced with the turn's creates, when due within the window).
       await this.lateCounts.add(accountId, periodKey(monthPeriod(now)));

@@ -45,3 +45,10 @@ export function recipientReference(reference: string): string | undefined {
   if (/^\+?[\d\s().-]{6,}$/.test(reference)) return undefined;
   return reference;
 }
+
+/**
+ * The data event: an action's create, recorded unless the account turned it off (`action_create`, on by default; docs/audit.md).
+ * The action row already says who made it and with which key; every other event is a management event, always
+ * recorded.
+ */
+export const ACTION_CREATE_EVENT = 'action.create';

@@ -19,6 +19,14 @@ export function auditHandlers(audit: AuditService) {
       status: 200,
       body: { data: await audit.verify(principalOf(request).accountId) },
     }),
+    getSettings: async ({ request }) => ({
+      status: 200,
+      body: { data: await audit.settings(principalOf(request).accountId) },
+    }),
+    updateSettings: async ({ request, body }) => ({
+      status: 200,
+      body: { data: await audit.updateSettings(principalOf(request).accountId, body) },
+    }),
   });
 }
 

@@ -23,6 +23,8 @@ export const AccountSchema = defineEntity({
     /** The secret a rotation replaced: requests carry a second signature with it until `previousSigningSecretUntil`. */
     previousSigningSecret: p.string().length(255).nullable(),
     previousSigningSecretUntil: p.datetime().nullable(),
+    /** Whether each action's create is an audit event (`action.create`, a data event: docs/audit.md). */
+    auditActionCreate: p.boolean().default(true),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -32,6 +32,7 @@ import { Migration20261128134000_LegacyTemplateOrigins } from './Migration202611
 import { Migration20261128160000_ActionChanged } from './Migration20261128160000_ActionChanged.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
+import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
 import { Migration20261128150000_AnswerChannels } from './Migration20261128150000_AnswerChannels.js';
@@ -93,4 +94,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128160000_ActionChanged', class: Migration20261128160000_ActionChanged },
   { name: 'Migration20261128161000_AnswerValuesGrants', class: Migration20261128161000_AnswerValuesGrants },
   { name: 'Migration20261128170000_AccountWrites', class: Migration20261128170000_AccountWrites },
+  { name: 'Migration20261128171000_AuditDataEvents', class: Migration20261128171000_AuditDataEvents },
 ];
