@@ -813,7 +813,7 @@ export interface paths {
         };
         /**
          * List destinations
-         * @description Every host the account sends to (or has settings for), with counts of its actions. docs/destinations.md.
+         * @description Every origin (scheme, host and port) the account sends to (or has settings for), with its host and counts of its actions. docs/destinations.md.
          */
         get: operations["destinationsList"];
         put?: never;
@@ -833,7 +833,7 @@ export interface paths {
         };
         /**
          * A destination: its settings, state and last 24 hours
-         * @description Any host answers, with the defaults when the account has never sent to it.
+         * @description Any origin answers, with the defaults when the account has never sent to it. `{host}` is an origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host, meaning its https origin on the default port.
          */
         get: operations["destinationsGet"];
         /**
@@ -919,7 +919,7 @@ export interface paths {
         put?: never;
         /**
          * Retry the host's actions that failed in a window
-         * @description A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this host that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.
+         * @description A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this origin (a bare host: to every origin of the host) that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.
          */
         post: operations["destinationsRecover"];
         delete?: never;
@@ -2060,8 +2060,10 @@ export interface components {
             };
             /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
             approvals_waiting: number;
-            /** @description The hosts with failed delivery attempts in the last 24 hours, most failures first (at most 5). */
+            /** @description The destinations (origins) with failed delivery attempts in the last 24 hours, most failures first (at most 5). */
             failing_destinations: {
+                /** @description The request URL's origin (scheme, host and port), the destination as `/v1/destinations/{origin}` names it. */
+                origin: string;
                 /** @description The request URL's host, lower-cased (as `destination_host`). */
                 host: string;
                 attempts: number;
@@ -2558,6 +2560,8 @@ export interface components {
             recurring?: "recurring" | "one-time";
             /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
             destination_host?: string;
+            /** @description The origin of the request URL (scheme, host and port), e.g. `http://127.0.0.1:9000`; a bare host means its https origin on the default port. */
+            destination_origin?: string;
             /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
             last_status_code?: number | string;
             /** @description The error class of the latest attempt. */
@@ -3138,6 +3142,9 @@ export interface components {
             outside?: "defer" | "skip";
         };
         Destination: {
+            /** @description The destination: scheme, host and port (`https://api.example.com`, `http://127.0.0.1:9000`); the default port is left out. */
+            origin: string;
+            /** @description The origin's host, as `destination_host` names it. */
             host: string;
             flow: components["schemas"]["DestinationFlow"] | null;
             circuit: components["schemas"]["DestinationCircuit"];
@@ -3234,6 +3241,9 @@ export interface components {
             note?: string;
         };
         DestinationSummary: {
+            /** @description The destination: scheme, host and port (`https://api.example.com`, `http://127.0.0.1:9000`); the default port is left out. */
+            origin: string;
+            /** @description The origin's host, as `destination_host` names it. */
             host: string;
             paused: boolean;
             /**
@@ -5061,6 +5071,8 @@ export interface operations {
                 recurring?: "recurring" | "one-time";
                 /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
                 destination_host?: string;
+                /** @description The origin of the request URL (scheme, host and port), e.g. `http://127.0.0.1:9000`; a bare host means its https origin on the default port. */
+                destination_origin?: string;
                 /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
                 last_status_code?: number | string;
                 /** @description The error class of the latest attempt. */
@@ -8832,6 +8844,7 @@ export interface operations {
                      *         "approvals_waiting": 1,
                      *         "failing_destinations": [
                      *           {
+                     *             "origin": "string",
                      *             "host": "string",
                      *             "attempts": 1,
                      *             "failed": 1,
@@ -12855,6 +12868,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "origin": "string",
                      *           "host": "string",
                      *           "paused": true,
                      *           "circuit_state": "closed",
@@ -12928,6 +12942,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -12946,6 +12961,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13044,6 +13060,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13075,6 +13092,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13182,6 +13200,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13205,6 +13224,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13312,6 +13332,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13330,6 +13351,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13428,6 +13450,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13446,6 +13469,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13544,6 +13568,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;

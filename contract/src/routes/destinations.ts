@@ -4,7 +4,7 @@ import { BulkDryRun, BulkOperation } from '../schemas/bulk.js';
 import { authErrors, ErrorBody, single } from '../schemas/common.js';
 import {
   Destination,
-  DestinationHost,
+  DestinationKey,
   DestinationPauseBody,
   DestinationRecoverBody,
   DestinationSummary,
@@ -12,7 +12,8 @@ import {
 } from '../schemas/destination.js';
 
 const c = initContract();
-const hostParams = z.object({ host: DestinationHost });
+// `host` names the destination by its origin or by a bare host (DestinationKey); the name stays for existing callers.
+const hostParams = z.object({ host: DestinationKey });
 
 export const destinationsContract = c.router({
   list: {
@@ -21,7 +22,7 @@ export const destinationsContract = c.router({
     responses: { 200: z.object({ data: z.array(DestinationSummary) }), ...authErrors },
     summary: 'List destinations',
     description:
-      'Every host the account sends to (or has settings for), with counts of its actions. docs/destinations.md.',
+      'Every origin (scheme, host and port) the account sends to (or has settings for), with its host and counts of its actions. docs/destinations.md.',
   },
   get: {
     method: 'GET',
@@ -29,7 +30,8 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     responses: { 200: single(Destination), ...authErrors },
     summary: 'A destination: its settings, state and last 24 hours',
-    description: 'Any host answers, with the defaults when the account has never sent to it.',
+    description:
+      'Any origin answers, with the defaults when the account has never sent to it. `{host}` is an origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host, meaning its https origin on the default port.',
   },
   update: {
     method: 'PUT',
@@ -80,7 +82,7 @@ export const destinationsContract = c.router({
     responses: { 200: single(BulkDryRun), 202: single(BulkOperation), 404: ErrorBody, ...authErrors },
     summary: "Retry the host's actions that failed in a window",
     description:
-      'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this host that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
+      'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this origin (a bare host: to every origin of the host) that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
     metadata: { example: { request: { since: '2026-11-25T08:00:00Z', dry_run: false } } },
   },
 });

@@ -15,6 +15,21 @@ export const DestinationHost = z
   .regex(/^[^\s/?#@]+$/, 'must be a host name or address, without scheme, path or port')
   .transform((h) => h.toLowerCase().replace(/\.+$/, ''));
 
+/**
+ * A destination as a path names it: its origin (`http://127.0.0.1:9000`, URL-encoded in the path), or a bare host,
+ * which means that host's https origin on the default port (`api.example.com` is `https://api.example.com`). The
+ * server spells it the one way (lower case, punycode, default port left out) and answers 422 for anything else.
+ */
+export const DestinationKey = z
+  .string()
+  .min(1)
+  .max(300)
+  .regex(/^[^\s?#@]+$/, 'must be an origin (scheme://host[:port]) or a host name')
+  .meta({
+    description:
+      'An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port.',
+  });
+
 export const FlowSettings = z
   .strictObject({
     rate: z.number().int().min(1).max(1_000_000).optional().meta({
@@ -93,9 +108,16 @@ export const DestinationPause = z
   .object({ paused_at: z.string(), until: NullableTimestamp, note: z.string().nullable() })
   .meta({ id: 'DestinationPause' });
 
+const originField = z.string().meta({
+  description:
+    'The destination: scheme, host and port (`https://api.example.com`, `http://127.0.0.1:9000`); the default port is left out.',
+});
+const hostField = z.string().meta({ description: "The origin's host, as `destination_host` names it." });
+
 export const Destination = z
   .object({
-    host: z.string(),
+    origin: originField,
+    host: hostField,
     flow: FlowSettings.nullable(),
     circuit: DestinationCircuit,
     paused: z.boolean().meta({ description: 'True while every delivery to the host is held.' }),
@@ -109,7 +131,8 @@ export type Destination = z.infer<typeof Destination>;
 
 export const DestinationSummary = z
   .object({
-    host: z.string(),
+    origin: originField,
+    host: hostField,
     paused: z.boolean(),
     circuit_state: z
       .enum(CIRCUIT_STATES)

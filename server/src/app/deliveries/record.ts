@@ -94,11 +94,11 @@ export class AttemptRecorder {
     }
     await this.p.store.transaction(async (db) => {
       await insertAttempt(db, attempt);
-      // The host's circuit hears of failures and probes (locked after the action's row, as the claim does).
-      if (row.destination_host)
+      // The origin's circuit hears of failures and probes (locked after the action's row, as the claim does).
+      if (row.destination_origin)
         await this.p.breaker.observe(db, {
           accountId: row.account_id,
-          host: row.destination_host,
+          origin: row.destination_origin,
           startedAt: a.started,
           now: this.p.clock(),
           signal: signalOf(outcome, attempt.errorClass),
@@ -160,6 +160,7 @@ export class AttemptRecorder {
       details: {
         name: a.row.name,
         mode: a.row.mode,
+        origin: a.row.destination_origin,
         dedup_keys: a.row.dedup_keys,
         attempt: a.row.attempt_count,
         due_at: a.dueAt.toISOString(),

@@ -15,6 +15,7 @@ import {
   step,
 } from '../../domain/destinations/circuit.js';
 import { decideFlow } from '../../domain/destinations/flow.js';
+import { hostOfOrigin } from '../../domain/destinations/origin.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   attemptsSince,
@@ -29,7 +30,7 @@ import {
 } from '../../persistence/destinations.js';
 import type { Clock, DestinationWake, DestinationWakes, OperatorEvents, Store } from '../ports.js';
 
-/** What a host's flow control and circuit say of one due delivery, under the host's row lock. */
+/** What a destination's flow control and circuit say of one due delivery, under its row lock. */
 export type HostAdmission =
   | { admit: true; probe: boolean }
   | {
@@ -47,9 +48,15 @@ const WAKE_BATCH = 500;
 /** A half-open host's wake fires a few: one takes the probe slot; should it not start, another may. */
 const PROBE_WAKE = 3;
 
+/** One destination of one account, named by its origin (domain/destinations/origin.ts). */
 interface Host {
   accountId: string;
-  host: string;
+  origin: string;
+}
+
+/** A wake written before destinations were origins names a host: its https origin on the default port. */
+function wakeOrigin(job: DestinationWake): string {
+  return job.origin ?? `https://${job.host}`;
 }
 
 export function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
@@ -74,7 +81,7 @@ export class CircuitBreaker {
    * delivery the circuit holds waits for a wake; one flow control holds looks again at `retryAt`.
    */
   async admit(db: Sql, a: Host & { actionId: string; now: Date; leaseUntil: Date }): Promise<HostAdmission> {
-    const row = await lockDestination(db, a.accountId, a.host);
+    const row = await lockDestination(db, a.accountId, a.origin);
     if (!row) return PASS;
     const circuit = circuitOf(row.circuit);
     const before = circuitRecordOf(row);
@@ -120,8 +127,8 @@ export class CircuitBreaker {
   ): Promise<void> {
     if (!a.probe && a.signal !== 'failure') return;
     const row = a.probe
-      ? await lockDestination(db, a.accountId, a.host)
-      : await lockOrCreateDestination(db, a.accountId, a.host, a.now);
+      ? await lockDestination(db, a.accountId, a.origin)
+      : await lockOrCreateDestination(db, a.accountId, a.origin, a.now);
     if (!row) return;
     const circuit = circuitOf(row.circuit);
     const before = circuitRecordOf(row);
@@ -153,7 +160,7 @@ export class CircuitBreaker {
 
   /** `POST /v1/destinations/{host}/enable` (`enable`), or settings that turn the breaker off (`turn_off`). */
   async reset(db: Sql, h: Host, event: Extract<CircuitEvent, 'enable' | 'turn_off'>): Promise<void> {
-    const row = await lockDestination(db, h.accountId, h.host);
+    const row = await lockDestination(db, h.accountId, h.origin);
     if (!row) return;
     const now = this.p.clock();
     const before = circuitRecordOf(row);
@@ -169,24 +176,26 @@ export class CircuitBreaker {
   async wake(job: DestinationWake): Promise<string[]> {
     return this.p.store.transaction(async (db) => {
       const now = this.p.clock();
-      const row = await lockDestination(db, job.accountId, job.host);
+      const origin = wakeOrigin(job);
+      const row = await lockDestination(db, job.accountId, origin);
       let limit = WAKE_BATCH;
       if (row) {
         const circuit = circuitOf(row.circuit);
         const before = circuitRecordOf(row);
         const current = circuitAt(before, circuit, now);
-        if (current.transition) await this.save(db, job, before, current, now);
+        if (current.transition)
+          await this.save(db, { accountId: job.accountId, origin }, before, current, now);
         const state = circuit.enabled ? current.record.state : 'closed';
         if (pausedNow(row, now) || state === 'open' || state === 'disabled') return [];
         if (state === 'half_open') limit = PROBE_WAKE;
       }
       const after = job.after ? { at: new Date(job.after.at), id: job.after.id } : undefined;
-      const held = await heldDeliveries(db, { ...job, now, limit, after });
+      const held = await heldDeliveries(db, { accountId: job.accountId, origin, now, limit, after });
       const last = held.at(-1);
       if (last && held.length === WAKE_BATCH)
         await this.p.wakes.wakeAt(
           db,
-          { accountId: job.accountId, host: job.host, after: { at: last.due.toISOString(), id: last.id } },
+          { accountId: job.accountId, origin, after: { at: last.due.toISOString(), id: last.id } },
           now,
         );
       return held.map((h) => h.id);
@@ -205,23 +214,25 @@ export class CircuitBreaker {
     now: Date,
     details: Record<string, unknown> = {},
   ): Promise<void> {
-    await saveCircuit(db, { accountId: h.accountId, host: h.host, circuit: s.record, now });
+    await saveCircuit(db, { accountId: h.accountId, origin: h.origin, circuit: s.record, now });
     const t = s.transition;
     if (!t) return;
     const r = s.record;
     if (t.to === 'open')
-      await this.p.wakes.wakeAt(db, { accountId: h.accountId, host: h.host }, r.nextProbeAt!);
-    if (t.to === 'closed') await this.p.wakes.wakeAt(db, { accountId: h.accountId, host: h.host }, now);
+      await this.p.wakes.wakeAt(db, { accountId: h.accountId, origin: h.origin }, r.nextProbeAt!);
+    if (t.to === 'closed') await this.p.wakes.wakeAt(db, { accountId: h.accountId, origin: h.origin }, now);
     if (!t.notice) return;
     const openedAt = (t.to === 'closed' ? before.openedAt : r.openedAt)?.toISOString() ?? null;
+    const host = hostOfOrigin(h.origin);
     await this.p.events.record(db, {
       account_id: h.accountId,
       type: t.notice,
       at: now,
-      destination_host: h.host,
-      subject: { type: 'destination', id: h.host },
+      destination_host: host,
+      subject: { type: 'destination', id: h.origin },
       details: {
-        host: h.host,
+        host,
+        origin: h.origin,
         state: r.state,
         opened_at: openedAt,
         ...(t.to === 'open' ? { next_probe_at: r.nextProbeAt!.toISOString() } : {}),
