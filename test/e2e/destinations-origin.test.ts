@@ -69,6 +69,36 @@ describe('destinations are origins: one failing port of a host holds nothing to 
     const healthyOrigin = new URL(healthy.url).origin;
     sick.on('/sick', { status: 503 });
     healthy.on('/ok', { status: 200 });
+    // Alert rules: one on the 5xx port's origin (spelled loosely: it is stored the one way), one on the host.
+    const rule = async (name: string, filter: Record<string, string>, to: string) => {
+      const res = await call('POST', '/v1/alert-rules', {
+        name,
+        events: ['destination.circuit_opened'],
+        filter,
+        channels: [{ type: 'webhook', url: `${healthy.url}${to}` }],
+        group_wait: '1m',
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.data;
+    };
+    const byOrigin = await rule(
+      '5xx port',
+      { destination_origin: sickOrigin.toUpperCase() },
+      '/alert-origin',
+    );
+    expect(byOrigin.filter).toEqual({ destination_origin: sickOrigin });
+    await rule('any port', { destination_host: '127.0.0.1' }, '/alert-host');
+    const bad = await call('POST', '/v1/alert-rules', {
+      name: 'bad origin',
+      events: ['destination.circuit_opened'],
+      filter: { destination_origin: 'ftp://127.0.0.1' },
+      channels: [{ type: 'webhook', url: `${healthy.url}/never` }],
+    });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors)).toEqual(['filter.destination_origin']);
+    healthy.on('/alert-origin', { status: 200 });
+    healthy.on('/alert-host', { status: 200 });
+
     // Small thresholds, and circuits that stay open for an hour once open.
     for (const origin of [sickOrigin, refused, healthyOrigin]) {
       const put = await call('PUT', path(origin), {
@@ -111,6 +141,22 @@ describe('destinations are origins: one failing port of a host holds nothing to 
         [sickOrigin, 'open'],
       ].sort(),
     );
+
+    // The origin's rule heard of its own origin only; the host's rule of both ports.
+    type Sampled = { type: string; destination_host: string; details: { origin: string } };
+    const sampled = (to: string) => healthy.to(to).flatMap((req) => req.json.sample as Sampled[]);
+    const hostOrigins = await eventually(async () => {
+      const origins = new Set(sampled('/alert-host').map((e) => e.details.origin));
+      return origins.size === 2 ? [...origins].sort() : null;
+    }, 30_000);
+    expect(hostOrigins).toEqual([refused, sickOrigin].sort());
+    await eventually(async () => (sampled('/alert-origin').length > 0 ? true : null), 30_000);
+    for (const e of sampled('/alert-origin'))
+      expect(e).toMatchObject({
+        type: 'destination.circuit_opened',
+        destination_host: '127.0.0.1',
+        details: { origin: sickOrigin },
+      });
 
     // Enabling one origin closes that one only (the CLI takes the origin as it is).
     const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };

@@ -2174,12 +2174,15 @@ export interface components {
             mode?: components["schemas"]["ActionMode"];
             /** @description Only events about this host. */
             destination_host?: string;
+            /** @description Only events about this destination: an origin (`http://127.0.0.1:9000`; a bare host means its https origin on the default port). */
+            destination_origin?: string;
             /** @description Only events about actions carrying this dedup key. */
             dedup_key?: string;
         };
         AlertFilterView: {
             mode?: components["schemas"]["ActionMode"];
             destination_host?: string;
+            destination_origin?: string;
             dedup_key?: string;
         };
         /** @description One alert message on one channel. */
@@ -15608,6 +15611,7 @@ export interface operations {
                      *           "filter": {
                      *             "mode": "webhook",
                      *             "destination_host": "string",
+                     *             "destination_origin": "string",
                      *             "dedup_key": "string"
                      *           },
                      *           "threshold": {
@@ -15745,6 +15749,7 @@ export interface operations {
                      *         "filter": {
                      *           "mode": "webhook",
                      *           "destination_host": "string",
+                     *           "destination_origin": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {
@@ -15881,6 +15886,7 @@ export interface operations {
                      *         "filter": {
                      *           "mode": "webhook",
                      *           "destination_host": "string",
+                     *           "destination_origin": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {
@@ -16025,6 +16031,7 @@ export interface operations {
                      *         "filter": {
                      *           "mode": "webhook",
                      *           "destination_host": "string",
+                     *           "destination_origin": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {
