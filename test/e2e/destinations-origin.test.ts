@@ -158,6 +158,12 @@ describe('destinations are origins: one failing port of a host holds nothing to 
         details: { origin: sickOrigin },
       });
 
+    // The actions list filters by origin (any spelling) as by host.
+    const count = async (query: string) => (await call('GET', `/v1/actions?${query}`)).body.meta.total;
+    expect(await count(`destination_origin=${encodeURIComponent(sickOrigin.toUpperCase())}`)).toBe(3);
+    expect(await count(`destination_origin=${encodeURIComponent(refused)}`)).toBe(3);
+    expect(await count('destination_host=127.0.0.1')).toBe(7);
+
     // Enabling one origin closes that one only (the CLI takes the origin as it is).
     const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
     const enabled = await runCli(['destinations', 'enable', refused], env);
