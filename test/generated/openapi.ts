@@ -858,8 +858,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pause every delivery to a host
-         * @description Due deliveries to the host wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.
+         * Pause every delivery to a destination (origin)
+         * @description Due deliveries to the origin wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.
          */
         post: operations["destinationsPause"];
         delete?: never;
@@ -878,7 +878,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume deliveries to a host
+         * Resume deliveries to a destination (origin)
          * @description The held deliveries go out at once (within the flow control, if any).
          */
         post: operations["destinationsResume"];
@@ -898,7 +898,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Close a host's circuit
+         * Close a destination's circuit
          * @description Closes the circuit whatever its state: a `disabled` one holds every delivery until this. The held deliveries go out at once (within the flow control, if any). A closed circuit answers as it is.
          */
         post: operations["destinationsEnable"];
@@ -918,7 +918,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Retry the host's actions that failed in a window
+         * Retry the destination's actions that failed in a window
          * @description A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this origin (a bare host: to every origin of the host) that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.
          */
         post: operations["destinationsRecover"];
@@ -3151,13 +3151,13 @@ export interface components {
             host: string;
             flow: components["schemas"]["DestinationFlow"] | null;
             circuit: components["schemas"]["DestinationCircuit"];
-            /** @description True while every delivery to the host is held. */
+            /** @description True while every delivery to the origin is held. */
             paused: boolean;
             /** @description When and until when it is paused, and why. */
             pause: components["schemas"]["DestinationPause"] | null;
-            /** @description Attempts to the host running now. */
+            /** @description Attempts to the origin running now. */
             in_flight: number;
-            /** @description Attempts to the host due now and not yet started. */
+            /** @description Attempts to the origin due now and not yet started. */
             waiting: number;
             stats: {
                 last_24h: {
@@ -3171,7 +3171,7 @@ export interface components {
         /** @description The effective circuit settings (defaults filled in) and its state. */
         DestinationCircuit: {
             /**
-             * @description `closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{host}/enable`.
+             * @description `closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{origin}/enable`.
              * @enum {string}
              */
             state: "closed" | "open" | "half_open" | "disabled";
@@ -3190,7 +3190,7 @@ export interface components {
         };
         /** @description Circuit breaker settings; `null` restores the defaults. */
         DestinationCircuitSettings: {
-            /** @description Default true: the breaker is on for every host. */
+            /** @description Default true: the breaker is on for every origin. */
             enabled?: boolean;
             /** @description Default 10. */
             min_requests?: number;
@@ -3203,7 +3203,7 @@ export interface components {
             /** @description Default `5d`. */
             disable_after?: components["schemas"]["Duration"];
         };
-        /** @description Flow control of one host; `null` (or absent) means none. */
+        /** @description Flow control of one origin; `null` (or absent) means none. */
         DestinationFlow: {
             /** @description At most this many requests start per `period` (with `period`, default `1s`). */
             rate?: number;
@@ -3212,7 +3212,7 @@ export interface components {
              * @enum {string}
              */
             period?: "1s" | "1m" | "1h";
-            /** @description At most this many requests in flight to the host at once, across every worker. */
+            /** @description At most this many requests in flight to the origin at once, across every worker. */
             parallelism?: number;
         };
         DestinationPause: {
@@ -3250,13 +3250,13 @@ export interface components {
             host: string;
             paused: boolean;
             /**
-             * @description The host's circuit breaker: `closed` unless it is failing.
+             * @description The origin's circuit breaker: `closed` unless it is failing.
              * @enum {string}
              */
             circuit_state: "closed" | "open" | "half_open" | "disabled";
-            /** @description True when the host has flow or circuit settings of its own. */
+            /** @description True when the origin has flow or circuit settings of its own. */
             configured: boolean;
-            /** @description The account's actions aimed at the host. */
+            /** @description The account's actions aimed at the origin. */
             actions: number;
             /** @description Of those, waiting for their time (or held). */
             scheduled: number;

@@ -51,9 +51,9 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: DestinationPauseBody,
     responses: { 200: single(Destination), ...authErrors },
-    summary: 'Pause every delivery to a host',
+    summary: 'Pause every delivery to a destination (origin)',
     description:
-      'Due deliveries to the host wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.',
+      'Due deliveries to the origin wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.',
   },
   resume: {
     method: 'POST',
@@ -61,7 +61,7 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: c.noBody(),
     responses: { 200: single(Destination), ...authErrors },
-    summary: 'Resume deliveries to a host',
+    summary: 'Resume deliveries to a destination (origin)',
     description: 'The held deliveries go out at once (within the flow control, if any).',
   },
   enable: {
@@ -70,7 +70,7 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: c.noBody(),
     responses: { 200: single(Destination), ...authErrors },
-    summary: "Close a host's circuit",
+    summary: "Close a destination's circuit",
     description:
       'Closes the circuit whatever its state: a `disabled` one holds every delivery until this. The held deliveries go out at once (within the flow control, if any). A closed circuit answers as it is.',
   },
@@ -80,7 +80,7 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: DestinationRecoverBody,
     responses: { 200: single(BulkDryRun), 202: single(BulkOperation), 404: ErrorBody, ...authErrors },
-    summary: "Retry the host's actions that failed in a window",
+    summary: "Retry the destination's actions that failed in a window",
     description:
       'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this origin (a bare host: to every origin of the host) that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
     metadata: { example: { request: { since: '2026-11-25T08:00:00Z', dry_run: false } } },

@@ -30,7 +30,7 @@ export async function findDestination(
     .executeTakeFirst();
 }
 
-/** Creates the host's row or changes the given parts of it; answers the row as it now stands. */
+/** Creates the origin's row or changes the given parts of it; answers the row as it now stands. */
 export async function upsertDestination(
   db: Sql,
   d: {
@@ -72,7 +72,7 @@ export async function upsertDestination(
     .executeTakeFirstOrThrow();
 }
 
-/** Attempts to the host running now and due now but not started (held, or about to start). */
+/** Attempts to the origin running now and due now but not started (held, or about to start). */
 export async function destinationLoad(
   db: Sql,
   accountId: string,
@@ -95,7 +95,7 @@ export async function destinationLoad(
   return { inFlight: row.in_flight, waiting: row.waiting };
 }
 
-/** Attempts to the host since `since`: how many, how many failed, and their median and 99th percentile duration. */
+/** Attempts to the origin since `since`: how many, how many failed, and their median and 99th percentile duration. */
 export async function destinationStats(
   db: Sql,
   accountId: string,
@@ -160,7 +160,7 @@ export async function listDestinationRows(db: Sql, accountId: string): Promise<D
   return db.selectFrom('destinations').selectAll().where('account_id', '=', accountId).execute();
 }
 
-/** Locks the host's row for a decision of its flow control or circuit; undefined when the host has no row. */
+/** Locks the origin's row for a decision of its flow control or circuit; undefined when it has no row. */
 export async function lockDestination(
   db: Sql,
   accountId: string,
@@ -175,7 +175,7 @@ export async function lockDestination(
     .executeTakeFirst();
 }
 
-/** Locks the host's row, creating it (with the defaults) first when it has none. */
+/** Locks the origin's row, creating it (with the defaults) first when it has none. */
 export async function lockOrCreateDestination(
   db: Sql,
   accountId: string,
@@ -192,7 +192,7 @@ export async function lockOrCreateDestination(
   return (await lockDestination(db, accountId, origin))!;
 }
 
-/** Requests to the host in flight now (`executing` under a live lease), other than `actionId`'s. */
+/** Requests to the origin in flight now (`executing` under a live lease), other than `actionId`'s. */
 export async function requestsInFlight(
   db: Sql,
   s: { accountId: string; origin: string; actionId: string; now: Date },
@@ -222,7 +222,7 @@ export async function saveRateWindow(
     .execute();
 }
 
-/** The circuit of a host's row, as domain/destinations/circuit.ts reads it (a host without a row is closed). */
+/** The circuit of an origin's row, as domain/destinations/circuit.ts reads it (an origin without a row is closed). */
 export function circuitRecordOf(row: DestinationRow | undefined): CircuitRecord {
   if (!row) return { ...CLOSED_CIRCUIT };
   return {
@@ -261,7 +261,7 @@ export async function saveCircuit(
 }
 
 /**
- * The attempts to the host that started at or after `since`, at most `limit` of them (`more` when there were more),
+ * The attempts to the origin that started at or after `since`, at most `limit` of them (`more` when there were more),
  * and how many of those failed retryably (the circuit's failures, domain/destinations/circuit.ts `signalOf`).
  */
 export async function attemptsSince(
@@ -293,7 +293,7 @@ export async function attemptsSince(
 }
 
 /**
- * Due deliveries to the host that their destination held (`held_since` set), by due time: what a wake fires. `after`
+ * Due deliveries to the origin that their destination held (`held_since` set), by due time: what a wake fires. `after`
  * continues a wake that fired a full batch.
  */
 export async function heldDeliveries(

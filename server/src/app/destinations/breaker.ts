@@ -43,9 +43,9 @@ export type HostAdmission =
 const PASS: HostAdmission = { admit: true, probe: false };
 const CIRCUIT: HoldReason = 'circuit';
 const FLOW_CONTROL: HoldReason = 'flow_control';
-/** A wake of a closed (or resumed) host fires this many held deliveries, then wakes again for the rest. */
+/** A wake of a closed (or resumed) origin fires this many held deliveries, then wakes again for the rest. */
 const WAKE_BATCH = 500;
-/** A half-open host's wake fires a few: one takes the probe slot; should it not start, another may. */
+/** A half-open origin's wake fires a few: one takes the probe slot; should it not start, another may. */
 const PROBE_WAKE = 3;
 
 /** One destination of one account, named by its origin (domain/destinations/origin.ts). */
@@ -65,9 +65,9 @@ export function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
 
 /**
  * The circuit breaker of every destination (domain/destinations/circuit.ts has the rule and its table).
- * State lives in the host's `destinations` row, changed under its lock, so every worker shares it. The success
+ * State lives in the origin's `destinations` row, changed under its lock, so every worker shares it. The success
  * path of a closed circuit costs nothing here: only failures are counted, in the record transaction that already
- * runs for them; a half-open host's deliveries take the careful claim path, where `admit` hands out the probe slot.
+ * runs for them; a half-open origin's deliveries take the careful claim path, where `admit` hands out the probe slot.
  * Each change records its operator event and, when held deliveries should move, a durable wake, in the same
  * transaction.
  */
@@ -133,7 +133,7 @@ export class CircuitBreaker {
     const circuit = circuitOf(row.circuit);
     const before = circuitRecordOf(row);
     if (a.probe) {
-      // A probe that never reached the host (the destination policy blocked it) says nothing: its slot is freed.
+      // A probe that never reached the receiver (the destination policy blocked it) says nothing: its slot is freed.
       const settled =
         a.signal === null
           ? { record: { ...before, probeUntil: null }, transition: null }
@@ -158,7 +158,7 @@ export class CircuitBreaker {
     });
   }
 
-  /** `POST /v1/destinations/{host}/enable` (`enable`), or settings that turn the breaker off (`turn_off`). */
+  /** `POST /v1/destinations/{origin}/enable` (`enable`), or settings that turn the breaker off (`turn_off`). */
   async reset(db: Sql, h: Host, event: Extract<CircuitEvent, 'enable' | 'turn_off'>): Promise<void> {
     const row = await lockDestination(db, h.accountId, h.origin);
     if (!row) return;
@@ -171,7 +171,7 @@ export class CircuitBreaker {
   /**
    * A wake (a pg-boss job at a circuit's `next_probe_at`, on its closing, at a pause's end): moves the circuit as
    * time says, then answers the held deliveries to fire: a few for a half-open circuit (one becomes the probe),
-   * a batch for an open road (the next batch is another wake), none while the host is still held.
+   * a batch for an open road (the next batch is another wake), none while the origin is still held.
    */
   async wake(job: DestinationWake): Promise<string[]> {
     return this.p.store.transaction(async (db) => {

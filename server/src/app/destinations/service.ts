@@ -130,7 +130,7 @@ export class Destinations {
     return this.view(accountId, origin, row);
   }
 
-  /** Held deliveries go out again at once: a wake fires them (within the host's flow control and circuit). */
+  /** Held deliveries go out again at once: a wake fires them (within the origin's flow control and circuit). */
   async resume(accountId: string, destination: string): Promise<Destination> {
     const { origin } = keyOf(destination);
     const now = this.clock();
