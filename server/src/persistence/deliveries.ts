@@ -176,7 +176,6 @@ const ATTEMPT_COLUMNS = [
   'account_id',
   'name',
   'mode',
-  'destination_host',
   'destination_origin',
   'dedup_keys',
   'request',

@@ -1,5 +1,6 @@
 import { assertTransition } from '../../domain/action/states.js';
 import { signalOf } from '../../domain/destinations/circuit.js';
+import { hostOfOrigin } from '../../domain/destinations/origin.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
@@ -155,7 +156,7 @@ export class AttemptRecorder {
       account_id: a.row.account_id,
       type: 'delivery.late',
       at: a.started,
-      destination_host: a.row.destination_host,
+      destination_host: a.row.destination_origin ? hostOfOrigin(a.row.destination_origin) : null,
       subject: { type: 'action', id: a.row.id },
       details: {
         name: a.row.name,
