@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CircuitBreaker } from '../../server/src/app/destinations/breaker.js';
+import type { DestinationWake } from '../../server/src/app/ports.js';
 import { destinationOrigin } from '../../server/src/domain/destinations/origin.js';
 import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -125,6 +127,28 @@ describe('migration: destinations by origin', { timeout: 60_000 }, () => {
     for (const o of ['http://api.example.com', 'https://api.example.com', 'https://api.example.com:8443'])
       expect(by[o]).toMatchObject({ flow: null, circuit: { open_for: '30s' }, circuit_state: 'closed' });
     expect(by['https://quiet.example']).toMatchObject({ flow: { rate: 5, period: '1m' } });
+  });
+
+  it("a wake written before the upgrade (naming a host) wakes each of the host's origins", async () => {
+    const wakes: DestinationWake[] = [];
+    const breaker = new CircuitBreaker({
+      store: database,
+      clock: () => new Date(),
+      events: { record: async () => {} },
+      wakes: { wakeAt: async (_tx, wake) => void wakes.push(wake) },
+    });
+    expect(await breaker.wake({ accountId: account, host: '127.0.0.1' })).toEqual([]);
+    expect(wakes.map((w) => w.origin).sort()).toEqual(
+      ['http://127.0.0.1:9000', 'http://127.0.0.1:9001', 'http://127.0.0.1:9002', 'https://127.0.0.1'].sort(),
+    );
+    wakes.length = 0;
+    await rawQuery(
+      database.sql,
+      `insert into destinations (account_id, origin, created_at, updated_at) values ($1, 'http://[::1]:8080', now(), now())`,
+      [account],
+    );
+    await breaker.wake({ accountId: account, host: '[::1]' });
+    expect(wakes).toEqual([{ accountId: account, origin: 'http://[::1]:8080' }]);
   });
 
   it('indexes held deliveries by origin', async () => {

@@ -16,6 +16,8 @@ const FAILED: ActionState = 'failed';
 const CLOSED: CircuitState = 'closed';
 const RETRYABLE: DeliveryOutcome = 'retryable';
 const BLOCKED: ErrorClass = 'blocked';
+/** The host of a `destinations` row's origin (`d.origin`), as `hostOfOrigin` reads it. */
+const ORIGIN_HOST_SQL = sql`substring(d.origin from '^[a-z]+://(\\[[^]]*\\]|[^:/]+)')`;
 
 export async function findDestination(
   db: Sql,
@@ -158,6 +160,17 @@ export async function destinationCounts(db: Sql, accountId: string): Promise<Des
 
 export async function listDestinationRows(db: Sql, accountId: string): Promise<DestinationRow[]> {
   return db.selectFrom('destinations').selectAll().where('account_id', '=', accountId).execute();
+}
+
+/** The origins of the account's rows on `host`. */
+export async function originsOfHost(db: Sql, accountId: string, host: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('destinations as d')
+    .select('d.origin')
+    .where('d.account_id', '=', accountId)
+    .where(sql<boolean>`${ORIGIN_HOST_SQL} = ${host}`)
+    .execute();
+  return rows.map((r) => r.origin);
 }
 
 /** Locks the origin's row for a decision of its flow control or circuit; undefined when it has no row. */
@@ -348,9 +361,6 @@ export async function heldCounts(db: Sql): Promise<{ reason: HoldReason; n: numb
     .execute();
   return rows.filter((r) => r.held_by !== null).map((r) => ({ reason: r.held_by!, n: r.n }));
 }
-
-/** The host of a `destinations` row's origin (`d.origin`), as `hostOfOrigin` reads it. */
-const ORIGIN_HOST_SQL = sql`substring(d.origin from '^[a-z]+://(\[[^]]*\]|[^:/]+)')`;
 
 /**
  * The `limit` hosts with the most held deliveries (every account and origin summed), then those with a circuit not

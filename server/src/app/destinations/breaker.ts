@@ -24,6 +24,7 @@ import {
   heldDeliveries,
   lockDestination,
   lockOrCreateDestination,
+  originsOfHost,
   requestsInFlight,
   saveCircuit,
   saveRateWindow,
@@ -52,11 +53,6 @@ const PROBE_WAKE = 3;
 interface Host {
   accountId: string;
   origin: string;
-}
-
-/** A wake written before destinations were origins names a host: its https origin on the default port. */
-function wakeOrigin(job: DestinationWake): string {
-  return job.origin ?? `https://${job.host}`;
 }
 
 export function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
@@ -176,7 +172,14 @@ export class CircuitBreaker {
   async wake(job: DestinationWake): Promise<string[]> {
     return this.p.store.transaction(async (db) => {
       const now = this.p.clock();
-      const origin = wakeOrigin(job);
+      // A wake written before destinations were origins names a host, whose row the upgrade copied to each of its
+      // origins: it wakes each of them now (each moves as its own circuit and pause say).
+      if (!job.origin) {
+        for (const origin of await originsOfHost(db, job.accountId, job.host ?? ''))
+          await this.p.wakes.wakeAt(db, { accountId: job.accountId, origin }, now);
+        return [];
+      }
+      const origin = job.origin;
       const row = await lockDestination(db, job.accountId, origin);
       let limit = WAKE_BATCH;
       if (row) {
