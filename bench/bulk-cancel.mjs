@@ -30,6 +30,7 @@ async function seed(stack, host) {
       retry_strategy: `'exponential'`,
       request: `jsonb_build_object('url', 'https://' || $4::text || '/hook', 'method', 'POST', 'headers', '{}'::jsonb)`,
       destination_host: '$4',
+      destination_origin: `'https://' || $4::text`,
       created_at: `now() - g * interval '1 ms'`,
       updated_at: 'now()',
     },

@@ -41,6 +41,7 @@ async function seed(stack) {
       retry_strategy: `'exponential'`,
       request: `jsonb_build_object('url', 'https://' || host || '/hook', 'method', 'POST', 'headers', '{}'::jsonb)`,
       destination_host: 'host',
+      destination_origin: `'https://' || host`,
       last_attempt_at: `case when st <> 'scheduled' then at end`,
       last_status_code: `case when st = 'executed' then 200 when st = 'failed' then (array[500, 503, 404, null])[1 + g % 4] end`,
       last_error_class: `case when st = 'failed' then (array['http', 'http', 'http', 'timeout'])[1 + g % 4] end`,

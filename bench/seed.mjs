@@ -107,7 +107,7 @@ export function seedPending(stack, { count, url, spreadDays = 30, firstDueInMs =
   return seedRows(stack, {
     entity: 'Action',
     count,
-    params: [stack.accountId, url, host, count, spreadDays, firstDueInMs],
+    params: [stack.accountId, url, host, count, spreadDays, firstDueInMs, new URL(url).origin],
     from: `, lateral (select now() + $8 * interval '1 millisecond'
                             + ((g * 7919) % $6)::float8 / $6 * $7 * interval '1 day' as due,
                         now() - interval '30 days' + g::float8 / $6 * interval '30 days' as created) s`,
@@ -125,6 +125,7 @@ export function seedPending(stack, { count, url, spreadDays = 30, firstDueInMs =
       request: `jsonb_build_object('url', $4::text, 'method', 'POST', 'headers', '{}'::jsonb,
                                    'body', jsonb_build_object('due', (extract(epoch from due) * 1000)::bigint))`,
       destination_host: '$5',
+      destination_origin: '$9',
       created_at: 'created',
       updated_at: 'created',
     },
@@ -165,6 +166,7 @@ export async function seedHistory(stack, { count, spreadDays = 395, endedDaysAgo
       retry_strategy: `'exponential'`,
       request: `jsonb_build_object('url', 'https://' || host || '/hook', 'method', 'POST', 'headers', '{}'::jsonb)`,
       destination_host: 'host',
+      destination_origin: `'https://' || host`,
       last_attempt_at: 'at',
       last_status_code: `case when st = 'executed' then 200 else 500 end`,
       last_error_class: `case when st = 'failed' then 'http' end`,

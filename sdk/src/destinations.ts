@@ -16,8 +16,11 @@ export type { Destination, DestinationSummary, DestinationUpdate };
 export type DestinationRecoverInput = z.input<typeof DestinationRecoverBody>;
 
 /**
- * Destinations (`/v1/destinations`), keyed by host: settings, circuit, pause, load and recovery of one receiver.
- * `await sched.destinations.pause('api.example.com', { note: 'maintenance' })`, later `resume`, then
+ * Destinations (`/v1/destinations`), keyed by origin (scheme, host and port): settings, circuit, pause, load and
+ * recovery of one receiver. Each method takes an origin (`'http://127.0.0.1:9000'`) or a bare host, which means its
+ * https origin on the default port (`'api.example.com'` is `'https://api.example.com'`); `recover` with a bare host
+ * retries every origin of the host.
+ * `await sched.destinations.pause('https://api.example.com', { note: 'maintenance' })`, later `resume`, then
  * `await sched.destinations.recover('api.example.com', { since, dry_run: false })`.
  */
 export interface DestinationsApi {
@@ -25,12 +28,12 @@ export interface DestinationsApi {
   get(host: string, options?: CallOptions): Promise<Destination>;
   /** Flow control and circuit settings; a part left out keeps its value, `null` clears it. */
   update(host: string, body: DestinationUpdate, options?: CallOptions): Promise<Destination>;
-  /** Holds every delivery to the host (no attempt spent) until `resume` or `until`. */
+  /** Holds every delivery to the origin (no attempt spent) until `resume` or `until`. */
   pause(host: string, body?: DestinationPauseBody, options?: CallOptions): Promise<Destination>;
   resume(host: string, options?: CallOptions): Promise<Destination>;
-  /** Closes the host's circuit whatever its state (a `disabled` one holds every delivery until this). */
+  /** Closes the origin's circuit whatever its state (a `disabled` one holds every delivery until this). */
   enable(host: string, options?: CallOptions): Promise<Destination>;
-  /** A bulk retry of the host's actions that failed since `since`: a dry run (the default) or the operation. */
+  /** A bulk retry of the destination's actions that failed since `since`: a dry run (the default) or the operation. */
   recover(
     host: string,
     body: DestinationRecoverInput,
@@ -39,6 +42,7 @@ export interface DestinationsApi {
 }
 
 export function destinationsApi(raw: RawClient): DestinationsApi {
+  // The raw client URL-encodes each parameter: an origin travels as one path segment (`http%3A%2F%2F…`).
   const params = (host: string, o?: CallOptions) => ({ params: { host }, ...callArgs(o) });
   return {
     list: async (o) => unwrap(await raw.destinations.list(callArgs(o)), 200).data,

@@ -312,7 +312,8 @@ describe('alert rules', () => {
     // A bulk cancel of one far-away action.
     await cancelInBulk(await later());
     // A delivery held by a paused destination past its due time: late by more than late_after.
-    await call('POST', '/v1/destinations/127.0.0.1/pause', { note: 'late on purpose' });
+    const destination = `/v1/destinations/${encodeURIComponent(new URL(rx.url).origin)}`;
+    await call('POST', `${destination}/pause`, { note: 'late on purpose' });
     const late = await call('POST', '/v1/actions', {
       name: 'held',
       schedule: { wait: '1s' },
@@ -320,7 +321,7 @@ describe('alert rules', () => {
     });
     const due = Date.parse(late.body.data.scheduled_for);
     await eventually(async () => Date.now() > due + 1_500, 10_000, 100);
-    await call('POST', '/v1/destinations/127.0.0.1/resume');
+    await call('POST', `${destination}/resume`);
     await rx.waitFor('/late');
 
     const seen = await eventually(async () => {

@@ -363,7 +363,7 @@ describe('audit log', () => {
     ]);
     expect(await actions(channel.id)).toEqual(['channel.create', 'channel.update', 'channel.delete']);
     expect(await actions('audit.example.org')).toEqual(['domain.add', 'domain.delete']);
-    expect(await actions('audit.example.net')).toEqual([
+    expect(await actions('https://audit.example.net')).toEqual([
       'destination.update',
       'destination.pause',
       'destination.resume',

@@ -48,6 +48,8 @@ describe('the console panels of operations in a browser', () => {
   let later: Action;
   let failed: Action;
   let host = '';
+  /** The receiver's origin: the destination its deliveries go to. */
+  let origin = '';
   const signIn = (page: Page, key: string) => pages.signIn(page, server.url, key);
   const panelLink = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name, exact: true });
@@ -84,6 +86,7 @@ describe('the console panels of operations in a browser', () => {
       request: { url: `${rx.url}/down` },
     });
     host = new URL(rx.url).hostname;
+    origin = new URL(rx.url).origin;
     await smtp.waitFor('ada@example.com');
     await smtp.waitFor('grace@example.com');
     soon = await statusOf(sched, soon.id, 'awaiting_response');
@@ -200,8 +203,10 @@ describe('the console panels of operations in a browser', () => {
     const page = await pages.open();
     await signIn(page, server.apiKey);
     // The overview's failing destination leads to its page.
-    await page.getByRole('table').getByRole('link', { name: host, exact: true }).click();
-    await page.waitForURL(new RegExp(`/console/destinations/${host.replaceAll('.', '\\.')}$`));
+    await page.getByRole('table').getByRole('link', { name: origin, exact: true }).click();
+    await page.waitForURL(
+      new RegExp(`/console/destinations/${encodeURIComponent(origin).replaceAll('.', '\\.')}$`),
+    );
     await page.getByRole('heading', { name: 'Last 24 hours' }).waitFor();
     const figures = page.locator('.figures');
     await expect.poll(() => figures.textContent()).toContain('Failures1');
@@ -209,19 +214,19 @@ describe('the console panels of operations in a browser', () => {
 
     // The list has it with its counts.
     await panelLink(page, 'Destinations').click();
-    const row = page.getByRole('row').filter({ hasText: host });
+    const row = page.getByRole('row').filter({ hasText: origin });
     await row.waitFor();
     expect(await row.textContent()).toContain('flowing');
     await pages.check(page, 'destinations');
-    await row.getByRole('link', { name: host }).click();
+    await row.getByRole('link', { name: origin }).click();
 
     // Pause with a note: the API agrees; a webhook due meanwhile waits, counted, and goes out on resume.
     await page.getByRole('button', { name: 'Pause deliveries' }).click();
-    const pause = page.getByRole('dialog', { name: `Pause deliveries to ${host}?` });
+    const pause = page.getByRole('dialog', { name: `Pause deliveries to ${origin}?` });
     await pause.getByLabel('Note').fill('partner maintenance');
     await pause.getByRole('button', { name: 'Pause deliveries' }).click();
     await page.locator('h1 .status-paused').waitFor();
-    expect(await sched.destinations.get(host)).toMatchObject({
+    expect(await sched.destinations.get(origin)).toMatchObject({
       paused: true,
       pause: { note: 'partner maintenance', until: null },
     });
@@ -230,14 +235,14 @@ describe('the console panels of operations in a browser', () => {
       schedule: { wait: '1s' },
       request: { url: `${rx.url}/held` },
     });
-    await eventually(async () => (await sched.destinations.get(host)).waiting >= 1, 30_000);
+    await eventually(async () => (await sched.destinations.get(origin)).waiting >= 1, 30_000);
     await page.reload();
     await expect.poll(() => page.locator('.facts').first().textContent()).toContain('Due and waiting1');
     expect(await page.locator('.facts').first().textContent()).toContain('partner maintenance');
     expect(rx.to('/held')).toHaveLength(0);
     await page.getByRole('button', { name: 'Resume deliveries' }).click();
     await page
-      .getByRole('dialog', { name: `Resume deliveries to ${host}?` })
+      .getByRole('dialog', { name: `Resume deliveries to ${origin}?` })
       .getByRole('button', { name: 'Resume deliveries' })
       .click();
     await page.locator('h1 .status-flowing').waitFor();
@@ -249,13 +254,13 @@ describe('the console panels of operations in a browser', () => {
     await page.getByLabel('In flight at once').fill('3');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    const saved = await sched.destinations.get(host);
+    const saved = await sched.destinations.get(origin);
     expect(saved.flow).toEqual({ rate: 10, period: '1m', parallelism: 3 });
     expect(saved.circuit).toMatchObject({ enabled: true, failure_rate: 0.7 });
 
     // Recovery: the dry run's count first, nothing started; then the run, its progress to the end.
     rx.on('/down', { status: 200 });
-    await page.getByLabel('Retry the actions to this host that failed in').selectOption('24');
+    await page.getByLabel('Retry the actions to this origin that failed in').selectOption('24');
     await page.getByRole('button', { name: 'Count what a recovery retries' }).click();
     const dry = page.locator('.dry-run');
     await expect.poll(() => dry.textContent()).toContain('1 matched, 1 would be retried');
@@ -270,7 +275,7 @@ describe('the console panels of operations in a browser', () => {
     await page.getByLabel('At most').fill('');
     await page.getByLabel('In flight at once').fill('');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await expect.poll(async () => (await sched.destinations.get(host)).flow).toBeNull();
+    await expect.poll(async () => (await sched.destinations.get(origin)).flow).toBeNull();
 
     // The circuit: a breaker set to open at half of at least two attempts failing opens on two failed deliveries
     // (the window may hold the two successes above); the page shows it open and offers Enable, which closes it.
@@ -278,7 +283,7 @@ describe('the console panels of operations in a browser', () => {
     await page.getByLabel('over at least (requests)').fill('2');
     await page.getByLabel('Stays open for').fill('1h');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await expect.poll(async () => (await sched.destinations.get(host)).circuit.min_requests).toBe(2);
+    await expect.poll(async () => (await sched.destinations.get(origin)).circuit.min_requests).toBe(2);
     expect(await page.getByRole('button', { name: 'Enable' }).count()).toBe(0);
     // Retryable failures count (a last attempt's failure is final, not a signal about the receiver).
     rx.on('/down', { status: 503 });
@@ -289,17 +294,17 @@ describe('the console panels of operations in a browser', () => {
         max_attempts: 10,
         request: { url: `${rx.url}/down` },
       });
-    await eventually(async () => (await sched.destinations.get(host)).circuit.state === 'open', 30_000);
+    await eventually(async () => (await sched.destinations.get(origin)).circuit.state === 'open', 30_000);
     rx.on('/down', { status: 200 });
     await page.reload();
     await page.locator('.facts .status-open').waitFor();
     expect(await page.locator('.facts').first().textContent()).toContain('Failing since');
     await page.getByRole('button', { name: 'Enable' }).click();
-    const enable = page.getByRole('dialog', { name: `Close the circuit of ${host}?` });
+    const enable = page.getByRole('dialog', { name: `Close the circuit of ${origin}?` });
     await enable.getByText('Its circuit is open.').waitFor();
     await enable.getByRole('button', { name: 'Enable' }).click();
     await page.locator('.facts .status-closed').waitFor();
-    expect((await sched.destinations.get(host)).circuit.state).toBe('closed');
+    expect((await sched.destinations.get(origin)).circuit.state).toBe('closed');
     expect(await page.getByRole('button', { name: 'Enable' }).count()).toBe(0);
   }, 180_000);
 
@@ -488,7 +493,7 @@ describe('the console panels of operations in a browser', () => {
       'approvals',
       `actions/${later.id}`,
       'destinations',
-      `destinations/${host}`,
+      `destinations/${encodeURIComponent(origin)}`,
       'bulk',
       `bulk/${running.id}`,
       'audit',
@@ -505,7 +510,7 @@ describe('the console panels of operations in a browser', () => {
       expect(await page.getByRole('link', { name: /New alert rule|^Edit$/ }).count(), view).toBe(0);
     }
     // It reads what the write key reads: the destination's settings as text, the operation running.
-    await page.goto(`${server.url}/console/destinations/${host}`);
+    await page.goto(`${server.url}/console/destinations/${encodeURIComponent(origin)}`);
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     expect(await page.locator('.facts').last().textContent()).toContain('Flow controlno limit');
     await page.goto(`${server.url}/console/bulk/${running.id}`);
@@ -526,8 +531,8 @@ describe('the console panels of operations in a browser', () => {
     expect(await rows.nth(0).textContent()).toContain('cancel');
     expect(await rows.nth(0).textContent()).toContain('running');
     expect(await rows.nth(1).textContent()).toContain('1 of 1: 1 retried');
-    expect(await rows.nth(1).textContent()).toContain(`destination_host=${host}`);
-    expect(await rows.nth(1).textContent()).toContain(`recover ${host} since`);
+    expect(await rows.nth(1).textContent()).toContain(`destination_origin=${origin}`);
+    expect(await rows.nth(1).textContent()).toContain(`recover ${origin} since`);
     await pages.check(page, 'bulk-operations');
 
     await rows.nth(0).getByRole('link', { name: 'cancel' }).click();

@@ -311,7 +311,13 @@ describe('console sessions and /v1 through the cookie', () => {
     expect(d.lateness_p50_ms).not.toBeNull();
     expect(d.lateness_p99_ms!).toBeGreaterThanOrEqual(d.lateness_p50_ms!);
     expect(after.failing_destinations).toEqual([
-      { host: new URL(rx.url).hostname, attempts: 2, failed: 1, last_failed_at: expect.any(String) },
+      {
+        origin: new URL(rx.url).origin,
+        host: new URL(rx.url).hostname,
+        attempts: 2,
+        failed: 1,
+        last_failed_at: expect.any(String),
+      },
     ]);
     expect(d.hours).toHaveLength(24);
     expect(d.hours.reduce((n, h) => n + h.attempts, 0)).toBe(d.attempts);

@@ -17,9 +17,12 @@ describe('destinations: the circuit breaker', () => {
   let rx: Receiver;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
   const HOST = '127.0.0.1';
+  /** The receiver's origin (`http://127.0.0.1:<port>`): the destination, as the path names it URL-encoded. */
+  let ORIGIN: string;
+  let DEST: string;
   const call = (method: string, path: string, body?: unknown) =>
     api(server, server.apiKey, method, path, body);
-  const destination = async () => (await call('GET', `/v1/destinations/${HOST}`)).body.data;
+  const destination = async () => (await call('GET', `/v1/destinations/${DEST}`)).body.data;
   const action = async (id: string) => (await call('GET', `/v1/actions/${id}`)).body.data;
   const settled = (id: string, status: string) =>
     eventually(async () => {
@@ -60,6 +63,8 @@ describe('destinations: the circuit breaker', () => {
   beforeAll(async () => {
     db = await createTestDatabase('destinations_circuit');
     rx = await startReceiver();
+    ORIGIN = new URL(rx.url).origin;
+    DEST = encodeURIComponent(ORIGIN);
     smtp = await startSmtpServer();
     server = await startServer({
       databaseUrl: db.url,
@@ -84,7 +89,7 @@ describe('destinations: the circuit breaker', () => {
   it('opens after the threshold, holds due deliveries without spending attempts, probes, closes and delivers', async () => {
     let healthy = false;
     rx.on('/flaky', () => ({ status: healthy ? 200 : 503 }));
-    const put = await call('PUT', `/v1/destinations/${HOST}`, {
+    const put = await call('PUT', `/v1/destinations/${DEST}`, {
       circuit: { min_requests: 5, window: '1m', failure_rate: 0.7, open_for: '2s' },
     });
     expect(put.body.data.circuit).toMatchObject({ state: 'closed', opened_at: null, next_probe_at: null });
@@ -150,14 +155,14 @@ describe('destinations: the circuit breaker', () => {
   it('an outage past disable_after disables the host: everything waits until enable', async () => {
     let healthy = false;
     rx.on('/dead', () => ({ status: healthy ? 200 : 503 }));
-    await call('PUT', `/v1/destinations/${HOST}`, {
+    await call('PUT', `/v1/destinations/${DEST}`, {
       circuit: { min_requests: 2, window: '1m', open_for: '1s', disable_after: '2s' },
     });
     const ids = [await create('dead 1', '/dead'), await create('dead 2', '/dead')];
     // Open, a failed probe a second later (reopened for 2 s), a failed probe 3 s into the outage: disabled.
     const disabled = await circuitIs('disabled');
     const listed = (await call('GET', '/v1/destinations')).body.data;
-    expect(listed.find((d: { host: string }) => d.host === HOST)).toMatchObject({
+    expect(listed.find((d: { origin: string }) => d.origin === ORIGIN)).toMatchObject({
       circuit_state: 'disabled',
     });
     expect(disabled.circuit).toMatchObject({ next_probe_at: null, reopens: 1 });
@@ -176,7 +181,7 @@ describe('destinations: the circuit breaker', () => {
 
     healthy = true;
     const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
-    const enabled = await runCli(['destinations', 'enable', HOST], env);
+    const enabled = await runCli(['destinations', 'enable', ORIGIN], env);
     expect(enabled.code).toBe(0);
     expect(enabled.stdout).toMatch(/circuit\s+closed/);
     for (const id of ids) {
@@ -185,14 +190,14 @@ describe('destinations: the circuit breaker', () => {
     }
     // Enabling a closed circuit changes nothing (the SDK's enable).
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
-    expect((await sched.destinations.enable(HOST)).circuit.state).toBe('closed');
+    expect((await sched.destinations.enable(ORIGIN)).circuit.state).toBe('closed');
   });
 
   it("an approval's timeout does not wait for the circuit; its post-approval request does; /metrics shows both", async () => {
     let healthy = false;
     rx.on('/gone', () => ({ status: healthy ? 200 : 503 }));
     rx.on('/after-approval', { status: 200 });
-    await call('PUT', `/v1/destinations/${HOST}`, {
+    await call('PUT', `/v1/destinations/${DEST}`, {
       circuit: { min_requests: 2, window: '1m', open_for: '1h' },
     });
     await create('gone 1', '/gone');
@@ -232,11 +237,11 @@ describe('destinations: the circuit breaker', () => {
 
     // Turning the breaker off closes the circuit and releases what it held.
     healthy = true;
-    const off = await call('PUT', `/v1/destinations/${HOST}`, { circuit: { enabled: false } });
+    const off = await call('PUT', `/v1/destinations/${DEST}`, { circuit: { enabled: false } });
     expect(off.body.data.circuit).toMatchObject({ state: 'closed', enabled: false });
     expect((await settled(after, 'executed')).delivery_attempts[0]).toMatchObject({ held_by: 'circuit' });
     expect(rx.to('/after-approval')).toHaveLength(1);
-    await call('PUT', `/v1/destinations/${HOST}`, { circuit: null });
+    await call('PUT', `/v1/destinations/${DEST}`, { circuit: null });
     const cleared = await metrics();
     expect(gauge(cleared, 'sched_destination_circuits', { state: 'open' })).toBe(0);
     expect(gauge(cleared, 'sched_destination_circuit', { host: HOST, state: 'open' })).toBeNull();

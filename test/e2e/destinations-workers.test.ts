@@ -10,6 +10,8 @@ describe('destinations: flow control and the circuit across two worker processes
   let apiServer: TestServer;
   let rx: Receiver;
   const workers: TestServer[] = [];
+  /** The receiver's origin, URL-encoded: the destination as the path names it. */
+  let DEST: string;
   const env = { SCHED_TIME_SCALE: '300', SCHED_RATE_LIMIT_FACTOR: '100' };
   const call = (method: string, path: string, body?: unknown) =>
     api(apiServer, apiServer.apiKey, method, path, body);
@@ -38,6 +40,7 @@ describe('destinations: flow control and the circuit across two worker processes
   beforeAll(async () => {
     db = await createTestDatabase('destinations_workers');
     rx = await startReceiver();
+    DEST = encodeURIComponent(new URL(rx.url).origin);
     apiServer = await startServer({ databaseUrl: db.url, role: 'api', env });
     for (let i = 0; i < 2; i += 1)
       workers.push(
@@ -53,7 +56,7 @@ describe('destinations: flow control and the circuit across two worker processes
 
   it('parallelism 2 holds across both workers', async () => {
     rx.on('/slow', { status: 200, delayMs: 400 });
-    expect((await call('PUT', '/v1/destinations/127.0.0.1', { flow: { parallelism: 2 } })).status).toBe(200);
+    expect((await call('PUT', `/v1/destinations/${DEST}`, { flow: { parallelism: 2 } })).status).toBe(200);
     const seen = await burst(12, '/slow');
     expect(seen).toHaveLength(12);
     const most = Math.max(
@@ -64,9 +67,9 @@ describe('destinations: flow control and the circuit across two worker processes
 
   it('a rate of 3 per second holds across both workers', async () => {
     rx.on('/rated', { status: 200 });
-    expect(
-      (await call('PUT', '/v1/destinations/127.0.0.1', { flow: { rate: 3, period: '1s' } })).status,
-    ).toBe(200);
+    expect((await call('PUT', `/v1/destinations/${DEST}`, { flow: { rate: 3, period: '1s' } })).status).toBe(
+      200,
+    );
     const seen = await burst(9, '/rated');
     expect(seen).toHaveLength(9);
     const starts = seen.map((r) => r.at).sort((a, b) => a - b);
@@ -78,8 +81,8 @@ describe('destinations: flow control and the circuit across two worker processes
   it('the circuit opens once for both workers, holds for both, and lets one probe through at a time', async () => {
     let healthy = false;
     rx.on('/sick', () => ({ status: healthy ? 200 : 503 }));
-    const destination = async () => (await call('GET', '/v1/destinations/127.0.0.1')).body.data;
-    await call('PUT', '/v1/destinations/127.0.0.1', {
+    const destination = async () => (await call('GET', `/v1/destinations/${DEST}`)).body.data;
+    await call('PUT', `/v1/destinations/${DEST}`, {
       flow: null,
       circuit: { min_requests: 4, window: '1m', open_for: '2s' },
     });

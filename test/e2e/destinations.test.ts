@@ -13,6 +13,9 @@ describe('destinations: resource, pause and resume, recover', () => {
   let server: TestServer;
   let rx: Receiver;
   const HOST = '127.0.0.1';
+  /** The receiver's origin (`http://127.0.0.1:<port>`): the destination; URL-encoded in a path. */
+  let ORIGIN: string;
+  let DEST: string;
   const call = (method: string, path: string, body?: unknown) =>
     api(server, server.apiKey, method, path, body);
   const action = async (id: string) => (await call('GET', `/v1/actions/${id}`)).body.data;
@@ -35,6 +38,8 @@ describe('destinations: resource, pause and resume, recover', () => {
   beforeAll(async () => {
     db = await createTestDatabase('destinations');
     rx = await startReceiver();
+    ORIGIN = new URL(rx.url).origin;
+    DEST = encodeURIComponent(ORIGIN);
     server = await startServer({
       databaseUrl: db.url,
       env: { SCHED_TIME_SCALE: '300', SCHED_RATE_LIMIT_FACTOR: '100' },
@@ -56,12 +61,12 @@ describe('destinations: resource, pause and resume, recover', () => {
 
     const list = await call('GET', '/v1/destinations');
     expect(list.status).toBe(200);
-    const entry = list.body.data.find((d: { host: string }) => d.host === HOST);
+    const entry = list.body.data.find((d: { origin: string }) => d.origin === ORIGIN);
     expect(entry).toMatchObject({ host: HOST, paused: false, configured: false, in_flight: 0 });
     expect(entry.actions).toBeGreaterThanOrEqual(2);
     expect(entry.failed).toBeGreaterThanOrEqual(1);
 
-    const one = await call('GET', `/v1/destinations/${HOST}`);
+    const one = await call('GET', `/v1/destinations/${DEST}`);
     expect(one.status).toBe(200);
     expect(one.body.data).toMatchObject({
       host: HOST,
@@ -87,7 +92,7 @@ describe('destinations: resource, pause and resume, recover', () => {
       p99_ms: null,
     });
 
-    const put = await call('PUT', `/v1/destinations/${HOST}`, {
+    const put = await call('PUT', `/v1/destinations/${DEST}`, {
       flow: { rate: 50, period: '1s', parallelism: 8 },
       circuit: { min_requests: 20 },
     });
@@ -95,29 +100,29 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect(put.body.data.flow).toEqual({ rate: 50, period: '1s', parallelism: 8 });
     expect(put.body.data.circuit).toMatchObject({ min_requests: 20, failure_rate: 0.7 });
     // A part left out keeps its value; null clears it.
-    const cleared = await call('PUT', `/v1/destinations/${HOST}`, { flow: null });
+    const cleared = await call('PUT', `/v1/destinations/${DEST}`, { flow: null });
     expect(cleared.body.data.flow).toBeNull();
     expect(cleared.body.data.circuit.min_requests).toBe(20);
-    const restored = await call('PUT', `/v1/destinations/${HOST}`, { circuit: null });
+    const restored = await call('PUT', `/v1/destinations/${DEST}`, { circuit: null });
     expect(restored.body.data.circuit.min_requests).toBe(10);
 
-    const bad = await call('PUT', `/v1/destinations/${HOST}`, { flow: { period: '2s', parallelism: 0 } });
+    const bad = await call('PUT', `/v1/destinations/${DEST}`, { flow: { period: '2s', parallelism: 0 } });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.errors)).toEqual(expect.arrayContaining(['flow.period', 'flow.parallelism']));
-    expect((await call('GET', `/v1/destinations/${HOST}`)).body.data.flow).toBeNull();
+    expect((await call('GET', `/v1/destinations/${DEST}`)).body.data.flow).toBeNull();
   });
 
   it('pause holds every delivery to the host without spending an attempt; resume delivers them', async () => {
     rx.on('/held', { status: 200 });
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
-    const paused = await sched.destinations.pause(HOST, { note: 'receiver maintenance' });
+    const paused = await sched.destinations.pause(ORIGIN, { note: 'receiver maintenance' });
     expect(paused).toMatchObject({ paused: true, pause: { note: 'receiver maintenance', until: null } });
-    expect((await sched.destinations.list()).find((d) => d.host === HOST)?.paused).toBe(true);
+    expect((await sched.destinations.list()).find((d) => d.origin === ORIGIN)?.paused).toBe(true);
 
     const ids = [await create('held 1', '/held'), await create('held 2', '/held')];
     // Due (1 s), fired and held by the pause: the worker recorded why, and sent nothing, spending no attempt.
     await eventually(async () => {
-      const d = await sched.destinations.get(HOST);
+      const d = await sched.destinations.get(ORIGIN);
       return d.waiting >= 2 ? d : null;
     }, 20_000);
     await eventually(
@@ -142,7 +147,7 @@ describe('destinations: resource, pause and resume, recover', () => {
     }
 
     const resumedAt = Date.now();
-    const resumed = await sched.destinations.resume(HOST);
+    const resumed = await sched.destinations.resume(ORIGIN);
     expect(resumed).toMatchObject({ paused: false, pause: null });
     for (const id of ids) {
       const done = await settled(id, 'executed');
@@ -156,17 +161,17 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect(rx.to('/held')).toHaveLength(2);
 
     // A pause with `until` in the past is refused and changes nothing.
-    const bad = await call('POST', `/v1/destinations/${HOST}/pause`, { until: '2000-01-01T00:00:00Z' });
+    const bad = await call('POST', `/v1/destinations/${DEST}/pause`, { until: '2000-01-01T00:00:00Z' });
     expect(bad.status).toBe(422);
     expect(bad.body.errors).toHaveProperty('until');
-    expect((await sched.destinations.get(HOST)).paused).toBe(false);
+    expect((await sched.destinations.get(ORIGIN)).paused).toBe(false);
   });
 
   it('a pause with until resumes by itself then: held deliveries go out without a resume', async () => {
     rx.on('/until', { status: 200 });
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
     const until = new Date(Date.now() + 4_000);
-    const paused = await sched.destinations.pause(HOST, {
+    const paused = await sched.destinations.pause(ORIGIN, {
       until: until.toISOString(),
       note: 'deploy window',
     });
@@ -186,7 +191,7 @@ describe('destinations: resource, pause and resume, recover', () => {
     const [attempt] = done.delivery_attempts;
     expect(Date.parse(attempt.started_at)).toBeGreaterThanOrEqual(until.getTime());
     expect(attempt).toMatchObject({ held_by: 'paused' });
-    expect((await sched.destinations.get(HOST)).paused).toBe(false);
+    expect((await sched.destinations.get(ORIGIN)).paused).toBe(false);
   });
 
   it("recover retries exactly the host's actions that failed in the window, as a bulk retry", async () => {
@@ -223,7 +228,7 @@ describe('destinations: resource, pause and resume, recover', () => {
 
   it('flow control: parallelism 2 on a host answering in 500 ms, 20 due at once, never more than 2 in flight', async () => {
     rx.on('/slow', { status: 200, delayMs: 500 });
-    const put = await call('PUT', `/v1/destinations/${HOST}`, { flow: { parallelism: 2 } });
+    const put = await call('PUT', `/v1/destinations/${DEST}`, { flow: { parallelism: 2 } });
     expect(put.body.data.flow).toEqual({ parallelism: 2 });
     const due = new Date(Date.now() + 4_000).toISOString();
     const ids: string[] = [];
@@ -252,7 +257,7 @@ describe('destinations: resource, pause and resume, recover', () => {
     );
     expect(most).toBeLessThanOrEqual(2);
     expect(most).toBe(2);
-    await call('PUT', `/v1/destinations/${HOST}`, { flow: null });
+    await call('PUT', `/v1/destinations/${DEST}`, { flow: null });
   });
 
   it('the CLI: sched destinations set (flow and circuit), get, pause, resume, list and recover', async () => {

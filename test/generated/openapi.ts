@@ -813,7 +813,7 @@ export interface paths {
         };
         /**
          * List destinations
-         * @description Every host the account sends to (or has settings for), with counts of its actions. docs/destinations.md.
+         * @description Every origin (scheme, host and port) the account sends to (or has settings for), with its host and counts of its actions. docs/destinations.md.
          */
         get: operations["destinationsList"];
         put?: never;
@@ -833,7 +833,7 @@ export interface paths {
         };
         /**
          * A destination: its settings, state and last 24 hours
-         * @description Any host answers, with the defaults when the account has never sent to it.
+         * @description Any origin answers, with the defaults when the account has never sent to it. `{host}` is an origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host, meaning its https origin on the default port.
          */
         get: operations["destinationsGet"];
         /**
@@ -858,8 +858,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pause every delivery to a host
-         * @description Due deliveries to the host wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.
+         * Pause every delivery to a destination (origin)
+         * @description Due deliveries to the origin wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.
          */
         post: operations["destinationsPause"];
         delete?: never;
@@ -878,7 +878,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume deliveries to a host
+         * Resume deliveries to a destination (origin)
          * @description The held deliveries go out at once (within the flow control, if any).
          */
         post: operations["destinationsResume"];
@@ -898,7 +898,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Close a host's circuit
+         * Close a destination's circuit
          * @description Closes the circuit whatever its state: a `disabled` one holds every delivery until this. The held deliveries go out at once (within the flow control, if any). A closed circuit answers as it is.
          */
         post: operations["destinationsEnable"];
@@ -918,8 +918,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Retry the host's actions that failed in a window
-         * @description A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this host that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.
+         * Retry the destination's actions that failed in a window
+         * @description A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this origin (a bare host: to every origin of the host) that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.
          */
         post: operations["destinationsRecover"];
         delete?: never;
@@ -2084,8 +2084,10 @@ export interface components {
             };
             /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
             approvals_waiting: number;
-            /** @description The hosts with failed delivery attempts in the last 24 hours, most failures first (at most 5). */
+            /** @description The destinations (origins) with failed delivery attempts in the last 24 hours, most failures first (at most 5). */
             failing_destinations: {
+                /** @description The request URL's origin (scheme, host and port), the destination as `/v1/destinations/{origin}` names it. */
+                origin: string;
                 /** @description The request URL's host, lower-cased (as `destination_host`). */
                 host: string;
                 attempts: number;
@@ -2196,12 +2198,15 @@ export interface components {
             mode?: components["schemas"]["ActionMode"];
             /** @description Only events about this host. */
             destination_host?: string;
+            /** @description Only events about this destination: an origin (`http://127.0.0.1:9000`; a bare host means its https origin on the default port). */
+            destination_origin?: string;
             /** @description Only events about actions carrying this dedup key. */
             dedup_key?: string;
         };
         AlertFilterView: {
             mode?: components["schemas"]["ActionMode"];
             destination_host?: string;
+            destination_origin?: string;
             dedup_key?: string;
         };
         /** @description One alert message on one channel. */
@@ -2591,6 +2596,8 @@ export interface components {
             recurring?: "recurring" | "one-time";
             /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
             destination_host?: string;
+            /** @description The origin of the request URL (scheme, host and port), e.g. `http://127.0.0.1:9000`; a bare host means its https origin on the default port. */
+            destination_origin?: string;
             /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
             last_status_code?: number | string;
             /** @description The error class of the latest attempt. */
@@ -3171,16 +3178,19 @@ export interface components {
             outside?: "defer" | "skip";
         };
         Destination: {
+            /** @description The destination: scheme, host and port (`https://api.example.com`, `http://127.0.0.1:9000`); the default port is left out. */
+            origin: string;
+            /** @description The origin's host, as `destination_host` names it. */
             host: string;
             flow: components["schemas"]["DestinationFlow"] | null;
             circuit: components["schemas"]["DestinationCircuit"];
-            /** @description True while every delivery to the host is held. */
+            /** @description True while every delivery to the origin is held. */
             paused: boolean;
             /** @description When and until when it is paused, and why. */
             pause: components["schemas"]["DestinationPause"] | null;
-            /** @description Attempts to the host running now. */
+            /** @description Attempts to the origin running now. */
             in_flight: number;
-            /** @description Attempts to the host due now and not yet started. */
+            /** @description Attempts to the origin due now and not yet started. */
             waiting: number;
             stats: {
                 last_24h: {
@@ -3194,7 +3204,7 @@ export interface components {
         /** @description The effective circuit settings (defaults filled in) and its state. */
         DestinationCircuit: {
             /**
-             * @description `closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{host}/enable`.
+             * @description `closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{origin}/enable`.
              * @enum {string}
              */
             state: "closed" | "open" | "half_open" | "disabled";
@@ -3213,7 +3223,7 @@ export interface components {
         };
         /** @description Circuit breaker settings; `null` restores the defaults. */
         DestinationCircuitSettings: {
-            /** @description Default true: the breaker is on for every host. */
+            /** @description Default true: the breaker is on for every origin. */
             enabled?: boolean;
             /** @description Default 10. */
             min_requests?: number;
@@ -3226,7 +3236,7 @@ export interface components {
             /** @description Default `5d`. */
             disable_after?: components["schemas"]["Duration"];
         };
-        /** @description Flow control of one host; `null` (or absent) means none. */
+        /** @description Flow control of one origin; `null` (or absent) means none. */
         DestinationFlow: {
             /** @description At most this many requests start per `period` (with `period`, default `1s`). */
             rate?: number;
@@ -3235,7 +3245,7 @@ export interface components {
              * @enum {string}
              */
             period?: "1s" | "1m" | "1h";
-            /** @description At most this many requests in flight to the host at once, across every worker. */
+            /** @description At most this many requests in flight to the origin at once, across every worker. */
             parallelism?: number;
         };
         DestinationPause: {
@@ -3267,16 +3277,19 @@ export interface components {
             note?: string;
         };
         DestinationSummary: {
+            /** @description The destination: scheme, host and port (`https://api.example.com`, `http://127.0.0.1:9000`); the default port is left out. */
+            origin: string;
+            /** @description The origin's host, as `destination_host` names it. */
             host: string;
             paused: boolean;
             /**
-             * @description The host's circuit breaker: `closed` unless it is failing.
+             * @description The origin's circuit breaker: `closed` unless it is failing.
              * @enum {string}
              */
             circuit_state: "closed" | "open" | "half_open" | "disabled";
-            /** @description True when the host has flow or circuit settings of its own. */
+            /** @description True when the origin has flow or circuit settings of its own. */
             configured: boolean;
-            /** @description The account's actions aimed at the host. */
+            /** @description The account's actions aimed at the origin. */
             actions: number;
             /** @description Of those, waiting for their time (or held). */
             scheduled: number;
@@ -5112,6 +5125,8 @@ export interface operations {
                 recurring?: "recurring" | "one-time";
                 /** @description Exact host of the request URL (case-insensitive), e.g. `api.example.com`. */
                 destination_host?: string;
+                /** @description The origin of the request URL (scheme, host and port), e.g. `http://127.0.0.1:9000`; a bare host means its https origin on the default port. */
+                destination_origin?: string;
                 /** @description A status code (`503`) or a class (`4xx`, `5xx`). */
                 last_status_code?: number | string;
                 /** @description The error class of the latest attempt. */
@@ -8893,6 +8908,7 @@ export interface operations {
                      *         "approvals_waiting": 1,
                      *         "failing_destinations": [
                      *           {
+                     *             "origin": "string",
                      *             "host": "string",
                      *             "attempts": 1,
                      *             "failed": 1,
@@ -12919,6 +12935,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
+                     *           "origin": "string",
                      *           "host": "string",
                      *           "paused": true,
                      *           "circuit_state": "closed",
@@ -12992,6 +13009,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13010,6 +13028,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13108,6 +13127,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13139,6 +13159,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13246,6 +13267,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13269,6 +13291,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13376,6 +13399,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13394,6 +13418,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13492,6 +13517,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -13510,6 +13536,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
+                     *         "origin": "string",
                      *         "host": "string",
                      *         "flow": {
                      *           "rate": 1,
@@ -13608,6 +13635,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
                 host: string;
             };
             cookie?: never;
@@ -15825,6 +15853,7 @@ export interface operations {
                      *           "filter": {
                      *             "mode": "webhook",
                      *             "destination_host": "string",
+                     *             "destination_origin": "string",
                      *             "dedup_key": "string"
                      *           },
                      *           "threshold": {
@@ -15962,6 +15991,7 @@ export interface operations {
                      *         "filter": {
                      *           "mode": "webhook",
                      *           "destination_host": "string",
+                     *           "destination_origin": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {
@@ -16098,6 +16128,7 @@ export interface operations {
                      *         "filter": {
                      *           "mode": "webhook",
                      *           "destination_host": "string",
+                     *           "destination_origin": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {
@@ -16242,6 +16273,7 @@ export interface operations {
                      *         "filter": {
                      *           "mode": "webhook",
                      *           "destination_host": "string",
+                     *           "destination_origin": "string",
                      *           "dedup_key": "string"
                      *         },
                      *         "threshold": {

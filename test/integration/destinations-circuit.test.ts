@@ -55,11 +55,12 @@ describe('circuit breaker (in-process, fake clock)', () => {
       clock: () => now,
       events: {
         record: async (tx, event) => {
-          const inTx = (await findDestination(tx, event.account_id, event.destination_host!))!.circuit_state;
+          const inTx = (await findDestination(tx, event.account_id, `https://${event.destination_host!}`))!
+            .circuit_state;
           // Another connection (Store.sql would follow the current transaction) sees what is committed.
           const { rows } = await outside.query<{ circuit_state: string }>(
-            'select circuit_state from destinations where account_id = $1 and host = $2',
-            [event.account_id, event.destination_host],
+            'select circuit_state from destinations where account_id = $1 and origin = $2',
+            [event.account_id, `https://${event.destination_host}`],
           );
           events.push({ event, inTx, committed: rows[0]?.circuit_state });
         },
@@ -119,9 +120,10 @@ describe('circuit breaker (in-process, fake clock)', () => {
   }
   const row = (id: string): Promise<ActionRow> =>
     t.database.sql.selectFrom('actions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const circuitOf = async (host: string) => (await findDestination(t.database.sql, accountId, host))!;
+  const circuitOf = async (host: string) =>
+    (await findDestination(t.database.sql, accountId, `https://${host}`))!;
   const settings = (host: string, circuit: Record<string, unknown>) =>
-    upsertDestination(t.database.sql, { accountId, host, now, circuit });
+    upsertDestination(t.database.sql, { accountId, origin: `https://${host}`, now, circuit });
   const fail = async (host: string) => {
     answers.push(status(503));
     await deliveries.fire(await newAction(host));
@@ -170,9 +172,10 @@ describe('circuit breaker (in-process, fake clock)', () => {
     const opened = events.at(-1)!.event;
     expect(opened).toMatchObject({
       account_id: accountId,
-      subject: { type: 'destination', id: host },
+      subject: { type: 'destination', id: `https://${host}` },
       details: {
         host,
+        origin: `https://${host}`,
         attempts: 3,
         failures: 3,
         failure_rate: 1,
@@ -182,7 +185,10 @@ describe('circuit breaker (in-process, fake clock)', () => {
     });
     expect(await circuitOf(host)).toMatchObject({ circuit_state: 'open', circuit_opened_at: now });
     // The wake that turns it half-open is durable work at next_probe_at.
-    expect(wakes.at(-1)).toEqual({ wake: { accountId, host }, at: new Date(now.getTime() + 2_000) });
+    expect(wakes.at(-1)).toEqual({
+      wake: { accountId, origin: `https://${host}` },
+      at: new Date(now.getTime() + 2_000),
+    });
 
     const sentBefore = sent.length;
     const first = await newAction(host);
@@ -200,9 +206,9 @@ describe('circuit breaker (in-process, fake clock)', () => {
 
     // Before open_for has passed, a wake fires nothing; after it, a few held deliveries (one becomes the probe).
     advance(1_000);
-    expect(await breaker.wake({ accountId, host })).toEqual([]);
+    expect(await breaker.wake({ accountId, origin: `https://${host}` })).toEqual([]);
     advance(1_000);
-    expect(await breaker.wake({ accountId, host })).toEqual([first, second].sort());
+    expect(await breaker.wake({ accountId, origin: `https://${host}` })).toEqual([first, second].sort());
     expect((await circuitOf(host)).circuit_state).toBe('half_open');
 
     let answer!: (r: OutboundResult) => void;
@@ -219,10 +225,10 @@ describe('circuit breaker (in-process, fake clock)', () => {
     expect(noticesFor(host)).toEqual(['destination.circuit_opened', 'destination.circuit_closed']);
     expect(events.at(-1)!.event.details).toMatchObject({ via: 'probe', outage_ms: 2_300 });
     expect(await circuitOf(host)).toMatchObject({ circuit_state: 'closed', circuit_opened_at: null });
-    expect(wakes.at(-1)).toEqual({ wake: { accountId, host }, at: now });
+    expect(wakes.at(-1)).toEqual({ wake: { accountId, origin: `https://${host}` }, at: now });
 
     // Closed: the wake releases the rest, delivered with their held time and cause.
-    expect(await breaker.wake({ accountId, host })).toEqual([other]);
+    expect(await breaker.wake({ accountId, origin: `https://${host}` })).toEqual([other]);
     answers.push(status(200));
     advance(50);
     await deliveries.fire(other!);
@@ -259,13 +265,15 @@ describe('circuit breaker (in-process, fake clock)', () => {
     const held = await newAction(host);
     advance(86_400_000);
     expect(await deliveries.fire(held)).toBeNull();
-    expect(await breaker.wake({ accountId, host })).toEqual([]);
+    expect(await breaker.wake({ accountId, origin: `https://${host}` })).toEqual([]);
     expect(await row(held)).toMatchObject({ status: 'resolved', attempt_count: 0, held_by: 'circuit' });
 
-    await t.database.transaction((db) => breaker.reset(db, { accountId, host }, 'enable'));
+    await t.database.transaction((db) =>
+      breaker.reset(db, { accountId, origin: `https://${host}` }, 'enable'),
+    );
     expect(noticesFor(host).at(-1)).toBe('destination.circuit_closed');
     expect(events.at(-1)!.event.details).toMatchObject({ via: 'enable' });
-    expect(await breaker.wake({ accountId, host })).toContain(held);
+    expect(await breaker.wake({ accountId, origin: `https://${host}` })).toContain(held);
     answers.push(status(200));
     await deliveries.fire(held);
     expect(await row(held)).toMatchObject({ status: 'executed', attempt_count: 1 });

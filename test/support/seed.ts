@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { destinationOrigin } from '../../server/src/domain/destinations/origin.js';
 
 /**
  * Test-only seeding: `count` webhook actions of one account inserted with generate_series in one statement, for the
@@ -28,12 +29,12 @@ export async function seedActions(
       s.scheduledFor ?? new Date(s.status === 'scheduled' ? now + 365 * 86_400_000 : now - 3_600_000);
     await client.query(
       `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at, max_attempts,
-         attempt_count, retry_strategy, request, destination_host, last_attempt_at, last_status_code, last_error_class,
+         attempt_count, retry_strategy, request, destination_host, destination_origin, last_attempt_at, last_status_code, last_error_class,
          last_lateness_ms, last_error, created_at, updated_at)
        select gen_random_uuid(), $1, $2 || ' ' || i, 'webhook', $3::text, 'UTC', $4::timestamptz,
               case when $3::text = 'scheduled' then $4::timestamptz end, 1, case when $3::text = 'scheduled' then 0 else 1 end,
               'exponential', jsonb_build_object('url', $5::text, 'method', 'POST', 'headers', '{}'::jsonb,
-              'body', jsonb_build_object('n', i)), $6,
+              'body', jsonb_build_object('n', i)), $6, $10,
               case when $7::text is not null then $4::timestamptz end, $8::int, $7::text,
               case when $7::text is not null then 3 end, case when $3::text = 'failed' then 'HTTP ' || coalesce($8::text, '-') end,
               now() - interval '1 hour' + i * interval '1 ms', now() - interval '1 hour' + i * interval '1 ms'
@@ -48,6 +49,7 @@ export async function seedActions(
         s.lastAttempt?.errorClass ?? null,
         s.lastAttempt?.statusCode ?? null,
         s.count,
+        destinationOrigin(s.url),
       ],
     );
   } finally {

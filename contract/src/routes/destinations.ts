@@ -4,7 +4,7 @@ import { BulkDryRun, BulkOperation } from '../schemas/bulk.js';
 import { authErrors, ErrorBody, ReadConsistencyQuery, single } from '../schemas/common.js';
 import {
   Destination,
-  DestinationHost,
+  DestinationKey,
   DestinationPauseBody,
   DestinationRecoverBody,
   DestinationSummary,
@@ -12,7 +12,8 @@ import {
 } from '../schemas/destination.js';
 
 const c = initContract();
-const hostParams = z.object({ host: DestinationHost });
+// `host` names the destination by its origin or by a bare host (DestinationKey); the name stays for existing callers.
+const hostParams = z.object({ host: DestinationKey });
 
 export const destinationsContract = c.router({
   list: {
@@ -22,7 +23,7 @@ export const destinationsContract = c.router({
     responses: { 200: z.object({ data: z.array(DestinationSummary) }), ...authErrors },
     summary: 'List destinations',
     description:
-      'Every host the account sends to (or has settings for), with counts of its actions. docs/destinations.md.',
+      'Every origin (scheme, host and port) the account sends to (or has settings for), with its host and counts of its actions. docs/destinations.md.',
   },
   get: {
     method: 'GET',
@@ -30,7 +31,8 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     responses: { 200: single(Destination), ...authErrors },
     summary: 'A destination: its settings, state and last 24 hours',
-    description: 'Any host answers, with the defaults when the account has never sent to it.',
+    description:
+      'Any origin answers, with the defaults when the account has never sent to it. `{host}` is an origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host, meaning its https origin on the default port.',
   },
   update: {
     method: 'PUT',
@@ -50,9 +52,9 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: DestinationPauseBody,
     responses: { 200: single(Destination), ...authErrors },
-    summary: 'Pause every delivery to a host',
+    summary: 'Pause every delivery to a destination (origin)',
     description:
-      'Due deliveries to the host wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.',
+      'Due deliveries to the origin wait (durable and due, no attempt spent) until `resume` or `until`. Pausing again replaces `until` and `note`.',
   },
   resume: {
     method: 'POST',
@@ -60,7 +62,7 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: c.noBody(),
     responses: { 200: single(Destination), ...authErrors },
-    summary: 'Resume deliveries to a host',
+    summary: 'Resume deliveries to a destination (origin)',
     description: 'The held deliveries go out at once (within the flow control, if any).',
   },
   enable: {
@@ -69,7 +71,7 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: c.noBody(),
     responses: { 200: single(Destination), ...authErrors },
-    summary: "Close a host's circuit",
+    summary: "Close a destination's circuit",
     description:
       'Closes the circuit whatever its state: a `disabled` one holds every delivery until this. The held deliveries go out at once (within the flow control, if any). A closed circuit answers as it is.',
   },
@@ -79,9 +81,9 @@ export const destinationsContract = c.router({
     pathParams: hostParams,
     body: DestinationRecoverBody,
     responses: { 200: single(BulkDryRun), 202: single(BulkOperation), 404: ErrorBody, ...authErrors },
-    summary: "Retry the host's actions that failed in a window",
+    summary: "Retry the destination's actions that failed in a window",
     description:
-      'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this host that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
+      'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this origin (a bare host: to every origin of the host) that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
     metadata: { example: { request: { since: '2026-11-25T08:00:00Z', dry_run: false } } },
   },
 });

@@ -555,6 +555,10 @@ export const ActionFilterFields = {
     .max(255)
     .optional()
     .meta({ description: 'Exact host of the request URL (case-insensitive), e.g. `api.example.com`.' }),
+  destination_origin: z.string().max(300).optional().meta({
+    description:
+      'The origin of the request URL (scheme, host and port), e.g. `http://127.0.0.1:9000`; a bare host means its https origin on the default port.',
+  }),
   last_status_code: StatusCodeMatch.optional(),
   error_class: AttemptErrorClass.optional().meta({ description: 'The error class of the latest attempt.' }),
   failed_after: TimeBound.optional().meta({
@@ -760,6 +764,10 @@ export const ActionStats = z
     failing_destinations: z
       .array(
         z.object({
+          origin: z.string().meta({
+            description:
+              "The request URL's origin (scheme, host and port), the destination as `/v1/destinations/{origin}` names it.",
+          }),
           host: z
             .string()
             .meta({ description: "The request URL's host, lower-cased (as `destination_host`)." }),
@@ -773,7 +781,7 @@ export const ActionStats = z
       )
       .meta({
         description:
-          'The hosts with failed delivery attempts in the last 24 hours, most failures first (at most 5).',
+          'The destinations (origins) with failed delivery attempts in the last 24 hours, most failures first (at most 5).',
       }),
     deliveries: z
       .object({

@@ -108,6 +108,10 @@ export const AlertFilter = z
   .strictObject({
     mode: ActionMode.optional().meta({ description: 'Only events about actions of this mode.' }),
     destination_host: DestinationHost.optional().meta({ description: 'Only events about this host.' }),
+    destination_origin: z.string().min(1).max(300).optional().meta({
+      description:
+        'Only events about this destination: an origin (`http://127.0.0.1:9000`; a bare host means its https origin on the default port).',
+    }),
     dedup_key: z.string().min(1).max(255).optional().meta({
       description: 'Only events about actions carrying this dedup key.',
     }),
@@ -117,11 +121,12 @@ export const AlertFilter = z
     description: 'Every field given must hold; an event that does not carry a field given does not match.',
   });
 
-/** The filter as answered (the input's host normalisation has been applied). */
+/** The filter as answered (the input's host and origin normalisation has been applied). */
 const AlertFilterView = z
   .object({
     mode: ActionMode.optional(),
     destination_host: z.string().optional(),
+    destination_origin: z.string().optional(),
     dedup_key: z.string().optional(),
   })
   .meta({ id: 'AlertFilterView' });

@@ -15,6 +15,21 @@ export const DestinationHost = z
   .regex(/^[^\s/?#@]+$/, 'must be a host name or address, without scheme, path or port')
   .transform((h) => h.toLowerCase().replace(/\.+$/, ''));
 
+/**
+ * A destination as a path names it: its origin (`http://127.0.0.1:9000`, URL-encoded in the path), or a bare host,
+ * which means that host's https origin on the default port (`api.example.com` is `https://api.example.com`). The
+ * server spells it the one way (lower case, punycode, default port left out) and answers 422 for anything else.
+ */
+export const DestinationKey = z
+  .string()
+  .min(1)
+  .max(300)
+  .regex(/^[^\s?#@]+$/, 'must be an origin (scheme://host[:port]) or a host name')
+  .meta({
+    description:
+      'An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port.',
+  });
+
 export const FlowSettings = z
   .strictObject({
     rate: z.number().int().min(1).max(1_000_000).optional().meta({
@@ -25,15 +40,18 @@ export const FlowSettings = z
       .optional()
       .meta({ description: 'The window `rate` counts over; default `1s`.' }),
     parallelism: z.number().int().min(1).max(10_000).optional().meta({
-      description: 'At most this many requests in flight to the host at once, across every worker.',
+      description: 'At most this many requests in flight to the origin at once, across every worker.',
     }),
   })
-  .meta({ id: 'DestinationFlow', description: 'Flow control of one host; `null` (or absent) means none.' });
+  .meta({ id: 'DestinationFlow', description: 'Flow control of one origin; `null` (or absent) means none.' });
 export type FlowSettings = z.infer<typeof FlowSettings>;
 
 export const CircuitSettings = z
   .strictObject({
-    enabled: z.boolean().optional().meta({ description: 'Default true: the breaker is on for every host.' }),
+    enabled: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Default true: the breaker is on for every origin.' }),
     min_requests: z.number().int().min(1).max(100_000).optional().meta({ description: 'Default 10.' }),
     window: Duration.optional().meta({ description: 'Default `5m`.' }),
     failure_rate: z.number().min(0.01).max(1).optional().meta({ description: 'Default 0.7.' }),
@@ -58,7 +76,7 @@ export const DestinationCircuit = z
   .object({
     state: z.enum(CIRCUIT_STATES).meta({
       description:
-        '`closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{host}/enable`.',
+        '`closed`: deliveries go out. `open`: they wait (no attempt spent) until `next_probe_at`. `half_open`: one probe goes out; its success closes, its failure reopens. `disabled`: they wait until `POST /v1/destinations/{origin}/enable`.',
     }),
     enabled: z.boolean(),
     min_requests: z.number().int(),
@@ -93,15 +111,22 @@ export const DestinationPause = z
   .object({ paused_at: z.string(), until: NullableTimestamp, note: z.string().nullable() })
   .meta({ id: 'DestinationPause' });
 
+const originField = z.string().meta({
+  description:
+    'The destination: scheme, host and port (`https://api.example.com`, `http://127.0.0.1:9000`); the default port is left out.',
+});
+const hostField = z.string().meta({ description: "The origin's host, as `destination_host` names it." });
+
 export const Destination = z
   .object({
-    host: z.string(),
+    origin: originField,
+    host: hostField,
     flow: FlowSettings.nullable(),
     circuit: DestinationCircuit,
-    paused: z.boolean().meta({ description: 'True while every delivery to the host is held.' }),
+    paused: z.boolean().meta({ description: 'True while every delivery to the origin is held.' }),
     pause: DestinationPause.nullable().meta({ description: 'When and until when it is paused, and why.' }),
-    in_flight: z.number().int().meta({ description: 'Attempts to the host running now.' }),
-    waiting: z.number().int().meta({ description: 'Attempts to the host due now and not yet started.' }),
+    in_flight: z.number().int().meta({ description: 'Attempts to the origin running now.' }),
+    waiting: z.number().int().meta({ description: 'Attempts to the origin due now and not yet started.' }),
     stats: z.object({ last_24h: PeriodStats }),
   })
   .meta({ id: 'Destination' });
@@ -109,15 +134,16 @@ export type Destination = z.infer<typeof Destination>;
 
 export const DestinationSummary = z
   .object({
-    host: z.string(),
+    origin: originField,
+    host: hostField,
     paused: z.boolean(),
     circuit_state: z
       .enum(CIRCUIT_STATES)
-      .meta({ description: "The host's circuit breaker: `closed` unless it is failing." }),
+      .meta({ description: "The origin's circuit breaker: `closed` unless it is failing." }),
     configured: z
       .boolean()
-      .meta({ description: 'True when the host has flow or circuit settings of its own.' }),
-    actions: z.number().int().meta({ description: "The account's actions aimed at the host." }),
+      .meta({ description: 'True when the origin has flow or circuit settings of its own.' }),
+    actions: z.number().int().meta({ description: "The account's actions aimed at the origin." }),
     scheduled: z.number().int().meta({ description: 'Of those, waiting for their time (or held).' }),
     in_flight: z.number().int(),
     failed: z.number().int(),

@@ -109,7 +109,9 @@ export interface OperatorEvents {
  */
 export interface DestinationWake {
   accountId: string;
-  host: string;
+  /** The destination's origin; a wake written before origins names `host` instead. */
+  origin?: string | undefined;
+  host?: string | undefined;
   after?: { at: string; id: string } | undefined;
 }
 

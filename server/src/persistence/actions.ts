@@ -3,6 +3,7 @@ import type { ActionMode, ErrorClass } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
+import { destinationOrigin } from '../domain/destinations/origin.js';
 import { destinationHost } from '../domain/domains/rules.js';
 import { accountSigningSecretSql } from './accounts.js';
 import { pendingAuditInsert } from './audit-events.js';
@@ -66,9 +67,10 @@ const OPTIONAL_DEFAULTS: Record<OptionalColumn, unknown> = {
 
 // Every create runs it, alone or with the other creates of its turn of the event loop (app/tick-batch.ts): the rows
 // travel as one JSON parameter, so the text stays fixed whatever their number (see fixedStatement).
-// `destination_host` is derived here from the request, so whatever path creates an action the inbox can filter it.
+// `destination_host` and `destination_origin` are derived here from the request, so whatever path creates an action
+// the inbox can filter it and its delivery obeys its destination.
 // An action without a secret of its own takes its account's signing secret, when the account has one.
-const INSERTED_COLUMNS = [...CREATE_COLUMNS, 'destination_host'] as const;
+const INSERTED_COLUMNS = [...CREATE_COLUMNS, 'destination_host', 'destination_origin'] as const;
 const SELECTED_COLUMNS = INSERTED_COLUMNS.map((c) =>
   c === 'webhook_secret'
     ? `coalesce(r.webhook_secret, ${accountSigningSecretSql('r.account_id')}) as webhook_secret`
@@ -87,6 +89,7 @@ function actionsJson(actions: readonly NewAction[]): string {
         CREATE_COLUMNS.map((c) => [c, a[c] ?? (OPTIONAL_DEFAULTS as Record<string, unknown>)[c] ?? a[c]]),
       ),
       destination_host: a.request ? destinationHost(a.request.url) : null,
+      destination_origin: a.request ? destinationOrigin(a.request.url) : null,
     })),
   );
 }
@@ -199,6 +202,8 @@ export interface ActionFilter {
   recurring?: boolean;
   /** The failed-delivery inbox. */
   destinationHost?: string;
+  /** An origin and its host: the host names the index to read. */
+  destinationOrigin?: { origin: string; host: string };
   lastStatusCode?: StatusCodeFilter;
   errorClass?: ErrorClass;
   failedAfter?: Date;
@@ -224,6 +229,10 @@ export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
   if (f.recurring === true) q = q.where('recurrence', 'is not', null);
   if (f.recurring === false) q = q.where('recurrence', 'is', null);
   if (f.destinationHost) q = q.where('destination_host', '=', f.destinationHost);
+  if (f.destinationOrigin)
+    q = q
+      .where('destination_host', '=', f.destinationOrigin.host)
+      .where('destination_origin', '=', f.destinationOrigin.origin);
   const code = f.lastStatusCode;
   if (code) {
     q =

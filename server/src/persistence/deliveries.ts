@@ -80,7 +80,7 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 // whose circuit is open (before its `next_probe_at`) or disabled, is `held`: absent from the answer, so it stays
 // durable and due and spends no attempt; the wake of its destination (app/destinations/breaker.ts) or the overdue
 // sweep fires it again. The check is a primary-key probe of `destinations` inside the same statement, so a host
-// without a row pays no extra round trip. One to a host with flow control or a circuit due for a probe (`limited`)
+// without a row pays no extra round trip. One to an origin with flow control or a circuit due for a probe (`limited`)
 // comes back unclaimed, for the careful path, which decides under the host's row lock (CircuitBreaker.admit). Rows
 // are locked in id order, so two workers claiming overlapping batches wait for each other instead of deadlocking.
 // A send whose destination threshold counts it when it is made (`counted_occurrence` behind `recurrence_index`: a
@@ -93,7 +93,7 @@ const claimStatement = fixedStatement<
      select a.id, case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
                        then '${PAUSED}' else '${CIRCUIT}' end as reason
        from actions a
-       join destinations d on d.account_id = a.account_id and d.host = a.destination_host
+       join destinations d on d.account_id = a.account_id and d.origin = a.destination_origin
       where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
         and ((d.paused_at is not null and (d.paused_until is null or d.paused_until > $6))
              or d.circuit_state = '${DISABLED}'
@@ -108,7 +108,7 @@ const claimStatement = fixedStatement<
                       for update skip locked)
    ), limited as (
      select a.id from actions a
-       join destinations d on d.account_id = a.account_id and d.host = a.destination_host
+       join destinations d on d.account_id = a.account_id and d.origin = a.destination_origin
       where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
         and (d.flow is not null or d.circuit_state in ('${OPEN}', '${HALF_OPEN}'))
    ), candidate as (
@@ -176,7 +176,7 @@ const ATTEMPT_COLUMNS = [
   'account_id',
   'name',
   'mode',
-  'destination_host',
+  'destination_origin',
   'dedup_keys',
   'request',
   'webhook_secret',
@@ -230,7 +230,7 @@ export const claimBatchStatement = fixedStatement<
    ), chosen as (
      select id from ranked where turn <= room order by turn, next_attempt_at limit $4
    ), locked as (
-     select a.id, a.account_id, a.destination_host, a.mode, a.attempt_count, a.max_attempts, a.coordination,
+     select a.id, a.account_id, a.destination_origin, a.mode, a.attempt_count, a.max_attempts, a.coordination,
             a.counted_occurrence, a.recurrence_index
        from actions a
       where a.id = any(array(select id from chosen)) and a.status || '' in (${DUE}) and a.next_attempt_at <= $1
@@ -243,7 +243,7 @@ export const claimBatchStatement = fixedStatement<
                  when d.circuit_state = '${DISABLED}' or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $3)
                  then '${CIRCUIT}' end as held,
             d.flow is not null or d.circuit_state in ('${OPEN}', '${HALF_OPEN}') as limited
-       from locked l join destinations d on d.account_id = l.account_id and d.host = l.destination_host
+       from locked l join destinations d on d.account_id = l.account_id and d.origin = l.destination_origin
       where l.mode = '${WEBHOOK}'
    ), marked as (
      update actions a set held_since = $3, held_by = h.held from host h where a.id = h.id and h.held is not null

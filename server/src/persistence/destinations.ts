@@ -4,6 +4,7 @@ import type { ActionState } from '../domain/action/states.js';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import { CLOSED_CIRCUIT, type CircuitRecord, type CircuitState } from '../domain/destinations/circuit.js';
+import { hostOfOrigin } from '../domain/destinations/origin.js';
 import type { Sql, Tables } from './database.js';
 
 /** A `destinations` row (persistence/entities/destination.ts). */
@@ -15,26 +16,28 @@ const FAILED: ActionState = 'failed';
 const CLOSED: CircuitState = 'closed';
 const RETRYABLE: DeliveryOutcome = 'retryable';
 const BLOCKED: ErrorClass = 'blocked';
+/** The host of a `destinations` row's origin (`d.origin`), as `hostOfOrigin` reads it. */
+const ORIGIN_HOST_SQL = sql`substring(d.origin from '^[a-z]+://(\\[[^]]*\\]|[^:/]+)')`;
 
 export async function findDestination(
   db: Sql,
   accountId: string,
-  host: string,
+  origin: string,
 ): Promise<DestinationRow | undefined> {
   return db
     .selectFrom('destinations')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('host', '=', host)
+    .where('origin', '=', origin)
     .executeTakeFirst();
 }
 
-/** Creates the host's row or changes the given parts of it; answers the row as it now stands. */
+/** Creates the origin's row or changes the given parts of it; answers the row as it now stands. */
 export async function upsertDestination(
   db: Sql,
   d: {
     accountId: string;
-    host: string;
+    origin: string;
     now: Date;
     flow?: FlowSettings | null;
     circuit?: CircuitSettings | null;
@@ -54,7 +57,7 @@ export async function upsertDestination(
     .insertInto('destinations')
     .values({
       account_id: d.accountId,
-      host: d.host,
+      origin: d.origin,
       flow: null,
       circuit: null,
       paused_at: null,
@@ -65,17 +68,17 @@ export async function upsertDestination(
       updated_at: d.now,
     } as never)
     .onConflict((oc) =>
-      oc.columns(['account_id', 'host']).doUpdateSet({ ...changes, updated_at: d.now } as never),
+      oc.columns(['account_id', 'origin']).doUpdateSet({ ...changes, updated_at: d.now } as never),
     )
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-/** Attempts to the host running now and due now but not started (held, or about to start). */
+/** Attempts to the origin running now and due now but not started (held, or about to start). */
 export async function destinationLoad(
   db: Sql,
   accountId: string,
-  host: string,
+  origin: string,
   now: Date,
 ): Promise<{ inFlight: number; waiting: number }> {
   const row = await db
@@ -87,17 +90,18 @@ export async function destinationLoad(
       ),
     ])
     .where('account_id', '=', accountId)
-    .where('destination_host', '=', host)
+    .where('destination_host', '=', hostOfOrigin(origin))
+    .where('destination_origin', '=', origin)
     .where((eb) => eb.or([eb('status', '=', EXECUTING), eb('status', 'in', DUE)]))
     .executeTakeFirstOrThrow();
   return { inFlight: row.in_flight, waiting: row.waiting };
 }
 
-/** Attempts to the host since `since`: how many, how many failed, and their median and 99th percentile duration. */
+/** Attempts to the origin since `since`: how many, how many failed, and their median and 99th percentile duration. */
 export async function destinationStats(
   db: Sql,
   accountId: string,
-  host: string,
+  origin: string,
   since: Date,
 ): Promise<{ attempts: number; failures: number; p50: number | null; p99: number | null }> {
   const row = await db
@@ -110,7 +114,8 @@ export async function destinationStats(
       sql<number | null>`percentile_cont(0.99) within group (order by d.duration_ms)`.as('p99'),
     ])
     .where('a.account_id', '=', accountId)
-    .where('a.destination_host', '=', host)
+    .where('a.destination_host', '=', hostOfOrigin(origin))
+    .where('a.destination_origin', '=', origin)
     .where('d.started_at', '>=', since)
     .executeTakeFirstOrThrow();
   const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
@@ -118,6 +123,7 @@ export async function destinationStats(
 }
 
 export interface DestinationCounts {
+  origin: string;
   host: string;
   actions: number;
   scheduled: number;
@@ -125,11 +131,12 @@ export interface DestinationCounts {
   failed: number;
 }
 
-/** Every host the account's actions aim at, with counts, by host name. */
+/** Every origin the account's actions aim at, with counts, by origin. */
 export async function destinationCounts(db: Sql, accountId: string): Promise<DestinationCounts[]> {
   const rows = await db
     .selectFrom('actions')
     .select([
+      'destination_origin as origin',
       'destination_host as host',
       sql<number>`count(*)::int`.as('actions'),
       sql<number>`count(*) filter (where status = any(${DUE as ActionState[]}::text[]))::int`.as('scheduled'),
@@ -137,11 +144,12 @@ export async function destinationCounts(db: Sql, accountId: string): Promise<Des
       sql<number>`count(*) filter (where status = ${FAILED})::int`.as('failed'),
     ])
     .where('account_id', '=', accountId)
-    .where('destination_host', 'is not', null)
-    .groupBy('destination_host')
-    .orderBy('destination_host')
+    .where('destination_origin', 'is not', null)
+    .groupBy(['destination_origin', 'destination_host'])
+    .orderBy('destination_origin')
     .execute();
   return rows.map((r) => ({
+    origin: r.origin!,
     host: r.host!,
     actions: r.actions,
     scheduled: r.scheduled,
@@ -154,48 +162,60 @@ export async function listDestinationRows(db: Sql, accountId: string): Promise<D
   return db.selectFrom('destinations').selectAll().where('account_id', '=', accountId).execute();
 }
 
-/** Locks the host's row for a decision of its flow control or circuit; undefined when the host has no row. */
+/** The origins of the account's rows on `host`. */
+export async function originsOfHost(db: Sql, accountId: string, host: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('destinations as d')
+    .select('d.origin')
+    .where('d.account_id', '=', accountId)
+    .where(sql<boolean>`${ORIGIN_HOST_SQL} = ${host}`)
+    .execute();
+  return rows.map((r) => r.origin);
+}
+
+/** Locks the origin's row for a decision of its flow control or circuit; undefined when it has no row. */
 export async function lockDestination(
   db: Sql,
   accountId: string,
-  host: string,
+  origin: string,
 ): Promise<DestinationRow | undefined> {
   return db
     .selectFrom('destinations')
     .selectAll()
     .where('account_id', '=', accountId)
-    .where('host', '=', host)
+    .where('origin', '=', origin)
     .forUpdate()
     .executeTakeFirst();
 }
 
-/** Locks the host's row, creating it (with the defaults) first when it has none. */
+/** Locks the origin's row, creating it (with the defaults) first when it has none. */
 export async function lockOrCreateDestination(
   db: Sql,
   accountId: string,
-  host: string,
+  origin: string,
   now: Date,
 ): Promise<DestinationRow> {
-  const row = await lockDestination(db, accountId, host);
+  const row = await lockDestination(db, accountId, origin);
   if (row) return row;
   await db
     .insertInto('destinations')
-    .values({ account_id: accountId, host, created_at: now, updated_at: now } as never)
-    .onConflict((oc) => oc.columns(['account_id', 'host']).doNothing())
+    .values({ account_id: accountId, origin, created_at: now, updated_at: now } as never)
+    .onConflict((oc) => oc.columns(['account_id', 'origin']).doNothing())
     .execute();
-  return (await lockDestination(db, accountId, host))!;
+  return (await lockDestination(db, accountId, origin))!;
 }
 
-/** Requests to the host in flight now (`executing` under a live lease), other than `actionId`'s. */
+/** Requests to the origin in flight now (`executing` under a live lease), other than `actionId`'s. */
 export async function requestsInFlight(
   db: Sql,
-  s: { accountId: string; host: string; actionId: string; now: Date },
+  s: { accountId: string; origin: string; actionId: string; now: Date },
 ): Promise<number> {
   const running = await db
     .selectFrom('actions')
     .select(sql<number>`count(*)::int`.as('n'))
     .where('account_id', '=', s.accountId)
-    .where('destination_host', '=', s.host)
+    .where('destination_host', '=', hostOfOrigin(s.origin))
+    .where('destination_origin', '=', s.origin)
     .where('status', '=', EXECUTING)
     .where('lease_until', '>', s.now)
     .where('id', '<>', s.actionId)
@@ -205,17 +225,17 @@ export async function requestsInFlight(
 
 export async function saveRateWindow(
   db: Sql,
-  s: { accountId: string; host: string; windowStart: Date; windowCount: number },
+  s: { accountId: string; origin: string; windowStart: Date; windowCount: number },
 ): Promise<void> {
   await db
     .updateTable('destinations')
     .set({ rate_window_start: s.windowStart, rate_window_count: s.windowCount })
     .where('account_id', '=', s.accountId)
-    .where('host', '=', s.host)
+    .where('origin', '=', s.origin)
     .execute();
 }
 
-/** The circuit of a host's row, as domain/destinations/circuit.ts reads it (a host without a row is closed). */
+/** The circuit of an origin's row, as domain/destinations/circuit.ts reads it (an origin without a row is closed). */
 export function circuitRecordOf(row: DestinationRow | undefined): CircuitRecord {
   if (!row) return { ...CLOSED_CIRCUIT };
   return {
@@ -232,7 +252,7 @@ export function circuitRecordOf(row: DestinationRow | undefined): CircuitRecord 
 
 export async function saveCircuit(
   db: Sql,
-  s: { accountId: string; host: string; circuit: CircuitRecord; now: Date },
+  s: { accountId: string; origin: string; circuit: CircuitRecord; now: Date },
 ): Promise<void> {
   const c = s.circuit;
   await db
@@ -249,17 +269,17 @@ export async function saveCircuit(
       updated_at: s.now,
     })
     .where('account_id', '=', s.accountId)
-    .where('host', '=', s.host)
+    .where('origin', '=', s.origin)
     .execute();
 }
 
 /**
- * The attempts to the host that started at or after `since`, at most `limit` of them (`more` when there were more),
+ * The attempts to the origin that started at or after `since`, at most `limit` of them (`more` when there were more),
  * and how many of those failed retryably (the circuit's failures, domain/destinations/circuit.ts `signalOf`).
  */
 export async function attemptsSince(
   db: Sql,
-  s: { accountId: string; host: string; since: Date; limit: number },
+  s: { accountId: string; origin: string; since: Date; limit: number },
 ): Promise<{ attempts: number; failures: number; more: boolean }> {
   const row = await db
     .selectFrom((eb) =>
@@ -268,7 +288,8 @@ export async function attemptsSince(
         .innerJoin('actions as a', 'a.id', 'd.action_id')
         .select(['d.outcome', 'd.error_class'])
         .where('a.account_id', '=', s.accountId)
-        .where('a.destination_host', '=', s.host)
+        .where('a.destination_host', '=', hostOfOrigin(s.origin))
+        .where('a.destination_origin', '=', s.origin)
         .where('d.started_at', '>=', s.since)
         .limit(s.limit + 1)
         .as('w'),
@@ -285,14 +306,14 @@ export async function attemptsSince(
 }
 
 /**
- * Due deliveries to the host that their destination held (`held_since` set), by due time: what a wake fires. `after`
+ * Due deliveries to the origin that their destination held (`held_since` set), by due time: what a wake fires. `after`
  * continues a wake that fired a full batch.
  */
 export async function heldDeliveries(
   db: Sql,
   s: {
     accountId: string;
-    host: string;
+    origin: string;
     now: Date;
     limit: number;
     after?: { at: Date; id: string } | undefined;
@@ -302,7 +323,7 @@ export async function heldDeliveries(
     .selectFrom('actions')
     .select(['id', 'next_attempt_at as due'])
     .where('account_id', '=', s.accountId)
-    .where('destination_host', '=', s.host)
+    .where('destination_origin', '=', s.origin)
     .where('held_since', 'is not', null)
     .where('status', 'in', DUE)
     .where('next_attempt_at', '<=', s.now);
@@ -342,8 +363,9 @@ export async function heldCounts(db: Sql): Promise<{ reason: HoldReason; n: numb
 }
 
 /**
- * The `limit` hosts with the most held deliveries (every account summed), then those with a circuit not closed,
- * with the state of each such circuit (one per account): the per-host gauges of SCHED_METRICS_HOST_LABELS.
+ * The `limit` hosts with the most held deliveries (every account and origin summed), then those with a circuit not
+ * closed, with the state of each such circuit (one per account and origin): the per-host gauges of
+ * SCHED_METRICS_HOST_LABELS.
  */
 export async function topHeldHosts(
   db: Sql,
@@ -357,11 +379,11 @@ export async function topHeldHosts(
     ), hosts as (
       select host from held
       union
-      select host from destinations where circuit_state <> ${CLOSED}
+      select ${ORIGIN_HOST_SQL} as host from destinations d where circuit_state <> ${CLOSED}
     )
     select h.host, coalesce(held.held, 0) as held,
            (select array_agg(d.circuit_state) from destinations d
-             where d.host = h.host and d.circuit_state <> ${CLOSED}) as states
+             where ${ORIGIN_HOST_SQL} = h.host and d.circuit_state <> ${CLOSED}) as states
       from hosts h left join held on held.host = h.host
      order by held desc nulls last, h.host
      limit ${limit}`.execute(db);

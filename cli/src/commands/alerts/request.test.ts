@@ -29,6 +29,17 @@ describe('sched alerts request builders', () => {
     expect(AlertRuleCreateBody.safeParse(body).success).toBe(true);
   });
 
+  it('filters by origin with --origin', () => {
+    const body = createBody({
+      name: 'one port down',
+      event: ['destination.circuit_opened'],
+      email: ['oncall@example.com'],
+      origin: 'http://127.0.0.1:9000',
+    });
+    expect(body.filter).toEqual({ destination_origin: 'http://127.0.0.1:9000' });
+    expect(AlertRuleCreateBody.safeParse(body).success).toBe(true);
+  });
+
   it('sends only what an update names, and null for what it clears', () => {
     expect(updateBody({ disabled: true, clear: ['threshold', 'filter'] })).toEqual({
       enabled: false,

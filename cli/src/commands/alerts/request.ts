@@ -14,6 +14,7 @@ export interface RuleOptions {
   secret?: string;
   mode?: string;
   host?: string;
+  origin?: string;
   dedupKey?: string;
   threshold?: string;
   groupWait?: string;
@@ -56,6 +57,7 @@ function filterOf(o: RuleOptions): AlertRuleCreateBody['filter'] | undefined {
   const filter = {
     ...(o.mode !== undefined ? { mode: o.mode as 'webhook' | 'approval' } : {}),
     ...(o.host !== undefined ? { destination_host: o.host } : {}),
+    ...(o.origin !== undefined ? { destination_origin: o.origin } : {}),
     ...(o.dedupKey !== undefined ? { dedup_key: o.dedupKey } : {}),
   };
   return Object.keys(filter).length > 0 ? filter : undefined;
@@ -111,7 +113,8 @@ export function ruleOptions(cmd: Command): Command {
     .option('--webhook <url>', 'POST a signed JSON body here (repeatable)', collectOption)
     .option('--secret <secret>', 'signs the --webhook channels')
     .option('--mode <mode>', 'only events about webhook or approval actions')
-    .option('--host <host>', 'only events about this destination host')
+    .option('--host <host>', 'only events about this destination host (every origin of it)')
+    .option('--origin <origin>', 'only events about this destination origin, e.g. http://127.0.0.1:9000')
     .option('--dedup-key <key>', 'only events about actions with this dedup key')
     .option('--threshold <count/window>', 'alert only at count events within window, e.g. 5/10m')
     .option('--group-wait <duration>', 'events within this go out as one message (default 2m)')

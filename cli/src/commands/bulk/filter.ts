@@ -13,6 +13,7 @@ export interface BulkFilterOptions {
   recurring?: boolean;
   oneTime?: boolean;
   destinationHost?: string;
+  destinationOrigin?: string;
   lastStatusCode?: string;
   errorClass?: string;
   failedAfter?: string;
@@ -31,6 +32,10 @@ export interface BulkFilterOptions {
 export function withInboxFlags(cmd: Command): Command {
   return cmd
     .option('--destination-host <host>', 'exact host of the request URL, e.g. api.example.com')
+    .option(
+      '--destination-origin <origin>',
+      'origin of the request URL (scheme, host and port), e.g. http://127.0.0.1:9000',
+    )
     .option('--last-status-code <code>', 'status of the latest attempt: 503, or a class such as 5xx')
     .addOption(
       new Option('--error-class <class>', 'error class of the latest attempt').choices(ERROR_CLASSES),
@@ -71,6 +76,7 @@ type Filter = NonNullable<BulkOperationInput['filter']>;
 export function inboxQuery(o: BulkFilterOptions): Filter {
   const filter: Filter = {};
   if (o.destinationHost !== undefined) filter.destination_host = o.destinationHost;
+  if (o.destinationOrigin !== undefined) filter.destination_origin = o.destinationOrigin;
   if (o.lastStatusCode !== undefined)
     filter.last_status_code = /^\d+$/.test(o.lastStatusCode) ? Number(o.lastStatusCode) : o.lastStatusCode;
   if (o.errorClass !== undefined) filter.error_class = o.errorClass as Filter['error_class'];

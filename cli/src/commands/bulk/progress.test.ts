@@ -63,6 +63,9 @@ describe('bulk target', () => {
       },
     });
     expect(bulkTarget({ lastStatusCode: '5xx' })).toEqual({ filter: { last_status_code: '5xx' } });
+    expect(bulkTarget({ destinationOrigin: 'http://127.0.0.1:9000' })).toEqual({
+      filter: { destination_origin: 'http://127.0.0.1:9000' },
+    });
     expect(bulkTarget({ ids: 'a, b' })).toEqual({ ids: ['a', 'b'] });
   });
 

@@ -4,7 +4,7 @@ import { describeDestination } from './show.js';
 
 export function configureDestinationsEnableCommand(destinations: Command): void {
   destinations
-    .command('enable <host>')
+    .command('enable <destination>')
     .description('close the circuit (a disabled host holds every delivery until this)')
     .action(async (host: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).destinations.enable(host);

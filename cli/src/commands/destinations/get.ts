@@ -4,7 +4,7 @@ import { describeDestination } from './show.js';
 
 export function configureDestinationsGetCommand(destinations: Command): void {
   destinations
-    .command('get <host>')
+    .command('get <destination>')
     .description('settings, pause, load and the last 24 hours')
     .action(async (host: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).destinations.get(host);

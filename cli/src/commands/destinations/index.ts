@@ -7,12 +7,15 @@ import { configureDestinationsRecoverCommand } from './recover.js';
 import { configureDestinationsResumeCommand } from './resume.js';
 import { configureDestinationsSetCommand } from './set.js';
 
-/** `sched destinations <verb>`: destination hosts (docs/destinations.md). */
+/**
+ * `sched destinations <verb>`: destinations, each an origin (docs/destinations.md). A `<destination>` is an origin
+ * (`http://127.0.0.1:9000`) or a bare host, which means its https origin on the default port.
+ */
 export function configureDestinationsCommand(program: Command): void {
   const destinations = program
     .command('destinations')
     .description(
-      'destination hosts: flow control, circuit breaker, pause and resume, recovery after an outage (docs/destinations.md)',
+      'destinations, each an origin (a bare host is its https origin): flow control, circuit breaker, pause and resume, recovery after an outage (docs/destinations.md)',
     );
   configureDestinationsListCommand(destinations);
   configureDestinationsGetCommand(destinations);

@@ -5,8 +5,8 @@ import { describeDestination } from './show.js';
 
 export function configureDestinationsPauseCommand(destinations: Command): void {
   destinations
-    .command('pause <host>')
-    .description('hold every delivery to the host (no attempt spent) until resumed or --until')
+    .command('pause <destination>')
+    .description('hold every delivery to the origin (no attempt spent) until resumed or --until')
     .option('--until <time>', 'ISO 8601 with an offset')
     .option('--note <text>', 'why')
     .action(async (host: string, o: { until?: string; note?: string }, cmd: Command) => {

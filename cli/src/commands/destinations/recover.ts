@@ -4,8 +4,10 @@ import { client, parseOptions, printText } from '../../runtime.js';
 
 export function configureDestinationsRecoverCommand(destinations: Command): void {
   destinations
-    .command('recover <host>')
-    .description("retry the host's actions that failed since --since (a dry run unless --run)")
+    .command('recover <destination>')
+    .description(
+      "retry the origin's actions (a bare host: every origin of it) that failed since --since (a dry run unless --run)",
+    )
     .requiredOption('--since <time>', 'ISO 8601 with an offset')
     .option('--until <time>', 'ISO 8601 with an offset (default: now)')
     .option('--run', 'start the bulk retry instead of counting')

@@ -4,7 +4,7 @@ import { describeDestination } from './show.js';
 
 export function configureDestinationsResumeCommand(destinations: Command): void {
   destinations
-    .command('resume <host>')
+    .command('resume <destination>')
     .description('deliver what was held')
     .action(async (host: string, _o: unknown, cmd: Command) => {
       const data = await client(cmd).destinations.resume(host);

@@ -50,7 +50,7 @@ export function buildDestinationUpdate(o: SetOptions): DestinationUpdate {
 
 export function configureDestinationsSetCommand(destinations: Command): void {
   destinations
-    .command('set <host>')
+    .command('set <destination>')
     .description(
       'set flow control (at most --parallelism in flight, --rate per --period) and the circuit breaker',
     )

@@ -3,6 +3,7 @@ import { formatFields } from '../../runtime.js';
 
 /** The columns of `sched destinations list`. */
 export const DESTINATION_COLUMNS = [
+  'origin',
   'host',
   'paused',
   'circuit_state',
@@ -35,6 +36,7 @@ export function describeDestination(d: Destination): string {
     : 'none';
   const day = d.stats.last_24h;
   return formatFields([
+    ['origin', d.origin],
     ['host', d.host],
     [
       'paused',

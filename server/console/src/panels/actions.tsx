@@ -47,6 +47,7 @@ const FILTERS = [
   'dedup_key',
   'recurring',
   'destination_host',
+  'destination_origin',
   'last_status_code',
   'error_class',
   'failed_after',
@@ -125,6 +126,14 @@ function FilterForm({ filters }: { filters: Filters }) {
           name="destination_host"
           defaultValue={filters.destination_host ?? ''}
           placeholder="api.example.com"
+        />
+      </label>
+      <label>
+        Destination origin
+        <input
+          name="destination_origin"
+          defaultValue={filters.destination_origin ?? ''}
+          placeholder="https://api.example.com"
         />
       </label>
       <label>

@@ -188,6 +188,7 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
     const filter = {
       ...(text(data, 'mode') ? { mode: text(data, 'mode') as (typeof ACTION_MODES)[number] } : {}),
       ...(text(data, 'destination_host') ? { destination_host: text(data, 'destination_host') } : {}),
+      ...(text(data, 'destination_origin') ? { destination_origin: text(data, 'destination_origin') } : {}),
       ...(text(data, 'dedup_key') ? { dedup_key: text(data, 'dedup_key') } : {}),
     };
     const count = text(data, 'threshold_count');
@@ -273,6 +274,14 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="destination_host"
             defaultValue={rule?.filter?.destination_host ?? ''}
             placeholder="api.example.com"
+          />
+        </label>
+        <label>
+          Destination origin
+          <input
+            name="destination_origin"
+            defaultValue={rule?.filter?.destination_origin ?? ''}
+            placeholder="https://api.example.com"
           />
         </label>
         <label>

@@ -13,18 +13,19 @@ function DestinationList() {
     <>
       <h1>Destinations</h1>
       <p class="muted">
-        Every host the account's actions send to, or that has settings of its own. Open one for its flow
-        control, circuit, pause and recovery.
+        Every origin (scheme, host and port) the account's actions send to, or that has settings of its own.
+        Open one for its flow control, circuit, pause and recovery.
       </p>
       <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="destinations" />}
       {list.data &&
         (list.data.length === 0 ? (
-          <p class="muted">No destination yet: they appear with the first action to a host.</p>
+          <p class="muted">No destination yet: they appear with the first action to an origin.</p>
         ) : (
           <table class="list">
             <thead>
               <tr>
+                <th scope="col">Origin</th>
                 <th scope="col">Host</th>
                 <th scope="col">Deliveries</th>
                 <th scope="col">Circuit</th>
@@ -36,12 +37,15 @@ function DestinationList() {
             </thead>
             <tbody>
               {list.data.map((d) => (
-                <tr key={d.host}>
+                <tr key={d.origin}>
                   <td>
-                    <a href={href(`destinations/${encodeURIComponent(d.host)}`)}>
-                      <code>{d.host}</code>
+                    <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
+                      <code>{d.origin}</code>
                     </a>
                     {d.configured && <span class="muted"> · own settings</span>}
+                  </td>
+                  <td>
+                    <code>{d.host}</code>
                   </td>
                   <td>
                     <Status status={d.paused ? 'paused' : 'flowing'} />
@@ -112,7 +116,7 @@ function updateOf(d: Destination, data: FormData): DestinationUpdate {
   return body;
 }
 
-/** `PUT /v1/destinations/{host}`: flow control (empty fields: no limit) and the circuit's settings. */
+/** `PUT /v1/destinations/{origin}`: flow control (empty fields: no limit) and the circuit's settings. */
 function SettingsForm({ d, onSaved }: { d: Destination; onSaved: (d: Destination) => void }) {
   const { client } = useConsole();
   const [error, setError] = useState<Error>();
@@ -125,7 +129,7 @@ function SettingsForm({ d, onSaved }: { d: Destination; onSaved: (d: Destination
     setError(undefined);
     setSaved(false);
     try {
-      onSaved(await client.destinations.update(d.host, body));
+      onSaved(await client.destinations.update(d.origin, body));
       setSaved(true);
     } catch (err) {
       setError(err as Error);
@@ -233,8 +237,8 @@ const operationOf = (r: BulkDryRun | BulkOperation): BulkOperation => {
   throw new Error('the service answered a dry run where the operation was asked for');
 };
 
-/** `POST /v1/destinations/{host}/recover`: a bulk retry of what failed since a time, its dry run always shown first. */
-function Recover({ host, onDone }: { host: string; onDone: () => void }) {
+/** `POST /v1/destinations/{origin}/recover`: a bulk retry of what failed since a time, its dry run always shown first. */
+function Recover({ origin, onDone }: { origin: string; onDone: () => void }) {
   const [hours, setHours] = useState('24');
   const [since, setSince] = useState<string>();
   return (
@@ -249,7 +253,7 @@ function Recover({ host, onDone }: { host: string; onDone: () => void }) {
         }}
       >
         <label>
-          Retry the actions to this host that failed in
+          Retry the actions to this origin that failed in
           <select value={hours} onChange={(e) => setHours(e.currentTarget.value)}>
             {RECOVER_SINCE.map((s) => (
               <option key={s.value} value={s.value}>
@@ -263,10 +267,10 @@ function Recover({ host, onDone }: { host: string; onDone: () => void }) {
       {since && (
         <BulkRun
           key={since}
-          title={`Recover ${host}: failed since ${new Date(since).toLocaleString()}`}
+          title={`Recover ${origin}: failed since ${new Date(since).toLocaleString()}`}
           operation="retry"
-          dryRun={async (c) => dryRunOf(await c.destinations.recover(host, { since, dry_run: true }))}
-          start={async (c) => operationOf(await c.destinations.recover(host, { since, dry_run: false }))}
+          dryRun={async (c) => dryRunOf(await c.destinations.recover(origin, { since, dry_run: true }))}
+          start={async (c) => operationOf(await c.destinations.recover(origin, { since, dry_run: false }))}
           onDone={onDone}
         />
       )}
@@ -282,13 +286,14 @@ const PAUSE_FOR = [
   { value: '24', label: '1 day' },
 ];
 
-function DestinationDetail({ host }: { host: string }) {
+/** One destination, named in the URL by its origin (or a bare host: its https origin). */
+function DestinationDetail({ name }: { name: string }) {
   const { client, canWrite } = useConsole();
-  const loaded = useLoad((c) => c.destinations.get(host), [host]);
+  const loaded = useLoad((c) => c.destinations.get(name), [name]);
   const [shown, setShown] = useState<Destination>();
   const [pauseFor, setPauseFor] = useState('');
   const [note, setNote] = useState('');
-  const d = shown?.host === host ? shown : loaded.data;
+  const d = shown && shown.origin === loaded.data?.origin ? shown : loaded.data;
   const reload = () => {
     setShown(undefined);
     loaded.reload();
@@ -303,15 +308,15 @@ function DestinationDetail({ host }: { host: string }) {
       {d && (
         <>
           <h1>
-            <code>{d.host}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
+            <code>{d.origin}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
           </h1>
           {canWrite && (
             <div class="buttons">
               {canEnableDestination(d) && (
                 <ConfirmButton
                   label="Enable"
-                  title={`Close the circuit of ${d.host}?`}
-                  onConfirm={async () => setShown(await client.destinations.enable(d.host))}
+                  title={`Close the circuit of ${d.origin}?`}
+                  onConfirm={async () => setShown(await client.destinations.enable(d.origin))}
                 >
                   Its circuit is {words(d.circuit.state)}. Deliveries go out again at once, the {d.waiting}{' '}
                   held ones too (within the flow control). Should the receiver still fail, the breaker opens
@@ -321,18 +326,18 @@ function DestinationDetail({ host }: { host: string }) {
               {d.paused ? (
                 <ConfirmButton
                   label="Resume deliveries"
-                  title={`Resume deliveries to ${d.host}?`}
-                  onConfirm={async () => setShown(await client.destinations.resume(d.host))}
+                  title={`Resume deliveries to ${d.origin}?`}
+                  onConfirm={async () => setShown(await client.destinations.resume(d.origin))}
                 >
-                  The {d.waiting} held deliveries go out at once, within the host's flow control.
+                  The {d.waiting} held deliveries go out at once, within the origin's flow control.
                 </ConfirmButton>
               ) : (
                 <ConfirmButton
                   label="Pause deliveries"
-                  title={`Pause deliveries to ${d.host}?`}
+                  title={`Pause deliveries to ${d.origin}?`}
                   onConfirm={async () =>
                     setShown(
-                      await client.destinations.pause(d.host, {
+                      await client.destinations.pause(d.origin, {
                         ...(pauseFor
                           ? { until: new Date(Date.now() + Number(pauseFor) * 3_600_000).toISOString() }
                           : {}),
@@ -342,8 +347,8 @@ function DestinationDetail({ host }: { host: string }) {
                   }
                 >
                   <p>
-                    Every delivery to this host waits (no attempt spent, nothing lost) until resumed. Approval
-                    messages are not held.
+                    Every delivery to this origin waits (no attempt spent, nothing lost) until resumed.
+                    Approval messages are not held.
                   </p>
                   <p>
                     <label>
@@ -455,13 +460,13 @@ function DestinationDetail({ host }: { host: string }) {
             </div>
           </dl>
           <p>
-            <a href={href('actions', { destination_host: d.host })}>Its actions</a> ·{' '}
-            <a href={href('failed', { destination_host: d.host })}>its failed actions</a>
+            <a href={href('actions', { destination_origin: d.origin })}>Its actions</a> ·{' '}
+            <a href={href('failed', { destination_host: d.host })}>the failed actions to its host</a>
           </p>
           {canWrite ? (
             <>
               <SettingsForm d={d} onSaved={setShown} />
-              <Recover host={d.host} onDone={reload} />
+              <Recover origin={d.origin} onDone={reload} />
             </>
           ) : (
             <>
@@ -504,6 +509,6 @@ function DestinationDetail({ host }: { host: string }) {
 }
 
 export function DestinationsPanel({ route }: { route: Route }) {
-  const host = route.path.split('/')[1];
-  return host ? <DestinationDetail host={decodeURIComponent(host)} /> : <DestinationList />;
+  const name = route.path.split('/')[1];
+  return name ? <DestinationDetail name={decodeURIComponent(name)} /> : <DestinationList />;
 }

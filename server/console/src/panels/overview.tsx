@@ -154,10 +154,10 @@ export function OverviewPanel() {
                 </thead>
                 <tbody>
                   {s.failing_destinations.map((d) => (
-                    <tr key={d.host}>
+                    <tr key={d.origin}>
                       <th scope="row">
-                        <a href={href(`destinations/${encodeURIComponent(d.host)}`)}>
-                          <code>{d.host}</code>
+                        <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
+                          <code>{d.origin}</code>
                         </a>
                       </th>
                       <td>

@@ -16,6 +16,16 @@ describe('toActionFilter', () => {
     });
   });
 
+  it('spells an origin the one way; one that is no origin matches nothing', () => {
+    expect(toActionFilter({ destination_origin: 'HTTP://127.0.0.1:9000/' })).toEqual({
+      destinationOrigin: { origin: 'http://127.0.0.1:9000', host: '127.0.0.1' },
+    });
+    expect(toActionFilter({ destination_origin: 'api.example.com' })).toEqual({
+      destinationOrigin: { origin: 'https://api.example.com', host: 'api.example.com' },
+    });
+    expect(toActionFilter({ destination_origin: 'ftp://api.example.com' })).toBeNull();
+  });
+
   it('a status code outside 2xx is class http; a 2xx implies no class', () => {
     expect(toActionFilter({ last_status_code: '5xx' })).toEqual({
       lastStatusCode: { from: 500, to: 599 },

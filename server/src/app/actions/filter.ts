@@ -1,5 +1,6 @@
 import type { ActionFilterInput } from '@sched/contract';
 import { parseActionStatus } from '../../domain/action/states.js';
+import { parseDestination } from '../../domain/destinations/origin.js';
 import { impliedErrorClass, parseStatusCodeFilter } from '../../domain/delivery/error-class.js';
 import type { ActionFilter } from '../../persistence/actions.js';
 import { currentMode } from './prepare.js';
@@ -24,6 +25,8 @@ export function toActionFilter(q: ActionFilterQuery): ActionFilter | null {
   if (implied && q.error_class && q.error_class !== implied) return null;
   const errorClass = q.error_class ?? implied ?? undefined;
   const key = q.coordination_key ?? q.dedup_key;
+  const destination = q.destination_origin === undefined ? undefined : parseDestination(q.destination_origin);
+  if (destination === null) return null;
   const f: ActionFilter = {
     ...(status ? { status } : {}),
     ...(q.mode ? { mode: currentMode(q.mode) } : {}),
@@ -33,6 +36,7 @@ export function toActionFilter(q: ActionFilterQuery): ActionFilter | null {
     ...(q.destination_host
       ? { destinationHost: q.destination_host.trim().replace(/\.+$/, '').toLowerCase() }
       : {}),
+    ...(destination ? { destinationOrigin: destination } : {}),
     ...(code ? { lastStatusCode: code } : {}),
     ...(errorClass ? { errorClass } : {}),
   };

@@ -186,6 +186,7 @@ export async function actionEventEffects(
       details: {
         name: row.name,
         mode: row.mode,
+        origin: row.destination_origin,
         dedup_keys: row.dedup_keys,
         status_code: statusCode,
         attempts: row.attempt_count,

@@ -7,6 +7,8 @@ import {
   type Recipient as RecipientView,
 } from '@sched/contract';
 import { isTerminal } from '../../domain/action/states.js';
+import { destinationOrigin } from '../../domain/destinations/origin.js';
+import { destinationHost } from '../../domain/domains/rules.js';
 import { DEFAULT_DST_POLICY } from '../../domain/schedule/resolve.js';
 import { shownAddress, shownHeaders, shownText, shownUrl } from '../../domain/auth/api-key.js';
 import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js';
@@ -287,30 +289,34 @@ export function recipientView(x: Recipient, credentials: boolean): RecipientView
 }
 
 /**
- * The five hosts with the most failed attempts, from per-URL figures, named as `destination_host` names them (the
- * failed inbox's filter); a URL that does not parse is its own host.
+ * The five destinations (origins) with the most failed attempts, from per-URL figures, each with its host as
+ * `destination_host` names it (the failed inbox's filter); a URL that does not parse is its own destination.
  */
 function failingHosts(urls: FailingUrl[]): ActionStats['failing_destinations'] {
-  const hosts = new Map<string, ActionStats['failing_destinations'][number]>();
+  const origins = new Map<string, ActionStats['failing_destinations'][number]>();
   for (const u of urls) {
-    let host = u.url;
-    try {
-      host = new URL(u.url).hostname.toLowerCase();
-    } catch {
-      // Stored requests were validated at create; an odd one is shown as it is.
-    }
-    const seen = hosts.get(host);
-    // A URL without failures counts towards its host's attempts (last_failed_at is null then).
+    // Stored requests were validated at create; an odd one is shown as it is.
+    const origin = destinationOrigin(u.url) ?? u.url;
+    const host = destinationHost(u.url) ?? u.url;
+    const seen = origins.get(origin);
+    // A URL without failures counts towards its origin's attempts (last_failed_at is null then).
     const lastFailed = u.last_failed_at?.toISOString() ?? '';
-    if (!seen) hosts.set(host, { host, attempts: u.attempts, failed: u.failed, last_failed_at: lastFailed });
+    if (!seen)
+      origins.set(origin, {
+        origin,
+        host,
+        attempts: u.attempts,
+        failed: u.failed,
+        last_failed_at: lastFailed,
+      });
     else {
       seen.attempts += u.attempts;
       seen.failed += u.failed;
       if (lastFailed > seen.last_failed_at) seen.last_failed_at = lastFailed;
     }
   }
-  return [...hosts.values()]
+  return [...origins.values()]
     .filter((h) => h.failed > 0)
-    .sort((a, b) => b.failed - a.failed || a.host.localeCompare(b.host))
+    .sort((a, b) => b.failed - a.failed || a.origin.localeCompare(b.origin))
     .slice(0, 5);
 }

@@ -10,6 +10,7 @@ import {
 } from '@sched/contract';
 import { definitionErrors, exampleEvent, type RuleDefinition } from '../../domain/alerts/definition.js';
 import { SAMPLE_SIZE, storedEvent } from '../../domain/alerts/rules.js';
+import { parseDestination } from '../../domain/destinations/origin.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import {
@@ -55,9 +56,17 @@ export interface AlertRulesDeps {
 
 type Fields = Partial<Omit<AlertRuleCreateParsed, 'channels'>> & { channels?: AlertChannelInput[] };
 
-/** An empty filter is no filter. */
+/** An empty filter is no filter; an origin is spelled the one way (422 when it is none). */
 function filterOf(filter: RuleDefinition['filter'] | undefined): RuleDefinition['filter'] {
-  return filter && Object.keys(filter).length > 0 ? filter : null;
+  if (!filter || Object.keys(filter).length === 0) return null;
+  if (filter.destination_origin === undefined) return filter;
+  const key = parseDestination(filter.destination_origin);
+  if (!key)
+    throw ValidationError.field(
+      'filter.destination_origin',
+      'must be an origin (scheme://host[:port]) or a host name',
+    );
+  return { ...filter, destination_origin: key.origin };
 }
 
 /** `/v1/alert-rules`: every query names the caller's account, so another account's id answers 404. */
@@ -197,7 +206,7 @@ export class AlertRules {
       const rule = await this.load(db, accountId, id);
       const sample = rule.events
         .slice(0, SAMPLE_SIZE)
-        .map((type) => storedEvent(exampleEvent(type, now, rule.filter?.destination_host ?? null)));
+        .map((type) => storedEvent(exampleEvent(type, now, rule.filter ?? null)));
       const ids = await insertAlertNotifications(
         db,
         rule.channels.map((channel, index) => ({

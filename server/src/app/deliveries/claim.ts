@@ -70,10 +70,10 @@ export class CarefulClaim {
       const countedNow = counted !== row.counted_occurrence;
       const leaseUntil = new Date(now.getTime() + leaseMs);
       let probe = false;
-      if (webhook && row.destination_host) {
+      if (webhook && row.destination_origin) {
         const slot = await this.p.breaker.admit(db, {
           accountId: row.account_id,
-          host: row.destination_host,
+          origin: row.destination_origin,
           actionId: row.id,
           now,
           leaseUntil,

@@ -1,5 +1,6 @@
 import { assertTransition } from '../../domain/action/states.js';
 import { signalOf } from '../../domain/destinations/circuit.js';
+import { hostOfOrigin } from '../../domain/destinations/origin.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
@@ -94,11 +95,11 @@ export class AttemptRecorder {
     }
     await this.p.store.transaction(async (db) => {
       await insertAttempt(db, attempt);
-      // The host's circuit hears of failures and probes (locked after the action's row, as the claim does).
-      if (row.destination_host)
+      // The origin's circuit hears of failures and probes (locked after the action's row, as the claim does).
+      if (row.destination_origin)
         await this.p.breaker.observe(db, {
           accountId: row.account_id,
-          host: row.destination_host,
+          origin: row.destination_origin,
           startedAt: a.started,
           now: this.p.clock(),
           signal: signalOf(outcome, attempt.errorClass),
@@ -155,11 +156,12 @@ export class AttemptRecorder {
       account_id: a.row.account_id,
       type: 'delivery.late',
       at: a.started,
-      destination_host: a.row.destination_host,
+      destination_host: a.row.destination_origin ? hostOfOrigin(a.row.destination_origin) : null,
       subject: { type: 'action', id: a.row.id },
       details: {
         name: a.row.name,
         mode: a.row.mode,
+        origin: a.row.destination_origin,
         dedup_keys: a.row.dedup_keys,
         attempt: a.row.attempt_count,
         due_at: a.dueAt.toISOString(),

@@ -15,6 +15,7 @@ import {
   step,
 } from '../../domain/destinations/circuit.js';
 import { decideFlow } from '../../domain/destinations/flow.js';
+import { hostOfOrigin } from '../../domain/destinations/origin.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   attemptsSince,
@@ -23,13 +24,14 @@ import {
   heldDeliveries,
   lockDestination,
   lockOrCreateDestination,
+  originsOfHost,
   requestsInFlight,
   saveCircuit,
   saveRateWindow,
 } from '../../persistence/destinations.js';
 import type { Clock, DestinationWake, DestinationWakes, OperatorEvents, Store } from '../ports.js';
 
-/** What a host's flow control and circuit say of one due delivery, under the host's row lock. */
+/** What a destination's flow control and circuit say of one due delivery, under its row lock. */
 export type HostAdmission =
   | { admit: true; probe: boolean }
   | {
@@ -42,14 +44,15 @@ export type HostAdmission =
 const PASS: HostAdmission = { admit: true, probe: false };
 const CIRCUIT: HoldReason = 'circuit';
 const FLOW_CONTROL: HoldReason = 'flow_control';
-/** A wake of a closed (or resumed) host fires this many held deliveries, then wakes again for the rest. */
+/** A wake of a closed (or resumed) origin fires this many held deliveries, then wakes again for the rest. */
 const WAKE_BATCH = 500;
-/** A half-open host's wake fires a few: one takes the probe slot; should it not start, another may. */
+/** A half-open origin's wake fires a few: one takes the probe slot; should it not start, another may. */
 const PROBE_WAKE = 3;
 
+/** One destination of one account, named by its origin (domain/destinations/origin.ts). */
 interface Host {
   accountId: string;
-  host: string;
+  origin: string;
 }
 
 export function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
@@ -58,9 +61,9 @@ export function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
 
 /**
  * The circuit breaker of every destination (domain/destinations/circuit.ts has the rule and its table).
- * State lives in the host's `destinations` row, changed under its lock, so every worker shares it. The success
+ * State lives in the origin's `destinations` row, changed under its lock, so every worker shares it. The success
  * path of a closed circuit costs nothing here: only failures are counted, in the record transaction that already
- * runs for them; a half-open host's deliveries take the careful claim path, where `admit` hands out the probe slot.
+ * runs for them; a half-open origin's deliveries take the careful claim path, where `admit` hands out the probe slot.
  * Each change records its operator event and, when held deliveries should move, a durable wake, in the same
  * transaction.
  */
@@ -74,7 +77,7 @@ export class CircuitBreaker {
    * delivery the circuit holds waits for a wake; one flow control holds looks again at `retryAt`.
    */
   async admit(db: Sql, a: Host & { actionId: string; now: Date; leaseUntil: Date }): Promise<HostAdmission> {
-    const row = await lockDestination(db, a.accountId, a.host);
+    const row = await lockDestination(db, a.accountId, a.origin);
     if (!row) return PASS;
     const circuit = circuitOf(row.circuit);
     const before = circuitRecordOf(row);
@@ -120,13 +123,13 @@ export class CircuitBreaker {
   ): Promise<void> {
     if (!a.probe && a.signal !== 'failure') return;
     const row = a.probe
-      ? await lockDestination(db, a.accountId, a.host)
-      : await lockOrCreateDestination(db, a.accountId, a.host, a.now);
+      ? await lockDestination(db, a.accountId, a.origin)
+      : await lockOrCreateDestination(db, a.accountId, a.origin, a.now);
     if (!row) return;
     const circuit = circuitOf(row.circuit);
     const before = circuitRecordOf(row);
     if (a.probe) {
-      // A probe that never reached the host (the destination policy blocked it) says nothing: its slot is freed.
+      // A probe that never reached the receiver (the destination policy blocked it) says nothing: its slot is freed.
       const settled =
         a.signal === null
           ? { record: { ...before, probeUntil: null }, transition: null }
@@ -151,9 +154,9 @@ export class CircuitBreaker {
     });
   }
 
-  /** `POST /v1/destinations/{host}/enable` (`enable`), or settings that turn the breaker off (`turn_off`). */
+  /** `POST /v1/destinations/{origin}/enable` (`enable`), or settings that turn the breaker off (`turn_off`). */
   async reset(db: Sql, h: Host, event: Extract<CircuitEvent, 'enable' | 'turn_off'>): Promise<void> {
-    const row = await lockDestination(db, h.accountId, h.host);
+    const row = await lockDestination(db, h.accountId, h.origin);
     if (!row) return;
     const now = this.p.clock();
     const before = circuitRecordOf(row);
@@ -164,29 +167,38 @@ export class CircuitBreaker {
   /**
    * A wake (a pg-boss job at a circuit's `next_probe_at`, on its closing, at a pause's end): moves the circuit as
    * time says, then answers the held deliveries to fire: a few for a half-open circuit (one becomes the probe),
-   * a batch for an open road (the next batch is another wake), none while the host is still held.
+   * a batch for an open road (the next batch is another wake), none while the origin is still held.
    */
   async wake(job: DestinationWake): Promise<string[]> {
     return this.p.store.transaction(async (db) => {
       const now = this.p.clock();
-      const row = await lockDestination(db, job.accountId, job.host);
+      // A wake written before destinations were origins names a host, whose row the upgrade copied to each of its
+      // origins: it wakes each of them now (each moves as its own circuit and pause say).
+      if (!job.origin) {
+        for (const origin of await originsOfHost(db, job.accountId, job.host ?? ''))
+          await this.p.wakes.wakeAt(db, { accountId: job.accountId, origin }, now);
+        return [];
+      }
+      const origin = job.origin;
+      const row = await lockDestination(db, job.accountId, origin);
       let limit = WAKE_BATCH;
       if (row) {
         const circuit = circuitOf(row.circuit);
         const before = circuitRecordOf(row);
         const current = circuitAt(before, circuit, now);
-        if (current.transition) await this.save(db, job, before, current, now);
+        if (current.transition)
+          await this.save(db, { accountId: job.accountId, origin }, before, current, now);
         const state = circuit.enabled ? current.record.state : 'closed';
         if (pausedNow(row, now) || state === 'open' || state === 'disabled') return [];
         if (state === 'half_open') limit = PROBE_WAKE;
       }
       const after = job.after ? { at: new Date(job.after.at), id: job.after.id } : undefined;
-      const held = await heldDeliveries(db, { ...job, now, limit, after });
+      const held = await heldDeliveries(db, { accountId: job.accountId, origin, now, limit, after });
       const last = held.at(-1);
       if (last && held.length === WAKE_BATCH)
         await this.p.wakes.wakeAt(
           db,
-          { accountId: job.accountId, host: job.host, after: { at: last.due.toISOString(), id: last.id } },
+          { accountId: job.accountId, origin, after: { at: last.due.toISOString(), id: last.id } },
           now,
         );
       return held.map((h) => h.id);
@@ -205,23 +217,25 @@ export class CircuitBreaker {
     now: Date,
     details: Record<string, unknown> = {},
   ): Promise<void> {
-    await saveCircuit(db, { accountId: h.accountId, host: h.host, circuit: s.record, now });
+    await saveCircuit(db, { accountId: h.accountId, origin: h.origin, circuit: s.record, now });
     const t = s.transition;
     if (!t) return;
     const r = s.record;
     if (t.to === 'open')
-      await this.p.wakes.wakeAt(db, { accountId: h.accountId, host: h.host }, r.nextProbeAt!);
-    if (t.to === 'closed') await this.p.wakes.wakeAt(db, { accountId: h.accountId, host: h.host }, now);
+      await this.p.wakes.wakeAt(db, { accountId: h.accountId, origin: h.origin }, r.nextProbeAt!);
+    if (t.to === 'closed') await this.p.wakes.wakeAt(db, { accountId: h.accountId, origin: h.origin }, now);
     if (!t.notice) return;
     const openedAt = (t.to === 'closed' ? before.openedAt : r.openedAt)?.toISOString() ?? null;
+    const host = hostOfOrigin(h.origin);
     await this.p.events.record(db, {
       account_id: h.accountId,
       type: t.notice,
       at: now,
-      destination_host: h.host,
-      subject: { type: 'destination', id: h.host },
+      destination_host: host,
+      subject: { type: 'destination', id: h.origin },
       details: {
-        host: h.host,
+        host,
+        origin: h.origin,
         state: r.state,
         opened_at: openedAt,
         ...(t.to === 'open' ? { next_probe_at: r.nextProbeAt!.toISOString() } : {}),

@@ -7,6 +7,7 @@ import type {
   DestinationUpdate,
 } from '@sched/contract';
 import { CIRCUIT_DEFAULTS, circuitAt, circuitOf } from '../../domain/destinations/circuit.js';
+import { type DestinationKey, hostOfOrigin, parseDestination } from '../../domain/destinations/origin.js';
 import {
   circuitRecordOf,
   type DestinationRow,
@@ -28,9 +29,16 @@ import { type CircuitBreaker, pausedNow } from './breaker.js';
 
 const DAY_MS = 86_400_000;
 
+/** A destination as a path names it (an origin, or a bare host: its https origin); 422 for anything else. */
+function keyOf(destination: string): DestinationKey {
+  const key = parseDestination(destination);
+  if (!key) throw ValidationError.field('host', 'must be an origin (scheme://host[:port]) or a host name');
+  return key;
+}
+
 /**
- * Destinations as the API sees them: one host of one account, its settings, its pause, its load and its
- * last day of attempts. A host without a row answers the defaults. Every query is scoped to the caller's account.
+ * Destinations as the API sees them: one origin of one account, its settings, its pause, its load and its
+ * last day of attempts. An origin without a row answers the defaults. Every query is scoped to the caller's account.
  */
 export class Destinations {
   constructor(
@@ -50,14 +58,15 @@ export class Destinations {
     const [counts, rows] = this.reads
       ? await this.reads.run({ accountId, consistency: q.consistency }, read)
       : await read(this.store.sql);
-    const byHost = new Map(rows.map((r) => [r.host, r]));
-    const hosts = [...new Set([...counts.map((c) => c.host), ...byHost.keys()])].sort();
-    const countOf = new Map(counts.map((c) => [c.host, c]));
-    return hosts.map((host) => {
-      const c = countOf.get(host);
-      const row = byHost.get(host);
+    const byOrigin = new Map(rows.map((r) => [r.origin, r]));
+    const origins = [...new Set([...counts.map((c) => c.origin), ...byOrigin.keys()])].sort();
+    const countOf = new Map(counts.map((c) => [c.origin, c]));
+    return origins.map((origin) => {
+      const c = countOf.get(origin);
+      const row = byOrigin.get(origin);
       return {
-        host,
+        origin,
+        host: c?.host ?? hostOfOrigin(origin),
         paused: pausedNow(row, now),
         circuit_state: circuitAt(circuitRecordOf(row), circuitOf(row?.circuit), now).record.state,
         configured: !!(row?.flow || row?.circuit),
@@ -69,17 +78,19 @@ export class Destinations {
     });
   }
 
-  async get(accountId: string, host: string): Promise<Destination> {
-    return this.view(accountId, host, await findDestination(this.store.sql, accountId, host));
+  async get(accountId: string, destination: string): Promise<Destination> {
+    const { origin } = keyOf(destination);
+    return this.view(accountId, origin, await findDestination(this.store.sql, accountId, origin));
   }
 
   /** Settings that turn the breaker off close its circuit (and release what it held) in the same transaction. */
-  async update(accountId: string, host: string, body: DestinationUpdate): Promise<Destination> {
+  async update(accountId: string, destination: string, body: DestinationUpdate): Promise<Destination> {
+    const { origin } = keyOf(destination);
     const flow = body.flow && Object.keys(body.flow).length ? body.flow : null;
     const row = await this.store.transaction(async (db) => {
       const saved = await upsertDestination(db, {
         accountId,
-        host,
+        origin,
         now: this.clock(),
         ...(body.flow !== undefined ? { flow } : {}),
         ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
@@ -87,103 +98,120 @@ export class Destinations {
       // The settings as set: limits and thresholds, nothing secret.
       await recordAudit(db, accountId, {
         action: 'destination.update',
-        resource: { type: 'destination', id: host },
+        resource: { type: 'destination', id: origin },
         details: {
           ...(body.flow !== undefined ? { flow } : {}),
           ...(body.circuit !== undefined ? { circuit: body.circuit } : {}),
         },
       });
       if (circuitOf(saved.circuit).enabled || saved.circuit_state === 'closed') return saved;
-      await this.breaker.reset(db, { accountId, host }, 'turn_off');
-      return (await findDestination(db, accountId, host))!;
+      await this.breaker.reset(db, { accountId, origin }, 'turn_off');
+      return (await findDestination(db, accountId, origin))!;
     });
-    return this.view(accountId, host, row);
+    return this.view(accountId, origin, row);
   }
 
   /** With `until`, a wake at that moment releases the held deliveries; without, `resume` does. */
-  async pause(accountId: string, host: string, body: DestinationPauseBody): Promise<Destination> {
+  async pause(accountId: string, destination: string, body: DestinationPauseBody): Promise<Destination> {
+    const { origin } = keyOf(destination);
     const now = this.clock();
     const until = body.until === undefined ? null : new Date(body.until);
     if (until && until <= now) throw ValidationError.field('until', 'must be in the future');
     const row = await this.store.transaction(async (db) => {
       const saved = await upsertDestination(db, {
         accountId,
-        host,
+        origin,
         now,
         pause: { at: now, until, note: body.note ?? null },
       });
-      if (until) await this.wakes.wakeAt(db, { accountId, host }, until);
+      if (until) await this.wakes.wakeAt(db, { accountId, origin }, until);
       await recordAudit(db, accountId, {
         action: 'destination.pause',
-        resource: { type: 'destination', id: host },
+        resource: { type: 'destination', id: origin },
         details: { until: until?.toISOString() ?? null, note: body.note ?? null },
       });
       return saved;
     });
-    return this.view(accountId, host, row);
+    return this.view(accountId, origin, row);
   }
 
-  /** Held deliveries go out again at once: a wake fires them (within the host's flow control and circuit). */
-  async resume(accountId: string, host: string): Promise<Destination> {
+  /** Held deliveries go out again at once: a wake fires them (within the origin's flow control and circuit). */
+  async resume(accountId: string, destination: string): Promise<Destination> {
+    const { origin } = keyOf(destination);
     const now = this.clock();
     const row = await this.store.transaction(async (db) => {
       const saved = await upsertDestination(db, {
         accountId,
-        host,
+        origin,
         now,
         pause: { at: null, until: null, note: null },
       });
-      await this.wakes.wakeAt(db, { accountId, host }, now);
+      await this.wakes.wakeAt(db, { accountId, origin }, now);
       await recordAudit(db, accountId, {
         action: 'destination.resume',
-        resource: { type: 'destination', id: host },
+        resource: { type: 'destination', id: origin },
       });
       return saved;
     });
-    return this.view(accountId, host, row);
+    return this.view(accountId, origin, row);
   }
 
   /** Closes the circuit, whatever its state (a disabled one waits for this), and releases what it held. */
-  async enable(accountId: string, host: string): Promise<Destination> {
+  async enable(accountId: string, destination: string): Promise<Destination> {
+    const { origin } = keyOf(destination);
     await this.store.transaction(async (db) => {
-      await this.breaker.reset(db, { accountId, host }, 'enable');
+      await this.breaker.reset(db, { accountId, origin }, 'enable');
       await recordAudit(db, accountId, {
         action: 'destination.enable',
-        resource: { type: 'destination', id: host },
+        resource: { type: 'destination', id: origin },
       });
     });
-    return this.get(accountId, host);
+    return this.view(accountId, origin, await findDestination(this.store.sql, accountId, origin));
   }
 
-  /** A bulk `retry` of the host's actions that failed in [since, until): the bulk operation's own answers. */
-  recover(principal: Principal, host: string, body: DestinationRecoverBody): Promise<BulkCreateResult> {
+  /**
+   * A bulk `retry` of the destination's actions that failed in [since, until): the bulk operation's own answers. An
+   * origin names its own actions; a bare host every origin of the host (an outage of a host is the common case).
+   */
+  recover(
+    principal: Principal,
+    destination: string,
+    body: DestinationRecoverBody,
+  ): Promise<BulkCreateResult> {
+    const key = keyOf(destination);
+    const byOrigin = destination.includes('://') || key.origin !== `https://${key.host}`;
     if (body.until !== undefined && Date.parse(body.until) <= Date.parse(body.since))
       throw ValidationError.field('until', 'must be after since');
     const create: BulkOperationCreate = {
       operation: 'retry',
       filter: {
-        destination_host: host,
+        ...(byOrigin ? { destination_origin: key.origin } : { destination_host: key.host }),
         failed_after: body.since,
         ...(body.until !== undefined ? { failed_before: body.until } : {}),
       },
       dry_run: body.dry_run,
-      note: body.note ?? `recover ${host} since ${body.since}`,
+      note: body.note ?? `recover ${byOrigin ? key.origin : key.host} since ${body.since}`,
     };
     return this.bulk.create(principal, create);
   }
 
-  private async view(accountId: string, host: string, row: DestinationRow | undefined): Promise<Destination> {
+  private async view(
+    accountId: string,
+    origin: string,
+    row: DestinationRow | undefined,
+  ): Promise<Destination> {
     const now = this.clock();
     const [load, stats] = await Promise.all([
-      destinationLoad(this.store.sql, accountId, host, now),
-      destinationStats(this.store.sql, accountId, host, new Date(now.getTime() - DAY_MS)),
+      destinationLoad(this.store.sql, accountId, origin, now),
+      destinationStats(this.store.sql, accountId, origin, new Date(now.getTime() - DAY_MS)),
     ]);
     const paused = pausedNow(row, now);
     const settings = { ...CIRCUIT_DEFAULTS, ...(row?.circuit ?? {}) };
     // As time has moved it: past `next_probe_at` an open circuit is half-open (its next delivery is the probe).
     const circuit = circuitAt(circuitRecordOf(row), circuitOf(row?.circuit), now).record;
     return {
-      host,
+      origin,
+      host: hostOfOrigin(origin),
       flow: row?.flow ?? null,
       circuit: {
         state: circuit.state,

@@ -98,10 +98,28 @@ describe('exampleEvent', () => {
   it('gives every event type an example that its own rule matches and describes', () => {
     const at = new Date('2026-11-25T10:00:00Z');
     for (const type of OPERATOR_EVENT_TYPES) {
-      const event = exampleEvent(type, at, 'billing.example.com');
+      const event = exampleEvent(type, at, { destination_host: 'billing.example.com' });
       const terms = termsOf({ ...base, events: [type] }, new Date(0), (ms) => ms);
       expect(matchesRule(terms, event), type).toBe(true);
       expect(describeEvent(storedEvent(event)).length, type).toBeGreaterThan(10);
+    }
+  });
+
+  it("names the filter's origin, which a rule on that origin matches", () => {
+    const at = new Date('2026-11-25T10:00:00Z');
+    const filter = { destination_origin: 'http://127.0.0.1:9000' };
+    for (const type of ['action.failed', 'delivery.late', 'destination.circuit_opened'] as const) {
+      const event = exampleEvent(type, at, filter);
+      expect(event.destination_host, type).toBe('127.0.0.1');
+      expect(event.details.origin, type).toBe('http://127.0.0.1:9000');
+      const terms = termsOf({ ...base, events: [type], filter }, new Date(0), (ms) => ms);
+      expect(matchesRule(terms, event), type).toBe(true);
+      const other = termsOf(
+        { ...base, events: [type], filter: { destination_origin: 'http://127.0.0.1:9001' } },
+        new Date(0),
+        (ms) => ms,
+      );
+      expect(matchesRule(other, event), type).toBe(false);
     }
   });
 });

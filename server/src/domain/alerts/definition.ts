@@ -6,6 +6,7 @@ import {
   type OperatorEventType,
 } from '@sched/contract';
 import type { z } from 'zod';
+import { hostOfOrigin } from '../destinations/origin.js';
 import { parseDuration } from '../schedule/duration.js';
 import type { AlertEvent, RuleTerms } from './rules.js';
 
@@ -97,9 +98,17 @@ export function smallestLateAfter(
   return smallest;
 }
 
-/** An example of each event type, for `POST /v1/alert-rules/{id}/test`: what a real alert of the rule would show. */
-export function exampleEvent(type: OperatorEventType, at: Date, host: string | null): AlertEvent {
-  const destination = host ?? 'api.example.com';
+/**
+ * An example of each event type, for `POST /v1/alert-rules/{id}/test`: what a real alert of the rule would show, about
+ * the destination its filter names (host, origin) when it names one.
+ */
+export function exampleEvent(
+  type: OperatorEventType,
+  at: Date,
+  filter: { destination_host?: string | undefined; destination_origin?: string | undefined } | null,
+): AlertEvent {
+  const origin = filter?.destination_origin ?? `https://${filter?.destination_host ?? 'api.example.com'}`;
+  const destination = filter?.destination_host ?? hostOfOrigin(origin);
   const action = { type: 'action' as const, id: '00000000-0000-4000-8000-000000000000' };
   switch (type) {
     case 'action.failed':
@@ -111,6 +120,7 @@ export function exampleEvent(type: OperatorEventType, at: Date, host: string | n
         details: {
           name: 'example action',
           mode: 'webhook',
+          origin,
           attempts: 5,
           status_code: 503,
           error: 'HTTP 503',
@@ -133,6 +143,7 @@ export function exampleEvent(type: OperatorEventType, at: Date, host: string | n
         details: {
           name: 'example action',
           mode: 'webhook',
+          origin,
           lateness_ms: 95_000,
           held_ms: 90_000,
           held_by: 'flow_control',
@@ -153,8 +164,8 @@ export function exampleEvent(type: OperatorEventType, at: Date, host: string | n
         type,
         at,
         destination_host: destination,
-        subject: { type: 'destination', id: destination },
-        details: {},
+        subject: { type: 'destination', id: origin },
+        details: { host: destination, origin },
       };
     case 'notification.undeliverable':
       return {

@@ -31,6 +31,8 @@ export interface RuleTerms {
   filter: {
     mode?: string | undefined;
     destination_host?: string | undefined;
+    /** Matched against the event's `details.origin` (deliveries and circuits carry it). */
+    destination_origin?: string | undefined;
     dedup_key?: string | undefined;
   } | null;
   threshold: { count: number; windowMs: number } | null;
@@ -102,6 +104,8 @@ export function matchesRule(rule: RuleTerms, event: AlertEvent): boolean {
   const f = rule.filter;
   if (f?.mode !== undefined && text(event.details.mode) !== f.mode) return false;
   if (f?.destination_host !== undefined && event.destination_host !== f.destination_host) return false;
+  if (f?.destination_origin !== undefined && text(event.details.origin) !== f.destination_origin)
+    return false;
   if (f?.dedup_key !== undefined) {
     const keys = event.details.dedup_keys;
     if (!Array.isArray(keys) || !keys.includes(f.dedup_key)) return false;

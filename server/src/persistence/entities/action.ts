@@ -84,11 +84,11 @@ export const ActionSchema = defineEntity({
       expression:
         'create index "actions_last_error_index" on "actions" ("account_id", "last_error_class", "last_status_code") where "last_error_class" is not null',
     },
-    // Due deliveries held by their destination (a pause, a circuit, flow control), by host: what a destination's
+    // Due deliveries held by their destination (a pause, a circuit, flow control), by origin: what a destination's
     // wake fires (app/destinations/breaker.ts) and the held gauges count. Rows enter when held and leave when claimed.
     {
       name: 'actions_held_index',
-      expression: `create index "actions_held_index" on "actions" ("account_id", "destination_host", "next_attempt_at") where "held_since" is not null and "status" in ${sqlList(DUE_STATES)}`,
+      expression: `create index "actions_held_index" on "actions" ("account_id", "destination_origin", "next_attempt_at") where "held_since" is not null and "status" in ${sqlList(DUE_STATES)}`,
     },
     {
       name: 'actions_replay_of_index',
@@ -164,6 +164,11 @@ export const ActionSchema = defineEntity({
     chainStepIndex: p.integer().nullable(),
     /** The request URL's host, lower-cased (derived on insert, persistence/actions.ts): the inbox filters on it. */
     destinationHost: p.string().length(255).nullable(),
+    /**
+     * The request URL's origin (domain/destinations/origin.ts, derived on insert): the destination whose circuit,
+     * flow control and pause the delivery obeys. Queries by origin also name the host, to use the host's index.
+     */
+    destinationOrigin: p.string().length(300).nullable(),
     /** The latest delivery attempt, copied from `delivery_attempts` as it is recorded: the inbox reads one row. */
     lastAttemptAt: p.datetime().nullable(),
     lastStatusCode: p.integer().nullable(),

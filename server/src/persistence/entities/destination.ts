@@ -4,15 +4,15 @@ import type { CircuitState } from '../../domain/destinations/circuit.js';
 import { AccountSchema } from './account.js';
 
 /**
- * One destination host of one account: its flow and circuit settings and its pause. A host without a
- * row has the defaults; the delivery claim looks a row up only by its primary key, inside its one statement.
+ * One destination of one account, named by its origin (scheme, host and port; domain/destinations/origin.ts): its
+ * flow and circuit settings and its pause. An origin without a row has the defaults; the delivery claim looks a row up only by its primary key, inside its one statement.
  */
 export const DestinationSchema = defineEntity({
   name: 'Destination',
   tableName: 'destinations',
   properties: {
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade').primary(),
-    host: p.string().length(255).primary(),
+    origin: p.string().length(300).primary(),
     flow: p.json<FlowSettings>().nullable(),
     circuit: p.json<CircuitSettings>().nullable(),
     /** Set while every delivery to the host is held; `pausedUntil` ends it by itself. */
