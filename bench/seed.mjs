@@ -70,6 +70,10 @@ export async function seedRows(
   const tables = await entityTables(stack.root, stack.databaseUrl);
   const target = tables.get(entity);
   if (!target) throw new Error(`seed: no entity ${entity} in this build`);
+  // A column of a newer build is left out when the build under test predates it (a run paired with an older build).
+  values = Object.fromEntries(
+    Object.entries(values).filter(([c]) => target.columns.has(c) || !NEWER_COLUMNS.has(c)),
+  );
   const unknown = Object.keys(values).filter((c) => !target.columns.has(c));
   if (unknown.length) throw new Error(`seed: ${target.table} has no column ${unknown.join(', ')}`);
   const missing = [...target.columns.values()].filter((c) => c.required && !(c.column in values));
@@ -89,6 +93,9 @@ export async function seedRows(
   await Promise.all(chunks);
   return nowMs() - t0;
 }
+
+/** Columns the seeds fill that builds the benchmark pairs with may not have yet. */
+const NEWER_COLUMNS = new Set(['destination_origin']);
 
 /** A UUIDv7 whose time is `at` (an SQL timestamptz) and whose rest comes from row `g` and `salt`: ids in time order. */
 const uuidAt = (at, salt) =>
@@ -110,7 +117,8 @@ export function seedPending(stack, { count, url, spreadDays = 30, firstDueInMs =
     params: [stack.accountId, url, host, count, spreadDays, firstDueInMs, new URL(url).origin],
     from: `, lateral (select now() + $8 * interval '1 millisecond'
                             + ((g * 7919) % $6)::float8 / $6 * $7 * interval '1 day' as due,
-                        now() - interval '30 days' + g::float8 / $6 * interval '30 days' as created) s`,
+                        now() - interval '30 days' + g::float8 / $6 * interval '30 days' as created,
+                        $9::text as origin) s`,
     values: {
       id: uuidAt('created', 'p'),
       account_id: '$3',
@@ -125,7 +133,7 @@ export function seedPending(stack, { count, url, spreadDays = 30, firstDueInMs =
       request: `jsonb_build_object('url', $4::text, 'method', 'POST', 'headers', '{}'::jsonb,
                                    'body', jsonb_build_object('due', (extract(epoch from due) * 1000)::bigint))`,
       destination_host: '$5',
-      destination_origin: '$9',
+      destination_origin: 'origin',
       created_at: 'created',
       updated_at: 'created',
     },
