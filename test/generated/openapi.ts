@@ -928,6 +928,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations/{host}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one signed test request to a host
+         * @description A `sched.test` event, signed with the account's secrets and sent through the SSRF guard, once (no retry), now: the answer says what the host did. Not an action: it spends no quota and moves no circuit. 404 for a host the account neither sends to nor has settings for; one test per host every 5 seconds (429 with `Retry-After`). docs/destinations.md#test-send.
+         */
+        post: operations["destinationsTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1664,6 +1684,26 @@ export interface webhooks {
          * @description Signed with the channel's `secret` when it has one (docs/signatures.md); `x-sched-event: alert`; `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/alerts.md).
          */
         post: operations["alert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sched.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test request to a destination (`POST /v1/destinations/{host}/test`)
+         * @description Signed with the account's signing secret(s) like a delivery (docs/signatures.md); `x-sched-event: sched.test`; sent once, never retried (docs/destinations.md#test-send).
+         */
+        post: operations["schedTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3249,6 +3289,39 @@ export interface components {
             scheduled: number;
             in_flight: number;
             failed: number;
+        };
+        DestinationTestEvent: {
+            /** @constant */
+            type: "sched.test";
+            /** @description The message id, also `webhook-id`. */
+            id: string;
+            destination: string;
+            sent_at: string;
+            message: string;
+        };
+        DestinationTestRequest: {
+            /** @description The path (and query) to send to on the host; default `/`. Default: `"/"`. */
+            path?: string;
+            /**
+             * @description Default `https`. Default: `"https"`.
+             * @enum {string}
+             */
+            scheme?: "https" | "http";
+            /** @description Default: the scheme's (443 or 80). */
+            port?: number;
+        };
+        DestinationTestResult: {
+            /** @description Where the test request went. */
+            url: string;
+            /** @description The host's HTTP status; null when no answer came (see `error`). */
+            status: number | null;
+            duration_ms: number;
+            /** @description Why no answer came: a timeout, a refused connection, an address the SSRF policy blocks. */
+            error?: string;
+            /** @description The first 512 characters of the answer body, when it had one. */
+            response_excerpt?: string;
+            /** @description True when the request carried the account's signatures. */
+            signed: boolean;
         };
         /** @description A part left out keeps its value; `null` clears it. */
         DestinationUpdate: {
@@ -13692,6 +13765,124 @@ export interface operations {
             };
         };
     };
+    destinationsTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "/hooks/sched"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DestinationTestRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://hooks.example.com/orders",
+                     *         "status": 1,
+                     *         "duration_ms": 1,
+                     *         "error": "string",
+                     *         "response_excerpt": "string",
+                     *         "signed": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DestinationTestResult"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     apiKeysList: {
         parameters: {
             query?: never;
@@ -18047,6 +18238,37 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["AlertWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    schedTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "sched.test",
+                 *       "id": "string",
+                 *       "destination": "string",
+                 *       "sent_at": "string",
+                 *       "message": "Ship v2 to production?"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DestinationTestEvent"];
             };
         };
         responses: {

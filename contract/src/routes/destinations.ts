@@ -8,6 +8,8 @@ import {
   DestinationPauseBody,
   DestinationRecoverBody,
   DestinationSummary,
+  DestinationTestBody,
+  DestinationTestResult,
   DestinationUpdate,
 } from '../schemas/destination.js';
 
@@ -82,5 +84,19 @@ export const destinationsContract = c.router({
     description:
       'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this host that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
     metadata: { example: { request: { since: '2026-11-25T08:00:00Z', dry_run: false } } },
+  },
+  test: {
+    method: 'POST',
+    path: '/v1/destinations/:host/test',
+    pathParams: hostParams,
+    body: DestinationTestBody,
+    responses: { 200: single(DestinationTestResult), 404: ErrorBody, ...authErrors },
+    summary: 'Send one signed test request to a host',
+    description:
+      "A `sched.test` event, signed with the account's secrets and sent through the SSRF guard, once (no retry), " +
+      'now: the answer says what the host did. Not an action: it spends no quota and moves no circuit. 404 for a ' +
+      'host the account neither sends to nor has settings for; one test per host every 5 seconds (429 with ' +
+      '`Retry-After`). docs/destinations.md#test-send.',
+    metadata: { example: { request: { path: '/hooks/sched' } } },
   },
 });

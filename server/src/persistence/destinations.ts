@@ -367,3 +367,30 @@ export async function topHeldHosts(
      limit ${limit}`.execute(db);
   return rows.map((r) => ({ host: r.host, held: r.held, states: r.states ?? [] }));
 }
+
+/** Whether the account sends to the host (an action aims at it) or has settings for it: what a test may target. */
+export async function destinationKnown(db: Sql, accountId: string, host: string): Promise<boolean> {
+  const row = await db
+    .selectNoFrom((eb) =>
+      eb
+        .or([
+          eb.exists(
+            eb
+              .selectFrom('actions')
+              .select(sql`1`.as('one'))
+              .where('account_id', '=', accountId)
+              .where('destination_host', '=', host),
+          ),
+          eb.exists(
+            eb
+              .selectFrom('destinations')
+              .select(sql`1`.as('one'))
+              .where('account_id', '=', accountId)
+              .where('host', '=', host),
+          ),
+        ])
+        .as('known'),
+    )
+    .executeTakeFirstOrThrow();
+  return Boolean(row.known);
+}

@@ -6,13 +6,14 @@ import { configureDestinationsPauseCommand } from './pause.js';
 import { configureDestinationsRecoverCommand } from './recover.js';
 import { configureDestinationsResumeCommand } from './resume.js';
 import { configureDestinationsSetCommand } from './set.js';
+import { configureDestinationsTestCommand } from './test.js';
 
 /** `sched destinations <verb>`: destination hosts (docs/destinations.md). */
 export function configureDestinationsCommand(program: Command): void {
   const destinations = program
     .command('destinations')
     .description(
-      'destination hosts: flow control, circuit breaker, pause and resume, recovery after an outage (docs/destinations.md)',
+      'destination hosts: flow control, circuit breaker, pause and resume, recovery after an outage, test-send (docs/destinations.md)',
     );
   configureDestinationsListCommand(destinations);
   configureDestinationsGetCommand(destinations);
@@ -21,4 +22,5 @@ export function configureDestinationsCommand(program: Command): void {
   configureDestinationsResumeCommand(destinations);
   configureDestinationsEnableCommand(destinations);
   configureDestinationsRecoverCommand(destinations);
+  configureDestinationsTestCommand(destinations);
 }

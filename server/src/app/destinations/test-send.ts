@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type DestinationTestBody,
+  type DestinationTestEvent,
+  type DestinationTestResult,
+  signRequest,
+} from '@sched/contract';
+import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import { rule } from '../../domain/rate-limit/policy.js';
+import { signingSecretsAt } from '../../persistence/accounts.js';
+import { destinationKnown } from '../../persistence/destinations.js';
+import { recordAudit } from '../audit.js';
+import { NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
+import type { Clock, Outbound, RequestSigning, Store } from '../ports.js';
+import type { RateLimiter } from '../rate-limiter.js';
+
+/** A test runs inside the API request that asked for it: shorter than a delivery's 30 s. */
+const TEST_TIMEOUT_MS = 10_000;
+/** What of the answer's body the caller sees. */
+const EXCERPT_CHARS = 512;
+
+export interface DestinationTestsDeps {
+  store: Store;
+  clock: Clock;
+  outbound: Outbound;
+  signing: RequestSigning;
+  allowPrivateDestinations: boolean;
+  /** Counts tests per host in PostgreSQL, so the limit holds across API processes. */
+  rateLimiter?: Pick<RateLimiter, 'check'> | undefined;
+}
+
+/** The URL a test goes to: the host, bracketed when it is an IPv6 address, on the scheme's port unless one is given. */
+export function testUrl(host: string, body: DestinationTestBody): string {
+  const name = host.includes(':') ? `[${host}]` : host;
+  return `${body.scheme}://${name}${body.port === undefined ? '' : `:${body.port}`}${body.path}`;
+}
+
+/**
+ * `POST /v1/destinations/{host}/test`: one signed `sched.test` request, sent now, whose outcome is the answer. It is
+ * no action (no quota, no attempt, no circuit statistics) and goes out whatever the host's pause or circuit says,
+ * since it is how an operator checks that a host is back; what bounds it is one test per host every few seconds.
+ */
+export class DestinationTests {
+  constructor(private readonly deps: DestinationTestsDeps) {}
+
+  async send(accountId: string, host: string, body: DestinationTestBody): Promise<DestinationTestResult> {
+    const url = testUrl(host, body);
+    const checked = checkDestinationUrl(url, { allowPrivate: this.deps.allowPrivateDestinations });
+    if (!checked.ok)
+      throw ValidationError.field(body.port === undefined ? 'scheme' : 'port', checked.message);
+    if (!(await destinationKnown(this.deps.store.sql, accountId, host)))
+      throw new NotFoundError('destination');
+    const now = this.deps.clock();
+    // Each test is a request to someone's host on the account's behalf: a burst of them must not become a flood.
+    const limit = await this.deps.rateLimiter?.check(
+      [rule('destinationTests', `${accountId}:${host}`, 1)],
+      1,
+      now,
+    );
+    if (limit && !limit.allowed) throw new RateLimitedError(limit.retryAfterSeconds);
+
+    const { current } = await signingSecretsAt(this.deps.store.sql, accountId, now);
+    // During a rotation's overlap, both the new secret and the one it replaces sign, as for a delivery.
+    const secrets = current ? await this.deps.signing.secretsFor(accountId, current) : [];
+    const messageId = `test_${randomUUID()}`;
+    const event: DestinationTestEvent = {
+      type: 'sched.test',
+      id: messageId,
+      destination: host,
+      sent_at: now.toISOString(),
+      message: 'A test request from sched: nothing to do. Check its signature, then answer 2xx.',
+    };
+    const payload = JSON.stringify(event);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-sched-event': 'sched.test',
+    };
+    if (secrets.length > 0) {
+      const signed = signRequest({
+        secret: secrets,
+        messageId,
+        timestamp: Math.floor(now.getTime() / 1000),
+        body: payload,
+      });
+      for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
+    }
+    const result = await this.deps.outbound.send({
+      url,
+      method: 'POST',
+      headers,
+      body: payload,
+      timeoutMs: TEST_TIMEOUT_MS,
+      maxResponseBytes: EXCERPT_CHARS * 4,
+    });
+    const answer: DestinationTestResult = {
+      url,
+      status: result.kind === 'response' ? result.status : null,
+      duration_ms: Math.round(result.durationMs),
+      signed: secrets.length > 0,
+      ...(result.kind === 'response'
+        ? result.bodyExcerpt
+          ? { response_excerpt: result.bodyExcerpt.slice(0, EXCERPT_CHARS) }
+          : {}
+        : { error: result.message }),
+    };
+    // The outcome, not the answer's body: a receiver's text has no place in the audit log.
+    await this.deps.store.transaction((db) =>
+      recordAudit(db, accountId, {
+        action: 'destination.test',
+        resource: { type: 'destination', id: host },
+        details: { url, status: answer.status, ...(answer.error ? { error: answer.error } : {}) },
+      }),
+    );
+    return answer;
+  }
+}
