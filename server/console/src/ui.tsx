@@ -96,14 +96,65 @@ export function useLoad<T>(
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-/** An error as the server said it, field by field; with `onRetry`, a button that tries the same read again. */
-export function ErrorNote({ error, onRetry }: { error: Error | undefined; onRetry?: () => void }) {
+/** Whether an error path is `prefix` or lies under it (`gate.recipients.0` under `gate.recipients`). */
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}.`);
+}
+
+/** The messages of a 422 for the fields under any of `paths`, with each one's own path when it is deeper. */
+export function fieldMessages(error: Error | undefined, paths: readonly string[]): string[] {
+  if (!(error instanceof SchedApiError)) return [];
+  return Object.entries(error.errors).flatMap(([path, messages]) => {
+    const prefix = paths.find((p) => under(path, p));
+    if (prefix === undefined) return [];
+    const where = path === prefix ? '' : `${path.slice(prefix.length + 1)}: `;
+    return messages.map((m) => `${where}${m}`);
+  });
+}
+
+/**
+ * A 422's messages beside the input they are about: render it right after the input, and give the input
+ * `fieldProps(...)`, so it is marked invalid and described by them.
+ */
+export function FieldError({ id, messages }: { id: string; messages: string[] }) {
+  if (messages.length === 0) return null;
+  return (
+    <span class="field-error" id={id}>
+      {messages.join('; ')}
+    </span>
+  );
+}
+
+/** The attributes of an input a `FieldError` with this id may describe. */
+export function fieldProps(id: string, messages: string[]) {
+  return messages.length > 0 ? { 'aria-invalid': true, 'aria-describedby': id } : {};
+}
+
+/**
+ * An error as the server gave it: its status, its message and a 422's fields, with Retry when the read may work
+ * again. `beside`: the fields a form shows next to their inputs (`FieldError`), left out of the list here.
+ */
+export function ErrorNote({
+  error,
+  onRetry,
+  beside = [],
+}: {
+  error: Error | undefined;
+  onRetry?: () => void;
+  beside?: readonly string[];
+}) {
   if (!error) return null;
-  const fields = error instanceof SchedApiError ? Object.entries(error.errors) : [];
+  const all = error instanceof SchedApiError ? Object.entries(error.errors) : [];
+  const fields = all.filter(([path]) => !beside.some((p) => under(path, p)));
   return (
     <div class="note error" role="alert">
       <strong>{error instanceof SchedApiError ? `HTTP ${error.status}: ` : ''}</strong>
-      {error.message}
+      {/* Every field is marked beside its input: the message, which names the first of them, would repeat it. */}
+      {fields.length < all.length && fields.length === 0 ? '' : error.message}
+      {error instanceof SchedApiError && error.status === 429 && error.retryAfterSeconds !== null && (
+        <> Too soon: try again in {error.retryAfterSeconds} s.</>
+      )}
+      {fields.length < all.length && <> The fields marked above say what to change.</>}
       {fields.length > 0 && (
         <ul>
           {fields.map(([path, messages]) => (

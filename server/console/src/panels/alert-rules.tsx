@@ -97,8 +97,37 @@ function thresholdOf(r: Pick<AlertRule, 'threshold'>): string {
   return r.threshold ? `${r.threshold.count} within ${r.threshold.window}` : 'every event';
 }
 
+/** Sends a rule's test (one sample per channel, now); `onSent` hears how many were queued. */
+function TestButton({
+  rule,
+  onSent,
+}: {
+  rule: Pick<AlertRule, 'id' | 'name' | 'channels'>;
+  onSent: (n: number) => void;
+}) {
+  const { client } = useConsole();
+  let queued = 0;
+  return (
+    <ConfirmButton
+      label="Send a test"
+      context={rule.name}
+      title={`Send a test of “${rule.name}”?`}
+      onConfirm={async () => {
+        queued = (await client.alertRules.test(rule.id)).notifications.length;
+      }}
+      onDone={() => onSent(queued)}
+    >
+      A sample message marked as a test goes now to each of its {rule.channels.length} channel(s), counted
+      against the plan's allowances like any alert. One test per rule a minute.
+    </ConfirmButton>
+  );
+}
+
+const queuedText = (n: number) => `${n} sample message${n === 1 ? '' : 's'} queued, one per channel.`;
+
 function RuleList({ route }: { route: Route }) {
   const { canWrite } = useConsole();
+  const [sent, setSent] = useState<{ id: string; name: string; count: number }>();
   const page = Number(route.query.get('page') ?? 1);
   const list = useLoad((c) => c.alertRules.list({ page, per_page: 25 }), [page]);
   return (
@@ -114,6 +143,11 @@ function RuleList({ route }: { route: Route }) {
           </a>
         </p>
       )}
+      {sent && (
+        <p class="note" role="status">
+          “{sent.name}”: {queuedText(sent.count)} <a href={href(`alerts/${sent.id}`)}>See how each went</a>
+        </p>
+      )}
       <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="alert rules" />}
       {list.data && (
@@ -127,6 +161,11 @@ function RuleList({ route }: { route: Route }) {
                 <th scope="col">Threshold</th>
                 <th scope="col">Channels</th>
                 <th scope="col">Last alert</th>
+                {canWrite && (
+                  <th scope="col">
+                    <span class="sr-only">Test</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -150,6 +189,11 @@ function RuleList({ route }: { route: Route }) {
                   <td>
                     <When at={r.state.last_alerted_at} />
                   </td>
+                  {canWrite && (
+                    <td>
+                      <TestButton rule={r} onSent={(count) => setSent({ id: r.id, name: r.name, count })} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -429,20 +473,13 @@ function RuleDetail({ id }: { id: string }) {
               <a class="button" href={href(`alerts/${r.id}/edit`)}>
                 Edit
               </a>
-              <ConfirmButton
-                label="Send a test"
-                title={`Send a test of “${r.name}”?`}
-                onConfirm={async () => {
-                  const sent = await client.alertRules.test(r.id);
-                  setNotice(
-                    `${sent.notifications.length} sample message${sent.notifications.length === 1 ? '' : 's'} queued, one per channel.`,
-                  );
+              <TestButton
+                rule={r}
+                onSent={(n) => {
+                  setNotice(queuedText(n));
+                  loaded.reload();
                 }}
-                onDone={loaded.reload}
-              >
-                A sample message marked as a test goes now to each of its {r.channels.length} channel(s),
-                counted against the plan's allowances like any alert.
-              </ConfirmButton>
+              />
               <ConfirmButton
                 label={r.enabled ? 'Disable' : 'Enable'}
                 title={`${r.enabled ? 'Disable' : 'Enable'} “${r.name}”?`}

@@ -6,6 +6,7 @@ import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
 import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When, words } from '../ui.js';
 import { Facts } from '../ui/table.js';
+import { TestSend } from './destination-test.js';
 
 function DestinationList() {
   const list = useLoad((c) => c.destinations.list(), []);
@@ -460,6 +461,7 @@ function DestinationDetail({ host }: { host: string }) {
           </p>
           {canWrite ? (
             <>
+              <TestSend host={d.host} />
               <SettingsForm d={d} onSaved={setShown} />
               <Recover host={d.host} onDone={reload} />
             </>

@@ -30,7 +30,7 @@ export interface DestinationTestsDeps {
 }
 
 /** The URL a test goes to: the host, bracketed when it is an IPv6 address, on the scheme's port unless one is given. */
-export function testUrl(host: string, body: DestinationTestBody): string {
+function testUrl(host: string, body: DestinationTestBody): string {
   const name = host.includes(':') ? `[${host}]` : host;
   return `${body.scheme}://${name}${body.port === undefined ? '' : `:${body.port}`}${body.path}`;
 }
