@@ -217,4 +217,26 @@ describe('the console acted from: new approval, alert rule test, destination tes
     await setVisibility(page, false);
     await expect.poll(() => reads.length).toBe(hidden + 1);
   }, 60_000);
+
+  it('lays the new forms out at 390 px with no horizontal scroll, axe clean', async (ctx) => {
+    if (!browser) return ctx.skip();
+    const page = await pages.open();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await pages.signIn(page, server.url, server.apiKey);
+    for (const [view, heading] of [
+      ['approvals/new', 'New approval'],
+      ['alerts', 'Alert rules'],
+      ['alerts/new', 'New alert rule'],
+      ['destinations/127.0.0.1', '127.0.0.1'],
+    ] as const) {
+      await page.goto(`${server.url}/console/${view}`);
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+      await expect.poll(() => page.locator('.skeleton').count()).toBe(0);
+      const overflow = (await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      )) as number;
+      expect(overflow, view).toBeLessThanOrEqual(0);
+      await pages.accessible(page, `${view} at 390 px`);
+    }
+  }, 60_000);
 });

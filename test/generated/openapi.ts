@@ -3293,10 +3293,19 @@ export interface components {
         DestinationTestEvent: {
             /** @constant */
             type: "sched.test";
-            /** @description The message id, also `webhook-id`. */
+            /**
+             * @description The message id, also `webhook-id`.
+             * @example test_5f0c8a7e-3b1d-4c2a-9e6f-7d8b9a0c1e2f
+             */
             id: string;
+            /**
+             * @description The host tested.
+             * @example api.example.com
+             */
             destination: string;
+            /** @example 2030-01-31T09:00:00.000Z */
             sent_at: string;
+            /** @example A test request from sched: nothing to do. Check its signature, then answer 2xx. */
             message: string;
         };
         DestinationTestRequest: {
@@ -3311,7 +3320,10 @@ export interface components {
             port?: number;
         };
         DestinationTestResult: {
-            /** @description Where the test request went. */
+            /**
+             * @description Where the test request went.
+             * @example https://api.example.com/hooks/sched
+             */
             url: string;
             /** @description The host's HTTP status; null when no answer came (see `error`). */
             status: number | null;
@@ -13797,7 +13809,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "url": "https://hooks.example.com/orders",
+                     *         "url": "https://api.example.com/hooks/sched",
                      *         "status": 1,
                      *         "duration_ms": 1,
                      *         "error": "string",
@@ -18262,10 +18274,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "type": "sched.test",
-                 *       "id": "string",
-                 *       "destination": "string",
-                 *       "sent_at": "string",
-                 *       "message": "Ship v2 to production?"
+                 *       "id": "test_5f0c8a7e-3b1d-4c2a-9e6f-7d8b9a0c1e2f",
+                 *       "destination": "api.example.com",
+                 *       "sent_at": "2030-01-31T09:00:00.000Z",
+                 *       "message": "A test request from sched: nothing to do. Check its signature, then answer 2xx."
                  *     }
                  */
                 "application/json": components["schemas"]["DestinationTestEvent"];

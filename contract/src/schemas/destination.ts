@@ -163,7 +163,10 @@ export type DestinationTestBody = z.output<typeof DestinationTestBody>;
 
 export const DestinationTestResult = z
   .object({
-    url: z.string().meta({ description: 'Where the test request went.' }),
+    url: z.string().meta({
+      description: 'Where the test request went.',
+      examples: ['https://api.example.com/hooks/sched'],
+    }),
     status: z
       .number()
       .int()
@@ -186,10 +189,15 @@ export type DestinationTestResult = z.infer<typeof DestinationTestResult>;
 export const DestinationTestEvent = z
   .object({
     type: z.literal('sched.test'),
-    id: z.string().meta({ description: 'The message id, also `webhook-id`.' }),
-    destination: z.string(),
-    sent_at: z.string(),
-    message: z.string(),
+    id: z.string().meta({
+      description: 'The message id, also `webhook-id`.',
+      examples: ['test_5f0c8a7e-3b1d-4c2a-9e6f-7d8b9a0c1e2f'],
+    }),
+    destination: z.string().meta({ description: 'The host tested.', examples: ['api.example.com'] }),
+    sent_at: z.string().meta({ examples: ['2030-01-31T09:00:00.000Z'] }),
+    message: z.string().meta({
+      examples: ['A test request from sched: nothing to do. Check its signature, then answer 2xx.'],
+    }),
   })
   .meta({ id: 'DestinationTestEvent' });
 export type DestinationTestEvent = z.infer<typeof DestinationTestEvent>;
