@@ -131,7 +131,7 @@ describe('the console acted from: new approval, alert rule test, destination tes
 
     await page.goto(`${server.url}/console/alerts`);
     const row = page.getByRole('row').filter({ hasText: 'Receiver down' });
-    await row.getByRole('button', { name: 'Send a test' }).click();
+    await row.getByRole('button', { name: 'Test Receiver down' }).click();
     const dialog = page.getByRole('dialog', { name: 'Send a test of “Receiver down”?' });
     await dialog.getByRole('button', { name: 'Send a test' }).click();
     await page.getByRole('status').filter({ hasText: '“Receiver down”: 1 sample message queued' }).waitFor();
@@ -142,7 +142,7 @@ describe('the console acted from: new approval, alert rule test, destination tes
     expect(verifyWebhook({ secret: `${secret}-not`, headers, body: hook!.raw }).ok).toBe(false);
 
     // One test per rule a minute: the second is refused, and the dialog says when to try again.
-    await row.getByRole('button', { name: 'Send a test' }).click();
+    await row.getByRole('button', { name: 'Test Receiver down' }).click();
     await dialog.getByRole('button', { name: 'Send a test' }).click();
     const refused = dialog.getByRole('alert');
     await refused.getByText('HTTP 429').waitFor();

@@ -100,16 +100,19 @@ function thresholdOf(r: Pick<AlertRule, 'threshold'>): string {
 /** Sends a rule's test (one sample per channel, now); `onSent` hears how many were queued. */
 function TestButton({
   rule,
+  label,
   onSent,
 }: {
   rule: Pick<AlertRule, 'id' | 'name' | 'channels'>;
+  label: string;
   onSent: (n: number) => void;
 }) {
   const { client } = useConsole();
   let queued = 0;
   return (
     <ConfirmButton
-      label="Send a test"
+      label={label}
+      confirmLabel="Send a test"
       context={rule.name}
       title={`Send a test of “${rule.name}”?`}
       onConfirm={async () => {
@@ -191,7 +194,11 @@ function RuleList({ route }: { route: Route }) {
                   </td>
                   {canWrite && (
                     <td>
-                      <TestButton rule={r} onSent={(count) => setSent({ id: r.id, name: r.name, count })} />
+                      <TestButton
+                        rule={r}
+                        label="Test"
+                        onSent={(count) => setSent({ id: r.id, name: r.name, count })}
+                      />
                     </td>
                   )}
                 </tr>
@@ -475,6 +482,7 @@ function RuleDetail({ id }: { id: string }) {
               </a>
               <TestButton
                 rule={r}
+                label="Send a test"
                 onSent={(n) => {
                   setNotice(queuedText(n));
                   loaded.reload();
