@@ -102,7 +102,7 @@ function under(path: string, prefix: string): boolean {
 }
 
 /** The messages of a 422 for the fields under any of `paths`, with each one's own path when it is deeper. */
-export function fieldMessages(error: Error | undefined, paths: readonly string[]): string[] {
+function fieldMessages(error: Error | undefined, paths: readonly string[]): string[] {
   if (!(error instanceof SchedApiError)) return [];
   return Object.entries(error.errors).flatMap(([path, messages]) => {
     const prefix = paths.find((p) => under(path, p));
@@ -112,22 +112,50 @@ export function fieldMessages(error: Error | undefined, paths: readonly string[]
   });
 }
 
-/**
- * A 422's messages beside the input they are about: render it right after the input, and give the input
- * `fieldProps(...)`, so it is marked invalid and described by them.
- */
-export function FieldError({ id, messages }: { id: string; messages: string[] }) {
-  if (messages.length === 0) return null;
-  return (
-    <span class="field-error" id={id}>
-      {messages.join('; ')}
-    </span>
-  );
+/** One input's share of a 422: the id of its `FieldError`, the messages, and the attributes that tie them. */
+export interface FieldState {
+  id: string;
+  messages: string[];
+  props: { 'aria-invalid'?: true; 'aria-describedby'?: string };
 }
 
-/** The attributes of an input a `FieldError` with this id may describe. */
-export function fieldProps(id: string, messages: string[]) {
-  return messages.length > 0 ? { 'aria-invalid': true, 'aria-describedby': id } : {};
+/**
+ * A form's inputs against a 422 of its request: `at(key, paths)` for each input, naming the body paths it stands
+ * for, gives what its `FieldError` shows and the attributes that mark the input; `beside` collects those paths for
+ * the form's `ErrorNote`, which lists only the rest.
+ */
+export function formFields(error: Error | undefined, idPrefix: string) {
+  const beside: string[] = [];
+  const at = (key: string, paths: readonly string[]): FieldState => {
+    beside.push(...paths);
+    const id = `${idPrefix}-${key}-error`;
+    const messages = fieldMessages(error, paths);
+    return {
+      id,
+      messages,
+      props: messages.length > 0 ? { 'aria-invalid': true, 'aria-describedby': id } : {},
+    };
+  };
+  /** `at` for each input of a table of them: `{ name: ['name'], when: ['schedule', 'scheduled_for'] }`. */
+  const each = <K extends string>(table: Record<K, readonly string[]>): Record<K, FieldState> =>
+    Object.fromEntries(
+      Object.entries<readonly string[]>(table).map(([key, paths]) => [key, at(key, paths)]),
+    ) as Record<K, FieldState>;
+  return { beside, at, each };
+}
+
+/**
+ * A 422's messages beside the input they are about: render it right after the input given `state.props`. Inside
+ * the input's label it must not become part of the input's name: hidden from the name, it is still the input's
+ * description (`aria-describedby` reads hidden text), so a screen reader says it once, after the name.
+ */
+export function FieldError({ state }: { state: FieldState }) {
+  if (state.messages.length === 0) return null;
+  return (
+    <span class="field-error" id={state.id} aria-hidden="true">
+      {state.messages.join('; ')}
+    </span>
+  );
 }
 
 /**

@@ -8,12 +8,14 @@ import {
   OPERATOR_EVENT_TYPES,
 } from '@sched/contract';
 import type { AlertRule, AlertRuleCreateBody, AlertRuleUpdateBody } from '@sched/sdk';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
 import {
   AnySelect,
   ConfirmButton,
   ErrorNote,
+  FieldError,
+  formFields,
   Loading,
   Pager,
   Status,
@@ -231,6 +233,7 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
   );
   const [error, setError] = useState<Error>();
   const [busy, setBusy] = useState(false);
+  const ids = useId();
   const setRow = (i: number, change: Partial<ChannelRow>) =>
     setChannels(channels.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const submit = async (e: Event) => {
@@ -285,6 +288,26 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
     }
   };
   const chatChannels = chat.data ?? [];
+  const form = formFields(error, ids);
+  const f = form.each({
+    name: ['name'],
+    events: ['events'],
+    mode: ['filter.mode'],
+    host: ['filter.destination_host'],
+    dedup: ['filter.dedup_key'],
+    count: ['threshold.count'],
+    window: ['threshold.window', 'threshold'],
+    group_wait: ['group_wait'],
+    repeat_every: ['repeat_every'],
+    late_after: ['late_after'],
+  });
+  // A channel's address, id or URL stands for the fields of its type; its secret for `secret`.
+  const target = (i: number) =>
+    form.at(
+      `channel-${i}`,
+      ['to', 'channel', 'url', 'type'].map((k) => `channels.${i}.${k}`),
+    );
+  const secret = (i: number) => form.at(`channel-${i}-secret`, [`channels.${i}.secret`]);
   return (
     <form class="settings-form" onSubmit={submit} aria-labelledby="rule-form-title">
       <h1 id="rule-form-title">{rule ? `Edit “${rule.name}”` : 'New alert rule'}</h1>
@@ -292,7 +315,8 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
         <legend>Rule</legend>
         <label>
           Name
-          <input name="name" required maxLength={255} defaultValue={rule?.name ?? ''} />
+          <input name="name" required maxLength={255} defaultValue={rule?.name ?? ''} {...f.name.props} />
+          <FieldError state={f.name} />
         </label>
         <label class="inline">
           <input name="enabled" type="checkbox" defaultChecked={rule?.enabled ?? true} /> Enabled
@@ -311,12 +335,14 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             <code>{t}</code>: {EVENT_NAMES[t]}
           </label>
         ))}
+        <FieldError state={f.events} />
       </fieldset>
       <fieldset class="filters">
         <legend>Only events about (empty: any)</legend>
         <label>
           Mode
           <AnySelect name="mode" values={ACTION_MODES} selected={rule?.filter?.mode} />
+          <FieldError state={f.mode} />
         </label>
         <label>
           Destination host
@@ -324,11 +350,14 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="destination_host"
             defaultValue={rule?.filter?.destination_host ?? ''}
             placeholder="api.example.com"
+            {...f.host.props}
           />
+          <FieldError state={f.host} />
         </label>
         <label>
           Dedup key
-          <input name="dedup_key" defaultValue={rule?.filter?.dedup_key ?? ''} />
+          <input name="dedup_key" defaultValue={rule?.filter?.dedup_key ?? ''} {...f.dedup.props} />
+          <FieldError state={f.dedup} />
         </label>
       </fieldset>
       <fieldset class="filters">
@@ -341,11 +370,19 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             min={1}
             max={1000}
             defaultValue={rule?.threshold?.count.toString() ?? ''}
+            {...f.count.props}
           />
+          <FieldError state={f.count} />
         </label>
         <label>
           within
-          <input name="threshold_window" defaultValue={rule?.threshold?.window ?? ''} placeholder="10m" />
+          <input
+            name="threshold_window"
+            defaultValue={rule?.threshold?.window ?? ''}
+            placeholder="10m"
+            {...f.window.props}
+          />
+          <FieldError state={f.window} />
         </label>
       </fieldset>
       <fieldset class="channels">
@@ -360,50 +397,58 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
           </datalist>
         )}
         <ol>
-          {channels.map((r, i) => (
-            <li key={i} class="filters">
-              <label>
-                Channel {i + 1} type
-                <select
-                  value={r.type}
-                  onChange={(e) => setRow(i, { type: e.currentTarget.value as AlertChannelType })}
-                >
-                  {ALERT_CHANNEL_TYPES.map((t) => (
-                    <option key={t} value={t}>
-                      {t}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label>
-                Channel {i + 1} {TARGET_LABEL[r.type].toLowerCase()}
-                <input
-                  value={r.target}
-                  required
-                  list={r.type === 'slack' || r.type === 'teams' ? 'chat-channels' : undefined}
-                  type={r.type === 'email' ? 'email' : r.type === 'webhook' ? 'url' : 'text'}
-                  onInput={(e) => setRow(i, { target: e.currentTarget.value })}
-                />
-              </label>
-              {r.type === 'webhook' && (
+          {channels.map((r, i) => {
+            const t = target(i);
+            const sec = secret(i);
+            return (
+              <li key={i} class="filters">
                 <label>
-                  Channel {i + 1} signing secret
-                  <input
-                    type="password"
-                    autoComplete="off"
-                    value={r.secret}
-                    placeholder={rule ? 'unchanged' : 'optional'}
-                    onInput={(e) => setRow(i, { secret: e.currentTarget.value })}
-                  />
+                  Channel {i + 1} type
+                  <select
+                    value={r.type}
+                    onChange={(e) => setRow(i, { type: e.currentTarget.value as AlertChannelType })}
+                  >
+                    {ALERT_CHANNEL_TYPES.map((t) => (
+                      <option key={t} value={t}>
+                        {t}
+                      </option>
+                    ))}
+                  </select>
                 </label>
-              )}
-              {channels.length > 1 && (
-                <button type="button" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
-                  Remove channel {i + 1}
-                </button>
-              )}
-            </li>
-          ))}
+                <label>
+                  Channel {i + 1} {TARGET_LABEL[r.type].toLowerCase()}
+                  <input
+                    value={r.target}
+                    required
+                    list={r.type === 'slack' || r.type === 'teams' ? 'chat-channels' : undefined}
+                    type={r.type === 'email' ? 'email' : r.type === 'webhook' ? 'url' : 'text'}
+                    onInput={(e) => setRow(i, { target: e.currentTarget.value })}
+                    {...t.props}
+                  />
+                  <FieldError state={t} />
+                </label>
+                {r.type === 'webhook' && (
+                  <label>
+                    Channel {i + 1} signing secret
+                    <input
+                      type="password"
+                      autoComplete="off"
+                      value={r.secret}
+                      placeholder={rule ? 'unchanged' : 'optional'}
+                      onInput={(e) => setRow(i, { secret: e.currentTarget.value })}
+                      {...sec.props}
+                    />
+                    <FieldError state={sec} />
+                  </label>
+                )}
+                {channels.length > 1 && (
+                  <button type="button" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
+                    Remove channel {i + 1}
+                  </button>
+                )}
+              </li>
+            );
+          })}
         </ol>
         {channels.length < 10 && (
           <button
@@ -422,7 +467,9 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="group_wait"
             defaultValue={rule?.group_wait ?? ''}
             placeholder={ALERT_DEFAULTS.group_wait}
+            {...f.group_wait.props}
           />
+          <FieldError state={f.group_wait} />
         </label>
         <label>
           At most one message per
@@ -430,7 +477,9 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="repeat_every"
             defaultValue={rule?.repeat_every ?? ''}
             placeholder={ALERT_DEFAULTS.repeat_every}
+            {...f.repeat_every.props}
           />
+          <FieldError state={f.repeat_every} />
         </label>
         <label>
           Late after (with delivery.late)
@@ -438,10 +487,12 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="late_after"
             defaultValue={rule?.late_after ?? ''}
             placeholder={ALERT_DEFAULTS.late_after}
+            {...f.late_after.props}
           />
+          <FieldError state={f.late_after} />
         </label>
       </fieldset>
-      <ErrorNote error={error} />
+      <ErrorNote error={error} beside={form.beside} />
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy}>
           {rule ? 'Save the rule' : 'Create the rule'}

@@ -1,8 +1,6 @@
 import type { DestinationTestResult } from '@sched/sdk';
 import { useId, useState } from 'preact/hooks';
-import { ErrorNote, FieldError, fieldMessages, fieldProps, useConsole } from '../ui.js';
-
-const PATHS = ['path', 'scheme', 'port'] as const;
+import { ErrorNote, FieldError, formFields, useConsole } from '../ui.js';
 
 /** What a test-send came back with, in a sentence: the status or why none came, the time, the signature. */
 function outcomeOf(r: DestinationTestResult): string {
@@ -43,13 +41,10 @@ export function TestSend({ host }: { host: string }) {
       setBusy(false);
     }
   };
-  const field = (k: (typeof PATHS)[number]) => {
-    const id = `${ids}-${k}-error`;
-    const messages = fieldMessages(error, [k]);
-    return { id, messages, props: fieldProps(id, messages) };
-  };
-  const path = field('path');
-  const port = field('port');
+  const form = formFields(error, ids);
+  const scheme = form.at('scheme', ['scheme']);
+  const port = form.at('port', ['port']);
+  const path = form.at('path', ['path']);
   const ok = result && result.status !== null && result.status >= 200 && result.status < 300;
   return (
     <section aria-labelledby={`${ids}-title`}>
@@ -61,26 +56,27 @@ export function TestSend({ host }: { host: string }) {
       <form class="filters" aria-label="Test-send" onSubmit={submit} noValidate>
         <label>
           Scheme
-          <select name="scheme">
+          <select name="scheme" {...scheme.props}>
             <option value="https">https</option>
             <option value="http">http</option>
           </select>
+          <FieldError state={scheme} />
         </label>
         <label>
           Port (optional)
           <input name="port" inputMode="numeric" size={6} {...port.props} />
-          <FieldError id={port.id} messages={port.messages} />
+          <FieldError state={port} />
         </label>
         <label>
           Path
           <input name="path" defaultValue="/" {...path.props} />
-          <FieldError id={path.id} messages={path.messages} />
+          <FieldError state={path} />
         </label>
         <button type="submit" disabled={busy}>
           Send a test request
         </button>
       </form>
-      <ErrorNote error={error} beside={PATHS} />
+      <ErrorNote error={error} beside={form.beside} />
       {result && (
         <div class={ok ? 'note' : 'note error'} role="status">
           <p>{outcomeOf(result)}</p>

@@ -3,7 +3,7 @@
 import { HTTP_METHODS } from '@sched/contract';
 import { useId, useState } from 'preact/hooks';
 import { href, navigate } from '../router.js';
-import { ErrorNote, FieldError, fieldMessages, fieldProps, useConsole } from '../ui.js';
+import { ErrorNote, FieldError, formFields, useConsole } from '../ui.js';
 
 /** The body paths of `POST /v1/actions` each input stands for: a 422 on one shows beside that input. */
 const PATHS = {
@@ -13,7 +13,6 @@ const PATHS = {
   when: ['schedule', 'scheduled_for'],
   body: ['request.body'],
 } as const;
-const BESIDE = Object.values(PATHS).flat();
 
 function bodyOf(text: string): unknown {
   if (!text.trim()) return undefined;
@@ -54,19 +53,8 @@ export function NewAction() {
       setBusy(false);
     }
   };
-  /** An input's error id and attributes, and the messages to show beside it. */
-  const field = (k: keyof typeof PATHS) => {
-    const id = `${ids}-${k}-error`;
-    const messages = fieldMessages(error, PATHS[k]);
-    return { id, messages, props: fieldProps(id, messages) };
-  };
-  const f = {
-    name: field('name'),
-    url: field('url'),
-    method: field('method'),
-    when: field('when'),
-    body: field('body'),
-  };
+  const form = formFields(error, ids);
+  const f = form.each(PATHS);
   return (
     <>
       <p>
@@ -81,7 +69,7 @@ export function NewAction() {
         <label>
           Name
           <input name="name" required maxLength={255} {...f.name.props} />
-          <FieldError id={f.name.id} messages={f.name.messages} />
+          <FieldError state={f.name} />
         </label>
         <label>
           URL
@@ -92,7 +80,7 @@ export function NewAction() {
             placeholder="https://api.example.com/hooks/order"
             {...f.url.props}
           />
-          <FieldError id={f.url.id} messages={f.url.messages} />
+          <FieldError state={f.url} />
         </label>
         <label>
           Method
@@ -103,7 +91,7 @@ export function NewAction() {
               </option>
             ))}
           </select>
-          <FieldError id={f.method.id} messages={f.method.messages} />
+          <FieldError state={f.method} />
         </label>
         <fieldset>
           <legend>When</legend>
@@ -117,15 +105,15 @@ export function NewAction() {
           <label>
             Wait or time
             <input name="when" required defaultValue="10m" {...f.when.props} />
-            <FieldError id={f.when.id} messages={f.when.messages} />
+            <FieldError state={f.when} />
           </label>
         </fieldset>
         <label>
           Body (JSON, or text)
           <textarea name="body" rows={4} {...f.body.props} />
-          <FieldError id={f.body.id} messages={f.body.messages} />
+          <FieldError state={f.body} />
         </label>
-        <ErrorNote error={error} beside={BESIDE} />
+        <ErrorNote error={error} beside={form.beside} />
         <button type="submit" class="primary" disabled={busy}>
           Schedule the action
         </button>

@@ -9,7 +9,7 @@ import {
 import type { ApprovalInput } from '@sched/sdk';
 import { useId, useState } from 'preact/hooks';
 import { href, navigate } from '../router.js';
-import { ErrorNote, FieldError, fieldMessages, fieldProps, useConsole, words } from '../ui.js';
+import { ErrorNote, FieldError, formFields, useConsole, words } from '../ui.js';
 
 type WhenKind = 'wait' | 'preset' | 'at';
 
@@ -24,8 +24,6 @@ const PATHS = {
   min: ['gate.min_approvals', 'gate.required_recipients'],
   buttons: ['gate.buttons'],
 } as const;
-
-const BESIDE = Object.values(PATHS).flat();
 
 /** Recipients as typed: one a line or separated by commas, blanks dropped. */
 function recipientsOf(text: string): string[] {
@@ -42,13 +40,6 @@ export function NewApproval() {
   const [busy, setBusy] = useState(false);
   const [kind, setKind] = useState<WhenKind>('wait');
   const [mode, setMode] = useState<ConfirmationMode>('first_response');
-  const problems = (k: keyof typeof PATHS) => fieldMessages(error, PATHS[k]);
-  /** An input's own error id and attributes, and the messages to show beside it. */
-  const field = (k: keyof typeof PATHS) => {
-    const id = `${ids}-${k}-error`;
-    const messages = problems(k);
-    return { id, messages, props: fieldProps(id, messages) };
-  };
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -82,16 +73,8 @@ export function NewApproval() {
     }
   };
 
-  const f = {
-    name: field('name'),
-    recipients: field('recipients'),
-    message: field('message'),
-    when: field('when'),
-    timeout: field('timeout'),
-    mode: field('mode'),
-    min: field('min'),
-    buttons: field('buttons'),
-  };
+  const form = formFields(error, ids);
+  const f = form.each(PATHS);
   const presets = `${ids}-presets`;
   return (
     <>
@@ -108,17 +91,17 @@ export function NewApproval() {
         <label>
           Name (optional)
           <input name="name" maxLength={255} {...f.name.props} />
-          <FieldError id={f.name.id} messages={f.name.messages} />
+          <FieldError state={f.name} />
         </label>
         <label>
           Recipients: emails, E.164 phones or contact:&lt;id&gt;:email, one a line
           <textarea name="recipients" rows={3} required {...f.recipients.props} />
-          <FieldError id={f.recipients.id} messages={f.recipients.messages} />
+          <FieldError state={f.recipients} />
         </label>
         <label>
           Message
           <textarea name="message" rows={4} required maxLength={5000} {...f.message.props} />
-          <FieldError id={f.message.id} messages={f.message.messages} />
+          <FieldError state={f.message} />
         </label>
         <fieldset>
           <legend>When it is sent</legend>
@@ -149,7 +132,7 @@ export function NewApproval() {
               list={kind === 'preset' ? presets : undefined}
               {...f.when.props}
             />
-            <FieldError id={f.when.id} messages={f.when.messages} />
+            <FieldError state={f.when} />
           </label>
           <datalist id={presets}>
             {SCHEDULE_PRESETS.map((p) => (
@@ -160,7 +143,7 @@ export function NewApproval() {
         <label>
           Timeout: how long the links answer (default 7d)
           <input name="timeout" placeholder="7d" {...f.timeout.props} />
-          <FieldError id={f.timeout.id} messages={f.timeout.messages} />
+          <FieldError state={f.timeout} />
         </label>
         <fieldset>
           <legend>Who must agree</legend>
@@ -178,13 +161,13 @@ export function NewApproval() {
                 </option>
               ))}
             </select>
-            <FieldError id={f.mode.id} messages={f.mode.messages} />
+            <FieldError state={f.mode} />
           </label>
           {mode === 'quorum' && (
             <label>
               Confirmations needed (2 to the number of recipients)
               <input name="min_approvals" type="number" min={2} step={1} required {...f.min.props} />
-              <FieldError id={f.min.id} messages={f.min.messages} />
+              <FieldError state={f.min} />
             </label>
           )}
         </fieldset>
@@ -198,9 +181,9 @@ export function NewApproval() {
             Decline label
             <input name="decline_label" maxLength={40} placeholder="Decline" {...f.buttons.props} />
           </label>
-          <FieldError id={f.buttons.id} messages={f.buttons.messages} />
+          <FieldError state={f.buttons} />
         </fieldset>
-        <ErrorNote error={error} beside={BESIDE} />
+        <ErrorNote error={error} beside={form.beside} />
         <button type="submit" class="primary" disabled={busy}>
           Ask for approval
         </button>
