@@ -184,4 +184,36 @@ describe('POST /v1/destinations/{host}/test', () => {
     expect(failed.code).toBe(1);
     expect(JSON.parse(failed.stdout).data).toMatchObject({ status: 500 });
   });
+
+  it('the SSRF policy: without private destinations, a loopback host or plain http is a 422 and nothing is sent', async () => {
+    const guarded = await startServer({
+      databaseUrl: db.url,
+      env: { SCHED_ALLOW_PRIVATE_DESTINATIONS: 'false' },
+      dataDir: server.dataDir,
+    });
+    try {
+      // Settings make a host one of the account's destinations without sending anything to it.
+      expect(
+        (await api(guarded, server.apiKey, 'PUT', `/v1/destinations/${HOST}`, { flow: { rate: 5 } })).status,
+      ).toBe(200);
+      const before = rx.requests.length;
+      const loopback = await api(guarded, server.apiKey, 'POST', `/v1/destinations/${HOST}/test`, {
+        port: port(),
+      });
+      expect(loopback.status).toBe(422);
+      expect(loopback.body.errors).toEqual({
+        host: ['must not target a private, loopback, link-local or reserved address'],
+      });
+      await api(guarded, server.apiKey, 'PUT', '/v1/destinations/api.example.com', { flow: { rate: 5 } });
+      const plain = await api(guarded, server.apiKey, 'POST', '/v1/destinations/api.example.com/test', {
+        scheme: 'http',
+      });
+      expect(plain.status).toBe(422);
+      expect(Object.keys(plain.body.errors)).toEqual(['scheme']);
+      expect(rx.requests.length).toBe(before);
+    } finally {
+      await guarded.stop();
+      await api(server, server.apiKey, 'PUT', `/v1/destinations/${HOST}`, { flow: null });
+    }
+  });
 });

@@ -44,10 +44,17 @@ export class DestinationTests {
   constructor(private readonly deps: DestinationTestsDeps) {}
 
   async send(accountId: string, host: string, body: DestinationTestBody): Promise<DestinationTestResult> {
+    const allowPrivate = this.deps.allowPrivateDestinations;
+    if (body.scheme === 'http' && !allowPrivate)
+      throw ValidationError.field(
+        'scheme',
+        'must be https (http only where private destinations are allowed)',
+      );
     const url = testUrl(host, body);
-    const checked = checkDestinationUrl(url, { allowPrivate: this.deps.allowPrivateDestinations });
-    if (!checked.ok)
-      throw ValidationError.field(body.port === undefined ? 'scheme' : 'port', checked.message);
+    // The destination policy, judged here on the name or literal address (422, nothing sent) and again by the
+    // outbound client on the address it connects to (a name resolving to a private address: `error`).
+    const checked = checkDestinationUrl(url, { allowPrivate });
+    if (!checked.ok) throw ValidationError.field('host', checked.message);
     if (!(await destinationKnown(this.deps.store.sql, accountId, host)))
       throw new NotFoundError('destination');
     const now = this.deps.clock();
