@@ -111,7 +111,7 @@ describe('the console acted from: new approval, alert rule test, destination tes
     }
   }, 90_000);
 
-  it("tests an alert rule from the list: the webhook gets the signed sample; a second test's 429 reads as words", async (ctx) => {
+  it("makes an alert rule (Slack by its webhook URL) and tests it from the list: each channel gets the sample, signed; a second test's 429 reads as words", async (ctx) => {
     if (!browser) return ctx.skip();
     rx.on('/alert-test', { status: 200 });
     const secret = 'console-forms-alert-secret';
@@ -125,21 +125,44 @@ describe('the console acted from: new approval, alert rule test, destination tes
     await page.getByLabel('Channel 1 type').selectOption('webhook');
     await page.getByLabel('Channel 1 webhook url').fill(`${rx.url}/alert-test`);
     await page.getByLabel('Channel 1 signing secret').fill(secret);
+    // A Slack channel given by its incoming-webhook URL (a loopback stand-in that takes Slack's JSON).
+    await page.getByRole('button', { name: 'Add a channel' }).click();
+    await page.getByLabel('Channel 2 type').selectOption('slack');
+    await page.getByLabel('Channel 2 slack webhook url or channel id').fill(`${rx.url}/slack-alert`);
     await pages.check(page, 'new-alert-rule');
+    // Refused (half a threshold): the chat channel made from the URL is removed again, nothing is left.
+    await page.getByLabel('At least (events)').fill('3');
+    await page.getByRole('button', { name: 'Create the rule' }).click();
+    await page.getByRole('alert').filter({ hasText: 'HTTP 422' }).waitFor();
+    expect(await page.locator('input[name="threshold_window"]').getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => sched.channels.list()).toEqual([]);
+    expect((await sched.alertRules.list()).data).toEqual([]);
+    await page.locator('input[name="threshold_count"]').fill('');
     await page.getByRole('button', { name: 'Create the rule' }).click();
     await page.getByRole('heading', { name: /Receiver down/, level: 1 }).waitFor();
+    // The URL became a chat channel of the account, which the rule names.
+    const [chat] = await sched.channels.list();
+    expect(chat).toMatchObject({
+      type: 'slack',
+      name: 'Receiver down (slack)',
+      webhook_url: `${rx.url}/slack-alert`,
+    });
+    const [rule] = (await sched.alertRules.list()).data;
+    expect(rule!.channels[1]).toMatchObject({ type: 'slack', channel: chat!.id });
 
     await page.goto(`${server.url}/console/alerts`);
     const row = page.getByRole('row').filter({ hasText: 'Receiver down' });
     await row.getByRole('button', { name: 'Test Receiver down' }).click();
     const dialog = page.getByRole('dialog', { name: 'Send a test of “Receiver down”?' });
     await dialog.getByRole('button', { name: 'Send a test' }).click();
-    await page.getByRole('status').filter({ hasText: '“Receiver down”: 1 sample message queued' }).waitFor();
+    await page.getByRole('status').filter({ hasText: '“Receiver down”: 2 sample messages queued' }).waitFor();
     const [hook] = await rx.waitFor('/alert-test', 1, 30_000);
     expect(hook!.json).toMatchObject({ type: 'alert', test: true, rule: { name: 'Receiver down' } });
     const headers = hook!.headers as Record<string, string>;
     expect(verifyWebhook({ secret, headers, body: hook!.raw }).ok).toBe(true);
     expect(verifyWebhook({ secret: `${secret}-not`, headers, body: hook!.raw }).ok).toBe(false);
+    const [slack] = await rx.waitFor('/slack-alert', 1, 30_000);
+    expect(JSON.stringify(slack!.json)).toContain('Receiver down');
 
     // One test per rule a minute: the second is refused, and the dialog says when to try again.
     await row.getByRole('button', { name: 'Test Receiver down' }).click();

@@ -39,7 +39,10 @@ const EVENT_NAMES: Record<(typeof OPERATOR_EVENT_TYPES)[number], string> = {
   'notification.undeliverable': 'an approval message could not be sent (channel not configured)',
 };
 
-/** One channel row of the form: `target` is the address, the chat channel's id or the webhook URL. */
+/**
+ * One channel row of the form: `target` is the address, the webhook URL, or for Slack and Teams a chat channel's id
+ * or an incoming-webhook URL (saved first as a chat channel, `POST /v1/channels`, whose id the rule then names).
+ */
 interface ChannelRow {
   type: AlertChannelType;
   target: string;
@@ -50,8 +53,8 @@ interface ChannelRow {
 const TARGET_LABEL: Record<AlertChannelType, string> = {
   email: 'Email address',
   sms: 'Phone (E.164)',
-  slack: 'Slack channel id',
-  teams: 'Teams channel id',
+  slack: 'Slack webhook URL or channel id',
+  teams: 'Teams webhook URL or channel id',
   webhook: 'Webhook URL',
 };
 
@@ -249,15 +252,31 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
     // Half a threshold is sent as given: the service answers which part is missing.
     const threshold = count || window ? { count: count ? Number(count) : Number.NaN, window } : undefined;
     const timing = (k: 'group_wait' | 'repeat_every' | 'late_after') => text(data, k) || undefined;
-    const fields = {
-      name: text(data, 'name'),
-      enabled: data.get('enabled') === 'on',
-      events: OPERATOR_EVENT_TYPES.filter((t) => data.getAll('events').includes(t)),
-      channels: channels.map(inputOf),
-    };
+    const name = text(data, 'name');
     setBusy(true);
     setError(undefined);
+    // Chat channels the form made from a webhook URL: removed again if the rule is not saved.
+    const made: string[] = [];
     try {
+      const inputs: AlertChannelInput[] = [];
+      for (const row of channels) {
+        const url = row.target.trim();
+        if ((row.type === 'slack' || row.type === 'teams') && /^https?:\/\//.test(url)) {
+          const chat = await client.channels.create({
+            name: `${name || 'alerts'} (${row.type})`.slice(0, 255),
+            type: row.type,
+            webhook_url: url,
+          });
+          made.push(chat.id);
+          inputs.push({ type: row.type, channel: chat.id });
+        } else inputs.push(inputOf(row));
+      }
+      const fields = {
+        name,
+        enabled: data.get('enabled') === 'on',
+        events: OPERATOR_EVENT_TYPES.filter((t) => data.getAll('events').includes(t)),
+        channels: inputs,
+      };
       if (rule) {
         const body: AlertRuleUpdateBody = {
           ...fields,
@@ -282,6 +301,7 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
         navigate(`alerts/${created.id}`);
       }
     } catch (err) {
+      for (const id of made) await client.channels.delete(id).catch(() => undefined);
       setError(err as Error);
     } finally {
       setBusy(false);
