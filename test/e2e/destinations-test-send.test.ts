@@ -4,6 +4,9 @@ import { createTestDatabase } from '../support/database.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
+/** Resolves at the start of the next 5-second window, the test limit's (windows are aligned to the epoch). */
+const freshTestWindow = () => new Promise((r) => setTimeout(r, 5000 - (Date.now() % 5000) + 50));
+
 // Test-sending a destination: one signed `sched.test` request to a loopback receiver, its outcome as the answer;
 // the per-host limit, the account scoping, the read scope, and that no action or quota is spent.
 describe('POST /v1/destinations/{host}/test', () => {
@@ -84,7 +87,7 @@ describe('POST /v1/destinations/{host}/test', () => {
   it('one test per host every 5 seconds: 429 with Retry-After; a refused connection is an outcome, not an error', async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
     // The limit's window is aligned to the clock: wait for a fresh one so both requests fall in it.
-    await new Promise((r) => setTimeout(r, 5000 - (Date.now() % 5000) + 50));
+    await freshTestWindow();
     rx.on('/limited', { status: 503, body: 'down for maintenance' });
     const first = await sched.destinations.test(HOST, { path: '/limited', scheme: 'http', port: port() });
     expect(first).toMatchObject({ status: 503, response_excerpt: 'down for maintenance' });
@@ -151,8 +154,34 @@ describe('POST /v1/destinations/{host}/test', () => {
     expect(rx.requests.filter((r) => r.headers['x-sched-event'] === 'sched.test')).toHaveLength(2);
   });
 
+  it("the host's own flow control applies: a test counts in its rate, and none goes out past it (429)", async () => {
+    const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
+    await sched.destinations.update(HOST, { flow: { rate: 1, period: '1m' } });
+    try {
+      rx.on('/flow', { status: 200 });
+      await freshTestWindow();
+      const first = await sched.destinations.test(HOST, { path: '/flow', scheme: 'http', port: port() });
+      expect(first.status).toBe(200);
+      // The next 5-second window: the per-host test limit allows one, the host's rate (1 a minute) does not.
+      await freshTestWindow();
+      const held = await api(server, server.apiKey, 'POST', `/v1/destinations/${HOST}/test`, {
+        path: '/flow',
+        scheme: 'http',
+        port: port(),
+      });
+      expect(held.status).toBe(429);
+      expect(held.body.message).toContain('flow control');
+      const retryAfter = Number(held.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(5);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(rx.to('/flow')).toHaveLength(1);
+    } finally {
+      await sched.destinations.update(HOST, { flow: null });
+    }
+  });
+
   it('the CLI: sched destinations test <host> --path prints the outcome and exits 1 unless 2xx', async () => {
-    await new Promise((r) => setTimeout(r, 5000 - (Date.now() % 5000) + 50));
+    await freshTestWindow();
     rx.on('/cli', { status: 204 });
     const env = { ...server.env, SCHED_API_URL: server.url, SCHED_API_KEY: server.apiKey };
     const ok = await runCli(
@@ -164,7 +193,7 @@ describe('POST /v1/destinations/{host}/test', () => {
     expect(ok.stdout).toMatch(/signed\s+yes/);
     expect(rx.to('/cli')).toHaveLength(1);
 
-    await new Promise((r) => setTimeout(r, 5000 - (Date.now() % 5000) + 50));
+    await freshTestWindow();
     rx.on('/cli-fail', { status: 500 });
     const failed = await runCli(
       [

@@ -939,7 +939,7 @@ export interface paths {
         put?: never;
         /**
          * Send one signed test request to a host
-         * @description A `sched.test` event, signed with the account's secrets and sent through the SSRF guard, once (no retry), now: the answer says what the host did. Not an action: it spends no quota and moves no circuit. 404 for a host the account neither sends to nor has settings for; one test per host every 5 seconds (429 with `Retry-After`). docs/destinations.md#test-send.
+         * @description A `sched.test` event, signed with the account's secrets and sent through the SSRF guard, once (no retry), now: the answer says what the host did. Not an action: it spends no quota and moves no circuit. 404 for a host the account neither sends to nor has settings for; one test per host every 5 seconds (429 with `Retry-After`), and none while the host's flow control is at its limit (429 too). docs/destinations.md#test-send.
          */
         post: operations["destinationsTest"];
         delete?: never;

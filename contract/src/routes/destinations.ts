@@ -96,7 +96,8 @@ export const destinationsContract = c.router({
       "A `sched.test` event, signed with the account's secrets and sent through the SSRF guard, once (no retry), " +
       'now: the answer says what the host did. Not an action: it spends no quota and moves no circuit. 404 for a ' +
       'host the account neither sends to nor has settings for; one test per host every 5 seconds (429 with ' +
-      '`Retry-After`). docs/destinations.md#test-send.',
+      "`Retry-After`), and none while the host's flow control is at its limit (429 too). " +
+      'docs/destinations.md#test-send.',
     metadata: { example: { request: { path: '/hooks/sched' } } },
   },
 });

@@ -5,10 +5,17 @@ import {
   type DestinationTestResult,
   signRequest,
 } from '@sched/contract';
+import { decideFlow } from '../../domain/destinations/flow.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import { rule } from '../../domain/rate-limit/policy.js';
 import { signingSecretsAt } from '../../persistence/accounts.js';
-import { destinationKnown } from '../../persistence/destinations.js';
+import type { Sql } from '../../persistence/database.js';
+import {
+  destinationKnown,
+  lockDestination,
+  requestsInFlight,
+  saveRateWindow,
+} from '../../persistence/destinations.js';
 import { recordAudit } from '../audit.js';
 import { NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import type { Clock, Outbound, RequestSigning, Store } from '../ports.js';
@@ -35,10 +42,39 @@ function testUrl(host: string, body: DestinationTestBody): string {
   return `${body.scheme}://${name}${body.port === undefined ? '' : `:${body.port}`}${body.path}`;
 }
 
+/** No action's id: a test is not one of the requests in flight it counts. */
+const NO_ACTION = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The host's flow control, as a delivery meets it but without waiting: a test is one more request of the host's
+ * rate window, and none is sent while the host is at its parallelism or rate. Answers when to try again, or null
+ * (admitted, and counted).
+ */
+async function takeFlowSlot(db: Sql, accountId: string, host: string, now: Date): Promise<Date | null> {
+  const row = await lockDestination(db, accountId, host);
+  if (!row?.flow) return null;
+  const inFlight = await requestsInFlight(db, { accountId, host, actionId: NO_ACTION, now });
+  const flow = decideFlow(
+    row.flow,
+    { inFlight, windowStart: row.rate_window_start, windowCount: row.rate_window_count },
+    now,
+  );
+  if (!flow.admit) return flow.retryAt;
+  if (row.flow.rate !== undefined)
+    await saveRateWindow(db, {
+      accountId,
+      host,
+      windowStart: flow.windowStart,
+      windowCount: flow.windowCount,
+    });
+  return null;
+}
+
 /**
  * `POST /v1/destinations/{host}/test`: one signed `sched.test` request, sent now, whose outcome is the answer. It is
  * no action (no quota, no attempt, no circuit statistics) and goes out whatever the host's pause or circuit says,
- * since it is how an operator checks that a host is back; what bounds it is one test per host every few seconds.
+ * since it is how an operator checks that a host is back; what bounds it is one test per host every few seconds,
+ * and the host's own flow control.
  */
 export class DestinationTests {
   constructor(private readonly deps: DestinationTestsDeps) {}
@@ -65,6 +101,12 @@ export class DestinationTests {
       now,
     );
     if (limit && !limit.allowed) throw new RateLimitedError(limit.retryAfterSeconds);
+    const heldUntil = await this.deps.store.transaction((db) => takeFlowSlot(db, accountId, host, now));
+    if (heldUntil)
+      throw new RateLimitedError(
+        Math.max(1, Math.ceil((heldUntil.getTime() - now.getTime()) / 1000)),
+        "the host's flow control is at its limit: a test waits for no slot",
+      );
 
     const { current } = await signingSecretsAt(this.deps.store.sql, accountId, now);
     // During a rotation's overlap, both the new secret and the one it replaces sign, as for a delivery.
