@@ -59,6 +59,7 @@ describe('the console acted from: new approval, alert rule test, destination tes
 
   it('asks for an approval through its form: a 422 beside its field, then created, and the email arrives', async (ctx) => {
     if (!browser) return ctx.skip();
+    const carol = await sched.contacts.create({ name: 'Carol', email: 'carol@example.com' });
     const page = await pages.open();
     await pages.signIn(page, server.url, server.apiKey);
     await page.goto(`${server.url}/console/approvals`);
@@ -67,6 +68,11 @@ describe('the console acted from: new approval, alert rule test, destination tes
     const form = page.getByRole('form', { name: 'New approval' });
     await form.getByLabel('Name (optional)').fill('Rotate the database credentials');
     await form.getByLabel(/^Recipients/).fill('ada@example.com\nbob@example.com');
+    // A contact by name: its reference joins the list.
+    await form.getByLabel('Add a contact').selectOption(`contact:${carol.id}:email`);
+    expect(await form.getByLabel(/^Recipients/).inputValue()).toBe(
+      `ada@example.com\nbob@example.com\ncontact:${carol.id}:email`,
+    );
     await form.getByLabel('Message').fill('Rotate the production database credentials tonight?');
     await form.getByLabel('Wait, preset or time').fill('1s');
     await form.getByLabel('Timeout: how long the links answer (default 7d)').fill('1d');
@@ -81,7 +87,7 @@ describe('the console acted from: new approval, alert rule test, destination tes
     expect(await needed.getAttribute('aria-invalid')).toBe('true');
     const describedBy = await needed.getAttribute('aria-describedby');
     expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain(
-      'must be at most the number of recipients (2)',
+      'must be at most the number of recipients (3)',
     );
     // Only the fields marked say what to change; the summary does not repeat them.
     expect(await form.getByRole('alert').textContent()).toContain(
@@ -104,7 +110,7 @@ describe('the console acted from: new approval, alert rule test, destination tes
       timeout: '1d',
       buttons: ['Rotate now', 'Not tonight'],
     });
-    for (const to of ['ada@example.com', 'bob@example.com']) {
+    for (const to of ['ada@example.com', 'bob@example.com', 'carol@example.com']) {
       const [mail] = await smtp.waitFor(to, 1, 30_000);
       expect(mail!.text).toContain('Rotate the production database credentials tonight?');
       expect(mail!.text).toContain('Rotate now: ');

@@ -9,7 +9,7 @@ import {
 import type { ApprovalInput } from '@sched/sdk';
 import { useId, useState } from 'preact/hooks';
 import { href, navigate } from '../router.js';
-import { ErrorNote, FieldError, formFields, useConsole, words } from '../ui.js';
+import { ErrorNote, FieldError, formFields, useConsole, useLoad, words } from '../ui.js';
 
 type WhenKind = 'wait' | 'preset' | 'at';
 
@@ -40,6 +40,13 @@ export function NewApproval() {
   const [busy, setBusy] = useState(false);
   const [kind, setKind] = useState<WhenKind>('wait');
   const [mode, setMode] = useState<ConfirmationMode>('first_response');
+  const [recipients, setRecipients] = useState('');
+  // The account's contacts, offered by name: a pick adds its `contact:<id>:email|phone` line.
+  const contacts = useLoad((c) => c.contacts.list().catch(() => []), []);
+  const references = (contacts.data ?? []).flatMap((c) => [
+    ...(c.email ? [{ ref: `contact:${c.id}:email`, label: `${c.name}: email ${c.email}` }] : []),
+    ...(c.phone ? [{ ref: `contact:${c.id}:phone`, label: `${c.name}: SMS ${c.phone}` }] : []),
+  ]);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -95,9 +102,35 @@ export function NewApproval() {
         </label>
         <label>
           Recipients: emails, E.164 phones or contact:&lt;id&gt;:email, one a line
-          <textarea name="recipients" rows={3} required {...f.recipients.props} />
+          <textarea
+            name="recipients"
+            rows={3}
+            required
+            value={recipients}
+            onInput={(e) => setRecipients(e.currentTarget.value)}
+            {...f.recipients.props}
+          />
           <FieldError state={f.recipients} />
         </label>
+        {references.length > 0 && (
+          <label>
+            Add a contact
+            <select
+              value=""
+              onChange={(e) => {
+                const ref = e.currentTarget.value;
+                if (ref) setRecipients((r) => (r.trim() ? `${r.trimEnd()}\n${ref}` : ref));
+              }}
+            >
+              <option value="">choose a contact…</option>
+              {references.map((r) => (
+                <option key={r.ref} value={r.ref}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label>
           Message
           <textarea name="message" rows={4} required maxLength={5000} {...f.message.props} />
