@@ -24,7 +24,7 @@ import { eventually, statusOf } from '../support/wait.js';
 
 /** Any button that changes something on these panels. */
 const WRITE_BUTTONS =
-  /Remind|Reassign|Pause deliveries|Resume deliveries|Save settings|Count what a recovery|Retry \d|Stop|Enable|Send a test|Disable|Delete|Create the rule|Save the rule/;
+  /Remind|Reassign|Pause deliveries|Resume deliveries|Save settings|Count what a recovery|Retry \d|Stop|Enable|Send a test|^Test |Disable|Delete|Create the rule|Save the rule|Ask for approval|Schedule the action/;
 
 async function createdAction(sched: SchedClient, body: Parameters<SchedClient['actions']['create']>[0]) {
   const made = await sched.actions.create(body);
@@ -503,13 +503,18 @@ describe('the console panels of operations in a browser', () => {
       `alerts/${rule.id}`,
       'alerts/new',
       `alerts/${rule.id}/edit`,
+      'approvals/new',
+      'actions/new',
     ];
     for (const view of views) {
       await page.goto(`${server.url}/console/${view}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
       expect(await page.getByRole('button', { name: WRITE_BUTTONS }).count(), view).toBe(0);
-      expect(await page.getByRole('link', { name: /New alert rule|^Edit$/ }).count(), view).toBe(0);
+      expect(
+        await page.getByRole('link', { name: /New alert rule|^Edit$|New approval|New action/ }).count(),
+        view,
+      ).toBe(0);
     }
     // It reads what the write key reads: the destination's settings as text, the operation running.
     await page.goto(`${server.url}/console/destinations/${host}`);

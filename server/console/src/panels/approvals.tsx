@@ -201,7 +201,9 @@ function Recipients({ approval, onChange }: { approval: ApprovalSummary; onChang
  * the URL; a reminder to who has not answered from each row.
  */
 export function ApprovalsPanel({ route }: { route: Route }) {
-  return route.path === 'approvals/new' ? <NewApproval /> : <ApprovalList route={route} />;
+  const { canWrite } = useConsole();
+  // A read-scope session gets the list: the form would only end in a 403.
+  return route.path === 'approvals/new' && canWrite ? <NewApproval /> : <ApprovalList route={route} />;
 }
 
 function ApprovalList({ route }: { route: Route }) {
