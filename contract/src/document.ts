@@ -2,6 +2,7 @@ import {
   ACTION_CALLBACK_EVENTS,
   type ActionCallbackEvent,
   AlertWebhookBody,
+  DestinationTestEvent,
   ActionExecutedCallback,
   ActionExpiredCallback,
   ActionFailedCallback,
@@ -129,6 +130,16 @@ export function openApiDocument() {
             '`webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx ' +
             'and network errors, 3 tries in all (docs/alerts.md).',
           body: AlertWebhookBody,
+        },
+      ],
+      [
+        'sched.test',
+        {
+          summary: 'A test request to a destination (`POST /v1/destinations/{host}/test`)',
+          description:
+            "Signed with the account's signing secret(s) like a delivery (docs/signatures.md); " +
+            '`x-sched-event: sched.test`; sent once, never retried (docs/destinations.md#test-send).',
+          body: DestinationTestEvent,
         },
       ],
     ]),

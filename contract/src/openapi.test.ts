@@ -2,7 +2,14 @@ import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { openApiDocument } from './document.js';
-import { ActionCallback, AlertWebhookBody, CHAIN_CALLBACK_EVENTS, ChainCallback, contract } from './index.js';
+import {
+  ActionCallback,
+  AlertWebhookBody,
+  CHAIN_CALLBACK_EVENTS,
+  ChainCallback,
+  contract,
+  DestinationTestEvent,
+} from './index.js';
 
 type Operation = {
   operationId: string;
@@ -72,18 +79,25 @@ describe('the OpenAPI document', () => {
     expect(problems).toEqual([]);
   });
 
-  it('lists every callback event and the alert webhook under webhooks, with a valid example body', () => {
+  it('lists every callback event, the alert webhook and the test-send under webhooks, with a valid example body', () => {
     const events = [
       ...ActionCallback.options.map((o) => o.shape.event.value),
       ...CHAIN_CALLBACK_EVENTS,
       'alert',
+      'sched.test',
     ];
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...events].sort());
     for (const [event, hook] of Object.entries(doc.webhooks!)) {
       const example = (hook.post!.requestBody as Operation['requestBody'])!.content['application/json']!
         .example;
       const schema =
-        event === 'alert' ? AlertWebhookBody : event.startsWith('chain.') ? ChainCallback : ActionCallback;
+        event === 'alert'
+          ? AlertWebhookBody
+          : event === 'sched.test'
+            ? DestinationTestEvent
+            : event.startsWith('chain.')
+              ? ChainCallback
+              : ActionCallback;
       expect(issues(schema, example), event).toEqual([]);
     }
   });

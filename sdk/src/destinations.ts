@@ -5,6 +5,8 @@ import type {
   DestinationPauseBody,
   DestinationRecoverBody,
   DestinationSummary,
+  DestinationTestBody,
+  DestinationTestResult,
   DestinationUpdate,
 } from '@sched/contract';
 import type { z } from 'zod';
@@ -14,6 +16,9 @@ import { unwrap } from './unwrap.js';
 
 export type { Destination, DestinationSummary, DestinationUpdate };
 export type DestinationRecoverInput = z.input<typeof DestinationRecoverBody>;
+export type { DestinationTestResult };
+/** Where on the host the test goes: `path` (default `/`), `scheme` (default `https`), `port`. */
+export type DestinationTestInput = z.input<typeof DestinationTestBody>;
 
 /**
  * Destinations (`/v1/destinations`), keyed by origin (scheme, host and port): settings, circuit, pause, load and
@@ -39,6 +44,11 @@ export interface DestinationsApi {
     body: DestinationRecoverInput,
     options?: CallOptions,
   ): Promise<BulkDryRun | BulkOperation>;
+  /**
+   * Sends one signed `sched.test` request to the host now and answers what it did (`status`, `duration_ms`,
+   * `error`, `response_excerpt`). Once per host every 5 seconds: a `SchedApiError` with status 429 otherwise.
+   */
+  test(host: string, body?: DestinationTestInput, options?: CallOptions): Promise<DestinationTestResult>;
 }
 
 export function destinationsApi(raw: RawClient): DestinationsApi {
@@ -53,6 +63,8 @@ export function destinationsApi(raw: RawClient): DestinationsApi {
       unwrap(await raw.destinations.pause({ ...params(host, o), body }), 200).data,
     resume: async (host, o) => unwrap(await raw.destinations.resume(params(host, o)), 200).data,
     enable: async (host, o) => unwrap(await raw.destinations.enable(params(host, o)), 200).data,
+    test: async (host, body = {}, o) =>
+      unwrap(await raw.destinations.test({ ...params(host, o), body }), 200).data,
     async recover(host, body, o) {
       const result = await raw.destinations.recover({ ...params(host, o), body });
       if (result.status === 200) return result.body.data;

@@ -47,6 +47,8 @@ export type {
   DestinationsApi,
   DestinationSummary,
   DestinationUpdate,
+  DestinationTestInput,
+  DestinationTestResult,
 } from './destinations.js';
 export { FINAL_CHAIN_STATES } from './chains.js';
 export type {

@@ -85,6 +85,7 @@ export const routes = {
     resume: ['POST', '/v1/destinations/:host/resume'],
     enable: ['POST', '/v1/destinations/:host/enable'],
     recover: ['POST', '/v1/destinations/:host/recover'],
+    test: ['POST', '/v1/destinations/:host/test'],
   },
   apiKeys: {
     list: ['GET', '/v1/api-keys'],

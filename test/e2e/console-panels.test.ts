@@ -24,7 +24,7 @@ import { eventually, statusOf } from '../support/wait.js';
 
 /** Any button that changes something on these panels. */
 const WRITE_BUTTONS =
-  /Remind|Reassign|Pause deliveries|Resume deliveries|Save settings|Count what a recovery|Retry \d|Stop|Enable|Send a test|Disable|Delete|Create the rule|Save the rule/;
+  /Remind|Reassign|Pause deliveries|Resume deliveries|Save settings|Count what a recovery|Retry \d|Stop|Enable|Send a test|^Test |Disable|Delete|Create the rule|Save the rule|Ask for approval|Schedule the action/;
 
 async function createdAction(sched: SchedClient, body: Parameters<SchedClient['actions']['create']>[0]) {
   const made = await sched.actions.create(body);
@@ -380,9 +380,16 @@ describe('the console panels of operations in a browser', () => {
     // Half a threshold: the service's 422 names the missing part, shown in the form; nothing is created.
     await page.getByLabel('At least (events)').fill('3');
     await page.getByRole('button', { name: 'Create the rule' }).click();
-    await page.getByRole('alert').filter({ hasText: 'threshold.window' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'HTTP 422' }).waitFor();
+    // Beside the input it names, which is marked invalid and described by it.
+    // (Its label now holds the message too, hidden from the name: found by its field name.)
+    const within = page.locator('input[name="threshold_window"]');
+    expect(await within.getAttribute('aria-invalid')).toBe('true');
+    expect(
+      await page.locator(`[id="${await within.getAttribute('aria-describedby')}"]`).textContent(),
+    ).toBeTruthy();
     expect((await sched.alertRules.list()).data).toEqual([]);
-    await page.getByLabel('within', { exact: true }).fill('10m');
+    await within.fill('10m');
     await page.getByRole('button', { name: 'Create the rule' }).click();
     await page.getByRole('heading', { name: /Ledger failing/, level: 1 }).waitFor();
     [rule] = (await sched.alertRules.list()).data as [AlertRuleSummary];
@@ -501,13 +508,18 @@ describe('the console panels of operations in a browser', () => {
       `alerts/${rule.id}`,
       'alerts/new',
       `alerts/${rule.id}/edit`,
+      'approvals/new',
+      'actions/new',
     ];
     for (const view of views) {
       await page.goto(`${server.url}/console/${view}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
       expect(await page.getByRole('button', { name: WRITE_BUTTONS }).count(), view).toBe(0);
-      expect(await page.getByRole('link', { name: /New alert rule|^Edit$/ }).count(), view).toBe(0);
+      expect(
+        await page.getByRole('link', { name: /New alert rule|^Edit$|New approval|New action/ }).count(),
+        view,
+      ).toBe(0);
     }
     // It reads what the write key reads: the destination's settings as text, the operation running.
     await page.goto(`${server.url}/console/destinations/${encodeURIComponent(origin)}`);

@@ -249,7 +249,12 @@ describe('the console on any screen, acted from', () => {
     // A wait the API does not read: its 422 names the field, and nothing is created.
     await form.getByRole('button', { name: 'Schedule the action' }).click();
     await form.getByRole('alert').getByText('HTTP 422').waitFor();
-    expect(await form.getByRole('alert').textContent()).toContain('schedule.wait');
+    // Beside the input it is about, which is marked invalid and described by it.
+    const when = form.getByLabel('Wait or time');
+    expect(await when.getAttribute('aria-invalid')).toBe('true');
+    expect(
+      await page.locator(`[id="${await when.getAttribute('aria-describedby')}"]`).textContent(),
+    ).not.toBe('');
     expect((await sched.actions.list({ search: 'Made in the console' })).data).toHaveLength(0);
     await form.getByLabel('Wait or time').fill('1s');
     await form.getByRole('button', { name: 'Schedule the action' }).click();

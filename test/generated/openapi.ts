@@ -928,6 +928,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations/{host}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one signed test request to a destination
+         * @description A `sched.test` event, signed with the account's secrets and sent through the SSRF guard, once (no retry), now: the answer says what the receiver did. The path names an origin (sent there; `scheme` and `port` of the body are for a bare host, whose default is https on its default port). Not an action: it spends no quota and moves no circuit. 404 for an origin the account neither sends to nor has settings for; one test per origin every 5 seconds (429 with `Retry-After`), and none while the origin's flow control is at its limit (429 too). docs/destinations.md#test-send.
+         */
+        post: operations["destinationsTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1688,6 +1708,26 @@ export interface webhooks {
          * @description Signed with the channel's `secret` when it has one (docs/signatures.md); `x-sched-event: alert`; `webhook-id` equals the body `id`, the same on every retry: deduplicate by it. Retried on 429, 5xx and network errors, 3 tries in all (docs/alerts.md).
          */
         post: operations["alert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sched.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test request to a destination (`POST /v1/destinations/{host}/test`)
+         * @description Signed with the account's signing secret(s) like a delivery (docs/signatures.md); `x-sched-event: sched.test`; sent once, never retried (docs/destinations.md#test-send).
+         */
+        post: operations["schedTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3295,6 +3335,51 @@ export interface components {
             scheduled: number;
             in_flight: number;
             failed: number;
+        };
+        DestinationTestEvent: {
+            /** @constant */
+            type: "sched.test";
+            /**
+             * @description The message id, also `webhook-id`.
+             * @example test_5f0c8a7e-3b1d-4c2a-9e6f-7d8b9a0c1e2f
+             */
+            id: string;
+            /**
+             * @description The host tested.
+             * @example api.example.com
+             */
+            destination: string;
+            /** @example 2030-01-31T09:00:00.000Z */
+            sent_at: string;
+            /** @example A test request from sched: nothing to do. Check its signature, then answer 2xx. */
+            message: string;
+        };
+        DestinationTestRequest: {
+            /** @description The path (and query) to send to on the host; default `/`. Default: `"/"`. */
+            path?: string;
+            /**
+             * @description Default `https`. Default: `"https"`.
+             * @enum {string}
+             */
+            scheme?: "https" | "http";
+            /** @description Default: the scheme's (443 or 80). */
+            port?: number;
+        };
+        DestinationTestResult: {
+            /**
+             * @description Where the test request went.
+             * @example https://api.example.com/hooks/sched
+             */
+            url: string;
+            /** @description The host's HTTP status; null when no answer came (see `error`). */
+            status: number | null;
+            duration_ms: number;
+            /** @description Why no answer came: a timeout, a refused connection, an address the SSRF policy blocks. */
+            error?: string;
+            /** @description The first 512 characters of the answer body, when it had one. */
+            response_excerpt?: string;
+            /** @description True when the request carried the account's signatures. */
+            signed: boolean;
         };
         /** @description A part left out keeps its value; `null` clears it. */
         DestinationUpdate: {
@@ -13784,6 +13869,125 @@ export interface operations {
             };
         };
     };
+    destinationsTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An origin, URL-encoded (`http%3A%2F%2F127.0.0.1%3A9000`), or a bare host: its https origin on the default port. */
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "path": "/hooks/sched"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DestinationTestRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://api.example.com/hooks/sched",
+                     *         "status": 1,
+                     *         "duration_ms": 1,
+                     *         "error": "string",
+                     *         "response_excerpt": "string",
+                     *         "signed": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DestinationTestResult"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body is not valid JSON (or not of the declared content type) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this endpoint needs */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (also for resources of another account) */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     apiKeysList: {
         parameters: {
             query?: never;
@@ -18323,6 +18527,37 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["AlertWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges; see docs/callbacks.md for retries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    schedTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "sched.test",
+                 *       "id": "test_5f0c8a7e-3b1d-4c2a-9e6f-7d8b9a0c1e2f",
+                 *       "destination": "api.example.com",
+                 *       "sent_at": "2030-01-31T09:00:00.000Z",
+                 *       "message": "A test request from sched: nothing to do. Check its signature, then answer 2xx."
+                 *     }
+                 */
+                "application/json": components["schemas"]["DestinationTestEvent"];
             };
         };
         responses: {

@@ -8,6 +8,8 @@ import {
   DestinationPauseBody,
   DestinationRecoverBody,
   DestinationSummary,
+  DestinationTestBody,
+  DestinationTestResult,
   DestinationUpdate,
 } from '../schemas/destination.js';
 
@@ -85,5 +87,22 @@ export const destinationsContract = c.router({
     description:
       'A bulk `retry` (`POST /v1/bulk-operations`) of the actions to this origin (a bare host: to every origin of the host) that failed in [`since`, `until`). `dry_run` defaults to true: 200 with the counts; `false`: 202 with the operation.',
     metadata: { example: { request: { since: '2026-11-25T08:00:00Z', dry_run: false } } },
+  },
+  test: {
+    method: 'POST',
+    path: '/v1/destinations/:host/test',
+    pathParams: hostParams,
+    body: DestinationTestBody,
+    responses: { 200: single(DestinationTestResult), 404: ErrorBody, ...authErrors },
+    summary: 'Send one signed test request to a destination',
+    description:
+      "A `sched.test` event, signed with the account's secrets and sent through the SSRF guard, once (no retry), " +
+      'now: the answer says what the receiver did. The path names an origin (sent there; `scheme` and `port` of ' +
+      'the body are for a bare host, whose default is https on its default port). Not an action: it spends no ' +
+      'quota and moves no circuit. 404 for an origin the account neither sends to nor has settings for; one test ' +
+      "per origin every 5 seconds (429 with `Retry-After`), and none while the origin's flow control is at its " +
+      'limit (429 too). ' +
+      'docs/destinations.md#test-send.',
+    metadata: { example: { request: { path: '/hooks/sched' } } },
   },
 });

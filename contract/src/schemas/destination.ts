@@ -170,3 +170,60 @@ export const DestinationRecoverBody = z
   })
   .meta({ id: 'DestinationRecoverRequest' });
 export type DestinationRecoverBody = z.output<typeof DestinationRecoverBody>;
+
+export const DestinationTestBody = z
+  .strictObject({
+    path: z
+      .string()
+      .max(2000)
+      .regex(/^\/[^\s#]*$/, 'must start with / (a path and query on the host)')
+      .default('/')
+      .meta({ description: 'The path (and query) to send to on the host; default `/`.' }),
+    scheme: z.enum(['https', 'http']).default('https').meta({ description: 'Default `https`.' }),
+    port: z.number().int().min(1).max(65_535).optional().meta({
+      description: "Default: the scheme's (443 or 80).",
+    }),
+  })
+  .meta({ id: 'DestinationTestRequest' });
+export type DestinationTestBody = z.output<typeof DestinationTestBody>;
+
+export const DestinationTestResult = z
+  .object({
+    url: z.string().meta({
+      description: 'Where the test request went.',
+      examples: ['https://api.example.com/hooks/sched'],
+    }),
+    status: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "The host's HTTP status; null when no answer came (see `error`)." }),
+    duration_ms: z.number().int(),
+    error: z.string().optional().meta({
+      description: 'Why no answer came: a timeout, a refused connection, an address the SSRF policy blocks.',
+    }),
+    response_excerpt: z
+      .string()
+      .optional()
+      .meta({ description: 'The first 512 characters of the answer body, when it had one.' }),
+    signed: z.boolean().meta({ description: "True when the request carried the account's signatures." }),
+  })
+  .meta({ id: 'DestinationTestResult' });
+export type DestinationTestResult = z.infer<typeof DestinationTestResult>;
+
+/** What a test-send posts (`type: "sched.test"`): a receiver can tell it from a delivery and ignore it. */
+export const DestinationTestEvent = z
+  .object({
+    type: z.literal('sched.test'),
+    id: z.string().meta({
+      description: 'The message id, also `webhook-id`.',
+      examples: ['test_5f0c8a7e-3b1d-4c2a-9e6f-7d8b9a0c1e2f'],
+    }),
+    destination: z.string().meta({ description: 'The host tested.', examples: ['api.example.com'] }),
+    sent_at: z.string().meta({ examples: ['2030-01-31T09:00:00.000Z'] }),
+    message: z.string().meta({
+      examples: ['A test request from sched: nothing to do. Check its signature, then answer 2xx.'],
+    }),
+  })
+  .meta({ id: 'DestinationTestEvent' });
+export type DestinationTestEvent = z.infer<typeof DestinationTestEvent>;

@@ -96,14 +96,93 @@ export function useLoad<T>(
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
-/** An error as the server said it, field by field; with `onRetry`, a button that tries the same read again. */
-export function ErrorNote({ error, onRetry }: { error: Error | undefined; onRetry?: () => void }) {
+/** Whether an error path is `prefix` or lies under it (`gate.recipients.0` under `gate.recipients`). */
+function under(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}.`);
+}
+
+/** The messages of a 422 for the fields under any of `paths`, with each one's own path when it is deeper. */
+function fieldMessages(error: Error | undefined, paths: readonly string[]): string[] {
+  if (!(error instanceof SchedApiError)) return [];
+  return Object.entries(error.errors).flatMap(([path, messages]) => {
+    const prefix = paths.find((p) => under(path, p));
+    if (prefix === undefined) return [];
+    const where = path === prefix ? '' : `${path.slice(prefix.length + 1)}: `;
+    return messages.map((m) => `${where}${m}`);
+  });
+}
+
+/** One input's share of a 422: the id of its `FieldError`, the messages, and the attributes that tie them. */
+export interface FieldState {
+  id: string;
+  messages: string[];
+  props: { 'aria-invalid'?: true; 'aria-describedby'?: string };
+}
+
+/**
+ * A form's inputs against a 422 of its request: `at(key, paths)` for each input, naming the body paths it stands
+ * for, gives what its `FieldError` shows and the attributes that mark the input; `beside` collects those paths for
+ * the form's `ErrorNote`, which lists only the rest.
+ */
+export function formFields(error: Error | undefined, idPrefix: string) {
+  const beside: string[] = [];
+  const at = (key: string, paths: readonly string[]): FieldState => {
+    beside.push(...paths);
+    const id = `${idPrefix}-${key}-error`;
+    const messages = fieldMessages(error, paths);
+    return {
+      id,
+      messages,
+      props: messages.length > 0 ? { 'aria-invalid': true, 'aria-describedby': id } : {},
+    };
+  };
+  /** `at` for each input of a table of them: `{ name: ['name'], when: ['schedule', 'scheduled_for'] }`. */
+  const each = <K extends string>(table: Record<K, readonly string[]>): Record<K, FieldState> =>
+    Object.fromEntries(
+      Object.entries<readonly string[]>(table).map(([key, paths]) => [key, at(key, paths)]),
+    ) as Record<K, FieldState>;
+  return { beside, at, each };
+}
+
+/**
+ * A 422's messages beside the input they are about: render it right after the input given `state.props`. Inside
+ * the input's label it must not become part of the input's name: hidden from the name, it is still the input's
+ * description (`aria-describedby` reads hidden text), so a screen reader says it once, after the name.
+ */
+export function FieldError({ state }: { state: FieldState }) {
+  if (state.messages.length === 0) return null;
+  return (
+    <span class="field-error" id={state.id} aria-hidden="true">
+      {state.messages.join('; ')}
+    </span>
+  );
+}
+
+/**
+ * An error as the server gave it: its status, its message and a 422's fields, with Retry when the read may work
+ * again. `beside`: the fields a form shows next to their inputs (`FieldError`), left out of the list here.
+ */
+export function ErrorNote({
+  error,
+  onRetry,
+  beside = [],
+}: {
+  error: Error | undefined;
+  onRetry?: () => void;
+  beside?: readonly string[];
+}) {
   if (!error) return null;
-  const fields = error instanceof SchedApiError ? Object.entries(error.errors) : [];
+  const all = error instanceof SchedApiError ? Object.entries(error.errors) : [];
+  const fields = all.filter(([path]) => !beside.some((p) => under(path, p)));
   return (
     <div class="note error" role="alert">
       <strong>{error instanceof SchedApiError ? `HTTP ${error.status}: ` : ''}</strong>
-      {error.message}
+      {/* Every field is marked beside its input: the message, which names the first of them, would repeat it. */}
+      {fields.length < all.length && fields.length === 0 ? '' : error.message}
+      {error instanceof SchedApiError && error.status === 429 && error.retryAfterSeconds !== null && (
+        <> Too soon: try again in {error.retryAfterSeconds} s.</>
+      )}
+      {fields.length < all.length && <> The fields marked above say what to change.</>}
       {fields.length > 0 && (
         <ul>
           {fields.map(([path, messages]) => (

@@ -143,8 +143,11 @@ export class ServiceUnavailableError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, 'rate limit exceeded', 'rate_limited');
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'rate limit exceeded',
+  ) {
+    super(429, message, 'rate_limited');
   }
 }
 

@@ -22,6 +22,8 @@ import { TemplateService } from '../app/templates/service.js';
 import { TemplateTrigger } from '../app/templates/trigger.js';
 import { BulkOperations } from '../app/bulk/service.js';
 import { Destinations } from '../app/destinations/service.js';
+import { DestinationTests } from '../app/destinations/test-send.js';
+import { createOutboundClient } from '../outbound/http-client.js';
 import { buildHttpApp } from '../http/app.js';
 import { type Metrics, routeLabel } from '../metrics.js';
 import { createBulkOperationQueue } from '../jobs/bulk-operations.js';
@@ -68,6 +70,12 @@ export async function startApi(
     tracing: ctx.tracing,
   });
   const integrations = await startIntegrations(ctx, responses, shutdown);
+  // Test-sends leave from the API process (the caller waits for the answer), through the same SSRF guard.
+  const testOutbound = createOutboundClient({
+    allowPrivate: config.allowPrivateDestinations,
+    connections: 4,
+  });
+  shutdown.add('the test-send HTTP client', () => testOutbound.close());
   const http = await buildHttpApp({
     logger,
     accounts: ctx.accounts,
@@ -96,6 +104,14 @@ export async function startApi(
       ctx.destinationWakes,
       ctx.reads,
     ),
+    destinationTests: new DestinationTests({
+      store: database,
+      clock,
+      outbound: testOutbound,
+      signing: ctx.accounts.signing,
+      allowPrivateDestinations: config.allowPrivateDestinations,
+      rateLimiter: ctx.rateLimiter,
+    }),
     alertRules: new AlertRules({
       store: database,
       clock,

@@ -33,6 +33,7 @@ import type { ResponseService } from '../app/approvals/respond.js';
 import type { ContactService } from '../app/directory/contacts.js';
 import type { ConsoleSessionService } from '../app/console-sessions.js';
 import type { Destinations } from '../app/destinations/service.js';
+import type { DestinationTests } from '../app/destinations/test-send.js';
 import type { DomainService } from '../app/domains/service.js';
 import type { QuotaService } from '../app/quota.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
@@ -95,6 +96,7 @@ export interface HttpDeps {
   calendars: CalendarService;
   bulkOperations: BulkOperations;
   destinations: Destinations;
+  destinationTests: DestinationTests;
   alertRules: AlertRules;
   pauses: PauseService;
   chains: ChainService;
@@ -414,7 +416,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     templates: templatesHandlers(deps.templates),
     domains: domainsHandlers(deps.domains),
     bulkOperations: bulkOperationsHandlers(deps.bulkOperations),
-    destinations: destinationsHandlers(deps.destinations),
+    destinations: destinationsHandlers(deps.destinations, deps.destinationTests),
     alertRules: alertRulesHandlers(deps.alertRules),
     apiKeys: apiKeysHandlers(deps.accounts),
     audit: auditHandlers(deps.audit),

@@ -389,3 +389,30 @@ export async function topHeldHosts(
      limit ${limit}`.execute(db);
   return rows.map((r) => ({ host: r.host, held: r.held, states: r.states ?? [] }));
 }
+
+/** Whether the account sends to the origin (an action aims at it) or has settings for it: what a test may target. */
+export async function destinationKnown(db: Sql, accountId: string, origin: string): Promise<boolean> {
+  const row = await db
+    .selectNoFrom((eb) =>
+      eb
+        .or([
+          eb.exists(
+            eb
+              .selectFrom('actions')
+              .select(sql`1`.as('one'))
+              .where('account_id', '=', accountId)
+              .where('destination_origin', '=', origin),
+          ),
+          eb.exists(
+            eb
+              .selectFrom('destinations')
+              .select(sql`1`.as('one'))
+              .where('account_id', '=', accountId)
+              .where('origin', '=', origin),
+          ),
+        ])
+        .as('known'),
+    )
+    .executeTakeFirstOrThrow();
+  return Boolean(row.known);
+}

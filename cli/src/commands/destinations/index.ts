@@ -6,6 +6,7 @@ import { configureDestinationsPauseCommand } from './pause.js';
 import { configureDestinationsRecoverCommand } from './recover.js';
 import { configureDestinationsResumeCommand } from './resume.js';
 import { configureDestinationsSetCommand } from './set.js';
+import { configureDestinationsTestCommand } from './test.js';
 
 /**
  * `sched destinations <verb>`: destinations, each an origin (docs/destinations.md). A `<destination>` is an origin
@@ -15,7 +16,7 @@ export function configureDestinationsCommand(program: Command): void {
   const destinations = program
     .command('destinations')
     .description(
-      'destinations, each an origin (a bare host is its https origin): flow control, circuit breaker, pause and resume, recovery after an outage (docs/destinations.md)',
+      'destinations, each an origin (a bare host is its https origin): flow control, circuit breaker, pause and resume, recovery after an outage, test-send (docs/destinations.md)',
     );
   configureDestinationsListCommand(destinations);
   configureDestinationsGetCommand(destinations);
@@ -24,4 +25,5 @@ export function configureDestinationsCommand(program: Command): void {
   configureDestinationsResumeCommand(destinations);
   configureDestinationsEnableCommand(destinations);
   configureDestinationsRecoverCommand(destinations);
+  configureDestinationsTestCommand(destinations);
 }

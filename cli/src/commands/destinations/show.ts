@@ -1,4 +1,4 @@
-import type { Destination } from '@sched/sdk';
+import type { Destination, DestinationTestResult } from '@sched/sdk';
 import { formatFields } from '../../runtime.js';
 
 /** The columns of `sched destinations list`. */
@@ -50,5 +50,16 @@ export function describeDestination(d: Destination): string {
       'last_24h',
       `${day.attempts} attempts, ${day.failures} failed, p50 ${day.p50_ms ?? '-'} ms, p99 ${day.p99_ms ?? '-'} ms`,
     ],
+  ]);
+}
+
+/** A test-send's outcome for people: the status or why none came, the time, and the start of the answer. */
+export function describeTest(t: DestinationTestResult): string {
+  return formatFields([
+    ['url', t.url],
+    ['status', t.status ?? `no answer: ${t.error ?? 'unknown error'}`],
+    ['duration', `${t.duration_ms} ms`],
+    ['signed', t.signed ? 'yes' : 'no (the account has no signing secret)'],
+    ...(t.response_excerpt ? ([['response', t.response_excerpt]] as [string, unknown][]) : []),
   ]);
 }

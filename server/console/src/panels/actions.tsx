@@ -663,7 +663,9 @@ const ANSWER_CHANNEL_LABELS: Record<NonNullable<Action['reminder_events'][number
 };
 
 export function ActionsPanel({ route }: { route: Route }) {
+  const { canWrite } = useConsole();
   const id = route.path.split('/')[1];
-  if (id === 'new') return <NewAction />;
+  // A read-scope session gets the list: the form would only end in a 403.
+  if (id === 'new') return canWrite ? <NewAction /> : <ActionList route={route} />;
   return id ? <ActionDetail id={id} /> : <ActionList route={route} />;
 }

@@ -8,12 +8,14 @@ import {
   OPERATOR_EVENT_TYPES,
 } from '@sched/contract';
 import type { AlertRule, AlertRuleCreateBody, AlertRuleUpdateBody } from '@sched/sdk';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
 import {
   AnySelect,
   ConfirmButton,
   ErrorNote,
+  FieldError,
+  formFields,
   Loading,
   Pager,
   Status,
@@ -37,7 +39,10 @@ const EVENT_NAMES: Record<(typeof OPERATOR_EVENT_TYPES)[number], string> = {
   'notification.undeliverable': 'an approval message could not be sent (channel not configured)',
 };
 
-/** One channel row of the form: `target` is the address, the chat channel's id or the webhook URL. */
+/**
+ * One channel row of the form: `target` is the address, the webhook URL, or for Slack and Teams a chat channel's id
+ * or an incoming-webhook URL (saved first as a chat channel, `POST /v1/channels`, whose id the rule then names).
+ */
 interface ChannelRow {
   type: AlertChannelType;
   target: string;
@@ -48,8 +53,8 @@ interface ChannelRow {
 const TARGET_LABEL: Record<AlertChannelType, string> = {
   email: 'Email address',
   sms: 'Phone (E.164)',
-  slack: 'Slack channel id',
-  teams: 'Teams channel id',
+  slack: 'Slack webhook URL or channel id',
+  teams: 'Teams webhook URL or channel id',
   webhook: 'Webhook URL',
 };
 
@@ -97,8 +102,40 @@ function thresholdOf(r: Pick<AlertRule, 'threshold'>): string {
   return r.threshold ? `${r.threshold.count} within ${r.threshold.window}` : 'every event';
 }
 
+/** Sends a rule's test (one sample per channel, now); `onSent` hears how many were queued. */
+function TestButton({
+  rule,
+  label,
+  onSent,
+}: {
+  rule: Pick<AlertRule, 'id' | 'name' | 'channels'>;
+  label: string;
+  onSent: (n: number) => void;
+}) {
+  const { client } = useConsole();
+  let queued = 0;
+  return (
+    <ConfirmButton
+      label={label}
+      confirmLabel="Send a test"
+      context={rule.name}
+      title={`Send a test of “${rule.name}”?`}
+      onConfirm={async () => {
+        queued = (await client.alertRules.test(rule.id)).notifications.length;
+      }}
+      onDone={() => onSent(queued)}
+    >
+      A sample message marked as a test goes now to each of its {rule.channels.length} channel(s), counted
+      against the plan's allowances like any alert. One test per rule a minute.
+    </ConfirmButton>
+  );
+}
+
+const queuedText = (n: number) => `${n} sample message${n === 1 ? '' : 's'} queued, one per channel.`;
+
 function RuleList({ route }: { route: Route }) {
   const { canWrite } = useConsole();
+  const [sent, setSent] = useState<{ id: string; name: string; count: number }>();
   const page = Number(route.query.get('page') ?? 1);
   const list = useLoad((c) => c.alertRules.list({ page, per_page: 25 }), [page]);
   return (
@@ -114,6 +151,11 @@ function RuleList({ route }: { route: Route }) {
           </a>
         </p>
       )}
+      {sent && (
+        <p class="note" role="status">
+          “{sent.name}”: {queuedText(sent.count)} <a href={href(`alerts/${sent.id}`)}>See how each went</a>
+        </p>
+      )}
       <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="alert rules" />}
       {list.data && (
@@ -127,6 +169,11 @@ function RuleList({ route }: { route: Route }) {
                 <th scope="col">Threshold</th>
                 <th scope="col">Channels</th>
                 <th scope="col">Last alert</th>
+                {canWrite && (
+                  <th scope="col">
+                    <span class="sr-only">Test</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -150,6 +197,15 @@ function RuleList({ route }: { route: Route }) {
                   <td>
                     <When at={r.state.last_alerted_at} />
                   </td>
+                  {canWrite && (
+                    <td>
+                      <TestButton
+                        rule={r}
+                        label="Test"
+                        onSent={(count) => setSent({ id: r.id, name: r.name, count })}
+                      />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -180,6 +236,7 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
   );
   const [error, setError] = useState<Error>();
   const [busy, setBusy] = useState(false);
+  const ids = useId();
   const setRow = (i: number, change: Partial<ChannelRow>) =>
     setChannels(channels.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const submit = async (e: Event) => {
@@ -196,15 +253,31 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
     // Half a threshold is sent as given: the service answers which part is missing.
     const threshold = count || window ? { count: count ? Number(count) : Number.NaN, window } : undefined;
     const timing = (k: 'group_wait' | 'repeat_every' | 'late_after') => text(data, k) || undefined;
-    const fields = {
-      name: text(data, 'name'),
-      enabled: data.get('enabled') === 'on',
-      events: OPERATOR_EVENT_TYPES.filter((t) => data.getAll('events').includes(t)),
-      channels: channels.map(inputOf),
-    };
+    const name = text(data, 'name');
     setBusy(true);
     setError(undefined);
+    // Chat channels the form made from a webhook URL: removed again if the rule is not saved.
+    const made: string[] = [];
     try {
+      const inputs: AlertChannelInput[] = [];
+      for (const row of channels) {
+        const url = row.target.trim();
+        if ((row.type === 'slack' || row.type === 'teams') && /^https?:\/\//.test(url)) {
+          const chat = await client.channels.create({
+            name: `${name || 'alerts'} (${row.type})`.slice(0, 255),
+            type: row.type,
+            webhook_url: url,
+          });
+          made.push(chat.id);
+          inputs.push({ type: row.type, channel: chat.id });
+        } else inputs.push(inputOf(row));
+      }
+      const fields = {
+        name,
+        enabled: data.get('enabled') === 'on',
+        events: OPERATOR_EVENT_TYPES.filter((t) => data.getAll('events').includes(t)),
+        channels: inputs,
+      };
       if (rule) {
         const body: AlertRuleUpdateBody = {
           ...fields,
@@ -229,12 +302,33 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
         navigate(`alerts/${created.id}`);
       }
     } catch (err) {
+      for (const id of made) await client.channels.delete(id).catch(() => undefined);
       setError(err as Error);
     } finally {
       setBusy(false);
     }
   };
   const chatChannels = chat.data ?? [];
+  const form = formFields(error, ids);
+  const f = form.each({
+    name: ['name'],
+    events: ['events'],
+    mode: ['filter.mode'],
+    host: ['filter.destination_host'],
+    dedup: ['filter.dedup_key'],
+    count: ['threshold.count'],
+    window: ['threshold.window', 'threshold'],
+    group_wait: ['group_wait'],
+    repeat_every: ['repeat_every'],
+    late_after: ['late_after'],
+  });
+  // A channel's address, id or URL stands for the fields of its type; its secret for `secret`.
+  const target = (i: number) =>
+    form.at(
+      `channel-${i}`,
+      ['to', 'channel', 'url', 'type'].map((k) => `channels.${i}.${k}`),
+    );
+  const secret = (i: number) => form.at(`channel-${i}-secret`, [`channels.${i}.secret`]);
   return (
     <form class="settings-form" onSubmit={submit} aria-labelledby="rule-form-title">
       <h1 id="rule-form-title">{rule ? `Edit “${rule.name}”` : 'New alert rule'}</h1>
@@ -242,7 +336,8 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
         <legend>Rule</legend>
         <label>
           Name
-          <input name="name" required maxLength={255} defaultValue={rule?.name ?? ''} />
+          <input name="name" required maxLength={255} defaultValue={rule?.name ?? ''} {...f.name.props} />
+          <FieldError state={f.name} />
         </label>
         <label class="inline">
           <input name="enabled" type="checkbox" defaultChecked={rule?.enabled ?? true} /> Enabled
@@ -261,12 +356,14 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             <code>{t}</code>: {EVENT_NAMES[t]}
           </label>
         ))}
+        <FieldError state={f.events} />
       </fieldset>
       <fieldset class="filters">
         <legend>Only events about (empty: any)</legend>
         <label>
           Mode
           <AnySelect name="mode" values={ACTION_MODES} selected={rule?.filter?.mode} />
+          <FieldError state={f.mode} />
         </label>
         <label>
           Destination host
@@ -274,7 +371,9 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="destination_host"
             defaultValue={rule?.filter?.destination_host ?? ''}
             placeholder="api.example.com"
+            {...f.host.props}
           />
+          <FieldError state={f.host} />
         </label>
         <label>
           Destination origin
@@ -286,7 +385,8 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
         </label>
         <label>
           Dedup key
-          <input name="dedup_key" defaultValue={rule?.filter?.dedup_key ?? ''} />
+          <input name="dedup_key" defaultValue={rule?.filter?.dedup_key ?? ''} {...f.dedup.props} />
+          <FieldError state={f.dedup} />
         </label>
       </fieldset>
       <fieldset class="filters">
@@ -299,11 +399,19 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             min={1}
             max={1000}
             defaultValue={rule?.threshold?.count.toString() ?? ''}
+            {...f.count.props}
           />
+          <FieldError state={f.count} />
         </label>
         <label>
           within
-          <input name="threshold_window" defaultValue={rule?.threshold?.window ?? ''} placeholder="10m" />
+          <input
+            name="threshold_window"
+            defaultValue={rule?.threshold?.window ?? ''}
+            placeholder="10m"
+            {...f.window.props}
+          />
+          <FieldError state={f.window} />
         </label>
       </fieldset>
       <fieldset class="channels">
@@ -318,50 +426,58 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
           </datalist>
         )}
         <ol>
-          {channels.map((r, i) => (
-            <li key={i} class="filters">
-              <label>
-                Channel {i + 1} type
-                <select
-                  value={r.type}
-                  onChange={(e) => setRow(i, { type: e.currentTarget.value as AlertChannelType })}
-                >
-                  {ALERT_CHANNEL_TYPES.map((t) => (
-                    <option key={t} value={t}>
-                      {t}
-                    </option>
-                  ))}
-                </select>
-              </label>
-              <label>
-                Channel {i + 1} {TARGET_LABEL[r.type].toLowerCase()}
-                <input
-                  value={r.target}
-                  required
-                  list={r.type === 'slack' || r.type === 'teams' ? 'chat-channels' : undefined}
-                  type={r.type === 'email' ? 'email' : r.type === 'webhook' ? 'url' : 'text'}
-                  onInput={(e) => setRow(i, { target: e.currentTarget.value })}
-                />
-              </label>
-              {r.type === 'webhook' && (
+          {channels.map((r, i) => {
+            const t = target(i);
+            const sec = secret(i);
+            return (
+              <li key={i} class="filters">
                 <label>
-                  Channel {i + 1} signing secret
-                  <input
-                    type="password"
-                    autoComplete="off"
-                    value={r.secret}
-                    placeholder={rule ? 'unchanged' : 'optional'}
-                    onInput={(e) => setRow(i, { secret: e.currentTarget.value })}
-                  />
+                  Channel {i + 1} type
+                  <select
+                    value={r.type}
+                    onChange={(e) => setRow(i, { type: e.currentTarget.value as AlertChannelType })}
+                  >
+                    {ALERT_CHANNEL_TYPES.map((t) => (
+                      <option key={t} value={t}>
+                        {t}
+                      </option>
+                    ))}
+                  </select>
                 </label>
-              )}
-              {channels.length > 1 && (
-                <button type="button" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
-                  Remove channel {i + 1}
-                </button>
-              )}
-            </li>
-          ))}
+                <label>
+                  Channel {i + 1} {TARGET_LABEL[r.type].toLowerCase()}
+                  <input
+                    value={r.target}
+                    required
+                    list={r.type === 'slack' || r.type === 'teams' ? 'chat-channels' : undefined}
+                    type={r.type === 'email' ? 'email' : r.type === 'webhook' ? 'url' : 'text'}
+                    onInput={(e) => setRow(i, { target: e.currentTarget.value })}
+                    {...t.props}
+                  />
+                  <FieldError state={t} />
+                </label>
+                {r.type === 'webhook' && (
+                  <label>
+                    Channel {i + 1} signing secret
+                    <input
+                      type="password"
+                      autoComplete="off"
+                      value={r.secret}
+                      placeholder={rule ? 'unchanged' : 'optional'}
+                      onInput={(e) => setRow(i, { secret: e.currentTarget.value })}
+                      {...sec.props}
+                    />
+                    <FieldError state={sec} />
+                  </label>
+                )}
+                {channels.length > 1 && (
+                  <button type="button" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
+                    Remove channel {i + 1}
+                  </button>
+                )}
+              </li>
+            );
+          })}
         </ol>
         {channels.length < 10 && (
           <button
@@ -380,7 +496,9 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="group_wait"
             defaultValue={rule?.group_wait ?? ''}
             placeholder={ALERT_DEFAULTS.group_wait}
+            {...f.group_wait.props}
           />
+          <FieldError state={f.group_wait} />
         </label>
         <label>
           At most one message per
@@ -388,7 +506,9 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="repeat_every"
             defaultValue={rule?.repeat_every ?? ''}
             placeholder={ALERT_DEFAULTS.repeat_every}
+            {...f.repeat_every.props}
           />
+          <FieldError state={f.repeat_every} />
         </label>
         <label>
           Late after (with delivery.late)
@@ -396,10 +516,12 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
             name="late_after"
             defaultValue={rule?.late_after ?? ''}
             placeholder={ALERT_DEFAULTS.late_after}
+            {...f.late_after.props}
           />
+          <FieldError state={f.late_after} />
         </label>
       </fieldset>
-      <ErrorNote error={error} />
+      <ErrorNote error={error} beside={form.beside} />
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy}>
           {rule ? 'Save the rule' : 'Create the rule'}
@@ -438,20 +560,14 @@ function RuleDetail({ id }: { id: string }) {
               <a class="button" href={href(`alerts/${r.id}/edit`)}>
                 Edit
               </a>
-              <ConfirmButton
+              <TestButton
+                rule={r}
                 label="Send a test"
-                title={`Send a test of “${r.name}”?`}
-                onConfirm={async () => {
-                  const sent = await client.alertRules.test(r.id);
-                  setNotice(
-                    `${sent.notifications.length} sample message${sent.notifications.length === 1 ? '' : 's'} queued, one per channel.`,
-                  );
+                onSent={(n) => {
+                  setNotice(queuedText(n));
+                  loaded.reload();
                 }}
-                onDone={loaded.reload}
-              >
-                A sample message marked as a test goes now to each of its {r.channels.length} channel(s),
-                counted against the plan's allowances like any alert.
-              </ConfirmButton>
+              />
               <ConfirmButton
                 label={r.enabled ? 'Disable' : 'Enable'}
                 title={`${r.enabled ? 'Disable' : 'Enable'} “${r.name}”?`}

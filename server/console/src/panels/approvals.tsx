@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { canReassign, canRemind } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
 import { GrantList } from './grants.js';
+import { NewApproval } from './new-approval.js';
 import {
   AnySelect,
   ConfirmButton,
@@ -200,6 +201,12 @@ function Recipients({ approval, onChange }: { approval: ApprovalSummary; onChang
  * the URL; a reminder to who has not answered from each row.
  */
 export function ApprovalsPanel({ route }: { route: Route }) {
+  const { canWrite } = useConsole();
+  // A read-scope session gets the list: the form would only end in a 403.
+  return route.path === 'approvals/new' && canWrite ? <NewApproval /> : <ApprovalList route={route} />;
+}
+
+function ApprovalList({ route }: { route: Route }) {
   const { client, canWrite } = useConsole();
   const filters = filtersOf(route.query);
   const key = JSON.stringify(filters);
@@ -216,6 +223,13 @@ export function ApprovalsPanel({ route }: { route: Route }) {
   return (
     <>
       <h1>Approvals waiting</h1>
+      {canWrite && (
+        <p>
+          <a class="button primary" href={href('approvals/new')}>
+            New approval
+          </a>
+        </p>
+      )}
       <FilterForm key={key} filters={filters} />
       {notice && (
         <p class="note" role="status">

@@ -6,6 +6,7 @@ import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
 import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When, words } from '../ui.js';
 import { Facts } from '../ui/table.js';
+import { TestSend } from './destination-test.js';
 
 function DestinationList() {
   const list = useLoad((c) => c.destinations.list(), []);
@@ -465,6 +466,7 @@ function DestinationDetail({ name }: { name: string }) {
           </p>
           {canWrite ? (
             <>
+              <TestSend host={d.host} />
               <SettingsForm d={d} onSaved={setShown} />
               <Recover origin={d.origin} onDone={reload} />
             </>

@@ -1,9 +1,18 @@
 // A webhook scheduled from the console: the few fields most actions need; everything else (retries, signing,
 // recurrence, gates) stays with the API, the SDK and the CLI, whose defaults apply here too.
 import { HTTP_METHODS } from '@sched/contract';
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { href, navigate } from '../router.js';
-import { ErrorNote, useConsole } from '../ui.js';
+import { ErrorNote, FieldError, formFields, useConsole } from '../ui.js';
+
+/** The body paths of `POST /v1/actions` each input stands for: a 422 on one shows beside that input. */
+const PATHS = {
+  name: ['name'],
+  url: ['request.url'],
+  method: ['request.method'],
+  when: ['schedule', 'scheduled_for'],
+  body: ['request.body'],
+} as const;
 
 function bodyOf(text: string): unknown {
   if (!text.trim()) return undefined;
@@ -17,6 +26,7 @@ function bodyOf(text: string): unknown {
 
 export function NewAction() {
   const { client } = useConsole();
+  const ids = useId();
   const [error, setError] = useState<Error>();
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -43,6 +53,8 @@ export function NewAction() {
       setBusy(false);
     }
   };
+  const form = formFields(error, ids);
+  const f = form.each(PATHS);
   return (
     <>
       <p>
@@ -56,21 +68,30 @@ export function NewAction() {
       <form class="form" onSubmit={submit} aria-label="New action">
         <label>
           Name
-          <input name="name" required maxLength={255} />
+          <input name="name" required maxLength={255} {...f.name.props} />
+          <FieldError state={f.name} />
         </label>
         <label>
           URL
-          <input name="url" type="url" required placeholder="https://api.example.com/hooks/order" />
+          <input
+            name="url"
+            type="url"
+            required
+            placeholder="https://api.example.com/hooks/order"
+            {...f.url.props}
+          />
+          <FieldError state={f.url} />
         </label>
         <label>
           Method
-          <select name="method">
+          <select name="method" {...f.method.props}>
             {HTTP_METHODS.map((m) => (
               <option key={m} value={m} selected={m === 'POST'}>
                 {m}
               </option>
             ))}
           </select>
+          <FieldError state={f.method} />
         </label>
         <fieldset>
           <legend>When</legend>
@@ -83,14 +104,16 @@ export function NewAction() {
           </label>
           <label>
             Wait or time
-            <input name="when" required defaultValue="10m" />
+            <input name="when" required defaultValue="10m" {...f.when.props} />
+            <FieldError state={f.when} />
           </label>
         </fieldset>
         <label>
           Body (JSON, or text)
-          <textarea name="body" rows={4} />
+          <textarea name="body" rows={4} {...f.body.props} />
+          <FieldError state={f.body} />
         </label>
-        <ErrorNote error={error} />
+        <ErrorNote error={error} beside={form.beside} />
         <button type="submit" class="primary" disabled={busy}>
           Schedule the action
         </button>

@@ -15,6 +15,8 @@ export const RATE_LIMITS = Object.freeze({
   templateTriggersPerDay: { limit: 100, windowSeconds: 86_400 },
   /** `POST /v1/alert-rules/{id}/test` per rule: each test sends on every channel, so it must not be a flood. */
   alertRuleTests: { limit: 1, windowSeconds: 60 },
+  /** `POST /v1/destinations/{host}/test` per host: one request to someone's server, now, so a few seconds apart. */
+  destinationTests: { limit: 1, windowSeconds: 5 },
 });
 export type RateLimitName = keyof typeof RATE_LIMITS;
 

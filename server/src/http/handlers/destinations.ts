@@ -1,11 +1,12 @@
 import { apiContract as contract } from '@sched/contract';
 import { initServer } from '@ts-rest/fastify';
 import type { Destinations } from '../../app/destinations/service.js';
+import type { DestinationTests } from '../../app/destinations/test-send.js';
 import { principalOf } from '../auth.js';
 
 const s = initServer();
 
-export function destinationsHandlers(destinations: Destinations) {
+export function destinationsHandlers(destinations: Destinations, tests: DestinationTests) {
   return s.router(contract.destinations, {
     list: async ({ request, query }) => ({
       status: 200,
@@ -30,6 +31,10 @@ export function destinationsHandlers(destinations: Destinations) {
     enable: async ({ request, params }) => ({
       status: 200,
       body: { data: await destinations.enable(principalOf(request).accountId, params.host) },
+    }),
+    test: async ({ request, params, body }) => ({
+      status: 200,
+      body: { data: await tests.send(principalOf(request).accountId, params.host, body) },
     }),
     recover: async ({ request, params, body }) => {
       const result = await destinations.recover(principalOf(request), params.host, body);
