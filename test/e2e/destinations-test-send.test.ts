@@ -8,8 +8,10 @@ import { api, runCli, startServer, type TestServer } from '../support/server.js'
 const freshTestWindow = () => new Promise((r) => setTimeout(r, 5000 - (Date.now() % 5000) + 50));
 
 // Test-sending a destination: one signed `sched.test` request to a loopback receiver, its outcome as the answer;
-// the per-host limit, the account scoping, the read scope, and that no action or quota is spent.
-describe('POST /v1/destinations/{host}/test', () => {
+// the per-destination limit, the account scoping, the read scope, and that no action or quota is spent. A
+// destination is an origin: the receiver's (`http://127.0.0.1:<port>`), or a bare host with the scheme and port in
+// the body.
+describe('POST /v1/destinations/{origin}/test', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let rx: Receiver;
@@ -27,6 +29,8 @@ describe('POST /v1/destinations/{host}/test', () => {
   });
 
   const port = () => Number(new URL(rx.url).port);
+  /** The receiver's origin, URL-encoded for a path. */
+  const origin = () => encodeURIComponent(rx.url);
 
   it('sends one signed sched.test request and answers its status, duration and excerpt; no action, no quota', async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
@@ -53,7 +57,7 @@ describe('POST /v1/destinations/{host}/test', () => {
     const [req] = rx.to('/hooks/test');
     expect(req!.url).toBe('/hooks/test?x=1');
     expect(req!.headers['x-sched-event']).toBe('sched.test');
-    expect(req!.json).toMatchObject({ type: 'sched.test', destination: HOST });
+    expect(req!.json).toMatchObject({ type: 'sched.test', destination: rx.url });
     expect(req!.json.id).toBe(req!.headers['webhook-id']);
     const { secret } = await sched.signingSecret.get();
     const verified = verifyWebhook({
@@ -78,7 +82,7 @@ describe('POST /v1/destinations/{host}/test', () => {
     const audit = await api(server, server.apiKey, 'GET', '/v1/audit-events?action=destination.test');
     expect(audit.body.data.at(-1)).toMatchObject({
       action: 'destination.test',
-      resource: { type: 'destination', id: HOST },
+      resource: { type: 'destination', id: rx.url },
       details: { status: 200 },
     });
     expect(JSON.stringify(audit.body.data)).not.toContain('got it');
@@ -89,8 +93,9 @@ describe('POST /v1/destinations/{host}/test', () => {
     // The limit's window is aligned to the clock: wait for a fresh one so both requests fall in it.
     await freshTestWindow();
     rx.on('/limited', { status: 503, body: 'down for maintenance' });
-    const first = await sched.destinations.test(HOST, { path: '/limited', scheme: 'http', port: port() });
+    const first = await sched.destinations.test(rx.url, { path: '/limited' });
     expect(first).toMatchObject({ status: 503, response_excerpt: 'down for maintenance' });
+    // The same origin named as a bare host with its scheme and port: one destination, one limit.
     const second = await api(server, server.apiKey, 'POST', `/v1/destinations/${HOST}/test`, {
       path: '/limited',
       scheme: 'http',
@@ -104,8 +109,9 @@ describe('POST /v1/destinations/{host}/test', () => {
     expect(rx.to('/limited')).toHaveLength(1);
 
     await new Promise((r) => setTimeout(r, retryAfter * 1000 + 50));
-    // Port 9 on loopback: nothing listens, so the connection is refused.
-    const refused = await sched.destinations.test(HOST, { path: '/', scheme: 'http', port: 9 });
+    // Port 9 on loopback: nothing listens, so the connection is refused (an action due tomorrow makes it known).
+    await sched.actions.create({ schedule: { wait: '1d' }, request: { url: `http://${HOST}:9/x` } });
+    const refused = await sched.destinations.test(`http://${HOST}:9`);
     expect(refused.status).toBeNull();
     expect(refused.error).toMatch(/ECONNREFUSED|refused/i);
   });
@@ -132,21 +138,15 @@ describe('POST /v1/destinations/{host}/test', () => {
       {},
     );
     expect(theirs.status).toBe(404);
-    const mine = await api(server, otherKey, 'POST', `/v1/destinations/${HOST}/test`, {
-      scheme: 'http',
-      port: port(),
-    });
+    const mine = await api(server, otherKey, 'POST', `/v1/destinations/${origin()}/test`, {});
     expect(mine.status).toBe(404);
 
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
     const reader = await sched.keys.create({ name: 'reader', scopes: ['read'] });
-    const read = await api(server, reader.key, 'POST', `/v1/destinations/${HOST}/test`, {
-      scheme: 'http',
-      port: port(),
-    });
+    const read = await api(server, reader.key, 'POST', `/v1/destinations/${origin()}/test`, {});
     expect(read.status).toBe(403);
 
-    const bad = await api(server, server.apiKey, 'POST', `/v1/destinations/${HOST}/test`, {
+    const bad = await api(server, server.apiKey, 'POST', `/v1/destinations/${origin()}/test`, {
       path: 'no-slash',
     });
     expect(bad.status).toBe(422);
@@ -154,20 +154,18 @@ describe('POST /v1/destinations/{host}/test', () => {
     expect(rx.requests.filter((r) => r.headers['x-sched-event'] === 'sched.test')).toHaveLength(2);
   });
 
-  it("the host's own flow control applies: a test counts in its rate, and none goes out past it (429)", async () => {
+  it("the origin's own flow control applies: a test counts in its rate, and none goes out past it (429)", async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
-    await sched.destinations.update(HOST, { flow: { rate: 1, period: '1m' } });
+    await sched.destinations.update(rx.url, { flow: { rate: 1, period: '1m' } });
     try {
       rx.on('/flow', { status: 200 });
       await freshTestWindow();
-      const first = await sched.destinations.test(HOST, { path: '/flow', scheme: 'http', port: port() });
+      const first = await sched.destinations.test(rx.url, { path: '/flow' });
       expect(first.status).toBe(200);
-      // The next 5-second window: the per-host test limit allows one, the host's rate (1 a minute) does not.
+      // The next 5-second window: the per-origin test limit allows one, the origin's rate (1 a minute) does not.
       await freshTestWindow();
-      const held = await api(server, server.apiKey, 'POST', `/v1/destinations/${HOST}/test`, {
+      const held = await api(server, server.apiKey, 'POST', `/v1/destinations/${origin()}/test`, {
         path: '/flow',
-        scheme: 'http',
-        port: port(),
       });
       expect(held.status).toBe(429);
       expect(held.body.message).toContain('flow control');
@@ -176,7 +174,7 @@ describe('POST /v1/destinations/{host}/test', () => {
       expect(retryAfter).toBeLessThanOrEqual(60);
       expect(rx.to('/flow')).toHaveLength(1);
     } finally {
-      await sched.destinations.update(HOST, { flow: null });
+      await sched.destinations.update(rx.url, { flow: null });
     }
   });
 
@@ -220,15 +218,16 @@ describe('POST /v1/destinations/{host}/test', () => {
       env: { SCHED_ALLOW_PRIVATE_DESTINATIONS: 'false' },
       dataDir: server.dataDir,
     });
+    // The loopback address over https: the address, not the scheme, is what the policy refuses.
+    const loopbackTls = encodeURIComponent(`https://${HOST}:${port()}`);
     try {
-      // Settings make a host one of the account's destinations without sending anything to it.
+      // Settings make an origin one of the account's destinations without sending anything to it.
       expect(
-        (await api(guarded, server.apiKey, 'PUT', `/v1/destinations/${HOST}`, { flow: { rate: 5 } })).status,
+        (await api(guarded, server.apiKey, 'PUT', `/v1/destinations/${loopbackTls}`, { flow: { rate: 5 } }))
+          .status,
       ).toBe(200);
       const before = rx.requests.length;
-      const loopback = await api(guarded, server.apiKey, 'POST', `/v1/destinations/${HOST}/test`, {
-        port: port(),
-      });
+      const loopback = await api(guarded, server.apiKey, 'POST', `/v1/destinations/${loopbackTls}/test`, {});
       expect(loopback.status).toBe(422);
       expect(loopback.body.errors).toEqual({
         host: ['must not target a private, loopback, link-local or reserved address'],
@@ -242,7 +241,7 @@ describe('POST /v1/destinations/{host}/test', () => {
       expect(rx.requests.length).toBe(before);
     } finally {
       await guarded.stop();
-      await api(server, server.apiKey, 'PUT', `/v1/destinations/${HOST}`, { flow: null });
+      await api(server, server.apiKey, 'PUT', `/v1/destinations/${loopbackTls}`, { flow: null });
     }
   });
 });

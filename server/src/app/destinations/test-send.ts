@@ -46,7 +46,9 @@ function testTarget(destination: string, body: DestinationTestBody): { url: stri
   if (!key) return null;
   const named = /^[a-z][a-z0-9+.-]*:\/\//i.test(destination.trim());
   const host = key.host.includes(':') && !key.host.startsWith('[') ? `[${key.host}]` : key.host;
-  const base = named ? key.origin : `${body.scheme}://${host}${body.port === undefined ? '' : `:${body.port}`}`;
+  const base = named
+    ? key.origin
+    : `${body.scheme}://${host}${body.port === undefined ? '' : `:${body.port}`}`;
   const origin = destinationOrigin(base);
   return origin ? { url: `${origin}${body.path}`, origin } : null;
 }
@@ -88,10 +90,15 @@ async function takeFlowSlot(db: Sql, accountId: string, origin: string, now: Dat
 export class DestinationTests {
   constructor(private readonly deps: DestinationTestsDeps) {}
 
-  async send(accountId: string, destination: string, body: DestinationTestBody): Promise<DestinationTestResult> {
+  async send(
+    accountId: string,
+    destination: string,
+    body: DestinationTestBody,
+  ): Promise<DestinationTestResult> {
     const allowPrivate = this.deps.allowPrivateDestinations;
     const target = testTarget(destination, body);
-    if (!target) throw ValidationError.field('host', 'must be an origin (https://api.example.com:8443) or a host');
+    if (!target)
+      throw ValidationError.field('host', 'must be an origin (https://api.example.com:8443) or a host');
     const { url, origin } = target;
     if (url.startsWith('http:') && !allowPrivate)
       throw ValidationError.field(
