@@ -11,10 +11,10 @@ function outcomeOf(r: DestinationTestResult): string {
 }
 
 /**
- * One signed `sched.test` request to the host, now (`POST /v1/destinations/{host}/test`), and what it answered:
- * how an operator checks a receiver (and its signature check) before or after an outage.
+ * One signed `sched.test` request to the destination's origin, now (`POST /v1/destinations/{origin}/test`), and
+ * what it answered: how an operator checks a receiver (and its signature check) before or after an outage.
  */
-export function TestSend({ host }: { host: string }) {
+export function TestSend({ origin }: { origin: string }) {
   const { client } = useConsole();
   const ids = useId();
   const [result, setResult] = useState<DestinationTestResult>();
@@ -23,17 +23,12 @@ export function TestSend({ host }: { host: string }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
-    const port = String(data.get('port') ?? '').trim();
     setBusy(true);
     setError(undefined);
     setResult(undefined);
     try {
       setResult(
-        await client.destinations.test(host, {
-          path: String(data.get('path') ?? '').trim() || '/',
-          scheme: data.get('scheme') === 'http' ? 'http' : 'https',
-          ...(port ? { port: Number(port) } : {}),
-        }),
+        await client.destinations.test(origin, { path: String(data.get('path') ?? '').trim() || '/' }),
       );
     } catch (err) {
       setError(err as Error);
@@ -42,8 +37,6 @@ export function TestSend({ host }: { host: string }) {
     }
   };
   const form = formFields(error, ids);
-  const scheme = form.at('scheme', ['scheme']);
-  const port = form.at('port', ['port']);
   const path = form.at('path', ['path']);
   const ok = result && result.status !== null && result.status >= 200 && result.status < 300;
   return (
@@ -51,24 +44,11 @@ export function TestSend({ host }: { host: string }) {
       <h2 id={`${ids}-title`}>Test-send</h2>
       <p class="muted">
         One signed <code>sched.test</code> request, now: not an action, no quota spent, whatever the pause or
-        the circuit says. One test per host every 5 seconds.
+        the circuit says. One test per destination every 5 seconds.
       </p>
       <form class="filters" aria-label="Test-send" onSubmit={submit} noValidate>
         <label>
-          Scheme
-          <select name="scheme" {...scheme.props}>
-            <option value="https">https</option>
-            <option value="http">http</option>
-          </select>
-          <FieldError state={scheme} />
-        </label>
-        <label>
-          Port (optional)
-          <input name="port" inputMode="numeric" size={6} {...port.props} />
-          <FieldError state={port} />
-        </label>
-        <label>
-          Path
+          Path on {origin}
           <input name="path" defaultValue="/" {...path.props} />
           <FieldError state={path} />
         </label>

@@ -466,7 +466,7 @@ function DestinationDetail({ name }: { name: string }) {
           </p>
           {canWrite ? (
             <>
-              <TestSend host={d.host} />
+              <TestSend origin={d.origin} />
               <SettingsForm d={d} onSaved={setShown} />
               <Recover origin={d.origin} onDone={reload} />
             </>
