@@ -1,0 +1,19 @@
+import { apiContract } from '@sched/contract';
+import { Destinations } from '../app/destinations/service.js';
+import { destinationsHandlers } from '../http/handlers/destinations.js';
+import type { Feature } from './feature.js';
+
+/** Destinations: each host's circuit, flow control and held deliveries (the wakes are the delivery engine's). */
+export const destinationsFeature: Feature = {
+  name: 'destinations',
+  async routes(_app, http, { ctx, shared }) {
+    const destinations = new Destinations(
+      ctx.db.main,
+      shared.bulkOperations,
+      ctx.clock,
+      ctx.breaker,
+      ctx.destinationWakes,
+    );
+    await http.contract(apiContract.destinations, destinationsHandlers(destinations));
+  },
+};

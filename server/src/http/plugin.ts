@@ -1,0 +1,68 @@
+import type { AppRouter } from '@ts-rest/core';
+import { initServer, type RouterImplementation } from '@ts-rest/fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimiter } from '../app/rate-limiter.js';
+import type { Scope } from '../domain/auth/api-key.js';
+import { requestValidationErrorHandler } from './errors.js';
+import { contractRouteOf, routeMeta } from './route-meta.js';
+
+/** Authenticates a request as `/v1` does (Bearer key or console session) and counts it; `scope`: the one it needs. */
+export type Authenticate = (request: FastifyRequest, reply: FastifyReply, scope?: Scope) => Promise<void>;
+
+/**
+ * What the HTTP app hands each feature's routes: the cross-cutting parts a route may need, and the one way to mount a
+ * part of the contract. A feature takes its use cases from the composition root, not from here.
+ */
+export interface RouteKit {
+  /**
+   * Mounts a part of the contract behind what each route's metadata declares (`RouteMeta`: `auth: 'none'` routes
+   * take the probes' limit, every other one the key or session, its `scope` and its `rateLimits`). `also` adds routes
+   * outside ts-rest behind the same authentication (a streamed export).
+   */
+  contract<T extends AppRouter>(
+    part: T,
+    router: RouterImplementation<T>,
+    also?: (scope: FastifyInstance) => void,
+  ): Promise<void>;
+  auth: Authenticate;
+  /** The unauthenticated probes' limit, per client IP and in memory (health, metrics, the API reference). */
+  probeLimit(request: FastifyRequest, reply: FastifyReply): void;
+  rateLimiter: RateLimiter;
+  /** SCHED_RATE_LIMIT_FACTOR: every limit's factor. */
+  rateLimitFactor: number;
+}
+
+/** One feature's HTTP side: registers its routes on the app (a public route adds its own limits). */
+export interface HttpPlugin {
+  name: string;
+  register(app: FastifyInstance, kit: RouteKit): void | Promise<void>;
+}
+
+const s = initServer();
+
+/** The kit's `contract`: each part in a scope of its own, so ts-rest's validation handler replaces no other. */
+export function contractMounter(
+  app: FastifyInstance,
+  deps: Pick<RouteKit, 'auth' | 'probeLimit'> & { validateResponses: boolean },
+): RouteKit['contract'] {
+  return async (part, router, also) => {
+    // ts-rest installs its own error handler for validation failures; the scope keeps it from replacing the root's,
+    // and it hands every other error on to the root handler.
+    await app.register(async (scope) => {
+      // Authentication is decided on the matched route, not on the URL's spelling: the router percent-decodes and
+      // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
+      // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
+      scope.addHook('onRequest', async (request, reply) => {
+        const meta = routeMeta(contractRouteOf(request));
+        if (meta.auth === 'none') deps.probeLimit(request, reply);
+        else await deps.auth(request, reply, meta.scope);
+      });
+      s.registerRouter(part, router, scope, {
+        logInitialization: false,
+        responseValidation: deps.validateResponses,
+        requestValidationErrorHandler,
+      });
+      also?.(scope);
+    });
+  };
+}
