@@ -16,6 +16,7 @@ import {
 } from '../persistence/audit-events.js';
 import type { Sql } from '../persistence/database.js';
 import { ValidationError } from './errors.js';
+import { systemClock } from './clock.js';
 import type { Clock, Store } from './ports.js';
 
 /**
@@ -68,7 +69,8 @@ export function auditEventOf(accountId: string, r: AuditRecord): NewAuditEvent &
   const ctx = requestContext.getStore();
   return {
     accountId,
-    at: r.at ?? new Date(),
+    // A caller without a time of its own (a request's change) records the process clock's.
+    at: r.at ?? systemClock(),
     action: r.action,
     actor: r.actor ?? ctx?.actor ?? SYSTEM_ACTOR,
     resource: r.resource,
