@@ -8,11 +8,17 @@ import { rule } from '../domain/rate-limit/policy.js';
 import { authenticate, setRateLimitHeaders } from './auth.js';
 import { registerCors } from './cors.js';
 import { databaseUnavailable, errorHandler } from './errors.js';
-import { registerAuditContext, registerDraining, registerNotFound, registerResponseHooks } from './hooks.js';
+import {
+  contractMounter,
+  declaredRouteLimits,
+  registerAuditContext,
+  registerDraining,
+  registerNotFound,
+  registerResponseHooks,
+} from './hooks.js';
 import { createMemoryLimiter } from './memory-limiter.js';
-import { contractMounter, type HttpPlugin, type RouteKit } from './plugin.js';
+import type { HttpPlugin, RouteKit } from './plugin.js';
 import { registerRequestSpans } from './request-spans.js';
-import { contractRouteOf, routeMeta } from './route-meta.js';
 import { registerJsonParser, type ServerSettings, serverOptions } from './server-options.js';
 
 /** What the HTTP app itself needs: the server's settings and the cross-cutting hooks' parts. Routes are plugins'. */
@@ -66,7 +72,7 @@ export async function buildHttpApp(
     rateLimiter,
     globalRateLimitFactor: rateLimitFactor,
     // The limits a route declares in the contract (`RouteMeta.rateLimits`), besides the key holder's own.
-    routeLimits: (request) => [...(routeMeta(contractRouteOf(request)).rateLimits ?? [])],
+    routeLimits: declaredRouteLimits,
     sessions: server.consoleSessions,
     publicUrl: server.siteUrl,
   });

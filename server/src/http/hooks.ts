@@ -1,11 +1,15 @@
-import type { FastifyInstance } from 'fastify';
+import type { RouteMeta } from '@sched/contract';
+import type { AppRoute } from '@ts-rest/core';
+import { initServer } from '@ts-rest/fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalActor, withAuditContext } from '../app/audit.js';
 import { ServiceUnavailableError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import { bearerToken } from '../domain/auth/api-key.js';
-import { rule } from '../domain/rate-limit/policy.js';
+import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
 import { enforceRateLimits } from './auth.js';
-import type { Authenticate } from './plugin.js';
+import { requestValidationErrorHandler } from './errors.js';
+import type { Authenticate, RouteKit } from './plugin.js';
 
 /** Once closing starts, new requests are refused with 503 (in-flight ones finish). */
 export function registerDraining(app: FastifyInstance): void {
@@ -85,4 +89,58 @@ export function registerResponseHooks(
       'request completed',
     );
   });
+}
+
+/**
+ * What the contract declares about a route beyond its shapes: who may call it, which limits it counts, how large a
+ * body it reads. The server reads these here instead of matching URL strings, so a route's rules live with the route.
+ */
+export function routeMeta(route: AppRoute | undefined): RouteMeta {
+  return (route?.metadata ?? {}) as RouteMeta;
+}
+
+/** The ts-rest route a request matched, if any (the router puts it in the route's config). */
+export function contractRouteOf(request: FastifyRequest): AppRoute | undefined {
+  return (request.routeOptions.config as { tsRestRoute?: AppRoute } | undefined)?.tsRestRoute;
+}
+
+/** The body limit a route outside ts-rest declares in the contract; a route that reads a body declares one. */
+export function bodyLimitOf(route: AppRoute): number {
+  const limit = routeMeta(route).bodyLimit;
+  if (limit === undefined) throw new Error(`${route.method} ${route.path} declares no bodyLimit`);
+  return limit;
+}
+
+/** The limits the matched route declares for the key holder (`RouteMeta.rateLimits`), besides its own. */
+export function declaredRouteLimits(request: FastifyRequest): RateLimitName[] {
+  return [...(routeMeta(contractRouteOf(request)).rateLimits ?? [])];
+}
+
+const s = initServer();
+
+/** The kit's `contract`: each part in a scope of its own, so ts-rest's validation handler replaces no other. */
+export function contractMounter(
+  app: FastifyInstance,
+  deps: Pick<RouteKit, 'auth' | 'probeLimit'> & { validateResponses: boolean },
+): RouteKit['contract'] {
+  return async (part, router, also) => {
+    // ts-rest installs its own error handler for validation failures; the scope keeps it from replacing the root's,
+    // and it hands every other error on to the root handler.
+    await app.register(async (scope) => {
+      // Authentication is decided on the matched route, not on the URL's spelling: the router percent-decodes and
+      // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
+      // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
+      scope.addHook('onRequest', async (request, reply) => {
+        const meta = routeMeta(contractRouteOf(request));
+        if (meta.auth === 'none') deps.probeLimit(request, reply);
+        else await deps.auth(request, reply, meta.scope);
+      });
+      s.registerRouter(part, router, scope, {
+        logInitialization: false,
+        responseValidation: deps.validateResponses,
+        requestValidationErrorHandler,
+      });
+      also?.(scope);
+    });
+  };
 }

@@ -5,7 +5,7 @@ import type { SlackAnswers, SlackClickResult } from '../app/approvals/inbound-sl
 import { verifySlackSignature } from '../domain/approval/slack-signature.js';
 import { errorBody, ValidationError } from '../app/errors.js';
 import { safeEqual } from './auth.js';
-import { bodyLimitOf } from './route-meta.js';
+import { bodyLimitOf } from './hooks.js';
 
 /** The Slack calls the interaction route makes after a click (channels/slack-app.ts implements them). */
 export interface SlackMessages {

@@ -1,10 +1,8 @@
 import type { AppRouter } from '@ts-rest/core';
-import { initServer, type RouterImplementation } from '@ts-rest/fastify';
+import type { RouterImplementation } from '@ts-rest/fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { Scope } from '../domain/auth/api-key.js';
-import { requestValidationErrorHandler } from './errors.js';
-import { contractRouteOf, routeMeta } from './route-meta.js';
 
 /** Authenticates a request as `/v1` does (Bearer key or console session) and counts it; `scope`: the one it needs. */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply, scope?: Scope) => Promise<void>;
@@ -36,33 +34,4 @@ export interface RouteKit {
 export interface HttpPlugin {
   name: string;
   register(app: FastifyInstance, kit: RouteKit): void | Promise<void>;
-}
-
-const s = initServer();
-
-/** The kit's `contract`: each part in a scope of its own, so ts-rest's validation handler replaces no other. */
-export function contractMounter(
-  app: FastifyInstance,
-  deps: Pick<RouteKit, 'auth' | 'probeLimit'> & { validateResponses: boolean },
-): RouteKit['contract'] {
-  return async (part, router, also) => {
-    // ts-rest installs its own error handler for validation failures; the scope keeps it from replacing the root's,
-    // and it hands every other error on to the root handler.
-    await app.register(async (scope) => {
-      // Authentication is decided on the matched route, not on the URL's spelling: the router percent-decodes and
-      // accepts absolute-form targets, so `/%761/contacts` or `http://x/v1/contacts` reach the same handlers.
-      // Routes declared `auth: 'none'` (the probes) are the only ones let through; everything else fails closed.
-      scope.addHook('onRequest', async (request, reply) => {
-        const meta = routeMeta(contractRouteOf(request));
-        if (meta.auth === 'none') deps.probeLimit(request, reply);
-        else await deps.auth(request, reply, meta.scope);
-      });
-      s.registerRouter(part, router, scope, {
-        logInitialization: false,
-        responseValidation: deps.validateResponses,
-        requestValidationErrorHandler,
-      });
-      also?.(scope);
-    });
-  };
 }
