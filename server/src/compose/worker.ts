@@ -1,20 +1,13 @@
 import { StandingGrants } from '../app/grants/apply.js';
-import { GateTimeouts } from '../app/approvals/timers.js';
 import { ApprovalRounds } from '../app/approvals/rounds.js';
 import { chainStepSettled } from '../app/chains/settled.js';
-import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { Deliveries } from '../app/deliveries/deliver.js';
 import { createChannels } from '../channels/registry.js';
 import type { ChannelTarget } from '../channels/types.js';
 import { canSend, notConfiguredReason } from '../domain/approval/channel-availability.js';
 import { notificationOutcome } from '../metrics.js';
 import { listenForRuleChanges } from '../jobs/alerts.js';
-import { workCallbacks } from '../jobs/callbacks.js';
-import { ChainWorker } from '../jobs/chain-worker.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
-import { workDestinationWakes } from '../jobs/destination-wakes.js';
-import { workGateTimers } from '../jobs/gate-timers.js';
-import { workResumes } from '../jobs/pause-timers.js';
 import { createOutboundClient } from '../outbound/http-client.js';
 import { createSqlOutbox } from '../persistence/approvals/outbox-messages.js';
 import { openNotifications } from '../persistence/notifications.js';
@@ -24,12 +17,12 @@ import type { ServiceContext } from './context.js';
 import type { Shutdown } from './shutdown.js';
 
 /**
- * The worker role: the outgoing HTTP client and the notification channels, the use cases that fire work, and the
- * triggers over them (the dispatcher and its timers, the chain worker, one pg-boss worker per queue). Answers the
- * dispatcher, whose gauges the metrics read.
+ * The worker role: the outgoing HTTP client and the notification channels, the delivery engine (deliveries, approval
+ * rounds, the dispatcher and its timers), then each feature's workers (features/: the chain worker, one pg-boss
+ * worker per queue). Answers the dispatcher, whose gauges the metrics read.
  */
 export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Promise<Dispatcher> {
-  const { config, db, clock, timers, waits, metrics, logger, queue, scheduler } = ctx;
+  const { config, db, clock, timers, waits, metrics, logger, scheduler } = ctx;
   const { main: database, availability } = db;
   const firing = db.firing!;
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
@@ -96,22 +89,6 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     lateness: ctx.alertWatch,
     signing: ctx.accounts.signing,
   });
-  const callbacks = new CallbackDeliveries({
-    store: firing,
-    outbox: ctx.callbacks,
-    countDestination: ctx.countDestination,
-    outbound,
-    waits,
-    clock,
-    signing: ctx.accounts.signing,
-    events: {
-      attempted: (outcome, failure) => {
-        metrics.callbacks.inc({ outcome });
-        if (failure) logger.info({ ...failure, status: outcome }, 'callback not delivered');
-      },
-    },
-  });
-
   // One LISTEN connection for the process, fanned out by channel, holding the worker's member lock; it reconnects
   // with back-off by itself.
   const notifications = await openNotifications(db.opened.url, {
@@ -128,8 +105,8 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
   await listenForRuleChanges(notifications, ctx.alertWatch);
 
-  // The triggers, stopped together: the chain worker first, then the dispatcher and the queues' workers, each
-  // finishing what it holds up to the shutdown deadline (nothing, after a failed start).
+  // The triggers, stopped together: those a feature marks `stopFirst` (the chain worker) first, then the dispatcher
+  // and the queues' workers, each finishing what it holds up to the shutdown deadline (nothing, after a failed start).
   const workers: Stoppable[] = [];
   const dispatcher = new Dispatcher({
     timers,
@@ -143,22 +120,13 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     limits: config.deliveryConcurrency,
     availability,
   });
-  const chainWorker = new ChainWorker({
-    timers,
-    store: firing,
-    engine: ctx.chainEngine(firing),
-    clock,
-    logger,
-    notifications,
-    availability,
-  });
-  let started = { dispatcher: false, chainWorker: false };
+  let started = false;
   shutdown.add('the triggers (dispatcher, chain worker, queue workers)', async (graceful) => {
     const deadline = graceful ? config.shutdownTimeoutMs : 0;
-    if (started.chainWorker) await chainWorker.stop();
+    for (const w of workers) if (w.stopFirst) await w.stop(deadline);
     await Promise.all([
-      started.dispatcher ? dispatcher.stop(deadline) : undefined,
-      ...workers.map((w) => w.stop(deadline)),
+      started ? dispatcher.stop(deadline) : undefined,
+      ...workers.filter((w) => !w.stopFirst).map((w) => w.stop(deadline)),
     ]);
   });
 
@@ -166,35 +134,18 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const failedJob = (what: string) => (err: unknown) => {
     if (!availability.absorbs(err)) logger.error({ err }, `${what} failed; the job will be retried`);
   };
-  const timeouts = new GateTimeouts({
-    store: database,
-    timers: ctx.gateTimers,
-    scheduler,
-    callbacks: ctx.callbacks,
-    clock,
-    waits,
-    rounds: approvals,
-    events: ctx.operatorEvents,
-  });
-  workers.push(await workGateTimers(queue, timeouts, failedJob('gate timer')));
   await dispatcher.start();
-  started = { ...started, dispatcher: true };
-  workers.push(await workCallbacks(queue, callbacks, failedJob('callback delivery')));
-  workers.push(
-    await workResumes(queue, (job) => ctx.pauses.resumeWhenDue(job), failedJob('resume of a pause')),
-  );
-  workers.push(
-    await workDestinationWakes(
-      queue,
-      (job) => ctx.breaker.wake(job),
-      (ids, accountId) => dispatcher.fireHeld(ids, accountId),
-      failedJob('destination wake'),
-    ),
-  );
-  await chainWorker.start();
-  started = { ...started, chainWorker: true };
-  // Each feature's own workers (features/): domain checks, bulk operations, alerts, the audit sealer, retention.
-  const runtime: WorkerRuntime = { ctx, shutdown, outbound, send: countedSend, failedJob };
+  started = true;
+  // Each feature's own workers (features/): callbacks and resumes, gate timers, the chain worker, destination
+  // wakes, domain checks, bulk operations, alerts, the audit sealer, retention.
+  const runtime: WorkerRuntime = {
+    ctx,
+    shutdown,
+    outbound,
+    send: countedSend,
+    failedJob,
+    engine: { dispatcher, rounds: approvals, notifications },
+  };
   for (const feature of FEATURES) if (feature.workers) workers.push(...(await feature.workers(runtime)));
 
   // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.

@@ -1,9 +1,10 @@
 import { apiContract } from '@sched/contract';
 import { Destinations } from '../app/destinations/service.js';
 import { destinationsHandlers } from '../http/handlers/destinations.js';
+import { workDestinationWakes } from '../jobs/destination-wakes.js';
 import type { Feature } from './feature.js';
 
-/** Destinations: each host's circuit, flow control and held deliveries (the wakes are the delivery engine's). */
+/** Destinations: each host's circuit, flow control and held deliveries, woken when the host may take them. */
 export const destinationsFeature: Feature = {
   name: 'destinations',
   async routes(_app, http, { ctx, shared }) {
@@ -15,5 +16,15 @@ export const destinationsFeature: Feature = {
       ctx.destinationWakes,
     );
     await http.contract(apiContract.destinations, destinationsHandlers(destinations));
+  },
+  async workers({ ctx, engine, failedJob }) {
+    return [
+      await workDestinationWakes(
+        ctx.queue,
+        (job) => ctx.breaker.wake(job),
+        (ids, accountId) => engine.dispatcher.fireHeld(ids, accountId),
+        failedJob('destination wake'),
+      ),
+    ];
   },
 };

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ActionWaits } from '../app/actions/wait.js';
 import type { PendingApprovals } from '../app/approvals/pending.js';
 import type { ResponseService } from '../app/approvals/respond.js';
+import type { ApprovalRounds } from '../app/approvals/rounds.js';
 import type { BulkOperations } from '../app/bulk/service.js';
 import type { CalendarService } from '../app/calendars/service.js';
 import type { ChainService } from '../app/chains/service.js';
@@ -10,6 +11,8 @@ import type { AlertChannels, Outbound } from '../app/ports.js';
 import type { ServiceContext } from '../compose/context.js';
 import type { Shutdown } from '../compose/shutdown.js';
 import type { RouteKit } from '../http/plugin.js';
+import type { Dispatcher } from '../jobs/dispatcher.js';
+import type { Notifications } from '../persistence/notifications.js';
 
 /**
  * A feature plugs in from its own module: its routes (the API role) and its queue workers (the worker role), each
@@ -27,6 +30,8 @@ export interface Feature {
 /** A started worker: it stops taking work, then waits up to `deadlineMs` for the work in hand. */
 export interface Stoppable {
   stop(deadlineMs: number): Promise<void>;
+  /** Stopped before the dispatcher and the queues' workers (the chain worker: it makes actions they take up). */
+  stopFirst?: boolean;
 }
 
 /** What the API role hands a feature's routes. */
@@ -62,4 +67,13 @@ export interface WorkerRuntime {
   send: AlertChannels['send'];
   /** Logs a failed job (pg-boss retries it); a database fault is logged once by the availability tracker. */
   failedJob(what: string): (err: unknown) => void;
+  /** The delivery engine compose/worker.ts runs, which some features' workers hand work to. */
+  engine: {
+    /** Fires held attempts by id (a destination's wake). */
+    dispatcher: Pick<Dispatcher, 'fireHeld'>;
+    /** Sends an approval's rounds (a gate's timers escalate through it). */
+    rounds: ApprovalRounds;
+    /** The process's LISTEN connection (the chain worker hears due steps on it). */
+    notifications: Notifications;
+  };
 }
