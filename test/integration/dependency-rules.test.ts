@@ -63,7 +63,8 @@ const files: Record<string, string> = {
   'server/src/features/things.ts':
     "import type { Feature } from './feature.js';\nimport { things } from '../http/handlers/things.js';\nexport const f: Feature = { name: String(things) };\n",
   'server/src/features/index.ts': "import { f } from './things.js';\nexport const FEATURES = [f];\n",
-  'server/src/compose/api.ts': "import { FEATURES } from '../features/index.js';\nexport const x = FEATURES;\n",
+  'server/src/compose/api.ts':
+    "import { FEATURES } from '../features/index.js';\nexport const x = FEATURES;\n",
   'server/src/features/knows-another.ts': "import { f } from './things.js';\nexport const x = f;\n",
   'server/src/http/names-a-feature.ts': "import { f } from '../features/things.js';\nexport const x = f;\n",
   'server/src/http/mounts-a-handler.ts':

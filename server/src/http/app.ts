@@ -1,3 +1,4 @@
+import { apiContract } from '@sched/contract';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AccountService } from '../app/accounts.js';
 import type { ConsoleSessionService } from '../app/console-sessions.js';
@@ -15,6 +16,7 @@ import {
   registerDraining,
   registerNotFound,
   registerResponseHooks,
+  unmountedRoutes,
 } from './hooks.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import type { HttpPlugin, RouteKit } from './plugin.js';
@@ -92,5 +94,7 @@ export async function buildHttpApp(
     contract: contractMounter(app, { auth, probeLimit, validateResponses: server.validateResponses }),
   };
   for (const plugin of plugins) await plugin.register(app, kit);
+  const missing = unmountedRoutes(app, apiContract);
+  if (missing.length > 0) throw new Error(`no feature mounts ${missing.join(', ')}`);
   return app;
 }

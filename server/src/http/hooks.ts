@@ -1,5 +1,5 @@
 import type { RouteMeta } from '@sched/contract';
-import type { AppRoute } from '@ts-rest/core';
+import { type AppRoute, type AppRouter, isAppRoute } from '@ts-rest/core';
 import { initServer } from '@ts-rest/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { principalActor, withAuditContext } from '../app/audit.js';
@@ -143,4 +143,18 @@ export function contractMounter(
       also?.(scope);
     });
   };
+}
+
+/**
+ * The contract's routes no feature mounted: each feature mounts its own part, so a part left out would answer 404
+ * unnoticed; the app refuses to start instead.
+ */
+export function unmountedRoutes(app: FastifyInstance, router: AppRouter): string[] {
+  return Object.values(router).flatMap((entry) =>
+    isAppRoute(entry)
+      ? app.hasRoute({ method: entry.method, url: entry.path })
+        ? []
+        : [`${entry.method} ${entry.path}`]
+      : unmountedRoutes(app, entry),
+  );
 }
