@@ -14,14 +14,16 @@ import {
   declaredRouteLimits,
   registerAuditContext,
   registerDraining,
+  registerJsonParser,
   registerNotFound,
   registerResponseHooks,
+  type ServerSettings,
+  serverOptions,
   unmountedRoutes,
 } from './hooks.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import type { HttpPlugin, RouteKit } from './plugin.js';
 import { registerRequestSpans } from './request-spans.js';
-import { registerJsonParser, type ServerSettings, serverOptions } from './server-options.js';
 
 /** What the HTTP app itself needs: the server's settings and the cross-cutting hooks' parts. Routes are plugins'. */
 export interface HttpServer extends ServerSettings {
