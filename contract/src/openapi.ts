@@ -28,8 +28,10 @@ export interface RouteMeta {
   /** The scope the route needs whatever its method (default: `read` for GET, `write` otherwise). */
   scope?: 'admin';
   /**
-   * Limits counted for the key holder on this route besides the `authenticated` one (`createAction`: the routes that
-   * make actions or send them again). The OpenAPI document shows them as `x-rate-limits`.
+   * Limits this route counts besides the caller's own (`authenticated` or `unauthenticated`), in the order they are
+   * counted: a key holder's account (`createAction`: the routes that make actions or send them again), or on a
+   * public route the client IP (`triggerPerIp`) and the token in the path (`triggerPerToken`). The OpenAPI document
+   * shows them as `x-rate-limits`.
    */
   rateLimits?: readonly RouteRateLimit[];
   /** The largest body the route reads, in bytes, when it is not the server's (`x-body-limit` in the document). */
@@ -44,7 +46,12 @@ export interface RouteMeta {
 }
 
 /** The per-route limits a route may declare (the server's `domain/rate-limit/policy.ts` defines each). */
-export type RouteRateLimit = 'createAction';
+export type RouteRateLimit =
+  | 'createAction'
+  | 'triggerPerIp'
+  | 'triggerPerToken'
+  | 'reminderResponsePerIp'
+  | 'reminderResponse';
 
 /** A top-level tag: the first key of a route's path in the contract. */
 export interface TagInfo {

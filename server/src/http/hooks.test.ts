@@ -4,7 +4,7 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RateLimitName } from '../domain/rate-limit/policy.js';
-import { contractMounter, declaredRouteLimits, unmountedRoutes } from './hooks.js';
+import { contractMounter, declaredRouteLimits, publicRouteRules, unmountedRoutes } from './hooks.js';
 
 const c = initContract();
 const ok = { 200: z.object({ ok: z.boolean() }) };
@@ -17,6 +17,12 @@ const part = c.router({
     body: c.noBody(),
     responses: ok,
     metadata: { rateLimits: ['createAction'] },
+  },
+  link: {
+    method: 'GET',
+    path: '/l/:token',
+    responses: ok,
+    metadata: { auth: 'none', rateLimits: ['triggerPerIp', 'triggerPerToken'] },
   },
 });
 const other = c.router({ list: { method: 'GET', path: '/v1/others', responses: ok } });
@@ -35,7 +41,7 @@ describe('mounting a part of the contract', () => {
     });
     const s = initServer();
     const handle = async () => ({ status: 200 as const, body: { ok: true } });
-    await mount(part, s.router(part, { probe: handle, keys: handle, make: handle }));
+    await mount(part, s.router(part, { probe: handle, keys: handle, make: handle, link: handle }));
     return { app, seen };
   }
 
@@ -58,5 +64,15 @@ describe('mounting a part of the contract', () => {
     const { app } = await mounted();
     expect(unmountedRoutes(app, { part, other })).toEqual(['GET /v1/others']);
     expect(unmountedRoutes(app, { part })).toEqual([]);
+  });
+
+  it("counts a public route's declared limits on the client IP and the path's token, in the declared order", () => {
+    expect(publicRouteRules(part.link, { ip: '203.0.113.7', token: 'hashed' }, 2)).toMatchObject([
+      { name: 'triggerPerIp', subject: '203.0.113.7' },
+      { name: 'triggerPerToken', subject: 'hashed' },
+    ]);
+    expect(publicRouteRules(part.probe, { ip: 'ip', token: 't' }, 1)).toEqual([]);
+    // A key holder's limit is counted by authentication, never on a public caller.
+    expect(() => publicRouteRules(part.make, { ip: 'ip', token: 't' }, 1)).toThrow(/key holder/);
   });
 });

@@ -16,7 +16,12 @@ import { principalActor, withAuditContext } from '../app/audit.js';
 import { ServiceUnavailableError } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import { bearerToken } from '../domain/auth/api-key.js';
-import { type RateLimitName, rule } from '../domain/rate-limit/policy.js';
+import {
+  ROUTE_LIMIT_SUBJECTS,
+  type RateLimitName,
+  type RateLimitRule,
+  rule,
+} from '../domain/rate-limit/policy.js';
 import type { TrustProxy } from '../config.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { enforceRateLimits } from './auth.js';
@@ -208,7 +213,25 @@ export function bodyLimitOf(route: AppRoute): number {
 
 /** The limits the matched route declares for the key holder (`RouteMeta.rateLimits`), besides its own. */
 export function declaredRouteLimits(request: FastifyRequest): RateLimitName[] {
-  return [...(routeMeta(contractRouteOf(request)).rateLimits ?? [])];
+  const declared = routeMeta(contractRouteOf(request)).rateLimits ?? [];
+  return declared.filter((name) => ROUTE_LIMIT_SUBJECTS[name] === 'account');
+}
+
+/**
+ * The limits a public route declares, as rules on the client IP and the (hashed) token of its path, in the declared
+ * order; counted by the route itself, before its body is read.
+ */
+export function publicRouteRules(
+  route: AppRoute,
+  subjects: { ip: string; token: string },
+  factor: number,
+): RateLimitRule[] {
+  return (routeMeta(route).rateLimits ?? []).map((name) => {
+    const subject = ROUTE_LIMIT_SUBJECTS[name];
+    if (subject === 'account')
+      throw new Error(`${route.path}: ${name} counts a key holder, not a public caller`);
+    return rule(name, subjects[subject], factor);
+  });
 }
 
 const s = initServer();
