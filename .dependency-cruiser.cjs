@@ -53,6 +53,30 @@ module.exports = {
       to: { path: '^server/src/app/approvals/' },
     },
     {
+      name: 'features-plug-in',
+      comment:
+        'A feature (server/src/features/) is plugged in by the composition root only: nothing central names a feature, so adding one touches its own module and the list in features/index.ts.',
+      severity: 'error',
+      from: { path: '^server/src/', pathNot: ['^server/src/(compose|features)/'] },
+      to: { path: '^server/src/features/' },
+    },
+    {
+      name: 'features-stand-alone',
+      comment:
+        'Features never import one another (only the shape, features/feature.ts); what two features share is built once by the composition root (compose/api.ts SharedServices).',
+      severity: 'error',
+      from: { path: '^server/src/features/', pathNot: ['^server/src/features/index\\.ts$'] },
+      to: { path: '^server/src/features/', pathNot: ['^server/src/features/feature\\.ts$'] },
+    },
+    {
+      name: 'routes-live-in-features',
+      comment:
+        'Route handlers are mounted by their feature: the HTTP app (http/app.ts) and the rest of http/ never import one, so the app keeps only server options and cross-cutting hooks.',
+      severity: 'error',
+      from: { path: '^server/src/', pathNot: ['^server/src/(features|http/handlers)/'] },
+      to: { path: '^server/src/http/handlers/' },
+    },
+    {
       name: 'only-the-queue-talks-pg-boss',
       comment: 'pg-boss is one adapter: jobs/queue.ts. Everything else sends and works through its JobQueue.',
       severity: 'error',

@@ -42,7 +42,7 @@ export * from './schemas/template.js';
 export { responsesContract } from './routes/approvals.js';
 export { Health } from './routes/system.js';
 export { OutboxMessage } from './routes/outbox.js';
-export type { RouteMeta } from './openapi.js';
+export type { RouteMeta, RouteRateLimit } from './openapi.js';
 export { issueMessage } from './messages.js';
 export * from './headers.js';
 export * from './mcp.js';

@@ -27,6 +27,15 @@ export interface RouteMeta {
   bodyContentType?: string;
   /** The scope the route needs whatever its method (default: `read` for GET, `write` otherwise). */
   scope?: 'admin';
+  /**
+   * Limits this route counts besides the caller's own (`authenticated` or `unauthenticated`), in the order they are
+   * counted: a key holder's account (`createAction`: the routes that make actions or send them again), or on a
+   * public route the client IP (`triggerPerIp`) and the token in the path (`triggerPerToken`). The OpenAPI document
+   * shows them as `x-rate-limits`.
+   */
+  rateLimits?: readonly RouteRateLimit[];
+  /** The largest body the route reads, in bytes, when it is not the server's (`x-body-limit` in the document). */
+  bodyLimit?: number;
   /** Overrides the `<tag><Key>` operationId (when the key repeats the tag, say). */
   operationId?: string;
   /**
@@ -35,6 +44,14 @@ export interface RouteMeta {
    */
   example?: { request?: unknown; response?: unknown };
 }
+
+/** The per-route limits a route may declare (the server's `domain/rate-limit/policy.ts` defines each). */
+export type RouteRateLimit =
+  | 'createAction'
+  | 'triggerPerIp'
+  | 'triggerPerToken'
+  | 'reminderResponsePerIp'
+  | 'reminderResponse';
 
 /** A top-level tag: the first key of a route's path in the contract. */
 export interface TagInfo {
@@ -220,6 +237,8 @@ export function buildOpenApiDocument(
       ...(parameters.length ? { parameters } : {}),
       responses: responsesByRoute.get(route)!,
       security: meta.auth === 'none' ? [] : [{ bearerAuth: [] }],
+      ...(meta.rateLimits?.length ? { 'x-rate-limits': [...meta.rateLimits] } : {}),
+      ...(meta.bodyLimit ? { 'x-body-limit': meta.bodyLimit } : {}),
     };
     if ('body' in route && isSchema(route.body)) {
       const schema = toSchema(route.body, 'input');

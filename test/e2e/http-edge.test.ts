@@ -77,6 +77,44 @@ describe('the HTTP edge', () => {
     expect(broken.status).toBe(400);
   });
 
+  it('counts the create limit on the routes the contract declares it for (RouteMeta.rateLimits), whatever the spelling', async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const creates = async () => {
+        const r = await client.query<{ n: string }>(
+          `select coalesce(sum(hits), 0) as n from rate_limit_windows where bucket like 'createAction:%'`,
+        );
+        return Number(r.rows[0]!.n);
+      };
+      const auth = {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': '0',
+      };
+      const before = await creates();
+      // Declared: retry and replay (404 here, counted before the handler looks), under any spelling of the path.
+      for (const target of [`/v1/actions/${randomUUID()}/retry`, `/v%31/%61ctions/${randomUUID()}/replay`]) {
+        const res = await rawRequest(server.url, target, { method: 'POST', headers: auth });
+        expect(res.status).toBe(404);
+      }
+      expect(await creates()).toBe(before + 2);
+      // Not declared: reads, and writes that make no action.
+      const list = await rawRequest(server.url, '/v1/actions', {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(list.status).toBe(200);
+      const cancel = await rawRequest(server.url, `/v1/actions/${randomUUID()}`, {
+        method: 'DELETE',
+        headers: auth,
+      });
+      expect(cancel.status).toBe(404);
+      expect(await creates()).toBe(before + 2);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('gives every error answer a stable code, and words validation messages in one voice', async () => {
     const cases: [string, string, unknown, number, string][] = [
       ['POST', '/v1/actions', '{"oops":', 400, 'malformed_body'],

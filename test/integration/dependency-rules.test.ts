@@ -57,6 +57,19 @@ const files: Record<string, string> = {
     "import { x } from '../actions/create.js';\nexport const granted = x;\n",
   'server/src/channels/knows-app.ts': "import { rule } from '../domain/rule.js';\nexport const x = rule;\n",
 
+  // Features plug in: the composition root lists them, each mounts its handlers, none knows another.
+  'server/src/http/handlers/things.ts': 'export const things = 1;\n',
+  'server/src/features/feature.ts': 'export interface Feature { name: string }\n',
+  'server/src/features/things.ts':
+    "import type { Feature } from './feature.js';\nimport { things } from '../http/handlers/things.js';\nexport const f: Feature = { name: String(things) };\n",
+  'server/src/features/index.ts': "import { f } from './things.js';\nexport const FEATURES = [f];\n",
+  'server/src/compose/api.ts':
+    "import { FEATURES } from '../features/index.js';\nexport const x = FEATURES;\n",
+  'server/src/features/knows-another.ts': "import { f } from './things.js';\nexport const x = f;\n",
+  'server/src/http/names-a-feature.ts': "import { f } from '../features/things.js';\nexport const x = f;\n",
+  'server/src/http/mounts-a-handler.ts':
+    "import { things } from './handlers/things.js';\nexport const x = things;\n",
+
   // The console: the domain's pure tables are allowed; anything else of the server, or the database, is not.
   'server/console/src/allowed.ts':
     "import { rule } from '../../src/domain/rule.js';\nexport const x = rule;\n",
@@ -123,6 +136,15 @@ describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', ()
     expect(fired('http/reads-rows.ts')).toEqual(['http-calls-app-not-persistence']);
     expect(fired('domain/impure.ts')).toEqual(['domain-is-pure']);
     expect(fired('channels/knows-app.ts')).toEqual(['channels-know-only-their-interface']);
+  });
+
+  it('features plug in: only the composition root names one, none imports another, only they mount handlers', () => {
+    expect(fired('http/names-a-feature.ts')).toEqual(['features-plug-in']);
+    expect(fired('features/knows-another.ts')).toEqual(['features-stand-alone']);
+    expect(fired('http/mounts-a-handler.ts')).toEqual(['routes-live-in-features']);
+    expect(fired('features/things.ts')).toEqual([]);
+    expect(fired('features/index.ts')).toEqual([]);
+    expect(fired('compose/api.ts')).toEqual([]);
   });
 
   it('the console imports of the server only the pure domain/, and no database driver', () => {

@@ -27,6 +27,8 @@ import { authErrors, ErrorBody, paginated, ReadConsistencyQuery, single, Uuid } 
 
 const c = initContract();
 const idParams = z.object({ id: Uuid });
+/** Making an action, or sending one again, counts against `createAction` (a batch once here, as one request). */
+const creates = { rateLimits: ['createAction'] } as const;
 
 export const actionsContract = c.router({
   create: {
@@ -42,6 +44,7 @@ export const actionsContract = c.router({
       413: ErrorBody,
       ...authErrors,
     },
+    metadata: creates,
     summary: 'Schedule an action',
     description:
       'Creates a webhook (or approval) action. Answers 201 with the action; 200 with `meta.skipped` when `coordination.on_create` is ' +
@@ -57,6 +60,7 @@ export const actionsContract = c.router({
       413: ErrorBody,
       ...authErrors,
     },
+    metadata: creates,
     summary: 'Schedule up to 1,000 actions at once',
     description:
       'Each item of `actions` is a `POST /v1/actions` body, validated the same way; any invalid item answers 422 with paths ' +
@@ -156,6 +160,7 @@ export const actionsContract = c.router({
     pathParams: idParams,
     body: c.noBody(),
     responses: { 200: single(RetriedAction), 404: ErrorBody, 409: ErrorBody, ...authErrors },
+    metadata: creates,
     summary: 'Retry a failed action',
     description:
       'Only `failed` actions with an HTTP request; otherwise 422. Resets attempt_count and starts a new execution cycle now. ' +
@@ -173,7 +178,7 @@ export const actionsContract = c.router({
       'through the same checks as `POST /v1/actions` (validation, quota, destination thresholds, SSRF), due at once unless ' +
       '`schedule` / `scheduled_for` says otherwise. Its `replay_of` is the original, which lists it in `replays`; it is signed ' +
       'with its own `webhook-id`. 409 for an action that is not final. The idempotency key is not copied (docs/operations.md).',
-    metadata: { example: { request: { request: { body: { order: 42, fixed: true } } } } },
+    metadata: { ...creates, example: { request: { request: { body: { order: 42, fixed: true } } } } },
   },
   reschedule: {
     method: 'POST',

@@ -118,6 +118,8 @@ export const teamMembersContract = c.router({
 });
 
 const tokenParams = z.object({ token: z.string().min(1).max(200) });
+/** A response link counts per client IP first (random tokens cost lookups), then per link. */
+const linkMeta = { auth: 'none', rateLimits: ['reminderResponsePerIp', 'reminderResponse'] } as const;
 
 /**
  * The login-free response link of one recipient, `{public_url}/r/<token>`. `GET` renders the page (HTML) and never
@@ -134,7 +136,7 @@ export const responsesContract = c.router({
       410: c.otherResponse({ contentType: 'text/html', body: z.string() }),
       429: c.otherResponse({ contentType: 'text/html', body: z.string() }),
     },
-    metadata: { auth: 'none' },
+    metadata: linkMeta,
     summary: 'The response page of a recipient',
     description:
       'An HTML page with the request, its attachments and the confirm / decline / snooze form. Never changes anything (link previews and mail scanners are safe); 404 for an unknown token, 410 once the approval is settled.',
@@ -153,7 +155,7 @@ export const responsesContract = c.router({
       422: ValidationErrorBody,
       429: ErrorBody,
     },
-    metadata: { auth: 'none' },
+    metadata: linkMeta,
     summary: 'Answer an approval: confirm, decline or snooze',
     description:
       'Also accepts `application/x-www-form-urlencoded` (the page form) and then answers HTML. 410 once the gate has timed out, ' +

@@ -32,6 +32,8 @@ export const integrationsContract = c.router({
       auth: 'none',
       rateLimited: false,
       bodyContentType: 'application/x-www-form-urlencoded',
+      // Slack's interaction payloads are small.
+      bodyLimit: 256 * 1024,
       operationId: 'slackInteractions',
       example: { request: { payload: '{"type":"block_actions"}' } },
     },
@@ -52,6 +54,8 @@ export const integrationsContract = c.router({
       auth: 'none',
       rateLimited: false,
       bodyContentType: 'message/rfc822',
+      // Bounded like the inbound SMTP port's messages.
+      bodyLimit: 1024 * 1024,
       operationId: 'emailInbound',
       example: {
         request: 'From: ada@example.com\r\nTo: reply+…@replies.example.com\r\n\r\napprove - looks fine\r\n',

@@ -111,7 +111,12 @@ export const triggerContract = c.router({
       422: ValidationErrorBody,
       429: ErrorBody,
     },
-    metadata: { auth: 'none', formBody: true, operationId: 'triggerTemplate' },
+    metadata: {
+      auth: 'none',
+      formBody: true,
+      operationId: 'triggerTemplate',
+      rateLimits: ['triggerPerIp', 'triggerPerToken'],
+    },
     summary: 'Trigger a template (public)',
     description:
       'No Bearer token: the secret token in the path authenticates. The body is a flat object of placeholder values, ' +

@@ -26,6 +26,7 @@ import type { KeyHolder } from '../persistence/rate-limit-windows.js';
 import type { AuditActor } from '../domain/audit/chain.js';
 import { type AuditRecord, OPERATOR_ACTOR, recordAudit, SYSTEM_ACTOR } from './audit.js';
 import { NotFoundError, ValidationError } from './errors.js';
+import { systemClock } from './clock.js';
 import type { Clock } from './ports.js';
 import { newSigningSecret, SigningSecrets } from './signing-secrets.js';
 
@@ -118,7 +119,7 @@ export class AccountService {
 
   constructor(
     private readonly database: Database,
-    private readonly clock: Clock = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {
     this.signing = new SigningSecrets(database, clock);
   }

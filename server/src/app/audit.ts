@@ -17,6 +17,7 @@ import {
 import { auditActionCreateOf, setAuditActionCreate } from '../persistence/accounts.js';
 import type { Sql } from '../persistence/database.js';
 import { ValidationError } from './errors.js';
+import { systemClock } from './clock.js';
 import type { Clock, Store } from './ports.js';
 import type { Reader, Reads } from './reads.js';
 
@@ -70,7 +71,8 @@ export function auditEventOf(accountId: string, r: AuditRecord): NewAuditEvent &
   const ctx = requestContext.getStore();
   return {
     accountId,
-    at: r.at ?? new Date(),
+    // A caller without a time of its own (a request's change) records the process clock's.
+    at: r.at ?? systemClock(),
     action: r.action,
     actor: r.actor ?? ctx?.actor ?? SYSTEM_ACTOR,
     resource: r.resource,

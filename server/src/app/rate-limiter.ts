@@ -16,6 +16,7 @@ import {
   type KeyHolderQuery,
   pruneWindows,
 } from '../persistence/rate-limit-windows.js';
+import { systemClock } from './clock.js';
 import type { Clock, Store } from './ports.js';
 import { TickBatch } from './tick-batch.js';
 
@@ -35,7 +36,7 @@ export class RateLimiter {
   constructor(
     private readonly store: Store,
     /** The one clock of the process; `now` arguments default to it. */
-    readonly clock: Clock = () => new Date(),
+    readonly clock: Clock = systemClock,
   ) {}
 
   /**

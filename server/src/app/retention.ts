@@ -2,6 +2,7 @@ import { PLANS, type Plan, retentionCutoff } from '../domain/quota/plans.js';
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
 import { AuditSealer } from './audit.js';
 import { countExpired, emptyPurgeCounts, type PurgeCounts, purgeBatch } from '../persistence/retention.js';
+import { stopwatch } from './clock.js';
 import type { Clock, Store } from './ports.js';
 
 export type { PurgeCounts };
@@ -49,7 +50,7 @@ export class RetentionService {
     opts: { onBatch?: (counts: PurgeCounts) => void; budgetMs?: number } = {},
   ): Promise<PurgeCounts & { complete: boolean }> {
     const now = this.clock();
-    const started = Date.now();
+    const elapsed = stopwatch();
     const total = emptyPurgeCounts();
     // Pending audit events first: a prefix is cut from the chain, so what is old must be on it.
     await new AuditSealer(this.store).sealAll();
@@ -57,16 +58,14 @@ export class RetentionService {
       const cutoff = retentionCutoff(plan, now);
       let more = true;
       while (more) {
-        if (opts.budgetMs !== undefined && Date.now() - started > opts.budgetMs)
-          return { ...total, complete: false };
+        if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
         const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoff, this.batchSize));
         opts.onBatch?.(batch.counts);
         for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
         more = batch.more;
       }
       for (;;) {
-        if (opts.budgetMs !== undefined && Date.now() - started > opts.budgetMs)
-          return { ...total, complete: false };
+        if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
         const dropped = await this.store.transaction(async (db) => {
           const prefix = await nextAuditPrefix(db, plan, cutoff, this.auditBatchSize);
           return prefix ? dropAuditPrefix(db, prefix.accountId, prefix.throughSeq) : 0;

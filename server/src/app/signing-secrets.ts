@@ -6,6 +6,7 @@ import { replaceSigningSecret, signingSecretOf, signingSecretsAt } from '../pers
 import type { Database } from '../persistence/database.js';
 import { recordAudit } from './audit.js';
 import { ValidationError } from './errors.js';
+import { systemClock } from './clock.js';
 import type { Clock } from './ports.js';
 
 /** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
@@ -31,7 +32,7 @@ export class SigningSecrets {
 
   constructor(
     private readonly database: Database,
-    private readonly clock: Clock = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**

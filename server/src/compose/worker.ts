@@ -1,45 +1,28 @@
 import { StandingGrants } from '../app/grants/apply.js';
-import { pauseAction, resumeAction } from '../app/actions/pause.js';
-import { rescheduleAction, runActionNow } from '../app/actions/reschedule.js';
-import { AlertEvaluation } from '../app/alerts/evaluate.js';
-import { AlertSender } from '../app/alerts/send.js';
-import { GateTimeouts } from '../app/approvals/timers.js';
-import { BulkRunner } from '../app/bulk/runner.js';
 import { ApprovalRounds } from '../app/approvals/rounds.js';
 import { chainStepSettled } from '../app/chains/settled.js';
-import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { Deliveries } from '../app/deliveries/deliver.js';
-import { AuditSealer } from '../app/audit.js';
-import { RetentionService } from '../app/retention.js';
 import { createChannels } from '../channels/registry.js';
 import type { ChannelTarget } from '../channels/types.js';
 import { canSend, notConfiguredReason } from '../domain/approval/channel-availability.js';
 import { notificationOutcome } from '../metrics.js';
-import { listenForRuleChanges, workAlerts } from '../jobs/alerts.js';
-import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
-import { workCallbacks } from '../jobs/callbacks.js';
-import { AuditSealerLoop } from '../jobs/audit-sealer.js';
-import { ChainWorker } from '../jobs/chain-worker.js';
+import { listenForRuleChanges } from '../jobs/alerts.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
-import { workDestinationWakes } from '../jobs/destination-wakes.js';
-import { workDomainChecks } from '../jobs/domains.js';
-import { workGateTimers } from '../jobs/gate-timers.js';
-import { workResumes } from '../jobs/pause-timers.js';
-import type { JobWorker } from '../jobs/queue.js';
-import { workRetention } from '../jobs/retention.js';
 import { createOutboundClient } from '../outbound/http-client.js';
 import { createSqlOutbox } from '../persistence/approvals/outbox-messages.js';
 import { openNotifications } from '../persistence/notifications.js';
+import type { Stoppable, WorkerRuntime } from '../features/feature.js';
+import { FEATURES } from '../features/index.js';
 import type { ServiceContext } from './context.js';
 import type { Shutdown } from './shutdown.js';
 
 /**
- * The worker role: the outgoing HTTP client and the notification channels, the use cases that fire work, and the
- * triggers over them (the dispatcher and its timers, the chain worker, one pg-boss worker per queue). Answers the
- * dispatcher, whose gauges the metrics read.
+ * The worker role: the outgoing HTTP client and the notification channels, the delivery engine (deliveries, approval
+ * rounds, the dispatcher and its timers), then each feature's workers (features/: the chain worker, one pg-boss
+ * worker per queue). Answers the dispatcher, whose gauges the metrics read.
  */
 export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Promise<Dispatcher> {
-  const { config, db, clock, timers, waits, metrics, logger, queue, scheduler } = ctx;
+  const { config, db, clock, timers, waits, metrics, logger, scheduler } = ctx;
   const { main: database, availability } = db;
   const firing = db.firing!;
   const outbound = createOutboundClient({ allowPrivate: config.allowPrivateDestinations });
@@ -108,22 +91,6 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     lateness: ctx.alertWatch,
     signing: ctx.accounts.signing,
   });
-  const callbacks = new CallbackDeliveries({
-    store: firing,
-    outbox: ctx.callbacks,
-    countDestination: ctx.countDestination,
-    outbound,
-    waits,
-    clock,
-    signing: ctx.accounts.signing,
-    events: {
-      attempted: (outcome, failure) => {
-        metrics.callbacks.inc({ outcome });
-        if (failure) logger.info({ ...failure, status: outcome }, 'callback not delivered');
-      },
-    },
-  });
-
   // One LISTEN connection for the process, fanned out by channel, holding the worker's member lock; it reconnects
   // with back-off by itself.
   const notifications = await openNotifications(db.opened.url, {
@@ -140,9 +107,9 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   // A rule change is announced at commit: this process's cache of what accounts watch forgets it at once.
   await listenForRuleChanges(notifications, ctx.alertWatch);
 
-  // The triggers, stopped together: the chain worker first, then the dispatcher and the queues' workers, each
-  // finishing what it holds up to the shutdown deadline (nothing, after a failed start).
-  const workers: JobWorker[] = [];
+  // The triggers, stopped together: those a feature marks `stopFirst` (the chain worker) first, then the dispatcher
+  // and the queues' workers, each finishing what it holds up to the shutdown deadline (nothing, after a failed start).
+  const workers: Stoppable[] = [];
   const dispatcher = new Dispatcher({
     timers,
     // Its scan promotes attempts entering the window (a state shown, nothing sent on it) and reads the due index.
@@ -155,29 +122,13 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
     limits: config.deliveryConcurrency,
     availability,
   });
-  const chainWorker = new ChainWorker({
-    timers,
-    store: firing,
-    engine: ctx.chainEngine(firing),
-    clock,
-    logger,
-    notifications,
-    availability,
-  });
-  const auditSealer = new AuditSealerLoop({
-    sealer: new AuditSealer(db.audit ?? database),
-    logger,
-    timers,
-    availability,
-  });
-  let started = { dispatcher: false, chainWorker: false };
+  let started = false;
   shutdown.add('the triggers (dispatcher, chain worker, queue workers)', async (graceful) => {
     const deadline = graceful ? config.shutdownTimeoutMs : 0;
-    await auditSealer.stop();
-    if (started.chainWorker) await chainWorker.stop();
+    for (const w of workers) if (w.stopFirst) await w.stop(deadline);
     await Promise.all([
-      started.dispatcher ? dispatcher.stop(deadline) : undefined,
-      ...workers.map((w) => w.stop(deadline)),
+      started ? dispatcher.stop(deadline) : undefined,
+      ...workers.filter((w) => !w.stopFirst).map((w) => w.stop(deadline)),
     ]);
   });
 
@@ -185,88 +136,19 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const failedJob = (what: string) => (err: unknown) => {
     if (!availability.absorbs(err)) logger.error({ err }, `${what} failed; the job will be retried`);
   };
-  const timeouts = new GateTimeouts({
-    store: database,
-    timers: ctx.gateTimers,
-    scheduler,
-    callbacks: ctx.callbacks,
-    clock,
-    waits,
-    rounds: approvals,
-    events: ctx.operatorEvents,
-  });
-  workers.push(await workGateTimers(queue, timeouts, failedJob('gate timer')));
   await dispatcher.start();
-  started = { ...started, dispatcher: true };
-  workers.push(await workCallbacks(queue, callbacks, failedJob('callback delivery')));
-  workers.push(
-    await workResumes(queue, (job) => ctx.pauses.resumeWhenDue(job), failedJob('resume of a pause')),
-  );
-  workers.push(
-    await workDestinationWakes(
-      queue,
-      (job) => ctx.breaker.wake(job),
-      (ids, accountId) => dispatcher.fireHeld(ids, accountId),
-      failedJob('destination wake'),
-    ),
-  );
-  await chainWorker.start();
-  started = { ...started, chainWorker: true };
-  auditSealer.start();
-  workers.push(await workDomainChecks(queue, ctx.domains, failedJob('domain check')));
-  workers.push(await workRetention(queue, new RetentionService(database, clock), metrics, logger));
-  const bulkQueue = createBulkOperationQueue(queue);
-  const { actionChanges, replays, pauseDeps } = ctx;
-  const moveDeps = {
-    scheduler: ctx.scheduler,
-    callbacks: ctx.callbacks,
-    clock,
-    allowPrivateDestinations: config.allowPrivateDestinations,
+  started = true;
+  // Each feature's own workers (features/): callbacks and resumes, gate timers, the chain worker, destination
+  // wakes, domain checks, bulk operations, alerts, the audit sealer, retention.
+  const runtime: WorkerRuntime = {
+    ctx,
+    shutdown,
+    outbound,
+    send: countedSend,
+    failedJob,
+    engine: { dispatcher, rounds: approvals, notifications },
   };
-  const bulkRunner = new BulkRunner({
-    store: database,
-    clock,
-    waits,
-    ops: {
-      cancel: (db, rows, now) => actionChanges.cancelRows(db, rows, now),
-      retry: async (db, row, now) => void (await actionChanges.retryRow(db, row, now)),
-      replay: async (db, owner, row, overrides) => (await replays.replayRow(db, owner, row, overrides)).id,
-      pause: async (db, row, input, via) =>
-        void (await pauseAction(pauseDeps, db, row.account_id, row.id, input, { via })),
-      resume: async (db, row, input, via) =>
-        void (await resumeAction(pauseDeps, db, row.account_id, row.id, input, { via })),
-      reschedule: async (db, owner, row, offsetMs, via) => {
-        const due = row.next_attempt_at ?? row.scheduled_for;
-        const body = { scheduled_for: new Date(due.getTime() + offsetMs).toISOString() };
-        await rescheduleAction(moveDeps, db, owner, row.id, body, { via });
-      },
-      run: async (db, row, input, via) =>
-        void (await runActionNow(moveDeps, db, row.account_id, row.id, input, { via })),
-    },
-    handOn: (id) => bulkQueue.enqueue(database.sql, id),
-    events: ctx.operatorEvents,
-  });
-  const bulk = await workBulkOperations(queue, bulkRunner, logger, waits.wait(2_000, 500));
-  // A run in progress ends after its page as soon as shutting down begins, so another worker carries on at once.
-  shutdown.add('the bulk-operation runs', () => bulk.stopRuns(), { first: true });
-  workers.push(bulk.worker);
-
-  // Alerts: rules evaluated against recorded events, and their messages sent through the same adapters and outbox
-  // as approval messages (or as signed webhooks through the SSRF-guarded client).
-  const alerts = {
-    evaluation: new AlertEvaluation({ store: database, clock, waits, jobs: ctx.alertJobs }),
-    sender: new AlertSender({
-      store: database,
-      clock,
-      waits,
-      jobs: ctx.alertJobs,
-      channels: { send: countedSend },
-      outbound,
-      log: logger,
-      countDestination: ctx.countDestination,
-    }),
-  };
-  workers.push(await workAlerts(queue, alerts, failedJob('alert job')));
+  for (const feature of FEATURES) if (feature.workers) workers.push(...(await feature.workers(runtime)));
 
   // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
   const maintenance = setInterval(() => {

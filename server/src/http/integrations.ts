@@ -1,9 +1,11 @@
+import { contract } from '@sched/contract';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmailReplies, InboundMail } from '../app/approvals/inbound-email.js';
 import type { SlackAnswers, SlackClickResult } from '../app/approvals/inbound-slack.js';
 import { verifySlackSignature } from '../domain/approval/slack-signature.js';
 import { errorBody, ValidationError } from '../app/errors.js';
 import { safeEqual } from './auth.js';
+import { bodyLimitOf } from './hooks.js';
 
 /** The Slack calls the interaction route makes after a click (channels/slack-app.ts implements them). */
 export interface SlackMessages {
@@ -22,9 +24,9 @@ export interface IntegrationDeps {
   log: { warn(fields: object, message: string): void };
 }
 
-/** Slack's interaction payloads are small; a mail through the hook is bounded like the SMTP port's. */
-const SLACK_BODY_LIMIT = 256 * 1024;
-const MAIL_BODY_LIMIT = 1024 * 1024;
+/** Each route's body limit, declared with the route in the contract. */
+const SLACK_BODY_LIMIT = bodyLimitOf(contract.integrations.slackInteractions);
+const MAIL_BODY_LIMIT = bodyLimitOf(contract.integrations.emailInbound);
 
 const ACTIONS: Readonly<Record<string, 'confirm' | 'decline'>> = {
   sched_confirm: 'confirm',

@@ -1,5 +1,5 @@
 import formbody from '@fastify/formbody';
-import { Uuid } from '@sched/contract';
+import { contract, Uuid } from '@sched/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AppError,
@@ -12,9 +12,9 @@ import {
 } from '../app/errors.js';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { ResponseService } from '../app/approvals/respond.js';
-import { rule } from '../domain/rate-limit/policy.js';
 import { hashResponseToken } from '../domain/approval/response-token.js';
 import { enforceRateLimits } from './auth.js';
+import { publicRouteRules } from './hooks.js';
 import { parseAnswer } from './answer.js';
 import { grantChoices } from './pages/fields.js';
 import {
@@ -94,10 +94,13 @@ function routes(
   // Before the body is parsed: a flood of random tokens from one address stops at the per-IP limit.
   app.addHook('onRequest', async (request: TokenRequest, reply) => {
     try {
-      await enforceRateLimits(deps.rateLimiter, reply, [
-        rule('reminderResponsePerIp', request.ip, deps.rateLimitFactor),
-        rule('reminderResponse', hashResponseToken(request.params.token), deps.rateLimitFactor),
-      ]);
+      // Every route of the link (its page, its answer, an attachment) counts what the page declares.
+      const subjects = { ip: request.ip, token: hashResponseToken(request.params.token) };
+      await enforceRateLimits(
+        deps.rateLimiter,
+        reply,
+        publicRouteRules(contract.responses.page, subjects, deps.rateLimitFactor),
+      );
     } catch (err) {
       return fail(request, reply, err);
     }

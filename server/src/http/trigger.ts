@@ -3,9 +3,10 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../app/rate-limiter.js';
 import type { TemplateTrigger } from '../app/templates/trigger.js';
-import { rule } from '../domain/rate-limit/policy.js';
 import { hashTriggerToken } from '../domain/template/token.js';
+import { contract } from '@sched/contract';
 import { enforceRateLimits, setRateLimitHeaders } from './auth.js';
+import { publicRouteRules } from './hooks.js';
 
 type TriggerRequest = FastifyRequest<{ Params: { token: string } }>;
 
@@ -42,10 +43,12 @@ export async function registerTriggerRoute(
     // Forms post urlencoded; in this scope their fields become a trigger body.
     await app.register(formbody, { parser: (body) => formToTriggerBody(parseQueryString(body)) });
     app.addHook('onRequest', async (request: TriggerRequest, reply) => {
-      await enforceRateLimits(deps.rateLimiter, reply, [
-        rule('triggerPerIp', request.ip, deps.rateLimitFactor),
-        rule('triggerPerToken', hashTriggerToken(request.params.token), deps.rateLimitFactor),
-      ]);
+      const subjects = { ip: request.ip, token: hashTriggerToken(request.params.token) };
+      await enforceRateLimits(
+        deps.rateLimiter,
+        reply,
+        publicRouteRules(contract.trigger.trigger, subjects, deps.rateLimitFactor),
+      );
     });
     app.post('/t/:token', async (request: TriggerRequest, reply) => {
       // The headers show the tightest limit: the token's and the IP's (counted above) or the template's own caps.

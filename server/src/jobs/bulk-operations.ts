@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { BulkRunner } from '../app/bulk/runner.js';
-import type { BulkOperationQueue } from '../app/ports.js';
+import type { BulkOperationQueue, Timers } from '../app/ports.js';
 import { type JobQueue, type JobWorker, QUEUES } from './queue.js';
 
 /** A started operation's job, written in the transaction that snapshotted it. */
@@ -22,6 +22,7 @@ export async function workBulkOperations(
   runner: BulkRunner,
   logger: Logger,
   sweepEveryMs: number,
+  timers: Timers,
 ): Promise<{ worker: JobWorker; stopRuns: () => void }> {
   const worker = await queue.work(
     QUEUES.bulkOperation,
@@ -45,13 +46,16 @@ export async function workBulkOperations(
       sweeping = false;
     }
   };
-  void sweep();
-  const timer = setInterval(() => void sweep(), sweepEveryMs);
-  timer.unref();
+  let timer: { cancel(): void } | undefined;
+  const every = () => {
+    void sweep();
+    timer = timers.after(sweepEveryMs, every);
+  };
+  every();
   return {
     worker,
     stopRuns: () => {
-      clearInterval(timer);
+      timer?.cancel();
       runner.stop();
     },
   };

@@ -1,5 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import { realDeadline } from '../app/clock.js';
 import type { DestinationWake, GateTimer } from '../app/ports.js';
 import { jobSqlOn, type Sql } from '../persistence/database.js';
 import { connectionConfig } from '../persistence/hosts.js';
@@ -171,10 +172,7 @@ export async function startJobQueue(opts: {
       return {
         async stop(timeoutMs) {
           await boss.offWork(queue).catch(() => undefined);
-          await Promise.race([
-            Promise.allSettled([...inflight]),
-            new Promise((r) => setTimeout(r, timeoutMs).unref()),
-          ]);
+          await Promise.race([Promise.allSettled([...inflight]), realDeadline(timeoutMs)]);
         },
       };
     },

@@ -2,13 +2,11 @@ import { callMcpTool, listMcpTools } from '@sched/contract';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Scope } from '../domain/auth/api-key.js';
+import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.js';
+import type { Authenticate } from '../http/plugin.js';
 import { SERVER_VERSION } from '../version.js';
 import { type McpUseCases, serverBackend } from './backend.js';
-
-type Authenticate = (request: FastifyRequest, reply: FastifyReply, routeScope?: Scope) => Promise<void>;
 
 /**
  * The Model Context Protocol over Streamable HTTP at `POST /mcp`, stateless: each request carries the Bearer key

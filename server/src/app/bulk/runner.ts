@@ -20,6 +20,7 @@ import type { PauseInput } from '../../domain/action/pause.js';
 import type { ResumeInput } from '../actions/pause.js';
 import type { Plan } from '../../domain/quota/plans.js';
 import { AppError, ValidationError } from '../errors.js';
+import { stopwatch } from '../clock.js';
 import type { Clock, OperatorEvents, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 
@@ -121,7 +122,7 @@ export class BulkRunner {
         ? await planOf(this.p.store.sql, op.account_id)
         : null;
     const principal = plan ? { accountId: op.account_id, plan } : null;
-    const started = Date.now();
+    const elapsed = stopwatch();
     for (;;) {
       const more = await this.p.store.transaction((db) => this.batch(db, op.id, principal));
       if (!more) return 'finished';
@@ -130,7 +131,7 @@ export class BulkRunner {
         await releaseBulkLease(this.p.store.sql, op.id);
         return 'stopping';
       }
-      if (Date.now() - started > RUN_BUDGET_MS) {
+      if (elapsed() > RUN_BUDGET_MS) {
         await releaseBulkLease(this.p.store.sql, op.id);
         await this.p.handOn?.(op.id);
         return 'budget';

@@ -1,5 +1,5 @@
 import { ownerSlot } from '../../persistence/workers.js';
-import { systemTimers } from '../clock.js';
+import { realDeadline, systemTimers } from '../clock.js';
 import type { Clock, Timers } from '../ports.js';
 import { Admission, type AdmissionLimits } from './admission.js';
 import { type Deliveries, MAX_CLAIM_AHEAD_MS, type Share } from './deliver.js';
@@ -138,10 +138,7 @@ export class Firing {
     this.refilling?.cancel();
     for (const t of this.retries.values()) t.cancel();
     this.retries.clear();
-    await Promise.race([
-      Promise.allSettled([...this.running]),
-      new Promise((r) => setTimeout(r, timeoutMs).unref()),
-    ]);
+    await Promise.race([Promise.allSettled([...this.running]), realDeadline(timeoutMs)]);
   }
 
   private wakeBy(at: number): void {

@@ -1,3 +1,5 @@
+import type { RouteRateLimit } from '@sched/contract';
+
 /** The rate limits (docs/api.md). The numbers are defaults: operators scale them per account and globally. */
 export const RATE_LIMITS = Object.freeze({
   authenticated: { limit: 100, windowSeconds: 60 },
@@ -19,6 +21,18 @@ export const RATE_LIMITS = Object.freeze({
   destinationTests: { limit: 1, windowSeconds: 5 },
 });
 export type RateLimitName = keyof typeof RATE_LIMITS;
+
+/**
+ * Whom each limit a route may declare (`RouteMeta.rateLimits`) counts: the key holder's account, the client IP, or the
+ * token in the route's path (hashed).
+ */
+export const ROUTE_LIMIT_SUBJECTS = Object.freeze({
+  createAction: 'account',
+  triggerPerIp: 'ip',
+  triggerPerToken: 'token',
+  reminderResponsePerIp: 'ip',
+  reminderResponse: 'token',
+} as const satisfies Record<RouteRateLimit, 'account' | 'ip' | 'token'>);
 
 export interface RateLimitRule {
   name: RateLimitName;

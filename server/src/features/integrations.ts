@@ -4,17 +4,27 @@ import type { ResponseService } from '../app/approvals/respond.js';
 import { createReplyNotices } from '../channels/email.js';
 import { fetchChannelHttp } from '../channels/http.js';
 import { createSlackMessages } from '../channels/slack-app.js';
-import type { IntegrationDeps } from '../http/integrations.js';
+import type { ServiceContext } from '../compose/context.js';
+import type { Shutdown } from '../compose/shutdown.js';
+import { type IntegrationDeps, registerIntegrationRoutes } from '../http/integrations.js';
 import { readInboundMail, startInboundSmtp } from '../integrations/inbound-mail.js';
-import type { ServiceContext } from './context.js';
-import type { Shutdown } from './shutdown.js';
+import type { Feature } from './feature.js';
+
+/** Answers given outside sched: Slack app clicks and replies to approval emails (HTTP hooks and the SMTP port). */
+export const integrationsFeature: Feature = {
+  name: 'integrations',
+  async routes(app, _http, { ctx, shared, shutdown }) {
+    const integrations = await startIntegrations(ctx, shared.responses, shutdown);
+    await registerIntegrationRoutes(app, { ...integrations, log: ctx.logger });
+  },
+};
 
 /**
  * The api role's answers from outside sched (docs/approvals.md): Slack app clicks, and replies to approval emails
  * on the inbound SMTP port and the inbound hook. The SMTP listener runs in the api role: like HTTP, it takes
  * traffic from outside, and it is where an operator already exposes ports; workers stay private.
  */
-export async function startIntegrations(
+async function startIntegrations(
   ctx: ServiceContext,
   responses: ResponseService,
   shutdown: Shutdown,
