@@ -55,7 +55,7 @@ describe('audit log', () => {
       gate: { message: 'Approve?', recipients: ['ada@example.com'] },
     });
     expect(approval.status).toBe(201);
-    // The mail can arrive before the round's send is recorded; an answer then is a 409 ("being sent right now").
+    // The mail can arrive before the round's send is recorded; an answer then waits for it (at most 10 s).
     await svc.until(approval.body.data.id, 'awaiting_response');
     const [mail] = await smtp.waitFor('ada@example.com');
     const link = linkIn(mail!.text);

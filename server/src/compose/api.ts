@@ -91,6 +91,7 @@ function sharedServices(ctx: ServiceContext, shutdown: Shutdown): SharedServices
       callbacks: ctx.callbacks,
       clock,
       waits,
+      timers: ctx.timers,
       tracing: ctx.tracing,
     }),
     pendingApprovals: new PendingApprovals({ store: database, clock, waits }),

@@ -32,7 +32,7 @@ import { commentRefusal } from '../../domain/approval/comment-policy.js';
 import { findResponseToken } from '../../persistence/approvals/response-tokens.js';
 import type { Sql } from '../../persistence/database.js';
 import { ConflictError, GoneError, NotFoundError, RequesterError, ValidationError } from '../errors.js';
-import type { ActionScheduler, CallbackQueue, Clock, Store, Tracing } from '../ports.js';
+import type { ActionScheduler, CallbackQueue, Clock, Store, Timers, Tracing } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { answerValues } from '../../domain/approval/fields.js';
 import { giveGrant, grantTtlMs } from '../grants/give.js';
@@ -91,6 +91,21 @@ export interface TokenOwner {
   action_id: string;
 }
 
+/** The request's messages are going out now: the round commits `awaiting_response` once they are sent. */
+class SendingNowError extends ConflictError {
+  constructor() {
+    super('the request is being sent right now; answer again in a moment');
+  }
+}
+
+/**
+ * How long an answer waits for its round to finish sending, and how often it looks: a link clicked (or a Slack
+ * button pressed) as its message arrives reaches the server while the round still holds the action; the answer
+ * waits for it rather than telling a person to try again.
+ */
+const SENDING_WAIT_MS = 10_000;
+const SENDING_POLL_MS = 100;
+
 /**
  * Answers through login-free links. Reading a link never changes anything (mail scanners open
  * links); answering is a POST. A link stops working once the gate times out, the action is finished, or its
@@ -104,6 +119,8 @@ export class ResponseService {
       callbacks: CallbackQueue;
       clock: Clock;
       waits: Waits;
+      /** Paces an answer that waits for its round to finish sending; without it such an answer is a 409 at once. */
+      timers?: Timers | undefined;
       /** A span per answer recorded (OpenTelemetry when configured). */
       tracing?: Tracing | undefined;
     },
@@ -161,7 +178,17 @@ export class ResponseService {
     input: AnswerInput,
     via: AnswerVia = { channel: 'page' },
   ): Promise<ResponseOutcome> {
-    const record = () => this.recordResponse(token, input, via);
+    const record = async () => {
+      for (let waited = 0; ; waited += SENDING_POLL_MS) {
+        try {
+          return await this.recordResponse(token, input, via);
+        } catch (err) {
+          const timers = this.deps.timers;
+          if (!(err instanceof SendingNowError) || !timers || waited >= SENDING_WAIT_MS) throw err;
+          await new Promise<void>((resolve) => timers.after(SENDING_POLL_MS, resolve));
+        }
+      }
+    };
     return this.deps.tracing
       ? this.deps.tracing.span('sched.approval.answer', { 'sched.decision': input.decision }, record)
       : record();
@@ -185,8 +212,7 @@ export class ResponseService {
       if (!answered.ok) throw new ValidationError(answered.errors);
       const values = answered.values;
       const grantMs = input.grantTtl ? grantTtlMs(action.gate!, input.grantTtl) : null;
-      if (action.status === 'executing')
-        throw new ConflictError('the request is being sent right now; answer again in a moment');
+      if (action.status === 'executing') throw new SendingNowError();
       const gate = action.gate!;
       const now = this.deps.clock();
       const comment = input.comment?.trim() ? input.comment.trim() : null;
