@@ -77,7 +77,9 @@ describe('attempts held behind a cap, and overdue attempts nothing announced', (
     // The cap itself: each request arrived only after the one before it had been answered.
     const byArrival = [...rx.to('/held')].sort((a, b) => a.at - b.at);
     for (let i = 1; i < byArrival.length; i++)
-      expect(byArrival[i]!.at).toBeGreaterThanOrEqual(byArrival[i - 1]!.repliedAt ?? Number.POSITIVE_INFINITY);
+      expect(byArrival[i]!.at).toBeGreaterThanOrEqual(
+        byArrival[i - 1]!.repliedAt ?? Number.POSITIVE_INFINITY,
+      );
   }, 90_000);
 
   it('an overdue attempt nothing announced is delivered by the running worker, late, without a restart', async () => {

@@ -5,13 +5,8 @@ import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
 import { type ActionRow, lockAction } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
-import {
-  type AttemptRecord,
-  completeOneShots,
-  expiredLeases,
-  insertAttempt,
-  lockExpiredLease,
-} from '../../persistence/deliveries.js';
+import { type AttemptRecord, completeOneShots, insertAttempt } from '../../persistence/deliveries.js';
+import { expiredLeases, lockExpiredLease } from '../../persistence/delivery-scan.js';
 import { seriesOf } from '../actions/series.js';
 import { placeRowAttempt, placeRowRun } from '../actions/window.js';
 import { applyActionEvent } from '../actions/transition.js';

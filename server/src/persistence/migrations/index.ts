@@ -30,6 +30,7 @@ import { Migration20261126200626_AuditSealInDatabase } from './Migration20261126
 import { Migration20261127021000_DueIndexUnheld } from './Migration20261127021000_DueIndexUnheld.js';
 import { Migration20261128134000_LegacyTemplateOrigins } from './Migration20261128134000_LegacyTemplateOrigins.js';
 import { Migration20261128160000_ActionChanged } from './Migration20261128160000_ActionChanged.js';
+import { Migration20261128171500_HotDelivery } from './Migration20261128171500_HotDelivery.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261127031500_AccountSigningSecret } from './Migration20261127031500_AccountSigningSecret.js';
 import { Migration20261128140000_SigningSecretOverlap } from './Migration20261128140000_SigningSecretOverlap.js';
@@ -91,4 +92,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128160000_DeliveryWindows', class: Migration20261128160000_DeliveryWindows },
   { name: 'Migration20261128160000_ActionChanged', class: Migration20261128160000_ActionChanged },
   { name: 'Migration20261128161000_AnswerValuesGrants', class: Migration20261128161000_AnswerValuesGrants },
+  { name: 'Migration20261128171500_HotDelivery', class: Migration20261128171500_HotDelivery },
 ];
