@@ -17,6 +17,9 @@ import { CLAIMED } from './claim.js';
 import { EXCERPT_BYTES } from './request.js';
 
 const SUCCEEDED = assertTransition(CLAIMED, 'deliver_succeeded');
+/** A batch of records flushes at this many rows, or this long after its first, whichever comes first. */
+const RECORD_BATCH = 64;
+const RECORD_WAIT_MS = 5;
 
 type RecordPorts = Pick<
   DeliveryPorts,
@@ -40,19 +43,21 @@ type RecordPorts = Pick<
  */
 export class AttemptRecorder {
   /**
-   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn unless four
-   * are under way already: then they wait for one of those and go together. A round trip costs both processes more
-   * than the rows it carries on this loopback (docs/performance.md), so under load fewer and larger statements win;
-   * when few attempts end at a time, each record leaves at once (an attempt sent and not yet recorded is one a worker's
-   * crash would send again).
+   * The one-time successes of a few milliseconds, in one statement: sent when RECORD_BATCH have gathered or
+   * RECORD_WAIT_MS after the first, unless four are under way already: then they wait for one of those and go
+   * together. A round trip and a synchronous commit cost both processes more than the rows they carry (docs/
+   * performance.md), and at moderate rates responses arrive one per turn of the event loop, so a batch per turn was a
+   * statement per delivery. The wait is short because an attempt sent and not yet recorded is one a worker's crash
+   * would send again.
    */
   private readonly oneShots = new TickBatch<AttemptRecord, boolean>(
     async (attempts) => {
       const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
       return attempts.map((a) => done.has(a.actionId));
     },
-    500,
+    RECORD_BATCH,
     4,
+    RECORD_WAIT_MS,
   );
 
   constructor(private readonly p: RecordPorts) {}
