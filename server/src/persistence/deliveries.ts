@@ -49,18 +49,33 @@ function attemptRow(a: AttemptRecord) {
   };
 }
 
-/** Logs an attempt and copies it onto its action as the latest one (the inbox's `last_attempt`), in one statement. */
+/** What an attempt leaves on its action as the latest one (the inbox's `last_attempt`). */
+export function latestAttempt(a: AttemptRecord) {
+  const row = attemptRow(a);
+  return {
+    last_attempt_at: row.started_at,
+    last_status_code: row.status_code,
+    last_error_class: row.error_class,
+    last_lateness_ms: row.lateness_ms,
+  };
+}
+
+/**
+ * Logs an attempt and nothing else: for a caller that changes its action in the same transaction and writes
+ * `latestAttempt` with that change, so the row is rewritten once (each rewrite of these indexed columns moves every
+ * index entry of the row).
+ */
+export async function logAttempt(db: Sql, a: AttemptRecord): Promise<void> {
+  await db.insertInto('delivery_attempts').values(attemptRow(a)).execute();
+}
+
+/** Logs an attempt and copies it onto its action as the latest one, in one statement. */
 export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
   const row = attemptRow(a);
   await db
     .with('logged', (w) => w.insertInto('delivery_attempts').values(row).returning('id'))
     .updateTable('actions')
-    .set({
-      last_attempt_at: row.started_at,
-      last_status_code: row.status_code,
-      last_error_class: row.error_class,
-      last_lateness_ms: row.lateness_ms,
-    })
+    .set(latestAttempt(a))
     .where('id', '=', a.actionId)
     .execute();
 }

@@ -3,9 +3,14 @@ import { signalOf } from '../../domain/destinations/circuit.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
-import { type ActionRow, lockAction } from '../../persistence/actions.js';
+import { type ActionRow, lockAction, updateAction } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
-import { type AttemptRecord, completeOneShots, insertAttempt } from '../../persistence/deliveries.js';
+import {
+  type AttemptRecord,
+  completeOneShots,
+  latestAttempt,
+  logAttempt,
+} from '../../persistence/deliveries.js';
 import { expiredLeases, lockExpiredLease } from '../../persistence/delivery-scan.js';
 import { seriesOf } from '../actions/series.js';
 import { placeRowAttempt, placeRowRun } from '../actions/window.js';
@@ -93,7 +98,9 @@ export class AttemptRecorder {
       if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
-      await insertAttempt(db, attempt);
+      // Logged here; copied onto the action by the one update of its outcome below (`latest`).
+      await logAttempt(db, attempt);
+      const latest = latestAttempt(attempt);
       // The host's circuit hears of failures and probes (locked after the action's row, as the claim does).
       if (row.destination_host)
         await this.p.breaker.observe(db, {
@@ -106,14 +113,18 @@ export class AttemptRecorder {
         });
       if (a.late) await this.recordLate(db, a, a.late.latenessMs);
       const current = await lockAction(db, row.id);
-      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
-      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
+      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, and the
+      // action its latest one, nothing else.
+      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) {
+        if (current) await updateAction(db, row.id, { ...latest, updated_at: current.updated_at });
+        return;
+      }
       const now = this.p.clock();
       if (outcome === 'success') {
         // The listener (a chain step) keeps the response, committed with the action's success.
         if (a.listened && result.kind === 'response')
           await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
-        await this.succeed(db, current, now, {
+        await this.succeed(db, current, now, latest, {
           response_code: statusCode,
           duration_ms: Math.round(result.durationMs),
           attempt_number: row.attempt_count,
@@ -133,7 +144,7 @@ export class AttemptRecorder {
           db,
           current,
           'deliver_failed_retryable',
-          { now, nextAttemptAt: placed.at, error: error ?? undefined, set: placed.changes },
+          { now, nextAttemptAt: placed.at, error: error ?? undefined, set: { ...placed.changes, ...latest } },
           this.p,
         );
         this.p.events?.retried();
@@ -143,7 +154,7 @@ export class AttemptRecorder {
           db,
           current,
           'deliver_failed_permanently',
-          { now, error: reason, statusCode },
+          { now, error: reason, statusCode, set: latest },
           this.p,
         );
       }
@@ -175,6 +186,7 @@ export class AttemptRecorder {
     db: Sql,
     row: ActionRow,
     now: Date,
+    latest: ReturnType<typeof latestAttempt>,
     callback: { response_code: number | null; duration_ms: number; attempt_number: number },
   ) {
     const completed = row.recurrence_count + 1;
@@ -204,6 +216,7 @@ export class AttemptRecorder {
             last_executed_at: now,
             executed_at: now,
             reschedule_count: 0,
+            ...latest,
           },
         },
         this.p,
@@ -213,6 +226,7 @@ export class AttemptRecorder {
     const set = {
       executed_at: now,
       ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
+      ...latest,
     };
     await applyActionEvent(db, row, 'deliver_succeeded', { now, callback, set }, this.p);
   }
@@ -230,29 +244,33 @@ export class AttemptRecorder {
         if (!row) return 0;
         const started = new Date(row.lease_until!.getTime() - leaseMs);
         const error = 'the worker stopped during this attempt (its lease expired); retrying';
-        if (row.mode === 'webhook') {
-          // Logged as a retryable attempt that started when the lease was taken and lasted until now.
-          await insertAttempt(db, {
-            actionId: row.id,
-            attemptNumber: row.attempt_count,
-            dueAt: started,
-            startedAt: started,
-            durationMs: now.getTime() - started.getTime(),
-            statusCode: null,
-            outcome: 'retryable',
-            // No answer came before the lease ran out: for the inbox, a timeout.
-            errorClass: 'timeout',
-            error,
-            excerpt: null,
-            truncated: false,
-          });
-        }
+        // Logged as a retryable attempt that started when the lease was taken and lasted until now; copied onto the
+        // action by the one update of its change below.
+        const lost: AttemptRecord | null =
+          row.mode === 'webhook'
+            ? {
+                actionId: row.id,
+                attemptNumber: row.attempt_count,
+                dueAt: started,
+                startedAt: started,
+                durationMs: now.getTime() - started.getTime(),
+                statusCode: null,
+                outcome: 'retryable',
+                // No answer came before the lease ran out: for the inbox, a timeout.
+                errorClass: 'timeout',
+                error,
+                excerpt: null,
+                truncated: false,
+              }
+            : null;
+        if (lost) await logAttempt(db, lost);
+        const set = lost ? latestAttempt(lost) : {};
         if (row.mode === 'webhook' && row.attempt_count >= row.max_attempts) {
           const reason = 'the last attempt was lost when its worker stopped';
-          await applyActionEvent(db, row, 'deliver_failed_permanently', { now, error: reason }, this.p);
+          await applyActionEvent(db, row, 'deliver_failed_permanently', { now, error: reason, set }, this.p);
           return 1;
         }
-        await applyActionEvent(db, row, 'lease_expired', { now, error, nextAttemptAt: now }, this.p);
+        await applyActionEvent(db, row, 'lease_expired', { now, error, nextAttemptAt: now, set }, this.p);
         return 1;
       });
     }
