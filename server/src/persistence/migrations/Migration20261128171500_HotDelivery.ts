@@ -14,6 +14,8 @@ export class Migration20261128171500_HotDelivery extends Migration {
   override name = 'Migration20261128171500_HotDelivery';
 
   override up(): void | Promise<void> {
+    // Set first: adding the generated columns rewrites the table, and the rewrite packs its pages to the fillfactor.
+    this.addSql(`alter table "actions" set (fillfactor = 50);`);
     this.addSql(
       `alter table "actions" add column "phase" varchar(32) generated always as ${PHASE} null, add column "failed_at" timestamptz generated always as ${FAILED_AT} null;`,
     );
@@ -38,7 +40,6 @@ export class Migration20261128171500_HotDelivery extends Migration {
     this.addSql(
       `create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "phase" in ('pending', 'awaiting_response', 'paused');`,
     );
-    this.addSql(`alter table "actions" set (fillfactor = 50);`);
     this.addSql(`drop index "delivery_attempts_action_id_attempt_number_index";`);
   }
 
