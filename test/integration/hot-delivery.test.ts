@@ -52,30 +52,19 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     for (const def of defs) expect(def).not.toMatch(/\b(status|updated_at|lease_until|attempt_count)\b/);
   });
 
-  it('promotes and claims in place, and records each outcome with one update that moves its entries', async () => {
+  // The promote and the claim of one row come a minute apart, and the page prunes the promote's old version meanwhile;
+  // here they are counted on different rows, so neither depends on when another session's snapshot lets that happen.
+  it('claims in place, and records each outcome with one update that moves its entries', async () => {
     const n = 40;
-    const due = new Date(Date.now() - 1_000);
     await seedActions(t.url, {
       accountId,
       count: n,
       status: 'scheduled',
       url: 'http://127.0.0.1:9/h',
       host: '127.0.0.1',
-      scheduledFor: due,
+      scheduledFor: new Date(Date.now() - 1_000),
     });
     const now = new Date();
-
-    const promote = await counted((db) =>
-      promoteEntering(db, {
-        until: new Date(now.getTime() + 60_000),
-        now,
-        promoteTo: 'resolved',
-        limit: 1_000,
-        share,
-      }),
-    );
-    expect(promote.result.promoted).toBe(n);
-    expect(promote).toMatchObject({ updated: n, hot: n });
 
     const claim = await counted((db) =>
       claimDueShare(db, {
@@ -138,6 +127,31 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
       [accountId],
     );
     expect(executed).toBe(n);
+  });
+
+  it('promotes in place', async () => {
+    const n = 40;
+    const other = await t.newAccount();
+    await seedActions(t.url, {
+      accountId: other,
+      count: n,
+      status: 'scheduled',
+      url: 'http://127.0.0.1:9/h',
+      host: '127.0.0.1',
+      scheduledFor: new Date(Date.now() + 30_000),
+    });
+    const now = new Date();
+    const promote = await counted((db) =>
+      promoteEntering(db, {
+        until: new Date(now.getTime() + 60_000),
+        now,
+        promoteTo: 'resolved',
+        limit: 1_000,
+        share,
+      }),
+    );
+    expect(promote.result.promoted).toBe(n);
+    expect(promote).toMatchObject({ updated: n, hot: n });
   });
 
   it('claims by id in place too', async () => {

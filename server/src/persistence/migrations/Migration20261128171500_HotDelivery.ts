@@ -8,7 +8,8 @@ const FAILED_AT = `(case when status = 'failed' then updated_at else null::times
  * from the schedule to the outcome) instead of `status`, the failure-time filter a generated `failed_at` instead of
  * `updated_at`, and the lease index is gone (the lease sweep reads the due index, where attempts in flight stay), so
  * the promote and the claim change no indexed column and are HOT updates; the fillfactor leaves each page room for
- * a new version of every row (a claim takes a page's rows in one statement). The attempt index on (action, attempt number) served no statement.
+ * a new version of every row (a claim takes a page's rows in one statement). The attempt index on (action, attempt number) served no statement; the one on the start
+ * time, read only as a range (the latest day), becomes a BRIN.
  */
 export class Migration20261128171500_HotDelivery extends Migration {
   override name = 'Migration20261128171500_HotDelivery';
@@ -41,9 +42,15 @@ export class Migration20261128171500_HotDelivery extends Migration {
       `create unique index "actions_live_idempotency_key_unique" on "actions" ("account_id", "idempotency_key") where "idempotency_key" is not null and "phase" in ('pending', 'awaiting_response', 'paused');`,
     );
     this.addSql(`drop index "delivery_attempts_action_id_attempt_number_index";`);
+    this.addSql(`drop index "delivery_attempts_started_at_index";`);
+    this.addSql(
+      `create index "delivery_attempts_started_at_index" on "delivery_attempts" using brin ("started_at");`,
+    );
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`drop index "delivery_attempts_started_at_index";`);
+    this.addSql(`create index "delivery_attempts_started_at_index" on "delivery_attempts" ("started_at");`);
     this.addSql(
       `create index "delivery_attempts_action_id_attempt_number_index" on "delivery_attempts" ("action_id", "attempt_number");`,
     );
