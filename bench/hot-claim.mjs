@@ -24,10 +24,17 @@ await db.connect();
 
 async function seed() {
   await db.query('delete from actions where id <> $1', [templateId]);
+  // Every column but the generated ones (`phase`, `failed_at`), which PostgreSQL computes.
+  const { rows } = await db.query(
+    `select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as list
+       from information_schema.columns where table_name = 'actions' and is_generated = 'NEVER'`,
+  );
+  const list = rows[0].list;
   await db.query(
-    `insert into actions select (jsonb_populate_record(a, jsonb_build_object('id', gen_random_uuid(),
-       'status', 'resolved', 'next_attempt_at', now()))).*
-     from actions a, generate_series(1, $2) where a.id = $1`,
+    `insert into actions (${list}) select ${list} from (
+       select (jsonb_populate_record(a, jsonb_build_object('id', gen_random_uuid(),
+         'status', 'resolved', 'next_attempt_at', now()))).*
+       from actions a, generate_series(1, $2) where a.id = $1) copies`,
     [templateId, N],
   );
   await db.query('vacuum full analyze actions');

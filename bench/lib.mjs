@@ -620,6 +620,11 @@ export async function pgCost(mark, units) {
     walBytesByTable:
       records &&
       Object.fromEntries(Object.entries(records.bytesByTable).map(([t, bytes]) => [t, bytes / units])),
+    walByRecord:
+      records &&
+      Object.fromEntries(
+        Object.entries(records.byRecord).map(([k, r]) => [k, { n: r.n / units, bytes: r.bytes / units }]),
+      ),
     // Only for a build whose workers claim their share this way (an older one claims by id, per trigger).
     claims: shareClaims.length ? (claims + idClaims) / units : undefined,
     statementWalBytes: total('wal'),
@@ -666,6 +671,8 @@ async function walRecords(mark, endLsn) {
     hotUpdates: 0,
     indexEntries: 0,
     /** @type {Record<string, number>} */ bytesByTable: {},
+    /** Records by table and kind (`actions Heap/UPDATE`): how many, and their bytes. */
+    /** @type {Record<string, { n: number, bytes: number }>} */ byRecord: {},
   };
   for (const r of rows) {
     if (r.rm === 'Heap' && /^UPDATE/.test(r.type)) out.nonHotUpdates += r.n;
@@ -673,6 +680,9 @@ async function walRecords(mark, endLsn) {
     if (r.rm === 'Btree' && /^INSERT_LEAF/.test(r.type)) out.indexEntries += r.n;
     const name = table.get(r.node) ?? 'other';
     out.bytesByTable[name] = (out.bytesByTable[name] ?? 0) + r.bytes;
+    const kind = `${name} ${r.rm}/${r.type.split(' ')[0]}`;
+    const seen = out.byRecord[kind] ?? { n: 0, bytes: 0 };
+    out.byRecord[kind] = { n: seen.n + r.n, bytes: seen.bytes + r.bytes };
   }
   return out;
 }
@@ -706,6 +716,12 @@ export function pgCostText(cost, cpu, unit) {
     .sort((x, y) => y[1] - x[1])
     .map(([t, b]) => `${t} ${fmt(b, 0)}`)
     .join(', ');
+  // What the largest tables' bytes are made of: the records of each kind, per unit.
+  const kinds = Object.entries(cost.walByRecord ?? {})
+    .filter(([, r]) => r.bytes >= 20)
+    .sort((x, y) => y[1].bytes - x[1].bytes)
+    .map(([k, r]) => `${k} ${fmt(r.n, 2)} ${fmt(r.bytes, 0)}`)
+    .join(', ');
   return (
     `PostgreSQL per ${unit}: ${fmt(cost.statements, 2)} statements (${fmt(cost.plans, 2)} plans), ` +
     `${fmt(cost.rows, 2)} rows, ` +
@@ -718,7 +734,8 @@ export function pgCostText(cost, cpu, unit) {
     `(${fmt(cost.statementWalBytes, 0)} B by statements, ${fmt(cost.walFullPages, 2)} full pages), ` +
     `${fmt(cpuMs, 3)} ms of CPU` +
     (pools ? `\n      CPU ms by pool: ${pools}` : '') +
-    (tables ? `\n      WAL B by table: ${tables}` : '')
+    (tables ? `\n      WAL B by table: ${tables}` : '') +
+    (kinds ? `\n      WAL records per ${unit} (count, B): ${kinds}` : '')
   );
 }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBatchStatement } from '../../server/src/persistence/deliveries.js';
+import { claimBatchStatement } from '../../server/src/persistence/delivery-scan.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { seedActions } from '../support/seed.js';
 

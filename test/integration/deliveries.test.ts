@@ -21,7 +21,7 @@ import {
   updateAction,
 } from '../../server/src/persistence/actions.js';
 import { findCallback, insertCallback } from '../../server/src/persistence/callback-deliveries.js';
-import { claimDue } from '../../server/src/persistence/deliveries.js';
+import { claimDue } from '../../server/src/persistence/delivery-claims.js';
 import type { StoredRecurrence } from '../../server/src/persistence/entities/stored.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { manualClock } from '../support/manual-clock.js';

@@ -42,4 +42,38 @@ describe('TickBatch (group commit per turn of the event loop)', () => {
     const batch = new TickBatch<number, number>(async () => []);
     await expect(batch.add(1)).rejects.toThrow('one result per item');
   });
+
+  it('with a wait, gathers the calls of the next milliseconds, and flushes at once when full', async () => {
+    const runs: number[][] = [];
+    const batch = new TickBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        return items;
+      },
+      3,
+      Number.POSITIVE_INFINITY,
+      200,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const started = Date.now();
+    // Three calls in three turns: one batch, sent as soon as it is full, long before the wait ends.
+    const full = [batch.add(1)];
+    await turn();
+    full.push(batch.add(2));
+    await turn();
+    full.push(batch.add(3));
+    expect(await Promise.all(full)).toEqual([1, 2, 3]);
+    expect(Date.now() - started).toBeLessThan(150);
+    // Two calls in two turns: one batch, sent when the first has waited its 200 ms.
+    const partial = [batch.add(4)];
+    await turn();
+    partial.push(batch.add(5));
+    const waited = Date.now();
+    expect(await Promise.all(partial)).toEqual([4, 5]);
+    expect(Date.now() - waited).toBeGreaterThanOrEqual(150);
+    expect(runs).toEqual([
+      [1, 2, 3],
+      [4, 5],
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { ActionMode, ErrorClass } from '@sched/contract';
 import { sql } from 'kysely';
-import { type ActionState, LIVE_STATES } from '../domain/action/states.js';
+import { type ActionState, LIVE_STATES, phaseOf } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
 import { destinationOrigin } from '../domain/destinations/origin.js';
 import { destinationHost } from '../domain/domains/rules.js';
@@ -218,7 +218,8 @@ export interface ActionFilter {
 export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
   // A chain's step actions are read through the chain (and by id), not listed.
   let q = db.selectFrom('actions').where('account_id', '=', accountId).where('chain_id', 'is', null);
-  if (f.status) q = q.where('status', '=', f.status);
+  // The phase first: the account's index reads it (entities/action.ts), the status is then checked row by row.
+  if (f.status) q = q.where('phase', '=', phaseOf(f.status)).where('status', '=', f.status);
   if (f.mode) q = q.where('mode', '=', f.mode);
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -241,11 +242,12 @@ export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
         : q.where('last_status_code', '>=', code.from).where('last_status_code', '<=', code.to);
   }
   if (f.errorClass) q = q.where('last_error_class', '=', f.errorClass);
-  // A failed action is not touched again until a retry takes it out of `failed`: its updated_at is when it failed.
+  // A failed action is not touched again until a retry takes it out of `failed`: its `failed_at` (generated from
+  // updated_at while failed) is when it failed, and null for every other state.
   if (f.failedAfter || f.failedBefore) {
-    q = q.where('status', '=', 'failed');
-    if (f.failedAfter) q = q.where('updated_at', '>=', f.failedAfter);
-    if (f.failedBefore) q = q.where('updated_at', '<', f.failedBefore);
+    q = q.where('failed_at', 'is not', null);
+    if (f.failedAfter) q = q.where('failed_at', '>=', f.failedAfter);
+    if (f.failedBefore) q = q.where('failed_at', '<', f.failedBefore);
   }
   if (f.createdAfter) q = q.where('created_at', '>=', f.createdAfter);
   if (f.createdBefore) q = q.where('created_at', '<', f.createdBefore);

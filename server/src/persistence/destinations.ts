@@ -6,6 +6,7 @@ import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import { CLOSED_CIRCUIT, type CircuitRecord, type CircuitState } from '../domain/destinations/circuit.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
 import type { Sql, Tables } from './database.js';
+import { PENDING_PHASE_SQL } from './entities/action.js';
 
 /** A `destinations` row (persistence/entities/destination.ts). */
 export type DestinationRow = Selectable<Tables['destinations']>;
@@ -325,6 +326,7 @@ export async function heldDeliveries(
     .where('account_id', '=', s.accountId)
     .where('destination_origin', '=', s.origin)
     .where('held_since', 'is not', null)
+    .where(sql<boolean>`${sql.raw(PENDING_PHASE_SQL)}`)
     .where('status', 'in', DUE)
     .where('next_attempt_at', '<=', s.now);
   if (s.after) {
@@ -356,6 +358,7 @@ export async function heldCounts(db: Sql): Promise<{ reason: HoldReason; n: numb
     .selectFrom('actions')
     .select(['held_by', sql<number>`count(*)::int`.as('n')])
     .where('held_since', 'is not', null)
+    .where(sql<boolean>`${sql.raw(PENDING_PHASE_SQL)}`)
     .where('status', 'in', DUE)
     .groupBy('held_by')
     .execute();
@@ -374,7 +377,8 @@ export async function topHeldHosts(
   const { rows } = await sql<{ host: string; held: number; states: CircuitState[] | null }>`
     with held as (
       select destination_host as host, count(*)::int as held from actions
-       where held_since is not null and status = any(${DUE as ActionState[]}::text[]) and destination_host is not null
+       where held_since is not null and ${sql.raw(PENDING_PHASE_SQL)} and status = any(${DUE as ActionState[]}::text[])
+         and destination_host is not null
        group by destination_host
     ), hosts as (
       select host from held

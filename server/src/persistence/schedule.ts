@@ -1,10 +1,13 @@
 import { sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
 import type { Sql } from './database.js';
+import { PENDING_PHASE_SQL } from './entities/action.js';
 import { ownerKeySql } from './workers.js';
 
 const SCHEDULED = sql.lit('scheduled' satisfies ActionState);
 const RESOLVED = sql.lit('resolved' satisfies ActionState);
+// The partial indexes' condition (actions_due_index, actions_held_index), spelled as they are.
+const PENDING = sql.raw(PENDING_PHASE_SQL);
 
 // The `actions` table is the schedule: these statements read and mark it for the triggers of jobs/.
 // Their status constants are literals, not parameters: a generic plan of a prepared statement must still be able to
@@ -62,13 +65,13 @@ export async function promoteEntering(
   const { rows } = await sql<{ promoted: number; next_due: Date | null }>`
     with unheld as (
       select id from actions
-       where status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is null and ${owned(w.share)}
+       where ${PENDING} and status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is null and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
     ), held as (
       select id from actions
-       where status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is not null and ${owned(w.share)}
+       where ${PENDING} and status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is not null and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
@@ -78,7 +81,7 @@ export async function promoteEntering(
     )
     select (select count(*) from moved)::int as promoted,
            (select min(next_attempt_at) from actions
-             where status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and ${owned(w.share)}) as next_due`.execute(
+             where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and ${owned(w.share)}) as next_due`.execute(
     db,
   );
   return { promoted: rows[0]?.promoted ?? 0, nextDue: rows[0]?.next_due ?? null };
@@ -93,7 +96,7 @@ export async function heldDue(
 ): Promise<{ id: string; accountId: string }[]> {
   const { rows } = await sql<{ id: string; account_id: string }>`
     select id, account_id from actions
-     where status in (${SCHEDULED}, ${RESOLVED}) and next_attempt_at <= ${now} and held_since is not null
+     where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and next_attempt_at <= ${now} and held_since is not null
        and ${owned(share)}
      order by next_attempt_at limit ${sql.lit(limit)}`.execute(db);
   return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
@@ -105,10 +108,10 @@ export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; o
   const { rows } = await sql<{ depth: number; oldest: Date | null }>`
     select sum(n)::int as depth, min(oldest) as oldest from (
       select count(*) as n, min(next_attempt_at) as oldest from actions
-       where status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and next_attempt_at <= ${now}
+       where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and next_attempt_at <= ${now}
       union all
       select count(*), min(next_attempt_at) from actions
-       where status in (${SCHEDULED}, ${RESOLVED}) and held_since is not null and next_attempt_at <= ${now}) parts`.execute(
+       where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is not null and next_attempt_at <= ${now}) parts`.execute(
     db,
   );
   const oldest = rows[0]?.oldest;

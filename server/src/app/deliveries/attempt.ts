@@ -2,7 +2,8 @@ import type { HoldReason } from '@sched/contract';
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import type { RandomSource } from '../../domain/delivery/retry-policy.js';
 import type { ActionRow } from '../../persistence/actions.js';
-import type { AttemptRecord, AttemptRow } from '../../persistence/deliveries.js';
+import type { AttemptRecord } from '../../persistence/deliveries.js';
+import type { AttemptRow } from '../../persistence/delivery-claims.js';
 import type { CircuitBreaker } from '../destinations/breaker.js';
 import type { CountDestination } from '../domains/guard.js';
 import type {

@@ -1,4 +1,5 @@
-import { type ClaimFound, claimDue, claimDueShare } from '../../persistence/deliveries.js';
+import { type ClaimFound, claimDue } from '../../persistence/delivery-claims.js';
+import { claimDueShare } from '../../persistence/delivery-scan.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Claimed, DeliveryPorts, Held } from './attempt.js';
 import { CarefulClaim, CLAIM_TOLERANCE_MS, CLAIMABLE, CLAIMED } from './claim.js';

@@ -4,15 +4,15 @@ import { hostOfOrigin } from '../../domain/destinations/origin.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
-import { type ActionRow, lockAction } from '../../persistence/actions.js';
+import { type ActionRow, lockAction, updateAction } from '../../persistence/actions.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
   completeOneShots,
-  expiredLeases,
-  insertAttempt,
-  lockExpiredLease,
+  latestAttempt,
+  logAttempt,
 } from '../../persistence/deliveries.js';
+import { expiredLeases, lockExpiredLease } from '../../persistence/delivery-scan.js';
 import { seriesOf } from '../actions/series.js';
 import { placeRowAttempt, placeRowRun } from '../actions/window.js';
 import { applyActionEvent } from '../actions/transition.js';
@@ -23,6 +23,9 @@ import { CLAIMED } from './claim.js';
 import { EXCERPT_BYTES } from './request.js';
 
 const SUCCEEDED = assertTransition(CLAIMED, 'deliver_succeeded');
+/** A batch of records flushes at this many rows, or this long after its first, whichever comes first. */
+const RECORD_BATCH = 64;
+const RECORD_WAIT_MS = 5;
 
 type RecordPorts = Pick<
   DeliveryPorts,
@@ -46,19 +49,21 @@ type RecordPorts = Pick<
  */
 export class AttemptRecorder {
   /**
-   * The one-time successes of one turn of the event loop, in one statement, sent at the end of that turn unless four
-   * are under way already: then they wait for one of those and go together. A round trip costs both processes more
-   * than the rows it carries on this loopback (docs/performance.md), so under load fewer and larger statements win;
-   * when few attempts end at a time, each record leaves at once (an attempt sent and not yet recorded is one a worker's
-   * crash would send again).
+   * The one-time successes of a few milliseconds, in one statement: sent when RECORD_BATCH have gathered or
+   * RECORD_WAIT_MS after the first, unless four are under way already: then they wait for one of those and go
+   * together. A round trip and a synchronous commit cost both processes more than the rows they carry (docs/
+   * performance.md), and at moderate rates responses arrive one per turn of the event loop, so a batch per turn was a
+   * statement per delivery. The wait is short because an attempt sent and not yet recorded is one a worker's crash
+   * would send again.
    */
   private readonly oneShots = new TickBatch<AttemptRecord, boolean>(
     async (attempts) => {
       const done = await completeOneShots(this.p.store.sql, attempts, { to: SUCCEEDED, now: this.p.clock() });
       return attempts.map((a) => done.has(a.actionId));
     },
-    500,
+    RECORD_BATCH,
     4,
+    RECORD_WAIT_MS,
   );
 
   constructor(private readonly p: RecordPorts) {}
@@ -94,7 +99,9 @@ export class AttemptRecorder {
       if (await this.oneShots.add(attempt)) return;
     }
     await this.p.store.transaction(async (db) => {
-      await insertAttempt(db, attempt);
+      // Logged here; copied onto the action by the one update of its outcome below (`latest`).
+      await logAttempt(db, attempt);
+      const latest = latestAttempt(attempt);
       // The origin's circuit hears of failures and probes (locked after the action's row, as the claim does).
       if (row.destination_origin)
         await this.p.breaker.observe(db, {
@@ -107,14 +114,18 @@ export class AttemptRecorder {
         });
       if (a.late) await this.recordLate(db, a, a.late.latenessMs);
       const current = await lockAction(db, row.id);
-      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, nothing else.
-      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) return;
+      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, and the
+      // action its latest one, nothing else.
+      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) {
+        if (current) await updateAction(db, row.id, { ...latest, updated_at: current.updated_at });
+        return;
+      }
       const now = this.p.clock();
       if (outcome === 'success') {
         // The listener (a chain step) keeps the response, committed with the action's success.
         if (a.listened && result.kind === 'response')
           await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
-        await this.succeed(db, current, now, {
+        await this.succeed(db, current, now, latest, {
           response_code: statusCode,
           duration_ms: Math.round(result.durationMs),
           attempt_number: row.attempt_count,
@@ -134,7 +145,7 @@ export class AttemptRecorder {
           db,
           current,
           'deliver_failed_retryable',
-          { now, nextAttemptAt: placed.at, error: error ?? undefined, set: placed.changes },
+          { now, nextAttemptAt: placed.at, error: error ?? undefined, set: { ...placed.changes, ...latest } },
           this.p,
         );
         this.p.events?.retried();
@@ -144,7 +155,7 @@ export class AttemptRecorder {
           db,
           current,
           'deliver_failed_permanently',
-          { now, error: reason, statusCode },
+          { now, error: reason, statusCode, set: latest },
           this.p,
         );
       }
@@ -177,6 +188,7 @@ export class AttemptRecorder {
     db: Sql,
     row: ActionRow,
     now: Date,
+    latest: ReturnType<typeof latestAttempt>,
     callback: { response_code: number | null; duration_ms: number; attempt_number: number },
   ) {
     const completed = row.recurrence_count + 1;
@@ -206,6 +218,7 @@ export class AttemptRecorder {
             last_executed_at: now,
             executed_at: now,
             reschedule_count: 0,
+            ...latest,
           },
         },
         this.p,
@@ -215,6 +228,7 @@ export class AttemptRecorder {
     const set = {
       executed_at: now,
       ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
+      ...latest,
     };
     await applyActionEvent(db, row, 'deliver_succeeded', { now, callback, set }, this.p);
   }
@@ -232,29 +246,33 @@ export class AttemptRecorder {
         if (!row) return 0;
         const started = new Date(row.lease_until!.getTime() - leaseMs);
         const error = 'the worker stopped during this attempt (its lease expired); retrying';
-        if (row.mode === 'webhook') {
-          // Logged as a retryable attempt that started when the lease was taken and lasted until now.
-          await insertAttempt(db, {
-            actionId: row.id,
-            attemptNumber: row.attempt_count,
-            dueAt: started,
-            startedAt: started,
-            durationMs: now.getTime() - started.getTime(),
-            statusCode: null,
-            outcome: 'retryable',
-            // No answer came before the lease ran out: for the inbox, a timeout.
-            errorClass: 'timeout',
-            error,
-            excerpt: null,
-            truncated: false,
-          });
-        }
+        // Logged as a retryable attempt that started when the lease was taken and lasted until now; copied onto the
+        // action by the one update of its change below.
+        const lost: AttemptRecord | null =
+          row.mode === 'webhook'
+            ? {
+                actionId: row.id,
+                attemptNumber: row.attempt_count,
+                dueAt: started,
+                startedAt: started,
+                durationMs: now.getTime() - started.getTime(),
+                statusCode: null,
+                outcome: 'retryable',
+                // No answer came before the lease ran out: for the inbox, a timeout.
+                errorClass: 'timeout',
+                error,
+                excerpt: null,
+                truncated: false,
+              }
+            : null;
+        if (lost) await logAttempt(db, lost);
+        const set = lost ? latestAttempt(lost) : {};
         if (row.mode === 'webhook' && row.attempt_count >= row.max_attempts) {
           const reason = 'the last attempt was lost when its worker stopped';
-          await applyActionEvent(db, row, 'deliver_failed_permanently', { now, error: reason }, this.p);
+          await applyActionEvent(db, row, 'deliver_failed_permanently', { now, error: reason, set }, this.p);
           return 1;
         }
-        await applyActionEvent(db, row, 'lease_expired', { now, error, nextAttemptAt: now }, this.p);
+        await applyActionEvent(db, row, 'lease_expired', { now, error, nextAttemptAt: now, set }, this.p);
         return 1;
       });
     }

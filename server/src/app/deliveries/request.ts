@@ -1,5 +1,5 @@
 import { ACTION_ID_HEADER, ATTEMPT_HEADER, signRequest } from '@sched/contract';
-import type { AttemptRow } from '../../persistence/deliveries.js';
+import type { AttemptRow } from '../../persistence/delivery-claims.js';
 import type { OutboundRequest } from '../ports.js';
 
 /** Stored response excerpt of each attempt. */

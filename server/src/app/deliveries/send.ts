@@ -1,5 +1,5 @@
 import { ALERT_LIMITS } from '@sched/contract';
-import type { AttemptRow } from '../../persistence/deliveries.js';
+import type { AttemptRow } from '../../persistence/delivery-claims.js';
 import { systemTimers } from '../clock.js';
 import type { OutboundResult } from '../ports.js';
 import type { AttemptContext, Claimed, DeliveryPorts } from './attempt.js';

@@ -13,7 +13,9 @@ import {
   isTerminal,
   LIVE_STATES,
   PAUSABLE_STATES,
+  PENDING_STATES,
   parseActionStatus,
+  phaseOf,
   TERMINAL_STATES,
 } from './states.js';
 
@@ -170,5 +172,21 @@ describe('legacy status names', () => {
     expect(parseActionStatus('done')).toBeNull();
     expect(parseActionStatus('toString')).toBeNull();
     expect(parseActionStatus('SCHEDULED')).toBeNull();
+  });
+});
+
+describe('phases', () => {
+  it('keeps the promote, the claim and a lost lease inside one phase, so they rewrite no index entry', () => {
+    for (const t of ACTION_TRANSITIONS.filter((x) => ['resolve', 'start', 'lease_expired'].includes(x.event)))
+      expect(phaseOf(t.to), `${t.from} -${t.event}-> ${t.to}`).toBe(phaseOf(t.from));
+    expect([...PENDING_STATES]).toEqual(['scheduled', 'resolved', 'executing']);
+  });
+
+  it('changes phase on every outcome that ends an attempt for good, and keeps the live set apart', () => {
+    for (const state of TERMINAL_STATES) expect(phaseOf(state)).toBe(state);
+    for (const t of ACTION_TRANSITIONS.filter((x) => isTerminal(x.to) && !isTerminal(x.from)))
+      expect(phaseOf(t.to)).not.toBe(phaseOf(t.from));
+    const livePhases = new Set(LIVE_STATES.map(phaseOf));
+    for (const state of TERMINAL_STATES) expect(livePhases.has(phaseOf(state))).toBe(false);
   });
 });

@@ -161,6 +161,21 @@ export const TERMINAL_STATES = Object.freeze(
 /** Live states: an action in one may still fire or take answers. */
 export const LIVE_STATES = Object.freeze(ACTION_STATES.filter((s) => !TERMINAL_STATES.includes(s)));
 
+/**
+ * The states of one attempt's way from its schedule to its outcome: waiting, due, in flight. The promote (`resolve`),
+ * the claim (`start`) and a lost lease move between them, several times per delivery, so the row's `phase` (what
+ * every index of `actions` reads instead of the state) stays `pending` through them and those updates rewrite no
+ * index entry (PostgreSQL's HOT updates). Only an outcome that leaves them changes the phase.
+ */
+export const PENDING_STATES: readonly ActionState[] = Object.freeze(['scheduled', 'resolved', 'executing']);
+export const PENDING_PHASE = 'pending';
+export type ActionPhase = typeof PENDING_PHASE | Exclude<ActionState, 'scheduled' | 'resolved' | 'executing'>;
+
+/** The phase of a state: `pending` for the pending states, the state itself for the others. */
+export function phaseOf(state: ActionState): ActionPhase {
+  return PENDING_STATES.includes(state) ? PENDING_PHASE : (state as ActionPhase);
+}
+
 export class InvalidTransitionError extends Error {
   readonly from: ActionState;
   readonly event: ActionEvent;

@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../../server/src/persistence/database.js';
+import { completeOneShots } from '../../server/src/persistence/deliveries.js';
+import { claimDue } from '../../server/src/persistence/delivery-claims.js';
+import { claimDueShare, expiredLeases } from '../../server/src/persistence/delivery-scan.js';
+import { promoteEntering } from '../../server/src/persistence/schedule.js';
+import { openTestDatabase } from '../support/in-process.js';
+import { seedActions, sqlValue } from '../support/seed.js';
+
+// A delivery writes the action's index entries once: the promote (`scheduled -> resolved`) and the claim (`executing`
+// under a lease) change no column any index of `actions` reads, so PostgreSQL makes them HOT updates (a new version on
+// the same page, no index entry, a compressed WAL record); only the outcome rewrites the entries. Counted in the
+// transaction that makes each change, from pg_stat_xact_user_tables.
+describe('a delivery updates its action with at most one non-HOT update', () => {
+  let t: Awaited<ReturnType<typeof openTestDatabase>>;
+  let accountId: string;
+
+  beforeAll(async () => {
+    t = await openTestDatabase('hot-delivery');
+    accountId = await t.newAccount();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** What `fn` did to `actions` in a transaction of its own: updates, how many of them HOT, and its answer. */
+  async function counted<T>(fn: (db: Sql) => Promise<T>) {
+    // Read before and after, in the transaction: the backend's counts not yet flushed may hold earlier transactions'.
+    return t.database.transaction(async (db) => {
+      const before = await sqlStats(db);
+      const result = await fn(db);
+      const after = await sqlStats(db);
+      return { updated: after.updated - before.updated, hot: after.hot - before.hot, result };
+    });
+  }
+  async function sqlStats(db: Sql) {
+    const row = (await db
+      .selectFrom('pg_stat_xact_user_tables' as never)
+      .select(['n_tup_upd as updated', 'n_tup_hot_upd as hot'] as never)
+      .where('relname' as never, '=', 'actions' as never)
+      .executeTakeFirstOrThrow()) as { updated: string; hot: string };
+    return { updated: Number(row.updated), hot: Number(row.hot) };
+  }
+  const share = { slots: 1, slot: 0, overdueBefore: new Date(0) };
+
+  it('indexes no column the promote or the claim writes', async () => {
+    const defs = await sqlValue<string[]>(
+      t.url,
+      `select array_agg(pg_get_indexdef(indexrelid)) from pg_index where indrelid = 'actions'::regclass`,
+    );
+    expect(defs.length).toBeGreaterThan(5);
+    for (const def of defs) expect(def).not.toMatch(/\b(status|updated_at|lease_until|attempt_count)\b/);
+  });
+
+  // The promote and the claim of one row come a minute apart, and the page prunes the promote's old version meanwhile;
+  // here they are counted on different rows, so neither depends on when another session's snapshot lets that happen.
+  it('claims in place, and records each outcome with one update that moves its entries', async () => {
+    const n = 40;
+    await seedActions(t.url, {
+      accountId,
+      count: n,
+      status: 'scheduled',
+      url: 'http://127.0.0.1:9/h',
+      host: '127.0.0.1',
+      scheduledFor: new Date(Date.now() - 1_000),
+    });
+    const now = new Date();
+
+    const claim = await counted((db) =>
+      claimDueShare(db, {
+        until: now,
+        to: 'executing',
+        now,
+        leaseUntil: new Date(now.getTime() + 30_000),
+        limit: n,
+        scan: 2 * n,
+        share,
+        rooms: new Map(),
+        perAccount: 2 * n,
+      }),
+    );
+    expect(claim.result.claimed).toHaveLength(n);
+    expect(claim).toMatchObject({ updated: n, hot: n });
+
+    // In flight, the rows are still in the due index, and no claim takes them again.
+    const again = await claimDueShare(t.database.sql, {
+      until: now,
+      to: 'executing',
+      now,
+      leaseUntil: new Date(now.getTime() + 30_000),
+      limit: n,
+      scan: 2 * n,
+      share,
+      rooms: new Map(),
+      perAccount: 2 * n,
+    });
+    expect(again.claimed).toHaveLength(0);
+    expect(await expiredLeases(t.database.sql, now)).toEqual([]);
+    // Once their leases have run out, the sweep finds every one of them through that index.
+    expect(await expiredLeases(t.database.sql, new Date(now.getTime() + 31_000), 1_000)).toHaveLength(n);
+
+    const record = await counted((db) =>
+      completeOneShots(
+        db,
+        claim.result.claimed.map((row) => ({
+          actionId: row.id,
+          attemptNumber: row.attempt_count,
+          dueAt: row.next_attempt_at!,
+          startedAt: now,
+          durationMs: 3,
+          statusCode: 200,
+          outcome: 'success' as const,
+          errorClass: null,
+          error: null,
+          excerpt: null,
+          truncated: false,
+        })),
+        { to: 'executed', now },
+      ),
+    );
+    expect(record.result.size).toBe(n);
+    expect(record.updated).toBe(n);
+    expect(record.updated - record.hot).toBeLessThanOrEqual(n);
+    const executed = await sqlValue<number>(
+      t.url,
+      `select count(*)::int from actions where account_id = $1 and status = 'executed' and phase = 'executed'`,
+      [accountId],
+    );
+    expect(executed).toBe(n);
+  });
+
+  it('promotes in place', async () => {
+    const n = 40;
+    const other = await t.newAccount();
+    await seedActions(t.url, {
+      accountId: other,
+      count: n,
+      status: 'scheduled',
+      url: 'http://127.0.0.1:9/h',
+      host: '127.0.0.1',
+      scheduledFor: new Date(Date.now() + 30_000),
+    });
+    const now = new Date();
+    const promote = await counted((db) =>
+      promoteEntering(db, {
+        until: new Date(now.getTime() + 60_000),
+        now,
+        promoteTo: 'resolved',
+        limit: 1_000,
+        share,
+      }),
+    );
+    expect(promote.result.promoted).toBe(n);
+    expect(promote).toMatchObject({ updated: n, hot: n });
+  });
+
+  it('claims by id in place too', async () => {
+    const n = 10;
+    const other = await t.newAccount();
+    await seedActions(t.url, {
+      accountId: other,
+      count: n,
+      status: 'scheduled',
+      url: 'http://127.0.0.1:9/h',
+      host: '127.0.0.1',
+      scheduledFor: new Date(Date.now() - 1_000),
+    });
+    const ids = await sqlValue<string[]>(t.url, `select array_agg(id) from actions where account_id = $1`, [
+      other,
+    ]);
+    const now = new Date();
+    const claim = await counted((db) =>
+      claimDue(db, {
+        actionIds: ids,
+        from: ['scheduled', 'resolved'],
+        to: 'executing',
+        leaseUntil: new Date(now.getTime() + 30_000),
+        dueBy: now,
+        now,
+      }),
+    );
+    expect([...claim.result.values()].filter((f) => f.claimed)).toHaveLength(n);
+    expect(claim).toMatchObject({ updated: n, hot: n });
+  });
+});
