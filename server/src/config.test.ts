@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, EnvSchema, loadConfig, parseTrustProxy } from './config.js';
+import { parseTrustProxy } from './config-proxies.js';
+import { ConfigError, EnvSchema, loadConfig } from './config.js';
 import { ENVIRONMENT, environmentHelp, heapFlags, withEnvironmentTable } from './environment.js';
 
 describe('SCHED_TRUST_PROXY', () => {

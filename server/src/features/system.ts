@@ -4,7 +4,7 @@ import { safeEqual } from '../http/auth.js';
 import type { Metrics } from '../metrics.js';
 import { databaseFault } from '../persistence/availability.js';
 import { pendingMigrations, type Sql } from '../persistence/database.js';
-import { circuitStateCounts, heldCounts, topHeldHosts } from '../persistence/destinations.js';
+import { circuitStateCounts, heldCounts, topHeldHosts } from '../persistence/destination-gauges.js';
 import { dueBacklog } from '../persistence/schedule.js';
 import { SERVER_VERSION } from '../version.js';
 import type { ApiRuntime, Feature } from './feature.js';

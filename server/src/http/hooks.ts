@@ -22,7 +22,7 @@ import {
   type RateLimitRule,
   rule,
 } from '../domain/rate-limit/policy.js';
-import type { TrustProxy } from '../config.js';
+import type { TrustProxy } from '../config-proxies.js';
 import { mayHoldLoneSurrogate, wellFormed } from '../domain/text/well-formed.js';
 import { enforceRateLimits } from './auth.js';
 import { requestValidationErrorHandler } from './errors.js';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { TrustProxy } from '../config.js';
+import type { TrustProxy } from '../config-proxies.js';
 
 /** `10.0.0.0/8` or a plain address (a /32 or /128), as parsed once at start. */
 function parseRange(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {

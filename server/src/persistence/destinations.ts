@@ -1,9 +1,9 @@
-import type { CircuitSettings, FlowSettings, HoldReason } from '@sched/contract';
+import type { CircuitSettings, FlowSettings } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
-import { CLOSED_CIRCUIT, type CircuitRecord, type CircuitState } from '../domain/destinations/circuit.js';
+import { CLOSED_CIRCUIT, type CircuitRecord } from '../domain/destinations/circuit.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
 import type { Sql, Tables } from './database.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
@@ -14,11 +14,10 @@ export type DestinationRow = Selectable<Tables['destinations']>;
 const EXECUTING: ActionState = 'executing';
 const DUE: readonly ActionState[] = ['scheduled', 'resolved'];
 const FAILED: ActionState = 'failed';
-const CLOSED: CircuitState = 'closed';
 const RETRYABLE: DeliveryOutcome = 'retryable';
 const BLOCKED: ErrorClass = 'blocked';
 /** The host of a `destinations` row's origin (`d.origin`), as `hostOfOrigin` reads it. */
-const ORIGIN_HOST_SQL = sql`substring(d.origin from '^[a-z]+://(\\[[^]]*\\]|[^:/]+)')`;
+export const ORIGIN_HOST_SQL = sql`substring(d.origin from '^[a-z]+://(\\[[^]]*\\]|[^:/]+)')`;
 
 export async function findDestination(
   db: Sql,
@@ -340,58 +339,6 @@ export async function heldDeliveries(
   }
   const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(s.limit).execute();
   return rows.map((r) => ({ id: r.id, due: r.due! }));
-}
-
-/** Destinations whose circuit is not closed, by state (every account; the /metrics gauges). */
-export async function circuitStateCounts(db: Sql): Promise<{ state: CircuitState; n: number }[]> {
-  return db
-    .selectFrom('destinations')
-    .select(['circuit_state as state', sql<number>`count(*)::int`.as('n')])
-    .where('circuit_state', '<>', CLOSED)
-    .groupBy('circuit_state')
-    .execute();
-}
-
-/** Due deliveries held by their destination now, by reason (every account; the /metrics gauges). */
-export async function heldCounts(db: Sql): Promise<{ reason: HoldReason; n: number }[]> {
-  const rows = await db
-    .selectFrom('actions')
-    .select(['held_by', sql<number>`count(*)::int`.as('n')])
-    .where('held_since', 'is not', null)
-    .where(sql<boolean>`${sql.raw(PENDING_PHASE_SQL)}`)
-    .where('status', 'in', DUE)
-    .groupBy('held_by')
-    .execute();
-  return rows.filter((r) => r.held_by !== null).map((r) => ({ reason: r.held_by!, n: r.n }));
-}
-
-/**
- * The `limit` hosts with the most held deliveries (every account and origin summed), then those with a circuit not
- * closed, with the state of each such circuit (one per account and origin): the per-host gauges of
- * SCHED_METRICS_HOST_LABELS.
- */
-export async function topHeldHosts(
-  db: Sql,
-  limit: number,
-): Promise<{ host: string; held: number; states: CircuitState[] }[]> {
-  const { rows } = await sql<{ host: string; held: number; states: CircuitState[] | null }>`
-    with held as (
-      select destination_host as host, count(*)::int as held from actions
-       where held_since is not null and ${sql.raw(PENDING_PHASE_SQL)} and status = any(${DUE as ActionState[]}::text[])
-         and destination_host is not null
-       group by destination_host
-    ), hosts as (
-      select host from held
-      union
-      select ${ORIGIN_HOST_SQL} as host from destinations d where circuit_state <> ${CLOSED}
-    )
-    select h.host, coalesce(held.held, 0) as held,
-           (select array_agg(d.circuit_state) from destinations d
-             where ${ORIGIN_HOST_SQL} = h.host and d.circuit_state <> ${CLOSED}) as states
-      from hosts h left join held on held.host = h.host
-     order by held desc nulls last, h.host
-     limit ${limit}`.execute(db);
-  return rows.map((r) => ({ host: r.host, held: r.held, states: r.states ?? [] }));
 }
 
 /** Whether the account sends to the origin (an action aims at it) or has settings for it: what a test may target. */
