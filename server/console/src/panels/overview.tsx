@@ -146,7 +146,7 @@ export function OverviewPanel() {
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">Host</th>
+                    <th scope="col">Destination</th>
                     <th scope="col">Failed</th>
                     <th scope="col">Attempts</th>
                     <th scope="col">Last failure</th>
