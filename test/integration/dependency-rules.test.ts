@@ -70,12 +70,33 @@ const files: Record<string, string> = {
   'server/src/http/mounts-a-handler.ts':
     "import { things } from './handlers/things.js';\nexport const x = things;\n",
 
-  // The console: the domain's pure tables are allowed; anything else of the server, or the database, is not.
+  // The console: its own files, the contract (the state tables under its machines subpath), the SDK and preact, and
+  // nothing else: not the server's domain/ (the tables moved to the contract), not zod, not the contract's sources.
+  'node_modules/@sched/contract/package.json': JSON.stringify({
+    name: '@sched/contract',
+    exports: { '.': './dist/index.js', './machines': './dist/machines/index.js' },
+  }),
+  'node_modules/@sched/contract/dist/index.js': 'export const STATES = [];\n',
+  'node_modules/@sched/contract/dist/machines/index.js': 'export const TABLE = [];\n',
+  'node_modules/@sched/sdk/package.json': JSON.stringify({ name: '@sched/sdk', main: 'dist/index.js' }),
+  'node_modules/@sched/sdk/dist/index.js': 'export const createClient = () => ({});\n',
+  'node_modules/preact/package.json': JSON.stringify({ name: 'preact', main: 'dist/preact.js' }),
+  'node_modules/preact/dist/preact.js': 'export const h = () => null;\n',
+  'node_modules/zod/package.json': JSON.stringify({ name: 'zod', main: 'index.js' }),
+  'node_modules/zod/index.js': 'export const z = {};\n',
+  'contract/src/machines/action.ts': 'export const TABLE = [];\n',
   'server/console/src/allowed.ts':
+    "import { TABLE } from '@sched/contract/machines';\nimport { STATES } from '@sched/contract';\nimport { createClient } from '@sched/sdk';\nimport { h } from 'preact';\nimport { x as y } from './reads-nothing.js';\nexport const x = [TABLE, STATES, createClient, h, y];\n",
+  'server/console/src/reads-nothing.ts': 'export const x = 1;\n',
+  'server/console/src/reads-domain.ts':
     "import { rule } from '../../src/domain/rule.js';\nexport const x = rule;\n",
   'server/console/src/reads-app.ts':
     "import type { Outbound } from '../../src/app/ports.js';\nexport const x: Outbound | null = null;\n",
   'server/console/src/reads-sql.ts': "import { sql } from 'kysely';\nexport const x = sql;\n",
+  'server/console/src/reads-zod.ts': "import { z } from 'zod';\nexport const x = z;\n",
+  'server/console/src/reads-contract-source.ts':
+    "import { TABLE } from '../../../contract/src/machines/action.js';\nexport const x = TABLE;\n",
+  'server/console/src/reads-node.ts': "import { join } from 'node:path';\nexport const x = join;\n",
 };
 
 describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', () => {
@@ -147,10 +168,13 @@ describe('dependency rules (.dependency-cruiser.cjs) fire on a fixture tree', ()
     expect(fired('compose/api.ts')).toEqual([]);
   });
 
-  it('the console imports of the server only the pure domain/, and no database driver', () => {
-    expect(fired('server/console/src/reads-app.ts')).toEqual(['console-is-an-api-client']);
-    expect(fired('server/console/src/reads-sql.ts')).toEqual(['console-is-an-api-client']);
+  it('the console imports only the contract, the SDK and preact (and its own files)', () => {
+    for (const file of ['domain', 'app', 'sql', 'zod', 'contract-source', 'node'])
+      expect(fired(`server/console/src/reads-${file}.ts`), file).toEqual([
+        'console-imports-only-the-contract-and-sdk',
+      ]);
     expect(fired('server/console/src/allowed.ts')).toEqual([]);
+    expect(fired('server/console/src/reads-nothing.ts')).toEqual([]);
   });
 
   it('allowed imports report nothing', () => {

@@ -1,16 +1,16 @@
-// Which buttons a state allows, read from the server's own state tables (one rule, one piece of code): the console
-// never offers a transition the service would refuse.
-import type { Action, ApprovalSummary, Chain, Destination, Recipient } from '@sched/sdk';
+// Which buttons a state allows, read from the state tables the service applies (`@sched/contract/machines`: one rule,
+// one piece of code): the console never offers a transition the service would refuse.
 import {
   ACTION_TRANSITIONS,
+  CHAIN_CANCELLABLE_STATES,
+  CIRCUIT_TRANSITIONS,
   isCancellable,
   isTerminal,
   parseActionStatus,
-} from '../../src/domain/action/states.js';
-import { reassignRefusal } from '../../src/domain/approval/reassign.js';
-import { remindRefusal } from '../../src/domain/approval/remind.js';
-import { CHAIN_CANCELLABLE_STATES } from '../../src/domain/chain/states.js';
-import { CIRCUIT_TRANSITIONS } from '../../src/domain/destinations/circuit.js';
+  reassignRefusal,
+  remindRefusal,
+} from '@sched/contract/machines';
+import type { Action, ApprovalSummary, Chain, Destination, Recipient } from '@sched/sdk';
 
 export const canCancelAction = (a: Pick<Action, 'status'>) => isCancellable(a.status);
 

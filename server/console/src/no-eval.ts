@@ -1,5 +1,5 @@
-import { z } from 'zod';
+import { configureJitless } from '@sched/contract/jitless';
 
-// zod compiles object parsers with `new Function` when it can, and probes for it: under the console's CSP (no
-// 'unsafe-eval') the probe alone is reported as a violation. Imported first, before any schema runs.
-z.config({ jitless: true });
+// No compiled zod parsers under the console's CSP (no 'unsafe-eval'). Imported first by main.tsx, so this runs
+// before any schema of the contract is built.
+configureJitless();

@@ -1,5 +1,6 @@
 import { RECIPIENT_ROLE, type ReassignBody, REMINDER_EVENT } from '@sched/contract';
-import { isOnGate, namedBy, reassignRefusal, requiredAfterReassign } from '../../domain/approval/reassign.js';
+import { reassignRefusal } from '@sched/contract/machines';
+import { isOnGate, namedBy, requiredAfterReassign } from '../../domain/approval/reassign.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import { findAction } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';

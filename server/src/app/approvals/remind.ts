@@ -1,4 +1,4 @@
-import { remindRefusal } from '../../domain/approval/remind.js';
+import { remindRefusal } from '@sched/contract/machines';
 import { findAction } from '../../persistence/actions.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { ConflictError, NotFoundError } from '../errors.js';

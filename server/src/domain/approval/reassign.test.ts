@@ -1,32 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isOnGate, reassignRefusal, requiredAfterReassign } from './reassign.js';
+import { isOnGate, requiredAfterReassign } from './reassign.js';
 
-const action = (status: string, mode = 'approval') => ({ id: 'a1', mode, status: status as never });
-const recipient = (status: string) => ({ address: 'ada@example.com', status: status as never });
-
-describe('reassign refusal', () => {
-  it('lets a pending or snoozed recipient of a waiting (or not yet sent) gate be reassigned', () => {
-    for (const s of ['awaiting_response', 'scheduled', 'resolved'])
-      for (const r of ['pending', 'snoozed']) expect(reassignRefusal(action(s), recipient(r))).toBeNull();
-  });
-
-  it('refuses, in the order of the table, a webhook, a finished, paused or sending action, an answer, a reassigned one', () => {
-    expect(reassignRefusal(action('scheduled', 'webhook'), recipient('pending'))).toMatch(/not an approval/);
-    for (const s of ['executed', 'failed', 'cancelled', 'expired'])
-      expect(reassignRefusal(action(s), recipient('pending'))).toMatch(/no longer waits/);
-    expect(reassignRefusal(action('paused'), recipient('pending'))).toMatch(/paused/);
-    expect(reassignRefusal(action('executing'), recipient('pending'))).toMatch(/being sent/);
-    expect(reassignRefusal(action('awaiting_response'), recipient('confirmed'))).toMatch(/already answered/);
-    expect(reassignRefusal(action('awaiting_response'), recipient('declined'))).toMatch(/already answered/);
-    expect(reassignRefusal(action('awaiting_response'), recipient('reassigned'))).toMatch(
-      /already reassigned/,
-    );
-    // The action's state is read first: a finished gate refuses whatever the recipient did.
-    expect(reassignRefusal(action('executed'), recipient('confirmed'))).toMatch(/no longer waits/);
-    expect(reassignRefusal(action('scheduled', 'webhook'), null)).toMatch(/not an approval/);
-    expect(reassignRefusal(action('awaiting_response'), null)).toBeNull();
-  });
-
+describe('on the gate', () => {
   it('a reassigned recipient is no longer on the gate', () => {
     expect(isOnGate({ status: 'reassigned' })).toBe(false);
     expect(isOnGate({ status: 'snoozed' })).toBe(true);

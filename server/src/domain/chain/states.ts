@@ -31,19 +31,18 @@ import {
   type StepStatus,
   type StepType,
 } from '@sched/contract';
+import { isChainTerminal } from '@sched/contract/machines';
 
 export const CHAIN_EVENTS = Object.freeze(['start', 'complete', 'fail', 'cancel'] as const);
 export type ChainEvent = (typeof CHAIN_EVENTS)[number];
 
-export const CHAIN_TERMINAL_STATES = Object.freeze([
-  'completed',
-  'failed',
-  'cancelled',
-] as const satisfies readonly ChainState[]);
-export const CHAIN_CANCELLABLE_STATES = Object.freeze([
-  'pending',
-  'running',
-] as const satisfies readonly ChainState[]);
+// Which states end a chain and which a cancel applies to: the contract's (shared with the console).
+export {
+  CHAIN_CANCELLABLE_STATES,
+  CHAIN_TERMINAL_STATES,
+  isChainCancellable,
+  isChainTerminal,
+} from '@sched/contract/machines';
 
 export const STEP_EVENTS = Object.freeze([
   'start',
@@ -123,14 +122,6 @@ export function assertStepTransition(status: StepStatus, event: StepEvent): Step
   const to = stepTransition(status, event);
   if (to === null) throw new InvalidChainTransitionError('step', status, event);
   return to;
-}
-
-export function isChainTerminal(state: ChainState): boolean {
-  return (CHAIN_TERMINAL_STATES as readonly ChainState[]).includes(state);
-}
-
-export function isChainCancellable(state: ChainState): boolean {
-  return (CHAIN_CANCELLABLE_STATES as readonly ChainState[]).includes(state);
 }
 
 /** `http_call` -> `webhook`, `gated` -> `approval`, `delay` -> `wait`; aliases stay as they are. */
