@@ -2,7 +2,6 @@ import { RECIPIENT_ROLE, type ReassignBody, REMINDER_EVENT } from '@sched/contra
 import { reassignRefusal } from '@sched/contract/machines';
 import { isOnGate, namedBy, requiredAfterReassign } from '../../domain/approval/reassign.js';
 import { planLimits } from '../../domain/quota/plans.js';
-import { findAction } from '../../persistence/actions.js';
 import { updateGate } from '../../persistence/approvals/gates.js';
 import type { StoredGate } from '../../persistence/entities/stored.js';
 import {
@@ -15,6 +14,7 @@ import {
 import { addToTimeline } from '../../persistence/timeline.js';
 import type { Sql } from '../../persistence/database.js';
 import type { ActionOwner } from '../actions/create.js';
+import { lockOwnAction } from '../actions/transition.js';
 import { recordAudit } from '../audit.js';
 import { recipientReference } from '../../domain/audit/details.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
@@ -48,8 +48,7 @@ export class Reassignments {
     input: ReassignBody,
   ): Promise<{ recipient: Recipient }> {
     return this.deps.store.transaction(async (tx) => {
-      const row = await findAction(tx, owner.accountId, actionId, { forUpdate: true });
-      if (!row) throw new NotFoundError('action');
+      const row = await lockOwnAction(tx, owner.accountId, actionId);
       const early = reassignRefusal(row, null);
       if (early) throw new ConflictError(early);
       const old = await findRecipient(tx, recipientId, { forUpdate: true });

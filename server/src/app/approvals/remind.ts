@@ -1,7 +1,7 @@
 import { remindRefusal } from '@sched/contract/machines';
-import { findAction } from '../../persistence/actions.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { lockOwnAction } from '../actions/transition.js';
+import { ConflictError } from '../errors.js';
 import type { Clock, GateTimers, Store } from '../ports.js';
 
 /**
@@ -14,8 +14,7 @@ export class ReminderRequests {
 
   async remind(accountId: string, id: string): Promise<void> {
     await this.deps.store.transaction(async (tx) => {
-      const row = await findAction(tx, accountId, id, { forUpdate: true });
-      if (!row) throw new NotFoundError('action');
+      const row = await lockOwnAction(tx, accountId, id);
       const refusal = remindRefusal(row, row.mode === 'approval' ? await recipientsOf(tx, row.id) : []);
       if (refusal === 'not_waiting')
         throw new ConflictError(`action ${row.id} is ${row.status}: nothing is waiting for an answer`);
