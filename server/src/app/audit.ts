@@ -241,7 +241,7 @@ export class AuditService {
       : { ok: false, checked: result.checked, broken_at: result.brokenAt, ...head };
   }
 
-  /** Which data events the account records (docs/audit.md): `action_create`, off unless turned on. */
+  /** Which data events the account records (docs/audit.md): `action_create`, on unless turned off. */
   async settings(accountId: string): Promise<AuditSettings> {
     return { action_create: await auditActionCreateOf(this.store.sql, accountId) };
   }
