@@ -60,6 +60,33 @@ export function pausedNow(row: DestinationRow | undefined, now: Date): boolean {
 }
 
 /**
+ * A destination's flow control for one request about to start, its row locked: when to look again, or null (admitted,
+ * and counted in the rate window). The careful claim (`CircuitBreaker.admit`) and a destination test both take it.
+ */
+export async function takeFlowSlot(
+  db: Sql,
+  limits: NonNullable<DestinationRow['flow']>,
+  row: Pick<DestinationRow, 'rate_window_start' | 'rate_window_count'>,
+  a: { accountId: string; origin: string; actionId: string; now: Date },
+): Promise<Date | null> {
+  const inFlight = await requestsInFlight(db, a);
+  const flow = decideFlow(
+    limits,
+    { inFlight, windowStart: row.rate_window_start, windowCount: row.rate_window_count },
+    a.now,
+  );
+  if (!flow.admit) return flow.retryAt;
+  if (limits.rate !== undefined)
+    await saveRateWindow(db, {
+      accountId: a.accountId,
+      origin: a.origin,
+      windowStart: flow.windowStart,
+      windowCount: flow.windowCount,
+    });
+  return null;
+}
+
+/**
  * The circuit breaker of every destination (domain/destinations/circuit.ts has the rule and its table).
  * State lives in the origin's `destinations` row, changed under its lock, so every worker shares it. The success
  * path of a closed circuit costs nothing here: only failures are counted, in the record transaction that already
@@ -87,13 +114,8 @@ export class CircuitBreaker {
       return { admit: false, by: CIRCUIT, retryAt: null };
     }
     if (row.flow) {
-      const inFlight = await requestsInFlight(db, a);
-      const flow = decideFlow(
-        row.flow,
-        { inFlight, windowStart: row.rate_window_start, windowCount: row.rate_window_count },
-        a.now,
-      );
-      if (!flow.admit) {
+      const retryAt = await takeFlowSlot(db, row.flow, row, a);
+      if (retryAt) {
         // Half-open stands, but a request that does not start takes no probe slot.
         if (c.transition)
           await this.save(
@@ -103,10 +125,8 @@ export class CircuitBreaker {
             { ...c, record: { ...c.record, probeUntil: before.probeUntil } },
             a.now,
           );
-        return { admit: false, by: FLOW_CONTROL, retryAt: flow.retryAt };
+        return { admit: false, by: FLOW_CONTROL, retryAt };
       }
-      if (row.flow.rate !== undefined)
-        await saveRateWindow(db, { ...a, windowStart: flow.windowStart, windowCount: flow.windowCount });
     }
     if (c.admission === 'probe') await this.save(db, a, before, c, a.now);
     return { admit: true, probe: c.admission === 'probe' };

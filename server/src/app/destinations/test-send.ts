@@ -5,19 +5,14 @@ import {
   type DestinationTestResult,
   signRequest,
 } from '@sched/contract';
-import { decideFlow } from '../../domain/destinations/flow.js';
 import { destinationOrigin, parseDestination } from '../../domain/destinations/origin.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import { rule } from '../../domain/rate-limit/policy.js';
 import { signingSecretsAt } from '../../persistence/accounts.js';
 import type { Sql } from '../../persistence/database.js';
-import {
-  destinationKnown,
-  lockDestination,
-  requestsInFlight,
-  saveRateWindow,
-} from '../../persistence/destinations.js';
+import { destinationKnown, lockDestination } from '../../persistence/destinations.js';
 import { recordAudit } from '../audit.js';
+import { takeFlowSlot } from './breaker.js';
 import { NotFoundError, RateLimitedError, ValidationError } from '../errors.js';
 import type { Clock, Outbound, RequestSigning, Store } from '../ports.js';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -61,24 +56,10 @@ const NO_ACTION = '00000000-0000-0000-0000-000000000000';
  * rate window, and none is sent while the host is at its parallelism or rate. Answers when to try again, or null
  * (admitted, and counted).
  */
-async function takeFlowSlot(db: Sql, accountId: string, origin: string, now: Date): Promise<Date | null> {
+async function testFlowSlot(db: Sql, accountId: string, origin: string, now: Date): Promise<Date | null> {
   const row = await lockDestination(db, accountId, origin);
   if (!row?.flow) return null;
-  const inFlight = await requestsInFlight(db, { accountId, origin, actionId: NO_ACTION, now });
-  const flow = decideFlow(
-    row.flow,
-    { inFlight, windowStart: row.rate_window_start, windowCount: row.rate_window_count },
-    now,
-  );
-  if (!flow.admit) return flow.retryAt;
-  if (row.flow.rate !== undefined)
-    await saveRateWindow(db, {
-      accountId,
-      origin,
-      windowStart: flow.windowStart,
-      windowCount: flow.windowCount,
-    });
-  return null;
+  return takeFlowSlot(db, row.flow, row, { accountId, origin, actionId: NO_ACTION, now });
 }
 
 /**
@@ -119,7 +100,7 @@ export class DestinationTests {
       now,
     );
     if (limit && !limit.allowed) throw new RateLimitedError(limit.retryAfterSeconds);
-    const heldUntil = await this.deps.store.transaction((db) => takeFlowSlot(db, accountId, origin, now));
+    const heldUntil = await this.deps.store.transaction((db) => testFlowSlot(db, accountId, origin, now));
     if (heldUntil)
       throw new RateLimitedError(
         Math.max(1, Math.ceil((heldUntil.getTime() - now.getTime()) / 1000)),
