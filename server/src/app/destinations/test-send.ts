@@ -5,7 +5,7 @@ import {
   type DestinationTestResult,
   signRequest,
 } from '@sched/contract';
-import { destinationOrigin, parseDestination } from '../../domain/destinations/origin.js';
+import { destinationOrigin, namesScheme, parseDestination } from '../../domain/destinations/origin.js';
 import { checkDestinationUrl } from '../../domain/destinations/policy.js';
 import { rule } from '../../domain/rate-limit/policy.js';
 import { signingSecretsAt } from '../../persistence/accounts.js';
@@ -39,11 +39,10 @@ export interface DestinationTestsDeps {
 function testTarget(destination: string, body: DestinationTestBody): { url: string; origin: string } | null {
   const key = parseDestination(destination);
   if (!key) return null;
-  const named = /^[a-z][a-z0-9+.-]*:\/\//i.test(destination.trim());
-  const host = key.host.includes(':') && !key.host.startsWith('[') ? `[${key.host}]` : key.host;
-  const base = named
+  // A URL's hostname keeps an IPv6 literal's brackets, so the host goes into the URL as it is.
+  const base = namesScheme(destination)
     ? key.origin
-    : `${body.scheme}://${host}${body.port === undefined ? '' : `:${body.port}`}`;
+    : `${body.scheme}://${key.host}${body.port === undefined ? '' : `:${body.port}`}`;
   const origin = destinationOrigin(base);
   return origin ? { url: `${origin}${body.path}`, origin } : null;
 }

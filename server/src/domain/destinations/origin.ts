@@ -36,6 +36,11 @@ export function hostOfOrigin(origin: string): string {
   return new URL(origin).hostname;
 }
 
+/** Whether a destination as a caller wrote it names its scheme (`http://…`), rather than a bare host. */
+export function namesScheme(input: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(input.trim());
+}
+
 /**
  * A destination as a caller names it in a path: an origin (`http://127.0.0.1:9000`, nothing after it but an
  * optional `/`), or a bare host, which means that host over https on the default port (`api.example.com` is
@@ -44,7 +49,7 @@ export function hostOfOrigin(origin: string): string {
 export function parseDestination(input: string): DestinationKey | null {
   const raw = input.trim();
   if (raw === '' || raw.length > 300 || /[\s?#@\\]/.test(raw)) return null;
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw);
+  const scheme = namesScheme(raw);
   if (!scheme && raw.includes('/')) return null;
   let url: URL;
   try {
