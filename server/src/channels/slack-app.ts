@@ -1,5 +1,5 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
-import { renderSlackAlert, renderSlackPayload } from './slack.js';
+import { escapeSlack, renderSlackAlert, renderSlackPayload } from './slack.js';
 import type { ApprovalMessage, ChannelMessage, ChannelTarget, DeliveryReceipt } from './types.js';
 
 /**
@@ -180,7 +180,7 @@ export function createSlackMessages(config: SlackAppConfig, http: ChannelHttp) {
       const name = typeof user?.real_name === 'string' ? user.real_name : undefined;
       const needed = outcome.outcome.approvals_needed;
       const detail = [
-        name ? escapeName(name) : undefined,
+        name ? escapeSlack(name) : undefined,
         needed ? `${needed} more approval${needed === 1 ? '' : 's'} needed` : undefined,
       ]
         .filter(Boolean)
@@ -206,8 +206,4 @@ export function createSlackMessages(config: SlackAppConfig, http: ChannelHttp) {
       fail('chat.postEphemeral', await api.call('chat.postEphemeral', { channel, user: memberId, text }));
     },
   };
-}
-
-function escapeName(name: string): string {
-  return name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
