@@ -81,9 +81,12 @@ export function createChannels(
     provider.push = createPushChannel(config.push, deps.now ? { http, now: deps.now } : { http });
 
   const channels = {} as Record<ChannelName, ChannelAdapter>;
+  const unset = CHANNELS.filter((n) => provider[n] === undefined);
+  let refused = false;
   for (const name of CHANNELS) {
     const adapter = provider[name];
     const refusal = adapter ? null : (deps.notConfigured?.(name) ?? null);
+    if (refusal) refused = true;
     channels[name] = adapter
       ? guarded(adapter, deps.logger)
       : refusal !== null
@@ -91,14 +94,11 @@ export function createChannels(
         : outboxChannel(name, deps);
   }
   deps.logger.info(
-    {
-      configured: CHANNELS.filter((n) => provider[n] !== undefined),
-      outbox: CHANNELS.filter((n) => provider[n] === undefined),
-    },
-    CHANNELS.some((n) => provider[n] === undefined && deps.notConfigured?.(n))
-      ? `notification channels ready; ${CHANNELS.filter((n) => provider[n] === undefined).join(', ')} not configured: approvals using only those are refused, and their messages are recorded as not sent`
-      : CHANNELS.some((n) => provider[n] === undefined)
-        ? `notification channels ready; messages of ${CHANNELS.filter((n) => provider[n] === undefined).join(', ')} are kept in the outbox (not sent): read them with \`sched outbox list\`, or GET /v1/outbox on a development server`
+    { configured: CHANNELS.filter((n) => provider[n] !== undefined), outbox: unset },
+    refused
+      ? `notification channels ready; ${unset.join(', ')} not configured: approvals using only those are refused, and their messages are recorded as not sent`
+      : unset.length > 0
+        ? `notification channels ready; messages of ${unset.join(', ')} are kept in the outbox (not sent): read them with \`sched outbox list\`, or GET /v1/outbox on a development server`
         : 'notification channels ready',
   );
   return channels;

@@ -1,5 +1,5 @@
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
-import { renderSlackAlert, renderSlackPayload } from './slack.js';
+import { escapeSlack, renderSlackAlert, renderSlackPayload, SLACK_ACTIONS } from './slack.js';
 import type { ApprovalMessage, ChannelMessage, ChannelTarget, DeliveryReceipt } from './types.js';
 
 /**
@@ -18,12 +18,6 @@ export interface SlackAppConfig {
   /** Web API root, `https://slack.com/api` unless a proxy or a test stand-in is used. */
   apiUrl: string;
 }
-
-/** Button action ids: the interaction endpoint reads the decision from them. */
-export const SLACK_APP_ACTIONS = Object.freeze({
-  confirm: 'sched_confirm',
-  decline: 'sched_decline',
-} as const);
 
 /** A Web API call's answer: Slack always answers 200 with `ok` and, when false, an `error` word. */
 type SlackAnswer = { ok: true; [key: string]: unknown } | { ok: false; error: string };
@@ -107,8 +101,8 @@ export function renderSlackAppPayload(
   const base = renderSlackPayload(message);
   const reference = message.slackReference ?? '';
   const elements: Record<string, unknown>[] = [
-    appButton(message.buttons.confirm, 'primary', SLACK_APP_ACTIONS.confirm, reference),
-    appButton(message.buttons.decline, 'danger', SLACK_APP_ACTIONS.decline, reference),
+    appButton(message.buttons.confirm, 'primary', SLACK_ACTIONS.confirm, reference),
+    appButton(message.buttons.decline, 'danger', SLACK_ACTIONS.decline, reference),
   ];
   if (opts.direct) {
     elements.push({
@@ -180,7 +174,7 @@ export function createSlackMessages(config: SlackAppConfig, http: ChannelHttp) {
       const name = typeof user?.real_name === 'string' ? user.real_name : undefined;
       const needed = outcome.outcome.approvals_needed;
       const detail = [
-        name ? escapeName(name) : undefined,
+        name ? escapeSlack(name) : undefined,
         needed ? `${needed} more approval${needed === 1 ? '' : 's'} needed` : undefined,
       ]
         .filter(Boolean)
@@ -206,8 +200,4 @@ export function createSlackMessages(config: SlackAppConfig, http: ChannelHttp) {
       fail('chat.postEphemeral', await api.call('chat.postEphemeral', { channel, user: memberId, text }));
     },
   };
-}
-
-function escapeName(name: string): string {
-  return name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

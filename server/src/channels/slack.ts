@@ -16,8 +16,11 @@ const HEADER_MAX = 150;
 const SECTION_MAX = 3000;
 const BUTTON_TEXT_MAX = 75;
 
-const SLACK_CONFIRM_ACTION_ID = 'sched_confirm';
-const SLACK_DECLINE_ACTION_ID = 'sched_decline';
+/** Button action ids, the same in webhook and app mode: the interaction endpoint reads the decision from them. */
+export const SLACK_ACTIONS = Object.freeze({
+  confirm: 'sched_confirm',
+  decline: 'sched_decline',
+} as const);
 
 /** `app`: the app-mode sender (slack-app.ts) for targets without a webhook, when the Slack app is configured. */
 export function createSlackChannel(deps: {
@@ -125,8 +128,8 @@ export function renderSlackPayload(message: ApprovalMessage): {
       type: 'actions',
       block_id: 'sched_approval',
       elements: [
-        button(message.buttons.confirm, message.responseUrl, 'primary', SLACK_CONFIRM_ACTION_ID, 'confirm'),
-        button(message.buttons.decline, message.responseUrl, 'danger', SLACK_DECLINE_ACTION_ID, 'decline'),
+        button(message.buttons.confirm, message.responseUrl, 'primary', SLACK_ACTIONS.confirm, 'confirm'),
+        button(message.buttons.decline, message.responseUrl, 'danger', SLACK_ACTIONS.decline, 'decline'),
       ],
     },
   ];

@@ -35,7 +35,7 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   const channels = createChannels(config.channels, {
     outbox: createSqlOutbox(database, clock),
     logger,
-    notConfigured: (channel) => unsendable(channel),
+    notConfigured: unsendable,
     // Provider calls (Twilio, Slack, Teams) go through the SSRF-guarded client like every outgoing request.
     http: async (req) => {
       const r = await outbound.send({ ...req, maxResponseBytes: 65_536 });

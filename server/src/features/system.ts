@@ -91,8 +91,9 @@ function metricsRenderer({ ctx, firing }: ApiRuntime) {
     const backlog = await dueBacklog(database.sql, clock());
     metrics.queueDepth.set(backlog.depth);
     metrics.oldestDue.set(backlog.oldestSeconds);
-    metrics.deliveriesInFlight.set(firing()?.inFlight ?? 0);
-    metrics.deliveriesWaiting.set(firing()?.waiting ?? 0);
+    const gauges = firing();
+    metrics.deliveriesInFlight.set(gauges?.inFlight ?? 0);
+    metrics.deliveriesWaiting.set(gauges?.waiting ?? 0);
     await destinationGauges(database.sql, metrics, config.metricsHostLabels);
     return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
   };

@@ -2,6 +2,7 @@ import { contract } from '@sched/contract';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmailReplies, InboundMail } from '../app/approvals/inbound-email.js';
 import type { SlackAnswers, SlackClickResult } from '../app/approvals/inbound-slack.js';
+import { SLACK_ACTIONS } from '../channels/slack.js';
 import { verifySlackSignature } from '../domain/approval/slack-signature.js';
 import { errorBody, ValidationError } from '../app/errors.js';
 import { safeEqual } from './auth.js';
@@ -28,9 +29,10 @@ export interface IntegrationDeps {
 const SLACK_BODY_LIMIT = bodyLimitOf(contract.integrations.slackInteractions);
 const MAIL_BODY_LIMIT = bodyLimitOf(contract.integrations.emailInbound);
 
+/** The decision each app button's action id stands for (channels/slack.ts names them). */
 const ACTIONS: Readonly<Record<string, 'confirm' | 'decline'>> = {
-  sched_confirm: 'confirm',
-  sched_decline: 'decline',
+  [SLACK_ACTIONS.confirm]: 'confirm',
+  [SLACK_ACTIONS.decline]: 'decline',
 };
 
 interface BlockActionsPayload {

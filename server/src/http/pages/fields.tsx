@@ -1,7 +1,8 @@
 import type { GateField } from '@sched/contract';
+import { FORM_VALUE_PREFIX } from '../answer.js';
 
 /** The page's form names each typed answer input `values.<name>` (http/answer.ts reads them back). */
-const inputName = (f: GateField) => `values.${f.name}`;
+const inputName = (f: GateField) => `${FORM_VALUE_PREFIX}${f.name}`;
 const inputId = (f: GateField) => `field-${f.name}`;
 
 /** One input of the typed answer, prefilled with its default: what the agent proposed, for the person to change. */
