@@ -187,10 +187,11 @@ export interface ApprovalHandle {
 }
 
 export function approvalsApi(actions: ActionsApi): ApprovalsApi {
+  const create: ApprovalsApi['create'] = (input, o) => actions.create(buildApprovalBody(input), o);
   return {
-    create: (input, o) => actions.create(buildApprovalBody(input), o),
+    create,
     request: async (input, o) => {
-      const created = await actions.create(buildApprovalBody(input), o);
+      const created = await create(input, o);
       const id = created.action.id;
       return { id, created, wait: (w = {}) => actions.wait(id, { ...w, for: 'decision' }) };
     },

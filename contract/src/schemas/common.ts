@@ -80,7 +80,6 @@ export const E164 = z
   .string()
   .regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 phone number such as +15551234567');
 
-/** Errors every authenticated endpoint can answer. */
 /**
  * `consistency` of the reads a server may answer from its read replica (`SCHED_READ_DATABASE_URL`): `strong` reads
  * the primary, as every read does without a replica.
@@ -97,6 +96,7 @@ export const ReadConsistencyFields = {
 };
 export const ReadConsistencyQuery = z.object(ReadConsistencyFields);
 
+/** Errors every authenticated endpoint can answer. */
 export const authErrors = {
   401: ErrorBody,
   403: ErrorBody,

@@ -55,9 +55,12 @@ export function useLoad<T>(
     load(client).then(
       (data) => {
         if (!live) return;
-        const seen = JSON.stringify(data);
-        delay.current = seen === last.current ? Math.min(delay.current * 2, LIVE_CAP_MS) : LIVE_FIRST_MS;
-        last.current = seen;
+        // Only a live load paces itself by whether its data changed: the others skip serializing it.
+        if (options.live) {
+          const seen = JSON.stringify(data);
+          delay.current = seen === last.current ? Math.min(delay.current * 2, LIVE_CAP_MS) : LIVE_FIRST_MS;
+          last.current = seen;
+        }
         setState({ data, loading: false });
       },
       (error: Error) => {

@@ -11,7 +11,7 @@ export function configureGrantsListCommand(grants: Command): void {
         cmd,
         { data: list },
         {
-          rows: list.map((g) => ({ id: g.id, key: g.key, given_by: g.given_by, expires_at: g.expires_at })),
+          rows: list,
           columns: ['id', 'key', 'given_by', 'expires_at'],
         },
       );

@@ -1,4 +1,3 @@
-import { AnswerValues } from './grants.js';
 import {
   ACTION_MODES,
   ACTION_STATES,
@@ -6,7 +5,7 @@ import {
   MISSED_POLICIES,
   type MissedPolicy,
 } from '@sched/contract';
-import type { Action, ActionListQuery, ActionSummary } from '@sched/sdk';
+import type { Action, ActionListQuery, ActionSummary, FieldValue } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import {
   canCancelAction,
@@ -321,6 +320,23 @@ function ActionList({ route }: { route: Route }) {
         />
       )}
     </>
+  );
+}
+
+/** A recipient's typed answer (`recipients[].values`), as `name: value` pairs. */
+function AnswerValues({ values }: { values: Record<string, FieldValue> | null }) {
+  if (!values || Object.keys(values).length === 0) return null;
+  return (
+    <dl class="answer-values">
+      {Object.entries(values).map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>
+            <code>{String(value)}</code>
+          </dd>
+        </div>
+      ))}
+    </dl>
   );
 }
 

@@ -1,22 +1,4 @@
-import type { FieldValue } from '@sched/sdk';
 import { ConfirmButton, ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
-
-/** A recipient's typed answer (`recipients[].values`), as `name: value` pairs. */
-export function AnswerValues({ values }: { values: Record<string, FieldValue> | null }) {
-  if (!values || Object.keys(values).length === 0) return null;
-  return (
-    <dl class="answer-values">
-      {Object.entries(values).map(([name, value]) => (
-        <div key={name}>
-          <dt>{name}</dt>
-          <dd>
-            <code>{String(value)}</code>
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
 
 /**
  * The standing grants approvers gave (`GET /v1/grants`): while one lives, an approval with its key is confirmed at

@@ -34,6 +34,7 @@ export function NewAction() {
     const data = new FormData(e.currentTarget as HTMLFormElement);
     const field = (k: string) => String(data.get(k) ?? '').trim();
     const when = field('when');
+    const body = bodyOf(field('body'));
     setBusy(true);
     setError(undefined);
     try {
@@ -43,7 +44,7 @@ export function NewAction() {
         request: {
           url: field('url'),
           method: field('method') as (typeof HTTP_METHODS)[number],
-          ...(bodyOf(field('body')) === undefined ? {} : { body: bodyOf(field('body')) }),
+          ...(body === undefined ? {} : { body }),
         },
       });
       navigate(`actions/${made.action.id}`);
