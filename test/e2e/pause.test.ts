@@ -158,6 +158,8 @@ describe('pause and resume', () => {
     expect(resumed.body.data.recurrence_count).toBe(before.recurrence_count);
     const [, hit] = await rx.waitFor('/series-skip', hits + 1).then((all) => [null, all[hits]]);
     expect(hit!.at).toBeGreaterThanOrEqual(next - 50);
+    // Cancelled between occurrences: one cancelled in flight (sent, its record dropped) would be counted nowhere.
+    await expect.poll(async () => (await svc.get(id)).status, { timeout: 10_000 }).not.toBe('executing');
     await api(server, key, 'DELETE', `/v1/actions/${id}`);
     const final = await svc.get(id);
     expect(final.reminder_events[1].notes).toContain('missed occurrences skipped');
