@@ -75,11 +75,13 @@ export class ActionService {
   ): Promise<CreateResult> {
     const traceparent = context.traceparent ?? null;
     const now = this.clock();
+    // Only a delivery window or quiet hours can name a calendar: without either there is nothing to read.
+    const windowed = body.delivery_window !== undefined || body.gate?.quiet_hours !== undefined;
     const prepared = prepareAction(body, {
       plan: principal.plan,
       now,
       allowPrivateDestinations: this.options.allowPrivateDestinations,
-      calendars: await calendarsNamedBy(this.store.sql, principal.accountId, [body]),
+      ...(windowed ? { calendars: await calendarsNamedBy(this.store.sql, principal.accountId, [body]) } : {}),
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
