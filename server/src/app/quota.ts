@@ -102,7 +102,9 @@ export class QuotaService {
 /**
  * Creates of plans without a monthly cap, counted after their commit on a connection that does not wait for the
  * disk flush (that row is updated by every create of the account, and the count only reports), summed per account
- * and month for one turn of the event loop.
+ * and month. One count statement is under way at a time: the creates of the turns that end meanwhile are summed
+ * into the next one, so under load the counters cost a statement per round trip rather than one per turn (a create
+ * waits at most one more count for its own).
  */
 export class LateActionCounts {
   private readonly batch = new TickBatch<{ accountId: string; period: string; amount: number }, void>(
@@ -120,6 +122,8 @@ export class LateActionCounts {
       );
       return uses.map(() => undefined);
     },
+    500,
+    1,
   );
 
   constructor(private readonly counters: () => Sql) {}
