@@ -13,6 +13,7 @@
 export class TickBatch<I, O> {
   private pending: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   private running = 0;
+  private readonly underWay = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
 
   /**
@@ -38,6 +39,15 @@ export class TickBatch<I, O> {
     });
   }
 
+  /** Sends what is pending at once (a `waitMs` batch need not wait it out) and resolves when every batch has settled. */
+  async drain(): Promise<void> {
+    this.flush();
+    while (this.underWay.size > 0) {
+      await Promise.all(this.underWay);
+      this.flush();
+    }
+  }
+
   private flush(): void {
     if (this.timer) {
       clearTimeout(this.timer);
@@ -47,10 +57,12 @@ export class TickBatch<I, O> {
       const batch = this.pending.slice(0, this.maxItems);
       this.pending = this.pending.slice(batch.length);
       this.running += 1;
-      void this.settle(batch).finally(() => {
+      const settled: Promise<void> = this.settle(batch).finally(() => {
         this.running -= 1;
+        this.underWay.delete(settled);
         this.flush();
       });
+      this.underWay.add(settled);
     }
   }
 
