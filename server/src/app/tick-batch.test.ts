@@ -110,4 +110,28 @@ describe('TickBatch (group commit per turn of the event loop)', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     await batch.drain();
   });
+
+  it('drain waits for the items added before it, not for a stream of later ones', async () => {
+    const settled = new Set<number>();
+    const batch = new TickBatch<number, number>(
+      async (items) => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        for (const i of items) settled.add(i);
+        return items;
+      },
+      2,
+      1,
+    );
+    const early = [1, 2, 3, 4, 5].map((i) => batch.add(i));
+    let next = 100;
+    const stream = setInterval(() => void batch.add(next++), 2);
+    try {
+      await batch.drain();
+      expect([1, 2, 3, 4, 5].every((i) => settled.has(i))).toBe(true);
+      expect(await Promise.all(early)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      clearInterval(stream);
+    }
+    await batch.drain();
+  });
 });
