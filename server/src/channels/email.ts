@@ -1,15 +1,10 @@
+import { providerAdapter } from './provider.js';
 import escapeHtml from 'escape-html';
 import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { type AlertMessage, alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { displayTitle, formatExpiry, headline, introLine, snoozeLine } from './render.js';
-import type {
-  ApprovalMessage,
-  ChannelAdapter,
-  ChannelMessage,
-  ChannelTarget,
-  DeliveryReceipt,
-} from './types.js';
+import type { ApprovalMessage, ChannelAdapter } from './types.js';
 
 /** Email over SMTP with nodemailer. */
 
@@ -73,50 +68,39 @@ export function createReplyNotices(config: EmailConfig) {
 export function createEmailChannel(config: EmailConfig): ChannelAdapter {
   const transport = lazyTransport(config);
 
-  return {
-    name: 'email',
-    configured: true,
-    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
-      if (target.channel !== 'email') {
-        return {
-          ok: false,
-          via: 'provider',
-          error: `email channel cannot send to a ${target.channel} target`,
-        };
+  return providerAdapter('email', async (target, message) => {
+    const alert = message.kind === 'alert';
+    const rendered = alert ? renderAlertEmail(message) : renderEmail(message, target);
+    try {
+      const info = await (await transport()).sendMail({
+        to: target.name ? { name: target.name, address: target.email } : target.email,
+        ...(!alert && message.replyTo ? { replyTo: message.replyTo } : {}),
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        attachments: alert
+          ? []
+          : message.attachments.map((a) => ({
+              filename: a.filename,
+              contentType: a.contentType,
+              content: a.content,
+            })),
+        headers: {
+          // RFC 3834: out-of-office responders must not answer an automated message.
+          'Auto-Submitted': 'auto-generated',
+          ...(alert
+            ? { 'X-Sched-Alert-Rule-Id': message.ruleId }
+            : { 'X-Sched-Action-Id': message.actionId }),
+        },
+      });
+      if (info.rejected.length > 0) {
+        return { ok: false, via: 'provider', error: `SMTP server rejected ${info.rejected.join(', ')}` };
       }
-      const alert = message.kind === 'alert';
-      const rendered = alert ? renderAlertEmail(message) : renderEmail(message, target);
-      try {
-        const info = await (await transport()).sendMail({
-          to: target.name ? { name: target.name, address: target.email } : target.email,
-          ...(!alert && message.replyTo ? { replyTo: message.replyTo } : {}),
-          subject: rendered.subject,
-          text: rendered.text,
-          html: rendered.html,
-          attachments: alert
-            ? []
-            : message.attachments.map((a) => ({
-                filename: a.filename,
-                contentType: a.contentType,
-                content: a.content,
-              })),
-          headers: {
-            // RFC 3834: out-of-office responders must not answer an automated message.
-            'Auto-Submitted': 'auto-generated',
-            ...(alert
-              ? { 'X-Sched-Alert-Rule-Id': message.ruleId }
-              : { 'X-Sched-Action-Id': message.actionId }),
-          },
-        });
-        if (info.rejected.length > 0) {
-          return { ok: false, via: 'provider', error: `SMTP server rejected ${info.rejected.join(', ')}` };
-        }
-        return { ok: true, via: 'provider', providerMessageId: info.messageId };
-      } catch (err) {
-        return { ok: false, via: 'provider', error: describeSmtpError(err) };
-      }
-    },
-  };
+      return { ok: true, via: 'provider', providerMessageId: info.messageId };
+    } catch (err) {
+      return { ok: false, via: 'provider', error: describeSmtpError(err) };
+    }
+  });
 }
 
 function describeSmtpError(err: unknown): string {
