@@ -78,18 +78,14 @@ export function renderTeamsPayload(message: ApprovalMessage): Record<string, unk
   if (message.snoozeAllowed) facts.push({ title: 'Snooze', value: 'Available on the response page' });
   // File names are the author's text: a plain block rather than a fact (fact values are Markdown too).
   const files = message.attachments.map((a) => a.filename).join(', ');
-  const card = {
-    $schema: ADAPTIVE_CARD_SCHEMA,
-    type: 'AdaptiveCard',
-    version: ADAPTIVE_CARD_VERSION,
-    msteams: { width: 'Full' },
-    body: [
+  return cardMessage(
+    [
       plainBlock(headline(message), 'None', { weight: 'Bolder', size: 'Large' }),
       ...messageBlocks(body === '' ? introLine(message) : body),
       ...(files === '' ? [] : [plainBlock(`Attachments: ${files}`, 'Medium')]),
       { type: 'FactSet', facts, spacing: 'Medium' },
     ],
-    actions: [
+    [
       { type: 'Action.OpenUrl', title: message.buttons.confirm, url: message.responseUrl, style: 'positive' },
       {
         type: 'Action.OpenUrl',
@@ -98,30 +94,30 @@ export function renderTeamsPayload(message: ApprovalMessage): Record<string, unk
         style: 'destructive',
       },
     ],
-  };
-  return {
-    type: 'message',
-    attachments: [
-      { contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card },
-    ],
-  };
+  );
 }
 
 /** An alert as an Adaptive Card: plain-text blocks only (the rule's name and the events are never Markdown). */
 export function renderTeamsAlert(message: AlertMessage): Record<string, unknown> {
   const note = alertSampleNote(message);
+  return cardMessage([
+    plainBlock(alertHeadline(message), 'None', { weight: 'Bolder', size: 'Large' }),
+    plainBlock(alertSummary(message), 'Medium'),
+    ...messageBlocks(message.lines.map((l) => `• ${l}`).join('\n')),
+    ...(note ? [plainBlock(note, 'Medium', { isSubtle: true })] : []),
+    plainBlock(`Alert rule ${message.ruleId}`, 'Medium', { isSubtle: true, size: 'Small' }),
+  ]);
+}
+
+/** The Workflows message that carries one full-width Adaptive Card of `body` blocks (and `actions`, when given). */
+function cardMessage(body: CardElement[], actions?: CardElement[]): Record<string, unknown> {
   const card = {
     $schema: ADAPTIVE_CARD_SCHEMA,
     type: 'AdaptiveCard',
     version: ADAPTIVE_CARD_VERSION,
     msteams: { width: 'Full' },
-    body: [
-      plainBlock(alertHeadline(message), 'None', { weight: 'Bolder', size: 'Large' }),
-      plainBlock(alertSummary(message), 'Medium'),
-      ...messageBlocks(message.lines.map((l) => `• ${l}`).join('\n')),
-      ...(note ? [plainBlock(note, 'Medium', { isSubtle: true })] : []),
-      plainBlock(`Alert rule ${message.ruleId}`, 'Medium', { isSubtle: true, size: 'Small' }),
-    ],
+    body,
+    ...(actions ? { actions } : {}),
   };
   return {
     type: 'message',
