@@ -11,6 +11,7 @@ import type { AlertRule, AlertRuleCreateBody, AlertRuleUpdateBody } from '@sched
 import { useEffect, useId, useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
 import {
+  DetailPage,
   AnySelect,
   ConfirmButton,
   ErrorNote,
@@ -524,17 +525,19 @@ function RuleDetail({ id }: { id: string }) {
     return () => clearTimeout(timer);
   }, [r]);
   return (
-    <>
-      <p>
-        <a href={href('alerts')}>All alert rules</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {!r && !loaded.error && <Loading what="the alert rule" />}
-      {r && (
+    <DetailPage
+      back={{ view: 'alerts', text: 'All alert rules' }}
+      loaded={loaded}
+      data={r}
+      what="the alert rule"
+      heading={(r) => (
         <>
-          <h1>
-            {r.name} <Status status={r.enabled ? 'active' : 'inactive'} />
-          </h1>
+          {r.name} <Status status={r.enabled ? 'active' : 'inactive'} />
+        </>
+      )}
+    >
+      {(r) => (
+        <>
           {canWrite && (
             <div class="buttons">
               <a class="button" href={href(`alerts/${r.id}/edit`)}>
@@ -659,7 +662,7 @@ function RuleDetail({ id }: { id: string }) {
           )}
         </>
       )}
-    </>
+    </DetailPage>
   );
 }
 

@@ -4,7 +4,18 @@ import { useState } from 'preact/hooks';
 import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
-import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When, words } from '../ui.js';
+import {
+  ConfirmButton,
+  DetailPage,
+  ErrorNote,
+  Loading,
+  Ms,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+  words,
+} from '../ui.js';
 import { DataTable, Facts } from '../ui/table.js';
 import { TestSend } from './destination-test.js';
 
@@ -287,17 +298,19 @@ function DestinationDetail({ name }: { name: string }) {
     loaded.reload();
   };
   return (
-    <>
-      <p>
-        <a href={href('destinations')}>All destinations</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {!d && !loaded.error && <Loading what="the destination" />}
-      {d && (
+    <DetailPage
+      back={{ view: 'destinations', text: 'All destinations' }}
+      loaded={loaded}
+      data={d}
+      what="the destination"
+      heading={(d) => (
         <>
-          <h1>
-            <code>{d.origin}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
-          </h1>
+          <code>{d.origin}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
+        </>
+      )}
+    >
+      {(d) => (
+        <>
           {canWrite && (
             <div class="buttons">
               {canEnableDestination(d) && (
@@ -493,7 +506,7 @@ function DestinationDetail({ name }: { name: string }) {
           )}
         </>
       )}
-    </>
+    </DetailPage>
   );
 }
 
