@@ -251,15 +251,16 @@ export function AnySelect(props: { name: string; values: readonly string[]; sele
 export function DetailPage<T>(props: {
   /** The list's view (`chains`) and the link's words. */
   back: { view: string; text: string };
-  loaded: Pick<Loaded<T>, 'error' | 'reload'>;
-  /** What is shown: the load's data, or a newer copy the page holds. */
-  data: T | undefined;
+  loaded: Pick<Loaded<T>, 'data' | 'error' | 'reload'>;
+  /** A newer copy than the load's that the page holds (a destination after a change); the load's data otherwise. */
+  data?: T | undefined;
   what: string;
   /** The page's `h1`: the resource's name and state. */
   heading: (data: T) => ComponentChildren;
   children: (data: T) => ComponentChildren;
 }) {
-  const { loaded, data } = props;
+  const { loaded } = props;
+  const data = props.data ?? loaded.data;
   return (
     <>
       <p>

@@ -528,7 +528,6 @@ function RuleDetail({ id }: { id: string }) {
     <DetailPage
       back={{ view: 'alerts', text: 'All alert rules' }}
       loaded={loaded}
-      data={r}
       what="the alert rule"
       heading={(r) => (
         <>

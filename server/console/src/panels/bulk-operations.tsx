@@ -141,7 +141,6 @@ function OperationDetail({ id }: { id: string }) {
     <DetailPage
       back={{ view: 'bulk', text: 'All bulk operations' }}
       loaded={loaded}
-      data={op}
       what="the bulk operation"
       heading={(op) => (
         <>

@@ -67,12 +67,10 @@ function ChainList({ route }: { route: Route }) {
 function ChainDetail({ id }: { id: string }) {
   const { client, canWrite } = useConsole();
   const loaded = useLoad((c) => c.chains.get(id), [id]);
-  const chain = loaded.data;
   return (
     <DetailPage
       back={{ view: 'chains', text: 'All chains' }}
       loaded={loaded}
-      data={chain}
       what="the chain"
       heading={(chain) => (
         <>

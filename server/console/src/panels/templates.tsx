@@ -62,12 +62,10 @@ function TemplateDetail({ id }: { id: string }) {
   const loaded = useLoad((c) => c.templates.get(id), [id]);
   // The full URL exists only in the regenerate answer (it is stored hashed): shown once, here.
   const [fresh, setFresh] = useState<string>();
-  const t = loaded.data;
   return (
     <DetailPage
       back={{ view: 'templates', text: 'All templates' }}
       loaded={loaded}
-      data={t}
       what="the template"
       heading={(t) => (
         <>
