@@ -1,14 +1,9 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { ActionMode, ErrorClass } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES, phaseOf } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
-import { destinationOrigin } from '../domain/destinations/origin.js';
-import { destinationHost } from '../domain/domains/rules.js';
-import { accountSigningSecretSql } from './accounts.js';
-import { pendingAuditInsert } from './audit-events.js';
-import { fixedStatement, newestFirstPage, type Sql, type Tables } from './database.js';
-import { DUE_CHANNEL, duePayloadSql } from './schedule.js';
+import { newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
 export type ActionRow = Selectable<Tables['actions']>;
@@ -19,128 +14,7 @@ export type ActionChanges = Updateable<Tables['actions']> & { updated_at: Date }
 
 // Every query of the API names the account, so tenancy cannot be forgotten; the delivery side works by id.
 
-/** The columns a create writes; the others start at their defaults. */
-const CREATE_COLUMNS = [
-  'id',
-  'account_id',
-  'name',
-  'description',
-  'mode',
-  'status',
-  'timezone',
-  'scheduled_for',
-  'next_attempt_at',
-  'idempotency_key',
-  'dedup_keys',
-  'max_attempts',
-  'retry_strategy',
-  'request',
-  'webhook_secret',
-  'callback_url',
-  'coordination',
-  'recurrence',
-  'recurrence_anchor',
-  'gate',
-  'chain_id',
-  'chain_step_index',
-  'traceparent',
-  'created_via',
-  'counted_occurrence',
-  'recurrence_index',
-  'delivery_window',
-  'window_state',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof Insertable<Tables['actions']>)[];
-/** Columns a create may leave out (a row made before delivery windows, a test's row): their defaults apply. */
-const OPTIONAL_COLUMNS = ['recurrence_index', 'delivery_window', 'window_state'] as const;
-type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
-export type NewAction = Required<
-  Pick<Insertable<Tables['actions']>, Exclude<(typeof CREATE_COLUMNS)[number], OptionalColumn>>
-> &
-  Partial<Pick<Insertable<Tables['actions']>, OptionalColumn>>;
-const OPTIONAL_DEFAULTS: Record<OptionalColumn, unknown> = {
-  recurrence_index: 0,
-  delivery_window: null,
-  window_state: null,
-};
-
-// Every create runs it, alone or with the other creates of its turn of the event loop (app/tick-batch.ts): the rows
-// travel as one JSON parameter, so the text stays fixed whatever their number (see fixedStatement).
-// `destination_host` and `destination_origin` are derived here from the request, so whatever path creates an action
-// the inbox can filter it and its delivery obeys its destination.
-// An action without a secret of its own takes its account's signing secret, when the account has one.
-const INSERTED_COLUMNS = [...CREATE_COLUMNS, 'destination_host', 'destination_origin'] as const;
-const SELECTED_COLUMNS = INSERTED_COLUMNS.map((c) =>
-  c === 'webhook_secret'
-    ? `coalesce(r.webhook_secret, ${accountSigningSecretSql('r.account_id')}) as webhook_secret`
-    : `r.${c}`,
-);
-const insertActionsStatement = fixedStatement<ActionRow>(
-  `insert into actions (${INSERTED_COLUMNS.join(', ')})
-   select ${SELECTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) r returning *`,
-);
-
-/** The rows as the one JSON parameter of the insert. */
-function actionsJson(actions: readonly NewAction[]): string {
-  return JSON.stringify(
-    actions.map((a) => ({
-      ...Object.fromEntries(
-        CREATE_COLUMNS.map((c) => [c, a[c] ?? (OPTIONAL_DEFAULTS as Record<string, unknown>)[c] ?? a[c]]),
-      ),
-      destination_host: a.request ? destinationHost(a.request.url) : null,
-      destination_origin: a.request ? destinationOrigin(a.request.url) : null,
-    })),
-  );
-}
-
-/**
- * Inserts several new actions in one statement; answers their rows in the order given. The one statement that
- * inserts actions: the create core (app/actions/create.ts) runs it alone or for the API's creates of one turn.
- */
-export async function insertActions(db: Sql, actions: readonly NewAction[]): Promise<ActionRow[]> {
-  const rows = await insertActionsStatement(db, [actionsJson(actions)]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return actions.map((a) => byId.get(a.id)!);
-}
-
-// The plain creates of one turn and their audit events, in one statement (so it commits alone, as a plain create did
-// before the audit log): the events go to `audit_pending`, a plain insert that takes no lock of the log; the sealer
-// chains them a moment later (persistence/audit-events.ts). The rows due by $3 are announced to the workers
-// (persistence/schedule.ts `announceDue`), at the commit; the cross join makes the announcing part run.
-const insertActionsWithAuditStatement = fixedStatement<ActionRow>(
-  `with audited as (${pendingAuditInsert('$2')}),
-   inserted as (
-     insert into actions (${INSERTED_COLUMNS.join(', ')})
-     select ${SELECTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) r returning *
-   ),
-   announced as (
-     select count(pg_notify('${DUE_CHANNEL}', ${duePayloadSql('id', 'next_attempt_at')})) as n
-       from inserted where next_attempt_at <= $3::timestamptz
-   )
-   select inserted.* from inserted cross join announced`,
-);
-
-/**
- * `insertActions` and the audit events of those creates (`audit`, from persistence/audit-events.ts
- * `pendingAuditJson`) in one statement, announcing those due by `announceBefore`: the group-committed path of
- * `POST /v1/actions`.
- */
-export async function insertActionsWithAudit(
-  db: Sql,
-  actions: readonly NewAction[],
-  audit: string,
-  announceBefore: Date,
-): Promise<ActionRow[]> {
-  const rows = await insertActionsWithAuditStatement(db, [actionsJson(actions), audit, announceBefore]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return actions.map((a) => byId.get(a.id)!);
-}
-
-export async function insertAction(db: Sql, a: NewAction): Promise<ActionRow> {
-  const [row] = await insertActions(db, [a]);
-  return row!;
-}
+export { insertAction, insertActionsWithAudit, type NewAction } from './action-insert.js';
 
 export async function findAction(
   db: Sql,
