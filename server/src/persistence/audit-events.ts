@@ -5,7 +5,7 @@ import {
   type AuditEventBody,
   actionPatternToLike,
   auditEventOfColumns,
-  canonicalUnsealed,
+  canonicalParts,
   GENESIS_HASH,
 } from '../domain/audit/chain.js';
 import { ACTION_CREATE_EVENT } from '../domain/audit/details.js';
@@ -37,28 +37,22 @@ export function auditEventBody(r: AuditEventRow): AuditEventBody {
 export type PendingAuditEvent = NewAuditEvent & { accountId: string };
 
 /**
- * The pending events as the one JSON parameter of their insert: each its account and its canonical JSON with `seq`
- * 0 (domain/audit/chain.ts `canonicalUnsealed`), the request's fields cut to their columns, printed once: the text
- * goes into the parameter as it is (it is JSON), and the insert reads the columns and the cut around the seq from it
- * (`pendingAuditInsert`).
+ * The pending rows as the one JSON parameter of their insert (the request's fields cut to their columns), each with
+ * its id and its canonical JSON cut around the `seq` the sealer gives it (domain/audit/chain.ts `canonicalParts`).
  */
 export function pendingAuditJson(events: readonly PendingAuditEvent[]): string {
-  let out = '[';
-  for (const e of events) {
-    let text = canonicalUnsealed(pendingEvent(e));
-    // A lone half of a surrogate pair (a client's string cut mid-character) prints as `\ud83d`, which PostgreSQL's
-    // JSON refuses: the change would fail with its event. Rare, so looked for in the printed text, and only then
-    // replaced by U+FFFD, as the driver writes it into the change's own columns.
-    if (LONE_HALF.test(text)) text = canonicalUnsealed(pendingEvent(wellFormed(e)));
-    out += `${out.length > 1 ? ',' : ''}{"account_id":${JSON.stringify(e.accountId)},"event":${text}}`;
-  }
-  return `${out}]`;
+  const text = JSON.stringify(events.map(pendingRow));
+  // A lone half of a surrogate pair (a client's string cut mid-character) prints as `\ud83d`, which PostgreSQL's
+  // JSON refuses: the change would fail with its event. Rare, so looked for in the printed text, and only then
+  // replaced by U+FFFD, as the driver writes it into the change's own columns.
+  return LONE_HALF.test(text) ? JSON.stringify(events.map((e) => pendingRow(wellFormed(e)))) : text;
 }
 
 const LONE_HALF = /\\ud[89a-f][0-9a-f]{2}/;
 
-function pendingEvent(e: PendingAuditEvent) {
-  return auditEventOfColumns({
+function pendingRow(e: PendingAuditEvent) {
+  const row = {
+    account_id: e.accountId,
     // Known before the chain is: the id is in the hashed text the event is written with.
     id: timeOrderedId(),
     at: e.at.toISOString(),
@@ -73,7 +67,9 @@ function pendingEvent(e: PendingAuditEvent) {
     user_agent: cut(e.user_agent, 512),
     request_id: cut(e.request_id, 128),
     details: e.details,
-  });
+  };
+  const { head, tail } = canonicalParts(auditEventOfColumns(row));
+  return { ...row, canon_head: head, canon_tail: tail };
 }
 
 /**
@@ -119,23 +115,15 @@ export async function insertPendingAuditEvents(db: Sql, events: readonly Pending
 
 /**
  * The insert of pending events from the JSON parameter `param` (`pendingAuditJson`), for a statement that writes
- * its change beside them (persistence/action-insert.ts `insertActionsWithAudit`). The data event (`action.create`) is kept
+ * its change beside them (persistence/actions.ts `insertActionsWithAudit`). The data event (`action.create`) is kept
  * unless the account turned it off (`accounts.audit_action_create`), read here in the statement that writes
  * it, so no way of creating an action has to know the setting.
  */
 export function pendingAuditInsert(param: string): string {
-  // The columns from the event's canonical text (absent members are null), and the text cut as `canonicalParts`
-  // cuts it: around the last `"seq":0`, the event's own (the greedy prefix ends at the last one).
   return `insert into audit_pending (${PENDING_COLUMNS})
-   select p.account_id, (e->>'id')::uuid, (e->>'at')::timestamptz, e->>'action', e->'actor'->>'type',
-     e->'actor'->>'id', e->'actor'->>'email', e->'resource'->>'type', e->'resource'->>'id', e->>'channel',
-     e->>'ip', e->>'user_agent', e->>'request_id', e->'details', parts[1], parts[2]
-   from json_to_recordset(${param}::json) as p(account_id uuid, event json)
-   cross join lateral (
-     select p.event::jsonb as e, regexp_match(p.event::text, '^(.*"seq":)0(.*)$') as parts
-   ) c
-   where e->>'action' <> '${ACTION_CREATE_EVENT}'
-     or exists (select 1 from accounts a where a.id = p.account_id and a.audit_action_create)`;
+   select ${PENDING_COLUMNS} from json_populate_recordset(null::audit_pending, ${param}::json) r
+   where r.action <> '${ACTION_CREATE_EVENT}'
+     or exists (select 1 from accounts a where a.id = r.account_id and a.audit_action_create)`;
 }
 
 /**

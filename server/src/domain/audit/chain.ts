@@ -105,21 +105,15 @@ export function auditEventOfColumns(c: AuditEventColumns): Omit<AuditEventBody, 
   };
 }
 
-/** The canonical JSON of an event not yet chained, its `seq` written as 0: what `canonicalParts` cuts. */
-export function canonicalUnsealed(event: Omit<AuditEventBody, 'seq'>): string {
-  return canonicalJson({ ...event, seq: 0 });
-}
-
 /**
  * The canonical JSON of an event cut around its `seq`, for a chain numbered after the event was written: with the
  * event's seq `n`, `head + n + tail` is `canonicalJson({ ...event, seq: n })`. The sealer (persistence/audit-events.ts)
  * hashes `prev_hash ‖ head ‖ seq ‖ tail` in the database, so the text hashed is the one `canonicalJson` prints.
  */
 export function canonicalParts(event: Omit<AuditEventBody, 'seq'>): { head: string; tail: string } {
-  const text = canonicalUnsealed(event);
+  const text = canonicalJson({ ...event, seq: 0 });
   // The last `"seq":0` is the event's own: only `user_agent` sorts after it, and inside its JSON string a quote
-  // is escaped, so the member name cannot appear there. (The insert of pending events cuts the same way, in SQL:
-  // persistence/audit-events.ts `pendingAuditInsert`.)
+  // is escaped, so the member name cannot appear there.
   const at = text.lastIndexOf('"seq":0');
   return { head: text.slice(0, at + '"seq":'.length), tail: text.slice(at + '"seq":0'.length) };
 }
