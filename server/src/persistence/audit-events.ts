@@ -115,7 +115,7 @@ export async function insertPendingAuditEvents(db: Sql, events: readonly Pending
 
 /**
  * The insert of pending events from the JSON parameter `param` (`pendingAuditJson`), for a statement that writes
- * its change beside them (persistence/actions.ts `insertActionsWithAudit`). The data event (`action.create`) is kept
+ * its change beside them (persistence/action-insert.ts `insertActionsWithAudit`). The data event (`action.create`) is kept
  * unless the account turned it off (`accounts.audit_action_create`), read here in the statement that writes
  * it, so no way of creating an action has to know the setting.
  */
