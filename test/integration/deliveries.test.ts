@@ -350,8 +350,6 @@ describe('deliveries (in-process, fake clock)', () => {
     const toCount = await series(2);
     const found = await claimDue(t.database.sql, {
       actionIds: [uncounted, counted, toCount],
-      from: ['resolved'],
-      to: 'executing',
       leaseUntil: new Date(T0.getTime() + 60_000),
       dueBy: T0,
       now: T0,
