@@ -149,7 +149,10 @@ export class Deliveries {
   async deliver(claimed: Claimed, sent?: () => void): Promise<void> {
     const done = await this.sender.send(claimed, this.requestTimeoutMs());
     sent?.();
-    if (done) await this.recorder.record(done.attempt, done.result);
+    // The send ended within the request timeout, so at least the lease's margin is left; a record that waits for
+    // the database stops a second short of it.
+    const until = this.p.clock().getTime() + this.p.waits.wait(LEASE_MARGIN_MS, MIN_LEASE_MARGIN_MS) - 1_000;
+    if (done) await this.recorder.record(done.attempt, done.result, until);
   }
 
   /**

@@ -4,6 +4,7 @@ import { hostOfOrigin } from '../../domain/destinations/origin.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import { type ActionRow, lockAction, updateAction } from '../../persistence/actions.js';
+import { databaseFault } from '../../persistence/availability.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
@@ -16,6 +17,7 @@ import {
 import { expiredLeases, lockExpiredLease } from '../../persistence/delivery-scan.js';
 import { applyActionEvent, appliedEventEffects, planActionEvent } from '../actions/transition.js';
 import type { OutboundResult } from '../ports.js';
+import { systemTimers } from '../clock.js';
 import { TickBatch } from '../tick-batch.js';
 import type { AttemptContext, DeliveryPorts } from './attempt.js';
 import { CLAIMED } from './claim.js';
@@ -26,6 +28,13 @@ const SUCCEEDED = assertTransition(CLAIMED, 'deliver_succeeded');
 /** A batch of records flushes at this many rows, or this long after its first, whichever comes first. */
 const RECORD_BATCH = 64;
 const RECORD_WAIT_MS = 5;
+/** How long a record waits for the database to answer again before it tries once more. */
+const RETRY_MS = 100;
+
+/** The action already carries this attempt as its latest: its record committed. */
+function recordedAlready(current: ActionRow, attempt: AttemptRecord): boolean {
+  return current.last_attempt_at?.getTime() === attempt.startedAt.getTime();
+}
 
 type RecordPorts = Pick<
   DeliveryPorts,
@@ -39,6 +48,7 @@ type RecordPorts = Pick<
   | 'operatorEvents'
   | 'settled'
   | 'events'
+  | 'timers'
 >;
 
 /**
@@ -96,7 +106,25 @@ export class AttemptRecorder {
 
   constructor(private readonly p: RecordPorts) {}
 
-  async record(a: AttemptContext, result: OutboundResult): Promise<void> {
+  /**
+   * Records an attempt's answer. When the database drops out under the record (a connection killed, a restart), the
+   * record is tried again until `until` (the lease's end, less a margin): an attempt sent and not recorded is sent
+   * again by whoever takes the lease over, so a record that waits a moment for the database saves a second delivery.
+   */
+  async record(a: AttemptContext, result: OutboundResult, until?: number): Promise<void> {
+    for (;;) {
+      try {
+        return await this.recordOnce(a, result);
+      } catch (err) {
+        const fault = databaseFault(err);
+        if (!until || !fault || fault === 'statement_timeout' || this.p.clock().getTime() + RETRY_MS >= until)
+          throw err;
+        await new Promise<void>((resolve) => (this.p.timers ?? systemTimers).after(RETRY_MS, resolve));
+      }
+    }
+  }
+
+  private async recordOnce(a: AttemptContext, result: OutboundResult): Promise<void> {
     const { row } = a;
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -141,6 +169,8 @@ export class AttemptRecorder {
           await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
         written = (await this.write(db, [{ item, current }])).size > 0;
       }
+      // Recorded already: a record tried again after its commit's answer was lost with its connection.
+      if (!written && current && recordedAlready(current, attempt)) return;
       if (!written) {
         // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, and
         // the action its latest one, nothing else.
