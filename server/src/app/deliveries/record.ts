@@ -112,19 +112,6 @@ export class AttemptRecorder {
    * again by whoever takes the lease over, so a record that waits a moment for the database saves a second delivery.
    */
   async record(a: AttemptContext, result: OutboundResult, until?: number): Promise<void> {
-    for (;;) {
-      try {
-        return await this.recordOnce(a, result);
-      } catch (err) {
-        const fault = databaseFault(err);
-        if (!until || !fault || fault === 'statement_timeout' || this.p.clock().getTime() + RETRY_MS >= until)
-          throw err;
-        await new Promise<void>((resolve) => (this.p.timers ?? systemTimers).after(RETRY_MS, resolve));
-      }
-    }
-  }
-
-  private async recordOnce(a: AttemptContext, result: OutboundResult): Promise<void> {
     const { row } = a;
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -152,6 +139,22 @@ export class AttemptRecorder {
           : false,
     };
     const item: Recorded = { a, result, attempt };
+    for (;;) {
+      try {
+        return await this.recordOnce(item);
+      } catch (err) {
+        const fault = databaseFault(err);
+        if (!until || !fault || fault === 'statement_timeout' || this.p.clock().getTime() + RETRY_MS >= until)
+          throw err;
+        await new Promise<void>((resolve) => (this.p.timers ?? systemTimers).after(RETRY_MS, resolve));
+      }
+    }
+  }
+
+  private async recordOnce(item: Recorded): Promise<void> {
+    const { a, result, attempt } = item;
+    const { row } = a;
+    const { outcome } = attempt;
     // A success that settles nothing else (no probe's circuit, no listener, no late alert) is gathered with others.
     if (outcome === 'success' && !a.listened && !a.probe && !a.late) {
       const plain = !row.recurrence && !row.callback_url;
