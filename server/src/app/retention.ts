@@ -1,8 +1,15 @@
 import { PLANS, type Plan, retentionCutoff } from '../domain/quota/plans.js';
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
 import { AuditSealer } from './audit.js';
-import { countExpired, emptyPurgeCounts, type PurgeCounts, purgeBatch } from '../persistence/retention.js';
+import {
+  countExpired,
+  emptyPurgeCounts,
+  expiredIdRanges,
+  type PurgeCounts,
+  purgeBatch,
+} from '../persistence/retention.js';
 import { stopwatch } from './clock.js';
+import { AttemptPartitions } from './partitions.js';
 import type { Clock, Store } from './ports.js';
 
 export type { PurgeCounts };
@@ -35,7 +42,7 @@ export class RetentionService {
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       out[plan] = {
-        ...(await countExpired(this.store.sql, plan, cutoff)),
+        ...(await countExpired(this.store.sql, plan, cutoff, now)),
         audit_events: await countAuditEventsBefore(this.store.sql, plan, cutoff),
       };
     }
@@ -52,17 +59,25 @@ export class RetentionService {
     const now = this.clock();
     const elapsed = stopwatch();
     const total = emptyPurgeCounts();
+    // Months of attempts past every plan's retention go whole first, so no row of theirs is deleted one by one.
+    await new AttemptPartitions(this.store, this.clock).maintain();
     // Pending audit events first: a prefix is cut from the chain, so what is old must be on it.
     await new AuditSealer(this.store).sealAll();
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
+      // The expired actions' id ranges, each read on from where the last batch stopped.
+      const ranges = expiredIdRanges(cutoff, now);
+      let range = ranges.shift() ?? null;
       let more = true;
-      while (more) {
+      while (more || range) {
         if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
-        const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoff, this.batchSize));
+        const at = range;
+        const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoff, this.batchSize, at));
         opts.onBatch?.(batch.counts);
         for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
         more = batch.more;
+        if (range && batch.actionsFull && batch.lastActionId) range = { ...range, after: batch.lastActionId };
+        else range = ranges.shift() ?? null;
       }
       for (;;) {
         if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };

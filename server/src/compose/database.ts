@@ -1,5 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { systemClock } from '../app/clock.js';
+import { AttemptPartitions } from '../app/partitions.js';
 import type { Config, Role } from '../config.js';
 import { DatabaseAvailability } from '../persistence/availability.js';
 import { Database, migrateUp, openOrm, probeServer, withApplicationName } from '../persistence/database.js';
@@ -80,6 +82,8 @@ async function migrateWithLock(url: string): Promise<void> {
   const database = new Database(await openOrm({ databaseUrl: url, poolSize: 2 }));
   try {
     await database.withSessionLock(7420000, () => migrateUp(database.orm));
+    // An attempt always finds its month's partition: this month and the next two exist from the start on.
+    await new AttemptPartitions(database, systemClock).maintain({ drop: false });
   } finally {
     await database.close();
   }

@@ -1,0 +1,38 @@
+import { partitionPlan } from '../domain/history/partitions.js';
+import { PLANS, planLimits } from '../domain/quota/plans.js';
+import {
+  attemptMonths,
+  attemptPartitionName,
+  createAttemptPartition,
+  dropAttemptPartition,
+  lockAttemptPartitions,
+} from '../persistence/partitions.js';
+import type { Clock, Store } from './ports.js';
+
+/** No attempt is kept longer than the longest retention of any plan, so a month past it can go whole. */
+const KEEP_DAYS = Math.max(...PLANS.map((p) => planLimits(p).retentionDays));
+
+/**
+ * The attempt log's months: the current one and the next two exist before an attempt needs them, and a month whose
+ * every attempt is past every plan's retention is dropped whole. Idempotent, and safe when several processes run it
+ * at once (they take turns on one lock). Run at every start and by the daily retention run.
+ */
+export class AttemptPartitions {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Creates the missing months ahead and, unless `drop` is false, drops those behind; answers the partitions. */
+  async maintain(opts: { drop?: boolean } = {}): Promise<{ created: string[]; dropped: string[] }> {
+    const now = this.clock();
+    return this.store.transaction(async (db) => {
+      await lockAttemptPartitions(db);
+      const plan = partitionPlan(now, await attemptMonths(db), KEEP_DAYS);
+      for (const month of plan.create) await createAttemptPartition(db, month);
+      const drop = opts.drop === false ? [] : plan.drop;
+      for (const month of drop) await dropAttemptPartition(db, month);
+      return { created: plan.create.map(attemptPartitionName), dropped: drop.map(attemptPartitionName) };
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { sql } from 'kysely';
+import { monthStart } from '../domain/history/partitions.js';
+import type { Sql } from './database.js';
+import { uuidv7LowerBound } from './ids.js';
+
+// The months of the attempt log (domain/history/partitions.ts): one partition per UTC month of the time-ordered ids,
+// named delivery_attempts_y<YYYY>m<MM>, its bounds the ids of the month's first millisecond and the next month's.
+
+const PARENT = 'delivery_attempts';
+const NAME = /^delivery_attempts_y(\d{4})m(\d{2})$/;
+/** Serializes partition changes between processes (two workers starting at once); any constant of ours will do. */
+const PARTITION_LOCK = 7420036;
+
+/** The partition that holds the month starting at `month`. */
+export function attemptPartitionName(month: Date): string {
+  return `${PARENT}_y${month.getUTCFullYear()}m${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/**
+ * Takes the partition lock for the rest of the transaction, and bounds the wait for the table's lock: creating or
+ * dropping a partition takes a lock on `delivery_attempts` that waits for deliveries in flight, and a delivery that
+ * then waits behind it must not wait long (the job tries again the next run).
+ */
+export async function lockAttemptPartitions(db: Sql): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${PARTITION_LOCK})`.execute(db);
+  await sql`set local lock_timeout = '5s'`.execute(db);
+}
+
+/** The months that have a partition, by their first instant, oldest first. */
+export async function attemptMonths(db: Sql): Promise<Date[]> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name
+      from pg_inherits i
+      join pg_class c on c.oid = i.inhrelid
+      join pg_class p on p.oid = i.inhparent
+     where p.relname = ${PARENT} and p.relnamespace = current_schema()::regnamespace
+     order by c.relname`.execute(db);
+  return rows.flatMap((r) => {
+    const m = NAME.exec(r.name);
+    return m ? [new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1))] : [];
+  });
+}
+
+/** Creates the month's partition; a no-op when it exists. */
+export async function createAttemptPartition(db: Sql, month: Date): Promise<void> {
+  const from = uuidv7LowerBound(month);
+  const to = uuidv7LowerBound(monthStart(month, 1));
+  await sql`create table if not exists ${sql.id(attemptPartitionName(month))} partition of ${sql.id(PARENT)}
+    for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(db);
+}
+
+/** Drops the month's partition and every attempt in it: no row is deleted, so none is left for VACUUM. */
+export async function dropAttemptPartition(db: Sql, month: Date): Promise<void> {
+  await sql`drop table if exists ${sql.id(attemptPartitionName(month))}`.execute(db);
+}
