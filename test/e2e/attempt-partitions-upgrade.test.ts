@@ -48,6 +48,14 @@ describe('migration: the attempt log partitioned by month, from a 188718b databa
          from delivery_attempts order by action_id, started_at`,
     );
 
+  const relkind = async () =>
+    (
+      await rawQuery<{ relkind: string }>(
+        database.sql,
+        `select relkind from pg_class where relname = 'delivery_attempts' and relnamespace = current_schema()::regnamespace`,
+      )
+    )[0]?.relkind;
+
   beforeAll(async () => {
     test = await createTestDatabase('attempt_partitions');
     database = new Database(await openOrm({ databaseUrl: test.url, poolSize: 2 }));
@@ -131,11 +139,7 @@ describe('migration: the attempt log partitioned by month, from a 188718b databa
       if (!kept.has(r.id)) expect(idTime).toBe(r.started_at.getTime());
       expect(r.partition).toBe(attemptPartitionName(monthStart(new Date(idTime))));
     }
-    const [{ relkind }] = await rawQuery<{ relkind: string }>(
-      database.sql,
-      `select relkind from pg_class where relname = 'delivery_attempts'`,
-    );
-    expect(relkind).toBe('p');
+    expect(await relkind()).toBe('p');
     // This month and the next two exist however old the rows are.
     const names = new Set(after.map((r) => r.partition));
     const partitions = await rawQuery<{ name: string }>(
@@ -191,11 +195,7 @@ describe('migration: the attempt log partitioned by month, from a 188718b databa
     const rows = await attempts();
     expect(rows).toHaveLength(46);
     expect(new Set(rows.map((r) => r.partition))).toEqual(new Set(['delivery_attempts']));
-    const [{ relkind }] = await rawQuery<{ relkind: string }>(
-      database.sql,
-      `select relkind from pg_class where relname = 'delivery_attempts'`,
-    );
-    expect(relkind).toBe('r');
+    expect(await relkind()).toBe('r');
     expect(await migrateUp(database.orm)).toContain(PARTITIONS);
     expect(await attempts()).toHaveLength(46);
   });
