@@ -121,7 +121,7 @@ async function backlogRound(stack, receivers) {
   );
   const dead = await stack.db.query(
     `select coalesce(sum(n_dead_tup), 0)::float8 as n from pg_stat_user_tables
-      where relname in ('actions', 'delivery_attempts')`,
+      where relname = 'actions' or relname like 'delivery\\_attempts%'`,
   );
   const retention = {
     expired,

@@ -183,6 +183,8 @@ export async function seedHistory(stack, { count, spreadDays = 395, endedDaysAgo
       updated_at: 'at',
     },
   });
+  const last = new Date(params[2]);
+  await ensureAttemptMonths(stack, new Date(last.getTime() - spreadDays * 86_400_000), last);
   const attemptsMs = await seedRows(stack, {
     entity: 'DeliveryAttempt',
     count,
@@ -202,6 +204,26 @@ export async function seedHistory(stack, { count, spreadDays = 395, endedDaysAgo
     },
   });
   return actionsMs + attemptsMs;
+}
+
+/**
+ * The months of attempt history a seed writes, from `from` to `to`, when the build under test partitions the attempt
+ * log by month of its ids (its server keeps only this month and the next two): each month's partition, made by the
+ * build's own statement. A build from before the partitions exports none and needs none.
+ * @param {{ db: { query: (text: string, values?: unknown[]) => Promise<any> }, root: string }} stack
+ * @param {Date} from
+ * @param {Date} to
+ */
+async function ensureAttemptMonths(stack, from, to) {
+  const { attemptPartitionStatement } = await serverPackage(stack.root);
+  if (typeof attemptPartitionStatement !== 'function') return;
+  const month = (y, m) => new Date(Date.UTC(y, m, 1));
+  for (
+    let m = month(from.getUTCFullYear(), from.getUTCMonth());
+    m <= to;
+    m = month(m.getUTCFullYear(), m.getUTCMonth() + 1)
+  )
+    await stack.db.query(attemptPartitionStatement(m));
 }
 
 /** VACUUM ANALYZE of the tables a seed wrote (fresh statistics, the visibility map set), timed. */

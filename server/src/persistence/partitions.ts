@@ -41,12 +41,19 @@ export async function attemptMonths(db: Sql): Promise<Date[]> {
   });
 }
 
-/** Creates the month's partition; a no-op when it exists. */
-export async function createAttemptPartition(db: Sql, month: Date): Promise<void> {
+/**
+ * The statement that creates the month's partition, a no-op when it exists (names and bounds are ours, never a
+ * caller's text). Also what the benchmarks' seed runs for the months of history it writes (bench/seed.mjs).
+ */
+export function attemptPartitionStatement(month: Date): string {
   const from = uuidv7LowerBound(month);
   const to = uuidv7LowerBound(monthStart(month, 1));
-  await sql`create table if not exists ${sql.id(attemptPartitionName(month))} partition of ${sql.id(PARENT)}
-    for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(db);
+  return `create table if not exists "${attemptPartitionName(month)}" partition of "${PARENT}" for values from ('${from}') to ('${to}')`;
+}
+
+/** Creates the month's partition; a no-op when it exists. */
+export async function createAttemptPartition(db: Sql, month: Date): Promise<void> {
+  await sql.raw(attemptPartitionStatement(monthStart(month))).execute(db);
 }
 
 /** Drops the month's partition and every attempt in it: no row is deleted, so none is left for VACUUM. */
