@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AttemptPartitions } from '../../server/src/app/partitions.js';
 import { RetentionService } from '../../server/src/app/retention.js';
 import { monthStart } from '../../server/src/domain/history/partitions.js';
+import { usePlanLimits } from '../../server/src/domain/quota/plans.js';
 import { attemptPage, insertAction, type NewAction } from '../../server/src/persistence/actions.js';
 import { logAttempt } from '../../server/src/persistence/deliveries.js';
 import { timeOrderedId } from '../../server/src/persistence/ids.js';
@@ -202,6 +203,13 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
     const series = (
       await rawQuery<{ id: string }>(t.database.sql, `select id from actions where status = 'scheduled'`)
     )[0]!.id;
+    // A deployment whose plan table keeps ten years (SCHED_PLANS_FILE) keeps every month.
+    usePlanLimits({ business: { retentionDays: 3650 } });
+    try {
+      expect((await new AttemptPartitions(t.database, clock.clock).maintain()).dropped).toEqual([]);
+    } finally {
+      usePlanLimits(null);
+    }
     await new RetentionService(t.database, clock.clock).purge();
 
     const left = await partitions();

@@ -9,8 +9,11 @@ import {
 } from '../persistence/partitions.js';
 import type { Clock, Store } from './ports.js';
 
-/** No attempt is kept longer than the longest retention of any plan, so a month past it can go whole. */
-const KEEP_DAYS = Math.max(...PLANS.map((p) => planLimits(p).retentionDays));
+/**
+ * No attempt is kept longer than the longest retention of any plan (the deployment's table, SCHED_PLANS_FILE, read
+ * when it runs), so a month past it can go whole.
+ */
+const keepDays = () => Math.max(...PLANS.map((p) => planLimits(p).retentionDays));
 
 /**
  * The attempt log's months: the current one and the next two exist before an attempt needs them, and a month whose
@@ -28,7 +31,7 @@ export class AttemptPartitions {
     const now = this.clock();
     return this.store.transaction(async (db) => {
       await lockAttemptPartitions(db);
-      const plan = partitionPlan(now, await attemptMonths(db), KEEP_DAYS);
+      const plan = partitionPlan(now, await attemptMonths(db), keepDays());
       for (const month of plan.create) await createAttemptPartition(db, month);
       const drop = opts.drop === false ? [] : plan.drop;
       for (const month of drop) await dropAttemptPartition(db, month);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { systemClock } from '../app/clock.js';
 import { AttemptPartitions } from '../app/partitions.js';
 import type { Config, Role } from '../config.js';
+import { usePlanLimits } from '../domain/quota/plans.js';
 import { DatabaseAvailability } from '../persistence/availability.js';
 import { Database, migrateUp, openOrm, probeServer, withApplicationName } from '../persistence/database.js';
 import { ensureEmbeddedPostgres } from '../persistence/embedded-postgres.js';
@@ -41,6 +42,9 @@ export async function openDatabase(
     timeouts?: Config['databaseTimeouts'];
   },
 ): Promise<OpenDatabase> {
+  // The deployment's plan table (SCHED_PLANS_FILE) for what runs without `startService` too: `sched purge` keeps each
+  // plan's retention, and drops a month of attempts only past the longest one the deployment has.
+  usePlanLimits(config.plans);
   const embedded = config.databaseUrl
     ? null
     : await ensureEmbeddedPostgres({
