@@ -65,19 +65,22 @@ export class RetentionService {
     await new AuditSealer(this.store).sealAll();
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
-      // The expired actions' id ranges, each read on from where the last batch stopped.
+      // The expired actions' id ranges, each read on from where the last batch stopped; then the rest (loose outbox
+      // rows, live series' old attempts, chains), whose scans would otherwise be paid again by every batch of actions.
       const ranges = expiredIdRanges(cutoff, now);
       let range = ranges.shift() ?? null;
-      let more = true;
-      while (more || range) {
+      for (;;) {
         if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
         const at = range;
         const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoff, this.batchSize, at));
         opts.onBatch?.(batch.counts);
         for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
-        more = batch.more;
-        if (range && batch.actionsFull && batch.lastActionId) range = { ...range, after: batch.lastActionId };
-        else range = ranges.shift() ?? null;
+        if (at)
+          range =
+            batch.actionsFull && batch.lastActionId
+              ? { ...at, after: batch.lastActionId }
+              : (ranges.shift() ?? null);
+        else if (!batch.more) break;
       }
       for (;;) {
         if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };

@@ -171,12 +171,12 @@ export async function countExpired(
 }
 
 /**
- * Deletes one batch of at most `limit` expired actions of the id range `range` (null: none) with their attempts,
- * reminder events and outbox rows (the rest of their rows go by cascade), then one batch of expired loose outbox
- * rows, live actions' old attempts and ended chains. Call it in a short transaction of its own and repeat while it
- * deletes anything, the range's `after` moved to `lastActionId` while `actionsFull`: the locks held are those of one
- * batch, and each batch reads the primary key on from where the last one stopped. SKIP LOCKED leaves rows another
- * transaction holds to a later run.
+ * With an id range, deletes one batch of at most `limit` expired actions of it with their attempts, reminder events
+ * and outbox rows (the rest of their rows go by cascade); repeat with the range's `after` moved to `lastActionId`
+ * while `actionsFull`, so each batch reads the primary key on from where the last one stopped. Without one (once
+ * every range is done), deletes one batch of expired loose outbox rows, live actions' old attempts and ended chains;
+ * repeat while `more`. Call it in a short transaction of its own: the locks held are those of one batch. SKIP LOCKED
+ * leaves rows another transaction holds to a later run.
  */
 export async function purgeBatch(
   db: Sql,
@@ -185,27 +185,29 @@ export async function purgeBatch(
   limit: number,
   range: IdRange | null,
 ): Promise<{ counts: PurgeCounts; more: boolean; actionsFull: boolean; lastActionId: string | null }> {
-  const batch = range
-    ? await expiredActions(db, plan, cutoff, range)
+  const counts = emptyPurgeCounts();
+  if (range) {
+    const ids = (
+      await expiredActions(db, plan, cutoff, range)
         .orderBy('actions.id')
         .limit(limit)
         .forUpdate()
         .skipLocked()
         .execute()
-    : [];
-  const ids = batch.map((r) => r.id);
-  const counts = emptyPurgeCounts();
-  if (ids.length > 0) {
-    const deleted = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
-      Number((await q.executeTakeFirst()).numDeletedRows);
-    counts.delivery_attempts = await deleted(
-      db.deleteFrom('delivery_attempts').where('action_id', 'in', ids),
-    );
-    counts.reminder_events = await deleted(db.deleteFrom('reminder_events').where('action_id', 'in', ids));
-    counts.outbox_messages = await deleted(db.deleteFrom('outbox_messages').where('action_id', 'in', ids));
-    // Refused replies and clicks go with the action they named (not counted: a note about the action's history).
-    await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
-    counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
+    ).map((r) => r.id);
+    if (ids.length > 0) {
+      const deleted = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
+        Number((await q.executeTakeFirst()).numDeletedRows);
+      counts.delivery_attempts = await deleted(
+        db.deleteFrom('delivery_attempts').where('action_id', 'in', ids),
+      );
+      counts.reminder_events = await deleted(db.deleteFrom('reminder_events').where('action_id', 'in', ids));
+      counts.outbox_messages = await deleted(db.deleteFrom('outbox_messages').where('action_id', 'in', ids));
+      // Refused replies and clicks go with the action they named (not counted: a note about the action's history).
+      await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
+      counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
+    }
+    return { counts, more: false, actionsFull: ids.length === limit, lastActionId: ids.at(-1) ?? null };
   }
   const loose = await db
     .deleteFrom('outbox_messages')
@@ -255,7 +257,7 @@ export async function purgeBatch(
   return {
     counts,
     more: looseCount === limit || liveAttemptCount === limit || chainIds.length === limit,
-    actionsFull: ids.length === limit,
-    lastActionId: ids.at(-1) ?? null,
+    actionsFull: false,
+    lastActionId: null,
   };
 }
