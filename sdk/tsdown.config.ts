@@ -1,12 +1,12 @@
 import { defineConfig } from 'tsdown';
 
-// The published package: an ES module and a CommonJS build (for `require` and `moduleResolution: node` projects),
+// The published package: the client and its agent helpers (`@sched/sdk/agents`), each an ES module and a CommonJS build (for `require` and `moduleResolution: node` projects),
 // each with the contract bundled in (it is not published on its own) and a declaration file that inlines the
 // contract's types. At run time the contract is only its route table (src/routes.ts) and the signature
 // verifier, so neither zod nor @ts-rest/core is imported: zod stays a dependency for the declarations' types,
 // @noble/hashes for the verifier's HMAC.
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/agents.ts'],
   outDir: 'bundle',
   format: ['esm', 'cjs'],
   platform: 'neutral',

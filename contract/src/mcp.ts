@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Action, ActionCreateBody, HttpRequestConfig } from './schemas/action.js';
 import { type ApprovalSummary, GateInput } from './schemas/approval.js';
 import { Uuid } from './schemas/common.js';
-import type { ActionState } from './vocabulary.js';
+import { decisionOfState } from './vocabulary.js';
 
 /*
  * The MCP tools of sched, declared once: names, inputs (the contract's own schemas, so their JSON schemas are
@@ -11,25 +11,6 @@ import type { ActionState } from './vocabulary.js';
  * answer its own request. Glossary: a *read* tool only reads; a *write* tool creates or cancels and is not listed
  * for a `read` key.
  */
-
-/** How a gate ended, as an agent reads it: null while nobody has decided yet. */
-export type AgentDecision = 'confirmed' | 'declined' | 'expired' | 'cancelled';
-
-/** An approval's decision from its state: executed is a confirm, failed a decline, or how it timed out. */
-export function decisionOfState(status: ActionState): AgentDecision | null {
-  switch (status) {
-    case 'executed':
-      return 'confirmed';
-    case 'failed':
-      return 'declined';
-    case 'expired':
-      return 'expired';
-    case 'cancelled':
-      return 'cancelled';
-    default:
-      return null;
-  }
-}
 
 /** A failure a tool answers: the API's `code`, its message and, for a 422, the dotted field paths. */
 export class SchedToolError extends Error {

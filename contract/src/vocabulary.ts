@@ -22,6 +22,26 @@ export const ACTION_STATES = Object.freeze([
   'cancelled',
 ] as const);
 export type ActionState = (typeof ACTION_STATES)[number];
+
+/** How a gate ended, as an agent reads it (the MCP tools, the SDK's agent helpers): null while nobody has decided. */
+export type AgentDecision = 'confirmed' | 'declined' | 'expired' | 'cancelled';
+
+/** An approval's decision from its state: executed is a confirm, failed a decline, or how it timed out. */
+export function decisionOfState(status: ActionState): AgentDecision | null {
+  switch (status) {
+    case 'executed':
+      return 'confirmed';
+    case 'failed':
+      return 'declined';
+    case 'expired':
+      return 'expired';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return null;
+  }
+}
+
 /** What `POST /actions/{id}/resume` does with a moment (or occurrences) that passed while the action was paused. */
 export const MISSED_POLICIES = Object.freeze(['run_once', 'skip'] as const);
 export type MissedPolicy = (typeof MISSED_POLICIES)[number];

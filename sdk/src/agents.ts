@@ -1,4 +1,4 @@
-import type { Action, GateField } from '@sched/contract';
+import { type Action, type AgentDecision, decisionOfState, type GateField } from '@sched/contract';
 import type { ApprovalInput } from './approvals.js';
 import type { SchedClient } from './client.js';
 
@@ -31,20 +31,13 @@ export interface AskOptions<I = Record<string, unknown>> {
 export interface PeopleDecision<I = Record<string, unknown>> {
   approved: boolean;
   /** `confirmed`, `declined`, `expired` or `cancelled`. */
-  decision: 'confirmed' | 'declined' | 'expired' | 'cancelled';
+  decision: AgentDecision;
   /** The arguments as approved: the call's, with the values people changed. */
   input: I;
   /** The first comment left with the answer, if any. */
   comment: string | null;
   actionId: string;
 }
-
-const DECISIONS = {
-  executed: 'confirmed',
-  failed: 'declined',
-  expired: 'expired',
-  cancelled: 'cancelled',
-} as const;
 
 /** Asks people whether `toolName` may run with `input`, and waits for their decision. */
 export async function askPeople<I extends Record<string, unknown>>(
@@ -71,7 +64,8 @@ export async function askPeople<I extends Record<string, unknown>>(
     timeoutMs: options.waitMs ?? 600_000,
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const decision = DECISIONS[action.status as keyof typeof DECISIONS] ?? 'cancelled';
+  // The wait ends at the decision; an end without one (a wait cut short) reads as cancelled.
+  const decision = decisionOfState(action.status) ?? 'cancelled';
   const answered = action.recipients.filter((r) => r.status === 'confirmed' || r.status === 'declined');
   const values = Object.assign({}, ...answered.map((r) => r.values ?? {})) as Partial<I>;
   return {

@@ -190,6 +190,22 @@ describe.skipIf('missing' in found)(
       // The main entry imports no node: module, so browsers, Deno and Bun load it.
       const bundle = (await run('tar', ['-xzOf', sdkTarball, 'package/bundle/index.js'])).stdout;
       expect(bundle).not.toMatch(/from\s+["']node:|import\(["']node:/);
+      // The agent helpers are a subpath of their own, the contract's decision rule bundled in: no zod, no contract.
+      expect(sdk.exports['./agents']).toEqual({
+        import: { types: './bundle/agents.d.ts', default: './bundle/agents.js' },
+        require: { types: './bundle/agents.d.cts', default: './bundle/agents.cjs' },
+      });
+      const agents = (await run('tar', ['-xzOf', sdkTarball, 'package/bundle/agents.js'])).stdout;
+      expect(agents).toMatch(/function decisionOfState/);
+      expect(agents).not.toMatch(/from\s+["'](zod|@sched\/contract)["']|from\s+["']node:/);
+      for (const load of ["import('@sched/sdk/agents')", "Promise.resolve(require('@sched/sdk/agents'))"]) {
+        const { stdout } = await run(
+          node,
+          ['-e', `${load}.then((m) => console.log(Object.keys(m).sort().join(' ')))`],
+          { cwd: project },
+        );
+        expect(stdout.trim()).toBe('aiSdkApprovalResponses askPeople openAiAgentsApprovals');
+      }
     });
 
     const runApp = async (bin: string, args: string[]) => {

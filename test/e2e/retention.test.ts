@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditService, recordAudit } from '../../server/src/app/audit.js';
+import { primaryReads } from '../../server/src/app/reads.js';
 import { RetentionService } from '../../server/src/app/retention.js';
 import { workRetention } from '../../server/src/jobs/retention.js';
 import { type JobQueue, QUEUES, startJobQueue } from '../../server/src/jobs/queue.js';
@@ -294,7 +295,7 @@ describe('history retention', () => {
   });
 
   it('drops audit events only as a whole prefix, keeping the last dropped hash as the anchor: verify still says ok', async () => {
-    const audit = new AuditService(t.database, () => NOW);
+    const audit = new AuditService(t.database, () => NOW, primaryReads(t.database));
     const kept = await t.database.sql
       .selectFrom('audit_events')
       .select(['seq', 'prev_hash'])

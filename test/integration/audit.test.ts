@@ -7,6 +7,7 @@ import {
   TeamMemberService,
 } from '../../server/src/app/directory/chat-and-team.js';
 import { AuditService, recordAuditEvents } from '../../server/src/app/audit.js';
+import { primaryReads } from '../../server/src/app/reads.js';
 import { ContactService } from '../../server/src/app/directory/contacts.js';
 import { DomainService } from '../../server/src/app/domains/service.js';
 import { TemplateService } from '../../server/src/app/templates/service.js';
@@ -61,7 +62,7 @@ describe('audit log in-process', () => {
       publicUrl: () => 'https://sched.example',
       allowPrivateDestinations: false,
     });
-    audit = new AuditService(t.database, clock);
+    audit = new AuditService(t.database, clock, primaryReads(t.database));
   });
   afterAll(async () => {
     await t?.close();
@@ -258,7 +259,7 @@ describe('audit log in-process', () => {
         ],
       );
       await migrateUp(database.orm);
-      const upgraded = new AuditService(database, clock);
+      const upgraded = new AuditService(database, clock, primaryReads(database));
       expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 2 });
       expect((await upgraded.list(accountId, { limit: 10 })).data).toMatchObject([
         { seq: 1, action: 'contact.update', user_agent: 'agent “ü”', details: { name: 'Zoë "q" 🚀' } },

@@ -3,6 +3,7 @@ import { SchedApiError } from '@sched/sdk';
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { href, navigate } from './router.js';
 import type { Session } from './session.js';
 
 export interface Console {
@@ -240,6 +241,69 @@ export function AnySelect(props: { name: string; values: readonly string[]; sele
         </option>
       ))}
     </select>
+  );
+}
+
+/**
+ * A resource's page: the link back to its list, then what its load gave: the error (with Retry), a loading line, or
+ * its heading and `children`, drawn from the data.
+ */
+export function DetailPage<T>(props: {
+  /** The list's view (`chains`) and the link's words. */
+  back: { view: string; text: string };
+  loaded: Pick<Loaded<T>, 'data' | 'error' | 'reload'>;
+  /** A newer copy than the load's that the page holds (a destination after a change); the load's data otherwise. */
+  data?: T | undefined;
+  what: string;
+  /** The page's `h1`: the resource's name and state. */
+  heading: (data: T) => ComponentChildren;
+  children: (data: T) => ComponentChildren;
+}) {
+  const { loaded } = props;
+  const data = props.data ?? loaded.data;
+  return (
+    <>
+      <p>
+        <a href={href(props.back.view)}>{props.back.text}</a>
+      </p>
+      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
+      {data === undefined ? (
+        !loaded.error && <Loading what={props.what} />
+      ) : (
+        <>
+          <h1>{props.heading(data)}</h1>
+          {props.children(data)}
+        </>
+      )}
+    </>
+  );
+}
+
+/** A list's filter by one state (chains, bulk operations): applying it puts the state in the view's URL. */
+export function StateFilter(props: {
+  /** The view whose list it filters (`chains`). */
+  view: string;
+  label: string;
+  states: readonly string[];
+  selected: string | undefined;
+}) {
+  return (
+    <form
+      class="filters"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        navigate(props.view, { status: String(new FormData(e.currentTarget).get('status') ?? '') });
+      }}
+    >
+      <label>
+        State
+        <AnySelect name="status" values={props.states} selected={props.selected} />
+      </label>
+      <button type="submit" class="primary">
+        Apply filter
+      </button>
+    </form>
   );
 }
 

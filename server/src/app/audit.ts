@@ -172,7 +172,7 @@ export class AuditService {
     private readonly store: Store,
     private readonly clock: Clock,
     /** The list and the export on the read replica when allowed; the seal before them stays on the primary. */
-    private readonly reads?: Reads,
+    private readonly reads: Reads,
   ) {
     this.sealer = new AuditSealer(store);
   }
@@ -182,7 +182,7 @@ export class AuditService {
     q: { consistency?: Reader['consistency'] },
     fn: (db: Sql) => Promise<T>,
   ) {
-    return this.reads ? this.reads.run({ accountId, consistency: q.consistency }, fn) : fn(this.store.sql);
+    return this.reads.run({ accountId, consistency: q.consistency }, fn);
   }
 
   async list(

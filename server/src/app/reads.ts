@@ -2,6 +2,7 @@ import { type ReadTarget, type ReplicaHealth, readTarget, shouldRecordWrite } fr
 import { databaseFault } from '../persistence/availability.js';
 import type { Sql } from '../persistence/database.js';
 import { lastAccountWrite, recordAccountWrite, replicaLagSeconds } from '../persistence/replica.js';
+import { systemClock, systemTimers } from './clock.js';
 import type { Clock, Store, Timers } from './ports.js';
 
 /** Whose read, and whether it named `consistency=strong`. */
@@ -38,11 +39,12 @@ const PROBE_INTERVAL_MS = 1_000;
 const RECOVERY_CONFLICT = '40001';
 
 /**
- * Reads that may lag (lists, the inbox, stats, the console's reads, the audit export) go to a streaming replica when
- * `SCHED_READ_DATABASE_URL` is set and domain/reads/route.ts allows it; everything else, and every read when no
- * replica is configured, runs on the primary. An account's writes are recorded in the primary (`account_writes`),
- * so any API process keeps that account's next reads on the primary. A read the replica fails for want of a
- * connection runs again on the primary: a replica going away fails no request.
+ * The one place that chooses where a read runs. Reads that may lag (lists, the inbox, stats, the console's reads,
+ * the audit export) go to a streaming replica when `SCHED_READ_DATABASE_URL` is set and domain/reads/route.ts allows
+ * it; everything else, and every read when no replica is configured, runs on the primary. An account's writes are
+ * recorded in the primary (`account_writes`), so any API process keeps that account's next reads on the primary. A
+ * read the replica fails for want of a connection runs again on the primary: a replica going away fails no request.
+ * Use cases that read take a `Reads` (required); what builds them without a process's context passes `primaryReads`.
  */
 export class Reads {
   private health: ReplicaHealth | undefined;
@@ -89,13 +91,16 @@ export class Reads {
     this.timer?.cancel();
   }
 
-  /** A read of the caller's account, on the replica when it may serve it: plain statements on the pool. */
-  run<T>(reader: Reader, fn: (db: Sql) => Promise<T>): Promise<T> {
+  /**
+   * A read of the caller's account, on the replica when it may serve it: plain statements on the pool. Without a
+   * reader (a read that must see the primary's latest, as a wait its announcement woke), on the primary.
+   */
+  run<T>(reader: Reader | undefined, fn: (db: Sql) => Promise<T>): Promise<T> {
     return this.routed(reader, (store) => fn(store.sql));
   }
 
   /** The same in one snapshot (a read-only repeatable-read transaction). */
-  snapshot<T>(reader: Reader, fn: (db: Sql) => Promise<T>): Promise<T> {
+  snapshot<T>(reader: Reader | undefined, fn: (db: Sql) => Promise<T>): Promise<T> {
     return this.routed(reader, (store) => store.snapshot(fn));
   }
 
@@ -123,9 +128,10 @@ export class Reads {
     };
   }
 
-  private async routed<T>(reader: Reader, fn: (store: Store) => Promise<T>): Promise<T> {
-    const target = await this.target(reader);
+  private async routed<T>(reader: Reader | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
     const { primary, replica } = this.deps;
+    if (!reader) return fn(primary);
+    const target = await this.target(reader);
     if (target.on === 'primary' || !replica) {
       if (target.on === 'primary' && (target.why === 'replica_down' || target.why === 'replica_lagging'))
         this.deps.events.fellBack(target.why);
@@ -185,4 +191,22 @@ export class Reads {
     else if (before !== undefined)
       this.deps.log.info({ lagSeconds: now.lag_seconds }, 'read replica serving reads');
   }
+}
+
+/**
+ * Reads with no replica: every read on `store`, nothing recorded or measured. For use cases built without a
+ * process's context (tests); the server builds its `Reads` in compose/context.ts.
+ */
+export function primaryReads(store: Store): Reads {
+  const nothing = () => undefined;
+  return new Reads({
+    primary: store,
+    replica: undefined,
+    bookkeeping: store,
+    policy: { maxLagSeconds: 0, readYourWritesSeconds: 0 },
+    clock: systemClock,
+    timers: systemTimers,
+    events: { lag: nothing, served: nothing, fellBack: nothing },
+    log: { warn: nothing, info: nothing },
+  });
 }

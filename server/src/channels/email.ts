@@ -1,15 +1,10 @@
+import { providerAdapter } from './provider.js';
 import escapeHtml from 'escape-html';
 import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { type AlertMessage, alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { displayTitle, formatExpiry, headline, introLine, snoozeLine } from './render.js';
-import type {
-  ApprovalMessage,
-  ChannelAdapter,
-  ChannelMessage,
-  ChannelTarget,
-  DeliveryReceipt,
-} from './types.js';
+import type { ApprovalMessage, ChannelAdapter } from './types.js';
 
 /** Email over SMTP with nodemailer. */
 
@@ -73,50 +68,39 @@ export function createReplyNotices(config: EmailConfig) {
 export function createEmailChannel(config: EmailConfig): ChannelAdapter {
   const transport = lazyTransport(config);
 
-  return {
-    name: 'email',
-    configured: true,
-    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
-      if (target.channel !== 'email') {
-        return {
-          ok: false,
-          via: 'provider',
-          error: `email channel cannot send to a ${target.channel} target`,
-        };
+  return providerAdapter('email', async (target, message) => {
+    const alert = message.kind === 'alert';
+    const rendered = alert ? renderAlertEmail(message) : renderEmail(message, target);
+    try {
+      const info = await (await transport()).sendMail({
+        to: target.name ? { name: target.name, address: target.email } : target.email,
+        ...(!alert && message.replyTo ? { replyTo: message.replyTo } : {}),
+        subject: rendered.subject,
+        text: rendered.text,
+        html: rendered.html,
+        attachments: alert
+          ? []
+          : message.attachments.map((a) => ({
+              filename: a.filename,
+              contentType: a.contentType,
+              content: a.content,
+            })),
+        headers: {
+          // RFC 3834: out-of-office responders must not answer an automated message.
+          'Auto-Submitted': 'auto-generated',
+          ...(alert
+            ? { 'X-Sched-Alert-Rule-Id': message.ruleId }
+            : { 'X-Sched-Action-Id': message.actionId }),
+        },
+      });
+      if (info.rejected.length > 0) {
+        return { ok: false, via: 'provider', error: `SMTP server rejected ${info.rejected.join(', ')}` };
       }
-      const alert = message.kind === 'alert';
-      const rendered = alert ? renderAlertEmail(message) : renderEmail(message, target);
-      try {
-        const info = await (await transport()).sendMail({
-          to: target.name ? { name: target.name, address: target.email } : target.email,
-          ...(!alert && message.replyTo ? { replyTo: message.replyTo } : {}),
-          subject: rendered.subject,
-          text: rendered.text,
-          html: rendered.html,
-          attachments: alert
-            ? []
-            : message.attachments.map((a) => ({
-                filename: a.filename,
-                contentType: a.contentType,
-                content: a.content,
-              })),
-          headers: {
-            // RFC 3834: out-of-office responders must not answer an automated message.
-            'Auto-Submitted': 'auto-generated',
-            ...(alert
-              ? { 'X-Sched-Alert-Rule-Id': message.ruleId }
-              : { 'X-Sched-Action-Id': message.actionId }),
-          },
-        });
-        if (info.rejected.length > 0) {
-          return { ok: false, via: 'provider', error: `SMTP server rejected ${info.rejected.join(', ')}` };
-        }
-        return { ok: true, via: 'provider', providerMessageId: info.messageId };
-      } catch (err) {
-        return { ok: false, via: 'provider', error: describeSmtpError(err) };
-      }
-    },
-  };
+      return { ok: true, via: 'provider', providerMessageId: info.messageId };
+    } catch (err) {
+      return { ok: false, via: 'provider', error: describeSmtpError(err) };
+    }
+  });
 }
 
 function describeSmtpError(err: unknown): string {
@@ -178,6 +162,34 @@ function htmlText(text: string): string {
 
 const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 
+const PARAGRAPH = `margin:0 0 16px;${FONT};font-size:15px;line-height:22px;color:#1f2328`;
+const SMALL = `margin:0 0 8px;${FONT};font-size:13px;line-height:19px;color:#59636e`;
+
+/**
+ * The HTML document every email of sched is: a centred card of at most 600 px, made of presentation tables (what
+ * mail clients lay out alike), its title and `h1` the message's headline, then `content`.
+ */
+function htmlEmail(title: string, heading: string, content: readonly string[]): string {
+  return `${[
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width,initial-scale=1">',
+    `<title>${escapeHtml(title)}</title></head>`,
+    '<body style="margin:0;padding:0;background:#f6f8fa">',
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f6f8fa">',
+    '<tr><td align="center" style="padding:24px 12px">',
+    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" ' +
+      'style="max-width:600px;background:#ffffff;border:1px solid #d1d9e0;border-radius:8px">',
+    '<tr><td style="padding:28px 28px 8px">',
+    `<h1 style="margin:0 0 16px;${FONT};font-size:22px;line-height:28px;color:#1f2328">` +
+      `${escapeHtml(heading)}</h1>`,
+    ...content,
+    '</td></tr></table>',
+    '</td></tr></table>',
+    '</body></html>',
+  ].join('\n')}\n`;
+}
+
 function button(label: string, url: string, background: string): string {
   // A table cell carries the colour so the button keeps its shape where clients drop padding on links.
   return (
@@ -191,23 +203,9 @@ function button(label: string, url: string, background: string): string {
 function renderHtml(message: ApprovalMessage, target?: { name?: string }): string {
   const snooze = snoozeLine(message);
   const attachments = attachedLine(message);
-  const paragraph = `margin:0 0 16px;${FONT};font-size:15px;line-height:22px;color:#1f2328`;
-  const small = `margin:0 0 8px;${FONT};font-size:13px;line-height:19px;color:#59636e`;
-  const parts = [
-    '<!DOCTYPE html>',
-    '<html lang="en"><head><meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width,initial-scale=1">',
-    `<title>${escapeHtml(headline(message))}</title></head>`,
-    '<body style="margin:0;padding:0;background:#f6f8fa">',
-    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f6f8fa">',
-    '<tr><td align="center" style="padding:24px 12px">',
-    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" ' +
-      'style="max-width:600px;background:#ffffff;border:1px solid #d1d9e0;border-radius:8px">',
-    '<tr><td style="padding:28px 28px 8px">',
-    `<h1 style="margin:0 0 16px;${FONT};font-size:22px;line-height:28px;color:#1f2328">` +
-      `${escapeHtml(displayTitle(message))}</h1>`,
-    `<p style="${paragraph}">${escapeHtml(greeting(message, target))}</p>`,
-    `<p style="${paragraph}">${escapeHtml(introLine(message))}</p>`,
+  return htmlEmail(headline(message), displayTitle(message), [
+    `<p style="${PARAGRAPH}">${escapeHtml(greeting(message, target))}</p>`,
+    `<p style="${PARAGRAPH}">${escapeHtml(introLine(message))}</p>`,
     `<div style="margin:0 0 24px;padding:16px;background:#f6f8fa;border-left:4px solid #0969da;${FONT};` +
       `font-size:15px;line-height:22px;color:#1f2328">${htmlText(message.body)}</div>`,
     '<table role="presentation" cellpadding="0" cellspacing="0" style="margin:0 0 20px"><tr>',
@@ -215,20 +213,14 @@ function renderHtml(message: ApprovalMessage, target?: { name?: string }): strin
     '<td style="width:16px;padding:0">&nbsp;</td>',
     button(message.buttons.decline, message.responseUrl, '#cf222e'),
     '</tr></table>',
-  ];
-  if (snooze) parts.push(`<p style="${paragraph}">${escapeHtml(snooze)}</p>`);
-  if (attachments) parts.push(`<p style="${small}">${escapeHtml(attachments)}</p>`);
-  parts.push(
-    `<p style="${small}">This request expires on <strong>${escapeHtml(formatExpiry(message.expiresAt))}</strong>.</p>`,
-    `<p style="${small}">If the buttons do not work, open this link: ` +
+    ...(snooze ? [`<p style="${PARAGRAPH}">${escapeHtml(snooze)}</p>`] : []),
+    ...(attachments ? [`<p style="${SMALL}">${escapeHtml(attachments)}</p>`] : []),
+    `<p style="${SMALL}">This request expires on <strong>${escapeHtml(formatExpiry(message.expiresAt))}</strong>.</p>`,
+    `<p style="${SMALL}">If the buttons do not work, open this link: ` +
       `<a href="${escapeHtml(message.responseUrl)}" style="color:#0969da;word-break:break-all">` +
       `${escapeHtml(message.responseUrl)}</a></p>`,
-    `<p style="${small}">The link is personal: anyone who has it can answer for you.</p>`,
-    '</td></tr></table>',
-    '</td></tr></table>',
-    '</body></html>',
-  );
-  return `${parts.join('\n')}\n`;
+    `<p style="${SMALL}">The link is personal: anyone who has it can answer for you.</p>`,
+  ]);
 }
 
 /** Subject, plain-text and HTML parts of one alert email. Pure: used by the adapter and by tests. */
@@ -240,30 +232,13 @@ export function renderAlertEmail(message: AlertMessage): RenderedEmail {
     '',
     `Alert rule ${message.ruleId}: change or mute it with PUT /v1/alert-rules/${message.ruleId}.`,
   );
-  const paragraph = `margin:0 0 16px;${FONT};font-size:15px;line-height:22px;color:#1f2328`;
-  const small = `margin:0 0 8px;${FONT};font-size:13px;line-height:19px;color:#59636e`;
-  const html = [
-    '<!DOCTYPE html>',
-    '<html lang="en"><head><meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width,initial-scale=1">',
-    `<title>${escapeHtml(alertHeadline(message))}</title></head>`,
-    '<body style="margin:0;padding:0;background:#f6f8fa">',
-    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f6f8fa">',
-    '<tr><td align="center" style="padding:24px 12px">',
-    '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" ' +
-      'style="max-width:600px;background:#ffffff;border:1px solid #d1d9e0;border-radius:8px">',
-    '<tr><td style="padding:28px 28px 8px">',
-    `<h1 style="margin:0 0 16px;${FONT};font-size:22px;line-height:28px;color:#1f2328">` +
-      `${escapeHtml(alertHeadline(message))}</h1>`,
-    `<p style="${paragraph}">${escapeHtml(alertSummary(message))}</p>`,
+  const html = htmlEmail(alertHeadline(message), alertHeadline(message), [
+    `<p style="${PARAGRAPH}">${escapeHtml(alertSummary(message))}</p>`,
     `<ul style="margin:0 0 16px;padding-left:20px;${FONT};font-size:14px;line-height:21px;color:#1f2328">`,
     ...message.lines.map((l) => `<li>${escapeHtml(l)}</li>`),
     '</ul>',
-    ...(note ? [`<p style="${small}">${escapeHtml(note)}</p>`] : []),
-    `<p style="${small}">Alert rule ${escapeHtml(message.ruleId)}.</p>`,
-    '</td></tr></table>',
-    '</td></tr></table>',
-    '</body></html>',
-  ];
-  return { subject: alertHeadline(message), text: `${text.join('\n')}\n`, html: `${html.join('\n')}\n` };
+    ...(note ? [`<p style="${SMALL}">${escapeHtml(note)}</p>`] : []),
+    `<p style="${SMALL}">Alert rule ${escapeHtml(message.ruleId)}.</p>`,
+  ]);
+  return { subject: alertHeadline(message), text: `${text.join('\n')}\n`, html };
 }

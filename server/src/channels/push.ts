@@ -1,13 +1,8 @@
+import { providerAdapter } from './provider.js';
 import type webPush from 'web-push';
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
 import { headline, truncateUtf8 } from './render.js';
-import type {
-  ApprovalMessage,
-  ChannelAdapter,
-  ChannelMessage,
-  ChannelTarget,
-  DeliveryReceipt,
-} from './types.js';
+import type { ApprovalMessage, ChannelAdapter, DeliveryReceipt } from './types.js';
 
 /**
  * Web Push (RFC 8030) with VAPID (RFC 8292) and aes128gcm payload encryption (RFC 8291). `web-push` builds the
@@ -57,58 +52,42 @@ export function createPushChannel(
     privateKey: config.privateKey,
   };
 
-  return {
-    name: 'push',
-    configured: true,
-    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
-      if (target.channel !== 'push') {
-        return {
-          ok: false,
-          via: 'provider',
-          error: `push channel cannot send to a ${target.channel} target`,
-        };
-      }
-      // Alert rules have no push channel (docs/alerts.md): a push is an approval's, with its response link.
-      if (message.kind === 'alert')
-        return { ok: false, via: 'provider', error: 'push carries approvals only' };
-      let details: ReturnType<typeof webPush.generateRequestDetails>;
-      try {
-        // web-push (about 15 MiB of a process's memory) is loaded by the first push sent, not by every process.
-        const { default: push } = await import('web-push');
-        details = push.generateRequestDetails(
-          target.subscription,
-          JSON.stringify(renderPushPayload(message)),
-          {
-            vapidDetails,
-            TTL: pushTtlSeconds(message.expiresAt, now()),
-            urgency: 'high',
-            contentEncoding: 'aes128gcm',
-            ...topicFor(message.actionId),
-          },
-        );
-      } catch (err) {
-        return {
-          ok: false,
-          via: 'provider',
-          error: `push: ${err instanceof Error ? err.message : String(err)}`,
-        };
-      }
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(details.headers)) {
-        // The sender frames the body itself.
-        if (name.toLowerCase() !== 'content-length' && value !== undefined) headers[name] = String(value);
-      }
-      const res = await deps.http({
-        url: details.endpoint,
-        method: 'POST',
-        headers,
-        body: details.body ?? '',
-        timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
+  return providerAdapter('push', async (target, message) => {
+    // Alert rules have no push channel (docs/alerts.md): a push is an approval's, with its response link.
+    if (message.kind === 'alert') return { ok: false, via: 'provider', error: 'push carries approvals only' };
+    let details: ReturnType<typeof webPush.generateRequestDetails>;
+    try {
+      // web-push (about 15 MiB of a process's memory) is loaded by the first push sent, not by every process.
+      const { default: push } = await import('web-push');
+      details = push.generateRequestDetails(target.subscription, JSON.stringify(renderPushPayload(message)), {
+        vapidDetails,
+        TTL: pushTtlSeconds(message.expiresAt, now()),
+        urgency: 'high',
+        contentEncoding: 'aes128gcm',
+        ...topicFor(message.actionId),
       });
-      if ('error' in res) return { ok: false, via: 'provider', error: `push: ${res.error}` };
-      return interpretPushAnswer(res.status, res.body);
-    },
-  };
+    } catch (err) {
+      return {
+        ok: false,
+        via: 'provider',
+        error: `push: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(details.headers)) {
+      // The sender frames the body itself.
+      if (name.toLowerCase() !== 'content-length' && value !== undefined) headers[name] = String(value);
+    }
+    const res = await deps.http({
+      url: details.endpoint,
+      method: 'POST',
+      headers,
+      body: details.body ?? '',
+      timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
+    });
+    if ('error' in res) return { ok: false, via: 'provider', error: `push: ${res.error}` };
+    return interpretPushAnswer(res.status, res.body);
+  });
 }
 
 function interpretPushAnswer(status: number, body: string): DeliveryReceipt {

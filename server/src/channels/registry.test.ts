@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryOutbox, renderForOutbox } from './outbox.js';
-import { type ChannelLogger, createChannels } from './registry.js';
+import { type ChannelConfig, type ChannelLogger, configuredChannels, createChannels } from './registry.js';
 import { type LoopbackReceiver, sampleApprovalMessage, startLoopbackReceiver } from './testing.js';
 import { CHANNELS } from './types.js';
 
@@ -122,5 +122,30 @@ describe('createChannels', () => {
       `${slack.origin}/services/a`,
     ]);
     expect(outbox.entries).toHaveLength(0);
+  });
+});
+
+describe('configuredChannels', () => {
+  const email = { smtpUrl: 'smtp://127.0.0.1:2525', from: 'sched@example.com' };
+  const sms = { accountSid: 'AC1', authToken: 'token', from: '+15005550006', apiUrl: 'http://127.0.0.1:9' };
+  const push = { publicKey: 'BPub', privateKey: 'priv', subject: 'mailto:ops@example.com' };
+  const configs: [string, ChannelConfig, string[]][] = [
+    ['nothing set', {}, ['slack', 'teams']],
+    ['SMTP', { email }, ['email', 'slack', 'teams']],
+    ['Twilio', { sms }, ['slack', 'sms', 'teams']],
+    ['VAPID', { push }, ['push', 'slack', 'teams']],
+    ['everything', { email, sms, push }, ['email', 'push', 'slack', 'sms', 'teams']],
+  ];
+
+  it.each(configs)('with %s: Slack and Teams always, the others with their settings', (_, config, names) => {
+    expect([...configuredChannels(config)].sort()).toEqual(names);
+  });
+
+  // The states /readyz and the create's check read (compose/context.ts) and the adapters the worker sends with
+  // come from the one rule: a channel is configured exactly where its adapter has a provider.
+  it.each(configs)('with %s: the adapters built are configured exactly where the rule says', (_, config) => {
+    const channels = createChannels(config, { outbox: createMemoryOutbox(), logger: recordingLogger() });
+    const built = CHANNELS.filter((name) => channels[name].configured);
+    expect(built.sort()).toEqual([...configuredChannels(config)].sort());
   });
 });

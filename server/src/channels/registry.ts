@@ -60,6 +60,39 @@ export interface ChannelDeps {
   notConfigured?: (name: ChannelName) => string | null;
 }
 
+/** What a channel's adapter is built with: the sender for HTTP providers and the clock for push TTLs. */
+interface AdapterDeps {
+  http: ChannelHttp;
+  now?: () => Date;
+}
+
+/**
+ * Each channel's adapter from the channel settings, or undefined where its settings are missing: the one rule of
+ * which channels this server can send with a provider. Slack and Teams need no setting (each channel resource
+ * carries its webhook URL; the Slack app is optional).
+ */
+const PROVIDERS: Record<
+  ChannelName,
+  (config: ChannelConfig) => ((deps: AdapterDeps) => ChannelAdapter) | undefined
+> = {
+  email: ({ email }) => email && (() => createEmailChannel(email)),
+  sms: ({ sms }) => sms && (({ http }) => createSmsChannel(sms, { http })),
+  push: ({ push }) => push && (({ http, now }) => createPushChannel(push, now ? { http, now } : { http })),
+  slack:
+    ({ slackApp }) =>
+    ({ http }) =>
+      createSlackChannel(slackApp ? { http, app: slackAppSender(slackApp, http) } : { http }),
+  teams:
+    () =>
+    ({ http }) =>
+      createTeamsChannel({ http }),
+};
+
+/** The channels whose settings are present (the rest use the outbox, or refuse in production). */
+export function configuredChannels(config: ChannelConfig): ReadonlySet<ChannelName> {
+  return new Set(CHANNELS.filter((name) => PROVIDERS[name](config) !== undefined));
+}
+
 /**
  * One adapter per channel. A channel whose variables are missing keeps its messages in the outbox (receipt
  * `via: 'outbox'`) and says so in a warn line the first time.
@@ -68,17 +101,13 @@ export function createChannels(
   config: ChannelConfig,
   deps: ChannelDeps,
 ): Record<ChannelName, ChannelAdapter> {
-  const http = deps.http ?? fetchChannelHttp(deps.fetch);
-  const provider: Partial<Record<ChannelName, ChannelAdapter>> = {
-    slack: createSlackChannel(
-      config.slackApp ? { http, app: slackAppSender(config.slackApp, http) } : { http },
-    ),
-    teams: createTeamsChannel({ http }),
-  };
-  if (config.email) provider.email = createEmailChannel(config.email);
-  if (config.sms) provider.sms = createSmsChannel(config.sms, { http });
-  if (config.push)
-    provider.push = createPushChannel(config.push, deps.now ? { http, now: deps.now } : { http });
+  const adapterDeps: AdapterDeps = { http: deps.http ?? fetchChannelHttp(deps.fetch) };
+  if (deps.now) adapterDeps.now = deps.now;
+  const provider: Partial<Record<ChannelName, ChannelAdapter>> = {};
+  for (const name of CHANNELS) {
+    const adapter = PROVIDERS[name](config)?.(adapterDeps);
+    if (adapter) provider[name] = adapter;
+  }
 
   const channels = {} as Record<ChannelName, ChannelAdapter>;
   const unset = CHANNELS.filter((n) => provider[n] === undefined);

@@ -1,4 +1,5 @@
-import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
+import { postJson, providerAdapter } from './provider.js';
+import { type ChannelHttp, excerpt } from './http.js';
 import { type AlertMessage, alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { attachmentsLine, formatExpiry, headline, introLine, snoozeLine, truncate } from './render.js';
 import type {
@@ -27,46 +28,31 @@ export function createSlackChannel(deps: {
   http: ChannelHttp;
   app?: (target: ChannelTarget & { channel: 'slack' }, message: ChannelMessage) => Promise<DeliveryReceipt>;
 }): ChannelAdapter {
-  return {
-    name: 'slack',
-    configured: true,
-    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
-      if (target.channel !== 'slack') {
+  return providerAdapter('slack', async (target, message) => {
+    if (!('webhookUrl' in target)) {
+      if (!deps.app)
         return {
           ok: false,
           via: 'provider',
-          error: `slack channel cannot send to a ${target.channel} target`,
+          error:
+            'Slack app mode is not configured (set SCHED_SLACK_BOT_TOKEN and SCHED_SLACK_SIGNING_SECRET)',
         };
-      }
-      if (!('webhookUrl' in target)) {
-        if (!deps.app)
-          return {
-            ok: false,
-            via: 'provider',
-            error:
-              'Slack app mode is not configured (set SCHED_SLACK_BOT_TOKEN and SCHED_SLACK_SIGNING_SECRET)',
-          };
-        return deps.app(target, message);
-      }
-      const res = await deps.http({
-        url: target.webhookUrl,
-        method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(
-          message.kind === 'alert' ? renderSlackAlert(message) : renderSlackPayload(message),
-        ),
-        timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
-      });
-      if ('error' in res) return { ok: false, via: 'provider', error: `Slack: ${res.error}` };
-      // Slack answers 200 `ok`; errors are short words such as `invalid_payload`, `no_service`, `channel_is_archived`.
-      if (res.status >= 200 && res.status < 300) return { ok: true, via: 'provider' };
-      return {
-        ok: false,
-        via: 'provider',
-        error: `Slack HTTP ${res.status}: ${excerpt(res.body) || 'empty answer'}`,
-      };
-    },
-  };
+      return deps.app(target, message);
+    }
+    const res = await postJson(
+      deps.http,
+      target.webhookUrl,
+      message.kind === 'alert' ? renderSlackAlert(message) : renderSlackPayload(message),
+    );
+    if ('error' in res) return { ok: false, via: 'provider', error: `Slack: ${res.error}` };
+    // Slack answers 200 `ok`; errors are short words such as `invalid_payload`, `no_service`, `channel_is_archived`.
+    if (res.status >= 200 && res.status < 300) return { ok: true, via: 'provider' };
+    return {
+      ok: false,
+      via: 'provider',
+      error: `Slack HTTP ${res.status}: ${excerpt(res.body) || 'empty answer'}`,
+    };
+  });
 }
 
 /** Slack's mrkdwn treats `&`, `<` and `>` as control characters; everything else is shown as typed. */

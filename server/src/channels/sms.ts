@@ -1,13 +1,8 @@
+import { providerAdapter } from './provider.js';
 import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
 import { type AlertMessage, alertHeadline, alertSummary } from '../domain/alerts/message.js';
 import { formatExpiry, headline, truncate } from './render.js';
-import type {
-  ApprovalMessage,
-  ChannelAdapter,
-  ChannelMessage,
-  ChannelTarget,
-  DeliveryReceipt,
-} from './types.js';
+import type { ApprovalMessage, ChannelAdapter, DeliveryReceipt } from './types.js';
 
 /** SMS through the Twilio REST API (or any endpoint speaking the same Messages resource). */
 
@@ -29,35 +24,28 @@ export function createSmsChannel(config: SmsConfig, deps: { http: ChannelHttp })
   const url = `${config.apiUrl}/2010-04-01/Accounts/${encodeURIComponent(config.accountSid)}/Messages.json`;
   const authorization = `Basic ${Buffer.from(`${config.accountSid}:${config.authToken}`).toString('base64')}`;
 
-  return {
-    name: 'sms',
-    configured: true,
-    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
-      if (target.channel !== 'sms') {
-        return { ok: false, via: 'provider', error: `sms channel cannot send to a ${target.channel} target` };
-      }
-      const form = new URLSearchParams();
-      form.set('To', target.phone);
-      // A Messaging Service picks the sender number itself; Twilio takes it in its own field.
-      if (/^MG[0-9a-f]{32}$/i.test(config.from)) form.set('MessagingServiceSid', config.from);
-      else form.set('From', config.from);
-      form.set('Body', message.kind === 'alert' ? renderAlertSms(message) : renderSmsBody(message));
+  return providerAdapter('sms', async (target, message) => {
+    const form = new URLSearchParams();
+    form.set('To', target.phone);
+    // A Messaging Service picks the sender number itself; Twilio takes it in its own field.
+    if (/^MG[0-9a-f]{32}$/i.test(config.from)) form.set('MessagingServiceSid', config.from);
+    else form.set('From', config.from);
+    form.set('Body', message.kind === 'alert' ? renderAlertSms(message) : renderSmsBody(message));
 
-      const res = await deps.http({
-        url,
-        method: 'POST',
-        headers: {
-          authorization,
-          'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
-          accept: 'application/json',
-        },
-        body: form.toString(),
-        timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
-      });
-      if ('error' in res) return { ok: false, via: 'provider', error: `Twilio: ${res.error}` };
-      return interpretTwilioAnswer(res.status, res.body);
-    },
-  };
+    const res = await deps.http({
+      url,
+      method: 'POST',
+      headers: {
+        authorization,
+        'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+        accept: 'application/json',
+      },
+      body: form.toString(),
+      timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
+    });
+    if ('error' in res) return { ok: false, via: 'provider', error: `Twilio: ${res.error}` };
+    return interpretTwilioAnswer(res.status, res.body);
+  });
 }
 
 function interpretTwilioAnswer(status: number, body: string): DeliveryReceipt {

@@ -1,13 +1,8 @@
-import { CHANNEL_HTTP_TIMEOUT_MS, type ChannelHttp, excerpt } from './http.js';
+import { postJson, providerAdapter } from './provider.js';
+import { type ChannelHttp, excerpt } from './http.js';
 import { type AlertMessage, alertHeadline, alertSampleNote, alertSummary } from '../domain/alerts/message.js';
 import { formatExpiry, headline, introLine, normaliseBody } from './render.js';
-import type {
-  ApprovalMessage,
-  ChannelAdapter,
-  ChannelMessage,
-  ChannelTarget,
-  DeliveryReceipt,
-} from './types.js';
+import type { ApprovalMessage, ChannelAdapter } from './types.js';
 
 /**
  * Microsoft Teams through an incoming webhook (a Workflows "post to a channel when a webhook request is
@@ -26,37 +21,22 @@ const ADAPTIVE_CARD_VERSION = '1.4';
 const MAX_LINE_BLOCKS = 100;
 
 export function createTeamsChannel(deps: { http: ChannelHttp }): ChannelAdapter {
-  return {
-    name: 'teams',
-    configured: true,
-    async send(target: ChannelTarget, message: ChannelMessage): Promise<DeliveryReceipt> {
-      if (target.channel !== 'teams') {
-        return {
-          ok: false,
-          via: 'provider',
-          error: `teams channel cannot send to a ${target.channel} target`,
-        };
-      }
-      const res = await deps.http({
-        url: target.webhookUrl,
-        method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(
-          message.kind === 'alert' ? renderTeamsAlert(message) : renderTeamsPayload(message),
-        ),
-        timeoutMs: CHANNEL_HTTP_TIMEOUT_MS,
-      });
-      if ('error' in res) return { ok: false, via: 'provider', error: `Teams: ${res.error}` };
-      // Workflows answer 202, legacy connectors 200 `1`; connectors report a failed relay with a 200 too.
-      const failedWith200 = /^webhook message delivery failed/i.test(res.body.trim());
-      if (res.status >= 200 && res.status < 300 && !failedWith200) return { ok: true, via: 'provider' };
-      return {
-        ok: false,
-        via: 'provider',
-        error: `Teams HTTP ${res.status}: ${excerpt(res.body) || 'empty answer'}`,
-      };
-    },
-  };
+  return providerAdapter('teams', async (target, message) => {
+    const res = await postJson(
+      deps.http,
+      target.webhookUrl,
+      message.kind === 'alert' ? renderTeamsAlert(message) : renderTeamsPayload(message),
+    );
+    if ('error' in res) return { ok: false, via: 'provider', error: `Teams: ${res.error}` };
+    // Workflows answer 202, legacy connectors 200 `1`; connectors report a failed relay with a 200 too.
+    const failedWith200 = /^webhook message delivery failed/i.test(res.body.trim());
+    if (res.status >= 200 && res.status < 300 && !failedWith200) return { ok: true, via: 'provider' };
+    return {
+      ok: false,
+      via: 'provider',
+      error: `Teams HTTP ${res.status}: ${excerpt(res.body) || 'empty answer'}`,
+    };
+  });
 }
 
 type CardElement = Record<string, unknown>;
@@ -98,18 +78,14 @@ export function renderTeamsPayload(message: ApprovalMessage): Record<string, unk
   if (message.snoozeAllowed) facts.push({ title: 'Snooze', value: 'Available on the response page' });
   // File names are the author's text: a plain block rather than a fact (fact values are Markdown too).
   const files = message.attachments.map((a) => a.filename).join(', ');
-  const card = {
-    $schema: ADAPTIVE_CARD_SCHEMA,
-    type: 'AdaptiveCard',
-    version: ADAPTIVE_CARD_VERSION,
-    msteams: { width: 'Full' },
-    body: [
+  return cardMessage(
+    [
       plainBlock(headline(message), 'None', { weight: 'Bolder', size: 'Large' }),
       ...messageBlocks(body === '' ? introLine(message) : body),
       ...(files === '' ? [] : [plainBlock(`Attachments: ${files}`, 'Medium')]),
       { type: 'FactSet', facts, spacing: 'Medium' },
     ],
-    actions: [
+    [
       { type: 'Action.OpenUrl', title: message.buttons.confirm, url: message.responseUrl, style: 'positive' },
       {
         type: 'Action.OpenUrl',
@@ -118,30 +94,30 @@ export function renderTeamsPayload(message: ApprovalMessage): Record<string, unk
         style: 'destructive',
       },
     ],
-  };
-  return {
-    type: 'message',
-    attachments: [
-      { contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card },
-    ],
-  };
+  );
 }
 
 /** An alert as an Adaptive Card: plain-text blocks only (the rule's name and the events are never Markdown). */
 export function renderTeamsAlert(message: AlertMessage): Record<string, unknown> {
   const note = alertSampleNote(message);
+  return cardMessage([
+    plainBlock(alertHeadline(message), 'None', { weight: 'Bolder', size: 'Large' }),
+    plainBlock(alertSummary(message), 'Medium'),
+    ...messageBlocks(message.lines.map((l) => `• ${l}`).join('\n')),
+    ...(note ? [plainBlock(note, 'Medium', { isSubtle: true })] : []),
+    plainBlock(`Alert rule ${message.ruleId}`, 'Medium', { isSubtle: true, size: 'Small' }),
+  ]);
+}
+
+/** The Workflows message that carries one full-width Adaptive Card of `body` blocks (and `actions`, when given). */
+function cardMessage(body: CardElement[], actions?: CardElement[]): Record<string, unknown> {
   const card = {
     $schema: ADAPTIVE_CARD_SCHEMA,
     type: 'AdaptiveCard',
     version: ADAPTIVE_CARD_VERSION,
     msteams: { width: 'Full' },
-    body: [
-      plainBlock(alertHeadline(message), 'None', { weight: 'Bolder', size: 'Large' }),
-      plainBlock(alertSummary(message), 'Medium'),
-      ...messageBlocks(message.lines.map((l) => `• ${l}`).join('\n')),
-      ...(note ? [plainBlock(note, 'Medium', { isSubtle: true })] : []),
-      plainBlock(`Alert rule ${message.ruleId}`, 'Medium', { isSubtle: true, size: 'Small' }),
-    ],
+    body,
+    ...(actions ? { actions } : {}),
   };
   return {
     type: 'message',

@@ -6,7 +6,7 @@ import { ActionQueries } from '../app/actions/queries.js';
 import { ActionService } from '../app/actions/service.js';
 import { createApprovalGates } from '../app/approvals/gate.js';
 import type { ChannelState } from '@sched/contract';
-import { type ChannelConfig, REQUIRED_VARS } from '../channels/registry.js';
+import { type ChannelConfig, configuredChannels, REQUIRED_VARS } from '../channels/registry.js';
 import { CHANNELS, type ChannelName } from '../channels/types.js';
 import { channelStates } from '../domain/approval/channel-availability.js';
 import { AccountService } from '../app/accounts.js';
@@ -252,11 +252,10 @@ export interface ChannelSending {
   settings: Record<ChannelName, readonly string[]>;
 }
 
-/** Slack and Teams need no setting: each channel resource carries its webhook URL. */
+/** The channels' states from the one rule of which are configured (channels/registry.ts `configuredChannels`). */
 function channelSending(config: ChannelConfig, production: boolean): ChannelSending {
-  const configured = new Set<ChannelName>(['slack', 'teams']);
-  if (config.email) configured.add('email');
-  if (config.sms) configured.add('sms');
-  if (config.push) configured.add('push');
-  return { states: channelStates(CHANNELS, configured, production), settings: REQUIRED_VARS };
+  return {
+    states: channelStates(CHANNELS, configuredChannels(config), production),
+    settings: REQUIRED_VARS,
+  };
 }

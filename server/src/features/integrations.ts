@@ -15,7 +15,7 @@ export const integrationsFeature: Feature = {
   name: 'integrations',
   async routes(app, _http, { ctx, shared, shutdown }) {
     const integrations = await startIntegrations(ctx, shared.responses, shutdown);
-    await registerIntegrationRoutes(app, { ...integrations, log: ctx.logger });
+    await registerIntegrationRoutes(app, { ...integrations, log: ctx.logger, clock: ctx.clock });
   },
 };
 
@@ -28,10 +28,10 @@ async function startIntegrations(
   ctx: ServiceContext,
   responses: ResponseService,
   shutdown: Shutdown,
-): Promise<Omit<IntegrationDeps, 'log'>> {
+): Promise<Omit<IntegrationDeps, 'log' | 'clock'>> {
   const { config, db, clock, logger } = ctx;
   const store = db.main;
-  const out: Omit<IntegrationDeps, 'log'> = {};
+  const out: Omit<IntegrationDeps, 'log' | 'clock'> = {};
   const slack = config.channels.slackApp;
   if (slack) {
     out.slack = {

@@ -2,6 +2,7 @@ import { contract } from '@sched/contract';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { EmailReplies, InboundMail } from '../app/approvals/inbound-email.js';
 import type { SlackAnswers, SlackClickResult } from '../app/approvals/inbound-slack.js';
+import type { Clock } from '../app/ports.js';
 import { SLACK_ACTIONS } from '../channels/slack.js';
 import { verifySlackSignature } from '../domain/approval/slack-signature.js';
 import { errorBody, ValidationError } from '../app/errors.js';
@@ -20,9 +21,13 @@ export interface SlackMessages {
 }
 
 export interface IntegrationDeps {
-  slack?: { signingSecret: string; answers: SlackAnswers; messages: SlackMessages } | undefined;
+  slack?:
+    | { signingSecret: string; answers: Pick<SlackAnswers, 'click'>; messages: SlackMessages }
+    | undefined;
   email?: { secret: string; replies: EmailReplies; read: (raw: Buffer) => Promise<InboundMail> } | undefined;
   log: { warn(fields: object, message: string): void };
+  /** The process's clock: a Slack signature's freshness is judged against it, as every other time read. */
+  clock: Clock;
 }
 
 /** Each route's body limit, declared with the route in the contract. */
@@ -73,7 +78,7 @@ export async function registerIntegrationRoutes(parent: FastifyInstance, deps: I
           timestamp: header('x-slack-request-timestamp'),
           signature: header('x-slack-signature'),
           rawBody: raw,
-          nowSeconds: Math.floor(Date.now() / 1000),
+          nowSeconds: Math.floor(deps.clock().getTime() / 1000),
         });
         if (!valid) return unauthorized(reply, 'invalid or expired Slack signature');
         let payload: BlockActionsPayload;

@@ -11,6 +11,7 @@ import type { AlertRule, AlertRuleCreateBody, AlertRuleUpdateBody } from '@sched
 import { useEffect, useId, useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
 import {
+  DetailPage,
   AnySelect,
   ConfirmButton,
   ErrorNote,
@@ -23,7 +24,7 @@ import {
   useLoad,
   When,
 } from '../ui.js';
-import { Facts } from '../ui/table.js';
+import { DataTable, Facts } from '../ui/table.js';
 
 /** How often a rule is read again while one of its messages waits to go out. */
 const POLL_MS = 1000;
@@ -160,56 +161,36 @@ function RuleList({ route }: { route: Route }) {
       {!list.data && !list.error && <Loading what="alert rules" />}
       {list.data && (
         <>
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Events</th>
-                <th scope="col">Threshold</th>
-                <th scope="col">Channels</th>
-                <th scope="col">Last alert</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="sr-only">Test</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <a href={href(`alerts/${r.id}`)}>{r.name}</a>
-                  </td>
-                  <td>
-                    <Status status={r.enabled ? 'active' : 'inactive'} />
-                  </td>
-                  <td>
-                    {r.events.map((e) => (
-                      <code key={e} class="tag">
-                        {e}
-                      </code>
-                    ))}
-                  </td>
-                  <td>{thresholdOf(r)}</td>
-                  <td>{r.channels.map(describeChannel).join(', ')}</td>
-                  <td>
-                    <When at={r.state.last_alerted_at} />
-                  </td>
-                  {canWrite && (
-                    <td>
-                      <TestButton
-                        rule={r}
-                        label="Test"
-                        onSent={(count) => setSent({ id: r.id, name: r.name, count })}
-                      />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            rows={list.data.data}
+            columns={[
+              { label: 'Name', cell: (r) => <a href={href(`alerts/${r.id}`)}>{r.name}</a> },
+              { label: 'State', cell: (r) => <Status status={r.enabled ? 'active' : 'inactive'} /> },
+              {
+                label: 'Events',
+                cell: (r) =>
+                  r.events.map((e) => (
+                    <code key={e} class="tag">
+                      {e}
+                    </code>
+                  )),
+              },
+              { label: 'Threshold', cell: thresholdOf },
+              { label: 'Channels', cell: (r) => r.channels.map(describeChannel).join(', ') },
+              { label: 'Last alert', cell: (r) => <When at={r.state.last_alerted_at} /> },
+              canWrite && {
+                label: 'Test',
+                hiddenLabel: true,
+                cell: (r) => (
+                  <TestButton
+                    rule={r}
+                    label="Test"
+                    onSent={(count) => setSent({ id: r.id, name: r.name, count })}
+                  />
+                ),
+              },
+            ]}
+          />
           {list.data.data.length === 0 && <p class="muted">No alert rule yet.</p>}
           <Pager
             noun="alert rules"
@@ -544,17 +525,18 @@ function RuleDetail({ id }: { id: string }) {
     return () => clearTimeout(timer);
   }, [r]);
   return (
-    <>
-      <p>
-        <a href={href('alerts')}>All alert rules</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {!r && !loaded.error && <Loading what="the alert rule" />}
-      {r && (
+    <DetailPage
+      back={{ view: 'alerts', text: 'All alert rules' }}
+      loaded={loaded}
+      what="the alert rule"
+      heading={(r) => (
         <>
-          <h1>
-            {r.name} <Status status={r.enabled ? 'active' : 'inactive'} />
-          </h1>
+          {r.name} <Status status={r.enabled ? 'active' : 'inactive'} />
+        </>
+      )}
+    >
+      {(r) => (
+        <>
           {canWrite && (
             <div class="buttons">
               <a class="button" href={href(`alerts/${r.id}/edit`)}>
@@ -642,44 +624,44 @@ function RuleDetail({ id }: { id: string }) {
           {r.recent_notifications.length === 0 ? (
             <p class="muted">None yet.</p>
           ) : (
-            <table class="list">
-              <thead>
-                <tr>
-                  <th scope="col">Queued</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Sent</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.recent_notifications.map((n) => (
-                  <tr key={n.id}>
-                    <td>
+            <DataTable
+              rows={r.recent_notifications}
+              columns={[
+                {
+                  label: 'Queued',
+                  cell: (n) => (
+                    <>
                       <When at={n.created_at} />
                       {n.test && <span class="muted"> (test)</span>}
-                    </td>
-                    <td>
+                    </>
+                  ),
+                },
+                {
+                  label: 'Channel',
+                  cell: (n) => (
+                    <>
                       {n.channel + 1}. {n.type}
-                    </td>
-                    <td>
+                    </>
+                  ),
+                },
+                {
+                  label: 'State',
+                  cell: (n) => (
+                    <>
                       <Status status={n.status} />
                       {n.error && <div class="error-text">{n.error}</div>}
-                    </td>
-                    <td>{n.count}</td>
-                    <td>{n.attempts}</td>
-                    <td>
-                      <When at={n.sent_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                { label: 'Events', cell: (n) => n.count },
+                { label: 'Attempts', cell: (n) => n.attempts },
+                { label: 'Sent', cell: (n) => <When at={n.sent_at} /> },
+              ]}
+            />
           )}
         </>
       )}
-    </>
+    </DetailPage>
   );
 }
 

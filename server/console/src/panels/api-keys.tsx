@@ -1,6 +1,7 @@
 import { API_KEY_SCOPES, type ApiKeyScope } from '@sched/contract';
 import { useState } from 'preact/hooks';
 import { ConfirmButton, CopyButton, ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
+import { DataTable } from '../ui/table.js';
 
 /** A secret the API answers once (create, rotate): shown here once, with a way to copy it. */
 function Secret({ secret, onDismiss }: { secret: string; onDismiss: () => void }) {
@@ -60,34 +61,20 @@ function ApiKeyList() {
       <ErrorNote error={keys.error} onRetry={keys.reload} />
       {!keys.data && !keys.error && <Loading what="API keys" />}
       {keys.data && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span class="sr-only">Changes</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.map((k) => (
-              <tr key={k.id}>
-                <td>{k.name ?? '—'}</td>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td>{k.scopes.join(', ')}</td>
-                <td>
-                  <When at={k.last_used_at} />
-                </td>
-                <td>
-                  <When at={k.expires_at} />
-                </td>
-                <td class="row-buttons">
+        <DataTable
+          rows={keys.data}
+          columns={[
+            { label: 'Name', cell: (k) => k.name ?? '—' },
+            { label: 'Prefix', cell: (k) => <code>{k.prefix}…</code> },
+            { label: 'Scopes', cell: (k) => k.scopes.join(', ') },
+            { label: 'Last used', cell: (k) => <When at={k.last_used_at} /> },
+            { label: 'Expires', cell: (k) => <When at={k.expires_at} /> },
+            {
+              label: 'Changes',
+              hiddenLabel: true,
+              class: 'row-buttons',
+              cell: (k) => (
+                <>
                   <ConfirmButton
                     label={`Rotate ${k.name ?? k.prefix}`}
                     title={`Rotate “${k.name ?? k.prefix}”?`}
@@ -106,11 +93,11 @@ function ApiKeyList() {
                   >
                     It stops working at once, everywhere (a console signed in with it too).
                   </ConfirmButton>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
       <form class="filters" onSubmit={create} aria-label="Create an API key">
         <label>

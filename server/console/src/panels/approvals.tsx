@@ -5,6 +5,7 @@ import { canReassign, canRemind } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
 import { GrantList } from './grants.js';
 import { NewApproval } from './new-approval.js';
+import { DataTable } from '../ui/table.js';
 import {
   AnySelect,
   ConfirmButton,
@@ -240,75 +241,72 @@ function ApprovalList({ route }: { route: Route }) {
       {!list.data && !list.error && <Loading what="approvals" />}
       {list.data && (
         <>
-          <table class="list">
-            <caption>
-              {words(filters.status ?? DEFAULT_STATE)}, nearest timeout first (not yet sent last)
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Approval</th>
-                <th scope="col">State</th>
-                <th scope="col">Times out</th>
-                <th scope="col">Reminders</th>
-                <th scope="col">Recipients</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((a) => (
-                <tr key={a.id}>
-                  <td>
+          <DataTable
+            rows={list.data.data}
+            caption={`${words(filters.status ?? DEFAULT_STATE)}, nearest timeout first (not yet sent last)`}
+            columns={[
+              {
+                label: 'Approval',
+                cell: (a) => (
+                  <>
                     <a href={href(`actions/${a.id}`)}>{a.name}</a>
                     <div class="muted">
                       {words(a.confirmation_mode)}
                       {a.min_approvals !== null ? ` (${a.min_approvals} needed)` : ''}
                     </div>
-                  </td>
-                  <td>
+                  </>
+                ),
+              },
+              {
+                label: 'State',
+                cell: (a) => (
+                  <>
                     <Status status={a.status} /> {a.overdue && <Status status="overdue" />}
-                  </td>
-                  <td>
-                    {a.expires_at ? <When at={a.expires_at} /> : <span class="muted">not sent yet</span>}
-                  </td>
-                  <td>{a.reminders_sent}</td>
-                  <td>
-                    <Recipients
-                      approval={a}
-                      onChange={() => {
-                        setNotice(`“${a.name}” has a new recipient.`);
+                  </>
+                ),
+              },
+              {
+                label: 'Times out',
+                cell: (a) =>
+                  a.expires_at ? <When at={a.expires_at} /> : <span class="muted">not sent yet</span>,
+              },
+              { label: 'Reminders', cell: (a) => a.reminders_sent },
+              {
+                label: 'Recipients',
+                cell: (a) => (
+                  <Recipients
+                    approval={a}
+                    onChange={() => {
+                      setNotice(`“${a.name}” has a new recipient.`);
+                      list.reload();
+                    }}
+                  />
+                ),
+              },
+              canWrite && {
+                label: 'Actions',
+                hiddenLabel: true,
+                cell: (a) =>
+                  canRemind(a) && (
+                    <ConfirmButton
+                      label="Remind"
+                      context={a.name}
+                      title={`Remind the recipients of “${a.name}”?`}
+                      onConfirm={() => client.remind(a.id)}
+                      onDone={() => {
+                        setNotice(`A reminder to who has not answered “${a.name}” is on its way.`);
                         list.reload();
                       }}
-                    />
-                  </td>
-                  {canWrite && (
-                    <td>
-                      {canRemind(a) && (
-                        <ConfirmButton
-                          label="Remind"
-                          context={a.name}
-                          title={`Remind the recipients of “${a.name}”?`}
-                          onConfirm={() => client.remind(a.id)}
-                          onDone={() => {
-                            setNotice(`A reminder to who has not answered “${a.name}” is on its way.`);
-                            list.reload();
-                          }}
-                        >
-                          The approval message goes again, now, to the{' '}
-                          {a.recipients.filter((r) => r.status === RECIPIENT_STATUS.pending).length}{' '}
-                          recipient(s) who have not answered, with new links (earlier links keep working). It
-                          does not count against the gate's reminder limit.
-                        </ConfirmButton>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                    >
+                      The approval message goes again, now, to the{' '}
+                      {a.recipients.filter((r) => r.status === RECIPIENT_STATUS.pending).length} recipient(s)
+                      who have not answered, with new links (earlier links keep working). It does not count
+                      against the gate's reminder limit.
+                    </ConfirmButton>
+                  ),
+              },
+            ]}
+          />
           {list.data.data.length === 0 && <p class="muted">No approval matches these filters.</p>}
           <Pager
             noun="approvals"

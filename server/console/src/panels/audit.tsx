@@ -3,6 +3,7 @@ import type { AuditEvent, AuditQuery } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
 import { AnySelect, ErrorNote, Json, Loading, useConsole, useLoad, When, words } from '../ui.js';
+import { DataTable } from '../ui/table.js';
 
 const PER_PAGE = 50;
 /** The text filters of `GET /v1/audit-events`, in the URL; `after` is the keyset cursor of the page. */
@@ -35,6 +36,17 @@ function resourceHref(r: AuditEvent['resource']): string | undefined {
   };
   const view = views[r.type];
   return view ? href(view) : undefined;
+}
+
+/** An event's resource: its type and id, the id a link where the console has a view of it. */
+function ResourceLink({ resource }: { resource: AuditEvent['resource'] }) {
+  const target = resourceHref(resource);
+  const id = <code>{resource.id}</code>;
+  return (
+    <>
+      {resource.type} {target ? <a href={target}>{id}</a> : id}
+    </>
+  );
 }
 
 function Verify() {
@@ -135,65 +147,44 @@ export function AuditPanel({ route }: { route: Route }) {
       {!list.data && !list.error && <Loading what="audit events" />}
       {list.data && (
         <>
-          <table class="list">
-            <caption>Oldest first{after ? `, after event ${after}` : ''}</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">When</th>
-                <th scope="col">Action</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Resource</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((e) => {
-                const target = resourceHref(e.resource);
-                return (
-                  <tr key={e.seq}>
-                    <td>{e.seq}</td>
-                    <td>
-                      <When at={e.at} />
-                    </td>
-                    <td>
-                      <code>{e.action}</code>
-                    </td>
-                    <td>
-                      {words(e.actor.type)} <span class="muted">{e.actor.email ?? e.actor.id}</span>
-                      {e.channel && <span class="muted"> via {e.channel}</span>}
-                    </td>
-                    <td>
-                      {e.resource.type}{' '}
-                      {target ? (
-                        <a href={target}>
-                          <code>{e.resource.id}</code>
-                        </a>
-                      ) : (
-                        <code>{e.resource.id}</code>
-                      )}
-                    </td>
-                    <td>
-                      <details>
-                        <summary>Details of event {e.seq}</summary>
-                        <Json
-                          value={{
-                            details: e.details,
-                            ip: e.ip,
-                            user_agent: e.user_agent,
-                            request_id: e.request_id,
-                            hash: e.hash,
-                            prev_hash: e.prev_hash,
-                          }}
-                          label={`Details of event ${e.seq}`}
-                        />
-                      </details>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <DataTable
+            rows={events}
+            caption={`Oldest first${after ? `, after event ${after}` : ''}`}
+            columns={[
+              { label: '#', cell: (e) => e.seq },
+              { label: 'When', cell: (e) => <When at={e.at} /> },
+              { label: 'Action', cell: (e) => <code>{e.action}</code> },
+              {
+                label: 'Actor',
+                cell: (e) => (
+                  <>
+                    {words(e.actor.type)} <span class="muted">{e.actor.email ?? e.actor.id}</span>
+                    {e.channel && <span class="muted"> via {e.channel}</span>}
+                  </>
+                ),
+              },
+              { label: 'Resource', cell: (e) => <ResourceLink resource={e.resource} /> },
+              {
+                label: 'Details',
+                cell: (e) => (
+                  <details>
+                    <summary>Details of event {e.seq}</summary>
+                    <Json
+                      value={{
+                        details: e.details,
+                        ip: e.ip,
+                        user_agent: e.user_agent,
+                        request_id: e.request_id,
+                        hash: e.hash,
+                        prev_hash: e.prev_hash,
+                      }}
+                      label={`Details of event ${e.seq}`}
+                    />
+                  </details>
+                ),
+              },
+            ]}
+          />
           {events.length === 0 && <p class="muted">No event matches these filters.</p>}
           <nav class="pager" aria-label="Audit log pages">
             <span>

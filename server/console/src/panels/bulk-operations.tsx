@@ -4,7 +4,8 @@ import { useEffect } from 'preact/hooks';
 import { BulkProgress, DONE } from '../bulk.js';
 import { href, navigate, type Route } from '../router.js';
 import {
-  AnySelect,
+  DetailPage,
+  StateFilter,
   ConfirmButton,
   Empty,
   ErrorNote,
@@ -74,22 +75,12 @@ function OperationList({ route }: { route: Route }) {
         Cancel, retry, replay, pause or resume many actions at once: started from the failed inbox, a
         destination's recovery, the API or the CLI. Newest first.
       </p>
-      <form
-        class="filters"
-        aria-label="Filter bulk operations"
-        onSubmit={(e) => {
-          e.preventDefault();
-          navigate('bulk', { status: String(new FormData(e.currentTarget).get('status') ?? '') });
-        }}
-      >
-        <label>
-          State
-          <AnySelect name="status" values={BULK_OPERATION_STATES} selected={status} />
-        </label>
-        <button type="submit" class="primary">
-          Apply filter
-        </button>
-      </form>
+      <StateFilter
+        view="bulk"
+        label="Filter bulk operations"
+        states={BULK_OPERATION_STATES}
+        selected={status}
+      />
       <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="bulk operations" />}
       {list.data && (
@@ -147,18 +138,19 @@ function OperationDetail({ id }: { id: string }) {
   const op = loaded.data;
   usePolling(op, loaded.reload);
   return (
-    <>
-      <p>
-        <a href={href('bulk')}>All bulk operations</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {!op && !loaded.error && <Loading what="the bulk operation" />}
-      {op && (
+    <DetailPage
+      back={{ view: 'bulk', text: 'All bulk operations' }}
+      loaded={loaded}
+      what="the bulk operation"
+      heading={(op) => (
         <>
-          <h1>
-            {op.operation[0]!.toUpperCase()}
-            {op.operation.slice(1)} of {op.matched} actions <Status status={op.status} />
-          </h1>
+          {op.operation[0]!.toUpperCase()}
+          {op.operation.slice(1)} of {op.matched} actions <Status status={op.status} />
+        </>
+      )}
+    >
+      {(op) => (
+        <>
           <div class="buttons">
             <StopButton op={op} onDone={loaded.reload} />
           </div>
@@ -201,7 +193,7 @@ function OperationDetail({ id }: { id: string }) {
           )}
         </>
       )}
-    </>
+    </DetailPage>
   );
 }
 

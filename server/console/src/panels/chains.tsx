@@ -3,7 +3,8 @@ import type { Chain } from '@sched/sdk';
 import { canCancelChain } from '../allowed.js';
 import { href, navigate, type Route } from '../router.js';
 import {
-  AnySelect,
+  DetailPage,
+  StateFilter,
   ConfirmButton,
   Empty,
   ErrorNote,
@@ -28,22 +29,7 @@ function ChainList({ route }: { route: Route }) {
   return (
     <>
       <h1>Chains</h1>
-      <form
-        class="filters"
-        aria-label="Filter chains"
-        onSubmit={(e) => {
-          e.preventDefault();
-          navigate('chains', { status: String(new FormData(e.currentTarget).get('status') ?? '') });
-        }}
-      >
-        <label>
-          State
-          <AnySelect name="status" values={CHAIN_STATES} selected={status} />
-        </label>
-        <button type="submit" class="primary">
-          Apply filter
-        </button>
-      </form>
+      <StateFilter view="chains" label="Filter chains" states={CHAIN_STATES} selected={status} />
       <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="chains" />}
       {list.data && (
@@ -81,19 +67,19 @@ function ChainList({ route }: { route: Route }) {
 function ChainDetail({ id }: { id: string }) {
   const { client, canWrite } = useConsole();
   const loaded = useLoad((c) => c.chains.get(id), [id]);
-  const chain = loaded.data;
   return (
-    <>
-      <p>
-        <a href={href('chains')}>All chains</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {!chain && !loaded.error && <Loading what="the chain" />}
-      {chain && (
+    <DetailPage
+      back={{ view: 'chains', text: 'All chains' }}
+      loaded={loaded}
+      what="the chain"
+      heading={(chain) => (
         <>
-          <h1>
-            {chain.name} <Status status={chain.status} />
-          </h1>
+          {chain.name} <Status status={chain.status} />
+        </>
+      )}
+    >
+      {(chain) => (
+        <>
           {canWrite && canCancelChain(chain) && (
             <div class="buttons">
               <ConfirmButton
@@ -150,7 +136,7 @@ function ChainDetail({ id }: { id: string }) {
           <Json value={chain.input} label="The chain's input" />
         </>
       )}
-    </>
+    </DetailPage>
   );
 }
 

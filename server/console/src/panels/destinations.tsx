@@ -4,8 +4,19 @@ import { useState } from 'preact/hooks';
 import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
-import { ConfirmButton, ErrorNote, Loading, Ms, Status, useConsole, useLoad, When, words } from '../ui.js';
-import { Facts } from '../ui/table.js';
+import {
+  ConfirmButton,
+  DetailPage,
+  ErrorNote,
+  Loading,
+  Ms,
+  Status,
+  useConsole,
+  useLoad,
+  When,
+  words,
+} from '../ui.js';
+import { DataTable, Facts } from '../ui/table.js';
 import { TestSend } from './destination-test.js';
 
 function DestinationList() {
@@ -23,51 +34,38 @@ function DestinationList() {
         (list.data.length === 0 ? (
           <p class="muted">No destination yet: they appear with the first action to an origin.</p>
         ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Origin</th>
-                <th scope="col">Host</th>
-                <th scope="col">Deliveries</th>
-                <th scope="col">Circuit</th>
-                <th scope="col">Actions</th>
-                <th scope="col">Scheduled or held</th>
-                <th scope="col">In flight</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((d) => (
-                <tr key={d.origin}>
-                  <td>
+          <DataTable
+            rows={list.data}
+            rowKey={(d) => d.origin}
+            columns={[
+              {
+                label: 'Origin',
+                cell: (d) => (
+                  <>
                     <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
                       <code>{d.origin}</code>
                     </a>
                     {d.configured && <span class="muted"> · own settings</span>}
-                  </td>
-                  <td>
-                    <code>{d.host}</code>
-                  </td>
-                  <td>
-                    <Status status={d.paused ? 'paused' : 'flowing'} />
-                  </td>
-                  <td>
-                    <Status status={d.circuit_state} />
-                  </td>
-                  <td>{d.actions}</td>
-                  <td>{d.scheduled}</td>
-                  <td>{d.in_flight}</td>
-                  <td>
-                    {d.failed > 0 ? (
-                      <a href={href('failed', { destination_host: d.host })}>{d.failed}</a>
-                    ) : (
-                      d.failed
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { label: 'Host', cell: (d) => <code>{d.host}</code> },
+              { label: 'Deliveries', cell: (d) => <Status status={d.paused ? 'paused' : 'flowing'} /> },
+              { label: 'Circuit', cell: (d) => <Status status={d.circuit_state} /> },
+              { label: 'Actions', cell: (d) => d.actions },
+              { label: 'Scheduled or held', cell: (d) => d.scheduled },
+              { label: 'In flight', cell: (d) => d.in_flight },
+              {
+                label: 'Failed',
+                cell: (d) =>
+                  d.failed > 0 ? (
+                    <a href={href('failed', { destination_host: d.host })}>{d.failed}</a>
+                  ) : (
+                    d.failed
+                  ),
+              },
+            ]}
+          />
         ))}
     </>
   );
@@ -300,17 +298,19 @@ function DestinationDetail({ name }: { name: string }) {
     loaded.reload();
   };
   return (
-    <>
-      <p>
-        <a href={href('destinations')}>All destinations</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {!d && !loaded.error && <Loading what="the destination" />}
-      {d && (
+    <DetailPage
+      back={{ view: 'destinations', text: 'All destinations' }}
+      loaded={loaded}
+      data={d}
+      what="the destination"
+      heading={(d) => (
         <>
-          <h1>
-            <code>{d.origin}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
-          </h1>
+          <code>{d.origin}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
+        </>
+      )}
+    >
+      {(d) => (
+        <>
           {canWrite && (
             <div class="buttons">
               {canEnableDestination(d) && (
@@ -506,7 +506,7 @@ function DestinationDetail({ name }: { name: string }) {
           )}
         </>
       )}
-    </>
+    </DetailPage>
   );
 }
 

@@ -1,4 +1,5 @@
 import { ConfirmButton, ErrorNote, Loading, useConsole, useLoad, When } from '../ui.js';
+import { DataTable } from '../ui/table.js';
 
 /**
  * The standing grants approvers gave (`GET /v1/grants`): while one lives, an approval with its key is confirmed at
@@ -16,47 +17,31 @@ export function GrantList() {
         <p class="muted">No live grant: every request asks people.</p>
       )}
       {grants.data && grants.data.length > 0 && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Given by</th>
-              <th scope="col">Ends</th>
-              {canWrite && (
-                <th scope="col">
-                  <span class="sr-only">Changes</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {grants.data.map((g) => (
-              <tr key={g.id}>
-                <td>
-                  <code>{g.key}</code>
-                </td>
-                <td>{g.given_by}</td>
-                <td>
-                  <When at={g.expires_at} />
-                </td>
-                {canWrite && (
-                  <td class="row-buttons">
-                    <ConfirmButton
-                      label="Revoke"
-                      context={g.key}
-                      title={`Revoke the grant for “${g.key}”?`}
-                      danger
-                      onConfirm={() => client.grants.revoke(g.id)}
-                      onDone={grants.reload}
-                    >
-                      The next request with this key asks its recipients again.
-                    </ConfirmButton>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          rows={grants.data}
+          columns={[
+            { label: 'Key', cell: (g) => <code>{g.key}</code> },
+            { label: 'Given by', cell: (g) => g.given_by },
+            { label: 'Ends', cell: (g) => <When at={g.expires_at} /> },
+            canWrite && {
+              label: 'Changes',
+              hiddenLabel: true,
+              class: 'row-buttons',
+              cell: (g) => (
+                <ConfirmButton
+                  label="Revoke"
+                  context={g.key}
+                  title={`Revoke the grant for “${g.key}”?`}
+                  danger
+                  onConfirm={() => client.grants.revoke(g.id)}
+                  onDone={grants.reload}
+                >
+                  The next request with this key asks its recipients again.
+                </ConfirmButton>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

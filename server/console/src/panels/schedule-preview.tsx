@@ -2,6 +2,7 @@ import { RECURRENCE_UNITS, SCHEDULE_PRESETS, type SchedulePreview } from '@sched
 import type { SchedulePreviewBody } from '@sched/contract';
 import { useState } from 'preact/hooks';
 import { ErrorNote, useConsole, words } from '../ui.js';
+import { DataTable } from '../ui/table.js';
 
 const UNIT_NAMES: Record<(typeof RECURRENCE_UNITS)[number], string> = {
   m: 'minutes',
@@ -157,30 +158,20 @@ export function SchedulePreviewPanel() {
               ))}
             </ul>
           )}
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Wall time</th>
-                <th scope="col">Offset</th>
-                <th scope="col">UTC</th>
-                <th scope="col">Daylight saving</th>
-                <th scope="col">Window</th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.occurrences.map((o) => (
-                <tr key={`${o.at}-${o.dst ?? ''}-${o.window ?? ''}`}>
-                  <td>{o.local.replace('T', ' ')}</td>
-                  <td>{o.offset}</td>
-                  <td>
-                    <code>{o.at}</code>
-                  </td>
-                  <td>{o.dst ? words(o.dst) : '—'}</td>
-                  <td>{o.window ? `${o.window}${o.due ? ` (due ${o.due})` : ''}` : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            rows={result.occurrences}
+            rowKey={(o) => `${o.at}-${o.dst ?? ''}-${o.window ?? ''}`}
+            columns={[
+              { label: 'Wall time', cell: (o) => o.local.replace('T', ' ') },
+              { label: 'Offset', cell: (o) => o.offset },
+              { label: 'UTC', cell: (o) => <code>{o.at}</code> },
+              { label: 'Daylight saving', cell: (o) => (o.dst ? words(o.dst) : '—') },
+              {
+                label: 'Window',
+                cell: (o) => (o.window ? `${o.window}${o.due ? ` (due ${o.due})` : ''}` : '—'),
+              },
+            ]}
+          />
         </section>
       )}
     </>

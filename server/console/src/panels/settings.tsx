@@ -2,6 +2,7 @@ import type { DomainDetail } from '@sched/sdk';
 import { SchedApiError } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { ErrorNote, Loading, Status, useConsole, useLoad, When } from '../ui.js';
+import { DataTable } from '../ui/table.js';
 import { AdminSettings } from './api-keys.js';
 import { QuotaSection } from './overview.js';
 
@@ -16,28 +17,15 @@ function Contacts() {
         (contacts.data.length === 0 ? (
           <p class="muted">No contact yet. Gate recipients can name them as contact:&lt;id&gt;:email.</p>
         ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Phone</th>
-                <th scope="col">Id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {contacts.data.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.name}</td>
-                  <td>{c.email ?? '—'}</td>
-                  <td>{c.phone ?? '—'}</td>
-                  <td>
-                    <code>{c.id}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            rows={contacts.data}
+            columns={[
+              { label: 'Name', cell: (c) => c.name },
+              { label: 'Email', cell: (c) => c.email ?? '—' },
+              { label: 'Phone', cell: (c) => c.phone ?? '—' },
+              { label: 'Id', cell: (c) => <code>{c.id}</code> },
+            ]}
+          />
         ))}
     </section>
   );
@@ -60,26 +48,14 @@ function Channels() {
         (channels.data.length === 0 ? (
           <p class="muted">No channel yet.</p>
         ) : (
-          <table class="list">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Webhook URL</th>
-              </tr>
-            </thead>
-            <tbody>
-              {channels.data.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.name}</td>
-                  <td>{c.type}</td>
-                  <td>
-                    <code>{c.webhook_url}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            rows={channels.data}
+            columns={[
+              { label: 'Name', cell: (c) => c.name },
+              { label: 'Type', cell: (c) => c.type },
+              { label: 'Webhook URL', cell: (c) => <code>{c.webhook_url}</code> },
+            ]}
+          />
         ))}
     </section>
   );
@@ -219,24 +195,22 @@ function NotificationChannels() {
       <ErrorNote error={ready.error} onRetry={ready.reload} />
       {!ready.data && !ready.error && <Loading what="notification channels" />}
       {ready.data && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th scope="col">Channel</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {channels.map(([name, state]) => (
-              <tr key={name} data-channel={name} data-state={state}>
-                <td>{name}</td>
-                <td>
+        <DataTable
+          rows={channels}
+          rowKey={([name]) => name}
+          rowData={([name, state]) => ({ 'data-channel': name, 'data-state': state })}
+          columns={[
+            { label: 'Channel', cell: ([name]) => name },
+            {
+              label: 'State',
+              cell: ([, state]) => (
+                <>
                   <Status status={state} /> <span class="muted">{CHANNEL_STATE_TEXT[state] ?? ''}</span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
 import {
+  DetailPage,
   ConfirmButton,
   CopyButton,
   Empty,
@@ -61,19 +62,19 @@ function TemplateDetail({ id }: { id: string }) {
   const loaded = useLoad((c) => c.templates.get(id), [id]);
   // The full URL exists only in the regenerate answer (it is stored hashed): shown once, here.
   const [fresh, setFresh] = useState<string>();
-  const t = loaded.data;
   return (
-    <>
-      <p>
-        <a href={href('templates')}>All templates</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {!t && !loaded.error && <Loading what="the template" />}
-      {t && (
+    <DetailPage
+      back={{ view: 'templates', text: 'All templates' }}
+      loaded={loaded}
+      what="the template"
+      heading={(t) => (
         <>
-          <h1>
-            {t.name} <Status status={t.is_active ? 'active' : 'inactive'} />
-          </h1>
+          {t.name} <Status status={t.is_active ? 'active' : 'inactive'} />
+        </>
+      )}
+    >
+      {(t) => (
+        <>
           <section aria-labelledby="trigger-title">
             <h2 id="trigger-title">Trigger URL</h2>
             <p>
@@ -144,7 +145,7 @@ function TemplateDetail({ id }: { id: string }) {
           </section>
         </>
       )}
-    </>
+    </DetailPage>
   );
 }
 

@@ -8,6 +8,8 @@ export interface Column<T> {
   cell: (row: T) => ComponentChildren;
   /** A header said only to assistive technology (a column of buttons). */
   hiddenLabel?: boolean;
+  /** The cells' class (`row-buttons` for a column of buttons). */
+  class?: string;
 }
 
 /** Which rows are picked, by id; the table draws a checkbox per row and one for all the rows it shows. */
@@ -16,18 +18,31 @@ export interface Selection {
   onChange: (ids: string[]) => void;
 }
 
-export function DataTable<T extends { id: string }>(props: {
-  columns: readonly (Column<T> | false | null | undefined)[];
-  rows: readonly T[];
-  /** Names a row for its checkbox ("Select Sync ledger"). */
-  rowName?: (row: T) => string;
-  selection?: Selection;
-  caption?: string;
-  label?: string;
-}) {
+/** A row's key: its `id` when it has one, else what `rowKey` says (an origin, a sequence number). */
+type RowKey<T> = T extends { id: string }
+  ? { rowKey?: (row: T) => string }
+  : { rowKey: (row: T) => string | number };
+
+export function DataTable<T extends object>(
+  props: {
+    columns: readonly (Column<T> | false | null | undefined)[];
+    rows: readonly T[];
+    /** Names a row for its checkbox ("Select Sync ledger"). */
+    rowName?: (row: T) => string;
+    /** Picks rows by their key; the table draws a checkbox per row and one for all the rows it shows. */
+    selection?: Selection | undefined;
+    /** `data-*` attributes of a row, for what reads the table (a test, a stylesheet). */
+    rowData?: (row: T) => Record<`data-${string}`, string>;
+    caption?: ComponentChildren;
+    label?: string;
+  } & RowKey<T>,
+) {
   const columns = props.columns.filter((c): c is Column<T> => Boolean(c));
   const sel = props.selection;
-  const ids = props.rows.map((r) => r.id);
+  // RowKey makes `rowKey` required exactly where a row has no `id`.
+  const rowKey = props.rowKey as ((row: T) => string | number) | undefined;
+  const keyOf = (row: T): string => String(rowKey ? rowKey(row) : (row as { id: string }).id);
+  const ids = props.rows.map(keyOf);
   const all = ids.length > 0 && ids.every((id) => sel?.selected.includes(id));
   return (
     <table class="list" aria-label={props.label}>
@@ -59,31 +74,34 @@ export function DataTable<T extends { id: string }>(props: {
         </tr>
       </thead>
       <tbody>
-        {props.rows.map((row) => (
-          <tr key={row.id}>
-            {sel && (
-              <td class="select">
-                <input
-                  type="checkbox"
-                  aria-label={`Select ${props.rowName?.(row) ?? row.id}`}
-                  checked={sel.selected.includes(row.id)}
-                  onChange={(e) =>
-                    sel.onChange(
-                      e.currentTarget.checked
-                        ? [...sel.selected, row.id]
-                        : sel.selected.filter((id) => id !== row.id),
-                    )
-                  }
-                />
-              </td>
-            )}
-            {columns.map((c) => (
-              <td key={c.label} data-label={c.hiddenLabel ? undefined : c.label}>
-                {c.cell(row)}
-              </td>
-            ))}
-          </tr>
-        ))}
+        {props.rows.map((row) => {
+          const key = keyOf(row);
+          return (
+            <tr key={key} {...props.rowData?.(row)}>
+              {sel && (
+                <td class="select">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${props.rowName?.(row) ?? key}`}
+                    checked={sel.selected.includes(key)}
+                    onChange={(e) =>
+                      sel.onChange(
+                        e.currentTarget.checked
+                          ? [...sel.selected, key]
+                          : sel.selected.filter((id) => id !== key),
+                      )
+                    }
+                  />
+                </td>
+              )}
+              {columns.map((c) => (
+                <td key={c.label} class={c.class} data-label={c.hiddenLabel ? undefined : c.label}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );

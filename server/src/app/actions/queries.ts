@@ -38,17 +38,10 @@ export class ActionQueries {
       clock: Clock;
       /** Places a series' next occurrences in real time (SCHED_TIME_SCALE); unscaled when absent. */
       waits?: Waits | undefined;
-      /** Lists, the inbox, stats and a view on the read replica when allowed (app/reads.ts); the store without. */
-      reads?: Reads | undefined;
+      /** Where lists, the inbox, stats and a view run: the read replica when allowed (app/reads.ts). */
+      reads: Reads;
     },
   ) {}
-
-  /** A read that may lag: on the replica when the routing allows, on the store otherwise (or without a reader). */
-  private read<T>(reader: Reader | undefined, fn: (db: Sql) => Promise<T>, snapshot = false): Promise<T> {
-    const { reads, store } = this.deps;
-    if (reads && reader) return snapshot ? reads.snapshot(reader, fn) : reads.run(reader, fn);
-    return snapshot ? store.snapshot(fn) : fn(store.sql);
-  }
 
   /**
    * `credentials`: whether the caller's key may see stored header values (domain/auth/api-key.ts seesCredentials).
@@ -57,7 +50,7 @@ export class ActionQueries {
   async get(accountId: string, id: string, credentials = true, q?: Consistency): Promise<Action> {
     // One snapshot: the row, its attempts and events as of one moment (a delivery may commit between two reads).
     const reader = q && { accountId, consistency: q.consistency };
-    return this.read(reader, (db) => this.viewOf(db, accountId, id, credentials), true);
+    return this.deps.reads.snapshot(reader, (db) => this.viewOf(db, accountId, id, credentials));
   }
 
   private async viewOf(db: Sql, accountId: string, id: string, credentials: boolean): Promise<Action> {
@@ -94,7 +87,7 @@ export class ActionQueries {
     const before = q.before === undefined ? null : parseKeysetCursor(q.before);
     if (q.before !== undefined && before === null)
       throw ValidationError.field('before', 'must be a `meta.next_before` of an earlier page');
-    const rows = await this.read({ accountId, consistency: q.consistency }, async (db) => {
+    const rows = await this.deps.reads.run({ accountId, consistency: q.consistency }, async (db) => {
       const row = await findAction(db, accountId, id);
       if (!row) throw new NotFoundError('action');
       return attemptPage(db, row.id, { limit: q.limit + 1, before });
@@ -117,7 +110,7 @@ export class ActionQueries {
     const { total, rows } =
       filter === null
         ? { total: 0, rows: [] }
-        : await this.read({ accountId, consistency: q.consistency }, (db) =>
+        : await this.deps.reads.run({ accountId, consistency: q.consistency }, (db) =>
             listActions(db, accountId, filter, pageWindow(q)),
           );
     return pageOf(rows.map(actionSummary), total, q);
@@ -127,7 +120,7 @@ export class ActionQueries {
   async stats(accountId: string, q: Consistency = {}): Promise<ActionStats> {
     const until = this.deps.clock();
     const since = new Date(until.getTime() - 24 * 3_600_000);
-    const [byStatus, figures, failing] = await this.read({ accountId, ...q }, (db) =>
+    const [byStatus, figures, failing] = await this.deps.reads.run({ accountId, ...q }, (db) =>
       Promise.all([
         countActionsByStatus(db, accountId),
         deliveryFigures(db, accountId, since, until),

@@ -48,16 +48,14 @@ export class Destinations {
     private readonly breaker: CircuitBreaker,
     private readonly wakes: DestinationWakes,
     /** The list (counts over the account's actions) on the read replica when allowed (app/reads.ts). */
-    private readonly reads?: Reads,
+    private readonly reads: Reads,
   ) {}
 
   async list(accountId: string, q: Pick<Reader, 'consistency'> = {}): Promise<DestinationSummary[]> {
     const now = this.clock();
     const read = (db: Sql) =>
       Promise.all([destinationCounts(db, accountId), listDestinationRows(db, accountId)]);
-    const [counts, rows] = this.reads
-      ? await this.reads.run({ accountId, consistency: q.consistency }, read)
-      : await read(this.store.sql);
+    const [counts, rows] = await this.reads.run({ accountId, consistency: q.consistency }, read);
     const byOrigin = new Map(rows.map((r) => [r.origin, r]));
     const origins = [...new Set([...counts.map((c) => c.origin), ...byOrigin.keys()])].sort();
     const countOf = new Map(counts.map((c) => [c.origin, c]));
