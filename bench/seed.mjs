@@ -5,7 +5,7 @@
 // names that the entity no longer has, or a required column (not null, no default) the caller does not fill, fails the
 // seed at once. So a migration that breaks a benchmark's rows fails `node bench/run.mjs --smoke` the same day instead
 // of seeding something the server no longer reads.
-import { log, nowMs, serverPackage } from './lib.mjs';
+import { log, nowMs, serverPackage, sleep } from './lib.mjs';
 
 /** @typedef {{ column: string, required: boolean }} Column */
 /** @typedef {{ table: string, columns: Map<string, Column> }} EntityTable */
@@ -222,8 +222,23 @@ async function ensureAttemptMonths(stack, from, to) {
     let m = month(from.getUTCFullYear(), from.getUTCMonth());
     m <= to;
     m = month(m.getUTCFullYear(), m.getUTCMonth() + 1)
-  )
-    await stack.db.query(attemptPartitionStatement(m));
+  ) {
+    // The server delivers meanwhile: take the two tables' locks without waiting (one implicit transaction), as the
+    // server's partition job does, so the seed never deadlocks a delivery; try again while they are busy.
+    for (let tries = 1; ; tries++) {
+      try {
+        await stack.db.query(
+          `lock table actions in share row exclusive mode nowait;
+           lock table delivery_attempts in access exclusive mode nowait;
+           ${attemptPartitionStatement(m)}`,
+        );
+        break;
+      } catch (err) {
+        if (/** @type {{ code?: string }} */ (err).code !== '55P03' || tries >= 100) throw err;
+        await sleep(50);
+      }
+    }
+  }
 }
 
 /** VACUUM ANALYZE of the tables a seed wrote (fresh statistics, the visibility map set), timed. */

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AttemptPartitions } from '../../server/src/app/partitions.js';
 import { RetentionService } from '../../server/src/app/retention.js';
@@ -168,6 +169,44 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
       before: { at: last.started_at, id: last.id },
     });
     expect(next.map((r) => r.attempt_number)).toEqual([1]);
+  });
+
+  it('waits out a delivery in flight instead of deadlocking it: the change takes its locks only when free', async () => {
+    const series = await action(
+      business,
+      'scheduled',
+      new Date('2027-07-01T00:00:00Z'),
+      new Date('2027-07-01T00:00:00Z'),
+    );
+    // A delivery's transaction holds the attempt log (it wrote an attempt) and has not committed yet.
+    const delivery = new pg.Client({ connectionString: t.url });
+    await delivery.connect();
+    try {
+      await delivery.query('begin');
+      await delivery.query(
+        `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
+           outcome, response_truncated) values ($1, $2, 9, $3, $3, 0, 1, 'success', false)`,
+        [timeOrderedId(), series, new Date()],
+      );
+      // The month after August is due now: the job must create it, which needs both tables.
+      await clock.advance(new Date('2027-07-02T00:00:00.000Z').getTime() - clock.clock().getTime());
+      at('2027-07-02T00:00:00.000Z');
+      const change = new AttemptPartitions(t.database, clock.clock).maintain();
+      let settled = false;
+      void change.finally(() => {
+        settled = true;
+      });
+      // It keeps trying (no lock held meanwhile, so the delivery goes on: it updates its action and commits).
+      await delivery.query(`update actions set attempt_count = 9 where id = $1`, [series]);
+      expect(settled).toBe(false);
+      await delivery.query('commit');
+      expect((await change).created).toEqual(['delivery_attempts_y2027m09']);
+    } finally {
+      await delivery.end();
+    }
+    expect(
+      (await rawQuery(t.database.sql, `select 1 from delivery_attempts where attempt_number = 9`)).length,
+    ).toBe(1);
   });
 
   it('drops a month past every plan retention whole, keeps a month a 365-day account still has, deletes no row of it', async () => {

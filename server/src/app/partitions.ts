@@ -5,9 +5,16 @@ import {
   attemptPartitionName,
   createAttemptPartition,
   dropAttemptPartition,
+  isLockBusy,
   lockAttemptPartitions,
+  lockForPartitionChange,
 } from '../persistence/partitions.js';
+import { realDeadline } from './clock.js';
 import type { Clock, Store } from './ports.js';
+
+/** Tries at taking the tables' locks without waiting, and the pause between them: a few seconds in all. */
+const LOCK_TRIES = 40;
+const LOCK_PAUSE_MS = 100;
 
 /**
  * No attempt is kept longer than the longest retention of any plan (the deployment's table, SCHED_PLANS_FILE, read
@@ -26,16 +33,28 @@ export class AttemptPartitions {
     private readonly clock: Clock,
   ) {}
 
-  /** Creates the missing months ahead and, unless `drop` is false, drops those behind; answers the partitions. */
+  /**
+   * Creates the missing months ahead and, unless `drop` is false, drops those behind; answers the partitions. Throws
+   * when the tables stay busy for every try (the next run, daily and at every start, tries again).
+   */
   async maintain(opts: { drop?: boolean } = {}): Promise<{ created: string[]; dropped: string[] }> {
     const now = this.clock();
-    return this.store.transaction(async (db) => {
-      await lockAttemptPartitions(db);
-      const plan = partitionPlan(now, await attemptMonths(db), keepDays());
-      for (const month of plan.create) await createAttemptPartition(db, month);
-      const drop = opts.drop === false ? [] : plan.drop;
-      for (const month of drop) await dropAttemptPartition(db, month);
-      return { created: plan.create.map(attemptPartitionName), dropped: drop.map(attemptPartitionName) };
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.store.transaction(async (db) => {
+          await lockAttemptPartitions(db);
+          const plan = partitionPlan(now, await attemptMonths(db), keepDays());
+          const drop = opts.drop === false ? [] : plan.drop;
+          if (plan.create.length === 0 && drop.length === 0) return { created: [], dropped: [] };
+          await lockForPartitionChange(db, { creating: plan.create.length > 0 });
+          for (const month of plan.create) await createAttemptPartition(db, month);
+          for (const month of drop) await dropAttemptPartition(db, month);
+          return { created: plan.create.map(attemptPartitionName), dropped: drop.map(attemptPartitionName) };
+        });
+      } catch (err) {
+        if (!isLockBusy(err) || attempt >= LOCK_TRIES) throw err;
+        await realDeadline(LOCK_PAUSE_MS);
+      }
+    }
   }
 }

@@ -16,14 +16,27 @@ export function attemptPartitionName(month: Date): string {
   return `${PARENT}_y${month.getUTCFullYear()}m${String(month.getUTCMonth() + 1).padStart(2, '0')}`;
 }
 
-/**
- * Takes the partition lock for the rest of the transaction, and bounds the wait for the table's lock: creating or
- * dropping a partition takes a lock on `delivery_attempts` that waits for deliveries in flight, and a delivery that
- * then waits behind it must not wait long (the job tries again the next run).
- */
+/** Serializes partition changes between processes (two workers starting at once) for the rest of the transaction. */
 export async function lockAttemptPartitions(db: Sql): Promise<void> {
   await sql`select pg_advisory_xact_lock(${PARTITION_LOCK})`.execute(db);
-  await sql`set local lock_timeout = '5s'`.execute(db);
+}
+
+/**
+ * Takes, without waiting, the table locks a partition change needs: creating one locks `actions` (its foreign key)
+ * and `delivery_attempts`, dropping one `delivery_attempts` only. The engine's statements take those two tables in
+ * either order, so a change that waited for one while holding the other could deadlock a delivery; one that never
+ * waits is never in a cycle, and never queues deliveries behind it. Throws an error `isLockBusy` recognises when a
+ * transaction holds either table: roll back and try again shortly.
+ */
+export async function lockForPartitionChange(db: Sql, opts: { creating: boolean }): Promise<void> {
+  if (opts.creating)
+    await sql`lock table ${sql.id('actions')} in share row exclusive mode nowait`.execute(db);
+  await sql`lock table ${sql.id(PARENT)} in access exclusive mode nowait`.execute(db);
+}
+
+/** Whether `err` is PostgreSQL's "lock not available" of a NOWAIT lock (`lockForPartitionChange`). */
+export function isLockBusy(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '55P03';
 }
 
 /** The months that have a partition, by their first instant, oldest first. */
