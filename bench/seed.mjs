@@ -223,13 +223,14 @@ async function ensureAttemptMonths(stack, from, to) {
     m <= to;
     m = month(m.getUTCFullYear(), m.getUTCMonth() + 1)
   ) {
-    // The server delivers meanwhile: take the two tables' locks without waiting (one implicit transaction), as the
-    // server's partition job does, so the seed never deadlocks a delivery; try again while they are busy.
+    // The server delivers meanwhile: take the two tables' locks as the server's partition job does (one implicit
+    // transaction, each wait shorter than the deadlock timeout), so the seed never deadlocks a delivery; try again.
     for (let tries = 1; ; tries++) {
       try {
         await stack.db.query(
-          `lock table actions in share row exclusive mode nowait;
-           lock table delivery_attempts in access exclusive mode nowait;
+          `set local lock_timeout = '200ms';
+           lock table actions in share row exclusive mode;
+           lock table delivery_attempts in access exclusive mode;
            ${attemptPartitionStatement(m)}`,
         );
         break;

@@ -196,7 +196,8 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
       void change.finally(() => {
         settled = true;
       });
-      // It keeps trying (no lock held meanwhile, so the delivery goes on: it updates its action and commits).
+      // The delivery goes on (it updates its action: a cycle with the change, which gives up first, never the
+      // delivery), and the change keeps trying until the delivery commits.
       await delivery.query(`update actions set attempt_count = 9 where id = $1`, [series]);
       expect(settled).toBe(false);
       await delivery.query('commit');

@@ -12,9 +12,9 @@ import {
 import { realDeadline } from './clock.js';
 import type { Clock, Store } from './ports.js';
 
-/** Tries at taking the tables' locks without waiting, and the pause between them: a few seconds in all. */
-const LOCK_TRIES = 40;
-const LOCK_PAUSE_MS = 100;
+/** Tries at taking the tables' locks (each waits at most 200 ms), and the pause between them: ten seconds in all. */
+const LOCK_TRIES = 20;
+const LOCK_PAUSE_MS = 300;
 
 /**
  * No attempt is kept longer than the longest retention of any plan (the deployment's table, SCHED_PLANS_FILE, read

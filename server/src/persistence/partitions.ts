@@ -22,19 +22,20 @@ export async function lockAttemptPartitions(db: Sql): Promise<void> {
 }
 
 /**
- * Takes, without waiting, the table locks a partition change needs: creating one locks `actions` (its foreign key)
- * and `delivery_attempts`, dropping one `delivery_attempts` only. The engine's statements take those two tables in
- * either order, so a change that waited for one while holding the other could deadlock a delivery; one that never
- * waits is never in a cycle, and never queues deliveries behind it. Throws an error `isLockBusy` recognises when a
- * transaction holds either table: roll back and try again shortly.
+ * Takes the table locks a partition change needs: creating one locks `actions` (its foreign key) and
+ * `delivery_attempts`, dropping one `delivery_attempts` only. Each wait is bounded by a lock timeout shorter than
+ * PostgreSQL's deadlock timeout (1 s by default): the engine's statements take those two tables in either order, so a
+ * change waiting for the second could be in a cycle with a delivery, and it must be the change that gives up, before
+ * the deadlock check would pick a delivery to abort. Writers queued behind a waiting change wait at most that long.
+ * Throws an error `isLockBusy` recognises when the locks are not had in time: roll back and try again shortly.
  */
 export async function lockForPartitionChange(db: Sql, opts: { creating: boolean }): Promise<void> {
-  if (opts.creating)
-    await sql`lock table ${sql.id('actions')} in share row exclusive mode nowait`.execute(db);
-  await sql`lock table ${sql.id(PARENT)} in access exclusive mode nowait`.execute(db);
+  await sql`set local lock_timeout = '200ms'`.execute(db);
+  if (opts.creating) await sql`lock table ${sql.id('actions')} in share row exclusive mode`.execute(db);
+  await sql`lock table ${sql.id(PARENT)} in access exclusive mode`.execute(db);
 }
 
-/** Whether `err` is PostgreSQL's "lock not available" of a NOWAIT lock (`lockForPartitionChange`). */
+/** Whether `err` is PostgreSQL's "lock not available", a lock timeout of `lockForPartitionChange`. */
 export function isLockBusy(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === '55P03';
 }
