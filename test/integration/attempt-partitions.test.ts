@@ -226,6 +226,22 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
       new Date('2027-06-20T00:01:00Z'),
     );
     await attempt(june, '2027-06-20T00:00:30.000Z');
+    // A Business action that ended on June 1st is past 365 days below, but its month of attempts is kept: it waits
+    // for that month to go whole, so deleting it deletes no attempt row. One that ended in May goes (its month did).
+    const juneFirst = await action(
+      business,
+      'executed',
+      new Date('2027-06-01T00:00:00Z'),
+      new Date('2027-06-01T12:00:00Z'),
+    );
+    await attempt(juneFirst, '2027-06-01T11:59:00.000Z');
+    const mayBusiness = await action(
+      business,
+      'executed',
+      new Date('2027-05-03T00:00:00Z'),
+      new Date('2027-05-03T00:01:00Z'),
+    );
+    await attempt(mayBusiness, '2027-05-03T00:00:30.000Z');
     // July: a free account's history inside a month that stays: retention deletes it row by row.
     const julyFree = await action(
       free,
@@ -234,7 +250,7 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
       new Date('2027-07-02T00:01:00Z'),
     );
     await attempt(julyFree, '2027-07-02T00:00:30.000Z');
-    await expect.poll(async () => (await stats('delivery_attempts_y2027m06'))?.ins).toBe(2);
+    await expect.poll(async () => (await stats('delivery_attempts_y2027m06'))?.ins).toBe(3);
 
     // A year and two days after the end of May: May is past the longest retention (365 days), June is not.
     const later = new Date('2028-06-02T00:00:00.000Z');
@@ -265,11 +281,15 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
     ]);
     expect(await rawQuery(t.database.sql, `select 1 from actions where id = $1`, [oldFree])).toHaveLength(0);
     expect(await partitionOf(june)).toEqual(['delivery_attempts_y2027m06']);
+    expect(await partitionOf(juneFirst)).toEqual(['delivery_attempts_y2027m06']);
+    expect(await rawQuery(t.database.sql, `select 1 from actions where id = $1`, [mayBusiness])).toHaveLength(
+      0,
+    );
     // The free account's July row went one by one (its month stays), and the statistics show it...
     expect(await partitionOf(julyFree)).toEqual([]);
     await expect.poll(async () => (await stats('delivery_attempts_y2027m07'))?.del).toBe(1);
     // ...while June, kept whole, had no row deleted and has no dead tuple.
-    expect(await stats('delivery_attempts_y2027m06')).toMatchObject({ ins: 2, del: 0, dead: 0 });
+    expect(await stats('delivery_attempts_y2027m06')).toMatchObject({ ins: 3, del: 0, dead: 0 });
   });
 
   it('every table that references actions has an index leading with the reference (an action delete reads each)', async () => {

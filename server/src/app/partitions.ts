@@ -20,7 +20,7 @@ const LOCK_PAUSE_MS = 300;
  * No attempt is kept longer than the longest retention of any plan (the deployment's table, SCHED_PLANS_FILE, read
  * when it runs), so a month past it can go whole.
  */
-const keepDays = () => Math.max(...PLANS.map((p) => planLimits(p).retentionDays));
+export const longestRetentionDays = () => Math.max(...PLANS.map((p) => planLimits(p).retentionDays));
 
 /**
  * The attempt log's months: the current one and the next two exist before an attempt needs them, and a month whose
@@ -43,7 +43,7 @@ export class AttemptPartitions {
       try {
         return await this.store.transaction(async (db) => {
           await lockAttemptPartitions(db);
-          const plan = partitionPlan(now, await attemptMonths(db), keepDays());
+          const plan = partitionPlan(now, await attemptMonths(db), longestRetentionDays());
           const drop = opts.drop === false ? [] : plan.drop;
           if (plan.create.length === 0 && drop.length === 0) return { created: [], dropped: [] };
           await lockForPartitionChange(db, { creating: plan.create.length > 0 });

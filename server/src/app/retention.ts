@@ -1,4 +1,5 @@
-import { PLANS, type Plan, retentionCutoff } from '../domain/quota/plans.js';
+import { historyCutoff } from '../domain/history/partitions.js';
+import { PLANS, type Plan, planLimits, retentionCutoff } from '../domain/quota/plans.js';
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
 import { AuditSealer } from './audit.js';
 import {
@@ -6,13 +7,25 @@ import {
   emptyPurgeCounts,
   expiredIdRanges,
   type PurgeCounts,
+  type PurgeCutoffs,
   purgeBatch,
 } from '../persistence/retention.js';
 import { stopwatch } from './clock.js';
-import { AttemptPartitions } from './partitions.js';
+import { AttemptPartitions, longestRetentionDays } from './partitions.js';
 import type { Clock, Store } from './ports.js';
 
 export type { PurgeCounts };
+
+/**
+ * A plan's cutoffs at `now`: its retention, except that the history of a plan keeping it as long as any waits for its
+ * month of attempts to be dropped whole (domain/history/partitions.ts `historyCutoff`).
+ */
+function cutoffsOf(plan: Plan, now: Date): PurgeCutoffs {
+  return {
+    history: historyCutoff(now, planLimits(plan).retentionDays, longestRetentionDays()),
+    other: retentionCutoff(plan, now),
+  };
+}
 
 /** Actions per batch: each batch is one short transaction, so no lock is held long. */
 const BATCH = 200;
@@ -42,7 +55,7 @@ export class RetentionService {
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       out[plan] = {
-        ...(await countExpired(this.store.sql, plan, cutoff, now)),
+        ...(await countExpired(this.store.sql, plan, cutoffsOf(plan, now), now)),
         audit_events: await countAuditEventsBefore(this.store.sql, plan, cutoff),
       };
     }
@@ -67,12 +80,13 @@ export class RetentionService {
       const cutoff = retentionCutoff(plan, now);
       // The expired actions' id ranges, each read on from where the last batch stopped; then the rest (loose outbox
       // rows, live series' old attempts, chains), whose scans would otherwise be paid again by every batch of actions.
-      const ranges = expiredIdRanges(cutoff, now);
+      const cutoffs = cutoffsOf(plan, now);
+      const ranges = expiredIdRanges(cutoffs.history, now);
       let range = ranges.shift() ?? null;
       for (;;) {
         if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
         const at = range;
-        const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoff, this.batchSize, at));
+        const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoffs, this.batchSize, at));
         opts.onBatch?.(batch.counts);
         for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
         if (at)

@@ -26,6 +26,16 @@ export const emptyPurgeCounts = (): PurgeCounts => ({
   audit_events: 0,
 });
 
+/**
+ * The instants before which a plan's rows go: `history` for terminal actions and live series' attempts (for the
+ * longest retentions, the start of the oldest month of attempts kept: domain/history/partitions.ts `historyCutoff`),
+ * `other` for loose outbox rows and ended chains.
+ */
+export interface PurgeCutoffs {
+  history: Date;
+  other: Date;
+}
+
 const planAccounts = (db: Sql, plan: Plan) => db.selectFrom('accounts').select('id').where('plan', '=', plan);
 
 /**
@@ -108,9 +118,10 @@ function expiredOutbox(db: Sql, plan: Plan, cutoff: Date) {
 export async function countExpired(
   db: Sql,
   plan: Plan,
-  cutoff: Date,
+  cutoffs: PurgeCutoffs,
   now: Date,
 ): Promise<Omit<PurgeCounts, 'audit_events'>> {
+  const cutoff = cutoffs.history;
   const [low, high] = expiredIdRanges(cutoff, now) as [IdRange, IdRange];
   const ids = expiredActions(db, plan, cutoff, low).union(expiredActions(db, plan, cutoff, high));
   const count = async (q: Promise<{ n: string | number | bigint }>) => Number((await q).n);
@@ -144,19 +155,19 @@ export async function countExpired(
     ),
     count(
       db
-        .selectFrom(expiredOutbox(db, plan, cutoff).as('o'))
+        .selectFrom(expiredOutbox(db, plan, cutoffs.other).as('o'))
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
     ),
     count(
       db
-        .selectFrom(expiredLiveAttempts(db, plan, cutoff).as('l'))
+        .selectFrom(expiredLiveAttempts(db, plan, cutoffs.history).as('l'))
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
     ),
     count(
       db
-        .selectFrom(expiredChains(db, plan, cutoff).as('c'))
+        .selectFrom(expiredChains(db, plan, cutoffs.other).as('c'))
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
     ),
@@ -181,14 +192,14 @@ export async function countExpired(
 export async function purgeBatch(
   db: Sql,
   plan: Plan,
-  cutoff: Date,
+  cutoffs: PurgeCutoffs,
   limit: number,
   range: IdRange | null,
 ): Promise<{ counts: PurgeCounts; more: boolean; actionsFull: boolean; lastActionId: string | null }> {
   const counts = emptyPurgeCounts();
   if (range) {
     const ids = (
-      await expiredActions(db, plan, cutoff, range)
+      await expiredActions(db, plan, cutoffs.history, range)
         .orderBy('actions.id')
         .limit(limit)
         .forUpdate()
@@ -215,7 +226,7 @@ export async function purgeBatch(
       'id',
       'in',
       db
-        .selectFrom(expiredOutbox(db, plan, cutoff).limit(limit).forUpdate().skipLocked().as('o'))
+        .selectFrom(expiredOutbox(db, plan, cutoffs.other).limit(limit).forUpdate().skipLocked().as('o'))
         .select('o.id'),
     )
     .executeTakeFirst();
@@ -227,7 +238,7 @@ export async function purgeBatch(
     .where(
       sql<boolean>`(action_id, id) in (${db
         .selectFrom(
-          expiredLiveAttempts(db, plan, cutoff)
+          expiredLiveAttempts(db, plan, cutoffs.history)
             .limit(limit)
             .forUpdate('delivery_attempts')
             .skipLocked()
@@ -239,7 +250,7 @@ export async function purgeBatch(
   const liveAttemptCount = Number(liveAttempts.numDeletedRows);
   counts.delivery_attempts += liveAttemptCount;
   const chainIds = (
-    await expiredChains(db, plan, cutoff)
+    await expiredChains(db, plan, cutoffs.other)
       .orderBy('chains.completed_at')
       .limit(limit)
       .forUpdate()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { monthStart, monthsAhead, partitionPlan } from './partitions.js';
+import { historyCutoff, monthStart, monthsAhead, partitionPlan } from './partitions.js';
 
 const d = (s: string) => new Date(s);
 
@@ -45,5 +45,14 @@ describe('attempt partitions by month', () => {
   it('never drops a month ahead or the current one', () => {
     const now = d('2026-11-28T00:00:00Z');
     expect(partitionPlan(now, monthsAhead(now), 0).drop).toEqual([]);
+  });
+
+  it('purges the longest-retention history only once its month of attempts is dropped, a shorter one on the day', () => {
+    const now = d('2026-11-28T12:00:00Z');
+    // 365 days back is 2025-11-28: November 2025 is still kept, so actions that ended before its start go.
+    expect(historyCutoff(now, 365, 365)).toEqual(d('2025-11-01T00:00:00Z'));
+    const dropped = partitionPlan(now, [d('2025-10-01T00:00:00Z'), d('2025-11-01T00:00:00Z')], 365).drop;
+    expect(dropped).toEqual([d('2025-10-01T00:00:00Z')]);
+    expect(historyCutoff(now, 30, 365)).toEqual(d('2026-10-29T12:00:00Z'));
   });
 });
