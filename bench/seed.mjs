@@ -223,14 +223,16 @@ async function ensureAttemptMonths(stack, from, to) {
     m <= to;
     m = month(m.getUTCFullYear(), m.getUTCMonth() + 1)
   ) {
-    // The server delivers meanwhile: take the two tables' locks as the server's partition job does (one implicit
-    // transaction, each wait shorter than the deadlock timeout), so the seed never deadlocks a delivery; try again.
+    // The server delivers meanwhile: take the two tables' locks as the server's partition job does
+    // (persistence/partitions.ts `lockForPartitionChange`, in one implicit transaction), so the seed never deadlocks a
+    // delivery; try again while they are busy.
     for (let tries = 1; ; tries++) {
       try {
         await stack.db.query(
-          `set local lock_timeout = '200ms';
+          `set local lock_timeout = '2s';
            lock table actions in share row exclusive mode;
-           lock table delivery_attempts in access exclusive mode;
+           set local lock_timeout = '200ms';
+           lock table only delivery_attempts in access exclusive mode;
            ${attemptPartitionStatement(m)}`,
         );
         break;

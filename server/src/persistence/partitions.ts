@@ -22,17 +22,22 @@ export async function lockAttemptPartitions(db: Sql): Promise<void> {
 }
 
 /**
- * Takes the table locks a partition change needs: creating one locks `actions` (its foreign key) and
- * `delivery_attempts`, dropping one `delivery_attempts` only. Each wait is bounded by a lock timeout shorter than
- * PostgreSQL's deadlock timeout (1 s by default): the engine's statements take those two tables in either order, so a
- * change waiting for the second could be in a cycle with a delivery, and it must be the change that gives up, before
- * the deadlock check would pick a delivery to abort. Writers queued behind a waiting change wait at most that long.
- * Throws an error `isLockBusy` recognises when the locks are not had in time: roll back and try again shortly.
+ * Takes the table locks a partition change needs: creating one locks `actions` (its foreign key) and the parent
+ * `delivery_attempts`, dropping one the parent only. The engine's statements take those two tables in either order,
+ * so the change waits longer only for the first lock, holding nothing a delivery wants (long enough, past PostgreSQL's
+ * 1 s deadlock timeout, that an autovacuum of `actions` in the way is cancelled), and for the second at most 200 ms,
+ * under that timeout: in a cycle with a delivery it is the change that gives up, never the delivery that is aborted.
+ * Writers queued behind a waiting change wait at most that long. Throws an error `isLockBusy` recognises when the
+ * locks are not had in time: roll back and try again shortly.
  */
 export async function lockForPartitionChange(db: Sql, opts: { creating: boolean }): Promise<void> {
-  await sql`set local lock_timeout = '200ms'`.execute(db);
-  if (opts.creating) await sql`lock table ${sql.id('actions')} in share row exclusive mode`.execute(db);
-  await sql`lock table ${sql.id(PARENT)} in access exclusive mode`.execute(db);
+  await sql`set local lock_timeout = '2s'`.execute(db);
+  if (opts.creating) {
+    await sql`lock table ${sql.id('actions')} in share row exclusive mode`.execute(db);
+    await sql`set local lock_timeout = '200ms'`.execute(db);
+  }
+  // ONLY: the parent, not every partition (an autovacuum of one does not stand in the way).
+  await sql`lock table only ${sql.id(PARENT)} in access exclusive mode`.execute(db);
 }
 
 /** Whether `err` is PostgreSQL's "lock not available", a lock timeout of `lockForPartitionChange`. */
