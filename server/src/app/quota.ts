@@ -60,9 +60,12 @@ export class QuotaService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** The creates this process counts after their commit, written before a read so it shows them. */
+    private readonly lateCounts?: Pick<LateActionCounts, 'settled'>,
   ) {}
 
   async get(accountId: string, plan: Plan): Promise<Quota> {
+    await this.lateCounts?.settled();
     const now = this.clock();
     const period = monthPeriod(now);
     const [used, teamMembers] = await Promise.all([
@@ -99,10 +102,16 @@ export class QuotaService {
   }
 }
 
+/** How long the first create counted after its commit waits for others before their sum is written. */
+const LATE_COUNT_WAIT_MS = 50;
+
 /**
  * Creates of plans without a monthly cap, counted after their commit on a connection that does not wait for the
  * disk flush (that row is updated by every create of the account, and the count only reports), summed per account
- * and month for one turn of the event loop.
+ * and month over LATE_COUNT_WAIT_MS: under load, a statement every 50 ms instead of one per turn of the event loop.
+ * The create does not wait for its count. This process's own reads of the usage wait for it (`settled`); another
+ * process's read may miss the creates of the last 50 ms or so, and a crash loses them, as it loses any count made
+ * after a commit.
  */
 export class LateActionCounts {
   private readonly batch = new TickBatch<{ accountId: string; period: string; amount: number }, void>(
@@ -120,11 +129,23 @@ export class LateActionCounts {
       );
       return uses.map(() => undefined);
     },
+    500,
+    Number.POSITIVE_INFINITY,
+    LATE_COUNT_WAIT_MS,
   );
 
-  constructor(private readonly counters: () => Sql) {}
+  constructor(
+    private readonly counters: () => Sql,
+    /** A count that could not be written (the create it counts stands). */
+    private readonly failed: (err: unknown) => void,
+  ) {}
 
-  add(accountId: string, period: string, amount = 1): Promise<void> {
-    return this.batch.add({ accountId, period, amount });
+  add(accountId: string, period: string, amount = 1): void {
+    this.batch.add({ accountId, period, amount }).catch(this.failed);
+  }
+
+  /** Resolves once every count added so far is written (or has failed). */
+  settled(): Promise<void> {
+    return this.batch.drain();
   }
 }

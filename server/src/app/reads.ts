@@ -104,6 +104,11 @@ export class Reads {
     return this.routed(reader, (store) => store.snapshot(fn));
   }
 
+  /** Whether writes are recorded at all: only reads routed to a replica can lag behind them. */
+  get recordsWrites(): boolean {
+    return this.deps.replica !== undefined;
+  }
+
   /** Records an API write of `accountId` (at most once a second per process), when a replica is configured. */
   async wrote(accountId: string): Promise<void> {
     if (!this.deps.replica) return;

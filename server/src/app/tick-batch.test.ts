@@ -76,4 +76,62 @@ describe('TickBatch (group commit per turn of the event loop)', () => {
       [4, 5],
     ]);
   });
+
+  it('drain sends a waiting batch at once and resolves when every batch under way has settled', async () => {
+    const written: number[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const batch = new TickBatch<number, number>(
+      async (items) => {
+        await gate;
+        written.push(...items);
+        return items;
+      },
+      500,
+      1,
+      60_000,
+    );
+    const answers = [batch.add(1), batch.add(2)];
+    const started = Date.now();
+    const drained = batch.drain();
+    let done = false;
+    void drained.then(() => {
+      done = true;
+    });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Sent without waiting its minute, but not settled until the statement ends.
+    expect(done).toBe(false);
+    release();
+    await drained;
+    expect(written).toEqual([1, 2]);
+    expect(await Promise.all(answers)).toEqual([1, 2]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await batch.drain();
+  });
+
+  it('drain waits for the items added before it, not for a stream of later ones', async () => {
+    const settled = new Set<number>();
+    const batch = new TickBatch<number, number>(
+      async (items) => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        for (const i of items) settled.add(i);
+        return items;
+      },
+      2,
+      1,
+    );
+    const early = [1, 2, 3, 4, 5].map((i) => batch.add(i));
+    let next = 100;
+    const stream = setInterval(() => void batch.add(next++), 2);
+    try {
+      await batch.drain();
+      expect([1, 2, 3, 4, 5].every((i) => settled.has(i))).toBe(true);
+      expect(await Promise.all(early)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      clearInterval(stream);
+    }
+    await batch.drain();
+  });
 });

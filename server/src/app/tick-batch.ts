@@ -13,6 +13,10 @@
 export class TickBatch<I, O> {
   private pending: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   private running = 0;
+  private readonly underWay = new Set<Promise<void>>();
+  /** Items added and items handed to a batch, ever: what `drain` waits for is the items added before it. */
+  private added = 0;
+  private sent = 0;
   private timer: NodeJS.Timeout | null = null;
 
   /**
@@ -34,8 +38,24 @@ export class TickBatch<I, O> {
         else setImmediate(() => this.flush());
       }
       this.pending.push({ item, resolve, reject });
+      this.added += 1;
       if (this.pending.length >= this.maxItems) this.flush();
     });
+  }
+
+  /**
+   * Sends what is pending at once (a `waitMs` batch need not wait it out) and resolves when every item added before
+   * the call has settled; items added later do not hold it up, so it ends under a steady stream of calls.
+   */
+  async drain(): Promise<void> {
+    const upTo = this.added;
+    this.flush();
+    // Past `maxRunning`, the rest go as batches end.
+    while (this.sent < upTo) {
+      await Promise.race(this.underWay);
+      this.flush();
+    }
+    await Promise.all([...this.underWay]);
   }
 
   private flush(): void {
@@ -46,11 +66,14 @@ export class TickBatch<I, O> {
     while (this.pending.length > 0 && this.running < this.maxRunning) {
       const batch = this.pending.slice(0, this.maxItems);
       this.pending = this.pending.slice(batch.length);
+      this.sent += batch.length;
       this.running += 1;
-      void this.settle(batch).finally(() => {
+      const settled: Promise<void> = this.settle(batch).finally(() => {
         this.running -= 1;
+        this.underWay.delete(settled);
         this.flush();
       });
+      this.underWay.add(settled);
     }
   }
 

@@ -47,7 +47,8 @@ export async function startApi(
         keepAliveMs: config.httpKeepAliveTimeoutMs,
       },
       databaseFault: (err) => db.availability.answerFor(err),
-      recordWrite: (accountId) => ctx.reads.wrote(accountId),
+      // Without a replica no read can lag behind a write: no hook on every answer to record it.
+      ...(ctx.reads.recordsWrites ? { recordWrite: (accountId: string) => ctx.reads.wrote(accountId) } : {}),
       observeRequest: (method, route, status, seconds) =>
         metrics.httpRequests.observe(
           { method, route: routeLabel(route), status_class: `${Math.floor(status / 100)}xx` },

@@ -188,7 +188,10 @@ export async function buildContext(
     gates: approvalGates,
     queries: actionQueries,
     changes: actionChanges,
+    countFailed: (err) => logger.warn({ err }, 'could not count creates in the usage counters'),
   });
+  // Before the counters pool closes (steps run last-registered first): the creates answered are counted.
+  shutdown.add('the late action counts', () => actions.lateCounts.settled());
   return {
     ...base,
     listen: new ProcessListen({ url: db.opened.url, logger, availability: db.availability, shutdown }),

@@ -32,7 +32,10 @@ export const actionsFeature: Feature = {
         shared.actionWaits,
       ),
     );
-    await http.contract(apiContract.quota, quotaHandlers(new QuotaService(ctx.db.main, clock)));
+    await http.contract(
+      apiContract.quota,
+      quotaHandlers(new QuotaService(ctx.db.main, clock, ctx.actions.lateCounts)),
+    );
     await http.contract(apiContract.schedules, schedulesHandlers(clock, shared.calendars));
   },
   async workers({ ctx, outbound, failedJob }) {

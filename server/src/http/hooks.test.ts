@@ -4,7 +4,14 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RateLimitName } from '../domain/rate-limit/policy.js';
-import { contractMounter, declaredRouteLimits, publicRouteRules, unmountedRoutes } from './hooks.js';
+import {
+  contractMounter,
+  declaredRouteLimits,
+  publicRouteRules,
+  registerDraining,
+  registerResponseHooks,
+  unmountedRoutes,
+} from './hooks.js';
 
 const c = initContract();
 const ok = { 200: z.object({ ok: z.boolean() }) };
@@ -74,5 +81,33 @@ describe('mounting a part of the contract', () => {
     expect(publicRouteRules(part.probe, { ip: 'ip', token: 't' }, 1)).toEqual([]);
     // A key holder's limit is counted by authentication, never on a public caller.
     expect(() => publicRouteRules(part.make, { ip: 'ip', token: 't' }, 1)).toThrow(/key holder/);
+  });
+});
+
+describe('the hooks every request passes', () => {
+  it('sets the headers every answer carries and observes each answer, the draining hook letting it through', async () => {
+    const app = Fastify();
+    const observed: [string, string | undefined, number][] = [];
+    registerDraining(app);
+    registerResponseHooks(app, (method, route, status) => observed.push([method, route, status]));
+    app.get('/now', async () => ({ ok: true }));
+    app.get('/text', async (_request, reply) => reply.type('text/plain').send('ok'));
+    await app.ready();
+
+    const json = await app.inject({ method: 'GET', url: '/now' });
+    expect(json.statusCode).toBe(200);
+    expect(json.headers).toMatchObject({
+      'x-request-id': expect.any(String),
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    });
+    const text = await app.inject({ method: 'GET', url: '/text' });
+    expect(text.body).toBe('ok');
+    expect(text.headers['cache-control']).toBeUndefined();
+    expect(observed).toEqual([
+      ['GET', '/now', 200],
+      ['GET', '/text', 200],
+    ]);
+    await app.close();
   });
 });

@@ -117,8 +117,13 @@ export function registerDraining(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onRequest', async () => {
-    if (draining) throw new ServiceUnavailableError('the server is shutting down; retry on another instance');
+  // Hooks every request passes are written with `done` rather than async: no promise made to be awaited at once.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(
+      draining
+        ? new ServiceUnavailableError('the server is shutting down; retry on another instance')
+        : undefined,
+    );
   });
 }
 
@@ -155,13 +160,14 @@ export function registerNotFound(
       message: `route not found: ${request.method} ${request.url.split('?')[0]}`,
     });
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return;
-    if (bearerToken(request.headers.authorization)) await deps.auth(request, reply);
-    else
-      await enforceRateLimits(deps.rateLimiter, reply, [
-        rule('unauthenticated', request.ip, deps.rateLimitFactor),
-      ]);
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
+    const counted = bearerToken(request.headers.authorization)
+      ? deps.auth(request, reply)
+      : enforceRateLimits(deps.rateLimiter, reply, [
+          rule('unauthenticated', request.ip, deps.rateLimitFactor),
+        ]);
+    counted.then(() => done(), done);
   });
 }
 
@@ -172,7 +178,7 @@ export function registerResponseHooks(
     | ((method: string, routeTemplate: string | undefined, status: number, seconds: number) => void)
     | undefined,
 ): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     // Answers may hold secrets (a trigger token on create, header values for write keys): never cached,
     // never sniffed into another type. Pages set their own stricter headers.
@@ -181,13 +187,15 @@ export function registerResponseHooks(
     if (typeof type === 'string' && type.includes('json') && !reply.hasHeader('cache-control')) {
       void reply.header('cache-control', 'no-store');
     }
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     observeRequest?.(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(
       { req: request, statusCode: reply.statusCode, responseTime: Math.round(reply.elapsedTime * 10) / 10 },
       'request completed',
     );
+    done();
   });
 }
 

@@ -146,8 +146,10 @@ export function prepareAction(
   const attempts = effectiveMaxAttempts(body.max_attempts, ctx.plan);
   if (!attempts.ok) fail(attempts.field, attempts.message);
 
-  for (const [field, messages] of Object.entries(validateDedupKeys(dedupKeys))) {
-    for (const m of messages) fail(field, m);
+  if (dedupKeys.length > 0) {
+    for (const [field, messages] of Object.entries(validateDedupKeys(dedupKeys))) {
+      for (const m of messages) fail(field, m);
+    }
   }
   if (body.coordination && dedupKeys.length === 0) fail('dedup_keys', 'is required when coordination is set');
 

@@ -33,8 +33,11 @@ import { actionView } from './view.js';
  * (cancel-retry.ts).
  */
 export class ActionService {
-  /** Creates counted after their commit (plans without a quota), summed per account and month for one turn. */
-  private readonly lateCounts = new LateActionCounts(() => (this.options.counters ?? this.store).sql);
+  /** Creates counted after their commit (plans without a quota), summed per account and month. */
+  readonly lateCounts = new LateActionCounts(
+    () => (this.options.counters ?? this.store).sql,
+    (err) => this.options.countFailed?.(err),
+  );
 
   /** The one-statement creates of one turn of the event loop, inserted together (group commit). */
   private readonly simpleInserts = new TickBatch<NewActionRecord, ActionRow>((items) =>
@@ -60,6 +63,8 @@ export class ActionService {
       queries: Pick<ActionQueries, 'view'>;
       /** Cancels what a `replace` coordination rule displaces. */
       changes: Pick<ActionChanges, 'cancelRow'>;
+      /** A create counted after its commit whose count could not be written. */
+      countFailed?: (err: unknown) => void;
     },
   ) {}
 
@@ -75,11 +80,13 @@ export class ActionService {
   ): Promise<CreateResult> {
     const traceparent = context.traceparent ?? null;
     const now = this.clock();
+    // Only a delivery window or quiet hours can name a calendar: without either there is nothing to read.
+    const windowed = body.delivery_window !== undefined || body.gate?.quiet_hours !== undefined;
     const prepared = prepareAction(body, {
       plan: principal.plan,
       now,
       allowPrivateDestinations: this.options.allowPrivateDestinations,
-      calendars: await calendarsNamedBy(this.store.sql, principal.accountId, [body]),
+      ...(windowed ? { calendars: await calendarsNamedBy(this.store.sql, principal.accountId, [body]) } : {}),
     });
     if (!prepared.ok) throw new ValidationError(prepared.errors);
     const p = prepared.action;
@@ -110,7 +117,7 @@ export class ActionService {
         ),
       );
       // Scheduled by its row (and announced with the turn's creates, when due within the window).
-      await this.lateCounts.add(accountId, periodKey(monthPeriod(now)));
+      this.lateCounts.add(accountId, periodKey(monthPeriod(now)));
       return { kind: 'created', action: actionView(inserted) };
     }
 
@@ -149,7 +156,7 @@ export class ActionService {
       };
     });
     if (result.kind === 'created' && countAfterCommit !== null)
-      await this.lateCounts.add(accountId, countAfterCommit);
+      this.lateCounts.add(accountId, countAfterCommit);
     return result;
   }
 
@@ -271,7 +278,7 @@ export class ActionService {
       return out;
     });
     const late = countAfterCommit as { period: string; amount: number } | null;
-    if (late) await this.lateCounts.add(accountId, late.period, late.amount);
+    if (late) this.lateCounts.add(accountId, late.period, late.amount);
     return results;
   }
 }

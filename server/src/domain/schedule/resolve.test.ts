@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import {
   isValidTimezone,
@@ -319,5 +320,30 @@ describe('parseTimestamp', () => {
     expect(parseTimestamp(undefined as unknown as string, 'UTC')).toBeNull();
     expect(parseTimestamp('2026-02-30T00:00:00Z', 'UTC')).toBeNull();
     expect(parseTimestamp('2026-02-30T00:00:00', 'UTC')).toBeNull();
+  });
+
+  it('reads the UTC form of toISOString() as luxon reads it, and leaves luxon what does not exist', () => {
+    const luxon = (text: string) => {
+      const t = DateTime.fromISO(text, { setZone: true });
+      return t.isValid ? t.toJSDate().toISOString() : null;
+    };
+    for (const text of [
+      '2026-11-28T20:31:00.000Z',
+      '2026-11-28T20:31:00Z',
+      '2026-11-28T20:31:07.5Z',
+      '2026-11-28T20:31:07.05Z',
+      '2028-02-29T23:59:59.999Z',
+      '2027-02-29T00:00:00Z',
+      '2026-11-31T00:00:00Z',
+      '2026-11-28T24:00:00Z',
+      '2026-12-31T23:59:60Z',
+      '2026-13-01T00:00:00Z',
+      '0099-01-01T00:00:00Z',
+      '1000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+    ]) {
+      expect(parseTimestamp(text, 'UTC')?.toISOString() ?? null, text).toBe(luxon(text));
+      expect(parseTimestamp(text, NY)?.toISOString() ?? null, text).toBe(luxon(text));
+    }
   });
 });

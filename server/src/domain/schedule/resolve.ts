@@ -219,9 +219,36 @@ export function addToWallTime(
 
 const OFFSET_RE = /(?:[zZ]|[+-]\d{2}(?::?\d{2})?)$/;
 
+/** The form nearly every client sends (`toISOString()`'s): UTC, to the second or millisecond. */
+const UTC_INSTANT_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z$/;
+
+/**
+ * That form read without luxon, which costs a create more than the rest of its schedule: null when the text is not of
+ * that form or names a moment that does not exist (a 31st of November, 24:00, a leap second), which luxon then judges.
+ */
+function utcInstant(text: string): Date | null {
+  const m = UTC_INSTANT_RE.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as number[];
+  // Date.UTC reads years below 100 as 19xx; such dates are luxon's to read.
+  if (year! < 1000) return null;
+  const ms = m[7] ? Number(m[7].padEnd(3, '0')) : 0;
+  const at = new Date(Date.UTC(year!, month! - 1, day!, hour!, minute!, second!, ms));
+  const exact =
+    at.getUTCFullYear() === year &&
+    at.getUTCMonth() === month! - 1 &&
+    at.getUTCDate() === day &&
+    at.getUTCHours() === hour &&
+    at.getUTCMinutes() === minute &&
+    at.getUTCSeconds() === second;
+  return exact ? at : null;
+}
+
 /** Parses an ISO 8601 timestamp; one without an offset is read in `timezone`. `null` when not ISO 8601. */
 export function parseTimestamp(text: string, timezone: string): Date | null {
   if (typeof text !== 'string') return null;
+  const utc = utcInstant(text);
+  if (utc) return utc;
   const timePart = text.split(/[Tt]/)[1];
   if (timePart !== undefined && OFFSET_RE.test(timePart)) {
     const parsed = DateTime.fromISO(text, { setZone: true });
