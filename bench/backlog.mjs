@@ -91,7 +91,8 @@ async function backlogRound(stack, receivers) {
   const t0 = nowMs();
   const pendingMs = await seedPending(stack, { count: pending, url: receivers.seeded.url });
   log(`backlog: pending seeded in ${Math.round(pendingMs / 1000)} s`);
-  const historyMs = await seedHistory(stack, { count: pending });
+  // 427 days: a whole calendar month (and a part of the one before) is past the 365-day retention, whatever the date.
+  const historyMs = await seedHistory(stack, { count: pending, spreadDays: 427 });
   log(`backlog: history seeded in ${Math.round(historyMs / 1000)} s`);
   const vacuumMs = await settleSeed(stack);
   const seed = {
