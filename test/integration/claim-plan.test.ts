@@ -55,7 +55,6 @@ describe('the claim statement reads the due index in order, without statistics',
     const now = new Date();
     const { rows } = await client.query(`explain (format json) ${claimBatchStatement.text}`, [
       new Date(now.getTime() + 70),
-      'executing',
       now,
       128,
       1,

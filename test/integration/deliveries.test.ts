@@ -350,8 +350,6 @@ describe('deliveries (in-process, fake clock)', () => {
     const toCount = await series(2);
     const found = await claimDue(t.database.sql, {
       actionIds: [uncounted, counted, toCount],
-      from: ['resolved'],
-      to: 'executing',
       leaseUntil: new Date(T0.getTime() + 60_000),
       dueBy: T0,
       now: T0,
@@ -425,6 +423,36 @@ describe('deliveries (in-process, fake clock)', () => {
     for (const id of ids) {
       expect(await row(id)).toMatchObject({ status: 'executed', attempt_count: 1 });
       expect(await attemptsOf(t.database.sql, id)).toHaveLength(1);
+    }
+  });
+
+  // A record the database drops (a connection killed under it) is tried again within the lease, so the attempt is
+  // recorded once and not sent again by the lease sweep; a retry after a commit whose answer was lost writes nothing.
+  it('a record the database drops is tried again: recorded once, sent once', async () => {
+    const lost = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+    });
+    const h = harness([response(503), response(503)]);
+    const refused = await newAction();
+    const spy = vi.spyOn(t.database, 'transaction').mockRejectedValueOnce(lost);
+    await h.deliveries.fire(refused);
+    expect(spy).toHaveBeenCalledTimes(2);
+    spy.mockRestore();
+
+    const committed = await newAction();
+    const real = t.database.transaction.bind(t.database);
+    const after = vi.spyOn(t.database, 'transaction').mockImplementationOnce(async (fn) => {
+      await real(fn);
+      throw lost;
+    });
+    await h.deliveries.fire(committed);
+    expect(after).toHaveBeenCalledTimes(2);
+    after.mockRestore();
+
+    expect(h.sent).toHaveLength(2);
+    for (const id of [refused, committed]) {
+      expect(await row(id)).toMatchObject({ status: 'resolved', attempt_count: 1, last_status_code: 503 });
+      expect((await attemptsOf(t.database.sql, id)).map((a) => a.status_code)).toEqual([503]);
     }
   });
 });

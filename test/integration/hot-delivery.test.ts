@@ -69,7 +69,6 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     const claim = await counted((db) =>
       claimDueShare(db, {
         until: now,
-        to: 'executing',
         now,
         leaseUntil: new Date(now.getTime() + 30_000),
         limit: n,
@@ -85,7 +84,6 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     // In flight, the rows are still in the due index, and no claim takes them again.
     const again = await claimDueShare(t.database.sql, {
       until: now,
-      to: 'executing',
       now,
       leaseUntil: new Date(now.getTime() + 30_000),
       limit: n,
@@ -145,7 +143,6 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
       promoteEntering(db, {
         until: new Date(now.getTime() + 60_000),
         now,
-        promoteTo: 'resolved',
         limit: 1_000,
         share,
       }),
@@ -172,8 +169,6 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     const claim = await counted((db) =>
       claimDue(db, {
         actionIds: ids,
-        from: ['scheduled', 'resolved'],
-        to: 'executing',
         leaseUntil: new Date(now.getTime() + 30_000),
         dueBy: now,
         now,

@@ -1,14 +1,9 @@
 import type { ActionScheduler, Clock, Store } from '../app/ports.js';
-import { assertTransition } from '../domain/action/states.js';
 import { RESOLVE_WINDOW_MS, withinAnnounceWindow } from '../domain/schedule/window.js';
 import type { Sql } from '../persistence/database.js';
 import { announceDue, type DueShare, promoteEntering } from '../persistence/schedule.js';
 
 /** Channel on which workers hear of attempts due soon (`id,dueMs`), to wake in time for them. */
-
-// Entering the window is the "schedule resolved" event of 3.1 for a `scheduled` action; a `resolved` one (a retry,
-// a next occurrence) keeps its state.
-const PROMOTED_TO = assertTransition('scheduled', 'resolve');
 
 /** At most this many attempts are promoted per statement of the scan; a fuller window is taken in several turns. */
 const PROMOTE_BATCH = 2_000;
@@ -45,7 +40,6 @@ export function createActionScheduler(clock: Clock): WindowScheduler {
         const { promoted, nextDue } = await promoteEntering(store.sql, {
           until: new Date(now.getTime() + RESOLVE_WINDOW_MS),
           now,
-          promoteTo: PROMOTED_TO,
           limit: PROMOTE_BATCH,
           share,
         });

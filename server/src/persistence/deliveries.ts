@@ -2,6 +2,7 @@ import type { HoldReason } from '@sched/contract';
 import type { ActionState } from '../domain/action/states.js';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
+import type { ActionChanges, ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
 import { timeOrderedId } from './ids.js';
 
@@ -61,6 +62,19 @@ export function latestAttempt(a: AttemptRecord) {
 }
 
 /**
+ * The actions of attempts about to be recorded, as they stand, without a lock: a row in flight changes only through
+ * its lease's holder or the lease sweep, and the outcome's statement writes it only while the lease is the recorder's.
+ */
+export async function actionsToRecord(db: Sql, ids: readonly string[]): Promise<Map<string, ActionRow>> {
+  const rows = await db
+    .selectFrom('actions')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
  * Logs an attempt and nothing else: for a caller that changes its action in the same transaction and writes
  * `latestAttempt` with that change, so the row is rewritten once (each rewrite of these indexed columns moves every
  * index entry of the row).
@@ -109,19 +123,79 @@ const completeStatement = fixedStatement<{ action_id: string }>(
    returning action_id`,
 );
 
+// The outcomes that are more than a plain success (a recurring action's next occurrence, a success with a
+// callback, a retry, a failure) of one or several attempts: each action's change, worked out from the state table by
+// the caller (app/actions/transition.ts `planActionEvent`) and passed as one JSON object per row, is written over the
+// row as it stands, in the same statement as its attempt's row, under the same condition as a plain success's (the
+// lease still the recorder's). The columns an outcome may write are listed once, below; the rest of the row keeps
+// its values.
+const OUTCOME_COLUMNS = [
+  'status',
+  'next_attempt_at',
+  'last_error',
+  'lease_until',
+  'updated_at',
+  'last_attempt_at',
+  'last_status_code',
+  'last_error_class',
+  'last_lateness_ms',
+  'executed_at',
+  'last_executed_at',
+  'recurrence_count',
+  'recurrence_index',
+  'scheduled_for',
+  'attempt_count',
+  'reschedule_count',
+  'window_state',
+] as const satisfies readonly (keyof ActionChanges)[];
+const outcomeStatement = fixedStatement<{ action_id: string }>(
+  `with attempt as (
+     select * from unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[],
+                          $7::int[], $8::int[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::text[],
+                          $14::int[], $15::text[], $16::jsonb[])
+       as t(id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms, status_code, outcome,
+            error, response_excerpt, response_truncated, error_class, held_ms, held_by, changes)
+   ), done as (
+     update actions a set (${OUTCOME_COLUMNS.join(', ')}) =
+       (select ${OUTCOME_COLUMNS.map((c) => `r.${c}`).join(', ')} from jsonb_populate_record(a, t.changes) r)
+       from attempt t
+      where a.id = any($2::uuid[]) and t.action_id = a.id and a.status || '' = '${EXECUTING}'
+        and a.attempt_count = t.attempt_number
+     returning a.id
+   )
+   insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
+     status_code, outcome, error, response_excerpt, response_truncated, error_class, held_ms, held_by)
+   select t.id, t.action_id, t.attempt_number, t.due_at, t.started_at, t.lateness_ms, t.duration_ms, t.status_code,
+          t.outcome, t.error, t.response_excerpt, t.response_truncated, t.error_class, t.held_ms, t.held_by
+     from attempt t join done d on d.id = t.action_id
+   returning action_id`,
+);
+
 /**
- * The common success (one-time, no callback) of several attempts in one statement: each action moves to `to` and
- * its attempt is logged together, or neither when its lease was lost. Answers the actions completed; the caller
- * takes the others through the careful path.
+ * The outcomes of several attempts in one statement (see above): each action takes its change and its attempt is
+ * logged, or neither when its lease was lost. Answers the actions written; the caller takes the others through the
+ * careful path.
  */
-export async function completeOneShots(
+export async function recordOutcomes(
   db: Sql,
-  attempts: readonly AttemptRecord[],
-  c: { to: ActionState; now: Date },
+  outcomes: readonly { attempt: AttemptRecord; changes: ActionChanges }[],
 ): Promise<Set<string>> {
+  for (const { changes } of outcomes) {
+    const unknown = Object.keys(changes).filter((k) => !(OUTCOME_COLUMNS as readonly string[]).includes(k));
+    if (unknown.length > 0) throw new Error(`an outcome cannot write ${unknown.join(', ')}`);
+  }
+  const done = await outcomeStatement(db, [
+    ...attemptColumns(outcomes.map((o) => o.attempt)),
+    outcomes.map((o) => JSON.stringify(o.changes)),
+  ]);
+  return new Set(done.map((r) => r.action_id));
+}
+
+/** An attempt log's rows as the column arrays of an `unnest`, in the order the statements above declare them. */
+function attemptColumns(attempts: readonly AttemptRecord[]) {
   const rows = attempts.map(attemptRow);
   const column = <K extends keyof ReturnType<typeof attemptRow>>(k: K) => rows.map((r) => r[k]);
-  const done = await completeStatement(db, [
+  return [
     column('id'),
     column('action_id'),
     column('attempt_number'),
@@ -134,11 +208,24 @@ export async function completeOneShots(
     column('error'),
     column('response_excerpt'),
     column('response_truncated'),
-    c.to,
-    c.now,
     column('error_class'),
     column('held_ms'),
     column('held_by'),
-  ]);
+  ];
+}
+
+/**
+ * The common success (one-time, no callback) of several attempts in one statement: each action moves to `to` and
+ * its attempt is logged together, or neither when its lease was lost. Answers the actions completed; the caller
+ * takes the others through the careful path.
+ */
+export async function completeOneShots(
+  db: Sql,
+  attempts: readonly AttemptRecord[],
+  c: { to: ActionState; now: Date },
+): Promise<Set<string>> {
+  // Its parameters 13 and 14 come after the attempt's first twelve columns (the statement grew by appending).
+  const columns = attemptColumns(attempts);
+  const done = await completeStatement(db, [...columns.slice(0, 12), c.to, c.now, ...columns.slice(12)]);
   return new Set(done.map((r) => r.action_id));
 }

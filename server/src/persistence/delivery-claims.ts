@@ -1,5 +1,5 @@
 import type { HoldReason } from '@sched/contract';
-import type { ActionState } from '../domain/action/states.js';
+import { CLAIM, type SetTransition } from '../domain/action/set-transition.js';
 import type { CircuitState } from '../domain/destinations/circuit.js';
 import type { ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
@@ -12,6 +12,29 @@ export const CIRCUIT: HoldReason = 'circuit';
 export const OPEN: CircuitState = 'open';
 export const HALF_OPEN: CircuitState = 'half_open';
 export const DISABLED: CircuitState = 'disabled';
+
+/**
+ * The assignments of a change written to many rows at once, as the state table declares it (domain/action/
+ * set-transition.ts): its state, its resets, the lease it takes or ends, and `updated_at`; `leaseUntil` and `now` are
+ * the statement's parameters for them. The statement's own columns (the attempt count, the hold) follow it.
+ */
+export function transitionSql(t: SetTransition, p: { now: string; leaseUntil?: string }): string {
+  if (t.lease === 'take' && !p.leaseUntil)
+    throw new Error(`${t.events.join(', ')} takes a lease: give its end`);
+  return [
+    `status = '${t.to}'`,
+    ...(t.next === 'none' ? ['next_attempt_at = null'] : []),
+    ...(t.error === 'clear' ? ['last_error = null'] : []),
+    `lease_until = ${t.lease === 'take' ? p.leaseUntil : 'null'}`,
+    `updated_at = ${p.now}`,
+  ].join(', ');
+}
+
+/** The states a set-based change applies from, as the list of an SQL `in`. */
+export function fromSql(t: SetTransition): string {
+  return t.from.map((s) => `'${s}'`).join(', ');
+}
+const CLAIM_FROM = fromSql(CLAIM);
 
 // Every attempt fired by id runs this claim, for every attempt of a turn of the event loop at once (app/tick-batch.ts): fixed
 // texts (see fixedStatement), constants interpolated once. A webhook to a paused destination, or to one
@@ -28,20 +51,20 @@ const claimStatement = fixedStatement<
   ActionRow & { claimed: boolean; was_held_since: Date | null; was_held_by: HoldReason | null }
 >(
   `with held as (
-     select a.id, case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $6)
+     select a.id, case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $4)
                        then '${PAUSED}' else '${CIRCUIT}' end as reason
        from actions a
        join destinations d on d.account_id = a.account_id and d.origin = a.destination_origin
       where a.id = any($1::uuid[]) and a.mode = '${WEBHOOK}'
-        and ((d.paused_at is not null and (d.paused_until is null or d.paused_until > $6))
+        and ((d.paused_at is not null and (d.paused_until is null or d.paused_until > $4))
              or d.circuit_state = '${DISABLED}'
-             or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $6))
+             or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $4))
    ), marked as (
-     update actions set held_since = coalesce(held_since, $6),
+     update actions set held_since = coalesce(held_since, $4),
        held_by = coalesce(held_by, (select reason from held where held.id = actions.id))
       where id in (select id from actions
                     where id in (select id from held) and held_since is null
-                      and status = any($4::text[]) and next_attempt_at <= $5
+                      and status in (${CLAIM_FROM}) and next_attempt_at <= $3
                     order by id
                       for update skip locked)
    ), limited as (
@@ -51,7 +74,7 @@ const claimStatement = fixedStatement<
         and (d.flow is not null or d.circuit_state in ('${OPEN}', '${HALF_OPEN}'))
    ), candidate as (
      select id, held_since, held_by from actions
-      where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
+      where id = any($1::uuid[]) and status in (${CLAIM_FROM}) and next_attempt_at <= $3
         and id not in (select id from held) and id not in (select id from limited)
         and (mode <> '${WEBHOOK}' or attempt_count < max_attempts)
         and (coordination -> 'on_execute' is null
@@ -61,7 +84,7 @@ const claimStatement = fixedStatement<
       order by id
         for update
    ), claimed as (
-     update actions a set status = $2, lease_until = $3, updated_at = $6, held_since = null, held_by = null,
+     update actions a set ${transitionSql(CLAIM, { leaseUntil: '$2', now: '$4' })}, held_since = null, held_by = null,
        attempt_count = a.attempt_count + case when a.mode = '${WEBHOOK}' then 1 else 0 end
        from candidate c where a.id = c.id
      returning a.*, c.held_since as was_held_since, c.held_by as was_held_by
@@ -69,7 +92,7 @@ const claimStatement = fixedStatement<
    select claimed.*, true as claimed from claimed
    union all
    select actions.*, held_since, held_by, false from actions
-    where id = any($1::uuid[]) and status = any($4::text[]) and next_attempt_at <= $5
+    where id = any($1::uuid[]) and status in (${CLAIM_FROM}) and next_attempt_at <= $3
       and id not in (select id from claimed) and id not in (select id from held)`,
 );
 
@@ -111,7 +134,7 @@ export interface ClaimFound {
 
 /**
  * Claims the due attempts of several actions in one statement, each that needs nothing else (no coordination rule
- * to check first, attempts left): those rows move to `to` under a lease (`claimed: true`). An action that is
+ * to check first, attempts left): those rows take the state table's claim (`CLAIM`) under a lease (`claimed: true`). An action that is
  * claimable and due but needs more comes back as it stands (`claimed: false`) for the careful path; one that is not
  * due, or already taken (a duplicate trigger), is absent from the answer.
  */
@@ -119,14 +142,12 @@ export async function claimDue(
   db: Sql,
   c: {
     actionIds: readonly string[];
-    from: readonly ActionState[];
-    to: ActionState;
     leaseUntil: Date;
     dueBy: Date;
     now: Date;
   },
 ): Promise<Map<string, ClaimFound>> {
-  const rows = await claimStatement(db, [c.actionIds, c.to, c.leaseUntil, c.from, c.dueBy, c.now]);
+  const rows = await claimStatement(db, [c.actionIds, c.leaseUntil, c.dueBy, c.now]);
   return new Map(
     rows.map(({ claimed, was_held_since, was_held_by, ...row }) => [
       row.id,

@@ -1,8 +1,10 @@
-import type { ActionState } from '../domain/action/states.js';
+import { CLAIM } from '../domain/action/set-transition.js';
 import type { ActionRow } from './actions.js';
 import { fixedStatement, type Sql } from './database.js';
 import {
   ATTEMPT_COLUMNS,
+  fromSql,
+  transitionSql,
   type AttemptRow,
   CIRCUIT,
   DISABLED,
@@ -15,9 +17,8 @@ import {
 import { PENDING_PHASE_SQL } from './entities/action.js';
 import { ownerKeySql } from './workers.js';
 
-const EXECUTING: ActionState = 'executing';
-const SCHEDULED: ActionState = 'scheduled';
-const RESOLVED: ActionState = 'resolved';
+// In flight under a lease: where the claim leads.
+const EXECUTING = CLAIM.to;
 
 // A worker's claim of what is due (jobs/dispatcher.ts runs it whenever something of its share falls due and it has
 // room): the actions table's partial due index read in due order, the worker's share only (its slot among the live
@@ -32,7 +33,7 @@ const RESOLVED: ActionState = 'resolved';
 // or the planner may read the whole due backlog through it. Every answer carries the earliest due time of the share
 // after this claim and how many due rows it left, and a claim of nothing answers one row saying so, so
 // pg_stat_statements' rows of this statement count claims, empty ones too.
-const DUE = `'${SCHEDULED}', '${RESOLVED}'`;
+const DUE = fromSql(CLAIM);
 const PENDING = PENDING_PHASE_SQL;
 export const claimBatchStatement = fixedStatement<
   AttemptRow & {
@@ -45,16 +46,16 @@ export const claimBatchStatement = fixedStatement<
   `with candidate as (
      select id, account_id, next_attempt_at from actions
       where ${PENDING} and status in (${DUE}) and next_attempt_at <= $1 and held_since is null
-        and (${ownerKeySql('id')} % $5 = $6 or next_attempt_at < $7)
-        and account_id <> all($8::uuid[])
+        and (${ownerKeySql('id')} % $4 = $5 or next_attempt_at < $6)
+        and account_id <> all($7::uuid[])
       order by next_attempt_at
-      limit $9
+      limit $8
    ), ranked as (
-     select c.id, c.next_attempt_at, coalesce(r.room, $10) as room,
+     select c.id, c.next_attempt_at, coalesce(r.room, $9) as room,
             row_number() over (partition by c.account_id order by c.next_attempt_at, c.id) as turn
-       from candidate c left join unnest($11::uuid[], $12::int[]) as r(account_id, room) on r.account_id = c.account_id
+       from candidate c left join unnest($10::uuid[], $11::int[]) as r(account_id, room) on r.account_id = c.account_id
    ), chosen as (
-     select id from ranked where turn <= room order by turn, next_attempt_at limit $4
+     select id from ranked where turn <= room order by turn, next_attempt_at limit $3
    ), locked as (
      select a.id, a.account_id, a.destination_origin, a.mode, a.attempt_count, a.max_attempts, a.coordination,
             a.counted_occurrence, a.recurrence_index
@@ -65,14 +66,14 @@ export const claimBatchStatement = fixedStatement<
         for update skip locked
    ), host as (
      select l.id,
-            case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $3) then '${PAUSED}'
-                 when d.circuit_state = '${DISABLED}' or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $3)
+            case when d.paused_at is not null and (d.paused_until is null or d.paused_until > $2) then '${PAUSED}'
+                 when d.circuit_state = '${DISABLED}' or (d.circuit_state = '${OPEN}' and d.circuit_next_probe_at > $2)
                  then '${CIRCUIT}' end as held,
             d.flow is not null or d.circuit_state in ('${OPEN}', '${HALF_OPEN}') as limited
        from locked l join destinations d on d.account_id = l.account_id and d.origin = l.destination_origin
       where l.mode = '${WEBHOOK}'
    ), marked as (
-     update actions a set held_since = $3, held_by = h.held from host h where a.id = h.id and h.held is not null
+     update actions a set held_since = $2, held_by = h.held from host h where a.id = h.id and h.held is not null
      returning a.id
    ), careful as (
      select l.id, l.account_id from locked l
@@ -82,7 +83,7 @@ export const claimBatchStatement = fixedStatement<
              or (l.coordination -> 'on_execute' is not null and l.attempt_count = 0)
              or (l.counted_occurrence is not null and l.counted_occurrence <> l.recurrence_index))
    ), claimed as (
-     update actions a set status = $2, lease_until = $13, updated_at = $3, attempt_count = a.attempt_count + 1
+     update actions a set ${transitionSql(CLAIM, { leaseUntil: '$12', now: '$2' })}, attempt_count = a.attempt_count + 1
        from locked l
       where a.id = l.id and l.id not in (select id from host where held is not null)
         and l.id not in (select id from careful)
@@ -90,14 +91,14 @@ export const claimBatchStatement = fixedStatement<
    ), summary as (
      select (select min(next_attempt_at) from actions
               where ${PENDING} and status in (${DUE}) and held_since is null and next_attempt_at > $1
-                and (${ownerKeySql('id')} % $5 = $6 or next_attempt_at < $7)) as next_due,
+                and (${ownerKeySql('id')} % $4 = $5 or next_attempt_at < $6)) as next_due,
             (select count(*) from candidate)::int as scanned,
             ((select count(*) from candidate) - (select count(*) from locked)
              + (select count(*) from (select 1 from actions
-                                       where cardinality($8::uuid[]) > 0 and account_id = any($8::uuid[])
+                                       where cardinality($7::uuid[]) > 0 and account_id = any($7::uuid[])
                                          and ${PENDING} and status in (${DUE}) and next_attempt_at <= $1
                                          and held_since is null
-                                       limit $9) waiting))::int as left_due
+                                       limit $8) waiting))::int as left_due
    )
    select claimed.*, 'claimed' as kind, summary.* from claimed, summary
    union all
@@ -124,7 +125,6 @@ export async function claimDueShare(
   db: Sql,
   c: {
     until: Date;
-    to: ActionState;
     now: Date;
     leaseUntil: Date;
     limit: number;
@@ -139,7 +139,6 @@ export async function claimDueShare(
   const open = [...c.rooms].filter(([, room]) => room > 0);
   const rows = await claimBatchStatement(db, [
     c.until,
-    c.to,
     c.now,
     c.limit,
     c.share.slots,

@@ -1,11 +1,14 @@
 import { sql } from 'kysely';
+import { PROMOTE } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import type { Sql } from './database.js';
+import { fromSql, transitionSql } from './delivery-claims.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 import { ownerKeySql } from './workers.js';
 
 const SCHEDULED = sql.lit('scheduled' satisfies ActionState);
 const RESOLVED = sql.lit('resolved' satisfies ActionState);
+const PROMOTED_FROM = sql.raw(fromSql(PROMOTE));
 // The partial indexes' condition (actions_due_index, actions_held_index), spelled as they are.
 const PENDING = sql.raw(PENDING_PHASE_SQL);
 
@@ -50,33 +53,33 @@ const owned = (share: DueShare) =>
   sql`(${sql.raw(ownerKeySql('id'))} % ${share.slots} = ${share.slot} or next_attempt_at < ${share.overdueBefore})`;
 
 /**
- * Moves up to `limit` of the worker's `scheduled` attempts due before `until` to `promoteTo` (the window entry of
- * the state table), and answers how many it moved and the earliest due time of the worker's share that is not held:
+ * Moves up to `limit` of the worker's `scheduled` attempts due before `until` into the window (the state table's
+ * promote, `PROMOTE`), and answers how many it moved and the earliest due time of the worker's share that is not held:
  * the worker's safety net for a wake-up it was not told of. Rows locked by another transaction are skipped: the next
  * scan sees them.
  */
 export async function promoteEntering(
   db: Sql,
-  w: { until: Date; now: Date; promoteTo: ActionState; limit: number; share: DueShare },
+  w: { until: Date; now: Date; limit: number; share: DueShare },
 ): Promise<{ promoted: number; nextDue: Date | null }> {
-  const promoted = sql.lit(w.promoteTo);
   // Unheld and held attempts read apart, each through its partial index (actions_due_index, actions_held_index): a
   // claim may hold an attempt before it entered the window, and it enters all the same.
   const { rows } = await sql<{ promoted: number; next_due: Date | null }>`
     with unheld as (
       select id from actions
-       where ${PENDING} and status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is null and ${owned(w.share)}
+       where ${PENDING} and status in (${PROMOTED_FROM}) and next_attempt_at <= ${w.until} and held_since is null and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
     ), held as (
       select id from actions
-       where ${PENDING} and status = ${SCHEDULED} and next_attempt_at <= ${w.until} and held_since is not null and ${owned(w.share)}
+       where ${PENDING} and status in (${PROMOTED_FROM}) and next_attempt_at <= ${w.until} and held_since is not null and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
     ), moved as (
-      update actions a set status = ${promoted}, updated_at = ${w.now}
+      update actions a set ${sql.raw(transitionSql(PROMOTE, { now: 'p.now' }))}
+        from (select ${w.now}::timestamptz as now) p
         where a.id in (select id from unheld union all select id from held) returning a.id
     )
     select (select count(*) from moved)::int as promoted,

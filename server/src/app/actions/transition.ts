@@ -1,6 +1,12 @@
 import { REMINDER_EVENT } from '@sched/contract';
 import { EVENT_EFFECTS, type EventEffects } from '../../domain/action/effects.js';
-import { type ActionEvent, type ActionState, assertTransition } from '../../domain/action/states.js';
+import type { SetTransition } from '../../domain/action/set-transition.js';
+import {
+  type ActionEvent,
+  type ActionState,
+  assertTransition,
+  InvalidTransitionError,
+} from '../../domain/action/states.js';
 import {
   type ActionChanges,
   type ActionRow,
@@ -65,16 +71,76 @@ export async function applyActionEvent(
   change: ActionEventChange,
   deps: TransitionDeps,
 ): Promise<ActionRow> {
-  const to = assertTransition(change.from ?? row.status, event);
-  const { fields, next } = writtenFields(EVENT_EFFECTS[event], event, to, change);
+  const { to, fields, next } = planActionEvent(row, event, change);
   // A gate's change writes its running state in the same statement (and ends the lease likewise).
   const written = change.gate
     ? await updateGate(db, row.id, change.gate, fields as GateActionFields, change.now)
     : await updateAction(db, row.id, { ...fields, lease_until: null, updated_at: change.now });
-  if (next && to !== 'paused') await deps.scheduler.schedule(db, row.id, next);
-  await actionEventEffects(db, row, event, { ...change, to }, deps);
-  await recordAuditEvents(db, auditOf(row, event, change, to));
+  await appliedEventEffects(db, row, event, { ...change, to, next }, deps);
   return written;
+}
+
+/** What an event writes on its row, read from the tables: its target state and the columns of its change. */
+export interface PlannedEvent {
+  to: ActionState;
+  /** The row's new columns: the state, the table's resets and the caller's own (the lease and `updated_at` aside). */
+  fields: ReturnType<typeof writtenFields>['fields'];
+  /** The next attempt's time the event announces (`next: due`), null when it clears it, undefined when it keeps it. */
+  next: Date | null | undefined;
+}
+
+/**
+ * The pure half of `applyActionEvent`: asserts the transition and works out the columns it writes, for a caller that
+ * writes them itself in a statement of its own (the record stage's outcomes, several rows at once), and then
+ * applies `appliedEventEffects`. The lease ends and `updated_at` is the change's `now`, as in every change but the
+ * claim.
+ */
+export function planActionEvent(
+  row: Pick<ActionRow, 'status'>,
+  event: ActionEvent,
+  change: Pick<ActionEventChange, 'from' | 'set' | 'nextAttemptAt' | 'error'>,
+): PlannedEvent {
+  const to = assertTransition(change.from ?? row.status, event);
+  const { fields, next } = writtenFields(EVENT_EFFECTS[event], event, to, change);
+  return { to, fields, next };
+}
+
+/**
+ * What follows a written change, as the tables declare it: the next attempt announced, the callback, alert and
+ * timeline entry (`actionEventEffects`) and the audit event, in the caller's transaction.
+ */
+export async function appliedEventEffects(
+  db: Sql,
+  row: ActionRow,
+  event: ActionEvent,
+  change: ActionEventChange & { to: ActionState; next: Date | null | undefined },
+  deps: TransitionDeps,
+): Promise<void> {
+  if (change.next && change.to !== 'paused') await deps.scheduler.schedule(db, row.id, change.next);
+  await actionEventEffects(db, row, event, change, deps);
+  await recordAuditEvents(db, auditOf(row, event, change, change.to));
+}
+
+/**
+ * The columns a set-based change (domain/action/set-transition.ts) writes on one row, for the careful path beside its
+ * statement (the claim by id under the row's lock): the same state, resets and lease, from the same tables. Throws
+ * when the row is in a state the change does not apply from.
+ */
+export function setTransitionFields(
+  t: SetTransition,
+  from: ActionState,
+  p: { now: Date; leaseUntil?: Date },
+): ActionChanges {
+  if (!t.from.includes(from)) throw new InvalidTransitionError(from, t.events[t.events.length - 1]!);
+  if (t.lease === 'take' && !p.leaseUntil)
+    throw new Error(`${t.events.join(', ')} takes a lease: give its end`);
+  return {
+    status: t.to,
+    ...(t.next === 'none' && { next_attempt_at: null }),
+    ...(t.error === 'clear' && { last_error: null }),
+    lease_until: t.lease === 'take' ? p.leaseUntil! : null,
+    updated_at: p.now,
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { CLAIM } from '../../domain/action/set-transition.js';
 import { type ActionState, assertTransition } from '../../domain/action/states.js';
 import { decideOnExecute, defaultNotMetPolicy, onConditionNotMet } from '../../domain/coordination/dedup.js';
 import { thresholdReopensAt } from '../../domain/domains/rules.js';
@@ -5,17 +6,15 @@ import { type ActionRow, actionsSharingKeys, lockAction, updateAction } from '..
 import type { Sql } from '../../persistence/database.js';
 import { insertAttempt } from '../../persistence/deliveries.js';
 import { seriesOf } from '../actions/series.js';
-import { applyActionEvent } from '../actions/transition.js';
+import { applyActionEvent, setTransitionFields } from '../actions/transition.js';
 import { DestinationThresholdError } from '../domains/guard.js';
 import type { Claimed, DeliveryPorts, Held } from './attempt.js';
 
 /** A trigger by id may fire a hair before the attempt's due time as the database stores it. */
 export const CLAIM_TOLERANCE_MS = 25;
-/** States an attempt is claimed from, and the state it is claimed into, as the state table says. */
-export const CLAIMABLE: readonly ActionState[] = ['scheduled', 'resolved'];
-export const CLAIMED: ActionState = assertTransition(assertTransition('scheduled', 'resolve'), 'start');
-if (assertTransition('resolved', 'start') !== CLAIMED)
-  throw new Error('state table: resolved must start into executing');
+/** States an attempt is claimed from, and the state it is claimed into, as the state table says (`CLAIM`). */
+const CLAIMABLE: readonly ActionState[] = CLAIM.from;
+export const CLAIMED: ActionState = CLAIM.to;
 
 type ClaimPorts = Pick<
   DeliveryPorts,
@@ -92,16 +91,14 @@ export class CarefulClaim {
         }
         probe = slot.probe;
       }
-      // The claim takes the lease the other events end, so it is written here, as the one-statement claim writes it.
+      // The claim takes the lease the other events end: written as the one-statement claims write it (`CLAIM`).
       const claimed = await updateAction(db, row.id, {
-        status: assertTransition(status, 'start'),
+        ...setTransitionFields(CLAIM, row.status, { now, leaseUntil }),
         counted_occurrence: counted,
         // attempt_count counts HTTP delivery attempts; a gate's rounds of messages are not attempts.
         attempt_count: row.attempt_count + (webhook ? 1 : 0),
-        lease_until: leaseUntil,
         held_since: null,
         held_by: null,
-        updated_at: now,
       });
       const held = row.held_since && row.held_by ? { since: row.held_since, by: row.held_by } : null;
       return { row: claimed, action: claimed, dueAt: row.next_attempt_at, held, probe };

@@ -2,7 +2,7 @@ import { type ClaimFound, claimDue } from '../../persistence/delivery-claims.js'
 import { claimDueShare } from '../../persistence/delivery-scan.js';
 import { TickBatch } from '../tick-batch.js';
 import type { Claimed, DeliveryPorts, Held } from './attempt.js';
-import { CarefulClaim, CLAIM_TOLERANCE_MS, CLAIMABLE, CLAIMED } from './claim.js';
+import { CarefulClaim, CLAIM_TOLERANCE_MS } from './claim.js';
 import { AttemptRecorder } from './record.js';
 import { AttemptSender, MAX_CLAIM_AHEAD_MS } from './send.js';
 
@@ -53,8 +53,6 @@ export class Deliveries {
     const now = this.p.clock();
     const found = await claimDue((this.p.claims ?? this.p.store).sql, {
       actionIds: ids,
-      from: CLAIMABLE,
-      to: CLAIMED,
       leaseUntil: new Date(now.getTime() + this.leaseMs()),
       dueBy: new Date(now.getTime() + CLAIM_TOLERANCE_MS),
       now,
@@ -126,7 +124,6 @@ export class Deliveries {
     const scan = c.limit + 32;
     const found = await claimDueShare((this.p.claims ?? this.p.store).sql, {
       until: new Date(now.getTime() + Math.min(c.aheadMs, MAX_CLAIM_AHEAD_MS)),
-      to: CLAIMED,
       now,
       leaseUntil: new Date(now.getTime() + this.leaseMs()),
       limit: c.limit,
@@ -152,7 +149,10 @@ export class Deliveries {
   async deliver(claimed: Claimed, sent?: () => void): Promise<void> {
     const done = await this.sender.send(claimed, this.requestTimeoutMs());
     sent?.();
-    if (done) await this.recorder.record(done.attempt, done.result);
+    // The send ended within the request timeout, so at least the lease's margin is left; a record that waits for
+    // the database stops a second short of it.
+    const until = this.p.clock().getTime() + this.p.waits.wait(LEASE_MARGIN_MS, MIN_LEASE_MARGIN_MS) - 1_000;
+    if (done) await this.recorder.record(done.attempt, done.result, until);
   }
 
   /**

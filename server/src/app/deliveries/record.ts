@@ -3,29 +3,38 @@ import { signalOf } from '../../domain/destinations/circuit.js';
 import { hostOfOrigin } from '../../domain/destinations/origin.js';
 import { classifyError } from '../../domain/delivery/error-class.js';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
-import { parseRetryAfter, retryDelayMs, shouldRetry } from '../../domain/delivery/retry-policy.js';
 import { type ActionRow, lockAction, updateAction } from '../../persistence/actions.js';
+import { databaseFault } from '../../persistence/availability.js';
 import type { Sql } from '../../persistence/database.js';
 import {
   type AttemptRecord,
+  actionsToRecord,
   completeOneShots,
   latestAttempt,
   logAttempt,
+  recordOutcomes,
 } from '../../persistence/deliveries.js';
 import { expiredLeases, lockExpiredLease } from '../../persistence/delivery-scan.js';
-import { seriesOf } from '../actions/series.js';
-import { placeRowAttempt, placeRowRun } from '../actions/window.js';
-import { applyActionEvent } from '../actions/transition.js';
+import { applyActionEvent, appliedEventEffects, planActionEvent } from '../actions/transition.js';
 import type { OutboundResult } from '../ports.js';
+import { systemTimers } from '../clock.js';
 import { TickBatch } from '../tick-batch.js';
 import type { AttemptContext, DeliveryPorts } from './attempt.js';
 import { CLAIMED } from './claim.js';
+import { outcomeOf, owned, type Recorded } from './outcome.js';
 import { EXCERPT_BYTES } from './request.js';
 
 const SUCCEEDED = assertTransition(CLAIMED, 'deliver_succeeded');
 /** A batch of records flushes at this many rows, or this long after its first, whichever comes first. */
 const RECORD_BATCH = 64;
 const RECORD_WAIT_MS = 5;
+/** How long a record waits for the database to answer again before it tries once more. */
+const RETRY_MS = 100;
+
+/** The action already carries this attempt as its latest: its record committed. */
+function recordedAlready(current: ActionRow, attempt: AttemptRecord): boolean {
+  return current.last_attempt_at?.getTime() === attempt.startedAt.getTime();
+}
 
 type RecordPorts = Pick<
   DeliveryPorts,
@@ -39,13 +48,16 @@ type RecordPorts = Pick<
   | 'operatorEvents'
   | 'settled'
   | 'events'
+  | 'timers'
 >;
 
 /**
  * The record stage: an attempt's answer classified (domain/delivery/outcome.ts), logged, heard by its host's circuit,
- * and applied to the action through the state table (`applyActionEvent`): done, on to its next occurrence, retried
- * later, or failed. A plain one-time success is one statement shared with the others of its turn. Also hands back
- * the attempts of workers that stopped mid-attempt (`sweep`).
+ * and applied to the action through the state table (`planActionEvent`, `appliedEventEffects`): done, on to its next
+ * occurrence, retried later, or failed. Each outcome writes its attempt and its action's change in one statement
+ * (persistence/deliveries.ts); successes share theirs with the others of a few milliseconds, a failure goes with its
+ * host's circuit in a transaction of its own. Also hands back the attempts of workers that stopped mid-attempt
+ * (`sweep`).
  */
 export class AttemptRecorder {
   /**
@@ -66,9 +78,40 @@ export class AttemptRecorder {
     RECORD_WAIT_MS,
   );
 
+  /**
+   * The successes that are more than plain (a recurring action's next occurrence, a success with a callback),
+   * gathered as the plain ones are: their rows read in one statement, their changes written in one
+   * (persistence/deliveries.ts `recordOutcomes`), what the state table says each implies in the same transaction.
+   */
+  private readonly successes = new TickBatch<Recorded, boolean>(
+    (items) =>
+      this.p.store.transaction(async (db) => {
+        const rows = await actionsToRecord(
+          db,
+          items.map((i) => i.a.row.id),
+        );
+        const done = await this.write(
+          db,
+          items.flatMap((item) => {
+            const current = rows.get(item.a.row.id);
+            return current && owned(current, item.a) ? [{ item, current }] : [];
+          }),
+        );
+        return items.map((i) => done.has(i.a.row.id));
+      }),
+    RECORD_BATCH,
+    4,
+    RECORD_WAIT_MS,
+  );
+
   constructor(private readonly p: RecordPorts) {}
 
-  async record(a: AttemptContext, result: OutboundResult): Promise<void> {
+  /**
+   * Records an attempt's answer. When the database drops out under the record (a connection killed, a restart), the
+   * record is tried again until `until` (the lease's end, less a margin): an attempt sent and not recorded is sent
+   * again by whoever takes the lease over, so a record that waits a moment for the database saves a second delivery.
+   */
+  async record(a: AttemptContext, result: OutboundResult, until?: number): Promise<void> {
     const { row } = a;
     const outcome = classifyAttempt(
       result.kind === 'response' ? { kind: 'response', status: result.status } : result,
@@ -95,14 +138,51 @@ export class AttemptRecorder {
           ? result.bodyTruncated || result.bodyExcerpt.length > EXCERPT_BYTES
           : false,
     };
-    if (outcome === 'success' && !row.recurrence && !row.callback_url && !a.listened && !a.probe && !a.late) {
-      if (await this.oneShots.add(attempt)) return;
+    const item: Recorded = { a, result, attempt };
+    for (;;) {
+      try {
+        return await this.recordOnce(item);
+      } catch (err) {
+        const fault = databaseFault(err);
+        if (!until || !fault || fault === 'statement_timeout' || this.p.clock().getTime() + RETRY_MS >= until)
+          throw err;
+        await new Promise<void>((resolve) => (this.p.timers ?? systemTimers).after(RETRY_MS, resolve));
+      }
+    }
+  }
+
+  private async recordOnce(item: Recorded): Promise<void> {
+    const { a, result, attempt } = item;
+    const { row } = a;
+    const { outcome } = attempt;
+    // A success that settles nothing else (no probe's circuit, no listener, no late alert) is gathered with others.
+    if (outcome === 'success' && !a.listened && !a.probe && !a.late) {
+      const plain = !row.recurrence && !row.callback_url;
+      if (plain ? await this.oneShots.add(attempt) : await this.successes.add(item)) return;
     }
     await this.p.store.transaction(async (db) => {
-      // Logged here; copied onto the action by the one update of its outcome below (`latest`).
-      await logAttempt(db, attempt);
-      const latest = latestAttempt(attempt);
-      // The origin's circuit hears of failures and probes (locked after the action's row, as the claim does).
+      // A listener (a chain step) writes with the success: its row is locked first, so those writes cannot outlive a
+      // lease lost meanwhile. Any other outcome's statement checks the lease itself.
+      const current = a.listened
+        ? await lockAction(db, row.id)
+        : ((await actionsToRecord(db, [row.id])).get(row.id) ?? null);
+      let written = false;
+      if (current && owned(current, a)) {
+        if (outcome === 'success' && a.listened && result.kind === 'response')
+          await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
+        written = (await this.write(db, [{ item, current }])).size > 0;
+      }
+      // Recorded already: a record tried again after its commit's answer was lost with its connection.
+      if (!written && current && recordedAlready(current, attempt)) return;
+      if (!written) {
+        // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, and
+        // the action its latest one, nothing else.
+        await logAttempt(db, attempt);
+        if (current)
+          await updateAction(db, row.id, { ...latestAttempt(attempt), updated_at: current.updated_at });
+      }
+      // The origin's circuit hears of failures and probes once the attempt is in the log it judges by (its row locked
+      // after the action's, as the claim does).
       if (row.destination_origin)
         await this.p.breaker.observe(db, {
           accountId: row.account_id,
@@ -113,53 +193,37 @@ export class AttemptRecorder {
           probe: a.probe,
         });
       if (a.late) await this.recordLate(db, a, a.late.latenessMs);
-      const current = await lockAction(db, row.id);
-      // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, and the
-      // action its latest one, nothing else.
-      if (current?.status !== 'executing' || current.attempt_count !== row.attempt_count) {
-        if (current) await updateAction(db, row.id, { ...latest, updated_at: current.updated_at });
-        return;
-      }
-      const now = this.p.clock();
-      if (outcome === 'success') {
-        // The listener (a chain step) keeps the response, committed with the action's success.
-        if (a.listened && result.kind === 'response')
-          await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
-        await this.succeed(db, current, now, latest, {
-          response_code: statusCode,
-          duration_ms: Math.round(result.durationMs),
-          attempt_number: row.attempt_count,
-        });
-      } else if (shouldRetry(outcome, current.attempt_count, current.max_attempts)) {
-        const retryAfter =
-          result.kind === 'response' ? parseRetryAfter(result.headers['retry-after'], now) : null;
-        const wait = retryDelayMs(
-          current.retry_strategy,
-          current.attempt_count,
-          retryAfter,
-          this.p.random ?? Math.random,
-        );
-        // The retry fires inside the action's delivery window; its schedule counts from the opening.
-        const placed = await placeRowAttempt(db, current, new Date(now.getTime() + this.p.waits.wait(wait)));
-        await applyActionEvent(
-          db,
-          current,
-          'deliver_failed_retryable',
-          { now, nextAttemptAt: placed.at, error: error ?? undefined, set: { ...placed.changes, ...latest } },
-          this.p,
-        );
-        this.p.events?.retried();
-      } else {
-        const reason = error ?? 'delivery failed';
-        await applyActionEvent(
-          db,
-          current,
-          'deliver_failed_permanently',
-          { now, error: reason, statusCode, set: latest },
-          this.p,
-        );
-      }
     });
+  }
+
+  /**
+   * Writes the outcomes of attempts whose actions are still theirs, in one statement, each change worked out from
+   * the state table (`planActionEvent`), then what each implies (`appliedEventEffects`). Answers the actions written.
+   */
+  private async write(
+    db: Sql,
+    rows: readonly { item: Recorded; current: ActionRow }[],
+  ): Promise<Set<string>> {
+    const now = this.p.clock();
+    const planned = [];
+    for (const { item, current } of rows) {
+      const { event, change } = await outcomeOf(db, current, item, now, this.p);
+      planned.push({ item, current, event, change, plan: planActionEvent(current, event, change) });
+    }
+    if (planned.length === 0) return new Set();
+    const done = await recordOutcomes(
+      db,
+      planned.map(({ item, change, plan }) => ({
+        attempt: item.attempt,
+        changes: { ...plan.fields, lease_until: null, updated_at: change.now },
+      })),
+    );
+    for (const { current, event, change, plan } of planned) {
+      if (!done.has(current.id)) continue;
+      await appliedEventEffects(db, current, event, { ...change, to: plan.to, next: plan.next }, this.p);
+      if (event === 'deliver_failed_retryable') this.p.events?.retried();
+    }
+    return done;
   }
 
   private async recordLate(db: Sql, a: AttemptContext, latenessMs: number): Promise<void> {
@@ -181,56 +245,6 @@ export class AttemptRecorder {
         held_by: a.held?.by ?? null,
       },
     });
-  }
-
-  /** Success: done, or, for a recurring action, on to its next occurrence (re-scheduled after each success). */
-  private async succeed(
-    db: Sql,
-    row: ActionRow,
-    now: Date,
-    latest: ReturnType<typeof latestAttempt>,
-    callback: { response_code: number | null; duration_ms: number; attempt_number: number },
-  ) {
-    const completed = row.recurrence_count + 1;
-    // Its delivery window moves the next occurrence to the next opening, or skips it (app/actions/window.ts).
-    const series = row.recurrence ? seriesOf(row, this.p.waits) : null;
-    const placed = series
-      ? await placeRowRun(db, row, series.nextAfterCurrent(completed, now), (next) =>
-          series.runAfter(next.at, completed),
-        )
-      : null;
-    const run = placed?.run ?? null;
-    if (placed && run) {
-      await applyActionEvent(
-        db,
-        row,
-        'recur',
-        {
-          now,
-          nextAttemptAt: placed.at < now ? now : placed.at,
-          callback,
-          set: {
-            ...placed.changes,
-            scheduled_for: run.at,
-            attempt_count: 0,
-            recurrence_count: completed,
-            recurrence_index: run.index,
-            last_executed_at: now,
-            executed_at: now,
-            reschedule_count: 0,
-            ...latest,
-          },
-        },
-        this.p,
-      );
-      return;
-    }
-    const set = {
-      executed_at: now,
-      ...(row.recurrence ? { recurrence_count: completed, last_executed_at: now } : {}),
-      ...latest,
-    };
-    await applyActionEvent(db, row, 'deliver_succeeded', { now, callback, set }, this.p);
   }
 
   /**

@@ -10,7 +10,8 @@ import type { ActionEvent } from './states.js';
  * - `next`: `none` clears `next_attempt_at` (nothing more will be attempted), `due` takes the caller's time and
  *   announces it (a retry, the next occurrence, a reschedule; a paused action keeps it unannounced), `keep` leaves it.
  * - `error`: `clear` on success, `set` to the change's reason, `keep`.
- * - Every change but the claim (`start`) ends the lease: whoever held the attempt is done with it.
+ * - `lease`: `take` for the claim (`start`), which puts the attempt in flight under a lease; every other change ends
+ *   the lease (whoever held the attempt is done with it).
  * - `callback`: the action callback, per mode (an approval's answers are told by `reminder.responded` instead).
  * - `alert`: the operator event alert rules watch (docs/alerts.md).
  * - `timeline`: the entry on the action's timeline (the interface's `reminder_events`), its notes the caller's.
@@ -19,6 +20,7 @@ import type { ActionEvent } from './states.js';
 export interface EventEffects {
   next: 'none' | 'due' | 'keep';
   error: 'clear' | 'set' | 'keep';
+  lease?: 'take';
   callback?: Partial<
     Record<
       ActionMode,
@@ -61,7 +63,7 @@ const RESUMED = {
 
 export const EVENT_EFFECTS: Readonly<Record<ActionEvent, EventEffects>> = Object.freeze({
   resolve: { next: 'keep', error: 'keep' },
-  start: { next: 'keep', error: 'keep' },
+  start: { next: 'keep', error: 'keep', lease: 'take' },
   deliver_succeeded: { next: 'none', error: 'clear', callback: { webhook: 'action.executed' } },
   deliver_failed_permanently: FAILED,
   deliver_failed_retryable: { next: 'due', error: 'set' },
