@@ -5,7 +5,7 @@
 // names that the entity no longer has, or a required column (not null, no default) the caller does not fill, fails the
 // seed at once. So a migration that breaks a benchmark's rows fails `node bench/run.mjs --smoke` the same day instead
 // of seeding something the server no longer reads.
-import { log, nowMs, serverPackage } from './lib.mjs';
+import { log, nowMs, serverPackage, sleep } from './lib.mjs';
 
 /** @typedef {{ column: string, required: boolean }} Column */
 /** @typedef {{ table: string, columns: Map<string, Column> }} EntityTable */
@@ -183,6 +183,8 @@ export async function seedHistory(stack, { count, spreadDays = 395, endedDaysAgo
       updated_at: 'at',
     },
   });
+  const last = new Date(params[2]);
+  await ensureAttemptMonths(stack, new Date(last.getTime() - spreadDays * 86_400_000), last);
   const attemptsMs = await seedRows(stack, {
     entity: 'DeliveryAttempt',
     count,
@@ -202,6 +204,44 @@ export async function seedHistory(stack, { count, spreadDays = 395, endedDaysAgo
     },
   });
   return actionsMs + attemptsMs;
+}
+
+/**
+ * The months of attempt history a seed writes, from `from` to `to`, when the build under test partitions the attempt
+ * log by month of its ids (its server keeps only this month and the next two): each month's partition, made by the
+ * build's own statement. A build from before the partitions exports none and needs none.
+ * @param {{ db: { query: (text: string, values?: unknown[]) => Promise<any> }, root: string }} stack
+ * @param {Date} from
+ * @param {Date} to
+ */
+async function ensureAttemptMonths(stack, from, to) {
+  const { attemptPartitionStatement } = await serverPackage(stack.root);
+  if (typeof attemptPartitionStatement !== 'function') return;
+  const month = (y, m) => new Date(Date.UTC(y, m, 1));
+  for (
+    let m = month(from.getUTCFullYear(), from.getUTCMonth());
+    m <= to;
+    m = month(m.getUTCFullYear(), m.getUTCMonth() + 1)
+  ) {
+    // The server delivers meanwhile: take the two tables' locks as the server's partition job does
+    // (persistence/partitions.ts `lockForPartitionChange`, in one implicit transaction), so the seed never deadlocks a
+    // delivery; try again while they are busy.
+    for (let tries = 1; ; tries++) {
+      try {
+        await stack.db.query(
+          `set local lock_timeout = '2s';
+           lock table actions in share row exclusive mode;
+           set local lock_timeout = '200ms';
+           lock table only delivery_attempts in access exclusive mode;
+           ${attemptPartitionStatement(m)}`,
+        );
+        break;
+      } catch (err) {
+        if (/** @type {{ code?: string }} */ (err).code !== '55P03' || tries >= 100) throw err;
+        await sleep(50);
+      }
+    }
+  }
 }
 
 /** VACUUM ANALYZE of the tables a seed wrote (fresh statistics, the visibility map set), timed. */

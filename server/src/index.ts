@@ -11,6 +11,8 @@ export { openDatabase, startService } from './main.js';
 export type { OpenDatabase, RunningService } from './main.js';
 /** The benchmarks' throwaway PostgreSQL (bench/lib.mjs), as `sched serve` starts it without a DATABASE_URL. */
 export { ensureEmbeddedPostgres } from './persistence/embedded-postgres.js';
+/** The benchmarks' seed: the month partitions of the attempt history it writes (bench/seed.mjs). */
+export { attemptPartitionStatement } from './persistence/partitions.js';
 export { findOutboxMessage, listOutboxMessages } from './persistence/approvals/outbox-messages.js';
 export type { OutboxFilter, OutboxMessage } from './persistence/approvals/outbox-messages.js';
 export { PLANS } from './persistence/entities/account.js';

@@ -9,6 +9,7 @@ import { type JobQueue, QUEUES, startJobQueue } from '../../server/src/jobs/queu
 import { createLogger } from '../../server/src/logger.js';
 import { createMetrics } from '../../server/src/metrics.js';
 import { insertAction, type NewAction } from '../../server/src/persistence/actions.js';
+import { timeOrderedId } from '../../server/src/persistence/ids.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { runCli } from '../support/server.js';
 import { eventually } from '../support/wait.js';
@@ -28,7 +29,8 @@ describe('history retention', () => {
     status: NewAction['status'],
     updatedAt: Date,
   ): Promise<string> {
-    const id = randomUUID();
+    // Time-ordered, of its creation, as every action's id is (retention reads them as a range of the primary key).
+    const id = timeOrderedId(daysAgo(400).getTime());
     ids[label] = id;
     await insertAction(t.database.sql, {
       id,
@@ -114,7 +116,7 @@ describe('history retention', () => {
       await t.database.sql
         .insertInto('delivery_attempts')
         .values({
-          id: randomUUID(),
+          id: timeOrderedId(),
           action_id: executed,
           attempt_number: n,
           due_at: daysAgo(31),
@@ -161,7 +163,7 @@ describe('history retention', () => {
       await t.database.sql
         .insertInto('delivery_attempts')
         .values({
-          id: randomUUID(),
+          id: timeOrderedId(),
           action_id: live,
           attempt_number: n,
           due_at: at,

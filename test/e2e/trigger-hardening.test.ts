@@ -465,15 +465,18 @@ describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, (
     });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
-    // 45 attempts of a long-lived series, one a minute (what a month of occurrences looks like, in small).
+    // 45 attempts of a long-lived series, one a minute (what a month of occurrences looks like, in small), with
+    // time-ordered ids in the order they were recorded, as the engine writes them.
     const sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
     try {
       await sql.query(
         `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
            status_code, outcome, response_truncated)
-         select gen_random_uuid(), $1, 1, t, t, 0, 5, 200, 'success', false
-           from generate_series(now() - interval '44 minutes', now(), interval '1 minute') as t`,
+         select (lpad(to_hex((extract(epoch from now()) * 1000)::bigint + n), 12, '0') || '7' ||
+                 substr(md5(n::text), 1, 3) || '8' || substr(md5(n::text), 4, 15))::uuid,
+                $1, 1, t, t, 0, 5, 200, 'success', false
+           from generate_series(now() - interval '44 minutes', now(), interval '1 minute') with ordinality as s(t, n)`,
         [id],
       );
     } finally {

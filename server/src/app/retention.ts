@@ -1,11 +1,31 @@
-import { PLANS, type Plan, retentionCutoff } from '../domain/quota/plans.js';
+import { historyCutoff } from '../domain/history/partitions.js';
+import { PLANS, type Plan, planLimits, retentionCutoff } from '../domain/quota/plans.js';
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
 import { AuditSealer } from './audit.js';
-import { countExpired, emptyPurgeCounts, type PurgeCounts, purgeBatch } from '../persistence/retention.js';
+import {
+  countExpired,
+  emptyPurgeCounts,
+  expiredIdRanges,
+  type PurgeCounts,
+  type PurgeCutoffs,
+  purgeBatch,
+} from '../persistence/retention.js';
 import { stopwatch } from './clock.js';
+import { AttemptPartitions, longestRetentionDays } from './partitions.js';
 import type { Clock, Store } from './ports.js';
 
 export type { PurgeCounts };
+
+/**
+ * A plan's cutoffs at `now`: its retention, except that the history of a plan keeping it as long as any waits for its
+ * month of attempts to be dropped whole (domain/history/partitions.ts `historyCutoff`).
+ */
+function cutoffsOf(plan: Plan, now: Date): PurgeCutoffs {
+  return {
+    history: historyCutoff(now, planLimits(plan).retentionDays, longestRetentionDays()),
+    other: retentionCutoff(plan, now),
+  };
+}
 
 /** Actions per batch: each batch is one short transaction, so no lock is held long. */
 const BATCH = 200;
@@ -35,7 +55,7 @@ export class RetentionService {
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       out[plan] = {
-        ...(await countExpired(this.store.sql, plan, cutoff)),
+        ...(await countExpired(this.store.sql, plan, cutoffsOf(plan, now), now)),
         audit_events: await countAuditEventsBefore(this.store.sql, plan, cutoff),
       };
     }
@@ -52,17 +72,29 @@ export class RetentionService {
     const now = this.clock();
     const elapsed = stopwatch();
     const total = emptyPurgeCounts();
+    // Months of attempts past every plan's retention go whole first, so no row of theirs is deleted one by one.
+    await new AttemptPartitions(this.store, this.clock).maintain();
     // Pending audit events first: a prefix is cut from the chain, so what is old must be on it.
     await new AuditSealer(this.store).sealAll();
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
-      let more = true;
-      while (more) {
+      // The expired actions' id ranges, each read on from where the last batch stopped; then the rest (loose outbox
+      // rows, live series' old attempts, chains), whose scans would otherwise be paid again by every batch of actions.
+      const cutoffs = cutoffsOf(plan, now);
+      const ranges = expiredIdRanges(cutoffs.history, now);
+      let range = ranges.shift() ?? null;
+      for (;;) {
         if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
-        const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoff, this.batchSize));
+        const at = range;
+        const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoffs, this.batchSize, at));
         opts.onBatch?.(batch.counts);
         for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
-        more = batch.more;
+        if (at)
+          range =
+            batch.actionsFull && batch.lastActionId
+              ? { ...at, after: batch.lastActionId }
+              : (ranges.shift() ?? null);
+        else if (!batch.more) break;
       }
       for (;;) {
         if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };

@@ -1,6 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { systemClock } from '../app/clock.js';
+import { AttemptPartitions } from '../app/partitions.js';
 import type { Config, Role } from '../config.js';
+import { usePlanLimits } from '../domain/quota/plans.js';
 import { DatabaseAvailability } from '../persistence/availability.js';
 import { Database, migrateUp, openOrm, probeServer, withApplicationName } from '../persistence/database.js';
 import { ensureEmbeddedPostgres } from '../persistence/embedded-postgres.js';
@@ -39,6 +42,9 @@ export async function openDatabase(
     timeouts?: Config['databaseTimeouts'];
   },
 ): Promise<OpenDatabase> {
+  // The deployment's plan table (SCHED_PLANS_FILE) for what runs without `startService` too: `sched purge` keeps each
+  // plan's retention, and drops a month of attempts only past the longest one the deployment has.
+  usePlanLimits(config.plans);
   const embedded = config.databaseUrl
     ? null
     : await ensureEmbeddedPostgres({
@@ -80,6 +86,8 @@ async function migrateWithLock(url: string): Promise<void> {
   const database = new Database(await openOrm({ databaseUrl: url, poolSize: 2 }));
   try {
     await database.withSessionLock(7420000, () => migrateUp(database.orm));
+    // An attempt always finds its month's partition: this month and the next two exist from the start on.
+    await new AttemptPartitions(database, systemClock).maintain({ drop: false });
   } finally {
     await database.close();
   }

@@ -213,8 +213,10 @@ export async function lockAction(
 }
 
 /**
- * An action's newest `limit` attempts, newest first; with `before`, those strictly older than it (keyset on the start
- * time and id, through the (action_id, started_at) index), so pages stay stable while a series adds attempts.
+ * An action's newest `limit` attempts, newest first; with `before`, those strictly older than it. The keyset is the
+ * time-ordered id (an action's attempts are recorded one after another, in the order they start), so a page is a
+ * range of the attempt log's primary key (action, id) in each month's partition, and pages stay stable while a
+ * series adds attempts. (`before.at` is the cursor's start time, which the order no longer needs.)
  */
 export async function attemptPage(
   db: Sql,
@@ -222,9 +224,6 @@ export async function attemptPage(
   c: { limit: number; before?: { at: Date; id: string } | null | undefined },
 ): Promise<DeliveryAttemptRow[]> {
   let q = db.selectFrom('delivery_attempts').selectAll().where('action_id', '=', actionId);
-  if (c.before) {
-    const { at, id } = c.before;
-    q = q.where((eb) => eb(eb.refTuple('started_at', 'id'), '<', eb.tuple(at, id)));
-  }
-  return q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(c.limit).execute();
+  if (c.before) q = q.where('id', '<', c.before.id);
+  return q.orderBy('id', 'desc').limit(c.limit).execute();
 }

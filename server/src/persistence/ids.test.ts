@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeOrderedId } from './ids.js';
+import { timeOrderedId, uuidv7LowerBound } from './ids.js';
 
 describe('timeOrderedId', () => {
   it('is a version 7 UUID whose first 48 bits are the time, ordered by it, and otherwise random', () => {
@@ -11,5 +11,24 @@ describe('timeOrderedId', () => {
     expect(a < b).toBe(true);
     const many = new Set(Array.from({ length: 5000 }, () => timeOrderedId(at)));
     expect(many.size).toBe(5000);
+  });
+});
+
+describe('uuidv7LowerBound', () => {
+  it('sorts below every id of its instant and later, above every id made before it', () => {
+    const at = Date.parse('2026-12-01T00:00:00.000Z');
+    const bound = uuidv7LowerBound(new Date(at));
+    expect(bound).toBe(
+      `${at
+        .toString(16)
+        .padStart(12, '0')
+        .replace(/^(.{8})(.{4})$/, '$1-$2')}-0000-0000-000000000000`,
+    );
+    for (let i = 0; i < 200; i++) {
+      expect(timeOrderedId(at) >= bound).toBe(true);
+      expect(timeOrderedId(at + 1) > bound).toBe(true);
+      expect(timeOrderedId(at - 1) < bound).toBe(true);
+    }
+    expect(uuidv7LowerBound(new Date(0))).toBe('00000000-0000-0000-0000-000000000000');
   });
 });

@@ -22,3 +22,15 @@ export function timeOrderedId(now = Date.now()): string {
   const h = b.toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
+
+/**
+ * The smallest time-ordered id of the instant `at`: every id made at or after `at` sorts at or above it, every one
+ * made before sorts below. So "created before `at`" is a range of a primary key of such ids, and a range partition
+ * of them by month has this id of the month's first millisecond as its bound.
+ */
+export function uuidv7LowerBound(at: Date): string {
+  const h = Math.min(Math.max(0, at.getTime()), 2 ** 48 - 1)
+    .toString(16)
+    .padStart(12, '0');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-0000-0000-000000000000`;
+}

@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import { TERMINAL_STATES } from '../domain/action/states.js';
 import { CHAIN_TERMINAL_STATES } from '../domain/chain/states.js';
 import type { Plan } from '../domain/quota/plans.js';
 import type { Sql } from './database.js';
+import { uuidv7LowerBound } from './ids.js';
 
 /** Rows purged (or, on a dry run, that would be), by table. Rows deleted by cascade are not listed. */
 export interface PurgeCounts {
@@ -24,6 +26,16 @@ export const emptyPurgeCounts = (): PurgeCounts => ({
   audit_events: 0,
 });
 
+/**
+ * The instants before which a plan's rows go: `history` for terminal actions and live series' attempts (for the
+ * longest retentions, the start of the oldest month of attempts kept: domain/history/partitions.ts `historyCutoff`),
+ * `other` for loose outbox rows and ended chains.
+ */
+export interface PurgeCutoffs {
+  history: Date;
+  other: Date;
+}
+
 const planAccounts = (db: Sql, plan: Plan) => db.selectFrom('accounts').select('id').where('plan', '=', plan);
 
 /**
@@ -34,7 +46,7 @@ function expiredLiveAttempts(db: Sql, plan: Plan, cutoff: Date) {
   return db
     .selectFrom('delivery_attempts')
     .innerJoin('actions', 'actions.id', 'delivery_attempts.action_id')
-    .select('delivery_attempts.id')
+    .select(['delivery_attempts.action_id', 'delivery_attempts.id'])
     .where('actions.status', 'not in', TERMINAL_STATES)
     .where('delivery_attempts.started_at', '<', cutoff)
     .where('actions.account_id', 'in', planAccounts(db, plan));
@@ -50,17 +62,42 @@ function expiredChains(db: Sql, plan: Plan, cutoff: Date) {
     .where('chains.account_id', 'in', planAccounts(db, plan));
 }
 
+/** A keyset range of action ids, both ends exclusive; `before` null for no upper end. */
+export interface IdRange {
+  after: string;
+  before: string | null;
+}
+
+const LOWEST_ID = '00000000-0000-0000-0000-000000000000';
+
 /**
- * Terminal actions of the plan's accounts that ended (last changed) before `cutoff`, and what hangs off them. Live
- * actions are never selected: only the terminal states are.
+ * Where the actions created before `cutoff` are in the primary key. An action's id is time-ordered by its creation,
+ * and it can have ended (last changed) only after that, so every action that ended before `cutoff` has an id below
+ * the cutoff's: a batch reads a range of the primary key, not the whole table. Rows made before ids were time-ordered
+ * have random ids, nearly all sorting above any id of today: the second range, empty on a database made since.
+ * (The few random ids that sort between the two come into the first range as the cutoff passes them.)
  */
-function expiredActions(db: Sql, plan: Plan, cutoff: Date) {
-  return db
-    .selectFrom('actions')
-    .select('actions.id')
+export function expiredIdRanges(cutoff: Date, now: Date): IdRange[] {
+  return [
+    { after: LOWEST_ID, before: uuidv7LowerBound(cutoff) },
+    { after: uuidv7LowerBound(new Date(now.getTime() + 86_400_000)), before: null },
+  ];
+}
+
+const inRange = (db: Sql, r: IdRange) => {
+  const q = db.selectFrom('actions').select('actions.id').where('actions.id', '>', r.after);
+  return r.before === null ? q : q.where('actions.id', '<', r.before);
+};
+
+/**
+ * Terminal actions of the plan's accounts in the id range `r` that ended (last changed) before `cutoff`, and what
+ * hangs off them. Live actions are never selected: only the terminal states are.
+ */
+function expiredActions(db: Sql, plan: Plan, cutoff: Date, r: IdRange) {
+  return inRange(db, r)
     .where('actions.status', 'in', TERMINAL_STATES)
     .where('actions.updated_at', '<', cutoff)
-    .where('actions.account_id', 'in', db.selectFrom('accounts').select('id').where('plan', '=', plan));
+    .where('actions.account_id', 'in', planAccounts(db, plan));
 }
 
 /** Outbox rows of the plan's accounts older than `cutoff` that belong to no action (those go with their action). */
@@ -81,9 +118,12 @@ function expiredOutbox(db: Sql, plan: Plan, cutoff: Date) {
 export async function countExpired(
   db: Sql,
   plan: Plan,
-  cutoff: Date,
+  cutoffs: PurgeCutoffs,
+  now: Date,
 ): Promise<Omit<PurgeCounts, 'audit_events'>> {
-  const ids = expiredActions(db, plan, cutoff);
+  const cutoff = cutoffs.history;
+  const [low, high] = expiredIdRanges(cutoff, now) as [IdRange, IdRange];
+  const ids = expiredActions(db, plan, cutoff, low).union(expiredActions(db, plan, cutoff, high));
   const count = async (q: Promise<{ n: string | number | bigint }>) => Number((await q).n);
   const [actions, attempts, events, outboxOfActions, outbox, liveAttempts, chains] = await Promise.all([
     count(
@@ -115,19 +155,19 @@ export async function countExpired(
     ),
     count(
       db
-        .selectFrom(expiredOutbox(db, plan, cutoff).as('o'))
+        .selectFrom(expiredOutbox(db, plan, cutoffs.other).as('o'))
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
     ),
     count(
       db
-        .selectFrom(expiredLiveAttempts(db, plan, cutoff).as('l'))
+        .selectFrom(expiredLiveAttempts(db, plan, cutoffs.history).as('l'))
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
     ),
     count(
       db
-        .selectFrom(expiredChains(db, plan, cutoff).as('c'))
+        .selectFrom(expiredChains(db, plan, cutoffs.other).as('c'))
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirstOrThrow(),
     ),
@@ -142,36 +182,43 @@ export async function countExpired(
 }
 
 /**
- * Deletes one batch of at most `limit` expired actions with their attempts, reminder events and outbox rows (the
- * rest of their rows go by cascade), then one batch of expired loose outbox rows. Call it in a short transaction
- * of its own and repeat while it deletes anything: the locks held are those of one batch. SKIP LOCKED leaves rows
- * another transaction holds to a later batch or run.
+ * With an id range, deletes one batch of at most `limit` expired actions of it with their attempts, reminder events
+ * and outbox rows (the rest of their rows go by cascade); repeat with the range's `after` moved to `lastActionId`
+ * while `actionsFull`, so each batch reads the primary key on from where the last one stopped. Without one (once
+ * every range is done), deletes one batch of expired loose outbox rows, live actions' old attempts and ended chains;
+ * repeat while `more`. Call it in a short transaction of its own: the locks held are those of one batch. SKIP LOCKED
+ * leaves rows another transaction holds to a later run.
  */
 export async function purgeBatch(
   db: Sql,
   plan: Plan,
-  cutoff: Date,
+  cutoffs: PurgeCutoffs,
   limit: number,
-): Promise<{ counts: PurgeCounts; more: boolean }> {
-  const batch = await expiredActions(db, plan, cutoff)
-    .orderBy('actions.updated_at')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute();
-  const ids = batch.map((r) => r.id);
+  range: IdRange | null,
+): Promise<{ counts: PurgeCounts; more: boolean; actionsFull: boolean; lastActionId: string | null }> {
   const counts = emptyPurgeCounts();
-  if (ids.length > 0) {
-    const deleted = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
-      Number((await q.executeTakeFirst()).numDeletedRows);
-    counts.delivery_attempts = await deleted(
-      db.deleteFrom('delivery_attempts').where('action_id', 'in', ids),
-    );
-    counts.reminder_events = await deleted(db.deleteFrom('reminder_events').where('action_id', 'in', ids));
-    counts.outbox_messages = await deleted(db.deleteFrom('outbox_messages').where('action_id', 'in', ids));
-    // Refused replies and clicks go with the action they named (not counted: a note about the action's history).
-    await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
-    counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
+  if (range) {
+    const ids = (
+      await expiredActions(db, plan, cutoffs.history, range)
+        .orderBy('actions.id')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute()
+    ).map((r) => r.id);
+    if (ids.length > 0) {
+      const deleted = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
+        Number((await q.executeTakeFirst()).numDeletedRows);
+      counts.delivery_attempts = await deleted(
+        db.deleteFrom('delivery_attempts').where('action_id', 'in', ids),
+      );
+      counts.reminder_events = await deleted(db.deleteFrom('reminder_events').where('action_id', 'in', ids));
+      counts.outbox_messages = await deleted(db.deleteFrom('outbox_messages').where('action_id', 'in', ids));
+      // Refused replies and clicks go with the action they named (not counted: a note about the action's history).
+      await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
+      counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
+    }
+    return { counts, more: false, actionsFull: ids.length === limit, lastActionId: ids.at(-1) ?? null };
   }
   const loose = await db
     .deleteFrom('outbox_messages')
@@ -179,32 +226,31 @@ export async function purgeBatch(
       'id',
       'in',
       db
-        .selectFrom(expiredOutbox(db, plan, cutoff).limit(limit).forUpdate().skipLocked().as('o'))
+        .selectFrom(expiredOutbox(db, plan, cutoffs.other).limit(limit).forUpdate().skipLocked().as('o'))
         .select('o.id'),
     )
     .executeTakeFirst();
   const looseCount = Number(loose.numDeletedRows);
   counts.outbox_messages += looseCount;
+  // By the whole primary key (action, id): the id alone is indexed in no partition.
   const liveAttempts = await db
     .deleteFrom('delivery_attempts')
     .where(
-      'id',
-      'in',
-      db
+      sql<boolean>`(action_id, id) in (${db
         .selectFrom(
-          expiredLiveAttempts(db, plan, cutoff)
+          expiredLiveAttempts(db, plan, cutoffs.history)
             .limit(limit)
             .forUpdate('delivery_attempts')
             .skipLocked()
             .as('l'),
         )
-        .select('l.id'),
+        .select(['l.action_id', 'l.id'])})`,
     )
     .executeTakeFirst();
   const liveAttemptCount = Number(liveAttempts.numDeletedRows);
   counts.delivery_attempts += liveAttemptCount;
   const chainIds = (
-    await expiredChains(db, plan, cutoff)
+    await expiredChains(db, plan, cutoffs.other)
       .orderBy('chains.completed_at')
       .limit(limit)
       .forUpdate()
@@ -221,7 +267,8 @@ export async function purgeBatch(
   // A full batch of any kind may have left more behind.
   return {
     counts,
-    more:
-      ids.length === limit || looseCount === limit || liveAttemptCount === limit || chainIds.length === limit,
+    more: looseCount === limit || liveAttemptCount === limit || chainIds.length === limit,
+    actionsFull: false,
+    lastActionId: null,
   };
 }

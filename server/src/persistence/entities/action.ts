@@ -219,25 +219,27 @@ export const ActionSchema = defineEntity({
   },
 });
 
-/** One HTTP delivery attempt of an action (the `delivery_attempts` log). */
+/**
+ * One HTTP delivery attempt of an action (the `delivery_attempts` log). The table is partitioned by month of the
+ * time-ordered id (migration AttemptPartitions; the months are kept by persistence/partitions.ts, not declared here).
+ */
 export const DeliveryAttemptSchema = defineEntity({
   name: 'DeliveryAttempt',
   tableName: 'delivery_attempts',
   // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts), a range of a column rows are
   // appended in the order of: a BRIN (a summary per 128 pages) serves it for a fraction of a b-tree's writes.
-  // (action, startedAt): an action's attempts a keyset page at a time, newest first (GET /actions/{id}/attempts), and
-  // the cascade of an action's delete. No statement looks attempts up by (action, attempt number).
+  // The primary key (action, id) is the one b-tree: uniqueness (a partition key must be part of it), an action's
+  // attempts a keyset page at a time, newest first (GET /actions/{id}/attempts), and the cascade of an action's delete.
   indexes: [
     {
       name: 'delivery_attempts_started_at_index',
       expression:
         'create index "delivery_attempts_started_at_index" on "delivery_attempts" using brin ("started_at")',
     },
-    { properties: ['action', 'startedAt'] },
   ],
   properties: {
+    action: () => p.manyToOne(ActionSchema).deleteRule('cascade').primary(),
     id: p.uuid().primary(),
-    action: () => p.manyToOne(ActionSchema).deleteRule('cascade'),
     attemptNumber: p.integer(),
     dueAt: p.datetime(),
     startedAt: p.datetime(),

@@ -117,7 +117,8 @@ export const NotificationSchema = defineEntity({
 export const OutboxMessageSchema = defineEntity({
   name: 'OutboxMessage',
   tableName: 'outbox_messages',
-  indexes: [{ properties: ['createdAt'] }],
+  // action: an action's delete (retention's, and the cascade) finds its rows without reading the whole table.
+  indexes: [{ properties: ['createdAt'] }, { properties: ['action'] }],
   properties: {
     id: p.uuid().primary(),
     account: () => p.manyToOne(AccountSchema).deleteRule('cascade').nullable(),

@@ -32,6 +32,8 @@ import { Migration20261128134000_LegacyTemplateOrigins } from './Migration202611
 import { Migration20261128160000_ActionChanged } from './Migration20261128160000_ActionChanged.js';
 import { Migration20261128170000_DestinationOrigins } from './Migration20261128170000_DestinationOrigins.js';
 import { Migration20261128171500_HotDelivery } from './Migration20261128171500_HotDelivery.js';
+import { Migration20261128200000_AttemptPartitions } from './Migration20261128200000_AttemptPartitions.js';
+import { Migration20261128200100_OutboxActionIndex } from './Migration20261128200100_OutboxActionIndex.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -99,4 +101,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128170000_DestinationOrigins', class: Migration20261128170000_DestinationOrigins },
   { name: 'Migration20261128171000_AuditDataEvents', class: Migration20261128171000_AuditDataEvents },
   { name: 'Migration20261128171500_HotDelivery', class: Migration20261128171500_HotDelivery },
+  { name: 'Migration20261128200000_AttemptPartitions', class: Migration20261128200000_AttemptPartitions },
+  { name: 'Migration20261128200100_OutboxActionIndex', class: Migration20261128200100_OutboxActionIndex },
 ];
