@@ -92,8 +92,14 @@ export interface ActionFilter {
 export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
   // A chain's step actions are read through the chain (and by id), not listed.
   let q = db.selectFrom('actions').where('account_id', '=', accountId).where('chain_id', 'is', null);
-  // The phase first: the account's index reads it (entities/action.ts), the status is then checked row by row.
-  if (f.status) q = q.where('phase', '=', phaseOf(f.status)).where('status', '=', f.status);
+  // The phase is what the account's index reads (entities/action.ts). Outside the pending phase a state is its own
+  // phase, so the status is not asked of the row: a count of the failed inbox then reads the index alone, never the
+  // heap. Within the pending phase the status is checked row by row.
+  if (f.status) {
+    const phase = phaseOf(f.status);
+    q = q.where('phase', '=', phase);
+    if (phase !== f.status) q = q.where('status', '=', f.status);
+  }
   if (f.mode) q = q.where('mode', '=', f.mode);
   if (f.search) {
     const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

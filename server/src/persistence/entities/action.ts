@@ -87,7 +87,13 @@ export const ActionSchema = defineEntity({
     },
     // The failed-delivery inbox (GET /actions filters, docs/operations.md): a status, a destination host, the
     // moment of failure and the last attempt's class each narrow one account's rows through an index, newest first.
-    { name: 'actions_account_phase_index', properties: ['account', 'phase', 'createdAt'] },
+    // Lists never show a chain's steps, so the phase index leaves them out: a list's count (`meta.total`) then
+    // needs nothing the index does not hold, and is an index-only scan.
+    {
+      name: 'actions_account_phase_index',
+      expression:
+        'create index "actions_account_phase_index" on "actions" ("account_id", "phase", "created_at") where "chain_id" is null',
+    },
     {
       name: 'actions_account_destination_host_index',
       properties: ['account', 'destinationHost', 'createdAt'],
