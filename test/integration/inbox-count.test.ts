@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAction, listActions, matchingActions, type NewAction } from '../../server/src/persistence/actions.js';
+import {
+  insertAction,
+  listActions,
+  matchingActions,
+  type NewAction,
+} from '../../server/src/persistence/actions.js';
 import { timeOrderedId } from '../../server/src/persistence/ids.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 
@@ -68,7 +73,10 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
     accountId = await t.newAccount('business');
     const now = new Date();
     const failed = await insertAction(t.database.sql, seed('failed', now));
-    const pending = await insertAction(t.database.sql, seed('scheduled', new Date(now.getTime() + 3_600_000)));
+    const pending = await insertAction(
+      t.database.sql,
+      seed('scheduled', new Date(now.getTime() + 3_600_000)),
+    );
     await copies(failed.id, FAILED - 1);
     await copies(pending.id, PENDING - 1);
     // What the autovacuum does to a table that stopped changing: the visibility map lets a scan skip the rows.
@@ -93,13 +101,23 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
     ]);
     expect(scans[0]!['Heap Fetches']).toBe(0);
 
-    const page = await listActions(t.database.sql, accountId, { status: 'failed' }, { limit: 100, offset: 0 });
+    const page = await listActions(
+      t.database.sql,
+      accountId,
+      { status: 'failed' },
+      { limit: 100, offset: 0 },
+    );
     expect(page.total).toBe(FAILED);
     expect(page.rows).toHaveLength(100);
     expect(page.rows.every((r) => r.status === 'failed')).toBe(true);
     const times = page.rows.map((r) => r.created_at.getTime());
     expect(times).toEqual([...times].sort((a, b) => b - a));
-    const pending = await listActions(t.database.sql, accountId, { status: 'scheduled' }, { limit: 1, offset: 0 });
+    const pending = await listActions(
+      t.database.sql,
+      accountId,
+      { status: 'scheduled' },
+      { limit: 1, offset: 0 },
+    );
     expect(pending.total).toBe(PENDING);
   });
 });
