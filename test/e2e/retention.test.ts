@@ -11,6 +11,7 @@ import { createMetrics } from '../../server/src/metrics.js';
 import { insertAction, type NewAction } from '../../server/src/persistence/actions.js';
 import { timeOrderedId } from '../../server/src/persistence/ids.js';
 import { openTestDatabase } from '../support/in-process.js';
+import { webhookActionRow } from '../support/seed.js';
 import { runCli } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
@@ -30,38 +31,10 @@ describe('history retention', () => {
     updatedAt: Date,
   ): Promise<string> {
     // Time-ordered, of its creation, as every action's id is (retention reads them as a range of the primary key).
-    const id = timeOrderedId(daysAgo(400).getTime());
-    ids[label] = id;
-    await insertAction(t.database.sql, {
-      id,
-      traceparent: null,
-      created_via: 'api',
-      counted_occurrence: null,
-      account_id: accountId,
-      name: label,
-      description: null,
-      mode: 'webhook',
-      status,
-      timezone: 'UTC',
-      scheduled_for: daysAgo(400),
-      next_attempt_at: null,
-      idempotency_key: null,
-      dedup_keys: [],
-      max_attempts: 3,
-      retry_strategy: 'exponential',
-      request: { url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {}, body: null },
-      webhook_secret: null,
-      callback_url: null,
-      coordination: null,
-      recurrence: null,
-      recurrence_anchor: null,
-      gate: null,
-      chain_id: null,
-      chain_step_index: null,
-      created_at: daysAgo(400),
-      updated_at: updatedAt,
-    });
-    return id;
+    const row = webhookActionRow(accountId, daysAgo(400), { name: label, status, updated_at: updatedAt });
+    ids[label] = row.id;
+    await insertAction(t.database.sql, row);
+    return row.id;
   }
   const outbox = (accountId: string, actionId: string | null, createdAt: Date) =>
     t.database.sql

@@ -10,6 +10,7 @@ import { timeOrderedId } from '../../server/src/persistence/ids.js';
 import { attemptMonths, attemptPartitionName } from '../../server/src/persistence/partitions.js';
 import { manualClock } from '../support/manual-clock.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
+import { webhookActionRow } from '../support/seed.js';
 
 /**
  * sched's own partition job across month boundaries, on the manual clock. An attempt's id is made from the process's
@@ -44,37 +45,13 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
     createdAt: Date,
     updatedAt: Date,
   ): Promise<string> {
-    const id = timeOrderedId(createdAt.getTime());
-    await insertAction(t.database.sql, {
-      id,
-      traceparent: null,
-      created_via: 'api',
-      counted_occurrence: null,
-      account_id: accountId,
+    const row = webhookActionRow(accountId, createdAt, {
       name: `${status} ${createdAt.toISOString()}`,
-      description: null,
-      mode: 'webhook',
       status,
-      timezone: 'UTC',
-      scheduled_for: createdAt,
-      next_attempt_at: null,
-      idempotency_key: null,
-      dedup_keys: [],
-      max_attempts: 3,
-      retry_strategy: 'exponential',
-      request: { url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {}, body: null },
-      webhook_secret: null,
-      callback_url: null,
-      coordination: null,
-      recurrence: null,
-      recurrence_anchor: null,
-      gate: null,
-      chain_id: null,
-      chain_step_index: null,
-      created_at: createdAt,
       updated_at: updatedAt,
     });
-    return id;
+    await insertAction(t.database.sql, row);
+    return row.id;
   }
   /** Records an attempt of `actionId` at `iso` through the engine's insert, the process's time set to it. */
   const attempt = (actionId: string, iso: string, n = 1) => {

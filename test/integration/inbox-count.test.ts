@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  insertAction,
-  listActions,
-  matchingActions,
-  type NewAction,
-} from '../../server/src/persistence/actions.js';
-import { timeOrderedId } from '../../server/src/persistence/ids.js';
+import { listActions, matchingActions } from '../../server/src/persistence/actions.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
+import { seedActions } from '../support/seed.js';
 
 /**
  * The failed inbox's `meta.total` counts every failed action of the account. It must read the account's phase index
@@ -19,66 +14,12 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
   const FAILED = 20_000;
   const PENDING = 5_000;
 
-  const seed = (status: NewAction['status'], at: Date): NewAction => ({
-    id: timeOrderedId(at.getTime()),
-    traceparent: null,
-    created_via: 'api',
-    counted_occurrence: null,
-    account_id: accountId,
-    name: status,
-    description: null,
-    mode: 'webhook',
-    status,
-    timezone: 'UTC',
-    scheduled_for: at,
-    next_attempt_at: status === 'scheduled' ? at : null,
-    idempotency_key: null,
-    dedup_keys: [],
-    max_attempts: 3,
-    retry_strategy: 'exponential',
-    request: { url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {}, body: null },
-    webhook_secret: null,
-    callback_url: null,
-    coordination: null,
-    recurrence: null,
-    recurrence_anchor: null,
-    gate: null,
-    chain_id: null,
-    chain_step_index: null,
-    created_at: at,
-    updated_at: at,
-  });
-
-  /** `n` copies of the action `templateId`, new ids and creation times, through the table's own columns. */
-  async function copies(templateId: string, n: number): Promise<void> {
-    const columns = (
-      await rawQuery<{ c: string }>(
-        t.database.sql,
-        `select column_name as c from information_schema.columns
-          where table_name = 'actions' and is_generated = 'NEVER' and column_name not in ('id', 'created_at')
-          order by ordinal_position`,
-      )
-    ).map((r) => `"${r.c}"`);
-    await rawQuery(
-      t.database.sql,
-      `insert into actions (id, created_at, ${columns.join(', ')})
-       select gen_random_uuid(), a.created_at - make_interval(secs => g), ${columns.map((c) => `a.${c}`).join(', ')}
-         from actions a, generate_series(1, $2::int) g where a.id = $1`,
-      [templateId, n],
-    );
-  }
-
   beforeAll(async () => {
     t = await openTestDatabase('inbox_count');
     accountId = await t.newAccount('business');
-    const now = new Date();
-    const failed = await insertAction(t.database.sql, seed('failed', now));
-    const pending = await insertAction(
-      t.database.sql,
-      seed('scheduled', new Date(now.getTime() + 3_600_000)),
-    );
-    await copies(failed.id, FAILED - 1);
-    await copies(pending.id, PENDING - 1);
+    const receiver = { url: 'http://127.0.0.1:9/hook', host: '127.0.0.1' };
+    await seedActions(t.url, { accountId, count: FAILED, status: 'failed', ...receiver });
+    await seedActions(t.url, { accountId, count: PENDING, status: 'scheduled', ...receiver });
     // What the autovacuum does to a table that stopped changing: the visibility map lets a scan skip the rows.
     await rawQuery(t.database.sql, 'vacuum (analyze) actions');
   });

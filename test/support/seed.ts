@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { destinationOrigin } from '../../server/src/domain/destinations/origin.js';
+import type { NewAction } from '../../server/src/persistence/actions.js';
+import { timeOrderedId } from '../../server/src/persistence/ids.js';
 
 /**
  * Test-only seeding: `count` webhook actions of one account inserted with generate_series in one statement, for the
@@ -68,4 +70,41 @@ export async function sqlValue<T>(databaseUrl: string, text: string, params: unk
   } finally {
     await client.end();
   }
+}
+
+/**
+ * One webhook action's row as a create writes it, for tests that set up rows by hand (a state, a time): `at` is its
+ * creation and schedule, its id time-ordered of `at` as every action's is; `over` changes any column.
+ */
+export function webhookActionRow(accountId: string, at: Date, over: Partial<NewAction> = {}): NewAction {
+  return {
+    id: timeOrderedId(at.getTime()),
+    traceparent: null,
+    created_via: 'api',
+    counted_occurrence: null,
+    account_id: accountId,
+    name: 'webhook',
+    description: null,
+    mode: 'webhook',
+    status: 'scheduled',
+    timezone: 'UTC',
+    scheduled_for: at,
+    next_attempt_at: null,
+    idempotency_key: null,
+    dedup_keys: [],
+    max_attempts: 3,
+    retry_strategy: 'exponential',
+    request: { url: 'http://127.0.0.1:9/hook', method: 'POST', headers: {}, body: null },
+    webhook_secret: null,
+    callback_url: null,
+    coordination: null,
+    recurrence: null,
+    recurrence_anchor: null,
+    gate: null,
+    chain_id: null,
+    chain_step_index: null,
+    created_at: at,
+    updated_at: at,
+    ...over,
+  };
 }
