@@ -30,6 +30,7 @@ import { manualClock } from '../support/manual-clock.js';
 const attemptsOf = async (db: Parameters<typeof attemptPage>[0], id: string) =>
   (await attemptPage(db, id, { limit: 1000 })).reverse();
 import { eventually } from '../support/wait.js';
+import { webhookActionRow } from '../support/seed.js';
 
 // The delivery use case in-process, on a real PostgreSQL, with a fake clock, a scripted outbound client and
 // recording scheduler and callback ports: what production runs, without a server or real waits.
@@ -134,36 +135,17 @@ describe('deliveries (in-process, fake clock)', () => {
 
   async function newAction(over: Partial<NewAction> = {}): Promise<string> {
     const id = randomUUID();
-    await insertAction(t.database.sql, {
-      id,
-      traceparent: null,
-      created_via: 'api',
-      counted_occurrence: null,
-      account_id: accountId,
-      name: 'ping',
-      description: null,
-      mode: 'webhook',
-      status: 'resolved',
-      timezone: 'UTC',
-      scheduled_for: T0,
-      next_attempt_at: T0,
-      idempotency_key: null,
-      dedup_keys: [],
-      max_attempts: 3,
-      retry_strategy: 'exponential',
-      request: { url: 'http://receiver.test/hook', method: 'POST', headers: {}, body: { a: 1 } },
-      webhook_secret: null,
-      callback_url: null,
-      coordination: null,
-      recurrence: null,
-      recurrence_anchor: null,
-      gate: null,
-      chain_id: null,
-      chain_step_index: null,
-      created_at: T0,
-      updated_at: T0,
-      ...over,
-    });
+    await insertAction(
+      t.database.sql,
+      webhookActionRow(accountId, T0, {
+        id,
+        name: 'ping',
+        status: 'resolved',
+        next_attempt_at: T0,
+        request: { url: 'http://receiver.test/hook', method: 'POST', headers: {}, body: { a: 1 } },
+        ...over,
+      }),
+    );
     return id;
   }
 

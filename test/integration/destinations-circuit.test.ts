@@ -9,6 +9,7 @@ import { type ActionRow, attemptPage, insertAction } from '../../server/src/pers
 import { findDestination, upsertDestination } from '../../server/src/persistence/destinations.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { eventually } from '../support/wait.js';
+import { webhookActionRow } from '../support/seed.js';
 
 // The circuit breaker in-process: the delivery use case and the breaker on a real PostgreSQL, a
 // fake clock, a scripted outbound client, and recording ports for the operator events and the destination wakes.
@@ -87,35 +88,17 @@ describe('circuit breaker (in-process, fake clock)', () => {
 
   async function newAction(host: string): Promise<string> {
     const id = randomUUID();
-    await insertAction(t.database.sql, {
-      id,
-      traceparent: null,
-      created_via: 'api',
-      counted_occurrence: null,
-      account_id: accountId,
-      name: `to ${host}`,
-      description: null,
-      mode: 'webhook',
-      status: 'resolved',
-      timezone: 'UTC',
-      scheduled_for: now,
-      next_attempt_at: now,
-      idempotency_key: null,
-      dedup_keys: [],
-      max_attempts: 5,
-      retry_strategy: 'exponential',
-      request: { url: `https://${host}/hook`, method: 'POST', headers: {}, body: null },
-      webhook_secret: null,
-      callback_url: null,
-      coordination: null,
-      recurrence: null,
-      recurrence_anchor: null,
-      gate: null,
-      chain_id: null,
-      chain_step_index: null,
-      created_at: now,
-      updated_at: now,
-    });
+    await insertAction(
+      t.database.sql,
+      webhookActionRow(accountId, now, {
+        id,
+        name: `to ${host}`,
+        status: 'resolved',
+        next_attempt_at: now,
+        max_attempts: 5,
+        request: { url: `https://${host}/hook`, method: 'POST', headers: {}, body: null },
+      }),
+    );
     return id;
   }
   const row = (id: string): Promise<ActionRow> =>
