@@ -94,6 +94,15 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
     .execute();
 }
 
+// Both record statements end alike: the attempts of the actions whose update took (`done`) go into the log.
+const INSERT_RECORDED_ATTEMPTS = `insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at,
+     lateness_ms, duration_ms, status_code, outcome, error, response_excerpt, response_truncated, error_class, held_ms,
+     held_by)
+   select t.id, t.action_id, t.attempt_number, t.due_at, t.started_at, t.lateness_ms, t.duration_ms, t.status_code,
+          t.outcome, t.error, t.response_excerpt, t.response_truncated, t.error_class, t.held_ms, t.held_by
+     from attempt t join done d on d.id = t.action_id
+   returning action_id`;
+
 // The record of plain successes (one-time, no callback) of a batch: the conditions a record needs of its action
 // (executing, the attempt it recorded, nothing more to do) are the UPDATE's own, so READ COMMITTED re-checks them on the
 // row as it stands once its lock is taken: a lease lost meanwhile, to the sweep or a cancel, records nothing, and no
@@ -115,12 +124,7 @@ const completeStatement = fixedStatement<{ action_id: string }>(
         and a.attempt_count = t.attempt_number and a.recurrence is null and a.callback_url is null
      returning a.id
    )
-   insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
-     status_code, outcome, error, response_excerpt, response_truncated, error_class, held_ms, held_by)
-   select t.id, t.action_id, t.attempt_number, t.due_at, t.started_at, t.lateness_ms, t.duration_ms, t.status_code,
-          t.outcome, t.error, t.response_excerpt, t.response_truncated, t.error_class, t.held_ms, t.held_by
-     from attempt t join done d on d.id = t.action_id
-   returning action_id`,
+   ${INSERT_RECORDED_ATTEMPTS}`,
 );
 
 // The outcomes that are more than a plain success (a recurring action's next occurrence, a success with a
@@ -163,12 +167,7 @@ const outcomeStatement = fixedStatement<{ action_id: string }>(
         and a.attempt_count = t.attempt_number
      returning a.id
    )
-   insert into delivery_attempts (id, action_id, attempt_number, due_at, started_at, lateness_ms, duration_ms,
-     status_code, outcome, error, response_excerpt, response_truncated, error_class, held_ms, held_by)
-   select t.id, t.action_id, t.attempt_number, t.due_at, t.started_at, t.lateness_ms, t.duration_ms, t.status_code,
-          t.outcome, t.error, t.response_excerpt, t.response_truncated, t.error_class, t.held_ms, t.held_by
-     from attempt t join done d on d.id = t.action_id
-   returning action_id`,
+   ${INSERT_RECORDED_ATTEMPTS}`,
 );
 
 /**
