@@ -1,13 +1,14 @@
 // @ts-check
 // The figures of a run as one flat JSON object (`node bench/run.mjs ... --json <file>`): each key a median over the
 // rounds of this build (a ratio is the median of the per-round ratios: the two systems of a round ran side by side),
-// with its range over the rounds, and the same keys for a second build (BENCH_SCHED_ROOT) under `ref`. A key whose
+// with its range over the rounds, and the same keys for a reference build (BENCH_SCHED_ROOT) under `ref`, or for
+// several under `refs`, one object per build named by its label (BENCH_REF_LABEL). A key whose
 // benchmark did not run is null, so every run writes the same keys. The goals are those of the cost-per-unit round
 // (docs/performance.md); each is checked against the median, and the lateness at 1,000 due/s against every round.
 import { cpuMsPerUnit, fmt, poolCpuMs, table } from './lib.mjs';
 import { median } from './systems.mjs';
 
-/** @typedef {{ key: string, label: string }} Build */
+/** @typedef {{ key: string, label: string, name?: string }} Build */
 /** @typedef {Record<string, any>} Results */
 
 /** [key, goal as text, test of a value] for every figure that has a goal. */
@@ -145,15 +146,18 @@ function safe(pick, r) {
 }
 
 /**
- * The JSON of a run: this build's figures at the top level, their ranges, the goals met or missed, and a second
- * build's figures under `ref`.
+ * The JSON of a run: this build's figures at the top level, their ranges, the goals met or missed, and a reference
+ * build's figures under `ref`; with several, each one's under `refs[name]`, in the order of BENCH_SCHED_ROOT.
  * @param {Results} results
  * @param {Build[]} builds
  */
 export function runFigures(results, builds) {
-  const [A, B] = builds;
+  const [A, ...REFS] = builds;
   const own = figuresOf(results, /** @type {Build} */ (A).key);
-  const ref = B ? figuresOf(results, B.key) : undefined;
+  const refs = REFS.map((B) => {
+    const { figures, ranges } = figuresOf(results, B.key);
+    return /** @type {[string, Record<string, any>]} */ ([refName(B), { ...figures, ranges }]);
+  });
   /** @type {Record<string, 'met' | 'missed'>} */
   const goals = {};
   for (const [key, , ok] of GOALS) {
@@ -166,38 +170,51 @@ export function runFigures(results, builds) {
     ...own.figures,
     ranges: own.ranges,
     goals,
-    ...(ref ? { ref: { ...ref.figures, ranges: ref.ranges } } : {}),
+    ...(refs.length === 1 ? { ref: refs[0][1] } : {}),
+    ...(refs.length > 1 ? { refs: Object.fromEntries(refs) } : {}),
   };
 }
 
+/** A reference build's name in the JSON: BENCH_REF_LABEL's (its label without "sched ", for a run recorded before). */
+const refName = (/** @type {Build} */ b) => b.name ?? b.label.replace(/^sched /, '');
+
 /**
- * The cost-per-unit table: each figure, its goal, this build's median [range] and, paired, the second build's.
+ * Each reference build's figures in a run's JSON, in the order of `builds` (after this build).
+ * @param {ReturnType<typeof runFigures>} json
+ * @param {Build[]} builds
+ */
+const refFigures = (json, builds) =>
+  builds.slice(1).map((b) => (json.refs ? json.refs[refName(b)] : json.ref) ?? { ranges: {} });
+
+/**
+ * The cost-per-unit table: each figure, its goal, this build's median [range] and, paired, each reference build's.
  * @param {ReturnType<typeof runFigures>} json
  * @param {Build[]} builds
  */
 export function printFigures(json, builds) {
-  const [A, B] = builds;
+  const [A, ...REFS] = builds;
+  const refs = refFigures(json, builds);
   /** @type {Map<string, string>} */
   const goalOf = new Map(GOALS.map(([k, g]) => [k, g]));
   const cell = (v, r) =>
     v == null ? '-' : `${fmt(v, 3)}${r && r[0] !== r[1] ? ` [${fmt(r[0], 3)}-${fmt(r[1], 3)}]` : ''}`;
   const rows = [];
   for (const key of Object.keys(json)) {
-    if (['ranges', 'goals', 'ref'].includes(key)) continue;
+    if (['ranges', 'goals', 'ref', 'refs'].includes(key)) continue;
     const v = json[key];
-    if (v == null && (!json.ref || json.ref[key] == null)) continue;
+    if (v == null && refs.every((ref) => ref[key] == null)) continue;
     rows.push([
       key,
       goalOf.get(key) ?? '',
       cell(v, json.ranges[key]),
       json.goals[key] === 'missed' ? 'MISSED' : (json.goals[key] ?? ''),
-      ...(B ? [cell(json.ref?.[key], json.ref?.ranges[key])] : []),
+      ...refs.map((ref) => cell(ref[key], ref.ranges?.[key])),
     ]);
   }
   if (!rows.length) return;
   table(
     'cost per unit (the keys of --json): medians [range over rounds]',
-    ['figure', 'goal', /** @type {Build} */ (A).label, '', ...(B ? [B.label] : [])],
+    ['figure', 'goal', /** @type {Build} */ (A).label, '', ...REFS.map((B) => B.label)],
     rows,
   );
 }

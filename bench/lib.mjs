@@ -54,24 +54,54 @@ function gitLabel(root) {
 }
 
 /**
- * The sched builds under test: this checkout ("sched"), and with BENCH_SCHED_ROOT another build ("ref", e.g. a
- * worktree of an older commit after `pnpm build`), measured in the same run so the two can be compared as a pair.
+ * The sched builds under test: this checkout ("sched"), and with BENCH_SCHED_ROOT other builds (e.g. worktrees of
+ * older commits after `pnpm build`), measured in the same run so that each can be compared with this one as a pair.
+ * BENCH_SCHED_ROOT is one root or several separated by commas, BENCH_REF_LABEL as many labels (a missing one is the
+ * build's commit); the first reference is "ref", the next "ref2", "ref3"... A reference that is this checkout is run
+ * again as a second system: a paired run of a build against itself measures the noise between two systems.
  */
 export const BUILDS = [
   { key: 'sched', root: ROOT, label: `sched ${process.env.BENCH_LABEL ?? gitLabel(ROOT)}` },
-  ...(process.env.BENCH_SCHED_ROOT && path.resolve(process.env.BENCH_SCHED_ROOT) !== ROOT
-    ? [
-        {
-          key: 'ref',
-          root: path.resolve(process.env.BENCH_SCHED_ROOT),
-          label: `sched ${process.env.BENCH_REF_LABEL ?? gitLabel(path.resolve(process.env.BENCH_SCHED_ROOT))}`,
-        },
-      ]
-    : []),
+  ...referenceBuilds(process.env.BENCH_SCHED_ROOT ?? '', process.env.BENCH_REF_LABEL),
 ];
-// A paired run of a build against itself still measures two systems: the spread between them is the noise.
-if (process.env.BENCH_SCHED_ROOT && BUILDS.length === 1) {
-  BUILDS.push({ key: 'ref', root: ROOT, label: `${BUILDS[0].label} (again)` });
+
+/**
+ * The reference builds of BENCH_SCHED_ROOT and BENCH_REF_LABEL: { key, root, label, name }, where `name` is the
+ * label without "sched " (the build's object in the JSON of a run with several).
+ * @param {string} roots
+ * @param {string | undefined} labels
+ */
+function referenceBuilds(roots, labels) {
+  const list = roots
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  const names = labels === undefined ? [] : labels.split(',').map((l) => l.trim());
+  if (names.length > Math.max(list.length, 1)) {
+    process.stderr.write(`BENCH_REF_LABEL names ${names.length} builds, BENCH_SCHED_ROOT ${list.length}\n`);
+    process.exit(2);
+  }
+  const builds = list.map((r, i) => {
+    const root = path.resolve(r);
+    const key = i ? `ref${i + 1}` : 'ref';
+    if (root === ROOT) {
+      const name = `${process.env.BENCH_LABEL ?? gitLabel(ROOT)} (again)`;
+      return { key, root, label: `sched ${name}`, name };
+    }
+    const name = names[i] || gitLabel(root);
+    return { key, root, label: `sched ${name}`, name };
+  });
+  const seen = new Set();
+  for (const b of builds) {
+    if (seen.has(b.name)) {
+      process.stderr.write(
+        `two reference builds are labelled '${b.name}': give BENCH_REF_LABEL one label each\n`,
+      );
+      process.exit(2);
+    }
+    seen.add(b.name);
+  }
+  return builds;
 }
 
 /**

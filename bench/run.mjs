@@ -2,8 +2,8 @@
 // [--rounds N] [--deliveries N] [--pending N] [--log-level L] [--json <file>] [--smoke]` (all benchmarks when none is
 // named). `--smoke` runs them at tiny sizes with no timing goal (test/e2e/bench-smoke.test.ts does, in CI), so a
 // change that breaks a benchmark fails the same day; `--json` also writes the cost-per-unit figures (bench/keys.mjs)
-// to that file. Every benchmark measures the
-// baselines of issue 12 and sched (and, with BENCH_SCHED_ROOT, a second sched build) on one PostgreSQL, alternating
+// to that file. Every benchmark measures the baselines of issue 12 and sched (and, with
+// BENCH_SCHED_ROOT=<root>[,<root>...], other sched builds, each a system of every round) on one PostgreSQL, alternating
 // the order across rounds; then one table sets sched beside the baselines with the ratios and the goals of issue 12,
 // and all figures are written as JSON to bench/.tmp/results-<time>.json. See docs/performance.md for the method.
 import fs from 'node:fs/promises';
@@ -62,9 +62,7 @@ const started = new Date();
 const header = {
   date: started.toISOString(),
   machine: machine(),
-  builds: await Promise.all(
-    BUILDS.map(async (b) => ({ key: b.key, label: b.label, root: b.root, ...(await serverMode(b.root)) })),
-  ),
+  builds: await Promise.all(BUILDS.map(async (b) => ({ ...b, ...(await serverMode(b.root)) }))),
   database: process.env.BENCH_DATABASE_URL
     ? 'BENCH_DATABASE_URL (a fresh database per system)'
     : 'one embedded PostgreSQL 17 for the run (a fresh database per system)',

@@ -1,6 +1,6 @@
 // The one table of a run: for each goal of issue 12 the baseline's median, sched's, their ratio, the goal and
-// whether it is met; with a second build (BENCH_SCHED_ROOT) its median and the ratio of the two. A ratio is the
-// median of the per-round ratios: the two systems of a round ran next to each other in time.
+// whether it is met; with reference builds (BENCH_SCHED_ROOT) each one's median and the ratio of this build to it. A
+// ratio is the median of the per-round ratios: the systems of a round ran next to each other in time.
 // Also re-prints the tables of a past run (see the end of this file).
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -9,23 +9,25 @@ import { fmt, pgCpuMs, table } from './lib.mjs';
 import { LEAK_TOLERANCE } from './memory.mjs';
 import { median } from './systems.mjs';
 
+/**
+ * A reference build's cells in a row: its median, its range over the rounds, and this build / it.
+ * @typedef {{ b?: number, bRange?: number[], ab?: number }} Ref
+ */
+
 /** `results` as run.mjs collects them, `builds` [{ key, label }] (this build first), `settings` of the run. */
 export function printSummary({ results, builds, settings }) {
-  const [A, B] = builds;
+  const [A, ...REFS] = builds;
   const rows = [];
   const x = (v) => (v === undefined || !Number.isFinite(v) ? '-' : `${fmt(v, 2)}x`);
   /**
-   * One figure: the baseline's median, sched's median, their relation, the goal and whether it is met, and with a
-   * second build its median and sched/ref. With more than one round, each sched median shows the range of the
+   * One figure: the baseline's median, sched's median, their relation, the goal and whether it is met, and for each
+   * reference build its median and sched/ref. With more than one round, each sched median shows the range of the
    * rounds in brackets: the noise a paired comparison has to beat.
    * @param {string} figure
-   * @param {{ base?: number, a?: number, b?: number, ab?: number, aRange?: number[], bRange?: number[],
-   *   relation?: string, goal?: string, ok?: boolean, digits?: number }} cells
+   * @param {{ base?: number, a?: number, aRange?: number[], refs?: Ref[], relation?: string, goal?: string,
+   *   ok?: boolean, digits?: number }} cells
    */
-  function row(
-    figure,
-    { base, a, b, ab, aRange, bRange, relation = '', goal = '(reported)', ok, digits = 1 },
-  ) {
+  function row(figure, { base, a, aRange, refs = [], relation = '', goal = '(reported)', ok, digits = 1 }) {
     const cell = (v, range) =>
       v === undefined
         ? '-'
@@ -37,7 +39,10 @@ export function printSummary({ results, builds, settings }) {
       relation,
       goal,
       ok === undefined || a === undefined ? '' : ok ? 'met' : 'MISSED',
-      ...(B ? [cell(b, bRange), x(ab ?? (a === undefined || b === undefined ? undefined : a / b))] : []),
+      ...REFS.flatMap((_, i) => {
+        const { b, bRange, ab } = refs[i] ?? {};
+        return [cell(b, bRange), x(ab ?? (a === undefined || b === undefined ? undefined : a / b))];
+      }),
     ]);
   }
   const med = (bench, key, pick) => median(results[bench]?.runs[key], pick);
@@ -53,12 +58,15 @@ export function printSummary({ results, builds, settings }) {
     );
     return median(rs, (v) => v);
   };
+  /** This build's median and range, and each reference build's with the paired ratio of this build to it. */
   const both = (bench, pick) => ({
     a: med(bench, A.key, pick),
     aRange: range(bench, A.key, pick),
-    b: B && med(bench, B.key, pick),
-    bRange: B && range(bench, B.key, pick),
-    ab: B && ratio(bench, A.key, B.key, pick),
+    refs: REFS.map((B) => ({
+      b: med(bench, B.key, pick),
+      bRange: range(bench, B.key, pick),
+      ab: ratio(bench, A.key, B.key, pick),
+    })),
   });
   const sum = (bench, key, pick) => results[bench]?.runs[key]?.reduce((n, r) => n + pick(r), 0);
   /** PostgreSQL's work per unit (pg_stat_statements and /proc): statements, WAL bytes and CPU, beside the baseline's. */
@@ -183,7 +191,7 @@ export function printSummary({ results, builds, settings }) {
       const a = count(A.key, field);
       row(`${what}, all runs`, {
         a,
-        b: B && count(B.key, field),
+        refs: REFS.map((B) => ({ b: count(B.key, field) })),
         base: count('timer', field) + count('pgboss-worker', field),
         goal: '0',
         ok: a === 0,
@@ -215,7 +223,9 @@ export function printSummary({ results, builds, settings }) {
   if (rows.length) {
     table(
       `summary: medians over ${settings.rounds} round(s); baselines and ${A.label} side by side, goals of issue 12` +
-        (B ? `; paired with ${B.label} (issue 14: no worse than the noise between rounds)` : ''),
+        (REFS.length
+          ? `; paired with ${REFS.map((B) => B.label).join(' and ')} (issue 14: no worse than the noise between rounds)`
+          : ''),
       [
         'figure',
         'baseline',
@@ -223,7 +233,10 @@ export function printSummary({ results, builds, settings }) {
         'vs baseline',
         'goal',
         '',
-        ...(B ? [B.label, `${A.label.replace('sched ', '')} / ${B.label.replace('sched ', '')}`] : []),
+        ...REFS.flatMap((B) => [
+          B.label,
+          `${A.label.replace('sched ', '')} / ${B.label.replace('sched ', '')}`,
+        ]),
       ],
       rows,
     );
@@ -234,7 +247,11 @@ export function printSummary({ results, builds, settings }) {
 // figures (written to figures.json when named), computed by this checkout's bench/keys.mjs.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const run = JSON.parse(await fs.readFile(String(process.argv[2]), 'utf8'));
-  const builds = run.builds.map((b, i) => ({ key: b.key ?? (i ? 'ref' : 'sched'), label: b.label }));
+  const builds = run.builds.map((b, i) => ({
+    key: b.key ?? (i ? 'ref' : 'sched'),
+    label: b.label,
+    name: b.name,
+  }));
   printSummary({ results: run.results, builds, settings: run.settings });
   const figures = runFigures(run.results, builds);
   printFigures(figures, builds);
