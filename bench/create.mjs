@@ -91,7 +91,7 @@ export async function run({ postgres }) {
     runs,
   );
   for (const s of systems)
-    for (const r of runs[s.key]) {
+    for (const r of runs[s.key] ?? []) {
       process.stdout.write(`  ${s.label} round ${r.round}: ${cpuText(r.cpu)}\n`);
       process.stdout.write(`    ${pgCostText(r.pg, r.cpu, 'create')}\n`);
       printStatements(`${s.label} round ${r.round}`, r.pg, 'create');

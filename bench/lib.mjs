@@ -86,10 +86,10 @@ function referenceBuilds(roots, labels) {
     const key = i ? `ref${i + 1}` : 'ref';
     if (root === ROOT) {
       const name = `${process.env.BENCH_LABEL ?? gitLabel(ROOT)} (again)`;
-      return { key, root, label: `sched ${name}`, name };
+      return { key, root, label: `sched ${name}`, name, reference: true };
     }
     const name = names[i] || gitLabel(root);
-    return { key, root, label: `sched ${name}`, name };
+    return { key, root, label: `sched ${name}`, name, reference: true };
   });
   const seen = new Set();
   for (const b of builds) {
@@ -105,16 +105,34 @@ function referenceBuilds(roots, labels) {
 }
 
 /**
+ * The benchmarks a reference build could not run, { benchmark, build, reason }: an older build may lack what a
+ * benchmark needs (a route, a setting, a column the seed writes). Its column reads n/a for that benchmark, and the
+ * others are measured as usual; a failure of this checkout or of a baseline still fails the benchmark.
+ * @type {{ benchmark?: string, build: string, reason: string }[]}
+ */
+export const unsupported = [];
+
+/**
  * Runs `measure(system, round)` for every system in every round, alternating the order (forward, then backward)
- * so that neither side always runs first on a machine whose load drifts. Returns { [system.key]: [result per round] }.
+ * so that neither side always runs first on a machine whose load drifts. Returns { [system.key]: [result per round] };
+ * a reference build that fails is left out of the result and of the later rounds, and listed in `unsupported`.
  */
 export async function inRounds(systems, measure) {
   const out = Object.fromEntries(systems.map((s) => [s.key, []]));
   for (let round = 0; round < settings.rounds; round++) {
     const order = round % 2 ? [...systems].reverse() : systems;
     for (const system of order) {
+      if (!(system.key in out)) continue;
       log(`round ${round + 1}/${settings.rounds}: ${system.label}`);
-      out[system.key].push({ round: round + 1, ...(await measure(system, round)) });
+      try {
+        out[system.key].push({ round: round + 1, ...(await measure(system, round)) });
+      } catch (err) {
+        if (!system.reference) throw err;
+        const reason = String(err?.message ?? err).split('\n')[0];
+        log(`${system.label} cannot run this benchmark, left out of it: ${reason}`);
+        unsupported.push({ build: system.label, reason });
+        delete out[system.key];
+      }
     }
   }
   return out;

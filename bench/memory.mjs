@@ -39,7 +39,7 @@ export async function run({ postgres }) {
       }
     });
     const rows = systems.flatMap((s) =>
-      runs[s.key].map((r) => [
+      (runs[s.key] ?? []).map((r) => [
         s.label,
         r.round,
         ...r.rssMiB.map((v) => fmt(v, 0)),

@@ -10,7 +10,17 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { printFigures, runFigures } from './keys.mjs';
-import { BUILDS, log, machine, roleLayout, serverMode, settings, startPostgres, TMP } from './lib.mjs';
+import {
+  BUILDS,
+  log,
+  machine,
+  roleLayout,
+  serverMode,
+  settings,
+  startPostgres,
+  TMP,
+  unsupported,
+} from './lib.mjs';
 import { printSummary } from './summary.mjs';
 
 /** Tiny sizes: every statement of every benchmark runs once or a few times, in about a minute for all of them. */
@@ -95,6 +105,7 @@ try {
       failed = true;
       process.stdout.write(`\n${name}: FAILED: ${err.stack ?? err}\n`);
     }
+    for (const u of unsupported) u.benchmark ??= name;
     log(`=== ${name} took ${Math.round((Date.now() - t0) / 1000)} s`);
   }
 } finally {
@@ -104,14 +115,18 @@ try {
 printSummary({ results, builds: BUILDS, settings });
 const figures = runFigures(results, BUILDS);
 printFigures(figures, BUILDS);
+// A reference build that could not run a benchmark has no figures from it: n/a, with the reason.
+for (const u of unsupported)
+  process.stdout.write(`\nn/a: ${u.build} could not run ${u.benchmark}: ${u.reason}\n`);
 if (flags.json) {
   await fs.mkdir(path.dirname(path.resolve(flags.json)), { recursive: true });
-  await fs.writeFile(flags.json, `${JSON.stringify(figures, null, 2)}\n`);
+  const json = unsupported.length ? { ...figures, unsupported } : figures;
+  await fs.writeFile(flags.json, `${JSON.stringify(json, null, 2)}\n`);
 }
 
 await fs.mkdir(TMP, { recursive: true });
 const file = path.join(TMP, `results-${started.toISOString().replace(/[:.]/g, '-')}.json`);
-await fs.writeFile(file, `${JSON.stringify({ ...header, figures, results }, null, 2)}\n`);
+await fs.writeFile(file, `${JSON.stringify({ ...header, unsupported, figures, results }, null, 2)}\n`);
 process.stdout.write(
   `\nfigures written to ${path.relative(process.cwd(), file)}; total ${Math.round((Date.now() - started.getTime()) / 1000)} s\n`,
 );
