@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -71,4 +71,72 @@ describe('bench/run.mjs --smoke', () => {
     );
     expect(stdout).toMatch(/#1\s+mixed\s+(\d+)\s+0\s+0\s+[1-9]/);
   }, 180_000);
+});
+
+/** One round of a system in the delivery benchmark, as bench/delivery.mjs records it, costing `k` times a unit. */
+const deliveryRound = (round: number, k: number) => ({
+  round,
+  delivered: 100,
+  perSecondFromDue: 1000 / k,
+  early: 0,
+  missing: 0,
+  duplicates: 0,
+  cpu: { seconds: 1, server: 5 * k, postgres: 5 * k },
+  pg: { units: 100, walBytes: 1000 * k, nonHotUpdates: k, statements: 0.5 },
+});
+
+describe('bench/summary.mjs, paired with several builds', () => {
+  /** The tables and the JSON of a recorded run of this build and `refs` (each costing k times a unit). */
+  async function summarize(name: string, refs: [string, number][]) {
+    const builds = [
+      { key: 'sched', label: 'sched this' },
+      ...refs.map(([label], i) => ({ key: i ? `ref${i + 1}` : 'ref', label: `sched ${label}`, name: label })),
+    ];
+    // Round 2 of each build costs 1.5x its round 1: each figure is a median with its range.
+    const costs: [string, number][] = [
+      ['sched', 1],
+      ...refs.map(([, k], i): [string, number] => [i ? `ref${i + 1}` : 'ref', k]),
+      ['pgboss-worker', 0.5],
+    ];
+    const runs = Object.fromEntries(
+      costs.map(([key, k]) => [key, [deliveryRound(1, k), deliveryRound(2, k * 1.5)]]),
+    );
+    const results = join(dir, `${name}-results.json`);
+    const figuresFile = join(dir, `${name}-figures.json`);
+    writeFileSync(
+      results,
+      JSON.stringify({ builds, settings: { rounds: 2, deliveries: 100 }, results: { delivery: { runs } } }),
+    );
+    const { stdout } = await run(process.execPath, ['bench/summary.mjs', results, figuresFile], {
+      cwd: repoRoot,
+    });
+    return { stdout, figures: JSON.parse(readFileSync(figuresFile, 'utf8')) as Record<string, any> };
+  }
+
+  it('gives each reference build a column of its own and an object under refs', async () => {
+    const { stdout, figures } = await summarize('three', [
+      ['c081757', 2],
+      ['188718b', 3],
+    ]);
+    expect(stdout).toContain('paired with sched c081757 and sched 188718b');
+    // This build's WAL per delivery (median of 1,000 and 1,500), then each build's with this one's ratio to it.
+    expect(stdout).toMatch(
+      /PostgreSQL WAL bytes per delivery .* 1,250 \[1,000-1,500\] .* 2,500 \[2,000-3,000\] +0\.5x +3,750 \[3,000-4,500\] +0\.33x/,
+    );
+    expect(figures['delivery.wal_bytes_per_delivery']).toBe(1250);
+    expect(figures.ref).toBeUndefined();
+    expect(figures.refs.c081757['delivery.wal_bytes_per_delivery']).toBe(2500);
+    expect(figures.refs['188718b']['delivery.wal_bytes_per_delivery']).toBe(3750);
+    expect(figures.refs['188718b'].ranges['delivery.non_hot_updates_per_delivery']).toEqual([3, 4.5]);
+    // Against the pg-boss worker's same round: this build costs twice, 188718b six times.
+    expect(figures['delivery.cpu_ratio']).toBe(2);
+    expect(figures.refs['188718b']['delivery.cpu_ratio']).toBe(6);
+  });
+
+  it('keeps one reference build under ref, as before', async () => {
+    const { stdout, figures } = await summarize('two', [['c081757', 2]]);
+    expect(stdout).toContain('paired with sched c081757 (');
+    expect(figures.refs).toBeUndefined();
+    expect(figures.ref['delivery.wal_bytes_per_delivery']).toBe(2500);
+  });
 });
