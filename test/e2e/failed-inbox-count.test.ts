@@ -28,7 +28,10 @@ describe('the failed inbox total, kept by the database, through the service', ()
   async function totals() {
     const inbox = await call('GET', '/v1/actions?status=failed&per_page=100');
     expect(inbox.status).toBe(200);
-    const counted = await call('GET', '/v1/actions?status=failed&created_after=2000-01-01T00:00:00Z&per_page=1');
+    const counted = await call(
+      'GET',
+      '/v1/actions?status=failed&created_after=2000-01-01T00:00:00Z&per_page=1',
+    );
     const rows = await sqlValue<number>(
       db.url,
       `select count(*)::int from actions where account_id = $1 and status = 'failed' and chain_id is null`,
@@ -40,7 +43,9 @@ describe('the failed inbox total, kept by the database, through the service', ()
     return rows;
   }
   const unfolded = () =>
-    sqlValue<number>(db.url, 'select count(*)::int from failed_inbox_deltas where account_id = $1', [accountId]);
+    sqlValue<number>(db.url, 'select count(*)::int from failed_inbox_deltas where account_id = $1', [
+      accountId,
+    ]);
 
   const create = async (name: string, path: string) => {
     const res = await call('POST', '/v1/actions', {
@@ -75,7 +80,7 @@ describe('the failed inbox total, kept by the database, through the service', ()
 
   it('counts final failures, retries, replays, bulk retries and cancels, and not a chain step', async () => {
     // Final failures through the real delivery path: a 500 with no retry left.
-    const failed = [];
+    const failed: string[] = [];
     for (let i = 0; i < 6; i++) failed.push(await create(`inbox ${i}`, '/flaky'));
     await settled(failed, 'failed');
     expect(await totals()).toBe(6);
