@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DueIndex } from '../../server/src/app/due-index.js';
 import { claimBatchStatement } from '../../server/src/persistence/delivery-scan.js';
+import { dueIndexName } from '../../server/src/persistence/due-index.js';
+import { dueIndexBound } from '../../server/src/domain/action/due-horizon.js';
 import { openTestDatabase } from '../support/in-process.js';
 import { seedActions } from '../support/seed.js';
 
@@ -43,17 +46,18 @@ describe('the claim statement reads the due index in order, without statistics',
     await t?.close();
   });
 
+  // The unbounded index of the migrations first, then the day's bounded one that replaces it at start.
+  let dueIndex = 'actions_due_index';
   function dueIndexReads(plan: PlanNode): PlanNode[] {
     return nodes(plan).filter(
       (n) =>
-        n['Index Name'] === 'actions_due_index' ||
-        (n['Relation Name'] === 'actions' && n['Node Type'] === 'Seq Scan'),
+        n['Index Name'] === dueIndex || (n['Relation Name'] === 'actions' && n['Node Type'] === 'Seq Scan'),
     );
   }
 
-  it('with the claim parameters (a custom plan)', async () => {
+  async function customPlanReads(): Promise<PlanNode[]> {
     const now = new Date();
-    const { rows } = await client.query(`explain (format json) ${claimBatchStatement.text}`, [
+    const { rows } = await client.query(`explain (format json) ${claimBatchStatement(now).text}`, [
       new Date(now.getTime() + 70),
       now,
       128,
@@ -67,15 +71,35 @@ describe('the claim statement reads the due index in order, without statistics',
       [],
       new Date(now.getTime() + 45_000),
     ]);
-    const reads = dueIndexReads(rows[0]['QUERY PLAN'][0].Plan);
+    return dueIndexReads(rows[0]['QUERY PLAN'][0].Plan);
+  }
+
+  async function genericPlanReads(): Promise<PlanNode[]> {
+    const { rows } = await client.query(
+      `explain (format json, generic_plan) ${claimBatchStatement(new Date()).text}`,
+    );
+    return dueIndexReads(rows[0]['QUERY PLAN'][0].Plan);
+  }
+
+  it('with the claim parameters (a custom plan)', async () => {
+    const reads = await customPlanReads();
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.map((n) => n['Node Type'])).toEqual(reads.map(() => 'Index Scan'));
   });
 
   it('as a generic plan', async () => {
-    const { rows } = await client.query(`explain (format json, generic_plan) ${claimBatchStatement.text}`);
-    const reads = dueIndexReads(rows[0]['QUERY PLAN'][0].Plan);
+    const reads = await genericPlanReads();
     expect(reads.length).toBeGreaterThan(0);
     expect(reads.map((n) => n['Node Type'])).toEqual(reads.map(() => 'Index Scan'));
+  });
+
+  it('through the day’s bounded due index once it replaces the unbounded one, in both plans', async () => {
+    const done = await new DueIndex(t.database, () => new Date()).maintain({ wait: true });
+    dueIndex = dueIndexName(dueIndexBound(new Date()));
+    expect(done).toEqual({ built: dueIndex, dropped: ['actions_due_index'] });
+    for (const reads of [await customPlanReads(), await genericPlanReads()]) {
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.map((n) => n['Node Type'])).toEqual(reads.map(() => 'Index Scan'));
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { systemClock } from '../app/clock.js';
+import { DueIndex } from '../app/due-index.js';
 import { AttemptPartitions } from '../app/partitions.js';
 import type { Config, Role } from '../config.js';
 import { usePlanLimits } from '../domain/quota/plans.js';
@@ -88,6 +89,8 @@ async function migrateWithLock(url: string): Promise<void> {
     await database.withSessionLock(7420000, () => migrateUp(database.orm));
     // An attempt always finds its month's partition: this month and the next two exist from the start on.
     await new AttemptPartitions(database, systemClock).maintain({ drop: false });
+    // The due index serving today's claims exists before any claim (a first start after an upgrade builds it).
+    await new DueIndex(database, systemClock).maintain({ wait: true });
   } finally {
     await database.close();
   }

@@ -1,3 +1,4 @@
+import { DueIndex } from '../app/due-index.js';
 import { StandingGrants } from '../app/grants/apply.js';
 import { ApprovalRounds } from '../app/approvals/rounds.js';
 import { chainStepSettled } from '../app/chains/settled.js';
@@ -150,11 +151,28 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   };
   for (const feature of FEATURES) if (feature.workers) workers.push(...(await feature.workers(runtime)));
 
-  // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
+  // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent. The due index's
+  // day is looked after by whichever worker takes the job's lock (a build reads the whole table, so never two at once).
+  const dueIndex = new DueIndex(database, clock);
+  let dueIndexRunning = false;
   const maintenance = setInterval(() => {
     void ctx.rateLimiter.prune().catch((err: unknown) => {
       if (!availability.absorbs(err)) logger.warn({ err }, 'rate-limit prune failed');
     });
+    if (dueIndexRunning) return;
+    dueIndexRunning = true;
+    dueIndex
+      .maintain({ wait: false })
+      .then((done) => {
+        if (done?.built || done?.dropped.length) logger.info(done, 'due index: next day built');
+      })
+      .catch((err: unknown) => {
+        if (!availability.absorbs(err))
+          logger.warn({ err }, 'due index maintenance failed; retried in a minute');
+      })
+      .finally(() => {
+        dueIndexRunning = false;
+      });
   }, 60_000);
   maintenance.unref();
   shutdown.add('the maintenance timer', () => clearInterval(maintenance));

@@ -14,6 +14,7 @@ import {
   PAUSED,
   WEBHOOK,
 } from './delivery-claims.js';
+import { perDueHorizon } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 import { ownerKeySql } from './workers.js';
 
@@ -33,19 +34,21 @@ const EXECUTING = CLAIM.to;
 // or the planner may read the whole due backlog through it. Every answer carries the earliest due time of the share
 // after this claim and how many due rows it left, and a claim of nothing answers one row saying so, so
 // pg_stat_statements' rows of this statement count claims, empty ones too.
+// Each read of the due index states the day's horizon (persistence/due-index.ts), so the text changes once a day.
 const DUE = fromSql(CLAIM);
 const PENDING = PENDING_PHASE_SQL;
-export const claimBatchStatement = fixedStatement<
-  AttemptRow & {
-    kind: 'claimed' | 'careful' | 'none';
-    next_due: Date | null;
-    left_due: number;
-    scanned: number;
-  }
->(
-  `with candidate as (
+export const claimBatchStatement = perDueHorizon((horizon) =>
+  fixedStatement<
+    AttemptRow & {
+      kind: 'claimed' | 'careful' | 'none';
+      next_due: Date | null;
+      left_due: number;
+      scanned: number;
+    }
+  >(
+    `with candidate as (
      select id, account_id, next_attempt_at from actions
-      where ${PENDING} and status in (${DUE}) and next_attempt_at <= $1 and held_since is null
+      where ${PENDING} and status in (${DUE}) and next_attempt_at <= $1 and held_since is null and ${horizon}
         and (${ownerKeySql('id')} % $4 = $5 or next_attempt_at < $6)
         and account_id <> all($7::uuid[])
       order by next_attempt_at
@@ -91,13 +94,13 @@ export const claimBatchStatement = fixedStatement<
    ), summary as (
      select (select min(next_attempt_at) from actions
               where ${PENDING} and status in (${DUE}) and held_since is null and next_attempt_at > $1
-                and (${ownerKeySql('id')} % $4 = $5 or next_attempt_at < $6)) as next_due,
+                and ${horizon} and (${ownerKeySql('id')} % $4 = $5 or next_attempt_at < $6)) as next_due,
             (select count(*) from candidate)::int as scanned,
             ((select count(*) from candidate) - (select count(*) from locked)
              + (select count(*) from (select 1 from actions
                                        where cardinality($7::uuid[]) > 0 and account_id = any($7::uuid[])
                                          and ${PENDING} and status in (${DUE}) and next_attempt_at <= $1
-                                         and held_since is null
+                                         and held_since is null and ${horizon}
                                        limit $8) waiting))::int as left_due
    )
    select claimed.*, 'claimed' as kind, summary.* from claimed, summary
@@ -106,6 +109,7 @@ export const claimBatchStatement = fixedStatement<
    union all
    select ${nulls(ATTEMPT_COLUMNS)}, 'none', summary.* from summary
     where not exists (select 1 from claimed) and not exists (select 1 from careful)`,
+  ),
 );
 
 /** What a worker's claim took: the attempts now its own, the ids needing the careful path, and what is left. */
@@ -137,7 +141,7 @@ export async function claimDueShare(
 ): Promise<DueClaim> {
   const full = [...c.rooms].filter(([, room]) => room <= 0).map(([account]) => account);
   const open = [...c.rooms].filter(([, room]) => room > 0);
-  const rows = await claimBatchStatement(db, [
+  const rows = await claimBatchStatement(c.now)(db, [
     c.until,
     c.now,
     c.limit,
@@ -167,10 +171,13 @@ export async function claimDueShare(
 // HOT update), so the sweep reads that index up to now and keeps the executing rows whose lease ran out: at most the
 // due backlog and the attempts in flight, never the history. A lease outlives its attempt's due time, so every
 // expired one is due before `now`.
-const EXPIRED = `${PENDING} and held_since is null and next_attempt_at <= $1 and status || '' = '${EXECUTING}'
-  and lease_until < $1`;
-const expiredStatement = fixedStatement<{ id: string }>(
-  `select id from actions where ${EXPIRED} order by next_attempt_at limit $2`,
+const expiredStatement = perDueHorizon((horizon) =>
+  fixedStatement<{ id: string }>(
+    `select id from actions
+      where ${PENDING} and held_since is null and next_attempt_at <= $1 and ${horizon}
+        and status || '' = '${EXECUTING}' and lease_until < $1
+      order by next_attempt_at limit $2`,
+  ),
 );
 const lockExpiredStatement = fixedStatement<ActionRow>(
   `select * from actions where id = $2 and status = '${EXECUTING}' and lease_until < $1 for update skip locked`,
@@ -178,7 +185,7 @@ const lockExpiredStatement = fixedStatement<ActionRow>(
 
 /** Executing actions whose lease ran out before `now`, the earliest due first. */
 export async function expiredLeases(db: Sql, now: Date, limit = 100): Promise<string[]> {
-  return (await expiredStatement(db, [now, limit])).map((r) => r.id);
+  return (await expiredStatement(now)(db, [now, limit])).map((r) => r.id);
 }
 
 /** Locks an action whose lease is still expired at `now`; null when another worker has it or it moved on. */

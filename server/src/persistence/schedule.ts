@@ -3,18 +3,20 @@ import { PROMOTE } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import type { Sql } from './database.js';
 import { fromSql, transitionSql } from './delivery-claims.js';
+import { dueHorizonSql } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 import { ownerKeySql } from './workers.js';
 
 const SCHEDULED = sql.lit('scheduled' satisfies ActionState);
 const RESOLVED = sql.lit('resolved' satisfies ActionState);
 const PROMOTED_FROM = sql.raw(fromSql(PROMOTE));
-// The partial indexes' condition (actions_due_index, actions_held_index), spelled as they are.
+// The partial indexes' condition (the due index, actions_held_index), spelled as they are; a read of the due index
+// also states the day's horizon (persistence/due-index.ts).
 const PENDING = sql.raw(PENDING_PHASE_SQL);
 
 // The `actions` table is the schedule: these statements read and mark it for the triggers of jobs/.
 // Their status constants are literals, not parameters: a generic plan of a prepared statement must still be able to
-// use the partial index actions_due_index (with a parameter in `status in (...)` it scanned the table: measured
+// use the partial due index (with a parameter in `status in (...)` it scanned the table: measured
 // 900 ms over 1M rows against 0.15 ms).
 
 /** The channel on which attempts due soon are announced, each as `id,dueMs` (jobs/dispatcher.ts listens). */
@@ -67,7 +69,8 @@ export async function promoteEntering(
   const { rows } = await sql<{ promoted: number; next_due: Date | null }>`
     with unheld as (
       select id from actions
-       where ${PENDING} and status in (${PROMOTED_FROM}) and next_attempt_at <= ${w.until} and held_since is null and ${owned(w.share)}
+       where ${PENDING} and status in (${PROMOTED_FROM}) and next_attempt_at <= ${w.until} and held_since is null
+         and ${sql.raw(dueHorizonSql(w.now))} and ${owned(w.share)}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
@@ -84,9 +87,8 @@ export async function promoteEntering(
     )
     select (select count(*) from moved)::int as promoted,
            (select min(next_attempt_at) from actions
-             where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and ${owned(w.share)}) as next_due`.execute(
-    db,
-  );
+             where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is null
+               and ${sql.raw(dueHorizonSql(w.now))} and ${owned(w.share)}) as next_due`.execute(db);
   return { promoted: rows[0]?.promoted ?? 0, nextDue: rows[0]?.next_due ?? null };
 }
 
@@ -112,6 +114,7 @@ export async function dueBacklog(db: Sql, now: Date): Promise<{ depth: number; o
     select sum(n)::int as depth, min(oldest) as oldest from (
       select count(*) as n, min(next_attempt_at) as oldest from actions
        where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is null and next_attempt_at <= ${now}
+         and ${sql.raw(dueHorizonSql(now))}
       union all
       select count(*), min(next_attempt_at) from actions
        where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is not null and next_attempt_at <= ${now}) parts`.execute(

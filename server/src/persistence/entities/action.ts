@@ -76,6 +76,8 @@ export const ActionSchema = defineEntity({
     // selectivity, and reads the claim's candidates in due order even without statistics (a freshly filled table
     // got a bitmap scan and a sort of the whole due set per claim: 9 ms against 0.3 ms for 5,000 due, measured).
     // Attempts in flight stay in it (their claim writes no index entry), and the lease sweep finds them through it.
+    // This unbounded index is what the migrations make; at its first start sched replaces it by the day's bounded one
+    // (the attempts due in the next three days only: persistence/due-index.ts), built again each day.
     {
       name: 'actions_due_index',
       expression: `create index "actions_due_index" on "actions" ("next_attempt_at") where "phase" = '${PENDING_PHASE}' and "held_since" is null`,
