@@ -5,6 +5,7 @@ import { FailedInboxFold } from '../../server/src/app/actions/failed-inbox.js';
 import { RetentionService } from '../../server/src/app/retention.js';
 import { insertAction, listActions, matchingActions } from '../../server/src/persistence/actions.js';
 import { Database, openOrm, type Sql } from '../../server/src/persistence/database.js';
+import { FAILED_INBOX_TRIGGERS } from '../../server/src/persistence/entities/failed-inbox.js';
 import { failedInboxTotal } from '../../server/src/persistence/failed-inbox.js';
 import { createTestDatabase } from '../support/database.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
@@ -275,6 +276,33 @@ describe('the failed inbox total kept by PostgreSQL', { timeout: 60_000 }, () =>
     await expectAgree(sql, ...accounts).catch(failWith(seed, 300));
     await fold();
     await expectAgree(sql, ...accounts).catch(failWith(seed, 301));
+  });
+
+  it("the entity's triggers and function are the migration's", async () => {
+    const definitions = async (db: Sql) =>
+      rawQuery<{ def: string }>(
+        db,
+        `select pg_get_triggerdef(t.oid) as def from pg_trigger t
+          where t.tgrelid = 'actions'::regclass and t.tgname like 'failed_inbox_%'
+         union all select pg_get_functiondef('failed_inbox_delta'::regproc)
+         order by def`,
+      );
+    const migrated = await definitions(sql);
+    expect(migrated).toHaveLength(4);
+    // The entity's text run in place of the migration's, in a transaction rolled back.
+    const fromEntity = await t.database
+      .transaction(async (db) => {
+        for (const trigger of FAILED_INBOX_TRIGGERS)
+          await rawQuery(db, `drop trigger ${trigger.name} on actions`);
+        await rawQuery(db, 'drop function failed_inbox_delta()');
+        for (const trigger of FAILED_INBOX_TRIGGERS)
+          for (const statement of trigger.expression!.split(';\ncreate trigger'))
+            await rawQuery(db, statement.startsWith(' "') ? `create trigger${statement}` : statement);
+        const defs = await definitions(db);
+        throw Object.assign(new Error('roll back'), { defs });
+      })
+      .catch((err: { defs?: unknown }) => err.defs);
+    expect(fromEntity).toEqual(migrated);
   });
 
   it('the migration fills the base from the rows an older build left', async () => {

@@ -5,7 +5,7 @@ const FAILED: ActionState = 'failed';
 
 /**
  * The failed inbox's total (`GET /v1/actions?status=failed`, chain steps left out, as every list leaves them), kept by
- * PostgreSQL so that it is read in two index lookups instead of counting a million index entries. A row of `actions`
+ * PostgreSQL so that it is read in two small lookups instead of counting a million index entries. A row of `actions`
  * is in an account's failed inbox while its phase is `failed` and it has no `chain_id`: its "inbox key" is then its
  * account id, and null otherwise.
  *
@@ -53,7 +53,8 @@ const FAILED_INBOX_FUNCTION = `create or replace function "failed_inbox_delta"()
  * set when a column it depends on is), `chain_id` or `account_id`; then its WHEN, evaluated without calling any
  * function, lets through only rows whose inbox key changed: a delivery's promote, claim, retry and success cost that
  * one comparison. Declared raw (`expression`, with `UPDATE OF`, which MikroORM's trigger fields cannot say): the
- * schema diff then checks only that each exists; the migration FailedInboxCount writes the same text.
+ * schema diff then checks only that each exists; the migration FailedInboxCount writes the same text, and
+ * test/integration/failed-inbox-count.test.ts checks that the two agree.
  */
 export const FAILED_INBOX_TRIGGERS: TriggerDef[] = [
   {
