@@ -305,11 +305,12 @@ describe('the failed inbox total kept by PostgreSQL', { timeout: 60_000 }, () =>
     expect(fromEntity).toEqual(migrated);
   });
 
-  it('the migration fills the base from the rows an older build left', async () => {
+  it('the migration fills the base from the rows a database of release 188718b holds', async () => {
     const test = await createTestDatabase('failed_inbox_upgrade');
     const database = new Database(await openOrm({ databaseUrl: test.url, poolSize: 2 }));
     try {
-      await database.orm.migrator.up({ to: 'Migration20261128210000_InboxCount' });
+      // The last migration release 188718b had; its `actions` had no `phase` yet.
+      await database.orm.migrator.up({ to: 'Migration20261127031500_AccountSigningSecret' });
       const accounts = [randomUUID(), randomUUID()];
       for (const id of accounts)
         await rawQuery(
@@ -317,10 +318,19 @@ describe('the failed inbox total kept by PostgreSQL', { timeout: 60_000 }, () =>
           `insert into accounts (id, name, plan, created_at, updated_at) values ($1, 'old', 'business', now(), now())`,
           [id],
         );
-      const at = { url: 'http://127.0.0.1:9/old', host: '127.0.0.1' };
-      await seedActions(test.url, { accountId: accounts[0]!, count: 1200, status: 'failed', ...at });
-      await seedActions(test.url, { accountId: accounts[0]!, count: 300, status: 'scheduled', ...at });
-      await seedActions(test.url, { accountId: accounts[1]!, count: 70, status: 'failed', ...at });
+      const old = (accountId: string, count: number, status: string) =>
+        rawQuery(
+          database.sql,
+          `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, next_attempt_at,
+             max_attempts, attempt_count, retry_strategy, request, destination_host, created_at, updated_at)
+           select gen_random_uuid(), $1, 'old ' || i, 'webhook', $2, 'UTC', now(), null, 1, 1, 'exponential',
+                  '{"url": "http://127.0.0.1:9/old", "method": "POST", "headers": {}}', '127.0.0.1', now(), now()
+             from generate_series(1, $3::int) i`,
+          [accountId, status, count],
+        );
+      await old(accounts[0]!, 1200, 'failed');
+      await old(accounts[0]!, 300, 'scheduled');
+      await old(accounts[1]!, 70, 'failed');
       await rawQuery(
         database.sql,
         `update actions set chain_id = gen_random_uuid() where id in (select id from actions where status = 'failed' limit 20)`,
@@ -336,6 +346,13 @@ describe('the failed inbox total kept by PostgreSQL', { timeout: 60_000 }, () =>
         'select count(*) as n from failed_inbox_deltas',
       );
       expect(Number(unfolded[0]!.n)).toBe(0);
+      // And from then on the triggers keep it.
+      await rawQuery(
+        database.sql,
+        `update actions set status = 'scheduled' where id in (select id from actions where account_id = $1 and status = 'failed' limit 5)`,
+        [accounts[1]],
+      );
+      await expectAgree(database.sql, ...accounts);
     } finally {
       await database.close();
       await test.drop();
