@@ -154,6 +154,20 @@ describe('the failed inbox total, kept by the database, through the service', ()
       ]),
     ).toBe(3);
     expect(await totals()).toBe(3);
+
+    // The route answers the kept total, not a count: a base moved by hand shows in it (and is moved back).
+    const shift = (n: number) =>
+      sqlValue(db.url, 'update failed_inbox_counts set total = total + $2 where account_id = $1', [
+        accountId,
+        n,
+      ]);
+    await shift(1000);
+    try {
+      expect((await call('GET', '/v1/actions?status=failed&per_page=100')).body.meta.total).toBe(1003);
+    } finally {
+      await shift(-1000);
+    }
+    expect(await totals()).toBe(3);
   }, 120_000);
 
   it('seeded rows count the moment they commit, and a filter beside the status still counts', async () => {
