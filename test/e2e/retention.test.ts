@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditService, recordAudit } from '../../server/src/app/audit.js';
 import { primaryReads } from '../../server/src/app/reads.js';
@@ -265,6 +265,21 @@ describe('history retention', () => {
       chains: 1,
       audit_events: 12,
     });
+    // The finished pass vacuumed what it deleted from: no dead row of it is left for an autovacuum to find.
+    const tables = await eventually(async () => {
+      const { rows } = await sql<{ relname: string; dead: number; vacuumed: boolean }>`
+        select relname, n_dead_tup::int as dead, last_vacuum is not null as vacuumed from pg_stat_user_tables
+         where relname in ('actions', 'reminder_events', 'outbox_messages', 'chains') order by relname`.execute(
+        t.database.sql,
+      );
+      return rows.length === 4 && rows.every((r) => r.vacuumed) ? rows : null;
+    }, 20_000);
+    expect(tables.map((r) => [r.relname, r.dead])).toEqual([
+      ['actions', 0],
+      ['chains', 0],
+      ['outbox_messages', 0],
+      ['reminder_events', 0],
+    ]);
   });
 
   it('drops audit events only as a whole prefix, keeping the last dropped hash as the anchor: verify still says ok', async () => {

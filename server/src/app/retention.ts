@@ -9,6 +9,7 @@ import {
   type PurgeCounts,
   type PurgeCutoffs,
   purgeBatch,
+  vacuumPurged,
 } from '../persistence/retention.js';
 import { stopwatch } from './clock.js';
 import { AttemptPartitions, longestRetentionDays } from './partitions.js';
@@ -108,6 +109,8 @@ export class RetentionService {
         total.audit_events += dropped;
       }
     }
+    // A finished pass leaves no dead rows behind it (a pass cut short by its budget leaves them to the next one's).
+    await vacuumPurged(this.store.sql, total);
     return { ...total, complete: true };
   }
 }
