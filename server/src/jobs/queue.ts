@@ -131,6 +131,8 @@ export async function startJobQueue(opts: {
     // Only workers run maintenance and cron; API processes just enqueue.
     supervise: works,
     schedule: works,
+    // The cron's hop queue (pg-boss's send-it) needs no 5 s poll for a daily job (retention): once in 30 s will do.
+    cronWorkerIntervalSeconds: 30,
     migrate: true,
     useListenNotify: works,
   });
