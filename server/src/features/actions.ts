@@ -1,10 +1,12 @@
 import { apiContract } from '@sched/contract';
+import { FAILED_INBOX_FOLD_MS, FailedInboxFold } from '../app/actions/failed-inbox.js';
 import { ActionMoves } from '../app/actions/reschedule.js';
 import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { QuotaService } from '../app/quota.js';
 import { actionsHandlers, quotaHandlers, schedulesHandlers } from '../http/handlers/actions.js';
 import { workCallbacks } from '../jobs/callbacks.js';
 import { workResumes } from '../jobs/pause-timers.js';
+import { PeriodicLoop } from '../jobs/periodic.js';
 import type { Feature } from './feature.js';
 
 /** Actions: create, read, cancel, retry, replay, pause, move, wait; the quota they spend; schedule previews. */
@@ -56,9 +58,21 @@ export const actionsFeature: Feature = {
         },
       },
     });
+    // The failed inbox's kept total: its deltas folded into each account's base.
+    const inbox = new FailedInboxFold(ctx.db.main);
+    const fold = new PeriodicLoop({
+      run: () => inbox.fold(),
+      what: 'the failed inbox fold',
+      intervalMs: ctx.waits.wait(FAILED_INBOX_FOLD_MS, 100),
+      logger,
+      timers: ctx.timers,
+      availability: ctx.db.availability,
+    });
+    fold.start();
     return [
       await workCallbacks(ctx.queue, callbacks, failedJob('callback delivery')),
       await workResumes(ctx.queue, (job) => ctx.pauses.resumeWhenDue(job), failedJob('resume of a pause')),
+      { stop: () => fold.stop() },
     ];
   },
 };

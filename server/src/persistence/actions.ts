@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES, phaseOf } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
 import { newestFirstPage, type Sql, type Tables } from './database.js';
+import { failedInboxTotal } from './failed-inbox.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
 export type ActionRow = Selectable<Tables['actions']>;
@@ -11,6 +12,8 @@ export type ActionRow = Selectable<Tables['actions']>;
 export type DeliveryAttemptRow = Selectable<Tables['delivery_attempts']>;
 /** Columns an update may change; `updated_at` comes from the caller's clock. */
 export type ActionChanges = Updateable<Tables['actions']> & { updated_at: Date };
+
+const FAILED: ActionState = 'failed';
 
 // Every query of the API names the account, so tenancy cannot be forgotten; the delivery side works by id.
 
@@ -143,7 +146,16 @@ export async function listActions(
   f: ActionFilter,
   page: { limit: number; offset: number },
 ): Promise<{ total: number; rows: ActionRow[] }> {
-  return newestFirstPage(matchingActions(db, accountId, f), page);
+  const kept = isFailedInbox(f) ? () => failedInboxTotal(db, accountId) : undefined;
+  return newestFirstPage(matchingActions(db, accountId, f), page, kept);
+}
+
+/**
+ * The failed inbox as the console opens it, `status=failed` and nothing else: its total is kept by the database
+ * (persistence/failed-inbox.ts), the very count `matchingActions` would make. Any other filter is counted.
+ */
+function isFailedInbox(f: ActionFilter): boolean {
+  return f.status === FAILED && Object.entries(f).every(([k, v]) => k === 'status' || v === undefined);
 }
 
 /** The ids of the actions replaying one action, oldest first. */

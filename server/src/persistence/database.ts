@@ -122,9 +122,13 @@ type Listed = 'actions' | 'chains' | 'templates' | 'bulk_operations' | 'calendar
 export async function newestFirstPage<T extends Listed>(
   filtered: SelectQueryBuilder<Tables, T, object>,
   page: { limit: number; offset: number },
+  /** Where the total is known without counting (the failed inbox's kept total): it answers instead of a count. */
+  keptTotal?: () => Promise<number>,
 ): Promise<{ total: number; rows: Selectable<Tables[T]>[] }> {
   const [count, rows] = await Promise.all([
-    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+    keptTotal
+      ? keptTotal().then((total) => ({ total }))
+      : filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
     filtered
       .selectAll()
       .orderBy(sql`created_at`, 'desc')

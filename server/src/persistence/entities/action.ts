@@ -21,6 +21,7 @@ import {
 import type { DeliveryOutcome } from '../../domain/delivery/outcome.js';
 import type { SendSource } from '../../domain/domains/rules.js';
 import { AccountSchema } from './account.js';
+import { FAILED_INBOX_TRIGGERS } from './failed-inbox.js';
 import type {
   StoredCoordination,
   StoredGate,
@@ -150,6 +151,8 @@ export const ActionSchema = defineEntity({
       when: '((new.status)::text IS DISTINCT FROM (old.status)::text)',
       body: `if new.gate is not null or new.status in ${sqlList(TERMINAL_STATES)} then perform pg_notify('${ACTION_CHANGED_CHANNEL}', new.id::text); end if; return null`,
     },
+    // The failed inbox's kept total (entities/failed-inbox.ts).
+    ...FAILED_INBOX_TRIGGERS,
   ],
   properties: {
     id: p.uuid().primary(),

@@ -24,6 +24,7 @@ import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
 import { DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
+import { FailedInboxCountSchema, FailedInboxDeltaSchema } from './failed-inbox.js';
 import { GrantSchema } from './grant.js';
 import { InboundReplySchema } from './inbound.js';
 import { AccountWriteSchema, RateLimitWindowSchema } from './rate-limit.js';
@@ -39,6 +40,7 @@ export * from './chain.js';
 export * from './contact.js';
 export * from './destination.js';
 export * from './domain.js';
+export * from './failed-inbox.js';
 export * from './grant.js';
 export * from './inbound.js';
 export * from './rate-limit.js';
@@ -79,7 +81,9 @@ export type EntitySchemaOf =
   | typeof AlertNotificationSchema
   | typeof CalendarSchema
   | typeof GrantSchema
-  | typeof InboundReplySchema;
+  | typeof InboundReplySchema
+  | typeof FailedInboxCountSchema
+  | typeof FailedInboxDeltaSchema;
 
 /** Every entity the ORM knows; migrations must match them (a test diffs the schema). */
 export const entities: EntitySchemaOf[] = [
@@ -117,6 +121,8 @@ export const entities: EntitySchemaOf[] = [
   CalendarSchema,
   GrantSchema,
   InboundReplySchema,
+  FailedInboxCountSchema,
+  FailedInboxDeltaSchema,
 ];
 
 /** Every database function the ORM knows (MikroORM routines); the same test diffs them against the migrations. */

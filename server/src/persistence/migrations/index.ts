@@ -35,6 +35,7 @@ import { Migration20261128171500_HotDelivery } from './Migration20261128171500_H
 import { Migration20261128200000_AttemptPartitions } from './Migration20261128200000_AttemptPartitions.js';
 import { Migration20261128200100_OutboxActionIndex } from './Migration20261128200100_OutboxActionIndex.js';
 import { Migration20261128210000_InboxCount } from './Migration20261128210000_InboxCount.js';
+import { Migration20261128230000_FailedInboxCount } from './Migration20261128230000_FailedInboxCount.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -105,4 +106,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128200000_AttemptPartitions', class: Migration20261128200000_AttemptPartitions },
   { name: 'Migration20261128200100_OutboxActionIndex', class: Migration20261128200100_OutboxActionIndex },
   { name: 'Migration20261128210000_InboxCount', class: Migration20261128210000_InboxCount },
+  { name: 'Migration20261128230000_FailedInboxCount', class: Migration20261128230000_FailedInboxCount },
 ];
