@@ -285,7 +285,11 @@ describe('chain engine (in-process, fake clock)', () => {
         ],
       });
       const firstDue = manual.clock().getTime() + 10_000;
+      // The worker between scans has exactly one timer armed (the soonest it knows of): wait for that before moving
+      // the clock, so a scan still running does not arm its timer after the clock has passed it.
+      const armed = () => eventually(async () => manual.pending() === 1);
       await eventually(async () => heard.includes(`${chain.id},${firstDue}`));
+      await armed();
       const statuses = async () => (await stepsOf(t.database.sql, chain.id)).map((s) => s.status);
       await manual.advance(9_999);
       expect(await statuses()).toEqual(['running', 'pending']);
@@ -293,6 +297,7 @@ describe('chain engine (in-process, fake clock)', () => {
       await eventually(async () => (await statuses())[0] === 'completed');
       // The second delay was started by the worker's own advance and announced at its commit too.
       await eventually(async () => heard.includes(`${chain.id},${firstDue + 20_000}`));
+      await armed();
       await manual.advance(20_000);
       await eventually(async () => (await statuses()).join() === 'completed,completed');
     } finally {
