@@ -133,6 +133,11 @@ export async function startJobQueue(opts: {
     schedule: works,
     // The cron's hop queue (pg-boss's send-it) needs no 5 s poll for a daily job (retention): once in 30 s will do.
     cronWorkerIntervalSeconds: 30,
+    // Maintenance (expiring jobs a dead worker abandoned, deleting finished ones, queue statistics) is about four
+    // transactions per queue table a pass, most of an idle server's statements at pg-boss's 60 s: every 2 minutes,
+    // an abandoned job (already past its 5-minute expiry) waits at most a minute longer for its retry.
+    superviseIntervalSeconds: 120,
+    monitorIntervalSeconds: 120,
     migrate: true,
     useListenNotify: works,
   });
