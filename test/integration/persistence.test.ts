@@ -79,6 +79,22 @@ describe('persistence foundation', () => {
     );
   });
 
+  it('past a thousand texts, statements are still prepared, under names of a new generation', async () => {
+    // The due index's readers state the day's horizon, so a long-lived process meets new texts every day.
+    const names = await t.database.transaction(async () => {
+      for (let i = 0; i < 1_001; i += 1)
+        await sql`select ${i}::int as n, ${sql.lit(`probe ${i}`)}::text as marker`.execute(t.database.sql);
+      return t.database.sql
+        .selectFrom(sql<{ name: string; statement: string }>`pg_prepared_statements`.as('p'))
+        .select(['p.name', 'p.statement'])
+        .where('p.statement', 'like', '%as marker%')
+        .execute();
+    });
+    const generations = new Set(names.map((n) => Number(/_(\d+)$/.exec(n.name)?.[1])));
+    expect(names.length).toBeGreaterThanOrEqual(1_001);
+    expect(generations.size).toBeGreaterThanOrEqual(2);
+  });
+
   it('the entities and the committed migrations describe the same schema', async () => {
     const diff = await t.database.orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false });
     const statements = diff

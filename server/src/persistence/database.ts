@@ -210,13 +210,19 @@ const statementNames = new Map<string, string>();
 let generation = 0;
 const RESULT_TYPE_CHANGED = '0A000';
 
-function statementName(text: string): string | undefined {
+function statementName(text: string): string {
   let name = statementNames.get(text);
-  if (!name && statementNames.size < MAX_PREPARED) {
+  if (!name) {
+    // The texts that read the due index change once a day (they state its horizon), so a long-lived process meets new
+    // texts for ever: past the cap the names start again under a new generation instead of going unprepared.
+    if (statementNames.size >= MAX_PREPARED) {
+      statementNames.clear();
+      generation += 1;
+    }
     name = `sched_${statementNames.size}`;
     statementNames.set(text, name);
   }
-  return name && `${name}_${generation}`;
+  return `${name}_${generation}`;
 }
 
 class NamedStatementClient extends pg.Client {}
@@ -232,7 +238,7 @@ NamedStatementClient.prototype.query = function namedQuery(
   const send = (): Promise<pg.QueryResult> => {
     const name = statementName(config);
     const query = plainQuery as (q: pg.QueryConfig) => Promise<pg.QueryResult>;
-    return query.call(this, name ? { text: config, values, name } : { text: config, values });
+    return query.call(this, { text: config, values, name });
   };
   return send().catch((err: unknown) => {
     if ((err as { code?: string }).code !== RESULT_TYPE_CHANGED) throw err;
