@@ -696,6 +696,10 @@ export async function pgCost(mark, units) {
 async function walRecords(mark, endLsn) {
   const { admin, walinspect } = mark.stack.postgres;
   if (!walinspect || !mark.stack.db) return null;
+  // No WAL flushed since the mark (an idle window may write none): nothing to read, and pg_walinspect would fail.
+  const flushed = await admin.query('select pg_current_wal_flush_lsn() > $1::pg_lsn as more', [mark.lsn]);
+  if (!flushed.rows[0].more)
+    return { nonHotUpdates: 0, hotUpdates: 0, indexEntries: 0, bytesByTable: {}, byRecord: {} };
   const names = await mark.stack.db.query(
     `select pg_relation_filenode(c.oid)::text as node, coalesce(t.relname, o.relname, c.relname) as table
        from pg_class c

@@ -1,4 +1,4 @@
-// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million|batch|backlog ...] [--seconds N]
+// Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million|batch|backlog|idle ...] [--seconds N]
 // [--rounds N] [--deliveries N] [--pending N] [--log-level L] [--json <file>] [--smoke]` (all benchmarks when none is
 // named). `--smoke` runs them at tiny sizes with no timing goal (test/e2e/bench-smoke.test.ts does, in CI), so a
 // change that breaks a benchmark fails the same day; `--json` also writes the cost-per-unit figures (bench/keys.mjs)
@@ -26,7 +26,7 @@ import { printSummary } from './summary.mjs';
 /** Tiny sizes: every statement of every benchmark runs once or a few times, in about a minute for all of them. */
 const SMOKE = { smoke: true, seconds: 1, rounds: 1, deliveries: 200, pending: 2_000 };
 
-const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million', 'batch', 'backlog'];
+const BENCHMARKS = ['create', 'lateness', 'delivery', 'memory', 'million', 'batch', 'backlog', 'idle'];
 
 const { values: flags, positionals: names } = parseArgs({
   allowPositionals: true,

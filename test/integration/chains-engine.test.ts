@@ -9,6 +9,7 @@ import { CHAIN_DUE_CHANNEL, chainsToAdvance, stepsOf } from '../../server/src/pe
 import { openNotifications } from '../../server/src/persistence/notifications.js';
 import { CHAIN_RETRY_BACKOFF_MS, ChainWorker } from '../../server/src/jobs/chain-worker.js';
 import { openTestDatabase } from '../support/in-process.js';
+import { manualClock } from '../support/manual-clock.js';
 import { eventually } from '../support/wait.js';
 
 // The chain engine in-process on a real PostgreSQL with a fake clock and recording ports: advancing is idempotent,
@@ -66,7 +67,7 @@ describe('chain engine (in-process, fake clock)', () => {
     await t?.close();
   });
 
-  const due = () => chainsToAdvance(t.database.sql, now, 100);
+  const due = async () => (await chainsToAdvance(t.database.sql, now, 100)).chainIds;
   const settle = (actionId: string, status: 'executed' | 'failed') =>
     t.database.transaction(async (db) => {
       const row = (await lockAction(db, actionId))!;
@@ -127,6 +128,8 @@ describe('chain engine (in-process, fake clock)', () => {
     let steps = await stepsOf(t.database.sql, chain.id);
     expect(steps.map((s) => s.status)).toEqual(['completed', 'running', 'pending']);
     expect(steps[1]!.due_at).toEqual(new Date(now.getTime() + 3600_000));
+    // The scan answers the earliest due time still ahead: the delay's end, which a worker sets its timer for.
+    expect((await chainsToAdvance(t.database.sql, now, 100)).nextDue).toEqual(steps[1]!.due_at);
     expect(events.filter((e) => e.chain === chain.id)).toEqual([
       { chain: chain.id, event: 'chain.step.completed', step: 0 },
     ]);
@@ -237,5 +240,69 @@ describe('chain engine (in-process, fake clock)', () => {
       .where('status', '=', 'running')
       .executeTakeFirstOrThrow();
     expect(due_at).toEqual(new Date(now.getTime() + CHAIN_RETRY_BACKOFF_MS));
+  });
+  it('a delay that starts is announced with its due time, and a worker wakes for it without waiting for its scan', async () => {
+    const manual = manualClock(new Date('2026-04-01T08:00:00.000Z'));
+    const noCallbacks: ChainCallbacks = { enqueue: async () => undefined };
+    const timedEngine = new ChainEngine({
+      store: t.database,
+      scheduler: { schedule: async () => undefined, announce: async () => undefined },
+      clock: manual.clock,
+      callbacks: noCallbacks,
+      allowPrivateDestinations: true,
+      gates: approvalGates,
+    });
+    const timedService = new ChainService(t.database, timedEngine, noCallbacks, manual.clock, {
+      allowPrivateDestinations: true,
+      transitions: {
+        scheduler: { schedule: async () => undefined, announce: async () => undefined },
+        callbacks: { enqueue: async () => undefined, redeliver: async () => undefined },
+      },
+    });
+    const heard: string[] = [];
+    const notifications = await openNotifications(t.url);
+    await notifications.subscribe(CHAIN_DUE_CHANNEL, { payload: (p) => heard.push(p) });
+    // The safety-net scan an hour apart: only the announcements and the scan's own next due time can wake it in time.
+    const worker = new ChainWorker({
+      store: t.database,
+      engine: timedEngine,
+      clock: manual.clock,
+      timers: manual.timers,
+      logger: { error() {}, warn() {} } as unknown as ConstructorParameters<typeof ChainWorker>[0]['logger'],
+      notifications,
+      intervalMs: 3_600_000,
+    });
+    await worker.start();
+    try {
+      await manual.advance(0);
+      const chain = await timedService.create(principal, {
+        name: 'announced delays',
+        input: {},
+        error_handling: 'fail_chain',
+        steps: [
+          { name: 'first', type: 'delay', delay: '10s' },
+          { name: 'second', type: 'delay', delay: '20s' },
+        ],
+      });
+      const firstDue = manual.clock().getTime() + 10_000;
+      // The worker between scans has exactly one timer armed (the soonest it knows of): wait for that before moving
+      // the clock, so a scan still running does not arm its timer after the clock has passed it.
+      const armed = () => eventually(async () => manual.pending() === 1);
+      await eventually(async () => heard.includes(`${chain.id},${firstDue}`));
+      await armed();
+      const statuses = async () => (await stepsOf(t.database.sql, chain.id)).map((s) => s.status);
+      await manual.advance(9_999);
+      expect(await statuses()).toEqual(['running', 'pending']);
+      await manual.advance(1);
+      await eventually(async () => (await statuses())[0] === 'completed');
+      // The second delay was started by the worker's own advance and announced at its commit too.
+      await eventually(async () => heard.includes(`${chain.id},${firstDue + 20_000}`));
+      await armed();
+      await manual.advance(20_000);
+      await eventually(async () => (await statuses()).join() === 'completed,completed');
+    } finally {
+      await worker.stop();
+      await notifications.close();
+    }
   });
 });

@@ -123,6 +123,7 @@ export async function buildContext(
     availability: db.availability,
     connectTimeoutMs: config.databaseTimeouts.connectMs,
     expireInSeconds: config.jobExpireSeconds,
+    store: db.main,
   });
   shutdown.add('the job queue (pg-boss)', (graceful) =>
     queue.stop(

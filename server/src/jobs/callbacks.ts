@@ -64,7 +64,7 @@ export function workCallbacks(
     {
       batchSize: 20,
       pollingIntervalSeconds: 0.5,
-      notifyPollingIntervalSeconds: 0.5,
+      timed: true,
       burstWhenBatchFull: true,
     },
     (job) => callbacks.deliver(job.callbackId),

@@ -19,7 +19,7 @@ export function workGateTimers(
 ): Promise<JobWorker> {
   return queue.work(
     QUEUES.gateTimer,
-    { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
+    { batchSize: 20, pollingIntervalSeconds: 0.5, timed: true },
     (timer) => timeouts.fire(timer),
     failed,
   );

@@ -18,7 +18,7 @@ export function workResumes(
 ): Promise<JobWorker> {
   return queue.work(
     QUEUES.actionResume,
-    { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 0.5 },
+    { batchSize: 20, pollingIntervalSeconds: 0.5, timed: true },
     resume,
     failed,
   );

@@ -1,8 +1,9 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { realDeadline } from '../app/clock.js';
-import type { DestinationWake, GateTimer } from '../app/ports.js';
+import type { DestinationWake, GateTimer, Store } from '../app/ports.js';
 import { jobSqlOn, type Sql } from '../persistence/database.js';
+import { nextJobsDue } from '../persistence/job-wakes.js';
 import { connectionConfig } from '../persistence/hosts.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
@@ -55,7 +56,19 @@ interface WorkOptions {
   pollingIntervalSeconds: number;
   notifyPollingIntervalSeconds?: number;
   burstWhenBatchFull?: boolean;
+  /**
+   * Its delayed jobs (timers) must run within `pollingIntervalSeconds` of their time. Instead of each such queue
+   * polling that often, one read of every timed queue's next job (`nextJobsDue`) runs at that pace and wakes each
+   * worker at its next job's time; the worker's own poll is a slow backstop then. A job due now is announced by
+   * pg-boss's NOTIFY at its commit, as on every queue.
+   */
+  timed?: boolean;
 }
+
+/** How often the timed queues' next jobs are read, at most (the pace the queues' polls had): their lateness bound. */
+const TIMED_READ_MS = 500;
+/** The poll of a timed queue's worker while the read above wakes it (pg-boss's own fetch, a backstop). */
+const TIMED_BACKSTOP_SECONDS = 30;
 
 /** A running worker of one queue. */
 export interface JobWorker {
@@ -104,6 +117,8 @@ export async function startJobQueue(opts: {
   connectTimeoutMs?: number;
   /** pg-boss's expiry of an active job (default 300 s); set when the queues are created. */
   expireInSeconds?: number;
+  /** Where the timed queues' next jobs are read (see `WorkOptions.timed`); without it, those queues poll. */
+  store?: Store;
 }): Promise<JobQueue> {
   const works = opts.role !== 'api';
   const boss = new PgBoss({
@@ -116,6 +131,13 @@ export async function startJobQueue(opts: {
     // Only workers run maintenance and cron; API processes just enqueue.
     supervise: works,
     schedule: works,
+    // The cron's hop queue (pg-boss's send-it) needs no 5 s poll for a daily job (retention): once in 30 s will do.
+    cronWorkerIntervalSeconds: 30,
+    // Maintenance (expiring jobs a dead worker abandoned, deleting finished ones, queue statistics) is about four
+    // transactions per queue table a pass, most of an idle server's statements at pg-boss's 60 s: every 2 minutes,
+    // an abandoned job (already past its 5-minute expiry) waits at most a minute longer for its retry.
+    superviseIntervalSeconds: 120,
+    monitorIntervalSeconds: 120,
     migrate: true,
     useListenNotify: works,
   });
@@ -144,6 +166,9 @@ export async function startJobQueue(opts: {
   if (works) await boss.deleteQueue(RETIRED_ACTION_DUE_QUEUE).catch(() => undefined);
   // pg-boss runs its statements on the caller's connection (its transaction) through persistence's adapter.
   const inTransaction = jobSqlOn;
+  const timed = opts.store
+    ? new TimedWakes(opts.store, (id) => boss.notifyWorker(id), opts.availability, opts.logger)
+    : undefined;
   return {
     async send(queue, data, o) {
       return boss.send(queue, data, {
@@ -166,11 +191,29 @@ export async function startJobQueue(opts: {
         void guarded.finally(() => inflight.delete(guarded)).catch(() => undefined);
         return guarded;
       };
-      await boss.work<JobPayloads[typeof queue]>(queue, options, async (jobs) => {
-        await Promise.all(jobs.map((j) => track(handle(j.data))));
-      });
+      const { timed: isTimed, ...workOptions } = options;
+      const woken = isTimed && timed !== undefined;
+      const workerId = await boss.work<JobPayloads[typeof queue]>(
+        queue,
+        {
+          ...workOptions,
+          // Unwoken, a timed queue polls at its pace whether NOTIFY works or not (a delayed job sends none).
+          ...(isTimed
+            ? {
+                notifyPollingIntervalSeconds: woken
+                  ? TIMED_BACKSTOP_SECONDS
+                  : workOptions.pollingIntervalSeconds,
+              }
+            : {}),
+        },
+        async (jobs) => {
+          await Promise.all(jobs.map((j) => track(handle(j.data))));
+        },
+      );
+      if (woken) timed.add(queue, workerId);
       return {
         async stop(timeoutMs) {
+          if (woken) timed.remove(queue);
           await boss.offWork(queue).catch(() => undefined);
           await Promise.race([Promise.allSettled([...inflight]), realDeadline(timeoutMs)]);
         },
@@ -180,7 +223,68 @@ export async function startJobQueue(opts: {
       await boss.schedule(queue, cron, data, { tz: 'UTC' });
     },
     async stop({ graceful, timeoutMs }) {
+      timed?.stop();
       await boss.stop({ graceful, timeout: timeoutMs });
     },
   };
+}
+
+/**
+ * The wake-ups of the timed queues' workers: every `TIMED_READ_MS`, one statement reads how long until each queue's
+ * next job, and a timer wakes the queue's worker at that moment (pg-boss's `notifyWorker`: it fetches at once).
+ * A job added between two reads is found by the next one, so none waits longer than the queues' own 0.5 s polls made
+ * it, and those known ahead run on time. A read that fails leaves the workers' backstop polls.
+ */
+class TimedWakes {
+  private readonly workers = new Map<string, string>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private loop: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly wake: (workerId: string) => void,
+    private readonly availability: { absorbs(err: unknown): boolean } | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  add(queue: string, workerId: string): void {
+    this.workers.set(queue, workerId);
+    if (!this.loop && !this.stopped) this.loop = setTimeout(() => void this.read(), 0);
+  }
+
+  remove(queue: string): void {
+    this.workers.delete(queue);
+    clearTimeout(this.timers.get(queue));
+    this.timers.delete(queue);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.loop);
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  private async read(): Promise<void> {
+    try {
+      const due = await nextJobsDue(this.store.sql, [...this.workers.keys()]);
+      for (const [queue, inMs] of due) {
+        // Only what falls due before the next read: that read sets the timer of a later job.
+        if (inMs >= TIMED_READ_MS || this.stopped) continue;
+        clearTimeout(this.timers.get(queue));
+        this.timers.set(
+          queue,
+          setTimeout(() => {
+            this.timers.delete(queue);
+            const id = this.workers.get(queue);
+            if (id) this.wake(id);
+          }, inMs + 1),
+        );
+      }
+    } catch (err) {
+      if (!this.availability?.absorbs(err)) this.logger.warn({ err }, 'reading the next timed jobs failed');
+    }
+    if (!this.stopped) this.loop = setTimeout(() => void this.read(), TIMED_READ_MS);
+  }
 }

@@ -1,7 +1,13 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { ChainState } from '@sched/contract';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import type { ChainState, StepStatus } from '@sched/contract';
 import { accountSigningSecretQuery } from './accounts.js';
 import { newestFirstPage, type Sql, type Tables } from './database.js';
+import { CHAIN_DUE_CHANNEL } from './entities/action.js';
+
+export { CHAIN_DUE_CHANNEL };
+
+// A literal, as the partial index `chain_steps_running_index` states it: a generic plan can still use that index.
+const RUNNING = sql.lit('running' satisfies StepStatus);
 
 /** A `chains` row, typed from the entity (persistence/entities/chain.ts). */
 export type ChainRow = Selectable<Tables['chains']>;
@@ -84,18 +90,33 @@ export async function listChains(
 /**
  * Chains whose running step is due: its delay has elapsed, or its action reached a final state (a trigger on
  * `actions` sets the step's `due_at` in that same transaction; migration ChainStepSettled). This is the engine's
- * durable trigger: nothing is lost between the action's transaction and the chain's, whatever crashes.
+ * durable trigger: nothing is lost between the action's transaction and the chain's, whatever crashes. The same
+ * statement answers the earliest due time still ahead (a delay, a put-off chain), so the scan can wake for it.
  */
-export async function chainsToAdvance(db: Sql, now: Date, limit: number): Promise<string[]> {
-  const rows = await db
-    .selectFrom('chain_steps')
-    .select('chain_id')
-    .where('status', '=', 'running')
-    .where('due_at', '<=', now)
-    .orderBy('due_at')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.chain_id);
+export async function chainsToAdvance(
+  db: Sql,
+  now: Date,
+  limit: number,
+): Promise<{ chainIds: string[]; nextDue: Date | null }> {
+  const { rows } = await sql<{ chain_id: string; due_at: Date }>`
+    (select chain_id, due_at from chain_steps where status = ${RUNNING} and due_at <= ${now}
+      order by due_at limit ${sql.lit(limit)})
+    union all
+    (select chain_id, due_at from chain_steps where status = ${RUNNING} and due_at > ${now}
+      order by due_at limit 1)`.execute(db);
+  const ahead = rows.find((r) => r.due_at > now);
+  return {
+    chainIds: rows.filter((r) => r.due_at <= now).map((r) => r.chain_id),
+    nextDue: ahead?.due_at ?? null,
+  };
+}
+
+/**
+ * Tells listening workers that a chain's step falls due at `dueAt` (a delay step started): `chainId,dueMs` on the
+ * chain channel, delivered at the caller's commit, so a worker wakes for it on time rather than at its next scan.
+ */
+export async function announceChainDue(db: Sql, chainId: string, dueAt: Date): Promise<void> {
+  await sql`select pg_notify(${CHAIN_DUE_CHANNEL}, ${`${chainId},${dueAt.getTime()}`})`.execute(db);
 }
 
 /**
@@ -124,7 +145,6 @@ export async function clearStepDue(db: Sql, chainId: string, index: number): Pro
 }
 
 // The trigger that marks a settled step due is declared with the actions entity, beside its channel.
-export { CHAIN_DUE_CHANNEL } from './entities/action.js';
 
 /** Keeps the whole response body of a chain step's successful HTTP call, for `{{steps.N.response...}}`. */
 export async function recordStepResponse(db: Sql, actionId: string, body: string): Promise<void> {

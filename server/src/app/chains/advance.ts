@@ -24,6 +24,7 @@ import type { Plan } from '../../domain/quota/plans.js';
 import { type ActionRow, lockAction } from '../../persistence/actions.js';
 import { accountPlan } from '../../persistence/accounts.js';
 import {
+  announceChainDue,
   type ChainRow,
   type ChainStepRow,
   clearStepDue,
@@ -206,6 +207,8 @@ export class ChainEngine {
         due_at: new Date(now.getTime() + work.ms),
       });
       await recordAudit(db, chain.account_id, stepAudit(chain, waiting, 'chain.step.start'));
+      // The workers' scan is a slow safety net: told the due time at commit, a worker wakes for it on time.
+      if (waiting.due_at) await announceChainDue(db, chain.id, waiting.due_at);
       return waiting;
     }
     const created = await createStepAction(
