@@ -9,6 +9,7 @@ import { canSend, notConfiguredReason } from '../domain/approval/channel-availab
 import { notificationOutcome } from '../metrics.js';
 import { listenForRuleChanges } from '../jobs/alerts.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
+import { PeriodicLoop } from '../jobs/periodic.js';
 import { createOutboundClient } from '../outbound/http-client.js';
 import { createSqlOutbox } from '../persistence/approvals/outbox-messages.js';
 import { openNotifications } from '../persistence/notifications.js';
@@ -151,30 +152,32 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   };
   for (const feature of FEATURES) if (feature.workers) workers.push(...(await feature.workers(runtime)));
 
-  // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent. The due index's
-  // day is looked after by whichever worker takes the job's lock (a build reads the whole table, so never two at once).
-  const dueIndex = new DueIndex(database, clock);
-  let dueIndexRunning = false;
+  // Expired rate-limit windows are pruned by whichever worker gets there; the delete is idempotent.
   const maintenance = setInterval(() => {
     void ctx.rateLimiter.prune().catch((err: unknown) => {
       if (!availability.absorbs(err)) logger.warn({ err }, 'rate-limit prune failed');
     });
-    if (dueIndexRunning) return;
-    dueIndexRunning = true;
-    dueIndex
-      .maintain({ wait: false })
-      .then((done) => {
-        if (done?.built || done?.dropped.length) logger.info(done, 'due index: next day built');
-      })
-      .catch((err: unknown) => {
-        if (!availability.absorbs(err))
-          logger.warn({ err }, 'due index maintenance failed; retried in a minute');
-      })
-      .finally(() => {
-        dueIndexRunning = false;
-      });
   }, 60_000);
   maintenance.unref();
   shutdown.add('the maintenance timer', () => clearInterval(maintenance));
+  // The due index's day, looked after by whichever worker takes the job's lock (a build reads the whole table, so
+  // never two at once); a failed build is tried again a minute later.
+  const dueIndex = new DueIndex(database, clock);
+  const dueIndexLoop = new PeriodicLoop({
+    run: async () => {
+      const done = await dueIndex.maintain({ wait: false });
+      if (done?.built || done?.dropped.length) logger.info(done, 'due index: next day built');
+    },
+    what: 'due index maintenance',
+    intervalMs: 60_000,
+    logger,
+    timers,
+    availability,
+  });
+  dueIndexLoop.start();
+  // Not waited for: a build under way is cancelled with the pool (the next start rebuilds what it left invalid).
+  shutdown.add('the due index maintenance', () => {
+    void dueIndexLoop.stop();
+  });
   return dispatcher;
 }

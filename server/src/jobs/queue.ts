@@ -1,9 +1,10 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { realDeadline } from '../app/clock.js';
-import type { DestinationWake, GateTimer, Store } from '../app/ports.js';
+import { realDeadline, systemTimers } from '../app/clock.js';
+import type { DestinationWake, GateTimer, Store, Timers } from '../app/ports.js';
 import { jobSqlOn, type Sql } from '../persistence/database.js';
 import { nextJobsDue } from '../persistence/job-wakes.js';
+import { PeriodicLoop } from './periodic.js';
 import { connectionConfig } from '../persistence/hosts.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
@@ -237,54 +238,61 @@ export async function startJobQueue(opts: {
  */
 class TimedWakes {
   private readonly workers = new Map<string, string>();
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  private loop: ReturnType<typeof setTimeout> | undefined;
-  private stopped = false;
+  private readonly timers = new Map<string, { cancel(): void }>();
+  private readonly loop: PeriodicLoop;
+  private started = false;
 
   constructor(
     private readonly store: Store,
     private readonly wake: (workerId: string) => void,
-    private readonly availability: { absorbs(err: unknown): boolean } | undefined,
-    private readonly logger: Logger,
-  ) {}
+    availability: { absorbs(err: unknown): boolean } | undefined,
+    logger: Logger,
+    private readonly clock: Timers = systemTimers,
+  ) {
+    this.loop = new PeriodicLoop({
+      run: () => this.read(),
+      what: 'reading the next timed jobs',
+      intervalMs: TIMED_READ_MS,
+      logger,
+      timers: clock,
+      ...(availability ? { availability } : {}),
+    });
+  }
 
   add(queue: string, workerId: string): void {
     this.workers.set(queue, workerId);
-    if (!this.loop && !this.stopped) this.loop = setTimeout(() => void this.read(), 0);
+    if (!this.started) {
+      this.started = true;
+      this.loop.start();
+    }
   }
 
   remove(queue: string): void {
     this.workers.delete(queue);
-    clearTimeout(this.timers.get(queue));
+    this.timers.get(queue)?.cancel();
     this.timers.delete(queue);
   }
 
   stop(): void {
-    this.stopped = true;
-    clearTimeout(this.loop);
-    for (const t of this.timers.values()) clearTimeout(t);
+    void this.loop.stop();
+    for (const t of this.timers.values()) t.cancel();
     this.timers.clear();
   }
 
   private async read(): Promise<void> {
-    try {
-      const due = await nextJobsDue(this.store.sql, [...this.workers.keys()]);
-      for (const [queue, inMs] of due) {
-        // Only what falls due before the next read: that read sets the timer of a later job.
-        if (inMs >= TIMED_READ_MS || this.stopped) continue;
-        clearTimeout(this.timers.get(queue));
-        this.timers.set(
-          queue,
-          setTimeout(() => {
-            this.timers.delete(queue);
-            const id = this.workers.get(queue);
-            if (id) this.wake(id);
-          }, inMs + 1),
-        );
-      }
-    } catch (err) {
-      if (!this.availability?.absorbs(err)) this.logger.warn({ err }, 'reading the next timed jobs failed');
+    const due = await nextJobsDue(this.store.sql, [...this.workers.keys()]);
+    for (const [queue, inMs] of due) {
+      // Only what falls due before the next read: that read sets the timer of a later job.
+      if (inMs >= TIMED_READ_MS) continue;
+      this.timers.get(queue)?.cancel();
+      this.timers.set(
+        queue,
+        this.clock.after(inMs + 1, () => {
+          this.timers.delete(queue);
+          const id = this.workers.get(queue);
+          if (id) this.wake(id);
+        }),
+      );
     }
-    if (!this.stopped) this.loop = setTimeout(() => void this.read(), TIMED_READ_MS);
   }
 }

@@ -84,6 +84,21 @@ export class Database {
 }
 
 /**
+ * Runs `fn` on a pooled connection of its own, outside any transaction and without the statement timeout: what
+ * cannot run in a transaction and reads a whole table (CREATE INDEX CONCURRENTLY, VACUUM).
+ */
+export function onUntimedConnection<T>(db: Sql, fn: (connection: Sql) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (connection) => {
+    await sql`set statement_timeout = 0`.execute(connection);
+    try {
+      return await fn(connection);
+    } finally {
+      await sql`reset statement_timeout`.execute(connection).catch(() => undefined);
+    }
+  });
+}
+
+/**
  * One round trip on a connection of its own, not a pooled one: whether the server answers, whatever the pools are
  * doing (all busy is not an outage). The availability tracker's probe.
  */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { type DueIndexes, dueQueryHorizon } from '../domain/action/due-horizon.js';
-import type { Sql } from './database.js';
+import { onUntimedConnection, type Sql } from './database.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 
 // The bounded due indexes of `actions` (domain/action/due-horizon.ts): named actions_due_before_<YYYYMMDD> after the
@@ -74,7 +74,7 @@ export async function withDueIndexLock<T>(
   wait: boolean,
   fn: (connection: Sql) => Promise<T>,
 ): Promise<T | null> {
-  return db.connection().execute(async (connection) => {
+  return onUntimedConnection(db, async (connection) => {
     if (wait) await sql`select pg_advisory_lock(${DUE_INDEX_LOCK})`.execute(connection);
     else {
       const { rows } = await sql<{
@@ -83,10 +83,8 @@ export async function withDueIndexLock<T>(
       if (!rows[0]?.locked) return null;
     }
     try {
-      await sql`set statement_timeout = 0`.execute(connection);
       return await fn(connection);
     } finally {
-      await sql`reset statement_timeout`.execute(connection).catch(() => undefined);
       await sql`select pg_advisory_unlock(${DUE_INDEX_LOCK})`.execute(connection).catch(() => undefined);
     }
   });

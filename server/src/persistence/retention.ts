@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { TERMINAL_STATES } from '../domain/action/states.js';
 import { CHAIN_TERMINAL_STATES } from '../domain/chain/states.js';
 import type { Plan } from '../domain/quota/plans.js';
-import type { Sql } from './database.js';
+import { onUntimedConnection, type Sql } from './database.js';
 import { uuidv7LowerBound } from './ids.js';
 
 /** Rows purged (or, on a dry run, that would be), by table. Rows deleted by cascade are not listed. */
@@ -305,13 +305,8 @@ export async function vacuumPurged(db: Sql, counts: PurgeCounts): Promise<string
     ),
   ];
   if (tables.length === 0) return [];
-  await db.connection().execute(async (connection) => {
-    await sql`set statement_timeout = 0`.execute(connection);
-    try {
-      await sql.raw(`vacuum (analyze) ${tables.map((t) => `"${t}"`).join(', ')}`).execute(connection);
-    } finally {
-      await sql`reset statement_timeout`.execute(connection).catch(() => undefined);
-    }
-  });
+  await onUntimedConnection(db, (connection) =>
+    sql.raw(`vacuum (analyze) ${tables.map((t) => `"${t}"`).join(', ')}`).execute(connection),
+  );
   return tables;
 }
