@@ -1,46 +1,77 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/src/logger.js';
-import { QUEUES, type JobQueue, startJobQueue } from '../../server/src/jobs/queue.js';
+import { type JobQueue, QUEUES, startJobQueue } from '../../server/src/jobs/queue.js';
 import { nextJobsDue } from '../../server/src/persistence/job-wakes.js';
+import { type Notifications, openNotifications } from '../../server/src/persistence/notifications.js';
 import { openTestDatabase } from '../support/in-process.js';
 
 // The timed queues (timers: gate timeouts, pause ends, destination wakes, alerts, callback retries) are not polled
-// every half second each: one read of their next jobs wakes each worker at its job's time, and the workers' own polls
-// are 30 s backstops. A delayed job still runs on time, and a job due now at once (pg-boss's NOTIFY).
-describe('timed queues: woken by one read of their next jobs', () => {
+// every half second each: a job sent due within a few seconds is announced at its commit, and one read of every timed
+// queue's next jobs every 2.5 s finds those sent further ahead; each worker is woken at its job's time, and the
+// workers' own polls are 30 s backstops. A delayed job still runs on time, and a job due now at once (pg-boss's
+// NOTIFY). The jobs are sent by another queue (an API process's), so only the database carries what the worker learns.
+describe('timed queues: woken at their jobs’ time, announced or read', () => {
   let t: Awaited<ReturnType<typeof openTestDatabase>>;
-  let queue: JobQueue;
+  let worker: JobQueue;
+  let sender: JobQueue;
+  let notifications: Notifications;
 
   beforeAll(async () => {
     t = await openTestDatabase('job_wakes');
-    queue = await startJobQueue({
+    notifications = await openNotifications(t.url);
+    worker = await startJobQueue({
       databaseUrl: t.url,
       role: 'worker',
+      logger: createLogger('silent'),
+      store: t.database,
+      listen: async () => notifications,
+    });
+    sender = await startJobQueue({
+      databaseUrl: t.url,
+      role: 'api',
       logger: createLogger('silent'),
       store: t.database,
     });
   });
   afterAll(async () => {
-    await queue?.stop({ graceful: false, timeoutMs: 1000 });
+    await sender?.stop({ graceful: false, timeoutMs: 1000 });
+    await worker?.stop({ graceful: false, timeoutMs: 1000 });
+    await notifications?.close();
     await t?.close();
   });
 
-  it('answers how long until each queue’s next job, leaving out queues with none', async () => {
+  it('answers, per queue, whether a job is due already and how long until the next one; queues with none left out', async () => {
     const at = new Date(Date.now() + 60_000);
-    await queue.send(QUEUES.domainCheck, { accountId: 'a', domain: 'later.example' }, { startAfter: at });
+    await sender.send(QUEUES.domainCheck, { accountId: 'a', domain: 'later.example' }, { startAfter: at });
+    await sender.send(
+      QUEUES.domainCheck,
+      { accountId: 'a', domain: 'now.example' },
+      { startAfter: new Date(0) },
+    );
     const due = await nextJobsDue(t.database.sql, [QUEUES.domainCheck, QUEUES.bulkOperation]);
     expect([...due.keys()]).toEqual([QUEUES.domainCheck]);
-    expect(due.get(QUEUES.domainCheck)).toBeGreaterThan(55_000);
-    expect(due.get(QUEUES.domainCheck)).toBeLessThanOrEqual(60_000);
+    const next = due.get(QUEUES.domainCheck)!;
+    expect(next.dueNow).toBe(true);
+    expect(next.nextInMs).toBeGreaterThan(55_000);
+    expect(next.nextInMs).toBeLessThanOrEqual(60_000);
   });
 
-  it('runs a delayed job of a timed queue at its time, long before the worker’s own 30 s poll', async () => {
-    const ran: { key: string; at: number }[] = [];
-    const worker = await queue.work(
+  /** Runs `sends` (delays from now, in ms) on the resume queue; answers how late each ran, in send order. */
+  const lateness = async (
+    delays: readonly number[],
+    o: { failFirst?: boolean; within?: number } = {},
+  ): Promise<number[]> => {
+    const ran = new Map<string, number>();
+    let failed = false;
+    const w = await worker.work(
       QUEUES.actionResume,
       { batchSize: 20, pollingIntervalSeconds: 0.5, timed: true },
       async (job) => {
-        ran.push({ key: job.pausedAt, at: Date.now() });
+        if (o.failFirst && !failed) {
+          failed = true;
+          throw new Error('the first run fails');
+        }
+        if (!ran.has(job.pausedAt)) ran.set(job.pausedAt, Date.now());
       },
       () => undefined,
     );
@@ -48,24 +79,53 @@ describe('timed queues: woken by one read of their next jobs', () => {
       // Let the worker's first fetch (at start) pass: from here on only a wake-up or the backstop fetches.
       await new Promise((r) => setTimeout(r, 1_000));
       const sends: { key: string; due: number }[] = [];
-      for (const delay of [1_500, 2_700]) {
-        const due = Date.now() + delay;
-        sends.push({ key: String(due), due });
-        await queue.send(
+      const start = Date.now();
+      for (const [i, delay] of delays.entries()) {
+        const due = start + delay;
+        const key = `${due}-${i}`;
+        sends.push({ key, due });
+        await sender.send(
           QUEUES.actionResume,
-          { actionId: crypto.randomUUID(), pausedAt: String(due) },
+          { actionId: crypto.randomUUID(), pausedAt: key },
           { startAfter: new Date(due) },
         );
       }
-      await expect.poll(() => ran.length, { timeout: 10_000, interval: 50 }).toBe(2);
-      for (const s of sends) {
-        const run = ran.find((r) => r.key === s.key)!;
-        // Never early; late by the read's pace (0.5 s) at most, with room for a loaded machine, and nowhere near 30 s.
-        expect(run.at).toBeGreaterThanOrEqual(s.due - 5);
-        expect(run.at - s.due).toBeLessThan(2_000);
-      }
+      await expect
+        .poll(() => ran.size, { timeout: (o.within ?? 10_000) + Math.max(...delays), interval: 50 })
+        .toBe(delays.length);
+      return sends.map((s) => {
+        const late = ran.get(s.key)! - s.due;
+        // Never early.
+        expect(late).toBeGreaterThanOrEqual(-5);
+        return late;
+      });
     } finally {
-      await worker.stop(1_000);
+      await w.stop(1_000);
     }
+  };
+
+  it('runs jobs sent due soon at their time (announced at commit), one after another in one queue', async () => {
+    // Four timers of one queue, all before the next read (the worker's first read was 1 s before the sends): each
+    // runs on time, not at that read.
+    const late = await lateness([300, 600, 900, 1_400]);
+    // With room for a loaded machine, and far from the read's 1.2 s lateness for the first or the backstop's 30 s.
+    for (const l of late) expect(l).toBeLessThan(500);
+  });
+
+  it('runs a job sent further ahead than announcements reach at its time, found by the read', async () => {
+    const [late] = await lateness([7_000]);
+    expect(late).toBeLessThan(700);
+  });
+
+  it('runs the jobs of a batch and more falling due together at once (a full batch fetches again)', async () => {
+    const late = await lateness(Array.from({ length: 45 }, () => 1_500));
+    expect(Math.max(...late)).toBeLessThan(1_500);
+  });
+
+  it('retries a job whose handler failed after pg-boss’s delay, not at the next read', async () => {
+    const [late] = await lateness([1_000], { failFirst: true });
+    // The failed run at its time, its retry a second later (pg-boss's retry delay).
+    expect(late).toBeGreaterThanOrEqual(1_000);
+    expect(late).toBeLessThan(1_800);
   });
 });

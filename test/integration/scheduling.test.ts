@@ -5,6 +5,7 @@ import { Database, migrateUp, openOrm } from '../../server/src/persistence/datab
 
 import { ANNOUNCE_WINDOW_MS, RESOLVE_WINDOW_MS } from '../../server/src/domain/schedule/window.js';
 import { createActionScheduler } from '../../server/src/jobs/scheduler.js';
+import { openNotifications } from '../../server/src/persistence/notifications.js';
 import { DUE_CHANNEL } from '../../server/src/persistence/schedule.js';
 import { ownerSlot } from '../../server/src/persistence/workers.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -148,6 +149,44 @@ describe('scheduling from the due index', () => {
       overdueBefore: new Date(Date.now() - 5_000),
     });
     expect(late.nextDue?.getTime()).toBe(overdue.getTime());
+  });
+
+  it('a worker named by its member lock reads the live members in the promote statement and takes its slot’s share', async () => {
+    await clear();
+    // Three workers' member locks (each the backend pid of a LISTEN connection), as compose/worker.ts holds them.
+    const workers = await Promise.all([0, 1, 2].map(() => openNotifications(database.url, { member: true })));
+    try {
+      const members = workers.map((w) => w.member()!).sort((a, b) => a - b);
+      const inSlot = (slot: number): string => {
+        for (;;) {
+          const id = randomUUID();
+          if (ownerSlot(id, 3) === slot) return id;
+        }
+      };
+      const ids = await Promise.all(
+        Array.from({ length: 9 }, (_, i) =>
+          newAction(new Date(Date.now() + 20_000 + i * 1_000), 'scheduled', inSlot(i % 3)),
+        ),
+      );
+      const second = { member: members[1]!, overdueBefore: new Date(0) };
+      const scan = await scheduler().promoteEntering(store, second);
+      expect(scan.members).toEqual(members);
+      for (const id of ids)
+        expect(await statusOf(id)).toBe(ownerSlot(id, 3) === 1 ? 'resolved' : 'scheduled');
+      // A worker whose lock is gone (its connection closed) owns nothing, and the others see two members.
+      await workers[2]!.close();
+      const third = { member: members[2]!, overdueBefore: new Date(0) };
+      // The backend releases its locks as it exits, a moment after the connection closed.
+      await expect
+        .poll(async () => (await scheduler().promoteEntering(store, third)).members)
+        .toEqual(members.slice(0, 2));
+      const gone = await scheduler().promoteEntering(store, third);
+      expect(gone.nextDue).toBeNull();
+      for (const id of ids)
+        expect(await statusOf(id)).toBe(ownerSlot(id, 3) === 1 ? 'resolved' : 'scheduled');
+    } finally {
+      await Promise.all(workers.map((w) => w.close().catch(() => undefined)));
+    }
   });
 
   it('a row locked by another transaction is left for the next scan, not waited for', async () => {

@@ -91,10 +91,27 @@ export function auditEventOf(accountId: string, r: AuditRecord): NewAuditEvent &
  * (docs/audit.md).
  */
 export async function recordAudit(db: Sql, accountId: string, ...records: AuditRecord[]): Promise<void> {
-  await insertPendingAuditEvents(
+  await recordAuditEvents(
     db,
     records.map((r) => auditEventOf(accountId, r)),
   );
+}
+
+/** Those of this process that chain pending events (the worker's sealer loop), told when events are written here. */
+const writtenHere = new Set<() => void>();
+
+/**
+ * Calls `listener` each time this process writes audit events (before their commit): the sealer of a worker chains
+ * them within its base pace instead of its idle one. Events written by another process wait for its idle pace, or
+ * for a read of the log, which chains first. Answers the unsubscription.
+ */
+export function onAuditWritten(listener: () => void): () => void {
+  writtenHere.add(listener);
+  return () => void writtenHere.delete(listener);
+}
+
+function written(count: number): void {
+  if (count > 0) for (const listener of writtenHere) listener();
 }
 
 /**
@@ -102,12 +119,14 @@ export async function recordAudit(db: Sql, accountId: string, ...records: AuditR
  * (persistence/actions.ts `insertActionsWithAudit`).
  */
 export function auditBatch(events: readonly PendingAuditEvent[]): string {
+  written(events.length);
   return pendingAuditJson(events);
 }
 
 /** Writes events captured earlier (`auditEventOf`), of any accounts, in the caller's transaction. */
 export async function recordAuditEvents(db: Sql, events: readonly PendingAuditEvent[]): Promise<void> {
   await insertPendingAuditEvents(db, events);
+  written(events.length);
 }
 
 /** Events chained per statement (and transaction): a bounded hold of the account's head. */
@@ -118,8 +137,9 @@ const SEAL_SCAN_ACCOUNTS = 100;
 /**
  * Chains pending audit events (persistence/audit-events.ts `sealAuditEvents`): numbers and hashes them in the order
  * they are found committed, under the account's head lock, in statements of at most 1,000 events, each its own
- * transaction, run by the database. The worker runs `sealAll` every second (jobs/audit-sealer.ts); every read of an
- * account's log seals that account first, so a read shows every change committed before it.
+ * transaction, run by the database. The worker runs `sealAll` every second while there is something to chain, less
+ * often while there is not (jobs/audit-sealer.ts); every read of an account's log seals that account first, so a read
+ * shows every change committed before it.
  */
 export class AuditSealer {
   constructor(private readonly store: Store) {}

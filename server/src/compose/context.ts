@@ -116,6 +116,7 @@ export async function buildContext(
     allowPrivateDestinations: config.allowPrivateDestinations,
   });
   shutdown.add('the domain probes', () => probes.close().catch(() => undefined));
+  const listen = new ProcessListen({ url: db.opened.url, logger, availability: db.availability, shutdown });
   const queue = await startJobQueue({
     databaseUrl: db.opened.url,
     role,
@@ -124,6 +125,8 @@ export async function buildContext(
     connectTimeoutMs: config.databaseTimeouts.connectMs,
     expireInSeconds: config.jobExpireSeconds,
     store: db.main,
+    // A worker's own connection, adopted before its queues' workers start (compose/worker.ts).
+    listen: () => listen.get(),
   });
   shutdown.add('the job queue (pg-boss)', (graceful) =>
     queue.stop(
@@ -195,7 +198,7 @@ export async function buildContext(
   shutdown.add('the late action counts', () => actions.lateCounts.settled());
   return {
     ...base,
-    listen: new ProcessListen({ url: db.opened.url, logger, availability: db.availability, shutdown }),
+    listen,
     clock,
     timers: systemTimers,
     waits,

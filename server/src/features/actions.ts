@@ -1,5 +1,9 @@
 import { apiContract } from '@sched/contract';
-import { FAILED_INBOX_FOLD_MS, FailedInboxFold } from '../app/actions/failed-inbox.js';
+import {
+  FAILED_INBOX_FOLD_MS,
+  FAILED_INBOX_IDLE_FOLD_MS,
+  FailedInboxFold,
+} from '../app/actions/failed-inbox.js';
 import { ActionMoves } from '../app/actions/reschedule.js';
 import { CallbackDeliveries } from '../app/deliveries/callbacks.js';
 import { QuotaService } from '../app/quota.js';
@@ -64,6 +68,8 @@ export const actionsFeature: Feature = {
       run: () => inbox.fold(),
       what: 'the failed inbox fold',
       intervalMs: ctx.waits.wait(FAILED_INBOX_FOLD_MS, 100),
+      idle: (accounts) => accounts === 0,
+      idleIntervalMs: ctx.waits.wait(FAILED_INBOX_IDLE_FOLD_MS, 100),
       logger,
       timers: ctx.timers,
       availability: ctx.db.availability,

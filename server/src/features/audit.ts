@@ -1,7 +1,7 @@
 import { apiContract } from '@sched/contract';
 import { AuditSealer, AuditService } from '../app/audit.js';
 import { auditHandlers, registerAuditExport } from '../http/handlers/audit.js';
-import { AuditSealerLoop } from '../jobs/audit-sealer.js';
+import { AUDIT_SEAL_IDLE_MS, AuditSealerLoop } from '../jobs/audit-sealer.js';
 import type { Feature } from './feature.js';
 
 /** The audit log: its events and streamed export, and the loop that chains pending events (hash chain). */
@@ -20,6 +20,7 @@ export const auditFeature: Feature = {
       logger: ctx.logger,
       timers: ctx.timers,
       availability: db.availability,
+      idleIntervalMs: ctx.waits.wait(AUDIT_SEAL_IDLE_MS, 1_000),
     });
     loop.start();
     return [{ stop: () => loop.stop() }];

@@ -3,7 +3,12 @@ import { pauseAction, resumeAction } from '../app/actions/pause.js';
 import { rescheduleAction, runActionNow } from '../app/actions/reschedule.js';
 import { BulkRunner } from '../app/bulk/runner.js';
 import { bulkOperationsHandlers } from '../http/handlers/bulk-operations.js';
-import { createBulkOperationQueue, workBulkOperations } from '../jobs/bulk-operations.js';
+import {
+  BULK_IDLE_SWEEP_MS,
+  BULK_SWEEP_MS,
+  createBulkOperationQueue,
+  workBulkOperations,
+} from '../jobs/bulk-operations.js';
 import type { Feature } from './feature.js';
 
 /** Bulk operations: a filter's actions cancelled, retried, replayed, paused, moved or run, page by page. */
@@ -46,7 +51,13 @@ export const bulkFeature: Feature = {
       handOn: (id) => bulkQueue.enqueue(database.sql, id),
       events: ctx.operatorEvents,
     });
-    const bulk = await workBulkOperations(ctx.queue, bulkRunner, logger, waits.wait(2_000, 500), ctx.timers);
+    const bulk = await workBulkOperations(
+      ctx.queue,
+      bulkRunner,
+      logger,
+      { everyMs: waits.wait(BULK_SWEEP_MS, 500), idleMs: waits.wait(BULK_IDLE_SWEEP_MS, 500) },
+      ctx.timers,
+    );
     // A run in progress ends after its page as soon as shutting down begins, so another worker carries on at once.
     shutdown.add('the bulk-operation runs', () => bulk.stopRuns(), { first: true });
     return [bulk.worker];

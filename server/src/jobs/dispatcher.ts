@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { AdmissionLimits } from '../app/deliveries/admission.js';
-import type { Deliveries, Share } from '../app/deliveries/deliver.js';
+import type { Deliveries } from '../app/deliveries/deliver.js';
 import { Firing } from '../app/deliveries/firing.js';
 import { systemTimers } from '../app/clock.js';
 import type { Clock, Store, Timers } from '../app/ports.js';
 import type { Notifications } from '../persistence/notifications.js';
 import { DUE_CHANNEL, heldDue } from '../persistence/schedule.js';
-import { announceMember, liveMembers, MEMBERS_CHANNEL } from '../persistence/workers.js';
+import { announceMember, MEMBERS_CHANNEL } from '../persistence/workers.js';
 import type { WindowScheduler } from './scheduler.js';
 
 export interface DispatcherOptions {
@@ -31,9 +31,9 @@ export interface DispatcherOptions {
  * The triggers of a worker's firing loop (app/deliveries/firing.ts), which claims due attempts of its share from the
  * `actions` table itself: the table is the only queue. What wakes the loop: a NOTIFY for each attempt scheduled
  * within the look-ahead window (jobs/scheduler.ts), heard on the process's LISTEN connection; and a scan every second
- * that reads the live workers (each holds a member lock on its LISTEN connection, persistence/workers.ts), promotes
- * attempts entering the window to `resolved` and reads the earliest due time of the worker's share, the durable path
- * should a NOTIFY be missed. Every fifth scan also hands on the attempts of workers that died mid-attempt (expired
+ * that, in one statement, reads the live workers (each holds a member lock on its LISTEN connection,
+ * persistence/workers.ts), promotes attempts entering the window to `resolved` and reads the earliest due time of the
+ * worker's share, the durable path should a NOTIFY be missed. Every fifth scan also hands on the attempts of workers that died mid-attempt (expired
  * leases) and looks again at the share's held attempts. docs/architecture.md describes the whole trigger design.
  */
 export class Dispatcher {
@@ -147,26 +147,24 @@ export class Dispatcher {
     }
   }
 
-  /** This worker's slot among the live workers, or null while its member lock is not held (no claims then). */
-  private async readMembers(): Promise<Share | null> {
-    const me = this.o.notifications.member();
-    const members = me === null ? [] : await liveMembers(this.o.store.sql);
-    const slot = me === null ? -1 : members.indexOf(me);
-    const share = slot < 0 ? null : { slots: members.length, slot };
-    this.firing.setShare(share);
-    return share;
-  }
-
   /**
-   * Reads the live workers, then the worker's share of the due index: `scheduled` attempts entering the window are
-   * promoted, and the share's earliest due time wakes the firing loop (at once, for what is due already).
+   * One statement: reads the live workers (this worker's slot among them; none while its member lock is not held, and
+   * no claims then), promotes the share's `scheduled` attempts entering the window, and reads the share's earliest
+   * due time, which wakes the firing loop (at once, for what is due already).
    */
   private async scan(): Promise<void> {
-    const share = await this.readMembers();
-    if (!share || this.stopped) return;
+    const me = this.o.notifications.member();
+    if (me === null) return this.firing.setShare(null);
     const now = this.o.clock();
     const overdueBefore = this.o.deliveries.overdueBefore(now);
-    const { nextDue } = await this.o.scheduler.promoteEntering(this.o.store, { ...share, overdueBefore });
+    const { nextDue, members } = await this.o.scheduler.promoteEntering(this.o.store, {
+      member: me,
+      overdueBefore,
+    });
+    const slot = members?.indexOf(me) ?? -1;
+    const share = slot < 0 ? null : { slots: members!.length, slot };
+    this.firing.setShare(share);
+    if (!share || this.stopped) return;
     if (nextDue) this.firing.due(nextDue.getTime());
     // Leases are checked every few scans; an expired one means a worker died mid-attempt.
     this.scans += 1;

@@ -1,11 +1,12 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { realDeadline, systemTimers } from '../app/clock.js';
-import type { DestinationWake, GateTimer, Store, Timers } from '../app/ports.js';
+import { realDeadline, systemClock } from '../app/clock.js';
+import type { DestinationWake, GateTimer, Store } from '../app/ports.js';
 import { jobSqlOn, type Sql } from '../persistence/database.js';
-import { nextJobsDue } from '../persistence/job-wakes.js';
-import { PeriodicLoop } from './periodic.js';
+import { announceJob } from '../persistence/job-wakes.js';
+import type { Notifications } from '../persistence/notifications.js';
 import { connectionConfig } from '../persistence/hosts.js';
+import { TIMED_ANNOUNCE_MS, TimedWakes } from './timed-wakes.js';
 
 /** Every queue the service uses; all scheduled work goes through pg-boss in its own `pgboss` schema. */
 export const QUEUES = Object.freeze({
@@ -58,18 +59,18 @@ interface WorkOptions {
   notifyPollingIntervalSeconds?: number;
   burstWhenBatchFull?: boolean;
   /**
-   * Its delayed jobs (timers) must run within `pollingIntervalSeconds` of their time. Instead of each such queue
-   * polling that often, one read of every timed queue's next job (`nextJobsDue`) runs at that pace and wakes each
-   * worker at its next job's time; the worker's own poll is a slow backstop then. A job due now is announced by
-   * pg-boss's NOTIFY at its commit, as on every queue.
+   * Its delayed jobs (timers) must run at their time. Instead of each such queue polling often, its worker is woken at
+   * its next job's time (jobs/timed-wakes.ts: announced at the send's commit when due soon, read every few seconds
+   * otherwise); the worker's own poll is a slow backstop then, and a full batch fetches again at once. A job due now
+   * is announced by pg-boss's NOTIFY at its commit, as on every queue.
    */
   timed?: boolean;
 }
 
-/** How often the timed queues' next jobs are read, at most (the pace the queues' polls had): their lateness bound. */
-const TIMED_READ_MS = 500;
-/** The poll of a timed queue's worker while the read above wakes it (pg-boss's own fetch, a backstop). */
+/** The poll of a timed queue's worker while jobs/timed-wakes.ts wakes it (pg-boss's own fetch, a backstop). */
 const TIMED_BACKSTOP_SECONDS = 30;
+/** pg-boss's wait before it retries a job whose handler failed (every queue's `retryDelay`). */
+const RETRY_DELAY_SECONDS = 1;
 
 /** A running worker of one queue. */
 export interface JobWorker {
@@ -120,6 +121,8 @@ export async function startJobQueue(opts: {
   expireInSeconds?: number;
   /** Where the timed queues' next jobs are read (see `WorkOptions.timed`); without it, those queues poll. */
   store?: Store;
+  /** The process's LISTEN connection, where delayed jobs due soon are announced (jobs/timed-wakes.ts). */
+  listen?: () => Promise<Notifications>;
 }): Promise<JobQueue> {
   const works = opts.role !== 'api';
   const boss = new PgBoss({
@@ -154,7 +157,7 @@ export async function startJobQueue(opts: {
         retentionSeconds: RETENTION_SECONDS,
         deleteAfterSeconds: 3600,
         retryLimit: 5,
-        retryDelay: 1,
+        retryDelay: RETRY_DELAY_SECONDS,
         expireInSeconds: opts.expireInSeconds ?? 300,
       })
       .catch((err: unknown) => {
@@ -167,33 +170,59 @@ export async function startJobQueue(opts: {
   if (works) await boss.deleteQueue(RETIRED_ACTION_DUE_QUEUE).catch(() => undefined);
   // pg-boss runs its statements on the caller's connection (its transaction) through persistence's adapter.
   const inTransaction = jobSqlOn;
-  const timed = opts.store
-    ? new TimedWakes(opts.store, (id) => boss.notifyWorker(id), opts.availability, opts.logger)
-    : undefined;
+  const store = opts.store;
+  const timed =
+    store && works
+      ? new TimedWakes({
+          store,
+          wake: (id) => boss.notifyWorker(id),
+          ...(opts.listen ? { listen: opts.listen } : {}),
+          ...(opts.availability ? { availability: opts.availability } : {}),
+          logger: opts.logger,
+        })
+      : undefined;
+  // A delayed job due soon is announced at the send's commit, to whichever process works its queue: the reads of
+  // the next jobs are seconds apart. pg-boss announces those due at once itself.
+  const announce = async (queue: QueueName, dues: readonly Date[], db: Sql | undefined) => {
+    const now = systemClock().getTime();
+    const soonest = Math.min(...dues.map((d) => d.getTime()).filter((ms) => ms > now));
+    const on = db ?? store?.sql;
+    if (on && soonest - now < TIMED_ANNOUNCE_MS) await announceJob(on, queue, new Date(soonest));
+  };
   return {
     async send(queue, data, o) {
-      return boss.send(queue, data, {
+      const id = await boss.send(queue, data, {
         ...(o.startAfter ? { startAfter: o.startAfter } : {}),
         ...(o.singletonKey ? { singletonKey: o.singletonKey } : {}),
         ...(o.db ? { db: inTransaction(o.db) } : {}),
       });
+      // A singleton already waiting (no id) was announced with its own send.
+      if (id !== null && o.startAfter) await announce(queue, [o.startAfter], o.db);
+      return id;
     },
     async sendMany(queue, jobs, db) {
       await boss.insert(queue, jobs, { db: inTransaction(db) });
+      await announce(
+        queue,
+        jobs.map((j) => j.startAfter),
+        db,
+      );
     },
     async work(queue, options, handle, failed) {
       const inflight = new Set<Promise<unknown>>();
+      const { timed: isTimed, ...workOptions } = options;
+      const woken = isTimed && timed !== undefined;
       const track = (p: Promise<void>) => {
         const guarded = p.catch((err: unknown) => {
           failed(err);
+          // pg-boss retries the job after its fixed delay: nothing else announces that.
+          if (woken) timed.expect(queue, systemClock().getTime() + RETRY_DELAY_SECONDS * 1000 + 50);
           throw err;
         });
         inflight.add(guarded);
         void guarded.finally(() => inflight.delete(guarded)).catch(() => undefined);
         return guarded;
       };
-      const { timed: isTimed, ...workOptions } = options;
-      const woken = isTimed && timed !== undefined;
       const workerId = await boss.work<JobPayloads[typeof queue]>(
         queue,
         {
@@ -204,6 +233,8 @@ export async function startJobQueue(opts: {
                 notifyPollingIntervalSeconds: woken
                   ? TIMED_BACKSTOP_SECONDS
                   : workOptions.pollingIntervalSeconds,
+                // Jobs beyond a batch that fell due together are fetched at once, not at the next wake-up.
+                ...(woken ? { burstWhenBatchFull: true } : {}),
               }
             : {}),
         },
@@ -228,71 +259,4 @@ export async function startJobQueue(opts: {
       await boss.stop({ graceful, timeout: timeoutMs });
     },
   };
-}
-
-/**
- * The wake-ups of the timed queues' workers: every `TIMED_READ_MS`, one statement reads how long until each queue's
- * next job, and a timer wakes the queue's worker at that moment (pg-boss's `notifyWorker`: it fetches at once).
- * A job added between two reads is found by the next one, so none waits longer than the queues' own 0.5 s polls made
- * it, and those known ahead run on time. A read that fails leaves the workers' backstop polls.
- */
-class TimedWakes {
-  private readonly workers = new Map<string, string>();
-  private readonly timers = new Map<string, { cancel(): void }>();
-  private readonly loop: PeriodicLoop;
-  private started = false;
-
-  constructor(
-    private readonly store: Store,
-    private readonly wake: (workerId: string) => void,
-    availability: { absorbs(err: unknown): boolean } | undefined,
-    logger: Logger,
-    private readonly clock: Timers = systemTimers,
-  ) {
-    this.loop = new PeriodicLoop({
-      run: () => this.read(),
-      what: 'reading the next timed jobs',
-      intervalMs: TIMED_READ_MS,
-      logger,
-      timers: clock,
-      ...(availability ? { availability } : {}),
-    });
-  }
-
-  add(queue: string, workerId: string): void {
-    this.workers.set(queue, workerId);
-    if (!this.started) {
-      this.started = true;
-      this.loop.start();
-    }
-  }
-
-  remove(queue: string): void {
-    this.workers.delete(queue);
-    this.timers.get(queue)?.cancel();
-    this.timers.delete(queue);
-  }
-
-  stop(): void {
-    void this.loop.stop();
-    for (const t of this.timers.values()) t.cancel();
-    this.timers.clear();
-  }
-
-  private async read(): Promise<void> {
-    const due = await nextJobsDue(this.store.sql, [...this.workers.keys()]);
-    for (const [queue, inMs] of due) {
-      // Only what falls due before the next read: that read sets the timer of a later job.
-      if (inMs >= TIMED_READ_MS) continue;
-      this.timers.get(queue)?.cancel();
-      this.timers.set(
-        queue,
-        this.clock.after(inMs + 1, () => {
-          this.timers.delete(queue);
-          const id = this.workers.get(queue);
-          if (id) this.wake(id);
-        }),
-      );
-    }
-  }
 }

@@ -1,7 +1,7 @@
 import type { ActionScheduler, Clock, Store } from '../app/ports.js';
 import { RESOLVE_WINDOW_MS, withinAnnounceWindow } from '../domain/schedule/window.js';
 import type { Sql } from '../persistence/database.js';
-import { announceDue, type DueShare, promoteEntering } from '../persistence/schedule.js';
+import { announceDue, type DueShare, type MemberShare, promoteEntering } from '../persistence/schedule.js';
 
 /** Channel on which workers hear of attempts due soon (`id,dueMs`), to wake in time for them. */
 
@@ -11,9 +11,13 @@ const PROMOTE_BATCH = 2_000;
 export interface WindowScheduler extends ActionScheduler {
   /**
    * Moves the worker's `scheduled` attempts entering the window to `resolved`, in batches, and answers the earliest
-   * due time of the worker's share (its firing loop's safety net).
+   * due time of the worker's share (its firing loop's safety net) and, for a share named by its member, the live
+   * members the statement read.
    */
-  promoteEntering(store: Store, share: DueShare): Promise<{ nextDue: Date | null }>;
+  promoteEntering(
+    store: Store,
+    share: DueShare | MemberShare,
+  ): Promise<{ nextDue: Date | null; members: number[] | null }>;
 }
 
 /**
@@ -37,13 +41,13 @@ export function createActionScheduler(clock: Clock): WindowScheduler {
     async promoteEntering(store, share) {
       for (;;) {
         const now = clock();
-        const { promoted, nextDue } = await promoteEntering(store.sql, {
+        const { promoted, nextDue, members } = await promoteEntering(store.sql, {
           until: new Date(now.getTime() + RESOLVE_WINDOW_MS),
           now,
           limit: PROMOTE_BATCH,
           share,
         });
-        if (promoted < PROMOTE_BATCH) return { nextDue };
+        if (promoted < PROMOTE_BATCH) return { nextDue, members };
       }
     },
   };

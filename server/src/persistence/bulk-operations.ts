@@ -189,17 +189,28 @@ export async function takeBulkLease(
   );
 }
 
-/** Running operations nobody holds (a new one whose job was lost, or a dead worker's), oldest lease first. */
-export async function orphanedBulkOperations(db: Sql, now: Date, limit = 20): Promise<string[]> {
+/**
+ * Running operations nobody holds (a new one whose job was lost, or a dead worker's), at most `limit`, and whether any
+ * operation is running at all (held or not): with none, nothing can be orphaned before one starts.
+ */
+export async function orphanedBulkOperations(
+  db: Sql,
+  now: Date,
+  limit = 20,
+): Promise<{ orphaned: string[]; running: boolean }> {
   const rows = await db
     .selectFrom('bulk_operations')
-    .select('id')
+    .select((eb) => [
+      'id',
+      eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]).as('orphaned'),
+    ])
     .where('status', '=', RUNNING)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    // The orphaned first (oldest lease first, a released lease among them), then one held, to say one runs.
+    .orderBy((eb) => eb.and([eb('lease_until', 'is not', null), eb('lease_until', '>=', now)]))
     .orderBy('lease_until')
     .limit(limit)
     .execute();
-  return rows.map((r) => r.id);
+  return { orphaned: rows.filter((r) => r.orphaned).map((r) => r.id), running: rows.length > 0 };
 }
 
 /** Locks the operation's row for one batch: a stop, or another worker's batch, waits for this one to commit. */

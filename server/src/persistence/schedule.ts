@@ -5,7 +5,7 @@ import type { Sql } from './database.js';
 import { fromSql, transitionSql } from './delivery-claims.js';
 import { dueHorizonSql } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
-import { ownerKeySql } from './workers.js';
+import { liveMembersSql, ownerKeySql } from './workers.js';
 
 const SCHEDULED = sql.lit('scheduled' satisfies ActionState);
 const RESOLVED = sql.lit('resolved' satisfies ActionState);
@@ -55,28 +55,54 @@ const owned = (share: DueShare) =>
   sql`(${sql.raw(ownerKeySql('id'))} % ${share.slots} = ${share.slot} or next_attempt_at < ${share.overdueBefore})`;
 
 /**
+ * A worker's share named by its member number (persistence/workers.ts): its slot among the live workers is read in
+ * the statement that uses it, from their member locks.
+ */
+export interface MemberShare {
+  member: number;
+  overdueBefore: Date;
+}
+
+/**
+ * The share's slot and slot count, and the live members when read (`members`, null for a share given as a slot), as
+ * a CTE: a member that holds no lock has a null slot and owns nothing.
+ */
+const shareCte = (share: DueShare | MemberShare) =>
+  'member' in share
+    ? sql`share as (select cardinality(m.ids) as slots, array_position(m.ids, ${share.member}::int8) - 1 as slot,
+                           m.ids as members
+                      from (select ${sql.raw(liveMembersSql)} as ids) m)`
+    : sql`share as (select ${share.slots}::int as slots, ${share.slot}::int as slot, null::int8[] as members)`;
+
+const ownedByShare = (overdueBefore: Date) =>
+  sql`(select slot from share) is not null
+      and (${sql.raw(ownerKeySql('id'))} % (select slots from share) = (select slot from share)
+           or next_attempt_at < ${overdueBefore})`;
+
+/**
  * Moves up to `limit` of the worker's `scheduled` attempts due before `until` into the window (the state table's
- * promote, `PROMOTE`), and answers how many it moved and the earliest due time of the worker's share that is not held:
- * the worker's safety net for a wake-up it was not told of. Rows locked by another transaction are skipped: the next
- * scan sees them.
+ * promote, `PROMOTE`), and answers how many it moved, the earliest due time of the worker's share that is not held
+ * (the worker's safety net for a wake-up it was not told of) and, for a share named by its member, the live members
+ * it read. Rows locked by another transaction are skipped: the next scan sees them.
  */
 export async function promoteEntering(
   db: Sql,
-  w: { until: Date; now: Date; limit: number; share: DueShare },
-): Promise<{ promoted: number; nextDue: Date | null }> {
+  w: { until: Date; now: Date; limit: number; share: DueShare | MemberShare },
+): Promise<{ promoted: number; nextDue: Date | null; members: number[] | null }> {
+  const mine = ownedByShare(w.share.overdueBefore);
   // Unheld and held attempts read apart, each through its partial index (actions_due_index, actions_held_index): a
   // claim may hold an attempt before it entered the window, and it enters all the same.
-  const { rows } = await sql<{ promoted: number; next_due: Date | null }>`
-    with unheld as (
+  const { rows } = await sql<{ promoted: number; next_due: Date | null; members: string[] | null }>`
+    with ${shareCte(w.share)}, unheld as (
       select id from actions
        where ${PENDING} and status in (${PROMOTED_FROM}) and next_attempt_at <= ${w.until} and held_since is null
-         and ${sql.raw(dueHorizonSql(w.now))} and ${owned(w.share)}
+         and ${sql.raw(dueHorizonSql(w.now))} and ${mine}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
     ), held as (
       select id from actions
-       where ${PENDING} and status in (${PROMOTED_FROM}) and next_attempt_at <= ${w.until} and held_since is not null and ${owned(w.share)}
+       where ${PENDING} and status in (${PROMOTED_FROM}) and next_attempt_at <= ${w.until} and held_since is not null and ${mine}
        order by next_attempt_at
        limit ${sql.lit(w.limit)}
          for update skip locked
@@ -88,8 +114,14 @@ export async function promoteEntering(
     select (select count(*) from moved)::int as promoted,
            (select min(next_attempt_at) from actions
              where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and held_since is null
-               and ${sql.raw(dueHorizonSql(w.now))} and ${owned(w.share)}) as next_due`.execute(db);
-  return { promoted: rows[0]?.promoted ?? 0, nextDue: rows[0]?.next_due ?? null };
+               and ${sql.raw(dueHorizonSql(w.now))} and ${mine}) as next_due,
+           (select members from share) as members`.execute(db);
+  const row = rows[0];
+  return {
+    promoted: row?.promoted ?? 0,
+    nextDue: row?.next_due ?? null,
+    members: row?.members ? row.members.map(Number) : null,
+  };
 }
 
 /** The worker's due attempts held by their destination (paused, flow control), to look at again. */

@@ -21,15 +21,13 @@ export async function announceMember(db: Sql): Promise<void> {
   await sql`select pg_notify(${MEMBERS_CHANNEL}, '')`.execute(db);
 }
 
-/** The member numbers of the live workers of this database, ascending. */
-export async function liveMembers(db: Sql): Promise<number[]> {
-  const { rows } = await sql<{ member: number }>`
-    select objid::int8 as member from pg_locks
+/**
+ * The member numbers of the live workers of this database, ascending, as one SQL expression (an `int8[]`): the
+ * dispatcher's promote statement reads them with its work (persistence/schedule.ts), no statement of their own.
+ */
+export const liveMembersSql = `(select coalesce(array_agg(objid::int8 order by objid), '{}') from pg_locks
      where locktype = 'advisory' and classid = ${MEMBER_LOCK_CLASS}::oid and objsubid = 2 and granted
-       and database = (select oid from pg_database where datname = current_database())
-     order by 1`.execute(db);
-  return rows.map((r) => Number(r.member));
-}
+       and database = (select oid from pg_database where datname = current_database()))`;
 
 /**
  * Which of `slots` live workers owns an action's due attempts: the last 32 bits of its (random) UUID, modulo the

@@ -139,13 +139,17 @@ export class BulkRunner {
     }
   }
 
-  /** Runs the operations no worker holds (a dead worker's, or one whose job was lost). */
-  async recover(): Promise<number> {
+  /**
+   * Runs the operations no worker holds (a dead worker's, or one whose job was lost); answers how many it ran and
+   * whether any operation was running (with none, the sweep may wait longer).
+   */
+  async recover(): Promise<{ ran: number; running: boolean }> {
     let ran = 0;
-    for (const id of await orphanedBulkOperations(this.p.store.sql, this.p.clock())) {
+    const { orphaned, running } = await orphanedBulkOperations(this.p.store.sql, this.p.clock());
+    for (const id of orphaned) {
       if ((await this.run(id)) !== 'held') ran += 1;
     }
-    return ran;
+    return { ran, running };
   }
 
   /** One page; answers whether more may follow. */
