@@ -677,7 +677,8 @@ export async function pgCost(mark, units) {
     claims: shareClaims.length ? (claims + idClaims) / units : undefined,
     statementWalBytes: total('wal'),
     fullPageImages: total('fpi'),
-    top: rows.slice(0, 12).map((r) => ({
+    // BENCH_TOP: how many statements the breakdown keeps (12 by default), to see the whole of an idle window.
+    top: rows.slice(0, Number(process.env.BENCH_TOP) || 12).map((r) => ({
       calls: r.calls / units,
       rows: r.rows / units,
       ms: r.ms / units,

@@ -142,6 +142,9 @@ export async function startJobQueue(opts: {
     // an abandoned job (already past its 5-minute expiry) waits at most a minute longer for its retry.
     superviseIntervalSeconds: 120,
     monitorIntervalSeconds: 120,
+    // Flows (jobs that wait for other jobs) are never sent here, yet pg-boss's resolver looks for finished parents
+    // in every queue table every 5 s, one statement per table: once an hour finds the same nothing.
+    flowIntervalSeconds: 3600,
     migrate: true,
     useListenNotify: works,
   });
