@@ -11,7 +11,13 @@ import { primaryReads } from '../../server/src/app/reads.js';
 import { ContactService } from '../../server/src/app/directory/contacts.js';
 import { DomainService } from '../../server/src/app/domains/service.js';
 import { TemplateService } from '../../server/src/app/templates/service.js';
-import { auditHash, canonicalJson } from '../../server/src/domain/audit/chain.js';
+import {
+  auditEventOfColumns,
+  auditHash,
+  canonicalJson,
+  canonicalParts,
+  GENESIS_HASH,
+} from '../../server/src/domain/audit/chain.js';
 import type { PendingAuditEvent } from '../../server/src/persistence/audit-events.js';
 import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { createTestDatabase } from '../support/database.js';
@@ -265,6 +271,81 @@ describe('audit log in-process', () => {
         { seq: 1, action: 'contact.update', user_agent: 'agent “ü”', details: { name: 'Zoë "q" 🚀' } },
         { seq: 2, action: 'contact.delete', actor: { type: 'recipient', id: 'r', email: 'a@example.com' } },
       ]);
+    } finally {
+      await database.close();
+      await scratch.drop();
+    }
+  });
+
+  it('events a build wrote pending with their columns beside their canonical text are chained from the text after the upgrade', async () => {
+    const scratch = await createTestDatabase('audit_pending_once');
+    const database = new Database(await openOrm({ databaseUrl: scratch.url, poolSize: 2 }));
+    try {
+      await database.orm.migrator.up({ to: 'Migration20261128230000_FailedInboxCount' });
+      const accountId = randomUUID();
+      await rawQuery(
+        database.sql,
+        `insert into accounts (id, name, plan, created_at, updated_at) values ($1, 'pending', 'business', now(), now())`,
+        [accountId],
+      );
+      const columns = {
+        id: randomUUID(),
+        at: '2026-05-04T01:02:03.456Z',
+        action: 'contact.update',
+        actor_type: 'api_key' as const,
+        actor_id: 'k',
+        actor_email: null,
+        resource_type: 'contact',
+        resource_id: 'c1',
+        channel: null,
+        ip: '127.0.0.1',
+        user_agent: 'agent “ü”',
+        request_id: 'req-1',
+        details: { name: 'Zoë "q" 🚀', n: [1e21, null, 0.1, -1.5], nested: { b: true, a: '' } },
+      };
+      const { head, tail } = canonicalParts(auditEventOfColumns(columns));
+      await rawQuery(
+        database.sql,
+        `insert into audit_pending (account_id, id, at, action, actor_type, actor_id, actor_email, resource_type,
+           resource_id, channel, ip, user_agent, request_id, details, canon_head, canon_tail)
+         values ($1, $2, $3, $4, $5, $6, null, $7, $8, null, $9, $10, $11, $12, $13, $14)`,
+        [
+          accountId,
+          columns.id,
+          columns.at,
+          columns.action,
+          columns.actor_type,
+          columns.actor_id,
+          columns.resource_type,
+          columns.resource_id,
+          columns.ip,
+          columns.user_agent,
+          columns.request_id,
+          JSON.stringify(columns.details),
+          head,
+          tail,
+        ],
+      );
+      await migrateUp(database.orm);
+      const pendingColumns = await rawQuery<{ column_name: string }>(
+        database.sql,
+        `select column_name from information_schema.columns where table_name = 'audit_pending' order by column_name`,
+      );
+      expect(pendingColumns.map((c) => c.column_name)).toEqual([
+        'account_id',
+        'canon_head',
+        'canon_tail',
+        'n',
+      ]);
+      const upgraded = new AuditService(database, clock, primaryReads(database));
+      expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 1 });
+      const [event] = (await upgraded.list(accountId, { limit: 10 })).data;
+      expect(event).toEqual({
+        ...auditEventOfColumns(columns),
+        seq: 1,
+        prev_hash: expect.any(String),
+        hash: auditHash(GENESIS_HASH, { ...auditEventOfColumns(columns), seq: 1 }),
+      });
     } finally {
       await database.close();
       await scratch.drop();

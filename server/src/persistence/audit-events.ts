@@ -37,8 +37,10 @@ export function auditEventBody(r: AuditEventRow): AuditEventBody {
 export type PendingAuditEvent = NewAuditEvent & { accountId: string };
 
 /**
- * The pending rows as the one JSON parameter of their insert (the request's fields cut to their columns), each with
- * its id and its canonical JSON cut around the `seq` the sealer gives it (domain/audit/chain.ts `canonicalParts`).
+ * The pending rows as the one JSON parameter of their insert: each event's canonical JSON (its id given here, the
+ * request's fields cut to their columns' lengths) cut around the `seq` the sealer gives it (domain/audit/chain.ts
+ * `canonicalParts`), with its account and its action name (which the insert reads to leave out a data event the
+ * account turned off).
  */
 export function pendingAuditJson(events: readonly PendingAuditEvent[]): string {
   const text = JSON.stringify(events.map(pendingRow));
@@ -69,7 +71,7 @@ function pendingRow(e: PendingAuditEvent) {
     details: e.details,
   };
   const { head, tail } = canonicalParts(auditEventOfColumns(row));
-  return { ...row, canon_head: head, canon_tail: tail };
+  return { account_id: e.accountId, action: e.action, canon_head: head, canon_tail: tail };
 }
 
 /**
@@ -83,24 +85,7 @@ function cut(text: string | undefined, length: number): string | null {
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
-const PENDING_COLUMNS = [
-  'account_id',
-  'id',
-  'at',
-  'action',
-  'actor_type',
-  'actor_id',
-  'actor_email',
-  'resource_type',
-  'resource_id',
-  'channel',
-  'ip',
-  'user_agent',
-  'request_id',
-  'details',
-  'canon_head',
-  'canon_tail',
-].join(', ');
+const PENDING_COLUMNS = 'account_id, canon_head, canon_tail';
 
 const insertPendingStatement = fixedStatement<unknown>(pendingAuditInsert('$1'));
 
@@ -121,7 +106,8 @@ export async function insertPendingAuditEvents(db: Sql, events: readonly Pending
  */
 export function pendingAuditInsert(param: string): string {
   return `insert into audit_pending (${PENDING_COLUMNS})
-   select ${PENDING_COLUMNS} from json_populate_recordset(null::audit_pending, ${param}::json) r
+   select ${PENDING_COLUMNS}
+     from json_to_recordset(${param}::json) r(account_id uuid, action text, canon_head text, canon_tail text)
    where r.action <> '${ACTION_CREATE_EVENT}'
      or exists (select 1 from accounts a where a.id = r.account_id and a.audit_action_create)`;
 }

@@ -1,24 +1,6 @@
 import { defineEntity, p, Routine } from '@mikro-orm/core';
 import type { AuditActorType } from '../../domain/audit/chain.js';
 
-/** The columns of an event, pending or chained (the same lengths: a pending row moves into the log as it is). */
-function eventColumns() {
-  return {
-    at: p.datetime(),
-    action: p.string().length(64),
-    actorType: p.string().length(16).$type<AuditActorType>(),
-    actorId: p.string().length(255),
-    actorEmail: p.string().length(320).nullable(),
-    resourceType: p.string().length(32),
-    resourceId: p.string().length(255),
-    channel: p.string().length(16).nullable(),
-    ip: p.string().length(64).nullable(),
-    userAgent: p.string().length(512).nullable(),
-    requestId: p.string().length(128).nullable(),
-    details: p.json<Record<string, unknown>>(),
-  };
-}
-
 /**
  * The audit log (docs/audit.md): one hash chain per account, append-only (a trigger refuses UPDATE and DELETE
  * outside retention's prefix drop). No foreign key to the account: the record outlives what it records.
@@ -45,7 +27,18 @@ export const AuditEventSchema = defineEntity({
     seq: p.integer().primary(),
     // Unique by construction (a time-ordered UUID): not indexed, so an append writes one index entry less.
     id: p.uuid(),
-    ...eventColumns(),
+    at: p.datetime(),
+    action: p.string().length(64),
+    actorType: p.string().length(16).$type<AuditActorType>(),
+    actorId: p.string().length(255),
+    actorEmail: p.string().length(320).nullable(),
+    resourceType: p.string().length(32),
+    resourceId: p.string().length(255),
+    channel: p.string().length(16).nullable(),
+    ip: p.string().length(64).nullable(),
+    userAgent: p.string().length(512).nullable(),
+    requestId: p.string().length(128).nullable(),
+    details: p.json<Record<string, unknown>>(),
     prevHash: p.string().length(64),
     hash: p.string().length(64),
   },
@@ -73,9 +66,9 @@ export const AuditHeadSchema = defineEntity({
  * `audit_seal`, called by app/audit.ts `AuditSealer`, which the worker runs every second and every read of the log
  * runs first) moves them into `audit_events` in the order it finds them committed, numbering and hashing them under
  * the account's head lock. `n` orders an account's pending events (a sequence: a rolled-back insert leaves a gap
- * here, never in the chain). Each event carries its id and its canonical JSON cut around the `seq` it will get
- * (`canonHead`, `canonTail`: domain/audit/chain.ts `canonicalParts`), so the database hashes the very text
- * `canonicalJson` printed.
+ * here, never in the chain). An event is stored once, as its canonical JSON cut around the `seq` it will get
+ * (`canonHead`, `canonTail`: domain/audit/chain.ts `canonicalParts`): the database hashes the very text
+ * `canonicalJson` printed, and reads the chained row's columns back out of it.
  */
 export const AuditPendingSchema = defineEntity({
   name: 'AuditPending',
@@ -84,8 +77,6 @@ export const AuditPendingSchema = defineEntity({
     // The sealer's one index: an account's events in order.
     accountId: p.uuid().primary(),
     n: p.bigint().autoincrement().primary(),
-    id: p.uuid(),
-    ...eventColumns(),
     canonHead: p.text(),
     canonTail: p.text(),
   },
@@ -117,7 +108,8 @@ export const AuditChainStepRoutine = new Routine({
  * `sealAuditEvents`); answers how many. The first statement takes the head row's lock (creating the head), so
  * sealers of one account queue and the chain has no forks nor gaps; the second, with a snapshot taken after that
  * wait, takes the events off `audit_pending` (a range of its primary key), numbers them from the head in the order
- * of `n`, hashes each onto the one before (`audit_chain`), appends them to `audit_events` and moves the head.
+ * of `n`, hashes each onto the one before (`audit_chain`), appends them to `audit_events` with their columns read
+ * out of the canonical JSON, and moves the head.
  * No `--` comments in the body: MikroORM joins its lines.
  */
 export const AuditSealRoutine = new Routine({
@@ -138,7 +130,8 @@ with head as (
       select p.n from audit_pending p where p.account_id = p_account order by p.n limit p_limit) oldest)
   returning *
 ), numbered as (
-  select taken.*, head.seq + row_number() over (order by taken.n) as seq, head.hash as head_hash
+  select taken.*, (taken.canon_head || '0' || taken.canon_tail)::jsonb as e,
+    head.seq + row_number() over (order by taken.n) as seq, head.hash as head_hash
   from taken cross join head
 ), chained as (
   select numbered.*, audit_chain(canon_head, seq, canon_tail, head_hash) over (order by seq) as hash
@@ -146,8 +139,9 @@ with head as (
 ), appended as (
   insert into audit_events (account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type,
     resource_id, channel, ip, user_agent, request_id, details, prev_hash, hash)
-  select account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type, resource_id, channel,
-    ip, user_agent, request_id, details, coalesce(lag(hash) over (order by seq), head_hash), hash
+  select account_id, seq, (e->>'id')::uuid, (e->>'at')::timestamptz, e->>'action', e->'actor'->>'type',
+    e->'actor'->>'id', e->'actor'->>'email', e->'resource'->>'type', e->'resource'->>'id', e->>'channel', e->>'ip',
+    e->>'user_agent', e->>'request_id', e->'details', coalesce(lag(hash) over (order by seq), head_hash), hash
   from chained
   returning audit_events.seq, audit_events.hash
 ), moved as (

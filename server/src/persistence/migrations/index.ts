@@ -36,6 +36,7 @@ import { Migration20261128200000_AttemptPartitions } from './Migration2026112820
 import { Migration20261128200100_OutboxActionIndex } from './Migration20261128200100_OutboxActionIndex.js';
 import { Migration20261128210000_InboxCount } from './Migration20261128210000_InboxCount.js';
 import { Migration20261128230000_FailedInboxCount } from './Migration20261128230000_FailedInboxCount.js';
+import { Migration20261129020000_AuditPendingOnce } from './Migration20261129020000_AuditPendingOnce.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -107,4 +108,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128200100_OutboxActionIndex', class: Migration20261128200100_OutboxActionIndex },
   { name: 'Migration20261128210000_InboxCount', class: Migration20261128210000_InboxCount },
   { name: 'Migration20261128230000_FailedInboxCount', class: Migration20261128230000_FailedInboxCount },
+  { name: 'Migration20261129020000_AuditPendingOnce', class: Migration20261129020000_AuditPendingOnce },
 ];
