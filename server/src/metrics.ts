@@ -37,8 +37,10 @@ export function routeLabel(template: string | undefined): string {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: 'sched' });
-  // Process metrics (CPU, memory, event-loop lag, GC, handles), prefixed as prom-client names them.
-  collectDefaultMetrics({ register: registry });
+  // Process metrics (CPU, memory, event-loop lag, GC, handles), prefixed as prom-client names them. The lag is
+  // sampled every 100 ms, not prom-client's 10: a timer firing a hundred times a second cost an idle server 0.6 % of
+  // a core, a third of all it spends; ten samples a second still fill the percentiles between two scrapes.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   return {
     registry,
     httpRequests: new Histogram({
