@@ -79,6 +79,8 @@ export class TimedWakes {
   }
 
   stop(): void {
+    // An announcement heard after this sets no timer (it would keep a stopping process alive).
+    this.workers.clear();
     void this.loop.stop();
     for (const t of this.timers.values()) t.cancel();
     this.timers.clear();
