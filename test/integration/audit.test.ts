@@ -346,6 +346,14 @@ describe('audit log in-process', () => {
         prev_hash: expect.any(String),
         hash: auditHash(GENESIS_HASH, { ...auditEventOfColumns(columns), seq: 1 }),
       });
+      // And back: the columns return, the earlier seal with them, and the chain still verifies.
+      await database.orm.migrator.down();
+      const restored = await rawQuery<{ column_name: string }>(
+        database.sql,
+        `select column_name from information_schema.columns where table_name = 'audit_pending'`,
+      );
+      expect(restored.map((c) => c.column_name)).toEqual(expect.arrayContaining(['details', 'canon_head', 'id']));
+      expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 1 });
     } finally {
       await database.close();
       await scratch.drop();

@@ -72,7 +72,8 @@ export class Migration20261126200626_AuditSealInDatabase extends Migration {
 
 const STEP = `create or replace function "audit_chain_step"("state" text, "head" text, "seq" bigint, "tail" text, "start" text) returns text immutable language plpgsql as $$ begin return encode(sha256(convert_to(coalesce(state, start) || head || seq || tail, 'UTF8')), 'hex'); end $$;`;
 
-const SEAL = `create or replace function "audit_seal"("p_account" uuid, "p_limit" integer) returns integer language sql as $$ insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
+/** The seal of this migration, which a later migration's `down` puts back. */
+export const SEAL = `create or replace function "audit_seal"("p_account" uuid, "p_limit" integer) returns integer language sql as $$ insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
   values (p_account, 0, repeat('0', 64), 0, repeat('0', 64))
   on conflict (account_id) do update set seq = audit_heads.seq; with head as (
   select h.seq, h.hash from audit_heads h where h.account_id = p_account

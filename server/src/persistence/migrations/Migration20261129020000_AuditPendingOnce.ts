@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { SEAL as SEAL_BEFORE } from './Migration20261126200626_AuditSealInDatabase.js';
 
 /**
  * A pending audit event is stored once: as its canonical JSON (`canon_head`, `canon_tail`), which every pending row
@@ -52,36 +53,6 @@ const SEAL = `create or replace function "audit_seal"("p_account" uuid, "p_limit
   select account_id, seq, (e->>'id')::uuid, (e->>'at')::timestamptz, e->>'action', e->'actor'->>'type',
     e->'actor'->>'id', e->'actor'->>'email', e->'resource'->>'type', e->'resource'->>'id', e->>'channel', e->>'ip',
     e->>'user_agent', e->>'request_id', e->'details', coalesce(lag(hash) over (order by seq), head_hash), hash
-  from chained
-  returning audit_events.seq, audit_events.hash
-), moved as (
-  update audit_heads set seq = last.seq, hash = last.hash
-  from (select a.seq, a.hash from appended a order by a.seq desc limit 1) last
-  where audit_heads.account_id = p_account
-)
-select count(*)::integer from appended; $$;`;
-
-const SEAL_BEFORE = `create or replace function "audit_seal"("p_account" uuid, "p_limit" integer) returns integer language sql as $$ insert into audit_heads (account_id, seq, hash, anchor_seq, anchor_hash)
-  values (p_account, 0, repeat('0', 64), 0, repeat('0', 64))
-  on conflict (account_id) do update set seq = audit_heads.seq; with head as (
-  select h.seq, h.hash from audit_heads h where h.account_id = p_account
-), taken as (
-  delete from audit_pending
-  where account_id = p_account and n <= (
-    select max(oldest.n) from (
-      select p.n from audit_pending p where p.account_id = p_account order by p.n limit p_limit) oldest)
-  returning *
-), numbered as (
-  select taken.*, head.seq + row_number() over (order by taken.n) as seq, head.hash as head_hash
-  from taken cross join head
-), chained as (
-  select numbered.*, audit_chain(canon_head, seq, canon_tail, head_hash) over (order by seq) as hash
-  from numbered
-), appended as (
-  insert into audit_events (account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type,
-    resource_id, channel, ip, user_agent, request_id, details, prev_hash, hash)
-  select account_id, seq, id, at, action, actor_type, actor_id, actor_email, resource_type, resource_id, channel,
-    ip, user_agent, request_id, details, coalesce(lag(hash) over (order by seq), head_hash), hash
   from chained
   returning audit_events.seq, audit_events.hash
 ), moved as (
