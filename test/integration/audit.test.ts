@@ -357,7 +357,9 @@ describe('audit log in-process', () => {
         database.sql,
         `select column_name from information_schema.columns where table_name = 'audit_pending'`,
       );
-      expect(restored.map((c) => c.column_name)).toEqual(expect.arrayContaining(['details', 'canon_head', 'id']));
+      expect(restored.map((c) => c.column_name)).toEqual(
+        expect.arrayContaining(['details', 'canon_head', 'id']),
+      );
       expect(await upgraded.verify(accountId)).toMatchObject({ ok: true, checked: 1 });
     } finally {
       await database.close();
