@@ -151,6 +151,116 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     expect(promote).toMatchObject({ updated: n, hot: n });
   });
 
+  // PostgreSQL logs an update that stays on its page as the bytes from the first changed byte of the row to the last,
+  // so a column the promote, the claim or the record does not change costs nothing only when it lies outside them:
+  // the request lies behind every column they write (migration ColdColumnsLast). A kilobyte of request here would be
+  // in each of their WAL records otherwise.
+  it('logs the promote, the claim and the record without the request', async () => {
+    const n = 20;
+    const other = await t.newAccount();
+    await seedActions(t.url, {
+      accountId: other,
+      count: n,
+      status: 'scheduled',
+      url: 'http://127.0.0.1:9/h',
+      host: '127.0.0.1',
+      scheduledFor: new Date(Date.now() + 1_000),
+    });
+    // A body that does not compress, so it stays a kilobyte in the row.
+    await sqlValue(
+      t.url,
+      `update actions set request = jsonb_set(request, '{body,pad}',
+         to_jsonb((select string_agg(md5(id::text || g), '') from generate_series(1, 32) g)))
+        where account_id = $1`,
+      [other],
+    );
+    // Packed again to the table's fillfactor, as inserted rows are, so that each page has room for their new versions.
+    await sqlValue(t.url, 'vacuum full actions');
+    await sqlValue(t.url, 'create extension if not exists pg_walinspect');
+    const wide = await sqlValue<number>(
+      t.url,
+      'select min(pg_column_size(request)) from actions where account_id = $1',
+      [other],
+    );
+    expect(wide).toBeGreaterThan(1_000);
+
+    const now = new Date(Date.now() + 2_000);
+    const promote = await walOf(() =>
+      promoteEntering(t.database.sql, { until: new Date(now.getTime() + 60_000), now, limit: 1_000, share }),
+    );
+    const claim = await walOf(() =>
+      claimDueShare(t.database.sql, {
+        until: now,
+        now,
+        leaseUntil: new Date(now.getTime() + 30_000),
+        limit: n,
+        scan: 2 * n,
+        share,
+        rooms: new Map(),
+        perAccount: 2 * n,
+      }),
+    );
+    expect(claim.result.claimed).toHaveLength(n);
+    const record = await walOf(() =>
+      completeOneShots(
+        t.database.sql,
+        claim.result.claimed.map((row) => ({
+          actionId: row.id,
+          attemptNumber: row.attempt_count,
+          dueAt: row.next_attempt_at!,
+          startedAt: now,
+          durationMs: 3,
+          statusCode: 200,
+          outcome: 'success' as const,
+          errorClass: null,
+          error: null,
+          excerpt: null,
+          truncated: false,
+        })),
+        { to: 'executed', now },
+      ),
+    );
+    expect(record.result.size).toBe(n);
+
+    expect(promote.updates.map((u) => u.type)).toEqual(Array(n).fill('HOT_UPDATE'));
+    expect(claim.updates.map((u) => u.type)).toEqual(Array(n).fill('HOT_UPDATE'));
+    expect(record.updates).toHaveLength(n);
+    // Each one the changed columns and the record's own headers, nowhere near the request's kilobyte.
+    for (const u of [...promote.updates, ...claim.updates]) expect(u.bytes).toBeLessThan(250);
+    // The record's new version goes to another page when its own is full, and is then logged whole; on its page, it
+    // is as narrow as the claim.
+    const inPlace = record.updates.filter((u) => u.pages === 1);
+    for (const u of inPlace) expect(u.bytes).toBeLessThan(300);
+    expect(inPlace.length).toBeGreaterThan(0);
+  });
+
+  /** The heap update records `fn` wrote to `actions` (pg_walinspect), less any full-page image. */
+  async function walOf<T>(fn: () => Promise<T>) {
+    const lsn = () => sqlValue<string>(t.url, 'select pg_current_wal_insert_lsn()::text');
+    const start = await lsn();
+    const result = await fn();
+    const end = await lsn();
+    // Read only what has been flushed (the tests' sessions may commit asynchronously).
+    await expect
+      .poll(() => sqlValue<boolean>(t.url, 'select pg_current_wal_flush_lsn() >= $1::pg_lsn', [end]))
+      .toBe(true);
+    const updates = await sqlValue<{ type: string; bytes: number; pages: number }[] | null>(
+      t.url,
+      `select json_agg(json_build_object('type', split_part(r.record_type, ' ', 1),
+                'bytes', r.record_length - r.fpi_length, 'pages', r.pages) order by r.start_lsn)
+         from (select w.start_lsn, w.record_type, w.record_length, w.fpi_length,
+                      (select count(distinct b.relblocknumber) from pg_get_wal_block_info(w.start_lsn, w.end_lsn) b
+                        where b.block_id < 2) as pages
+                 from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) w
+                where w.resource_manager = 'Heap' and w.record_type ~ '^(HOT_)?UPDATE'
+                  and exists (select 1 from pg_get_wal_block_info(w.start_lsn, w.end_lsn) b
+                               where b.relfilenode = pg_relation_filenode('actions')
+                                 and b.reldatabase = (select oid from pg_database where datname = current_database()))) r`,
+      [start, end],
+    );
+    return { result, updates: updates ?? [] };
+  }
+
   it('claims by id in place too', async () => {
     const n = 10;
     const other = await t.newAccount();

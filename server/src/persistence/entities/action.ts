@@ -65,6 +65,7 @@ const RUNNING_STEP: StepStatus = 'running';
  * SQL of persistence/actions.ts is inferred from it. (Its fillfactor of 50, set by a migration, is a storage
  * setting the diff does not see: a promote or a claim updates every row of a page in one statement, and each new
  * version must fit on its row's page to be HOT; at 70, 40-55 % of them did, measured in hot-delivery.test.ts.)
+ * Its properties are listed in the order of the table's columns, which the migrations decide (see `timezone` below).
  */
 export const ActionSchema = defineEntity({
   name: 'Action',
@@ -161,15 +162,52 @@ export const ActionSchema = defineEntity({
     description: p.text().nullable(),
     mode: p.string().length(16).$type<ActionMode>(),
     status: p.string().length(32).$type<ActionState>(),
-    /** Generated from `status` (PHASE_SQL above): what the indexes read. Never written. */
-    phase: p.string().length(32).$type<ActionPhase>().nullable().generated(PHASE_SQL),
-    timezone: p.string().length(64),
     scheduledFor: p.datetime(),
     nextAttemptAt: p.datetime().nullable(),
     executedAt: p.datetime().nullable(),
+    attemptCount: p.integer().default(0),
+    rescheduleCount: p.integer().default(0),
+    recurrenceAnchor: p.datetime().nullable(),
+    recurrenceCount: p.integer().default(0),
+    lastExecutedAt: p.datetime().nullable(),
+    leaseUntil: p.datetime().nullable(),
+    lastError: p.text().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    /** Index of the current occurrence from the anchor; runs ahead of recurrence_count when occurrences were missed. */
+    recurrenceIndex: p.integer().default(0),
+    /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
+    chainId: p.uuid().nullable(),
+    chainStepIndex: p.integer().nullable(),
+    /** The running pause (`paused` state): what resume needs; null when not paused. */
+    pause: p.json<StoredPause>().nullable(),
+    /** The latest delivery attempt, copied from `delivery_attempts` as it is recorded: the inbox reads one row. */
+    lastAttemptAt: p.datetime().nullable(),
+    lastStatusCode: p.integer().nullable(),
+    lastErrorClass: p.string().length(16).$type<ErrorClass>().nullable(),
+    lastLatenessMs: p.integer().nullable(),
+    /** The action this one replays (POST /actions/{id}/replay). */
+    replayOf: p.uuid().nullable(),
+    /** Since when, and by what, its due attempt has been held by its destination; cleared by the claim. */
+    heldSince: p.datetime().nullable(),
+    heldBy: p.string().length(16).$type<HoldReason>().nullable(),
+    /**
+     * The occurrence (`recurrence_index`) whose send was last counted against the destination threshold. A
+     * claim of an occurrence not yet counted counts it first (app/deliveries/deliver.ts); null when the destination
+     * is not counted (verified, or a private address in development), so verified senders pay nothing per send.
+     */
+    countedOccurrence: p.integer().nullable(),
+    /** What the window did: the deferral of the pending attempt and the occurrences it skipped. */
+    windowState: p.json<StoredWindowState>().nullable(),
+    /** Generated from `status` (PHASE_SQL above): what the indexes read. Never written. */
+    phase: p.string().length(32).$type<ActionPhase>().nullable().generated(PHASE_SQL),
+    /** Generated (FAILED_AT_SQL above): when a `failed` action failed; null otherwise. Never written. */
+    failedAt: p.datetime().nullable().generated(FAILED_AT_SQL),
+    // The columns a delivery never changes, the wide ones among them, lie behind the ones it changes (migration
+    // ColdColumnsLast): an update that stays on its page is logged as the bytes from its first change to its last.
+    timezone: p.string().length(64),
     idempotencyKey: p.string().length(255).nullable(),
     dedupKeys: p.array().default([]),
-    attemptCount: p.integer().default(0),
     maxAttempts: p.integer(),
     retryStrategy: p.string().length(16).$type<RetryStrategy>(),
     manualRetryCount: p.integer().default(0),
@@ -177,56 +215,21 @@ export const ActionSchema = defineEntity({
     webhookSecret: p.string().length(255).nullable(),
     callbackUrl: p.string().length(2048).nullable(),
     coordination: p.json<StoredCoordination>().nullable(),
-    rescheduleCount: p.integer().default(0),
     recurrence: p.json<StoredRecurrence>().nullable(),
-    recurrenceAnchor: p.datetime().nullable(),
-    recurrenceCount: p.integer().default(0),
-    /** Index of the current occurrence from the anchor; runs ahead of recurrence_count when occurrences were missed. */
-    recurrenceIndex: p.integer().default(0),
-    lastExecutedAt: p.datetime().nullable(),
-    leaseUntil: p.datetime().nullable(),
-    lastError: p.text().nullable(),
     gate: p.json<StoredGate>().nullable(),
-    /** The running pause (`paused` state): what resume needs; null when not paused. */
-    pause: p.json<StoredPause>().nullable(),
-    /** Set on the internal action that runs a chain's step: left out of action lists, read through the chain. */
-    chainId: p.uuid().nullable(),
-    chainStepIndex: p.integer().nullable(),
     /** The request URL's host, lower-cased (derived on insert, persistence/actions.ts): the inbox filters on it. */
     destinationHost: p.string().length(255).nullable(),
+    /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
+    traceparent: p.string().length(55).nullable(),
+    /** Whose act the action is (`api`, or `trigger`: a template's public URL): the counters its sends count in. */
+    createdVia: p.string().length(16).$type<SendSource>().default('api'),
+    /** When it may fire (`delivery_window`); null: at any time. */
+    deliveryWindow: p.json<StoredWindow>().nullable(),
     /**
      * The request URL's origin (domain/destinations/origin.ts, derived on insert): the destination whose circuit,
      * flow control and pause the delivery obeys. Queries by origin also name the host, to use the host's index.
      */
     destinationOrigin: p.string().length(300).nullable(),
-    /** The latest delivery attempt, copied from `delivery_attempts` as it is recorded: the inbox reads one row. */
-    lastAttemptAt: p.datetime().nullable(),
-    lastStatusCode: p.integer().nullable(),
-    lastErrorClass: p.string().length(16).$type<ErrorClass>().nullable(),
-    lastLatenessMs: p.integer().nullable(),
-    /** Since when, and by what, its due attempt has been held by its destination; cleared by the claim. */
-    heldSince: p.datetime().nullable(),
-    heldBy: p.string().length(16).$type<HoldReason>().nullable(),
-    /** The action this one replays (POST /actions/{id}/replay). */
-    replayOf: p.uuid().nullable(),
-    /** W3C trace context of the request that created the action: the delivery span links to it (OpenTelemetry). */
-    traceparent: p.string().length(55).nullable(),
-    /** Whose act the action is (`api`, or `trigger`: a template's public URL): the counters its sends count in. */
-    createdVia: p.string().length(16).$type<SendSource>().default('api'),
-    /**
-     * The occurrence (`recurrence_index`) whose send was last counted against the destination threshold. A
-     * claim of an occurrence not yet counted counts it first (app/deliveries/deliver.ts); null when the destination
-     * is not counted (verified, or a private address in development), so verified senders pay nothing per send.
-     */
-    countedOccurrence: p.integer().nullable(),
-    /** When it may fire (`delivery_window`); null: at any time. */
-    deliveryWindow: p.json<StoredWindow>().nullable(),
-    /** What the window did: the deferral of the pending attempt and the occurrences it skipped. */
-    windowState: p.json<StoredWindowState>().nullable(),
-    /** Generated (FAILED_AT_SQL above): when a `failed` action failed; null otherwise. Never written. */
-    failedAt: p.datetime().nullable().generated(FAILED_AT_SQL),
-    createdAt: p.datetime(),
-    updatedAt: p.datetime(),
   },
 });
 
