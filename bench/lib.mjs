@@ -366,7 +366,7 @@ export async function startStack(name, build, postgres) {
     stack.cli = (args) => runCli(cli, args, serverEnv);
     stack.apiKey = created.api_key;
     await attachClients(stack, cleanups);
-    if (process.env.BENCH_AUDIT_CREATES === '0') await recordCreates(stack, false);
+    if (!auditsCreates()) await recordCreates(stack, false);
     return stack;
   } catch (err) {
     await stack.stop();
@@ -374,12 +374,16 @@ export async function startStack(name, build, postgres) {
   }
 }
 
+/** Whether the stacks record each create's audit event (the default; BENCH_AUDIT_CREATES=0 turns it off). */
+export const auditsCreates = () => process.env.BENCH_AUDIT_CREATES !== '0';
+
 /**
- * BENCH_AUDIT_CREATES=0: the account turns off the audit event of each create (`action.create`, a data event on by
- * default: docs/audit.md), to measure what the event costs. A build from before the setting answers 404 and records
- * every create anyway.
+ * Turns the audit event of each create (`action.create`, a data event on by default: docs/audit.md) on or off for
+ * the stack's account: off for a whole run with BENCH_AUDIT_CREATES=0, to measure what the event costs, and off
+ * while a delivery burst's actions are created (bench/phases.mjs `deliveryBurst`). A build from before the setting
+ * answers 404 and records every create anyway.
  */
-async function recordCreates(stack, on) {
+export async function recordCreates(stack, on) {
   const res = await fetch(`${stack.url}/v1/audit-events/settings`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
