@@ -98,23 +98,7 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     expect(await expiredLeases(t.database.sql, new Date(now.getTime() + 31_000), 1_000)).toHaveLength(n);
 
     const record = await counted((db) =>
-      completeOneShots(
-        db,
-        claim.result.claimed.map((row) => ({
-          actionId: row.id,
-          attemptNumber: row.attempt_count,
-          dueAt: row.next_attempt_at!,
-          startedAt: now,
-          durationMs: 3,
-          statusCode: 200,
-          outcome: 'success' as const,
-          errorClass: null,
-          error: null,
-          excerpt: null,
-          truncated: false,
-        })),
-        { to: 'executed', now },
-      ),
+      completeOneShots(db, successes(claim.result.claimed, now), { to: 'executed', now }),
     );
     expect(record.result.size).toBe(n);
     expect(record.updated).toBe(n);
@@ -202,23 +186,7 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     );
     expect(claim.result.claimed).toHaveLength(n);
     const record = await walOf(() =>
-      completeOneShots(
-        t.database.sql,
-        claim.result.claimed.map((row) => ({
-          actionId: row.id,
-          attemptNumber: row.attempt_count,
-          dueAt: row.next_attempt_at!,
-          startedAt: now,
-          durationMs: 3,
-          statusCode: 200,
-          outcome: 'success' as const,
-          errorClass: null,
-          error: null,
-          excerpt: null,
-          truncated: false,
-        })),
-        { to: 'executed', now },
-      ),
+      completeOneShots(t.database.sql, successes(claim.result.claimed, now), { to: 'executed', now }),
     );
     expect(record.result.size).toBe(n);
 
@@ -288,3 +256,23 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     expect(claim).toMatchObject({ updated: n, hot: n });
   });
 });
+
+/** A 200 answer for each claimed attempt, as the record stage writes it. */
+function successes(
+  claimed: readonly { id: string; attempt_count: number; next_attempt_at: Date | null }[],
+  now: Date,
+) {
+  return claimed.map((row) => ({
+    actionId: row.id,
+    attemptNumber: row.attempt_count,
+    dueAt: row.next_attempt_at!,
+    startedAt: now,
+    durationMs: 3,
+    statusCode: 200,
+    outcome: 'success' as const,
+    errorClass: null,
+    error: null,
+    excerpt: null,
+    truncated: false,
+  }));
+}
