@@ -56,7 +56,11 @@ export function createLogger(level: string, name = 'sched', format: LogFormat = 
     if (flushing) return;
     flushing = setTimeout(() => {
       flushing = undefined;
+      // A flush asked while a write is under way does nothing, and what is gathered behind that write (less than
+      // `minLength`) would wait for the next line, on a quiet server for good: then try again a moment later.
+      const writing = (destination as unknown as { _writing?: boolean })._writing === true;
       destination.flush();
+      if (writing) flushSoon();
     }, 200).unref();
   };
   // What pino writes to: every line into the destination at once, so its exit flush still finds them all. (The

@@ -46,3 +46,36 @@ describe('the log writer', () => {
     }
   }
 });
+
+// A line made while an earlier write is still under way (a reader slower than the server) is written a moment after
+// that write ends, not kept until the next line: on a quiet server that could be never.
+describe('the log writer behind a slow reader', () => {
+  it('writes a line made during a blocked write while the process goes on, quiet', async () => {
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(loggerModule)});
+      const log = createLogger('info');
+      log.info({ text: 'x'.repeat(300_000) }, 'big');
+      log.info('last');
+      setTimeout(() => undefined, 20_000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      // Nothing read for a second: the big line fills the pipe, and the writer's flush comes while it waits.
+      child.stdout.pause();
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString('utf8');
+      });
+      await new Promise((r) => setTimeout(r, 1_000));
+      child.stdout.resume();
+      const deadline = Date.now() + 3_000;
+      while (!out.includes('"msg":"last"') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(out).toContain('"msg":"big"');
+      expect(out).toContain('"msg":"last"');
+    } finally {
+      child.kill();
+    }
+  });
+});
