@@ -51,9 +51,6 @@ export interface DueShare {
   overdueBefore: Date;
 }
 
-const owned = (share: DueShare) =>
-  sql`(${sql.raw(ownerKeySql('id'))} % ${share.slots} = ${share.slot} or next_attempt_at < ${share.overdueBefore})`;
-
 /**
  * A worker's share named by its member number (persistence/workers.ts): its slot among the live workers is read in
  * the statement that uses it, from their member locks.
@@ -74,7 +71,11 @@ const shareCte = (share: DueShare | MemberShare) =>
                       from (select ${sql.raw(liveMembersSql)} as ids) m)`
     : sql`share as (select ${share.slots}::int as slots, ${share.slot}::int as slot, null::int8[] as members)`;
 
-const ownedByShare = (overdueBefore: Date) =>
+/**
+ * The ownership rule, one predicate over the `share` CTE: a row is the worker's when its owner key falls in the
+ * worker's slot, or when it is overdue (anyone's); a member without a slot owns nothing.
+ */
+const owned = (overdueBefore: Date) =>
   sql`(select slot from share) is not null
       and (${sql.raw(ownerKeySql('id'))} % (select slots from share) = (select slot from share)
            or next_attempt_at < ${overdueBefore})`;
@@ -89,7 +90,7 @@ export async function promoteEntering(
   db: Sql,
   w: { until: Date; now: Date; limit: number; share: DueShare | MemberShare },
 ): Promise<{ promoted: number; nextDue: Date | null; members: number[] | null }> {
-  const mine = ownedByShare(w.share.overdueBefore);
+  const mine = owned(w.share.overdueBefore);
   // Unheld and held attempts read apart, each through its partial index (actions_due_index, actions_held_index): a
   // claim may hold an attempt before it entered the window, and it enters all the same.
   const { rows } = await sql<{ promoted: number; next_due: Date | null; members: string[] | null }>`
@@ -132,9 +133,10 @@ export async function heldDue(
   limit = 1_000,
 ): Promise<{ id: string; accountId: string }[]> {
   const { rows } = await sql<{ id: string; account_id: string }>`
+    with ${shareCte(share)}
     select id, account_id from actions
      where ${PENDING} and status in (${SCHEDULED}, ${RESOLVED}) and next_attempt_at <= ${now} and held_since is not null
-       and ${owned(share)}
+       and ${owned(share.overdueBefore)}
      order by next_attempt_at limit ${sql.lit(limit)}`.execute(db);
   return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
 }
