@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/src/logger.js';
 import { type JobQueue, QUEUES, startJobQueue } from '../../server/src/jobs/queue.js';
-import { nextJobsDue } from '../../server/src/persistence/job-wakes.js';
+import { JOB_DUE_CHANNEL, nextJobsDue } from '../../server/src/persistence/job-wakes.js';
 import { type Notifications, openNotifications } from '../../server/src/persistence/notifications.js';
 import { openTestDatabase } from '../support/in-process.js';
 
@@ -56,6 +56,28 @@ describe('timed queues: woken at their jobs’ time, announced or read', () => {
     expect(next.nextInMs).toBeLessThanOrEqual(60_000);
   });
 
+  it('announces a delayed job due soon at its send only on a timed queue (a domain re-check waits for its poll)', async () => {
+    const heard: string[] = [];
+    const own = await openNotifications(t.url);
+    try {
+      await own.subscribe(JOB_DUE_CHANNEL, { payload: (p) => heard.push(p) });
+      const soon = new Date(Date.now() + 1_000);
+      await sender.send(
+        QUEUES.domainCheck,
+        { accountId: 'a', domain: 'untimed.example' },
+        { startAfter: soon },
+      );
+      // A queue no worker here works: the job stays where it is.
+      await sender.send(QUEUES.alerts, { kind: 'send', notificationId: 'announced' }, { startAfter: soon });
+      await expect.poll(() => heard.length, { timeout: 5_000, interval: 20 }).toBe(1);
+      // Both sends committed before the poll saw the one announcement; nothing else follows.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(heard).toEqual([`${QUEUES.alerts},${soon.getTime()}`]);
+    } finally {
+      await own.close();
+    }
+  });
+
   /** Runs `sends` (delays from now, in ms) on the resume queue; answers how late each ran, in send order. */
   const lateness = async (
     delays: readonly number[],
@@ -65,7 +87,7 @@ describe('timed queues: woken at their jobs’ time, announced or read', () => {
     let failed = false;
     const w = await worker.work(
       QUEUES.actionResume,
-      { batchSize: 20, pollingIntervalSeconds: 0.5, timed: true },
+      { batchSize: 20, pollingIntervalSeconds: 0.5 },
       async (job) => {
         if (o.failFirst && !failed) {
           failed = true;

@@ -124,6 +124,7 @@ export async function buildContext(
     availability: db.availability,
     connectTimeoutMs: config.databaseTimeouts.connectMs,
     expireInSeconds: config.jobExpireSeconds,
+    clock,
     store: db.main,
     // A worker's own connection, adopted before its queues' workers start (compose/worker.ts).
     listen: () => listen.get(),

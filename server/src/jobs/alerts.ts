@@ -70,7 +70,7 @@ export function workAlerts(
 ): Promise<JobWorker> {
   return queue.work(
     QUEUES.alerts,
-    { batchSize: 20, pollingIntervalSeconds: 0.5, timed: true },
+    { batchSize: 20, pollingIntervalSeconds: 0.5 },
     (job) =>
       job.kind === 'evaluate'
         ? alerts.evaluation.evaluate(job.accountId, job.wakeAt ? new Date(job.wakeAt) : undefined)

@@ -64,7 +64,6 @@ export function workCallbacks(
     {
       batchSize: 20,
       pollingIntervalSeconds: 0.5,
-      timed: true,
       burstWhenBatchFull: true,
     },
     (job) => callbacks.deliver(job.callbackId),

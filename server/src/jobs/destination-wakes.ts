@@ -22,7 +22,7 @@ export function workDestinationWakes(
 ): Promise<JobWorker> {
   return queue.work(
     QUEUES.destinationWake,
-    { batchSize: 10, pollingIntervalSeconds: 0.5, timed: true },
+    { batchSize: 10, pollingIntervalSeconds: 0.5 },
     async (job) => fire(await wake(job), job.accountId),
     failed,
   );

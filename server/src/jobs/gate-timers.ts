@@ -19,7 +19,7 @@ export function workGateTimers(
 ): Promise<JobWorker> {
   return queue.work(
     QUEUES.gateTimer,
-    { batchSize: 20, pollingIntervalSeconds: 0.5, timed: true },
+    { batchSize: 20, pollingIntervalSeconds: 0.5 },
     (timer) => timeouts.fire(timer),
     failed,
   );

@@ -16,10 +16,5 @@ export function workResumes(
   resume: (job: JobPayloads['sched.action-resume']) => Promise<void>,
   failed: (err: unknown) => void,
 ): Promise<JobWorker> {
-  return queue.work(
-    QUEUES.actionResume,
-    { batchSize: 20, pollingIntervalSeconds: 0.5, timed: true },
-    resume,
-    failed,
-  );
+  return queue.work(QUEUES.actionResume, { batchSize: 20, pollingIntervalSeconds: 0.5 }, resume, failed);
 }

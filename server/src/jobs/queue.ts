@@ -1,7 +1,7 @@
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { realDeadline, systemClock } from '../app/clock.js';
-import type { DestinationWake, GateTimer, Store } from '../app/ports.js';
+import type { Clock, DestinationWake, GateTimer, Store } from '../app/ports.js';
 import { jobSqlOn, type Sql } from '../persistence/database.js';
 import { announceJob } from '../persistence/job-wakes.js';
 import type { Notifications } from '../persistence/notifications.js';
@@ -29,6 +29,19 @@ export const QUEUES = Object.freeze({
 } as const);
 
 type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * The queues whose delayed jobs are timers that must run at their time: their workers are woken at each next job's
+ * time (jobs/timed-wakes.ts), and a send of one due soon is announced at its commit. The others' delayed jobs (a
+ * domain's re-check, a bulk run's hand-on) may wait for their worker's poll.
+ */
+const TIMED_QUEUES: ReadonlySet<QueueName> = new Set([
+  QUEUES.callback,
+  QUEUES.actionResume,
+  QUEUES.gateTimer,
+  QUEUES.destinationWake,
+  QUEUES.alerts,
+]);
 
 /** The queue of the per-attempt jobs of earlier versions, deleted at a worker's start. */
 const RETIRED_ACTION_DUE_QUEUE = 'sched.action-due';
@@ -58,16 +71,14 @@ interface WorkOptions {
   pollingIntervalSeconds: number;
   notifyPollingIntervalSeconds?: number;
   burstWhenBatchFull?: boolean;
-  /**
-   * Its delayed jobs (timers) must run at their time. Instead of each such queue polling often, its worker is woken at
-   * its next job's time (jobs/timed-wakes.ts: announced at the send's commit when due soon, read every few seconds
-   * otherwise); the worker's own poll is a slow backstop then, and a full batch fetches again at once. A job due now
-   * is announced by pg-boss's NOTIFY at its commit, as on every queue.
-   */
-  timed?: boolean;
 }
 
-/** The poll of a timed queue's worker while jobs/timed-wakes.ts wakes it (pg-boss's own fetch, a backstop). */
+/**
+ * The poll of a timed queue's worker while jobs/timed-wakes.ts wakes it (pg-boss's own fetch, a backstop). Instead of
+ * each timed queue polling often, its worker is woken at its next job's time (announced at the send's commit when due
+ * soon, read every few seconds otherwise), and a full batch fetches again at once. A job due now is announced by
+ * pg-boss's NOTIFY at its commit, as on every queue.
+ */
 const TIMED_BACKSTOP_SECONDS = 30;
 /** pg-boss's wait before it retries a job whose handler failed (every queue's `retryDelay`). */
 const RETRY_DELAY_SECONDS = 1;
@@ -117,6 +128,8 @@ export async function startJobQueue(opts: {
   /** Takes the database faults pg-boss reports on every poll while the database is away (logged once there). */
   availability?: { absorbs(err: unknown): boolean };
   connectTimeoutMs?: number;
+  /** The clock the senders' `startAfter` times come from (whether a job is due soon enough to announce). */
+  clock?: Clock;
   /** pg-boss's expiry of an active job (default 300 s); set when the queues are created. */
   expireInSeconds?: number;
   /** Where the timed queues' next jobs are read (see `WorkOptions.timed`); without it, those queues poll. */
@@ -174,11 +187,13 @@ export async function startJobQueue(opts: {
   // pg-boss runs its statements on the caller's connection (its transaction) through persistence's adapter.
   const inTransaction = jobSqlOn;
   const store = opts.store;
+  const clock = opts.clock ?? systemClock;
   const timed =
     store && works
       ? new TimedWakes({
           store,
           wake: (id) => boss.notifyWorker(id),
+          clock,
           ...(opts.listen ? { listen: opts.listen } : {}),
           ...(opts.availability ? { availability: opts.availability } : {}),
           logger: opts.logger,
@@ -187,7 +202,8 @@ export async function startJobQueue(opts: {
   // A delayed job due soon is announced at the send's commit, to whichever process works its queue: the reads of
   // the next jobs are seconds apart. pg-boss announces those due at once itself.
   const announce = async (queue: QueueName, dues: readonly Date[], db: Sql | undefined) => {
-    const now = systemClock().getTime();
+    if (!TIMED_QUEUES.has(queue)) return;
+    const now = clock().getTime();
     const soonest = Math.min(...dues.map((d) => d.getTime()).filter((ms) => ms > now));
     const on = db ?? store?.sql;
     if (on && soonest - now < TIMED_ANNOUNCE_MS) await announceJob(on, queue, new Date(soonest));
@@ -213,13 +229,13 @@ export async function startJobQueue(opts: {
     },
     async work(queue, options, handle, failed) {
       const inflight = new Set<Promise<unknown>>();
-      const { timed: isTimed, ...workOptions } = options;
+      const isTimed = TIMED_QUEUES.has(queue);
       const woken = isTimed && timed !== undefined;
       const track = (p: Promise<void>) => {
         const guarded = p.catch((err: unknown) => {
           failed(err);
           // pg-boss retries the job after its fixed delay: nothing else announces that.
-          if (woken) timed.expect(queue, systemClock().getTime() + RETRY_DELAY_SECONDS * 1000 + 50);
+          if (woken) timed.expect(queue, clock().getTime() + RETRY_DELAY_SECONDS * 1000 + 50);
           throw err;
         });
         inflight.add(guarded);
@@ -229,13 +245,11 @@ export async function startJobQueue(opts: {
       const workerId = await boss.work<JobPayloads[typeof queue]>(
         queue,
         {
-          ...workOptions,
+          ...options,
           // Unwoken, a timed queue polls at its pace whether NOTIFY works or not (a delayed job sends none).
           ...(isTimed
             ? {
-                notifyPollingIntervalSeconds: woken
-                  ? TIMED_BACKSTOP_SECONDS
-                  : workOptions.pollingIntervalSeconds,
+                notifyPollingIntervalSeconds: woken ? TIMED_BACKSTOP_SECONDS : options.pollingIntervalSeconds,
                 // Jobs beyond a batch that fell due together are fetched at once, not at the next wake-up.
                 ...(woken ? { burstWhenBatchFull: true } : {}),
               }
