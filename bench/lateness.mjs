@@ -122,14 +122,18 @@ export function printLateness(title, systems, runsBySystem) {
   }
 }
 
+/** The standard runs `--rates` keeps (all without it). */
+const chosenRates = () => RATES.filter((r) => !settings.rates || settings.rates.includes(r.perSecond));
+
 export async function run({ postgres }) {
+  const rates = chosenRates();
   const systems = [drivenBaseline('timer'), ...schedSystems('lateness', postgres)];
   const receiver = await startReceiver();
   try {
     const runs = await inRounds(systems, async (system) => {
       if (system.baseline) {
         const out = {};
-        for (const rate of RATES) {
+        for (const rate of rates) {
           const planned = rate.perSecond * settings.seconds * 2;
           const count = settings.smoke ? Math.min(planned, 100) : planned;
           out[rate.label] = await floorLateness(postgres, receiver, {
@@ -143,7 +147,10 @@ export async function run({ postgres }) {
       }
       const stack = await system.start();
       try {
-        const runs = await latenessRuns(stack, receiver);
+        const runs = await latenessRuns(stack, receiver, {
+          rates,
+          withCreates: rates.some((r) => r.label === 'idle'),
+        });
         // Idle: nothing due, the far-future actions of the runs above pending.
         return { runs, idleCpuPercent: await idleCpuPercent(stack, settings.seconds * 1000) };
       } finally {
@@ -151,7 +158,7 @@ export async function run({ postgres }) {
       }
     });
     printLateness(
-      `lateness: ${RATES.map((r) => r.label).join(', ')}, each over ${settings.seconds * 2} s`,
+      `lateness: ${rates.map((r) => r.label).join(', ')}, each over ${settings.seconds * 2} s`,
       systems,
       runs,
     );

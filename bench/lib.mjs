@@ -41,6 +41,8 @@ export const settings = {
   pending: Number(process.env.BENCH_PENDING ?? 1_000_000),
   logLevel: process.env.BENCH_LOG_LEVEL, // unset: sched's default level, as users run it
   smoke: false, // --smoke: tiny sizes and short leads, no timing goal
+  /** @type {number[] | undefined} --rates: the lateness runs kept, by due a second (all when unset) */
+  rates: undefined,
 };
 
 function gitLabel(root) {

@@ -1,6 +1,7 @@
 // Runs the benchmarks: `node bench/run.mjs [create|lateness|delivery|memory|million|batch|backlog|idle ...] [--seconds N]
-// [--rounds N] [--deliveries N] [--pending N] [--log-level L] [--json <file>] [--smoke]` (all benchmarks when none is
-// named). `--smoke` runs them at tiny sizes with no timing goal (test/e2e/bench-smoke.test.ts does, in CI), so a
+// [--rounds N] [--deliveries N] [--pending N] [--rates 10,200,1000] [--log-level L] [--json <file>] [--smoke]` (all
+// benchmarks when none is named). `--rates` keeps only those of the lateness benchmark's runs (due a second; the run
+// under creates goes with the idle run, 10), to pair builds on one run in a fraction of the time. `--smoke` runs them at tiny sizes with no timing goal (test/e2e/bench-smoke.test.ts does, in CI), so a
 // change that breaks a benchmark fails the same day; `--json` also writes the cost-per-unit figures (bench/keys.mjs)
 // to that file. Every benchmark measures the baselines of issue 12 and sched (and, with
 // BENCH_SCHED_ROOT=<root>[,<root>...], other sched builds, each a system of every round) on one PostgreSQL, alternating
@@ -10,6 +11,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { printFigures, runFigures } from './keys.mjs';
+import { RATES as LATENESS_RATES } from './lateness.mjs';
 import {
   BUILDS,
   log,
@@ -35,6 +37,7 @@ const { values: flags, positionals: names } = parseArgs({
     rounds: { type: 'string' },
     deliveries: { type: 'string' },
     pending: { type: 'string' },
+    rates: { type: 'string' },
     'log-level': { type: 'string' },
     json: { type: 'string' },
     smoke: { type: 'boolean' },
@@ -52,6 +55,14 @@ const positive = (flag) => {
 for (const flag of ['seconds', 'rounds', 'deliveries', 'pending'])
   if (flags[flag]) settings[flag] = positive(flag);
 if (flags['log-level']) settings.logLevel = flags['log-level'];
+if (flags.rates) {
+  const rates = flags.rates.split(',').map(Number);
+  if (!rates.every((r) => LATENESS_RATES.some((x) => x.perSecond === r))) {
+    process.stderr.write(`--rates takes some of ${LATENESS_RATES.map((r) => r.perSecond).join(',')}\n`);
+    process.exit(2);
+  }
+  settings.rates = rates;
+}
 for (const n of names) {
   if (!BENCHMARKS.includes(n)) {
     process.stderr.write(`unknown benchmark '${n}'; choose from: ${BENCHMARKS.join(', ')}\n`);
@@ -112,6 +123,11 @@ try {
   await postgres.stop();
 }
 
+// The measurements are written before anything reads them, so a fault in the tables below loses no run.
+await fs.mkdir(TMP, { recursive: true });
+const file = path.join(TMP, `results-${started.toISOString().replace(/[:.]/g, '-')}.json`);
+await fs.writeFile(file, `${JSON.stringify({ ...header, unsupported, results }, null, 2)}\n`);
+
 printSummary({ results, builds: BUILDS, settings });
 const figures = runFigures(results, BUILDS);
 printFigures(figures, BUILDS);
@@ -124,8 +140,6 @@ if (flags.json) {
   await fs.writeFile(flags.json, `${JSON.stringify(json, null, 2)}\n`);
 }
 
-await fs.mkdir(TMP, { recursive: true });
-const file = path.join(TMP, `results-${started.toISOString().replace(/[:.]/g, '-')}.json`);
 await fs.writeFile(file, `${JSON.stringify({ ...header, unsupported, figures, results }, null, 2)}\n`);
 process.stdout.write(
   `\nfigures written to ${path.relative(process.cwd(), file)}; total ${Math.round((Date.now() - started.getTime()) / 1000)} s\n`,
