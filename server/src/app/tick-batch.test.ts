@@ -77,6 +77,59 @@ describe('TickBatch (group commit per turn of the event loop)', () => {
     ]);
   });
 
+  it('with a wait, a batch that ends early does not cut short the wait of the items gathering behind it', async () => {
+    const runs: number[][] = [];
+    const batch = new TickBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return items;
+      },
+      64,
+      4,
+      150,
+    );
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const first = batch.add(1);
+    // The first batch goes at 150 ms and ends about 10 ms later; 2 arrives while it runs, 3 after it ended.
+    await sleep(155);
+    const second = batch.add(2);
+    await sleep(40);
+    const third = batch.add(3);
+    expect(await Promise.all([first, second, third])).toEqual([1, 2, 3]);
+    // 2 waited its own 150 ms and took 3 along, instead of leaving alone when the first batch ended.
+    expect(runs).toEqual([[1], [2, 3]]);
+  });
+
+  it('with a wait, items whose time came while the batches under way were at their limit go when one ends', async () => {
+    const runs: number[][] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const batch = new TickBatch<number, number>(
+      async (items) => {
+        runs.push(items);
+        if (items[0] === 1) await gate;
+        return items;
+      },
+      64,
+      1,
+      20,
+    );
+    const first = batch.add(1);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const second = batch.add(2);
+    // 2's wait ends while the one batch allowed is under way: it is sent as soon as that batch ends.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(runs).toEqual([[1]]);
+    const released = Date.now();
+    release();
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(Date.now() - released).toBeLessThan(15);
+    expect(runs).toEqual([[1], [2]]);
+  });
+
   it('drain sends a waiting batch at once and resolves when every batch under way has settled', async () => {
     const written: number[] = [];
     let release: () => void = () => {};

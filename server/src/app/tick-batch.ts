@@ -18,6 +18,12 @@ export class TickBatch<I, O> {
   private added = 0;
   private sent = 0;
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * The pending items' wait is over (their time came, or they filled a batch) but `maxRunning` batches were under
+   * way: they go when one ends. Items that are still gathering do not: a batch ending early must not cut their wait
+   * short, or under a steady stream every batch would carry only what arrived during the one before it.
+   */
+  private overdue = false;
 
   /**
    * `maxRunning`: batches under way at once; past it, items wait for one to end and go together in the next (under
@@ -71,10 +77,11 @@ export class TickBatch<I, O> {
       const settled: Promise<void> = this.settle(batch).finally(() => {
         this.running -= 1;
         this.underWay.delete(settled);
-        this.flush();
+        if (this.overdue) this.flush();
       });
       this.underWay.add(settled);
     }
+    this.overdue = this.pending.length > 0;
   }
 
   private async settle(batch: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[]) {
