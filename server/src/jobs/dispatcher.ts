@@ -33,8 +33,8 @@ export interface DispatcherOptions {
  * within the look-ahead window (jobs/scheduler.ts), heard on the process's LISTEN connection; and a scan every second
  * that, in one statement, reads the live workers (each holds a member lock on its LISTEN connection,
  * persistence/workers.ts), promotes attempts entering the window to `resolved` and reads the earliest due time of the
- * worker's share, the durable path should a NOTIFY be missed. Every fifth scan also hands on the attempts of workers that died mid-attempt (expired
- * leases) and looks again at the share's held attempts. docs/architecture.md describes the whole trigger design.
+ * worker's share, the durable path should a NOTIFY be missed. Every fifth scan also hands on the attempts of workers
+ * that died mid-attempt (expired leases) and looks again at the share's held attempts. docs/architecture.md describes the whole trigger design.
  */
 export class Dispatcher {
   private readonly firing: Firing;

@@ -132,7 +132,7 @@ export async function startJobQueue(opts: {
   clock?: Clock;
   /** pg-boss's expiry of an active job (default 300 s); set when the queues are created. */
   expireInSeconds?: number;
-  /** Where the timed queues' next jobs are read (see `WorkOptions.timed`); without it, those queues poll. */
+  /** Where the timed queues' next jobs are read (`TIMED_QUEUES`); without it, those queues poll. */
   store?: Store;
   /** The process's LISTEN connection, where delayed jobs due soon are announced (jobs/timed-wakes.ts). */
   listen?: () => Promise<Notifications>;

@@ -17,7 +17,7 @@ const TIMED_AHEAD_MS = 2 * TIMED_READ_MS;
 export const TIMED_ANNOUNCE_MS = TIMED_AHEAD_MS;
 
 /**
- * The wake-ups of the timed queues' workers (jobs/queue.ts `WorkOptions.timed`). Each queue has at most one timer,
+ * The wake-ups of the timed queues' workers (jobs/queue.ts `TIMED_QUEUES`). Each queue has at most one timer,
  * at the earliest job this process knows of; it wakes the queue's worker (pg-boss's `notifyWorker`: it fetches at
  * once) and reads again at once, which sets the timer of the queue's next job. What it learns of jobs:
  * - a job sent due soon, announced at its sender's commit (`JOB_DUE_CHANNEL`), from any process;
