@@ -140,8 +140,8 @@ export function printSummary({ results, builds, settings }) {
   }
   // A run left out by --rates has no rows here.
   const latenessRan = (label) => results.lateness?.runs[A.key]?.[0]?.runs[label] !== undefined;
+  const p99 = (label) => (r) => r.runs[label].lateness.p99;
   if (latenessRan('idle')) {
-    const p99 = (label) => (r) => r.runs[label].lateness.p99;
     const idle = both('lateness', p99('idle'));
     const floor = med('lateness', 'timer', p99('idle'));
     // The difference to the floor in the same round, median over rounds, as the ratios are.
@@ -160,12 +160,11 @@ export function printSummary({ results, builds, settings }) {
   }
   if (latenessRan('200/s')) {
     row('lateness p99 at 200 due/s ms', {
-      ...both('lateness', (r) => r.runs['200/s'].lateness.p99),
-      base: med('lateness', 'timer', (r) => r.runs['200/s'].lateness.p99),
+      ...both('lateness', p99('200/s')),
+      base: med('lateness', 'timer', p99('200/s')),
     });
   }
   if (latenessRan('1,000/s')) {
-    const p99 = (label) => (r) => r.runs[label].lateness.p99;
     const fast = both('lateness', p99('1,000/s'));
     row('lateness p99 at 1,000 due/s ms', {
       ...fast,
