@@ -120,15 +120,17 @@ describe('scheduling from the due index', () => {
     expect(scan.nextDue?.getTime()).toBe(due.getTime());
   });
 
+  /** A random id owned by `slot` of three workers (persistence/workers.ts `ownerSlot`). */
+  const inSlot = (slot: number): string => {
+    for (;;) {
+      const id = randomUUID();
+      if (ownerSlot(id, 3) === slot) return id;
+    }
+  };
+
   it("a worker promotes and reads only its share, and anyone's overdue attempts", async () => {
     await clear();
     // Four ids in each of the three slots: random ids would leave a slot empty about once in a hundred runs.
-    const inSlot = (slot: number): string => {
-      for (;;) {
-        const id = randomUUID();
-        if (ownerSlot(id, 3) === slot) return id;
-      }
-    };
     const ids = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         newAction(new Date(Date.now() + 20_000 + i * 1_000), 'scheduled', inSlot(i % 3)),
@@ -157,12 +159,6 @@ describe('scheduling from the due index', () => {
     const workers = await Promise.all([0, 1, 2].map(() => openNotifications(database.url, { member: true })));
     try {
       const members = workers.map((w) => w.member()!).sort((a, b) => a - b);
-      const inSlot = (slot: number): string => {
-        for (;;) {
-          const id = randomUUID();
-          if (ownerSlot(id, 3) === slot) return id;
-        }
-      };
       const ids = await Promise.all(
         Array.from({ length: 9 }, (_, i) =>
           newAction(new Date(Date.now() + 20_000 + i * 1_000), 'scheduled', inSlot(i % 3)),
