@@ -325,7 +325,6 @@ export async function startStack(name, build, postgres) {
       PORT: String(port),
       HOST: '127.0.0.1',
       SCHED_DATA_DIR: dataDir,
-      SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true',
       SCHED_RATE_LIMIT_FACTOR: '100000',
       ...mode.env,
     };
@@ -816,25 +815,28 @@ export function printStatements(title, cost, unit) {
 }
 
 /**
- * How the servers of a build run: BENCH_NODE_ENV, else production (response validation off, as deployed) unless the
- * build refuses loopback destinations in production (its SSRF guard, which the loopback receivers need off), in which
- * case development with SCHED_VALIDATE_RESPONSES=false, which costs what production costs; a build without that
- * setting (older than it) validates its responses, and the header of the run says so.
+ * How the servers of a build run: BENCH_NODE_ENV, else production as deployed (response validation off, the SSRF
+ * guard on), with loopback named as an allowed private network so the receivers on 127.0.0.1 can be reached. A build
+ * older than SCHED_ALLOWED_PRIVATE_NETWORKS cannot reach them in production: it runs in development with private
+ * destinations allowed and SCHED_VALIDATE_RESPONSES=false, which costs what production costs; a build older than that
+ * setting validates its responses, and the header of the run says so.
  * @returns {Promise<{ nodeEnv: string, validateResponses: boolean, env: Record<string, string> }>}
  */
 export async function serverMode(root) {
   const forced = process.env.BENCH_NODE_ENV;
-  if (forced)
-    return { nodeEnv: forced, validateResponses: forced !== 'production', env: { NODE_ENV: forced } };
   const { loadConfig } = await serverPackage(root);
-  try {
-    loadConfig({ NODE_ENV: 'production', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
-    return { nodeEnv: 'production', validateResponses: false, env: { NODE_ENV: 'production' } };
-  } catch {
-    const env = { NODE_ENV: 'development', SCHED_VALIDATE_RESPONSES: 'false' };
-    const config = loadConfig({ ...env, SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' });
-    return { nodeEnv: 'development', validateResponses: config.validateResponses !== false, env };
+  const production = { NODE_ENV: 'production', SCHED_ALLOWED_PRIVATE_NETWORKS: '127.0.0.1' };
+  const development = { NODE_ENV: forced ?? 'development', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' };
+  if (forced === undefined || forced === 'production') {
+    try {
+      // A build that does not know the variable ignores it, and would refuse the loopback receivers.
+      if (loadConfig(production).allowPrivateDestinations)
+        return { nodeEnv: 'production', validateResponses: false, env: production };
+    } catch {}
   }
+  if (forced) return { nodeEnv: forced, validateResponses: forced !== 'production', env: development };
+  const env = { ...development, SCHED_VALIDATE_RESPONSES: 'false' };
+  return { nodeEnv: 'development', validateResponses: loadConfig(env).validateResponses !== false, env };
 }
 
 /** Starts `sched serve --role <role>` and resolves once it is up (its URL, when it serves HTTP). */

@@ -1,4 +1,5 @@
 // The values of SCHED_TRUST_PROXY and SCHED_CORS_ORIGINS: who may name the client, and which pages may call /v1.
+import { parseNetworks } from './domain/destinations/policy.js';
 
 export type TrustProxy = false | number | string[];
 
@@ -16,8 +17,8 @@ export function parseTrustProxy(value: string | undefined): TrustProxy | { error
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
-  const bad = list.find((x) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(x));
-  return bad ? { error: `not an IP address or CIDR: ${bad}` } : list;
+  const networks = parseNetworks(v);
+  return 'error' in networks ? networks : list;
 }
 
 /** SCHED_CORS_ORIGINS: `*` or origins (`https://app.example.com`, `http://localhost:5173`), comma-separated. */

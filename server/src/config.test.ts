@@ -19,6 +19,9 @@ describe('SCHED_TRUST_PROXY', () => {
   it('refuses true (any client could choose its IP) and names that are not addresses', () => {
     expect(() => loadConfig({ SCHED_TRUST_PROXY: 'true' })).toThrow(ConfigError);
     expect(() => loadConfig({ SCHED_TRUST_PROXY: 'loadbalancer.internal' })).toThrow(/SCHED_TRUST_PROXY/);
+    expect(parseTrustProxy('10.0.0.0/8,300.1.2.3')).toEqual({
+      error: 'not an IP address or CIDR: 300.1.2.3',
+    });
   });
 
   it('has inbound timeouts on by default', () => {
@@ -245,6 +248,51 @@ describe('SCHED_METRICS_HOST_LABELS and SCHED_DOCS', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).docs).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', SCHED_DOCS: 'true' }).docs).toBe(true);
     expect(loadConfig({ SCHED_DOCS: 'false' }).docs).toBe(false);
+  });
+});
+
+describe('SCHED_ALLOWED_PRIVATE_NETWORKS', () => {
+  it('reads the networks, in production too, where allowing every private destination is refused', () => {
+    expect(loadConfig({}).allowPrivateDestinations).toBe(false);
+    const access = loadConfig({
+      NODE_ENV: 'production',
+      SCHED_ALLOWED_PRIVATE_NETWORKS: '10.20.0.0/16,fd00:1::7',
+    }).allowPrivateDestinations;
+    expect(
+      typeof access === 'object' && access.networks.map(([address, bits]) => `${address.toString()}/${bits}`),
+    ).toEqual(['10.20.0.0/16', 'fd00:1::7/128']);
+    expect(() => loadConfig({ NODE_ENV: 'production', SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true' })).toThrow(
+      /SCHED_ALLOW_PRIVATE_DESTINATIONS: must be false/,
+    );
+    // In development the blanket switch wins over a list.
+    expect(
+      loadConfig({ SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true', SCHED_ALLOWED_PRIVATE_NETWORKS: '10.0.0.0/8' })
+        .allowPrivateDestinations,
+    ).toBe(true);
+  });
+
+  it('names an entry that is not an address or CIDR', () => {
+    expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '10.0.0.0/8,db.internal' })).toThrow(
+      'SCHED_ALLOWED_PRIVATE_NETWORKS: not an IP address or CIDR: db.internal',
+    );
+  });
+
+  it('refuses a network holding a cloud metadata address, or every address', () => {
+    expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '10.0.0.0/8,169.254.0.0/16' })).toThrow(
+      "SCHED_ALLOWED_PRIVATE_NETWORKS: 169.254.0.0/16 holds the cloud metadata address 169.254.169.254, which hands out the machine's credentials",
+    );
+    expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: 'fd00::/8' })).toThrow(
+      'fd00::/8 holds the cloud metadata address fd00:ec2::254',
+    );
+    expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '100.64.0.0/10' })).toThrow(
+      'holds the cloud metadata address 100.100.100.200',
+    );
+    expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '0.0.0.0/0' })).toThrow(
+      '0.0.0.0/0 would allow every address: the guard would be off',
+    );
+    expect(
+      loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '169.254.10.0/24' }).allowPrivateDestinations,
+    ).not.toBe(false);
   });
 });
 

@@ -11,6 +11,11 @@ import {
   inboundConfig,
   slackAppConfig,
 } from './config-answers.js';
+import {
+  destinationNetworkProblem,
+  parseNetworks,
+  type PrivateAccess,
+} from './domain/destinations/policy.js';
 import { DEFAULT_DOMAIN_LIMITS } from './domain/domains/rules.js';
 import { HEAP_DEFAULT_MB } from './environment.js';
 import { type PlanTable, readPlansFile } from './plans-file.js';
@@ -41,6 +46,7 @@ export const EnvSchema = z.object({
   SCHED_PUBLIC_URL: z.url().optional(),
   SCHED_DATA_DIR: z.string().min(1).default('.sched'),
   SCHED_ALLOW_PRIVATE_DESTINATIONS: bool.default(false),
+  SCHED_ALLOWED_PRIVATE_NETWORKS: z.string().optional(),
   SCHED_VALIDATE_RESPONSES: bool.optional(),
   SCHED_TIME_SCALE: positiveNumber.default(1),
   SCHED_RATE_LIMIT_FACTOR: positiveNumber.default(1),
@@ -193,7 +199,11 @@ export interface Config {
   /** false when SCHED_PUBLIC_URL was not set: the URL is then derived from the listening port. */
   publicUrlExplicit: boolean;
   dataDir: string;
-  allowPrivateDestinations: boolean;
+  /**
+   * Non-public addresses destinations may reach: every one with SCHED_ALLOW_PRIVATE_DESTINATIONS (development), the
+   * networks SCHED_ALLOWED_PRIVATE_NETWORKS lists (production's internal services), else none.
+   */
+  allowPrivateDestinations: PrivateAccess;
   /** Every API response checked against the contract (a 500 when off it): on unless NODE_ENV=production. */
   validateResponses: boolean;
   timeScale: number;
@@ -281,6 +291,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (typeof trustProxy === 'object' && !Array.isArray(trustProxy)) {
     throw new ConfigError(`invalid configuration:\n  SCHED_TRUST_PROXY: ${trustProxy.error}`);
   }
+  const allowedNetworks = parseNetworks(e.SCHED_ALLOWED_PRIVATE_NETWORKS ?? '');
+  const networksProblem =
+    'error' in allowedNetworks
+      ? allowedNetworks.error
+      : allowedNetworks.networks.map(destinationNetworkProblem).find((p) => p !== null);
+  if (networksProblem || 'error' in allowedNetworks) {
+    throw new ConfigError(`invalid configuration:\n  SCHED_ALLOWED_PRIVATE_NETWORKS: ${networksProblem}`);
+  }
   const publicUrl = (e.SCHED_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
@@ -297,7 +315,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     publicUrlExplicit: e.SCHED_PUBLIC_URL !== undefined,
     dataDir: resolve(e.SCHED_DATA_DIR),
-    allowPrivateDestinations: e.SCHED_ALLOW_PRIVATE_DESTINATIONS,
+    allowPrivateDestinations:
+      e.SCHED_ALLOW_PRIVATE_DESTINATIONS || (allowedNetworks.networks.length > 0 && allowedNetworks),
     validateResponses: e.SCHED_VALIDATE_RESPONSES ?? e.NODE_ENV !== 'production',
     timeScale: e.SCHED_TIME_SCALE,
     rateLimitFactor: e.SCHED_RATE_LIMIT_FACTOR,

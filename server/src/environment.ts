@@ -63,10 +63,16 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: '`true` allows `http://` and loopback/private destinations: development and tests only.',
   },
   {
+    names: ['SCHED_ALLOWED_PRIVATE_NETWORKS'],
+    default: 'unset',
+    meaning:
+      'Networks destinations may reach although they are not public, for internal services in production: addresses or CIDRs, comma-separated (`10.20.0.0/16,fd00:1::/64,192.168.1.7`). Plain `http://` is sent only into them; every other destination stays guarded (docs/security.md).',
+  },
+  {
     names: ['SCHED_VALIDATE_RESPONSES'],
     default: 'unset',
     meaning:
-      'Checks every API response against the contract (an off-contract body answers 500); unset: on, off when `NODE_ENV=production`. The benchmarks turn it off to measure what a production server pays while they deliver to loopback receivers (which production refuses).',
+      'Checks every API response against the contract (an off-contract body answers 500); unset: on, off when `NODE_ENV=production`.',
   },
   {
     names: ['SCHED_TIME_SCALE'],

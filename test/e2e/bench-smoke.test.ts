@@ -58,6 +58,8 @@ describe('bench/run.mjs --smoke', () => {
       { cwd: repoRoot, env: { ...process.env, BENCH_SCHED_ROOT: '' }, maxBuffer: 16 * 1024 * 1024 },
     );
     expect(stdout).not.toContain('FAILED');
+    // sched runs as deployed: in production, its SSRF guard on, loopback named as an allowed private network.
+    expect(stdout).toMatch(/: serve --role [^\n]*, NODE_ENV=production, response validation off\n/);
     const figures = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     for (const key of FILLED) expect.soft(figures[key], key).toEqual(expect.any(Number));
     for (const key of EMPTY) expect.soft(figures[key], key).toBeNull();

@@ -1,3 +1,4 @@
+import type { PrivateAccess } from '../domain/destinations/policy.js';
 import { Resolver } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
@@ -18,7 +19,7 @@ const DNS_TIMEOUT_MS = 5_000;
  */
 export function createVerificationProbes(opts: {
   dnsServers: string[];
-  allowPrivateDestinations: boolean;
+  allowPrivateDestinations: PrivateAccess;
 }): VerificationProbes & { close(): Promise<void> } {
   const resolver = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: 2 });
   if (opts.dnsServers.length > 0) resolver.setServers(opts.dnsServers);

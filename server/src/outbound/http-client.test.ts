@@ -11,6 +11,7 @@ import {
 } from './http-client.js';
 import type { OutboundRequest } from '../app/ports.js';
 import { classifyError } from '../domain/delivery/error-class.js';
+import { parseNetworks, type PrivateAccess } from '../domain/destinations/policy.js';
 import type { OutboundClient } from './http-client.js';
 
 /** A loopback receiver that counts TCP connections, so a test can prove nothing reached it. */
@@ -404,5 +405,72 @@ describe('with private destinations refused', () => {
     });
     expect(error).toBeInstanceOf(DestinationBlockedError);
     expect(error?.message).toBe('destination resolves to a non-public address');
+  });
+});
+
+describe('with private networks allowed by the operator', () => {
+  const networks = (text: string): PrivateAccess => {
+    const parsed = parseNetworks(text);
+    if ('error' in parsed) throw new Error(parsed.error);
+    return parsed;
+  };
+
+  it('sends plain http to a receiver inside the networks, by literal and by name', async () => {
+    const local = createOutboundClient({
+      allowPrivate: networks('127.0.0.0/8'),
+      lookup: fixedLookup(['127.0.0.1']),
+    });
+    try {
+      const before = receiver.connections;
+      expect(await local.send(request(`http://127.0.0.1:${receiver.port}/ok`))).toMatchObject({
+        kind: 'response',
+        status: 200,
+      });
+      expect(await local.send(request(`http://billing.internal.example:${receiver.port}/ok`))).toMatchObject({
+        kind: 'response',
+        status: 200,
+      });
+      expect(receiver.connections).toBeGreaterThan(before);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('refuses every other non-public address, before connecting', async () => {
+    const local = createOutboundClient({
+      allowPrivate: networks('10.20.0.0/16'),
+      lookup: fixedLookup(['127.0.0.1']),
+    });
+    try {
+      const before = receiver.connections;
+      expect(await local.send(request(`http://127.0.0.1:${receiver.port}/ok`))).toMatchObject({
+        kind: 'blocked',
+        message: 'destination URL must not target a private, loopback, link-local or reserved address',
+      });
+      expect(await local.send(request(`http://rebind.example:${receiver.port}/ok`))).toMatchObject({
+        kind: 'blocked',
+        message: 'destination resolves to a non-public address',
+      });
+      expect(receiver.connections).toBe(before);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('checks the connected peer against the networks', async () => {
+    const connectTo = (access: PrivateAccess) =>
+      new Promise<Error | null>((resolve) => {
+        guardedConnector(access, fixedLookup(['93.184.216.34']))(
+          { hostname: '127.0.0.1', protocol: 'http:', port: String(receiver.port) },
+          (...args) => {
+            args[1]?.destroy();
+            resolve(args[0]);
+          },
+        );
+      });
+    expect(await connectTo(networks('127.0.0.1'))).toBeNull();
+    const refused = await connectTo(networks('::1,10.0.0.0/8'));
+    expect(refused).toBeInstanceOf(DestinationBlockedError);
+    expect(refused?.message).toBe('destination resolves to a non-public address');
   });
 });

@@ -8,7 +8,12 @@ import { MANAGED_REQUEST_HEADERS } from '@sched/contract';
 import { Agent, buildConnector } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { OutboundRequest, OutboundResult } from '../app/ports.js';
-import { checkDestinationUrl, isBlockedAddress } from '../domain/destinations/policy.js';
+import {
+  checkDestinationUrl,
+  isPlainHttpAllowed,
+  isReachableAddress,
+  type PrivateAccess,
+} from '../domain/destinations/policy.js';
 
 /**
  * The outbound HTTP client every webhook delivery and callback goes through. It never follows redirects,
@@ -22,7 +27,8 @@ export interface OutboundClient {
 }
 
 export interface OutboundClientOptions {
-  allowPrivate: boolean;
+  /** Which non-public addresses may be reached (domain/destinations/policy.ts). */
+  allowPrivate: PrivateAccess;
   userAgent?: string;
   /** Resolver used for destination names; tests inject one. Defaults to `dns.lookup`. */
   lookup?: LookupFunction;
@@ -77,7 +83,7 @@ export function createOutboundClient(opts: OutboundClientOptions): OutboundClien
 
 function send(
   agent: Agent,
-  allowPrivate: boolean,
+  allowPrivate: PrivateAccess,
   userAgent: string,
   req: OutboundRequest,
 ): Promise<OutboundResult> {
@@ -270,11 +276,11 @@ function describeError(error: Error): string {
 }
 
 /**
- * Resolves with the given lookup and, unless private destinations are allowed, refuses the connection
- * when any resolved address is blocked, before a socket is opened. Refusing on any (rather than
- * filtering) treats a name mixing public and private answers as hostile.
+ * Resolves with the given lookup and refuses the connection when any resolved address may not be reached (a
+ * non-public one the access does not allow), before a socket is opened. Refusing on any (rather than filtering)
+ * treats a name mixing public and private answers as hostile.
  */
-function guardedLookup(base: LookupFunction, allowPrivate: boolean): LookupFunction {
+function guardedLookup(base: LookupFunction, allowPrivate: PrivateAccess): LookupFunction {
   return (hostname, options, callback) => {
     base(hostname, { ...options, all: true }, (err, result, family) => {
       const fail = (error: NodeJS.ErrnoException): void => callback(error, options.all ? [] : '', undefined);
@@ -286,14 +292,9 @@ function guardedLookup(base: LookupFunction, allowPrivate: boolean): LookupFunct
       if (first === undefined) {
         return fail(Object.assign(new Error(`no address found for ${hostname}`), { code: 'ENOTFOUND' }));
       }
-      if (!allowPrivate) {
-        const blocked = addresses.find((a) => isBlockedAddress(a.address));
-        if (blocked !== undefined) {
-          return fail(
-            // Generic on purpose: naming the address would let a tenant map internal DNS names.
-            new DestinationBlockedError(NON_PUBLIC_MESSAGE),
-          );
-        }
+      if (addresses.some((a) => !isReachableAddress(a.address, allowPrivate))) {
+        // Generic on purpose: naming the address would let a tenant map internal DNS names.
+        return fail(new DestinationBlockedError(NON_PUBLIC_MESSAGE));
       }
       if (options.all) callback(null, addresses);
       else callback(null, first.address, first.family);
@@ -303,13 +304,16 @@ function guardedLookup(base: LookupFunction, allowPrivate: boolean): LookupFunct
 
 /** What a tenant learns of a refused destination: stored in attempts and sent in `action.failed`. */
 const NON_PUBLIC_MESSAGE = 'destination resolves to a non-public address';
+const PLAIN_HTTP_CONNECT_MESSAGE =
+  'plain http is sent only into the private networks this server allows; use https';
 
 /**
- * A connector that resolves through `guardedLookup` and checks the socket's peer address once connected.
- * IP-literal hosts skip name resolution, so the peer check (and the URL check before it) covers them.
+ * A connector that resolves through `guardedLookup` and checks the socket's peer address once connected (and, for
+ * plain http, that the peer lies where plain http may go). IP-literal hosts skip name resolution, so the peer check
+ * (and the URL check before it) covers them.
  */
 export function guardedConnector(
-  allowPrivate: boolean,
+  allowPrivate: PrivateAccess,
   lookup: LookupFunction,
   ca?: string,
 ): buildConnector.connector {
@@ -326,9 +330,17 @@ export function guardedConnector(
       const [err, socket] = args;
       if (err !== null) return callback(err, null);
       const peer = (socket as Socket).remoteAddress;
-      if (!allowPrivate && (peer === undefined || isBlockedAddress(peer))) {
+      const refused =
+        allowPrivate === true
+          ? null
+          : peer === undefined || !isReachableAddress(peer, allowPrivate)
+            ? NON_PUBLIC_MESSAGE
+            : options.protocol === 'http:' && !isPlainHttpAllowed(peer, allowPrivate)
+              ? PLAIN_HTTP_CONNECT_MESSAGE
+              : null;
+      if (refused !== null) {
         socket?.destroy();
-        return callback(new DestinationBlockedError(NON_PUBLIC_MESSAGE), null);
+        return callback(new DestinationBlockedError(refused), null);
       }
       callback(null, socket as Socket);
     });

@@ -5,7 +5,7 @@ import { validateDedupKeys } from '../../domain/coordination/dedup.js';
 import { effectiveMaxAttempts, type Plan, planLimits } from '../../domain/quota/plans.js';
 import { isValidTimezone, resolveSchedule } from '../../domain/schedule/resolve.js';
 import { validateRecurrence } from '../../domain/schedule/recurrence.js';
-import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import { checkDestinationUrl, type PrivateAccess } from '../../domain/destinations/policy.js';
 import type {
   StoredCoordination,
   StoredRecurrence,
@@ -60,7 +60,7 @@ export function currentMode(mode: ActionMode | keyof typeof LEGACY_ACTION_MODES)
  */
 export function prepareAction(
   body: ActionCreateParsed,
-  ctx: { plan: Plan; now: Date; allowPrivateDestinations: boolean; calendars?: CalendarBook },
+  ctx: { plan: Plan; now: Date; allowPrivateDestinations: PrivateAccess; calendars?: CalendarBook },
 ): Prepared {
   const errors: Record<string, string[]> = {};
   const fail = (field: string, message: string) => {

@@ -1,3 +1,4 @@
+import type { PrivateAccess } from '../../domain/destinations/policy.js';
 import { calendarsNamedBy } from '../calendars/book.js';
 import type { Action, ActionCreateParsed, ReplayBody } from '@sched/contract';
 import type { Plan } from '../../domain/quota/plans.js';
@@ -17,7 +18,7 @@ export interface ReplayDeps {
   store: Store;
   scheduler: ActionScheduler;
   clock: Clock;
-  allowPrivateDestinations: boolean;
+  allowPrivateDestinations: PrivateAccess;
   countDestination?: CountDestination | undefined;
   gates: ApprovalGates;
   /** The action as `GET /actions/{id}` shows it, read in the transaction that made it. */

@@ -1,3 +1,4 @@
+import type { PrivateAccess } from '../../domain/destinations/policy.js';
 import type { RescheduleBody, RunNowBody } from '@sched/contract';
 import { RESCHEDULABLE_STATES, RUNNABLE_STATES } from '../../domain/action/states.js';
 import type { Plan } from '../../domain/quota/plans.js';
@@ -22,7 +23,7 @@ export interface MoveDeps {
   /** What a state change implies (app/actions/transition.ts); neither move has a callback today. */
   callbacks: CallbackQueue;
   clock: Clock;
-  allowPrivateDestinations: boolean;
+  allowPrivateDestinations: PrivateAccess;
 }
 
 /** Who asked, for the audit event (a bulk operation names itself). */

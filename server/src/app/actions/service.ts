@@ -1,7 +1,7 @@
 import { calendarsNamedBy } from '../calendars/book.js';
 import type { ActionCreateParsed } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
-import { isBlockedAddress } from '../../domain/destinations/policy.js';
+import { isBlockedAddress, type PrivateAccess } from '../../domain/destinations/policy.js';
 import { countedNames } from '../../domain/domains/rules.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
 import { type ActionRow, lockName } from '../../persistence/actions.js';
@@ -49,7 +49,7 @@ export class ActionService {
     private readonly scheduler: ActionScheduler,
     private readonly clock: Clock,
     private readonly options: {
-      allowPrivateDestinations: boolean;
+      allowPrivateDestinations: PrivateAccess;
       /**
        * Where the usage of plans without a quota is counted after the commit: a connection that does not wait for
        * the disk flush, since that row is updated by every create of the account and the count only reports.

@@ -11,7 +11,7 @@ import {
 import { definitionErrors, exampleEvent, type RuleDefinition } from '../../domain/alerts/definition.js';
 import { SAMPLE_SIZE, storedEvent } from '../../domain/alerts/rules.js';
 import { parseDestination } from '../../domain/destinations/origin.js';
-import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import { checkDestinationUrl, type PrivateAccess } from '../../domain/destinations/policy.js';
 import { planLimits } from '../../domain/quota/plans.js';
 import {
   type AlertRuleRow,
@@ -47,7 +47,7 @@ export interface AlertRulesDeps {
   store: Store;
   clock: Clock;
   jobs: AlertJobs;
-  allowPrivateDestinations: boolean;
+  allowPrivateDestinations: PrivateAccess;
   /** The destination threshold: a channel whose unverified host has no room left is refused at save (a peek). */
   countDestination?: CountDestination | undefined;
   /** Counts tests per rule in PostgreSQL, so the limit holds across API processes. */

@@ -14,7 +14,11 @@ import {
   stepTypeAlias,
 } from '../../domain/chain/states.js';
 import { planLimits } from '../../domain/quota/plans.js';
-import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import {
+  checkDestinationUrl,
+  destinationSchemes,
+  type PrivateAccess,
+} from '../../domain/destinations/policy.js';
 import { lockAction } from '../../persistence/actions.js';
 import {
   findChain,
@@ -44,7 +48,7 @@ export class ChainService {
     private readonly callbacks: ChainCallbacks,
     private readonly clock: Clock,
     private readonly options: {
-      allowPrivateDestinations: boolean;
+      allowPrivateDestinations: PrivateAccess;
       /** The destination threshold (app/domains/guard.ts): checks the chain's `callback_url` host at create. */
       countDestination?: CountDestination;
       /** What a step's action's state change implies (app/actions/transition.ts), for a cancel. */
@@ -62,7 +66,7 @@ export class ChainService {
     const errors = chainStepErrors(body.steps, {
       input: body.input,
       triggeredInput: sendSourceOf(principal) === 'trigger',
-      urlSchemes: this.options.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'],
+      urlSchemes: destinationSchemes(this.options.allowPrivateDestinations),
     });
     if (body.callback_url !== undefined) {
       const check = checkDestinationUrl(body.callback_url, {

@@ -1,3 +1,4 @@
+import type { PrivateAccess } from '../../domain/destinations/policy.js';
 import { calendarsNamedBy } from '../calendars/book.js';
 import { ActionCreateBody, type DeliveryWindow, type GateInput, type RetryStrategy } from '@sched/contract';
 import type { ResolvedRequest } from '../../domain/chain/resolve.js';
@@ -24,7 +25,7 @@ export interface StepOwner {
 }
 
 export interface StepActionDeps extends CreateCoreDeps {
-  allowPrivateDestinations: boolean;
+  allowPrivateDestinations: PrivateAccess;
   /** Resolves a gate step's gate (app/approvals/gate.ts). */
   gates: ApprovalGates;
 }

@@ -6,7 +6,11 @@ import {
   signRequest,
 } from '@sched/contract';
 import { destinationOrigin, namesScheme, parseDestination } from '../../domain/destinations/origin.js';
-import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import {
+  checkDestinationUrl,
+  destinationSchemes,
+  type PrivateAccess,
+} from '../../domain/destinations/policy.js';
 import { rule } from '../../domain/rate-limit/policy.js';
 import { signingSecretsAt } from '../../persistence/accounts.js';
 import type { Sql } from '../../persistence/database.js';
@@ -27,7 +31,7 @@ export interface DestinationTestsDeps {
   clock: Clock;
   outbound: Outbound;
   signing: RequestSigning;
-  allowPrivateDestinations: boolean;
+  allowPrivateDestinations: PrivateAccess;
   /** Counts tests per destination in PostgreSQL, so the limit holds across API processes. */
   rateLimiter?: Pick<RateLimiter, 'check'> | undefined;
 }
@@ -80,7 +84,7 @@ export class DestinationTests {
     if (!target)
       throw ValidationError.field('host', 'must be an origin (https://api.example.com:8443) or a host');
     const { url, origin } = target;
-    if (url.startsWith('http:') && !allowPrivate)
+    if (url.startsWith('http:') && !destinationSchemes(allowPrivate).includes('http:'))
       throw ValidationError.field(
         'scheme',
         'must be https (http only where private destinations are allowed)',

@@ -2,7 +2,7 @@ import type { NotificationChannel, TeamMember } from '@sched/contract';
 import { type Scope, seesCredentials, shownAddress, shownUrl } from '../../domain/auth/api-key.js';
 import { type Plan, planLimits } from '../../domain/quota/plans.js';
 import { assertTeamMemberRoom } from '../quota.js';
-import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import { checkDestinationUrl, type PrivateAccess } from '../../domain/destinations/policy.js';
 import { chatChannelWarnings } from '../../domain/approval/chat-urls.js';
 import type { Database } from '../../persistence/database.js';
 import { channelRecords, lockTeamMemberCount, teamMemberRecords } from '../../persistence/directory.js';
@@ -47,7 +47,7 @@ function memberView(m: TeamMemberEntity, credentials = true): TeamMember {
 export class NotificationChannelService {
   constructor(
     private readonly database: Database,
-    private readonly options: { allowPrivateDestinations: boolean },
+    private readonly options: { allowPrivateDestinations: PrivateAccess },
   ) {}
 
   private get records() {

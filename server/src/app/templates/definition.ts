@@ -2,7 +2,11 @@ import { TEMPLATE_CLEARABLE_FIELDS, type TemplateCreateParsed, templateShapeIssu
 import { effectiveMaxAttempts, type Plan } from '../../domain/quota/plans.js';
 import { isValidTimezone } from '../../domain/schedule/resolve.js';
 import { storedTemplateErrors } from '../../domain/template/placeholders.js';
-import { checkDestinationUrl } from '../../domain/destinations/policy.js';
+import {
+  checkDestinationUrl,
+  destinationSchemes,
+  type PrivateAccess,
+} from '../../domain/destinations/policy.js';
 import type { TemplateRow } from '../../persistence/templates.js';
 
 /** The columns a create or an update writes: the template's identity fields and those an update may clear. */
@@ -64,7 +68,7 @@ export function mergeDefinition(base: TemplateDefinition, fields: TemplateFields
  */
 export function definitionErrors(
   d: TemplateDefinition,
-  ctx: { plan: Plan; allowPrivateDestinations: boolean },
+  ctx: { plan: Plan; allowPrivateDestinations: PrivateAccess },
 ): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (path: string, message: string) => {
@@ -84,7 +88,7 @@ export function definitionErrors(
   const attempts = effectiveMaxAttempts(d.max_attempts, ctx.plan);
   if (!attempts.ok) add('max_attempts', attempts.message);
 
-  const schemes = ctx.allowPrivateDestinations ? ['https:', 'http:'] : ['https:'];
+  const schemes = destinationSchemes(ctx.allowPrivateDestinations);
   const placeholderErrors = storedTemplateErrors(d, schemes);
   for (const [path, messages] of Object.entries(placeholderErrors)) for (const m of messages) add(path, m);
 

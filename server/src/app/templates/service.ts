@@ -1,3 +1,4 @@
+import type { PrivateAccess } from '../../domain/destinations/policy.js';
 import { auditFields, recordAudit } from '../audit.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Template, TemplateCreateParsed, TemplateSummary, TemplateType } from '@sched/contract';
@@ -31,7 +32,7 @@ export interface TemplateDeps {
   clock: Clock;
   /** The service's public base URL, read when a trigger URL is shown (it may be known only after listen). */
   publicUrl: () => string;
-  allowPrivateDestinations: boolean;
+  allowPrivateDestinations: PrivateAccess;
 }
 
 /** Templates, other than the trigger: every query is scoped to the caller's account. */

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { checkDestinationUrl, isBlockedAddress } from './policy.js';
+import {
+  checkDestinationUrl,
+  destinationSchemes,
+  inNetworks,
+  isBlockedAddress,
+  isPlainHttpAllowed,
+  isReachableAddress,
+  PLAIN_HTTP_MESSAGE,
+  type PrivateAccess,
+  parseNetworks,
+} from './policy.js';
 
 const strict = { allowPrivate: false };
 const lenient = { allowPrivate: true };
@@ -197,4 +207,87 @@ describe('checkDestinationUrl', () => {
       });
     },
   );
+});
+
+/** The networks of a list that parses (the test fails on one that does not). */
+function networksOf(text: string): PrivateAccess {
+  const parsed = parseNetworks(text);
+  if ('error' in parsed) throw new Error(parsed.error);
+  return parsed;
+}
+
+describe('allowed private networks', () => {
+  const internal = networksOf('10.20.0.0/16, 192.168.1.7,fd00:1::/64');
+
+  it('reads addresses and CIDRs, an address alone being its own network', () => {
+    const parsed = parseNetworks(' 10.20.0.0/16, 192.168.1.7 ,fd00:1::/64,');
+    expect('networks' in parsed && parsed.networks.map(([a, bits]) => `${a.toString()}/${bits}`)).toEqual([
+      '10.20.0.0/16',
+      '192.168.1.7/32',
+      'fd00:1::/64',
+    ]);
+    expect(parseNetworks('')).toEqual({ networks: [] });
+  });
+
+  it.each(['10.0.0.0/33', '300.1.1.1', 'intranet', '10.0.0.0/8/1', 'fd00::/129', '10.0.0.0/-1'])(
+    'refuses the entry %s by name',
+    (entry) => {
+      expect(parseNetworks(`10.0.0.0/8,${entry}`)).toEqual({ error: `not an IP address or CIDR: ${entry}` });
+    },
+  );
+
+  it('keeps an IPv4-mapped network as the IPv4 one it names', () => {
+    const access = networksOf('::ffff:127.0.0.0/104');
+    expect(isReachableAddress('127.0.0.1', access)).toBe(true);
+    expect(isReachableAddress('::ffff:127.0.0.9', access)).toBe(true);
+    expect(isReachableAddress('10.0.0.1', access)).toBe(false);
+  });
+
+  it.each([
+    ['10.20.3.4', true],
+    ['10.21.0.1', false],
+    ['192.168.1.7', true],
+    ['192.168.1.8', false],
+    ['::ffff:10.20.0.1', true],
+    ['[fd00:1::5]', true],
+    ['fd00:2::5', false],
+    ['127.0.0.1', false],
+    ['169.254.169.254', false],
+    ['not an address', false],
+  ])('%s is in the networks: %s', (ip, inside) => {
+    expect(typeof internal === 'object' && inNetworks(ip, internal.networks)).toBe(inside);
+    // Inside the networks a non-public address may be reached; outside, only a public one.
+    expect(isReachableAddress(ip, internal)).toBe(inside);
+  });
+
+  it('reaches public addresses as ever, and sends plain http only into the networks', () => {
+    expect(isReachableAddress('93.184.216.34', internal)).toBe(true);
+    expect(isPlainHttpAllowed('93.184.216.34', internal)).toBe(false);
+    expect(isPlainHttpAllowed('10.20.0.1', internal)).toBe(true);
+    expect(isPlainHttpAllowed('10.20.0.1', false)).toBe(false);
+    expect(isPlainHttpAllowed('93.184.216.34', true)).toBe(true);
+    expect(destinationSchemes(internal)).toEqual(['https:', 'http:']);
+    expect(destinationSchemes(false)).toEqual(['https:']);
+  });
+
+  it('judges a URL: literals by the networks, names when connecting', () => {
+    const check = (url: string) => {
+      const result = checkDestinationUrl(url, { allowPrivate: internal });
+      return result.ok ? 'ok' : result.message;
+    };
+    expect(check('http://10.20.0.9:8080/hook')).toBe('ok');
+    expect(check('https://[fd00:1::5]/hook')).toBe('ok');
+    expect(check('https://10.21.0.9/hook')).toBe(
+      'must not target a private, loopback, link-local or reserved address',
+    );
+    expect(check('https://169.254.169.254/latest/meta-data/')).toBe(
+      'must not target a private, loopback, link-local or reserved address',
+    );
+    expect(check('https://93.184.216.34/hook')).toBe('ok');
+    expect(check('http://93.184.216.34/hook')).toBe(PLAIN_HTTP_MESSAGE);
+    // Internal names may resolve into the networks: the outbound client judges the address it connects to.
+    expect(check('http://billing.svc.cluster.local/hook')).toBe('ok');
+    expect(check('https://intranet/hook')).toBe('ok');
+    expect(check('ftp://10.20.0.9/')).toBe('must use https or http');
+  });
 });

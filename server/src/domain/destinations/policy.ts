@@ -8,6 +8,86 @@ import ipaddr from 'ipaddr.js';
 
 export type DestinationCheck = { ok: true; url: URL } | { ok: false; message: string };
 
+/** A network destinations may reach although it is not public: an address and its prefix length. */
+export type Network = readonly [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/**
+ * Which non-public addresses destinations may reach: none (`false`, the default), every one (`true`: development and
+ * tests), or the networks an operator listed, so a production server can call its own internal services without
+ * turning the guard off. Plain `http:` goes only where a non-public address may be reached: into those networks.
+ */
+export type PrivateAccess = boolean | { readonly networks: readonly Network[] };
+
+/**
+ * Reads a comma-separated list of networks (`10.0.0.0/8, 192.168.1.20, fd00::/8`; an address alone is its own
+ * network), or says which entry is not one. An IPv4-mapped IPv6 network is kept as the IPv4 one it names.
+ */
+export function parseNetworks(text: string): { networks: Network[] } | { error: string } {
+  const networks: Network[] = [];
+  for (const entry of text.split(',').map((e) => e.trim())) {
+    if (entry === '') continue;
+    const network = parseNetwork(entry);
+    if (network === null) return { error: `not an IP address or CIDR: ${entry}` };
+    networks.push(network);
+  }
+  return { networks };
+}
+
+function parseNetwork(entry: string): Network | null {
+  try {
+    if (entry.includes('/')) {
+      const [address, bits] = ipaddr.parseCIDR(entry);
+      return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
+        ? [(address as ipaddr.IPv6).toIPv4Address(), bits - 96]
+        : [address, bits];
+    }
+    const address = ipaddr.process(entry);
+    return [address, address.kind() === 'ipv4' ? 32 : 128];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Addresses no allowance may open: the clouds' instance metadata services, which hand out the machine's credentials
+ * (AWS, GCP and Azure on 169.254.169.254, AWS's IPv6 one, Alibaba's), and the whole address space.
+ */
+const NEVER_ALLOWED = ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200'];
+
+/** Why a network may not be named as a destination's private network, or null when it may. */
+export function destinationNetworkProblem([base, bits]: Network): string | null {
+  const text = `${base.toString()}/${bits}`;
+  if (bits === 0) return `${text} would allow every address: the guard would be off`;
+  const metadata = NEVER_ALLOWED.find((ip) => inNetworks(ip, [[base, bits]]));
+  return metadata === undefined
+    ? null
+    : `${text} holds the cloud metadata address ${metadata}, which hands out the machine's credentials`;
+}
+
+/** True when an address lies in one of the networks (an IPv4-mapped address is matched as the IPv4 one). */
+export function inNetworks(ip: string, networks: readonly Network[]): boolean {
+  const text = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+  if (!ipaddr.isValid(text)) return false;
+  const address = ipaddr.process(text);
+  return networks.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
+}
+
+/** True when a destination may connect to this address: a public one, or a non-public one the access allows. */
+export function isReachableAddress(ip: string, access: PrivateAccess): boolean {
+  if (access === true || !isBlockedAddress(ip)) return true;
+  return access !== false && inNetworks(ip, access.networks);
+}
+
+/** True when plain `http:` may be sent to this address: only where non-public addresses may be reached. */
+export function isPlainHttpAllowed(ip: string, access: PrivateAccess): boolean {
+  return access === true || (access !== false && inNetworks(ip, access.networks));
+}
+
+/** The URL schemes a destination may use. */
+export function destinationSchemes(access: PrivateAccess): string[] {
+  return access === false ? ['https:'] : ['https:', 'http:'];
+}
+
 // Names that resolve inside the host's network by convention, never to a public webhook receiver.
 const BLOCKED_NAME_SUFFIXES = ['localhost', 'localdomain', 'internal', 'local', 'home.arpa'];
 
@@ -16,14 +96,15 @@ const BLOCKED_NAME_SUFFIXES = ['localhost', 'localdomain', 'internal', 'local', 
  * IPv4 forms (decimal `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`), percent-encoded and
  * full-width host names, so the literal checked here is the one a socket would use.
  */
-export function checkDestinationUrl(url: string, opts: { allowPrivate: boolean }): DestinationCheck {
+export function checkDestinationUrl(url: string, opts: { allowPrivate: PrivateAccess }): DestinationCheck {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return { ok: false, message: 'must be a valid absolute URL' };
   }
-  const allowedSchemes = opts.allowPrivate ? ['https:', 'http:'] : ['https:'];
+  const access = opts.allowPrivate;
+  const allowedSchemes = destinationSchemes(access);
   if (!allowedSchemes.includes(parsed.protocol)) {
     return { ok: false, message: `must use ${allowedSchemes.map((s) => s.slice(0, -1)).join(' or ')}` };
   }
@@ -34,15 +115,23 @@ export function checkDestinationUrl(url: string, opts: { allowPrivate: boolean }
   if (parsed.hostname === '') {
     return { ok: false, message: 'must have a host' };
   }
-  if (opts.allowPrivate) {
+  if (access === true) {
     return { ok: true, url: parsed };
   }
 
   const literal = ipLiteral(parsed.hostname);
   if (literal !== null) {
-    return isBlockedAddress(literal)
-      ? { ok: false, message: 'must not target a private, loopback, link-local or reserved address' }
+    if (!isReachableAddress(literal, access)) {
+      return { ok: false, message: 'must not target a private, loopback, link-local or reserved address' };
+    }
+    return parsed.protocol === 'http:' && !isPlainHttpAllowed(literal, access)
+      ? { ok: false, message: PLAIN_HTTP_MESSAGE }
       : { ok: true, url: parsed };
+  }
+  if (access !== false) {
+    // Internal names (`billing.svc.cluster.local`) may resolve into the allowed networks: the outbound client
+    // judges the address it connects to, as it does for every name.
+    return { ok: true, url: parsed };
   }
   const name = parsed.hostname.replace(/\.+$/, '').toLowerCase();
   if (BLOCKED_NAME_SUFFIXES.some((suffix) => name === suffix || name.endsWith(`.${suffix}`))) {
@@ -54,6 +143,9 @@ export function checkDestinationUrl(url: string, opts: { allowPrivate: boolean }
   }
   return { ok: true, url: parsed };
 }
+
+/** Why plain `http:` was refused where the server allows some private networks. */
+export const PLAIN_HTTP_MESSAGE = 'must use https outside the private networks this server allows';
 
 /** Returns the IP text of a URL hostname that is an address literal, or null for a DNS name. */
 function ipLiteral(hostname: string): string | null {
