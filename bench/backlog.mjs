@@ -4,8 +4,11 @@
 // and is delivered to a receiver of its own) plus N terminal actions of history with their attempts, through the one
 // seeding helper (bench/seed.mjs): CPU and WAL per create (due times spread over 30 days, as users' are), lateness
 // p50/p99 and CPU per delivery at 200 due/s, the console's inbox and list reads, idle CPU, and the retention pass
-// over the history that is past the plan's retention. Pairing empty and full on one server, minutes apart, keeps a
-// noisy machine from deciding the comparison. Disk and the time each step took are printed and kept.
+// over the history that is past the plan's retention. Pairing empty and full on one server keeps a noisy machine
+// from deciding the comparison: the empty database is measured before the seed and again, on a fresh database of the
+// same build, after the full one has been measured and dropped, and each ratio divides by the mean of the two, so the
+// machine's load drifting over the quarter of an hour between them does not pass for the backlog's cost. Disk and
+// the time each step took are printed and kept.
 //
 //   node bench/run.mjs backlog --pending 10000000 [--rounds 1] [--seconds 10]
 import { fireLateness, createLoad, idleCpuPercent } from './phases.mjs';
@@ -91,9 +94,9 @@ async function databaseBytes(stack) {
   return rows[0].bytes;
 }
 
-/** One build: empty, seed, full, retention. */
-async function backlogRound(stack, receivers) {
-  const empty = await measure(stack, receivers.measured, 'empty');
+/** One build: empty, seed, full, retention; then empty again on a fresh database (the stack is stopped by then). */
+async function backlogRound(stack, startEmpty, receivers) {
+  const emptyBefore = await measure(stack, receivers.measured, 'empty');
   const pending = settings.pending;
   log(`backlog: seeding ${fmt(pending, 0)} pending actions and ${fmt(pending, 0)} of history`);
   const t0 = nowMs();
@@ -145,38 +148,62 @@ async function backlogRound(stack, receivers) {
     secondsPerMillion: removed ? (retentionSeconds / removed) * 1e6 : null,
     deadTuplesAfter: dead.rows[0].n,
   };
-  const cpuCreate = (m) => cpuMsPerUnit(m.create.cpu, m.create.created);
-  const ratios = {
-    createCpu: ratio(cpuCreate(full), cpuCreate(empty)),
-    createWal: ratio(full.create.pg?.walBytes, empty.create.pg?.walBytes),
-    latenessP99DeltaMs: full.lateness.lateness.p99 - empty.lateness.lateness.p99,
-    deliveryCpu: ratio(
-      cpuMsPerUnit(full.lateness.cpu, full.lateness.delivered),
-      cpuMsPerUnit(empty.lateness.cpu, empty.lateness.delivered),
-    ),
-  };
-  return {
-    seed,
-    empty,
-    pending: full,
-    retention,
-    ratios,
+  const seeded = {
     seededDelivered: receivers.seeded.distinct() - seededBefore,
     seededLateness: summarize(receivers.seeded.arrivals.map((a) => a.at - a.due)),
     diskBytesAfter: await databaseBytes(stack),
   };
+  await stack.stop();
+  const twin = await startEmpty();
+  let emptyAfter;
+  try {
+    emptyAfter = await measure(twin, receivers.measured, 'empty again');
+  } finally {
+    await twin.stop();
+  }
+  const ratios = {
+    createCpu: ratio(cpuCreate(full), bracket(cpuCreate, emptyBefore, emptyAfter)),
+    createWal: ratio(
+      full.create.pg?.walBytes,
+      bracket((m) => m.create.pg?.walBytes, emptyBefore, emptyAfter),
+    ),
+    latenessP99DeltaMs: difference(
+      full.lateness.lateness.p99,
+      bracket((m) => m.lateness.lateness.p99, emptyBefore, emptyAfter),
+    ),
+    deliveryCpu: ratio(cpuDelivery(full), bracket(cpuDelivery, emptyBefore, emptyAfter)),
+  };
+  return { seed, empty: emptyBefore, emptyAfter, pending: full, retention, ratios, ...seeded };
+}
+
+const cpuCreate = (m) => cpuMsPerUnit(m.create.cpu, m.create.created);
+const cpuDelivery = (m) => cpuMsPerUnit(m.lateness.cpu, m.lateness.delivered);
+
+/** The mean of a figure over the empty database's two measurements (the one that is missing left out). */
+function bracket(pick, before, after) {
+  const xs = [before, after].map(pick).filter((x) => typeof x === 'number' && !Number.isNaN(x));
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
 }
 
 const ratio = (a, b) => (a == null || b == null || !b ? null : a / b);
+const difference = (a, b) => (a == null || b == null ? null : a - b);
 
 function printBacklog(systems, runs) {
   const rows = [];
   for (const s of systems) {
     for (const r of runs[s.key] ?? []) {
       const pair = (what, pick, digits = 3) => {
-        const e = pick(r.empty);
         const f = pick(r.pending);
-        rows.push([`${s.label} #${r.round}`, what, fmt(e, digits), fmt(f, digits), fmt(ratio(f, e), 2)]);
+        const [before, after] = [pick(r.empty), r.emptyAfter ? pick(r.emptyAfter) : null];
+        const e = bracket(pick, r.empty, r.emptyAfter ?? r.empty);
+        rows.push([
+          `${s.label} #${r.round}`,
+          what,
+          fmt(before, digits),
+          fmt(f, digits),
+          fmt(after, digits),
+          fmt(ratio(f, e), 2),
+        ]);
       };
       pair('creates/s', (m) => m.create.perSecond, 0);
       pair('CPU ms per create (server + PostgreSQL)', (m) => cpuMsPerUnit(m.create.cpu, m.create.created));
@@ -193,7 +220,7 @@ function printBacklog(systems, runs) {
   }
   table(
     `backlog: empty vs ${fmt(settings.pending, 0)} pending + ${fmt(settings.pending, 0)} history (same server)`,
-    ['system', 'figure', 'empty', 'backlog', 'ratio'],
+    ['system', 'figure', 'empty before', 'backlog', 'empty after', 'ratio to their mean'],
     rows,
   );
   for (const s of systems) {
@@ -220,7 +247,7 @@ export async function run({ postgres }) {
     const runs = await inRounds(systems, async (system) => {
       const stack = await system.start();
       try {
-        return await backlogRound(stack, receivers);
+        return await backlogRound(stack, system.start, receivers);
       } finally {
         await stack.stop();
       }

@@ -707,7 +707,8 @@ async function walRecords(mark, endLsn) {
   if (!flushed.rows[0].more)
     return { nonHotUpdates: 0, hotUpdates: 0, indexEntries: 0, bytesByTable: {}, byRecord: {} };
   const names = await mark.stack.db.query(
-    `select pg_relation_filenode(c.oid)::text as node, coalesce(t.relname, o.relname, c.relname) as table
+    `select pg_relation_filenode(c.oid)::text as node, coalesce(t.relname, o.relname, c.relname) as table,
+            c.relnamespace = 'pg_catalog'::regnamespace as catalog
        from pg_class c
        left join pg_index i on i.indexrelid = c.oid
        left join pg_class t on t.oid = i.indrelid
@@ -715,6 +716,10 @@ async function walRecords(mark, endLsn) {
       where pg_relation_filenode(c.oid) is not null`,
   );
   const table = new Map(names.rows.map((r) => [r.node, r.table]));
+  // Updates and index entries are counted on the database's own tables, as pg_stat_user_tables counts them: the
+  // catalogs' (pg_statistic rows an autovacuum ANALYZE rewrites inside the window) are PostgreSQL's, not a unit's.
+  // Their WAL still counts, by table.
+  const catalog = new Set(names.rows.filter((r) => r.catalog).map((r) => r.node));
   const { rows } = await admin.query(
     `with b as (
        select distinct start_lsn, relfilenode, resource_manager as rm, record_type as type, record_length as len
@@ -733,9 +738,10 @@ async function walRecords(mark, endLsn) {
     /** @type {Record<string, { n: number, bytes: number }>} */ byRecord: {},
   };
   for (const r of rows) {
-    if (r.rm === 'Heap' && /^UPDATE/.test(r.type)) out.nonHotUpdates += r.n;
-    if (r.rm === 'Heap' && /^HOT_UPDATE/.test(r.type)) out.hotUpdates += r.n;
-    if (r.rm === 'Btree' && /^INSERT_LEAF/.test(r.type)) out.indexEntries += r.n;
+    const own = !catalog.has(r.node);
+    if (own && r.rm === 'Heap' && /^UPDATE/.test(r.type)) out.nonHotUpdates += r.n;
+    if (own && r.rm === 'Heap' && /^HOT_UPDATE/.test(r.type)) out.hotUpdates += r.n;
+    if (own && r.rm === 'Btree' && /^INSERT_LEAF/.test(r.type)) out.indexEntries += r.n;
     const name = table.get(r.node) ?? 'other';
     out.bytesByTable[name] = (out.bytesByTable[name] ?? 0) + r.bytes;
     const kind = `${name} ${r.rm}/${r.type.split(' ')[0]}`;

@@ -287,6 +287,9 @@ describe('SCHED_ALLOWED_PRIVATE_NETWORKS', () => {
     expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '100.64.0.0/10' })).toThrow(
       'holds the cloud metadata address 100.100.100.200',
     );
+    expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '64:ff9b::/96' })).toThrow(
+      '64:ff9b::/96 holds the cloud metadata address 64:ff9b::a9fe:a9fe',
+    );
     expect(() => loadConfig({ SCHED_ALLOWED_PRIVATE_NETWORKS: '0.0.0.0/0' })).toThrow(
       '0.0.0.0/0 would allow every address: the guard would be off',
     );

@@ -50,9 +50,15 @@ function parseNetwork(entry: string): Network | null {
 
 /**
  * Addresses no allowance may open: the clouds' instance metadata services, which hand out the machine's credentials
- * (AWS, GCP and Azure on 169.254.169.254, AWS's IPv6 one, Alibaba's), and the whole address space.
+ * (AWS, GCP and Azure on 169.254.169.254, AWS's IPv6 one, Alibaba's), and the IPv4 ones through the NAT64 prefix.
  */
-const NEVER_ALLOWED = ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200'];
+const NEVER_ALLOWED = [
+  '169.254.169.254',
+  'fd00:ec2::254',
+  '100.100.100.200',
+  '64:ff9b::a9fe:a9fe',
+  '64:ff9b::6464:64c8',
+];
 
 /** Why a network may not be named as a destination's private network, or null when it may. */
 export function destinationNetworkProblem([base, bits]: Network): string | null {
