@@ -3,7 +3,7 @@ import type { SigningSecret } from '@sched/contract';
 import { MAX_ROTATION_GRACE_MS } from '../domain/auth/api-key.js';
 import { parseDuration } from '../domain/schedule/duration.js';
 import { replaceSigningSecret, signingSecretOf, signingSecretsAt } from '../persistence/accounts.js';
-import type { Database } from '../persistence/database.js';
+import type { Database, Sql } from '../persistence/database.js';
 import { recordAudit } from './audit.js';
 import { ValidationError } from './errors.js';
 import { systemClock } from './clock.js';
@@ -19,20 +19,31 @@ export function newSigningSecret(): string {
  * made it at once and by the others within this; the overlap covers that for a planned rotation.
  */
 const SECRETS_TTL_MS = 1000;
+/**
+ * From this age on, a read serves what it has and reads again beside it: an account that keeps sending never waits
+ * for the read (at 1,000 deliveries a second, every delivery that started during a blocking read each second waited
+ * for its round trip), and what it serves was still read at most SECRETS_TTL_MS before.
+ */
+const REFRESH_AFTER_MS = SECRETS_TTL_MS / 2;
+
+type AccountSecrets = { current: string | null; previous: string | null };
+type SecretsRead = { at: number; secrets: Promise<AccountSecrets>; refreshing?: boolean };
 
 /**
  * The account's signing secret (docs/signatures.md): the `/v1/signing-secret` use cases, and the secrets one request
  * of the account is signed with (`secretsFor`).
  */
 export class SigningSecrets {
-  private readonly read = new Map<
-    string,
-    { at: number; secrets: Promise<{ current: string | null; previous: string | null }> }
-  >();
+  private readonly read = new Map<string, SecretsRead>();
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock = systemClock,
+    private readonly readSecrets: (
+      db: Sql,
+      accountId: string,
+      now: Date,
+    ) => Promise<AccountSecrets> = signingSecretsAt,
   ) {}
 
   /**
@@ -43,16 +54,44 @@ export class SigningSecrets {
    */
   async secretsFor(accountId: string, own: string | null): Promise<string[]> {
     if (own === null) return [];
-    const now = this.clock();
-    let entry = this.read.get(accountId);
-    if (!entry || now.getTime() - entry.at > SECRETS_TTL_MS) {
-      entry = { at: now.getTime(), secrets: signingSecretsAt(this.database.sql, accountId, now) };
-      this.read.set(accountId, entry);
-      entry.secrets.catch(() => this.read.delete(accountId));
-    }
-    const { current, previous } = await entry.secrets;
+    const { current, previous } = await this.accountSecrets(accountId);
     if (previous === null || (own !== current && own !== previous)) return [own];
     return current === null ? [previous] : [current, previous];
+  }
+
+  /** What the account's secrets were at most SECRETS_TTL_MS ago; a failed read is not remembered. */
+  private accountSecrets(accountId: string): Promise<AccountSecrets> {
+    const now = this.clock();
+    const entry = this.read.get(accountId);
+    const age = entry ? now.getTime() - entry.at : Number.POSITIVE_INFINITY;
+    if (entry && age <= SECRETS_TTL_MS) {
+      if (age >= REFRESH_AFTER_MS && !entry.refreshing) {
+        entry.refreshing = true;
+        const next: SecretsRead = {
+          at: now.getTime(),
+          secrets: this.readSecrets(this.database.sql, accountId, now),
+        };
+        // Taken only if nothing replaced or forgot the entry meanwhile (a rotation here forgets it).
+        next.secrets.then(
+          () => {
+            if (this.read.get(accountId) === entry) this.read.set(accountId, next);
+          },
+          () => {
+            entry.refreshing = false;
+          },
+        );
+      }
+      return entry.secrets;
+    }
+    const fresh: SecretsRead = {
+      at: now.getTime(),
+      secrets: this.readSecrets(this.database.sql, accountId, now),
+    };
+    this.read.set(accountId, fresh);
+    fresh.secrets.catch(() => {
+      if (this.read.get(accountId) === fresh) this.read.delete(accountId);
+    });
+    return fresh.secrets;
   }
 
   private forget(accountId: string): void {
