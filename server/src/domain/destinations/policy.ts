@@ -72,21 +72,42 @@ export function destinationNetworkProblem([base, bits]: Network): string | null 
 
 /** True when an address lies in one of the networks (an IPv4-mapped address is matched as the IPv4 one). */
 export function inNetworks(ip: string, networks: readonly Network[]): boolean {
-  const text = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  if (!ipaddr.isValid(text)) return false;
-  const address = ipaddr.process(text);
-  return networks.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
+  const address = addressOf(ip);
+  return address !== null && within(address, networks);
 }
 
 /** True when a destination may connect to this address: a public one, or a non-public one the access allows. */
 export function isReachableAddress(ip: string, access: PrivateAccess): boolean {
-  if (access === true || !isBlockedAddress(ip)) return true;
-  return access !== false && inNetworks(ip, access.networks);
+  if (access === true) return true;
+  const address = addressOf(ip);
+  return address !== null && reachable(address, access);
 }
 
 /** True when plain `http:` may be sent to this address: only where non-public addresses may be reached. */
 export function isPlainHttpAllowed(ip: string, access: PrivateAccess): boolean {
   return access === true || (access !== false && inNetworks(ip, access.networks));
+}
+
+/** An address, parsed once for the checks that read it; null when the text is not one (which fails closed). */
+function addressOf(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  try {
+    return ipaddr.parse(ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip);
+  } catch {
+    return null;
+  }
+}
+
+function reachable(address: ipaddr.IPv4 | ipaddr.IPv6, access: PrivateAccess): boolean {
+  if (access === true || !blocked(address)) return true;
+  return access !== false && within(address, access.networks);
+}
+
+function within(address: ipaddr.IPv4 | ipaddr.IPv6, networks: readonly Network[]): boolean {
+  const a =
+    address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+      ? (address as ipaddr.IPv6).toIPv4Address()
+      : address;
+  return networks.some(([base, bits]) => base.kind() === a.kind() && a.match(base, bits));
 }
 
 /** The URL schemes a destination may use. */
@@ -127,10 +148,12 @@ export function checkDestinationUrl(url: string, opts: { allowPrivate: PrivateAc
 
   const literal = ipLiteral(parsed.hostname);
   if (literal !== null) {
-    if (!isReachableAddress(literal, access)) {
+    const address = addressOf(literal);
+    if (address === null || !reachable(address, access)) {
       return { ok: false, message: 'must not target a private, loopback, link-local or reserved address' };
     }
-    return parsed.protocol === 'http:' && !isPlainHttpAllowed(literal, access)
+    // Plain http only into the allowed networks (an `http:` URL is refused earlier when there are none).
+    return parsed.protocol === 'http:' && access !== false && !within(address, access.networks)
       ? { ok: false, message: PLAIN_HTTP_MESSAGE }
       : { ok: true, url: parsed };
   }
@@ -168,11 +191,11 @@ function ipLiteral(hostname: string): string | null {
  * NAT64 64:ff9b::/96, 6to4, Teredo) are judged by the embedded address.
  */
 export function isBlockedAddress(ip: string): boolean {
-  const text = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  if (!ipaddr.isValid(text)) {
-    return true;
-  }
-  const address = ipaddr.parse(text);
+  const address = addressOf(ip);
+  return address === null || blocked(address);
+}
+
+function blocked(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   return address.kind() === 'ipv4'
     ? isBlockedV4(address as ipaddr.IPv4)
     : isBlockedV6(address as ipaddr.IPv6);
