@@ -2,7 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { ActionCreateBody } from './schemas/action.js';
-import { signRequest, verifySignature, whsecSecretProblem } from './signatures.js';
+import {
+  serviceSignature,
+  serviceSignatureV2,
+  type SignedBody,
+  signRequest,
+  standardWebhooksSignature,
+  verifySignature,
+  whsecSecretProblem,
+} from './signatures.js';
 
 const secret = 'my-webhook-secret-0123';
 const whsec = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -403,6 +411,33 @@ describe('without node:crypto (a browser bundle)', () => {
       expect(pure.verifySignature({ secret: whsec, headers: expected, body, now }).ok).toBe(true);
     } finally {
       Object.assign(process, { getBuiltinModule });
+    }
+  });
+});
+
+describe('signRequest with prepared keys', () => {
+  it('signs exactly as the three schemes do one by one, for every kind of secret and body, twice', () => {
+    const secrets = [
+      'plain-secret',
+      `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+      'whsec_not*base64',
+      'é€',
+    ];
+    const bodies: SignedBody[] = ['', '{"a":1}', 'ünïcødé ✓', new TextEncoder().encode('{"bytes":true}')];
+    for (let round = 0; round < 2; round += 1) {
+      for (const body of bodies) {
+        const signed = signRequest({ secret: secrets, messageId: 'act_1.0', timestamp: 1_700_000_000, body });
+        const service = secrets
+          .map(
+            (s) =>
+              `v1=${serviceSignature(s, 1_700_000_000, body)},v2=${serviceSignatureV2(s, 'act_1.0', 1_700_000_000, body)}`,
+          )
+          .join(',');
+        expect(signed['X-Service-Signature']).toBe(`t=1700000000,${service}`);
+        expect(signed['webhook-signature']).toBe(
+          secrets.map((s) => `v1,${standardWebhooksSignature(s, 'act_1.0', 1_700_000_000, body)}`).join(' '),
+        );
+      }
     }
   });
 });
