@@ -42,27 +42,49 @@ const nodeCrypto = (
   globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
 ).process?.getBuiltinModule?.('node:crypto') as typeof NodeCrypto | undefined;
 
+/** A secret's two HMAC keys: its UTF-8 bytes (X-Service-Signature), or Standard Webhooks' (`standardWebhooksKey`). */
+type KeyKind = 'utf8' | 'standard';
+
+function keyBytes(secret: string, kind: KeyKind): Uint8Array {
+  return kind === 'utf8' ? encoder.encode(secret) : standardWebhooksKey(secret);
+}
+
 /**
- * The HMAC keys a signer reuses: node:crypto prepares a key object for each HMAC given raw key material, and a
- * delivery signs three ways, so each secret's two keys are prepared once. Bounded: emptied when full.
+ * The HMAC keys node:crypto has prepared: given raw key material it prepares a key object for each HMAC, and a
+ * delivery signs three ways with two keys, so each secret's keys are prepared once. Bounded: emptied when full.
  */
 const nodeKeys = new Map<string, NodeCrypto.KeyObject>();
 const NODE_KEYS_MAX = 1024;
 
-function nodeKey(cacheKey: string, material: () => string | Uint8Array): NodeCrypto.KeyObject {
-  let key = nodeKeys.get(cacheKey);
+function nodeKey(crypto: typeof NodeCrypto, secret: string, kind: KeyKind): NodeCrypto.KeyObject {
+  const id = `${kind}:${secret}`;
+  let key = nodeKeys.get(id);
   if (key === undefined) {
     if (nodeKeys.size >= NODE_KEYS_MAX) nodeKeys.clear();
-    const raw = material();
-    key = nodeCrypto!.createSecretKey(typeof raw === 'string' ? encoder.encode(raw) : raw);
-    nodeKeys.set(cacheKey, key);
+    key = crypto.createSecretKey(keyBytes(secret, kind));
+    nodeKeys.set(id, key);
   }
   return key;
 }
 
-function mac(key: string | Uint8Array, prefix: string, body: SignedBody): Uint8Array {
-  if (nodeCrypto) return nodeCrypto.createHmac('sha256', key).update(prefix).update(body).digest();
-  return hmac.create(sha256, bytes(key)).update(encoder.encode(prefix)).update(bytes(body)).digest();
+/** HMAC-SHA256 of `prefix` and the body under the secret's key of `kind`, as hex or base64. */
+function mac(
+  secret: string,
+  kind: KeyKind,
+  prefix: string,
+  body: SignedBody,
+  encoding: 'hex' | 'base64',
+): string {
+  if (nodeCrypto) {
+    const key = nodeKey(nodeCrypto, secret, kind);
+    return nodeCrypto.createHmac('sha256', key).update(prefix).update(body).digest(encoding);
+  }
+  const digest = hmac
+    .create(sha256, keyBytes(secret, kind))
+    .update(encoder.encode(prefix))
+    .update(bytes(body))
+    .digest();
+  return encoding === 'hex' ? toHex(digest) : toBase64(digest);
 }
 
 function toHex(digest: Uint8Array): string {
@@ -104,7 +126,7 @@ export function standardWebhooksKey(secret: string): Uint8Array {
 
 /** Hex HMAC of X-Service-Signature v1: "<t>.<body>" (no id: kept for old verifiers only). */
 export function serviceSignature(secret: string, timestamp: number, body: SignedBody): string {
-  return toHex(mac(secret, `${timestamp}.`, body));
+  return mac(secret, 'utf8', `${timestamp}.`, body, 'hex');
 }
 
 /** Hex HMAC of X-Service-Signature v2: "<webhook-id>.<t>.<body>". */
@@ -114,7 +136,7 @@ export function serviceSignatureV2(
   timestamp: number,
   body: SignedBody,
 ): string {
-  return toHex(mac(secret, `${messageId}.${timestamp}.`, body));
+  return mac(secret, 'utf8', `${messageId}.${timestamp}.`, body, 'hex');
 }
 
 /** Base64 HMAC of the Standard Webhooks scheme (without the `v1,` prefix). */
@@ -124,7 +146,7 @@ export function standardWebhooksSignature(
   timestamp: number,
   body: SignedBody,
 ): string {
-  return toBase64(mac(standardWebhooksKey(secret), `${messageId}.${timestamp}.`, body));
+  return mac(secret, 'standard', `${messageId}.${timestamp}.`, body, 'base64');
 }
 
 /**
@@ -143,30 +165,12 @@ export function signRequest(args: {
   if (secrets.length === 0 || secrets.some((secret) => secret.length === 0))
     throw new Error('A webhook secret must not be empty');
   const t = Math.floor(args.timestamp);
-  let service: string[];
-  let standard: string[];
-  if (nodeCrypto) {
-    // The same three signatures as below, with each secret's keys prepared once and the body encoded once (node's
-    // digests encode themselves, without the portable encoders' intermediate strings).
-    const crypto = nodeCrypto;
-    const raw = bytes(body);
-    const sign = (key: NodeCrypto.KeyObject, prefix: string, encoding: 'hex' | 'base64') =>
-      crypto.createHmac('sha256', key).update(prefix).update(raw).digest(encoding);
-    service = secrets.map((secret) => {
-      const key = nodeKey(`utf8:${secret}`, () => secret);
-      return `v1=${sign(key, `${t}.`, 'hex')},v2=${sign(key, `${messageId}.${t}.`, 'hex')}`;
-    });
-    standard = secrets.map((secret) => {
-      const key = nodeKey(`standard:${secret}`, () => standardWebhooksKey(secret));
-      return `v1,${sign(key, `${messageId}.${t}.`, 'base64')}`;
-    });
-  } else {
-    service = secrets.map(
-      (secret) =>
-        `v1=${serviceSignature(secret, t, body)},v2=${serviceSignatureV2(secret, messageId, t, body)}`,
-    );
-    standard = secrets.map((secret) => `v1,${standardWebhooksSignature(secret, messageId, t, body)}`);
-  }
+  // Encoded once for the three signatures (and each secret's keys prepared once: `mac`).
+  const raw = bytes(body);
+  const service = secrets.map(
+    (secret) => `v1=${serviceSignature(secret, t, raw)},v2=${serviceSignatureV2(secret, messageId, t, raw)}`,
+  );
+  const standard = secrets.map((secret) => `v1,${standardWebhooksSignature(secret, messageId, t, raw)}`);
   return {
     [SERVICE_SIGNATURE_HEADER]: `t=${t},${service.join(',')}`,
     [WEBHOOK_ID_HEADER]: messageId,
