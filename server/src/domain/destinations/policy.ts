@@ -37,11 +37,10 @@ function parseNetwork(entry: string): Network | null {
   try {
     if (entry.includes('/')) {
       const [address, bits] = ipaddr.parseCIDR(entry);
-      return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96
-        ? [(address as ipaddr.IPv6).toIPv4Address(), bits - 96]
-        : [address, bits];
+      const base = unmapped(address);
+      return base === address ? [address, bits] : bits >= 96 ? [base, bits - 96] : [address, bits];
     }
-    const address = ipaddr.process(entry);
+    const address = unmapped(ipaddr.parse(entry));
     return [address, address.kind() === 'ipv4' ? 32 : 128];
   } catch {
     return null;
@@ -103,11 +102,15 @@ function reachable(address: ipaddr.IPv4 | ipaddr.IPv6, access: PrivateAccess): b
 }
 
 function within(address: ipaddr.IPv4 | ipaddr.IPv6, networks: readonly Network[]): boolean {
-  const a =
-    address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
-      ? (address as ipaddr.IPv6).toIPv4Address()
-      : address;
+  const a = unmapped(address);
   return networks.some(([base, bits]) => base.kind() === a.kind() && a.match(base, bits));
+}
+
+/** An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) as the IPv4 address it names; any other as it is. */
+function unmapped(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (address as ipaddr.IPv6).toIPv4Address()
+    : address;
 }
 
 /** The URL schemes a destination may use. */
