@@ -30,7 +30,7 @@ describe('history retention', () => {
     status: NewAction['status'],
     updatedAt: Date,
   ): Promise<string> {
-    // Time-ordered, of its creation, as every action's id is (retention reads them as a range of the primary key).
+    // Time-ordered, of its creation, as every action's id is.
     const row = webhookActionRow(accountId, daysAgo(400), { name: label, status, updated_at: updatedAt });
     ids[label] = row.id;
     await insertAction(t.database.sql, row);

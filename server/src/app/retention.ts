@@ -3,9 +3,10 @@ import { PLANS, type Plan, planLimits, retentionCutoff } from '../domain/quota/p
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
 import { AuditSealer } from './audit.js';
 import {
+  type AccountPass,
+  accountsToPurge,
   countExpired,
   emptyPurgeCounts,
-  expiredIdRanges,
   type PurgeCounts,
   type PurgeCutoffs,
   purgeBatch,
@@ -28,8 +29,13 @@ function cutoffsOf(plan: Plan, now: Date): PurgeCutoffs {
   };
 }
 
-/** Actions per batch: each batch is one short transaction, so no lock is held long. */
-const BATCH = 200;
+/**
+ * Actions per batch: each batch is one short transaction (tens of milliseconds), so no lock is held long; a larger
+ * batch spends fewer round trips per action (500,000 actions: 36 s in batches of 200, 26 s in batches of 1,000).
+ */
+const BATCH = 1000;
+/** Accounts with expired actions read at a time. */
+const ACCOUNT_PAGE = 500;
 /** Audit events dropped per transaction (one account's chain at a time). */
 const AUDIT_BATCH = 5_000;
 
@@ -45,6 +51,7 @@ export class RetentionService {
     private readonly clock: Clock,
     private readonly batchSize = BATCH,
     private readonly auditBatchSize = AUDIT_BATCH,
+    private readonly accountPage = ACCOUNT_PAGE,
   ) {}
 
   /** What a purge would delete now, per plan. */
@@ -56,7 +63,7 @@ export class RetentionService {
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       out[plan] = {
-        ...(await countExpired(this.store.sql, plan, cutoffsOf(plan, now), now)),
+        ...(await countExpired(this.store.sql, plan, cutoffsOf(plan, now))),
         audit_events: await countAuditEventsBefore(this.store.sql, plan, cutoff),
       };
     }
@@ -77,36 +84,57 @@ export class RetentionService {
     await new AttemptPartitions(this.store, this.clock).maintain();
     // Pending audit events first: a prefix is cut from the chain, so what is old must be on it.
     await new AuditSealer(this.store).sealAll();
+    const add = (counts: PurgeCounts) => {
+      opts.onBatch?.(counts);
+      for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += counts[k];
+    };
+    const spent = () => opts.budgetMs !== undefined && elapsed() > opts.budgetMs;
+    const incomplete = () => ({ ...total, complete: false });
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
-      // The expired actions' id ranges, each read on from where the last batch stopped; then the rest (loose outbox
-      // rows, live series' old attempts, chains), whose scans would otherwise be paid again by every batch of actions.
       const cutoffs = cutoffsOf(plan, now);
-      const ranges = expiredIdRanges(cutoffs.history, now);
-      let range = ranges.shift() ?? null;
+      // The accounts with expired actions, a page at a time; each account's in batches, each read on from where the
+      // last one stopped.
+      for (let after: string | null = null, more = true; more; ) {
+        const accounts = await accountsToPurge(
+          this.store.sql,
+          plan,
+          cutoffs.history,
+          after,
+          this.accountPage,
+        );
+        more = accounts.length === this.accountPage;
+        after = accounts.at(-1) ?? null;
+        for (const accountId of accounts) {
+          for (let pass: AccountPass | null = { accountId, after: null }; pass !== null; ) {
+            if (spent()) return incomplete();
+            const at: AccountPass = pass;
+            const batch = await this.store.transaction((db) =>
+              purgeBatch(db, plan, cutoffs, this.batchSize, at),
+            );
+            add(batch.counts);
+            pass = batch.actionsFull && batch.last ? { accountId, after: batch.last } : null;
+          }
+        }
+      }
+      // Then the rest (loose outbox rows, live series' old attempts, chains), whose scans would otherwise be paid
+      // again by every batch of actions.
       for (;;) {
-        if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
-        const at = range;
-        const batch = await this.store.transaction((db) => purgeBatch(db, plan, cutoffs, this.batchSize, at));
-        opts.onBatch?.(batch.counts);
-        for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += batch.counts[k];
-        if (at)
-          range =
-            batch.actionsFull && batch.lastActionId
-              ? { ...at, after: batch.lastActionId }
-              : (ranges.shift() ?? null);
-        else if (!batch.more) break;
+        if (spent()) return incomplete();
+        const batch = await this.store.transaction((db) =>
+          purgeBatch(db, plan, cutoffs, this.batchSize, null),
+        );
+        add(batch.counts);
+        if (!batch.more) break;
       }
       for (;;) {
-        if (opts.budgetMs !== undefined && elapsed() > opts.budgetMs) return { ...total, complete: false };
+        if (spent()) return incomplete();
         const dropped = await this.store.transaction(async (db) => {
           const prefix = await nextAuditPrefix(db, plan, cutoff, this.auditBatchSize);
           return prefix ? dropAuditPrefix(db, prefix.accountId, prefix.throughSeq) : 0;
         });
         if (dropped === 0) break;
-        const counts = { ...emptyPurgeCounts(), audit_events: dropped };
-        opts.onBatch?.(counts);
-        total.audit_events += dropped;
+        add({ ...emptyPurgeCounts(), audit_events: dropped });
       }
     }
     // A finished pass leaves no dead rows behind it (a pass cut short by its budget leaves them to the next one's).

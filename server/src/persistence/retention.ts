@@ -3,7 +3,6 @@ import { TERMINAL_STATES } from '../domain/action/states.js';
 import { CHAIN_TERMINAL_STATES } from '../domain/chain/states.js';
 import type { Plan } from '../domain/quota/plans.js';
 import { onUntimedConnection, type Sql } from './database.js';
-import { uuidv7LowerBound } from './ids.js';
 
 /** Rows purged (or, on a dry run, that would be), by table. Rows deleted by cascade are not listed. */
 export interface PurgeCounts {
@@ -62,42 +61,61 @@ function expiredChains(db: Sql, plan: Plan, cutoff: Date) {
     .where('chains.account_id', 'in', planAccounts(db, plan));
 }
 
-/** A keyset range of action ids, both ends exclusive; `before` null for no upper end. */
-export interface IdRange {
-  after: string;
-  before: string | null;
+/** Where a pass over one account's expired actions stands: the last action it read, in the order it reads them. */
+export interface ActionCursor {
+  createdAt: Date;
+  id: string;
 }
 
-const LOWEST_ID = '00000000-0000-0000-0000-000000000000';
-
-/**
- * Where the actions created before `cutoff` are in the primary key. An action's id is time-ordered by its creation,
- * and it can have ended (last changed) only after that, so every action that ended before `cutoff` has an id below
- * the cutoff's: a batch reads a range of the primary key, not the whole table. Rows made before ids were time-ordered
- * have random ids, nearly all sorting above any id of today: the second range, empty on a database made since.
- * (The few random ids that sort between the two come into the first range as the cutoff passes them.)
- */
-export function expiredIdRanges(cutoff: Date, now: Date): IdRange[] {
-  return [
-    { after: LOWEST_ID, before: uuidv7LowerBound(cutoff) },
-    { after: uuidv7LowerBound(new Date(now.getTime() + 86_400_000)), before: null },
-  ];
+/** One account's pass: its id, and where the last batch stopped (null for its first). */
+export interface AccountPass {
+  accountId: string;
+  after: ActionCursor | null;
 }
 
-const inRange = (db: Sql, r: IdRange) => {
-  const q = db.selectFrom('actions').select('actions.id').where('actions.id', '>', r.after);
-  return r.before === null ? q : q.where('actions.id', '<', r.before);
-};
-
 /**
- * Terminal actions of the plan's accounts in the id range `r` that ended (last changed) before `cutoff`, and what
- * hangs off them. Live actions are never selected: only the terminal states are.
+ * Terminal actions that ended (last changed) before `cutoff`, of one account or of every account of a plan. An action
+ * ends after it is made, so each was made before the cutoff too: the account's `(account_id, created_at)` index
+ * bounds the read to the account's own old rows, never another plan's history nor the account's recent one (the
+ * plans share one table, and a pass of a plan without accounts then reads nothing). Live actions are never selected:
+ * only the terminal states are.
  */
-function expiredActions(db: Sql, plan: Plan, cutoff: Date, r: IdRange) {
-  return inRange(db, r)
+function expiredActions(db: Sql, cutoff: Date, of: { accountId: string } | { plan: Plan }) {
+  const q = db
+    .selectFrom('actions')
+    .select('actions.id')
+    .where('actions.created_at', '<', cutoff)
     .where('actions.status', 'in', TERMINAL_STATES)
-    .where('actions.updated_at', '<', cutoff)
-    .where('actions.account_id', 'in', planAccounts(db, plan));
+    .where('actions.updated_at', '<', cutoff);
+  return 'accountId' in of
+    ? q.where('actions.account_id', '=', of.accountId)
+    : q.where('actions.account_id', 'in', planAccounts(db, of.plan));
+}
+
+/**
+ * The next `limit` accounts of the plan after `after` (by id) that have an action past `cutoff` to purge: a pass
+ * visits only those, so a plan of many quiet accounts costs one index probe each.
+ */
+export async function accountsToPurge(
+  db: Sql,
+  plan: Plan,
+  cutoff: Date,
+  after: string | null,
+  limit: number,
+): Promise<string[]> {
+  let q = db
+    .selectFrom('accounts')
+    .select('accounts.id')
+    .where('accounts.plan', '=', plan)
+    .where((eb) =>
+      eb.exists(
+        expiredActions(db, cutoff, { plan }).where('actions.account_id', '=', eb.ref('accounts.id')).limit(1),
+      ),
+    )
+    .orderBy('accounts.id')
+    .limit(limit);
+  if (after !== null) q = q.where('accounts.id', '>', after);
+  return (await q.execute()).map((r) => r.id);
 }
 
 /** Outbox rows of the plan's accounts older than `cutoff` that belong to no action (those go with their action). */
@@ -119,11 +137,8 @@ export async function countExpired(
   db: Sql,
   plan: Plan,
   cutoffs: PurgeCutoffs,
-  now: Date,
 ): Promise<Omit<PurgeCounts, 'audit_events'>> {
-  const cutoff = cutoffs.history;
-  const [low, high] = expiredIdRanges(cutoff, now) as [IdRange, IdRange];
-  const ids = expiredActions(db, plan, cutoff, low).union(expiredActions(db, plan, cutoff, high));
+  const ids = expiredActions(db, cutoffs.history, { plan });
   const count = async (q: Promise<{ n: string | number | bigint }>) => Number((await q).n);
   const [actions, attempts, events, outboxOfActions, outbox, liveAttempts, chains] = await Promise.all([
     count(
@@ -182,30 +197,34 @@ export async function countExpired(
 }
 
 /**
- * With an id range, deletes one batch of at most `limit` expired actions of it with their attempts, reminder events
- * and outbox rows (the rest of their rows go by cascade); repeat with the range's `after` moved to `lastActionId`
- * while `actionsFull`, so each batch reads the primary key on from where the last one stopped. Without one (once
- * every range is done), deletes one batch of expired loose outbox rows, live actions' old attempts and ended chains;
- * repeat while `more`. Call it in a short transaction of its own: the locks held are those of one batch. SKIP LOCKED
- * leaves rows another transaction holds to a later run.
+ * With an account's pass, deletes one batch of at most `limit` of its expired actions with their attempts, reminder
+ * events and outbox rows (the rest of their rows go by cascade), oldest first; repeat with the pass's `after` moved to
+ * `last` while `actionsFull`, so each batch reads the account's index on from where the last one stopped. Without one
+ * (once every account is done), deletes one batch of expired loose outbox rows, live actions' old attempts and ended
+ * chains; repeat while `more`. Call it in a short transaction of its own: the locks held are those of one batch. SKIP
+ * LOCKED leaves rows another transaction holds to a later run.
  */
 export async function purgeBatch(
   db: Sql,
   plan: Plan,
   cutoffs: PurgeCutoffs,
   limit: number,
-  range: IdRange | null,
-): Promise<{ counts: PurgeCounts; more: boolean; actionsFull: boolean; lastActionId: string | null }> {
+  pass: AccountPass | null,
+): Promise<{ counts: PurgeCounts; more: boolean; actionsFull: boolean; last: ActionCursor | null }> {
   const counts = emptyPurgeCounts();
-  if (range) {
-    const ids = (
-      await expiredActions(db, plan, cutoffs.history, range)
-        .orderBy('actions.id')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute()
-    ).map((r) => r.id);
+  if (pass) {
+    let q = expiredActions(db, cutoffs.history, { accountId: pass.accountId })
+      .select('actions.created_at')
+      .orderBy('actions.created_at')
+      .orderBy('actions.id')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked();
+    const after = pass.after;
+    if (after)
+      q = q.where(sql<boolean>`(actions.created_at, actions.id) > (${after.createdAt}, ${after.id})`);
+    const rows = await q.execute();
+    const ids = rows.map((r) => r.id);
     if (ids.length > 0) {
       const deleted = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
         Number((await q.executeTakeFirst()).numDeletedRows);
@@ -218,7 +237,13 @@ export async function purgeBatch(
       await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
       counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
     }
-    return { counts, more: false, actionsFull: ids.length === limit, lastActionId: ids.at(-1) ?? null };
+    const last = rows.at(-1);
+    return {
+      counts,
+      more: false,
+      actionsFull: ids.length === limit,
+      last: last ? { createdAt: last.created_at, id: last.id } : null,
+    };
   }
   const loose = await db
     .deleteFrom('outbox_messages')
@@ -269,7 +294,7 @@ export async function purgeBatch(
     counts,
     more: looseCount === limit || liveAttemptCount === limit || chainIds.length === limit,
     actionsFull: false,
-    lastActionId: null,
+    last: null,
   };
 }
 
