@@ -84,7 +84,9 @@ export function isReachableAddress(ip: string, access: PrivateAccess): boolean {
 
 /** True when plain `http:` may be sent to this address: only where non-public addresses may be reached. */
 export function isPlainHttpAllowed(ip: string, access: PrivateAccess): boolean {
-  return access === true || (access !== false && inNetworks(ip, access.networks));
+  if (access === true) return true;
+  const address = addressOf(ip);
+  return address !== null && plainHttpAllowed(address, access);
 }
 
 /** An address, parsed once for the checks that read it; null when the text is not one (which fails closed). */
@@ -99,6 +101,10 @@ function addressOf(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
 function reachable(address: ipaddr.IPv4 | ipaddr.IPv6, access: PrivateAccess): boolean {
   if (access === true || !blocked(address)) return true;
   return access !== false && within(address, access.networks);
+}
+
+function plainHttpAllowed(address: ipaddr.IPv4 | ipaddr.IPv6, access: PrivateAccess): boolean {
+  return access === true || (access !== false && within(address, access.networks));
 }
 
 function within(address: ipaddr.IPv4 | ipaddr.IPv6, networks: readonly Network[]): boolean {
@@ -155,8 +161,7 @@ export function checkDestinationUrl(url: string, opts: { allowPrivate: PrivateAc
     if (address === null || !reachable(address, access)) {
       return { ok: false, message: 'must not target a private, loopback, link-local or reserved address' };
     }
-    // Plain http only into the allowed networks (an `http:` URL is refused earlier when there are none).
-    return parsed.protocol === 'http:' && access !== false && !within(address, access.networks)
+    return parsed.protocol === 'http:' && !plainHttpAllowed(address, access)
       ? { ok: false, message: PLAIN_HTTP_MESSAGE }
       : { ok: true, url: parsed };
   }
