@@ -9,7 +9,8 @@ import {
   emptyPurgeCounts,
   type PurgeCounts,
   type PurgeCutoffs,
-  purgeBatch,
+  purgeAccountBatch,
+  purgeOtherBatch,
   vacuumPurged,
 } from '../persistence/retention.js';
 import { stopwatch } from './clock.js';
@@ -107,14 +108,14 @@ export class RetentionService {
         more = accounts.length === this.accountPage;
         after = accounts.at(-1) ?? null;
         for (const accountId of accounts) {
-          for (let pass: AccountPass | null = { accountId, after: null }; pass !== null; ) {
+          for (let pass: AccountPass = { accountId, after: null }; ; ) {
             if (spent()) return incomplete();
-            const at: AccountPass = pass;
             const batch = await this.store.transaction((db) =>
-              purgeBatch(db, plan, cutoffs, this.batchSize, at),
+              purgeAccountBatch(db, cutoffs, this.batchSize, pass),
             );
             add(batch.counts);
-            pass = batch.actionsFull && batch.last ? { accountId, after: batch.last } : null;
+            if (!batch.next) break;
+            pass = { accountId, after: batch.next };
           }
         }
       }
@@ -123,7 +124,7 @@ export class RetentionService {
       for (;;) {
         if (spent()) return incomplete();
         const batch = await this.store.transaction((db) =>
-          purgeBatch(db, plan, cutoffs, this.batchSize, null),
+          purgeOtherBatch(db, plan, cutoffs, this.batchSize),
         );
         add(batch.counts);
         if (!batch.more) break;

@@ -74,22 +74,18 @@ export interface AccountPass {
 }
 
 /**
- * Terminal actions that ended (last changed) before `cutoff`, of one account or of every account of a plan. An action
- * ends after it is made, so each was made before the cutoff too: the account's `(account_id, created_at)` index
- * bounds the read to the account's own old rows, never another plan's history nor the account's recent one (the
- * plans share one table, and a pass of a plan without accounts then reads nothing). Live actions are never selected:
- * only the terminal states are.
+ * Terminal actions that ended (last changed) before `cutoff`; the caller says whose (one account, or a plan's). An
+ * action ends after it is made, so each was made before the cutoff too: with an account named, its
+ * `(account_id, created_at)` index bounds the read to the account's own old rows, never another plan's history nor
+ * the account's recent one. Live actions are never selected: only the terminal states are.
  */
-function expiredActions(db: Sql, cutoff: Date, of: { accountId: string } | { plan: Plan }) {
-  const q = db
+function expiredActions(db: Sql, cutoff: Date) {
+  return db
     .selectFrom('actions')
     .select('actions.id')
     .where('actions.created_at', '<', cutoff)
     .where('actions.status', 'in', TERMINAL_STATES)
     .where('actions.updated_at', '<', cutoff);
-  return 'accountId' in of
-    ? q.where('actions.account_id', '=', of.accountId)
-    : q.where('actions.account_id', 'in', planAccounts(db, of.plan));
 }
 
 /**
@@ -108,9 +104,7 @@ export async function accountsToPurge(
     .select('accounts.id')
     .where('accounts.plan', '=', plan)
     .where((eb) =>
-      eb.exists(
-        expiredActions(db, cutoff, { plan }).where('actions.account_id', '=', eb.ref('accounts.id')).limit(1),
-      ),
+      eb.exists(expiredActions(db, cutoff).where('actions.account_id', '=', eb.ref('accounts.id')).limit(1)),
     )
     .orderBy('accounts.id')
     .limit(limit);
@@ -138,7 +132,7 @@ export async function countExpired(
   plan: Plan,
   cutoffs: PurgeCutoffs,
 ): Promise<Omit<PurgeCounts, 'audit_events'>> {
-  const ids = expiredActions(db, cutoffs.history, { plan });
+  const ids = expiredActions(db, cutoffs.history).where('actions.account_id', 'in', planAccounts(db, plan));
   const count = async (q: Promise<{ n: string | number | bigint }>) => Number((await q).n);
   const [actions, attempts, events, outboxOfActions, outbox, liveAttempts, chains] = await Promise.all([
     count(
@@ -197,54 +191,60 @@ export async function countExpired(
 }
 
 /**
- * With an account's pass, deletes one batch of at most `limit` of its expired actions with their attempts, reminder
- * events and outbox rows (the rest of their rows go by cascade), oldest first; repeat with the pass's `after` moved to
- * `last` while `actionsFull`, so each batch reads the account's index on from where the last one stopped. Without one
- * (once every account is done), deletes one batch of expired loose outbox rows, live actions' old attempts and ended
- * chains; repeat while `more`. Call it in a short transaction of its own: the locks held are those of one batch. SKIP
- * LOCKED leaves rows another transaction holds to a later run.
+ * Deletes one batch of at most `limit` of an account's expired actions with their attempts, reminder events and
+ * outbox rows (the rest of their rows go by cascade), oldest first. `next` is where the following batch reads the
+ * account's index on from; null once a batch was not full. Call it in a short transaction of its own: the locks held
+ * are those of one batch. SKIP LOCKED leaves rows another transaction holds to a later run.
  */
-export async function purgeBatch(
+export async function purgeAccountBatch(
+  db: Sql,
+  cutoffs: PurgeCutoffs,
+  limit: number,
+  pass: AccountPass,
+): Promise<{ counts: PurgeCounts; next: ActionCursor | null }> {
+  const counts = emptyPurgeCounts();
+  let q = expiredActions(db, cutoffs.history)
+    .where('actions.account_id', '=', pass.accountId)
+    .select('actions.created_at')
+    .orderBy('actions.created_at')
+    .orderBy('actions.id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  const after = pass.after;
+  if (after) q = q.where(sql<boolean>`(actions.created_at, actions.id) > (${after.createdAt}, ${after.id})`);
+  const rows = await q.execute();
+  const ids = rows.map((r) => r.id);
+  if (ids.length > 0) {
+    const deleted = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
+      Number((await q.executeTakeFirst()).numDeletedRows);
+    counts.delivery_attempts = await deleted(
+      db.deleteFrom('delivery_attempts').where('action_id', 'in', ids),
+    );
+    counts.reminder_events = await deleted(db.deleteFrom('reminder_events').where('action_id', 'in', ids));
+    counts.outbox_messages = await deleted(db.deleteFrom('outbox_messages').where('action_id', 'in', ids));
+    // Refused replies and clicks go with the action they named (not counted: a note about the action's history).
+    await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
+    counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
+  }
+  const last = rows.at(-1);
+  return {
+    counts,
+    next: last && rows.length === limit ? { createdAt: last.created_at, id: last.id } : null,
+  };
+}
+
+/**
+ * Once every account's actions are done: deletes one batch of the plan's expired loose outbox rows, live actions' old
+ * attempts and ended chains; repeat while `more`. A short transaction of its own, as above.
+ */
+export async function purgeOtherBatch(
   db: Sql,
   plan: Plan,
   cutoffs: PurgeCutoffs,
   limit: number,
-  pass: AccountPass | null,
-): Promise<{ counts: PurgeCounts; more: boolean; actionsFull: boolean; last: ActionCursor | null }> {
+): Promise<{ counts: PurgeCounts; more: boolean }> {
   const counts = emptyPurgeCounts();
-  if (pass) {
-    let q = expiredActions(db, cutoffs.history, { accountId: pass.accountId })
-      .select('actions.created_at')
-      .orderBy('actions.created_at')
-      .orderBy('actions.id')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked();
-    const after = pass.after;
-    if (after)
-      q = q.where(sql<boolean>`(actions.created_at, actions.id) > (${after.createdAt}, ${after.id})`);
-    const rows = await q.execute();
-    const ids = rows.map((r) => r.id);
-    if (ids.length > 0) {
-      const deleted = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) =>
-        Number((await q.executeTakeFirst()).numDeletedRows);
-      counts.delivery_attempts = await deleted(
-        db.deleteFrom('delivery_attempts').where('action_id', 'in', ids),
-      );
-      counts.reminder_events = await deleted(db.deleteFrom('reminder_events').where('action_id', 'in', ids));
-      counts.outbox_messages = await deleted(db.deleteFrom('outbox_messages').where('action_id', 'in', ids));
-      // Refused replies and clicks go with the action they named (not counted: a note about the action's history).
-      await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
-      counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
-    }
-    const last = rows.at(-1);
-    return {
-      counts,
-      more: false,
-      actionsFull: ids.length === limit,
-      last: last ? { createdAt: last.created_at, id: last.id } : null,
-    };
-  }
   const loose = await db
     .deleteFrom('outbox_messages')
     .where(
@@ -290,12 +290,7 @@ export async function purgeBatch(
     );
   }
   // A full batch of any kind may have left more behind.
-  return {
-    counts,
-    more: looseCount === limit || liveAttemptCount === limit || chainIds.length === limit,
-    actionsFull: false,
-    last: null,
-  };
+  return { counts, more: looseCount === limit || liveAttemptCount === limit || chainIds.length === limit };
 }
 
 /** The tables a purge deletes rows from, by the count that says it did, with those its foreign keys cascade to. */
