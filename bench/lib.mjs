@@ -27,8 +27,25 @@ export async function serverPackage(root) {
   return import(pathToFileURL(entry).href);
 }
 
-/** Wall-clock milliseconds with sub-millisecond resolution (same clock as Date.now()). */
-export const nowMs = () => performance.timeOrigin + performance.now();
+/**
+ * Wall-clock milliseconds with sub-millisecond resolution, on the clock of Date.now(): the one sched and the
+ * baselines set due times on. `performance.timeOrigin + performance.now()` is not that clock: it is the wall clock
+ * read once at the process's start and then the monotonic one, so after the system adjusts its clock (a VM's time
+ * sync stepped it by 7 ms during one 20-minute run) every lateness measured with it is off by the step. Here the
+ * monotonic clock is re-anchored whenever Date.now() (the wall clock truncated to the millisecond) disagrees with it.
+ */
+let wallOffset = Date.now() + 0.5 - performance.now();
+export const nowMs = () => {
+  const p = performance.now();
+  const wall = Date.now();
+  const t = p + wallOffset;
+  if (t >= wall && t < wall + 1) return t;
+  // The least move that agrees with Date.now(): repeated reads narrow the offset to well under a millisecond.
+  const moved = t < wall ? wall - t : wall + 0.999 - t;
+  wallOffset += moved;
+  if (Math.abs(moved) > 2) log(`the wall clock moved by ${moved.toFixed(1)} ms: timestamps follow it`);
+  return p + wallOffset;
+};
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const log = (msg) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 23)}] ${msg}\n`);
