@@ -138,6 +138,19 @@ export function collectOption(value: string, previous: string[] | undefined): st
   return [...(previous ?? []), value];
 }
 
+/** Under a list page for people: where it is in the list, and how to see more (nothing when it is the only page). */
+export function printPageLine(
+  cmd: Command,
+  meta: { current_page: number; last_page: number; total: number; total_exact?: boolean },
+  noun: string,
+): void {
+  if (wantsJson(cmd) || meta.last_page <= 1) return;
+  const about = meta.total_exact === false ? 'about ' : '';
+  process.stdout.write(
+    `page ${meta.current_page} of ${about}${meta.last_page} (${about}${meta.total} ${noun}; --page N or --all for more)\n`,
+  );
+}
+
 /** Prints JSON for scripts (`--json`), or the given text for people. */
 export function printText(cmd: Command, value: unknown, text: string): void {
   if (wantsJson(cmd)) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -22,7 +22,7 @@ import { outboxApi } from './outbox.js';
 import { templatesApi, trigger } from './templates.js';
 import { type ConnectionOptions, callArgs, createRawClient, type RawClient } from './raw.js';
 import { type CallOptions, createTransport, type TransportOptions } from './transport.js';
-import type { ActionStats, ResponseResult, Schedule, TriggerAnswer } from './types.js';
+import type { ActionStats, PaginationMeta, ResponseResult, Schedule, TriggerAnswer } from './types.js';
 import { unwrap } from './unwrap.js';
 
 export { unwrap } from './unwrap.js';
@@ -41,7 +41,7 @@ export interface PendingApprovalsQuery {
 
 export interface PendingApprovalsPage {
   data: ApprovalSummary[];
-  meta: { current_page: number; last_page: number; total: number; per_page: number };
+  meta: PaginationMeta;
 }
 
 /** Contacts: reusable recipients (`contact:<id>:email`). The list is not paginated. */

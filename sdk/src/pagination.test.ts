@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { collect, paginate, paginatePages } from './pagination.js';
 import type { Page } from './types.js';
 
-function fakeList(total: number) {
+/** A list of `total` items; `estimate` is the total it reports instead, as an estimate (`total_exact: false`). */
+function fakeList(total: number, estimate?: number) {
   const items = Array.from({ length: total }, (_, i) => i + 1);
+  const reported = estimate ?? total;
   type Query = { page?: number; per_page?: number; status?: string };
   const calls: Query[] = [];
   const fetchPage = async (q: Query): Promise<Page<number>> => {
@@ -14,8 +16,9 @@ function fakeList(total: number) {
       data: items.slice((page - 1) * perPage, page * perPage),
       meta: {
         current_page: page,
-        last_page: Math.max(1, Math.ceil(total / perPage)),
-        total,
+        last_page: Math.max(1, Math.ceil(reported / perPage)),
+        total: reported,
+        ...(estimate === undefined ? {} : { total_exact: false }),
         per_page: perPage,
       },
     };
@@ -68,5 +71,14 @@ describe('paginate', () => {
       [2, [3, 4]],
       [3, [5]],
     ]);
+  });
+
+  it('walks an estimated total to the first short page, whether the estimate falls short or goes past', async () => {
+    const short = fakeList(7, 4);
+    expect(await collect(paginate(short.fetchPage, { per_page: 3 }))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(short.calls.map((c) => c.page)).toEqual([1, 2, 3]);
+    const long = fakeList(6, 12);
+    expect(await collect(paginate(long.fetchPage, { per_page: 3 }))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(long.calls.map((c) => c.page)).toEqual([1, 2, 3]);
   });
 });

@@ -2,8 +2,10 @@ import type { Page } from './types.js';
 
 /**
  * Walks a paginated list from `query.page` (default 1) to the last page, one request per page, yielding each page.
- * Stops at `meta.last_page` or at the first empty page. Pages are offsets into a list ordered newest first, so
- * actions created while the walk runs shift later pages: an item may then appear twice; use ids to deduplicate.
+ * Stops at `meta.last_page` or at the first empty page; when the total is an estimate (`meta.total_exact` false:
+ * more than 10,000 items match), at the first page shorter than `per_page` instead, since the estimate may fall
+ * short. Pages are offsets into a list ordered newest first, so actions created while the walk runs shift later
+ * pages: an item may then appear twice; use ids to deduplicate.
  */
 export async function* paginatePages<T, Q extends { page?: number | undefined }>(
   fetchPage: (query: Q) => Promise<Page<T>>,
@@ -13,7 +15,12 @@ export async function* paginatePages<T, Q extends { page?: number | undefined }>
   for (;;) {
     const result = await fetchPage({ ...query, page });
     yield result;
-    if (result.data.length === 0 || page >= result.meta.last_page) return;
+    if (result.data.length === 0) return;
+    const last =
+      result.meta.total_exact === false
+        ? result.data.length < result.meta.per_page
+        : page >= result.meta.last_page;
+    if (last) return;
     page += 1;
   }
 }

@@ -3920,7 +3920,10 @@ export interface components {
         PaginationMeta: {
             current_page: number;
             last_page: number;
+            /** @description How many items the filter matches: counted exactly up to 10,000; past that, PostgreSQL's estimate (`total_exact` false), since counting millions of rows takes seconds. */
             total: number;
+            /** @description Present, and false, only when `total` (and so `last_page`) is an estimate: more than 10,000 items match. Walk such a list until a page comes back shorter than `per_page`. */
+            total_exact?: boolean;
             per_page: number;
         };
         Pause: {
@@ -5273,6 +5276,7 @@ export interface operations {
                      *         "current_page": 1,
                      *         "last_page": 1,
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "per_page": 1
                      *       }
                      *     }
@@ -9195,6 +9199,7 @@ export interface operations {
                      *         "current_page": 1,
                      *         "last_page": 1,
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "per_page": 1
                      *       }
                      *     }
@@ -10832,6 +10837,7 @@ export interface operations {
                      *         "current_page": 1,
                      *         "last_page": 1,
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "per_page": 1
                      *       }
                      *     }
@@ -12554,6 +12560,7 @@ export interface operations {
                      *         "current_page": 1,
                      *         "last_page": 1,
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "per_page": 1
                      *       }
                      *     }
@@ -15298,6 +15305,7 @@ export interface operations {
                      *         "current_page": 1,
                      *         "last_page": 1,
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "per_page": 1
                      *       }
                      *     }
@@ -16086,6 +16094,7 @@ export interface operations {
                      *         "current_page": 1,
                      *         "last_page": 1,
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "per_page": 1
                      *       }
                      *     }
@@ -16827,6 +16836,7 @@ export interface operations {
                      *         "current_page": 1,
                      *         "last_page": 1,
                      *         "total": 1,
+                     *         "total_exact": true,
                      *         "per_page": 1
                      *       }
                      *     }

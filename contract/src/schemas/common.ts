@@ -36,7 +36,14 @@ export const PaginationMeta = z
   .object({
     current_page: z.number().int(),
     last_page: z.number().int(),
-    total: z.number().int(),
+    total: z.number().int().meta({
+      description:
+        "How many items the filter matches: counted exactly up to 10,000; past that, PostgreSQL's estimate (`total_exact` false), since counting millions of rows takes seconds.",
+    }),
+    total_exact: z.boolean().optional().meta({
+      description:
+        'Present, and false, only when `total` (and so `last_page`) is an estimate: more than 10,000 items match. Walk such a list until a page comes back shorter than `per_page`.',
+    }),
     per_page: z.number().int(),
   })
   .meta({ id: 'PaginationMeta' });

@@ -398,23 +398,26 @@ export function ConfirmButton(props: {
 }
 
 export function Pager(props: {
-  meta: { current_page: number; last_page: number; total: number };
+  meta: { current_page: number; last_page: number; total: number; total_exact?: boolean };
   onPage: (page: number) => void;
   noun: string;
 }) {
   const { current_page: page, last_page: last, total } = props.meta;
+  // Past 10,000 matches the server estimates the total rather than counting it.
+  const about = props.meta.total_exact === false ? 'about ' : '';
   return (
     <nav class="pager" aria-label={`${props.noun} pages`}>
       <span>
+        {about}
         {total} {props.noun}
-        {last > 1 ? ` · page ${page} of ${last}` : ''}
+        {last > 1 ? ` · page ${page} of ${about}${last}` : ''}
       </span>
       {page > 1 && (
         <button type="button" onClick={() => props.onPage(page - 1)}>
           Previous page
         </button>
       )}
-      {page < last && (
+      {(page < last || about !== '') && (
         <button type="button" onClick={() => props.onPage(page + 1)}>
           Next page
         </button>

@@ -1,3 +1,5 @@
+import type { Total } from '../persistence/database.js';
+
 /** A page request as every list endpoint takes it (`page` from 1). */
 export interface PageQuery {
   page: number;
@@ -6,7 +8,14 @@ export interface PageQuery {
 
 export interface Page<T> {
   data: T[];
-  meta: { current_page: number; last_page: number; total: number; per_page: number };
+  meta: {
+    current_page: number;
+    last_page: number;
+    total: number;
+    /** Only when false: the spec's lists have no such member, so a counted total leaves it out. */
+    total_exact?: false;
+    per_page: number;
+  };
 }
 
 /** The rows a page request covers, for the list statement. */
@@ -15,13 +24,14 @@ export function pageWindow(q: PageQuery): { limit: number; offset: number } {
 }
 
 /** The list answer: `{ data, meta }`; an empty list still has one (empty) last page. */
-export function pageOf<T>(data: T[], total: number, q: PageQuery): Page<T> {
+export function pageOf<T>(data: T[], { total, exact = true }: Total, q: PageQuery): Page<T> {
   return {
     data,
     meta: {
       current_page: q.page,
       last_page: Math.max(1, Math.ceil(total / q.per_page)),
       total,
+      ...(exact ? {} : { total_exact: false as const }),
       per_page: q.per_page,
     },
   };

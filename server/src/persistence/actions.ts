@@ -3,7 +3,7 @@ import type { ActionMode, ErrorClass } from '@sched/contract';
 import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES, phaseOf } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
-import { newestFirstPage, type Sql, type Tables } from './database.js';
+import { type Listing, newestFirstPage, type Sql, type Tables } from './database.js';
 import { failedInboxTotal } from './failed-inbox.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
@@ -145,9 +145,9 @@ export async function listActions(
   accountId: string,
   f: ActionFilter,
   page: { limit: number; offset: number },
-): Promise<{ total: number; rows: ActionRow[] }> {
+): Promise<Listing<ActionRow>> {
   const kept = isFailedInbox(f) ? () => failedInboxTotal(db, accountId) : undefined;
-  return newestFirstPage(matchingActions(db, accountId, f), page, kept);
+  return newestFirstPage(db, matchingActions(db, accountId, f), page, kept);
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OperatorEventType } from '@sched/contract';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
-import type { Sql, Tables } from './database.js';
+import { type Listing, newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** Rows of the alert tables, typed from their entities (persistence/entities/alert.ts). */
 export type AlertRuleRow = Selectable<Tables['alert_rules']>;
@@ -45,19 +45,8 @@ export async function listAlertRules(
   db: Sql,
   accountId: string,
   page: { limit: number; offset: number },
-): Promise<{ total: number; rows: AlertRuleRow[] }> {
-  const filtered = db.selectFrom('alert_rules').where('account_id', '=', accountId);
-  const [count, rows] = await Promise.all([
-    filtered.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
-    filtered
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-  ]);
-  return { total: Number(count?.total ?? 0), rows };
+): Promise<Listing<AlertRuleRow>> {
+  return newestFirstPage(db, db.selectFrom('alert_rules').where('account_id', '=', accountId), page);
 }
 
 export async function countAlertRules(db: Sql, accountId: string): Promise<number> {

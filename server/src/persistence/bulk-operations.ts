@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { ActionState } from '../domain/action/states.js';
 import { type ActionFilter, matchingActions } from './actions.js';
-import { newestFirstPage, type Sql, type Tables } from './database.js';
+import { type Listing, newestFirstPage, type Sql, type Tables } from './database.js';
 
 export type BulkOperationRow = Selectable<Tables['bulk_operations']>;
 
@@ -143,10 +143,10 @@ export async function listBulkOperations(
   accountId: string,
   f: { status?: BulkOperationState },
   page: { limit: number; offset: number },
-): Promise<{ total: number; rows: BulkOperationRow[] }> {
+): Promise<Listing<BulkOperationRow>> {
   let q = db.selectFrom('bulk_operations').where('account_id', '=', accountId);
   if (f.status) q = q.where('status', '=', f.status);
-  return newestFirstPage(q, page);
+  return newestFirstPage(db, q, page);
 }
 
 /** Ends a running operation as `stopped`; null when it is not running (or not the account's). */

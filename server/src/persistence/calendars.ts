@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { newestFirstPage, type Sql, type Tables } from './database.js';
+import { type Listing, newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `calendars` row, typed from the entity (persistence/entities/calendar.ts). Every query names the account. */
 export type CalendarRow = Selectable<Tables['calendars']>;
@@ -40,8 +40,8 @@ export async function listCalendars(
   db: Sql,
   accountId: string,
   page: { limit: number; offset: number },
-): Promise<{ total: number; rows: CalendarRow[] }> {
-  return newestFirstPage(db.selectFrom('calendars').where('account_id', '=', accountId), page);
+): Promise<Listing<CalendarRow>> {
+  return newestFirstPage(db, db.selectFrom('calendars').where('account_id', '=', accountId), page);
 }
 
 export async function updateCalendar(

@@ -1,7 +1,7 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { ChainState, StepStatus } from '@sched/contract';
 import { accountSigningSecretQuery } from './accounts.js';
-import { newestFirstPage, type Sql, type Tables } from './database.js';
+import { type Listing, newestFirstPage, type Sql, type Tables } from './database.js';
 import { CHAIN_DUE_CHANNEL } from './entities/action.js';
 
 export { CHAIN_DUE_CHANNEL };
@@ -81,10 +81,10 @@ export async function listChains(
   accountId: string,
   f: { status?: ChainState },
   page: { limit: number; offset: number },
-): Promise<{ total: number; rows: ChainRow[] }> {
+): Promise<Listing<ChainRow>> {
   let q = db.selectFrom('chains').where('account_id', '=', accountId);
   if (f.status) q = q.where('status', '=', f.status);
-  return newestFirstPage(q, page);
+  return newestFirstPage(db, q, page);
 }
 
 /**

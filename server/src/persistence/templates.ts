@@ -2,7 +2,7 @@ import type { TemplateType } from '@sched/contract';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Plan } from '../domain/quota/plans.js';
-import { newestFirstPage, type Sql, type Tables } from './database.js';
+import { type Listing, newestFirstPage, type Sql, type Tables } from './database.js';
 
 /** A `templates` row, typed from the entity (persistence/entities/template.ts). */
 export type TemplateRow = Selectable<Tables['templates']>;
@@ -57,10 +57,10 @@ export async function listTemplates(
   accountId: string,
   f: { type?: TemplateType },
   page: { limit: number; offset: number },
-): Promise<{ total: number; rows: TemplateRow[] }> {
+): Promise<Listing<TemplateRow>> {
   let q = db.selectFrom('templates').where('account_id', '=', accountId);
   if (f.type) q = q.where('type', '=', f.type);
-  return newestFirstPage(q, page);
+  return newestFirstPage(db, q, page);
 }
 
 export async function countTemplates(db: Sql, accountId: string): Promise<number> {

@@ -1,6 +1,6 @@
 import type { ActionSummary } from '@sched/sdk';
 import { type Command, Option } from 'commander';
-import { client, print, wantsJson } from '../../runtime.js';
+import { client, print, printPageLine } from '../../runtime.js';
 import { buildListQuery, type ListActionsOptions, MODE_FILTERS, STATUS_FILTERS } from './request.js';
 import { type BulkFilterOptions, inboxQuery, withInboxFlags } from '../bulk/filter.js';
 
@@ -31,11 +31,7 @@ export function configureActionsListCommand(actions: Command): void {
       }
       const page = await sched.actions.list(query);
       print(cmd, page, listTable(page.data));
-      if (!wantsJson(cmd) && page.meta.last_page > 1) {
-        process.stdout.write(
-          `page ${page.meta.current_page} of ${page.meta.last_page} (${page.meta.total} actions; --page N or --all for more)\n`,
-        );
-      }
+      printPageLine(cmd, page.meta, 'actions');
     });
 }
 

@@ -1,6 +1,6 @@
 import type { ChainListQuery, ChainSummary } from '@sched/sdk';
 import { type Command, Option } from 'commander';
-import { client, parseNumber, print, wantsJson } from '../../runtime.js';
+import { client, parseNumber, print, printPageLine } from '../../runtime.js';
 
 import { CHAIN_STATUSES, LIST_COLUMNS } from './show.js';
 
@@ -30,11 +30,7 @@ export function configureChainsListCommand(chains: Command): void {
         }
         const page = await sched.chains.list(query);
         print(cmd, page, { rows: page.data, columns: LIST_COLUMNS });
-        if (!wantsJson(cmd) && page.meta.last_page > 1) {
-          process.stdout.write(
-            `page ${page.meta.current_page} of ${page.meta.last_page} (${page.meta.total} chains; --page N or --all for more)\n`,
-          );
-        }
+        printPageLine(cmd, page.meta, 'chains');
       },
     );
 }

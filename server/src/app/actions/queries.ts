@@ -107,13 +107,13 @@ export class ActionQueries {
   async list(accountId: string, q: ListQuery): Promise<Page<ActionSummary>> {
     const filter = toActionFilter(q);
     // A status that names nothing matches nothing.
-    const { total, rows } =
+    const listing =
       filter === null
         ? { total: 0, rows: [] }
         : await this.deps.reads.run({ accountId, consistency: q.consistency }, (db) =>
             listActions(db, accountId, filter, pageWindow(q)),
           );
-    return pageOf(rows.map(actionSummary), total, q);
+    return pageOf(listing.rows.map(actionSummary), listing, q);
   }
 
   /** The console's overview: actions per state and the last 24 hours of deliveries (`GET /v1/stats`). */

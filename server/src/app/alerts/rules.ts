@@ -124,10 +124,10 @@ export class AlertRules {
     q: { page: number; per_page: number },
     credentials = true,
   ): Promise<Page<AlertRuleSummary>> {
-    const { total, rows } = await listAlertRules(this.deps.store.sql, accountId, pageWindow(q));
+    const { rows, ...counted } = await listAlertRules(this.deps.store.sql, accountId, pageWindow(q));
     return pageOf(
       rows.map((r) => ruleSummary(r, credentials)),
-      total,
+      counted,
       q,
     );
   }

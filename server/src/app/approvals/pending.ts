@@ -29,7 +29,7 @@ export class PendingApprovals {
     if (status === null) throw ValidationError.field('status', `'${q.status}' is not an action status`);
     const within = this.deps.waits ? this.deps.waits.wait(OVERDUE_WITHIN_MS) : OVERDUE_WITHIN_MS;
     const db = this.deps.store.sql;
-    const { total, rows } = await pendingApprovals(
+    const { rows, ...counted } = await pendingApprovals(
       db,
       accountId,
       {
@@ -56,6 +56,6 @@ export class PendingApprovals {
         created_at: r.created_at.toISOString(),
       })),
     );
-    return pageOf(data, total, q);
+    return pageOf(data, counted, q);
   }
 }

@@ -147,13 +147,13 @@ export class BulkOperations {
     accountId: string,
     q: PageQuery & { status?: BulkOperationState | undefined },
   ): Promise<Page<BulkOperation>> {
-    const { total, rows } = await listBulkOperations(
+    const { rows, ...counted } = await listBulkOperations(
       this.store.sql,
       accountId,
       q.status ? { status: q.status } : {},
       pageWindow(q),
     );
-    return pageOf(rows.map(bulkOperationView), total, q);
+    return pageOf(rows.map(bulkOperationView), counted, q);
   }
 
   /** Stops a running operation: the batch in progress commits first (it holds the row), nothing after it runs. */

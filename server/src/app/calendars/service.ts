@@ -57,8 +57,8 @@ export class CalendarService {
   }
 
   async list(accountId: string, q: PageQuery): Promise<Page<Calendar>> {
-    const { total, rows } = await listCalendars(this.deps.store.sql, accountId, pageWindow(q));
-    return pageOf(rows.map(calendarView), total, q);
+    const { rows, ...counted } = await listCalendars(this.deps.store.sql, accountId, pageWindow(q));
+    return pageOf(rows.map(calendarView), counted, q);
   }
 
   async get(accountId: string, id: string): Promise<Calendar> {

@@ -158,13 +158,13 @@ export class ChainService {
     accountId: string,
     q: { status?: Chain['status'] | undefined; page: number; per_page: number },
   ): Promise<Page<ChainSummary>> {
-    const { total, rows } = await listChains(
+    const { rows, ...counted } = await listChains(
       this.store.sql,
       accountId,
       q.status ? { status: q.status } : {},
       pageWindow(q),
     );
-    return pageOf(rows.map(chainSummary), total, q);
+    return pageOf(rows.map(chainSummary), counted, q);
   }
 
   /** `credentials`: whether the caller's key has `write` (else the callback URL shows its origin only). */

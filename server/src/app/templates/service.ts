@@ -82,13 +82,13 @@ export class TemplateService {
     accountId: string,
     q: { type?: TemplateType | undefined; page: number; per_page: number },
   ): Promise<Page<TemplateSummary>> {
-    const { total, rows } = await listTemplates(
+    const { rows, ...counted } = await listTemplates(
       this.deps.store.sql,
       accountId,
       q.type ? { type: q.type } : {},
       pageWindow(q),
     );
-    return pageOf(rows.map(templateSummary), total, q);
+    return pageOf(rows.map(templateSummary), counted, q);
   }
 
   /** `credentials`: whether the caller's key may see stored header values (seesCredentials). */

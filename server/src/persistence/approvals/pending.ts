@@ -1,7 +1,7 @@
 import { RECIPIENT_STATUS } from '@sched/contract';
 import { sql } from 'kysely';
 import type { ActionRow } from '../actions.js';
-import type { Sql } from '../database.js';
+import { countMatching, type Listing, type Sql } from '../database.js';
 
 export interface PendingFilter {
   status: string;
@@ -30,7 +30,7 @@ export async function pendingApprovals(
   accountId: string,
   f: PendingFilter,
   page: { limit: number; offset: number },
-): Promise<{ total: number; rows: (ActionRow & { overdue: boolean })[] }> {
+): Promise<Listing<ActionRow & { overdue: boolean }>> {
   let q = db
     .selectFrom('actions')
     .where('account_id', '=', accountId)
@@ -48,8 +48,8 @@ export async function pendingApprovals(
     );
   }
   if (f.overdueOnly) q = q.where(overdueExpression(f.overdueBefore));
-  const [count, rows] = await Promise.all([
-    q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirst(),
+  const [total, rows] = await Promise.all([
+    countMatching(db, q),
     q
       .selectAll()
       .select(overdueExpression(f.overdueBefore).as('overdue'))
@@ -60,8 +60,5 @@ export async function pendingApprovals(
       .offset(page.offset)
       .execute(),
   ]);
-  return {
-    total: Number(count?.total ?? 0),
-    rows: rows as unknown as (ActionRow & { overdue: boolean })[],
-  };
+  return { ...total, rows: rows as unknown as (ActionRow & { overdue: boolean })[] };
 }
