@@ -1,17 +1,21 @@
 import { createClient } from '@sched/sdk';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.js';
+import { consolePages } from '../support/console.js';
 import { createTestDatabase } from '../support/database.js';
 import { seedActions, sqlValue } from '../support/seed.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
 // Past 10,000 matching actions, `GET /v1/actions` estimates its `meta.total` instead of counting (a count of ten
 // million took seconds) and says so with `total_exact: false`; below, the answer is as before, without the member.
-// The SDK's walk and the CLI follow the estimate without losing an action.
-describe('a list whose total is estimated, through HTTP, the SDK and the sched binary', {
+// The SDK's walk, the CLI and the console follow the estimate without losing an action.
+describe('a list whose total is estimated, through HTTP, the SDK, the sched binary and the console', {
   timeout: 120_000,
 }, () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
+  let browser: Browser | null = null;
   const SEEDED = 10_250;
 
   beforeAll(async () => {
@@ -30,6 +34,7 @@ describe('a list whose total is estimated, through HTTP, the SDK and the sched b
     await sqlValue(db.url, 'analyze actions');
   }, 60_000);
   afterAll(async () => {
+    await browser?.close();
     await server?.stop();
     await db?.drop();
   });
@@ -55,5 +60,18 @@ describe('a list whose total is estimated, through HTTP, the SDK and the sched b
     const listed = await runCli(['actions', 'list', '--per-page', '5'], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/page 1 of about \d+ \(about \d+ actions; --page N or --all for more\)/);
+  });
+
+  it('the console says about so many, and offers the next page', async (ctx) => {
+    browser = await launchBrowser();
+    if (!browser) return ctx.skip();
+    const pages = consolePages(browser);
+    const page = await pages.open();
+    await pages.signIn(page, server.url, server.apiKey);
+    await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Actions' }).click();
+    const pager = page.getByRole('navigation', { name: 'actions pages' });
+    await expect.poll(() => pager.textContent()).toMatch(/^about \d+ actions · page 1 of about \d+/);
+    expect(await pager.getByRole('button', { name: 'Next page' }).count()).toBe(1);
+    expect(pages.csp.flat()).toEqual([]);
   });
 });
