@@ -1,3 +1,4 @@
+import type { Buffer as NodeBuffer } from 'node:buffer';
 import type * as NodeCrypto from 'node:crypto';
 import { hmac } from '@noble/hashes/hmac';
 import { sha256 } from '@noble/hashes/sha2';
@@ -67,6 +68,25 @@ function nodeKey(crypto: typeof NodeCrypto, secret: string, kind: KeyKind): Node
   return key;
 }
 
+/** HMAC-SHA256 of `prefix` and the body under the secret's key of `kind`. */
+function digestOf(secret: string, kind: KeyKind, prefix: string, body: SignedBody): Uint8Array {
+  if (nodeCrypto) {
+    const key = nodeKey(nodeCrypto, secret, kind);
+    return nodeCrypto.createHmac('sha256', key).update(prefix).update(body).digest();
+  }
+  return hmac
+    .create(sha256, keyBytes(secret, kind))
+    .update(encoder.encode(prefix))
+    .update(bytes(body))
+    .digest();
+}
+
+function encode(digest: Uint8Array, encoding: 'hex' | 'base64'): string {
+  // node:crypto's digests are Buffers, which encode themselves.
+  if (nodeCrypto) return (digest as NodeBuffer).toString(encoding);
+  return encoding === 'hex' ? toHex(digest) : toBase64(digest);
+}
+
 /** HMAC-SHA256 of `prefix` and the body under the secret's key of `kind`, as hex or base64. */
 function mac(
   secret: string,
@@ -75,16 +95,7 @@ function mac(
   body: SignedBody,
   encoding: 'hex' | 'base64',
 ): string {
-  if (nodeCrypto) {
-    const key = nodeKey(nodeCrypto, secret, kind);
-    return nodeCrypto.createHmac('sha256', key).update(prefix).update(body).digest(encoding);
-  }
-  const digest = hmac
-    .create(sha256, keyBytes(secret, kind))
-    .update(encoder.encode(prefix))
-    .update(bytes(body))
-    .digest();
-  return encoding === 'hex' ? toHex(digest) : toBase64(digest);
+  return encode(digestOf(secret, kind, prefix, body), encoding);
 }
 
 function toHex(digest: Uint8Array): string {
@@ -120,8 +131,13 @@ export function whsecSecretProblem(secret: string): string | null {
  * since L6, but possibly stored before) is keyed like a plain secret, never with an empty key.
  */
 export function standardWebhooksKey(secret: string): Uint8Array {
+  return whsecKey(secret) ?? encoder.encode(secret);
+}
+
+/** The key a usable `whsec_` secret decodes to; null for any other secret, which both schemes key by its UTF-8 bytes. */
+function whsecKey(secret: string): Uint8Array | null {
   const key = secret.startsWith(WHSEC_PREFIX) ? fromBase64(secret.slice(WHSEC_PREFIX.length)) : null;
-  return key && key.length > 0 ? key : encoder.encode(secret);
+  return key && key.length > 0 ? key : null;
 }
 
 /** Hex HMAC of X-Service-Signature v1: "<t>.<body>" (no id: kept for old verifiers only). */
@@ -165,12 +181,19 @@ export function signRequest(args: {
   if (secrets.length === 0 || secrets.some((secret) => secret.length === 0))
     throw new Error('A webhook secret must not be empty');
   const t = Math.floor(args.timestamp);
-  // Encoded once for the three signatures (and each secret's keys prepared once: `mac`).
+  // Encoded once for the three signatures (and each secret's keys prepared once: `digestOf`).
   const raw = bytes(body);
-  const service = secrets.map(
-    (secret) => `v1=${serviceSignature(secret, t, raw)},v2=${serviceSignatureV2(secret, messageId, t, raw)}`,
-  );
-  const standard = secrets.map((secret) => `v1,${standardWebhooksSignature(secret, messageId, t, raw)}`);
+  const service: string[] = [];
+  const standard: string[] = [];
+  for (const secret of secrets) {
+    // v2 and Standard Webhooks sign the same text; unless the secret is a `whsec_` one, with the same key too, so
+    // one digest serves both, in hex and in base64.
+    const signed = `${messageId}.${t}.`;
+    const v2 = digestOf(secret, 'utf8', signed, raw);
+    const std = whsecKey(secret) === null ? v2 : digestOf(secret, 'standard', signed, raw);
+    service.push(`v1=${serviceSignature(secret, t, raw)},v2=${encode(v2, 'hex')}`);
+    standard.push(`v1,${encode(std, 'base64')}`);
+  }
   return {
     [SERVICE_SIGNATURE_HEADER]: `t=${t},${service.join(',')}`,
     [WEBHOOK_ID_HEADER]: messageId,
