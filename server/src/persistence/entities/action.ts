@@ -48,6 +48,8 @@ const PHASE_SQL = `(case when status in ${sqlList(PENDING_STATES)} then '${PENDI
 const FAILED_AT_SQL = `(case when status = '${FAILED}' then updated_at else null::timestamp with time zone end) stored`;
 /** What queries of the due and held attempts add (as literals) so the planner can use the partial indexes below. */
 export const PENDING_PHASE_SQL = `phase = '${PENDING_PHASE}'`;
+/** The phase (and state) of an approval waiting for an answer. */
+const AWAITING_PHASE: ActionPhase = phaseOf('awaiting_response');
 
 /**
  * The channel the `action_changed` trigger notifies with an action's id, at the commit of the transaction that moved
@@ -97,6 +99,12 @@ export const ActionSchema = defineEntity({
       name: 'actions_account_phase_index',
       expression:
         'create index "actions_account_phase_index" on "actions" ("account_id", "phase", "created_at") where "chain_id" is null',
+    },
+    // The approvals waiting for an answer, chains' gate steps included: what `GET /v1/approvals` lists and counts.
+    // Few rows (only approvals, only while they wait), so a list of them reads no other action.
+    {
+      name: 'actions_awaiting_index',
+      expression: `create index "actions_awaiting_index" on "actions" ("account_id", "created_at") where "phase" = '${AWAITING_PHASE}'`,
     },
     {
       name: 'actions_account_destination_host_index',

@@ -38,6 +38,7 @@ import { Migration20261128210000_InboxCount } from './Migration20261128210000_In
 import { Migration20261128230000_FailedInboxCount } from './Migration20261128230000_FailedInboxCount.js';
 import { Migration20261129020000_AuditPendingOnce } from './Migration20261129020000_AuditPendingOnce.js';
 import { Migration20261129030000_ColdColumnsLast } from './Migration20261129030000_ColdColumnsLast.js';
+import { Migration20261129140000_AwaitingIndex } from './Migration20261129140000_AwaitingIndex.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -111,4 +112,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128230000_FailedInboxCount', class: Migration20261128230000_FailedInboxCount },
   { name: 'Migration20261129020000_AuditPendingOnce', class: Migration20261129020000_AuditPendingOnce },
   { name: 'Migration20261129030000_ColdColumnsLast', class: Migration20261129030000_ColdColumnsLast },
+  { name: 'Migration20261129140000_AwaitingIndex', class: Migration20261129140000_AwaitingIndex },
 ];
