@@ -10,13 +10,14 @@
  *
  * Both roles run in development mode, so that builds from before `SCHED_ALLOWED_PRIVATE_NETWORKS` reach loopback too.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startServe } from './serve.mjs';
 
 const here = resolve(fileURLToPath(import.meta.url), '..', '..');
 const root = resolve(process.argv[2] ?? here);
@@ -42,35 +43,22 @@ await new Promise((ok) => receiver.listen(0, '127.0.0.1', () => ok(undefined)));
 const address = receiver.address();
 const rx = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
-const port = 20_000 + Math.floor(Math.random() * 10_000);
 const env = {
   ...process.env,
   NODE_ENV: 'development',
   DATABASE_URL: embedded.url,
   SCHED_DATA_DIR: dataDir,
-  PORT: String(port),
-  HOST: '127.0.0.1',
   SCHED_RATE_LIMIT_FACTOR: '100000',
   // The one a build knows: loopback allowed (newer builds), or every private destination (older ones).
   SCHED_ALLOWED_PRIVATE_NETWORKS: '127.0.0.1/32',
   SCHED_ALLOW_PRIVATE_DESTINATIONS: 'true',
 };
 const bin = join(root, 'cli', 'dist', 'bin.js');
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, bin, 'serve'], {
+const { child, base } = await startServe({
+  root,
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`],
   env,
-  stdio: ['ignore', 'ignore', 'inherit'],
 });
-process.on('exit', () => child.kill('SIGKILL'));
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i += 1) {
-  const up = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
-    (r) => r.ok,
-    () => false,
-  );
-  if (up) break;
-  if (i > 150) throw new Error('the server did not start');
-  await new Promise((r) => setTimeout(r, 200));
-}
 const account = JSON.parse(
   execFileSync(
     process.execPath,

@@ -9,13 +9,14 @@
  *
  *   N=20000 node scripts/gc-pauses.mjs
  */
-import { spawn } from 'node:child_process';
+
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startServe } from './serve.mjs';
 
 const root = resolve(fileURLToPath(import.meta.url), '..', '..');
 const server = await import(pathToFileURL(join(root, 'server', 'dist', 'index.js')).href);
@@ -44,33 +45,21 @@ await new Promise((ok) => receiver.listen(0, '127.0.0.1', () => ok(undefined)));
 const address = receiver.address();
 const rx = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 
-const port = 20_000 + Math.floor(Math.random() * 10_000);
 const gcLog = join(dataDir, 'gc.log');
 const started = Date.now();
-const child = spawn(process.execPath, ['--trace-gc', join(root, 'cli', 'dist', 'bin.js'), 'serve'], {
+const { child, base } = await startServe({
+  root,
+  nodeArgs: ['--trace-gc'],
   env: {
     ...process.env,
     NODE_ENV: 'production',
     SCHED_ALLOWED_PRIVATE_NETWORKS: '127.0.0.1',
     DATABASE_URL: embedded.url,
     SCHED_DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
     SCHED_RATE_LIMIT_FACTOR: '100000',
   },
-  stdio: ['ignore', openSync(gcLog, 'w'), 'inherit'],
+  stdout: openSync(gcLog, 'w'),
 });
-process.on('exit', () => child.kill('SIGKILL'));
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i += 1) {
-  const up = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
-    (r) => r.ok,
-    () => false,
-  );
-  if (up) break;
-  if (i > 150) throw new Error('the server did not start');
-  await new Promise((r) => setTimeout(r, 200));
-}
 const apiKey = /SCHED_API_KEY=(\S+)/.exec(readFileSync(join(dataDir, 'credentials'), 'utf8'))?.[1];
 
 const first = Date.now() + 25_000;

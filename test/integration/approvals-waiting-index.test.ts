@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchingApprovals, pendingApprovals } from '../../server/src/persistence/approvals/pending.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
+import { executedPlan } from '../support/plans.js';
 import { seedActions } from '../support/seed.js';
 
 /**
@@ -50,12 +51,8 @@ describe('the approvals waiting are read through their own index', { timeout: 60
     const count = matchingApprovals(t.database.sql, accountId, filter)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .compile();
-    const [plan] = await rawQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-      t.database.sql,
-      `explain (analyze, format json) ${count.sql}`,
-      [...count.parameters],
-    );
-    const scans = nodes(plan!['QUERY PLAN'][0]!.Plan).filter((n) => n['Relation Name'] === 'actions');
+    const plan = await executedPlan(t.database.sql, count);
+    const scans = plan.filter((n) => n['Relation Name'] === 'actions');
     expect(scans.map((n) => n['Index Name'])).toEqual(['actions_awaiting_index']);
     expect(scans[0]!['Actual Rows']).toBe(3);
   });
@@ -73,15 +70,3 @@ describe('the approvals waiting are read through their own index', { timeout: 60
     expect(executed.total).toBe(0);
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows'?: number;
-  Plans?: PlanNode[];
-}
-
-function nodes(n: PlanNode): PlanNode[] {
-  return [n, ...(n.Plans ?? []).flatMap(nodes)];
-}

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listActions, matchingActions } from '../../server/src/persistence/actions.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
+import { executedPlan } from '../support/plans.js';
 import { seedActions } from '../support/seed.js';
 
 /**
@@ -31,12 +32,8 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
     const count = matchingActions(t.database.sql, accountId, { status: 'failed' })
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .compile();
-    const [plan] = await rawQuery<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-      t.database.sql,
-      `explain (analyze, format json) ${count.sql}`,
-      [...count.parameters],
-    );
-    const scans = nodes(plan!['QUERY PLAN'][0]!.Plan).filter((n) => n['Relation Name'] === 'actions');
+    const plan = await executedPlan(t.database.sql, count);
+    const scans = plan.filter((n) => n['Relation Name'] === 'actions');
     expect(scans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([
       ['Index Only Scan', 'actions_account_phase_index'],
     ]);
@@ -62,15 +59,3 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
     expect(pending.total).toBe(PENDING);
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Heap Fetches'?: number;
-  Plans?: PlanNode[];
-}
-
-function nodes(n: PlanNode): PlanNode[] {
-  return [n, ...(n.Plans ?? []).flatMap(nodes)];
-}
