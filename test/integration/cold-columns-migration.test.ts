@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
+import { Database, openOrm } from '../../server/src/persistence/database.js';
 import { migrationsList } from '../../server/src/persistence/migrations/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { rawQuery } from '../support/in-process.js';
@@ -108,7 +108,9 @@ describe('migration: the columns a delivery never changes move to the end of the
     widthsBefore = await widths();
     expect(widthsBefore.size).toBe(60);
     expect(before).toHaveLength(60);
-    expect(await migrateUp(database.orm)).toContain(COLD_COLUMNS_LAST);
+    // Up to the migration under test: the ones after it have changes of their own (an index added later).
+    const ran = await database.orm.migrator.up({ to: COLD_COLUMNS_LAST });
+    expect(ran.map((m) => m.name)).toContain(COLD_COLUMNS_LAST);
   });
   afterAll(async () => {
     await database?.close();
