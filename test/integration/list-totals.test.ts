@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listActions } from '../../server/src/persistence/actions.js';
 import { pendingApprovals } from '../../server/src/persistence/approvals/pending.js';
-import { EXACT_TOTAL_LIMIT } from '../../server/src/persistence/database.js';
+import { EXACT_TOTAL_LIMIT } from '@sched/contract';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 import { seedActions } from '../support/seed.js';
 

@@ -32,18 +32,26 @@ export const ValidationErrorBody = z
       'Validation failure (`code` is `validation_failed`). `errors` maps dotted field paths (e.g. `request.url`) to messages; `message` repeats the first of them.',
   });
 
+/** Past this many matching items a list's `total` is an estimate: counting millions of rows takes seconds. */
+export const EXACT_TOTAL_LIMIT = 10_000;
+const exactTotalLimit = EXACT_TOTAL_LIMIT.toLocaleString('en-US');
+
 export const PaginationMeta = z
   .object({
     current_page: z.number().int(),
     last_page: z.number().int(),
-    total: z.number().int().meta({
-      description:
-        "How many items the filter matches: counted exactly up to 10,000; past that, PostgreSQL's estimate (`total_exact` false), since counting millions of rows takes seconds.",
-    }),
-    total_exact: z.boolean().optional().meta({
-      description:
-        'Present, and false, only when `total` (and so `last_page`) is an estimate: more than 10,000 items match. Walk such a list until a page comes back shorter than `per_page`.',
-    }),
+    total: z
+      .number()
+      .int()
+      .meta({
+        description: `How many items the filter matches: counted exactly up to ${exactTotalLimit}; past that, PostgreSQL's estimate (\`total_exact\` false), since counting millions of rows takes seconds.`,
+      }),
+    total_exact: z
+      .boolean()
+      .optional()
+      .meta({
+        description: `Present, and false, only when \`total\` (and so \`last_page\`) is an estimate: more than ${exactTotalLimit} items match. Walk such a list until a page comes back shorter than \`per_page\`.`,
+      }),
     per_page: z.number().int(),
   })
   .meta({ id: 'PaginationMeta' });

@@ -1,6 +1,7 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { type InferKyselyDB, IsolationLevel, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely, type Selectable, type SelectQueryBuilder, sql } from 'kysely';
+import { EXACT_TOTAL_LIMIT } from '@sched/contract';
 import pg from 'pg';
 import { entities, routines } from './entities/index.js';
 import { connectionConfig, firstHostUrl, withUrlParam } from './hosts.js';
@@ -143,13 +144,11 @@ export interface Total {
 export type Listing<R> = Required<Total> & { rows: R[] };
 
 /**
- * Past this many matching rows a list's total is the planner's estimate: an exact count reads every matching index
- * entry (3 s for the ten million actions of one account on the benchmark's machine, and a busy one went past the
- * statement timeout), while a count that stops here takes a few milliseconds.
+ * How many rows `filtered` matches: exact up to EXACT_TOTAL_LIMIT (the contract's); past it, the planner's estimate,
+ * never less. An exact count reads every matching index entry (3 s for the ten million actions of one account on the
+ * benchmark's machine, and a busy one went past the statement timeout); one that stops at the limit takes a few
+ * milliseconds.
  */
-export const EXACT_TOTAL_LIMIT = 10_000;
-
-/** How many rows `filtered` matches: exact up to EXACT_TOTAL_LIMIT; past it, the planner's estimate, never less. */
 export async function countMatching<T extends keyof Tables>(
   db: Sql,
   filtered: SelectQueryBuilder<Tables, T, object>,
