@@ -145,6 +145,11 @@ export function serviceSignature(secret: string, timestamp: number, body: Signed
   return mac(secret, 'utf8', `${timestamp}.`, body, 'hex');
 }
 
+/** What v2 and Standard Webhooks sign before the body: "<webhook-id>.<t>.". */
+function idAndTime(messageId: string, timestamp: number): string {
+  return `${messageId}.${timestamp}.`;
+}
+
 /** Hex HMAC of X-Service-Signature v2: "<webhook-id>.<t>.<body>". */
 export function serviceSignatureV2(
   secret: string,
@@ -152,7 +157,7 @@ export function serviceSignatureV2(
   timestamp: number,
   body: SignedBody,
 ): string {
-  return mac(secret, 'utf8', `${messageId}.${timestamp}.`, body, 'hex');
+  return mac(secret, 'utf8', idAndTime(messageId, timestamp), body, 'hex');
 }
 
 /** Base64 HMAC of the Standard Webhooks scheme (without the `v1,` prefix). */
@@ -162,7 +167,7 @@ export function standardWebhooksSignature(
   timestamp: number,
   body: SignedBody,
 ): string {
-  return mac(secret, 'standard', `${messageId}.${timestamp}.`, body, 'base64');
+  return mac(secret, 'standard', idAndTime(messageId, timestamp), body, 'base64');
 }
 
 /**
@@ -183,12 +188,12 @@ export function signRequest(args: {
   const t = Math.floor(args.timestamp);
   // Encoded once for the three signatures (and each secret's keys prepared once: `digestOf`).
   const raw = bytes(body);
+  const signed = idAndTime(messageId, t);
   const service: string[] = [];
   const standard: string[] = [];
   for (const secret of secrets) {
     // v2 and Standard Webhooks sign the same text; unless the secret is a `whsec_` one, with the same key too, so
     // one digest serves both, in hex and in base64.
-    const signed = `${messageId}.${t}.`;
     const v2 = digestOf(secret, 'utf8', signed, raw);
     const std = whsecKey(secret) === null ? v2 : digestOf(secret, 'standard', signed, raw);
     service.push(`v1=${serviceSignature(secret, t, raw)},v2=${encode(v2, 'hex')}`);
