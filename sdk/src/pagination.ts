@@ -3,7 +3,7 @@ import type { Page } from './types.js';
 /**
  * Walks a paginated list from `query.page` (default 1) to the last page, one request per page, yielding each page.
  * Stops at `meta.last_page` or at the first empty page; when the total is an estimate (`meta.total_exact` false:
- * more than 10,000 items match), at the first page shorter than `per_page` instead, since the estimate may fall
+ * more than the contract's EXACT_TOTAL_LIMIT match), at the first page shorter than `per_page` instead, since the estimate may fall
  * short. Pages are offsets into a list ordered newest first, so actions created while the walk runs shift later
  * pages: an item may then appear twice; use ids to deduplicate.
  */

@@ -403,8 +403,10 @@ export function Pager(props: {
   noun: string;
 }) {
   const { current_page: page, last_page: last, total } = props.meta;
-  // Past 10,000 matches the server estimates the total rather than counting it.
-  const about = props.meta.total_exact === false ? 'about ' : '';
+  // Past the contract's EXACT_TOTAL_LIMIT matches the server estimates the total rather than counting it, and the
+  // last page may lie beyond the estimate.
+  const estimated = props.meta.total_exact === false;
+  const about = estimated ? 'about ' : '';
   return (
     <nav class="pager" aria-label={`${props.noun} pages`}>
       <span>
@@ -417,7 +419,7 @@ export function Pager(props: {
           Previous page
         </button>
       )}
-      {(page < last || about !== '') && (
+      {(page < last || estimated) && (
         <button type="button" onClick={() => props.onPage(page + 1)}>
           Next page
         </button>
