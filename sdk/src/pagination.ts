@@ -3,9 +3,9 @@ import type { Page } from './types.js';
 /**
  * Walks a paginated list from `query.page` (default 1) to the last page, one request per page, yielding each page.
  * Stops at `meta.last_page` or at the first empty page; when the total is an estimate (`meta.total_exact` false:
- * more than the contract's EXACT_TOTAL_LIMIT match), at the first page shorter than `per_page` instead, since the estimate may fall
- * short. Pages are offsets into a list ordered newest first, so actions created while the walk runs shift later
- * pages: an item may then appear twice; use ids to deduplicate.
+ * more than the contract's EXACT_TOTAL_LIMIT match), at the first page shorter than `per_page` instead, since the
+ * estimate may fall short. Pages are offsets into a list ordered newest first, so actions created while the walk runs
+ * shift later pages: an item may then appear twice; use ids to deduplicate.
  */
 export async function* paginatePages<T, Q extends { page?: number | undefined }>(
   fetchPage: (query: Q) => Promise<Page<T>>,
