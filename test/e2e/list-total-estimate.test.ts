@@ -9,7 +9,8 @@ import { api, runCli, startServer, type TestServer } from '../support/server.js'
 
 // Past 10,000 matching actions, `GET /v1/actions` estimates its `meta.total` instead of counting (a count of ten
 // million took seconds) and says so with `total_exact: false`; below, the answer is as before, without the member.
-// The SDK's walk, the CLI and the console follow the estimate without losing an action.
+// The SDK's walk, the CLI and the console follow the estimate without losing an action; the overview's counts by
+// state are estimated the same way, state by state.
 describe('a list whose total is estimated, through HTTP, the SDK, the sched binary and the console', {
   timeout: 120_000,
 }, () => {
@@ -51,6 +52,20 @@ describe('a list whose total is estimated, through HTTP, the SDK, the sched bina
     expect(few.body.meta).toEqual({ current_page: 1, last_page: 3, total: 50, per_page: 20 });
   });
 
+  it("estimates the overview's pending states past the limit and counts the rest", async () => {
+    const stats = await api(server, server.apiKey, 'GET', '/v1/stats');
+    expect(stats.status).toBe(200);
+    const figures = stats.body.data;
+    expect(figures.estimated_statuses).toEqual(['scheduled', 'resolved', 'executing']);
+    expect(figures.actions_by_status.scheduled).toBeGreaterThan(10_000);
+    // None promoted or in flight: too rare for the statistics to see, so none estimated.
+    expect(figures.actions_by_status.resolved).toBe(0);
+    expect(figures.actions_by_status.executed).toBe(50);
+    expect(figures.actions_by_status.failed).toBe(0);
+    expect(figures.approvals_waiting).toBe(0);
+    expect(figures).not.toHaveProperty('approvals_waiting_exact');
+  });
+
   it('walks every action with the SDK, and the CLI says the total is about so many', async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
     const ids = new Set((await sched.actions.listAll({ per_page: 100 })).map((a) => a.id));
@@ -68,6 +83,12 @@ describe('a list whose total is estimated, through HTTP, the SDK, the sched bina
     const pages = consolePages(browser);
     const page = await pages.open();
     await pages.signIn(page, server.url, server.apiKey);
+    // The overview: an estimated count says so, a counted one does not.
+    const states = page.getByRole('region', { name: 'Actions by state' });
+    await expect.poll(() => states.getByRole('listitem').allTextContents()).toContain('50 executed');
+    const texts = await states.getByRole('listitem').allTextContents();
+    expect(texts.find((t) => t.endsWith('scheduled'))).toMatch(/^about \d+ scheduled$/);
+    expect(texts).toContain('0 failed');
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Actions' }).click();
     const pager = page.getByRole('navigation', { name: 'actions pages' });
     await expect.poll(() => pager.textContent()).toMatch(/^about \d+ actions · page 1 of about \d+/);

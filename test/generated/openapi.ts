@@ -2108,7 +2108,7 @@ export interface components {
             };
         };
         ActionStats: {
-            /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not. */
+            /** @description How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions?status=` counts its `total`: a chain's step actions are not listed, and past 10,000 a count is PostgreSQL's estimate (`estimated_statuses`). */
             actions_by_status: {
                 scheduled: number;
                 resolved: number;
@@ -2122,8 +2122,12 @@ export interface components {
             } & {
                 [key: string]: number;
             };
-            /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included. */
+            /** @description Present only when some count in `actions_by_status` is an estimate: the states whose actions number more than 10,000 (for `scheduled`, `resolved` and `executing`, more than 10,000 of the three together). */
+            estimated_statuses?: components["schemas"]["ActionStatus"][];
+            /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included: the `total` of `GET /v1/approvals`. */
             approvals_waiting: number;
+            /** @description Present, and false, only when `approvals_waiting` is an estimate (more than 10,000). */
+            approvals_waiting_exact?: boolean;
             /** @description The destinations (origins) with failed delivery attempts in the last 24 hours, most failures first (at most 5). */
             failing_destinations: {
                 /** @description The request URL's origin (scheme, host and port), the destination as `/v1/destinations/{origin}` names it. */
@@ -8994,7 +8998,11 @@ export interface operations {
                      *           "expired": 1,
                      *           "cancelled": 1
                      *         },
+                     *         "estimated_statuses": [
+                     *           "scheduled"
+                     *         ],
                      *         "approvals_waiting": 1,
+                     *         "approvals_waiting_exact": true,
                      *         "failing_destinations": [
                      *           {
                      *             "origin": "string",

@@ -25,6 +25,7 @@ import {
 } from '../vocabulary.js';
 import {
   Duration,
+  exactTotalLimit,
   NullableTimestamp,
   paginationQuery,
   ReadConsistencyFields,
@@ -755,12 +756,24 @@ const LatencyFigures = {
 export const ActionStats = z
   .object({
     actions_by_status: z.record(ActionStatus, z.number().int()).meta({
-      description:
-        "How many of the account's actions are in each state (every state present, 0 included), counted as `GET /v1/actions` lists them: a chain's step actions are not.",
+      description: `How many of the account's actions are in each state (every state present, 0 included), counted as \`GET /v1/actions?status=\` counts its \`total\`: a chain's step actions are not listed, and past ${exactTotalLimit} a count is PostgreSQL's estimate (\`estimated_statuses\`).`,
     }),
+    estimated_statuses: z
+      .array(ActionStatus)
+      .optional()
+      .meta({
+        description: `Present only when some count in \`actions_by_status\` is an estimate: the states whose actions number more than ${exactTotalLimit} (for \`scheduled\`, \`resolved\` and \`executing\`, more than ${exactTotalLimit} of the three together).`,
+      }),
     approvals_waiting: z.number().int().meta({
-      description: "Approvals waiting for an answer (`awaiting_response`), chains' gate steps included.",
+      description:
+        "Approvals waiting for an answer (`awaiting_response`), chains' gate steps included: the `total` of `GET /v1/approvals`.",
     }),
+    approvals_waiting_exact: z
+      .boolean()
+      .optional()
+      .meta({
+        description: `Present, and false, only when \`approvals_waiting\` is an estimate (more than ${exactTotalLimit}).`,
+      }),
     failing_destinations: z
       .array(
         z.object({

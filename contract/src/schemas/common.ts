@@ -34,7 +34,8 @@ export const ValidationErrorBody = z
 
 /** Past this many matching items a list's `total` is an estimate: counting millions of rows takes seconds. */
 export const EXACT_TOTAL_LIMIT = 10_000;
-const exactTotalLimit = EXACT_TOTAL_LIMIT.toLocaleString('en-US');
+/** The limit as the descriptions print it. */
+export const exactTotalLimit = EXACT_TOTAL_LIMIT.toLocaleString('en-US');
 
 export const PaginationMeta = z
   .object({

@@ -397,6 +397,11 @@ export function ConfirmButton(props: {
   );
 }
 
+/** What goes before a figure the server estimated rather than counted (past the contract's EXACT_TOTAL_LIMIT). */
+export function aboutIf(estimated: boolean): string {
+  return estimated ? 'about ' : '';
+}
+
 export function Pager(props: {
   meta: { current_page: number; last_page: number; total: number; total_exact?: boolean };
   onPage: (page: number) => void;
@@ -406,7 +411,7 @@ export function Pager(props: {
   // Past the contract's EXACT_TOTAL_LIMIT matches the server estimates the total rather than counting it, and the
   // last page may lie beyond the estimate.
   const estimated = props.meta.total_exact === false;
-  const about = estimated ? 'about ' : '';
+  const about = aboutIf(estimated);
   return (
     <nav class="pager" aria-label={`${props.noun} pages`}>
       <span>

@@ -158,12 +158,19 @@ export async function countMatching<T extends keyof Tables>(
     select count(*)::int as n from (${matching.limit(EXACT_TOTAL_LIMIT + 1)}) as capped`.execute(db);
   const counted = rows[0]?.n ?? 0;
   if (counted <= EXACT_TOTAL_LIMIT) return { total: counted, exact: true };
-  const plan = matching.compile();
-  const { rows: explained } = await db.executeQuery<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>(
+  return { total: Math.max(counted, await estimatedRows(db, filtered)), exact: false };
+}
+
+/** The planner's estimate of how many rows `filtered` matches (`EXPLAIN`: nothing is read but its statistics). */
+export async function estimatedRows<T extends keyof Tables>(
+  db: Sql,
+  filtered: SelectQueryBuilder<Tables, T, object>,
+): Promise<number> {
+  const plan = filtered.select(sql`1`.as('one')).compile();
+  const { rows } = await db.executeQuery<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>(
     CompiledQuery.raw(`explain (format json) ${plan.sql}`, [...plan.parameters]),
   );
-  const estimate = Math.round(explained[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
-  return { total: Math.max(counted, estimate), exact: false };
+  return Math.round(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
 }
 
 /** One page of a filtered list, newest first (ties by id), and the total the filter matches: every list endpoint. */

@@ -1,19 +1,63 @@
 import { sql } from 'kysely';
-import type { ActionState } from '@sched/contract';
-import type { Sql } from './database.js';
+import { ACTION_STATES, type ActionState } from '@sched/contract';
+import { PENDING_PHASE, PENDING_STATES, phaseOf } from '../domain/action/states.js';
+import { matchingActions } from './actions.js';
+import { matchingApprovals } from './approvals/pending.js';
+import { countMatching, estimatedRows, type Sql, type Total } from './database.js';
 
 /**
- * How many of an account's actions are in each state (states without actions are absent): `listed` as
- * `GET /v1/actions` lists them (a chain's step actions are read through their chain), `all` with the steps.
+ * How many of an account's actions are in each state, each counted as `GET /v1/actions?status=` counts its total
+ * (a chain's steps are not listed): exactly up to EXACT_TOTAL_LIMIT, the planner's estimate past it, so the overview
+ * of ten million actions costs what the overview of ten thousand does. A state outside the pending phase is its own
+ * phase, counted from the account's phase index alone. The pending phase's states share one index entry (a claim
+ * changes the state and writes no index): the phase is counted once, then told apart row by row when that count is
+ * exact, and each state estimated when it is not (one of them counted row by row would read every pending action).
  */
 export async function countActionsByStatus(
   db: Sql,
   accountId: string,
-): Promise<Map<ActionState, { listed: number; all: number }>> {
-  const { rows } = await sql<{ status: ActionState; listed: number; all: number }>`
-    select status, (count(*) filter (where chain_id is null))::int as listed, count(*)::int as all
-      from actions where account_id = ${accountId} group by status`.execute(db);
-  return new Map(rows.map((r) => [r.status, { listed: r.listed, all: r.all }]));
+): Promise<Map<ActionState, Required<Total>>> {
+  const ownPhase = ACTION_STATES.filter((s) => phaseOf(s) === s);
+  const pending = matchingActions(db, accountId, {}).where('phase', '=', PENDING_PHASE);
+  const [counts, pendingCount] = await Promise.all([
+    Promise.all(ownPhase.map((s) => countMatching(db, matchingActions(db, accountId, { status: s })))),
+    countMatching(db, pending),
+  ]);
+  const byState = new Map(ownPhase.map((s, i) => [s, counts[i]!]));
+  if (pendingCount.exact) {
+    const rows = await pending
+      .select(['status', sql<number>`count(*)::int`.as('n')])
+      .groupBy('status')
+      .execute();
+    const counted = new Map(rows.map((r) => [r.status, r.n]));
+    for (const s of PENDING_STATES) byState.set(s, { total: counted.get(s) ?? 0, exact: true });
+  } else {
+    // The planner takes the account, the phase and the state as independent and so misjudges each state's rows;
+    // what it gets right is their proportion, which here shares out the phase's total (never less than counted).
+    // It never estimates fewer than one row, for a state it has seen in none: that is none.
+    const estimates = await Promise.all(
+      PENDING_STATES.map(async (s) => {
+        const rows = await estimatedRows(db, matchingActions(db, accountId, { status: s }));
+        return rows > 1 ? rows : 0;
+      }),
+    );
+    const sum = estimates.reduce((a, b) => a + b, 0);
+    PENDING_STATES.forEach((s, i) => {
+      const share = sum > 0 ? estimates[i]! / sum : s === 'scheduled' ? 1 : 0;
+      byState.set(s, { total: Math.round(pendingCount.total * share), exact: false });
+    });
+  }
+  return byState;
+}
+
+/** Approvals waiting for an answer, chains' gate steps included: the total of `GET /v1/approvals`. */
+export function countApprovalsWaiting(db: Sql, accountId: string, now: Date): Promise<Required<Total>> {
+  const waiting = matchingApprovals(db, accountId, {
+    status: 'awaiting_response',
+    overdueBefore: now,
+    overdueOnly: false,
+  });
+  return countMatching(db, waiting);
 }
 
 /** Delivery figures of one hour (`hour` set) or of the whole span (`hour` null). */

@@ -1,6 +1,6 @@
 import type { ActionStats, Quota } from '@sched/sdk';
 import { href } from '../router.js';
-import { ErrorNote, Loading, Ms, Status, useLoad, When } from '../ui.js';
+import { aboutIf, ErrorNote, Loading, Ms, Status, useLoad, When } from '../ui.js';
 
 const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
 
@@ -99,13 +99,18 @@ export function OverviewPanel() {
               {Object.entries(s.actions_by_status).map(([status, n]) => (
                 <li key={status}>
                   <a href={href('actions', { status })}>
-                    <span class="count">{n}</span> <Status status={status} />
+                    <span class="count">
+                      {aboutIf(s.estimated_statuses?.some((e) => e === status) ?? false)}
+                      {n}
+                    </span>{' '}
+                    <Status status={status} />
                   </a>
                 </li>
               ))}
             </ul>
             <p>
               <a href={href('approvals')}>
+                {aboutIf(s.approvals_waiting_exact === false)}
                 {s.approvals_waiting} approval{s.approvals_waiting === 1 ? '' : 's'} waiting for an answer
               </a>
             </p>

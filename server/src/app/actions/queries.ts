@@ -10,7 +10,12 @@ import { attachmentsOf } from '../../persistence/approvals/attachments.js';
 import { recipientsOf } from '../../persistence/approvals/recipients.js';
 import { bulkEventsOf } from '../../persistence/bulk-operations.js';
 import type { Sql } from '../../persistence/database.js';
-import { countActionsByStatus, deliveryFigures, failingUrls } from '../../persistence/stats.js';
+import {
+  countActionsByStatus,
+  countApprovalsWaiting,
+  deliveryFigures,
+  failingUrls,
+} from '../../persistence/stats.js';
 import { timelineOf } from '../../persistence/timeline.js';
 import type { ActionRow } from '../../persistence/actions.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -120,14 +125,15 @@ export class ActionQueries {
   async stats(accountId: string, q: Consistency = {}): Promise<ActionStats> {
     const until = this.deps.clock();
     const since = new Date(until.getTime() - 24 * 3_600_000);
-    const [byStatus, figures, failing] = await this.deps.reads.run({ accountId, ...q }, (db) =>
+    const [byStatus, waiting, figures, failing] = await this.deps.reads.run({ accountId, ...q }, (db) =>
       Promise.all([
         countActionsByStatus(db, accountId),
+        countApprovalsWaiting(db, accountId, until),
         deliveryFigures(db, accountId, since, until),
         failingUrls(db, accountId, since, until, 500),
       ]),
     );
-    return statsView(byStatus, figures, failing, since, until);
+    return statsView({ byStatus, waiting }, figures, failing, since, until);
   }
 
   async coordinationKeys(accountId: string): Promise<string[]> {

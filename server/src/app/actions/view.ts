@@ -15,6 +15,7 @@ import type { ActionRow, DeliveryAttemptRow } from '../../persistence/actions.js
 import type { AttachmentMeta } from '../../persistence/approvals/attachments.js';
 import type { Recipient } from '../../persistence/approvals/recipients.js';
 import type { DeliveryFigures, FailingUrl } from '../../persistence/stats.js';
+import type { Total } from '../../persistence/database.js';
 import type { TimelineEvent } from '../../persistence/timeline.js';
 import type { Waits } from '../waits.js';
 import { seriesOf } from './series.js';
@@ -236,7 +237,7 @@ const HOUR_MS = 3_600_000;
  * steps (someone must answer them too); 24 hourly buckets ending with the current hour.
  */
 export function statsView(
-  byStatus: Map<ActionState, { listed: number; all: number }>,
+  counts: { byStatus: Map<ActionState, Required<Total>>; waiting: Required<Total> },
   figures: DeliveryFigures[],
   failing: FailingUrl[],
   since: Date,
@@ -255,11 +256,15 @@ export function statsView(
     const start = lastHour - (23 - i) * HOUR_MS;
     return { start: new Date(start).toISOString(), ...figuresOf(perHour.get(start)) };
   });
+  const estimated = ACTION_STATES.filter((s) => counts.byStatus.get(s)?.exact === false);
   return {
     actions_by_status: Object.fromEntries(
-      ACTION_STATES.map((s) => [s, byStatus.get(s)?.listed ?? 0]),
+      ACTION_STATES.map((s) => [s, counts.byStatus.get(s)?.total ?? 0]),
     ) as Record<ActionState, number>,
-    approvals_waiting: byStatus.get('awaiting_response')?.all ?? 0,
+    // Named only when a count is the planner's estimate, as a list's `total_exact`.
+    ...(estimated.length > 0 ? { estimated_statuses: estimated } : {}),
+    approvals_waiting: counts.waiting.total,
+    ...(counts.waiting.exact ? {} : { approvals_waiting_exact: false }),
     failing_destinations: failingHosts(failing),
     deliveries: {
       since: since.toISOString(),
