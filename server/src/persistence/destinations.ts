@@ -1,11 +1,13 @@
 import type { CircuitSettings, FlowSettings } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
+import { MAX_CLAIM_AHEAD_MS } from '../domain/action/due-horizon.js';
 import type { ActionState } from '../domain/action/states.js';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import { CLOSED_CIRCUIT, type CircuitRecord } from '../domain/destinations/circuit.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
 import type { Sql, Tables } from './database.js';
+import { dueHorizonSql } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 
 /** A `destinations` row (persistence/entities/destination.ts). */
@@ -74,6 +76,34 @@ export async function upsertDestination(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * The origin's attempts that are due or in flight at `now`, read through the due index (a claim leaves an attempt's
+ * entry there: it was due before `now` plus the claim's lead), and so never the future schedule nor the history of the
+ * origin, however large: what an origin's page shows and what flow control counts before each request.
+ */
+function dueAtOrigin(db: Sql, s: { accountId: string; origin: string; now: Date }) {
+  return db
+    .selectFrom('actions')
+    .where(
+      sql<boolean>`${sql.raw(PENDING_PHASE_SQL)} and held_since is null and ${sql.raw(dueHorizonSql(s.now))}`,
+    )
+    .where('next_attempt_at', '<=', new Date(s.now.getTime() + MAX_CLAIM_AHEAD_MS))
+    .where('account_id', '=', s.accountId)
+    .where('destination_origin', '=', s.origin);
+}
+
+/** The origin's due attempts held by it at `now` (a pause, its circuit, flow control), through the held index. */
+function heldAtOrigin(db: Sql, s: { accountId: string; origin: string; now: Date }) {
+  return db
+    .selectFrom('actions')
+    .where('held_since', 'is not', null)
+    .where(sql<boolean>`${sql.raw(PENDING_PHASE_SQL)}`)
+    .where('account_id', '=', s.accountId)
+    .where('destination_origin', '=', s.origin)
+    .where('next_attempt_at', '<=', s.now)
+    .where('status', 'in', DUE);
+}
+
 /** Attempts to the origin running now and due now but not started (held, or about to start). */
 export async function destinationLoad(
   db: Sql,
@@ -81,20 +111,19 @@ export async function destinationLoad(
   origin: string,
   now: Date,
 ): Promise<{ inFlight: number; waiting: number }> {
-  const row = await db
-    .selectFrom('actions')
-    .select([
-      sql<number>`count(*) filter (where status = ${EXECUTING})::int`.as('in_flight'),
-      sql<number>`count(*) filter (where status = any(${DUE as ActionState[]}::text[]) and next_attempt_at <= ${now})::int`.as(
-        'waiting',
-      ),
-    ])
-    .where('account_id', '=', accountId)
-    .where('destination_host', '=', hostOfOrigin(origin))
-    .where('destination_origin', '=', origin)
-    .where((eb) => eb.or([eb('status', '=', EXECUTING), eb('status', 'in', DUE)]))
-    .executeTakeFirstOrThrow();
-  return { inFlight: row.in_flight, waiting: row.waiting };
+  const at = { accountId, origin, now };
+  const [due, held] = await Promise.all([
+    dueAtOrigin(db, at)
+      .select([
+        sql<number>`count(*) filter (where status = ${EXECUTING})::int`.as('in_flight'),
+        sql<number>`count(*) filter (where status = any(${DUE as ActionState[]}::text[]) and next_attempt_at <= ${now})::int`.as(
+          'waiting',
+        ),
+      ])
+      .executeTakeFirstOrThrow(),
+    heldAtOrigin(db, at).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { inFlight: due.in_flight, waiting: due.waiting + held.n };
 }
 
 /** Attempts to the origin since `since`: how many, how many failed, and their median and 99th percentile duration. */
@@ -206,21 +235,22 @@ export async function lockOrCreateDestination(
 }
 
 /** Requests to the origin in flight now (`executing` under a live lease), other than `actionId`'s. */
+export function requestsInFlightQuery(
+  db: Sql,
+  s: { accountId: string; origin: string; actionId: string; now: Date },
+) {
+  return dueAtOrigin(db, s)
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('status', '=', EXECUTING)
+    .where('lease_until', '>', s.now)
+    .where('id', '<>', s.actionId);
+}
+
 export async function requestsInFlight(
   db: Sql,
   s: { accountId: string; origin: string; actionId: string; now: Date },
 ): Promise<number> {
-  const running = await db
-    .selectFrom('actions')
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('account_id', '=', s.accountId)
-    .where('destination_host', '=', hostOfOrigin(s.origin))
-    .where('destination_origin', '=', s.origin)
-    .where('status', '=', EXECUTING)
-    .where('lease_until', '>', s.now)
-    .where('id', '<>', s.actionId)
-    .executeTakeFirstOrThrow();
-  return running.n;
+  return (await requestsInFlightQuery(db, s).executeTakeFirstOrThrow()).n;
 }
 
 export async function saveRateWindow(
@@ -319,15 +349,7 @@ export async function heldDeliveries(
     after?: { at: Date; id: string } | undefined;
   },
 ): Promise<{ id: string; due: Date }[]> {
-  let q = db
-    .selectFrom('actions')
-    .select(['id', 'next_attempt_at as due'])
-    .where('account_id', '=', s.accountId)
-    .where('destination_origin', '=', s.origin)
-    .where('held_since', 'is not', null)
-    .where(sql<boolean>`${sql.raw(PENDING_PHASE_SQL)}`)
-    .where('status', 'in', DUE)
-    .where('next_attempt_at', '<=', s.now);
+  let q = heldAtOrigin(db, s).select(['id', 'next_attempt_at as due']);
   if (s.after) {
     const after = s.after;
     q = q.where((eb) =>

@@ -4,10 +4,10 @@ import { TickBatch } from '../tick-batch.js';
 import type { Claimed, DeliveryPorts, Held } from './attempt.js';
 import { CarefulClaim, CLAIM_TOLERANCE_MS } from './claim.js';
 import { AttemptRecorder } from './record.js';
-import { AttemptSender, MAX_CLAIM_AHEAD_MS } from './send.js';
+import { MAX_CLAIM_AHEAD_MS } from '../../domain/action/due-horizon.js';
+import { AttemptSender } from './send.js';
 
 export type { Claimed, DeliveryPorts } from './attempt.js';
-export { MAX_CLAIM_AHEAD_MS } from './send.js';
 
 /** Outgoing requests time out after 30 s (the interface's figure). */
 const REQUEST_TIMEOUT_MS = 30_000;

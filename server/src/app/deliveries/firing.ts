@@ -2,7 +2,8 @@ import { ownerSlot } from '../../persistence/workers.js';
 import { realDeadline, systemTimers } from '../clock.js';
 import type { Clock, Timers } from '../ports.js';
 import { Admission, type AdmissionLimits } from './admission.js';
-import { type Deliveries, MAX_CLAIM_AHEAD_MS, type Share } from './deliver.js';
+import { MAX_CLAIM_AHEAD_MS } from '../../domain/action/due-horizon.js';
+import type { Deliveries, Share } from './deliver.js';
 
 /**
  * The worker wakes a lead before a due time, so the claim's round trip is made ahead, and claims what falls due within

@@ -1,12 +1,10 @@
 import { ALERT_LIMITS } from '@sched/contract';
+import { MAX_CLAIM_AHEAD_MS } from '../../domain/action/due-horizon.js';
 import type { AttemptRow } from '../../persistence/delivery-claims.js';
 import { systemTimers } from '../clock.js';
 import type { OutboundResult } from '../ports.js';
 import type { AttemptContext, Claimed, DeliveryPorts } from './attempt.js';
 import { buildRequest } from './request.js';
-
-/** The furthest ahead of its due time an attempt may be claimed (the firing loop's lead and window, at most). */
-export const MAX_CLAIM_AHEAD_MS = 500;
 
 type SendPorts = Pick<
   DeliveryPorts,

@@ -13,6 +13,12 @@
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The furthest ahead of its due time an attempt may be claimed (the firing loop's lead and window, at most): an attempt
+ * in flight at `now` was due before `now` plus this, and so is found in the due index, where its claim left it.
+ */
+export const MAX_CLAIM_AHEAD_MS = 500;
+
 /** How many days past the start of the day it is built for a due index reaches. */
 export const DUE_INDEX_DAYS = 3;
 
