@@ -66,6 +66,21 @@ describe('a list whose total is estimated, through HTTP, the SDK, the sched bina
     expect(figures).not.toHaveProperty('approvals_waiting_exact');
   });
 
+  it("estimates the destinations list's figures past the limit and counts what is in flight", async () => {
+    const list = await api(server, server.apiKey, 'GET', '/v1/destinations');
+    expect(list.status).toBe(200);
+    const [only, ...others] = list.body.data;
+    expect(others).toEqual([]);
+    expect(only).toMatchObject({
+      origin: 'http://127.0.0.1:9',
+      counts_exact: false,
+      in_flight: 0,
+      failed: 0,
+    });
+    expect(Math.abs(only.actions - SEEDED) / SEEDED).toBeLessThan(0.2);
+    expect(Math.abs(only.scheduled - (SEEDED - 50)) / SEEDED).toBeLessThan(0.2);
+  });
+
   it('walks every action with the SDK, and the CLI says the total is about so many', async () => {
     const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
     const ids = new Set((await sched.actions.listAll({ per_page: 100 })).map((a) => a.id));
@@ -89,6 +104,13 @@ describe('a list whose total is estimated, through HTTP, the SDK, the sched bina
     const texts = await states.getByRole('listitem').allTextContents();
     expect(texts.find((t) => t.endsWith('scheduled'))).toMatch(/^about \d+ scheduled$/);
     expect(texts).toContain('0 failed');
+    // The destinations list: its estimated figures say so.
+    await page
+      .getByRole('navigation', { name: 'Panels' })
+      .getByRole('link', { name: 'Destinations' })
+      .click();
+    const row = page.getByRole('row', { name: /127\.0\.0\.1:9/ });
+    await expect.poll(() => row.textContent()).toMatch(/about \d+.*about \d+/);
     await page.getByRole('navigation', { name: 'Panels' }).getByRole('link', { name: 'Actions' }).click();
     const pager = page.getByRole('navigation', { name: 'actions pages' });
     await expect.poll(() => pager.textContent()).toMatch(/^about \d+ actions · page 1 of about \d+/);

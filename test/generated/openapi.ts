@@ -3337,8 +3337,11 @@ export interface components {
             actions: number;
             /** @description Of those, waiting for their time (or held). */
             scheduled: number;
+            /** @description Requests to the origin running now (always counted). */
             in_flight: number;
             failed: number;
+            /** @description Present, and false, only when `actions`, `scheduled` and `failed` are PostgreSQL's estimates: the account has more than 10,000 actions with a destination, and counting them by origin and state takes seconds. */
+            counts_exact?: boolean;
         };
         DestinationTestEvent: {
             /** @constant */
@@ -13043,7 +13046,8 @@ export interface operations {
                      *           "actions": 1,
                      *           "scheduled": 1,
                      *           "in_flight": 1,
-                     *           "failed": 1
+                     *           "failed": 1,
+                     *           "counts_exact": true
                      *         }
                      *       ]
                      *     }

@@ -3,7 +3,7 @@ import {
   destinationLoad,
   requestsInFlight,
   requestsInFlightQuery,
-} from '../../server/src/persistence/destinations.js';
+} from '../../server/src/persistence/destination-actions.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 import { executedPlan } from '../support/plans.js';
 import { seedActions } from '../support/seed.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TimeBound } from './action.js';
-import { Duration, NullableTimestamp } from './common.js';
+import { Duration, exactTotalLimit, NullableTimestamp } from './common.js';
 
 /** The periods a destination's `flow.rate` counts over. */
 export const FLOW_PERIODS = Object.freeze(['1s', '1m', '1h'] as const);
@@ -145,8 +145,14 @@ export const DestinationSummary = z
       .meta({ description: 'True when the origin has flow or circuit settings of its own.' }),
     actions: z.number().int().meta({ description: "The account's actions aimed at the origin." }),
     scheduled: z.number().int().meta({ description: 'Of those, waiting for their time (or held).' }),
-    in_flight: z.number().int(),
+    in_flight: z.number().int().meta({ description: 'Requests to the origin running now (always counted).' }),
     failed: z.number().int(),
+    counts_exact: z
+      .boolean()
+      .optional()
+      .meta({
+        description: `Present, and false, only when \`actions\`, \`scheduled\` and \`failed\` are PostgreSQL's estimates: the account has more than ${exactTotalLimit} actions with a destination, and counting them by origin and state takes seconds.`,
+      }),
   })
   .meta({ id: 'DestinationSummary' });
 export type DestinationSummary = z.infer<typeof DestinationSummary>;

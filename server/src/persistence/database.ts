@@ -161,7 +161,10 @@ export async function countMatching<T extends keyof Tables>(
   return { total: Math.max(counted, await estimatedRows(db, filtered)), exact: false };
 }
 
-/** The planner's estimate of how many rows `filtered` matches (`EXPLAIN`: nothing is read but its statistics). */
+/**
+ * The planner's estimate of how many rows `filtered` matches (`EXPLAIN`: nothing is read but its statistics). It never
+ * estimates fewer than one row, also for a filter its statistics saw nothing of: one reads as none.
+ */
 export async function estimatedRows<T extends keyof Tables>(
   db: Sql,
   filtered: SelectQueryBuilder<Tables, T, object>,
@@ -170,7 +173,8 @@ export async function estimatedRows<T extends keyof Tables>(
   const { rows } = await db.executeQuery<{ 'QUERY PLAN': { Plan: { 'Plan Rows': number } }[] }>(
     CompiledQuery.raw(`explain (format json) ${plan.sql}`, [...plan.parameters]),
   );
-  return Math.round(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+  const estimate = Math.round(rows[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+  return estimate > 1 ? estimate : 0;
 }
 
 /** One page of a filtered list, newest first (ties by id), and the total the filter matches: every list endpoint. */

@@ -1,21 +1,14 @@
 import type { CircuitSettings, FlowSettings } from '@sched/contract';
 import { type Selectable, sql } from 'kysely';
-import { MAX_CLAIM_AHEAD_MS } from '../domain/action/due-horizon.js';
-import type { ActionState } from '../domain/action/states.js';
 import type { ErrorClass } from '../domain/delivery/error-class.js';
 import type { DeliveryOutcome } from '../domain/delivery/outcome.js';
 import { CLOSED_CIRCUIT, type CircuitRecord } from '../domain/destinations/circuit.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
 import type { Sql, Tables } from './database.js';
-import { dueHorizonSql } from './due-index.js';
-import { PENDING_PHASE_SQL } from './entities/action.js';
 
 /** A `destinations` row (persistence/entities/destination.ts). */
 export type DestinationRow = Selectable<Tables['destinations']>;
 
-const EXECUTING: ActionState = 'executing';
-const DUE: readonly ActionState[] = ['scheduled', 'resolved'];
-const FAILED: ActionState = 'failed';
 const RETRYABLE: DeliveryOutcome = 'retryable';
 const BLOCKED: ErrorClass = 'blocked';
 /** The host of a `destinations` row's origin (`d.origin`), as `hostOfOrigin` reads it. */
@@ -76,56 +69,6 @@ export async function upsertDestination(
     .executeTakeFirstOrThrow();
 }
 
-/**
- * The origin's attempts that are due or in flight at `now`, read through the due index (a claim leaves an attempt's
- * entry there: it was due before `now` plus the claim's lead), and so never the future schedule nor the history of the
- * origin, however large: what an origin's page shows and what flow control counts before each request.
- */
-function dueAtOrigin(db: Sql, s: { accountId: string; origin: string; now: Date }) {
-  return db
-    .selectFrom('actions')
-    .where(
-      sql<boolean>`${sql.raw(PENDING_PHASE_SQL)} and held_since is null and ${sql.raw(dueHorizonSql(s.now))}`,
-    )
-    .where('next_attempt_at', '<=', new Date(s.now.getTime() + MAX_CLAIM_AHEAD_MS))
-    .where('account_id', '=', s.accountId)
-    .where('destination_origin', '=', s.origin);
-}
-
-/** The origin's due attempts held by it at `now` (a pause, its circuit, flow control), through the held index. */
-function heldAtOrigin(db: Sql, s: { accountId: string; origin: string; now: Date }) {
-  return db
-    .selectFrom('actions')
-    .where('held_since', 'is not', null)
-    .where(sql<boolean>`${sql.raw(PENDING_PHASE_SQL)}`)
-    .where('account_id', '=', s.accountId)
-    .where('destination_origin', '=', s.origin)
-    .where('next_attempt_at', '<=', s.now)
-    .where('status', 'in', DUE);
-}
-
-/** Attempts to the origin running now and due now but not started (held, or about to start). */
-export async function destinationLoad(
-  db: Sql,
-  accountId: string,
-  origin: string,
-  now: Date,
-): Promise<{ inFlight: number; waiting: number }> {
-  const at = { accountId, origin, now };
-  const [due, held] = await Promise.all([
-    dueAtOrigin(db, at)
-      .select([
-        sql<number>`count(*) filter (where status = ${EXECUTING})::int`.as('in_flight'),
-        sql<number>`count(*) filter (where status = any(${DUE as ActionState[]}::text[]) and next_attempt_at <= ${now})::int`.as(
-          'waiting',
-        ),
-      ])
-      .executeTakeFirstOrThrow(),
-    heldAtOrigin(db, at).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { inFlight: due.in_flight, waiting: due.waiting + held.n };
-}
-
 /** Attempts to the origin since `since`: how many, how many failed, and their median and 99th percentile duration. */
 export async function destinationStats(
   db: Sql,
@@ -149,42 +92,6 @@ export async function destinationStats(
     .executeTakeFirstOrThrow();
   const round = (v: number | null) => (v === null ? null : Math.round(Number(v)));
   return { attempts: row.attempts, failures: row.failures, p50: round(row.p50), p99: round(row.p99) };
-}
-
-export interface DestinationCounts {
-  origin: string;
-  host: string;
-  actions: number;
-  scheduled: number;
-  inFlight: number;
-  failed: number;
-}
-
-/** Every origin the account's actions aim at, with counts, by origin. */
-export async function destinationCounts(db: Sql, accountId: string): Promise<DestinationCounts[]> {
-  const rows = await db
-    .selectFrom('actions')
-    .select([
-      'destination_origin as origin',
-      'destination_host as host',
-      sql<number>`count(*)::int`.as('actions'),
-      sql<number>`count(*) filter (where status = any(${DUE as ActionState[]}::text[]))::int`.as('scheduled'),
-      sql<number>`count(*) filter (where status = ${EXECUTING})::int`.as('in_flight'),
-      sql<number>`count(*) filter (where status = ${FAILED})::int`.as('failed'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('destination_origin', 'is not', null)
-    .groupBy(['destination_origin', 'destination_host'])
-    .orderBy('destination_origin')
-    .execute();
-  return rows.map((r) => ({
-    origin: r.origin!,
-    host: r.host!,
-    actions: r.actions,
-    scheduled: r.scheduled,
-    inFlight: r.in_flight,
-    failed: r.failed,
-  }));
 }
 
 export async function listDestinationRows(db: Sql, accountId: string): Promise<DestinationRow[]> {
@@ -232,25 +139,6 @@ export async function lockOrCreateDestination(
     .onConflict((oc) => oc.columns(['account_id', 'origin']).doNothing())
     .execute();
   return (await lockDestination(db, accountId, origin))!;
-}
-
-/** Requests to the origin in flight now (`executing` under a live lease), other than `actionId`'s. */
-export function requestsInFlightQuery(
-  db: Sql,
-  s: { accountId: string; origin: string; actionId: string; now: Date },
-) {
-  return dueAtOrigin(db, s)
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('status', '=', EXECUTING)
-    .where('lease_until', '>', s.now)
-    .where('id', '<>', s.actionId);
-}
-
-export async function requestsInFlight(
-  db: Sql,
-  s: { accountId: string; origin: string; actionId: string; now: Date },
-): Promise<number> {
-  return (await requestsInFlightQuery(db, s).executeTakeFirstOrThrow()).n;
 }
 
 export async function saveRateWindow(
@@ -333,34 +221,6 @@ export async function attemptsSince(
     .executeTakeFirstOrThrow();
   const more = row.attempts > s.limit;
   return { attempts: Math.min(row.attempts, s.limit), failures: row.failures, more };
-}
-
-/**
- * Due deliveries to the origin that their destination held (`held_since` set), by due time: what a wake fires. `after`
- * continues a wake that fired a full batch.
- */
-export async function heldDeliveries(
-  db: Sql,
-  s: {
-    accountId: string;
-    origin: string;
-    now: Date;
-    limit: number;
-    after?: { at: Date; id: string } | undefined;
-  },
-): Promise<{ id: string; due: Date }[]> {
-  let q = heldAtOrigin(db, s).select(['id', 'next_attempt_at as due']);
-  if (s.after) {
-    const after = s.after;
-    q = q.where((eb) =>
-      eb.or([
-        eb('next_attempt_at', '>', after.at),
-        eb.and([eb('next_attempt_at', '=', after.at), eb('id', '>', after.id)]),
-      ]),
-    );
-  }
-  const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(s.limit).execute();
-  return rows.map((r) => ({ id: r.id, due: r.due! }));
 }
 
 /** Whether the account sends to the origin (an action aims at it) or has settings for it: what a test may target. */

@@ -34,12 +34,8 @@ export async function countActionsByStatus(
   } else {
     // The planner takes the account, the phase and the state as independent and so misjudges each state's rows;
     // what it gets right is their proportion, which here shares out the phase's total (never less than counted).
-    // It never estimates fewer than one row, for a state it has seen in none: that is none.
     const estimates = await Promise.all(
-      PENDING_STATES.map(async (s) => {
-        const rows = await estimatedRows(db, matchingActions(db, accountId, { status: s }));
-        return rows > 1 ? rows : 0;
-      }),
+      PENDING_STATES.map((s) => estimatedRows(db, matchingActions(db, accountId, { status: s }))),
     );
     const sum = estimates.reduce((a, b) => a + b, 0);
     PENDING_STATES.forEach((s, i) => {

@@ -5,6 +5,7 @@ import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
 import { href, type Route } from '../router.js';
 import {
+  aboutIf,
   ConfirmButton,
   DetailPage,
   ErrorNote,
@@ -52,17 +53,22 @@ function DestinationList() {
               { label: 'Host', cell: (d) => <code>{d.host}</code> },
               { label: 'Deliveries', cell: (d) => <Status status={d.paused ? 'paused' : 'flowing'} /> },
               { label: 'Circuit', cell: (d) => <Status status={d.circuit_state} /> },
-              { label: 'Actions', cell: (d) => d.actions },
-              { label: 'Scheduled or held', cell: (d) => d.scheduled },
+              { label: 'Actions', cell: (d) => `${aboutIf(d.counts_exact === false)}${d.actions}` },
+              {
+                label: 'Scheduled or held',
+                cell: (d) => `${aboutIf(d.counts_exact === false)}${d.scheduled}`,
+              },
               { label: 'In flight', cell: (d) => d.in_flight },
               {
                 label: 'Failed',
-                cell: (d) =>
-                  d.failed > 0 ? (
-                    <a href={href('failed', { destination_host: d.host })}>{d.failed}</a>
+                cell: (d) => {
+                  const failed = `${aboutIf(d.counts_exact === false)}${d.failed}`;
+                  return d.failed > 0 ? (
+                    <a href={href('failed', { destination_host: d.host })}>{failed}</a>
                   ) : (
-                    d.failed
-                  ),
+                    failed
+                  );
+                },
               },
             ]}
           />

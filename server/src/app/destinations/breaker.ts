@@ -21,14 +21,13 @@ import {
   attemptsSince,
   circuitRecordOf,
   type DestinationRow,
-  heldDeliveries,
   lockDestination,
   lockOrCreateDestination,
   originsOfHost,
-  requestsInFlight,
   saveCircuit,
   saveRateWindow,
 } from '../../persistence/destinations.js';
+import { heldDeliveries, requestsInFlight } from '../../persistence/destination-actions.js';
 import type { Clock, DestinationWake, DestinationWakes, OperatorEvents, Store } from '../ports.js';
 
 /** What a destination's flow control and circuit say of one due delivery, under its row lock. */

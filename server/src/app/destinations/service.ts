@@ -11,13 +11,12 @@ import { type DestinationKey, hostOfOrigin, parseDestination } from '../../domai
 import {
   circuitRecordOf,
   type DestinationRow,
-  destinationCounts,
-  destinationLoad,
   destinationStats,
   findDestination,
   listDestinationRows,
   upsertDestination,
 } from '../../persistence/destinations.js';
+import { destinationCounts, destinationLoad } from '../../persistence/destination-actions.js';
 import type { Principal } from '../accounts.js';
 import type { BulkCreateResult, BulkOperations } from '../bulk/service.js';
 import { recordAudit } from '../audit.js';
@@ -53,8 +52,11 @@ export class Destinations {
 
   async list(accountId: string, q: Pick<Reader, 'consistency'> = {}): Promise<DestinationSummary[]> {
     const now = this.clock();
-    const read = (db: Sql) =>
-      Promise.all([destinationCounts(db, accountId), listDestinationRows(db, accountId)]);
+    const read = async (db: Sql) => {
+      const rows = await listDestinationRows(db, accountId);
+      const known = rows.map((r) => r.origin);
+      return [await destinationCounts(db, accountId, now, known), rows] as const;
+    };
     const [counts, rows] = await this.reads.run({ accountId, consistency: q.consistency }, read);
     const byOrigin = new Map(rows.map((r) => [r.origin, r]));
     const origins = [...new Set([...counts.map((c) => c.origin), ...byOrigin.keys()])].sort();
@@ -72,6 +74,8 @@ export class Destinations {
         scheduled: c?.scheduled ?? 0,
         in_flight: c?.inFlight ?? 0,
         failed: c?.failed ?? 0,
+        // Named only when estimated, as a list's `total_exact`.
+        ...(c?.exact === false ? { counts_exact: false } : {}),
       };
     });
   }

@@ -1,0 +1,236 @@
+import { sql } from 'kysely';
+import { MAX_CLAIM_AHEAD_MS } from '../domain/action/due-horizon.js';
+import type { ActionState } from '../domain/action/states.js';
+import { hostOfOrigin } from '../domain/destinations/origin.js';
+import { countMatching, estimatedRows, type Sql } from './database.js';
+import { dueHorizonSql } from './due-index.js';
+import { PENDING_PHASE_SQL } from './entities/action.js';
+
+// The reads of an origin's actions: what is in flight to it and what waits for it (through the due and held indexes,
+// never its whole schedule or history), and its actions by state for the destinations list.
+
+const EXECUTING: ActionState = 'executing';
+const DUE: readonly ActionState[] = ['scheduled', 'resolved'];
+const FAILED: ActionState = 'failed';
+
+/**
+ * The account's attempts that are due or in flight at `now`, read through the due index (a claim leaves an attempt's
+ * entry there: it was due before `now` plus the claim's lead), and so never the future schedule nor the history,
+ * however large: what an origin's page shows, the list's in flight, and what flow control counts before each request.
+ */
+function dueAt(db: Sql, accountId: string, now: Date) {
+  return db
+    .selectFrom('actions')
+    .where(
+      sql<boolean>`${sql.raw(PENDING_PHASE_SQL)} and held_since is null and ${sql.raw(dueHorizonSql(now))}`,
+    )
+    .where('next_attempt_at', '<=', new Date(now.getTime() + MAX_CLAIM_AHEAD_MS))
+    .where('account_id', '=', accountId);
+}
+
+/** The origin's attempts due or in flight at `now` (`dueAt`). */
+function dueAtOrigin(db: Sql, s: { accountId: string; origin: string; now: Date }) {
+  return dueAt(db, s.accountId, s.now).where('destination_origin', '=', s.origin);
+}
+
+/** The origin's due attempts held by it at `now` (a pause, its circuit, flow control), through the held index. */
+function heldAtOrigin(db: Sql, s: { accountId: string; origin: string; now: Date }) {
+  return db
+    .selectFrom('actions')
+    .where('held_since', 'is not', null)
+    .where(sql<boolean>`${sql.raw(PENDING_PHASE_SQL)}`)
+    .where('account_id', '=', s.accountId)
+    .where('destination_origin', '=', s.origin)
+    .where('next_attempt_at', '<=', s.now)
+    .where('status', 'in', DUE);
+}
+
+/** Attempts to the origin running now and due now but not started (held, or about to start). */
+export async function destinationLoad(
+  db: Sql,
+  accountId: string,
+  origin: string,
+  now: Date,
+): Promise<{ inFlight: number; waiting: number }> {
+  const at = { accountId, origin, now };
+  const [due, held] = await Promise.all([
+    dueAtOrigin(db, at)
+      .select([
+        sql<number>`count(*) filter (where status = ${EXECUTING})::int`.as('in_flight'),
+        sql<number>`count(*) filter (where status = any(${DUE as ActionState[]}::text[]) and next_attempt_at <= ${now})::int`.as(
+          'waiting',
+        ),
+      ])
+      .executeTakeFirstOrThrow(),
+    heldAtOrigin(db, at).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { inFlight: due.in_flight, waiting: due.waiting + held.n };
+}
+
+export interface DestinationCounts {
+  origin: string;
+  host: string;
+  actions: number;
+  scheduled: number;
+  inFlight: number;
+  failed: number;
+  /** False when `actions`, `scheduled` and `failed` are PostgreSQL's estimates (`inFlight` is always counted). */
+  exact: boolean;
+}
+
+/** How many of an origin's newest actions are read to find which origins share its host (past the counting limit). */
+const ORIGIN_SAMPLE = 200;
+
+/**
+ * Every origin the account's actions aim at (and each of `known`, the origins with a row of their own), with counts,
+ * by origin. Up to EXACT_TOTAL_LIMIT actions with a destination, every figure is counted. Past it each origin's
+ * actions, scheduled and failed are PostgreSQL's estimates, from its statistics of the account, origin and state
+ * together (`actions_origin_status_stats`), and what is in flight is counted through the due index: counting ten
+ * million actions by origin and state took longer than the statement timeout. The origins are then each host of the
+ * account (one index probe a host) with the origins of its newest actions, and `known`.
+ */
+export async function destinationCounts(
+  db: Sql,
+  accountId: string,
+  now: Date,
+  known: readonly string[],
+): Promise<DestinationCounts[]> {
+  const withDestination = db
+    .selectFrom('actions')
+    .where('account_id', '=', accountId)
+    .where('destination_host', 'is not', null);
+  if ((await countMatching(db, withDestination)).exact) return countedByOrigin(db, accountId);
+  const [sampled, inFlight] = await Promise.all([
+    originsOfAccount(db, accountId),
+    inFlightByOrigin(db, accountId, now),
+  ]);
+  const origins = [...new Set([...sampled, ...known])].sort();
+  return Promise.all(
+    origins.map(async (origin) => {
+      const of = db
+        .selectFrom('actions')
+        .where('account_id', '=', accountId)
+        .where('destination_origin', '=', origin);
+      const [actions, scheduled, failed] = await Promise.all([
+        estimatedRows(db, of),
+        estimatedRows(db, of.where('status', 'in', DUE)),
+        estimatedRows(db, of.where('status', '=', FAILED)),
+      ]);
+      const host = hostOfOrigin(origin);
+      return { origin, host, actions, scheduled, inFlight: inFlight.get(origin) ?? 0, failed, exact: false };
+    }),
+  );
+}
+
+/** Every figure counted, one read of the account's actions with a destination. */
+async function countedByOrigin(db: Sql, accountId: string): Promise<DestinationCounts[]> {
+  const rows = await db
+    .selectFrom('actions')
+    .select([
+      'destination_origin as origin',
+      'destination_host as host',
+      sql<number>`count(*)::int`.as('actions'),
+      sql<number>`count(*) filter (where status = any(${DUE as ActionState[]}::text[]))::int`.as('scheduled'),
+      sql<number>`count(*) filter (where status = ${EXECUTING})::int`.as('in_flight'),
+      sql<number>`count(*) filter (where status = ${FAILED})::int`.as('failed'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('destination_origin', 'is not', null)
+    .groupBy(['destination_origin', 'destination_host'])
+    .orderBy('destination_origin')
+    .execute();
+  return rows.map((r) => ({
+    origin: r.origin!,
+    host: r.host!,
+    actions: r.actions,
+    scheduled: r.scheduled,
+    inFlight: r.in_flight,
+    failed: r.failed,
+    exact: true,
+  }));
+}
+
+/**
+ * The origins of the account's actions: each host through the account's host index, skipping from one to the next
+ * (one probe a host, whatever the number of actions), and the origins among each host's newest actions.
+ */
+async function originsOfAccount(db: Sql, accountId: string): Promise<string[]> {
+  const { rows } = await sql<{ origin: string }>`
+    with recursive hosts(host) as (
+      (select destination_host from actions
+        where account_id = ${accountId} and destination_host is not null
+        order by destination_host limit 1)
+      union all
+      select (select a.destination_host from actions a
+               where a.account_id = ${accountId} and a.destination_host > h.host
+               order by a.destination_host limit 1)
+        from hosts h where h.host is not null
+    )
+    select distinct o.origin from hosts h
+     cross join lateral (select a.destination_origin as origin from actions a
+                          where a.account_id = ${accountId} and a.destination_host = h.host
+                          order by a.created_at desc limit ${ORIGIN_SAMPLE}) o
+     where h.host is not null and o.origin is not null`.execute(db);
+  return rows.map((r) => r.origin);
+}
+
+/** The account's requests in flight, by origin, through the due index (`dueAt`). */
+async function inFlightByOrigin(db: Sql, accountId: string, now: Date): Promise<Map<string, number>> {
+  const rows = await dueAt(db, accountId, now)
+    .where('status', '=', EXECUTING)
+    .select(['destination_origin as origin', sql<number>`count(*)::int`.as('n')])
+    .groupBy('destination_origin')
+    .execute();
+  return new Map(rows.flatMap((r) => (r.origin === null ? [] : [[r.origin, r.n] as const])));
+}
+
+/**
+ * Requests to the origin in flight now (`executing` under a live lease), other than `actionId`'s: what flow control
+ * counts before each request to an origin with a parallelism limit.
+ */
+export function requestsInFlightQuery(
+  db: Sql,
+  s: { accountId: string; origin: string; actionId: string; now: Date },
+) {
+  return dueAtOrigin(db, s)
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('status', '=', EXECUTING)
+    .where('lease_until', '>', s.now)
+    .where('id', '<>', s.actionId);
+}
+
+/** How many requests `requestsInFlightQuery` finds. */
+export async function requestsInFlight(
+  db: Sql,
+  s: { accountId: string; origin: string; actionId: string; now: Date },
+): Promise<number> {
+  return (await requestsInFlightQuery(db, s).executeTakeFirstOrThrow()).n;
+}
+
+/**
+ * Due deliveries to the origin that their destination held (`held_since` set), by due time: what a wake fires. `after`
+ * continues a wake that fired a full batch.
+ */
+export async function heldDeliveries(
+  db: Sql,
+  s: {
+    accountId: string;
+    origin: string;
+    now: Date;
+    limit: number;
+    after?: { at: Date; id: string } | undefined;
+  },
+): Promise<{ id: string; due: Date }[]> {
+  let q = heldAtOrigin(db, s).select(['id', 'next_attempt_at as due']);
+  if (s.after) {
+    const after = s.after;
+    q = q.where((eb) =>
+      eb.or([
+        eb('next_attempt_at', '>', after.at),
+        eb.and([eb('next_attempt_at', '=', after.at), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(s.limit).execute();
+  return rows.map((r) => ({ id: r.id, due: r.due! }));
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { destinationCounts } from '../../server/src/persistence/destination-actions.js';
+import { openTestDatabase, rawQuery } from '../support/in-process.js';
+import { seedActions } from '../support/seed.js';
+
+/**
+ * The destinations list counts each origin's actions by state up to 10,000 actions with a destination; past that the
+ * figures are PostgreSQL's estimates from its statistics of account, origin and state together, so each origin gets
+ * its own mix of states, and what is in flight is still counted. Counting ten million actions by origin and state ran
+ * past the statement timeout.
+ */
+describe('destination counts past the counting limit', { timeout: 60_000 }, () => {
+  let t: Awaited<ReturnType<typeof openTestDatabase>>;
+  let big = '';
+  let small = '';
+  const a = { url: 'https://a.example/hook', host: 'a.example' };
+  const b = { url: 'http://b.example:8080/hook', host: 'b.example' };
+
+  beforeAll(async () => {
+    t = await openTestDatabase('destination_counts');
+    big = await t.newAccount('business');
+    small = await t.newAccount('business');
+    await seedActions(t.url, { accountId: big, count: 8_000, status: 'executed', ...a });
+    await seedActions(t.url, { accountId: big, count: 1_000, status: 'scheduled', ...a });
+    await seedActions(t.url, { accountId: big, count: 2_500, status: 'failed', ...b });
+    await seedActions(t.url, { accountId: big, count: 500, status: 'executed', ...b });
+    await seedActions(t.url, { accountId: small, count: 40, status: 'executed', ...a });
+    await seedActions(t.url, { accountId: small, count: 10, status: 'failed', ...b });
+    // Two of a's requests on the wire now.
+    await rawQuery(
+      t.database.sql,
+      `update actions set status = 'executing', next_attempt_at = now() - interval '1 second',
+              lease_until = now() + interval '1 minute'
+        where id in (select id from actions where account_id = $1 and status = 'scheduled' limit 2)`,
+      [big],
+    );
+    // What autovacuum's analyze would have gathered, the statistics of origin and state included.
+    await rawQuery(t.database.sql, 'analyze actions');
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const near = (estimate: number | undefined, truth: number, within: number) =>
+    expect(Math.abs((estimate ?? 0) - truth) / truth).toBeLessThan(within);
+
+  it('counts every figure of an account below the limit', async () => {
+    const counts = await destinationCounts(t.database.sql, small, new Date(), []);
+    expect(counts).toEqual([
+      {
+        origin: 'http://b.example:8080',
+        host: 'b.example',
+        actions: 10,
+        scheduled: 0,
+        inFlight: 0,
+        failed: 10,
+        exact: true,
+      },
+      {
+        origin: 'https://a.example',
+        host: 'a.example',
+        actions: 40,
+        scheduled: 0,
+        inFlight: 0,
+        failed: 0,
+        exact: true,
+      },
+    ]);
+  });
+
+  it("estimates each origin's own mix of states past the limit, and counts what is in flight", async () => {
+    const counts = await destinationCounts(t.database.sql, big, new Date(), ['https://c.example']);
+    expect(counts.map((c) => [c.origin, c.exact])).toEqual([
+      ['http://b.example:8080', false],
+      ['https://a.example', false],
+      ['https://c.example', false],
+    ]);
+    const [onB, onA, onC] = counts;
+    near(onA?.actions, 9_000, 0.15);
+    near(onA?.scheduled, 998, 0.25);
+    expect(onA?.failed).toBeLessThan(100);
+    expect(onA?.inFlight).toBe(2);
+    near(onB?.actions, 3_000, 0.15);
+    near(onB?.failed, 2_500, 0.15);
+    expect(onB?.scheduled).toBeLessThan(100);
+    expect(onB?.inFlight).toBe(0);
+    // An origin with settings of its own and no action: none estimated.
+    expect(onC).toMatchObject({ actions: 0, scheduled: 0, failed: 0, inFlight: 0 });
+  });
+});
