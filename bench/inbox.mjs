@@ -136,6 +136,11 @@ try {
     ['status=failed, one host', "status = 'failed' and destination_host = 'host-7.example'"],
     ['error_class=timeout', "last_error_class = 'timeout'"],
     ['failed in the last day', `status = 'failed' and updated_at >= '${day}'`],
+    [
+      'last_status_code=5xx, one host',
+      "last_status_code between 500 and 599 and destination_host = 'host-7.example'",
+    ],
+    ['failed, 5xx', "phase = 'failed' and last_status_code between 500 and 599"],
   ]) {
     const plan = await stack.db.query(
       `explain (analyze, buffers off, costs off) select * from actions where account_id = $1 and chain_id is null

@@ -90,6 +90,9 @@ describe('a list whose total is estimated, through HTTP, the SDK, the sched bina
     const listed = await runCli(['actions', 'list', '--per-page', '5'], env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/page 1 of about \d+ \(about \d+ actions; --page N or --all for more\)/);
+    const destinations = await runCli(['destinations', 'list'], env);
+    expect(destinations.code).toBe(0);
+    expect(destinations.stdout).toMatch(/http:\/\/127\.0\.0\.1:9 .* about \d+ +about \d+ +0 +about 0/);
   });
 
   it('the console says about so many, and offers the next page', async (ctx) => {

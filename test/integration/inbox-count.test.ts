@@ -14,6 +14,7 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
   let accountId = '';
   const FAILED = 20_000;
   const PENDING = 5_000;
+  const UNAVAILABLE = 3_000;
 
   beforeAll(async () => {
     t = await openTestDatabase('inbox_count');
@@ -21,6 +22,14 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
     const receiver = { url: 'http://127.0.0.1:9/hook', host: '127.0.0.1' };
     await seedActions(t.url, { accountId, count: FAILED, status: 'failed', ...receiver });
     await seedActions(t.url, { accountId, count: PENDING, status: 'scheduled', ...receiver });
+    await seedActions(t.url, {
+      accountId,
+      count: UNAVAILABLE,
+      status: 'failed',
+      url: 'https://b.example/hook',
+      host: 'b.example',
+      lastAttempt: { statusCode: 503, errorClass: 'http' },
+    });
     // What the autovacuum does to a table that stopped changing: the visibility map lets a scan skip the rows.
     await rawQuery(t.database.sql, 'vacuum (analyze) actions');
   });
@@ -45,7 +54,7 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
       { status: 'failed' },
       { limit: 100, offset: 0 },
     );
-    expect(page.total).toBe(FAILED);
+    expect(page.total).toBe(FAILED + UNAVAILABLE);
     expect(page.rows).toHaveLength(100);
     expect(page.rows.every((r) => r.status === 'failed')).toBe(true);
     const times = page.rows.map((r) => r.created_at.getTime());
@@ -57,5 +66,24 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
       { limit: 1, offset: 0 },
     );
     expect(pending.total).toBe(PENDING);
+  });
+
+  it('counts the inbox filtered by a host or by the last attempt without a visit to the rows', async () => {
+    const fiveHundreds = { lastStatusCode: { from: 500, to: 599 } };
+    for (const [filter, index] of [
+      [{ destinationHost: 'b.example', ...fiveHundreds }, 'actions_account_destination_host_index'],
+      [{ destinationHost: 'b.example', status: 'failed' as const }, 'actions_account_destination_host_index'],
+      [{ status: 'failed' as const, ...fiveHundreds }, 'actions_account_phase_index'],
+    ] as const) {
+      const count = matchingActions(t.database.sql, accountId, filter)
+        .select((eb) => eb.fn.countAll<number>().as('total'))
+        .compile();
+      const plan = await executedPlan(t.database.sql, count);
+      const scans = plan.filter((n) => n['Relation Name'] === 'actions');
+      expect(scans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Only Scan', index]]);
+      expect(scans[0]!['Heap Fetches']).toBe(0);
+      const listed = await listActions(t.database.sql, accountId, filter, { limit: 10, offset: 0 });
+      expect(listed.total).toBe(UNAVAILABLE);
+    }
   });
 });

@@ -10,6 +10,17 @@ export function configureDestinationsListCommand(destinations: Command): void {
     )
     .action(async (_o: unknown, cmd: Command) => {
       const data = await client(cmd).destinations.list();
-      print(cmd, { data }, { rows: data, columns: DESTINATION_COLUMNS });
+      // Past 10,000 actions with a destination the server estimates three of the counts: the table says so.
+      const rows = data.map((d) =>
+        d.counts_exact === false
+          ? {
+              ...d,
+              actions: `about ${d.actions}`,
+              scheduled: `about ${d.scheduled}`,
+              failed: `about ${d.failed}`,
+            }
+          : d,
+      );
+      print(cmd, { data }, { rows, columns: DESTINATION_COLUMNS });
     });
 }

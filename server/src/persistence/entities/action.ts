@@ -94,11 +94,14 @@ export const ActionSchema = defineEntity({
     // The failed-delivery inbox (GET /actions filters, docs/operations.md): a status, a destination host, the
     // moment of failure and the last attempt's class each narrow one account's rows through an index, newest first.
     // Lists never show a chain's steps, so the phase index leaves them out: a list's count (`meta.total`) then
-    // needs nothing the index does not hold, and is an index-only scan.
+    // needs nothing the index does not hold, and is an index-only scan. The failed inbox's other filters (the last
+    // attempt's status code and class) ride along, so their counts are index-only too. An outcome rewrites every
+    // index entry of its row anyway (it changes the phase), and nothing that leaves the phase alone changes them
+    // except a retryable failure, which actions_last_error_index already makes write new entries.
     {
       name: 'actions_account_phase_index',
       expression:
-        'create index "actions_account_phase_index" on "actions" ("account_id", "phase", "created_at") where "chain_id" is null',
+        'create index "actions_account_phase_index" on "actions" ("account_id", "phase", "created_at") include ("last_status_code", "last_error_class") where "chain_id" is null',
     },
     // The approvals waiting for an answer, chains' gate steps included: what `GET /v1/approvals` lists and counts.
     // Few rows (only approvals, only while they wait), so a list of them reads no other action.
@@ -106,9 +109,13 @@ export const ActionSchema = defineEntity({
       name: 'actions_awaiting_index',
       expression: `create index "actions_awaiting_index" on "actions" ("account_id", "created_at") where "phase" = '${AWAITING_PHASE}'`,
     },
+    // One host's actions newest first; with what the failed inbox filters by beside each entry, a host's count by
+    // state or by the last attempt needs no row (counting a host's 200,000 rows for `last_status_code=5xx` read
+    // each: 1.5 s at ten million).
     {
       name: 'actions_account_destination_host_index',
-      properties: ['account', 'destinationHost', 'createdAt'],
+      expression:
+        'create index "actions_account_destination_host_index" on "actions" ("account_id", "destination_host", "created_at") include ("chain_id", "phase", "last_status_code", "last_error_class")',
     },
     {
       name: 'actions_failed_index',

@@ -40,6 +40,7 @@ import { Migration20261129020000_AuditPendingOnce } from './Migration20261129020
 import { Migration20261129030000_ColdColumnsLast } from './Migration20261129030000_ColdColumnsLast.js';
 import { Migration20261129140000_AwaitingIndex } from './Migration20261129140000_AwaitingIndex.js';
 import { Migration20261129160000_OriginStatusStats } from './Migration20261129160000_OriginStatusStats.js';
+import { Migration20261129170000_InboxCountsIndexOnly } from './Migration20261129170000_InboxCountsIndexOnly.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -115,4 +116,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129030000_ColdColumnsLast', class: Migration20261129030000_ColdColumnsLast },
   { name: 'Migration20261129140000_AwaitingIndex', class: Migration20261129140000_AwaitingIndex },
   { name: 'Migration20261129160000_OriginStatusStats', class: Migration20261129160000_OriginStatusStats },
+  {
+    name: 'Migration20261129170000_InboxCountsIndexOnly',
+    class: Migration20261129170000_InboxCountsIndexOnly,
+  },
 ];
