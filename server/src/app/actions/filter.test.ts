@@ -32,6 +32,16 @@ describe('toActionFilter', () => {
       errorClass: 'http',
     });
     expect(toActionFilter({ last_status_code: 200 })).toEqual({ lastStatusCode: { exact: 200 } });
+    // With a state or a destination the class is left unsaid (their indexes carry the code), and still checked.
+    expect(toActionFilter({ last_status_code: '5xx', destination_host: 'api.example.com' })).toEqual({
+      lastStatusCode: { from: 500, to: 599 },
+      destinationHost: 'api.example.com',
+    });
+    expect(toActionFilter({ last_status_code: '5xx', status: 'failed' })).toEqual({
+      status: 'failed',
+      lastStatusCode: { from: 500, to: 599 },
+    });
+    expect(toActionFilter({ last_status_code: '5xx', status: 'failed', error_class: 'timeout' })).toBeNull();
   });
 
   it('time bounds become dates', () => {

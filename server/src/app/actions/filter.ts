@@ -20,10 +20,15 @@ export function toActionFilter(q: ActionFilterQuery): ActionFilter | null {
   const code =
     q.last_status_code === undefined ? undefined : parseStatusCodeFilter(String(q.last_status_code));
   if (code === null) return null;
-  // A status outside 2xx is always class `http`: said outright, the inbox reads the index over failing attempts.
+  // A status outside 2xx is always class `http`. Said outright, a count of the code alone reads the index over
+  // failing attempts instead of every action. With a state or a destination named it is left unsaid: the indexes of
+  // those carry the code beside each entry, where the failing attempts' index would read (and sort) every failing
+  // action of the account to find one host's (1.7 s at ten million).
   const implied = code ? impliedErrorClass(code) : null;
   if (implied && q.error_class && q.error_class !== implied) return null;
-  const errorClass = q.error_class ?? implied ?? undefined;
+  const narrowed =
+    q.status !== undefined || q.destination_host !== undefined || q.destination_origin !== undefined;
+  const errorClass = q.error_class ?? (narrowed ? undefined : implied) ?? undefined;
   const key = q.coordination_key ?? q.dedup_key;
   const destination = q.destination_origin === undefined ? undefined : parseDestination(q.destination_origin);
   if (destination === null) return null;
