@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { MAX_CLAIM_AHEAD_MS } from '../domain/action/due-horizon.js';
+import { CLAIM } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
 import { countMatching, estimatedRows, type Sql } from './database.js';
@@ -10,7 +11,8 @@ import { PENDING_PHASE_SQL } from './entities/action.js';
 // never its whole schedule or history), and its actions by state for the destinations list.
 
 const EXECUTING: ActionState = 'executing';
-const DUE: readonly ActionState[] = ['scheduled', 'resolved'];
+/** Waiting for their time: the states an attempt is claimed from. */
+const DUE = CLAIM.from;
 const FAILED: ActionState = 'failed';
 
 /**

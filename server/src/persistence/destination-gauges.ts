@@ -1,5 +1,6 @@
 import type { HoldReason } from '@sched/contract';
 import { sql } from 'kysely';
+import { CLAIM } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import type { CircuitState } from '../domain/destinations/circuit.js';
 import type { Sql } from './database.js';
@@ -8,7 +9,8 @@ import { PENDING_PHASE_SQL } from './entities/action.js';
 
 // The /metrics gauges of destinations, over every account: read at scrape time, never on a delivery's path.
 
-const DUE: readonly ActionState[] = ['scheduled', 'resolved'];
+/** Waiting for their time: the states an attempt is claimed from. */
+const DUE = CLAIM.from;
 const CLOSED: CircuitState = 'closed';
 
 /** Destinations whose circuit is not closed, by state (every account; the /metrics gauges). */
