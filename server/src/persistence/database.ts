@@ -153,12 +153,20 @@ export async function countMatching<T extends keyof Tables>(
   db: Sql,
   filtered: SelectQueryBuilder<Tables, T, object>,
 ): Promise<Required<Total>> {
+  const counted = await countUpToLimit(db, filtered);
+  if (counted <= EXACT_TOTAL_LIMIT) return { total: counted, exact: true };
+  return { total: Math.max(counted, await estimatedRows(db, filtered)), exact: false };
+}
+
+/** The rows `filtered` matches, counted up to one past EXACT_TOTAL_LIMIT: more than the limit means "too many to count". */
+export async function countUpToLimit<T extends keyof Tables>(
+  db: Sql,
+  filtered: SelectQueryBuilder<Tables, T, object>,
+): Promise<number> {
   const matching = filtered.select(sql`1`.as('one'));
   const { rows } = await sql<{ n: number }>`
     select count(*)::int as n from (${matching.limit(EXACT_TOTAL_LIMIT + 1)}) as capped`.execute(db);
-  const counted = rows[0]?.n ?? 0;
-  if (counted <= EXACT_TOTAL_LIMIT) return { total: counted, exact: true };
-  return { total: Math.max(counted, await estimatedRows(db, filtered)), exact: false };
+  return rows[0]?.n ?? 0;
 }
 
 /**

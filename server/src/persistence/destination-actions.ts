@@ -3,7 +3,8 @@ import { MAX_CLAIM_AHEAD_MS } from '../domain/action/due-horizon.js';
 import { CLAIM } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
-import { countMatching, estimatedRows, type Sql } from './database.js';
+import { EXACT_TOTAL_LIMIT } from '@sched/contract';
+import { countUpToLimit, estimatedRows, type Sql } from './database.js';
 import { dueHorizonSql } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 
@@ -101,7 +102,8 @@ export async function destinationCounts(
     .selectFrom('actions')
     .where('account_id', '=', accountId)
     .where('destination_host', 'is not', null);
-  if ((await countMatching(db, withDestination)).exact) return countedByOrigin(db, accountId);
+  // Only whether they are too many to count: the total itself is not shown.
+  if ((await countUpToLimit(db, withDestination)) <= EXACT_TOTAL_LIMIT) return countedByOrigin(db, accountId);
   const [sampled, inFlight] = await Promise.all([
     originsOfAccount(db, accountId),
     inFlightByOrigin(db, accountId, now),
@@ -122,6 +124,19 @@ export async function destinationCounts(
       return { origin, host, actions, scheduled, inFlight: inFlight.get(origin) ?? 0, failed, exact: false };
     }),
   );
+}
+
+/** An origin none of the account's actions aims at (one with settings of its own only). */
+function noActions(origin: string): DestinationCounts {
+  return {
+    origin,
+    host: hostOfOrigin(origin),
+    actions: 0,
+    scheduled: 0,
+    inFlight: 0,
+    failed: 0,
+    exact: true,
+  };
 }
 
 /** Every figure counted, one read of the account's actions with a destination. */
