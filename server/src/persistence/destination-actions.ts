@@ -85,8 +85,8 @@ export interface DestinationCounts {
 const ORIGIN_SAMPLE = 200;
 
 /**
- * Every origin the account's actions aim at (and each of `known`, the origins with a row of their own), with counts,
- * by origin. Up to EXACT_TOTAL_LIMIT actions with a destination, every figure is counted. Past it each origin's
+ * Every origin the account's actions aim at and each of `known` (the origins with a row of their own, none of whose
+ * actions may be left), with counts, in origin order. Up to EXACT_TOTAL_LIMIT actions with a destination, every figure is counted. Past it each origin's
  * actions, scheduled and failed are PostgreSQL's estimates, from its statistics of the account, origin and state
  * together (`actions_origin_status_stats`), and what is in flight is counted through the due index: counting ten
  * million actions by origin and state took longer than the statement timeout. The origins are then each host of the
@@ -103,7 +103,12 @@ export async function destinationCounts(
     .where('account_id', '=', accountId)
     .where('destination_host', 'is not', null);
   // Only whether they are too many to count: the total itself is not shown.
-  if ((await countUpToLimit(db, withDestination)) <= EXACT_TOTAL_LIMIT) return countedByOrigin(db, accountId);
+  if ((await countUpToLimit(db, withDestination)) <= EXACT_TOTAL_LIMIT) {
+    const counted = await countedByOrigin(db, accountId);
+    const seen = new Set(counted.map((c) => c.origin));
+    const none = known.filter((origin) => !seen.has(origin)).map((origin) => noActions(origin));
+    return [...counted, ...none].sort((a, b) => (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0));
+  }
   const [sampled, inFlight] = await Promise.all([
     originsOfAccount(db, accountId),
     inFlightByOrigin(db, accountId, now),

@@ -59,23 +59,20 @@ export class Destinations {
     };
     const [counts, rows] = await this.reads.run({ accountId, consistency: q.consistency }, read);
     const byOrigin = new Map(rows.map((r) => [r.origin, r]));
-    const origins = [...new Set([...counts.map((c) => c.origin), ...byOrigin.keys()])].sort();
-    const countOf = new Map(counts.map((c) => [c.origin, c]));
-    return origins.map((origin) => {
-      const c = countOf.get(origin);
-      const row = byOrigin.get(origin);
+    return counts.map((c) => {
+      const row = byOrigin.get(c.origin);
       return {
-        origin,
-        host: c?.host ?? hostOfOrigin(origin),
+        origin: c.origin,
+        host: c.host,
         paused: pausedNow(row, now),
         circuit_state: circuitAt(circuitRecordOf(row), circuitOf(row?.circuit), now).record.state,
         configured: !!(row?.flow || row?.circuit),
-        actions: c?.actions ?? 0,
-        scheduled: c?.scheduled ?? 0,
-        in_flight: c?.inFlight ?? 0,
-        failed: c?.failed ?? 0,
+        actions: c.actions,
+        scheduled: c.scheduled,
+        in_flight: c.inFlight,
+        failed: c.failed,
         // Named only when estimated, as a list's `total_exact`.
-        ...(c?.exact === false ? { counts_exact: false } : {}),
+        ...(c.exact ? {} : { counts_exact: false }),
       };
     });
   }
