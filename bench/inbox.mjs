@@ -84,6 +84,7 @@ const QUERIES = [
 const CONSOLE_READS = [
   ['overview: GET /v1/stats', '/v1/stats'],
   ['failed inbox: 100 latest failed', '/v1/actions?status=failed&per_page=100'],
+  ['in flight: GET /v1/actions?status=executing', '/v1/actions?status=executing'],
   ['destinations: GET /v1/destinations', '/v1/destinations'],
   ['a destination: GET /v1/destinations/{host}', '/v1/destinations/host-7.example'],
   ['approvals waiting: GET /v1/approvals', '/v1/approvals'],

@@ -2122,7 +2122,7 @@ export interface components {
             } & {
                 [key: string]: number;
             };
-            /** @description Present only when some count in `actions_by_status` is an estimate: the states whose actions number more than 10,000 (for `scheduled`, `resolved` and `executing`, more than 10,000 of the three together). */
+            /** @description Present only when some count in `actions_by_status` is an estimate: the states whose actions number more than 10,000 (for `scheduled` and `resolved`, more than 10,000 actions of the pending phase together; `executing` is counted like a state of its own). */
             estimated_statuses?: components["schemas"]["ActionStatus"][];
             /** @description Approvals waiting for an answer (`awaiting_response`), chains' gate steps included: the `total` of `GET /v1/approvals`. */
             approvals_waiting: number;

@@ -4,6 +4,8 @@ import {
   requestsInFlight,
   requestsInFlightQuery,
 } from '../../server/src/persistence/destination-actions.js';
+import { listActions, matchingActions } from '../../server/src/persistence/actions.js';
+import { countActionsByStatus } from '../../server/src/persistence/stats.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 import { executedPlan } from '../support/plans.js';
 import { seedActions } from '../support/seed.js';
@@ -95,5 +97,28 @@ describe("an origin's load is read from the due attempts, not from its actions",
     // Every due attempt of every account is read (the due backlog), and nothing else: 3 + 2 here and 1 elsewhere.
     const read = scans.reduce((sum, n) => sum + (n['Actual Rows'] ?? 0), 0);
     expect(read).toBeLessThanOrEqual(6);
+  });
+
+  it('lists and counts the actions in flight through the due index, not the 20,000 waiting for their time', async () => {
+    const now = new Date();
+    const listed = await listActions(
+      t.database.sql,
+      accountId,
+      { status: 'executing' },
+      { limit: 10, offset: 0 },
+      now,
+    );
+    expect({ total: listed.total, exact: listed.exact }).toEqual({ total: 3, exact: true });
+    expect(listed.rows.map((r) => r.id).sort()).toEqual([...inFlight].sort());
+    const count = matchingActions(t.database.sql, accountId, { status: 'executing' }, now)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .compile();
+    const scans = (await executedPlan(t.database.sql, count)).filter((n) => n['Relation Name'] === 'actions');
+    expect(scans.map((n) => n['Index Name'])).toEqual(['actions_due_index']);
+    expect(scans.reduce((sum, n) => sum + (n['Actual Rows'] ?? 0), 0)).toBeLessThanOrEqual(6);
+    // Past the exact limit the overview estimates the states waiting for their time, and still counts these.
+    const byStatus = await countActionsByStatus(t.database.sql, accountId, now);
+    expect(byStatus.get('scheduled')?.exact).toBe(false);
+    expect(byStatus.get('executing')).toEqual({ total: 3, exact: true });
   });
 });

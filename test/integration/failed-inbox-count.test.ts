@@ -33,7 +33,7 @@ describe('the failed inbox total kept by PostgreSQL', { timeout: 60_000 }, () =>
   const counted = async (db: Sql, accountId: string) =>
     Number(
       (
-        await matchingActions(db, accountId, { status: 'failed' })
+        await matchingActions(db, accountId, { status: 'failed' }, new Date())
           .select((eb) => eb.fn.countAll<string>().as('n'))
           .executeTakeFirstOrThrow()
       ).n,
@@ -107,7 +107,8 @@ describe('the failed inbox total kept by PostgreSQL', { timeout: 60_000 }, () =>
       host: '127.0.0.1',
     });
     await fold();
-    const page = (f: Parameters<typeof listActions>[2]) => listActions(sql, a, f, { limit: 10, offset: 0 });
+    const page = (f: Parameters<typeof listActions>[2]) =>
+      listActions(sql, a, f, { limit: 10, offset: 0 }, new Date());
     expect((await page({ status: 'failed' })).total).toBe(40);
     // Proof of which answered: a base moved by hand shows in the inbox's total, and in no other list's.
     await rawQuery(sql, 'update failed_inbox_counts set total = total + 1000 where account_id = $1', [a]);

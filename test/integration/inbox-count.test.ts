@@ -38,7 +38,7 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
   });
 
   it('answers the total of the failed inbox without a visit to the rows, and its first page newest first', async () => {
-    const count = matchingActions(t.database.sql, accountId, { status: 'failed' })
+    const count = matchingActions(t.database.sql, accountId, { status: 'failed' }, new Date())
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .compile();
     const plan = await executedPlan(t.database.sql, count);
@@ -53,6 +53,7 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
       accountId,
       { status: 'failed' },
       { limit: 100, offset: 0 },
+      new Date(),
     );
     expect(page.total).toBe(FAILED + UNAVAILABLE);
     expect(page.rows).toHaveLength(100);
@@ -64,6 +65,7 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
       accountId,
       { status: 'scheduled' },
       { limit: 1, offset: 0 },
+      new Date(),
     );
     expect(pending.total).toBe(PENDING);
   });
@@ -75,14 +77,20 @@ describe('the failed inbox counts from the index alone', { timeout: 60_000 }, ()
       [{ destinationHost: 'b.example', status: 'failed' as const }, 'actions_account_destination_host_index'],
       [{ status: 'failed' as const, ...fiveHundreds }, 'actions_account_phase_index'],
     ] as const) {
-      const count = matchingActions(t.database.sql, accountId, filter)
+      const count = matchingActions(t.database.sql, accountId, filter, new Date())
         .select((eb) => eb.fn.countAll<number>().as('total'))
         .compile();
       const plan = await executedPlan(t.database.sql, count);
       const scans = plan.filter((n) => n['Relation Name'] === 'actions');
       expect(scans.map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Only Scan', index]]);
       expect(scans[0]!['Heap Fetches']).toBe(0);
-      const listed = await listActions(t.database.sql, accountId, filter, { limit: 10, offset: 0 });
+      const listed = await listActions(
+        t.database.sql,
+        accountId,
+        filter,
+        { limit: 10, offset: 0 },
+        new Date(),
+      );
       expect(listed.total).toBe(UNAVAILABLE);
     }
   });

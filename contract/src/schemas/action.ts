@@ -762,7 +762,7 @@ export const ActionStats = z
       .array(ActionStatus)
       .optional()
       .meta({
-        description: `Present only when some count in \`actions_by_status\` is an estimate: the states whose actions number more than ${exactTotalLimit} (for \`scheduled\`, \`resolved\` and \`executing\`, more than ${exactTotalLimit} of the three together).`,
+        description: `Present only when some count in \`actions_by_status\` is an estimate: the states whose actions number more than ${exactTotalLimit} (for \`scheduled\` and \`resolved\`, more than ${exactTotalLimit} actions of the pending phase together; \`executing\` is counted like a state of its own).`,
       }),
     approvals_waiting: z.number().int().meta({
       description:

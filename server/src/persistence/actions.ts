@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { type ActionState, LIVE_STATES, phaseOf } from '../domain/action/states.js';
 import type { StatusCodeFilter } from '../domain/delivery/error-class.js';
 import { type Listing, newestFirstPage, type Sql, type Tables } from './database.js';
+import { dueOrInFlightAt } from './due-index.js';
 import { failedInboxTotal } from './failed-inbox.js';
 
 /** An `actions` row, typed from the entity (persistence/entities/action.ts). */
@@ -14,6 +15,7 @@ export type DeliveryAttemptRow = Selectable<Tables['delivery_attempts']>;
 export type ActionChanges = Updateable<Tables['actions']> & { updated_at: Date };
 
 const FAILED: ActionState = 'failed';
+const EXECUTING: ActionState = 'executing';
 
 // Every query of the API names the account, so tenancy cannot be forgotten; the delivery side works by id.
 
@@ -91,8 +93,11 @@ export interface ActionFilter {
   scheduledBefore?: Date;
 }
 
-/** The actions a filter matches in one account (chain steps excluded): the list and bulk operations share it. */
-export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
+/**
+ * The actions a filter matches in one account (chain steps excluded) at `now`: the list, the overview and bulk
+ * operations share it.
+ */
+export function matchingActions(db: Sql, accountId: string, f: ActionFilter, now: Date) {
   // A chain's step actions are read through the chain (and by id), not listed.
   let q = db.selectFrom('actions').where('account_id', '=', accountId).where('chain_id', 'is', null);
   // The phase is what the account's index reads (entities/action.ts). Outside the pending phase a state is its own
@@ -102,6 +107,8 @@ export function matchingActions(db: Sql, accountId: string, f: ActionFilter) {
     const phase = phaseOf(f.status);
     q = q.where('phase', '=', phase);
     if (phase !== f.status) q = q.where('status', '=', f.status);
+    // Among millions waiting for their time, the few in flight are found through the due index, which holds each.
+    if (f.status === EXECUTING) q = q.where(dueOrInFlightAt(now));
   }
   if (f.mode) q = q.where('mode', '=', f.mode);
   if (f.search) {
@@ -145,9 +152,10 @@ export async function listActions(
   accountId: string,
   f: ActionFilter,
   page: { limit: number; offset: number },
+  now: Date,
 ): Promise<Listing<ActionRow>> {
   const kept = isFailedInbox(f) ? () => failedInboxTotal(db, accountId) : undefined;
-  return newestFirstPage(db, matchingActions(db, accountId, f), page, kept);
+  return newestFirstPage(db, matchingActions(db, accountId, f, now), page, kept);
 }
 
 /**

@@ -12,9 +12,9 @@ const RUNNING: BulkOperationState = 'running';
 /** What a bulk operation matches: a filter, or ids (both within one account, chain steps excluded). */
 export type BulkTarget = { filter: ActionFilter } | { ids: readonly string[] };
 
-function targeted(db: Sql, accountId: string, target: BulkTarget) {
-  if ('filter' in target) return matchingActions(db, accountId, target.filter);
-  const all = matchingActions(db, accountId, {});
+function targeted(db: Sql, accountId: string, target: BulkTarget, now: Date) {
+  if ('filter' in target) return matchingActions(db, accountId, target.filter, now);
+  const all = matchingActions(db, accountId, {}, now);
   return target.ids.length === 0 ? all.where(sql<boolean>`false`) : all.where('id', 'in', [...target.ids]);
 }
 
@@ -23,8 +23,9 @@ export async function countByStatus(
   db: Sql,
   accountId: string,
   target: BulkTarget,
+  now: Date,
 ): Promise<{ status: ActionState; hasRequest: boolean; count: number }[]> {
-  const rows = await targeted(db, accountId, target)
+  const rows = await targeted(db, accountId, target, now)
     .select((eb) => [
       'status',
       sql<boolean>`request is not null`.as('has_request'),
@@ -42,9 +43,10 @@ export async function sampleIds(
   target: BulkTarget,
   eligible: { states: readonly ActionState[]; needsRequest: boolean },
   limit: number,
+  now: Date,
 ): Promise<string[]> {
   if (eligible.states.length === 0) return [];
-  let q = targeted(db, accountId, target)
+  let q = targeted(db, accountId, target, now)
     .select('id')
     .where('status', 'in', [...eligible.states]);
   if (eligible.needsRequest) q = q.where('request', 'is not', null);
@@ -112,7 +114,10 @@ export async function startBulkOperation(
     .insertInto('bulk_operation_items')
     .columns(['operation_id', 'action_id'])
     .expression(
-      targeted(db, op.accountId, target).select([sql<string>`${op.id}::uuid`.as('operation_id'), 'id']),
+      targeted(db, op.accountId, target, op.now).select([
+        sql<string>`${op.id}::uuid`.as('operation_id'),
+        'id',
+      ]),
     )
     .executeTakeFirst();
   return db

@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
-import { MAX_CLAIM_AHEAD_MS } from '../domain/action/due-horizon.js';
 import { CLAIM } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
 import { EXACT_TOTAL_LIMIT } from '@sched/contract';
 import { countUpToLimit, estimatedRows, type Sql } from './database.js';
-import { dueHorizonSql } from './due-index.js';
+import { dueOrInFlightAt } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 
 // The reads of an origin's actions: what is in flight to it and what waits for it (through the due and held indexes,
@@ -17,18 +16,11 @@ const DUE = CLAIM.from;
 const FAILED: ActionState = 'failed';
 
 /**
- * The account's attempts that are due or in flight at `now`, read through the due index (a claim leaves an attempt's
- * entry there: it was due before `now` plus the claim's lead), and so never the future schedule nor the history,
- * however large: what an origin's page shows, the list's in flight, and what flow control counts before each request.
+ * The account's attempts due or in flight at `now` (`dueOrInFlightAt`): what an origin's page shows, the list's in
+ * flight, and what flow control counts before each request.
  */
 function dueAt(db: Sql, accountId: string, now: Date) {
-  return db
-    .selectFrom('actions')
-    .where(
-      sql<boolean>`${sql.raw(PENDING_PHASE_SQL)} and held_since is null and ${sql.raw(dueHorizonSql(now))}`,
-    )
-    .where('next_attempt_at', '<=', new Date(now.getTime() + MAX_CLAIM_AHEAD_MS))
-    .where('account_id', '=', accountId);
+  return db.selectFrom('actions').where(dueOrInFlightAt(now)).where('account_id', '=', accountId);
 }
 
 /** The origin's attempts due or in flight at `now` (`dueAt`). */

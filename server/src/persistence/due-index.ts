@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import { type DueIndexes, dueQueryHorizon } from '../domain/action/due-horizon.js';
+import { type RawBuilder, sql } from 'kysely';
+import { type DueIndexes, dueQueryHorizon, MAX_CLAIM_AHEAD_MS } from '../domain/action/due-horizon.js';
 import { onUntimedConnection, type Sql } from './database.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
 
@@ -28,6 +28,16 @@ const duePredicate = (bound: Date) =>
  */
 export function dueHorizonSql(now: Date, column = 'next_attempt_at'): string {
   return `${column} < '${dueQueryHorizon(now).toISOString()}'::timestamptz`;
+}
+
+/**
+ * The rows the due index holds that are due or in flight at `now`: a claim writes no index entry and takes only
+ * attempts due by its own `now` plus its lead, so every `executing` row is among them, beside the due backlog. What
+ * reads in flight or due work by account (an origin's load, the list of `executing`) asks this, never the schedule.
+ */
+export function dueOrInFlightAt(now: Date): RawBuilder<boolean> {
+  const lead = new Date(now.getTime() + MAX_CLAIM_AHEAD_MS);
+  return sql<boolean>`${sql.raw(PENDING_PHASE_SQL)} and held_since is null and ${sql.raw(dueHorizonSql(now))} and next_attempt_at <= ${lead}`;
 }
 
 /**

@@ -5,22 +5,28 @@ import { matchingActions } from './actions.js';
 import { matchingApprovals } from './approvals/pending.js';
 import { countMatching, estimatedRows, type Sql, type Total } from './database.js';
 
+const EXECUTING: ActionState = 'executing';
+
 /**
  * How many of an account's actions are in each state, each counted as `GET /v1/actions?status=` counts its total
  * (a chain's steps are not listed): exactly up to EXACT_TOTAL_LIMIT, the planner's estimate past it, so the overview
  * of ten million actions costs what the overview of ten thousand does. A state outside the pending phase is its own
  * phase, counted from the account's phase index alone. The pending phase's states share one index entry (a claim
  * changes the state and writes no index): the phase is counted once, then told apart row by row when that count is
- * exact, and each state estimated when it is not (one of them counted row by row would read every pending action).
+ * exact. When it is not, `executing` is still counted (the due index holds each, `matchingActions`) and the two
+ * states waiting for their time are estimated (one of them counted row by row would read every pending action).
  */
 export async function countActionsByStatus(
   db: Sql,
   accountId: string,
+  now: Date,
 ): Promise<Map<ActionState, Required<Total>>> {
   const ownPhase = ACTION_STATES.filter((s) => phaseOf(s) === s);
-  const pending = matchingActions(db, accountId, {}).where('phase', '=', PENDING_PHASE);
+  const matching = (status?: ActionState) =>
+    matchingActions(db, accountId, status === undefined ? {} : { status }, now);
+  const pending = matching().where('phase', '=', PENDING_PHASE);
   const [counts, pendingCount] = await Promise.all([
-    Promise.all(ownPhase.map((s) => countMatching(db, matchingActions(db, accountId, { status: s })))),
+    Promise.all(ownPhase.map((s) => countMatching(db, matching(s)))),
     countMatching(db, pending),
   ]);
   const byState = new Map(ownPhase.map((s, i) => [s, counts[i]!]));
@@ -32,15 +38,17 @@ export async function countActionsByStatus(
     const counted = new Map(rows.map((r) => [r.status, r.n]));
     for (const s of PENDING_STATES) byState.set(s, { total: counted.get(s) ?? 0, exact: true });
   } else {
+    const inFlight = await countMatching(db, matching(EXECUTING));
+    byState.set(EXECUTING, inFlight);
     // The planner takes the account, the phase and the state as independent and so misjudges each state's rows;
-    // what it gets right is their proportion, which here shares out the phase's total (never less than counted).
-    const estimates = await Promise.all(
-      PENDING_STATES.map((s) => estimatedRows(db, matchingActions(db, accountId, { status: s }))),
-    );
+    // what it gets right is their proportion, which here shares out the rest of the phase (never less than counted).
+    const waiting = PENDING_STATES.filter((s) => s !== EXECUTING);
+    const estimates = await Promise.all(waiting.map((s) => estimatedRows(db, matching(s))));
     const sum = estimates.reduce((a, b) => a + b, 0);
-    PENDING_STATES.forEach((s, i) => {
+    const rest = Math.max(0, pendingCount.total - inFlight.total);
+    waiting.forEach((s, i) => {
       const share = sum > 0 ? estimates[i]! / sum : s === 'scheduled' ? 1 : 0;
-      byState.set(s, { total: Math.round(pendingCount.total * share), exact: false });
+      byState.set(s, { total: Math.round(rest * share), exact: false });
     });
   }
   return byState;

@@ -116,7 +116,7 @@ export class ActionQueries {
       filter === null
         ? { total: 0, rows: [] }
         : await this.deps.reads.run({ accountId, consistency: q.consistency }, (db) =>
-            listActions(db, accountId, filter, pageWindow(q)),
+            listActions(db, accountId, filter, pageWindow(q), this.deps.clock()),
           );
     return pageOf(listing.rows.map(actionSummary), listing, q);
   }
@@ -127,7 +127,7 @@ export class ActionQueries {
     const since = new Date(until.getTime() - 24 * 3_600_000);
     const [byStatus, waiting, figures, failing] = await this.deps.reads.run({ accountId, ...q }, (db) =>
       Promise.all([
-        countActionsByStatus(db, accountId),
+        countActionsByStatus(db, accountId, until),
         countApprovalsWaiting(db, accountId, until),
         deliveryFigures(db, accountId, since, until),
         failingUrls(db, accountId, since, until, 500),

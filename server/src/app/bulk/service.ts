@@ -71,7 +71,11 @@ export class BulkOperations {
     const options = this.options(body);
     const target = this.target(body);
     if (body.dry_run) {
-      const counts = tallyEligibility(body.operation, await countByStatus(this.store.sql, accountId, target));
+      const now = this.clock();
+      const counts = tallyEligibility(
+        body.operation,
+        await countByStatus(this.store.sql, accountId, target, now),
+      );
       return {
         kind: 'dry_run',
         data: {
@@ -84,6 +88,7 @@ export class BulkOperations {
             target,
             bulkEligibility(body.operation),
             SAMPLE_SIZE,
+            now,
           ),
         },
       };
