@@ -1,19 +1,23 @@
 // Benchmark "inbox" (issue 23): the failed-delivery inbox of one account holding COUNT actions. Seeds them with
 // generate_series straight into a throwaway database of a throwaway PostgreSQL (90 % executed, 6 % scheduled, 4 %
-// failed over 50 destination hosts with the last-attempt columns a recorded attempt leaves), then times the list
+// failed over 50 destination hosts, or --hosts with the last-attempt columns a recorded attempt leaves), then times the list
 // queries of GET /v1/actions through the real server, then what the console's other panels read (overview, destinations,
 // approvals, bulk operations, audit log), and prints the plans PostgreSQL chose for the inbox queries.
 //
-//   node bench/inbox.mjs [--count 1000000] [--repeat 20]
+//   node bench/inbox.mjs [--count 1000000] [--repeat 20] [--hosts 50]
 //
 // The goal: each inbox query of an account with a million actions answers in well under 100 ms (docs/performance.md).
 import { parseArgs } from 'node:util';
 import { BUILDS, fmt, log, nowMs, startPostgres, startStack, summarize, table } from './lib.mjs';
 import { seedRows } from './seed.mjs';
 
-const { values } = parseArgs({ options: { count: { type: 'string' }, repeat: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { count: { type: 'string' }, repeat: { type: 'string' }, hosts: { type: 'string' } },
+});
 const COUNT = Number(values.count ?? 1_000_000);
 const REPEAT = Number(values.repeat ?? 20);
+/** Destination hosts the actions share: 50, or one per customer of a sender of webhooks (thousands). */
+const HOSTS = Number(values.hosts ?? 50);
 
 /** The account's actions, through the one seeding helper (bench/seed.mjs). */
 async function seed(stack) {
@@ -21,10 +25,10 @@ async function seed(stack) {
   const insertMs = await seedRows(stack, {
     entity: 'Action',
     count: COUNT,
-    params: [stack.accountId, COUNT],
+    params: [stack.accountId, COUNT, HOSTS],
     from: `, lateral (select case when g % 100 < 90 then 'executed' when g % 100 < 96 then 'scheduled'
                                   else 'failed' end as st,
-                             'host-' || ((g / 100) % 50) || '.example' as host,
+                             'host-' || ((g / 100) % $5) || '.example' as host,
                              now() - interval '30 days' + (g::float8 / $4) * interval '30 days' as created) s,
              lateral (select case when st = 'scheduled' then now() + interval '1 day' else created end as at) t`,
     values: {
