@@ -92,10 +92,14 @@ export async function createFormation(log: (line: string) => void = () => {}): P
     async destroy() {
       // Only what this formation started. pg_autoctl's top process exits on SIGTERM leaving its service processes
       // and PostgreSQL behind, and a service restarts a stopped PostgreSQL: so the pg_autoctl processes go first
-      // (SIGKILL, by the pids this formation started and their pg_autoctl descendants), then an immediate stop of
-      // each of its data folders.
+      // (SIGKILL, by the pids this formation started, their pg_autoctl descendants and any pg_autoctl naming its
+      // folder), then an immediate stop of each of its data folders.
       const alive = children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => c.pid!);
-      for (const pid of [...(await descendants(alive, 'pg_autoctl')), ...alive]) {
+      const autoctl = [
+        ...(await descendants(alive, 'pg_autoctl')),
+        ...(await processesNaming(dir, 'pg_autoctl')),
+      ];
+      for (const pid of [...new Set([...autoctl, ...alive])]) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
@@ -108,7 +112,17 @@ export async function createFormation(log: (line: string) => void = () => {}): P
           timeout: 30_000,
         }).catch(() => undefined);
       }
-      await fs.rm(dir, { recursive: true, force: true });
+      // What a pg_autoctl started just before it went (a PostgreSQL started again, a base backup rebuilding a node)
+      // can outlive it and write into the folder while it is removed: whatever still names the folder goes too, then
+      // the folder, retried while it empties.
+      for (const pid of await processesNaming(dir)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+      await fs.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
   try {
@@ -191,6 +205,23 @@ async function descendants(roots: number[], name: string): Promise<number[]> {
     if (p === undefined) continue;
     const comm = (await fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
     if (comm === name) found.push(pid);
+  }
+  return found;
+}
+
+/**
+ * The processes whose command line names `dir` (this formation's own folder, made for it alone), those called `name`
+ * when given: a pg_autoctl service that lost its parent is no longer a descendant of what the formation started.
+ */
+async function processesNaming(dir: string, name?: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await fs.readdir('/proc').catch(() => [] as string[])) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (!cmdline.includes(dir)) continue;
+    const comm = (await fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    if (name === undefined || comm === name) found.push(pid);
   }
   return found;
 }
