@@ -10,8 +10,10 @@ import type {
   DestinationUpdate,
 } from '@sched/contract';
 import type { z } from 'zod';
+import { collect, paginate } from './pagination.js';
 import { callArgs, type RawClient } from './raw.js';
 import type { CallOptions } from './transport.js';
+import type { Page } from './types.js';
 import { unwrap } from './unwrap.js';
 
 export type { Destination, DestinationSummary, DestinationUpdate };
@@ -19,6 +21,11 @@ export type DestinationRecoverInput = z.input<typeof DestinationRecoverBody>;
 export type { DestinationTestResult };
 /** Where on the host the test goes: `path` (default `/`), `scheme` (default `https`), `port`. */
 export type DestinationTestInput = z.input<typeof DestinationTestBody>;
+/** A page of `GET /v1/destinations` (`per_page` up to 100, the default). */
+export interface DestinationListQuery {
+  page?: number;
+  per_page?: number;
+}
 
 /**
  * Destinations (`/v1/destinations`), keyed by origin (scheme, host and port): settings, circuit, pause, load and
@@ -29,7 +36,12 @@ export type DestinationTestInput = z.input<typeof DestinationTestBody>;
  * `await sched.destinations.recover('api.example.com', { since, dry_run: false })`.
  */
 export interface DestinationsApi {
+  /** Every origin of the account, in origin order (every page fetched, 100 origins a request). */
   list(options?: CallOptions): Promise<DestinationSummary[]>;
+  /** One page of origins with `meta` (`GET /v1/destinations`), in origin order. */
+  listPage(query?: DestinationListQuery, options?: CallOptions): Promise<Page<DestinationSummary>>;
+  /** Every origin, a page fetched at a time: `for await (const d of sched.destinations.iterate())`. */
+  iterate(options?: CallOptions): AsyncGenerator<DestinationSummary, void, undefined>;
   get(host: string, options?: CallOptions): Promise<Destination>;
   /** Flow control and circuit settings; a part left out keeps its value, `null` clears it. */
   update(host: string, body: DestinationUpdate, options?: CallOptions): Promise<Destination>;
@@ -54,8 +66,15 @@ export interface DestinationsApi {
 export function destinationsApi(raw: RawClient): DestinationsApi {
   // The raw client URL-encodes each parameter: an origin travels as one path segment (`http%3A%2F%2F…`).
   const params = (host: string, o?: CallOptions) => ({ params: { host }, ...callArgs(o) });
+  const listPage = async (
+    query: DestinationListQuery = {},
+    o?: CallOptions,
+  ): Promise<Page<DestinationSummary>> => unwrap(await raw.destinations.list({ query, ...callArgs(o) }), 200);
+  const byPage = (o?: CallOptions) => (q: DestinationListQuery) => listPage(q, o);
   return {
-    list: async (o) => unwrap(await raw.destinations.list(callArgs(o)), 200).data,
+    list: (o) => collect(paginate(byPage(o), {})),
+    listPage,
+    iterate: (o) => paginate(byPage(o), {}),
     get: async (host, o) => unwrap(await raw.destinations.get(params(host, o)), 200).data,
     update: async (host, body, o) =>
       unwrap(await raw.destinations.update({ ...params(host, o), body }), 200).data,

@@ -43,6 +43,7 @@ export type {
 } from './chains.js';
 export type {
   Destination,
+  DestinationListQuery,
   DestinationRecoverInput,
   DestinationsApi,
   DestinationSummary,

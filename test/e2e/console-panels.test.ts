@@ -217,6 +217,11 @@ describe('the console panels of operations in a browser', () => {
     const row = page.getByRole('row').filter({ hasText: origin });
     await row.waitFor();
     expect(await row.textContent()).toContain('flowing');
+    // A page of origins at a time, the pager saying how many there are.
+    const listed = await sched.destinations.listPage();
+    expect(await page.getByRole('navigation', { name: 'destinations pages' }).textContent()).toBe(
+      `${listed.meta.total} destinations`,
+    );
     await pages.check(page, 'destinations');
     await row.getByRole('link', { name: origin }).click();
 

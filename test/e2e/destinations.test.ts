@@ -298,4 +298,43 @@ describe('destinations: resource, pause and resume, recover', () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/would retry \d+ of \d+ matched actions/);
   });
+
+  it('pages the list in origin order: HTTP and the SDK (the console: console-panels)', async () => {
+    for (const name of ['a', 'b', 'c']) {
+      const origin = encodeURIComponent(`https://page-${name}.example`);
+      expect((await call('PUT', `/v1/destinations/${origin}`, { flow: { parallelism: 2 } })).status).toBe(
+        200,
+      );
+    }
+    const whole = await call('GET', '/v1/destinations');
+    const origins: string[] = whole.body.data.map((d: { origin: string }) => d.origin);
+    expect(origins.length).toBeGreaterThanOrEqual(4);
+    expect(origins).toEqual([...origins].sort());
+    expect(whole.body.meta).toEqual({ current_page: 1, last_page: 1, total: origins.length, per_page: 100 });
+    const pages: string[] = [];
+    const last = Math.ceil(origins.length / 2);
+    for (let page = 1; page <= last; page++) {
+      const res = await call('GET', `/v1/destinations?per_page=2&page=${page}`);
+      expect(res.status).toBe(200);
+      expect(res.body.meta).toEqual({
+        current_page: page,
+        last_page: last,
+        total: origins.length,
+        per_page: 2,
+      });
+      pages.push(...res.body.data.map((d: { origin: string }) => d.origin));
+    }
+    expect(pages).toEqual(origins);
+    const tooMany = await call('GET', '/v1/destinations?per_page=101');
+    expect(tooMany.status).toBe(422);
+    expect(JSON.stringify(tooMany.body)).toContain('per_page');
+
+    const sched = createClient({ baseUrl: server.url, apiKey: server.apiKey });
+    const second = await sched.destinations.listPage({ page: 2, per_page: 2 });
+    expect(second.data.map((d) => d.origin)).toEqual(origins.slice(2, 4));
+    expect((await sched.destinations.list()).map((d) => d.origin)).toEqual(origins);
+    const walked: string[] = [];
+    for await (const d of sched.destinations.iterate()) walked.push(d.origin);
+    expect(walked).toEqual(origins);
+  });
 });

@@ -813,7 +813,7 @@ export interface paths {
         };
         /**
          * List destinations
-         * @description Every origin (scheme, host and port) the account sends to (or has settings for), with its host and counts of its actions. docs/destinations.md.
+         * @description The origins (scheme, host and port) the account sends to (or has settings for), in origin order, a page at a time (100 by default), each with its host and counts of its actions. docs/destinations.md.
          */
         get: operations["destinationsList"];
         put?: never;
@@ -13016,6 +13016,8 @@ export interface operations {
     destinationsList: {
         parameters: {
             query?: {
+                page?: number;
+                per_page?: number;
                 /** @description `strong` reads the primary database. Otherwise (`eventual`, the default) a server with a read replica may answer from it, a few seconds behind at most, except right after the account's own writes (docs/scale.md). */
                 consistency?: "eventual" | "strong";
             };
@@ -13049,11 +13051,19 @@ export interface operations {
                      *           "failed": 1,
                      *           "counts_exact": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "last_page": 1,
+                     *         "total": 1,
+                     *         "total_exact": true,
+                     *         "per_page": 1
+                     *       }
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["DestinationSummary"][];
+                        meta: components["schemas"]["PaginationMeta"];
                     };
                 };
             };

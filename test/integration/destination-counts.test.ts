@@ -41,11 +41,12 @@ describe('destination counts past the counting limit', { timeout: 60_000 }, () =
     await t?.close();
   });
 
+  const all = { limit: 100, offset: 0 };
   const near = (estimate: number | undefined, truth: number, within: number) =>
     expect(Math.abs((estimate ?? 0) - truth) / truth).toBeLessThan(within);
 
   it('counts every figure of an account below the limit', async () => {
-    const counts = await destinationCounts(t.database.sql, small, new Date(), []);
+    const counts = (await destinationCounts(t.database.sql, small, new Date(), [], all)).rows;
     expect(counts).toEqual([
       {
         origin: 'http://b.example:8080',
@@ -69,7 +70,8 @@ describe('destination counts past the counting limit', { timeout: 60_000 }, () =
   });
 
   it("estimates each origin's own mix of states past the limit, and counts what is in flight", async () => {
-    const counts = await destinationCounts(t.database.sql, big, new Date(), ['https://c.example']);
+    const counts = (await destinationCounts(t.database.sql, big, new Date(), ['https://c.example'], all))
+      .rows;
     expect(counts.map((c) => [c.origin, c.exact])).toEqual([
       ['http://b.example:8080', false],
       ['https://a.example', false],
@@ -86,5 +88,25 @@ describe('destination counts past the counting limit', { timeout: 60_000 }, () =
     expect(onB?.inFlight).toBe(0);
     // An origin with settings of its own and no action: none estimated.
     expect(onC).toMatchObject({ actions: 0, scheduled: 0, failed: 0, inFlight: 0 });
+  });
+
+  it('answers a page of the origins and how many there are, counted or estimated, figures only for the page', async () => {
+    const second = { limit: 1, offset: 1 };
+    const counted = await destinationCounts(t.database.sql, small, new Date(), [], second);
+    expect(counted.total).toBe(2);
+    expect(counted.rows.map((c) => [c.origin, c.actions, c.exact])).toEqual([
+      ['https://a.example', 40, true],
+    ]);
+    const estimated = await destinationCounts(t.database.sql, big, new Date(), ['https://c.example'], second);
+    expect(estimated.total).toBe(3);
+    expect(estimated.rows.map((c) => [c.origin, c.inFlight, c.exact])).toEqual([
+      ['https://a.example', 2, false],
+    ]);
+    near(estimated.rows[0]?.actions, 9_000, 0.15);
+    const past = await destinationCounts(t.database.sql, big, new Date(), ['https://c.example'], {
+      limit: 10,
+      offset: 3,
+    });
+    expect(past).toEqual({ total: 3, rows: [] });
   });
 });

@@ -1,10 +1,11 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { BulkDryRun, BulkOperation } from '../schemas/bulk.js';
-import { authErrors, ErrorBody, ReadConsistencyQuery, single } from '../schemas/common.js';
+import { authErrors, ErrorBody, paginated, single } from '../schemas/common.js';
 import {
   Destination,
   DestinationKey,
+  DestinationListQuery,
   DestinationPauseBody,
   DestinationRecoverBody,
   DestinationSummary,
@@ -21,11 +22,11 @@ export const destinationsContract = c.router({
   list: {
     method: 'GET',
     path: '/v1/destinations',
-    query: ReadConsistencyQuery,
-    responses: { 200: z.object({ data: z.array(DestinationSummary) }), ...authErrors },
+    query: DestinationListQuery,
+    responses: { 200: paginated(DestinationSummary), ...authErrors },
     summary: 'List destinations',
     description:
-      'Every origin (scheme, host and port) the account sends to (or has settings for), with its host and counts of its actions. docs/destinations.md.',
+      'The origins (scheme, host and port) the account sends to (or has settings for), in origin order, a page at a time (100 by default), each with its host and counts of its actions. docs/destinations.md.',
   },
   get: {
     method: 'GET',

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { TimeBound } from './action.js';
-import { Duration, exactTotalLimit, NullableTimestamp } from './common.js';
+import {
+  Duration,
+  exactTotalLimit,
+  NullableTimestamp,
+  paginationQuery,
+  ReadConsistencyFields,
+} from './common.js';
 
 /** The periods a destination's `flow.rate` counts over. */
 export const FLOW_PERIODS = Object.freeze(['1s', '1m', '1h'] as const);
@@ -156,6 +162,10 @@ export const DestinationSummary = z
   })
   .meta({ id: 'DestinationSummary' });
 export type DestinationSummary = z.infer<typeof DestinationSummary>;
+
+/** `GET /v1/destinations`: a page of the account's origins, in origin order. */
+export const DestinationListQuery = z.object({ ...paginationQuery(100), ...ReadConsistencyFields });
+export type DestinationListQuery = z.input<typeof DestinationListQuery>;
 
 export const DestinationPauseBody = z
   .strictObject({

@@ -73,41 +73,52 @@ export interface DestinationCounts {
   exact: boolean;
 }
 
-/** How many of an origin's newest actions are read to find which origins share its host (past the counting limit). */
-const ORIGIN_SAMPLE = 200;
+/**
+ * How many of a host's newest actions are read to find which origins share it (past the counting limit): one origin
+ * a host is the rule, and a second in use (http beside https, another port) shows among its newest. Every host pays
+ * this, so an account of thousands of hosts (one per customer) reads a few tens of rows each.
+ */
+const ORIGIN_SAMPLE = 25;
 
 /**
- * Every origin the account's actions aim at and each of `known` (the origins with a row of their own, none of whose
- * actions may be left), with counts, in origin order. Up to EXACT_TOTAL_LIMIT actions with a destination, every figure is counted. Past it each origin's
- * actions, scheduled and failed are PostgreSQL's estimates, from its statistics of the account, origin and state
- * together (`actions_origin_status_stats`), and what is in flight is counted through the due index: counting ten
- * million actions by origin and state took longer than the statement timeout. The origins are then each host of the
- * account (one index probe a host) with the origins of its newest actions, and `known`.
+ * A page of the origins the account's actions aim at and of `known` (the origins with a row of their own, none of
+ * whose actions may be left), in origin order, with counts, and how many origins there are. Up to EXACT_TOTAL_LIMIT
+ * actions with a destination, every figure is counted. Past it the origins are each host of the account (one index
+ * probe a host) with the origins of its newest actions, and `known`; the page's origins' actions, scheduled and
+ * failed are PostgreSQL's estimates, from its statistics of the account, origin and state together
+ * (`actions_origin_status_stats`), and what is in flight is counted through the due index: counting ten million
+ * actions by origin and state took longer than the statement timeout, and so did three estimates for each of
+ * thousands of origins.
  */
 export async function destinationCounts(
   db: Sql,
   accountId: string,
   now: Date,
   known: readonly string[],
-): Promise<DestinationCounts[]> {
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: DestinationCounts[] }> {
   const withDestination = db
     .selectFrom('actions')
     .where('account_id', '=', accountId)
     .where('destination_host', 'is not', null);
+  const window = <T>(all: T[]) => all.slice(page.offset, page.offset + page.limit);
   // Only whether they are too many to count: the total itself is not shown.
   if ((await countUpToLimit(db, withDestination)) <= EXACT_TOTAL_LIMIT) {
     const counted = await countedByOrigin(db, accountId);
     const seen = new Set(counted.map((c) => c.origin));
     const none = known.filter((origin) => !seen.has(origin)).map((origin) => noActions(origin));
-    return [...counted, ...none].sort((a, b) => (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0));
+    const all = [...counted, ...none].sort((a, b) =>
+      a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0,
+    );
+    return { total: all.length, rows: window(all) };
   }
   const [sampled, inFlight] = await Promise.all([
     originsOfAccount(db, accountId),
     inFlightByOrigin(db, accountId, now),
   ]);
   const origins = [...new Set([...sampled, ...known])].sort();
-  return Promise.all(
-    origins.map(async (origin) => {
+  const rows = await Promise.all(
+    window(origins).map(async (origin) => {
       const of = db
         .selectFrom('actions')
         .where('account_id', '=', accountId)
@@ -121,6 +132,7 @@ export async function destinationCounts(
       return { origin, host, actions, scheduled, inFlight: inFlight.get(origin) ?? 0, failed, exact: false };
     }),
   );
+  return { total: origins.length, rows };
 }
 
 /** An origin none of the account's actions aims at (one with settings of its own only). */

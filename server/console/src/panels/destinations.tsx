@@ -3,7 +3,7 @@ import type { BulkDryRun, BulkOperation, Destination, DestinationUpdate } from '
 import { useState } from 'preact/hooks';
 import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
-import { href, type Route } from '../router.js';
+import { href, navigate, type Route } from '../router.js';
 import {
   aboutIf,
   ConfirmButton,
@@ -11,6 +11,7 @@ import {
   ErrorNote,
   Loading,
   Ms,
+  Pager,
   Status,
   useConsole,
   useLoad,
@@ -20,8 +21,9 @@ import {
 import { DataTable, Facts } from '../ui/table.js';
 import { TestSend } from './destination-test.js';
 
-function DestinationList() {
-  const list = useLoad((c) => c.destinations.list(), []);
+function DestinationList({ route }: { route: Route }) {
+  const page = Number(route.query.get('page') ?? 1);
+  const list = useLoad((c) => c.destinations.listPage({ page }), [page]);
   return (
     <>
       <h1>Destinations</h1>
@@ -32,46 +34,53 @@ function DestinationList() {
       <ErrorNote error={list.error} onRetry={list.reload} />
       {!list.data && !list.error && <Loading what="destinations" />}
       {list.data &&
-        (list.data.length === 0 ? (
+        (list.data.data.length === 0 && page === 1 ? (
           <p class="muted">No destination yet: they appear with the first action to an origin.</p>
         ) : (
-          <DataTable
-            rows={list.data}
-            rowKey={(d) => d.origin}
-            columns={[
-              {
-                label: 'Origin',
-                cell: (d) => (
-                  <>
-                    <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
-                      <code>{d.origin}</code>
-                    </a>
-                    {d.configured && <span class="muted"> · own settings</span>}
-                  </>
-                ),
-              },
-              { label: 'Host', cell: (d) => <code>{d.host}</code> },
-              { label: 'Deliveries', cell: (d) => <Status status={d.paused ? 'paused' : 'flowing'} /> },
-              { label: 'Circuit', cell: (d) => <Status status={d.circuit_state} /> },
-              { label: 'Actions', cell: (d) => `${aboutIf(d.counts_exact === false)}${d.actions}` },
-              {
-                label: 'Scheduled or held',
-                cell: (d) => `${aboutIf(d.counts_exact === false)}${d.scheduled}`,
-              },
-              { label: 'In flight', cell: (d) => d.in_flight },
-              {
-                label: 'Failed',
-                cell: (d) => {
-                  const failed = `${aboutIf(d.counts_exact === false)}${d.failed}`;
-                  return d.failed > 0 ? (
-                    <a href={href('failed', { destination_host: d.host })}>{failed}</a>
-                  ) : (
-                    failed
-                  );
+          <>
+            <DataTable
+              rows={list.data.data}
+              rowKey={(d) => d.origin}
+              columns={[
+                {
+                  label: 'Origin',
+                  cell: (d) => (
+                    <>
+                      <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
+                        <code>{d.origin}</code>
+                      </a>
+                      {d.configured && <span class="muted"> · own settings</span>}
+                    </>
+                  ),
                 },
-              },
-            ]}
-          />
+                { label: 'Host', cell: (d) => <code>{d.host}</code> },
+                { label: 'Deliveries', cell: (d) => <Status status={d.paused ? 'paused' : 'flowing'} /> },
+                { label: 'Circuit', cell: (d) => <Status status={d.circuit_state} /> },
+                { label: 'Actions', cell: (d) => `${aboutIf(d.counts_exact === false)}${d.actions}` },
+                {
+                  label: 'Scheduled or held',
+                  cell: (d) => `${aboutIf(d.counts_exact === false)}${d.scheduled}`,
+                },
+                { label: 'In flight', cell: (d) => d.in_flight },
+                {
+                  label: 'Failed',
+                  cell: (d) => {
+                    const failed = `${aboutIf(d.counts_exact === false)}${d.failed}`;
+                    return d.failed > 0 ? (
+                      <a href={href('failed', { destination_host: d.host })}>{failed}</a>
+                    ) : (
+                      failed
+                    );
+                  },
+                },
+              ]}
+            />
+            <Pager
+              noun="destinations"
+              meta={list.data.meta}
+              onPage={(p) => navigate('destinations', { page: String(p) })}
+            />
+          </>
         ))}
     </>
   );
@@ -518,5 +527,5 @@ function DestinationDetail({ name }: { name: string }) {
 
 export function DestinationsPanel({ route }: { route: Route }) {
   const name = route.path.split('/')[1];
-  return name ? <DestinationDetail name={decodeURIComponent(name)} /> : <DestinationList />;
+  return name ? <DestinationDetail name={decodeURIComponent(name)} /> : <DestinationList route={route} />;
 }

@@ -23,6 +23,7 @@ import { recordAudit } from '../audit.js';
 import { ValidationError } from '../errors.js';
 import type { Clock, DestinationWakes, Store } from '../ports.js';
 import type { Sql } from '../../persistence/database.js';
+import { type Page, type PageQuery, pageOf, pageWindow } from '../pagination.js';
 import type { Reader, Reads } from '../reads.js';
 import { type CircuitBreaker, pausedNow } from './breaker.js';
 
@@ -50,16 +51,20 @@ export class Destinations {
     private readonly reads: Reads,
   ) {}
 
-  async list(accountId: string, q: Pick<Reader, 'consistency'> = {}): Promise<DestinationSummary[]> {
+  /** `GET /v1/destinations`: a page of the account's origins, in origin order, with their counts. */
+  async list(
+    accountId: string,
+    q: PageQuery & Pick<Reader, 'consistency'>,
+  ): Promise<Page<DestinationSummary>> {
     const now = this.clock();
     const read = async (db: Sql) => {
       const rows = await listDestinationRows(db, accountId);
       const known = rows.map((r) => r.origin);
-      return [await destinationCounts(db, accountId, now, known), rows] as const;
+      return [await destinationCounts(db, accountId, now, known, pageWindow(q)), rows] as const;
     };
     const [counts, rows] = await this.reads.run({ accountId, consistency: q.consistency }, read);
     const byOrigin = new Map(rows.map((r) => [r.origin, r]));
-    return counts.map((c) => {
+    const data = counts.rows.map((c) => {
       const row = byOrigin.get(c.origin);
       return {
         origin: c.origin,
@@ -75,6 +80,7 @@ export class Destinations {
         ...(c.exact ? {} : { counts_exact: false }),
       };
     });
+    return pageOf(data, { total: counts.total }, q);
   }
 
   async get(accountId: string, destination: string): Promise<Destination> {

@@ -10,7 +10,7 @@ export function destinationsHandlers(destinations: Destinations, tests: Destinat
   return s.router(contract.destinations, {
     list: async ({ request, query }) => ({
       status: 200,
-      body: { data: await destinations.list(principalOf(request).accountId, query) },
+      body: await destinations.list(principalOf(request).accountId, query),
     }),
     get: async ({ request, params }) => ({
       status: 200,
