@@ -277,9 +277,7 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
          from pg_constraint c
         where c.contype = 'f' and c.confrelid = 'actions'::regclass and c.conparentid = 0`,
     );
-    expect(refs.map((r) => r.tbl)).toEqual(
-      expect.arrayContaining(['delivery_attempts', 'outbox_messages', 'recipients']),
-    );
+    expect(refs.map((r) => r.tbl)).toEqual(expect.arrayContaining(['outbox_messages', 'recipients']));
     expect(refs.filter((r) => !r.indexed)).toEqual([]);
   });
 });

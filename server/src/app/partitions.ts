@@ -12,7 +12,7 @@ import {
 import { realDeadline } from './clock.js';
 import type { Clock, Store } from './ports.js';
 
-/** Tries at taking the tables' locks (each waits at most 200 ms), and the pause between them: ten seconds in all. */
+/** Tries at taking the attempt log's lock (each waits at most 200 ms), and the pause between them: ten seconds in all. */
 const LOCK_TRIES = 20;
 const LOCK_PAUSE_MS = 300;
 
@@ -35,7 +35,7 @@ export class AttemptPartitions {
 
   /**
    * Creates the missing months ahead and, unless `drop` is false, drops those behind; answers the partitions. Throws
-   * when the tables stay busy for every try (the next run, daily and at every start, tries again).
+   * when the attempt log stays busy for every try (the next run, daily and at every start, tries again).
    */
   async maintain(opts: { drop?: boolean } = {}): Promise<{ created: string[]; dropped: string[] }> {
     const now = this.clock();
@@ -46,7 +46,7 @@ export class AttemptPartitions {
           const plan = partitionPlan(now, await attemptMonths(db), longestRetentionDays());
           const drop = opts.drop === false ? [] : plan.drop;
           if (plan.create.length === 0 && drop.length === 0) return { created: [], dropped: [] };
-          await lockForPartitionChange(db, { creating: plan.create.length > 0 });
+          await lockForPartitionChange(db);
           for (const month of plan.create) await createAttemptPartition(db, month);
           for (const month of drop) await dropAttemptPartition(db, month);
           return { created: plan.create.map(attemptPartitionName), dropped: drop.map(attemptPartitionName) };

@@ -22,21 +22,14 @@ export async function lockAttemptPartitions(db: Sql): Promise<void> {
 }
 
 /**
- * Takes the table locks a partition change needs: creating one locks `actions` (its foreign key) and the parent
- * `delivery_attempts`, dropping one the parent only. The engine's statements take those two tables in either order,
- * so the change waits longer only for the first lock, holding nothing a delivery wants (long enough, past PostgreSQL's
- * 1 s deadlock timeout, that an autovacuum of `actions` in the way is cancelled), and for the second at most 200 ms,
- * under that timeout: in a cycle with a delivery it is the change that gives up, never the delivery that is aborted.
- * Writers queued behind a waiting change wait at most that long. Throws an error `isLockBusy` recognises when the
- * locks are not had in time: roll back and try again shortly.
+ * Takes the lock a partition change needs: the parent `delivery_attempts` alone (no other table refers to it, and it
+ * refers to none). Every delivery that records an attempt holds it briefly, so the change waits for those in flight,
+ * and the deliveries that come after wait for the change: at most 200 ms, then the change gives up (an error
+ * `isLockBusy` recognises: roll back and try again shortly), so no delivery waits longer than that.
  */
-export async function lockForPartitionChange(db: Sql, opts: { creating: boolean }): Promise<void> {
-  await sql`set local lock_timeout = '2s'`.execute(db);
-  if (opts.creating) {
-    await sql`lock table ${sql.id('actions')} in share row exclusive mode`.execute(db);
-    await sql`set local lock_timeout = '200ms'`.execute(db);
-  }
-  // ONLY: the parent, not every partition (an autovacuum of one does not stand in the way).
+export async function lockForPartitionChange(db: Sql): Promise<void> {
+  await sql`set local lock_timeout = '200ms'`.execute(db);
+  // ONLY: the parent, not every partition.
   await sql`lock table only ${sql.id(PARENT)} in access exclusive mode`.execute(db);
 }
 

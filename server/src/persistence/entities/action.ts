@@ -169,6 +169,16 @@ export const ActionSchema = defineEntity({
     },
     // The failed inbox's kept total (entities/failed-inbox.ts).
     ...FAILED_INBOX_TRIGGERS,
+    // A deleted action's attempts go with it: the attempt log has no foreign key (DeliveryAttemptSchema below). One
+    // statement's deleted actions at once, after it; declared raw (`expression`) for its transition table, which
+    // MikroORM's trigger fields cannot say. The migration AttemptsOfDeletedActions writes the same text.
+    {
+      name: 'attempts_of_deleted_actions',
+      timing: 'after',
+      events: ['delete'],
+      forEach: 'statement',
+      expression: `create or replace function "attempts_of_deleted_actions"() returns trigger as $$ begin delete from delivery_attempts where action_id in (select id from deleted_actions); return null; end; $$ language plpgsql;\ncreate trigger "attempts_of_deleted_actions" after delete on "actions" referencing old table as deleted_actions for each statement execute function "attempts_of_deleted_actions"()`,
+    },
   ],
   properties: {
     id: p.uuid().primary(),
@@ -258,7 +268,9 @@ export const DeliveryAttemptSchema = defineEntity({
   // startedAt: the console's last 24 hours of deliveries (persistence/stats.ts), a range of a column rows are
   // appended in the order of: a BRIN (a summary per 128 pages) serves it for a fraction of a b-tree's writes.
   // The primary key (action, id) is the one b-tree: uniqueness (a partition key must be part of it), an action's
-  // attempts a keyset page at a time, newest first (GET /actions/{id}/attempts), and the cascade of an action's delete.
+  // attempts a keyset page at a time, newest first (GET /actions/{id}/attempts), and the delete of a deleted action's
+  // attempts. No foreign key: a trigger of `actions` deletes them with it (migration AttemptsOfDeletedActions), and a
+  // delivery writes an attempt only in the transaction that updates its action.
   indexes: [
     {
       name: 'delivery_attempts_started_at_index',
@@ -267,7 +279,7 @@ export const DeliveryAttemptSchema = defineEntity({
     },
   ],
   properties: {
-    action: () => p.manyToOne(ActionSchema).deleteRule('cascade').primary(),
+    action: () => p.manyToOne(ActionSchema).createForeignKeyConstraint(false).primary(),
     id: p.uuid().primary(),
     attemptNumber: p.integer(),
     dueAt: p.datetime(),

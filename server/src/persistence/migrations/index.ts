@@ -41,6 +41,7 @@ import { Migration20261129030000_ColdColumnsLast } from './Migration202611290300
 import { Migration20261129140000_AwaitingIndex } from './Migration20261129140000_AwaitingIndex.js';
 import { Migration20261129160000_OriginStatusStats } from './Migration20261129160000_OriginStatusStats.js';
 import { Migration20261129170000_InboxCountsIndexOnly } from './Migration20261129170000_InboxCountsIndexOnly.js';
+import { Migration20261129190000_AttemptsOfDeletedActions } from './Migration20261129190000_AttemptsOfDeletedActions.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -119,5 +120,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261129170000_InboxCountsIndexOnly',
     class: Migration20261129170000_InboxCountsIndexOnly,
+  },
+  {
+    name: 'Migration20261129190000_AttemptsOfDeletedActions',
+    class: Migration20261129190000_AttemptsOfDeletedActions,
   },
 ];
