@@ -5,11 +5,10 @@ import { RetentionService } from '../../server/src/app/retention.js';
 import { monthStart } from '../../server/src/domain/history/partitions.js';
 import { usePlanLimits } from '../../server/src/domain/quota/plans.js';
 import { attemptPage, insertAction, type NewAction } from '../../server/src/persistence/actions.js';
-import { logAttempt } from '../../server/src/persistence/deliveries.js';
 import { timeOrderedId } from '../../server/src/persistence/ids.js';
 import { attemptMonths, attemptPartitionName } from '../../server/src/persistence/partitions.js';
 import { manualClock } from '../support/manual-clock.js';
-import { openTestDatabase, rawQuery } from '../support/in-process.js';
+import { logSuccessfulAttempt, openTestDatabase, rawQuery } from '../support/in-process.js';
 import { webhookActionRow } from '../support/seed.js';
 
 /**
@@ -54,22 +53,8 @@ describe('attempt partitions by month', { timeout: 60_000 }, () => {
     return row.id;
   }
   /** Records an attempt of `actionId` at `iso` through the engine's insert, the process's time set to it. */
-  const attempt = (actionId: string, iso: string, n = 1) => {
-    const startedAt = at(iso);
-    return logAttempt(t.database.sql, {
-      actionId,
-      attemptNumber: n,
-      dueAt: startedAt,
-      startedAt,
-      durationMs: 5,
-      statusCode: 200,
-      outcome: 'success',
-      errorClass: null,
-      error: null,
-      excerpt: 'ok',
-      truncated: false,
-    });
-  };
+  const attempt = (actionId: string, iso: string, n = 1) =>
+    logSuccessfulAttempt(t.database.sql, actionId, at(iso), n);
   const stats = async (partition: string) =>
     (
       await rawQuery<{ ins: number; del: number; dead: number }>(

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertAction } from '../../server/src/persistence/actions.js';
-import { logAttempt } from '../../server/src/persistence/deliveries.js';
-import { openTestDatabase, rawQuery } from '../support/in-process.js';
+import { logSuccessfulAttempt, openTestDatabase, rawQuery } from '../support/in-process.js';
 import { webhookActionRow } from '../support/seed.js';
 
 /**
@@ -24,22 +23,7 @@ describe("a deleted action's attempts go with it", { timeout: 60_000 }, () => {
   async function actionWithAttempts(account: string, attempts: number): Promise<string> {
     const row = webhookActionRow(account, new Date(), { status: 'executed' });
     await insertAction(t.database.sql, row);
-    for (let n = 1; n <= attempts; n++) {
-      const startedAt = new Date();
-      await logAttempt(t.database.sql, {
-        actionId: row.id,
-        attemptNumber: n,
-        dueAt: startedAt,
-        startedAt,
-        durationMs: 5,
-        statusCode: 200,
-        outcome: 'success',
-        errorClass: null,
-        error: null,
-        excerpt: 'ok',
-        truncated: false,
-      });
-    }
+    for (let n = 1; n <= attempts; n++) await logSuccessfulAttempt(t.database.sql, row.id, new Date(), n);
     return row.id;
   }
   const attemptsOf = async (ids: string[]) =>

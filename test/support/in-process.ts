@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { Database, migrateUp, openOrm, type Sql } from '../../server/src/persistence/database.js';
+import { logAttempt } from '../../server/src/persistence/deliveries.js';
 
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -41,4 +42,24 @@ export async function openTestDatabase(prefix: string): Promise<{
       await test.drop();
     },
   };
+}
+
+/**
+ * A successful attempt of `actionId` started at `startedAt`, logged through the engine's insert: its id is made of
+ * the process's time, so a test that wants it in a given month sets that time first.
+ */
+export function logSuccessfulAttempt(db: Sql, actionId: string, startedAt: Date, attemptNumber = 1) {
+  return logAttempt(db, {
+    actionId,
+    attemptNumber,
+    dueAt: startedAt,
+    startedAt,
+    durationMs: 5,
+    statusCode: 200,
+    outcome: 'success',
+    errorClass: null,
+    error: null,
+    excerpt: 'ok',
+    truncated: false,
+  });
 }
