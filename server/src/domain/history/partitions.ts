@@ -41,8 +41,9 @@ export function partitionPlan(
  * The cutoff before which a plan's terminal actions (and live series' attempts) are purged. For a plan that keeps
  * history as long as any (`retentionDays >= keepDays`), it is the start of the oldest month of attempts still kept:
  * an action is deleted only once the month its attempts were written in has been dropped whole, so deleting it
- * deletes no attempt row (a trigger of `actions` deletes a deleted action's attempts). Such history stays up to a month past its retention. A plan
- * with a shorter retention keeps its own cutoff; its attempts in months kept for others go row by row.
+ * deletes no attempt row (a trigger of `actions` deletes a deleted action's attempts). Such history stays up to a
+ * month past its retention. A plan with a shorter retention keeps its own cutoff; its attempts in months kept for
+ * others go row by row.
  */
 export function historyCutoff(now: Date, retentionDays: number, keepDays: number): Date {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
