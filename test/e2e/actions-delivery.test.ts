@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { callbackStates, workAhead } from '../support/jobs.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
+import { sqlValue } from '../support/seed.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
 // Delivery end to end: a real server subprocess, real loopback receivers. SCHED_TIME_SCALE=300 turns the retry
@@ -370,5 +371,22 @@ describe('webhook delivery', () => {
     expect(text).toContain('sched_queue_depth');
     expect(text).toContain('sched_oldest_due_seconds');
     expect(text).toMatch(/sched_callbacks_total\{[^}]*outcome="delivered"/);
+  });
+
+  it('an action whose row is deleted while its request is in flight records nothing, and delivery goes on', async () => {
+    rx.on('/deleted-in-flight', { status: 200, body: 'ok', delayMs: 1_500 });
+    const res = await create({ schedule: { wait: '1s' }, request: { url: `${rx.url}/deleted-in-flight` } });
+    expect(res.status).toBe(201);
+    const id = res.body.data.id as string;
+    await rx.waitFor('/deleted-in-flight');
+    // As an operator deleting by hand would (no route deletes an action's row): the attempt log keeps no attempt of it.
+    await sqlValue(db.url, 'delete from actions where id = $1 returning id', [id]);
+    // Due after the deleted one's answer (1.5 s after its request), so the worker has recorded it by then.
+    const next = await create({ schedule: { wait: '3s' }, request: { url: `${rx.url}/after-deleted` } });
+    await until(next.body.data.id, 'executed');
+    expect(
+      await sqlValue(db.url, 'select count(*)::int from delivery_attempts where action_id = $1', [id]),
+    ).toBe(0);
+    expect((await api(server, key, 'GET', `/v1/actions/${id}`)).status).toBe(404);
   });
 });

@@ -170,20 +170,21 @@ export class AttemptRecorder {
       const current = a.listened
         ? await lockAction(db, row.id)
         : ((await actionsToRecord(db, [row.id])).get(row.id) ?? null);
+      // Deleted meanwhile (its account's row deleted by hand: the attempt log keeps no attempt of a missing action).
+      if (!current) return;
       let written = false;
-      if (current && owned(current, a)) {
+      if (owned(current, a)) {
         if (outcome === 'success' && a.listened && result.kind === 'response')
           await this.p.settled!.succeeded(db, current, { status: result.status, body: result.bodyExcerpt });
         written = (await this.write(db, [{ item, current }])).size > 0;
       }
       // Recorded already: a record tried again after its commit's answer was lost with its connection.
-      if (!written && current && recordedAlready(current, attempt)) return;
+      if (!written && recordedAlready(current, attempt)) return;
       if (!written) {
         // The lease was lost (this worker stalled past it and another took over): the log keeps the attempt, and
         // the action its latest one, nothing else.
         await logAttempt(db, attempt);
-        if (current)
-          await updateAction(db, row.id, { ...latestAttempt(attempt), updated_at: current.updated_at });
+        await updateAction(db, row.id, { ...latestAttempt(attempt), updated_at: current.updated_at });
       }
       // The origin's circuit hears of failures and probes once the attempt is in the log it judges by (its row locked
       // after the action's, as the claim does).
