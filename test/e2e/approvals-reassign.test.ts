@@ -132,16 +132,20 @@ describe('reassigning an approval recipient', () => {
   });
 
   it('a recipient reassigned before the first send never gets a message; all_required counts who stands on the gate', async () => {
-    // Due in 3 s: the reassignment (milliseconds) lands while the gate is still scheduled.
+    // Due in an hour, past the minute ahead that the scheduler resolves, so the gate is still `scheduled` when the
+    // reassignment lands however slow the machine; then brought to a second from now.
     const res = await create(
       { recipients: ['early1@example.com', 'early2@example.com'], confirmation_mode: 'all_required' },
-      '3s',
+      '1h',
     );
     const id = res.body.data.id;
     const early1 = recipientOf(res.body.data, 'early1@example.com').id;
     const moved = await reassign(id, early1, { to: 'late@example.com' });
     expect(moved.status).toBe(200);
     expect(moved.body.data.status).toBe('scheduled');
+    expect((await call('POST', `/v1/actions/${id}/reschedule`, { schedule: { wait: '1s' } })).status).toBe(
+      200,
+    );
     const [late, two] = [await linkOf('late@example.com'), await linkOf('early2@example.com')];
     await until(id, 'awaiting_response');
     expect(smtp.mails.filter((m) => m.to.includes('early1@example.com'))).toHaveLength(0);
