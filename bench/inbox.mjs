@@ -1,8 +1,8 @@
 // Benchmark "inbox" (issue 23): the failed-delivery inbox of one account holding COUNT actions. Seeds them with
 // generate_series straight into a throwaway database of a throwaway PostgreSQL (90 % executed, 6 % scheduled, 4 %
-// failed over 50 destination hosts, or --hosts with the last-attempt columns a recorded attempt leaves), then times the list
-// queries of GET /v1/actions through the real server, then what the console's other panels read (overview, destinations,
-// approvals, bulk operations, audit log), and prints the plans PostgreSQL chose for the inbox queries.
+// failed, over 50 destination hosts or --hosts, with the last-attempt columns a recorded attempt leaves), then times
+// the list queries of GET /v1/actions through the real server, then what the console's other panels read (overview,
+// destinations, approvals, bulk operations, audit log), and prints the plans PostgreSQL chose for the inbox queries.
 //
 //   node bench/inbox.mjs [--count 1000000] [--repeat 20] [--hosts 50]
 //

@@ -99,13 +99,7 @@ export async function createFormation(log: (line: string) => void = () => {}): P
         ...(await descendants(alive, 'pg_autoctl')),
         ...(await processesNaming(dir, 'pg_autoctl')),
       ];
-      for (const pid of [...new Set([...autoctl, ...alive])]) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
+      killAll([...autoctl, ...alive]);
       for (const data of [path.join(dir, 'node2'), path.join(dir, 'node1'), monitorData]) {
         await exec(path.join(DEBIAN_PG_BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop'], {
           ...asPostgres,
@@ -115,13 +109,7 @@ export async function createFormation(log: (line: string) => void = () => {}): P
       // What a pg_autoctl started just before it went (a PostgreSQL started again, a base backup rebuilding a node)
       // can outlive it and write into the folder while it is removed: whatever still names the folder goes too, then
       // the folder, retried while it empties.
-      for (const pid of await processesNaming(dir)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
+      killAll(await processesNaming(dir));
       await fs.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
@@ -207,6 +195,17 @@ async function descendants(roots: number[], name: string): Promise<number[]> {
     if (comm === name) found.push(pid);
   }
   return found;
+}
+
+/** SIGKILL to each of `pids` still there. */
+function killAll(pids: readonly number[]): void {
+  for (const pid of new Set(pids)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
 }
 
 /**
