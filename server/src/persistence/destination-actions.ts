@@ -101,24 +101,24 @@ export async function destinationCounts(
     .selectFrom('actions')
     .where('account_id', '=', accountId)
     .where('destination_host', 'is not', null);
-  const window = <T>(all: T[]) => all.slice(page.offset, page.offset + page.limit);
+  // The origins in order, those of `known` among them; the page is a slice of them.
+  const ordered = (of: Iterable<string>) => {
+    const all = [...new Set([...of, ...known])].sort();
+    return { total: all.length, page: all.slice(page.offset, page.offset + page.limit) };
+  };
   // Only whether they are too many to count: the total itself is not shown.
   if ((await countUpToLimit(db, withDestination)) <= EXACT_TOTAL_LIMIT) {
-    const counted = await countedByOrigin(db, accountId);
-    const seen = new Set(counted.map((c) => c.origin));
-    const none = known.filter((origin) => !seen.has(origin)).map((origin) => noActions(origin));
-    const all = [...counted, ...none].sort((a, b) =>
-      a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0,
-    );
-    return { total: all.length, rows: window(all) };
+    const counted = new Map((await countedByOrigin(db, accountId)).map((c) => [c.origin, c]));
+    const origins = ordered(counted.keys());
+    return { total: origins.total, rows: origins.page.map((o) => counted.get(o) ?? noActions(o)) };
   }
   const [sampled, inFlight] = await Promise.all([
     originsOfAccount(db, accountId),
     inFlightByOrigin(db, accountId, now),
   ]);
-  const origins = [...new Set([...sampled, ...known])].sort();
+  const origins = ordered(sampled);
   const rows = await Promise.all(
-    window(origins).map(async (origin) => {
+    origins.page.map(async (origin) => {
       const of = db
         .selectFrom('actions')
         .where('account_id', '=', accountId)
@@ -132,7 +132,7 @@ export async function destinationCounts(
       return { origin, host, actions, scheduled, inFlight: inFlight.get(origin) ?? 0, failed, exact: false };
     }),
   );
-  return { total: origins.length, rows };
+  return { total: origins.total, rows };
 }
 
 /** An origin none of the account's actions aims at (one with settings of its own only). */
@@ -163,7 +163,6 @@ async function countedByOrigin(db: Sql, accountId: string): Promise<DestinationC
     .where('account_id', '=', accountId)
     .where('destination_origin', 'is not', null)
     .groupBy(['destination_origin', 'destination_host'])
-    .orderBy('destination_origin')
     .execute();
   return rows.map((r) => ({
     origin: r.origin!,

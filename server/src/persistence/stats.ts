@@ -1,11 +1,14 @@
 import { sql } from 'kysely';
 import { ACTION_STATES, type ActionState } from '@sched/contract';
+import { CLAIM } from '../domain/action/set-transition.js';
 import { PENDING_PHASE, PENDING_STATES, phaseOf } from '../domain/action/states.js';
 import { matchingActions } from './actions.js';
 import { matchingApprovals } from './approvals/pending.js';
 import { countMatching, estimatedRows, type Sql, type Total } from './database.js';
 
 const EXECUTING: ActionState = 'executing';
+/** Waiting for their time: the states an attempt is claimed from, the rest of the pending phase. */
+const WAITING = CLAIM.from;
 
 /**
  * How many of an account's actions are in each state, each counted as `GET /v1/actions?status=` counts its total
@@ -38,15 +41,16 @@ export async function countActionsByStatus(
     const counted = new Map(rows.map((r) => [r.status, r.n]));
     for (const s of PENDING_STATES) byState.set(s, { total: counted.get(s) ?? 0, exact: true });
   } else {
-    const inFlight = await countMatching(db, matching(EXECUTING));
-    byState.set(EXECUTING, inFlight);
     // The planner takes the account, the phase and the state as independent and so misjudges each state's rows;
     // what it gets right is their proportion, which here shares out the rest of the phase (never less than counted).
-    const waiting = PENDING_STATES.filter((s) => s !== EXECUTING);
-    const estimates = await Promise.all(waiting.map((s) => estimatedRows(db, matching(s))));
+    const [inFlight, estimates] = await Promise.all([
+      countMatching(db, matching(EXECUTING)),
+      Promise.all(WAITING.map((s) => estimatedRows(db, matching(s)))),
+    ]);
+    byState.set(EXECUTING, inFlight);
     const sum = estimates.reduce((a, b) => a + b, 0);
     const rest = Math.max(0, pendingCount.total - inFlight.total);
-    waiting.forEach((s, i) => {
+    WAITING.forEach((s, i) => {
       const share = sum > 0 ? estimates[i]! / sum : s === 'scheduled' ? 1 : 0;
       byState.set(s, { total: Math.round(rest * share), exact: false });
     });
