@@ -1,6 +1,3 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { callMcpTool, listMcpTools, type McpToolBackend, SchedToolError } from '@sched/contract';
 import { SchedApiError, type SchedClient } from '@sched/sdk';
 import type { Command } from 'commander';
@@ -60,6 +57,13 @@ export function configureMcpCommand(program: Command): void {
       const sched = client(cmd);
       const canWrite = await keyCanWrite(sched);
       const backend = sdkBackend(sched);
+      // Loaded here, not with the program: every other verb (and `sched serve`) would pay for it at each start.
+      const [{ Server }, { StdioServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] =
+        await Promise.all([
+          import('@modelcontextprotocol/sdk/server/index.js'),
+          import('@modelcontextprotocol/sdk/server/stdio.js'),
+          import('@modelcontextprotocol/sdk/types.js'),
+        ]);
       const server = new Server({ name: 'sched', version: '1' }, { capabilities: { tools: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listMcpTools(canWrite) }));
       server.setRequestHandler(CallToolRequestSchema, async (req) =>

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { openApiDocument } from '@sched/contract/openapi';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -87,14 +86,18 @@ export function registerApiReference(
     }
     return body;
   };
-  // Built on first use: it costs tens of milliseconds, and most servers never serve it.
-  let document: ReturnType<typeof openApiDocument> | undefined;
+  // Loaded and built on first use: the document's builder and its libraries cost a start about a tenth of a second,
+  // and most servers never serve it.
+  let document: Promise<object> | undefined;
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => deps.limit(request, reply);
 
   app.get('/openapi.json', { onRequest }, async (_request, reply) => {
-    document ??= openApiDocument();
+    document ??= import('@sched/contract/openapi').then(({ openApiDocument }) => openApiDocument());
     const url = deps.publicUrl() ?? '/';
-    const body = JSON.stringify({ ...document, servers: [{ url, description: 'This sched server' }] });
+    const body = JSON.stringify({
+      ...(await document),
+      servers: [{ url, description: 'This sched server' }],
+    });
     return reply
       .header('content-type', 'application/json; charset=utf-8')
       .header('access-control-allow-origin', '*')

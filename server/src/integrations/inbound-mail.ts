@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { type AddressObject, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { AddressObject } from 'mailparser';
 import type { InboundMail } from '../app/approvals/inbound-email.js';
 
 /**
  * Replies to approval emails reach sched as mail: on its own SMTP port (the `smtp-server` package) or through a
  * provider's inbound hook as raw MIME. Both are read here with `mailparser` into the use case's `InboundMail`.
+ * Both packages are loaded on first use: most servers take no mail, and loading them costs every start a fifth of a
+ * second of CPU.
  */
 
 /** A reply is a few lines and a quote: 1 MiB is generous, and bounds what a sender can make sched parse. */
@@ -24,6 +25,7 @@ export async function readInboundMail(
   source: Buffer | Readable,
   envelope?: { from: string | null; to: string[] },
 ): Promise<InboundMail> {
+  const { simpleParser } = await import('mailparser');
   const m = await simpleParser(source, { skipHtmlToText: false, skipImageLinks: true });
   const header = (name: string) => {
     const v = m.headers.get(name);
@@ -79,6 +81,7 @@ export async function startInboundSmtp(opts: {
   const now = opts.now ?? Date.now;
   const windows = new Map<string, { start: number; count: number }>();
   const suffix = `@${opts.domain.toLowerCase()}`;
+  const { SMTPServer } = await import('smtp-server');
   const server = new SMTPServer({
     name: opts.domain,
     banner: 'sched replies',

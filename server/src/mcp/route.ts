@@ -1,7 +1,4 @@
 import { callMcpTool, listMcpTools } from '@sched/contract';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../http/auth.js';
 import type { Authenticate } from '../http/plugin.js';
@@ -18,6 +15,8 @@ export function registerMcpRoute(
   app: FastifyInstance,
   deps: { auth: Authenticate; useCases: McpUseCases },
 ): void {
+  // The SDK is loaded by the first request: a start that serves no agent does not pay its tenth of a second.
+  let sdk: Promise<typeof import('./sdk.js')> | undefined;
   app.post(
     '/mcp',
     { onRequest: (request, reply) => deps.auth(request, reply, 'read') },
@@ -25,6 +24,8 @@ export function registerMcpRoute(
       const principal = principalOf(request);
       const canWrite = principal.scopes.includes('write');
       const backend = serverBackend(deps.useCases, principal);
+      const { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema } =
+        await (sdk ??= import('./sdk.js'));
       const server = new Server({ name: 'sched', version: SERVER_VERSION }, { capabilities: { tools: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listMcpTools(canWrite) }));
       server.setRequestHandler(CallToolRequestSchema, async (req) =>

@@ -1,4 +1,5 @@
-import Holidays from 'date-holidays';
+import { createRequire } from 'node:module';
+import type Holidays from 'date-holidays';
 
 /**
  * Public holidays from the `date-holidays` package: its rules for about 200 countries and their regions ship inside
@@ -8,6 +9,12 @@ import Holidays from 'date-holidays';
  * A day counts as closed when the package types it `public` (substitute days included: 2027-07-05 is the observed
  * Independence Day in the US); observances, optional and bank-only days do not close a window.
  */
+
+// The package and its rules are loaded by the first question about a holiday, synchronously (the calendar's rules
+// are synchronous): loading them costs a start about a third of a second of CPU that most servers never need.
+let holidaysPackage: typeof Holidays | undefined;
+const holidayRules = (): typeof Holidays =>
+  (holidaysPackage ??= createRequire(import.meta.url)('date-holidays') as typeof Holidays);
 
 export interface Holiday {
   date: string;
@@ -29,7 +36,7 @@ export function isKnownHolidayRegion(region: string): boolean {
   let ok = known.get(key);
   if (ok === undefined) {
     const [country, sub] = split(key);
-    const all = new Holidays();
+    const all = new (holidayRules())();
     const countries = all.getCountries() ?? {};
     ok = country in countries && (sub === undefined || sub in (all.getStates(country) ?? {}));
     if (known.size < 1000) known.set(key, ok);
@@ -45,7 +52,8 @@ export function holidaysIn(region: string, year: number): Holiday[] {
     const [country, sub] = split(region);
     let h = calendars.get(region.toUpperCase());
     if (!h) {
-      h = sub ? new Holidays(country, sub) : new Holidays(country);
+      const Rules = holidayRules();
+      h = sub ? new Rules(country, sub) : new Rules(country);
       calendars.set(region.toUpperCase(), h);
     }
     const seen = new Set<string>();
