@@ -75,6 +75,22 @@ describe('bench/run.mjs --smoke', () => {
   }, 180_000);
 });
 
+describe('bench/start.mjs', () => {
+  it('times starts of this build to listening, with and without the compile cache', async () => {
+    const { stdout } = await run(process.execPath, ['bench/start.mjs', '--rounds', '1'], {
+      cwd: repoRoot,
+      env: { ...process.env, BENCH_SCHED_ROOT: '' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const rows = stdout.split('\n').filter((line) => line.startsWith('sched '));
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toContain('no compile cache');
+    // Each row: a CPU median in ms, its range, the wall median, the ratio to this build (1.00 for itself).
+    for (const row of rows) expect(row).toMatch(/\s[1-9][\d,]*\s+[\d,]+-[\d,]+\s+[1-9][\d,]*\s+\d\.\d\d$/);
+    expect(rows[0]).toMatch(/\s1\.00$/);
+  }, 120_000);
+});
+
 /** One round of a system in the delivery benchmark, as bench/delivery.mjs records it, costing `k` times a unit. */
 const deliveryRound = (round: number, k: number) => ({
   round,

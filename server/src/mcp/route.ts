@@ -24,8 +24,9 @@ export function registerMcpRoute(
       const principal = principalOf(request);
       const canWrite = principal.scopes.includes('write');
       const backend = serverBackend(deps.useCases, principal);
+      sdk ??= import('./sdk.js');
       const { Server, StreamableHTTPServerTransport, CallToolRequestSchema, ListToolsRequestSchema } =
-        await (sdk ??= import('./sdk.js'));
+        await sdk;
       const server = new Server({ name: 'sched', version: SERVER_VERSION }, { capabilities: { tools: {} } });
       server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listMcpTools(canWrite) }));
       server.setRequestHandler(CallToolRequestSchema, async (req) =>
