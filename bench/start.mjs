@@ -100,7 +100,13 @@ try {
     systems.map((system) => {
       const cpu = summarize(system.samples.map((s) => s.cpuMs));
       const wall = summarize(system.samples.map((s) => s.wallMs));
-      return [system.label, cpu.p50, `${cpu.min}-${cpu.max}`, wall.p50, (cpu.p50 / base).toFixed(2)];
+      return [
+        system.label,
+        cpu.p50,
+        `${cpu.min}-${cpu.max}`,
+        Math.round(wall.p50),
+        (cpu.p50 / base).toFixed(2),
+      ];
     }),
   );
 } finally {

@@ -57,7 +57,7 @@ describe('migration: the attempt log partitioned by month, from a 188718b databa
     )[0]?.relkind;
 
   beforeAll(async () => {
-    test = await createTestDatabase('attempt_partitions');
+    test = await createTestDatabase('attempt_partitions', { empty: true });
     database = new Database(await openOrm({ databaseUrl: test.url, poolSize: 2 }));
     await database.orm.migrator.up({ to: RELEASE_188718B });
     const db = database.sql;

@@ -242,7 +242,7 @@ describe('audit log in-process', () => {
   });
 
   it('events left pending by the build that chained them in Node are chained after the upgrade, and verify', async () => {
-    const scratch = await createTestDatabase('audit_upgrade');
+    const scratch = await createTestDatabase('audit_upgrade', { empty: true });
     const database = new Database(await openOrm({ databaseUrl: scratch.url, poolSize: 2 }));
     try {
       await database.orm.migrator.up({ to: 'Migration20261126190734_AuditPending' });
@@ -278,7 +278,7 @@ describe('audit log in-process', () => {
   });
 
   it('events a build wrote pending with their columns beside their canonical text are chained from the text after the upgrade', async () => {
-    const scratch = await createTestDatabase('audit_pending_once');
+    const scratch = await createTestDatabase('audit_pending_once', { empty: true });
     const database = new Database(await openOrm({ databaseUrl: scratch.url, poolSize: 2 }));
     try {
       await database.orm.migrator.up({ to: 'Migration20261128230000_FailedInboxCount' });

@@ -66,7 +66,7 @@ describe('migration: the columns a delivery never changes move to the end of the
   };
 
   beforeAll(async () => {
-    test = await createTestDatabase('cold_columns');
+    test = await createTestDatabase('cold_columns', { empty: true });
     database = new Database(await openOrm({ databaseUrl: test.url, poolSize: 2 }));
     await rawQuery(database.sql, 'create extension if not exists pageinspect');
     const previous = migrationsList[migrationsList.findIndex((m) => m.name === COLD_COLUMNS_LAST) - 1]!.name;

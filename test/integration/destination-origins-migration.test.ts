@@ -30,7 +30,7 @@ describe('migration: destinations by origin', { timeout: 60_000 }, () => {
   ];
 
   beforeAll(async () => {
-    test = await createTestDatabase('dest_origins');
+    test = await createTestDatabase('dest_origins', { empty: true });
     database = new Database(await openOrm({ databaseUrl: test.url, poolSize: 2 }));
     await database.orm.migrator.up({ to: BEFORE });
     const db = database.sql;

@@ -307,7 +307,7 @@ describe('the failed inbox total kept by PostgreSQL', { timeout: 60_000 }, () =>
   });
 
   it('the migration fills the base from the rows a database of release 188718b holds', async () => {
-    const test = await createTestDatabase('failed_inbox_upgrade');
+    const test = await createTestDatabase('failed_inbox_upgrade', { empty: true });
     const database = new Database(await openOrm({ databaseUrl: test.url, poolSize: 2 }));
     try {
       // The last migration release 188718b had; its `actions` had no `phase` yet.

@@ -11,10 +11,14 @@ export interface TestDatabase {
 const TEST_DATABASE_NAME = /^test_[a-z0-9_]*_(\d+)_[0-9a-f]{8}$/;
 
 /**
- * A fresh, empty database on the test server (see global-setup.ts), so every test file works in its own.
+ * A fresh database on the test server (see global-setup.ts), so every test file works in its own: a copy of the
+ * migrated template, or with `empty`, one without any table (for a test that migrates it step by step).
  * Call drop() in afterAll.
  */
-export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
+export async function createTestDatabase(
+  prefix: string,
+  opts: { empty?: boolean } = {},
+): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const label = prefix
     .toLowerCase()
@@ -22,7 +26,10 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
     .replace(/^_+|_+$/g, '')
     .slice(0, 30);
   const name = `test_${label}_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await withAdminClient(adminUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
+  const template = opts.empty ? '' : ` TEMPLATE ${pg.escapeIdentifier(inject('migratedTemplate'))}`;
+  await withAdminClient(adminUrl, (client) =>
+    client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${template}`),
+  );
 
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { ensureEmbeddedPostgres } from '../../server/src/persistence/embedded-postgres.js';
 import { isTestDatabaseOfDeadProcess } from './database.js';
 
@@ -9,6 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A URL to the `postgres` database of the test server, for creating and dropping databases. */
     adminDatabaseUrl: string;
+    /** A database with every migration applied, which a test's database is copied from (database.ts). */
+    migratedTemplate: string;
   }
 }
 
@@ -22,6 +27,7 @@ export default async function setup({ provide }: TestProject): Promise<() => Pro
   const fromEnv = process.env.TEST_DATABASE_URL;
   if (fromEnv) {
     provide('adminDatabaseUrl', fromEnv);
+    provide('migratedTemplate', await ensureMigratedTemplate(fromEnv));
     return async () => {};
   }
   const handle = await ensureEmbeddedPostgres({
@@ -32,12 +38,59 @@ export default async function setup({ provide }: TestProject): Promise<() => Pro
   });
   try {
     await dropLeftoverDatabases(handle.url);
+    provide('migratedTemplate', await ensureMigratedTemplate(handle.url));
   } catch (err) {
     await handle.release();
     throw err;
   }
   provide('adminDatabaseUrl', handle.url);
   return () => handle.release();
+}
+
+const MIGRATIONS = path.join(repoRoot, 'server', 'src', 'persistence', 'migrations');
+const TEMPLATE_PREFIX = 'sched_template_';
+
+/**
+ * A database with every migration applied, made once per set of migrations (its name carries their hash) and
+ * shared by the runs on this server: copying it (CREATE DATABASE ... TEMPLATE) costs a fraction of migrating a
+ * fresh one, which every test file and every server it starts would otherwise do. It is built under another name
+ * and renamed when complete, under an advisory lock, so that no run copies a half-migrated one.
+ */
+async function ensureMigratedTemplate(adminUrl: string): Promise<string> {
+  const digest = createHash('sha256');
+  for (const file of readdirSync(MIGRATIONS).sort())
+    digest.update(file).update(readFileSync(path.join(MIGRATIONS, file)));
+  const name = `${TEMPLATE_PREFIX}${digest.digest('hex').slice(0, 16)}`;
+  const client = new pg.Client({ connectionString: adminUrl, application_name: 'test-global-setup' });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query(`SELECT pg_advisory_lock(hashtext('sched test template'))`);
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE '${TEMPLATE_PREFIX}%'`,
+    );
+    // Templates of other migrations: a later run of an older checkout makes its own again.
+    for (const { datname } of rows.filter((row) => row.datname !== name))
+      await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)}`).catch(() => undefined);
+    if (rows.some((row) => row.datname === name)) return name;
+    const building = `${name}_building`;
+    await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(building)} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(building)}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${building}`;
+    const orm = await openOrm({ databaseUrl: url.toString(), poolSize: 1 });
+    try {
+      await migrateUp(orm);
+    } finally {
+      await orm.close();
+    }
+    await client.query(
+      `ALTER DATABASE ${pg.escapeIdentifier(building)} RENAME TO ${pg.escapeIdentifier(name)}`,
+    );
+    return name;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Databases of test processes that died before their drop() (a crash, a Ctrl+C) pile up otherwise. */
