@@ -25,6 +25,8 @@ export interface Metrics {
   /** The read replica (SCHED_READ_DATABASE_URL): its replay lag, whether it answers, where reads went, fallbacks. */
   replicaLag: Gauge;
   replicaUp: Gauge;
+  /** A worker's clock minus the database's, as last read (each minute). */
+  clockSkew: Gauge;
   reads: Counter<'on'>;
   replicaFallbacks: Counter<'reason'>;
 }
@@ -41,6 +43,13 @@ export function createMetrics(): Metrics {
   // sampled every 100 ms, not prom-client's 10: a timer firing a hundred times a second cost an idle server 0.6 % of
   // a core, a third of all it spends; ten samples a second still fill the percentiles between two scrapes.
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+  const clockSkew = new Gauge({
+    name: 'sched_clock_skew_seconds',
+    help: "This worker's clock minus the database's, as last read (each minute; NaN before the first reading, and in an api process); past 0.25 s either way it warns.",
+    registers: [registry],
+  });
+  // Unknown until a worker reads it: a 0 would claim a reading that was never taken.
+  clockSkew.set(Number.NaN);
   return {
     registry,
     httpRequests: new Histogram({
@@ -136,6 +145,7 @@ export function createMetrics(): Metrics {
       help: 'Whether the read replica answered its last lag measure (1) or not (0).',
       registers: [registry],
     }),
+    clockSkew,
     reads: new Counter({
       name: 'sched_reads_total',
       help: 'Reads that may lag (lists, the inbox, stats, console reads, the audit export), by where they ran: replica or primary.',

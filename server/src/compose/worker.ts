@@ -1,3 +1,4 @@
+import { ClockSkewWatch } from '../app/clock.js';
 import { DueIndex } from '../app/due-index.js';
 import { StandingGrants } from '../app/grants/apply.js';
 import { ApprovalRounds } from '../app/approvals/rounds.js';
@@ -13,6 +14,7 @@ import { PeriodicLoop } from '../jobs/periodic.js';
 import { createOutboundClient } from '../outbound/http-client.js';
 import { createSqlOutbox } from '../persistence/approvals/outbox-messages.js';
 import { openNotifications } from '../persistence/notifications.js';
+import { databaseClock } from '../persistence/workers.js';
 import type { Stoppable, WorkerRuntime } from '../features/feature.js';
 import { FEATURES } from '../features/index.js';
 import type { ServiceContext } from './context.js';
@@ -179,5 +181,22 @@ export async function startWorker(ctx: ServiceContext, shutdown: Shutdown): Prom
   shutdown.add('the due index maintenance', () => {
     void dueIndexLoop.stop();
   });
+  // This worker's clock against the database's, at start and each minute (sched_clock_skew_seconds).
+  const skew = new ClockSkewWatch({
+    readDatabaseClock: () => databaseClock(database.sql),
+    clock,
+    gauge: metrics.clockSkew,
+    log: logger,
+  });
+  const skewLoop = new PeriodicLoop({
+    run: () => skew.check(),
+    what: 'the clock skew check',
+    intervalMs: 60_000,
+    logger,
+    timers,
+    availability,
+  });
+  skewLoop.start();
+  shutdown.add('the clock skew check', () => skewLoop.stop());
   return dispatcher;
 }

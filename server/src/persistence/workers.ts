@@ -39,3 +39,9 @@ export function ownerSlot(actionId: string, slots: number): number {
 
 /** `ownerSlot`'s key of `column` (a uuid) in SQL; modulo the slot count, it is the owning slot. */
 export const ownerKeySql = (column: string) => `('x' || substr(${column}::text, 29, 8))::bit(32)::int8`;
+
+/** The database's clock now (not the transaction's start), for a worker to compare its own with. */
+export async function databaseClock(db: Sql): Promise<Date> {
+  const { rows } = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(db);
+  return rows[0]!.now;
+}
