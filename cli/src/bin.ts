@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-import * as nodeModule from 'node:module';
+import { enablePrivateCompileCache } from './compile-cache.js';
 import { serverNodeProblem } from './node-version.js';
 
-// V8 compiles the server's seven hundred modules at every start, most of a start's CPU. Node's cache of the compiled
-// code (in the system's temporary folder, keyed by each file's content and Node's version) lets the next start skip
-// that; NODE_COMPILE_CACHE names another folder, NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node < 22.1 has none.
-nodeModule.enableCompileCache?.();
+// V8 compiles the server's seven hundred modules at every start, most of a start's CPU: Node's compile cache, in a
+// folder of this user's only (compile-cache.ts), lets the next start skip that. Node < 22.1 has none.
+enablePrivateCompileCache();
 
 // A Node.js too old for the server fails deep inside a dependency; say what is wrong instead.
 const nodeProblem = serverNodeProblem(process.argv[2]);
