@@ -518,6 +518,26 @@ export async function rssMiB(pid) {
 }
 
 /**
+ * A live process's parent, its CPU seconds so far (user and system) and those of the children it has reaped, from
+ * /proc/<pid>/stat; null when it is gone (or not on Linux).
+ * @param {number | string} pid
+ */
+export async function procStat(pid) {
+  const tick = 100; // USER_HZ: 100 on every Linux this runs on
+  try {
+    const text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return {
+      ppid: Number(f[1]),
+      cpu: (Number(f[11]) + Number(f[12])) / tick,
+      reaped: (Number(f[13]) + Number(f[14])) / tick,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * CPU seconds used so far by the server processes, by PostgreSQL and by this benchmark process. PostgreSQL's total is
  * the postmaster's own CPU, the CPU of the children it has already reaped (cutime/cstime: backends and autovacuum
  * workers that exited) and that of every live child, so its difference between two snapshots counts a backend that
@@ -525,21 +545,7 @@ export async function rssMiB(pid) {
  * creates and seals can be told apart. Linux /proc only; null where unknown.
  */
 export async function cpuSnapshot(stack) {
-  const tick = 100; // USER_HZ: 100 on every Linux this runs on
-  /** @param {number | string} pid */
-  const readStat = async (pid) => {
-    try {
-      const text = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      return {
-        ppid: Number(f[1]),
-        cpu: (Number(f[11]) + Number(f[12])) / tick,
-        reaped: (Number(f[13]) + Number(f[14])) / tick,
-      };
-    } catch {
-      return null;
-    }
-  };
+  const readStat = procStat;
   /** @type {number | null} */
   let server = 0;
   for (const pid of stack.pids) {

@@ -13,19 +13,10 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BUILDS, log, nowMs, startPostgres, summarize, table, TMP } from './lib.mjs';
+import { BUILDS, log, nowMs, procStat, startPostgres, summarize, table, TMP } from './lib.mjs';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string' } } });
 const ROUNDS = Number(values.rounds ?? 9);
-const TICK_MS = 10; // USER_HZ: /proc/<pid>/stat counts CPU time in hundredths of a second
-
-/** The CPU time (ms) a live process has used, from /proc/<pid>/stat (utime and stime). */
-async function cpuMsOf(pid) {
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
-
 /** One start of `build` on `databaseUrl`: its CPU and wall time to "listening on", then a SIGTERM. */
 async function startOnce(build, databaseUrl, env = {}) {
   const dataDir = await fs.mkdtemp(path.join(TMP, 'start-'));
@@ -59,7 +50,9 @@ async function startOnce(build, databaseUrl, env = {}) {
       );
     });
     const wallMs = nowMs() - t0;
-    return { cpuMs: await cpuMsOf(child.pid), wallMs };
+    const stat = await procStat(child.pid ?? 0);
+    if (!stat) throw new Error('no /proc/<pid>/stat: this benchmark reads CPU time on Linux only');
+    return { cpuMs: Math.round(stat.cpu * 1000), wallMs };
   } finally {
     child.kill('SIGTERM');
     await exited;
