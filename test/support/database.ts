@@ -58,7 +58,11 @@ export function isTestDatabaseOfDeadProcess(name: string) {
   }
 }
 
-async function withAdminClient<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** `fn` with a client of the test server's `postgres` database (creating, copying and dropping databases). */
+export async function withAdminClient<T>(
+  adminUrl: string,
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl, application_name: 'test-admin' });
   client.on('error', () => {});
   await client.connect();

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { ensureEmbeddedPostgres } from '../../server/src/persistence/embedded-postgres.js';
-import { isTestDatabaseOfDeadProcess } from './database.js';
+import { isTestDatabaseOfDeadProcess, withAdminClient } from './database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -61,20 +61,19 @@ async function ensureMigratedTemplate(adminUrl: string): Promise<string> {
   for (const file of readdirSync(MIGRATIONS).sort())
     digest.update(file).update(readFileSync(path.join(MIGRATIONS, file)));
   const name = `${TEMPLATE_PREFIX}${digest.digest('hex').slice(0, 16)}`;
-  const client = new pg.Client({ connectionString: adminUrl, application_name: 'test-global-setup' });
-  client.on('error', () => {});
-  await client.connect();
-  try {
+  return withAdminClient(adminUrl, async (client) => {
     await client.query(`SELECT pg_advisory_lock(hashtext('sched test template'))`);
     const { rows } = await client.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE '${TEMPLATE_PREFIX}%'`,
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`,
+      [TEMPLATE_PREFIX],
     );
-    // Templates of other migrations: a later run of an older checkout makes its own again.
+    // Templates of other migrations (and a build a run left unfinished): a run of an older checkout makes its own.
     for (const { datname } of rows.filter((row) => row.datname !== name))
-      await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)}`).catch(() => undefined);
+      await client
+        .query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`)
+        .catch(() => undefined);
     if (rows.some((row) => row.datname === name)) return name;
     const building = `${name}_building`;
-    await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(building)} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${pg.escapeIdentifier(building)}`);
     const url = new URL(adminUrl);
     url.pathname = `/${building}`;
@@ -88,24 +87,17 @@ async function ensureMigratedTemplate(adminUrl: string): Promise<string> {
       `ALTER DATABASE ${pg.escapeIdentifier(building)} RENAME TO ${pg.escapeIdentifier(name)}`,
     );
     return name;
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** Databases of test processes that died before their drop() (a crash, a Ctrl+C) pile up otherwise. */
 async function dropLeftoverDatabases(adminUrl: string) {
-  const client = new pg.Client({ connectionString: adminUrl, application_name: 'test-global-setup' });
-  client.on('error', () => {});
-  await client.connect();
-  try {
+  await withAdminClient(adminUrl, async (client) => {
     const { rows } = await client.query<{ datname: string }>(
       "SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%'",
     );
     for (const { datname } of rows.filter((row) => isTestDatabaseOfDeadProcess(row.datname))) {
       await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(datname)} WITH (FORCE)`);
     }
-  } finally {
-    await client.end();
-  }
+  });
 }
