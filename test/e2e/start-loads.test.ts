@@ -19,7 +19,7 @@ const HOOK_SECRET = 'a-hook-secret-of-the-test';
 // What a start costs is mostly loading code: a package only one feature uses is loaded by that feature's first
 // request. A resolve hook (module.registerHooks, given to the server through NODE_OPTIONS) writes down every module
 // the server process resolves, `import` and `require` alike.
-describe('what a start loads', () => {
+describe('a started server: what it loads, what its worker reads', () => {
   let db: TestDatabase;
   let server: TestServer;
   let log: string;
@@ -120,5 +120,16 @@ registerHooks({
     });
     expect(mail.status).toBeLessThan(500);
     expect(loaded('mailparser')).toBe(true);
+  });
+
+  // A worker reads its clock against the database's at start (then each minute) and publishes the difference.
+  it("a running worker publishes its clock minus the database's, near zero on one host, and does not warn", async () => {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const value = /^sched_clock_skew_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+    // NaN until the worker's first reading, taken as it starts.
+    expect(Number.isFinite(Number(value))).toBe(true);
+    // One host, one clock: the reading is the round trip's error at most (its resolution is a millisecond).
+    expect(Math.abs(Number(value))).toBeLessThan(0.25);
+    expect(server.output()).not.toMatch(/clock and the database's are apart/);
   });
 });
