@@ -239,7 +239,16 @@ describe('history retention', () => {
     const retention = new RetentionService(t.database, () => NOW, 2);
     await workRetention(queue, retention, metrics, createLogger('silent'));
     await queue.send(QUEUES.retention, {}, {});
-    await eventually(async () => (await remaining()).length === 4, 20_000);
+    // The pass ends with its VACUUM: wait for that before reading the tables. A read of `actions` while the VACUUM
+    // reaches its one page would pin it, and VACUUM leaves the dead rows of a page it cannot lock for the next one.
+    const vacuumed = await eventually(async () => {
+      const { rows } = await sql<{ relname: string; vacuumed: boolean }>`
+        select relname, last_vacuum is not null as vacuumed from pg_stat_user_tables
+         where relname in ('actions', 'reminder_events', 'outbox_messages', 'chains') order by relname`.execute(
+        t.database.sql,
+      );
+      return rows.length === 4 && rows.every((r) => r.vacuumed) ? rows.map((r) => r.relname) : null;
+    }, 20_000);
     expect(await remaining()).toEqual([
       'business-executed-31d',
       'free-awaiting-60d',
@@ -266,14 +275,6 @@ describe('history retention', () => {
       audit_events: 12,
     });
     // The finished pass vacuumed what it deleted from: no dead row of it is left for an autovacuum to find.
-    const vacuumed = await eventually(async () => {
-      const { rows } = await sql<{ relname: string; vacuumed: boolean }>`
-        select relname, last_vacuum is not null as vacuumed from pg_stat_user_tables
-         where relname in ('actions', 'reminder_events', 'outbox_messages', 'chains') order by relname`.execute(
-        t.database.sql,
-      );
-      return rows.length === 4 && rows.every((r) => r.vacuumed) ? rows.map((r) => r.relname) : null;
-    }, 20_000);
     // Counted in the pages themselves: the statistics' `n_dead_tup` can take a delete's counts after the VACUUM that
     // reset it (a backend sends its counts at a commit at most once a second), and read a count of rows long gone.
     await sql`create extension if not exists pgstattuple`.execute(t.database.sql);
