@@ -314,7 +314,8 @@ const PURGED_TABLES: Record<keyof PurgeCounts, readonly string[]> = {
  * VACUUMs the tables a purge deleted rows from, on a connection of its own without a statement timeout (VACUUM cannot
  * run in a transaction): the deleted rows' space is free for new rows at once, and no dead tuple is left for the next
  * autovacuum (which, at the default scale factor, waits for a fifth of a large table to be dead). Pages without dead
- * rows are skipped through the visibility map. Answers the tables vacuumed.
+ * rows are skipped through the visibility map; a page a reader has pinned at that instant keeps its dead rows for the
+ * next vacuum (VACUUM does not wait for a cleanup lock). Answers the tables vacuumed.
  */
 export async function vacuumPurged(db: Sql, counts: PurgeCounts): Promise<string[]> {
   const tables = [
