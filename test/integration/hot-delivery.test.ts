@@ -18,6 +18,9 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
   beforeAll(async () => {
     t = await openTestDatabase('hot-delivery');
     accountId = await t.newAccount();
+    // No autovacuum of `actions` in this database: its ANALYZE holds a snapshot, and its VACUUM a page's cleanup lock,
+    // either of which keeps a page from pruning one update's old versions before the next update needs their room.
+    await sqlValue(t.url, 'alter table actions set (autovacuum_enabled = off)');
   });
   afterAll(async () => {
     await t?.close();
@@ -172,6 +175,17 @@ describe('a delivery updates its action with at most one non-HOT update', () => 
     const promote = await walOf(() =>
       promoteEntering(t.database.sql, { until: new Date(now.getTime() + 60_000), now, limit: 1_000, share }),
     );
+    // Between a promote and its claim in production, the page prunes the promote's old versions; that needs every
+    // snapshot of this database older than the promote gone (another session's, even autovacuum's on another table).
+    await expect
+      .poll(() =>
+        sqlValue<number>(
+          t.url,
+          `select count(*)::int from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+              and (backend_xmin is not null or backend_xid is not null)`,
+        ),
+      )
+      .toBe(0);
     const claim = await walOf(() =>
       claimDueShare(t.database.sql, {
         until: now,
