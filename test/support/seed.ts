@@ -73,6 +73,31 @@ export async function sqlValue<T>(databaseUrl: string, text: string, params: unk
 }
 
 /**
+ * Waits until every transaction begun before the call has ended, in any database of the server, and no other session
+ * of this database holds a snapshot (autovacuum's included). Until then a page's pruning may keep the row versions an
+ * update left behind (a session's snapshot counts every transaction still running on the server, whatever its
+ * database) and a VACUUM may leave pages not all-visible, so a test that counts what they did would count other
+ * sessions' timing.
+ */
+export async function untilEarlierTransactionsEnd(databaseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const mark = await sqlValue<string>(databaseUrl, 'select pg_current_xact_id()::text');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ended = await sqlValue<boolean>(
+      databaseUrl,
+      `select pg_snapshot_xmin(pg_current_snapshot()) > $1::xid8
+          and not exists (select from pg_stat_activity where datname = current_database()
+                             and pid <> pg_backend_pid() and backend_xmin is not null)`,
+      [mark],
+    );
+    if (ended) return;
+    if (Date.now() > deadline)
+      throw new Error(`transactions older than ${mark} still run after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
  * One webhook action's row as a create writes it, for tests that set up rows by hand (a state, a time): `at` is its
  * creation and schedule, its id time-ordered of `at` as every action's is; `over` changes any column.
  */
