@@ -1,5 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { createTestDatabase } from '../support/database.js';
 import { startReceiver } from '../support/receiver.js';
+import { builtSdkBundle } from '../support/sdk-bundle.js';
 import { repoRoot, startServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
@@ -96,8 +106,17 @@ function packed(): Promise<Tarballs> {
     const packs = mkdtempSync(join(tmpdir(), 'sched-packs-'));
     const pnpm = existsSync(join(pinnedBin, 'pnpm')) ? join(pinnedBin, 'pnpm') : 'pnpm';
     const env = { ...process.env, PATH: `${pinnedBin}${delimiter}${process.env.PATH}` };
-    // One after the other: each prepack runs `tsc -b`, and two builds of the same references would race.
-    for (const dir of ['sdk', 'cli', 'server'])
+    // The SDK's bundle is the one its prepack would build (the same tsdown configuration), made once for the run and
+    // shared with the declarations' test; its pack then skips the scripts. One after the other: each other prepack
+    // runs `tsc -b`, and two builds of the same references would race.
+    const bundle = join(repoRoot, 'sdk', 'bundle');
+    rmSync(bundle, { recursive: true, force: true });
+    cpSync(await builtSdkBundle(), bundle, { recursive: true });
+    await run(pnpm, ['pack', '--pack-destination', packs], {
+      cwd: join(repoRoot, 'sdk'),
+      env: { ...env, npm_config_ignore_scripts: 'true' },
+    });
+    for (const dir of ['cli', 'server'])
       await run(pnpm, ['pack', '--pack-destination', packs], { cwd: join(repoRoot, dir), env });
     const files = readdirSync(packs);
     const tarball = (name: string) => join(packs, files.find((f) => f.startsWith(`sched-${name}-`))!);

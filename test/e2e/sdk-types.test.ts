@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { builtSdkBundle } from '../support/sdk-bundle.js';
 import { repoRoot } from '../support/server.js';
 
 const run = promisify(execFile);
@@ -74,11 +75,7 @@ describe('the SDK declarations', { timeout: 180_000 }, () => {
   it('compile a consumer under strict and skipLibCheck: false', async () => {
     const work = mkdtempSync(join(tmpdir(), 'sched-sdk-types-'));
     const bin = join(repoRoot, 'node_modules', '.bin');
-    const out = join(work, 'bundle');
-    await run(join(bin, 'tsdown'), ['--out-dir', out, '--no-clean'], {
-      cwd: join(repoRoot, 'sdk'),
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
-    });
+    const out = await builtSdkBundle();
     const declarations = readFileSync(join(out, 'index.d.ts'), 'utf8');
     expect(declarations).not.toMatch(/@ts-rest/);
     expect(declarations).not.toMatch(/\bspec [0-9]/);
