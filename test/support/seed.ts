@@ -80,12 +80,14 @@ export async function sqlValue<T>(databaseUrl: string, text: string, params: unk
  * sessions' timing.
  */
 export async function untilEarlierTransactionsEnd(databaseUrl: string, timeoutMs = 30_000): Promise<void> {
-  const mark = await sqlValue<string>(databaseUrl, 'select pg_current_xact_id()::text');
+  // The first transaction id not yet given out: every transaction holding an earlier one began before this call.
+  // (Read from a snapshot rather than taken: taking one would start a transaction of its own.)
+  const mark = await sqlValue<string>(databaseUrl, 'select pg_snapshot_xmax(pg_current_snapshot())::text');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ended = await sqlValue<boolean>(
       databaseUrl,
-      `select pg_snapshot_xmin(pg_current_snapshot()) > $1::xid8
+      `select pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8
           and not exists (select from pg_stat_activity where datname = current_database()
                              and pid <> pg_backend_pid() and backend_xmin is not null)`,
       [mark],
