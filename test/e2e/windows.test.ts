@@ -35,12 +35,13 @@ describe('delivery windows, reschedule and run now', () => {
     await db?.drop();
   });
 
-  // Created first and checked last: the window opens at the next full UTC minute, up to a minute away, and the
-  // tests between run meanwhile.
+  // Created first and checked last: the window opens at the next full UTC minute at least 5 s away (the create must
+  // reach the server before it: a run saw one arrive 61 ms into the minute, inside the window), up to 65 s away, and
+  // the tests between run meanwhile.
   let windowed: { id: string; opens: number } | null = null;
   it('a webhook due now with a window opening at the next full minute is deferred to it, and says why', async () => {
     const now = Date.now();
-    const opens = Math.ceil((now + 1) / MINUTE) * MINUTE;
+    const opens = Math.ceil((now + 5_000) / MINUTE) * MINUTE;
     const res = await call('POST', '/v1/actions', {
       scheduled_for: new Date(now).toISOString(),
       request: hook('/windowed'),
