@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { ensureEmbeddedPostgres } from '../../server/src/persistence/embedded-postgres.js';
+import { contentHash } from './content-hash.js';
 import { isTestDatabaseOfDeadProcess, withAdminClient } from './database.js';
 
 declare module 'vitest' {
@@ -57,10 +56,7 @@ const TEMPLATE_PREFIX = 'sched_template_';
  * and renamed when complete, under an advisory lock, so that no run copies a half-migrated one.
  */
 async function ensureMigratedTemplate(adminUrl: string): Promise<string> {
-  const digest = createHash('sha256');
-  for (const file of readdirSync(MIGRATIONS).sort())
-    digest.update(file).update(readFileSync(path.join(MIGRATIONS, file)));
-  const name = `${TEMPLATE_PREFIX}${digest.digest('hex').slice(0, 16)}`;
+  const name = `${TEMPLATE_PREFIX}${contentHash(MIGRATIONS, ['.'])}`;
   return withAdminClient(adminUrl, async (client) => {
     await client.query(`SELECT pg_advisory_lock(hashtext('sched test template'))`);
     const { rows } = await client.query<{ datname: string }>(

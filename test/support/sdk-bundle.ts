@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import { contentHash } from './content-hash.js';
 import { withAdminClient } from './database.js';
 import { repoRoot } from './server.js';
 
@@ -20,28 +20,6 @@ const INPUTS = [
   'pnpm-lock.yaml',
 ];
 
-function filesOf(path: string): string[] {
-  const full = join(repoRoot, path);
-  try {
-    return readdirSync(full, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => relative(repoRoot, join(e.parentPath, e.name)))
-      .sort();
-  } catch {
-    return [path];
-  }
-}
-
-function inputsHash(): string {
-  const hash = createHash('sha256');
-  for (const file of INPUTS.flatMap(filesOf))
-    hash
-      .update(file)
-      .update('\0')
-      .update(readFileSync(join(repoRoot, file)));
-  return hash.digest('hex').slice(0, 16);
-}
-
 /**
  * The folder of the SDK's published bundle (`tsdown` in sdk/: both formats and their declarations), built once for
  * a set of its inputs and shared by the files that need it: its declarations cost about 45 s of CPU, which two test
@@ -50,7 +28,7 @@ function inputsHash(): string {
  */
 export async function builtSdkBundle(): Promise<string> {
   const cache = join(repoRoot, 'test', '.tmp');
-  const name = `sdk-bundle-${inputsHash()}`;
+  const name = `sdk-bundle-${contentHash(repoRoot, INPUTS)}`;
   const dir = join(cache, name);
   if (existsSync(dir)) return dir;
   return withAdminClient(inject('adminDatabaseUrl'), async (client) => {
