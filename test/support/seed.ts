@@ -2,6 +2,7 @@ import pg from 'pg';
 import { destinationOrigin } from '../../server/src/domain/destinations/origin.js';
 import type { NewAction } from '../../server/src/persistence/actions.js';
 import { timeOrderedId } from '../../server/src/persistence/ids.js';
+import { eventually } from './wait.js';
 
 /**
  * Test-only seeding: `count` webhook actions of one account inserted with generate_series in one statement, for the
@@ -83,20 +84,18 @@ export async function untilEarlierTransactionsEnd(databaseUrl: string, timeoutMs
   // The first transaction id not yet given out: every transaction holding an earlier one began before this call.
   // (Read from a snapshot rather than taken: taking one would start a transaction of its own.)
   const mark = await sqlValue<string>(databaseUrl, 'select pg_snapshot_xmax(pg_current_snapshot())::text');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ended = await sqlValue<boolean>(
-      databaseUrl,
-      `select pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8
-          and not exists (select from pg_stat_activity where datname = current_database()
-                             and pid <> pg_backend_pid() and backend_xmin is not null)`,
-      [mark],
-    );
-    if (ended) return;
-    if (Date.now() > deadline)
-      throw new Error(`transactions older than ${mark} still run after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    () =>
+      sqlValue<boolean>(
+        databaseUrl,
+        `select pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8
+            and not exists (select from pg_stat_activity where datname = current_database()
+                               and pid <> pg_backend_pid() and backend_xmin is not null)`,
+        [mark],
+      ),
+    timeoutMs,
+    50,
+  );
 }
 
 /**
