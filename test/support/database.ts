@@ -58,6 +58,21 @@ export function isTestDatabaseOfDeadProcess(name: string) {
   }
 }
 
+/**
+ * `fn` holding the test server's advisory lock `name`, on an admin client (the lock goes with it): the build of
+ * something the files share (the migrated template, the SDK's bundle) runs once while the others wait for it.
+ */
+export function withSharedLock<T>(
+  adminUrl: string,
+  name: string,
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  return withAdminClient(adminUrl, async (client) => {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    return fn(client);
+  });
+}
+
 /** `fn` with a client of the test server's `postgres` database (creating, copying and dropping databases). */
 export async function withAdminClient<T>(
   adminUrl: string,

@@ -5,7 +5,7 @@ import type { TestProject } from 'vitest/node';
 import { migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { ensureEmbeddedPostgres } from '../../server/src/persistence/embedded-postgres.js';
 import { contentHash } from './content-hash.js';
-import { isTestDatabaseOfDeadProcess, withAdminClient } from './database.js';
+import { isTestDatabaseOfDeadProcess, withAdminClient, withSharedLock } from './database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -57,8 +57,7 @@ const TEMPLATE_PREFIX = 'sched_template_';
  */
 async function ensureMigratedTemplate(adminUrl: string): Promise<string> {
   const name = `${TEMPLATE_PREFIX}${contentHash(MIGRATIONS, ['.'])}`;
-  return withAdminClient(adminUrl, async (client) => {
-    await client.query(`SELECT pg_advisory_lock(hashtext('sched test template'))`);
+  return withSharedLock(adminUrl, 'sched test template', async (client) => {
     const { rows } = await client.query<{ datname: string }>(
       `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`,
       [TEMPLATE_PREFIX],

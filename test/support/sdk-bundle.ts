@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { contentHash } from './content-hash.js';
-import { withAdminClient } from './database.js';
+import { withSharedLock } from './database.js';
 import { repoRoot } from './server.js';
 
 const run = promisify(execFile);
@@ -31,8 +31,7 @@ export async function builtSdkBundle(): Promise<string> {
   const name = `sdk-bundle-${contentHash(repoRoot, INPUTS)}`;
   const dir = join(cache, name);
   if (existsSync(dir)) return dir;
-  return withAdminClient(inject('adminDatabaseUrl'), async (client) => {
-    await client.query(`SELECT pg_advisory_lock(hashtext('sched test sdk bundle'))`);
+  return withSharedLock(inject('adminDatabaseUrl'), 'sched test sdk bundle', async () => {
     if (existsSync(dir)) return dir;
     mkdirSync(cache, { recursive: true });
     for (const old of readdirSync(cache).filter((f) => f.startsWith('sdk-bundle-')))
