@@ -77,8 +77,7 @@ export async function sqlValue<T>(databaseUrl: string, text: string, params: unk
  * Waits until every transaction begun before the call has ended, in any database of the server, and no other session
  * of this database holds a snapshot (autovacuum's included). Until then a page's pruning may keep the row versions an
  * update left behind (a session's snapshot counts every transaction still running on the server, whatever its
- * database) and a VACUUM may leave pages not all-visible, so a test that counts what they did would count other
- * sessions' timing.
+ * database), so a test that counts HOT updates would count other sessions' timing.
  */
 export async function untilEarlierTransactionsEnd(databaseUrl: string, timeoutMs = 30_000): Promise<void> {
   // The first transaction id not yet given out: every transaction holding an earlier one began before this call.
