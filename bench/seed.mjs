@@ -82,9 +82,18 @@ export async function seedRows(
       `seed: ${target.table} needs ${missing.map((c) => c.column).join(', ')}, which the seed leaves out`,
     );
   const columns = Object.keys(values);
-  const text = `insert into ${target.table} (${columns.join(', ')})
+  let text = `insert into ${target.table} (${columns.join(', ')})
     select ${columns.map((c) => values[c]).join(', ')}
       from generate_series($1::bigint, $2::bigint) g ${from}`;
+  // Actions register their origins in the create's insert (server/src/persistence/action-origins.ts): seeded ones
+  // too, on a build that keeps them, in the same statement and the same order.
+  const origins = tables.get('ActionOrigin');
+  if (entity === 'Action' && origins && 'destination_origin' in values)
+    text = `with seeded as (${text} returning account_id, destination_origin)
+      insert into ${origins.table} (account_id, origin)
+      select distinct account_id, destination_origin from seeded where destination_origin is not null
+       order by 1, 2
+      on conflict do nothing`;
   const t0 = nowMs();
   const size = Math.ceil(count / connections);
   const chunks = [];

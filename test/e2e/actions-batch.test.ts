@@ -60,6 +60,34 @@ describe('batch creates', () => {
     expect(await total(key)).toBe(3);
   });
 
+  it('takes batches adding the same new origins in opposite orders at once, keyed items included', async () => {
+    const { key } = await account('batch-origins', ['--plan', 'business', '--rate-limit-factor', '10']);
+    const origins: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      const urls = [1, 2, 3].map((n) => `http://127.0.0.1:${30_000 + round * 10 + n}/hook`);
+      origins.push(...urls.map((u) => new URL(u).origin));
+      const batch = (order: string[], tag: string) =>
+        api(server, key, 'POST', '/v1/actions/batch', {
+          actions: order.map((url, i) => ({
+            schedule: { wait: '7d' },
+            request: { url },
+            // Keyed items are written one by one, each in the batch's transaction.
+            ...(i < 2 ? { idempotency_key: `${tag}-${round}-${i}` } : {}),
+          })),
+        });
+      const answers = await Promise.all([batch(urls, 'a'), batch([...urls].reverse(), 'b')]);
+      // Before each batch registered its origins at once, one in a few rounds failed here: deadlock detected.
+      expect(
+        answers.map((r) => r.status),
+        JSON.stringify(answers.map((r) => r.body.message)),
+      ).toEqual([201, 201]);
+    }
+    const listed = [];
+    for (const page of [1, 2])
+      listed.push(...(await api(server, key, 'GET', `/v1/destinations?page=${page}`)).body.data);
+    expect(listed.map((d: { origin: string }) => d.origin)).toEqual([...origins].sort());
+  });
+
   it('refuses a batch with one bad item with 422 naming actions.1.request.url, and creates nothing', async () => {
     const { key } = await account('batch-bad');
     const res = await api(server, key, 'POST', '/v1/actions/batch', {

@@ -55,6 +55,11 @@ export async function seedActions(
         destinationOrigin(s.url),
       ],
     );
+    // As the create's insert registers an action's origin (server/src/persistence/action-origins.ts).
+    await client.query(
+      'insert into action_origins (account_id, origin) values ($1, $2) on conflict do nothing',
+      [s.accountId, destinationOrigin(s.url)],
+    );
   } finally {
     await client.end();
   }

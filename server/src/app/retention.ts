@@ -1,5 +1,6 @@
 import { historyCutoff } from '../domain/history/partitions.js';
 import { PLANS, type Plan, planLimits, retentionCutoff } from '../domain/quota/plans.js';
+import { restoreOriginsInUse, untilRunningTransactionsEnd } from '../persistence/action-origins.js';
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
 import { AuditSealer } from './audit.js';
 import {
@@ -40,6 +41,8 @@ const BATCH = 1000;
 const ACCOUNT_PAGE = 500;
 /** Audit events dropped per transaction (one account's chain at a time). */
 const AUDIT_BATCH = 5_000;
+/** How long the pass waits for the creates running as it ends (under the 5 s statement timeout of its one statement). */
+const RACED_CREATES_BOUND_MS = 4_000;
 
 /**
  * History retention: terminal actions, their attempts, reminder events and outbox rows older than the
@@ -91,7 +94,12 @@ export class RetentionService {
       for (const k of Object.keys(total) as (keyof PurgeCounts)[]) total[k] += counts[k];
     };
     const spent = () => opts.budgetMs !== undefined && elapsed() > opts.budgetMs;
-    const incomplete = () => ({ ...total, complete: false });
+    // The origins whose last action a batch deleted, by account: put back at the end when a create raced the batch.
+    const pruned = new Map<string, string[]>();
+    const incomplete = async () => {
+      await this.restoreRacedOrigins(pruned);
+      return { ...total, complete: false };
+    };
     for (const plan of PLANS) {
       const cutoff = retentionCutoff(plan, now);
       const cutoffs = cutoffsOf(plan, now);
@@ -109,11 +117,13 @@ export class RetentionService {
         after = accounts.at(-1) ?? null;
         for (const accountId of accounts) {
           for (let pass: AccountPass = { accountId, after: null }; ; ) {
-            if (spent()) return incomplete();
+            if (spent()) return await incomplete();
             const batch = await this.store.transaction((db) =>
               purgeAccountBatch(db, cutoffs, this.batchSize, pass),
             );
             add(batch.counts);
+            if (batch.prunedOrigins.length > 0)
+              pruned.set(accountId, [...(pruned.get(accountId) ?? []), ...batch.prunedOrigins]);
             if (!batch.next) break;
             pass = { accountId, after: batch.next };
           }
@@ -122,7 +132,7 @@ export class RetentionService {
       // Then the rest (loose outbox rows, live series' old attempts, chains), whose scans would otherwise be paid
       // again by every batch of actions.
       for (;;) {
-        if (spent()) return incomplete();
+        if (spent()) return await incomplete();
         const batch = await this.store.transaction((db) =>
           purgeOtherBatch(db, plan, cutoffs, this.batchSize),
         );
@@ -130,7 +140,7 @@ export class RetentionService {
         if (!batch.more) break;
       }
       for (;;) {
-        if (spent()) return incomplete();
+        if (spent()) return await incomplete();
         const dropped = await this.store.transaction(async (db) => {
           const prefix = await nextAuditPrefix(db, plan, cutoff, this.auditBatchSize);
           return prefix ? dropAuditPrefix(db, prefix.accountId, prefix.throughSeq) : 0;
@@ -139,8 +149,20 @@ export class RetentionService {
         add({ ...emptyPurgeCounts(), audit_events: dropped });
       }
     }
+    await this.restoreRacedOrigins(pruned);
     // A finished pass leaves no dead rows behind it (a pass cut short by its budget leaves them to the next one's).
     await vacuumPurged(this.store.sql, total);
     return { ...total, complete: true };
+  }
+
+  /**
+   * A create that added an action to an origin while a batch removed the origin's row may have found the row still
+   * there: once the transactions running now have ended (every such create among them), the origins an action aims
+   * at again get their row back. Creates are short; past the bound the origins are checked all the same.
+   */
+  private async restoreRacedOrigins(pruned: ReadonlyMap<string, readonly string[]>): Promise<void> {
+    if (pruned.size === 0) return;
+    await untilRunningTransactionsEnd(this.store.sql, RACED_CREATES_BOUND_MS);
+    for (const [accountId, origins] of pruned) await restoreOriginsInUse(this.store.sql, accountId, origins);
   }
 }

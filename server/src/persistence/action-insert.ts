@@ -3,6 +3,7 @@ import { phaseOf } from '../domain/action/states.js';
 import { destinationOrigin } from '../domain/destinations/origin.js';
 import { destinationHost } from '../domain/domains/rules.js';
 import { accountSigningSecretSql } from './accounts.js';
+import { registerOriginsOf } from './action-origins.js';
 import { pendingAuditInsert } from './audit-events.js';
 import { fixedStatement, type Sql, type Tables } from './database.js';
 import { DUE_CHANNEL, duePayloadSql } from './schedule.js';
@@ -87,10 +88,15 @@ const RETURNED_COLUMNS = [
 ] as const satisfies readonly (keyof ActionRow)[];
 type Returned = Pick<ActionRow, (typeof RETURNED_COLUMNS)[number]>;
 
+// Each insert registers the origins of its rows that their accounts had none of (persistence/action-origins.ts).
 const insertActionsStatement = fixedStatement<Returned>(
-  `insert into actions (${INSERTED_COLUMNS.join(', ')})
-   select ${SELECTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) r
-   returning ${RETURNED_COLUMNS.join(', ')}`,
+  `with inserted as (
+     insert into actions (${INSERTED_COLUMNS.join(', ')})
+     select ${SELECTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) r
+     returning account_id, destination_origin, ${RETURNED_COLUMNS.join(', ')}
+   ),
+   ${registerOriginsOf('inserted')}
+   select ${RETURNED_COLUMNS.join(', ')} from inserted`,
 );
 
 /** A new row as it is inserted: its columns, those derived from its request, and the optional ones' defaults. */
@@ -158,8 +164,9 @@ const insertActionsWithAuditStatement = fixedStatement<Returned>(
    inserted as (
      insert into actions (${INSERTED_COLUMNS.join(', ')})
      select ${SELECTED_COLUMNS.join(', ')} from json_populate_recordset(null::actions, $1::json) r
-     returning next_attempt_at, ${RETURNED_COLUMNS.join(', ')}
+     returning next_attempt_at, account_id, destination_origin, ${RETURNED_COLUMNS.join(', ')}
    ),
+   ${registerOriginsOf('inserted')},
    announced as (
      select count(pg_notify('${DUE_CHANNEL}', ${duePayloadSql('id', 'next_attempt_at')})) as n
        from inserted where next_attempt_at <= $3::timestamptz

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { TERMINAL_STATES } from '../domain/action/states.js';
 import { CHAIN_TERMINAL_STATES } from '../domain/chain/states.js';
 import type { Plan } from '../domain/quota/plans.js';
+import { pruneOrigins } from './action-origins.js';
 import { onUntimedConnection, type Sql } from './database.js';
 
 /** Rows purged (or, on a dry run, that would be), by table. Rows deleted by cascade are not listed. */
@@ -192,8 +193,8 @@ export async function countExpired(
 
 /**
  * Deletes one batch of at most `limit` of an account's expired actions with their attempts, reminder events and
- * outbox rows (the rest of their rows go by cascade), oldest first. `next` is where the following batch reads the
- * account's index on from; null once a batch was not full. Call it in a short transaction of its own: the locks held
+ * outbox rows (the rest of their rows go by cascade), oldest first, and the account's origins no action aims at any
+ * more. `next` is where the following batch reads the account's index on from; null once a batch was not full. Call it in a short transaction of its own: the locks held
  * are those of one batch. SKIP LOCKED leaves rows another transaction holds to a later run.
  */
 export async function purgeAccountBatch(
@@ -201,11 +202,11 @@ export async function purgeAccountBatch(
   cutoffs: PurgeCutoffs,
   limit: number,
   pass: AccountPass,
-): Promise<{ counts: PurgeCounts; next: ActionCursor | null }> {
+): Promise<{ counts: PurgeCounts; next: ActionCursor | null; prunedOrigins: string[] }> {
   const counts = emptyPurgeCounts();
   let q = expiredActions(db, cutoffs.history)
     .where('actions.account_id', '=', pass.accountId)
-    .select('actions.created_at')
+    .select(['actions.created_at', 'actions.destination_origin'])
     .orderBy('actions.created_at')
     .orderBy('actions.id')
     .limit(limit)
@@ -227,10 +228,13 @@ export async function purgeAccountBatch(
     await db.deleteFrom('inbound_replies').where('action_id', 'in', ids).execute();
     counts.actions = await deleted(db.deleteFrom('actions').where('id', 'in', ids));
   }
+  const origins = new Set(rows.flatMap((r) => (r.destination_origin ? [r.destination_origin] : [])));
   const last = rows.at(-1);
   return {
     counts,
     next: last && rows.length === limit ? { createdAt: last.created_at, id: last.id } : null,
+    // The origins whose last action went with this batch (persistence/action-origins.ts).
+    prunedOrigins: await pruneOrigins(db, pass.accountId, [...origins]),
   };
 }
 
@@ -297,6 +301,7 @@ export async function purgeOtherBatch(
 const PURGED_TABLES: Record<keyof PurgeCounts, readonly string[]> = {
   actions: [
     'actions',
+    'action_origins',
     'inbound_replies',
     'recipients',
     'notifications',

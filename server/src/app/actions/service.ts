@@ -1,9 +1,11 @@
 import { calendarsNamedBy } from '../calendars/book.js';
 import type { ActionCreateParsed } from '@sched/contract';
 import { createNeedsTransaction } from '../../domain/action/create-shape.js';
+import { destinationOrigin } from '../../domain/destinations/origin.js';
 import { isBlockedAddress, type PrivateAccess } from '../../domain/destinations/policy.js';
 import { countedNames } from '../../domain/domains/rules.js';
 import { monthPeriod, planLimits } from '../../domain/quota/plans.js';
+import { registerOrigins } from '../../persistence/action-origins.js';
 import { type ActionRow, lockName } from '../../persistence/actions.js';
 import { periodKey } from '../../persistence/usage-counters.js';
 import { type Principal, sendSourceOf } from '../accounts.js';
@@ -32,6 +34,11 @@ import { actionView } from './view.js';
  * create core (create.ts, create-batch.ts). Reads are ActionQueries (queries.ts); cancel and retry ActionChanges
  * (cancel-retry.ts).
  */
+/** Whether a batch item goes through the single create's decisions on its own (keys or a gate), not the batch writer. */
+function writtenAlone(p: PreparedAction, gate: ResolvedGate | null): boolean {
+  return p.idempotencyKey !== null || p.dedupKeys.length > 0 || gate !== null;
+}
+
 export class ActionService {
   /** Creates counted after their commit (plans without a quota), summed per account and month. */
   readonly lateCounts = new LateActionCounts(
@@ -242,12 +249,22 @@ export class ActionService {
         await lockName(db, accountId, 'idempotency', key);
       for (const key of unique(prepared.flatMap((p) => p.dedupKeys)))
         await lockName(db, accountId, 'dedup', key);
+      // Then, when any item is written on its own below, the batch's origins all at once (persistence/action-origins.ts):
+      // its writes then add none, so two batches sharing new origins never wait on each other crosswise.
+      if (prepared.some((p, i) => writtenAlone(p, gates[i]!)))
+        await registerOrigins(
+          db,
+          accountId,
+          prepared
+            .flatMap((p) => (p.request ? [destinationOrigin(p.request.url)] : []))
+            .filter((o) => o !== null),
+        );
 
       const out: CreateResult[] = new Array(prepared.length);
       const plain: { index: number; action: PreparedAction; field: string }[] = [];
       for (const [i, p] of prepared.entries()) {
         const gate = gates[i]!;
-        if (p.idempotencyKey === null && p.dedupKeys.length === 0 && gate === null) {
+        if (!writtenAlone(p, gate)) {
           plain.push({ index: i, action: p, field: `actions.${i}` });
           continue;
         }

@@ -22,7 +22,7 @@ import { CalendarSchema } from './calendar.js';
 import { AuditEventSchema, AuditHeadSchema, AuditPendingSchema, auditRoutines } from './audit.js';
 import { ChainSchema, ChainStepSchema } from './chain.js';
 import { ContactSchema } from './contact.js';
-import { DestinationSchema } from './destination.js';
+import { ActionOriginSchema, DestinationSchema } from './destination.js';
 import { DomainSchema } from './domain.js';
 import { FailedInboxCountSchema, FailedInboxDeltaSchema } from './failed-inbox.js';
 import { GrantSchema } from './grant.js';
@@ -76,6 +76,7 @@ export type EntitySchemaOf =
   | typeof BulkOperationSchema
   | typeof BulkOperationItemSchema
   | typeof DestinationSchema
+  | typeof ActionOriginSchema
   | typeof AlertRuleSchema
   | typeof OperatorEventSchema
   | typeof AlertNotificationSchema
@@ -115,6 +116,7 @@ export const entities: EntitySchemaOf[] = [
   BulkOperationSchema,
   BulkOperationItemSchema,
   DestinationSchema,
+  ActionOriginSchema,
   AlertRuleSchema,
   OperatorEventSchema,
   AlertNotificationSchema,

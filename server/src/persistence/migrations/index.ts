@@ -42,6 +42,7 @@ import { Migration20261129140000_AwaitingIndex } from './Migration20261129140000
 import { Migration20261129160000_OriginStatusStats } from './Migration20261129160000_OriginStatusStats.js';
 import { Migration20261129170000_InboxCountsIndexOnly } from './Migration20261129170000_InboxCountsIndexOnly.js';
 import { Migration20261129190000_AttemptsOfDeletedActions } from './Migration20261129190000_AttemptsOfDeletedActions.js';
+import { Migration20261130050000_ActionOrigins } from './Migration20261130050000_ActionOrigins.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -124,5 +125,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261129190000_AttemptsOfDeletedActions',
     class: Migration20261129190000_AttemptsOfDeletedActions,
+  },
+  {
+    name: 'Migration20261130050000_ActionOrigins',
+    class: Migration20261130050000_ActionOrigins,
   },
 ];

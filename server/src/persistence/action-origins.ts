@@ -1,0 +1,100 @@
+import { sql } from 'kysely';
+import { hostOfOrigin } from '../domain/destinations/origin.js';
+import type { Sql } from './database.js';
+
+// The origins each account's actions aim at (`action_origins`, entities/destination.ts): added by the create's insert,
+// removed by retention with the last action to them, read by the destinations list.
+
+/**
+ * The part of an insert's WITH that adds the origins of the rows of `rows` (a CTE answering `account_id` and
+ * `destination_origin`) their accounts have no row for. In one order, so that two creates adding the same two origins
+ * never wait on each other crosswise; an origin already there costs a look-up in the key and writes nothing.
+ */
+export function registerOriginsOf(rows: string): string {
+  return `origins as (
+     insert into action_origins (account_id, origin)
+     select distinct account_id, destination_origin from ${rows} where destination_origin is not null
+      order by account_id, destination_origin
+     on conflict do nothing)`;
+}
+
+/**
+ * Adds the rows of those of `origins` the account has none of, in one statement and one order: a transaction that
+ * writes several actions one by one (a batch's keyed items) calls it first, so that its inserts then find every row
+ * there, and two such transactions sharing new origins wait on each other in one order, never crosswise.
+ */
+export async function registerOrigins(db: Sql, accountId: string, origins: readonly string[]): Promise<void> {
+  if (origins.length === 0) return;
+  await sql`
+    insert into action_origins (account_id, origin)
+    select distinct ${accountId}::uuid, o from unnest(${origins}::text[]) as o order by 2
+    on conflict do nothing`.execute(db);
+}
+
+/** The account's origins, in order. */
+export async function registeredOrigins(db: Sql, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('action_origins')
+    .select('origin')
+    .where('account_id', '=', accountId)
+    .orderBy('origin')
+    .execute();
+  return rows.map((r) => r.origin);
+}
+
+/** Whether one of the account's actions aims at the row `d`'s origin, through the account's host index. */
+const aimedAt = (accountId: string) => sql<boolean>`exists (
+  select 1 from actions a
+   where a.account_id = ${accountId} and a.destination_host = d.host and a.destination_origin = d.origin)`;
+
+/** The origins with their hosts, as the rows of `d` in the statements below. */
+const originsTable = (origins: readonly string[]) =>
+  sql`unnest(${origins}::text[], ${origins.map(hostOfOrigin)}::text[]) as d(origin, host)`;
+
+/**
+ * Removes those of `origins` none of the account's actions aims at any more (retention deleted the last); answers
+ * them. A create adding an action to one of them at that moment may have found the row still there and added none:
+ * `restoreOriginsInUse`, once the transactions running now have ended, puts such a row back.
+ */
+export async function pruneOrigins(
+  db: Sql,
+  accountId: string,
+  origins: readonly string[],
+): Promise<string[]> {
+  if (origins.length === 0) return [];
+  const { rows } = await sql<{ origin: string }>`
+    delete from action_origins o using ${originsTable(origins)}
+     where o.account_id = ${accountId} and o.origin = d.origin and not ${aimedAt(accountId)}
+    returning o.origin`.execute(db);
+  return rows.map((r) => r.origin);
+}
+
+/** Adds back those of `origins` that one of the account's actions aims at (see `pruneOrigins`). */
+export async function restoreOriginsInUse(
+  db: Sql,
+  accountId: string,
+  origins: readonly string[],
+): Promise<void> {
+  if (origins.length === 0) return;
+  await sql`
+    insert into action_origins (account_id, origin)
+    select ${accountId}, d.origin from ${originsTable(origins)} where ${aimedAt(accountId)}
+     order by d.origin
+    on conflict do nothing`.execute(db);
+}
+
+/**
+ * Waits, for at most `boundMs`, until every transaction of this database that was running when it was called has
+ * ended (what `CREATE INDEX CONCURRENTLY` waits for between its phases): whatever they wrote is then committed or gone.
+ * One statement; the activity view is read afresh at each look (a transaction otherwise keeps its first reading).
+ */
+export async function untilRunningTransactionsEnd(db: Sql, boundMs: number): Promise<void> {
+  await sql`do $$ declare since timestamptz := clock_timestamp(); begin
+    for i in 1..${sql.lit(Math.max(1, Math.ceil(boundMs / 20)))} loop
+      perform pg_stat_clear_snapshot();
+      exit when not exists (select 1 from pg_stat_activity
+        where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
+          and xact_start < since);
+      perform pg_sleep(0.02);
+    end loop; end $$`.execute(db);
+}
