@@ -3340,7 +3340,7 @@ export interface components {
             /** @description Requests to the origin running now (always counted). */
             in_flight: number;
             failed: number;
-            /** @description Present, and false, only when `actions`, `scheduled` and `failed` are PostgreSQL's estimates: the account has more than 10,000 actions with a destination, and counting them by origin and state takes seconds. */
+            /** @description Present, and false, only when `actions`, `scheduled` and `failed` are PostgreSQL's estimates: the account has more than 10,000 actions with a destination (counting them by origin and state takes seconds) and the origin more than 200 of them. */
             counts_exact?: boolean;
         };
         DestinationTestEvent: {

@@ -5,8 +5,8 @@ import { seedActions } from '../support/seed.js';
 
 /**
  * The destinations list counts each origin's actions by state up to 10,000 actions with a destination; past that the
- * figures are PostgreSQL's estimates from its statistics of account, origin and state together, so each origin gets
- * its own mix of states, and what is in flight is still counted. Counting ten million actions by origin and state ran
+ * figures of an origin of more than a few hundred actions are PostgreSQL's estimates from its statistics of account,
+ * origin and state together, so each origin gets its own mix of states, and what is in flight is still counted. Counting ten million actions by origin and state ran
  * past the statement timeout.
  */
 describe('destination counts past the counting limit', { timeout: 60_000 }, () => {
@@ -75,7 +75,8 @@ describe('destination counts past the counting limit', { timeout: 60_000 }, () =
     expect(counts.map((c) => [c.origin, c.exact])).toEqual([
       ['http://b.example:8080', false],
       ['https://a.example', false],
-      ['https://c.example', false],
+      // No action aims at it: counted (none), not estimated.
+      ['https://c.example', true],
     ]);
     const [onB, onA, onC] = counts;
     near(onA?.actions, 9_000, 0.15);
@@ -108,5 +109,22 @@ describe('destination counts past the counting limit', { timeout: 60_000 }, () =
       offset: 3,
     });
     expect(past).toEqual({ total: 3, rows: [] });
+  });
+
+  it("lists every origin past the limit, also one whose host's newest actions all aim at another, and counts the few", async () => {
+    const shared = await t.newAccount('business');
+    const rare = { url: 'http://a.example:9000/old', host: 'a.example' };
+    await seedActions(t.url, { accountId: shared, count: 3, status: 'executed', ...rare });
+    await seedActions(t.url, { accountId: shared, count: 10_050, status: 'executed', ...a });
+    await rawQuery(t.database.sql, 'analyze actions');
+    const listed = await destinationCounts(t.database.sql, shared, new Date(), [], all);
+    expect(listed.total).toBe(2);
+    expect(listed.rows.map((c) => [c.origin, c.host, c.exact])).toEqual([
+      ['http://a.example:9000', 'a.example', true],
+      ['https://a.example', 'a.example', false],
+    ]);
+    // An origin of a few actions past the limit is counted, every figure exact.
+    expect(listed.rows[0]).toMatchObject({ actions: 3, scheduled: 0, failed: 0, inFlight: 0 });
+    near(listed.rows[1]?.actions, 10_050, 0.15);
   });
 });

@@ -8,6 +8,12 @@ import {
   ReadConsistencyFields,
 } from './common.js';
 
+/**
+ * Past EXACT_TOTAL_LIMIT actions with a destination, the destinations list still counts the figures of an origin with
+ * at most this many actions (a page of 100 origins then reads at most about 20,000 rows) and estimates the others'.
+ */
+export const DESTINATION_COUNTED_ACTIONS = 200;
+
 /** The periods a destination's `flow.rate` counts over. */
 export const FLOW_PERIODS = Object.freeze(['1s', '1m', '1h'] as const);
 /** A destination's circuit states. */
@@ -157,7 +163,7 @@ export const DestinationSummary = z
       .boolean()
       .optional()
       .meta({
-        description: `Present, and false, only when \`actions\`, \`scheduled\` and \`failed\` are PostgreSQL's estimates: the account has more than ${exactTotalLimit} actions with a destination, and counting them by origin and state takes seconds.`,
+        description: `Present, and false, only when \`actions\`, \`scheduled\` and \`failed\` are PostgreSQL's estimates: the account has more than ${exactTotalLimit} actions with a destination (counting them by origin and state takes seconds) and the origin more than ${DESTINATION_COUNTED_ACTIONS} of them.`,
       }),
   })
   .meta({ id: 'DestinationSummary' });

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { CLAIM } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
-import { EXACT_TOTAL_LIMIT } from '@sched/contract';
+import { DESTINATION_COUNTED_ACTIONS, EXACT_TOTAL_LIMIT } from '@sched/contract';
+import { registeredOrigins } from './action-origins.js';
 import { countUpToLimit, estimatedRows, type Sql } from './database.js';
 import { dueOrInFlightAt } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
@@ -74,21 +75,14 @@ export interface DestinationCounts {
 }
 
 /**
- * How many of a host's newest actions are read to find which origins share it (past the counting limit): one origin
- * a host is the rule, and a second in use (http beside https, another port) shows among its newest. Every host pays
- * this, so an account of thousands of hosts (one per customer) reads a few tens of rows each.
- */
-const ORIGIN_SAMPLE = 25;
-
-/**
  * A page of the origins the account's actions aim at and of `known` (the origins with a row of their own, none of
  * whose actions may be left), in origin order, with counts, and how many origins there are. Up to EXACT_TOTAL_LIMIT
- * actions with a destination, every figure is counted. Past it the origins are each host of the account (one index
- * probe a host) with the origins of its newest actions, and `known`; the page's origins' actions, scheduled and
- * failed are PostgreSQL's estimates, from its statistics of the account, origin and state together
- * (`actions_origin_status_stats`), and what is in flight is counted through the due index: counting ten million
- * actions by origin and state took longer than the statement timeout, and so did three estimates for each of
- * thousands of origins.
+ * actions with a destination, every figure is counted. Past it the origins are the account's rows of `action_origins`
+ * (kept beside the actions: persistence/action-origins.ts) and `known`; the actions, scheduled and failed of a page's
+ * origin with at most COUNTED_PER_ORIGIN actions are counted, those of the others are PostgreSQL's estimates, from its
+ * statistics of the account, origin and state together (`actions_origin_status_stats`), and what is in flight is
+ * counted through the due index: counting ten million actions by origin and state took longer than the statement
+ * timeout, and so did three estimates for each of thousands of origins.
  */
 export async function destinationCounts(
   db: Sql,
@@ -112,13 +106,17 @@ export async function destinationCounts(
     const origins = ordered(counted.keys());
     return { total: origins.total, rows: origins.page.map((o) => counted.get(o) ?? noActions(o)) };
   }
-  const [sampled, inFlight] = await Promise.all([
-    originsOfAccount(db, accountId),
+  const [registered, inFlight] = await Promise.all([
+    registeredOrigins(db, accountId),
     inFlightByOrigin(db, accountId, now),
   ]);
-  const origins = ordered(sampled);
+  const origins = ordered(registered);
+  const few = await countedUpTo(db, accountId, origins.page);
   const rows = await Promise.all(
-    origins.page.map(async (origin) => {
+    origins.page.map(async (origin): Promise<DestinationCounts> => {
+      const host = hostOfOrigin(origin);
+      const counted = few.get(origin);
+      if (counted) return { origin, host, ...counted, inFlight: inFlight.get(origin) ?? 0, exact: true };
       const of = db
         .selectFrom('actions')
         .where('account_id', '=', accountId)
@@ -128,11 +126,37 @@ export async function destinationCounts(
         estimatedRows(db, of.where('status', 'in', DUE)),
         estimatedRows(db, of.where('status', '=', FAILED)),
       ]);
-      const host = hostOfOrigin(origin);
       return { origin, host, actions, scheduled, inFlight: inFlight.get(origin) ?? 0, failed, exact: false };
     }),
   );
   return { total: origins.total, rows };
+}
+
+/** How many of an origin's actions a page past the limit counts before it estimates its figures instead. */
+const COUNTED_PER_ORIGIN = DESTINATION_COUNTED_ACTIONS;
+
+/**
+ * The figures of those of `origins` with at most COUNTED_PER_ORIGIN actions, counted (through the account's host
+ * index); the others are left out, to be estimated.
+ */
+async function countedUpTo(
+  db: Sql,
+  accountId: string,
+  origins: readonly string[],
+): Promise<Map<string, Pick<DestinationCounts, 'actions' | 'scheduled' | 'failed'>>> {
+  if (origins.length === 0) return new Map();
+  const { rows } = await sql<{ origin: string; actions: number; scheduled: number; failed: number }>`
+    select d.origin, c.actions, c.scheduled, c.failed
+      from unnest(${origins}::text[], ${origins.map(hostOfOrigin)}::text[]) as d(origin, host)
+     cross join lateral (
+       select count(*)::int as actions,
+              count(*) filter (where status = any(${DUE as ActionState[]}::text[]))::int as scheduled,
+              count(*) filter (where status = ${FAILED})::int as failed
+         from (select a.status from actions a
+                where a.account_id = ${accountId} and a.destination_host = d.host and a.destination_origin = d.origin
+                limit ${COUNTED_PER_ORIGIN + 1}) as capped) c
+     where c.actions <= ${COUNTED_PER_ORIGIN}`.execute(db);
+  return new Map(rows.map(({ origin, ...figures }) => [origin, figures]));
 }
 
 /** An origin none of the account's actions aims at (one with settings of its own only). */
@@ -173,30 +197,6 @@ async function countedByOrigin(db: Sql, accountId: string): Promise<DestinationC
     failed: r.failed,
     exact: true,
   }));
-}
-
-/**
- * The origins of the account's actions: each host through the account's host index, skipping from one to the next
- * (one probe a host, whatever the number of actions), and the origins among each host's newest actions.
- */
-async function originsOfAccount(db: Sql, accountId: string): Promise<string[]> {
-  const { rows } = await sql<{ origin: string }>`
-    with recursive hosts(host) as (
-      (select destination_host from actions
-        where account_id = ${accountId} and destination_host is not null
-        order by destination_host limit 1)
-      union all
-      select (select a.destination_host from actions a
-               where a.account_id = ${accountId} and a.destination_host > h.host
-               order by a.destination_host limit 1)
-        from hosts h where h.host is not null
-    )
-    select distinct o.origin from hosts h
-     cross join lateral (select a.destination_origin as origin from actions a
-                          where a.account_id = ${accountId} and a.destination_host = h.host
-                          order by a.created_at desc limit ${ORIGIN_SAMPLE}) o
-     where h.host is not null and o.origin is not null`.execute(db);
-  return rows.map((r) => r.origin);
 }
 
 /** The account's requests in flight, by origin, through the due index (`dueAt`). */
