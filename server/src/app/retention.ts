@@ -41,7 +41,7 @@ const BATCH = 1000;
 const ACCOUNT_PAGE = 500;
 /** Audit events dropped per transaction (one account's chain at a time). */
 const AUDIT_BATCH = 5_000;
-/** How long the pass waits for the creates running as it ends (under the 5 s statement timeout of its one statement). */
+/** How long the pass waits for the creates running as it ends (under the 5 s statement timeout of its statement). */
 const RACED_CREATES_BOUND_MS = 4_000;
 
 /**

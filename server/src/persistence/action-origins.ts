@@ -47,8 +47,8 @@ const aimedAt = (accountId: string) => sql<boolean>`exists (
   select 1 from actions a
    where a.account_id = ${accountId} and a.destination_host = d.host and a.destination_origin = d.origin)`;
 
-/** The origins with their hosts, as the rows of `d` in the statements below. */
-const originsTable = (origins: readonly string[]) =>
+/** The origins with their hosts, as the rows of `d(origin, host)`: what the host index of `actions` is probed with. */
+export const originsWithHosts = (origins: readonly string[]) =>
   sql`unnest(${origins}::text[], ${origins.map(hostOfOrigin)}::text[]) as d(origin, host)`;
 
 /**
@@ -63,7 +63,7 @@ export async function pruneOrigins(
 ): Promise<string[]> {
   if (origins.length === 0) return [];
   const { rows } = await sql<{ origin: string }>`
-    delete from action_origins o using ${originsTable(origins)}
+    delete from action_origins o using ${originsWithHosts(origins)}
      where o.account_id = ${accountId} and o.origin = d.origin and not ${aimedAt(accountId)}
     returning o.origin`.execute(db);
   return rows.map((r) => r.origin);
@@ -78,7 +78,7 @@ export async function restoreOriginsInUse(
   if (origins.length === 0) return;
   await sql`
     insert into action_origins (account_id, origin)
-    select ${accountId}, d.origin from ${originsTable(origins)} where ${aimedAt(accountId)}
+    select ${accountId}, d.origin from ${originsWithHosts(origins)} where ${aimedAt(accountId)}
      order by d.origin
     on conflict do nothing`.execute(db);
 }

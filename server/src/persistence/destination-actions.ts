@@ -3,7 +3,7 @@ import { CLAIM } from '../domain/action/set-transition.js';
 import type { ActionState } from '../domain/action/states.js';
 import { hostOfOrigin } from '../domain/destinations/origin.js';
 import { DESTINATION_COUNTED_ACTIONS, EXACT_TOTAL_LIMIT } from '@sched/contract';
-import { registeredOrigins } from './action-origins.js';
+import { originsWithHosts, registeredOrigins } from './action-origins.js';
 import { countUpToLimit, estimatedRows, type Sql } from './database.js';
 import { dueOrInFlightAt } from './due-index.js';
 import { PENDING_PHASE_SQL } from './entities/action.js';
@@ -79,10 +79,10 @@ export interface DestinationCounts {
  * whose actions may be left), in origin order, with counts, and how many origins there are. Up to EXACT_TOTAL_LIMIT
  * actions with a destination, every figure is counted. Past it the origins are the account's rows of `action_origins`
  * (kept beside the actions: persistence/action-origins.ts) and `known`; the actions, scheduled and failed of a page's
- * origin with at most COUNTED_PER_ORIGIN actions are counted, those of the others are PostgreSQL's estimates, from its
- * statistics of the account, origin and state together (`actions_origin_status_stats`), and what is in flight is
- * counted through the due index: counting ten million actions by origin and state took longer than the statement
- * timeout, and so did three estimates for each of thousands of origins.
+ * origin with at most DESTINATION_COUNTED_ACTIONS actions are counted, those of the others are PostgreSQL's
+ * estimates, from its statistics of the account, origin and state together (`actions_origin_status_stats`), and what
+ * is in flight is counted through the due index: counting ten million actions by origin and state took longer than
+ * the statement timeout, and so did three estimates for each of thousands of origins.
  */
 export async function destinationCounts(
   db: Sql,
@@ -132,12 +132,9 @@ export async function destinationCounts(
   return { total: origins.total, rows };
 }
 
-/** How many of an origin's actions a page past the limit counts before it estimates its figures instead. */
-const COUNTED_PER_ORIGIN = DESTINATION_COUNTED_ACTIONS;
-
 /**
- * The figures of those of `origins` with at most COUNTED_PER_ORIGIN actions, counted (through the account's host
- * index); the others are left out, to be estimated.
+ * The figures of those of `origins` with at most DESTINATION_COUNTED_ACTIONS actions, counted (through the account's
+ * host index); the others are left out, to be estimated.
  */
 async function countedUpTo(
   db: Sql,
@@ -147,15 +144,15 @@ async function countedUpTo(
   if (origins.length === 0) return new Map();
   const { rows } = await sql<{ origin: string; actions: number; scheduled: number; failed: number }>`
     select d.origin, c.actions, c.scheduled, c.failed
-      from unnest(${origins}::text[], ${origins.map(hostOfOrigin)}::text[]) as d(origin, host)
+      from ${originsWithHosts(origins)}
      cross join lateral (
        select count(*)::int as actions,
               count(*) filter (where status = any(${DUE as ActionState[]}::text[]))::int as scheduled,
               count(*) filter (where status = ${FAILED})::int as failed
          from (select a.status from actions a
                 where a.account_id = ${accountId} and a.destination_host = d.host and a.destination_origin = d.origin
-                limit ${COUNTED_PER_ORIGIN + 1}) as capped) c
-     where c.actions <= ${COUNTED_PER_ORIGIN}`.execute(db);
+                limit ${DESTINATION_COUNTED_ACTIONS + 1}) as capped) c
+     where c.actions <= ${DESTINATION_COUNTED_ACTIONS}`.execute(db);
   return new Map(rows.map(({ origin, ...figures }) => [origin, figures]));
 }
 

@@ -28,17 +28,17 @@ import { type PreparedAction, prepareAction } from './prepare.js';
 import type { ActionQueries } from './queries.js';
 import { actionView } from './view.js';
 
+/** Whether a batch item goes through the single create's decisions on its own (keys, a gate), not the batch writer. */
+function writtenAlone(p: PreparedAction, gate: ResolvedGate | null): boolean {
+  return p.idempotencyKey !== null || p.dedupKeys.length > 0 || gate !== null;
+}
+
 /**
  * Creating actions through the API: one (`POST /v1/actions`, also behind template triggers) or a batch
  * (`POST /v1/actions/batch`). It decides idempotency and dedup under the keys' locks and hands the writing to the
  * create core (create.ts, create-batch.ts). Reads are ActionQueries (queries.ts); cancel and retry ActionChanges
  * (cancel-retry.ts).
  */
-/** Whether a batch item goes through the single create's decisions on its own (keys or a gate), not the batch writer. */
-function writtenAlone(p: PreparedAction, gate: ResolvedGate | null): boolean {
-  return p.idempotencyKey !== null || p.dedupKeys.length > 0 || gate !== null;
-}
-
 export class ActionService {
   /** Creates counted after their commit (plans without a quota), summed per account and month. */
   readonly lateCounts = new LateActionCounts(
@@ -249,7 +249,7 @@ export class ActionService {
         await lockName(db, accountId, 'idempotency', key);
       for (const key of unique(prepared.flatMap((p) => p.dedupKeys)))
         await lockName(db, accountId, 'dedup', key);
-      // Then, when any item is written on its own below, the batch's origins all at once (persistence/action-origins.ts):
+      // Then, when an item is written on its own below, the batch's origins at once (persistence/action-origins.ts):
       // its writes then add none, so two batches sharing new origins never wait on each other crosswise.
       if (prepared.some((p, i) => writtenAlone(p, gates[i]!)))
         await registerOrigins(

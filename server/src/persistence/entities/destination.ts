@@ -42,8 +42,8 @@ export const DestinationSchema = defineEntity({
 /**
  * The origins an account's actions aim at, one row each, kept by the database beside the actions: what the
  * destinations list pages through past the counting limit, one short index range however many hosts the account's
- * actions reach (finding them among the actions read one index probe a host: 657 ms a page at 5,000 hosts). The create's
- * insert adds the row of an origin the account has none for, in its one statement (persistence/action-insert.ts);
+ * actions reach (finding them among the actions took one index probe a host: 652 ms a page at 5,000 hosts). The
+ * create's insert adds the row of an origin the account has none for, in its one statement (action-insert.ts);
  * retention removes it with the last action to that origin (persistence/action-origins.ts).
  */
 export const ActionOriginSchema = defineEntity({
