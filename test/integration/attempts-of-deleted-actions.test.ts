@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertAction } from '../../server/src/persistence/actions.js';
+import type { Sql } from '../../server/src/persistence/database.js';
+import { ActionSchema } from '../../server/src/persistence/entities/action.js';
 import { logSuccessfulAttempt, openTestDatabase, rawQuery } from '../support/in-process.js';
 import { webhookActionRow } from '../support/seed.js';
 
@@ -76,5 +78,30 @@ describe("a deleted action's attempts go with it", { timeout: 60_000 }, () => {
       `select tgname as name from pg_trigger where tgrelid = 'actions'::regclass and tgname = 'attempts_of_deleted_actions'`,
     );
     expect(triggers).toEqual([{ name: 'attempts_of_deleted_actions' }]);
+  });
+
+  it("deletes by one array of ids, and the function is the entity's", async () => {
+    const definition = async (db: Sql) =>
+      (
+        await rawQuery<{ def: string }>(
+          db,
+          `select pg_get_functiondef('attempts_of_deleted_actions'::regproc) as def`,
+        )
+      )[0]?.def;
+    const migrated = await definition(t.database.sql);
+    // Each month's key walked once with the array, not descended once per deleted action.
+    expect(migrated).toContain('action_id = any (array(select id from deleted_actions))');
+    const trigger = ActionSchema.meta.triggers.find((x) => x.name === 'attempts_of_deleted_actions')!;
+    // The entity's text run in place of the migration's, in a transaction rolled back.
+    const fromEntity = await t.database
+      .transaction(async (db) => {
+        await rawQuery(db, 'drop trigger attempts_of_deleted_actions on actions');
+        await rawQuery(db, 'drop function attempts_of_deleted_actions()');
+        for (const statement of trigger.expression!.split(';\ncreate trigger'))
+          await rawQuery(db, statement.startsWith(' "') ? `create trigger${statement}` : statement);
+        throw Object.assign(new Error('roll back'), { def: await definition(db) });
+      })
+      .catch((err: { def?: unknown }) => err.def);
+    expect(fromEntity).toEqual(migrated);
   });
 });

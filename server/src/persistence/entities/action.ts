@@ -171,13 +171,13 @@ export const ActionSchema = defineEntity({
     ...FAILED_INBOX_TRIGGERS,
     // A deleted action's attempts go with it: the attempt log has no foreign key (DeliveryAttemptSchema below). One
     // statement's deleted actions at once, after it; declared raw (`expression`) for its transition table, which
-    // MikroORM's trigger fields cannot say. The migration AttemptsOfDeletedActions writes the same text.
+    // MikroORM's trigger fields cannot say. The migration AttemptsOfDeletedActionsByArray writes the same text.
     {
       name: 'attempts_of_deleted_actions',
       timing: 'after',
       events: ['delete'],
       forEach: 'statement',
-      expression: `create or replace function "attempts_of_deleted_actions"() returns trigger as $$ begin delete from delivery_attempts where action_id in (select id from deleted_actions); return null; end; $$ language plpgsql;\ncreate trigger "attempts_of_deleted_actions" after delete on "actions" referencing old table as deleted_actions for each statement execute function "attempts_of_deleted_actions"()`,
+      expression: `create or replace function "attempts_of_deleted_actions"() returns trigger as $$ begin delete from delivery_attempts where action_id = any (array(select id from deleted_actions)); return null; end; $$ language plpgsql;\ncreate trigger "attempts_of_deleted_actions" after delete on "actions" referencing old table as deleted_actions for each statement execute function "attempts_of_deleted_actions"()`,
     },
   ],
   properties: {

@@ -43,6 +43,7 @@ import { Migration20261129160000_OriginStatusStats } from './Migration2026112916
 import { Migration20261129170000_InboxCountsIndexOnly } from './Migration20261129170000_InboxCountsIndexOnly.js';
 import { Migration20261129190000_AttemptsOfDeletedActions } from './Migration20261129190000_AttemptsOfDeletedActions.js';
 import { Migration20261130050000_ActionOrigins } from './Migration20261130050000_ActionOrigins.js';
+import { Migration20261130060000_AttemptsOfDeletedActionsByArray } from './Migration20261130060000_AttemptsOfDeletedActionsByArray.js';
 import { Migration20261128161000_AnswerValuesGrants } from './Migration20261128161000_AnswerValuesGrants.js';
 import { Migration20261128170000_AccountWrites } from './Migration20261128170000_AccountWrites.js';
 import { Migration20261128171000_AuditDataEvents } from './Migration20261128171000_AuditDataEvents.js';
@@ -129,5 +130,9 @@ export const migrationsList: MigrationObject[] = [
   {
     name: 'Migration20261130050000_ActionOrigins',
     class: Migration20261130050000_ActionOrigins,
+  },
+  {
+    name: 'Migration20261130060000_AttemptsOfDeletedActionsByArray',
+    class: Migration20261130060000_AttemptsOfDeletedActionsByArray,
   },
 ];
