@@ -40,16 +40,41 @@ const planAccounts = (db: Sql, plan: Plan) => db.selectFrom('accounts').select('
 
 /**
  * Attempts older than `cutoff` of the plan's live actions (a recurring series lives for ever; its attempt log must
- * not, or its history would grow without bound). Terminal actions' attempts go with their action.
+ * not, or its history would grow without bound). Terminal actions' attempts go with their action. Read from each of
+ * the plan's accounts, its live actions made before the cutoff (an action is attempted only once it is made) through
+ * its `(account_id, created_at)` index, then each one's attempts by key; `lock` takes them with SKIP LOCKED. The reads
+ * are lateral and fenced (`offset 0`) so the planner keeps that order: joined as plain tables, it read every plan's
+ * old attempts whole and matched them to the plan's accounts last (0.5-0.9 s a plan at 300,000 actions of history,
+ * growing with it).
  */
-function expiredLiveAttempts(db: Sql, plan: Plan, cutoff: Date) {
+function expiredLiveAttempts(db: Sql, plan: Plan, cutoff: Date, lock = false) {
   return db
-    .selectFrom('delivery_attempts')
-    .innerJoin('actions', 'actions.id', 'delivery_attempts.action_id')
-    .select(['delivery_attempts.action_id', 'delivery_attempts.id'])
-    .where('actions.status', 'not in', TERMINAL_STATES)
-    .where('delivery_attempts.started_at', '<', cutoff)
-    .where('actions.account_id', 'in', planAccounts(db, plan));
+    .selectFrom('accounts')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('actions')
+          .select('actions.id')
+          .whereRef('actions.account_id', '=', 'accounts.id')
+          .where('actions.created_at', '<', cutoff)
+          .where('actions.status', 'not in', TERMINAL_STATES)
+          .offset(0)
+          .as('live'),
+      (join) => join.onTrue(),
+    )
+    .innerJoinLateral(
+      (eb) => {
+        const old = eb
+          .selectFrom('delivery_attempts')
+          .select(['delivery_attempts.action_id', 'delivery_attempts.id'])
+          .whereRef('delivery_attempts.action_id', '=', 'live.id')
+          .where('delivery_attempts.started_at', '<', cutoff);
+        return (lock ? old.forUpdate().skipLocked() : old.offset(0)).as('old');
+      },
+      (join) => join.onTrue(),
+    )
+    .select(['old.action_id', 'old.id'])
+    .where('accounts.plan', '=', plan);
 }
 
 /** Chains of the plan's accounts that ended before `cutoff` (running and pending chains are never selected). */
@@ -266,13 +291,7 @@ export async function purgeOtherBatch(
     .deleteFrom('delivery_attempts')
     .where(
       sql<boolean>`(action_id, id) in (${db
-        .selectFrom(
-          expiredLiveAttempts(db, plan, cutoffs.history)
-            .limit(limit)
-            .forUpdate('delivery_attempts')
-            .skipLocked()
-            .as('l'),
-        )
+        .selectFrom(expiredLiveAttempts(db, plan, cutoffs.history, true).limit(limit).as('l'))
         .select(['l.action_id', 'l.id'])})`,
     )
     .executeTakeFirst();
