@@ -42,10 +42,15 @@ export async function registeredOrigins(db: Sql, accountId: string): Promise<str
   return rows.map((r) => r.origin);
 }
 
-/** Whether one of the account's actions aims at the row `d`'s origin, through the account's host index. */
-const aimedAt = (accountId: string) => sql<boolean>`exists (
-  select 1 from actions a
-   where a.account_id = ${accountId} and a.destination_host = d.host and a.destination_origin = d.origin)`;
+/**
+ * The newest of the account's actions that aims at the row `d`'s origin, null when none does: through the account's
+ * host index read newest first, since retention has just deleted the oldest, whose entries the index keeps until the
+ * next vacuum. A scalar read, not `exists`, which the planner would turn into a join reading the index oldest first.
+ */
+const newestAimedAt = (accountId: string) => sql`(
+  select a.id from actions a
+   where a.account_id = ${accountId} and a.destination_host = d.host and a.destination_origin = d.origin
+   order by a.created_at desc limit 1)`;
 
 /** The origins with their hosts, as the rows of `d(origin, host)`: what the host index of `actions` is probed with. */
 export const originsWithHosts = (origins: readonly string[]) =>
@@ -64,7 +69,7 @@ export async function pruneOrigins(
   if (origins.length === 0) return [];
   const { rows } = await sql<{ origin: string }>`
     delete from action_origins o using ${originsWithHosts(origins)}
-     where o.account_id = ${accountId} and o.origin = d.origin and not ${aimedAt(accountId)}
+     where o.account_id = ${accountId} and o.origin = d.origin and ${newestAimedAt(accountId)} is null
     returning o.origin`.execute(db);
   return rows.map((r) => r.origin);
 }
@@ -78,7 +83,7 @@ export async function restoreOriginsInUse(
   if (origins.length === 0) return;
   await sql`
     insert into action_origins (account_id, origin)
-    select ${accountId}, d.origin from ${originsWithHosts(origins)} where ${aimedAt(accountId)}
+    select ${accountId}, d.origin from ${originsWithHosts(origins)} where ${newestAimedAt(accountId)} is not null
      order by d.origin
     on conflict do nothing`.execute(db);
 }
