@@ -7,14 +7,18 @@ import {
   pruneOrigins,
   registeredOrigins,
   restoreOriginsInUse,
-  untilRunningTransactionsEnd,
 } from '../../server/src/persistence/action-origins.js';
 import {
   insertAction,
   insertActionsWithAudit,
   type NewAction,
 } from '../../server/src/persistence/actions.js';
-import { Database, migrateUp, openOrm } from '../../server/src/persistence/database.js';
+import {
+  Database,
+  migrateUp,
+  openOrm,
+  untilRunningTransactionsEnd,
+} from '../../server/src/persistence/database.js';
 import { createTestDatabase } from '../support/database.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 import { webhookActionRow } from '../support/seed.js';

@@ -1,6 +1,6 @@
 import { historyCutoff } from '../domain/history/partitions.js';
 import { PLANS, type Plan, planLimits, retentionCutoff } from '../domain/quota/plans.js';
-import { restoreOriginsInUse, untilRunningTransactionsEnd } from '../persistence/action-origins.js';
+import { restoreOriginsInUse } from '../persistence/action-origins.js';
 import { countAuditEventsBefore, dropAuditPrefix, nextAuditPrefix } from '../persistence/audit-events.js';
 import { AuditSealer } from './audit.js';
 import {
@@ -14,6 +14,7 @@ import {
   purgeOtherBatch,
   vacuumPurged,
 } from '../persistence/retention.js';
+import { untilRunningTransactionsEnd } from '../persistence/database.js';
 import { stopwatch } from './clock.js';
 import { AttemptPartitions, longestRetentionDays } from './partitions.js';
 import type { Clock, Store } from './ports.js';

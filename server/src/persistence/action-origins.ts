@@ -18,17 +18,28 @@ export function registerOriginsOf(rows: string): string {
      on conflict do nothing)`;
 }
 
+/** The origins with their hosts, as the rows of `d(origin, host)`: what the host index of `actions` is probed with. */
+export const originsWithHosts = (origins: readonly string[]) =>
+  sql`unnest(${origins}::text[], ${origins.map(hostOfOrigin)}::text[]) as d(origin, host)`;
+
 /**
- * Adds the rows of those of `origins` the account has none of, in one statement and one order: a transaction that
- * writes several actions one by one (a batch's keyed items) calls it first, so that its inserts then find every row
- * there, and two such transactions sharing new origins wait on each other in one order, never crosswise.
+ * Adds the rows of those of `origins` the account has none of (those `where` keeps, when given), in one statement and
+ * one order.
+ */
+function insertOrigins(db: Sql, accountId: string, origins: readonly string[], where = sql`true`) {
+  return sql`
+    insert into action_origins (account_id, origin)
+    select distinct ${accountId}::uuid, d.origin from ${originsWithHosts(origins)} where ${where} order by 2
+    on conflict do nothing`.execute(db);
+}
+
+/**
+ * Adds the rows of those of `origins` the account has none of: a transaction that writes several actions one by one
+ * (a batch's keyed items) calls it first, so that its inserts then find every row there, and two such transactions
+ * sharing new origins wait on each other in one order, never crosswise.
  */
 export async function registerOrigins(db: Sql, accountId: string, origins: readonly string[]): Promise<void> {
-  if (origins.length === 0) return;
-  await sql`
-    insert into action_origins (account_id, origin)
-    select distinct ${accountId}::uuid, o from unnest(${origins}::text[]) as o order by 2
-    on conflict do nothing`.execute(db);
+  if (origins.length > 0) await insertOrigins(db, accountId, origins);
 }
 
 /** The account's origins, in order. */
@@ -51,10 +62,6 @@ const newestAimedAt = (accountId: string) => sql`(
   select a.id from actions a
    where a.account_id = ${accountId} and a.destination_host = d.host and a.destination_origin = d.origin
    order by a.created_at desc limit 1)`;
-
-/** The origins with their hosts, as the rows of `d(origin, host)`: what the host index of `actions` is probed with. */
-export const originsWithHosts = (origins: readonly string[]) =>
-  sql`unnest(${origins}::text[], ${origins.map(hostOfOrigin)}::text[]) as d(origin, host)`;
 
 /**
  * Removes those of `origins` none of the account's actions aims at any more (retention deleted the last); answers
@@ -80,26 +87,6 @@ export async function restoreOriginsInUse(
   accountId: string,
   origins: readonly string[],
 ): Promise<void> {
-  if (origins.length === 0) return;
-  await sql`
-    insert into action_origins (account_id, origin)
-    select ${accountId}, d.origin from ${originsWithHosts(origins)} where ${newestAimedAt(accountId)} is not null
-     order by d.origin
-    on conflict do nothing`.execute(db);
-}
-
-/**
- * Waits, for at most `boundMs`, until every transaction of this database that was running when it was called has
- * ended (what `CREATE INDEX CONCURRENTLY` waits for between its phases): whatever they wrote is then committed or gone.
- * One statement; the activity view is read afresh at each look (a transaction otherwise keeps its first reading).
- */
-export async function untilRunningTransactionsEnd(db: Sql, boundMs: number): Promise<void> {
-  await sql`do $$ declare since timestamptz := clock_timestamp(); begin
-    for i in 1..${sql.lit(Math.max(1, Math.ceil(boundMs / 20)))} loop
-      perform pg_stat_clear_snapshot();
-      exit when not exists (select 1 from pg_stat_activity
-        where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
-          and xact_start < since);
-      perform pg_sleep(0.02);
-    end loop; end $$`.execute(db);
+  if (origins.length > 0)
+    await insertOrigins(db, accountId, origins, sql`${newestAimedAt(accountId)} is not null`);
 }

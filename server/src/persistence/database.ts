@@ -100,6 +100,22 @@ export function onUntimedConnection<T>(db: Sql, fn: (connection: Sql) => Promise
 }
 
 /**
+ * Waits, for at most `boundMs`, until every transaction of this database that was running when it was called has
+ * ended (what `CREATE INDEX CONCURRENTLY` waits for between its phases; retention's removal of origins, say): whatever they wrote is then committed or gone.
+ * One statement; the activity view is read afresh at each look (a transaction otherwise keeps its first reading).
+ */
+export async function untilRunningTransactionsEnd(db: Sql, boundMs: number): Promise<void> {
+  await sql`do $$ declare since timestamptz := clock_timestamp(); begin
+    for i in 1..${sql.lit(Math.max(1, Math.ceil(boundMs / 20)))} loop
+      perform pg_stat_clear_snapshot();
+      exit when not exists (select 1 from pg_stat_activity
+        where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
+          and xact_start < since);
+      perform pg_sleep(0.02);
+    end loop; end $$`.execute(db);
+}
+
+/**
  * One round trip on a connection of its own, not a pooled one: whether the server answers, whatever the pools are
  * doing (all busy is not an outage). The availability tracker's probe.
  */

@@ -219,8 +219,9 @@ export async function countExpired(
 /**
  * Deletes one batch of at most `limit` of an account's expired actions with their attempts, reminder events and
  * outbox rows (the rest of their rows go by cascade), oldest first, and the account's origins no action aims at any
- * more. `next` is where the following batch reads the account's index on from; null once a batch was not full. Call it in a short transaction of its own: the locks held
- * are those of one batch. SKIP LOCKED leaves rows another transaction holds to a later run.
+ * more. `next` is where the following batch reads the account's index on from; null once a batch was not full. Call
+ * it in a short transaction of its own: the locks held are those of one batch. SKIP LOCKED leaves rows another
+ * transaction holds to a later run.
  */
 export async function purgeAccountBatch(
   db: Sql,
