@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetentionService } from '../../server/src/app/retention.js';
 import { destinationOrigin } from '../../server/src/domain/destinations/origin.js';
+import { destinationHost } from '../../server/src/domain/domains/rules.js';
 import {
   pruneOrigins,
   registeredOrigins,
@@ -32,6 +33,30 @@ const row = (accountId: string, url: string | null, over: Partial<NewAction> = {
     ...(url === null ? { mode: 'approval' as const, request: null } : request(url)),
     ...over,
   });
+
+/**
+ * A pending action's row inserted without its origin's row, as a release before `action_origins` wrote it, or as a
+ * create that found the origin's row there writes it; through `query`, on whatever connection the case needs.
+ */
+function insertWithoutOrigin(
+  query: (text: string, params: unknown[]) => Promise<unknown>,
+  r: NewAction,
+): Promise<unknown> {
+  return query(
+    `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, max_attempts, retry_strategy,
+       request, destination_host, destination_origin, created_via, created_at, updated_at)
+     values ($1, $2, $3, $4, 'scheduled', 'UTC', now(), 3, 'exponential', $5, $6, $7, 'api', now(), now())`,
+    [
+      r.id,
+      r.account_id,
+      r.name,
+      r.mode,
+      r.request ? JSON.stringify(r.request) : null,
+      r.request ? destinationHost(r.request.url) : null,
+      r.request ? destinationOrigin(r.request.url) : null,
+    ],
+  );
+}
 
 // The origins each account's actions aim at are kept beside the actions: the create's insert adds an origin's row in
 // its one statement, retention removes it with the origin's last action, and a create racing that removal gets its
@@ -126,13 +151,9 @@ describe("the origins an account's actions aim at", { timeout: 60_000 }, () => {
     await racing.connect();
     try {
       await racing.query('begin');
-      const fresh = row(accountId, 'https://raced.example/');
-      await racing.query(
-        `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, max_attempts, retry_strategy,
-           request, destination_host, destination_origin, created_via, created_at, updated_at)
-         values ($1, $2, 'raced', 'webhook', 'scheduled', 'UTC', now(), 3, 'exponential', $3, 'raced.example',
-                 'https://raced.example', 'api', now(), now())`,
-        [fresh.id, accountId, JSON.stringify(fresh.request)],
+      await insertWithoutOrigin(
+        (text, params) => racing.query(text, params),
+        row(accountId, 'https://raced.example/'),
       );
       const purge = new RetentionService(t.database, () => NOW).purge();
       let done = false;
@@ -223,20 +244,7 @@ describe('migration: the origins of the actions already there', { timeout: 60_00
         row(two, 'https://a.example/3'),
       ];
       for (const r of rows)
-        await rawQuery(
-          database.sql,
-          `insert into actions (id, account_id, name, mode, status, timezone, scheduled_for, max_attempts, retry_strategy,
-             request, destination_host, destination_origin, created_via, created_at, updated_at)
-           values ($1, $2, 'old', $3, 'scheduled', 'UTC', now(), 3, 'exponential', $4, $5, $6, 'api', now(), now())`,
-          [
-            r.id,
-            r.account_id,
-            r.mode,
-            r.request ? JSON.stringify(r.request) : null,
-            r.request ? new URL(r.request.url).hostname : null,
-            r.request ? destinationOrigin(r.request.url) : null,
-          ],
-        );
+        await insertWithoutOrigin((text, params) => rawQuery(database.sql, text, params), r);
       expect(await migrateUp(database.orm)).toContain('Migration20261130050000_ActionOrigins');
       expect(await registeredOrigins(database.sql, one)).toEqual([
         'http://a.example:8080',
