@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFilesFirst } from './test/support/sequencer.js';
 
 // Unit tests sit beside each package's sources; test/e2e/ runs the service as a process, test/integration/
 // runs use cases in-process.
@@ -14,6 +15,7 @@ export default defineConfig({
     // hour's end), and with two at a time such a file left a core idle. A full run on two cores: 1,444 s with 2,
     // 1,219 s with 3 (with the cheaper start-up of the same change).
     maxWorkers: 3,
+    sequence: { sequencer: LongFilesFirst },
     // expect.poll's 1 s default is shorter than a browser page's reload and first fetch on two busy cores.
     expect: { poll: { timeout: 10_000 } },
   },

@@ -83,13 +83,15 @@ describe('fair delivery between accounts', () => {
     // Otherwise the test measures the creates, not the fairness.
     expect(Date.now()).toBeLessThan(due.getTime() - 1000);
 
-    // B: every attempt starts within the usual lateness although A's 500 are due at the same moment.
+    // B: every attempt starts on time although A's 500 are due at the same moment. Had B waited behind A's flood,
+    // it would start after one of A's slow answers at least (SLOW_MS); the bound is half that, because on a loaded
+    // two-core run the worker itself was once 0.9-1 s late claiming all twenty alike (104-499 ms in other runs).
     const quick = await rx.waitFor('/quick', B_COUNT, 30_000);
     const lateness = quick.map((r) => r.at - due.getTime()).sort((x, y) => x - y);
     const p99 = lateness[Math.ceil(0.99 * lateness.length) - 1]!;
     expect(lateness[0]).toBeGreaterThanOrEqual(-50);
     console.log('B lateness', lateness.join(','));
-    expect(p99).toBeLessThan(1000);
+    expect(p99).toBeLessThan(SLOW_MS / 2);
 
     // A's excess waits unclaimed in the worker, which /metrics shows.
     const metrics = await eventually(async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { isAlive } from '../../server/src/embedded/host.js';
 
 export interface TestDatabase {
   url: string;
@@ -49,13 +50,7 @@ export async function createTestDatabase(
 /** Whether a database name is one createTestDatabase made in a process that no longer runs. */
 export function isTestDatabaseOfDeadProcess(name: string) {
   const pid = Number(TEST_DATABASE_NAME.exec(name)?.[1]);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return Number.isInteger(pid) && pid > 0 && !isAlive(pid);
 }
 
 /**

@@ -1,7 +1,10 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { isAlive } from '../../server/src/embedded/host.js';
 import { migrateUp, openOrm } from '../../server/src/persistence/database.js';
 import { ensureEmbeddedPostgres } from '../../server/src/persistence/embedded-postgres.js';
 import { contentHash } from './content-hash.js';
@@ -27,7 +30,7 @@ export default async function setup({ provide }: TestProject): Promise<() => Pro
   if (fromEnv) {
     provide('adminDatabaseUrl', fromEnv);
     provide('migratedTemplate', await ensureMigratedTemplate(fromEnv));
-    return async () => {};
+    return runTemporaryFolder();
   }
   const handle = await ensureEmbeddedPostgres({
     dataDir: path.join(repoRoot, 'test', '.tmp', 'pg-data'),
@@ -43,7 +46,29 @@ export default async function setup({ provide }: TestProject): Promise<() => Pro
     throw err;
   }
   provide('adminDatabaseUrl', handle.url);
-  return () => handle.release();
+  // After the shared PostgreSQL has started: it may outlive this run, and must not keep anything in its folder.
+  const removeTemporaryFolder = runTemporaryFolder();
+  return async () => {
+    await handle.release();
+    await removeTemporaryFolder();
+  };
+}
+
+/**
+ * One temporary folder for the run, removed when it ends. The tests make theirs with mkdtemp in os.tmpdir() (a
+ * server's data folder, packed tarballs, a global npm install of a few hundred megabytes, a browser's profile), and
+ * the processes they start inherit TMPDIR: without it every run left them behind in the system's folder.
+ */
+function runTemporaryFolder(): () => Promise<void> {
+  const system = tmpdir();
+  // Those of runs that were killed before their teardown (their process is gone), as dropLeftoverDatabases does.
+  for (const name of readdirSync(system)) {
+    const pid = Number(/^sched-run-(\d+)-/.exec(name)?.[1]);
+    if (pid && !isAlive(pid)) rmSync(path.join(system, name), { recursive: true, force: true });
+  }
+  const folder = mkdtempSync(path.join(system, `sched-run-${process.pid}-`));
+  process.env.TMPDIR = folder;
+  return async () => rmSync(folder, { recursive: true, force: true });
 }
 
 const MIGRATIONS = path.join(repoRoot, 'server', 'src', 'persistence', 'migrations');
