@@ -1,5 +1,5 @@
 // Benchmark "batch": actions/s through POST /v1/actions/batch (1,000 a request) against single creates
-// (POST /v1/actions at 50 connections), on the same server in the same run. Goal (issue #26): batches >= 5x.
+// (POST /v1/actions at 50 connections), on the same server in the same run. Goal: batches >= 5x.
 // BENCH_BATCH_SIZE (default 1000) and BENCH_BATCH_CONNECTIONS (default 4) shrink or widen it.
 import { fmt, inRounds, loadLoop, log, settings, table } from './lib.mjs';
 import { measureCreate } from './create.mjs';

@@ -1,4 +1,4 @@
-// Benchmark "bulk-cancel" (issue 23): one bulk operation cancelling COUNT matched actions. Seeds COUNT scheduled
+// Benchmark "bulk-cancel": one bulk operation cancelling COUNT matched actions. Seeds COUNT scheduled
 // actions to one host (and as many to another, which the filter must not touch) with generate_series in a throwaway
 // database, then times the dry run, the start (the snapshot of the matched ids, in the API request), and the run in
 // the worker until the operation is completed, sampling its progress.

@@ -1,4 +1,4 @@
-// Benchmark "inbox" (issue 23): the failed-delivery inbox of one account holding COUNT actions. Seeds them with
+// Benchmark "inbox": the failed-delivery inbox of one account holding COUNT actions. Seeds them with
 // generate_series straight into a throwaway database of a throwaway PostgreSQL (90 % executed, 6 % scheduled, 4 %
 // failed, over 50 destination hosts or --hosts, with the last-attempt columns a recorded attempt leaves), then times
 // the list queries of GET /v1/actions through the real server, then what the console's other panels read (overview,
@@ -84,7 +84,7 @@ const QUERIES = [
   ['no filter (count of everything)', ''],
 ];
 
-/** What the console's other panels read on the same account (issue 27: a page in under 300 ms of server time). */
+/** What the console's other panels read on the same account (each page should answer in under 300 ms of server time). */
 const CONSOLE_READS = [
   ['overview: GET /v1/stats', '/v1/stats'],
   ['failed inbox: 100 latest failed', '/v1/actions?status=failed&per_page=100'],

@@ -284,7 +284,7 @@ function stopper(cleanups) {
  */
 /**
  * How sched runs (BENCH_ROLES): one `serve --role all` process (the default), the API and the worker as two
- * processes (`split`), or two API and two worker processes over the one database (`2x2`, issue 12's scale-out).
+ * processes (`split`), or two API and two worker processes over the one database (`2x2`, the README's scale-out).
  */
 const ROLE_LAYOUTS = {
   all: { label: 'all (one process)', roles: ['all'] },

@@ -3,9 +3,9 @@
 // benchmarks when none is named). `--rates` keeps only those of the lateness benchmark's runs (due a second; the run
 // under creates goes with the idle run, 10), to pair builds on one run in a fraction of the time. `--smoke` runs them at tiny sizes with no timing goal (test/e2e/bench-smoke.test.ts does, in CI), so a
 // change that breaks a benchmark fails the same day; `--json` also writes the cost-per-unit figures (bench/keys.mjs)
-// to that file. Every benchmark measures the baselines of issue 12 and sched (and, with
+// to that file. Every benchmark measures the baselines (bench/baselines/) and sched (and, with
 // BENCH_SCHED_ROOT=<root>[,<root>...], other sched builds, each a system of every round) on one PostgreSQL, alternating
-// the order across rounds; then one table sets sched beside the baselines with the ratios and the goals of issue 12,
+// the order across rounds; then one table sets sched beside the baselines with the ratios and their goals,
 // and all figures are written as JSON to bench/.tmp/results-<time>.json. See docs/performance.md for the method.
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Soak run (issue 21, item 8): `node bench/soak.mjs [--minutes 30] [--due-rate 200] [--create-rate 50]
+// Soak run: `node bench/soak.mjs [--minutes 30] [--due-rate 200] [--create-rate 50]
 // [--sample-seconds 60] [--hold-xmin-minutes 0]`. One sched stack (BENCH_ROLES picks the layout; `split` runs both roles as separate
 // processes) on a fresh database: `--due-rate` webhooks a second come due at a loopback receiver (each created a few
 // seconds ahead) while `--create-rate` far-future actions a second pile up, as production's mix does. Every sample

@@ -1,4 +1,4 @@
-// The one table of a run: for each goal of issue 12 the baseline's median, sched's, their ratio, the goal and
+// The one table of a run: for each goal against the baselines (docs/performance.md) the baseline's median, sched's, their ratio, the goal and
 // whether it is met; with reference builds (BENCH_SCHED_ROOT) each one's median and the ratio of this build to it. A
 // ratio is the median of the per-round ratios: the systems of a round ran next to each other in time.
 // Also re-prints the tables of a past run (see the end of this file).
@@ -228,9 +228,9 @@ export function printSummary({ results, builds, settings }) {
   }
   if (rows.length) {
     table(
-      `summary: medians over ${settings.rounds} round(s); baselines and ${A.label} side by side, goals of issue 12` +
+      `summary: medians over ${settings.rounds} round(s); baselines and ${A.label} side by side, goals against the baselines` +
         (REFS.length
-          ? `; paired with ${REFS.map((B) => B.label).join(' and ')} (issue 14: no worse than the noise between rounds)`
+          ? `; paired with ${REFS.map((B) => B.label).join(' and ')} (a change should read no worse than the noise between rounds)`
           : ''),
       [
         'figure',

@@ -1,4 +1,4 @@
-// The systems a benchmark compares: the baselines of issue 12 and the sched builds under test (BUILDS), each a
+// The systems a benchmark compares: the baselines (bench/baselines/) and the sched builds under test (BUILDS), each a
 // { key, label, start() } that starts it on the run's PostgreSQL and resolves to a stack with a stop().
 import { BUILDS, startBaseline, startStack } from './lib.mjs';
 

@@ -3,7 +3,7 @@ import { createTestDatabase } from '../support/database.js';
 import { eventually, type ReceivedRequest, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
-// Review M5: one account flooding slow destinations must not delay another account's deliveries. A schedules 500
+// One account flooding slow destinations must not delay another account's deliveries. A schedules 500
 // attempts at one second against a receiver that answers after 5 s; B schedules 20 at the same second. With a
 // per-account cap of 100, A runs in waves of 100 (about 25 s in all) while B starts on time.
 const A_COUNT = 500;
