@@ -290,7 +290,7 @@ const ROLE_LAYOUTS = {
   all: { label: 'all (one process)', roles: ['all'] },
   split: { label: 'api + worker (two processes)', roles: ['api', 'worker'] },
   '2x2': { label: 'api x2 + worker x2 (four processes)', roles: ['api', 'api', 'worker', 'worker'] },
-  // Issue 26: claims per delivery with four workers sharing the due set.
+  // Claims per delivery with four workers sharing the due set.
   '1x4': {
     label: 'api + worker x4 (five processes)',
     roles: ['api', 'worker', 'worker', 'worker', 'worker'],

@@ -33,7 +33,7 @@ const { values: flags } = parseArgs({
     'due-rate': { type: 'string', default: '200' },
     'create-rate': { type: 'string', default: '50' },
     'sample-seconds': { type: 'string', default: '60' },
-    // Issue 21 item 5: a transaction holding the xmin horizon (vacuum cannot remove what it might still see) for
+    // A transaction holding the xmin horizon (vacuum cannot remove what it might still see) for
     // this many minutes from the start: dead tuples pile up; creates and lateness should degrade gracefully.
     'hold-xmin-minutes': { type: 'string', default: '0' },
   },

@@ -9,7 +9,7 @@ import { type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
-// Issue 27's acceptance, as a new user meets it: the service started as `npm start` starts it (`sched serve` with no
+// The console's first use, as a new user meets it: the service started as `npm start` starts it (`sched serve` with no
 // DATABASE_URL, so the embedded PostgreSQL, and the default account's key saved to the data directory's
 // `credentials`), the README's example action created with curl's request, then /console signed in with the key
 // read from that file the README's way: the action, its attempt and its lateness are there.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/database.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
-// Issue 21, item 5: a slow database. A lock held by another session makes every statement on `actions` wait: each
+// A slow database. A lock held by another session makes every statement on `actions` wait: each
 // such request gets statement_timeout (503) and gives its connection back healthy; more concurrent requests than
 // the pool has connections queue for a bounded time, then answer 503: never a hang, never a 500.
 describe('statement timeout and pool exhaustion', () => {

@@ -4,7 +4,7 @@ import { eventually, type Receiver, startReceiver } from '../support/receiver.js
 import { api, startServer, type TestServer } from '../support/server.js';
 import { pastInstant } from '../support/wait.js';
 
-// Issue 21: the database crashes, restarts or drops every connection under a running `sched serve`. The service
+// The database crashes, restarts or drops every connection under a running `sched serve`. The service
 // answers 503 (never 500) meanwhile, logs the outage once, and comes back by itself; webhooks due during the outage
 // are delivered after it, late but exactly once (counted at a loopback receiver).
 const skipReason = await clusterUnavailableReason();

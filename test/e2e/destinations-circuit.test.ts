@@ -5,7 +5,7 @@ import { startSmtpServer } from '../support/peers.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
-// Issue 24 item 3 end to end: the circuit breaker of a destination host, on by default. A real server process,
+// End to end: the circuit breaker of a destination host, on by default. A real server process,
 // its database, a loopback receiver (host 127.0.0.1) that fails until the test lets it recover, and a real SMTP
 // sink for an approval's messages. Retry waits are scaled (SCHED_TIME_SCALE); the circuit's own settings are
 // the host's, in real time (small ones: `open_for` 2 s).

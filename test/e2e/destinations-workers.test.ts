@@ -3,7 +3,7 @@ import { createTestDatabase } from '../support/database.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
-// Issue 24: flow control and the circuit breaker hold across worker processes, their state being in PostgreSQL. One `--role api` process
+// Flow control and the circuit breaker hold across worker processes, their state being in PostgreSQL. One `--role api` process
 // and two `--role worker` processes over one database, a loopback receiver.
 describe('destinations: flow control and the circuit across two worker processes', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;

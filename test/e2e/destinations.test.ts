@@ -5,7 +5,7 @@ import { sqlValue } from '../support/seed.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
-// Issue 24 items 1, 2, 4 and 5 end to end: destinations as a resource, pausing one host (held deliveries spend no
+// End to end: destinations as a resource, pausing one host (held deliveries spend no
 // attempt and go out on resume) and recovering a host's failures through a bulk retry; a real server process, its
 // database and a loopback receiver (host 127.0.0.1).
 describe('destinations: resource, pause and resume, recover', () => {

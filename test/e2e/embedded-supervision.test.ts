@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
-// Issue 21, item 3: the zero-config default. The embedded PostgreSQL's postmaster is SIGKILLed under a running
+// The zero-config default. The embedded PostgreSQL's postmaster is SIGKILLed under a running
 // `sched serve`; the service restarts it (crash recovery) and is ready again within 15 s, without a process
 // restart; webhooks due meanwhile are delivered once each.
 const WEBHOOKS = 15;

@@ -3,7 +3,7 @@ import { autoFailoverUnavailableReason, createFormation, type Formation } from '
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
-// Issue 21, item 4: a real primary failover. pg_auto_failover (Debian's packages, installed by the test when missing)
+// A real primary failover. pg_auto_failover (Debian's packages, installed by the test when missing)
 // runs a monitor, a primary and a synchronous secondary on loopback; sched runs on libpq's multi-host URL of the two
 // nodes. Under a steady load of creates and deliveries, `pg_autoctl perform failover`: the service is ready again
 // within 30 s, no acknowledged create is lost, and doubles (at-least-once) are counted.

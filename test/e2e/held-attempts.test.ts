@@ -4,7 +4,7 @@ import { createTestDatabase } from '../support/database.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
-// Issue 21, item 7: nothing held waits for a restart. An attempt held behind its account's delivery cap stays durable
+// Nothing held waits for a restart. An attempt held behind its account's delivery cap stays durable
 // and due in its row, unclaimed (no lease runs while it waits, and no job exists to expire: workers claim from the
 // actions table itself); and an overdue attempt nothing announced is taken up by the running worker's scan of the due
 // index, with no restart.

@@ -5,7 +5,7 @@ import { eventually, type Receiver, startReceiver } from '../support/receiver.js
 import { api, startServer, type TestServer } from '../support/server.js';
 import { pastInstant } from '../support/wait.js';
 
-// Issue 21, item 4: libpq's multi-host DATABASE_URL with target_session_attrs=read-write, for every connection the
+// libpq's multi-host DATABASE_URL with target_session_attrs=read-write, for every connection the
 // service opens. Two real clusters on loopback: the first listed is read-only (as a standby is), the second
 // writable. Every sched connection lands on the writable one; when it turns read-only too, requests answer 503 (no
 // writable host), and when it is writable again the service comes back by itself.

@@ -5,7 +5,7 @@ import { eventually, type Receiver, startReceiver } from '../support/receiver.js
 import { seedActions, sqlValue } from '../support/seed.js';
 import { api, runCli, startServer, type TestServer } from '../support/server.js';
 
-// Issue 23 items 1-3 end to end: the failed-delivery inbox, replay, and a bulk retry over 300 failed actions, on a
+// End to end: the failed-delivery inbox, replay, and a bulk retry over 300 failed actions, on a
 // real server process, its database and a loopback receiver.
 describe('operations: inbox, replay, bulk operations', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -11,7 +11,7 @@ import { eventually } from '../support/wait.js';
  * shows where the request really went.
  */
 // Generous per-test time: several tests make dozens of calls, on a machine shared with other suites.
-describe('trigger and chain hardening (review c081757)', { timeout: 120_000 }, () => {
+describe('trigger and chain hardening', { timeout: 120_000 }, () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let rx: Receiver;

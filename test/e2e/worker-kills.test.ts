@@ -4,11 +4,11 @@ import { createTestDatabase } from '../support/database.js';
 import { eventually, type Receiver, startReceiver } from '../support/receiver.js';
 import { api, startServer, type TestServer } from '../support/server.js';
 
-// Issue 21, item 6: process faults under load. Two worker processes deliver 200 due webhooks a second for a minute
+// Process faults under load. Two worker processes deliver 200 due webhooks a second for a minute
 // while one of them is SIGKILLed every 6 s, ten times, and started again. Nothing is lost. An attempt a worker had
 // sent but not yet recorded when it died is sent again once its lease expires (at-least-once): such doubles are
 // counted, and each must be one of the attempts recorded as lost with a killed worker (never a race between the live
-// workers). An attempt claimed but not yet sent is sent once, by whoever takes it over. Issue 21's goal of doubles
+// workers). An attempt claimed but not yet sent is sent once, by whoever takes it over. The goal of doubles
 // under 0.1 % was met in all three runs of the final code and missed in two earlier ones (docs/performance.md "Worker
 // kills"): the figure swings with the machine's load, so it is printed, and bounded here only by the attempts the
 // kills left unrecorded.

@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Code says why in its own words: a comment (or a line the code prints) that cites an issue, a review's finding or a
+// section of the interface's document points a reader at something outside this repository, which they cannot
+// open. A row of docs/api.md or a file here is the place to link instead.
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FOLDERS = [
+  'server/src',
+  'server/console/src',
+  'contract/src',
+  'sdk/src',
+  'cli/src',
+  'bench',
+  'scripts',
+  'test',
+];
+const SKIPPED = new Set(['node_modules', 'dist', 'bundle', 'generated', '.tmp']);
+const SOURCE = /\.(ts|tsx|mjs|cjs|js)$/;
+/** "issue 12", "issue #26", "issues 35 and 36", "spec 4.2", "§3", "Review M5". */
+const CITATION = /\bissues? #?\d+|\bspec \d+\.\d+|§ ?\d|\breview [A-Z]\d+\b/i;
+
+function* sourceFiles(folder: string): Generator<string> {
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    if (SKIPPED.has(entry.name)) continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(path);
+    else if (SOURCE.test(entry.name)) yield path;
+  }
+}
+
+describe('code in its own words', () => {
+  it('cites no issue, review finding or section of the interface document', () => {
+    const found: string[] = [];
+    for (const folder of FOLDERS)
+      for (const file of sourceFiles(join(root, folder))) {
+        if (file === fileURLToPath(import.meta.url)) continue;
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (CITATION.test(line)) found.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
+          });
+      }
+    expect(found).toEqual([]);
+  });
+
+  it('would catch a citation', () => {
+    for (const line of ['// see issue 12', '// (issue #26)', '// spec 4.2 says', '// Review M5:', '// §3'])
+      expect(CITATION.test(line), line).toBe(true);
+    for (const line of ['// the issuer 12', '// tissue 3', '// a review of 5 rows', '// spec.ts'])
+      expect(CITATION.test(line), line).toBe(false);
+  });
+});
