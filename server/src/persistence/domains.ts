@@ -207,7 +207,12 @@ export async function recordCheck(
  * counts of the current day and month stay, so removing a domain cannot reset its thresholds. False when the
  * account has no such domain listed (a second DELETE is a 404).
  */
-export async function clearVerification(db: Sql, accountId: string, domain: string): Promise<boolean> {
+export async function clearVerification(
+  db: Sql,
+  accountId: string,
+  domain: string,
+  now: Date,
+): Promise<boolean> {
   const result = await db
     .updateTable('domains')
     .set({
@@ -220,7 +225,7 @@ export async function clearVerification(db: Sql, accountId: string, domain: stri
       next_check_at: null,
       check_attempts: 0,
       last_errors: null,
-      removed_at: new Date(),
+      removed_at: now,
     })
     .where('account_id', '=', accountId)
     .where('domain', '=', domain)

@@ -132,7 +132,8 @@ export class DomainService {
   async remove(accountId: string, input: string): Promise<void> {
     const domain = domainOf(input);
     await this.o.store.transaction(async (db) => {
-      if (!(await clearVerification(db, accountId, domain))) throw new NotFoundError('domain');
+      if (!(await clearVerification(db, accountId, domain, this.o.clock())))
+        throw new NotFoundError('domain');
       await recordAudit(db, accountId, {
         action: 'domain.delete',
         resource: { type: 'domain', id: domain },
