@@ -7,6 +7,7 @@ import {
   serviceSignatureV2,
   type SignedBody,
   signRequest,
+  standardWebhooksKey,
   standardWebhooksSignature,
   verifySignature,
   whsecSecretProblem,
@@ -62,6 +63,18 @@ describe('signRequest', () => {
 
   it('signs bytes and strings alike', () => {
     expect(signRequest({ secret, messageId, timestamp, body: Buffer.from(body) })).toEqual(headers);
+  });
+
+  it("keeps each secret's keys for the next request, unharmed by a caller and past the cache's bound", () => {
+    const first = signRequest({ secret: whsec, messageId, timestamp, body });
+    // A caller writing to the key it was given does not reach the one kept.
+    standardWebhooksKey(whsec).fill(0);
+    expect(Buffer.from(standardWebhooksKey(whsec)).toString('base64')).toBe(whsec.slice('whsec_'.length));
+    expect(signRequest({ secret: whsec, messageId, timestamp, body })).toEqual(first);
+    // More secrets than are kept: the cache empties and prepares them again, with the same signatures.
+    for (let i = 0; i < 1100; i++) signRequest({ secret: `${secret}-${i}`, messageId, timestamp, body });
+    expect(signRequest({ secret: whsec, messageId, timestamp, body })).toEqual(first);
+    expect(signRequest({ secret, messageId, timestamp, body })).toEqual(headers);
   });
 
   it('refuses an empty secret', () => {

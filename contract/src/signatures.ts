@@ -50,28 +50,36 @@ function keyBytes(secret: string, kind: KeyKind): Uint8Array {
   return kind === 'utf8' ? encoder.encode(secret) : standardWebhooksKey(secret);
 }
 
+/** At most this many secrets' prepared keys are kept; a full cache is emptied. */
+const PREPARED_MAX = 1024;
+
+/** `prepare(secret)` kept for the next delivery of the same secret, bounded. */
+function preparedPerSecret<T>(prepare: (secret: string) => T): (secret: string) => T {
+  const prepared = new Map<string, T>();
+  return (secret) => {
+    let value = prepared.get(secret);
+    if (value === undefined && !prepared.has(secret)) {
+      if (prepared.size >= PREPARED_MAX) prepared.clear();
+      value = prepare(secret);
+      prepared.set(secret, value);
+    }
+    return value as T;
+  };
+}
+
 /**
  * The HMAC keys node:crypto has prepared: given raw key material it prepares a key object for each HMAC, and a
- * delivery signs three ways with two keys, so each secret's keys are prepared once. Bounded: emptied when full.
+ * delivery signs three ways with two keys, so each secret's keys are prepared once.
  */
-const nodeKeys = new Map<string, NodeCrypto.KeyObject>();
-const NODE_KEYS_MAX = 1024;
-
-function nodeKey(crypto: typeof NodeCrypto, secret: string, kind: KeyKind): NodeCrypto.KeyObject {
-  const id = `${kind}:${secret}`;
-  let key = nodeKeys.get(id);
-  if (key === undefined) {
-    if (nodeKeys.size >= NODE_KEYS_MAX) nodeKeys.clear();
-    key = crypto.createSecretKey(keyBytes(secret, kind));
-    nodeKeys.set(id, key);
-  }
-  return key;
-}
+const nodeKeys = {
+  utf8: preparedPerSecret((secret) => nodeCrypto!.createSecretKey(keyBytes(secret, 'utf8'))),
+  standard: preparedPerSecret((secret) => nodeCrypto!.createSecretKey(keyBytes(secret, 'standard'))),
+};
 
 /** HMAC-SHA256 of `prefix` and the body under the secret's key of `kind`. */
 function digestOf(secret: string, kind: KeyKind, prefix: string, body: SignedBody): Uint8Array {
   if (nodeCrypto) {
-    const key = nodeKey(nodeCrypto, secret, kind);
+    const key = nodeKeys[kind](secret);
     return nodeCrypto.createHmac('sha256', key).update(prefix).update(body).digest();
   }
   return hmac
@@ -131,14 +139,18 @@ export function whsecSecretProblem(secret: string): string | null {
  * since L6, but possibly stored before) is keyed like a plain secret, never with an empty key.
  */
 export function standardWebhooksKey(secret: string): Uint8Array {
-  return whsecKey(secret) ?? encoder.encode(secret);
+  // A copy: the decoded key is kept for the next delivery, and the caller may write to what it is given.
+  return whsecKey(secret)?.slice() ?? encoder.encode(secret);
 }
 
-/** The key a usable `whsec_` secret decodes to; null for any other secret, which both schemes key by its UTF-8 bytes. */
-function whsecKey(secret: string): Uint8Array | null {
+/**
+ * The key a usable `whsec_` secret decodes to; null for any other secret, which both schemes key by its UTF-8 bytes.
+ * Decoded once per secret: every delivery asks.
+ */
+const whsecKey = preparedPerSecret((secret): Uint8Array | null => {
   const key = secret.startsWith(WHSEC_PREFIX) ? fromBase64(secret.slice(WHSEC_PREFIX.length)) : null;
   return key && key.length > 0 ? key : null;
-}
+});
 
 /** Hex HMAC of X-Service-Signature v1: "<t>.<body>" (no id: kept for old verifiers only). */
 export function serviceSignature(secret: string, timestamp: number, body: SignedBody): string {
