@@ -169,7 +169,7 @@ describe('the operator console in a browser', () => {
     expect(await page.locator('.json').textContent()).toContain('Bearer receiver-secret');
     await page.getByRole('button', { name: 'Pause' }).click();
     const pause = page.getByRole('dialog', { name: 'Pause “Nightly invoice run”?' });
-    await pause.getByLabel('Pause').selectOption('1d');
+    await pause.getByLabel('Pause').selectOption('1 day');
     await pause.getByRole('button', { name: 'Pause' }).click();
     await page.locator('h1 .status-paused').waitFor();
     expect((await sched.actions.get(pending.id)).status).toBe('paused');

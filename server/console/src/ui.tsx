@@ -1,6 +1,6 @@
 import type { SchedClient } from '@sched/sdk';
 import { SchedApiError } from '@sched/sdk';
-import type { ComponentChildren } from 'preact';
+import type { ComponentChildren, InputHTMLAttributes } from 'preact';
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { href, navigate } from './router.js';
@@ -100,6 +100,27 @@ export function useLoad<T>(
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/**
+ * A request the page waits on (a form's submit, a dialog's confirm): `busy` while it runs, to hold its button
+ * down; `error` once it failed, until it runs again.
+ */
+export function useRequest() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
+  const run = async (request: () => Promise<unknown>): Promise<void> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await request();
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}
+
 /** Whether an error path is `prefix` or lies under it (`gate.recipients.0` under `gate.recipients`). */
 function under(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}.`);
@@ -159,6 +180,21 @@ export function FieldError({ state }: { state: FieldState }) {
     <span class="field-error" id={state.id} aria-hidden="true">
       {state.messages.join('; ')}
     </span>
+  );
+}
+
+/** A form's labelled input, marked by its share of a 422 (`state`), whose messages follow it. */
+export function FieldInput({
+  label,
+  state,
+  ...input
+}: { label: ComponentChildren; state: FieldState } & InputHTMLAttributes) {
+  return (
+    <label>
+      {label}
+      <input {...input} {...state.props} />
+      <FieldError state={state} />
+    </label>
   );
 }
 
@@ -222,6 +258,43 @@ export function Empty({ children }: { children: ComponentChildren }) {
   return <div class="empty">{children}</div>;
 }
 
+/** A word on what just happened (a reminder sent, a test queued), said to assistive technology as it shows. */
+export function Notice({ children }: { children: ComponentChildren }) {
+  if (!children) return null;
+  return (
+    <p class="note" role="status">
+      {children}
+    </p>
+  );
+}
+
+/**
+ * What a load gave: its error (with Retry), a loading line while there is nothing yet, and `children` drawn from
+ * the data once there is some (still shown when a later read fails).
+ */
+export function WhenLoaded<T>(props: {
+  loaded: Pick<Loaded<T>, 'data' | 'error' | 'reload'>;
+  what: string;
+  children: (data: T) => ComponentChildren;
+}) {
+  const { data, error, reload } = props.loaded;
+  return (
+    <>
+      <ErrorNote error={error} onRetry={reload} />
+      {data === undefined ? !error && <Loading what={props.what} /> : props.children(data)}
+    </>
+  );
+}
+
+/** The link above a page back to the list or view it came from. */
+export function BackLink({ view, text }: { view: string; text: string }) {
+  return (
+    <p>
+      <a href={href(view)}>{text}</a>
+    </p>
+  );
+}
+
 /** A snake_case value (a state, a channel, a mode) as the words people read. */
 export function words(value: string): string {
   return value.replaceAll('_', ' ');
@@ -246,7 +319,7 @@ export function AnySelect(props: { name: string; values: readonly string[]; sele
 
 /**
  * A resource's page: the link back to its list, then what its load gave: the error (with Retry), a loading line, or
- * its heading and `children`, drawn from the data.
+ * its heading (its name and state) and `children`, drawn from the data.
  */
 export function DetailPage<T>(props: {
   /** The list's view (`chains`) and the link's words. */
@@ -255,31 +328,84 @@ export function DetailPage<T>(props: {
   /** A newer copy than the load's that the page holds (a destination after a change); the load's data otherwise. */
   data?: T | undefined;
   what: string;
-  /** The page's `h1`: the resource's name and state. */
-  heading: (data: T) => ComponentChildren;
+  /** The resource's name in the page's `h1`, before its state. */
+  name: (data: T) => ComponentChildren;
+  state: (data: T) => string;
   children: (data: T) => ComponentChildren;
 }) {
   const { loaded } = props;
-  const data = props.data ?? loaded.data;
   return (
     <>
-      <p>
-        <a href={href(props.back.view)}>{props.back.text}</a>
-      </p>
-      <ErrorNote error={loaded.error} onRetry={loaded.reload} />
-      {data === undefined ? (
-        !loaded.error && <Loading what={props.what} />
-      ) : (
-        <>
-          <h1>{props.heading(data)}</h1>
-          {props.children(data)}
-        </>
-      )}
+      <BackLink {...props.back} />
+      <WhenLoaded loaded={{ ...loaded, data: props.data ?? loaded.data }} what={props.what}>
+        {(data) => (
+          <>
+            <h1>
+              {props.name(data)} <Status status={props.state(data)} />
+            </h1>
+            {props.children(data)}
+          </>
+        )}
+      </WhenLoaded>
     </>
   );
 }
 
-/** A list's filter by one state (chains, bulk operations): applying it puts the state in the view's URL. */
+/**
+ * A list's filters, carried by the view's URL (a view is shared by its link): applying puts each of `names`, trimmed,
+ * in the URL and starts again at the first page. Clear goes back to the bare view where there are several filters
+ * to empty; a lone one is cleared by choosing "any".
+ */
+export function FilterForm(props: {
+  /** The view whose list it filters (`actions`). */
+  view: string;
+  label: string;
+  names: readonly string[];
+  /** What the list applies to a filter left out: chosen, it is left out of the URL too. */
+  defaults?: Readonly<Record<string, string>>;
+  children: ComponentChildren;
+}) {
+  const several = props.names.length > 1;
+  return (
+    <form
+      class="filters"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const data = new FormData(e.currentTarget);
+        const query: Record<string, string> = {};
+        for (const name of props.names) {
+          const value = String(data.get(name) ?? '').trim();
+          query[name] = value === props.defaults?.[name] ? '' : value;
+        }
+        navigate(props.view, query);
+      }}
+    >
+      {props.children}
+      <button type="submit" class="primary">
+        {several ? 'Apply filters' : 'Apply filter'}
+      </button>
+      {several && <a href={href(props.view)}>Clear</a>}
+    </form>
+  );
+}
+
+/** A filter typed as text, opened on its value in the URL. */
+export function FilterText(props: {
+  name: string;
+  label: string;
+  value: string | undefined;
+  placeholder?: string;
+}) {
+  return (
+    <label>
+      {props.label}
+      <input name={props.name} defaultValue={props.value ?? ''} placeholder={props.placeholder} />
+    </label>
+  );
+}
+
+/** A list's filter by one state (chains, bulk operations). */
 export function StateFilter(props: {
   /** The view whose list it filters (`chains`). */
   view: string;
@@ -288,28 +414,23 @@ export function StateFilter(props: {
   selected: string | undefined;
 }) {
   return (
-    <form
-      class="filters"
-      aria-label={props.label}
-      onSubmit={(e) => {
-        e.preventDefault();
-        navigate(props.view, { status: String(new FormData(e.currentTarget).get('status') ?? '') });
-      }}
-    >
+    <FilterForm view={props.view} label={props.label} names={['status']}>
       <label>
         State
         <AnySelect name="status" values={props.states} selected={props.selected} />
       </label>
-      <button type="submit" class="primary">
-        Apply filter
-      </button>
-    </form>
+    </FilterForm>
   );
 }
 
 /** A state as a coloured label (the colour repeats the word; it never replaces it). */
 export function Status({ status }: { status: string }) {
   return <span class={`status status-${status}`}>{words(status)}</span>;
+}
+
+/** The state of what is switched on or off as a whole (a template, an alert rule), as `Status` shows it. */
+export function activeState(on: boolean): 'active' | 'inactive' {
+  return on ? 'active' : 'inactive';
 }
 
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
@@ -354,21 +475,13 @@ export function ConfirmButton(props: {
   onDone?: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error>();
-  const confirm = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const { busy, error, run } = useRequest();
+  const confirm = () =>
+    run(async () => {
       await props.onConfirm();
       dialog.current?.close();
       props.onDone?.();
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   const titleId = useId();
   return (
     <>
@@ -397,40 +510,34 @@ export function ConfirmButton(props: {
   );
 }
 
+/** How long a pause lasts, in hours, as the pause dialogs offer it; 0 waits for a resume. */
+const PAUSE_HOURS: readonly (readonly [hours: number, label: string])[] = [
+  [0, 'until resumed'],
+  [1, '1 hour'],
+  [4, '4 hours'],
+  [24, '1 day'],
+  [168, '7 days'],
+];
+
+/** A pause dialog's choice of how long the pause lasts (`PAUSE_HOURS`); each caller says it as its request does. */
+export function PauseLength({ hours, onChange }: { hours: number; onChange: (hours: number) => void }) {
+  return (
+    <label>
+      Pause{' '}
+      <select value={String(hours)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
+        {PAUSE_HOURS.map(([h, label]) => (
+          <option key={h} value={String(h)}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** What goes before a figure the server estimated rather than counted (past the contract's EXACT_TOTAL_LIMIT). */
 export function aboutIf(estimated: boolean): string {
   return estimated ? 'about ' : '';
-}
-
-export function Pager(props: {
-  meta: { current_page: number; last_page: number; total: number; total_exact?: boolean };
-  onPage: (page: number) => void;
-  noun: string;
-}) {
-  const { current_page: page, last_page: last, total } = props.meta;
-  // Past the contract's EXACT_TOTAL_LIMIT matches the server estimates the total rather than counting it, and the
-  // last page may lie beyond the estimate.
-  const estimated = props.meta.total_exact === false;
-  const about = aboutIf(estimated);
-  return (
-    <nav class="pager" aria-label={`${props.noun} pages`}>
-      <span>
-        {about}
-        {total} {props.noun}
-        {last > 1 ? ` · page ${page} of ${about}${last}` : ''}
-      </span>
-      {page > 1 && (
-        <button type="button" onClick={() => props.onPage(page - 1)}>
-          Previous page
-        </button>
-      )}
-      {(page < last || estimated) && (
-        <button type="button" onClick={() => props.onPage(page + 1)}>
-          Next page
-        </button>
-      )}
-    </nav>
-  );
 }
 
 /** Copies text to the clipboard, saying so where a screen reader hears it. */

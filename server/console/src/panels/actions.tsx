@@ -22,18 +22,21 @@ import { BulkRun } from '../bulk.js';
 import { href, navigate, type Route } from '../router.js';
 import {
   AnySelect,
+  BackLink,
   ConfirmButton,
-  Empty,
   ErrorNote,
+  FilterForm,
+  FilterText,
   Json,
   Loading,
   Ms,
-  Pager,
+  PauseLength,
   Status,
   useConsole,
   useLoad,
   When,
 } from '../ui.js';
+import { ListPage } from '../ui/list.js';
 import { DataTable, Facts } from '../ui/table.js';
 import { ReassignButton } from './approvals.js';
 import { NewAction } from './new-action.js';
@@ -65,6 +68,12 @@ const TIME_FILTERS = [
   ['failed_after', 'Failed at or after'],
   ['failed_before', 'Failed before'],
 ] as const;
+/** The filters by where an action sends, with an example of each. */
+const DESTINATION_FILTERS = [
+  ['destination_host', 'Destination host', 'api.example.com'],
+  ['destination_origin', 'Destination origin', 'https://api.example.com'],
+  ['last_status_code', 'Last status code', '503 or 5xx'],
+] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number] | 'page', string>>;
 
 function filtersOf(query: URLSearchParams): Filters {
@@ -76,16 +85,9 @@ function filtersOf(query: URLSearchParams): Filters {
   return f;
 }
 
-function FilterForm({ filters }: { filters: Filters }) {
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget as HTMLFormElement);
-    const next: Record<string, string> = {};
-    for (const k of FILTERS) next[k] = String(data.get(k) ?? '').trim();
-    navigate('actions', next);
-  };
+function ActionFilters({ filters }: { filters: Filters }) {
   return (
-    <form class="filters" onSubmit={submit} aria-label="Filter actions">
+    <FilterForm view="actions" label="Filter actions" names={FILTERS}>
       <label>
         Search
         <input
@@ -103,10 +105,7 @@ function FilterForm({ filters }: { filters: Filters }) {
         Mode
         <AnySelect name="mode" values={ACTION_MODES} selected={filters.mode} />
       </label>
-      <label>
-        Dedup key
-        <input name="dedup_key" defaultValue={filters.dedup_key ?? ''} />
-      </label>
+      <FilterText name="dedup_key" label="Dedup key" value={filters.dedup_key} />
       <label>
         Recurrence
         <select name="recurring">
@@ -119,48 +118,26 @@ function FilterForm({ filters }: { filters: Filters }) {
           </option>
         </select>
       </label>
-      <label>
-        Destination host
-        <input
-          name="destination_host"
-          defaultValue={filters.destination_host ?? ''}
-          placeholder="api.example.com"
-        />
-      </label>
-      <label>
-        Destination origin
-        <input
-          name="destination_origin"
-          defaultValue={filters.destination_origin ?? ''}
-          placeholder="https://api.example.com"
-        />
-      </label>
-      <label>
-        Last status code
-        <input
-          name="last_status_code"
-          defaultValue={filters.last_status_code ?? ''}
-          placeholder="503 or 5xx"
-        />
-      </label>
+      {DESTINATION_FILTERS.map(([name, label, placeholder]) => (
+        <FilterText key={name} name={name} label={label} value={filters[name]} placeholder={placeholder} />
+      ))}
       <label>
         Error class
         <AnySelect name="error_class" values={ERROR_CLASSES} selected={filters.error_class} />
       </label>
       <details class="more" open={TIME_FILTERS.some(([k]) => filters[k])}>
         <summary>Time filters</summary>
-        {TIME_FILTERS.map(([k, label]) => (
-          <label key={k}>
-            {label}
-            <input name={k} defaultValue={filters[k] ?? ''} placeholder="2026-11-25T10:00:00Z" />
-          </label>
+        {TIME_FILTERS.map(([name, label]) => (
+          <FilterText
+            key={name}
+            name={name}
+            label={label}
+            value={filters[name]}
+            placeholder="2026-11-25T10:00:00Z"
+          />
         ))}
       </details>
-      <button type="submit" class="primary">
-        Apply filters
-      </button>
-      <a href={href('actions')}>Clear</a>
-    </form>
+    </FilterForm>
   );
 }
 
@@ -223,8 +200,6 @@ function ActionList({ route }: { route: Route }) {
     [key],
     { live: true },
   );
-  const rows = list.data?.data ?? [];
-  const filtered = FILTERS.some((k) => filters[k]);
   return (
     <>
       <h1>
@@ -236,7 +211,7 @@ function ActionList({ route }: { route: Route }) {
         )}
       </h1>
       {/* Keyed by the URL so the fields show the filters after back and forward. */}
-      <FilterForm key={key} filters={filters} />
+      <ActionFilters key={key} filters={filters} />
       {canWrite && selected.length > 0 && (
         <fieldset class="buttons selection">
           <legend class="sr-only">Selected actions</legend>
@@ -279,28 +254,13 @@ function ActionList({ route }: { route: Route }) {
           }}
         />
       )}
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="actions" />}
-      {list.data && rows.length > 0 && (
-        <DataTable
-          label="Actions"
-          rows={rows}
-          rowName={(a) => a.name}
-          selection={canWrite ? { selected, onChange: setSelected } : undefined}
-          columns={[
-            { label: 'Name', cell: (a) => nameCell(a, rows) },
-            { label: 'State', cell: (a) => <Status status={a.status} /> },
-            { label: 'Mode', cell: (a) => a.mode },
-            { label: 'Destination', cell: (a) => a.destination_host ?? <span class="muted">—</span> },
-            { label: 'Last attempt', cell: lastAttempt },
-            { label: 'Scheduled for', cell: (a) => <When at={a.scheduled_for} /> },
-            { label: 'Created', cell: (a) => <When at={a.created_at} /> },
-          ]}
-        />
-      )}
-      {list.data && rows.length === 0 && (
-        <Empty>
-          {filtered ? (
+      <ListPage
+        list={list}
+        noun="actions"
+        view="actions"
+        query={filters}
+        empty={
+          FILTERS.some((k) => filters[k]) ? (
             <p>
               No action matches these filters. <a href={href('actions')}>Clear the filters</a> or widen them.
             </p>
@@ -309,16 +269,27 @@ function ActionList({ route }: { route: Route }) {
               No action yet. Schedule one with <code>sched actions create</code>, the SDK's{' '}
               <code>actions.create</code> or <code>POST /v1/actions</code>; it shows here within seconds.
             </p>
-          )}
-        </Empty>
-      )}
-      {list.data && (
-        <Pager
-          noun="actions"
-          meta={list.data.meta}
-          onPage={(page) => navigate('actions', { ...filters, page: String(page) })}
-        />
-      )}
+          )
+        }
+      >
+        {(rows) => (
+          <DataTable
+            label="Actions"
+            rows={rows}
+            rowName={(a) => a.name}
+            selection={canWrite ? { selected, onChange: setSelected } : undefined}
+            columns={[
+              { label: 'Name', cell: (a) => nameCell(a, rows) },
+              { label: 'State', cell: (a) => <Status status={a.status} /> },
+              { label: 'Mode', cell: (a) => a.mode },
+              { label: 'Destination', cell: (a) => a.destination_host ?? <span class="muted">—</span> },
+              { label: 'Last attempt', cell: lastAttempt },
+              { label: 'Scheduled for', cell: (a) => <When at={a.scheduled_for} /> },
+              { label: 'Created', cell: (a) => <When at={a.created_at} /> },
+            ]}
+          />
+        )}
+      </ListPage>
     </>
   );
 }
@@ -371,20 +342,11 @@ function Attempts({ action }: { action: Action }) {
   );
 }
 
-/** How long a pause lasts, as the pause dialog offers it; `indefinite` waits for a resume. */
-const PAUSE_CHOICES = [
-  { value: 'indefinite', label: 'until resumed' },
-  { value: '1h', label: '1 hour' },
-  { value: '4h', label: '4 hours' },
-  { value: '1d', label: '1 day' },
-  { value: '7d', label: '7 days' },
-];
-
 function ActionDetail({ id }: { id: string }) {
   const { client, canWrite } = useConsole();
   // Live: an executing action or a new replay moves on by itself.
   const loaded = useLoad((c) => c.actions.get(id), [id], { live: true });
-  const [pauseFor, setPauseFor] = useState('indefinite');
+  const [pauseHours, setPauseHours] = useState(0);
   const [missed, setMissed] = useState<MissedPolicy>('run_once');
   const [moveBy, setMoveBy] = useState('1h');
   const [ignoreWindow, setIgnoreWindow] = useState(false);
@@ -392,9 +354,7 @@ function ActionDetail({ id }: { id: string }) {
   if (loaded.error)
     return (
       <>
-        <p>
-          <a href={href('actions')}>All actions</a>
-        </p>
+        <BackLink view="actions" text="All actions" />
         <ErrorNote error={loaded.error} onRetry={loaded.reload} />
       </>
     );
@@ -416,9 +376,7 @@ function ActionDetail({ id }: { id: string }) {
   };
   return (
     <>
-      <p>
-        <a href={href('actions')}>All actions</a>
-      </p>
+      <BackLink view="actions" text="All actions" />
       <h1>
         {a.name} <Status status={a.status} />
       </h1>
@@ -440,24 +398,12 @@ function ActionDetail({ id }: { id: string }) {
               label="Pause"
               title={`Pause “${a.name}”?`}
               onConfirm={() =>
-                client.actions.pause(
-                  a.id,
-                  pauseFor === 'indefinite' ? { indefinite: true } : { duration: pauseFor },
-                )
+                client.actions.pause(a.id, pauseHours ? { duration: `${pauseHours}h` } : { indefinite: true })
               }
               onDone={loaded.reload}
             >
               <p>Nothing is sent while it is paused; an approval's timeout and escalation clocks stop.</p>
-              <label>
-                Pause{' '}
-                <select value={pauseFor} onChange={(e) => setPauseFor(e.currentTarget.value)}>
-                  {PAUSE_CHOICES.map((c) => (
-                    <option key={c.value} value={c.value}>
-                      {c.label}
-                    </option>
-                  ))}
-                </select>
-              </label>
+              <PauseLength hours={pauseHours} onChange={setPauseHours} />
             </ConfirmButton>
           )}
           {canResumeAction(a) && (

@@ -11,19 +11,23 @@ import type { AlertRule, AlertRuleCreateBody, AlertRuleUpdateBody } from '@sched
 import { useEffect, useId, useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
 import {
-  DetailPage,
+  activeState,
   AnySelect,
   ConfirmButton,
+  DetailPage,
   ErrorNote,
   FieldError,
+  FieldInput,
   formFields,
-  Loading,
-  Pager,
+  Notice,
   Status,
   useConsole,
   useLoad,
+  useRequest,
+  WhenLoaded,
   When,
 } from '../ui.js';
+import { ListPage, pageOf } from '../ui/list.js';
 import { DataTable, Facts } from '../ui/table.js';
 
 /** How often a rule is read again while one of its messages waits to go out. */
@@ -137,7 +141,7 @@ const queuedText = (n: number) => `${n} sample message${n === 1 ? '' : 's'} queu
 function RuleList({ route }: { route: Route }) {
   const { canWrite } = useConsole();
   const [sent, setSent] = useState<{ id: string; name: string; count: number }>();
-  const page = Number(route.query.get('page') ?? 1);
+  const page = pageOf(route);
   const list = useLoad((c) => c.alertRules.list({ page, per_page: 25 }), [page]);
   return (
     <>
@@ -152,56 +156,67 @@ function RuleList({ route }: { route: Route }) {
           </a>
         </p>
       )}
-      {sent && (
-        <p class="note" role="status">
-          “{sent.name}”: {queuedText(sent.count)} <a href={href(`alerts/${sent.id}`)}>See how each went</a>
-        </p>
-      )}
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="alert rules" />}
-      {list.data && (
-        <>
-          <DataTable
-            rows={list.data.data}
-            columns={[
-              { label: 'Name', cell: (r) => <a href={href(`alerts/${r.id}`)}>{r.name}</a> },
-              { label: 'State', cell: (r) => <Status status={r.enabled ? 'active' : 'inactive'} /> },
-              {
-                label: 'Events',
-                cell: (r) =>
-                  r.events.map((e) => (
-                    <code key={e} class="tag">
-                      {e}
-                    </code>
-                  )),
-              },
-              { label: 'Threshold', cell: thresholdOf },
-              { label: 'Channels', cell: (r) => r.channels.map(describeChannel).join(', ') },
-              { label: 'Last alert', cell: (r) => <When at={r.state.last_alerted_at} /> },
-              canWrite && {
-                label: 'Test',
-                hiddenLabel: true,
-                cell: (r) => (
-                  <TestButton
-                    rule={r}
-                    label="Test"
-                    onSent={(count) => setSent({ id: r.id, name: r.name, count })}
-                  />
-                ),
-              },
-            ]}
-          />
-          {list.data.data.length === 0 && <p class="muted">No alert rule yet.</p>}
-          <Pager
-            noun="alert rules"
-            meta={list.data.meta}
-            onPage={(p) => navigate('alerts', { page: String(p) })}
-          />
-        </>
-      )}
+      <Notice>
+        {sent && (
+          <>
+            “{sent.name}”: {queuedText(sent.count)} <a href={href(`alerts/${sent.id}`)}>See how each went</a>
+          </>
+        )}
+      </Notice>
+      <ListPage list={list} noun="alert rules" view="alerts">
+        {(rows) => (
+          <>
+            <DataTable
+              rows={rows}
+              columns={[
+                { label: 'Name', cell: (r) => <a href={href(`alerts/${r.id}`)}>{r.name}</a> },
+                { label: 'State', cell: (r) => <Status status={activeState(r.enabled)} /> },
+                {
+                  label: 'Events',
+                  cell: (r) =>
+                    r.events.map((e) => (
+                      <code key={e} class="tag">
+                        {e}
+                      </code>
+                    )),
+                },
+                { label: 'Threshold', cell: thresholdOf },
+                { label: 'Channels', cell: (r) => r.channels.map(describeChannel).join(', ') },
+                { label: 'Last alert', cell: (r) => <When at={r.state.last_alerted_at} /> },
+                canWrite && {
+                  label: 'Test',
+                  hiddenLabel: true,
+                  cell: (r) => (
+                    <TestButton
+                      rule={r}
+                      label="Test"
+                      onSent={(count) => setSent({ id: r.id, name: r.name, count })}
+                    />
+                  ),
+                },
+              ]}
+            />
+            {rows.length === 0 && <p class="muted">No alert rule yet.</p>}
+          </>
+        )}
+      </ListPage>
     </>
   );
 }
+
+/** The rule's filters typed as text, with an example of each. */
+const TEXT_FILTERS = [
+  ['destination_host', 'Destination host', 'api.example.com'],
+  ['destination_origin', 'Destination origin', 'https://api.example.com'],
+  ['dedup_key', 'Dedup key', undefined],
+] as const;
+
+/** The rule's timings, each in the form with its default as the placeholder. */
+const TIMINGS = [
+  ['group_wait', 'Group events within'],
+  ['repeat_every', 'At most one message per'],
+  ['late_after', 'Late after (with delivery.late)'],
+] as const;
 
 const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim();
 
@@ -215,12 +230,11 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
   const [channels, setChannels] = useState<ChannelRow[]>(
     rule ? rule.channels.map(rowOf) : [{ type: 'email', target: '', secret: '' }],
   );
-  const [error, setError] = useState<Error>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useRequest();
   const ids = useId();
   const setRow = (i: number, change: Partial<ChannelRow>) =>
     setChannels(channels.map((r, j) => (j === i ? { ...r, ...change } : r)));
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
     const filter = {
@@ -235,59 +249,57 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
     const threshold = count || window ? { count: count ? Number(count) : Number.NaN, window } : undefined;
     const timing = (k: 'group_wait' | 'repeat_every' | 'late_after') => text(data, k) || undefined;
     const name = text(data, 'name');
-    setBusy(true);
-    setError(undefined);
-    // Chat channels the form made from a webhook URL: removed again if the rule is not saved.
-    const made: string[] = [];
-    try {
-      const inputs: AlertChannelInput[] = [];
-      for (const row of channels) {
-        const url = row.target.trim();
-        if ((row.type === 'slack' || row.type === 'teams') && /^https?:\/\//.test(url)) {
-          const chat = await client.channels.create({
-            name: `${name || 'alerts'} (${row.type})`.slice(0, 255),
-            type: row.type,
-            webhook_url: url,
-          });
-          made.push(chat.id);
-          inputs.push({ type: row.type, channel: chat.id });
-        } else inputs.push(inputOf(row));
-      }
-      const fields = {
-        name,
-        enabled: data.get('enabled') === 'on',
-        events: OPERATOR_EVENT_TYPES.filter((t) => data.getAll('events').includes(t)),
-        channels: inputs,
-      };
-      if (rule) {
-        const body: AlertRuleUpdateBody = {
-          ...fields,
-          filter: Object.keys(filter).length > 0 ? filter : null,
-          threshold: threshold ?? null,
-          group_wait: timing('group_wait') ?? null,
-          repeat_every: timing('repeat_every') ?? null,
-          late_after: timing('late_after') ?? null,
+    return run(async () => {
+      // Chat channels the form made from a webhook URL: removed again if the rule is not saved.
+      const made: string[] = [];
+      try {
+        const inputs: AlertChannelInput[] = [];
+        for (const row of channels) {
+          const url = row.target.trim();
+          if ((row.type === 'slack' || row.type === 'teams') && /^https?:\/\//.test(url)) {
+            const chat = await client.channels.create({
+              name: `${name || 'alerts'} (${row.type})`.slice(0, 255),
+              type: row.type,
+              webhook_url: url,
+            });
+            made.push(chat.id);
+            inputs.push({ type: row.type, channel: chat.id });
+          } else inputs.push(inputOf(row));
+        }
+        const fields = {
+          name,
+          enabled: data.get('enabled') === 'on',
+          events: OPERATOR_EVENT_TYPES.filter((t) => data.getAll('events').includes(t)),
+          channels: inputs,
         };
-        await client.alertRules.update(rule.id, body);
-        navigate(`alerts/${rule.id}`);
-      } else {
-        const body: AlertRuleCreateBody = {
-          ...fields,
-          ...(Object.keys(filter).length > 0 ? { filter } : {}),
-          ...(threshold ? { threshold } : {}),
-          ...(timing('group_wait') ? { group_wait: timing('group_wait') } : {}),
-          ...(timing('repeat_every') ? { repeat_every: timing('repeat_every') } : {}),
-          ...(timing('late_after') ? { late_after: timing('late_after') } : {}),
-        };
-        const created = await client.alertRules.create(body);
-        navigate(`alerts/${created.id}`);
+        if (rule) {
+          const body: AlertRuleUpdateBody = {
+            ...fields,
+            filter: Object.keys(filter).length > 0 ? filter : null,
+            threshold: threshold ?? null,
+            group_wait: timing('group_wait') ?? null,
+            repeat_every: timing('repeat_every') ?? null,
+            late_after: timing('late_after') ?? null,
+          };
+          await client.alertRules.update(rule.id, body);
+          navigate(`alerts/${rule.id}`);
+        } else {
+          const body: AlertRuleCreateBody = {
+            ...fields,
+            ...(Object.keys(filter).length > 0 ? { filter } : {}),
+            ...(threshold ? { threshold } : {}),
+            ...(timing('group_wait') ? { group_wait: timing('group_wait') } : {}),
+            ...(timing('repeat_every') ? { repeat_every: timing('repeat_every') } : {}),
+            ...(timing('late_after') ? { late_after: timing('late_after') } : {}),
+          };
+          const created = await client.alertRules.create(body);
+          navigate(`alerts/${created.id}`);
+        }
+      } catch (err) {
+        for (const id of made) await client.channels.delete(id).catch(() => undefined);
+        throw err;
       }
-    } catch (err) {
-      for (const id of made) await client.channels.delete(id).catch(() => undefined);
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const chatChannels = chat.data ?? [];
   const form = formFields(error, ids);
@@ -295,8 +307,9 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
     name: ['name'],
     events: ['events'],
     mode: ['filter.mode'],
-    host: ['filter.destination_host'],
-    dedup: ['filter.dedup_key'],
+    destination_host: ['filter.destination_host'],
+    destination_origin: ['filter.destination_origin'],
+    dedup_key: ['filter.dedup_key'],
     count: ['threshold.count'],
     window: ['threshold.window', 'threshold'],
     group_wait: ['group_wait'],
@@ -315,11 +328,14 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
       <h1 id="rule-form-title">{rule ? `Edit “${rule.name}”` : 'New alert rule'}</h1>
       <fieldset class="filters">
         <legend>Rule</legend>
-        <label>
-          Name
-          <input name="name" required maxLength={255} defaultValue={rule?.name ?? ''} {...f.name.props} />
-          <FieldError state={f.name} />
-        </label>
+        <FieldInput
+          label="Name"
+          state={f.name}
+          name="name"
+          required
+          maxLength={255}
+          defaultValue={rule?.name ?? ''}
+        />
         <label class="inline">
           <input name="enabled" type="checkbox" defaultChecked={rule?.enabled ?? true} /> Enabled
         </label>
@@ -346,54 +362,35 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
           <AnySelect name="mode" values={ACTION_MODES} selected={rule?.filter?.mode} />
           <FieldError state={f.mode} />
         </label>
-        <label>
-          Destination host
-          <input
-            name="destination_host"
-            defaultValue={rule?.filter?.destination_host ?? ''}
-            placeholder="api.example.com"
-            {...f.host.props}
+        {TEXT_FILTERS.map(([name, label, placeholder]) => (
+          <FieldInput
+            key={name}
+            label={label}
+            state={f[name]}
+            name={name}
+            defaultValue={rule?.filter?.[name] ?? ''}
+            placeholder={placeholder}
           />
-          <FieldError state={f.host} />
-        </label>
-        <label>
-          Destination origin
-          <input
-            name="destination_origin"
-            defaultValue={rule?.filter?.destination_origin ?? ''}
-            placeholder="https://api.example.com"
-          />
-        </label>
-        <label>
-          Dedup key
-          <input name="dedup_key" defaultValue={rule?.filter?.dedup_key ?? ''} {...f.dedup.props} />
-          <FieldError state={f.dedup} />
-        </label>
+        ))}
       </fieldset>
       <fieldset class="filters">
         <legend>Threshold (empty: alert on every event)</legend>
-        <label>
-          At least (events)
-          <input
-            name="threshold_count"
-            type="number"
-            min={1}
-            max={1000}
-            defaultValue={rule?.threshold?.count.toString() ?? ''}
-            {...f.count.props}
-          />
-          <FieldError state={f.count} />
-        </label>
-        <label>
-          within
-          <input
-            name="threshold_window"
-            defaultValue={rule?.threshold?.window ?? ''}
-            placeholder="10m"
-            {...f.window.props}
-          />
-          <FieldError state={f.window} />
-        </label>
+        <FieldInput
+          label="At least (events)"
+          state={f.count}
+          name="threshold_count"
+          type="number"
+          min={1}
+          max={1000}
+          defaultValue={rule?.threshold?.count.toString() ?? ''}
+        />
+        <FieldInput
+          label="within"
+          state={f.window}
+          name="threshold_window"
+          defaultValue={rule?.threshold?.window ?? ''}
+          placeholder="10m"
+        />
       </fieldset>
       <fieldset class="channels">
         <legend>Channels</legend>
@@ -425,31 +422,25 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
                     ))}
                   </select>
                 </label>
-                <label>
-                  Channel {i + 1} {TARGET_LABEL[r.type].toLowerCase()}
-                  <input
-                    value={r.target}
-                    required
-                    list={r.type === 'slack' || r.type === 'teams' ? 'chat-channels' : undefined}
-                    type={r.type === 'email' ? 'email' : r.type === 'webhook' ? 'url' : 'text'}
-                    onInput={(e) => setRow(i, { target: e.currentTarget.value })}
-                    {...t.props}
-                  />
-                  <FieldError state={t} />
-                </label>
+                <FieldInput
+                  label={`Channel ${i + 1} ${TARGET_LABEL[r.type].toLowerCase()}`}
+                  state={t}
+                  value={r.target}
+                  required
+                  list={r.type === 'slack' || r.type === 'teams' ? 'chat-channels' : undefined}
+                  type={r.type === 'email' ? 'email' : r.type === 'webhook' ? 'url' : 'text'}
+                  onInput={(e) => setRow(i, { target: e.currentTarget.value })}
+                />
                 {r.type === 'webhook' && (
-                  <label>
-                    Channel {i + 1} signing secret
-                    <input
-                      type="password"
-                      autoComplete="off"
-                      value={r.secret}
-                      placeholder={rule ? 'unchanged' : 'optional'}
-                      onInput={(e) => setRow(i, { secret: e.currentTarget.value })}
-                      {...sec.props}
-                    />
-                    <FieldError state={sec} />
-                  </label>
+                  <FieldInput
+                    label={`Channel ${i + 1} signing secret`}
+                    state={sec}
+                    type="password"
+                    autoComplete="off"
+                    value={r.secret}
+                    placeholder={rule ? 'unchanged' : 'optional'}
+                    onInput={(e) => setRow(i, { secret: e.currentTarget.value })}
+                  />
                 )}
                 {channels.length > 1 && (
                   <button type="button" onClick={() => setChannels(channels.filter((_, j) => j !== i))}>
@@ -471,36 +462,16 @@ function RuleForm({ rule }: { rule?: AlertRule }) {
       </fieldset>
       <fieldset class="filters">
         <legend>Timing (empty: the default)</legend>
-        <label>
-          Group events within
-          <input
-            name="group_wait"
-            defaultValue={rule?.group_wait ?? ''}
-            placeholder={ALERT_DEFAULTS.group_wait}
-            {...f.group_wait.props}
+        {TIMINGS.map(([name, label]) => (
+          <FieldInput
+            key={name}
+            label={label}
+            state={f[name]}
+            name={name}
+            defaultValue={rule?.[name] ?? ''}
+            placeholder={ALERT_DEFAULTS[name]}
           />
-          <FieldError state={f.group_wait} />
-        </label>
-        <label>
-          At most one message per
-          <input
-            name="repeat_every"
-            defaultValue={rule?.repeat_every ?? ''}
-            placeholder={ALERT_DEFAULTS.repeat_every}
-            {...f.repeat_every.props}
-          />
-          <FieldError state={f.repeat_every} />
-        </label>
-        <label>
-          Late after (with delivery.late)
-          <input
-            name="late_after"
-            defaultValue={rule?.late_after ?? ''}
-            placeholder={ALERT_DEFAULTS.late_after}
-            {...f.late_after.props}
-          />
-          <FieldError state={f.late_after} />
-        </label>
+        ))}
       </fieldset>
       <ErrorNote error={error} beside={form.beside} />
       <div class="buttons">
@@ -529,11 +500,8 @@ function RuleDetail({ id }: { id: string }) {
       back={{ view: 'alerts', text: 'All alert rules' }}
       loaded={loaded}
       what="the alert rule"
-      heading={(r) => (
-        <>
-          {r.name} <Status status={r.enabled ? 'active' : 'inactive'} />
-        </>
-      )}
+      name={(r) => r.name}
+      state={(r) => activeState(r.enabled)}
     >
       {(r) => (
         <>
@@ -573,11 +541,7 @@ function RuleDetail({ id }: { id: string }) {
               </ConfirmButton>
             </div>
           )}
-          {notice && (
-            <p class="note" role="status">
-              {notice}
-            </p>
-          )}
+          <Notice>{notice}</Notice>
           <Facts
             facts={[
               { label: 'Events', value: r.events.join(', ') },
@@ -667,9 +631,11 @@ function RuleDetail({ id }: { id: string }) {
 
 function RuleEdit({ id }: { id: string }) {
   const loaded = useLoad((c) => c.alertRules.get(id), [id]);
-  if (loaded.error) return <ErrorNote error={loaded.error} onRetry={loaded.reload} />;
-  if (!loaded.data) return <Loading what="the alert rule" />;
-  return <RuleForm rule={loaded.data} />;
+  return (
+    <WhenLoaded loaded={loaded} what="the alert rule">
+      {(rule) => <RuleForm rule={rule} />}
+    </WhenLoaded>
+  );
 }
 
 /** `alerts`, `alerts/new`, `alerts/<id>`, `alerts/<id>/edit`; the forms are offered to write-scope sessions only. */

@@ -2,22 +2,23 @@ import { ACTION_STATES, GATE_CHANNEL, type GateChannelName, RECIPIENT_STATUS } f
 import type { ApprovalSummary, PendingApprovalsQuery, Recipient } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { canReassign, canRemind } from '../allowed.js';
-import { href, navigate, type Route } from '../router.js';
-import { GrantList } from './grants.js';
-import { NewApproval } from './new-approval.js';
-import { DataTable } from '../ui/table.js';
+import { href, type Route } from '../router.js';
 import {
   AnySelect,
   ConfirmButton,
-  ErrorNote,
-  Loading,
-  Pager,
+  FilterForm,
+  FilterText,
+  Notice,
   Status,
   useConsole,
   useLoad,
   When,
   words,
 } from '../ui.js';
+import { ListPage } from '../ui/list.js';
+import { DataTable } from '../ui/table.js';
+import { GrantList } from './grants.js';
+import { NewApproval } from './new-approval.js';
 
 /** `GET /v1/approvals` answers this state when none is asked for. */
 const DEFAULT_STATE = 'awaiting_response';
@@ -47,20 +48,14 @@ function filtersOf(query: URLSearchParams): Filters {
   return f;
 }
 
-function FilterForm({ filters }: { filters: Filters }) {
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget as HTMLFormElement);
-    const value = (k: string) => String(data.get(k) ?? '').trim();
-    navigate('approvals', {
-      status: value('status') === DEFAULT_STATE ? '' : value('status'),
-      recipient: value('recipient'),
-      overdue: value('overdue'),
-      channel: value('channel'),
-    });
-  };
+function ApprovalFilters({ filters }: { filters: Filters }) {
   return (
-    <form class="filters" onSubmit={submit} aria-label="Filter approvals">
+    <FilterForm
+      view="approvals"
+      label="Filter approvals"
+      names={['status', 'recipient', 'overdue', 'channel']}
+      defaults={{ status: DEFAULT_STATE }}
+    >
       <label>
         State
         <select name="status">
@@ -71,14 +66,12 @@ function FilterForm({ filters }: { filters: Filters }) {
           ))}
         </select>
       </label>
-      <label>
-        Recipient
-        <input
-          name="recipient"
-          defaultValue={filters.recipient ?? ''}
-          placeholder="ada@example.com or contact:<id>"
-        />
-      </label>
+      <FilterText
+        name="recipient"
+        label="Recipient"
+        value={filters.recipient}
+        placeholder="ada@example.com or contact:<id>"
+      />
       <label>
         Overdue
         <select name="overdue">
@@ -95,11 +88,7 @@ function FilterForm({ filters }: { filters: Filters }) {
         Channel
         <AnySelect name="channel" values={CHANNELS} selected={filters.channel} />
       </label>
-      <button type="submit" class="primary">
-        Apply filters
-      </button>
-      <a href={href('approvals')}>Clear</a>
-    </form>
+    </FilterForm>
   );
 }
 
@@ -231,90 +220,81 @@ function ApprovalList({ route }: { route: Route }) {
           </a>
         </p>
       )}
-      <FilterForm key={key} filters={filters} />
-      {notice && (
-        <p class="note" role="status">
-          {notice}
-        </p>
-      )}
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="approvals" />}
-      {list.data && (
-        <>
-          <DataTable
-            rows={list.data.data}
-            caption={`${words(filters.status ?? DEFAULT_STATE)}, nearest timeout first (not yet sent last)`}
-            columns={[
-              {
-                label: 'Approval',
-                cell: (a) => (
-                  <>
-                    <a href={href(`actions/${a.id}`)}>{a.name}</a>
-                    <div class="muted">
-                      {words(a.confirmation_mode)}
-                      {a.min_approvals !== null ? ` (${a.min_approvals} needed)` : ''}
-                    </div>
-                  </>
-                ),
-              },
-              {
-                label: 'State',
-                cell: (a) => (
-                  <>
-                    <Status status={a.status} /> {a.overdue && <Status status="overdue" />}
-                  </>
-                ),
-              },
-              {
-                label: 'Times out',
-                cell: (a) =>
-                  a.expires_at ? <When at={a.expires_at} /> : <span class="muted">not sent yet</span>,
-              },
-              { label: 'Reminders', cell: (a) => a.reminders_sent },
-              {
-                label: 'Recipients',
-                cell: (a) => (
-                  <Recipients
-                    approval={a}
-                    onChange={() => {
-                      setNotice(`“${a.name}” has a new recipient.`);
-                      list.reload();
-                    }}
-                  />
-                ),
-              },
-              canWrite && {
-                label: 'Actions',
-                hiddenLabel: true,
-                cell: (a) =>
-                  canRemind(a) && (
-                    <ConfirmButton
-                      label="Remind"
-                      context={a.name}
-                      title={`Remind the recipients of “${a.name}”?`}
-                      onConfirm={() => client.remind(a.id)}
-                      onDone={() => {
-                        setNotice(`A reminder to who has not answered “${a.name}” is on its way.`);
+      <ApprovalFilters key={key} filters={filters} />
+      <Notice>{notice}</Notice>
+      <ListPage list={list} noun="approvals" view="approvals" query={{ ...filters }}>
+        {(rows) => (
+          <>
+            <DataTable
+              rows={rows}
+              caption={`${words(filters.status ?? DEFAULT_STATE)}, nearest timeout first (not yet sent last)`}
+              columns={[
+                {
+                  label: 'Approval',
+                  cell: (a) => (
+                    <>
+                      <a href={href(`actions/${a.id}`)}>{a.name}</a>
+                      <div class="muted">
+                        {words(a.confirmation_mode)}
+                        {a.min_approvals !== null ? ` (${a.min_approvals} needed)` : ''}
+                      </div>
+                    </>
+                  ),
+                },
+                {
+                  label: 'State',
+                  cell: (a) => (
+                    <>
+                      <Status status={a.status} /> {a.overdue && <Status status="overdue" />}
+                    </>
+                  ),
+                },
+                {
+                  label: 'Times out',
+                  cell: (a) =>
+                    a.expires_at ? <When at={a.expires_at} /> : <span class="muted">not sent yet</span>,
+                },
+                { label: 'Reminders', cell: (a) => a.reminders_sent },
+                {
+                  label: 'Recipients',
+                  cell: (a) => (
+                    <Recipients
+                      approval={a}
+                      onChange={() => {
+                        setNotice(`“${a.name}” has a new recipient.`);
                         list.reload();
                       }}
-                    >
-                      The approval message goes again, now, to the{' '}
-                      {a.recipients.filter((r) => r.status === RECIPIENT_STATUS.pending).length} recipient(s)
-                      who have not answered, with new links (earlier links keep working). It does not count
-                      against the gate's reminder limit.
-                    </ConfirmButton>
+                    />
                   ),
-              },
-            ]}
-          />
-          {list.data.data.length === 0 && <p class="muted">No approval matches these filters.</p>}
-          <Pager
-            noun="approvals"
-            meta={list.data.meta}
-            onPage={(page) => navigate('approvals', { ...filters, page: String(page) })}
-          />
-        </>
-      )}
+                },
+                canWrite && {
+                  label: 'Actions',
+                  hiddenLabel: true,
+                  cell: (a) =>
+                    canRemind(a) && (
+                      <ConfirmButton
+                        label="Remind"
+                        context={a.name}
+                        title={`Remind the recipients of “${a.name}”?`}
+                        onConfirm={() => client.remind(a.id)}
+                        onDone={() => {
+                          setNotice(`A reminder to who has not answered “${a.name}” is on its way.`);
+                          list.reload();
+                        }}
+                      >
+                        The approval message goes again, now, to the{' '}
+                        {a.recipients.filter((r) => r.status === RECIPIENT_STATUS.pending).length}{' '}
+                        recipient(s) who have not answered, with new links (earlier links keep working). It
+                        does not count against the gate's reminder limit.
+                      </ConfirmButton>
+                    ),
+                },
+              ]}
+            />
+            {rows.length === 0 && <p class="muted">No approval matches these filters.</p>}
+          </>
+        )}
+      </ListPage>
       <GrantList />
     </>
   );

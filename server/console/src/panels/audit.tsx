@@ -2,7 +2,19 @@ import { AUDIT_ACTOR_TYPES, type AuditVerification } from '@sched/contract';
 import type { AuditEvent, AuditQuery } from '@sched/sdk';
 import { useState } from 'preact/hooks';
 import { href, navigate, type Route } from '../router.js';
-import { AnySelect, ErrorNote, Json, Loading, useConsole, useLoad, When, words } from '../ui.js';
+import {
+  AnySelect,
+  ErrorNote,
+  FilterForm,
+  FilterText,
+  Json,
+  useConsole,
+  useLoad,
+  useRequest,
+  When,
+  WhenLoaded,
+  words,
+} from '../ui.js';
 import { DataTable } from '../ui/table.js';
 
 const PER_PAGE = 50;
@@ -52,19 +64,10 @@ function ResourceLink({ resource }: { resource: AuditEvent['resource'] }) {
 function Verify() {
   const { client } = useConsole();
   const [result, setResult] = useState<AuditVerification>();
-  const [error, setError] = useState<Error>();
-  const [busy, setBusy] = useState(false);
-  const verify = async () => {
-    setBusy(true);
-    setError(undefined);
+  const { busy, error, run } = useRequest();
+  const verify = () => {
     setResult(undefined);
-    try {
-      setResult(await client.audit.verify());
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
+    return run(async () => setResult(await client.audit.verify()));
   };
   return (
     <section aria-labelledby="verify-title">
@@ -105,34 +108,23 @@ export function AuditPanel({ route }: { route: Route }) {
   const after = Number(route.query.get('after') ?? 0) || undefined;
   const key = JSON.stringify([filters, after]);
   const list = useLoad((c) => c.audit.list({ ...filters, after, limit: PER_PAGE }), [key]);
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const data = new FormData(e.currentTarget as HTMLFormElement);
-    const next: Record<string, string> = {};
-    for (const k of [...TEXT_FILTERS.map(([k]) => k), 'actor_type'])
-      next[k] = String(data.get(k) ?? '').trim();
-    navigate('audit', next);
-  };
-  const events: AuditEvent[] = list.data?.data ?? [];
   return (
     <>
       <h1>Audit log</h1>
-      <form class="filters" onSubmit={submit} aria-label="Filter the audit log" key={key}>
-        {TEXT_FILTERS.map(([k, label, placeholder]) => (
-          <label key={k}>
-            {label}
-            <input name={k} defaultValue={filters[k] ?? ''} placeholder={placeholder} />
-          </label>
+      <FilterForm
+        key={key}
+        view="audit"
+        label="Filter the audit log"
+        names={[...TEXT_FILTERS.map(([name]) => name), 'actor_type']}
+      >
+        {TEXT_FILTERS.map(([name, label, placeholder]) => (
+          <FilterText key={name} name={name} label={label} value={filters[name]} placeholder={placeholder} />
         ))}
         <label>
           Actor
           <AnySelect name="actor_type" values={AUDIT_ACTOR_TYPES} selected={filters.actor_type} />
         </label>
-        <button type="submit" class="primary">
-          Apply filters
-        </button>
-        <a href={href('audit')}>Clear</a>
-      </form>
+      </FilterForm>
       <p>
         Export what these filters match:{' '}
         <a href={client.audit.exportUrl('ndjson', filters)} download>
@@ -143,65 +135,65 @@ export function AuditPanel({ route }: { route: Route }) {
           CSV
         </a>
       </p>
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="audit events" />}
-      {list.data && (
-        <>
-          <DataTable
-            rows={events}
-            caption={`Oldest first${after ? `, after event ${after}` : ''}`}
-            columns={[
-              { label: '#', cell: (e) => e.seq },
-              { label: 'When', cell: (e) => <When at={e.at} /> },
-              { label: 'Action', cell: (e) => <code>{e.action}</code> },
-              {
-                label: 'Actor',
-                cell: (e) => (
-                  <>
-                    {words(e.actor.type)} <span class="muted">{e.actor.email ?? e.actor.id}</span>
-                    {e.channel && <span class="muted"> via {e.channel}</span>}
-                  </>
-                ),
-              },
-              { label: 'Resource', cell: (e) => <ResourceLink resource={e.resource} /> },
-              {
-                label: 'Details',
-                cell: (e) => (
-                  <details>
-                    <summary>Details of event {e.seq}</summary>
-                    <Json
-                      value={{
-                        details: e.details,
-                        ip: e.ip,
-                        user_agent: e.user_agent,
-                        request_id: e.request_id,
-                        hash: e.hash,
-                        prev_hash: e.prev_hash,
-                      }}
-                      label={`Details of event ${e.seq}`}
-                    />
-                  </details>
-                ),
-              },
-            ]}
-          />
-          {events.length === 0 && <p class="muted">No event matches these filters.</p>}
-          <nav class="pager" aria-label="Audit log pages">
-            <span>
-              {events.length} event{events.length === 1 ? '' : 's'}
-            </span>
-            {after && <a href={href('audit', { ...filters })}>First page</a>}
-            {list.data.meta.next_after !== null && (
-              <button
-                type="button"
-                onClick={() => navigate('audit', { ...filters, after: String(list.data!.meta.next_after) })}
-              >
-                Next page
-              </button>
-            )}
-          </nav>
-        </>
-      )}
+      <WhenLoaded loaded={list} what="audit events">
+        {({ data: events, meta }) => (
+          <>
+            <DataTable
+              rows={events}
+              caption={`Oldest first${after ? `, after event ${after}` : ''}`}
+              columns={[
+                { label: '#', cell: (e) => e.seq },
+                { label: 'When', cell: (e) => <When at={e.at} /> },
+                { label: 'Action', cell: (e) => <code>{e.action}</code> },
+                {
+                  label: 'Actor',
+                  cell: (e) => (
+                    <>
+                      {words(e.actor.type)} <span class="muted">{e.actor.email ?? e.actor.id}</span>
+                      {e.channel && <span class="muted"> via {e.channel}</span>}
+                    </>
+                  ),
+                },
+                { label: 'Resource', cell: (e) => <ResourceLink resource={e.resource} /> },
+                {
+                  label: 'Details',
+                  cell: (e) => (
+                    <details>
+                      <summary>Details of event {e.seq}</summary>
+                      <Json
+                        value={{
+                          details: e.details,
+                          ip: e.ip,
+                          user_agent: e.user_agent,
+                          request_id: e.request_id,
+                          hash: e.hash,
+                          prev_hash: e.prev_hash,
+                        }}
+                        label={`Details of event ${e.seq}`}
+                      />
+                    </details>
+                  ),
+                },
+              ]}
+            />
+            {events.length === 0 && <p class="muted">No event matches these filters.</p>}
+            <nav class="pager" aria-label="Audit log pages">
+              <span>
+                {events.length} event{events.length === 1 ? '' : 's'}
+              </span>
+              {after && <a href={href('audit', { ...filters })}>First page</a>}
+              {meta.next_after !== null && (
+                <button
+                  type="button"
+                  onClick={() => navigate('audit', { ...filters, after: String(meta.next_after) })}
+                >
+                  Next page
+                </button>
+              )}
+            </nav>
+          </>
+        )}
+      </WhenLoaded>
       <Verify />
     </>
   );

@@ -2,21 +2,9 @@ import { BULK_OPERATION_STATES } from '@sched/contract';
 import type { BulkOperation } from '@sched/sdk';
 import { useEffect } from 'preact/hooks';
 import { BulkProgress, DONE } from '../bulk.js';
-import { href, navigate, type Route } from '../router.js';
-import {
-  DetailPage,
-  StateFilter,
-  ConfirmButton,
-  Empty,
-  ErrorNote,
-  Json,
-  Loading,
-  Pager,
-  Status,
-  useConsole,
-  useLoad,
-  When,
-} from '../ui.js';
+import { href, type Route } from '../router.js';
+import { ConfirmButton, DetailPage, Json, StateFilter, Status, useConsole, useLoad, When } from '../ui.js';
+import { ListPage, pageOf } from '../ui/list.js';
 import { DataTable, Facts } from '../ui/table.js';
 
 /** How often a running operation is read again while it is on screen. */
@@ -61,7 +49,7 @@ function StopButton({ op, onDone }: { op: BulkOperation; onDone: () => void }) {
 function OperationList({ route }: { route: Route }) {
   const asked = route.query.get('status');
   const status = BULK_OPERATION_STATES.find((s) => s === asked);
-  const page = Number(route.query.get('page') ?? 1);
+  const page = pageOf(route);
   const list = useLoad(
     (c) => c.bulkOperations.list({ ...(status ? { status } : {}), page, per_page: 25 }),
     [status, page],
@@ -81,54 +69,49 @@ function OperationList({ route }: { route: Route }) {
         states={BULK_OPERATION_STATES}
         selected={status}
       />
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="bulk operations" />}
-      {list.data && (
-        <>
-          {list.data.data.length > 0 ? (
-            <DataTable
-              label="Bulk operations"
-              rows={list.data.data}
-              columns={[
-                {
-                  label: 'Operation',
-                  cell: (op) => (
-                    <>
-                      <a href={href(`bulk/${op.id}`)}>{op.operation}</a>
-                      {op.note && <div class="muted">{op.note}</div>}
-                    </>
-                  ),
-                },
-                { label: 'State', cell: (op) => <Status status={op.status} /> },
-                {
-                  label: 'Progress',
-                  cell: (op) => (
-                    <>
-                      {op.processed} of {op.matched}: {op.affected} {DONE[op.operation]}, {op.skipped} skipped
-                      {op.failed > 0 ? `, ${op.failed} failed` : ''}
-                    </>
-                  ),
-                },
-                { label: 'Acting on', cell: targetOf },
-                { label: 'Started', cell: (op) => <When at={op.created_at} /> },
-              ]}
-            />
-          ) : (
-            <Empty>
-              <p>
-                No bulk operation yet (a dry run starts none). Select actions in{' '}
-                <a href={href('actions')}>Actions</a> or a group in the{' '}
-                <a href={href('failed')}>failed inbox</a> to start one.
-              </p>
-            </Empty>
-          )}
-          <Pager
-            noun="bulk operations"
-            meta={list.data.meta}
-            onPage={(p) => navigate('bulk', { status, page: String(p) })}
+      <ListPage
+        list={list}
+        noun="bulk operations"
+        view="bulk"
+        query={{ status }}
+        empty={
+          <p>
+            No bulk operation yet (a dry run starts none). Select actions in{' '}
+            <a href={href('actions')}>Actions</a> or a group in the <a href={href('failed')}>failed inbox</a>{' '}
+            to start one.
+          </p>
+        }
+      >
+        {(rows) => (
+          <DataTable
+            label="Bulk operations"
+            rows={rows}
+            columns={[
+              {
+                label: 'Operation',
+                cell: (op) => (
+                  <>
+                    <a href={href(`bulk/${op.id}`)}>{op.operation}</a>
+                    {op.note && <div class="muted">{op.note}</div>}
+                  </>
+                ),
+              },
+              { label: 'State', cell: (op) => <Status status={op.status} /> },
+              {
+                label: 'Progress',
+                cell: (op) => (
+                  <>
+                    {op.processed} of {op.matched}: {op.affected} {DONE[op.operation]}, {op.skipped} skipped
+                    {op.failed > 0 ? `, ${op.failed} failed` : ''}
+                  </>
+                ),
+              },
+              { label: 'Acting on', cell: targetOf },
+              { label: 'Started', cell: (op) => <When at={op.created_at} /> },
+            ]}
           />
-        </>
-      )}
+        )}
+      </ListPage>
     </>
   );
 }
@@ -142,12 +125,8 @@ function OperationDetail({ id }: { id: string }) {
       back={{ view: 'bulk', text: 'All bulk operations' }}
       loaded={loaded}
       what="the bulk operation"
-      heading={(op) => (
-        <>
-          {op.operation[0]!.toUpperCase()}
-          {op.operation.slice(1)} of {op.matched} actions <Status status={op.status} />
-        </>
-      )}
+      name={(op) => `${op.operation[0]!.toUpperCase()}${op.operation.slice(1)} of ${op.matched} actions`}
+      state={(op) => op.status}
     >
       {(op) => (
         <>

@@ -1,26 +1,14 @@
 import { CHAIN_STATES } from '@sched/contract';
 import type { Chain } from '@sched/sdk';
 import { canCancelChain } from '../allowed.js';
-import { href, navigate, type Route } from '../router.js';
-import {
-  DetailPage,
-  StateFilter,
-  ConfirmButton,
-  Empty,
-  ErrorNote,
-  Json,
-  Loading,
-  Pager,
-  Status,
-  useConsole,
-  useLoad,
-  When,
-} from '../ui.js';
+import { href, type Route } from '../router.js';
+import { ConfirmButton, DetailPage, Json, StateFilter, Status, useConsole, useLoad, When } from '../ui.js';
+import { ListPage, pageOf } from '../ui/list.js';
 import { DataTable, Facts } from '../ui/table.js';
 
 function ChainList({ route }: { route: Route }) {
   const status = route.query.get('status') ?? '';
-  const page = Number(route.query.get('page') ?? 1);
+  const page = pageOf(route);
   const list = useLoad(
     (c) => c.chains.list({ ...(status ? { status: status as Chain['status'] } : {}), page, per_page: 20 }),
     [status, page],
@@ -30,36 +18,31 @@ function ChainList({ route }: { route: Route }) {
     <>
       <h1>Chains</h1>
       <StateFilter view="chains" label="Filter chains" states={CHAIN_STATES} selected={status} />
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="chains" />}
-      {list.data && (
-        <>
-          {list.data.data.length > 0 ? (
-            <DataTable
-              label="Chains"
-              rows={list.data.data}
-              columns={[
-                { label: 'Name', cell: (c) => <a href={href(`chains/${c.id}`)}>{c.name}</a> },
-                { label: 'State', cell: (c) => <Status status={c.status} /> },
-                { label: 'Current step', cell: (c) => c.current_step + 1 },
-                { label: 'Created', cell: (c) => <When at={c.created_at} /> },
-              ]}
-            />
-          ) : (
-            <Empty>
-              <p>
-                {status ? 'No chain in this state.' : 'No chain yet.'} A chain runs steps one after another:
-                create one with <code>sched chains create</code> or <code>POST /v1/chains</code>.
-              </p>
-            </Empty>
-          )}
-          <Pager
-            noun="chains"
-            meta={list.data.meta}
-            onPage={(p) => navigate('chains', { status, page: String(p) })}
+      <ListPage
+        list={list}
+        noun="chains"
+        view="chains"
+        query={{ status }}
+        empty={
+          <p>
+            {status ? 'No chain in this state.' : 'No chain yet.'} A chain runs steps one after another:
+            create one with <code>sched chains create</code> or <code>POST /v1/chains</code>.
+          </p>
+        }
+      >
+        {(rows) => (
+          <DataTable
+            label="Chains"
+            rows={rows}
+            columns={[
+              { label: 'Name', cell: (c) => <a href={href(`chains/${c.id}`)}>{c.name}</a> },
+              { label: 'State', cell: (c) => <Status status={c.status} /> },
+              { label: 'Current step', cell: (c) => c.current_step + 1 },
+              { label: 'Created', cell: (c) => <When at={c.created_at} /> },
+            ]}
           />
-        </>
-      )}
+        )}
+      </ListPage>
     </>
   );
 }
@@ -72,11 +55,8 @@ function ChainDetail({ id }: { id: string }) {
       back={{ view: 'chains', text: 'All chains' }}
       loaded={loaded}
       what="the chain"
-      heading={(chain) => (
-        <>
-          {chain.name} <Status status={chain.status} />
-        </>
-      )}
+      name={(chain) => chain.name}
+      state={(chain) => chain.status}
     >
       {(chain) => (
         <>

@@ -3,26 +3,28 @@ import type { BulkDryRun, BulkOperation, Destination, DestinationUpdate } from '
 import { useState } from 'preact/hooks';
 import { canEnableDestination } from '../allowed.js';
 import { BulkRun } from '../bulk.js';
-import { href, navigate, type Route } from '../router.js';
+import { href, type Route } from '../router.js';
 import {
   aboutIf,
   ConfirmButton,
   DetailPage,
   ErrorNote,
-  Loading,
   Ms,
-  Pager,
+  PauseLength,
   Status,
   useConsole,
   useLoad,
+  useRequest,
   When,
+  WhenLoaded,
   words,
 } from '../ui.js';
+import { Pager, pageOf } from '../ui/list.js';
 import { DataTable, Facts } from '../ui/table.js';
 import { TestSend } from './destination-test.js';
 
 function DestinationList({ route }: { route: Route }) {
-  const page = Number(route.query.get('page') ?? 1);
+  const page = pageOf(route);
   const list = useLoad((c) => c.destinations.listPage({ page }), [page]);
   return (
     <>
@@ -31,57 +33,55 @@ function DestinationList({ route }: { route: Route }) {
         Every origin (scheme, host and port) the account's actions send to, or that has settings of its own.
         Open one for its flow control, circuit, pause and recovery.
       </p>
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="destinations" />}
-      {list.data &&
-        (list.data.data.length === 0 && page === 1 ? (
-          <p class="muted">No destination yet: they appear with the first action to an origin.</p>
-        ) : (
-          <>
-            <DataTable
-              rows={list.data.data}
-              rowKey={(d) => d.origin}
-              columns={[
-                {
-                  label: 'Origin',
-                  cell: (d) => (
-                    <>
-                      <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
-                        <code>{d.origin}</code>
-                      </a>
-                      {d.configured && <span class="muted"> · own settings</span>}
-                    </>
-                  ),
-                },
-                { label: 'Host', cell: (d) => <code>{d.host}</code> },
-                { label: 'Deliveries', cell: (d) => <Status status={d.paused ? 'paused' : 'flowing'} /> },
-                { label: 'Circuit', cell: (d) => <Status status={d.circuit_state} /> },
-                { label: 'Actions', cell: (d) => `${aboutIf(d.counts_exact === false)}${d.actions}` },
-                {
-                  label: 'Scheduled or held',
-                  cell: (d) => `${aboutIf(d.counts_exact === false)}${d.scheduled}`,
-                },
-                { label: 'In flight', cell: (d) => d.in_flight },
-                {
-                  label: 'Failed',
-                  cell: (d) => {
-                    const failed = `${aboutIf(d.counts_exact === false)}${d.failed}`;
-                    return d.failed > 0 ? (
-                      <a href={href('failed', { destination_host: d.host })}>{failed}</a>
-                    ) : (
-                      failed
-                    );
+      {/* Destinations come with the actions to them: an empty first page has nothing to page through. */}
+      <WhenLoaded loaded={list} what="destinations">
+        {({ data, meta }) =>
+          data.length === 0 && page === 1 ? (
+            <p class="muted">No destination yet: they appear with the first action to an origin.</p>
+          ) : (
+            <>
+              <DataTable
+                rows={data}
+                rowKey={(d) => d.origin}
+                columns={[
+                  {
+                    label: 'Origin',
+                    cell: (d) => (
+                      <>
+                        <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
+                          <code>{d.origin}</code>
+                        </a>
+                        {d.configured && <span class="muted"> · own settings</span>}
+                      </>
+                    ),
                   },
-                },
-              ]}
-            />
-            <Pager
-              noun="destinations"
-              meta={list.data.meta}
-              onPage={(p) => navigate('destinations', { page: String(p) })}
-            />
-          </>
-        ))}
+                  { label: 'Host', cell: (d) => <code>{d.host}</code> },
+                  { label: 'Deliveries', cell: (d) => <Status status={d.paused ? 'paused' : 'flowing'} /> },
+                  { label: 'Circuit', cell: (d) => <Status status={d.circuit_state} /> },
+                  { label: 'Actions', cell: (d) => `${aboutIf(d.counts_exact === false)}${d.actions}` },
+                  {
+                    label: 'Scheduled or held',
+                    cell: (d) => `${aboutIf(d.counts_exact === false)}${d.scheduled}`,
+                  },
+                  { label: 'In flight', cell: (d) => d.in_flight },
+                  {
+                    label: 'Failed',
+                    cell: (d) => {
+                      const failed = `${aboutIf(d.counts_exact === false)}${d.failed}`;
+                      return d.failed > 0 ? (
+                        <a href={href('failed', { destination_host: d.host })}>{failed}</a>
+                      ) : (
+                        failed
+                      );
+                    },
+                  },
+                ]}
+              />
+              <Pager noun="destinations" meta={meta} view="destinations" />
+            </>
+          )
+        }
+      </WhenLoaded>
     </>
   );
 }
@@ -133,23 +133,16 @@ function updateOf(d: Destination, data: FormData): DestinationUpdate {
 /** `PUT /v1/destinations/{origin}`: flow control (empty fields: no limit) and the circuit's settings. */
 function SettingsForm({ d, onSaved }: { d: Destination; onSaved: (d: Destination) => void }) {
   const { client } = useConsole();
-  const [error, setError] = useState<Error>();
+  const { busy, error, run } = useRequest();
   const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     const body = updateOf(d, new FormData(e.currentTarget as HTMLFormElement));
-    setBusy(true);
-    setError(undefined);
     setSaved(false);
-    try {
+    return run(async () => {
       onSaved(await client.destinations.update(d.origin, body));
       setSaved(true);
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const c = d.circuit;
   return (
@@ -292,20 +285,12 @@ function Recover({ origin, onDone }: { origin: string; onDone: () => void }) {
   );
 }
 
-/** How long a pause lasts, as the pause dialog offers it. */
-const PAUSE_FOR = [
-  { value: '', label: 'until resumed' },
-  { value: '1', label: '1 hour' },
-  { value: '4', label: '4 hours' },
-  { value: '24', label: '1 day' },
-];
-
 /** One destination, named in the URL by its origin (or a bare host: its https origin). */
 function DestinationDetail({ name }: { name: string }) {
   const { client, canWrite } = useConsole();
   const loaded = useLoad((c) => c.destinations.get(name), [name]);
   const [shown, setShown] = useState<Destination>();
-  const [pauseFor, setPauseFor] = useState('');
+  const [pauseHours, setPauseHours] = useState(0);
   const [note, setNote] = useState('');
   const d = shown && shown.origin === loaded.data?.origin ? shown : loaded.data;
   const reload = () => {
@@ -318,11 +303,8 @@ function DestinationDetail({ name }: { name: string }) {
       loaded={loaded}
       data={d}
       what="the destination"
-      heading={(d) => (
-        <>
-          <code>{d.origin}</code> <Status status={d.paused ? 'paused' : 'flowing'} />
-        </>
-      )}
+      name={(d) => <code>{d.origin}</code>}
+      state={(d) => (d.paused ? 'paused' : 'flowing')}
     >
       {(d) => (
         <>
@@ -354,8 +336,8 @@ function DestinationDetail({ name }: { name: string }) {
                   onConfirm={async () =>
                     setShown(
                       await client.destinations.pause(d.origin, {
-                        ...(pauseFor
-                          ? { until: new Date(Date.now() + Number(pauseFor) * 3_600_000).toISOString() }
+                        ...(pauseHours
+                          ? { until: new Date(Date.now() + pauseHours * 3_600_000).toISOString() }
                           : {}),
                         ...(note.trim() ? { note: note.trim() } : {}),
                       }),
@@ -367,16 +349,7 @@ function DestinationDetail({ name }: { name: string }) {
                     Approval messages are not held.
                   </p>
                   <p>
-                    <label>
-                      Pause{' '}
-                      <select value={pauseFor} onChange={(e) => setPauseFor(e.currentTarget.value)}>
-                        {PAUSE_FOR.map((c) => (
-                          <option key={c.value} value={c.value}>
-                            {c.label}
-                          </option>
-                        ))}
-                      </select>
-                    </label>
+                    <PauseLength hours={pauseHours} onChange={setPauseHours} />
                   </p>
                   <p>
                     <label>
@@ -393,88 +366,49 @@ function DestinationDetail({ name }: { name: string }) {
               )}
             </div>
           )}
-          <dl class="facts">
-            <div>
-              <dt>Circuit</dt>
-              <dd>
-                <Status status={d.circuit.state} />
-                {!d.circuit.enabled && <span class="muted"> (breaker off)</span>}
-              </dd>
-            </div>
-            {d.circuit.opened_at && (
-              <div>
-                <dt>Failing since</dt>
-                <dd>
-                  <When at={d.circuit.opened_at} />
-                </dd>
-              </div>
-            )}
-            {d.circuit.next_probe_at && (
-              <div>
-                <dt>Next probe</dt>
-                <dd>
-                  <When at={d.circuit.next_probe_at} />
-                </dd>
-              </div>
-            )}
-            {d.circuit.reopens > 0 && (
-              <div>
-                <dt>Failed probes</dt>
-                <dd>{d.circuit.reopens}</dd>
-              </div>
-            )}
-            {d.pause && (
-              <>
-                <div>
-                  <dt>Paused</dt>
-                  <dd>
-                    <When at={d.pause.paused_at} />
-                  </dd>
-                </div>
-                <div>
-                  <dt>Until</dt>
-                  <dd>{d.pause.until ? <When at={d.pause.until} /> : 'resumed'}</dd>
-                </div>
-                {d.pause.note && (
-                  <div>
-                    <dt>Note</dt>
-                    <dd>{d.pause.note}</dd>
-                  </div>
-                )}
-              </>
-            )}
-            <div>
-              <dt>In flight</dt>
-              <dd>{d.in_flight}</dd>
-            </div>
-            <div>
-              <dt>Due and waiting</dt>
-              <dd>{d.waiting}</dd>
-            </div>
-          </dl>
+          <Facts
+            facts={[
+              {
+                label: 'Circuit',
+                value: (
+                  <>
+                    <Status status={d.circuit.state} />
+                    {!d.circuit.enabled && <span class="muted"> (breaker off)</span>}
+                  </>
+                ),
+              },
+              {
+                label: 'Failing since',
+                value: <When at={d.circuit.opened_at} />,
+                show: Boolean(d.circuit.opened_at),
+              },
+              {
+                label: 'Next probe',
+                value: <When at={d.circuit.next_probe_at} />,
+                show: Boolean(d.circuit.next_probe_at),
+              },
+              { label: 'Failed probes', value: d.circuit.reopens, show: d.circuit.reopens > 0 },
+              { label: 'Paused', value: <When at={d.pause?.paused_at} />, show: Boolean(d.pause) },
+              {
+                label: 'Until',
+                value: d.pause?.until ? <When at={d.pause.until} /> : 'resumed',
+                show: Boolean(d.pause),
+              },
+              { label: 'Note', value: d.pause?.note, show: Boolean(d.pause?.note) },
+              { label: 'In flight', value: d.in_flight },
+              { label: 'Due and waiting', value: d.waiting },
+            ]}
+          />
           <h2>Last 24 hours</h2>
-          <dl class="figures">
-            <div>
-              <dt>Attempts</dt>
-              <dd>{d.stats.last_24h.attempts}</dd>
-            </div>
-            <div>
-              <dt>Failures</dt>
-              <dd>{d.stats.last_24h.failures}</dd>
-            </div>
-            <div>
-              <dt>Duration p50</dt>
-              <dd>
-                <Ms ms={d.stats.last_24h.p50_ms} />
-              </dd>
-            </div>
-            <div>
-              <dt>Duration p99</dt>
-              <dd>
-                <Ms ms={d.stats.last_24h.p99_ms} />
-              </dd>
-            </div>
-          </dl>
+          <Facts
+            figures
+            facts={[
+              { label: 'Attempts', value: d.stats.last_24h.attempts },
+              { label: 'Failures', value: d.stats.last_24h.failures },
+              { label: 'Duration p50', value: <Ms ms={d.stats.last_24h.p50_ms} /> },
+              { label: 'Duration p99', value: <Ms ms={d.stats.last_24h.p99_ms} /> },
+            ]}
+          />
           <p>
             <a href={href('actions', { destination_origin: d.origin })}>Its actions</a> ·{' '}
             <a href={href('failed', { destination_host: d.host })}>the failed actions to its host</a>

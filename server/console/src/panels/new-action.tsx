@@ -1,9 +1,9 @@
 // A webhook scheduled from the console: the few fields most actions need; everything else (retries, signing,
 // recurrence, gates) stays with the API, the SDK and the CLI, whose defaults apply here too.
 import { HTTP_METHODS } from '@sched/contract';
-import { useId, useState } from 'preact/hooks';
-import { href, navigate } from '../router.js';
-import { ErrorNote, FieldError, formFields, useConsole } from '../ui.js';
+import { useId } from 'preact/hooks';
+import { navigate } from '../router.js';
+import { BackLink, ErrorNote, FieldError, FieldInput, formFields, useConsole, useRequest } from '../ui.js';
 
 /** The body paths of `POST /v1/actions` each input stands for: a 422 on one shows beside that input. */
 const PATHS = {
@@ -27,17 +27,14 @@ function bodyOf(text: string): unknown {
 export function NewAction() {
   const { client } = useConsole();
   const ids = useId();
-  const [error, setError] = useState<Error>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useRequest();
+  const submit = (e: Event) => {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
     const field = (k: string) => String(data.get(k) ?? '').trim();
     const when = field('when');
     const body = bodyOf(field('body'));
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const made = await client.actions.create({
         name: field('name'),
         ...(field('when_kind') === 'at' ? { scheduled_for: when } : { schedule: { wait: when } }),
@@ -48,41 +45,28 @@ export function NewAction() {
         },
       });
       navigate(`actions/${made.action.id}`);
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const form = formFields(error, ids);
   const f = form.each(PATHS);
   return (
     <>
-      <p>
-        <a href={href('actions')}>All actions</a>
-      </p>
+      <BackLink view="actions" text="All actions" />
       <h1>New action</h1>
       <p class="muted">
         A webhook at a moment, with the service's defaults for retries and signing. The API, the SDK and{' '}
         <code>sched actions create</code> offer every other field.
       </p>
       <form class="form" onSubmit={submit} aria-label="New action">
-        <label>
-          Name
-          <input name="name" required maxLength={255} {...f.name.props} />
-          <FieldError state={f.name} />
-        </label>
-        <label>
-          URL
-          <input
-            name="url"
-            type="url"
-            required
-            placeholder="https://api.example.com/hooks/order"
-            {...f.url.props}
-          />
-          <FieldError state={f.url} />
-        </label>
+        <FieldInput label="Name" state={f.name} name="name" required maxLength={255} />
+        <FieldInput
+          label="URL"
+          state={f.url}
+          name="url"
+          type="url"
+          required
+          placeholder="https://api.example.com/hooks/order"
+        />
         <label>
           Method
           <select name="method" {...f.method.props}>
@@ -103,11 +87,7 @@ export function NewAction() {
             <input type="radio" name="when_kind" value="at" /> at an exact time (ISO 8601, e.g.
             2026-12-01T09:00:00Z)
           </label>
-          <label>
-            Wait or time
-            <input name="when" required defaultValue="10m" {...f.when.props} />
-            <FieldError state={f.when} />
-          </label>
+          <FieldInput label="Wait or time" state={f.when} name="when" required defaultValue="10m" />
         </fieldset>
         <label>
           Body (JSON, or text)

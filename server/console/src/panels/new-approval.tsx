@@ -8,8 +8,18 @@ import {
 } from '@sched/contract';
 import type { ApprovalInput } from '@sched/sdk';
 import { useId, useState } from 'preact/hooks';
-import { href, navigate } from '../router.js';
-import { ErrorNote, FieldError, formFields, useConsole, useLoad, words } from '../ui.js';
+import { navigate } from '../router.js';
+import {
+  BackLink,
+  ErrorNote,
+  FieldError,
+  FieldInput,
+  formFields,
+  useConsole,
+  useLoad,
+  useRequest,
+  words,
+} from '../ui.js';
 
 type WhenKind = 'wait' | 'preset' | 'at';
 
@@ -36,8 +46,7 @@ function recipientsOf(text: string): string[] {
 export function NewApproval() {
   const { client } = useConsole();
   const ids = useId();
-  const [error, setError] = useState<Error>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useRequest();
   const [kind, setKind] = useState<WhenKind>('wait');
   const [mode, setMode] = useState<ConfirmationMode>('first_response');
   const [recipients, setRecipients] = useState('');
@@ -48,7 +57,7 @@ export function NewApproval() {
     ...(c.phone ? [{ ref: `contact:${c.id}:phone`, label: `${c.name}: SMS ${c.phone}` }] : []),
   ]);
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
     const text = (k: string) => String(data.get(k) ?? '').trim();
@@ -68,16 +77,10 @@ export function NewApproval() {
       // Both labels or neither: the API takes the pair.
       ...(confirm || decline ? { buttons: [confirm, decline] as [string, string] } : {}),
     };
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const made = await client.approvals.create(input);
       navigate(`actions/${made.action.id}`);
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const form = formFields(error, ids);
@@ -85,9 +88,7 @@ export function NewApproval() {
   const presets = `${ids}-presets`;
   return (
     <>
-      <p>
-        <a href={href('approvals')}>Approvals waiting</a>
-      </p>
+      <BackLink view="approvals" text="Approvals waiting" />
       <h1>New approval</h1>
       <p class="muted">
         A question sent at a moment to the people who answer it, through links that need no login. The API,
@@ -95,11 +96,7 @@ export function NewApproval() {
         escalation, typed fields, the request run once confirmed).
       </p>
       <form class="form" onSubmit={submit} aria-label="New approval" noValidate>
-        <label>
-          Name (optional)
-          <input name="name" maxLength={255} {...f.name.props} />
-          <FieldError state={f.name} />
-        </label>
+        <FieldInput label="Name (optional)" state={f.name} name="name" maxLength={255} />
         <label>
           Recipients: emails, E.164 phones or contact:&lt;id&gt;:email, one a line
           <textarea
@@ -156,28 +153,26 @@ export function NewApproval() {
               {label}
             </label>
           ))}
-          <label>
-            Wait, preset or time
-            <input
-              name="when"
-              required
-              defaultValue="1m"
-              list={kind === 'preset' ? presets : undefined}
-              {...f.when.props}
-            />
-            <FieldError state={f.when} />
-          </label>
+          <FieldInput
+            label="Wait, preset or time"
+            state={f.when}
+            name="when"
+            required
+            defaultValue="1m"
+            list={kind === 'preset' ? presets : undefined}
+          />
           <datalist id={presets}>
             {SCHEDULE_PRESETS.map((p) => (
               <option key={p} value={p} />
             ))}
           </datalist>
         </fieldset>
-        <label>
-          Timeout: how long the links answer (default 7d)
-          <input name="timeout" placeholder="7d" {...f.timeout.props} />
-          <FieldError state={f.timeout} />
-        </label>
+        <FieldInput
+          label="Timeout: how long the links answer (default 7d)"
+          state={f.timeout}
+          name="timeout"
+          placeholder="7d"
+        />
         <fieldset>
           <legend>Who must agree</legend>
           <label>
@@ -197,11 +192,15 @@ export function NewApproval() {
             <FieldError state={f.mode} />
           </label>
           {mode === 'quorum' && (
-            <label>
-              Confirmations needed (2 to the number of recipients)
-              <input name="min_approvals" type="number" min={2} step={1} required {...f.min.props} />
-              <FieldError state={f.min} />
-            </label>
+            <FieldInput
+              label="Confirmations needed (2 to the number of recipients)"
+              state={f.min}
+              name="min_approvals"
+              type="number"
+              min={2}
+              step={1}
+              required
+            />
           )}
         </fieldset>
         <fieldset>

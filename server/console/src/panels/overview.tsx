@@ -1,6 +1,7 @@
 import type { ActionStats, Quota } from '@sched/sdk';
 import { href } from '../router.js';
-import { aboutIf, ErrorNote, Loading, Ms, Status, useLoad, When } from '../ui.js';
+import { aboutIf, ErrorNote, Loading, Ms, Status, useLoad, When, WhenLoaded } from '../ui.js';
+import { Facts } from '../ui/table.js';
 
 const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
 
@@ -39,6 +40,21 @@ function DeliveryChart({ hours }: { hours: ActionStats['deliveries']['hours'] })
   );
 }
 
+/** A table's header row: a heading per column. */
+function ColumnHeads({ labels }: { labels: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {labels.map((label) => (
+          <th key={label} scope="col">
+            {label}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 function QuotaTable({ quota }: { quota: Quota }) {
   const rows: [string, { used: number; limit: number | null }][] = [
     ['Actions', quota.actions],
@@ -52,13 +68,7 @@ function QuotaTable({ quota }: { quota: Quota }) {
       <caption>
         {quota.plan} plan, {quota.period.month_name} {quota.period.year}
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Usage</th>
-          <th scope="col">Used</th>
-          <th scope="col">Limit</th>
-        </tr>
-      </thead>
+      <ColumnHeads labels={['Usage', 'Used', 'Limit']} />
       <tbody>
         {rows.map(([name, u]) => (
           <tr key={name}>
@@ -85,135 +95,106 @@ export function QuotaSection() {
 
 export function OverviewPanel() {
   const stats = useLoad((c) => c.stats(), [], { live: true });
-  const s = stats.data;
   return (
     <>
       <h1>Overview</h1>
-      <ErrorNote error={stats.error} onRetry={stats.reload} />
-      {!s && !stats.error && <Loading what="figures" />}
-      {s && (
-        <>
-          <section aria-labelledby="states-title">
-            <h2 id="states-title">Actions by state</h2>
-            <ul class="counts">
-              {Object.entries(s.actions_by_status).map(([status, n]) => (
-                <li key={status}>
-                  <a href={href('actions', { status })}>
-                    <span class="count">
-                      {aboutIf(s.estimated_statuses?.some((e) => e === status) ?? false)}
-                      {n}
-                    </span>{' '}
-                    <Status status={status} />
-                  </a>
-                </li>
-              ))}
-            </ul>
-            <p>
-              <a href={href('approvals')}>
-                {aboutIf(s.approvals_waiting_exact === false)}
-                {s.approvals_waiting} approval{s.approvals_waiting === 1 ? '' : 's'} waiting for an answer
-              </a>
-            </p>
-          </section>
-          <section aria-labelledby="deliveries-title">
-            <h2 id="deliveries-title">Deliveries, last 24 hours</h2>
-            <dl class="figures">
-              <div>
-                <dt>Attempts</dt>
-                <dd>{s.deliveries.attempts}</dd>
-              </div>
-              <div>
-                <dt>Success rate</dt>
-                <dd>{percent(s.deliveries.success_rate)}</dd>
-              </div>
-              <div>
-                <dt>Lateness p50</dt>
-                <dd>
-                  <Ms ms={s.deliveries.lateness_p50_ms} />
-                </dd>
-              </div>
-              <div>
-                <dt>Lateness p99</dt>
-                <dd>
-                  <Ms ms={s.deliveries.lateness_p99_ms} />
-                </dd>
-              </div>
-            </dl>
-            <DeliveryChart hours={s.deliveries.hours} />
-            <p class="legend">
-              <span class="key key-ok" aria-hidden="true" /> succeeded{' '}
-              <span class="key key-failed" aria-hidden="true" /> failed
-            </p>
-            <h3>Failing destinations</h3>
-            {s.failing_destinations.length === 0 ? (
-              <p class="muted">No failed attempt in the last 24 hours.</p>
-            ) : (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Destination</th>
-                    <th scope="col">Failed</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Last failure</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.failing_destinations.map((d) => (
-                    <tr key={d.origin}>
-                      <th scope="row">
-                        <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
-                          <code>{d.origin}</code>
-                        </a>
-                      </th>
-                      <td>
-                        <a href={href('failed', { destination_host: d.host })}>
-                          {d.failed}
-                          <span class="sr-only"> failed to {d.host}, in the failed inbox</span>
-                        </a>
-                      </td>
-                      <td>{d.attempts}</td>
-                      <td>
-                        <When at={d.last_failed_at} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-            <details>
-              <summary>The figures per hour</summary>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Hour</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Succeeded</th>
-                    <th scope="col">Lateness p50</th>
-                    <th scope="col">Lateness p99</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.deliveries.hours
-                    .filter((h) => h.attempts > 0)
-                    .map((h) => (
-                      <tr key={h.start}>
-                        <th scope="row">{new Date(h.start).toLocaleString()}</th>
-                        <td>{h.attempts}</td>
-                        <td>{h.succeeded}</td>
+      <WhenLoaded loaded={stats} what="figures">
+        {(s) => (
+          <>
+            <section aria-labelledby="states-title">
+              <h2 id="states-title">Actions by state</h2>
+              <ul class="counts">
+                {Object.entries(s.actions_by_status).map(([status, n]) => (
+                  <li key={status}>
+                    <a href={href('actions', { status })}>
+                      <span class="count">
+                        {aboutIf(s.estimated_statuses?.some((e) => e === status) ?? false)}
+                        {n}
+                      </span>{' '}
+                      <Status status={status} />
+                    </a>
+                  </li>
+                ))}
+              </ul>
+              <p>
+                <a href={href('approvals')}>
+                  {aboutIf(s.approvals_waiting_exact === false)}
+                  {s.approvals_waiting} approval{s.approvals_waiting === 1 ? '' : 's'} waiting for an answer
+                </a>
+              </p>
+            </section>
+            <section aria-labelledby="deliveries-title">
+              <h2 id="deliveries-title">Deliveries, last 24 hours</h2>
+              <Facts
+                figures
+                facts={[
+                  { label: 'Attempts', value: s.deliveries.attempts },
+                  { label: 'Success rate', value: percent(s.deliveries.success_rate) },
+                  { label: 'Lateness p50', value: <Ms ms={s.deliveries.lateness_p50_ms} /> },
+                  { label: 'Lateness p99', value: <Ms ms={s.deliveries.lateness_p99_ms} /> },
+                ]}
+              />
+              <DeliveryChart hours={s.deliveries.hours} />
+              <p class="legend">
+                <span class="key key-ok" aria-hidden="true" /> succeeded{' '}
+                <span class="key key-failed" aria-hidden="true" /> failed
+              </p>
+              <h3>Failing destinations</h3>
+              {s.failing_destinations.length === 0 ? (
+                <p class="muted">No failed attempt in the last 24 hours.</p>
+              ) : (
+                <table>
+                  <ColumnHeads labels={['Destination', 'Failed', 'Attempts', 'Last failure']} />
+                  <tbody>
+                    {s.failing_destinations.map((d) => (
+                      <tr key={d.origin}>
+                        <th scope="row">
+                          <a href={href(`destinations/${encodeURIComponent(d.origin)}`)}>
+                            <code>{d.origin}</code>
+                          </a>
+                        </th>
                         <td>
-                          <Ms ms={h.lateness_p50_ms} />
+                          <a href={href('failed', { destination_host: d.host })}>
+                            {d.failed}
+                            <span class="sr-only"> failed to {d.host}, in the failed inbox</span>
+                          </a>
                         </td>
+                        <td>{d.attempts}</td>
                         <td>
-                          <Ms ms={h.lateness_p99_ms} />
+                          <When at={d.last_failed_at} />
                         </td>
                       </tr>
                     ))}
-                </tbody>
-              </table>
-            </details>
-          </section>
-        </>
-      )}
+                  </tbody>
+                </table>
+              )}
+              <details>
+                <summary>The figures per hour</summary>
+                <table>
+                  <ColumnHeads labels={['Hour', 'Attempts', 'Succeeded', 'Lateness p50', 'Lateness p99']} />
+                  <tbody>
+                    {s.deliveries.hours
+                      .filter((h) => h.attempts > 0)
+                      .map((h) => (
+                        <tr key={h.start}>
+                          <th scope="row">{new Date(h.start).toLocaleString()}</th>
+                          <td>{h.attempts}</td>
+                          <td>{h.succeeded}</td>
+                          <td>
+                            <Ms ms={h.lateness_p50_ms} />
+                          </td>
+                          <td>
+                            <Ms ms={h.lateness_p99_ms} />
+                          </td>
+                        </tr>
+                      ))}
+                  </tbody>
+                </table>
+              </details>
+            </section>
+          </>
+        )}
+      </WhenLoaded>
       <QuotaSection />
     </>
   );

@@ -1,58 +1,50 @@
 import { useState } from 'preact/hooks';
-import { href, navigate, type Route } from '../router.js';
+import { href, type Route } from '../router.js';
 import {
-  DetailPage,
+  activeState,
   ConfirmButton,
   CopyButton,
-  Empty,
-  ErrorNote,
+  DetailPage,
   Json,
-  Loading,
-  Pager,
-  Status,
+  Notice,
   useConsole,
   useLoad,
   When,
 } from '../ui.js';
+import { ListPage, pageOf } from '../ui/list.js';
 import { DataTable, Facts } from '../ui/table.js';
 
 function TemplateList({ route }: { route: Route }) {
-  const page = Number(route.query.get('page') ?? 1);
+  const page = pageOf(route);
   const list = useLoad((c) => c.templates.list({ page, per_page: 25 }), [page]);
   return (
     <>
       <h1>Templates</h1>
-      <ErrorNote error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error && <Loading what="templates" />}
-      {list.data && (
-        <>
-          {list.data.data.length > 0 ? (
-            <DataTable
-              label="Templates"
-              rows={list.data.data}
-              columns={[
-                { label: 'Name', cell: (t) => <a href={href(`templates/${t.id}`)}>{t.name}</a> },
-                { label: 'Type', cell: (t) => (t.mode ? `${t.type} (${t.mode})` : t.type) },
-                { label: 'Active', cell: (t) => (t.is_active ? 'yes' : 'no') },
-                { label: 'Triggers', cell: (t) => t.trigger_count },
-                { label: 'Last triggered', cell: (t) => <When at={t.last_triggered_at} /> },
-              ]}
-            />
-          ) : (
-            <Empty>
-              <p>
-                No template yet. Save one with <code>sched templates create</code> or{' '}
-                <code>POST /v1/templates</code>: it gives a trigger URL that creates an action per call.
-              </p>
-            </Empty>
-          )}
-          <Pager
-            noun="templates"
-            meta={list.data.meta}
-            onPage={(p) => navigate('templates', { page: String(p) })}
+      <ListPage
+        list={list}
+        noun="templates"
+        view="templates"
+        empty={
+          <p>
+            No template yet. Save one with <code>sched templates create</code> or{' '}
+            <code>POST /v1/templates</code>: it gives a trigger URL that creates an action per call.
+          </p>
+        }
+      >
+        {(rows) => (
+          <DataTable
+            label="Templates"
+            rows={rows}
+            columns={[
+              { label: 'Name', cell: (t) => <a href={href(`templates/${t.id}`)}>{t.name}</a> },
+              { label: 'Type', cell: (t) => (t.mode ? `${t.type} (${t.mode})` : t.type) },
+              { label: 'Active', cell: (t) => (t.is_active ? 'yes' : 'no') },
+              { label: 'Triggers', cell: (t) => t.trigger_count },
+              { label: 'Last triggered', cell: (t) => <When at={t.last_triggered_at} /> },
+            ]}
           />
-        </>
-      )}
+        )}
+      </ListPage>
     </>
   );
 }
@@ -67,11 +59,8 @@ function TemplateDetail({ id }: { id: string }) {
       back={{ view: 'templates', text: 'All templates' }}
       loaded={loaded}
       what="the template"
-      heading={(t) => (
-        <>
-          {t.name} <Status status={t.is_active ? 'active' : 'inactive'} />
-        </>
-      )}
+      name={(t) => t.name}
+      state={(t) => activeState(t.is_active)}
     >
       {(t) => (
         <>
@@ -82,10 +71,10 @@ function TemplateDetail({ id }: { id: string }) {
               <CopyButton text={fresh ?? t.trigger_url} label="Copy URL" />
             </p>
             {fresh ? (
-              <p class="note" role="status">
+              <Notice>
                 This is the new URL in full: copy it now, it is shown only once. The old URL answers 404 from
                 now on.
-              </p>
+              </Notice>
             ) : (
               <p class="muted">Shown masked: the full URL is in the create and regenerate answers only.</p>
             )}

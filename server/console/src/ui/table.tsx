@@ -115,9 +115,18 @@ export interface Fact {
   error?: boolean;
 }
 
-export function Facts({ facts, label }: { facts: readonly Fact[]; label?: string }) {
+export function Facts({
+  facts,
+  label,
+  figures = false,
+}: {
+  facts: readonly Fact[];
+  label?: string;
+  /** Each value a figure drawn large (a count, a duration), as a dashboard shows them. */
+  figures?: boolean;
+}) {
   return (
-    <dl class="facts" aria-label={label}>
+    <dl class={figures ? 'figures' : 'facts'} aria-label={label}>
       {facts
         .filter((f) => f.show !== false)
         .map((f) => (
