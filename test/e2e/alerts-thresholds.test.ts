@@ -4,13 +4,13 @@ import { api, startServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 /**
- * Alert channels inside the destination thresholds (security review 188718b, P-M1): a host name that resolves
+ * Alert channels inside the destination thresholds: a host name that resolves
  * nowhere stands for a third party's unverified host (an alert to it is attempted and fails at DNS; one refused by
  * the threshold is never attempted and says so). Each alert send counts as the owner's
  * own send to it; past its threshold a rule naming it cannot be saved and a send is refused and recorded; a rule's
  * test runs at most once a minute.
  */
-describe('alert channels and destination thresholds (review 188718b)', { timeout: 120_000 }, () => {
+describe('alert channels and destination thresholds', { timeout: 120_000 }, () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let key: string;

@@ -20,7 +20,7 @@ describe('the outbox of a development server over the API', () => {
     await db?.drop();
   });
 
-  it('needs the admin scope: a read or write key never gets a response link (review 188718b, P-M3)', async () => {
+  it('needs the admin scope: a read or write key never gets a response link', async () => {
     for (const scopes of [['read'], ['read', 'write']]) {
       const made = await api(server, server.apiKey, 'POST', '/v1/api-keys', {
         name: scopes.join('+'),

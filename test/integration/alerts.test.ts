@@ -283,7 +283,7 @@ describe('alerts (in-process)', () => {
     expect(await count('operator_events', accountId)).toBe(eventsBefore);
   });
 
-  it("counts each Slack and Teams alert as the owner's send to the webhook's host; past the threshold it is refused and says why (review 188718b, P-M1)", async () => {
+  it("counts each Slack and Teams alert as the owner's send to the webhook's host; past the threshold it is refused and says why", async () => {
     const owner = await t.newAccount();
     const countDestination = destinationGuard({ perDay: 2, perMonth: 100 });
     const guarded = new AlertRules({

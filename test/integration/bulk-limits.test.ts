@@ -8,7 +8,7 @@ import { RateLimiter } from '../../server/src/app/rate-limiter.js';
 import { openTestDatabase, rawQuery } from '../support/in-process.js';
 import { seedActions } from '../support/seed.js';
 
-// What a bulk operation may cost (security review 188718b, P-L9): a start can carry its dry run's count and is
+// What a bulk operation may cost: a start can carry its dry run's count and is
 // refused when the snapshot grew past it; an account runs at most three at once; a replay or retry start counts
 // against the create limit. The queue here runs nothing, so started operations stay running.
 describe('bulk operations: what a start may cost', () => {

@@ -19,8 +19,12 @@ const FOLDERS = [
 ];
 const SKIPPED = new Set(['node_modules', 'dist', 'bundle', 'generated', '.tmp']);
 const SOURCE = /\.(ts|tsx|mjs|cjs|js)$/;
-/** "issue 12", "issue #26", "issues 35 and 36", "spec 4.2", "§3", "Review M5". */
-const CITATION = /\bissues? #?\d+|\bspec \d+\.\d+|§ ?\d|\breview [A-Z]\d+\b/i;
+/**
+ * "issue 12", "issue #26", "issues 35 and 36", "spec 4.2", "§3", "Review M5", "review 188718b", "P-M3" (a finding's
+ * number), "shared/reviews/security-c081757.md".
+ */
+const CITATION =
+  /\bissues? #?\d+|\bspec \d+\.\d+|§ ?\d|\breview [A-Z]\d+\b|\breview (of )?[0-9a-f]{7}\b|\bP-[HML]\d+\b|\breviews\//i;
 
 function* sourceFiles(folder: string): Generator<string> {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -47,9 +51,24 @@ describe('code in its own words', () => {
   });
 
   it('would catch a citation', () => {
-    for (const line of ['// see issue 12', '// (issue #26)', '// spec 4.2 says', '// Review M5:', '// §3'])
+    for (const line of [
+      '// see issue 12',
+      '// (issue #26)',
+      '// spec 4.2 says',
+      '// Review M5:',
+      '// §3',
+      "it('... (review 188718b, P-M1)'",
+      '// the security review of 188718b',
+      '// (shared/reviews/security-c081757.md)',
+    ])
       expect(CITATION.test(line), line).toBe(true);
-    for (const line of ['// the issuer 12', '// tissue 3', '// a review of 5 rows', '// spec.ts'])
+    for (const line of [
+      '// the issuer 12',
+      '// tissue 3',
+      '// a review of 5 rows',
+      '// spec.ts',
+      '// P-256 keys',
+    ])
       expect(CITATION.test(line), line).toBe(false);
   });
 });
