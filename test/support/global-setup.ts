@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +67,9 @@ function runTemporaryFolder(): () => Promise<void> {
     if (pid && !isAlive(pid)) rmSync(path.join(system, name), { recursive: true, force: true });
   }
   const folder = mkdtempSync(path.join(system, `sched-run-${process.pid}-`));
+  // Others may pass through, as through the system's folder: the tests that run PostgreSQL as its own user (as root
+  // does) give it a folder inside. Each file's own folders keep mkdtemp's owner-only mode.
+  chmodSync(folder, 0o755);
   process.env.TMPDIR = folder;
   return async () => rmSync(folder, { recursive: true, force: true });
 }
