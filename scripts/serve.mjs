@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * What the measuring scripts (gc-pauses.mjs, delivery-profile.mjs) share: `sched serve` of a build started as a
+ * What the measuring scripts (gc-pauses.mjs, cpu-profile.mjs) share: `sched serve` of a build started as a
  * child process with the given Node flags and environment, answered once its `/healthz` does.
  */
 import { spawn } from 'node:child_process';

@@ -4,6 +4,7 @@ import type { ActionEvent } from '../../server/src/domain/action/states.js';
 import type { Sql } from '../../server/src/persistence/database.js';
 import {
   type AttemptRecord,
+  completeOneShots,
   latestAttempt,
   recordOutcomes,
 } from '../../server/src/persistence/deliveries.js';
@@ -135,6 +136,71 @@ describe('outcomes written in one statement', () => {
       [[recur, retry, fail, lost]],
     );
     expect([...logged].sort()).toEqual([recur, retry, fail].sort());
+  });
+
+  it('logs every column of the attempt as given, text of any kind, through both statements', async () => {
+    const [oneShot, failed] = await inFlight(2);
+    const text = 'a "quoted", back\\slashed, {braced}\nline, caf\u00e9 \u2713 \u{1F600}, NULL';
+    const attempt = (id: string, statusCode: number): AttemptRecord => ({
+      ...attemptOf(id, statusCode),
+      dueAt: new Date('2026-11-30T08:00:00.123Z'),
+      startedAt: new Date('2026-11-30T08:00:00.456Z'),
+      durationMs: 12.6,
+      held: { ms: 250.4, by: 'flow_control' },
+      // A lone surrogate half is stored as UTF-8 would have it, U+FFFD; the rest as it is.
+      error: statusCode === 200 ? null : `${text} \ud800`,
+      excerpt: `${text} \udc00`,
+      truncated: true,
+    });
+    const now = new Date();
+    await t.database.transaction(async (db) => {
+      expect([...(await completeOneShots(db, [attempt(oneShot!, 200)], { to: 'executed', now }))]).toEqual([
+        oneShot,
+      ]);
+      const a = attempt(failed!, 400);
+      const changes = {
+        ...planActionEvent({ status: 'executing' }, 'deliver_failed_permanently', {
+          error: 'HTTP 400',
+          set: latestAttempt(a),
+        }).fields,
+        lease_until: null,
+        updated_at: now,
+      };
+      expect([...(await recordOutcomes(db, [{ attempt: a, changes }]))]).toEqual([failed]);
+    });
+    const logged = await t.database.sql
+      .selectFrom('delivery_attempts')
+      .select(['action_id', 'due_at', 'started_at', 'lateness_ms', 'duration_ms', 'status_code', 'outcome'])
+      .select(['error', 'response_excerpt', 'response_truncated', 'error_class', 'held_ms', 'held_by'])
+      .where('action_id', 'in', [oneShot!, failed!])
+      .execute();
+    const byAction = new Map(logged.map((r) => [r.action_id, r]));
+    const common = {
+      due_at: new Date('2026-11-30T08:00:00.123Z'),
+      started_at: new Date('2026-11-30T08:00:00.456Z'),
+      lateness_ms: 333,
+      duration_ms: 13,
+      response_excerpt: `${text} \ufffd`,
+      response_truncated: true,
+      held_ms: 250,
+      held_by: 'flow_control',
+    };
+    expect(byAction.get(oneShot!)).toEqual({
+      ...common,
+      action_id: oneShot,
+      status_code: 200,
+      outcome: 'success',
+      error: null,
+      error_class: null,
+    });
+    expect(byAction.get(failed!)).toEqual({
+      ...common,
+      action_id: failed,
+      status_code: 400,
+      outcome: 'permanent',
+      error: `${text} \ufffd`,
+      error_class: 'http',
+    });
   });
 
   it('refuses a column no outcome writes, before any statement', async () => {

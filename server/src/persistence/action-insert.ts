@@ -113,10 +113,22 @@ function inserted(a: NewAction): InsertedAction {
   };
 }
 
-/** The rows as the one JSON parameter of the insert. */
+/**
+ * The rows as the one JSON parameter of the insert: a member a row lacks reads as null in the recordset, and one it
+ * has beyond the inserted columns is not selected, so each row goes as it is but for its instants, given as ISO text
+ * (JSON.stringify writes text several times faster than it converts a Date). Copying each row's thirty-two columns
+ * into a new object first had cost a create about 12 µs, the Dates about 4 (a loop of 200,000 creates' rows).
+ */
 function actionsJson(actions: readonly InsertedAction[]): string {
   return JSON.stringify(
-    actions.map((a) => Object.fromEntries(INSERTED_COLUMNS.map((c) => [c, a[c] ?? null]))),
+    actions.map((a) => ({
+      ...a,
+      scheduled_for: a.scheduled_for.toISOString(),
+      next_attempt_at: a.next_attempt_at?.toISOString() ?? null,
+      recurrence_anchor: a.recurrence_anchor?.toISOString() ?? null,
+      created_at: a.created_at.toISOString(),
+      updated_at: a.updated_at.toISOString(),
+    })),
   );
 }
 
