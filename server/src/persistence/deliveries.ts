@@ -106,7 +106,7 @@ export async function insertAttempt(db: Sql, a: AttemptRecord): Promise<void> {
 
 // Both record statements read their attempts as one JSON parameter ($1), a row per attempt with the log's columns
 // (and, for an outcome, its change): native JSON.stringify, where fifteen parallel arrays had each of their elements
-// escaped by the driver in JavaScript (about a tenth of the record's server CPU in a profile). $2 repeats the
+// escaped by the driver in JavaScript (about 20 µs of a delivery's 410 of server CPU in a profile). $2 repeats the
 // actions' ids as an array, which is what lets the planner look the rows up by their key.
 const ATTEMPT_COLUMNS = `id uuid, action_id uuid, attempt_number int, due_at timestamptz, started_at timestamptz,
      lateness_ms int, duration_ms int, status_code int, outcome text, error text, response_excerpt text,
