@@ -8,7 +8,7 @@ import { eventually } from '../support/wait.js';
 
 /**
  * Destination thresholds count sends, not creates, and a recurring
- * approval asks again on its schedule (spec row S19). `http://localhost:<port>` reaches the loopback receiver while
+ * approval asks again on its schedule. `http://localhost:<port>` reaches the loopback receiver while
  * counting as an unverified host name (a loopback IP literal is never counted); the day threshold is 3 here, and
  * SCHED_TIME_SCALE=300 makes a 5-minute series run every second. Each test works in its own account, since the
  * counts are per account.

@@ -20,11 +20,11 @@ const FOLDERS = [
 const SKIPPED = new Set(['node_modules', 'dist', 'bundle', 'generated', '.tmp']);
 const SOURCE = /\.(ts|tsx|mjs|cjs|js)$/;
 /**
- * "issue 12", "issue #26", "issues 35 and 36", "spec 4.2", "§3", "Review M5", "review 188718b", "P-M3" (a finding's
+ * "issue 12", "issue #26", "issues 35 and 36", "spec 4.2", "spec row S19", "§3", "Review M5", "review 188718b", "P-M3" (a finding's
  * number), "shared/reviews/security-c081757.md".
  */
 const CITATION =
-  /\bissues? #?\d+|\bspec \d+\.\d+|§ ?\d|\breview [A-Z]\d+\b|\breview (of )?[0-9a-f]{7}\b|\bP-[HML]\d+\b|\breviews\//i;
+  /\bissues? #?\d+|\bspec (row )?[A-Z]?\d+(\.\d+)?\b|§ ?\d|\breview [A-Z]\d+\b|\breview (of )?[0-9a-f]{7}\b|\bP-[HML]\d+\b|\breviews\//i;
 
 function* sourceFiles(folder: string): Generator<string> {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -55,6 +55,7 @@ describe('code in its own words', () => {
       '// see issue 12',
       '// (issue #26)',
       '// spec 4.2 says',
+      '// (spec row S19)',
       '// Review M5:',
       '// §3',
       "it('... (review 188718b, P-M1)'",

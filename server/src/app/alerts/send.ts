@@ -21,7 +21,7 @@ import type { AlertChannels, AlertJobs, Clock, Log, Outbound, Store } from '../p
 import type { Waits } from '../waits.js';
 import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
 
-/** Spec 7's outgoing request timeout, as for callbacks. */
+/** An alert's request waits as long as a callback's for its answer. */
 const WEBHOOK_TIMEOUT_MS = 30_000;
 
 export interface AlertSenderDeps {
