@@ -143,7 +143,7 @@ const own = command === 'start';
 const childEnv = own ? { ...env, SCHED_LAUNCHER_PID: String(process.pid) } : env;
 const child = spawn(bin, binArgs, { cwd, stdio: 'inherit', env: childEnv, detached: own });
 let lastForward = 0;
-for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT', 'SIGHUP'])) {
   process.on(signal, () => {
     if (signal === 'SIGINT' && !own) return;
     const now = Date.now();

@@ -101,7 +101,9 @@ export function samplesOf(profile) {
       ms: (profile.timeDeltas[i + 1] ?? 0) / 1000,
       /** Whether a frame on the sample's stack matches. */
       within: (/** @type {(url: string) => boolean} */ match) => {
-        for (let n = node; n; n = byId.get(parent.get(n.id))) if (match(n.callFrame.url)) return true;
+        /** @type {CpuProfile['nodes'][number] | undefined} */
+        let n = node;
+        for (; n; n = byId.get(parent.get(n.id))) if (match(n.callFrame.url)) return true;
         return false;
       },
     };

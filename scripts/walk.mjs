@@ -68,9 +68,9 @@ function sourceOf(url) {
 }
 
 const requireServer = createRequire(join(root, 'server', 'package.json'));
-/** @type {typeof import('pg')} */
+/** @type {typeof import('../server/node_modules/@types/pg/index.js')} */
 const pg = requireServer('pg');
-/** @type {import('../server/dist/index.js')} */
+/** @type {typeof import('../server/dist/index.js')} */
 const server = await import(pathToFileURL(join(root, 'server', 'dist', 'index.js')).href);
 
 const database = `walk_${process.pid}_${randomBytes(4).toString('hex')}`;
