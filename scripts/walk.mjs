@@ -68,7 +68,7 @@ function sourceOf(url) {
 }
 
 const requireServer = createRequire(join(root, 'server', 'package.json'));
-/** @type {typeof import('../server/node_modules/@types/pg/index.js')} */
+/** @type {typeof import('pg')} */
 const pg = requireServer('pg');
 /** @type {typeof import('../server/dist/index.js')} */
 const server = await import(pathToFileURL(join(root, 'server', 'dist', 'index.js')).href);
