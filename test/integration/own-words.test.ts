@@ -20,8 +20,8 @@ const FOLDERS = [
 const SKIPPED = new Set(['node_modules', 'dist', 'bundle', 'generated', '.tmp']);
 const SOURCE = /\.(ts|tsx|mjs|cjs|js)$/;
 /**
- * "issue 12", "issue #26", "issues 35 and 36", "spec 4.2", "spec row S19", "§3", "Review M5", "review 188718b", "P-M3" (a finding's
- * number), "shared/reviews/security-c081757.md".
+ * An issue's number (with or without `#`, one or several), a section or row of the interface's document, a review's
+ * finding or commit, a finding's number (`P-` with its severity's letter), or a path into the reviews' folder.
  */
 const CITATION =
   /\bissues? #?\d+|\bspec (row )?[A-Z]?\d+(\.\d+)?\b|§ ?\d|\breview [A-Z]\d+\b|\breview (of )?[0-9a-f]{7}\b|\bP-[HML]\d+\b|\breviews\//i;
@@ -51,11 +51,13 @@ describe('code in its own words', () => {
   });
 
   it('would catch a citation', () => {
+    // The samples of issues and sections hold `_` where the space goes, so that this file cites nothing either.
+    const spaced = (line: string) => line.replace('_', ' ');
     for (const line of [
-      '// see issue 12',
-      '// (issue #26)',
-      '// spec 4.2 says',
-      '// (spec row S19)',
+      spaced('// see issue_12'),
+      spaced('// (issue_#26)'),
+      spaced('// spec_4.2 says'),
+      spaced('// (spec_row S19)'),
       '// Review M5:',
       '// §3',
       "it('... (review 188718b, P-M1)'",
@@ -65,7 +67,7 @@ describe('code in its own words', () => {
       expect(CITATION.test(line), line).toBe(true);
     for (const line of [
       '// the issuer 12',
-      '// tissue 3',
+      spaced('// tissue_3'),
       '// a review of 5 rows',
       '// spec.ts',
       '// P-256 keys',
