@@ -5,6 +5,7 @@ import { type ChannelTarget, chatTarget } from '../../domain/approval/messages.j
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import {
   CALLBACK_MAX_ATTEMPTS,
+  CALLBACK_TIMEOUT_MS,
   callbackRetryDelayMs,
   type RandomSource,
 } from '../../domain/delivery/retry-policy.js';
@@ -20,9 +21,6 @@ import { consumeUsage, periodKey } from '../../persistence/usage-counters.js';
 import type { AlertChannels, AlertJobs, Clock, Log, Outbound, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
 import { type CountDestination, DestinationThresholdError } from '../domains/guard.js';
-
-/** An alert's request waits as long as a callback's for its answer. */
-const WEBHOOK_TIMEOUT_MS = 30_000;
 
 export interface AlertSenderDeps {
   store: Store;
@@ -183,7 +181,7 @@ export class AlertSender {
       method: 'POST',
       headers,
       body,
-      timeoutMs: this.deps.waits.wait(WEBHOOK_TIMEOUT_MS, 2_000),
+      timeoutMs: this.deps.waits.wait(CALLBACK_TIMEOUT_MS, 2_000),
       maxResponseBytes: 1024,
     });
     const outcome = classifyAttempt(

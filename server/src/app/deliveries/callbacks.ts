@@ -2,6 +2,7 @@ import { signRequest } from '@sched/contract';
 import { classifyAttempt } from '../../domain/delivery/outcome.js';
 import {
   CALLBACK_MAX_ATTEMPTS,
+  CALLBACK_TIMEOUT_MS,
   callbackRetryDelayMs,
   type RandomSource,
 } from '../../domain/delivery/retry-policy.js';
@@ -9,8 +10,6 @@ import { findCallback, recordCallbackAttempt } from '../../persistence/callback-
 import type { CountDestination } from '../domains/guard.js';
 import type { CallbackQueue, Clock, Outbound, RequestSigning, Store } from '../ports.js';
 import type { Waits } from '../waits.js';
-
-const CALLBACK_TIMEOUT_MS = 30_000;
 
 /**
  * Delivers one callback attempt: 2xx acknowledges; a permanent answer (4xx other than 429, 3xx, a blocked

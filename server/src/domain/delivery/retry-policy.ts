@@ -34,6 +34,9 @@ const RETRY_AFTER_CAP_MS = 24 * 3_600_000;
 /** Callbacks: 3 attempts in all, immediately, then after 1 and 5 minutes (the exponential start). */
 export const CALLBACK_MAX_ATTEMPTS = 3;
 
+/** How long a callback (and an alert to a webhook, sent alike) waits for its answer. */
+export const CALLBACK_TIMEOUT_MS = 30_000;
+
 export function retryDelayMs(
   strategy: RetryStrategy,
   attemptsMade: number,
